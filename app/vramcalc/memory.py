@@ -1,0 +1,426 @@
+"""One pure function per memory component: a Workload in, bytes out (and the
+words that explain them). `estimate` composes them into a frozen Breakdown.
+
+The training-activation formulas count exactly the tensors that Hugging Face
+transformers' implementations save for backward (measured with
+`tools/measure_reference.py`, golden data in tests/golden/), term by term, in
+the spirit of Korthikanti et al. 2022 ("Reducing Activation Recomputation in
+Large Transformer Models", arXiv:2205.05198, §4 and Table 2), whose GPT block
+is sbh(34 + 5as/h) bytes per layer. Real blocks differ from the paper's: the
+fp32 RMSNorm upcast, the gated MLP's four saved tensors, GPT-2's tanh-GELU
+saving five, so the terms below follow the implementations.
+Dropout masks are counted as CUDA stores them, one byte per element.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from .messages import message
+from .models import Block, ModelSpec
+from .options import FP32_BYTES, Attention, Checkpointing, Optimizer, Precision
+from .units import GIB, format_count, format_gib
+from .workload import Workload
+
+INDEX_BYTES = 8  # int64 token ids and labels
+MASK_BYTES = 1  # a CUDA dropout mask: one bool per element
+LAYERNORM_STATS_BYTES = 2 * FP32_BYTES  # LayerNorm keeps mean and 1/std per token, in fp32
+
+
+COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "overhead")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Component:
+    key: str
+    bytes: int
+    formula: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Breakdown:
+    workload: Workload
+    params: int
+    active_params: int
+    components: tuple[Component, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(component.bytes for component in self.components)
+
+    def bytes_of(self, key: str) -> int:
+        return next(component.bytes for component in self.components if component.key == key)
+
+    def as_dict(self) -> dict[str, int]:
+        return {component.key: component.bytes for component in self.components}
+
+
+def _fmt(num_bytes: int) -> str:
+    return format_gib(num_bytes)
+
+
+# ---------------------------------------------------------------- model states
+
+
+def weights_bytes(workload: Workload) -> Component:
+    """Weights = parameters × bits per weight / 8 (nominal bits; quantisation scales not included)."""
+    params = workload.model.params
+    num_bytes = workload.precision.bytes_for(params)
+    return Component(
+        key="weights",
+        bytes=num_bytes,
+        formula=message(
+            "weights.formula", params=format_count(params), bits=workload.precision.bits,
+            precision=workload.precision.value, bytes=_fmt(num_bytes),
+        ),
+    )
+
+
+def gradients_bytes(workload: Workload) -> Component:
+    """Gradients = one value per trainable parameter, in the weights' format (training only)."""
+    if not workload.is_training:
+        return Component(key="gradients", bytes=0, formula=message("gradients.none"))
+    params = workload.model.params
+    num_bytes = workload.precision.bytes_for(params)
+    return Component(
+        key="gradients",
+        bytes=num_bytes,
+        formula=message(
+            "gradients.formula", params=format_count(params), bits=workload.precision.bits,
+            precision=workload.precision.value, bytes=_fmt(num_bytes),
+        ),
+    )
+
+
+def optimizer_state_bytes(workload: Workload) -> Component:
+    """Optimizer state = parameters × state bytes per parameter: Adam(W) 8 (fp32 momentum and
+    variance), SGD with momentum 4, SGD 0 (ZeRO paper §3.1; HF docs 'Model training anatomy')."""
+    if not workload.is_training:
+        return Component(key="optimizer", bytes=0, formula=message("optimizer.none"))
+    optimizer = workload.optimizer
+    if optimizer is Optimizer.SGD:
+        return Component(key="optimizer", bytes=0, formula=message("optimizer.sgd"))
+    params = workload.model.params
+    per_param = optimizer.state_bytes_per_param
+    num_bytes = params * per_param
+    what = message("optimizer.sgd_momentum_state" if optimizer is Optimizer.SGD_MOMENTUM else "optimizer.adam_state")
+    return Component(
+        key="optimizer",
+        bytes=num_bytes,
+        formula=message(
+            "optimizer.formula", params=format_count(params), per_param=per_param,
+            optimizer=optimizer.value, what=what, bytes=_fmt(num_bytes),
+        ),
+    )
+
+
+def master_weights_bytes(workload: Workload) -> Component:
+    """Master weights = parameters × 4 bytes: the fp32 copy mixed-precision training updates."""
+    if not (workload.is_training and workload.mixed_precision):
+        return Component(key="master_weights", bytes=0, formula=message("master_weights.none"))
+    params = workload.model.params
+    num_bytes = params * FP32_BYTES
+    return Component(
+        key="master_weights",
+        bytes=num_bytes,
+        formula=message("master_weights.formula", params=format_count(params), bytes=_fmt(num_bytes)),
+    )
+
+
+# ---------------------------------------------------------------- KV cache
+
+
+def kv_cache_bytes(workload: Workload) -> Component:
+    """KV cache = 2 (K and V) × layers × kv_heads × head_dim × batch × tokens × bytes per value.
+
+    Grouped-query attention enters through kv_heads (vLLM `AttentionSpec.page_size_bytes`;
+    Kwon et al. 2023). Inference only: training runs without a cache.
+    """
+    if workload.is_training:
+        return Component(key="kv_cache", bytes=0, formula=message("kv_cache.none"))
+    model = workload.model
+    precision = workload.effective_kv_precision
+    values = 2 * model.layers * model.kv_heads * model.head_dim * workload.batch * workload.seq
+    num_bytes = precision.bytes_for(values)
+    return Component(
+        key="kv_cache",
+        bytes=num_bytes,
+        formula=message(
+            "kv_cache.formula", layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim,
+            batch=workload.batch, seq=f"{workload.seq:,}", bits=precision.bits, precision=precision.value,
+            bytes=_fmt(num_bytes),
+        ),
+    )
+
+
+# ---------------------------------------------------------------- training activations
+
+
+def _rmsnorm_saved(model: ModelSpec, e: int, *, feeds_linear: bool) -> int:
+    """Bytes per token one RMSNorm saves.
+
+    Llama RMSNorm: the fp32 upcast of its input (4h), 1/rms (4), the normalised value cast
+    back (e·h, kept by the weight multiply) and its output (e·h, kept by the next linear).
+    Gemma RMSNorm multiplies in fp32 by (1 + weight): fp32 input (4h), 1/rms (4), the
+    normalised fp32 value (4h), and the output cast back (e·h) only when a linear follows.
+    """
+    h = model.hidden
+    if model.block is Block.GEMMA2:
+        return 4 * h + 4 + 4 * h + (e * h if feeds_linear else 0)
+    return 4 * h + 4 + e * h + e * h
+
+
+def _layernorm_saved(model: ModelSpec, e: int) -> int:
+    """LayerNorm keeps its input (e·h) and fp32 mean and 1/std; its output (e·h) is kept by the next linear."""
+    return e * model.hidden + LAYERNORM_STATS_BYTES + e * model.hidden
+
+
+def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -> int:
+    """Bytes per token the attention block saves (norm excluded).
+
+    Flash/SDPA: rotated q (a·d·e), k and v (kv·d·e each; Phi-3's v is a view of the fused
+    qkv output, (a + 2kv)·d·e), the output (a·d·e, shared with o_proj's input except for
+    Phi-3) and the fp32 log-sum-exp (4a). No s × s matrix (Dao et al. 2022).
+    Eager: q and k repeated to all heads (a·d·e each), the fp32 softmax (4·a·s), its cast
+    to the compute type (e·a·s, none in fp32), Gemma 2's soft-cap tanh (e·a·s), v repeated
+    (a·d·e), and o_proj's input (a·d·e). (Phi-3 at batch 1 keeps v as a view of the fused
+    qkv output instead, (a + 2kv)·d·e: a few percent more, not modelled.)
+    GPT-2 (eager): copies of q, k, v (e·h each), softmax (e·a·s), dropout mask (a·s) and
+    output (e·a·s), merged heads (e·h), residual dropout mask (h). GPT-2 flash: q, k, v,
+    out (e·h each) and the log-sum-exp (4a); the kernel regenerates its dropout mask.
+    """
+    a, d, kv, h = model.heads, model.head_dim, model.kv_heads, model.hidden
+    per_head_row = a * seq  # one row of the attention matrix for every head
+    if model.block is Block.GPT2:
+        residual_dropout_mask = MASK_BYTES * h
+        if attention is Attention.FLASH:
+            return 4 * e * h + FP32_BYTES * a + residual_dropout_mask
+        return (
+            3 * e * h  # q, k, v made contiguous for matmul
+            + e * per_head_row  # softmax output
+            + MASK_BYTES * per_head_row  # attention dropout mask
+            + e * per_head_row  # attention probabilities after dropout
+            + e * h  # merged heads, c_proj input
+            + residual_dropout_mask
+        )
+    v_storage = (a + 2 * kv) * d if model.fused_qkv else kv * d
+    if attention is Attention.FLASH:
+        return (
+            e * a * d  # q after rotary
+            + e * kv * d  # k after rotary
+            + e * v_storage  # v
+            + FP32_BYTES * a  # log-sum-exp
+            + e * a * d  # output
+            + (e * a * d if model.fused_qkv else 0)  # Phi-3 copies the output before o_proj
+        )
+    return (
+        e * a * d  # q after rotary
+        + e * a * d  # k repeated to every head
+        + FP32_BYTES * per_head_row  # softmax, computed in fp32
+        + (e * per_head_row if e != FP32_BYTES else 0)  # probabilities cast back
+        + (e * per_head_row if model.attention_softcap else 0)  # tanh soft-cap
+        + e * a * d  # v repeated to every head (made contiguous for the matmul)
+        + e * a * d  # o_proj input
+    )
+
+
+def _mlp_saved(model: ModelSpec, e: int) -> int:
+    """Bytes per token the MLP saves.
+
+    Gated (SwiGLU / GeGLU): gate and up outputs, the activation and the product: 4·I·e
+    (Phi-3's fused gate_up stores the same bytes). GPT-2's tanh GELU is written out in
+    ops and keeps five I-wide tensors, plus a residual dropout mask (h).
+    Mixture of experts: each token is routed to k experts, each keeping its gathered input
+    and output (2h·e) and the gated MLP's 4·I·e; the router keeps fp32 probabilities (4E)
+    and a few index tensors (about 40 bytes per routed copy)."""
+    e, h, ffn = e, model.hidden, model.ffn
+    if model.block is Block.GPT2:
+        return 5 * e * ffn + MASK_BYTES * h
+    if model.is_moe:
+        k = model.experts_per_token
+        router = FP32_BYTES * model.num_experts + 4 + 40 * k
+        return k * (2 * e * h + 4 * e * ffn) + router
+    return 4 * e * ffn
+
+
+def layer_activation_bytes_per_token(model: ModelSpec, e: int, attention: Attention, seq: int) -> int:
+    """Everything one transformer layer saves for backward, per token."""
+    attention_part = _attention_saved(model, e, attention, seq)
+    mlp_part = _mlp_saved(model, e)
+    if model.block is Block.GPT2:
+        norms = 2 * _layernorm_saved(model, e)
+    elif model.block is Block.GEMMA2:
+        norms = 2 * _rmsnorm_saved(model, e, feeds_linear=True) + 2 * _rmsnorm_saved(model, e, feeds_linear=False)
+    else:
+        norms = 2 * _rmsnorm_saved(model, e, feeds_linear=True)
+    return norms + attention_part + mlp_part
+
+
+def outside_layers_bytes_per_token(model: ModelSpec, e: int) -> int:
+    """Saved outside the layers, per token: token ids and labels (int64), the final norm
+    (which also feeds the LM head), and GPT-2's embedding dropout mask."""
+    ids_and_labels = 2 * INDEX_BYTES
+    if model.block is Block.GPT2:
+        return ids_and_labels + MASK_BYTES * model.hidden + _layernorm_saved(model, e)
+    return ids_and_labels + _rmsnorm_saved(model, e, feeds_linear=True)
+
+
+def batch_shared_bytes(model: ModelSpec, e: int, seq: int) -> int:
+    """Saved once for the whole batch: the rotary cos and sin tables (s × d each), or
+    GPT-2's position ids; Gemma's (1 + weight) fp32 copies, one per norm."""
+    if model.block is Block.GPT2:
+        return INDEX_BYTES * seq
+    rotary = 2 * seq * model.head_dim * e
+    if model.block is Block.GEMMA2:
+        norms = 4 * model.layers + 1
+        return rotary + norms * FP32_BYTES * model.hidden
+    return rotary
+
+
+def layer_input_bytes_per_token(model: ModelSpec, e: int) -> int:
+    """What per-layer checkpointing keeps for each layer: its input hidden state."""
+    return e * model.hidden
+
+
+def _checkpoint_plan(layers: int, checkpointing: Checkpointing) -> tuple[int, int]:
+    """(inputs kept, layers held in full at the peak) for each strategy.
+
+    none: every layer in full. layer: L inputs + 1 layer recomputed.
+    sqrt (Chen et al. 2016, arXiv:1604.06174): ceil(sqrt(L)) segment inputs + one segment
+    of ceil(L / segments) layers recomputed."""
+    if checkpointing is Checkpointing.NONE:
+        return 0, layers
+    if checkpointing is Checkpointing.LAYER:
+        return layers, 1
+    segments = math.ceil(math.sqrt(layers))
+    return segments, math.ceil(layers / segments)
+
+
+def activations_bytes(workload: Workload) -> Component:
+    if not workload.is_training:
+        return _inference_activations(workload)
+    model = workload.model
+    e = workload.activation_precision.bits // 8
+    tokens = workload.batch * workload.seq
+    per_layer = layer_activation_bytes_per_token(model, e, workload.attention, workload.seq)
+    outside = outside_layers_bytes_per_token(model, e)
+    shared = batch_shared_bytes(model, e, workload.seq)
+    inputs_kept, layers_full = _checkpoint_plan(model.layers, workload.checkpointing)
+    per_token = (
+        inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
+        + layers_full * per_layer  # layers whose activations are live at the peak
+        + outside
+    )
+    num_bytes = tokens * per_token + shared
+    if workload.checkpointing is Checkpointing.NONE:
+        kept, recompute = str(model.layers), ""
+        strategy = message("checkpointing.none")
+    else:
+        kept = f"{inputs_kept} inputs × {layer_input_bytes_per_token(model, e):,} B + {layers_full}"
+        recompute = ""
+        strategy = (
+            message("checkpointing.layer")
+            if workload.checkpointing is Checkpointing.LAYER
+            else message("checkpointing.sqrt", segments=inputs_kept, segment_layers=layers_full)
+        )
+    formula = message(
+        "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept,
+        per_layer=f"{per_layer:,}", recompute=recompute, outside=f"{outside:,}",
+        constant=message("activations.constant", constant_bytes=_fmt(shared)) if shared else "",
+        bytes=_fmt(num_bytes), attention=message(f"attention.{workload.attention.value}"), checkpointing=strategy,
+    )
+    return Component(key="activations", bytes=num_bytes, formula=formula)
+
+
+def _inference_activations(workload: Workload) -> Component:
+    """Inference keeps no activations between layers; the peak is one layer's temporaries
+    during the prefill of the whole sequence. An estimate from the shapes (not measured):
+    the residual stream and its normalised copy (2·h·e) plus the larger of
+    attention (q, k, v, output; eager adds the s-long score row per head in e, fp32 and e)
+    and the MLP (gate, up and their product: 3·I·e per routed expert)."""
+    model = workload.model
+    e = workload.activation_precision.bits // 8
+    a, d, kv, h = model.heads, model.head_dim, model.kv_heads, model.hidden
+    attention = e * (2 * a * d + 2 * kv * d)
+    if workload.attention is Attention.EAGER:
+        attention += (e + FP32_BYTES + e) * a * workload.seq
+    experts = model.experts_per_token if model.is_moe else 1
+    mlp_width = 3 if model.gated_mlp else 2
+    mlp = experts * (mlp_width * e * model.ffn + (e * h if model.is_moe else 0))
+    per_token = 2 * e * h + max(attention, mlp)
+    num_bytes = workload.batch * workload.seq * per_token
+    return Component(
+        key="activations",
+        bytes=num_bytes,
+        formula=message(
+            "activations.inference", batch=workload.batch, seq=f"{workload.seq:,}", per_token=f"{per_token:,}",
+            attention=message(f"attention.{workload.attention.value}"), bytes=_fmt(num_bytes),
+        ),
+    )
+
+
+def logits_bytes(workload: Workload) -> Component:
+    """Logits. Training: the loss upcasts to fp32 and log-softmax keeps its fp32 output
+    (4 B per value), and the model returns the logits in the compute type (e); Gemma 2's
+    final soft-cap keeps one more e-byte tanh. Inference: fp32 logits of the last
+    position only, as HF `generate` and vLLM compute them."""
+    model = workload.model
+    if not workload.is_training:
+        num_bytes = workload.batch * model.vocab * FP32_BYTES
+        return Component(
+            key="logits", bytes=num_bytes,
+            formula=message("logits.inference", batch=workload.batch, vocab=f"{model.vocab:,}", bytes=_fmt(num_bytes)),
+        )
+    e = workload.activation_precision.bits // 8
+    per_value = FP32_BYTES + e + (e if model.final_logit_softcap else 0)
+    num_bytes = workload.batch * workload.seq * model.vocab * per_value
+    return Component(
+        key="logits", bytes=num_bytes,
+        formula=message(
+            "logits.training", batch=workload.batch, seq=f"{workload.seq:,}", vocab=f"{model.vocab:,}",
+            per_value=per_value, precision=workload.activation_precision.value, bytes=_fmt(num_bytes),
+        ),
+    )
+
+
+def overhead_bytes(workload: Workload) -> Component:
+    """Framework overhead: an explicit amount the user sets (reference.md §2.8)."""
+    return Component(
+        key="overhead", bytes=workload.overhead_bytes,
+        formula=message("overhead.formula", gib=f"{workload.overhead_bytes / GIB:g}"),
+    )
+
+
+def _notes(workload: Workload) -> tuple[str, ...]:
+    model = workload.model
+    notes = [message("note.assumption", text=text) for text in model.assumptions]
+    if model.max_positions and workload.seq > model.max_positions:
+        notes.append(message("note.seq_over_context", seq=workload.seq, context=model.max_positions))
+    if model.is_moe:
+        notes.append(message("note.moe", total=format_count(model.params), active=format_count(model.active_params)))
+    if not workload.precision.is_float:
+        notes.append(message("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
+    return tuple(notes)
+
+
+def estimate(workload: Workload) -> Breakdown:
+    """All components of one workload."""
+    components = (
+        weights_bytes(workload),
+        gradients_bytes(workload),
+        optimizer_state_bytes(workload),
+        master_weights_bytes(workload),
+        kv_cache_bytes(workload),
+        activations_bytes(workload),
+        logits_bytes(workload),
+        overhead_bytes(workload),
+    )
+    return Breakdown(
+        workload=workload,
+        params=workload.model.params,
+        active_params=workload.model.active_params,
+        components=components,
+        notes=_notes(workload),
+    )

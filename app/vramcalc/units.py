@@ -1,0 +1,32 @@
+"""Byte units. Everything inside the engine is an integer count of bytes;
+these helpers exist only for display, and every string they make names its unit."""
+
+from __future__ import annotations
+
+GB = 10**9  # gigabyte, decimal: what GPU spec sheets mean by "GB"
+GIB = 2**30  # gibibyte, binary: what PyTorch, nvidia-smi (MiB) and vLLM print
+MIB = 2**20
+
+
+def to_gb(num_bytes: int) -> float:
+    return num_bytes / GB
+
+
+def to_gib(num_bytes: int) -> float:
+    return num_bytes / GIB
+
+
+def format_gb(num_bytes: int, digits: int = 2) -> str:
+    return f"{to_gb(num_bytes):,.{digits}f} GB"
+
+
+def format_gib(num_bytes: int, digits: int = 2) -> str:
+    return f"{to_gib(num_bytes):,.{digits}f} GiB"
+
+
+def format_count(value: int) -> str:
+    """A large count in words people use for model sizes: 8.03B, 124.4M."""
+    for divisor, suffix in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
+        if abs(value) >= divisor:
+            return f"{value / divisor:.3g}{suffix}"
+    return str(value)

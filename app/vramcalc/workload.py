@@ -1,0 +1,243 @@
+"""The one input layer. Form fields, link parameters, command-line options and
+an imported config.json all become a frozen `Workload` here, through the same
+parsers and the same messages. Keys are the names used in links and on the
+command line (`kv_heads` there is `--kv-heads` on the command line)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+
+from .errors import ValidationError
+from .models import MAX_DIM, MAX_HEADS, MAX_LAYERS, ModelSpec, custom_model, from_hf_config, preset_spec
+from .options import Attention, Checkpointing, Mode, Optimizer, Precision
+from .units import GIB
+
+CUSTOM = "custom"
+CONFIG = "config"
+
+DEFAULTS: Mapping[str, str] = {
+    "model": "llama-3-8b",
+    "params": "",
+    "hidden": "",
+    "layers": "",
+    "heads": "",
+    "kv_heads": "",
+    "vocab": "",
+    "ffn": "",
+    "mode": Mode.INFERENCE.value,
+    "precision": Precision.BF16.value,
+    "kv_precision": "",  # empty: follow the weights (16-bit when they are integer-quantised)
+    "batch": "1",
+    "seq": "8192",
+    "optimizer": Optimizer.ADAMW.value,
+    "mixed_precision": "0",
+    "checkpointing": Checkpointing.NONE.value,
+    "attention": Attention.FLASH.value,
+    "overhead_gib": "1",
+}
+"""Every key a link or the form may carry, with its default as text."""
+
+CUSTOM_KEYS = ("params", "hidden", "layers", "heads", "kv_heads", "vocab", "ffn")
+
+MAX_BATCH = 1_000_000
+MAX_SEQ = 100_000_000  # 100M tokens: beyond any model today, far below overflow
+MAX_PARAMS_B = 1_000_000.0  # 10^15 parameters
+MAX_OVERHEAD_GIB = 1024.0
+MAX_CONFIG_BYTES = 1_000_000
+
+# Framework overhead default: the CUDA context is ~0.3–0.4 GB with lazy loading
+# (pytorch/pytorch#107667, #109888) and 716–1343 MiB measured once cuBLAS/cuDNN
+# workspaces are up; 1 GiB is the middle of that range (reference.md §2.8).
+DEFAULT_OVERHEAD_BYTES = 1 * GIB
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Workload:
+    model: ModelSpec
+    mode: Mode = Mode.INFERENCE
+    precision: Precision = Precision.BF16
+    kv_precision: Precision | None = None  # None: follow the weights
+    batch: int = 1
+    seq: int = 8192
+    optimizer: Optimizer = Optimizer.ADAMW
+    mixed_precision: bool = False
+    checkpointing: Checkpointing = Checkpointing.NONE
+    attention: Attention = Attention.FLASH
+    overhead_bytes: int = DEFAULT_OVERHEAD_BYTES
+
+    @property
+    def effective_kv_precision(self) -> Precision:
+        """KV-cache format: as chosen, else the weights' float format, else 16-bit."""
+        if self.kv_precision is not None:
+            return self.kv_precision
+        return self.precision if self.precision.is_float else Precision.FP16
+
+    @property
+    def activation_precision(self) -> Precision:
+        """Activations are computed in the weights' float format; quantised weights compute in 16-bit."""
+        return self.precision if self.precision.is_float else Precision.FP16
+
+    @property
+    def is_training(self) -> bool:
+        return self.mode is Mode.TRAINING
+
+
+# ---------------------------------------------------------------- field parsers
+
+_INT_RE = re.compile(r"\s*\d{1,18}\s*")
+_DECIMAL_RE = re.compile(r"\s*(\d{1,15}(\.\d{0,12})?|\.\d{1,12})\s*")
+
+
+def parse_int(field: str, text: str, low: int, high: int) -> int:
+    """A whole number written in decimal digits, within [low, high]."""
+    if not isinstance(text, str) or not _INT_RE.fullmatch(text):
+        raise ValidationError(field, text, f"expected a whole number from {low:,} to {high:,}")
+    value = int(text)
+    if not low <= value <= high:
+        raise ValidationError(field, text, f"expected a whole number from {low:,} to {high:,}")
+    return value
+
+
+def parse_decimal(field: str, text: str, low: float, high: float, *, low_inclusive: bool = True) -> float:
+    """A plain decimal number (digits and one point: no exponent, sign, NaN or infinity)."""
+    allowed = f"expected a number {'from' if low_inclusive else 'above'} {low:g} {'to' if low_inclusive else 'up to'} {high:,g}"
+    if not isinstance(text, str) or not _DECIMAL_RE.fullmatch(text):
+        raise ValidationError(field, text, allowed)
+    value = float(text)
+    too_low = value < low if low_inclusive else value <= low
+    if not math.isfinite(value) or too_low or value > high:
+        raise ValidationError(field, text, allowed)
+    return value
+
+
+def parse_choice(field: str, text: str, enum_type: type) -> object:
+    for member in enum_type:
+        if text == member.value:
+            return member
+    raise ValidationError(field, text, "expected one of: " + ", ".join(m.value for m in enum_type))
+
+
+def parse_flag(field: str, text: str) -> bool:
+    if text in ("1", "true", "on"):
+        return True
+    if text in ("0", "false", "off", ""):
+        return False
+    raise ValidationError(field, text, "expected 1 or 0")
+
+
+def parse_config_json(text: str) -> dict:
+    """The text of a config.json, checked for size and shape before it is read."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ValidationError("config.json", f"{len(text):,} characters", f"at most {MAX_CONFIG_BYTES:,} characters")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise ValidationError("config.json", text[:40], f"not valid JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise ValidationError("config.json", type(value).__name__, "expected a JSON object")
+    return value
+
+
+_FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
+    "mode": lambda t: parse_choice("mode", t, Mode),
+    "precision": lambda t: parse_choice("precision", t, Precision),
+    "kv_precision": lambda t: None if t == "" else parse_choice("kv_precision", t, Precision),
+    "batch": lambda t: parse_int("batch", t, 1, MAX_BATCH),
+    "seq": lambda t: parse_int("seq", t, 1, MAX_SEQ),
+    "optimizer": lambda t: parse_choice("optimizer", t, Optimizer),
+    "mixed_precision": lambda t: parse_flag("mixed_precision", t),
+    "checkpointing": lambda t: parse_choice("checkpointing", t, Checkpointing),
+    "attention": lambda t: parse_choice("attention", t, Attention),
+    "overhead_gib": lambda t: round(parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB),
+}
+_FIELD_ATTRIBUTE = {"overhead_gib": "overhead_bytes"}  # keys whose Workload attribute is named by its unit
+
+
+def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None) -> ModelSpec:
+    slug = values.get("model", DEFAULTS["model"])
+    if slug == CONFIG:
+        if config is None:
+            raise ValidationError("model", slug, "no config.json has been imported")
+        return from_hf_config(config)
+    if slug != CUSTOM:
+        return preset_spec(slug)
+    required = {
+        "params": lambda t: round(parse_decimal("params", t, 0.0, MAX_PARAMS_B, low_inclusive=False) * 1e9),
+        "hidden": lambda t: parse_int("hidden", t, 1, MAX_DIM),
+        "layers": lambda t: parse_int("layers", t, 1, MAX_LAYERS),
+    }
+    optional = {
+        "heads": lambda t: parse_int("heads", t, 1, MAX_HEADS),
+        "kv_heads": lambda t: parse_int("kv_heads", t, 1, MAX_HEADS),
+        "vocab": lambda t: parse_int("vocab", t, 1, MAX_DIM * 10),
+        "ffn": lambda t: parse_int("ffn", t, 1, MAX_DIM),
+    }
+    numbers: dict[str, int | None] = {}
+    for key, parse in required.items():
+        text = values.get(key, "")
+        if text.strip() == "":
+            raise ValidationError(key, text, "required for a custom model")
+        numbers[key] = parse(text)
+    for key, parse in optional.items():
+        text = values.get(key, "")
+        numbers[key] = None if text.strip() == "" else parse(text)
+    if numbers["params"] == 0:
+        raise ValidationError("params", values.get("params"), "expected at least one parameter")
+    return custom_model(**numbers)  # type: ignore[arg-type]
+
+
+def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | None = None) -> Workload:
+    """Strict: the first bad field raises ValidationError. Missing keys take their defaults."""
+    fields = {key: parse(values.get(key, DEFAULTS[key])) for key, parse in _FIELD_PARSERS.items()}
+    model = _parse_model(values, config)
+    return _build(model, fields)
+
+
+def parse_workload_lenient(
+    values: Mapping[str, str], *, config: Mapping[str, object] | None = None
+) -> tuple[Workload, list[ValidationError]]:
+    """For links: every bad field falls back to its default, and is reported."""
+    problems: list[ValidationError] = []
+    fields: dict[str, object] = {}
+    for key, parse in _FIELD_PARSERS.items():
+        try:
+            fields[key] = parse(values.get(key, DEFAULTS[key]))
+        except ValidationError as error:
+            problems.append(error)
+            fields[key] = parse(DEFAULTS[key])
+    try:
+        model = _parse_model(values, config)
+    except ValidationError as error:
+        problems.append(error)
+        model = preset_spec(DEFAULTS["model"])
+    while True:
+        try:
+            return _build(model, fields), problems
+        except ValidationError as error:
+            problems.append(error)
+            fields[error.field] = _FIELD_PARSERS[error.field](DEFAULTS[error.field])
+
+
+def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
+    attributes = {_FIELD_ATTRIBUTE.get(key, key): value for key, value in fields.items()}
+    workload = Workload(model=model, **attributes)  # type: ignore[arg-type]
+    check_consistency(workload)
+    return workload
+
+
+def check_consistency(workload: Workload) -> None:
+    """Rules that involve more than one field."""
+    if workload.is_training and not workload.precision.is_float:
+        raise ValidationError(
+            "precision",
+            workload.precision.value,
+            "training needs fp32, fp16 or bf16 weights (integer-quantised weights cannot be trained directly)",
+        )
+    if workload.is_training and workload.mixed_precision and workload.precision is Precision.FP32:
+        raise ValidationError(
+            "mixed_precision", "1", "mixed precision needs fp16 or bf16 weights (fp32 weights are already the master copy)"
+        )
