@@ -20,7 +20,7 @@ import math
 from .messages import message
 from .models import Block, ModelSpec
 from .options import FP32_BYTES, Attention, Checkpointing, Optimizer, Precision
-from .units import GIB, format_count, format_gib
+from .units import GIB, format_binary, format_count
 from .workload import Workload
 
 INDEX_BYTES = 8  # int64 token ids and labels
@@ -58,7 +58,7 @@ class Breakdown:
 
 
 def _fmt(num_bytes: int) -> str:
-    return format_gib(num_bytes)
+    return format_binary(num_bytes)
 
 
 # ---------------------------------------------------------------- model states

@@ -30,3 +30,11 @@ def format_count(value: int) -> str:
         if abs(value) >= divisor:
             return f"{value / divisor:.3g}{suffix}"
     return str(value)
+
+
+def format_binary(num_bytes: int) -> str:
+    """A byte count in the largest binary unit that keeps it readable: 14.96 GiB, 501 MiB, 12 KiB."""
+    for unit, size in (("GiB", GIB), ("MiB", MIB), ("KiB", 2**10)):
+        if num_bytes >= size / 10 if unit == "GiB" else num_bytes >= size:
+            return f"{num_bytes / size:,.2f} {unit}"
+    return f"{num_bytes:,} B"

@@ -1,0 +1,190 @@
+"""Bad input: a ValidationError naming the field, never another exception or a silent number."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vramcalc import ValidationError, parse_config_json, parse_workload, parse_workload_lenient
+from vramcalc.models import from_hf_config
+from vramcalc.workload import DEFAULTS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    ("values", "field"),
+    [
+        ({"batch": "0"}, "batch"),
+        ({"batch": "-1"}, "batch"),
+        ({"batch": "abc"}, "batch"),
+        ({"batch": "NaN"}, "batch"),
+        ({"batch": "1e3"}, "batch"),
+        ({"batch": "0x10"}, "batch"),
+        ({"batch": "99999999999999999999"}, "batch"),
+        ({"seq": "inf"}, "seq"),
+        ({"seq": "1e309"}, "seq"),
+        ({"seq": "1000000000000000"}, "seq"),
+        ({"model": "gpt5"}, "model"),
+        ({"mode": "serving"}, "mode"),
+        ({"precision": "fp8"}, "precision"),
+        ({"kv_precision": "fp64"}, "kv_precision"),
+        ({"optimizer": "lion"}, "optimizer"),
+        ({"mixed_precision": "yes"}, "mixed_precision"),
+        ({"checkpointing": "all"}, "checkpointing"),
+        ({"attention": "paged"}, "attention"),
+        ({"overhead_gib": "-1"}, "overhead_gib"),
+        ({"overhead_gib": "nan"}, "overhead_gib"),
+        ({"overhead_gib": "5000"}, "overhead_gib"),
+        ({"model": "custom", "hidden": "4096", "layers": "32"}, "params"),
+        ({"model": "custom", "params": "0", "hidden": "4096", "layers": "32"}, "params"),
+        ({"model": "custom", "params": "1e30", "hidden": "4096", "layers": "32"}, "params"),
+        ({"model": "custom", "params": "7", "hidden": "0", "layers": "32"}, "hidden"),
+        ({"model": "custom", "params": "7", "hidden": "4096"}, "layers"),
+        ({"model": "custom", "params": "7", "hidden": "4096", "layers": "32", "heads": "33"}, "heads"),
+        ({"model": "custom", "params": "7", "hidden": "4096", "layers": "32", "heads": "32", "kv_heads": "5"}, "kv_heads"),
+        ({"mode": "training", "precision": "int4"}, "precision"),
+        ({"mode": "training", "precision": "fp32", "mixed_precision": "1"}, "mixed_precision"),
+        ({"model": "config"}, "model"),
+    ],
+)
+def test_bad_values_name_their_field(values, field):
+    with pytest.raises(ValidationError) as caught:
+        parse_workload(values)
+    assert caught.value.field == field
+    assert field in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({}, "hidden_size"),
+        ({"model_type": "llama", "hidden_size": 4096}, "num_hidden_layers"),
+        ({"model_type": "llama", "hidden_size": -1, "num_hidden_layers": 2}, "hidden_size"),
+        ({"model_type": "llama", "hidden_size": 4096.5, "num_hidden_layers": 2}, "hidden_size"),
+        ({"model_type": "llama", "hidden_size": True, "num_hidden_layers": 2}, "hidden_size"),
+        ({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
+          "num_key_value_heads": 3, "intermediate_size": 10, "vocab_size": 10}, "num_key_value_heads"),
+        ({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
+          "intermediate_size": 10, "vocab_size": 10, "tie_word_embeddings": "yes"}, "tie_word_embeddings"),
+        ({"model_type": "gpt2", "n_embd": 100, "n_head": 3}, "n_head"),
+    ],
+)
+def test_bad_configs_name_their_key(config, field):
+    with pytest.raises(ValidationError) as caught:
+        from_hf_config(config)
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize("text", ["", "{", "[1, 2]", "null", '"x"', "[" * 100_000, "{" + " " * 2_000_000 + "}"])
+def test_malformed_config_json(text):
+    with pytest.raises(ValidationError) as caught:
+        parse_config_json(text)
+    assert caught.value.field == "config.json"
+
+
+def test_generic_config_states_its_assumption():
+    config = {"model_type": "olmo", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
+              "intermediate_size": 128, "vocab_size": 100}
+    spec = from_hf_config(config)
+    assert any("olmo" in text for text in spec.assumptions)
+    assert spec.params > 0
+
+
+def test_lenient_parse_falls_back_and_reports():
+    workload, problems = parse_workload_lenient({"batch": "-3", "model": "nope", "seq": "2048"})
+    assert workload.batch == int(DEFAULTS["batch"])
+    assert workload.model.name == DEFAULTS["model"]
+    assert workload.seq == 2048
+    assert {p.field for p in problems} == {"batch", "model"}
+
+
+def test_lenient_parse_resolves_cross_field_conflicts():
+    workload, problems = parse_workload_lenient({"mode": "training", "precision": "int4"})
+    assert workload.precision.value == DEFAULTS["precision"]
+    assert [p.field for p in problems] == ["precision"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(sorted(DEFAULTS)), st.text(max_size=30), max_size=8))
+def test_random_values_give_a_workload_or_a_validation_error(values):
+    try:
+        parse_workload(values)
+    except ValidationError:
+        pass
+    workload, _ = parse_workload_lenient(values)
+    assert workload.batch >= 1
+
+
+# ---------------------------------------------------------------- command line
+
+
+def run_cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "vramcalc", *args], capture_output=True, text=True,
+        env={"PYTHONPATH": str(ROOT / "app"), "PATH": "/usr/bin:/bin"}, cwd=ROOT, check=False,
+    )
+
+
+def test_cli_json_shape():
+    result = run_cli("--model", "mixtral-8x7b", "--mode", "training", "--mixed-precision", "--seq", "2048", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert set(data) == {"params", "active_params", "components", "total_bytes", "gpus"}
+    assert set(data["components"]) == {"weights", "gradients", "optimizer", "master_weights", "kv_cache",
+                                       "activations", "logits", "overhead"}
+    assert all(isinstance(v, int) for v in data["components"].values())
+    assert data["total_bytes"] == sum(data["components"].values())
+    assert (data["params"], data["active_params"]) == (46_702_792_704, 12_879_925_248)
+    for gpu in data["gpus"]:
+        assert set(gpu) == {"name", "memory_bytes", "utilization", "count"}
+        assert isinstance(gpu["memory_bytes"], int)
+
+
+def test_cli_matches_the_engine():
+    result = run_cli("--params", "7", "--hidden", "4096", "--layers", "32", "--batch", "4", "--seq", "1024", "--json")
+    data = json.loads(result.stdout)
+    expected = parse_workload({"model": "custom", "params": "7", "hidden": "4096", "layers": "32", "batch": "4", "seq": "1024"})
+    from vramcalc import estimate
+
+    assert data["components"] == estimate(expected).as_dict()
+
+
+def test_cli_table_labels_units():
+    result = run_cli("--model", "gpt2")
+    assert result.returncode == 0
+    assert "GiB" in result.stdout and "GB" in result.stdout
+
+
+def test_cli_reads_a_config_file(tmp_path):
+    preset = json.loads((ROOT / "app/vramcalc/data/models/llama-3-8b.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(preset["config"]))
+    result = run_cli("--config", str(path), "--json")
+    assert json.loads(result.stdout)["params"] == 8_030_261_248
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--batch", "-1"),
+        ("--seq", "NaN"),
+        ("--model", "gpt5"),
+        ("--precision", "fp8"),
+        ("--model", "gpt2", "--params", "7"),
+        ("--config", "/nonexistent/config.json"),
+        ("--params", "7", "--hidden", "4096"),
+        ("--mode", "training", "--precision", "int4"),
+    ],
+)
+def test_cli_bad_input_exits_2_without_traceback(args):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "error" in result.stderr
