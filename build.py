@@ -1,0 +1,103 @@
+"""Render the site into dist/: the prerendered page, pyscript.toml, the engine
+files for the browser, the static assets and the pinned runtime from node_modules.
+
+    python build.py [--out dist]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "app"))
+
+from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
+from vramcalc.memory import COMPONENTS  # noqa: E402
+from vramcalc.models import load_presets  # noqa: E402
+from vramcalc.options import Precision  # noqa: E402
+from vramcalc.present import BAR_WIDTH, present  # noqa: E402
+
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+PYSCRIPT_SKIP = ("codemirror", "xterm", "zip-")  # lazy chunks our page never loads (py-editor, py-terminal, archives)
+CUSTOM_FIELDS = (
+    ("params", "Parameters (billions)", "Total parameters, e.g. 7 for a 7B model. Required."),
+    ("hidden", "Hidden size", "Model width, e.g. 4096. Required."),
+    ("layers", "Layers", "Transformer layers, e.g. 32. Required."),
+    ("heads", "Attention heads", "Optional; default hidden / 128."),
+    ("kv_heads", "KV heads", "Optional; default = heads (multi-head attention)."),
+    ("vocab", "Vocabulary", "Optional; default 32,000."),
+    ("ffn", "FFN size", "Optional; default about 8 × hidden / 3."),
+)
+
+
+def log(message: str) -> None:
+    print(f"build: {message}")
+
+
+def engine_files() -> list[str]:
+    """Every file of the vramcalc package the browser needs, relative to app/."""
+    package = ROOT / "app" / "vramcalc"
+    files = [p for p in sorted(package.rglob("*")) if p.is_file() and p.suffix in (".py", ".json")]
+    return [str(p.relative_to(ROOT / "app")) for p in files]
+
+
+def build(out: Path) -> None:
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    env = Environment(
+        loader=FileSystemLoader(ROOT),
+        autoescape=select_autoescape(["html", "j2"], default_for_string=True),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    view = present(estimate(parse_workload({})))
+    page = env.get_template("index.html").render(
+        presets=load_presets(),
+        defaults=DEFAULTS,
+        precisions=[p.value for p in Precision],
+        custom_fields=CUSTOM_FIELDS,
+        view=view,
+        bar_width=BAR_WIDTH,
+        components=COMPONENTS,
+    )
+    (out / "index.html").write_text(page, encoding="utf-8")
+    log("index.html (default results prerendered)")
+    files = engine_files()
+    pyodide_version = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
+    toml = env.get_template("pyscript.toml.j2").render(engine_files=files, pyodide_version=pyodide_version)
+    (out / "pyscript.toml").write_text(toml, encoding="utf-8")
+    log(f"pyscript.toml ({len(files)} engine files)")
+    shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
+    for relative in files:
+        target = out / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / "app" / relative, target)
+    shutil.copytree(ROOT / "static", out / "static")
+    runtime = out / "static" / "pyodide"
+    runtime.mkdir()
+    for name in PYODIDE_FILES:
+        shutil.copy2(ROOT / "node_modules" / "pyodide" / name, runtime / name)
+    log(f"static/pyodide ({pyodide_version})")
+    pyscript = out / "static" / "pyscript"
+    pyscript.mkdir()
+    for source in sorted((ROOT / "node_modules" / "@pyscript" / "core" / "dist").iterdir()):
+        if source.suffix in (".js", ".css") and not source.name.startswith(PYSCRIPT_SKIP):
+            shutil.copy2(source, pyscript / source.name)
+    log("static/pyscript")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Render the site into a folder.")
+    parser.add_argument("--out", default=str(ROOT / "dist"))
+    build(Path(parser.parse_args().out))
+
+
+if __name__ == "__main__":
+    main()

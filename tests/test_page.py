@@ -1,0 +1,126 @@
+"""The built page in headless Chromium: it boots from our own files, shows the
+engine's numbers before and after Python starts, and keeps the link in step."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from vramcalc import estimate, parse_workload
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "test-results"
+
+
+@pytest.fixture
+def watched(page: Page, server_url):
+    """A page that records console errors, page errors and requests leaving 127.0.0.1."""
+    problems = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+    page.on("request", lambda r: problems.append(f"foreign request: {r.url}")
+            if urlparse(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:") else None)
+    yield page
+    assert problems == []
+    assert "Traceback" not in page.content()
+
+
+def open_ready(page: Page, server_url: str, query: str = "") -> None:
+    page.goto(f"{server_url}/index.html{query}")
+    page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)
+
+
+def total_of(values):
+    return estimate(parse_workload(values)).total_bytes
+
+
+def test_prerendered_html_shows_the_default_results(site_dir):
+    html = (site_dir / "index.html").read_text(encoding="utf-8")
+    assert f'data-bytes="{total_of({})}"' in html
+    assert "cdn.jsdelivr" not in (site_dir / "pyscript.toml").read_text()
+
+
+def test_page_boots_and_every_control_matches_the_engine(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url)
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({})))
+    steps = [
+        ({"model": "llama-3-70b"}, lambda: page.select_option("#model", "llama-3-70b")),
+        ({"precision": "int4"}, lambda: page.select_option("#precision", "int4")),
+        ({"kv_precision": "int8"}, lambda: page.select_option("#kv_precision", "int8")),
+        ({"batch": "4"}, lambda: page.fill("#batch", "4")),
+        ({"seq": "32768"}, lambda: page.fill("#seq", "32768")),
+        ({"overhead_gib": "2.5"}, lambda: page.fill("#overhead_gib", "2.5")),
+        ({"precision": "bf16", "mode": "training"}, lambda: (page.select_option("#precision", "bf16"), page.check("#mode-training"))),
+        ({"optimizer": "sgd-momentum"}, lambda: page.select_option("#optimizer", "sgd-momentum")),
+        ({"mixed_precision": "1"}, lambda: page.check("#mixed_precision")),
+        ({"checkpointing": "layer"}, lambda: page.select_option("#checkpointing", "layer")),
+        ({"attention": "eager"}, lambda: page.select_option("#attention", "eager")),
+    ]
+    values = {}
+    for change, act in steps:
+        act()
+        values.update(change)
+        expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
+    breakdown = estimate(parse_workload(values)).as_dict()
+    for key, expected in breakdown.items():
+        expect(page.locator(f"#row-{key}")).to_have_attribute("data-bytes", str(expected))
+    # the link carries the state; opening it restores the same numbers
+    link = page.url
+    open_ready(page, server_url, "?" + link.split("?", 1)[1])
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
+    expect(page.locator("#mode-training")).to_be_checked()
+
+
+def test_custom_model_and_bad_input(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url)
+    page.select_option("#model", "custom")
+    page.fill("#params", "7")
+    page.fill("#hidden", "4096")
+    page.fill("#layers", "32")
+    values = {"model": "custom", "params": "7", "hidden": "4096", "layers": "32"}
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
+    page.fill("#batch", "-5")
+    expect(page.locator("#batch-error")).to_contain_text("batch")
+    expect(page.locator("#stale")).to_be_visible()
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
+
+
+def test_link_with_bad_and_unknown_values_shows_a_notice(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url, "?seq=2048&batch=abc&foo=%3Cscript%3E&model=llama-3.2-1b")
+    expect(page.locator("#notice")).to_contain_text("batch")
+    expect(page.locator("#notice")).to_contain_text("foo")
+    expected = total_of({"seq": "2048", "model": "llama-3.2-1b"})
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected))
+    assert page.locator("script:not([src]):not([type='py'])").count() == 0
+
+
+def test_config_json_import(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url)
+    preset = json.loads((ROOT / "app/vramcalc/data/models/qwen2.5-7b.json").read_text())
+    page.click("#import summary")
+    page.fill("#config-text", "{not json")
+    page.click("#config-apply")
+    expect(page.locator("#config-error")).to_contain_text("config.json")
+    page.fill("#config-text", json.dumps(preset["config"]))
+    page.click("#config-apply")
+    expect(page.locator("#param-count")).to_contain_text("7.62B")
+    expect(page.locator("#model")).to_have_value("config")
+
+
+@pytest.mark.parametrize(("width", "height", "scheme"), [(390, 844, "light"), (1280, 900, "dark")])
+def test_screenshots(page: Page, server_url, width, height, scheme):
+    page.set_viewport_size({"width": width, "height": height})
+    page.emulate_media(color_scheme=scheme)
+    open_ready(page, server_url)
+    expect(page.locator("#gpus tbody tr")).to_have_count(16)
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"page-{width}-{scheme}.png"), full_page=False)
