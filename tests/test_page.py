@@ -42,7 +42,7 @@ def total_of(values):
 def test_prerendered_html_shows_the_default_results(site_dir):
     html = (site_dir / "index.html").read_text(encoding="utf-8")
     assert f'data-bytes="{total_of({})}"' in html
-    assert "cdn.jsdelivr" not in (site_dir / "pyscript.toml").read_text()
+    assert 'interpreter = "./static/pyodide/pyodide.mjs"' in (site_dir / "pyscript.toml").read_text()
 
 
 def test_page_boots_and_every_control_matches_the_engine(watched: Page, server_url):

@@ -22,18 +22,12 @@ from .workload import CONFIG, CUSTOM, DEFAULTS, parse_config_json, parse_workloa
 EXIT_USAGE = 2
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse prints usage and exits 2: keep that, minus nothing
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
 def _choices(enum_type: type) -> list[str]:
     return [member.value for member in enum_type]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="vramcalc", description="Estimate the GPU memory a transformer needs.")
+    parser = argparse.ArgumentParser(prog="vramcalc", description="Estimate the GPU memory a transformer needs.")
     model = parser.add_argument_group("model (one of)")
     model.add_argument("--model", help=f"a preset: {', '.join(load_presets())}")
     model.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")

@@ -41,7 +41,6 @@ DEFAULTS: Mapping[str, str] = {
 }
 """Every key a link or the form may carry, with its default as text."""
 
-CUSTOM_KEYS = ("params", "hidden", "layers", "heads", "kv_heads", "vocab", "ffn")
 
 MAX_BATCH = 1_000_000
 MAX_SEQ = 100_000_000  # 100M tokens: beyond any model today, far below overflow
