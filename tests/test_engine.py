@@ -18,6 +18,8 @@ from vramcalc.options import Attention, Checkpointing, Mode, Optimizer, Precisio
 from vramcalc.units import GB, GIB
 from vramcalc.workload import Workload
 
+from strategies import workloads
+
 # reference.md §1.2: exact parameter counts derived from the configs and cross-checked
 # against the model cards, vLLM and llama.cpp logs.
 EXACT_PARAMS = {
@@ -28,6 +30,8 @@ EXACT_PARAMS = {
     "mistral-7b": (7_241_732_096, 7_241_732_096),
     "llama-3-8b": (8_030_261_248, 8_030_261_248),
     "llama-2-13b": (13_015_864_320, 13_015_864_320),
+    # 80 × (2·8192² + 2·8192·1024 + 3·8192·28672 + 2·8192) + 2·32000·8192 + 8192 (Llama-2-70b-hf model card: 69B)
+    "llama-2-70b": (68_976_648_192, 68_976_648_192),
     "mixtral-8x7b": (46_702_792_704, 12_879_925_248),
     "llama-3-70b": (70_553_706_496, 70_553_706_496),
     "llama-3.1-405b": (405_853_388_800, 405_853_388_800),
@@ -40,7 +44,7 @@ EXACT_PARAMS = {
 # reference.md §1.3: KV bytes per token at 16 bits.
 KV_BYTES_PER_TOKEN = {
     "gpt2": 36_864, "gpt2-xl": 307_200, "llama-3.2-1b": 32_768, "llama-3.2-3b": 114_688, "mistral-7b": 131_072,
-    "llama-3-8b": 131_072, "llama-2-13b": 819_200, "mixtral-8x7b": 131_072, "llama-3-70b": 327_680,
+    "llama-3-8b": 131_072, "llama-2-13b": 819_200, "llama-2-70b": 327_680, "mixtral-8x7b": 131_072, "llama-3-70b": 327_680,
     "llama-3.1-405b": 516_096, "qwen2.5-7b": 57_344, "qwen2.5-72b": 327_680, "gemma-2-9b": 344_064,
     "phi-3-mini": 393_216,
 }
@@ -148,28 +152,6 @@ def test_gpu_data_is_plausible(gpu):
 
 
 # ---------------------------------------------------------------- properties
-
-models = st.sampled_from(sorted(load_presets()))
-float_precisions = st.sampled_from([Precision.FP32, Precision.FP16, Precision.BF16])
-
-
-@st.composite
-def workloads(draw):
-    mode = draw(st.sampled_from(list(Mode)))
-    precision = draw(float_precisions) if mode is Mode.TRAINING else draw(st.sampled_from(list(Precision)))
-    return Workload(
-        model=preset_spec(draw(models)),
-        mode=mode,
-        precision=precision,
-        kv_precision=draw(st.none() | st.sampled_from(list(Precision))),
-        batch=draw(st.integers(1, 64)),
-        seq=draw(st.integers(1, 65_536)),
-        optimizer=draw(st.sampled_from(list(Optimizer))),
-        mixed_precision=precision is not Precision.FP32 and draw(st.booleans()),
-        checkpointing=draw(st.sampled_from(list(Checkpointing))),
-        attention=draw(st.sampled_from(list(Attention))),
-    )
-
 
 @settings(max_examples=200, deadline=None)
 @given(workloads(), st.sampled_from(["batch", "seq"]))

@@ -1,6 +1,13 @@
-"""Command line: python -m vramcalc [options]. Options map one to one onto the
-keys of the input layer (`--kv-heads` is `kv_heads`), so a link, the form and
-the command line give the same numbers."""
+"""Command line. Options map one to one onto the keys of the input layer
+(`--kv-heads` is `kv_heads`), so a link, the form and the command line give the
+same numbers.
+
+    python -m vramcalc [workload options] [--json]           the memory breakdown
+    python -m vramcalc fit --gpu SLUG [--gpus N] [workload options] [--json]
+                                                             the reverse questions
+    python -m vramcalc capacity [--vram GB] [--headroom PCT] [--json]
+                                                             what fits in how much memory
+"""
 
 from __future__ import annotations
 
@@ -9,15 +16,19 @@ import json
 import sys
 from collections.abc import Sequence
 
+from . import capacity
 from .errors import ValidationError
+from .gpus import load_gpus
 from .fit import GpuFit, fit_all
 from .memory import Breakdown
 from .memory import estimate
 from .messages import EN
 from .models import load_presets
 from .options import Attention, Checkpointing, Mode, Optimizer, Precision
+from .present import present_capacity
+from .solve import fits, solve
 from .units import format_count, format_gb, format_gib
-from .workload import CONFIG, CUSTOM, DEFAULTS, parse_config_json, parse_workload
+from .workload import CONFIG, CUSTOM, DEFAULTS, parse_capacity_query, parse_config_json, parse_target, parse_workload
 
 EXIT_USAGE = 2
 
@@ -26,8 +37,23 @@ def _choices(enum_type: type) -> list[str]:
     return [member.value for member in enum_type]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vramcalc", description="Estimate the GPU memory a transformer needs.")
+def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
+    if target:
+        parser = argparse.ArgumentParser(
+            prog="vramcalc fit",
+            description="The longest sequence, largest batch, fewest GPUs and largest model (same width, "
+            "more or fewer layers) for a workload on a GPU. Several GPUs split the workload evenly, each "
+            "paying the overhead.",
+        )
+        where = parser.add_argument_group("target")
+        where.add_argument("--gpu", default=DEFAULTS["gpu"], help=f"one of: {', '.join(load_gpus())}")
+        where.add_argument("--gpus", default=DEFAULTS["gpus"], metavar="N", help="how many of them (default 1)")
+    else:
+        parser = argparse.ArgumentParser(
+            prog="vramcalc",
+            description="Estimate the GPU memory a transformer needs. "
+            "Also: `vramcalc fit --help` (reverse questions), `vramcalc capacity --help` (what fits where).",
+        )
     model = parser.add_argument_group("model (one of)")
     model.add_argument("--model", help=f"a preset: {', '.join(load_presets())}")
     model.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
@@ -125,18 +151,130 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def build_capacity_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vramcalc capacity",
+        description="Model sizes (billions of parameters) whose weights fit in each memory size, by precision: "
+        "from the size that keeps the headroom free to the size that fills the memory.",
+    )
+    parser.add_argument("--vram", default=DEFAULTS["vram"], metavar="GB", help="add a row for this memory size (GB = 10^9 B)")
+    parser.add_argument("--headroom", default=DEFAULTS["headroom"], metavar="PCT",
+                        help="percent of memory kept free for runtime, KV cache and activations (default 20)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def breakdown_main(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(argv)
     try:
         values, config = _values(args)
         breakdown = estimate(parse_workload(values, config=config))
     except ValidationError as error:
-        print(f"vramcalc: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    fits = fit_all(breakdown)
-    if args.json:
-        print(json.dumps(to_json(breakdown, fits)))
-    else:
-        print(to_table(breakdown, fits))
+        return _usage_error(error)
+    gpu_fits = fit_all(breakdown)
+    print(json.dumps(to_json(breakdown, gpu_fits)) if args.json else to_table(breakdown, gpu_fits))
     return 0
+
+
+def fit_main(argv: Sequence[str]) -> int:
+    args = build_parser(target=True).parse_args(argv)
+    try:
+        values, config = _values(args)
+        workload = parse_workload(values, config=config)
+        target = parse_target({"gpu": args.gpu, "gpus": args.gpus})
+    except ValidationError as error:
+        return _usage_error(error)
+    solution = solve(workload, target)
+    result = {
+        "gpu": target.gpu.slug,
+        "gpus": target.count,
+        "memory_bytes": target.gpu.usable_bytes,
+        "total_bytes": estimate(workload).total_bytes,
+        "fits": fits(workload, target),
+        "max_seq": solution.max_seq,
+        "max_batch": solution.max_batch,
+        "min_gpus": solution.min_gpus,
+        "max_params": solution.max_params,
+        "max_layers": solution.max_layers,
+    }
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    split = f"{target.count} × " if target.count > 1 else ""
+    lines = [
+        f"{workload.model.display_name}, {workload.mode.value}, {workload.precision.value}, batch {workload.batch}, "
+        f"sequence {workload.seq:,} on {split}{target.gpu.display_name} ({format_gib(target.gpu.usable_bytes)} each"
+        + (", split evenly)" if target.count > 1 else ")"),
+        f"now: {format_gib(result['total_bytes'])} in total: {'fits' if result['fits'] else 'does not fit'}",
+    ]
+    for key, label in (("max_seq", "longest sequence"), ("max_batch", "largest batch"), ("min_gpus", "fewest GPUs"),
+                       ("max_params", "largest model")):
+        value = result[key]
+        text = "none fits" if value is None else (format_count(value) + " parameters" if key == "max_params" else f"{value:,}")
+        if key == "max_params" and value is not None:
+            text += f" ({solution.max_layers:,} layers)"
+        lines.append(f"{label:<18}{text}")
+    print("\n".join(lines))
+    return 0
+
+
+def capacity_main(argv: Sequence[str]) -> int:
+    args = build_capacity_parser().parse_args(argv)
+    try:
+        query = parse_capacity_query({"vram": args.vram, "headroom": args.headroom})
+    except ValidationError as error:
+        return _usage_error(error)
+    rows = capacity.table(query.headroom).rows
+    if query.memory_bytes is not None:
+        rows += (capacity.row(query.memory_bytes, query.headroom),)
+    if args.json:
+        print(json.dumps(capacity_json(query.headroom, rows, user=query.memory_bytes is not None)))
+        return 0
+    standard, user = present_capacity(query)
+    header = ["VRAM", "FP32", "FP16/BF16", "INT8", "INT4", "INT2"]
+    lines = [
+        f"Model sizes (billions of parameters) whose weights fit; the lower bound keeps {query.headroom:.0%} free.",
+        "".join(f"{h:>14}" for h in header),
+    ]
+    for view in standard + ((user,) if user else ()):
+        lines.append("".join(f"{c:>14}" for c in (view.memory, *view.cells)))
+    lines.append("")
+    for view in standard + ((user,) if user else ()):
+        lines.append(f"{view.memory}: {view.examples}")
+    print("\n".join(lines))
+    return 0
+
+
+def capacity_json(headroom: float, rows: Sequence[capacity.Row], *, user: bool) -> dict:
+    return {
+        "headroom": headroom,
+        "columns": [p.value for p in capacity.COLUMNS],
+        "rows": [
+            {
+                "memory_bytes": row.memory_bytes,
+                "user": user and index == len(rows) - 1,
+                "cells": {c.precision.value: {"low_params": c.low_params, "high_params": c.high_params} for c in row.cells},
+                "examples": [
+                    {"name": p.example.name, "params": p.example.params, "precision": p.precision.value,
+                     "quantised": p.quantised, "several_gpus": p.several_gpus}
+                    for p in row.examples
+                ],
+            }
+            for index, row in enumerate(rows)
+        ],
+    }
+
+
+def _usage_error(error: ValidationError) -> int:
+    print(f"vramcalc: error: {error}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+COMMANDS = {"fit": fit_main, "capacity": capacity_main}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in COMMANDS:
+        return COMMANDS[argv[0]](argv[1:])
+    return breakdown_main(argv)

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 
+from . import capacity
+from .charts import Chart, sweep
 from .fit import GpuFit, fit_all
 from .memory import Breakdown
 from .messages import EN
-from .units import format_binary, format_count, format_gb, format_gib
+from .solve import solve
+from .units import GB, format_binary, format_count, format_gb, format_gib
+from .workload import MAX_BATCH, MAX_SEQ, CapacityQuery, Target, Workload
 
 BAR_WIDTH = 1000  # the SVG viewBox width of the stacked bar
 
@@ -99,3 +103,88 @@ def _gpu_row(fit: GpuFit) -> GpuRow:
         count="–" if fit.count is None else str(fit.count),
         verdict=fit.verdict.value,
     )
+
+
+# ---------------------------------------------------------------- the reverse questions
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Answer:
+    key: str  # max_seq, max_batch, min_gpus, max_params: the names of the --json output
+    label: str
+    value: int | None  # the exact answer, for data-value
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TargetView:
+    heading: str
+    answers: tuple[Answer, ...]
+    charts: tuple[Chart, ...]
+
+
+def present_target(workload: Workload, target: Target) -> TargetView:
+    solution = solve(workload, target)
+    model = workload.model
+    seq = solution.max_seq
+    if seq is None:
+        seq_text = "none: even 1 token does not fit"
+    elif seq >= MAX_SEQ:
+        seq_text = f"at least {seq:,} tokens (the input limit)"
+    else:
+        seq_text = f"{seq:,} tokens"
+        if model.max_positions and seq > model.max_positions:
+            seq_text += f" (beyond the model's {model.max_positions:,}-token context)"
+    batch = solution.max_batch
+    batch_text = "none: even 1 does not fit" if batch is None else (
+        f"at least {batch:,} (the input limit)" if batch >= MAX_BATCH else f"{batch:,}"
+    )
+    gpus_text = "none: the overhead alone fills one GPU" if solution.min_gpus is None else (
+        f"{solution.min_gpus:,} × {target.gpu.display_name}"
+    )
+    layers = solution.max_layers
+    params_text = "none: even 1 layer does not fit" if layers is None else (
+        f"{format_count(solution.max_params or 0)} parameters ({layers:,} layers of this width; now {model.layers:,})"
+    )
+    count = f"{target.count} × " if target.count > 1 else ""
+    return TargetView(
+        heading=f"On {count}{target.gpu.display_name} ({format_gib(target.gpu.usable_bytes)} each"
+        + (", the workload split evenly)" if target.count > 1 else ")"),
+        answers=(
+            Answer(key="max_seq", label="Longest sequence", value=seq, text=seq_text),
+            Answer(key="max_batch", label="Largest batch", value=batch, text=batch_text),
+            Answer(key="min_gpus", label="Fewest GPUs", value=solution.min_gpus, text=gpus_text),
+            Answer(key="max_params", label="Largest model, same family", value=solution.max_params, text=params_text),
+        ),
+        charts=(sweep(workload, target, "seq", seq), sweep(workload, target, "batch", batch)),
+    )
+
+
+# ---------------------------------------------------------------- the capacity table
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CapacityRow:
+    id: str
+    memory: str
+    cells: tuple[str, ...]
+    examples: str
+
+
+def present_capacity_row(row: capacity.Row, *, id_: str) -> CapacityRow:
+    return CapacityRow(
+        id=id_,
+        memory=format_gb(row.memory_bytes, digits=0) if row.memory_bytes % GB == 0 else format_gb(row.memory_bytes),
+        cells=tuple(capacity.format_range(c) for c in row.cells),
+        examples="; ".join(capacity.format_placement(p) for p in row.examples) or "–",
+    )
+
+
+def present_capacity(query: CapacityQuery) -> tuple[tuple[CapacityRow, ...], CapacityRow | None]:
+    """The standard rows (examples new or more precise than the row above) and the user's row (all examples)."""
+    table = capacity.table(query.headroom)
+    rows = tuple(present_capacity_row(r, id_=f"capacity-{r.memory_bytes // GB}") for r in table.rows)
+    user = None
+    if query.memory_bytes is not None:
+        user = present_capacity_row(capacity.row(query.memory_bytes, query.headroom), id_="capacity-user")
+    return rows, user

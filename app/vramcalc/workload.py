@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable, Mapping
 
 from .errors import ValidationError
+from .gpus import GpuSpec, gpu
 from .models import MAX_DIM, MAX_HEADS, MAX_LAYERS, ModelSpec, custom_model, from_hf_config, preset_spec
 from .options import Attention, Checkpointing, Mode, Optimizer, Precision
-from .units import GIB
+from .units import GB, GIB
 
 CUSTOM = "custom"
 CONFIG = "config"
@@ -38,6 +39,10 @@ DEFAULTS: Mapping[str, str] = {
     "checkpointing": Checkpointing.NONE.value,
     "attention": Attention.FLASH.value,
     "overhead_gib": "1",
+    "gpu": "h100-80gb",  # the card the reverse questions are asked about
+    "gpus": "1",
+    "vram": "",  # a memory size (GB) the user adds to the capacity table
+    "headroom": "20",  # percent of memory the capacity table keeps free
 }
 """Every key a link or the form may carry, with its default as text."""
 
@@ -47,6 +52,9 @@ MAX_SEQ = 100_000_000  # 100M tokens: beyond any model today, far below overflow
 MAX_PARAMS_B = 1_000_000.0  # 10^15 parameters
 MAX_OVERHEAD_GIB = 1024.0
 MAX_CONFIG_BYTES = 1_000_000
+MAX_GPUS = 100_000
+MAX_VRAM_GB = 1_000_000.0  # a petabyte
+MAX_HEADROOM_PERCENT = 90.0
 
 # Framework overhead default: the CUDA context is ~0.3–0.4 GB with lazy loading
 # (pytorch/pytorch#107667, #109888) and 716–1343 MiB measured once cuBLAS/cuDNN
@@ -85,6 +93,20 @@ class Workload:
         return self.mode is Mode.TRAINING
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Target:
+    """The GPUs the reverse questions are asked about: `count` cards of one kind, sharing evenly."""
+
+    gpu: GpuSpec
+    count: int = 1
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CapacityQuery:
+    memory_bytes: int | None  # an extra row for the capacity table; None: only the standard sizes
+    headroom: float  # fraction of memory kept free, 0 to 0.9
+
+
 # ---------------------------------------------------------------- field parsers
 
 _INT_RE = re.compile(r"\s*\d{1,18}\s*")
@@ -103,7 +125,7 @@ def parse_int(field: str, text: str, low: int, high: int) -> int:
 
 def parse_decimal(field: str, text: str, low: float, high: float, *, low_inclusive: bool = True) -> float:
     """A plain decimal number (digits and one point: no exponent, sign, NaN or infinity)."""
-    allowed = f"expected a number {'from' if low_inclusive else 'above'} {low:g} {'to' if low_inclusive else 'up to'} {high:,g}"
+    allowed = f"expected a number {'from' if low_inclusive else 'above'} {_plain(low)} {'to' if low_inclusive else 'up to'} {_plain(high)}"
     if not isinstance(text, str) or not _DECIMAL_RE.fullmatch(text):
         raise ValidationError(field, text, allowed)
     value = float(text)
@@ -111,6 +133,10 @@ def parse_decimal(field: str, text: str, low: float, high: float, *, low_inclusi
     if not math.isfinite(value) or too_low or value > high:
         raise ValidationError(field, text, allowed)
     return value
+
+
+def _plain(number: float) -> str:
+    return f"{number:,.0f}" if number == int(number) else f"{number:g}"
 
 
 def parse_choice(field: str, text: str, enum_type: type) -> object:
@@ -153,7 +179,16 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "attention": lambda t: parse_choice("attention", t, Attention),
     "overhead_gib": lambda t: round(parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB),
 }
-_FIELD_ATTRIBUTE = {"overhead_gib": "overhead_bytes"}  # keys whose Workload attribute is named by its unit
+_FIELD_ATTRIBUTE = {"overhead_gib": "overhead_bytes"}
+
+_TARGET_PARSERS: Mapping[str, Callable[[str], object]] = {
+    "gpu": gpu,
+    "gpus": lambda t: parse_int("gpus", t, 1, MAX_GPUS),
+}
+_CAPACITY_PARSERS: Mapping[str, Callable[[str], object]] = {
+    "vram": lambda t: None if t.strip() == "" else round(parse_decimal("vram", t, 0.0, MAX_VRAM_GB, low_inclusive=False) * GB),
+    "headroom": lambda t: parse_decimal("headroom", t, 0.0, MAX_HEADROOM_PERCENT) / 100,
+}  # keys whose Workload attribute is named by its unit
 
 
 def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None) -> ModelSpec:
@@ -219,6 +254,35 @@ def parse_workload_lenient(
         except ValidationError as error:
             problems.append(error)
             fields[error.field] = _FIELD_PARSERS[error.field](DEFAULTS[error.field])
+
+
+def parse_target(values: Mapping[str, str]) -> Target:
+    """Strict, like parse_workload: `gpu` (a slug of data/gpus) and `gpus` (how many)."""
+    fields = {key: parse(values.get(key, DEFAULTS[key])) for key, parse in _TARGET_PARSERS.items()}
+    return Target(gpu=fields["gpu"], count=fields["gpus"])  # type: ignore[arg-type]
+
+
+def parse_capacity_query(values: Mapping[str, str]) -> CapacityQuery:
+    """Strict: `vram` (GB, optional) and `headroom` (percent)."""
+    fields = {key: parse(values.get(key, DEFAULTS[key])) for key, parse in _CAPACITY_PARSERS.items()}
+    return CapacityQuery(memory_bytes=fields["vram"], headroom=fields["headroom"])  # type: ignore[arg-type]
+
+
+def parse_link(
+    values: Mapping[str, str], *, config: Mapping[str, object] | None = None
+) -> tuple[Workload, Target, CapacityQuery, list[ValidationError]]:
+    """Everything a link carries; every bad field falls back to its default and is reported."""
+    workload, problems = parse_workload_lenient(values, config=config)
+    extras: dict[str, object] = {}
+    for key, parse in {**_TARGET_PARSERS, **_CAPACITY_PARSERS}.items():
+        try:
+            extras[key] = parse(values.get(key, DEFAULTS[key]))
+        except ValidationError as error:
+            problems.append(error)
+            extras[key] = parse(DEFAULTS[key])
+    target = Target(gpu=extras["gpu"], count=extras["gpus"])  # type: ignore[arg-type]
+    query = CapacityQuery(memory_bytes=extras["vram"], headroom=extras["headroom"])  # type: ignore[arg-type]
+    return workload, target, query, problems
 
 
 def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:

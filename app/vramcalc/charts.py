@@ -1,0 +1,122 @@
+"""Memory against sequence length and against batch size, as SVG geometry.
+
+The page keeps one prerendered <svg> per chart and sets these coordinates and labels
+on it, so the build and the browser draw from the same numbers. Readable without
+colour: the GPU's memory is a dashed, labelled line; where the workload stops
+fitting is a hatched, labelled region; the current value is a labelled marker.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from .fit import per_gpu_bytes
+from .memory import estimate
+from .units import GIB, format_count, format_gib
+from .workload import MAX_BATCH, MAX_SEQ, Target, Workload
+
+WIDTH, HEIGHT = 640, 260  # the viewBox
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 14, 40  # plot margins
+SAMPLES = 40
+TICKS = 5  # on each axis, from 0 to the maximum
+HEADROOM_ABOVE_LIMIT = 1.15  # the axis goes a little above the GPU's memory
+CLIP_ABOVE_LIMIT = 3.0  # and no further than this multiple of it, so the limit stays readable
+
+AXES = {
+    # key: (Workload attribute, axis label, input limit)
+    "seq": ("seq", "sequence length (tokens)", MAX_SEQ),
+    "batch": ("batch", "batch size", MAX_BATCH),
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Tick:
+    pos: float
+    label: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Chart:
+    key: str
+    x_label: str
+    path: str  # the memory curve, an SVG path
+    limit_y: float
+    limit_label: str
+    over_x: float  # the hatched "does not fit" region starts here ...
+    over_width: float  # ... and is this wide (0: it fits across the whole range)
+    now_x: float
+    now_label: str
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
+    desc: str
+
+
+def nice_ceil(value: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10^k that is at least value."""
+    if value <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(value))
+    for step in (1, 2, 2.5, 5, 10):
+        if step * power >= value * (1 - 1e-12):
+            return step * power
+    return 10 * power
+
+
+def _count_label(value: float) -> str:
+    return f"{value:,.0f}" if value < 10_000 else format_count(round(value))
+
+
+def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> Chart:
+    """Per-GPU memory as `key` goes from 1 to a round number past `answer` (the solver's result)."""
+    attribute, x_label, limit = AXES[key]
+    current = getattr(workload, attribute)
+    x_max = nice_ceil(min(limit, max(2 * current, 1.25 * (answer or 0))))
+    xs = sorted({max(1, round(x_max * i / SAMPLES)) for i in range(SAMPLES + 1)})
+    ys = [
+        per_gpu_bytes(estimate(dataclasses.replace(workload, **{attribute: x})).total_bytes, workload.overhead_bytes, target.count)
+        for x in xs
+    ]
+    usable = target.gpu.usable_bytes
+    top = max(usable * HEADROOM_ABOVE_LIMIT, min(max(ys), usable * CLIP_ABOVE_LIMIT))
+    y_max = nice_ceil(top / GIB) * GIB
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def px(x: float) -> float:
+        return round(LEFT + plot_w * x / x_max, 2)
+
+    def py(y: float) -> float:
+        return round(TOP + plot_h * (1 - min(y, y_max) / y_max), 2)
+
+    path = " ".join(f"{'M' if i == 0 else 'L'}{px(x)},{py(y)}" for i, (x, y) in enumerate(zip(xs, ys)))
+    if answer is None:
+        over_x = float(LEFT)
+    else:
+        over_x = px(min(answer, x_max))
+    gpus = f"{target.count} × " if target.count > 1 else ""
+    name = f"{gpus}{target.gpu.display_name}"
+    if answer is None:
+        ending = f"even {key} 1 does not fit on {name}"
+    elif answer >= x_max:
+        ending = f"it fits on {name} across the whole range"
+    else:
+        ending = f"it stops fitting on {name} ({format_gib(usable)} each) after {answer:,}"
+    return Chart(
+        key=key,
+        x_label=x_label,
+        path=path,
+        limit_y=py(usable),
+        limit_label=f"{name}: {format_gib(usable)} each",
+        over_x=over_x,
+        over_width=round(LEFT + plot_w - over_x, 2),
+        now_x=px(min(current, x_max)),
+        now_label=f"now {current:,}",
+        x_ticks=tuple(Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1))) for i in range(TICKS)),
+        y_ticks=tuple(
+            Tick(pos=py(y_max * i / (TICKS - 1)), label=f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB") for i in range(TICKS)
+        ),
+        desc=(
+            f"Memory per GPU against {x_label}, from {format_gib(ys[0])} at 1 to {format_gib(ys[-1])} at "
+            f"{_count_label(xs[-1])}; {ending}."
+        ),
+    )

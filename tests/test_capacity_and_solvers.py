@@ -1,0 +1,186 @@
+"""The capacity table's arithmetic, the reverse solvers' exactness, and their command lines."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from strategies import workloads
+from test_input import run_cli
+from vramcalc import capacity, estimate
+from vramcalc.charts import nice_ceil, sweep
+from vramcalc.gpus import load_gpus
+from vramcalc.options import Precision
+from vramcalc.solve import fits, largest, max_layers, scaled_depth, solve
+from vramcalc.units import GB
+from vramcalc.workload import MAX_BATCH, MAX_SEQ, Target, parse_target, parse_workload
+
+# ---------------------------------------------------------------- capacity table
+
+
+def test_16_gb_row_with_the_default_headroom():
+    # upper = 16e9 B × 8 / bits; lower keeps 20 % free: 12.8e9 B × 8 / bits
+    row = capacity.row(16 * GB, 0.20)
+    assert [(c.low_params, c.high_params) for c in row.cells] == [
+        (3_200_000_000, 4_000_000_000),
+        (6_400_000_000, 8_000_000_000),
+        (12_800_000_000, 16_000_000_000),
+        (25_600_000_000, 32_000_000_000),
+        (51_200_000_000, 64_000_000_000),
+    ]
+    assert [capacity.format_range(c) for c in row.cells] == ["3.2–4B", "6.4–8B", "12.8–16B", "25.6–32B", "51.2–64B"]
+
+
+@pytest.mark.parametrize(
+    ("gb", "headroom_gb", "original"),
+    [
+        # The seed table (003_...txt) keeps 4 GB free up to 24 GB and 8 GB above; with that
+        # headroom our arithmetic gives its ranges exactly.
+        (16, 4, ["3-4", "6-8", "12-16", "24-32", "48-64"]),
+        (24, 4, ["5-6", "10-12", "20-24", "40-48", "80-96"]),
+        (80, 8, ["18-20", "36-40", "72-80", "144-160", "288-320"]),
+        (512, 8, ["126-128", "252-256", "504-512", "1008-1024", "2016-2048"]),
+    ],
+)
+def test_the_original_tables_arithmetic(gb, headroom_gb, original):
+    row = capacity.row(gb * GB, headroom_gb / gb)
+    assert [f"{c.low_params / 1e9:.0f}-{c.high_params / 1e9:.0f}" for c in row.cells] == original
+
+
+def test_no_headroom_means_both_bounds_are_equal():
+    assert all(c.low_params == c.high_params for c in capacity.row(24 * GB, 0.0).cells)
+
+
+def test_examples_carry_real_counts_and_the_most_precise_fitting_format():
+    examples = {e.name: e for e in capacity.load_examples()}
+    assert examples["Llama 3 8B"].params == 8_030_261_248  # from the preset's config
+    assert examples["Llama 2 70B"].params == 68_976_648_192
+    assert examples["DeepSeek-V3 671B"].params == 671_026_419_200
+    # GPT-3: 350 GB at FP16 needs 437.5 GB with 20 % free, so 512 GB holds FP16 and 384 GB only INT8.
+    gpt3 = examples["GPT-3 175B"]
+    assert capacity.best_placement(gpt3, 512 * GB, 0.2).precision is Precision.FP16
+    assert capacity.best_placement(gpt3, 384 * GB, 0.2).precision is Precision.INT8
+    assert capacity.best_placement(gpt3, 512 * GB, 0.2).several_gpus
+    assert capacity.best_placement(gpt3, 16 * GB, 0.2) is None
+    small = capacity.best_placement(examples["BERT-Large"], 16 * GB, 0.2)
+    assert small.precision is Precision.FP32 and not small.quantised and not small.several_gpus
+
+
+def test_standard_rows_list_only_new_or_more_precise_examples():
+    rows = capacity.table().rows
+    seen: dict[str, int] = {}
+    for row in rows:
+        for placement in row.examples:
+            rank = capacity.COLUMNS.index(placement.precision)
+            assert rank < seen.get(placement.example.name, len(capacity.COLUMNS))
+            seen[placement.example.name] = rank
+    assert {e.name for e in capacity.load_examples()} <= set(seen)  # every example fits somewhere in 512 GB
+
+
+def test_capacity_cli_json():
+    result = run_cli("capacity", "--vram", "40", "--headroom", "25", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["headroom"] == 0.25 and data["columns"] == ["fp32", "fp16", "int8", "int4", "int2"]
+    assert [r["memory_bytes"] for r in data["rows"]] == [gb * GB for gb in capacity.SIZES_GB] + [40 * GB]
+    user = data["rows"][-1]
+    assert user["user"] and user["cells"]["int4"] == {"low_params": 60_000_000_000, "high_params": 80_000_000_000}
+
+
+def test_capacity_cli_rejects_bad_headroom():
+    result = run_cli("capacity", "--headroom", "95")
+    assert result.returncode == 2 and "headroom" in result.stderr and "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- solvers
+
+
+@given(st.integers(0, 300), st.integers(1, 300), st.integers(1, 400))
+def test_largest_finds_the_last_true(last_true, high, start):
+    assert largest(lambda n: n <= last_true, 1, high, start) == (None if last_true < 1 else min(last_true, high))
+
+
+targets = st.builds(Target, gpu=st.sampled_from(list(load_gpus().values())), count=st.integers(1, 16))
+
+
+@settings(max_examples=60, deadline=None)
+@given(workloads(), targets)
+def test_each_answer_fits_and_one_more_does_not(workload, target):
+    solution = solve(workload, target)
+    for attribute, answer, limit in (("seq", solution.max_seq, MAX_SEQ), ("batch", solution.max_batch, MAX_BATCH)):
+        if answer is None:
+            assert not fits(dataclasses.replace(workload, **{attribute: 1}), target)
+            continue
+        assert fits(dataclasses.replace(workload, **{attribute: answer}), target)
+        if answer < limit:
+            assert not fits(dataclasses.replace(workload, **{attribute: answer + 1}), target)
+    n = solution.min_gpus
+    assert n is not None  # every overhead drawn here is the 1 GiB default
+    assert fits(workload, dataclasses.replace(target, count=n))
+    if n > 1:
+        assert not fits(workload, dataclasses.replace(target, count=n - 1))
+    layers = max_layers(workload, target)
+    if layers is not None:
+        assert fits(dataclasses.replace(workload, model=scaled_depth(workload.model, layers)), target)
+        deeper = dataclasses.replace(workload, model=scaled_depth(workload.model, layers + 1))
+        assert not fits(deeper, target)
+        assert solution.max_params == scaled_depth(workload.model, layers).params
+
+
+def test_worked_example_llama3_8b_on_rtx_4090():
+    # KV cache is 128 KiB per token, weights 16.06 GB, overhead 1 GiB; RTX 4090 has 23.64 GiB.
+    workload = parse_workload({"model": "llama-3-8b"})
+    target = parse_target({"gpu": "rtx-4090"})
+    solution = solve(workload, target)
+    assert solution.max_seq == 35_329
+    assert solution.min_gpus == 1
+    usable = target.gpu.usable_bytes
+    assert estimate(dataclasses.replace(workload, seq=35_329)).total_bytes <= usable
+    assert estimate(dataclasses.replace(workload, seq=35_330)).total_bytes > usable
+
+
+def test_fit_cli_json_matches_the_engine():
+    result = run_cli("fit", "--gpu", "h100-80gb", "--gpus", "2", "--model", "llama-3-70b", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert {"max_seq", "max_batch", "min_gpus", "max_params"} <= set(data)
+    solution = solve(parse_workload({"model": "llama-3-70b"}), parse_target({"gpu": "h100-80gb", "gpus": "2"}))
+    assert (data["max_seq"], data["max_batch"], data["min_gpus"], data["max_params"]) == (
+        solution.max_seq, solution.max_batch, solution.min_gpus, solution.max_params
+    )
+
+
+@pytest.mark.parametrize("args", [("fit", "--gpu", "nope"), ("fit", "--gpus", "0"), ("fit", "--gpus", "1e3")])
+def test_fit_cli_bad_target_exits_2(args):
+    result = run_cli(*args)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert ("gpus" if "--gpus" in args else "gpu") in result.stderr
+
+
+# ---------------------------------------------------------------- charts
+
+
+@pytest.mark.parametrize("value", [0.3, 1, 7, 12, 26, 99, 101, 240, 251, 4999])
+def test_nice_ceil_is_the_next_round_number(value):
+    nice = nice_ceil(value)
+    assert nice >= value
+    assert any(math.isclose(nice, m * 10.0**k) for m in (1, 2, 2.5, 5) for k in range(-2, 6))
+    assert nice < 2.5 * value  # the next step of the 1-2-2.5-5 ladder is never skipped
+
+
+def test_chart_marks_where_it_stops_fitting():
+    workload = parse_workload({"model": "llama-3-8b"})
+    target = parse_target({"gpu": "rtx-4090"})
+    chart = sweep(workload, target, "seq", 35_329)
+    assert chart.x_ticks[-1].label == "50K"  # 1.25 × 35,329 rounded up
+    assert 0 < chart.over_width < 640
+    assert "35,329" in chart.desc and chart.path.startswith("M")
+    # the curve crosses the GPU line where the hatched region begins
+    x_at_limit = 64 + (640 - 64 - 16) * 35_329 / 50_000
+    assert chart.over_x == pytest.approx(x_at_limit, abs=0.01)
+    assert 14 < chart.limit_y < 220
