@@ -18,10 +18,13 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "app"))
 
 from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
-from vramcalc.memory import COMPONENTS  # noqa: E402
+from vramcalc.capacity import COLUMNS  # noqa: E402
+from vramcalc.charts import BOX  # noqa: E402
+from vramcalc.gpus import load_gpus  # noqa: E402
 from vramcalc.models import load_presets  # noqa: E402
 from vramcalc.options import Precision  # noqa: E402
-from vramcalc.present import BAR_WIDTH, present  # noqa: E402
+from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target  # noqa: E402
+from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYSCRIPT_SKIP = ("codemirror", "xterm", "zip-")  # lazy chunks our page never loads (py-editor, py-terminal, archives)
@@ -57,15 +60,20 @@ def build(out: Path) -> None:
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
-    view = present(estimate(parse_workload({})))
+    workload = parse_workload({})
+    capacity_rows, _ = present_capacity(parse_capacity_query({}))
     page = env.get_template("index.html").render(
         presets=load_presets(),
+        gpus=load_gpus(),
         defaults=DEFAULTS,
         precisions=[p.value for p in Precision],
         custom_fields=CUSTOM_FIELDS,
-        view=view,
+        view=present(estimate(workload)),
+        target=present_target(workload, parse_target({})),
+        chart_box=BOX,
         bar_width=BAR_WIDTH,
-        components=COMPONENTS,
+        capacity_columns=["FP16/BF16" if p is Precision.FP16 else p.value.upper() for p in COLUMNS],
+        capacity_rows=capacity_rows,
     )
     (out / "index.html").write_text(page, encoding="utf-8")
     log("index.html (default results prerendered)")

@@ -7,17 +7,16 @@ the link in step with history.replaceState. PyScript runs it on the main thread;
 the handlers below are bound with @when.
 """
 
-from urllib.parse import parse_qsl, urlencode
-
 from pyscript import document, when, window
 
-from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload, parse_workload_lenient
+from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload
 from vramcalc.models import from_hf_config
-from vramcalc.present import present
+from vramcalc.present import present, present_capacity, present_target
+from vramcalc.link import decode, encode
+from vramcalc.workload import parse_capacity_query, parse_target
 
-MAX_QUERY_CHARS = 2000
-CUSTOM_KEYS = ("params", "hidden", "layers", "heads", "kv_heads", "vocab", "ffn")
-state = {"config": None}
+INPUT_AREAS = "#form, #reverse, #capacity-section"  # every control lives in one of these
+state = {"config": None, "capacity": None}
 
 
 def element(id_):
@@ -48,17 +47,6 @@ def write_form(values):
             element(key).checked = value == "1"
         else:
             element(key).value = value
-
-
-def link_values(values):
-    """The non-default keys, as a link carries them."""
-    keep = {k: v for k, v in values.items() if v != DEFAULTS[k]}
-    if values.get("model") != "custom":
-        for key in CUSTOM_KEYS:
-            keep.pop(key, None)
-    if values.get("model") == "config":
-        keep.pop("model")  # an imported file stays on this machine; the link cannot carry it
-    return keep
 
 
 # ---------------------------------------------------------------- rendering
@@ -102,7 +90,7 @@ def render(breakdown):
     for gpu in view.gpus:
         tr = element(f"gpu-{gpu.slug}")
         tr.setAttribute("data-verdict", gpu.verdict)
-        tr.querySelector(".fill").style.width = f"{gpu.bar_percent}%"
+        tr.querySelector(".fill").setAttribute("width", str(gpu.bar_percent))
         tr.querySelector(".pct").textContent = gpu.utilization
         tr.querySelector(".count").textContent = gpu.count
         tr.querySelector(".verdict").textContent = gpu.verdict
@@ -115,27 +103,86 @@ def render(breakdown):
         notes.appendChild(item)
 
 
+def render_target(view):
+    element("target-heading").textContent = view.heading
+    for answer in view.answers:
+        target = element(f"answer-{answer.key}")
+        target.textContent = answer.text
+        target.setAttribute("data-value", "" if answer.value is None else str(answer.value))
+    for chart in view.charts:
+        key = chart.key
+        element(f"chart-{key}-desc").textContent = chart.desc
+        element(f"chart-{key}-line").setAttribute("d", chart.path)
+        set_attributes(f"chart-{key}-limit", y1=chart.limit_y, y2=chart.limit_y)
+        set_attributes(f"chart-{key}-limit-label", y=chart.limit_y - 5).textContent = chart.limit_label
+        set_attributes(f"chart-{key}-over", x=chart.over_x, width=chart.over_width)
+        set_attributes(f"chart-{key}-now", x1=chart.now_x, x2=chart.now_x)
+        set_attributes(f"chart-{key}-now-label", x=chart.now_x + 4).textContent = chart.now_label
+        for axis, ticks in (("x", chart.x_ticks), ("y", chart.y_ticks)):
+            for index, tick in enumerate(ticks):
+                label = element(f"chart-{key}-{axis}-{index}")
+                label.setAttribute(axis, str(tick.pos))
+                label.textContent = tick.label
+                if axis == "y":
+                    set_attributes(f"chart-{key}-ygrid-{index}", y1=tick.pos, y2=tick.pos)
+
+
+def set_attributes(id_, **attributes):
+    node = element(id_)
+    for name, value in attributes.items():
+        node.setAttribute(name, str(value))
+    return node
+
+
+def render_capacity(rows, user):
+    for row in (*rows, user) if user else rows:
+        tr = element(row.id)
+        tr.querySelector("th").textContent = row.memory
+        for cell, text in zip(tr.querySelectorAll("td.range"), row.cells):
+            cell.textContent = text
+        tr.querySelector("td.examples").textContent = row.examples
+    element("capacity-user").hidden = user is None
+
+
+def mark_stale(id_, stale):
+    element(id_).classList.toggle("stale", stale)
+
+
 def update(*_args):
     values = read_form()
     element("custom-fields").hidden = values["model"] != "custom"
     element("training-fields").hidden = values["mode"] != "training"
-    try:
-        breakdown = estimate(parse_workload(values, config=state["config"]))
-    except ValidationError as problem:
-        show_errors([problem])
-        element("results").classList.add("stale")
-        element("stale").hidden = False
-        return
-    show_errors([])
-    element("results").classList.remove("stale")
-    element("stale").hidden = True
-    render(breakdown)
-    query = urlencode(link_values(values))
-    window.history.replaceState(None, "", ("?" + query) if query else window.location.pathname)
+    problems = []
+    workload = target = query = None
+    for parse in ("workload", "target", "query"):
+        try:
+            if parse == "workload":
+                workload = parse_workload(values, config=state["config"])
+            elif parse == "target":
+                target = parse_target(values)
+            else:
+                query = parse_capacity_query(values)
+        except ValidationError as problem:
+            problems.append(problem)
+    show_errors(problems)
+    mark_stale("results", workload is None)
+    element("stale").hidden = workload is not None
+    mark_stale("reverse", workload is None or target is None)
+    mark_stale("capacity-section", query is None)
+    if workload is not None:
+        render(estimate(workload))
+        if target is not None:
+            render_target(present_target(workload, target))
+    if query is not None and query != state["capacity"]:
+        render_capacity(*present_capacity(query))
+        state["capacity"] = query
+    if not problems:
+        link = encode(values)
+        window.history.replaceState(None, "", ("?" + link) if link else window.location.pathname)
 
 
-@when("input", "#form")
-@when("change", "#form")
+@when("input", INPUT_AREAS)
+@when("change", INPUT_AREAS)
 def on_form_change(event):
     if event.target.id in ("config-file", "config-text"):
         return
@@ -191,28 +238,13 @@ async def on_copy_link(event):
 
 
 def start():
-    query = str(window.location.search)[1:]
-    pairs = parse_qsl(query[:MAX_QUERY_CHARS], keep_blank_values=True)
-    link = {key: value for key, value in pairs if key in DEFAULTS}
-    ignored = sorted({key for key, _ in pairs if key not in DEFAULTS})
+    decoded = decode(str(window.location.search))
+    # Apply the link only to fields the user has not changed while Python was starting.
+    typed = read_form()
+    write_form({key: value for key, value in decoded.values.items() if typed[key] == DEFAULTS[key]})
     notice = element("notice")
-    messages = []
-    if link:
-        _, problems = parse_workload_lenient(link)
-        bad = {problem.field for problem in problems}
-        # Apply the link only to fields the user has not changed while Python was starting.
-        typed = read_form()
-        untouched = {k: v for k, v in link.items() if k not in bad and typed[k] == DEFAULTS[k]}
-        if link.get("model") == "config" or "model" in bad:
-            untouched.pop("model", None)
-        write_form(untouched)
-        messages += [f"Ignored from the link: {problem}" for problem in problems]
-    if ignored:
-        messages.append("Ignored unknown link keys: " + ", ".join(k[:30] for k in ignored[:10]))
-    if len(query) > MAX_QUERY_CHARS:
-        messages.append(f"The link was longer than {MAX_QUERY_CHARS} characters; the rest was ignored.")
-    notice.textContent = " ".join(messages)
-    notice.hidden = not messages
+    notice.textContent = " ".join(decoded.notices)
+    notice.hidden = not decoded.notices
     update()
     element("status").textContent = "Python is running: results update as you type."
     document.documentElement.setAttribute("data-py-ready", "1")

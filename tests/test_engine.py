@@ -14,7 +14,7 @@ from vramcalc.fit import fit_all, gpus_needed, per_gpu_bytes
 from vramcalc.gpus import load_gpus
 from vramcalc.memory import COMPONENTS
 from vramcalc.models import custom_model, load_presets, preset_spec
-from vramcalc.options import Attention, Checkpointing, Mode, Optimizer, Precision
+from vramcalc.options import Mode, Precision
 from vramcalc.units import GB, GIB
 from vramcalc.workload import Workload
 

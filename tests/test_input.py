@@ -188,3 +188,69 @@ def test_cli_bad_input_exits_2_without_traceback(args):
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "error" in result.stderr
+
+
+# ---------------------------------------------------------------- links
+
+from vramcalc.link import MAX_QUERY_CHARS, decode, encode  # noqa: E402
+from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
+
+HOSTILE_QUERIES = [
+    "batch=%3Cscript%3Ealert(1)%3C/script%3E",
+    "model=%3Cimg%20src=x%20onerror=alert(1)%3E",
+    "seq=1e309", "seq=NaN", "batch=-0", "batch=0x10", "seq=inf", "overhead_gib=-1", "params=1e30&model=custom",
+    "batch=%zz", "batch=%", "%E0%A4%A=1", "seq=%FF%FE", "batch=2&batch=3", "gpus=99999999999999999999",
+    "model=config", "model=custom", "model=custom&params=7&hidden=4096&layers=32&heads=33",
+    "mode=training&precision=int4", "mode=training&precision=fp32&mixed_precision=1",
+    "a" * 5000, "&" * 500, "=" * 50, "seq=" + "9" * 200, "x=1&" * 100, "gpu=../../etc/passwd", "headroom=91",
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE_QUERIES)
+def test_hostile_links_end_in_a_valid_state(query):
+    decoded = decode(query)
+    parse_workload(decoded.values)
+    parse_target(decoded.values)
+    parse_capacity_query(decoded.values)
+    assert sum(len(n) for n in decoded.notices) < 4000
+
+
+def test_a_link_keeps_its_first_repeated_key_and_says_so():
+    decoded = decode("?batch=2&batch=3&zzz=1")
+    assert decoded.values == {"batch": "2"}
+    assert any("repeated" in n for n in decoded.notices) and any("zzz" in n for n in decoded.notices)
+
+
+def test_a_broken_custom_model_falls_back_whole():
+    decoded = decode("model=custom&params=7&hidden=4096&layers=32&heads=33&seq=100")
+    assert decoded.values == {"seq": "100"}
+    assert any("heads" in n for n in decoded.notices)
+
+
+def test_round_trip_of_every_key():
+    values = dict(DEFAULTS, model="custom", params="7", hidden="4096", layers="32", heads="32", kv_heads="8",
+                  vocab="128256", ffn="14336", mode="training", precision="fp16", kv_precision="fp16", batch="4",
+                  seq="2048", optimizer="sgd-momentum", mixed_precision="1", checkpointing="sqrt", attention="eager",
+                  overhead_gib="1.5", gpu="a100-40gb", gpus="8", vram="40", headroom="10")
+    assert decode(encode(values)).values == {k: v for k, v in values.items() if v != DEFAULTS[k]}
+    assert encode(DEFAULTS) == ""
+
+
+def test_links_shared_today_keep_their_meaning():
+    # Written by the first release; if a key or value is renamed, keep decoding these.
+    assert decode("?model=mistral-7b&mode=training&precision=fp16&batch=8&seq=2048&mixed_precision=1"
+                  "&checkpointing=layer&attention=eager&overhead_gib=0.5").notices == ()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([*DEFAULTS, "zzz", ""]), st.text(max_size=30)), max_size=12)
+       | st.text(max_size=MAX_QUERY_CHARS + 50).map(lambda t: [("", t)]))
+def test_decoded_links_always_parse(pairs):
+    from urllib.parse import urlencode
+
+    query = pairs[0][1] if len(pairs) == 1 and pairs[0][0] == "" else urlencode(pairs)
+    decoded = decode(query)
+    workload = parse_workload(decoded.values)
+    parse_target(decoded.values)
+    parse_capacity_query(decoded.values)
+    assert workload.batch >= 1

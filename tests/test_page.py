@@ -121,6 +121,44 @@ def test_screenshots(page: Page, server_url, width, height, scheme):
     page.set_viewport_size({"width": width, "height": height})
     page.emulate_media(color_scheme=scheme)
     open_ready(page, server_url)
-    expect(page.locator("#gpus tbody tr")).to_have_count(16)
+    expect(page.locator("#gpu-table tbody tr")).to_have_count(16)
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"page-{width}-{scheme}.png"), full_page=False)
+
+
+def test_gpu_picker_answers_the_reverse_questions(watched: Page, server_url):
+    from vramcalc.solve import solve
+    from vramcalc.workload import parse_target
+
+    page = watched
+    open_ready(page, server_url, "?gpu=rtx-4090")
+    expect(page.locator("#gpu")).to_have_value("rtx-4090")
+    solution = solve(parse_workload({}), parse_target({"gpu": "rtx-4090"}))
+    expect(page.locator("#answer-max_seq")).to_have_attribute("data-value", str(solution.max_seq))
+    expect(page.locator("#answer-max_batch")).to_have_attribute("data-value", str(solution.max_batch))
+    expect(page.locator("#chart-seq-desc")).to_contain_text(f"{solution.max_seq:,}")
+    page.select_option("#model", "llama-3-70b")
+    page.fill("#gpus", "2")
+    values = {"model": "llama-3-70b", "gpu": "rtx-4090", "gpus": "2"}
+    solution = solve(parse_workload(values), parse_target(values))
+    for key in ("max_seq", "max_batch", "min_gpus", "max_params"):
+        value = getattr(solution, key)
+        expect(page.locator(f"#answer-{key}")).to_have_attribute("data-value", "" if value is None else str(value))
+    assert "gpu=rtx-4090" in page.url and "gpus=2" in page.url
+    page.fill("#gpus", "0")
+    expect(page.locator("#gpus-error")).to_contain_text("gpus")
+    expect(page.locator("#reverse")).to_have_class("stale")
+
+
+def test_capacity_table_follows_headroom_and_a_typed_size(watched: Page, server_url):
+    page = watched
+    html = page.goto(f"{server_url}/index.html").text()
+    assert "<td class=\"range\">3.2–4B</td>" in html  # prerendered
+    page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)
+    page.fill("#headroom", "25")
+    expect(page.locator("#capacity-16 td.range").first).to_have_text("3–4B")
+    page.fill("#vram", "40")
+    expect(page.locator("#capacity-user")).to_be_visible()
+    expect(page.locator("#capacity-user th")).to_have_text("40 GB")
+    expect(page.locator("#capacity-user td.range").nth(3)).to_have_text("60–80B")
+    assert "vram=40" in page.url and "headroom=25" in page.url

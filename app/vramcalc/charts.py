@@ -18,6 +18,10 @@ from .workload import MAX_BATCH, MAX_SEQ, Target, Workload
 
 WIDTH, HEIGHT = 640, 260  # the viewBox
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 14, 40  # plot margins
+BOX = {  # the plot area, for the page template
+    "width": WIDTH, "height": HEIGHT, "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
+    "plot_height": HEIGHT - TOP - BOTTOM,
+}
 SAMPLES = 40
 TICKS = 5  # on each axis, from 0 to the maximum
 HEADROOM_ABOVE_LIMIT = 1.15  # the axis goes a little above the GPU's memory

@@ -19,7 +19,7 @@ import math
 
 from .messages import message
 from .models import Block, ModelSpec
-from .options import FP32_BYTES, Attention, Checkpointing, Optimizer, Precision
+from .options import FP32_BYTES, Attention, Checkpointing, Optimizer
 from .units import GIB, format_binary, format_count
 from .workload import Workload
 
