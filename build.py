@@ -7,7 +7,9 @@ files for the browser, the static assets and the pinned runtime from node_module
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -27,7 +29,24 @@ from vramcalc.present import BAR_WIDTH, present, present_capacity, present_targe
 from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-PYSCRIPT_SKIP = ("codemirror", "xterm", "zip-")  # lazy chunks our page never loads (py-editor, py-terminal, archives)
+# PyScript chunks core-*.js imports lazily and this page never triggers: the py-editor's
+# CodeMirror, zip archives, and the Pyodide package graph (we load no packages).
+PYSCRIPT_NEVER_LOADED = ("codemirror", "zip-", "pyodide_graph-")
+SERVICE_WORKER = "sw.js"
+CSP = "; ".join((
+    # The smallest policy the page works with, measured in docs/security.md: everything from our
+    # own origin, WebAssembly compilation allowed, no inline script or style. 'unsafe-eval' is
+    # there for PyScript 0.7.31 alone (its hooks.js builds worker hooks with Function());
+    # Pyodide itself boots without it.
+    "default-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+))
 CUSTOM_FIELDS = (
     ("params", "Parameters (billions)", "Total parameters, e.g. 7 for a 7B model. Required."),
     ("hidden", "Hidden size", "Model width, e.g. 4096. Required."),
@@ -68,6 +87,7 @@ def build(out: Path) -> None:
         defaults=DEFAULTS,
         precisions=[p.value for p in Precision],
         custom_fields=CUSTOM_FIELDS,
+        csp=CSP,
         view=present(estimate(workload)),
         target=present_target(workload, parse_target({})),
         chart_box=BOX,
@@ -95,10 +115,34 @@ def build(out: Path) -> None:
     log(f"static/pyodide ({pyodide_version})")
     pyscript = out / "static" / "pyscript"
     pyscript.mkdir()
-    for source in sorted((ROOT / "node_modules" / "@pyscript" / "core" / "dist").iterdir()):
-        if source.suffix in (".js", ".css") and not source.name.startswith(PYSCRIPT_SKIP):
-            shutil.copy2(source, pyscript / source.name)
+    for name in pyscript_files(ROOT / "node_modules" / "@pyscript" / "core" / "dist"):
+        shutil.copy2(ROOT / "node_modules" / "@pyscript" / "core" / "dist" / name, pyscript / name)
     log("static/pyscript")
+    write_service_worker(env, out)
+
+
+def pyscript_files(dist: Path) -> list[str]:
+    """core.js, core.css, the chunk core.js re-exports, and the chunks that chunk imports,
+    except those the page never loads (a browser test checks this list against what loads)."""
+    core = (dist / "core.js").read_text(encoding="utf-8")
+    chunks = set(re.findall(r'from\s*"\./([\w.-]+\.js)"', core))
+    for chunk in list(chunks):
+        chunks |= set(re.findall(r'import\("\./([\w.-]+\.js)"\)', (dist / chunk).read_text(encoding="utf-8")))
+    chunks = {name for name in chunks if not name.startswith(PYSCRIPT_NEVER_LOADED)}
+    return sorted({"core.js", "core.css", *chunks})
+
+
+def write_service_worker(env: Environment, out: Path) -> None:
+    """sw.js precaches every file of the site under a cache named by a hash of their contents,
+    so a new deploy gets a new cache and the old one is never mixed with it."""
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0" + (out / name).read_bytes() + b"\0")
+    version = digest.hexdigest()[:16]
+    script = env.get_template("sw.js.j2").render(version=version, files=["./", *[f"./{name}" for name in files]])
+    (out / SERVICE_WORKER).write_text(script, encoding="utf-8")
+    log(f"{SERVICE_WORKER} (cache vramcalc-{version}, {len(files)} files)")
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from .charts import Chart, sweep
 from .fit import GpuFit, fit_all
 from .memory import Breakdown
 from .messages import EN
+from .models import MAX_LAYERS
 from .solve import solve
 from .units import GB, format_binary, format_count, format_gb, format_gib
 from .workload import MAX_BATCH, MAX_SEQ, CapacityQuery, Target, Workload
@@ -144,7 +145,8 @@ def present_target(workload: Workload, target: Target) -> TargetView:
     )
     layers = solution.max_layers
     params_text = "none: even 1 layer does not fit" if layers is None else (
-        f"{format_count(solution.max_params or 0)} parameters ({layers:,} layers of this width; now {model.layers:,})"
+        f"{'at least ' if layers >= MAX_LAYERS else ''}{format_count(solution.max_params or 0)} parameters "
+        f"({layers:,} layers of this width; now {model.layers:,})"
     )
     count = f"{target.count} × " if target.count > 1 else ""
     return TargetView(
