@@ -162,3 +162,25 @@ def test_capacity_table_follows_headroom_and_a_typed_size(watched: Page, server_
     expect(page.locator("#capacity-user th")).to_have_text("40 GB")
     expect(page.locator("#capacity-user td.range").nth(3)).to_have_text("60–80B")
     assert "vram=40" in page.url and "headroom=25" in page.url
+
+
+HOSTILE_LINKS = [
+    ("?model=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E", "model"),
+    ("?batch=1e309&seq=NaN&overhead_gib=-0", "batch"),
+    ("?batch=%zz&seq=%FF%FE&gpus=0x10", "gpus"),
+    ("?batch=2&batch=3&" + "x=1&" * 80, "repeated"),
+    ("?" + "a" * 5000, "longer than"),
+]
+
+
+def test_hostile_links_end_in_a_defined_state(watched: Page, server_url):
+    page = watched
+    for query, named in HOSTILE_LINKS:
+        open_ready(page, server_url, query)
+        expect(page.locator("#notice")).to_contain_text(named)
+        injected = page.evaluate("document.querySelectorAll('img, iframe, object, embed, script:not([src])').length")
+        assert injected == 0, query
+        total = int(page.locator("#total").get_attribute("data-bytes"))
+        assert 0 < total < 10**18
+        if "%3Cimg" in query:
+            expect(page.locator("#notice")).to_contain_text("<img src=x")  # shown as text, not parsed as markup
