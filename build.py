@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -28,7 +29,10 @@ from vramcalc.options import Precision  # noqa: E402
 from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target  # noqa: E402
 from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
 
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+# python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
+PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
+CACHE = ROOT / ".cache"
 # PyScript chunks core-*.js imports lazily and this page never triggers: the py-editor's
 # CodeMirror, zip archives, and the Pyodide package graph (we load no packages).
 PYSCRIPT_NEVER_LOADED = ("codemirror", "zip-", "pyodide_graph-")
@@ -109,16 +113,35 @@ def build(out: Path) -> None:
         shutil.copy2(ROOT / "app" / relative, target)
     shutil.copytree(ROOT / "static", out / "static")
     runtime = out / "static" / "pyodide"
-    runtime.mkdir()
+    runtime.mkdir(exist_ok=True)  # static/pyodide/loader.mjs is ours
     for name in PYODIDE_FILES:
         shutil.copy2(ROOT / "node_modules" / "pyodide" / name, runtime / name)
-    log(f"static/pyodide ({pyodide_version})")
+    shutil.copy2(precompiled_stdlib(), runtime / PRECOMPILED_STDLIB)
+    log(f"static/pyodide ({pyodide_version}, precompiled standard library)")
     pyscript = out / "static" / "pyscript"
     pyscript.mkdir()
     for name in pyscript_files(ROOT / "node_modules" / "@pyscript" / "core" / "dist"):
         shutil.copy2(ROOT / "node_modules" / "@pyscript" / "core" / "dist" / name, pyscript / name)
     log("static/pyscript")
     write_service_worker(env, out)
+
+
+def precompiled_stdlib() -> Path:
+    """Pyodide's standard library with .pyc compiled by that Pyodide under Node.js, cached by the
+    hash of its inputs (the npm stdlib zip and the tool), so a Pyodide bump rebuilds it."""
+    tool = ROOT / "tools" / "precompile_stdlib.mjs"
+    pyodide = ROOT / "node_modules" / "pyodide"
+    key = hashlib.sha256((pyodide / "python_stdlib.zip").read_bytes() + tool.read_bytes()).hexdigest()[:16]
+    target = CACHE / f"python_stdlib_pyc-{key}.zip"
+    if not target.exists():
+        CACHE.mkdir(exist_ok=True)
+        partial = target.with_suffix(".partial")
+        result = subprocess.run(["node", str(tool), str(pyodide), str(partial)], capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise SystemExit(f"build: precompiling the standard library failed:\n{result.stderr}")
+        partial.rename(target)
+        log(f"precompiled the standard library: {result.stdout.strip()}")
+    return target
 
 
 def pyscript_files(dist: Path) -> list[str]:

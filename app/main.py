@@ -7,10 +7,16 @@ the link in step with history.replaceState. PyScript runs it on the main thread;
 the handlers below are bound with @when.
 """
 
+import dataclasses
+import json
+import time
+
+from pyodide.ffi import create_proxy
 from pyscript import document, when, window
 
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload
-from vramcalc.models import from_hf_config
+from vramcalc.fit import fit_all
+from vramcalc.models import from_hf_config, load_presets
 from vramcalc.present import present, present_capacity, present_target
 from vramcalc.link import decode, encode
 from vramcalc.workload import parse_capacity_query, parse_target
@@ -181,8 +187,7 @@ def update(*_args):
         window.history.replaceState(None, "", ("?" + link) if link else window.location.pathname)
 
 
-@when("input", INPUT_AREAS)
-@when("change", INPUT_AREAS)
+@when("input", INPUT_AREAS)  # fires for text, select, radio and checkbox alike; "change" would repeat it
 def on_form_change(event):
     if event.target.id in ("config-file", "config-text"):
         return
@@ -247,7 +252,25 @@ def start():
     notice.hidden = not decoded.notices
     update()
     element("status").textContent = "Python is running: results update as you type."
-    document.documentElement.setAttribute("data-py-ready", "1")
+    root = document.documentElement
+    # Whether the standard library came precompiled (static/pyodide/loader.mjs); tests check it.
+    root.setAttribute("data-stdlib", "compiled" if json.__file__.endswith(".pyc") else "source")
+    root.setAttribute("data-py-ready", "1")
+
+
+def time_engine():
+    """Milliseconds for every preset on every GPU plus a 200-point sequence sweep, in this
+    interpreter: bench/page.py calls it through window.vramcalcTimeEngine."""
+    start = time.perf_counter()
+    for slug in load_presets():
+        fit_all(estimate(parse_workload({"model": slug})))
+    workload = parse_workload({})
+    for index in range(200):
+        estimate(dataclasses.replace(workload, seq=1 + index * 1000))
+    return (time.perf_counter() - start) * 1000
+
+
+window.vramcalcTimeEngine = create_proxy(time_engine)
 
 
 start()

@@ -42,13 +42,16 @@ def total_of(values):
 def test_prerendered_html_shows_the_default_results(site_dir):
     html = (site_dir / "index.html").read_text(encoding="utf-8")
     assert f'data-bytes="{total_of({})}"' in html
-    assert 'interpreter = "./static/pyodide/pyodide.mjs"' in (site_dir / "pyscript.toml").read_text()
+    assert 'interpreter = "./static/pyodide/loader.mjs"' in (site_dir / "pyscript.toml").read_text()
 
 
 def test_page_boots_and_every_control_matches_the_engine(watched: Page, server_url):
     page = watched
     open_ready(page, server_url)
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({})))
+    # the standard library came precompiled through static/pyodide/loader.mjs (fails if a
+    # PyScript or Pyodide bump stops passing stdLibURL, or the .pyc no longer match)
+    expect(page.locator("html")).to_have_attribute("data-stdlib", "compiled")
     steps = [
         ({"model": "llama-3-70b"}, lambda: page.select_option("#model", "llama-3-70b")),
         ({"precision": "int4"}, lambda: page.select_option("#precision", "int4")),
