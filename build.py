@@ -32,6 +32,7 @@ from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
 # python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
 PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
+ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
 CACHE = ROOT / ".cache"
 # PyScript chunks core-*.js imports lazily and this page never triggers: the py-editor's
 # CodeMirror, zip archives, and the Pyodide package graph (we load no packages).
@@ -66,13 +67,6 @@ def log(message: str) -> None:
     print(f"build: {message}")
 
 
-def engine_files() -> list[str]:
-    """Every file of the vramcalc package the browser needs, relative to app/."""
-    package = ROOT / "app" / "vramcalc"
-    files = [p for p in sorted(package.rglob("*")) if p.is_file() and p.suffix in (".py", ".json")]
-    return [str(p.relative_to(ROOT / "app")) for p in files]
-
-
 def build(out: Path) -> None:
     if out.exists():
         shutil.rmtree(out)
@@ -101,22 +95,18 @@ def build(out: Path) -> None:
     )
     (out / "index.html").write_text(page, encoding="utf-8")
     log("index.html (default results prerendered)")
-    files = engine_files()
     pyodide_version = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
-    toml = env.get_template("pyscript.toml.j2").render(engine_files=files, pyodide_version=pyodide_version)
+    toml = env.get_template("pyscript.toml.j2").render(engine_zip=ENGINE_ZIP, pyodide_version=pyodide_version)
     (out / "pyscript.toml").write_text(toml, encoding="utf-8")
-    log(f"pyscript.toml ({len(files)} engine files)")
     shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
-    for relative in files:
-        target = out / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / "app" / relative, target)
+    shutil.copy2(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc"), out / ENGINE_ZIP)
+    log(f"pyscript.toml, main.py, {ENGINE_ZIP}")
     shutil.copytree(ROOT / "static", out / "static")
     runtime = out / "static" / "pyodide"
     runtime.mkdir(exist_ok=True)  # static/pyodide/loader.mjs is ours
     for name in PYODIDE_FILES:
         shutil.copy2(ROOT / "node_modules" / "pyodide" / name, runtime / name)
-    shutil.copy2(precompiled_stdlib(), runtime / PRECOMPILED_STDLIB)
+    shutil.copy2(precompiled(PRECOMPILED_STDLIB), runtime / PRECOMPILED_STDLIB)
     log(f"static/pyodide ({pyodide_version}, precompiled standard library)")
     pyscript = out / "static" / "pyscript"
     pyscript.mkdir()
@@ -126,21 +116,28 @@ def build(out: Path) -> None:
     write_service_worker(env, out)
 
 
-def precompiled_stdlib() -> Path:
-    """Pyodide's standard library with .pyc compiled by that Pyodide under Node.js, cached by the
-    hash of its inputs (the npm stdlib zip and the tool), so a Pyodide bump rebuilds it."""
-    tool = ROOT / "tools" / "precompile_stdlib.mjs"
+def precompiled(name: str, package: Path | None = None) -> Path:
+    """A zip of Python with .pyc compiled by the pinned Pyodide under Node.js (tools/precompile.mjs):
+    the standard library, or one package. Cached by the hash of every input, so any change to the
+    sources, the tool or Pyodide rebuilds it."""
+    tool = ROOT / "tools" / "precompile.mjs"
     pyodide = ROOT / "node_modules" / "pyodide"
-    key = hashlib.sha256((pyodide / "python_stdlib.zip").read_bytes() + tool.read_bytes()).hexdigest()[:16]
-    target = CACHE / f"python_stdlib_pyc-{key}.zip"
+    inputs = [tool, pyodide / "python_stdlib.zip", pyodide / "pyodide.asm.wasm"]
+    if package is not None:
+        inputs += sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    digest = hashlib.sha256()
+    for path in inputs:
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    target = CACHE / f"{Path(name).stem}-{digest.hexdigest()[:16]}.zip"
     if not target.exists():
         CACHE.mkdir(exist_ok=True)
-        partial = target.with_suffix(".partial")
-        result = subprocess.run(["node", str(tool), str(pyodide), str(partial)], capture_output=True, text=True, check=False)
+        partial = CACHE / f"{Path(name).stem}.partial"
+        command = ["node", str(tool), str(pyodide), str(partial)] + ([str(package)] if package else [])
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
-            raise SystemExit(f"build: precompiling the standard library failed:\n{result.stderr}")
+            raise SystemExit(f"build: precompiling {name} failed:\n{result.stderr}")
         partial.rename(target)
-        log(f"precompiled the standard library: {result.stdout.strip()}")
+        log(f"precompiled {name}: {result.stdout.strip()}")
     return target
 
 

@@ -9,20 +9,27 @@ the handlers below are bound with @when.
 
 import dataclasses
 import json
+import os
+import sys
 import time
 
 from pyodide.ffi import create_proxy
 from pyscript import document, when, window
 
-from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload
-from vramcalc.fit import fit_all
-from vramcalc.models import from_hf_config, load_presets
-from vramcalc.present import present, present_capacity, present_target
-from vramcalc.link import decode, encode
-from vramcalc.workload import parse_capacity_query, parse_target
+# The engine arrives as one zip, precompiled by build.py (pyscript.toml [files]).
+sys.path.insert(0, os.path.abspath("vramcalc.zip"))
+
+import vramcalc  # noqa: E402
+from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
+from vramcalc.fit import fit_all  # noqa: E402
+from vramcalc.link import decode, encode  # noqa: E402
+from vramcalc.models import from_hf_config, load_presets  # noqa: E402
+from vramcalc.present import present, present_capacity, present_target  # noqa: E402
+from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
 
 INPUT_AREAS = "#form, #reverse, #capacity-section"  # every control lives in one of these
-state = {"config": None, "capacity": None}
+# The capacity table on the page is the prerendered one, for the default query.
+state = {"config": None, "capacity": parse_capacity_query(DEFAULTS)}
 
 
 def element(id_):
@@ -250,11 +257,13 @@ def start():
     notice = element("notice")
     notice.textContent = " ".join(decoded.notices)
     notice.hidden = not decoded.notices
-    update()
+    if read_form() != DEFAULTS:  # otherwise the prerendered numbers are already the right ones
+        update()
     element("status").textContent = "Python is running: results update as you type."
     root = document.documentElement
-    # Whether the standard library came precompiled (static/pyodide/loader.mjs); tests check it.
-    root.setAttribute("data-stdlib", "compiled" if json.__file__.endswith(".pyc") else "source")
+    # Which parts came precompiled (loader.mjs, vramcalc.zip); the tests and bench/page.py check it.
+    compiled = [name for name, module in (("stdlib", json), ("engine", vramcalc)) if module.__file__.endswith(".pyc")]
+    root.setAttribute("data-bytecode", ",".join(compiled) or "none")
     root.setAttribute("data-py-ready", "1")
 
 

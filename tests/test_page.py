@@ -49,9 +49,9 @@ def test_page_boots_and_every_control_matches_the_engine(watched: Page, server_u
     page = watched
     open_ready(page, server_url)
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({})))
-    # the standard library came precompiled through static/pyodide/loader.mjs (fails if a
-    # PyScript or Pyodide bump stops passing stdLibURL, or the .pyc no longer match)
-    expect(page.locator("html")).to_have_attribute("data-stdlib", "compiled")
+    # the standard library (through static/pyodide/loader.mjs) and the engine (vramcalc.zip) ran
+    # from .pyc: fails if a PyScript or Pyodide bump stops passing stdLibURL or the bytecode is refused
+    expect(page.locator("html")).to_have_attribute("data-bytecode", "stdlib,engine")
     steps = [
         ({"model": "llama-3-70b"}, lambda: page.select_option("#model", "llama-3-70b")),
         ({"precision": "int4"}, lambda: page.select_option("#precision", "int4")),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 from .messages import message
 from .models import Block, ModelSpec
@@ -35,7 +36,13 @@ COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache",
 class Component:
     key: str
     bytes: int
-    formula: str
+    explain: Callable[[], str] = dataclasses.field(repr=False, compare=False)
+    """The formula in words with the numbers filled in; made only when shown, because the
+    solvers and charts estimate hundreds of workloads and show none of their formulas."""
+
+    @property
+    def formula(self) -> str:
+        return self.explain()
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -71,7 +78,7 @@ def weights_bytes(workload: Workload) -> Component:
     return Component(
         key="weights",
         bytes=num_bytes,
-        formula=message(
+        explain=lambda: message(
             "weights.formula", params=format_count(params), bits=workload.precision.bits,
             precision=workload.precision.value, bytes=_fmt(num_bytes),
         ),
@@ -81,13 +88,13 @@ def weights_bytes(workload: Workload) -> Component:
 def gradients_bytes(workload: Workload) -> Component:
     """Gradients = one value per trainable parameter, in the weights' format (training only)."""
     if not workload.is_training:
-        return Component(key="gradients", bytes=0, formula=message("gradients.none"))
+        return Component(key="gradients", bytes=0, explain=lambda: message("gradients.none"))
     params = workload.model.params
     num_bytes = workload.precision.bytes_for(params)
     return Component(
         key="gradients",
         bytes=num_bytes,
-        formula=message(
+        explain=lambda: message(
             "gradients.formula", params=format_count(params), bits=workload.precision.bits,
             precision=workload.precision.value, bytes=_fmt(num_bytes),
         ),
@@ -98,10 +105,10 @@ def optimizer_state_bytes(workload: Workload) -> Component:
     """Optimizer state = parameters × state bytes per parameter: Adam(W) 8 (fp32 momentum and
     variance), SGD with momentum 4, SGD 0 (ZeRO paper §3.1; HF docs 'Model training anatomy')."""
     if not workload.is_training:
-        return Component(key="optimizer", bytes=0, formula=message("optimizer.none"))
+        return Component(key="optimizer", bytes=0, explain=lambda: message("optimizer.none"))
     optimizer = workload.optimizer
     if optimizer is Optimizer.SGD:
-        return Component(key="optimizer", bytes=0, formula=message("optimizer.sgd"))
+        return Component(key="optimizer", bytes=0, explain=lambda: message("optimizer.sgd"))
     params = workload.model.params
     per_param = optimizer.state_bytes_per_param
     num_bytes = params * per_param
@@ -109,7 +116,7 @@ def optimizer_state_bytes(workload: Workload) -> Component:
     return Component(
         key="optimizer",
         bytes=num_bytes,
-        formula=message(
+        explain=lambda: message(
             "optimizer.formula", params=format_count(params), per_param=per_param,
             optimizer=optimizer.value, what=what, bytes=_fmt(num_bytes),
         ),
@@ -119,13 +126,13 @@ def optimizer_state_bytes(workload: Workload) -> Component:
 def master_weights_bytes(workload: Workload) -> Component:
     """Master weights = parameters × 4 bytes: the fp32 copy mixed-precision training updates."""
     if not (workload.is_training and workload.mixed_precision):
-        return Component(key="master_weights", bytes=0, formula=message("master_weights.none"))
+        return Component(key="master_weights", bytes=0, explain=lambda: message("master_weights.none"))
     params = workload.model.params
     num_bytes = params * FP32_BYTES
     return Component(
         key="master_weights",
         bytes=num_bytes,
-        formula=message("master_weights.formula", params=format_count(params), bytes=_fmt(num_bytes)),
+        explain=lambda: message("master_weights.formula", params=format_count(params), bytes=_fmt(num_bytes)),
     )
 
 
@@ -139,7 +146,7 @@ def kv_cache_bytes(workload: Workload) -> Component:
     Kwon et al. 2023). Inference only: training runs without a cache.
     """
     if workload.is_training:
-        return Component(key="kv_cache", bytes=0, formula=message("kv_cache.none"))
+        return Component(key="kv_cache", bytes=0, explain=lambda: message("kv_cache.none"))
     model = workload.model
     precision = workload.effective_kv_precision
     values = 2 * model.layers * model.kv_heads * model.head_dim * workload.batch * workload.seq
@@ -147,7 +154,7 @@ def kv_cache_bytes(workload: Workload) -> Component:
     return Component(
         key="kv_cache",
         bytes=num_bytes,
-        formula=message(
+        explain=lambda: message(
             "kv_cache.formula", layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim,
             batch=workload.batch, seq=f"{workload.seq:,}", bits=precision.bits, precision=precision.value,
             bytes=_fmt(num_bytes),
@@ -325,13 +332,13 @@ def activations_bytes(workload: Workload) -> Component:
             if workload.checkpointing is Checkpointing.LAYER
             else message("checkpointing.sqrt", segments=inputs_kept, segment_layers=layers_full)
         )
-    formula = message(
+    explain = lambda: message(  # noqa: E731
         "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept,
         per_layer=f"{per_layer:,}", recompute=recompute, outside=f"{outside:,}",
         constant=message("activations.constant", constant_bytes=_fmt(shared)) if shared else "",
         bytes=_fmt(num_bytes), attention=message(f"attention.{workload.attention.value}"), checkpointing=strategy,
     )
-    return Component(key="activations", bytes=num_bytes, formula=formula)
+    return Component(key="activations", bytes=num_bytes, explain=explain)
 
 
 def _inference_activations(workload: Workload) -> Component:
@@ -354,7 +361,7 @@ def _inference_activations(workload: Workload) -> Component:
     return Component(
         key="activations",
         bytes=num_bytes,
-        formula=message(
+        explain=lambda: message(
             "activations.inference", batch=workload.batch, seq=f"{workload.seq:,}", per_token=f"{per_token:,}",
             attention=message(f"attention.{workload.attention.value}"), bytes=_fmt(num_bytes),
         ),
@@ -371,14 +378,14 @@ def logits_bytes(workload: Workload) -> Component:
         num_bytes = workload.batch * model.vocab * FP32_BYTES
         return Component(
             key="logits", bytes=num_bytes,
-            formula=message("logits.inference", batch=workload.batch, vocab=f"{model.vocab:,}", bytes=_fmt(num_bytes)),
+            explain=lambda: message("logits.inference", batch=workload.batch, vocab=f"{model.vocab:,}", bytes=_fmt(num_bytes)),
         )
     e = workload.activation_precision.bits // 8
     per_value = FP32_BYTES + e + (e if model.final_logit_softcap else 0)
     num_bytes = workload.batch * workload.seq * model.vocab * per_value
     return Component(
         key="logits", bytes=num_bytes,
-        formula=message(
+        explain=lambda: message(
             "logits.training", batch=workload.batch, seq=f"{workload.seq:,}", vocab=f"{model.vocab:,}",
             per_value=per_value, precision=workload.activation_precision.value, bytes=_fmt(num_bytes),
         ),
@@ -389,7 +396,7 @@ def overhead_bytes(workload: Workload) -> Component:
     """Framework overhead: an explicit amount the user sets (reference.md §2.8)."""
     return Component(
         key="overhead", bytes=workload.overhead_bytes,
-        formula=message("overhead.formula", gib=f"{workload.overhead_bytes / GIB:g}"),
+        explain=lambda: message("overhead.formula", gib=f"{workload.overhead_bytes / GIB:g}"),
     )
 
 

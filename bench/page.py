@@ -1,0 +1,271 @@
+"""Measure what a user waits for, against a bare Pyodide boot measured in the same run.
+
+    .venv/bin/python bench/page.py [--cold 5] [--warm 10] [--out bench/results.json]
+
+Builds the site, serves it on 127.0.0.1 (counting the bytes sent), and drives
+headless Chromium. Cold loads use a fresh on-disk profile each; warm loads reuse
+one profile (HTTP cache and service worker in place). The baseline is a bare page
+that only runs `loadPyodide()` from the unmodified npm package. A developer tool,
+not a test: these machines are shared and noisy, so read ratios from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import build  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"]
+BARE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+LATENCY_CHANGES = 100
+
+# Runs in every page before its own scripts: records paint and readiness times.
+PROBE = """
+window.__bench = {};
+new MutationObserver(() => {
+  const b = window.__bench;
+  if (document.documentElement.hasAttribute("data-py-ready") && b.py_ready === undefined) {
+    b.py_ready = performance.now();
+    requestAnimationFrame(() => setTimeout(() => { b.tti = performance.now(); }));
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-py-ready"] });
+"""
+
+# The total is in the prerendered HTML, so it is painted with the first contentful paint
+# when it is in the first viewport (Element Timing reported nothing for it in this Chromium).
+TIMES = """() => {
+  const total = document.getElementById("total");
+  const box = total ? total.getBoundingClientRect() : null;
+  const fcp = (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime;
+  const inView = box !== null && box.bottom <= innerHeight && box.right <= innerWidth && total.dataset.bytes;
+  return { ...window.__bench, fcp, total_paint: inView ? fcp : null };
+}"""
+
+# 100 changes across controls, each dispatched as the browser does for a user's edit; the
+# handler runs synchronously, so the DOM is updated when dispatchEvent returns.
+LATENCY = """
+(count) => {
+  const steps = [
+    ["batch", ["2", "3", "4", "8"]], ["seq", ["1024", "4096", "32768", "8192"]],
+    ["precision", ["fp16", "int8", "int4", "bf16"]], ["model", ["mistral-7b", "llama-3-70b", "qwen2.5-7b", "llama-3-8b"]],
+    ["gpu", ["rtx-4090", "a100-80gb", "l4", "h100-80gb"]], ["gpus", ["2", "4", "1", "8"]],
+    ["headroom", ["10", "25", "20", "30"]], ["overhead_gib", ["0.5", "2", "1", "1.5"]],
+  ];
+  const times = [];
+  let changed = 0;
+  for (let i = 0; i < count; i++) {
+    const [id, values] = steps[i % steps.length];
+    const element = document.getElementById(id);
+    element.value = values[Math.floor(i / steps.length) % values.length];
+    const before = document.getElementById("total").dataset.bytes + document.getElementById("answer-max_seq").dataset.value
+      + document.querySelector("#capacity-16 td").textContent;
+    const start = performance.now();
+    element.dispatchEvent(new Event("input", { bubbles: true }));
+    times.push(performance.now() - start);
+    const after = document.getElementById("total").dataset.bytes + document.getElementById("answer-max_seq").dataset.value
+      + document.querySelector("#capacity-16 td").textContent;
+    if (after !== before) changed++;
+  }
+  return { times, changed };
+}
+"""
+
+BARE_HTML = """<!doctype html><html><head><meta charset="utf-8"><title>bare</title>
+<script type="module" src="./boot.js"></script></head><body><p>bare Pyodide</p></body></html>
+"""
+BARE_JS = """import { loadPyodide } from "./pyodide.mjs";
+const pyodide = await loadPyodide();
+pyodide.runPython("1 + 1");
+document.documentElement.setAttribute("data-py-ready", "1");
+"""
+
+
+class CountingHandler(SimpleHTTPRequestHandler):
+    counter = None
+
+    def log_message(self, *args):
+        pass
+
+    def copyfile(self, source, outputfile):
+        data = source.read()
+        outputfile.write(data)
+        with self.counter["lock"]:
+            self.counter["bytes"] += len(data)
+
+
+def serve(directory: Path, counter: dict) -> ThreadingHTTPServer:
+    handler = type("Handler", (CountingHandler,), {"counter": counter})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def load(context, url: str, counter: dict) -> dict:
+    counter["bytes"] = 0
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_function("window.__bench && window.__bench.tti !== undefined", timeout=120_000)
+    result = page.evaluate(TIMES)
+    result["bytes"] = counter["bytes"]
+    return {"page": page, **result}
+
+
+def measure(playwright, url: str, counter: dict, cold: int, warm: int, *, site: bool) -> dict:
+    runs = {"cold": [], "warm": []}
+    extra: dict = {}
+    for _ in range(cold):
+        with tempfile.TemporaryDirectory() as profile:
+            context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS, headless=True)
+            context.add_init_script(PROBE)
+            run = load(context, url, counter)
+            run.pop("page").close()
+            runs["cold"].append(run)
+            context.close()
+    with tempfile.TemporaryDirectory() as profile:
+        context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS, headless=True)
+        context.add_init_script(PROBE)
+        first = load(context, url, counter)  # fills the caches and installs the service worker
+        if site:
+            first["page"].evaluate("navigator.serviceWorker.ready")
+            first["page"].wait_for_function("navigator.serviceWorker.controller !== null", timeout=120_000)
+            first["page"].wait_for_timeout(500)
+        first.pop("page").close()
+        for index in range(warm):
+            run = load(context, url, counter)
+            page = run.pop("page")
+            if site and index == warm - 1:
+                latency = page.evaluate(LATENCY, LATENCY_CHANGES)
+                extra["input_ms"] = latency["times"]
+                extra["input_changed_results"] = latency["changed"]
+                extra["engine_ms"] = [page.evaluate("window.vramcalcTimeEngine()") for _ in range(5)]
+                extra["bytecode"] = page.evaluate("document.documentElement.dataset.bytecode")
+            page.close()
+            runs["warm"].append(run)
+        context.close()
+    return {"runs": runs, **extra}
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def spread(values):
+    values = [v for v in values if v is not None]
+    return (min(values), max(values)) if values else (None, None)
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def gzip_size(path: Path) -> int:
+    return len(gzip.compress(path.read_bytes(), 9))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cold", type=int, default=5)
+    parser.add_argument("--warm", type=int, default=10)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        site = Path(folder) / "site"
+        build.build(site)
+        bare = Path(folder) / "bare"
+        bare.mkdir()
+        for name in BARE_FILES:
+            shutil.copy2(ROOT / "node_modules" / "pyodide" / name, bare / name)
+        (bare / "index.html").write_text(BARE_HTML)
+        (bare / "boot.js").write_text(BARE_JS)
+        shipped = sorted(p for p in site.rglob("*") if p.is_file())
+        sizes = {"raw": sum(p.stat().st_size for p in shipped), "gzip": sum(gzip_size(p) for p in shipped)}
+        counters = {name: {"bytes": 0, "lock": threading.Lock()} for name in ("site", "bare")}
+        servers = {"site": serve(site, counters["site"]), "bare": serve(bare, counters["bare"])}
+        urls = {name: f"http://127.0.0.1:{server.server_address[1]}/index.html" for name, server in servers.items()}
+        results = {}
+        with sync_playwright() as playwright:
+            # interleave the two pages, so drift on a shared machine hits both alike
+            for name in ("bare", "site", "bare", "site"):
+                half_cold, half_warm = (args.cold + 1) // 2, (args.warm + 1) // 2
+                measured = measure(playwright, urls[name], counters[name], half_cold, half_warm, site=name == "site")
+                if name in results:
+                    for kind in ("cold", "warm"):
+                        results[name]["runs"][kind] += measured["runs"][kind]
+                    results[name].update({k: v for k, v in measured.items() if k != "runs"})
+                else:
+                    results[name] = measured
+        for server in servers.values():
+            server.shutdown()
+    report = summarise(results, sizes)
+    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+    print_table(report)
+    print(f"\nwritten: {args.out}")
+
+
+def summarise(results: dict, sizes: dict) -> dict:
+    def stats(name, kind, key):
+        values = [run.get(key) for run in results[name]["runs"][kind]]
+        low, high = spread(values)
+        return {"median": median(values), "min": low, "max": high, "n": len(values)}
+
+    summary: dict = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{platform.node()}: {platform.machine()}, {subprocess.getoutput('nproc')} cores, "
+        f"{platform.system()} {platform.release()}, "
+        + subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1],
+        "shipped_bytes": sizes,
+    }
+    for name in ("bare", "site"):
+        for kind in ("cold", "warm"):
+            summary[f"{name}_{kind}"] = {key: stats(name, kind, key) for key in ("fcp", "total_paint", "py_ready", "tti", "bytes")}
+    site = results["site"]
+    summary["input_ms"] = {"median": median(site["input_ms"]), "p95": percentile(site["input_ms"], 0.95),
+                           "max": max(site["input_ms"]), "n": len(site["input_ms"]),
+                           "changes_that_changed_results": site["input_changed_results"]}
+    summary["engine_ms"] = {"median": median(site["engine_ms"]), "runs": site["engine_ms"]}
+    summary["bytecode"] = site["bytecode"]
+    for kind in ("cold", "warm"):
+        summary[f"tti_ratio_{kind}"] = summary[f"site_{kind}"]["tti"]["median"] / summary[f"bare_{kind}"]["tti"]["median"]
+    return summary
+
+
+def print_table(report: dict) -> None:
+    print(f"{report['date']} · {report['machine']}")
+    print(f"{'':26}{'bare cold':>11}{'site cold':>11}{'bare warm':>11}{'site warm':>11}")
+    for key, label in (("fcp", "first contentful paint ms"), ("total_paint", "total painted ms"),
+                       ("py_ready", "py:ready ms"), ("tti", "time to interactive ms"), ("bytes", "bytes transferred")):
+        cells = []
+        for name in ("bare_cold", "site_cold", "bare_warm", "site_warm"):
+            value = report[name][key]["median"]
+            cells.append("–" if value is None else f"{value:,.0f}")
+        print(f"{label:26}" + "".join(f"{c:>11}" for c in cells))
+    print(f"TTI ratio site/bare: cold {report['tti_ratio_cold']:.2f}x, warm {report['tti_ratio_warm']:.2f}x")
+    i = report["input_ms"]
+    print(f"input → DOM: median {i['median']:.1f} ms, p95 {i['p95']:.1f} ms, max {i['max']:.1f} ms over {i['n']} changes")
+    print(f"engine (presets × GPUs + 200-point sweep): median {report['engine_ms']['median']:.1f} ms")
+    s = report["shipped_bytes"]
+    print(f"shipped: {s['raw']:,} B raw, {s['gzip']:,} B gzip; precompiled: {report['bytecode']}")
+
+
+if __name__ == "__main__":
+    main()
