@@ -25,7 +25,9 @@ from vramcalc.capacity import COLUMNS  # noqa: E402
 from vramcalc.charts import BOX  # noqa: E402
 from vramcalc.gpus import load_gpus  # noqa: E402
 from vramcalc.models import load_presets  # noqa: E402
-from vramcalc.options import Precision  # noqa: E402
+from vramcalc.link import CUSTOM_KEYS  # noqa: E402
+from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
+from vramcalc.options import Attention, Checkpointing, Optimizer, Precision  # noqa: E402
 from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target  # noqa: E402
 from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
 
@@ -52,15 +54,6 @@ CSP = "; ".join((
     "base-uri 'none'",
     "form-action 'none'",
 ))
-CUSTOM_FIELDS = (
-    ("params", "Parameters (billions)", "Total parameters, e.g. 7 for a 7B model. Required."),
-    ("hidden", "Hidden size", "Model width, e.g. 4096. Required."),
-    ("layers", "Layers", "Transformer layers, e.g. 32. Required."),
-    ("heads", "Attention heads", "Optional; default hidden / 128."),
-    ("kv_heads", "KV heads", "Optional; default = heads (multi-head attention)."),
-    ("vocab", "Vocabulary", "Optional; default 32,000."),
-    ("ffn", "FFN size", "Optional; default about 8 × hidden / 3."),
-)
 
 
 def log(message: str) -> None:
@@ -84,7 +77,12 @@ def build(out: Path) -> None:
         gpus=load_gpus(),
         defaults=DEFAULTS,
         precisions=[p.value for p in Precision],
-        custom_fields=CUSTOM_FIELDS,
+        custom_fields=CUSTOM_KEYS,
+        optimizers=[o.value for o in Optimizer],
+        checkpointings=[c.value for c in Checkpointing],
+        attentions=[a.value for a in Attention],
+        t=message,
+        guide_entries=GUIDE_ENTRIES,
         csp=CSP,
         view=present(estimate(workload)),
         target=present_target(workload, parse_target({})),

@@ -23,6 +23,7 @@ import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
 from vramcalc.fit import fit_all  # noqa: E402
 from vramcalc.link import decode, encode  # noqa: E402
+from vramcalc.messages import message  # noqa: E402
 from vramcalc.models import from_hf_config, load_presets  # noqa: E402
 from vramcalc.present import present, present_capacity, present_target  # noqa: E402
 from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
@@ -216,7 +217,7 @@ def use_config(text):
     state["config"] = config
     option = element("model").querySelector("option[value='config']")
     option.disabled = False
-    option.textContent = f"Imported: {spec.display_name}"
+    option.textContent = message("page.imported", name=spec.display_name)
     element("model").value = "config"
     update()
 
@@ -241,9 +242,9 @@ async def on_copy_link(event):
     status = element("copy-status")
     try:
         await window.navigator.clipboard.writeText(window.location.href)
-        status.textContent = "Link copied."
+        status.textContent = message("page.copied")
     except Exception:  # the clipboard may be refused (permissions, insecure context)
-        status.textContent = "Copy the address bar to share this configuration."
+        status.textContent = message("page.copy_failed")
 
 
 # ---------------------------------------------------------------- start
@@ -259,7 +260,7 @@ def start():
     notice.hidden = not decoded.notices
     if read_form() != DEFAULTS:  # otherwise the prerendered numbers are already the right ones
         update()
-    element("status").textContent = "Python is running: results update as you type."
+    element("status").textContent = message("page.status.ready")
     root = document.documentElement
     # Which parts came precompiled (loader.mjs, vramcalc.zip); the tests and bench/page.py check it.
     compiled = [name for name, module in (("stdlib", json), ("engine", vramcalc)) if module.__file__.endswith(".pyc")]

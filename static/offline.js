@@ -1,5 +1,7 @@
 // Registers the service worker that makes the page work offline (see sw.js), and
 // offers a reload when a new version has been installed beside the running one.
+// Registration waits until Python is running, so that the worker's download of every
+// file for offline use does not compete with the first start for network and CPU.
 const notice = document.getElementById("update");
 
 function offer(worker) {
@@ -15,7 +17,7 @@ if ("serviceWorker" in navigator) {
       location.reload();
     }
   });
-  navigator.serviceWorker.register("./sw.js").then((registration) => {
+  whenPythonIsReady().then(() => navigator.serviceWorker.register("./sw.js")).then((registration) => {
     const watch = (worker) => {
       worker.addEventListener("statechange", () => {
         if (worker.state === "installed" && navigator.serviceWorker.controller) {
@@ -31,5 +33,16 @@ if ("serviceWorker" in navigator) {
     registration.addEventListener("updatefound", () => watch(registration.installing));
   }).catch(() => {
     // No service worker (private mode, file://): the page still works online.
+  });
+}
+
+function whenPythonIsReady() {
+  const root = document.documentElement;
+  return new Promise((resolve) => {
+    if (root.hasAttribute("data-py-ready")) return resolve();
+    new MutationObserver((_, observer) => {
+      observer.disconnect();
+      resolve();
+    }).observe(root, { attributes: true, attributeFilter: ["data-py-ready"] });
   });
 }

@@ -59,7 +59,214 @@ EN: Mapping[str, str] = {
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
     "note.quantised": "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, GGUF).",
     "note.assumption": "Assumed: {text}",
+    # ------------------------------------------------------------ the page (index.html, main.py, present.py)
+    "page.title": "GPU VRAM calculator for transformers",
+    "page.heading": "Will it fit? GPU VRAM calculator",
+    "page.lead": (
+        "How much GPU memory a transformer needs to run or train, component by component. Everything is computed "
+        "in your browser by Python; nothing you enter leaves this page."
+    ),
+    "page.update": "A new version of this page is ready.",
+    "page.reload": "Reload",
+    "page.status.booting": "Starting Python… the numbers below are already correct for the default settings.",
+    "page.status.progress": "Starting Python ({n}/4): {step}… the numbers below are already correct for the default settings.",
+    "boot.1": "downloading the runtime",
+    "boot.2": "starting the interpreter",
+    "boot.3": "loading the calculator",
+    "boot.4": "connecting the form",
+    "page.status.ready": "Python is running: results update as you type.",
+    "page.copy_link": "Copy link",
+    "page.copied": "Link copied.",
+    "page.copy_failed": "Copy the address bar to share this configuration.",
+    "page.stale": "These results are for your last valid input.",
+    "page.imported": "Imported: {name}",
+    "page.footer": (
+        "Sizes: GB = 10⁹ bytes, GiB = 2³⁰ bytes. Runs offline once loaded; your inputs stay in the page and its link."
+    ),
+    "legend.model": "Model",
+    "legend.workload": "Workload",
+    "legend.training": "Training",
+    "legend.overhead": "Overhead",
+    "field.model.label": "Model",
+    "field.model.help": "A preset, your own numbers, or a Hugging Face config.json (below).",
+    "field.params.label": "Parameters (billions)",
+    "field.params.help": "Total parameters, e.g. 7 for a 7B model. Required.",
+    "field.hidden.label": "Hidden size",
+    "field.hidden.help": "Model width, e.g. 4096. Required.",
+    "field.layers.label": "Layers",
+    "field.layers.help": "Transformer layers, e.g. 32. Required.",
+    "field.heads.label": "Attention heads",
+    "field.heads.help": "Optional; default hidden / 128.",
+    "field.kv_heads.label": "KV heads",
+    "field.kv_heads.help": "Optional; default = heads (multi-head attention).",
+    "field.vocab.label": "Vocabulary",
+    "field.vocab.help": "Optional; default 32,000.",
+    "field.ffn.label": "FFN size",
+    "field.ffn.help": "Optional; default about 8 × hidden / 3.",
+    "field.mode.label": "Mode",
+    "field.precision.label": "Weight precision",
+    "field.precision.help": "Bits per weight: fp32 32, fp16/bf16 16, int8 8, int4 4, int2 2.",
+    "field.kv_precision.label": "KV-cache precision",
+    "field.kv_precision.help": "Format of the cached keys and values (inference).",
+    "field.batch.label": "Batch size",
+    "field.batch.help": "Sequences processed together.",
+    "field.seq.label": "Sequence length",
+    "field.seq.help": "Tokens per sequence (context length).",
+    "field.optimizer.label": "Optimizer",
+    "field.optimizer.help": "Adam(W) keeps 8 bytes per parameter, SGD with momentum 4, SGD none.",
+    "field.mixed_precision.label": "Mixed precision",
+    "field.mixed_precision.help": "Adds the fp32 master copy of the weights (4 bytes per parameter).",
+    "field.checkpointing.label": "Gradient checkpointing",
+    "field.checkpointing.help": (
+        "Per layer keeps each layer's input and recomputes one layer at a time; sqrt(L) keeps segment inputs."
+    ),
+    "field.attention.label": "Attention",
+    "field.attention.help": "Eager attention stores the s × s probabilities; FlashAttention does not.",
+    "field.overhead_gib.label": "Framework overhead (GiB)",
+    "field.overhead_gib.help": "CUDA context and workspaces: 0.3–2 GiB measured; 1 GiB by default.",
+    "field.gpu.label": "GPU",
+    "field.gpu.help": "Usable memory as PyTorch reports it where known.",
+    "field.gpus.label": "Number of GPUs",
+    "field.gpus.help": "Split evenly (tensor or pipeline parallel); each pays the overhead.",
+    "field.headroom.label": "Headroom (%)",
+    "field.headroom.help": "20 % by default: 1 GiB of overhead plus an 8k-token KV cache is 11–25 % of a 16–80 GB card.",
+    "field.vram.label": "Add a size (GB)",
+    "field.vram.help": "Any memory size, e.g. 40; its row lists every example that fits.",
+    "option.model.custom": "Custom numbers",
+    "option.model.config": "Imported config.json",
+    "option.kv_precision.same": "same as weights (16-bit if quantised)",
+    "option.mode.inference": "Inference",
+    "option.mode.training": "Training",
+    "option.optimizer.adamw": "AdamW",
+    "option.optimizer.adam": "Adam",
+    "option.optimizer.sgd-momentum": "SGD with momentum",
+    "option.optimizer.sgd": "SGD",
+    "option.checkpointing.none": "None",
+    "option.checkpointing.layer": "Per layer",
+    "option.checkpointing.sqrt": "sqrt(L) segments",
+    "option.attention.flash": "Flash / SDPA",
+    "option.attention.eager": "Eager",
+    "import.summary": "Import a config.json",
+    "import.file": "config.json file",
+    "import.paste": "or paste it",
+    "import.apply": "Use this config",
+    "import.private": "Read in your browser only; never uploaded.",
+    "results.total": "Total",
+    "results.bar_title": "Memory breakdown",
+    "results.breakdown_caption": "Breakdown (GiB = 2³⁰ bytes)",
+    "results.col.component": "Component",
+    "results.col.size": "Size",
+    "results.col.share": "Share",
+    "results.col.how": "How it is computed",
+    "results.summary": "{model}, {mode}, {precision}, batch {batch}, {seq:,} tokens",
+    "results.params": "{count} parameters",
+    "results.active": " ({count} active per token)",
+    "gpus.title": "Which GPUs fit",
+    "gpus.caption": "One GPU's usable memory (what PyTorch sees where known), its use, and how many GPUs an even split needs",
+    "gpus.col.gpu": "GPU",
+    "gpus.col.memory": "Memory",
+    "gpus.col.use": "Use of one GPU",
+    "gpus.col.needed": "GPUs needed",
+    "gpus.col.verdict": "Verdict",
+    "gpus.memory": "{usable} ({marketed} GB marketed)",
+    "reverse.title": "What fits on one card, or on several",
+    "reverse.heading": "On {count}{gpu} ({memory} each)",
+    "reverse.heading_split": "On {count}{gpu} ({memory} each, the workload split evenly)",
+    "reverse.hint": (
+        "Exact: the answer fits and one more token, sample or layer does not. “Fits” means at most 100 % of each "
+        "GPU's memory; keep some margin for fragmentation."
+    ),
+    "answer.max_seq": "Longest sequence",
+    "answer.max_batch": "Largest batch",
+    "answer.min_gpus": "Fewest GPUs",
+    "answer.max_params": "Largest model, same family",
+    "answer.seq_none": "none: even 1 token does not fit",
+    "answer.seq_capped": "at least {value:,} tokens (the input limit)",
+    "answer.seq": "{value:,} tokens",
+    "answer.seq_beyond_context": " (beyond the model's {context:,}-token context)",
+    "answer.batch_none": "none: even 1 does not fit",
+    "answer.batch_capped": "at least {value:,} (the input limit)",
+    "answer.gpus_none": "none: the overhead alone fills one GPU",
+    "answer.gpus": "{value:,} × {gpu}",
+    "answer.params_none": "none: even 1 layer does not fit",
+    "answer.params": "{at_least}{count} parameters ({layers:,} layers of this width; now {now:,})",
+    "answer.at_least": "at least ",
+    "chart.title": "Memory per GPU against {axis}",
+    "chart.caption": (
+        "Solid line: memory per GPU. Dashed line: the GPU's memory. Hatched: does not fit. Vertical line: your "
+        "current value."
+    ),
+    "capacity.title": "What fits in how much memory",
+    "capacity.intro": (
+        "Model sizes, in billions of parameters, whose weights fit in each amount of VRAM. The upper bound is the "
+        "weights alone filling the memory; the lower bound keeps the headroom below free for the framework, the KV "
+        "cache and activations."
+    ),
+    "capacity.caption": (
+        "GB = 10⁹ bytes. Examples: models that first fit in that row, or fit at a more precise format than in the "
+        "row above, each at the most precise format that fits."
+    ),
+    "capacity.col.vram": "VRAM",
+    "capacity.col.examples": "Examples",
+    "capacity.note.1": "Rarely is all VRAM available: the framework, the operating system's display and other processes take some.",
+    "capacity.note.2": (
+        "Inference needs less than training: training also keeps gradients, optimizer state and stored activations "
+        "(16 bytes per parameter or more with Adam)."
+    ),
+    "capacity.note.3": (
+        "“Several GPUs”: more than the largest single GPU in our list holds; model parallelism splits a model over "
+        "several cards."
+    ),
+    "capacity.note.4": (
+        "INT8 and below need quantisation; exact sizes depend on the architecture, the implementation and the "
+        "format's scales. Counts marked in the data as published rather than exact are the papers' rounded figures."
+    ),
+    "guide.title": "Guide",
+    "guide.1.q": "What is VRAM, and why does it matter?",
+    "guide.1.a": (
+        "VRAM is the GPU's own memory. To run a model the GPU must hold its weights, the cached keys and values of "
+        "the text so far (the KV cache) and the intermediate results of the layer it is computing. If the sum is "
+        "larger than the card, the program stops with an out-of-memory error, or spills to much slower memory."
+    ),
+    "guide.2.q": "Why does training need so much more?",
+    "guide.2.a": (
+        "Training keeps a gradient for every weight, the optimizer's state (Adam keeps two fp32 numbers per weight: "
+        "8 bytes), with mixed precision an fp32 copy of the weights (4 bytes), and the activations of every layer "
+        "for the backward pass. With Adam and mixed precision that is 16 bytes per parameter before any activation."
+    ),
+    "guide.3.q": "How does precision change memory?",
+    "guide.3.a": (
+        "A weight takes 4 bytes in fp32, 2 in fp16 or bf16, 1 in int8 and half a byte in int4. Going from fp16 to "
+        "int4 divides the weights by four, which is how a 70B model fits on one or two cards. Quantised formats also "
+        "store scales (about 0.1–0.5 bit per weight more), which this page leaves out and says so."
+    ),
+    "guide.4.q": "What is the KV cache?",
+    "guide.4.a": (
+        "While generating, the model keeps each layer's keys and values for every token so far: 2 × layers × KV "
+        "heads × head size × tokens × batch values. Models with grouped-query attention (Llama 3, Mistral, "
+        "Qwen2.5) share keys and values between heads, so their cache is 4–8 times smaller than the hidden size "
+        "suggests. Long contexts can make the cache larger than the weights."
+    ),
+    "guide.5.q": "What does gradient checkpointing trade?",
+    "guide.5.a": (
+        "Instead of keeping every layer's activations, per-layer checkpointing keeps only each layer's input and "
+        "recomputes one layer at a time during the backward pass, about a third more compute for a large cut in "
+        "memory. The sqrt(L) scheme keeps fewer inputs and recomputes larger segments."
+    ),
+    "guide.6.q": "How accurate is it?",
+    "guide.6.a": (
+        "Parameter counts are exact; the KV cache and model states follow their definitions byte for byte; training "
+        "activations follow what Hugging Face transformers saves, checked against measurements on real "
+        "implementations. The framework overhead varies with driver and libraries: set it to what you see."
+    ),
+    "guide.7.q": "What can I ask the other way round?",
+    "guide.7.a": (
+        "Pick a GPU and how many of them: the page gives the longest context and the largest batch that fit, the "
+        "fewest cards needed, and the largest model of the same width. The table below it answers “what fits in N "
+        "GB?” at every precision."
+    ),
 }
+GUIDE_ENTRIES = 7
 
 
 def message(key: str, **values: object) -> str:

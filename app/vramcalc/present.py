@@ -10,7 +10,7 @@ from . import capacity
 from .charts import Chart, sweep
 from .fit import GpuFit, fit_all
 from .memory import Breakdown
-from .messages import EN
+from .messages import EN, message
 from .models import MAX_LAYERS
 from .solve import solve
 from .units import GB, format_binary, format_count, format_gb, format_gib
@@ -76,16 +76,18 @@ def present(breakdown: Breakdown) -> View:
         )
         x += width
     workload = breakdown.workload
-    params = f"{format_count(breakdown.params)} parameters"
+    params = message("results.params", count=format_count(breakdown.params))
     if breakdown.active_params != breakdown.params:
-        params += f" ({format_count(breakdown.active_params)} active per token)"
+        params += message("results.active", count=format_count(breakdown.active_params))
     bar_text = "; ".join(f"{row.label} {row.size} ({row.share})" for row in rows if row.bytes)
     return View(
         total_bytes=total,
         total_gb=format_gb(total),
         total_gib=format_gib(total),
-        summary=f"{workload.model.display_name}, {workload.mode.value}, {workload.precision.value}, "
-        f"batch {workload.batch}, {workload.seq:,} tokens",
+        summary=message(
+            "results.summary", model=workload.model.display_name, mode=workload.mode.value,
+            precision=workload.precision.value, batch=workload.batch, seq=workload.seq,
+        ),
         params=params,
         rows=tuple(rows),
         bar_text=bar_text,
@@ -98,7 +100,7 @@ def _gpu_row(fit: GpuFit) -> GpuRow:
     return GpuRow(
         slug=fit.gpu.slug,
         name=fit.gpu.display_name,
-        memory=f"{format_gib(fit.gpu.usable_bytes)} ({fit.gpu.marketed_memory_gb} GB marketed)",
+        memory=message("gpus.memory", usable=format_gib(fit.gpu.usable_bytes), marketed=fit.gpu.marketed_memory_gb),
         utilization=f"{fit.utilization:.0%}",
         bar_percent=round(min(fit.utilization, 1.0) * 100, 2),
         count="–" if fit.count is None else str(fit.count),
@@ -129,34 +131,41 @@ def present_target(workload: Workload, target: Target) -> TargetView:
     model = workload.model
     seq = solution.max_seq
     if seq is None:
-        seq_text = "none: even 1 token does not fit"
+        seq_text = message("answer.seq_none")
     elif seq >= MAX_SEQ:
-        seq_text = f"at least {seq:,} tokens (the input limit)"
+        seq_text = message("answer.seq_capped", value=seq)
     else:
-        seq_text = f"{seq:,} tokens"
+        seq_text = message("answer.seq", value=seq)
         if model.max_positions and seq > model.max_positions:
-            seq_text += f" (beyond the model's {model.max_positions:,}-token context)"
+            seq_text += message("answer.seq_beyond_context", context=model.max_positions)
     batch = solution.max_batch
-    batch_text = "none: even 1 does not fit" if batch is None else (
-        f"at least {batch:,} (the input limit)" if batch >= MAX_BATCH else f"{batch:,}"
-    )
-    gpus_text = "none: the overhead alone fills one GPU" if solution.min_gpus is None else (
-        f"{solution.min_gpus:,} × {target.gpu.display_name}"
-    )
+    if batch is None:
+        batch_text = message("answer.batch_none")
+    else:
+        batch_text = message("answer.batch_capped", value=batch) if batch >= MAX_BATCH else f"{batch:,}"
+    if solution.min_gpus is None:
+        gpus_text = message("answer.gpus_none")
+    else:
+        gpus_text = message("answer.gpus", value=solution.min_gpus, gpu=target.gpu.display_name)
     layers = solution.max_layers
-    params_text = "none: even 1 layer does not fit" if layers is None else (
-        f"{'at least ' if layers >= MAX_LAYERS else ''}{format_count(solution.max_params or 0)} parameters "
-        f"({layers:,} layers of this width; now {model.layers:,})"
+    if layers is None:
+        params_text = message("answer.params_none")
+    else:
+        params_text = message(
+            "answer.params", at_least=message("answer.at_least") if layers >= MAX_LAYERS else "",
+            count=format_count(solution.max_params or 0), layers=layers, now=model.layers,
+        )
+    heading = message(
+        "reverse.heading_split" if target.count > 1 else "reverse.heading",
+        count=f"{target.count} × " if target.count > 1 else "", gpu=target.gpu.display_name,
+        memory=format_gib(target.gpu.usable_bytes),
     )
-    count = f"{target.count} × " if target.count > 1 else ""
+    values = {"max_seq": seq, "max_batch": batch, "min_gpus": solution.min_gpus, "max_params": solution.max_params}
+    texts = {"max_seq": seq_text, "max_batch": batch_text, "min_gpus": gpus_text, "max_params": params_text}
     return TargetView(
-        heading=f"On {count}{target.gpu.display_name} ({format_gib(target.gpu.usable_bytes)} each"
-        + (", the workload split evenly)" if target.count > 1 else ")"),
-        answers=(
-            Answer(key="max_seq", label="Longest sequence", value=seq, text=seq_text),
-            Answer(key="max_batch", label="Largest batch", value=batch, text=batch_text),
-            Answer(key="min_gpus", label="Fewest GPUs", value=solution.min_gpus, text=gpus_text),
-            Answer(key="max_params", label="Largest model, same family", value=solution.max_params, text=params_text),
+        heading=heading,
+        answers=tuple(
+            Answer(key=key, label=message(f"answer.{key}"), value=values[key], text=texts[key]) for key in values
         ),
         charts=(sweep(workload, target, "seq", seq), sweep(workload, target, "batch", batch)),
     )
