@@ -151,14 +151,13 @@ def pyscript_files(dist: Path) -> list[str]:
 
 
 def write_service_worker(env: Environment, out: Path) -> None:
-    """sw.js precaches every file of the site under a cache named by a hash of their contents,
-    so a new deploy gets a new cache and the old one is never mixed with it."""
+    """sw.js precaches every file of the site, each with its SHA-256, under a cache named by a
+    hash of them all, so a new deploy gets a new cache and the old one is never mixed with it."""
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    digest = hashlib.sha256()
-    for name in files:
-        digest.update(name.encode() + b"\0" + (out / name).read_bytes() + b"\0")
-    version = digest.hexdigest()[:16]
-    script = env.get_template("sw.js.j2").render(version=version, files=["./", *[f"./{name}" for name in files]])
+    hashes = {name: hashlib.sha256((out / name).read_bytes()).hexdigest() for name in files}
+    version = hashlib.sha256("".join(f"{name}\0{hashes[name]}\0" for name in files).encode()).hexdigest()[:16]
+    entries = [["./", hashes["index.html"]], *[[f"./{name}", hashes[name]] for name in files]]
+    script = env.get_template("sw.js.j2").render(version=version, files=entries)
     (out / SERVICE_WORKER).write_text(script, encoding="utf-8")
     log(f"{SERVICE_WORKER} (cache vramcalc-{version}, {len(files)} files)")
 

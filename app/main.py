@@ -199,7 +199,18 @@ def update(*_args):
 def on_form_change(event):
     if event.target.id in ("config-file", "config-text"):
         return
-    update()
+    try:
+        update()
+    except Exception as error:  # a bug, not bad input: keep the last good numbers and say so, without a traceback
+        show_failure(error)
+
+
+def show_failure(error):
+    notice = element("notice")
+    notice.textContent = message("page.internal_error", kind=type(error).__name__)
+    notice.hidden = False
+    mark_stale("results", True)
+    window.console.warn(f"vramcalc: {type(error).__name__}: {error}")
 
 
 # ---------------------------------------------------------------- config.json import

@@ -106,7 +106,10 @@ class CountingHandler(SimpleHTTPRequestHandler):
 
     def copyfile(self, source, outputfile):
         data = source.read()
-        outputfile.write(data)
+        try:
+            outputfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the browser closed the page while it was loading; nothing was delivered
         with self.counter["lock"]:
             self.counter["bytes"] += len(data)
 

@@ -114,12 +114,39 @@ def test_lenient_parse_resolves_cross_field_conflicts():
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.sampled_from(sorted(DEFAULTS)), st.text(max_size=30), max_size=8))
 def test_random_values_give_a_workload_or_a_validation_error(values):
-    try:
-        parse_workload(values)
-    except ValidationError:
-        pass
+    from vramcalc.workload import parse_capacity_query, parse_target
+
+    for parse in (parse_workload, parse_target, parse_capacity_query):
+        try:
+            parse(values)
+        except ValidationError:
+            pass
     workload, _ = parse_workload_lenient(values)
     assert workload.batch >= 1
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=True) | st.text(max_size=10),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
+    max_leaves=6,
+)
+CONFIG_KEYS = ["model_type", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+               "head_dim", "intermediate_size", "vocab_size", "tie_word_embeddings", "num_local_experts",
+               "num_experts_per_tok", "max_position_embeddings", "n_embd", "n_layer", "n_head", "n_inner"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(CONFIG_KEYS), json_values | st.integers(1, 5000), max_size=12))
+def test_random_configs_give_a_model_or_a_validation_error(config):
+    try:
+        spec = from_hf_config(config)
+    except ValidationError:
+        return
+    from vramcalc import estimate
+    from vramcalc.workload import Workload
+
+    breakdown = estimate(Workload(model=spec, seq=16))
+    assert all(c.bytes >= 0 and isinstance(c.bytes, int) for c in breakdown.components)
 
 
 # ---------------------------------------------------------------- command line

@@ -105,3 +105,22 @@ def test_shipped_pyscript_files_are_exactly_those_loaded(site, context):
     page.click("#import summary")
     shipped = {f"/static/pyscript/{p.name}" for p in (site.root / "static/pyscript").iterdir()}
     assert shipped == {path for path in loaded if path.startswith("/static/pyscript/")}
+
+
+def test_a_file_that_does_not_match_the_build_is_never_cached(site, context):
+    # as if a host served one stale file: the worker refuses to install a mixture
+    (site.root / "static" / "style.css").write_text("/* another version */\n")
+    page = context.new_page()
+    page.goto(f"{site.url}/index.html")
+    page.wait_for_selector("html[data-py-ready='1']", state="attached", timeout=60_000)
+    state = page.evaluate("""async () => {
+        const registration = await navigator.serviceWorker.getRegistration();
+        const worker = registration && (registration.installing || registration.waiting || registration.active);
+        if (worker && worker.state !== "redundant" && worker.state !== "activated") {
+            await new Promise((resolve) => worker.addEventListener("statechange", () => {
+                if (worker.state === "redundant" || worker.state === "activated") resolve();
+            }));
+        }
+        return { state: worker ? worker.state : "none", caches: await caches.keys() };
+    }""")
+    assert state == {"state": "redundant", "caches": []}

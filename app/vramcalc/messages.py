@@ -80,6 +80,10 @@ EN: Mapping[str, str] = {
     "page.copy_failed": "Copy the address bar to share this configuration.",
     "page.stale": "These results are for your last valid input.",
     "page.imported": "Imported: {name}",
+    "page.internal_error": (
+        "Something went wrong in the calculator ({kind}); the numbers shown are for your last working input. "
+        "Please report it with the link."
+    ),
     "page.footer": (
         "Sizes: GB = 10⁹ bytes, GiB = 2³⁰ bytes. Runs offline once loaded; your inputs stay in the page and its link."
     ),
