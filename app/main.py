@@ -29,8 +29,12 @@ from vramcalc.present import present, present_capacity, present_target  # noqa: 
 from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
 
 INPUT_AREAS = "#form, #reverse, #capacity-section"  # every control lives in one of these
-# The capacity table on the page is the prerendered one, for the default query.
-state = {"config": None, "capacity": parse_capacity_query(DEFAULTS)}
+# What the page shows before Python has drawn anything: the prerendered defaults.
+state = {
+    "config": None,
+    "capacity": parse_capacity_query(DEFAULTS),
+    "shown": {"workload": parse_workload(DEFAULTS), "target": (parse_workload(DEFAULTS), parse_target(DEFAULTS))},
+}
 
 
 def element(id_):
@@ -183,10 +187,13 @@ def update(*_args):
     element("stale").hidden = workload is not None
     mark_stale("reverse", workload is None or target is None)
     mark_stale("capacity-section", query is None)
-    if workload is not None:
+    # Redraw only what changed: the page already shows state["shown"] (at first, the prerendered defaults).
+    if workload is not None and workload != state["shown"]["workload"]:
         render(estimate(workload))
-        if target is not None:
-            render_target(present_target(workload, target))
+        state["shown"]["workload"] = workload
+    if workload is not None and target is not None and (workload, target) != state["shown"]["target"]:
+        render_target(present_target(workload, target))
+        state["shown"]["target"] = (workload, target)
     if query is not None and query != state["capacity"]:
         render_capacity(*present_capacity(query))
         state["capacity"] = query

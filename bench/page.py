@@ -209,9 +209,11 @@ def main() -> None:
         results = {}
         with sync_playwright() as playwright:
             # interleave the two pages, so drift on a shared machine hits both alike
-            for name in ("bare", "site", "bare", "site"):
-                half_cold, half_warm = (args.cold + 1) // 2, (args.warm + 1) // 2
-                measured = measure(playwright, urls[name], counters[name], half_cold, half_warm, site=name == "site")
+            for index, name in enumerate(("bare", "site", "bare", "site")):
+                first_half = index < 2
+                cold = args.cold // 2 if first_half else args.cold - args.cold // 2
+                warm = args.warm // 2 if first_half else args.warm - args.warm // 2
+                measured = measure(playwright, urls[name], counters[name], cold, warm, site=name == "site")
                 if name in results:
                     for kind in ("cold", "warm"):
                         results[name]["runs"][kind] += measured["runs"][kind]

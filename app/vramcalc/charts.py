@@ -22,7 +22,7 @@ BOX = {  # the plot area, for the page template
     "width": WIDTH, "height": HEIGHT, "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
     "plot_height": HEIGHT - TOP - BOTTOM,
 }
-SAMPLES = 40
+SAMPLES = 24  # points per curve: smooth enough for the quadratic eager-attention curve, cheap per keystroke
 TICKS = 5  # on each axis, from 0 to the maximum
 HEADROOM_ABOVE_LIMIT = 1.15  # the axis goes a little above the GPU's memory
 CLIP_ABOVE_LIMIT = 3.0  # and no further than this multiple of it, so the limit stays readable

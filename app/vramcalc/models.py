@@ -69,13 +69,13 @@ class ModelSpec:
     def is_moe(self) -> bool:
         return self.num_experts > 0
 
-    @property
+    @functools.cached_property  # the solvers ask for it hundreds of times per update
     def params(self) -> int:
         if self.params_override is not None:
             return self.params_override
         return _count_params(self, experts=self.num_experts or 1)
 
-    @property
+    @functools.cached_property
     def active_params(self) -> int:
         """Parameters used for one token: all of a dense model; for MoE only the routed experts."""
         if self.params_override is not None or not self.is_moe:
