@@ -41,4 +41,4 @@ cli:
 	PYTHONPATH=app $(PYTHON) -m vramcalc --model llama-3-8b --seq 8192
 
 clean:
-	rm -rf $(VENV) dist node_modules .pytest_cache .hypothesis test-results
+	rm -rf $(VENV) dist node_modules .cache .pytest_cache .hypothesis test-results
