@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from strategies import workloads
 from test_input import run_cli
 from vramcalc import capacity, estimate
-from vramcalc.charts import nice_ceil, sweep
+from vramcalc.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
 from vramcalc.gpus import load_gpus
 from vramcalc.models import MAX_LAYERS
 from vramcalc.options import Precision
@@ -179,9 +179,9 @@ def test_chart_marks_where_it_stops_fitting():
     target = parse_target({"gpu": "rtx-4090"})
     chart = sweep(workload, target, "seq", 35_329)
     assert chart.x_ticks[-1].label == "50K"  # 1.25 × 35,329 rounded up
-    assert 0 < chart.over_width < 640
+    assert 0 < chart.over_width < WIDTH
     assert "35,329" in chart.desc and chart.path.startswith("M")
     # the curve crosses the GPU line where the hatched region begins
-    x_at_limit = 64 + (640 - 64 - 16) * 35_329 / 50_000
+    x_at_limit = LEFT + (WIDTH - LEFT - RIGHT) * 35_329 / 50_000
     assert chart.over_x == pytest.approx(x_at_limit, abs=0.01)
     assert 14 < chart.limit_y < 220

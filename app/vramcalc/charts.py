@@ -17,7 +17,7 @@ from .units import GIB, format_count, format_gib
 from .workload import MAX_BATCH, MAX_SEQ, Target, Workload
 
 WIDTH, HEIGHT = 640, 260  # the viewBox
-LEFT, RIGHT, TOP, BOTTOM = 64, 16, 14, 40  # plot margins
+LEFT, RIGHT, TOP, BOTTOM = 84, 30, 14, 40  # plot margins, wide enough for the labels at phone size
 BOX = {  # the plot area, for the page template
     "width": WIDTH, "height": HEIGHT, "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
     "plot_height": HEIGHT - TOP - BOTTOM,
