@@ -187,3 +187,14 @@ def test_hostile_links_end_in_a_defined_state(watched: Page, server_url):
         assert 0 < total < 10**18
         if "%3Cimg" in query:
             expect(page.locator("#notice")).to_contain_text("<img src=x")  # shown as text, not parsed as markup
+
+
+def test_what_the_user_types_while_python_starts_is_kept(watched: Page, server_url):
+    page = watched
+    page.goto(f"{server_url}/index.html?seq=2048", wait_until="domcontentloaded")
+    page.fill("#batch", "4")
+    typed_before_ready = not page.evaluate("document.documentElement.hasAttribute('data-py-ready')")
+    page.wait_for_selector("html[data-py-ready='1']", state="attached", timeout=60_000)
+    expect(page.locator("#batch")).to_have_value("4")
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({"batch": "4", "seq": "2048"})))
+    assert typed_before_ready  # otherwise this run did not test the boot at all

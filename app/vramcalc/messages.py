@@ -225,6 +225,11 @@ EN: Mapping[str, str] = {
         "INT8 and below need quantisation; exact sizes depend on the architecture, the implementation and the "
         "format's scales. Counts marked in the data as published rather than exact are the papers' rounded figures."
     ),
+    "capacity.note.5": (
+        "Compared with the original table: it kept 4 GB free up to 24 GB (25 % and 17 %) and 8 GB above (10 % at "
+        "80 GB, down to 1.6 % at 512 GB), too little for the KV cache and activations of the large models those "
+        "rows are for. Here the headroom is a share of the memory: 20 % unless you change it."
+    ),
     "guide.title": "Guide",
     "guide.1.q": "What is VRAM, and why does it matter?",
     "guide.1.a": (
