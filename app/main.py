@@ -30,10 +30,14 @@ from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
 
 INPUT_AREAS = "#form, #reverse, #capacity-section"  # every control lives in one of these
 # What the page shows before Python has drawn anything: the prerendered defaults.
+DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
 state = {
-    "config": None,
-    "capacity": parse_capacity_query(DEFAULTS),
-    "shown": {"workload": parse_workload(DEFAULTS), "target": (parse_workload(DEFAULTS), parse_target(DEFAULTS))},
+    "config": None,  # an imported config.json, parsed
+    "shown": {
+        "workload": DEFAULT_WORKLOAD,
+        "target": (DEFAULT_WORKLOAD, parse_target(DEFAULTS)),
+        "capacity": parse_capacity_query(DEFAULTS),
+    },
 }
 
 
@@ -166,22 +170,23 @@ def mark_stale(id_, stale):
     element(id_).classList.toggle("stale", stale)
 
 
+def attempt(parse, problems):
+    """parse(), or None with its ValidationError added to problems."""
+    try:
+        return parse()
+    except ValidationError as problem:
+        problems.append(problem)
+        return None
+
+
 def update(*_args):
     values = read_form()
     element("custom-fields").hidden = values["model"] != "custom"
     element("training-fields").hidden = values["mode"] != "training"
     problems = []
-    workload = target = query = None
-    for parse in ("workload", "target", "query"):
-        try:
-            if parse == "workload":
-                workload = parse_workload(values, config=state["config"])
-            elif parse == "target":
-                target = parse_target(values)
-            else:
-                query = parse_capacity_query(values)
-        except ValidationError as problem:
-            problems.append(problem)
+    workload = attempt(lambda: parse_workload(values, config=state["config"]), problems)
+    target = attempt(lambda: parse_target(values), problems)
+    query = attempt(lambda: parse_capacity_query(values), problems)
     show_errors(problems)
     mark_stale("results", workload is None)
     element("stale").hidden = workload is not None
@@ -194,9 +199,9 @@ def update(*_args):
     if workload is not None and target is not None and (workload, target) != state["shown"]["target"]:
         render_target(present_target(workload, target))
         state["shown"]["target"] = (workload, target)
-    if query is not None and query != state["capacity"]:
+    if query is not None and query != state["shown"]["capacity"]:
         render_capacity(*present_capacity(query))
-        state["capacity"] = query
+        state["shown"]["capacity"] = query
     if not problems:
         link = encode(values)
         window.history.replaceState(None, "", ("?" + link) if link else window.location.pathname)

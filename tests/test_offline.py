@@ -114,13 +114,14 @@ def test_a_file_that_does_not_match_the_build_is_never_cached(site, context):
     page.goto(f"{site.url}/index.html")
     page.wait_for_selector("html[data-py-ready='1']", state="attached", timeout=60_000)
     state = page.evaluate("""async () => {
-        const registration = await navigator.serviceWorker.getRegistration();
-        const worker = registration && (registration.installing || registration.waiting || registration.active);
-        if (worker && worker.state !== "redundant" && worker.state !== "activated") {
+        // register as the page does (the same script and scope give the same registration) and follow the install
+        const registration = await navigator.serviceWorker.register("./sw.js");
+        const worker = registration.installing || registration.waiting || registration.active;
+        if (worker.state !== "redundant" && worker.state !== "activated") {
             await new Promise((resolve) => worker.addEventListener("statechange", () => {
                 if (worker.state === "redundant" || worker.state === "activated") resolve();
             }));
         }
-        return { state: worker ? worker.state : "none", caches: await caches.keys() };
+        return { state: worker.state, caches: await caches.keys() };
     }""")
     assert state == {"state": "redundant", "caches": []}
