@@ -25,11 +25,10 @@ from vramcalc.capacity import COLUMNS  # noqa: E402
 from vramcalc.charts import BOX  # noqa: E402
 from vramcalc.gpus import load_gpus  # noqa: E402
 from vramcalc.models import load_presets  # noqa: E402
-from vramcalc.link import CUSTOM_KEYS  # noqa: E402
 from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
 from vramcalc.options import Attention, Checkpointing, Optimizer, Precision  # noqa: E402
 from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target  # noqa: E402
-from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
+from vramcalc.workload import CUSTOM_KEYS, parse_capacity_query, parse_target  # noqa: E402
 
 # python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")

@@ -28,7 +28,7 @@ from .options import Attention, Checkpointing, Mode, Optimizer, Precision
 from .present import present_capacity
 from .solve import fits, solve
 from .units import format_count, format_gb, format_gib
-from .workload import CONFIG, CUSTOM, DEFAULTS, parse_capacity_query, parse_config_json, parse_target, parse_workload
+from .workload import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, parse_capacity_query, parse_config_json, parse_target, parse_workload
 
 EXIT_USAGE = 2
 
@@ -84,7 +84,7 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
 
 
 def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
-    custom = [key for key in ("params", "hidden", "layers", "heads", "kv_heads", "vocab", "ffn") if getattr(args, key)]
+    custom = [key for key in CUSTOM_KEYS if getattr(args, key)]
     sources = [name for name, given in (("--model", args.model), ("--config", args.config), ("--params ...", custom)) if given]
     if len(sources) > 1:
         raise ValidationError("model", " and ".join(sources), "give one of --model, --config or --params/--hidden/--layers")
@@ -105,7 +105,7 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
         values["model"] = CONFIG
     elif custom:
         values["model"] = CUSTOM
-        values.update({key: getattr(args, key) or "" for key in ("params", "hidden", "layers", "heads", "kv_heads", "vocab", "ffn")})
+        values.update({key: getattr(args, key) or "" for key in CUSTOM_KEYS})
     else:
         values["model"] = args.model or DEFAULTS["model"]
     return values, config

@@ -14,12 +14,11 @@ import dataclasses
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
 
-from .workload import CONFIG, CUSTOM, DEFAULTS, parse_link
+from .workload import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, parse_link
 
 MAX_QUERY_CHARS = 2000
 MAX_FIELDS = 64
 MAX_VALUE_CHARS = 100
-CUSTOM_KEYS = ("params", "hidden", "layers", "heads", "kv_heads", "vocab", "ffn")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -46,6 +46,9 @@ DEFAULTS: Mapping[str, str] = {
 }
 """Every key a link or the form may carry, with its default as text."""
 
+CUSTOM_KEYS = ("params", "hidden", "layers", "heads", "kv_heads", "vocab", "ffn")
+"""The keys of a custom model; they mean something only with model=custom."""
+
 
 MAX_BATCH = 1_000_000
 MAX_SEQ = 100_000_000  # 100M tokens: beyond any model today, far below overflow
@@ -179,7 +182,7 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "attention": lambda t: parse_choice("attention", t, Attention),
     "overhead_gib": lambda t: round(parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB),
 }
-_FIELD_ATTRIBUTE = {"overhead_gib": "overhead_bytes"}
+_FIELD_ATTRIBUTE = {"overhead_gib": "overhead_bytes"}  # keys whose Workload attribute is named by its unit
 
 _TARGET_PARSERS: Mapping[str, Callable[[str], object]] = {
     "gpu": gpu,
@@ -188,7 +191,7 @@ _TARGET_PARSERS: Mapping[str, Callable[[str], object]] = {
 _CAPACITY_PARSERS: Mapping[str, Callable[[str], object]] = {
     "vram": lambda t: None if t.strip() == "" else round(parse_decimal("vram", t, 0.0, MAX_VRAM_GB, low_inclusive=False) * GB),
     "headroom": lambda t: parse_decimal("headroom", t, 0.0, MAX_HEADROOM_PERCENT) / 100,
-}  # keys whose Workload attribute is named by its unit
+}
 
 
 def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None) -> ModelSpec:
@@ -226,7 +229,7 @@ def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None)
 
 def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | None = None) -> Workload:
     """Strict: the first bad field raises ValidationError. Missing keys take their defaults."""
-    fields = {key: parse(values.get(key, DEFAULTS[key])) for key, parse in _FIELD_PARSERS.items()}
+    fields = _parse_fields(_FIELD_PARSERS, values, None)
     model = _parse_model(values, config)
     return _build(model, fields)
 
@@ -236,13 +239,7 @@ def parse_workload_lenient(
 ) -> tuple[Workload, list[ValidationError]]:
     """For links: every bad field falls back to its default, and is reported."""
     problems: list[ValidationError] = []
-    fields: dict[str, object] = {}
-    for key, parse in _FIELD_PARSERS.items():
-        try:
-            fields[key] = parse(values.get(key, DEFAULTS[key]))
-        except ValidationError as error:
-            problems.append(error)
-            fields[key] = parse(DEFAULTS[key])
+    fields = _parse_fields(_FIELD_PARSERS, values, problems)
     try:
         model = _parse_model(values, config)
     except ValidationError as error:
@@ -256,16 +253,39 @@ def parse_workload_lenient(
             fields[error.field] = _FIELD_PARSERS[error.field](DEFAULTS[error.field])
 
 
+def _parse_fields(
+    parsers: Mapping[str, Callable[[str], object]], values: Mapping[str, str], problems: list[ValidationError] | None
+) -> dict[str, object]:
+    """Each key through its parser; missing keys take their defaults. Strict when `problems` is
+    None (the first bad field raises); otherwise a bad field is reported there and takes its default."""
+    fields: dict[str, object] = {}
+    for key, parse in parsers.items():
+        try:
+            fields[key] = parse(values.get(key, DEFAULTS[key]))
+        except ValidationError as error:
+            if problems is None:
+                raise
+            problems.append(error)
+            fields[key] = parse(DEFAULTS[key])
+    return fields
+
+
+def _target(fields: Mapping[str, object]) -> Target:
+    return Target(gpu=fields["gpu"], count=fields["gpus"])  # type: ignore[arg-type]
+
+
+def _capacity_query(fields: Mapping[str, object]) -> CapacityQuery:
+    return CapacityQuery(memory_bytes=fields["vram"], headroom=fields["headroom"])  # type: ignore[arg-type]
+
+
 def parse_target(values: Mapping[str, str]) -> Target:
     """Strict, like parse_workload: `gpu` (a slug of data/gpus) and `gpus` (how many)."""
-    fields = {key: parse(values.get(key, DEFAULTS[key])) for key, parse in _TARGET_PARSERS.items()}
-    return Target(gpu=fields["gpu"], count=fields["gpus"])  # type: ignore[arg-type]
+    return _target(_parse_fields(_TARGET_PARSERS, values, None))
 
 
 def parse_capacity_query(values: Mapping[str, str]) -> CapacityQuery:
     """Strict: `vram` (GB, optional) and `headroom` (percent)."""
-    fields = {key: parse(values.get(key, DEFAULTS[key])) for key, parse in _CAPACITY_PARSERS.items()}
-    return CapacityQuery(memory_bytes=fields["vram"], headroom=fields["headroom"])  # type: ignore[arg-type]
+    return _capacity_query(_parse_fields(_CAPACITY_PARSERS, values, None))
 
 
 def parse_link(
@@ -273,15 +293,8 @@ def parse_link(
 ) -> tuple[Workload, Target, CapacityQuery, list[ValidationError]]:
     """Everything a link carries; every bad field falls back to its default and is reported."""
     workload, problems = parse_workload_lenient(values, config=config)
-    extras: dict[str, object] = {}
-    for key, parse in {**_TARGET_PARSERS, **_CAPACITY_PARSERS}.items():
-        try:
-            extras[key] = parse(values.get(key, DEFAULTS[key]))
-        except ValidationError as error:
-            problems.append(error)
-            extras[key] = parse(DEFAULTS[key])
-    target = Target(gpu=extras["gpu"], count=extras["gpus"])  # type: ignore[arg-type]
-    query = CapacityQuery(memory_bytes=extras["vram"], headroom=extras["headroom"])  # type: ignore[arg-type]
+    target = _target(_parse_fields(_TARGET_PARSERS, values, problems))
+    query = _capacity_query(_parse_fields(_CAPACITY_PARSERS, values, problems))
     return workload, target, query, problems
 
 
