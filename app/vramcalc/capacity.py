@@ -28,7 +28,6 @@ DEFAULT_HEADROOM = 0.20
 """20 % kept free: 1 GiB of framework overhead plus an 8k-token KV cache is 11–25 % of a
 16–80 GB card for the 8–70B presets here, and allocators lose 2–10 % to fragmentation
 (reference.md §2.8)."""
-MAX_HEADROOM = 0.9
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -104,9 +103,11 @@ def largest_gpu_bytes() -> int:
     return max(gpu.usable_bytes for gpu in load_gpus().values())
 
 
-def best_placement(example: Example, memory_bytes: int, headroom: float) -> Placement | None:
-    """The most precise column in which the example's weights fit within the headroom, if any."""
-    single_gpu = largest_gpu_bytes() * (1 - headroom)
+def best_placement(example: Example, memory_bytes: int, headroom: float, *, single_gpu: float | None = None) -> Placement | None:
+    """The most precise column in which the example's weights fit within the headroom, if any.
+    `single_gpu`: what the largest GPU holds with the same headroom (computed when not given)."""
+    if single_gpu is None:
+        single_gpu = largest_gpu_bytes() * (1 - headroom)
     for precision in COLUMNS:
         weights = precision.bytes_for(example.params)
         if weights <= memory_bytes * (1 - headroom):
@@ -116,23 +117,28 @@ def best_placement(example: Example, memory_bytes: int, headroom: float) -> Plac
 
 def placements(memory_bytes: int, headroom: float) -> tuple[Placement, ...]:
     """Every example that fits memory_bytes, each at its most precise format."""
-    found = (best_placement(example, memory_bytes, headroom) for example in load_examples())
+    single_gpu = largest_gpu_bytes() * (1 - headroom)
+    found = (best_placement(e, memory_bytes, headroom, single_gpu=single_gpu) for e in load_examples())
     return tuple(p for p in found if p is not None)
 
 
-def row(memory_bytes: int, headroom: float, *, above_bytes: int | None = None) -> Row:
-    """One row; with `above_bytes`, only the examples that are new, or more precise, than in a row of that size."""
-    found = placements(memory_bytes, headroom)
-    if above_bytes is not None:
-        before = {p.example.name: COLUMNS.index(p.precision) for p in placements(above_bytes, headroom)}
-        found = tuple(p for p in found if COLUMNS.index(p.precision) < before.get(p.example.name, len(COLUMNS)))
-    return Row(memory_bytes=memory_bytes, cells=tuple(cell(memory_bytes, p, headroom) for p in COLUMNS), examples=found)
+def row(memory_bytes: int, headroom: float, examples: tuple[Placement, ...] | None = None) -> Row:
+    """One row, listing `examples` (by default every example that fits)."""
+    if examples is None:
+        examples = placements(memory_bytes, headroom)
+    return Row(memory_bytes=memory_bytes, cells=tuple(cell(memory_bytes, p, headroom) for p in COLUMNS), examples=examples)
 
 
 def table(headroom: float = DEFAULT_HEADROOM, sizes_gb: Sequence[int] = SIZES_GB) -> Table:
+    """The rows for sizes_gb (ascending); each lists only the examples that are new, or at a
+    more precise format, than in the row above."""
     rows: list[Row] = []
+    before: dict[str, int] = {}  # example name -> index in COLUMNS of its format in the row above
     for size in sizes_gb:
-        rows.append(row(size * GB, headroom, above_bytes=rows[-1].memory_bytes if rows else None))
+        found = placements(size * GB, headroom)
+        new = tuple(p for p in found if COLUMNS.index(p.precision) < before.get(p.example.name, len(COLUMNS)))
+        rows.append(row(size * GB, headroom, new))
+        before = {p.example.name: COLUMNS.index(p.precision) for p in found}
     return Table(headroom=headroom, rows=tuple(rows))
 
 
