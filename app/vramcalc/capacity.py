@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from importlib import resources
 
 from .gpus import load_gpus
+from .messages import message
 from .models import load_presets, preset_spec
 from .options import Precision
 from .units import GB
@@ -158,5 +159,5 @@ def format_placement(p: Placement) -> str:
     label = "FP16" if p.precision is Precision.FP16 else p.precision.value.upper()
     marks = [label]
     if p.several_gpus:
-        marks.append("several GPUs")
+        marks.append(message("capacity.several_gpus"))
     return f"{p.example.name} ({', '.join(marks)})"

@@ -13,6 +13,7 @@ import math
 
 from .fit import per_gpu_bytes
 from .memory import estimate
+from .messages import message
 from .units import GIB, format_count, format_gib
 from .workload import MAX_BATCH, MAX_SEQ, Target, Workload
 
@@ -27,11 +28,7 @@ TICKS = 5  # on each axis, from 0 to the maximum
 HEADROOM_ABOVE_LIMIT = 1.15  # the axis goes a little above the GPU's memory
 CLIP_ABOVE_LIMIT = 3.0  # and no further than this multiple of it, so the limit stays readable
 
-AXES = {
-    # key: (Workload attribute, axis label, input limit)
-    "seq": ("seq", "sequence length (tokens)", MAX_SEQ),
-    "batch": ("batch", "batch size", MAX_BATCH),
-}
+LIMITS = {"seq": MAX_SEQ, "batch": MAX_BATCH}  # the Workload attributes a chart sweeps, and their input limits
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -73,12 +70,12 @@ def _count_label(value: float) -> str:
 
 def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> Chart:
     """Per-GPU memory as `key` goes from 1 to a round number past `answer` (the solver's result)."""
-    attribute, x_label, limit = AXES[key]
-    current = getattr(workload, attribute)
-    x_max = nice_ceil(min(limit, max(2 * current, 1.25 * (answer or 0))))
+    x_label = message(f"chart.axis.{key}")
+    current = getattr(workload, key)
+    x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer or 0))))
     xs = sorted({max(1, round(x_max * i / SAMPLES)) for i in range(SAMPLES + 1)})
     ys = [
-        per_gpu_bytes(estimate(dataclasses.replace(workload, **{attribute: x})).total_bytes, workload.overhead_bytes, target.count)
+        per_gpu_bytes(estimate(dataclasses.replace(workload, **{key: x})).total_bytes, workload.overhead_bytes, target.count)
         for x in xs
     ]
     usable = target.gpu.usable_bytes
@@ -93,34 +90,32 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> C
         return round(TOP + plot_h * (1 - min(y, y_max) / y_max), 2)
 
     path = " ".join(f"{'M' if i == 0 else 'L'}{px(x)},{py(y)}" for i, (x, y) in enumerate(zip(xs, ys)))
+    name, memory = target.label, format_gib(usable)
     if answer is None:
         over_x = float(LEFT)
+        ending = message("chart.ending.none", name=key, target=name)
     else:
         over_x = px(min(answer, x_max))
-    gpus = f"{target.count} × " if target.count > 1 else ""
-    name = f"{gpus}{target.gpu.display_name}"
-    if answer is None:
-        ending = f"even {key} 1 does not fit on {name}"
-    elif answer >= x_max:
-        ending = f"it fits on {name} across the whole range"
-    else:
-        ending = f"it stops fitting on {name} ({format_gib(usable)} each) after {answer:,}"
+        if answer >= x_max:
+            ending = message("chart.ending.all", target=name)
+        else:
+            ending = message("chart.ending.stop", target=name, memory=memory, answer=answer)
     return Chart(
         key=key,
         x_label=x_label,
         path=path,
         limit_y=py(usable),
-        limit_label=f"{name}: {format_gib(usable)} each",
+        limit_label=message("chart.limit", target=name, memory=memory),
         over_x=over_x,
         over_width=round(LEFT + plot_w - over_x, 2),
         now_x=px(min(current, x_max)),
-        now_label=f"now {current:,}",
+        now_label=message("chart.now", value=current),
         x_ticks=tuple(Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1))) for i in range(TICKS)),
         y_ticks=tuple(
             Tick(pos=py(y_max * i / (TICKS - 1)), label=f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB") for i in range(TICKS)
         ),
-        desc=(
-            f"Memory per GPU against {x_label}, from {format_gib(ys[0])} at 1 to {format_gib(ys[-1])} at "
-            f"{_count_label(xs[-1])}; {ending}."
+        desc=message(
+            "chart.desc", axis=x_label, first=format_gib(ys[0]), last=format_gib(ys[-1]), end=_count_label(xs[-1]),
+            ending=ending,
         ),
     )

@@ -200,10 +200,9 @@ def fit_main(argv: Sequence[str]) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    split = f"{target.count} × " if target.count > 1 else ""
     lines = [
         f"{workload.model.display_name}, {workload.mode.value}, {workload.precision.value}, batch {workload.batch}, "
-        f"sequence {workload.seq:,} on {split}{target.gpu.display_name} ({format_gib(target.gpu.usable_bytes)} each"
+        f"sequence {workload.seq:,} on {target.label} ({format_gib(target.gpu.usable_bytes)} each"
         + (", split evenly)" if target.count > 1 else ")"),
         f"now: {format_gib(result['total_bytes'])} in total: {'fits' if result['fits'] else 'does not fit'}",
     ]

@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
 
+from .messages import message
 from .workload import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, parse_link
 
 MAX_QUERY_CHARS = 2000
@@ -37,11 +38,11 @@ def decode(query: str) -> Decoded:
     query = query.removeprefix("?")
     notices = []
     if len(query) > MAX_QUERY_CHARS:
-        notices.append(f"The link was longer than {MAX_QUERY_CHARS:,} characters; the rest was ignored.")
+        notices.append(message("link.too_long", limit=MAX_QUERY_CHARS))
         query = query[:MAX_QUERY_CHARS]
     pieces = query.split("&")
     if len(pieces) > MAX_FIELDS:
-        notices.append(f"The link had more than {MAX_FIELDS} parts; the rest were ignored.")
+        notices.append(message("link.too_many", limit=MAX_FIELDS))
         pieces = pieces[:MAX_FIELDS]
     values: dict[str, str] = {}
     unknown: list[str] = []
@@ -52,24 +53,24 @@ def decode(query: str) -> Decoded:
         elif key in values:
             repeated.append(key)
         elif len(value) > MAX_VALUE_CHARS:
-            notices.append(f"Ignored from the link: {key}: longer than {MAX_VALUE_CHARS} characters.")
+            notices.append(message("link.value_too_long", field=key, limit=MAX_VALUE_CHARS))
             values[key] = DEFAULTS[key]
         else:
             values[key] = value
     if values.get("model") == CONFIG:
-        notices.append("Ignored from the link: model 'config' (an imported config.json never leaves its machine).")
+        notices.append(message("link.config"))
         del values["model"]
     *_, problems = parse_link(values)
     for problem in problems:
-        notices.append(f"Ignored from the link: {problem}")
+        notices.append(message("link.ignored", problem=problem))
         values.pop(problem.field, None)
         if problem.field == "model" or problem.field in CUSTOM_KEYS:  # a broken model falls back whole
             for key in ("model", *CUSTOM_KEYS):
                 values.pop(key, None)
     if unknown:
-        notices.append("Ignored unknown link keys: " + ", ".join(_shown(k) for k in sorted(set(unknown))[:10]))
+        notices.append(message("link.unknown", keys=", ".join(_shown(k) for k in sorted(set(unknown))[:10])))
     if repeated:
-        notices.append("Used the first of repeated link keys: " + ", ".join(sorted(set(repeated))))
+        notices.append(message("link.repeated", keys=", ".join(sorted(set(repeated)))))
     values = {key: value for key, value in values.items() if value != DEFAULTS[key]}
     return Decoded(values=values, notices=tuple(notices))
 

@@ -174,8 +174,8 @@ EN: Mapping[str, str] = {
     "gpus.col.verdict": "Verdict",
     "gpus.memory": "{usable} ({marketed} GB marketed)",
     "reverse.title": "What fits on one card, or on several",
-    "reverse.heading": "On {count}{gpu} ({memory} each)",
-    "reverse.heading_split": "On {count}{gpu} ({memory} each, the workload split evenly)",
+    "reverse.heading": "On {target} ({memory} each)",
+    "reverse.heading_split": "On {target} ({memory} each, the workload split evenly)",
     "reverse.hint": (
         "Exact: the answer fits and one more token, sample or layer does not. “Fits” means at most 100 % of each "
         "GPU's memory; keep some margin for fragmentation."
@@ -195,7 +195,25 @@ EN: Mapping[str, str] = {
     "answer.params_none": "none: even 1 layer does not fit",
     "answer.params": "{at_least}{count} parameters ({layers:,} layers of this width; now {now:,})",
     "answer.at_least": "at least ",
+    "target.one": "{gpu}",
+    "target.many": "{count} × {gpu}",
     "chart.title": "Memory per GPU against {axis}",
+    "chart.axis.seq": "sequence length (tokens)",
+    "chart.axis.batch": "batch size",
+    "chart.limit": "{target}: {memory} each",
+    "chart.now": "now {value:,}",
+    "chart.desc": "Memory per GPU against {axis}, from {first} at 1 to {last} at {end}; {ending}.",
+    "chart.ending.none": "even {name} 1 does not fit on {target}",
+    "chart.ending.all": "it fits on {target} across the whole range",
+    "chart.ending.stop": "it stops fitting on {target} ({memory} each) after {answer:,}",
+    "capacity.several_gpus": "several GPUs",
+    "link.too_long": "The link was longer than {limit:,} characters; the rest was ignored.",
+    "link.too_many": "The link had more than {limit} parts; the rest were ignored.",
+    "link.value_too_long": "Ignored from the link: {field}: longer than {limit} characters.",
+    "link.config": "Ignored from the link: model 'config' (an imported config.json never leaves its machine).",
+    "link.ignored": "Ignored from the link: {problem}",
+    "link.unknown": "Ignored unknown link keys: {keys}",
+    "link.repeated": "Used the first of repeated link keys: {keys}",
     "chart.caption": (
         "Solid line: memory per GPU. Dashed line: the GPU's memory. Hatched: does not fit. Vertical line: your "
         "current value."

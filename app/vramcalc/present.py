@@ -157,8 +157,7 @@ def present_target(workload: Workload, target: Target) -> TargetView:
         )
     heading = message(
         "reverse.heading_split" if target.count > 1 else "reverse.heading",
-        count=f"{target.count} × " if target.count > 1 else "", gpu=target.gpu.display_name,
-        memory=format_gib(target.gpu.usable_bytes),
+        target=target.label, memory=format_gib(target.gpu.usable_bytes),
     )
     values = {"max_seq": seq, "max_batch": batch, "min_gpus": solution.min_gpus, "max_params": solution.max_params}
     texts = {"max_seq": seq_text, "max_batch": batch_text, "min_gpus": gpus_text, "max_params": params_text}

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 from .errors import ValidationError
 from .gpus import GpuSpec, gpu
+from .messages import message
 from .models import MAX_DIM, MAX_HEADS, MAX_LAYERS, ModelSpec, custom_model, from_hf_config, preset_spec
 from .options import Attention, Checkpointing, Mode, Optimizer, Precision
 from .units import GB, GIB
@@ -102,6 +103,13 @@ class Target:
 
     gpu: GpuSpec
     count: int = 1
+
+    @property
+    def label(self) -> str:
+        """'H100 SXM 80 GB', or '4 × H100 SXM 80 GB' for several."""
+        if self.count == 1:
+            return message("target.one", gpu=self.gpu.display_name)
+        return message("target.many", count=self.count, gpu=self.gpu.display_name)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
