@@ -73,7 +73,7 @@ def test_examples_carry_real_counts_and_the_most_precise_fitting_format():
 
 
 def test_standard_rows_list_only_new_or_more_precise_examples():
-    rows = capacity.table().rows
+    rows = capacity.table()
     seen: dict[str, int] = {}
     for row in rows:
         for placement in row.examples:

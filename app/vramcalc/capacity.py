@@ -66,12 +66,6 @@ class Row:
     examples: tuple[Placement, ...]
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Table:
-    headroom: float
-    rows: tuple[Row, ...]
-
-
 def params_in(memory_bytes: float, precision: Precision) -> int:
     """The most parameters whose weights fit in memory_bytes: memory × 8 / bits, rounded down."""
     return int(memory_bytes * 8 // precision.bits)
@@ -130,7 +124,7 @@ def row(memory_bytes: int, headroom: float, examples: tuple[Placement, ...] | No
     return Row(memory_bytes=memory_bytes, cells=tuple(cell(memory_bytes, p, headroom) for p in COLUMNS), examples=examples)
 
 
-def table(headroom: float = DEFAULT_HEADROOM, sizes_gb: Sequence[int] = SIZES_GB) -> Table:
+def table(headroom: float = DEFAULT_HEADROOM, sizes_gb: Sequence[int] = SIZES_GB) -> tuple[Row, ...]:
     """The rows for sizes_gb (ascending); each lists only the examples that are new, or at a
     more precise format, than in the row above."""
     rows: list[Row] = []
@@ -140,7 +134,7 @@ def table(headroom: float = DEFAULT_HEADROOM, sizes_gb: Sequence[int] = SIZES_GB
         new = tuple(p for p in found if COLUMNS.index(p.precision) < before.get(p.example.name, len(COLUMNS)))
         rows.append(row(size * GB, headroom, new))
         before = {p.example.name: COLUMNS.index(p.precision) for p in found}
-    return Table(headroom=headroom, rows=tuple(rows))
+    return tuple(rows)
 
 
 def format_billions(params: int) -> str:

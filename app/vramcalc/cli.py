@@ -223,7 +223,7 @@ def capacity_main(argv: Sequence[str]) -> int:
         query = parse_capacity_query({"vram": args.vram, "headroom": args.headroom})
     except ValidationError as error:
         return _usage_error(error)
-    rows = capacity.table(query.headroom).rows
+    rows = capacity.table(query.headroom)
     if query.memory_bytes is not None:
         rows += (capacity.row(query.memory_bytes, query.headroom),)
     if args.json:

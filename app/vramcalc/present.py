@@ -192,8 +192,7 @@ def present_capacity_row(row: capacity.Row, *, id_: str) -> CapacityRow:
 
 def present_capacity(query: CapacityQuery) -> tuple[tuple[CapacityRow, ...], CapacityRow | None]:
     """The standard rows (examples new or more precise than the row above) and the user's row (all examples)."""
-    table = capacity.table(query.headroom)
-    rows = tuple(present_capacity_row(r, id_=f"capacity-{r.memory_bytes // GB}") for r in table.rows)
+    rows = tuple(present_capacity_row(r, id_=f"capacity-{r.memory_bytes // GB}") for r in capacity.table(query.headroom))
     user = None
     if query.memory_bytes is not None:
         user = present_capacity_row(capacity.row(query.memory_bytes, query.headroom), id_="capacity-user")
