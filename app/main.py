@@ -116,13 +116,18 @@ def render(breakdown):
         tr.querySelector(".pct").textContent = gpu.utilization
         tr.querySelector(".count").textContent = gpu.count
         tr.querySelector(".verdict").textContent = gpu.verdict
-    notes = element("notes")
-    while notes.firstChild:
-        notes.removeChild(notes.firstChild)
-    for note in view.notes:
+    fill_list(element("notes"), view.notes)
+    fill_list(element("assumptions"), view.assumptions)
+    element("approximate").hidden = not view.assumptions
+
+
+def fill_list(parent, texts):
+    while parent.firstChild:
+        parent.removeChild(parent.firstChild)
+    for text in texts:
         item = document.createElement("li")
-        item.textContent = note
-        notes.appendChild(item)
+        item.textContent = text
+        parent.appendChild(item)
 
 
 def render_target(view):

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from vramcalc import estimate, parse_workload
 from vramcalc.fit import fit_all, gpus_needed, per_gpu_bytes
+from vramcalc.architecture import AttentionKind
 from vramcalc.gpus import load_gpus
 from vramcalc.memory import COMPONENTS
 from vramcalc.models import custom_model, load_presets, preset_spec
@@ -50,8 +51,10 @@ KV_BYTES_PER_TOKEN = {
 }
 
 
-def test_every_preset_is_covered():
-    assert set(load_presets()) == set(EXACT_PARAMS) == set(KV_BYTES_PER_TOKEN)
+def test_the_first_presets_are_all_still_there():
+    # their slugs are in links people have shared; the newer presets are held to the
+    # meta-device counts in tests/test_architectures.py
+    assert set(EXACT_PARAMS) == set(KV_BYTES_PER_TOKEN) <= set(load_presets())
 
 
 @pytest.mark.parametrize("slug", EXACT_PARAMS)
@@ -166,17 +169,21 @@ def test_more_batch_or_sequence_never_means_less(workload, axis):
 @settings(max_examples=200, deadline=None)
 @given(workloads())
 def test_more_layers_never_means_less(workload):
-    deeper = dataclasses.replace(workload, model=dataclasses.replace(workload.model, layers=workload.model.layers + 1))
+    deeper = dataclasses.replace(workload, model=workload.model.with_layers(workload.model.layers + 1))
     assert estimate(deeper).total_bytes >= estimate(workload).total_bytes
 
 
 @settings(max_examples=200, deadline=None)
 @given(workloads())
-def test_kv_cache_is_linear_in_batch_and_sequence(workload):
+def test_kv_cache_is_linear_in_batch_and_in_sequence_for_full_attention(workload):
     inference = dataclasses.replace(workload, mode=Mode.INFERENCE, kv_precision=Precision.BF16)
     one = estimate(inference).bytes_of("kv_cache")
     assert estimate(dataclasses.replace(inference, batch=inference.batch * 3)).bytes_of("kv_cache") == 3 * one
-    assert estimate(dataclasses.replace(inference, seq=inference.seq * 2)).bytes_of("kv_cache") == 2 * one
+    longer = estimate(dataclasses.replace(inference, seq=inference.seq * 2)).bytes_of("kv_cache")
+    if set(inference.model.kinds) == {AttentionKind.FULL}:
+        assert longer == 2 * one
+    else:  # windows and linear-attention states stop growing
+        assert one <= longer <= 2 * one
 
 
 @settings(max_examples=100, deadline=None)

@@ -118,6 +118,7 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit]) -> dict:
         "active_params": breakdown.active_params,
         "components": breakdown.as_dict(),
         "total_bytes": breakdown.total_bytes,
+        "assumptions": list(breakdown.assumptions),
         "gpus": [
             {"name": fit.gpu.display_name, "memory_bytes": fit.gpu.usable_bytes,
              "utilization": round(fit.utilization, 6), "count": fit.count}
@@ -128,7 +129,8 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit]) -> dict:
 
 def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     workload = breakdown.workload
-    lines = [
+    lines = [f"APPROXIMATE: {text}" for text in breakdown.assumptions] + [""] * bool(breakdown.assumptions)
+    lines += [
         f"{workload.model.display_name}: {format_count(breakdown.params)} parameters"
         + (f" ({format_count(breakdown.active_params)} active)" if breakdown.active_params != breakdown.params else ""),
         f"{workload.mode.value}, {workload.precision.value}, batch {workload.batch}, sequence {workload.seq:,}",

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 
 from .messages import message
-from .models import Block, ModelSpec
+from .architecture import AttentionKind, Block, ModelSpec
 from .options import FP32_BYTES, Attention, Checkpointing, Optimizer
 from .units import GIB, format_binary, format_count
 from .workload import Workload
@@ -52,6 +52,8 @@ class Breakdown:
     active_params: int
     components: tuple[Component, ...]
     notes: tuple[str, ...]
+    assumptions: tuple[str, ...] = ()
+    """What the engine did not understand and how it read it: non-empty means approximate."""
 
     @property
     def total_bytes(self) -> int:
@@ -140,26 +142,44 @@ def master_weights_bytes(workload: Workload) -> Component:
 
 
 def kv_cache_bytes(workload: Workload) -> Component:
-    """KV cache = 2 (K and V) × layers × kv_heads × head_dim × batch × tokens × bytes per value.
+    """KV cache = batch × Σ over layers of what each layer keeps × bytes per value.
 
-    Grouped-query attention enters through kv_heads (vLLM `AttentionSpec.page_size_bytes`;
-    Kwon et al. 2023). Inference only: training runs without a cache.
-    """
+    Full attention: 2 (K and V) × kv_heads × head_dim per token (grouped-query attention
+    enters through kv_heads: vLLM `AttentionSpec.page_size_bytes`; Kwon et al. 2023).
+    Sliding-window and chunked layers keep at most their window; MLA layers one latent of
+    kv_lora_rank + qk_rope_head_dim per token; linear-attention layers a fixed state.
+    Inference only: training runs without a cache."""
     if workload.is_training:
         return Component(key="kv_cache", bytes=0, explain=lambda: message("kv_cache.none"))
     model = workload.model
     precision = workload.effective_kv_precision
-    values = 2 * model.layers * model.kv_heads * model.head_dim * workload.batch * workload.seq
+    values = workload.batch * model.kv_values_per_sequence(workload.seq)
     num_bytes = precision.bytes_for(values)
     return Component(
         key="kv_cache",
         bytes=num_bytes,
         explain=lambda: message(
-            "kv_cache.formula", layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim,
-            batch=workload.batch, seq=f"{workload.seq:,}", bits=precision.bits, precision=precision.value,
-            bytes=_fmt(num_bytes),
+            "kv_cache.formula", layers=_kv_layers_text(model, workload.seq), batch=workload.batch,
+            seq=f"{workload.seq:,}", bits=precision.bits, precision=precision.value, bytes=_fmt(num_bytes),
         ),
     )
+
+
+def _kv_layers_text(model: ModelSpec, seq: int) -> str:
+    """Which layers keep what, in words: '6 full layers × 2 × 8 KV heads × 128 + 30 sliding
+    layers capped at 1,024 tokens × ...'."""
+    parts = []
+    for kind, count in model.kind_counts():
+        if kind is AttentionKind.LINEAR:
+            lin = model.linear
+            parts.append(message("kv_cache.linear", count=count, state=f"{lin.state_values:,}"))
+            continue
+        per_token = (message("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
+                     else message("kv_cache.kv_width", kv_heads=model.kv_heads, head_dim=model.head_dim))
+        kept = model.tokens_kept(kind, seq)
+        parts.append(message(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",
+                             window=f"{model.sliding_window or model.attention_chunk:,}"))
+    return " + ".join(parts)
 
 
 # ---------------------------------------------------------------- training activations
@@ -402,14 +422,27 @@ def overhead_bytes(workload: Workload) -> Component:
 
 def _notes(workload: Workload) -> tuple[str, ...]:
     model = workload.model
-    notes = [message("note.assumption", text=text) for text in model.assumptions]
+    notes = list(model.notes)
     if model.max_positions and workload.seq > model.max_positions:
         notes.append(message("note.seq_over_context", seq=workload.seq, context=model.max_positions))
     if model.is_moe:
         notes.append(message("note.moe", total=format_count(model.params), active=format_count(model.active_params)))
+    if model.mla is not None and not workload.is_training:
+        notes.append(message("note.mla_transformers", bytes=_fmt(workload.effective_kv_precision.bytes_for(
+            workload.batch * _expanded_mla_values(model, workload.seq)))))
+    if model.native_format:
+        notes.append(message("note.native_format", format=model.native_format))
     if not workload.precision.is_float:
         notes.append(message("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
     return tuple(notes)
+
+
+def _expanded_mla_values(model: ModelSpec, seq: int) -> int:
+    """What Hugging Face transformers' DeepSeek attention caches instead of the latent: per-head
+    keys of qk_nope + qk_rope and values of v_head_dim, for every token and layer."""
+    mla = model.mla
+    per_token = model.heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim)
+    return sum(count * per_token * model.tokens_kept(kind, seq) for kind, count in model.kind_counts())
 
 
 def estimate(workload: Workload) -> Breakdown:
@@ -430,4 +463,5 @@ def estimate(workload: Workload) -> Breakdown:
         active_params=workload.model.active_params,
         components=components,
         notes=_notes(workload),
+        assumptions=workload.model.assumptions,
     )

@@ -27,10 +27,13 @@ EN: Mapping[str, str] = {
     "optimizer.sgd_momentum_state": "momentum in fp32",
     "master_weights.formula": "{params} parameters × 4 bytes (fp32 copy kept by mixed precision) = {bytes}",
     "master_weights.none": "only with mixed-precision training",
-    "kv_cache.formula": (
-        "2 (K and V) × {layers} layers × {kv_heads} KV heads × {head_dim} head dim × "
-        "{batch} × {seq} tokens × {bits} bits ({precision}) = {bytes}"
-    ),
+    "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision}) = {bytes}",
+    "kv_cache.layers.full": "{count} layers × {per_token} × {kept} tokens",
+    "kv_cache.layers.sliding": "{count} sliding layers × {per_token} × {kept} tokens (window {window})",
+    "kv_cache.layers.chunked": "{count} chunked layers × {per_token} × {kept} tokens (chunk {window})",
+    "kv_cache.linear": "{count} linear-attention layers × a {state}-value state",
+    "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
+    "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} layers × {per_layer} B/token/layer{recompute} "
@@ -59,6 +62,13 @@ EN: Mapping[str, str] = {
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
     "note.quantised": "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, GGUF).",
     "note.assumption": "Assumed: {text}",
+    "note.mla_transformers": (
+        "This model uses multi-head latent attention: the KV cache above is the latent that vLLM, SGLang and "
+        "llama.cpp keep. Hugging Face transformers' own implementation caches per-head keys and values "
+        "instead: {bytes} here."
+    ),
+    "note.native_format": "The published checkpoint stores {format}; the weights above are in the precision chosen.",
+    "approximate.title": "Approximate: this configuration is not fully understood",
     # ------------------------------------------------------------ the page (index.html, main.py, present.py)
     "page.title": "GPU VRAM calculator for transformers",
     "page.heading": "Will it fit? GPU VRAM calculator",

@@ -53,6 +53,7 @@ class View:
     bar_text: str
     gpus: tuple[GpuRow, ...]
     notes: tuple[str, ...]
+    assumptions: tuple[str, ...]  # non-empty: the result is approximate, and these say why
 
 
 def present(breakdown: Breakdown) -> View:
@@ -93,6 +94,7 @@ def present(breakdown: Breakdown) -> View:
         bar_text=bar_text,
         gpus=tuple(_gpu_row(fit) for fit in fit_all(breakdown)),
         notes=breakdown.notes,
+        assumptions=breakdown.assumptions,
     )
 
 

@@ -64,7 +64,7 @@ def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
     override = model.params_override
     if override is not None:
         override = round(override * layers / model.layers)
-    return dataclasses.replace(model, layers=layers, params_override=override)
+    return dataclasses.replace(model.with_layers(layers), params_override=override)
 
 
 def max_seq(workload: Workload, target: Target) -> int | None:

@@ -1,0 +1,56 @@
+"""Write the transformers defaults of the config keys the calculator reads.
+
+A developer tool, not run by CI. An official config.json may omit keys and rely
+on the defaults of its transformers config class (Gemma 3's vocabulary of
+262,208 and head_dim of 256, DeepSeek-V2's q_lora_rank of 1536): the reader
+must apply the same defaults to count the same model. This tool asks the
+installed transformers for each supported model_type's defaults and writes the
+memory-relevant ones to app/vramcalc/data/config_defaults.json.
+
+Usage: python tools/config_defaults.py
+Needs: pip install transformers
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import transformers
+from transformers import AutoConfig
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "app"))
+from vramcalc.hf_config import MEMORY_KEYS, READERS  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "config_defaults.json"
+DERIVED = {"layer_types", "no_rope_layers", "moe_layers"}  # computed from other keys by the class
+
+
+def main():
+    defaults = {"_generated_by": f"tools/config_defaults.py with transformers {transformers.__version__}"}
+    for model_type in sorted(READERS):
+        if model_type in ("gpt2", "kimi_k2"):
+            continue
+        try:
+            config = AutoConfig.for_model(model_type)
+        except Exception as error:  # a model type this transformers does not know
+            print(model_type, "skipped:", error, file=sys.stderr)
+            continue
+        text = config.get_text_config() if hasattr(config, "get_text_config") else config
+        values = text.to_dict()
+        chosen = {k: values[k] for k in sorted(MEMORY_KEYS) if k in values and k not in DERIVED}
+        # head_dim and num_key_value_heads default to hidden / heads and heads in most classes:
+        # keep them only where the class fixes them (Gemma 3: head_dim 256), found by changing those.
+        probe = AutoConfig.for_model(model_type, hidden_size=1024, num_attention_heads=2)
+        probe = probe.get_text_config() if hasattr(probe, "get_text_config") else probe
+        for key in ("head_dim", "num_key_value_heads"):
+            chosen.pop(key, None)
+            if values.get(key) is not None and getattr(probe, key, None) == values[key]:
+                chosen[key] = values[key]
+        defaults[model_type] = chosen
+    OUT.write_text(json.dumps(defaults, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
