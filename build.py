@@ -24,6 +24,7 @@ from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
 from vramcalc.capacity import COLUMNS  # noqa: E402
 from vramcalc.charts import BOX  # noqa: E402
 from vramcalc.gpus import load_gpus  # noqa: E402
+from vramcalc import catalog  # noqa: E402
 from vramcalc.models import load_presets  # noqa: E402
 from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
 from vramcalc.options import Attention, Checkpointing, Optimizer, Precision  # noqa: E402
@@ -73,6 +74,8 @@ def build(out: Path) -> None:
     capacity_rows, _ = present_capacity(parse_capacity_query({}))
     page = env.get_template("index.html").render(
         presets=load_presets(),
+        model_families=catalog.families(),
+        model_facts=catalog.facts(DEFAULTS["model"]),
         gpus=load_gpus(),
         defaults=DEFAULTS,
         precisions=[p.value for p in Precision],

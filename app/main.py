@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.abspath("vramcalc.zip"))
 
 import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
+from vramcalc import catalog  # noqa: E402
 from vramcalc.fit import fit_all  # noqa: E402
 from vramcalc.link import decode, encode  # noqa: E402
 from vramcalc.messages import message  # noqa: E402
@@ -187,6 +188,7 @@ def attempt(parse, problems):
 def update(*_args):
     values = read_form()
     element("custom-fields").hidden = values["model"] != "custom"
+    element("model-facts").textContent = catalog.facts(values["model"])
     element("training-fields").hidden = values["mode"] != "training"
     problems = []
     workload = attempt(lambda: parse_workload(values, config=state["config"]), problems)
@@ -212,11 +214,41 @@ def update(*_args):
         window.history.replaceState(None, "", ("?" + link) if link else window.location.pathname)
 
 
+def filter_models(query):
+    """Show only the presets that match what was typed, and choose the best match, so the
+    numbers follow the search; an empty search shows every preset again."""
+    matches = catalog.search(query)
+    shown = set(matches) if query.strip() else None
+    picker = element("model")
+    for group in picker.querySelectorAll("optgroup"):
+        options = group.querySelectorAll("option")
+        visible = 0
+        for index in range(options.length):
+            option = options.item(index)
+            option.hidden = shown is not None and option.value not in shown
+            visible += not option.hidden
+        group.hidden = visible == 0
+    status = element("model-search-status")
+    if shown is None:
+        status.textContent = ""
+    elif not matches:
+        status.textContent = message("model_search.none")
+        for option in picker.querySelectorAll("option[hidden], optgroup[hidden]"):
+            option.hidden = False
+    else:
+        picker.value = matches[0]
+        name = picker.options.item(picker.selectedIndex).textContent
+        key = "model_search.found" if len(matches) == 1 else "model_search.found_many"
+        status.textContent = message(key, count=len(matches), first=name)
+
+
 @when("input", INPUT_AREAS)  # fires for text, select, radio and checkbox alike; "change" would repeat it
 def on_form_change(event):
     if event.target.id in ("config-file", "config-text"):
         return
     try:
+        if event.target.id == "model-search":
+            filter_models(event.target.value)
         update()
     except Exception as error:  # a bug, not bad input: keep the last good numbers and say so, without a traceback
         show_failure(error)

@@ -198,3 +198,36 @@ def test_what_the_user_types_while_python_starts_is_kept(watched: Page, server_u
     expect(page.locator("#batch")).to_have_value("4")
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({"batch": "4", "seq": "2048"})))
     assert typed_before_ready  # otherwise this run did not test the boot at all
+
+
+def test_a_model_is_found_by_typing_part_of_its_hugging_face_id(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url)
+    page.focus("#model-search")
+    page.keyboard.type("Qwen/Qwen3-32")  # keyboard only, as a user types it
+    expect(page.locator("#model")).to_have_value("qwen3-32b")
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({"model": "qwen3-32b"})))
+    expect(page.locator("#model-facts")).to_contain_text("Qwen/Qwen3-32B")
+    assert "model=qwen3-32b" in page.url
+    # options that do not match are hidden, whole families too
+    assert page.locator("#model option[value='llama-3-8b']").get_attribute("hidden") is not None
+    page.fill("#model-search", "gpt oss")
+    expect(page.locator("#model")).to_have_value("gpt-oss-20b")
+    expect(page.locator("#model-search-status")).to_contain_text("2 matches")
+    page.fill("#model-search", "")
+    assert page.locator("#model option[value='llama-3-8b']").get_attribute("hidden") is None
+
+
+def test_an_unknown_architecture_is_marked_approximate_above_the_results(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url)
+    expect(page.locator("#approximate")).to_be_hidden()
+    config = {"model_type": "brand_new_lm", "hidden_size": 2048, "num_hidden_layers": 16,
+              "num_attention_heads": 16, "intermediate_size": 5632, "vocab_size": 32000}
+    page.locator("#import summary").click()
+    page.fill("#config-text", json.dumps(config))
+    page.click("#config-apply")
+    expect(page.locator("#approximate")).to_be_visible()
+    expect(page.locator("#assumptions")).to_contain_text("brand_new_lm")
+    box = page.locator("#approximate").bounding_box()
+    assert box["y"] < page.locator("#breakdown").bounding_box()["y"]  # above the numbers, not a footnote

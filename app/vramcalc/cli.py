@@ -7,6 +7,7 @@ same numbers.
                                                              the reverse questions
     python -m vramcalc capacity [--vram GB] [--headroom PCT] [--json]
                                                              what fits in how much memory
+    python -m vramcalc models [SEARCH] [--json]              the presets (slug, parameters, context, architecture)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from . import capacity
+from . import capacity, catalog
 from .errors import ValidationError
 from .gpus import load_gpus
 from .fit import GpuFit, fit_all
@@ -271,7 +272,23 @@ def _usage_error(error: ValidationError) -> int:
     return EXIT_USAGE
 
 
-COMMANDS = {"fit": fit_main, "capacity": capacity_main}
+def models_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="vramcalc models", description="The model presets, or those matching a search.")
+    parser.add_argument("search", nargs="*", help='part of a name or Hugging Face id, e.g. "qwen3 32" or Qwen/Qwen3-32B')
+    parser.add_argument("--json", action="store_true", help="print one JSON list")
+    args = parser.parse_args(argv)
+    by_slug = {entry.slug: entry for entry in catalog.entries()}
+    chosen = [by_slug[slug] for slug in catalog.search(" ".join(args.search))]
+    if args.json:
+        print(json.dumps([entry.as_dict() for entry in chosen]))
+    else:
+        print(f"{'slug':<38} {'name':<30} {'parameters':<26} {'context':>10}  architecture")
+        for entry in chosen:
+            print(catalog.summary_line(entry))
+    return 0
+
+
+COMMANDS = {"fit": fit_main, "capacity": capacity_main, "models": models_main}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,7 +27,8 @@ def format_gib(num_bytes: int, digits: int = 2) -> str:
 def format_count(value: int) -> str:
     """A large count in words people use for model sizes: 8.03B, 124.4M."""
     for divisor, suffix in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
-        if abs(value) >= divisor:
+        # 999,885,952 rounds to 3 significant digits as 1.00B, not 1e+03M
+        if abs(value) >= divisor * 0.9995:
             return f"{value / divisor:.3g}{suffix}"
     return str(value)
 
