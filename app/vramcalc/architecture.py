@@ -135,6 +135,7 @@ class ModelSpec:
     assumptions: tuple[str, ...] = ()  # what was not understood and how it was read: the result is approximate
     notes: tuple[str, ...] = ()  # true facts the user should know (not counted: vision tower, MTP layer, ...)
     native_format: str = ""  # the checkpoint's own weight format when it is not 16-bit
+    model_type: str = ""  # the config's model_type, as read
 
     def __post_init__(self) -> None:
         if not self.kinds:

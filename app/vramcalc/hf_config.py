@@ -171,9 +171,9 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     reader = READERS.get(model_type)
     if reader is None:
         reader = READERS["llama"]
-        known = ", ".join(supported_types())
         assumptions.append(
-            (f"model_type {model_type!r} is not one the calculator reads exactly ({known})" if model_type
+            (f"model_type {model_type!r} is not one of the {len(supported_types())} types the calculator reads "
+             "exactly" if model_type
              else "the config has no model_type")
             + ": it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
         )
@@ -199,7 +199,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         )
     return ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
-        native_format=native_format, **spec_fields,
+        native_format=native_format, model_type=model_type, **spec_fields,
     )
 
 
@@ -384,7 +384,7 @@ def _read_gpt2(config: Mapping[str, object], name: str, display: str) -> ModelSp
     ffn = 4 * hidden if inner is None else _int(config, "n_inner", 1, MAX_DIM)
     positions = _int(config, "n_positions", 1, MAX_DIM * 10, default=1024)
     return ModelSpec(
-        name=name, display_name=display, block=Block.GPT2, hidden=hidden,
+        name=name, display_name=display, block=Block.GPT2, hidden=hidden, model_type="gpt2",
         layers=_int(config, "n_layer", 1, MAX_LAYERS, default=12), heads=heads, kv_heads=heads,
         head_dim=hidden // heads, ffn=ffn, vocab=_int(config, "vocab_size", 1, MAX_DIM * 10, default=50257),
         tie_embeddings=_bool(config, "tie_word_embeddings", default=True), gated_mlp=False, norm=Norm.LAYER,

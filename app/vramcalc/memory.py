@@ -29,6 +29,11 @@ MASK_BYTES = 1  # a CUDA dropout mask: one bool per element
 LAYERNORM_STATS_BYTES = 2 * FP32_BYTES  # LayerNorm keeps mean and 1/std per token, in fp32
 
 
+# Model types whose training activations are checked against measured runs (tests/golden/measured.json,
+# tests/test_golden_measured.py). For the others the same terms are applied to their shapes, and
+# the result says that it is approximate.
+TRAINING_MEASURED_TYPES = frozenset({"gpt2", "llama", "mistral", "mixtral", "qwen2", "gemma2", "phi3"})
+
 COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "overhead")
 
 
@@ -253,7 +258,7 @@ def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -
     )
 
 
-def _mlp_saved(model: ModelSpec, e: int) -> int:
+def _mlp_saved(model: ModelSpec, e: int, moe: bool) -> int:
     """Bytes per token the MLP saves.
 
     Gated (SwiGLU / GeGLU): gate and up outputs, the activation and the product: 4·I·e
@@ -261,21 +266,27 @@ def _mlp_saved(model: ModelSpec, e: int) -> int:
     ops and keeps five I-wide tensors, plus a residual dropout mask (h).
     Mixture of experts: each token is routed to k experts, each keeping its gathered input
     and output (2h·e) and the gated MLP's 4·I·e; the router keeps fp32 probabilities (4E)
-    and a few index tensors (about 40 bytes per routed copy)."""
-    e, h, ffn = e, model.hidden, model.ffn
+    and a few index tensors (about 40 bytes per routed copy); a shared expert keeps a dense
+    MLP's 4·I·e of its own width."""
+    h = model.hidden
     if model.block is Block.GPT2:
-        return 5 * e * ffn + MASK_BYTES * h
-    if model.is_moe:
-        k = model.experts_per_token
-        router = FP32_BYTES * model.num_experts + 4 + 40 * k
-        return k * (2 * e * h + 4 * e * ffn) + router
-    return 4 * e * ffn
+        return 5 * e * model.ffn + MASK_BYTES * h
+    if not model.gated_mlp:  # Phi: fc1 output, GELU output
+        return 2 * e * model.ffn
+    if moe:
+        spec = model.moe
+        router = FP32_BYTES * spec.experts + 4 + 40 * spec.per_token
+        return spec.per_token * (2 * e * h + 4 * e * spec.ffn) + router + 4 * e * spec.shared_ffn
+    return 4 * e * model.ffn
 
 
-def layer_activation_bytes_per_token(model: ModelSpec, e: int, attention: Attention, seq: int) -> int:
-    """Everything one transformer layer saves for backward, per token."""
+def layer_activation_bytes_per_token(model: ModelSpec, e: int, attention: Attention, seq: int,
+                                     moe: bool | None = None) -> int:
+    """Everything one transformer layer saves for backward, per token (an MoE layer when `moe`,
+    else a dense one; by default the model's first layer's kind)."""
+    moe = model.layer_is_moe(0) if moe is None else moe
     attention_part = _attention_saved(model, e, attention, seq)
-    mlp_part = _mlp_saved(model, e)
+    mlp_part = _mlp_saved(model, e, moe)
     if model.block is Block.GPT2:
         norms = 2 * _layernorm_saved(model, e)
     elif model.block is Block.GEMMA2:
@@ -283,6 +294,16 @@ def layer_activation_bytes_per_token(model: ModelSpec, e: int, attention: Attent
     else:
         norms = 2 * _rmsnorm_saved(model, e, feeds_linear=True)
     return norms + attention_part + mlp_part
+
+
+def _layers_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -> tuple[int, int]:
+    """(the sum over all layers, the largest layer) of the bytes per token layers save:
+    dense and MoE layers differ."""
+    moe_layers = model.moe_layer_count
+    sizes = {flag: layer_activation_bytes_per_token(model, e, attention, seq, moe=flag)
+             for flag in {True, False} if (moe_layers if flag else model.layers - moe_layers)}
+    total = sizes.get(True, 0) * moe_layers + sizes.get(False, 0) * (model.layers - moe_layers)
+    return total, max(sizes.values())
 
 
 def outside_layers_bytes_per_token(model: ModelSpec, e: int) -> int:
@@ -331,18 +352,21 @@ def activations_bytes(workload: Workload) -> Component:
     model = workload.model
     e = workload.activation_precision.bits // 8
     tokens = workload.batch * workload.seq
-    per_layer = layer_activation_bytes_per_token(model, e, workload.attention, workload.seq)
+    all_layers, per_layer = _layers_saved(model, e, workload.attention, workload.seq)
     outside = outside_layers_bytes_per_token(model, e)
     shared = batch_shared_bytes(model, e, workload.seq)
     inputs_kept, layers_full = _checkpoint_plan(model.layers, workload.checkpointing)
     per_token = (
         inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
-        + layers_full * per_layer  # layers whose activations are live at the peak
+        + (all_layers if layers_full == model.layers else layers_full * per_layer)  # live at the peak
         + outside
     )
     num_bytes = tokens * per_token + shared
+    per_layer_text = f"{per_layer:,}"
     if workload.checkpointing is Checkpointing.NONE:
         kept, recompute = str(model.layers), ""
+        if all_layers != model.layers * per_layer:  # dense and MoE layers differ
+            per_layer_text = message("activations.average", average=f"{all_layers / model.layers:,.0f}")
         strategy = message("checkpointing.none")
     else:
         kept = f"{inputs_kept} inputs × {layer_input_bytes_per_token(model, e):,} B + {layers_full}"
@@ -354,7 +378,7 @@ def activations_bytes(workload: Workload) -> Component:
         )
     explain = lambda: message(  # noqa: E731
         "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept,
-        per_layer=f"{per_layer:,}", recompute=recompute, outside=f"{outside:,}",
+        per_layer=per_layer_text, recompute=recompute, outside=f"{outside:,}",
         constant=message("activations.constant", constant_bytes=_fmt(shared)) if shared else "",
         bytes=_fmt(num_bytes), attention=message(f"attention.{workload.attention.value}"), checkpointing=strategy,
     )
@@ -373,9 +397,11 @@ def _inference_activations(workload: Workload) -> Component:
     attention = e * (2 * a * d + 2 * kv * d)
     if workload.attention is Attention.EAGER:
         attention += (e + FP32_BYTES + e) * a * workload.seq
-    experts = model.experts_per_token if model.is_moe else 1
     mlp_width = 3 if model.gated_mlp else 2
-    mlp = experts * (mlp_width * e * model.ffn + (e * h if model.is_moe else 0))
+    mlp = mlp_width * e * model.ffn if model.moe_layer_count < model.layers else 0
+    if model.is_moe:  # each routed copy: its gathered input and the expert's MLP; plus a shared expert
+        moe = model.moe
+        mlp = max(mlp, moe.per_token * (mlp_width * e * moe.ffn + e * h) + mlp_width * e * moe.shared_ffn)
     per_token = 2 * e * h + max(attention, mlp)
     num_bytes = workload.batch * workload.seq * per_token
     return Component(
@@ -463,5 +489,13 @@ def estimate(workload: Workload) -> Breakdown:
         active_params=workload.model.active_params,
         components=components,
         notes=_notes(workload),
-        assumptions=workload.model.assumptions,
+        assumptions=_assumptions(workload),
     )
+
+
+def _assumptions(workload: Workload) -> tuple[str, ...]:
+    model = workload.model
+    extra = ()
+    if workload.is_training and model.model_type and model.model_type not in TRAINING_MEASURED_TYPES:
+        extra = (message("assumption.training_unmeasured", model_type=model.model_type),)
+    return model.assumptions + extra

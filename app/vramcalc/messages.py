@@ -40,6 +40,7 @@ EN: Mapping[str, str] = {
         "+ {outside} B/token outside the layers){constant} = {bytes}; {attention} attention, {checkpointing}"
     ),
     "activations.recompute": " + 1 layer recomputed in backward at {per_layer_full} B/token",
+    "activations.average": "{average} (average of dense and MoE layers)",
     "activations.constant": " + {constant_bytes} shared by the batch (rotary tables, positions)",
     "activations.inference": (
         "peak of one layer during a {seq}-token prefill: {batch} × {seq} tokens × {per_token} B/token ({attention} attention)"
@@ -68,6 +69,10 @@ EN: Mapping[str, str] = {
         "instead: {bytes} here."
     ),
     "note.native_format": "The published checkpoint stores {format}; the weights above are in the precision chosen.",
+    "assumption.training_unmeasured": (
+        "training activations of {model_type} layers are estimated with the Llama-style terms and have not been "
+        "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
+    ),
     "approximate.title": "Approximate: this configuration is not fully understood",
     # ------------------------------------------------------------ the page (index.html, main.py, present.py)
     "page.title": "GPU VRAM calculator for transformers",
