@@ -70,8 +70,9 @@ def test_mla_caches_the_latent():
     assert kv_bytes("deepseek-v3", 1) == 70_272
     assert kv_bytes("kimi-k2-instruct", 1) == 70_272
     assert kv_bytes("deepseek-v2-lite", 1) == 31_104
+    # transformers 5.24's DeepseekV3Attention also caches the latent (`cache.update(kv_nope, k_rot, ...)`)
     notes = estimate(parse_workload({"model": "deepseek-v3", "seq": "1", "kv_precision": "bf16"})).notes
-    assert any("transformers" in note and "4.77 MiB" in note for note in notes)  # 4,997,120 B per token
+    assert any("latent" in note for note in notes)
 
 
 def test_gpt_oss_halves_its_full_context_cache():

@@ -454,21 +454,12 @@ def _notes(workload: Workload) -> tuple[str, ...]:
     if model.is_moe:
         notes.append(message("note.moe", total=format_count(model.params), active=format_count(model.active_params)))
     if model.mla is not None and not workload.is_training:
-        notes.append(message("note.mla_transformers", bytes=_fmt(workload.effective_kv_precision.bytes_for(
-            workload.batch * _expanded_mla_values(model, workload.seq)))))
+        notes.append(message("note.mla"))
     if model.native_format:
         notes.append(message("note.native_format", format=model.native_format))
     if not workload.precision.is_float:
         notes.append(message("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
     return tuple(notes)
-
-
-def _expanded_mla_values(model: ModelSpec, seq: int) -> int:
-    """What Hugging Face transformers' DeepSeek attention caches instead of the latent: per-head
-    keys of qk_nope + qk_rope and values of v_head_dim, for every token and layer."""
-    mla = model.mla
-    per_token = model.heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim)
-    return sum(count * per_token * model.tokens_kept(kind, seq) for kind, count in model.kind_counts())
 
 
 def estimate(workload: Workload) -> Breakdown:

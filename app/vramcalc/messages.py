@@ -63,10 +63,10 @@ EN: Mapping[str, str] = {
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
     "note.quantised": "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, GGUF).",
     "note.assumption": "Assumed: {text}",
-    "note.mla_transformers": (
-        "This model uses multi-head latent attention: the KV cache above is the latent that vLLM, SGLang and "
-        "llama.cpp keep. Hugging Face transformers' own implementation caches per-head keys and values "
-        "instead: {bytes} here."
+    "note.mla": (
+        "Multi-head latent attention: the cache keeps one compressed latent per token and layer, as vLLM, "
+        "SGLang, llama.cpp and Hugging Face transformers (5.15 and later) do; older transformers releases "
+        "cached decompressed per-head keys and values, about 70 times more."
     ),
     "note.native_format": "The published checkpoint stores {format}; the weights above are in the precision chosen.",
     "assumption.training_unmeasured": (
