@@ -59,8 +59,7 @@ class Reader:
     norm: Norm = Norm.RMS
     norms_per_layer: int = 2
     qkv_bias: bool | None = None  # None: from `attention_bias`
-    o_bias: bool | None = None  # None: like qkv_bias only when the type says so (see `o_bias_follows`)
-    o_bias_follows: bool = False
+    o_bias: bool = False  # a bias on the attention output projection
     mlp_bias: bool = False
     head_bias: bool = False
     gated_mlp: bool = True
@@ -121,11 +120,11 @@ READERS: Mapping[str, Reader] = {
     "gemma3_text": Reader(block=Block.GEMMA2, norms_per_layer=4, qk_norm="head", softcap=True, tie_default=True,
                           sliding="types", pattern=6),
     "gpt_oss": Reader(qkv_bias=True, o_bias=True, sinks=True, sliding="types", pattern=2, moe="gpt_oss"),
-    "llama4_text": Reader(moe="llama4", chunked=True, qk_norm="", extra=frozenset({"use_qk_norm"})),
+    "llama4_text": Reader(moe="llama4", chunked=True, extra=frozenset({"use_qk_norm"})),  # its q/k norm has no weights
     "phi": Reader(block=Block.PHI, norm=Norm.LAYER, norms_per_layer=1, qkv_bias=True, o_bias=True, mlp_bias=True,
                   head_bias=True, gated_mlp=False, qk_norm="", extra=frozenset({"qk_layernorm"})),
     "phi3": Reader(fused_qkv=True, sliding="all"),
-    "phimoe": Reader(norm=Norm.LAYER, sliding="all", moe="mixtral", head_bias=False),
+    "phimoe": Reader(norm=Norm.LAYER, sliding="all", moe="mixtral"),
     "olmo2": Reader(qk_norm="full"),
     "cohere": Reader(norm=Norm.LAYER_NO_BIAS, norms_per_layer=1, qk_norm="full?", tie_default=True),
     "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, norms_per_layer=1, tie_default=True, sliding="types", pattern=4),
@@ -239,7 +238,6 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str)
     max_positions = _int(config, "max_position_embeddings", 1, MAX_POSITIONS, default=0) or None
     attention_bias = _bool(config, "attention_bias", default=False)
     qkv_bias = attention_bias if reader.qkv_bias is None else reader.qkv_bias
-    o_bias = reader.o_bias if reader.o_bias is not None else False
     qk_norm = reader.qk_norm.rstrip("?")
     if reader.qk_norm.endswith("?") and not _bool(config, "use_qk_norm", default=False):
         qk_norm = ""
@@ -249,7 +247,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str)
         block=reader.block, hidden=hidden, layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
         vocab=vocab, tie_embeddings=_bool(config, "tie_word_embeddings", default=reader.tie_default),
         gated_mlp=reader.gated_mlp, norm=reader.norm, norms_per_layer=reader.norms_per_layer,
-        qkv_bias=qkv_bias, o_bias=o_bias, mlp_bias=reader.mlp_bias or _bool(config, "mlp_bias", default=False),
+        qkv_bias=qkv_bias, o_bias=reader.o_bias, mlp_bias=reader.mlp_bias or _bool(config, "mlp_bias", default=False),
         head_bias=reader.head_bias, qk_norm=qk_norm, attention_gate=reader.attention_gate, sinks=reader.sinks,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
