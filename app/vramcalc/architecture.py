@@ -42,6 +42,15 @@ class Norm(enum.Enum):
     LAYER_NO_BIAS = "layer_no_bias"  # Cohere: LayerNorm without a bias
 
 
+class NormCompute(enum.Enum):
+    """How a norm computes, which decides what it saves for backward (memory.py `_norm_saved`)."""
+
+    RMS = "rms"  # Llama: fp32 statistics, the normalised value cast back before the weight multiply
+    RMS_FP32 = "rms_fp32"  # Gemma (1 + weight), OLMo 2: the weight multiply in fp32
+    LAYER = "layer"  # torch LayerNorm (GPT-2, Phi): input, mean and 1/std
+    LAYER_FP32 = "layer_fp32"  # Cohere: LayerNorm written out in fp32 ops
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Mla:
     """Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): K and V come from one
@@ -74,10 +83,10 @@ class LinearAttention:
     def conv_dim(self) -> int:
         return 2 * self.key_heads * self.key_head_dim + self.value_heads * self.value_head_dim
 
-    @property
-    def state_values(self) -> int:
-        """Values one sequence keeps per layer: the recurrent state and the convolution window."""
-        return self.value_heads * self.key_head_dim * self.value_head_dim + self.conv_dim * self.conv_kernel
+    def state_bytes(self, e: int) -> int:
+        """Bytes one sequence keeps per layer: the convolution window in the compute type (e) and
+        the recurrent state in fp32 (transformers' cache and llama.cpp both keep it in fp32)."""
+        return self.conv_dim * self.conv_kernel * e + 4 * self.value_heads * self.key_head_dim * self.value_head_dim
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -110,12 +119,15 @@ class ModelSpec:
     gated_mlp: bool = True
     norm: Norm = Norm.RMS
     norms_per_layer: int = 2
+    norm_compute: NormCompute = NormCompute.RMS
+    post_norms: bool = False  # OLMo 2: the two norms follow attention and the MLP instead of feeding them
     final_norm: bool = True
     qkv_bias: bool = False
     o_bias: bool = False  # a bias on the attention output projection (gpt-oss, Phi)
     mlp_bias: bool = False  # biases on the dense MLP projections (Phi)
     head_bias: bool = False  # a bias on the LM head (Phi)
-    qk_norm: str = ""  # "head": per-head q/k RMSNorm weights (Qwen3, Gemma 3); "full": over all heads (OLMo 2)
+    qk_norm: str = ""  # "head": per-head q/k RMSNorm weights (Qwen3, Gemma 3); "full": over all heads (OLMo 2);
+    # "l2": Llama 4's weightless L2 norm on its RoPE (chunked) layers
     attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)
     sinks: bool = False  # gpt-oss: one learned sink logit per head
     fused_qkv: bool = False  # Phi-3: one qkv_proj, so V is a view of the fused output
@@ -210,12 +222,12 @@ class ModelSpec:
     # -- KV cache
 
     def kv_values_per_sequence(self, tokens: int) -> int:
-        """Values the cache holds for one sequence of `tokens` tokens, summed over layers.
+        """Values the attention layers' cache holds for one sequence of `tokens` tokens.
 
         Full attention: K and V of kv_heads × head_dim per token; sliding and chunked layers
         keep at most their window; MLA layers keep one latent of kv_lora_rank + qk_rope_head_dim
-        per token (vLLM's `head_size: 576` for DeepSeek-V3); linear-attention layers keep a
-        fixed state whatever the length."""
+        per token (vLLM's `head_size: 576` for DeepSeek-V3). Linear-attention layers keep a
+        fixed state instead (`linear_state_bytes`)."""
         total = 0
         for kind, count in self.kind_counts():
             total += count * self.layer_kv_values(kind, tokens)
@@ -223,11 +235,15 @@ class ModelSpec:
 
     def layer_kv_values(self, kind: AttentionKind, tokens: int) -> int:
         if kind is AttentionKind.LINEAR:
-            return self.linear.state_values if self.linear else 0
+            return 0
         kept = self.tokens_kept(kind, tokens)
         if self.mla is not None:
             return self.mla.latent_width * kept
         return 2 * self.kv_heads * self.head_dim * kept
+
+    def linear_state_bytes(self, e: int) -> int:
+        """Bytes the linear-attention layers keep for one sequence, whatever its length."""
+        return self.count_kind(AttentionKind.LINEAR) * self.linear.state_bytes(e) if self.linear else 0
 
     def tokens_kept(self, kind: AttentionKind, tokens: int) -> int:
         if kind is AttentionKind.SLIDING and self.sliding_window:

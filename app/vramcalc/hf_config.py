@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping
 from importlib import resources
 
-from .architecture import AttentionKind, Block, LinearAttention, Mla, ModelSpec, Moe, Norm
+from .architecture import AttentionKind, Block, LinearAttention, Mla, ModelSpec, Moe, Norm, NormCompute
 from .errors import ValidationError
 
 MAX_DIM = 1_000_000  # hidden, ffn, vocabulary: far above any real model
@@ -40,7 +40,7 @@ MEMORY_KEYS = frozenset({
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "layer_types", "sliding_window",
     "use_sliding_window", "max_window_layers", "sliding_window_pattern", "attention_chunk_size",
     "full_attention_interval", "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
-    "linear_value_head_dim", "linear_conv_kernel_dim", "use_qk_norm", "qk_layernorm", "num_nextn_predict_layers",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "use_qk_norm", "lm_head_bias", "qk_layernorm", "num_nextn_predict_layers",
     "attn_logit_softcapping", "final_logit_softcapping", "partial_rotary_factor", "n_embd", "n_layer", "n_head",
     "n_inner", "n_positions", "vision_config",
 })
@@ -58,9 +58,12 @@ class Reader:
     block: Block = Block.LLAMA
     norm: Norm = Norm.RMS
     norms_per_layer: int = 2
+    compute: NormCompute = NormCompute.RMS
+    post_norms: bool = False
     qkv_bias: bool | None = None  # None: from `attention_bias`
-    o_bias: bool = False  # a bias on the attention output projection
+    o_bias: bool | None = None  # a bias on the attention output projection; None: from `attention_bias`
     mlp_bias: bool = False
+    reads_mlp_bias: bool = False  # `mlp_bias` adds biases to the dense and shared-expert MLPs
     head_bias: bool = False
     gated_mlp: bool = True
     fused_qkv: bool = False
@@ -100,34 +103,36 @@ _SLIDING_KEYS = {
 
 READERS: Mapping[str, Reader] = {
     "gpt2": Reader(block=Block.GPT2),  # read by _read_gpt2
-    "llama": Reader(extra=frozenset({"mlp_bias"})),
-    "granite": Reader(extra=frozenset({"mlp_bias"})),
-    "smollm3": Reader(sliding="qwen"),
-    "mistral": Reader(sliding="all"),
-    "ministral": Reader(sliding="types"),
-    "mixtral": Reader(sliding="all", moe="mixtral"),
-    "qwen2": Reader(qkv_bias=True, sliding="qwen"),
-    "qwen2_moe": Reader(qkv_bias=True, sliding="qwen", moe="qwen"),
+    "llama": Reader(reads_mlp_bias=True),
+    "granite": Reader(reads_mlp_bias=True),
+    "smollm3": Reader(sliding="qwen", reads_mlp_bias=True),
+    "mistral": Reader(sliding="all", qkv_bias=False, o_bias=False),  # attention_bias is ignored
+    "ministral": Reader(sliding="types", qkv_bias=False, o_bias=False),
+    "ministral3": Reader(sliding="types", qkv_bias=False, o_bias=False),
+    "mixtral": Reader(sliding="all", moe="mixtral", qkv_bias=False, o_bias=False),
+    "qwen2": Reader(qkv_bias=True, o_bias=False, sliding="qwen"),
+    "qwen2_moe": Reader(qkv_bias=True, o_bias=False, sliding="qwen", moe="qwen"),
     "qwen3": Reader(qk_norm="head", sliding="qwen"),
     "qwen3_moe": Reader(qk_norm="head", sliding="qwen", moe="qwen"),
-    "qwen3_next": Reader(qk_norm="head", attention_gate=True, moe="qwen", linear=True),
-    "deepseek_v2": Reader(mla=True, moe="deepseek"),
+    "qwen3_next": Reader(qk_norm="head", attention_gate=True, moe="qwen", linear=True, compute=NormCompute.RMS_FP32),
+    "deepseek_v2": Reader(mla=True, moe="deepseek", reads_mlp_bias=True),
     "deepseek_v3": Reader(mla=True, moe="deepseek"),
     "kimi_k2": Reader(mla=True, moe="deepseek"),  # DeepSeek-V3's architecture under its own name
-    "glm4_moe": Reader(qk_norm="head?", moe="deepseek"),
-    "gemma": Reader(tie_default=True),
-    "gemma2": Reader(block=Block.GEMMA2, norms_per_layer=4, softcap=True, tie_default=True, sliding="types", pattern=2),
-    "gemma3_text": Reader(block=Block.GEMMA2, norms_per_layer=4, qk_norm="head", softcap=True, tie_default=True,
+    "glm4_moe": Reader(qk_norm="head?", moe="deepseek", o_bias=False),
+    "gemma": Reader(tie_default=True, compute=NormCompute.RMS_FP32),
+    "gemma2": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, softcap=True, tie_default=True, sliding="types", pattern=2),
+    "gemma3_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm="head", softcap=True, tie_default=True,
                           sliding="types", pattern=6),
-    "gpt_oss": Reader(qkv_bias=True, o_bias=True, sinks=True, sliding="types", pattern=2, moe="gpt_oss"),
-    "llama4_text": Reader(moe="llama4", chunked=True, extra=frozenset({"use_qk_norm"})),  # its q/k norm has no weights
-    "phi": Reader(block=Block.PHI, norm=Norm.LAYER, norms_per_layer=1, qkv_bias=True, o_bias=True, mlp_bias=True,
+    "gpt_oss": Reader(compute=NormCompute.RMS_FP32, qkv_bias=True, o_bias=True, sinks=True, sliding="types", pattern=2, moe="gpt_oss"),
+    "llama4_text": Reader(moe="llama4", chunked=True, qk_norm="l2?"),  # an L2 q/k norm without weights, on RoPE layers
+    "phi": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=1, qkv_bias=True, o_bias=True, mlp_bias=True,
                   head_bias=True, gated_mlp=False, qk_norm="", extra=frozenset({"qk_layernorm"})),
-    "phi3": Reader(fused_qkv=True, sliding="all"),
-    "phimoe": Reader(norm=Norm.LAYER, sliding="all", moe="mixtral"),
-    "olmo2": Reader(qk_norm="full"),
-    "cohere": Reader(norm=Norm.LAYER_NO_BIAS, norms_per_layer=1, qk_norm="full?", tie_default=True),
-    "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, norms_per_layer=1, tie_default=True, sliding="types", pattern=4),
+    "phi3": Reader(fused_qkv=True, sliding="all", qkv_bias=False, o_bias=False),
+    "phimoe": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, sliding="all", moe="mixtral",
+                     extra=frozenset({"lm_head_bias"})),
+    "olmo2": Reader(qk_norm="full", compute=NormCompute.RMS_FP32, post_norms=True),
+    "cohere": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, qk_norm="full?", tie_default=True),
+    "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, tie_default=True, sliding="types", pattern=4),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2",
@@ -203,7 +208,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
 
 
 def _understood(reader: Reader) -> frozenset[str]:
-    keys = set(_COMMON) | reader.extra
+    keys = set(_COMMON) | reader.extra | ({"mlp_bias"} if reader.reads_mlp_bias else set())
     keys |= _MOE_KEYS.get(reader.moe, set())
     keys |= _SLIDING_KEYS.get(reader.sliding, set())
     if reader.mla:
@@ -243,12 +248,16 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str)
         qk_norm = ""
     if model_type == "phi" and _bool(config, "qk_layernorm", default=False):
         raise ValidationError("qk_layernorm", True, "Phi models with q/k LayerNorm are not supported")
+    resid_pdrop = config.get("resid_pdrop") if model_type == "phi" else None
     fields = dict(
         block=reader.block, hidden=hidden, layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
         vocab=vocab, tie_embeddings=_bool(config, "tie_word_embeddings", default=reader.tie_default),
         gated_mlp=reader.gated_mlp, norm=reader.norm, norms_per_layer=reader.norms_per_layer,
-        qkv_bias=qkv_bias, o_bias=reader.o_bias, mlp_bias=reader.mlp_bias or _bool(config, "mlp_bias", default=False),
-        head_bias=reader.head_bias, qk_norm=qk_norm, attention_gate=reader.attention_gate, sinks=reader.sinks,
+        norm_compute=reader.compute, post_norms=reader.post_norms,
+        dropout=isinstance(resid_pdrop, (int, float)) and resid_pdrop > 0,
+        qkv_bias=qkv_bias, o_bias=attention_bias if reader.o_bias is None else reader.o_bias,
+        mlp_bias=reader.mlp_bias or reader.reads_mlp_bias and _bool(config, "mlp_bias", default=False),
+        head_bias=reader.head_bias or model_type == "phimoe" and _bool(config, "lm_head_bias", default=False), qk_norm=qk_norm, attention_gate=reader.attention_gate, sinks=reader.sinks,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
@@ -386,6 +395,7 @@ def _read_gpt2(config: Mapping[str, object], name: str, display: str) -> ModelSp
         layers=_int(config, "n_layer", 1, MAX_LAYERS, default=12), heads=heads, kv_heads=heads,
         head_dim=hidden // heads, ffn=ffn, vocab=_int(config, "vocab_size", 1, MAX_DIM * 10, default=50257),
         tie_embeddings=_bool(config, "tie_word_embeddings", default=True), gated_mlp=False, norm=Norm.LAYER,
+        norm_compute=NormCompute.LAYER,
         qkv_bias=True, learned_positions=positions, max_positions=positions, dropout=True,
     )
 

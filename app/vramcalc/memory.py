@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 
 from .messages import message
-from .architecture import AttentionKind, Block, ModelSpec
+from .architecture import AttentionKind, Block, ModelSpec, NormCompute
 from .options import FP32_BYTES, Attention, Checkpointing, Optimizer
 from .units import GIB, format_binary, format_count
 from .workload import Workload
@@ -32,7 +32,17 @@ LAYERNORM_STATS_BYTES = 2 * FP32_BYTES  # LayerNorm keeps mean and 1/std per tok
 # Model types whose training activations are checked against measured runs (tests/golden/measured.json,
 # tests/test_golden_measured.py). For the others the same terms are applied to their shapes, and
 # the result says that it is approximate.
-TRAINING_MEASURED_TYPES = frozenset({"gpt2", "llama", "mistral", "mixtral", "qwen2", "gemma2", "phi3"})
+TRAINING_MEASURED_TYPES = frozenset({
+    "gpt2", "llama", "mistral", "mixtral", "qwen2", "gemma2", "phi3",  # measured 2026-12-02
+    "qwen3", "qwen3_moe", "qwen2_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "gemma3_text", "gpt_oss",
+    "llama4_text", "phi", "olmo2", "granite", "cohere", "cohere2", "glm4_moe", "smollm3", "phimoe", "ministral",
+    "ministral3",  # measured 2026-12-03
+    "kimi_k2",  # DeepSeek-V3's architecture and code under another name
+})
+
+# Eager attention whose softmax runs in the compute type, not fp32 (transformers' Llama 4; gpt-oss,
+# whose probabilities include one sink logit per row).
+SOFTMAX_IN_COMPUTE_TYPE = frozenset({"llama4_text", "gpt_oss"})
 
 COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "overhead")
 
@@ -159,54 +169,83 @@ def kv_cache_bytes(workload: Workload) -> Component:
     model = workload.model
     precision = workload.effective_kv_precision
     values = workload.batch * model.kv_values_per_sequence(workload.seq)
-    num_bytes = precision.bytes_for(values)
+    e = workload.activation_precision.bits // 8
+    num_bytes = precision.bytes_for(values) + workload.batch * model.linear_state_bytes(e)
     return Component(
         key="kv_cache",
         bytes=num_bytes,
-        explain=lambda: message(
-            "kv_cache.formula", layers=_kv_layers_text(model, workload.seq), batch=workload.batch,
-            seq=f"{workload.seq:,}", bits=precision.bits, precision=precision.value, bytes=_fmt(num_bytes),
-        ),
+        explain=lambda: _kv_explain(model, workload, precision, e, num_bytes),
     )
 
 
-def _kv_layers_text(model: ModelSpec, seq: int) -> str:
-    """Which layers keep what, in words: '6 full layers × 2 × 8 KV heads × 128 + 30 sliding
-    layers capped at 1,024 tokens × ...'."""
+def _kv_explain(model: ModelSpec, workload: Workload, precision, e: int, num_bytes: int) -> str:
+    """Which layers keep what, in words: '6 layers × 2 (K and V) × 8 KV heads × 128 × 32,768 tokens
+    + 30 sliding layers × ... × 1,024 tokens (window 1,024)', and the linear layers' fixed state."""
     parts = []
     for kind, count in model.kind_counts():
         if kind is AttentionKind.LINEAR:
-            lin = model.linear
-            parts.append(message("kv_cache.linear", count=count, state=f"{lin.state_values:,}"))
             continue
         per_token = (message("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
                      else message("kv_cache.kv_width", kv_heads=model.kv_heads, head_dim=model.head_dim))
-        kept = model.tokens_kept(kind, seq)
+        kept = model.tokens_kept(kind, workload.seq)
         parts.append(message(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",
                              window=f"{model.sliding_window or model.attention_chunk:,}"))
-    return " + ".join(parts)
+    text = message("kv_cache.formula", batch=workload.batch, layers=" + ".join(parts), bits=precision.bits,
+                   precision=precision.value)
+    if model.linear is not None:
+        text += message("kv_cache.linear", batch=workload.batch, count=model.count_kind(AttentionKind.LINEAR),
+                        state=_fmt(model.linear.state_bytes(e)))
+    return f"{text} = {_fmt(num_bytes)}"
 
 
 # ---------------------------------------------------------------- training activations
 
 
-def _rmsnorm_saved(model: ModelSpec, e: int, *, feeds_linear: bool) -> int:
-    """Bytes per token one RMSNorm saves.
+def _norm_saved(model: ModelSpec, e: int, width: int, *, feeds_linear: bool, rows: int = 1) -> int:
+    """Bytes per token one norm of `width` values saves (`rows` statistics: 1, or one per head).
 
-    Llama RMSNorm: the fp32 upcast of its input (4h), 1/rms (4), the normalised value cast
-    back (e·h, kept by the weight multiply) and its output (e·h, kept by the next linear).
-    Gemma RMSNorm multiplies in fp32 by (1 + weight): fp32 input (4h), 1/rms (4), the
-    normalised fp32 value (4h), and the output cast back (e·h) only when a linear follows.
-    """
-    h = model.hidden
-    if model.block is Block.GEMMA2:
-        return 4 * h + 4 + 4 * h + (e * h if feeds_linear else 0)
-    return 4 * h + 4 + e * h + e * h
+    Llama RMSNorm: the fp32 upcast of its input (4w), 1/rms (4), the normalised value cast
+    back (e·w, kept by the weight multiply).
+    Gemma's (1 + weight) and OLMo 2's RMSNorm multiply in fp32: fp32 input (4w), 1/rms (4),
+    the normalised fp32 value (4w).
+    LayerNorm (GPT-2, Phi): its input (e·w) and fp32 mean and 1/std (8).
+    Cohere's LayerNorm, written out in fp32: the fp32 input, the centred and the normalised
+    values (3 × 4w) and the variance (4).
+    The output (e·w) counts when a linear follows, which keeps it as its input."""
+    compute = model.norm_compute
+    if compute is NormCompute.RMS_FP32:
+        saved = 8 * width + FP32_BYTES * rows
+    elif compute is NormCompute.LAYER:
+        saved = e * width + LAYERNORM_STATS_BYTES * rows
+    elif compute is NormCompute.LAYER_FP32:
+        saved = 12 * width + FP32_BYTES * rows
+    else:
+        saved = 4 * width + FP32_BYTES * rows + e * width
+    return saved + (e * width if feeds_linear else 0)
 
 
-def _layernorm_saved(model: ModelSpec, e: int) -> int:
-    """LayerNorm keeps its input (e·h) and fp32 mean and 1/std; its output (e·h) is kept by the next linear."""
-    return e * model.hidden + LAYERNORM_STATS_BYTES + e * model.hidden
+def _layer_norms_saved(model: ModelSpec, e: int, kind: AttentionKind) -> int:
+    """The norms of one layer, by where they sit.
+
+    Pre-norm (Llama): two norms, each feeding linears. Gemma: those two plus two after
+    attention and the MLP that feed none. OLMo 2: only the two after, so attention's and the
+    MLP's inputs are kept by their first linears (2·e·h). Parallel blocks (Phi, Cohere): one
+    norm whose output feeds attention and the MLP. And q/k norms: per head (Qwen3, Gemma 3,
+    Cohere) or over all heads (OLMo 2), never feeding a linear."""
+    h, a, kv, d = model.hidden, model.heads, model.kv_heads, model.head_dim
+    if model.post_norms:
+        norms = 2 * _norm_saved(model, e, h, feeds_linear=False) + 2 * e * h
+    elif model.block is Block.GEMMA2:
+        norms = 2 * _norm_saved(model, e, h, feeds_linear=True) + 2 * _norm_saved(model, e, h, feeds_linear=False)
+    else:
+        norms = model.norms_per_layer * _norm_saved(model, e, h, feeds_linear=True)
+    if model.qk_norm == "l2":  # fp32 input and 1/norm per head, for q and k; nothing cast back
+        return norms + (FP32_BYTES * (a + kv) * d + FP32_BYTES * (a + kv) if kind is AttentionKind.CHUNKED else 0)
+    if model.qk_norm:
+        per_head = model.qk_norm == "head" or model.norm_compute is NormCompute.LAYER_FP32
+        norms += _norm_saved(model, e, a * d, feeds_linear=False, rows=a if per_head else 1)
+        norms += _norm_saved(model, e, kv * d, feeds_linear=False, rows=kv if per_head else 1)
+    return norms
 
 
 def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -> int:
@@ -245,17 +284,57 @@ def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -
             + e * v_storage  # v
             + FP32_BYTES * a  # log-sum-exp
             + e * a * d  # output
-            + (e * a * d if model.fused_qkv else 0)  # Phi-3 copies the output before o_proj
+            + (e * a * d if model.fused_qkv or model.block is Block.PHI else 0)  # Phi-3 and Phi copy the output before o_proj
         )
     return (
         e * a * d  # q after rotary
         + e * a * d  # k repeated to every head
-        + FP32_BYTES * per_head_row  # softmax, computed in fp32
-        + (e * per_head_row if e != FP32_BYTES else 0)  # probabilities cast back
+        + (FP32_BYTES * per_head_row  # softmax, computed in fp32
+           + (e * per_head_row if e != FP32_BYTES else 0)  # probabilities cast back
+           if model.model_type not in SOFTMAX_IN_COMPUTE_TYPE else e * per_head_row)
+        + (INDEX_BYTES * a if model.sinks else 0)  # gpt-oss: the row maximum's index, subtracted before softmax
         + (e * per_head_row if model.attention_softcap else 0)  # tanh soft-cap
         + e * a * d  # v repeated to every head (made contiguous for the matmul)
         + e * a * d  # o_proj input
     )
+
+
+LINEAR_ATTENTION_CHUNK = 64  # transformers' torch chunk_gated_delta_rule
+
+
+def _linear_attention_saved(model: ModelSpec, e: int) -> int:
+    """Bytes per token a Gated DeltaNet layer saves, as transformers' torch fallback computes
+    it (fp32, chunks of 64 tokens; measured on Qwen3-Next, within 2 %). With vh value heads of
+    dv, keys repeated to vh heads of dk and a convolution over conv_dim channels:
+    the convolution's input and output (2·conv_dim·e); the decay and beta gates (vh·(e + 8));
+    q and k L2-normalised in fp32 (2·(4·vh·dk + 4·vh)), beta (4·vh), v in fp32 (4·vh·dv) and
+    q scaled (4·vh·dk); inside each chunk four vh × C fp32 matrices per token, keys, values
+    and queries again (4·vh·(4C + 3dk + dv) + 12·vh); the loop over chunks keeps the
+    recurrent state and its products once per chunk (4·vh·(dk·dv + 2C·dv + C²/2 + dk·C)/C);
+    the gated RMSNorm over the output (12·vh·dv + 4·vh + 2·e·vh·dv); o_proj's input (e·vh·dv).
+    FLA's GPU kernels recompute most of this: the figure is what transformers saves without them."""
+    lin = model.linear
+    vh, dk, dv, c = lin.value_heads, lin.key_head_dim, lin.value_head_dim, LINEAR_ATTENTION_CHUNK
+    conv = 2 * lin.conv_dim * e
+    gates = vh * (e + 8)
+    qkv = 2 * (4 * vh * dk + 4 * vh) + 4 * vh + 4 * vh * dv + 4 * vh * dk
+    chunk = 4 * vh * (4 * c + 3 * dk + dv) + 12 * vh
+    loop = 4 * vh * (dk * dv + 2 * c * dv + c * c // 2 + dk * c) // c
+    norm = 12 * vh * dv + 4 * vh + 2 * e * vh * dv
+    return conv + gates + qkv + chunk + loop + norm + e * vh * dv
+
+
+def _window_mask_saved(model: ModelSpec, e: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
+    """transformers' SDPA path passes a sliding or chunked window to the kernel as an explicit
+    s × s additive mask, which the layer saves (s·e per token), and then repeats K and V to
+    every query head instead of sharing them (2·(a − kv)·d·e). Measured on mistral with and
+    without a window; eager attention saves the same with or without one."""
+    if attention is not Attention.FLASH or kind not in (AttentionKind.SLIDING, AttentionKind.CHUNKED):
+        return 0
+    if kind is AttentionKind.SLIDING and model.sliding_window >= seq or (
+            kind is AttentionKind.CHUNKED and model.attention_chunk >= seq):
+        return 0
+    return e * seq + 2 * (model.heads - model.kv_heads) * model.head_dim * e
 
 
 def _mlp_saved(model: ModelSpec, e: int, moe: bool) -> int:
@@ -271,48 +350,61 @@ def _mlp_saved(model: ModelSpec, e: int, moe: bool) -> int:
     h = model.hidden
     if model.block is Block.GPT2:
         return 5 * e * model.ffn + MASK_BYTES * h
-    if not model.gated_mlp:  # Phi: fc1 output, GELU output
-        return 2 * e * model.ffn
+    if not model.gated_mlp:  # Phi: the tanh GELU written out in ops keeps four I-wide tensors, fc2 its input
+        return 5 * e * model.ffn
     if moe:
         spec = model.moe
         router = FP32_BYTES * spec.experts + 4 + 40 * spec.per_token
-        return spec.per_token * (2 * e * h + 4 * e * spec.ffn) + router + 4 * e * spec.shared_ffn
+        # transformers' Llama 4 runs every token through every expert and weights the outputs
+        routed = spec.experts if model.model_type == "llama4_text" else spec.per_token
+        # gpt-oss's clamped SwiGLU (gate·sigmoid(α·gate)·(up + 1)) keeps seven I-wide tensors, not four
+        expert = 7 * e * spec.ffn if spec.expert_bias else 4 * e * spec.ffn
+        return routed * (2 * e * h + expert) + router + 4 * e * spec.shared_ffn
     return 4 * e * model.ffn
 
 
 def layer_activation_bytes_per_token(model: ModelSpec, e: int, attention: Attention, seq: int,
-                                     moe: bool | None = None) -> int:
+                                     moe: bool | None = None, kind: AttentionKind | None = None) -> int:
     """Everything one transformer layer saves for backward, per token (an MoE layer when `moe`,
-    else a dense one; by default the model's first layer's kind)."""
+    else a dense one; by default the model's first layer's kinds)."""
     moe = model.layer_is_moe(0) if moe is None else moe
-    attention_part = _attention_saved(model, e, attention, seq)
+    kind = model.kinds[0] if kind is None else kind
+    if kind is AttentionKind.LINEAR:
+        attention_part = _linear_attention_saved(model, e)
+    else:
+        attention_part = _attention_saved(model, e, attention, seq) + _window_mask_saved(model, e, attention, seq, kind)
+        if model.attention_gate:  # Qwen3-Next: sigmoid(gate) and the attention output it multiplies
+            attention_part += 2 * e * model.q_dim
     mlp_part = _mlp_saved(model, e, moe)
     if model.block is Block.GPT2:
-        norms = 2 * _layernorm_saved(model, e)
-    elif model.block is Block.GEMMA2:
-        norms = 2 * _rmsnorm_saved(model, e, feeds_linear=True) + 2 * _rmsnorm_saved(model, e, feeds_linear=False)
+        norms = 2 * _norm_saved(model, e, model.hidden, feeds_linear=True)
     else:
-        norms = 2 * _rmsnorm_saved(model, e, feeds_linear=True)
+        norms = _layer_norms_saved(model, e, kind)
+    if model.block is Block.PHI and model.dropout:  # residual dropout after attention and after the MLP
+        norms += 2 * MASK_BYTES * model.hidden
     return norms + attention_part + mlp_part
 
 
 def _layers_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -> tuple[int, int]:
     """(the sum over all layers, the largest layer) of the bytes per token layers save:
-    dense and MoE layers differ."""
-    moe_layers = model.moe_layer_count
-    sizes = {flag: layer_activation_bytes_per_token(model, e, attention, seq, moe=flag)
-             for flag in {True, False} if (moe_layers if flag else model.layers - moe_layers)}
-    total = sizes.get(True, 0) * moe_layers + sizes.get(False, 0) * (model.layers - moe_layers)
-    return total, max(sizes.values())
+    layers differ by their attention kind and by dense or MoE MLP."""
+    groups: dict[tuple[AttentionKind, bool], int] = {}
+    for index, kind in enumerate(model.kinds):
+        key = (kind, model.layer_is_moe(index))
+        groups[key] = groups.get(key, 0) + 1
+    sizes = {key: layer_activation_bytes_per_token(model, e, attention, seq, moe=key[1], kind=key[0])
+             for key in groups}
+    return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
 
 
 def outside_layers_bytes_per_token(model: ModelSpec, e: int) -> int:
     """Saved outside the layers, per token: token ids and labels (int64), the final norm
     (which also feeds the LM head), and GPT-2's embedding dropout mask."""
     ids_and_labels = 2 * INDEX_BYTES
+    final_norm = _norm_saved(model, e, model.hidden, feeds_linear=True)
     if model.block is Block.GPT2:
-        return ids_and_labels + MASK_BYTES * model.hidden + _layernorm_saved(model, e)
-    return ids_and_labels + _rmsnorm_saved(model, e, feeds_linear=True)
+        return ids_and_labels + MASK_BYTES * model.hidden + final_norm
+    return ids_and_labels + final_norm
 
 
 def batch_shared_bytes(model: ModelSpec, e: int, seq: int) -> int:
@@ -321,9 +413,13 @@ def batch_shared_bytes(model: ModelSpec, e: int, seq: int) -> int:
     if model.block is Block.GPT2:
         return INDEX_BYTES * seq
     rotary = 2 * seq * model.head_dim * e
-    if model.block is Block.GEMMA2:
-        norms = 4 * model.layers + 1
-        return rotary + norms * FP32_BYTES * model.hidden
+    if model.model_type.startswith("gemma") or model.model_type == "qwen3_next":  # (1 + weight) in fp32, per norm
+        widths = (model.norms_per_layer * model.layers + 1) * model.hidden
+        widths += 2 * model.layers * model.head_dim if model.qk_norm else 0
+        return rotary + FP32_BYTES * widths
+    if model.norm_compute is NormCompute.LAYER_FP32:  # Cohere: weight.to(float32), once per norm
+        widths = (model.layers + 1) * model.hidden + (model.layers * (model.q_dim + model.kv_dim) if model.qk_norm else 0)
+        return rotary + FP32_BYTES * widths
     return rotary
 
 
@@ -455,6 +551,8 @@ def _notes(workload: Workload) -> tuple[str, ...]:
         notes.append(message("note.moe", total=format_count(model.params), active=format_count(model.active_params)))
     if model.mla is not None and not workload.is_training:
         notes.append(message("note.mla"))
+    if workload.is_training and model.linear is not None:
+        notes.append(message("note.linear_training"))
     if model.native_format:
         notes.append(message("note.native_format", format=model.native_format))
     if not workload.precision.is_float:

@@ -27,11 +27,11 @@ EN: Mapping[str, str] = {
     "optimizer.sgd_momentum_state": "momentum in fp32",
     "master_weights.formula": "{params} parameters × 4 bytes (fp32 copy kept by mixed precision) = {bytes}",
     "master_weights.none": "only with mixed-precision training",
-    "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision}) = {bytes}",
+    "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
     "kv_cache.layers.full": "{count} layers × {per_token} × {kept} tokens",
     "kv_cache.layers.sliding": "{count} sliding layers × {per_token} × {kept} tokens (window {window})",
     "kv_cache.layers.chunked": "{count} chunked layers × {per_token} × {kept} tokens (chunk {window})",
-    "kv_cache.linear": "{count} linear-attention layers × a {state}-value state",
+    "kv_cache.linear": " + {batch} × {count} linear-attention layers × a fixed {state} (fp32 recurrent state + convolution window)",
     "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
@@ -67,6 +67,10 @@ EN: Mapping[str, str] = {
         "Multi-head latent attention: the cache keeps one compressed latent per token and layer, as vLLM, "
         "SGLang, llama.cpp and Hugging Face transformers (5.15 and later) do; older transformers releases "
         "cached decompressed per-head keys and values, about 70 times more."
+    ),
+    "note.linear_training": (
+        "Linear-attention layers: the activations are what transformers saves with its own PyTorch kernels "
+        "(measured); with the flash-linear-attention kernels installed, much of it is recomputed instead."
     ),
     "note.native_format": "The published checkpoint stores {format}; the weights above are in the precision chosen.",
     "assumption.training_unmeasured": (

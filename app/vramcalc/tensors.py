@@ -115,17 +115,18 @@ def _mla(spec: ModelSpec, p: str) -> list[Tensor]:
     """DeepSeek-V2/V3 attention: q through a low-rank pair (or directly), K/V from a latent."""
     mla, h, a = spec.mla, spec.hidden, spec.heads
     q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
+    bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
     if mla.q_lora_rank:
-        tensors = (_linear(p + "attn_q_a", mla.q_lora_rank, h, "attention")
+        tensors = (_linear(p + "attn_q_a", mla.q_lora_rank, h, "attention", bias)
                    + [Tensor(p + "attn_q_a_norm.weight", (mla.q_lora_rank,), "norm")]
                    + _linear(p + "attn_q_b", q_width, mla.q_lora_rank, "attention"))
     else:
         tensors = _linear(p + "attn_q", q_width, h, "attention")
     return tensors + (
-        _linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, "attention")
+        _linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, "attention", bias)
         + [Tensor(p + "attn_kv_a_norm.weight", (mla.kv_lora_rank,), "norm")]
         + _linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, "attention")
-        + _linear(p + "attn_output", h, a * mla.v_head_dim, "attention")
+        + _linear(p + "attn_output", h, a * mla.v_head_dim, "attention", bias)
     )
 
 
@@ -150,9 +151,9 @@ def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: str 
     if spec.block is Block.GPT2 or not spec.gated_mlp:
         return _linear(f"{p}ffn_up{suffix}", width, h, role, bias) + _linear(f"{p}ffn_down{suffix}", h, width, role, bias)
     return (
-        _linear(f"{p}ffn_gate{suffix}", width, h, role)
-        + _linear(f"{p}ffn_up{suffix}", width, h, role)
-        + _linear(f"{p}ffn_down{suffix}", h, width, role)
+        _linear(f"{p}ffn_gate{suffix}", width, h, role, spec.mlp_bias)
+        + _linear(f"{p}ffn_up{suffix}", width, h, role, spec.mlp_bias)
+        + _linear(f"{p}ffn_down{suffix}", h, width, role, spec.mlp_bias)
     )
 
 
