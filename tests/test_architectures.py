@@ -15,7 +15,7 @@ from vramcalc import estimate, parse_workload
 from vramcalc.architecture import AttentionKind
 from vramcalc.errors import ValidationError
 from vramcalc.models import from_hf_config, load_presets, preset_spec
-from vramcalc.options import Precision
+from vramcalc.options import Mode, Precision
 from vramcalc.units import GIB
 from vramcalc.workload import Workload
 
@@ -195,3 +195,20 @@ def test_multimodal_configs_count_the_language_model_and_say_so():
 
 def test_mtp_layer_is_named_not_counted():
     assert any("MTP" in note for note in preset_spec("deepseek-v3").notes)
+
+
+def test_training_estimates_are_approximate_only_for_types_never_measured():
+    deepseek = estimate(parse_workload({"model": "deepseek-v3", "mode": "training", "seq": "1024"}))
+    assert deepseek.assumptions == ()
+    gemma1 = from_hf_config({"model_type": "gemma", **LLAMA_SMALL})
+    training = estimate(Workload(model=gemma1, mode=Mode.TRAINING))
+    assert any("not been checked against a measured run" in text for text in training.assumptions)
+    assert estimate(Workload(model=gemma1)).assumptions == ()  # inference: KV and weights are exact
+
+
+def test_linear_attention_state_is_fp32_whatever_the_kv_format():
+    # Qwen3-Next: 36 linear layers × (conv 8,192 × 4 values in bf16 + 32 × 128 × 128 recurrent in fp32)
+    spec = preset_spec("qwen3-next-80b-a3b-thinking")
+    assert spec.linear_state_bytes(2) == 36 * (8192 * 4 * 2 + 32 * 128 * 128 * 4)
+    fp8 = estimate(parse_workload({"model": "qwen3-next-80b-a3b-thinking", "seq": "1", "kv_precision": "int8"}))
+    assert fp8.bytes_of("kv_cache") == 12 * 2 * 2 * 256 * 1 + spec.linear_state_bytes(2)
