@@ -23,6 +23,7 @@ import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
 from vramcalc import catalog  # noqa: E402
 from vramcalc.fit import fit_all  # noqa: E402
+from vramcalc.formats import GROUPED  # noqa: E402
 from vramcalc.link import decode, encode  # noqa: E402
 from vramcalc.messages import message  # noqa: E402
 from vramcalc.models import from_hf_config, load_presets  # noqa: E402
@@ -69,6 +70,10 @@ def write_form(values):
         elif key == "mixed_precision":
             element(key).checked = value == "1"
         else:
+            if key == "precision" and not element(key).querySelector(f"option[value='{value}']"):
+                option = document.createElement("option")  # a bpw:X.XX the list does not offer
+                option.value = option.textContent = value
+                element(key).appendChild(option)
             element(key).value = value
 
 
@@ -188,6 +193,7 @@ def attempt(parse, problems):
 def update(*_args):
     values = read_form()
     element("custom-fields").hidden = values["model"] != "custom"
+    element("group-size-field").hidden = values["precision"] not in GROUPED
     element("model-facts").textContent = catalog.facts(values["model"])
     element("training-fields").hidden = values["mode"] != "training"
     problems = []

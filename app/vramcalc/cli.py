@@ -67,7 +67,12 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
     model.add_argument("--ffn", metavar="N", help="custom: FFN size (default about 8h/3)")
     work = parser.add_argument_group("workload")
     work.add_argument("--mode", choices=_choices(Mode), default=DEFAULTS["mode"])
-    work.add_argument("--precision", choices=_choices(Precision), default=DEFAULTS["precision"])
+    work.add_argument("--precision", default=DEFAULTS["precision"], metavar="FORMAT",
+                      help="weights: fp32, fp16, bf16, int8, int4, int2 (nominal bits, no scales), a GGUF type "
+                           "(q4_k_m, q8_0, iq4_xs, ...), gptq-int4, gptq-int8, awq-int4, nf4, nf4-dq, bnb-int8, fp8, "
+                           "fp8-block, mxfp4, nvfp4, bpw:X.XX (EXL2/EXL3) or native (the checkpoint's own)")
+    work.add_argument("--group-size", dest="group_size", default=DEFAULTS["group_size"], metavar="N",
+                      help="GPTQ/AWQ group size (default 128)")
     work.add_argument("--kv-precision", dest="kv_precision", choices=_choices(Precision),
                       help="KV cache (default: the weights' float type, else fp16)")
     work.add_argument("--batch", default=DEFAULTS["batch"])
@@ -91,7 +96,8 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
         raise ValidationError("model", " and ".join(sources), "give one of --model, --config or --params/--hidden/--layers")
     values = {
         key: getattr(args, key)
-        for key in ("mode", "precision", "batch", "seq", "optimizer", "checkpointing", "attention", "overhead_gib")
+        for key in ("mode", "precision", "group_size", "batch", "seq", "optimizer", "checkpointing", "attention",
+                    "overhead_gib")
     }
     values["kv_precision"] = args.kv_precision or ""
     values["mixed_precision"] = "1" if args.mixed_precision else "0"

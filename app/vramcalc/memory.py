@@ -18,9 +18,11 @@ import dataclasses
 import math
 from collections.abc import Callable
 
+from . import formats
+from .formats import WeightFormat
 from .messages import message
 from .architecture import AttentionKind, Block, ModelSpec, NormCompute
-from .options import FP32_BYTES, Attention, Checkpointing, Optimizer
+from .options import FP32_BYTES, Attention, Checkpointing, Optimizer, Precision
 from .units import GIB, format_binary, format_count
 from .workload import Workload
 
@@ -89,7 +91,13 @@ def _fmt(num_bytes: int) -> str:
 
 
 def weights_bytes(workload: Workload) -> Component:
-    """Weights = parameters × bits per weight / 8 (nominal bits; quantisation scales not included)."""
+    """Weights = parameters × bits per weight / 8 for a nominal precision (no scales); for a
+    real format, the sum over tensors of what its layout stores (formats.py)."""
+    if isinstance(workload.precision, WeightFormat):
+        parts = formats.weights(workload.model, workload.precision, group_size=workload.group_size)
+        total = sum(part.bytes for part in parts)
+        return Component(key="weights", bytes=total, explain=lambda: message(
+            "weights.format", format=workload.precision.label, parts=formats.describe(parts), bytes=_fmt(total)))
     params = workload.model.params
     num_bytes = workload.precision.bytes_for(params)
     return Component(
@@ -555,7 +563,7 @@ def _notes(workload: Workload) -> tuple[str, ...]:
         notes.append(message("note.linear_training"))
     if model.native_format:
         notes.append(message("note.native_format", format=model.native_format))
-    if not workload.precision.is_float:
+    if isinstance(workload.precision, Precision) and not workload.precision.is_float:
         notes.append(message("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
     return tuple(notes)
 

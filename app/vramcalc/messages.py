@@ -25,6 +25,7 @@ EN: Mapping[str, str] = {
     "optimizer.sgd": "plain SGD keeps no state",
     "optimizer.adam_state": "momentum + variance in fp32",
     "optimizer.sgd_momentum_state": "momentum in fp32",
+    "weights.format": "{format}: {parts} = {bytes}",
     "master_weights.formula": "{params} parameters × 4 bytes (fp32 copy kept by mixed precision) = {bytes}",
     "master_weights.none": "only with mixed-precision training",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
@@ -135,9 +136,22 @@ EN: Mapping[str, str] = {
     "field.ffn.help": "Optional; default about 8 × hidden / 3.",
     "field.mode.label": "Mode",
     "field.precision.label": "Weight precision",
-    "field.precision.help": "Bits per weight: fp32 32, fp16/bf16 16, int8 8, int4 4, int2 2.",
+    "field.precision.help": (
+        "How the weights are stored. GGUF types are sized tensor by tensor as llama.cpp's quantizer writes them; "
+        "GPU formats include their scales and zero points; the nominal int8/int4/int2 count bits only."
+    ),
+    "format_group.nominal": "Nominal (every parameter, no scales)",
+    "format_group.gguf": "GGUF (llama.cpp, Ollama, LM Studio)",
+    "format_group.gpu": "GPU formats (vLLM, transformers)",
+    "format_group.exl": "EXL2 / EXL3 bits per weight",
+    "format_group.native": "The checkpoint's native format",
+    "field.group_size.label": "Group size",
+    "field.group_size.help": "GPTQ and AWQ: weights per fp16 scale (default 128).",
     "field.kv_precision.label": "KV-cache precision",
-    "field.kv_precision.help": "Format of the cached keys and values (inference).",
+    "field.kv_precision.help": (
+        "Format of the cached keys and values: fp8 (vLLM, SGLang), q8_0/q5_1/q4_0 (llama.cpp, exact block sizes), "
+        "int8/int4 (nominal bits)."
+    ),
     "field.batch.label": "Batch size",
     "field.batch.help": "Sequences processed together.",
     "field.seq.label": "Sequence length",

@@ -15,7 +15,8 @@ from .errors import ValidationError
 from .gpus import GpuSpec, gpu
 from .messages import message
 from .models import MAX_DIM, MAX_HEADS, MAX_LAYERS, ModelSpec, custom_model, from_hf_config, preset_spec
-from .options import Attention, Checkpointing, Mode, Optimizer, Precision
+from .formats import DEFAULT_GROUP_SIZE, WeightFormat, names as format_names, parse_format
+from .options import NOMINAL, Attention, Checkpointing, Mode, Optimizer, Precision
 from .units import GB, GIB
 
 CUSTOM = "custom"
@@ -31,7 +32,8 @@ DEFAULTS: Mapping[str, str] = {
     "vocab": "",
     "ffn": "",
     "mode": Mode.INFERENCE.value,
-    "precision": Precision.BF16.value,
+    "precision": Precision.BF16.value,  # a nominal precision, or a weight format (formats.py)
+    "group_size": str(DEFAULT_GROUP_SIZE),  # GPTQ and AWQ
     "kv_precision": "",  # empty: follow the weights (16-bit when they are integer-quantised)
     "batch": "1",
     "seq": "8192",
@@ -70,7 +72,8 @@ DEFAULT_OVERHEAD_BYTES = 1 * GIB
 class Workload:
     model: ModelSpec
     mode: Mode = Mode.INFERENCE
-    precision: Precision = Precision.BF16
+    precision: Precision | WeightFormat = Precision.BF16  # nominal (first version) or a real format
+    group_size: int = DEFAULT_GROUP_SIZE
     kv_precision: Precision | None = None  # None: follow the weights
     batch: int = 1
     seq: int = 8192
@@ -178,9 +181,26 @@ def parse_config_json(text: str) -> dict:
     return value
 
 
+MAX_GROUP_SIZE = 1 << 16
+
+
+def parse_precision(text: str) -> Precision | WeightFormat:
+    """The weights' format: a nominal precision of the first version (fp32 ... int2, every
+    parameter at that many bits) or a real format (a GGUF type, a GPU format, bpw:X.XX, native)."""
+    for member in NOMINAL:
+        if text == member.value:
+            return member
+    found = parse_format(text) if isinstance(text, str) else None
+    if found is None:
+        raise ValidationError("precision", text, "expected one of: " + ", ".join(
+            [m.value for m in NOMINAL] + list(format_names())))
+    return found
+
+
 _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "mode": lambda t: parse_choice("mode", t, Mode),
-    "precision": lambda t: parse_choice("precision", t, Precision),
+    "precision": parse_precision,
+    "group_size": lambda t: parse_int("group_size", t, 1, MAX_GROUP_SIZE),
     "kv_precision": lambda t: None if t == "" else parse_choice("kv_precision", t, Precision),
     "batch": lambda t: parse_int("batch", t, 1, MAX_BATCH),
     "seq": lambda t: parse_int("seq", t, 1, MAX_SEQ),
