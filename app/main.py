@@ -28,9 +28,10 @@ from vramcalc.link import decode, encode  # noqa: E402
 from vramcalc.messages import message  # noqa: E402
 from vramcalc.models import from_hf_config, load_presets  # noqa: E402
 from vramcalc.present import present, present_capacity, present_target  # noqa: E402
-from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
+from vramcalc.workload import parse_capacity_query, parse_target, suggested_runtime  # noqa: E402
 
-INPUT_AREAS = "#form, #reverse, #capacity-section"  # every control lives in one of these
+INPUT_AREAS = "#form, #reverse, #capacity-section"
+CHECKBOXES = ("mixed_precision", "enforce_eager")  # every control lives in one of these
 # What the page shows before Python has drawn anything: the prerendered defaults.
 DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
 state = {
@@ -55,7 +56,7 @@ def read_form():
     for key in DEFAULTS:
         if key == "mode":
             values[key] = "training" if element("mode-training").checked else "inference"
-        elif key == "mixed_precision":
+        elif key in CHECKBOXES:
             values[key] = "1" if element(key).checked else "0"
         else:
             values[key] = element(key).value
@@ -67,7 +68,7 @@ def write_form(values):
         if key == "mode":
             element("mode-training").checked = value == "training"
             element("mode").checked = value != "training"
-        elif key == "mixed_precision":
+        elif key in CHECKBOXES:
             element(key).checked = value == "1"
         else:
             if key == "precision" and not element(key).querySelector(f"option[value='{value}']"):
@@ -123,6 +124,7 @@ def render(breakdown):
         tr.querySelector(".count").textContent = gpu.count
         tr.querySelector(".verdict").textContent = gpu.verdict
     fill_list(element("notes"), view.notes)
+    fill_list(element("runtime-facts"), view.runtime_lines)
     fill_list(element("assumptions"), view.assumptions)
     element("approximate").hidden = not view.assumptions
 
@@ -194,6 +196,9 @@ def update(*_args):
     values = read_form()
     element("custom-fields").hidden = values["model"] != "custom"
     element("group-size-field").hidden = values["precision"] not in GROUPED
+    element("vllm-fields").hidden = values["runtime"] != "vllm"
+    element("llamacpp-fields").hidden = values["runtime"] != "llamacpp"
+    element("engine-fields").hidden = values["mode"] == "training"
     element("model-facts").textContent = catalog.facts(values["model"])
     element("training-fields").hidden = values["mode"] != "training"
     problems = []
@@ -255,6 +260,8 @@ def on_form_change(event):
     try:
         if event.target.id == "model-search":
             filter_models(event.target.value)
+        if event.target.id == "precision":  # a GGUF type runs on llama.cpp, a GPU format on vLLM
+            element("runtime").value = suggested_runtime(event.target.value, element("runtime").value)
         update()
     except Exception as error:  # a bug, not bad input: keep the last good numbers and say so, without a traceback
         show_failure(error)

@@ -25,10 +25,14 @@ def weight_bytes(values):
 
 
 @pytest.mark.parametrize(("ftype", "gib"), LLAMA_31_8B_GGUF.items())
-def test_gguf_file_sizes_match_llama_cpps_table_through_the_engine(ftype, gib):
+def test_gguf_file_sizes_match_llama_cpps_table(ftype, gib):
     # the engine's own tensor list (tensors.py, GGUF names) through llama.cpp's quantizer rules (gguf.py);
     # the published rows without an importance matrix where llama-quantize needs none
-    assert weight_bytes({"model": "llama-3.1-8b", "precision": ftype}) / GIB == pytest.approx(gib, rel=0.01)
+    size = sum(part.bytes for part in weights(preset_spec("llama-3.1-8b"), parse_format(ftype)))
+    assert size / GIB == pytest.approx(gib, rel=0.01)
+    # on the GPU with llama.cpp: all of it but the token embeddings, which stay in system RAM
+    result = estimate(parse_workload({"model": "llama-3.1-8b", "precision": ftype, "runtime": "llamacpp"}))
+    assert result.bytes_of("weights") + result.host_bytes - result.runtime["host_compute_buffer_bytes"] == size
 
 
 def test_gpt_oss_native_mxfp4_matches_the_model_card():
@@ -81,7 +85,9 @@ def test_old_nominal_links_open_exactly_as_before():
 ])
 def test_kv_cache_formats_use_exact_block_math(kv, bytes_per_value):
     # Llama 3.1 8B: 32 layers × 2 × 8 KV heads × 128 = 65,536 values per token; 8,192 tokens
-    kv_bytes = estimate(parse_workload({"model": "llama-3.1-8b", "kv_precision": kv})).bytes_of("kv_cache")
+    runtime = "llamacpp" if kv.startswith("q") else "transformers"
+    kv_bytes = estimate(parse_workload({"model": "llama-3.1-8b", "kv_precision": kv, "runtime": runtime,
+                                        "seq": "8192"})).bytes_of("kv_cache")
     assert kv_bytes == 65_536 * 8192 * bytes_per_value
 
 
@@ -91,6 +97,7 @@ def test_kv_cache_formats_use_exact_block_math(kv, bytes_per_value):
     ({"model": "llama-3.1-8b", "precision": "native"}, "precision"),  # published in bf16
     ({"model": "llama-3.1-8b", "precision": "bpw:0.5"}, "precision"),
     ({"model": "llama-3.1-8b", "precision": "q9_k"}, "precision"),
+    ({"model": "llama-3.1-8b", "precision": "q4_k_m"}, "precision"),  # GGUF runs on llama.cpp
     ({"model": "llama-3.1-8b", "precision": "q4_k_m", "mode": "training"}, "precision"),
     ({"model": "llama-3.1-8b", "kv_precision": "q4_k_m"}, "kv_precision"),
 ])

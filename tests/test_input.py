@@ -163,7 +163,9 @@ def test_cli_json_shape():
     result = run_cli("--model", "mixtral-8x7b", "--mode", "training", "--mixed-precision", "--seq", "2048", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert set(data) == {"params", "active_params", "components", "total_bytes", "gpus", "assumptions"}
+    assert set(data) == {"params", "active_params", "components", "total_bytes", "gpus", "assumptions", "runtime",
+                         "host_bytes"}
+    assert data["runtime"] == {"name": "transformers"} and data["host_bytes"] == 0
     assert data["assumptions"] == []  # Mixtral is read exactly
     assert set(data["components"]) == {"weights", "gradients", "optimizer", "master_weights", "kv_cache",
                                        "activations", "logits", "overhead"}

@@ -231,3 +231,35 @@ def test_an_unknown_architecture_is_marked_approximate_above_the_results(watched
     expect(page.locator("#assumptions")).to_contain_text("brand_new_lm")
     box = page.locator("#approximate").bounding_box()
     assert box["y"] < page.locator("#breakdown").bounding_box()["y"]  # above the numbers, not a footnote
+
+
+def test_engine_controls_appear_only_where_they_apply(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url)
+    expect(page.locator("#vllm-fields")).to_be_hidden()
+    expect(page.locator("#llamacpp-fields")).to_be_hidden()
+    expect(page.locator("#group-size-field")).to_be_hidden()
+    page.select_option("#model", "qwen3-32b")
+    page.select_option("#precision", "q4_k_m")  # a GGUF type moves the engine to llama.cpp
+    expect(page.locator("#runtime")).to_have_value("llamacpp")
+    expect(page.locator("#llamacpp-fields")).to_be_visible()
+    page.fill("#seq", "32768")
+    page.fill("#gpu_layers", "40")
+    expected = estimate(parse_workload({"model": "qwen3-32b", "precision": "q4_k_m", "runtime": "llamacpp",
+                                        "seq": "32768", "gpu_layers": "40"}))
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected.total_bytes))
+    expect(page.locator("#runtime-facts")).to_contain_text("system RAM")
+    page.select_option("#precision", "awq-int4")  # a GPU format moves it to vLLM, with its group size
+    expect(page.locator("#runtime")).to_have_value("vllm")
+    expect(page.locator("#vllm-fields")).to_be_visible()
+    expect(page.locator("#group-size-field")).to_be_visible()
+    expect(page.locator("#runtime-facts")).to_contain_text("KV pool")
+    assert "runtime=vllm" in page.url and "precision=awq-int4" in page.url
+
+
+def test_a_link_with_any_bits_per_weight_opens(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url, "?model=llama-3.1-70b&precision=bpw:4.13&runtime=vllm")
+    expect(page.locator("#precision")).to_have_value("bpw:4.13")
+    expected = estimate(parse_workload({"model": "llama-3.1-70b", "precision": "bpw:4.13", "runtime": "vllm"}))
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected.total_bytes))

@@ -84,7 +84,30 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
     train.add_argument("--checkpointing", choices=_choices(Checkpointing), default=DEFAULTS["checkpointing"])
     train.add_argument("--attention", choices=_choices(Attention), default=DEFAULTS["attention"])
     parser.add_argument("--overhead-gib", dest="overhead_gib", default=DEFAULTS["overhead_gib"], metavar="X",
-                        help="framework overhead in GiB (default 1)")
+                        help="framework overhead in GiB (default: the engine's own; transformers 1)")
+    engine = parser.add_argument_group("engine")
+    engine.add_argument("--runtime", default=DEFAULTS["runtime"], metavar="NAME",
+                        help="transformers (default; generate with a dynamic cache), vllm (also SGLang), "
+                             "llamacpp (also Ollama, LM Studio)")
+    if not target:
+        engine.add_argument("--gpu", default=DEFAULTS["gpu"], help="the card the engine runs on (vLLM sizes its "
+                                                                  f"KV pool by it): {', '.join(load_gpus())}")
+    engine.add_argument("--gpu-memory-utilization", dest="gpu_memory_utilization",
+                        default=DEFAULTS["gpu_memory_utilization"], metavar="X", help="vLLM (default 0.9)")
+    engine.add_argument("--max-num-batched-tokens", dest="max_num_batched_tokens",
+                        default=DEFAULTS["max_num_batched_tokens"], metavar="N", help="vLLM (default: by card)")
+    engine.add_argument("--max-num-seqs", dest="max_num_seqs", default=DEFAULTS["max_num_seqs"], metavar="N",
+                        help="vLLM (default: by card)")
+    engine.add_argument("--enforce-eager", dest="enforce_eager", action="store_true", help="vLLM: no CUDA graphs")
+    engine.add_argument("--gpu-layers", dest="gpu_layers", default=DEFAULTS["gpu_layers"], metavar="N",
+                        help="llama.cpp: layers on the GPU, the output layer first (default all)")
+    engine.add_argument("--ubatch", default=DEFAULTS["ubatch"], metavar="N", help="llama.cpp micro-batch (512)")
+    engine.add_argument("--parallel", default=DEFAULTS["parallel"], metavar="N",
+                        help="llama.cpp: sequences, each with its own context (1)")
+    engine.add_argument("--kv-precision-k", dest="kv_precision_k", default="", metavar="TYPE",
+                        help="llama.cpp --cache-type-k (default: --kv-precision)")
+    engine.add_argument("--kv-precision-v", dest="kv_precision_v", default="", metavar="TYPE",
+                        help="llama.cpp --cache-type-v (default: --kv-precision)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -97,10 +120,12 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
     values = {
         key: getattr(args, key)
         for key in ("mode", "precision", "group_size", "batch", "seq", "optimizer", "checkpointing", "attention",
-                    "overhead_gib")
+                    "overhead_gib", "runtime", "gpu", "gpu_memory_utilization", "max_num_batched_tokens",
+                    "max_num_seqs", "gpu_layers", "ubatch", "parallel", "kv_precision_k", "kv_precision_v")
     }
     values["kv_precision"] = args.kv_precision or ""
     values["mixed_precision"] = "1" if args.mixed_precision else "0"
+    values["enforce_eager"] = "1" if args.enforce_eager else "0"
     config = None
     if args.config:
         try:
@@ -126,6 +151,8 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit]) -> dict:
         "components": breakdown.as_dict(),
         "total_bytes": breakdown.total_bytes,
         "assumptions": list(breakdown.assumptions),
+        "runtime": dict(breakdown.runtime),
+        "host_bytes": breakdown.host_bytes,
         "gpus": [
             {"name": fit.gpu.display_name, "memory_bytes": fit.gpu.usable_bytes,
              "utilization": round(fit.utilization, 6), "count": fit.count}
@@ -156,6 +183,11 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         lines.append(
             f"{fit.gpu.display_name:<20}{fit.gpu.usable_bytes / 2**30:>11.2f}{fit.utilization:>9.0%}{needed:>8}  {fit.verdict.value}"
         )
+    runtime = {key: value for key, value in breakdown.runtime.items() if key != "name"}
+    if runtime:
+        lines += ["", f"{breakdown.runtime['name']}: " + ", ".join(f"{key} {value:,}" if isinstance(value, int)
+                                                                      else f"{key} {value}"
+                                                                      for key, value in runtime.items())]
     lines += [f"note: {note}" for note in breakdown.notes]
     return "\n".join(lines)
 

@@ -107,6 +107,25 @@ class Part:
         return 8 * self.bytes / self.params if self.params else 0.0
 
 
+def tensor_bytes(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAULT_GROUP_SIZE,
+                 nominal_bits: float = 16) -> list[tuple[Tensor, int]]:
+    """Every tensor with its bytes in `fmt` (None: `nominal_bits` each), for engines that place
+    tensors on devices (llama.cpp's --gpu-layers)."""
+    tensors = model_tensors(spec)
+    if fmt is None:
+        return [(t, math.ceil(t.numel * nominal_bits / 8)) for t in tensors]
+    if fmt.kind == "gguf":
+        plan = _gguf_plan(spec, tensors, fmt.name)
+        return [(t, gguf.tensor_bytes(g, ggml_type)) for t, (g, ggml_type) in zip(tensors, plan)]
+    if fmt.kind == "native" or fmt.name in GROUPED or fmt.name in ("mxfp4", "nvfp4"):
+        weights(spec, fmt, group_size=group_size)  # the same checks as the totals
+    if fmt.kind == "native":
+        quantised = _is_expert if spec.native_format.startswith("MXFP4") else _is_linear
+        inner = WeightFormat("mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block", "gpu", "")
+        return [(t, _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES) for t in tensors]
+    return [(t, _gpu_bytes(t, fmt, group_size) if _is_linear(t) else t.numel * BF16_BYTES) for t in tensors]
+
+
 def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GROUP_SIZE) -> tuple[Part, ...]:
     """The model's weights in `fmt`, as parts at each width (their bytes sum to the total)."""
     parts = _parts(spec, model_tensors(spec), fmt, group_size)
@@ -220,13 +239,17 @@ def _native(spec: ModelSpec, tensors) -> tuple[Part, ...]:
                                                  "native format (choose bf16, a GGUF type or a GPU format)")
 
 
-def _gguf(spec: ModelSpec, tensors, ftype: str) -> tuple[Part, ...]:
-    """The GGUF file's tensor data, as llama-quantize builds it, grouped by ggml type."""
-    plan = gguf.quantize_plan(
+def _gguf_plan(spec: ModelSpec, tensors, ftype: str) -> list[tuple[gguf.GgufTensor, str]]:
+    return gguf.quantize_plan(
         [gguf.GgufTensor(t.name, t.shape) for t in tensors], ftype,
         n_layer=spec.layers, n_expert=spec.num_experts, n_gqa=max(1, spec.heads // spec.kv_heads),
         arch="llama" if spec.model_type in ("llama", "") else spec.model_type,
     )
+
+
+def _gguf(spec: ModelSpec, tensors, ftype: str) -> tuple[Part, ...]:
+    """The GGUF file's tensor data, as llama-quantize builds it, grouped by ggml type."""
+    plan = _gguf_plan(spec, tensors, ftype)
     by_type: dict[str, list[int]] = {}
     for tensor, ggml_type in plan:
         entry = by_type.setdefault(ggml_type, [0, 0])

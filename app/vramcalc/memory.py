@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-from . import formats
+from . import engines, formats
+from .engines import Runtime
 from .formats import WeightFormat
 from .messages import message
 from .architecture import AttentionKind, Block, ModelSpec, NormCompute
@@ -71,6 +72,10 @@ class Breakdown:
     notes: tuple[str, ...]
     assumptions: tuple[str, ...] = ()
     """What the engine did not understand and how it read it: non-empty means approximate."""
+    runtime: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    """The engine's own figures (`"name"`, and vLLM's pool or llama.cpp's devices)."""
+    host_bytes: int = 0
+    """System RAM the engine uses beside the GPU (llama.cpp layers kept off the GPU)."""
 
     @property
     def total_bytes(self) -> int:
@@ -569,17 +574,24 @@ def _notes(workload: Workload) -> tuple[str, ...]:
 
 
 def estimate(workload: Workload) -> Breakdown:
-    """All components of one workload."""
-    components = (
-        weights_bytes(workload),
-        gradients_bytes(workload),
-        optimizer_state_bytes(workload),
-        master_weights_bytes(workload),
-        kv_cache_bytes(workload),
-        activations_bytes(workload),
-        logits_bytes(workload),
-        overhead_bytes(workload),
-    )
+    """All components of one workload, for the engine it runs on."""
+    runtime: dict[str, object] = {"name": workload.runtime.value}
+    host = 0
+    if workload.runtime is Runtime.VLLM:
+        components, runtime = _vllm(workload)
+    elif workload.runtime is Runtime.LLAMACPP:
+        components, runtime, host = _llamacpp(workload)
+    else:
+        components = (
+            weights_bytes(workload),
+            gradients_bytes(workload),
+            optimizer_state_bytes(workload),
+            master_weights_bytes(workload),
+            kv_cache_bytes(workload),
+            activations_bytes(workload),
+            logits_bytes(workload),
+            overhead_bytes(workload),
+        )
     return Breakdown(
         workload=workload,
         params=workload.model.params,
@@ -587,7 +599,110 @@ def estimate(workload: Workload) -> Breakdown:
         components=components,
         notes=_notes(workload),
         assumptions=_assumptions(workload),
+        runtime=runtime,
+        host_bytes=host,
     )
+
+
+def _none(key: str, why: str) -> Component:
+    return Component(key=key, bytes=0, explain=lambda: message(why))
+
+
+def _vllm(workload: Workload) -> tuple[tuple[Component, ...], dict[str, object]]:
+    """vLLM: what the requested sequences need, and the pool the engine would build on the card."""
+    model = workload.model
+    card = workload.gpu.usable_bytes if workload.gpu else 0
+    default_tokens, default_seqs = engines.vllm_batch_defaults(card)
+    batched = workload.max_num_batched_tokens or default_tokens
+    seqs = workload.max_num_seqs or default_seqs
+    kv_precision = workload.effective_kv_precision
+    tokens = engines.vllm_kv_tokens(model, workload.seq)
+    kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens)) + model.linear_state_bytes(2))
+    peak = engines.VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab + engines.VLLM_PEAK_BASE
+    weights = weights_bytes(workload)
+    overhead = workload.overhead_bytes
+    pool = engines.vllm_pool(model, kv_precision, gpu_bytes=card, utilization=workload.gpu_memory_utilization,
+                             non_kv=weights.bytes + peak + overhead, seq=workload.seq)
+    components = (
+        weights,
+        _none("gradients", "gradients.none"),
+        _none("optimizer", "optimizer.none"),
+        _none("master_weights", "master_weights.none"),
+        Component(key="kv_cache", bytes=kv, explain=lambda: message(
+            "vllm.kv", batch=workload.batch, tokens=f"{tokens:,}", bytes=_fmt(kv), pool=_fmt(pool.kv_pool_bytes),
+            pool_tokens=f"{pool.kv_tokens:,}", concurrency=f"{pool.max_concurrency:.2f}", seq=f"{workload.seq:,}")),
+        Component(key="activations", bytes=peak, explain=lambda: message(
+            "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}", bytes=_fmt(peak))),
+        _none("logits", "vllm.logits"),
+        Component(key="overhead", bytes=overhead, explain=lambda: message(
+            "vllm.overhead", bytes=_fmt(overhead), eager=workload.enforce_eager)),
+    )
+    runtime = {"name": "vllm", "gpu": workload.gpu.display_name if workload.gpu else None,
+               "gpu_memory_utilization": workload.gpu_memory_utilization, "claimed_bytes": pool.claimed_bytes,
+               "kv_pool_bytes": pool.kv_pool_bytes, "kv_tokens": pool.kv_tokens,
+               "max_concurrency": round(pool.max_concurrency, 2), "max_num_batched_tokens": batched,
+               "max_num_seqs": seqs, "block_tokens": engines.VLLM_BLOCK_TOKENS}
+    return components, runtime
+
+
+def _llamacpp(workload: Workload) -> tuple[tuple[Component, ...], dict[str, object], int]:
+    """llama.cpp: weights and cache split between the GPU and system RAM by --gpu-layers, and the
+    compute buffers its graph reserves."""
+    model = workload.model
+    fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
+    bits = 16 if fmt is not None or workload.precision.is_float else workload.precision.bits
+    bits = 32 if workload.precision is Precision.FP32 else bits
+    kv_default = workload.kv_precision or Precision.FP16
+    type_k = workload.kv_precision_k or kv_default
+    type_v = workload.kv_precision_v or kv_default
+    layout = engines.llamacpp_layout(
+        model, seq=workload.seq, n_seq=workload.parallel, ubatch=workload.ubatch,
+        flash=engines.uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=workload.gpu_layers)
+    device_weights = host_weights = 0
+    first_gpu_layer = model.layers - layout.layers_on_gpu
+    for tensor, size in formats.tensor_bytes(model, fmt, group_size=workload.group_size, nominal_bits=bits):
+        layer = _layer_index(tensor.name)
+        if layer is None:
+            on_gpu = layout.output_on_gpu and tensor.name.startswith("output")  # token_embd stays in RAM
+        else:
+            on_gpu = layer >= first_gpu_layer
+        if on_gpu:
+            device_weights += size
+        else:
+            host_weights += size
+    overhead = workload.overhead_bytes if layout.output_on_gpu or layout.layers_on_gpu else 0
+    split = message("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
+                    output="" if layout.output_on_gpu else message("llamacpp.no_output"),
+                    host=_fmt(host_weights))
+    components = (
+        Component(key="weights", bytes=device_weights, explain=lambda: (
+            weights_bytes(workload).formula + "; " + split)),
+        _none("gradients", "gradients.none"),
+        _none("optimizer", "optimizer.none"),
+        _none("master_weights", "master_weights.none"),
+        Component(key="kv_cache", bytes=layout.kv_device_bytes, explain=lambda: message(
+            "llamacpp.kv", n_seq=layout.n_seq, n_ctx=f"{layout.n_ctx:,}", k=type_k.value, v=type_v.value,
+            bytes=_fmt(layout.kv_device_bytes), host=_fmt(layout.kv_host_bytes))),
+        Component(key="activations", bytes=layout.compute_bytes, explain=lambda: message(
+            "llamacpp.compute", n_ub=layout.n_ub, flash="on" if engines.uses_flash(workload.attention) else "off",
+            bytes=_fmt(layout.compute_bytes))),
+        _none("logits", "llamacpp.logits"),
+        Component(key="overhead", bytes=overhead, explain=lambda: message("llamacpp.overhead", bytes=_fmt(overhead))),
+    )
+    host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes
+    device = device_weights + layout.kv_device_bytes + layout.compute_bytes + overhead
+    runtime = {"name": "llamacpp", "n_ctx": layout.n_ctx, "n_seq": layout.n_seq, "n_ubatch": layout.n_ub,
+               "gpu_layers": layout.layers_on_gpu + int(layout.output_on_gpu), "device_bytes": device,
+               "host_bytes": host, "compute_buffer_bytes": layout.compute_bytes,
+               "host_compute_buffer_bytes": layout.host_compute_bytes, "kv_device_bytes": layout.kv_device_bytes,
+               "kv_host_bytes": layout.kv_host_bytes}
+    return components, runtime, host
+
+
+def _layer_index(name: str) -> int | None:
+    if not name.startswith("blk."):
+        return None
+    return int(name.split(".")[1])
 
 
 def _assumptions(workload: Workload) -> tuple[str, ...]:

@@ -26,6 +26,31 @@ EN: Mapping[str, str] = {
     "optimizer.adam_state": "momentum + variance in fp32",
     "optimizer.sgd_momentum_state": "momentum in fp32",
     "weights.format": "{format}: {parts} = {bytes}",
+    "vllm.kv": (
+        "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on this card vLLM's pool "
+        "is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
+    ),
+    "vllm.peak": (
+        "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
+        "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
+    ),
+    "vllm.logits": "in the activation peak (the sampler's buffers)",
+    "vllm.overhead": (
+        "non-torch memory (CUDA context, cuBLAS, NCCL: 0.14 GiB in vLLM V1's logs) + CUDA graphs (0.4 GiB, "
+        "none with --enforce-eager: {eager}) = {bytes}"
+    ),
+    "llamacpp.split": "{gpu} of {layers} layers on the GPU{output}; token embeddings and the rest in system RAM: {host}",
+    "llamacpp.no_output": " (the output layer in system RAM)",
+    "llamacpp.kv": (
+        "{n_seq} × {n_ctx} cells (the context padded to 256) × K {k} and V {v}, sliding layers capped at the window "
+        "plus one micro-batch = {bytes} on the GPU, {host} in system RAM"
+    ),
+    "llamacpp.compute": (
+        "the compute buffer llama.cpp reserves for a {n_ub}-token micro-batch (flash attention {flash}): the larger of "
+        "the attention scores and the logits of the micro-batch = {bytes}"
+    ),
+    "llamacpp.logits": "in the compute buffer",
+    "llamacpp.overhead": "CUDA context and driver, as Ollama reserves it (457 MiB) = {bytes}",
     "master_weights.formula": "{params} parameters × 4 bytes (fp32 copy kept by mixed precision) = {bytes}",
     "master_weights.none": "only with mixed-precision training",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
@@ -145,6 +170,39 @@ EN: Mapping[str, str] = {
     "format_group.gpu": "GPU formats (vLLM, transformers)",
     "format_group.exl": "EXL2 / EXL3 bits per weight",
     "format_group.native": "The checkpoint's native format",
+    "legend.engine": "Engine",
+    "field.runtime.label": "Runs on",
+    "field.runtime.help": "The engine decides the memory beyond the weights: its cache layout, buffers and overhead.",
+    "option.runtime.transformers": "Hugging Face transformers (generate)",
+    "option.runtime.vllm": "vLLM / SGLang (serving)",
+    "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
+    "field.gpu_memory_utilization.label": "GPU memory utilization",
+    "field.gpu_memory_utilization.help": "The share of the card vLLM claims (0.9 by default); the KV pool fills what is left.",
+    "field.max_num_batched_tokens.label": "Max batched tokens",
+    "field.max_num_batched_tokens.help": "vLLM's profiling run; empty: its default for the card (2,048 to 16,384).",
+    "field.max_num_seqs.label": "Max sequences",
+    "field.max_num_seqs.help": "vLLM's sampler size; empty: its default for the card (256 or 1,024).",
+    "field.enforce_eager.label": "Enforce eager (no CUDA graphs)",
+    "field.enforce_eager.help": "Saves the CUDA-graph memory at some speed.",
+    "field.gpu_layers.label": "GPU layers",
+    "field.gpu_layers.help": "--gpu-layers: the output layer first, then the last layers; empty: all. The rest runs from system RAM.",
+    "field.parallel.label": "Parallel sequences",
+    "field.parallel.help": "--parallel: each sequence has its own context of the sequence length.",
+    "field.ubatch.label": "Micro-batch",
+    "field.ubatch.help": "--ubatch-size (512): sets the compute buffer.",
+    "field.kv_precision_k.label": "K cache type",
+    "field.kv_precision_k.help": "--cache-type-k; a quantised V cache needs flash attention.",
+    "field.kv_precision_v.label": "V cache type",
+    "field.kv_precision_v.help": "--cache-type-v.",
+    "option.kv_precision_kv.same": "same as the KV-cache precision (f16)",
+    "runtime.vllm": (
+        "vLLM on {gpu} at {util:.0%}: it claims {claimed}; after the weights, the activation peak and its overhead the "
+        "KV pool is {pool}, {tokens} tokens: {concurrency} sequences of {seq} tokens at once."
+    ),
+    "runtime.llamacpp": (
+        "llama.cpp: {gpu_bytes} on the GPU ({layers} of {total} layers and the output), {host_bytes} in system RAM; "
+        "context {n_ctx} cells × {n_seq} sequence(s)."
+    ),
     "field.group_size.label": "Group size",
     "field.group_size.help": "GPTQ and AWQ: weights per fp16 scale (default 128).",
     "field.kv_precision.label": "KV-cache precision",
@@ -167,7 +225,10 @@ EN: Mapping[str, str] = {
     "field.attention.label": "Attention",
     "field.attention.help": "Eager attention stores the s × s probabilities; FlashAttention does not.",
     "field.overhead_gib.label": "Framework overhead (GiB)",
-    "field.overhead_gib.help": "CUDA context and workspaces: 0.3–2 GiB measured; 1 GiB by default.",
+    "field.overhead_gib.help": (
+        "CUDA context and workspaces: 0.3–2 GiB measured. Empty: the engine's own (transformers 1 GiB, vLLM its "
+        "non-torch memory and CUDA graphs, llama.cpp 457 MiB)."
+    ),
     "field.gpu.label": "GPU",
     "field.gpu.help": "Usable memory as PyTorch reports it where known.",
     "field.gpus.label": "Number of GPUs",

@@ -54,6 +54,7 @@ class View:
     gpus: tuple[GpuRow, ...]
     notes: tuple[str, ...]
     assumptions: tuple[str, ...]  # non-empty: the result is approximate, and these say why
+    runtime_lines: tuple[str, ...]  # the engine's own figures in words (vLLM's pool, llama.cpp's devices)
 
 
 def present(breakdown: Breakdown) -> View:
@@ -95,7 +96,23 @@ def present(breakdown: Breakdown) -> View:
         gpus=tuple(_gpu_row(fit) for fit in fit_all(breakdown)),
         notes=breakdown.notes,
         assumptions=breakdown.assumptions,
+        runtime_lines=_runtime_lines(breakdown),
     )
+
+
+def _runtime_lines(breakdown: Breakdown) -> tuple[str, ...]:
+    runtime, workload = breakdown.runtime, breakdown.workload
+    if runtime.get("name") == "vllm":
+        return (message("runtime.vllm", gpu=runtime["gpu"], util=runtime["gpu_memory_utilization"],
+                        claimed=format_gib(runtime["claimed_bytes"]), pool=format_gib(runtime["kv_pool_bytes"]),
+                        tokens=f"{runtime['kv_tokens']:,}", concurrency=f"{runtime['max_concurrency']:,.2f}",
+                        seq=f"{workload.seq:,}"),)
+    if runtime.get("name") == "llamacpp":
+        return (message("runtime.llamacpp", gpu_bytes=format_gib(runtime["device_bytes"]),
+                        host_bytes=format_gib(runtime["host_bytes"]), layers=runtime["gpu_layers"] - 1 if
+                        runtime["gpu_layers"] else 0, total=workload.model.layers, n_ctx=f"{runtime['n_ctx']:,}",
+                        n_seq=runtime["n_seq"]),)
+    return ()
 
 
 def _gpu_row(fit: GpuFit) -> GpuRow:

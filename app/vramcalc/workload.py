@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from .errors import ValidationError
+from .engines import LLAMACPP_CUDA_OVERHEAD, VLLM_CUDA_GRAPHS, VLLM_NON_TORCH, Runtime
 from .gpus import GpuSpec, gpu
 from .messages import message
 from .models import MAX_DIM, MAX_HEADS, MAX_LAYERS, ModelSpec, custom_model, from_hf_config, preset_spec
@@ -41,7 +42,17 @@ DEFAULTS: Mapping[str, str] = {
     "mixed_precision": "0",
     "checkpointing": Checkpointing.NONE.value,
     "attention": Attention.FLASH.value,
-    "overhead_gib": "1",
+    "overhead_gib": "",  # empty: the engine's own (transformers 1 GiB; vLLM non-torch + CUDA graphs; llama.cpp 457 MiB)
+    "runtime": "transformers",
+    "gpu_memory_utilization": "0.9",  # vLLM
+    "max_num_batched_tokens": "",  # vLLM; empty: its default for the card
+    "max_num_seqs": "",  # vLLM; empty: its default for the card
+    "enforce_eager": "0",  # vLLM: no CUDA graphs
+    "gpu_layers": "",  # llama.cpp --gpu-layers; empty: every layer and the output on the GPU
+    "ubatch": "512",  # llama.cpp --ubatch-size
+    "parallel": "1",  # llama.cpp --parallel: sequences, each with its own context
+    "kv_precision_k": "",  # llama.cpp --cache-type-k; empty: kv_precision
+    "kv_precision_v": "",  # llama.cpp --cache-type-v
     "gpu": "h100-80gb",  # the card the reverse questions are asked about
     "gpus": "1",
     "vram": "",  # a memory size (GB) the user adds to the capacity table
@@ -82,6 +93,17 @@ class Workload:
     checkpointing: Checkpointing = Checkpointing.NONE
     attention: Attention = Attention.FLASH
     overhead_bytes: int = DEFAULT_OVERHEAD_BYTES
+    runtime: Runtime = Runtime.TRANSFORMERS
+    gpu: GpuSpec | None = None  # the card the engine runs on (vLLM sizes its pool by it)
+    gpu_memory_utilization: float = 0.9
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
+    enforce_eager: bool = False
+    gpu_layers: int | None = None
+    ubatch: int = 512
+    parallel: int = 1
+    kv_precision_k: Precision | None = None
+    kv_precision_v: Precision | None = None
 
     @property
     def effective_kv_precision(self) -> Precision:
@@ -182,6 +204,7 @@ def parse_config_json(text: str) -> dict:
 
 
 MAX_GROUP_SIZE = 1 << 16
+LLAMACPP_KV_ONLY = (Precision.Q8_0, Precision.Q5_1, Precision.Q4_0)
 
 
 def parse_precision(text: str) -> Precision | WeightFormat:
@@ -208,7 +231,19 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "mixed_precision": lambda t: parse_flag("mixed_precision", t),
     "checkpointing": lambda t: parse_choice("checkpointing", t, Checkpointing),
     "attention": lambda t: parse_choice("attention", t, Attention),
-    "overhead_gib": lambda t: round(parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB),
+    "overhead_gib": lambda t: None if t.strip() == "" else round(
+        parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB),
+    "runtime": lambda t: parse_choice("runtime", t, Runtime),
+    "gpu": lambda t: gpu(t),
+    "gpu_memory_utilization": lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
+    "max_num_batched_tokens": lambda t: None if t.strip() == "" else parse_int("max_num_batched_tokens", t, 1, MAX_SEQ),
+    "max_num_seqs": lambda t: None if t.strip() == "" else parse_int("max_num_seqs", t, 1, MAX_BATCH),
+    "enforce_eager": lambda t: parse_flag("enforce_eager", t),
+    "gpu_layers": lambda t: None if t.strip() == "" else parse_int("gpu_layers", t, 0, MAX_LAYERS + 1),
+    "ubatch": lambda t: parse_int("ubatch", t, 1, 65536),
+    "parallel": lambda t: parse_int("parallel", t, 1, 4096),
+    "kv_precision_k": lambda t: None if t == "" else parse_choice("kv_precision_k", t, Precision),
+    "kv_precision_v": lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision),
 }
 _FIELD_ATTRIBUTE = {"overhead_gib": "overhead_bytes"}  # keys whose Workload attribute is named by its unit
 
@@ -328,13 +363,55 @@ def parse_link(
 
 def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     attributes = {_FIELD_ATTRIBUTE.get(key, key): value for key, value in fields.items()}
+    if attributes["overhead_bytes"] is None:
+        attributes["overhead_bytes"] = runtime_overhead(attributes["runtime"], attributes["enforce_eager"])
     workload = Workload(model=model, **attributes)  # type: ignore[arg-type]
     check_consistency(workload)
     return workload
 
 
+def suggested_runtime(precision: str, runtime: str) -> str:
+    """The engine a weight format runs on, when the one chosen cannot run it: GGUF types on
+    llama.cpp, GPU formats on vLLM; otherwise `runtime` unchanged. The page applies it when
+    the format is changed, so choosing q4_k_m does not end in an error."""
+    fmt = parse_format(precision) if isinstance(precision, str) else None
+    if fmt is None:
+        return runtime
+    if fmt.kind == "gguf" and runtime != Runtime.LLAMACPP.value:
+        return Runtime.LLAMACPP.value
+    if fmt.kind != "gguf" and runtime == Runtime.LLAMACPP.value:
+        return Runtime.VLLM.value
+    return runtime
+
+
+def runtime_overhead(runtime: Runtime, enforce_eager: bool) -> int:
+    """The memory an engine takes beyond weights, cache and activations, when the user sets none."""
+    if runtime is Runtime.VLLM:
+        return VLLM_NON_TORCH + (0 if enforce_eager else VLLM_CUDA_GRAPHS)
+    if runtime is Runtime.LLAMACPP:
+        return LLAMACPP_CUDA_OVERHEAD
+    return DEFAULT_OVERHEAD_BYTES
+
+
 def check_consistency(workload: Workload) -> None:
     """Rules that involve more than one field."""
+    if workload.runtime is not Runtime.TRANSFORMERS and workload.is_training:
+        raise ValidationError("runtime", workload.runtime.value, "vLLM and llama.cpp serve models; training runs "
+                                                                 "with transformers")
+    if workload.gpu_layers is not None and workload.gpu_layers > workload.model.layers + 1:
+        raise ValidationError("gpu_layers", str(workload.gpu_layers),
+                              f"at most {workload.model.layers + 1} (the model's {workload.model.layers} layers and "
+                              "its output layer)")
+    fmt = workload.precision
+    if workload.runtime is Runtime.LLAMACPP and isinstance(fmt, WeightFormat) and fmt.kind not in ("gguf",):
+        raise ValidationError("precision", fmt.name, "llama.cpp runs GGUF files: choose a GGUF type (q4_k_m, q8_0, "
+                                                     "f16, ...) or a nominal precision")
+    if workload.runtime is not Runtime.LLAMACPP and isinstance(fmt, WeightFormat) and fmt.kind == "gguf":
+        raise ValidationError("precision", fmt.name, "GGUF types run on llama.cpp (runtime llamacpp)")
+    for key in ("kv_precision", "kv_precision_k", "kv_precision_v"):
+        kv = getattr(workload, key)
+        if kv in LLAMACPP_KV_ONLY and workload.runtime is not Runtime.LLAMACPP:
+            raise ValidationError(key, kv.value, "q8_0, q5_1 and q4_0 caches are llama.cpp's (runtime llamacpp)")
     if workload.is_training and not workload.precision.is_float:
         raise ValidationError(
             "precision",

@@ -1,0 +1,119 @@
+"""The engines' own memory against published logs (docs/research/engines.md §1f, §2d)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vramcalc import estimate, parse_workload
+from vramcalc.errors import ValidationError
+from vramcalc.units import GIB, MIB
+
+
+def run(**values):
+    return estimate(parse_workload({key: str(value) for key, value in values.items()}))
+
+
+# llama.cpp: model, quant, n_ctx, flash attention, KV types -> compute buffer MiB, KV MiB, CUDA_Host compute MiB
+LLAMACPP_LOGS = [
+    # 1: llama-cpp-python log, Llama-3-8B Q4_K_M, 33/33 layers, n_ctx 512 (model buffer CUDA0 4403.49 MiB)
+    (dict(model="llama-3-8b", precision="q4_k_m", seq=512, attention="eager"), 258.50, 64.00, 9.01),
+    # 2: three Ollama logs, Llama-3.1-8B Q4_K_M, n_ctx 8192 in one stream
+    (dict(model="llama-3.1-8b", precision="q4_k_m", seq=8192, attention="eager"), 560.00, 1024.00, 24.01),
+    # 3, 4: fedora-copr/logdetective#106, a Mistral-7B-class model at n_ctx 2048 and 32768
+    (dict(model="mistral-7b-v0.3", precision="q4_k_m", seq=2048, attention="eager"), 164.00, 256.00, 12.01),
+    (dict(model="mistral-7b-v0.3", precision="q4_k_m", seq=32768, attention="eager"), 2144.00, 4096.00, 72.01),
+    # 5: Ollama on ROCm, Qwen2.5-7B-Instruct Q4_K_M, n_ctx 8192
+    (dict(model="qwen2.5-7b", precision="q4_k_m", seq=8192, attention="eager"), 492.00, 448.00, None),
+]
+
+
+@pytest.mark.parametrize(("values", "compute_mib", "kv_mib", "host_compute_mib"), LLAMACPP_LOGS)
+def test_llamacpp_buffers_match_published_logs(values, compute_mib, kv_mib, host_compute_mib):
+    result = run(runtime="llamacpp", **values)
+    assert result.bytes_of("activations") / MIB == pytest.approx(compute_mib, abs=0.5)
+    assert result.bytes_of("kv_cache") / MIB == pytest.approx(kv_mib, abs=0.5)
+    if host_compute_mib is not None:
+        assert result.runtime["host_compute_buffer_bytes"] / MIB == pytest.approx(host_compute_mib, abs=0.5)
+
+
+def test_llamacpp_model_buffers_of_the_first_log():
+    # CUDA0 model buffer 4403.49 MiB, CPU 281.81 MiB (token embeddings stay in system RAM)
+    result = run(runtime="llamacpp", model="llama-3-8b", precision="q4_k_m", seq=512, attention="eager")
+    assert result.bytes_of("weights") / MIB == pytest.approx(4403.49, abs=0.5)
+    host_weights = result.host_bytes - result.runtime["host_compute_buffer_bytes"] - result.runtime["kv_host_bytes"]
+    assert host_weights / MIB == pytest.approx(281.81, abs=0.5)
+
+
+def test_llamacpp_separate_k_and_v_types():
+    # Phi-4-mini at n_ctx 2048, K q8_0 and V q4_0: 68 + 36 MiB (engines.md §1f row 7)
+    result = run(runtime="llamacpp", model="phi-4-mini-instruct", precision="q2_k", seq=2048,
+                 kv_precision_k="q8_0", kv_precision_v="q4_0", ubatch=32)
+    assert result.bytes_of("kv_cache") / MIB == pytest.approx(68 + 36, abs=0.5)
+    assert result.bytes_of("activations") / MIB == pytest.approx(25.3, abs=1.0)
+
+
+def test_llamacpp_caches_the_mla_latent_as_k_only():
+    # ik_llama.cpp#259's KV math: DeepSeek-V3, 32,768 cells of a q8_0 576-wide latent: 1166.6 MiB
+    result = run(runtime="llamacpp", model="deepseek-v3", precision="q4_k_m", seq=32768, kv_precision="q8_0")
+    assert result.bytes_of("kv_cache") / MIB == pytest.approx(1166.6, abs=0.5)
+
+
+def test_partial_offload_moves_layers_to_system_ram():
+    full = run(runtime="llamacpp", model="qwen3-32b", precision="q4_k_m", seq=8192)
+    half = run(runtime="llamacpp", model="qwen3-32b", precision="q4_k_m", seq=8192, gpu_layers=33)
+    assert half.runtime["gpu_layers"] == 33
+    assert half.bytes_of("weights") < full.bytes_of("weights") / 2 + 1 * GIB
+    moved = full.bytes_of("weights") + full.bytes_of("kv_cache") - half.bytes_of("weights") - half.bytes_of("kv_cache")
+    assert half.host_bytes - full.host_bytes == pytest.approx(moved, rel=0.01)
+    none = run(runtime="llamacpp", model="qwen3-32b", precision="q4_k_m", seq=8192, gpu_layers=0)
+    assert none.total_bytes == 0 and none.host_bytes > full.bytes_of("weights")
+
+
+# vLLM V1 logs on one H100 at 0.9 (llm-d/llm-d-benchmark empirical-vllm-memory-results.md): KV pool GiB
+VLLM_LOGS = [
+    (dict(model="llama-3.1-8b"), 51.38),
+    (dict(model="gpt-oss-20b", precision="native"), 50.28),
+    (dict(model="qwen3-0.6b"), 64.45),
+]
+
+
+@pytest.mark.parametrize(("values", "kv_pool_gib"), VLLM_LOGS)
+def test_vllm_kv_pool_matches_published_v1_logs(values, kv_pool_gib):
+    result = run(runtime="vllm", gpu="h100-80gb", **values)
+    assert result.runtime["kv_pool_bytes"] / GIB == pytest.approx(kv_pool_gib, rel=0.05)
+
+
+def test_vllm_v0_log_with_its_own_non_torch_figure():
+    # vllm-project/vllm#10511 (V0, Dec 2024): Llama-3-8B on an H100 at 0.90, weights 14.96, non-torch 1.79,
+    # activation peak 1.26, KV 53.29 GiB; V0 sampled 256 sequences at most
+    result = run(runtime="vllm", gpu="h100-80gb", model="llama-3-8b", max_num_seqs=256, overhead_gib=1.79)
+    assert result.bytes_of("weights") / GIB == pytest.approx(14.96, abs=0.01)
+    assert result.runtime["kv_pool_bytes"] / GIB == pytest.approx(53.29, rel=0.05)
+
+
+def test_vllm_max_concurrency_is_the_pool_over_one_sequence():
+    result = run(runtime="vllm", gpu="h100-80gb", model="llama-3.1-8b", seq=8192)
+    per_sequence = 8192 * 131_072  # 16-token blocks, 128 KiB per token
+    assert result.runtime["max_concurrency"] == pytest.approx(result.runtime["kv_pool_bytes"] / per_sequence, abs=0.01)
+    assert result.runtime["kv_tokens"] == result.runtime["kv_pool_bytes"] // (16 * 131_072) * 16
+
+
+@pytest.mark.parametrize(("values", "field"), [
+    (dict(runtime="vllm", mode="training"), "runtime"),
+    (dict(runtime="llamacpp", model="qwen3-8b", gpu_layers=38), "gpu_layers"),  # 36 layers + output
+    (dict(runtime="vllm", gpu_memory_utilization="1.5"), "gpu_memory_utilization"),
+    (dict(runtime="vllm", gpu_memory_utilization="0"), "gpu_memory_utilization"),
+    (dict(runtime="llamacpp", precision="awq-int4"), "precision"),
+    (dict(runtime="vllm", precision="q4_k_m"), "precision"),
+    (dict(runtime="vllm", kv_precision="q8_0"), "kv_precision"),
+    (dict(runtime="tensorrt"), "runtime"),
+])
+def test_engine_settings_a_model_cannot_use_name_the_field(values, field):
+    with pytest.raises(ValidationError) as caught:
+        run(**values)
+    assert caught.value.field == field
+
+
+def test_transformers_stays_the_default_with_its_one_gib():
+    result = run(model="llama-3-8b")
+    assert result.runtime == {"name": "transformers"} and result.bytes_of("overhead") == GIB
