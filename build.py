@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "app"))
 from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
 from vramcalc.capacity import COLUMNS  # noqa: E402
 from vramcalc.charts import BOX  # noqa: E402
-from vramcalc.gpus import load_gpus  # noqa: E402
+from vramcalc.gpus import load_apple, load_gpus  # noqa: E402
 from vramcalc import catalog  # noqa: E402
 from vramcalc.models import load_presets  # noqa: E402
 from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
@@ -78,7 +78,7 @@ def build(out: Path) -> None:
         presets=load_presets(),
         model_families=catalog.families(),
         model_facts=catalog.facts(DEFAULTS["model"]),
-        gpus=load_gpus(),
+        gpu_groups=(("cards", tuple(load_gpus().items())), ("apple", tuple(load_apple().items()))),
         defaults=DEFAULTS,
         weight_formats=WEIGHT_FORMAT_GROUPS,
         kv_formats=[p.value for p in KV_FORMATS],

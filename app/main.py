@@ -71,8 +71,8 @@ def write_form(values):
         elif key in CHECKBOXES:
             element(key).checked = value == "1"
         else:
-            if key == "precision" and not element(key).querySelector(f"option[value='{value}']"):
-                option = document.createElement("option")  # a bpw:X.XX the list does not offer
+            if key in ("precision", "gpu") and not element(key).querySelector(f"option[value='{value}']"):
+                option = document.createElement("option")  # a bpw:X.XX or "24gb" card the list does not offer
                 option.value = option.textContent = value
                 element(key).appendChild(option)
             element(key).value = value
@@ -199,6 +199,8 @@ def update(*_args):
     element("vllm-fields").hidden = values["runtime"] != "vllm"
     element("llamacpp-fields").hidden = values["runtime"] != "llamacpp"
     element("engine-fields").hidden = values["mode"] == "training"
+    chosen = element("gpu").querySelector(f"option[value='{values['gpu']}']")
+    element("apple-fields").hidden = not chosen or chosen.getAttribute("data-kind") != "apple"
     element("model-facts").textContent = catalog.facts(values["model"])
     element("training-fields").hidden = values["mode"] != "training"
     problems = []

@@ -117,3 +117,27 @@ def test_engine_settings_a_model_cannot_use_name_the_field(values, field):
 def test_transformers_stays_the_default_with_its_one_gib():
     result = run(model="llama-3-8b")
     assert result.runtime == {"name": "transformers"} and result.bytes_of("overhead") == GIB
+
+
+def test_best_formats_are_the_most_precise_that_fit():
+    from vramcalc.solve import solve
+    from vramcalc.workload import parse_target
+
+    workload = parse_workload({"model": "qwen3-32b", "runtime": "llamacpp", "precision": "q4_k_m", "seq": "32768"})
+    target = parse_target({"gpu": "rtx-4090"})
+    solution = solve(workload, target)
+    order = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "iq4_xs", "q3_k_l", "q3_k_m")
+    best = solution.best_format
+    assert best in order
+
+    def fits_with(**change):
+        from vramcalc.solve import fits
+        from vramcalc.workload import parse_precision
+        import dataclasses
+        if "precision" in change:
+            change["precision"] = parse_precision(change["precision"])
+        return fits(dataclasses.replace(workload, **change), target)
+
+    assert fits_with(precision=best)
+    assert not any(fits_with(precision=name) for name in order[:order.index(best)])
+    assert solution.best_kv_format == "q8_0"  # f16 does not fit at q4_k_m and 32k; q8_0 does

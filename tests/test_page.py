@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from vramcalc import estimate, parse_workload
+from vramcalc.gpus import table_gpus
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,7 +125,7 @@ def test_screenshots(page: Page, server_url, width, height, scheme):
     page.set_viewport_size({"width": width, "height": height})
     page.emulate_media(color_scheme=scheme)
     open_ready(page, server_url)
-    expect(page.locator("#gpu-table tbody tr")).to_have_count(16)
+    expect(page.locator("#gpu-table tbody tr")).to_have_count(len(table_gpus()))
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"page-{width}-{scheme}.png"), full_page=False)
 
@@ -263,3 +264,15 @@ def test_a_link_with_any_bits_per_weight_opens(watched: Page, server_url):
     expect(page.locator("#precision")).to_have_value("bpw:4.13")
     expected = estimate(parse_workload({"model": "llama-3.1-70b", "precision": "bpw:4.13", "runtime": "vllm"}))
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected.total_bytes))
+
+
+def test_a_mac_is_fitted_against_its_gpu_share(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url, "?model=qwen3-32b&runtime=llamacpp&precision=q4_k_m&seq=32768")
+    expect(page.locator("#apple-fields")).to_be_hidden()
+    page.select_option("#gpu", "apple-m3-max-36gb")
+    expect(page.locator("#apple-fields")).to_be_visible()
+    expect(page.locator("#target-heading")).to_contain_text("27.00 GiB")  # 3/4 of 36 GB before macOS 26
+    page.fill("#wired_limit_mb", "30000")
+    expect(page.locator("#target-heading")).to_contain_text("29.30 GiB")
+    assert "wired_limit_mb=30000" in page.url

@@ -47,7 +47,8 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
             "paying the overhead.",
         )
         where = parser.add_argument_group("target")
-        where.add_argument("--gpu", default=DEFAULTS["gpu"], help=f"one of: {', '.join(load_gpus())}")
+        where.add_argument("--gpu", default=DEFAULTS["gpu"], help=f"one of: {', '.join(load_gpus())}; a Mac "
+                           "(apple-m4-max-128gb, ...); or any card as NNgb (24gb)")
         where.add_argument("--gpus", default=DEFAULTS["gpus"], metavar="N", help="how many of them (default 1)")
     else:
         parser = argparse.ArgumentParser(
@@ -91,7 +92,11 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
                              "llamacpp (also Ollama, LM Studio)")
     if not target:
         engine.add_argument("--gpu", default=DEFAULTS["gpu"], help="the card the engine runs on (vLLM sizes its "
-                                                                  f"KV pool by it): {', '.join(load_gpus())}")
+                            f"KV pool by it): {', '.join(load_gpus())}; a Mac (apple-m4-max-128gb, ...); or NNgb")
+    engine.add_argument("--wired-limit-mb", dest="wired_limit_mb", default=DEFAULTS["wired_limit_mb"], metavar="MIB",
+                        help="a Mac's sysctl iogpu.wired_limit_mb (default: the macOS share)")
+    engine.add_argument("--macos", default=DEFAULTS["macos"], metavar="N",
+                        help="a Mac's macOS version (the GPU share changed in 26; default 15)")
     engine.add_argument("--gpu-memory-utilization", dest="gpu_memory_utilization",
                         default=DEFAULTS["gpu_memory_utilization"], metavar="X", help="vLLM (default 0.9)")
     engine.add_argument("--max-num-batched-tokens", dest="max_num_batched_tokens",
@@ -121,7 +126,8 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
         key: getattr(args, key)
         for key in ("mode", "precision", "group_size", "batch", "seq", "optimizer", "checkpointing", "attention",
                     "overhead_gib", "runtime", "gpu", "gpu_memory_utilization", "max_num_batched_tokens",
-                    "max_num_seqs", "gpu_layers", "ubatch", "parallel", "kv_precision_k", "kv_precision_v")
+                    "max_num_seqs", "gpu_layers", "ubatch", "parallel", "kv_precision_k", "kv_precision_v",
+                    "wired_limit_mb", "macos")
     }
     values["kv_precision"] = args.kv_precision or ""
     values["mixed_precision"] = "1" if args.mixed_precision else "0"
@@ -222,7 +228,8 @@ def fit_main(argv: Sequence[str]) -> int:
     try:
         values, config = _values(args)
         workload = parse_workload(values, config=config)
-        target = parse_target({"gpu": args.gpu, "gpus": args.gpus})
+        target = parse_target({"gpu": args.gpu, "gpus": args.gpus, "wired_limit_mb": args.wired_limit_mb,
+                               "macos": args.macos})
     except ValidationError as error:
         return _usage_error(error)
     solution = solve(workload, target)
@@ -237,6 +244,8 @@ def fit_main(argv: Sequence[str]) -> int:
         "min_gpus": solution.min_gpus,
         "max_params": solution.max_params,
         "max_layers": solution.max_layers,
+        "best_format": solution.best_format,
+        "best_kv_format": solution.best_kv_format,
     }
     if args.json:
         print(json.dumps(result))
@@ -254,6 +263,8 @@ def fit_main(argv: Sequence[str]) -> int:
         if key == "max_params" and value is not None:
             text += f" ({solution.max_layers:,} layers)"
         lines.append(f"{label:<18}{text}")
+    for key, label in (("best_format", "best weights"), ("best_kv_format", "best KV cache")):
+        lines.append(f"{label:<18}{result[key] or 'none of this engine formats fits'}")
     print("\n".join(lines))
     return 0
 

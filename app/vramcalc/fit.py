@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 
-from .gpus import GpuSpec, load_gpus
+from .gpus import GpuSpec, table_gpus
 from .memory import Breakdown
 
 TIGHT_RATIO = 0.9  # above 90 % of a card the allocator's fragmentation (2–10 %, reference.md §2.8) may not leave room
@@ -58,5 +58,5 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
             utilization=total / gpu.usable_bytes,
             count=gpus_needed(total, overhead, gpu.usable_bytes),
         )
-        for gpu in load_gpus().values()
+        for gpu in table_gpus().values()
     )

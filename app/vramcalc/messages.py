@@ -170,6 +170,15 @@ EN: Mapping[str, str] = {
     "format_group.gpu": "GPU formats (vLLM, transformers)",
     "format_group.exl": "EXL2 / EXL3 bits per weight",
     "format_group.native": "The checkpoint's native format",
+    "gpu_group.cards": "Graphics cards",
+    "gpu_group.apple": "Apple Silicon (unified memory, GPU share)",
+    "field.wired_limit_mb.label": "iogpu.wired_limit_mb (MiB)",
+    "field.wired_limit_mb.help": (
+        "macOS lets the GPU wire only part of the memory (Metal's recommendedMaxWorkingSetSize); "
+        "`sudo sysctl iogpu.wired_limit_mb=N` raises it. Empty or 0: the default."
+    ),
+    "field.macos.label": "macOS version",
+    "field.macos.help": "The default share changed in macOS 26 (about 3/4 of RAM before, 74–84 % from 26 on).",
     "legend.engine": "Engine",
     "field.runtime.label": "Runs on",
     "field.runtime.help": "The engine decides the memory beyond the weights: its cache layout, buffers and overhead.",
@@ -195,6 +204,9 @@ EN: Mapping[str, str] = {
     "field.kv_precision_v.label": "V cache type",
     "field.kv_precision_v.help": "--cache-type-v.",
     "option.kv_precision_kv.same": "same as the KV-cache precision (f16)",
+    "answer.best_format": "Most precise weights that fit",
+    "answer.best_kv_format": "Most precise KV cache that fits",
+    "answer.format_none": "none of this engine's formats",
     "runtime.vllm": (
         "vLLM on {gpu} at {util:.0%}: it claims {claimed}; after the weights, the activation peak and its overhead the "
         "KV pool is {pool}, {tokens} tokens: {concurrency} sequences of {seq} tokens at once."
@@ -230,7 +242,7 @@ EN: Mapping[str, str] = {
         "non-torch memory and CUDA graphs, llama.cpp 457 MiB)."
     ),
     "field.gpu.label": "GPU",
-    "field.gpu.help": "Usable memory as PyTorch reports it where known.",
+    "field.gpu.help": "Usable memory as PyTorch reports it where known; for a Mac, the share its GPU may use. Any other card: gpu=24gb in the link (or --gpu 24gb).",
     "field.gpus.label": "Number of GPUs",
     "field.gpus.help": "Split evenly (tensor or pipeline parallel); each pays the overhead.",
     "field.headroom.label": "Headroom (%)",

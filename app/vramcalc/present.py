@@ -178,8 +178,11 @@ def present_target(workload: Workload, target: Target) -> TargetView:
         "reverse.heading_split" if target.count > 1 else "reverse.heading",
         target=target.label, memory=format_gib(target.gpu.usable_bytes),
     )
-    values = {"max_seq": seq, "max_batch": batch, "min_gpus": solution.min_gpus, "max_params": solution.max_params}
-    texts = {"max_seq": seq_text, "max_batch": batch_text, "min_gpus": gpus_text, "max_params": params_text}
+    values = {"max_seq": seq, "max_batch": batch, "min_gpus": solution.min_gpus, "max_params": solution.max_params,
+              "best_format": solution.best_format, "best_kv_format": solution.best_kv_format}
+    texts = {"max_seq": seq_text, "max_batch": batch_text, "min_gpus": gpus_text, "max_params": params_text,
+             "best_format": solution.best_format or message("answer.format_none"),
+             "best_kv_format": solution.best_kv_format or message("answer.format_none")}
     return TargetView(
         heading=heading,
         answers=tuple(

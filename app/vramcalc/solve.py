@@ -12,10 +12,26 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from .engines import Runtime
+from .errors import ValidationError
 from .fit import gpus_needed, per_gpu_bytes
 from .memory import estimate
 from .models import MAX_LAYERS, ModelSpec
-from .workload import MAX_BATCH, MAX_SEQ, Target, Workload
+from .options import Precision
+from .workload import MAX_BATCH, MAX_SEQ, Target, Workload, parse_precision
+
+# The formats each engine runs, tried from the most bits down (the answer is the first that fits).
+WEIGHT_LADDER = {
+    Runtime.TRANSFORMERS: ("bf16", "bnb-int8", "nf4"),
+    Runtime.VLLM: ("bf16", "fp8", "gptq-int8", "awq-int4"),
+    Runtime.LLAMACPP: ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "iq4_xs", "q3_k_l", "q3_k_m",
+                       "iq3_m", "q3_k_s", "iq3_xxs", "q2_k", "iq2_m", "iq2_xs", "iq2_xxs", "iq1_m"),
+}
+KV_LADDER = {
+    Runtime.TRANSFORMERS: (Precision.BF16, Precision.INT8, Precision.INT4),
+    Runtime.VLLM: (Precision.BF16, Precision.FP8),
+    Runtime.LLAMACPP: (Precision.FP16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0),
+}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -25,6 +41,8 @@ class Solution:
     min_gpus: int | None  # None: the overhead alone fills one GPU
     max_layers: int | None  # the deepest model of this width that fits
     max_params: int | None  # its parameter count
+    best_format: str | None = None  # the most precise weight format of this engine that fits
+    best_kv_format: str | None = None  # the most precise KV format of this engine that fits (inference)
 
 
 def fits(workload: Workload, target: Target) -> bool:
@@ -86,9 +104,34 @@ def max_layers(workload: Workload, target: Target) -> int | None:
     return largest(ok, 1, MAX_LAYERS, workload.model.layers)
 
 
+def best_format(workload: Workload, target: Target) -> str | None:
+    """The weight format with the most bits, among those this engine runs, at which the workload fits."""
+    for name in WEIGHT_LADDER[workload.runtime]:
+        try:
+            candidate = dataclasses.replace(workload, precision=parse_precision(name))
+            if fits(candidate, target):
+                return name
+        except ValidationError:  # a format this model cannot take (a group size that does not divide)
+            continue
+    return None
+
+
+def best_kv_format(workload: Workload, target: Target) -> str | None:
+    """The KV-cache format with the most bits, among this engine's, at which the workload fits."""
+    if workload.is_training:
+        return None
+    for precision in KV_LADDER[workload.runtime]:
+        candidate = dataclasses.replace(workload, kv_precision=precision, kv_precision_k=None, kv_precision_v=None)
+        if fits(candidate, target):
+            return precision.value
+    return None
+
+
 def solve(workload: Workload, target: Target) -> Solution:
     layers = max_layers(workload, target)
     return Solution(
+        best_format=None if workload.is_training else best_format(workload, target),
+        best_kv_format=best_kv_format(workload, target),
         max_seq=max_seq(workload, target),
         max_batch=max_batch(workload, target),
         min_gpus=min_gpus(workload, target),

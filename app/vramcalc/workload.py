@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 from .errors import ValidationError
 from .engines import LLAMACPP_CUDA_OVERHEAD, VLLM_CUDA_GRAPHS, VLLM_NON_TORCH, Runtime
-from .gpus import GpuSpec, gpu
+from .gpus import DEFAULT_MACOS, GpuSpec, configure, gpu
 from .messages import message
 from .models import MAX_DIM, MAX_HEADS, MAX_LAYERS, ModelSpec, custom_model, from_hf_config, preset_spec
 from .formats import DEFAULT_GROUP_SIZE, WeightFormat, names as format_names, parse_format
@@ -55,6 +55,8 @@ DEFAULTS: Mapping[str, str] = {
     "kv_precision_v": "",  # llama.cpp --cache-type-v
     "gpu": "h100-80gb",  # the card the reverse questions are asked about
     "gpus": "1",
+    "wired_limit_mb": "",  # Apple Silicon: sysctl iogpu.wired_limit_mb (MiB); empty or 0: the macOS default
+    "macos": str(DEFAULT_MACOS),  # Apple Silicon: the macOS version whose default GPU limit applies
     "vram": "",  # a memory size (GB) the user adds to the capacity table
     "headroom": "20",  # percent of memory the capacity table keeps free
 }
@@ -220,6 +222,10 @@ def parse_precision(text: str) -> Precision | WeightFormat:
     return found
 
 
+_MACHINE_PARSERS: Mapping[str, Callable[[str], object]] = {
+    "wired_limit_mb": lambda t: None if t.strip() == "" else parse_int("wired_limit_mb", t, 0, 10**7),
+    "macos": lambda t: parse_int("macos", t, 1, 99),
+}
 _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "mode": lambda t: parse_choice("mode", t, Mode),
     "precision": parse_precision,
@@ -235,6 +241,7 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
         parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB),
     "runtime": lambda t: parse_choice("runtime", t, Runtime),
     "gpu": lambda t: gpu(t),
+    **_MACHINE_PARSERS,
     "gpu_memory_utilization": lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
     "max_num_batched_tokens": lambda t: None if t.strip() == "" else parse_int("max_num_batched_tokens", t, 1, MAX_SEQ),
     "max_num_seqs": lambda t: None if t.strip() == "" else parse_int("max_num_seqs", t, 1, MAX_BATCH),
@@ -250,6 +257,7 @@ _FIELD_ATTRIBUTE = {"overhead_gib": "overhead_bytes"}  # keys whose Workload att
 _TARGET_PARSERS: Mapping[str, Callable[[str], object]] = {
     "gpu": gpu,
     "gpus": lambda t: parse_int("gpus", t, 1, MAX_GPUS),
+    **_MACHINE_PARSERS,
 }
 _CAPACITY_PARSERS: Mapping[str, Callable[[str], object]] = {
     "vram": lambda t: None if t.strip() == "" else round(parse_decimal("vram", t, 0.0, MAX_VRAM_GB, low_inclusive=False) * GB),
@@ -334,7 +342,8 @@ def _parse_fields(
 
 
 def _target(fields: Mapping[str, object]) -> Target:
-    return Target(gpu=fields["gpu"], count=fields["gpus"])  # type: ignore[arg-type]
+    card = configure(fields["gpu"], wired_limit_mb=fields["wired_limit_mb"], macos=fields["macos"])  # type: ignore[arg-type]
+    return Target(gpu=card, count=fields["gpus"])  # type: ignore[arg-type]
 
 
 def _capacity_query(fields: Mapping[str, object]) -> CapacityQuery:
@@ -363,6 +372,8 @@ def parse_link(
 
 def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     attributes = {_FIELD_ATTRIBUTE.get(key, key): value for key, value in fields.items()}
+    attributes["gpu"] = configure(attributes["gpu"], wired_limit_mb=attributes.pop("wired_limit_mb"),
+                                  macos=attributes.pop("macos"))
     if attributes["overhead_bytes"] is None:
         attributes["overhead_bytes"] = runtime_overhead(attributes["runtime"], attributes["enforce_eager"])
     workload = Workload(model=model, **attributes)  # type: ignore[arg-type]
