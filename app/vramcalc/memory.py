@@ -564,6 +564,10 @@ def _notes(workload: Workload) -> tuple[str, ...]:
         notes.append(message("note.moe", total=format_count(model.params), active=format_count(model.active_params)))
     if model.mla is not None and not workload.is_training:
         notes.append(message("note.mla"))
+    if workload.runtime is Runtime.LLAMACPP:
+        notes.append(message("note.ollama"))
+    if workload.runtime is Runtime.VLLM:
+        notes.append(message("note.vllm_fit"))
     if workload.is_training and model.linear is not None:
         notes.append(message("note.linear_training"))
     if model.native_format:

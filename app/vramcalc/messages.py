@@ -98,6 +98,15 @@ EN: Mapping[str, str] = {
         "Linear-attention layers: the activations are what transformers saves with its own PyTorch kernels "
         "(measured); with the flash-linear-attention kernels installed, much of it is recomputed instead."
     ),
+    "note.ollama": (
+        "Ollama runs llama.cpp with defaults of its own: a context of 4,096 tokens (v0.6.7 to v0.15.4; since v0.15.5 "
+        "chosen by VRAM: 4,096 under 23 GiB, 32,768, or 262,144 from 47 GiB) and one sequence at a time; "
+        "llama-server gives 4 slots one shared context. Set the sequence length and parallel sequences to match."
+    ),
+    "note.vllm_fit": (
+        "vLLM claims its utilization share of the card whatever the request: the table below shows what the "
+        "requested sequences need; the pool and concurrency above are what vLLM would run on the chosen card."
+    ),
     "note.native_format": "The published checkpoint stores {format}; the weights above are in the precision chosen.",
     "assumption.training_unmeasured": (
         "training activations of {model_type} layers are estimated with the Llama-style terms and have not been "
