@@ -198,6 +198,7 @@ def update(*_args):
     element("group-size-field").hidden = values["precision"] not in GROUPED
     element("vllm-fields").hidden = values["runtime"] != "vllm"
     element("llamacpp-fields").hidden = values["runtime"] != "llamacpp"
+    element("batch-field").hidden = values["runtime"] == "llamacpp" and values["mode"] != "training"  # --parallel
     element("engine-fields").hidden = values["mode"] == "training"
     chosen = element("gpu").querySelector(f"option[value='{values['gpu']}']")
     element("apple-fields").hidden = not chosen or chosen.getAttribute("data-kind") != "apple"
