@@ -28,6 +28,7 @@ from vramcalc import catalog  # noqa: E402
 from vramcalc.models import load_presets  # noqa: E402
 from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
 from vramcalc.engines import Runtime  # noqa: E402
+from vramcalc.training import Recipe  # noqa: E402
 from vramcalc.formats import WEIGHT_FORMAT_GROUPS  # noqa: E402
 from vramcalc.options import KV_FORMATS, Attention, Checkpointing, Optimizer, Precision  # noqa: E402
 from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target  # noqa: E402
@@ -83,6 +84,7 @@ def build(out: Path) -> None:
         weight_formats=WEIGHT_FORMAT_GROUPS,
         kv_formats=[p.value for p in KV_FORMATS],
         runtimes=[r.value for r in Runtime],
+        recipes=[r.value for r in Recipe],
         custom_fields=CUSTOM_KEYS,
         optimizers=[o.value for o in Optimizer],
         checkpointings=[c.value for c in Checkpointing],

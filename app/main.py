@@ -31,7 +31,7 @@ from vramcalc.present import present, present_capacity, present_target  # noqa: 
 from vramcalc.workload import parse_capacity_query, parse_target, suggested_runtime  # noqa: E402
 
 INPUT_AREAS = "#form, #reverse, #capacity-section"
-CHECKBOXES = ("mixed_precision", "enforce_eager")  # every control lives in one of these
+CHECKBOXES = ("mixed_precision", "enforce_eager", "lora_embeddings", "fused_ce")  # every control lives in one of these
 # What the page shows before Python has drawn anything: the prerendered defaults.
 DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
 state = {
@@ -204,6 +204,8 @@ def update(*_args):
     element("apple-fields").hidden = not chosen or chosen.getAttribute("data-kind") != "apple"
     element("model-facts").textContent = catalog.facts(values["model"])
     element("training-fields").hidden = values["mode"] != "training"
+    element("lora-fields").hidden = values["lora_rank"].strip() in ("", "0")
+    element("mixed-precision-field").hidden = values["recipe"] != ""
     problems = []
     workload = attempt(lambda: parse_workload(values, config=state["config"]), problems)
     target = attempt(lambda: parse_target(values), problems)

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ({"mode": "serving"}, "mode"),
         ({"precision": "fp9"}, "precision"),
         ({"kv_precision": "fp64"}, "kv_precision"),
-        ({"optimizer": "lion"}, "optimizer"),
+        ({"optimizer": "lion2"}, "optimizer"),
         ({"mixed_precision": "yes"}, "mixed_precision"),
         ({"checkpointing": "all"}, "checkpointing"),
         ({"attention": "paged"}, "attention"),

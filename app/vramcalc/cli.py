@@ -82,6 +82,19 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
     train.add_argument("--optimizer", choices=_choices(Optimizer), default=DEFAULTS["optimizer"])
     train.add_argument("--mixed-precision", dest="mixed_precision", action="store_true",
                        help="keep an fp32 master copy of the weights")
+    train.add_argument("--recipe", default=DEFAULTS["recipe"], metavar="NAME",
+                       help="fp32, bf16 (pure), amp (fp32 weights under autocast --precision), mixed (16-bit weights, "
+                            "fp32 gradients and master: Megatron/DeepSpeed); default: --precision and --mixed-precision")
+    train.add_argument("--lora-rank", dest="lora_rank", default=DEFAULTS["lora_rank"], metavar="R",
+                       help="LoRA adapters of rank R (0: full fine-tuning); with --precision nf4 or nf4-dq: QLoRA")
+    train.add_argument("--lora-targets", dest="lora_targets", default=DEFAULTS["lora_targets"], metavar="LIST",
+                       help="all-linear (default) or a subset of q,k,v,o,gate,up,down")
+    train.add_argument("--lora-embeddings", dest="lora_embeddings", action="store_true",
+                       help="train the embeddings and head in full as well")
+    train.add_argument("--grad-accum", dest="grad_accum", default=DEFAULTS["grad_accum"], metavar="N",
+                       help="gradient accumulation steps (memory follows the micro-batch, --batch)")
+    train.add_argument("--fused-ce", dest="fused_ce", action="store_true",
+                       help="chunked cross-entropy (Liger): the logits are never materialised for the whole batch")
     train.add_argument("--checkpointing", choices=_choices(Checkpointing), default=DEFAULTS["checkpointing"])
     train.add_argument("--attention", choices=_choices(Attention), default=DEFAULTS["attention"])
     parser.add_argument("--overhead-gib", dest="overhead_gib", default=DEFAULTS["overhead_gib"], metavar="X",
@@ -127,11 +140,13 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
         for key in ("mode", "precision", "group_size", "batch", "seq", "optimizer", "checkpointing", "attention",
                     "overhead_gib", "runtime", "gpu", "gpu_memory_utilization", "max_num_batched_tokens",
                     "max_num_seqs", "gpu_layers", "ubatch", "parallel", "kv_precision_k", "kv_precision_v",
-                    "wired_limit_mb", "macos")
+                    "wired_limit_mb", "macos", "recipe", "lora_rank", "lora_targets", "grad_accum")
     }
     values["kv_precision"] = args.kv_precision or ""
     values["mixed_precision"] = "1" if args.mixed_precision else "0"
     values["enforce_eager"] = "1" if args.enforce_eager else "0"
+    values["lora_embeddings"] = "1" if args.lora_embeddings else "0"
+    values["fused_ce"] = "1" if args.fused_ce else "0"
     config = None
     if args.config:
         try:

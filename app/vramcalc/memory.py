@@ -23,7 +23,10 @@ from .engines import Runtime
 from .formats import WeightFormat
 from .messages import message
 from .architecture import AttentionKind, Block, ModelSpec, NormCompute
-from .options import FP32_BYTES, Attention, Checkpointing, Optimizer, Precision
+from . import training
+from .options import FP32_BYTES, PAGED, Attention, Checkpointing, Optimizer, Precision
+from .tensors import model_tensors
+from .training import Recipe
 from .units import GIB, format_binary, format_count
 from .workload import Workload
 
@@ -42,6 +45,8 @@ TRAINING_MEASURED_TYPES = frozenset({
     "ministral3",  # measured 2026-12-03
     "kimi_k2",  # DeepSeek-V3's architecture and code under another name
 })
+
+LORA_ACTIVATIONS_MEASURED = False  # until tools/measure_lora.py's runs are matched
 
 # Eager attention whose softmax runs in the compute type, not fp32 (transformers' Llama 4; gpt-oss,
 # whose probabilities include one sink logit per row).
@@ -97,68 +102,109 @@ def _fmt(num_bytes: int) -> str:
 
 def weights_bytes(workload: Workload) -> Component:
     """Weights = parameters × bits per weight / 8 for a nominal precision (no scales); for a
-    real format, the sum over tensors of what its layout stores (formats.py)."""
+    real format, the sum over tensors of what its layout stores (formats.py). Training: the
+    recipe's weight dtype (training.py); LoRA adds its adapters to the frozen base."""
     if isinstance(workload.precision, WeightFormat):
         parts = formats.weights(workload.model, workload.precision, group_size=workload.group_size)
-        total = sum(part.bytes for part in parts)
-        return Component(key="weights", bytes=total, explain=lambda: message(
-            "weights.format", format=workload.precision.label, parts=formats.describe(parts), bytes=_fmt(total)))
+        base = sum(part.bytes for part in parts)
+        base_text = lambda: message(  # noqa: E731
+            "weights.format", format=workload.precision.label, parts=formats.describe(parts), bytes=_fmt(base))
+    else:
+        params = workload.model.params
+        per_param = _states(workload).weights if workload.is_training and not workload.lora else None
+        base = params * per_param if per_param else workload.precision.bytes_for(params)
+        bits = per_param * 8 if per_param else workload.precision.bits
+        name = workload.precision.value if not per_param or per_param * 8 == workload.precision.bits else f"fp{bits}"
+        base_text = lambda: message(  # noqa: E731
+            "weights.formula", params=format_count(params), bits=bits, precision=name, bytes=_fmt(base))
+    extra, extra_text = _training_weight_extras(workload)
+    total = base + extra
+    return Component(key="weights", bytes=total, explain=lambda: base_text() + extra_text())
+
+
+def _training_weight_extras(workload: Workload) -> tuple[int, Callable[[], str]]:
+    """LoRA's adapters (fp32, as peft keeps them by default), or autocast's 16-bit copies of
+    the linear weights, which `torch.autocast` caches for the forward and backward of a step."""
+    if not workload.is_training:
+        return 0, lambda: ""
+    if workload.lora:
+        adapters = training.adapter_tensors(workload.model, workload.lora)
+        size = sum(t.numel for t in adapters) * ADAPTER_BYTES
+        count = sum(t.numel for t in adapters)
+        return size, lambda: message("weights.lora", count=format_count(count), bytes=_fmt(size))
+    if workload.recipe is Recipe.AMP:
+        linear = sum(t.numel for t in model_tensors(workload.model) if t.role in (
+            "attention", "mlp", "expert", "shared_expert", "head") and len(t.shape) >= 2)
+        size = linear * workload.activation_precision.bits // 8
+        return size, lambda: message("weights.autocast", bytes=_fmt(size))
+    return 0, lambda: ""
+
+
+ADAPTER_BYTES = 4  # peft keeps adapters in fp32 by default (autocast_adapter_dtype=True)
+
+
+def _states(workload: Workload) -> training.Bytes:
+    return training.recipe_bytes(workload.recipe, workload.precision if isinstance(workload.precision, Precision)
+                                 else Precision.BF16, workload.mixed_precision)
+
+
+def _trainable(workload: Workload) -> tuple[list, int, int]:
+    """(tensors, parameters, bytes per parameter of their gradients) that training updates."""
+    if workload.lora:
+        tensors = training.adapter_tensors(workload.model, workload.lora)
+        return tensors, sum(t.numel for t in tensors), ADAPTER_BYTES
+    tensors = list(model_tensors(workload.model))
     params = workload.model.params
-    num_bytes = workload.precision.bytes_for(params)
-    return Component(
-        key="weights",
-        bytes=num_bytes,
-        explain=lambda: message(
-            "weights.formula", params=format_count(params), bits=workload.precision.bits,
-            precision=workload.precision.value, bytes=_fmt(num_bytes),
-        ),
-    )
+    return tensors, params, _states(workload).gradients
 
 
 def gradients_bytes(workload: Workload) -> Component:
-    """Gradients = one value per trainable parameter, in the weights' format (training only)."""
+    """Gradients = one value per trainable parameter, in the recipe's gradient dtype (training only)."""
     if not workload.is_training:
         return Component(key="gradients", bytes=0, explain=lambda: message("gradients.none"))
-    params = workload.model.params
-    num_bytes = workload.precision.bytes_for(params)
+    _, params, per_param = _trainable(workload)
+    num_bytes = params * per_param
     return Component(
         key="gradients",
         bytes=num_bytes,
         explain=lambda: message(
-            "gradients.formula", params=format_count(params), bits=workload.precision.bits,
-            precision=workload.precision.value, bytes=_fmt(num_bytes),
+            "gradients.formula", params=format_count(params), bits=per_param * 8,
+            precision=("fp32 adapters" if workload.lora else workload.precision.value
+                       if per_param * 8 == workload.precision.bits else f"fp{per_param * 8}"), bytes=_fmt(num_bytes),
         ),
     )
 
 
 def optimizer_state_bytes(workload: Workload) -> Component:
-    """Optimizer state = parameters × state bytes per parameter: Adam(W) 8 (fp32 momentum and
-    variance), SGD with momentum 4, SGD 0 (ZeRO paper §3.1; HF docs 'Model training anatomy')."""
+    """Optimizer state for the trainable tensors (training.py): Adam(W) two moments in the
+    state dtype, 8-bit AdamW about 2 bytes, Adafactor factored, Lion and SGD with momentum one
+    buffer, SGD none (ZeRO paper §3.1; bitsandbytes; Shazeer & Stern 2018)."""
     if not workload.is_training:
         return Component(key="optimizer", bytes=0, explain=lambda: message("optimizer.none"))
     optimizer = workload.optimizer
     if optimizer is Optimizer.SGD:
         return Component(key="optimizer", bytes=0, explain=lambda: message("optimizer.sgd"))
-    params = workload.model.params
-    per_param = optimizer.state_bytes_per_param
-    num_bytes = params * per_param
-    what = message("optimizer.sgd_momentum_state" if optimizer is Optimizer.SGD_MOMENTUM else "optimizer.adam_state")
+    tensors, params, _ = _trainable(workload)
+    state = ADAPTER_BYTES if workload.lora else _states(workload).state
+    num_bytes = training.optimizer_state_bytes(optimizer, tensors, state)
+    per_param = num_bytes / params if params else 0
     return Component(
         key="optimizer",
         bytes=num_bytes,
         explain=lambda: message(
-            "optimizer.formula", params=format_count(params), per_param=per_param,
-            optimizer=optimizer.value, what=what, bytes=_fmt(num_bytes),
-        ),
+            "optimizer.formula", params=format_count(params), per_param=f"{per_param:.3g}",
+            optimizer=optimizer.value, what=message(f"optimizer.state.{optimizer.value}"), bytes=_fmt(num_bytes),
+        ) + (message("optimizer.paged") if optimizer in PAGED else ""),
     )
 
 
 def master_weights_bytes(workload: Workload) -> Component:
-    """Master weights = parameters × 4 bytes: the fp32 copy mixed-precision training updates."""
-    if not (workload.is_training and workload.mixed_precision):
+    """Master weights = trainable parameters × 4 bytes: the fp32 copy mixed-precision training updates."""
+    master = _states(workload).master if workload.is_training and not workload.lora else 0
+    if not master:
         return Component(key="master_weights", bytes=0, explain=lambda: message("master_weights.none"))
     params = workload.model.params
-    num_bytes = params * FP32_BYTES
+    num_bytes = params * master
     return Component(
         key="master_weights",
         bytes=num_bytes,
@@ -536,6 +582,12 @@ def logits_bytes(workload: Workload) -> Component:
             explain=lambda: message("logits.inference", batch=workload.batch, vocab=f"{model.vocab:,}", bytes=_fmt(num_bytes)),
         )
     e = workload.activation_precision.bits // 8
+    if workload.fused_ce:
+        tokens = workload.batch * workload.seq
+        chunk = fused_ce_chunk(tokens, model.vocab, model.hidden)
+        num_bytes = chunk * model.vocab * (FP32_BYTES + e) + tokens * model.hidden * FP32_BYTES
+        return Component(key="logits", bytes=num_bytes, explain=lambda: message(
+            "logits.fused", chunk=f"{chunk:,}", vocab=f"{model.vocab:,}", tokens=f"{tokens:,}", bytes=_fmt(num_bytes)))
     per_value = FP32_BYTES + e + (e if model.final_logit_softcap else 0)
     num_bytes = workload.batch * workload.seq * model.vocab * per_value
     return Component(
@@ -545,6 +597,14 @@ def logits_bytes(workload: Workload) -> Component:
             per_value=per_value, precision=workload.activation_precision.value, bytes=_fmt(num_bytes),
         ),
     )
+
+
+def fused_ce_chunk(tokens: int, vocab: int, hidden: int) -> int:
+    """Liger's fused linear cross-entropy materialises the logits of one chunk of tokens at a time:
+    chunk = next power of two of ceil(tokens / ceil(vocab / hidden)) (liger_kernel
+    fused_linear_cross_entropy.py), so a chunk's logits are about the size of the hidden states."""
+    chunk = -(-tokens // -(-vocab // hidden))
+    return 1 << (chunk - 1).bit_length()
 
 
 def overhead_bytes(workload: Workload) -> Component:
@@ -714,4 +774,6 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
     extra = ()
     if workload.is_training and model.model_type and model.model_type not in TRAINING_MEASURED_TYPES:
         extra = (message("assumption.training_unmeasured", model_type=model.model_type),)
+    if workload.lora and not LORA_ACTIVATIONS_MEASURED:
+        extra += (message("assumption.lora_activations"),)
     return model.assumptions + extra

@@ -23,8 +23,20 @@ EN: Mapping[str, str] = {
     "optimizer.formula": "{params} parameters × {per_param} bytes ({optimizer}: {what}) = {bytes}",
     "optimizer.none": "inference keeps no optimizer state",
     "optimizer.sgd": "plain SGD keeps no state",
-    "optimizer.adam_state": "momentum + variance in fp32",
-    "optimizer.sgd_momentum_state": "momentum in fp32",
+    "optimizer.state.adamw": "momentum + variance",
+    "optimizer.state.adam": "momentum + variance",
+    "optimizer.state.paged-adamw": "momentum + variance in paged memory",
+    "optimizer.state.adamw-8bit": "8-bit momentum + variance with fp32 block scales",
+    "optimizer.state.paged-adamw-8bit": "8-bit momentum + variance with fp32 block scales, paged",
+    "optimizer.state.adafactor": "factored second moments",
+    "optimizer.state.lion": "momentum",
+    "optimizer.state.sgd-momentum": "momentum",
+    "optimizer.paged": (
+        "; paged: under memory pressure the state moves to host memory instead of failing, so the peak on the "
+        "GPU can be lower, at the cost of speed"
+    ),
+    "weights.lora": " + LoRA adapters: {count} trainable parameters in fp32 = {bytes}",
+    "weights.autocast": " + autocast's 16-bit copies of the linear weights, kept through backward = {bytes}",
     "weights.format": "{format}: {parts} = {bytes}",
     "vllm.kv": (
         "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on this card vLLM's pool "
@@ -72,6 +84,10 @@ EN: Mapping[str, str] = {
         "peak of one layer during a {seq}-token prefill: {batch} × {seq} tokens × {per_token} B/token ({attention} attention)"
         " = {bytes}; layers run one after another, so only one layer's temporaries are live"
     ),
+    "logits.fused": (
+        "fused cross-entropy (Liger): the logits of {chunk} tokens at a time × {vocab} vocabulary × (fp32 + compute "
+        "type), plus the fp32 gradient of the {tokens} tokens' hidden states = {bytes}"
+    ),
     "logits.training": (
         "{batch} × {seq} tokens × {vocab} vocabulary × {per_value} B "
         "(fp32 log-softmax kept for the loss + the {precision} logits returned) = {bytes}"
@@ -111,6 +127,10 @@ EN: Mapping[str, str] = {
     "assumption.training_unmeasured": (
         "training activations of {model_type} layers are estimated with the Llama-style terms and have not been "
         "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
+    ),
+    "assumption.lora_activations": (
+        "LoRA: the activations are counted as in full fine-tuning and are not yet checked against a measured run; "
+        "frozen layers that keep no input for their weights' gradients make the real figure somewhat lower"
     ),
     "approximate.title": "Approximate: this configuration is not fully understood",
     # ------------------------------------------------------------ the page (index.html, main.py, present.py)
@@ -188,6 +208,32 @@ EN: Mapping[str, str] = {
     ),
     "field.macos.label": "macOS version",
     "field.macos.help": "The default share changed in macOS 26 (about 3/4 of RAM before, 74–84 % from 26 on).",
+    "field.recipe.label": "Training recipe",
+    "field.recipe.help": (
+        "How weights, gradients and optimizer state are kept: fp32; pure bf16 (Adam state in bf16 too); amp = fp32 "
+        "weights under autocast (Hugging Face Trainer's bf16=True); mixed = 16-bit weights with fp32 gradients and "
+        "master copy (Megatron, DeepSpeed: 18 B per parameter with Adam)."
+    ),
+    "option.recipe.": "weights in the precision above (+ master copy if ticked)",
+    "option.recipe.fp32": "fp32",
+    "option.recipe.bf16": "pure bf16 / fp16",
+    "option.recipe.amp": "amp: fp32 weights, autocast",
+    "option.recipe.mixed": "mixed: 16-bit weights, fp32 grads + master",
+    "option.optimizer.adamw-8bit": "AdamW 8-bit (bitsandbytes)",
+    "option.optimizer.paged-adamw-8bit": "paged AdamW 8-bit",
+    "option.optimizer.paged-adamw": "paged AdamW",
+    "option.optimizer.adafactor": "Adafactor",
+    "option.optimizer.lion": "Lion",
+    "field.lora_rank.label": "LoRA rank",
+    "field.lora_rank.help": "0: full fine-tuning. With nf4 or nf4-dq weights: QLoRA.",
+    "field.lora_targets.label": "LoRA targets",
+    "field.lora_targets.help": "all-linear, or some of q,k,v,o,gate,up,down (comma-separated).",
+    "field.lora_embeddings.label": "Also train the embeddings and head",
+    "field.lora_embeddings.help": "In full, as peft's modules_to_save does.",
+    "field.grad_accum.label": "Gradient accumulation",
+    "field.grad_accum.help": "Steps per update; memory follows the micro-batch (the batch size above).",
+    "field.fused_ce.label": "Fused cross-entropy (Liger)",
+    "field.fused_ce.help": "The logits are computed a chunk of tokens at a time, never for the whole batch.",
     "legend.engine": "Engine",
     "field.runtime.label": "Runs on",
     "field.runtime.help": "The engine decides the memory beyond the weights: its cache layout, buffers and overhead.",

@@ -73,22 +73,23 @@ class Optimizer(enum.Enum):
     ADAM = "adam"
     """Adam: same state as AdamW, 8 bytes per parameter."""
     SGD_MOMENTUM = "sgd-momentum"
-    """SGD with momentum: one fp32 momentum buffer, 4 bytes per parameter."""
+    """SGD with momentum: one momentum buffer."""
     SGD = "sgd"
     """Plain SGD: no state."""
-
-    @property
-    def state_bytes_per_param(self) -> int:
-        return _OPTIMIZER_STATE_BYTES[self]
+    ADAMW_8BIT = "adamw-8bit"
+    """bitsandbytes AdamW8bit: two 8-bit moments with blockwise fp32 scales (about 2 bytes per parameter)."""
+    PAGED_ADAMW_8BIT = "paged-adamw-8bit"
+    """The same in paged memory: under pressure its state moves to host memory instead of failing."""
+    PAGED_ADAMW = "paged-adamw"
+    """bitsandbytes paged AdamW with 32-bit state."""
+    ADAFACTOR = "adafactor"
+    """Adafactor without momentum: factored second moments (a row and a column per matrix)."""
+    LION = "lion"
+    """Lion: one momentum buffer."""
 
 
 FP32_BYTES = 4
-_OPTIMIZER_STATE_BYTES = {
-    Optimizer.ADAMW: FP32_BYTES + FP32_BYTES,  # momentum + variance (ZeRO paper §3.1)
-    Optimizer.ADAM: FP32_BYTES + FP32_BYTES,
-    Optimizer.SGD_MOMENTUM: FP32_BYTES,  # momentum
-    Optimizer.SGD: 0,
-}
+PAGED = frozenset({Optimizer.PAGED_ADAMW, Optimizer.PAGED_ADAMW_8BIT})
 
 
 class Checkpointing(enum.Enum):

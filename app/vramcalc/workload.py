@@ -16,6 +16,9 @@ from .engines import LLAMACPP_CUDA_OVERHEAD, VLLM_CUDA_GRAPHS, VLLM_NON_TORCH, R
 from .gpus import DEFAULT_MACOS, GpuSpec, configure, gpu
 from .messages import message
 from .models import MAX_DIM, MAX_HEADS, MAX_LAYERS, ModelSpec, custom_model, from_hf_config, preset_spec
+from .training import ALL_LINEAR, Lora, Recipe, parse_targets
+from .training import adapter_tensors as training_adapters
+from .training import compute_precision as training_compute
 from .formats import DEFAULT_GROUP_SIZE, WeightFormat, names as format_names, parse_format
 from .options import NOMINAL, Attention, Checkpointing, Mode, Optimizer, Precision
 from .units import GB, GIB
@@ -40,6 +43,12 @@ DEFAULTS: Mapping[str, str] = {
     "seq": "8192",
     "optimizer": Optimizer.ADAMW.value,
     "mixed_precision": "0",
+    "recipe": "",  # empty: the weights' precision plus --mixed-precision, as in the first version
+    "lora_rank": "0",  # 0: full fine-tuning
+    "lora_targets": "all-linear",
+    "lora_embeddings": "0",
+    "grad_accum": "1",
+    "fused_ce": "0",
     "checkpointing": Checkpointing.NONE.value,
     "attention": Attention.FLASH.value,
     "overhead_gib": "",  # empty: the engine's own (transformers 1 GiB; vLLM non-torch + CUDA graphs; llama.cpp 457 MiB)
@@ -92,6 +101,12 @@ class Workload:
     seq: int = 8192
     optimizer: Optimizer = Optimizer.ADAMW
     mixed_precision: bool = False
+    recipe: Recipe = Recipe.LEGACY
+    lora_rank: int = 0
+    lora_targets: tuple[str, ...] = (ALL_LINEAR,)
+    lora_embeddings: bool = False
+    grad_accum: int = 1
+    fused_ce: bool = False
     checkpointing: Checkpointing = Checkpointing.NONE
     attention: Attention = Attention.FLASH
     overhead_bytes: int = DEFAULT_OVERHEAD_BYTES
@@ -116,8 +131,21 @@ class Workload:
 
     @property
     def activation_precision(self) -> Precision:
-        """Activations are computed in the weights' float format; quantised weights compute in 16-bit."""
+        """Activations are computed in the weights' float format, or the recipe's (autocast: the
+        precision named); quantised weights compute in 16-bit (QLoRA: bf16)."""
+        if self.is_training and self.recipe is not Recipe.LEGACY:
+            return training_compute(self.recipe, self.precision if isinstance(self.precision, Precision)
+                                    else Precision.BF16)
+        if self.lora and not self.precision.is_float:
+            return Precision.BF16
         return self.precision if self.precision.is_float else Precision.FP16
+
+    @property
+    def lora(self) -> Lora | None:
+        """The adapters, when fine-tuning with LoRA (training and a rank above 0)."""
+        if not self.is_training or self.lora_rank == 0:
+            return None
+        return Lora(rank=self.lora_rank, targets=self.lora_targets, embeddings=self.lora_embeddings)
 
     @property
     def is_training(self) -> bool:
@@ -206,6 +234,7 @@ def parse_config_json(text: str) -> dict:
 
 
 MAX_GROUP_SIZE = 1 << 16
+QLORA_FORMATS = ("nf4", "nf4-dq")
 LLAMACPP_KV_ONLY = (Precision.Q8_0, Precision.Q5_1, Precision.Q4_0)
 
 
@@ -235,6 +264,12 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "seq": lambda t: parse_int("seq", t, 1, MAX_SEQ),
     "optimizer": lambda t: parse_choice("optimizer", t, Optimizer),
     "mixed_precision": lambda t: parse_flag("mixed_precision", t),
+    "recipe": lambda t: parse_choice("recipe", t, Recipe),
+    "lora_rank": lambda t: parse_int("lora_rank", t, 0, 65536),
+    "lora_targets": parse_targets,
+    "lora_embeddings": lambda t: parse_flag("lora_embeddings", t),
+    "grad_accum": lambda t: parse_int("grad_accum", t, 1, 1_000_000),
+    "fused_ce": lambda t: parse_flag("fused_ce", t),
     "checkpointing": lambda t: parse_choice("checkpointing", t, Checkpointing),
     "attention": lambda t: parse_choice("attention", t, Attention),
     "overhead_gib": lambda t: None if t.strip() == "" else round(
@@ -423,12 +458,26 @@ def check_consistency(workload: Workload) -> None:
         kv = getattr(workload, key)
         if kv in LLAMACPP_KV_ONLY and workload.runtime is not Runtime.LLAMACPP:
             raise ValidationError(key, kv.value, "q8_0, q5_1 and q4_0 caches are llama.cpp's (runtime llamacpp)")
-    if workload.is_training and not workload.precision.is_float:
+    qlora = workload.lora is not None and workload.precision.value in QLORA_FORMATS
+    if workload.is_training and not workload.precision.is_float and not qlora:
         raise ValidationError(
             "precision",
             workload.precision.value,
-            "training needs fp32, fp16 or bf16 weights (integer-quantised weights cannot be trained directly)",
+            "training needs fp32, fp16 or bf16 weights, or nf4/nf4-dq under LoRA (QLoRA); quantised weights "
+            "cannot be trained directly",
         )
+    if workload.fused_ce and not workload.is_training:
+        raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
+    if workload.lora is not None:
+        training_adapters(workload.model, workload.lora)  # ranks and targets the model has
+        if workload.recipe is Recipe.MIXED or workload.mixed_precision:
+            raise ValidationError("recipe" if workload.recipe is Recipe.MIXED else "mixed_precision",
+                                  workload.recipe.value or "1", "LoRA keeps its fp32 adapters and needs no master copy")
+    if workload.recipe in (Recipe.AMP, Recipe.MIXED) and workload.precision not in (Precision.BF16, Precision.FP16):
+        raise ValidationError("precision", workload.precision.value,
+                              f"recipe {workload.recipe.value} names the 16-bit compute dtype: bf16 or fp16")
+    if workload.recipe is not Recipe.LEGACY and workload.mixed_precision:
+        raise ValidationError("mixed_precision", "1", "a recipe says where the master copy is; leave mixed_precision off")
     if workload.is_training and workload.mixed_precision and workload.precision is Precision.FP32:
         raise ValidationError(
             "mixed_precision", "1", "mixed precision needs fp16 or bf16 weights (fp32 weights are already the master copy)"

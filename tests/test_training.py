@@ -1,0 +1,84 @@
+"""Fine-tuning recipes, optimizers and LoRA / QLoRA model states."""
+
+from __future__ import annotations
+
+import pytest
+
+from vramcalc import estimate, parse_workload
+from vramcalc.errors import ValidationError
+
+PARAMS = 8_030_261_248  # Llama 3.1 8B
+
+
+def states(**values):
+    result = estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", "seq": "512",
+                                      **{k: str(v) for k, v in values.items()}}))
+    return {key: result.bytes_of(key) for key in ("weights", "gradients", "optimizer", "master_weights")}
+
+
+@pytest.mark.parametrize(("values", "per_param"), [
+    (dict(recipe="fp32", precision="fp32"), 16),  # 4 + 4 + 8
+    (dict(recipe="bf16"), 8),  # PyTorch keeps Adam's state in the parameter's dtype: 2 + 2 + 4
+    (dict(recipe="mixed"), 18),  # Megatron / DeepSpeed: 2 + 4 (fp32 grads) + 4 (master) + 8
+    (dict(mixed_precision=1), 16),  # the first version's mixed precision, kept for old links (ZeRO paper §3.1)
+    (dict(), 12),  # bf16 weights and gradients, fp32 Adam state: the first version's default
+])
+def test_bytes_per_parameter_of_each_recipe(values, per_param):
+    assert sum(states(**values).values()) == PARAMS * per_param
+
+
+def test_amp_keeps_fp32_weights_and_autocasts_16_bit_copies():
+    amp = states(recipe="amp")
+    assert amp["gradients"] == 4 * PARAMS and amp["optimizer"] == 8 * PARAMS and amp["master_weights"] == 0
+    assert 4 * PARAMS < amp["weights"] < 6 * PARAMS  # + a bf16 copy of every linear weight
+
+
+@pytest.mark.parametrize(("targets", "rank", "trainable"), [
+    # peft's print_trainable_parameters() for Llama 3 8B, as published in countless notebooks
+    ("all-linear", 16, 41_943_040),
+    ("q,v", 8, 3_407_872),
+])
+def test_lora_trains_only_the_adapters(targets, rank, trainable):
+    lora = states(lora_rank=rank, lora_targets=targets)
+    assert lora["gradients"] == 4 * trainable  # fp32 adapters (peft's autocast_adapter_dtype)
+    assert lora["optimizer"] == 8 * trainable
+    assert lora["weights"] == 2 * PARAMS + 4 * trainable
+    assert lora["master_weights"] == 0
+
+
+def test_qlora_keeps_the_base_in_nf4():
+    from vramcalc.formats import parse_format, weights
+    from vramcalc.models import preset_spec
+
+    qlora = states(lora_rank=16, precision="nf4-dq")
+    base = sum(part.bytes for part in weights(preset_spec("llama-3.1-8b"), parse_format("nf4-dq")))
+    assert qlora["weights"] == base + 4 * 41_943_040
+    assert qlora["gradients"] == 4 * 41_943_040
+
+
+def test_eight_bit_adamw_is_about_two_bytes_per_parameter():
+    optimizer = states(optimizer="adamw-8bit")["optimizer"]
+    assert optimizer == pytest.approx(2 * (1 + 4 / 256) * PARAMS, rel=0.001)
+
+
+def test_fused_cross_entropy_never_materialises_the_logits():
+    full = estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", "seq": "8192"}))
+    fused = estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", "seq": "8192", "fused_ce": "1"}))
+    assert fused.bytes_of("logits") < full.bytes_of("logits") / 10
+
+
+@pytest.mark.parametrize(("values", "field"), [
+    (dict(lora_rank=5000), "lora_rank"),  # above the 1,024-wide K/V projections
+    (dict(lora_rank=8, lora_targets="q,attn"), "lora_targets"),
+    (dict(model="deepseek-v2-lite", lora_rank=8, lora_targets="k"), "lora_targets"),  # MLA has no k_proj
+    (dict(fused_ce=1, mode="inference"), "fused_ce"),
+    (dict(lora_rank=8, precision="q4_k_m"), "precision"),  # QLoRA needs nf4 or nf4-dq
+    (dict(precision="nf4"), "precision"),  # NF4 weights train only under LoRA
+    (dict(recipe="amp", precision="fp32"), "precision"),
+    (dict(lora_rank=8, recipe="mixed"), "recipe"),
+    (dict(recipe="bf16", mixed_precision=1), "mixed_precision"),
+])
+def test_training_settings_a_model_cannot_use_name_the_field(values, field):
+    with pytest.raises(ValidationError) as caught:
+        estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", **{k: str(v) for k, v in values.items()}}))
+    assert caught.value.field == field
