@@ -46,8 +46,6 @@ TRAINING_MEASURED_TYPES = frozenset({
     "kimi_k2",  # DeepSeek-V3's architecture and code under another name
 })
 
-LORA_ACTIVATIONS_MEASURED = False  # until tools/measure_lora.py's runs are matched
-
 # Eager attention whose softmax runs in the compute type, not fp32 (transformers' Llama 4; gpt-oss,
 # whose probabilities include one sink logit per row).
 SOFTMAX_IN_COMPUTE_TYPE = frozenset({"llama4_text", "gpt_oss"})
@@ -129,9 +127,10 @@ def _training_weight_extras(workload: Workload) -> tuple[int, Callable[[], str]]
         return 0, lambda: ""
     if workload.lora:
         adapters = training.adapter_tensors(workload.model, workload.lora)
-        size = sum(t.numel for t in adapters) * ADAPTER_BYTES
+        size = sum(t.numel for t in adapters) * _adapter_bytes(workload)
         count = sum(t.numel for t in adapters)
-        return size, lambda: message("weights.lora", count=format_count(count), bytes=_fmt(size))
+        return size, lambda: message("weights.lora", count=format_count(count), dtype=workload.lora_dtype.value,
+                                     bytes=_fmt(size))
     if workload.recipe is Recipe.AMP:
         linear = sum(t.numel for t in model_tensors(workload.model) if t.role in (
             "attention", "mlp", "expert", "shared_expert", "head") and len(t.shape) >= 2)
@@ -140,7 +139,9 @@ def _training_weight_extras(workload: Workload) -> tuple[int, Callable[[], str]]
     return 0, lambda: ""
 
 
-ADAPTER_BYTES = 4  # peft keeps adapters in fp32 by default (autocast_adapter_dtype=True)
+def _adapter_bytes(workload: Workload) -> int:
+    """peft keeps adapters in fp32 by default (autocast_adapter_dtype=True); lora_dtype says otherwise."""
+    return workload.lora_dtype.bits // 8
 
 
 def _states(workload: Workload) -> training.Bytes:
@@ -152,7 +153,7 @@ def _trainable(workload: Workload) -> tuple[list, int, int]:
     """(tensors, parameters, bytes per parameter of their gradients) that training updates."""
     if workload.lora:
         tensors = training.adapter_tensors(workload.model, workload.lora)
-        return tensors, sum(t.numel for t in tensors), ADAPTER_BYTES
+        return tensors, sum(t.numel for t in tensors), _adapter_bytes(workload)
     tensors = list(model_tensors(workload.model))
     params = workload.model.params
     return tensors, params, _states(workload).gradients
@@ -169,7 +170,7 @@ def gradients_bytes(workload: Workload) -> Component:
         bytes=num_bytes,
         explain=lambda: message(
             "gradients.formula", params=format_count(params), bits=per_param * 8,
-            precision=("fp32 adapters" if workload.lora else workload.precision.value
+            precision=(f"{workload.lora_dtype.value} adapters" if workload.lora else workload.precision.value
                        if per_param * 8 == workload.precision.bits else f"fp{per_param * 8}"), bytes=_fmt(num_bytes),
         ),
     )
@@ -185,7 +186,7 @@ def optimizer_state_bytes(workload: Workload) -> Component:
     if optimizer is Optimizer.SGD:
         return Component(key="optimizer", bytes=0, explain=lambda: message("optimizer.sgd"))
     tensors, params, _ = _trainable(workload)
-    state = ADAPTER_BYTES if workload.lora else _states(workload).state
+    state = _adapter_bytes(workload) if workload.lora else _states(workload).state
     num_bytes = training.optimizer_state_bytes(optimizer, tensors, state)
     per_param = num_bytes / params if params else 0
     return Component(
@@ -383,6 +384,50 @@ def _linear_attention_saved(model: ModelSpec, e: int) -> int:
     return conv + gates + qkv + chunk + loop + norm + e * vh * dv
 
 
+LORA_MEASURED_NORMS = (NormCompute.RMS,)  # dense pre-norm RMSNorm blocks: what tools/measure_lora.py matched
+
+
+def lora_measured(model: ModelSpec) -> bool:
+    return (model.norm_compute in LORA_MEASURED_NORMS and not model.post_norms and model.block is Block.LLAMA
+            and model.linear is None and model.moe is None and model.mla is None)
+
+
+def _lora_delta(model: ModelSpec, e: int, attention: Attention, lora: training.Lora, dropout: float,
+                adapter_e: int, *, moe: bool) -> int:
+    """What LoRA changes in one layer's saved bytes per token, against full fine-tuning
+    (measured with peft, tools/measure_lora.py).
+
+    Frozen: a frozen matrix keeps no input for its weight's gradient, so the norms lose their
+    normalised cast and their output (2 × 2·e·h), the MLP its down projection's input (e·I), eager
+    attention its o_proj input (e·a·d). Adapters: lora_A keeps its input, once per input shared by
+    the adapted matrices (e·h for q/k/v, e·h for gate/up, e·I for down, e·a·d for o under eager)
+    or once per matrix when peft casts it to fp32 adapters or drops it out (a 1-byte mask and the
+    dropped copy); lora_B keeps A's output (r per matrix)."""
+    h, q = model.hidden, model.q_dim
+    dense_ffn = 0 if moe else model.ffn
+    shared_ffn = model.moe.shared_ffn if moe and model.moe else 0
+    eager = attention is Attention.EAGER
+    delta = -2 * 2 * e * h - e * (dense_ffn + shared_ffn) - (e * q if eager else 0)
+    if model.qk_norm == "head":  # frozen q/k norms keep no cast for their weights' gradient
+        delta -= e * (q + model.kv_dim)
+    matrices = [t for t in training.adapted(model, lora) if t.name.startswith("blk.0.")]
+    groups: dict[str, list[int]] = {}
+    for t in matrices:
+        stem = training._stem(t.name)
+        source = ("attn_in" if stem in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_kv_a_mqa")
+                  else "mlp_in" if stem.startswith(("ffn_gate", "ffn_up")) or stem == "ffn_gate_inp" else stem)
+        groups.setdefault(source, []).append(t.shape[1])
+        delta += lora.rank * adapter_e  # lora_B's input
+    for source, widths in groups.items():
+        if dropout > 0:
+            delta += sum(width * (MASK_BYTES + adapter_e) for width in widths)
+        elif adapter_e != e:
+            delta += sum(width * adapter_e for width in widths)
+        elif source != "attn_output" or eager:
+            delta += e * widths[0]
+    return delta
+
+
 def _window_mask_saved(model: ModelSpec, e: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
     """transformers' SDPA path passes a sliding or chunked window to the kernel as an explicit
     s × s additive mask, which the layer saves (s·e per token), and then repeats K and V to
@@ -444,7 +489,8 @@ def layer_activation_bytes_per_token(model: ModelSpec, e: int, attention: Attent
     return norms + attention_part + mlp_part
 
 
-def _layers_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -> tuple[int, int]:
+def _layers_saved(model: ModelSpec, e: int, attention: Attention, seq: int,
+                  lora: training.Lora | None = None, lora_dropout: float = 0.0, adapter_e: int = 4) -> tuple[int, int]:
     """(the sum over all layers, the largest layer) of the bytes per token layers save:
     layers differ by their attention kind and by dense or MoE MLP."""
     groups: dict[tuple[AttentionKind, bool], int] = {}
@@ -452,6 +498,7 @@ def _layers_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -> t
         key = (kind, model.layer_is_moe(index))
         groups[key] = groups.get(key, 0) + 1
     sizes = {key: layer_activation_bytes_per_token(model, e, attention, seq, moe=key[1], kind=key[0])
+             + (_lora_delta(model, e, attention, lora, lora_dropout, adapter_e, moe=key[1]) if lora else 0)
              for key in groups}
     return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
 
@@ -507,10 +554,14 @@ def activations_bytes(workload: Workload) -> Component:
     model = workload.model
     e = workload.activation_precision.bits // 8
     tokens = workload.batch * workload.seq
-    all_layers, per_layer = _layers_saved(model, e, workload.attention, workload.seq)
+    lora = workload.lora if workload.lora and lora_measured(model) else None
+    all_layers, per_layer = _layers_saved(model, e, workload.attention, workload.seq, lora, workload.lora_dropout,
+                                          workload.lora_dtype.bits // 8)
     outside = outside_layers_bytes_per_token(model, e)
     shared = batch_shared_bytes(model, e, workload.seq)
     inputs_kept, layers_full = _checkpoint_plan(model.layers, workload.checkpointing)
+    if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
+        outside -= 2 * e * model.hidden
     per_token = (
         inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
         + (all_layers if layers_full == model.layers else layers_full * per_layer)  # live at the peak
@@ -774,6 +825,6 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
     extra = ()
     if workload.is_training and model.model_type and model.model_type not in TRAINING_MEASURED_TYPES:
         extra = (message("assumption.training_unmeasured", model_type=model.model_type),)
-    if workload.lora and not LORA_ACTIVATIONS_MEASURED:
+    if workload.lora and not lora_measured(model):
         extra += (message("assumption.lora_activations"),)
     return model.assumptions + extra

@@ -35,7 +35,7 @@ EN: Mapping[str, str] = {
         "; paged: under memory pressure the state moves to host memory instead of failing, so the peak on the "
         "GPU can be lower, at the cost of speed"
     ),
-    "weights.lora": " + LoRA adapters: {count} trainable parameters in fp32 = {bytes}",
+    "weights.lora": " + LoRA adapters: {count} trainable parameters in {dtype} = {bytes}",
     "weights.autocast": " + autocast's 16-bit copies of the linear weights, kept through backward = {bytes}",
     "weights.format": "{format}: {parts} = {bytes}",
     "vllm.kv": (
@@ -129,8 +129,9 @@ EN: Mapping[str, str] = {
         "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
     ),
     "assumption.lora_activations": (
-        "LoRA: the activations are counted as in full fine-tuning and are not yet checked against a measured run; "
-        "frozen layers that keep no input for their weights' gradients make the real figure somewhat lower"
+        "LoRA on this architecture: the activations are counted as in full fine-tuning, not checked against a "
+        "measured run (dense RMSNorm models are); frozen layers keep no input for their weights' gradients, so the "
+        "real figure is somewhat lower"
     ),
     "approximate.title": "Approximate: this configuration is not fully understood",
     # ------------------------------------------------------------ the page (index.html, main.py, present.py)

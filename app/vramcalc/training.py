@@ -140,7 +140,7 @@ def adapted(spec: ModelSpec, lora: Lora) -> list[Tensor]:
             continue
         stem = _stem(t.name)
         if lora.targets == (ALL_LINEAR,):
-            if t.role in ("attention", "mlp", "shared_expert", "router") and "conv1d" not in stem:
+            if t.role in ("attention", "mlp", "shared_expert") and "conv1d" not in stem:  # peft leaves routers
                 chosen.append(t)
         elif any(stem in TARGETS[name] for name in lora.targets):
             chosen.append(t)

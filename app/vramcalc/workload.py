@@ -47,6 +47,8 @@ DEFAULTS: Mapping[str, str] = {
     "lora_rank": "0",  # 0: full fine-tuning
     "lora_targets": "all-linear",
     "lora_embeddings": "0",
+    "lora_dropout": "0",  # peft's lora_dropout; above 0 each adapted layer keeps a mask and a dropped copy
+    "lora_dtype": "fp32",  # peft keeps adapters in fp32 by default (autocast_adapter_dtype); bf16 as Unsloth does
     "grad_accum": "1",
     "fused_ce": "0",
     "checkpointing": Checkpointing.NONE.value,
@@ -105,6 +107,8 @@ class Workload:
     lora_rank: int = 0
     lora_targets: tuple[str, ...] = (ALL_LINEAR,)
     lora_embeddings: bool = False
+    lora_dropout: float = 0.0
+    lora_dtype: Precision = Precision.FP32
     grad_accum: int = 1
     fused_ce: bool = False
     checkpointing: Checkpointing = Checkpointing.NONE
@@ -238,6 +242,13 @@ QLORA_FORMATS = ("nf4", "nf4-dq")
 LLAMACPP_KV_ONLY = (Precision.Q8_0, Precision.Q5_1, Precision.Q4_0)
 
 
+def parse_float_precision(field: str, text: str) -> Precision:
+    for member in (Precision.FP32, Precision.BF16, Precision.FP16):
+        if text == member.value:
+            return member
+    raise ValidationError(field, text, "expected one of: fp32, bf16, fp16")
+
+
 def parse_precision(text: str) -> Precision | WeightFormat:
     """The weights' format: a nominal precision of the first version (fp32 ... int2, every
     parameter at that many bits) or a real format (a GGUF type, a GPU format, bpw:X.XX, native)."""
@@ -268,6 +279,8 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "lora_rank": lambda t: parse_int("lora_rank", t, 0, 65536),
     "lora_targets": parse_targets,
     "lora_embeddings": lambda t: parse_flag("lora_embeddings", t),
+    "lora_dropout": lambda t: parse_decimal("lora_dropout", t, 0.0, 0.9),
+    "lora_dtype": lambda t: parse_float_precision("lora_dtype", t),
     "grad_accum": lambda t: parse_int("grad_accum", t, 1, 1_000_000),
     "fused_ce": lambda t: parse_flag("fused_ce", t),
     "checkpointing": lambda t: parse_choice("checkpointing", t, Checkpointing),
