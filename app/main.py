@@ -266,7 +266,11 @@ def on_form_change(event):
         if event.target.id == "model-search":
             filter_models(event.target.value)
         if event.target.id == "precision":  # a GGUF type runs on llama.cpp, a GPU format on vLLM
-            element("runtime").value = suggested_runtime(event.target.value, element("runtime").value)
+            element("runtime").value = suggested_runtime(event.target.value, element("runtime").value,
+                                                         read_form()["mode"])
+        if event.target.name == "mode":  # training runs with transformers
+            element("runtime").value = suggested_runtime(element("precision").value, element("runtime").value,
+                                                         read_form()["mode"])
         update()
     except Exception as error:  # a bug, not bad input: keep the last good numbers and say so, without a traceback
         show_failure(error)

@@ -85,7 +85,7 @@ def test_old_nominal_links_open_exactly_as_before():
 ])
 def test_kv_cache_formats_use_exact_block_math(kv, bytes_per_value):
     # Llama 3.1 8B: 32 layers × 2 × 8 KV heads × 128 = 65,536 values per token; 8,192 tokens
-    runtime = "llamacpp" if kv.startswith("q") else "transformers"
+    runtime = "llamacpp" if kv.startswith("q") else "vllm" if kv == "fp8" else "transformers"
     kv_bytes = estimate(parse_workload({"model": "llama-3.1-8b", "kv_precision": kv, "runtime": runtime,
                                         "seq": "8192"})).bytes_of("kv_cache")
     assert kv_bytes == 65_536 * 8192 * bytes_per_value
@@ -100,6 +100,8 @@ def test_kv_cache_formats_use_exact_block_math(kv, bytes_per_value):
     ({"model": "llama-3.1-8b", "precision": "q4_k_m"}, "precision"),  # GGUF runs on llama.cpp
     ({"model": "llama-3.1-8b", "precision": "q4_k_m", "mode": "training"}, "precision"),
     ({"model": "llama-3.1-8b", "kv_precision": "q4_k_m"}, "kv_precision"),
+    ({"model": "llama-3.1-8b", "kv_precision": "q8_0"}, "kv_precision"),  # llama.cpp's, not transformers'
+    ({"model": "llama-3.1-8b", "kv_precision": "int4", "runtime": "vllm"}, "kv_precision"),
 ])
 def test_formats_a_model_cannot_use_name_the_field(values, field):
     with pytest.raises(ValidationError) as caught:

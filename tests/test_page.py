@@ -276,3 +276,15 @@ def test_a_mac_is_fitted_against_its_gpu_share(watched: Page, server_url):
     page.fill("#wired_limit_mb", "30000")
     expect(page.locator("#target-heading")).to_contain_text("29.30 GiB")
     assert "wired_limit_mb=30000" in page.url
+
+
+def test_lora_controls_follow_the_engine(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url, "?mode=training&model=llama-3.1-8b&seq=2048")
+    expect(page.locator("#lora-fields")).to_be_hidden()
+    page.fill("#lora_rank", "16")
+    expect(page.locator("#lora-fields")).to_be_visible()
+    page.select_option("#precision", "nf4-dq")
+    expected = estimate(parse_workload({"mode": "training", "model": "llama-3.1-8b", "seq": "2048", "lora_rank": "16",
+                                        "precision": "nf4-dq"}))
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected.total_bytes))

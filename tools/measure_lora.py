@@ -20,7 +20,8 @@ runs one forward + backward + AdamW step and records:
   on every module): the role inside an adapted linear (`base_layer`, `lora_dropout`,
   `lora_A`, `lora_B`, `wrapper` for the peft layer's own ops), or the module class
   elsewhere. A storage is credited to the first module that saves it, so an input shared
-  by several projections counts once, under the first.
+  by several projections counts once, under the first. A few cases (DETAIL) also list every
+  saved tensor (`saved_tensors`: module, role, shape, dtype, storage bytes).
 
 Adapters: peft's default `autocast_adapter_dtype=True` upcasts bf16/fp16 adapter weights to
 fp32 (and then casts each adapted layer's input to fp32 before lora_A). The cases are
@@ -46,6 +47,8 @@ in measure_reference).
 
 For comparison every case also carries `full_finetune`, measure_reference.measure_training
 of the same base model, precision, attention, batch, seq and checkpointing.
+
+About 12 minutes on two CPU cores (`--quick`: the minimum set of cases).
 
 Usage: python tools/measure_lora.py [--out tests/golden/measured_lora.json] [--families NAME ...] [--quick]
 Needs: pip install torch==2.13.0 transformers peft

@@ -111,14 +111,22 @@ def tensor_bytes(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int =
                  nominal_bits: float = 16) -> list[tuple[Tensor, int]]:
     """Every tensor with its bytes in `fmt` (None: `nominal_bits` each), for engines that place
     tensors on devices (llama.cpp's --gpu-layers)."""
+    pairs = _tensor_bytes(spec, fmt, group_size, nominal_bits)
+    if spec.params_override is None:
+        return pairs
+    scale = spec.params_override / sum(t.numel for t, _ in pairs)  # a custom model's total, as in `weights`
+    return [(t, round(size * scale)) for t, size in pairs]
+
+
+def _tensor_bytes(spec: ModelSpec, fmt: WeightFormat | None, group_size: int,
+                  nominal_bits: float) -> list[tuple[Tensor, int]]:
     tensors = model_tensors(spec)
     if fmt is None:
         return [(t, math.ceil(t.numel * nominal_bits / 8)) for t in tensors]
     if fmt.kind == "gguf":
         plan = _gguf_plan(spec, tensors, fmt.name)
         return [(t, gguf.tensor_bytes(g, ggml_type)) for t, (g, ggml_type) in zip(tensors, plan)]
-    if fmt.kind == "native" or fmt.name in GROUPED or fmt.name in ("mxfp4", "nvfp4"):
-        weights(spec, fmt, group_size=group_size)  # the same checks as the totals
+    check_format(spec, fmt, group_size)
     if fmt.kind == "native":
         quantised = _is_expert if spec.native_format.startswith("MXFP4") else _is_linear
         inner = WeightFormat("mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block", "gpu", "")
@@ -136,15 +144,23 @@ def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GRO
     return tuple(Part(p.what, round(p.params * scale), round(p.bytes * scale)) for p in parts)
 
 
+def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_GROUP_SIZE) -> None:
+    """Raise ValidationError, naming the field, when `spec` cannot be stored in `fmt`."""
+    tensors = model_tensors(spec)
+    if fmt.kind == "native":
+        _native(spec, tensors)
+    if fmt.name in GROUPED:
+        _check_group(tensors, group_size)
+    if fmt.name in ("mxfp4", "nvfp4"):
+        _check_blocks(tensors, 32 if fmt.name == "mxfp4" else 16, fmt.name)
+
+
 def _parts(spec: ModelSpec, tensors, fmt: WeightFormat, group_size: int) -> tuple[Part, ...]:
     if fmt.kind == "gguf":
         return _gguf(spec, tensors, fmt.name)
     if fmt.kind == "native":
         return _native(spec, tensors)
-    if fmt.name in GROUPED:
-        _check_group(tensors, group_size)
-    if fmt.name in ("mxfp4", "nvfp4"):
-        _check_blocks(tensors, 32 if fmt.name == "mxfp4" else 16, fmt.name)
+    check_format(spec, fmt, group_size)
     return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, group_size), "linear layers")
 
 

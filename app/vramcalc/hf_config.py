@@ -137,6 +137,8 @@ READERS: Mapping[str, Reader] = {
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2",
               "qwen2_vl": "qwen2"}
+# The model_type a multimodal config's text_config may carry, read as the language model it is.
+TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2"}
 
 
 @functools.cache
@@ -163,7 +165,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     if model_type in TEXT_TYPES:
         text = config.get("text_config")
         if isinstance(text, Mapping):  # Gemma 3, Llama 4, Mistral 3; Qwen2.5-VL keeps its text keys at the top
-            config = {**text, "model_type": text.get("model_type") or TEXT_TYPES[model_type]}
+            inner = text.get("model_type") or TEXT_TYPES[model_type]
+            config = {**text, "model_type": TEXT_ALIASES.get(inner, inner)}
         else:
             config = {k: v for k, v in config.items() if k != "vision_config"} | {"model_type": TEXT_TYPES[model_type]}
         extra_notes.append(
@@ -320,11 +323,23 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
                 kinds = [AttentionKind.FULL if (i + 1) % pattern == 0 else AttentionKind.SLIDING for i in range(layers)]
         if not window:
             kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
+    if not window:  # a sliding layer without a window attends to everything (any reader)
+        kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
+    if AttentionKind.LINEAR in kinds and not reader.linear:
+        raise ValidationError("layer_types", "linear_attention",
+                              f"model_type {model_type_name(config)!r} has no linear-attention layers")
+    if AttentionKind.CHUNKED in kinds and not reader.chunked:
+        raise ValidationError("layer_types", "chunked_attention",
+                              f"model_type {model_type_name(config)!r} has no chunked-attention layers")
     if window and max_positions and window > max_positions:
         raise ValidationError("sliding_window", window, f"must not exceed max_position_embeddings ({max_positions:,})")
     if AttentionKind.CHUNKED in kinds and not chunk:
         raise ValidationError("attention_chunk_size", None, "chunked_attention layers need an attention_chunk_size")
     return dict(kinds=tuple(kinds), sliding_window=window, attention_chunk=chunk)
+
+
+def model_type_name(config: Mapping[str, object]) -> str:
+    return str(config.get("model_type") or "")
 
 
 def _read_moe(config: Mapping[str, object], reader: Reader, layers: int, ffn: int) -> tuple[Moe | None, tuple, int]:

@@ -785,6 +785,8 @@ def _llamacpp(workload: Workload) -> tuple[tuple[Component, ...], dict[str, obje
             device_weights += size
         else:
             host_weights += size
+            if tensor.name == "token_embd.weight" and model.tie_embeddings and layout.output_on_gpu:
+                device_weights += size  # the tied head: llama.cpp puts a copy on the GPU as the output layer
     overhead = workload.overhead_bytes if layout.output_on_gpu or layout.layers_on_gpu else 0
     split = message("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
                     output="" if layout.output_on_gpu else message("llamacpp.no_output"),

@@ -46,8 +46,12 @@ class Solution:
 
 
 def fits(workload: Workload, target: Target) -> bool:
-    total = estimate(workload).total_bytes
-    return per_gpu_bytes(total, workload.overhead_bytes, target.count) <= target.gpu.usable_bytes
+    """The per-GPU bytes within the card; for vLLM also the requested sequences within its KV pool,
+    which it sizes from the card and its utilization share (it will not start without room)."""
+    breakdown = estimate(workload)
+    if workload.runtime is Runtime.VLLM and breakdown.runtime.get("kv_pool_bytes", 0) < breakdown.bytes_of("kv_cache"):
+        return False
+    return per_gpu_bytes(breakdown.total_bytes, workload.overhead_bytes, target.count) <= target.gpu.usable_bytes
 
 
 def largest(ok: Callable[[int], bool], low: int, high: int, start: int = 1) -> int | None:

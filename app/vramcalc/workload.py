@@ -19,7 +19,7 @@ from .models import MAX_DIM, MAX_HEADS, MAX_LAYERS, ModelSpec, custom_model, fro
 from .training import ALL_LINEAR, Lora, Recipe, parse_targets
 from .training import adapter_tensors as training_adapters
 from .training import compute_precision as training_compute
-from .formats import DEFAULT_GROUP_SIZE, WeightFormat, names as format_names, parse_format
+from .formats import DEFAULT_GROUP_SIZE, WeightFormat, check_format, names as format_names, parse_format
 from .options import NOMINAL, Attention, Checkpointing, Mode, Optimizer, Precision
 from .units import GB, GIB
 
@@ -239,7 +239,12 @@ def parse_config_json(text: str) -> dict:
 
 MAX_GROUP_SIZE = 1 << 16
 QLORA_FORMATS = ("nf4", "nf4-dq")
-LLAMACPP_KV_ONLY = (Precision.Q8_0, Precision.Q5_1, Precision.Q4_0)
+RUNTIME_KV = {
+    Runtime.TRANSFORMERS: (Precision.FP32, Precision.FP16, Precision.BF16, Precision.INT8, Precision.INT4,
+                           Precision.INT2),  # int8/int4/int2: nominal bits (the first version's meaning)
+    Runtime.VLLM: (Precision.FP32, Precision.FP16, Precision.BF16, Precision.FP8),
+    Runtime.LLAMACPP: (Precision.FP32, Precision.FP16, Precision.BF16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0),
+}
 
 
 def parse_float_precision(field: str, text: str) -> Precision:
@@ -364,11 +369,20 @@ def parse_workload_lenient(
     except ValidationError as error:
         problems.append(error)
         model = preset_spec(DEFAULTS["model"])
+    reset: set[str] = set()
     while True:
         try:
             return _build(model, fields), problems
         except ValidationError as error:
             problems.append(error)
+            if error.field in reset or error.field not in _FIELD_PARSERS:
+                # a rule between fields that resetting this one does not settle: every field to its default
+                fields = {key: parse(DEFAULTS[key]) for key, parse in _FIELD_PARSERS.items()}
+                if "*" in reset:
+                    raise  # the defaults themselves do not fit this model: a bug, not bad input
+                reset.add("*")
+                continue
+            reset.add(error.field)
             fields[error.field] = _FIELD_PARSERS[error.field](DEFAULTS[error.field])
 
 
@@ -413,9 +427,19 @@ def parse_link(
 ) -> tuple[Workload, Target, CapacityQuery, list[ValidationError]]:
     """Everything a link carries; every bad field falls back to its default and is reported."""
     workload, problems = parse_workload_lenient(values, config=config)
-    target = _target(_parse_fields(_TARGET_PARSERS, values, problems))
+    reported = {problem.field for problem in problems}
+    fields = _parse_fields(_TARGET_PARSERS, values, [])
+    target = Target(gpu=workload.gpu or gpu(DEFAULTS["gpu"]), count=fields["gpus"])  # the machine as cleaned above
+    problems += [p for p in _target_problems(values) if p.field not in reported]
+    problems = list({(p.field, str(p)): p for p in problems}.values())  # a rule retried reports once
     query = _capacity_query(_parse_fields(_CAPACITY_PARSERS, values, problems))
     return workload, target, query, problems
+
+
+def _target_problems(values: Mapping[str, str]) -> list[ValidationError]:
+    problems: list[ValidationError] = []
+    _parse_fields({"gpus": _TARGET_PARSERS["gpus"]}, values, problems)
+    return problems
 
 
 def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
@@ -429,11 +453,16 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     return workload
 
 
-def suggested_runtime(precision: str, runtime: str) -> str:
+def suggested_runtime(precision: str, runtime: str, mode: str = "inference") -> str:
     """The engine a weight format runs on, when the one chosen cannot run it: GGUF types on
     llama.cpp, GPU formats on vLLM; otherwise `runtime` unchanged. The page applies it when
     the format is changed, so choosing q4_k_m does not end in an error."""
-    fmt = parse_format(precision) if isinstance(precision, str) else None
+    if mode == Mode.TRAINING.value:
+        return Runtime.TRANSFORMERS.value  # training runs with transformers, whatever the format
+    try:
+        fmt = parse_format(precision) if isinstance(precision, str) else None
+    except ValidationError:
+        return runtime
     if fmt is None:
         return runtime
     if fmt.kind == "gguf" and runtime != Runtime.LLAMACPP.value:
@@ -457,7 +486,10 @@ def check_consistency(workload: Workload) -> None:
     if workload.runtime is not Runtime.TRANSFORMERS and workload.is_training:
         raise ValidationError("runtime", workload.runtime.value, "vLLM and llama.cpp serve models; training runs "
                                                                  "with transformers")
-    if workload.gpu_layers is not None and workload.gpu_layers > workload.model.layers + 1:
+    if isinstance(workload.precision, WeightFormat):
+        check_format(workload.model, workload.precision, workload.group_size)
+    if workload.runtime is Runtime.LLAMACPP and workload.gpu_layers is not None and (
+            workload.gpu_layers > workload.model.layers + 1):
         raise ValidationError("gpu_layers", str(workload.gpu_layers),
                               f"at most {workload.model.layers + 1} (the model's {workload.model.layers} layers and "
                               "its output layer)")
@@ -467,20 +499,35 @@ def check_consistency(workload: Workload) -> None:
                                                      "f16, ...) or a nominal precision")
     if workload.runtime is not Runtime.LLAMACPP and isinstance(fmt, WeightFormat) and fmt.kind == "gguf":
         raise ValidationError("precision", fmt.name, "GGUF types run on llama.cpp (runtime llamacpp)")
+    if workload.is_training:
+        _check_training(workload)
+    else:
+        _check_inference(workload)
+
+
+def _check_inference(workload: Workload) -> None:
+    """The cache formats of the engine chosen; training-only settings are left alone (the page hides them)."""
     for key in ("kv_precision", "kv_precision_k", "kv_precision_v"):
         kv = getattr(workload, key)
-        if kv in LLAMACPP_KV_ONLY and workload.runtime is not Runtime.LLAMACPP:
-            raise ValidationError(key, kv.value, "q8_0, q5_1 and q4_0 caches are llama.cpp's (runtime llamacpp)")
+        if kv is None or key != "kv_precision" and workload.runtime is not Runtime.LLAMACPP:
+            continue
+        allowed = RUNTIME_KV[workload.runtime]
+        if kv not in allowed:
+            raise ValidationError(key, kv.value, f"{workload.runtime.value} caches keys and values as one of: "
+                                                 + ", ".join(p.value for p in allowed))
+    if workload.fused_ce:
+        raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
+
+
+def _check_training(workload: Workload) -> None:
     qlora = workload.lora is not None and workload.precision.value in QLORA_FORMATS
-    if workload.is_training and not workload.precision.is_float and not qlora:
+    if not workload.precision.is_float and not qlora:
         raise ValidationError(
             "precision",
             workload.precision.value,
             "training needs fp32, fp16 or bf16 weights, or nf4/nf4-dq under LoRA (QLoRA); quantised weights "
             "cannot be trained directly",
         )
-    if workload.fused_ce and not workload.is_training:
-        raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
     if workload.lora is not None:
         training_adapters(workload.model, workload.lora)  # ranks and targets the model has
         if workload.recipe is Recipe.MIXED or workload.mixed_precision:
@@ -491,7 +538,7 @@ def check_consistency(workload: Workload) -> None:
                               f"recipe {workload.recipe.value} names the 16-bit compute dtype: bf16 or fp16")
     if workload.recipe is not Recipe.LEGACY and workload.mixed_precision:
         raise ValidationError("mixed_precision", "1", "a recipe says where the master copy is; leave mixed_precision off")
-    if workload.is_training and workload.mixed_precision and workload.precision is Precision.FP32:
+    if workload.mixed_precision and workload.precision is Precision.FP32:
         raise ValidationError(
             "mixed_precision", "1", "mixed precision needs fp16 or bf16 weights (fp32 weights are already the master copy)"
         )
