@@ -18,7 +18,7 @@ from .fit import gpus_needed, per_gpu_bytes
 from .memory import estimate
 from .models import MAX_LAYERS, ModelSpec
 from .options import Precision
-from .workload import MAX_BATCH, MAX_SEQ, Target, Workload, parse_precision
+from .workload import MAX_BATCH, MAX_PARALLEL, MAX_SEQ, Target, Workload, parse_precision
 
 # The formats each engine runs, tried from the most bits down (the answer is the first that fits).
 WEIGHT_LADDER = {
@@ -94,6 +94,10 @@ def max_seq(workload: Workload, target: Target) -> int | None:
 
 
 def max_batch(workload: Workload, target: Target) -> int | None:
+    """The largest batch; on llama.cpp, whose sequences are --parallel slots, the most slots."""
+    if workload.runtime is Runtime.LLAMACPP and not workload.is_training:
+        return largest(lambda n: fits(dataclasses.replace(workload, parallel=n), target), 1, MAX_PARALLEL,
+                       workload.parallel)
     return largest(lambda b: fits(dataclasses.replace(workload, batch=b), target), 1, MAX_BATCH, workload.batch)
 
 

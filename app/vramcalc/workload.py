@@ -238,6 +238,7 @@ def parse_config_json(text: str) -> dict:
 
 
 MAX_GROUP_SIZE = 1 << 16
+MAX_PARALLEL = 4096  # llama.cpp sequences
 QLORA_FORMATS = ("nf4", "nf4-dq")
 RUNTIME_KV = {
     Runtime.TRANSFORMERS: (Precision.FP32, Precision.FP16, Precision.BF16, Precision.INT8, Precision.INT4,
@@ -301,7 +302,7 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "enforce_eager": lambda t: parse_flag("enforce_eager", t),
     "gpu_layers": lambda t: None if t.strip() == "" else parse_int("gpu_layers", t, 0, MAX_LAYERS + 1),
     "ubatch": lambda t: parse_int("ubatch", t, 1, 65536),
-    "parallel": lambda t: parse_int("parallel", t, 1, 4096),
+    "parallel": lambda t: parse_int("parallel", t, 1, MAX_PARALLEL),
     "kv_precision_k": lambda t: None if t == "" else parse_choice("kv_precision_k", t, Precision),
     "kv_precision_v": lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision),
 }
