@@ -143,6 +143,7 @@ def render_target(view):
     for answer in view.answers:
         target = element(f"answer-{answer.key}")
         target.textContent = answer.text
+        target.previousElementSibling.textContent = answer.label
         target.setAttribute("data-value", "" if answer.value is None else str(answer.value))
     for chart in view.charts:
         key = chart.key

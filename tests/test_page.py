@@ -288,3 +288,10 @@ def test_lora_controls_follow_the_engine(watched: Page, server_url):
     expected = estimate(parse_workload({"mode": "training", "model": "llama-3.1-8b", "seq": "2048", "lora_rank": "16",
                                         "precision": "nf4-dq"}))
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected.total_bytes))
+
+
+def test_llama_cpp_answers_in_parallel_sequences(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url, "?model=qwen3-8b&runtime=llamacpp&precision=q4_k_m&gpu=rtx-4090")
+    expect(page.locator("#answer-max_batch")).to_have_attribute("data-value", "16")
+    expect(page.locator("#answers")).to_contain_text("Most parallel sequences")

@@ -267,6 +267,7 @@ EN: Mapping[str, str] = {
     "field.kv_precision_v.label": "V cache type",
     "field.kv_precision_v.help": "--cache-type-v.",
     "option.kv_precision_kv.same": "same as the KV-cache precision (f16)",
+    "answer.max_parallel": "Most parallel sequences",
     "answer.best_format": "Most precise weights that fit",
     "answer.best_kv_format": "Most precise KV cache that fits",
     "answer.format_none": "none of this engine's formats",

@@ -100,6 +100,12 @@ def present(breakdown: Breakdown) -> View:
     )
 
 
+def _answer_label(key: str, workload: Workload) -> str:
+    if key == "max_batch" and workload.runtime.value == "llamacpp" and not workload.is_training:
+        return "answer.max_parallel"  # llama.cpp's sequences are --parallel slots
+    return f"answer.{key}"
+
+
 def _runtime_lines(breakdown: Breakdown) -> tuple[str, ...]:
     runtime, workload = breakdown.runtime, breakdown.workload
     if runtime.get("name") == "vllm":
@@ -186,7 +192,8 @@ def present_target(workload: Workload, target: Target) -> TargetView:
     return TargetView(
         heading=heading,
         answers=tuple(
-            Answer(key=key, label=message(f"answer.{key}"), value=values[key], text=texts[key]) for key in values
+            Answer(key=key, label=message(_answer_label(key, workload)), value=values[key], text=texts[key])
+            for key in values
         ),
         charts=(sweep(workload, target, "seq", seq), sweep(workload, target, "batch", batch)),
     )
