@@ -236,10 +236,12 @@ class ModelSpec:
     def layer_kv_values(self, kind: AttentionKind, tokens: int) -> int:
         if kind is AttentionKind.LINEAR:
             return 0
-        kept = self.tokens_kept(kind, tokens)
-        if self.mla is not None:
-            return self.mla.latent_width * kept
-        return 2 * self.kv_heads * self.head_dim * kept
+        return self.kv_values_per_token * self.tokens_kept(kind, tokens)
+
+    @property
+    def kv_values_per_token(self) -> int:
+        """Values one attention layer caches per token: K and V of kv_heads × head_dim, or MLA's latent."""
+        return self.mla.latent_width if self.mla is not None else 2 * self.kv_heads * self.head_dim
 
     def linear_state_bytes(self, e: int) -> int:
         """Bytes the linear-attention layers keep for one sequence, whatever its length."""

@@ -51,7 +51,7 @@ def vllm_batch_defaults(gpu_bytes: int) -> tuple[int, int]:
     return 2048, 256
 
 
-def vllm_kv_tokens(spec: ModelSpec, seq: int) -> int:
+def vllm_kv_tokens(seq: int) -> int:
     """Tokens of KV vLLM allocates for one sequence: whole 16-token blocks."""
     return math.ceil(seq / VLLM_BLOCK_TOKENS) * VLLM_BLOCK_TOKENS
 
@@ -71,12 +71,10 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
     what one sequence of `seq` tokens needs (windows capped), as vLLM logs it."""
     claimed = int(gpu_bytes * utilization)
     pool = max(0, claimed - non_kv)
-    per_block = kv_precision.bytes_for(sum(2 * spec.kv_heads * spec.head_dim if spec.mla is None
-                                           else spec.mla.latent_width
-                                           for kind in spec.kinds if kind is not AttentionKind.LINEAR)
-                                       * VLLM_BLOCK_TOKENS)
+    attention_layers = sum(1 for kind in spec.kinds if kind is not AttentionKind.LINEAR)
+    per_block = kv_precision.bytes_for(attention_layers * spec.kv_values_per_token * VLLM_BLOCK_TOKENS)
     tokens = pool // per_block * VLLM_BLOCK_TOKENS if per_block else 0
-    per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(vllm_kv_tokens(spec, seq)))
+    per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(vllm_kv_tokens(seq)))
                     + spec.linear_state_bytes(2))
     concurrency = pool / per_sequence if per_sequence else math.inf
     return VllmPool(claimed_bytes=claimed, kv_pool_bytes=pool, kv_tokens=tokens, max_concurrency=concurrency)
@@ -132,7 +130,7 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
             if spec.mla is not None:
                 size = n_seq * type_k.bytes_for(cells * spec.mla.latent_width)
             else:
-                width = spec.kv_heads * spec.head_dim
+                width = spec.kv_dim
                 size = n_seq * (type_k.bytes_for(cells * width) + type_v.bytes_for(cells * width))
         if index >= first_gpu_layer:
             device += size

@@ -25,7 +25,7 @@ from .messages import message
 from .architecture import AttentionKind, Block, ModelSpec, NormCompute
 from . import training
 from .options import FP32_BYTES, PAGED, Attention, Checkpointing, Optimizer, Precision
-from .tensors import model_tensors
+from .tensors import layer_of, model_tensors
 from .training import Recipe
 from .units import GIB, format_binary, format_count
 from .workload import Workload
@@ -731,7 +731,7 @@ def _vllm(workload: Workload) -> tuple[tuple[Component, ...], dict[str, object]]
     batched = workload.max_num_batched_tokens or default_tokens
     seqs = workload.max_num_seqs or default_seqs
     kv_precision = workload.effective_kv_precision
-    tokens = engines.vllm_kv_tokens(model, workload.seq)
+    tokens = engines.vllm_kv_tokens(workload.seq)
     kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens)) + model.linear_state_bytes(2))
     peak = engines.VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab + engines.VLLM_PEAK_BASE
     weights = weights_bytes(workload)
@@ -776,7 +776,7 @@ def _llamacpp(workload: Workload) -> tuple[tuple[Component, ...], dict[str, obje
     device_weights = host_weights = 0
     first_gpu_layer = model.layers - layout.layers_on_gpu
     for tensor, size in formats.tensor_bytes(model, fmt, group_size=workload.group_size, nominal_bits=bits):
-        layer = _layer_index(tensor.name)
+        layer = layer_of(tensor.name)
         if layer is None:
             on_gpu = layout.output_on_gpu and tensor.name.startswith("output")  # token_embd stays in RAM
         else:
@@ -814,12 +814,6 @@ def _llamacpp(workload: Workload) -> tuple[tuple[Component, ...], dict[str, obje
                "host_compute_buffer_bytes": layout.host_compute_bytes, "kv_device_bytes": layout.kv_device_bytes,
                "kv_host_bytes": layout.kv_host_bytes}
     return components, runtime, host
-
-
-def _layer_index(name: str) -> int | None:
-    if not name.startswith("blk."):
-        return None
-    return int(name.split(".")[1])
 
 
 def _assumptions(workload: Workload) -> tuple[str, ...]:

@@ -44,6 +44,11 @@ def model_tensors(spec: ModelSpec) -> tuple[Tensor, ...]:
     return tuple(out)
 
 
+def layer_of(name: str) -> int | None:
+    """The layer a tensor belongs to ('blk.3.attn_q.weight' -> 3), or None outside the layers."""
+    return int(name.split(".")[1]) if name.startswith("blk.") else None
+
+
 def count_params(spec: ModelSpec, *, active: bool) -> int:
     """Parameters of the model; with `active`, routed experts count per_token of experts."""
     total = 0
