@@ -134,15 +134,17 @@ def test_each_answer_fits_and_one_more_does_not(workload, target):
 
 
 def test_worked_example_llama3_8b_on_rtx_4090():
-    # KV cache is 128 KiB per token, weights 16.06 GB, overhead 1 GiB; RTX 4090 has 23.64 GiB.
+    # Per token: KV cache 128 KiB (131,072 B) + the prefill's peak inside a layer, 4·h·e + 2·d·e + 3·I·e
+    # = 32,768 + 512 + 86,016 = 119,296 B; weights 16.06 GB, last-token logits 513,024 B, overhead 1 GiB;
+    # RTX 4090: 25,383,256,719 B usable. (25,383,256,719 − 16,060,522,496 − 2^30 − 513,024) // 250,368 = 32,945.
     workload = parse_workload({"model": "llama-3-8b"})
     target = parse_target({"gpu": "rtx-4090"})
     solution = solve(workload, target)
-    assert solution.max_seq == 35_329
+    assert solution.max_seq == 32_945
     assert solution.min_gpus == 1
     usable = target.gpu.usable_bytes
-    assert estimate(dataclasses.replace(workload, seq=35_329)).total_bytes <= usable
-    assert estimate(dataclasses.replace(workload, seq=35_330)).total_bytes > usable
+    assert estimate(dataclasses.replace(workload, seq=32_945)).total_bytes <= usable
+    assert estimate(dataclasses.replace(workload, seq=32_946)).total_bytes > usable
 
 
 def test_fit_cli_json_matches_the_engine():
@@ -177,11 +179,11 @@ def test_nice_ceil_is_the_next_round_number(value):
 def test_chart_marks_where_it_stops_fitting():
     workload = parse_workload({"model": "llama-3-8b"})
     target = parse_target({"gpu": "rtx-4090"})
-    chart = sweep(workload, target, "seq", 35_329)
-    assert chart.x_ticks[-1].label == "50K"  # 1.25 × 35,329 rounded up
+    chart = sweep(workload, target, "seq", 32_945)
+    assert chart.x_ticks[-1].label == "50K"  # 1.25 × 32,945 rounded up
     assert 0 < chart.over_width < WIDTH
-    assert "35,329" in chart.desc and chart.path.startswith("M")
+    assert "32,945" in chart.desc and chart.path.startswith("M")
     # the curve crosses the GPU line where the hatched region begins
-    x_at_limit = LEFT + (WIDTH - LEFT - RIGHT) * 35_329 / 50_000
+    x_at_limit = LEFT + (WIDTH - LEFT - RIGHT) * 32_945 / 50_000
     assert chart.over_x == pytest.approx(x_at_limit, abs=0.01)
     assert 14 < chart.limit_y < 220

@@ -79,7 +79,7 @@ def test_vllm_log_llama3_8b_weights():
 def test_zero_paper_sixteen_bytes_per_parameter():
     # Rajbhandari et al. (ZeRO) §3.1: mixed-precision Adam keeps 16 bytes per parameter.
     breakdown = estimate(parse_workload({"model": "gpt2-xl", "mode": "training", "mixed_precision": "1"}))
-    model_states = sum(breakdown.bytes_of(k) for k in ("weights", "gradients", "optimizer", "master_weights"))
+    model_states = sum(breakdown.size_of(k) for k in ("weights", "gradients", "optimizer", "master_weights"))
     assert model_states == 16 * 1_557_611_200
 
 
@@ -95,7 +95,7 @@ def test_playbook_llama31_8b_flash_activations_order_of_magnitude():
     # 4.25 GiB at 1k tokens. HF's implementation saves more (fp32 RMSNorm copies, four
     # MLP tensors: measured in tests/golden), so ours is above that but the same order.
     workload = parse_workload({"model": "llama-3-8b", "mode": "training", "seq": "1024", "attention": "flash"})
-    activations = estimate(workload).bytes_of("activations")
+    activations = estimate(workload).size_of("activations")
     korthikanti = 34 * 1024 * 4096 * 32
     assert korthikanti < activations < 2 * korthikanti
 
@@ -111,16 +111,16 @@ def test_inference_components_that_do_not_apply_are_zero():
 def test_training_has_no_kv_cache_and_every_state():
     breakdown = estimate(parse_workload({"mode": "training", "optimizer": "sgd-momentum"}))
     params = breakdown.params
-    assert breakdown.bytes_of("kv_cache") == 0
-    assert breakdown.bytes_of("gradients") == 2 * params
-    assert breakdown.bytes_of("optimizer") == 4 * params
-    assert breakdown.bytes_of("master_weights") == 0
+    assert breakdown.size_of("kv_cache") == 0
+    assert breakdown.size_of("gradients") == 2 * params
+    assert breakdown.size_of("optimizer") == 4 * params
+    assert breakdown.size_of("master_weights") == 0
 
 
 def test_checkpointing_orders_activations():
     values = {"mode": "training", "seq": "4096", "model": "llama-3-70b"}
     none, sqrt, layer = (
-        estimate(parse_workload({**values, "checkpointing": c})).bytes_of("activations") for c in ("none", "sqrt", "layer")
+        estimate(parse_workload({**values, "checkpointing": c})).size_of("activations") for c in ("none", "sqrt", "layer")
     )
     assert layer < sqrt < none
 
@@ -163,7 +163,9 @@ def test_more_batch_or_sequence_never_means_less(workload, axis):
     small, large = estimate(workload), estimate(bigger)
     assert large.total_bytes >= small.total_bytes
     for key in COMPONENTS:
-        assert large.bytes_of(key) >= small.bytes_of(key)
+        assert large.size_of(key) >= small.size_of(key)
+    for phase, total in small.phase_totals().items():
+        assert large.phase_totals()[phase] >= total
 
 
 @settings(max_examples=200, deadline=None)

@@ -48,10 +48,10 @@ OTHER = [case for case in CASES if case not in DENSE]
 def test_lora_activations_and_states_on_dense_models(case):
     breakdown = estimate(_workload(case))
     measured = case["measured"] if "measured" in case else case
-    estimated = breakdown.bytes_of("activations") + breakdown.bytes_of("logits")
+    estimated = breakdown.size_of("activations") + breakdown.size_of("logits")
     assert estimated == pytest.approx(measured["saved_bytes"], rel=ACTIVATION_TOLERANCE)
-    assert breakdown.bytes_of("gradients") == measured["gradient_bytes"]
-    assert breakdown.bytes_of("optimizer") == measured["adamw_state_bytes"]
+    assert breakdown.size_of("gradients") == measured["gradient_bytes"]
+    assert breakdown.size_of("optimizer") == measured["adamw_state_bytes"]
     assert breakdown.assumptions == ()
 
 

@@ -48,9 +48,9 @@ def test_weights_gradients_and_adamw_state(case):
     workload = _workload(case, mode=Mode.TRAINING, precision=Precision.FP32, optimizer=Optimizer.ADAMW)
     breakdown = estimate(workload)
     measured = case["measured"]
-    assert breakdown.bytes_of("weights") == pytest.approx(measured["weight_bytes_fp32"], rel=STATE_TOLERANCE)
-    assert breakdown.bytes_of("gradients") == pytest.approx(measured["gradient_bytes_fp32"], rel=STATE_TOLERANCE)
-    assert breakdown.bytes_of("optimizer") == pytest.approx(measured["adamw_state_bytes"], rel=STATE_TOLERANCE)
+    assert breakdown.size_of("weights") == pytest.approx(measured["weight_bytes_fp32"], rel=STATE_TOLERANCE)
+    assert breakdown.size_of("gradients") == pytest.approx(measured["gradient_bytes_fp32"], rel=STATE_TOLERANCE)
+    assert breakdown.size_of("optimizer") == pytest.approx(measured["adamw_state_bytes"], rel=STATE_TOLERANCE)
 
 
 def _decoding(case, spec):
@@ -73,7 +73,7 @@ def _decoding(case, spec):
 def test_kv_cache(case):
     workload = _workload(case, precision=Precision(case["precision"]), batch=case["batch"], seq=case["seq"])
     expected = _decoding(case, workload.model)
-    assert estimate(workload).bytes_of("kv_cache") == pytest.approx(expected, rel=STATE_TOLERANCE)
+    assert estimate(workload).size_of("kv_cache") == pytest.approx(expected, rel=STATE_TOLERANCE)
 
 
 @pytest.mark.parametrize("case", _cases("training"), ids=_ids("training"))
@@ -88,6 +88,6 @@ def test_training_activations_and_logits(case):
         checkpointing=Checkpointing(case["checkpointing"]),
     )
     breakdown = estimate(workload)
-    estimated = breakdown.bytes_of("activations") + breakdown.bytes_of("logits")
+    estimated = breakdown.size_of("activations") + breakdown.size_of("logits")
     assert estimated == pytest.approx(case["measured"]["saved_bytes"], rel=ACTIVATION_TOLERANCE)
-    assert breakdown.bytes_of("gradients") == pytest.approx(case["measured"]["gradient_bytes"], rel=STATE_TOLERANCE)
+    assert breakdown.size_of("gradients") == pytest.approx(case["measured"]["gradient_bytes"], rel=STATE_TOLERANCE)

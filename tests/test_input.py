@@ -164,11 +164,15 @@ def test_cli_json_shape():
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert set(data) == {"params", "active_params", "components", "total_bytes", "gpus", "assumptions", "runtime",
-                         "host_bytes"}
+                         "host_bytes", "peak_phase", "phases", "phase_components"}
+    assert data["peak_phase"] in data["phases"]
+    assert data["total_bytes"] == data["phases"][data["peak_phase"]] + data["components"]["overhead"]
+    assert data["phase_components"][data["peak_phase"]] == {
+        k: v for k, v in data["components"].items() if k not in ("kv_cache", "overhead")}
     assert data["runtime"] == {"name": "transformers"} and data["host_bytes"] == 0
     assert data["assumptions"] == []  # Mixtral is read exactly
     assert set(data["components"]) == {"weights", "gradients", "optimizer", "master_weights", "kv_cache",
-                                       "activations", "logits", "overhead"}
+                                       "activations", "logits", "temporaries", "overhead"}
     assert all(isinstance(v, int) for v in data["components"].values())
     assert data["total_bytes"] == sum(data["components"].values())
     assert (data["params"], data["active_params"]) == (46_702_792_704, 12_879_925_248)

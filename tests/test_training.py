@@ -13,7 +13,7 @@ PARAMS = 8_030_261_248  # Llama 3.1 8B
 def states(**values):
     result = estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", "seq": "512",
                                       **{k: str(v) for k, v in values.items()}}))
-    return {key: result.bytes_of(key) for key in ("weights", "gradients", "optimizer", "master_weights")}
+    return {key: result.size_of(key) for key in ("weights", "gradients", "optimizer", "master_weights")}
 
 
 @pytest.mark.parametrize(("values", "per_param"), [
@@ -64,7 +64,7 @@ def test_eight_bit_adamw_is_about_two_bytes_per_parameter():
 def test_fused_cross_entropy_never_materialises_the_logits():
     full = estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", "seq": "8192"}))
     fused = estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", "seq": "8192", "fused_ce": "1"}))
-    assert fused.bytes_of("logits") < full.bytes_of("logits") / 10
+    assert fused.size_of("logits") < full.size_of("logits") / 10
 
 
 @pytest.mark.parametrize(("values", "field"), [

@@ -80,6 +80,9 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
     work.add_argument("--seq", default=DEFAULTS["seq"], help="sequence length in tokens")
     train = parser.add_argument_group("training")
     train.add_argument("--optimizer", choices=_choices(Optimizer), default=DEFAULTS["optimizer"])
+    train.add_argument("--optimizer-impl", dest="optimizer_impl", default=DEFAULTS["optimizer_impl"], metavar="IMPL",
+                       help="foreach (torch.optim's default on GPU), fused (the Trainer's default on torch >= 2.8) "
+                            "or for-loop; default: the optimizer's own")
     train.add_argument("--mixed-precision", dest="mixed_precision", action="store_true",
                        help="keep an fp32 master copy of the weights")
     train.add_argument("--recipe", default=DEFAULTS["recipe"], metavar="NAME",
@@ -174,6 +177,9 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit]) -> dict:
         "assumptions": list(breakdown.assumptions),
         "runtime": dict(breakdown.runtime),
         "host_bytes": breakdown.host_bytes,
+        "peak_phase": breakdown.peak_phase,
+        "phases": breakdown.phase_totals() or {breakdown.peak_phase: breakdown.total_bytes - breakdown.bytes_of("overhead")},
+        "phase_components": {name: dict(live) for name, live in breakdown.phases.items()},
         "gpus": [
             {"name": fit.gpu.display_name, "memory_bytes": fit.gpu.usable_bytes,
              "utilization": round(fit.utilization, 6), "count": fit.count}
@@ -209,6 +215,12 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         lines += ["", f"{breakdown.runtime['name']}: " + ", ".join(f"{key} {value:,}" if isinstance(value, int)
                                                                       else f"{key} {value}"
                                                                       for key, value in runtime.items())]
+    if breakdown.phases:
+        overhead = breakdown.bytes_of("overhead")
+        lines += ["", f"{'step phase (with overhead)':<34}{'GiB':>10}{'GB':>10}"]
+        for name, total in breakdown.phase_totals().items():
+            mark = "  <- peak" if name == breakdown.peak_phase else ""
+            lines.append(f"{name:<34}{(total + overhead) / 2**30:>10.2f}{(total + overhead) / 1e9:>10.2f}{mark}")
     lines += [f"note: {note}" for note in breakdown.notes]
     return "\n".join(lines)
 

@@ -23,7 +23,7 @@ from .engines import Runtime
 from .formats import WeightFormat
 from .messages import message
 from .architecture import AttentionKind, Block, ModelSpec, NormCompute
-from . import training
+from . import step, training
 from .options import FP32_BYTES, PAGED, Attention, Checkpointing, Optimizer, Precision
 from .tensors import layer_of, model_tensors
 from .training import Recipe
@@ -50,7 +50,8 @@ TRAINING_MEASURED_TYPES = frozenset({
 # whose probabilities include one sink logit per row).
 SOFTMAX_IN_COMPUTE_TYPE = frozenset({"llama4_text", "gpt_oss"})
 
-COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "overhead")
+COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "temporaries",
+              "overhead")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -79,6 +80,12 @@ class Breakdown:
     """The engine's own figures (`"name"`, and vLLM's pool or llama.cpp's devices)."""
     host_bytes: int = 0
     """System RAM the engine uses beside the GPU (llama.cpp layers kept off the GPU)."""
+    sizes: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    """Each component's whole size, whether or not all of it is live at the peak (training: the
+    gradients exist only from the backward on); `components` are what is live at the peak."""
+    phases: Mapping[str, Mapping[str, int]] = dataclasses.field(default_factory=dict)
+    """Training: the component bytes live at each phase of a step (step.py), overhead excluded."""
+    peak_phase: str = "inference"
 
     @property
     def total_bytes(self) -> int:
@@ -86,6 +93,13 @@ class Breakdown:
 
     def bytes_of(self, key: str) -> int:
         return next(component.bytes for component in self.components if component.key == key)
+
+    def size_of(self, key: str) -> int:
+        """A component's whole size (equal to `bytes_of` outside training)."""
+        return self.sizes.get(key, self.bytes_of(key))
+
+    def phase_totals(self) -> dict[str, int]:
+        return {name: sum(live.values()) for name, live in self.phases.items()}
 
     def as_dict(self) -> dict[str, int]:
         return {component.key: component.bytes for component in self.components}
@@ -551,6 +565,12 @@ def _checkpoint_plan(layers: int, checkpointing: Checkpointing) -> tuple[int, in
 def activations_bytes(workload: Workload) -> Component:
     if not workload.is_training:
         return _inference_activations(workload)
+    return _training_activations(workload)[0]
+
+
+def _training_activations(workload: Workload) -> tuple[Component, int]:
+    """(the activations live when the layers' backward starts, the bytes saved at the forward's end).
+    They differ under checkpointing: the forward keeps layer inputs, the backward adds a recompute."""
     model = workload.model
     e = workload.activation_precision.bits // 8
     tokens = workload.batch * workload.seq
@@ -562,12 +582,10 @@ def activations_bytes(workload: Workload) -> Component:
     inputs_kept, layers_full = _checkpoint_plan(model.layers, workload.checkpointing)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden
-    per_token = (
-        inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
-        + (all_layers if layers_full == model.layers else layers_full * per_layer)  # live at the peak
-        + outside
-    )
-    num_bytes = tokens * per_token + shared
+    inputs = inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
+    full = all_layers if layers_full == model.layers else layers_full * per_layer  # held in full at the peak
+    num_bytes = tokens * (inputs + full + outside) + shared
+    forward_bytes = tokens * (inputs + (full if workload.checkpointing is Checkpointing.NONE else 0) + outside) + shared
     per_layer_text = f"{per_layer:,}"
     if workload.checkpointing is Checkpointing.NONE:
         kept, recompute = str(model.layers), ""
@@ -588,36 +606,87 @@ def activations_bytes(workload: Workload) -> Component:
         constant=message("activations.constant", constant_bytes=_fmt(shared)) if shared else "",
         bytes=_fmt(num_bytes), attention=message(f"attention.{workload.attention.value}"), checkpointing=strategy,
     )
-    return Component(key="activations", bytes=num_bytes, explain=explain)
+    return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
 
 
 def _inference_activations(workload: Workload) -> Component:
-    """Inference keeps no activations between layers; the peak is one layer's temporaries
-    during the prefill of the whole sequence. An estimate from the shapes (not measured):
-    the residual stream and its normalised copy (2·h·e) plus the larger of
-    attention (q, k, v, output; eager adds the s-long score row per head in e, fp32 and e)
-    and the MLP (gate, up and their product: 3·I·e per routed expert)."""
+    """Inference keeps no activations between layers: the peak is the prefill of the whole prompt
+    inside one layer (transformers' `generate`, no_grad; measured with tools/measure_peak.py).
+    Per token, the hidden states alive in a layer (`_prefill_hidden`) plus the larger of attention's
+    and the MLP's temporaries (`_prefill_attention`, `_prefill_mlp`), at the largest layer."""
     model = workload.model
     e = workload.activation_precision.bits // 8
-    a, d, kv, h = model.heads, model.head_dim, model.kv_heads, model.hidden
-    attention = e * (2 * a * d + 2 * kv * d)
-    if workload.attention is Attention.EAGER:
-        attention += (e + FP32_BYTES + e) * a * workload.seq
-    mlp_width = 3 if model.gated_mlp else 2
-    mlp = mlp_width * e * model.ffn if model.moe_layer_count < model.layers else 0
-    if model.is_moe:  # each routed copy: its gathered input and the expert's MLP; plus a shared expert
-        moe = model.moe
-        mlp = max(mlp, moe.per_token * (mlp_width * e * moe.ffn + e * h) + mlp_width * e * moe.shared_ffn)
-    per_token = 2 * e * h + max(attention, mlp)
-    num_bytes = workload.batch * workload.seq * per_token
+    seq = workload.seq
+    per_token = _prefill_hidden(model, e) + max(
+        max(_prefill_attention(model, e, workload.attention, seq, kind) for kind in set(model.kinds) or {AttentionKind.FULL}),
+        _prefill_mlp(model, e))
+    num_bytes = workload.batch * seq * per_token
     return Component(
         key="activations",
         bytes=num_bytes,
         explain=lambda: message(
-            "activations.inference", batch=workload.batch, seq=f"{workload.seq:,}", per_token=f"{per_token:,}",
+            "activations.inference", batch=workload.batch, seq=f"{seq:,}", per_token=f"{per_token:,}",
             attention=message(f"attention.{workload.attention.value}"), bytes=_fmt(num_bytes),
         ),
     )
+
+
+def _prefill_hidden(model: ModelSpec, e: int) -> int:
+    """Hidden states alive while a layer runs, per token: the embeddings (the model keeps
+    `inputs_embeds`), the layer's input (its caller's variable), the residual and the normalised
+    copy (4·h·e), and the rotary cos and sin (2·d·e). GPT-2: the token and position embeddings,
+    their sum, and the same three (6·h·e)."""
+    if model.block is Block.GPT2:
+        return 6 * model.hidden * e
+    return 4 * model.hidden * e + 2 * model.head_dim * e
+
+
+def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
+    """Attention's temporaries per token. SDPA / flash: the rotated q, the output and its
+    transposed copy (3·a·d·e) and the fp32 log-sum-exp; a sliding or chunked window given to
+    SDPA as an s × s mask (s·e) with K and V repeated to every head. Eager: q and K, V repeated
+    (3·a·d·e), the causal mask (s·e) and per head a row of s scores: in the compute type, its
+    fp32 copy and the fp32 softmax (e + 4 + 4; fp32 models: 4 + 4; models whose softmax runs in
+    the compute type: 3·e), plus Gemma 2's soft-cap (e)."""
+    if kind is AttentionKind.LINEAR:
+        return _linear_attention_saved(model, e)
+    a, d = model.heads, model.head_dim
+    if attention is Attention.FLASH:
+        return 3 * a * d * e + FP32_BYTES * a + _window_mask_saved(model, e, attention, seq, kind)
+    if model.model_type in SOFTMAX_IN_COMPUTE_TYPE or model.block is Block.GPT2:
+        scores = 3 * e
+    else:
+        scores = e + 2 * FP32_BYTES if e != FP32_BYTES else 2 * FP32_BYTES
+    scores += e if model.attention_softcap else 0
+    return 3 * a * d * e + seq * e + a * seq * scores
+
+
+def _prefill_mlp(model: ModelSpec, e: int) -> int:
+    """The MLP's temporaries per token. Gated, separate gate and up (Llama): the activation, up and
+    their product (3·I·e); fused gate_up (Phi-3) 4·I·e; tanh-GELU written out (GPT-2, Phi) 4·I·e.
+    Mixture of experts (transformers 5 runs the routed copies together): per routed copy its
+    gathered input, the fused gate_up output, the activation and the product (h + 4·I)·e, the
+    output accumulator (h·e), the router's logits and fp32 probabilities, and a shared expert's 3·I·e."""
+    dense = 0
+    if model.moe_layer_count < model.layers:
+        dense = (3 if model.gated_mlp and not model.fused_qkv else 4) * model.ffn * e
+    if model.moe is None:
+        return dense
+    moe = model.moe
+    routed = moe.experts if model.model_type == "llama4_text" else moe.per_token
+    expert = routed * (model.hidden + 4 * moe.ffn) * e + model.hidden * e + moe.experts * (e + FP32_BYTES)
+    return max(dense, expert + 3 * moe.shared_ffn * e)
+
+
+def prefill_window_bytes(workload: Workload) -> int:
+    """transformers' sliding-window and chunked layers keep the whole prompt's K/V through the
+    prefill (the cache holds a view of its last W positions), and drop it with the first new token."""
+    model = workload.model
+    if workload.is_training or workload.runtime is not Runtime.TRANSFORMERS:
+        return 0
+    extra = sum(model.tokens_kept(AttentionKind.FULL, workload.seq) - model.tokens_kept(kind, workload.seq)
+                for kind in model.kinds if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED))
+    return workload.effective_kv_precision.bytes_for(workload.batch * extra * model.kv_values_per_token)
 
 
 def logits_bytes(workload: Workload) -> Component:
@@ -689,13 +758,19 @@ def _notes(workload: Workload) -> tuple[str, ...]:
 
 
 def estimate(workload: Workload) -> Breakdown:
-    """All components of one workload, for the engine it runs on."""
+    """All components of one workload, for the engine it runs on: training, the live bytes at the
+    step's peak phase (step.py); inference, the engine's resident bytes at its peak."""
     runtime: dict[str, object] = {"name": workload.runtime.value}
     host = 0
+    phases: dict[str, dict[str, int]] = {}
+    peak = "inference"
+    sizes: dict[str, int] = {}
     if workload.runtime is Runtime.VLLM:
         components, runtime = _vllm(workload)
     elif workload.runtime is Runtime.LLAMACPP:
         components, runtime, host = _llamacpp(workload)
+    elif workload.is_training:
+        components, sizes, phases, peak = _training_step(workload)
     else:
         components = (
             weights_bytes(workload),
@@ -705,6 +780,7 @@ def estimate(workload: Workload) -> Breakdown:
             kv_cache_bytes(workload),
             activations_bytes(workload),
             logits_bytes(workload),
+            _prefill_window(workload),
             overhead_bytes(workload),
         )
     return Breakdown(
@@ -716,7 +792,93 @@ def estimate(workload: Workload) -> Breakdown:
         assumptions=_assumptions(workload),
         runtime=runtime,
         host_bytes=host,
+        sizes=sizes or {component.key: component.bytes for component in components},
+        phases=phases,
+        peak_phase=peak,
     )
+
+
+def _training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str]:
+    """The components live at the worst phase of a steady-state step, each phase's bytes, and its name."""
+    model = workload.model
+    e = workload.activation_precision.bits // 8
+    tokens = workload.batch * workload.seq
+    weights = weights_bytes(workload)
+    copies = _training_weight_extras(workload)[0] if workload.recipe is Recipe.AMP and not workload.lora else 0
+    gradients, optimizer, master = gradients_bytes(workload), optimizer_state_bytes(workload), master_weights_bytes(workload)
+    activations, activations_forward = _training_activations(workload)
+    logits = logits_bytes(workload)
+    tensors, _, gradient_bytes = _trainable(workload)
+    state_bytes = _adapter_bytes(workload) if workload.lora else _states(workload).state
+    impl = step.implementation(workload.optimizer, workload.optimizer_impl)
+    update = step.update_temporaries(workload.optimizer, impl, tensors, state_bytes, gradient_bytes)
+    transient = _backward_transient(workload, e)
+    loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * step.LOSS_GRADIENT_BYTES
+    sizes = step.Sizes(
+        weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
+        gradients=gradients.bytes, head_gradient=_head_gradient_bytes(workload, tensors, gradient_bytes),
+        activations_forward=activations_forward, activations_backward=activations.bytes, logits=logits.bytes,
+        logits_held=0 if workload.fused_ce else tokens * model.vocab * e, loss_gradient=loss_gradient,
+        layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1)
+    by_phase = step.phases(sizes)
+    peak = step.peak(by_phase)
+    live = by_phase[peak]
+    temporaries = {
+        "forward": lambda: message("temporaries.none"),
+        "loss": lambda: message("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
+                                bytes=_fmt(loss_gradient)),
+        "backward_start": lambda: message("temporaries.backward", bytes=_fmt(transient)),
+        "backward_end": lambda: message("temporaries.backward", bytes=_fmt(transient)),
+        "optimizer": lambda: message(f"temporaries.optimizer.{impl.value}", optimizer=workload.optimizer.value,
+                                     bytes=_fmt(update)),
+    }[peak]
+    whole = {c.key: c for c in (weights, gradients, optimizer, master, activations, logits)}
+    phase_name = message(f"phase.{peak}")
+
+    def at_peak(component: Component) -> Component:
+        bytes_live = live[component.key]
+        if bytes_live == component.bytes:
+            return component
+        return Component(key=component.key, bytes=bytes_live, explain=lambda: component.formula + message(
+            "phase.live", phase=phase_name, bytes=_fmt(bytes_live)))
+
+    components = (
+        *(at_peak(whole[key]) for key in ("weights", "gradients", "optimizer", "master_weights")),
+        kv_cache_bytes(workload),
+        at_peak(whole["activations"]),
+        at_peak(whole["logits"]),
+        Component(key="temporaries", bytes=live["temporaries"], explain=temporaries),
+        overhead_bytes(workload),
+    )
+    sizes_by_key = {key: c.bytes for key, c in whole.items()} | {
+        "kv_cache": 0, "temporaries": max(phase["temporaries"] for phase in by_phase.values()),
+        "overhead": workload.overhead_bytes}
+    return components, sizes_by_key, by_phase, peak
+
+
+def _head_gradient_bytes(workload: Workload, trainable: list, gradient_bytes: int) -> int:
+    """The first weight gradient the backward makes: the head's (a tied head's is the embedding's)."""
+    heads = [t for t in trainable if t.role == "head"] or [t for t in trainable if t.role == "embedding"]
+    return heads[0].numel * gradient_bytes if heads and (not workload.lora or workload.lora.embeddings) else 0
+
+
+def _backward_transient(workload: Workload, e: int) -> int:
+    """One layer's backward temporaries: the gradients of the MLP's hidden tensors, about three of
+    width I (gate, up and their product) per token, for a MoE layer of every routed copy and the
+    shared expert (fitted to tools/measure_peak.py; within a few percent of the step's peak)."""
+    model = workload.model
+    width = model.ffn if model.moe_layer_count < model.layers else 0
+    if model.moe is not None:
+        width = max(width, model.moe.per_token * model.moe.ffn + model.moe.shared_ffn)
+    return workload.batch * workload.seq * 3 * width * e
+
+
+def _prefill_window(workload: Workload) -> Component:
+    window = prefill_window_bytes(workload)
+    if not window:
+        return _none("temporaries", "temporaries.inference")
+    return Component(key="temporaries", bytes=window, explain=lambda: message("temporaries.prefill_window",
+                                                                                  bytes=_fmt(window)))
 
 
 def _none(key: str, why: str) -> Component:
@@ -823,4 +985,6 @@ def _assumptions(workload: Workload) -> tuple[str, ...]:
         extra = (message("assumption.training_unmeasured", model_type=model.model_type),)
     if workload.lora and not lora_measured(model):
         extra += (message("assumption.lora_activations"),)
+    if workload.lora and model.moe is not None and workload.lora.targets == (training.ALL_LINEAR,):
+        extra += (message("assumption.lora_moe_experts"),)
     return model.assumptions + extra

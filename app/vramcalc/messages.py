@@ -15,7 +15,30 @@ EN: Mapping[str, str] = {
     "kv_cache": "KV cache",
     "activations": "Activations",
     "logits": "Logits",
+    "temporaries": "Step temporaries",
     "overhead": "Framework overhead",
+    # the phases of a training step (step.py)
+    "phase.forward": "end of the forward pass",
+    "phase.loss": "start of the backward pass, at the loss gradient",
+    "phase.backward_start": "backward through the last layer",
+    "phase.backward_end": "end of the backward pass",
+    "phase.optimizer": "optimizer step",
+    "phase.line": "Step phase, {phase}: {total}",
+    "phase.line.peak": "Step phase, {phase}: {total} (the peak, shown above)",
+    "phase.live": "; at the peak ({phase}) {bytes} of it is live",
+    "temporaries.inference": "none beyond the activations' peak",
+    "temporaries.none": "none at this instant",
+    "temporaries.prefill_window": "the prefill: sliding-window layers hold the whole prompt's K/V until the first "
+                                  "new token = {bytes}",
+    "temporaries.loss": "cross-entropy's backward: the fp32 gradients of nll_loss and log_softmax, live together, "
+                        "2 × 4 B × {tokens} tokens × {vocab} vocabulary = {bytes}",
+    "temporaries.backward": "one layer's backward: the gradients of its MLP's hidden tensors (about 3 × batch × seq "
+                            "× MLP width) = {bytes}",
+    "temporaries.optimizer.foreach": "the foreach {optimizer} update: a copy of the whole second moment "
+                                     "(torch._foreach_sqrt) = {bytes}",
+    "temporaries.optimizer.for-loop": "the {optimizer} update, one tensor at a time: copies of the largest tensor "
+                                      "= {bytes}",
+    "temporaries.optimizer.fused": "the fused {optimizer} update makes no copies = {bytes}",
     # formulas in words
     "weights.formula": "{params} parameters × {bits} bits ({precision}) = {bytes}",
     "gradients.formula": "{params} parameters × {bits} bits (one gradient per weight, {precision}) = {bytes}",
@@ -128,6 +151,9 @@ EN: Mapping[str, str] = {
         "training activations of {model_type} layers are estimated with the Llama-style terms and have not been "
         "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
     ),
+    "assumption.lora_moe_experts": "LoRA all-linear on a mixture of experts adapts the attention and dense / shared "
+                                   "MLP linears here; peft 0.21 on transformers 5 also wraps the fused expert "
+                                   "tensors and the router (ParamWrapper), which this count leaves out.",
     "assumption.lora_activations": (
         "LoRA on this architecture: the activations are counted as in full fine-tuning, not checked against a "
         "measured run (dense RMSNorm models are); frozen layers keep no input for their weights' gradients, so the "
@@ -290,6 +316,13 @@ EN: Mapping[str, str] = {
     "field.batch.help": "Sequences processed together.",
     "field.seq.label": "Sequence length",
     "field.seq.help": "Tokens per sequence (context length).",
+    "field.optimizer_impl.label": "Optimizer implementation",
+    "field.optimizer_impl.help": "How the update runs: foreach (PyTorch's default on a GPU) copies the second moment "
+                                 "for a moment; fused (the Trainer's default on PyTorch 2.8+) makes no copies.",
+    "option.optimizer_impl.": "the optimizer's own",
+    "option.optimizer_impl.foreach": "foreach",
+    "option.optimizer_impl.fused": "fused",
+    "option.optimizer_impl.for-loop": "for-loop",
     "field.optimizer.label": "Optimizer",
     "field.optimizer.help": "Adam(W) keeps 8 bytes per parameter, SGD with momentum 4, SGD none.",
     "field.mixed_precision.label": "Mixed precision",

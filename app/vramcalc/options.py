@@ -88,6 +88,17 @@ class Optimizer(enum.Enum):
     """Lion: one momentum buffer."""
 
 
+class OptimizerImpl(enum.Enum):
+    """How the update runs over the tensors (its temporaries differ: step.py)."""
+
+    DEFAULT = ""
+    """The optimizer's own: torch.optim's foreach on GPU, bitsandbytes' one kernel per tensor,
+    transformers' Adafactor and lion-pytorch's loops."""
+    FOREACH = "foreach"
+    FUSED = "fused"
+    FOR_LOOP = "for-loop"
+
+
 FP32_BYTES = 4
 PAGED = frozenset({Optimizer.PAGED_ADAMW, Optimizer.PAGED_ADAMW_8BIT})
 

@@ -118,6 +118,11 @@ def _runtime_lines(breakdown: Breakdown) -> tuple[str, ...]:
                         host_bytes=format_gib(runtime["host_bytes"]), layers=runtime["gpu_layers"] - 1 if
                         runtime["gpu_layers"] else 0, total=workload.model.layers, n_ctx=f"{runtime['n_ctx']:,}",
                         n_seq=runtime["n_seq"]),)
+    if breakdown.phases:  # a training step: every phase's total with the overhead, the peak named
+        overhead = breakdown.bytes_of("overhead")
+        return tuple(message("phase.line.peak" if name == breakdown.peak_phase else "phase.line",
+                             phase=message(f"phase.{name}"), total=format_gib(total + overhead))
+                     for name, total in breakdown.phase_totals().items())
     return ()
 
 

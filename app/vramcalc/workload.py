@@ -19,8 +19,9 @@ from .models import MAX_DIM, MAX_HEADS, MAX_LAYERS, ModelSpec, custom_model, fro
 from .training import ALL_LINEAR, Lora, Recipe, parse_targets
 from .training import adapter_tensors as training_adapters
 from .training import compute_precision as training_compute
+from .step import allowed_impls
 from .formats import DEFAULT_GROUP_SIZE, WeightFormat, check_format, names as format_names, parse_format
-from .options import NOMINAL, Attention, Checkpointing, Mode, Optimizer, Precision
+from .options import NOMINAL, Attention, Checkpointing, Mode, Optimizer, OptimizerImpl, Precision
 from .units import GB, GIB
 
 CUSTOM = "custom"
@@ -42,6 +43,7 @@ DEFAULTS: Mapping[str, str] = {
     "batch": "1",
     "seq": "8192",
     "optimizer": Optimizer.ADAMW.value,
+    "optimizer_impl": "",  # empty: the optimizer's own (torch.optim: foreach, as on a GPU)
     "mixed_precision": "0",
     "recipe": "",  # empty: the weights' precision plus --mixed-precision, as in the first version
     "lora_rank": "0",  # 0: full fine-tuning
@@ -102,6 +104,7 @@ class Workload:
     batch: int = 1
     seq: int = 8192
     optimizer: Optimizer = Optimizer.ADAMW
+    optimizer_impl: OptimizerImpl = OptimizerImpl.DEFAULT
     mixed_precision: bool = False
     recipe: Recipe = Recipe.LEGACY
     lora_rank: int = 0
@@ -280,6 +283,7 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "batch": lambda t: parse_int("batch", t, 1, MAX_BATCH),
     "seq": lambda t: parse_int("seq", t, 1, MAX_SEQ),
     "optimizer": lambda t: parse_choice("optimizer", t, Optimizer),
+    "optimizer_impl": lambda t: parse_choice("optimizer_impl", t, OptimizerImpl),
     "mixed_precision": lambda t: parse_flag("mixed_precision", t),
     "recipe": lambda t: parse_choice("recipe", t, Recipe),
     "lora_rank": lambda t: parse_int("lora_rank", t, 0, 65536),
@@ -537,6 +541,10 @@ def _check_training(workload: Workload) -> None:
     if workload.recipe in (Recipe.AMP, Recipe.MIXED) and workload.precision not in (Precision.BF16, Precision.FP16):
         raise ValidationError("precision", workload.precision.value,
                               f"recipe {workload.recipe.value} names the 16-bit compute dtype: bf16 or fp16")
+    if workload.optimizer_impl not in allowed_impls(workload.optimizer):
+        raise ValidationError("optimizer_impl", workload.optimizer_impl.value,
+                              f"{workload.optimizer.value} runs as "
+                              + " or ".join(i.value for i in allowed_impls(workload.optimizer) if i.value))
     if workload.recipe is not Recipe.LEGACY and workload.mixed_precision:
         raise ValidationError("mixed_precision", "1", "a recipe says where the master copy is; leave mixed_precision off")
     if workload.mixed_precision and workload.precision is Precision.FP32:

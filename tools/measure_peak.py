@@ -1,0 +1,400 @@
+"""Measure the peak bytes a real training step and a real prefill reach, for the golden tests.
+
+A developer tool, not run by CI, built on tools/measure_reference.py (the same small
+random-weight models, the same bool-mask dropout that stores what CUDA stores).
+
+The tracker (`PeakTracker`) is a TorchDispatchMode that sees every ATen op: each storage an
+op creates is counted once when it first appears and uncounted when the storage is freed
+(a weakref finaliser on the storage; PyTorch keeps one Python object per storage). Views
+share their storage and in-place ops create none, so what it adds up is the live tensor
+bytes the caching allocator would have to hold, without its rounding and fragmentation,
+and without kernels' private workspaces. Parameters and buffers that exist before it starts
+are counted at the start. `check_tracker()` runs a toy step worked out by hand.
+
+Training (`measure_training`): two full steps (forward with the loss, backward, optimizer
+step, `zero_grad(set_to_none=True)`), the second one the steady state. For each phase of
+the second step: the live bytes when it starts and ends, and its peak. The phases:
+`forward` (model and loss), `backward` (`loss.backward()` from the loss gradient over the
+vocabulary to the head's backward), `layers` (the rest of the backward, from the moment the
+head's input has its gradient), `optimizer` (`step()`), as the engine models them. The
+caller keeps the model output (and so the logits) until the backward ends, as a plain training
+loop does, and drops it before the optimizer step (as the Trainer, whose loss function returns
+only the loss). Recipes: `fp32`, `bf16` (pure bf16; PyTorch's Adam keeps bf16 state), `amp`
+(fp32 weights, forward and loss under CPU `torch.autocast(bfloat16)`, backward outside it,
+as the Trainer does), `mixed` (bf16 weights, fp32 master copy and fp32 gradient
+accumulation emulated with post-accumulate-grad hooks that add each bf16 gradient into an
+fp32 `main_grad` and free it, as Megatron's fp32 gradient buffer does). Optimizers:
+AdamW `foreach` / `for-loop` / `fused`, SGD with and without momentum, transformers'
+Adafactor. LoRA as tools/measure_lora.py builds it (peft, bf16 adapters unless said).
+
+Inference (`measure_prefill`): `generate(max_new_tokens=1, do_sample=False)`, which runs
+the prefill with the cache on and logits of the last position only; the peak above the
+weights, and the cache bytes at the end.
+
+About 10 minutes on two CPU cores.
+
+Usage: python tools/measure_peak.py [--out tests/golden/measured_peak.json] [--only training|prefill|toy]
+Needs: pip install torch==2.13.0 transformers peft
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+import warnings
+import weakref
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure_reference as M  # noqa: E402  (also patches dropout to the bool-mask version)
+
+import transformers  # noqa: E402
+
+warnings.filterwarnings("ignore")
+transformers.logging.set_verbosity_error()
+
+
+class PeakTracker(TorchDispatchMode):
+    """Live and peak bytes of every tensor storage, by phase."""
+
+    def __init__(self):
+        super().__init__()
+        self.sizes = {}  # id(storage) -> bytes, while alive
+        self.refs = {}
+        self.live = 0
+        self.peak = 0
+        self.phase = None
+        self.phases = {}  # name -> {"start", "peak", "end", "peak_op"}
+        self.last_op = ""
+
+    def track(self, tensor):
+        if not isinstance(tensor, torch.Tensor) or tensor.device.type == "meta":
+            return
+        storage = tensor.untyped_storage()
+        key = id(storage)
+        if key in self.sizes:
+            return
+        size = storage.nbytes()
+        self.sizes[key] = size
+        self.refs[key] = weakref.ref(storage, lambda _, key=key: self._free(key))
+        self.live += size
+        if self.live > self.peak:
+            self.peak = self.live
+        if self.phase is not None:
+            entry = self.phases[self.phase]
+            if self.live > entry["peak"]:
+                entry["peak"], entry["peak_op"] = self.live, self.last_op
+
+    def _free(self, key):
+        self.live -= self.sizes.pop(key)
+        self.refs.pop(key, None)
+
+    def track_all(self, tensors):
+        for t in tensors:
+            self.track(t)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.last_op = str(func.overloadpacket.__name__)
+        out = func(*args, **(kwargs or {}))
+        for t in tree_flatten(out)[0]:
+            self.track(t)
+        return out
+
+    def switch(self, name):
+        """A new phase inside the current one: the current one ends here, `in_phase` closes the new one."""
+        if self.phase is None or self.phase == name:
+            return
+        self.phases[self.phase]["end"] = self.live
+        self.phases[name] = {"start": self.live, "peak": self.live, "peak_op": "", "end": None}
+        self.phase = name
+
+    @contextlib.contextmanager
+    def in_phase(self, name):
+        self.phase = name
+        self.phases[name] = {"start": self.live, "peak": self.live, "peak_op": "", "end": None}
+        try:
+            yield
+        finally:
+            self.phases[self.phase]["end"] = self.live
+            self.phase = None
+
+
+def check_tracker():
+    """A toy step worked out by hand: Linear(256 -> 512, no bias) in fp32, x of 64 × 256, loss =
+    (y ** 2).sum(), SGD without momentum.
+
+    Start: W = 512·256·4 = 524,288 B; x = 64·256·4 = 65,536 B (made before tracking).
+    Forward: y = x Wᵀ (64·512·4 = 131,072), y² (131,072), sum (4 B): peak 851,972 B with y and
+    y² live; y² is freed once summed (autograd saves y for pow's backward, not y²), so the
+    forward ends at 720,900 B.
+    Backward: the sum's gradient (a 4-byte one, expanded as a view), pow's backward 2·y·g (the
+    gradient of y, 131,072 B; y is released with its node), then the weight gradient gᵀx
+    (524,288 B) while the gradient of y is still live: peak W + x + loss + 1 + grad_y + grad_W
+    = 1,245,192 B; the step ends with W, x, the loss and grad_W: 1,114,116 B.
+    """
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(256, 512, bias=False)
+    x = torch.randn(64, 256)
+    tracker = PeakTracker()
+    tracker.track_all([layer.weight, x])
+    with tracker:
+        with tracker.in_phase("forward"):
+            loss = (layer(x) ** 2).sum()
+        with tracker.in_phase("backward"):
+            loss.backward()
+    w, xb, y = 512 * 256 * 4, 64 * 256 * 4, 64 * 512 * 4
+    got = tracker.phases
+    print("toy:", got, file=sys.stderr)
+    assert got["forward"]["start"] == w + xb, got
+    assert got["forward"]["peak"] == w + xb + y + y + 4, got  # y, y² and the sum
+    assert got["forward"]["end"] == w + xb + y + 4, got  # y saved for pow's backward, and the loss
+    assert got["backward"]["peak"] == w + xb + 4 + 4 + y + w, got
+    assert got["backward"]["end"] == w + xb + 4 + w, got
+    return {k: {kk: vv for kk, vv in v.items()} for k, v in got.items()}
+
+
+# ---------------------------------------------------------------- training
+
+
+def _optimizer(name, impl, params):
+    if name == "adamw":
+        flags = {"foreach": {"foreach": True}, "for-loop": {"foreach": False}, "fused": {"fused": True}}[impl]
+        return torch.optim.AdamW(params, lr=1e-4, **flags)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=1e-3, foreach=impl == "foreach")
+    if name == "sgd-momentum":
+        return torch.optim.SGD(params, lr=1e-3, momentum=0.9, foreach=impl == "foreach")
+    if name == "adafactor":
+        from transformers.optimization import Adafactor
+        return Adafactor(params, lr=1e-3, relative_step=False, scale_parameter=False, warmup_init=False)
+    raise ValueError(name)
+
+
+class _MasterCopy:
+    """Megatron-style mixed precision on bf16 weights: fp32 master copies owned by the optimizer,
+    fp32 gradients accumulated into `main_grad` as each bf16 gradient is produced."""
+
+    def __init__(self, params, make_optimizer):
+        self.params = params
+        self.master = [p.detach().float().requires_grad_() for p in params]
+        self.optimizer = make_optimizer(self.master)
+        for p, m in zip(params, self.master):
+            p.register_post_accumulate_grad_hook(self._hook(m))
+
+    @staticmethod
+    def _hook(master):
+        def accumulate(p):
+            if master.grad is None:
+                master.grad = p.grad.float()
+            else:
+                master.grad.add_(p.grad)
+            p.grad = None
+        return accumulate
+
+    def step(self):
+        self.optimizer.step()
+        with torch.no_grad():
+            for p, m in zip(self.params, self.master):
+                p.copy_(m)
+
+    def zero_grad(self, set_to_none=True):
+        self.optimizer.zero_grad(set_to_none=set_to_none)
+
+
+def measure_training(family, attention, recipe, batch, seq, checkpointing="none", optimizer="adamw",
+                     impl="foreach", lora=None):
+    """Two steps; the phases of the second. `lora` = (rank, targets) on a bf16 base."""
+    dtype = torch.float32 if recipe in ("fp32", "amp") else torch.bfloat16
+    model, config = M.build(family, attention, dtype)
+    model.train()
+    if checkpointing == "layer":
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
+    top = model
+    if lora is not None:
+        import measure_lora as L
+        from peft import get_peft_model
+        rank, targets = lora
+        lora_config, _, _ = L._lora_config(family, model, rank, targets, 0.0)
+        top = get_peft_model(model, lora_config, autocast_adapter_dtype=False)
+        if checkpointing == "layer":
+            model.enable_input_require_grads()
+    params = list({id(p): p for p in top.parameters() if p.requires_grad}.values())
+    if recipe == "mixed":
+        opt = _MasterCopy(params, lambda ps: _optimizer(optimizer, impl, ps))
+    else:
+        opt = _optimizer(optimizer, impl, params)
+    ids = torch.randint(0, M.VOCAB, (batch, seq))
+    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if recipe == "amp" else contextlib.nullcontext
+    tracker = PeakTracker()
+    tracker.track_all(p for p in top.parameters())
+    tracker.track_all(b for b in top.buffers())
+    tracker.track_all([ids])
+    if recipe == "mixed":
+        tracker.track_all(opt.master)
+    head = top.get_output_embeddings()
+
+    def after_head(module, args):  # when the head's input gets its gradient, the layers' backward starts
+        if torch.is_grad_enabled() and args[0].requires_grad:
+            args[0].register_hook(lambda grad: tracker.switch(tracker.phase.replace("backward", "layers")))
+    hook = head.register_forward_pre_hook(after_head)
+    with tracker:
+        for step in (1, 2):
+            with tracker.in_phase(f"{step}.forward"):
+                with autocast():
+                    out = top(input_ids=ids, labels=ids, use_cache=False)
+                loss = out.loss
+            with tracker.in_phase(f"{step}.backward"):
+                loss.backward()
+            del out, loss  # a Trainer step drops the outputs before the optimizer step
+            with tracker.in_phase(f"{step}.optimizer"):
+                opt.step()
+            with tracker.in_phase(f"{step}.zero_grad"):
+                opt.zero_grad(set_to_none=True)
+    hook.remove()
+    phases = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("2.")}
+    first = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("1.")}
+    weights = sum(p.numel() * p.element_size() for p in {id(p): p for p in top.parameters()}.values())
+    trainable = sum(p.numel() * p.element_size() for p in params)
+    peak = max(v["peak"] for v in tracker.phases.values())
+    return config, {
+        "weight_bytes": weights, "trainable_bytes": trainable,
+        "phases": phases, "first_step": first, "peak_bytes": peak,
+        "peak_phase": max(phases, key=lambda k: phases[k]["peak"]),
+    }
+
+
+def training_plan():
+    """(family, attention, recipe, batch, seq, checkpointing, optimizer, impl, lora)."""
+    cases = []
+    for family in M.FAMILIES:
+        attention = M._any_attention(family)
+        cases.append((family, attention, "bf16", 2, 128, "none", "adamw", "foreach", None))
+        if "flash" in M._attentions(family) and family in ("llama", "gpt2", "qwen3", "gemma3_text", "mixtral"):
+            cases.append((family, "eager", "bf16", 2, 128, "none", "adamw", "foreach", None))
+    for recipe in ("fp32", "amp", "mixed"):
+        for family in ("llama", "gpt2", "qwen3_moe"):
+            cases.append((family, M._any_attention(family), recipe, 2, 128, "none", "adamw", "foreach", None))
+    for impl in ("for-loop", "fused"):
+        for recipe in ("bf16", "fp32"):
+            cases.append(("llama", "flash", recipe, 2, 128, "none", "adamw", impl, None))
+    for optimizer, impl in (("sgd", "foreach"), ("sgd-momentum", "foreach"), ("adafactor", "for-loop")):
+        cases.append(("llama", "flash", "bf16", 2, 128, "none", optimizer, impl, None))
+        cases.append(("llama", "flash", "fp32", 2, 128, "none", optimizer, impl, None))
+    for batch, seq in ((1, 512), (4, 256), (1, 32)):
+        cases.append(("llama", "flash", "bf16", batch, seq, "none", "adamw", "foreach", None))
+    for family in ("llama", "gpt2", "qwen3", "mixtral"):
+        cases.append((family, M._any_attention(family), "bf16", 2, 256, "layer", "adamw", "foreach", None))
+    for family in ("llama", "qwen3", "gemma3_text", "qwen3_moe", "mixtral"):
+        for rank in (8, 64):
+            for targets in ("qv", "all-linear"):
+                cases.append((family, M._any_attention(family), "bf16", 2, 128, "none", "adamw", "foreach",
+                              (rank, targets)))
+    cases.append(("llama", "flash", "bf16", 2, 256, "layer", "adamw", "foreach", (8, "all-linear")))
+    cases.append(("llama", "eager", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear")))
+    return cases
+
+
+# ---------------------------------------------------------------- inference prefill
+
+
+def measure_prefill(family, attention, dtype_name, batch, seq):
+    model, config = M.build(family, attention, M.DTYPES[dtype_name])
+    model.eval()
+    ids = torch.randint(0, M.VOCAB, (batch, seq))
+    tracker = PeakTracker()
+    tracker.track_all(model.parameters())
+    tracker.track_all(model.buffers())
+    tracker.track_all([ids])
+    start = tracker.live
+    with torch.no_grad(), tracker:
+        with tracker.in_phase("generate"):
+            out = model.generate(ids, max_new_tokens=1, min_new_tokens=1, do_sample=False, use_cache=True,
+                                 return_dict_in_generate=True, pad_token_id=0)
+    cache = out.past_key_values
+    storages = {}
+    for layer in cache.layers:
+        for _, t in M._cache_tensors(layer):
+            storages[id(t.untyped_storage())] = t.untyped_storage().nbytes()
+    cache_bytes = sum(storages.values())
+    return config, {"peak_above_start_bytes": tracker.phases["generate"]["peak"] - start,
+                    "peak_op": tracker.phases["generate"]["peak_op"], "cache_bytes_after": cache_bytes}
+
+
+def prefill_plan():
+    cases = []
+    for family in M.FAMILIES:
+        for attention in M._attentions(family):
+            cases.append((family, attention, "bf16", 2, 256))
+    for dtype in ("bf16", "fp32"):
+        for attention in ("eager", "flash"):
+            for batch, seq in ((1, 128), (4, 512), (1, 2048)):
+                cases.append(("llama", attention, dtype, batch, seq))
+    for family in ("gpt2", "qwen3_moe", "gemma3_text", "mixtral", "deepseek_v3"):
+        cases.append((family, M._any_attention(family), "fp32", 4, 512))
+        cases.append((family, M._any_attention(family), "bf16", 1, 2048))
+    return list(dict.fromkeys(cases))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default="tests/golden/measured_peak.json")
+    parser.add_argument("--only", choices=("training", "prefill", "toy"))
+    parser.add_argument("--families", nargs="+")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    result = {
+        "generated": datetime.date.today().isoformat(),
+        "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
+        "torch": torch.__version__, "transformers": transformers.__version__,
+        "tool": "tools/measure_peak.py",
+        "toy": check_tracker(),
+        "training": [], "prefill": [], "skipped": [],
+    }
+    if args.only in (None, "training"):
+        for case in training_plan():
+            family, attention, recipe, batch, seq, checkpointing, optimizer, impl, lora = case
+            if args.families and family not in args.families:
+                continue
+            started = time.monotonic()
+            try:
+                config, measured = measure_training(*case)
+            except Exception as error:
+                result["skipped"].append({"case": list(case), "reason": f"{type(error).__name__}: {error}"})
+                print("SKIPPED", case, error, file=sys.stderr)
+                continue
+            result["training"].append({
+                "family": family, "config": config, "attention": attention, "recipe": recipe, "batch": batch,
+                "seq": seq, "checkpointing": checkpointing, "optimizer": optimizer, "optimizer_impl": impl,
+                "lora": {"rank": lora[0], "targets": lora[1]} if lora else None, **measured})
+            print(case, measured["peak_phase"], measured["peak_bytes"], f"{time.monotonic() - started:.1f}s",
+                  file=sys.stderr)
+    if args.only in (None, "prefill"):
+        for case in prefill_plan():
+            family, attention, dtype, batch, seq = case
+            if args.families and family not in args.families:
+                continue
+            try:
+                config, measured = measure_prefill(*case)
+            except Exception as error:
+                result["skipped"].append({"case": list(case), "reason": f"{type(error).__name__}: {error}"})
+                print("SKIPPED", case, error, file=sys.stderr)
+                continue
+            result["prefill"].append({"family": family, "config": config, "attention": attention,
+                                      "precision": dtype, "batch": batch, "seq": seq, **measured})
+            print(case, measured, file=sys.stderr)
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
