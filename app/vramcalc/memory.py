@@ -28,7 +28,7 @@ from .options import FP32_BYTES, PAGED, Attention, Checkpointing, Optimizer, Pre
 from .tensors import layer_of, model_tensors
 from .training import Recipe
 from .units import GIB, format_binary, format_count
-from .workload import Workload
+from .workload import QLORA_FORMATS, Workload
 
 INDEX_BYTES = 8  # int64 token ids and labels
 MASK_BYTES = 1  # a CUDA dropout mask: one bool per element
@@ -812,7 +812,8 @@ def _training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str,
     state_bytes = _adapter_bytes(workload) if workload.lora else _states(workload).state
     impl = step.implementation(workload.optimizer, workload.optimizer_impl)
     update = step.update_temporaries(workload.optimizer, impl, tensors, state_bytes, gradient_bytes)
-    transient = _backward_transient(workload, e)
+    dequantised = _dequantised_bytes(workload, e)
+    transient = _backward_transient(workload, e) + dequantised
     loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * step.LOSS_GRADIENT_BYTES
     sizes = step.Sizes(
         weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
@@ -827,8 +828,10 @@ def _training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str,
         "forward": lambda: message("temporaries.none"),
         "loss": lambda: message("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
                                 bytes=_fmt(loss_gradient)),
-        "backward_start": lambda: message("temporaries.backward", bytes=_fmt(transient)),
-        "backward_end": lambda: message("temporaries.backward", bytes=_fmt(transient)),
+        "backward_start": lambda: message("temporaries.backward", bytes=_fmt(transient), dequantised=message(
+            "temporaries.dequantised", bytes=_fmt(dequantised)) if dequantised else ""),
+        "backward_end": lambda: message("temporaries.backward", bytes=_fmt(transient), dequantised=message(
+            "temporaries.dequantised", bytes=_fmt(dequantised)) if dequantised else ""),
         "optimizer": lambda: message(f"temporaries.optimizer.{impl.value}", optimizer=workload.optimizer.value,
                                      bytes=_fmt(update)),
     }[peak]
@@ -854,6 +857,15 @@ def _training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str,
         "kv_cache": 0, "temporaries": max(phase["temporaries"] for phase in by_phase.values()),
         "overhead": workload.overhead_bytes}
     return components, sizes_by_key, by_phase, peak
+
+
+def _dequantised_bytes(workload: Workload, e: int) -> int:
+    """QLoRA: bitsandbytes dequantises each 4-bit matrix to the compute dtype for its matmul, forward
+    and backward, and frees it after: one matrix at a time, the largest (out × in × e)."""
+    if not isinstance(workload.precision, WeightFormat) or workload.precision.name not in QLORA_FORMATS:
+        return 0
+    return max((t.numel for t in model_tensors(workload.model) if len(t.shape) == 2 and t.role in (
+        "attention", "mlp", "shared_expert")), default=0) * e
 
 
 def _head_gradient_bytes(workload: Workload, trainable: list, gradient_bytes: int) -> int:

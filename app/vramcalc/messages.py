@@ -33,7 +33,8 @@ EN: Mapping[str, str] = {
     "temporaries.loss": "cross-entropy's backward: the fp32 gradients of nll_loss and log_softmax, live together, "
                         "2 × 4 B × {tokens} tokens × {vocab} vocabulary = {bytes}",
     "temporaries.backward": "one layer's backward: the gradients of its MLP's hidden tensors (about 3 × batch × seq "
-                            "× MLP width) = {bytes}",
+                            "× MLP width){dequantised} = {bytes}",
+    "temporaries.dequantised": ", and the largest 4-bit matrix dequantised for its matmul ({bytes})",
     "temporaries.optimizer.foreach": "the foreach {optimizer} update: a copy of the whole second moment "
                                      "(torch._foreach_sqrt) = {bytes}",
     "temporaries.optimizer.for-loop": "the {optimizer} update, one tensor at a time: copies of the largest tensor "
