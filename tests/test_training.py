@@ -77,8 +77,47 @@ def test_fused_cross_entropy_never_materialises_the_logits():
     (dict(recipe="amp", precision="fp32"), "precision"),
     (dict(lora_rank=8, recipe="mixed"), "recipe"),
     (dict(recipe="bf16", mixed_precision=1), "mixed_precision"),
+    (dict(optimizer="adamw-8bit", optimizer_impl="foreach"), "optimizer_impl"),  # bitsandbytes: one kernel per tensor
+    (dict(optimizer="adafactor", optimizer_impl="fused"), "optimizer_impl"),
+    (dict(optimizer_impl="vectorised"), "optimizer_impl"),
 ])
 def test_training_settings_a_model_cannot_use_name_the_field(values, field):
     with pytest.raises(ValidationError) as caught:
         estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", **{k: str(v) for k, v in values.items()}}))
     assert caught.value.field == field
+
+
+@pytest.mark.parametrize(("impl", "copies"), [("foreach", 1), ("for-loop", 0), ("fused", 0)])
+def test_the_optimizer_update_and_its_temporaries(impl, copies):
+    # fp32 AdamW: foreach's _foreach_sqrt copies the whole second moment (4 B per parameter); the for-loop
+    # two copies of the largest tensor; fused none. The update phase holds weights, gradients, state.
+    breakdown = estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", "recipe": "fp32",
+                                         "optimizer_impl": impl, "seq": "512"}))
+    params = breakdown.params
+    update = breakdown.phases["optimizer"]
+    assert update["weights"] + update["gradients"] + update["optimizer"] == 16 * params
+    if copies:
+        assert update["temporaries"] == 4 * params
+    elif impl == "for-loop":
+        assert update["temporaries"] == 2 * 128_256 * 4096 * 4  # the embedding, the largest tensor
+    else:
+        assert update["temporaries"] == 0
+
+
+def test_gradient_accumulation_keeps_gradients_through_the_forward():
+    values = {"model": "llama-3.1-8b", "mode": "training", "recipe": "bf16", "seq": "1024"}
+    one = estimate(parse_workload(values))
+    four = estimate(parse_workload({**values, "grad_accum": "4"}))
+    assert one.phases["forward"]["gradients"] == 0
+    assert four.phases["forward"]["gradients"] == four.size_of("gradients")
+    assert four.phase_totals()["forward"] == one.phase_totals()["forward"] + four.size_of("gradients")
+    assert four.total_bytes >= one.total_bytes
+
+
+def test_fused_cross_entropy_removes_the_loss_gradient():
+    values = {"model": "llama-3.1-8b", "mode": "training", "recipe": "bf16", "seq": "4096", "lora_rank": "16"}
+    plain = estimate(parse_workload(values))
+    fused = estimate(parse_workload({**values, "fused_ce": "1"}))
+    assert plain.phases["loss"]["temporaries"] == 2 * 4 * 4096 * 128_256
+    assert fused.phases["loss"]["temporaries"] == 0
+    assert fused.total_bytes < plain.total_bytes

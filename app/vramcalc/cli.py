@@ -92,6 +92,10 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
                        help="LoRA adapters of rank R (0: full fine-tuning); with --precision nf4 or nf4-dq: QLoRA")
     train.add_argument("--lora-targets", dest="lora_targets", default=DEFAULTS["lora_targets"], metavar="LIST",
                        help="all-linear (default) or a subset of q,k,v,o,gate,up,down")
+    train.add_argument("--lora-dropout", dest="lora_dropout", default=DEFAULTS["lora_dropout"], metavar="P",
+                       help="peft's lora_dropout (default 0): each adapted layer then keeps a mask and a dropped copy")
+    train.add_argument("--lora-dtype", dest="lora_dtype", default=DEFAULTS["lora_dtype"], metavar="DTYPE",
+                       help="the adapters' dtype: fp32 (peft's default), bf16 or fp16")
     train.add_argument("--lora-embeddings", dest="lora_embeddings", action="store_true",
                        help="train the embeddings and head in full as well")
     train.add_argument("--grad-accum", dest="grad_accum", default=DEFAULTS["grad_accum"], metavar="N",
@@ -143,7 +147,8 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
         for key in ("mode", "precision", "group_size", "batch", "seq", "optimizer", "checkpointing", "attention",
                     "overhead_gib", "runtime", "gpu", "gpu_memory_utilization", "max_num_batched_tokens",
                     "max_num_seqs", "gpu_layers", "ubatch", "parallel", "kv_precision_k", "kv_precision_v",
-                    "wired_limit_mb", "macos", "recipe", "lora_rank", "lora_targets", "grad_accum")
+                    "wired_limit_mb", "macos", "recipe", "lora_rank", "lora_targets", "grad_accum", "optimizer_impl",
+                    "lora_dropout", "lora_dtype")
     }
     values["kv_precision"] = args.kv_precision or ""
     values["mixed_precision"] = "1" if args.mixed_precision else "0"

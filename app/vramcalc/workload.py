@@ -502,6 +502,9 @@ def check_consistency(workload: Workload) -> None:
     if workload.runtime is Runtime.LLAMACPP and isinstance(fmt, WeightFormat) and fmt.kind not in ("gguf",):
         raise ValidationError("precision", fmt.name, "llama.cpp runs GGUF files: choose a GGUF type (q4_k_m, q8_0, "
                                                      "f16, ...) or a nominal precision")
+    if workload.is_training and isinstance(fmt, WeightFormat) and fmt.kind == "gguf":
+        raise ValidationError("precision", fmt.name, "GGUF files are for llama.cpp inference; training needs fp32, "
+                                                     "fp16 or bf16 weights, or nf4/nf4-dq under LoRA (QLoRA)")
     if workload.runtime is not Runtime.LLAMACPP and isinstance(fmt, WeightFormat) and fmt.kind == "gguf":
         raise ValidationError("precision", fmt.name, "GGUF types run on llama.cpp (runtime llamacpp)")
     if workload.is_training:
