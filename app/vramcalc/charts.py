@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .fit import per_gpu_bytes
+from .pergpu import per_gpu
 from .memory import estimate
 from .messages import message
 from .units import GIB, format_count, format_gib
@@ -75,7 +75,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> C
     x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer or 0))))
     xs = sorted({max(1, round(x_max * i / SAMPLES)) for i in range(SAMPLES + 1)})
     ys = [
-        per_gpu_bytes(estimate(dataclasses.replace(workload, **{key: x})).total_bytes, workload.overhead_bytes, target.count)
+        per_gpu(estimate(dataclasses.replace(workload, **{key: x})), target.count).total_bytes
         for x in xs
     ]
     usable = target.gpu.usable_bytes

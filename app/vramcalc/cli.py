@@ -21,6 +21,7 @@ from . import capacity, catalog
 from .errors import ValidationError
 from .gpus import load_gpus
 from .fit import GpuFit, fit_all
+from .pergpu import per_gpu
 from .memory import Breakdown
 from .memory import estimate
 from .messages import EN
@@ -43,8 +44,9 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
         parser = argparse.ArgumentParser(
             prog="vramcalc fit",
             description="The longest sequence, largest batch, fewest GPUs and largest model (same width, "
-            "more or fewer layers) for a workload on a GPU. Several GPUs split the workload evenly, each "
-            "paying the overhead.",
+            "more or fewer layers) for a workload on a GPU. Several GPUs hold what the most loaded rank of "
+            "their layout holds (--tp/--pp/--dp/--zero/...; default: tensor parallel for inference, ZeRO-3 for "
+            "training).",
         )
         where = parser.add_argument_group("target")
         where.add_argument("--gpu", default=DEFAULTS["gpu"], help=f"one of: {', '.join(load_gpus())}; a Mac "
@@ -106,6 +108,17 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
     train.add_argument("--attention", choices=_choices(Attention), default=DEFAULTS["attention"])
     parser.add_argument("--overhead-gib", dest="overhead_gib", default=DEFAULTS["overhead_gib"], metavar="X",
                         help="framework overhead in GiB (default: the engine's own; transformers 1)")
+    multi = parser.add_argument_group("several GPUs (default layout: TP for inference, ZeRO-3 data parallel "
+                                      "for training)")
+    if not target:
+        multi.add_argument("--gpus", default=DEFAULTS["gpus"], metavar="N", help="how many GPUs (default 1)")
+    for key, text in (("tp", "tensor parallel"), ("pp", "pipeline stages"), ("dp", "data parallel (default: the rest)"),
+                      ("ep", "expert parallel (inside dp)"), ("cp", "context parallel"),
+                      ("vpp", "interleaved chunks per stage"), ("zero", "DeepSpeed ZeRO stage 0-3")):
+        multi.add_argument(f"--{key}", default=DEFAULTS[key], metavar="N", help=text)
+    multi.add_argument("--sp", action="store_true", help="sequence parallel (with --tp)")
+    multi.add_argument("--fsdp", default=DEFAULTS["fsdp"], metavar="MODE", help="full-shard, shard-grad-op, hybrid-shard")
+    multi.add_argument("--offload", default=DEFAULTS["offload"], metavar="WHAT", help="none, optimizer, optimizer+params")
     engine = parser.add_argument_group("engine")
     engine.add_argument("--runtime", default=DEFAULTS["runtime"], metavar="NAME",
                         help="transformers (default; generate with a dynamic cache), vllm (also SGLang), "
@@ -148,8 +161,9 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
                     "overhead_gib", "runtime", "gpu", "gpu_memory_utilization", "max_num_batched_tokens",
                     "max_num_seqs", "gpu_layers", "ubatch", "parallel", "kv_precision_k", "kv_precision_v",
                     "wired_limit_mb", "macos", "recipe", "lora_rank", "lora_targets", "grad_accum", "optimizer_impl",
-                    "lora_dropout", "lora_dtype")
+                    "lora_dropout", "lora_dtype", "tp", "pp", "dp", "ep", "cp", "vpp", "zero", "fsdp", "offload")
     }
+    values["sp"] = "1" if args.sp else "0"
     values["kv_precision"] = args.kv_precision or ""
     values["mixed_precision"] = "1" if args.mixed_precision else "0"
     values["enforce_eager"] = "1" if args.enforce_eager else "0"
@@ -172,8 +186,9 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
     return values, config
 
 
-def to_json(breakdown: Breakdown, fits: Sequence[GpuFit]) -> dict:
+def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict:
     """The stable JSON shape scripts rely on."""
+    rank = per_gpu(breakdown, gpus)
     return {
         "params": breakdown.params,
         "active_params": breakdown.active_params,
@@ -181,7 +196,10 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit]) -> dict:
         "total_bytes": breakdown.total_bytes,
         "assumptions": list(breakdown.assumptions),
         "runtime": dict(breakdown.runtime),
-        "host_bytes": breakdown.host_bytes,
+        "host_bytes": breakdown.host_bytes + rank.host_bytes,
+        "per_gpu": {"components": rank.components, "total_bytes": rank.total_bytes, "rank": rank.rank,
+                    "layout": rank.layout.describe(), "gpus": rank.layout.gpus, "peak_phase": rank.peak_phase,
+                    "stages": rank.stages, "host_bytes": rank.host_bytes},
         "peak_phase": breakdown.peak_phase,
         "phases": breakdown.phase_totals() or {breakdown.peak_phase: breakdown.total_bytes - breakdown.bytes_of("overhead")},
         "phase_components": {name: dict(live) for name, live in breakdown.phases.items()},
@@ -250,9 +268,27 @@ def breakdown_main(argv: Sequence[str]) -> int:
         breakdown = estimate(parse_workload(values, config=config))
     except ValidationError as error:
         return _usage_error(error)
+    try:
+        gpus = parse_target({"gpus": args.gpus}).count
+        rank = per_gpu(breakdown, gpus)
+    except ValidationError as error:
+        return _usage_error(error)
     gpu_fits = fit_all(breakdown)
-    print(json.dumps(to_json(breakdown, gpu_fits)) if args.json else to_table(breakdown, gpu_fits))
+    if args.json:
+        print(json.dumps(to_json(breakdown, gpu_fits, gpus)))
+    else:
+        print(to_table(breakdown, gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else ""))
     return 0
+
+
+def _per_gpu_lines(rank) -> str:
+    lines = ["", f"per GPU, {rank.layout.describe()} ({rank.rank}, peak at {rank.peak_phase}): "
+                 f"{format_gib(rank.total_bytes)}"]
+    lines += [f"  {EN[key]:<24}{value / 2**30:>10.2f} GiB" for key, value in rank.components.items() if value]
+    lines += [f"  {stage}: {format_gib(total)}" for stage, total in rank.stages.items()]
+    if rank.host_bytes:
+        lines.append(f"  host memory per node (offloaded states): {format_gib(rank.host_bytes)}")
+    return "\n".join(lines)
 
 
 def fit_main(argv: Sequence[str]) -> int:

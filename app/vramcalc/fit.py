@@ -1,8 +1,7 @@
 """How a workload fits on each GPU.
 
-Several GPUs are assumed to split the workload evenly (tensor or pipeline
-parallel), each paying the framework overhead itself:
-per-GPU bytes = overhead + ceil((total - overhead) / n)."""
+Several GPUs hold what the most loaded rank of a layout holds (pergpu.py): the layout the workload
+names, or the mode's default (tensor parallel for inference, ZeRO-3 data parallel for training)."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ import dataclasses
 import enum
 
 from .gpus import GpuSpec, table_gpus
+from .errors import ValidationError
 from .memory import Breakdown
 
 TIGHT_RATIO = 0.9  # above 90 % of a card the allocator's fragmentation (2–10 %, reference.md §2.8) may not leave room
@@ -49,14 +49,44 @@ def gpus_needed(total_bytes: int, overhead_bytes: int, usable_bytes: int) -> int
     return max(1, -(-(total_bytes - overhead_bytes) // room))
 
 
+MAX_SEARCH_GPUS = 1024
+
+
+def fewest_gpus(breakdown: Breakdown, usable_bytes: int) -> int | None:
+    """The fewest GPUs whose most loaded rank fits (None: none up to 1,024). A layout that names
+    every degree has one count; one that leaves dp open grows in steps of tp × pp × cp; without a
+    layout, the mode's default for n = 1, 2, 4, ... and then the smallest n below that fits."""
+    from .pergpu import per_gpu  # imported here: pergpu needs the workload module, which fit.py does not
+    workload = breakdown.workload
+    if workload.overhead_bytes >= usable_bytes:
+        return None
+
+    def ok(n: int) -> bool:
+        try:
+            return per_gpu(breakdown, n).total_bytes <= usable_bytes
+        except ValidationError:
+            return False
+
+    step = 1
+    if workload.layout_given:
+        step = (workload.tp or 1) * (workload.pp or 1) * (workload.cp or 1)
+        if workload.dp is not None:
+            return step * workload.dp if ok(step * workload.dp) else None
+    high = step
+    while not ok(high):
+        high *= 2
+        if high > MAX_SEARCH_GPUS:
+            return None
+    return next(n for n in range(high // 2 + step, high + 1, step) if ok(n)) if high > step else high
+
+
 def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     total = breakdown.total_bytes
-    overhead = breakdown.workload.overhead_bytes
     return tuple(
         GpuFit(
             gpu=gpu,
             utilization=total / gpu.usable_bytes,
-            count=gpus_needed(total, overhead, gpu.usable_bytes),
+            count=fewest_gpus(breakdown, gpu.usable_bytes),
         )
         for gpu in table_gpus().values()
     )

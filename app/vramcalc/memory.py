@@ -202,6 +202,9 @@ def optimizer_state_bytes(workload: Workload) -> Component:
     tensors, params, _ = _trainable(workload)
     state = _adapter_bytes(workload) if workload.lora else _states(workload).state
     num_bytes = training.optimizer_state_bytes(optimizer, tensors, state)
+    listed = sum(t.numel for t in tensors)
+    if listed and listed != params:  # a custom model of three numbers: its tensors only sketch the shapes
+        num_bytes = num_bytes * params // listed
     per_param = num_bytes / params if params else 0
     return Component(
         key="optimizer",

@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 from .engines import Runtime
 from .errors import ValidationError
-from .fit import gpus_needed, per_gpu_bytes
+from .fit import fewest_gpus
+from .pergpu import per_gpu
 from .memory import estimate
 from .models import MAX_LAYERS, ModelSpec
 from .options import Precision
@@ -51,7 +52,7 @@ def fits(workload: Workload, target: Target) -> bool:
     breakdown = estimate(workload)
     if workload.runtime is Runtime.VLLM and breakdown.runtime.get("kv_pool_bytes", 0) < breakdown.bytes_of("kv_cache"):
         return False
-    return per_gpu_bytes(breakdown.total_bytes, workload.overhead_bytes, target.count) <= target.gpu.usable_bytes
+    return per_gpu(breakdown, target.count).total_bytes <= target.gpu.usable_bytes
 
 
 def largest(ok: Callable[[int], bool], low: int, high: int, start: int = 1) -> int | None:
@@ -102,7 +103,9 @@ def max_batch(workload: Workload, target: Target) -> int | None:
 
 
 def min_gpus(workload: Workload, target: Target) -> int | None:
-    return gpus_needed(estimate(workload).total_bytes, workload.overhead_bytes, target.gpu.usable_bytes)
+    """The fewest GPUs of the target's kind: under the layout the workload names, its own count if it
+    fits; otherwise the mode's default layout (parallel.default_layout) for 1, 2, ... GPUs."""
+    return fewest_gpus(estimate(workload), target.gpu.usable_bytes)
 
 
 def max_layers(workload: Workload, target: Target) -> int | None:

@@ -20,6 +20,8 @@ from .training import ALL_LINEAR, Lora, Recipe, parse_targets
 from .training import adapter_tensors as training_adapters
 from .training import compute_precision as training_compute
 from .step import allowed_impls
+from .parallel import Fsdp, Layout, Offload, default_layout
+from . import parallel
 from .formats import DEFAULT_GROUP_SIZE, WeightFormat, check_format, names as format_names, parse_format
 from .options import NOMINAL, Attention, Checkpointing, Mode, Optimizer, OptimizerImpl, Precision
 from .units import GB, GIB
@@ -68,6 +70,17 @@ DEFAULTS: Mapping[str, str] = {
     "kv_precision_v": "",  # llama.cpp --cache-type-v
     "gpu": "h100-80gb",  # the card the reverse questions are asked about
     "gpus": "1",
+    # several GPUs (parallel.py): empty degrees come from `gpus` and the mode's default layout
+    "tp": "",
+    "pp": "",
+    "dp": "",
+    "ep": "",
+    "cp": "",
+    "sp": "0",
+    "vpp": "1",
+    "zero": "",
+    "fsdp": "",
+    "offload": "none",
     "wired_limit_mb": "",  # Apple Silicon: sysctl iogpu.wired_limit_mb (MiB); empty or 0: the macOS default
     "macos": str(DEFAULT_MACOS),  # Apple Silicon: the macOS version whose default GPU limit applies
     "vram": "",  # a memory size (GB) the user adds to the capacity table
@@ -128,6 +141,21 @@ class Workload:
     parallel: int = 1
     kv_precision_k: Precision | None = None
     kv_precision_v: Precision | None = None
+    tp: int | None = None  # None: from `gpus` and the mode's default layout (parallel.py)
+    pp: int | None = None
+    dp: int | None = None
+    ep: int | None = None
+    cp: int | None = None
+    sp: bool = False
+    vpp: int = 1
+    zero: int | None = None
+    fsdp: Fsdp = Fsdp.NONE
+    offload: Offload = Offload.NONE
+
+    @property
+    def layout_given(self) -> bool:
+        return any(getattr(self, key) is not None for key in ("tp", "pp", "dp", "ep", "cp", "zero")) or (
+            self.fsdp is not Fsdp.NONE or self.offload is not Offload.NONE or self.sp or self.vpp > 1)
 
     @property
     def effective_kv_precision(self) -> Precision:
@@ -309,6 +337,13 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "parallel": lambda t: parse_int("parallel", t, 1, MAX_PARALLEL),
     "kv_precision_k": lambda t: None if t == "" else parse_choice("kv_precision_k", t, Precision),
     "kv_precision_v": lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision),
+    **{key: (lambda t, key=key: None if t.strip() == "" else parse_int(key, t, 1, MAX_GPUS))
+       for key in ("tp", "pp", "dp", "ep", "cp")},
+    "sp": lambda t: parse_flag("sp", t),
+    "vpp": lambda t: parse_int("vpp", t, 1, 64),
+    "zero": lambda t: None if t.strip() == "" else parse_int("zero", t, 0, 3),
+    "fsdp": lambda t: parse_choice("fsdp", t, Fsdp),
+    "offload": lambda t: parse_choice("offload", t, Offload),
 }
 _FIELD_ATTRIBUTE = {"overhead_gib": "overhead_bytes"}  # keys whose Workload attribute is named by its unit
 
@@ -511,6 +546,31 @@ def check_consistency(workload: Workload) -> None:
         _check_training(workload)
     else:
         _check_inference(workload)
+    if workload.layout_given:
+        parallel.check(_degrees(workload), workload.model, training=workload.is_training)
+
+
+def _degrees(workload: Workload, dp: int = 1) -> Layout:
+    return Layout(tp=workload.tp or 1, pp=workload.pp or 1, dp=workload.dp or dp, ep=workload.ep or 1,
+                  cp=workload.cp or 1, sp=workload.sp, vpp=workload.vpp, zero=workload.zero or 0, fsdp=workload.fsdp,
+                  offload=workload.offload)
+
+
+def resolve_layout(workload: Workload, gpus: int) -> Layout:
+    """The layout `gpus` GPUs run: the one the workload names (dp from gpus when not given; the
+    product must be gpus), or the mode's default (llama.cpp splits layers across GPUs)."""
+    if not workload.layout_given:
+        if workload.runtime is Runtime.LLAMACPP and gpus > 1:
+            return Layout(pp=min(gpus, workload.model.layers))
+        return default_layout(workload.model, gpus, training=workload.is_training)
+    layout = _degrees(workload)
+    if workload.dp is None:
+        rest = layout.tp * layout.pp * layout.cp
+        if gpus % rest:
+            raise ValidationError("gpus", gpus, f"tp × pp × cp = {rest} does not divide the {gpus} GPUs")
+        layout = _degrees(workload, dp=gpus // rest)
+    parallel.check(layout, workload.model, training=workload.is_training, gpus=gpus)
+    return layout
 
 
 def _check_inference(workload: Workload) -> None:
