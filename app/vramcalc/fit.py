@@ -67,6 +67,8 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int) -> int | None:
         except ValidationError:
             return False
 
+    if not workload.layout_given and breakdown.total_bytes <= usable_bytes:
+        return 1
     step = 1
     if workload.layout_given:
         step = (workload.tp or 1) * (workload.pp or 1) * (workload.cp or 1)

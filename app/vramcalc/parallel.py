@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import math
 
 from . import formats
@@ -202,6 +203,7 @@ class Shares:
     largest_layer_params: int  # ZeRO-3's gather buffer: DeepSpeed's "largest layer", the largest module's parameters
 
 
+@functools.lru_cache(maxsize=512)
 def shares(model: ModelSpec, layout: Layout, stage: int, weight_format=None, group_size: int = 128) -> Shares:
     tensors = model_tensors(model)
     sizes = formats.tensor_bytes(model, weight_format, group_size=group_size, nominal_bits=16)
