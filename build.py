@@ -30,6 +30,7 @@ from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
 from vramcalc.engines import Runtime  # noqa: E402
 from vramcalc.training import Recipe  # noqa: E402
 from vramcalc.formats import WEIGHT_FORMAT_GROUPS  # noqa: E402
+from vramcalc.parallel import Fsdp, Offload  # noqa: E402
 from vramcalc.options import KV_FORMATS, Attention, Checkpointing, Optimizer, OptimizerImpl, Precision  # noqa: E402
 from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target  # noqa: E402
 from vramcalc.workload import CUSTOM_KEYS, parse_capacity_query, parse_target  # noqa: E402
@@ -88,6 +89,8 @@ def build(out: Path) -> None:
         custom_fields=CUSTOM_KEYS,
         optimizers=[o.value for o in Optimizer],
         optimizer_impls=[i.value for i in OptimizerImpl],
+        fsdp_modes=[m.value for m in Fsdp],
+        offloads=[o.value for o in Offload],
         checkpointings=[c.value for c in Checkpointing],
         attentions=[a.value for a in Attention],
         t=message,

@@ -28,10 +28,10 @@ from vramcalc.link import decode, encode  # noqa: E402
 from vramcalc.messages import message  # noqa: E402
 from vramcalc.models import from_hf_config, load_presets  # noqa: E402
 from vramcalc.present import present, present_capacity, present_target  # noqa: E402
-from vramcalc.workload import parse_capacity_query, parse_target, suggested_runtime  # noqa: E402
+from vramcalc.workload import parse_capacity_query, parse_target, resolve_layout, suggested_runtime  # noqa: E402
 
 INPUT_AREAS = "#form, #reverse, #capacity-section"
-CHECKBOXES = ("mixed_precision", "enforce_eager", "lora_embeddings", "fused_ce")  # every control lives in one of these
+CHECKBOXES = ("mixed_precision", "enforce_eager", "lora_embeddings", "fused_ce", "sp")  # every control lives in one of these
 # What the page shows before Python has drawn anything: the prerendered defaults.
 DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
 state = {
@@ -207,9 +207,14 @@ def update(*_args):
     element("training-fields").hidden = values["mode"] != "training"
     element("lora-fields").hidden = values["lora_rank"].strip() in ("", "0")
     element("mixed-precision-field").hidden = values["recipe"] != ""
+    element("layout-fields").hidden = values["gpus"].strip() in ("", "1")
+    element("sharding-fields").hidden = values["mode"] != "training"
     problems = []
     workload = attempt(lambda: parse_workload(values, config=state["config"]), problems)
     target = attempt(lambda: parse_target(values), problems)
+    if workload is not None and target is not None and attempt(
+            lambda: resolve_layout(workload, target.count), problems) is None:
+        target = None  # a layout that does not fit these GPUs: its field says why
     query = attempt(lambda: parse_capacity_query(values), problems)
     show_errors(problems)
     mark_stale("results", workload is None)

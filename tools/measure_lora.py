@@ -57,10 +57,7 @@ Needs: pip install torch==2.13.0 transformers peft
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
-import platform
 import sys
 import time
 import warnings
@@ -364,12 +361,8 @@ def main(argv=None):
                   case["saved_bytes"], full["saved_bytes"], case["saved_ratio_to_full_finetune"], file=sys.stderr)
         print(family, f"{time.monotonic() - started:.0f} s", file=sys.stderr)
     result = {
-        "generated": datetime.date.today().isoformat(),
-        "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
+        **M.provenance("tools/measure_lora.py"),
         "peft": peft.__version__,
-        "tool": "tools/measure_lora.py",
         "peft_default_adapter_dtype": "fp32: get_peft_model(autocast_adapter_dtype=True) upcasts bf16/fp16 "
                                       "adapter weights to fp32; cases with adapter_dtype bf16 pass False",
         "notes": [
@@ -383,9 +376,7 @@ def main(argv=None):
         "cases": cases,
         "skipped": skipped,
     }
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
-        f.write("\n")
+    M.write_json(args.out, result)
 
 
 if __name__ == "__main__":

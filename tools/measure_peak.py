@@ -41,10 +41,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
-import json
 import os
-import platform
 import sys
 import time
 import warnings
@@ -350,50 +347,39 @@ def main(argv=None):
     parser.add_argument("--families", nargs="+")
     args = parser.parse_args(argv)
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    result = {
-        "generated": datetime.date.today().isoformat(),
-        "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
-        "torch": torch.__version__, "transformers": transformers.__version__,
-        "tool": "tools/measure_peak.py",
-        "toy": check_tracker(),
-        "training": [], "prefill": [], "skipped": [],
-    }
+    result = {**M.provenance("tools/measure_peak.py"), "toy": check_tracker(), "training": [], "prefill": [],
+              "skipped": []}
     if args.only in (None, "training"):
-        for case in training_plan():
-            family, attention, recipe, batch, seq, checkpointing, optimizer, impl, lora = case
-            if args.families and family not in args.families:
-                continue
-            started = time.monotonic()
-            try:
-                config, measured = measure_training(*case)
-            except Exception as error:
-                result["skipped"].append({"case": list(case), "reason": f"{type(error).__name__}: {error}"})
-                print("SKIPPED", case, error, file=sys.stderr)
-                continue
-            result["training"].append({
-                "family": family, "config": config, "attention": attention, "recipe": recipe, "batch": batch,
-                "seq": seq, "checkpointing": checkpointing, "optimizer": optimizer, "optimizer_impl": impl,
-                "lora": {"rank": lora[0], "targets": lora[1]} if lora else None, **measured})
-            print(case, measured["peak_phase"], measured["peak_bytes"], f"{time.monotonic() - started:.1f}s",
-                  file=sys.stderr)
+        _run(training_plan(), measure_training, _training_entry, result["training"], result["skipped"], args.families)
     if args.only in (None, "prefill"):
-        for case in prefill_plan():
-            family, attention, dtype, batch, seq = case
-            if args.families and family not in args.families:
-                continue
-            try:
-                config, measured = measure_prefill(*case)
-            except Exception as error:
-                result["skipped"].append({"case": list(case), "reason": f"{type(error).__name__}: {error}"})
-                print("SKIPPED", case, error, file=sys.stderr)
-                continue
-            result["prefill"].append({"family": family, "config": config, "attention": attention,
-                                      "precision": dtype, "batch": batch, "seq": seq, **measured})
-            print(case, measured, file=sys.stderr)
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
-        f.write("\n")
+        _run(prefill_plan(), measure_prefill, _prefill_entry, result["prefill"], result["skipped"], args.families)
+    M.write_json(args.out, result)
 
+
+def _run(plan, measure, entry, out, skipped, families):
+    """Measure every case of a plan (only `families` when given); a case that raises is recorded as skipped."""
+    for case in plan:
+        if families and case[0] not in families:
+            continue
+        started = time.monotonic()
+        try:
+            config, measured = measure(*case)
+        except Exception as error:
+            skipped.append({"case": list(case), "reason": f"{type(error).__name__}: {error}"})
+            print("SKIPPED", case, error, file=sys.stderr)
+            continue
+        out.append({**entry(*case), "config": config, **measured})
+        print(case, f"{time.monotonic() - started:.1f}s", file=sys.stderr)
+
+
+def _training_entry(family, attention, recipe, batch, seq, checkpointing, optimizer, impl, lora):
+    return {"family": family, "attention": attention, "recipe": recipe, "batch": batch, "seq": seq,
+            "checkpointing": checkpointing, "optimizer": optimizer, "optimizer_impl": impl,
+            "lora": {"rank": lora[0], "targets": lora[1]} if lora else None}
+
+
+def _prefill_entry(family, attention, dtype, batch, seq):
+    return {"family": family, "attention": attention, "precision": dtype, "batch": batch, "seq": seq}
 
 if __name__ == "__main__":
     main()

@@ -406,15 +406,18 @@ def main(argv=None):
                               "checkpointing": checkpointing, "measured": measured})
                 print(family, attention, dtype_name, batch, seq, checkpointing, measured, file=sys.stderr)
         print(family, f"{time.monotonic() - started:.0f} s", file=sys.stderr)
-    result = {
-        "generated": datetime.date.today().isoformat(),
-        "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "tool": "tools/measure_reference.py",
-        "cases": cases,
-    }
-    with open(args.out, "w", encoding="utf-8") as f:
+    write_json(args.out, {**provenance("tools/measure_reference.py"), "cases": cases})
+
+
+def provenance(tool: str) -> dict:
+    """When, where and with what versions a golden file was measured."""
+    return {"generated": datetime.date.today().isoformat(),
+            "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
+            "torch": torch.__version__, "transformers": transformers.__version__, "tool": tool}
+
+
+def write_json(path: str, result: dict) -> None:
+    with open(path, "w", encoding="utf-8") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
 

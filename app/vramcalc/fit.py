@@ -11,6 +11,7 @@ import enum
 from .gpus import GpuSpec, table_gpus
 from .errors import ValidationError
 from .memory import Breakdown
+from .pergpu import per_gpu
 
 TIGHT_RATIO = 0.9  # above 90 % of a card the allocator's fragmentation (2–10 %, reference.md §2.8) may not leave room
 
@@ -36,19 +37,6 @@ class GpuFit:
         return Verdict.DOES_NOT_FIT
 
 
-def per_gpu_bytes(total_bytes: int, overhead_bytes: int, count: int) -> int:
-    shared = total_bytes - overhead_bytes
-    return overhead_bytes + -(-shared // count)
-
-
-def gpus_needed(total_bytes: int, overhead_bytes: int, usable_bytes: int) -> int | None:
-    """The fewest GPUs whose even split fits: ceil((total - overhead) / (usable - overhead))."""
-    room = usable_bytes - overhead_bytes
-    if room <= 0:
-        return None
-    return max(1, -(-(total_bytes - overhead_bytes) // room))
-
-
 MAX_SEARCH_GPUS = 1024
 
 
@@ -56,7 +44,6 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int) -> int | None:
     """The fewest GPUs whose most loaded rank fits (None: none up to 1,024). A layout that names
     every degree has one count; one that leaves dp open grows in steps of tp × pp × cp; without a
     layout, the mode's default for n = 1, 2, 4, ... and then the smallest n below that fits."""
-    from .pergpu import per_gpu  # imported here: pergpu needs the workload module, which fit.py does not
     workload = breakdown.workload
     if workload.overhead_bytes >= usable_bytes:
         return None

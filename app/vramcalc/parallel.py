@@ -118,8 +118,8 @@ def default_layout(model: ModelSpec, gpus: int, *, training: bool) -> Layout:
     return Layout(tp=tp, pp=gpus // tp)
 
 
-def check(layout: Layout, model: ModelSpec, *, training: bool, gpus: int | None = None) -> list[str]:
-    """Raise on a layout the model cannot run; return notes on settings that change nothing."""
+def check(layout: Layout, model: ModelSpec, *, training: bool, gpus: int | None = None) -> None:
+    """Raise on a layout the model cannot run (with `gpus`, also on one that does not multiply to it)."""
     for name in ("tp", "pp", "dp", "ep", "cp", "vpp"):
         if getattr(layout, name) < 1:
             raise ValidationError(name, getattr(layout, name), "must be at least 1")
@@ -150,10 +150,6 @@ def check(layout: Layout, model: ModelSpec, *, training: bool, gpus: int | None 
                 raise ValidationError(name, getattr(value, "value", value), "applies to training only")
     if layout.offload is Offload.OPTIMIZER_PARAMS and layout.stage != 3:
         raise ValidationError("offload", layout.offload.value, "offloading parameters needs ZeRO-3 or FSDP full-shard")
-    notes = []
-    if (layout.stage or layout.offload is not Offload.NONE) and layout.shard_group == 1:
-        notes.append("zero")
-    return notes
 
 
 # ---------------------------------------------------------------- what one rank keeps

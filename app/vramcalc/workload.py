@@ -27,6 +27,7 @@ from .options import NOMINAL, Attention, Checkpointing, Mode, Optimizer, Optimiz
 from .units import GB, GIB
 
 CUSTOM = "custom"
+LAYOUT_KEYS = ("tp", "pp", "dp", "ep", "cp", "sp", "vpp", "zero", "fsdp", "offload")
 CONFIG = "config"
 
 DEFAULTS: Mapping[str, str] = {
@@ -70,7 +71,7 @@ DEFAULTS: Mapping[str, str] = {
     "kv_precision_v": "",  # llama.cpp --cache-type-v
     "gpu": "h100-80gb",  # the card the reverse questions are asked about
     "gpus": "1",
-    # several GPUs (parallel.py): empty degrees come from `gpus` and the mode's default layout
+    # several GPUs (parallel.py, LAYOUT_KEYS): empty degrees come from `gpus` and the mode's default layout
     "tp": "",
     "pp": "",
     "dp": "",
@@ -470,6 +471,11 @@ def parse_link(
     reported = {problem.field for problem in problems}
     fields = _parse_fields(_TARGET_PARSERS, values, [])
     target = Target(gpu=workload.gpu or gpu(DEFAULTS["gpu"]), count=fields["gpus"])  # the machine as cleaned above
+    try:
+        resolve_layout(workload, target.count)
+    except ValidationError as error:  # a layout these GPUs cannot run: the mode's default layout instead
+        problems.append(error)
+        workload = dataclasses.replace(workload, **{key: _FIELD_PARSERS[key](DEFAULTS[key]) for key in LAYOUT_KEYS})
     problems += [p for p in _target_problems(values) if p.field not in reported]
     problems = list({(p.field, str(p)): p for p in problems}.values())  # a rule retried reports once
     query = _capacity_query(_parse_fields(_CAPACITY_PARSERS, values, problems))
