@@ -19,7 +19,7 @@ from vramcalc.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
 from vramcalc.gpus import load_gpus
 from vramcalc.models import MAX_LAYERS
 from vramcalc.options import Precision
-from vramcalc.solve import fits, largest, max_layers, scaled_depth, solve
+from vramcalc.solve import fits, last_within, max_layers, scaled_depth, solve
 from vramcalc.units import GB
 from vramcalc.workload import MAX_BATCH, MAX_SEQ, Target, parse_target, parse_workload
 
@@ -104,8 +104,34 @@ def test_capacity_cli_rejects_bad_headroom():
 
 
 @given(st.integers(0, 300), st.integers(1, 300), st.integers(1, 400))
-def test_largest_finds_the_last_true(last_true, high, start):
-    assert largest(lambda n: n <= last_true, 1, high, start) == (None if last_true < 1 else min(last_true, high))
+def test_last_within_finds_the_last_fit_of_a_step(last_true, high, start):
+    # bytes that jump from 0 to infinity: no line to follow, so the search must bisect
+    assert last_within(lambda n: 0 if n <= last_true else math.inf, 0, 1, high, start) == \
+        (None if last_true < 1 else min(last_true, high))
+
+
+@given(st.integers(0, 10**9), st.integers(0, 10**6), st.integers(0, 10**3), st.integers(1, 7),
+       st.integers(0, 2 * 10**9), st.integers(1, 10**6), st.integers(1, 2 * 10**6))
+def test_last_within_is_exact_on_lines_parabolas_and_stairs(fixed, linear, square, stair, limit, high, start):
+    def size(n):
+        return fixed + linear * (n // stair * stair) + square * n * n
+
+    got = last_within(size, limit, 1, high, start)
+    if size(1) > limit:
+        assert got is None
+        return
+    assert size(got) <= limit and (got == high or size(got + 1) > limit)
+
+
+def test_last_within_needs_few_estimates_on_a_line():
+    calls = []
+
+    def size(n):
+        calls.append(n)
+        return 10**9 + 123_457 * n
+
+    assert last_within(size, 80 * 10**9, 1, 10**6, 4096) == (80 * 10**9 - 10**9) // 123_457
+    assert len(calls) <= 5, calls
 
 
 targets = st.builds(Target, gpu=st.sampled_from(list(load_gpus().values())), count=st.integers(1, 16))

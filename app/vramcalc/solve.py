@@ -1,15 +1,18 @@
 """The reverse questions: for a workload and a target (one kind of GPU, `count` of them
-sharing evenly as in fit.py), the longest sequence, the largest batch and the largest
-model that fit, and the fewest GPUs needed.
+under the workload's layout as in pergpu.py), the longest sequence, the largest batch and
+the largest model that fit, and the fewest GPUs needed.
 
-"Fits" means the per-GPU bytes are at most the GPU's usable memory (gpus.py). Memory
-never decreases as the sequence, the batch or the depth grows, so each answer is found
-by doubling then bisecting, and is exact: the answer fits and one more does not.
+"Fits" means the most loaded GPU's bytes are at most the GPU's usable memory (gpus.py).
+Memory never decreases as the sequence, the batch or the depth grows, and it is linear or
+quadratic in each, so `last_within` predicts the answer from the bytes at two points and
+checks it with a few more estimates (regula falsi on integers, falling back to bisection
+where the bytes jump). Each answer is exact: it fits and one more does not.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 
 from .engines import Runtime
@@ -46,39 +49,69 @@ class Solution:
     best_kv_format: str | None = None  # the most precise KV format of this engine that fits (inference)
 
 
-def fits(workload: Workload, target: Target) -> bool:
-    """The per-GPU bytes within the card; for vLLM also the requested sequences within its KV pool,
-    which it sizes from the card and its utilization share (it will not start without room)."""
+def need(workload: Workload, target: Target) -> float:
+    """The most loaded GPU's bytes; infinite when the workload cannot run at all at this size
+    (on vLLM, requested sequences beyond the KV pool it sizes from the card: it will not start)."""
     breakdown = estimate(workload)
     if workload.runtime is Runtime.VLLM and breakdown.runtime.get("kv_pool_bytes", 0) < breakdown.bytes_of("kv_cache"):
-        return False
-    return per_gpu(breakdown, target.count).total_bytes <= target.gpu.usable_bytes
+        return math.inf
+    return per_gpu(breakdown, target.count).total_bytes
 
 
-def largest(ok: Callable[[int], bool], low: int, high: int, start: int = 1) -> int | None:
-    """The largest n in [low, high] with ok(n), for ok true up to some n and false after it.
+def fits(workload: Workload, target: Target) -> bool:
+    """The per-GPU bytes within the card (and, for vLLM, the sequences within its KV pool)."""
+    return need(workload, target) <= target.gpu.usable_bytes
 
-    Doubles up from `start` (a guess such as the current value) until ok fails, then bisects.
+
+def last_within(size: Callable[[int], float], limit: float, low: int, high: int, start: int = 1) -> int | None:
+    """The largest n in [low, high] with size(n) <= limit, for size never decreasing in n.
+
+    From `start` (a guess such as the current value) it extrapolates the line through the two
+    latest points until it passes the limit, then narrows the bracket by interpolating inside
+    it, bisecting instead whenever interpolation fails to halve it. On bytes linear in n this
+    takes about four estimates, on quadratic ones a few more, where bisection alone takes
+    twenty or more (each estimate of a deep model walks every layer).
     """
-    if not ok(low):
+    memo: dict[int, float] = {}
+
+    def at(n: int) -> float:
+        if n not in memo:
+            memo[n] = size(n)
+        return memo[n]
+
+    if at(low) > limit:
         return None
-    good = low
-    step = max(start, low)
-    while True:
-        probe = min(max(step, good + 1), high)
+    good, bad = low, None
+    probe = min(max(start, low + 1), high)
+    while bad is None:  # grow: each probe is where the line through the last two points meets the limit
         if probe <= good:
             return good  # good == high
-        if not ok(probe):
+        if at(probe) > limit:
             bad = probe
             break
-        good = probe
-        step = probe * 2
+        previous, good = good, probe
+        rise = at(good) - at(previous)
+        reach = int((limit - at(good)) * (good - previous) / rise) if rise > 0 else good
+        probe = min(high, good + max(1, reach))
+    guess = None  # after an interpolated probe, its neighbour: on straight lines that closes the bracket
+    interpolate = True
     while bad - good > 1:
-        middle = (good + bad) // 2
-        if ok(middle):
-            good = middle
+        y_good, y_bad = at(good), at(bad)
+        if guess is not None and good < guess < bad:
+            middle, interpolated = guess, False
+        elif interpolate and math.isfinite(y_bad) and y_bad > y_good:
+            middle, interpolated = good + int((limit - y_good) * (bad - good) / (y_bad - y_good)), True
+            middle = min(max(middle, good + 1), bad - 1)
         else:
-            bad = middle
+            middle, interpolated = (good + bad) // 2, False
+        before = bad - good
+        if at(middle) <= limit:
+            good, guess = middle, middle + 1
+        else:
+            bad, guess = middle, middle - 1
+        if not interpolated:
+            guess = None
+        interpolate = 2 * (bad - good) <= before or interpolated  # bisect after a step that did not halve it
     return good
 
 
@@ -91,15 +124,17 @@ def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
 
 
 def max_seq(workload: Workload, target: Target) -> int | None:
-    return largest(lambda s: fits(dataclasses.replace(workload, seq=s), target), 1, MAX_SEQ, workload.seq)
+    return last_within(lambda s: need(dataclasses.replace(workload, seq=s), target), target.gpu.usable_bytes,
+                       1, MAX_SEQ, workload.seq)
 
 
 def max_batch(workload: Workload, target: Target) -> int | None:
     """The largest batch; on llama.cpp, whose sequences are --parallel slots, the most slots."""
     if workload.runtime is Runtime.LLAMACPP and not workload.is_training:
-        return largest(lambda n: fits(dataclasses.replace(workload, parallel=n), target), 1, MAX_PARALLEL,
-                       workload.parallel)
-    return largest(lambda b: fits(dataclasses.replace(workload, batch=b), target), 1, MAX_BATCH, workload.batch)
+        return last_within(lambda n: need(dataclasses.replace(workload, parallel=n), target),
+                           target.gpu.usable_bytes, 1, MAX_PARALLEL, workload.parallel)
+    return last_within(lambda b: need(dataclasses.replace(workload, batch=b), target), target.gpu.usable_bytes,
+                       1, MAX_BATCH, workload.batch)
 
 
 def min_gpus(workload: Workload, target: Target) -> int | None:
@@ -109,10 +144,10 @@ def min_gpus(workload: Workload, target: Target) -> int | None:
 
 
 def max_layers(workload: Workload, target: Target) -> int | None:
-    def ok(layers: int) -> bool:
-        return fits(dataclasses.replace(workload, model=scaled_depth(workload.model, layers)), target)
+    def size(layers: int) -> float:
+        return need(dataclasses.replace(workload, model=scaled_depth(workload.model, layers)), target)
 
-    return largest(ok, 1, MAX_LAYERS, workload.model.layers)
+    return last_within(size, target.gpu.usable_bytes, 1, MAX_LAYERS, workload.model.layers)
 
 
 def best_format(workload: Workload, target: Target) -> str | None:
