@@ -32,7 +32,7 @@ from vramcalc.training import Recipe  # noqa: E402
 from vramcalc.formats import WEIGHT_FORMAT_GROUPS  # noqa: E402
 from vramcalc.parallel import Fsdp, Offload  # noqa: E402
 from vramcalc.options import KV_FORMATS, Attention, Checkpointing, Optimizer, OptimizerImpl, Precision  # noqa: E402
-from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target  # noqa: E402
+from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target, rank_rows  # noqa: E402
 from vramcalc.workload import CUSTOM_KEYS, parse_capacity_query, parse_target  # noqa: E402
 
 # python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
@@ -75,6 +75,7 @@ def build(out: Path) -> None:
         keep_trailing_newline=True,
     )
     workload = parse_workload({})
+    target = present_target(workload, parse_target({}))
     capacity_rows, _ = present_capacity(parse_capacity_query({}))
     page = env.get_template("index.html").render(
         presets=load_presets(),
@@ -97,7 +98,8 @@ def build(out: Path) -> None:
         guide_entries=GUIDE_ENTRIES,
         csp=CSP,
         view=present(estimate(workload)),
-        target=present_target(workload, parse_target({})),
+        target=target,
+        rank_rows=rank_rows(target),
         chart_box=BOX,
         bar_width=BAR_WIDTH,
         capacity_columns=["FP16/BF16" if p is Precision.FP16 else p.value.upper() for p in COLUMNS],

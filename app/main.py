@@ -145,6 +145,7 @@ def render_target(view):
         target.textContent = answer.text
         target.previousElementSibling.textContent = answer.label
         target.setAttribute("data-value", "" if answer.value is None else str(answer.value))
+    render_rank(view.rank)
     for chart in view.charts:
         key = chart.key
         element(f"chart-{key}-desc").textContent = chart.desc
@@ -161,6 +162,22 @@ def render_target(view):
                 label.textContent = tick.label
                 if axis == "y":
                     set_attributes(f"chart-{key}-ygrid-{index}", y1=tick.pos, y2=tick.pos)
+
+
+def render_rank(rank):
+    """The most loaded GPU of the layout, shown with more than one GPU."""
+    element("rank").hidden = rank is None
+    if rank is None:
+        return
+    element("rank-title").textContent = rank.title
+    for row in rank.rows:
+        tr = element(f"rank-row-{row.key}")
+        tr.hidden = not row.bytes
+        tr.setAttribute("data-bytes", str(row.bytes))
+        tr.querySelector(".size").textContent = row.size
+        tr.querySelector(".how").textContent = row.how
+        set_attributes(f"rank-bar-{row.key}", x=row.bar_x, width=row.bar_width)
+    fill_list(element("rank-lines"), rank.lines)
 
 
 def set_attributes(id_, **attributes):

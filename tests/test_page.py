@@ -132,6 +132,7 @@ def test_screenshots(page: Page, server_url, width, height, scheme):
 
 def test_gpu_picker_answers_the_reverse_questions(watched: Page, server_url):
     from vramcalc.solve import solve
+    from vramcalc.pergpu import per_gpu
     from vramcalc.workload import parse_target
 
     page = watched
@@ -149,6 +150,19 @@ def test_gpu_picker_answers_the_reverse_questions(watched: Page, server_url):
         value = getattr(solution, key)
         expect(page.locator(f"#answer-{key}")).to_have_attribute("data-value", "" if value is None else str(value))
     assert "gpu=rtx-4090" in page.url and "gpus=2" in page.url
+    # the most loaded GPU of the default layout (TP 2), component by component, each with how it was split
+    rank = per_gpu(estimate(parse_workload(values)), 2)
+    expect(page.locator("#rank")).to_be_visible()
+    expect(page.locator("#rank-row-weights")).to_have_attribute("data-bytes", str(rank.components["weights"]))
+    expect(page.locator("#rank-row-weights .how")).to_contain_text("TP 2")
+    expect(page.locator("#rank-row-gradients")).to_be_hidden()  # nothing to show in inference
+    expect(page.locator("#target-heading")).to_contain_text("TP 2, assumed")
+    page.fill("#pp", "2")  # a layout the user sets replaces the assumed one
+    expect(page.locator("#rank-row-weights .how")).to_contain_text("40 of 80 layers")
+    expect(page.locator("#rank-lines")).to_contain_text("stage 1 of 2")
+    page.fill("#pp", "")
+    page.fill("#gpus", "1")
+    expect(page.locator("#rank")).to_be_hidden()
     page.fill("#gpus", "0")
     expect(page.locator("#gpus-error")).to_contain_text("gpus")
     expect(page.locator("#reverse")).to_have_class("stale")

@@ -3,13 +3,16 @@ DeepSpeed's estimator formulas and vLLM's logged per-GPU weights (reference.md �
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from vramcalc.errors import ValidationError
 from vramcalc.memory import estimate
 from vramcalc.pergpu import per_gpu
 from vramcalc.units import GIB
-from vramcalc.workload import parse_workload
+from vramcalc.solve import fits, solve
+from vramcalc.workload import parse_target, parse_workload
 
 STATES = ("weights", "gradients", "optimizer", "master_weights")
 
@@ -86,3 +89,31 @@ def test_layouts_a_model_cannot_run_name_the_field(values, gpus, field):
     with pytest.raises(ValidationError) as caught:
         per_gpu(estimate(parse_workload({"model": "llama-3-8b", **values})), gpus)
     assert caught.value.field == field
+
+
+def test_vllm_log_llama33_70b_fp8_tp2_pool():
+    # llm-d's empirical vLLM V1 results (engines.md §2d row 5): RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic on
+    # 2 × H100 at 0.9: weights 33.88 GiB, activation peak 4.84 GiB, non-torch 0.55 GiB, KV cache 32.0 GiB per GPU
+    # (that version did not subtract CUDA graphs, so compare with --enforce-eager).
+    workload = parse_workload({"model": "llama-3.3-70b-instruct", "runtime": "vllm", "gpu": "h100-80gb",
+                               "precision": "fp8", "enforce_eager": "1", "tp": "2"})
+    rank = per_gpu(estimate(workload), 2)
+    for key, logged in (("weights", 33.88), ("activations", 4.84), ("overhead", 0.55)):
+        assert rank.components[key] / GIB == pytest.approx(logged, rel=0.02), key
+    assert rank.engine["kv_pool_bytes"] / GIB == pytest.approx(32.0, rel=0.01)
+
+
+def test_vllm_starts_only_where_each_gpus_pool_holds_the_sequences():
+    # Llama 3 70B in bf16: 65.7 GiB of weights per GPU under TP 2 leave nothing of 0.9 × 79 GiB for KV blocks.
+    workload = parse_workload({"model": "llama-3-70b", "runtime": "vllm", "gpu": "h100-80gb"})
+    target = parse_target({"gpu": "h100-80gb", "gpus": "2"})
+    assert not fits(workload, target)
+    assert fits(workload, dataclasses.replace(target, count=4))
+    assert solve(workload, target).min_gpus == 3  # PP 3: 64 heads do not split three ways
+    assert solve(workload, target).max_seq is None
+    assert solve(workload, dataclasses.replace(target, count=4)).max_seq > 8192
+
+
+def test_vllm_activation_peak_is_whole_on_every_gpu():
+    breakdown = estimate(parse_workload({"model": "llama-3-8b", "runtime": "vllm", "gpu": "h100-80gb"}))
+    assert per_gpu(breakdown, 4).components["activations"] == breakdown.bytes_of("activations")

@@ -27,7 +27,7 @@ from .memory import estimate
 from .messages import EN
 from .models import load_presets
 from .options import Attention, Checkpointing, Mode, Optimizer, Precision
-from .present import present_capacity
+from .present import layout_text, present_capacity
 from .solve import fits, solve
 from .units import format_count, format_gb, format_gib
 from .workload import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, parse_capacity_query, parse_config_json, parse_target, parse_workload
@@ -320,8 +320,9 @@ def fit_main(argv: Sequence[str]) -> int:
         return 0
     lines = [
         f"{workload.model.display_name}, {workload.mode.value}, {workload.precision.value}, batch {workload.batch}, "
-        f"sequence {workload.seq:,} on {target.label} ({format_gib(target.gpu.usable_bytes)} each"
-        + (", split evenly)" if target.count > 1 else ")"),
+        f"sequence {workload.seq:,} on {target.label} ({format_gib(target.gpu.usable_bytes)} each)"
+        + (f", laid out as {layout_text(workload, per_gpu(estimate(workload), target.count))}" if target.count > 1
+           else ""),
         f"now: {format_gib(result['total_bytes'])} in total: {'fits' if result['fits'] else 'does not fit'}",
     ]
     for key, label in (("max_seq", "longest sequence"), ("max_batch", "largest batch"), ("min_gpus", "fewest GPUs"),

@@ -39,6 +39,9 @@ VLLM_SAMPLER_BYTES = 32  # peak ≈ 32 B × max_num_seqs × vocab + ~1 GiB: fitt
 VLLM_PEAK_BASE = 1 * GIB  # the ~0.9-1.2 GiB the same fit leaves after the sampler term
 VLLM_NON_TORCH = round(0.14 * GIB)  # V1 logs, one GPU: 0.13-0.14 GiB (engines.md §2d rows 3-6)
 VLLM_CUDA_GRAPHS = round(0.4 * GIB)  # the graph estimate subtracted since 0.20: 0.2-0.7 GiB typical (§4.3)
+# Several GPUs: NCCL communicators and the custom all-reduce buffers. V1 logs non-torch memory of 0.55 GiB
+# per GPU at TP 2 against 0.13 GiB at TP 1 (engines.md §2d rows 3 and 5); larger degrees are not published.
+VLLM_TP_COMMUNICATION = round(0.42 * GIB)
 
 
 def vllm_batch_defaults(gpu_bytes: int) -> tuple[int, int]:
@@ -64,6 +67,12 @@ class VllmPool:
     max_concurrency: float  # sequences of the chosen length at once
 
 
+def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
+    """One KV block: 16 tokens of every attention layer."""
+    attention_layers = sum(1 for kind in spec.kinds if kind is not AttentionKind.LINEAR)
+    return kv_precision.bytes_for(attention_layers * spec.kv_values_per_token * VLLM_BLOCK_TOKENS)
+
+
 def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utilization: float, non_kv: int,
               seq: int) -> VllmPool:
     """The KV pool = utilization × card − weights − activation peak − non-torch − CUDA graphs.
@@ -71,8 +80,7 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
     what one sequence of `seq` tokens needs (windows capped), as vLLM logs it."""
     claimed = int(gpu_bytes * utilization)
     pool = max(0, claimed - non_kv)
-    attention_layers = sum(1 for kind in spec.kinds if kind is not AttentionKind.LINEAR)
-    per_block = kv_precision.bytes_for(attention_layers * spec.kv_values_per_token * VLLM_BLOCK_TOKENS)
+    per_block = vllm_block_bytes(spec, kv_precision)
     tokens = pool // per_block * VLLM_BLOCK_TOKENS if per_block else 0
     per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(vllm_kv_tokens(seq)))
                     + spec.linear_state_bytes(2))

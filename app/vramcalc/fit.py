@@ -40,21 +40,24 @@ class GpuFit:
 MAX_SEARCH_GPUS = 1024
 
 
-def fewest_gpus(breakdown: Breakdown, usable_bytes: int) -> int | None:
+def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = False) -> int | None:
     """The fewest GPUs whose most loaded rank fits (None: none up to 1,024). A layout that names
     every degree has one count; one that leaves dp open grows in steps of tp × pp × cp; without a
-    layout, the mode's default for n = 1, 2, 4, ... and then the smallest n below that fits."""
+    layout, the mode's default for n = 1, 2, 4, ... and then the smallest n below that fits.
+    `engine_card`: the card is the one the engine sizes itself on (vLLM's pool must then hold
+    the requested sequences too)."""
     workload = breakdown.workload
     if workload.overhead_bytes >= usable_bytes:
         return None
 
     def ok(n: int) -> bool:
         try:
-            return per_gpu(breakdown, n).total_bytes <= usable_bytes
+            rank = per_gpu(breakdown, n)
         except ValidationError:
             return False
+        return rank.total_bytes <= usable_bytes and (rank.runs or not engine_card)
 
-    if not workload.layout_given and breakdown.total_bytes <= usable_bytes:
+    if not workload.layout_given and ok(1):
         return 1
     step = 1
     if workload.layout_given:

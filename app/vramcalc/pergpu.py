@@ -1,12 +1,17 @@
 """The most loaded GPU of a layout: the one-GPU breakdown's phases, each component scaled by what
 one rank keeps of it (parallel.py), for the first and the last pipeline stage; the larger is the
-answer. Offloaded states move to host memory."""
+answer. Offloaded states move to host memory.
+
+vLLM keeps its profiling run's activation peak whole on every rank (the sampler's buffers dominate
+it: 1.26 GiB at TP 1 and TP 2 in the same log, engines.md §2d rows 1-2), pays NCCL's buffers once
+there is more than one GPU, and sizes its KV pool on each GPU from what that GPU has left."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from . import parallel
+from . import engines, parallel
+from .engines import Runtime
 from .formats import WeightFormat
 from .memory import Breakdown
 from .parallel import Layout, Offload
@@ -24,6 +29,13 @@ class PerGpu:
     stages: dict[str, int]  # the first and last stage's totals when they differ
     host_bytes: int  # offloaded states of the GPUs of one node (up to 8)
     gather_bytes: int  # ZeRO-3 / FSDP's gathered layer, inside the weights
+    stage: int = 0  # the 0-based pipeline stage of this rank
+    engine: dict[str, object] = dataclasses.field(default_factory=dict)  # vLLM: this GPU's KV pool
+
+    @property
+    def runs(self) -> bool:
+        """Whether the engine starts at all: vLLM needs the requested sequences within its pool."""
+        return self.engine.get("kv_pool_bytes", self.components.get("kv_cache", 0)) >= self.components.get("kv_cache", 0)
 
     @property
     def total_bytes(self) -> int:
@@ -36,10 +48,14 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
     phases = breakdown.phases or {breakdown.peak_phase: {
         c.key: c.bytes for c in breakdown.components if c.key != "overhead"}}
     overhead = breakdown.bytes_of("overhead")
-    if layout.gpus == 1:
+    vllm = workload.runtime is Runtime.VLLM and not workload.is_training
+    if layout.gpus == 1 and layout.offload is Offload.NONE:  # ZeRO-Offload on one GPU still moves states out
         live = dict(phases[breakdown.peak_phase])
+        engine = {k: breakdown.runtime[k] for k in ("kv_pool_bytes", "kv_tokens", "max_concurrency")} if vllm else {}
         return PerGpu(layout=layout, rank="every GPU", components={**live, "overhead": overhead},
-                      peak_phase=breakdown.peak_phase, stages={}, host_bytes=0, gather_bytes=0)
+                      peak_phase=breakdown.peak_phase, stages={}, host_bytes=0, gather_bytes=0, engine=engine)
+    if vllm:
+        overhead += engines.VLLM_TP_COMMUNICATION
     model = workload.model
     fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
     n, stage_of_zero = layout.shard_group, layout.stage
@@ -54,7 +70,7 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
             "gradients": 0.0 if offload_states else share.params / (n if stage_of_zero >= 2 else 1),
             "optimizer": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
             "master_weights": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
-            "kv_cache": share.kv, "activations": acts, "logits": share.logits,
+            "kv_cache": share.kv, "activations": 1.0 if vllm else acts, "logits": share.logits,
         }
         gather = 4 * share.largest_layer_params if stage_of_zero == 3 and workload.is_training else 0
         best_name, best_live = "", {}
@@ -71,9 +87,25 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
         if offload_params:
             host += round(breakdown.size_of("weights") * share.weights / n)
         label = f"stage {stage + 1} of {layout.pp}" if layout.pp > 1 else "every GPU"
-        results.append((label, best_name, {**best_live, "overhead": overhead}, host, gather))
-    label, phase, components, host, gather = max(results, key=lambda r: sum(r[2].values()))
+        components = {**best_live, "overhead": overhead}
+        engine = _vllm_pool(breakdown, components, share.kv) if vllm else {}
+        results.append((label, best_name, components, host, gather, stage, engine))
+    label, phase, components, host, gather, stage, engine = max(
+        results, key=lambda r: (r[6].get("kv_pool_bytes", 0) < r[2].get("kv_cache", 0), sum(r[2].values())))
     ranks_per_node = min(layout.gpus, parallel.NODE_GPUS)
     return PerGpu(layout=layout, rank=label, components=components, peak_phase=phase,
                   stages={r[0]: sum(r[2].values()) for r in results} if len(results) > 1 else {},
-                  host_bytes=host * ranks_per_node, gather_bytes=gather)
+                  host_bytes=host * ranks_per_node, gather_bytes=gather, stage=stage, engine=engine)
+
+
+def _vllm_pool(breakdown: Breakdown, components: dict[str, int], kv_share: float) -> dict[str, object]:
+    """What vLLM on this GPU fills with KV blocks: its utilization share of the card minus this
+    GPU's weights, activation peak and overhead; the blocks hold this GPU's share of the heads."""
+    workload = breakdown.workload
+    claimed = int(breakdown.runtime.get("claimed_bytes", 0))
+    pool = max(0, claimed - sum(v for k, v in components.items() if k != "kv_cache"))
+    block = engines.vllm_block_bytes(workload.model, workload.effective_kv_precision) * kv_share
+    per_sequence = components.get("kv_cache", 0) / max(1, workload.batch)
+    return {"kv_pool_bytes": pool,
+            "kv_tokens": int(pool // block) * engines.VLLM_BLOCK_TOKENS if block else 0,
+            "max_concurrency": round(pool / per_sequence, 2) if per_sequence else None}

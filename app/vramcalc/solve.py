@@ -22,7 +22,7 @@ from .pergpu import per_gpu
 from .memory import estimate
 from .models import MAX_LAYERS, ModelSpec
 from .options import Precision
-from .workload import MAX_BATCH, MAX_PARALLEL, MAX_SEQ, Target, Workload, parse_precision
+from .workload import MAX_BATCH, MAX_PARALLEL, MAX_SEQ, Target, Workload, parse_precision, resolve_layout
 
 # The formats each engine runs, tried from the most bits down (the answer is the first that fits).
 WEIGHT_LADDER = {
@@ -52,10 +52,11 @@ class Solution:
 def need(workload: Workload, target: Target) -> float:
     """The most loaded GPU's bytes; infinite when the workload cannot run at all at this size
     (on vLLM, requested sequences beyond the KV pool it sizes from the card: it will not start)."""
-    breakdown = estimate(workload)
-    if workload.runtime is Runtime.VLLM and breakdown.runtime.get("kv_pool_bytes", 0) < breakdown.bytes_of("kv_cache"):
+    try:
+        rank = per_gpu(estimate(workload), target.count)
+    except ValidationError:  # a layout these GPUs cannot run (fewer layers than pipeline stages)
         return math.inf
-    return per_gpu(breakdown, target.count).total_bytes
+    return rank.total_bytes if rank.runs else math.inf
 
 
 def fits(workload: Workload, target: Target) -> bool:
@@ -140,14 +141,18 @@ def max_batch(workload: Workload, target: Target) -> int | None:
 def min_gpus(workload: Workload, target: Target) -> int | None:
     """The fewest GPUs of the target's kind: under the layout the workload names, its own count if it
     fits; otherwise the mode's default layout (parallel.default_layout) for 1, 2, ... GPUs."""
-    return fewest_gpus(estimate(workload), target.gpu.usable_bytes)
+    return fewest_gpus(estimate(workload), target.gpu.usable_bytes, engine_card=workload.gpu == target.gpu)
 
 
 def max_layers(workload: Workload, target: Target) -> int | None:
     def size(layers: int) -> float:
         return need(dataclasses.replace(workload, model=scaled_depth(workload.model, layers)), target)
 
-    return last_within(size, target.gpu.usable_bytes, 1, MAX_LAYERS, workload.model.layers)
+    try:  # the shallowest model the layout runs: one layer per pipeline stage
+        shallowest = resolve_layout(workload, target.count).pp
+    except ValidationError:
+        return None
+    return last_within(size, target.gpu.usable_bytes, shallowest, MAX_LAYERS, workload.model.layers)
 
 
 def best_format(workload: Workload, target: Target) -> str | None:
