@@ -199,7 +199,7 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict
         "host_bytes": breakdown.host_bytes + rank.host_bytes,
         "per_gpu": {"components": rank.components, "total_bytes": rank.total_bytes, "rank": rank.rank,
                     "layout": rank.layout.describe(), "gpus": rank.layout.gpus, "peak_phase": rank.peak_phase,
-                    "stages": rank.stages, "host_bytes": rank.host_bytes},
+                    "stages": rank.stages, "host_bytes": rank.host_bytes, "engine": rank.engine},
         "peak_phase": breakdown.peak_phase,
         "phases": breakdown.phase_totals() or {breakdown.peak_phase: breakdown.total_bytes - breakdown.bytes_of("overhead")},
         "phase_components": {name: dict(live) for name, live in breakdown.phases.items()},
