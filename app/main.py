@@ -146,6 +146,7 @@ def render_target(view):
         target.previousElementSibling.textContent = answer.label
         target.setAttribute("data-value", "" if answer.value is None else str(answer.value))
     render_rank(view.rank)
+    render_verdict(view.verdict)
     for chart in view.charts:
         key = chart.key
         element(f"chart-{key}-desc").textContent = chart.desc
@@ -162,6 +163,18 @@ def render_target(view):
                 label.textContent = tick.label
                 if axis == "y":
                     set_attributes(f"chart-{key}-ygrid-{index}", y1=tick.pos, y2=tick.pos)
+
+
+def render_verdict(verdict):
+    """The answer first: fits, tight or not on the chosen card(s), and the single changes that fit."""
+    element("verdict").setAttribute("data-verdict", verdict.kind)
+    element("sticky").setAttribute("data-verdict", verdict.kind)
+    element("sticky").textContent = verdict.short
+    element("verdict-text").textContent = verdict.text
+    element("verdict-meter").querySelector(".fill").setAttribute("width", str(verdict.percent))
+    element("verdict-changes").hidden = not verdict.changes and verdict.kind != "does not fit"
+    element("verdict-changes-title").textContent = message("verdict.changes" if verdict.changes else "verdict.none")
+    fill_list(element("verdict-change-list"), verdict.changes)
 
 
 def render_rank(rank):

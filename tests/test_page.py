@@ -309,3 +309,48 @@ def test_llama_cpp_answers_in_parallel_sequences(watched: Page, server_url):
     open_ready(page, server_url, "?model=qwen3-8b&runtime=llamacpp&precision=q4_k_m&gpu=rtx-4090")
     expect(page.locator("#answer-max_batch")).to_have_attribute("data-value", "16")
     expect(page.locator("#answers")).to_contain_text("Most parallel sequences")
+
+
+@pytest.mark.parametrize(("query", "kind", "words"), [
+    ("?gpu=rtx-4090", "fits", "Fits on one RTX 4090"),
+    ("?gpu=rtx-4090&seq=32768", "tight", "tightly"),
+    ("?gpu=rtx-4090&model=llama-3-70b", "does not fit", "Does not fit on one RTX 4090"),
+])
+def test_the_answer_comes_first(watched: Page, server_url, query, kind, words):
+    from vramcalc.present import present_target
+    from vramcalc.workload import parse_link
+
+    page = watched
+    html = page.goto(f"{server_url}/index.html{query}").text()
+    page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)
+    values = dict(pair.split("=") for pair in query[1:].split("&"))
+    workload, target, _, _ = parse_link(values)
+    verdict = present_target(workload, target).verdict
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", kind)
+    expect(page.locator("#verdict-text")).to_have_text(verdict.text)
+    assert words in verdict.text
+    if kind == "does not fit":  # the nearest changes that fit, from the reverse answers
+        expect(page.locator("#verdict-change-list li")).to_have_count(len(verdict.changes))
+        assert verdict.changes
+    else:
+        expect(page.locator("#verdict-changes")).to_be_hidden()
+    assert 'id="verdict"' in html  # prerendered too (for the default link)
+
+
+def test_phone_keeps_the_answer_in_view_without_sideways_scrolling(watched: Page, server_url):
+    page = watched
+    page.set_viewport_size({"width": 390, "height": 800})
+    open_ready(page, server_url, "?gpu=rtx-4090")
+    sticky = page.locator("#sticky")
+    expect(sticky).to_be_visible()
+    expect(sticky).to_contain_text("fits one RTX 4090")
+    page.locator("#batch").scroll_into_view_if_needed()
+    page.fill("#batch", "64")
+    expect(sticky).to_contain_text("does not fit")
+    assert sticky.bounding_box()["y"] + sticky.bounding_box()["height"] <= 800  # still on screen
+    assert sticky.bounding_box()["height"] >= 44  # a tap target
+    for width in (390, 360):
+        page.set_viewport_size({"width": width, "height": 800})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.set_viewport_size({"width": 1280, "height": 800})
+    expect(sticky).to_be_hidden()  # two columns: the answer sits at the top of the results

@@ -298,6 +298,30 @@ EN: Mapping[str, str] = {
     "answer.best_format": "Most precise weights that fit",
     "answer.best_kv_format": "Most precise KV cache that fits",
     "answer.format_none": "none of this engine's formats",
+    "verdict.one": "one {gpu}",
+    "verdict.many": "{count} × {gpu} ({layout})",
+    "verdict.fits": "Fits on {where}: {used} of {usable} ({share} used).",
+    "verdict.tight": "Fits on {where}, tightly: {used} of {usable} ({share} used); fragmentation may take the rest.",
+    "verdict.no": "Does not fit on {where}: {used} needed of {usable} ({share}). The largest part is the {part} "
+                  "({part_share} of it).",
+    "verdict.no_pool": "Does not fit on {where}: after its weights, activation peak and overhead, vLLM's share of "
+                       "the card leaves {pool} of KV cache for the {kv} the sequences need.",
+    "verdict.fits.short": "{used} · fits {where} ({share})",
+    "verdict.tight.short": "{used} · tight on {where} ({share})",
+    "verdict.no.short": "{used} · does not fit {where}",
+    "verdict.changes": "Any one of these fits:",
+    "verdict.none": "No single change in context, batch, format, recipe or GPU count makes it fit: combine them, "
+                    "or pick a smaller model.",
+    "verdict.change_card": "Change the card",
+    "change.kv": "KV cache in {format}",
+    "change.seq": "a context of {value:,} tokens",
+    "change.batch": "a batch of {value:,}",
+    "change.format": "weights in {format}",
+    "change.gpus": "{count:,} × {gpu} ({layout})",
+    "change.checkpointing": "per-layer activation checkpointing",
+    "change.lora": "LoRA (rank 16) instead of full fine-tuning",
+    "change.qlora": "QLoRA: LoRA rank 16 on a 4-bit (nf4) base",
+    "change.qlora_checkpointing": "QLoRA (rank 16, nf4) with per-layer activation checkpointing",
     "runtime.vllm": (
         "vLLM on {gpu} at {util:.0%}: it claims {claimed}; after the weights, the activation peak and its overhead the "
         "KV pool is {pool}, {tokens} tokens: {concurrency} sequences of {seq} tokens at once."

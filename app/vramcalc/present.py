@@ -8,15 +8,19 @@ import dataclasses
 
 from . import capacity
 from .charts import Chart, sweep
-from .fit import GpuFit, fit_all
+from .fit import TIGHT_RATIO, GpuFit, fit_all
+from .fit import Verdict as FitVerdict
 from .memory import COMPONENTS, Breakdown, estimate
 from .parallel import Offload, stage_layers
 from .pergpu import PerGpu, per_gpu
 from .messages import EN, message
 from .models import MAX_LAYERS
-from .solve import solve
+from .errors import ValidationError
+from .options import Checkpointing
+from .solve import Solution, fits, solve
 from .units import GB, format_binary, format_count, format_gb, format_gib
-from .workload import MAX_BATCH, MAX_SEQ, CapacityQuery, Target, Workload, resolve_layout
+from .workload import (MAX_BATCH, MAX_SEQ, CapacityQuery, Target, Workload, check_consistency, parse_precision,
+                       resolve_layout)
 
 BAR_WIDTH = 1000  # the SVG viewBox width of the stacked bar
 
@@ -177,6 +181,17 @@ class TargetView:
     answers: tuple[Answer, ...]
     charts: tuple[Chart, ...]
     rank: RankView | None = None  # more than one GPU
+    verdict: Verdict | None = None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Verdict:
+    """The answer first: does it fit on the user's card(s), how full, and the nearest changes that fit."""
+    kind: str  # fits, tight, does not fit (fit.Verdict's values)
+    text: str
+    percent: float  # of the most loaded GPU's usable memory, for the meter (capped at 100)
+    changes: tuple[str, ...]  # each one change that makes it fit, the smallest first
+    short: str = ""  # for the phone's sticky summary: "17.87 GiB per GPU · fits one RTX 4090 (76%)"
 
 
 def present_target(workload: Workload, target: Target) -> TargetView:
@@ -234,7 +249,67 @@ def present_target(workload: Workload, target: Target) -> TargetView:
         ),
         charts=(sweep(workload, target, "seq", seq), sweep(workload, target, "batch", batch)),
         rank=rank and present_rank(workload, target, rank),
+        verdict=present_verdict(workload, target, solution),
     )
+
+
+def present_verdict(workload: Workload, target: Target, solution: Solution) -> Verdict:
+    breakdown = estimate(workload)
+    rank = per_gpu(breakdown, target.count)
+    usable = target.gpu.usable_bytes
+    used = rank.total_bytes / usable
+    where = message("verdict.one", gpu=target.gpu.display_name) if target.count == 1 else message(
+        "verdict.many", count=target.count, gpu=target.gpu.display_name, layout=rank.layout.describe())
+    numbers = dict(where=where, used=format_gib(rank.total_bytes), usable=format_gib(usable), share=f"{used:.0%}")
+    if rank.runs and used <= 1.0:
+        kind = FitVerdict.FITS if used <= TIGHT_RATIO else FitVerdict.TIGHT
+        key = "verdict.fits" if kind is FitVerdict.FITS else "verdict.tight"
+        return Verdict(kind=kind.value, text=message(key, **numbers), percent=round(used * 100, 1), changes=(),
+                       short=message(key + ".short", **numbers))
+    if not rank.runs:  # vLLM: its share of the card leaves no room for the sequences asked
+        text = message("verdict.no_pool", where=where, pool=format_gib(int(rank.engine.get("kv_pool_bytes", 0))),
+                       kv=format_gib(rank.components.get("kv_cache", 0)))
+    else:
+        largest = max((k for k in rank.components if k != "overhead"), key=rank.components.__getitem__)
+        text = message("verdict.no", **numbers, part=EN[largest].lower() if largest != "kv_cache" else EN[largest],
+                       part_share=f"{rank.components[largest] / rank.total_bytes:.0%}")
+    return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=text, percent=100.0,
+                   changes=_changes(workload, target, solution), short=message("verdict.no.short", **numbers))
+
+
+def _changes(workload: Workload, target: Target, solution: Solution) -> tuple[str, ...]:
+    """The single changes that fit, from the reverse answers: a smaller KV format, a shorter context or
+    batch keep the model as it is, so they come first; then a smaller weight format; then more GPUs."""
+    changes = []
+    if solution.best_kv_format and solution.best_kv_format != workload.effective_kv_precision.value:
+        changes.append(message("change.kv", format=solution.best_kv_format))
+    if solution.max_seq and solution.max_seq < workload.seq:
+        changes.append(message("change.seq", value=solution.max_seq))
+    if solution.max_batch and solution.max_batch < workload.batch:
+        changes.append(message("change.batch", value=solution.max_batch))
+    if solution.best_format and solution.best_format != workload.precision.value:
+        changes.append(message("change.format", format=solution.best_format))
+    if workload.is_training:  # the fine-tuner's usual ways down: checkpointing, LoRA, QLoRA
+        for key, change in (("change.checkpointing", {"checkpointing": Checkpointing.LAYER}),
+                            ("change.lora", {"lora_rank": 16}),
+                            ("change.qlora", {"lora_rank": 16, "precision": parse_precision("nf4")}),
+                            ("change.qlora_checkpointing", {"lora_rank": 16, "precision": parse_precision("nf4"),
+                                                            "checkpointing": Checkpointing.LAYER})):
+            if key == "change.qlora_checkpointing" and changes:
+                continue  # the combination only when no single change fits
+            if all(getattr(workload, k) == v for k, v in change.items()):
+                continue
+            try:
+                candidate = dataclasses.replace(workload, **change)
+                check_consistency(candidate)
+                if fits(candidate, target):
+                    changes.append(message(key))
+            except ValidationError:
+                continue
+    if solution.min_gpus and solution.min_gpus > target.count:
+        layout = resolve_layout(workload, solution.min_gpus).describe()
+        changes.append(message("change.gpus", count=solution.min_gpus, gpu=target.gpu.display_name, layout=layout))
+    return tuple(changes)
 
 
 def rank_rows(view: TargetView) -> tuple[RankRow, ...]:
