@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from pyodide.ffi import create_proxy
+from pyodide.ffi import create_proxy, to_js
 from pyscript import document, when, window
 
 # The engine arrives as one zip, precompiled by build.py (pyscript.toml [files]).
@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.abspath("vramcalc.zip"))
 import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
 from vramcalc import catalog  # noqa: E402
+from vramcalc.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.fit import fit_all  # noqa: E402
 from vramcalc.formats import GROUPED  # noqa: E402
 from vramcalc.link import decode, encode  # noqa: E402
@@ -363,6 +364,57 @@ async def on_copy_link(event):
         status.textContent = message("page.copied")
     except Exception:  # the clipboard may be refused (permissions, insecure context)
         status.textContent = message("page.copy_failed")
+
+
+# ---------------------------------------------------------------- export
+
+
+def shown():
+    """The breakdown on screen and its GPU count (1 when the GPU fields are not valid)."""
+    workload = state["shown"]["workload"]
+    target_workload, target = state["shown"]["target"]
+    return estimate(workload), target.count if target_workload == workload else 1
+
+
+def download(name, text, mime):
+    blob = window.Blob.new(to_js([text]), to_js({"type": mime}, dict_converter=window.Object.fromEntries))
+    url = window.URL.createObjectURL(blob)
+    link = document.createElement("a")
+    link.href, link.download = url, name
+    document.body.appendChild(link)
+    link.click()
+    link.remove()
+    window.URL.revokeObjectURL(url)
+    element("export-status").textContent = message("export.downloaded", name=name)
+
+
+@when("click", "#export-csv")
+def on_export_csv(event):
+    breakdown, gpus = shown()
+    download("vram.csv", to_csv(breakdown, gpus), "text/csv")
+
+
+@when("click", "#export-json")
+def on_export_json(event):
+    breakdown, gpus = shown()
+    download("vram.json", json.dumps(to_json(breakdown, fit_all(breakdown), gpus), indent=2), "application/json")
+
+
+@when("click", "#export-markdown")
+async def on_export_markdown(event):
+    breakdown, gpus = shown()
+    text = to_markdown(breakdown, gpus, verdict=element("verdict-text").textContent, link=str(window.location.href))
+    status = element("export-status")
+    try:
+        await window.navigator.clipboard.writeText(text)
+        status.textContent = message("export.copied")
+    except Exception:  # the clipboard may be refused: offer the file instead
+        download("vram.md", text, "text/markdown")
+
+
+@when("click", "#export-print")
+def on_export_print(event):
+    window.print()
 
 
 # ---------------------------------------------------------------- start

@@ -354,3 +354,30 @@ def test_phone_keeps_the_answer_in_view_without_sideways_scrolling(watched: Page
         assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.set_viewport_size({"width": 1280, "height": 800})
     expect(sticky).to_be_hidden()  # two columns: the answer sits at the top of the results
+
+
+def test_export_buttons_save_the_engine_numbers_and_print_hides_the_form(watched: Page, server_url):
+    from vramcalc.export import to_csv, to_json, to_markdown
+    from vramcalc.fit import fit_all
+
+    page = watched
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    open_ready(page, server_url, "?model=qwen3-8b&gpus=2")
+    breakdown = estimate(parse_workload({"model": "qwen3-8b"}))
+    with page.expect_download() as saved:
+        page.click("#export-csv")
+    assert Path(saved.value.path()).read_text(encoding="utf-8") == to_csv(breakdown, 2)
+    with page.expect_download() as saved:
+        page.click("#export-json")
+    assert json.loads(Path(saved.value.path()).read_text(encoding="utf-8")) == json.loads(
+        json.dumps(to_json(breakdown, fit_all(breakdown), 2)))
+    page.click("#export-markdown")
+    expect(page.locator("#export-status")).to_contain_text("Copied")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    verdict = page.locator("#verdict-text").text_content()
+    assert copied == to_markdown(breakdown, 2, verdict=verdict, link=page.url)
+    page.emulate_media(media="print")
+    expect(page.locator("#form")).to_be_hidden()
+    expect(page.locator("#total")).to_be_visible()
+    expect(page.locator("#verdict")).to_be_visible()
+    page.emulate_media(media="screen")

@@ -27,6 +27,7 @@ from .memory import estimate
 from .messages import EN
 from .models import load_presets
 from .options import Attention, Checkpointing, Mode, Optimizer, Precision
+from .export import to_csv, to_json, to_markdown
 from .present import layout_text, present_capacity
 from .solve import fits, solve
 from .units import format_count, format_gb, format_gib
@@ -147,6 +148,9 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
     engine.add_argument("--kv-precision-v", dest="kv_precision_v", default="", metavar="TYPE",
                         help="llama.cpp --cache-type-v (default: --kv-precision)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    if not target:
+        parser.add_argument("--csv", action="store_true", help="print the breakdown as CSV (bytes, GiB, GB, share)")
+        parser.add_argument("--markdown", action="store_true", help="print a Markdown report for an issue")
     return parser
 
 
@@ -184,31 +188,6 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
     else:
         values["model"] = args.model or DEFAULTS["model"]
     return values, config
-
-
-def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict:
-    """The stable JSON shape scripts rely on."""
-    rank = per_gpu(breakdown, gpus)
-    return {
-        "params": breakdown.params,
-        "active_params": breakdown.active_params,
-        "components": breakdown.as_dict(),
-        "total_bytes": breakdown.total_bytes,
-        "assumptions": list(breakdown.assumptions),
-        "runtime": dict(breakdown.runtime),
-        "host_bytes": breakdown.host_bytes + rank.host_bytes,
-        "per_gpu": {"components": rank.components, "total_bytes": rank.total_bytes, "rank": rank.rank,
-                    "layout": rank.layout.describe(), "gpus": rank.layout.gpus, "peak_phase": rank.peak_phase,
-                    "stages": rank.stages, "host_bytes": rank.host_bytes, "engine": rank.engine},
-        "peak_phase": breakdown.peak_phase,
-        "phases": breakdown.phase_totals() or {breakdown.peak_phase: breakdown.total_bytes - breakdown.bytes_of("overhead")},
-        "phase_components": {name: dict(live) for name, live in breakdown.phases.items()},
-        "gpus": [
-            {"name": fit.gpu.display_name, "memory_bytes": fit.gpu.usable_bytes,
-             "utilization": round(fit.utilization, 6), "count": fit.count}
-            for fit in fits
-        ],
-    }
 
 
 def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
@@ -276,6 +255,10 @@ def breakdown_main(argv: Sequence[str]) -> int:
     gpu_fits = fit_all(breakdown)
     if args.json:
         print(json.dumps(to_json(breakdown, gpu_fits, gpus)))
+    elif args.csv:
+        print(to_csv(breakdown, gpus), end="")
+    elif args.markdown:
+        print(to_markdown(breakdown, gpus), end="")
     else:
         print(to_table(breakdown, gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else ""))
     return 0

@@ -310,6 +310,13 @@ EN: Mapping[str, str] = {
     "verdict.tight.short": "{used} · tight on {where} ({share})",
     "verdict.no.short": "{used} · does not fit {where}",
     "verdict.changes": "Any one of these fits:",
+    "export.title": "Export:",
+    "export.markdown": "Copy as Markdown",
+    "export.csv": "CSV",
+    "export.json": "JSON",
+    "export.print": "Print or PDF",
+    "export.copied": "Copied: paste it into an issue or a chat.",
+    "export.downloaded": "Saved {name}.",
     "verdict.none": "No single change in context, batch, format, recipe or GPU count makes it fit: combine them, "
                     "or pick a smaller model.",
     "verdict.change_card": "Change the card",
