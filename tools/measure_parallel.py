@@ -35,7 +35,7 @@ Cases (every rank's numbers are kept; ranks differ only by padding, none here):
   stage 2 the rest, the final norm and the head; one micro-batch, activations sent with
   send/recv, training with AdamW foreach on each stage's own parameters. World 2.
 
-About 10 minutes on two CPU cores.
+About 12 minutes on two CPU cores (world 4 runs four processes on them).
 
 Usage: python3 tools/measure_parallel.py [--out tests/golden/measured_parallel.json] [--only fsdp tp ddp pp]
 Needs: pip install torch==2.13.0 transformers
