@@ -215,6 +215,20 @@ def shares(model: ModelSpec, layout: Layout, stage: int, weight_format=None, gro
                   largest_layer_params=max((t.numel for t in tensors), default=0))
 
 
+def fsdp_groups(model: ModelSpec, layout: Layout, stage: int) -> tuple[float, float]:
+    """FSDP2 wrapping every decoder layer and then the model: the parameters of the root group (what is
+    outside the layers) and of the largest layer, as one rank of `stage` holds them unsharded."""
+    root, layers = 0.0, {}
+    for tensor in model_tensors(model):
+        held = tensor.numel * tensor_share(tensor, model, layout, stage)
+        index = layer_of(tensor.name)
+        if index is None:
+            root += held
+        else:
+            layers[index] = layers.get(index, 0.0) + held
+    return root, max(layers.values(), default=0.0)
+
+
 def activation_share(layout: Layout, stage: int, microbatches: int) -> float:
     """Of one micro-batch's activations over all layers, what stage `stage` holds at its peak,
     before the share of layers: tensor (and sequence) parallel, context parallel, and the

@@ -65,20 +65,27 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
     for stage in sorted({0, layout.pp - 1}):
         share = parallel.shares(model, layout, stage, fmt, workload.group_size)
         acts = share.layers * parallel.activation_share(layout, stage, workload.grad_accum)
+        fsdp_shards_weights = layout.fsdp is not parallel.Fsdp.NONE and workload.is_training
         scale = {
-            "weights": 0.0 if offload_params else share.weights / (n if stage_of_zero == 3 else 1),
+            "weights": 0.0 if offload_params else share.weights / (n if stage_of_zero == 3 or fsdp_shards_weights else 1),
             "gradients": 0.0 if offload_states else share.params / (n if stage_of_zero >= 2 else 1),
             "optimizer": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
             "master_weights": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
             "kv_cache": share.kv, "activations": 1.0 if vllm else acts, "logits": share.logits,
         }
-        gather = 4 * share.largest_layer_params if stage_of_zero == 3 and workload.is_training else 0
+        gather = _gathered(breakdown, layout, stage, share) if workload.is_training else 0
+        # DDP's reducer keeps flat gradient buckets, as large as the gradients, from its construction on
+        # (measured with gloo: tests/test_golden_parallel.py), so they are live in every phase.
+        buckets = round(breakdown.size_of("gradients") * share.params) if (
+            workload.is_training and layout.dp > 1 and stage_of_zero == 0 and not offload_states) else 0
         best_name, best_live = "", {}
         for name, live in phases.items():
             temporaries_share = {"loss": share.logits, "optimizer": 0.0 if offload_states else scale["optimizer"]}.get(
                 name, acts if workload.is_training else share.kv)
             scaled = {key: round(value * scale.get(key, temporaries_share)) for key, value in live.items()}
             scaled["weights"] = scaled.get("weights", 0) + gather
+            if buckets:
+                scaled["gradients"] = max(scaled.get("gradients", 0), buckets)
             if sum(scaled.values()) > sum(best_live.values()) or not best_name:
                 best_name, best_live = name, scaled
         host = 0
@@ -109,3 +116,23 @@ def _vllm_pool(breakdown: Breakdown, components: dict[str, int], kv_share: float
     return {"kv_pool_bytes": pool,
             "kv_tokens": int(pool // block) * engines.VLLM_BLOCK_TOKENS if block else 0,
             "max_concurrency": round(pool / per_sequence, 2) if per_sequence else None}
+
+
+def _gathered(breakdown: Breakdown, layout: Layout, stage: int, share: parallel.Shares) -> int:
+    """Unsharded weights a sharding rank holds beside its shard at the step's peak.
+
+    - DeepSpeed ZeRO-3: 4 B × the largest module (its estimator's gather buffer, memory.rst).
+    - FSDP2 full shard (and hybrid): the root group (embedding, final norm, head), which FSDP2 does not
+      reshard after forward, and one layer, prefetched by the root's pre-backward hook: the measured peak
+      at the loss gradient. (Deeper in backward a second prefetched layer may be live; not modelled.)
+    - FSDP2 shard-grad-op: every weight, unsharded from forward to the end of backward, beside the shard.
+    """
+    if layout.fsdp is parallel.Fsdp.SHARD_GRAD_OP:
+        return round(breakdown.size_of("weights") * share.weights)
+    if layout.fsdp in (parallel.Fsdp.FULL_SHARD, parallel.Fsdp.HYBRID_SHARD):
+        root, layer = parallel.fsdp_groups(breakdown.workload.model, layout, stage)
+        per_param = breakdown.size_of("weights") / max(1, breakdown.params)
+        return round((root + layer) * per_param)
+    if layout.stage == 3:
+        return 4 * share.largest_layer_params
+    return 0
