@@ -1,0 +1,74 @@
+"""The pt-BR catalogue (messages_pt.PT) against the English one (messages.EN): the same keys, the same
+placeholders and format specs, every template formats, and nothing left untranslated by accident."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from vramcalc.messages import EN
+from vramcalc.messages_pt import PT
+
+# Values that are the same in both languages: names, code, units and loanwords Brazilian ML writing keeps.
+SAME_IN_BOTH = frozenset({
+    "Logits", "GPU", "Total", "VRAM", "FSDP", "Adam", "AdamW", "SGD", "Adafactor", "Lion",
+    "fp32", "bf16", "fp16", "eager", "flash", "Eager", "Flash / SDPA",
+    "foreach", "fused", "for-loop", "full-shard", "shard-grad-op", "hybrid-shard",
+    "iogpu.wired_limit_mb (MiB)", "GGUF (llama.cpp, Ollama, LM Studio)", "llama.cpp / Ollama / LM Studio",
+    "Hugging Face transformers (generate)", "--cache-type-v.", " · checkpoint: {format}",
+    "{value:,} tokens", "{batch} × ({layers}) × {bits} bits ({precision})",
+})
+
+FORMATTER = string.Formatter()
+
+
+def fields(template: str) -> set[tuple[str, str, str | None]]:
+    """Every replacement field as (name, format spec, conversion)."""
+    return {(name, spec or "", conversion) for _, name, spec, conversion in FORMATTER.parse(template)
+            if name is not None}
+
+
+def dummy(spec: str) -> object:
+    """A value every spec in the catalogues accepts: a number when the spec is numeric, else text."""
+    return 1234.5 if spec and spec[-1:] in "%,dfgeEn" or "," in spec else "x"
+
+
+def test_same_keys():
+    assert set(PT) - set(EN) == set(), "keys in PT only"
+    assert set(EN) - set(PT) == set(), "keys in EN missing from PT"
+
+
+@pytest.mark.parametrize("key", sorted(EN))
+def test_same_placeholders(key):
+    assert fields(PT[key]) == fields(EN[key])
+
+
+@pytest.mark.parametrize("key", sorted(EN))
+def test_same_edges(key):
+    """Fragments are concatenated ('weights.lora', 'answer.at_least'): keep their leading and trailing spaces."""
+    en, pt = EN[key], PT[key]
+    assert en[:len(en) - len(en.lstrip())] == pt[:len(pt) - len(pt.lstrip())]
+    assert en[len(en.rstrip()):] == pt[len(pt.rstrip()):]
+
+
+def literal_letters(template: str) -> str:
+    return "".join(char for literal, *_ in FORMATTER.parse(template) for char in literal if char.isalpha())
+
+
+@pytest.mark.parametrize("key", sorted(EN))
+def test_translated(key):
+    if PT[key] == EN[key]:
+        assert PT[key] in SAME_IN_BOTH or not literal_letters(PT[key]), f"untranslated: {PT[key]!r}"
+
+
+def test_allow_list_is_used():
+    stale = SAME_IN_BOTH - {value for key, value in PT.items() if value == EN[key]}
+    assert not stale, f"allowed but no longer the same in both: {stale}"
+
+
+@pytest.mark.parametrize("key", sorted(EN))
+def test_formats(key):
+    values = {name: dummy(spec) for name, spec, _ in fields(PT[key])}
+    PT[key].format(**values)
+    EN[key].format(**values)
