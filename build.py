@@ -26,6 +26,7 @@ from vramcalc.charts import BOX  # noqa: E402
 from vramcalc.gpus import load_apple, load_gpus  # noqa: E402
 from vramcalc import catalog  # noqa: E402
 from vramcalc.models import load_presets  # noqa: E402
+from vramcalc import messages  # noqa: E402
 from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
 from vramcalc.engines import Runtime  # noqa: E402
 from vramcalc.training import Recipe  # noqa: E402
@@ -44,6 +45,7 @@ CACHE = ROOT / ".cache"
 # CodeMirror, zip archives, and the Pyodide package graph (we load no packages).
 PYSCRIPT_NEVER_LOADED = ("codemirror", "zip-", "pyodide_graph-")
 SERVICE_WORKER = "sw.js"
+PAGE_DIRS = {"en": "", "pt": "pt/"}  # each language's prerendered page, by its folder in the site
 CSP = "; ".join((
     # The smallest policy the page works with, measured in docs/security.md: everything from our
     # own origin, WebAssembly compilation allowed, no inline script or style. 'unsafe-eval' is
@@ -74,10 +76,42 @@ def build(out: Path) -> None:
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
+    for lang, folder in PAGE_DIRS.items():
+        render_page(env, out, lang, folder)
+    messages.use_language("en")
+    shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
+    shutil.copy2(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc"), out / ENGINE_ZIP)
+    log(f"main.py, {ENGINE_ZIP}")
+    shutil.copytree(ROOT / "static", out / "static")
+    runtime = out / "static" / "pyodide"
+    runtime.mkdir(exist_ok=True)  # static/pyodide/loader.mjs is ours
+    for name in PYODIDE_FILES:
+        shutil.copy2(ROOT / "node_modules" / "pyodide" / name, runtime / name)
+    shutil.copy2(precompiled(PRECOMPILED_STDLIB), runtime / PRECOMPILED_STDLIB)
+    log(f"static/pyodide ({PYODIDE_VERSION}, precompiled standard library)")
+    pyscript = out / "static" / "pyscript"
+    pyscript.mkdir()
+    for name in pyscript_files(ROOT / "node_modules" / "@pyscript" / "core" / "dist"):
+        shutil.copy2(ROOT / "node_modules" / "@pyscript" / "core" / "dist" / name, pyscript / name)
+    log("static/pyscript")
+    write_service_worker(env, out)
+
+
+PYODIDE_VERSION = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
+
+
+def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
+    """The page in one language, prerendered with the default results, in `folder` of the site."""
+    messages.use_language(lang)
+    root = "../" * folder.count("/")  # from the page's folder back to the site's root
+    others = {other: root + other_folder for other, other_folder in PAGE_DIRS.items() if other != lang}
     workload = parse_workload({})
     target = present_target(workload, parse_target({}))
     capacity_rows, _ = present_capacity(parse_capacity_query({}))
     page = env.get_template("index.html").render(
+        lang=lang,
+        root=root,
+        others=others,
         presets=load_presets(),
         model_families=catalog.families(),
         model_facts=catalog.facts(DEFAULTS["model"]),
@@ -105,27 +139,13 @@ def build(out: Path) -> None:
         capacity_columns=["FP16/BF16" if p is Precision.FP16 else p.value.upper() for p in COLUMNS],
         capacity_rows=capacity_rows,
     )
-    (out / "index.html").write_text(page, encoding="utf-8")
-    log("index.html (default results prerendered)")
-    pyodide_version = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
-    toml = env.get_template("pyscript.toml.j2").render(engine_zip=ENGINE_ZIP, pyodide_version=pyodide_version)
-    (out / "pyscript.toml").write_text(toml, encoding="utf-8")
-    shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
-    shutil.copy2(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc"), out / ENGINE_ZIP)
-    log(f"pyscript.toml, main.py, {ENGINE_ZIP}")
-    shutil.copytree(ROOT / "static", out / "static")
-    runtime = out / "static" / "pyodide"
-    runtime.mkdir(exist_ok=True)  # static/pyodide/loader.mjs is ours
-    for name in PYODIDE_FILES:
-        shutil.copy2(ROOT / "node_modules" / "pyodide" / name, runtime / name)
-    shutil.copy2(precompiled(PRECOMPILED_STDLIB), runtime / PRECOMPILED_STDLIB)
-    log(f"static/pyodide ({pyodide_version}, precompiled standard library)")
-    pyscript = out / "static" / "pyscript"
-    pyscript.mkdir()
-    for name in pyscript_files(ROOT / "node_modules" / "@pyscript" / "core" / "dist"):
-        shutil.copy2(ROOT / "node_modules" / "@pyscript" / "core" / "dist" / name, pyscript / name)
-    log("static/pyscript")
-    write_service_worker(env, out)
+    page_dir = out / folder
+    page_dir.mkdir(parents=True, exist_ok=True)
+    (page_dir / "index.html").write_text(page, encoding="utf-8")
+    toml = env.get_template("pyscript.toml.j2").render(engine_zip=ENGINE_ZIP, pyodide_version=PYODIDE_VERSION,
+                                                       root=root)
+    (page_dir / "pyscript.toml").write_text(toml, encoding="utf-8")
+    log(f"{folder}index.html and pyscript.toml ({lang}, default results prerendered)")
 
 
 def precompiled(name: str, package: Path | None = None) -> Path:
@@ -170,7 +190,8 @@ def write_service_worker(env: Environment, out: Path) -> None:
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     hashes = {name: hashlib.sha256((out / name).read_bytes()).hexdigest() for name in files}
     version = hashlib.sha256("".join(f"{name}\0{hashes[name]}\0" for name in files).encode()).hexdigest()[:16]
-    entries = [["./", hashes["index.html"]], *[[f"./{name}", hashes[name]] for name in files]]
+    pages = [[f"./{lang_dir}", hashes[f"{lang_dir}index.html"]] for lang_dir in PAGE_DIRS.values()]
+    entries = [*pages, *[[f"./{name}", hashes[name]] for name in files]]
     script = env.get_template("sw.js.j2").render(version=version, files=entries)
     (out / SERVICE_WORKER).write_text(script, encoding="utf-8")
     log(f"{SERVICE_WORKER} (cache vramcalc-{version}, {len(files)} files)")

@@ -26,16 +26,18 @@ from vramcalc.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.fit import fit_all  # noqa: E402
 from vramcalc.formats import GROUPED  # noqa: E402
 from vramcalc.link import decode, encode  # noqa: E402
-from vramcalc.messages import message  # noqa: E402
+from vramcalc.messages import language, message, use_language  # noqa: E402
 from vramcalc.models import from_hf_config, load_presets  # noqa: E402
 from vramcalc.present import present, present_capacity, present_target  # noqa: E402
 from vramcalc.workload import parse_capacity_query, parse_target, resolve_layout, suggested_runtime  # noqa: E402
 
+use_language(document.documentElement.lang or "en")  # the language this page was prerendered in
 INPUT_AREAS = "#form, #reverse, #capacity-section"
 CHECKBOXES = ("mixed_precision", "enforce_eager", "lora_embeddings", "fused_ce", "sp")  # every control lives in one of these
 # What the page shows before Python has drawn anything: the prerendered defaults.
 DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
 state = {
+    "lang_in_link": "lang=" in str(window.location.search),
     "config": None,  # an imported config.json, parsed
     "shown": {
         "workload": DEFAULT_WORKLOAD,
@@ -123,7 +125,7 @@ def render(breakdown):
         tr.querySelector(".fill").setAttribute("width", str(gpu.bar_percent))
         tr.querySelector(".pct").textContent = gpu.utilization
         tr.querySelector(".count").textContent = gpu.count
-        tr.querySelector(".verdict").textContent = gpu.verdict
+        tr.querySelector(".verdict").textContent = gpu.verdict_text
     fill_list(element("notes"), view.notes)
     fill_list(element("runtime-facts"), view.runtime_lines)
     fill_list(element("assumptions"), view.assumptions)
@@ -264,7 +266,19 @@ def update(*_args):
         state["shown"]["capacity"] = query
     if not problems:
         link = encode(values)
-        window.history.replaceState(None, "", ("?" + link) if link else window.location.pathname)
+        show_link(link)
+
+
+def show_link(link):
+    """The link in the address bar, and the language switch pointing at the same settings."""
+    if state["lang_in_link"]:  # a language chosen through a link or the switch stays chosen
+        link = "&".join(part for part in (link, f"lang={language()}") if part)
+    window.history.replaceState(None, "", ("?" + link) if link else window.location.pathname)
+    for anchor in document.querySelectorAll("nav.languages a"):
+        other = anchor.getAttribute("hreflang")
+        base = anchor.getAttribute("href").split("?")[0]
+        anchor.setAttribute("href", base + "?" + "&".join(part for part in (link.replace(
+            f"lang={language()}", "").strip("&"), f"lang={other}") if part))
 
 
 def filter_models(query):

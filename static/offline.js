@@ -17,7 +17,7 @@ if ("serviceWorker" in navigator) {
       location.reload();
     }
   });
-  whenPythonIsReady().then(() => navigator.serviceWorker.register("./sw.js")).then((registration) => {
+  whenPythonIsReady().then(() => navigator.serviceWorker.register(new URL("../sw.js", import.meta.url))).then((registration) => {
     const watch = (worker) => {
       worker.addEventListener("statechange", () => {
         if (worker.state === "installed" && navigator.serviceWorker.controller) {

@@ -12,7 +12,7 @@ from vramcalc.messages_pt import PT
 
 # Values that are the same in both languages: names, code, units and loanwords Brazilian ML writing keeps.
 SAME_IN_BOTH = frozenset({
-    "Logits", "GPU", "Total", "VRAM", "FSDP", "Adam", "AdamW", "SGD", "Adafactor", "Lion",
+    "Logits", "GPU", "CSV", "JSON", "English", "Português", "Total", "VRAM", "FSDP", "Adam", "AdamW", "SGD", "Adafactor", "Lion",
     "fp32", "bf16", "fp16", "eager", "flash", "Eager", "Flash / SDPA",
     "foreach", "fused", "for-loop", "full-shard", "shard-grad-op", "hybrid-shard",
     "iogpu.wired_limit_mb (MiB)", "GGUF (llama.cpp, Ollama, LM Studio)", "llama.cpp / Ollama / LM Studio",
@@ -72,3 +72,21 @@ def test_formats(key):
     values = {name: dummy(spec) for name, spec, _ in fields(PT[key])}
     PT[key].format(**values)
     EN[key].format(**values)
+
+
+def test_portuguese_numbers_use_a_decimal_comma_and_names_stay():
+    from vramcalc.messages import message, use_language
+    from vramcalc.units import format_count, format_gib
+
+    try:
+        use_language("pt")
+        assert format_gib(16_060_522_496) == "14,96 GiB"
+        assert format_count(8_030_261_248) == "8,03B"
+        text = message("answer.gpus", value=1234, gpu="Llama 3.1 8B")
+        assert "1.234" in text and "Llama 3.1 8B" in text  # a name keeps its dot
+        assert message("change.seq", value=32_945) == "um contexto de 32.945 tokens"
+        assert message("verdict.fits", where="uma RTX 4090", used=format_gib(2**30), usable="23.64 GiB",
+                       share="76%") == "Cabe em uma RTX 4090: 1,00 GiB de 23,64 GiB (76% em uso)."
+    finally:
+        use_language("en")
+    assert format_gib(16_060_522_496) == "14.96 GiB"

@@ -4,6 +4,7 @@ engine's numbers before and after Python starts, and keeps the link in step."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -381,3 +382,39 @@ def test_export_buttons_save_the_engine_numbers_and_print_hides_the_form(watched
     expect(page.locator("#total")).to_be_visible()
     expect(page.locator("#verdict")).to_be_visible()
     page.emulate_media(media="screen")
+
+
+def test_portuguese_page_is_prerendered_and_keeps_the_link(watched: Page, server_url):
+    from vramcalc.messages import use_language
+    from vramcalc.units import format_gib
+
+    page = watched
+    html = page.goto(f"{server_url}/pt/?gpu=rtx-4090&batch=2").text()
+    assert '<html lang="pt">' in html and "Vai caber?" in html  # the first paint is in Portuguese
+    page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)
+    total = estimate(parse_workload({"batch": "2"})).total_bytes
+    try:
+        use_language("pt")
+        expected = format_gib(total)  # 17,87 GiB: a decimal comma
+    finally:
+        use_language("en")
+    assert "," in expected
+    expect(page.locator("#total-gib")).to_have_text(expected)
+    expect(page.locator("#verdict-text")).to_contain_text("Cabe em uma RTX 4090")
+    expect(page.locator("#lang-en")).to_have_attribute("href", "../?batch=2&gpu=rtx-4090&lang=en")
+    page.click("#lang-en")
+    page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)
+    assert urlparse(page.url).path == "/" and "lang=en" in page.url
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("#batch")).to_have_value("2")
+    page.fill("#batch", "3")  # the chosen language stays in the link
+    expect(page).to_have_url(re.compile(r"batch=3.*lang=en"))
+
+
+def test_lang_key_opens_the_portuguese_page(watched: Page, server_url):
+    page = watched
+    page.goto(f"{server_url}/?model=qwen3-8b&lang=pt")
+    page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)
+    assert urlparse(page.url).path == "/pt/"
+    expect(page.locator("html")).to_have_attribute("lang", "pt")
+    expect(page.locator("#model")).to_have_value("qwen3-8b")

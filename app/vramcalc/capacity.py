@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from importlib import resources
 
 from .gpus import load_gpus
-from .messages import message
+from .messages import localize, message
 from .models import load_presets, preset_spec
 from .options import Precision
 from .units import GB
@@ -141,8 +141,8 @@ def format_billions(params: int) -> str:
     """3.2, 51.2 or 2,048 (billions of parameters): one decimal below 100, whole numbers above."""
     value = params / 1e9
     if value < 100:
-        return f"{value:.1f}".removesuffix(".0")
-    return f"{value:,.0f}"
+        return localize(f"{value:.1f}".removesuffix(".0"))
+    return localize(f"{value:,.0f}")
 
 
 def format_range(c: Cell) -> str:

@@ -13,7 +13,7 @@ import math
 
 from .pergpu import per_gpu
 from .memory import estimate
-from .messages import message
+from .messages import localize, message
 from .units import GIB, format_count, format_gib
 from .workload import MAX_BATCH, MAX_SEQ, Target, Workload
 
@@ -65,7 +65,7 @@ def nice_ceil(value: float) -> float:
 
 
 def _count_label(value: float) -> str:
-    return f"{value:,.0f}" if value < 10_000 else format_count(round(value))
+    return localize(f"{value:,.0f}") if value < 10_000 else format_count(round(value))
 
 
 def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> Chart:
@@ -112,7 +112,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> C
         now_label=message("chart.now", value=current),
         x_ticks=tuple(Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1))) for i in range(TICKS)),
         y_ticks=tuple(
-            Tick(pos=py(y_max * i / (TICKS - 1)), label=f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB") for i in range(TICKS)
+            Tick(pos=py(y_max * i / (TICKS - 1)), label=localize(f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB")) for i in range(TICKS)
         ),
         desc=message(
             "chart.desc", axis=x_label, first=format_gib(ys[0]), last=format_gib(ys[-1]), end=_count_label(xs[-1]),

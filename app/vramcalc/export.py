@@ -59,7 +59,7 @@ def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link:
     """A report to paste into an issue: what was asked, the answer, the table, and the permalink."""
     workload = breakdown.workload
     total = breakdown.total_bytes
-    summary = message("results.summary", model=workload.model.display_name, mode=workload.mode.value,
+    summary = message("results.summary", model=workload.model.display_name, mode=message(f"option.mode.{workload.mode.value}").lower(),
                       precision=workload.precision.value, batch=workload.batch, seq=workload.seq)
     lines = [f"### {summary}", ""]
     if verdict:

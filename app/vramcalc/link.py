@@ -34,6 +34,9 @@ def _shown(text: str, limit: int = 30) -> str:
     return repr(printable[:limit] + ("…" if len(printable) > limit else ""))
 
 
+PAGE_KEYS = ("lang",)  # the page's language: en or pt
+
+
 def decode(query: str) -> Decoded:
     query = query.removeprefix("?")
     notices = []
@@ -48,6 +51,8 @@ def decode(query: str) -> Decoded:
     unknown: list[str] = []
     repeated: list[str] = []
     for key, value in parse_qsl("&".join(pieces), keep_blank_values=True, errors="replace"):
+        if key in PAGE_KEYS:
+            continue  # read by the page itself (static/lang.js), not a setting of the calculation
         if key not in DEFAULTS:
             unknown.append(key)
         elif key in values:

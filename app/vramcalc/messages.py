@@ -4,6 +4,8 @@ Templates use str.format with the names the formulas pass."""
 
 from __future__ import annotations
 
+import re
+import string
 from collections.abc import Mapping
 
 EN: Mapping[str, str] = {
@@ -298,6 +300,12 @@ EN: Mapping[str, str] = {
     "answer.best_format": "Most precise weights that fit",
     "answer.best_kv_format": "Most precise KV cache that fits",
     "answer.format_none": "none of this engine's formats",
+    "page.languages": "Language",
+    "page.language.en": "English",
+    "page.language.pt": "Português",
+    "fit.fits": "fits",
+    "fit.tight": "tight",
+    "fit.does not fit": "does not fit",
     "verdict.one": "one {gpu}",
     "verdict.many": "{count} × {gpu} ({layout})",
     "verdict.fits": "Fits on {where}: {used} of {usable} ({share} used).",
@@ -611,5 +619,55 @@ EN: Mapping[str, str] = {
 GUIDE_ENTRIES = 7
 
 
+# ---------------------------------------------------------------- languages
+# The page is prerendered once per language and tells the engine which one it shows (use_language);
+# the command line stays English. Portuguese (pt-BR, as the seed documents write it) writes numbers
+# with a decimal comma and a dot between thousands: 4.096 tokens, 14,96 GiB, 83,7%.
+
+from .messages_pt import PT  # noqa: E402  (after EN: the catalogue mirrors it key for key)
+
+CATALOGUES: Mapping[str, Mapping[str, str]] = {"en": EN, "pt": PT}
+_language = ["en"]
+_SWAP = str.maketrans({",": ".", ".": ","})
+# A field that is a number, possibly with its unit: "8,192", "14.96 GiB", "83.7%", "8.03B", "2.5x".
+_NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?( ?(%|[KMGT]i?B|B|[KMBT]|x|×))?")
+
+
+def use_language(language: str) -> None:
+    if language not in CATALOGUES:
+        raise ValueError(f"language {language!r}: expected one of {', '.join(CATALOGUES)}")
+    _language[0] = language
+
+
+def language() -> str:
+    return _language[0]
+
+
+class Localized(str):
+    """Text whose numbers are already written the current language's way (message() leaves it alone)."""
+
+
+def localize(text: str) -> str:
+    """A number written in English style (4,096.5) as the current language writes it (4.096,5 in pt)."""
+    return text if _language[0] == "en" or isinstance(text, Localized) else Localized(text.translate(_SWAP))
+
+
+class _LocalFormatter(string.Formatter):
+    """str.format, with every numeric field (a number, or a string that is only a number and its unit)
+    written the current language's way; names such as 'Llama 3.1 8B' or 'q4_k_m' are left alone."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        text = super().format_field(value, format_spec)
+        if isinstance(value, Localized):
+            return text
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return localize(text) if numeric or (isinstance(value, str) and _NUMBER.fullmatch(text)) else text
+
+
+_FORMATTER = _LocalFormatter()
+
+
 def message(key: str, **values: object) -> str:
-    return EN[key].format(**values)
+    if _language[0] == "en":
+        return EN[key].format(**values)
+    return _FORMATTER.vformat(CATALOGUES[_language[0]][key], (), values)

@@ -614,4 +614,43 @@ PT: Mapping[str, str] = {
         "de placas necessário e o maior modelo com a mesma largura. A tabela abaixo responde “o que cabe em N GB?” em "
         "cada precisão."
     ),
+    # the answer first (present.present_verdict) and the export buttons
+    "page.languages": "Idioma",
+    "page.language.en": "English",
+    "page.language.pt": "Português",
+    "fit.fits": "cabe",
+    "fit.tight": "no limite",
+    "fit.does not fit": "não cabe",
+    "verdict.one": "uma {gpu}",
+    "verdict.many": "{count} × {gpu} ({layout})",
+    "verdict.fits": "Cabe em {where}: {used} de {usable} ({share} em uso).",
+    "verdict.tight": "Cabe em {where}, no limite: {used} de {usable} ({share} em uso); a fragmentação pode ocupar o "
+                     "resto.",
+    "verdict.no": "Não cabe em {where}: precisa de {used}, há {usable} ({share}). A maior parcela: {part} "
+                  "({part_share} do total).",
+    "verdict.no_pool": "Não cabe em {where}: depois dos pesos, do pico de ativações e da sobrecarga, a fatia da placa "
+                       "que o vLLM reserva deixa {pool} de cache KV para os {kv} de que as sequências precisam.",
+    "verdict.fits.short": "{used} · cabe em {where} ({share})",
+    "verdict.tight.short": "{used} · no limite em {where} ({share})",
+    "verdict.no.short": "{used} · não cabe em {where}",
+    "verdict.changes": "Qualquer uma destas mudanças faz caber:",
+    "verdict.none": "Nenhuma mudança isolada de contexto, lote, formato, receita ou número de GPUs faz caber: combine-as "
+                    "ou escolha um modelo menor.",
+    "verdict.change_card": "Trocar a placa",
+    "change.kv": "cache KV em {format}",
+    "change.seq": "um contexto de {value:,} tokens",
+    "change.batch": "um lote de {value:,}",
+    "change.format": "pesos em {format}",
+    "change.gpus": "{count:,} × {gpu} ({layout})",
+    "change.checkpointing": "checkpointing de ativações por camada",
+    "change.lora": "LoRA (rank 16) em vez de fine-tuning completo",
+    "change.qlora": "QLoRA: LoRA rank 16 sobre uma base de 4 bits (nf4)",
+    "change.qlora_checkpointing": "QLoRA (rank 16, nf4) com checkpointing de ativações por camada",
+    "export.title": "Exportar:",
+    "export.markdown": "Copiar como Markdown",
+    "export.csv": "CSV",
+    "export.json": "JSON",
+    "export.print": "Imprimir ou PDF",
+    "export.copied": "Copiado: cole numa issue ou num chat.",
+    "export.downloaded": "{name} salvo.",
 }

@@ -13,7 +13,7 @@ from .fit import Verdict as FitVerdict
 from .memory import COMPONENTS, Breakdown, estimate
 from .parallel import Offload, stage_layers
 from .pergpu import PerGpu, per_gpu
-from .messages import EN, message
+from .messages import localize, message
 from .models import MAX_LAYERS
 from .errors import ValidationError
 from .options import Checkpointing
@@ -45,7 +45,8 @@ class GpuRow:
     utilization: str
     bar_percent: float
     count: str
-    verdict: str
+    verdict: str  # fits, tight, does not fit: the key the page's styles use
+    verdict_text: str  # the same in words, in the page's language
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -73,10 +74,10 @@ def present(breakdown: Breakdown) -> View:
         rows.append(
             Row(
                 key=component.key,
-                label=EN[component.key],
+                label=message(component.key),
                 bytes=component.bytes,
                 size=format_binary(component.bytes) if component.bytes else "0",
-                share=f"{share:.1%}",
+                share=localize(f"{share:.1%}"),
                 formula=component.formula,
                 bar_x=round(x, 3),
                 bar_width=round(width, 3),
@@ -93,7 +94,7 @@ def present(breakdown: Breakdown) -> View:
         total_gb=format_gb(total),
         total_gib=format_gib(total),
         summary=message(
-            "results.summary", model=workload.model.display_name, mode=workload.mode.value,
+            "results.summary", model=workload.model.display_name, mode=message(f"option.mode.{workload.mode.value}").lower(),
             precision=workload.precision.value, batch=workload.batch, seq=workload.seq,
         ),
         params=params,
@@ -137,10 +138,11 @@ def _gpu_row(fit: GpuFit) -> GpuRow:
         slug=fit.gpu.slug,
         name=fit.gpu.display_name,
         memory=message("gpus.memory", usable=format_gib(fit.gpu.usable_bytes), marketed=fit.gpu.marketed_memory_gb),
-        utilization=f"{fit.utilization:.0%}",
+        utilization=localize(f"{fit.utilization:.0%}"),
         bar_percent=round(min(fit.utilization, 1.0) * 100, 2),
         count="–" if fit.count is None else str(fit.count),
         verdict=fit.verdict.value,
+        verdict_text=message(f"fit.{fit.verdict.value}"),
     )
 
 
@@ -210,7 +212,7 @@ def present_target(workload: Workload, target: Target) -> TargetView:
     if batch is None:
         batch_text = message("answer.batch_none")
     else:
-        batch_text = message("answer.batch_capped", value=batch) if batch >= MAX_BATCH else f"{batch:,}"
+        batch_text = message("answer.batch_capped", value=batch) if batch >= MAX_BATCH else localize(f"{batch:,}")
     if solution.min_gpus is None:
         gpus_text = message("answer.gpus_none" if workload.overhead_bytes >= target.gpu.usable_bytes
                             else "answer.gpus_none_rank")
@@ -271,7 +273,7 @@ def present_verdict(workload: Workload, target: Target, solution: Solution) -> V
                        kv=format_gib(rank.components.get("kv_cache", 0)))
     else:
         largest = max((k for k in rank.components if k != "overhead"), key=rank.components.__getitem__)
-        text = message("verdict.no", **numbers, part=EN[largest].lower() if largest != "kv_cache" else EN[largest],
+        text = message("verdict.no", **numbers, part=message(largest).lower() if largest != "kv_cache" else message(largest),
                        part_share=f"{rank.components[largest] / rank.total_bytes:.0%}")
     return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=text, percent=100.0,
                    changes=_changes(workload, target, solution), short=message("verdict.no.short", **numbers))
@@ -316,7 +318,7 @@ def rank_rows(view: TargetView) -> tuple[RankRow, ...]:
     """The per-GPU rows to prerender: the view's, or empty ones for one GPU (the page fills them later)."""
     if view.rank:
         return view.rank.rows
-    return tuple(RankRow(key=key, label=EN[key], bytes=0, size="0", how="", bar_x=0.0, bar_width=0.0)
+    return tuple(RankRow(key=key, label=message(key), bytes=0, size="0", how="", bar_x=0.0, bar_width=0.0)
                  for key in COMPONENTS)
 
 
@@ -338,7 +340,7 @@ def present_rank(workload: Workload, target: Target, rank: PerGpu) -> RankView:
     for key in COMPONENTS:
         value = rank.components.get(key, 0)
         width = value / scale * BAR_WIDTH
-        rows.append(RankRow(key=key, label=EN[key], bytes=value, size=format_binary(value) if value else "0",
+        rows.append(RankRow(key=key, label=message(key), bytes=value, size=format_binary(value) if value else "0",
                             how=how.get(key, ""), bar_x=round(x, 3), bar_width=round(width, 3)))
         x += width
     lines = [message("rank.stages", stages="; ".join(f"{name}: {format_gib(b)}" for name, b in rank.stages.items()))
