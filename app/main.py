@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from urllib.parse import parse_qsl
 
 from pyodide.ffi import create_proxy, to_js
 from pyscript import document, when, window
@@ -99,6 +100,19 @@ def show_errors(problems):
         field = element(problem.field)
         if field is not None:
             field.setAttribute("aria-invalid", "true")
+            folded = field.closest("details")
+            if folded is not None:
+                folded.open = True  # an error is never hidden behind "More options"
+
+
+def summarize_options(values):
+    """Each "More options" says how many of its settings differ from the defaults."""
+    for details in document.querySelectorAll("details.more"):
+        summary = details.querySelector("summary")
+        changed = sum(1 for key, value in values.items() if value != DEFAULTS[key]
+                      and element(key) is not None and details.contains(element(key)))
+        label = summary.getAttribute("data-label")
+        summary.textContent = message("more.set", label=label, count=changed) if changed else label
 
 
 def render(breakdown):
@@ -242,6 +256,8 @@ def update(*_args):
     element("mixed-precision-field").hidden = values["recipe"] != ""
     element("layout-fields").hidden = values["gpus"].strip() in ("", "1")
     element("sharding-fields").hidden = values["mode"] != "training"
+    summarize_options(values)
+    remember_gpu(values)
     problems = []
     workload = attempt(lambda: parse_workload(values, config=state["config"]), problems)
     target = attempt(lambda: parse_target(values), problems)
@@ -434,11 +450,36 @@ def on_export_print(event):
 # ---------------------------------------------------------------- start
 
 
+REMEMBERED = "vramcalc.gpu"  # localStorage key, written only while "Remember my card" is ticked
+
+
+def remember_gpu(values):
+    storage = window.localStorage
+    if element("remember-gpu").checked:
+        storage.setItem(REMEMBERED, json.dumps({"gpu": values["gpu"], "gpus": values["gpus"]}))
+    else:
+        storage.removeItem(REMEMBERED)
+
+
+def remembered_gpu():
+    """The card the user asked this browser to remember, as link values ({} if none or unreadable)."""
+    try:
+        saved = json.loads(window.localStorage.getItem(REMEMBERED) or "{}")
+    except Exception:  # storage disabled, or not ours
+        return {}
+    return {key: str(saved[key]) for key in ("gpu", "gpus") if isinstance(saved, dict) and key in saved}
+
+
 def start():
     decoded = decode(str(window.location.search))
-    # Apply the link only to fields the user has not changed while Python was starting.
+    # Apply the link only to fields the user has not changed while Python was starting; a remembered
+    # card fills in where the link names none.
     typed = read_form()
-    write_form({key: value for key, value in decoded.values.items() if typed[key] == DEFAULTS[key]})
+    saved = remembered_gpu()
+    element("remember-gpu").checked = bool(saved)
+    linked = {key for key, _ in parse_qsl(str(window.location.search).removeprefix("?"))}
+    values = {**{k: v for k, v in saved.items() if k not in linked}, **decoded.values}
+    write_form({key: value for key, value in values.items() if typed[key] == DEFAULTS[key]})
     notice = element("notice")
     notice.textContent = " ".join(decoded.notices)
     notice.hidden = not decoded.notices

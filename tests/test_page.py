@@ -37,6 +37,11 @@ def open_ready(page: Page, server_url: str, query: str = "") -> None:
     page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)
 
 
+def unfold(page: Page) -> None:
+    """Open every "More options" (test_more_options_fold_and_count_what_is_set clicks them as a user does)."""
+    page.evaluate("document.querySelectorAll('details.more').forEach((d) => { d.open = true; })")
+
+
 def total_of(values):
     return estimate(parse_workload(values)).total_bytes
 
@@ -69,6 +74,7 @@ def test_page_boots_and_every_control_matches_the_engine(watched: Page, server_u
     ]
     values = {}
     for change, act in steps:
+        unfold(page)  # what a new mode or engine shows may sit behind "More options"
         act()
         values.update(change)
         expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
@@ -158,6 +164,7 @@ def test_gpu_picker_answers_the_reverse_questions(watched: Page, server_url):
     expect(page.locator("#rank-row-weights .how")).to_contain_text("TP 2")
     expect(page.locator("#rank-row-gradients")).to_be_hidden()  # nothing to show in inference
     expect(page.locator("#target-heading")).to_contain_text("TP 2, assumed")
+    page.click("#layout-fields > summary")  # the layout folds away until asked for
     page.fill("#pp", "2")  # a layout the user sets replaces the assumed one
     expect(page.locator("#rank-row-weights .how")).to_contain_text("40 of 80 layers")
     expect(page.locator("#rank-lines")).to_contain_text("stage 1 of 2")
@@ -252,6 +259,7 @@ def test_an_unknown_architecture_is_marked_approximate_above_the_results(watched
 def test_engine_controls_appear_only_where_they_apply(watched: Page, server_url):
     page = watched
     open_ready(page, server_url)
+    unfold(page)
     expect(page.locator("#vllm-fields")).to_be_hidden()
     expect(page.locator("#llamacpp-fields")).to_be_hidden()
     expect(page.locator("#group-size-field")).to_be_hidden()
@@ -418,3 +426,38 @@ def test_lang_key_opens_the_portuguese_page(watched: Page, server_url):
     assert urlparse(page.url).path == "/pt/"
     expect(page.locator("html")).to_have_attribute("lang", "pt")
     expect(page.locator("#model")).to_have_value("qwen3-8b")
+
+
+def test_more_options_fold_and_count_what_is_set(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url, "?kv_precision=int8&overhead_gib=2")
+    expect(page.locator("#kv_precision")).to_be_hidden()  # folded by default
+    expect(page.locator("#more-workload > summary")).to_have_text("More options · 1 set")
+    expect(page.locator("#more-engine > summary")).to_have_text("More options · 1 set")
+    page.click("#more-workload > summary")
+    expect(page.locator("#kv_precision")).to_be_visible()
+    page.select_option("#kv_precision", "")
+    expect(page.locator("#more-workload > summary")).to_have_text("More options")
+    page.click("#more-engine > summary")
+    page.fill("#overhead_gib", "-1")
+    page.click("#more-engine > summary")  # folded with a bad value in it
+    page.fill("#batch", "2")
+    expect(page.locator("#overhead_gib")).to_be_visible()  # an error is never folded away
+    expect(page.locator("#overhead_gib-error")).not_to_be_empty()
+
+
+def test_remember_my_card_only_when_ticked(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url)
+    page.select_option("#gpu", "rtx-4090")
+    assert page.evaluate("localStorage.getItem('vramcalc.gpu')") is None  # nothing kept unless asked
+    page.check("#remember-gpu")
+    page.fill("#gpus", "2")
+    assert json.loads(page.evaluate("localStorage.getItem('vramcalc.gpu')")) == {"gpu": "rtx-4090", "gpus": "2"}
+    open_ready(page, server_url)  # a link without a card opens on the remembered one
+    expect(page.locator("#gpu")).to_have_value("rtx-4090")
+    expect(page.locator("#remember-gpu")).to_be_checked()
+    open_ready(page, server_url, "?gpu=h100-80gb")  # a link's own card wins
+    expect(page.locator("#gpu")).to_have_value("h100-80gb")
+    page.uncheck("#remember-gpu")
+    assert page.evaluate("localStorage.getItem('vramcalc.gpu')") is None
