@@ -667,18 +667,58 @@ def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int,
 def _prefill_mlp(model: ModelSpec, e: int) -> int:
     """The MLP's temporaries per token. Gated, separate gate and up (Llama): the activation, up and
     their product (3·I·e); fused gate_up (Phi-3) 4·I·e; tanh-GELU written out (GPT-2, Phi) 4·I·e.
-    Mixture of experts (transformers 5 runs the routed copies together): per routed copy its
-    gathered input, the fused gate_up output, the activation and the product (h + 4·I)·e, the
-    output accumulator (h·e), the router's logits and fp32 probabilities, and a shared expert's 3·I·e."""
+    Mixture of experts: `_prefill_moe`."""
     dense = 0
     if model.moe_layer_count < model.layers:
         dense = (3 if model.gated_mlp and not model.fused_qkv else 4) * model.ffn * e
     if model.moe is None:
         return dense
-    moe = model.moe
-    routed = moe.experts if model.model_type == "llama4_text" else moe.per_token
-    expert = routed * (model.hidden + 4 * moe.ffn) * e + model.hidden * e + moe.experts * (e + FP32_BYTES)
-    return max(dense, expert + 3 * moe.shared_ffn * e)
+    return max(dense, _prefill_moe(model, e))
+
+
+# Routers that compute in fp32 whatever the model's dtype (an fp32 `gate.weight` and `F.linear` on the
+# input cast to fp32: transformers' DeepseekV2TopkRouter, DeepseekV3TopkRouter, Glm4MoeTopkRouter), so their
+# logits and routing weights are fp32; Mixtral's softmax runs on `router_logits.float()` and its top-k
+# weights stay fp32 (MixtralTopKRouter). The others cast the weights back to the logits' dtype.
+FP32_ROUTER_TYPES = frozenset({"deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe"})
+FP32_ROUTING_WEIGHT_TYPES = FP32_ROUTER_TYPES | {"mixtral"}
+# MoE blocks that run the shared expert before the routed ones, whose output waits meanwhile
+# (Qwen2MoeSparseMoeBlock, Qwen3NextSparseMoeBlock); DeepSeek and GLM-4-MoE run it after.
+SHARED_EXPERT_FIRST_TYPES = frozenset({"qwen2_moe", "qwen3_next"})
+ROUTED_INDEX_BYTES = 36  # per routed copy: top-k index, sorted ids, permutation, inverse (int64) and histc's fp32 ids
+
+
+def _prefill_moe(model: ModelSpec, e: int) -> int:
+    """An MoE layer's temporaries per token in a prefill, as transformers 5 runs its experts by default
+    (`grouped_mm`, integrations/moe.py `grouped_mm_experts_forward`; the default on CPU and on CUDA from
+    sm80): the k routed copies of every token are gathered in expert order and run together. Its peak is
+    the larger of two moments:
+    - the up projection: per copy the gathered input, the fused gate_up output, act(gate) and the
+      product, (h + 4·I)·e (`_default_apply_gate`);
+    - the routing weights: per copy the gathered input and the down projection's output (2·h·e), that
+      output times the routing weight and its copy put back in token order (2·h·w, with w the weights'
+      dtype: fp32 for FP32_ROUTING_WEIGHT_TYPES, which promotes the product to fp32), and at the end
+      the sum over the k copies and its cast (h·w + h·e) with one of the two products gone.
+    Around it: the router's logits (E, fp32 or e; kept by the caller's `_`), per copy the routing
+    weight twice (2·w) and the index bookkeeping (ROUTED_INDEX_BYTES). A shared expert (a dense MLP,
+    3·I_s·e) runs after the routed ones, which leaves their output (h·e) alive, or first, whose output
+    waits through the routed ones (SHARED_EXPERT_FIRST_TYPES). Llama 4 runs every token through every
+    expert (its own loop): E copies of (h + 4·I)·e, an accumulator h·e and the router E·(e + 4)."""
+    moe, h = model.moe, model.hidden
+    shared = 3 * moe.shared_ffn * e
+    if model.model_type == "llama4_text":
+        return moe.experts * (h + 4 * moe.ffn) * e + h * e + moe.experts * (e + FP32_BYTES) + shared
+    k = moe.per_token
+    w = FP32_BYTES if model.model_type in FP32_ROUTING_WEIGHT_TYPES else e
+    logits = moe.experts * (FP32_BYTES if model.model_type in FP32_ROUTER_TYPES else e)
+    up = k * (h + 4 * moe.ffn) * e
+    weighted = max(k * (2 * h * e + 2 * h * w), k * (2 * h * e + h * w) + h * w + h * e)
+    routed = max(up, weighted) + logits + k * (2 * w + ROUTED_INDEX_BYTES)
+    if not moe.shared_ffn:
+        return routed
+    if model.model_type in SHARED_EXPERT_FIRST_TYPES:
+        return max(shared, h * e + routed)
+    return max(routed, h * e + shared)
 
 
 def prefill_window_bytes(workload: Workload) -> int:
