@@ -124,7 +124,6 @@ PREFILL_GAPS = {
     "gemma3_text-flash-fp32-4x512": "SDPA's sliding-window mask counted per sequence: it is built once for the batch",
     "qwen3_next-eager-bf16-2x256": "Gated DeltaNet prefill: the training formula overestimates it",
     "qwen3_next-flash-bf16-2x256": "Gated DeltaNet prefill: the training formula overestimates it",
-    "gemma2-eager-bf16-2x256": "soft-capped eager attention: overestimated",
 }
 
 

@@ -650,7 +650,9 @@ def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int,
     SDPA as an s × s mask (s·e) with K and V repeated to every head. Eager: q and K, V repeated
     (3·a·d·e), the causal mask (s·e) and per head a row of s scores: in the compute type, its
     fp32 copy and the fp32 softmax (e + 4 + 4; fp32 models: 4 + 4; models whose softmax runs in
-    the compute type: 3·e), plus Gemma 2's soft-cap (e)."""
+    the compute type: 3·e). Gemma 2's soft-cap adds nothing at the peak: its three steps (÷ cap, tanh,
+    × cap) each replace the scores, and the last is freed by the mask's add before the softmax
+    (models/gemma2/modeling_gemma2.py `eager_attention_forward`); training keeps the tanh for backward."""
     if kind is AttentionKind.LINEAR:
         return _linear_attention_saved(model, e)
     a, d = model.heads, model.head_dim
@@ -660,7 +662,6 @@ def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int,
         scores = 3 * e
     else:
         scores = e + 2 * FP32_BYTES if e != FP32_BYTES else 2 * FP32_BYTES
-    scores += e if model.attention_softcap else 0
     return 3 * a * d * e + seq * e + a * seq * scores
 
 
