@@ -612,18 +612,34 @@ def _training_activations(workload: Workload) -> tuple[Component, int]:
     return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
 
 
+# Decoder layers that keep attention's output bound to its own name through the MLP:
+# Llama4TextDecoderLayer.forward (`attention_states`; models/llama4/modeling_llama4.py). The others
+# rebind `hidden_states` to the residual sum, or (parallel blocks) count it among their four h·e.
+ATTENTION_OUTPUT_HELD_TYPES = frozenset({"llama4_text"})
+
+
 def _inference_activations(workload: Workload) -> Component:
     """Inference keeps no activations between layers: the peak is the prefill of the whole prompt
     inside one layer (transformers' `generate`, no_grad; measured with tools/measure_peak.py).
-    Per token, the hidden states alive in a layer (`_prefill_hidden`) plus the larger of attention's
-    and the MLP's temporaries (`_prefill_attention`, `_prefill_mlp`), at the largest layer."""
+    Per token, the larger of two moments of the largest layer: attention's temporaries
+    (`_prefill_attention`) with the hidden states alive before the residual add (`_prefill_hidden`
+    less h·e), or the MLP's (`_prefill_mlp`) with all of them and eager attention's probabilities,
+    which the layer still holds; and for the whole batch the attention
+    masks the model builds once and keeps through the forward (`_prefill_masks`)."""
     model = workload.model
     e = workload.activation_precision.bits // 8
     seq = workload.seq
-    per_token = _prefill_hidden(model, e) + max(
-        max(_prefill_attention(model, e, workload.attention, seq, kind) for kind in set(model.kinds) or {AttentionKind.FULL}),
-        _prefill_mlp(model, e))
-    num_bytes = workload.batch * seq * per_token
+    hidden = _prefill_hidden(model, e)
+    attention = max(_prefill_attention(model, e, workload.attention, seq, kind)
+                    for kind in set(model.kinds) or {AttentionKind.FULL})
+    # Eager attention returns its probabilities (batch × a × s × s in the compute type) and every decoder
+    # layer binds them to `_` (`hidden_states, _ = self.self_attn(...)`, e.g. models/llama/modeling_llama.py
+    # LlamaDecoderLayer.forward), so they stay alive through the MLP. SDPA returns None there.
+    held = model.heads * seq * e if workload.attention is Attention.EAGER else 0
+    if model.model_type in ATTENTION_OUTPUT_HELD_TYPES:
+        held += model.hidden * e
+    per_token = max(hidden - model.hidden * e + attention, hidden + held + _prefill_mlp(model, e))
+    num_bytes = workload.batch * seq * per_token + _prefill_masks(model, e, workload.attention, workload.batch, seq)
     return Component(
         key="activations",
         bytes=num_bytes,
@@ -635,20 +651,53 @@ def _inference_activations(workload: Workload) -> Component:
 
 
 def _prefill_hidden(model: ModelSpec, e: int) -> int:
-    """Hidden states alive while a layer runs, per token: the embeddings (the model keeps
+    """Hidden states alive while a layer's MLP runs, per token: the embeddings (the model keeps
     `inputs_embeds`), the layer's input (its caller's variable), the residual and the normalised
     copy (4·h·e), and the rotary cos and sin (2·d·e). GPT-2: the token and position embeddings,
-    their sum, and the same three (6·h·e)."""
+    their sum, and the same three (6·h·e). While attention runs the residual is still the layer's
+    input (`residual = hidden_states` in every decoder layer), so one h·e fewer."""
     if model.block is Block.GPT2:
         return 6 * model.hidden * e
     return 4 * model.hidden * e + 2 * model.head_dim * e
 
 
+# Models whose forward builds a sliding-window mask even with no sliding layer: Qwen2MoeModel.forward
+# always fills both entries of its mask mapping, and Qwen2MoeConfig sets sliding_window to 0 when
+# use_sliding_window is off, so masking_utils cannot skip it (`_ignore_causal_mask_sdpa`, kv_length >= 0).
+ALWAYS_SLIDING_MASK_TYPES = frozenset({"qwen2_moe"})
+
+
+def _prefill_masks(model: ModelSpec, e: int, attention: Attention, batch: int, seq: int) -> int:
+    """The attention masks of a prefill, built once per layer type by the model's forward
+    (transformers' masking_utils) and kept through every layer.
+    Eager: each is `eager_mask`'s batch × 1 × s × s additive mask in the compute type: one for the
+    full layers, one per window kind (sliding, chunked). SDPA: the full layers' mask is skipped
+    (`_ignore_causal_mask_sdpa`: no padding, the kernel's is_causal); a window shorter than the prompt
+    cannot be, and `sdpa_mask` builds it as a bool tensor: a sliding window's 1 × 1 × s × s expanded
+    over the batch (s² bytes whatever the batch), a chunked one's batch × 1 × s × s (its mask function
+    reads each sequence's left padding: `create_chunked_causal_mask`). Linear-attention layers use no
+    s × s mask."""
+    window_kinds = {kind for kind in model.kinds if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED)}
+    dead = model.model_type in ALWAYS_SLIDING_MASK_TYPES and AttentionKind.SLIDING not in window_kinds
+    if attention is Attention.EAGER:
+        built = len(window_kinds) + (AttentionKind.FULL in model.kinds or not model.kinds) + dead
+        return built * batch * seq * seq * e
+    masks = dead * seq * seq
+    for kind in window_kinds:
+        if model.tokens_kept(kind, seq) < seq:
+            masks += (batch if kind is AttentionKind.CHUNKED else 1) * seq * seq
+    return masks
+
+
 def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
     """Attention's temporaries per token. SDPA / flash: the rotated q, the output and its
-    transposed copy (3·a·d·e) and the fp32 log-sum-exp; a sliding or chunked window given to
-    SDPA as an s × s mask (s·e) with K and V repeated to every head. Eager: q and K, V repeated
-    (3·a·d·e), the causal mask (s·e) and per head a row of s scores: in the compute type, its
+    transposed copy (3·a·d·e) and the fp32 log-sum-exp. On a sliding or chunked layer shorter than
+    the prompt transformers passes SDPA the window as a mask (`_prefill_masks`), so it cannot use
+    `enable_gqa` and repeats K and V to every head (integrations/sdpa_attention.py `use_gqa_in_sdpa`,
+    `repeat_kv`), and torch turns the bool mask into an additive one in the compute type for the
+    batch (s·e per token, freed when the kernel returns): q, K and V repeated and the output
+    (4·a·d·e), then the larger of the mask with the log-sum-exp, or the output's transposed copy.
+    Eager: q and K, V repeated (3·a·d·e) and per head a row of s scores: in the compute type, its
     fp32 copy and the fp32 softmax (e + 4 + 4; fp32 models: 4 + 4; models whose softmax runs in
     the compute type: 3·e). Gemma 2's soft-cap adds nothing at the peak: its three steps (÷ cap, tanh,
     × cap) each replace the scores, and the last is freed by the mask's add before the softmax
@@ -657,12 +706,14 @@ def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int,
         return _linear_attention_saved(model, e)
     a, d = model.heads, model.head_dim
     if attention is Attention.FLASH:
-        return 3 * a * d * e + FP32_BYTES * a + _window_mask_saved(model, e, attention, seq, kind)
+        if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED) and model.tokens_kept(kind, seq) < seq:
+            return 4 * a * d * e + max(seq * e + FP32_BYTES * a, a * d * e)
+        return 3 * a * d * e + FP32_BYTES * a
     if model.model_type in SOFTMAX_IN_COMPUTE_TYPE or model.block is Block.GPT2:
         scores = 3 * e
     else:
         scores = e + 2 * FP32_BYTES if e != FP32_BYTES else 2 * FP32_BYTES
-    return 3 * a * d * e + seq * e + a * seq * scores
+    return 3 * a * d * e + a * seq * scores
 
 
 def _prefill_mlp(model: ModelSpec, e: int) -> int:
@@ -703,12 +754,16 @@ def _prefill_moe(model: ModelSpec, e: int) -> int:
     Around it: the router's logits (E, fp32 or e; kept by the caller's `_`), per copy the routing
     weight twice (2·w) and the index bookkeeping (ROUTED_INDEX_BYTES). A shared expert (a dense MLP,
     3·I_s·e) runs after the routed ones, which leaves their output (h·e) alive, or first, whose output
-    waits through the routed ones (SHARED_EXPERT_FIRST_TYPES). Llama 4 runs every token through every
-    expert (its own loop): E copies of (h + 4·I)·e, an accumulator h·e and the router E·(e + 4)."""
+    waits through the routed ones (SHARED_EXPERT_FIRST_TYPES). Llama 4 (models/llama4/modeling_llama4.py
+    Llama4TextMoe, Llama4TextExperts) runs every token through all E experts with two bmm: per copy the
+    scaled input, gate_up, act(gate) and the product ((h + 4·I)·e), or at the down bmm the input,
+    gate_up, the product and the output ((2·h + 3·I)·e); then the shared expert (3·I_s·e) while the
+    experts' output (E·h·e) waits; the router's logits and scores (2·E·e) throughout."""
     moe, h = model.moe, model.hidden
     shared = 3 * moe.shared_ffn * e
     if model.model_type == "llama4_text":
-        return moe.experts * (h + 4 * moe.ffn) * e + h * e + moe.experts * (e + FP32_BYTES) + shared
+        experts = moe.experts * max(h + 4 * moe.ffn, 2 * h + 3 * moe.ffn) * e
+        return max(experts, moe.experts * h * e + shared) + 2 * moe.experts * e
     k = moe.per_token
     w = FP32_BYTES if model.model_type in FP32_ROUTING_WEIGHT_TYPES else e
     logits = moe.experts * (FP32_BYTES if model.model_type in FP32_ROUTER_TYPES else e)
