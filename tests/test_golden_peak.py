@@ -121,8 +121,6 @@ def test_the_peak_is_not_the_sum():
 
 # Cases the prefill formulas do not follow, each with what was seen (docs/accuracy.md).
 PREFILL_GAPS = {
-    "qwen3_next-eager-bf16-2x256": "Gated DeltaNet prefill: the training formula overestimates it",
-    "qwen3_next-flash-bf16-2x256": "Gated DeltaNet prefill: the training formula overestimates it",
 }
 
 

@@ -703,17 +703,45 @@ def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int,
     × cap) each replace the scores, and the last is freed by the mask's add before the softmax
     (models/gemma2/modeling_gemma2.py `eager_attention_forward`); training keeps the tanh for backward."""
     if kind is AttentionKind.LINEAR:
-        return _linear_attention_saved(model, e)
+        return _prefill_linear_attention(model, e, seq)
     a, d = model.heads, model.head_dim
+    # Qwen3-Next's gated attention: q_proj also yields a gate, reshaped into its own copy (a·d·e) that
+    # waits through the attention; on SDPA its sigmoid and the gated output then outgrow the kernel's
+    # moment (q, gate, output, sigmoid, product: 5·a·d·e; Qwen3NextAttention.forward).
+    gate = a * d * e if model.attention_gate else 0
     if attention is Attention.FLASH:
         if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED) and model.tokens_kept(kind, seq) < seq:
-            return 4 * a * d * e + max(seq * e + FP32_BYTES * a, a * d * e)
+            return 4 * a * d * e + max(seq * e + FP32_BYTES * a, a * d * e) + gate
+        if model.attention_gate:
+            return 5 * a * d * e + FP32_BYTES * a
         return 3 * a * d * e + FP32_BYTES * a
     if model.model_type in SOFTMAX_IN_COMPUTE_TYPE or model.block is Block.GPT2:
         scores = 3 * e
     else:
         scores = e + 2 * FP32_BYTES if e != FP32_BYTES else 2 * FP32_BYTES
-    return 3 * a * d * e + a * seq * scores
+    return 3 * a * d * e + a * seq * scores + gate
+
+
+def _prefill_linear_attention(model: ModelSpec, e: int, seq: int) -> int:
+    """A Gated DeltaNet layer's temporaries per token in a prefill, as transformers' torch fallback
+    computes it (models/qwen3_next/modeling_qwen3_next.py `torch_chunk_gated_delta_rule`, used when
+    the flash-linear-attention kernels are not installed, on GPU as on CPU; FLA's fused kernels never
+    hold these fp32 chunks). With nk key heads and vh value heads of dk and dv, chunks of C, its peak
+    is the last reshape of the output:
+    - in Qwen3NextGatedDeltaNet.forward: the qkvz projection ((2·nk·dk + 2·vh·dv)·e, kept by its
+      name while z is a copy of part of it: vh·dv·e), the b/a projection (2·vh·e), the convolution's
+      activated output (conv_dim·e, q, k and v are views of it), beta (vh·e) and the fp32 decay (4·vh);
+    - in the chunked rule, all fp32 over the prompt padded to a multiple of C: five of width
+      vh·dk (q and k decayed, k·beta, its decayed copy, k_cumdecay), five of width vh·dv (v padded,
+      v·beta, the solved values, the output and its reshaped copy), three C-wide per head
+      (the pairwise decays, the UT system and the intra-chunk attention) and beta, the decay and its
+      cumulative sum (20·vh·(dk + dv) + 12·vh·C + 12·vh)."""
+    lin = model.linear
+    vh, nk, dk, dv, c = lin.value_heads, lin.key_heads, lin.key_head_dim, lin.value_head_dim, LINEAR_ATTENTION_CHUNK
+    forward = (2 * nk * dk + 2 * vh * dv + vh * dv + 2 * vh + lin.conv_dim + vh) * e + FP32_BYTES * vh
+    padded = -(-seq // c) * c
+    chunked = FP32_BYTES * (5 * vh * (dk + dv) + 3 * vh * c + 3 * vh)
+    return forward + chunked * padded // seq
 
 
 def _prefill_mlp(model: ModelSpec, e: int) -> int:
