@@ -32,7 +32,8 @@ the prefill with the cache on and logits of the last position only; the peak abo
 weights, and the cache bytes at the end. The prompt has no padding: no token id equals the pad id
 (until 2026-12-03 the ids could, and 20 cases measured a padded prompt; see docs/accuracy.md).
 `--explain-prefill FAMILY ATTENTION DTYPE BATCH SEQ` measures one case and prints the largest storages
-live at its peak, with the op, shape, dtype and transformers frame that made each.
+live at its peak, with the op, shape, dtype and transformers frame that made each;
+`--explain-training FAMILY ATTENTION RECIPE BATCH SEQ CHECKPOINTING` does the same for a training step.
 
 About 15 minutes on two CPU cores.
 
@@ -241,7 +242,7 @@ class _MasterCopy:
 
 
 def measure_training(family, attention, recipe, batch, seq, checkpointing="none", optimizer="adamw",
-                     impl="foreach", lora=None):
+                     impl="foreach", lora=None, explain=False):
     """Two steps; the phases of the second. `lora` = (rank, targets) on a bf16 base."""
     dtype = torch.float32 if recipe in ("fp32", "amp") else torch.bfloat16
     model, config = M.build(family, attention, dtype)
@@ -264,7 +265,7 @@ def measure_training(family, attention, recipe, batch, seq, checkpointing="none"
         opt = _optimizer(optimizer, impl, params)
     ids = torch.randint(0, M.VOCAB, (batch, seq))
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if recipe == "amp" else contextlib.nullcontext
-    tracker = PeakTracker()
+    tracker = PeakTracker(explain=explain)
     tracker.track_all(p for p in top.parameters())
     tracker.track_all(b for b in top.buffers())
     tracker.track_all([ids])
@@ -290,6 +291,8 @@ def measure_training(family, attention, recipe, batch, seq, checkpointing="none"
             with tracker.in_phase(f"{step}.zero_grad"):
                 opt.zero_grad(set_to_none=True)
     hook.remove()
+    if explain:
+        explain_peak(tracker)
     phases = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("2.")}
     first = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("1.")}
     weights = sum(p.numel() * p.element_size() for p in {id(p): p for p in top.parameters()}.values())
@@ -384,7 +387,16 @@ def main(argv=None):
     parser.add_argument("--families", nargs="+")
     parser.add_argument("--explain-prefill", nargs=5, metavar=("FAMILY", "ATTENTION", "DTYPE", "BATCH", "SEQ"),
                         help="measure one prefill and print the largest storages live at its peak (writes nothing)")
+    parser.add_argument("--explain-training", nargs=6,
+                        metavar=("FAMILY", "ATTENTION", "RECIPE", "BATCH", "SEQ", "CHECKPOINTING"),
+                        help="measure one AdamW (foreach) training case and print the storages live at its peak")
     args = parser.parse_args(argv)
+    if args.explain_training:
+        family, attention, recipe, batch, seq, checkpointing = args.explain_training
+        torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+        _, measured = measure_training(family, attention, recipe, int(batch), int(seq), checkpointing, explain=True)
+        print({"peak_bytes": measured["peak_bytes"], "peak_phase": measured["peak_phase"]}, file=sys.stderr)
+        return
     if args.explain_prefill:
         family, attention, dtype, batch, seq = args.explain_prefill
         torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))

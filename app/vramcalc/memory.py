@@ -945,7 +945,10 @@ def _training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str,
     sizes = step.Sizes(
         weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
         gradients=gradients.bytes, head_gradient=_head_gradient_bytes(workload, tensors, gradient_bytes),
-        activations_forward=activations_forward, activations_backward=activations.bytes, logits=logits.bytes,
+        activations_forward=activations_forward, activations_backward=activations.bytes,
+        activations_recomputed=activations.bytes - activations_forward if workload.checkpointing is not Checkpointing.NONE else 0,
+        gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
+        logits=logits.bytes,
         logits_held=0 if workload.fused_ce else tokens * model.vocab * e, loss_gradient=loss_gradient,
         layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1)
     by_phase = step.phases(sizes)
@@ -995,6 +998,13 @@ def _dequantised_bytes(workload: Workload, e: int) -> int:
         "attention", "mlp", "shared_expert")), default=0) * e
 
 
+def _last_gradient_bytes(workload: Workload, trainable: list, gradient_bytes: int) -> int:
+    """The gradients the backward writes last: the first layer's, and an untied embedding's."""
+    tied = workload.model.tie_embeddings
+    return gradient_bytes * sum(t.numel for t in trainable
+                                if layer_of(t.name) == 0 or (t.role == "embedding" and not tied))
+
+
 def _head_gradient_bytes(workload: Workload, trainable: list, gradient_bytes: int) -> int:
     """The first weight gradient the backward makes: the head's (a tied head's is the embedding's)."""
     heads = [t for t in trainable if t.role == "head"] or [t for t in trainable if t.role == "embedding"]
@@ -1009,7 +1019,27 @@ def _backward_transient(workload: Workload, e: int) -> int:
     width = model.ffn if model.moe_layer_count < model.layers else 0
     if model.moe is not None:
         width = max(width, model.moe.per_token * model.moe.ffn + model.moe.shared_ffn)
-    return workload.batch * workload.seq * 3 * width * e
+    mlp = 3 * width * e
+    return workload.batch * workload.seq * max(mlp, _eager_softmax_backward(workload, e))
+
+
+def _eager_softmax_backward(workload: Workload, e: int) -> int:
+    """Eager attention's backward, per token, beyond what the layer has freed by then: the gradient
+    of the fp32 probabilities (the backward of their cast to the compute type) and softmax's backward
+    output, both fp32 per head and position (2·4·a·s; 2·e·a·s where softmax runs in the compute type),
+    made after the MLP's backward has freed the MLP's saved tensors and the probability matmul's
+    backward the cast probabilities (e·a·s). It outgrows the MLP's gradients for long rows and narrow
+    MLPs (DeepSeek V3's MoE at 256 tokens; seen at `_softmax_backward_data` with tools/measure_peak.py
+    --explain-training). The largest of the model's layers (dense or MoE)."""
+    model = workload.model
+    if workload.attention is not Attention.EAGER or model.block is Block.GPT2 or model.linear is not None:
+        return 0
+    a, seq = model.heads, workload.seq
+    in_compute = model.model_type in SOFTMAX_IN_COMPUTE_TYPE or e == FP32_BYTES
+    grads = 2 * (e if in_compute else FP32_BYTES) * a * seq
+    cast = 0 if in_compute else e * a * seq
+    freed = min(_mlp_saved(model, e, moe) for moe in {model.layer_is_moe(i) for i in range(model.layers)})
+    return max(0, grads - cast - freed)
 
 
 def _prefill_window(workload: Workload) -> Component:
