@@ -639,13 +639,16 @@ def _inference_activations(workload: Workload) -> Component:
     if model.model_type in ATTENTION_OUTPUT_HELD_TYPES:
         held += model.hidden * e
     per_token = max(hidden - model.hidden * e + attention, hidden + held + _prefill_mlp(model, e))
-    num_bytes = workload.batch * seq * per_token + _prefill_masks(model, e, workload.attention, workload.batch, seq)
+    masks = _prefill_masks(model, e, workload.attention, workload.batch, seq)
+    num_bytes = workload.batch * seq * per_token + masks
+    total = (f"{_fmt(num_bytes - masks)}, plus {_fmt(masks)} of s × s attention masks built once for the forward: "
+             f"{_fmt(num_bytes)}" if masks else _fmt(num_bytes))
     return Component(
         key="activations",
         bytes=num_bytes,
         explain=lambda: message(
             "activations.inference", batch=workload.batch, seq=f"{seq:,}", per_token=f"{per_token:,}",
-            attention=message(f"attention.{workload.attention.value}"), bytes=_fmt(num_bytes),
+            attention=message(f"attention.{workload.attention.value}"), bytes=total,
         ),
     )
 
