@@ -29,11 +29,16 @@ Adafactor. LoRA as tools/measure_lora.py builds it (peft, bf16 adapters unless s
 
 Inference (`measure_prefill`): `generate(max_new_tokens=1, do_sample=False)`, which runs
 the prefill with the cache on and logits of the last position only; the peak above the
-weights, and the cache bytes at the end.
+weights, and the cache bytes at the end. The prompt has no padding: no token id equals the pad id
+(until 2026-12-03 the ids could, and 20 cases measured a padded prompt; see docs/accuracy.md).
+`--explain-prefill FAMILY ATTENTION DTYPE BATCH SEQ` measures one case and prints the largest storages
+live at its peak, with the op, shape, dtype and transformers frame that made each;
+`--explain-training FAMILY ATTENTION RECIPE BATCH SEQ CHECKPOINTING` does the same for a training step.
 
 About 15 minutes on two CPU cores.
 
 Usage: python tools/measure_peak.py [--out tests/golden/measured_peak.json] [--only training|prefill|toy]
+       python tools/measure_peak.py --explain-prefill qwen3_moe flash bf16 1 2048
 Needs: pip install torch==2.13.0 transformers peft
 """
 
@@ -63,8 +68,11 @@ transformers.logging.set_verbosity_error()
 class PeakTracker(TorchDispatchMode):
     """Live and peak bytes of every tensor storage, by phase."""
 
-    def __init__(self):
+    def __init__(self, explain=False):
         super().__init__()
+        self.explain = explain  # keep what made each storage, and the live storages at the peak
+        self.made = {}  # id(storage) -> (op, shape, dtype, frame), when explaining
+        self.at_peak = []
         self.sizes = {}  # id(storage) -> bytes, while alive
         self.refs = {}
         self.live = 0
@@ -84,8 +92,12 @@ class PeakTracker(TorchDispatchMode):
         self.sizes[key] = size
         self.refs[key] = weakref.ref(storage, lambda _, key=key: self._free(key))
         self.live += size
+        if self.explain:
+            self.made[key] = (self.last_op, tuple(tensor.shape), str(tensor.dtype).replace("torch.", ""), _frame())
         if self.live > self.peak:
             self.peak = self.live
+            if self.explain and self.phase is not None:
+                self.at_peak = [(self.sizes[k], *self.made.get(k, ("(before)", (), "", ""))) for k in self.sizes]
         if self.phase is not None:
             entry = self.phases[self.phase]
             if self.live > entry["peak"]:
@@ -94,6 +106,7 @@ class PeakTracker(TorchDispatchMode):
     def _free(self, key):
         self.live -= self.sizes.pop(key)
         self.refs.pop(key, None)
+        self.made.pop(key, None)
 
     def track_all(self, tensors):
         for t in tensors:
@@ -123,6 +136,27 @@ class PeakTracker(TorchDispatchMode):
         finally:
             self.phases[self.phase]["end"] = self.live
             self.phase = None
+
+
+def _frame():
+    """The innermost transformers (or peft) frame on the stack: file:function:line."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if "/transformers/" in name or "/peft/" in name:
+            return f"{name.split('/transformers/')[-1]}:{frame.f_code.co_name}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
+
+
+def explain_peak(tracker, top=25, file=sys.stderr):
+    """Print the largest storages live at the peak, with the op, shape, dtype and frame that made them."""
+    rows = sorted((row for row in tracker.at_peak if row[1]), key=lambda row: -row[0])  # op "": there at the start
+    start = sum(row[0] for row in tracker.at_peak if not row[1])
+    print(f"peak {tracker.peak:,} B ({start:,} B there at the start), {len(rows)} storages made since live;"
+          f" the largest {top}:", file=file)
+    for size, op, shape, dtype, frame in rows[:top]:
+        print(f"  {size:>12,}  {op:<40} {str(shape):<24} {dtype:<9} {frame}", file=file)
 
 
 def check_tracker():
@@ -208,7 +242,7 @@ class _MasterCopy:
 
 
 def measure_training(family, attention, recipe, batch, seq, checkpointing="none", optimizer="adamw",
-                     impl="foreach", lora=None):
+                     impl="foreach", lora=None, explain=False):
     """Two steps; the phases of the second. `lora` = (rank, targets) on a bf16 base."""
     dtype = torch.float32 if recipe in ("fp32", "amp") else torch.bfloat16
     model, config = M.build(family, attention, dtype)
@@ -231,7 +265,7 @@ def measure_training(family, attention, recipe, batch, seq, checkpointing="none"
         opt = _optimizer(optimizer, impl, params)
     ids = torch.randint(0, M.VOCAB, (batch, seq))
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if recipe == "amp" else contextlib.nullcontext
-    tracker = PeakTracker()
+    tracker = PeakTracker(explain=explain)
     tracker.track_all(p for p in top.parameters())
     tracker.track_all(b for b in top.buffers())
     tracker.track_all([ids])
@@ -257,6 +291,8 @@ def measure_training(family, attention, recipe, batch, seq, checkpointing="none"
             with tracker.in_phase(f"{step}.zero_grad"):
                 opt.zero_grad(set_to_none=True)
     hook.remove()
+    if explain:
+        explain_peak(tracker)
     phases = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("2.")}
     first = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("1.")}
     weights = sum(p.numel() * p.element_size() for p in {id(p): p for p in top.parameters()}.values())
@@ -302,11 +338,13 @@ def training_plan():
 # ---------------------------------------------------------------- inference prefill
 
 
-def measure_prefill(family, attention, dtype_name, batch, seq):
+def measure_prefill(family, attention, dtype_name, batch, seq, explain=False):
     model, config = M.build(family, attention, M.DTYPES[dtype_name])
     model.eval()
-    ids = torch.randint(0, M.VOCAB, (batch, seq))
-    tracker = PeakTracker()
+    # An unpadded prompt: `generate(pad_token_id=0)` reads every id 0 as padding, and a padded prompt gets
+    # an explicit batch × 1 × s × s mask (masking_utils `_ignore_causal_mask_sdpa`), so no id may be 0.
+    ids = torch.randint(1, M.VOCAB, (batch, seq))
+    tracker = PeakTracker(explain=explain)
     tracker.track_all(model.parameters())
     tracker.track_all(model.buffers())
     tracker.track_all([ids])
@@ -321,6 +359,8 @@ def measure_prefill(family, attention, dtype_name, batch, seq):
         for _, t in M._cache_tensors(layer):
             storages[id(t.untyped_storage())] = t.untyped_storage().nbytes()
     cache_bytes = sum(storages.values())
+    if explain:
+        explain_peak(tracker)
     return config, {"peak_above_start_bytes": tracker.phases["generate"]["peak"] - start,
                     "peak_op": tracker.phases["generate"]["peak_op"], "cache_bytes_after": cache_bytes}
 
@@ -345,7 +385,24 @@ def main(argv=None):
     parser.add_argument("--out", default="tests/golden/measured_peak.json")
     parser.add_argument("--only", choices=("training", "prefill", "toy"))
     parser.add_argument("--families", nargs="+")
+    parser.add_argument("--explain-prefill", nargs=5, metavar=("FAMILY", "ATTENTION", "DTYPE", "BATCH", "SEQ"),
+                        help="measure one prefill and print the largest storages live at its peak (writes nothing)")
+    parser.add_argument("--explain-training", nargs=6,
+                        metavar=("FAMILY", "ATTENTION", "RECIPE", "BATCH", "SEQ", "CHECKPOINTING"),
+                        help="measure one AdamW (foreach) training case and print the storages live at its peak")
     args = parser.parse_args(argv)
+    if args.explain_training:
+        family, attention, recipe, batch, seq, checkpointing = args.explain_training
+        torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+        _, measured = measure_training(family, attention, recipe, int(batch), int(seq), checkpointing, explain=True)
+        print({"peak_bytes": measured["peak_bytes"], "peak_phase": measured["peak_phase"]}, file=sys.stderr)
+        return
+    if args.explain_prefill:
+        family, attention, dtype, batch, seq = args.explain_prefill
+        torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+        _, measured = measure_prefill(family, attention, dtype, int(batch), int(seq), explain=True)
+        print({k: v for k, v in measured.items()}, file=sys.stderr)
+        return
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     result = {**M.provenance("tools/measure_peak.py"), "toy": check_tracker(), "training": [], "prefill": [],
               "skipped": []}

@@ -13,7 +13,9 @@ step goes through these instants (measured with tools/measure_peak.py, tests/gol
                     freed, the head's weight gradient exists; every layer's activations are still
                     saved, and the last layer's backward makes its transients
     backward_end    every gradient exists, the activations are freed; the first layer's backward
-                    transients are the last ones
+                    transients are the last ones. Under checkpointing the first layer's backward
+                    starts by recomputing it: its activations live again beside every gradient but
+                    its own and the (untied) embedding's, which can be the worse instant
     optimizer       weights + master + state + gradients + the update's temporaries (the model
                     output is dropped by then, as the Trainer does)
 
@@ -98,6 +100,8 @@ class Sizes:
     head_gradient: int  # the head's (or tied embedding's) weight gradient, made first in backward
     activations_forward: int  # saved at the end of the forward (checkpointing: layer inputs only)
     activations_backward: int  # live when the layers' backward starts (checkpointing: + one recompute)
+    activations_recomputed: int  # checkpointing: one layer's recompute, live again at the first layer's backward
+    gradients_before_first_layer: int  # the gradients that exist when the first layer's backward starts
     logits: int  # what the loss keeps at the forward's end (log-softmax output + the model's logits)
     logits_held: int  # the model's logits, held by the caller until backward ends
     loss_gradient: int  # the transient of cross-entropy's backward
@@ -118,8 +122,12 @@ def phases(s: Sizes) -> dict[str, dict[str, int]]:
         "backward_start": {**states, "gradients": max(earlier, s.head_gradient),
                            "activations": s.activations_backward, "logits": s.logits_held,
                            "temporaries": s.layer_transient},
-        "backward_end": {**states, "gradients": s.gradients, "activations": 0, "logits": s.logits_held,
-                         "temporaries": s.layer_transient},
+        "backward_end": max(
+            ({**states, "gradients": s.gradients, "activations": 0, "logits": s.logits_held,
+              "temporaries": s.layer_transient},
+             {**states, "gradients": max(earlier, s.gradients_before_first_layer),
+              "activations": s.activations_recomputed, "logits": s.logits_held, "temporaries": s.layer_transient}),
+            key=lambda live: sum(live.values())),
         "optimizer": {"weights": s.weights, "optimizer": s.optimizer, "master_weights": s.master,
                       "gradients": s.gradients, "activations": 0, "logits": 0,
                       "temporaries": s.update_temporaries},
