@@ -289,3 +289,10 @@ def test_decoded_links_always_parse(pairs):
     parse_target(decoded.values)
     parse_capacity_query(decoded.values)
     assert workload.batch >= 1
+
+
+@pytest.mark.parametrize("text", ["0\x1f", "4\x1c", "\x1e8", "2\u2028"])
+def test_unusual_whitespace_is_a_validation_error_not_a_crash(text):
+    # Hypothesis found "0\x1f": \s matched it, int() refused it with a ValueError.
+    with pytest.raises(ValidationError):
+        parse_workload({"batch": text})

@@ -211,8 +211,8 @@ class CapacityQuery:
 
 # ---------------------------------------------------------------- field parsers
 
-_INT_RE = re.compile(r"\s*\d{1,18}\s*")
-_DECIMAL_RE = re.compile(r"\s*(\d{1,15}(\.\d{0,12})?|\.\d{1,12})\s*")
+_INT_RE = re.compile(r"[ \t]*[0-9]{1,18}[ \t]*")  # not \s, which also matches "\x1f": int() refuses that
+_DECIMAL_RE = re.compile(r"[ \t]*([0-9]{1,15}(\.[0-9]{0,12})?|\.[0-9]{1,12})[ \t]*")
 
 
 def parse_int(field: str, text: str, low: int, high: int) -> int:
