@@ -124,7 +124,7 @@ def facts(slug: str) -> str:
         return ""
     params = format_count(entry.params)
     if entry.active_params != entry.params:
-        params += f" ({format_count(entry.active_params)} active)"
+        params += message("results.active", count=format_count(entry.active_params))
     text = message("model.facts", hf_id=entry.hf_id, params=params,
                    context=f"{entry.context:,}" if entry.context else "?", architecture=entry.architecture)
     if entry.native_format:
