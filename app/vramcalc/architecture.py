@@ -199,6 +199,13 @@ class ModelSpec:
     def layer_is_moe(self, index: int) -> bool:
         return bool(self.moe_layers) and self.moe_layers[index]
 
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash(tuple(getattr(self, field.name) for field in dataclasses.fields(self)))
+
+    def __hash__(self) -> int:  # computed once: layouts' caches key on the spec on every estimate
+        return self._hash
+
     # -- parameters
 
     @functools.cached_property  # the solvers ask for it hundreds of times per update

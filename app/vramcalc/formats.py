@@ -17,6 +17,7 @@ carry them keep their meaning.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 
@@ -111,15 +112,21 @@ def tensor_bytes(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int =
                  nominal_bits: float = 16) -> list[tuple[Tensor, int]]:
     """Every tensor with its bytes in `fmt` (None: `nominal_bits` each), for engines that place
     tensors on devices (llama.cpp's --gpu-layers)."""
-    pairs = _tensor_bytes(spec, fmt, group_size, nominal_bits)
+    pairs = list(_tensor_bytes(spec, fmt, group_size, nominal_bits))
     if spec.params_override is None:
         return pairs
     scale = spec.params_override / sum(t.numel for t, _ in pairs)  # a custom model's total, as in `weights`
     return [(t, round(size * scale)) for t, size in pairs]
 
 
+@functools.lru_cache(maxsize=64)  # the solvers and charts estimate the same model dozens of times per update
 def _tensor_bytes(spec: ModelSpec, fmt: WeightFormat | None, group_size: int,
-                  nominal_bits: float) -> list[tuple[Tensor, int]]:
+                  nominal_bits: float) -> tuple[tuple[Tensor, int], ...]:
+    return tuple(_tensor_bytes_uncached(spec, fmt, group_size, nominal_bits))
+
+
+def _tensor_bytes_uncached(spec: ModelSpec, fmt: WeightFormat | None, group_size: int,
+                           nominal_bits: float) -> list[tuple[Tensor, int]]:
     tensors = model_tensors(spec)
     if fmt is None:
         return [(t, math.ceil(t.numel * nominal_bits / 8)) for t in tensors]

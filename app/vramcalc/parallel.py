@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import itertools
 import math
 
 from . import formats
@@ -162,29 +163,86 @@ def stage_layers(layers: int, pp: int, stage: int) -> range:
     return range(start, start + base + (stage < extra))
 
 
-def tensor_share(tensor: Tensor, model: ModelSpec, layout: Layout, stage: int) -> float:
-    """The fraction of a tensor one rank of `stage` holds (before ZeRO/FSDP sharding)."""
-    layer = layer_of(tensor.name)
-    last = stage == layout.pp - 1
-    if layer is None:
-        if tensor.role == "embedding":
-            on_stage = stage == 0 or (last and model.tie_embeddings)
-        else:  # head, final norm
-            on_stage = last
-    else:
-        on_stage = layer in stage_layers(model.layers, layout.pp, stage)
-    if not on_stage:
-        return 0.0
+# How a tensor splits under tensor / expert parallelism (before ZeRO or FSDP sharding).
+WHOLE, SPLIT, KV, EXPERT = "whole", "split", "kv", "expert"
+
+
+def split_kind(tensor: Tensor, model: ModelSpec) -> str:
+    """Norms, biases, routers and MLA's down-projections stay whole on every rank; K and V split by
+    heads (a head is never split, so fewer heads than ranks are replicated); experts over TP × EP;
+    every other matrix 1/TP (Megatron's column / row splits, the embedding and head over the vocabulary)."""
     if len(tensor.shape) < 2 or tensor.role in ("norm", "router", "bias"):
-        return 1.0
+        return WHOLE
     if tensor.role == "expert":
-        return 1.0 / (layout.tp * layout.ep)
+        return EXPERT
     stem = tensor.name.split(".")[2] if tensor.name.startswith("blk.") else ""
     if stem in ("attn_k", "attn_v") and model.kv_heads:
-        return math.ceil(model.kv_heads / layout.tp) / model.kv_heads
+        return KV
     if stem in ("attn_q_a", "attn_kv_a_mqa"):  # MLA's down-projections are replicated
+        return WHOLE
+    return SPLIT
+
+
+def split_fraction(kind: str, model: ModelSpec, layout: Layout) -> float:
+    if kind == WHOLE:
         return 1.0
+    if kind == EXPERT:
+        return 1.0 / (layout.tp * layout.ep)
+    if kind == KV:
+        return math.ceil(model.kv_heads / layout.tp) / model.kv_heads
     return 1.0 / layout.tp
+
+
+def on_stage(tensor_layer: int | None, role: str, model: ModelSpec, layout: Layout, stage: int,
+             held: range | None = None) -> bool:
+    """Whether pipeline stage `stage` holds a tensor: its layers (`held`, when the caller has them), the
+    embedding on the first stage (and on the last when tied to the head), the head and the final norm on
+    the last."""
+    last = stage == layout.pp - 1
+    if tensor_layer is None:
+        return stage == 0 or (last and model.tie_embeddings) if role == "embedding" else last
+    return tensor_layer in (held if held is not None else stage_layers(model.layers, layout.pp, stage))
+
+
+def tensor_share(tensor: Tensor, model: ModelSpec, layout: Layout, stage: int) -> float:
+    """The fraction of a tensor one rank of `stage` holds (before ZeRO/FSDP sharding)."""
+    if not on_stage(layer_of(tensor.name), tensor.role, model, layout, stage):
+        return 0.0
+    return split_fraction(split_kind(tensor, model), model, layout)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Sums:
+    """The model's tensors summed by what decides their share: outside the layers by (role, split kind);
+    inside them as running totals by split kind over the layers, so a stage's layers are one subtraction.
+    A layout's shares then cost a few dozen operations (the fewest-GPU search tries many layouts)."""
+
+    outside: tuple[tuple[str, str, int, int], ...]  # (role, split kind, parameters, weight bytes)
+    running: dict[str, tuple[list[int], list[int]]]  # split kind -> (parameters, bytes) before layer i
+    params: int
+    bytes: int
+
+
+@functools.lru_cache(maxsize=64)
+def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
+    outside: dict[tuple[str, str], list[int]] = {}
+    per_layer: dict[str, tuple[list[int], list[int]]] = {}
+    for tensor, size in formats.tensor_bytes(model, weight_format, group_size=group_size, nominal_bits=16):
+        kind, layer = split_kind(tensor, model), layer_of(tensor.name)
+        if layer is None:
+            entry = outside.setdefault(("embedding" if tensor.role == "embedding" else "other", kind), [0, 0])
+            entry[0] += tensor.numel
+            entry[1] += size
+        else:
+            numels, sizes = per_layer.setdefault(kind, ([0] * model.layers, [0] * model.layers))
+            numels[layer] += tensor.numel
+            sizes[layer] += size
+    running = {kind: (list(itertools.accumulate(numels, initial=0)), list(itertools.accumulate(sizes, initial=0)))
+               for kind, (numels, sizes) in per_layer.items()}
+    total_params = sum(e[0] for e in outside.values()) + sum(r[0][-1] for r in running.values())
+    total_bytes = sum(e[1] for e in outside.values()) + sum(r[1][-1] for r in running.values())
+    return _Sums(outside=tuple((*key, *value) for key, value in outside.items()), running=running,
+                 params=total_params, bytes=total_bytes)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,18 +259,31 @@ class Shares:
 
 @functools.lru_cache(maxsize=512)
 def shares(model: ModelSpec, layout: Layout, stage: int, weight_format=None, group_size: int = 128) -> Shares:
-    tensors = model_tensors(model)
-    sizes = formats.tensor_bytes(model, weight_format, group_size=group_size, nominal_bits=16)
-    total_bytes = sum(size for _, size in sizes) or 1
-    weights = sum(size * tensor_share(t, model, layout, stage) for t, size in sizes) / total_bytes
-    params = sum(t.numel * tensor_share(t, model, layout, stage) for t in tensors) / max(1, sum(t.numel for t in tensors))
-    on_stage = stage_layers(model.layers, layout.pp, stage)
-    layers = len(on_stage) / model.layers
+    sums = _sums(model, weight_format, group_size)
+    held = stage_layers(model.layers, layout.pp, stage)
+    weights = params = 0.0
+    for role, kind, numel, size in sums.outside:
+        if on_stage(None, role, model, layout, stage):
+            fraction = split_fraction(kind, model, layout)
+            weights += size * fraction
+            params += numel * fraction
+    for kind, (numels, sizes) in sums.running.items():
+        fraction = split_fraction(kind, model, layout)
+        weights += (sizes[held.stop] - sizes[held.start]) * fraction
+        params += (numels[held.stop] - numels[held.start]) * fraction
+    weights /= sums.bytes or 1
+    params /= max(1, sums.params)
+    layers = len(stage_layers(model.layers, layout.pp, stage)) / model.layers
     kv_share = math.ceil(model.kv_heads / layout.tp) / model.kv_heads if model.kv_heads and not model.mla else (
         1.0 / layout.tp if not model.mla else 1.0)
     return Shares(weights=weights, params=params, layers=layers, kv=layers * kv_share,
                   logits=1.0 / layout.tp if stage == layout.pp - 1 else 0.0,
-                  largest_layer_params=max((t.numel for t in tensors), default=0))
+                  largest_layer_params=_largest_tensor(model))
+
+
+@functools.lru_cache(maxsize=64)
+def _largest_tensor(model: ModelSpec) -> int:
+    return max((t.numel for t in model_tensors(model)), default=0)
 
 
 def fsdp_groups(model: ModelSpec, layout: Layout, stage: int) -> tuple[float, float]:

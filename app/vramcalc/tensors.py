@@ -11,6 +11,7 @@ stacked experts are one 3-D tensor (experts, out, in), as GGUF stores them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 from .architecture import AttentionKind, Block, ModelSpec, Norm
@@ -27,6 +28,7 @@ class Tensor:
         return math.prod(self.shape)
 
 
+@functools.lru_cache(maxsize=64)  # a spec's tensors never change; estimates ask for them many times per update
 def model_tensors(spec: ModelSpec) -> tuple[Tensor, ...]:
     """The whole model: embeddings, every layer, the final norm and the head (once if tied)."""
     h, out = spec.hidden, []
