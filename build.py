@@ -64,16 +64,20 @@ def log(message: str) -> None:
     print(f"build: {message}")
 
 
-def build(out: Path) -> None:
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    env = Environment(
+def environment() -> Environment:
+    return Environment(
         loader=FileSystemLoader(ROOT),
         autoescape=select_autoescape(["html", "j2"], default_for_string=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
+
+
+def build(out: Path) -> None:
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    env = environment()
     workload = parse_workload({})
     capacity_rows, _ = present_capacity(parse_capacity_query({}))
     page = env.get_template("index.html").render(
