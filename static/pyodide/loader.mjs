@@ -1,8 +1,14 @@
 // PyScript's `interpreter` (pyscript.toml) points here instead of at pyodide.mjs.
 // PyScript 0.7.31 imports this module, takes {loadPyodide, version} from it and calls
-// loadPyodide with its own options; we add one public option, stdLibURL, so Pyodide
-// 314.0.7 boots from the standard library build.py precompiled with this very Pyodide
-// (tools/precompile_stdlib.mjs) instead of compiling it from source at every start.
+// loadPyodide with {indexURL, stdout, stderr}. We do two things it cannot:
+//
+// - Boot from the standard library build.py precompiled with this very Pyodide
+//   (tools/precompile.mjs, the public option stdLibURL), so CPython compiles none of it.
+// - Start at once: index.html loads this module in its <head>, so Pyodide downloads,
+//   compiles and starts while PyScript's own scripts, its config and its plugins load;
+//   PyScript's later call gets the interpreter already on its way. Its stdout and stderr
+//   are only known then, so output goes through the two functions below.
+//
 // Pinned with package.json; tests/test_page.py fails if a bump breaks it.
 import { loadPyodide as load, version } from "./pyodide.mjs";
 
@@ -10,6 +16,19 @@ export { version };
 
 export const STDLIB = new URL("./python_stdlib_pyc.zip", import.meta.url).href;
 
-export function loadPyodide(options = {}) {
-  return load({ ...options, stdLibURL: STDLIB });
+let io = { stdout: (text) => console.log(text), stderr: (text) => console.error(text) };
+
+const started = load({
+  indexURL: new URL("./", import.meta.url).href,
+  stdLibURL: STDLIB,
+  stdout: (text) => io.stdout(text),
+  stderr: (text) => io.stderr(text),
+});
+
+export function loadPyodide({ indexURL, stdout, stderr, ...rest } = {}) {
+  // PyScript passes packages and lock files only for a config with `packages`, which this
+  // page has not; fail loudly rather than boot without them.
+  if (Object.keys(rest).length) throw new Error(`loader.mjs: unexpected options ${Object.keys(rest)}`);
+  io = { stdout: stdout ?? io.stdout, stderr: stderr ?? io.stderr };
+  return started;
 }
