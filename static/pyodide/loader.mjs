@@ -3,7 +3,8 @@
 // loadPyodide with {indexURL, stdout, stderr}. We do two things it cannot:
 //
 // - Boot from the standard library build.py precompiled with this very Pyodide
-//   (tools/precompile.mjs, the public option stdLibURL), so CPython compiles none of it.
+//   (tools/precompile.mjs, the public option stdLibURL), so CPython compiles none of it,
+//   nor PyScript's `pyscript` package, which that zip holds under pyscript-core/.
 // - Start at once: index.html loads this module in its <head>, so Pyodide downloads,
 //   compiles and starts while PyScript's own scripts, its config and its plugins load;
 //   PyScript's later call gets the interpreter already on its way. Its stdout and stderr
@@ -23,6 +24,11 @@ const started = load({
   stdLibURL: STDLIB,
   stdout: (text) => io.stdout(text),
   stderr: (text) => io.stderr(text),
+}).then((pyodide) => {
+  // PyScript's own `pyscript` package, precompiled into the standard library zip, found
+  // ahead of the sources PyScript writes into the working directory at every start.
+  pyodide.runPython("import sys; sys.path.insert(0, f'/lib/python{sys.version_info[0]}{sys.version_info[1]}.zip/pyscript-core')");
+  return pyodide;
 });
 
 export function loadPyodide({ indexURL, stdout, stderr, ...rest } = {}) {
