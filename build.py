@@ -44,9 +44,13 @@ PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
 CACHE = ROOT / ".cache"
 PYSCRIPT_CORE = ROOT / "node_modules" / "@pyscript" / "core"
+# PyScript's plugins the page does not use, switched off in pyscript.toml and, for MicroPython,
+# which PyScript 0.7.31 sets up as well, in index.html's <mpy-config>: it then never imports their
+# chunks (codemirror is inside the core chunk; error stays, it shows failures).
+PYSCRIPT_PLUGINS_OFF = ("codemirror", "deprecations-manager", "donkey", "py-editor", "py-game", "py-terminal")
 # PyScript chunks core-*.js imports lazily and this page never triggers: the py-editor's
-# CodeMirror, zip archives, and the Pyodide package graph (we load no packages).
-PYSCRIPT_NEVER_LOADED = ("codemirror", "zip-", "pyodide_graph-")
+# CodeMirror, zip archives, the Pyodide package graph (we load no packages) and the plugins above.
+PYSCRIPT_NEVER_LOADED = ("codemirror", "zip-", "pyodide_graph-", *(f"{name}-" for name in PYSCRIPT_PLUGINS_OFF))
 SERVICE_WORKER = "sw.js"
 CSP = "; ".join((
     # The smallest policy the page works with, measured in docs/security.md: everything from our
@@ -104,6 +108,7 @@ def build(out: Path) -> None:
         t=message,
         guide_entries=GUIDE_ENTRIES,
         csp=CSP,
+        plugins_off=[f"!{name}" for name in PYSCRIPT_PLUGINS_OFF],
         view=present(estimate(workload)),
         target=present_target(workload, parse_target({})),
         chart_box=BOX,
@@ -114,7 +119,8 @@ def build(out: Path) -> None:
     (out / "index.html").write_text(page, encoding="utf-8")
     log("index.html (default results prerendered)")
     pyodide_version = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
-    toml = env.get_template("pyscript.toml.j2").render(engine_zip=ENGINE_ZIP, pyodide_version=pyodide_version)
+    toml = env.get_template("pyscript.toml.j2").render(engine_zip=ENGINE_ZIP, pyodide_version=pyodide_version,
+                                                       plugins_off=PYSCRIPT_PLUGINS_OFF)
     (out / "pyscript.toml").write_text(toml, encoding="utf-8")
     shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
     shutil.copy2(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc"), out / ENGINE_ZIP)
