@@ -142,9 +142,9 @@ def add(zout, name, data, filename, date_time):
     except SyntaxError:
         return False
     if sources:
-        zout.writestr(zipfile.ZipInfo(name, date_time), data, zipfile.ZIP_DEFLATED)
+        zout.writestr(zipfile.ZipInfo(name, date_time), data, zipfile.ZIP_DEFLATED, 9)
     pyc = bootstrap._code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
-    zout.writestr(zipfile.ZipInfo(name + "c", date_time), bytes(pyc), zipfile.ZIP_DEFLATED)
+    zout.writestr(zipfile.ZipInfo(name + "c", date_time), bytes(pyc), zipfile.ZIP_DEFLATED, 9)
     return True
 
 
@@ -158,12 +158,10 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
             left_out += 1
             continue
         data = zin.read(info)
-        if not info.filename.endswith(".py"):
-            zout.writestr(info, data)
-        elif add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
+        if info.filename.endswith(".py") and add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
             compiled += 1
-        else:
-            zout.writestr(info, data)  # test fixtures with deliberate errors: left as source
+        else:  # data files, and test fixtures with deliberate errors (left as source)
+            zout.writestr(zipfile.ZipInfo(info.filename, info.date_time), data, zipfile.ZIP_DEFLATED, 9)
     for name, (text, filename) in extra.items():
         if not add(zout, name, text.encode(), filename, (1980, 1, 1, 0, 0, 0)):
             raise SyntaxError(name)
