@@ -162,7 +162,8 @@ def precompiled(name: str, package: Path | None = None, pyscript: Path | None = 
         options += ["--pyscript", str(pyscript)]
     if only_imported_by is not None:
         inputs += [ROOT / "tools" / "stdlib_imports.py", only_imported_by / "main.py"]
-        inputs += sorted(p for p in (only_imported_by / "vramcalc").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        engine = (only_imported_by / "vramcalc").rglob("*")
+        inputs += sorted(p for p in engine if p.is_file() and "__pycache__" not in p.parts)
         options += ["--only-imported-by", str(only_imported_by)]
     digest = hashlib.sha256()
     for path in inputs:

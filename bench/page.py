@@ -1,6 +1,6 @@
 """Measure what a user waits for, against a bare Pyodide boot measured in the same run.
 
-    .venv/bin/python bench/page.py [--cold 5] [--warm 10] [--out bench/results.json]
+    .venv/bin/python bench/page.py [--cold 5] [--warm 10] [--out bench/results.json] [--site DIR]
 
 Builds the site, serves it on 127.0.0.1 (counting the bytes sent), and drives
 headless Chromium. Cold loads use a fresh on-disk profile each; warm loads reuse
@@ -204,10 +204,14 @@ def main() -> None:
     parser.add_argument("--cold", type=int, default=5)
     parser.add_argument("--warm", type=int, default=10)
     parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
+    parser.add_argument("--site", help="measure this built site (e.g. an older build) instead of building one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         site = Path(folder) / "site"
-        build.build(site)
+        if args.site:
+            shutil.copytree(args.site, site)
+        else:
+            build.build(site)
         bare = Path(folder) / "bare"
         bare.mkdir()
         for name in BARE_FILES:

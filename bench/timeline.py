@@ -143,7 +143,8 @@ def table(runs):
 PHASES = (
     ("PyScript until it calls loadPyodide", None, "mark loadPyodide:call"),
     ("Pyodide boot", "mark loadPyodide:start|mark loadPyodide:call", "mark loadPyodide:done"),
-    ("loadPyodide done (and called) to main.py's first line", "mark loadPyodide:done|mark loadPyodide:call", "mark main:start"),
+    ("loadPyodide done (and called) to main.py's first line",
+     "mark loadPyodide:done|mark loadPyodide:call", "mark main:start"),
     ("main.py imports", "mark main:start", "mark main:imported"),
     ("main.py after its imports", "mark main:imported", "mark main:end"),
     ("TTI", None, "tti"),
@@ -194,7 +195,8 @@ def main() -> None:
             server.shutdown()
     for index, source in enumerate(sources):
         for kind in ("cold", "warm"):
-            print(f"\n{source or 'this tree'}: {kind} ({len(results[index][kind])} loads), ms from navigation start, medians")
+            count = len(results[index][kind])
+            print(f"\n{source or 'this tree'}: {kind} ({count} loads), ms from navigation start, medians")
             print(f"{'what':40}{'start':>8}{'end':>8}")
             for name, start, end in table(results[index][kind]):
                 if args.full or not name.endswith((".js", ".css", ".svg")):
