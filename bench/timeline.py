@@ -56,9 +56,9 @@ def instrument(site: Path) -> None:
         text = text.replace("  return started;", "  performance.mark('loadPyodide:call');\n  return started;")
         text += "\nperformance.mark('loadPyodide:start');\nstarted.then(() => performance.mark('loadPyodide:done'));\n"
     else:  # started by PyScript's call
-        text, count = re.subn(r"return (load\w*\(.*\));",
-                              r"performance.mark('loadPyodide:call'); const p = \1;"
-                              r" p.then(() => performance.mark('loadPyodide:done')); return p;", text)
+        text, count = re.subn(r"(return|const pyodide =) (await )?(load\w*\(.*\));",
+                              r"performance.mark('loadPyodide:call'); const p = \3;"
+                              r" p.then(() => performance.mark('loadPyodide:done')); \1 \2p;", text, count=1)
         assert count == 1, "loader.mjs changed: update bench/timeline.py"
     loader.write_text(text)
     main = site / "main.py"
