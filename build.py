@@ -37,13 +37,21 @@ from vramcalc.present import BAR_WIDTH, present, present_capacity, present_targe
 from vramcalc.workload import CUSTOM_KEYS, parse_capacity_query, parse_target  # noqa: E402
 
 # python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
+# Pyodide fetches its lock file at every start to know its packages; the page loads none, so it
+# gets the lock's `info` with no packages (119 kB less; `packages` in a config would fail anyway).
+PYODIDE_LOCK = "pyodide-lock.json"
 PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
 CACHE = ROOT / ".cache"
+PYSCRIPT_CORE = ROOT / "node_modules" / "@pyscript" / "core"
+# PyScript's plugins the page does not use, switched off in pyscript.toml and, for MicroPython,
+# which PyScript 0.7.31 sets up as well, in index.html's <mpy-config>: it then never imports their
+# chunks (codemirror is inside the core chunk; error stays, it shows failures).
+PYSCRIPT_PLUGINS_OFF = ("codemirror", "deprecations-manager", "donkey", "py-editor", "py-game", "py-terminal")
 # PyScript chunks core-*.js imports lazily and this page never triggers: the py-editor's
-# CodeMirror, zip archives, and the Pyodide package graph (we load no packages).
-PYSCRIPT_NEVER_LOADED = ("codemirror", "zip-", "pyodide_graph-")
+# CodeMirror, zip archives, the Pyodide package graph (we load no packages) and the plugins above.
+PYSCRIPT_NEVER_LOADED = ("codemirror", "zip-", "pyodide_graph-", *(f"{name}-" for name in PYSCRIPT_PLUGINS_OFF))
 SERVICE_WORKER = "sw.js"
 PAGE_DIRS = {"en": "", "pt": "pt/"}  # each language's prerendered page, by its folder in the site
 CSP = "; ".join((
@@ -66,16 +74,20 @@ def log(message: str) -> None:
     print(f"build: {message}")
 
 
-def build(out: Path) -> None:
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    env = Environment(
+def environment() -> Environment:
+    return Environment(
         loader=FileSystemLoader(ROOT),
         autoescape=select_autoescape(["html", "j2"], default_for_string=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
+
+
+def build(out: Path) -> None:
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    env = environment()
     for lang, folder in PAGE_DIRS.items():
         render_page(env, out, lang, folder)
     messages.use_language("en")
@@ -87,7 +99,10 @@ def build(out: Path) -> None:
     runtime.mkdir(exist_ok=True)  # static/pyodide/loader.mjs is ours
     for name in PYODIDE_FILES:
         shutil.copy2(ROOT / "node_modules" / "pyodide" / name, runtime / name)
-    shutil.copy2(precompiled(PRECOMPILED_STDLIB), runtime / PRECOMPILED_STDLIB)
+    lock = json.loads((ROOT / "node_modules" / "pyodide" / PYODIDE_LOCK).read_text(encoding="utf-8"))
+    (runtime / PYODIDE_LOCK).write_text(json.dumps({"info": lock["info"], "packages": {}}), encoding="utf-8")
+    stdlib = precompiled(PRECOMPILED_STDLIB, pyscript=PYSCRIPT_CORE, only_imported_by=ROOT / "app")
+    shutil.copy2(stdlib, runtime / PRECOMPILED_STDLIB)
     log(f"static/pyodide ({PYODIDE_VERSION}, precompiled standard library)")
     pyscript = out / "static" / "pyscript"
     pyscript.mkdir()
@@ -131,6 +146,7 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         t=message,
         guide_entries=GUIDE_ENTRIES,
         csp=CSP,
+        plugins_off=[f"!{name}" for name in PYSCRIPT_PLUGINS_OFF],
         view=present(estimate(workload)),
         target=target,
         rank_rows=rank_rows(target),
@@ -143,29 +159,42 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
     page_dir.mkdir(parents=True, exist_ok=True)
     (page_dir / "index.html").write_text(page, encoding="utf-8")
     toml = env.get_template("pyscript.toml.j2").render(engine_zip=ENGINE_ZIP, pyodide_version=PYODIDE_VERSION,
-                                                       root=root)
+                                                       root=root, plugins_off=PYSCRIPT_PLUGINS_OFF)
     (page_dir / "pyscript.toml").write_text(toml, encoding="utf-8")
     log(f"{folder}index.html and pyscript.toml ({lang}, default results prerendered)")
 
 
-def precompiled(name: str, package: Path | None = None) -> Path:
+def precompiled(name: str, package: Path | None = None, pyscript: Path | None = None,
+                only_imported_by: Path | None = None) -> Path:
     """A zip of Python with .pyc compiled by the pinned Pyodide under Node.js (tools/precompile.mjs):
-    the standard library, or one package. Cached by the hash of every input, so any change to the
-    sources, the tool or Pyodide rebuilds it."""
+    the standard library (with PyScript's own `pyscript` package when `pyscript` is given; only the
+    modules the app in `only_imported_by` imports when that is given), or one package. Cached by the
+    hash of every input, so any change to the sources, the tools, Pyodide or PyScript rebuilds it."""
     tool = ROOT / "tools" / "precompile.mjs"
     pyodide = ROOT / "node_modules" / "pyodide"
     inputs = [tool, pyodide / "python_stdlib.zip", pyodide / "pyodide.asm.wasm"]
+    command = ["node", str(tool), str(pyodide)]
+    options = []
     if package is not None:
         inputs += sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        options.append(str(package))
+    if pyscript is not None:
+        inputs += [pyscript / "src" / "stdlib" / "pyscript.js", *sorted((pyscript / "dist").glob("core-*.js"))]
+        options += ["--pyscript", str(pyscript)]
+    if only_imported_by is not None:
+        inputs += [ROOT / "tools" / "stdlib_imports.py", only_imported_by / "main.py"]
+        engine = (only_imported_by / "vramcalc").rglob("*")
+        inputs += sorted(p for p in engine if p.is_file() and "__pycache__" not in p.parts)
+        options += ["--only-imported-by", str(only_imported_by)]
     digest = hashlib.sha256()
     for path in inputs:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     target = CACHE / f"{Path(name).stem}-{digest.hexdigest()[:16]}.zip"
     if not target.exists():
         CACHE.mkdir(exist_ok=True)
-        partial = CACHE / f"{Path(name).stem}.partial"
-        command = ["node", str(tool), str(pyodide), str(partial)] + ([str(package)] if package else [])
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        partial = CACHE / "partial" / name  # the tool compiles the engine's paths from this name
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        result = subprocess.run([*command, str(partial), *options], capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise SystemExit(f"build: precompiling {name} failed:\n{result.stderr}")
         partial.rename(target)

@@ -487,8 +487,9 @@ def start():
         update()
     element("status").textContent = message("page.status.ready")
     root = document.documentElement
-    # Which parts came precompiled (loader.mjs, vramcalc.zip); the tests and bench/page.py check it.
-    compiled = [name for name, module in (("stdlib", json), ("engine", vramcalc)) if module.__file__.endswith(".pyc")]
+    # Which parts came precompiled (loader.mjs, the stdlib zip, vramcalc.zip); the tests and bench/page.py check it.
+    modules = (("stdlib", json), ("pyscript", sys.modules["pyscript"]), ("engine", vramcalc))
+    compiled = [name for name, module in modules if module.__file__.endswith(".pyc")]
     root.setAttribute("data-bytecode", ",".join(compiled) or "none")
     root.setAttribute("data-py-ready", "1")
 

@@ -1,6 +1,6 @@
 """Measure what a user waits for, against a bare Pyodide boot measured in the same run.
 
-    .venv/bin/python bench/page.py [--cold 5] [--warm 10] [--out bench/results.json]
+    .venv/bin/python bench/page.py [--cold 5] [--warm 10] [--out bench/results.json] [--site DIR]
 
 Builds the site, serves it on 127.0.0.1 (counting the bytes sent), and drives
 headless Chromium. Cold loads use a fresh on-disk profile each; warm loads reuse
@@ -186,15 +186,32 @@ def gzip_size(path: Path) -> int:
     return len(gzip.compress(path.read_bytes(), 9))
 
 
+# Brotli at its highest quality, by Node.js's zlib (Node is already needed for the build).
+BROTLI = """const zlib = require("zlib"), fs = require("fs");
+const q = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_LGWIN]: 24 } };
+let total = 0;
+for (const path of process.argv.slice(1)) total += zlib.brotliCompressSync(fs.readFileSync(path), q).length;
+console.log(total);"""
+
+
+def brotli_size(paths: list[Path]) -> int:
+    result = subprocess.run(["node", "-e", BROTLI, *map(str, paths)], capture_output=True, text=True, check=True)
+    return int(result.stdout)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cold", type=int, default=5)
     parser.add_argument("--warm", type=int, default=10)
     parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
+    parser.add_argument("--site", help="measure this built site (e.g. an older build) instead of building one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         site = Path(folder) / "site"
-        build.build(site)
+        if args.site:
+            shutil.copytree(args.site, site)
+        else:
+            build.build(site)
         bare = Path(folder) / "bare"
         bare.mkdir()
         for name in BARE_FILES:
@@ -202,7 +219,8 @@ def main() -> None:
         (bare / "index.html").write_text(BARE_HTML)
         (bare / "boot.js").write_text(BARE_JS)
         shipped = sorted(p for p in site.rglob("*") if p.is_file())
-        sizes = {"raw": sum(p.stat().st_size for p in shipped), "gzip": sum(gzip_size(p) for p in shipped)}
+        sizes = {"raw": sum(p.stat().st_size for p in shipped), "gzip": sum(gzip_size(p) for p in shipped),
+                 "brotli": brotli_size(shipped)}
         counters = {name: {"bytes": 0, "lock": threading.Lock()} for name in ("site", "bare")}
         servers = {"site": serve(site, counters["site"]), "bare": serve(bare, counters["bare"])}
         urls = {name: f"http://127.0.0.1:{server.server_address[1]}/index.html" for name, server in servers.items()}
@@ -272,7 +290,7 @@ def print_table(report: dict) -> None:
     print(f"engine (presets × GPUs + 200-point sweep): median {report['engine_ms']['median']:.1f} ms")
     s = report["shipped_bytes"]
     print(f"first visit until the offline copy is complete: {report['first_visit_bytes_with_offline_copy']:,} B")
-    print(f"shipped: {s['raw']:,} B raw, {s['gzip']:,} B gzip; precompiled: {report['bytecode']}")
+    print(f"shipped: {s['raw']:,} B raw, {s['gzip']:,} B gzip, {s['brotli']:,} B brotli; precompiled: {report['bytecode']}")
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ def test_page_boots_and_every_control_matches_the_engine(watched: Page, server_u
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({})))
     # the standard library (through static/pyodide/loader.mjs) and the engine (vramcalc.zip) ran
     # from .pyc: fails if a PyScript or Pyodide bump stops passing stdLibURL or the bytecode is refused
-    expect(page.locator("html")).to_have_attribute("data-bytecode", "stdlib,engine")
+    expect(page.locator("html")).to_have_attribute("data-bytecode", "stdlib,pyscript,engine")
     steps = [
         ({"model": "llama-3-70b"}, lambda: page.select_option("#model", "llama-3-70b")),
         ({"precision": "int4"}, lambda: page.select_option("#precision", "int4")),
