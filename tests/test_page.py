@@ -358,6 +358,10 @@ def test_phone_keeps_the_answer_in_view_without_sideways_scrolling(watched: Page
     expect(sticky).to_contain_text("does not fit")
     assert sticky.bounding_box()["y"] + sticky.bounding_box()["height"] <= 800  # still on screen
     assert sticky.bounding_box()["height"] >= 44  # a tap target
+    small = page.evaluate("""() => [...document.querySelectorAll(
+        'input:not([type=checkbox]):not([type=radio]), select, button, summary, label.check, .radios label, #sticky')]
+        .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().height < 44).map((e) => e.id || e.outerHTML.slice(0, 60))""")
+    assert small == []  # tap targets of at least 44 px
     for width in (390, 360):
         page.set_viewport_size({"width": width, "height": 800})
         assert page.evaluate("document.documentElement.scrollWidth") <= width

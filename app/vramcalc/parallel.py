@@ -38,7 +38,7 @@ import math
 from . import formats
 from .architecture import ModelSpec
 from .errors import ValidationError
-from .tensors import Tensor, layer_of, model_tensors
+from .tensors import Tensor, layer_of, layer_tensors, model_tensors, outside_tensors
 
 NODE_GPUS = 8  # hybrid-shard's shard group, and the ranks whose offloaded states share one host
 KORTHIKANTI_REPLICATED = 10  # of 34 bytes per sbh: LayerNorm inputs, dropout masks, sublayer inputs (Table 2)
@@ -227,16 +227,39 @@ class _Sums:
 def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
     outside: dict[tuple[str, str], list[int]] = {}
     per_layer: dict[str, tuple[list[int], list[int]]] = {}
-    for tensor, size in formats.tensor_bytes(model, weight_format, group_size=group_size, nominal_bits=16):
-        kind, layer = split_kind(tensor, model), layer_of(tensor.name)
+
+    def add(layer: int | None, role: str, kind: str, numel: int, size: int) -> None:
         if layer is None:
-            entry = outside.setdefault(("embedding" if tensor.role == "embedding" else "other", kind), [0, 0])
-            entry[0] += tensor.numel
+            entry = outside.setdefault(("embedding" if role == "embedding" else "other", kind), [0, 0])
+            entry[0] += numel
             entry[1] += size
         else:
             numels, sizes = per_layer.setdefault(kind, ([0] * model.layers, [0] * model.layers))
-            numels[layer] += tensor.numel
+            numels[layer] += numel
             sizes[layer] += size
+
+    if weight_format is None and model.params_override is None:
+        # In 16 bits a layer's tensors depend only on its attention kind and MoE-ness: each kind of layer
+        # is summed once (the solvers try models thousands of layers deep). Quantised formats can depend
+        # on the layer's index (GGUF's mixtures), so they walk every tensor below.
+        first, last = outside_tensors(model)
+        for tensor in (*first, *last):
+            add(None, tensor.role, split_kind(tensor, model), tensor.numel, math.ceil(tensor.numel * 16 / 8))
+        by_kind: dict[tuple, dict[str, list[int]]] = {}
+        for index in range(model.layers):
+            signature = (model.kinds[index], model.layer_is_moe(index))
+            if signature not in by_kind:
+                sums: dict[str, list[int]] = {}
+                for tensor in layer_tensors(model, index):
+                    entry = sums.setdefault(split_kind(tensor, model), [0, 0])
+                    entry[0] += tensor.numel
+                    entry[1] += math.ceil(tensor.numel * 16 / 8)
+                by_kind[signature] = sums
+            for kind, (numel, size) in by_kind[signature].items():
+                add(index, "", kind, numel, size)
+    else:
+        for tensor, size in formats.tensor_bytes(model, weight_format, group_size=group_size, nominal_bits=16):
+            add(layer_of(tensor.name), tensor.role, split_kind(tensor, model), tensor.numel, size)
     running = {kind: (list(itertools.accumulate(numels, initial=0)), list(itertools.accumulate(sizes, initial=0)))
                for kind, (numels, sizes) in per_layer.items()}
     total_params = sum(e[0] for e in outside.values()) + sum(r[0][-1] for r in running.values())
@@ -283,7 +306,11 @@ def shares(model: ModelSpec, layout: Layout, stage: int, weight_format=None, gro
 
 @functools.lru_cache(maxsize=64)
 def _largest_tensor(model: ModelSpec) -> int:
-    return max((t.numel for t in model_tensors(model)), default=0)
+    """The largest tensor's parameters; layers of one attention kind and MoE-ness are alike, so one each."""
+    first, last = outside_tensors(model)
+    signatures = {(model.kinds[i], model.layer_is_moe(i)): i for i in range(model.layers)}
+    layers = (t for index in signatures.values() for t in layer_tensors(model, index))
+    return max((t.numel for t in (*first, *last, *layers)), default=0)
 
 
 def fsdp_groups(model: ModelSpec, layout: Layout, stage: int) -> tuple[float, float]:

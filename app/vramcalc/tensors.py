@@ -31,19 +31,24 @@ class Tensor:
 @functools.lru_cache(maxsize=64)  # a spec's tensors never change; estimates ask for them many times per update
 def model_tensors(spec: ModelSpec) -> tuple[Tensor, ...]:
     """The whole model: embeddings, every layer, the final norm and the head (once if tied)."""
-    h, out = spec.hidden, []
-    out.append(Tensor("token_embd.weight", (spec.vocab, h), "embedding"))
+    first, last = outside_tensors(spec)
+    return (*first, *(t for index in range(spec.layers) for t in layer_tensors(spec, index)), *last)
+
+
+def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
+    """The tensors before the layers (embeddings) and after them (final norm, head)."""
+    h = spec.hidden
+    first = [Tensor("token_embd.weight", (spec.vocab, h), "embedding")]
     if spec.learned_positions:
-        out.append(Tensor("position_embd.weight", (spec.learned_positions, h), "embedding"))
-    for index in range(spec.layers):
-        out.extend(layer_tensors(spec, index))
+        first.append(Tensor("position_embd.weight", (spec.learned_positions, h), "embedding"))
+    last = []
     if spec.final_norm:
-        out.extend(_norm("output_norm", h, spec.norm))
+        last.extend(_norm("output_norm", h, spec.norm))
     if not spec.tie_embeddings:
-        out.append(Tensor("output.weight", (spec.vocab, h), "head"))
+        last.append(Tensor("output.weight", (spec.vocab, h), "head"))
     if spec.head_bias:
-        out.append(Tensor("output.bias", (spec.vocab,), "bias"))
-    return tuple(out)
+        last.append(Tensor("output.bias", (spec.vocab,), "bias"))
+    return first, last
 
 
 def layer_of(name: str) -> int | None:
@@ -52,13 +57,23 @@ def layer_of(name: str) -> int | None:
 
 
 def count_params(spec: ModelSpec, *, active: bool) -> int:
-    """Parameters of the model; with `active`, routed experts count per_token of experts."""
-    total = 0
-    for tensor in model_tensors(spec):
-        n = tensor.numel
+    """Parameters of the model; with `active`, routed experts count per_token of experts. A layer's
+    tensors depend on its index only through its attention kind and whether its MLP is MoE, so each
+    such kind of layer is counted once (the solvers ask this of models thousands of layers deep)."""
+
+    def numel(tensor: Tensor) -> int:
         if active and tensor.role == "expert":
-            n = n // spec.moe.experts * spec.moe.per_token
-        total += n
+            return tensor.numel // spec.moe.experts * spec.moe.per_token
+        return tensor.numel
+
+    per_kind: dict[tuple, int] = {}
+    first, last = outside_tensors(spec)
+    total = sum(numel(t) for t in (*first, *last))
+    for index in range(spec.layers):
+        kind = (spec.kinds[index], spec.layer_is_moe(index))
+        if kind not in per_kind:
+            per_kind[kind] = sum(numel(t) for t in layer_tensors(spec, index))
+        total += per_kind[kind]
     return total
 
 
