@@ -44,6 +44,7 @@ PYODIDE_LOCK = "pyodide-lock.json"
 PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
 CACHE = ROOT / ".cache"
+PYODIDE_VERSION = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
 PYSCRIPT_CORE = ROOT / "node_modules" / "@pyscript" / "core"
 # PyScript's plugins the page does not use, switched off in pyscript.toml and, for MicroPython,
 # which PyScript 0.7.31 sets up as well, in index.html's <mpy-config>: it then never imports their
@@ -110,9 +111,6 @@ def build(out: Path) -> None:
         shutil.copy2(ROOT / "node_modules" / "@pyscript" / "core" / "dist" / name, pyscript / name)
     log("static/pyscript")
     write_service_worker(env, out)
-
-
-PYODIDE_VERSION = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
 
 
 def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:

@@ -107,10 +107,12 @@ def show_errors(problems):
 
 def summarize_options(values):
     """Each "More options" says how many of its settings differ from the defaults."""
-    for details in document.querySelectorAll("details.more"):
-        summary = details.querySelector("summary")
-        changed = sum(1 for key, value in values.items() if value != DEFAULTS[key]
-                      and element(key) is not None and details.contains(element(key)))
+    if "folded" not in state:  # which settings each one holds: the page's structure, read once
+        state["folded"] = [(details.querySelector("summary"), [key for key in DEFAULTS if element(key) is not None
+                                                                and details.contains(element(key))])
+                           for details in document.querySelectorAll("details.more")]
+    for summary, keys in state["folded"]:
+        changed = sum(1 for key in keys if values[key] != DEFAULTS[key])
         label = summary.getAttribute("data-label")
         summary.textContent = message("more.set", label=label, count=changed) if changed else label
 
@@ -285,16 +287,18 @@ def update(*_args):
         show_link(link)
 
 
-def show_link(link):
+def show_link(settings):
     """The link in the address bar, and the language switch pointing at the same settings."""
-    if state["lang_in_link"]:  # a language chosen through a link or the switch stays chosen
-        link = "&".join(part for part in (link, f"lang={language()}") if part)
-    window.history.replaceState(None, "", ("?" + link) if link else window.location.pathname)
+
+    def with_lang(lang):
+        return "?" + "&".join(part for part in (settings, f"lang={lang}") if part)
+
+    # a language chosen through a link or the switch stays chosen
+    address = with_lang(language()) if state["lang_in_link"] else ("?" + settings if settings else "")
+    window.history.replaceState(None, "", address or window.location.pathname)
     for anchor in document.querySelectorAll("nav.languages a"):
-        other = anchor.getAttribute("hreflang")
         base = anchor.getAttribute("href").split("?")[0]
-        anchor.setAttribute("href", base + "?" + "&".join(part for part in (link.replace(
-            f"lang={language()}", "").strip("&"), f"lang={other}") if part))
+        anchor.setAttribute("href", base + with_lang(anchor.getAttribute("hreflang")))
 
 
 def filter_models(query):

@@ -11,7 +11,7 @@ import enum
 from .gpus import GpuSpec, table_gpus
 from .errors import ValidationError
 from .memory import Breakdown
-from .pergpu import per_gpu
+from .pergpu import PerGpu, per_gpu
 
 TIGHT_RATIO = 0.9  # above 90 % of a card the allocator's fragmentation (2–10 %, reference.md §2.8) may not leave room
 
@@ -41,30 +41,26 @@ MAX_SEARCH_GPUS = 1024
 
 
 def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = False,
-                totals: dict[int, int | None] | None = None) -> int | None:
+                ranks: dict[int, PerGpu | None] | None = None) -> int | None:
     """The fewest GPUs whose most loaded rank fits (None: none up to 1,024). A layout that names
     every degree has one count; one that leaves dp open grows in steps of tp × pp × cp; without a
     layout, the mode's default for n = 1, 2, 4, ... and then the smallest n below that fits.
     `engine_card`: the card is the one the engine sizes itself on (vLLM's pool must then hold
-    the requested sequences too). `totals` keeps the most loaded GPU's bytes per count between calls
-    for other cards (fit_all), since they do not depend on the card."""
+    the requested sequences too). `ranks` keeps the most loaded GPU per count between calls for
+    other cards (fit_all), since it does not depend on the card."""
     workload = breakdown.workload
     if workload.overhead_bytes >= usable_bytes:
         return None
+    ranks = {} if ranks is None else ranks
 
     def ok(n: int) -> bool:
-        if totals is not None and not engine_card:
-            if n not in totals:
-                try:
-                    totals[n] = per_gpu(breakdown, n).total_bytes
-                except ValidationError:
-                    totals[n] = None
-            return totals[n] is not None and totals[n] <= usable_bytes
-        try:
-            rank = per_gpu(breakdown, n)
-        except ValidationError:
-            return False
-        return rank.total_bytes <= usable_bytes and (rank.runs or not engine_card)
+        if n not in ranks:
+            try:
+                ranks[n] = per_gpu(breakdown, n)
+            except ValidationError:  # a layout n GPUs cannot run
+                ranks[n] = None
+        rank = ranks[n]
+        return rank is not None and rank.total_bytes <= usable_bytes and (rank.runs or not engine_card)
 
     if not workload.layout_given and ok(1):
         return 1
@@ -83,12 +79,12 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
 
 def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     total = breakdown.total_bytes
-    totals: dict[int, int | None] = {}  # the most loaded GPU's bytes by count, the same for every card
+    ranks: dict[int, PerGpu | None] = {}  # the most loaded GPU by count, the same for every card
     return tuple(
         GpuFit(
             gpu=gpu,
             utilization=total / gpu.usable_bytes,
-            count=fewest_gpus(breakdown, gpu.usable_bytes, totals=totals),
+            count=fewest_gpus(breakdown, gpu.usable_bytes, ranks=ranks),
         )
         for gpu in table_gpus().values()
     )

@@ -194,7 +194,6 @@ EN: Mapping[str, str] = {
     "legend.model": "Model",
     "legend.workload": "Workload",
     "legend.training": "Training",
-    "legend.overhead": "Overhead",
     "field.model_search.label": "Find a model",
     "field.model_search.help": "Type part of a name or a Hugging Face id; {count} models, grouped by family.",
     "model_search.found": "{count} match; showing {first}.",

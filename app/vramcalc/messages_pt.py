@@ -207,7 +207,6 @@ PT: Mapping[str, str] = {
     "legend.model": "Modelo",
     "legend.workload": "Carga de trabalho",
     "legend.training": "Treinamento",
-    "legend.overhead": "Sobrecarga",
     "field.model_search.label": "Buscar um modelo",
     "field.model_search.help": "Digite parte de um nome ou um id do Hugging Face; {count} modelos, agrupados por "
                                "família.",

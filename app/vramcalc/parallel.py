@@ -38,7 +38,7 @@ import math
 from . import formats
 from .architecture import ModelSpec
 from .errors import ValidationError
-from .tensors import Tensor, layer_of, layer_tensors, model_tensors, outside_tensors
+from .tensors import Tensor, layer_of, layer_signature, layer_tensors, model_tensors, outside_tensors
 
 NODE_GPUS = 8  # hybrid-shard's shard group, and the ranks whose offloaded states share one host
 KORTHIKANTI_REPLICATED = 10  # of 34 bytes per sbh: LayerNorm inputs, dropout masks, sublayer inputs (Table 2)
@@ -239,15 +239,15 @@ def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
             sizes[layer] += size
 
     if weight_format is None and model.params_override is None:
-        # In 16 bits a layer's tensors depend only on its attention kind and MoE-ness: each kind of layer
-        # is summed once (the solvers try models thousands of layers deep). Quantised formats can depend
-        # on the layer's index (GGUF's mixtures), so they walk every tensor below.
+        # In 16 bits each kind of layer (layer_signature) is summed once: the solvers try models thousands
+        # of layers deep. Quantised formats can depend on the layer's index (GGUF's mixtures), so they
+        # walk every tensor below.
         first, last = outside_tensors(model)
         for tensor in (*first, *last):
             add(None, tensor.role, split_kind(tensor, model), tensor.numel, math.ceil(tensor.numel * 16 / 8))
         by_kind: dict[tuple, dict[str, list[int]]] = {}
         for index in range(model.layers):
-            signature = (model.kinds[index], model.layer_is_moe(index))
+            signature = layer_signature(model, index)
             if signature not in by_kind:
                 sums: dict[str, list[int]] = {}
                 for tensor in layer_tensors(model, index):
@@ -306,9 +306,9 @@ def shares(model: ModelSpec, layout: Layout, stage: int, weight_format=None, gro
 
 @functools.lru_cache(maxsize=64)
 def _largest_tensor(model: ModelSpec) -> int:
-    """The largest tensor's parameters; layers of one attention kind and MoE-ness are alike, so one each."""
+    """The largest tensor's parameters, from one layer of each kind (layer_signature)."""
     first, last = outside_tensors(model)
-    signatures = {(model.kinds[i], model.layer_is_moe(i)): i for i in range(model.layers)}
+    signatures = {layer_signature(model, i): i for i in range(model.layers)}
     layers = (t for index in signatures.values() for t in layer_tensors(model, index))
     return max((t.numel for t in (*first, *last, *layers)), default=0)
 

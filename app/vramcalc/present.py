@@ -228,7 +228,8 @@ def present_target(workload: Workload, target: Target) -> TargetView:
             "answer.params", at_least=message("answer.at_least") if layers >= MAX_LAYERS else "",
             count=format_count(solution.max_params or 0), layers=layers, now=model.layers,
         )
-    rank = per_gpu(estimate(workload), target.count)
+    most_loaded = per_gpu(estimate(workload), target.count)
+    rank = most_loaded
     if rank.layout.gpus == 1 and rank.layout.offload is Offload.NONE:
         rank = None  # one GPU holds what the breakdown above shows
     heading = message(
@@ -251,13 +252,12 @@ def present_target(workload: Workload, target: Target) -> TargetView:
         ),
         charts=(sweep(workload, target, "seq", seq), sweep(workload, target, "batch", batch)),
         rank=rank and present_rank(workload, target, rank),
-        verdict=present_verdict(workload, target, solution),
+        verdict=present_verdict(workload, target, solution, most_loaded),
     )
 
 
-def present_verdict(workload: Workload, target: Target, solution: Solution) -> Verdict:
-    breakdown = estimate(workload)
-    rank = per_gpu(breakdown, target.count)
+def present_verdict(workload: Workload, target: Target, solution: Solution, rank: PerGpu) -> Verdict:
+    """`rank`: the most loaded GPU of the workload on the target (pergpu.per_gpu)."""
     usable = target.gpu.usable_bytes
     used = rank.total_bytes / usable
     where = message("verdict.one", gpu=target.gpu.display_name) if target.count == 1 else message(

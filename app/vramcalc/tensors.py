@@ -57,9 +57,8 @@ def layer_of(name: str) -> int | None:
 
 
 def count_params(spec: ModelSpec, *, active: bool) -> int:
-    """Parameters of the model; with `active`, routed experts count per_token of experts. A layer's
-    tensors depend on its index only through its attention kind and whether its MLP is MoE, so each
-    such kind of layer is counted once (the solvers ask this of models thousands of layers deep)."""
+    """Parameters of the model; with `active`, routed experts count per_token of experts. Each kind
+    of layer (layer_signature) is counted once: the solvers ask this of models thousands of layers deep."""
 
     def numel(tensor: Tensor) -> int:
         if active and tensor.role == "expert":
@@ -70,11 +69,17 @@ def count_params(spec: ModelSpec, *, active: bool) -> int:
     first, last = outside_tensors(spec)
     total = sum(numel(t) for t in (*first, *last))
     for index in range(spec.layers):
-        kind = (spec.kinds[index], spec.layer_is_moe(index))
+        kind = layer_signature(spec, index)
         if kind not in per_kind:
             per_kind[kind] = sum(numel(t) for t in layer_tensors(spec, index))
         total += per_kind[kind]
     return total
+
+
+def layer_signature(spec: ModelSpec, index: int) -> tuple:
+    """What a layer's tensors depend on besides their names: its attention kind and whether its MLP is
+    MoE. Layers with the same signature have the same shapes (layer_tensors)."""
+    return spec.kinds[index], spec.layer_is_moe(index)
 
 
 def _norm(prefix: str, width: int, norm: Norm) -> list[Tensor]:
