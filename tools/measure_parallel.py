@@ -196,6 +196,17 @@ def fsdp_case(rank, world, family, strategy):
     tracker.track_all(params)
     tracker.track_all(model.buffers())
     tracker.track_all([ids])
+    grads = _two_steps(tracker, model, params, optimizer, ids)
+    return config, {
+        "weight_bytes": local_bytes(params), "weight_numel_bytes": local_numel_bytes(params),
+        **grads, "optimizer_state_bytes": _optimizer_state_bytes(optimizer),
+        **_peaks(tracker), "at_peak": tracker.at_peak,
+    }
+
+
+def _two_steps(tracker, model, params, optimizer, ids):
+    """Two training steps under the tracker, each phase named; the second step's gradients, as they
+    stand after its backward."""
     grads = {}
     with tracker:
         for step in (1, 2):
@@ -212,11 +223,7 @@ def fsdp_case(rank, world, family, strategy):
                 optimizer.step()
             with tracker.in_phase(f"{step}.zero_grad"):
                 optimizer.zero_grad(set_to_none=True)
-    return config, {
-        "weight_bytes": local_bytes(params), "weight_numel_bytes": local_numel_bytes(params),
-        **grads, "optimizer_state_bytes": _optimizer_state_bytes(optimizer),
-        **_peaks(tracker), "at_peak": tracker.at_peak,
-    }
+    return grads
 
 
 def _peaks(tracker):
@@ -238,21 +245,7 @@ def ddp_case(rank, world, family, bucket_view):
     tracker.track_all(params)
     tracker.track_all(model.buffers())
     tracker.track_all([ids])
-    with tracker:
-        for step in (1, 2):
-            with tracker.in_phase(f"{step}.forward"):
-                out = ddp(input_ids=ids, labels=ids, use_cache=False)
-                loss = out.loss
-            with tracker.in_phase(f"{step}.backward"):
-                loss.backward()
-            del out, loss
-            if step == 2:
-                grads = {"gradient_bytes": local_bytes(p.grad for p in params),
-                         "gradient_numel_bytes": local_numel_bytes(p.grad for p in params)}
-            with tracker.in_phase(f"{step}.optimizer"):
-                optimizer.step()
-            with tracker.in_phase(f"{step}.zero_grad"):
-                optimizer.zero_grad(set_to_none=True)
+    grads = _two_steps(tracker, ddp, params, optimizer, ids)
     reducer_buckets = _ddp_bucket_bytes(ddp)
     return config, {"weight_bytes": local_bytes(params), **grads,
                     "optimizer_state_bytes": _optimizer_state_bytes(optimizer),
