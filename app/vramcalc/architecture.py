@@ -148,6 +148,8 @@ class ModelSpec:
     notes: tuple[str, ...] = ()  # true facts the user should know (not counted: vision tower, MTP layer, ...)
     native_format: str = ""  # the checkpoint's own weight format when it is not 16-bit
     model_type: str = ""  # the config's model_type, as read
+    planned_layers: int = 0  # a deeper or shallower variant (solve.scaled_depth): the real model's depth, whose
+    # GGUF mixture (llama-quantize's bits per layer) its layers keep on average; 0: this depth is real
 
     def __post_init__(self) -> None:
         if not self.kinds:
@@ -189,12 +191,40 @@ class ModelSpec:
 
     # -- layer kinds
 
+    # Estimates ask these of every model dozens of times per update, and the solvers ask them of
+    # models thousands of layers deep: each is counted once per spec.
+
+    @functools.cached_property
+    def _kind_count(self) -> dict[AttentionKind, int]:
+        counts: dict[AttentionKind, int] = {}
+        for kind in self.kinds:
+            counts[kind] = counts.get(kind, 0) + 1
+        return counts
+
     def count_kind(self, kind: AttentionKind) -> int:
-        return sum(1 for k in self.kinds if k is kind)
+        return self._kind_count.get(kind, 0)
+
+    @functools.cached_property
+    def layer_groups(self) -> tuple[tuple[tuple[AttentionKind, bool], int, int], ...]:
+        """The layers grouped by what their shapes depend on, (attention kind, MoE or not): each
+        group as (that pair, its first layer's index, how many layers), in order of first layer."""
+        groups: dict[tuple[AttentionKind, bool], list[int]] = {}
+        moe = self.moe_layers or (False,) * self.layers
+        for index, pair in enumerate(zip(self.kinds, moe)):
+            if pair in groups:
+                groups[pair][1] += 1
+            else:
+                groups[pair] = [index, 1]
+        return tuple((pair, first, count) for pair, (first, count) in groups.items())
 
     @property
     def moe_layer_count(self) -> int:
-        return sum(self.moe_layers)
+        return sum(count for (_, moe), _, count in self.layer_groups if moe)
+
+    @functools.cached_property
+    def layer_moe_values(self) -> frozenset[bool]:
+        """Whether layers are MoE, over all layers: {False}, {True} or both."""
+        return frozenset(moe for (_, moe), _, _ in self.layer_groups)
 
     def layer_is_moe(self, index: int) -> bool:
         return bool(self.moe_layers) and self.moe_layers[index]
@@ -262,6 +292,10 @@ class ModelSpec:
         return tokens
 
     def kind_counts(self) -> tuple[tuple[AttentionKind, int], ...]:
+        return self._kind_counts
+
+    @functools.cached_property
+    def _kind_counts(self) -> tuple[tuple[AttentionKind, int], ...]:
         return tuple((kind, n) for kind in AttentionKind if (n := self.count_kind(kind)))
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .pergpu import per_gpu
-from .memory import estimate
+from .pergpu import most_loaded
 from .messages import localize, message
 from .units import GIB, format_count, format_gib
 from .workload import MAX_BATCH, MAX_SEQ, Target, Workload
@@ -75,7 +74,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> C
     x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer or 0))))
     xs = sorted({max(1, round(x_max * i / SAMPLES)) for i in range(SAMPLES + 1)})
     ys = [
-        per_gpu(estimate(dataclasses.replace(workload, **{key: x})), target.count).total_bytes
+        most_loaded(dataclasses.replace(workload, **{key: x}), target.count).total_bytes
         for x in xs
     ]
     usable = target.gpu.usable_bytes

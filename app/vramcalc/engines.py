@@ -69,7 +69,7 @@ class VllmPool:
 
 def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
     """One KV block: 16 tokens of every attention layer."""
-    attention_layers = sum(1 for kind in spec.kinds if kind is not AttentionKind.LINEAR)
+    attention_layers = spec.layers - spec.count_kind(AttentionKind.LINEAR)
     return kv_precision.bytes_for(attention_layers * spec.kv_values_per_token * VLLM_BLOCK_TOKENS)
 
 

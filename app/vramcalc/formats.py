@@ -24,7 +24,7 @@ import re
 from . import gguf
 from .architecture import ModelSpec
 from .errors import ValidationError
-from .tensors import Tensor, model_tensors
+from .tensors import Tensor, count_params, counted_tensors, layer_tensors, model_tensors, outside_tensors
 
 BF16_BYTES = 2
 DEFAULT_GROUP_SIZE = 128
@@ -108,42 +108,74 @@ class Part:
         return 8 * self.bytes / self.params if self.params else 0.0
 
 
-def tensor_bytes(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAULT_GROUP_SIZE,
-                 nominal_bits: float = 16) -> list[tuple[Tensor, int]]:
-    """Every tensor with its bytes in `fmt` (None: `nominal_bits` each), for engines that place
-    tensors on devices (llama.cpp's --gpu-layers)."""
-    pairs = list(_tensor_bytes(spec, fmt, group_size, nominal_bits))
+@dataclasses.dataclass(frozen=True)
+class Stack:
+    """A model's weight bytes in one format, layer by layer, for engines that place layers on devices
+    (llama.cpp's --gpu-layers, pipeline stages): the tensors outside the layers with their bytes, and for
+    each layer its group (ModelSpec.layer_groups) and the bytes of its tensors in layer_tensors order.
+    A variant of another depth in a GGUF format (`planned_layers`) has no file of its own: each of its
+    layers holds the real model's average for its group, so its bytes can be fractional."""
+
+    outside: tuple[tuple[Tensor, float], ...]
+    layers: tuple[tuple[tuple, tuple[float, ...]], ...]
+
+    @functools.cached_property
+    def layer_totals(self) -> tuple[float, ...]:
+        return tuple(sum(sizes) for _, sizes in self.layers)
+
+
+def stack(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAULT_GROUP_SIZE,
+          nominal_bits: float = 16) -> Stack:
+    """The model's weights in `fmt` (None: `nominal_bits` each) by layer; a custom model's tensors scaled
+    to the total typed, as in `weights`."""
+    weights = _stack(spec, fmt, group_size, nominal_bits)
     if spec.params_override is None:
-        return pairs
-    scale = spec.params_override / sum(t.numel for t, _ in pairs)  # a custom model's total, as in `weights`
-    return [(t, round(size * scale)) for t, size in pairs]
+        return weights
+    scale = spec.params_override / count_params(spec, active=False)
+    scaled: dict[tuple, tuple] = {}  # layers of a group mostly share their sizes: scale each tuple once
+    for _, sizes in weights.layers:
+        if sizes not in scaled:
+            scaled[sizes] = tuple(round(size * scale) for size in sizes)
+    return Stack(outside=tuple((t, round(size * scale)) for t, size in weights.outside),
+                 layers=tuple((key, scaled[sizes]) for key, sizes in weights.layers))
 
 
 @functools.lru_cache(maxsize=64)  # the solvers and charts estimate the same model dozens of times per update
-def _tensor_bytes(spec: ModelSpec, fmt: WeightFormat | None, group_size: int,
-                  nominal_bits: float) -> tuple[tuple[Tensor, int], ...]:
-    return tuple(_tensor_bytes_uncached(spec, fmt, group_size, nominal_bits))
-
-
-def _tensor_bytes_uncached(spec: ModelSpec, fmt: WeightFormat | None, group_size: int,
-                           nominal_bits: float) -> list[tuple[Tensor, int]]:
-    tensors = model_tensors(spec)
+def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_bits: float) -> Stack:
+    if fmt is not None and fmt.kind == "gguf":
+        if spec.planned_layers not in (0, spec.layers):  # another depth: the real model's average layer per group
+            real = _stack(_planned(spec), fmt, group_size, nominal_bits)
+            sums: dict[tuple, list] = {}
+            for key, sizes in real.layers:
+                sums.setdefault(key, [0, [0] * len(sizes)])[0] += 1
+                sums[key][1] = [a + b for a, b in zip(sums[key][1], sizes)]
+            average = {key: tuple(total / count for total in totals) for key, (count, totals) in sums.items()}
+            return Stack(outside=real.outside, layers=_per_layer(spec, average))
+        outside, layers = _gguf_layers(spec, fmt.name)
+        return Stack(outside=tuple((t, size) for t, _, size in outside),
+                     layers=tuple((key, tuple(size for _, _, size in typed)) for key, typed in layers))
     if fmt is None:
-        return [(t, math.ceil(t.numel * nominal_bits / 8)) for t in tensors]
-    if fmt.kind == "gguf":
-        plan = _gguf_plan(spec, tensors, fmt.name)
-        return [(t, gguf.tensor_bytes(g, ggml_type)) for t, (g, ggml_type) in zip(tensors, plan)]
-    check_format(spec, fmt, group_size)
-    if fmt.kind == "native":
+        size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
+    elif fmt.kind == "native":
         quantised = _is_expert if spec.native_format.startswith("MXFP4") else _is_linear
         inner = WeightFormat("mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block", "gpu", "")
-        return [(t, _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES) for t in tensors]
-    return [(t, _gpu_bytes(t, fmt, group_size) if _is_linear(t) else t.numel * BF16_BYTES) for t in tensors]
+        size = lambda t: _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES  # noqa: E731
+    else:
+        check_format(spec, fmt, group_size)
+        size = lambda t: _gpu_bytes(t, fmt, group_size) if _is_linear(t) else t.numel * BF16_BYTES  # noqa: E731
+    first, last = outside_tensors(spec)
+    return Stack(outside=tuple((t, size(t)) for t in (*first, *last)),
+                 layers=_per_layer(spec, {key: tuple(size(t) for t in layer_tensors(spec, index))
+                                          for key, index, _ in spec.layer_groups}))
+
+
+def _per_layer(spec: ModelSpec, by_group: dict) -> tuple[tuple[tuple, tuple[float, ...]], ...]:
+    return tuple((key, by_group[key]) for key in zip(spec.kinds, spec.moe_layers or (False,) * spec.layers))
 
 
 def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GROUP_SIZE) -> tuple[Part, ...]:
     """The model's weights in `fmt`, as parts at each width (their bytes sum to the total)."""
-    parts = _parts(spec, model_tensors(spec), fmt, group_size)
+    parts = _parts(spec, counted_tensors(spec), fmt, group_size)
     if spec.params_override is None:
         return parts
     # a custom model: its tensors are guessed from its widths, so scale them to the total typed
@@ -153,7 +185,7 @@ def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GRO
 
 def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_GROUP_SIZE) -> None:
     """Raise ValidationError, naming the field, when `spec` cannot be stored in `fmt`."""
-    tensors = model_tensors(spec)
+    tensors = counted_tensors(spec)
     if fmt.kind == "native":
         _native(spec, tensors)
     if fmt.name in GROUPED:
@@ -164,7 +196,7 @@ def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_G
 
 def _parts(spec: ModelSpec, tensors, fmt: WeightFormat, group_size: int) -> tuple[Part, ...]:
     if fmt.kind == "gguf":
-        return _gguf(spec, tensors, fmt.name)
+        return _gguf(spec, fmt.name)
     if fmt.kind == "native":
         return _native(spec, tensors)
     check_format(spec, fmt, group_size)
@@ -221,13 +253,14 @@ REST = "embeddings, head, norms, routers and biases in bf16"
 
 
 def _split(tensors, quantise, bytes_of, label: str, rest_label: str = REST) -> tuple[Part, ...]:
+    """`tensors` as (tensor, how many of it), counted_tensors."""
     q_params = q_bytes = rest = 0
-    for t in tensors:
+    for t, count in tensors:
         if quantise(t):
-            q_params += t.numel
-            q_bytes += bytes_of(t)
+            q_params += t.numel * count
+            q_bytes += bytes_of(t) * count
         else:
-            rest += t.numel
+            rest += t.numel * count
     parts = [Part(label, q_params, q_bytes)] if q_params else []
     if rest:
         parts.append(Part(rest_label, rest, rest * BF16_BYTES))
@@ -235,14 +268,14 @@ def _split(tensors, quantise, bytes_of, label: str, rest_label: str = REST) -> t
 
 
 def _check_group(tensors, group: int) -> None:
-    for t in tensors:
+    for t, _ in tensors:
         if _is_linear(t) and _matrices(t)[2] % group:
             raise ValidationError("group_size", group, f"must divide every quantised layer's input width "
                                                       f"({t.name} has {_matrices(t)[2]:,})")
 
 
 def _check_blocks(tensors, block: int, name: str) -> None:
-    for t in tensors:
+    for t, _ in tensors:
         if _is_linear(t) and _matrices(t)[2] % block:
             raise ValidationError("precision", name, f"{name} needs input widths divisible by {block} "
                                                      f"({t.name} has {_matrices(t)[2]:,})")
@@ -270,16 +303,49 @@ def _gguf_plan(spec: ModelSpec, tensors, ftype: str) -> list[tuple[gguf.GgufTens
     )
 
 
-def _gguf(spec: ModelSpec, tensors, ftype: str) -> tuple[Part, ...]:
-    """The GGUF file's tensor data, as llama-quantize builds it, grouped by ggml type."""
-    plan = _gguf_plan(spec, tensors, ftype)
-    by_type: dict[str, list[int]] = {}
-    for tensor, ggml_type in plan:
+@functools.lru_cache(maxsize=64)
+def _gguf_layers(spec: ModelSpec, ftype: str) -> tuple[tuple, tuple]:
+    """llama-quantize's plan for the model's file: each tensor outside the layers as (tensor, ggml type,
+    bytes), and each layer as its group key and its tensors' (ggml type, parameters, bytes)."""
+    tensors = model_tensors(spec)
+    typed = [(t, ggml_type, gguf.tensor_bytes(g, ggml_type))
+             for t, (g, ggml_type) in zip(tensors, _gguf_plan(spec, tensors, ftype))]
+    first, _ = outside_tensors(spec)
+    lengths = {key: len(layer_tensors(spec, index)) for key, index, _ in spec.layer_groups}
+    layers, at = [], len(first)
+    for key in zip(spec.kinds, spec.moe_layers or (False,) * spec.layers):
+        layers.append((key, tuple((ggml_type, t.numel, size) for t, ggml_type, size in typed[at:at + lengths[key]])))
+        at += lengths[key]
+    return (*typed[:len(first)], *typed[at:]), tuple(layers)
+
+
+def _planned(spec: ModelSpec) -> ModelSpec:
+    """The real model a variant of another depth was made from (solve.scaled_depth), unscaled."""
+    return dataclasses.replace(spec.with_layers(spec.planned_layers), planned_layers=0, params_override=None)
+
+
+def _gguf(spec: ModelSpec, ftype: str) -> tuple[Part, ...]:
+    """The GGUF file's tensor data, as llama-quantize builds it, grouped by ggml type; for a variant of
+    another depth, each of its layers holds the real model's average layer of its group."""
+    by_type: dict[str, list[float]] = {}
+
+    def add(ggml_type: str, params: float, nbytes: float) -> None:
         entry = by_type.setdefault(ggml_type, [0, 0])
-        entry[0] += tensor.n_elements
-        entry[1] += gguf.tensor_bytes(tensor, ggml_type)
+        entry[0] += params
+        entry[1] += nbytes
+
+    real = _planned(spec) if spec.planned_layers not in (0, spec.layers) else spec
+    outside, layers = _gguf_layers(real, ftype)
+    for tensor, ggml_type, size in outside:
+        add(ggml_type, tensor.numel, size)
+    depth = {key: count for key, _, count in spec.layer_groups}
+    planned = {key: count for key, _, count in real.layer_groups}
+    for key, typed in layers:
+        for ggml_type, params, size in typed:
+            add(ggml_type, params * depth.get(key, 0) / planned[key], size * depth.get(key, 0) / planned[key])
     order = sorted(by_type.items(), key=lambda item: -item[1][0])
-    return tuple(Part(ggml_type, params, nbytes) for ggml_type, (params, nbytes) in order)
+    return tuple(Part(ggml_type, round(params), round(nbytes)) for ggml_type, (params, nbytes) in order
+                 if round(params))
 
 
 def describe(parts: tuple[Part, ...]) -> str:

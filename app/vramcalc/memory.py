@@ -510,10 +510,7 @@ def _layers_saved(model: ModelSpec, e: int, attention: Attention, seq: int,
                   lora: training.Lora | None = None, lora_dropout: float = 0.0, adapter_e: int = 4) -> tuple[int, int]:
     """(the sum over all layers, the largest layer) of the bytes per token layers save:
     layers differ by their attention kind and by dense or MoE MLP."""
-    groups: dict[tuple[AttentionKind, bool], int] = {}
-    for index, kind in enumerate(model.kinds):
-        key = (kind, model.layer_is_moe(index))
-        groups[key] = groups.get(key, 0) + 1
+    groups = {key: count for key, _, count in model.layer_groups}
     sizes = {key: layer_activation_bytes_per_token(model, e, attention, seq, moe=key[1], kind=key[0])
              + (_lora_delta(model, e, attention, lora, lora_dropout, adapter_e, moe=key[1]) if lora else 0)
              for key in groups}
@@ -631,7 +628,7 @@ def _inference_activations(workload: Workload) -> Component:
     seq = workload.seq
     hidden = _prefill_hidden(model, e)
     attention = max(_prefill_attention(model, e, workload.attention, seq, kind)
-                    for kind in set(model.kinds) or {AttentionKind.FULL})
+                    for kind, _ in model.kind_counts() or ((AttentionKind.FULL, 0),))
     # Eager attention returns its probabilities (batch × a × s × s in the compute type) and every decoder
     # layer binds them to `_` (`hidden_states, _ = self.self_attn(...)`, e.g. models/llama/modeling_llama.py
     # LlamaDecoderLayer.forward), so they stay alive through the MLP. SDPA returns None there.
@@ -680,10 +677,10 @@ def _prefill_masks(model: ModelSpec, e: int, attention: Attention, batch: int, s
     over the batch (s² bytes whatever the batch), a chunked one's batch × 1 × s × s (its mask function
     reads each sequence's left padding: `create_chunked_causal_mask`). Linear-attention layers use no
     s × s mask."""
-    window_kinds = {kind for kind in model.kinds if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED)}
+    window_kinds = {kind for kind, _ in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED)}
     dead = model.model_type in ALWAYS_SLIDING_MASK_TYPES and AttentionKind.SLIDING not in window_kinds
     if attention is Attention.EAGER:
-        built = len(window_kinds) + (AttentionKind.FULL in model.kinds or not model.kinds) + dead
+        built = len(window_kinds) + (model.count_kind(AttentionKind.FULL) > 0 or not model.kinds) + dead
         return built * batch * seq * seq * e
     masks = dead * seq * seq
     for kind in window_kinds:
@@ -814,8 +811,8 @@ def prefill_window_bytes(workload: Workload) -> int:
     model = workload.model
     if workload.is_training or workload.runtime is not Runtime.TRANSFORMERS:
         return 0
-    extra = sum(model.tokens_kept(AttentionKind.FULL, workload.seq) - model.tokens_kept(kind, workload.seq)
-                for kind in model.kinds if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED))
+    extra = sum(count * (model.tokens_kept(AttentionKind.FULL, workload.seq) - model.tokens_kept(kind, workload.seq))
+                for kind, count in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED))
     return workload.effective_kv_precision.bytes_for(workload.batch * extra * model.kv_values_per_token)
 
 
@@ -1042,7 +1039,7 @@ def _eager_softmax_backward(workload: Workload, e: int) -> int:
     in_compute = model.model_type in SOFTMAX_IN_COMPUTE_TYPE or e == FP32_BYTES
     grads = 2 * (e if in_compute else FP32_BYTES) * a * seq
     cast = 0 if in_compute else e * a * seq
-    freed = min(_mlp_saved(model, e, moe) for moe in {model.layer_is_moe(i) for i in range(model.layers)})
+    freed = min(_mlp_saved(model, e, moe) for moe in model.layer_moe_values)
     return max(0, grads - cast - freed)
 
 
@@ -1108,20 +1105,18 @@ def _llamacpp(workload: Workload) -> tuple[tuple[Component, ...], dict[str, obje
     layout = engines.llamacpp_layout(
         model, seq=workload.seq, n_seq=workload.parallel, ubatch=workload.ubatch,
         flash=engines.uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=workload.gpu_layers)
-    device_weights = host_weights = 0
+    stack = formats.stack(model, fmt, group_size=workload.group_size, nominal_bits=bits)
     first_gpu_layer = model.layers - layout.layers_on_gpu
-    for tensor, size in formats.tensor_bytes(model, fmt, group_size=workload.group_size, nominal_bits=bits):
-        layer = layer_of(tensor.name)
-        if layer is None:
-            on_gpu = layout.output_on_gpu and tensor.name.startswith("output")  # token_embd stays in RAM
-        else:
-            on_gpu = layer >= first_gpu_layer
-        if on_gpu:
+    device_weights = sum(stack.layer_totals[first_gpu_layer:])
+    host_weights = sum(stack.layer_totals[:first_gpu_layer])
+    for tensor, size in stack.outside:
+        if layout.output_on_gpu and tensor.name.startswith("output"):  # token_embd stays in RAM
             device_weights += size
         else:
             host_weights += size
             if tensor.name == "token_embd.weight" and model.tie_embeddings and layout.output_on_gpu:
                 device_weights += size  # the tied head: llama.cpp puts a copy on the GPU as the output layer
+    device_weights, host_weights = round(device_weights), round(host_weights)  # a variant's average layers
     overhead = workload.overhead_bytes if layout.output_on_gpu or layout.layers_on_gpu else 0
     split = message("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
                     output="" if layout.output_on_gpu else message("llamacpp.no_output"),

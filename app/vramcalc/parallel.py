@@ -38,7 +38,7 @@ import math
 from . import formats
 from .architecture import ModelSpec
 from .errors import ValidationError
-from .tensors import Tensor, layer_of, layer_signature, layer_tensors, model_tensors, outside_tensors
+from .tensors import Tensor, counted_tensors, layer_of, layer_tensors, model_tensors
 
 NODE_GPUS = 8  # hybrid-shard's shard group, and the ranks whose offloaded states share one host
 KORTHIKANTI_REPLICATED = 10  # of 34 bytes per sbh: LayerNorm inputs, dropout masks, sublayer inputs (Table 2)
@@ -238,28 +238,21 @@ def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
             numels[layer] += numel
             sizes[layer] += size
 
-    if weight_format is None and model.params_override is None:
-        # In 16 bits each kind of layer (layer_signature) is summed once: the solvers try models thousands
-        # of layers deep. Quantised formats can depend on the layer's index (GGUF's mixtures), so they
-        # walk every tensor below.
-        first, last = outside_tensors(model)
-        for tensor in (*first, *last):
-            add(None, tensor.role, split_kind(tensor, model), tensor.numel, math.ceil(tensor.numel * 16 / 8))
-        by_kind: dict[tuple, dict[str, list[int]]] = {}
-        for index in range(model.layers):
-            signature = layer_signature(model, index)
-            if signature not in by_kind:
-                sums: dict[str, list[int]] = {}
-                for tensor in layer_tensors(model, index):
-                    entry = sums.setdefault(split_kind(tensor, model), [0, 0])
-                    entry[0] += tensor.numel
-                    entry[1] += math.ceil(tensor.numel * 16 / 8)
-                by_kind[signature] = sums
-            for kind, (numel, size) in by_kind[signature].items():
-                add(index, "", kind, numel, size)
-    else:
-        for tensor, size in formats.tensor_bytes(model, weight_format, group_size=group_size, nominal_bits=16):
-            add(layer_of(tensor.name), tensor.role, split_kind(tensor, model), tensor.numel, size)
+    weights = formats.stack(model, weight_format, group_size=group_size, nominal_bits=16)
+    for tensor, size in weights.outside:
+        add(None, tensor.role, split_kind(tensor, model), tensor.numel, size)
+    templates = {key: layer_tensors(model, index) for key, index, _ in model.layer_groups}
+    by_sizes: dict[tuple, dict[str, list]] = {}  # layers of a group mostly share their sizes: sum each once
+    for index, (key, sizes) in enumerate(weights.layers):
+        if (key, sizes) not in by_sizes:
+            sums: dict[str, list] = {}
+            for tensor, size in zip(templates[key], sizes):
+                entry = sums.setdefault(split_kind(tensor, model), [0, 0])
+                entry[0] += tensor.numel
+                entry[1] += size
+            by_sizes[key, sizes] = sums
+        for kind, (numel, size) in by_sizes[key, sizes].items():
+            add(index, "", kind, numel, size)
     running = {kind: (list(itertools.accumulate(numels, initial=0)), list(itertools.accumulate(sizes, initial=0)))
                for kind, (numels, sizes) in per_layer.items()}
     total_params = sum(e[0] for e in outside.values()) + sum(r[0][-1] for r in running.values())
@@ -306,11 +299,8 @@ def shares(model: ModelSpec, layout: Layout, stage: int, weight_format=None, gro
 
 @functools.lru_cache(maxsize=64)
 def _largest_tensor(model: ModelSpec) -> int:
-    """The largest tensor's parameters, from one layer of each kind (layer_signature)."""
-    first, last = outside_tensors(model)
-    signatures = {layer_signature(model, i): i for i in range(model.layers)}
-    layers = (t for index in signatures.values() for t in layer_tensors(model, index))
-    return max((t.numel for t in (*first, *last, *layers)), default=0)
+    """The largest tensor's parameters, from one layer of each kind (tensors.counted_tensors)."""
+    return max((t.numel for t, _ in counted_tensors(model)), default=0)
 
 
 def fsdp_groups(model: ModelSpec, layout: Layout, stage: int) -> tuple[float, float]:

@@ -9,13 +9,14 @@ there is more than one GPU, and sizes its KV pool on each GPU from what that GPU
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from . import engines, parallel
 from .engines import Runtime
 from .formats import WeightFormat
-from .memory import Breakdown
+from .memory import Breakdown, estimate
 from .parallel import Layout, Offload
-from .workload import resolve_layout
+from .workload import Workload, resolve_layout
 
 STATES = ("gradients", "optimizer", "master_weights")
 
@@ -40,6 +41,14 @@ class PerGpu:
     @property
     def total_bytes(self) -> int:
         return sum(self.components.values())
+
+
+@functools.lru_cache(maxsize=2048)
+def most_loaded(workload: Workload, gpus: int) -> PerGpu:
+    """per_gpu(estimate(workload), gpus), remembered: within an update the solvers, the charts and the
+    verdict ask for the same workloads, and across updates most of them come back (another card or
+    headroom changes none; another batch leaves the batch curve as it was)."""
+    return per_gpu(estimate(workload), gpus)
 
 
 def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:

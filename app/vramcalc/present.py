@@ -12,7 +12,7 @@ from .fit import TIGHT_RATIO, GpuFit, fit_all
 from .fit import Verdict as FitVerdict
 from .memory import COMPONENTS, Breakdown, estimate
 from .parallel import Offload, stage_layers
-from .pergpu import PerGpu, per_gpu
+from .pergpu import PerGpu, most_loaded, per_gpu
 from .messages import localize, message
 from .models import MAX_LAYERS
 from .errors import ValidationError
@@ -228,8 +228,8 @@ def present_target(workload: Workload, target: Target) -> TargetView:
             "answer.params", at_least=message("answer.at_least") if layers >= MAX_LAYERS else "",
             count=format_count(solution.max_params or 0), layers=layers, now=model.layers,
         )
-    most_loaded = per_gpu(estimate(workload), target.count)
-    rank = most_loaded
+    loaded = most_loaded(workload, target.count)
+    rank = loaded
     if rank.layout.gpus == 1 and rank.layout.offload is Offload.NONE:
         rank = None  # one GPU holds what the breakdown above shows
     heading = message(
@@ -252,7 +252,7 @@ def present_target(workload: Workload, target: Target) -> TargetView:
         ),
         charts=(sweep(workload, target, "seq", seq), sweep(workload, target, "batch", batch)),
         rank=rank and present_rank(workload, target, rank),
-        verdict=present_verdict(workload, target, solution, most_loaded),
+        verdict=present_verdict(workload, target, solution, loaded),
     )
 
 

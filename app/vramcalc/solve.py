@@ -18,7 +18,7 @@ from collections.abc import Callable
 from .engines import Runtime
 from .errors import ValidationError
 from .fit import fewest_gpus
-from .pergpu import per_gpu
+from .pergpu import most_loaded
 from .memory import estimate
 from .models import MAX_LAYERS, ModelSpec
 from .options import Precision
@@ -50,13 +50,19 @@ class Solution:
 
 
 def need(workload: Workload, target: Target) -> float:
-    """The most loaded GPU's bytes; infinite when the workload cannot run at all at this size
-    (on vLLM, requested sequences beyond the KV pool it sizes from the card: it will not start)."""
+    """The most loaded GPU's bytes, what the solvers compare with the card's usable bytes; infinite when
+    the layout cannot run at all. vLLM will not start when the requested sequences need more than the
+    KV pool it sizes from the card: then the usable bytes plus that shortfall, so the bytes still grow
+    smoothly with the size and `last_within` can interpolate across the pool's edge instead of bisecting
+    (with room in the pool, the usable bytes less that room, which never decides a fit: at most the limit)."""
     try:
-        rank = per_gpu(estimate(workload), target.count)
+        rank = most_loaded(workload, target.count)
     except ValidationError:  # a layout these GPUs cannot run (fewer layers than pipeline stages)
         return math.inf
-    return rank.total_bytes if rank.runs else math.inf
+    if "kv_pool_bytes" not in rank.engine:
+        return rank.total_bytes
+    room = rank.engine["kv_pool_bytes"] - rank.components.get("kv_cache", 0)
+    return max(rank.total_bytes, target.gpu.usable_bytes - room)
 
 
 def fits(workload: Workload, target: Target) -> bool:
@@ -117,11 +123,14 @@ def last_within(size: Callable[[int], float], limit: float, low: int, high: int,
 
 
 def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
-    """The same architecture with another number of layers (a typed total scales with the depth)."""
+    """The same architecture with another number of layers (a typed total scales with the depth). A model
+    that does not exist has no GGUF file: its layers keep the real model's mixture on average
+    (`planned_layers`), so its bytes grow by whole layers and cost one layer of each kind to count."""
     override = model.params_override
     if override is not None:
         override = round(override * layers / model.layers)
-    return dataclasses.replace(model.with_layers(layers), params_override=override)
+    return dataclasses.replace(model.with_layers(layers), params_override=override,
+                               planned_layers=model.planned_layers or model.layers)
 
 
 def max_seq(workload: Workload, target: Target) -> int | None:

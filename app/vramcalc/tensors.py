@@ -51,6 +51,15 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     return first, last
 
 
+def counted_tensors(spec: ModelSpec) -> tuple[tuple[Tensor, int], ...]:
+    """The tensors outside the layers once each, and one layer of each group (ModelSpec.layer_groups) with
+    that group's count: sums over tensors whose rule reads only shapes, roles and names' stems cost one
+    layer of each kind, however deep the model."""
+    first, last = outside_tensors(spec)
+    layers = [(t, count) for _, index, count in spec.layer_groups for t in layer_tensors(spec, index)]
+    return (*((t, 1) for t in first), *layers, *((t, 1) for t in last))
+
+
 def layer_of(name: str) -> int | None:
     """The layer a tensor belongs to ('blk.3.attn_q.weight' -> 3), or None outside the layers."""
     return int(name.split(".")[1]) if name.startswith("blk.") else None
@@ -58,28 +67,14 @@ def layer_of(name: str) -> int | None:
 
 def count_params(spec: ModelSpec, *, active: bool) -> int:
     """Parameters of the model; with `active`, routed experts count per_token of experts. Each kind
-    of layer (layer_signature) is counted once: the solvers ask this of models thousands of layers deep."""
+    of layer (counted_tensors) is counted once: the solvers ask this of models thousands of layers deep."""
 
     def numel(tensor: Tensor) -> int:
         if active and tensor.role == "expert":
             return tensor.numel // spec.moe.experts * spec.moe.per_token
         return tensor.numel
 
-    per_kind: dict[tuple, int] = {}
-    first, last = outside_tensors(spec)
-    total = sum(numel(t) for t in (*first, *last))
-    for index in range(spec.layers):
-        kind = layer_signature(spec, index)
-        if kind not in per_kind:
-            per_kind[kind] = sum(numel(t) for t in layer_tensors(spec, index))
-        total += per_kind[kind]
-    return total
-
-
-def layer_signature(spec: ModelSpec, index: int) -> tuple:
-    """What a layer's tensors depend on besides their names: its attention kind and whether its MLP is
-    MoE. Layers with the same signature have the same shapes (layer_tensors)."""
-    return spec.kinds[index], spec.layer_is_moe(index)
+    return sum(numel(t) * count for t, count in counted_tensors(spec))
 
 
 def _norm(prefix: str, width: int, norm: Norm) -> list[Tensor]:
