@@ -25,7 +25,7 @@ from .messages import message
 from .architecture import AttentionKind, Block, ModelSpec, NormCompute
 from . import step, training
 from .options import FP32_BYTES, PAGED, Attention, Checkpointing, Optimizer, Precision
-from .tensors import layer_of, model_tensors
+from .tensors import Counted, counted_tensors, layer_of
 from .training import Recipe
 from .units import GIB, format_binary, format_count
 from .workload import QLORA_FORMATS, Workload
@@ -141,12 +141,12 @@ def _training_weight_extras(workload: Workload) -> tuple[int, Callable[[], str]]
         return 0, lambda: ""
     if workload.lora:
         adapters = training.adapter_tensors(workload.model, workload.lora)
-        size = sum(t.numel for t in adapters) * _adapter_bytes(workload)
-        count = sum(t.numel for t in adapters)
+        count = sum(t.numel * n for t, n in adapters)
+        size = count * _adapter_bytes(workload)
         return size, lambda: message("weights.lora", count=format_count(count), dtype=workload.lora_dtype.value,
                                      bytes=_fmt(size))
     if workload.recipe is Recipe.AMP:
-        linear = sum(t.numel for t in model_tensors(workload.model) if t.role in (
+        linear = sum(t.numel * n for t, n in counted_tensors(workload.model) if t.role in (
             "attention", "mlp", "expert", "shared_expert", "head") and len(t.shape) >= 2)
         size = linear * workload.activation_precision.bits // 8
         return size, lambda: message("weights.autocast", bytes=_fmt(size))
@@ -163,12 +163,12 @@ def _states(workload: Workload) -> training.Bytes:
                                  else Precision.BF16, workload.mixed_precision)
 
 
-def _trainable(workload: Workload) -> tuple[list, int, int]:
-    """(tensors, parameters, bytes per parameter of their gradients) that training updates."""
+def _trainable(workload: Workload) -> tuple[Counted, int, int]:
+    """(tensors with their counts, parameters, bytes per parameter of their gradients) that training updates."""
     if workload.lora:
         tensors = training.adapter_tensors(workload.model, workload.lora)
-        return tensors, sum(t.numel for t in tensors), _adapter_bytes(workload)
-    tensors = list(model_tensors(workload.model))
+        return tensors, sum(t.numel * n for t, n in tensors), _adapter_bytes(workload)
+    tensors = counted_tensors(workload.model)
     params = workload.model.params
     return tensors, params, _states(workload).gradients
 
@@ -202,7 +202,7 @@ def optimizer_state_bytes(workload: Workload) -> Component:
     tensors, params, _ = _trainable(workload)
     state = _adapter_bytes(workload) if workload.lora else _states(workload).state
     num_bytes = training.optimizer_state_bytes(optimizer, tensors, state)
-    listed = sum(t.numel for t in tensors)
+    listed = sum(t.numel * n for t, n in tensors)
     if listed and listed != params:  # a custom model of three numbers: its tensors only sketch the shapes
         num_bytes = num_bytes * params // listed
     per_param = num_bytes / params if params else 0
@@ -427,7 +427,7 @@ def _lora_delta(model: ModelSpec, e: int, attention: Attention, lora: training.L
     delta = -2 * 2 * e * h - e * (dense_ffn + shared_ffn) - (e * q if eager else 0)
     if model.qk_norm == "head":  # frozen q/k norms keep no cast for their weights' gradient
         delta -= e * (q + model.kv_dim)
-    matrices = [t for t in training.adapted(model, lora) if t.name.startswith("blk.0.")]
+    matrices = [t for t, _ in training.adapted(model, lora) if t.name.startswith("blk.0.")]
     groups: dict[str, list[int]] = {}
     for t in matrices:
         stem = training._stem(t.name)
@@ -995,20 +995,20 @@ def _dequantised_bytes(workload: Workload, e: int) -> int:
     and backward, and frees it after: one matrix at a time, the largest (out × in × e)."""
     if not isinstance(workload.precision, WeightFormat) or workload.precision.name not in QLORA_FORMATS:
         return 0
-    return max((t.numel for t in model_tensors(workload.model) if len(t.shape) == 2 and t.role in (
+    return max((t.numel for t, _ in counted_tensors(workload.model) if len(t.shape) == 2 and t.role in (
         "attention", "mlp", "shared_expert")), default=0) * e
 
 
-def _last_gradient_bytes(workload: Workload, trainable: list, gradient_bytes: int) -> int:
-    """The gradients the backward writes last: the first layer's, and an untied embedding's."""
+def _last_gradient_bytes(workload: Workload, trainable: Counted, gradient_bytes: int) -> int:
+    """The gradients the backward writes last: the first layer's (one of its group), and an untied embedding's."""
     tied = workload.model.tie_embeddings
-    return gradient_bytes * sum(t.numel for t in trainable
+    return gradient_bytes * sum(t.numel for t, _ in trainable
                                 if layer_of(t.name) == 0 or (t.role == "embedding" and not tied))
 
 
-def _head_gradient_bytes(workload: Workload, trainable: list, gradient_bytes: int) -> int:
+def _head_gradient_bytes(workload: Workload, trainable: Counted, gradient_bytes: int) -> int:
     """The first weight gradient the backward makes: the head's (a tied head's is the embedding's)."""
-    heads = [t for t in trainable if t.role == "head"] or [t for t in trainable if t.role == "embedding"]
+    heads = [t for t, _ in trainable if t.role == "head"] or [t for t, _ in trainable if t.role == "embedding"]
     return heads[0].numel * gradient_bytes if heads and (not workload.lora or workload.lora.embeddings) else 0
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 
 from .options import FP32_BYTES, Optimizer, OptimizerImpl
-from .tensors import Tensor
+from .tensors import Counted
 
 PHASES = ("forward", "loss", "backward_start", "backward_end", "optimizer")
 LOSS_GRADIENT_BYTES = 2 * FP32_BYTES  # nll_loss's and log_softmax's fp32 gradients, live together
@@ -59,7 +59,7 @@ def allowed_impls(optimizer: Optimizer) -> tuple[OptimizerImpl, ...]:
     return (OptimizerImpl.DEFAULT, implementation(optimizer, OptimizerImpl.DEFAULT))
 
 
-def update_temporaries(optimizer: Optimizer, impl: OptimizerImpl, tensors: list[Tensor], state_bytes: int,
+def update_temporaries(optimizer: Optimizer, impl: OptimizerImpl, tensors: Counted, state_bytes: int,
                        grad_bytes: int) -> int:
     """Bytes the optimizer's update allocates and frees within the step (torch.optim 2.13 sources;
     measured for AdamW, SGD and Adafactor on the CPU).
@@ -76,10 +76,10 @@ def update_temporaries(optimizer: Optimizer, impl: OptimizerImpl, tensors: list[
     impl = implementation(optimizer, impl)
     if not tensors or impl is OptimizerImpl.FUSED:
         return 0
-    largest = max(t.numel for t in tensors)
+    largest = max(t.numel for t, _ in tensors)
     if optimizer in (Optimizer.ADAMW, Optimizer.ADAM):
         if impl is OptimizerImpl.FOREACH:
-            return sum(t.numel for t in tensors) * state_bytes
+            return sum(t.numel * count for t, count in tensors) * state_bytes
         return 2 * largest * state_bytes
     if optimizer is Optimizer.ADAFACTOR:
         return (2 + 2 * (grad_bytes < FP32_BYTES)) * largest * FP32_BYTES

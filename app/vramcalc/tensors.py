@@ -23,7 +23,7 @@ class Tensor:
     shape: tuple[int, ...]
     role: str  # embedding, head, attention, mlp, expert, shared_expert, router, norm, bias
 
-    @property
+    @functools.cached_property  # the sums over a model's tensors ask it millions of times
     def numel(self) -> int:
         return math.prod(self.shape)
 
@@ -51,7 +51,11 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     return first, last
 
 
-def counted_tensors(spec: ModelSpec) -> tuple[tuple[Tensor, int], ...]:
+Counted = tuple[tuple[Tensor, int], ...]  # tensors with how many of each the model has
+
+
+@functools.lru_cache(maxsize=64)
+def counted_tensors(spec: ModelSpec) -> Counted:
     """The tensors outside the layers once each, and one layer of each group (ModelSpec.layer_groups) with
     that group's count: sums over tensors whose rule reads only shapes, roles and names' stems cost one
     layer of each kind, however deep the model."""

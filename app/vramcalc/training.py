@@ -17,13 +17,14 @@ the adapters (A: r × in, B: out × r per adapted matrix) have gradients and opt
 from __future__ import annotations
 
 import dataclasses
+import functools
 import enum
 import math
 
 from .architecture import ModelSpec
 from .errors import ValidationError
 from .options import Optimizer, Precision
-from .tensors import Tensor, model_tensors
+from .tensors import Counted, Tensor, counted_tensors
 
 FP32 = 4
 
@@ -73,7 +74,7 @@ BNB_BLOCK = 256  # bitsandbytes 8-bit optimizers quantise state in blocks of 256
 BNB_MIN_8BIT = 4096  # tensors smaller than this keep 32-bit state (min_8bit_size)
 
 
-def optimizer_state_bytes(optimizer: Optimizer, tensors: list[Tensor], state_bytes: int) -> int:
+def optimizer_state_bytes(optimizer: Optimizer, tensors: Counted, state_bytes: int) -> int:
     """Optimizer state for the trainable tensors.
 
     AdamW / Adam: two moments; Lion and SGD with momentum: one; SGD: none (all in the state
@@ -81,16 +82,16 @@ def optimizer_state_bytes(optimizer: Optimizer, tensors: list[Tensor], state_byt
     (32-bit for tensors under 4,096 elements). Adafactor (no first moment, as Hugging Face's
     default): a row and a column second-moment factor per matrix, a full one per vector."""
     total = 0
-    for t in tensors:
+    for t, count in tensors:
         n = t.numel
         if optimizer in (Optimizer.ADAMW, Optimizer.ADAM, Optimizer.PAGED_ADAMW):
-            total += 2 * n * state_bytes
+            total += 2 * n * state_bytes * count
         elif optimizer in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
-            total += 2 * n * FP32 if n < BNB_MIN_8BIT else 2 * (n + math.ceil(n / BNB_BLOCK) * FP32)
+            total += (2 * n * FP32 if n < BNB_MIN_8BIT else 2 * (n + math.ceil(n / BNB_BLOCK) * FP32)) * count
         elif optimizer is Optimizer.ADAFACTOR:
-            total += FP32 * (sum(t.shape[-2:]) * math.prod(t.shape[:-2]) if len(t.shape) >= 2 else n)
+            total += FP32 * (sum(t.shape[-2:]) * math.prod(t.shape[:-2]) if len(t.shape) >= 2 else n) * count
         elif optimizer in (Optimizer.LION, Optimizer.SGD_MOMENTUM):
-            total += n * state_bytes
+            total += n * state_bytes * count
     return total
 
 
@@ -131,35 +132,38 @@ def _stem(name: str) -> str:
     return name.split(".")[2] if name.startswith("blk.") else name.split(".")[0]
 
 
-def adapted(spec: ModelSpec, lora: Lora) -> list[Tensor]:
+@functools.lru_cache(maxsize=64)  # every estimate of a LoRA workload asks, several times
+def adapted(spec: ModelSpec, lora: Lora) -> Counted:
     """The base matrices LoRA adapts: the linear layers peft's `all-linear` finds (every nn.Linear
-    but the head; fused expert tensors are not nn.Linear), or those named."""
+    but the head; fused expert tensors are not nn.Linear), or those named; as (tensor, how many of it),
+    tensors.counted_tensors."""
     chosen = []
-    for t in model_tensors(spec):
+    for t, count in counted_tensors(spec):
         if not t.name.endswith(".weight") or len(t.shape) != 2 or t.role in ("embedding", "head", "norm"):
             continue
         stem = _stem(t.name)
         if lora.targets == (ALL_LINEAR,):
             if t.role in ("attention", "mlp", "shared_expert") and "conv1d" not in stem:  # peft leaves routers
-                chosen.append(t)
+                chosen.append((t, count))
         elif any(stem in TARGETS[name] for name in lora.targets):
-            chosen.append(t)
+            chosen.append((t, count))
     if not chosen:
         raise ValidationError("lora_targets", ",".join(lora.targets), f"{spec.display_name} has none of these layers")
-    return chosen
+    return tuple(chosen)
 
 
-def adapter_tensors(spec: ModelSpec, lora: Lora) -> list[Tensor]:
+@functools.lru_cache(maxsize=64)
+def adapter_tensors(spec: ModelSpec, lora: Lora) -> Counted:
     """The trainable tensors: A (r × in) and B (out × r) per adapted matrix, and with
-    `embeddings` the embedding and head in full."""
+    `embeddings` the embedding and head in full; as (tensor, how many of it)."""
     out = []
-    for t in adapted(spec, lora):
+    for t, count in adapted(spec, lora):
         rows, cols = t.shape
         if lora.rank > min(rows, cols):
             raise ValidationError("lora_rank", lora.rank, f"must not exceed the smallest adapted width ({min(rows, cols):,}"
                                                           f" in {t.name})")
-        out.append(Tensor(t.name.replace(".weight", ".lora_a"), (lora.rank, cols), "adapter"))
-        out.append(Tensor(t.name.replace(".weight", ".lora_b"), (rows, lora.rank), "adapter"))
+        out.append((Tensor(t.name.replace(".weight", ".lora_a"), (lora.rank, cols), "adapter"), count))
+        out.append((Tensor(t.name.replace(".weight", ".lora_b"), (rows, lora.rank), "adapter"), count))
     if lora.embeddings:
-        out += [t for t in model_tensors(spec) if t.role in ("embedding", "head")]
-    return out
+        out += [(t, count) for t, count in counted_tensors(spec) if t.role in ("embedding", "head")]
+    return tuple(out)
