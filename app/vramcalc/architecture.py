@@ -35,6 +35,10 @@ class AttentionKind(enum.Enum):
     CHUNKED = "chunked"  # tokens of the current `attention_chunk` (Llama 4)
     LINEAR = "linear"  # a fixed-size recurrent state (Gated DeltaNet in Qwen3-Next)
 
+    # A member is its only instance and equal only to itself, so identity hashes alike and costs no Python
+    # call (Enum hashes the name): models thousands of layers deep hash one member per layer.
+    __hash__ = object.__hash__
+
 
 class Norm(enum.Enum):
     RMS = "rms"  # a weight of width h
@@ -196,10 +200,7 @@ class ModelSpec:
 
     @functools.cached_property
     def _kind_count(self) -> dict[AttentionKind, int]:
-        counts: dict[AttentionKind, int] = {}
-        for kind in self.kinds:
-            counts[kind] = counts.get(kind, 0) + 1
-        return counts
+        return {kind: self.kinds.count(kind) for kind in dict.fromkeys(self.kinds)}
 
     def count_kind(self, kind: AttentionKind) -> int:
         return self._kind_count.get(kind, 0)
@@ -208,14 +209,13 @@ class ModelSpec:
     def layer_groups(self) -> tuple[tuple[tuple[AttentionKind, bool], int, int], ...]:
         """The layers grouped by what their shapes depend on, (attention kind, MoE or not): each
         group as (that pair, its first layer's index, how many layers), in order of first layer."""
-        groups: dict[tuple[AttentionKind, bool], list[int]] = {}
-        moe = self.moe_layers or (False,) * self.layers
-        for index, pair in enumerate(zip(self.kinds, moe)):
-            if pair in groups:
-                groups[pair][1] += 1
-            else:
-                groups[pair] = [index, 1]
-        return tuple((pair, first, count) for pair, (first, count) in groups.items())
+        pairs = self.layer_keys
+        return tuple((pair, pairs.index(pair), pairs.count(pair)) for pair in dict.fromkeys(pairs))
+
+    @functools.cached_property
+    def layer_keys(self) -> tuple[tuple[AttentionKind, bool], ...]:
+        """Each layer's (attention kind, MoE or not): what its shapes depend on."""
+        return tuple(zip(self.kinds, self.moe_layers or (False,) * self.layers))
 
     @property
     def moe_layer_count(self) -> int:
@@ -306,7 +306,5 @@ def _resize(pattern: tuple, length: int) -> tuple:
     half = len(pattern) // 2
     period = next(p for p in range(1, len(pattern) + 1)
                   if all(pattern[i] == pattern[i - p] for i in range(max(p, half), len(pattern))))
-    out = list(pattern)
-    while len(out) < length:
-        out.append(out[-period])
-    return tuple(out)
+    tail = pattern[len(pattern) - period:]  # continued with the last period, over and over
+    return pattern + (tail * (-(-(length - len(pattern)) // period)))[:length - len(pattern)]

@@ -130,7 +130,8 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     first_gpu_layer = layers - repeating_on_gpu
     swa_cells = min(n_ctx, pad((spec.sliding_window or spec.attention_chunk) + n_ub, LLAMACPP_PAD))
     device = host = 0
-    for index, kind in enumerate(spec.kinds):
+    on_gpu_kinds = spec.kinds[first_gpu_layer:]
+    for kind, count in spec.kind_counts():
         if kind is AttentionKind.LINEAR:
             size = n_seq * spec.linear.state_bytes(4)
         else:
@@ -140,10 +141,9 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
             else:
                 width = spec.kv_dim
                 size = n_seq * (type_k.bytes_for(cells * width) + type_v.bytes_for(cells * width))
-        if index >= first_gpu_layer:
-            device += size
-        else:
-            host += size
+        layers_on_gpu = on_gpu_kinds.count(kind)
+        device += layers_on_gpu * size
+        host += (count - layers_on_gpu) * size
     n_kv = n_ctx  # one stream per sequence: attention spans that sequence's cells
     out_term = 4 * (n_ub * spec.vocab + n_ub * spec.hidden)
     if flash:

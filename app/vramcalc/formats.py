@@ -170,7 +170,7 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
 
 
 def _per_layer(spec: ModelSpec, by_group: dict) -> tuple[tuple[tuple, tuple[float, ...]], ...]:
-    return tuple((key, by_group[key]) for key in zip(spec.kinds, spec.moe_layers or (False,) * spec.layers))
+    return tuple(zip(spec.layer_keys, map(by_group.__getitem__, spec.layer_keys)))
 
 
 def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GROUP_SIZE) -> tuple[Part, ...]:
@@ -313,7 +313,7 @@ def _gguf_layers(spec: ModelSpec, ftype: str) -> tuple[tuple, tuple]:
     first, _ = outside_tensors(spec)
     lengths = {key: len(layer_tensors(spec, index)) for key, index, _ in spec.layer_groups}
     layers, at = [], len(first)
-    for key in zip(spec.kinds, spec.moe_layers or (False,) * spec.layers):
+    for key in spec.layer_keys:
         layers.append((key, tuple((ggml_type, t.numel, size) for t, ggml_type, size in typed[at:at + lengths[key]])))
         at += lengths[key]
     return (*typed[:len(first)], *typed[at:]), tuple(layers)

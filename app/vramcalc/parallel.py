@@ -29,6 +29,7 @@ Each component of the one-GPU breakdown (memory.py) is scaled by what one rank k
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import enum
 import functools
@@ -214,51 +215,59 @@ def tensor_share(tensor: Tensor, model: ModelSpec, layout: Layout, stage: int) -
 @dataclasses.dataclass(frozen=True)
 class _Sums:
     """The model's tensors summed by what decides their share: outside the layers by (role, split kind);
-    inside them as running totals by split kind over the layers, so a stage's layers are one subtraction.
-    A layout's shares then cost a few dozen operations (the fewest-GPU search tries many layouts)."""
+    inside them by split kind, over all layers, and as running totals over the layers when a pipeline
+    asks for a stage's (one subtraction). A layout's shares then cost a few dozen operations (the
+    fewest-GPU search tries many layouts)."""
 
-    outside: tuple[tuple[str, str, int, int], ...]  # (role, split kind, parameters, weight bytes)
-    running: dict[str, tuple[list[int], list[int]]]  # split kind -> (parameters, bytes) before layer i
+    outside: tuple[tuple[str, str, int, float], ...]  # (role, split kind, parameters, weight bytes)
+    per_layer: tuple[dict[str, tuple[int, float]], ...]  # each layer's (parameters, bytes) by split kind
+    totals: dict[str, tuple[int, float]]  # the same over all layers
     params: int
-    bytes: int
+    bytes: float
+
+    @functools.cached_property
+    def running(self) -> dict[str, tuple[list[int], list[float]]]:
+        """Split kind -> (parameters, bytes) of the layers before layer i."""
+        none = (0, 0)
+        return {kind: (list(itertools.accumulate((sums.get(kind, none)[0] for sums in self.per_layer), initial=0)),
+                       list(itertools.accumulate((sums.get(kind, none)[1] for sums in self.per_layer), initial=0)))
+                for kind in self.totals}
+
+    def layers(self, kind: str, held: range) -> tuple[int, float]:
+        """(parameters, bytes) of `kind` in the layers `held`."""
+        if held.start == 0 and held.stop == len(self.per_layer):
+            return self.totals[kind]
+        numels, sizes = self.running[kind]
+        return numels[held.stop] - numels[held.start], sizes[held.stop] - sizes[held.start]
 
 
 @functools.lru_cache(maxsize=64)
 def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
-    outside: dict[tuple[str, str], list[int]] = {}
-    per_layer: dict[str, tuple[list[int], list[int]]] = {}
-
-    def add(layer: int | None, role: str, kind: str, numel: int, size: int) -> None:
-        if layer is None:
-            entry = outside.setdefault(("embedding" if role == "embedding" else "other", kind), [0, 0])
-            entry[0] += numel
-            entry[1] += size
-        else:
-            numels, sizes = per_layer.setdefault(kind, ([0] * model.layers, [0] * model.layers))
-            numels[layer] += numel
-            sizes[layer] += size
-
     weights = formats.stack(model, weight_format, group_size=group_size, nominal_bits=16)
+    outside: dict[tuple[str, str], list[int]] = {}
     for tensor, size in weights.outside:
-        add(None, tensor.role, split_kind(tensor, model), tensor.numel, size)
+        entry = outside.setdefault(("embedding" if tensor.role == "embedding" else "other", split_kind(tensor, model)),
+                                   [0, 0])
+        entry[0] += tensor.numel
+        entry[1] += size
     templates = {key: layer_tensors(model, index) for key, index, _ in model.layer_groups}
-    by_sizes: dict[tuple, dict[str, list]] = {}  # layers of a group mostly share their sizes: sum each once
-    for index, (key, sizes) in enumerate(weights.layers):
-        if (key, sizes) not in by_sizes:
-            sums: dict[str, list] = {}
-            for tensor, size in zip(templates[key], sizes):
-                entry = sums.setdefault(split_kind(tensor, model), [0, 0])
-                entry[0] += tensor.numel
-                entry[1] += size
-            by_sizes[key, sizes] = sums
-        for kind, (numel, size) in by_sizes[key, sizes].items():
-            add(index, "", kind, numel, size)
-    running = {kind: (list(itertools.accumulate(numels, initial=0)), list(itertools.accumulate(sizes, initial=0)))
-               for kind, (numels, sizes) in per_layer.items()}
-    total_params = sum(e[0] for e in outside.values()) + sum(r[0][-1] for r in running.values())
-    total_bytes = sum(e[1] for e in outside.values()) + sum(r[1][-1] for r in running.values())
-    return _Sums(outside=tuple((*key, *value) for key, value in outside.items()), running=running,
-                 params=total_params, bytes=total_bytes)
+    by_sizes: dict[tuple, dict[str, tuple[int, float]]] = {}  # layers of a group mostly share their sizes: sum once
+    totals: dict[str, tuple[int, float]] = {}
+    for layer, count in collections.Counter(weights.layers).items():
+        key, sizes = layer
+        sums: dict[str, list] = {}
+        for tensor, size in zip(templates[key], sizes):
+            entry = sums.setdefault(split_kind(tensor, model), [0, 0])
+            entry[0] += tensor.numel
+            entry[1] += size
+        by_sizes[layer] = {kind: tuple(entry) for kind, entry in sums.items()}
+        for kind, (numel, size) in sums.items():
+            total = totals.get(kind, (0, 0))
+            totals[kind] = (total[0] + numel * count, total[1] + size * count)
+    return _Sums(outside=tuple((*key, *value) for key, value in outside.items()),
+                 per_layer=tuple(map(by_sizes.__getitem__, weights.layers)), totals=totals,
+                 params=sum(e[0] for e in outside.values()) + sum(t[0] for t in totals.values()),
+                 bytes=sum(e[1] for e in outside.values()) + sum(t[1] for t in totals.values()))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -283,10 +292,11 @@ def shares(model: ModelSpec, layout: Layout, stage: int, weight_format=None, gro
             fraction = split_fraction(kind, model, layout)
             weights += size * fraction
             params += numel * fraction
-    for kind, (numels, sizes) in sums.running.items():
+    for kind in sums.totals:
         fraction = split_fraction(kind, model, layout)
-        weights += (sizes[held.stop] - sizes[held.start]) * fraction
-        params += (numels[held.stop] - numels[held.start]) * fraction
+        numel, size = sums.layers(kind, held)
+        weights += size * fraction
+        params += numel * fraction
     weights /= sums.bytes or 1
     params /= max(1, sums.params)
     layers = len(stage_layers(model.layers, layout.pp, stage)) / model.layers
