@@ -40,6 +40,7 @@ DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
 state = {
     "lang_in_link": "lang=" in str(window.location.search),
     "config": None,  # an imported config.json, parsed
+    "engine_ms": [0.0],  # the engine's time in each recent update (timed)
     "shown": {
         "workload": DEFAULT_WORKLOAD,
         "target": (DEFAULT_WORKLOAD, parse_target(DEFAULTS)),
@@ -242,6 +243,16 @@ def attempt(parse, problems):
         return None
 
 
+def timed(compute, *args):
+    """compute(*args), its time added to this update's engine time (bench/page.py splits input
+    latency into the engine's and the page's drawing with it)."""
+    start = time.perf_counter()
+    try:
+        return compute(*args)
+    finally:
+        state["engine_ms"][-1] += (time.perf_counter() - start) * 1000
+
+
 def update(*_args):
     values = read_form()
     element("custom-fields").hidden = values["model"] != "custom"
@@ -273,14 +284,15 @@ def update(*_args):
     mark_stale("reverse", workload is None or target is None)
     mark_stale("capacity-section", query is None)
     # Redraw only what changed: the page already shows state["shown"] (at first, the prerendered defaults).
+    state["engine_ms"] = state["engine_ms"][-999:] + [0.0]
     if workload is not None and workload != state["shown"]["workload"]:
-        render(estimate(workload))
+        render(timed(estimate, workload))
         state["shown"]["workload"] = workload
     if workload is not None and target is not None and (workload, target) != state["shown"]["target"]:
-        render_target(present_target(workload, target))
+        render_target(timed(present_target, workload, target))
         state["shown"]["target"] = (workload, target)
     if query is not None and query != state["shown"]["capacity"]:
-        render_capacity(*present_capacity(query))
+        render_capacity(*timed(present_capacity, query))
         state["shown"]["capacity"] = query
     if not problems:
         link = encode(values)
@@ -511,6 +523,7 @@ def time_engine():
 
 
 window.vramcalcTimeEngine = create_proxy(time_engine)
+window.vramcalcEngineTimes = create_proxy(lambda: to_js(state["engine_ms"]))
 
 
 start()

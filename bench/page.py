@@ -88,6 +88,56 @@ LATENCY = """
 }
 """
 
+# The same over every mode the page has (inference on each engine, full fine-tuning, LoRA), with
+# numbers never typed before (so nothing is remembered from an earlier change), 40 changes each.
+LATENCY_ALL = """
+(count) => {
+  const common = [["batch", ["2", "3", "4", "8"]], ["seq", ["1024", "4096", "32768", "8192"]],
+    ["model", ["mistral-7b", "llama-3-70b", "qwen2.5-7b", "llama-3-8b"]],
+    ["gpu", ["rtx-4090", "a100-80gb", "l4", "h100-80gb"]], ["gpus", ["2", "4", "1", "8"]],
+    ["headroom", ["10", "25", "20", "30"]], ["overhead_gib", ["0.5", "2", "1", "1.5"]]];
+  const scenarios = {
+    transformers: [{}, [["precision", ["fp16", "int8", "int4", "bf16"]]]],
+    vllm: [{runtime: "vllm"}, [["precision", ["fp8", "awq-int4", "bf16", "gptq-int8"]]]],
+    llamacpp: [{runtime: "llamacpp", precision: "q4_k_m"}, [["precision", ["q8_0", "q4_k_m", "iq2_xs", "q6_k"]]]],
+    training: [{mode: "training", runtime: "transformers", precision: "bf16", seq: "2048"},
+               [["optimizer", ["adamw", "sgd", "adamw-8bit", "adafactor"]]]],
+    lora: [{mode: "training", lora_rank: "16", seq: "2048"}, [["lora_rank", ["8", "32", "64", "16"]]]],
+  };
+  const set = (id, value) => {
+    let element = document.getElementById(id);
+    if (element.type === "radio") {
+      element = document.querySelector(`input[name="${id}"][value="${value}"]`);
+      element.checked = true;
+    } else {
+      element.value = value;
+    }
+    const start = performance.now();
+    element.dispatchEvent(new Event("input", { bubbles: true }));
+    return performance.now() - start;
+  };
+  const out = {};
+  const engine = {};
+  let fresh = 0;
+  for (const [name, [setup, extra]] of Object.entries(scenarios)) {
+    for (const [id, value] of Object.entries(setup)) set(id, value);
+    const steps = [...common, ...extra];
+    const times = [];
+    for (let i = 0; i < count; i++) {
+      const [id, values] = steps[i % steps.length];
+      let value = values[Math.floor(i / steps.length) % values.length];
+      fresh++;
+      if (id === "batch" || id === "seq") value = String(Number(value) + 7 * fresh);
+      if (id === "overhead_gib") value = (Number(value) + fresh / 997).toFixed(4);
+      times.push(set(id, value));
+    }
+    out[name] = times;
+    engine[name] = window.vramcalcEngineTimes().slice(-count);  // of the same changes: one update each
+  }
+  return { times: out, engine };
+}
+"""
+
 BARE_HTML = """<!doctype html><html><head><meta charset="utf-8"><title>bare</title>
 <script type="module" src="./boot.js"></script></head><body><p>bare Pyodide</p></body></html>
 """
@@ -159,6 +209,8 @@ def measure(playwright, url: str, counter: dict, cold: int, warm: int, *, site: 
                 latency = page.evaluate(LATENCY, LATENCY_CHANGES)
                 extra["input_ms"] = latency["times"]
                 extra["input_changed_results"] = latency["changed"]
+                every = page.evaluate(LATENCY_ALL, 40)
+                extra["input_all_ms"], extra["input_all_engine_ms"] = every["times"], every["engine"]
                 extra["engine_ms"] = [page.evaluate("window.vramcalcTimeEngine()") for _ in range(5)]
                 extra["bytecode"] = page.evaluate("document.documentElement.dataset.bytecode")
             page.close()
@@ -266,6 +318,13 @@ def summarise(results: dict, sizes: dict) -> dict:
     summary["input_ms"] = {"median": median(site["input_ms"]), "p95": percentile(site["input_ms"], 0.95),
                            "max": max(site["input_ms"]), "n": len(site["input_ms"]),
                            "changes_that_changed_results": site["input_changed_results"]}
+    every = {name: times for name, times in site["input_all_ms"].items()}
+    every["all"] = [t for times in site["input_all_ms"].values() for t in times]
+    summary["input_all_ms"] = {name: {"median": median(times), "p95": percentile(times, 0.95), "max": max(times),
+                                      "n": len(times)} for name, times in every.items()}
+    engine = {**site["input_all_engine_ms"], "all": [t for ts in site["input_all_engine_ms"].values() for t in ts]}
+    for name, times in engine.items():
+        summary["input_all_ms"][name]["engine_median"] = median(times)
     summary["engine_ms"] = {"median": median(site["engine_ms"]), "runs": site["engine_ms"]}
     summary["bytecode"] = site["bytecode"]
     summary["first_visit_bytes_with_offline_copy"] = site["first_visit_bytes_with_offline_copy"]
@@ -287,6 +346,9 @@ def print_table(report: dict) -> None:
     print(f"TTI ratio site/bare: cold {report['tti_ratio_cold']:.2f}x, warm {report['tti_ratio_warm']:.2f}x")
     i = report["input_ms"]
     print(f"input → DOM: median {i['median']:.1f} ms, p95 {i['p95']:.1f} ms, max {i['max']:.1f} ms over {i['n']} changes")
+    for name, i in report["input_all_ms"].items():
+        print(f"  fresh values, {name}: median {i['median']:.1f} ms (engine {i['engine_median']:.1f}), "
+              f"p95 {i['p95']:.1f} ms, max {i['max']:.1f} ms over {i['n']}")
     print(f"engine (presets × GPUs + 200-point sweep): median {report['engine_ms']['median']:.1f} ms")
     s = report["shipped_bytes"]
     print(f"first visit until the offline copy is complete: {report['first_visit_bytes_with_offline_copy']:,} B")

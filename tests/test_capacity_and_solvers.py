@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from strategies import workloads
 from test_input import run_cli
 from vramcalc import capacity, estimate
+from vramcalc import charts
 from vramcalc.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
+from vramcalc.pergpu import most_loaded
 from vramcalc.gpus import load_gpus
 from vramcalc.models import MAX_LAYERS
 from vramcalc.options import Precision
@@ -217,3 +219,30 @@ def test_chart_marks_where_it_stops_fitting():
     x_at_limit = LEFT + (WIDTH - LEFT - RIGHT) * 32_945 / 50_000
     assert chart.over_x == pytest.approx(x_at_limit, abs=0.01)
     assert 14 < chart.limit_y < 220
+
+
+@pytest.mark.parametrize("values", [
+    {"model": "llama-3-8b", "attention": "eager"},  # quadratic in the sequence
+    {"model": "gemma-2-9b", "attention": "eager", "batch": "3"},  # sliding layers: a bend where the window ends
+    {"model": "qwen3-next-80b-a3b-thinking", "precision": "q4_k_m", "runtime": "llamacpp"},
+    {"model": "llama-3-70b", "runtime": "vllm", "gpus": "4"},
+    {"model": "mistral-7b", "mode": "training", "seq": "4096", "gpus": "2"},
+])
+@pytest.mark.parametrize("key", ["seq", "batch"])
+def test_chart_curve_is_drawn_within_half_a_pixel_of_every_grid_point(values, key):
+    """The chart estimates only where the curve bends (charts._trace); drawn through those points it
+    passes every one of the 25 grid points within half a pixel plus rounding."""
+    workload, target = parse_workload(values), parse_target(values)
+    chart = sweep(workload, target, key, None)
+    points = [tuple(map(float, step[1:].split(","))) for step in chart.path.split()]
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, charts.HEIGHT - charts.TOP - charts.BOTTOM
+    x_max = charts.nice_ceil(min(charts.LIMITS[key], 2 * getattr(workload, key)))  # no answer: twice the value
+    grid = sorted({max(1, round(x_max * i / charts.SAMPLES)) for i in range(charts.SAMPLES + 1)})
+    y_max = float(chart.y_ticks[-1].label.replace(",", "").split()[0]) * charts.GIB  # the axis top
+    assert points[-1][0] == pytest.approx(LEFT + plot_w, abs=0.01) and len(points) <= len(grid)
+    for x in grid:
+        y = most_loaded(dataclasses.replace(workload, **{key: x}), target.count).total_bytes
+        px, py = LEFT + plot_w * x / x_max, charts.TOP + plot_h * (1 - min(y, y_max) / y_max)
+        (x0, y0), (x1, y1) = next((a, b) for a, b in zip(points, points[1:] or points) if a[0] - 0.02 <= px <= b[0] + 0.02)
+        drawn = y0 + (y1 - y0) * (px - x0) / (x1 - x0) if x1 > x0 else y0
+        assert abs(drawn - py) <= 0.5 + 0.02, (x, drawn, py)
