@@ -49,8 +49,50 @@ state = {
 }
 
 
+# ---------------------------------------------------------------- the page's nodes
+#
+# Every touch of the page crosses from Python into JavaScript, and an update made some seven hundred
+# of them, most of it re-writing what the page already showed (docs/performance.md). So nodes are
+# looked up once, and a write is skipped when the node already shows that value. Only this module
+# writes the nodes below, so what it wrote last is what they show.
+
+NODES = {}
+WRITTEN = {}
+
+
+def node(id_, selector=None):
+    """The element with this id, or the first match of `selector` inside it (None if absent); looked up once."""
+    key = (id_, selector)
+    if key not in NODES:
+        NODES[key] = document.getElementById(id_) if selector is None else node(id_).querySelector(selector)
+    return NODES[key]
+
+
 def element(id_):
-    return document.getElementById(id_)
+    return node(id_)
+
+
+def set_text(id_, text, selector=None):
+    if WRITTEN.get((id_, selector, "text")) != text:
+        node(id_, selector).textContent = text
+        WRITTEN[id_, selector, "text"] = text
+
+
+def set_attribute(id_, name, value, selector=None):
+    """value None removes the attribute."""
+    value = None if value is None else str(value)
+    if WRITTEN.get((id_, selector, name), "") != value:
+        if value is None:
+            node(id_, selector).removeAttribute(name)
+        else:
+            node(id_, selector).setAttribute(name, value)
+        WRITTEN[id_, selector, name] = value
+
+
+def set_hidden(id_, hidden, selector=None):
+    if WRITTEN.get((id_, selector, "hidden")) != hidden:
+        node(id_, selector).hidden = hidden
+        WRITTEN[id_, selector, "hidden"] = hidden
 
 
 # ---------------------------------------------------------------- form <-> values
@@ -87,20 +129,15 @@ def write_form(values):
 
 
 def show_errors(problems):
-    for key in DEFAULTS:
-        target = element(f"{key}-error")
-        if target is not None:
-            target.textContent = ""
+    errors = {problem.field: str(problem) for problem in problems}
+    for key in (*DEFAULTS, *errors):
+        if element(f"{key}-error") is not None:
+            set_text(f"{key}-error", errors.get(key, ""))
+        if element(key) is not None:
+            set_attribute(key, "aria-invalid", "true" if key in errors else None)
+    for key in errors:
         field = element(key)
         if field is not None:
-            field.removeAttribute("aria-invalid")
-    for problem in problems:
-        target = element(f"{problem.field}-error")
-        if target is not None:
-            target.textContent = str(problem)
-        field = element(problem.field)
-        if field is not None:
-            field.setAttribute("aria-invalid", "true")
             folded = field.closest("details")
             if folded is not None:
                 folded.open = True  # an error is never hidden behind "More options"
@@ -109,129 +146,140 @@ def show_errors(problems):
 def summarize_options(values):
     """Each "More options" says how many of its settings differ from the defaults."""
     if "folded" not in state:  # which settings each one holds: the page's structure, read once
-        state["folded"] = [(details.querySelector("summary"), [key for key in DEFAULTS if element(key) is not None
-                                                                and details.contains(element(key))])
-                           for details in document.querySelectorAll("details.more")]
-    for summary, keys in state["folded"]:
+        state["folded"] = []
+        for details in document.querySelectorAll("details.more"):
+            summary = details.querySelector("summary")
+            keys = [key for key in DEFAULTS if element(key) is not None and details.contains(element(key))]
+            state["folded"].append((summary, summary.getAttribute("data-label"), keys))
+    for summary, label, keys in state["folded"]:
         changed = sum(1 for key in keys if values[key] != DEFAULTS[key])
-        label = summary.getAttribute("data-label")
-        summary.textContent = message("more.set", label=label, count=changed) if changed else label
+        text = message("more.set", label=label, count=changed) if changed else label
+        if WRITTEN.get((label, "more")) != text:
+            summary.textContent = WRITTEN[label, "more"] = text
 
 
 def render(breakdown):
     view = present(breakdown)
-    total = element("total")
-    total.setAttribute("data-bytes", str(view.total_bytes))
-    element("total-gb").textContent = view.total_gb
-    element("total-gib").textContent = view.total_gib
-    element("summary").textContent = view.summary
-    element("param-count").textContent = view.params
+    set_attribute("total", "data-bytes", view.total_bytes)
+    set_text("total-gb", view.total_gb)
+    set_text("total-gib", view.total_gib)
+    set_text("summary", view.summary)
+    set_text("param-count", view.params)
     for row in view.rows:
-        tr = element(f"row-{row.key}")
-        tr.setAttribute("data-bytes", str(row.bytes))
-        tr.querySelector(".size").textContent = row.size
-        tr.querySelector(".share").textContent = row.share
-        tr.querySelector(".formula").textContent = row.formula
-        rect = element(f"bar-{row.key}")
-        rect.setAttribute("x", str(row.bar_x))
-        rect.setAttribute("width", str(row.bar_width))
-    element("bar-desc").textContent = view.bar_text
+        tr = f"row-{row.key}"
+        set_attribute(tr, "data-bytes", row.bytes)
+        set_text(tr, row.size, ".size")
+        set_text(tr, row.share, ".share")
+        set_text(tr, row.formula, ".formula")
+        set_attribute(f"bar-{row.key}", "x", row.bar_x)
+        set_attribute(f"bar-{row.key}", "width", row.bar_width)
+    set_text("bar-desc", view.bar_text)
     for gpu in view.gpus:
-        tr = element(f"gpu-{gpu.slug}")
-        tr.setAttribute("data-verdict", gpu.verdict)
-        tr.querySelector(".fill").setAttribute("width", str(gpu.bar_percent))
-        tr.querySelector(".pct").textContent = gpu.utilization
-        tr.querySelector(".count").textContent = gpu.count
-        tr.querySelector(".verdict").textContent = gpu.verdict_text
-    fill_list(element("notes"), view.notes)
-    fill_list(element("runtime-facts"), view.runtime_lines)
-    fill_list(element("assumptions"), view.assumptions)
-    element("approximate").hidden = not view.assumptions
+        tr = f"gpu-{gpu.slug}"
+        set_attribute(tr, "data-verdict", gpu.verdict)
+        set_attribute(tr, "width", gpu.bar_percent, ".fill")
+        set_text(tr, gpu.utilization, ".pct")
+        set_text(tr, gpu.count, ".count")
+        set_text(tr, gpu.verdict_text, ".verdict")
+    fill_list("notes", view.notes)
+    fill_list("runtime-facts", view.runtime_lines)
+    fill_list("assumptions", view.assumptions)
+    set_hidden("approximate", not view.assumptions)
 
 
-def fill_list(parent, texts):
+def fill_list(id_, texts):
+    texts = list(texts)
+    if WRITTEN.get((id_, "items")) == texts:
+        return
+    parent = element(id_)
     while parent.firstChild:
         parent.removeChild(parent.firstChild)
     for text in texts:
         item = document.createElement("li")
         item.textContent = text
         parent.appendChild(item)
+    WRITTEN[id_, "items"] = texts
 
 
 def render_target(view):
-    element("target-heading").textContent = view.heading
+    set_text("target-heading", view.heading)
     for answer in view.answers:
-        target = element(f"answer-{answer.key}")
-        target.textContent = answer.text
-        target.previousElementSibling.textContent = answer.label
-        target.setAttribute("data-value", "" if answer.value is None else str(answer.value))
+        target = f"answer-{answer.key}"
+        set_text(target, answer.text)
+        if WRITTEN.get((target, "label")) != answer.label:
+            element(target).previousElementSibling.textContent = WRITTEN[target, "label"] = answer.label
+        set_attribute(target, "data-value", "" if answer.value is None else answer.value)
     render_rank(view.rank)
     render_verdict(view.verdict)
     for chart in view.charts:
         key = chart.key
-        element(f"chart-{key}-desc").textContent = chart.desc
-        element(f"chart-{key}-line").setAttribute("d", chart.path)
+        set_text(f"chart-{key}-desc", chart.desc)
+        set_attributes(f"chart-{key}-line", d=chart.path)
         set_attributes(f"chart-{key}-limit", y1=chart.limit_y, y2=chart.limit_y)
-        set_attributes(f"chart-{key}-limit-label", y=chart.limit_y - 5).textContent = chart.limit_label
+        set_attributes(f"chart-{key}-limit-label", y=chart.limit_y - 5)
+        set_text(f"chart-{key}-limit-label", chart.limit_label)
         set_attributes(f"chart-{key}-over", x=chart.over_x, width=chart.over_width)
         set_attributes(f"chart-{key}-now", x1=chart.now_x, x2=chart.now_x)
-        set_attributes(f"chart-{key}-now-label", x=chart.now_x + 4).textContent = chart.now_label
+        set_attributes(f"chart-{key}-now-label", x=chart.now_x + 4)
+        set_text(f"chart-{key}-now-label", chart.now_label)
         for axis, ticks in (("x", chart.x_ticks), ("y", chart.y_ticks)):
             for index, tick in enumerate(ticks):
-                label = element(f"chart-{key}-{axis}-{index}")
-                label.setAttribute(axis, str(tick.pos))
-                label.textContent = tick.label
+                set_attribute(f"chart-{key}-{axis}-{index}", axis, tick.pos)
+                set_text(f"chart-{key}-{axis}-{index}", tick.label)
                 if axis == "y":
                     set_attributes(f"chart-{key}-ygrid-{index}", y1=tick.pos, y2=tick.pos)
 
 
 def render_verdict(verdict):
     """The answer first: fits, tight or not on the chosen card(s), and the single changes that fit."""
-    element("verdict").setAttribute("data-verdict", verdict.kind)
-    element("sticky").setAttribute("data-verdict", verdict.kind)
-    element("sticky").textContent = verdict.short
-    element("verdict-text").textContent = verdict.text
-    element("verdict-meter").querySelector(".fill").setAttribute("width", str(verdict.percent))
-    element("verdict-changes").hidden = not verdict.changes and verdict.kind != "does not fit"
-    element("verdict-changes-title").textContent = message("verdict.changes" if verdict.changes else "verdict.none")
-    fill_list(element("verdict-change-list"), verdict.changes)
+    set_attribute("verdict", "data-verdict", verdict.kind)
+    set_attribute("sticky", "data-verdict", verdict.kind)
+    set_text("sticky", verdict.short)
+    set_text("verdict-text", verdict.text)
+    set_attribute("verdict-meter", "width", verdict.percent, ".fill")
+    set_hidden("verdict-changes", not verdict.changes and verdict.kind != "does not fit")
+    set_text("verdict-changes-title", message("verdict.changes" if verdict.changes else "verdict.none"))
+    fill_list("verdict-change-list", verdict.changes)
 
 
 def render_rank(rank):
     """The most loaded GPU of the layout, shown with more than one GPU."""
-    element("rank").hidden = rank is None
+    set_hidden("rank", rank is None)
     if rank is None:
         return
-    element("rank-title").textContent = rank.title
+    set_text("rank-title", rank.title)
     for row in rank.rows:
-        tr = element(f"rank-row-{row.key}")
-        tr.hidden = not row.bytes
-        tr.setAttribute("data-bytes", str(row.bytes))
-        tr.querySelector(".size").textContent = row.size
-        tr.querySelector(".how").textContent = row.how
+        tr = f"rank-row-{row.key}"
+        set_hidden(tr, not row.bytes)
+        set_attribute(tr, "data-bytes", row.bytes)
+        set_text(tr, row.size, ".size")
+        set_text(tr, row.how, ".how")
         set_attributes(f"rank-bar-{row.key}", x=row.bar_x, width=row.bar_width)
-    fill_list(element("rank-lines"), rank.lines)
+    fill_list("rank-lines", rank.lines)
 
 
 def set_attributes(id_, **attributes):
-    node = element(id_)
     for name, value in attributes.items():
-        node.setAttribute(name, str(value))
-    return node
+        set_attribute(id_, name, value)
 
 
 def render_capacity(rows, user):
     for row in (*rows, user) if user else rows:
-        tr = element(row.id)
-        tr.querySelector("th").textContent = row.memory
-        for cell, text in zip(tr.querySelectorAll("td.range"), row.cells):
-            cell.textContent = text
-        tr.querySelector("td.examples").textContent = row.examples
-    element("capacity-user").hidden = user is None
+        set_text(row.id, row.memory, "th")
+        if (row.id, "cells") not in NODES:
+            cells = node(row.id).querySelectorAll("td.range")
+            NODES[row.id, "cells"] = [cells.item(index) for index in range(cells.length)]
+        for index, (cell, text) in enumerate(zip(NODES[row.id, "cells"], row.cells)):
+            if WRITTEN.get((row.id, index, "cell")) != text:
+                cell.textContent = WRITTEN[row.id, index, "cell"] = text
+        set_text(row.id, row.examples, "td.examples")
+    set_hidden("capacity-user", user is None)
 
 
 def mark_stale(id_, stale):
-    element(id_).classList.toggle("stale", stale)
+    if WRITTEN.get((id_, "stale")) != stale:
+        element(id_).classList.toggle("stale", stale)
+        WRITTEN[id_, "stale"] = stale
 
 
 def attempt(parse, problems):
@@ -255,20 +303,22 @@ def timed(compute, *args):
 
 def update(*_args):
     values = read_form()
-    element("custom-fields").hidden = values["model"] != "custom"
-    element("group-size-field").hidden = values["precision"] not in GROUPED
-    element("vllm-fields").hidden = values["runtime"] != "vllm"
-    element("llamacpp-fields").hidden = values["runtime"] != "llamacpp"
-    element("batch-field").hidden = values["runtime"] == "llamacpp" and values["mode"] != "training"  # --parallel
-    element("engine-fields").hidden = values["mode"] == "training"
-    chosen = element("gpu").querySelector(f"option[value='{values['gpu']}']")
-    element("apple-fields").hidden = not chosen or chosen.getAttribute("data-kind") != "apple"
-    element("model-facts").textContent = catalog.facts(values["model"])
-    element("training-fields").hidden = values["mode"] != "training"
-    element("lora-fields").hidden = values["lora_rank"].strip() in ("", "0")
-    element("mixed-precision-field").hidden = values["recipe"] != ""
-    element("layout-fields").hidden = values["gpus"].strip() in ("", "1")
-    element("sharding-fields").hidden = values["mode"] != "training"
+    set_hidden("custom-fields", values["model"] != "custom")
+    set_hidden("group-size-field", values["precision"] not in GROUPED)
+    set_hidden("vllm-fields", values["runtime"] != "vllm")
+    set_hidden("llamacpp-fields", values["runtime"] != "llamacpp")
+    set_hidden("batch-field", values["runtime"] == "llamacpp" and values["mode"] != "training")  # --parallel
+    set_hidden("engine-fields", values["mode"] == "training")
+    if WRITTEN.get(("apple-fields", "gpu")) != values["gpu"]:
+        chosen = element("gpu").querySelector(f"option[value='{values['gpu']}']")
+        set_hidden("apple-fields", not chosen or chosen.getAttribute("data-kind") != "apple")
+        WRITTEN["apple-fields", "gpu"] = values["gpu"]
+    set_text("model-facts", catalog.facts(values["model"]))
+    set_hidden("training-fields", values["mode"] != "training")
+    set_hidden("lora-fields", values["lora_rank"].strip() in ("", "0"))
+    set_hidden("mixed-precision-field", values["recipe"] != "")
+    set_hidden("layout-fields", values["gpus"].strip() in ("", "1"))
+    set_hidden("sharding-fields", values["mode"] != "training")
     summarize_options(values)
     remember_gpu(values)
     problems = []
@@ -280,7 +330,7 @@ def update(*_args):
     query = attempt(lambda: parse_capacity_query(values), problems)
     show_errors(problems)
     mark_stale("results", workload is None)
-    element("stale").hidden = workload is not None
+    set_hidden("stale", workload is not None)
     mark_stale("reverse", workload is None or target is None)
     mark_stale("capacity-section", query is None)
     # Redraw only what changed: the page already shows state["shown"] (at first, the prerendered defaults).
@@ -305,6 +355,9 @@ def show_link(settings):
     def with_lang(lang):
         return "?" + "&".join(part for part in (settings, f"lang={lang}") if part)
 
+    if WRITTEN.get("link") == settings:
+        return
+    WRITTEN["link"] = settings
     # a language chosen through a link or the switch stays chosen
     address = with_lang(language()) if state["lang_in_link"] else ("?" + settings if settings else "")
     window.history.replaceState(None, "", address or window.location.pathname)
@@ -470,11 +523,14 @@ REMEMBERED = "vramcalc.gpu"  # localStorage key, written only while "Remember my
 
 
 def remember_gpu(values):
-    storage = window.localStorage
-    if element("remember-gpu").checked:
-        storage.setItem(REMEMBERED, json.dumps({"gpu": values["gpu"], "gpus": values["gpus"]}))
+    saved = json.dumps({"gpu": values["gpu"], "gpus": values["gpus"]}) if element("remember-gpu").checked else None
+    if WRITTEN.get("remembered", "") == saved:
+        return
+    if saved is None:
+        window.localStorage.removeItem(REMEMBERED)
     else:
-        storage.removeItem(REMEMBERED)
+        window.localStorage.setItem(REMEMBERED, saved)
+    WRITTEN["remembered"] = saved
 
 
 def remembered_gpu():
