@@ -14,7 +14,7 @@ import sys
 import time
 from urllib.parse import parse_qsl
 
-from pyodide.ffi import create_proxy, to_js
+from pyodide.ffi import create_proxy, jsnull, to_js
 from pyscript import document, when, window
 
 # The engine arrives as one zip, precompiled by build.py (pyscript.toml [files]).
@@ -53,11 +53,19 @@ state = {
 #
 # Every touch of the page crosses from Python into JavaScript, and an update made some seven hundred
 # of them, most of it re-writing what the page already showed (docs/performance.md). So nodes are
-# looked up once, and a write is skipped when the node already shows that value. Only this module
-# writes the nodes below, so what it wrote last is what they show.
+# looked up once, a write is skipped when the node already shows that value, and the writes of an
+# update are queued and applied in one call (static/apply.js, flush). Only this module writes the
+# nodes below, so what it wrote last is what they show.
 
 NODES = {}
 WRITTEN = {}
+QUEUE = []
+
+
+def flush():
+    if QUEUE:
+        window.vramcalcApply(to_js(QUEUE))
+        QUEUE.clear()
 
 
 def node(id_, selector=None):
@@ -69,12 +77,14 @@ def node(id_, selector=None):
 
 
 def element(id_):
-    return node(id_)
+    """The element with this id, or None (getElementById's null arrives as jsnull, which is not None)."""
+    found = node(id_)
+    return None if found is jsnull else found
 
 
 def set_text(id_, text, selector=None):
     if WRITTEN.get((id_, selector, "text")) != text:
-        node(id_, selector).textContent = text
+        QUEUE.append((id_, selector, "text", text))
         WRITTEN[id_, selector, "text"] = text
 
 
@@ -82,16 +92,13 @@ def set_attribute(id_, name, value, selector=None):
     """value None removes the attribute."""
     value = None if value is None else str(value)
     if WRITTEN.get((id_, selector, name), "") != value:
-        if value is None:
-            node(id_, selector).removeAttribute(name)
-        else:
-            node(id_, selector).setAttribute(name, value)
+        QUEUE.append((id_, selector, name, value))
         WRITTEN[id_, selector, name] = value
 
 
 def set_hidden(id_, hidden, selector=None):
     if WRITTEN.get((id_, selector, "hidden")) != hidden:
-        node(id_, selector).hidden = hidden
+        QUEUE.append((id_, selector, "hidden", hidden))
         WRITTEN[id_, selector, "hidden"] = hidden
 
 
@@ -139,7 +146,7 @@ def show_errors(problems):
         field = element(key)
         if field is not None:
             folded = field.closest("details")
-            if folded is not None:
+            if folded not in (None, jsnull):
                 folded.open = True  # an error is never hidden behind "More options"
 
 
@@ -302,6 +309,14 @@ def timed(compute, *args):
 
 
 def update(*_args):
+    try:
+        redraw()
+    finally:
+        flush()
+
+
+def redraw():
+    """Read the form, check it, and show what changed."""
     values = read_form()
     set_hidden("custom-fields", values["model"] != "custom")
     set_hidden("group-size-field", values["precision"] not in GROUPED)
