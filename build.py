@@ -43,6 +43,8 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
 PYODIDE_LOCK = "pyodide-lock.json"
 PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
+# What of the engine the page never reads: the command line, and the data's notes for people.
+ENGINE_LEFT_OUT = ("vramcalc/cli.py", "vramcalc/__main__.py", "vramcalc/data/README.md")
 CACHE = ROOT / ".cache"
 PYODIDE_VERSION = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
 PYSCRIPT_CORE = ROOT / "node_modules" / "@pyscript" / "core"
@@ -93,7 +95,7 @@ def build(out: Path) -> None:
         render_page(env, out, lang, folder)
     messages.use_language("en")
     shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
-    shutil.copy2(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc"), out / ENGINE_ZIP)
+    shutil.copy2(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc", leave_out=ENGINE_LEFT_OUT), out / ENGINE_ZIP)
     log(f"main.py, {ENGINE_ZIP}")
     shutil.copytree(ROOT / "static", out / "static")
     runtime = out / "static" / "pyodide"
@@ -163,11 +165,12 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
 
 
 def precompiled(name: str, package: Path | None = None, pyscript: Path | None = None,
-                only_imported_by: Path | None = None) -> Path:
+                only_imported_by: Path | None = None, leave_out: tuple[str, ...] = ()) -> Path:
     """A zip of Python with .pyc compiled by the pinned Pyodide under Node.js (tools/precompile.mjs):
     the standard library (with PyScript's own `pyscript` package when `pyscript` is given; only the
-    modules the app in `only_imported_by` imports when that is given), or one package. Cached by the
-    hash of every input, so any change to the sources, the tools, Pyodide or PyScript rebuilds it."""
+    modules the app in `only_imported_by` imports when that is given), or one package less the files
+    `leave_out` (paths from the package's parent). Cached by the hash of every input and option, so
+    any change to the sources, the tools, Pyodide or PyScript rebuilds it."""
     tool = ROOT / "tools" / "precompile.mjs"
     pyodide = ROOT / "node_modules" / "pyodide"
     inputs = [tool, pyodide / "python_stdlib.zip", pyodide / "pyodide.asm.wasm"]
@@ -176,6 +179,8 @@ def precompiled(name: str, package: Path | None = None, pyscript: Path | None = 
     if package is not None:
         inputs += sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
         options.append(str(package))
+        if leave_out:
+            options += ["--leave-out", ",".join(leave_out)]
     if pyscript is not None:
         inputs += [pyscript / "src" / "stdlib" / "pyscript.js", *sorted((pyscript / "dist").glob("core-*.js"))]
         options += ["--pyscript", str(pyscript)]
@@ -184,7 +189,7 @@ def precompiled(name: str, package: Path | None = None, pyscript: Path | None = 
         engine = (only_imported_by / "vramcalc").rglob("*")
         inputs += sorted(p for p in engine if p.is_file() and "__pycache__" not in p.parts)
         options += ["--only-imported-by", str(only_imported_by)]
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(json.dumps([arg.replace(str(ROOT), "") for arg in options]).encode())
     for path in inputs:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     target = CACHE / f"{Path(name).stem}-{digest.hexdigest()[:16]}.zip"
