@@ -7,6 +7,7 @@ files for the browser, the static assets and the pinned runtime from node_module
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import re
@@ -41,6 +42,9 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
 # Pyodide fetches its lock file at every start to know its packages; the page loads none, so it
 # gets the lock's `info` with no packages (119 kB less; `packages` in a config would fail anyway).
 PYODIDE_LOCK = "pyodide-lock.json"
+# The two precompiled zips ship gzipped (NAME.gz): their files are stored, so gzip compresses
+# across modules on any host, whether or not it compresses .zip. loader.mjs inflates the
+# standard library as Pyodide fetches it, main.py the engine.
 PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
 # What of the engine the page never reads: the command line, and the data's notes for people.
@@ -95,8 +99,8 @@ def build(out: Path) -> None:
         render_page(env, out, lang, folder)
     messages.use_language("en")
     shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
-    shutil.copy2(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc", leave_out=ENGINE_LEFT_OUT), out / ENGINE_ZIP)
-    log(f"main.py, {ENGINE_ZIP}")
+    gzipped(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc", leave_out=ENGINE_LEFT_OUT), out / f"{ENGINE_ZIP}.gz")
+    log(f"main.py, {ENGINE_ZIP}.gz")
     shutil.copytree(ROOT / "static", out / "static")
     runtime = out / "static" / "pyodide"
     runtime.mkdir(exist_ok=True)  # static/pyodide/loader.mjs is ours
@@ -105,7 +109,7 @@ def build(out: Path) -> None:
     lock = json.loads((ROOT / "node_modules" / "pyodide" / PYODIDE_LOCK).read_text(encoding="utf-8"))
     (runtime / PYODIDE_LOCK).write_text(json.dumps({"info": lock["info"], "packages": {}}), encoding="utf-8")
     stdlib = precompiled(PRECOMPILED_STDLIB, pyscript=PYSCRIPT_CORE, only_imported_by=ROOT / "app")
-    shutil.copy2(stdlib, runtime / PRECOMPILED_STDLIB)
+    gzipped(stdlib, runtime / f"{PRECOMPILED_STDLIB}.gz")
     log(f"static/pyodide ({PYODIDE_VERSION}, precompiled standard library)")
     pyscript = out / "static" / "pyscript"
     pyscript.mkdir()
@@ -203,6 +207,11 @@ def precompiled(name: str, package: Path | None = None, pyscript: Path | None = 
         partial.rename(target)
         log(f"precompiled {name}: {result.stdout.strip()}")
     return target
+
+
+def gzipped(source: Path, target: Path) -> None:
+    """target: source gzipped at level 9, with no time or name in its header (the same build, the same bytes)."""
+    target.write_bytes(gzip.compress(source.read_bytes(), 9, mtime=0))
 
 
 def pyscript_files(dist: Path) -> list[str]:

@@ -19,6 +19,8 @@
 // class docstring, or dataclasses would build one from inspect.signature at import),
 // and with line numbers but no column ranges (PYTHONNODEBUGRANGES: no ^^^ markers
 // under a traceback's lines). Together they take a third off the standard library.
+// Every file is stored, not deflated: build.py gzips each zip whole, so that gzip finds
+// what the modules share (7 % smaller for the standard library, 21 % for the engine).
 //
 // --pyscript adds PyScript's own Python package (the `pyscript` module main.py imports)
 // under pyscript-core/ in the standard library zip: a name no import can take, since a
@@ -179,13 +181,13 @@ def add(zout, name, data, filename, date_time):
     except SyntaxError:
         return False
     pyc = bootstrap._code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
-    zout.writestr(zipfile.ZipInfo(name + "c", date_time), bytes(pyc), zipfile.ZIP_DEFLATED, 9)
+    zout.writestr(zipfile.ZipInfo(name + "c", date_time), bytes(pyc))
     return True
 
 
 compiled = 0
 left_out = left_out_already
-with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfile.ZIP_STORED) as zout:
     for info in zin.infolist():
         if info.is_dir():
             continue
@@ -196,7 +198,7 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
         if info.filename.endswith(".py") and add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
             compiled += 1
         else:  # data files, and test fixtures with deliberate errors (left as source)
-            zout.writestr(zipfile.ZipInfo(info.filename, info.date_time), data, zipfile.ZIP_DEFLATED, 9)
+            zout.writestr(zipfile.ZipInfo(info.filename, info.date_time), data)
     for name, (text, filename) in extra.items():
         if not add(zout, name, text.encode(), filename, (1980, 1, 1, 0, 0, 0)):
             raise SyntaxError(name)
