@@ -7,6 +7,7 @@ files for the browser, the static assets and the pinned runtime from node_module
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import re
@@ -41,8 +42,13 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
 # Pyodide fetches its lock file at every start to know its packages; the page loads none, so it
 # gets the lock's `info` with no packages (119 kB less; `packages` in a config would fail anyway).
 PYODIDE_LOCK = "pyodide-lock.json"
+# The two precompiled zips ship gzipped (NAME.gz): their files are stored, so gzip compresses
+# across modules on any host, whether or not it compresses .zip. loader.mjs inflates the
+# standard library as Pyodide fetches it, main.py the engine.
 PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
+# What of the engine the page never reads: the command line, and the data's notes for people.
+ENGINE_LEFT_OUT = ("vramcalc/cli.py", "vramcalc/__main__.py", "vramcalc/data/README.md")
 CACHE = ROOT / ".cache"
 PYODIDE_VERSION = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
 PYSCRIPT_CORE = ROOT / "node_modules" / "@pyscript" / "core"
@@ -93,8 +99,8 @@ def build(out: Path) -> None:
         render_page(env, out, lang, folder)
     messages.use_language("en")
     shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
-    shutil.copy2(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc"), out / ENGINE_ZIP)
-    log(f"main.py, {ENGINE_ZIP}")
+    gzipped(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc", leave_out=ENGINE_LEFT_OUT), out / f"{ENGINE_ZIP}.gz")
+    log(f"main.py, {ENGINE_ZIP}.gz")
     shutil.copytree(ROOT / "static", out / "static")
     runtime = out / "static" / "pyodide"
     runtime.mkdir(exist_ok=True)  # static/pyodide/loader.mjs is ours
@@ -103,7 +109,7 @@ def build(out: Path) -> None:
     lock = json.loads((ROOT / "node_modules" / "pyodide" / PYODIDE_LOCK).read_text(encoding="utf-8"))
     (runtime / PYODIDE_LOCK).write_text(json.dumps({"info": lock["info"], "packages": {}}), encoding="utf-8")
     stdlib = precompiled(PRECOMPILED_STDLIB, pyscript=PYSCRIPT_CORE, only_imported_by=ROOT / "app")
-    shutil.copy2(stdlib, runtime / PRECOMPILED_STDLIB)
+    gzipped(stdlib, runtime / f"{PRECOMPILED_STDLIB}.gz")
     log(f"static/pyodide ({PYODIDE_VERSION}, precompiled standard library)")
     pyscript = out / "static" / "pyscript"
     pyscript.mkdir()
@@ -163,11 +169,12 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
 
 
 def precompiled(name: str, package: Path | None = None, pyscript: Path | None = None,
-                only_imported_by: Path | None = None) -> Path:
+                only_imported_by: Path | None = None, leave_out: tuple[str, ...] = ()) -> Path:
     """A zip of Python with .pyc compiled by the pinned Pyodide under Node.js (tools/precompile.mjs):
     the standard library (with PyScript's own `pyscript` package when `pyscript` is given; only the
-    modules the app in `only_imported_by` imports when that is given), or one package. Cached by the
-    hash of every input, so any change to the sources, the tools, Pyodide or PyScript rebuilds it."""
+    modules the app in `only_imported_by` imports when that is given), or one package less the files
+    `leave_out` (paths from the package's parent). Cached by the hash of every input and option, so
+    any change to the sources, the tools, Pyodide or PyScript rebuilds it."""
     tool = ROOT / "tools" / "precompile.mjs"
     pyodide = ROOT / "node_modules" / "pyodide"
     inputs = [tool, pyodide / "python_stdlib.zip", pyodide / "pyodide.asm.wasm"]
@@ -176,6 +183,8 @@ def precompiled(name: str, package: Path | None = None, pyscript: Path | None = 
     if package is not None:
         inputs += sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
         options.append(str(package))
+        if leave_out:
+            options += ["--leave-out", ",".join(leave_out)]
     if pyscript is not None:
         inputs += [pyscript / "src" / "stdlib" / "pyscript.js", *sorted((pyscript / "dist").glob("core-*.js"))]
         options += ["--pyscript", str(pyscript)]
@@ -184,7 +193,7 @@ def precompiled(name: str, package: Path | None = None, pyscript: Path | None = 
         engine = (only_imported_by / "vramcalc").rglob("*")
         inputs += sorted(p for p in engine if p.is_file() and "__pycache__" not in p.parts)
         options += ["--only-imported-by", str(only_imported_by)]
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(json.dumps([arg.replace(str(ROOT), "") for arg in options]).encode())
     for path in inputs:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     target = CACHE / f"{Path(name).stem}-{digest.hexdigest()[:16]}.zip"
@@ -198,6 +207,11 @@ def precompiled(name: str, package: Path | None = None, pyscript: Path | None = 
         partial.rename(target)
         log(f"precompiled {name}: {result.stdout.strip()}")
     return target
+
+
+def gzipped(source: Path, target: Path) -> None:
+    """target: source gzipped at level 9, with no time or name in its header (the same build, the same bytes)."""
+    target.write_bytes(gzip.compress(source.read_bytes(), 9, mtime=0))
 
 
 def pyscript_files(dist: Path) -> list[str]:

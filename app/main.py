@@ -12,13 +12,25 @@ import json
 import os
 import sys
 import time
+import zlib
 from urllib.parse import parse_qsl
 
 from pyodide.ffi import create_proxy, jsnull, to_js
 from pyscript import document, when, window
 
-# The engine arrives as one zip, precompiled by build.py (pyscript.toml [files]).
-sys.path.insert(0, os.path.abspath("vramcalc.zip"))
+
+def engine_zip():
+    """The engine's zip, precompiled by build.py; it arrives gzipped (pyscript.toml [files])."""
+    with open("vramcalc.zip.gz", "rb") as packed:
+        data = packed.read()
+    if data[:2] == b"\x1f\x8b":  # not if a host sent it with Content-Encoding: gzip, inflated on the way
+        data = zlib.decompress(data, wbits=31)  # 31: a gzip stream
+    with open("vramcalc.zip", "wb") as file:
+        file.write(data)
+    return os.path.abspath("vramcalc.zip")
+
+
+sys.path.insert(0, engine_zip())
 
 import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402

@@ -4,7 +4,7 @@
 // main.py replaces the status when the form is live (html[data-py-ready]).
 const status = document.getElementById("status");
 const progress = document.getElementById("boot-progress");
-const STEPS = { "pyodide.mjs": 1, "pyodide.asm.wasm": 2, "vramcalc.zip": 3, "main.py": 4 };
+const STEPS = { "pyodide.mjs": 1, "pyodide.asm.wasm": 2, "vramcalc.zip.gz": 3, "main.py": 4 };
 let reached = 0;
 
 function show(step) {

@@ -2,14 +2,25 @@
 //
 //   node tools/precompile.mjs PYODIDE_DIR OUT.zip [--pyscript CORE_DIR] [--only-imported-by APP_DIR]
 //                                                                         the standard library
-//   node tools/precompile.mjs PYODIDE_DIR OUT.zip PACKAGE_DIR             one package (the engine)
+//   node tools/precompile.mjs PYODIDE_DIR OUT.zip PACKAGE_DIR [--leave-out A,B]
+//                                                  one package (the engine), less the files A, B
 //
-// Boots the pinned Pyodide under Node.js and writes a zip in which every .py has an
-// unchecked hash-based .pyc beside it (the magic number is that CPython's), keeping the
-// .py so tracebacks still show source lines, and every other file as it is. The page
-// loads the standard library through stdLibURL (static/pyodide/loader.mjs) and the engine
-// as a zip on sys.path (main.py), so CPython compiles neither at boot. build.py runs this
-// and caches the result by the hash of its inputs; never edit the zips by hand.
+// Boots the pinned Pyodide under Node.js and writes a zip in which every .py is replaced
+// by an unchecked hash-based .pyc (the magic number is that CPython's), and every other
+// file is kept as it is. The page loads the standard library through stdLibURL
+// (static/pyodide/loader.mjs) and the engine as a zip on sys.path (main.py), so CPython
+// compiles neither at boot. build.py runs this and caches the result by the hash of its
+// inputs; never edit the zips by hand.
+//
+// Bytes (docs/performance.md, "Bytes under 5 MB gzip"): the bytecode is all that ships,
+// without the .py (tracebacks give file, line and function but not the line's text;
+// the page shows none anyway, and nothing it runs reads sources), without docstrings
+// (an AST pass; not optimize=2, which would drop asserts too; a dataclass keeps its
+// class docstring, or dataclasses would build one from inspect.signature at import),
+// and with line numbers but no column ranges (PYTHONNODEBUGRANGES: no ^^^ markers
+// under a traceback's lines). Together they take a third off the standard library.
+// Every file is stored, not deflated: build.py gzips each zip whole, so that gzip finds
+// what the modules share (7 % smaller for the standard library, 21 % for the engine).
 //
 // --pyscript adds PyScript's own Python package (the `pyscript` module main.py imports)
 // under pyscript-core/ in the standard library zip: a name no import can take, since a
@@ -21,7 +32,7 @@
 //
 // --only-imported-by keeps only the standard-library modules the page imports, as
 // tools/stdlib_imports.py finds them in this interpreter (APP_DIR holds main.py and
-// vramcalc/), and Pyodide's own pyodide and _pyodide packages whole.
+// vramcalc/).
 import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -33,9 +44,11 @@ const option = (name) => {
 };
 const pyscriptDir = option("--pyscript");
 const appDir = option("--only-imported-by");
+const leaveOut = (option("--leave-out") ?? "").split(",").filter(Boolean);
 const [pyodideDir, out, packageDir] = args;
 const { loadPyodide } = await import(pathToFileURL(resolve(pyodideDir, "pyodide.mjs")).href);
-const pyodide = await loadPyodide({ indexURL: resolve(pyodideDir) + "/" });
+// PYTHONNODEBUGRANGES: compile() records line numbers only, no columns (see the top)
+const pyodide = await loadPyodide({ indexURL: resolve(pyodideDir) + "/", env: { PYTHONNODEBUGRANGES: "1" } });
 const STDLIB = "/lib/python314.zip"; // where Pyodide mounts the standard library, in Node and in the browser
 
 let extra = {}; // zip name -> [source text, file name compiled into the code]
@@ -98,7 +111,11 @@ stdlib_imports.main("/tmp/app", pyscript_sources)
 if (packageDir) {
   // copy the package into Pyodide's file system as a zip of sources
   pyodide.FS.mkdirTree("/tmp/src");
-  pyodide.globals.set("names", copyIn(packageDir, "/tmp/src"));
+  const names = copyIn(packageDir, "/tmp/src");
+  for (const name of leaveOut) {
+    if (!names.includes(name)) throw new Error(`--leave-out ${name}: no such file`);
+  }
+  pyodide.globals.set("names", names.filter((name) => !leaveOut.includes(name)));
   pyodide.runPython(`
 import zipfile
 with zipfile.ZipFile("/tmp/source.zip", "w") as z:
@@ -112,18 +129,16 @@ pyodide.globals.set("source", source);
 pyodide.globals.set("prefix", prefix);
 pyodide.globals.set("extra", pyodide.toPy(extra));
 pyodide.globals.set("keep", keep ? pyodide.toPy(keep) : undefined);
+pyodide.globals.set("left_out_already", leaveOut.length);
 const summary = pyodide.runPython(`
+import ast
 import importlib._bootstrap_external as bootstrap
 import importlib.util
 import sys
 import zipfile
 
-# Pyodide's own packages whole, and two codecs CPython may look up by name
 # Two codecs CPython may look up by name whatever the page imports
 ALWAYS = ("encodings.ascii", "encodings.latin_1")
-# A trimmed standard library ships bytecode only: tracebacks through it show the file and
-# line but not the text (PyScript's package keeps its text: PyScript writes it to disk).
-sources = keep is None
 
 
 def wanted(name):
@@ -135,22 +150,44 @@ def wanted(name):
     return module in keep or module in ALWAYS
 
 
+def is_dataclass(node):
+    for decorator in node.decorator_list:
+        call = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if getattr(call, "id", getattr(call, "attr", None)) == "dataclass":
+            return True
+    return False
+
+
+def without_docstrings(tree):
+    """tree less every module, class and function docstring but those of dataclasses."""
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first = node.body[0] if node.body else None
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)):
+            continue
+        if isinstance(node, ast.ClassDef) and is_dataclass(node):
+            continue
+        del node.body[0]
+        if not node.body:  # a body that was only its docstring
+            node.body.append(ast.copy_location(ast.Pass(), first))
+    return tree
+
+
 def add(zout, name, data, filename, date_time):
-    """name.py (unless bytecode only) and its unchecked hash-based name.pyc; False if it does not compile."""
+    """name.pyc, unchecked and hash-based, for the source data; False if it does not compile."""
     try:
-        code = compile(data, filename, "exec", dont_inherit=True)
+        code = compile(without_docstrings(ast.parse(data, filename)), filename, "exec", dont_inherit=True)
     except SyntaxError:
         return False
-    if sources:
-        zout.writestr(zipfile.ZipInfo(name, date_time), data, zipfile.ZIP_DEFLATED, 9)
     pyc = bootstrap._code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
-    zout.writestr(zipfile.ZipInfo(name + "c", date_time), bytes(pyc), zipfile.ZIP_DEFLATED, 9)
+    zout.writestr(zipfile.ZipInfo(name + "c", date_time), bytes(pyc))
     return True
 
 
 compiled = 0
-left_out = 0
-with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+left_out = left_out_already
+with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfile.ZIP_STORED) as zout:
     for info in zin.infolist():
         if info.is_dir():
             continue
@@ -161,12 +198,12 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
         if info.filename.endswith(".py") and add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
             compiled += 1
         else:  # data files, and test fixtures with deliberate errors (left as source)
-            zout.writestr(zipfile.ZipInfo(info.filename, info.date_time), data, zipfile.ZIP_DEFLATED, 9)
+            zout.writestr(zipfile.ZipInfo(info.filename, info.date_time), data)
     for name, (text, filename) in extra.items():
         if not add(zout, name, text.encode(), filename, (1980, 1, 1, 0, 0, 0)):
             raise SyntaxError(name)
         compiled += 1
-f"{compiled} modules compiled ({left_out} files left out{'' if sources else ', bytecode only'}) by Python {sys.version.split()[0]} (magic {importlib.util.MAGIC_NUMBER.hex()})"
+f"{compiled} modules compiled ({left_out} files left out, bytecode only, no docstrings, no columns) by Python {sys.version.split()[0]} (magic {importlib.util.MAGIC_NUMBER.hex()})"
 `);
 writeFileSync(out, pyodide.FS.readFile("/tmp/out.zip"));
 console.log(summary);

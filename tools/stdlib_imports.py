@@ -17,9 +17,11 @@ import ast
 import importlib
 import json
 import pathlib
-import pkgutil
 import sys
 import zipfile
+
+
+ENGINE = "/tmp/engine.zip"
 
 
 def imported_names(text):
@@ -39,7 +41,6 @@ def stdlib_imports(sources):
 
 
 def run_the_engine():
-    import vramcalc
     from vramcalc import DEFAULTS, estimate, parse_config_json, parse_workload
     from vramcalc import catalog
     from vramcalc.fit import fit_all
@@ -48,9 +49,12 @@ def run_the_engine():
     from vramcalc.present import present, present_capacity, present_target
     from vramcalc.workload import parse_capacity_query, parse_target
 
-    for module in pkgutil.walk_packages(vramcalc.__path__, "vramcalc."):
-        if module.name not in ("vramcalc.__main__", "vramcalc.cli"):  # the command line: not in the page
-            importlib.import_module(module.name)
+    # every module of the engine (pkgutil.walk_packages would count pkgutil, which the page never imports)
+    with zipfile.ZipFile(ENGINE) as engine:
+        modules = [name[:-3].removesuffix("/__init__").replace("/", ".") for name in engine.namelist() if name.endswith(".py")]
+    for name in modules:
+        if name not in ("vramcalc.__main__", "vramcalc.cli"):  # the command line: not in the page
+            importlib.import_module(name)
     for slug in load_presets():
         workload = parse_workload({"model": slug})
         present(estimate(workload))
@@ -72,11 +76,11 @@ def run_the_engine():
 
 def main(app, pyscript):
     # the engine from a zip, as main.py has it: zipfile and its codecs count too
-    with zipfile.ZipFile("/tmp/engine.zip", "w") as engine:
+    with zipfile.ZipFile(ENGINE, "w") as engine:
         for path in sorted(pathlib.Path(app, "vramcalc").rglob("*")):
             if path.is_file():
                 engine.write(path, path.relative_to(app).as_posix())
-    sys.path.insert(0, "/tmp/engine.zip")
+    sys.path.insert(0, ENGINE)
     with open(f"{app}/main.py", encoding="utf-8") as file:
         stdlib_imports([file.read(), *pyscript.values()])
     run_the_engine()

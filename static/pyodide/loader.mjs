@@ -15,8 +15,23 @@ export { version };
 
 export const STDLIB = new URL("./python_stdlib_pyc.zip", import.meta.url).href;
 
+// The zip travels gzipped, as python_stdlib_pyc.zip.gz: its modules are stored, not deflated
+// one by one, so that gzip compresses across them, whether or not the host compresses .zip
+// (docs/performance.md, "Bytes under 5 MB gzip"). Pyodide fetches stdLibURL itself, in
+// parallel with the wasm; while it boots, that one request gets the inflated zip.
+async function inflated(response) {
+  const packed = await response;
+  if (!packed.ok) return packed;
+  const bytes = new Uint8Array(await packed.arrayBuffer());
+  // a host that sends .gz with Content-Encoding: gzip has had the browser inflate it already
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return new Response(bytes);
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")));
+}
+
 export async function loadPyodide(options = {}) {
-  const pyodide = await load({ ...options, stdLibURL: STDLIB });
+  const fetch = globalThis.fetch;
+  globalThis.fetch = (input, init) => (String(input) === STDLIB ? inflated(fetch(`${STDLIB}.gz`)) : fetch(input, init));
+  const pyodide = await load({ ...options, stdLibURL: STDLIB }).finally(() => { globalThis.fetch = fetch; });
   pyodide.runPython("import sys; sys.path.insert(0, f'/lib/python{sys.version_info[0]}{sys.version_info[1]}.zip/pyscript-core')");
   return pyodide;
 }

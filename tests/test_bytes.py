@@ -1,0 +1,30 @@
+"""What a first visit downloads: every file of the built site, since the service worker
+precaches them all. Measured as bench/page.py does, each file gzipped at level 9; with the
+pinned Pyodide and PyScript the number depends only on our own sources, so it can be a test
+(docs/performance.md, "Bytes under 5 MB gzip")."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zipfile
+
+FIRST_VISIT_GZIP_BUDGET = 5_000_000  # bytes
+ZIPS = ("vramcalc.zip.gz", "static/pyodide/python_stdlib_pyc.zip.gz")
+
+
+def test_a_first_visit_is_at_most_5_mb_gzip(site_dir):
+    sizes = {p.relative_to(site_dir).as_posix(): len(gzip.compress(p.read_bytes(), 9))
+             for p in site_dir.rglob("*") if p.is_file()}
+    largest = sorted(sizes.items(), key=lambda item: -item[1])[:5]
+    assert sum(sizes.values()) <= FIRST_VISIT_GZIP_BUDGET, largest
+
+
+def test_the_zips_ship_gzipped_bytecode_stored_uncompressed(site_dir):
+    # stored, so that the gzip around each zip compresses across its modules; no .py sources
+    for name in ZIPS:
+        with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / name).read_bytes()))) as archive:
+            infos = archive.infolist()
+        assert any(info.filename.endswith(".pyc") for info in infos), name
+        assert not [info.filename for info in infos if info.filename.endswith(".py")], name
+        assert {info.compress_type for info in infos} == {zipfile.ZIP_STORED}, name
