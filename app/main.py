@@ -177,8 +177,7 @@ def summarize_options(values):
             summary.textContent = WRITTEN[label, "more"] = text
 
 
-def render(breakdown):
-    view = present(breakdown)
+def render(view):
     set_attribute("total", "data-bytes", view.total_bytes)
     set_text("total-gb", view.total_gb)
     set_text("total-gib", view.total_gib)
@@ -363,7 +362,7 @@ def redraw():
     # Redraw only what changed: the page already shows state["shown"] (at first, the prerendered defaults).
     state["engine_ms"] = state["engine_ms"][-999:] + [0.0]
     if workload is not None and workload != state["shown"]["workload"]:
-        render(timed(estimate, workload))
+        render(timed(lambda: present(estimate(workload))))
         state["shown"]["workload"] = workload
     if workload is not None and target is not None and (workload, target) != state["shown"]["target"]:
         render_target(timed(present_target, workload, target))
@@ -376,21 +375,50 @@ def redraw():
         show_link(link)
 
 
+# In a burst of changes, writing the link (history.replaceState and the switch's two anchors) took
+# about 9 ms per change in Chromium (bench/page.py, 200 changes: 1.9 s of 7.6 s), more than the rest
+# of the page's drawing. So the address bar and the language
+# switch follow the settings at most every LINK_DELAY_MS: the first change of a burst sets a timer,
+# and whatever the settings are when it fires is written. Copying or exporting writes it at once;
+# <html data-link="pending"> says a write is due (the tests wait for it).
+LINK_DELAY_MS = 100
+
+
 def show_link(settings):
+    state["link"] = settings
+    if state.get("link_timer") is None and WRITTEN.get("link") != settings:
+        state["link_timer"] = window.setTimeout(WRITE_LINK, LINK_DELAY_MS)
+        document.documentElement.setAttribute("data-link", "pending")
+
+
+def write_link(*_args):
     """The link in the address bar, and the language switch pointing at the same settings."""
+    if state.get("link_timer") is not None:
+        window.clearTimeout(state["link_timer"])
+        state["link_timer"] = None
+        document.documentElement.removeAttribute("data-link")
+    settings = state.get("link")
+    if settings is None or WRITTEN.get("link") == settings:
+        return
+    WRITTEN["link"] = settings
 
     def with_lang(lang):
         return "?" + "&".join(part for part in (settings, f"lang={lang}") if part)
 
-    if WRITTEN.get("link") == settings:
-        return
-    WRITTEN["link"] = settings
     # a language chosen through a link or the switch stays chosen
     address = with_lang(language()) if state["lang_in_link"] else ("?" + settings if settings else "")
     window.history.replaceState(None, "", address or window.location.pathname)
     for anchor in document.querySelectorAll("nav.languages a"):
         base = anchor.getAttribute("href").split("?")[0]
         anchor.setAttribute("href", base + with_lang(anchor.getAttribute("hreflang")))
+
+
+WRITE_LINK = create_proxy(write_link)
+
+
+@when("click", "nav.languages a")  # before the browser follows the link: its settings are the current ones
+def on_language_click(event):
+    write_link()
 
 
 def filter_models(query):
@@ -486,6 +514,7 @@ async def on_config_file(event):
 async def on_copy_link(event):
     status = element("copy-status")
     try:
+        write_link()
         await window.navigator.clipboard.writeText(window.location.href)
         status.textContent = message("page.copied")
     except Exception:  # the clipboard may be refused (permissions, insecure context)
@@ -529,6 +558,7 @@ def on_export_json(event):
 @when("click", "#export-markdown")
 async def on_export_markdown(event):
     breakdown, gpus = shown()
+    write_link()
     text = to_markdown(breakdown, gpus, verdict=element("verdict-text").textContent, link=str(window.location.href))
     status = element("export-status")
     try:

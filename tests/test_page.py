@@ -19,6 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "test-results"
 
 
+def settled_url(page):
+    """The address bar once the page has written the link (main.py writes it 100 ms after a burst of changes)."""
+    page.wait_for_selector("html:not([data-link])", state="attached")
+    return page.url
+
+
 @pytest.fixture
 def watched(page: Page, server_url):
     """A page that records console errors, page errors and requests leaving 127.0.0.1."""
@@ -82,7 +88,7 @@ def test_page_boots_and_every_control_matches_the_engine(watched: Page, server_u
     for key, expected in breakdown.items():
         expect(page.locator(f"#row-{key}")).to_have_attribute("data-bytes", str(expected))
     # the link carries the state; opening it restores the same numbers
-    link = page.url
+    link = settled_url(page)
     open_ready(page, server_url, "?" + link.split("?", 1)[1])
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
     expect(page.locator("#mode-training")).to_be_checked()
@@ -156,7 +162,7 @@ def test_gpu_picker_answers_the_reverse_questions(watched: Page, server_url):
     for key in ("max_seq", "max_batch", "min_gpus", "max_params"):
         value = getattr(solution, key)
         expect(page.locator(f"#answer-{key}")).to_have_attribute("data-value", "" if value is None else str(value))
-    assert "gpu=rtx-4090" in page.url and "gpus=2" in page.url
+    assert "gpu=rtx-4090" in settled_url(page) and "gpus=2" in settled_url(page)
     # the most loaded GPU of the default layout (TP 2), component by component, each with how it was split
     rank = per_gpu(estimate(parse_workload(values)), 2)
     expect(page.locator("#rank")).to_be_visible()
@@ -187,7 +193,7 @@ def test_capacity_table_follows_headroom_and_a_typed_size(watched: Page, server_
     expect(page.locator("#capacity-user")).to_be_visible()
     expect(page.locator("#capacity-user th")).to_have_text("40 GB")
     expect(page.locator("#capacity-user td.range").nth(3)).to_have_text("60–80B")
-    assert "vram=40" in page.url and "headroom=25" in page.url
+    assert "vram=40" in settled_url(page) and "headroom=25" in settled_url(page)
 
 
 HOSTILE_LINKS = [
@@ -231,7 +237,7 @@ def test_a_model_is_found_by_typing_part_of_its_hugging_face_id(watched: Page, s
     expect(page.locator("#model")).to_have_value("qwen3-32b")
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({"model": "qwen3-32b"})))
     expect(page.locator("#model-facts")).to_contain_text("Qwen/Qwen3-32B")
-    assert "model=qwen3-32b" in page.url
+    assert "model=qwen3-32b" in settled_url(page)
     # options that do not match are hidden, whole families too
     assert page.locator("#model option[value='llama-3-8b']").get_attribute("hidden") is not None
     page.fill("#model-search", "gpt oss")
@@ -278,7 +284,7 @@ def test_engine_controls_appear_only_where_they_apply(watched: Page, server_url)
     expect(page.locator("#vllm-fields")).to_be_visible()
     expect(page.locator("#group-size-field")).to_be_visible()
     expect(page.locator("#runtime-facts")).to_contain_text("KV pool")
-    assert "runtime=vllm" in page.url and "precision=awq-int4" in page.url
+    assert "runtime=vllm" in settled_url(page) and "precision=awq-int4" in settled_url(page)
 
 
 def test_a_link_with_any_bits_per_weight_opens(watched: Page, server_url):
@@ -298,7 +304,7 @@ def test_a_mac_is_fitted_against_its_gpu_share(watched: Page, server_url):
     expect(page.locator("#target-heading")).to_contain_text("27.00 GiB")  # 3/4 of 36 GB before macOS 26
     page.fill("#wired_limit_mb", "30000")
     expect(page.locator("#target-heading")).to_contain_text("29.30 GiB")
-    assert "wired_limit_mb=30000" in page.url
+    assert "wired_limit_mb=30000" in settled_url(page)
 
 
 def test_lora_controls_follow_the_engine(watched: Page, server_url):
@@ -388,7 +394,7 @@ def test_export_buttons_save_the_engine_numbers_and_print_hides_the_form(watched
     expect(page.locator("#export-status")).to_contain_text("Copied")
     copied = page.evaluate("navigator.clipboard.readText()")
     verdict = page.locator("#verdict-text").text_content()
-    assert copied == to_markdown(breakdown, 2, verdict=verdict, link=page.url)
+    assert copied == to_markdown(breakdown, 2, verdict=verdict, link=settled_url(page))
     page.emulate_media(media="print")
     expect(page.locator("#form")).to_be_hidden()
     expect(page.locator("#total")).to_be_visible()
