@@ -99,8 +99,13 @@ def run(playwright, urls, cold, warm):
     """Load by load, the sites take turns (cold: a fresh profile each; warm: one profile per
     site, all open, reloaded in turn), so that a shared machine's drift hits them alike."""
     runs = [{"cold": [], "warm": []} for _ in urls]
-    for _ in range(cold):
-        for index, url in enumerate(urls):
+    # Every other round in the opposite order: a load right after another browser's runs beside that
+    # browser's background work (the same build read 2.8-4.0 s second in a round, 1.8 s first: docs/performance.md).
+    def order(round_):
+        pairs = list(enumerate(urls))
+        return pairs if round_ % 2 == 0 else pairs[::-1]
+    for round_ in range(cold):
+        for index, url in order(round_):
             with tempfile.TemporaryDirectory() as profile:
                 context = launch(playwright, profile)
                 page, rows = one(context, url)
@@ -117,8 +122,8 @@ def run(playwright, urls, cold, warm):
             page.wait_for_function(SNAPSHOT_MADE, timeout=120_000)  # later loads restore it
             page.close()
             contexts.append(context)
-        for _ in range(warm):
-            for index, url in enumerate(urls):
+        for round_ in range(warm):
+            for index, url in order(round_):
                 page, rows = one(contexts[index], url)
                 page.close()
                 runs[index]["warm"].append(rows)
