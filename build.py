@@ -49,6 +49,8 @@ PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
 # What of the engine the page never reads: the command line, and the data's notes for people.
 ENGINE_LEFT_OUT = ("vramcalc/cli.py", "vramcalc/__main__.py", "vramcalc/data/README.md")
+# Made in the browser on a first visit and restored on later ones (docs/performance.md).
+SNAPSHOT_LOADER, SNAPSHOT_WORKER = "loader.mjs", "snapshot-worker.mjs"
 CACHE = ROOT / ".cache"
 PYODIDE_VERSION = json.loads((ROOT / "node_modules/pyodide/package.json").read_text())["version"]
 PYSCRIPT_CORE = ROOT / "node_modules" / "@pyscript" / "core"
@@ -116,6 +118,7 @@ def build(out: Path) -> None:
     for name in pyscript_files(ROOT / "node_modules" / "@pyscript" / "core" / "dist"):
         shutil.copy2(ROOT / "node_modules" / "@pyscript" / "core" / "dist" / name, pyscript / name)
     log("static/pyscript")
+    write_snapshot_key(out)
     write_service_worker(env, out)
 
 
@@ -223,6 +226,25 @@ def pyscript_files(dist: Path) -> list[str]:
         chunks |= set(re.findall(r'import\("\./([\w.-]+\.js)"\)', (dist / chunk).read_text(encoding="utf-8")))
     chunks = {name for name in chunks if not name.startswith(PYSCRIPT_NEVER_LOADED)}
     return sorted({"core.js", "core.css", *chunks})
+
+
+def write_snapshot_key(out: Path) -> None:
+    """loader.mjs restores a memory snapshot only under the key of the build that made it: a hash
+    of everything in the snapshot's state (Pyodide, the standard library and engine zips, main.py's
+    imports, the loader and the worker that make it)."""
+    runtime = out / "static" / "pyodide"
+    inputs = [*(runtime / name for name in (*PYODIDE_FILES, f"{PRECOMPILED_STDLIB}.gz", SNAPSHOT_LOADER, SNAPSHOT_WORKER)),
+              out / f"{ENGINE_ZIP}.gz", out / "main.py"]
+    digest = hashlib.sha256()
+    for path in inputs:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    key = digest.hexdigest()[:16]
+    loader = runtime / SNAPSHOT_LOADER
+    text = loader.read_text(encoding="utf-8")
+    placeholder = 'export const SNAPSHOT_KEY = "unbuilt";'
+    assert text.count(placeholder) == 1, f"{SNAPSHOT_LOADER}: the snapshot key's placeholder is gone"
+    loader.write_text(text.replace(placeholder, f'export const SNAPSHOT_KEY = "{key}";'), encoding="utf-8")
+    log(f"memory snapshot key {key}")
 
 
 def write_service_worker(env: Environment, out: Path) -> None:

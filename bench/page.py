@@ -137,6 +137,13 @@ LATENCY_ALL = """
   return { times: out, engine };
 }
 """
+# Our page makes a memory snapshot in a worker after a normal start, once it is idle, and
+# later loads restore it (static/pyodide/loader.mjs). A warm profile gets one only if its first
+# load stays open until it is stored: wait for that (for a build without it, return at once).
+SNAPSHOT_MADE = """() => {
+  const { boot, snapshot } = document.documentElement.dataset;
+  return boot !== "normal" || (snapshot !== undefined && snapshot !== "making");
+}"""
 
 BARE_HTML = """<!doctype html><html><head><meta charset="utf-8"><title>bare</title>
 <script type="module" src="./boot.js"></script></head><body><p>bare Pyodide</p></body></html>
@@ -177,6 +184,7 @@ def load(context, url: str, counter: dict) -> dict:
     page.goto(url)
     page.wait_for_function("window.__bench && window.__bench.tti !== undefined", timeout=120_000)
     result = page.evaluate(TIMES)
+    result["boot"] = page.evaluate("document.documentElement.dataset.boot || null")
     result["bytes"] = counter["bytes"]
     return {"page": page, **result}
 
@@ -201,6 +209,8 @@ def measure(playwright, url: str, counter: dict, cold: int, warm: int, *, site: 
             first["page"].wait_for_function("navigator.serviceWorker.controller !== null", timeout=120_000)
             first["page"].wait_for_timeout(500)
             extra["first_visit_bytes_with_offline_copy"] = counter["bytes"]
+            first["page"].wait_for_function(SNAPSHOT_MADE, timeout=120_000)
+            extra["snapshot"] = first["page"].evaluate("document.documentElement.dataset.snapshot || null")
         first.pop("page").close()
         for index in range(warm):
             run = load(context, url, counter)
@@ -328,6 +338,10 @@ def summarise(results: dict, sizes: dict) -> dict:
     summary["engine_ms"] = {"median": median(site["engine_ms"]), "runs": site["engine_ms"]}
     summary["bytecode"] = site["bytecode"]
     summary["first_visit_bytes_with_offline_copy"] = site["first_visit_bytes_with_offline_copy"]
+    summary["snapshot"] = site.get("snapshot")
+    for kind in ("cold", "warm"):  # how each load of our page started: "snapshot", "normal" (or None: an older build)
+        boots = [run.get("boot") for run in site["runs"][kind]]
+        summary[f"site_{kind}_boots"] = {str(boot): boots.count(boot) for boot in set(boots)}
     for kind in ("cold", "warm"):
         summary[f"tti_ratio_{kind}"] = summary[f"site_{kind}"]["tti"]["median"] / summary[f"bare_{kind}"]["tti"]["median"]
     return summary
@@ -344,6 +358,8 @@ def print_table(report: dict) -> None:
             cells.append("–" if value is None else f"{value:,.0f}")
         print(f"{label:26}" + "".join(f"{c:>11}" for c in cells))
     print(f"TTI ratio site/bare: cold {report['tti_ratio_cold']:.2f}x, warm {report['tti_ratio_warm']:.2f}x")
+    print(f"our page's starts: cold {report['site_cold_boots']}, warm {report['site_warm_boots']}; "
+          f"snapshot after the warm profile's first load: {report['snapshot']}")
     i = report["input_ms"]
     print(f"input → DOM: median {i['median']:.1f} ms, p95 {i['p95']:.1f} ms, max {i['max']:.1f} ms over {i['n']} changes")
     for name, i in report["input_all_ms"].items():

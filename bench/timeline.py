@@ -25,7 +25,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
-from page import ARGS, CHROMIUM, PROBE, serve  # noqa: E402
+from page import ARGS, CHROMIUM, PROBE, SNAPSHOT_MADE, serve  # noqa: E402
 
 import build  # noqa: E402
 
@@ -43,6 +43,7 @@ COLLECT = """() => {
   for (const m of performance.getEntriesByType("mark")) rows.push(["mark " + m.name, m.startTime, m.startTime, 0]);
   rows.push(["data-py-ready", window.__bench.py_ready, window.__bench.py_ready, 0]);
   rows.push(["tti", window.__bench.tti, window.__bench.tti, 0]);
+  rows.push(["boot " + (document.documentElement.dataset.boot || "unmarked"), 0, 0, 0]);
   return rows;
 }"""
 
@@ -55,11 +56,12 @@ def instrument(site: Path) -> None:
     if "const started = " in text:  # started at module evaluation, handed to PyScript's call
         text = text.replace("  return started;", "  performance.mark('loadPyodide:call');\n  return started;")
         text += "\nperformance.mark('loadPyodide:start');\nstarted.then(() => performance.mark('loadPyodide:done'));\n"
-    else:  # started by PyScript's call
-        text, count = re.subn(r"(return|const pyodide =) (await )?(load\w*\(.*\));",
-                              r"performance.mark('loadPyodide:call'); const p = \3;"
-                              r" p.then(() => performance.mark('loadPyodide:done')); \1 \2p;", text, count=1)
+    else:  # started by PyScript's call: wrap the exported function, whatever it does inside
+        text, count = re.subn(r"export async function loadPyodide\(", "async function loadPyodideUnmarked(", text)
         assert count == 1, "loader.mjs changed: update bench/timeline.py"
+        text += ("\nexport async function loadPyodide(options) {\n  performance.mark('loadPyodide:call');\n"
+                 "  const pyodide = await loadPyodideUnmarked(options);\n  performance.mark('loadPyodide:done');\n"
+                 "  return pyodide;\n}\n")
     loader.write_text(text)
     main = site / "main.py"
     lines = main.read_text().splitlines(keepends=True)
@@ -97,8 +99,13 @@ def run(playwright, urls, cold, warm):
     """Load by load, the sites take turns (cold: a fresh profile each; warm: one profile per
     site, all open, reloaded in turn), so that a shared machine's drift hits them alike."""
     runs = [{"cold": [], "warm": []} for _ in urls]
-    for _ in range(cold):
-        for index, url in enumerate(urls):
+    # Every other round in the opposite order: a load right after another browser's runs beside that
+    # browser's background work (the same build read 2.8-4.0 s second in a round, 1.8 s first: docs/performance.md).
+    def order(round_):
+        pairs = list(enumerate(urls))
+        return pairs if round_ % 2 == 0 else pairs[::-1]
+    for round_ in range(cold):
+        for index, url in order(round_):
             with tempfile.TemporaryDirectory() as profile:
                 context = launch(playwright, profile)
                 page, rows = one(context, url)
@@ -112,10 +119,11 @@ def run(playwright, urls, cold, warm):
             page.evaluate("navigator.serviceWorker.ready")
             page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=120_000)
             page.wait_for_timeout(500)
+            page.wait_for_function(SNAPSHOT_MADE, timeout=120_000)  # later loads restore it
             page.close()
             contexts.append(context)
-        for _ in range(warm):
-            for index, url in enumerate(urls):
+        for round_ in range(warm):
+            for index, url in order(round_):
                 page, rows = one(contexts[index], url)
                 page.close()
                 runs[index]["warm"].append(rows)
@@ -198,8 +206,10 @@ def main() -> None:
             count = len(results[index][kind])
             print(f"\n{source or 'this tree'}: {kind} ({count} loads), ms from navigation start, medians")
             print(f"{'what':40}{'start':>8}{'end':>8}")
+            boots = [row[0] for rows in results[index][kind] for row in rows if row[0].startswith("boot ")]
+            print("starts: " + ", ".join(f"{name[5:]} {boots.count(name)}" for name in sorted(set(boots))))
             for name, start, end in table(results[index][kind]):
-                if args.full or not name.endswith((".js", ".css", ".svg")):
+                if not name.startswith("boot ") and (args.full or not name.endswith((".js", ".css", ".svg"))):
                     print(f"{name[:40]:40}{start:8.0f}{end:8.0f}")
         print("phases (medians of per-load differences, ms):")
         for kind in ("cold", "warm"):
