@@ -209,3 +209,15 @@ def test_every_component_is_a_finite_non_negative_integer(workload):
         assert component.formula
     for fit in fit_all(breakdown):
         assert math.isfinite(fit.utilization) and fit.utilization > 0
+
+
+def test_workload_but_is_dataclasses_replace():
+    """Workload.but copies the fields instead of re-running __init__: right only while a workload holds
+    nothing but its fields (no __post_init__, no cached values)."""
+    workload = parse_workload({"model": "llama-3-8b", "mode": "training", "lora_rank": "8"})
+    fields = {field.name for field in dataclasses.fields(workload)}
+    assert set(vars(workload)) == fields and not hasattr(type(workload), "__post_init__")
+    for changes in ({"seq": 5}, {"batch": 3, "precision": Precision.FP16}, {"model": workload.model.with_layers(7)}):
+        assert workload.but(**changes) == dataclasses.replace(workload, **changes)
+    with pytest.raises(TypeError):
+        workload.but(sequence=5)

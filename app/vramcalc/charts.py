@@ -101,7 +101,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> C
 
     def at(index: int) -> int:
         if index not in memory:
-            memory[index] = most_loaded(dataclasses.replace(workload, **{key: grid[index]}), target.count).total_bytes
+            memory[index] = most_loaded(workload.but(**{key: grid[index]}), target.count).total_bytes
         return memory[index]
 
     usable = target.gpu.usable_bytes

@@ -134,16 +134,16 @@ def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
 
 
 def max_seq(workload: Workload, target: Target) -> int | None:
-    return last_within(lambda s: need(dataclasses.replace(workload, seq=s), target), target.gpu.usable_bytes,
+    return last_within(lambda s: need(workload.but(seq=s), target), target.gpu.usable_bytes,
                        1, MAX_SEQ, workload.seq)
 
 
 def max_batch(workload: Workload, target: Target) -> int | None:
     """The largest batch; on llama.cpp, whose sequences are --parallel slots, the most slots."""
     if workload.runtime is Runtime.LLAMACPP and not workload.is_training:
-        return last_within(lambda n: need(dataclasses.replace(workload, parallel=n), target),
+        return last_within(lambda n: need(workload.but(parallel=n), target),
                            target.gpu.usable_bytes, 1, MAX_PARALLEL, workload.parallel)
-    return last_within(lambda b: need(dataclasses.replace(workload, batch=b), target), target.gpu.usable_bytes,
+    return last_within(lambda b: need(workload.but(batch=b), target), target.gpu.usable_bytes,
                        1, MAX_BATCH, workload.batch)
 
 
@@ -155,7 +155,7 @@ def min_gpus(workload: Workload, target: Target) -> int | None:
 
 def max_layers(workload: Workload, target: Target) -> int | None:
     def size(layers: int) -> float:
-        return need(dataclasses.replace(workload, model=scaled_depth(workload.model, layers)), target)
+        return need(workload.but(model=scaled_depth(workload.model, layers)), target)
 
     try:  # the shallowest model the layout runs: one layer per pipeline stage
         shallowest = resolve_layout(workload, target.count).pp
@@ -168,7 +168,7 @@ def best_format(workload: Workload, target: Target) -> str | None:
     """The weight format with the most bits, among those this engine runs, at which the workload fits."""
     for name in WEIGHT_LADDER[workload.runtime]:
         try:
-            candidate = dataclasses.replace(workload, precision=parse_precision(name))
+            candidate = workload.but(precision=parse_precision(name))
             if fits(candidate, target):
                 return name
         except ValidationError:  # a format this model cannot take (a group size that does not divide)
@@ -181,7 +181,7 @@ def best_kv_format(workload: Workload, target: Target) -> str | None:
     if workload.is_training:
         return None
     for precision in KV_LADDER[workload.runtime]:
-        candidate = dataclasses.replace(workload, kv_precision=precision, kv_precision_k=None, kv_precision_v=None)
+        candidate = workload.but(kv_precision=precision, kv_precision_k=None, kv_precision_v=None)
         if fits(candidate, target):
             return precision.value
     return None

@@ -187,6 +187,17 @@ class Workload:
     def is_training(self) -> bool:
         return self.mode is Mode.TRAINING
 
+    def but(self, **changes: object) -> Workload:
+        """This workload with `changes`, as dataclasses.replace makes it but without re-running the
+        generated __init__ field by field: the solvers and charts make hundreds per update. The class
+        has no __post_init__ and no cached values, so copying the fields is all replace does."""
+        unknown = changes.keys() - self.__dict__.keys()
+        if unknown:
+            raise TypeError(f"Workload has no field {', '.join(sorted(unknown))}")
+        copy = object.__new__(Workload)
+        copy.__dict__.update(self.__dict__, **changes)
+        return copy
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Target:
