@@ -33,7 +33,6 @@ import collections
 import dataclasses
 import enum
 import functools
-import itertools
 import math
 
 from . import formats
@@ -215,30 +214,29 @@ def tensor_share(tensor: Tensor, model: ModelSpec, layout: Layout, stage: int) -
 @dataclasses.dataclass(frozen=True)
 class _Sums:
     """The model's tensors summed by what decides their share: outside the layers by (role, split kind);
-    inside them by split kind, over all layers, and as running totals over the layers when a pipeline
-    asks for a stage's (one subtraction). A layout's shares then cost a few dozen operations (the
-    fewest-GPU search tries many layouts)."""
+    inside them by split kind, over all layers, and for a pipeline's stage by counting in its layers
+    each of the few distinct layers (a model of thousands of layers has a handful). A layout's shares
+    then cost a few dozen operations (the fewest-GPU search tries many layouts)."""
 
     outside: tuple[tuple[str, str, int, float], ...]  # (role, split kind, parameters, weight bytes)
-    per_layer: tuple[dict[str, tuple[int, float]], ...]  # each layer's (parameters, bytes) by split kind
-    totals: dict[str, tuple[int, float]]  # the same over all layers
+    distinct: tuple[dict[str, tuple[int, float]], ...]  # the distinct layers' (parameters, bytes) by split kind
+    per_layer: tuple[int, ...]  # each layer's index into `distinct`
+    totals: dict[str, tuple[int, float]]  # over all layers
     params: int
     bytes: float
-
-    @functools.cached_property
-    def running(self) -> dict[str, tuple[list[int], list[float]]]:
-        """Split kind -> (parameters, bytes) of the layers before layer i."""
-        none = (0, 0)
-        return {kind: (list(itertools.accumulate((sums.get(kind, none)[0] for sums in self.per_layer), initial=0)),
-                       list(itertools.accumulate((sums.get(kind, none)[1] for sums in self.per_layer), initial=0)))
-                for kind in self.totals}
 
     def layers(self, kind: str, held: range) -> tuple[int, float]:
         """(parameters, bytes) of `kind` in the layers `held`."""
         if held.start == 0 and held.stop == len(self.per_layer):
             return self.totals[kind]
-        numels, sizes = self.running[kind]
-        return numels[held.stop] - numels[held.start], sizes[held.stop] - sizes[held.start]
+        held_layers = self.per_layer[held.start:held.stop]
+        numel = size = 0
+        for index, sums in enumerate(self.distinct):
+            if kind in sums:
+                count = held_layers.count(index)
+                numel += sums[kind][0] * count
+                size += sums[kind][1] * count
+        return numel, size
 
 
 @functools.lru_cache(maxsize=64)
@@ -251,7 +249,8 @@ def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
         entry[0] += tensor.numel
         entry[1] += size
     templates = {key: layer_tensors(model, index) for key, index, _ in model.layer_groups}
-    by_sizes: dict[tuple, dict[str, tuple[int, float]]] = {}  # layers of a group mostly share their sizes: sum once
+    distinct: dict[tuple, int] = {}  # layers of a group mostly share their sizes: sum each once
+    sums_of: list[dict[str, tuple[int, float]]] = []
     totals: dict[str, tuple[int, float]] = {}
     for layer, count in collections.Counter(weights.layers).items():
         key, sizes = layer
@@ -260,12 +259,13 @@ def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
             entry = sums.setdefault(split_kind(tensor, model), [0, 0])
             entry[0] += tensor.numel
             entry[1] += size
-        by_sizes[layer] = {kind: tuple(entry) for kind, entry in sums.items()}
+        distinct[layer] = len(sums_of)
+        sums_of.append({kind: tuple(entry) for kind, entry in sums.items()})
         for kind, (numel, size) in sums.items():
             total = totals.get(kind, (0, 0))
             totals[kind] = (total[0] + numel * count, total[1] + size * count)
-    return _Sums(outside=tuple((*key, *value) for key, value in outside.items()),
-                 per_layer=tuple(map(by_sizes.__getitem__, weights.layers)), totals=totals,
+    return _Sums(outside=tuple((*key, *value) for key, value in outside.items()), distinct=tuple(sums_of),
+                 per_layer=tuple(map(distinct.__getitem__, weights.layers)), totals=totals,
                  params=sum(e[0] for e in outside.values()) + sum(t[0] for t in totals.values()),
                  bytes=sum(e[1] for e in outside.values()) + sum(t[1] for t in totals.values()))
 
