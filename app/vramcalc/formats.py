@@ -111,17 +111,31 @@ class Part:
 @dataclasses.dataclass(frozen=True)
 class Stack:
     """A model's weight bytes in one format, layer by layer, for engines that place layers on devices
-    (llama.cpp's --gpu-layers, pipeline stages): the tensors outside the layers with their bytes, and for
-    each layer its group (ModelSpec.layer_groups) and the bytes of its tensors in layer_tensors order.
-    A variant of another depth in a GGUF format (`planned_layers`) has no file of its own: each of its
-    layers holds the real model's average for its group, so its bytes can be fractional."""
+    (llama.cpp's --gpu-layers, pipeline stages): the tensors outside the layers with their bytes, each
+    layer's group (ModelSpec.layer_keys), and the bytes of a layer's tensors in layer_tensors order:
+    the same for every layer of a group (`by_group`) except in a real GGUF file, where llama-quantize
+    gives some layers more bits (`per_layer`). A variant of another depth in a GGUF format
+    (`planned_layers`) has no file of its own: each of its layers holds the real model's average for
+    its group, so its bytes can be fractional."""
 
     outside: tuple[tuple[Tensor, float], ...]
-    layers: tuple[tuple[tuple, tuple[float, ...]], ...]
+    keys: tuple[tuple, ...]
+    by_group: dict[tuple, tuple[float, ...]] | None = None
+    per_layer: tuple[tuple[float, ...], ...] | None = None
 
     @functools.cached_property
-    def layer_totals(self) -> tuple[float, ...]:
-        return tuple(sum(sizes) for _, sizes in self.layers)
+    def layers(self) -> tuple[tuple[tuple, tuple[float, ...]], ...]:
+        """(group key, its tensors' bytes) of every layer."""
+        sizes = self.per_layer if self.per_layer is not None else map(self.by_group.__getitem__, self.keys)
+        return tuple(zip(self.keys, sizes))
+
+    def layers_bytes(self, start: int, stop: int) -> float:
+        """The bytes of layers start .. stop - 1: by counting each group's layers among them, without
+        a walk over thousands of layers in Python."""
+        if self.by_group is None:
+            return sum(sum(sizes) for sizes in self.per_layer[start:stop])
+        held = self.keys[start:stop]
+        return sum(held.count(key) * sum(sizes) for key, sizes in self.by_group.items())
 
 
 def stack(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAULT_GROUP_SIZE,
@@ -132,12 +146,13 @@ def stack(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAUL
     if spec.params_override is None:
         return weights
     scale = spec.params_override / count_params(spec, active=False)
-    scaled: dict[tuple, tuple] = {}  # layers of a group mostly share their sizes: scale each tuple once
-    for _, sizes in weights.layers:
-        if sizes not in scaled:
-            scaled[sizes] = tuple(round(size * scale) for size in sizes)
-    return Stack(outside=tuple((t, round(size * scale)) for t, size in weights.outside),
-                 layers=tuple((key, scaled[sizes]) for key, sizes in weights.layers))
+
+    def scaled(sizes: tuple[float, ...]) -> tuple[int, ...]:
+        return tuple(round(size * scale) for size in sizes)
+
+    return Stack(outside=tuple((t, round(size * scale)) for t, size in weights.outside), keys=weights.keys,
+                 by_group=None if weights.by_group is None else {k: scaled(v) for k, v in weights.by_group.items()},
+                 per_layer=None if weights.per_layer is None else tuple(map(scaled, weights.per_layer)))
 
 
 @functools.lru_cache(maxsize=64)  # the solvers and charts estimate the same model dozens of times per update
@@ -150,10 +165,10 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
                 sums.setdefault(key, [0, [0] * len(sizes)])[0] += 1
                 sums[key][1] = [a + b for a, b in zip(sums[key][1], sizes)]
             average = {key: tuple(total / count for total in totals) for key, (count, totals) in sums.items()}
-            return Stack(outside=real.outside, layers=_per_layer(spec, average))
+            return Stack(outside=real.outside, keys=spec.layer_keys, by_group=average)
         outside, layers = _gguf_layers(spec, fmt.name)
-        return Stack(outside=tuple((t, size) for t, _, size in outside),
-                     layers=tuple((key, tuple(size for _, _, size in typed)) for key, typed in layers))
+        return Stack(outside=tuple((t, size) for t, _, size in outside), keys=spec.layer_keys,
+                     per_layer=tuple(tuple(size for _, _, size in typed) for _, typed in layers))
     if fmt is None:
         size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
     elif fmt.kind == "native":
@@ -164,13 +179,9 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
         check_format(spec, fmt, group_size)
         size = lambda t: _gpu_bytes(t, fmt, group_size) if _is_linear(t) else t.numel * BF16_BYTES  # noqa: E731
     first, last = outside_tensors(spec)
-    return Stack(outside=tuple((t, size(t)) for t in (*first, *last)),
-                 layers=_per_layer(spec, {key: tuple(size(t) for t in layer_tensors(spec, index))
-                                          for key, index, _ in spec.layer_groups}))
-
-
-def _per_layer(spec: ModelSpec, by_group: dict) -> tuple[tuple[tuple, tuple[float, ...]], ...]:
-    return tuple(zip(spec.layer_keys, map(by_group.__getitem__, spec.layer_keys)))
+    return Stack(outside=tuple((t, size(t)) for t in (*first, *last)), keys=spec.layer_keys,
+                 by_group={key: tuple(size(t) for t in layer_tensors(spec, index))
+                           for key, index, _ in spec.layer_groups})
 
 
 def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GROUP_SIZE) -> tuple[Part, ...]:

@@ -1107,8 +1107,8 @@ def _llamacpp(workload: Workload) -> tuple[tuple[Component, ...], dict[str, obje
         flash=engines.uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=workload.gpu_layers)
     stack = formats.stack(model, fmt, group_size=workload.group_size, nominal_bits=bits)
     first_gpu_layer = model.layers - layout.layers_on_gpu
-    device_weights = sum(stack.layer_totals[first_gpu_layer:])
-    host_weights = sum(stack.layer_totals[:first_gpu_layer])
+    device_weights = stack.layers_bytes(first_gpu_layer, model.layers)
+    host_weights = stack.layers_bytes(0, first_gpu_layer)
     for tensor, size in stack.outside:
         if layout.output_on_gpu and tensor.name.startswith("output"):  # token_embd stays in RAM
             device_weights += size

@@ -252,7 +252,12 @@ def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
     distinct: dict[tuple, int] = {}  # layers of a group mostly share their sizes: sum each once
     sums_of: list[dict[str, tuple[int, float]]] = []
     totals: dict[str, tuple[int, float]] = {}
-    for layer, count in collections.Counter(weights.layers).items():
+    if weights.by_group is not None:  # every layer of a group alike: count the groups, not the layers
+        counts = {key: count for key, _, count in model.layer_groups}
+        layer_counts = {(key, sizes): counts[key] for key, sizes in weights.by_group.items()}
+    else:
+        layer_counts = collections.Counter(weights.layers)
+    for layer, count in layer_counts.items():
         key, sizes = layer
         sums: dict[str, list] = {}
         for tensor, size in zip(templates[key], sizes):
@@ -265,9 +270,17 @@ def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
             total = totals.get(kind, (0, 0))
             totals[kind] = (total[0] + numel * count, total[1] + size * count)
     return _Sums(outside=tuple((*key, *value) for key, value in outside.items()), distinct=tuple(sums_of),
-                 per_layer=tuple(map(distinct.__getitem__, weights.layers)), totals=totals,
+                 per_layer=_layer_indices(weights, distinct), totals=totals,
                  params=sum(e[0] for e in outside.values()) + sum(t[0] for t in totals.values()),
                  bytes=sum(e[1] for e in outside.values()) + sum(t[1] for t in totals.values()))
+
+
+def _layer_indices(weights: formats.Stack, distinct: dict[tuple, int]) -> tuple[int, ...]:
+    """Each layer's index into _Sums.distinct."""
+    if weights.by_group is None:
+        return tuple(map(distinct.__getitem__, weights.layers))
+    by_key = {key: distinct[key, sizes] for key, sizes in weights.by_group.items()}
+    return tuple(map(by_key.__getitem__, weights.keys))
 
 
 @dataclasses.dataclass(frozen=True)
