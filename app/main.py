@@ -7,6 +7,7 @@ the link in step with history.replaceState. PyScript runs it on the main thread;
 the handlers below are bound with @when.
 """
 
+import collections
 import dataclasses
 import json
 import os
@@ -52,7 +53,7 @@ DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
 state = {
     "lang_in_link": "lang=" in str(window.location.search),
     "config": None,  # an imported config.json, parsed
-    "engine_ms": [0.0],  # the engine's time in each recent update (timed)
+    "engine_ms": collections.deque([0.0], maxlen=1000),  # the engine's time in each recent update (timed)
     "shown": {
         "workload": DEFAULT_WORKLOAD,
         "target": (DEFAULT_WORKLOAD, parse_target(DEFAULTS)),
@@ -80,18 +81,13 @@ def flush():
         QUEUE.clear()
 
 
-def node(id_, selector=None):
-    """The element with this id, or the first match of `selector` inside it (None if absent); looked up once."""
-    key = (id_, selector)
-    if key not in NODES:
-        NODES[key] = document.getElementById(id_) if selector is None else node(id_).querySelector(selector)
-    return NODES[key]
-
-
 def element(id_):
-    """The element with this id, or None (getElementById's null arrives as jsnull, which is not None)."""
-    found = node(id_)
-    return None if found is jsnull else found
+    """The element with this id, or None, looked up once (getElementById's null arrives as jsnull, which
+    is not None)."""
+    if id_ not in NODES:
+        found = document.getElementById(id_)
+        NODES[id_] = None if found is jsnull else found
+    return NODES[id_]
 
 
 def set_text(id_, text, selector=None):
@@ -284,12 +280,8 @@ def set_attributes(id_, **attributes):
 def render_capacity(rows, user):
     for row in (*rows, user) if user else rows:
         set_text(row.id, row.memory, "th")
-        if (row.id, "cells") not in NODES:
-            cells = node(row.id).querySelectorAll("td.range")
-            NODES[row.id, "cells"] = [cells.item(index) for index in range(cells.length)]
-        for index, (cell, text) in enumerate(zip(NODES[row.id, "cells"], row.cells)):
-            if WRITTEN.get((row.id, index, "cell")) != text:
-                cell.textContent = WRITTEN[row.id, index, "cell"] = text
+        for index, text in enumerate(row.cells):  # the range cells are the row's first <td>s
+            set_text(row.id, text, f"td:nth-of-type({index + 1})")
         set_text(row.id, row.examples, "td.examples")
     set_hidden("capacity-user", user is None)
 
@@ -360,7 +352,7 @@ def redraw():
     mark_stale("reverse", workload is None or target is None)
     mark_stale("capacity-section", query is None)
     # Redraw only what changed: the page already shows state["shown"] (at first, the prerendered defaults).
-    state["engine_ms"] = state["engine_ms"][-999:] + [0.0]
+    state["engine_ms"].append(0.0)
     if workload is not None and workload != state["shown"]["workload"]:
         render(timed(lambda: present(estimate(workload))))
         state["shown"]["workload"] = workload
@@ -636,7 +628,7 @@ def time_engine():
 
 
 window.vramcalcTimeEngine = create_proxy(time_engine)
-window.vramcalcEngineTimes = create_proxy(lambda: to_js(state["engine_ms"]))
+window.vramcalcEngineTimes = create_proxy(lambda: to_js(list(state["engine_ms"])))
 
 
 start()
