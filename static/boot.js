@@ -2,6 +2,8 @@
 // loading: the runtime, then the interpreter's standard library, then the engine, then
 // main.py. The sentences are prerendered from the message catalogue into data-step-N.
 // main.py replaces the status when the form is live (html[data-py-ready]).
+import { whenPythonIsReady } from "./ready.mjs";
+
 const status = document.getElementById("status");
 const progress = document.getElementById("boot-progress");
 const STEPS = { "pyodide.mjs": 1, "pyodide.asm.wasm": 2, "vramcalc.zip.gz": 3, "main.py": 4 };
@@ -21,6 +23,4 @@ new PerformanceObserver((list) => {
   }
 }).observe({ type: "resource", buffered: true });
 
-new MutationObserver(() => {
-  if (document.documentElement.hasAttribute("data-py-ready")) progress.hidden = true;
-}).observe(document.documentElement, { attributes: true, attributeFilter: ["data-py-ready"] });
+whenPythonIsReady().then(() => { progress.hidden = true; });

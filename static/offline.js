@@ -2,6 +2,8 @@
 // offers a reload when a new version has been installed beside the running one.
 // Registration waits until Python is running, so that the worker's download of every
 // file for offline use does not compete with the first start for network and CPU.
+import { whenPythonIsReady } from "./ready.mjs";
+
 const notice = document.getElementById("update");
 
 function offer(worker) {
@@ -33,16 +35,5 @@ if ("serviceWorker" in navigator) {
     registration.addEventListener("updatefound", () => watch(registration.installing));
   }).catch(() => {
     // No service worker (private mode, file://): the page still works online.
-  });
-}
-
-function whenPythonIsReady() {
-  const root = document.documentElement;
-  return new Promise((resolve) => {
-    if (root.hasAttribute("data-py-ready")) return resolve();
-    new MutationObserver((_, observer) => {
-      observer.disconnect();
-      resolve();
-    }).observe(root, { attributes: true, attributeFilter: ["data-py-ready"] });
   });
 }

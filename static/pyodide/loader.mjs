@@ -20,6 +20,7 @@
 // Starting loadPyodide earlier, from index.html's <head>, while PyScript's own scripts
 // load, was measured and made cold starts slower (docs/performance.md): PyScript calls it.
 import { loadPyodide as load, version } from "./pyodide.mjs";
+import { whenPythonIsReady } from "../ready.mjs";
 
 export { version };
 
@@ -121,13 +122,7 @@ function snapshotStore(mode, use) {
 // block it, some private modes) no snapshot is made.
 async function makeSnapshotWhenIdle() {
   const root = document.documentElement;
-  await new Promise((resolve) => {
-    if (root.hasAttribute("data-py-ready")) return resolve();
-    new MutationObserver((_, observer) => {
-      observer.disconnect();
-      resolve();
-    }).observe(root, { attributes: true, attributeFilter: ["data-py-ready"] });
-  });
+  await whenPythonIsReady();
   if (!("serviceWorker" in navigator)) return;
   await navigator.serviceWorker.ready;
   await new Promise((resolve) => ("requestIdleCallback" in self ? requestIdleCallback(resolve, { timeout: 10_000 }) : setTimeout(resolve, 1000)));
