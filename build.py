@@ -22,20 +22,23 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "app"))
 
 from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
-from vramcalc.capacity import COLUMNS  # noqa: E402
-from vramcalc.charts import BOX  # noqa: E402
-from vramcalc.gpus import load_apple, load_gpus  # noqa: E402
-from vramcalc import catalog  # noqa: E402
-from vramcalc.models import load_presets  # noqa: E402
-from vramcalc import messages  # noqa: E402
-from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
-from vramcalc.engines import Runtime  # noqa: E402
-from vramcalc.training import Recipe  # noqa: E402
-from vramcalc.formats import WEIGHT_FORMAT_GROUPS  # noqa: E402
-from vramcalc.parallel import Fsdp, Offload  # noqa: E402
-from vramcalc.options import KV_FORMATS, Attention, Checkpointing, Optimizer, OptimizerImpl, Precision  # noqa: E402
-from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target, rank_rows  # noqa: E402
-from vramcalc.workload import CUSTOM_KEYS, parse_capacity_query, parse_target  # noqa: E402
+from vramcalc.analysis.capacity import COLUMNS  # noqa: E402
+from vramcalc.render.charts import BOX  # noqa: E402
+from vramcalc.sources.gpus import load_apple, load_gpus  # noqa: E402
+from vramcalc.sources import catalog  # noqa: E402
+from vramcalc.sources.presets import load_presets  # noqa: E402
+from vramcalc.render import messages  # noqa: E402
+from vramcalc.render.messages import GUIDE_ENTRIES, message  # noqa: E402
+from vramcalc.core.choices import Runtime  # noqa: E402
+from vramcalc.core.choices import Recipe  # noqa: E402
+from vramcalc.formats.weights import WEIGHT_FORMAT_GROUPS  # noqa: E402
+from vramcalc.core.choices import Fsdp, Offload  # noqa: E402
+from vramcalc.core.dtypes import KV_FORMATS, Precision
+from vramcalc.core.choices import Attention, Checkpointing, Optimizer, OptimizerImpl  # noqa: E402
+from vramcalc.render.rank import BAR_WIDTH
+from vramcalc.render.view import present, present_capacity, present_target, rank_rows  # noqa: E402
+from vramcalc.inputs.options import CUSTOM_KEYS
+from vramcalc.inputs.parse import parse_capacity_query, parse_target  # noqa: E402
 
 # python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")

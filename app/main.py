@@ -35,15 +35,18 @@ sys.path.insert(0, engine_zip())
 
 import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
-from vramcalc import catalog  # noqa: E402
-from vramcalc.export import to_csv, to_json, to_markdown  # noqa: E402
-from vramcalc.fit import fit_all  # noqa: E402
-from vramcalc.formats import GROUPED  # noqa: E402
-from vramcalc.link import decode, encode  # noqa: E402
-from vramcalc.messages import language, message, use_language  # noqa: E402
-from vramcalc.models import from_hf_config, load_presets  # noqa: E402
-from vramcalc.present import present, present_capacity, present_target  # noqa: E402
-from vramcalc.workload import parse_capacity_query, parse_target, resolve_layout, suggested_runtime  # noqa: E402
+from vramcalc.sources import catalog  # noqa: E402
+from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
+from vramcalc.analysis.fit import fit_all  # noqa: E402
+from vramcalc.formats.weights import GROUPED  # noqa: E402
+from vramcalc.inputs.link import decode, encode  # noqa: E402
+from vramcalc.render.messages import language, message, use_language  # noqa: E402
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.sources.presets import load_presets  # noqa: E402
+from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
+from vramcalc.inputs.parse import parse_capacity_query, parse_target
+from vramcalc.parallel.ranks import resolve_layout
+from vramcalc.engines.registry import suggested_runtime  # noqa: E402
 
 use_language(document.documentElement.lang or "en")  # the language this page was prerendered in
 INPUT_AREAS = "#form, #reverse, #capacity-section"

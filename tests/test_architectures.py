@@ -12,11 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vramcalc import estimate, parse_workload
-from vramcalc.architecture import AttentionKind
-from vramcalc.errors import ValidationError
-from vramcalc.models import from_hf_config, load_presets, preset_spec
-from vramcalc.options import Mode, Precision
-from vramcalc.units import GIB
+from vramcalc.model.families.decoder.spec import AttentionKind
+from vramcalc.core.errors import ValidationError
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.sources.presets import load_presets, preset_spec
+from vramcalc.core.choices import Mode
+from vramcalc.core.dtypes import Precision
+from vramcalc.core.units import GIB
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "params.json").read_text(encoding="utf-8"))["models"]

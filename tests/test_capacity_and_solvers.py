@@ -8,22 +8,27 @@ import math
 
 import pytest
 
-from vramcalc.fit import MAX_SEARCH_GPUS
+from vramcalc.analysis.fit import MAX_SEARCH_GPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import workloads
 from test_input import run_cli
-from vramcalc import capacity, estimate
-from vramcalc import charts
-from vramcalc.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
-from vramcalc.pergpu import most_loaded
-from vramcalc.gpus import load_gpus
-from vramcalc.models import MAX_LAYERS
-from vramcalc.options import Precision
-from vramcalc.solve import fits, last_within, max_layers, scaled_depth, solve
-from vramcalc.units import GB
-from vramcalc.workload import MAX_BATCH, MAX_SEQ, Target, parse_target, parse_workload
+from vramcalc.analysis import capacity
+from vramcalc.render.view import format_range
+from vramcalc import estimate
+from vramcalc.render import charts
+from vramcalc.core.units import GIB
+from vramcalc.render.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
+from vramcalc.parallel.ranks import most_loaded
+from vramcalc.sources.gpus import load_gpus
+from vramcalc.sources.hf_config import MAX_LAYERS
+from vramcalc.core.dtypes import Precision
+from vramcalc.analysis.solve import fits, last_within, max_layers, scaled_depth, solve
+from vramcalc.core.units import GB
+from vramcalc.inputs.options import MAX_BATCH, MAX_SEQ
+from vramcalc.workload import Target
+from vramcalc.inputs.parse import parse_target, parse_workload
 
 # ---------------------------------------------------------------- capacity table
 
@@ -38,7 +43,7 @@ def test_16_gb_row_with_the_default_headroom():
         (25_600_000_000, 32_000_000_000),
         (51_200_000_000, 64_000_000_000),
     ]
-    assert [capacity.format_range(c) for c in row.cells] == ["3.2–4B", "6.4–8B", "12.8–16B", "25.6–32B", "51.2–64B"]
+    assert [format_range(c) for c in row.cells] == ["3.2–4B", "6.4–8B", "12.8–16B", "25.6–32B", "51.2–64B"]
 
 
 @pytest.mark.parametrize(
@@ -238,7 +243,7 @@ def test_chart_curve_is_drawn_within_half_a_pixel_of_every_grid_point(values, ke
     plot_w, plot_h = WIDTH - LEFT - RIGHT, charts.HEIGHT - charts.TOP - charts.BOTTOM
     x_max = charts.nice_ceil(min(charts.LIMITS[key], 2 * getattr(workload, key)))  # no answer: twice the value
     grid = sorted({max(1, round(x_max * i / charts.SAMPLES)) for i in range(charts.SAMPLES + 1)})
-    y_max = float(chart.y_ticks[-1].label.replace(",", "").split()[0]) * charts.GIB  # the axis top
+    y_max = float(chart.y_ticks[-1].label.replace(",", "").split()[0]) * GIB  # the axis top
     assert points[-1][0] == pytest.approx(LEFT + plot_w, abs=0.01) and len(points) <= len(grid)
     for x in grid:
         y = most_loaded(dataclasses.replace(workload, **{key: x}), target.count).total_bytes

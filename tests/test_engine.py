@@ -10,13 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vramcalc import estimate, parse_workload
-from vramcalc.fit import fit_all
-from vramcalc.architecture import AttentionKind
-from vramcalc.gpus import load_gpus, table_gpus
-from vramcalc.memory import COMPONENTS
-from vramcalc.models import custom_model, load_presets, preset_spec
-from vramcalc.options import Mode, Precision
-from vramcalc.units import GB, GIB
+from vramcalc.analysis.fit import fit_all
+from vramcalc.model.families.decoder.spec import AttentionKind
+from vramcalc.sources.gpus import load_gpus, table_gpus
+from vramcalc.memory.components import COMPONENTS
+from vramcalc.sources.custom import custom_model
+from vramcalc.sources.presets import load_presets, preset_spec
+from vramcalc.core.choices import Mode
+from vramcalc.core.dtypes import Precision
+from vramcalc.core.units import GB, GIB
 from vramcalc.workload import Workload
 
 from strategies import workloads

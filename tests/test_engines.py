@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from vramcalc import estimate, parse_workload
-from vramcalc.errors import ValidationError
-from vramcalc.units import GIB, MIB
+from vramcalc.core.errors import ValidationError
+from vramcalc.core.units import GIB, MIB
 
 
 def run(**values):
@@ -120,8 +120,8 @@ def test_transformers_stays_the_default_with_its_one_gib():
 
 
 def test_best_formats_are_the_most_precise_that_fit():
-    from vramcalc.solve import solve
-    from vramcalc.workload import parse_target
+    from vramcalc.analysis.solve import solve
+    from vramcalc.inputs.parse import parse_target
 
     workload = parse_workload({"model": "qwen3-32b", "runtime": "llamacpp", "precision": "q4_k_m", "seq": "32768"})
     target = parse_target({"gpu": "rtx-4090"})
@@ -131,8 +131,8 @@ def test_best_formats_are_the_most_precise_that_fit():
     assert best in order
 
     def fits_with(**change):
-        from vramcalc.solve import fits
-        from vramcalc.workload import parse_precision
+        from vramcalc.analysis.solve import fits
+        from vramcalc.inputs.options import parse_precision
         import dataclasses
         if "precision" in change:
             change["precision"] = parse_precision(change["precision"])

@@ -9,9 +9,9 @@ import json
 
 from test_input import run_cli
 from vramcalc import estimate, parse_workload
-from vramcalc.export import to_csv, to_json, to_markdown
-from vramcalc.fit import fit_all
-from vramcalc.pergpu import per_gpu
+from vramcalc.render.export import to_csv, to_json, to_markdown
+from vramcalc.analysis.fit import fit_all
+from vramcalc.parallel.ranks import per_gpu
 
 TRAINING = {"model": "llama-3-70b", "mode": "training", "gpus": "8", "zero": "3"}
 

@@ -6,17 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from vramcalc.errors import ValidationError
-from vramcalc.gguf import (
-    FTYPES,
-    GGML_TYPES,
-    GgufTensor,
-    describe,
-    file_bytes,
-    plan_bytes,
-    quantize_plan,
-)
-from vramcalc.units import GIB
+from vramcalc.core.errors import ValidationError
+from vramcalc.formats.gguf import FTYPES, GGML_TYPES, GgufTensor, describe, file_bytes, plan_bytes, quantize_plan
+from vramcalc.core.units import GIB
 
 # meta-llama/Llama-3.1-8B config.json
 LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, FFN, VOCAB = 32, 4096, 32, 8, 128, 14336, 128256

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from vramcalc.memory import estimate, lora_measured
-from vramcalc.models import from_hf_config
-from vramcalc.options import Attention, Checkpointing, Mode, Precision
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.model.families.decoder.saved import lora_measured
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.core.choices import Attention, Checkpointing, Mode
+from vramcalc.core.dtypes import Precision
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_lora.json").read_text(encoding="utf-8"))

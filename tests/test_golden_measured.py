@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from vramcalc.memory import estimate
-from vramcalc.models import from_hf_config
-from vramcalc.options import Attention, Checkpointing, Mode, Optimizer, Precision
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.core.choices import Attention, Checkpointing, Mode, Optimizer
+from vramcalc.core.dtypes import Precision
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured.json").read_text(encoding="utf-8"))

@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from vramcalc import parallel
-from vramcalc.memory import estimate
-from vramcalc.models import from_hf_config
-from vramcalc.options import Attention, Mode, Optimizer, OptimizerImpl, Precision
-from vramcalc.parallel import Fsdp
-from vramcalc.pergpu import per_gpu
-from vramcalc.tensors import model_tensors
-from vramcalc.training import Recipe
+from vramcalc.parallel import sharding as parallel
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.core.choices import Attention, Mode, Optimizer, OptimizerImpl
+from vramcalc.core.dtypes import Precision
+from vramcalc.core.choices import Fsdp
+from vramcalc.parallel.ranks import per_gpu
+from vramcalc.model.families.decoder.tensors import model_tensors
+from vramcalc.core.choices import Recipe
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_parallel.json").read_text(encoding="utf-8"))

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from vramcalc.memory import estimate, lora_measured
-from vramcalc.models import from_hf_config
-from vramcalc.options import Attention, Checkpointing, Mode, Optimizer, OptimizerImpl, Precision
-from vramcalc.training import Recipe
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.model.families.decoder.saved import lora_measured
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.core.choices import Attention, Checkpointing, Mode, Optimizer, OptimizerImpl
+from vramcalc.core.dtypes import Precision
+from vramcalc.core.choices import Recipe
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_peak.json").read_text(encoding="utf-8"))

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vramcalc import ValidationError, parse_config_json, parse_workload, parse_workload_lenient
-from vramcalc.models import from_hf_config
-from vramcalc.workload import DEFAULTS
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.inputs.options import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,7 +114,7 @@ def test_lenient_parse_resolves_cross_field_conflicts():
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.sampled_from(sorted(DEFAULTS)), st.text(max_size=30), max_size=8))
 def test_random_values_give_a_workload_or_a_validation_error(values):
-    from vramcalc.workload import parse_capacity_query, parse_target
+    from vramcalc.inputs.parse import parse_capacity_query, parse_target
 
     for parse in (parse_workload, parse_target, parse_capacity_query):
         try:
@@ -227,8 +227,8 @@ def test_cli_bad_input_exits_2_without_traceback(args):
 
 # ---------------------------------------------------------------- links
 
-from vramcalc.link import MAX_QUERY_CHARS, decode, encode  # noqa: E402
-from vramcalc.workload import parse_capacity_query, parse_target  # noqa: E402
+from vramcalc.inputs.link import MAX_QUERY_CHARS, decode, encode  # noqa: E402
+from vramcalc.inputs.parse import parse_capacity_query, parse_target  # noqa: E402
 
 HOSTILE_QUERIES = [
     "batch=%3Cscript%3Ealert(1)%3C/script%3E",

@@ -7,8 +7,8 @@ import string
 
 import pytest
 
-from vramcalc.messages import EN
-from vramcalc.messages_pt import PT
+from vramcalc.render.i18n.en import EN
+from vramcalc.render.i18n.pt import PT
 
 # Values that are the same in both languages: names, code, units and loanwords Brazilian ML writing keeps.
 SAME_IN_BOTH = frozenset({
@@ -75,8 +75,8 @@ def test_formats(key):
 
 
 def test_portuguese_numbers_use_a_decimal_comma_and_names_stay():
-    from vramcalc.messages import message, use_language
-    from vramcalc.units import format_count, format_gib
+    from vramcalc.render.messages import message, use_language
+    from vramcalc.render.numbers import format_count, format_gib
 
     try:
         use_language("pt")

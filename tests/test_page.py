@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from vramcalc import estimate, parse_workload
-from vramcalc.gpus import table_gpus
+from vramcalc.sources.gpus import table_gpus
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,9 +144,9 @@ def test_screenshots(page: Page, server_url, width, height, scheme):
 
 
 def test_gpu_picker_answers_the_reverse_questions(watched: Page, server_url):
-    from vramcalc.solve import solve
-    from vramcalc.pergpu import per_gpu
-    from vramcalc.workload import parse_target
+    from vramcalc.analysis.solve import solve
+    from vramcalc.parallel.ranks import per_gpu
+    from vramcalc.inputs.parse import parse_target
 
     page = watched
     open_ready(page, server_url, "?gpu=rtx-4090")
@@ -332,8 +332,8 @@ def test_llama_cpp_answers_in_parallel_sequences(watched: Page, server_url):
     ("?gpu=rtx-4090&model=llama-3-70b", "does not fit", "Does not fit on one RTX 4090"),
 ])
 def test_the_answer_comes_first(watched: Page, server_url, query, kind, words):
-    from vramcalc.present import present_target
-    from vramcalc.workload import parse_link
+    from vramcalc.render.view import present_target
+    from vramcalc.inputs.parse import parse_link
 
     page = watched
     html = page.goto(f"{server_url}/index.html{query}").text()
@@ -376,8 +376,8 @@ def test_phone_keeps_the_answer_in_view_without_sideways_scrolling(watched: Page
 
 
 def test_export_buttons_save_the_engine_numbers_and_print_hides_the_form(watched: Page, server_url):
-    from vramcalc.export import to_csv, to_json, to_markdown
-    from vramcalc.fit import fit_all
+    from vramcalc.render.export import to_csv, to_json, to_markdown
+    from vramcalc.analysis.fit import fit_all
 
     page = watched
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -403,8 +403,8 @@ def test_export_buttons_save_the_engine_numbers_and_print_hides_the_form(watched
 
 
 def test_portuguese_page_is_prerendered_and_keeps_the_link(watched: Page, server_url):
-    from vramcalc.messages import use_language
-    from vramcalc.units import format_gib
+    from vramcalc.render.messages import use_language
+    from vramcalc.render.numbers import format_gib
 
     page = watched
     html = page.goto(f"{server_url}/pt/?gpu=rtx-4090&batch=2").text()

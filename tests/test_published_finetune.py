@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from vramcalc.memory import estimate
-from vramcalc.models import from_hf_config
-from vramcalc.workload import parse_workload
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.inputs.parse import parse_workload
 
 TOLERANCE = 0.15
 LITGPT_TABLES = "Lightning-AI/litgpt tutorials/resource-tables.md @ 26857050 (Alpaca, longest sample 1,304 tokens)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vramcalc import estimate, parse_workload
-from vramcalc.errors import ValidationError
+from vramcalc.core.errors import ValidationError
 
 PARAMS = 8_030_261_248  # Llama 3.1 8B
 
@@ -47,8 +47,8 @@ def test_lora_trains_only_the_adapters(targets, rank, trainable):
 
 
 def test_qlora_keeps_the_base_in_nf4():
-    from vramcalc.formats import parse_format, weights
-    from vramcalc.models import preset_spec
+    from vramcalc.formats.weights import parse_format, weights
+    from vramcalc.sources.presets import preset_spec
 
     qlora = states(lora_rank=16, precision="nf4-dq")
     base = sum(part.bytes for part in weights(preset_spec("llama-3.1-8b"), parse_format("nf4-dq")))

@@ -7,9 +7,10 @@ import json
 import statistics
 from pathlib import Path
 
-from vramcalc.memory import estimate
-from vramcalc.models import from_hf_config
-from vramcalc.options import Attention, Checkpointing, Mode, Precision
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.core.choices import Attention, Checkpointing, Mode
+from vramcalc.core.dtypes import Precision
 from vramcalc.workload import Workload
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden" / "measured.json"

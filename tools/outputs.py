@@ -47,32 +47,37 @@ def _run(argv: list[str]) -> str:
 
 def _page(values: dict[str, str]) -> dict[str, str]:
     """The page's view of one workload in each language (the objects' reprs)."""
+    import inspect
+
+    from vramcalc import DEFAULTS, ValidationError, estimate, parse_workload
+
     try:
         from vramcalc.render.view import present, present_target
-        from vramcalc.inputs.parse import parse_target, parse_workload
-        from vramcalc.analysis.evaluate import estimate
-        languages = {"en": {"language": "en"}, "pt": {"language": "pt"}}
-        set_language = None
+        from vramcalc.inputs.parse import parse_target
     except ImportError:
-        from vramcalc import estimate, parse_workload
-        from vramcalc.messages import use_language as set_language
         from vramcalc.present import present, present_target
         from vramcalc.workload import parse_target
-        languages = {"en": {}, "pt": {}}
-    from vramcalc import DEFAULTS, ValidationError
-
+    set_language = None
+    for where in ("vramcalc.render.messages", "vramcalc.messages"):
+        try:
+            set_language = __import__(where, fromlist=["use_language"]).use_language
+            break
+        except (ImportError, AttributeError):
+            continue
+    takes_language = "language" in inspect.signature(present).parameters
     shown = {}
-    for language, kwargs in languages.items():
-        if set_language:
+    for language in ("en", "pt"):
+        kwargs = {"language": language} if takes_language else {}
+        if set_language and not takes_language:
             set_language(language)
         try:
             merged = {**DEFAULTS, **values}
             workload, target = parse_workload(merged), parse_target(merged)
-            breakdown = estimate(workload)
-            shown[language] = repr(present(breakdown, **kwargs)) + repr(present_target(workload, target, **kwargs))
+            shown[language] = repr(present(estimate(workload), **kwargs)) + repr(
+                present_target(workload, target, **kwargs))
         except ValidationError as error:
             shown[language] = f"error {error}"
-    if set_language:
+    if set_language and not takes_language:
         set_language("en")
     return shown
 

@@ -42,12 +42,13 @@ def stdlib_imports(sources):
 
 def run_the_engine():
     from vramcalc import DEFAULTS, estimate, parse_config_json, parse_workload
-    from vramcalc import catalog
-    from vramcalc.fit import fit_all
-    from vramcalc.link import decode, encode
-    from vramcalc.models import from_hf_config, load_presets
-    from vramcalc.present import present, present_capacity, present_target
-    from vramcalc.workload import parse_capacity_query, parse_target
+    from vramcalc.sources import catalog
+    from vramcalc.analysis.fit import fit_all
+    from vramcalc.inputs.link import decode, encode
+    from vramcalc.sources.hf_config import from_hf_config
+    from vramcalc.sources.presets import load_presets
+    from vramcalc.render.view import present, present_capacity, present_target
+    from vramcalc.inputs.parse import parse_capacity_query, parse_target
 
     # every module of the engine (pkgutil.walk_packages would count pkgutil, which the page never imports)
     with zipfile.ZipFile(ENGINE) as engine:

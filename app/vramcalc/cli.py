@@ -17,21 +17,25 @@ import json
 import sys
 from collections.abc import Sequence
 
-from . import capacity, catalog
-from .errors import ValidationError
-from .gpus import load_gpus
-from .fit import GpuFit, fit_all
-from .pergpu import per_gpu
-from .memory import Breakdown
-from .memory import estimate
-from .messages import EN
-from .models import load_presets
-from .options import Attention, Checkpointing, Mode, Optimizer, Precision
-from .export import to_csv, to_json, to_markdown
-from .present import layout_text, present_capacity
-from .solve import fits, solve
-from .units import format_count, format_gb, format_gib
-from .workload import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, parse_capacity_query, parse_config_json, parse_target, parse_workload
+from .analysis import capacity
+from .sources import catalog
+from .core.errors import ValidationError
+from .sources.gpus import load_gpus
+from .analysis.fit import GpuFit, fit_all
+from .parallel.ranks import per_gpu
+from .memory.components import Breakdown
+from .analysis.evaluate import estimate
+from .render.i18n.en import EN
+from .sources.presets import load_presets
+from .core.choices import Attention, Checkpointing, Mode, Optimizer
+from .core.dtypes import Precision
+from .render.export import to_csv, to_json, to_markdown
+from .render.rank import layout_text
+from .render.view import present_capacity
+from .analysis.solve import fits, solve
+from .render.numbers import format_count, format_gb, format_gib
+from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS
+from .inputs.parse import parse_capacity_query, parse_config_json, parse_target, parse_workload
 
 EXIT_USAGE = 2
 

@@ -1,0 +1,1 @@
+"""Questions asked of the engine: estimate, fit, the reverse questions, suggestions, capacity."""

@@ -1,0 +1,91 @@
+"""How a workload fits on each GPU.
+
+Several GPUs hold what the most loaded rank of a layout holds (pergpu.py): the layout the workload
+names, or the mode's default (tensor parallel for inference, ZeRO-3 data parallel for training)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+from ..core.errors import ValidationError
+from ..memory.components import Breakdown
+from ..parallel.ranks import PerGpu, per_gpu
+from ..sources.gpus import GpuSpec, table_gpus
+
+
+TIGHT_RATIO = 0.9  # above 90 % of a card the allocator's fragmentation (2–10 %, reference.md §2.8) may not leave room
+
+
+class Verdict(enum.Enum):
+    FITS = "fits"
+    TIGHT = "tight"
+    DOES_NOT_FIT = "does not fit"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class GpuFit:
+    gpu: GpuSpec
+    utilization: float  # total / usable memory of one GPU
+    count: int | None  # GPUs needed; None when even the overhead alone does not fit one
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.utilization <= TIGHT_RATIO:
+            return Verdict.FITS
+        if self.utilization <= 1.0:
+            return Verdict.TIGHT
+        return Verdict.DOES_NOT_FIT
+
+
+MAX_SEARCH_GPUS = 1024
+
+
+def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = False,
+                ranks: dict[int, PerGpu | None] | None = None) -> int | None:
+    """The fewest GPUs whose most loaded rank fits (None: none up to 1,024). A layout that names
+    every degree has one count; one that leaves dp open grows in steps of tp × pp × cp; without a
+    layout, the mode's default for n = 1, 2, 4, ... and then the smallest n below that fits.
+    `engine_card`: the card is the one the engine sizes itself on (vLLM's pool must then hold
+    the requested sequences too). `ranks` keeps the most loaded GPU per count between calls for
+    other cards (fit_all), since it does not depend on the card."""
+    workload = breakdown.workload
+    if workload.overhead_bytes >= usable_bytes:
+        return None
+    ranks = {} if ranks is None else ranks
+
+    def ok(n: int) -> bool:
+        if n not in ranks:
+            try:
+                ranks[n] = per_gpu(breakdown, n)
+            except ValidationError:  # a layout n GPUs cannot run
+                ranks[n] = None
+        rank = ranks[n]
+        return rank is not None and rank.total_bytes <= usable_bytes and (rank.runs or not engine_card)
+
+    if not workload.layout_given and ok(1):
+        return 1
+    step = 1
+    if workload.layout_given:
+        step = (workload.tp or 1) * (workload.pp or 1) * (workload.cp or 1)
+        if workload.dp is not None:
+            return step * workload.dp if ok(step * workload.dp) else None
+    high = step
+    while not ok(high):
+        high *= 2
+        if high > MAX_SEARCH_GPUS:
+            return None
+    return next(n for n in range(high // 2 + step, high + 1, step) if ok(n)) if high > step else high
+
+
+def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
+    total = breakdown.total_bytes
+    ranks: dict[int, PerGpu | None] = {}  # the most loaded GPU by count, the same for every card
+    return tuple(
+        GpuFit(
+            gpu=gpu,
+            utilization=total / gpu.usable_bytes,
+            count=fewest_gpus(breakdown, gpu.usable_bytes, ranks=ranks),
+        )
+        for gpu in table_gpus().values()
+    )

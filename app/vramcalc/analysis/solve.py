@@ -1,0 +1,204 @@
+"""The reverse questions: for a workload and a target (one kind of GPU, `count` of them
+under the workload's layout as in pergpu.py), the longest sequence, the largest batch and
+the largest model that fit, and the fewest GPUs needed.
+
+"Fits" means the most loaded GPU's bytes are at most the GPU's usable memory (gpus.py).
+Memory never decreases as the sequence, the batch or the depth grows, and it is linear or
+quadratic in each, so `last_within` predicts the answer from the bytes at two points and
+checks it with a few more estimates (regula falsi on integers, falling back to bisection
+where the bytes jump). Each answer is exact: it fits and one more does not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+from ..core.choices import Runtime
+from ..core.dtypes import Precision
+from ..core.errors import ValidationError
+from ..engines.llamacpp import MAX_PARALLEL
+from ..inputs.options import MAX_BATCH, MAX_SEQ, parse_precision
+from ..model.families.decoder.spec import ModelSpec
+from ..parallel.ranks import most_loaded, resolve_layout
+from ..sources.hf_config import MAX_LAYERS
+from ..workload import Target, Workload
+from .evaluate import estimate
+from .fit import fewest_gpus
+
+
+# The formats each engine runs, tried from the most bits down (the answer is the first that fits).
+WEIGHT_LADDER = {
+    Runtime.TRANSFORMERS: ("bf16", "bnb-int8", "nf4"),
+    Runtime.VLLM: ("bf16", "fp8", "gptq-int8", "awq-int4"),
+    Runtime.LLAMACPP: ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "iq4_xs", "q3_k_l", "q3_k_m",
+                       "iq3_m", "q3_k_s", "iq3_xxs", "q2_k", "iq2_m", "iq2_xs", "iq2_xxs", "iq1_m"),
+}
+KV_LADDER = {
+    Runtime.TRANSFORMERS: (Precision.BF16, Precision.INT8, Precision.INT4),
+    Runtime.VLLM: (Precision.BF16, Precision.FP8),
+    Runtime.LLAMACPP: (Precision.FP16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0),
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Solution:
+    max_seq: int | None  # None: not even one token fits
+    max_batch: int | None
+    min_gpus: int | None  # None: the overhead alone fills one GPU
+    max_layers: int | None  # the deepest model of this width that fits
+    max_params: int | None  # its parameter count
+    best_format: str | None = None  # the most precise weight format of this engine that fits
+    best_kv_format: str | None = None  # the most precise KV format of this engine that fits (inference)
+
+
+def need(workload: Workload, target: Target) -> float:
+    """The most loaded GPU's bytes, what the solvers compare with the card's usable bytes; infinite when
+    the layout cannot run at all. vLLM will not start when the requested sequences need more than the
+    KV pool it sizes from the card: then the usable bytes plus that shortfall, so the bytes still grow
+    smoothly with the size and `last_within` can interpolate across the pool's edge instead of bisecting
+    (with room in the pool, the usable bytes less that room, which never decides a fit: at most the limit)."""
+    try:
+        rank = most_loaded(workload, target.count)
+    except ValidationError:  # a layout these GPUs cannot run (fewer layers than pipeline stages)
+        return math.inf
+    if "kv_pool_bytes" not in rank.engine:
+        return rank.total_bytes
+    room = rank.engine["kv_pool_bytes"] - rank.components.get("kv_cache", 0)
+    return max(rank.total_bytes, target.gpu.usable_bytes - room)
+
+
+def fits(workload: Workload, target: Target) -> bool:
+    """The per-GPU bytes within the card (and, for vLLM, the sequences within its KV pool)."""
+    return need(workload, target) <= target.gpu.usable_bytes
+
+
+def last_within(size: Callable[[int], float], limit: float, low: int, high: int, start: int = 1) -> int | None:
+    """The largest n in [low, high] with size(n) <= limit, for size never decreasing in n.
+
+    From `start` (a guess such as the current value) it extrapolates the line through the two
+    latest points until it passes the limit, then narrows the bracket by interpolating inside
+    it, bisecting instead whenever interpolation fails to halve it. On bytes linear in n this
+    takes about four estimates, on quadratic ones a few more, where bisection alone takes
+    twenty or more (each estimate of a deep model walks every layer).
+    """
+    memo: dict[int, float] = {}
+
+    def at(n: int) -> float:
+        if n not in memo:
+            memo[n] = size(n)
+        return memo[n]
+
+    if at(low) > limit:
+        return None
+    good, bad = low, None
+    probe = min(max(start, low + 1), high)
+    while bad is None:  # grow: each probe is where the line through the last two points meets the limit
+        if probe <= good:
+            return good  # good == high
+        if at(probe) > limit:
+            bad = probe
+            break
+        previous, good = good, probe
+        rise = at(good) - at(previous)
+        reach = int((limit - at(good)) * (good - previous) / rise) if rise > 0 else good
+        probe = min(high, good + max(1, reach))
+    guess = None  # after an interpolated probe, its neighbour: on straight lines that closes the bracket
+    interpolate = True
+    while bad - good > 1:
+        y_good, y_bad = at(good), at(bad)
+        if guess is not None and good < guess < bad:
+            middle, interpolated = guess, False
+        elif interpolate and math.isfinite(y_bad) and y_bad > y_good:
+            middle, interpolated = good + int((limit - y_good) * (bad - good) / (y_bad - y_good)), True
+            middle = min(max(middle, good + 1), bad - 1)
+        else:
+            middle, interpolated = (good + bad) // 2, False
+        before = bad - good
+        if at(middle) <= limit:
+            good, guess = middle, middle + 1
+        else:
+            bad, guess = middle, middle - 1
+        if not interpolated:
+            guess = None
+        interpolate = 2 * (bad - good) <= before or interpolated  # bisect after a step that did not halve it
+    return good
+
+
+def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
+    """The same architecture with another number of layers (a typed total scales with the depth). A model
+    that does not exist has no GGUF file: its layers keep the real model's mixture on average
+    (`planned_layers`), so its bytes grow by whole layers and cost one layer of each kind to count."""
+    override = model.params_override
+    if override is not None:
+        override = round(override * layers / model.layers)
+    return dataclasses.replace(model.with_layers(layers), params_override=override,
+                               planned_layers=model.planned_layers or model.layers)
+
+
+def max_seq(workload: Workload, target: Target) -> int | None:
+    return last_within(lambda s: need(workload.but(seq=s), target), target.gpu.usable_bytes,
+                       1, MAX_SEQ, workload.seq)
+
+
+def max_batch(workload: Workload, target: Target) -> int | None:
+    """The largest batch; on llama.cpp, whose sequences are --parallel slots, the most slots."""
+    if workload.runtime is Runtime.LLAMACPP and not workload.is_training:
+        return last_within(lambda n: need(workload.but(parallel=n), target),
+                           target.gpu.usable_bytes, 1, MAX_PARALLEL, workload.parallel)
+    return last_within(lambda b: need(workload.but(batch=b), target), target.gpu.usable_bytes,
+                       1, MAX_BATCH, workload.batch)
+
+
+def min_gpus(workload: Workload, target: Target) -> int | None:
+    """The fewest GPUs of the target's kind: under the layout the workload names, its own count if it
+    fits; otherwise the mode's default layout (parallel.default_layout) for 1, 2, ... GPUs."""
+    return fewest_gpus(estimate(workload), target.gpu.usable_bytes, engine_card=workload.gpu == target.gpu)
+
+
+def max_layers(workload: Workload, target: Target) -> int | None:
+    def size(layers: int) -> float:
+        return need(workload.but(model=scaled_depth(workload.model, layers)), target)
+
+    try:  # the shallowest model the layout runs: one layer per pipeline stage
+        shallowest = resolve_layout(workload, target.count).pp
+    except ValidationError:
+        return None
+    return last_within(size, target.gpu.usable_bytes, shallowest, MAX_LAYERS, workload.model.layers)
+
+
+def best_format(workload: Workload, target: Target) -> str | None:
+    """The weight format with the most bits, among those this engine runs, at which the workload fits."""
+    for name in WEIGHT_LADDER[workload.runtime]:
+        try:
+            candidate = workload.but(precision=parse_precision(name))
+            if fits(candidate, target):
+                return name
+        except ValidationError:  # a format this model cannot take (a group size that does not divide)
+            continue
+    return None
+
+
+def best_kv_format(workload: Workload, target: Target) -> str | None:
+    """The KV-cache format with the most bits, among this engine's, at which the workload fits."""
+    if workload.is_training:
+        return None
+    for precision in KV_LADDER[workload.runtime]:
+        candidate = workload.but(kv_precision=precision, kv_precision_k=None, kv_precision_v=None)
+        if fits(candidate, target):
+            return precision.value
+    return None
+
+
+def solve(workload: Workload, target: Target) -> Solution:
+    layers = max_layers(workload, target)
+    return Solution(
+        best_format=None if workload.is_training else best_format(workload, target),
+        best_kv_format=best_kv_format(workload, target),
+        max_seq=max_seq(workload, target),
+        max_batch=max_batch(workload, target),
+        min_gpus=min_gpus(workload, target),
+        max_layers=layers,
+        max_params=None if layers is None else scaled_depth(workload.model, layers).params,
+    )

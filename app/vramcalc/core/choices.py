@@ -1,0 +1,90 @@
+"""The discrete choices of a workload, one enum each; values are the names used
+on the command line, in links and in the form."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Mode(enum.Enum):
+    INFERENCE = "inference"
+    """Weights + KV cache + one layer's transient activations + last-token logits."""
+    TRAINING = "training"
+    """Weights + gradients + optimizer state (+ master weights) + stored activations + logits."""
+
+
+class Optimizer(enum.Enum):
+    ADAMW = "adamw"
+    """AdamW: first and second moments in fp32, 4 + 4 = 8 bytes per parameter."""
+    ADAM = "adam"
+    """Adam: same state as AdamW, 8 bytes per parameter."""
+    SGD_MOMENTUM = "sgd-momentum"
+    """SGD with momentum: one momentum buffer."""
+    SGD = "sgd"
+    """Plain SGD: no state."""
+    ADAMW_8BIT = "adamw-8bit"
+    """bitsandbytes AdamW8bit: two 8-bit moments with blockwise fp32 scales (about 2 bytes per parameter)."""
+    PAGED_ADAMW_8BIT = "paged-adamw-8bit"
+    """The same in paged memory: under pressure its state moves to host memory instead of failing."""
+    PAGED_ADAMW = "paged-adamw"
+    """bitsandbytes paged AdamW with 32-bit state."""
+    ADAFACTOR = "adafactor"
+    """Adafactor without momentum: factored second moments (a row and a column per matrix)."""
+    LION = "lion"
+    """Lion: one momentum buffer."""
+
+
+class OptimizerImpl(enum.Enum):
+    """How the update runs over the tensors (its temporaries differ: step.py)."""
+
+    DEFAULT = ""
+    """The optimizer's own: torch.optim's foreach on GPU, bitsandbytes' one kernel per tensor,
+    transformers' Adafactor and lion-pytorch's loops."""
+    FOREACH = "foreach"
+    FUSED = "fused"
+    FOR_LOOP = "for-loop"
+PAGED = frozenset({Optimizer.PAGED_ADAMW, Optimizer.PAGED_ADAMW_8BIT})
+
+
+class Checkpointing(enum.Enum):
+    NONE = "none"
+    """Every layer's activations are kept for the backward pass."""
+    LAYER = "layer"
+    """Per-layer (PyTorch / Hugging Face `gradient_checkpointing_enable`): keep each
+    layer's input; recompute one layer at a time in backward."""
+    SQRT = "sqrt"
+    """Chen et al. 2016: ceil(sqrt(L)) segments; keep segment inputs, recompute one segment."""
+
+
+class Attention(enum.Enum):
+    EAGER = "eager"
+    """Plain matmul + softmax: stores the s x s attention probabilities."""
+    FLASH = "flash"
+    """FlashAttention / SDPA: stores only the output and the softmax log-sum-exp."""
+
+
+class Runtime(enum.Enum):
+    TRANSFORMERS = "transformers"
+    VLLM = "vllm"
+    LLAMACPP = "llamacpp"
+
+
+class Recipe(enum.Enum):
+    LEGACY = ""  # the weights' precision, plus an fp32 master copy with mixed_precision
+    FP32 = "fp32"
+    BF16 = "bf16"
+    AMP = "amp"
+    MIXED = "mixed"
+
+
+class Fsdp(enum.Enum):
+    NONE = ""
+    FULL_SHARD = "full-shard"
+    SHARD_GRAD_OP = "shard-grad-op"
+    HYBRID_SHARD = "hybrid-shard"
+
+
+class Offload(enum.Enum):
+    NONE = "none"
+    OPTIMIZER = "optimizer"
+    OPTIMIZER_PARAMS = "optimizer+params"

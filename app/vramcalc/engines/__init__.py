@@ -1,0 +1,1 @@
+"""One module per runtime: transformers, vLLM, llama.cpp."""

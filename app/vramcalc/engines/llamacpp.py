@@ -1,0 +1,146 @@
+"""llama.cpp: the context, KV cache and compute buffers it allocates, and the split between the
+GPU and system RAM by --gpu-layers. Sources in docs/research/engines.md."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..core.choices import Attention
+from ..core.dtypes import Precision
+from ..core.units import MIB
+from ..formats import weights
+from ..formats.weights import WeightFormat
+from ..memory.components import Component, no_component
+from ..memory.states import weights_bytes
+from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..render.messages import message
+from ..render.numbers import format_binary
+from ..workload import Workload
+
+
+# ---------------------------------------------------------------- llama.cpp
+
+LLAMACPP_PAD = 256  # n_ctx and the sliding-window cache round up to 256 cells (llama-context.cpp)
+LLAMACPP_CUDA_OVERHEAD = 457 * MIB  # CUDA context and driver, as Ollama reserves it (engines.md §4.1)
+
+
+def pad(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+@dataclasses.dataclass(frozen=True)
+class LlamaCppLayout:
+    n_ctx: int  # cells per sequence (padded)
+    n_seq: int
+    n_ub: int
+    kv_device_bytes: int
+    kv_host_bytes: int
+    compute_bytes: int  # the GPU compute buffer
+    host_compute_bytes: int  # the CPU-side compute buffer (CUDA_Host)
+    layers_on_gpu: int
+    output_on_gpu: bool
+
+
+def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash: bool, type_k: Precision,
+                    type_v: Precision, gpu_layers: int | None) -> LlamaCppLayout:
+    """n_ctx, the KV cache by device, and the compute buffers (llama.cpp master, engines.md §4.1).
+
+    KV: every sequence gets its own n_ctx cells (seq padded to 256); a sliding-window layer keeps
+    min(n_ctx, pad(window + n_ubatch, 256)) cells; an MLA layer caches K only (the 576-wide latent,
+    since PR #19067); a recurrent layer keeps an fp32 state per sequence.
+    Compute buffer, flash attention off: max(4·n_ub·(1 + 4·n_embd + n_kv·(n_head + 1)),
+    4·(n_ub·n_vocab + n_ub·n_embd)); on: the logits term or 4·n_ub·(3·n_ff + n_embd), whichever is larger.
+    Offload (--gpu-layers N): the output layer first, then the last N - 1 repeating layers."""
+    n_ctx = pad(seq, LLAMACPP_PAD)
+    n_ub = min(ubatch, n_ctx)
+    layers = spec.layers
+    on_gpu = layers + 1 if gpu_layers is None else min(gpu_layers, layers + 1)
+    output_on_gpu = on_gpu >= 1
+    repeating_on_gpu = max(0, on_gpu - 1)
+    first_gpu_layer = layers - repeating_on_gpu
+    swa_cells = min(n_ctx, pad((spec.sliding_window or spec.attention_chunk) + n_ub, LLAMACPP_PAD))
+    device = host = 0
+    on_gpu_kinds = spec.kinds[first_gpu_layer:]
+    for kind, count in spec.kind_counts():
+        if kind is AttentionKind.LINEAR:
+            size = n_seq * spec.linear.state_bytes(4)
+        else:
+            cells = swa_cells if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED) else n_ctx
+            if spec.mla is not None:
+                size = n_seq * type_k.bytes_for(cells * spec.mla.latent_width)
+            else:
+                width = spec.kv_dim
+                size = n_seq * (type_k.bytes_for(cells * width) + type_v.bytes_for(cells * width))
+        layers_on_gpu = on_gpu_kinds.count(kind)
+        device += layers_on_gpu * size
+        host += (count - layers_on_gpu) * size
+    n_kv = n_ctx  # one stream per sequence: attention spans that sequence's cells
+    out_term = 4 * (n_ub * spec.vocab + n_ub * spec.hidden)
+    if flash:
+        ffn = spec.moe.ffn * spec.moe.per_token if spec.is_moe else spec.ffn
+        compute = max(out_term, 4 * n_ub * (3 * ffn + spec.hidden))
+    else:
+        compute = max(4 * n_ub * (1 + 4 * spec.hidden + n_kv * (spec.heads + 1)), out_term)
+    host_compute = 4 * n_ub * (spec.hidden + (0 if flash else n_kv))
+    return LlamaCppLayout(n_ctx=n_ctx, n_seq=n_seq, n_ub=n_ub, kv_device_bytes=device, kv_host_bytes=host,
+                          compute_bytes=compute if on_gpu else 0, host_compute_bytes=host_compute,
+                          layers_on_gpu=repeating_on_gpu, output_on_gpu=output_on_gpu)
+
+
+def uses_flash(attention: Attention) -> bool:
+    return attention is Attention.FLASH
+
+
+def llamacpp_breakdown(workload: Workload) -> tuple[tuple[Component, ...], dict[str, object], int]:
+    """llama.cpp: weights and cache split between the GPU and system RAM by --gpu-layers, and the
+    compute buffers its graph reserves."""
+    model = workload.model
+    fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
+    bits = 16 if fmt is not None or workload.precision.is_float else workload.precision.bits
+    bits = 32 if workload.precision is Precision.FP32 else bits
+    kv_default = workload.kv_precision or Precision.FP16
+    type_k = workload.kv_precision_k or kv_default
+    type_v = workload.kv_precision_v or kv_default
+    layout = llamacpp_layout(
+        model, seq=workload.seq, n_seq=workload.parallel, ubatch=workload.ubatch,
+        flash=uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=workload.gpu_layers)
+    stack = weights.stack(model, fmt, group_size=workload.group_size, nominal_bits=bits)
+    first_gpu_layer = model.layers - layout.layers_on_gpu
+    device_weights = stack.layers_bytes(first_gpu_layer, model.layers)
+    host_weights = stack.layers_bytes(0, first_gpu_layer)
+    for tensor, size in stack.outside:
+        if layout.output_on_gpu and tensor.name.startswith("output"):  # token_embd stays in RAM
+            device_weights += size
+        else:
+            host_weights += size
+            if tensor.name == "token_embd.weight" and model.tie_embeddings and layout.output_on_gpu:
+                device_weights += size  # the tied head: llama.cpp puts a copy on the GPU as the output layer
+    device_weights, host_weights = round(device_weights), round(host_weights)  # a variant's average layers
+    overhead = workload.overhead_bytes if layout.output_on_gpu or layout.layers_on_gpu else 0
+    split = message("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
+                    output="" if layout.output_on_gpu else message("llamacpp.no_output"),
+                    host=format_binary(host_weights))
+    components = (
+        Component(key="weights", bytes=device_weights, explain=lambda: (
+            weights_bytes(workload).formula + "; " + split)),
+        no_component("gradients", "gradients.none"),
+        no_component("optimizer", "optimizer.none"),
+        no_component("master_weights", "master_weights.none"),
+        Component(key="kv_cache", bytes=layout.kv_device_bytes, explain=lambda: message(
+            "llamacpp.kv", n_seq=layout.n_seq, n_ctx=f"{layout.n_ctx:,}", k=type_k.value, v=type_v.value,
+            bytes=format_binary(layout.kv_device_bytes), host=format_binary(layout.kv_host_bytes))),
+        Component(key="activations", bytes=layout.compute_bytes, explain=lambda: message(
+            "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
+            bytes=format_binary(layout.compute_bytes))),
+        no_component("logits", "llamacpp.logits"),
+        Component(key="overhead", bytes=overhead, explain=lambda: message("llamacpp.overhead", bytes=format_binary(overhead))),
+    )
+    host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes
+    device = device_weights + layout.kv_device_bytes + layout.compute_bytes + overhead
+    runtime = {"name": "llamacpp", "n_ctx": layout.n_ctx, "n_seq": layout.n_seq, "n_ubatch": layout.n_ub,
+               "gpu_layers": layout.layers_on_gpu + int(layout.output_on_gpu), "device_bytes": device,
+               "host_bytes": host, "compute_buffer_bytes": layout.compute_bytes,
+               "host_compute_buffer_bytes": layout.host_compute_bytes, "kv_device_bytes": layout.kv_device_bytes,
+               "kv_host_bytes": layout.kv_host_bytes}
+    return components, runtime, host
+MAX_PARALLEL = 4096  # llama.cpp sequences

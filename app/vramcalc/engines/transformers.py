@@ -1,0 +1,115 @@
+"""Hugging Face transformers: `generate()` (prefill window) and the Trainer's step, phase by phase."""
+
+from __future__ import annotations
+
+from ..core.choices import Checkpointing, Recipe
+from ..formats.weights import WeightFormat
+from ..memory.components import Component, no_component, overhead_bytes
+from ..memory.kv_cache import kv_cache_bytes
+from ..memory.logits import logits_bytes
+from ..memory.states import adapter_bytes, gradients_bytes, master_weights_bytes, optimizer_state_bytes, recipe_states, trainable, training_weight_extras, weights_bytes
+from ..model.families.decoder.prefill import prefill_window_bytes
+from ..model.families.decoder.saved import backward_transient, training_activations
+from ..model.table import counted_tensors
+from ..model.tensor import Counted, layer_of
+from ..render.messages import message
+from ..render.numbers import format_binary
+from ..training import step as step_module
+from ..training.lora import QLORA_FORMATS
+from ..training.step import LOSS_GRADIENT_BYTES, Sizes, implementation, phases, update_temporaries
+from ..workload import Workload
+
+
+def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str]:
+    """The components live at the worst phase of a steady-state step, each phase's bytes, and its name."""
+    model = workload.model
+    e = workload.activation_precision.bits // 8
+    tokens = workload.batch * workload.seq
+    weights = weights_bytes(workload)
+    copies = training_weight_extras(workload)[0] if workload.recipe is Recipe.AMP and not workload.lora else 0
+    gradients, optimizer, master = gradients_bytes(workload), optimizer_state_bytes(workload), master_weights_bytes(workload)
+    activations, activations_forward = training_activations(workload)
+    logits = logits_bytes(workload)
+    tensors, _, gradient_bytes = trainable(workload)
+    state_bytes = adapter_bytes(workload) if workload.lora else recipe_states(workload).state
+    impl = implementation(workload.optimizer, workload.optimizer_impl)
+    update = update_temporaries(workload.optimizer, impl, tensors, state_bytes, gradient_bytes)
+    dequantised = _dequantised_bytes(workload, e)
+    transient = backward_transient(workload, e) + dequantised
+    loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * LOSS_GRADIENT_BYTES
+    sizes = Sizes(
+        weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
+        gradients=gradients.bytes, head_gradient=_head_gradient_bytes(workload, tensors, gradient_bytes),
+        activations_forward=activations_forward, activations_backward=activations.bytes,
+        activations_recomputed=(activations.bytes - activations_forward
+                                if workload.checkpointing is not Checkpointing.NONE else 0),
+        gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
+        logits=logits.bytes,
+        logits_held=0 if workload.fused_ce else tokens * model.vocab * e, loss_gradient=loss_gradient,
+        layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1)
+    by_phase = phases(sizes)
+    peak = step_module.peak(by_phase)
+    live = by_phase[peak]
+    temporaries = {
+        "forward": lambda: message("temporaries.none"),
+        "loss": lambda: message("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
+                                bytes=format_binary(loss_gradient)),
+        "backward_start": lambda: message("temporaries.backward", bytes=format_binary(transient), dequantised=message(
+            "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else ""),
+        "backward_end": lambda: message("temporaries.backward", bytes=format_binary(transient), dequantised=message(
+            "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else ""),
+        "optimizer": lambda: message(f"temporaries.optimizer.{impl.value}", optimizer=workload.optimizer.value,
+                                     bytes=format_binary(update)),
+    }[peak]
+    whole = {c.key: c for c in (weights, gradients, optimizer, master, activations, logits)}
+    phase_name = message(f"phase.{peak}")
+
+    def at_peak(component: Component) -> Component:
+        bytes_live = live[component.key]
+        if bytes_live == component.bytes:
+            return component
+        return Component(key=component.key, bytes=bytes_live, explain=lambda: component.formula + message(
+            "phase.live", phase=phase_name, bytes=format_binary(bytes_live)))
+
+    components = (
+        *(at_peak(whole[key]) for key in ("weights", "gradients", "optimizer", "master_weights")),
+        kv_cache_bytes(workload),
+        at_peak(whole["activations"]),
+        at_peak(whole["logits"]),
+        Component(key="temporaries", bytes=live["temporaries"], explain=temporaries),
+        overhead_bytes(workload),
+    )
+    sizes_by_key = {key: c.bytes for key, c in whole.items()} | {
+        "kv_cache": 0, "temporaries": max(phase["temporaries"] for phase in by_phase.values()),
+        "overhead": workload.overhead_bytes}
+    return components, sizes_by_key, by_phase, peak
+
+
+def _dequantised_bytes(workload: Workload, e: int) -> int:
+    """QLoRA: bitsandbytes dequantises each 4-bit matrix to the compute dtype for its matmul, forward
+    and backward, and frees it after: one matrix at a time, the largest (out × in × e)."""
+    if not isinstance(workload.precision, WeightFormat) or workload.precision.name not in QLORA_FORMATS:
+        return 0
+    return max((t.numel for t, _ in counted_tensors(workload.model) if len(t.shape) == 2 and t.role in (
+        "attention", "mlp", "shared_expert")), default=0) * e
+
+
+def _last_gradient_bytes(workload: Workload, trainable: Counted, gradient_bytes: int) -> int:
+    """The gradients the backward writes last: the first layer's (one of its group), and an untied embedding's."""
+    tied = workload.model.tie_embeddings
+    return gradient_bytes * sum(t.numel for t, _ in trainable
+                                if layer_of(t.name) == 0 or (t.role == "embedding" and not tied))
+
+
+def _head_gradient_bytes(workload: Workload, trainable: Counted, gradient_bytes: int) -> int:
+    """The first weight gradient the backward makes: the head's (a tied head's is the embedding's)."""
+    heads = [t for t, _ in trainable if t.role == "head"] or [t for t, _ in trainable if t.role == "embedding"]
+    return heads[0].numel * gradient_bytes if heads and (not workload.lora or workload.lora.embeddings) else 0
+
+
+def prefill_window(workload: Workload) -> Component:
+    window = prefill_window_bytes(workload)
+    if not window:
+        return no_component("temporaries", "temporaries.inference")
+    return Component(key="temporaries", bytes=window, explain=lambda: message("temporaries.prefill_window",
+                                                                                  bytes=format_binary(window)))

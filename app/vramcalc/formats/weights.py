@@ -1,0 +1,369 @@
+"""Weight formats people run: GGUF files (llama.cpp, Ollama, LM Studio; `f16` here, while
+`bf16` stays the nominal 16 bits of the first version), the GPU
+quantisation formats (GPTQ, AWQ, bitsandbytes NF4 and LLM.int8, FP8, MXFP4, NVFP4,
+EXL2/EXL3 bits per weight) and a model's native checkpoint format.
+
+Every format is a rule per tensor of `tensors.model_tensors`: which tensors it
+quantises (the linear layers; embeddings, head, router, norms and biases stay
+16-bit unless the format says otherwise) and how many bytes each takes with its
+scales, zero points and indices, from the storage layout of the library that
+writes it. GGUF files follow llama.cpp's quantizer tensor by tensor (gguf.py).
+
+The nominal precisions of the first version (fp32, fp16, bf16, int8, int4, int2:
+every parameter at that many bits, no scales) are not formats here; links that
+carry them keep their meaning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import re
+
+from ..core.errors import ValidationError
+from ..model.families.decoder.spec import ModelSpec
+from ..model.families.decoder.tensors import layer_tensors, model_tensors, outside_tensors
+from ..model.table import count_params, counted_tensors
+from ..model.tensor import Tensor
+from .gguf import GgufTensor, quantize_plan, tensor_bytes
+
+
+BF16_BYTES = 2
+DEFAULT_GROUP_SIZE = 128
+FP8_BLOCK = 128
+
+
+@dataclasses.dataclass(frozen=True)
+class WeightFormat:
+    name: str  # as in links and on the command line: q4_k_m, awq-int4, bpw:4.65, native
+    kind: str  # gguf, gpu, bpw, native
+    label: str  # what the page says
+    bpw: float = 0.0  # bits per quantised weight for bpw:X.XX
+
+    is_float = False  # read like a Precision where the workload asks: quantised weights compute in 16-bit
+
+    @property
+    def value(self) -> str:
+        return self.name
+
+
+GPU_FORMATS = {
+    "gptq-int4": "GPTQ 4-bit (int32-packed weights, fp16 scales, packed zeros and g_idx per group)",
+    "gptq-int8": "GPTQ 8-bit (int32-packed weights, fp16 scales, packed zeros and g_idx per group)",
+    "awq-int4": "AWQ 4-bit (int32-packed weights, fp16 scales and packed zeros per group)",
+    "nf4": "bitsandbytes NF4 (4-bit, one fp32 absmax per 64 weights)",
+    "nf4-dq": "bitsandbytes NF4 with double quantisation (8-bit absmax per 64, fp32 per 256 of those)",
+    "bnb-int8": "bitsandbytes LLM.int8() (int8 weights, one fp32 scale per output row)",
+    "fp8": "FP8 e4m3 (one fp32 scale per tensor)",
+    "fp8-block": "FP8 e4m3 (one fp32 scale per 128 × 128 block)",
+    "mxfp4": "MXFP4 (4-bit values, one 8-bit scale per 32: 4.25 bits)",
+    "nvfp4": "NVFP4 (4-bit values, one FP8 scale per 16 and one fp32 per tensor: 4.5 bits)",
+}
+GGUF_FORMATS = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_k_m", "q4_k_s", "q4_1", "q4_0",
+                "iq4_xs", "iq4_nl", "q3_k_l", "q3_k_m", "q3_k_s", "iq3_m", "iq3_s", "iq3_xxs", "q2_k", "q2_k_s",
+                "iq2_m", "iq2_s", "iq2_xs", "iq2_xxs", "iq1_m", "iq1_s")
+GROUPED = ("gptq-int4", "gptq-int8", "awq-int4")
+COMMON_BPW = ("bpw:2.5", "bpw:3.0", "bpw:3.5", "bpw:4.0", "bpw:4.65", "bpw:5.0", "bpw:6.0", "bpw:8.0")
+WEIGHT_FORMAT_GROUPS = (
+    ("nominal", ("bf16", "fp16", "fp32", "int8", "int4", "int2")),
+    ("gguf", GGUF_FORMATS),
+    ("gpu", tuple(GPU_FORMATS)),
+    ("exl", COMMON_BPW),
+    ("native", ("native",)),
+)
+"""The page's choices, grouped; any bpw:X.XX from a link is added to the list when it is opened."""
+_BPW = re.compile(r"bpw:(\d{1,2}(?:\.\d{1,3})?)")
+MIN_BPW, MAX_BPW = 1.0, 16.0
+
+
+def names() -> tuple[str, ...]:
+    return GGUF_FORMATS + tuple(GPU_FORMATS) + ("bpw:X.XX", "native")
+
+
+def parse_format(text: str) -> WeightFormat | None:
+    """A weight format by name, or None when the text is not one (the caller tries the nominal precisions)."""
+    if text in GGUF_FORMATS:
+        return WeightFormat(text, "gguf", f"GGUF {text.upper()} (llama.cpp)")
+    if text in GPU_FORMATS:
+        return WeightFormat(text, "gpu", GPU_FORMATS[text])
+    if text == "native":
+        return WeightFormat(text, "native", "the checkpoint's native format")
+    match = _BPW.fullmatch(text)
+    if match:
+        bpw = float(match.group(1))
+        if not MIN_BPW <= bpw <= MAX_BPW:
+            raise ValidationError("precision", text, f"bits per weight must be from {MIN_BPW:g} to {MAX_BPW:g}")
+        return WeightFormat(text, "bpw", f"EXL2/EXL3 at {bpw:g} bits per weight", bpw=bpw)
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """Some of the weights at one width: what they are, how many parameters, how many bytes."""
+
+    what: str
+    params: int
+    bytes: int
+
+    @property
+    def bits(self) -> float:
+        return 8 * self.bytes / self.params if self.params else 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Stack:
+    """A model's weight bytes in one format, layer by layer, for engines that place layers on devices
+    (llama.cpp's --gpu-layers, pipeline stages): the tensors outside the layers with their bytes, each
+    layer's group (ModelSpec.layer_keys), and the bytes of a layer's tensors in layer_tensors order:
+    the same for every layer of a group (`by_group`) except in a real GGUF file, where llama-quantize
+    gives some layers more bits (`per_layer`). A variant of another depth in a GGUF format
+    (`planned_layers`) has no file of its own: each of its layers holds the real model's average for
+    its group, so its bytes can be fractional."""
+
+    outside: tuple[tuple[Tensor, float], ...]
+    keys: tuple[tuple, ...]
+    by_group: dict[tuple, tuple[float, ...]] | None = None
+    per_layer: tuple[tuple[float, ...], ...] | None = None
+
+    @functools.cached_property
+    def layers(self) -> tuple[tuple[tuple, tuple[float, ...]], ...]:
+        """(group key, its tensors' bytes) of every layer."""
+        sizes = self.per_layer if self.per_layer is not None else map(self.by_group.__getitem__, self.keys)
+        return tuple(zip(self.keys, sizes))
+
+    def layers_bytes(self, start: int, stop: int) -> float:
+        """The bytes of layers start .. stop - 1: by counting each group's layers among them, without
+        a walk over thousands of layers in Python."""
+        if self.by_group is None:
+            return sum(sum(sizes) for sizes in self.per_layer[start:stop])
+        held = self.keys[start:stop]
+        return sum(held.count(key) * sum(sizes) for key, sizes in self.by_group.items())
+
+
+def stack(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAULT_GROUP_SIZE,
+          nominal_bits: float = 16) -> Stack:
+    """The model's weights in `fmt` (None: `nominal_bits` each) by layer; a custom model's tensors scaled
+    to the total typed, as in `weights`."""
+    weights = _stack(spec, fmt, group_size, nominal_bits)
+    if spec.params_override is None:
+        return weights
+    scale = spec.params_override / count_params(spec, active=False)
+
+    def scaled(sizes: tuple[float, ...]) -> tuple[int, ...]:
+        return tuple(round(size * scale) for size in sizes)
+
+    return Stack(outside=tuple((t, round(size * scale)) for t, size in weights.outside), keys=weights.keys,
+                 by_group=None if weights.by_group is None else {k: scaled(v) for k, v in weights.by_group.items()},
+                 per_layer=None if weights.per_layer is None else tuple(map(scaled, weights.per_layer)))
+
+
+@functools.lru_cache(maxsize=64)  # the solvers and charts estimate the same model dozens of times per update
+def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_bits: float) -> Stack:
+    if fmt is not None and fmt.kind == "gguf":
+        if spec.planned_layers not in (0, spec.layers):  # another depth: the real model's average layer per group
+            real = _stack(_planned(spec), fmt, group_size, nominal_bits)
+            sums: dict[tuple, list] = {}
+            for key, sizes in real.layers:
+                sums.setdefault(key, [0, [0] * len(sizes)])[0] += 1
+                sums[key][1] = [a + b for a, b in zip(sums[key][1], sizes)]
+            average = {key: tuple(total / count for total in totals) for key, (count, totals) in sums.items()}
+            return Stack(outside=real.outside, keys=spec.layer_keys, by_group=average)
+        outside, layers = _gguf_layers(spec, fmt.name)
+        return Stack(outside=tuple((t, size) for t, _, size in outside), keys=spec.layer_keys,
+                     per_layer=tuple(tuple(size for _, _, size in typed) for _, typed in layers))
+    if fmt is None:
+        size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
+    elif fmt.kind == "native":
+        quantised = _is_expert if spec.native_format.startswith("MXFP4") else _is_linear
+        inner = WeightFormat("mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block", "gpu", "")
+        size = lambda t: _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES  # noqa: E731
+    else:
+        check_format(spec, fmt, group_size)
+        size = lambda t: _gpu_bytes(t, fmt, group_size) if _is_linear(t) else t.numel * BF16_BYTES  # noqa: E731
+    first, last = outside_tensors(spec)
+    return Stack(outside=tuple((t, size(t)) for t in (*first, *last)), keys=spec.layer_keys,
+                 by_group={key: tuple(size(t) for t in layer_tensors(spec, index))
+                           for key, index, _ in spec.layer_groups})
+
+
+def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GROUP_SIZE) -> tuple[Part, ...]:
+    """The model's weights in `fmt`, as parts at each width (their bytes sum to the total)."""
+    parts = _parts(spec, counted_tensors(spec), fmt, group_size)
+    if spec.params_override is None:
+        return parts
+    # a custom model: its tensors are guessed from its widths, so scale them to the total typed
+    scale = spec.params_override / sum(p.params for p in parts)
+    return tuple(Part(p.what, round(p.params * scale), round(p.bytes * scale)) for p in parts)
+
+
+def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_GROUP_SIZE) -> None:
+    """Raise ValidationError, naming the field, when `spec` cannot be stored in `fmt`."""
+    tensors = counted_tensors(spec)
+    if fmt.kind == "native":
+        _native(spec, tensors)
+    if fmt.name in GROUPED:
+        _check_group(tensors, group_size)
+    if fmt.name in ("mxfp4", "nvfp4"):
+        _check_blocks(tensors, 32 if fmt.name == "mxfp4" else 16, fmt.name)
+
+
+def _parts(spec: ModelSpec, tensors, fmt: WeightFormat, group_size: int) -> tuple[Part, ...]:
+    if fmt.kind == "gguf":
+        return _gguf(spec, fmt.name)
+    if fmt.kind == "native":
+        return _native(spec, tensors)
+    check_format(spec, fmt, group_size)
+    return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, group_size), "linear layers")
+
+
+def _is_linear(t: Tensor) -> bool:
+    """A weight matrix of a linear layer (or a stack of expert matrices): what quantisers convert.
+    Embeddings, the head, routers, norms, biases and convolutions stay in 16-bit."""
+    return (t.role in ("attention", "mlp", "expert", "shared_expert") and t.name.endswith(".weight")
+            and len(t.shape) in (2, 3) and "conv1d" not in t.name)
+
+
+def _is_expert(t: Tensor) -> bool:
+    return t.role == "expert" and t.name.endswith(".weight")
+
+
+def _matrices(t: Tensor) -> tuple[int, int, int]:
+    """(matrices, out, in): a 2-D weight is one matrix, a stacked expert tensor one per expert."""
+    return (1, *t.shape) if len(t.shape) == 2 else t.shape  # type: ignore[return-value]
+
+
+def _gpu_bytes(t: Tensor, fmt: WeightFormat, group: int) -> int:
+    n, out, inp = _matrices(t)
+    numel = n * out * inp
+    name = fmt.name
+    if name in GROUPED:
+        groups = inp // group
+        bits = 4 if name.endswith("int4") else 8
+        packed = numel * bits // 8  # qweight
+        scales = n * groups * out * 2  # fp16
+        zeros = n * groups * out * bits // 8  # qzeros, packed like the weights
+        g_idx = n * inp * 4 if name.startswith("gptq") else 0  # int32 group index per input channel
+        return packed + scales + zeros + g_idx
+    if name == "nf4":
+        return numel // 2 + math.ceil(numel / 64) * 4
+    if name == "nf4-dq":
+        blocks = math.ceil(numel / 64)
+        return numel // 2 + blocks + math.ceil(blocks / 256) * 4
+    if name == "bnb-int8":
+        return numel + n * out * 4
+    if name == "fp8":
+        return numel + 4
+    if name == "fp8-block":
+        return numel + n * math.ceil(out / FP8_BLOCK) * math.ceil(inp / FP8_BLOCK) * 4
+    if name == "mxfp4":
+        return numel // 32 * 17
+    if name == "nvfp4":
+        return numel // 16 * 9 + 4
+    return math.ceil(numel * fmt.bpw / 8)  # bpw:X.XX
+
+
+REST = "embeddings, head, norms, routers and biases in bf16"
+
+
+def _split(tensors, quantise, bytes_of, label: str, rest_label: str = REST) -> tuple[Part, ...]:
+    """`tensors` as (tensor, how many of it), counted_tensors."""
+    q_params = q_bytes = rest = 0
+    for t, count in tensors:
+        if quantise(t):
+            q_params += t.numel * count
+            q_bytes += bytes_of(t) * count
+        else:
+            rest += t.numel * count
+    parts = [Part(label, q_params, q_bytes)] if q_params else []
+    if rest:
+        parts.append(Part(rest_label, rest, rest * BF16_BYTES))
+    return tuple(parts)
+
+
+def _check_group(tensors, group: int) -> None:
+    for t, _ in tensors:
+        if _is_linear(t) and _matrices(t)[2] % group:
+            raise ValidationError("group_size", group, f"must divide every quantised layer's input width "
+                                                      f"({t.name} has {_matrices(t)[2]:,})")
+
+
+def _check_blocks(tensors, block: int, name: str) -> None:
+    for t, _ in tensors:
+        if _is_linear(t) and _matrices(t)[2] % block:
+            raise ValidationError("precision", name, f"{name} needs input widths divisible by {block} "
+                                                     f"({t.name} has {_matrices(t)[2]:,})")
+
+
+def _native(spec: ModelSpec, tensors) -> tuple[Part, ...]:
+    """The checkpoint as published: gpt-oss's MXFP4 experts, the FP8 block checkpoints."""
+    native = spec.native_format
+    if native.startswith("MXFP4"):
+        fmt = WeightFormat("mxfp4", "gpu", "expert FFNs in MXFP4 (4.25 bits)")
+        return _split(tensors, _is_expert, lambda t: _gpu_bytes(t, fmt, 0), fmt.label,
+                      "attention, router, embeddings, head, norms and biases in bf16")
+    if native.startswith("FP8"):
+        fmt = WeightFormat("fp8-block", "gpu", "linear layers in FP8 with 128 × 128 block scales")
+        return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, 0), fmt.label)
+    raise ValidationError("precision", "native", f"{spec.display_name} is published in 16-bit; it has no quantised "
+                                                 "native format (choose bf16, a GGUF type or a GPU format)")
+
+
+def _gguf_plan(spec: ModelSpec, tensors, ftype: str) -> list[tuple[GgufTensor, str]]:
+    return quantize_plan(
+        [GgufTensor(t.name, t.shape) for t in tensors], ftype,
+        n_layer=spec.layers, n_expert=spec.num_experts, n_gqa=max(1, spec.heads // spec.kv_heads),
+        arch="llama" if spec.model_type in ("llama", "") else spec.model_type,
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _gguf_layers(spec: ModelSpec, ftype: str) -> tuple[tuple, tuple]:
+    """llama-quantize's plan for the model's file: each tensor outside the layers as (tensor, ggml type,
+    bytes), and each layer as its group key and its tensors' (ggml type, parameters, bytes)."""
+    tensors = model_tensors(spec)
+    typed = [(t, ggml_type, tensor_bytes(g, ggml_type))
+             for t, (g, ggml_type) in zip(tensors, _gguf_plan(spec, tensors, ftype))]
+    first, _ = outside_tensors(spec)
+    lengths = {key: len(layer_tensors(spec, index)) for key, index, _ in spec.layer_groups}
+    layers, at = [], len(first)
+    for key in spec.layer_keys:
+        layers.append((key, tuple((ggml_type, t.numel, size) for t, ggml_type, size in typed[at:at + lengths[key]])))
+        at += lengths[key]
+    return (*typed[:len(first)], *typed[at:]), tuple(layers)
+
+
+def _planned(spec: ModelSpec) -> ModelSpec:
+    """The real model a variant of another depth was made from (solve.scaled_depth), unscaled."""
+    return dataclasses.replace(spec.with_layers(spec.planned_layers), planned_layers=0, params_override=None)
+
+
+def _gguf(spec: ModelSpec, ftype: str) -> tuple[Part, ...]:
+    """The GGUF file's tensor data, as llama-quantize builds it, grouped by ggml type; for a variant of
+    another depth, each of its layers holds the real model's average layer of its group."""
+    by_type: dict[str, list[float]] = {}
+
+    def add(ggml_type: str, params: float, nbytes: float) -> None:
+        entry = by_type.setdefault(ggml_type, [0, 0])
+        entry[0] += params
+        entry[1] += nbytes
+
+    real = _planned(spec) if spec.planned_layers not in (0, spec.layers) else spec
+    outside, layers = _gguf_layers(real, ftype)
+    for tensor, ggml_type, size in outside:
+        add(ggml_type, tensor.numel, size)
+    depth = {key: count for key, _, count in spec.layer_groups}
+    planned = {key: count for key, _, count in real.layer_groups}
+    for key, typed in layers:
+        for ggml_type, params, size in typed:
+            add(ggml_type, params * depth.get(key, 0) / planned[key], size * depth.get(key, 0) / planned[key])
+    order = sorted(by_type.items(), key=lambda item: -item[1][0])
+    return tuple(Part(ggml_type, round(params), round(nbytes)) for ggml_type, (params, nbytes) in order
+                 if round(params))
+
+
+def describe(parts: tuple[Part, ...]) -> str:
+    """'expert FFNs in MXFP4 (4.25 bits): 19.1B at 4.25 bpw; embeddings, …: 1.8B at 16 bpw'."""
+    from ..render.numbers import format_count
+
+    return "; ".join(f"{p.what}: {format_count(p.params)} at {p.bits:.3g} bpw" for p in parts)

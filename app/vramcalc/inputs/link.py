@@ -1,0 +1,93 @@
+"""Shareable links: the configuration as a query string, and back.
+
+A link is untrusted input. `decode` caps its size, keeps the first of repeated
+keys, ignores unknown keys, checks every value with the same parsers as the form
+(workload.parse_link) and drops what is invalid, and says what it dropped. It never
+raises. `encode` writes only the keys that differ from the defaults, so links stay
+short and a default that changes later does not rewrite old links' meaning for
+the keys they carry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from urllib.parse import parse_qsl, urlencode
+
+from ..render.messages import message
+from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS
+from .parse import parse_link
+
+
+MAX_QUERY_CHARS = 2000
+MAX_FIELDS = 64
+MAX_VALUE_CHARS = 100
+
+
+@dataclasses.dataclass(frozen=True)
+class Decoded:
+    values: dict[str, str]  # known keys with valid values only
+    notices: tuple[str, ...]  # what was ignored, in words
+
+
+def _shown(text: str, limit: int = 30) -> str:
+    """A piece of untrusted text, safe and short enough to quote in a notice (it is set as text, never markup)."""
+    printable = "".join(c if c.isprintable() else "?" for c in text)
+    return repr(printable[:limit] + ("…" if len(printable) > limit else ""))
+
+
+PAGE_KEYS = ("lang",)  # the page's language: en or pt
+
+
+def decode(query: str) -> Decoded:
+    query = query.removeprefix("?")
+    notices = []
+    if len(query) > MAX_QUERY_CHARS:
+        notices.append(message("link.too_long", limit=MAX_QUERY_CHARS))
+        query = query[:MAX_QUERY_CHARS]
+    pieces = query.split("&")
+    if len(pieces) > MAX_FIELDS:
+        notices.append(message("link.too_many", limit=MAX_FIELDS))
+        pieces = pieces[:MAX_FIELDS]
+    values: dict[str, str] = {}
+    unknown: list[str] = []
+    repeated: list[str] = []
+    for key, value in parse_qsl("&".join(pieces), keep_blank_values=True, errors="replace"):
+        if key in PAGE_KEYS:
+            continue  # read by the page itself (static/lang.js), not a setting of the calculation
+        if key not in DEFAULTS:
+            unknown.append(key)
+        elif key in values:
+            repeated.append(key)
+        elif len(value) > MAX_VALUE_CHARS:
+            notices.append(message("link.value_too_long", field=key, limit=MAX_VALUE_CHARS))
+            values[key] = DEFAULTS[key]
+        else:
+            values[key] = value
+    if values.get("model") == CONFIG:
+        notices.append(message("link.config"))
+        del values["model"]
+    *_, problems = parse_link(values)
+    for problem in problems:
+        notices.append(message("link.ignored", problem=problem))
+        values.pop(problem.field, None)
+        if problem.field == "model" or problem.field in CUSTOM_KEYS:  # a broken model falls back whole
+            for key in ("model", *CUSTOM_KEYS):
+                values.pop(key, None)
+    if unknown:
+        notices.append(message("link.unknown", keys=", ".join(_shown(k) for k in sorted(set(unknown))[:10])))
+    if repeated:
+        notices.append(message("link.repeated", keys=", ".join(sorted(set(repeated)))))
+    values = {key: value for key, value in values.items() if value != DEFAULTS[key]}
+    return Decoded(values=values, notices=tuple(notices))
+
+
+def encode(values: Mapping[str, str]) -> str:
+    """The query string (without '?') for form values: non-default keys only."""
+    keep = {key: value for key, value in values.items() if key in DEFAULTS and value != DEFAULTS[key]}
+    if values.get("model") != CUSTOM:
+        for key in CUSTOM_KEYS:
+            keep.pop(key, None)
+    if values.get("model") == CONFIG:
+        keep.pop("model")  # an imported file stays on this machine; the link cannot carry it
+    return urlencode(keep)

@@ -1,0 +1,252 @@
+"""The one input layer. Form fields, link parameters, command-line options and
+an imported config.json all become a frozen `Workload` here, through the same
+parsers and the same messages. Keys are the names used in links and on the
+command line (`kv_heads` there is `--kv-heads` on the command line)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+
+from ..core.choices import Recipe, Runtime
+from ..core.dtypes import Precision
+from ..core.errors import ValidationError
+from ..engines.registry import runtime_overhead
+from ..formats.weights import WeightFormat, check_format
+from ..model.families.decoder.spec import ModelSpec
+from ..parallel.layout import check
+from ..parallel.ranks import degrees, resolve_layout
+from ..sources.custom import custom_model
+from ..sources.gpus import configure, gpu
+from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS, from_hf_config
+from ..sources.presets import preset_spec
+from ..training.lora import QLORA_FORMATS, adapter_tensors as training_adapters
+from ..training.step import allowed_impls
+from ..workload import CapacityQuery, Target, Workload
+from .options import CONFIG, CUSTOM, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, MAX_PARAMS_B, RUNTIME_KV, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, TARGET_PARSERS, parse_decimal, parse_int
+
+
+def parse_config_json(text: str) -> dict:
+    """The text of a config.json, checked for size and shape before it is read."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ValidationError("config.json", f"{len(text):,} characters", f"at most {MAX_CONFIG_BYTES:,} characters")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise ValidationError("config.json", text[:40], f"not valid JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise ValidationError("config.json", type(value).__name__, "expected a JSON object")
+    return value
+
+
+def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None) -> ModelSpec:
+    slug = values.get("model", DEFAULTS["model"])
+    if slug == CONFIG:
+        if config is None:
+            raise ValidationError("model", slug, "no config.json has been imported")
+        return from_hf_config(config)
+    if slug != CUSTOM:
+        return preset_spec(slug)
+    required = {
+        "params": lambda t: round(parse_decimal("params", t, 0.0, MAX_PARAMS_B, low_inclusive=False) * 1e9),
+        "hidden": lambda t: parse_int("hidden", t, 1, MAX_DIM),
+        "layers": lambda t: parse_int("layers", t, 1, MAX_LAYERS),
+    }
+    optional = {
+        "heads": lambda t: parse_int("heads", t, 1, MAX_HEADS),
+        "kv_heads": lambda t: parse_int("kv_heads", t, 1, MAX_HEADS),
+        "vocab": lambda t: parse_int("vocab", t, 1, MAX_DIM * 10),
+        "ffn": lambda t: parse_int("ffn", t, 1, MAX_DIM),
+    }
+    numbers: dict[str, int | None] = {}
+    for key, parse in required.items():
+        text = values.get(key, "")
+        if text.strip() == "":
+            raise ValidationError(key, text, "required for a custom model")
+        numbers[key] = parse(text)
+    for key, parse in optional.items():
+        text = values.get(key, "")
+        numbers[key] = None if text.strip() == "" else parse(text)
+    if numbers["params"] == 0:
+        raise ValidationError("params", values.get("params"), "expected at least one parameter")
+    return custom_model(**numbers)  # type: ignore[arg-type]
+
+
+def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | None = None) -> Workload:
+    """Strict: the first bad field raises ValidationError. Missing keys take their defaults."""
+    fields = _parse_fields(FIELD_PARSERS, values, None)
+    model = _parse_model(values, config)
+    return _build(model, fields)
+
+
+def parse_workload_lenient(
+    values: Mapping[str, str], *, config: Mapping[str, object] | None = None
+) -> tuple[Workload, list[ValidationError]]:
+    """For links: every bad field falls back to its default, and is reported."""
+    problems: list[ValidationError] = []
+    fields = _parse_fields(FIELD_PARSERS, values, problems)
+    try:
+        model = _parse_model(values, config)
+    except ValidationError as error:
+        problems.append(error)
+        model = preset_spec(DEFAULTS["model"])
+    reset: set[str] = set()
+    while True:
+        try:
+            return _build(model, fields), problems
+        except ValidationError as error:
+            problems.append(error)
+            if error.field in reset or error.field not in FIELD_PARSERS:
+                # a rule between fields that resetting this one does not settle: every field to its default
+                fields = {key: parse(DEFAULTS[key]) for key, parse in FIELD_PARSERS.items()}
+                if "*" in reset:
+                    raise  # the defaults themselves do not fit this model: a bug, not bad input
+                reset.add("*")
+                continue
+            reset.add(error.field)
+            fields[error.field] = FIELD_PARSERS[error.field](DEFAULTS[error.field])
+
+
+def _parse_fields(
+    parsers: Mapping[str, Callable[[str], object]], values: Mapping[str, str], problems: list[ValidationError] | None
+) -> dict[str, object]:
+    """Each key through its parser; missing keys take their defaults. Strict when `problems` is
+    None (the first bad field raises); otherwise a bad field is reported there and takes its default."""
+    fields: dict[str, object] = {}
+    for key, parse in parsers.items():
+        try:
+            fields[key] = parse(values.get(key, DEFAULTS[key]))
+        except ValidationError as error:
+            if problems is None:
+                raise
+            problems.append(error)
+            fields[key] = parse(DEFAULTS[key])
+    return fields
+
+
+def _target(fields: Mapping[str, object]) -> Target:
+    card = configure(fields["gpu"], wired_limit_mb=fields["wired_limit_mb"], macos=fields["macos"])  # type: ignore[arg-type]
+    return Target(gpu=card, count=fields["gpus"])  # type: ignore[arg-type]
+
+
+def _capacity_query(fields: Mapping[str, object]) -> CapacityQuery:
+    return CapacityQuery(memory_bytes=fields["vram"], headroom=fields["headroom"])  # type: ignore[arg-type]
+
+
+def parse_target(values: Mapping[str, str]) -> Target:
+    """Strict, like parse_workload: `gpu` (a slug of data/gpus) and `gpus` (how many)."""
+    return _target(_parse_fields(TARGET_PARSERS, values, None))
+
+
+def parse_capacity_query(values: Mapping[str, str]) -> CapacityQuery:
+    """Strict: `vram` (GB, optional) and `headroom` (percent)."""
+    return _capacity_query(_parse_fields(CAPACITY_PARSERS, values, None))
+
+
+def parse_link(
+    values: Mapping[str, str], *, config: Mapping[str, object] | None = None
+) -> tuple[Workload, Target, CapacityQuery, list[ValidationError]]:
+    """Everything a link carries; every bad field falls back to its default and is reported."""
+    workload, problems = parse_workload_lenient(values, config=config)
+    reported = {problem.field for problem in problems}
+    fields = _parse_fields(TARGET_PARSERS, values, [])
+    target = Target(gpu=workload.gpu or gpu(DEFAULTS["gpu"]), count=fields["gpus"])  # the machine as cleaned above
+    try:
+        resolve_layout(workload, target.count)
+    except ValidationError as error:  # a layout these GPUs cannot run: the mode's default layout instead
+        problems.append(error)
+        workload = dataclasses.replace(workload, **{key: FIELD_PARSERS[key](DEFAULTS[key]) for key in LAYOUT_KEYS})
+    problems += [p for p in _target_problems(values) if p.field not in reported]
+    problems = list({(p.field, str(p)): p for p in problems}.values())  # a rule retried reports once
+    query = _capacity_query(_parse_fields(CAPACITY_PARSERS, values, problems))
+    return workload, target, query, problems
+
+
+def _target_problems(values: Mapping[str, str]) -> list[ValidationError]:
+    problems: list[ValidationError] = []
+    _parse_fields({"gpus": TARGET_PARSERS["gpus"]}, values, problems)
+    return problems
+
+
+def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
+    attributes = {FIELD_ATTRIBUTE.get(key, key): value for key, value in fields.items()}
+    attributes["gpu"] = configure(attributes["gpu"], wired_limit_mb=attributes.pop("wired_limit_mb"),
+                                  macos=attributes.pop("macos"))
+    if attributes["overhead_bytes"] is None:
+        attributes["overhead_bytes"] = runtime_overhead(attributes["runtime"], attributes["enforce_eager"])
+    workload = Workload(model=model, **attributes)  # type: ignore[arg-type]
+    check_consistency(workload)
+    return workload
+
+
+def check_consistency(workload: Workload) -> None:
+    """Rules that involve more than one field."""
+    if workload.runtime is not Runtime.TRANSFORMERS and workload.is_training:
+        raise ValidationError("runtime", workload.runtime.value, "vLLM and llama.cpp serve models; training runs "
+                                                                 "with transformers")
+    if isinstance(workload.precision, WeightFormat):
+        check_format(workload.model, workload.precision, workload.group_size)
+    if workload.runtime is Runtime.LLAMACPP and workload.gpu_layers is not None and (
+            workload.gpu_layers > workload.model.layers + 1):
+        raise ValidationError("gpu_layers", str(workload.gpu_layers),
+                              f"at most {workload.model.layers + 1} (the model's {workload.model.layers} layers and "
+                              "its output layer)")
+    fmt = workload.precision
+    if workload.runtime is Runtime.LLAMACPP and isinstance(fmt, WeightFormat) and fmt.kind not in ("gguf",):
+        raise ValidationError("precision", fmt.name, "llama.cpp runs GGUF files: choose a GGUF type (q4_k_m, q8_0, "
+                                                     "f16, ...) or a nominal precision")
+    if workload.is_training and isinstance(fmt, WeightFormat) and fmt.kind == "gguf":
+        raise ValidationError("precision", fmt.name, "GGUF files are for llama.cpp inference; training needs fp32, "
+                                                     "fp16 or bf16 weights, or nf4/nf4-dq under LoRA (QLoRA)")
+    if workload.runtime is not Runtime.LLAMACPP and isinstance(fmt, WeightFormat) and fmt.kind == "gguf":
+        raise ValidationError("precision", fmt.name, "GGUF types run on llama.cpp (runtime llamacpp)")
+    if workload.is_training:
+        _check_training(workload)
+    else:
+        _check_inference(workload)
+    if workload.layout_given:
+        check(degrees(workload), workload.model, training=workload.is_training)
+
+
+def _check_inference(workload: Workload) -> None:
+    """The cache formats of the engine chosen; training-only settings are left alone (the page hides them)."""
+    for key in ("kv_precision", "kv_precision_k", "kv_precision_v"):
+        kv = getattr(workload, key)
+        if kv is None or key != "kv_precision" and workload.runtime is not Runtime.LLAMACPP:
+            continue
+        allowed = RUNTIME_KV[workload.runtime]
+        if kv not in allowed:
+            raise ValidationError(key, kv.value, f"{workload.runtime.value} caches keys and values as one of: "
+                                                 + ", ".join(p.value for p in allowed))
+    if workload.fused_ce:
+        raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
+
+
+def _check_training(workload: Workload) -> None:
+    qlora = workload.lora is not None and workload.precision.value in QLORA_FORMATS
+    if not workload.precision.is_float and not qlora:
+        raise ValidationError(
+            "precision",
+            workload.precision.value,
+            "training needs fp32, fp16 or bf16 weights, or nf4/nf4-dq under LoRA (QLoRA); quantised weights "
+            "cannot be trained directly",
+        )
+    if workload.lora is not None:
+        training_adapters(workload.model, workload.lora)  # ranks and targets the model has
+        if workload.recipe is Recipe.MIXED or workload.mixed_precision:
+            raise ValidationError("recipe" if workload.recipe is Recipe.MIXED else "mixed_precision",
+                                  workload.recipe.value or "1", "LoRA keeps its fp32 adapters and needs no master copy")
+    if workload.recipe in (Recipe.AMP, Recipe.MIXED) and workload.precision not in (Precision.BF16, Precision.FP16):
+        raise ValidationError("precision", workload.precision.value,
+                              f"recipe {workload.recipe.value} names the 16-bit compute dtype: bf16 or fp16")
+    if workload.optimizer_impl not in allowed_impls(workload.optimizer):
+        raise ValidationError("optimizer_impl", workload.optimizer_impl.value,
+                              f"{workload.optimizer.value} runs as "
+                              + " or ".join(i.value for i in allowed_impls(workload.optimizer) if i.value))
+    if workload.recipe is not Recipe.LEGACY and workload.mixed_precision:
+        raise ValidationError("mixed_precision", "1", "a recipe says where the master copy is; leave mixed_precision off")
+    if workload.mixed_precision and workload.precision is Precision.FP32:
+        raise ValidationError(
+            "mixed_precision", "1", "mixed precision needs fp16 or bf16 weights (fp32 weights are already the master copy)"
+        )

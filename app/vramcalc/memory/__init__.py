@@ -1,0 +1,1 @@
+"""One pure function per memory component: specs in, a Component (bytes and its formula) out."""

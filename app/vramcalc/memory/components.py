@@ -1,0 +1,78 @@
+"""The result of the memory model: one Component per kind of memory, and the Breakdown that
+gathers them (with the engine's own figures and, for training, the phases of a step)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+
+from ..core.units import GIB
+from ..render.messages import message
+from ..workload import Workload
+
+
+COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "temporaries",
+              "overhead")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Component:
+    key: str
+    bytes: int
+    explain: Callable[[], str] = dataclasses.field(repr=False, compare=False)
+    """The formula in words with the numbers filled in; made only when shown, because the
+    solvers and charts estimate hundreds of workloads and show none of their formulas."""
+
+    @property
+    def formula(self) -> str:
+        return self.explain()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Breakdown:
+    workload: Workload
+    params: int
+    active_params: int
+    components: tuple[Component, ...]
+    notes: tuple[str, ...]
+    assumptions: tuple[str, ...] = ()
+    """What the engine did not understand and how it read it: non-empty means approximate."""
+    runtime: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    """The engine's own figures (`"name"`, and vLLM's pool or llama.cpp's devices)."""
+    host_bytes: int = 0
+    """System RAM the engine uses beside the GPU (llama.cpp layers kept off the GPU)."""
+    sizes: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    """Each component's whole size, whether or not all of it is live at the peak (training: the
+    gradients exist only from the backward on); `components` are what is live at the peak."""
+    phases: Mapping[str, Mapping[str, int]] = dataclasses.field(default_factory=dict)
+    """Training: the component bytes live at each phase of a step (step.py), overhead excluded."""
+    peak_phase: str = "inference"
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(component.bytes for component in self.components)
+
+    def bytes_of(self, key: str) -> int:
+        return next(component.bytes for component in self.components if component.key == key)
+
+    def size_of(self, key: str) -> int:
+        """A component's whole size (equal to `bytes_of` outside training)."""
+        return self.sizes.get(key, self.bytes_of(key))
+
+    def phase_totals(self) -> dict[str, int]:
+        return {name: sum(live.values()) for name, live in self.phases.items()}
+
+    def as_dict(self) -> dict[str, int]:
+        return {component.key: component.bytes for component in self.components}
+
+
+def overhead_bytes(workload: Workload) -> Component:
+    """Framework overhead: an explicit amount the user sets (reference.md §2.8)."""
+    return Component(
+        key="overhead", bytes=workload.overhead_bytes,
+        explain=lambda: message("overhead.formula", gib=f"{workload.overhead_bytes / GIB:g}"),
+    )
+
+
+def no_component(key: str, why: str) -> Component:
+    return Component(key=key, bytes=0, explain=lambda: message(why))

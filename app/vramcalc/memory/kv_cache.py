@@ -1,0 +1,54 @@
+"""The KV cache of `generate()`: what each layer kind keeps per token (model/families/decoder/spec.py)."""
+
+from __future__ import annotations
+
+from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..render.messages import message
+from ..render.numbers import format_binary
+from ..workload import Workload
+from .components import Component
+
+
+# ---------------------------------------------------------------- KV cache
+
+
+def kv_cache_bytes(workload: Workload) -> Component:
+    """KV cache = batch × Σ over layers of what each layer keeps × bytes per value.
+
+    Full attention: 2 (K and V) × kv_heads × head_dim per token (grouped-query attention
+    enters through kv_heads: vLLM `AttentionSpec.page_size_bytes`; Kwon et al. 2023).
+    Sliding-window and chunked layers keep at most their window; MLA layers one latent of
+    kv_lora_rank + qk_rope_head_dim per token; linear-attention layers a fixed state.
+    Inference only: training runs without a cache."""
+    if workload.is_training:
+        return Component(key="kv_cache", bytes=0, explain=lambda: message("kv_cache.none"))
+    model = workload.model
+    precision = workload.effective_kv_precision
+    values = workload.batch * model.kv_values_per_sequence(workload.seq)
+    e = workload.activation_precision.bits // 8
+    num_bytes = precision.bytes_for(values) + workload.batch * model.linear_state_bytes(e)
+    return Component(
+        key="kv_cache",
+        bytes=num_bytes,
+        explain=lambda: kv_explain(model, workload, precision, e, num_bytes),
+    )
+
+
+def kv_explain(model: ModelSpec, workload: Workload, precision, e: int, num_bytes: int) -> str:
+    """Which layers keep what, in words: '6 layers × 2 (K and V) × 8 KV heads × 128 × 32,768 tokens
+    + 30 sliding layers × ... × 1,024 tokens (window 1,024)', and the linear layers' fixed state."""
+    parts = []
+    for kind, count in model.kind_counts():
+        if kind is AttentionKind.LINEAR:
+            continue
+        per_token = (message("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
+                     else message("kv_cache.kv_width", kv_heads=model.kv_heads, head_dim=model.head_dim))
+        kept = model.tokens_kept(kind, workload.seq)
+        parts.append(message(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",
+                             window=f"{model.sliding_window or model.attention_chunk:,}"))
+    text = message("kv_cache.formula", batch=workload.batch, layers=" + ".join(parts), bits=precision.bits,
+                   precision=precision.value)
+    if model.linear is not None:
+        text += message("kv_cache.linear", batch=workload.batch, count=model.count_kind(AttentionKind.LINEAR),
+                        state=format_binary(model.linear.state_bytes(e)))
+    return f"{text} = {format_binary(num_bytes)}"

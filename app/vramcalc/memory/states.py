@@ -1,0 +1,140 @@
+"""Model states: weights, gradients, optimizer state and master weights (ZeRO paper, §3.1),
+for inference and for each training recipe (training/recipes.py) and LoRA (training/lora.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..core.choices import Optimizer, PAGED, Recipe
+from ..core.dtypes import Precision
+from ..formats.weights import WeightFormat, describe, weights
+from ..model.table import counted_tensors
+from ..model.tensor import Counted
+from ..render.messages import message
+from ..render.numbers import format_binary, format_count
+from ..training import recipes
+from ..training.lora import adapter_tensors
+from ..training.recipes import Bytes, recipe_bytes
+from ..workload import Workload
+from .components import Component
+
+
+# ---------------------------------------------------------------- model states
+
+
+def weights_bytes(workload: Workload) -> Component:
+    """Weights = parameters × bits per weight / 8 for a nominal precision (no scales); for a
+    real format, the sum over tensors of what its layout stores (formats.py). Training: the
+    recipe's weight dtype (training.py); LoRA adds its adapters to the frozen base."""
+    if isinstance(workload.precision, WeightFormat):
+        parts = weights(workload.model, workload.precision, group_size=workload.group_size)
+        base = sum(part.bytes for part in parts)
+        base_text = lambda: message(  # noqa: E731
+            "weights.format", format=workload.precision.label, parts=describe(parts), bytes=format_binary(base))
+    else:
+        params = workload.model.params
+        per_param = recipe_states(workload).weights if workload.is_training and not workload.lora else None
+        base = params * per_param if per_param else workload.precision.bytes_for(params)
+        bits = per_param * 8 if per_param else workload.precision.bits
+        name = workload.precision.value if not per_param or per_param * 8 == workload.precision.bits else f"fp{bits}"
+        base_text = lambda: message(  # noqa: E731
+            "weights.formula", params=format_count(params), bits=bits, precision=name, bytes=format_binary(base))
+    extra, extra_text = training_weight_extras(workload)
+    total = base + extra
+    return Component(key="weights", bytes=total, explain=lambda: base_text() + extra_text())
+
+
+def training_weight_extras(workload: Workload) -> tuple[int, Callable[[], str]]:
+    """LoRA's adapters (fp32, as peft keeps them by default), or autocast's 16-bit copies of
+    the linear weights, which `torch.autocast` caches for the forward and backward of a step."""
+    if not workload.is_training:
+        return 0, lambda: ""
+    if workload.lora:
+        adapters = adapter_tensors(workload.model, workload.lora)
+        count = sum(t.numel * n for t, n in adapters)
+        size = count * adapter_bytes(workload)
+        return size, lambda: message("weights.lora", count=format_count(count), dtype=workload.lora_dtype.value,
+                                     bytes=format_binary(size))
+    if workload.recipe is Recipe.AMP:
+        linear = sum(t.numel * n for t, n in counted_tensors(workload.model) if t.role in (
+            "attention", "mlp", "expert", "shared_expert", "head") and len(t.shape) >= 2)
+        size = linear * workload.activation_precision.bits // 8
+        return size, lambda: message("weights.autocast", bytes=format_binary(size))
+    return 0, lambda: ""
+
+
+def adapter_bytes(workload: Workload) -> int:
+    """peft keeps adapters in fp32 by default (autocast_adapter_dtype=True); lora_dtype says otherwise."""
+    return workload.lora_dtype.bits // 8
+
+
+def recipe_states(workload: Workload) -> Bytes:
+    return recipe_bytes(workload.recipe, workload.precision if isinstance(workload.precision, Precision)
+                                 else Precision.BF16, workload.mixed_precision)
+
+
+def trainable(workload: Workload) -> tuple[Counted, int, int]:
+    """(tensors with their counts, parameters, bytes per parameter of their gradients) that training updates."""
+    if workload.lora:
+        tensors = adapter_tensors(workload.model, workload.lora)
+        return tensors, sum(t.numel * n for t, n in tensors), adapter_bytes(workload)
+    tensors = counted_tensors(workload.model)
+    params = workload.model.params
+    return tensors, params, recipe_states(workload).gradients
+
+
+def gradients_bytes(workload: Workload) -> Component:
+    """Gradients = one value per trainable parameter, in the recipe's gradient dtype (training only)."""
+    if not workload.is_training:
+        return Component(key="gradients", bytes=0, explain=lambda: message("gradients.none"))
+    _, params, per_param = trainable(workload)
+    num_bytes = params * per_param
+    return Component(
+        key="gradients",
+        bytes=num_bytes,
+        explain=lambda: message(
+            "gradients.formula", params=format_count(params), bits=per_param * 8,
+            precision=(f"{workload.lora_dtype.value} adapters" if workload.lora else workload.precision.value
+                       if per_param * 8 == workload.precision.bits else f"fp{per_param * 8}"), bytes=format_binary(num_bytes),
+        ),
+    )
+
+
+def optimizer_state_bytes(workload: Workload) -> Component:
+    """Optimizer state for the trainable tensors (training.py): Adam(W) two moments in the
+    state dtype, 8-bit AdamW about 2 bytes, Adafactor factored, Lion and SGD with momentum one
+    buffer, SGD none (ZeRO paper §3.1; bitsandbytes; Shazeer & Stern 2018)."""
+    if not workload.is_training:
+        return Component(key="optimizer", bytes=0, explain=lambda: message("optimizer.none"))
+    optimizer = workload.optimizer
+    if optimizer is Optimizer.SGD:
+        return Component(key="optimizer", bytes=0, explain=lambda: message("optimizer.sgd"))
+    tensors, params, _ = trainable(workload)
+    state = adapter_bytes(workload) if workload.lora else recipe_states(workload).state
+    num_bytes = recipes.optimizer_state_bytes(optimizer, tensors, state)
+    listed = sum(t.numel * n for t, n in tensors)
+    if listed and listed != params:  # a custom model of three numbers: its tensors only sketch the shapes
+        num_bytes = num_bytes * params // listed
+    per_param = num_bytes / params if params else 0
+    return Component(
+        key="optimizer",
+        bytes=num_bytes,
+        explain=lambda: message(
+            "optimizer.formula", params=format_count(params), per_param=f"{per_param:.3g}",
+            optimizer=optimizer.value, what=message(f"optimizer.state.{optimizer.value}"), bytes=format_binary(num_bytes),
+        ) + (message("optimizer.paged") if optimizer in PAGED else ""),
+    )
+
+
+def master_weights_bytes(workload: Workload) -> Component:
+    """Master weights = trainable parameters × 4 bytes: the fp32 copy mixed-precision training updates."""
+    master = recipe_states(workload).master if workload.is_training and not workload.lora else 0
+    if not master:
+        return Component(key="master_weights", bytes=0, explain=lambda: message("master_weights.none"))
+    params = workload.model.params
+    num_bytes = params * master
+    return Component(
+        key="master_weights",
+        bytes=num_bytes,
+        explain=lambda: message("master_weights.formula", params=format_count(params), bytes=format_binary(num_bytes)),
+    )

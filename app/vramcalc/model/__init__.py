@@ -1,0 +1,1 @@
+"""What a network is made of: tensors, and the families of models (decoder-only language models)."""

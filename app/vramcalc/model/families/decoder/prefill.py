@@ -1,0 +1,198 @@
+"""Inference: one decoder layer's prefill temporaries, as transformers' implementations allocate
+them (measured with tools/measure_peak.py), and the prompt window the peak sits in."""
+
+from __future__ import annotations
+
+from ....core.choices import Attention, Runtime
+from ....core.dtypes import FP32_BYTES
+from ....memory.components import Component
+from ....render.messages import message
+from ....render.numbers import format_binary
+from ....workload import Workload
+from .saved import LINEAR_ATTENTION_CHUNK
+from .spec import AttentionKind, Block, ModelSpec
+from .traits import ALWAYS_SLIDING_MASK_TYPES, ATTENTION_OUTPUT_HELD_TYPES, FP32_ROUTER_TYPES, FP32_ROUTING_WEIGHT_TYPES, SHARED_EXPERT_FIRST_TYPES, SOFTMAX_IN_COMPUTE_TYPE
+
+
+def inference_activations(workload: Workload) -> Component:
+    """Inference keeps no activations between layers: the peak is the prefill of the whole prompt
+    inside one layer (transformers' `generate`, no_grad; measured with tools/measure_peak.py).
+    Per token, the larger of two moments of the largest layer: attention's temporaries
+    (`_prefill_attention`) with the hidden states alive before the residual add (`_prefill_hidden`
+    less h·e), or the MLP's (`_prefill_mlp`) with all of them and eager attention's probabilities,
+    which the layer still holds; and for the whole batch the attention
+    masks the model builds once and keeps through the forward (`_prefill_masks`)."""
+    model = workload.model
+    e = workload.activation_precision.bits // 8
+    seq = workload.seq
+    hidden = _prefill_hidden(model, e)
+    attention = max(_prefill_attention(model, e, workload.attention, seq, kind)
+                    for kind, _ in model.kind_counts() or ((AttentionKind.FULL, 0),))
+    # Eager attention returns its probabilities (batch × a × s × s in the compute type) and every decoder
+    # layer binds them to `_` (`hidden_states, _ = self.self_attn(...)`, e.g. models/llama/modeling_llama.py
+    # LlamaDecoderLayer.forward), so they stay alive through the MLP. SDPA returns None there.
+    held = model.heads * seq * e if workload.attention is Attention.EAGER else 0
+    if model.model_type in ATTENTION_OUTPUT_HELD_TYPES:
+        held += model.hidden * e
+    per_token = max(hidden - model.hidden * e + attention, hidden + held + _prefill_mlp(model, e))
+    masks = _prefill_masks(model, e, workload.attention, workload.batch, seq)
+    num_bytes = workload.batch * seq * per_token + masks
+    total = (f"{format_binary(num_bytes - masks)}, plus {format_binary(masks)} of s × s attention masks built once for the forward: "
+             f"{format_binary(num_bytes)}" if masks else format_binary(num_bytes))
+    return Component(
+        key="activations",
+        bytes=num_bytes,
+        explain=lambda: message(
+            "activations.inference", batch=workload.batch, seq=f"{seq:,}", per_token=f"{per_token:,}",
+            attention=message(f"attention.{workload.attention.value}"), bytes=total,
+        ),
+    )
+
+
+def _prefill_hidden(model: ModelSpec, e: int) -> int:
+    """Hidden states alive while a layer's MLP runs, per token: the embeddings (the model keeps
+    `inputs_embeds`), the layer's input (its caller's variable), the residual and the normalised
+    copy (4·h·e), and the rotary cos and sin (2·d·e). GPT-2: the token and position embeddings,
+    their sum, and the same three (6·h·e). While attention runs the residual is still the layer's
+    input (`residual = hidden_states` in every decoder layer), so one h·e fewer."""
+    if model.block is Block.GPT2:
+        return 6 * model.hidden * e
+    return 4 * model.hidden * e + 2 * model.head_dim * e
+
+
+def _prefill_masks(model: ModelSpec, e: int, attention: Attention, batch: int, seq: int) -> int:
+    """The attention masks of a prefill, built once per layer type by the model's forward
+    (transformers' masking_utils) and kept through every layer.
+    Eager: each is `eager_mask`'s batch × 1 × s × s additive mask in the compute type: one for the
+    full layers, one per window kind (sliding, chunked). SDPA: the full layers' mask is skipped
+    (`_ignore_causal_mask_sdpa`: no padding, the kernel's is_causal); a window shorter than the prompt
+    cannot be, and `sdpa_mask` builds it as a bool tensor: a sliding window's 1 × 1 × s × s expanded
+    over the batch (s² bytes whatever the batch), a chunked one's batch × 1 × s × s (its mask function
+    reads each sequence's left padding: `create_chunked_causal_mask`). Linear-attention layers use no
+    s × s mask."""
+    window_kinds = {kind for kind, _ in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED)}
+    dead = model.model_type in ALWAYS_SLIDING_MASK_TYPES and AttentionKind.SLIDING not in window_kinds
+    if attention is Attention.EAGER:
+        built = len(window_kinds) + (model.count_kind(AttentionKind.FULL) > 0 or not model.kinds) + dead
+        return built * batch * seq * seq * e
+    masks = dead * seq * seq
+    for kind in window_kinds:
+        if model.tokens_kept(kind, seq) < seq:
+            masks += (batch if kind is AttentionKind.CHUNKED else 1) * seq * seq
+    return masks
+
+
+def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
+    """Attention's temporaries per token. SDPA / flash: the rotated q, the output and its
+    transposed copy (3·a·d·e) and the fp32 log-sum-exp. On a sliding or chunked layer shorter than
+    the prompt transformers passes SDPA the window as a mask (`_prefill_masks`), so it cannot use
+    `enable_gqa` and repeats K and V to every head (integrations/sdpa_attention.py `use_gqa_in_sdpa`,
+    `repeat_kv`), and torch turns the bool mask into an additive one in the compute type for the
+    batch (s·e per token, freed when the kernel returns): q, K and V repeated and the output
+    (4·a·d·e), then the larger of the mask with the log-sum-exp, or the output's transposed copy.
+    Eager: q and K, V repeated (3·a·d·e) and per head a row of s scores: in the compute type, its
+    fp32 copy and the fp32 softmax (e + 4 + 4; fp32 models: 4 + 4; models whose softmax runs in
+    the compute type: 3·e). Gemma 2's soft-cap adds nothing at the peak: its three steps (÷ cap, tanh,
+    × cap) each replace the scores, and the last is freed by the mask's add before the softmax
+    (models/gemma2/modeling_gemma2.py `eager_attention_forward`); training keeps the tanh for backward."""
+    if kind is AttentionKind.LINEAR:
+        return _prefill_linear_attention(model, e, seq)
+    a, d = model.heads, model.head_dim
+    # Qwen3-Next's gated attention: q_proj also yields a gate, reshaped into its own copy (a·d·e) that
+    # waits through the attention; on SDPA its sigmoid and the gated output then outgrow the kernel's
+    # moment (q, gate, output, sigmoid, product: 5·a·d·e; Qwen3NextAttention.forward).
+    gate = a * d * e if model.attention_gate else 0
+    if attention is Attention.FLASH:
+        if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED) and model.tokens_kept(kind, seq) < seq:
+            return 4 * a * d * e + max(seq * e + FP32_BYTES * a, a * d * e) + gate
+        if model.attention_gate:
+            return 5 * a * d * e + FP32_BYTES * a
+        return 3 * a * d * e + FP32_BYTES * a
+    if model.model_type in SOFTMAX_IN_COMPUTE_TYPE or model.block is Block.GPT2:
+        scores = 3 * e
+    else:
+        scores = e + 2 * FP32_BYTES if e != FP32_BYTES else 2 * FP32_BYTES
+    return 3 * a * d * e + a * seq * scores + gate
+
+
+def _prefill_linear_attention(model: ModelSpec, e: int, seq: int) -> int:
+    """A Gated DeltaNet layer's temporaries per token in a prefill, as transformers' torch fallback
+    computes it (models/qwen3_next/modeling_qwen3_next.py `torch_chunk_gated_delta_rule`, used when
+    the flash-linear-attention kernels are not installed, on GPU as on CPU; FLA's fused kernels never
+    hold these fp32 chunks). With nk key heads and vh value heads of dk and dv, chunks of C, its peak
+    is the last reshape of the output:
+    - in Qwen3NextGatedDeltaNet.forward: the qkvz projection ((2·nk·dk + 2·vh·dv)·e, kept by its
+      name while z is a copy of part of it: vh·dv·e), the b/a projection (2·vh·e), the convolution's
+      activated output (conv_dim·e, q, k and v are views of it), beta (vh·e) and the fp32 decay (4·vh);
+    - in the chunked rule, all fp32 over the prompt padded to a multiple of C: five of width
+      vh·dk (q and k decayed, k·beta, its decayed copy, k_cumdecay), five of width vh·dv (v padded,
+      v·beta, the solved values, the output and its reshaped copy), three C-wide per head
+      (the pairwise decays, the UT system and the intra-chunk attention) and beta, the decay and its
+      cumulative sum (20·vh·(dk + dv) + 12·vh·C + 12·vh)."""
+    lin = model.linear
+    vh, nk, dk, dv, c = lin.value_heads, lin.key_heads, lin.key_head_dim, lin.value_head_dim, LINEAR_ATTENTION_CHUNK
+    forward = (2 * nk * dk + 2 * vh * dv + vh * dv + 2 * vh + lin.conv_dim + vh) * e + FP32_BYTES * vh
+    padded = -(-seq // c) * c
+    chunked = FP32_BYTES * (5 * vh * (dk + dv) + 3 * vh * c + 3 * vh)
+    return forward + chunked * padded // seq
+
+
+def _prefill_mlp(model: ModelSpec, e: int) -> int:
+    """The MLP's temporaries per token. Gated, separate gate and up (Llama): the activation, up and
+    their product (3·I·e); fused gate_up (Phi-3) 4·I·e; tanh-GELU written out (GPT-2, Phi) 4·I·e.
+    Mixture of experts: `_prefill_moe`."""
+    dense = 0
+    if model.moe_layer_count < model.layers:
+        dense = (3 if model.gated_mlp and not model.fused_qkv else 4) * model.ffn * e
+    if model.moe is None:
+        return dense
+    return max(dense, _prefill_moe(model, e))
+ROUTED_INDEX_BYTES = 36  # per routed copy: top-k index, sorted ids, permutation, inverse (int64) and histc's fp32 ids
+
+
+def _prefill_moe(model: ModelSpec, e: int) -> int:
+    """An MoE layer's temporaries per token in a prefill, as transformers 5 runs its experts by default
+    (`grouped_mm`, integrations/moe.py `grouped_mm_experts_forward`; the default on CPU and on CUDA from
+    sm80): the k routed copies of every token are gathered in expert order and run together. Its peak is
+    the larger of two moments:
+    - the up projection: per copy the gathered input, the fused gate_up output, act(gate) and the
+      product, (h + 4·I)·e (`_default_apply_gate`);
+    - the routing weights: per copy the gathered input and the down projection's output (2·h·e), that
+      output times the routing weight and its copy put back in token order (2·h·w, with w the weights'
+      dtype: fp32 for FP32_ROUTING_WEIGHT_TYPES, which promotes the product to fp32), and at the end
+      the sum over the k copies and its cast (h·w + h·e) with one of the two products gone.
+    Around it: the router's logits (E, fp32 or e; kept by the caller's `_`), per copy the routing
+    weight twice (2·w) and the index bookkeeping (ROUTED_INDEX_BYTES). A shared expert (a dense MLP,
+    3·I_s·e) runs after the routed ones, which leaves their output (h·e) alive, or first, whose output
+    waits through the routed ones (SHARED_EXPERT_FIRST_TYPES). Llama 4 (models/llama4/modeling_llama4.py
+    Llama4TextMoe, Llama4TextExperts) runs every token through all E experts with two bmm: per copy the
+    scaled input, gate_up, act(gate) and the product ((h + 4·I)·e), or at the down bmm the input,
+    gate_up, the product and the output ((2·h + 3·I)·e); then the shared expert (3·I_s·e) while the
+    experts' output (E·h·e) waits; the router's logits and scores (2·E·e) throughout."""
+    moe, h = model.moe, model.hidden
+    shared = 3 * moe.shared_ffn * e
+    if model.model_type == "llama4_text":
+        experts = moe.experts * max(h + 4 * moe.ffn, 2 * h + 3 * moe.ffn) * e
+        return max(experts, moe.experts * h * e + shared) + 2 * moe.experts * e
+    k = moe.per_token
+    w = FP32_BYTES if model.model_type in FP32_ROUTING_WEIGHT_TYPES else e
+    logits = moe.experts * (FP32_BYTES if model.model_type in FP32_ROUTER_TYPES else e)
+    up = k * (h + 4 * moe.ffn) * e
+    weighted = max(k * (2 * h * e + 2 * h * w), k * (2 * h * e + h * w) + h * w + h * e)
+    routed = max(up, weighted) + logits + k * (2 * w + ROUTED_INDEX_BYTES)
+    if not moe.shared_ffn:
+        return routed
+    if model.model_type in SHARED_EXPERT_FIRST_TYPES:
+        return max(shared, h * e + routed)
+    return max(routed, h * e + shared)
+
+
+def prefill_window_bytes(workload: Workload) -> int:
+    """transformers' sliding-window and chunked layers keep the whole prompt's K/V through the
+    prefill (the cache holds a view of its last W positions), and drop it with the first new token."""
+    model = workload.model
+    if workload.is_training or workload.runtime is not Runtime.TRANSFORMERS:
+        return 0
+    extra = sum(count * (model.tokens_kept(AttentionKind.FULL, workload.seq) - model.tokens_kept(kind, workload.seq))
+                for kind, count in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED))
+    return workload.effective_kv_precision.bytes_for(workload.batch * extra * model.kv_values_per_token)

@@ -1,0 +1,391 @@
+"""One pure function per memory component: a Workload in, bytes out (and the
+words that explain them). `estimate` composes them into a frozen Breakdown.
+
+The training-activation formulas count exactly the tensors that Hugging Face
+transformers' implementations save for backward (measured with
+`tools/measure_reference.py`, golden data in tests/golden/), term by term, in
+the spirit of Korthikanti et al. 2022 ("Reducing Activation Recomputation in
+Large Transformer Models", arXiv:2205.05198, §4 and Table 2), whose GPT block
+is sbh(34 + 5as/h) bytes per layer. Real blocks differ from the paper's: the
+fp32 RMSNorm upcast, the gated MLP's four saved tensors, GPT-2's tanh-GELU
+saving five, so the terms below follow the implementations.
+Dropout masks are counted as CUDA stores them, one byte per element.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ....core.choices import Attention, Checkpointing
+from ....core.dtypes import FP32_BYTES
+from ....memory.components import Component
+from ....render.messages import message
+from ....render.numbers import format_binary
+from ....training.lora import Lora, adapted, tensor_stem
+from ....workload import Workload
+from .spec import AttentionKind, Block, ModelSpec, NormCompute
+from .traits import SOFTMAX_IN_COMPUTE_TYPE
+
+
+INDEX_BYTES = 8  # int64 token ids and labels
+MASK_BYTES = 1  # a CUDA dropout mask: one bool per element
+LAYERNORM_STATS_BYTES = 2 * FP32_BYTES  # LayerNorm keeps mean and 1/std per token, in fp32
+
+
+# ---------------------------------------------------------------- training activations
+
+
+def _norm_saved(model: ModelSpec, e: int, width: int, *, feeds_linear: bool, rows: int = 1) -> int:
+    """Bytes per token one norm of `width` values saves (`rows` statistics: 1, or one per head).
+
+    Llama RMSNorm: the fp32 upcast of its input (4w), 1/rms (4), the normalised value cast
+    back (e·w, kept by the weight multiply).
+    Gemma's (1 + weight) and OLMo 2's RMSNorm multiply in fp32: fp32 input (4w), 1/rms (4),
+    the normalised fp32 value (4w).
+    LayerNorm (GPT-2, Phi): its input (e·w) and fp32 mean and 1/std (8).
+    Cohere's LayerNorm, written out in fp32: the fp32 input, the centred and the normalised
+    values (3 × 4w) and the variance (4).
+    The output (e·w) counts when a linear follows, which keeps it as its input."""
+    compute = model.norm_compute
+    if compute is NormCompute.RMS_FP32:
+        saved = 8 * width + FP32_BYTES * rows
+    elif compute is NormCompute.LAYER:
+        saved = e * width + LAYERNORM_STATS_BYTES * rows
+    elif compute is NormCompute.LAYER_FP32:
+        saved = 12 * width + FP32_BYTES * rows
+    else:
+        saved = 4 * width + FP32_BYTES * rows + e * width
+    return saved + (e * width if feeds_linear else 0)
+
+
+def _layer_norms_saved(model: ModelSpec, e: int, kind: AttentionKind) -> int:
+    """The norms of one layer, by where they sit.
+
+    Pre-norm (Llama): two norms, each feeding linears. Gemma: those two plus two after
+    attention and the MLP that feed none. OLMo 2: only the two after, so attention's and the
+    MLP's inputs are kept by their first linears (2·e·h). Parallel blocks (Phi, Cohere): one
+    norm whose output feeds attention and the MLP. And q/k norms: per head (Qwen3, Gemma 3,
+    Cohere) or over all heads (OLMo 2), never feeding a linear."""
+    h, a, kv, d = model.hidden, model.heads, model.kv_heads, model.head_dim
+    if model.post_norms:
+        norms = 2 * _norm_saved(model, e, h, feeds_linear=False) + 2 * e * h
+    elif model.block is Block.GEMMA2:
+        norms = 2 * _norm_saved(model, e, h, feeds_linear=True) + 2 * _norm_saved(model, e, h, feeds_linear=False)
+    else:
+        norms = model.norms_per_layer * _norm_saved(model, e, h, feeds_linear=True)
+    if model.qk_norm == "l2":  # fp32 input and 1/norm per head, for q and k; nothing cast back
+        return norms + (FP32_BYTES * (a + kv) * d + FP32_BYTES * (a + kv) if kind is AttentionKind.CHUNKED else 0)
+    if model.qk_norm:
+        per_head = model.qk_norm == "head" or model.norm_compute is NormCompute.LAYER_FP32
+        norms += _norm_saved(model, e, a * d, feeds_linear=False, rows=a if per_head else 1)
+        norms += _norm_saved(model, e, kv * d, feeds_linear=False, rows=kv if per_head else 1)
+    return norms
+
+
+def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -> int:
+    """Bytes per token the attention block saves (norm excluded).
+
+    Flash/SDPA: rotated q (a·d·e), k and v (kv·d·e each; Phi-3's v is a view of the fused
+    qkv output, (a + 2kv)·d·e), the output (a·d·e, shared with o_proj's input except for
+    Phi-3) and the fp32 log-sum-exp (4a). No s × s matrix (Dao et al. 2022).
+    Eager: q and k repeated to all heads (a·d·e each), the fp32 softmax (4·a·s), its cast
+    to the compute type (e·a·s, none in fp32), Gemma 2's soft-cap tanh (e·a·s), v repeated
+    (a·d·e), and o_proj's input (a·d·e). (Phi-3 at batch 1 keeps v as a view of the fused
+    qkv output instead, (a + 2kv)·d·e: a few percent more, not modelled.)
+    GPT-2 (eager): copies of q, k, v (e·h each), softmax (e·a·s), dropout mask (a·s) and
+    output (e·a·s), merged heads (e·h), residual dropout mask (h). GPT-2 flash: q, k, v,
+    out (e·h each) and the log-sum-exp (4a); the kernel regenerates its dropout mask.
+    """
+    a, d, kv, h = model.heads, model.head_dim, model.kv_heads, model.hidden
+    per_head_row = a * seq  # one row of the attention matrix for every head
+    if model.block is Block.GPT2:
+        residual_dropout_mask = MASK_BYTES * h
+        if attention is Attention.FLASH:
+            return 4 * e * h + FP32_BYTES * a + residual_dropout_mask
+        return (
+            3 * e * h  # q, k, v made contiguous for matmul
+            + e * per_head_row  # softmax output
+            + MASK_BYTES * per_head_row  # attention dropout mask
+            + e * per_head_row  # attention probabilities after dropout
+            + e * h  # merged heads, c_proj input
+            + residual_dropout_mask
+        )
+    v_storage = (a + 2 * kv) * d if model.fused_qkv else kv * d
+    if attention is Attention.FLASH:
+        return (
+            e * a * d  # q after rotary
+            + e * kv * d  # k after rotary
+            + e * v_storage  # v
+            + FP32_BYTES * a  # log-sum-exp
+            + e * a * d  # output
+            + (e * a * d if model.fused_qkv or model.block is Block.PHI else 0)  # Phi-3 and Phi copy the output before o_proj
+        )
+    return (
+        e * a * d  # q after rotary
+        + e * a * d  # k repeated to every head
+        + (FP32_BYTES * per_head_row  # softmax, computed in fp32
+           + (e * per_head_row if e != FP32_BYTES else 0)  # probabilities cast back
+           if model.model_type not in SOFTMAX_IN_COMPUTE_TYPE else e * per_head_row)
+        + (INDEX_BYTES * a if model.sinks else 0)  # gpt-oss: the row maximum's index, subtracted before softmax
+        + (e * per_head_row if model.attention_softcap else 0)  # tanh soft-cap
+        + e * a * d  # v repeated to every head (made contiguous for the matmul)
+        + e * a * d  # o_proj input
+    )
+
+
+LINEAR_ATTENTION_CHUNK = 64  # transformers' torch chunk_gated_delta_rule
+
+
+def _linear_attention_saved(model: ModelSpec, e: int) -> int:
+    """Bytes per token a Gated DeltaNet layer saves, as transformers' torch fallback computes
+    it (fp32, chunks of 64 tokens; measured on Qwen3-Next, within 2 %). With vh value heads of
+    dv, keys repeated to vh heads of dk and a convolution over conv_dim channels:
+    the convolution's input and output (2·conv_dim·e); the decay and beta gates (vh·(e + 8));
+    q and k L2-normalised in fp32 (2·(4·vh·dk + 4·vh)), beta (4·vh), v in fp32 (4·vh·dv) and
+    q scaled (4·vh·dk); inside each chunk four vh × C fp32 matrices per token, keys, values
+    and queries again (4·vh·(4C + 3dk + dv) + 12·vh); the loop over chunks keeps the
+    recurrent state and its products once per chunk (4·vh·(dk·dv + 2C·dv + C²/2 + dk·C)/C);
+    the gated RMSNorm over the output (12·vh·dv + 4·vh + 2·e·vh·dv); o_proj's input (e·vh·dv).
+    FLA's GPU kernels recompute most of this: the figure is what transformers saves without them."""
+    lin = model.linear
+    vh, dk, dv, c = lin.value_heads, lin.key_head_dim, lin.value_head_dim, LINEAR_ATTENTION_CHUNK
+    conv = 2 * lin.conv_dim * e
+    gates = vh * (e + 8)
+    qkv = 2 * (4 * vh * dk + 4 * vh) + 4 * vh + 4 * vh * dv + 4 * vh * dk
+    chunk = 4 * vh * (4 * c + 3 * dk + dv) + 12 * vh
+    loop = 4 * vh * (dk * dv + 2 * c * dv + c * c // 2 + dk * c) // c
+    norm = 12 * vh * dv + 4 * vh + 2 * e * vh * dv
+    return conv + gates + qkv + chunk + loop + norm + e * vh * dv
+
+
+LORA_MEASURED_NORMS = (NormCompute.RMS,)  # dense pre-norm RMSNorm blocks: what tools/measure_lora.py matched
+
+
+def lora_measured(model: ModelSpec) -> bool:
+    return (model.norm_compute in LORA_MEASURED_NORMS and not model.post_norms and model.block is Block.LLAMA
+            and model.linear is None and model.moe is None and model.mla is None)
+
+
+def _lora_delta(model: ModelSpec, e: int, attention: Attention, lora: Lora, dropout: float,
+                adapter_e: int, *, moe: bool) -> int:
+    """What LoRA changes in one layer's saved bytes per token, against full fine-tuning
+    (measured with peft, tools/measure_lora.py).
+
+    Frozen: a frozen matrix keeps no input for its weight's gradient, so the norms lose their
+    normalised cast and their output (2 × 2·e·h), the MLP its down projection's input (e·I), eager
+    attention its o_proj input (e·a·d). Adapters: lora_A keeps its input, once per input shared by
+    the adapted matrices (e·h for q/k/v, e·h for gate/up, e·I for down, e·a·d for o under eager)
+    or once per matrix when peft casts it to fp32 adapters or drops it out (a 1-byte mask and the
+    dropped copy); lora_B keeps A's output (r per matrix)."""
+    h, q = model.hidden, model.q_dim
+    dense_ffn = 0 if moe else model.ffn
+    shared_ffn = model.moe.shared_ffn if moe and model.moe else 0
+    eager = attention is Attention.EAGER
+    delta = -2 * 2 * e * h - e * (dense_ffn + shared_ffn) - (e * q if eager else 0)
+    if model.qk_norm == "head":  # frozen q/k norms keep no cast for their weights' gradient
+        delta -= e * (q + model.kv_dim)
+    matrices = [t for t, _ in adapted(model, lora) if t.name.startswith("blk.0.")]
+    groups: dict[str, list[int]] = {}
+    for t in matrices:
+        stem = tensor_stem(t.name)
+        source = ("attn_in" if stem in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_kv_a_mqa")
+                  else "mlp_in" if stem.startswith(("ffn_gate", "ffn_up")) or stem == "ffn_gate_inp" else stem)
+        groups.setdefault(source, []).append(t.shape[1])
+        delta += lora.rank * adapter_e  # lora_B's input
+    for source, widths in groups.items():
+        if dropout > 0:
+            delta += sum(width * (MASK_BYTES + adapter_e) for width in widths)
+        elif adapter_e != e:
+            delta += sum(width * adapter_e for width in widths)
+        elif source != "attn_output" or eager:
+            delta += e * widths[0]
+    return delta
+
+
+def _window_mask_saved(model: ModelSpec, e: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
+    """transformers' SDPA path passes a sliding or chunked window to the kernel as an explicit
+    s × s additive mask, which the layer saves (s·e per token), and then repeats K and V to
+    every query head instead of sharing them (2·(a − kv)·d·e). Measured on mistral with and
+    without a window; eager attention saves the same with or without one."""
+    if attention is not Attention.FLASH or kind not in (AttentionKind.SLIDING, AttentionKind.CHUNKED):
+        return 0
+    if kind is AttentionKind.SLIDING and model.sliding_window >= seq or (
+            kind is AttentionKind.CHUNKED and model.attention_chunk >= seq):
+        return 0
+    return e * seq + 2 * (model.heads - model.kv_heads) * model.head_dim * e
+
+
+def mlp_saved(model: ModelSpec, e: int, moe: bool) -> int:
+    """Bytes per token the MLP saves.
+
+    Gated (SwiGLU / GeGLU): gate and up outputs, the activation and the product: 4·I·e
+    (Phi-3's fused gate_up stores the same bytes). GPT-2's tanh GELU is written out in
+    ops and keeps five I-wide tensors, plus a residual dropout mask (h).
+    Mixture of experts: each token is routed to k experts, each keeping its gathered input
+    and output (2h·e) and the gated MLP's 4·I·e; the router keeps fp32 probabilities (4E)
+    and a few index tensors (about 40 bytes per routed copy); a shared expert keeps a dense
+    MLP's 4·I·e of its own width."""
+    h = model.hidden
+    if model.block is Block.GPT2:
+        return 5 * e * model.ffn + MASK_BYTES * h
+    if not model.gated_mlp:  # Phi: the tanh GELU written out in ops keeps four I-wide tensors, fc2 its input
+        return 5 * e * model.ffn
+    if moe:
+        spec = model.moe
+        router = FP32_BYTES * spec.experts + 4 + 40 * spec.per_token
+        # transformers' Llama 4 runs every token through every expert and weights the outputs
+        routed = spec.experts if model.model_type == "llama4_text" else spec.per_token
+        # gpt-oss's clamped SwiGLU (gate·sigmoid(α·gate)·(up + 1)) keeps seven I-wide tensors, not four
+        expert = 7 * e * spec.ffn if spec.expert_bias else 4 * e * spec.ffn
+        return routed * (2 * e * h + expert) + router + 4 * e * spec.shared_ffn
+    return 4 * e * model.ffn
+
+
+def layer_activation_bytes_per_token(model: ModelSpec, e: int, attention: Attention, seq: int,
+                                     moe: bool | None = None, kind: AttentionKind | None = None) -> int:
+    """Everything one transformer layer saves for backward, per token (an MoE layer when `moe`,
+    else a dense one; by default the model's first layer's kinds)."""
+    moe = model.layer_is_moe(0) if moe is None else moe
+    kind = model.kinds[0] if kind is None else kind
+    if kind is AttentionKind.LINEAR:
+        attention_part = _linear_attention_saved(model, e)
+    else:
+        attention_part = _attention_saved(model, e, attention, seq) + _window_mask_saved(model, e, attention, seq, kind)
+        if model.attention_gate:  # Qwen3-Next: sigmoid(gate) and the attention output it multiplies
+            attention_part += 2 * e * model.q_dim
+    mlp_part = mlp_saved(model, e, moe)
+    if model.block is Block.GPT2:
+        norms = 2 * _norm_saved(model, e, model.hidden, feeds_linear=True)
+    else:
+        norms = _layer_norms_saved(model, e, kind)
+    if model.block is Block.PHI and model.dropout:  # residual dropout after attention and after the MLP
+        norms += 2 * MASK_BYTES * model.hidden
+    return norms + attention_part + mlp_part
+
+
+def _layers_saved(model: ModelSpec, e: int, attention: Attention, seq: int,
+                  lora: Lora | None = None, lora_dropout: float = 0.0, adapter_e: int = 4) -> tuple[int, int]:
+    """(the sum over all layers, the largest layer) of the bytes per token layers save:
+    layers differ by their attention kind and by dense or MoE MLP."""
+    groups = {key: count for key, _, count in model.layer_groups}
+    sizes = {key: layer_activation_bytes_per_token(model, e, attention, seq, moe=key[1], kind=key[0])
+             + (_lora_delta(model, e, attention, lora, lora_dropout, adapter_e, moe=key[1]) if lora else 0)
+             for key in groups}
+    return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
+
+
+def outside_layers_bytes_per_token(model: ModelSpec, e: int) -> int:
+    """Saved outside the layers, per token: token ids and labels (int64), the final norm
+    (which also feeds the LM head), and GPT-2's embedding dropout mask."""
+    ids_and_labels = 2 * INDEX_BYTES
+    final_norm = _norm_saved(model, e, model.hidden, feeds_linear=True)
+    if model.block is Block.GPT2:
+        return ids_and_labels + MASK_BYTES * model.hidden + final_norm
+    return ids_and_labels + final_norm
+
+
+def batch_shared_bytes(model: ModelSpec, e: int, seq: int) -> int:
+    """Saved once for the whole batch: the rotary cos and sin tables (s × d each), or
+    GPT-2's position ids; Gemma's (1 + weight) fp32 copies, one per norm."""
+    if model.block is Block.GPT2:
+        return INDEX_BYTES * seq
+    rotary = 2 * seq * model.head_dim * e
+    if model.model_type.startswith("gemma") or model.model_type == "qwen3_next":  # (1 + weight) in fp32, per norm
+        widths = (model.norms_per_layer * model.layers + 1) * model.hidden
+        widths += 2 * model.layers * model.head_dim if model.qk_norm else 0
+        return rotary + FP32_BYTES * widths
+    if model.norm_compute is NormCompute.LAYER_FP32:  # Cohere: weight.to(float32), once per norm
+        widths = (model.layers + 1) * model.hidden + (model.layers * (model.q_dim + model.kv_dim) if model.qk_norm else 0)
+        return rotary + FP32_BYTES * widths
+    return rotary
+
+
+def layer_input_bytes_per_token(model: ModelSpec, e: int) -> int:
+    """What per-layer checkpointing keeps for each layer: its input hidden state."""
+    return e * model.hidden
+
+
+def checkpoint_plan(layers: int, checkpointing: Checkpointing) -> tuple[int, int]:
+    """(inputs kept, layers held in full at the peak) for each strategy.
+
+    none: every layer in full. layer: L inputs + 1 layer recomputed.
+    sqrt (Chen et al. 2016, arXiv:1604.06174): ceil(sqrt(L)) segment inputs + one segment
+    of ceil(L / segments) layers recomputed."""
+    if checkpointing is Checkpointing.NONE:
+        return 0, layers
+    if checkpointing is Checkpointing.LAYER:
+        return layers, 1
+    segments = math.ceil(math.sqrt(layers))
+    return segments, math.ceil(layers / segments)
+
+
+def training_activations(workload: Workload) -> tuple[Component, int]:
+    """(the activations live when the layers' backward starts, the bytes saved at the forward's end).
+    They differ under checkpointing: the forward keeps layer inputs, the backward adds a recompute."""
+    model = workload.model
+    e = workload.activation_precision.bits // 8
+    tokens = workload.batch * workload.seq
+    lora = workload.lora if workload.lora and lora_measured(model) else None
+    all_layers, per_layer = _layers_saved(model, e, workload.attention, workload.seq, lora, workload.lora_dropout,
+                                          workload.lora_dtype.bits // 8)
+    outside = outside_layers_bytes_per_token(model, e)
+    shared = batch_shared_bytes(model, e, workload.seq)
+    inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
+    if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
+        outside -= 2 * e * model.hidden
+    inputs = inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
+    full = all_layers if layers_full == model.layers else layers_full * per_layer  # held in full at the peak
+    num_bytes = tokens * (inputs + full + outside) + shared
+    forward_bytes = tokens * (inputs + (full if workload.checkpointing is Checkpointing.NONE else 0) + outside) + shared
+    per_layer_text = f"{per_layer:,}"
+    if workload.checkpointing is Checkpointing.NONE:
+        kept, recompute = str(model.layers), ""
+        if all_layers != model.layers * per_layer:  # dense and MoE layers differ
+            per_layer_text = message("activations.average", average=f"{all_layers / model.layers:,.0f}")
+        strategy = message("checkpointing.none")
+    else:
+        kept = f"{inputs_kept} inputs × {layer_input_bytes_per_token(model, e):,} B + {layers_full}"
+        recompute = ""
+        strategy = (
+            message("checkpointing.layer")
+            if workload.checkpointing is Checkpointing.LAYER
+            else message("checkpointing.sqrt", segments=inputs_kept, segment_layers=layers_full)
+        )
+    explain = lambda: message(  # noqa: E731
+        "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept,
+        per_layer=per_layer_text, recompute=recompute, outside=f"{outside:,}",
+        constant=message("activations.constant", constant_bytes=format_binary(shared)) if shared else "",
+        bytes=format_binary(num_bytes), attention=message(f"attention.{workload.attention.value}"), checkpointing=strategy,
+    )
+    return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
+
+
+def backward_transient(workload: Workload, e: int) -> int:
+    """One layer's backward temporaries: the gradients of the MLP's hidden tensors, about three of
+    width I (gate, up and their product) per token, for a MoE layer of every routed copy and the
+    shared expert (fitted to tools/measure_peak.py; within a few percent of the step's peak)."""
+    model = workload.model
+    width = model.ffn if model.moe_layer_count < model.layers else 0
+    if model.moe is not None:
+        width = max(width, model.moe.per_token * model.moe.ffn + model.moe.shared_ffn)
+    mlp = 3 * width * e
+    return workload.batch * workload.seq * max(mlp, _eager_softmax_backward(workload, e))
+
+
+def _eager_softmax_backward(workload: Workload, e: int) -> int:
+    """Eager attention's backward, per token, beyond what the layer has freed by then: the gradient
+    of the fp32 probabilities (the backward of their cast to the compute type) and softmax's backward
+    output, both fp32 per head and position (2·4·a·s; 2·e·a·s where softmax runs in the compute type),
+    made after the MLP's backward has freed the MLP's saved tensors and the probability matmul's
+    backward the cast probabilities (e·a·s). It outgrows the MLP's gradients for long rows and narrow
+    MLPs (DeepSeek V3's MoE at 256 tokens; seen at `_softmax_backward_data` with tools/measure_peak.py
+    --explain-training). The largest of the model's layers (dense or MoE)."""
+    model = workload.model
+    if workload.attention is not Attention.EAGER or model.block is Block.GPT2 or model.linear is not None:
+        return 0
+    a, seq = model.heads, workload.seq
+    in_compute = model.model_type in SOFTMAX_IN_COMPUTE_TYPE or e == FP32_BYTES
+    grads = 2 * (e if in_compute else FP32_BYTES) * a * seq
+    cast = 0 if in_compute else e * a * seq
+    freed = min(mlp_saved(model, e, moe) for moe in model.layer_moe_values)
+    return max(0, grads - cast - freed)

@@ -1,0 +1,310 @@
+"""What a model is made of: the `ModelSpec` every formula reads.
+
+A model is an embedding, a stack of layers and a head. Each layer has its own
+attention kind (full, a sliding window, a chunk, a linear-attention state) and
+its own MLP (dense or a mixture of experts); the rest (widths, norms, biases,
+MLA ranks, expert sizes) is shared by the stack. Parameter counts come from the
+list of weight tensors in `tensors.py`; the KV cache is summed layer by layer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+
+
+class Block(enum.Enum):
+    """Which transformer block the activation formulas follow."""
+
+    GPT2 = "gpt2"
+    """LayerNorm, fused QKV Conv1D, GELU (tanh) MLP, learned positions, dropout."""
+    LLAMA = "llama"
+    """RMSNorm (fp32 inside), rotary, GQA, gated MLP. Llama, Mistral, Mixtral, Qwen2/3, Phi-3 and kin."""
+    GEMMA2 = "gemma2"
+    """Llama-like with four RMSNorms per layer (1 + weight) and logit soft-capping. Gemma 2 and 3."""
+    PHI = "phi"
+    """Phi-1.5/2: one LayerNorm, attention and a GELU MLP in parallel, biases everywhere."""
+
+
+class AttentionKind(enum.Enum):
+    """How a layer attends, which decides how much of the sequence its cache keeps."""
+
+    FULL = "full"
+    SLIDING = "sliding"  # the last `sliding_window` tokens
+    CHUNKED = "chunked"  # tokens of the current `attention_chunk` (Llama 4)
+    LINEAR = "linear"  # a fixed-size recurrent state (Gated DeltaNet in Qwen3-Next)
+
+    # A member is its only instance and equal only to itself, so identity hashes alike and costs no Python
+    # call (Enum hashes the name): models thousands of layers deep hash one member per layer.
+    __hash__ = object.__hash__
+
+
+class Norm(enum.Enum):
+    RMS = "rms"  # a weight of width h
+    LAYER = "layer"  # LayerNorm: weight and bias
+    LAYER_NO_BIAS = "layer_no_bias"  # Cohere: LayerNorm without a bias
+
+
+class NormCompute(enum.Enum):
+    """How a norm computes, which decides what it saves for backward (memory.py `_norm_saved`)."""
+
+    RMS = "rms"  # Llama: fp32 statistics, the normalised value cast back before the weight multiply
+    RMS_FP32 = "rms_fp32"  # Gemma (1 + weight), OLMo 2: the weight multiply in fp32
+    LAYER = "layer"  # torch LayerNorm (GPT-2, Phi): input, mean and 1/std
+    LAYER_FP32 = "layer_fp32"  # Cohere: LayerNorm written out in fp32 ops
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Mla:
+    """Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): K and V come from one
+    compressed latent of `kv_lora_rank` values plus a shared rotary key of `qk_rope_head_dim`."""
+
+    q_lora_rank: int  # 0: queries are projected directly (DeepSeek-V2-Lite)
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+
+    @property
+    def latent_width(self) -> int:
+        """Values cached per token and layer by engines that keep the latent (vLLM, SGLang, llama.cpp)."""
+        return self.kv_lora_rank + self.qk_rope_head_dim
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class LinearAttention:
+    """Gated DeltaNet (Qwen3-Next): a causal convolution over q, k, v and a recurrent
+    state of key_head_dim × value_head_dim per value head, whatever the sequence length."""
+
+    key_heads: int
+    value_heads: int
+    key_head_dim: int
+    value_head_dim: int
+    conv_kernel: int
+
+    @property
+    def conv_dim(self) -> int:
+        return 2 * self.key_heads * self.key_head_dim + self.value_heads * self.value_head_dim
+
+    def state_bytes(self, e: int) -> int:
+        """Bytes one sequence keeps per layer: the convolution window in the compute type (e) and
+        the recurrent state in fp32 (transformers' cache and llama.cpp both keep it in fp32)."""
+        return self.conv_dim * self.conv_kernel * e + 4 * self.value_heads * self.key_head_dim * self.value_head_dim
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Moe:
+    """A mixture-of-experts MLP: `experts` routed experts of width `ffn`, `per_token` used
+    per token, plus shared experts (always used) of total width `shared_ffn`."""
+
+    experts: int
+    per_token: int
+    ffn: int
+    shared_ffn: int = 0
+    shared_gate: bool = False  # Qwen2-MoE / Qwen3-Next: a sigmoid gate h -> 1 on the shared expert
+    router_bias: bool = False  # gpt-oss
+    expert_bias: bool = False  # gpt-oss: biases on every expert projection
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ModelSpec:
+    name: str
+    display_name: str
+    block: Block
+    hidden: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int  # the dense MLP width (dense layers; for an all-MoE model, the expert width)
+    vocab: int
+    tie_embeddings: bool
+    gated_mlp: bool = True
+    norm: Norm = Norm.RMS
+    norms_per_layer: int = 2
+    norm_compute: NormCompute = NormCompute.RMS
+    post_norms: bool = False  # OLMo 2: the two norms follow attention and the MLP instead of feeding them
+    final_norm: bool = True
+    qkv_bias: bool = False
+    o_bias: bool = False  # a bias on the attention output projection (gpt-oss, Phi)
+    mlp_bias: bool = False  # biases on the dense MLP projections (Phi)
+    head_bias: bool = False  # a bias on the LM head (Phi)
+    qk_norm: str = ""  # "head": per-head q/k RMSNorm weights (Qwen3, Gemma 3); "full": over all heads (OLMo 2);
+    # "l2": Llama 4's weightless L2 norm on its RoPE (chunked) layers
+    attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)
+    sinks: bool = False  # gpt-oss: one learned sink logit per head
+    fused_qkv: bool = False  # Phi-3: one qkv_proj, so V is a view of the fused output
+    learned_positions: int = 0  # GPT-2: a position-embedding table of this many rows
+    dropout: bool = False  # GPT-2 trains with dropout; the others default to 0
+    attention_softcap: bool = False
+    final_logit_softcap: bool = False
+    kinds: tuple[AttentionKind, ...] = ()  # per layer; empty: every layer full
+    sliding_window: int = 0
+    attention_chunk: int = 0
+    mla: Mla | None = None
+    linear: LinearAttention | None = None
+    moe: Moe | None = None
+    moe_layers: tuple[bool, ...] = ()  # per layer; empty: every layer MoE when `moe` is set
+    max_positions: int | None = None  # the longest context the model was built for
+    params_override: int | None = None  # custom models: the total the user typed
+    assumptions: tuple[str, ...] = ()  # what was not understood and how it was read: the result is approximate
+    notes: tuple[str, ...] = ()  # true facts the user should know (not counted: vision tower, MTP layer, ...)
+    native_format: str = ""  # the checkpoint's own weight format when it is not 16-bit
+    model_type: str = ""  # the config's model_type, as read
+    planned_layers: int = 0  # a deeper or shallower variant (solve.scaled_depth): the real model's depth, whose
+    # GGUF mixture (llama-quantize's bits per layer) its layers keep on average; 0: this depth is real
+
+    def __post_init__(self) -> None:
+        if not self.kinds:
+            object.__setattr__(self, "kinds", (AttentionKind.FULL,) * self.layers)
+        if self.moe is not None and not self.moe_layers:
+            object.__setattr__(self, "moe_layers", (True,) * self.layers)
+
+    def with_layers(self, layers: int) -> ModelSpec:
+        """The same architecture with another depth: fewer layers keep the first ones; more
+        layers continue the per-layer pattern (sliding/full, dense/MoE) of the stack's end."""
+        return dataclasses.replace(self, layers=layers, kinds=_resize(self.kinds, layers),
+                                   moe_layers=_resize(self.moe_layers, layers) if self.moe_layers else ())
+
+    # -- the old names the formulas read
+
+    @property
+    def q_dim(self) -> int:
+        return self.heads * self.head_dim
+
+    @property
+    def kv_dim(self) -> int:
+        return self.kv_heads * self.head_dim
+
+    @property
+    def is_moe(self) -> bool:
+        return self.moe is not None
+
+    @property
+    def num_experts(self) -> int:
+        return self.moe.experts if self.moe else 0
+
+    @property
+    def experts_per_token(self) -> int:
+        return self.moe.per_token if self.moe else 0
+
+    @property
+    def is_approximate(self) -> bool:
+        return bool(self.assumptions)
+
+    # -- layer kinds
+
+    # Estimates ask these of every model dozens of times per update, and the solvers ask them of
+    # models thousands of layers deep: each is counted once per spec.
+
+    @functools.cached_property
+    def _kind_count(self) -> dict[AttentionKind, int]:
+        return {kind: self.kinds.count(kind) for kind in dict.fromkeys(self.kinds)}
+
+    def count_kind(self, kind: AttentionKind) -> int:
+        return self._kind_count.get(kind, 0)
+
+    @functools.cached_property
+    def layer_groups(self) -> tuple[tuple[tuple[AttentionKind, bool], int, int], ...]:
+        """The layers grouped by what their shapes depend on, (attention kind, MoE or not): each
+        group as (that pair, its first layer's index, how many layers), in order of first layer."""
+        pairs = self.layer_keys
+        return tuple((pair, pairs.index(pair), pairs.count(pair)) for pair in dict.fromkeys(pairs))
+
+    @functools.cached_property
+    def layer_keys(self) -> tuple[tuple[AttentionKind, bool], ...]:
+        """Each layer's (attention kind, MoE or not): what its shapes depend on."""
+        return tuple(zip(self.kinds, self.moe_layers or (False,) * self.layers))
+
+    @property
+    def moe_layer_count(self) -> int:
+        return sum(count for (_, moe), _, count in self.layer_groups if moe)
+
+    @functools.cached_property
+    def layer_moe_values(self) -> frozenset[bool]:
+        """Whether layers are MoE, over all layers: {False}, {True} or both."""
+        return frozenset(moe for (_, moe), _, _ in self.layer_groups)
+
+    def layer_is_moe(self, index: int) -> bool:
+        return bool(self.moe_layers) and self.moe_layers[index]
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash(tuple(getattr(self, field.name) for field in dataclasses.fields(self)))
+
+    def __hash__(self) -> int:  # computed once: layouts' caches key on the spec on every estimate
+        return self._hash
+
+    # -- parameters
+
+    @functools.cached_property  # the solvers ask for it hundreds of times per update
+    def params(self) -> int:
+        if self.params_override is not None:
+            return self.params_override
+        from ...table import count_params
+
+        return count_params(self, active=False)
+
+    @functools.cached_property
+    def active_params(self) -> int:
+        """Parameters used for one token: all of a dense model; for MoE the routed experts
+        a token uses (`per_token` of `experts`), the shared experts and everything else."""
+        if self.params_override is not None or not self.is_moe:
+            return self.params
+        from ...table import count_params
+
+        return count_params(self, active=True)
+
+    # -- KV cache
+
+    def kv_values_per_sequence(self, tokens: int) -> int:
+        """Values the attention layers' cache holds for one sequence of `tokens` tokens.
+
+        Full attention: K and V of kv_heads × head_dim per token; sliding and chunked layers
+        keep at most their window; MLA layers keep one latent of kv_lora_rank + qk_rope_head_dim
+        per token (vLLM's `head_size: 576` for DeepSeek-V3). Linear-attention layers keep a
+        fixed state instead (`linear_state_bytes`)."""
+        total = 0
+        for kind, count in self.kind_counts():
+            total += count * self.layer_kv_values(kind, tokens)
+        return total
+
+    def layer_kv_values(self, kind: AttentionKind, tokens: int) -> int:
+        if kind is AttentionKind.LINEAR:
+            return 0
+        return self.kv_values_per_token * self.tokens_kept(kind, tokens)
+
+    @property
+    def kv_values_per_token(self) -> int:
+        """Values one attention layer caches per token: K and V of kv_heads × head_dim, or MLA's latent."""
+        return self.mla.latent_width if self.mla is not None else 2 * self.kv_heads * self.head_dim
+
+    def linear_state_bytes(self, e: int) -> int:
+        """Bytes the linear-attention layers keep for one sequence, whatever its length."""
+        return self.count_kind(AttentionKind.LINEAR) * self.linear.state_bytes(e) if self.linear else 0
+
+    def tokens_kept(self, kind: AttentionKind, tokens: int) -> int:
+        if kind is AttentionKind.SLIDING and self.sliding_window:
+            return min(tokens, self.sliding_window)
+        if kind is AttentionKind.CHUNKED and self.attention_chunk:
+            return min(tokens, self.attention_chunk)
+        return tokens
+
+    def kind_counts(self) -> tuple[tuple[AttentionKind, int], ...]:
+        return self._kind_counts
+
+    @functools.cached_property
+    def _kind_counts(self) -> tuple[tuple[AttentionKind, int], ...]:
+        return tuple((kind, n) for kind in AttentionKind if (n := self.count_kind(kind)))
+
+
+def _resize(pattern: tuple, length: int) -> tuple:
+    """`pattern` cut to `length`, or continued with the period of its second half."""
+    if length <= len(pattern):
+        return pattern[:length]
+    half = len(pattern) // 2
+    period = next(p for p in range(1, len(pattern) + 1)
+                  if all(pattern[i] == pattern[i - p] for i in range(max(p, half), len(pattern))))
+    tail = pattern[len(pattern) - period:]  # continued with the last period, over and over
+    return pattern + (tail * (-(-(length - len(pattern)) // period)))[:length - len(pattern)]

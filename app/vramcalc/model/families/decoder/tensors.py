@@ -1,0 +1,164 @@
+"""Every weight tensor of a model, with the name llama.cpp's GGUF files give it.
+
+The parameter count is the sum of these shapes, checked exactly against the
+transformers implementation of every preset built on PyTorch's meta device
+(tools/measure_params.py, tests/golden/params.json). The same list tells
+which tensors are experts, attention or embeddings, which quantisation
+formats and parallel layouts need. Shapes are in PyTorch order (out, in);
+stacked experts are one 3-D tensor (experts, out, in), as GGUF stores them.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ...tensor import Tensor
+from .spec import AttentionKind, Block, ModelSpec, Norm
+
+
+@functools.lru_cache(maxsize=64)  # a spec's tensors never change; estimates ask for them many times per update
+def model_tensors(spec: ModelSpec) -> tuple[Tensor, ...]:
+    """The whole model: embeddings, every layer, the final norm and the head (once if tied)."""
+    first, last = outside_tensors(spec)
+    return (*first, *(t for index in range(spec.layers) for t in layer_tensors(spec, index)), *last)
+
+
+def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
+    """The tensors before the layers (embeddings) and after them (final norm, head)."""
+    h = spec.hidden
+    first = [Tensor("token_embd.weight", (spec.vocab, h), "embedding")]
+    if spec.learned_positions:
+        first.append(Tensor("position_embd.weight", (spec.learned_positions, h), "embedding"))
+    last = []
+    if spec.final_norm:
+        last.extend(_norm("output_norm", h, spec.norm))
+    if not spec.tie_embeddings:
+        last.append(Tensor("output.weight", (spec.vocab, h), "head"))
+    if spec.head_bias:
+        last.append(Tensor("output.bias", (spec.vocab,), "bias"))
+    return first, last
+
+
+def _norm(prefix: str, width: int, norm: Norm) -> list[Tensor]:
+    tensors = [Tensor(f"{prefix}.weight", (width,), "norm")]
+    if norm is Norm.LAYER:
+        tensors.append(Tensor(f"{prefix}.bias", (width,), "norm"))
+    return tensors
+
+
+def _linear(name: str, out: int, inp: int, role: str, bias: bool = False) -> list[Tensor]:
+    tensors = [Tensor(f"{name}.weight", (out, inp), role)]
+    if bias:
+        tensors.append(Tensor(f"{name}.bias", (out,), "bias"))
+    return tensors
+
+
+def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
+    p, h = f"blk.{index}.", spec.hidden
+    tensors: list[Tensor] = []
+    norm_names = ("attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm")[: spec.norms_per_layer]
+    for name in norm_names:
+        tensors += _norm(p + name, h, spec.norm)
+    kind = spec.kinds[index]
+    if spec.block is Block.GPT2:
+        tensors += _linear(p + "attn_qkv", 3 * h, h, "attention", bias=True)
+        tensors += _linear(p + "attn_output", h, h, "attention", bias=True)
+    elif kind is AttentionKind.LINEAR:
+        tensors += _linear_attention(spec, p)
+    elif spec.mla is not None:
+        tensors += _mla(spec, p)
+    else:
+        tensors += _attention(spec, p)
+    if spec.layer_is_moe(index):
+        tensors += _moe(spec, p)
+    else:
+        tensors += _dense_mlp(spec, p, spec.ffn)
+    return tensors
+
+
+def _attention(spec: ModelSpec, p: str) -> list[Tensor]:
+    h, q, kv = spec.hidden, spec.q_dim, spec.kv_dim
+    gate = 2 if spec.attention_gate else 1
+    tensors = (
+        _linear(p + "attn_q", gate * q, h, "attention", spec.qkv_bias)
+        + _linear(p + "attn_k", kv, h, "attention", spec.qkv_bias)
+        + _linear(p + "attn_v", kv, h, "attention", spec.qkv_bias)
+        + _linear(p + "attn_output", h, q, "attention", spec.o_bias)
+    )
+    if spec.qk_norm == "head":
+        tensors += [Tensor(p + "attn_q_norm.weight", (spec.head_dim,), "norm"),
+                    Tensor(p + "attn_k_norm.weight", (spec.head_dim,), "norm")]
+    elif spec.qk_norm == "full":
+        tensors += [Tensor(p + "attn_q_norm.weight", (q,), "norm"), Tensor(p + "attn_k_norm.weight", (kv,), "norm")]
+    if spec.sinks:
+        tensors.append(Tensor(p + "attn_sinks.weight", (spec.heads,), "norm"))
+    return tensors
+
+
+def _mla(spec: ModelSpec, p: str) -> list[Tensor]:
+    """DeepSeek-V2/V3 attention: q through a low-rank pair (or directly), K/V from a latent."""
+    mla, h, a = spec.mla, spec.hidden, spec.heads
+    q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
+    bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
+    if mla.q_lora_rank:
+        tensors = (_linear(p + "attn_q_a", mla.q_lora_rank, h, "attention", bias)
+                   + [Tensor(p + "attn_q_a_norm.weight", (mla.q_lora_rank,), "norm")]
+                   + _linear(p + "attn_q_b", q_width, mla.q_lora_rank, "attention"))
+    else:
+        tensors = _linear(p + "attn_q", q_width, h, "attention")
+    return tensors + (
+        _linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, "attention", bias)
+        + [Tensor(p + "attn_kv_a_norm.weight", (mla.kv_lora_rank,), "norm")]
+        + _linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, "attention")
+        + _linear(p + "attn_output", h, a * mla.v_head_dim, "attention", bias)
+    )
+
+
+def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
+    """Qwen3-Next Gated DeltaNet: in_proj_qkvz, in_proj_ba, a depthwise conv, per-head
+    decay parameters, a gated RMSNorm of the value head width and the output projection."""
+    lin, h = spec.linear, spec.hidden
+    key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
+    return (
+        _linear(p + "attn_qkvz", 2 * key + 2 * value, h, "attention")
+        + _linear(p + "attn_ba", 2 * lin.value_heads, h, "attention")
+        + [Tensor(p + "ssm_conv1d.weight", (lin.conv_dim, 1, lin.conv_kernel), "attention"),
+           Tensor(p + "ssm_dt.bias", (lin.value_heads,), "norm"),
+           Tensor(p + "ssm_a", (lin.value_heads,), "norm"),
+           Tensor(p + "ssm_norm.weight", (lin.value_head_dim,), "norm")]
+        + _linear(p + "ssm_out", h, value, "attention")
+    )
+
+
+def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: str = "mlp") -> list[Tensor]:
+    h, bias = spec.hidden, spec.mlp_bias or spec.block is Block.GPT2
+    if spec.block is Block.GPT2 or not spec.gated_mlp:
+        return _linear(f"{p}ffn_up{suffix}", width, h, role, bias) + _linear(f"{p}ffn_down{suffix}", h, width, role, bias)
+    return (
+        _linear(f"{p}ffn_gate{suffix}", width, h, role, spec.mlp_bias)
+        + _linear(f"{p}ffn_up{suffix}", width, h, role, spec.mlp_bias)
+        + _linear(f"{p}ffn_down{suffix}", h, width, role, spec.mlp_bias)
+    )
+
+
+def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
+    """Router, routed experts (stacked), and the shared expert(s) with their optional gate."""
+    moe, h = spec.moe, spec.hidden
+    e, i = moe.experts, moe.ffn
+    tensors = _linear(p + "ffn_gate_inp", e, h, "router", moe.router_bias)
+    tensors += [
+        Tensor(p + "ffn_gate_exps.weight", (e, i, h), "expert"),
+        Tensor(p + "ffn_up_exps.weight", (e, i, h), "expert"),
+        Tensor(p + "ffn_down_exps.weight", (e, h, i), "expert"),
+    ]
+    if moe.expert_bias:
+        tensors += [
+            Tensor(p + "ffn_gate_exps.bias", (e, i), "expert"),
+            Tensor(p + "ffn_up_exps.bias", (e, i), "expert"),
+            Tensor(p + "ffn_down_exps.bias", (e, h), "expert"),
+        ]
+    if moe.shared_ffn:
+        tensors += _dense_mlp(spec, p, moe.shared_ffn, suffix="_shexp", role="shared_expert")
+    if moe.shared_gate:
+        tensors.append(Tensor(p + "ffn_gate_inp_shexp.weight", (1, h), "router"))
+    return tensors

@@ -1,0 +1,161 @@
+"""The most loaded GPU of a layout: the one-GPU breakdown's phases, each component scaled by what
+one rank keeps of it (parallel.py), for the first and the last pipeline stage; the larger is the
+answer. Offloaded states move to host memory.
+
+vLLM keeps its profiling run's activation peak whole on every rank (the sampler's buffers dominate
+it: 1.26 GiB at TP 1 and TP 2 in the same log, engines.md §2d rows 1-2), pays NCCL's buffers once
+there is more than one GPU, and sizes its KV pool on each GPU from what that GPU has left."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+from ..analysis.evaluate import estimate
+from ..core.choices import Fsdp, Offload, Runtime
+from ..core.errors import ValidationError
+from ..engines.vllm import VLLM_TP_COMMUNICATION, vllm_rank_pool
+from ..formats.weights import WeightFormat
+from ..memory.components import Breakdown
+from ..workload import Workload
+from .layout import Layout, NODE_GPUS, check, default_layout
+from .sharding import Shares, activation_share, fsdp_groups, shares
+
+
+STATES = ("gradients", "optimizer", "master_weights")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PerGpu:
+    layout: Layout
+    rank: str  # which rank this is: "stage 1 of 4" or "every GPU"
+    components: dict[str, int]  # live on that GPU at its peak, overhead included
+    peak_phase: str
+    stages: dict[str, int]  # the first and last stage's totals when they differ
+    host_bytes: int  # offloaded states of the GPUs of one node (up to 8)
+    gather_bytes: int  # ZeRO-3 / FSDP's gathered layer, inside the weights
+    stage: int = 0  # the 0-based pipeline stage of this rank
+    engine: dict[str, object] = dataclasses.field(default_factory=dict)  # vLLM: this GPU's KV pool
+
+    @property
+    def runs(self) -> bool:
+        """Whether the engine starts at all: vLLM needs the requested sequences within its pool."""
+        return self.engine.get("kv_pool_bytes", self.components.get("kv_cache", 0)) >= self.components.get("kv_cache", 0)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.components.values())
+
+
+@functools.lru_cache(maxsize=2048)
+def most_loaded(workload: Workload, gpus: int) -> PerGpu:
+    """per_gpu(estimate(workload), gpus), remembered: within an update the solvers, the charts and the
+    verdict ask for the same workloads, and across updates most of them come back (another card or
+    headroom changes none; another batch leaves the batch curve as it was)."""
+    return per_gpu(estimate(workload), gpus)
+
+
+def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
+    workload = breakdown.workload
+    layout = resolve_layout(workload, gpus)
+    phases = breakdown.phases or {breakdown.peak_phase: {
+        c.key: c.bytes for c in breakdown.components if c.key != "overhead"}}
+    overhead = breakdown.bytes_of("overhead")
+    vllm = workload.runtime is Runtime.VLLM and not workload.is_training
+    if layout.gpus == 1 and layout.offload is Offload.NONE:  # ZeRO-Offload on one GPU still moves states out
+        live = dict(phases[breakdown.peak_phase])
+        engine = {k: breakdown.runtime[k] for k in ("kv_pool_bytes", "kv_tokens", "max_concurrency")} if vllm else {}
+        return PerGpu(layout=layout, rank="every GPU", components={**live, "overhead": overhead},
+                      peak_phase=breakdown.peak_phase, stages={}, host_bytes=0, gather_bytes=0, engine=engine)
+    if vllm:
+        overhead += VLLM_TP_COMMUNICATION
+    model = workload.model
+    fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
+    n, stage_of_zero = layout.shard_group, layout.stage
+    offload_states = layout.offload is not Offload.NONE
+    offload_params = layout.offload is Offload.OPTIMIZER_PARAMS
+    results = []
+    for stage in sorted({0, layout.pp - 1}):
+        share = shares(model, layout, stage, fmt, workload.group_size)
+        acts = share.layers * activation_share(layout, stage, workload.grad_accum)
+        fsdp_shards_weights = layout.fsdp is not Fsdp.NONE and workload.is_training
+        scale = {
+            "weights": 0.0 if offload_params else share.weights / (n if stage_of_zero == 3 or fsdp_shards_weights else 1),
+            "gradients": 0.0 if offload_states else share.params / (n if stage_of_zero >= 2 else 1),
+            "optimizer": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
+            "master_weights": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
+            "kv_cache": share.kv, "activations": 1.0 if vllm else acts, "logits": share.logits,
+        }
+        gather = _gathered(breakdown, layout, stage, share) if workload.is_training else 0
+        # DDP's reducer keeps flat gradient buckets, as large as the gradients, from its construction on
+        # (measured with gloo: tests/test_golden_parallel.py), so they are live in every phase.
+        buckets = round(breakdown.size_of("gradients") * share.params) if (
+            workload.is_training and layout.dp > 1 and stage_of_zero == 0 and not offload_states) else 0
+        best_name, best_live = "", {}
+        for name, live in phases.items():
+            temporaries_share = {"loss": share.logits, "optimizer": 0.0 if offload_states else scale["optimizer"]}.get(
+                name, acts if workload.is_training else share.kv)
+            scaled = {key: round(value * scale.get(key, temporaries_share)) for key, value in live.items()}
+            scaled["weights"] = scaled.get("weights", 0) + gather
+            if buckets:
+                scaled["gradients"] = max(scaled.get("gradients", 0), buckets)
+            if sum(scaled.values()) > sum(best_live.values()) or not best_name:
+                best_name, best_live = name, scaled
+        host = 0
+        if offload_states:
+            host += round(sum(breakdown.size_of(k) for k in STATES) * share.params / n)
+        if offload_params:
+            host += round(breakdown.size_of("weights") * share.weights / n)
+        label = f"stage {stage + 1} of {layout.pp}" if layout.pp > 1 else "every GPU"
+        components = {**best_live, "overhead": overhead}
+        engine = vllm_rank_pool(breakdown, components, share.kv) if vllm else {}
+        results.append((label, best_name, components, host, gather, stage, engine))
+    label, phase, components, host, gather, stage, engine = max(
+        results, key=lambda r: (r[6].get("kv_pool_bytes", 0) < r[2].get("kv_cache", 0), sum(r[2].values())))
+    ranks_per_node = min(layout.gpus, NODE_GPUS)
+    return PerGpu(layout=layout, rank=label, components=components, peak_phase=phase,
+                  stages={r[0]: sum(r[2].values()) for r in results} if len(results) > 1 else {},
+                  host_bytes=host * ranks_per_node, gather_bytes=gather, stage=stage, engine=engine)
+
+
+def _gathered(breakdown: Breakdown, layout: Layout, stage: int, share: Shares) -> int:
+    """Unsharded weights a sharding rank holds beside its shard at the step's peak.
+
+    - DeepSpeed ZeRO-3: 4 B × the largest module (its estimator's gather buffer, memory.rst).
+    - FSDP2 full shard (and hybrid): the root group (embedding, final norm, head), which FSDP2 does not
+      reshard after forward, and one layer, prefetched by the root's pre-backward hook: the measured peak
+      at the loss gradient. (Deeper in backward a second prefetched layer may be live; not modelled.)
+    - FSDP2 shard-grad-op: every weight, unsharded from forward to the end of backward, beside the shard.
+    """
+    if layout.fsdp is Fsdp.SHARD_GRAD_OP:
+        return round(breakdown.size_of("weights") * share.weights)
+    if layout.fsdp in (Fsdp.FULL_SHARD, Fsdp.HYBRID_SHARD):
+        root, layer = fsdp_groups(breakdown.workload.model, layout, stage)
+        per_param = breakdown.size_of("weights") / max(1, breakdown.params)
+        return round((root + layer) * per_param)
+    if layout.stage == 3:
+        return 4 * share.largest_layer_params
+    return 0
+
+
+def degrees(workload: Workload, dp: int = 1) -> Layout:
+    return Layout(tp=workload.tp or 1, pp=workload.pp or 1, dp=workload.dp or dp, ep=workload.ep or 1,
+                  cp=workload.cp or 1, sp=workload.sp, vpp=workload.vpp, zero=workload.zero or 0, fsdp=workload.fsdp,
+                  offload=workload.offload)
+
+
+def resolve_layout(workload: Workload, gpus: int) -> Layout:
+    """The layout `gpus` GPUs run: the one the workload names (dp from gpus when not given; the
+    product must be gpus), or the mode's default (llama.cpp splits layers across GPUs)."""
+    if not workload.layout_given:
+        if workload.runtime is Runtime.LLAMACPP and gpus > 1:
+            return Layout(pp=min(gpus, workload.model.layers))
+        return default_layout(workload.model, gpus, training=workload.is_training)
+    layout = degrees(workload)
+    if workload.dp is None:
+        rest = layout.tp * layout.pp * layout.cp
+        if gpus % rest:
+            raise ValidationError("gpus", gpus, f"tp × pp × cp = {rest} does not divide the {gpus} GPUs")
+        layout = degrees(workload, dp=gpus // rest)
+    check(layout, workload.model, training=workload.is_training, gpus=gpus)
+    return layout

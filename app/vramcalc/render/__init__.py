@@ -1,0 +1,1 @@
+"""Results into words, numbers and SVG: the only layer that knows a language."""

@@ -1,0 +1,154 @@
+"""Memory against sequence length and against batch size, as SVG geometry.
+
+The page keeps one prerendered <svg> per chart and sets these coordinates and labels
+on it, so the build and the browser draw from the same numbers. Readable without
+colour: the GPU's memory is a dashed, labelled line; where the workload stops
+fitting is a hatched, labelled region; the current value is a labelled marker.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from ..core.units import GIB
+from ..inputs.options import MAX_BATCH, MAX_SEQ
+from ..parallel.ranks import most_loaded
+from ..workload import Target, Workload
+from .messages import localize, message
+from .numbers import format_count, format_gib
+
+
+WIDTH, HEIGHT = 640, 260  # the viewBox
+LEFT, RIGHT, TOP, BOTTOM = 84, 30, 14, 40  # plot margins, wide enough for the labels at phone size
+BOX = {  # the plot area, for the page template
+    "width": WIDTH, "height": HEIGHT, "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
+    "plot_height": HEIGHT - TOP - BOTTOM,
+}
+SAMPLES = 24  # grid points per curve: smooth enough for the quadratic eager-attention curve
+FIRST_SPLIT = 4  # the curve is always estimated at the ends and the quarters of the grid
+FLAT_PX = 0.5  # a stretch whose middle lies within this of the straight line is drawn straight
+TICKS = 5  # on each axis, from 0 to the maximum
+HEADROOM_ABOVE_LIMIT = 1.15  # the axis goes a little above the GPU's memory
+CLIP_ABOVE_LIMIT = 3.0  # and no further than this multiple of it, so the limit stays readable
+
+LIMITS = {"seq": MAX_SEQ, "batch": MAX_BATCH}  # the Workload attributes a chart sweeps, and their input limits
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Tick:
+    pos: float
+    label: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Chart:
+    key: str
+    x_label: str
+    path: str  # the memory curve, an SVG path
+    limit_y: float
+    limit_label: str
+    over_x: float  # the hatched "does not fit" region starts here ...
+    over_width: float  # ... and is this wide (0: it fits across the whole range)
+    now_x: float
+    now_label: str
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
+    desc: str
+
+
+def nice_ceil(value: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10^k that is at least value."""
+    if value <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(value))
+    for step in (1, 2, 2.5, 5, 10):
+        if step * power >= value * (1 - 1e-12):
+            return step * power
+    return 10 * power
+
+
+def _count_label(value: float) -> str:
+    return localize(f"{value:,.0f}") if value < 10_000 else format_count(round(value))
+
+
+def _trace(grid: list[int], at, y_max: float, flat: float) -> None:
+    """Estimate the curve at enough grid points to draw it: the ends and quarters, then the middle of
+    every stretch whose middle is more than `flat` bytes (half a pixel) off the straight line between
+    its ends, until the stretches are straight or one grid step wide. Quadratic pieces (eager attention)
+    are furthest from their chord at the middle, so their drawing stays within half a pixel; straight
+    ones cost the five first estimates instead of 25."""
+    last = len(grid) - 1
+    edges = sorted({round(last * i / FIRST_SPLIT) for i in range(FIRST_SPLIT + 1)})
+    for index in edges:
+        at(index)
+    stretches = list(zip(edges, edges[1:]))
+    while stretches:
+        low, high = stretches.pop()
+        if high - low < 2:
+            continue
+        middle = (low + high) // 2
+        y_low, y_high = min(at(low), y_max), min(at(high), y_max)
+        line = y_low + (y_high - y_low) * (grid[middle] - grid[low]) / (grid[high] - grid[low])
+        if abs(min(at(middle), y_max) - line) > flat:
+            stretches += [(low, middle), (middle, high)]
+
+
+def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> Chart:
+    """Per-GPU memory as `key` goes from 1 to a round number past `answer` (the solver's result)."""
+    x_label = message(f"chart.axis.{key}")
+    current = getattr(workload, key)
+    x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer or 0))))
+    grid = sorted({max(1, round(x_max * i / SAMPLES)) for i in range(SAMPLES + 1)})
+    memory = {}
+
+    def at(index: int) -> int:
+        if index not in memory:
+            memory[index] = most_loaded(workload.but(**{key: grid[index]}), target.count).total_bytes
+        return memory[index]
+
+    usable = target.gpu.usable_bytes
+    # Memory never decreases along the axis, so the last point is the largest and sets the scale.
+    top = max(usable * HEADROOM_ABOVE_LIMIT, min(at(len(grid) - 1), usable * CLIP_ABOVE_LIMIT))
+    y_max = nice_ceil(top / GIB) * GIB
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    _trace(grid, at, y_max, FLAT_PX * y_max / plot_h)
+    xs = [grid[index] for index in sorted(memory)]
+    ys = [memory[index] for index in sorted(memory)]
+
+    def px(x: float) -> float:
+        return round(LEFT + plot_w * x / x_max, 2)
+
+    def py(y: float) -> float:
+        return round(TOP + plot_h * (1 - min(y, y_max) / y_max), 2)
+
+    path = " ".join(f"{'M' if i == 0 else 'L'}{px(x)},{py(y)}" for i, (x, y) in enumerate(zip(xs, ys)))
+    name, memory = target.label, format_gib(usable)
+    if answer is None:
+        over_x = float(LEFT)
+        ending = message("chart.ending.none", name=key, target=name)
+    else:
+        over_x = px(min(answer, x_max))
+        if answer >= x_max:
+            ending = message("chart.ending.all", target=name)
+        else:
+            ending = message("chart.ending.stop", target=name, memory=memory, answer=answer)
+    return Chart(
+        key=key,
+        x_label=x_label,
+        path=path,
+        limit_y=py(usable),
+        limit_label=message("chart.limit", target=name, memory=memory),
+        over_x=over_x,
+        over_width=round(LEFT + plot_w - over_x, 2),
+        now_x=px(min(current, x_max)),
+        now_label=message("chart.now", value=current),
+        x_ticks=tuple(Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1))) for i in range(TICKS)),
+        y_ticks=tuple(
+            Tick(pos=py(y_max * i / (TICKS - 1)), label=localize(f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB")) for i in range(TICKS)
+        ),
+        desc=message(
+            "chart.desc", axis=x_label, first=format_gib(ys[0]), last=format_gib(ys[-1]), end=_count_label(xs[-1]),
+            ending=ending,
+        ),
+    )

@@ -1,0 +1,82 @@
+"""The results as documents: the command line's JSON (a public interface: add names, never
+rename them), CSV for a spreadsheet and Markdown for an issue report. The page's export buttons
+and `python -m vramcalc --json` write the same JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+
+from ..analysis.fit import GpuFit
+from ..memory.components import Breakdown
+from ..parallel.ranks import per_gpu
+from .i18n.en import EN
+from .messages import message
+from .numbers import format_gb, format_gib
+
+
+def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict:
+    """The stable JSON shape scripts rely on."""
+    rank = per_gpu(breakdown, gpus)
+    return {
+        "params": breakdown.params,
+        "active_params": breakdown.active_params,
+        "components": breakdown.as_dict(),
+        "total_bytes": breakdown.total_bytes,
+        "assumptions": list(breakdown.assumptions),
+        "runtime": dict(breakdown.runtime),
+        "host_bytes": breakdown.host_bytes + rank.host_bytes,
+        "per_gpu": {"components": rank.components, "total_bytes": rank.total_bytes, "rank": rank.rank,
+                    "layout": rank.layout.describe(), "gpus": rank.layout.gpus, "peak_phase": rank.peak_phase,
+                    "stages": rank.stages, "host_bytes": rank.host_bytes, "engine": rank.engine},
+        "peak_phase": breakdown.peak_phase,
+        "phases": breakdown.phase_totals() or {breakdown.peak_phase: breakdown.total_bytes - breakdown.bytes_of("overhead")},
+        "phase_components": {name: dict(live) for name, live in breakdown.phases.items()},
+        "gpus": [
+            {"name": fit.gpu.display_name, "memory_bytes": fit.gpu.usable_bytes,
+             "utilization": round(fit.utilization, 6), "count": fit.count}
+            for fit in fits
+        ],
+    }
+
+
+def to_csv(breakdown: Breakdown, gpus: int = 1) -> str:
+    """One row per component: bytes, GiB, GB, share of the total, on the most loaded GPU, and the formula."""
+    rank = per_gpu(breakdown, gpus)
+    total = breakdown.total_bytes
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["component", "label", "bytes", "GiB", "GB", "share", "per_gpu_bytes", "formula"])
+    for c in breakdown.components:
+        writer.writerow([c.key, EN[c.key], c.bytes, f"{c.bytes / 2**30:.4f}", f"{c.bytes / 1e9:.4f}",
+                         f"{c.bytes / total:.4f}" if total else "0", rank.components.get(c.key, 0), c.formula])
+    writer.writerow(["total", "Total", total, f"{total / 2**30:.4f}", f"{total / 1e9:.4f}", "1.0000",
+                     rank.total_bytes, ""])
+    return out.getvalue()
+
+
+def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link: str = "") -> str:
+    """A report to paste into an issue: what was asked, the answer, the table, and the permalink."""
+    workload = breakdown.workload
+    total = breakdown.total_bytes
+    summary = message("results.summary", model=workload.model.display_name, mode=message(f"option.mode.{workload.mode.value}").lower(),
+                      precision=workload.precision.value, batch=workload.batch, seq=workload.seq)
+    lines = [f"### {summary}", ""]
+    if verdict:
+        lines += [f"**{verdict}**", ""]
+    lines += [f"Total: **{format_gib(total)}** = {format_gb(total)} ({total:,} bytes)", ""]
+    lines += ["| Component | GiB | Share | How it is computed |", "|---|---:|---:|---|"]
+    for c in breakdown.components:
+        if c.bytes:
+            formula = c.formula.replace("|", "\\|")
+            lines.append(f"| {EN[c.key]} | {c.bytes / 2**30:,.2f} | {c.bytes / total:.1%} | {formula} |")
+    lines.append(f"| **Total** | **{total / 2**30:,.2f}** | 100% | |")
+    if gpus > 1:
+        rank = per_gpu(breakdown, gpus)
+        lines += ["", f"Per GPU ({rank.layout.describe()}, {rank.rank}): **{format_gib(rank.total_bytes)}**"]
+    if breakdown.assumptions:
+        lines += ["", "Approximate:"] + [f"- {text}" for text in breakdown.assumptions]
+    if link:
+        lines += ["", f"[Open in the calculator]({link})"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""The sentence catalogues, one module per language."""

@@ -1,0 +1,619 @@
+"""The English catalogue: every sentence the page and the command line show, by key."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+
+EN: Mapping[str, str] = {
+    # component labels
+    "weights": "Weights",
+    "gradients": "Gradients",
+    "optimizer": "Optimizer state",
+    "master_weights": "Master weights (fp32)",
+    "kv_cache": "KV cache",
+    "activations": "Activations",
+    "logits": "Logits",
+    "temporaries": "Step temporaries",
+    "overhead": "Framework overhead",
+    # the phases of a training step (step.py)
+    "phase.forward": "end of the forward pass",
+    "phase.loss": "start of the backward pass, at the loss gradient",
+    "phase.backward_start": "backward through the last layer",
+    "phase.backward_end": "end of the backward pass",
+    "phase.optimizer": "optimizer step",
+    "phase.line": "Step phase, {phase}: {total}",
+    "phase.line.peak": "Step phase, {phase}: {total} (the peak, shown above)",
+    "phase.live": "; at the peak ({phase}) {bytes} of it is live",
+    "temporaries.inference": "none beyond the activations' peak",
+    "temporaries.none": "none at this instant",
+    "temporaries.prefill_window": "the prefill: sliding-window layers hold the whole prompt's K/V until the first "
+                                  "new token = {bytes}",
+    "temporaries.loss": "cross-entropy's backward: the fp32 gradients of nll_loss and log_softmax, live together, "
+                        "2 × 4 B × {tokens} tokens × {vocab} vocabulary = {bytes}",
+    "temporaries.backward": "one layer's backward: the gradients of its MLP's hidden tensors (about 3 × batch × seq "
+                            "× MLP width){dequantised} = {bytes}",
+    "temporaries.dequantised": ", and the largest 4-bit matrix dequantised for its matmul ({bytes})",
+    "temporaries.optimizer.foreach": "the foreach {optimizer} update: a copy of the whole second moment "
+                                     "(torch._foreach_sqrt) = {bytes}",
+    "temporaries.optimizer.for-loop": "the {optimizer} update, one tensor at a time: copies of the largest tensor "
+                                      "= {bytes}",
+    "temporaries.optimizer.fused": "the fused {optimizer} update makes no copies = {bytes}",
+    # formulas in words
+    "weights.formula": "{params} parameters × {bits} bits ({precision}) = {bytes}",
+    "gradients.formula": "{params} parameters × {bits} bits (one gradient per weight, {precision}) = {bytes}",
+    "gradients.none": "inference keeps no gradients",
+    "optimizer.formula": "{params} parameters × {per_param} bytes ({optimizer}: {what}) = {bytes}",
+    "optimizer.none": "inference keeps no optimizer state",
+    "optimizer.sgd": "plain SGD keeps no state",
+    "optimizer.state.adamw": "momentum + variance",
+    "optimizer.state.adam": "momentum + variance",
+    "optimizer.state.paged-adamw": "momentum + variance in paged memory",
+    "optimizer.state.adamw-8bit": "8-bit momentum + variance with fp32 block scales",
+    "optimizer.state.paged-adamw-8bit": "8-bit momentum + variance with fp32 block scales, paged",
+    "optimizer.state.adafactor": "factored second moments",
+    "optimizer.state.lion": "momentum",
+    "optimizer.state.sgd-momentum": "momentum",
+    "optimizer.paged": (
+        "; paged: under memory pressure the state moves to host memory instead of failing, so the peak on the "
+        "GPU can be lower, at the cost of speed"
+    ),
+    "weights.lora": " + LoRA adapters: {count} trainable parameters in {dtype} = {bytes}",
+    "weights.autocast": " + autocast's 16-bit copies of the linear weights, kept through backward = {bytes}",
+    "weights.format": "{format}: {parts} = {bytes}",
+    "vllm.kv": (
+        "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on this card vLLM's pool "
+        "is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
+    ),
+    "vllm.peak": (
+        "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
+        "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
+    ),
+    "vllm.logits": "in the activation peak (the sampler's buffers)",
+    "vllm.overhead": (
+        "non-torch memory (CUDA context, cuBLAS, NCCL: 0.14 GiB in vLLM V1's logs) + CUDA graphs (0.4 GiB, "
+        "none with --enforce-eager: {eager}) = {bytes}"
+    ),
+    "llamacpp.split": "{gpu} of {layers} layers on the GPU{output}; token embeddings and the rest in system RAM: {host}",
+    "llamacpp.no_output": " (the output layer in system RAM)",
+    "llamacpp.kv": (
+        "{n_seq} × {n_ctx} cells (the context padded to 256) × K {k} and V {v}, sliding layers capped at the window "
+        "plus one micro-batch = {bytes} on the GPU, {host} in system RAM"
+    ),
+    "llamacpp.compute": (
+        "the compute buffer llama.cpp reserves for a {n_ub}-token micro-batch (flash attention {flash}): the larger of "
+        "the attention scores and the logits of the micro-batch = {bytes}"
+    ),
+    "llamacpp.logits": "in the compute buffer",
+    "llamacpp.overhead": "CUDA context and driver, as Ollama reserves it (457 MiB) = {bytes}",
+    "master_weights.formula": "{params} parameters × 4 bytes (fp32 copy kept by mixed precision) = {bytes}",
+    "master_weights.none": "only with mixed-precision training",
+    "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
+    "kv_cache.layers.full": "{count} layers × {per_token} × {kept} tokens",
+    "kv_cache.layers.sliding": "{count} sliding layers × {per_token} × {kept} tokens (window {window})",
+    "kv_cache.layers.chunked": "{count} chunked layers × {per_token} × {kept} tokens (chunk {window})",
+    "kv_cache.linear": " + {batch} × {count} linear-attention layers × a fixed {state} (fp32 recurrent state + convolution window)",
+    "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
+    "kv_cache.mla_width": "an MLA latent of {width}",
+    "kv_cache.none": "training runs without a KV cache",
+    "activations.training": (
+        "{batch} × {seq} tokens × ({layers_kept} layers × {per_layer} B/token/layer{recompute} "
+        "+ {outside} B/token outside the layers){constant} = {bytes}; {attention} attention, {checkpointing}"
+    ),
+    "activations.recompute": " + 1 layer recomputed in backward at {per_layer_full} B/token",
+    "activations.average": "{average} (average of dense and MoE layers)",
+    "activations.constant": " + {constant_bytes} shared by the batch (rotary tables, positions)",
+    "activations.inference": (
+        "peak of one layer during a {seq}-token prefill: {batch} × {seq} tokens × {per_token} B/token ({attention} attention)"
+        " = {bytes}; layers run one after another, so only one layer's temporaries are live"
+    ),
+    "logits.fused": (
+        "fused cross-entropy (Liger): the logits of {chunk} tokens at a time × {vocab} vocabulary × (fp32 + compute "
+        "type), plus the fp32 gradient of the {tokens} tokens' hidden states = {bytes}"
+    ),
+    "logits.training": (
+        "{batch} × {seq} tokens × {vocab} vocabulary × {per_value} B "
+        "(fp32 log-softmax kept for the loss + the {precision} logits returned) = {bytes}"
+    ),
+    "logits.inference": "{batch} × {vocab} vocabulary × 4 B (fp32 logits of the last position only) = {bytes}",
+    "overhead.formula": "CUDA context, cuBLAS workspaces and allocator slack: {gib} GiB, set by you (default 1 GiB)",
+    # checkpointing and attention in words
+    "checkpointing.none": "no checkpointing",
+    "checkpointing.layer": "per-layer checkpointing (layer inputs kept)",
+    "checkpointing.sqrt": "sqrt(L) checkpointing: {segments} segments of {segment_layers} layers",
+    "attention.eager": "eager",
+    "attention.flash": "flash",
+    # notes
+    "note.seq_over_context": "Sequence length {seq:,} is longer than the model's context of {context:,} tokens.",
+    "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
+    "note.quantised": "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, GGUF).",
+    "note.assumption": "Assumed: {text}",
+    "note.mla": (
+        "Multi-head latent attention: the cache keeps one compressed latent per token and layer, as vLLM, "
+        "SGLang, llama.cpp and Hugging Face transformers (5.15 and later) do; older transformers releases "
+        "cached decompressed per-head keys and values, about 70 times more."
+    ),
+    "note.linear_training": (
+        "Linear-attention layers: the activations are what transformers saves with its own PyTorch kernels "
+        "(measured); with the flash-linear-attention kernels installed, much of it is recomputed instead."
+    ),
+    "note.ollama": (
+        "Ollama runs llama.cpp with defaults of its own: a context of 4,096 tokens (v0.6.7 to v0.15.4; since v0.15.5 "
+        "chosen by VRAM: 4,096 under 23 GiB, 32,768, or 262,144 from 47 GiB) and one sequence at a time; "
+        "llama-server gives 4 slots one shared context. Set the sequence length and parallel sequences to match."
+    ),
+    "note.vllm_fit": (
+        "vLLM claims its utilization share of the card whatever the request: the table below shows what the "
+        "requested sequences need; the pool and concurrency above are what vLLM would run on the chosen card."
+    ),
+    "note.native_format": "The published checkpoint stores {format}; the weights above are in the precision chosen.",
+    "assumption.training_unmeasured": (
+        "training activations of {model_type} layers are estimated with the Llama-style terms and have not been "
+        "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
+    ),
+    "assumption.lora_moe_experts": "LoRA all-linear on a mixture of experts adapts the attention and dense / shared "
+                                   "MLP linears here; peft 0.21 on transformers 5 also wraps the fused expert "
+                                   "tensors and the router (ParamWrapper), which this count leaves out.",
+    "assumption.lora_activations": (
+        "LoRA on this architecture: the activations are counted as in full fine-tuning, not checked against a "
+        "measured run (dense RMSNorm models are); frozen layers keep no input for their weights' gradients, so the "
+        "real figure is somewhat lower"
+    ),
+    "approximate.title": "Approximate: this configuration is not fully understood",
+    # ------------------------------------------------------------ the page (index.html, main.py, present.py)
+    "page.title": "GPU VRAM calculator for transformers",
+    "page.heading": "Will it fit? GPU VRAM calculator",
+    "page.lead": (
+        "How much GPU memory a transformer needs to run or train, component by component. Everything is computed "
+        "in your browser by Python; nothing you enter leaves this page."
+    ),
+    "page.update": "A new version of this page is ready.",
+    "page.reload": "Reload",
+    "page.status.booting": "Starting Python… the numbers below are already correct for the default settings.",
+    "page.status.progress": "Starting Python ({n}/4): {step}… the numbers below are already correct for the default settings.",
+    "boot.1": "downloading the runtime",
+    "boot.2": "starting the interpreter",
+    "boot.3": "loading the calculator",
+    "boot.4": "connecting the form",
+    "page.status.ready": "Python is running: results update as you type.",
+    "page.copy_link": "Copy link",
+    "page.copied": "Link copied.",
+    "page.copy_failed": "Copy the address bar to share this configuration.",
+    "page.stale": "These results are for your last valid input.",
+    "page.imported": "Imported: {name}",
+    "page.internal_error": (
+        "Something went wrong in the calculator ({kind}); the numbers shown are for your last working input. "
+        "Please report it with the link."
+    ),
+    "page.footer": (
+        "Sizes: GB = 10⁹ bytes, GiB = 2³⁰ bytes. Runs offline once loaded; your inputs stay in the page and its link."
+    ),
+    "legend.model": "Model",
+    "legend.workload": "Workload",
+    "legend.training": "Training",
+    "field.model_search.label": "Find a model",
+    "field.model_search.help": "Type part of a name or a Hugging Face id; {count} models, grouped by family.",
+    "model_search.found": "{count} match; showing {first}.",
+    "model_search.found_many": "{count} matches; showing the best, {first}.",
+    "model_search.none": "No model matches; the list shows all of them.",
+    "model.facts": "{hf_id} · {params} parameters · context {context} · {architecture}",
+    "model.facts.native": " · checkpoint: {format}",
+    "field.model.label": "Model",
+    "field.model.help": "A preset, your own numbers, or a Hugging Face config.json (below).",
+    "field.params.label": "Parameters (billions)",
+    "field.params.help": "Total parameters, e.g. 7 for a 7B model. Required.",
+    "field.hidden.label": "Hidden size",
+    "field.hidden.help": "Model width, e.g. 4096. Required.",
+    "field.layers.label": "Layers",
+    "field.layers.help": "Transformer layers, e.g. 32. Required.",
+    "field.heads.label": "Attention heads",
+    "field.heads.help": "Optional; default hidden / 128.",
+    "field.kv_heads.label": "KV heads",
+    "field.kv_heads.help": "Optional; default = heads (multi-head attention).",
+    "field.vocab.label": "Vocabulary",
+    "field.vocab.help": "Optional; default 32,000.",
+    "field.ffn.label": "FFN size",
+    "field.ffn.help": "Optional; default about 8 × hidden / 3.",
+    "field.mode.label": "Mode",
+    "field.precision.label": "Weight precision",
+    "field.precision.help": (
+        "How the weights are stored. GGUF types are sized tensor by tensor as llama.cpp's quantizer writes them; "
+        "GPU formats include their scales and zero points; the nominal int8/int4/int2 count bits only."
+    ),
+    "format_group.nominal": "Nominal (every parameter, no scales)",
+    "format_group.gguf": "GGUF (llama.cpp, Ollama, LM Studio)",
+    "format_group.gpu": "GPU formats (vLLM, transformers)",
+    "format_group.exl": "EXL2 / EXL3 bits per weight",
+    "format_group.native": "The checkpoint's native format",
+    "gpu_group.cards": "Graphics cards",
+    "gpu_group.apple": "Apple Silicon (unified memory, GPU share)",
+    "field.wired_limit_mb.label": "iogpu.wired_limit_mb (MiB)",
+    "field.wired_limit_mb.help": (
+        "macOS lets the GPU wire only part of the memory (Metal's recommendedMaxWorkingSetSize); "
+        "`sudo sysctl iogpu.wired_limit_mb=N` raises it. Empty or 0: the default."
+    ),
+    "field.macos.label": "macOS version",
+    "field.macos.help": "The default share changed in macOS 26 (about 3/4 of RAM before, 74–84 % from 26 on).",
+    "field.recipe.label": "Training recipe",
+    "field.recipe.help": (
+        "How weights, gradients and optimizer state are kept: fp32; pure bf16 (Adam state in bf16 too); amp = fp32 "
+        "weights under autocast (Hugging Face Trainer's bf16=True); mixed = 16-bit weights with fp32 gradients and "
+        "master copy (Megatron, DeepSpeed: 18 B per parameter with Adam)."
+    ),
+    "option.recipe.": "weights in the precision above (+ master copy if ticked)",
+    "option.recipe.fp32": "fp32",
+    "option.recipe.bf16": "pure bf16 / fp16",
+    "option.recipe.amp": "amp: fp32 weights, autocast",
+    "option.recipe.mixed": "mixed: 16-bit weights, fp32 grads + master",
+    "option.optimizer.adamw-8bit": "AdamW 8-bit (bitsandbytes)",
+    "option.optimizer.paged-adamw-8bit": "paged AdamW 8-bit",
+    "option.optimizer.paged-adamw": "paged AdamW",
+    "option.optimizer.adafactor": "Adafactor",
+    "option.optimizer.lion": "Lion",
+    "field.lora_rank.label": "LoRA rank",
+    "field.lora_rank.help": "0: full fine-tuning. With nf4 or nf4-dq weights: QLoRA.",
+    "field.lora_targets.label": "LoRA targets",
+    "field.lora_targets.help": "all-linear, or some of q,k,v,o,gate,up,down (comma-separated).",
+    "field.lora_dropout.label": "LoRA dropout",
+    "field.lora_dropout.help": "peft's lora_dropout (0 by default): above 0, each adapted layer keeps a mask and a copy.",
+    "field.lora_dtype.label": "Adapter dtype",
+    "field.lora_dtype.help": "peft upcasts adapters to fp32 by default; Unsloth and others keep them in bf16.",
+    "option.lora_dtype.fp32": "fp32 (peft's default)",
+    "option.lora_dtype.bf16": "bf16",
+    "option.lora_dtype.fp16": "fp16",
+    "field.lora_embeddings.label": "Also train the embeddings and head",
+    "field.lora_embeddings.help": "In full, as peft's modules_to_save does.",
+    "field.grad_accum.label": "Gradient accumulation",
+    "field.grad_accum.help": "Steps per update; memory follows the micro-batch (the batch size above).",
+    "field.fused_ce.label": "Fused cross-entropy (Liger)",
+    "field.fused_ce.help": "The logits are computed a chunk of tokens at a time, never for the whole batch.",
+    "legend.engine": "Engine",
+    "field.runtime.label": "Runs on",
+    "field.runtime.help": "The engine decides the memory beyond the weights: its cache layout, buffers and overhead.",
+    "option.runtime.transformers": "Hugging Face transformers (generate)",
+    "option.runtime.vllm": "vLLM / SGLang (serving)",
+    "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
+    "field.gpu_memory_utilization.label": "GPU memory utilization",
+    "field.gpu_memory_utilization.help": "The share of the card vLLM claims (0.9 by default); the KV pool fills what is left.",
+    "field.max_num_batched_tokens.label": "Max batched tokens",
+    "field.max_num_batched_tokens.help": "vLLM's profiling run; empty: its default for the card (2,048 to 16,384).",
+    "field.max_num_seqs.label": "Max sequences",
+    "field.max_num_seqs.help": "vLLM's sampler size; empty: its default for the card (256 or 1,024).",
+    "field.enforce_eager.label": "Enforce eager (no CUDA graphs)",
+    "field.enforce_eager.help": "Saves the CUDA-graph memory at some speed.",
+    "field.gpu_layers.label": "GPU layers",
+    "field.gpu_layers.help": "--gpu-layers: the output layer first, then the last layers; empty: all. The rest runs from system RAM.",
+    "field.parallel.label": "Parallel sequences",
+    "field.parallel.help": "--parallel: each sequence has its own context of the sequence length.",
+    "field.ubatch.label": "Micro-batch",
+    "field.ubatch.help": "--ubatch-size (512): sets the compute buffer.",
+    "field.kv_precision_k.label": "K cache type",
+    "field.kv_precision_k.help": "--cache-type-k; a quantised V cache needs flash attention.",
+    "field.kv_precision_v.label": "V cache type",
+    "field.kv_precision_v.help": "--cache-type-v.",
+    "option.kv_precision_kv.same": "same as the KV-cache precision (f16)",
+    "answer.max_parallel": "Most parallel sequences",
+    "answer.best_format": "Most precise weights that fit",
+    "answer.best_kv_format": "Most precise KV cache that fits",
+    "answer.format_none": "none of this engine's formats",
+    "page.languages": "Language",
+    "page.language.en": "English",
+    "page.language.pt": "Português",
+    "legend.hardware": "Hardware",
+    "more.options": "More options",
+    "more.set": "{label} · {count} set",
+    "field.remember_gpu.label": "Remember my card",
+    "field.remember_gpu.help": "Kept in this browser's local storage, only if ticked; untick to forget it.",
+    "fit.fits": "fits",
+    "fit.tight": "tight",
+    "fit.does not fit": "does not fit",
+    "verdict.one": "one {gpu}",
+    "verdict.many": "{count} × {gpu} ({layout})",
+    "verdict.fits": "Fits on {where}: {used} of {usable} ({share} used).",
+    "verdict.tight": "Fits on {where}, tightly: {used} of {usable} ({share} used); fragmentation may take the rest.",
+    "verdict.no": "Does not fit on {where}: {used} needed of {usable} ({share}). The largest part is the {part} "
+                  "({part_share} of it).",
+    "verdict.no_pool": "Does not fit on {where}: after its weights, activation peak and overhead, vLLM's share of "
+                       "the card leaves {pool} of KV cache for the {kv} the sequences need.",
+    "verdict.fits.short": "{used} · fits {where} ({share})",
+    "verdict.tight.short": "{used} · tight on {where} ({share})",
+    "verdict.no.short": "{used} · does not fit {where}",
+    "verdict.changes": "Any one of these fits:",
+    "export.title": "Export:",
+    "export.markdown": "Copy as Markdown",
+    "export.csv": "CSV",
+    "export.json": "JSON",
+    "export.print": "Print or PDF",
+    "export.copied": "Copied: paste it into an issue or a chat.",
+    "export.downloaded": "Saved {name}.",
+    "verdict.none": "No single change in context, batch, format, recipe or GPU count makes it fit: combine them, "
+                    "or pick a smaller model.",
+    "verdict.change_card": "Change the card",
+    "change.kv": "KV cache in {format}",
+    "change.seq": "a context of {value:,} tokens",
+    "change.batch": "a batch of {value:,}",
+    "change.format": "weights in {format}",
+    "change.gpus": "{count:,} × {gpu} ({layout})",
+    "change.checkpointing": "per-layer activation checkpointing",
+    "change.lora": "LoRA (rank 16) instead of full fine-tuning",
+    "change.qlora": "QLoRA: LoRA rank 16 on a 4-bit (nf4) base",
+    "change.qlora_checkpointing": "QLoRA (rank 16, nf4) with per-layer activation checkpointing",
+    "runtime.vllm": (
+        "vLLM on {gpu} at {util:.0%}: it claims {claimed}; after the weights, the activation peak and its overhead the "
+        "KV pool is {pool}, {tokens} tokens: {concurrency} sequences of {seq} tokens at once."
+    ),
+    "runtime.llamacpp": (
+        "llama.cpp: {gpu_bytes} on the GPU ({layers} of {total} layers and the output), {host_bytes} in system RAM; "
+        "context {n_ctx} cells × {n_seq} sequence(s)."
+    ),
+    "field.group_size.label": "Group size",
+    "field.group_size.help": "GPTQ and AWQ: weights per fp16 scale (default 128).",
+    "field.kv_precision.label": "KV-cache precision",
+    "field.kv_precision.help": (
+        "Format of the cached keys and values: fp8 (vLLM, SGLang), q8_0/q5_1/q4_0 (llama.cpp, exact block sizes), "
+        "int8/int4 (nominal bits)."
+    ),
+    "field.batch.label": "Batch size",
+    "field.batch.help": "Sequences processed together.",
+    "field.seq.label": "Sequence length",
+    "field.seq.help": "Tokens per sequence (context length).",
+    "legend.layout": "Parallel layout",
+    "field.tp.label": "Tensor parallel (tp)",
+    "field.tp.help": "Splits every matrix across this many GPUs; must divide the attention heads. Empty: inference "
+                     "uses tensor parallelism across the GPUs.",
+    "field.pp.label": "Pipeline stages (pp)",
+    "field.pp.help": "Splits the layers into stages; the first keeps the embedding, the last the head.",
+    "field.dp.label": "Data parallel (dp)",
+    "field.dp.help": "Replicas, each with its own micro-batch. Empty: the GPUs left over (training: ZeRO-3 over them).",
+    "field.ep.label": "Expert parallel (ep)",
+    "field.ep.help": "Spreads a mixture of experts' experts over the data-parallel ranks.",
+    "field.cp.label": "Context parallel (cp)",
+    "field.cp.help": "Splits the sequence across GPUs for long-context training.",
+    "field.vpp.label": "Interleaved chunks per stage (vpp)",
+    "field.vpp.help": "Megatron's interleaved pipeline: more in flight on the first stage, smaller bubbles.",
+    "field.sp.label": "Sequence parallel (with tp)",
+    "field.sp.help": "Shards the norms' and dropouts' activations too (Korthikanti et al. 2022).",
+    "field.zero.label": "DeepSpeed ZeRO stage",
+    "field.zero.help": "1 shards the optimizer state, 2 also the gradients, 3 also the weights, over the data-parallel "
+                       "GPUs. Empty: 3 when no layout is set.",
+    "field.fsdp.label": "FSDP",
+    "field.fsdp.help": "PyTorch FSDP2: full-shard is ZeRO-3, shard-grad-op ZeRO-2, hybrid-shard ZeRO-3 within a node.",
+    "option.fsdp.": "off",
+    "option.fsdp.full-shard": "full-shard",
+    "option.fsdp.shard-grad-op": "shard-grad-op",
+    "option.fsdp.hybrid-shard": "hybrid-shard",
+    "field.offload.label": "Offload to host memory",
+    "field.offload.help": "ZeRO-Offload / FSDP CPU offload: the optimizer state (and gradients), or the weights too.",
+    "option.offload.none": "none",
+    "option.offload.optimizer": "optimizer state",
+    "option.offload.optimizer+params": "optimizer state and weights",
+    "field.optimizer_impl.label": "Optimizer implementation",
+    "field.optimizer_impl.help": "How the update runs: foreach (PyTorch's default on a GPU) copies the second moment "
+                                 "for a moment; fused (the Trainer's default on PyTorch 2.8+) makes no copies.",
+    "option.optimizer_impl.": "the optimizer's own",
+    "option.optimizer_impl.foreach": "foreach",
+    "option.optimizer_impl.fused": "fused",
+    "option.optimizer_impl.for-loop": "for-loop",
+    "field.optimizer.label": "Optimizer",
+    "field.optimizer.help": "Adam(W) keeps 8 bytes per parameter, SGD with momentum 4, SGD none.",
+    "field.mixed_precision.label": "Mixed precision",
+    "field.mixed_precision.help": "Adds the fp32 master copy of the weights (4 bytes per parameter).",
+    "field.checkpointing.label": "Gradient checkpointing",
+    "field.checkpointing.help": (
+        "Per layer keeps each layer's input and recomputes one layer at a time; sqrt(L) keeps segment inputs."
+    ),
+    "field.attention.label": "Attention",
+    "field.attention.help": "Eager attention stores the s × s probabilities; FlashAttention does not.",
+    "field.overhead_gib.label": "Framework overhead (GiB)",
+    "field.overhead_gib.help": (
+        "CUDA context and workspaces: 0.3–2 GiB measured. Empty: the engine's own (transformers 1 GiB, vLLM its "
+        "non-torch memory and CUDA graphs, llama.cpp 457 MiB)."
+    ),
+    "field.gpu.label": "GPU",
+    "field.gpu.help": "Usable memory as PyTorch reports it where known; for a Mac, the share its GPU may use. Any other card: gpu=24gb in the link (or --gpu 24gb).",
+    "field.gpus.label": "Number of GPUs",
+    "field.gpus.help": "How many of them. With more than one, set the layout below or keep the default: tensor "
+                       "parallel for inference, data parallel with ZeRO-3 for training.",
+    "field.headroom.label": "Headroom (%)",
+    "field.headroom.help": "20 % by default: 1 GiB of overhead plus an 8k-token KV cache is 11–25 % of a 16–80 GB card.",
+    "field.vram.label": "Add a size (GB)",
+    "field.vram.help": "Any memory size, e.g. 40; its row lists every example that fits.",
+    "option.model.custom": "Custom numbers",
+    "option.model.config": "Imported config.json",
+    "option.kv_precision.same": "same as weights (16-bit if quantised)",
+    "option.mode.inference": "Inference",
+    "option.mode.training": "Training",
+    "option.optimizer.adamw": "AdamW",
+    "option.optimizer.adam": "Adam",
+    "option.optimizer.sgd-momentum": "SGD with momentum",
+    "option.optimizer.sgd": "SGD",
+    "option.checkpointing.none": "None",
+    "option.checkpointing.layer": "Per layer",
+    "option.checkpointing.sqrt": "sqrt(L) segments",
+    "option.attention.flash": "Flash / SDPA",
+    "option.attention.eager": "Eager",
+    "import.summary": "Import a config.json",
+    "import.file": "config.json file",
+    "import.paste": "or paste it",
+    "import.apply": "Use this config",
+    "import.private": "Read in your browser only; never uploaded.",
+    "results.total": "Total",
+    "results.bar_title": "Memory breakdown",
+    "results.breakdown_caption": "Breakdown (GiB = 2³⁰ bytes)",
+    "results.col.component": "Component",
+    "results.col.size": "Size",
+    "results.col.share": "Share",
+    "results.col.how": "How it is computed",
+    "results.summary": "{model}, {mode}, {precision}, batch {batch}, {seq:,} tokens",
+    "results.params": "{count} parameters",
+    "results.active": " ({count} active per token)",
+    "gpus.title": "Which GPUs fit",
+    "gpus.caption": "One GPU's usable memory (what PyTorch sees where known), its use, and how many GPUs the default layout needs (tensor parallel for inference, ZeRO-3 for training)",
+    "gpus.col.gpu": "GPU",
+    "gpus.col.memory": "Memory",
+    "gpus.col.use": "Use of one GPU",
+    "gpus.col.needed": "GPUs needed",
+    "gpus.col.verdict": "Verdict",
+    "gpus.memory": "{usable} ({marketed} GB marketed)",
+    "reverse.title": "What fits on one card, or on several",
+    "reverse.heading": "On {target} ({memory} each)",
+    "reverse.heading_split": "On {target} ({memory} each), laid out as {layout}",
+    "layout.assumed": "{layout}, assumed ({why}): set the layout to change it",
+    "layout.default_inference": "tensor parallel over the largest degree that divides the heads, pipeline stages for "
+                                "the rest",
+    "layout.default_llamacpp": "llama.cpp splits the layers across the GPUs",
+    "layout.zero_one_gpu": ". ZeRO and FSDP shard over data-parallel GPUs: on one GPU they save nothing unless "
+                           "they offload",
+    "layout.default_training": "data parallel with ZeRO-3, the equivalent of FSDP's full shard",
+    "rank.title": "The most loaded GPU ({rank}): {total} at its peak ({phase}), {share} of its {memory}",
+    "rank.title_same": "Each GPU holds {total} at its peak ({phase}), {share} of its {memory}",
+    "rank.inference": "inference",
+    "rank.caption": "What the most loaded GPU holds, and how the layout split each part onto it",
+    "rank.col.component": "Component",
+    "rank.col.size": "On this GPU",
+    "rank.col.split": "How it was split",
+    "rank.stages": "Pipeline stages: {stages}",
+    "rank.host": "Host memory per node for the offloaded states: {bytes}",
+    "rank.vllm_pool": "vLLM's KV pool on this GPU: {pool}, {tokens} tokens, {concurrency} sequences of {seq} "
+                      "tokens at once",
+    "split.layers": "{count} of {layers} layers",
+    "split.embedding": " and the embedding",
+    "split.head": " and the head",
+    "split.last_stage": "on the last stage only",
+    "split.tp": "TP {tp}: 1/{tp} of each matrix, norms replicated",
+    "split.kv_heads": "{per} of {heads} KV heads per GPU",
+    "split.kv_replicated": "{per} KV head per GPU: {heads} heads over TP {tp}, so heads are replicated",
+    "split.kv_latent": "MLA's latent is replicated on every TP rank",
+    "split.vocab": "1/{tp} of the vocabulary",
+    "split.ep": "experts over EP {ep}",
+    "split.tp_activations": "TP {tp}: the split parts of each layer's activations, the rest replicated",
+    "split.sp": "TP {tp} with sequence parallel: 1/{tp} of every activation",
+    "split.cp": "1/{cp} of the sequence (context parallel)",
+    "split.in_flight": "micro-batches in flight (1F1B): {count}",
+    "split.own_batch": "its own micro-batch of {batch} (data parallel)",
+    "split.offloaded": "offloaded to host memory",
+    "split.sharded": "sharded over {n} data-parallel ranks (ZeRO-{zero})",
+    "split.replicated": "a full copy on each of {dp} data-parallel ranks",
+    "split.zero3": "1/{n} of each (ZeRO-3), plus the gathered layer ({gather})",
+    "split.vllm_peak": "the profiling run's peak, whole on every GPU",
+    "split.vllm_nccl": "NCCL and all-reduce buffers (0.42 GiB more per GPU at TP 2 in vLLM's logs)",
+    "split.every_gpu": "on every GPU",
+    "reverse.hint": (
+        "Exact: the answer fits and one more token, sample or layer does not. “Fits” means at most 100 % of each "
+        "GPU's memory; keep some margin for fragmentation."
+    ),
+    "answer.max_seq": "Longest sequence",
+    "answer.max_batch": "Largest batch",
+    "answer.min_gpus": "Fewest GPUs",
+    "answer.max_params": "Largest model, same family",
+    "answer.seq_none": "none: even 1 token does not fit",
+    "answer.seq_capped": "at least {value:,} tokens (the input limit)",
+    "answer.seq": "{value:,} tokens",
+    "answer.seq_beyond_context": " (beyond the model's {context:,}-token context)",
+    "answer.batch_none": "none: even 1 does not fit",
+    "answer.batch_capped": "at least {value:,} (the input limit)",
+    "answer.gpus_none": "none: the overhead alone fills one GPU",
+    "answer.gpus_none_rank": "none up to 1,024: what every GPU keeps whatever the count (its own micro-batch, the "
+                             "parts this layout replicates) is more than one card",
+    "answer.gpus": "{value:,} × {gpu}",
+    "answer.params_none": "none: even 1 layer does not fit",
+    "answer.params": "{at_least}{count} parameters ({layers:,} layers of this width; now {now:,})",
+    "answer.at_least": "at least ",
+    "target.one": "{gpu}",
+    "target.many": "{count} × {gpu}",
+    "chart.title": "Memory per GPU against {axis}",
+    "chart.axis.seq": "sequence length (tokens)",
+    "chart.axis.batch": "batch size",
+    "chart.limit": "{target}: {memory} each",
+    "chart.now": "now {value:,}",
+    "chart.desc": "Memory per GPU against {axis}, from {first} at 1 to {last} at {end}; {ending}.",
+    "chart.ending.none": "even {name} 1 does not fit on {target}",
+    "chart.ending.all": "it fits on {target} across the whole range",
+    "chart.ending.stop": "it stops fitting on {target} ({memory} each) after {answer:,}",
+    "capacity.several_gpus": "several GPUs",
+    "link.too_long": "The link was longer than {limit:,} characters; the rest was ignored.",
+    "link.too_many": "The link had more than {limit} parts; the rest were ignored.",
+    "link.value_too_long": "Ignored from the link: {field}: longer than {limit} characters.",
+    "link.config": "Ignored from the link: model 'config' (an imported config.json never leaves its machine).",
+    "link.ignored": "Ignored from the link: {problem}",
+    "link.unknown": "Ignored unknown link keys: {keys}",
+    "link.repeated": "Used the first of repeated link keys: {keys}",
+    "chart.caption": (
+        "Solid line: memory per GPU. Dashed line: the GPU's memory. Hatched: does not fit. Vertical line: your "
+        "current value."
+    ),
+    "capacity.title": "What fits in how much memory",
+    "capacity.intro": (
+        "Model sizes, in billions of parameters, whose weights fit in each amount of VRAM. The upper bound is the "
+        "weights alone filling the memory; the lower bound keeps the headroom below free for the framework, the KV "
+        "cache and activations."
+    ),
+    "capacity.caption": (
+        "GB = 10⁹ bytes. Examples: models that first fit in that row, or fit at a more precise format than in the "
+        "row above, each at the most precise format that fits."
+    ),
+    "capacity.col.vram": "VRAM",
+    "capacity.col.examples": "Examples",
+    "capacity.note.1": "Rarely is all VRAM available: the framework, the operating system's display and other processes take some.",
+    "capacity.note.2": (
+        "Inference needs less than training: training also keeps gradients, optimizer state and stored activations "
+        "(16 bytes per parameter or more with Adam)."
+    ),
+    "capacity.note.3": (
+        "“Several GPUs”: more than the largest single GPU in our list holds; model parallelism splits a model over "
+        "several cards."
+    ),
+    "capacity.note.4": (
+        "INT8 and below need quantisation; exact sizes depend on the architecture, the implementation and the "
+        "format's scales. Counts marked in the data as published rather than exact are the papers' rounded figures."
+    ),
+    "capacity.note.5": (
+        "Compared with the original table: it kept 4 GB free up to 24 GB (25 % and 17 %) and 8 GB above (10 % at "
+        "80 GB, down to 1.6 % at 512 GB), too little for the KV cache and activations of the large models those "
+        "rows are for. Here the headroom is a share of the memory: 20 % unless you change it."
+    ),
+    "guide.title": "Guide",
+    "guide.1.q": "What is VRAM, and why does it matter?",
+    "guide.1.a": (
+        "VRAM is the GPU's own memory. To run a model the GPU must hold its weights, the cached keys and values of "
+        "the text so far (the KV cache) and the intermediate results of the layer it is computing. If the sum is "
+        "larger than the card, the program stops with an out-of-memory error, or spills to much slower memory."
+    ),
+    "guide.2.q": "Why does training need so much more?",
+    "guide.2.a": (
+        "Training keeps a gradient for every weight, the optimizer's state (Adam keeps two fp32 numbers per weight: "
+        "8 bytes), with mixed precision an fp32 copy of the weights (4 bytes), and the activations of every layer "
+        "for the backward pass. With Adam and mixed precision that is 16 bytes per parameter before any activation."
+    ),
+    "guide.3.q": "How does precision change memory?",
+    "guide.3.a": (
+        "A weight takes 4 bytes in fp32, 2 in fp16 or bf16, 1 in int8 and half a byte in int4. Going from fp16 to "
+        "int4 divides the weights by four, which is how a 70B model fits on one or two cards. Quantised formats also "
+        "store scales (about 0.1–0.5 bit per weight more), which this page leaves out and says so."
+    ),
+    "guide.4.q": "What is the KV cache?",
+    "guide.4.a": (
+        "While generating, the model keeps each layer's keys and values for every token so far: 2 × layers × KV "
+        "heads × head size × tokens × batch values. Models with grouped-query attention (Llama 3, Mistral, "
+        "Qwen2.5) share keys and values between heads, so their cache is 4–8 times smaller than the hidden size "
+        "suggests. Long contexts can make the cache larger than the weights."
+    ),
+    "guide.5.q": "What does gradient checkpointing trade?",
+    "guide.5.a": (
+        "Instead of keeping every layer's activations, per-layer checkpointing keeps only each layer's input and "
+        "recomputes one layer at a time during the backward pass, about a third more compute for a large cut in "
+        "memory. The sqrt(L) scheme keeps fewer inputs and recomputes larger segments."
+    ),
+    "guide.6.q": "How accurate is it?",
+    "guide.6.a": (
+        "Parameter counts are exact; the KV cache and model states follow their definitions byte for byte; training "
+        "activations follow what Hugging Face transformers saves, checked against measurements on real "
+        "implementations. The framework overhead varies with driver and libraries: set it to what you see."
+    ),
+    "guide.7.q": "What can I ask the other way round?",
+    "guide.7.a": (
+        "Pick a GPU and how many of them: the page gives the longest context and the largest batch that fit, the "
+        "fewest cards needed, and the largest model of the same width. The table below it answers “what fits in N "
+        "GB?” at every precision."
+    ),
+}

@@ -1,0 +1,661 @@
+"""The Brazilian Portuguese (pt-BR) catalogue: every sentence of messages.EN, with
+exactly the same keys and the same str.format placeholders and format specs.
+Checked by tests/test_messages_pt.py."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+
+PT: Mapping[str, str] = {
+    # component labels
+    "weights": "Pesos",
+    "gradients": "Gradientes",
+    "optimizer": "Estado do otimizador",
+    "master_weights": "Pesos mestres (fp32)",
+    "kv_cache": "Cache KV",
+    "activations": "Ativações",
+    "logits": "Logits",
+    "temporaries": "Temporários do passo",
+    "overhead": "Sobrecarga do framework",
+    # the phases of a training step (step.py)
+    "phase.forward": "fim da passagem direta",
+    "phase.loss": "início da passagem reversa, no gradiente da perda",
+    "phase.backward_start": "passagem reversa pela última camada",
+    "phase.backward_end": "fim da passagem reversa",
+    "phase.optimizer": "passo do otimizador",
+    "phase.line": "Fase do passo, {phase}: {total}",
+    "phase.line.peak": "Fase do passo, {phase}: {total} (o pico, mostrado acima)",
+    "phase.live": "; no pico ({phase}), {bytes} estão em uso",
+    "temporaries.inference": "nenhum além do pico das ativações",
+    "temporaries.none": "nenhum neste instante",
+    "temporaries.prefill_window": "o prefill: as camadas de janela deslizante guardam o K/V do prompt inteiro até o "
+                                  "primeiro token novo = {bytes}",
+    "temporaries.loss": "a passagem reversa da entropia cruzada: os gradientes fp32 de nll_loss e log_softmax, em uso "
+                        "ao mesmo tempo, 2 × 4 B × {tokens} tokens × vocabulário de {vocab} = {bytes}",
+    "temporaries.backward": "a passagem reversa de uma camada: os gradientes dos tensores ocultos do seu MLP (cerca de "
+                            "3 × lote × seq × largura do MLP){dequantised} = {bytes}",
+    "temporaries.dequantised": ", e a maior matriz de 4 bits, desquantizada para o seu matmul ({bytes})",
+    "temporaries.optimizer.foreach": "a atualização foreach do {optimizer}: uma cópia do segundo momento inteiro "
+                                     "(torch._foreach_sqrt) = {bytes}",
+    "temporaries.optimizer.for-loop": "a atualização do {optimizer}, um tensor por vez: cópias do maior tensor "
+                                      "= {bytes}",
+    "temporaries.optimizer.fused": "a atualização fused do {optimizer} não faz cópias = {bytes}",
+    # formulas in words
+    "weights.formula": "{params} parâmetros × {bits} bits ({precision}) = {bytes}",
+    "gradients.formula": "{params} parâmetros × {bits} bits (um gradiente por peso, {precision}) = {bytes}",
+    "gradients.none": "a inferência não guarda gradientes",
+    "optimizer.formula": "{params} parâmetros × {per_param} bytes ({optimizer}: {what}) = {bytes}",
+    "optimizer.none": "a inferência não guarda estado do otimizador",
+    "optimizer.sgd": "o SGD puro não guarda estado",
+    "optimizer.state.adamw": "momento + variância",
+    "optimizer.state.adam": "momento + variância",
+    "optimizer.state.paged-adamw": "momento + variância em memória paginada",
+    "optimizer.state.adamw-8bit": "momento + variância em 8 bits, com escalas de bloco em fp32",
+    "optimizer.state.paged-adamw-8bit": "momento + variância em 8 bits, com escalas de bloco em fp32, paginados",
+    "optimizer.state.adafactor": "segundos momentos fatorados",
+    "optimizer.state.lion": "momento",
+    "optimizer.state.sgd-momentum": "momento",
+    "optimizer.paged": (
+        "; paginado: sob pressão de memória, o estado passa para a memória do host em vez de falhar, então o pico na "
+        "GPU pode ser menor, ao custo de velocidade"
+    ),
+    "weights.lora": " + adaptadores LoRA: {count} parâmetros treináveis em {dtype} = {bytes}",
+    "weights.autocast": " + as cópias de 16 bits dos pesos lineares feitas pelo autocast, mantidas até a passagem "
+                        "reversa = {bytes}",
+    "weights.format": "{format}: {parts} = {bytes}",
+    "vllm.kv": (
+        "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; nesta "
+        "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de {seq} tokens ao mesmo "
+        "tempo"
+    ),
+    "vllm.peak": (
+        "o pico de ativações da execução de profiling do vLLM: os buffers [max_num_seqs {seqs}, vocabulário {vocab}] "
+        "do seu sampler, 32 B por entrada, + 1 GiB para a passagem direta de {batched} tokens (ajustado aos logs "
+        "publicados do vLLM V1) = {bytes}"
+    ),
+    "vllm.logits": "no pico de ativações (os buffers do sampler)",
+    "vllm.overhead": (
+        "memória fora do torch (contexto CUDA, cuBLAS, NCCL: 0,14 GiB nos logs do vLLM V1) + CUDA graphs (0,4 GiB; "
+        "nenhum com --enforce-eager: {eager}) = {bytes}"
+    ),
+    "llamacpp.split": "{gpu} de {layers} camadas na GPU{output}; os embeddings de tokens e o restante na RAM do "
+                      "sistema: {host}",
+    "llamacpp.no_output": " (a camada de saída na RAM do sistema)",
+    "llamacpp.kv": (
+        "{n_seq} × {n_ctx} células (o contexto arredondado para um múltiplo de 256) × K {k} e V {v}, camadas "
+        "deslizantes limitadas à janela mais um microlote = {bytes} na GPU, {host} na RAM do sistema"
+    ),
+    "llamacpp.compute": (
+        "o buffer de computação que o llama.cpp reserva para um microlote de {n_ub} tokens (flash attention {flash}): "
+        "o maior entre os escores de atenção e os logits do microlote = {bytes}"
+    ),
+    "llamacpp.logits": "no buffer de computação",
+    "llamacpp.overhead": "contexto CUDA e driver, como o Ollama os reserva (457 MiB) = {bytes}",
+    "master_weights.formula": "{params} parâmetros × 4 bytes (cópia em fp32 mantida pela precisão mista) = {bytes}",
+    "master_weights.none": "só no treinamento com precisão mista",
+    "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
+    "kv_cache.layers.full": "{count} camadas × {per_token} × {kept} tokens",
+    "kv_cache.layers.sliding": "{count} camadas deslizantes × {per_token} × {kept} tokens (janela {window})",
+    "kv_cache.layers.chunked": "{count} camadas em blocos × {per_token} × {kept} tokens (bloco {window})",
+    "kv_cache.linear": " + {batch} × {count} camadas de atenção linear × um {state} fixo (estado recorrente fp32 + "
+                       "janela de convolução)",
+    "kv_cache.kv_width": "2 (K e V) × {kv_heads} cabeças KV × {head_dim}",
+    "kv_cache.mla_width": "um latente MLA de {width}",
+    "kv_cache.none": "o treinamento roda sem cache KV",
+    "activations.training": (
+        "{batch} × {seq} tokens × ({layers_kept} camadas × {per_layer} B/token/camada{recompute} "
+        "+ {outside} B/token fora das camadas){constant} = {bytes}; atenção {attention}, {checkpointing}"
+    ),
+    "activations.recompute": " + 1 camada recomputada na passagem reversa, a {per_layer_full} B/token",
+    "activations.average": "{average} (média das camadas densas e MoE)",
+    "activations.constant": " + {constant_bytes} compartilhados pelo lote (tabelas do RoPE, posições)",
+    "activations.inference": (
+        "pico de uma camada durante um prefill de {seq} tokens: {batch} × {seq} tokens × {per_token} B/token "
+        "(atenção {attention}) = {bytes}; as camadas rodam uma após a outra, então só os temporários de uma camada "
+        "estão em uso"
+    ),
+    "logits.fused": (
+        "entropia cruzada fundida (Liger): os logits de {chunk} tokens por vez × vocabulário de {vocab} × (fp32 + "
+        "tipo de computação), mais o gradiente fp32 dos estados ocultos dos {tokens} tokens = {bytes}"
+    ),
+    "logits.training": (
+        "{batch} × {seq} tokens × vocabulário de {vocab} × {per_value} B "
+        "(log-softmax fp32 mantido para a perda + os logits {precision} retornados) = {bytes}"
+    ),
+    "logits.inference": "{batch} × vocabulário de {vocab} × 4 B (logits fp32 apenas da última posição) = {bytes}",
+    "overhead.formula": "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, definido por você "
+                        "(padrão 1 GiB)",
+    # checkpointing and attention in words
+    "checkpointing.none": "sem checkpointing",
+    "checkpointing.layer": "checkpointing por camada (entradas das camadas mantidas)",
+    "checkpointing.sqrt": "checkpointing sqrt(L): {segments} segmentos de {segment_layers} camadas",
+    "attention.eager": "eager",
+    "attention.flash": "flash",
+    # notes
+    "note.seq_over_context": "O comprimento da sequência, {seq:,}, é maior que o contexto do modelo, de {context:,} "
+                             "tokens.",
+    "note.moe": "Mistura de especialistas: todos os {total} parâmetros ficam na memória; {active} são usados por "
+                "token.",
+    "note.quantised": "Pesos em {precision}: {bits} bits nominais por peso, sem as escalas de quantização (+0,1–0,5 "
+                      "bit em GPTQ, AWQ, GGUF).",
+    "note.assumption": "Premissa: {text}",
+    "note.mla": (
+        "Atenção latente multi-cabeça: o cache guarda um latente comprimido por token e camada, como fazem o vLLM, "
+        "o SGLang, o llama.cpp e o Hugging Face transformers (5.15 em diante); versões mais antigas do transformers "
+        "guardavam no cache as chaves e os valores descomprimidos por cabeça, cerca de 70 vezes mais."
+    ),
+    "note.linear_training": (
+        "Camadas de atenção linear: as ativações são o que o transformers salva com seus próprios kernels PyTorch "
+        "(medido); com os kernels do flash-linear-attention instalados, boa parte delas é recomputada."
+    ),
+    "note.ollama": (
+        "O Ollama roda o llama.cpp com padrões próprios: um contexto de 4.096 tokens (da v0.6.7 à v0.15.4; desde a "
+        "v0.15.5, escolhido pela VRAM: 4.096 abaixo de 23 GiB, 32.768, ou 262.144 a partir de 47 GiB) e uma sequência "
+        "por vez; o llama-server dá a 4 slots um único contexto compartilhado. Ajuste o comprimento da sequência e as "
+        "sequências paralelas de acordo."
+    ),
+    "note.vllm_fit": (
+        "O vLLM reserva a sua fração de utilização da placa, qualquer que seja a requisição: a tabela abaixo mostra "
+        "do que as sequências pedidas precisam; o pool e a concorrência acima são o que o vLLM rodaria na placa "
+        "escolhida."
+    ),
+    "note.native_format": "O checkpoint publicado armazena {format}; os pesos acima estão na precisão escolhida.",
+    "assumption.training_unmeasured": (
+        "as ativações de treinamento das camadas {model_type} são estimadas com os termos do estilo Llama e não foram "
+        "conferidas com uma execução medida (pesos, gradientes, estado do otimizador e cache KV são exatos)"
+    ),
+    "assumption.lora_moe_experts": "LoRA all-linear numa mistura de especialistas adapta aqui as camadas lineares "
+                                   "da atenção e do MLP denso / compartilhado; o peft 0.21 com o transformers 5 "
+                                   "também envolve os tensores fundidos dos especialistas e o roteador "
+                                   "(ParamWrapper), que esta contagem deixa de fora.",
+    "assumption.lora_activations": (
+        "LoRA nesta arquitetura: as ativações são contadas como no fine-tuning completo, sem conferência com uma "
+        "execução medida (os modelos densos com RMSNorm foram conferidos); camadas congeladas não guardam entradas "
+        "para os gradientes dos seus pesos, então o valor real é um pouco menor"
+    ),
+    "approximate.title": "Aproximado: esta configuração não é totalmente compreendida",
+    # ------------------------------------------------------------ the page (index.html, main.py, present.py)
+    "page.title": "Calculadora de VRAM da GPU para modelos transformer",
+    "page.heading": "Vai caber? Calculadora de VRAM da GPU",
+    "page.lead": (
+        "Quanta memória de GPU um transformer precisa para rodar ou treinar, componente por componente. Tudo é "
+        "calculado no seu navegador, em Python; nada do que você digita sai desta página."
+    ),
+    "page.update": "Uma nova versão desta página está pronta.",
+    "page.reload": "Recarregar",
+    "page.status.booting": "Iniciando o Python… os números abaixo já estão corretos para as configurações padrão.",
+    "page.status.progress": "Iniciando o Python ({n}/4): {step}… os números abaixo já estão corretos para as "
+                            "configurações padrão.",
+    "boot.1": "baixando o ambiente de execução",
+    "boot.2": "iniciando o interpretador",
+    "boot.3": "carregando a calculadora",
+    "boot.4": "conectando o formulário",
+    "page.status.ready": "O Python está rodando: os resultados se atualizam enquanto você digita.",
+    "page.copy_link": "Copiar link",
+    "page.copied": "Link copiado.",
+    "page.copy_failed": "Copie a barra de endereço para compartilhar esta configuração.",
+    "page.stale": "Estes resultados são da sua última entrada válida.",
+    "page.imported": "Importado: {name}",
+    "page.internal_error": (
+        "Algo deu errado na calculadora ({kind}); os números mostrados são da sua última entrada que funcionou. "
+        "Por favor, informe o problema enviando o link."
+    ),
+    "page.footer": (
+        "Tamanhos: GB = 10⁹ bytes, GiB = 2³⁰ bytes. Funciona offline depois de carregada; o que você digita fica na "
+        "página e no link dela."
+    ),
+    "legend.model": "Modelo",
+    "legend.workload": "Carga de trabalho",
+    "legend.training": "Treinamento",
+    "field.model_search.label": "Buscar um modelo",
+    "field.model_search.help": "Digite parte de um nome ou um id do Hugging Face; {count} modelos, agrupados por "
+                               "família.",
+    "model_search.found": "{count} resultado; mostrando {first}.",
+    "model_search.found_many": "{count} resultados; mostrando o melhor, {first}.",
+    "model_search.none": "Nenhum modelo corresponde; a lista mostra todos.",
+    "model.facts": "{hf_id} · {params} parâmetros · contexto {context} · {architecture}",
+    "model.facts.native": " · checkpoint: {format}",
+    "field.model.label": "Modelo",
+    "field.model.help": "Uma predefinição, seus próprios números ou um config.json do Hugging Face (abaixo).",
+    "field.params.label": "Parâmetros (bilhões)",
+    "field.params.help": "Total de parâmetros, por exemplo 7 para um modelo de 7B. Obrigatório.",
+    "field.hidden.label": "Dimensão oculta",
+    "field.hidden.help": "Largura do modelo, por exemplo 4096. Obrigatório.",
+    "field.layers.label": "Camadas",
+    "field.layers.help": "Camadas do transformer, por exemplo 32. Obrigatório.",
+    "field.heads.label": "Cabeças de atenção",
+    "field.heads.help": "Opcional; padrão: dimensão oculta / 128.",
+    "field.kv_heads.label": "Cabeças KV",
+    "field.kv_heads.help": "Opcional; padrão = cabeças de atenção (atenção multi-cabeça).",
+    "field.vocab.label": "Vocabulário",
+    "field.vocab.help": "Opcional; padrão 32.000.",
+    "field.ffn.label": "Tamanho da FFN",
+    "field.ffn.help": "Opcional; padrão: cerca de 8 × dimensão oculta / 3.",
+    "field.mode.label": "Modo",
+    "field.precision.label": "Precisão dos pesos",
+    "field.precision.help": (
+        "Como os pesos são armazenados. Os tipos GGUF são dimensionados tensor a tensor, como o quantizador do "
+        "llama.cpp os grava; os formatos de GPU incluem as suas escalas e pontos zero; os int8/int4/int2 nominais "
+        "contam só os bits."
+    ),
+    "format_group.nominal": "Nominal (todos os parâmetros, sem escalas)",
+    "format_group.gguf": "GGUF (llama.cpp, Ollama, LM Studio)",
+    "format_group.gpu": "Formatos de GPU (vLLM, transformers)",
+    "format_group.exl": "EXL2 / EXL3 bits por peso",
+    "format_group.native": "O formato nativo do checkpoint",
+    "gpu_group.cards": "Placas de vídeo",
+    "gpu_group.apple": "Apple Silicon (memória unificada, fração da GPU)",
+    "field.wired_limit_mb.label": "iogpu.wired_limit_mb (MiB)",
+    "field.wired_limit_mb.help": (
+        "O macOS deixa a GPU fixar (wire) só parte da memória (o recommendedMaxWorkingSetSize do Metal); "
+        "`sudo sysctl iogpu.wired_limit_mb=N` aumenta esse limite. Vazio ou 0: o padrão."
+    ),
+    "field.macos.label": "Versão do macOS",
+    "field.macos.help": "A fração padrão mudou no macOS 26 (cerca de 3/4 da RAM antes, 74–84% a partir do 26).",
+    "field.recipe.label": "Receita de treinamento",
+    "field.recipe.help": (
+        "Como pesos, gradientes e estado do otimizador são mantidos: fp32; bf16 puro (estado do Adam também em bf16); "
+        "amp = pesos fp32 sob autocast (bf16=True do Trainer do Hugging Face); mista = pesos de 16 bits com "
+        "gradientes e cópia mestra em fp32 (Megatron, DeepSpeed: 18 B por parâmetro com Adam)."
+    ),
+    "option.recipe.": "pesos na precisão acima (+ cópia mestra, se marcada)",
+    "option.recipe.fp32": "fp32",
+    "option.recipe.bf16": "bf16 / fp16 puro",
+    "option.recipe.amp": "amp: pesos fp32, autocast",
+    "option.recipe.mixed": "mista: pesos de 16 bits, gradientes fp32 + cópia mestra",
+    "option.optimizer.adamw-8bit": "AdamW de 8 bits (bitsandbytes)",
+    "option.optimizer.paged-adamw-8bit": "AdamW de 8 bits paginado",
+    "option.optimizer.paged-adamw": "AdamW paginado",
+    "option.optimizer.adafactor": "Adafactor",
+    "option.optimizer.lion": "Lion",
+    "field.lora_rank.label": "Rank do LoRA",
+    "field.lora_rank.help": "0: fine-tuning completo. Com pesos nf4 ou nf4-dq: QLoRA.",
+    "field.lora_targets.label": "Alvos do LoRA",
+    "field.lora_targets.help": "all-linear, ou alguns de q,k,v,o,gate,up,down (separados por vírgula).",
+    "field.lora_dropout.label": "Dropout do LoRA",
+    "field.lora_dropout.help": "O lora_dropout do peft (0 por padrão): acima de 0, cada camada adaptada guarda uma "
+                               "máscara e uma cópia.",
+    "field.lora_dtype.label": "dtype dos adaptadores",
+    "field.lora_dtype.help": "O peft converte os adaptadores para fp32 por padrão; o Unsloth e outros os mantêm em "
+                             "bf16.",
+    "option.lora_dtype.fp32": "fp32 (padrão do peft)",
+    "option.lora_dtype.bf16": "bf16",
+    "option.lora_dtype.fp16": "fp16",
+    "field.lora_embeddings.label": "Treinar também os embeddings e a cabeça de saída",
+    "field.lora_embeddings.help": "Por inteiro, como faz o modules_to_save do peft.",
+    "field.grad_accum.label": "Acumulação de gradientes",
+    "field.grad_accum.help": "Passos por atualização; a memória acompanha o microlote (o tamanho do lote acima).",
+    "field.fused_ce.label": "Entropia cruzada fundida (Liger)",
+    "field.fused_ce.help": "Os logits são calculados um bloco de tokens por vez, nunca para o lote inteiro.",
+    "legend.engine": "Motor de execução",
+    "field.runtime.label": "Roda em",
+    "field.runtime.help": "O motor decide a memória além dos pesos: o layout do cache, os buffers e a sobrecarga.",
+    "option.runtime.transformers": "Hugging Face transformers (generate)",
+    "option.runtime.vllm": "vLLM / SGLang (serviço)",
+    "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
+    "field.gpu_memory_utilization.label": "Utilização da memória da GPU",
+    "field.gpu_memory_utilization.help": "A fração da placa que o vLLM reserva (0,9 por padrão); o pool de KV ocupa "
+                                         "o que sobra.",
+    "field.max_num_batched_tokens.label": "Máx. de tokens por lote",
+    "field.max_num_batched_tokens.help": "A execução de profiling do vLLM; vazio: o padrão dele para a placa (2.048 a "
+                                         "16.384).",
+    "field.max_num_seqs.label": "Máx. de sequências",
+    "field.max_num_seqs.help": "O tamanho do sampler do vLLM; vazio: o padrão dele para a placa (256 ou 1.024).",
+    "field.enforce_eager.label": "Forçar eager (sem CUDA graphs)",
+    "field.enforce_eager.help": "Economiza a memória dos CUDA graphs, à custa de alguma velocidade.",
+    "field.gpu_layers.label": "Camadas na GPU",
+    "field.gpu_layers.help": "--gpu-layers: primeiro a camada de saída, depois as últimas camadas; vazio: todas. O "
+                             "restante roda na RAM do sistema.",
+    "field.parallel.label": "Sequências paralelas",
+    "field.parallel.help": "--parallel: cada sequência tem o seu próprio contexto, do comprimento da sequência.",
+    "field.ubatch.label": "Microlote",
+    "field.ubatch.help": "--ubatch-size (512): define o buffer de computação.",
+    "field.kv_precision_k.label": "Tipo do cache K",
+    "field.kv_precision_k.help": "--cache-type-k; um cache V quantizado exige flash attention.",
+    "field.kv_precision_v.label": "Tipo do cache V",
+    "field.kv_precision_v.help": "--cache-type-v.",
+    "option.kv_precision_kv.same": "igual à precisão do cache KV (f16)",
+    "answer.max_parallel": "Máximo de sequências paralelas",
+    "answer.best_format": "Pesos mais precisos que cabem",
+    "answer.best_kv_format": "Cache KV mais preciso que cabe",
+    "answer.format_none": "nenhum dos formatos deste motor",
+    "runtime.vllm": (
+        "vLLM em {gpu} a {util:.0%}: ele reserva {claimed}; depois dos pesos, do pico de ativações e da sua "
+        "sobrecarga, o pool de KV é de {pool}, {tokens} tokens: {concurrency} sequências de {seq} tokens ao mesmo "
+        "tempo."
+    ),
+    "runtime.llamacpp": (
+        "llama.cpp: {gpu_bytes} na GPU ({layers} de {total} camadas e a saída), {host_bytes} na RAM do sistema; "
+        "contexto de {n_ctx} células × {n_seq} sequência(s)."
+    ),
+    "field.group_size.label": "Tamanho do grupo",
+    "field.group_size.help": "GPTQ e AWQ: pesos por escala fp16 (padrão 128).",
+    "field.kv_precision.label": "Precisão do cache KV",
+    "field.kv_precision.help": (
+        "Formato das chaves e dos valores em cache: fp8 (vLLM, SGLang), q8_0/q5_1/q4_0 (llama.cpp, tamanhos de bloco "
+        "exatos), int8/int4 (bits nominais)."
+    ),
+    "field.batch.label": "Tamanho do lote",
+    "field.batch.help": "Sequências processadas juntas.",
+    "field.seq.label": "Comprimento da sequência",
+    "field.seq.help": "Tokens por sequência (comprimento do contexto).",
+    "legend.layout": "Layout de paralelismo",
+    "field.tp.label": "Paralelismo de tensores (tp)",
+    "field.tp.help": "Divide cada matriz entre esse número de GPUs; precisa dividir o número de cabeças de atenção. "
+                     "Vazio: a inferência usa paralelismo de tensores entre as GPUs.",
+    "field.pp.label": "Estágios de pipeline (pp)",
+    "field.pp.help": "Divide as camadas em estágios; o primeiro fica com o embedding, o último com a cabeça de saída.",
+    "field.dp.label": "Paralelismo de dados (dp)",
+    "field.dp.help": "Réplicas, cada uma com o seu próprio microlote. Vazio: as GPUs que sobram (treinamento: ZeRO-3 "
+                     "entre elas).",
+    "field.ep.label": "Paralelismo de especialistas (ep)",
+    "field.ep.help": "Distribui os especialistas de uma mistura de especialistas entre os ranks de paralelismo de "
+                     "dados.",
+    "field.cp.label": "Paralelismo de contexto (cp)",
+    "field.cp.help": "Divide a sequência entre GPUs, para treinamento com contexto longo.",
+    "field.vpp.label": "Blocos intercalados por estágio (vpp)",
+    "field.vpp.help": "O pipeline intercalado do Megatron: mais microlotes em andamento no primeiro estágio, bolhas "
+                      "menores.",
+    "field.sp.label": "Paralelismo de sequência (com tp)",
+    "field.sp.help": "Particiona também as ativações das normalizações e dos dropouts (Korthikanti et al. 2022).",
+    "field.zero.label": "Estágio do DeepSpeed ZeRO",
+    "field.zero.help": "1 particiona o estado do otimizador, 2 também os gradientes, 3 também os pesos, entre as GPUs "
+                       "de paralelismo de dados. Vazio: 3 quando nenhum layout é definido.",
+    "field.fsdp.label": "FSDP",
+    "field.fsdp.help": "PyTorch FSDP2: full-shard é o ZeRO-3, shard-grad-op o ZeRO-2, hybrid-shard o ZeRO-3 dentro "
+                       "de um nó.",
+    "option.fsdp.": "desligado",
+    "option.fsdp.full-shard": "full-shard",
+    "option.fsdp.shard-grad-op": "shard-grad-op",
+    "option.fsdp.hybrid-shard": "hybrid-shard",
+    "field.offload.label": "Offload para a memória do host",
+    "field.offload.help": "ZeRO-Offload / CPU offload do FSDP: o estado do otimizador (e os gradientes), ou também "
+                          "os pesos.",
+    "option.offload.none": "nenhum",
+    "option.offload.optimizer": "estado do otimizador",
+    "option.offload.optimizer+params": "estado do otimizador e pesos",
+    "field.optimizer_impl.label": "Implementação do otimizador",
+    "field.optimizer_impl.help": "Como a atualização roda: foreach (o padrão do PyTorch numa GPU) copia o segundo "
+                                 "momento por um instante; fused (o padrão do Trainer no PyTorch 2.8+) não faz cópias.",
+    "option.optimizer_impl.": "a do próprio otimizador",
+    "option.optimizer_impl.foreach": "foreach",
+    "option.optimizer_impl.fused": "fused",
+    "option.optimizer_impl.for-loop": "for-loop",
+    "field.optimizer.label": "Otimizador",
+    "field.optimizer.help": "Adam(W) guarda 8 bytes por parâmetro; SGD com momento, 4; SGD puro, nenhum.",
+    "field.mixed_precision.label": "Precisão mista",
+    "field.mixed_precision.help": "Acrescenta a cópia mestra dos pesos em fp32 (4 bytes por parâmetro).",
+    "field.checkpointing.label": "Checkpointing de gradiente",
+    "field.checkpointing.help": (
+        "Por camada guarda a entrada de cada camada e recomputa uma camada por vez; sqrt(L) guarda as entradas dos "
+        "segmentos."
+    ),
+    "field.attention.label": "Atenção",
+    "field.attention.help": "A atenção eager armazena as probabilidades s × s; a FlashAttention, não.",
+    "field.overhead_gib.label": "Sobrecarga do framework (GiB)",
+    "field.overhead_gib.help": (
+        "Contexto CUDA e workspaces: 0,3–2 GiB medidos. Vazio: a do próprio motor (transformers 1 GiB; vLLM, a sua "
+        "memória fora do torch e os CUDA graphs; llama.cpp 457 MiB)."
+    ),
+    "field.gpu.label": "GPU",
+    "field.gpu.help": "Memória utilizável como o PyTorch a informa, quando conhecida; num Mac, a fração que a GPU pode "
+                      "usar. Qualquer outra placa: gpu=24gb no link (ou --gpu 24gb).",
+    "field.gpus.label": "Número de GPUs",
+    "field.gpus.help": "Quantas delas. Com mais de uma, defina o layout abaixo ou mantenha o padrão: paralelismo de "
+                       "tensores para inferência, paralelismo de dados com ZeRO-3 para treinamento.",
+    "field.headroom.label": "Margem (%)",
+    "field.headroom.help": "20% por padrão: 1 GiB de sobrecarga mais um cache KV de 8k tokens equivalem a 11–25% de "
+                           "uma placa de 16–80 GB.",
+    "field.vram.label": "Adicionar um tamanho (GB)",
+    "field.vram.help": "Qualquer tamanho de memória, por exemplo 40; a linha dele lista todos os exemplos que cabem.",
+    "option.model.custom": "Números personalizados",
+    "option.model.config": "config.json importado",
+    "option.kv_precision.same": "igual aos pesos (16 bits se quantizados)",
+    "option.mode.inference": "Inferência",
+    "option.mode.training": "Treinamento",
+    "option.optimizer.adamw": "AdamW",
+    "option.optimizer.adam": "Adam",
+    "option.optimizer.sgd-momentum": "SGD com momento",
+    "option.optimizer.sgd": "SGD",
+    "option.checkpointing.none": "Nenhum",
+    "option.checkpointing.layer": "Por camada",
+    "option.checkpointing.sqrt": "Segmentos sqrt(L)",
+    "option.attention.flash": "Flash / SDPA",
+    "option.attention.eager": "Eager",
+    "import.summary": "Importar um config.json",
+    "import.file": "Arquivo config.json",
+    "import.paste": "ou cole-o aqui",
+    "import.apply": "Usar esta configuração",
+    "import.private": "Lido apenas no seu navegador; nunca é enviado.",
+    "results.total": "Total",
+    "results.bar_title": "Divisão da memória",
+    "results.breakdown_caption": "Divisão (GiB = 2³⁰ bytes)",
+    "results.col.component": "Componente",
+    "results.col.size": "Tamanho",
+    "results.col.share": "Parcela",
+    "results.col.how": "Como é calculado",
+    "results.summary": "{model}, {mode}, {precision}, lote {batch}, {seq:,} tokens",
+    "results.params": "{count} parâmetros",
+    "results.active": " ({count} ativos por token)",
+    "gpus.title": "Em quais GPUs cabe",
+    "gpus.caption": "A memória utilizável de uma GPU (o que o PyTorch enxerga, quando conhecido), o seu uso e quantas "
+                    "GPUs o layout padrão exige (paralelismo de tensores para inferência, ZeRO-3 para treinamento)",
+    "gpus.col.gpu": "GPU",
+    "gpus.col.memory": "Memória",
+    "gpus.col.use": "Uso de uma GPU",
+    "gpus.col.needed": "GPUs necessárias",
+    "gpus.col.verdict": "Veredito",
+    "gpus.memory": "{usable} ({marketed} GB anunciados)",
+    "reverse.title": "O que cabe em uma placa, ou em várias",
+    "reverse.heading": "Em {target} ({memory} cada)",
+    "reverse.heading_split": "Em {target} ({memory} cada), com o layout {layout}",
+    "layout.assumed": "{layout}, presumido ({why}): defina o layout para mudá-lo",
+    "layout.default_inference": "paralelismo de tensores com o maior grau que divide as cabeças, estágios de pipeline "
+                                "para o restante",
+    "layout.default_llamacpp": "o llama.cpp divide as camadas entre as GPUs",
+    "layout.zero_one_gpu": ". ZeRO e FSDP particionam entre GPUs de paralelismo de dados: numa única GPU não "
+                           "economizam nada, a menos que façam offload",
+    "layout.default_training": "paralelismo de dados com ZeRO-3, o equivalente ao full shard do FSDP",
+    "rank.title": "A GPU mais carregada ({rank}): {total} no pico ({phase}), {share} dos seus {memory}",
+    "rank.title_same": "Cada GPU guarda {total} no pico ({phase}), {share} dos seus {memory}",
+    "rank.inference": "inferência",
+    "rank.caption": "O que a GPU mais carregada guarda, e como o layout dividiu cada parte para ela",
+    "rank.col.component": "Componente",
+    "rank.col.size": "Nesta GPU",
+    "rank.col.split": "Como foi dividido",
+    "rank.stages": "Estágios de pipeline: {stages}",
+    "rank.host": "Memória do host por nó para os estados em offload: {bytes}",
+    "rank.vllm_pool": "Pool de KV do vLLM nesta GPU: {pool}, {tokens} tokens, {concurrency} sequências de {seq} "
+                      "tokens ao mesmo tempo",
+    "split.layers": "{count} de {layers} camadas",
+    "split.embedding": " e o embedding",
+    "split.head": " e a cabeça de saída",
+    "split.last_stage": "apenas no último estágio",
+    "split.tp": "TP {tp}: 1/{tp} de cada matriz, normalizações replicadas",
+    "split.kv_heads": "{per} de {heads} cabeças KV por GPU",
+    "split.kv_replicated": "{per} cabeça KV por GPU: {heads} cabeças em TP {tp}, então as cabeças são replicadas",
+    "split.kv_latent": "o latente do MLA é replicado em cada rank de TP",
+    "split.vocab": "1/{tp} do vocabulário",
+    "split.ep": "especialistas distribuídos em EP {ep}",
+    "split.tp_activations": "TP {tp}: as partes divididas das ativações de cada camada, o restante replicado",
+    "split.sp": "TP {tp} com paralelismo de sequência: 1/{tp} de cada ativação",
+    "split.cp": "1/{cp} da sequência (paralelismo de contexto)",
+    "split.in_flight": "microlotes em andamento (1F1B): {count}",
+    "split.own_batch": "o seu próprio microlote de {batch} (paralelismo de dados)",
+    "split.offloaded": "em offload na memória do host",
+    "split.sharded": "particionado entre {n} ranks de paralelismo de dados (ZeRO-{zero})",
+    "split.replicated": "uma cópia completa em cada um dos {dp} ranks de paralelismo de dados",
+    "split.zero3": "1/{n} de cada (ZeRO-3), mais a camada reunida ({gather})",
+    "split.vllm_peak": "o pico da execução de profiling, inteiro em cada GPU",
+    "split.vllm_nccl": "buffers do NCCL e do all-reduce (0,42 GiB a mais por GPU em TP 2 nos logs do vLLM)",
+    "split.every_gpu": "em cada GPU",
+    "reverse.hint": (
+        "Exato: a resposta cabe, e um token, amostra ou camada a mais não cabe. “Cabe” significa no máximo 100% da "
+        "memória de cada GPU; deixe alguma margem para a fragmentação."
+    ),
+    "answer.max_seq": "Sequência mais longa",
+    "answer.max_batch": "Maior lote",
+    "answer.min_gpus": "Menor número de GPUs",
+    "answer.max_params": "Maior modelo da mesma família",
+    "answer.seq_none": "nenhuma: nem 1 token cabe",
+    "answer.seq_capped": "pelo menos {value:,} tokens (o limite de entrada)",
+    "answer.seq": "{value:,} tokens",
+    "answer.seq_beyond_context": " (além do contexto de {context:,} tokens do modelo)",
+    "answer.batch_none": "nenhum: nem 1 cabe",
+    "answer.batch_capped": "pelo menos {value:,} (o limite de entrada)",
+    "answer.gpus_none": "nenhum: só a sobrecarga já enche uma GPU",
+    "answer.gpus_none_rank": "nenhum até 1.024: o que cada GPU guarda, qualquer que seja a quantidade (o seu próprio "
+                             "microlote, as partes que este layout replica), é mais do que uma placa",
+    "answer.gpus": "{value:,} × {gpu}",
+    "answer.params_none": "nenhum: nem 1 camada cabe",
+    "answer.params": "{at_least}{count} parâmetros ({layers:,} camadas desta largura; agora {now:,})",
+    "answer.at_least": "pelo menos ",
+    "target.one": "{gpu}",
+    "target.many": "{count} × {gpu}",
+    "chart.title": "Memória por GPU em função do {axis}",
+    "chart.axis.seq": "comprimento da sequência (tokens)",
+    "chart.axis.batch": "tamanho do lote",
+    "chart.limit": "{target}: {memory} cada",
+    "chart.now": "agora {value:,}",
+    "chart.desc": "Memória por GPU em função do {axis}, de {first} em 1 a {last} em {end}; {ending}.",
+    "chart.ending.none": "nem mesmo {name} 1 cabe em {target}",
+    "chart.ending.all": "cabe em {target} em toda a faixa",
+    "chart.ending.stop": "deixa de caber em {target} ({memory} cada) depois de {answer:,}",
+    "capacity.several_gpus": "várias GPUs",
+    "link.too_long": "O link tinha mais de {limit:,} caracteres; o restante foi ignorado.",
+    "link.too_many": "O link tinha mais de {limit} partes; as demais foram ignoradas.",
+    "link.value_too_long": "Ignorado do link: {field}: mais de {limit} caracteres.",
+    "link.config": "Ignorado do link: modelo 'config' (um config.json importado nunca sai da máquina onde está).",
+    "link.ignored": "Ignorado do link: {problem}",
+    "link.unknown": "Chaves desconhecidas ignoradas no link: {keys}",
+    "link.repeated": "Usada a primeira ocorrência das chaves repetidas no link: {keys}",
+    "chart.caption": (
+        "Linha contínua: memória por GPU. Linha tracejada: a memória da GPU. Hachurado: não cabe. Linha vertical: o "
+        "seu valor atual."
+    ),
+    "capacity.title": "O que cabe em quanta memória",
+    "capacity.intro": (
+        "Tamanhos de modelo, em bilhões de parâmetros, cujos pesos cabem em cada quantidade de VRAM. O limite "
+        "superior são os pesos sozinhos ocupando toda a memória; o limite inferior deixa livre a margem abaixo para o "
+        "framework, o cache KV e as ativações."
+    ),
+    "capacity.caption": (
+        "GB = 10⁹ bytes. Exemplos: modelos que passam a caber naquela linha, ou que cabem num formato mais preciso do "
+        "que na linha de cima, cada um no formato mais preciso que cabe."
+    ),
+    "capacity.col.vram": "VRAM",
+    "capacity.col.examples": "Exemplos",
+    "capacity.note.1": "Raramente toda a VRAM está disponível: o framework, a interface gráfica do sistema "
+                       "operacional e outros processos ocupam parte dela.",
+    "capacity.note.2": (
+        "A inferência precisa de menos memória que o treinamento: o treinamento também guarda gradientes, estado do "
+        "otimizador e ativações armazenadas (16 bytes por parâmetro ou mais com Adam)."
+    ),
+    "capacity.note.3": (
+        "“Várias GPUs”: mais do que cabe na maior GPU individual da nossa lista; o paralelismo de modelo divide um "
+        "modelo entre várias placas."
+    ),
+    "capacity.note.4": (
+        "INT8 e abaixo exigem quantização; os tamanhos exatos dependem da arquitetura, da implementação e das escalas "
+        "do formato. As contagens marcadas nos dados como publicadas, e não exatas, são os números arredondados dos "
+        "artigos."
+    ),
+    "capacity.note.5": (
+        "Em comparação com a tabela original: ela deixava 4 GB livres até 24 GB (25% e 17%) e 8 GB acima disso (10% "
+        "em 80 GB, caindo para 1,6% em 512 GB), pouco demais para o cache KV e as ativações dos modelos grandes a que "
+        "essas linhas se destinam. Aqui a margem é uma fração da memória: 20%, a menos que você a altere."
+    ),
+    "guide.title": "Guia",
+    "guide.1.q": "O que é VRAM e por que ela importa?",
+    "guide.1.a": (
+        "VRAM é a memória própria da GPU. Para rodar um modelo, a GPU precisa guardar os pesos, as chaves e os "
+        "valores em cache do texto até ali (o cache KV) e os resultados intermediários da camada que está calculando. "
+        "Se a soma for maior que a placa, o programa para com um erro de falta de memória (out of memory), ou "
+        "transborda para uma memória muito mais lenta."
+    ),
+    "guide.2.q": "Por que o treinamento precisa de tanto mais?",
+    "guide.2.a": (
+        "O treinamento guarda um gradiente para cada peso, o estado do otimizador (o Adam guarda dois números fp32 "
+        "por peso: 8 bytes), com precisão mista uma cópia dos pesos em fp32 (4 bytes), e as ativações de todas as "
+        "camadas para a passagem reversa. Com Adam e precisão mista, são 16 bytes por parâmetro antes de qualquer "
+        "ativação."
+    ),
+    "guide.3.q": "Como a precisão altera a memória?",
+    "guide.3.a": (
+        "Um peso ocupa 4 bytes em fp32, 2 em fp16 ou bf16, 1 em int8 e meio byte em int4. Passar de fp16 para int4 "
+        "divide os pesos por quatro; é assim que um modelo de 70B cabe em uma ou duas placas. Os formatos quantizados "
+        "também armazenam escalas (cerca de 0,1–0,5 bit a mais por peso), que esta página não inclui, e avisa."
+    ),
+    "guide.4.q": "O que é o cache KV?",
+    "guide.4.a": (
+        "Durante a geração, o modelo guarda as chaves e os valores de cada camada para todos os tokens até ali: "
+        "2 × camadas × cabeças KV × tamanho da cabeça × tokens × lote valores. Modelos com atenção de consulta "
+        "agrupada, GQA (Llama 3, Mistral, Qwen2.5), compartilham chaves e valores entre cabeças, então o cache deles "
+        "é de 4 a 8 vezes menor do que a dimensão oculta sugere. Contextos longos podem deixar o cache maior que os "
+        "pesos."
+    ),
+    "guide.5.q": "Qual é o trade-off do checkpointing de gradiente?",
+    "guide.5.a": (
+        "Em vez de guardar as ativações de todas as camadas, o checkpointing por camada guarda só a entrada de cada "
+        "camada e recomputa uma camada por vez durante a passagem reversa: cerca de um terço a mais de computação "
+        "por um grande corte na memória. O esquema sqrt(L) guarda menos entradas e recomputa segmentos maiores."
+    ),
+    "guide.6.q": "Quão exato é o cálculo?",
+    "guide.6.a": (
+        "As contagens de parâmetros são exatas; o cache KV e os estados do modelo seguem as suas definições byte a "
+        "byte; as ativações de treinamento seguem o que o Hugging Face transformers salva, conferidas com medições em "
+        "implementações reais. A sobrecarga do framework varia com o driver e as bibliotecas: ajuste-a para o que "
+        "você observa."
+    ),
+    "guide.7.q": "O que posso perguntar no sentido inverso?",
+    "guide.7.a": (
+        "Escolha uma GPU e quantas delas: a página dá o contexto mais longo e o maior lote que cabem, o menor número "
+        "de placas necessário e o maior modelo com a mesma largura. A tabela abaixo responde “o que cabe em N GB?” em "
+        "cada precisão."
+    ),
+    # the answer first (present.present_verdict) and the export buttons
+    "page.languages": "Idioma",
+    "page.language.en": "English",
+    "page.language.pt": "Português",
+    "legend.hardware": "Hardware",
+    "more.options": "Mais opções",
+    "more.set": "{label} · {count} definidas",
+    "field.remember_gpu.label": "Lembrar minha placa",
+    "field.remember_gpu.help": "Guardada no armazenamento local deste navegador, só se marcado; desmarque para esquecê-la.",
+    "fit.fits": "cabe",
+    "fit.tight": "no limite",
+    "fit.does not fit": "não cabe",
+    "verdict.one": "uma {gpu}",
+    "verdict.many": "{count} × {gpu} ({layout})",
+    "verdict.fits": "Cabe em {where}: {used} de {usable} ({share} em uso).",
+    "verdict.tight": "Cabe em {where}, no limite: {used} de {usable} ({share} em uso); a fragmentação pode ocupar o "
+                     "resto.",
+    "verdict.no": "Não cabe em {where}: precisa de {used}, há {usable} ({share}). A maior parcela: {part} "
+                  "({part_share} do total).",
+    "verdict.no_pool": "Não cabe em {where}: depois dos pesos, do pico de ativações e da sobrecarga, a fatia da placa "
+                       "que o vLLM reserva deixa {pool} de cache KV para os {kv} de que as sequências precisam.",
+    "verdict.fits.short": "{used} · cabe em {where} ({share})",
+    "verdict.tight.short": "{used} · no limite em {where} ({share})",
+    "verdict.no.short": "{used} · não cabe em {where}",
+    "verdict.changes": "Qualquer uma destas mudanças faz caber:",
+    "verdict.none": "Nenhuma mudança isolada de contexto, lote, formato, receita ou número de GPUs faz caber: combine-as "
+                    "ou escolha um modelo menor.",
+    "verdict.change_card": "Trocar a placa",
+    "change.kv": "cache KV em {format}",
+    "change.seq": "um contexto de {value:,} tokens",
+    "change.batch": "um lote de {value:,}",
+    "change.format": "pesos em {format}",
+    "change.gpus": "{count:,} × {gpu} ({layout})",
+    "change.checkpointing": "checkpointing de ativações por camada",
+    "change.lora": "LoRA (rank 16) em vez de fine-tuning completo",
+    "change.qlora": "QLoRA: LoRA rank 16 sobre uma base de 4 bits (nf4)",
+    "change.qlora_checkpointing": "QLoRA (rank 16, nf4) com checkpointing de ativações por camada",
+    "export.title": "Exportar:",
+    "export.markdown": "Copiar como Markdown",
+    "export.csv": "CSV",
+    "export.json": "JSON",
+    "export.print": "Imprimir ou PDF",
+    "export.copied": "Copiado: cole numa issue ou num chat.",
+    "export.downloaded": "{name} salvo.",
+}

@@ -1,0 +1,1 @@
+"""Where models and machines come from: presets, config.json, the custom model, GPU data, the catalog."""

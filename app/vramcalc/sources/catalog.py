@@ -1,0 +1,140 @@
+"""The model catalog as people look for it: grouped by family, described in
+one line, and found by typing part of a name or a Hugging Face id
+("Qwen/Qwen3-32B", "qwen3 32", "r1 distill"). The page's picker and
+`python -m vramcalc models` both read it."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+
+from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..render.messages import message
+from ..render.numbers import format_count
+from .presets import load_presets, preset_spec
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Entry:
+    slug: str
+    name: str
+    hf_id: str
+    family: str
+    params: int
+    active_params: int
+    context: int | None
+    architecture: str  # one line: "MoE 128 experts, 8 per token; 5 sliding : 1 full (1,024)"
+    native_format: str
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def describe(spec: ModelSpec) -> str:
+    """The memory-relevant architecture in a few words."""
+    parts = []
+    if spec.mla:
+        parts.append(f"MLA (latent {spec.mla.latent_width})")
+    elif spec.kv_heads == 1:
+        parts.append(f"MQA, head_dim {spec.head_dim}")
+    elif spec.kv_heads < spec.heads:
+        parts.append(f"GQA {spec.heads}/{spec.kv_heads} heads, head_dim {spec.head_dim}")
+    else:
+        parts.append(f"MHA {spec.heads} heads, head_dim {spec.head_dim}")
+    kinds = dict(spec.kind_counts())
+    if len(kinds) > 1 or AttentionKind.FULL not in kinds:
+        window = {AttentionKind.SLIDING: spec.sliding_window, AttentionKind.CHUNKED: spec.attention_chunk}
+        parts.append(" + ".join(
+            f"{n} {kind.value}" + (f" ({window[kind]:,})" if window.get(kind) else "") for kind, n in kinds.items()))
+    if spec.moe:
+        moe = spec.moe
+        text = f"MoE {moe.experts} experts, {moe.per_token} per token"
+        if moe.shared_ffn:
+            text += " + shared"
+        if spec.moe_layer_count < spec.layers:
+            text += f", on {spec.moe_layer_count} of {spec.layers} layers"
+        parts.append(text)
+    if spec.tie_embeddings:
+        parts.append("tied embeddings")
+    return "; ".join(parts)
+
+
+@functools.cache
+def entries() -> tuple[Entry, ...]:
+    out = []
+    for slug, preset in load_presets().items():
+        spec = preset_spec(slug)
+        out.append(Entry(
+            slug=slug, name=preset.display_name, hf_id=preset.hf_id, family=preset.family or "Other",
+            params=spec.params, active_params=spec.active_params, context=spec.max_positions,
+            architecture=describe(spec), native_format=preset.native_format,
+        ))
+    return tuple(out)
+
+
+def families() -> dict[str, list[Entry]]:
+    grouped: dict[str, list[Entry]] = {}
+    for entry in entries():
+        grouped.setdefault(entry.family, []).append(entry)
+    return grouped
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]+|\d+(?:\.\d+)?", text.lower())
+
+
+@functools.cache
+def _haystacks() -> tuple[tuple[str, frozenset[str], str], ...]:
+    return tuple(
+        (e.slug, frozenset(_words(f"{e.slug} {e.name} {e.hf_id} {e.family}")),
+         re.sub(r"[^a-z0-9.]", "", f"{e.slug}{e.name}{e.hf_id}".lower()))
+        for e in entries()
+    )
+
+
+def search(query: str) -> list[str]:
+    """Slugs whose name, slug or Hugging Face id matches every word typed, best first.
+
+    A word matches a word of the model that starts with it ("qwen3 32" finds Qwen3 32B;
+    numbers match whole: "3" does not find "32B"), and the query with its punctuation
+    removed may also match inside the joined names ("qwen/qwen3-32b")."""
+    words = _words(query)
+    if not words:
+        return [e.slug for e in entries()]
+    squashed = re.sub(r"[^a-z0-9.]", "", query.lower())
+    found = []
+    for rank, (slug, haystack, joined) in enumerate(_haystacks()):
+        exact = squashed and squashed in joined
+        if exact or all(_matches(word, haystack) for word in words):
+            found.append((0 if exact else 1, rank, slug))
+    return [slug for *_, slug in sorted(found)]
+
+
+def _matches(word: str, haystack: frozenset[str]) -> bool:
+    if word[0].isdigit():
+        return word in haystack
+    return any(candidate.startswith(word) for candidate in haystack)
+
+
+def facts(slug: str) -> str:
+    """One line under the picker: what the chosen preset is."""
+    entry = next((e for e in entries() if e.slug == slug), None)
+    if entry is None:
+        return ""
+    params = format_count(entry.params)
+    if entry.active_params != entry.params:
+        params += message("results.active", count=format_count(entry.active_params))
+    text = message("model.facts", hf_id=entry.hf_id, params=params,
+                   context=f"{entry.context:,}" if entry.context else "?", architecture=entry.architecture)
+    if entry.native_format:
+        text += message("model.facts.native", format=entry.native_format)
+    return text
+
+
+def summary_line(entry: Entry) -> str:
+    params = format_count(entry.params)
+    if entry.active_params != entry.params:
+        params += f" ({format_count(entry.active_params)} active)"
+    context = f"{entry.context:,}" if entry.context else "-"
+    return f"{entry.slug:<38} {entry.name:<30} {params:<26} {context:>10}  {entry.architecture}"

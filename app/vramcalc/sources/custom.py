@@ -1,0 +1,58 @@
+"""The original calculator's model of three numbers (parameters, hidden size, layers)."""
+
+from __future__ import annotations
+
+from ..core.errors import ValidationError
+from ..model.families.decoder.spec import Block, ModelSpec
+
+
+def custom_model(
+    *,
+    params: int,
+    hidden: int,
+    layers: int,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    vocab: int | None = None,
+    ffn: int | None = None,
+) -> ModelSpec:
+    """A model from the original calculator's three numbers (plus optional details).
+
+    What is not given is assumed, and each assumption is recorded: multi-head
+    attention (so the KV cache is the classic 2·b·s·h·L·bytes), head_dim 128,
+    a Llama-style gated MLP of width 8h/3, and a 32,000-token vocabulary.
+    """
+    assumptions = []
+    if heads is None:
+        heads = max(1, hidden // 128)
+        assumptions.append(f"heads not given: assumed {heads} (head_dim 128)")
+    if kv_heads is None:
+        kv_heads = heads
+        assumptions.append("KV heads not given: assumed multi-head attention (KV heads = heads)")
+    if kv_heads > heads or heads % kv_heads:
+        raise ValidationError("kv_heads", kv_heads, f"must divide heads ({heads})")
+    if vocab is None:
+        vocab = 32_000
+        assumptions.append("vocabulary not given: assumed 32,000 tokens")
+    if ffn is None:
+        ffn = -(-8 * hidden // 3 // 256) * 256
+        assumptions.append(f"FFN size not given: assumed {ffn:,} (gated MLP, about 8h/3)")
+    if hidden % heads:
+        # heads·head_dim must equal hidden for the classic KV formula
+        raise ValidationError("heads", heads, f"must divide the hidden size ({hidden})")
+    assumptions.append("Llama-style block (RMSNorm, rotary, gated MLP) for activations")
+    return ModelSpec(
+        name="custom",
+        display_name="Custom model",
+        block=Block.LLAMA,
+        hidden=hidden,
+        layers=layers,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=hidden // heads,
+        ffn=ffn,
+        vocab=vocab,
+        tie_embeddings=False,
+        params_override=params,
+        assumptions=tuple(assumptions),
+    )

@@ -1,0 +1,277 @@
+"""GPU specs, as data: data/gpus/*.json, read once by `_load_all` (see data/README.md, "gpus").
+
+Three kinds of entry share `GpuSpec`:
+
+- discrete cards (`load_gpus()`), whose usable memory is PyTorch's total, else nvidia-smi's, else the
+  marketed figure read as decimal GB;
+- Apple Silicon Macs (`load_apple()`, one data file per chip, one entry per memory size), whose usable
+  memory is Metal's `recommendedMaxWorkingSetSize` (`metal_working_set`), or the `iogpu.wired_limit_mb`
+  the user set (`configure`, `usable_bytes_for`);
+- "my card: N GB" (`custom_gpu`, or `gpu("24gb")`), whose usable memory is N × 10^9 bytes.
+
+`all_gpus()` is every listed entry in display order (the picker), `table_gpus()` the ones marked for the
+fit table, and `gpu(slug)` finds any of them, or makes the custom card.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import json
+import re
+from collections.abc import Mapping
+from importlib import resources
+
+from ..core.errors import ValidationError
+from ..core.units import GB, GIB, MIB
+
+
+class MemorySource(enum.Enum):
+    TORCH = "PyTorch total capacity"
+    NVIDIA_SMI = "nvidia-smi total"
+    MARKETED = "marketed GB (10^9 B)"
+    METAL = "Metal recommendedMaxWorkingSetSize"
+    WIRED_LIMIT = "iogpu.wired_limit_mb"
+    TYPED = "the number typed, in GB (10^9 B)"
+
+
+class GpuKind(enum.Enum):
+    DISCRETE = "discrete"
+    APPLE = "apple"  # unified memory: the GPU may wire Metal's working set, not all of it
+    CUSTOM = "custom"  # "my card: N GB"
+
+
+# macOS major versions. The working-set rule changed with macOS 26 (see data/README.md);
+# the estimate uses the older, smaller one unless told otherwise: it is the safe side.
+LEGACY_MACOS = 15
+TAHOE_MACOS = 26
+DEFAULT_MACOS = LEGACY_MACOS
+MIN_MACOS = 11  # the first macOS on Apple Silicon
+
+# macOS 26: percent of RAM by the RAM's size, as measured (data/README.md); the last one has no upper bound.
+TAHOE_PERCENT = ((32, 74), (64, 78), (128, 81), (None, 84))
+# macOS 15 and earlier: 2/3 of RAM up to 32 GB, then 3/4, but never less than RAM - 48 GiB (512 GB measured).
+LEGACY_SMALL_GB = 32
+LEGACY_RESERVE_GIB = 48
+
+MIN_WIRED_LIMIT_MB = 1024  # iogpu.wired_limit_mb is in MiB; below 1 GiB nothing useful fits
+MIN_CUSTOM_GB = 1
+MAX_CUSTOM_GB = 1024  # no single device comes near; the largest listed is a 512 GB Mac
+_CUSTOM_SLUG = re.compile(r"(?:my-)?(\d{1,4}(?:\.\d{1,2})?)\s*gb", re.IGNORECASE)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class GpuSpec:
+    slug: str
+    display_name: str
+    marketed_memory_gb: int | float  # Apple: the unified memory ("64 GB", which is 64 GiB)
+    bandwidth_gb_s: int | None  # None only for the custom card
+    nvidia_smi_total_mib: int | None = None
+    torch_total_gib: float | None = None
+    source: str
+    kind: GpuKind = GpuKind.DISCRETE
+    table: bool = True  # shown in the fit table (`table_gpus`); every entry is selectable
+    # Apple only: the iogpu.wired_limit_mb set (None: the macOS default), and the macOS whose rule applies
+    wired_limit_mb: int | None = None
+    macos: int = DEFAULT_MACOS
+
+    def __post_init__(self) -> None:
+        if self.wired_limit_mb is not None:
+            _check_wired_limit(self, self.wired_limit_mb)
+        if self.macos != DEFAULT_MACOS:
+            _check_macos(self.macos)
+            if self.kind is not GpuKind.APPLE:
+                raise ValidationError("macos", self.macos, "only Apple Silicon Macs depend on the macOS version")
+
+    @property
+    def usable_bytes(self) -> int:
+        """Memory a process can allocate, from the best figure known (see data/README.md)."""
+        return self._usable[0]
+
+    @property
+    def usable_source(self) -> MemorySource:
+        return self._usable[1]
+
+    @property
+    def usable_basis(self) -> str:
+        """The usable figure's source in words, e.g. "Metal recommendedMaxWorkingSetSize, about 3/4 of 64 GB
+        (macOS 15 and earlier)" or "nvidia-smi total 24576 MiB"."""
+        return self._usable[2]
+
+    @property
+    def unified_memory_gb(self) -> int | None:
+        """Apple Silicon: the Mac's unified memory in (Apple's) GB, which are GiB; None for cards."""
+        return int(self.marketed_memory_gb) if self.kind is GpuKind.APPLE else None
+
+    @property
+    def _usable(self) -> tuple[int, MemorySource, str]:
+        if self.kind is GpuKind.APPLE:
+            if self.wired_limit_mb is not None:
+                return (self.wired_limit_mb * MIB, MemorySource.WIRED_LIMIT,
+                        f"iogpu.wired_limit_mb = {self.wired_limit_mb} (MiB), as set")
+            size, rule = metal_working_set(int(self.marketed_memory_gb), self.macos)
+            return size, MemorySource.METAL, f"{MemorySource.METAL.value}, {rule}"
+        if self.kind is GpuKind.CUSTOM:
+            return (round(self.marketed_memory_gb * GB), MemorySource.TYPED,
+                    f"{_show_gb(self.marketed_memory_gb)} GB as typed, read as 10^9 bytes")
+        if self.torch_total_gib is not None:
+            return (round(self.torch_total_gib * GIB), MemorySource.TORCH,
+                    f"{MemorySource.TORCH.value} {self.torch_total_gib} GiB")
+        if self.nvidia_smi_total_mib is not None:
+            return (self.nvidia_smi_total_mib * MIB, MemorySource.NVIDIA_SMI,
+                    f"{MemorySource.NVIDIA_SMI.value} {self.nvidia_smi_total_mib} MiB")
+        return (self.marketed_memory_gb * GB, MemorySource.MARKETED,
+                f"{self.marketed_memory_gb} GB marketed, read as 10^9 bytes")
+
+
+def metal_working_set(memory_gb: int, macos: int = DEFAULT_MACOS) -> tuple[int, str]:
+    """Metal's `recommendedMaxWorkingSetSize` for a Mac with `memory_gb` of unified memory, in bytes, and the
+    rule in words. Apple's "GB" of unified memory are GiB (a 16 GB Mac has hw.memsize 17179869184).
+
+    macOS 15 and earlier: 2/3 of RAM up to 32 GB, 3/4 above, and RAM - 48 GiB once that is larger (over 192 GB).
+    macOS 26: 74 % below 32 GB, 78 % to 63 GB, 81 % to 127 GB, 84 % from 128 GB.
+    Each published measurement is in data/README.md; tests/test_gpus.py holds the rule to them."""
+    _check_macos(macos)
+    ram = memory_gb * GIB
+    if macos >= TAHOE_MACOS:
+        percent = next(p for limit, p in TAHOE_PERCENT if limit is None or memory_gb < limit)
+        return ram * percent // 100, f"{percent} % of {memory_gb} GB (macOS 26)"
+    if memory_gb <= LEGACY_SMALL_GB:
+        return ram * 2 // 3, f"about 2/3 of {memory_gb} GB (macOS 15 and earlier)"
+    reserve = LEGACY_RESERVE_GIB * GIB
+    if ram - reserve > ram * 3 // 4:
+        return ram - reserve, f"{memory_gb} GB less {LEGACY_RESERVE_GIB} GiB (macOS 15 and earlier)"
+    return ram * 3 // 4, f"about 3/4 of {memory_gb} GB (macOS 15 and earlier)"
+
+
+def configure(gpu: GpuSpec, *, wired_limit_mb: int | None = None, macos: int | None = None) -> GpuSpec:
+    """An Apple Silicon Mac as the user set it up: `wired_limit_mb` is `sysctl iogpu.wired_limit_mb`
+    (MiB; 0, the stock value, and None both mean the macOS default), `macos` the major version whose
+    default rule applies (None: DEFAULT_MACOS). Raises ValidationError naming the field. For a card,
+    `macos` is ignored and a wired limit is an error."""
+    if wired_limit_mb == 0 and not isinstance(wired_limit_mb, bool):
+        wired_limit_mb = None
+    if gpu.kind is not GpuKind.APPLE:
+        if wired_limit_mb is not None:
+            raise ValidationError("wired_limit_mb", wired_limit_mb, "only Apple Silicon Macs have iogpu.wired_limit_mb")
+        return gpu
+    return dataclasses.replace(gpu, wired_limit_mb=wired_limit_mb, macos=DEFAULT_MACOS if macos is None else macos)
+
+
+def usable_bytes_for(gpu: GpuSpec, wired_limit_mb: int | None = None, *, macos: int | None = None) -> int:
+    """`gpu.usable_bytes`, with an Apple Mac's iogpu.wired_limit_mb and macOS version applied (see `configure`)."""
+    return configure(gpu, wired_limit_mb=wired_limit_mb, macos=macos).usable_bytes
+
+
+def _check_wired_limit(gpu: GpuSpec, value: object) -> None:
+    if gpu.kind is not GpuKind.APPLE:
+        raise ValidationError("wired_limit_mb", value, "only Apple Silicon Macs have iogpu.wired_limit_mb")
+    ram_mib = int(gpu.marketed_memory_gb) * 1024
+    allowed = f"a whole number of MiB from {MIN_WIRED_LIMIT_MB} to {ram_mib} (the {gpu.display_name}'s memory)"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError("wired_limit_mb", value, allowed)
+    if not MIN_WIRED_LIMIT_MB <= value <= ram_mib:
+        raise ValidationError("wired_limit_mb", value, allowed)
+
+
+def _check_macos(value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_MACOS or LEGACY_MACOS < value < TAHOE_MACOS:
+        allowed = f"a macOS major version: {MIN_MACOS} to {LEGACY_MACOS}, or {TAHOE_MACOS} and later"
+        raise ValidationError("macos", value, allowed)
+
+
+def custom_gpu(memory_gb: float) -> GpuSpec:
+    """"My card: N GB": usable = N × 10^9 bytes, the number typed read as decimal GB."""
+    if isinstance(memory_gb, bool) or not isinstance(memory_gb, int | float) or not (
+        MIN_CUSTOM_GB <= memory_gb <= MAX_CUSTOM_GB
+    ):
+        raise ValidationError("gpu", memory_gb, f"a card's memory in GB, from {MIN_CUSTOM_GB} to {MAX_CUSTOM_GB}")
+    shown = _show_gb(memory_gb)
+    return GpuSpec(
+        slug=f"{shown}gb",
+        display_name=f"My card ({shown} GB)",
+        marketed_memory_gb=int(memory_gb) if float(memory_gb).is_integer() else float(memory_gb),
+        bandwidth_gb_s=None,
+        source=f"the number typed: {shown} GB, read as {shown} × 10^9 bytes",
+        kind=GpuKind.CUSTOM,
+        table=False,
+    )
+
+
+def _show_gb(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+@functools.cache
+def _load_all() -> Mapping[str, GpuSpec]:
+    folder = resources.files("vramcalc") / "data" / "gpus"
+    order = json.loads((folder / "order.json").read_text(encoding="utf-8"))
+    gpus: dict[str, GpuSpec] = {}
+    for name in order:
+        raw = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+        if raw.get("kind") == GpuKind.APPLE.value:
+            for spec in _apple_configurations(name, raw):
+                gpus[spec.slug] = spec
+        else:
+            gpus[name] = GpuSpec(slug=name, **raw)
+    return gpus
+
+
+def _apple_configurations(name: str, raw: Mapping[str, object]) -> list[GpuSpec]:
+    """One entry per memory size of the chip: slug "<file>-<N>gb", name "<chip> <N> GB"."""
+    return [
+        GpuSpec(
+            slug=f"{name}-{config['memory_gb']}gb",
+            display_name=f"{raw['display_name']} {config['memory_gb']} GB",
+            marketed_memory_gb=config["memory_gb"],
+            bandwidth_gb_s=config["bandwidth_gb_s"],
+            source=str(raw["source"]),
+            kind=GpuKind.APPLE,
+            table=bool(config.get("table", False)),
+        )
+        for config in raw["configurations"]  # type: ignore[union-attr]
+    ]
+
+
+def all_gpus() -> Mapping[str, GpuSpec]:
+    """Every listed card and Mac configuration, in display order (the picker)."""
+    return _load_all()
+
+
+@functools.cache
+def load_gpus() -> Mapping[str, GpuSpec]:
+    """The listed discrete cards (NVIDIA, AMD), in display order."""
+    return {slug: spec for slug, spec in _load_all().items() if spec.kind is GpuKind.DISCRETE}
+
+
+@functools.cache
+def load_apple() -> Mapping[str, GpuSpec]:
+    """The listed Apple Silicon configurations, one per chip and memory size, in display order."""
+    return {slug: spec for slug, spec in _load_all().items() if spec.kind is GpuKind.APPLE}
+
+
+@functools.cache
+def table_gpus() -> Mapping[str, GpuSpec]:
+    """The entries marked `"table": true` in the data: what the fit table shows."""
+    return {slug: spec for slug, spec in _load_all().items() if spec.table}
+
+
+def gpu(slug: str) -> GpuSpec:
+    """A listed entry by slug, or the custom card for "<N>gb" (also "my-<N>gb", "24 GB"; N from 1 to 1024)."""
+    if not isinstance(slug, str):
+        raise ValidationError("gpu", slug, _GPU_ALLOWED)
+    gpus = _load_all()
+    if slug in gpus:
+        return gpus[slug]
+    match = _CUSTOM_SLUG.fullmatch(slug.strip())
+    if match is None:
+        raise ValidationError("gpu", slug, _GPU_ALLOWED)
+    try:
+        return custom_gpu(float(match.group(1)))
+    except ValidationError:
+        raise ValidationError("gpu", slug, _GPU_ALLOWED) from None
+
+
+_GPU_ALLOWED = ("a listed GPU or Mac (e.g. rtx-4090, h100-80gb, apple-m4-max-128gb), "
+                f"or a card's memory such as 24gb ({MIN_CUSTOM_GB} to {MAX_CUSTOM_GB} GB)")

@@ -1,0 +1,457 @@
+"""Read a Hugging Face config.json into a `ModelSpec`, exactly for the model
+types listed in `READERS`, and never silently for the others.
+
+Keys a config omits take the defaults of its transformers config class
+(data/config_defaults.json, written by tools/config_defaults.py), as
+transformers itself does. A model type not listed is read with the Llama-style
+reader, and a key that changes memory but that the reader for this model type
+does not read is reported: both make the spec's `assumptions`, so the result is
+marked approximate and says why. Contradictory configs raise ValidationError
+naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+from collections.abc import Mapping
+from importlib import resources
+
+from ..core.errors import ValidationError
+from ..model.families.decoder.spec import AttentionKind, Block, LinearAttention, Mla, ModelSpec, Moe, Norm, NormCompute
+
+
+MAX_DIM = 1_000_000  # hidden, ffn, vocabulary: far above any real model
+MAX_LAYERS = 10_000
+MAX_HEADS = 100_000
+MAX_EXPERTS = 100_000
+MAX_POSITIONS = MAX_DIM * 100
+
+# Every key that changes how much memory a model takes. A key here that the reader of
+# a config's model_type does not read makes the estimate approximate.
+MEMORY_KEYS = frozenset({
+    "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+    "intermediate_size", "vocab_size", "tie_word_embeddings", "max_position_embeddings", "attention_bias",
+    "mlp_bias", "num_experts", "num_local_experts", "n_routed_experts", "num_experts_per_tok",
+    "experts_per_token", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
+    "decoder_sparse_step", "mlp_only_layers", "first_k_dense_replace", "moe_layer_freq",
+    "interleave_moe_layer_step", "intermediate_size_mlp", "moe_layers", "q_lora_rank", "kv_lora_rank",
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "layer_types", "sliding_window",
+    "use_sliding_window", "max_window_layers", "sliding_window_pattern", "attention_chunk_size",
+    "full_attention_interval", "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "use_qk_norm", "lm_head_bias", "qk_layernorm", "num_nextn_predict_layers",
+    "attn_logit_softcapping", "final_logit_softcapping", "partial_rotary_factor", "n_embd", "n_layer", "n_head",
+    "n_inner", "n_positions", "vision_config",
+})
+_REQUIRED = ("hidden_size", "num_hidden_layers")
+_SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
+               "max_position_embeddings", "sliding_window")
+# Values that switch a feature off: such a key changes nothing, understood or not.
+_NEUTRAL_WHEN_OFF = (None, False, 0, [], {})
+
+
+@dataclasses.dataclass(frozen=True)
+class Reader:
+    """How one model_type maps onto the ModelSpec: data, read by `_read_decoder`."""
+
+    block: Block = Block.LLAMA
+    norm: Norm = Norm.RMS
+    norms_per_layer: int = 2
+    compute: NormCompute = NormCompute.RMS
+    post_norms: bool = False
+    qkv_bias: bool | None = None  # None: from `attention_bias`
+    o_bias: bool | None = None  # a bias on the attention output projection; None: from `attention_bias`
+    mlp_bias: bool = False
+    reads_mlp_bias: bool = False  # `mlp_bias` adds biases to the dense and shared-expert MLPs
+    head_bias: bool = False
+    gated_mlp: bool = True
+    fused_qkv: bool = False
+    qk_norm: str = ""  # "head", "full", or "" ("head?"/"full?" : only when use_qk_norm is true)
+    attention_gate: bool = False
+    sinks: bool = False
+    softcap: bool = False
+    tie_default: bool = False
+    sliding: str = ""  # "", "all", "qwen", "types" (layer_types, else a pattern every `pattern` layers)
+    pattern: int = 0  # sliding layers: every layer except each pattern-th (Gemma 3: 6, Cohere 2: 4, Gemma 2: 2)
+    moe: str = ""  # "", "mixtral", "qwen", "deepseek", "gpt_oss", "llama4"
+    mla: bool = False
+    linear: bool = False
+    chunked: bool = False
+    extra: frozenset[str] = frozenset()  # other keys this reader understands
+
+
+_COMMON = frozenset({
+    "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
+    "vocab_size", "tie_word_embeddings", "max_position_embeddings", "attention_bias", "partial_rotary_factor",
+})
+_MOE_KEYS = {
+    "mixtral": {"num_local_experts", "num_experts_per_tok"},
+    "qwen": {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
+             "decoder_sparse_step", "mlp_only_layers"},
+    "deepseek": {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
+                 "first_k_dense_replace", "moe_layer_freq"},
+    "gpt_oss": {"num_local_experts", "num_experts_per_tok", "experts_per_token"},
+    "llama4": {"num_local_experts", "num_experts_per_tok", "interleave_moe_layer_step", "intermediate_size_mlp",
+               "moe_layers"},
+}
+_SLIDING_KEYS = {
+    "all": {"sliding_window", "layer_types"},
+    "qwen": {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
+    "types": {"sliding_window", "layer_types", "sliding_window_pattern"},
+}
+
+READERS: Mapping[str, Reader] = {
+    "gpt2": Reader(block=Block.GPT2),  # read by _read_gpt2
+    "llama": Reader(reads_mlp_bias=True),
+    "granite": Reader(reads_mlp_bias=True),
+    "smollm3": Reader(sliding="qwen", reads_mlp_bias=True),
+    "mistral": Reader(sliding="all", qkv_bias=False, o_bias=False),  # attention_bias is ignored
+    "ministral": Reader(sliding="types", qkv_bias=False, o_bias=False),
+    "ministral3": Reader(sliding="types", qkv_bias=False, o_bias=False),
+    "mixtral": Reader(sliding="all", moe="mixtral", qkv_bias=False, o_bias=False),
+    "qwen2": Reader(qkv_bias=True, o_bias=False, sliding="qwen"),
+    "qwen2_moe": Reader(qkv_bias=True, o_bias=False, sliding="qwen", moe="qwen"),
+    "qwen3": Reader(qk_norm="head", sliding="qwen"),
+    "qwen3_moe": Reader(qk_norm="head", sliding="qwen", moe="qwen"),
+    "qwen3_next": Reader(qk_norm="head", attention_gate=True, moe="qwen", linear=True, compute=NormCompute.RMS_FP32),
+    "deepseek_v2": Reader(mla=True, moe="deepseek", reads_mlp_bias=True),
+    "deepseek_v3": Reader(mla=True, moe="deepseek"),
+    "kimi_k2": Reader(mla=True, moe="deepseek"),  # DeepSeek-V3's architecture under its own name
+    "glm4_moe": Reader(qk_norm="head?", moe="deepseek", o_bias=False),
+    "gemma": Reader(tie_default=True, compute=NormCompute.RMS_FP32),
+    "gemma2": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, softcap=True, tie_default=True, sliding="types", pattern=2),
+    "gemma3_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm="head", softcap=True, tie_default=True,
+                          sliding="types", pattern=6),
+    "gpt_oss": Reader(compute=NormCompute.RMS_FP32, qkv_bias=True, o_bias=True, sinks=True, sliding="types", pattern=2, moe="gpt_oss"),
+    "llama4_text": Reader(moe="llama4", chunked=True, qk_norm="l2?"),  # an L2 q/k norm without weights, on RoPE layers
+    "phi": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=1, qkv_bias=True, o_bias=True, mlp_bias=True,
+                  head_bias=True, gated_mlp=False, qk_norm="", extra=frozenset({"qk_layernorm"})),
+    "phi3": Reader(fused_qkv=True, sliding="all", qkv_bias=False, o_bias=False),
+    "phimoe": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, sliding="all", moe="mixtral",
+                     extra=frozenset({"lm_head_bias"})),
+    "olmo2": Reader(qk_norm="full", compute=NormCompute.RMS_FP32, post_norms=True),
+    "cohere": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, qk_norm="full?", tie_default=True),
+    "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, tie_default=True, sliding="types", pattern=4),
+}
+# Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
+TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2",
+              "qwen2_vl": "qwen2"}
+# The model_type a multimodal config's text_config may carry, read as the language model it is.
+TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2"}
+
+
+@functools.cache
+def _defaults() -> Mapping[str, Mapping[str, object]]:
+    path = resources.files("vramcalc") / "data" / "config_defaults.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def supported_types() -> tuple[str, ...]:
+    return tuple(sorted(set(READERS) | set(TEXT_TYPES)))
+
+
+def from_hf_config(config: Mapping[str, object], *, name: str = "config", display_name: str | None = None,
+                   notes: tuple[str, ...] = (), native_format: str = "") -> ModelSpec:
+    """Map a Hugging Face config.json (a parsed dict) to a ModelSpec."""
+    if not isinstance(config, Mapping):
+        raise ValidationError("config.json", type(config).__name__, "expected a JSON object")
+    model_type = config.get("model_type")
+    model_type = model_type if isinstance(model_type, str) else ""
+    display = display_name or (str(config.get("_name_or_path") or "") or model_type or "custom config")
+    extra_notes = list(notes)
+    if model_type == "gpt2":
+        return _read_gpt2(config, name, display)
+    if model_type in TEXT_TYPES:
+        text = config.get("text_config")
+        if isinstance(text, Mapping):  # Gemma 3, Llama 4, Mistral 3; Qwen2.5-VL keeps its text keys at the top
+            inner = text.get("model_type") or TEXT_TYPES[model_type]
+            config = {**text, "model_type": TEXT_ALIASES.get(inner, inner)}
+        else:
+            config = {k: v for k, v in config.items() if k != "vision_config"} | {"model_type": TEXT_TYPES[model_type]}
+        extra_notes.append(
+            f"{model_type} is multimodal: the language model is counted; the vision tower and its projector "
+            "are not (engines load them unless told to skip images)"
+        )
+        model_type = str(config["model_type"])
+    assumptions: list[str] = []
+    reader = READERS.get(model_type)
+    if reader is None:
+        reader = READERS["llama"]
+        assumptions.append(
+            (f"model_type {model_type!r} is not one of the {len(supported_types())} types the calculator reads "
+             "exactly" if model_type
+             else "the config has no model_type")
+            + ": it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
+        )
+    given = config
+    # Omitted keys take the transformers class defaults (an explicit null stays null, as there),
+    # except the two sizes no real config leaves out; the shape keys so filled are named in a note.
+    defaults = {k: v for k, v in _defaults().get(model_type, {}).items() if k not in given and k not in _REQUIRED}
+    config = {**defaults, **given}
+    filled = [f"{k} {v:,}" for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
+    if filled and reader is READERS.get(model_type):
+        extra_notes.append(f"Not in the config, taken from transformers' defaults for {model_type}: " + ", ".join(filled))
+    spec_fields = _read_decoder(config, reader, model_type)
+    understood = _understood(reader)
+    for key in sorted(MEMORY_KEYS & set(given) - understood):
+        if given[key] not in _NEUTRAL_WHEN_OFF:
+            assumptions.append(
+                f"{key} = {_short(given[key])} is not understood for model_type {model_type!r} and was ignored"
+            )
+    if _int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0):
+        extra_notes.append(
+            "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it "
+            "for inference unless speculative decoding uses it"
+        )
+    return ModelSpec(
+        name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
+        native_format=native_format, model_type=model_type, **spec_fields,
+    )
+
+
+def _understood(reader: Reader) -> frozenset[str]:
+    keys = set(_COMMON) | reader.extra | ({"mlp_bias"} if reader.reads_mlp_bias else set())
+    keys |= _MOE_KEYS.get(reader.moe, set())
+    keys |= _SLIDING_KEYS.get(reader.sliding, set())
+    if reader.mla:
+        keys |= {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+                 "num_nextn_predict_layers"}
+    if reader.moe == "deepseek":
+        keys.add("num_nextn_predict_layers")
+    if reader.linear:
+        keys |= {"layer_types", "full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
+                 "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"}
+    if reader.chunked:
+        keys |= {"attention_chunk_size", "no_rope_layers", "layer_types"}
+    if reader.qk_norm.endswith("?"):
+        keys.add("use_qk_norm")
+    if reader.softcap:
+        keys |= {"attn_logit_softcapping", "final_logit_softcapping"}
+    return frozenset(keys)
+
+
+def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str) -> dict:
+    hidden = _int(config, "hidden_size", 1, MAX_DIM)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    heads = _int(config, "num_attention_heads", 1, MAX_HEADS)
+    kv_heads = _int(config, "num_key_value_heads", 1, MAX_HEADS, default=heads)
+    if kv_heads > heads or heads % kv_heads:
+        raise ValidationError("num_key_value_heads", kv_heads, f"must divide num_attention_heads ({heads})")
+    if config.get("head_dim") is None and hidden % heads:
+        raise ValidationError("num_attention_heads", heads,
+                              f"must divide hidden_size ({hidden}) when the config gives no head_dim")
+    head_dim = _int(config, "head_dim", 1, MAX_DIM, default=hidden // heads)
+    vocab = _int(config, "vocab_size", 1, MAX_DIM * 10)
+    max_positions = _int(config, "max_position_embeddings", 1, MAX_POSITIONS, default=0) or None
+    attention_bias = _bool(config, "attention_bias", default=False)
+    qkv_bias = attention_bias if reader.qkv_bias is None else reader.qkv_bias
+    qk_norm = reader.qk_norm.rstrip("?")
+    if reader.qk_norm.endswith("?") and not _bool(config, "use_qk_norm", default=False):
+        qk_norm = ""
+    if model_type == "phi" and _bool(config, "qk_layernorm", default=False):
+        raise ValidationError("qk_layernorm", True, "Phi models with q/k LayerNorm are not supported")
+    resid_pdrop = config.get("resid_pdrop") if model_type == "phi" else None
+    fields = dict(
+        block=reader.block, hidden=hidden, layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
+        vocab=vocab, tie_embeddings=_bool(config, "tie_word_embeddings", default=reader.tie_default),
+        gated_mlp=reader.gated_mlp, norm=reader.norm, norms_per_layer=reader.norms_per_layer,
+        norm_compute=reader.compute, post_norms=reader.post_norms,
+        dropout=isinstance(resid_pdrop, (int, float)) and resid_pdrop > 0,
+        qkv_bias=qkv_bias, o_bias=attention_bias if reader.o_bias is None else reader.o_bias,
+        mlp_bias=reader.mlp_bias or reader.reads_mlp_bias and _bool(config, "mlp_bias", default=False),
+        head_bias=reader.head_bias or model_type == "phimoe" and _bool(config, "lm_head_bias", default=False), qk_norm=qk_norm, attention_gate=reader.attention_gate, sinks=reader.sinks,
+        fused_qkv=reader.fused_qkv, max_positions=max_positions,
+        attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
+        final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
+    )
+    ffn = _int(config, "intermediate_size", 1, MAX_DIM, default=0 if reader.moe == "gpt_oss" else None)
+    fields.update(_read_layers(config, reader, layers, max_positions))
+    moe, moe_layers, dense_ffn = _read_moe(config, reader, layers, ffn)
+    fields.update(ffn=dense_ffn, moe=moe, moe_layers=moe_layers)
+    if reader.mla:
+        fields["mla"] = _read_mla(config)
+    if reader.linear:
+        fields["linear"] = LinearAttention(
+            key_heads=_int(config, "linear_num_key_heads", 1, MAX_HEADS),
+            value_heads=_int(config, "linear_num_value_heads", 1, MAX_HEADS),
+            key_head_dim=_int(config, "linear_key_head_dim", 1, MAX_DIM),
+            value_head_dim=_int(config, "linear_value_head_dim", 1, MAX_DIM),
+            conv_kernel=_int(config, "linear_conv_kernel_dim", 1, MAX_DIM),
+        )
+    return fields
+
+
+def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_positions: int | None) -> dict:
+    """Per-layer attention kinds and the window or chunk the capped ones keep."""
+    kinds = [AttentionKind.FULL] * layers
+    window = chunk = 0
+    layer_types = config.get("layer_types")
+    if layer_types is not None:
+        if not isinstance(layer_types, list) or len(layer_types) != layers:
+            raise ValidationError("layer_types", _short(layer_types), f"expected a list of {layers} layer types")
+        names = {"full_attention": AttentionKind.FULL, "sliding_attention": AttentionKind.SLIDING,
+                 "chunked_attention": AttentionKind.CHUNKED, "linear_attention": AttentionKind.LINEAR}
+        for i, value in enumerate(layer_types):
+            if value not in names:
+                raise ValidationError("layer_types", value, "expected one of: " + ", ".join(names))
+            kinds[i] = names[value]
+    if reader.linear:
+        if layer_types is None:
+            interval = _int(config, "full_attention_interval", 1, MAX_LAYERS, default=4)
+            kinds = [AttentionKind.FULL if (i + 1) % interval == 0 else AttentionKind.LINEAR for i in range(layers)]
+    elif reader.chunked:
+        chunk = _int(config, "attention_chunk_size", 1, MAX_POSITIONS, default=0)
+        if layer_types is None and chunk:
+            no_rope = config.get("no_rope_layers")
+            if isinstance(no_rope, list) and len(no_rope) == layers:
+                uses_rope = [bool(x) for x in no_rope]
+            else:  # transformers' default: every 4th layer is global attention without RoPE
+                uses_rope = [(i + 1) % 4 != 0 for i in range(layers)]
+            kinds = [AttentionKind.CHUNKED if rope else AttentionKind.FULL for rope in uses_rope]
+    elif reader.sliding:
+        sliding_on = reader.sliding != "qwen" or _bool(config, "use_sliding_window", default=False)
+        window = _int(config, "sliding_window", 1, MAX_POSITIONS, default=0) if sliding_on else 0
+        if window and layer_types is None:
+            if reader.sliding == "all":
+                kinds = [AttentionKind.SLIDING] * layers
+            elif reader.sliding == "qwen":  # transformers Qwen2/3: layers from max_window_layers on slide
+                first = _int(config, "max_window_layers", 0, MAX_LAYERS, default=0)
+                kinds = [AttentionKind.SLIDING if i >= first else AttentionKind.FULL for i in range(layers)]
+            else:
+                pattern = _int(config, "sliding_window_pattern", 1, MAX_LAYERS, default=reader.pattern)
+                kinds = [AttentionKind.FULL if (i + 1) % pattern == 0 else AttentionKind.SLIDING for i in range(layers)]
+        if not window:
+            kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
+    if not window:  # a sliding layer without a window attends to everything (any reader)
+        kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
+    if AttentionKind.LINEAR in kinds and not reader.linear:
+        raise ValidationError("layer_types", "linear_attention",
+                              f"model_type {model_type_name(config)!r} has no linear-attention layers")
+    if AttentionKind.CHUNKED in kinds and not reader.chunked:
+        raise ValidationError("layer_types", "chunked_attention",
+                              f"model_type {model_type_name(config)!r} has no chunked-attention layers")
+    if window and max_positions and window > max_positions:
+        raise ValidationError("sliding_window", window, f"must not exceed max_position_embeddings ({max_positions:,})")
+    if AttentionKind.CHUNKED in kinds and not chunk:
+        raise ValidationError("attention_chunk_size", None, "chunked_attention layers need an attention_chunk_size")
+    return dict(kinds=tuple(kinds), sliding_window=window, attention_chunk=chunk)
+
+
+def model_type_name(config: Mapping[str, object]) -> str:
+    return str(config.get("model_type") or "")
+
+
+def _read_moe(config: Mapping[str, object], reader: Reader, layers: int, ffn: int) -> tuple[Moe | None, tuple, int]:
+    """The experts, which layers have them, and the width of the dense layers' MLP."""
+    kind = reader.moe
+    if kind == "":
+        return None, (), ffn
+    experts_key = {"mixtral": "num_local_experts", "qwen": "num_experts", "deepseek": "n_routed_experts",
+                   "gpt_oss": "num_local_experts", "llama4": "num_local_experts"}[kind]
+    experts = _int(config, experts_key, 0, MAX_EXPERTS, default=0)
+    if experts == 0:
+        return None, (), ffn
+    per_token_key = "experts_per_token" if kind == "gpt_oss" and "num_experts_per_tok" not in config else "num_experts_per_tok"
+    per_token = _int(config, per_token_key, 1, MAX_EXPERTS)
+    if per_token > experts:
+        raise ValidationError(per_token_key, per_token, f"must not exceed the number of experts ({experts})")
+    dense_ffn, expert_ffn, shared, shared_gate = ffn, ffn, 0, False
+    if kind == "mixtral":
+        moe_layers = [True] * layers
+    elif kind == "gpt_oss":
+        moe_layers = [True] * layers
+    elif kind == "qwen":
+        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
+        shared = _int(config, "shared_expert_intermediate_size", 0, MAX_DIM, default=0)
+        shared_gate = shared > 0
+        step = _int(config, "decoder_sparse_step", 1, MAX_LAYERS, default=1)
+        dense_only = _int_list(config, "mlp_only_layers", layers)
+        moe_layers = [i not in dense_only and (i + 1) % step == 0 for i in range(layers)]
+    elif kind == "deepseek":
+        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
+        shared = expert_ffn * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=0)
+        first = _int(config, "first_k_dense_replace", 0, layers, default=0)
+        freq = _int(config, "moe_layer_freq", 1, MAX_LAYERS, default=1)
+        moe_layers = [i >= first and i % freq == 0 for i in range(layers)]
+    else:  # llama4: experts of intermediate_size plus a shared expert of the same width; dense layers are wider
+        shared = expert_ffn
+        dense_ffn = _int(config, "intermediate_size_mlp", 1, MAX_DIM, default=ffn)
+        step = _int(config, "interleave_moe_layer_step", 1, MAX_LAYERS, default=1)
+        listed = config.get("moe_layers")
+        chosen = _int_list(config, "moe_layers", layers) if listed else set(range(step - 1, layers, step))
+        moe_layers = [i in chosen for i in range(layers)]
+    moe = Moe(experts=experts, per_token=per_token, ffn=expert_ffn, shared_ffn=shared, shared_gate=shared_gate,
+              router_bias=kind == "gpt_oss", expert_bias=kind == "gpt_oss")
+    return moe, tuple(moe_layers), dense_ffn
+
+
+def _read_mla(config: Mapping[str, object]) -> Mla:
+    q_lora = config.get("q_lora_rank")
+    return Mla(
+        q_lora_rank=0 if q_lora is None else _int(config, "q_lora_rank", 1, MAX_DIM),
+        kv_lora_rank=_int(config, "kv_lora_rank", 1, MAX_DIM),
+        qk_nope_head_dim=_int(config, "qk_nope_head_dim", 0, MAX_DIM),
+        qk_rope_head_dim=_int(config, "qk_rope_head_dim", 1, MAX_DIM),
+        v_head_dim=_int(config, "v_head_dim", 1, MAX_DIM),
+    )
+
+
+def _read_gpt2(config: Mapping[str, object], name: str, display: str) -> ModelSpec:
+    hidden = _int(config, "n_embd", 1, MAX_DIM, default=768)
+    heads = _int(config, "n_head", 1, MAX_HEADS, default=12)
+    if hidden % heads:
+        raise ValidationError("n_head", heads, f"must divide n_embd ({hidden})")
+    inner = config.get("n_inner")
+    ffn = 4 * hidden if inner is None else _int(config, "n_inner", 1, MAX_DIM)
+    positions = _int(config, "n_positions", 1, MAX_DIM * 10, default=1024)
+    return ModelSpec(
+        name=name, display_name=display, block=Block.GPT2, hidden=hidden, model_type="gpt2",
+        layers=_int(config, "n_layer", 1, MAX_LAYERS, default=12), heads=heads, kv_heads=heads,
+        head_dim=hidden // heads, ffn=ffn, vocab=_int(config, "vocab_size", 1, MAX_DIM * 10, default=50257),
+        tie_embeddings=_bool(config, "tie_word_embeddings", default=True), gated_mlp=False, norm=Norm.LAYER,
+        norm_compute=NormCompute.LAYER,
+        qkv_bias=True, learned_positions=positions, max_positions=positions, dropout=True,
+    )
+
+
+# ---------------------------------------------------------------- typed reads
+
+
+def _int(config: Mapping[str, object], key: str, low: int, high: int, *, default: int | None = None) -> int:
+    value = config.get(key)
+    if value is None:
+        if default is None:
+            raise ValidationError(key, None, f"config.json needs an integer {key} from {low:,} to {high:,}")
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, float) and (
+        not math.isfinite(value) or value != int(value)
+    ):
+        raise ValidationError(key, value, f"expected an integer from {low:,} to {high:,}")
+    number = int(value)
+    if not low <= number <= high:
+        raise ValidationError(key, value, f"expected an integer from {low:,} to {high:,}")
+    return number
+
+
+def _int_list(config: Mapping[str, object], key: str, layers: int) -> set[int]:
+    value = config.get(key) or []
+    if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < layers
+                                          for v in value):
+        raise ValidationError(key, _short(value), f"expected a list of layer indices from 0 to {layers - 1}")
+    return set(value)
+
+
+def _bool(config: Mapping[str, object], key: str, *, default: bool) -> bool:
+    value = config.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ValidationError(key, value, "expected true or false")
+    return value
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else value
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,64 @@
+"""Where a `ModelSpec` comes from: a preset (a Hugging Face config.json stored
+verbatim under data/models/, with its source), any config.json a user supplies
+(read by `hf_config`), or the original calculator's custom numbers."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Mapping
+from importlib import resources
+
+from ..core.errors import ValidationError
+from ..model.families.decoder.spec import ModelSpec
+from .hf_config import from_hf_config
+
+
+__all__ = ["Block", "ModelSpec", "from_hf_config", "custom_model", "load_presets", "preset_spec", "Preset",
+           "MAX_DIM", "MAX_EXPERTS", "MAX_HEADS", "MAX_LAYERS"]
+
+
+# ---------------------------------------------------------------- presets
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Preset:
+    slug: str
+    display_name: str
+    source: str
+    config: Mapping[str, object]
+    hf_id: str = ""
+    family: str = ""
+    published_params: str = ""
+    native_format: str = ""  # the checkpoint's own weight format when it is not 16-bit
+    notes: tuple[str, ...] = ()  # what is known of the checkpoint but not counted (MTP layers, vision)
+
+    def spec(self) -> ModelSpec:
+        return from_hf_config(self.config, name=self.slug, display_name=self.display_name, notes=self.notes,
+                              native_format=self.native_format)
+
+
+@functools.cache
+def load_presets() -> Mapping[str, Preset]:
+    """Every file in data/models/, by slug (the file name), in the order of data/models/order.json."""
+    folder = resources.files("vramcalc") / "data" / "models"
+    order = json.loads((folder / "order.json").read_text(encoding="utf-8"))
+    presets = {}
+    for slug in order:
+        raw = json.loads((folder / f"{slug}.json").read_text(encoding="utf-8"))
+        raw["notes"] = tuple(raw.get("notes", ()))
+        presets[slug] = Preset(slug=slug, **raw)
+    return presets
+
+
+def preset_spec(slug: str) -> ModelSpec:
+    presets = load_presets()
+    if slug not in presets:
+        raise ValidationError("model", slug, "expected one of: " + ", ".join(presets))
+    return _preset_spec_cached(slug)
+
+
+@functools.cache
+def _preset_spec_cached(slug: str) -> ModelSpec:
+    return load_presets()[slug].spec()

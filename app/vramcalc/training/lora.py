@@ -1,0 +1,86 @@
+"""LoRA and QLoRA: which linear layers get adapters, and the adapter tensors (peft's `LoraModel`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+from ..core.errors import ValidationError
+from ..model.families.decoder.spec import ModelSpec
+from ..model.table import counted_tensors
+from ..model.tensor import Counted, Tensor
+
+
+# ---------------------------------------------------------------- LoRA
+
+TARGETS = {  # link / command-line name: the GGUF-style tensor names it adapts
+    "q": ("attn_q", "attn_q_a", "attn_q_b"),
+    "k": ("attn_k",),
+    "v": ("attn_v",),
+    "o": ("attn_output",),
+    "gate": ("ffn_gate", "ffn_gate_shexp"),
+    "up": ("ffn_up", "ffn_up_shexp"),
+    "down": ("ffn_down", "ffn_down_shexp"),
+}
+ALL_LINEAR = "all-linear"
+
+
+@dataclasses.dataclass(frozen=True)
+class Lora:
+    rank: int
+    targets: tuple[str, ...]  # names from TARGETS, or ("all-linear",)
+    embeddings: bool = False  # train the embeddings and the head in full as well
+
+
+def parse_targets(text: str) -> tuple[str, ...]:
+    if text.strip() == ALL_LINEAR:
+        return (ALL_LINEAR,)
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [name for name in names if name not in TARGETS]
+    if not names or unknown:
+        raise ValidationError("lora_targets", text, "expected all-linear or a comma-separated subset of "
+                                                    + ",".join(TARGETS))
+    return names
+
+
+def tensor_stem(name: str) -> str:
+    """'blk.3.attn_q.weight' -> 'attn_q'."""
+    return name.split(".")[2] if name.startswith("blk.") else name.split(".")[0]
+
+
+@functools.lru_cache(maxsize=64)  # every estimate of a LoRA workload asks, several times
+def adapted(spec: ModelSpec, lora: Lora) -> Counted:
+    """The base matrices LoRA adapts: the linear layers peft's `all-linear` finds (every nn.Linear
+    but the head; fused expert tensors are not nn.Linear), or those named; as (tensor, how many of it),
+    tensors.counted_tensors."""
+    chosen = []
+    for t, count in counted_tensors(spec):
+        if not t.name.endswith(".weight") or len(t.shape) != 2 or t.role in ("embedding", "head", "norm"):
+            continue
+        stem = tensor_stem(t.name)
+        if lora.targets == (ALL_LINEAR,):
+            if t.role in ("attention", "mlp", "shared_expert") and "conv1d" not in stem:  # peft leaves routers
+                chosen.append((t, count))
+        elif any(stem in TARGETS[name] for name in lora.targets):
+            chosen.append((t, count))
+    if not chosen:
+        raise ValidationError("lora_targets", ",".join(lora.targets), f"{spec.display_name} has none of these layers")
+    return tuple(chosen)
+
+
+@functools.lru_cache(maxsize=64)
+def adapter_tensors(spec: ModelSpec, lora: Lora) -> Counted:
+    """The trainable tensors: A (r × in) and B (out × r) per adapted matrix, and with
+    `embeddings` the embedding and head in full; as (tensor, how many of it)."""
+    out = []
+    for t, count in adapted(spec, lora):
+        rows, cols = t.shape
+        if lora.rank > min(rows, cols):
+            raise ValidationError("lora_rank", lora.rank, f"must not exceed the smallest adapted width ({min(rows, cols):,}"
+                                                          f" in {t.name})")
+        out.append((Tensor(t.name.replace(".weight", ".lora_a"), (lora.rank, cols), "adapter"), count))
+        out.append((Tensor(t.name.replace(".weight", ".lora_b"), (rows, lora.rank), "adapter"), count))
+    if lora.embeddings:
+        out += [(t, count) for t, count in counted_tensors(spec) if t.role in ("embedding", "head")]
+    return tuple(out)
+QLORA_FORMATS = ("nf4", "nf4-dq")

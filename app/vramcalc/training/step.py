@@ -1,0 +1,141 @@
+"""A training step, phase by phase: what is live at each instant, and which instant is the peak.
+
+What runs out of memory is the worst instant of a step, not the sum of everything a step ever
+allocates. With `zero_grad(set_to_none=True)` (PyTorch's and the Trainer's default) a steady-state
+step goes through these instants (measured with tools/measure_peak.py, tests/golden/measured_peak.json):
+
+    forward         weights + master + optimizer state + saved activations + logits
+                    (+ the gradients of earlier micro-batches under gradient accumulation)
+    loss            the forward's end + the loss gradient over the vocabulary: cross-entropy's
+                    backward makes two fp32 tensors of batch × seq × vocab (nll_loss's and
+                    log_softmax's gradients) before the first is freed
+    backward_start  the head's backward is done: log-softmax's output and the loss gradient are
+                    freed, the head's weight gradient exists; every layer's activations are still
+                    saved, and the last layer's backward makes its transients
+    backward_end    every gradient exists, the activations are freed; the first layer's backward
+                    transients are the last ones. Under checkpointing the first layer's backward
+                    starts by recomputing it: its activations live again beside every gradient but
+                    its own and the (untied) embedding's, which can be the worse instant
+    optimizer       weights + master + state + gradients + the update's temporaries (the model
+                    output is dropped by then, as the Trainer does)
+
+Between backward_start and backward_end the live bytes move from one to the other layer by layer
+(activations freed as gradients are written), so the largest of the two ends bounds the middle.
+The first step has no optimizer state in its forward and backward and creates it in its update,
+which then reaches the optimizer phase's bytes: the steady state is the worst.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..core.choices import Optimizer, OptimizerImpl
+from ..core.dtypes import FP32_BYTES
+from ..model.tensor import Counted
+
+
+PHASES = ("forward", "loss", "backward_start", "backward_end", "optimizer")
+LOSS_GRADIENT_BYTES = 2 * FP32_BYTES  # nll_loss's and log_softmax's fp32 gradients, live together
+
+
+TORCH_OPTIMIZERS = frozenset({Optimizer.ADAMW, Optimizer.ADAM, Optimizer.SGD, Optimizer.SGD_MOMENTUM})
+"""torch.optim classes: foreach (the default on GPU), fused or a for-loop. bitsandbytes' 8-bit and
+paged optimizers update each tensor in one kernel; Adafactor (transformers) and Lion (lion-pytorch)
+loop over tensors."""
+
+
+def implementation(optimizer: Optimizer, impl: OptimizerImpl) -> OptimizerImpl:
+    """The implementation a step runs: the requested one, or the optimizer's own."""
+    if impl is not OptimizerImpl.DEFAULT:
+        return impl
+    if optimizer in TORCH_OPTIMIZERS:
+        return OptimizerImpl.FOREACH
+    if optimizer in (Optimizer.ADAFACTOR, Optimizer.LION):
+        return OptimizerImpl.FOR_LOOP
+    return OptimizerImpl.FUSED
+
+
+def allowed_impls(optimizer: Optimizer) -> tuple[OptimizerImpl, ...]:
+    if optimizer in TORCH_OPTIMIZERS:
+        return (OptimizerImpl.DEFAULT, OptimizerImpl.FOREACH, OptimizerImpl.FUSED, OptimizerImpl.FOR_LOOP)
+    return (OptimizerImpl.DEFAULT, implementation(optimizer, OptimizerImpl.DEFAULT))
+
+
+def update_temporaries(optimizer: Optimizer, impl: OptimizerImpl, tensors: Counted, state_bytes: int,
+                       grad_bytes: int) -> int:
+    """Bytes the optimizer's update allocates and frees within the step (torch.optim 2.13 sources;
+    measured for AdamW, SGD and Adafactor on the CPU).
+
+    AdamW / Adam, foreach: `_foreach_sqrt(exp_avg_sqs)` makes a copy of the whole second moment
+    (Σ n · state bytes) before `_foreach_addcdiv_`. For-loop: `exp_avg_sq.sqrt() / bias_correction`
+    makes two copies of one tensor at a time (2 · n_max · state bytes). Fused: none.
+    SGD (with or without momentum, no weight decay): in place, none.
+    Adafactor (transformers, for-loop): per tensor, the squared gradient and the update in fp32
+    (2 fp32 copies of the largest tensor), and for 16-bit weights the gradient's and the
+    parameter's fp32 copies as well (4).
+    Lion (lion-pytorch, for-loop): a clone of the momentum and the interpolated update, 2 copies of
+    one tensor. bitsandbytes' 8-bit and paged optimizers: one kernel per tensor, none."""
+    impl = implementation(optimizer, impl)
+    if not tensors or impl is OptimizerImpl.FUSED:
+        return 0
+    largest = max(t.numel for t, _ in tensors)
+    if optimizer in (Optimizer.ADAMW, Optimizer.ADAM):
+        if impl is OptimizerImpl.FOREACH:
+            return sum(t.numel * count for t, count in tensors) * state_bytes
+        return 2 * largest * state_bytes
+    if optimizer is Optimizer.ADAFACTOR:
+        return (2 + 2 * (grad_bytes < FP32_BYTES)) * largest * FP32_BYTES
+    if optimizer is Optimizer.LION:
+        return 2 * largest * state_bytes
+    return 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Sizes:
+    """The bytes each piece of a step holds, computed by memory.py."""
+
+    weights: int  # the weights kept for the whole step (base, adapters)
+    weight_copies: int  # autocast's 16-bit copies: made in the forward, freed by the backward
+    master: int
+    optimizer: int
+    gradients: int
+    head_gradient: int  # the head's (or tied embedding's) weight gradient, made first in backward
+    activations_forward: int  # saved at the end of the forward (checkpointing: layer inputs only)
+    activations_backward: int  # live when the layers' backward starts (checkpointing: + one recompute)
+    activations_recomputed: int  # checkpointing: one layer's recompute, live again at the first layer's backward
+    gradients_before_first_layer: int  # the gradients that exist when the first layer's backward starts
+    logits: int  # what the loss keeps at the forward's end (log-softmax output + the model's logits)
+    logits_held: int  # the model's logits, held by the caller until backward ends
+    loss_gradient: int  # the transient of cross-entropy's backward
+    layer_transient: int  # one layer's backward temporaries
+    update_temporaries: int
+    accumulating: bool  # gradient accumulation: earlier micro-batches' gradients are live throughout
+
+
+def phases(s: Sizes) -> dict[str, dict[str, int]]:
+    """The component bytes live at each phase's worst instant."""
+    earlier = s.gradients if s.accumulating else 0
+    states = {"weights": s.weights + s.weight_copies, "optimizer": s.optimizer, "master_weights": s.master}
+    forward = {**states, "gradients": earlier, "activations": s.activations_forward, "logits": s.logits,
+               "temporaries": 0}
+    return {
+        "forward": forward,
+        "loss": {**forward, "temporaries": s.loss_gradient},
+        "backward_start": {**states, "gradients": max(earlier, s.head_gradient),
+                           "activations": s.activations_backward, "logits": s.logits_held,
+                           "temporaries": s.layer_transient},
+        "backward_end": max(
+            ({**states, "gradients": s.gradients, "activations": 0, "logits": s.logits_held,
+              "temporaries": s.layer_transient},
+             {**states, "gradients": max(earlier, s.gradients_before_first_layer),
+              "activations": s.activations_recomputed, "logits": s.logits_held, "temporaries": s.layer_transient}),
+            key=lambda live: sum(live.values())),
+        "optimizer": {"weights": s.weights, "optimizer": s.optimizer, "master_weights": s.master,
+                      "gradients": s.gradients, "activations": 0, "logits": 0,
+                      "temporaries": s.update_temporaries},
+    }
+
+
+def peak(by_phase: dict[str, dict[str, int]]) -> str:
+    """The phase with the most live bytes (the first of equals, in step order)."""
+    return max(PHASES, key=lambda name: (sum(by_phase[name].values()), -PHASES.index(name)))
