@@ -21,20 +21,24 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "app"))
 
-from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
+from vramcalc import (  # noqa: E402
+    DEFAULTS,
+    catalog,
+    estimate,
+    messages,
+    parse_workload,
+)
 from vramcalc.capacity import COLUMNS  # noqa: E402
 from vramcalc.charts import BOX  # noqa: E402
-from vramcalc.gpus import load_apple, load_gpus  # noqa: E402
-from vramcalc import catalog  # noqa: E402
-from vramcalc.models import load_presets  # noqa: E402
-from vramcalc import messages  # noqa: E402
-from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
 from vramcalc.engines import Runtime  # noqa: E402
-from vramcalc.training import Recipe  # noqa: E402
 from vramcalc.formats import WEIGHT_FORMAT_GROUPS  # noqa: E402
-from vramcalc.parallel import Fsdp, Offload  # noqa: E402
+from vramcalc.gpus import load_apple, load_gpus  # noqa: E402
+from vramcalc.messages import GUIDE_ENTRIES, message  # noqa: E402
+from vramcalc.models import load_presets  # noqa: E402
 from vramcalc.options import KV_FORMATS, Attention, Checkpointing, Optimizer, OptimizerImpl, Precision  # noqa: E402
+from vramcalc.parallel import Fsdp, Offload  # noqa: E402
 from vramcalc.present import BAR_WIDTH, present, present_capacity, present_target, rank_rows  # noqa: E402
+from vramcalc.training import Recipe  # noqa: E402
 from vramcalc.workload import CUSTOM_KEYS, parse_capacity_query, parse_target  # noqa: E402
 
 # python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
@@ -233,8 +237,8 @@ def write_snapshot_key(out: Path) -> None:
     of everything in the snapshot's state (Pyodide, the standard library and engine zips, main.py's
     imports, the loader and the worker that make it)."""
     runtime = out / "static" / "pyodide"
-    inputs = [*(runtime / name for name in (*PYODIDE_FILES, f"{PRECOMPILED_STDLIB}.gz", SNAPSHOT_LOADER, SNAPSHOT_WORKER)),
-              out / f"{ENGINE_ZIP}.gz", out / "main.py"]
+    names = (*PYODIDE_FILES, f"{PRECOMPILED_STDLIB}.gz", SNAPSHOT_LOADER, SNAPSHOT_WORKER)
+    inputs = [*(runtime / name for name in names), out / f"{ENGINE_ZIP}.gz", out / "main.py"]
     digest = hashlib.sha256()
     for path in inputs:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -120,8 +120,8 @@ def test_block_table_matches_reference_bpw():
     for name, bpw in BLOCK_BPW.items():
         block, size = GGML_TYPES[name]
         assert size * 8 / block == bpw, name
-    required = ("f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_k q3_k q4_k q5_k q6_k iq2_xxs iq2_xs iq2_s "
-                "iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs mxfp4").split()
+    required = ("f32", "f16", "bf16", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k",
+                "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq1_s", "iq1_m", "iq4_nl", "iq4_xs", "mxfp4")
     assert set(required) <= set(GGML_TYPES)
     for ftype, default in FTYPES.items():
         assert default in GGML_TYPES, ftype

@@ -47,7 +47,7 @@ OTHER = [case for case in CASES if case not in DENSE]
 @pytest.mark.parametrize("case", DENSE, ids=[_id(c) for c in DENSE])
 def test_lora_activations_and_states_on_dense_models(case):
     breakdown = estimate(_workload(case))
-    measured = case["measured"] if "measured" in case else case
+    measured = case.get("measured", case)
     estimated = breakdown.size_of("activations") + breakdown.size_of("logits")
     assert estimated == pytest.approx(measured["saved_bytes"], rel=ACTIVATION_TOLERANCE)
     assert breakdown.size_of("gradients") == measured["gradient_bytes"]

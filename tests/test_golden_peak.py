@@ -135,8 +135,9 @@ def _prefill_cases():
 
 @pytest.mark.parametrize("case", _prefill_cases())
 def test_prefill_peak(case):
-    workload = Workload(model=from_hf_config(case["config"]), mode=Mode.INFERENCE, precision=Precision(case["precision"]),
-                        batch=case["batch"], seq=case["seq"], attention=Attention(case["attention"]), overhead_bytes=0)
+    workload = Workload(model=from_hf_config(case["config"]), mode=Mode.INFERENCE,
+                        precision=Precision(case["precision"]), batch=case["batch"], seq=case["seq"],
+                        attention=Attention(case["attention"]), overhead_bytes=0)
     breakdown = estimate(workload)
     above_weights = breakdown.total_bytes - breakdown.bytes_of("weights")
     assert above_weights == pytest.approx(case["peak_above_start_bytes"], rel=PEAK_TOLERANCE)

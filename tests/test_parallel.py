@@ -10,8 +10,8 @@ import pytest
 from vramcalc.errors import ValidationError
 from vramcalc.memory import estimate
 from vramcalc.pergpu import per_gpu
-from vramcalc.units import GIB
 from vramcalc.solve import fits, solve
+from vramcalc.units import GIB
 from vramcalc.workload import parse_target, parse_workload
 
 STATES = ("weights", "gradients", "optimizer", "master_weights")

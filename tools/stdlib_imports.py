@@ -20,7 +20,6 @@ import pathlib
 import sys
 import zipfile
 
-
 ENGINE = "/tmp/engine.zip"
 
 
@@ -41,8 +40,7 @@ def stdlib_imports(sources):
 
 
 def run_the_engine():
-    from vramcalc import DEFAULTS, estimate, parse_config_json, parse_workload
-    from vramcalc import catalog
+    from vramcalc import DEFAULTS, catalog, estimate, parse_config_json, parse_workload
     from vramcalc.fit import fit_all
     from vramcalc.link import decode, encode
     from vramcalc.models import from_hf_config, load_presets
@@ -51,7 +49,8 @@ def run_the_engine():
 
     # every module of the engine (pkgutil.walk_packages would count pkgutil, which the page never imports)
     with zipfile.ZipFile(ENGINE) as engine:
-        modules = [name[:-3].removesuffix("/__init__").replace("/", ".") for name in engine.namelist() if name.endswith(".py")]
+        modules = [name[:-3].removesuffix("/__init__").replace("/", ".")
+                   for name in engine.namelist() if name.endswith(".py")]
     for name in modules:
         if name not in ("vramcalc.__main__", "vramcalc.cli"):  # the command line: not in the page
             importlib.import_module(name)
