@@ -23,22 +23,28 @@ sys.path.insert(0, str(ROOT / "app"))
 
 from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
 from vramcalc.analysis.capacity import COLUMNS  # noqa: E402
-from vramcalc.render.charts import BOX  # noqa: E402
-from vramcalc.sources.gpus import load_apple, load_gpus  # noqa: E402
-from vramcalc.sources import catalog  # noqa: E402
-from vramcalc.sources.presets import load_presets  # noqa: E402
-from vramcalc.render import messages  # noqa: E402
-from vramcalc.render.messages import GUIDE_ENTRIES, message  # noqa: E402
-from vramcalc.core.choices import Runtime  # noqa: E402
-from vramcalc.core.choices import Recipe  # noqa: E402
+from vramcalc.core.choices import (  # noqa: E402  # noqa: E402
+    Attention,
+    Checkpointing,
+    Fsdp,
+    Offload,
+    Optimizer,
+    OptimizerImpl,
+    Recipe,
+    Runtime,
+)
+from vramcalc.core.dtypes import KV_FORMATS, Precision  # noqa: E402
 from vramcalc.formats.weights import WEIGHT_FORMAT_GROUPS  # noqa: E402
-from vramcalc.core.choices import Fsdp, Offload  # noqa: E402
-from vramcalc.core.dtypes import KV_FORMATS, Precision
-from vramcalc.core.choices import Attention, Checkpointing, Optimizer, OptimizerImpl  # noqa: E402
-from vramcalc.render.rank import BAR_WIDTH
-from vramcalc.render.view import present, present_capacity, present_target, rank_rows  # noqa: E402
-from vramcalc.inputs.options import CUSTOM_KEYS
+from vramcalc.inputs.options import CUSTOM_KEYS  # noqa: E402
 from vramcalc.inputs.parse import parse_capacity_query, parse_target  # noqa: E402
+from vramcalc.render import messages  # noqa: E402
+from vramcalc.render.charts import BOX  # noqa: E402
+from vramcalc.render.messages import GUIDE_ENTRIES, message  # noqa: E402
+from vramcalc.render.rank import BAR_WIDTH  # noqa: E402
+from vramcalc.render.view import present, present_capacity, present_target, rank_rows  # noqa: E402
+from vramcalc.sources import catalog  # noqa: E402
+from vramcalc.sources.gpus import load_apple, load_gpus  # noqa: E402
+from vramcalc.sources.presets import load_presets  # noqa: E402
 
 # python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
@@ -236,8 +242,8 @@ def write_snapshot_key(out: Path) -> None:
     of everything in the snapshot's state (Pyodide, the standard library and engine zips, main.py's
     imports, the loader and the worker that make it)."""
     runtime = out / "static" / "pyodide"
-    inputs = [*(runtime / name for name in (*PYODIDE_FILES, f"{PRECOMPILED_STDLIB}.gz", SNAPSHOT_LOADER, SNAPSHOT_WORKER)),
-              out / f"{ENGINE_ZIP}.gz", out / "main.py"]
+    names = (*PYODIDE_FILES, f"{PRECOMPILED_STDLIB}.gz", SNAPSHOT_LOADER, SNAPSHOT_WORKER)
+    inputs = [*(runtime / name for name in names), out / f"{ENGINE_ZIP}.gz", out / "main.py"]
     digest = hashlib.sha256()
     for path in inputs:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())

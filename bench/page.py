@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 import build  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"]
+ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update"]
 BARE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 LATENCY_CHANGES = 100
 
@@ -65,7 +66,8 @@ LATENCY = """
 (count) => {
   const steps = [
     ["batch", ["2", "3", "4", "8"]], ["seq", ["1024", "4096", "32768", "8192"]],
-    ["precision", ["fp16", "int8", "int4", "bf16"]], ["model", ["mistral-7b", "llama-3-70b", "qwen2.5-7b", "llama-3-8b"]],
+    ["precision", ["fp16", "int8", "int4", "bf16"]],
+    ["model", ["mistral-7b", "llama-3-70b", "qwen2.5-7b", "llama-3-8b"]],
     ["gpu", ["rtx-4090", "a100-80gb", "l4", "h100-80gb"]], ["gpus", ["2", "4", "1", "8"]],
     ["headroom", ["10", "25", "20", "30"]], ["overhead_gib", ["0.5", "2", "1", "1.5"]],
   ];
@@ -75,12 +77,14 @@ LATENCY = """
     const [id, values] = steps[i % steps.length];
     const element = document.getElementById(id);
     element.value = values[Math.floor(i / steps.length) % values.length];
-    const before = document.getElementById("total").dataset.bytes + document.getElementById("answer-max_seq").dataset.value
+    const before = document.getElementById("total").dataset.bytes
+      + document.getElementById("answer-max_seq").dataset.value
       + document.querySelector("#capacity-16 td").textContent;
     const start = performance.now();
     element.dispatchEvent(new Event("input", { bubbles: true }));
     times.push(performance.now() - start);
-    const after = document.getElementById("total").dataset.bytes + document.getElementById("answer-max_seq").dataset.value
+    const after = document.getElementById("total").dataset.bytes
+      + document.getElementById("answer-max_seq").dataset.value
       + document.querySelector("#capacity-16 td").textContent;
     if (after !== before) changed++;
   }
@@ -194,14 +198,16 @@ def measure(playwright, url: str, counter: dict, cold: int, warm: int, *, site: 
     extra: dict = {}
     for _ in range(cold):
         with tempfile.TemporaryDirectory() as profile:
-            context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS, headless=True)
+            context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS,
+                                                                    headless=True)
             context.add_init_script(PROBE)
             run = load(context, url, counter)
             run.pop("page").close()
             runs["cold"].append(run)
             context.close()
     with tempfile.TemporaryDirectory() as profile:
-        context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS, headless=True)
+        context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS,
+                                                                headless=True)
         context.add_init_script(PROBE)
         first = load(context, url, counter)  # fills the caches and installs the service worker
         if site:
@@ -323,7 +329,8 @@ def summarise(results: dict, sizes: dict) -> dict:
     }
     for name in ("bare", "site"):
         for kind in ("cold", "warm"):
-            summary[f"{name}_{kind}"] = {key: stats(name, kind, key) for key in ("fcp", "total_paint", "py_ready", "tti", "bytes")}
+            keys = ("fcp", "total_paint", "py_ready", "tti", "bytes")
+            summary[f"{name}_{kind}"] = {key: stats(name, kind, key) for key in keys}
     site = results["site"]
     summary["input_ms"] = {"median": median(site["input_ms"]), "p95": percentile(site["input_ms"], 0.95),
                            "max": max(site["input_ms"]), "n": len(site["input_ms"]),
@@ -343,7 +350,8 @@ def summarise(results: dict, sizes: dict) -> dict:
         boots = [run.get("boot") for run in site["runs"][kind]]
         summary[f"site_{kind}_boots"] = {str(boot): boots.count(boot) for boot in set(boots)}
     for kind in ("cold", "warm"):
-        summary[f"tti_ratio_{kind}"] = summary[f"site_{kind}"]["tti"]["median"] / summary[f"bare_{kind}"]["tti"]["median"]
+        site, bare = summary[f"site_{kind}"]["tti"]["median"], summary[f"bare_{kind}"]["tti"]["median"]
+        summary[f"tti_ratio_{kind}"] = site / bare
     return summary
 
 
@@ -361,14 +369,16 @@ def print_table(report: dict) -> None:
     print(f"our page's starts: cold {report['site_cold_boots']}, warm {report['site_warm_boots']}; "
           f"snapshot after the warm profile's first load: {report['snapshot']}")
     i = report["input_ms"]
-    print(f"input → DOM: median {i['median']:.1f} ms, p95 {i['p95']:.1f} ms, max {i['max']:.1f} ms over {i['n']} changes")
+    print(f"input → DOM: median {i['median']:.1f} ms, p95 {i['p95']:.1f} ms, max {i['max']:.1f} ms"
+          f" over {i['n']} changes")
     for name, i in report["input_all_ms"].items():
         print(f"  fresh values, {name}: median {i['median']:.1f} ms (engine {i['engine_median']:.1f}), "
               f"p95 {i['p95']:.1f} ms, max {i['max']:.1f} ms over {i['n']}")
     print(f"engine (presets × GPUs + 200-point sweep): median {report['engine_ms']['median']:.1f} ms")
     s = report["shipped_bytes"]
     print(f"first visit until the offline copy is complete: {report['first_visit_bytes_with_offline_copy']:,} B")
-    print(f"shipped: {s['raw']:,} B raw, {s['gzip']:,} B gzip, {s['brotli']:,} B brotli; precompiled: {report['bytecode']}")
+    print(f"shipped: {s['raw']:,} B raw, {s['gzip']:,} B gzip, {s['brotli']:,} B brotli;"
+          f" precompiled: {report['bytecode']}")
 
 
 if __name__ == "__main__":

@@ -25,9 +25,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
-from page import ARGS, CHROMIUM, PROBE, SNAPSHOT_MADE, serve  # noqa: E402
-
 import build  # noqa: E402
+from page import ARGS, CHROMIUM, PROBE, SNAPSHOT_MADE, serve  # noqa: E402
 
 EVENTS = """
 for (const name of ["py:ready", "py:done"]) {
@@ -67,7 +66,7 @@ def instrument(site: Path) -> None:
     lines = main.read_text().splitlines(keepends=True)
     out, seen_import, marked_imports = [], False, False
     for line in lines:
-        if not seen_import and (line.startswith("import ") or line.startswith("from ")):
+        if not seen_import and line.startswith(("import ", "from ")):
             out.append(MAIN_MARK.format("main:start"))
             seen_import = True
         if seen_import and not marked_imports and line.startswith("INPUT_AREAS"):

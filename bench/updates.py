@@ -35,9 +35,9 @@ MODES = {
 
 def run(setup: dict, steps: list, changes: int, fresh: bool, offset: int = 0) -> list[float]:
     from vramcalc import DEFAULTS, ValidationError, estimate, parse_workload
-    from vramcalc.render.view import present, present_capacity, present_target
     from vramcalc.inputs.parse import parse_capacity_query, parse_target
     from vramcalc.parallel.ranks import resolve_layout
+    from vramcalc.render.view import present, present_capacity, present_target
 
     try:
         from vramcalc.parallel.ranks import most_loaded
@@ -88,7 +88,8 @@ def main() -> None:
         run(setup, steps, 16, args.fresh, offset=1000)  # the models' own caches, as a page in use has them
         times = run(setup, steps, 100, args.fresh)
         every += times
-        print(f"{name:13} median {statistics.median(times):6.1f} ms  p95 {sorted(times)[94]:6.1f} ms  max {max(times):7.1f} ms")
+        print(f"{name:13} median {statistics.median(times):6.1f} ms  p95 {sorted(times)[94]:6.1f} ms"
+              f"  max {max(times):7.1f} ms")
     ordered = sorted(every)
     print(f"{'all':13} median {statistics.median(every):6.1f} ms  p95 {ordered[int(0.95 * len(ordered))]:6.1f} ms  "
           f"max {max(every):7.1f} ms  ({len(every)} changes, {'fresh' if args.fresh else 'cycled'} values)")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from vramcalc.sources.presets import load_presets, preset_spec
 from vramcalc.core.choices import Attention, Checkpointing, Mode, Optimizer
 from vramcalc.core.dtypes import Precision
+from vramcalc.sources.presets import load_presets, preset_spec
 from vramcalc.workload import Workload
 
 models = st.sampled_from(sorted(load_presets()))

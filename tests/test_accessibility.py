@@ -67,7 +67,8 @@ def _violations(page):
     return page.evaluate("""async (rules) => {
         const r = await axe.run(document, {runOnly: {type: "tag", values: rules}});
         return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-                                       nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + ": " + n.failureSummary)}));
+                                       nodes: v.nodes.slice(0, 3).map(
+                                           n => n.target.join(" ") + ": " + n.failureSummary)}));
     }""", RULES)
 
 

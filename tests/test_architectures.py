@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vramcalc import estimate, parse_workload
-from vramcalc.model.families.decoder.spec import AttentionKind
-from vramcalc.core.errors import ValidationError
-from vramcalc.sources.hf_config import from_hf_config
-from vramcalc.sources.presets import load_presets, preset_spec
 from vramcalc.core.choices import Mode
 from vramcalc.core.dtypes import Precision
+from vramcalc.core.errors import ValidationError
 from vramcalc.core.units import GIB
+from vramcalc.model.families.decoder.spec import AttentionKind
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.sources.presets import load_presets, preset_spec
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "params.json").read_text(encoding="utf-8"))["models"]
@@ -174,7 +174,8 @@ def test_contradictory_llama_configs_name_the_field(change, field):
 
 @pytest.mark.parametrize(("config", "field"), [
     ({"model_type": "mixtral", **LLAMA_SMALL, "num_local_experts": 4, "num_experts_per_tok": 8}, "num_experts_per_tok"),
-    ({"model_type": "mistral", **LLAMA_SMALL, "sliding_window": 9000, "max_position_embeddings": 4096}, "sliding_window"),
+    ({"model_type": "mistral", **LLAMA_SMALL, "sliding_window": 9000, "max_position_embeddings": 4096},
+     "sliding_window"),
     ({"model_type": "qwen3_moe", **LLAMA_SMALL, "num_experts": 8, "num_experts_per_tok": 2,
       "moe_intermediate_size": 64, "mlp_only_layers": [7]}, "mlp_only_layers"),
     ({"model_type": "deepseek_v3", **LLAMA_SMALL, "n_routed_experts": 8, "num_experts_per_tok": 2,

@@ -7,28 +7,26 @@ import json
 import math
 
 import pytest
-
-from vramcalc.analysis.fit import MAX_SEARCH_GPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import workloads
 from test_input import run_cli
-from vramcalc.analysis import capacity
-from vramcalc.render.view import format_range
 from vramcalc import estimate
-from vramcalc.render import charts
-from vramcalc.core.units import GIB
-from vramcalc.render.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
+from vramcalc.analysis import capacity
+from vramcalc.analysis.fit import MAX_SEARCH_GPUS
+from vramcalc.analysis.solve import fits, last_within, max_layers, scaled_depth, solve
+from vramcalc.core.dtypes import Precision
+from vramcalc.core.units import GB, GIB
+from vramcalc.inputs.options import MAX_BATCH, MAX_SEQ
+from vramcalc.inputs.parse import parse_target, parse_workload
 from vramcalc.parallel.ranks import most_loaded
+from vramcalc.render import charts
+from vramcalc.render.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
+from vramcalc.render.view import format_range
 from vramcalc.sources.gpus import load_gpus
 from vramcalc.sources.hf_config import MAX_LAYERS
-from vramcalc.core.dtypes import Precision
-from vramcalc.analysis.solve import fits, last_within, max_layers, scaled_depth, solve
-from vramcalc.core.units import GB
-from vramcalc.inputs.options import MAX_BATCH, MAX_SEQ
 from vramcalc.workload import Target
-from vramcalc.inputs.parse import parse_target, parse_workload
 
 # ---------------------------------------------------------------- capacity table
 
@@ -248,6 +246,7 @@ def test_chart_curve_is_drawn_within_half_a_pixel_of_every_grid_point(values, ke
     for x in grid:
         y = most_loaded(dataclasses.replace(workload, **{key: x}), target.count).total_bytes
         px, py = LEFT + plot_w * x / x_max, charts.TOP + plot_h * (1 - min(y, y_max) / y_max)
-        (x0, y0), (x1, y1) = next((a, b) for a, b in zip(points, points[1:] or points) if a[0] - 0.02 <= px <= b[0] + 0.02)
+        segments = zip(points, points[1:] or points, strict=False)  # one point: a segment from it to itself
+        (x0, y0), (x1, y1) = next((a, b) for a, b in segments if a[0] - 0.02 <= px <= b[0] + 0.02)
         drawn = y0 + (y1 - y0) * (px - x0) / (x1 - x0) if x1 > x0 else y0
         assert abs(drawn - py) <= 0.5 + 0.02, (x, drawn, py)

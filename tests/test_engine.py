@@ -9,19 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from strategies import workloads
 from vramcalc import estimate, parse_workload
 from vramcalc.analysis.fit import fit_all
-from vramcalc.model.families.decoder.spec import AttentionKind
-from vramcalc.sources.gpus import load_gpus, table_gpus
-from vramcalc.memory.components import COMPONENTS
-from vramcalc.sources.custom import custom_model
-from vramcalc.sources.presets import load_presets, preset_spec
 from vramcalc.core.choices import Mode
 from vramcalc.core.dtypes import Precision
 from vramcalc.core.units import GB, GIB
+from vramcalc.memory.components import COMPONENTS
+from vramcalc.model.families.decoder.spec import AttentionKind
+from vramcalc.sources.custom import custom_model
+from vramcalc.sources.gpus import load_gpus
+from vramcalc.sources.presets import load_presets, preset_spec
 from vramcalc.workload import Workload
-
-from strategies import workloads
 
 # reference.md §1.2: exact parameter counts derived from the configs and cross-checked
 # against the model cards, vLLM and llama.cpp logs.
@@ -47,7 +46,8 @@ EXACT_PARAMS = {
 # reference.md §1.3: KV bytes per token at 16 bits.
 KV_BYTES_PER_TOKEN = {
     "gpt2": 36_864, "gpt2-xl": 307_200, "llama-3.2-1b": 32_768, "llama-3.2-3b": 114_688, "mistral-7b": 131_072,
-    "llama-3-8b": 131_072, "llama-2-13b": 819_200, "llama-2-70b": 327_680, "mixtral-8x7b": 131_072, "llama-3-70b": 327_680,
+    "llama-3-8b": 131_072, "llama-2-13b": 819_200, "llama-2-70b": 327_680, "mixtral-8x7b": 131_072,
+    "llama-3-70b": 327_680,
     "llama-3.1-405b": 516_096, "qwen2.5-7b": 57_344, "qwen2.5-72b": 327_680, "gemma-2-9b": 344_064,
     "phi-3-mini": 393_216,
 }
@@ -87,7 +87,8 @@ def test_zero_paper_sixteen_bytes_per_parameter():
 
 def test_classic_kv_formula_for_three_number_custom_model():
     # Original calculator: with params, hidden and layers only, KV = 2 × b × s × h × L × bytes.
-    workload = parse_workload({"model": "custom", "params": "7", "hidden": "4096", "layers": "32", "batch": "2", "seq": "1000"})
+    workload = parse_workload({"model": "custom", "params": "7", "hidden": "4096", "layers": "32",
+                               "batch": "2", "seq": "1000"})
     assert estimate(workload).bytes_of("kv_cache") == 2 * 2 * 1000 * 4096 * 32 * 2
     assert workload.model.params == 7_000_000_000
 
@@ -122,7 +123,8 @@ def test_training_has_no_kv_cache_and_every_state():
 def test_checkpointing_orders_activations():
     values = {"mode": "training", "seq": "4096", "model": "llama-3-70b"}
     none, sqrt, layer = (
-        estimate(parse_workload({**values, "checkpointing": c})).size_of("activations") for c in ("none", "sqrt", "layer")
+        estimate(parse_workload({**values, "checkpointing": c})).size_of("activations")
+        for c in ("none", "sqrt", "layer")
     )
     assert layer < sqrt < none
 
@@ -199,7 +201,7 @@ def test_halving_bits_halves_weights(slug):
     assert weights(Precision.FP32) == 2 * weights(Precision.BF16)
     assert weights(Precision.FP16) == 2 * weights(Precision.INT8)
     assert weights(Precision.INT8) == 2 * weights(Precision.INT4)
-    assert weights(Precision.INT4) == 2 * weights(Precision.INT2) or weights(Precision.INT4) == 2 * weights(Precision.INT2) - 1
+    assert weights(Precision.INT4) in (2 * weights(Precision.INT2), 2 * weights(Precision.INT2) - 1)
 
 
 @settings(max_examples=80, deadline=None)  # each example searches every table GPU's fewest count

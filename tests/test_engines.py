@@ -131,9 +131,10 @@ def test_best_formats_are_the_most_precise_that_fit():
     assert best in order
 
     def fits_with(**change):
+        import dataclasses
+
         from vramcalc.analysis.solve import fits
         from vramcalc.inputs.options import parse_precision
-        import dataclasses
         if "precision" in change:
             change["precision"] = parse_precision(change["precision"])
         return fits(dataclasses.replace(workload, **change), target)

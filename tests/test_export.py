@@ -9,9 +9,9 @@ import json
 
 from test_input import run_cli
 from vramcalc import estimate, parse_workload
-from vramcalc.render.export import to_csv, to_json, to_markdown
 from vramcalc.analysis.fit import fit_all
 from vramcalc.parallel.ranks import per_gpu
+from vramcalc.render.export import to_csv, to_json, to_markdown
 
 TRAINING = {"model": "llama-3-70b", "mode": "training", "gpus": "8", "zero": "3"}
 
@@ -45,4 +45,5 @@ def test_cli_prints_the_same_documents():
     breakdown = estimate(parse_workload(TRAINING))
     assert run_cli(*args, "--csv").stdout == to_csv(breakdown, 8)
     assert run_cli(*args, "--markdown").stdout == to_markdown(breakdown, 8)
-    assert json.loads(run_cli(*args, "--json").stdout) == json.loads(json.dumps(to_json(breakdown, fit_all(breakdown), 8)))
+    expected = json.loads(json.dumps(to_json(breakdown, fit_all(breakdown), 8)))
+    assert json.loads(run_cli(*args, "--json").stdout) == expected

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from vramcalc import estimate, parse_workload
+from vramcalc.core.dtypes import Precision
 from vramcalc.core.errors import ValidationError
+from vramcalc.core.units import GB, GIB
 from vramcalc.formats.weights import parse_format, weights
 from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.sources.presets import preset_spec
-from vramcalc.core.dtypes import Precision
-from vramcalc.core.units import GB, GIB
 
 # llama.cpp tools/quantize/README.md, meta-llama/Llama-3.1-8B (shared/docs/reference.md §2.9), GiB
 LLAMA_31_8B_GGUF = {

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from vramcalc.core.errors import ValidationError
-from vramcalc.formats.gguf import FTYPES, GGML_TYPES, GgufTensor, describe, file_bytes, plan_bytes, quantize_plan
 from vramcalc.core.units import GIB
+from vramcalc.formats.gguf import FTYPES, GGML_TYPES, GgufTensor, describe, file_bytes, plan_bytes, quantize_plan
 
 # meta-llama/Llama-3.1-8B config.json
 LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, FFN, VOCAB = 32, 4096, 32, 8, 128, 14336, 128256
@@ -112,8 +112,8 @@ def test_block_table_matches_reference_bpw():
     for name, bpw in BLOCK_BPW.items():
         block, size = GGML_TYPES[name]
         assert size * 8 / block == bpw, name
-    required = ("f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_k q3_k q4_k q5_k q6_k iq2_xxs iq2_xs iq2_s "
-                "iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs mxfp4").split()
+    required = ("f32", "f16", "bf16", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k",
+                "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq1_s", "iq1_m", "iq4_nl", "iq4_xs", "mxfp4")
     assert set(required) <= set(GGML_TYPES)
     for ftype, default in FTYPES.items():
         assert default in GGML_TYPES, ftype

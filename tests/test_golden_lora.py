@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from vramcalc.analysis.evaluate import estimate
-from vramcalc.model.families.decoder.saved import lora_measured
-from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.core.choices import Attention, Checkpointing, Mode
 from vramcalc.core.dtypes import Precision
+from vramcalc.model.families.decoder.saved import lora_measured
+from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_lora.json").read_text(encoding="utf-8"))
@@ -49,7 +49,7 @@ OTHER = [case for case in CASES if case not in DENSE]
 @pytest.mark.parametrize("case", DENSE, ids=[_id(c) for c in DENSE])
 def test_lora_activations_and_states_on_dense_models(case):
     breakdown = estimate(_workload(case))
-    measured = case["measured"] if "measured" in case else case
+    measured = case.get("measured", case)
     estimated = breakdown.size_of("activations") + breakdown.size_of("logits")
     assert estimated == pytest.approx(measured["saved_bytes"], rel=ACTIVATION_TOLERANCE)
     assert breakdown.size_of("gradients") == measured["gradient_bytes"]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from vramcalc.analysis.evaluate import estimate
-from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.core.choices import Attention, Checkpointing, Mode, Optimizer
 from vramcalc.core.dtypes import Precision
+from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured.json").read_text(encoding="utf-8"))
@@ -23,7 +23,8 @@ ACTIVATION_TOLERANCE = 0.10  # training activations + logits
 
 def _ids(kind):
     return [
-        "-".join(str(case.get(k, "")) for k in ("family", "attention", "precision", "batch", "seq", "checkpointing")).strip("-")
+        "-".join(str(case.get(k, ""))
+                 for k in ("family", "attention", "precision", "batch", "seq", "checkpointing")).strip("-")
         for case in CASES
         if case["kind"] == kind
     ]
@@ -66,7 +67,7 @@ def _decoding(case, spec):
     one_token = case["batch"] * 2 * spec.kv_heads * spec.head_dim * 2  # bf16 K and V
     return sum(
         size + (one_token if spec.tokens_kept(kind, case["seq"]) < case["seq"] else 0)
-        for size, kind in zip(per_layer, spec.kinds)
+        for size, kind in zip(per_layer, spec.kinds, strict=True)
     )
 
 

@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from vramcalc.parallel import sharding as parallel
 from vramcalc.analysis.evaluate import estimate
-from vramcalc.sources.hf_config import from_hf_config
-from vramcalc.core.choices import Attention, Mode, Optimizer, OptimizerImpl
+from vramcalc.core.choices import Attention, Fsdp, Mode, Optimizer, OptimizerImpl, Recipe
 from vramcalc.core.dtypes import Precision
-from vramcalc.core.choices import Fsdp
-from vramcalc.parallel.ranks import per_gpu
 from vramcalc.model.families.decoder.tensors import model_tensors
-from vramcalc.core.choices import Recipe
+from vramcalc.parallel import sharding as parallel
+from vramcalc.parallel.ranks import per_gpu
+from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_parallel.json").read_text(encoding="utf-8"))
@@ -106,7 +104,7 @@ def test_sharded_states_per_rank_are_exact(case, index):
 @pytest.mark.parametrize(("case", "index"), _params(_ranks({"fsdp", "ddp", "pp"}, worlds={2, 4})))
 def test_states_the_engine_keeps_at_its_peak_agree_with_the_rule(case, index):
     # The optimizer state is live in every phase: per_gpu's component is the same share.
-    breakdown, rank = _engine(case)
+    _, rank = _engine(case)
     if case["kind"] == "pp" and rank.rank != f"stage {index + 1} of {case['world']}":
         pytest.skip("per_gpu reports the components of the most loaded stage only")
     assert rank.components["optimizer"] == case["ranks"][index]["optimizer_state_bytes"]
@@ -143,8 +141,7 @@ def test_fsdp_gathers_the_root_group_and_one_prefetched_layer(case, index):
 
 
 def _training_peaks():
-    for case, index in _ranks({"fsdp", "ddp", "pp"}):
-        yield case, index
+    yield from _ranks({"fsdp", "ddp", "pp"})
 
 
 # Measured and not followed: strict expected failures, so that a fix shows up.

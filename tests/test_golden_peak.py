@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from vramcalc.analysis.evaluate import estimate
+from vramcalc.core.choices import Attention, Checkpointing, Mode, Optimizer, OptimizerImpl, Recipe
+from vramcalc.core.dtypes import Precision
 from vramcalc.model.families.decoder.saved import lora_measured
 from vramcalc.sources.hf_config import from_hf_config
-from vramcalc.core.choices import Attention, Checkpointing, Mode, Optimizer, OptimizerImpl
-from vramcalc.core.dtypes import Precision
-from vramcalc.core.choices import Recipe
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_peak.json").read_text(encoding="utf-8"))
@@ -137,8 +136,9 @@ def _prefill_cases():
 
 @pytest.mark.parametrize("case", _prefill_cases())
 def test_prefill_peak(case):
-    workload = Workload(model=from_hf_config(case["config"]), mode=Mode.INFERENCE, precision=Precision(case["precision"]),
-                        batch=case["batch"], seq=case["seq"], attention=Attention(case["attention"]), overhead_bytes=0)
+    workload = Workload(model=from_hf_config(case["config"]), mode=Mode.INFERENCE,
+                        precision=Precision(case["precision"]), batch=case["batch"], seq=case["seq"],
+                        attention=Attention(case["attention"]), overhead_bytes=0)
     breakdown = estimate(workload)
     above_weights = breakdown.total_bytes - breakdown.bytes_of("weights")
     assert above_weights == pytest.approx(case["peak_above_start_bytes"], rel=PEAK_TOLERANCE)

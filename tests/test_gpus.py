@@ -9,8 +9,21 @@ from importlib import resources
 import pytest
 
 from vramcalc.core.errors import ValidationError
-from vramcalc.sources.gpus import DEFAULT_MACOS, GpuKind, MemorySource, all_gpus, configure, custom_gpu, gpu, load_apple, load_gpus, metal_working_set, table_gpus, usable_bytes_for
 from vramcalc.core.units import GB, GIB, MIB
+from vramcalc.sources.gpus import (
+    DEFAULT_MACOS,
+    GpuKind,
+    MemorySource,
+    all_gpus,
+    configure,
+    custom_gpu,
+    gpu,
+    load_apple,
+    load_gpus,
+    metal_working_set,
+    table_gpus,
+    usable_bytes_for,
+)
 
 FOLDER = resources.files("vramcalc") / "data" / "gpus"
 MB = 10**6  # llama.cpp since 2024 prints recommendedMaxWorkingSetSize as bytes / 1e6 "MB"

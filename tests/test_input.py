@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -12,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vramcalc import ValidationError, parse_config_json, parse_workload, parse_workload_lenient
-from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.inputs.options import DEFAULTS
+from vramcalc.sources.hf_config import from_hf_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,7 +49,8 @@ ROOT = Path(__file__).resolve().parent.parent
         ({"model": "custom", "params": "7", "hidden": "0", "layers": "32"}, "hidden"),
         ({"model": "custom", "params": "7", "hidden": "4096"}, "layers"),
         ({"model": "custom", "params": "7", "hidden": "4096", "layers": "32", "heads": "33"}, "heads"),
-        ({"model": "custom", "params": "7", "hidden": "4096", "layers": "32", "heads": "32", "kv_heads": "5"}, "kv_heads"),
+        ({"model": "custom", "params": "7", "hidden": "4096", "layers": "32", "heads": "32", "kv_heads": "5"},
+         "kv_heads"),
         ({"mode": "training", "precision": "int4"}, "precision"),
         ({"mode": "training", "precision": "fp32", "mixed_precision": "1"}, "mixed_precision"),
         ({"model": "config"}, "model"),
@@ -117,10 +119,8 @@ def test_random_values_give_a_workload_or_a_validation_error(values):
     from vramcalc.inputs.parse import parse_capacity_query, parse_target
 
     for parse in (parse_workload, parse_target, parse_capacity_query):
-        try:
+        with contextlib.suppress(ValidationError):
             parse(values)
-        except ValidationError:
-            pass
     workload, _ = parse_workload_lenient(values)
     assert workload.batch >= 1
 
@@ -185,7 +185,8 @@ def test_cli_json_shape():
 def test_cli_matches_the_engine():
     result = run_cli("--params", "7", "--hidden", "4096", "--layers", "32", "--batch", "4", "--seq", "1024", "--json")
     data = json.loads(result.stdout)
-    expected = parse_workload({"model": "custom", "params": "7", "hidden": "4096", "layers": "32", "batch": "4", "seq": "1024"})
+    expected = parse_workload({"model": "custom", "params": "7", "hidden": "4096", "layers": "32",
+                               "batch": "4", "seq": "1024"})
     from vramcalc import estimate
 
     assert data["components"] == estimate(expected).as_dict()

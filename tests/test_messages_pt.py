@@ -12,7 +12,8 @@ from vramcalc.render.i18n.pt import PT
 
 # Values that are the same in both languages: names, code, units and loanwords Brazilian ML writing keeps.
 SAME_IN_BOTH = frozenset({
-    "Logits", "GPU", "CSV", "JSON", "English", "Português", "Hardware", "Total", "VRAM", "FSDP", "Adam", "AdamW", "SGD", "Adafactor", "Lion",
+    "Logits", "GPU", "CSV", "JSON", "English", "Português", "Hardware", "Total", "VRAM", "FSDP", "Adam", "AdamW", "SGD",
+    "Adafactor", "Lion",
     "fp32", "bf16", "fp16", "eager", "flash", "Eager", "Flash / SDPA",
     "foreach", "fused", "for-loop", "full-shard", "shard-grad-op", "hybrid-shard",
     "iogpu.wired_limit_mb (MiB)", "GGUF (llama.cpp, Ollama, LM Studio)", "llama.cpp / Ollama / LM Studio",
@@ -31,7 +32,7 @@ def fields(template: str) -> set[tuple[str, str, str | None]]:
 
 def dummy(spec: str) -> object:
     """A value every spec in the catalogues accepts: a number when the spec is numeric, else text."""
-    return 1234.5 if spec and spec[-1:] in "%,dfgeEn" or "," in spec else "x"
+    return 1234.5 if (spec and spec[-1:] in "%,dfgeEn") or "," in spec else "x"
 
 
 def test_same_keys():

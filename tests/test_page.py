@@ -72,7 +72,8 @@ def test_page_boots_and_every_control_matches_the_engine(watched: Page, server_u
         ({"batch": "4"}, lambda: page.fill("#batch", "4")),
         ({"seq": "32768"}, lambda: page.fill("#seq", "32768")),
         ({"overhead_gib": "2.5"}, lambda: page.fill("#overhead_gib", "2.5")),
-        ({"precision": "bf16", "mode": "training"}, lambda: (page.select_option("#precision", "bf16"), page.check("#mode-training"))),
+        ({"precision": "bf16", "mode": "training"},
+         lambda: (page.select_option("#precision", "bf16"), page.check("#mode-training"))),
         ({"optimizer": "sgd-momentum"}, lambda: page.select_option("#optimizer", "sgd-momentum")),
         ({"mixed_precision": "1"}, lambda: page.check("#mixed_precision")),
         ({"checkpointing": "layer"}, lambda: page.select_option("#checkpointing", "layer")),
@@ -145,8 +146,8 @@ def test_screenshots(page: Page, server_url, width, height, scheme):
 
 def test_gpu_picker_answers_the_reverse_questions(watched: Page, server_url):
     from vramcalc.analysis.solve import solve
-    from vramcalc.parallel.ranks import per_gpu
     from vramcalc.inputs.parse import parse_target
+    from vramcalc.parallel.ranks import per_gpu
 
     page = watched
     open_ready(page, server_url, "?gpu=rtx-4090")
@@ -332,8 +333,8 @@ def test_llama_cpp_answers_in_parallel_sequences(watched: Page, server_url):
     ("?gpu=rtx-4090&model=llama-3-70b", "does not fit", "Does not fit on one RTX 4090"),
 ])
 def test_the_answer_comes_first(watched: Page, server_url, query, kind, words):
-    from vramcalc.render.view import present_target
     from vramcalc.inputs.parse import parse_link
+    from vramcalc.render.view import present_target
 
     page = watched
     html = page.goto(f"{server_url}/index.html{query}").text()
@@ -366,7 +367,8 @@ def test_phone_keeps_the_answer_in_view_without_sideways_scrolling(watched: Page
     assert sticky.bounding_box()["height"] >= 44  # a tap target
     small = page.evaluate("""() => [...document.querySelectorAll(
         'input:not([type=checkbox]):not([type=radio]), select, button, summary, label.check, .radios label, #sticky')]
-        .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().height < 44).map((e) => e.id || e.outerHTML.slice(0, 60))""")
+        .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().height < 44)
+        .map((e) => e.id || e.outerHTML.slice(0, 60))""")
     assert small == []  # tap targets of at least 44 px
     for width in (390, 360):
         page.set_viewport_size({"width": width, "height": 800})
@@ -376,8 +378,8 @@ def test_phone_keeps_the_answer_in_view_without_sideways_scrolling(watched: Page
 
 
 def test_export_buttons_save_the_engine_numbers_and_print_hides_the_form(watched: Page, server_url):
-    from vramcalc.render.export import to_csv, to_json, to_markdown
     from vramcalc.analysis.fit import fit_all
+    from vramcalc.render.export import to_csv, to_json, to_markdown
 
     page = watched
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from vramcalc.analysis.evaluate import estimate
-from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.inputs.parse import parse_workload
+from vramcalc.sources.hf_config import from_hf_config
 
 TOLERANCE = 0.15
 LITGPT_TABLES = "Lightning-AI/litgpt tutorials/resource-tables.md @ 26857050 (Alpaca, longest sample 1,304 tokens)"

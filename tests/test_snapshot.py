@@ -35,7 +35,8 @@ RECORDS = """async ([change, otherKey]) => {
   });
   const record = await run("readonly", (store) => store.get(SNAPSHOT_KEY));
   if (change === "garbage") {
-    await run("readwrite", (store) => store.put({ status: "stored", blob: new Blob([new Uint8Array(4096).fill(7)]) }, SNAPSHOT_KEY));
+    await run("readwrite",
+              (store) => store.put({ status: "stored", blob: new Blob([new Uint8Array(4096).fill(7)]) }, SNAPSHOT_KEY));
   } else if (change === "other pyodide") {  // the same heap, stamped with another Pyodide build id
     const bytes = new Uint8Array(await record.blob.arrayBuffer());
     bytes[16] ^= 0xff;

@@ -83,7 +83,8 @@ def test_fused_cross_entropy_never_materialises_the_logits():
 ])
 def test_training_settings_a_model_cannot_use_name_the_field(values, field):
     with pytest.raises(ValidationError) as caught:
-        estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", **{k: str(v) for k, v in values.items()}}))
+        texts = {k: str(v) for k, v in values.items()}
+        estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", **texts}))
     assert caught.value.field == field
 
 

@@ -8,9 +8,9 @@ import statistics
 from pathlib import Path
 
 from vramcalc.analysis.evaluate import estimate
-from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.core.choices import Attention, Checkpointing, Mode
 from vramcalc.core.dtypes import Precision
+from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.workload import Workload
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden" / "measured.json"

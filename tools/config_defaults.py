@@ -21,7 +21,7 @@ import transformers
 from transformers import AutoConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "app"))
-from vramcalc.sources.hf_config import MEMORY_KEYS, READERS  # noqa: E402
+from vramcalc.sources.hf_config import MEMORY_KEYS, READERS
 
 OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "config_defaults.json"
 DERIVED = {"layer_types", "no_rope_layers", "moe_layers"}  # computed from other keys by the class

@@ -27,8 +27,10 @@ CATALOG = {
     "llama-3.1-70b": ("Llama 3.1 70B", "Llama", "70,553,706,496 (HF safetensors)"),
     "llama-3.3-70b-instruct": ("Llama 3.3 70B Instruct", "Llama", "70,553,706,496 (HF safetensors)"),
     "llama-4-scout-17b-16e-instruct": ("Llama 4 Scout 17B-16E", "Llama", "109B total, 17B active (Meta)"),
-    "llama-4-maverick-17b-128e-instruct": ("Llama 4 Maverick 17B-128E", "Llama", "401,583,781,376 (HF safetensors); 17B active"),
-    "deepseek-r1-distill-llama-70b": ("DeepSeek-R1-Distill-Llama 70B", "DeepSeek", "70.6B (same shapes as Llama 3.3 70B)"),
+    "llama-4-maverick-17b-128e-instruct": ("Llama 4 Maverick 17B-128E", "Llama",
+                                           "401,583,781,376 (HF safetensors); 17B active"),
+    "deepseek-r1-distill-llama-70b": ("DeepSeek-R1-Distill-Llama 70B", "DeepSeek",
+                                      "70.6B (same shapes as Llama 3.3 70B)"),
     "qwen3-0.6b": ("Qwen3 0.6B", "Qwen", "0.6B (model card)"),
     "qwen3-1.7b": ("Qwen3 1.7B", "Qwen", "1.7B (model card)"),
     "qwen3-4b": ("Qwen3 4B", "Qwen", "4.0B (model card)"),
@@ -78,8 +80,8 @@ COMPLETED = {
     "granite-3.3-8b-instruct": (
         {"intermediate_size": 12800, "num_attention_heads": 32, "vocab_size": 49159, "tie_word_embeddings": True,
          "max_position_embeddings": 131072},
-        "intermediate_size, heads, vocabulary and tied embeddings as in ibm-granite/granite-3.3-8b-instruct's "
-        "config.json; with them the count equals the HF safetensors total 8,170,864,640 exactly",
+        ("intermediate_size, heads, vocabulary and tied embeddings as in ibm-granite/granite-3.3-8b-instruct's "
+         "config.json; with them the count equals the HF safetensors total 8,170,864,640 exactly"),
     ),
 }
 

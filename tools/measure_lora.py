@@ -65,13 +65,16 @@ import warnings
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import measure_reference as M  # noqa: E402  (also patches dropout to the bool-mask version)
+# measure_reference first: importing it patches dropout to the bool-mask version.
+# isort: off
+import measure_reference as M
 
-import peft  # noqa: E402
-import transformers  # noqa: E402
-from peft import LoraConfig, get_peft_model  # noqa: E402
-from peft.tuners.lora import layer as lora_layer  # noqa: E402
-from peft.utils import transformers_weight_conversion as twc  # noqa: E402
+import peft
+import transformers
+from peft import LoraConfig, get_peft_model
+from peft.tuners.lora import layer as lora_layer
+from peft.utils import transformers_weight_conversion as twc
+# isort: on
 
 warnings.filterwarnings("ignore")
 transformers.logging.set_verbosity_error()
@@ -280,7 +283,7 @@ def measure(family, attention, batch, seq, checkpointing, rank=None, targets=Non
     return config, case
 
 
-_FULL = {}
+_FULL: dict[tuple[object, ...], dict[str, object]] = {}  # full fine-tuning measured once per case
 
 
 def full_finetune(family, attention, batch, seq, checkpointing):
@@ -366,12 +369,12 @@ def main(argv=None):
         "peft_default_adapter_dtype": "fp32: get_peft_model(autocast_adapter_dtype=True) upcasts bf16/fp16 "
                                       "adapter weights to fp32; cases with adapter_dtype bf16 pass False",
         "notes": [
-            "All six families wrap. For the MoE families (transformers 5 fused experts) peft's all-linear adapts the "
-            "experts and the router through ParamWrapper (target_parameters), which refuses lora_dropout > 0: those "
-            "cases use the nn.Linear targets of all-linear instead (see each case's lora.notes).",
+            ("All six families wrap. For the MoE families (transformers 5 fused experts) peft's all-linear adapts the "
+             "experts and the router through ParamWrapper (target_parameters), which refuses lora_dropout > 0: those "
+             "cases use the nn.Linear targets of all-linear instead (see each case's lora.notes)."),
             "deepseek_v3 has no q_proj/v_proj (MLA): q_b_proj and kv_b_proj stand for them; eager attention only.",
-            "torch AdamW keeps exp_avg / exp_avg_sq in the parameter dtype: bf16 adapters 4 B per parameter, "
-            "fp32 adapters 8 B.",
+            ("torch AdamW keeps exp_avg / exp_avg_sq in the parameter dtype: bf16 adapters 4 B per parameter, "
+             "fp32 adapters 8 B."),
         ],
         "cases": cases,
         "skipped": skipped,

@@ -59,8 +59,8 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import measure_reference as M  # noqa: E402  (also patches dropout to the bool-mask version)
-from measure_peak import PeakTracker  # noqa: E402
+import measure_reference as M  # also patches dropout to the bool-mask version
+from measure_peak import PeakTracker
 
 warnings.filterwarnings("ignore")
 
@@ -287,10 +287,9 @@ def tp_case(rank, world, family, embeddings):
     tracker.track_all([ids])
     tracker.refresh()
     start = tracker.live
-    with torch.no_grad(), tracker:
-        with tracker.in_phase("generate"):
-            out = model.generate(ids, max_new_tokens=1, min_new_tokens=1, do_sample=False, use_cache=True,
-                                 return_dict_in_generate=True, pad_token_id=0)
+    with torch.no_grad(), tracker, tracker.in_phase("generate"):
+        out = model.generate(ids, max_new_tokens=1, min_new_tokens=1, do_sample=False, use_cache=True,
+                             return_dict_in_generate=True, pad_token_id=0)
     cache = out.past_key_values
     cache_bytes = local_bytes(t for layer in cache.layers for _, t in M._cache_tensors(layer))
     return config, {"weight_bytes": local_bytes(params), "start_bytes": start,
@@ -307,7 +306,7 @@ def pp_case(rank, world, family):
     model.train()
     base, layers = model.model, M._decoder_layers(model)
     half = (len(layers) + 1) // 2
-    keep = range(0, half) if rank == 0 else range(half, len(layers))
+    keep = range(half) if rank == 0 else range(half, len(layers))
     others = [layers[i] for i in range(len(layers)) if i not in keep]
     others += [base.norm, model.lm_head] if rank == 0 else [base.embed_tokens]
     for module in others:

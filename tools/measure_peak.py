@@ -57,9 +57,12 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import measure_reference as M  # noqa: E402  (also patches dropout to the bool-mask version)
+# measure_reference first: importing it patches dropout to the bool-mask version.
+# isort: off
+import measure_reference as M
 
-import transformers  # noqa: E402
+import transformers
+# isort: on
 
 warnings.filterwarnings("ignore")
 transformers.logging.set_verbosity_error()
@@ -156,7 +159,7 @@ def explain_peak(tracker, top=25, file=sys.stderr):
     print(f"peak {tracker.peak:,} B ({start:,} B there at the start), {len(rows)} storages made since live;"
           f" the largest {top}:", file=file)
     for size, op, shape, dtype, frame in rows[:top]:
-        print(f"  {size:>12,}  {op:<40} {str(shape):<24} {dtype:<9} {frame}", file=file)
+        print(f"  {size:>12,}  {op:<40} {shape!s:<24} {dtype:<9} {frame}", file=file)
 
 
 def check_tracker():
@@ -218,7 +221,7 @@ class _MasterCopy:
         self.params = params
         self.master = [p.detach().float().requires_grad_() for p in params]
         self.optimizer = make_optimizer(self.master)
-        for p, m in zip(params, self.master):
+        for p, m in zip(params, self.master, strict=True):
             p.register_post_accumulate_grad_hook(self._hook(m))
 
     @staticmethod
@@ -234,7 +237,7 @@ class _MasterCopy:
     def step(self):
         self.optimizer.step()
         with torch.no_grad():
-            for p, m in zip(self.params, self.master):
+            for p, m in zip(self.params, self.master, strict=True):
                 p.copy_(m)
 
     def zero_grad(self, set_to_none=True):
@@ -251,8 +254,9 @@ def measure_training(family, attention, recipe, batch, seq, checkpointing="none"
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
     top = model
     if lora is not None:
-        import measure_lora as L
         from peft import get_peft_model
+
+        import measure_lora as L
         rank, targets = lora
         lora_config, _, _ = L._lora_config(family, model, rank, targets, 0.0)
         top = get_peft_model(model, lora_config, autocast_adapter_dtype=False)
@@ -349,10 +353,9 @@ def measure_prefill(family, attention, dtype_name, batch, seq, explain=False):
     tracker.track_all(model.buffers())
     tracker.track_all([ids])
     start = tracker.live
-    with torch.no_grad(), tracker:
-        with tracker.in_phase("generate"):
-            out = model.generate(ids, max_new_tokens=1, min_new_tokens=1, do_sample=False, use_cache=True,
-                                 return_dict_in_generate=True, pad_token_id=0)
+    with torch.no_grad(), tracker, tracker.in_phase("generate"):
+        out = model.generate(ids, max_new_tokens=1, min_new_tokens=1, do_sample=False, use_cache=True,
+                             return_dict_in_generate=True, pad_token_id=0)
     cache = out.past_key_values
     storages = {}
     for layer in cache.layers:

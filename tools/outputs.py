@@ -10,9 +10,11 @@ with --compare; a refactor keeps them identical.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import sys
+from typing import Any
 
 WORKLOADS = {
     "infer": [],
@@ -39,10 +41,20 @@ def _run(argv: list[str]) -> str:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = main(argv)
+            code: object = main(argv)
         except SystemExit as exit_:
             code = exit_.code
-    return f"{code}\n{out.getvalue()}{err.getvalue()}"
+    return f"{code}\n{out.getvalue()}{err.getvalue()}"  # exit code, then what it printed
+
+
+def _first(name: str, *modules: str) -> Any:
+    """`name` from the first of `modules` that has it: this checkout's path, or an older checkout's."""
+    for module in modules:
+        try:
+            return getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            continue
+    raise ImportError(f"{name} is in none of {', '.join(modules)}")
 
 
 def _page(values: dict[str, str]) -> dict[str, str]:
@@ -51,12 +63,9 @@ def _page(values: dict[str, str]) -> dict[str, str]:
 
     from vramcalc import DEFAULTS, ValidationError, estimate, parse_workload
 
-    try:
-        from vramcalc.render.view import present, present_target
-        from vramcalc.inputs.parse import parse_target
-    except ImportError:
-        from vramcalc.present import present, present_target
-        from vramcalc.workload import parse_target
+    present = _first("present", "vramcalc.render.view", "vramcalc.present")
+    present_target = _first("present_target", "vramcalc.render.view", "vramcalc.present")
+    parse_target = _first("parse_target", "vramcalc.inputs.parse", "vramcalc.workload")
     set_language = None
     for where in ("vramcalc.render.messages", "vramcalc.messages"):
         try:
@@ -84,7 +93,7 @@ def _page(values: dict[str, str]) -> dict[str, str]:
 
 def _values(argv: list[str]) -> dict[str, str]:
     values = {}
-    for flag, value in zip(argv[::2], argv[1::2]):
+    for flag, value in zip(argv[::2], argv[1::2], strict=True):
         values[flag[2:].replace("-", "_")] = value
     return values
 
@@ -92,10 +101,7 @@ def _values(argv: list[str]) -> dict[str, str]:
 def collect(quick: bool) -> dict[str, str]:
     from vramcalc.cli import main  # noqa: F401  (fail early)
 
-    try:
-        from vramcalc.sources.presets import load_presets
-    except ImportError:
-        from vramcalc.models import load_presets
+    load_presets = _first("load_presets", "vramcalc.sources.presets", "vramcalc.models")
     slugs = list(load_presets())
     if quick:
         slugs = slugs[::8]
@@ -118,8 +124,10 @@ def collect(quick: bool) -> dict[str, str]:
 
 
 def compare(before_path: str, after_path: str) -> int:
-    before = json.load(open(before_path))
-    after = json.load(open(after_path))
+    with open(before_path) as file:
+        before = json.load(file)
+    with open(after_path) as file:
+        after = json.load(file)
     differ = sorted(key for key in before.keys() | after.keys() if before.get(key) != after.get(key))
     for key in differ[:20]:
         print(f"--- {key}\n  before: {before.get(key)!r:.600}\n  after:  {after.get(key)!r:.600}")
@@ -130,4 +138,6 @@ def compare(before_path: str, after_path: str) -> int:
 if __name__ == "__main__":
     if sys.argv[1] == "--compare":
         sys.exit(compare(sys.argv[2], sys.argv[3]))
-    json.dump(collect("--quick" in sys.argv), open(sys.argv[1], "w"), indent=0, sort_keys=True)
+    outputs = collect("--quick" in sys.argv)
+    with open(sys.argv[1], "w") as file:
+        json.dump(outputs, file, indent=0, sort_keys=True)

@@ -11,12 +11,13 @@ import http.server
 import shutil
 import threading
 from pathlib import Path
+from typing import Literal
 
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"
-SHOTS = [  # name, path, width, height, colour scheme
+SHOTS: list[tuple[str, str, int, int, Literal["light", "dark"]]] = [  # name, path, width, height, colour scheme
     ("desktop-light-en", "/?gpu=rtx-4090&model=qwen3-32b&precision=awq-int4&runtime=vllm", 1280, 900, "light"),
     ("desktop-dark-en", "/?gpu=rtx-4090&model=llama-3-70b", 1280, 900, "dark"),
     ("desktop-light-pt", "/pt/?gpu=h100-80gb&mode=training&model=llama-3-8b&gpus=4", 1280, 900, "light"),

@@ -20,7 +20,6 @@ import pathlib
 import sys
 import zipfile
 
-
 ENGINE = "/tmp/engine.zip"
 
 
@@ -42,17 +41,18 @@ def stdlib_imports(sources):
 
 def run_the_engine():
     from vramcalc import DEFAULTS, estimate, parse_config_json, parse_workload
-    from vramcalc.sources import catalog
     from vramcalc.analysis.fit import fit_all
     from vramcalc.inputs.link import decode, encode
+    from vramcalc.inputs.parse import parse_capacity_query, parse_target
+    from vramcalc.render.view import present, present_capacity, present_target
+    from vramcalc.sources import catalog
     from vramcalc.sources.hf_config import from_hf_config
     from vramcalc.sources.presets import load_presets
-    from vramcalc.render.view import present, present_capacity, present_target
-    from vramcalc.inputs.parse import parse_capacity_query, parse_target
 
     # every module of the engine (pkgutil.walk_packages would count pkgutil, which the page never imports)
     with zipfile.ZipFile(ENGINE) as engine:
-        modules = [name[:-3].removesuffix("/__init__").replace("/", ".") for name in engine.namelist() if name.endswith(".py")]
+        modules = [name[:-3].removesuffix("/__init__").replace("/", ".")
+                   for name in engine.namelist() if name.endswith(".py")]
     for name in modules:
         if name not in ("vramcalc.__main__", "vramcalc.cli"):  # the command line: not in the page
             importlib.import_module(name)

@@ -15,10 +15,6 @@ from ..model.families.decoder.spec import ModelSpec
 from .hf_config import from_hf_config
 
 
-__all__ = ["Block", "ModelSpec", "from_hf_config", "custom_model", "load_presets", "preset_spec", "Preset",
-           "MAX_DIM", "MAX_EXPERTS", "MAX_HEADS", "MAX_LAYERS"]
-
-
 # ---------------------------------------------------------------- presets
 
 
