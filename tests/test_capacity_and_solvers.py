@@ -20,6 +20,7 @@ from vramcalc.core.dtypes import Precision
 from vramcalc.core.units import GB, GIB
 from vramcalc.inputs.options import MAX_BATCH, MAX_SEQ
 from vramcalc.inputs.parse import parse_target, parse_workload
+from vramcalc.model.table import param_count
 from vramcalc.parallel.ranks import most_loaded
 from vramcalc.render import charts
 from vramcalc.render.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
@@ -165,7 +166,7 @@ def test_each_answer_fits_and_one_more_does_not(workload, target):
         assert fits(dataclasses.replace(workload, model=scaled_depth(workload.model, layers)), target)
         deeper = dataclasses.replace(workload, model=scaled_depth(workload.model, layers + 1))
         assert layers == MAX_LAYERS or not fits(deeper, target)
-        assert solution.max_params == scaled_depth(workload.model, layers).params
+        assert solution.max_params == param_count(scaled_depth(workload.model, layers))
 
 
 def test_worked_example_llama3_8b_on_rtx_4090():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+from ..model.table import param_count
 from collections.abc import Sequence
 from importlib import resources
 
@@ -87,7 +88,7 @@ def load_examples() -> tuple[Example, ...]:
         if "preset" in entry:
             preset = load_presets()[entry["preset"]]
             examples.append(
-                Example(name=preset.display_name, params=preset_spec(preset.slug).params, exact=True, source=preset.source)
+                Example(name=preset.display_name, params=param_count(preset_spec(preset.slug)), exact=True, source=preset.source)
             )
         else:
             examples.append(Example(name=entry["name"], params=entry["params"], exact=entry["exact"], source=entry["source"]))

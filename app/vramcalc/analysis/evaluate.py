@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..model.table import active_param_count, param_count
 from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..engines.llamacpp import llamacpp_breakdown
@@ -26,7 +27,7 @@ def notes(workload: Workload) -> tuple[str, ...]:
     if model.max_positions and workload.seq > model.max_positions:
         notes.append(message("note.seq_over_context", seq=workload.seq, context=model.max_positions))
     if model.is_moe:
-        notes.append(message("note.moe", total=format_count(model.params), active=format_count(model.active_params)))
+        notes.append(message("note.moe", total=format_count(param_count(model)), active=format_count(active_param_count(model))))
     if model.mla is not None and not workload.is_training:
         notes.append(message("note.mla"))
     if workload.runtime is Runtime.LLAMACPP:
@@ -70,8 +71,8 @@ def estimate(workload: Workload) -> Breakdown:
         )
     return Breakdown(
         workload=workload,
-        params=workload.model.params,
-        active_params=workload.model.active_params,
+        params=param_count(workload.model),
+        active_params=active_param_count(workload.model),
         components=components,
         notes=notes(workload),
         assumptions=assumptions(workload),

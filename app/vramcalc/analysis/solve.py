@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from ..model.table import param_count
 from collections.abc import Callable
 
 from ..core.choices import Runtime
@@ -200,5 +201,5 @@ def solve(workload: Workload, target: Target) -> Solution:
         max_batch=max_batch(workload, target),
         min_gpus=min_gpus(workload, target),
         max_layers=layers,
-        max_params=None if layers is None else scaled_depth(workload.model, layers).params,
+        max_params=None if layers is None else param_count(scaled_depth(workload.model, layers)),
     )

@@ -3,6 +3,7 @@ for inference and for each training recipe (training/recipes.py) and LoRA (train
 
 from __future__ import annotations
 
+from ..model.table import param_count
 from collections.abc import Callable
 
 from ..core.choices import Optimizer, PAGED, Recipe
@@ -32,7 +33,7 @@ def weights_bytes(workload: Workload) -> Component:
         base_text = lambda: message(  # noqa: E731
             "weights.format", format=workload.precision.label, parts=describe(parts), bytes=format_binary(base))
     else:
-        params = workload.model.params
+        params = param_count(workload.model)
         per_param = recipe_states(workload).weights if workload.is_training and not workload.lora else None
         base = params * per_param if per_param else workload.precision.bytes_for(params)
         bits = per_param * 8 if per_param else workload.precision.bits
@@ -79,7 +80,7 @@ def trainable(workload: Workload) -> tuple[Counted, int, int]:
         tensors = adapter_tensors(workload.model, workload.lora)
         return tensors, sum(t.numel * n for t, n in tensors), adapter_bytes(workload)
     tensors = counted_tensors(workload.model)
-    params = workload.model.params
+    params = param_count(workload.model)
     return tensors, params, recipe_states(workload).gradients
 
 
@@ -131,7 +132,7 @@ def master_weights_bytes(workload: Workload) -> Component:
     master = recipe_states(workload).master if workload.is_training and not workload.lora else 0
     if not master:
         return Component(key="master_weights", bytes=0, explain=lambda: message("master_weights.none"))
-    params = workload.model.params
+    params = param_count(workload.model)
     num_bytes = params * master
     return Component(
         key="master_weights",

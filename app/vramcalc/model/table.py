@@ -30,3 +30,20 @@ def count_params(spec: ModelSpec, *, active: bool) -> int:
         return tensor.numel
 
     return sum(numel(t) * count for t, count in counted_tensors(spec))
+
+
+@functools.lru_cache(maxsize=4096)  # the solvers ask for it hundreds of times per update
+def param_count(spec: ModelSpec) -> int:
+    """Parameters of the model: the sum of its tensors' shapes, or the custom model's given count."""
+    if spec.params_override is not None:
+        return spec.params_override
+    return count_params(spec, active=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def active_param_count(spec: ModelSpec) -> int:
+    """Parameters used for one token: all of a dense model; for MoE the routed experts a token uses
+    (`per_token` of `experts`), the shared experts and everything else."""
+    if spec.params_override is not None or not spec.is_moe:
+        return param_count(spec)
+    return count_params(spec, active=True)

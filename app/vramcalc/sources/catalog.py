@@ -9,6 +9,7 @@ import dataclasses
 import functools
 import re
 
+from ..model.table import active_param_count, param_count
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..render.messages import message
 from ..render.numbers import format_count
@@ -67,7 +68,7 @@ def entries() -> tuple[Entry, ...]:
         spec = preset_spec(slug)
         out.append(Entry(
             slug=slug, name=preset.display_name, hf_id=preset.hf_id, family=preset.family or "Other",
-            params=spec.params, active_params=spec.active_params, context=spec.max_positions,
+            params=param_count(spec), active_params=active_param_count(spec), context=spec.max_positions,
             architecture=describe(spec), native_format=preset.native_format,
         ))
     return tuple(out)

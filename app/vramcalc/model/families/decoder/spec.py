@@ -236,26 +236,6 @@ class ModelSpec:
     def __hash__(self) -> int:  # computed once: layouts' caches key on the spec on every estimate
         return self._hash
 
-    # -- parameters
-
-    @functools.cached_property  # the solvers ask for it hundreds of times per update
-    def params(self) -> int:
-        if self.params_override is not None:
-            return self.params_override
-        from ...table import count_params
-
-        return count_params(self, active=False)
-
-    @functools.cached_property
-    def active_params(self) -> int:
-        """Parameters used for one token: all of a dense model; for MoE the routed experts
-        a token uses (`per_token` of `experts`), the shared experts and everything else."""
-        if self.params_override is not None or not self.is_moe:
-            return self.params
-        from ...table import count_params
-
-        return count_params(self, active=True)
-
     # -- KV cache
 
     def kv_values_per_sequence(self, tokens: int) -> int:
