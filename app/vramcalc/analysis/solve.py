@@ -19,7 +19,7 @@ from collections.abc import Callable
 from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
-from ..engines.llamacpp import MAX_PARALLEL
+from ..engines import engine_for
 from ..inputs.options import MAX_BATCH, MAX_SEQ, parse_precision
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.ranks import most_loaded, resolve_layout
@@ -30,17 +30,6 @@ from .fit import fewest_gpus
 
 
 # The formats each engine runs, tried from the most bits down (the answer is the first that fits).
-WEIGHT_LADDER = {
-    Runtime.TRANSFORMERS: ("bf16", "bnb-int8", "nf4"),
-    Runtime.VLLM: ("bf16", "fp8", "gptq-int8", "awq-int4"),
-    Runtime.LLAMACPP: ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "iq4_xs", "q3_k_l", "q3_k_m",
-                       "iq3_m", "q3_k_s", "iq3_xxs", "q2_k", "iq2_m", "iq2_xs", "iq2_xxs", "iq1_m"),
-}
-KV_LADDER = {
-    Runtime.TRANSFORMERS: (Precision.BF16, Precision.INT8, Precision.INT4),
-    Runtime.VLLM: (Precision.BF16, Precision.FP8),
-    Runtime.LLAMACPP: (Precision.FP16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0),
-}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -64,9 +53,9 @@ def need(workload: Workload, target: Target) -> float:
         rank = most_loaded(workload, target.count)
     except ValidationError:  # a layout these GPUs cannot run (fewer layers than pipeline stages)
         return math.inf
-    if "kv_pool_bytes" not in rank.engine:
+    if rank.pool is None:
         return rank.total_bytes
-    room = rank.engine["kv_pool_bytes"] - rank.components.get("kv_cache", 0)
+    room = rank.pool.kv_pool_bytes - rank.components.get("kv_cache", 0)
     return max(rank.total_bytes, target.gpu.usable_bytes - room)
 
 
@@ -145,11 +134,10 @@ def max_seq(workload: Workload, target: Target) -> int | None:
 
 def max_batch(workload: Workload, target: Target) -> int | None:
     """The largest batch; on llama.cpp, whose sequences are --parallel slots, the most slots."""
-    if workload.runtime is Runtime.LLAMACPP and not workload.is_training:
-        return last_within(lambda n: need(workload.but(parallel=n), target),
-                           target.gpu.usable_bytes, 1, MAX_PARALLEL, workload.parallel)
-    return last_within(lambda b: need(workload.but(batch=b), target), target.gpu.usable_bytes,
-                       1, MAX_BATCH, workload.batch)
+    key = "batch" if workload.is_training else engine_for(workload.runtime).batch_key
+    limit = MAX_BATCH if key == "batch" else engine_for(workload.runtime).max_batch or MAX_BATCH
+    return last_within(lambda n: need(workload.but(**{key: n}), target), target.gpu.usable_bytes,
+                       1, limit, getattr(workload, key))
 
 
 def min_gpus(workload: Workload, target: Target) -> int | None:
@@ -171,7 +159,7 @@ def max_layers(workload: Workload, target: Target) -> int | None:
 
 def best_format(workload: Workload, target: Target) -> str | None:
     """The weight format with the most bits, among those this engine runs, at which the workload fits."""
-    for name in WEIGHT_LADDER[workload.runtime]:
+    for name in engine_for(workload.runtime).weight_ladder:
         try:
             candidate = workload.but(precision=parse_precision(name))
             if fits(candidate, target):
@@ -185,7 +173,7 @@ def best_kv_format(workload: Workload, target: Target) -> str | None:
     """The KV-cache format with the most bits, among this engine's, at which the workload fits."""
     if workload.is_training:
         return None
-    for precision in KV_LADDER[workload.runtime]:
+    for precision in engine_for(workload.runtime).kv_ladder:
         candidate = workload.but(kv_precision=precision, kv_precision_k=None, kv_precision_v=None)
         if fits(candidate, target):
             return precision.value

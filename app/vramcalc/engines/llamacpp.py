@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core.choices import Attention
+from collections.abc import Mapping
+
+from ..core.choices import Attention, Runtime
 from ..core.dtypes import Precision
 from ..core.units import MIB
 from ..formats import weights
 from ..formats.weights import WeightFormat
-from ..memory.components import Component, no_component
+from ..core.errors import ValidationError
+from ..memory.components import Component, EngineFacts, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..render.messages import message
 from ..render.numbers import format_binary
+from ..parallel.layout import Layout, default_layout
 from ..workload import Workload
-
-
-# ---------------------------------------------------------------- llama.cpp
+from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_training
 
 LLAMACPP_PAD = 256  # n_ctx and the sliding-window cache round up to 256 cells (llama-context.cpp)
+MAX_PARALLEL = 4096  # llama.cpp sequences
 LLAMACPP_CUDA_OVERHEAD = 457 * MIB  # CUDA context and driver, as Ollama reserves it (engines.md §4.1)
 
 
@@ -91,7 +94,7 @@ def uses_flash(attention: Attention) -> bool:
     return attention is Attention.FLASH
 
 
-def llamacpp_breakdown(workload: Workload) -> tuple[tuple[Component, ...], dict[str, object], int]:
+def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     """llama.cpp: weights and cache split between the GPU and system RAM by --gpu-layers, and the
     compute buffers its graph reserves."""
     model = workload.model
@@ -137,10 +140,74 @@ def llamacpp_breakdown(workload: Workload) -> tuple[tuple[Component, ...], dict[
     )
     host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes
     device = device_weights + layout.kv_device_bytes + layout.compute_bytes + overhead
-    runtime = {"name": "llamacpp", "n_ctx": layout.n_ctx, "n_seq": layout.n_seq, "n_ubatch": layout.n_ub,
-               "gpu_layers": layout.layers_on_gpu + int(layout.output_on_gpu), "device_bytes": device,
-               "host_bytes": host, "compute_buffer_bytes": layout.compute_bytes,
-               "host_compute_buffer_bytes": layout.host_compute_bytes, "kv_device_bytes": layout.kv_device_bytes,
-               "kv_host_bytes": layout.kv_host_bytes}
-    return components, runtime, host
-MAX_PARALLEL = 4096  # llama.cpp sequences
+    facts = LlamaCppFacts(layout=layout, device_bytes=device, host_bytes=host)
+    return EngineBreakdown(components=components, facts=facts, host_bytes=host)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class LlamaCppFacts:
+    """What llama.cpp would allocate on each device for this workload."""
+
+    layout: LlamaCppLayout
+    device_bytes: int
+    host_bytes: int
+
+    @property
+    def gpu_layers(self) -> int:
+        """Layers on the GPU as --gpu-layers counts them: the repeating layers and the output layer."""
+        return self.layout.layers_on_gpu + int(self.layout.output_on_gpu)
+
+    def as_json(self) -> dict[str, object]:
+        layout = self.layout
+        return {"n_ctx": layout.n_ctx, "n_seq": layout.n_seq, "n_ubatch": layout.n_ub, "gpu_layers": self.gpu_layers,
+                "device_bytes": self.device_bytes, "host_bytes": self.host_bytes,
+                "compute_buffer_bytes": layout.compute_bytes, "host_compute_buffer_bytes": layout.host_compute_bytes,
+                "kv_device_bytes": layout.kv_device_bytes, "kv_host_bytes": layout.kv_host_bytes}
+
+
+class LlamaCpp:
+    """llama.cpp (and Ollama and LM Studio, which run it): GGUF files, layers split by --gpu-layers."""
+
+    runtime = Runtime.LLAMACPP
+    kv_formats = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0)
+    weight_ladder = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "iq4_xs", "q3_k_l", "q3_k_m",
+                     "iq3_m", "q3_k_s", "iq3_xxs", "q2_k", "iq2_m", "iq2_xs", "iq2_xxs", "iq1_m")
+    kv_ladder = (Precision.FP16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0)
+    batch_key = "parallel"  # its sequences are --parallel slots
+    max_batch: int | None = MAX_PARALLEL
+    rank_overhead_bytes = 0
+    keeps_activation_peak_whole = False
+
+    def default_overhead(self, fields: Mapping[str, object]) -> int:
+        return LLAMACPP_CUDA_OVERHEAD
+
+    def check(self, workload: Workload) -> None:
+        refuse_training(workload)
+        layers = workload.model.layers
+        if workload.gpu_layers is not None and workload.gpu_layers > layers + 1:
+            raise ValidationError("gpu_layers", str(workload.gpu_layers),
+                                  f"at most {layers + 1} (the model's {layers} layers and its output layer)")
+        fmt = workload.precision
+        if isinstance(fmt, WeightFormat) and fmt.kind != "gguf":
+            raise ValidationError("precision", fmt.name, "llama.cpp runs GGUF files: choose a GGUF type (q4_k_m, "
+                                                         "q8_0, f16, ...) or a nominal precision")
+        check_kv_formats(workload, ("kv_precision", "kv_precision_k", "kv_precision_v"), self.kv_formats)
+
+    def notes(self, workload: Workload) -> tuple[str, ...]:
+        return ("note.ollama",)
+
+    def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
+        """Several GPUs: llama.cpp's default split by layers (--split-mode layer), one stage per GPU."""
+        if gpus > 1:
+            return Layout(pp=min(gpus, model.layers))
+        return default_layout(model, gpus, training=training)
+
+    def breakdown(self, workload: Workload) -> EngineBreakdown:
+        return llamacpp_breakdown(workload)
+
+    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
+                  kv_share: float, *, whole: bool) -> RankPool | None:
+        return None
+
+
+ENGINE = LlamaCpp()

@@ -1,13 +1,10 @@
-"""Which runtime a workload suggests, and each runtime's default framework overhead."""
+"""Which runtime a weight format suggests."""
 
 from __future__ import annotations
 
 from ..core.choices import Mode, Runtime
 from ..core.errors import ValidationError
 from ..formats.weights import parse_format
-from ..workload import DEFAULT_OVERHEAD_BYTES
-from .llamacpp import LLAMACPP_CUDA_OVERHEAD
-from .vllm import VLLM_CUDA_GRAPHS, VLLM_NON_TORCH
 
 
 def suggested_runtime(precision: str, runtime: str, mode: str = "inference") -> str:
@@ -27,12 +24,3 @@ def suggested_runtime(precision: str, runtime: str, mode: str = "inference") -> 
     if fmt.kind != "gguf" and runtime == Runtime.LLAMACPP.value:
         return Runtime.VLLM.value
     return runtime
-
-
-def runtime_overhead(runtime: Runtime, enforce_eager: bool) -> int:
-    """The memory an engine takes beyond weights, cache and activations, when the user sets none."""
-    if runtime is Runtime.VLLM:
-        return VLLM_NON_TORCH + (0 if enforce_eager else VLLM_CUDA_GRAPHS)
-    if runtime is Runtime.LLAMACPP:
-        return LLAMACPP_CUDA_OVERHEAD
-    return DEFAULT_OVERHEAD_BYTES

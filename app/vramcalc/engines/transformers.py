@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from ..core.choices import Checkpointing, Recipe
+from collections.abc import Mapping
+
+from ..core.choices import Checkpointing, Recipe, Runtime
+from ..core.dtypes import Precision
 from ..formats.weights import WeightFormat
 from ..memory.components import Component, no_component, overhead_bytes
+from ..memory.activations import activations_bytes
+from ..memory.components import EngineFacts
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
 from ..memory.states import adapter_bytes, gradients_bytes, master_weights_bytes, optimizer_state_bytes, recipe_states, trainable, training_weight_extras, weights_bytes
@@ -17,7 +22,10 @@ from ..render.numbers import format_binary
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
 from ..training.step import LOSS_GRADIENT_BYTES, Sizes, implementation, phases, update_temporaries
-from ..workload import Workload
+from ..model.families.decoder.spec import ModelSpec
+from ..parallel.layout import Layout, default_layout
+from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
+from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf
 
 
 def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str]:
@@ -113,3 +121,54 @@ def prefill_window(workload: Workload) -> Component:
         return no_component("temporaries", "temporaries.inference")
     return Component(key="temporaries", bytes=window, explain=lambda: message("temporaries.prefill_window",
                                                                                   bytes=format_binary(window)))
+
+
+class Transformers:
+    """Hugging Face transformers: `generate()` for inference, the Trainer (with peft) for training."""
+
+    runtime = Runtime.TRANSFORMERS
+    kv_formats = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.INT8, Precision.INT4,
+                  Precision.INT2)  # int8/int4/int2: nominal bits (the first version's meaning)
+    weight_ladder = ("bf16", "bnb-int8", "nf4")
+    kv_ladder = (Precision.BF16, Precision.INT8, Precision.INT4)
+    batch_key = "batch"
+    max_batch: int | None = None  # the request's own limit
+    rank_overhead_bytes = 0
+    keeps_activation_peak_whole = False
+
+    def default_overhead(self, fields: Mapping[str, object]) -> int:
+        return DEFAULT_OVERHEAD_BYTES
+
+    def check(self, workload: Workload) -> None:
+        refuse_gguf(workload)
+        if not workload.is_training:
+            check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+
+    def notes(self, workload: Workload) -> tuple[str, ...]:
+        return ()
+
+    def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
+        return default_layout(model, gpus, training=training)
+
+    def breakdown(self, workload: Workload) -> EngineBreakdown:
+        if workload.is_training:
+            components, sizes, by_phase, peak = training_step(workload)
+            return EngineBreakdown(components=components, sizes=sizes, phases=by_phase, peak_phase=peak)
+        return EngineBreakdown(components=(
+            weights_bytes(workload),
+            gradients_bytes(workload),
+            optimizer_state_bytes(workload),
+            master_weights_bytes(workload),
+            kv_cache_bytes(workload),
+            activations_bytes(workload),
+            logits_bytes(workload),
+            prefill_window(workload),
+            overhead_bytes(workload),
+        ))
+
+    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
+                  kv_share: float, *, whole: bool) -> RankPool | None:
+        return None
+
+
+ENGINE = Transformers()

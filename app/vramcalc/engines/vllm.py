@@ -6,17 +6,19 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from collections.abc import Mapping
+
+from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..core.units import GIB
-from ..memory.components import Breakdown, Component, no_component
+from ..memory.components import Component, EngineFacts, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..parallel.layout import Layout, default_layout
 from ..render.messages import message
 from ..render.numbers import format_binary
 from ..workload import Workload
-
-
-# ---------------------------------------------------------------- vLLM
+from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training
 
 VLLM_BLOCK_TOKENS = 16  # KV block size (vllm/config/cache.py, 0.33 and earlier; 0.34 moved to 64)
 VLLM_SAMPLER_BYTES = 32  # peak ≈ 32 B × max_num_seqs × vocab + ~1 GiB: fitted to V1 logs (engines.md §2a)
@@ -72,51 +74,101 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
     return VllmPool(claimed_bytes=claimed, kv_pool_bytes=pool, kv_tokens=tokens, max_concurrency=concurrency)
 
 
-def vllm_breakdown(workload: Workload) -> tuple[tuple[Component, ...], dict[str, object]]:
-    """vLLM: what the requested sequences need, and the pool the engine would build on the card."""
-    model = workload.model
-    card = workload.gpu.usable_bytes if workload.gpu else 0
-    default_tokens, default_seqs = vllm_batch_defaults(card)
-    batched = workload.max_num_batched_tokens or default_tokens
-    seqs = workload.max_num_seqs or default_seqs
-    kv_precision = workload.effective_kv_precision
-    tokens = vllm_kv_tokens(workload.seq)
-    kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens)) + model.linear_state_bytes(2))
-    peak = VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab + VLLM_PEAK_BASE
-    weights = weights_bytes(workload)
-    overhead = workload.overhead_bytes
-    pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=workload.gpu_memory_utilization,
-                             non_kv=weights.bytes + peak + overhead, seq=workload.seq)
-    components = (
-        weights,
-        no_component("gradients", "gradients.none"),
-        no_component("optimizer", "optimizer.none"),
-        no_component("master_weights", "master_weights.none"),
-        Component(key="kv_cache", bytes=kv, explain=lambda: message(
-            "vllm.kv", batch=workload.batch, tokens=f"{tokens:,}", bytes=format_binary(kv), pool=format_binary(pool.kv_pool_bytes),
-            pool_tokens=f"{pool.kv_tokens:,}", concurrency=f"{pool.max_concurrency:.2f}", seq=f"{workload.seq:,}")),
-        Component(key="activations", bytes=peak, explain=lambda: message(
-            "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}", bytes=format_binary(peak))),
-        no_component("logits", "vllm.logits"),
-        Component(key="overhead", bytes=overhead, explain=lambda: message(
-            "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager)),
-    )
-    runtime = {"name": "vllm", "gpu": workload.gpu.display_name if workload.gpu else None,
-               "gpu_memory_utilization": workload.gpu_memory_utilization, "claimed_bytes": pool.claimed_bytes,
-               "kv_pool_bytes": pool.kv_pool_bytes, "kv_tokens": pool.kv_tokens,
-               "max_concurrency": round(pool.max_concurrency, 2), "max_num_batched_tokens": batched,
-               "max_num_seqs": seqs, "block_tokens": VLLM_BLOCK_TOKENS}
-    return components, runtime
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class VllmFacts:
+    """What `vllm serve` would log for this workload on its card."""
+
+    gpu: str | None
+    gpu_memory_utilization: float
+    pool: VllmPool
+    max_num_batched_tokens: int
+    max_num_seqs: int
+    block_tokens: int = VLLM_BLOCK_TOKENS
+
+    def as_json(self) -> dict[str, object]:
+        return {"gpu": self.gpu, "gpu_memory_utilization": self.gpu_memory_utilization,
+                "claimed_bytes": self.pool.claimed_bytes, "kv_pool_bytes": self.pool.kv_pool_bytes,
+                "kv_tokens": self.pool.kv_tokens, "max_concurrency": round(self.pool.max_concurrency, 2),
+                "max_num_batched_tokens": self.max_num_batched_tokens, "max_num_seqs": self.max_num_seqs,
+                "block_tokens": self.block_tokens}
 
 
-def vllm_rank_pool(breakdown: Breakdown, components: dict[str, int], kv_share: float) -> dict[str, object]:
-    """What vLLM on this GPU fills with KV blocks: its utilization share of the card minus this
-    GPU's weights, activation peak and overhead; the blocks hold this GPU's share of the heads."""
-    workload = breakdown.workload
-    claimed = int(breakdown.runtime.get("claimed_bytes", 0))
-    pool = max(0, claimed - sum(v for k, v in components.items() if k != "kv_cache"))
-    block = vllm_block_bytes(workload.model, workload.effective_kv_precision) * kv_share
-    per_sequence = components.get("kv_cache", 0) / max(1, workload.batch)
-    return {"kv_pool_bytes": pool,
-            "kv_tokens": int(pool // block) * VLLM_BLOCK_TOKENS if block else 0,
-            "max_concurrency": round(pool / per_sequence, 2) if per_sequence else None}
+class Vllm:
+    """vLLM (and SGLang, which sizes its pool the same way): serving with a paged KV pool."""
+
+    runtime = Runtime.VLLM
+    kv_formats = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.FP8)
+    weight_ladder = ("bf16", "fp8", "gptq-int8", "awq-int4")
+    kv_ladder = (Precision.BF16, Precision.FP8)
+    batch_key = "batch"
+    max_batch: int | None = None  # the request's own limit
+    rank_overhead_bytes = VLLM_TP_COMMUNICATION
+    keeps_activation_peak_whole = True
+
+    def default_overhead(self, fields: Mapping[str, object]) -> int:
+        return VLLM_NON_TORCH + (0 if fields["enforce_eager"] else VLLM_CUDA_GRAPHS)
+
+    def check(self, workload: Workload) -> None:
+        refuse_training(workload)
+        refuse_gguf(workload)
+        check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+
+    def notes(self, workload: Workload) -> tuple[str, ...]:
+        return ("note.vllm_fit",)
+
+    def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
+        return default_layout(model, gpus, training=training)
+
+    def breakdown(self, workload: Workload) -> EngineBreakdown:
+        """What the requested sequences need, and the pool the engine would build on the card."""
+        model = workload.model
+        card = workload.gpu.usable_bytes if workload.gpu else 0
+        default_tokens, default_seqs = vllm_batch_defaults(card)
+        batched = workload.max_num_batched_tokens or default_tokens
+        seqs = workload.max_num_seqs or default_seqs
+        kv_precision = workload.effective_kv_precision
+        tokens = vllm_kv_tokens(workload.seq)
+        kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens))
+                               + model.linear_state_bytes(2))
+        peak = VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab + VLLM_PEAK_BASE
+        weights = weights_bytes(workload)
+        overhead = workload.overhead_bytes
+        pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=workload.gpu_memory_utilization,
+                         non_kv=weights.bytes + peak + overhead, seq=workload.seq)
+        components = (
+            weights,
+            no_component("gradients", "gradients.none"),
+            no_component("optimizer", "optimizer.none"),
+            no_component("master_weights", "master_weights.none"),
+            Component(key="kv_cache", bytes=kv, explain=lambda: message(
+                "vllm.kv", batch=workload.batch, tokens=f"{tokens:,}", bytes=format_binary(kv),
+                pool=format_binary(pool.kv_pool_bytes), pool_tokens=f"{pool.kv_tokens:,}",
+                concurrency=f"{pool.max_concurrency:.2f}", seq=f"{workload.seq:,}")),
+            Component(key="activations", bytes=peak, explain=lambda: message(
+                "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}", bytes=format_binary(peak))),
+            no_component("logits", "vllm.logits"),
+            Component(key="overhead", bytes=overhead, explain=lambda: message(
+                "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager)),
+        )
+        facts = VllmFacts(gpu=workload.gpu.display_name if workload.gpu else None,
+                          gpu_memory_utilization=workload.gpu_memory_utilization, pool=pool,
+                          max_num_batched_tokens=batched, max_num_seqs=seqs)
+        return EngineBreakdown(components=components, facts=facts)
+
+    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
+                  kv_share: float, *, whole: bool) -> RankPool | None:
+        """What vLLM on this GPU fills with KV blocks: its utilization share of the card minus this
+        GPU's weights, activation peak and overhead; the blocks hold this GPU's share of the heads.
+        On one GPU, the pool of the breakdown itself."""
+        assert isinstance(facts, VllmFacts)
+        if whole:
+            return RankPool(kv_pool_bytes=facts.pool.kv_pool_bytes, kv_tokens=facts.pool.kv_tokens,
+                            max_concurrency=round(facts.pool.max_concurrency, 2))
+        pool = max(0, facts.pool.claimed_bytes - sum(v for k, v in components.items() if k != "kv_cache"))
+        block = vllm_block_bytes(workload.model, workload.effective_kv_precision) * kv_share
+        per_sequence = components.get("kv_cache", 0) / max(1, workload.batch)
+        return RankPool(kv_pool_bytes=pool, kv_tokens=int(pool // block) * VLLM_BLOCK_TOKENS if block else 0,
+                        max_concurrency=round(pool / per_sequence, 2) if per_sequence else None)
+
+
+ENGINE = Vllm()

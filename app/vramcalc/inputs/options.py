@@ -142,12 +142,6 @@ def parse_flag(field: str, text: str) -> bool:
 
 
 MAX_GROUP_SIZE = 1 << 16
-RUNTIME_KV = {
-    Runtime.TRANSFORMERS: (Precision.FP32, Precision.FP16, Precision.BF16, Precision.INT8, Precision.INT4,
-                           Precision.INT2),  # int8/int4/int2: nominal bits (the first version's meaning)
-    Runtime.VLLM: (Precision.FP32, Precision.FP16, Precision.BF16, Precision.FP8),
-    Runtime.LLAMACPP: (Precision.FP32, Precision.FP16, Precision.BF16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0),
-}
 
 
 def parse_float_precision(field: str, text: str) -> Precision:

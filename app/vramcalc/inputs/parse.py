@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from ..core.choices import Recipe, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
-from ..engines.registry import runtime_overhead
+from ..engines import engine_for
 from ..formats.weights import WeightFormat, check_format
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import check
@@ -24,7 +24,7 @@ from ..sources.presets import preset_spec
 from ..training.lora import QLORA_FORMATS, adapter_tensors as training_adapters
 from ..training.step import allowed_impls
 from ..workload import CapacityQuery, Target, Workload
-from .options import CONFIG, CUSTOM, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, MAX_PARAMS_B, RUNTIME_KV, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, TARGET_PARSERS, parse_decimal, parse_int
+from .options import CONFIG, CUSTOM, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, MAX_PARAMS_B, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, TARGET_PARSERS, parse_decimal, parse_int
 
 
 def parse_config_json(text: str) -> dict:
@@ -174,7 +174,7 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     attributes["gpu"] = configure(attributes["gpu"], wired_limit_mb=attributes.pop("wired_limit_mb"),
                                   macos=attributes.pop("macos"))
     if attributes["overhead_bytes"] is None:
-        attributes["overhead_bytes"] = runtime_overhead(attributes["runtime"], attributes["enforce_eager"])
+        attributes["overhead_bytes"] = engine_for(attributes["runtime"]).default_overhead(attributes)
     workload = Workload(model=model, **attributes)  # type: ignore[arg-type]
     check_consistency(workload)
     return workload
@@ -182,45 +182,19 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
 
 def check_consistency(workload: Workload) -> None:
     """Rules that involve more than one field."""
-    if workload.runtime is not Runtime.TRANSFORMERS and workload.is_training:
-        raise ValidationError("runtime", workload.runtime.value, "vLLM and llama.cpp serve models; training runs "
-                                                                 "with transformers")
-    if isinstance(workload.precision, WeightFormat):
-        check_format(workload.model, workload.precision, workload.group_size)
-    if workload.runtime is Runtime.LLAMACPP and workload.gpu_layers is not None and (
-            workload.gpu_layers > workload.model.layers + 1):
-        raise ValidationError("gpu_layers", str(workload.gpu_layers),
-                              f"at most {workload.model.layers + 1} (the model's {workload.model.layers} layers and "
-                              "its output layer)")
+    engine_for(workload.runtime).check(workload)
     fmt = workload.precision
-    if workload.runtime is Runtime.LLAMACPP and isinstance(fmt, WeightFormat) and fmt.kind not in ("gguf",):
-        raise ValidationError("precision", fmt.name, "llama.cpp runs GGUF files: choose a GGUF type (q4_k_m, q8_0, "
-                                                     "f16, ...) or a nominal precision")
+    if isinstance(fmt, WeightFormat):
+        check_format(workload.model, fmt, workload.group_size)
     if workload.is_training and isinstance(fmt, WeightFormat) and fmt.kind == "gguf":
         raise ValidationError("precision", fmt.name, "GGUF files are for llama.cpp inference; training needs fp32, "
                                                      "fp16 or bf16 weights, or nf4/nf4-dq under LoRA (QLoRA)")
-    if workload.runtime is not Runtime.LLAMACPP and isinstance(fmt, WeightFormat) and fmt.kind == "gguf":
-        raise ValidationError("precision", fmt.name, "GGUF types run on llama.cpp (runtime llamacpp)")
     if workload.is_training:
         _check_training(workload)
-    else:
-        _check_inference(workload)
+    elif workload.fused_ce:
+        raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
     if workload.layout_given:
         check(degrees(workload), workload.model, training=workload.is_training)
-
-
-def _check_inference(workload: Workload) -> None:
-    """The cache formats of the engine chosen; training-only settings are left alone (the page hides them)."""
-    for key in ("kv_precision", "kv_precision_k", "kv_precision_v"):
-        kv = getattr(workload, key)
-        if kv is None or key != "kv_precision" and workload.runtime is not Runtime.LLAMACPP:
-            continue
-        allowed = RUNTIME_KV[workload.runtime]
-        if kv not in allowed:
-            raise ValidationError(key, kv.value, f"{workload.runtime.value} caches keys and values as one of: "
-                                                 + ", ".join(p.value for p in allowed))
-    if workload.fused_ce:
-        raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
 
 
 def _check_training(workload: Workload) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from ..core.units import GIB
 from ..render.messages import message
@@ -28,6 +29,14 @@ class Component:
         return self.explain()
 
 
+class EngineFacts(Protocol):
+    """An engine's own figures beside the components (engines/: vLLM's pool, llama.cpp's devices)."""
+
+    def as_json(self) -> dict[str, object]:
+        """Its public names (`--json`'s `runtime` object, after `name`)."""
+        ...
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Breakdown:
     workload: Workload
@@ -37,8 +46,8 @@ class Breakdown:
     notes: tuple[str, ...]
     assumptions: tuple[str, ...] = ()
     """What the engine did not understand and how it read it: non-empty means approximate."""
-    runtime: Mapping[str, object] = dataclasses.field(default_factory=dict)
-    """The engine's own figures (`"name"`, and vLLM's pool or llama.cpp's devices)."""
+    facts: EngineFacts | None = None
+    """The engine's own figures (vLLM's pool, llama.cpp's devices); None for transformers."""
     host_bytes: int = 0
     """System RAM the engine uses beside the GPU (llama.cpp layers kept off the GPU)."""
     sizes: Mapping[str, int] = dataclasses.field(default_factory=dict)
@@ -47,6 +56,11 @@ class Breakdown:
     phases: Mapping[str, Mapping[str, int]] = dataclasses.field(default_factory=dict)
     """Training: the component bytes live at each phase of a step (step.py), overhead excluded."""
     peak_phase: str = "inference"
+
+    @property
+    def runtime(self) -> dict[str, object]:
+        """The engine's name and figures under their public names (`--json`'s `runtime`)."""
+        return {"name": self.workload.runtime.value, **(self.facts.as_json() if self.facts else {})}
 
     @property
     def total_bytes(self) -> int:

@@ -2,9 +2,10 @@
 one rank keeps of it (parallel.py), for the first and the last pipeline stage; the larger is the
 answer. Offloaded states move to host memory.
 
-vLLM keeps its profiling run's activation peak whole on every rank (the sampler's buffers dominate
-it: 1.26 GiB at TP 1 and TP 2 in the same log, engines.md §2d rows 1-2), pays NCCL's buffers once
-there is more than one GPU, and sizes its KV pool on each GPU from what that GPU has left."""
+What an engine does differently on each rank is asked of it (engines/base.py): vLLM keeps its profiling
+run's activation peak whole on every rank (the sampler's buffers dominate it: 1.26 GiB at TP 1 and TP 2
+in the same log, engines.md §2d rows 1-2), pays NCCL's buffers once there is more than one GPU, and sizes
+its KV pool on each GPU from what that GPU has left."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import dataclasses
 import functools
 
 from ..analysis.evaluate import estimate
-from ..core.choices import Fsdp, Offload, Runtime
+from ..core.choices import Fsdp, Offload
 from ..core.errors import ValidationError
-from ..engines.vllm import VLLM_TP_COMMUNICATION, vllm_rank_pool
+from ..engines import engine_for
+from ..engines.base import RankPool
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..workload import Workload
@@ -35,12 +37,17 @@ class PerGpu:
     host_bytes: int  # offloaded states of the GPUs of one node (up to 8)
     gather_bytes: int  # ZeRO-3 / FSDP's gathered layer, inside the weights
     stage: int = 0  # the 0-based pipeline stage of this rank
-    engine: dict[str, object] = dataclasses.field(default_factory=dict)  # vLLM: this GPU's KV pool
+    pool: RankPool | None = None  # what the engine builds on this GPU from what is left (vLLM's KV pool)
 
     @property
     def runs(self) -> bool:
         """Whether the engine starts at all: vLLM needs the requested sequences within its pool."""
-        return self.engine.get("kv_pool_bytes", self.components.get("kv_cache", 0)) >= self.components.get("kv_cache", 0)
+        return self.pool is None or self.pool.kv_pool_bytes >= self.components.get("kv_cache", 0)
+
+    @property
+    def engine(self) -> dict[str, object]:
+        """The pool under its public names (`--json`'s `per_gpu.engine`); empty without one."""
+        return self.pool.as_json() if self.pool else {}
 
     @property
     def total_bytes(self) -> int:
@@ -61,14 +68,14 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
     phases = breakdown.phases or {breakdown.peak_phase: {
         c.key: c.bytes for c in breakdown.components if c.key != "overhead"}}
     overhead = breakdown.bytes_of("overhead")
-    vllm = workload.runtime is Runtime.VLLM and not workload.is_training
+    engine = engine_for(workload.runtime)
     if layout.gpus == 1 and layout.offload is Offload.NONE:  # ZeRO-Offload on one GPU still moves states out
-        live = dict(phases[breakdown.peak_phase])
-        engine = {k: breakdown.runtime[k] for k in ("kv_pool_bytes", "kv_tokens", "max_concurrency")} if vllm else {}
-        return PerGpu(layout=layout, rank="every GPU", components={**live, "overhead": overhead},
-                      peak_phase=breakdown.peak_phase, stages={}, host_bytes=0, gather_bytes=0, engine=engine)
-    if vllm:
-        overhead += VLLM_TP_COMMUNICATION
+        components = {**phases[breakdown.peak_phase], "overhead": overhead}
+        pool = engine.rank_pool(workload, breakdown.facts, components, 1.0, whole=True)
+        return PerGpu(layout=layout, rank="every GPU", components=components,
+                      peak_phase=breakdown.peak_phase, stages={}, host_bytes=0, gather_bytes=0, pool=pool)
+    overhead += engine.rank_overhead_bytes
+    whole_activations = engine.keeps_activation_peak_whole
     model = workload.model
     fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
     n, stage_of_zero = layout.shard_group, layout.stage
@@ -84,7 +91,7 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
             "gradients": 0.0 if offload_states else share.params / (n if stage_of_zero >= 2 else 1),
             "optimizer": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
             "master_weights": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
-            "kv_cache": share.kv, "activations": 1.0 if vllm else acts, "logits": share.logits,
+            "kv_cache": share.kv, "activations": 1.0 if whole_activations else acts, "logits": share.logits,
         }
         gather = _gathered(breakdown, layout, stage, share) if workload.is_training else 0
         # DDP's reducer keeps flat gradient buckets, as large as the gradients, from its construction on
@@ -108,14 +115,14 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
             host += round(breakdown.size_of("weights") * share.weights / n)
         label = f"stage {stage + 1} of {layout.pp}" if layout.pp > 1 else "every GPU"
         components = {**best_live, "overhead": overhead}
-        engine = vllm_rank_pool(breakdown, components, share.kv) if vllm else {}
-        results.append((label, best_name, components, host, gather, stage, engine))
-    label, phase, components, host, gather, stage, engine = max(
-        results, key=lambda r: (r[6].get("kv_pool_bytes", 0) < r[2].get("kv_cache", 0), sum(r[2].values())))
+        pool = engine.rank_pool(workload, breakdown.facts, components, share.kv, whole=False)
+        results.append((label, best_name, components, host, gather, stage, pool))
+    label, phase, components, host, gather, stage, pool = max(  # a stage whose pool falls short first
+        results, key=lambda r: ((r[6].kv_pool_bytes if r[6] else 0) < r[2].get("kv_cache", 0), sum(r[2].values())))
     ranks_per_node = min(layout.gpus, NODE_GPUS)
     return PerGpu(layout=layout, rank=label, components=components, peak_phase=phase,
                   stages={r[0]: sum(r[2].values()) for r in results} if len(results) > 1 else {},
-                  host_bytes=host * ranks_per_node, gather_bytes=gather, stage=stage, engine=engine)
+                  host_bytes=host * ranks_per_node, gather_bytes=gather, stage=stage, pool=pool)
 
 
 def _gathered(breakdown: Breakdown, layout: Layout, stage: int, share: Shares) -> int:
@@ -148,9 +155,7 @@ def resolve_layout(workload: Workload, gpus: int) -> Layout:
     """The layout `gpus` GPUs run: the one the workload names (dp from gpus when not given; the
     product must be gpus), or the mode's default (llama.cpp splits layers across GPUs)."""
     if not workload.layout_given:
-        if workload.runtime is Runtime.LLAMACPP and gpus > 1:
-            return Layout(pp=min(gpus, workload.model.layers))
-        return default_layout(workload.model, gpus, training=workload.is_training)
+        return engine_for(workload.runtime).default_layout(workload.model, gpus, training=workload.is_training)
     layout = degrees(workload)
     if workload.dp is None:
         rest = layout.tp * layout.pp * layout.cp

@@ -61,10 +61,10 @@ def present_rank(workload: Workload, target: Target, rank: PerGpu) -> RankView:
              ] if rank.stages else []
     if rank.host_bytes:
         lines.append(message("rank.host", bytes=format_gib(rank.host_bytes)))
-    if rank.engine.get("kv_pool_bytes") is not None:
-        lines.append(message("rank.vllm_pool", pool=format_gib(rank.engine["kv_pool_bytes"]),
-                             tokens=f"{rank.engine['kv_tokens']:,}", seq=f"{workload.seq:,}",
-                             concurrency=f"{rank.engine['max_concurrency'] or 0:,.2f}"))
+    if rank.pool is not None:
+        lines.append(message("rank.vllm_pool", pool=format_gib(rank.pool.kv_pool_bytes),
+                             tokens=f"{rank.pool.kv_tokens:,}", seq=f"{workload.seq:,}",
+                             concurrency=f"{rank.pool.max_concurrency or 0:,.2f}"))
     title = message("rank.title" if rank.stages else "rank.title_same", rank=rank.rank, total=format_gib(total), share=f"{total / usable:.0%}",
                     memory=format_gib(usable), phase=message(f"phase.{rank.peak_phase}")
                     if workload.is_training else message("rank.inference"))

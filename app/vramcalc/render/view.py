@@ -275,7 +275,7 @@ def present_verdict(workload: Workload, target: Target, solution: Solution, rank
         return Verdict(kind=kind.value, text=message(key, **numbers), percent=round(used * 100, 1), changes=(),
                        short=message(key + ".short", **numbers))
     if not rank.runs:  # vLLM: its share of the card leaves no room for the sequences asked
-        text = message("verdict.no_pool", where=where, pool=format_gib(int(rank.engine.get("kv_pool_bytes", 0))),
+        text = message("verdict.no_pool", where=where, pool=format_gib(rank.pool.kv_pool_bytes if rank.pool else 0),
                        kv=format_gib(rank.components.get("kv_cache", 0)))
     else:
         largest = max((k for k in rank.components if k != "overhead"), key=rank.components.__getitem__)

@@ -1,0 +1,111 @@
+"""What every engine answers, and the records it answers with.
+
+An engine (transformers, vLLM, llama.cpp, ...) is one module of this package exposing an `ENGINE`
+object that satisfies `Engine`; `engines/__init__.py` lists them in `ENGINES`. Everything an engine
+decides beyond the shared components (its cache formats, its overhead, its checks, how it lays a model
+over several GPUs, what it reserves on each) is asked of it here, so nothing outside its module
+branches on which engine runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Protocol
+
+from ..core.choices import Runtime
+from ..core.dtypes import Precision
+from ..core.errors import ValidationError
+from ..formats.weights import WeightFormat
+from ..memory.components import Component, EngineFacts
+from ..model.families.decoder.spec import ModelSpec
+from ..parallel.layout import Layout
+from ..workload import Workload
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class EngineBreakdown:
+    """The components an engine holds at its peak, and what it tells beside them."""
+
+    components: tuple[Component, ...]
+    facts: EngineFacts | None = None  # the engine's own figures (vLLM's pool, llama.cpp's devices)
+    host_bytes: int = 0  # system RAM beside the GPU (llama.cpp's layers kept off the GPU)
+    sizes: Mapping[str, int] = dataclasses.field(default_factory=dict)  # training: each component whole
+    phases: Mapping[str, Mapping[str, int]] = dataclasses.field(default_factory=dict)  # training: by phase
+    peak_phase: str = "inference"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class RankPool:
+    """What an engine that sizes its KV cache from the card (vLLM) builds on one GPU of a layout."""
+
+    kv_pool_bytes: int
+    kv_tokens: int
+    max_concurrency: float | None  # sequences of the requested length at once; None: no KV per sequence
+
+    def as_json(self) -> dict[str, object]:
+        return {"kv_pool_bytes": self.kv_pool_bytes, "kv_tokens": self.kv_tokens,
+                "max_concurrency": self.max_concurrency}
+
+
+class Engine(Protocol):
+    runtime: Runtime
+    kv_formats: tuple[Precision, ...]
+    """The KV-cache formats it can cache in (the `kv_precision` values it accepts)."""
+    weight_ladder: tuple[str, ...]
+    """Its weight formats from the most precise down: what "the most precise weights that fit" tries."""
+    kv_ladder: tuple[Precision, ...]
+    """Its KV formats from the most precise down."""
+    batch_key: str
+    """The Workload field the "largest batch" question varies (llama.cpp: its --parallel slots)."""
+    max_batch: int
+    rank_overhead_bytes: int
+    """Added to the overhead of each GPU once there is more than one (communication buffers)."""
+    keeps_activation_peak_whole: bool
+    """Whether every rank of a layout keeps the one-GPU activation peak whole (vLLM's profiling run)."""
+
+    def default_overhead(self, fields: Mapping[str, object]) -> int:
+        """The memory it takes beyond weights, cache and activations, when the user sets none."""
+        ...
+
+    def check(self, workload: Workload) -> None:
+        """Raise ValidationError (naming the field) for a workload this engine cannot run."""
+        ...
+
+    def notes(self, workload: Workload) -> tuple[str, ...]:
+        """Message keys of what the reader should know about this engine's answer."""
+        ...
+
+    def breakdown(self, workload: Workload) -> EngineBreakdown:
+        ...
+
+    def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
+        """How it lays the model over `gpus` GPUs when the user names no layout."""
+        ...
+
+    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
+                  kv_share: float, *, whole: bool) -> RankPool | None:
+        """What it builds on one GPU given that GPU's components (None: nothing beyond them)."""
+        ...
+
+
+def refuse_training(workload: Workload) -> None:
+    """Serving engines run inference only."""
+    if workload.is_training:
+        raise ValidationError("runtime", workload.runtime.value, "vLLM and llama.cpp serve models; training runs "
+                                                                 "with transformers")
+
+
+def refuse_gguf(workload: Workload) -> None:
+    """GGUF files are llama.cpp's (training with one is refused by the training checks, in their words)."""
+    if not workload.is_training and isinstance(workload.precision, WeightFormat) and workload.precision.kind == "gguf":
+        raise ValidationError("precision", workload.precision.name, "GGUF types run on llama.cpp (runtime llamacpp)")
+
+
+def check_kv_formats(workload: Workload, keys: tuple[str, ...], allowed: tuple[Precision, ...]) -> None:
+    """The cache formats named in `keys` are among those the engine can cache in."""
+    for key in keys:
+        kv = getattr(workload, key)
+        if kv is not None and kv not in allowed:
+            raise ValidationError(key, kv.value, f"{workload.runtime.value} caches keys and values as one of: "
+                                                 + ", ".join(p.value for p in allowed))
