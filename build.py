@@ -37,6 +37,7 @@ from vramcalc.core.dtypes import KV_FORMATS, Precision  # noqa: E402
 from vramcalc.formats.weights import WEIGHT_FORMAT_GROUPS  # noqa: E402
 from vramcalc.inputs.options import CUSTOM_KEYS  # noqa: E402
 from vramcalc.inputs.parse import parse_capacity_query, parse_target  # noqa: E402
+from vramcalc.render import catalog as catalog_words  # noqa: E402
 from vramcalc.render import messages  # noqa: E402
 from vramcalc.render.charts import BOX  # noqa: E402
 from vramcalc.render.messages import GUIDE_ENTRIES, message  # noqa: E402
@@ -145,7 +146,7 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         others=others,
         presets=load_presets(),
         model_families=catalog.families(),
-        model_facts=catalog.facts(DEFAULTS["model"]),
+        model_facts=catalog_words.facts(DEFAULTS["model"]),
         gpu_groups=(("cards", tuple(load_gpus().items())), ("apple", tuple(load_apple().items()))),
         defaults=DEFAULTS,
         weight_formats=WEIGHT_FORMAT_GROUPS,

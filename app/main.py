@@ -35,12 +35,13 @@ sys.path.insert(0, engine_zip())
 
 import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
+from vramcalc.render import catalog as catalog_words  # noqa: E402
 from vramcalc.sources import catalog  # noqa: E402
 from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.analysis.fit import fit_all  # noqa: E402
 from vramcalc.formats.weights import GROUPED  # noqa: E402
 from vramcalc.inputs.link import decode, encode  # noqa: E402
-from vramcalc.render.messages import language, message, use_language  # noqa: E402
+from vramcalc.render.messages import say, language, message, use_language  # noqa: E402
 from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
@@ -334,7 +335,7 @@ def redraw():
         chosen = element("gpu").querySelector(f"option[value='{values['gpu']}']")
         set_hidden("apple-fields", not chosen or chosen.getAttribute("data-kind") != "apple")
         WRITTEN["apple-fields", "gpu"] = values["gpu"]
-    set_text("model-facts", catalog.facts(values["model"]))
+    set_text("model-facts", catalog_words.facts(values["model"]))
     set_hidden("training-fields", values["mode"] != "training")
     set_hidden("lora-fields", values["lora_rank"].strip() in ("", "0"))
     set_hidden("mixed-precision-field", values["recipe"] != "")
@@ -605,7 +606,7 @@ def start():
     values = {**{k: v for k, v in saved.items() if k not in linked}, **decoded.values}
     write_form({key: value for key, value in values.items() if typed[key] == DEFAULTS[key]})
     notice = element("notice")
-    notice.textContent = " ".join(decoded.notices)
+    notice.textContent = " ".join(say(notice) for notice in decoded.notices)
     notice.hidden = not decoded.notices
     if read_form() != DEFAULTS:  # otherwise the prerendered numbers are already the right ones
         update()

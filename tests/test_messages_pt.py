@@ -18,7 +18,7 @@ SAME_IN_BOTH = frozenset({
     "foreach", "fused", "for-loop", "full-shard", "shard-grad-op", "hybrid-shard",
     "iogpu.wired_limit_mb (MiB)", "GGUF (llama.cpp, Ollama, LM Studio)", "llama.cpp / Ollama / LM Studio",
     "Hugging Face transformers (generate)", "--cache-type-v.", " · checkpoint: {format}",
-    "{value:,} tokens", "{batch} × ({layers}) × {bits} bits ({precision})",
+    "{value:,} tokens", "{batch} × ({layers}) × {bits} bits ({precision})", "MQA, head_dim {head_dim}",
 })
 
 FORMATTER = string.Formatter()

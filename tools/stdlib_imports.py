@@ -44,6 +44,7 @@ def run_the_engine():
     from vramcalc.analysis.fit import fit_all
     from vramcalc.inputs.link import decode, encode
     from vramcalc.inputs.parse import parse_capacity_query, parse_target
+    from vramcalc.render import catalog as catalog_words
     from vramcalc.render.view import present, present_capacity, present_target
     from vramcalc.sources import catalog
     from vramcalc.sources.hf_config import from_hf_config
@@ -60,7 +61,7 @@ def run_the_engine():
         workload = parse_workload({"model": slug})
         present(estimate(workload))
         fit_all(estimate(workload))
-        catalog.facts(slug)
+        catalog_words.facts(slug)
     catalog.search("llama 3.1 8")
     catalog.search("Qwen/Qwen3-32B")
     workload = parse_workload(DEFAULTS)

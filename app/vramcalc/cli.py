@@ -12,12 +12,15 @@ same numbers.
 
 from __future__ import annotations
 
+from .render.messages import say
+
 import argparse
 import json
 import sys
 from collections.abc import Sequence
 
 from .analysis import capacity
+from .render import catalog as catalog_words
 from .sources import catalog
 from .core.errors import ValidationError
 from .sources.gpus import load_gpus
@@ -196,7 +199,7 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
 
 def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     workload = breakdown.workload
-    lines = [f"APPROXIMATE: {text}" for text in breakdown.assumptions] + [""] * bool(breakdown.assumptions)
+    lines = [f"APPROXIMATE: {say(text)}" for text in breakdown.assumptions] + [""] * bool(breakdown.assumptions)
     lines += [
         f"{workload.model.display_name}: {format_count(breakdown.params)} parameters"
         + (f" ({format_count(breakdown.active_params)} active)" if breakdown.active_params != breakdown.params else ""),
@@ -206,7 +209,7 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     ]
     for component in breakdown.components:
         lines.append(
-            f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}  {component.formula}"
+            f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}  {say(component.formula)}"
         )
     lines.append(f"{'Total':<24}{breakdown.total_bytes / 2**30:>10.2f}{breakdown.total_bytes / 1e9:>10.2f}")
     lines.append(f"= {format_gib(breakdown.total_bytes)} = {format_gb(breakdown.total_bytes)} ({breakdown.total_bytes:,} bytes)")
@@ -227,7 +230,7 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         for name, total in breakdown.phase_totals().items():
             mark = "  <- peak" if name == breakdown.peak_phase else ""
             lines.append(f"{name:<34}{(total + overhead) / 2**30:>10.2f}{(total + overhead) / 1e9:>10.2f}{mark}")
-    lines += [f"note: {note}" for note in breakdown.notes]
+    lines += [f"note: {say(note)}" for note in breakdown.notes]
     return "\n".join(lines)
 
 
@@ -307,7 +310,7 @@ def fit_main(argv: Sequence[str]) -> int:
         return 0
     lines = [
         f"{workload.model.display_name}, {workload.mode.value}, {workload.precision.value}, batch {workload.batch}, "
-        f"sequence {workload.seq:,} on {target.label} ({format_gib(target.gpu.usable_bytes)} each)"
+        f"sequence {workload.seq:,} on {say(target.label)} ({format_gib(target.gpu.usable_bytes)} each)"
         + (f", laid out as {layout_text(workload, per_gpu(estimate(workload), target.count))}" if target.count > 1
            else ""),
         f"now: {format_gib(result['total_bytes'])} in total: {'fits' if result['fits'] else 'does not fit'}",
@@ -385,11 +388,11 @@ def models_main(argv: Sequence[str]) -> int:
     by_slug = {entry.slug: entry for entry in catalog.entries()}
     chosen = [by_slug[slug] for slug in catalog.search(" ".join(args.search))]
     if args.json:
-        print(json.dumps([entry.as_dict() for entry in chosen]))
+        print(json.dumps([catalog_words.as_json(entry) for entry in chosen]))
     else:
         print(f"{'slug':<38} {'name':<30} {'parameters':<26} {'context':>10}  architecture")
         for entry in chosen:
-            print(catalog.summary_line(entry))
+            print(catalog_words.summary_line(entry))
     return 0
 
 

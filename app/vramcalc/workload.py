@@ -10,7 +10,7 @@ from .core.dtypes import Precision
 from .core.units import GIB
 from .formats.weights import DEFAULT_GROUP_SIZE, WeightFormat
 from .model.families.decoder.spec import ModelSpec
-from .render.messages import message
+from .core.phrase import Phrase, phrase
 from .sources.gpus import GpuSpec
 from .training.lora import ALL_LINEAR, Lora
 from .training.recipes import compute_precision as training_compute
@@ -121,11 +121,11 @@ class Target:
     count: int = 1
 
     @property
-    def label(self) -> str:
+    def label(self) -> Phrase:
         """'H100 SXM 80 GB', or '4 × H100 SXM 80 GB' for several."""
         if self.count == 1:
-            return message("target.one", gpu=self.gpu.display_name)
-        return message("target.many", count=self.count, gpu=self.gpu.display_name)
+            return phrase("target.one", gpu=self.gpu.display_name)
+        return phrase("target.many", count=self.count, gpu=self.gpu.display_name)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -8,8 +8,8 @@ from ..engines import engine_for
 from ..memory.components import Breakdown
 from ..model.families.decoder.saved import lora_measured
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
-from ..render.messages import message
-from ..render.numbers import format_count
+from ..core.phrase import phrase
+from ..core.units import format_count
 from ..training.lora import ALL_LINEAR
 from ..workload import Workload
 
@@ -18,18 +18,18 @@ def breakdown_notes(workload: Workload) -> tuple[str, ...]:
     model = workload.model
     notes = list(model.notes)
     if model.max_positions and workload.seq > model.max_positions:
-        notes.append(message("note.seq_over_context", seq=workload.seq, context=model.max_positions))
+        notes.append(phrase("note.seq_over_context", seq=workload.seq, context=model.max_positions))
     if model.is_moe:
-        notes.append(message("note.moe", total=format_count(param_count(model)), active=format_count(active_param_count(model))))
+        notes.append(phrase("note.moe", total=format_count(param_count(model)), active=format_count(active_param_count(model))))
     if model.mla is not None and not workload.is_training:
-        notes.append(message("note.mla"))
-    notes += (message(key) for key in engine_for(workload.runtime).notes(workload))
+        notes.append(phrase("note.mla"))
+    notes += (phrase(key) for key in engine_for(workload.runtime).notes(workload))
     if workload.is_training and model.linear is not None:
-        notes.append(message("note.linear_training"))
+        notes.append(phrase("note.linear_training"))
     if model.native_format:
-        notes.append(message("note.native_format", format=model.native_format))
+        notes.append(phrase("note.native_format", format=model.native_format))
     if isinstance(workload.precision, Precision) and not workload.precision.is_float:
-        notes.append(message("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
+        notes.append(phrase("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
     return tuple(notes)
 
 
@@ -57,9 +57,9 @@ def assumptions(workload: Workload) -> tuple[str, ...]:
     model = workload.model
     extra = ()
     if workload.is_training and model.model_type and model.model_type not in TRAINING_MEASURED_TYPES:
-        extra = (message("assumption.training_unmeasured", model_type=model.model_type),)
+        extra = (phrase("assumption.training_unmeasured", model_type=model.model_type),)
     if workload.lora and not lora_measured(model):
-        extra += (message("assumption.lora_activations"),)
+        extra += (phrase("assumption.lora_activations"),)
     if workload.lora and model.moe is not None and workload.lora.targets == (ALL_LINEAR,):
-        extra += (message("assumption.lora_moe_experts"),)
+        extra += (phrase("assumption.lora_moe_experts"),)
     return model.assumptions + extra

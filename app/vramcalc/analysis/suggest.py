@@ -9,23 +9,23 @@ from ..core.errors import ValidationError
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
 from ..parallel.ranks import resolve_layout
-from ..render.messages import message
+from ..core.phrase import Phrase, phrase
 from ..workload import Target, Workload
 from .solve import Solution, fits
 
 
-def changes(workload: Workload, target: Target, solution: Solution) -> tuple[str, ...]:
+def changes(workload: Workload, target: Target, solution: Solution) -> tuple[Phrase, ...]:
     """The single changes that fit, from the reverse answers: a smaller KV format, a shorter context or
     batch keep the model as it is, so they come first; then a smaller weight format; then more GPUs."""
     changes = []
     if solution.best_kv_format and solution.best_kv_format != workload.effective_kv_precision.value:
-        changes.append(message("change.kv", format=solution.best_kv_format))
+        changes.append(phrase("change.kv", format=solution.best_kv_format))
     if solution.max_seq and solution.max_seq < workload.seq:
-        changes.append(message("change.seq", value=solution.max_seq))
+        changes.append(phrase("change.seq", value=solution.max_seq))
     if solution.max_batch and solution.max_batch < workload.batch:
-        changes.append(message("change.batch", value=solution.max_batch))
+        changes.append(phrase("change.batch", value=solution.max_batch))
     if solution.best_format and solution.best_format != workload.precision.value:
-        changes.append(message("change.format", format=solution.best_format))
+        changes.append(phrase("change.format", format=solution.best_format))
     if workload.is_training:  # the fine-tuner's usual ways down: checkpointing, LoRA, QLoRA
         for key, change in (("change.checkpointing", {"checkpointing": Checkpointing.LAYER}),
                             ("change.lora", {"lora_rank": 16}),
@@ -40,10 +40,10 @@ def changes(workload: Workload, target: Target, solution: Solution) -> tuple[str
                 candidate = dataclasses.replace(workload, **change)
                 check_consistency(candidate)
                 if fits(candidate, target):
-                    changes.append(message(key))
+                    changes.append(phrase(key))
             except ValidationError:
                 continue
     if solution.min_gpus and solution.min_gpus > target.count:
         layout = resolve_layout(workload, solution.min_gpus).describe()
-        changes.append(message("change.gpus", count=solution.min_gpus, gpu=target.gpu.display_name, layout=layout))
+        changes.append(phrase("change.gpus", count=solution.min_gpus, gpu=target.gpu.display_name, layout=layout))
     return tuple(changes)

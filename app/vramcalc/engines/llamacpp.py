@@ -16,8 +16,8 @@ from ..core.errors import ValidationError
 from ..memory.components import Component, EngineFacts, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
-from ..render.messages import message
-from ..render.numbers import format_binary
+from ..core.phrase import phrase
+from ..core.units import format_binary
 from ..parallel.layout import Layout, default_layout
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_training
@@ -120,23 +120,23 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
                 device_weights += size  # the tied head: llama.cpp puts a copy on the GPU as the output layer
     device_weights, host_weights = round(device_weights), round(host_weights)  # a variant's average layers
     overhead = workload.overhead_bytes if layout.output_on_gpu or layout.layers_on_gpu else 0
-    split = message("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
-                    output="" if layout.output_on_gpu else message("llamacpp.no_output"),
+    split = phrase("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
+                    output="" if layout.output_on_gpu else phrase("llamacpp.no_output"),
                     host=format_binary(host_weights))
     components = (
         Component(key="weights", bytes=device_weights, explain=lambda: (
-            weights_bytes(workload).formula + "; " + split)),
+            *weights_bytes(workload).formula, "; ", split)),
         no_component("gradients", "gradients.none"),
         no_component("optimizer", "optimizer.none"),
         no_component("master_weights", "master_weights.none"),
-        Component(key="kv_cache", bytes=layout.kv_device_bytes, explain=lambda: message(
+        Component(key="kv_cache", bytes=layout.kv_device_bytes, explain=lambda: phrase(
             "llamacpp.kv", n_seq=layout.n_seq, n_ctx=f"{layout.n_ctx:,}", k=type_k.value, v=type_v.value,
             bytes=format_binary(layout.kv_device_bytes), host=format_binary(layout.kv_host_bytes))),
-        Component(key="activations", bytes=layout.compute_bytes, explain=lambda: message(
+        Component(key="activations", bytes=layout.compute_bytes, explain=lambda: phrase(
             "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
             bytes=format_binary(layout.compute_bytes))),
         no_component("logits", "llamacpp.logits"),
-        Component(key="overhead", bytes=overhead, explain=lambda: message("llamacpp.overhead", bytes=format_binary(overhead))),
+        Component(key="overhead", bytes=overhead, explain=lambda: phrase("llamacpp.overhead", bytes=format_binary(overhead))),
     )
     host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes
     device = device_weights + layout.kv_device_bytes + layout.compute_bytes + overhead

@@ -17,8 +17,8 @@ from ..model.families.decoder.prefill import prefill_window_bytes
 from ..model.families.decoder.saved import backward_transient, training_activations
 from ..model.table import counted_tensors
 from ..model.tensor import Counted, layer_of
-from ..render.messages import message
-from ..render.numbers import format_binary
+from ..core.phrase import phrase
+from ..core.units import format_binary
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
 from ..training.step import LOSS_GRADIENT_BYTES, Sizes, implementation, phases, update_temporaries
@@ -59,25 +59,25 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     peak = step_module.peak(by_phase)
     live = by_phase[peak]
     temporaries = {
-        "forward": lambda: message("temporaries.none"),
-        "loss": lambda: message("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
+        "forward": lambda: phrase("temporaries.none"),
+        "loss": lambda: phrase("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
                                 bytes=format_binary(loss_gradient)),
-        "backward_start": lambda: message("temporaries.backward", bytes=format_binary(transient), dequantised=message(
+        "backward_start": lambda: phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
             "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else ""),
-        "backward_end": lambda: message("temporaries.backward", bytes=format_binary(transient), dequantised=message(
+        "backward_end": lambda: phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
             "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else ""),
-        "optimizer": lambda: message(f"temporaries.optimizer.{impl.value}", optimizer=workload.optimizer.value,
+        "optimizer": lambda: phrase(f"temporaries.optimizer.{impl.value}", optimizer=workload.optimizer.value,
                                      bytes=format_binary(update)),
     }[peak]
     whole = {c.key: c for c in (weights, gradients, optimizer, master, activations, logits)}
-    phase_name = message(f"phase.{peak}")
+    phase_name = phrase(f"phase.{peak}")
 
     def at_peak(component: Component) -> Component:
         bytes_live = live[component.key]
         if bytes_live == component.bytes:
             return component
-        return Component(key=component.key, bytes=bytes_live, explain=lambda: component.formula + message(
-            "phase.live", phase=phase_name, bytes=format_binary(bytes_live)))
+        return Component(key=component.key, bytes=bytes_live, explain=lambda: (*component.formula, phrase(
+            "phase.live", phase=phase_name, bytes=format_binary(bytes_live))))
 
     components = (
         *(at_peak(whole[key]) for key in ("weights", "gradients", "optimizer", "master_weights")),
@@ -119,7 +119,7 @@ def prefill_window(workload: Workload) -> Component:
     window = prefill_window_bytes(workload)
     if not window:
         return no_component("temporaries", "temporaries.inference")
-    return Component(key="temporaries", bytes=window, explain=lambda: message("temporaries.prefill_window",
+    return Component(key="temporaries", bytes=window, explain=lambda: phrase("temporaries.prefill_window",
                                                                                   bytes=format_binary(window)))
 
 

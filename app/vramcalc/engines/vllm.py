@@ -15,8 +15,8 @@ from ..memory.components import Component, EngineFacts, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..parallel.layout import Layout, default_layout
-from ..render.messages import message
-from ..render.numbers import format_binary
+from ..core.phrase import phrase
+from ..core.units import format_binary
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training
 
@@ -140,14 +140,14 @@ class Vllm:
             no_component("gradients", "gradients.none"),
             no_component("optimizer", "optimizer.none"),
             no_component("master_weights", "master_weights.none"),
-            Component(key="kv_cache", bytes=kv, explain=lambda: message(
+            Component(key="kv_cache", bytes=kv, explain=lambda: phrase(
                 "vllm.kv", batch=workload.batch, tokens=f"{tokens:,}", bytes=format_binary(kv),
                 pool=format_binary(pool.kv_pool_bytes), pool_tokens=f"{pool.kv_tokens:,}",
                 concurrency=f"{pool.max_concurrency:.2f}", seq=f"{workload.seq:,}")),
-            Component(key="activations", bytes=peak, explain=lambda: message(
+            Component(key="activations", bytes=peak, explain=lambda: phrase(
                 "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}", bytes=format_binary(peak))),
             no_component("logits", "vllm.logits"),
-            Component(key="overhead", bytes=overhead, explain=lambda: message(
+            Component(key="overhead", bytes=overhead, explain=lambda: phrase(
                 "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager)),
         )
         facts = VllmFacts(gpu=workload.gpu.display_name if workload.gpu else None,

@@ -16,6 +16,9 @@ carry them keep their meaning.
 
 from __future__ import annotations
 
+from ..core.phrase import Formula, Phrase, join, phrase
+from ..core.units import format_count
+
 import dataclasses
 import functools
 import math
@@ -102,7 +105,7 @@ def parse_format(text: str) -> WeightFormat | None:
 class Part:
     """Some of the weights at one width: what they are, how many parameters, how many bytes."""
 
-    what: str
+    what: str | Phrase  # a format name, or which weights in words
     params: int
     bytes: int
 
@@ -214,7 +217,7 @@ def _parts(spec: ModelSpec, tensors, fmt: WeightFormat, group_size: int) -> tupl
     if fmt.kind == "native":
         return _native(spec, tensors)
     check_format(spec, fmt, group_size)
-    return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, group_size), "linear layers")
+    return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, group_size), phrase("weights.part.linear"))
 
 
 def _is_linear(t: Tensor) -> bool:
@@ -263,10 +266,10 @@ def _gpu_bytes(t: Tensor, fmt: WeightFormat, group: int) -> int:
     return math.ceil(numel * fmt.bpw / 8)  # bpw:X.XX
 
 
-REST = "embeddings, head, norms, routers and biases in bf16"
+REST = phrase("weights.part.rest")  # embeddings, head, norms, routers and biases in bf16
 
 
-def _split(tensors, quantise, bytes_of, label: str, rest_label: str = REST) -> tuple[Part, ...]:
+def _split(tensors, quantise, bytes_of, label: str | Phrase, rest_label: Phrase = REST) -> tuple[Part, ...]:
     """`tensors` as (tensor, how many of it), counted_tensors."""
     q_params = q_bytes = rest = 0
     for t, count in tensors:
@@ -301,7 +304,7 @@ def _native(spec: ModelSpec, tensors) -> tuple[Part, ...]:
     if native.startswith("MXFP4"):
         fmt = WeightFormat("mxfp4", "gpu", "expert FFNs in MXFP4 (4.25 bits)")
         return _split(tensors, _is_expert, lambda t: _gpu_bytes(t, fmt, 0), fmt.label,
-                      "attention, router, embeddings, head, norms and biases in bf16")
+                      phrase("weights.part.rest_mxfp4"))
     if native.startswith("FP8"):
         fmt = WeightFormat("fp8-block", "gpu", "linear layers in FP8 with 128 × 128 block scales")
         return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, 0), fmt.label)
@@ -362,8 +365,7 @@ def _gguf(spec: ModelSpec, ftype: str) -> tuple[Part, ...]:
                  if round(params))
 
 
-def describe(parts: tuple[Part, ...]) -> str:
+def describe(parts: tuple[Part, ...]) -> Formula:
     """'expert FFNs in MXFP4 (4.25 bits): 19.1B at 4.25 bpw; embeddings, …: 1.8B at 16 bpw'."""
-    from ..render.numbers import format_count
-
-    return "; ".join(f"{p.what}: {format_count(p.params)} at {p.bits:.3g} bpw" for p in parts)
+    return join("; ", (phrase("weights.share", what=p.what, params=format_count(p.params), bits=f"{p.bits:.3g}")
+                       for p in parts))

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
 
-from ..render.messages import message
+from ..core.phrase import Phrase, phrase
 from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS
 from .parse import parse_link
 
@@ -27,7 +27,7 @@ MAX_VALUE_CHARS = 100
 @dataclasses.dataclass(frozen=True)
 class Decoded:
     values: dict[str, str]  # known keys with valid values only
-    notices: tuple[str, ...]  # what was ignored, in words
+    notices: tuple[Phrase, ...]  # what was ignored (render/ says it)
 
 
 def _shown(text: str, limit: int = 30) -> str:
@@ -43,11 +43,11 @@ def decode(query: str) -> Decoded:
     query = query.removeprefix("?")
     notices = []
     if len(query) > MAX_QUERY_CHARS:
-        notices.append(message("link.too_long", limit=MAX_QUERY_CHARS))
+        notices.append(phrase("link.too_long", limit=MAX_QUERY_CHARS))
         query = query[:MAX_QUERY_CHARS]
     pieces = query.split("&")
     if len(pieces) > MAX_FIELDS:
-        notices.append(message("link.too_many", limit=MAX_FIELDS))
+        notices.append(phrase("link.too_many", limit=MAX_FIELDS))
         pieces = pieces[:MAX_FIELDS]
     values: dict[str, str] = {}
     unknown: list[str] = []
@@ -60,24 +60,24 @@ def decode(query: str) -> Decoded:
         elif key in values:
             repeated.append(key)
         elif len(value) > MAX_VALUE_CHARS:
-            notices.append(message("link.value_too_long", field=key, limit=MAX_VALUE_CHARS))
+            notices.append(phrase("link.value_too_long", field=key, limit=MAX_VALUE_CHARS))
             values[key] = DEFAULTS[key]
         else:
             values[key] = value
     if values.get("model") == CONFIG:
-        notices.append(message("link.config"))
+        notices.append(phrase("link.config"))
         del values["model"]
     *_, problems = parse_link(values)
     for problem in problems:
-        notices.append(message("link.ignored", problem=problem))
+        notices.append(phrase("link.ignored", problem=problem))
         values.pop(problem.field, None)
         if problem.field == "model" or problem.field in CUSTOM_KEYS:  # a broken model falls back whole
             for key in ("model", *CUSTOM_KEYS):
                 values.pop(key, None)
     if unknown:
-        notices.append(message("link.unknown", keys=", ".join(_shown(k) for k in sorted(set(unknown))[:10])))
+        notices.append(phrase("link.unknown", keys=", ".join(_shown(k) for k in sorted(set(unknown))[:10])))
     if repeated:
-        notices.append(message("link.repeated", keys=", ".join(sorted(set(repeated)))))
+        notices.append(phrase("link.repeated", keys=", ".join(sorted(set(repeated)))))
     values = {key: value for key, value in values.items() if value != DEFAULTS[key]}
     return Decoded(values=values, notices=tuple(notices))
 

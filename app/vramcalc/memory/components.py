@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from ..core.units import GIB
-from ..render.messages import message
+from ..core.phrase import Formula, Phrase, phrase
 from ..workload import Workload
 
 
@@ -20,13 +20,14 @@ COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache",
 class Component:
     key: str
     bytes: int
-    explain: Callable[[], str] = dataclasses.field(repr=False, compare=False)
-    """The formula in words with the numbers filled in; made only when shown, because the
-    solvers and charts estimate hundreds of workloads and show none of their formulas."""
+    explain: Callable[[], Phrase | Formula] = dataclasses.field(repr=False, compare=False)
+    """The formula with its numbers (core/phrase.py; render/ says it in words); made only when shown,
+    because the solvers and charts estimate hundreds of workloads and show none of their formulas."""
 
     @property
-    def formula(self) -> str:
-        return self.explain()
+    def formula(self) -> Formula:
+        said = self.explain()
+        return said if isinstance(said, tuple) else (said,)
 
 
 class EngineFacts(Protocol):
@@ -84,9 +85,9 @@ def overhead_bytes(workload: Workload) -> Component:
     """Framework overhead: an explicit amount the user sets (reference.md §2.8)."""
     return Component(
         key="overhead", bytes=workload.overhead_bytes,
-        explain=lambda: message("overhead.formula", gib=f"{workload.overhead_bytes / GIB:g}"),
+        explain=lambda: phrase("overhead.formula", gib=f"{workload.overhead_bytes / GIB:g}"),
     )
 
 
 def no_component(key: str, why: str) -> Component:
-    return Component(key=key, bytes=0, explain=lambda: message(why))
+    return Component(key=key, bytes=0, explain=lambda: phrase(why))

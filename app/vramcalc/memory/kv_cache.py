@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
-from ..render.messages import message
-from ..render.numbers import format_binary
+from ..core.phrase import Formula, join, phrase
+from ..core.units import format_binary
 from ..workload import Workload
 from .components import Component
 
@@ -21,7 +21,7 @@ def kv_cache_bytes(workload: Workload) -> Component:
     kv_lora_rank + qk_rope_head_dim per token; linear-attention layers a fixed state.
     Inference only: training runs without a cache."""
     if workload.is_training:
-        return Component(key="kv_cache", bytes=0, explain=lambda: message("kv_cache.none"))
+        return Component(key="kv_cache", bytes=0, explain=lambda: phrase("kv_cache.none"))
     model = workload.model
     precision = workload.effective_kv_precision
     values = workload.batch * model.kv_values_per_sequence(workload.seq)
@@ -41,14 +41,14 @@ def kv_explain(model: ModelSpec, workload: Workload, precision, e: int, num_byte
     for kind, count in model.kind_counts():
         if kind is AttentionKind.LINEAR:
             continue
-        per_token = (message("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
-                     else message("kv_cache.kv_width", kv_heads=model.kv_heads, head_dim=model.head_dim))
+        per_token = (phrase("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
+                     else phrase("kv_cache.kv_width", kv_heads=model.kv_heads, head_dim=model.head_dim))
         kept = model.tokens_kept(kind, workload.seq)
-        parts.append(message(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",
+        parts.append(phrase(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",
                              window=f"{model.sliding_window or model.attention_chunk:,}"))
-    text = message("kv_cache.formula", batch=workload.batch, layers=" + ".join(parts), bits=precision.bits,
-                   precision=precision.value)
+    text: Formula = (phrase("kv_cache.formula", batch=workload.batch, layers=join(" + ", parts), bits=precision.bits,
+                            precision=precision.value),)
     if model.linear is not None:
-        text += message("kv_cache.linear", batch=workload.batch, count=model.count_kind(AttentionKind.LINEAR),
-                        state=format_binary(model.linear.state_bytes(e)))
-    return f"{text} = {format_binary(num_bytes)}"
+        text += (phrase("kv_cache.linear", batch=workload.batch, count=model.count_kind(AttentionKind.LINEAR),
+                        state=format_binary(model.linear.state_bytes(e))),)
+    return (*text, " = ", format_binary(num_bytes))

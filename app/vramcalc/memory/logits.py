@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..core.dtypes import FP32_BYTES
-from ..render.messages import message
-from ..render.numbers import format_binary
+from ..core.phrase import phrase
+from ..core.units import format_binary
 from ..workload import Workload
 from .components import Component
 
@@ -19,20 +19,20 @@ def logits_bytes(workload: Workload) -> Component:
         num_bytes = workload.batch * model.vocab * FP32_BYTES
         return Component(
             key="logits", bytes=num_bytes,
-            explain=lambda: message("logits.inference", batch=workload.batch, vocab=f"{model.vocab:,}", bytes=format_binary(num_bytes)),
+            explain=lambda: phrase("logits.inference", batch=workload.batch, vocab=f"{model.vocab:,}", bytes=format_binary(num_bytes)),
         )
     e = workload.activation_precision.bits // 8
     if workload.fused_ce:
         tokens = workload.batch * workload.seq
         chunk = fused_ce_chunk(tokens, model.vocab, model.hidden)
         num_bytes = chunk * model.vocab * (FP32_BYTES + e) + tokens * model.hidden * FP32_BYTES
-        return Component(key="logits", bytes=num_bytes, explain=lambda: message(
+        return Component(key="logits", bytes=num_bytes, explain=lambda: phrase(
             "logits.fused", chunk=f"{chunk:,}", vocab=f"{model.vocab:,}", tokens=f"{tokens:,}", bytes=format_binary(num_bytes)))
     per_value = FP32_BYTES + e + (e if model.final_logit_softcap else 0)
     num_bytes = workload.batch * workload.seq * model.vocab * per_value
     return Component(
         key="logits", bytes=num_bytes,
-        explain=lambda: message(
+        explain=lambda: phrase(
             "logits.training", batch=workload.batch, seq=f"{workload.seq:,}", vocab=f"{model.vocab:,}",
             per_value=per_value, precision=workload.activation_precision.value, bytes=format_binary(num_bytes),
         ),

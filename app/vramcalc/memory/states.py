@@ -11,8 +11,8 @@ from ..core.dtypes import Precision
 from ..formats.weights import WeightFormat, describe, weights
 from ..model.table import counted_tensors
 from ..model.tensor import Counted
-from ..render.messages import message
-from ..render.numbers import format_binary, format_count
+from ..core.phrase import Formula, phrase
+from ..core.units import format_binary, format_count
 from ..training import recipes
 from ..training.lora import adapter_tensors
 from ..training.recipes import Bytes, recipe_bytes
@@ -30,7 +30,7 @@ def weights_bytes(workload: Workload) -> Component:
     if isinstance(workload.precision, WeightFormat):
         parts = weights(workload.model, workload.precision, group_size=workload.group_size)
         base = sum(part.bytes for part in parts)
-        base_text = lambda: message(  # noqa: E731
+        base_text = lambda: phrase(  # noqa: E731
             "weights.format", format=workload.precision.label, parts=describe(parts), bytes=format_binary(base))
     else:
         params = param_count(workload.model)
@@ -38,30 +38,30 @@ def weights_bytes(workload: Workload) -> Component:
         base = params * per_param if per_param else workload.precision.bytes_for(params)
         bits = per_param * 8 if per_param else workload.precision.bits
         name = workload.precision.value if not per_param or per_param * 8 == workload.precision.bits else f"fp{bits}"
-        base_text = lambda: message(  # noqa: E731
+        base_text = lambda: phrase(  # noqa: E731
             "weights.formula", params=format_count(params), bits=bits, precision=name, bytes=format_binary(base))
     extra, extra_text = training_weight_extras(workload)
     total = base + extra
-    return Component(key="weights", bytes=total, explain=lambda: base_text() + extra_text())
+    return Component(key="weights", bytes=total, explain=lambda: (base_text(), *extra_text()))
 
 
-def training_weight_extras(workload: Workload) -> tuple[int, Callable[[], str]]:
+def training_weight_extras(workload: Workload) -> tuple[int, Callable[[], Formula]]:
     """LoRA's adapters (fp32, as peft keeps them by default), or autocast's 16-bit copies of
     the linear weights, which `torch.autocast` caches for the forward and backward of a step."""
     if not workload.is_training:
-        return 0, lambda: ""
+        return 0, lambda: ()
     if workload.lora:
         adapters = adapter_tensors(workload.model, workload.lora)
         count = sum(t.numel * n for t, n in adapters)
         size = count * adapter_bytes(workload)
-        return size, lambda: message("weights.lora", count=format_count(count), dtype=workload.lora_dtype.value,
-                                     bytes=format_binary(size))
+        return size, lambda: (phrase("weights.lora", count=format_count(count), dtype=workload.lora_dtype.value,
+                                     bytes=format_binary(size)),)
     if workload.recipe is Recipe.AMP:
         linear = sum(t.numel * n for t, n in counted_tensors(workload.model) if t.role in (
             "attention", "mlp", "expert", "shared_expert", "head") and len(t.shape) >= 2)
         size = linear * workload.activation_precision.bits // 8
-        return size, lambda: message("weights.autocast", bytes=format_binary(size))
-    return 0, lambda: ""
+        return size, lambda: (phrase("weights.autocast", bytes=format_binary(size)),)
+    return 0, lambda: ()
 
 
 def adapter_bytes(workload: Workload) -> int:
@@ -87,15 +87,15 @@ def trainable(workload: Workload) -> tuple[Counted, int, int]:
 def gradients_bytes(workload: Workload) -> Component:
     """Gradients = one value per trainable parameter, in the recipe's gradient dtype (training only)."""
     if not workload.is_training:
-        return Component(key="gradients", bytes=0, explain=lambda: message("gradients.none"))
+        return Component(key="gradients", bytes=0, explain=lambda: phrase("gradients.none"))
     _, params, per_param = trainable(workload)
     num_bytes = params * per_param
     return Component(
         key="gradients",
         bytes=num_bytes,
-        explain=lambda: message(
+        explain=lambda: phrase(
             "gradients.formula", params=format_count(params), bits=per_param * 8,
-            precision=(f"{workload.lora_dtype.value} adapters" if workload.lora else workload.precision.value
+            precision=(phrase("gradients.adapters", dtype=workload.lora_dtype.value) if workload.lora else workload.precision.value
                        if per_param * 8 == workload.precision.bits else f"fp{per_param * 8}"), bytes=format_binary(num_bytes),
         ),
     )
@@ -106,10 +106,10 @@ def optimizer_state_bytes(workload: Workload) -> Component:
     state dtype, 8-bit AdamW about 2 bytes, Adafactor factored, Lion and SGD with momentum one
     buffer, SGD none (ZeRO paper §3.1; bitsandbytes; Shazeer & Stern 2018)."""
     if not workload.is_training:
-        return Component(key="optimizer", bytes=0, explain=lambda: message("optimizer.none"))
+        return Component(key="optimizer", bytes=0, explain=lambda: phrase("optimizer.none"))
     optimizer = workload.optimizer
     if optimizer is Optimizer.SGD:
-        return Component(key="optimizer", bytes=0, explain=lambda: message("optimizer.sgd"))
+        return Component(key="optimizer", bytes=0, explain=lambda: phrase("optimizer.sgd"))
     tensors, params, _ = trainable(workload)
     state = adapter_bytes(workload) if workload.lora else recipe_states(workload).state
     num_bytes = recipes.optimizer_state_bytes(optimizer, tensors, state)
@@ -120,10 +120,10 @@ def optimizer_state_bytes(workload: Workload) -> Component:
     return Component(
         key="optimizer",
         bytes=num_bytes,
-        explain=lambda: message(
+        explain=lambda: (phrase(
             "optimizer.formula", params=format_count(params), per_param=f"{per_param:.3g}",
-            optimizer=optimizer.value, what=message(f"optimizer.state.{optimizer.value}"), bytes=format_binary(num_bytes),
-        ) + (message("optimizer.paged") if optimizer in PAGED else ""),
+            optimizer=optimizer.value, what=phrase(f"optimizer.state.{optimizer.value}"), bytes=format_binary(num_bytes),
+        ), *((phrase("optimizer.paged"),) if optimizer in PAGED else ())),
     )
 
 
@@ -131,11 +131,11 @@ def master_weights_bytes(workload: Workload) -> Component:
     """Master weights = trainable parameters × 4 bytes: the fp32 copy mixed-precision training updates."""
     master = recipe_states(workload).master if workload.is_training and not workload.lora else 0
     if not master:
-        return Component(key="master_weights", bytes=0, explain=lambda: message("master_weights.none"))
+        return Component(key="master_weights", bytes=0, explain=lambda: phrase("master_weights.none"))
     params = param_count(workload.model)
     num_bytes = params * master
     return Component(
         key="master_weights",
         bytes=num_bytes,
-        explain=lambda: message("master_weights.formula", params=format_count(params), bytes=format_binary(num_bytes)),
+        explain=lambda: phrase("master_weights.formula", params=format_count(params), bytes=format_binary(num_bytes)),
     )

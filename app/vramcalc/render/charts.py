@@ -8,6 +8,8 @@ fitting is a hatched, labelled region; the current value is a labelled marker.
 
 from __future__ import annotations
 
+from .messages import say
+
 import dataclasses
 import math
 
@@ -123,7 +125,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> C
         return round(TOP + plot_h * (1 - min(y, y_max) / y_max), 2)
 
     path = " ".join(f"{'M' if i == 0 else 'L'}{px(x)},{py(y)}" for i, (x, y) in enumerate(zip(xs, ys)))
-    name, memory = target.label, format_gib(usable)
+    name, memory = say(target.label), format_gib(usable)
     if answer is None:
         over_x = float(LEFT)
         ending = message("chart.ending.none", name=key, target=name)

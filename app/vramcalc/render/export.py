@@ -4,6 +4,8 @@ and `python -m vramcalc --json` write the same JSON."""
 
 from __future__ import annotations
 
+from .messages import say
+
 import csv
 import io
 from collections.abc import Sequence
@@ -24,7 +26,7 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict
         "active_params": breakdown.active_params,
         "components": breakdown.as_dict(),
         "total_bytes": breakdown.total_bytes,
-        "assumptions": list(breakdown.assumptions),
+        "assumptions": [say(text) for text in breakdown.assumptions],
         "runtime": dict(breakdown.runtime),
         "host_bytes": breakdown.host_bytes + rank.host_bytes,
         "per_gpu": {"components": rank.components, "total_bytes": rank.total_bytes, "rank": rank.rank,
@@ -50,7 +52,7 @@ def to_csv(breakdown: Breakdown, gpus: int = 1) -> str:
     writer.writerow(["component", "label", "bytes", "GiB", "GB", "share", "per_gpu_bytes", "formula"])
     for c in breakdown.components:
         writer.writerow([c.key, EN[c.key], c.bytes, f"{c.bytes / 2**30:.4f}", f"{c.bytes / 1e9:.4f}",
-                         f"{c.bytes / total:.4f}" if total else "0", rank.components.get(c.key, 0), c.formula])
+                         f"{c.bytes / total:.4f}" if total else "0", rank.components.get(c.key, 0), say(c.formula)])
     writer.writerow(["total", "Total", total, f"{total / 2**30:.4f}", f"{total / 1e9:.4f}", "1.0000",
                      rank.total_bytes, ""])
     return out.getvalue()
@@ -69,14 +71,14 @@ def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link:
     lines += ["| Component | GiB | Share | How it is computed |", "|---|---:|---:|---|"]
     for c in breakdown.components:
         if c.bytes:
-            formula = c.formula.replace("|", "\\|")
+            formula = say(c.formula).replace("|", "\\|")
             lines.append(f"| {EN[c.key]} | {c.bytes / 2**30:,.2f} | {c.bytes / total:.1%} | {formula} |")
     lines.append(f"| **Total** | **{total / 2**30:,.2f}** | 100% | |")
     if gpus > 1:
         rank = per_gpu(breakdown, gpus)
         lines += ["", f"Per GPU ({rank.layout.describe()}, {rank.rank}): **{format_gib(rank.total_bytes)}**"]
     if breakdown.assumptions:
-        lines += ["", "Approximate:"] + [f"- {text}" for text in breakdown.assumptions]
+        lines += ["", "Approximate:"] + [f"- {say(text)}" for text in breakdown.assumptions]
     if link:
         lines += ["", f"[Open in the calculator]({link})"]
     return "\n".join(lines) + "\n"

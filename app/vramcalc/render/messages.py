@@ -8,6 +8,7 @@ import re
 import string
 from collections.abc import Mapping
 
+from ..core.phrase import Formula, Part, Phrase
 from .i18n.en import EN
 from .i18n.pt import PT
 
@@ -55,7 +56,27 @@ class _LocalFormatter(string.Formatter):
 _FORMATTER = _LocalFormatter()
 
 
-def message(key: str, **values: object) -> str:
+def message(key: str, /, **values: object) -> str:
     if _language[0] == "en":
         return EN[key].format(**values)
     return _FORMATTER.vformat(CATALOGUES[_language[0]][key], (), values)
+
+
+def say(said: Part | Formula, language: str | None = None) -> str:
+    """A Phrase or Formula of the engine (core/phrase.py) in words: its parts in turn, each Phrase from
+    the catalogue with its values (themselves said first); a literal figure written the language's way.
+    `language`: the page's (use_language) unless named."""
+    if language is not None and language != _language[0]:
+        previous = _language[0]
+        use_language(language)
+        try:
+            return say(said)
+        finally:
+            use_language(previous)
+    if isinstance(said, str):
+        return localize(said) if _NUMBER.fullmatch(said) else said
+    if isinstance(said, tuple):
+        return Localized("".join(say(part) for part in said))
+    values = {name: Localized(say(value)) if isinstance(value, (Phrase, tuple)) else value
+              for name, value in said.values}
+    return message(said.key, **values)

@@ -10,6 +10,8 @@ Examples are real models with their real parameter counts (data/examples.json).
 
 from __future__ import annotations
 
+from .messages import say
+
 import dataclasses
 
 from ..analysis import capacity as analysis_capacity
@@ -104,7 +106,7 @@ def present(breakdown: Breakdown) -> View:
                 bytes=component.bytes,
                 size=format_binary(component.bytes) if component.bytes else "0",
                 share=localize(f"{share:.1%}"),
-                formula=component.formula,
+                formula=say(component.formula),
                 bar_x=round(x, 3),
                 bar_width=round(width, 3),
             )
@@ -127,8 +129,8 @@ def present(breakdown: Breakdown) -> View:
         rows=tuple(rows),
         bar_text=bar_text,
         gpus=tuple(_gpu_row(fit) for fit in fit_all(breakdown)),
-        notes=breakdown.notes,
-        assumptions=breakdown.assumptions,
+        notes=tuple(say(note) for note in breakdown.notes),
+        assumptions=tuple(say(assumption) for assumption in breakdown.assumptions),
         runtime_lines=_runtime_lines(breakdown),
     )
 
@@ -240,7 +242,7 @@ def present_target(workload: Workload, target: Target) -> TargetView:
         rank = None  # one GPU holds what the breakdown above shows
     heading = message(
         "reverse.heading_split" if rank else "reverse.heading",
-        target=target.label, memory=format_gib(target.gpu.usable_bytes),
+        target=say(target.label), memory=format_gib(target.gpu.usable_bytes),
         layout=rank and layout_text(workload, rank),
     )
     if target.count == 1 and rank is None and (workload.zero or workload.fsdp.value):
@@ -282,7 +284,7 @@ def present_verdict(workload: Workload, target: Target, solution: Solution, rank
         text = message("verdict.no", **numbers, part=message(largest).lower() if largest != "kv_cache" else message(largest),
                        part_share=f"{rank.components[largest] / rank.total_bytes:.0%}")
     return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=text, percent=100.0,
-                   changes=changes(workload, target, solution), short=message("verdict.no.short", **numbers))
+                   changes=tuple(say(change) for change in changes(workload, target, solution)), short=message("verdict.no.short", **numbers))
 
 
 def rank_rows(view: TargetView) -> tuple[RankRow, ...]:

@@ -11,8 +11,7 @@ import re
 
 from ..model.table import active_param_count, param_count
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
-from ..render.messages import message
-from ..render.numbers import format_count
+from ..core.phrase import Formula, Phrase, join, phrase
 from .presets import load_presets, preset_spec
 
 
@@ -25,40 +24,38 @@ class Entry:
     params: int
     active_params: int
     context: int | None
-    architecture: str  # one line: "MoE 128 experts, 8 per token; 5 sliding : 1 full (1,024)"
+    architecture: Formula  # one line: "GQA 32/8 heads, head_dim 128; 8 sliding (1,024) + 2 full"
     native_format: str
 
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
 
-
-def describe(spec: ModelSpec) -> str:
+def describe(spec: ModelSpec) -> Formula:
     """The memory-relevant architecture in a few words."""
-    parts = []
+    parts: list[Phrase] = []
     if spec.mla:
-        parts.append(f"MLA (latent {spec.mla.latent_width})")
+        parts.append(phrase("model.arch.mla", width=spec.mla.latent_width))
     elif spec.kv_heads == 1:
-        parts.append(f"MQA, head_dim {spec.head_dim}")
+        parts.append(phrase("model.arch.mqa", head_dim=spec.head_dim))
     elif spec.kv_heads < spec.heads:
-        parts.append(f"GQA {spec.heads}/{spec.kv_heads} heads, head_dim {spec.head_dim}")
+        parts.append(phrase("model.arch.gqa", heads=spec.heads, kv_heads=spec.kv_heads, head_dim=spec.head_dim))
     else:
-        parts.append(f"MHA {spec.heads} heads, head_dim {spec.head_dim}")
+        parts.append(phrase("model.arch.mha", heads=spec.heads, head_dim=spec.head_dim))
     kinds = dict(spec.kind_counts())
     if len(kinds) > 1 or AttentionKind.FULL not in kinds:
         window = {AttentionKind.SLIDING: spec.sliding_window, AttentionKind.CHUNKED: spec.attention_chunk}
-        parts.append(" + ".join(
-            f"{n} {kind.value}" + (f" ({window[kind]:,})" if window.get(kind) else "") for kind, n in kinds.items()))
+        parts.append(phrase("model.arch.kinds", kinds=join(" + ", (
+            phrase(f"model.arch.kind.{kind.value}", count=n,
+                   window=phrase("model.arch.window", window=f"{window[kind]:,}") if window.get(kind) else "")
+            for kind, n in kinds.items()))))
     if spec.moe:
         moe = spec.moe
-        text = f"MoE {moe.experts} experts, {moe.per_token} per token"
-        if moe.shared_ffn:
-            text += " + shared"
-        if spec.moe_layer_count < spec.layers:
-            text += f", on {spec.moe_layer_count} of {spec.layers} layers"
-        parts.append(text)
+        parts.append(phrase(
+            "model.arch.moe", experts=moe.experts, per_token=moe.per_token,
+            shared=phrase("model.arch.moe.shared") if moe.shared_ffn else "",
+            partial=phrase("model.arch.moe.partial", moe_layers=spec.moe_layer_count, layers=spec.layers)
+            if spec.moe_layer_count < spec.layers else ""))
     if spec.tie_embeddings:
-        parts.append("tied embeddings")
-    return "; ".join(parts)
+        parts.append(phrase("model.arch.tied"))
+    return join("; ", parts)
 
 
 @functools.cache
@@ -69,7 +66,8 @@ def entries() -> tuple[Entry, ...]:
         out.append(Entry(
             slug=slug, name=preset.display_name, hf_id=preset.hf_id, family=preset.family or "Other",
             params=param_count(spec), active_params=active_param_count(spec), context=spec.max_positions,
-            architecture=describe(spec), native_format=preset.native_format,
+            architecture=describe(spec),
+            native_format=preset.native_format,
         ))
     return tuple(out)
 
@@ -116,26 +114,3 @@ def _matches(word: str, haystack: frozenset[str]) -> bool:
     if word[0].isdigit():
         return word in haystack
     return any(candidate.startswith(word) for candidate in haystack)
-
-
-def facts(slug: str) -> str:
-    """One line under the picker: what the chosen preset is."""
-    entry = next((e for e in entries() if e.slug == slug), None)
-    if entry is None:
-        return ""
-    params = format_count(entry.params)
-    if entry.active_params != entry.params:
-        params += message("results.active", count=format_count(entry.active_params))
-    text = message("model.facts", hf_id=entry.hf_id, params=params,
-                   context=f"{entry.context:,}" if entry.context else "?", architecture=entry.architecture)
-    if entry.native_format:
-        text += message("model.facts.native", format=entry.native_format)
-    return text
-
-
-def summary_line(entry: Entry) -> str:
-    params = format_count(entry.params)
-    if entry.active_params != entry.params:
-        params += f" ({format_count(entry.active_params)} active)"
-    context = f"{entry.context:,}" if entry.context else "-"
-    return f"{entry.slug:<38} {entry.name:<30} {params:<26} {context:>10}  {entry.architecture}"

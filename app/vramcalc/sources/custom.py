@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..core.phrase import Phrase, join, phrase
+
 from ..core.errors import ValidationError
 from ..model.families.decoder.spec import Block, ModelSpec
 
@@ -25,22 +27,22 @@ def custom_model(
     assumptions = []
     if heads is None:
         heads = max(1, hidden // 128)
-        assumptions.append(f"heads not given: assumed {heads} (head_dim 128)")
+        assumptions.append(phrase("assumption.custom.heads", heads=heads))
     if kv_heads is None:
         kv_heads = heads
-        assumptions.append("KV heads not given: assumed multi-head attention (KV heads = heads)")
+        assumptions.append(phrase("assumption.custom.kv_heads"))
     if kv_heads > heads or heads % kv_heads:
         raise ValidationError("kv_heads", kv_heads, f"must divide heads ({heads})")
     if vocab is None:
         vocab = 32_000
-        assumptions.append("vocabulary not given: assumed 32,000 tokens")
+        assumptions.append(phrase("assumption.custom.vocab", vocab=f"{vocab:,}"))
     if ffn is None:
         ffn = -(-8 * hidden // 3 // 256) * 256
-        assumptions.append(f"FFN size not given: assumed {ffn:,} (gated MLP, about 8h/3)")
+        assumptions.append(phrase("assumption.custom.ffn", ffn=f"{ffn:,}"))
     if hidden % heads:
         # heads·head_dim must equal hidden for the classic KV formula
         raise ValidationError("heads", heads, f"must divide the hidden size ({hidden})")
-    assumptions.append("Llama-style block (RMSNorm, rotary, gated MLP) for activations")
+    assumptions.append(phrase("assumption.custom.block"))
     return ModelSpec(
         name="custom",
         display_name="Custom model",

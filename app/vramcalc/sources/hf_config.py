@@ -12,6 +12,8 @@ naming the key.
 
 from __future__ import annotations
 
+from ..core.phrase import Phrase, join, phrase
+
 import dataclasses
 import functools
 import json
@@ -153,7 +155,7 @@ def supported_types() -> tuple[str, ...]:
 
 
 def from_hf_config(config: Mapping[str, object], *, name: str = "config", display_name: str | None = None,
-                   notes: tuple[str, ...] = (), native_format: str = "") -> ModelSpec:
+                   notes: tuple[str | Phrase, ...] = (), native_format: str = "") -> ModelSpec:
     """Map a Hugging Face config.json (a parsed dict) to a ModelSpec."""
     if not isinstance(config, Mapping):
         raise ValidationError("config.json", type(config).__name__, "expected a JSON object")
@@ -170,41 +172,31 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
             config = {**text, "model_type": TEXT_ALIASES.get(inner, inner)}
         else:
             config = {k: v for k, v in config.items() if k != "vision_config"} | {"model_type": TEXT_TYPES[model_type]}
-        extra_notes.append(
-            f"{model_type} is multimodal: the language model is counted; the vision tower and its projector "
-            "are not (engines load them unless told to skip images)"
-        )
+        extra_notes.append(phrase("model.note.multimodal", model_type=model_type))
         model_type = str(config["model_type"])
-    assumptions: list[str] = []
+    assumptions: list[str | Phrase] = []
     reader = READERS.get(model_type)
     if reader is None:
         reader = READERS["llama"]
-        assumptions.append(
-            (f"model_type {model_type!r} is not one of the {len(supported_types())} types the calculator reads "
-             "exactly" if model_type
-             else "the config has no model_type")
-            + ": it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
-        )
+        assumptions.append(phrase("assumption.unknown_type", model_type=repr(model_type), count=len(supported_types()))
+                           if model_type else phrase("assumption.no_type"))
     given = config
     # Omitted keys take the transformers class defaults (an explicit null stays null, as there),
     # except the two sizes no real config leaves out; the shape keys so filled are named in a note.
     defaults = {k: v for k, v in _defaults().get(model_type, {}).items() if k not in given and k not in _REQUIRED}
     config = {**defaults, **given}
-    filled = [f"{k} {v:,}" for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
+    filled = [phrase("model.note.default_value", key=k, value=f"{v:,}")
+              for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
     if filled and reader is READERS.get(model_type):
-        extra_notes.append(f"Not in the config, taken from transformers' defaults for {model_type}: " + ", ".join(filled))
+        extra_notes.append(phrase("model.note.defaults", model_type=model_type, keys=join(", ", filled)))
     spec_fields = _read_decoder(config, reader, model_type)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
         if given[key] not in _NEUTRAL_WHEN_OFF:
-            assumptions.append(
-                f"{key} = {_short(given[key])} is not understood for model_type {model_type!r} and was ignored"
-            )
+            assumptions.append(phrase("assumption.ignored_key", key=key, value=_short(given[key]),
+                                      model_type=repr(model_type)))
     if _int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0):
-        extra_notes.append(
-            "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it "
-            "for inference unless speculative decoding uses it"
-        )
+        extra_notes.append(phrase("model.note.mtp"))
     return ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
         native_format=native_format, model_type=model_type, **spec_fields,

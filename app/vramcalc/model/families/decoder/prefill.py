@@ -6,8 +6,8 @@ from __future__ import annotations
 from ....core.choices import Attention, Runtime
 from ....core.dtypes import FP32_BYTES
 from ....memory.components import Component
-from ....render.messages import message
-from ....render.numbers import format_binary
+from ....core.phrase import phrase
+from ....core.units import format_binary
 from ....workload import Workload
 from .saved import LINEAR_ATTENTION_CHUNK
 from .spec import AttentionKind, Block, ModelSpec
@@ -37,14 +37,14 @@ def inference_activations(workload: Workload) -> Component:
     per_token = max(hidden - model.hidden * e + attention, hidden + held + _prefill_mlp(model, e))
     masks = _prefill_masks(model, e, workload.attention, workload.batch, seq)
     num_bytes = workload.batch * seq * per_token + masks
-    total = (f"{format_binary(num_bytes - masks)}, plus {format_binary(masks)} of s × s attention masks built once for the forward: "
-             f"{format_binary(num_bytes)}" if masks else format_binary(num_bytes))
+    total = (phrase("activations.masks", layers_bytes=format_binary(num_bytes - masks), masks_bytes=format_binary(masks),
+                    bytes=format_binary(num_bytes)) if masks else format_binary(num_bytes))
     return Component(
         key="activations",
         bytes=num_bytes,
-        explain=lambda: message(
+        explain=lambda: phrase(
             "activations.inference", batch=workload.batch, seq=f"{seq:,}", per_token=f"{per_token:,}",
-            attention=message(f"attention.{workload.attention.value}"), bytes=total,
+            attention=phrase(f"attention.{workload.attention.value}"), bytes=total,
         ),
     )
 

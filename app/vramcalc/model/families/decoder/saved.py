@@ -19,8 +19,8 @@ import math
 from ....core.choices import Attention, Checkpointing
 from ....core.dtypes import FP32_BYTES
 from ....memory.components import Component
-from ....render.messages import message
-from ....render.numbers import format_binary
+from ....core.phrase import phrase
+from ....core.units import format_binary
 from ....training.lora import Lora, adapted, tensor_stem
 from ....workload import Workload
 from .spec import AttentionKind, Block, ModelSpec, NormCompute
@@ -341,21 +341,22 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
     if workload.checkpointing is Checkpointing.NONE:
         kept, recompute = str(model.layers), ""
         if all_layers != model.layers * per_layer:  # dense and MoE layers differ
-            per_layer_text = message("activations.average", average=f"{all_layers / model.layers:,.0f}")
-        strategy = message("checkpointing.none")
+            per_layer_text = phrase("activations.average", average=f"{all_layers / model.layers:,.0f}")
+        strategy = phrase("checkpointing.none")
     else:
-        kept = f"{inputs_kept} inputs × {layer_input_bytes_per_token(model, e):,} B + {layers_full}"
+        kept = phrase("activations.kept", inputs=inputs_kept, input_bytes=f"{layer_input_bytes_per_token(model, e):,}",
+                      layers=layers_full)
         recompute = ""
         strategy = (
-            message("checkpointing.layer")
+            phrase("checkpointing.layer")
             if workload.checkpointing is Checkpointing.LAYER
-            else message("checkpointing.sqrt", segments=inputs_kept, segment_layers=layers_full)
+            else phrase("checkpointing.sqrt", segments=inputs_kept, segment_layers=layers_full)
         )
-    explain = lambda: message(  # noqa: E731
+    explain = lambda: phrase(  # noqa: E731
         "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept,
         per_layer=per_layer_text, recompute=recompute, outside=f"{outside:,}",
-        constant=message("activations.constant", constant_bytes=format_binary(shared)) if shared else "",
-        bytes=format_binary(num_bytes), attention=message(f"attention.{workload.attention.value}"), checkpointing=strategy,
+        constant=phrase("activations.constant", constant_bytes=format_binary(shared)) if shared else "",
+        bytes=format_binary(num_bytes), attention=phrase(f"attention.{workload.attention.value}"), checkpointing=strategy,
     )
     return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
 

@@ -9,6 +9,8 @@ list of weight tensors in `tensors.py`; the KV cache is summed layer by layer.
 
 from __future__ import annotations
 
+from ....core.phrase import Phrase
+
 import dataclasses
 import enum
 import functools
@@ -148,8 +150,8 @@ class ModelSpec:
     moe_layers: tuple[bool, ...] = ()  # per layer; empty: every layer MoE when `moe` is set
     max_positions: int | None = None  # the longest context the model was built for
     params_override: int | None = None  # custom models: the total the user typed
-    assumptions: tuple[str, ...] = ()  # what was not understood and how it was read: the result is approximate
-    notes: tuple[str, ...] = ()  # true facts the user should know (not counted: vision tower, MTP layer, ...)
+    assumptions: tuple[str | Phrase, ...] = ()  # what was not understood and how it was read: the result is approximate
+    notes: tuple[str | Phrase, ...] = ()  # true facts the user should know (not counted: vision tower, MTP layer, ...)
     native_format: str = ""  # the checkpoint's own weight format when it is not 16-bit
     model_type: str = ""  # the config's model_type, as read
     planned_layers: int = 0  # a deeper or shallower variant (solve.scaled_depth): the real model's depth, whose

@@ -1,0 +1,37 @@
+"""The catalog in words: the line under the model picker, and `vramcalc models`' table rows."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..sources.catalog import Entry, entries
+from .messages import message, say
+from .numbers import format_count
+
+
+def facts(slug: str) -> str:
+    """One line under the picker: what the chosen preset is."""
+    entry = next((e for e in entries() if e.slug == slug), None)
+    if entry is None:
+        return ""
+    params = format_count(entry.params)
+    if entry.active_params != entry.params:
+        params += message("results.active", count=format_count(entry.active_params))
+    text = message("model.facts", hf_id=entry.hf_id, params=params,
+                   context=f"{entry.context:,}" if entry.context else "?", architecture=say(entry.architecture))
+    if entry.native_format:
+        text += message("model.facts.native", format=entry.native_format)
+    return text
+
+
+def summary_line(entry: Entry) -> str:
+    params = format_count(entry.params)
+    if entry.active_params != entry.params:
+        params += f" ({format_count(entry.active_params)} active)"
+    context = f"{entry.context:,}" if entry.context else "-"
+    return f"{entry.slug:<38} {entry.name:<30} {params:<26} {context:>10}  {say(entry.architecture, 'en')}"
+
+
+def as_json(entry: Entry) -> dict[str, object]:
+    """An entry under its public names (`vramcalc models --json`), the architecture in English."""
+    return {**dataclasses.asdict(entry), "architecture": say(entry.architecture, "en")}
