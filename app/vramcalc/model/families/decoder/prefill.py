@@ -11,7 +11,7 @@ from ....render.numbers import format_binary
 from ....workload import Workload
 from .saved import LINEAR_ATTENTION_CHUNK
 from .spec import AttentionKind, Block, ModelSpec
-from .traits import ALWAYS_SLIDING_MASK_TYPES, ATTENTION_OUTPUT_HELD_TYPES, FP32_ROUTER_TYPES, FP32_ROUTING_WEIGHT_TYPES, SHARED_EXPERT_FIRST_TYPES, SOFTMAX_IN_COMPUTE_TYPE
+from .traits import traits
 
 
 def inference_activations(workload: Workload) -> Component:
@@ -32,7 +32,7 @@ def inference_activations(workload: Workload) -> Component:
     # layer binds them to `_` (`hidden_states, _ = self.self_attn(...)`, e.g. models/llama/modeling_llama.py
     # LlamaDecoderLayer.forward), so they stay alive through the MLP. SDPA returns None there.
     held = model.heads * seq * e if workload.attention is Attention.EAGER else 0
-    if model.model_type in ATTENTION_OUTPUT_HELD_TYPES:
+    if traits(model.model_type).attention_output_held:
         held += model.hidden * e
     per_token = max(hidden - model.hidden * e + attention, hidden + held + _prefill_mlp(model, e))
     masks = _prefill_masks(model, e, workload.attention, workload.batch, seq)
@@ -71,7 +71,7 @@ def _prefill_masks(model: ModelSpec, e: int, attention: Attention, batch: int, s
     reads each sequence's left padding: `create_chunked_causal_mask`). Linear-attention layers use no
     s × s mask."""
     window_kinds = {kind for kind, _ in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED)}
-    dead = model.model_type in ALWAYS_SLIDING_MASK_TYPES and AttentionKind.SLIDING not in window_kinds
+    dead = traits(model.model_type).always_sliding_mask and AttentionKind.SLIDING not in window_kinds
     if attention is Attention.EAGER:
         built = len(window_kinds) + (model.count_kind(AttentionKind.FULL) > 0 or not model.kinds) + dead
         return built * batch * seq * seq * e
@@ -108,7 +108,7 @@ def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int,
         if model.attention_gate:
             return 5 * a * d * e + FP32_BYTES * a
         return 3 * a * d * e + FP32_BYTES * a
-    if model.model_type in SOFTMAX_IN_COMPUTE_TYPE or model.block is Block.GPT2:
+    if traits(model.model_type).softmax_in_compute_type or model.block is Block.GPT2:
         scores = 3 * e
     else:
         scores = e + 2 * FP32_BYTES if e != FP32_BYTES else 2 * FP32_BYTES
@@ -159,30 +159,31 @@ def _prefill_moe(model: ModelSpec, e: int) -> int:
       product, (h + 4·I)·e (`_default_apply_gate`);
     - the routing weights: per copy the gathered input and the down projection's output (2·h·e), that
       output times the routing weight and its copy put back in token order (2·h·w, with w the weights'
-      dtype: fp32 for FP32_ROUTING_WEIGHT_TYPES, which promotes the product to fp32), and at the end
+      dtype: fp32 where `Traits.fp32_routing_weights`, which promotes the product to fp32), and at the end
       the sum over the k copies and its cast (h·w + h·e) with one of the two products gone.
     Around it: the router's logits (E, fp32 or e; kept by the caller's `_`), per copy the routing
     weight twice (2·w) and the index bookkeeping (ROUTED_INDEX_BYTES). A shared expert (a dense MLP,
     3·I_s·e) runs after the routed ones, which leaves their output (h·e) alive, or first, whose output
-    waits through the routed ones (SHARED_EXPERT_FIRST_TYPES). Llama 4 (models/llama4/modeling_llama4.py
+    waits through the routed ones (`Traits.shared_expert_first`). Llama 4 (models/llama4/modeling_llama4.py
     Llama4TextMoe, Llama4TextExperts) runs every token through all E experts with two bmm: per copy the
     scaled input, gate_up, act(gate) and the product ((h + 4·I)·e), or at the down bmm the input,
     gate_up, the product and the output ((2·h + 3·I)·e); then the shared expert (3·I_s·e) while the
     experts' output (E·h·e) waits; the router's logits and scores (2·E·e) throughout."""
     moe, h = model.moe, model.hidden
     shared = 3 * moe.shared_ffn * e
-    if model.model_type == "llama4_text":
+    model_traits = traits(model.model_type)
+    if model_traits.all_experts_per_token:
         experts = moe.experts * max(h + 4 * moe.ffn, 2 * h + 3 * moe.ffn) * e
         return max(experts, moe.experts * h * e + shared) + 2 * moe.experts * e
     k = moe.per_token
-    w = FP32_BYTES if model.model_type in FP32_ROUTING_WEIGHT_TYPES else e
-    logits = moe.experts * (FP32_BYTES if model.model_type in FP32_ROUTER_TYPES else e)
+    w = FP32_BYTES if model_traits.fp32_routing_weights else e
+    logits = moe.experts * (FP32_BYTES if model_traits.fp32_router else e)
     up = k * (h + 4 * moe.ffn) * e
     weighted = max(k * (2 * h * e + 2 * h * w), k * (2 * h * e + h * w) + h * w + h * e)
     routed = max(up, weighted) + logits + k * (2 * w + ROUTED_INDEX_BYTES)
     if not moe.shared_ffn:
         return routed
-    if model.model_type in SHARED_EXPERT_FIRST_TYPES:
+    if model_traits.shared_expert_first:
         return max(shared, h * e + routed)
     return max(routed, h * e + shared)
 

@@ -24,7 +24,7 @@ from ....render.numbers import format_binary
 from ....training.lora import Lora, adapted, tensor_stem
 from ....workload import Workload
 from .spec import AttentionKind, Block, ModelSpec, NormCompute
-from .traits import SOFTMAX_IN_COMPUTE_TYPE
+from .traits import traits
 
 
 INDEX_BYTES = 8  # int64 token ids and labels
@@ -125,7 +125,7 @@ def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -
         + e * a * d  # k repeated to every head
         + (FP32_BYTES * per_head_row  # softmax, computed in fp32
            + (e * per_head_row if e != FP32_BYTES else 0)  # probabilities cast back
-           if model.model_type not in SOFTMAX_IN_COMPUTE_TYPE else e * per_head_row)
+           if not traits(model.model_type).softmax_in_compute_type else e * per_head_row)
         + (INDEX_BYTES * a if model.sinks else 0)  # gpt-oss: the row maximum's index, subtracted before softmax
         + (e * per_head_row if model.attention_softcap else 0)  # tanh soft-cap
         + e * a * d  # v repeated to every head (made contiguous for the matmul)
@@ -234,7 +234,7 @@ def mlp_saved(model: ModelSpec, e: int, moe: bool) -> int:
         spec = model.moe
         router = FP32_BYTES * spec.experts + 4 + 40 * spec.per_token
         # transformers' Llama 4 runs every token through every expert and weights the outputs
-        routed = spec.experts if model.model_type == "llama4_text" else spec.per_token
+        routed = spec.experts if traits(model.model_type).all_experts_per_token else spec.per_token
         # gpt-oss's clamped SwiGLU (gate·sigmoid(α·gate)·(up + 1)) keeps seven I-wide tensors, not four
         expert = 7 * e * spec.ffn if spec.expert_bias else 4 * e * spec.ffn
         return routed * (2 * e * h + expert) + router + 4 * e * spec.shared_ffn
@@ -290,7 +290,7 @@ def batch_shared_bytes(model: ModelSpec, e: int, seq: int) -> int:
     if model.block is Block.GPT2:
         return INDEX_BYTES * seq
     rotary = 2 * seq * model.head_dim * e
-    if model.model_type.startswith("gemma") or model.model_type == "qwen3_next":  # (1 + weight) in fp32, per norm
+    if traits(model.model_type).fp32_norm_weight_copies:  # (1 + weight) in fp32, per norm
         widths = (model.norms_per_layer * model.layers + 1) * model.hidden
         widths += 2 * model.layers * model.head_dim if model.qk_norm else 0
         return rotary + FP32_BYTES * widths
@@ -384,7 +384,7 @@ def _eager_softmax_backward(workload: Workload, e: int) -> int:
     if workload.attention is not Attention.EAGER or model.block is Block.GPT2 or model.linear is not None:
         return 0
     a, seq = model.heads, workload.seq
-    in_compute = model.model_type in SOFTMAX_IN_COMPUTE_TYPE or e == FP32_BYTES
+    in_compute = traits(model.model_type).softmax_in_compute_type or e == FP32_BYTES
     grads = 2 * (e if in_compute else FP32_BYTES) * a * seq
     cast = 0 if in_compute else e * a * seq
     freed = min(mlp_saved(model, e, moe) for moe in model.layer_moe_values)
