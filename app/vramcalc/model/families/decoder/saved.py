@@ -23,7 +23,7 @@ from ....render.messages import message
 from ....render.numbers import format_binary
 from ....training.lora import Lora, adapted, tensor_stem
 from ....workload import Workload
-from .spec import AttentionKind, Block, ModelSpec, NormCompute
+from .spec import AttentionKind, Block, ModelSpec, NormCompute, QkNorm
 from .traits import traits
 
 
@@ -73,10 +73,10 @@ def _layer_norms_saved(model: ModelSpec, e: int, kind: AttentionKind) -> int:
         norms = 2 * _norm_saved(model, e, h, feeds_linear=True) + 2 * _norm_saved(model, e, h, feeds_linear=False)
     else:
         norms = model.norms_per_layer * _norm_saved(model, e, h, feeds_linear=True)
-    if model.qk_norm == "l2":  # fp32 input and 1/norm per head, for q and k; nothing cast back
+    if model.qk_norm is QkNorm.L2:  # fp32 input and 1/norm per head, for q and k; nothing cast back
         return norms + (FP32_BYTES * (a + kv) * d + FP32_BYTES * (a + kv) if kind is AttentionKind.CHUNKED else 0)
-    if model.qk_norm:
-        per_head = model.qk_norm == "head" or model.norm_compute is NormCompute.LAYER_FP32
+    if model.qk_norm is not None:
+        per_head = model.qk_norm is QkNorm.HEAD or model.norm_compute is NormCompute.LAYER_FP32
         norms += _norm_saved(model, e, a * d, feeds_linear=False, rows=a if per_head else 1)
         norms += _norm_saved(model, e, kv * d, feeds_linear=False, rows=kv if per_head else 1)
     return norms
@@ -182,7 +182,7 @@ def _lora_delta(model: ModelSpec, e: int, attention: Attention, lora: Lora, drop
     shared_ffn = model.moe.shared_ffn if moe and model.moe else 0
     eager = attention is Attention.EAGER
     delta = -2 * 2 * e * h - e * (dense_ffn + shared_ffn) - (e * q if eager else 0)
-    if model.qk_norm == "head":  # frozen q/k norms keep no cast for their weights' gradient
+    if model.qk_norm is QkNorm.HEAD:  # frozen q/k norms keep no cast for their weights' gradient
         delta -= e * (q + model.kv_dim)
     matrices = [t for t, _ in adapted(model, lora) if t.name.startswith("blk.0.")]
     groups: dict[str, list[int]] = {}
@@ -292,10 +292,10 @@ def batch_shared_bytes(model: ModelSpec, e: int, seq: int) -> int:
     rotary = 2 * seq * model.head_dim * e
     if traits(model.model_type).fp32_norm_weight_copies:  # (1 + weight) in fp32, per norm
         widths = (model.norms_per_layer * model.layers + 1) * model.hidden
-        widths += 2 * model.layers * model.head_dim if model.qk_norm else 0
+        widths += 2 * model.layers * model.head_dim if model.qk_norm is not None else 0
         return rotary + FP32_BYTES * widths
     if model.norm_compute is NormCompute.LAYER_FP32:  # Cohere: weight.to(float32), once per norm
-        widths = (model.layers + 1) * model.hidden + (model.layers * (model.q_dim + model.kv_dim) if model.qk_norm else 0)
+        widths = (model.layers + 1) * model.hidden + (model.layers * (model.q_dim + model.kv_dim) if model.qk_norm is not None else 0)
         return rotary + FP32_BYTES * widths
     return rotary
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from ...tensor import Tensor
-from .spec import AttentionKind, Block, ModelSpec, Norm
+from .spec import AttentionKind, Block, ModelSpec, Norm, QkNorm
 
 
 @functools.lru_cache(maxsize=64)  # a spec's tensors never change; estimates ask for them many times per update
@@ -85,10 +85,10 @@ def _attention(spec: ModelSpec, p: str) -> list[Tensor]:
         + _linear(p + "attn_v", kv, h, "attention", spec.qkv_bias)
         + _linear(p + "attn_output", h, q, "attention", spec.o_bias)
     )
-    if spec.qk_norm == "head":
+    if spec.qk_norm is QkNorm.HEAD:
         tensors += [Tensor(p + "attn_q_norm.weight", (spec.head_dim,), "norm"),
                     Tensor(p + "attn_k_norm.weight", (spec.head_dim,), "norm")]
-    elif spec.qk_norm == "full":
+    elif spec.qk_norm is QkNorm.FULL:
         tensors += [Tensor(p + "attn_q_norm.weight", (q,), "norm"), Tensor(p + "attn_k_norm.weight", (kv,), "norm")]
     if spec.sinks:
         tensors.append(Tensor(p + "attn_sinks.weight", (spec.heads,), "norm"))
