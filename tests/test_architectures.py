@@ -228,3 +228,12 @@ def test_every_model_type_read_exactly_has_its_traits():
     assert traits("gemma3n_text").fp32_norm_weight_copies  # a Gemma read as Llama-style keeps Gemma's norms
     assert "llama" in TRAINING_MEASURED_TYPES and "gemma" not in TRAINING_MEASURED_TYPES
     assert all(record.fp32_routing_weights for record in TRAITS.values() if record.fp32_router)
+
+
+def test_tensor_names_parse_in_one_place():
+    from vramcalc.model.tensor import Role, layer_of, stem
+
+    assert (layer_of("blk.3.attn_q.weight"), stem("blk.3.attn_q.weight")) == (3, "attn_q")
+    assert (layer_of("token_embd.weight"), stem("token_embd.weight")) == (None, "token_embd")
+    assert layer_of("blk.x.attn_q.weight") is None and layer_of("blk.7") is None  # llama.cpp's "blk.%d."
+    assert Role.EXPERT == "expert" and {"expert": 1}[Role.EXPERT] == 1

@@ -25,7 +25,7 @@ from ..core.errors import ValidationError
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, model_tensors, outside_tensors
 from ..model.table import count_params, counted_tensors
-from ..model.tensor import Tensor
+from ..model.tensor import Role, Tensor
 from .gguf import GgufTensor, quantize_plan, tensor_bytes
 
 
@@ -220,12 +220,12 @@ def _parts(spec: ModelSpec, tensors, fmt: WeightFormat, group_size: int) -> tupl
 def _is_linear(t: Tensor) -> bool:
     """A weight matrix of a linear layer (or a stack of expert matrices): what quantisers convert.
     Embeddings, the head, routers, norms, biases and convolutions stay in 16-bit."""
-    return (t.role in ("attention", "mlp", "expert", "shared_expert") and t.name.endswith(".weight")
+    return (t.role in (Role.ATTENTION, Role.MLP, Role.EXPERT, Role.SHARED_EXPERT) and t.name.endswith(".weight")
             and len(t.shape) in (2, 3) and "conv1d" not in t.name)
 
 
 def _is_expert(t: Tensor) -> bool:
-    return t.role == "expert" and t.name.endswith(".weight")
+    return t.role is Role.EXPERT and t.name.endswith(".weight")
 
 
 def _matrices(t: Tensor) -> tuple[int, int, int]:

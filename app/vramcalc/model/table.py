@@ -7,7 +7,7 @@ import functools
 
 from .families.decoder.spec import ModelSpec
 from .families.decoder.tensors import layer_tensors, outside_tensors
-from .tensor import Counted, Tensor
+from .tensor import Counted, Role, Tensor
 
 
 @functools.lru_cache(maxsize=64)
@@ -25,7 +25,7 @@ def count_params(spec: ModelSpec, *, active: bool) -> int:
     of layer (counted_tensors) is counted once: the solvers ask this of models thousands of layers deep."""
 
     def numel(tensor: Tensor) -> int:
-        if active and tensor.role == "expert":
+        if active and tensor.role is Role.EXPERT:
             return tensor.numel // spec.moe.experts * spec.moe.per_token
         return tensor.numel
 

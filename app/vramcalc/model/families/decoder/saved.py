@@ -21,8 +21,9 @@ from ....core.dtypes import FP32_BYTES
 from ....memory.components import Component
 from ....render.messages import message
 from ....render.numbers import format_binary
-from ....training.lora import Lora, adapted, tensor_stem
+from ....training.lora import Lora, adapted
 from ....workload import Workload
+from ...tensor import layer_of, stem
 from .spec import AttentionKind, Block, ModelSpec, NormCompute, QkNorm
 from .traits import traits
 
@@ -184,12 +185,12 @@ def _lora_delta(model: ModelSpec, e: int, attention: Attention, lora: Lora, drop
     delta = -2 * 2 * e * h - e * (dense_ffn + shared_ffn) - (e * q if eager else 0)
     if model.qk_norm is QkNorm.HEAD:  # frozen q/k norms keep no cast for their weights' gradient
         delta -= e * (q + model.kv_dim)
-    matrices = [t for t, _ in adapted(model, lora) if t.name.startswith("blk.0.")]
+    matrices = [t for t, _ in adapted(model, lora) if layer_of(t.name) == 0]
     groups: dict[str, list[int]] = {}
     for t in matrices:
-        stem = tensor_stem(t.name)
-        source = ("attn_in" if stem in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_kv_a_mqa")
-                  else "mlp_in" if stem.startswith(("ffn_gate", "ffn_up")) or stem == "ffn_gate_inp" else stem)
+        name = stem(t.name)
+        source = ("attn_in" if name in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_kv_a_mqa")
+                  else "mlp_in" if name.startswith(("ffn_gate", "ffn_up")) or name == "ffn_gate_inp" else name)
         groups.setdefault(source, []).append(t.shape[1])
         delta += lora.rank * adapter_e  # lora_B's input
     for source, widths in groups.items():
