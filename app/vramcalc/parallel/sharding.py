@@ -34,7 +34,7 @@ import dataclasses
 import functools
 import math
 
-from ..formats.weights import Stack, stack
+from ..formats.weights import LayerBytes, stack
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, model_tensors
 from ..model.table import counted_tensors
@@ -157,7 +157,7 @@ def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
                  bytes=sum(e[1] for e in outside.values()) + sum(t[1] for t in totals.values()))
 
 
-def _layer_indices(weights: Stack, distinct: dict[tuple, int]) -> tuple[int, ...]:
+def _layer_indices(weights: LayerBytes, distinct: dict[tuple, int]) -> tuple[int, ...]:
     """Each layer's index into _Sums.distinct."""
     if weights.by_group is None:
         return tuple(map(distinct.__getitem__, weights.layers))
