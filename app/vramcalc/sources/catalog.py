@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from typing import Any
 
 from ..model.table import active_param_count, param_count
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
@@ -28,7 +29,7 @@ class Entry:
     architecture: str  # one line: "MoE 128 experts, 8 per token; 5 sliding : 1 full (1,024)"
     native_format: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 

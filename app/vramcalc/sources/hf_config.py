@@ -18,6 +18,7 @@ import functools
 import json
 import math
 from collections.abc import Mapping
+from typing import Any
 from importlib import resources
 
 from ..core.errors import ValidationError
@@ -60,7 +61,7 @@ _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
                "max_position_embeddings", "sliding_window")
 # Values that switch a feature off: such a key changes nothing, understood or not.
-_NEUTRAL_WHEN_OFF = (None, False, 0, [], {})
+_NEUTRAL_WHEN_OFF: tuple[object, ...] = (None, False, 0, [], {})
 
 
 class Sliding(enum.Enum):
@@ -190,7 +191,8 @@ TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2"}
 @functools.cache
 def _defaults() -> Mapping[str, Mapping[str, object]]:
     path = resources.files("vramcalc") / "data" / "config_defaults.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    defaults: Mapping[str, Mapping[str, object]] = json.loads(path.read_text(encoding="utf-8"))
+    return defaults
 
 
 def supported_types() -> tuple[str, ...]:
@@ -279,7 +281,7 @@ def _understood(reader: Reader) -> frozenset[str]:
     return frozenset(keys)
 
 
-def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str) -> dict:
+def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str) -> dict[str, Any]:  # ModelSpec keyword arguments
     hidden = _int(config, "hidden_size", 1, MAX_DIM)
     layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
     heads = _int(config, "num_attention_heads", 1, MAX_HEADS)
@@ -330,7 +332,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str)
     return fields
 
 
-def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_positions: int | None) -> dict:
+def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_positions: int | None) -> dict[str, Any]:
     """Per-layer attention kinds and the window or chunk the capped ones keep."""
     kinds = [AttentionKind.FULL] * layers
     window = chunk = 0
@@ -390,7 +392,7 @@ def model_type_name(config: Mapping[str, object]) -> str:
     return str(config.get("model_type") or "")
 
 
-def _read_moe(config: Mapping[str, object], reader: Reader, layers: int, ffn: int) -> tuple[Moe | None, tuple, int]:
+def _read_moe(config: Mapping[str, object], reader: Reader, layers: int, ffn: int) -> tuple[Moe | None, tuple[bool, ...], int]:
     """The experts, which layers have them, and the width of the dense layers' MLP."""
     kind = reader.moe
     if kind is None:

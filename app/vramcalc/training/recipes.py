@@ -38,7 +38,7 @@ class BytesPerParam:
 
 
 def recipe_bytes(recipe: Recipe, precision: Precision, mixed_precision: bool) -> BytesPerParam:
-    half = precision.bits // 8 if precision.is_float else 2
+    half = int(precision.bits) // 8 if precision.is_float else 2
     if recipe is Recipe.FP32:
         return BytesPerParam(FP32, FP32, 0, FP32)
     if recipe is Recipe.BF16:

@@ -27,7 +27,7 @@ def inference_activations(workload: Workload) -> Component:
     which the layer still holds; and for the whole batch the attention
     masks the model builds once and keeps through the forward (`_prefill_masks`)."""
     model = workload.model
-    e = workload.activation_precision.bits // 8
+    e = int(workload.activation_precision.bits) // 8
     seq = workload.seq
     hidden = _prefill_hidden(model, e)
     attention = max(_prefill_attention(model, e, workload.attention, seq, kind)
@@ -138,6 +138,7 @@ def _prefill_linear_attention(model: ModelSpec, value_bytes: int, seq: int) -> i
       cumulative sum (20·vh·(dk + dv) + 12·vh·C + 12·vh)."""
     e = value_bytes
     lin = model.linear
+    assert lin is not None  # called for LINEAR layers only, which exist only with a LinearAttention spec
     vh, nk, dk, dv, c = lin.value_heads, lin.key_heads, lin.key_head_dim, lin.value_head_dim, LINEAR_ATTENTION_CHUNK
     forward = (2 * nk * dk + 2 * vh * dv + vh * dv + 2 * vh + lin.conv_dim + vh) * e + FP32_BYTES * vh
     padded = -(-seq // c) * c
@@ -180,6 +181,7 @@ def _prefill_moe(model: ModelSpec, value_bytes: int) -> int:
     experts' output (E·h·e) waits; the router's logits and scores (2·E·e) throughout."""
     e = value_bytes
     moe, h = model.moe, model.hidden
+    assert moe is not None  # _prefill_mlp calls it only for models with experts
     shared = 3 * moe.shared_ffn * e
     model_traits = traits(model.model_type)
     if model_traits.all_experts_per_token:

@@ -161,6 +161,7 @@ def _linear_attention_saved(model: ModelSpec, value_bytes: int) -> int:
     FLA's GPU kernels recompute most of this: the figure is what transformers saves without them."""
     e = value_bytes
     lin = model.linear
+    assert lin is not None  # called for LINEAR layers only, which exist only with a LinearAttention spec
     vh, dk, dv, c = lin.value_heads, lin.key_head_dim, lin.value_head_dim, LINEAR_ATTENTION_CHUNK
     conv = 2 * lin.conv_dim * e
     gates = vh * (e + 8)
@@ -248,6 +249,7 @@ def mlp_saved(model: ModelSpec, value_bytes: int, moe: bool) -> int:
         return 5 * e * model.ffn
     if moe:
         spec = model.moe
+        assert spec is not None  # an MoE layer exists only when the spec has experts
         router = FP32_BYTES * spec.experts + 4 + 40 * spec.per_token
         # transformers' Llama 4 runs every token through every expert and weights the outputs
         routed = spec.experts if traits(model.model_type).all_experts_per_token else spec.per_token
@@ -344,11 +346,11 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
     """(the activations live when the layers' backward starts, the bytes saved at the forward's end).
     They differ under checkpointing: the forward keeps layer inputs, the backward adds a recompute."""
     model = workload.model
-    e = workload.activation_precision.bits // 8
+    e = int(workload.activation_precision.bits) // 8
     tokens = workload.batch * workload.seq
     lora = workload.lora if workload.lora and lora_measured(model) else None
     all_layers, per_layer = _layers_saved(model, e, workload.attention, workload.seq, lora, workload.lora_dropout,
-                                          workload.lora_dtype.bits // 8)
+                                          int(workload.lora_dtype.bits) // 8)
     outside = outside_layers_bytes_per_token(model, e)
     shared = batch_shared_bytes(model, e, workload.seq)
     inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)

@@ -12,6 +12,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 
 class Block(enum.Enum):
@@ -289,7 +292,7 @@ class ModelSpec:
         return tuple((kind, n) for kind in AttentionKind if (n := self.count_kind(kind)))
 
 
-def _resize(pattern: tuple, length: int) -> tuple:
+def _resize(pattern: tuple[_T, ...], length: int) -> tuple[_T, ...]:
     """`pattern` cut to `length`, or continued with the period of its second half."""
     if length <= len(pattern):
         return pattern[:length]

@@ -98,6 +98,7 @@ def _attention(spec: ModelSpec, p: str) -> list[Tensor]:
 def _mla(spec: ModelSpec, p: str) -> list[Tensor]:
     """DeepSeek-V2/V3 attention: q through a low-rank pair (or directly), K/V from a latent."""
     mla, h, a = spec.mla, spec.hidden, spec.heads
+    assert mla is not None  # layer_tensors calls it only for MLA models
     q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
     bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
     if mla.q_lora_rank:
@@ -118,6 +119,7 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
     """Qwen3-Next Gated DeltaNet: in_proj_qkvz, in_proj_ba, a depthwise conv, per-head
     decay parameters, a gated RMSNorm of the value head width and the output projection."""
     lin, h = spec.linear, spec.hidden
+    assert lin is not None  # a LINEAR layer exists only with a LinearAttention spec (hf_config._read_layers)
     key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
     return (
         _linear(p + "attn_qkvz", 2 * key + 2 * value, h, Role.ATTENTION)
@@ -144,6 +146,7 @@ def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: Role
 def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
     """Router, routed experts (stacked), and the shared expert(s) with their optional gate."""
     moe, h = spec.moe, spec.hidden
+    assert moe is not None  # layer_is_moe holds only when the spec has experts
     e, i = moe.experts, moe.ffn
     tensors = _linear(p + "ffn_gate_inp", e, h, Role.ROUTER, moe.router_bias)
     tensors += [
