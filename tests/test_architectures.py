@@ -217,3 +217,24 @@ def test_linear_attention_state_is_fp32_whatever_the_kv_format():
     assert spec.linear_state_bytes(2) == 36 * (8192 * 4 * 2 + 32 * 128 * 128 * 4)
     fp8 = estimate(parse_workload({"model": "qwen3-next-80b-a3b-thinking", "seq": "1", "kv_precision": "int8"}))
     assert fp8.bytes_of("kv_cache") == 12 * 2 * 2 * 256 * 1 + spec.linear_state_bytes(2)
+
+
+def test_every_model_type_read_exactly_has_its_traits():
+    """decoder/traits.py holds one record per model_type that sources/hf_config.py reads exactly."""
+    from vramcalc.model.families.decoder.traits import DEFAULT, TRAINING_MEASURED_TYPES, TRAITS, traits
+    from vramcalc.sources.hf_config import READERS
+
+    assert set(TRAITS) == set(READERS)
+    assert traits("no_such_type") is DEFAULT
+    assert traits("gemma3n_text").fp32_norm_weight_copies  # a Gemma read as Llama-style keeps Gemma's norms
+    assert "llama" in TRAINING_MEASURED_TYPES and "gemma" not in TRAINING_MEASURED_TYPES
+    assert all(record.fp32_routing_weights for record in TRAITS.values() if record.fp32_router)
+
+
+def test_tensor_names_parse_in_one_place():
+    from vramcalc.model.tensor import Role, layer_of, stem
+
+    assert (layer_of("blk.3.attn_q.weight"), stem("blk.3.attn_q.weight")) == (3, "attn_q")
+    assert (layer_of("token_embd.weight"), stem("token_embd.weight")) == (None, "token_embd")
+    assert layer_of("blk.x.attn_q.weight") is None and layer_of("blk.7") is None  # llama.cpp's "blk.%d."
+    assert Role.EXPERT == "expert" and {"expert": 1}[Role.EXPERT] == 1

@@ -21,7 +21,7 @@ from ..core.phrase import phrase
 from ..core.units import format_binary
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
-from ..training.step import LOSS_GRADIENT_BYTES, Sizes, implementation, phases, update_temporaries
+from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import Layout, default_layout
 from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
@@ -45,7 +45,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     dequantised = _dequantised_bytes(workload, e)
     transient = backward_transient(workload, e) + dequantised
     loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * LOSS_GRADIENT_BYTES
-    sizes = Sizes(
+    sizes = StepSizes(
         weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
         gradients=gradients.bytes, head_gradient=_head_gradient_bytes(workload, tensors, gradient_bytes),
         activations_forward=activations_forward, activations_backward=activations.bytes,

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Iterable
 
 from ..core.errors import ValidationError
+from ..model.tensor import layer_of
 
 
 QK_K = 256
@@ -157,7 +157,6 @@ _CATEGORIES = (
 )
 _ATTN_V_LIKE = frozenset({"attn_v", "attn_qkv", "attn_kv_b"})
 _IQ_LOW = frozenset({"iq2_xxs", "iq2_xs", "iq1_s", "iq2_s", "iq2_m", "iq1_m"})
-_LAYER = re.compile(r"blk\.(-?\d+)\.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,8 +192,8 @@ def _expand(tensors: Iterable[GgufTensor]) -> list[GgufTensor]:
 
 
 def _layer(name: str) -> int:
-    m = _LAYER.match(name)
-    return int(m.group(1)) if m else -1
+    layer = layer_of(name)
+    return -1 if layer is None else layer
 
 
 def _category(name: str) -> str:

@@ -28,7 +28,7 @@ from ..core.errors import ValidationError
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, model_tensors, outside_tensors
 from ..model.table import count_params, counted_tensors
-from ..model.tensor import Tensor
+from ..model.tensor import Role, Tensor
 from .gguf import GgufTensor, quantize_plan, tensor_bytes
 
 
@@ -102,7 +102,7 @@ def parse_format(text: str) -> WeightFormat | None:
 
 
 @dataclasses.dataclass(frozen=True)
-class Part:
+class WeightShare:
     """Some of the weights at one width: what they are, how many parameters, how many bytes."""
 
     what: str | Phrase  # a format name, or which weights in words
@@ -115,7 +115,7 @@ class Part:
 
 
 @dataclasses.dataclass(frozen=True)
-class Stack:
+class LayerBytes:
     """A model's weight bytes in one format, layer by layer, for engines that place layers on devices
     (llama.cpp's --gpu-layers, pipeline stages): the tensors outside the layers with their bytes, each
     layer's group (ModelSpec.layer_keys), and the bytes of a layer's tensors in layer_tensors order:
@@ -145,7 +145,7 @@ class Stack:
 
 
 def stack(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAULT_GROUP_SIZE,
-          nominal_bits: float = 16) -> Stack:
+          nominal_bits: float = 16) -> LayerBytes:
     """The model's weights in `fmt` (None: `nominal_bits` each) by layer; a custom model's tensors scaled
     to the total typed, as in `weights`."""
     weights = _stack(spec, fmt, group_size, nominal_bits)
@@ -156,13 +156,13 @@ def stack(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAUL
     def scaled(sizes: tuple[float, ...]) -> tuple[int, ...]:
         return tuple(round(size * scale) for size in sizes)
 
-    return Stack(outside=tuple((t, round(size * scale)) for t, size in weights.outside), keys=weights.keys,
+    return LayerBytes(outside=tuple((t, round(size * scale)) for t, size in weights.outside), keys=weights.keys,
                  by_group=None if weights.by_group is None else {k: scaled(v) for k, v in weights.by_group.items()},
                  per_layer=None if weights.per_layer is None else tuple(map(scaled, weights.per_layer)))
 
 
 @functools.lru_cache(maxsize=64)  # the solvers and charts estimate the same model dozens of times per update
-def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_bits: float) -> Stack:
+def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_bits: float) -> LayerBytes:
     if fmt is not None and fmt.kind == "gguf":
         if spec.planned_layers not in (0, spec.layers):  # another depth: the real model's average layer per group
             real = _stack(_planned(spec), fmt, group_size, nominal_bits)
@@ -171,9 +171,9 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
                 sums.setdefault(key, [0, [0] * len(sizes)])[0] += 1
                 sums[key][1] = [a + b for a, b in zip(sums[key][1], sizes)]
             average = {key: tuple(total / count for total in totals) for key, (count, totals) in sums.items()}
-            return Stack(outside=real.outside, keys=spec.layer_keys, by_group=average)
+            return LayerBytes(outside=real.outside, keys=spec.layer_keys, by_group=average)
         outside, layers = _gguf_layers(spec, fmt.name)
-        return Stack(outside=tuple((t, size) for t, _, size in outside), keys=spec.layer_keys,
+        return LayerBytes(outside=tuple((t, size) for t, _, size in outside), keys=spec.layer_keys,
                      per_layer=tuple(tuple(size for _, _, size in typed) for _, typed in layers))
     if fmt is None:
         size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
@@ -185,19 +185,19 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
         check_format(spec, fmt, group_size)
         size = lambda t: _gpu_bytes(t, fmt, group_size) if _is_linear(t) else t.numel * BF16_BYTES  # noqa: E731
     first, last = outside_tensors(spec)
-    return Stack(outside=tuple((t, size(t)) for t in (*first, *last)), keys=spec.layer_keys,
+    return LayerBytes(outside=tuple((t, size(t)) for t in (*first, *last)), keys=spec.layer_keys,
                  by_group={key: tuple(size(t) for t in layer_tensors(spec, index))
                            for key, index, _ in spec.layer_groups})
 
 
-def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GROUP_SIZE) -> tuple[Part, ...]:
+def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GROUP_SIZE) -> tuple[WeightShare, ...]:
     """The model's weights in `fmt`, as parts at each width (their bytes sum to the total)."""
     parts = _parts(spec, counted_tensors(spec), fmt, group_size)
     if spec.params_override is None:
         return parts
     # a custom model: its tensors are guessed from its widths, so scale them to the total typed
     scale = spec.params_override / sum(p.params for p in parts)
-    return tuple(Part(p.what, round(p.params * scale), round(p.bytes * scale)) for p in parts)
+    return tuple(WeightShare(p.what, round(p.params * scale), round(p.bytes * scale)) for p in parts)
 
 
 def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_GROUP_SIZE) -> None:
@@ -211,7 +211,7 @@ def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_G
         _check_blocks(tensors, 32 if fmt.name == "mxfp4" else 16, fmt.name)
 
 
-def _parts(spec: ModelSpec, tensors, fmt: WeightFormat, group_size: int) -> tuple[Part, ...]:
+def _parts(spec: ModelSpec, tensors, fmt: WeightFormat, group_size: int) -> tuple[WeightShare, ...]:
     if fmt.kind == "gguf":
         return _gguf(spec, fmt.name)
     if fmt.kind == "native":
@@ -223,12 +223,12 @@ def _parts(spec: ModelSpec, tensors, fmt: WeightFormat, group_size: int) -> tupl
 def _is_linear(t: Tensor) -> bool:
     """A weight matrix of a linear layer (or a stack of expert matrices): what quantisers convert.
     Embeddings, the head, routers, norms, biases and convolutions stay in 16-bit."""
-    return (t.role in ("attention", "mlp", "expert", "shared_expert") and t.name.endswith(".weight")
+    return (t.role in (Role.ATTENTION, Role.MLP, Role.EXPERT, Role.SHARED_EXPERT) and t.name.endswith(".weight")
             and len(t.shape) in (2, 3) and "conv1d" not in t.name)
 
 
 def _is_expert(t: Tensor) -> bool:
-    return t.role == "expert" and t.name.endswith(".weight")
+    return t.role is Role.EXPERT and t.name.endswith(".weight")
 
 
 def _matrices(t: Tensor) -> tuple[int, int, int]:
@@ -269,7 +269,7 @@ def _gpu_bytes(t: Tensor, fmt: WeightFormat, group: int) -> int:
 REST = phrase("weights.part.rest")  # embeddings, head, norms, routers and biases in bf16
 
 
-def _split(tensors, quantise, bytes_of, label: str | Phrase, rest_label: Phrase = REST) -> tuple[Part, ...]:
+def _split(tensors, quantise, bytes_of, label: str | Phrase, rest_label: Phrase = REST) -> tuple[WeightShare, ...]:
     """`tensors` as (tensor, how many of it), counted_tensors."""
     q_params = q_bytes = rest = 0
     for t, count in tensors:
@@ -278,9 +278,9 @@ def _split(tensors, quantise, bytes_of, label: str | Phrase, rest_label: Phrase 
             q_bytes += bytes_of(t) * count
         else:
             rest += t.numel * count
-    parts = [Part(label, q_params, q_bytes)] if q_params else []
+    parts = [WeightShare(label, q_params, q_bytes)] if q_params else []
     if rest:
-        parts.append(Part(rest_label, rest, rest * BF16_BYTES))
+        parts.append(WeightShare(rest_label, rest, rest * BF16_BYTES))
     return tuple(parts)
 
 
@@ -298,7 +298,7 @@ def _check_blocks(tensors, block: int, name: str) -> None:
                                                      f"({t.name} has {_matrices(t)[2]:,})")
 
 
-def _native(spec: ModelSpec, tensors) -> tuple[Part, ...]:
+def _native(spec: ModelSpec, tensors) -> tuple[WeightShare, ...]:
     """The checkpoint as published: gpt-oss's MXFP4 experts, the FP8 block checkpoints."""
     native = spec.native_format
     if native.startswith("MXFP4"):
@@ -341,7 +341,7 @@ def _planned(spec: ModelSpec) -> ModelSpec:
     return dataclasses.replace(spec.with_layers(spec.planned_layers), planned_layers=0, params_override=None)
 
 
-def _gguf(spec: ModelSpec, ftype: str) -> tuple[Part, ...]:
+def _gguf(spec: ModelSpec, ftype: str) -> tuple[WeightShare, ...]:
     """The GGUF file's tensor data, as llama-quantize builds it, grouped by ggml type; for a variant of
     another depth, each of its layers holds the real model's average layer of its group."""
     by_type: dict[str, list[float]] = {}
@@ -361,11 +361,11 @@ def _gguf(spec: ModelSpec, ftype: str) -> tuple[Part, ...]:
         for ggml_type, params, size in typed:
             add(ggml_type, params * depth.get(key, 0) / planned[key], size * depth.get(key, 0) / planned[key])
     order = sorted(by_type.items(), key=lambda item: -item[1][0])
-    return tuple(Part(ggml_type, round(params), round(nbytes)) for ggml_type, (params, nbytes) in order
+    return tuple(WeightShare(ggml_type, round(params), round(nbytes)) for ggml_type, (params, nbytes) in order
                  if round(params))
 
 
-def describe(parts: tuple[Part, ...]) -> Formula:
+def describe(parts: tuple[WeightShare, ...]) -> Formula:
     """'expert FFNs in MXFP4 (4.25 bits): 19.1B at 4.25 bpw; embeddings, …: 1.8B at 16 bpw'."""
     return join("; ", (phrase("weights.share", what=p.what, params=format_count(p.params), bits=f"{p.bits:.3g}")
                        for p in parts))

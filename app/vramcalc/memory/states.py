@@ -15,7 +15,7 @@ from ..core.phrase import Formula, phrase
 from ..core.units import format_binary, format_count
 from ..training import recipes
 from ..training.lora import adapter_tensors
-from ..training.recipes import Bytes, recipe_bytes
+from ..training.recipes import BytesPerParam, recipe_bytes
 from ..workload import Workload
 from .components import Component
 
@@ -69,7 +69,7 @@ def adapter_bytes(workload: Workload) -> int:
     return workload.lora_dtype.bits // 8
 
 
-def recipe_states(workload: Workload) -> Bytes:
+def recipe_states(workload: Workload) -> BytesPerParam:
     return recipe_bytes(workload.recipe, workload.precision if isinstance(workload.precision, Precision)
                                  else Precision.BF16, workload.mixed_precision)
 

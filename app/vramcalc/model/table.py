@@ -7,7 +7,7 @@ import functools
 
 from .families.decoder.spec import ModelSpec
 from .families.decoder.tensors import layer_tensors, outside_tensors
-from .tensor import Counted, Tensor
+from .tensor import Counted, Role, Tensor
 
 
 @functools.lru_cache(maxsize=64)
@@ -24,9 +24,11 @@ def count_params(spec: ModelSpec, *, active: bool) -> int:
     """Parameters of the model; with `active`, routed experts count per_token of experts. Each kind
     of layer (counted_tensors) is counted once: the solvers ask this of models thousands of layers deep."""
 
+    moe = spec.moe
+
     def numel(tensor: Tensor) -> int:
-        if active and tensor.role == "expert":
-            return tensor.numel // spec.moe.experts * spec.moe.per_token
+        if active and moe is not None and tensor.role is Role.EXPERT:
+            return tensor.numel // moe.experts * moe.per_token
         return tensor.numel
 
     return sum(numel(t) * count for t, count in counted_tensors(spec))

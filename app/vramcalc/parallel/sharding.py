@@ -34,11 +34,11 @@ import dataclasses
 import functools
 import math
 
-from ..formats.weights import Stack, stack
+from ..formats.weights import LayerBytes, stack
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, model_tensors
 from ..model.table import counted_tensors
-from ..model.tensor import Tensor, layer_of
+from ..model.tensor import Role, Tensor, layer_of, stem
 from .layout import Layout, stage_layers
 
 
@@ -54,14 +54,14 @@ def split_kind(tensor: Tensor, model: ModelSpec) -> str:
     """Norms, biases, routers and MLA's down-projections stay whole on every rank; K and V split by
     heads (a head is never split, so fewer heads than ranks are replicated); experts over TP × EP;
     every other matrix 1/TP (Megatron's column / row splits, the embedding and head over the vocabulary)."""
-    if len(tensor.shape) < 2 or tensor.role in ("norm", "router", "bias"):
+    if len(tensor.shape) < 2 or tensor.role in (Role.NORM, Role.ROUTER, Role.BIAS):
         return WHOLE
-    if tensor.role == "expert":
+    if tensor.role is Role.EXPERT:
         return EXPERT
-    stem = tensor.name.split(".")[2] if tensor.name.startswith("blk.") else ""
-    if stem in ("attn_k", "attn_v") and model.kv_heads:
+    name = stem(tensor.name)
+    if name in ("attn_k", "attn_v") and model.kv_heads:
         return KV
-    if stem in ("attn_q_a", "attn_kv_a_mqa"):  # MLA's down-projections are replicated
+    if name in ("attn_q_a", "attn_kv_a_mqa"):  # MLA's down-projections are replicated
         return WHOLE
     return SPLIT
 
@@ -76,20 +76,20 @@ def split_fraction(kind: str, model: ModelSpec, layout: Layout) -> float:
     return 1.0 / layout.tp
 
 
-def on_stage(tensor_layer: int | None, role: str, model: ModelSpec, layout: Layout, stage: int,
+def on_stage(tensor_layer: int | None, embedding: bool, model: ModelSpec, layout: Layout, stage: int,
              held: range | None = None) -> bool:
     """Whether pipeline stage `stage` holds a tensor: its layers (`held`, when the caller has them), the
     embedding on the first stage (and on the last when tied to the head), the head and the final norm on
     the last."""
     last = stage == layout.pp - 1
     if tensor_layer is None:
-        return stage == 0 or (last and model.tie_embeddings) if role == "embedding" else last
+        return stage == 0 or (last and model.tie_embeddings) if embedding else last
     return tensor_layer in (held if held is not None else stage_layers(model.layers, layout.pp, stage))
 
 
 def tensor_share(tensor: Tensor, model: ModelSpec, layout: Layout, stage: int) -> float:
     """The fraction of a tensor one rank of `stage` holds (before ZeRO/FSDP sharding)."""
-    if not on_stage(layer_of(tensor.name), tensor.role, model, layout, stage):
+    if not on_stage(layer_of(tensor.name), tensor.role is Role.EMBEDDING, model, layout, stage):
         return 0.0
     return split_fraction(split_kind(tensor, model), model, layout)
 
@@ -101,7 +101,7 @@ class _Sums:
     each of the few distinct layers (a model of thousands of layers has a handful). A layout's shares
     then cost a few dozen operations (the fewest-GPU search tries many layouts)."""
 
-    outside: tuple[tuple[str, str, int, float], ...]  # (role, split kind, parameters, weight bytes)
+    outside: tuple[tuple[bool, str, int, float], ...]  # (embedding or not, split kind, parameters, weight bytes)
     distinct: tuple[dict[str, tuple[int, float]], ...]  # the distinct layers' (parameters, bytes) by split kind
     per_layer: tuple[int, ...]  # each layer's index into `distinct`
     totals: dict[str, tuple[int, float]]  # over all layers
@@ -125,10 +125,9 @@ class _Sums:
 @functools.lru_cache(maxsize=64)
 def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
     weights = stack(model, weight_format, group_size=group_size, nominal_bits=16)
-    outside: dict[tuple[str, str], list[int]] = {}
+    outside: dict[tuple[bool, str], list[int]] = {}
     for tensor, size in weights.outside:
-        entry = outside.setdefault(("embedding" if tensor.role == "embedding" else "other", split_kind(tensor, model)),
-                                   [0, 0])
+        entry = outside.setdefault((tensor.role is Role.EMBEDDING, split_kind(tensor, model)), [0, 0])
         entry[0] += tensor.numel
         entry[1] += size
     templates = {key: layer_tensors(model, index) for key, index, _ in model.layer_groups}
@@ -158,7 +157,7 @@ def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
                  bytes=sum(e[1] for e in outside.values()) + sum(t[1] for t in totals.values()))
 
 
-def _layer_indices(weights: Stack, distinct: dict[tuple, int]) -> tuple[int, ...]:
+def _layer_indices(weights: LayerBytes, distinct: dict[tuple, int]) -> tuple[int, ...]:
     """Each layer's index into _Sums.distinct."""
     if weights.by_group is None:
         return tuple(map(distinct.__getitem__, weights.layers))
@@ -183,8 +182,8 @@ def shares(model: ModelSpec, layout: Layout, stage: int, weight_format=None, gro
     sums = _sums(model, weight_format, group_size)
     held = stage_layers(model.layers, layout.pp, stage)
     weights = params = 0.0
-    for role, kind, numel, size in sums.outside:
-        if on_stage(None, role, model, layout, stage):
+    for embedding, kind, numel, size in sums.outside:
+        if on_stage(None, embedding, model, layout, stage):
             fraction = split_fraction(kind, model, layout)
             weights += size * fraction
             params += numel * fraction

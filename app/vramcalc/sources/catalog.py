@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from typing import Any
 
 from ..model.table import active_param_count, param_count
 from ..model.families.decoder.spec import AttentionKind, ModelSpec

@@ -21,6 +21,7 @@ import functools
 import json
 import re
 from collections.abc import Mapping
+from typing import Any
 from importlib import resources
 
 from ..core.errors import ValidationError
@@ -121,7 +122,7 @@ class GpuSpec:
         if self.nvidia_smi_total_mib is not None:
             return (self.nvidia_smi_total_mib * MIB, MemorySource.NVIDIA_SMI,
                     f"{MemorySource.NVIDIA_SMI.value} {self.nvidia_smi_total_mib} MiB")
-        return (self.marketed_memory_gb * GB, MemorySource.MARKETED,
+        return (round(self.marketed_memory_gb * GB), MemorySource.MARKETED,
                 f"{self.marketed_memory_gb} GB marketed, read as 10^9 bytes")
 
 
@@ -218,7 +219,7 @@ def _load_all() -> Mapping[str, GpuSpec]:
     return gpus
 
 
-def _apple_configurations(name: str, raw: Mapping[str, object]) -> list[GpuSpec]:
+def _apple_configurations(name: str, raw: Mapping[str, Any]) -> list[GpuSpec]:  # raw: a parsed JSON file
     """One entry per memory size of the chip: slug "<file>-<N>gb", name "<chip> <N> GB"."""
     return [
         GpuSpec(
@@ -230,7 +231,7 @@ def _apple_configurations(name: str, raw: Mapping[str, object]) -> list[GpuSpec]
             kind=GpuKind.APPLE,
             table=bool(config.get("table", False)),
         )
-        for config in raw["configurations"]  # type: ignore[union-attr]
+        for config in raw["configurations"]
     ]
 
 

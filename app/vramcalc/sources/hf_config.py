@@ -15,14 +15,26 @@ from __future__ import annotations
 from ..core.phrase import Phrase, join, phrase
 
 import dataclasses
+import enum
 import functools
 import json
 import math
 from collections.abc import Mapping
+from typing import Any
 from importlib import resources
 
 from ..core.errors import ValidationError
-from ..model.families.decoder.spec import AttentionKind, Block, LinearAttention, Mla, ModelSpec, Moe, Norm, NormCompute
+from ..model.families.decoder.spec import (
+    AttentionKind,
+    Block,
+    LinearAttention,
+    Mla,
+    ModelSpec,
+    Moe,
+    Norm,
+    NormCompute,
+    QkNorm,
+)
 
 
 MAX_DIM = 1_000_000  # hidden, ffn, vocabulary: far above any real model
@@ -51,7 +63,38 @@ _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
                "max_position_embeddings", "sliding_window")
 # Values that switch a feature off: such a key changes nothing, understood or not.
-_NEUTRAL_WHEN_OFF = (None, False, 0, [], {})
+_NEUTRAL_WHEN_OFF: tuple[object, ...] = (None, False, 0, [], {})
+
+
+class Sliding(enum.Enum):
+    """Which config keys say which layers attend to a sliding window (`_read_layers`)."""
+
+    ALL = "all"
+    """Every layer slides when `sliding_window` is set (Mistral, Mixtral, Phi-3)."""
+    QWEN = "qwen"
+    """Only when `use_sliding_window` is true, the layers from `max_window_layers` on (Qwen2/3, SmolLM3);
+    `layer_types` when given."""
+    TYPES = "types"
+    """`layer_types` when given, else every layer but each `sliding_window_pattern`-th (default
+    `Reader.pattern`): Gemma 2/3, Cohere 2, gpt-oss, Ministral."""
+
+
+class MoeKeys(enum.Enum):
+    """Which config keys describe the experts, and which layers have them (`_read_moe`)."""
+
+    MIXTRAL = "mixtral"
+    """`num_local_experts` experts of `intermediate_size` in every layer, no shared expert (Mixtral, PhiMoE)."""
+    QWEN = "qwen"
+    """`num_experts` of `moe_intermediate_size`, an optional gated shared expert of
+    `shared_expert_intermediate_size`, MoE every `decoder_sparse_step` layers but `mlp_only_layers`."""
+    DEEPSEEK = "deepseek"
+    """`n_routed_experts` of `moe_intermediate_size` plus `n_shared_experts` of that width, dense for the
+    first `first_k_dense_replace` layers then every `moe_layer_freq`-th (DeepSeek-V2/V3, Kimi K2, GLM-4-MoE)."""
+    GPT_OSS = "gpt_oss"
+    """`num_local_experts` (`experts_per_token` per token) in every layer, with router and expert biases."""
+    LLAMA4 = "llama4"
+    """`num_local_experts` of `intermediate_size` plus a shared expert of that width, in every
+    `interleave_moe_layer_step`-th layer (or `moe_layers`); dense layers are `intermediate_size_mlp` wide."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,14 +113,15 @@ class Reader:
     head_bias: bool = False
     gated_mlp: bool = True
     fused_qkv: bool = False
-    qk_norm: str = ""  # "head", "full", or "" ("head?"/"full?" : only when use_qk_norm is true)
+    qk_norm: QkNorm | None = None  # the q/k norm the model type has
+    qk_norm_switched: bool = False  # the q/k norm is there only when the config's `use_qk_norm` is true
     attention_gate: bool = False
     sinks: bool = False
     softcap: bool = False
     tie_default: bool = False
-    sliding: str = ""  # "", "all", "qwen", "types" (layer_types, else a pattern every `pattern` layers)
+    sliding: Sliding | None = None  # how sliding layers are chosen; None: no sliding layers
     pattern: int = 0  # sliding layers: every layer except each pattern-th (Gemma 3: 6, Cohere 2: 4, Gemma 2: 2)
-    moe: str = ""  # "", "mixtral", "qwen", "deepseek", "gpt_oss", "llama4"
+    moe: MoeKeys | None = None  # how the experts are read; None: a dense model
     mla: bool = False
     linear: bool = False
     chunked: bool = False
@@ -89,53 +133,55 @@ _COMMON = frozenset({
     "vocab_size", "tie_word_embeddings", "max_position_embeddings", "attention_bias", "partial_rotary_factor",
 })
 _MOE_KEYS = {
-    "mixtral": {"num_local_experts", "num_experts_per_tok"},
-    "qwen": {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
+    MoeKeys.MIXTRAL: {"num_local_experts", "num_experts_per_tok"},
+    MoeKeys.QWEN: {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
              "decoder_sparse_step", "mlp_only_layers"},
-    "deepseek": {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
+    MoeKeys.DEEPSEEK: {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
                  "first_k_dense_replace", "moe_layer_freq"},
-    "gpt_oss": {"num_local_experts", "num_experts_per_tok", "experts_per_token"},
-    "llama4": {"num_local_experts", "num_experts_per_tok", "interleave_moe_layer_step", "intermediate_size_mlp",
+    MoeKeys.GPT_OSS: {"num_local_experts", "num_experts_per_tok", "experts_per_token"},
+    MoeKeys.LLAMA4: {"num_local_experts", "num_experts_per_tok", "interleave_moe_layer_step", "intermediate_size_mlp",
                "moe_layers"},
 }
+_EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts", MoeKeys.DEEPSEEK: "n_routed_experts",
+                MoeKeys.GPT_OSS: "num_local_experts", MoeKeys.LLAMA4: "num_local_experts"}
 _SLIDING_KEYS = {
-    "all": {"sliding_window", "layer_types"},
-    "qwen": {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
-    "types": {"sliding_window", "layer_types", "sliding_window_pattern"},
+    Sliding.ALL: {"sliding_window", "layer_types"},
+    Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
+    Sliding.TYPES: {"sliding_window", "layer_types", "sliding_window_pattern"},
 }
 
 READERS: Mapping[str, Reader] = {
     "gpt2": Reader(block=Block.GPT2),  # read by _read_gpt2
     "llama": Reader(reads_mlp_bias=True),
     "granite": Reader(reads_mlp_bias=True),
-    "smollm3": Reader(sliding="qwen", reads_mlp_bias=True),
-    "mistral": Reader(sliding="all", qkv_bias=False, o_bias=False),  # attention_bias is ignored
-    "ministral": Reader(sliding="types", qkv_bias=False, o_bias=False),
-    "ministral3": Reader(sliding="types", qkv_bias=False, o_bias=False),
-    "mixtral": Reader(sliding="all", moe="mixtral", qkv_bias=False, o_bias=False),
-    "qwen2": Reader(qkv_bias=True, o_bias=False, sliding="qwen"),
-    "qwen2_moe": Reader(qkv_bias=True, o_bias=False, sliding="qwen", moe="qwen"),
-    "qwen3": Reader(qk_norm="head", sliding="qwen"),
-    "qwen3_moe": Reader(qk_norm="head", sliding="qwen", moe="qwen"),
-    "qwen3_next": Reader(qk_norm="head", attention_gate=True, moe="qwen", linear=True, compute=NormCompute.RMS_FP32),
-    "deepseek_v2": Reader(mla=True, moe="deepseek", reads_mlp_bias=True),
-    "deepseek_v3": Reader(mla=True, moe="deepseek"),
-    "kimi_k2": Reader(mla=True, moe="deepseek"),  # DeepSeek-V3's architecture under its own name
-    "glm4_moe": Reader(qk_norm="head?", moe="deepseek", o_bias=False),
+    "smollm3": Reader(sliding=Sliding.QWEN, reads_mlp_bias=True),
+    "mistral": Reader(sliding=Sliding.ALL, qkv_bias=False, o_bias=False),  # attention_bias is ignored
+    "ministral": Reader(sliding=Sliding.TYPES, qkv_bias=False, o_bias=False),
+    "ministral3": Reader(sliding=Sliding.TYPES, qkv_bias=False, o_bias=False),
+    "mixtral": Reader(sliding=Sliding.ALL, moe=MoeKeys.MIXTRAL, qkv_bias=False, o_bias=False),
+    "qwen2": Reader(qkv_bias=True, o_bias=False, sliding=Sliding.QWEN),
+    "qwen2_moe": Reader(qkv_bias=True, o_bias=False, sliding=Sliding.QWEN, moe=MoeKeys.QWEN),
+    "qwen3": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN),
+    "qwen3_moe": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN, moe=MoeKeys.QWEN),
+    "qwen3_next": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True, compute=NormCompute.RMS_FP32),
+    "deepseek_v2": Reader(mla=True, moe=MoeKeys.DEEPSEEK, reads_mlp_bias=True),
+    "deepseek_v3": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
+    "kimi_k2": Reader(mla=True, moe=MoeKeys.DEEPSEEK),  # DeepSeek-V3's architecture under its own name
+    "glm4_moe": Reader(qk_norm=QkNorm.HEAD, qk_norm_switched=True, moe=MoeKeys.DEEPSEEK, o_bias=False),
     "gemma": Reader(tie_default=True, compute=NormCompute.RMS_FP32),
-    "gemma2": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, softcap=True, tie_default=True, sliding="types", pattern=2),
-    "gemma3_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm="head", softcap=True, tie_default=True,
-                          sliding="types", pattern=6),
-    "gpt_oss": Reader(compute=NormCompute.RMS_FP32, qkv_bias=True, o_bias=True, sinks=True, sliding="types", pattern=2, moe="gpt_oss"),
-    "llama4_text": Reader(moe="llama4", chunked=True, qk_norm="l2?"),  # an L2 q/k norm without weights, on RoPE layers
+    "gemma2": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=2),
+    "gemma3_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD, softcap=True, tie_default=True,
+                          sliding=Sliding.TYPES, pattern=6),
+    "gpt_oss": Reader(compute=NormCompute.RMS_FP32, qkv_bias=True, o_bias=True, sinks=True, sliding=Sliding.TYPES, pattern=2, moe=MoeKeys.GPT_OSS),
+    "llama4_text": Reader(moe=MoeKeys.LLAMA4, chunked=True, qk_norm=QkNorm.L2, qk_norm_switched=True),  # an L2 q/k norm without weights, on RoPE layers
     "phi": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=1, qkv_bias=True, o_bias=True, mlp_bias=True,
-                  head_bias=True, gated_mlp=False, qk_norm="", extra=frozenset({"qk_layernorm"})),
-    "phi3": Reader(fused_qkv=True, sliding="all", qkv_bias=False, o_bias=False),
-    "phimoe": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, sliding="all", moe="mixtral",
+                  head_bias=True, gated_mlp=False, extra=frozenset({"qk_layernorm"})),
+    "phi3": Reader(fused_qkv=True, sliding=Sliding.ALL, qkv_bias=False, o_bias=False),
+    "phimoe": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, sliding=Sliding.ALL, moe=MoeKeys.MIXTRAL,
                      extra=frozenset({"lm_head_bias"})),
-    "olmo2": Reader(qk_norm="full", compute=NormCompute.RMS_FP32, post_norms=True),
-    "cohere": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, qk_norm="full?", tie_default=True),
-    "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, tie_default=True, sliding="types", pattern=4),
+    "olmo2": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True),
+    "cohere": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, qk_norm=QkNorm.FULL, qk_norm_switched=True, tie_default=True),
+    "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, tie_default=True, sliding=Sliding.TYPES, pattern=4),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2",
@@ -147,7 +193,8 @@ TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2"}
 @functools.cache
 def _defaults() -> Mapping[str, Mapping[str, object]]:
     path = resources.files("vramcalc") / "data" / "config_defaults.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    defaults: Mapping[str, Mapping[str, object]] = json.loads(path.read_text(encoding="utf-8"))
+    return defaults
 
 
 def supported_types() -> tuple[str, ...]:
@@ -205,26 +252,28 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
 
 def _understood(reader: Reader) -> frozenset[str]:
     keys = set(_COMMON) | reader.extra | ({"mlp_bias"} if reader.reads_mlp_bias else set())
-    keys |= _MOE_KEYS.get(reader.moe, set())
-    keys |= _SLIDING_KEYS.get(reader.sliding, set())
+    if reader.moe is not None:
+        keys |= _MOE_KEYS[reader.moe]
+    if reader.sliding is not None:
+        keys |= _SLIDING_KEYS[reader.sliding]
     if reader.mla:
         keys |= {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
                  "num_nextn_predict_layers"}
-    if reader.moe == "deepseek":
+    if reader.moe is MoeKeys.DEEPSEEK:
         keys.add("num_nextn_predict_layers")
     if reader.linear:
         keys |= {"layer_types", "full_attention_interval", "linear_num_key_heads", "linear_num_value_heads",
                  "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"}
     if reader.chunked:
         keys |= {"attention_chunk_size", "no_rope_layers", "layer_types"}
-    if reader.qk_norm.endswith("?"):
+    if reader.qk_norm_switched:
         keys.add("use_qk_norm")
     if reader.softcap:
         keys |= {"attn_logit_softcapping", "final_logit_softcapping"}
     return frozenset(keys)
 
 
-def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str) -> dict:
+def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str) -> dict[str, Any]:  # ModelSpec keyword arguments
     hidden = _int(config, "hidden_size", 1, MAX_DIM)
     layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
     heads = _int(config, "num_attention_heads", 1, MAX_HEADS)
@@ -239,9 +288,9 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str)
     max_positions = _int(config, "max_position_embeddings", 1, MAX_POSITIONS, default=0) or None
     attention_bias = _bool(config, "attention_bias", default=False)
     qkv_bias = attention_bias if reader.qkv_bias is None else reader.qkv_bias
-    qk_norm = reader.qk_norm.rstrip("?")
-    if reader.qk_norm.endswith("?") and not _bool(config, "use_qk_norm", default=False):
-        qk_norm = ""
+    qk_norm = reader.qk_norm
+    if reader.qk_norm_switched and not _bool(config, "use_qk_norm", default=False):
+        qk_norm = None
     if model_type == "phi" and _bool(config, "qk_layernorm", default=False):
         raise ValidationError("qk_layernorm", True, "Phi models with q/k LayerNorm are not supported")
     resid_pdrop = config.get("resid_pdrop") if model_type == "phi" else None
@@ -258,7 +307,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str)
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
     )
-    ffn = _int(config, "intermediate_size", 1, MAX_DIM, default=0 if reader.moe == "gpt_oss" else None)
+    ffn = _int(config, "intermediate_size", 1, MAX_DIM, default=0 if reader.moe is MoeKeys.GPT_OSS else None)
     fields.update(_read_layers(config, reader, layers, max_positions))
     moe, moe_layers, dense_ffn = _read_moe(config, reader, layers, ffn)
     fields.update(ffn=dense_ffn, moe=moe, moe_layers=moe_layers)
@@ -275,7 +324,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str)
     return fields
 
 
-def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_positions: int | None) -> dict:
+def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_positions: int | None) -> dict[str, Any]:
     """Per-layer attention kinds and the window or chunk the capped ones keep."""
     kinds = [AttentionKind.FULL] * layers
     window = chunk = 0
@@ -302,13 +351,13 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             else:  # transformers' default: every 4th layer is global attention without RoPE
                 uses_rope = [(i + 1) % 4 != 0 for i in range(layers)]
             kinds = [AttentionKind.CHUNKED if rope else AttentionKind.FULL for rope in uses_rope]
-    elif reader.sliding:
-        sliding_on = reader.sliding != "qwen" or _bool(config, "use_sliding_window", default=False)
+    elif reader.sliding is not None:
+        sliding_on = reader.sliding is not Sliding.QWEN or _bool(config, "use_sliding_window", default=False)
         window = _int(config, "sliding_window", 1, MAX_POSITIONS, default=0) if sliding_on else 0
         if window and layer_types is None:
-            if reader.sliding == "all":
+            if reader.sliding is Sliding.ALL:
                 kinds = [AttentionKind.SLIDING] * layers
-            elif reader.sliding == "qwen":  # transformers Qwen2/3: layers from max_window_layers on slide
+            elif reader.sliding is Sliding.QWEN:  # transformers Qwen2/3: layers from max_window_layers on slide
                 first = _int(config, "max_window_layers", 0, MAX_LAYERS, default=0)
                 kinds = [AttentionKind.SLIDING if i >= first else AttentionKind.FULL for i in range(layers)]
             else:
@@ -335,33 +384,30 @@ def model_type_name(config: Mapping[str, object]) -> str:
     return str(config.get("model_type") or "")
 
 
-def _read_moe(config: Mapping[str, object], reader: Reader, layers: int, ffn: int) -> tuple[Moe | None, tuple, int]:
+def _read_moe(config: Mapping[str, object], reader: Reader, layers: int, ffn: int) -> tuple[Moe | None, tuple[bool, ...], int]:
     """The experts, which layers have them, and the width of the dense layers' MLP."""
     kind = reader.moe
-    if kind == "":
+    if kind is None:
         return None, (), ffn
-    experts_key = {"mixtral": "num_local_experts", "qwen": "num_experts", "deepseek": "n_routed_experts",
-                   "gpt_oss": "num_local_experts", "llama4": "num_local_experts"}[kind]
+    experts_key = _EXPERTS_KEY[kind]
     experts = _int(config, experts_key, 0, MAX_EXPERTS, default=0)
     if experts == 0:
         return None, (), ffn
-    per_token_key = "experts_per_token" if kind == "gpt_oss" and "num_experts_per_tok" not in config else "num_experts_per_tok"
+    per_token_key = "experts_per_token" if kind is MoeKeys.GPT_OSS and "num_experts_per_tok" not in config else "num_experts_per_tok"
     per_token = _int(config, per_token_key, 1, MAX_EXPERTS)
     if per_token > experts:
         raise ValidationError(per_token_key, per_token, f"must not exceed the number of experts ({experts})")
     dense_ffn, expert_ffn, shared, shared_gate = ffn, ffn, 0, False
-    if kind == "mixtral":
+    if kind is MoeKeys.MIXTRAL or kind is MoeKeys.GPT_OSS:
         moe_layers = [True] * layers
-    elif kind == "gpt_oss":
-        moe_layers = [True] * layers
-    elif kind == "qwen":
+    elif kind is MoeKeys.QWEN:
         expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
         shared = _int(config, "shared_expert_intermediate_size", 0, MAX_DIM, default=0)
         shared_gate = shared > 0
         step = _int(config, "decoder_sparse_step", 1, MAX_LAYERS, default=1)
         dense_only = _int_list(config, "mlp_only_layers", layers)
         moe_layers = [i not in dense_only and (i + 1) % step == 0 for i in range(layers)]
-    elif kind == "deepseek":
+    elif kind is MoeKeys.DEEPSEEK:
         expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
         shared = expert_ffn * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=0)
         first = _int(config, "first_k_dense_replace", 0, layers, default=0)
@@ -375,7 +421,7 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int, ffn: in
         chosen = _int_list(config, "moe_layers", layers) if listed else set(range(step - 1, layers, step))
         moe_layers = [i in chosen for i in range(layers)]
     moe = Moe(experts=experts, per_token=per_token, ffn=expert_ffn, shared_ffn=shared, shared_gate=shared_gate,
-              router_bias=kind == "gpt_oss", expert_bias=kind == "gpt_oss")
+              router_bias=kind is MoeKeys.GPT_OSS, expert_bias=kind is MoeKeys.GPT_OSS)
     return moe, tuple(moe_layers), dense_ffn
 
 

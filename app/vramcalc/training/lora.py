@@ -8,7 +8,7 @@ import functools
 from ..core.errors import ValidationError
 from ..model.families.decoder.spec import ModelSpec
 from ..model.table import counted_tensors
-from ..model.tensor import Counted, Tensor
+from ..model.tensor import Counted, Role, Tensor, stem
 
 
 # ---------------------------------------------------------------- LoRA
@@ -43,11 +43,6 @@ def parse_targets(text: str) -> tuple[str, ...]:
     return names
 
 
-def tensor_stem(name: str) -> str:
-    """'blk.3.attn_q.weight' -> 'attn_q'."""
-    return name.split(".")[2] if name.startswith("blk.") else name.split(".")[0]
-
-
 @functools.lru_cache(maxsize=64)  # every estimate of a LoRA workload asks, several times
 def adapted(spec: ModelSpec, lora: Lora) -> Counted:
     """The base matrices LoRA adapts: the linear layers peft's `all-linear` finds (every nn.Linear
@@ -55,13 +50,13 @@ def adapted(spec: ModelSpec, lora: Lora) -> Counted:
     tensors.counted_tensors."""
     chosen = []
     for t, count in counted_tensors(spec):
-        if not t.name.endswith(".weight") or len(t.shape) != 2 or t.role in ("embedding", "head", "norm"):
+        if not t.name.endswith(".weight") or len(t.shape) != 2 or t.role in (Role.EMBEDDING, Role.HEAD, Role.NORM):
             continue
-        stem = tensor_stem(t.name)
+        name = stem(t.name)
         if lora.targets == (ALL_LINEAR,):
-            if t.role in ("attention", "mlp", "shared_expert") and "conv1d" not in stem:  # peft leaves routers
+            if t.role in (Role.ATTENTION, Role.MLP, Role.SHARED_EXPERT) and "conv1d" not in name:  # peft leaves routers
                 chosen.append((t, count))
-        elif any(stem in TARGETS[name] for name in lora.targets):
+        elif any(name in TARGETS[target] for target in lora.targets):
             chosen.append((t, count))
     if not chosen:
         raise ValidationError("lora_targets", ",".join(lora.targets), f"{spec.display_name} has none of these layers")
@@ -78,9 +73,9 @@ def adapter_tensors(spec: ModelSpec, lora: Lora) -> Counted:
         if lora.rank > min(rows, cols):
             raise ValidationError("lora_rank", lora.rank, f"must not exceed the smallest adapted width ({min(rows, cols):,}"
                                                           f" in {t.name})")
-        out.append((Tensor(t.name.replace(".weight", ".lora_a"), (lora.rank, cols), "adapter"), count))
-        out.append((Tensor(t.name.replace(".weight", ".lora_b"), (rows, lora.rank), "adapter"), count))
+        out.append((Tensor(t.name.replace(".weight", ".lora_a"), (lora.rank, cols), Role.ADAPTER), count))
+        out.append((Tensor(t.name.replace(".weight", ".lora_b"), (rows, lora.rank), Role.ADAPTER), count))
     if lora.embeddings:
-        out += [(t, count) for t, count in counted_tensors(spec) if t.role in ("embedding", "head")]
+        out += [(t, count) for t, count in counted_tensors(spec) if t.role in (Role.EMBEDDING, Role.HEAD)]
     return tuple(out)
 QLORA_FORMATS = ("nf4", "nf4-dq")

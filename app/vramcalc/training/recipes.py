@@ -28,7 +28,7 @@ FP32 = 4
 
 
 @dataclasses.dataclass(frozen=True)
-class Bytes:
+class BytesPerParam:
     """Bytes per trainable parameter of each model state."""
 
     weights: int
@@ -37,17 +37,17 @@ class Bytes:
     state: int  # the optimizer state's dtype
 
 
-def recipe_bytes(recipe: Recipe, precision: Precision, mixed_precision: bool) -> Bytes:
-    half = precision.bits // 8 if precision.is_float else 2
+def recipe_bytes(recipe: Recipe, precision: Precision, mixed_precision: bool) -> BytesPerParam:
+    half = int(precision.bits) // 8 if precision.is_float else 2
     if recipe is Recipe.FP32:
-        return Bytes(FP32, FP32, 0, FP32)
+        return BytesPerParam(FP32, FP32, 0, FP32)
     if recipe is Recipe.BF16:
-        return Bytes(half, half, 0, half)
+        return BytesPerParam(half, half, 0, half)
     if recipe is Recipe.AMP:
-        return Bytes(FP32, FP32, 0, FP32)
+        return BytesPerParam(FP32, FP32, 0, FP32)
     if recipe is Recipe.MIXED:
-        return Bytes(half, FP32, FP32, FP32)
-    return Bytes(half if precision is not Precision.FP32 else FP32, half if precision is not Precision.FP32 else FP32,
+        return BytesPerParam(half, FP32, FP32, FP32)
+    return BytesPerParam(half if precision is not Precision.FP32 else FP32, half if precision is not Precision.FP32 else FP32,
                  FP32 if mixed_precision else 0, FP32)
 
 

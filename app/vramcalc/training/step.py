@@ -91,7 +91,7 @@ def update_temporaries(optimizer: Optimizer, impl: OptimizerImpl, tensors: Count
 
 
 @dataclasses.dataclass(frozen=True)
-class Sizes:
+class StepSizes:
     """The bytes each piece of a step holds, computed by memory.py."""
 
     weights: int  # the weights kept for the whole step (base, adapters)
@@ -112,7 +112,7 @@ class Sizes:
     accumulating: bool  # gradient accumulation: earlier micro-batches' gradients are live throughout
 
 
-def phases(s: Sizes) -> dict[str, dict[str, int]]:
+def phases(s: StepSizes) -> dict[str, dict[str, int]]:
     """The component bytes live at each phase's worst instant."""
     earlier = s.gradients if s.accumulating else 0
     states = {"weights": s.weights + s.weight_copies, "optimizer": s.optimizer, "master_weights": s.master}

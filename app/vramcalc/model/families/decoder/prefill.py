@@ -1,5 +1,9 @@
 """Inference: one decoder layer's prefill temporaries, as transformers' implementations allocate
-them (measured with tools/measure_peak.py), and the prompt window the peak sits in."""
+them (measured with tools/measure_peak.py), and the prompt window the peak sits in.
+
+Letters in the formulas follow saved.py's legend: e bytes per value (the `value_bytes` argument),
+s sequence length, h hidden size, a heads, d head dimension, I MLP width, E experts, k experts per token.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from ....core.units import format_binary
 from ....workload import Workload
 from .saved import LINEAR_ATTENTION_CHUNK
 from .spec import AttentionKind, Block, ModelSpec
-from .traits import ALWAYS_SLIDING_MASK_TYPES, ATTENTION_OUTPUT_HELD_TYPES, FP32_ROUTER_TYPES, FP32_ROUTING_WEIGHT_TYPES, SHARED_EXPERT_FIRST_TYPES, SOFTMAX_IN_COMPUTE_TYPE
+from .traits import traits
 
 
 def inference_activations(workload: Workload) -> Component:
@@ -23,7 +27,7 @@ def inference_activations(workload: Workload) -> Component:
     which the layer still holds; and for the whole batch the attention
     masks the model builds once and keeps through the forward (`_prefill_masks`)."""
     model = workload.model
-    e = workload.activation_precision.bits // 8
+    e = int(workload.activation_precision.bits) // 8
     seq = workload.seq
     hidden = _prefill_hidden(model, e)
     attention = max(_prefill_attention(model, e, workload.attention, seq, kind)
@@ -32,7 +36,7 @@ def inference_activations(workload: Workload) -> Component:
     # layer binds them to `_` (`hidden_states, _ = self.self_attn(...)`, e.g. models/llama/modeling_llama.py
     # LlamaDecoderLayer.forward), so they stay alive through the MLP. SDPA returns None there.
     held = model.heads * seq * e if workload.attention is Attention.EAGER else 0
-    if model.model_type in ATTENTION_OUTPUT_HELD_TYPES:
+    if traits(model.model_type).attention_output_held:
         held += model.hidden * e
     per_token = max(hidden - model.hidden * e + attention, hidden + held + _prefill_mlp(model, e))
     masks = _prefill_masks(model, e, workload.attention, workload.batch, seq)
@@ -49,18 +53,19 @@ def inference_activations(workload: Workload) -> Component:
     )
 
 
-def _prefill_hidden(model: ModelSpec, e: int) -> int:
+def _prefill_hidden(model: ModelSpec, value_bytes: int) -> int:
     """Hidden states alive while a layer's MLP runs, per token: the embeddings (the model keeps
     `inputs_embeds`), the layer's input (its caller's variable), the residual and the normalised
     copy (4·h·e), and the rotary cos and sin (2·d·e). GPT-2: the token and position embeddings,
     their sum, and the same three (6·h·e). While attention runs the residual is still the layer's
     input (`residual = hidden_states` in every decoder layer), so one h·e fewer."""
+    e = value_bytes
     if model.block is Block.GPT2:
         return 6 * model.hidden * e
     return 4 * model.hidden * e + 2 * model.head_dim * e
 
 
-def _prefill_masks(model: ModelSpec, e: int, attention: Attention, batch: int, seq: int) -> int:
+def _prefill_masks(model: ModelSpec, value_bytes: int, attention: Attention, batch: int, seq: int) -> int:
     """The attention masks of a prefill, built once per layer type by the model's forward
     (transformers' masking_utils) and kept through every layer.
     Eager: each is `eager_mask`'s batch × 1 × s × s additive mask in the compute type: one for the
@@ -70,8 +75,9 @@ def _prefill_masks(model: ModelSpec, e: int, attention: Attention, batch: int, s
     over the batch (s² bytes whatever the batch), a chunked one's batch × 1 × s × s (its mask function
     reads each sequence's left padding: `create_chunked_causal_mask`). Linear-attention layers use no
     s × s mask."""
+    e = value_bytes
     window_kinds = {kind for kind, _ in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED)}
-    dead = model.model_type in ALWAYS_SLIDING_MASK_TYPES and AttentionKind.SLIDING not in window_kinds
+    dead = traits(model.model_type).always_sliding_mask and AttentionKind.SLIDING not in window_kinds
     if attention is Attention.EAGER:
         built = len(window_kinds) + (model.count_kind(AttentionKind.FULL) > 0 or not model.kinds) + dead
         return built * batch * seq * seq * e
@@ -82,7 +88,7 @@ def _prefill_masks(model: ModelSpec, e: int, attention: Attention, batch: int, s
     return masks
 
 
-def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
+def _prefill_attention(model: ModelSpec, value_bytes: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
     """Attention's temporaries per token. SDPA / flash: the rotated q, the output and its
     transposed copy (3·a·d·e) and the fp32 log-sum-exp. On a sliding or chunked layer shorter than
     the prompt transformers passes SDPA the window as a mask (`_prefill_masks`), so it cannot use
@@ -95,6 +101,7 @@ def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int,
     the compute type: 3·e). Gemma 2's soft-cap adds nothing at the peak: its three steps (÷ cap, tanh,
     × cap) each replace the scores, and the last is freed by the mask's add before the softmax
     (models/gemma2/modeling_gemma2.py `eager_attention_forward`); training keeps the tanh for backward."""
+    e = value_bytes
     if kind is AttentionKind.LINEAR:
         return _prefill_linear_attention(model, e, seq)
     a, d = model.heads, model.head_dim
@@ -108,14 +115,14 @@ def _prefill_attention(model: ModelSpec, e: int, attention: Attention, seq: int,
         if model.attention_gate:
             return 5 * a * d * e + FP32_BYTES * a
         return 3 * a * d * e + FP32_BYTES * a
-    if model.model_type in SOFTMAX_IN_COMPUTE_TYPE or model.block is Block.GPT2:
+    if traits(model.model_type).softmax_in_compute_type or model.block is Block.GPT2:
         scores = 3 * e
     else:
         scores = e + 2 * FP32_BYTES if e != FP32_BYTES else 2 * FP32_BYTES
     return 3 * a * d * e + a * seq * scores + gate
 
 
-def _prefill_linear_attention(model: ModelSpec, e: int, seq: int) -> int:
+def _prefill_linear_attention(model: ModelSpec, value_bytes: int, seq: int) -> int:
     """A Gated DeltaNet layer's temporaries per token in a prefill, as transformers' torch fallback
     computes it (models/qwen3_next/modeling_qwen3_next.py `torch_chunk_gated_delta_rule`, used when
     the flash-linear-attention kernels are not installed, on GPU as on CPU; FLA's fused kernels never
@@ -129,7 +136,9 @@ def _prefill_linear_attention(model: ModelSpec, e: int, seq: int) -> int:
       v·beta, the solved values, the output and its reshaped copy), three C-wide per head
       (the pairwise decays, the UT system and the intra-chunk attention) and beta, the decay and its
       cumulative sum (20·vh·(dk + dv) + 12·vh·C + 12·vh)."""
+    e = value_bytes
     lin = model.linear
+    assert lin is not None  # called for LINEAR layers only, which exist only with a LinearAttention spec
     vh, nk, dk, dv, c = lin.value_heads, lin.key_heads, lin.key_head_dim, lin.value_head_dim, LINEAR_ATTENTION_CHUNK
     forward = (2 * nk * dk + 2 * vh * dv + vh * dv + 2 * vh + lin.conv_dim + vh) * e + FP32_BYTES * vh
     padded = -(-seq // c) * c
@@ -137,10 +146,11 @@ def _prefill_linear_attention(model: ModelSpec, e: int, seq: int) -> int:
     return forward + chunked * padded // seq
 
 
-def _prefill_mlp(model: ModelSpec, e: int) -> int:
+def _prefill_mlp(model: ModelSpec, value_bytes: int) -> int:
     """The MLP's temporaries per token. Gated, separate gate and up (Llama): the activation, up and
     their product (3·I·e); fused gate_up (Phi-3) 4·I·e; tanh-GELU written out (GPT-2, Phi) 4·I·e.
     Mixture of experts: `_prefill_moe`."""
+    e = value_bytes
     dense = 0
     if model.moe_layer_count < model.layers:
         dense = (3 if model.gated_mlp and not model.fused_qkv else 4) * model.ffn * e
@@ -150,7 +160,7 @@ def _prefill_mlp(model: ModelSpec, e: int) -> int:
 ROUTED_INDEX_BYTES = 36  # per routed copy: top-k index, sorted ids, permutation, inverse (int64) and histc's fp32 ids
 
 
-def _prefill_moe(model: ModelSpec, e: int) -> int:
+def _prefill_moe(model: ModelSpec, value_bytes: int) -> int:
     """An MoE layer's temporaries per token in a prefill, as transformers 5 runs its experts by default
     (`grouped_mm`, integrations/moe.py `grouped_mm_experts_forward`; the default on CPU and on CUDA from
     sm80): the k routed copies of every token are gathered in expert order and run together. Its peak is
@@ -159,30 +169,33 @@ def _prefill_moe(model: ModelSpec, e: int) -> int:
       product, (h + 4·I)·e (`_default_apply_gate`);
     - the routing weights: per copy the gathered input and the down projection's output (2·h·e), that
       output times the routing weight and its copy put back in token order (2·h·w, with w the weights'
-      dtype: fp32 for FP32_ROUTING_WEIGHT_TYPES, which promotes the product to fp32), and at the end
+      dtype: fp32 where `Traits.fp32_routing_weights`, which promotes the product to fp32), and at the end
       the sum over the k copies and its cast (h·w + h·e) with one of the two products gone.
     Around it: the router's logits (E, fp32 or e; kept by the caller's `_`), per copy the routing
     weight twice (2·w) and the index bookkeeping (ROUTED_INDEX_BYTES). A shared expert (a dense MLP,
     3·I_s·e) runs after the routed ones, which leaves their output (h·e) alive, or first, whose output
-    waits through the routed ones (SHARED_EXPERT_FIRST_TYPES). Llama 4 (models/llama4/modeling_llama4.py
+    waits through the routed ones (`Traits.shared_expert_first`). Llama 4 (models/llama4/modeling_llama4.py
     Llama4TextMoe, Llama4TextExperts) runs every token through all E experts with two bmm: per copy the
     scaled input, gate_up, act(gate) and the product ((h + 4·I)·e), or at the down bmm the input,
     gate_up, the product and the output ((2·h + 3·I)·e); then the shared expert (3·I_s·e) while the
     experts' output (E·h·e) waits; the router's logits and scores (2·E·e) throughout."""
+    e = value_bytes
     moe, h = model.moe, model.hidden
+    assert moe is not None  # _prefill_mlp calls it only for models with experts
     shared = 3 * moe.shared_ffn * e
-    if model.model_type == "llama4_text":
+    model_traits = traits(model.model_type)
+    if model_traits.all_experts_per_token:
         experts = moe.experts * max(h + 4 * moe.ffn, 2 * h + 3 * moe.ffn) * e
         return max(experts, moe.experts * h * e + shared) + 2 * moe.experts * e
     k = moe.per_token
-    w = FP32_BYTES if model.model_type in FP32_ROUTING_WEIGHT_TYPES else e
-    logits = moe.experts * (FP32_BYTES if model.model_type in FP32_ROUTER_TYPES else e)
+    w = FP32_BYTES if model_traits.fp32_routing_weights else e
+    logits = moe.experts * (FP32_BYTES if model_traits.fp32_router else e)
     up = k * (h + 4 * moe.ffn) * e
     weighted = max(k * (2 * h * e + 2 * h * w), k * (2 * h * e + h * w) + h * w + h * e)
     routed = max(up, weighted) + logits + k * (2 * w + ROUTED_INDEX_BYTES)
     if not moe.shared_ffn:
         return routed
-    if model.model_type in SHARED_EXPERT_FIRST_TYPES:
+    if model_traits.shared_expert_first:
         return max(shared, h * e + routed)
     return max(routed, h * e + shared)
 

@@ -1,5 +1,4 @@
-"""One pure function per memory component: a Workload in, bytes out (and the
-words that explain them). `estimate` composes them into a frozen Breakdown.
+"""Training: what one decoder layer (and the model around its layers) saves for backward, per token.
 
 The training-activation formulas count exactly the tensors that Hugging Face
 transformers' implementations save for backward (measured with
@@ -10,6 +9,15 @@ is sbh(34 + 5as/h) bytes per layer. Real blocks differ from the paper's: the
 fp32 RMSNorm upcast, the gated MLP's four saved tensors, GPT-2's tanh-GELU
 saving five, so the terms below follow the implementations.
 Dropout masks are counted as CUDA stores them, one byte per element.
+
+Letters in the formulas, as in the paper's Table 2 (functions take the long names, and bind the
+letters at their top):
+
+    e    bytes per activation value (the `value_bytes` argument: 2 in bf16, 4 in fp32)
+    s    sequence length (`seq`)          b    micro-batch size
+    h    hidden size (`model.hidden`)     a    attention heads (`model.heads`)
+    kv   key/value heads                  d    head dimension
+    I    MLP width (`ffn`)                E, k routed experts, and experts used per token
 """
 
 from __future__ import annotations
@@ -19,12 +27,13 @@ import math
 from ....core.choices import Attention, Checkpointing
 from ....core.dtypes import FP32_BYTES
 from ....memory.components import Component
-from ....core.phrase import phrase
+from ....core.phrase import Phrase, phrase
 from ....core.units import format_binary
-from ....training.lora import Lora, adapted, tensor_stem
+from ....training.lora import Lora, adapted
 from ....workload import Workload
-from .spec import AttentionKind, Block, ModelSpec, NormCompute
-from .traits import SOFTMAX_IN_COMPUTE_TYPE
+from ...tensor import layer_of, stem
+from .spec import AttentionKind, Block, ModelSpec, NormCompute, QkNorm
+from .traits import traits
 
 
 INDEX_BYTES = 8  # int64 token ids and labels
@@ -35,7 +44,7 @@ LAYERNORM_STATS_BYTES = 2 * FP32_BYTES  # LayerNorm keeps mean and 1/std per tok
 # ---------------------------------------------------------------- training activations
 
 
-def _norm_saved(model: ModelSpec, e: int, width: int, *, feeds_linear: bool, rows: int = 1) -> int:
+def _norm_saved(model: ModelSpec, value_bytes: int, width: int, *, feeds_linear: bool, rows: int = 1) -> int:
     """Bytes per token one norm of `width` values saves (`rows` statistics: 1, or one per head).
 
     Llama RMSNorm: the fp32 upcast of its input (4w), 1/rms (4), the normalised value cast
@@ -46,6 +55,7 @@ def _norm_saved(model: ModelSpec, e: int, width: int, *, feeds_linear: bool, row
     Cohere's LayerNorm, written out in fp32: the fp32 input, the centred and the normalised
     values (3 × 4w) and the variance (4).
     The output (e·w) counts when a linear follows, which keeps it as its input."""
+    e = value_bytes
     compute = model.norm_compute
     if compute is NormCompute.RMS_FP32:
         saved = 8 * width + FP32_BYTES * rows
@@ -58,7 +68,7 @@ def _norm_saved(model: ModelSpec, e: int, width: int, *, feeds_linear: bool, row
     return saved + (e * width if feeds_linear else 0)
 
 
-def _layer_norms_saved(model: ModelSpec, e: int, kind: AttentionKind) -> int:
+def _layer_norms_saved(model: ModelSpec, value_bytes: int, kind: AttentionKind) -> int:
     """The norms of one layer, by where they sit.
 
     Pre-norm (Llama): two norms, each feeding linears. Gemma: those two plus two after
@@ -66,6 +76,7 @@ def _layer_norms_saved(model: ModelSpec, e: int, kind: AttentionKind) -> int:
     MLP's inputs are kept by their first linears (2·e·h). Parallel blocks (Phi, Cohere): one
     norm whose output feeds attention and the MLP. And q/k norms: per head (Qwen3, Gemma 3,
     Cohere) or over all heads (OLMo 2), never feeding a linear."""
+    e = value_bytes
     h, a, kv, d = model.hidden, model.heads, model.kv_heads, model.head_dim
     if model.post_norms:
         norms = 2 * _norm_saved(model, e, h, feeds_linear=False) + 2 * e * h
@@ -73,16 +84,16 @@ def _layer_norms_saved(model: ModelSpec, e: int, kind: AttentionKind) -> int:
         norms = 2 * _norm_saved(model, e, h, feeds_linear=True) + 2 * _norm_saved(model, e, h, feeds_linear=False)
     else:
         norms = model.norms_per_layer * _norm_saved(model, e, h, feeds_linear=True)
-    if model.qk_norm == "l2":  # fp32 input and 1/norm per head, for q and k; nothing cast back
+    if model.qk_norm is QkNorm.L2:  # fp32 input and 1/norm per head, for q and k; nothing cast back
         return norms + (FP32_BYTES * (a + kv) * d + FP32_BYTES * (a + kv) if kind is AttentionKind.CHUNKED else 0)
-    if model.qk_norm:
-        per_head = model.qk_norm == "head" or model.norm_compute is NormCompute.LAYER_FP32
+    if model.qk_norm is not None:
+        per_head = model.qk_norm is QkNorm.HEAD or model.norm_compute is NormCompute.LAYER_FP32
         norms += _norm_saved(model, e, a * d, feeds_linear=False, rows=a if per_head else 1)
         norms += _norm_saved(model, e, kv * d, feeds_linear=False, rows=kv if per_head else 1)
     return norms
 
 
-def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -> int:
+def _attention_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int) -> int:
     """Bytes per token the attention block saves (norm excluded).
 
     Flash/SDPA: rotated q (a·d·e), k and v (kv·d·e each; Phi-3's v is a view of the fused
@@ -96,6 +107,7 @@ def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -
     output (e·a·s), merged heads (e·h), residual dropout mask (h). GPT-2 flash: q, k, v,
     out (e·h each) and the log-sum-exp (4a); the kernel regenerates its dropout mask.
     """
+    e = value_bytes
     a, d, kv, h = model.heads, model.head_dim, model.kv_heads, model.hidden
     per_head_row = a * seq  # one row of the attention matrix for every head
     if model.block is Block.GPT2:
@@ -125,7 +137,7 @@ def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -
         + e * a * d  # k repeated to every head
         + (FP32_BYTES * per_head_row  # softmax, computed in fp32
            + (e * per_head_row if e != FP32_BYTES else 0)  # probabilities cast back
-           if model.model_type not in SOFTMAX_IN_COMPUTE_TYPE else e * per_head_row)
+           if not traits(model.model_type).softmax_in_compute_type else e * per_head_row)
         + (INDEX_BYTES * a if model.sinks else 0)  # gpt-oss: the row maximum's index, subtracted before softmax
         + (e * per_head_row if model.attention_softcap else 0)  # tanh soft-cap
         + e * a * d  # v repeated to every head (made contiguous for the matmul)
@@ -136,7 +148,7 @@ def _attention_saved(model: ModelSpec, e: int, attention: Attention, seq: int) -
 LINEAR_ATTENTION_CHUNK = 64  # transformers' torch chunk_gated_delta_rule
 
 
-def _linear_attention_saved(model: ModelSpec, e: int) -> int:
+def _linear_attention_saved(model: ModelSpec, value_bytes: int) -> int:
     """Bytes per token a Gated DeltaNet layer saves, as transformers' torch fallback computes
     it (fp32, chunks of 64 tokens; measured on Qwen3-Next, within 2 %). With vh value heads of
     dv, keys repeated to vh heads of dk and a convolution over conv_dim channels:
@@ -147,7 +159,9 @@ def _linear_attention_saved(model: ModelSpec, e: int) -> int:
     recurrent state and its products once per chunk (4·vh·(dk·dv + 2C·dv + C²/2 + dk·C)/C);
     the gated RMSNorm over the output (12·vh·dv + 4·vh + 2·e·vh·dv); o_proj's input (e·vh·dv).
     FLA's GPU kernels recompute most of this: the figure is what transformers saves without them."""
+    e = value_bytes
     lin = model.linear
+    assert lin is not None  # called for LINEAR layers only, which exist only with a LinearAttention spec
     vh, dk, dv, c = lin.value_heads, lin.key_head_dim, lin.value_head_dim, LINEAR_ATTENTION_CHUNK
     conv = 2 * lin.conv_dim * e
     gates = vh * (e + 8)
@@ -166,8 +180,8 @@ def lora_measured(model: ModelSpec) -> bool:
             and model.linear is None and model.moe is None and model.mla is None)
 
 
-def _lora_delta(model: ModelSpec, e: int, attention: Attention, lora: Lora, dropout: float,
-                adapter_e: int, *, moe: bool) -> int:
+def _lora_delta(model: ModelSpec, value_bytes: int, attention: Attention, lora: Lora, dropout: float,
+                adapter_value_bytes: int, *, moe: bool) -> int:
     """What LoRA changes in one layer's saved bytes per token, against full fine-tuning
     (measured with peft, tools/measure_lora.py).
 
@@ -177,36 +191,38 @@ def _lora_delta(model: ModelSpec, e: int, attention: Attention, lora: Lora, drop
     the adapted matrices (e·h for q/k/v, e·h for gate/up, e·I for down, e·a·d for o under eager)
     or once per matrix when peft casts it to fp32 adapters or drops it out (a 1-byte mask and the
     dropped copy); lora_B keeps A's output (r per matrix)."""
+    e = value_bytes
     h, q = model.hidden, model.q_dim
     dense_ffn = 0 if moe else model.ffn
     shared_ffn = model.moe.shared_ffn if moe and model.moe else 0
     eager = attention is Attention.EAGER
     delta = -2 * 2 * e * h - e * (dense_ffn + shared_ffn) - (e * q if eager else 0)
-    if model.qk_norm == "head":  # frozen q/k norms keep no cast for their weights' gradient
+    if model.qk_norm is QkNorm.HEAD:  # frozen q/k norms keep no cast for their weights' gradient
         delta -= e * (q + model.kv_dim)
-    matrices = [t for t, _ in adapted(model, lora) if t.name.startswith("blk.0.")]
+    matrices = [t for t, _ in adapted(model, lora) if layer_of(t.name) == 0]
     groups: dict[str, list[int]] = {}
     for t in matrices:
-        stem = tensor_stem(t.name)
-        source = ("attn_in" if stem in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_kv_a_mqa")
-                  else "mlp_in" if stem.startswith(("ffn_gate", "ffn_up")) or stem == "ffn_gate_inp" else stem)
+        name = stem(t.name)
+        source = ("attn_in" if name in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_kv_a_mqa")
+                  else "mlp_in" if name.startswith(("ffn_gate", "ffn_up")) or name == "ffn_gate_inp" else name)
         groups.setdefault(source, []).append(t.shape[1])
-        delta += lora.rank * adapter_e  # lora_B's input
+        delta += lora.rank * adapter_value_bytes  # lora_B's input
     for source, widths in groups.items():
         if dropout > 0:
-            delta += sum(width * (MASK_BYTES + adapter_e) for width in widths)
-        elif adapter_e != e:
-            delta += sum(width * adapter_e for width in widths)
+            delta += sum(width * (MASK_BYTES + adapter_value_bytes) for width in widths)
+        elif adapter_value_bytes != e:
+            delta += sum(width * adapter_value_bytes for width in widths)
         elif source != "attn_output" or eager:
             delta += e * widths[0]
     return delta
 
 
-def _window_mask_saved(model: ModelSpec, e: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
+def _window_mask_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
     """transformers' SDPA path passes a sliding or chunked window to the kernel as an explicit
     s × s additive mask, which the layer saves (s·e per token), and then repeats K and V to
     every query head instead of sharing them (2·(a − kv)·d·e). Measured on mistral with and
     without a window; eager attention saves the same with or without one."""
+    e = value_bytes
     if attention is not Attention.FLASH or kind not in (AttentionKind.SLIDING, AttentionKind.CHUNKED):
         return 0
     if kind is AttentionKind.SLIDING and model.sliding_window >= seq or (
@@ -215,7 +231,7 @@ def _window_mask_saved(model: ModelSpec, e: int, attention: Attention, seq: int,
     return e * seq + 2 * (model.heads - model.kv_heads) * model.head_dim * e
 
 
-def mlp_saved(model: ModelSpec, e: int, moe: bool) -> int:
+def mlp_saved(model: ModelSpec, value_bytes: int, moe: bool) -> int:
     """Bytes per token the MLP saves.
 
     Gated (SwiGLU / GeGLU): gate and up outputs, the activation and the product: 4·I·e
@@ -225,6 +241,7 @@ def mlp_saved(model: ModelSpec, e: int, moe: bool) -> int:
     and output (2h·e) and the gated MLP's 4·I·e; the router keeps fp32 probabilities (4E)
     and a few index tensors (about 40 bytes per routed copy); a shared expert keeps a dense
     MLP's 4·I·e of its own width."""
+    e = value_bytes
     h = model.hidden
     if model.block is Block.GPT2:
         return 5 * e * model.ffn + MASK_BYTES * h
@@ -232,19 +249,21 @@ def mlp_saved(model: ModelSpec, e: int, moe: bool) -> int:
         return 5 * e * model.ffn
     if moe:
         spec = model.moe
+        assert spec is not None  # an MoE layer exists only when the spec has experts
         router = FP32_BYTES * spec.experts + 4 + 40 * spec.per_token
         # transformers' Llama 4 runs every token through every expert and weights the outputs
-        routed = spec.experts if model.model_type == "llama4_text" else spec.per_token
+        routed = spec.experts if traits(model.model_type).all_experts_per_token else spec.per_token
         # gpt-oss's clamped SwiGLU (gate·sigmoid(α·gate)·(up + 1)) keeps seven I-wide tensors, not four
         expert = 7 * e * spec.ffn if spec.expert_bias else 4 * e * spec.ffn
         return routed * (2 * e * h + expert) + router + 4 * e * spec.shared_ffn
     return 4 * e * model.ffn
 
 
-def layer_activation_bytes_per_token(model: ModelSpec, e: int, attention: Attention, seq: int,
+def layer_activation_bytes_per_token(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
                                      moe: bool | None = None, kind: AttentionKind | None = None) -> int:
     """Everything one transformer layer saves for backward, per token (an MoE layer when `moe`,
     else a dense one; by default the model's first layer's kinds)."""
+    e = value_bytes
     moe = model.layer_is_moe(0) if moe is None else moe
     kind = model.kinds[0] if kind is None else kind
     if kind is AttentionKind.LINEAR:
@@ -263,20 +282,22 @@ def layer_activation_bytes_per_token(model: ModelSpec, e: int, attention: Attent
     return norms + attention_part + mlp_part
 
 
-def _layers_saved(model: ModelSpec, e: int, attention: Attention, seq: int,
-                  lora: Lora | None = None, lora_dropout: float = 0.0, adapter_e: int = 4) -> tuple[int, int]:
+def _layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
+                  lora: Lora | None = None, lora_dropout: float = 0.0, adapter_value_bytes: int = 4) -> tuple[int, int]:
     """(the sum over all layers, the largest layer) of the bytes per token layers save:
     layers differ by their attention kind and by dense or MoE MLP."""
+    e = value_bytes
     groups = {key: count for key, _, count in model.layer_groups}
     sizes = {key: layer_activation_bytes_per_token(model, e, attention, seq, moe=key[1], kind=key[0])
-             + (_lora_delta(model, e, attention, lora, lora_dropout, adapter_e, moe=key[1]) if lora else 0)
+             + (_lora_delta(model, e, attention, lora, lora_dropout, adapter_value_bytes, moe=key[1]) if lora else 0)
              for key in groups}
     return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
 
 
-def outside_layers_bytes_per_token(model: ModelSpec, e: int) -> int:
+def outside_layers_bytes_per_token(model: ModelSpec, value_bytes: int) -> int:
     """Saved outside the layers, per token: token ids and labels (int64), the final norm
     (which also feeds the LM head), and GPT-2's embedding dropout mask."""
+    e = value_bytes
     ids_and_labels = 2 * INDEX_BYTES
     final_norm = _norm_saved(model, e, model.hidden, feeds_linear=True)
     if model.block is Block.GPT2:
@@ -284,24 +305,26 @@ def outside_layers_bytes_per_token(model: ModelSpec, e: int) -> int:
     return ids_and_labels + final_norm
 
 
-def batch_shared_bytes(model: ModelSpec, e: int, seq: int) -> int:
+def batch_shared_bytes(model: ModelSpec, value_bytes: int, seq: int) -> int:
     """Saved once for the whole batch: the rotary cos and sin tables (s × d each), or
     GPT-2's position ids; Gemma's (1 + weight) fp32 copies, one per norm."""
+    e = value_bytes
     if model.block is Block.GPT2:
         return INDEX_BYTES * seq
     rotary = 2 * seq * model.head_dim * e
-    if model.model_type.startswith("gemma") or model.model_type == "qwen3_next":  # (1 + weight) in fp32, per norm
+    if traits(model.model_type).fp32_norm_weight_copies:  # (1 + weight) in fp32, per norm
         widths = (model.norms_per_layer * model.layers + 1) * model.hidden
-        widths += 2 * model.layers * model.head_dim if model.qk_norm else 0
+        widths += 2 * model.layers * model.head_dim if model.qk_norm is not None else 0
         return rotary + FP32_BYTES * widths
     if model.norm_compute is NormCompute.LAYER_FP32:  # Cohere: weight.to(float32), once per norm
-        widths = (model.layers + 1) * model.hidden + (model.layers * (model.q_dim + model.kv_dim) if model.qk_norm else 0)
+        widths = (model.layers + 1) * model.hidden + (model.layers * (model.q_dim + model.kv_dim) if model.qk_norm is not None else 0)
         return rotary + FP32_BYTES * widths
     return rotary
 
 
-def layer_input_bytes_per_token(model: ModelSpec, e: int) -> int:
+def layer_input_bytes_per_token(model: ModelSpec, value_bytes: int) -> int:
     """What per-layer checkpointing keeps for each layer: its input hidden state."""
+    e = value_bytes
     return e * model.hidden
 
 
@@ -323,11 +346,11 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
     """(the activations live when the layers' backward starts, the bytes saved at the forward's end).
     They differ under checkpointing: the forward keeps layer inputs, the backward adds a recompute."""
     model = workload.model
-    e = workload.activation_precision.bits // 8
+    e = int(workload.activation_precision.bits) // 8
     tokens = workload.batch * workload.seq
     lora = workload.lora if workload.lora and lora_measured(model) else None
     all_layers, per_layer = _layers_saved(model, e, workload.attention, workload.seq, lora, workload.lora_dropout,
-                                          workload.lora_dtype.bits // 8)
+                                          int(workload.lora_dtype.bits) // 8)
     outside = outside_layers_bytes_per_token(model, e)
     shared = batch_shared_bytes(model, e, workload.seq)
     inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
@@ -337,7 +360,8 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
     full = all_layers if layers_full == model.layers else layers_full * per_layer  # held in full at the peak
     num_bytes = tokens * (inputs + full + outside) + shared
     forward_bytes = tokens * (inputs + (full if workload.checkpointing is Checkpointing.NONE else 0) + outside) + shared
-    per_layer_text = f"{per_layer:,}"
+    per_layer_text: str | Phrase = f"{per_layer:,}"
+    kept: str | Phrase
     if workload.checkpointing is Checkpointing.NONE:
         kept, recompute = str(model.layers), ""
         if all_layers != model.layers * per_layer:  # dense and MoE layers differ
@@ -361,10 +385,11 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
     return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
 
 
-def backward_transient(workload: Workload, e: int) -> int:
+def backward_transient(workload: Workload, value_bytes: int) -> int:
     """One layer's backward temporaries: the gradients of the MLP's hidden tensors, about three of
     width I (gate, up and their product) per token, for a MoE layer of every routed copy and the
     shared expert (fitted to tools/measure_peak.py; within a few percent of the step's peak)."""
+    e = value_bytes
     model = workload.model
     width = model.ffn if model.moe_layer_count < model.layers else 0
     if model.moe is not None:
@@ -373,7 +398,7 @@ def backward_transient(workload: Workload, e: int) -> int:
     return workload.batch * workload.seq * max(mlp, _eager_softmax_backward(workload, e))
 
 
-def _eager_softmax_backward(workload: Workload, e: int) -> int:
+def _eager_softmax_backward(workload: Workload, value_bytes: int) -> int:
     """Eager attention's backward, per token, beyond what the layer has freed by then: the gradient
     of the fp32 probabilities (the backward of their cast to the compute type) and softmax's backward
     output, both fp32 per head and position (2·4·a·s; 2·e·a·s where softmax runs in the compute type),
@@ -381,11 +406,12 @@ def _eager_softmax_backward(workload: Workload, e: int) -> int:
     backward the cast probabilities (e·a·s). It outgrows the MLP's gradients for long rows and narrow
     MLPs (DeepSeek V3's MoE at 256 tokens; seen at `_softmax_backward_data` with tools/measure_peak.py
     --explain-training). The largest of the model's layers (dense or MoE)."""
+    e = value_bytes
     model = workload.model
     if workload.attention is not Attention.EAGER or model.block is Block.GPT2 or model.linear is not None:
         return 0
     a, seq = model.heads, workload.seq
-    in_compute = model.model_type in SOFTMAX_IN_COMPUTE_TYPE or e == FP32_BYTES
+    in_compute = traits(model.model_type).softmax_in_compute_type or e == FP32_BYTES
     grads = 2 * (e if in_compute else FP32_BYTES) * a * seq
     cast = 0 if in_compute else e * a * seq
     freed = min(mlp_saved(model, e, moe) for moe in model.layer_moe_values)

@@ -14,6 +14,9 @@ from ....core.phrase import Phrase
 import dataclasses
 import enum
 import functools
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 
 class Block(enum.Enum):
@@ -27,6 +30,17 @@ class Block(enum.Enum):
     """Llama-like with four RMSNorms per layer (1 + weight) and logit soft-capping. Gemma 2 and 3."""
     PHI = "phi"
     """Phi-1.5/2: one LayerNorm, attention and a GELU MLP in parallel, biases everywhere."""
+
+
+class QkNorm(enum.StrEnum):
+    """A norm on the queries and keys before attention, and what its weights span."""
+
+    HEAD = "head"
+    """An RMSNorm per head, with a weight of head_dim (Qwen3, Gemma 3, GLM-4-MoE with use_qk_norm)."""
+    FULL = "full"
+    """A norm over all heads at once, with weights of q_dim and kv_dim (OLMo 2; Cohere with use_qk_norm)."""
+    L2 = "l2"
+    """Llama 4's L2 norm without weights, on its RoPE (chunked) layers only."""
 
 
 class AttentionKind(enum.Enum):
@@ -132,8 +146,7 @@ class ModelSpec:
     o_bias: bool = False  # a bias on the attention output projection (gpt-oss, Phi)
     mlp_bias: bool = False  # biases on the dense MLP projections (Phi)
     head_bias: bool = False  # a bias on the LM head (Phi)
-    qk_norm: str = ""  # "head": per-head q/k RMSNorm weights (Qwen3, Gemma 3); "full": over all heads (OLMo 2);
-    # "l2": Llama 4's weightless L2 norm on its RoPE (chunked) layers
+    qk_norm: QkNorm | None = None  # a norm on q and k, None: none
     attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)
     sinks: bool = False  # gpt-oss: one learned sink logit per head
     fused_qkv: bool = False  # Phi-3: one qkv_proj, so V is a view of the fused output
@@ -281,7 +294,7 @@ class ModelSpec:
         return tuple((kind, n) for kind in AttentionKind if (n := self.count_kind(kind)))
 
 
-def _resize(pattern: tuple, length: int) -> tuple:
+def _resize(pattern: tuple[_T, ...], length: int) -> tuple[_T, ...]:
     """`pattern` cut to `length`, or continued with the period of its second half."""
     if length <= len(pattern):
         return pattern[:length]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import functools
 
-from ...tensor import Tensor
-from .spec import AttentionKind, Block, ModelSpec, Norm
+from ...tensor import Role, Tensor
+from .spec import AttentionKind, Block, ModelSpec, Norm, QkNorm
 
 
 @functools.lru_cache(maxsize=64)  # a spec's tensors never change; estimates ask for them many times per update
@@ -26,30 +26,30 @@ def model_tensors(spec: ModelSpec) -> tuple[Tensor, ...]:
 def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     """The tensors before the layers (embeddings) and after them (final norm, head)."""
     h = spec.hidden
-    first = [Tensor("token_embd.weight", (spec.vocab, h), "embedding")]
+    first = [Tensor("token_embd.weight", (spec.vocab, h), Role.EMBEDDING)]
     if spec.learned_positions:
-        first.append(Tensor("position_embd.weight", (spec.learned_positions, h), "embedding"))
+        first.append(Tensor("position_embd.weight", (spec.learned_positions, h), Role.EMBEDDING))
     last = []
     if spec.final_norm:
         last.extend(_norm("output_norm", h, spec.norm))
     if not spec.tie_embeddings:
-        last.append(Tensor("output.weight", (spec.vocab, h), "head"))
+        last.append(Tensor("output.weight", (spec.vocab, h), Role.HEAD))
     if spec.head_bias:
-        last.append(Tensor("output.bias", (spec.vocab,), "bias"))
+        last.append(Tensor("output.bias", (spec.vocab,), Role.BIAS))
     return first, last
 
 
 def _norm(prefix: str, width: int, norm: Norm) -> list[Tensor]:
-    tensors = [Tensor(f"{prefix}.weight", (width,), "norm")]
+    tensors = [Tensor(f"{prefix}.weight", (width,), Role.NORM)]
     if norm is Norm.LAYER:
-        tensors.append(Tensor(f"{prefix}.bias", (width,), "norm"))
+        tensors.append(Tensor(f"{prefix}.bias", (width,), Role.NORM))
     return tensors
 
 
-def _linear(name: str, out: int, inp: int, role: str, bias: bool = False) -> list[Tensor]:
+def _linear(name: str, out: int, inp: int, role: Role, bias: bool = False) -> list[Tensor]:
     tensors = [Tensor(f"{name}.weight", (out, inp), role)]
     if bias:
-        tensors.append(Tensor(f"{name}.bias", (out,), "bias"))
+        tensors.append(Tensor(f"{name}.bias", (out,), Role.BIAS))
     return tensors
 
 
@@ -61,8 +61,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += _norm(p + name, h, spec.norm)
     kind = spec.kinds[index]
     if spec.block is Block.GPT2:
-        tensors += _linear(p + "attn_qkv", 3 * h, h, "attention", bias=True)
-        tensors += _linear(p + "attn_output", h, h, "attention", bias=True)
+        tensors += _linear(p + "attn_qkv", 3 * h, h, Role.ATTENTION, bias=True)
+        tensors += _linear(p + "attn_output", h, h, Role.ATTENTION, bias=True)
     elif kind is AttentionKind.LINEAR:
         tensors += _linear_attention(spec, p)
     elif spec.mla is not None:
@@ -80,37 +80,38 @@ def _attention(spec: ModelSpec, p: str) -> list[Tensor]:
     h, q, kv = spec.hidden, spec.q_dim, spec.kv_dim
     gate = 2 if spec.attention_gate else 1
     tensors = (
-        _linear(p + "attn_q", gate * q, h, "attention", spec.qkv_bias)
-        + _linear(p + "attn_k", kv, h, "attention", spec.qkv_bias)
-        + _linear(p + "attn_v", kv, h, "attention", spec.qkv_bias)
-        + _linear(p + "attn_output", h, q, "attention", spec.o_bias)
+        _linear(p + "attn_q", gate * q, h, Role.ATTENTION, spec.qkv_bias)
+        + _linear(p + "attn_k", kv, h, Role.ATTENTION, spec.qkv_bias)
+        + _linear(p + "attn_v", kv, h, Role.ATTENTION, spec.qkv_bias)
+        + _linear(p + "attn_output", h, q, Role.ATTENTION, spec.o_bias)
     )
-    if spec.qk_norm == "head":
-        tensors += [Tensor(p + "attn_q_norm.weight", (spec.head_dim,), "norm"),
-                    Tensor(p + "attn_k_norm.weight", (spec.head_dim,), "norm")]
-    elif spec.qk_norm == "full":
-        tensors += [Tensor(p + "attn_q_norm.weight", (q,), "norm"), Tensor(p + "attn_k_norm.weight", (kv,), "norm")]
+    if spec.qk_norm is QkNorm.HEAD:
+        tensors += [Tensor(p + "attn_q_norm.weight", (spec.head_dim,), Role.NORM),
+                    Tensor(p + "attn_k_norm.weight", (spec.head_dim,), Role.NORM)]
+    elif spec.qk_norm is QkNorm.FULL:
+        tensors += [Tensor(p + "attn_q_norm.weight", (q,), Role.NORM), Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
     if spec.sinks:
-        tensors.append(Tensor(p + "attn_sinks.weight", (spec.heads,), "norm"))
+        tensors.append(Tensor(p + "attn_sinks.weight", (spec.heads,), Role.NORM))
     return tensors
 
 
 def _mla(spec: ModelSpec, p: str) -> list[Tensor]:
     """DeepSeek-V2/V3 attention: q through a low-rank pair (or directly), K/V from a latent."""
     mla, h, a = spec.mla, spec.hidden, spec.heads
+    assert mla is not None  # layer_tensors calls it only for MLA models
     q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
     bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
     if mla.q_lora_rank:
-        tensors = (_linear(p + "attn_q_a", mla.q_lora_rank, h, "attention", bias)
-                   + [Tensor(p + "attn_q_a_norm.weight", (mla.q_lora_rank,), "norm")]
-                   + _linear(p + "attn_q_b", q_width, mla.q_lora_rank, "attention"))
+        tensors = (_linear(p + "attn_q_a", mla.q_lora_rank, h, Role.ATTENTION, bias)
+                   + [Tensor(p + "attn_q_a_norm.weight", (mla.q_lora_rank,), Role.NORM)]
+                   + _linear(p + "attn_q_b", q_width, mla.q_lora_rank, Role.ATTENTION))
     else:
-        tensors = _linear(p + "attn_q", q_width, h, "attention")
+        tensors = _linear(p + "attn_q", q_width, h, Role.ATTENTION)
     return tensors + (
-        _linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, "attention", bias)
-        + [Tensor(p + "attn_kv_a_norm.weight", (mla.kv_lora_rank,), "norm")]
-        + _linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, "attention")
-        + _linear(p + "attn_output", h, a * mla.v_head_dim, "attention", bias)
+        _linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, Role.ATTENTION, bias)
+        + [Tensor(p + "attn_kv_a_norm.weight", (mla.kv_lora_rank,), Role.NORM)]
+        + _linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION)
+        + _linear(p + "attn_output", h, a * mla.v_head_dim, Role.ATTENTION, bias)
     )
 
 
@@ -118,19 +119,20 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
     """Qwen3-Next Gated DeltaNet: in_proj_qkvz, in_proj_ba, a depthwise conv, per-head
     decay parameters, a gated RMSNorm of the value head width and the output projection."""
     lin, h = spec.linear, spec.hidden
+    assert lin is not None  # a LINEAR layer exists only with a LinearAttention spec (hf_config._read_layers)
     key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
     return (
-        _linear(p + "attn_qkvz", 2 * key + 2 * value, h, "attention")
-        + _linear(p + "attn_ba", 2 * lin.value_heads, h, "attention")
-        + [Tensor(p + "ssm_conv1d.weight", (lin.conv_dim, 1, lin.conv_kernel), "attention"),
-           Tensor(p + "ssm_dt.bias", (lin.value_heads,), "norm"),
-           Tensor(p + "ssm_a", (lin.value_heads,), "norm"),
-           Tensor(p + "ssm_norm.weight", (lin.value_head_dim,), "norm")]
-        + _linear(p + "ssm_out", h, value, "attention")
+        _linear(p + "attn_qkvz", 2 * key + 2 * value, h, Role.ATTENTION)
+        + _linear(p + "attn_ba", 2 * lin.value_heads, h, Role.ATTENTION)
+        + [Tensor(p + "ssm_conv1d.weight", (lin.conv_dim, 1, lin.conv_kernel), Role.ATTENTION),
+           Tensor(p + "ssm_dt.bias", (lin.value_heads,), Role.NORM),
+           Tensor(p + "ssm_a", (lin.value_heads,), Role.NORM),
+           Tensor(p + "ssm_norm.weight", (lin.value_head_dim,), Role.NORM)]
+        + _linear(p + "ssm_out", h, value, Role.ATTENTION)
     )
 
 
-def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: str = "mlp") -> list[Tensor]:
+def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: Role = Role.MLP) -> list[Tensor]:
     h, bias = spec.hidden, spec.mlp_bias or spec.block is Block.GPT2
     if spec.block is Block.GPT2 or not spec.gated_mlp:
         return _linear(f"{p}ffn_up{suffix}", width, h, role, bias) + _linear(f"{p}ffn_down{suffix}", h, width, role, bias)
@@ -144,21 +146,22 @@ def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: str 
 def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
     """Router, routed experts (stacked), and the shared expert(s) with their optional gate."""
     moe, h = spec.moe, spec.hidden
+    assert moe is not None  # layer_is_moe holds only when the spec has experts
     e, i = moe.experts, moe.ffn
-    tensors = _linear(p + "ffn_gate_inp", e, h, "router", moe.router_bias)
+    tensors = _linear(p + "ffn_gate_inp", e, h, Role.ROUTER, moe.router_bias)
     tensors += [
-        Tensor(p + "ffn_gate_exps.weight", (e, i, h), "expert"),
-        Tensor(p + "ffn_up_exps.weight", (e, i, h), "expert"),
-        Tensor(p + "ffn_down_exps.weight", (e, h, i), "expert"),
+        Tensor(p + "ffn_gate_exps.weight", (e, i, h), Role.EXPERT),
+        Tensor(p + "ffn_up_exps.weight", (e, i, h), Role.EXPERT),
+        Tensor(p + "ffn_down_exps.weight", (e, h, i), Role.EXPERT),
     ]
     if moe.expert_bias:
         tensors += [
-            Tensor(p + "ffn_gate_exps.bias", (e, i), "expert"),
-            Tensor(p + "ffn_up_exps.bias", (e, i), "expert"),
-            Tensor(p + "ffn_down_exps.bias", (e, h), "expert"),
+            Tensor(p + "ffn_gate_exps.bias", (e, i), Role.EXPERT),
+            Tensor(p + "ffn_up_exps.bias", (e, i), Role.EXPERT),
+            Tensor(p + "ffn_down_exps.bias", (e, h), Role.EXPERT),
         ]
     if moe.shared_ffn:
-        tensors += _dense_mlp(spec, p, moe.shared_ffn, suffix="_shexp", role="shared_expert")
+        tensors += _dense_mlp(spec, p, moe.shared_ffn, suffix="_shexp", role=Role.SHARED_EXPERT)
     if moe.shared_gate:
-        tensors.append(Tensor(p + "ffn_gate_inp_shexp.weight", (1, h), "router"))
+        tensors.append(Tensor(p + "ffn_gate_inp_shexp.weight", (1, h), Role.ROUTER))
     return tensors

@@ -1,43 +1,115 @@
-"""What a decoder `model_type` does at run time that its config.json does not say: the
-implementation details the activation formulas depend on, one set of model types per trait."""
+"""What a decoder `model_type` does at run time that its config.json does not say: the implementation
+details of transformers' modelling code that the activation formulas (`saved.py`, `prefill.py`) depend
+on, as ONE frozen `Traits` record per model_type (`TRAITS`), beside the `Reader` in sources/hf_config.py
+that already names each type. A model type not listed gets `DEFAULT` (Llama's behaviour): `traits`.
+
+Each field says where in transformers the behaviour lives; a new model type is one row of `TRAITS`.
+"""
 
 from __future__ import annotations
 
-
-# Model types whose training activations are checked against measured runs (tests/golden/measured.json,
-# tests/test_golden_measured.py). For the others the same terms are applied to their shapes, and
-# the result says that it is approximate.
-TRAINING_MEASURED_TYPES = frozenset({
-    "gpt2", "llama", "mistral", "mixtral", "qwen2", "gemma2", "phi3",  # measured 2026-12-02
-    "qwen3", "qwen3_moe", "qwen2_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "gemma3_text", "gpt_oss",
-    "llama4_text", "phi", "olmo2", "granite", "cohere", "cohere2", "glm4_moe", "smollm3", "phimoe", "ministral",
-    "ministral3",  # measured 2026-12-03
-    "kimi_k2",  # DeepSeek-V3's architecture and code under another name
-})
-
-# Eager attention whose softmax runs in the compute type, not fp32 (transformers' Llama 4; gpt-oss,
-# whose probabilities include one sink logit per row).
-SOFTMAX_IN_COMPUTE_TYPE = frozenset({"llama4_text", "gpt_oss"})
+import dataclasses
+from collections.abc import Mapping
 
 
-# Decoder layers that keep attention's output bound to its own name through the MLP:
-# Llama4TextDecoderLayer.forward (`attention_states`; models/llama4/modeling_llama4.py). The others
-# rebind `hidden_states` to the residual sum, or (parallel blocks) count it among their four h·e.
-ATTENTION_OUTPUT_HELD_TYPES = frozenset({"llama4_text"})
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Traits:
+    """How one model_type's transformers implementation allocates its activations, where the config
+    does not tell. Every field defaults to what transformers' Llama does."""
+
+    training_measured: bool = False
+    """Its training activations are checked against measured runs (tests/golden/measured.json,
+    tests/test_golden_measured.py). For the others the same terms are applied to their shapes, and the
+    result says that it is approximate (analysis/evaluate.py)."""
+
+    softmax_in_compute_type: bool = False
+    """Eager attention's softmax runs in the compute type, not fp32: transformers' Llama 4; gpt-oss, whose
+    probabilities include one sink logit per row."""
+
+    attention_output_held: bool = False
+    """The decoder layer keeps attention's output bound to its own name through the MLP:
+    Llama4TextDecoderLayer.forward (`attention_states`; models/llama4/modeling_llama4.py). The others
+    rebind `hidden_states` to the residual sum, or (parallel blocks) count it among their four h·e."""
+
+    always_sliding_mask: bool = False
+    """The model's forward builds a sliding-window mask even with no sliding layer: Qwen2MoeModel.forward
+    always fills both entries of its mask mapping, and Qwen2MoeConfig sets sliding_window to 0 when
+    use_sliding_window is off, so masking_utils cannot skip it (`_ignore_causal_mask_sdpa`, kv_length >= 0)."""
+
+    fp32_router: bool = False
+    """The router computes in fp32 whatever the model's dtype (an fp32 `gate.weight` and `F.linear` on the
+    input cast to fp32: DeepseekV2TopkRouter, DeepseekV3TopkRouter, Glm4MoeTopkRouter), so its logits and
+    routing weights are fp32. Implies `fp32_routing_weights`."""
+
+    fp32_routing_weights: bool = False
+    """The top-k routing weights stay fp32: the fp32 routers above, and Mixtral, whose softmax runs on
+    `router_logits.float()` (MixtralTopKRouter). The others cast the weights back to the logits' dtype."""
+
+    shared_expert_first: bool = False
+    """The MoE block runs the shared expert before the routed ones, whose output waits meanwhile
+    (Qwen2MoeSparseMoeBlock, Qwen3NextSparseMoeBlock); DeepSeek and GLM-4-MoE run it after."""
+
+    all_experts_per_token: bool = False
+    """The MoE block runs every token through every expert and weights the outputs, with two bmm over
+    all E experts (Llama4TextMoe, Llama4TextExperts in models/llama4/modeling_llama4.py), instead of
+    gathering the k routed copies of each token."""
+
+    fp32_norm_weight_copies: bool = False
+    """Each RMSNorm computes `1 + weight` in fp32 (Gemma's `Gemma*RMSNorm`, Qwen3NextRMSNorm), a copy per
+    norm that training saves once for the whole batch (`saved.batch_shared_bytes`)."""
 
 
-# Models whose forward builds a sliding-window mask even with no sliding layer: Qwen2MoeModel.forward
-# always fills both entries of its mask mapping, and Qwen2MoeConfig sets sliding_window to 0 when
-# use_sliding_window is off, so masking_utils cannot skip it (`_ignore_causal_mask_sdpa`, kv_length >= 0).
-ALWAYS_SLIDING_MASK_TYPES = frozenset({"qwen2_moe"})
+DEFAULT = Traits()
+_MEASURED = Traits(training_measured=True)
+_GEMMA = Traits(fp32_norm_weight_copies=True)
+_GEMMA_MEASURED = Traits(training_measured=True, fp32_norm_weight_copies=True)
+_FP32_ROUTER_MEASURED = Traits(training_measured=True, fp32_router=True, fp32_routing_weights=True)
+
+# Measured: "gpt2", "llama", "mistral", "mixtral", "qwen2", "gemma2", "phi3" on 2026-12-02; the others
+# marked measured on 2026-12-03; "kimi_k2" is DeepSeek-V3's architecture and code under another name.
+TRAITS: Mapping[str, Traits] = {
+    "gpt2": _MEASURED,
+    "llama": _MEASURED,
+    "mistral": _MEASURED,
+    "mixtral": Traits(training_measured=True, fp32_routing_weights=True),
+    "qwen2": _MEASURED,
+    "gemma": _GEMMA,
+    "gemma2": _GEMMA_MEASURED,
+    "phi3": _MEASURED,
+    "qwen3": _MEASURED,
+    "qwen3_moe": _MEASURED,
+    "qwen2_moe": Traits(training_measured=True, always_sliding_mask=True, shared_expert_first=True),
+    "qwen3_next": Traits(training_measured=True, shared_expert_first=True, fp32_norm_weight_copies=True),
+    "deepseek_v2": _FP32_ROUTER_MEASURED,
+    "deepseek_v3": _FP32_ROUTER_MEASURED,
+    "kimi_k2": _FP32_ROUTER_MEASURED,
+    "glm4_moe": _FP32_ROUTER_MEASURED,
+    "gemma3_text": _GEMMA_MEASURED,
+    "gpt_oss": Traits(training_measured=True, softmax_in_compute_type=True),
+    "llama4_text": Traits(training_measured=True, softmax_in_compute_type=True, attention_output_held=True,
+                          all_experts_per_token=True),
+    "phi": _MEASURED,
+    "olmo2": _MEASURED,
+    "granite": _MEASURED,
+    "cohere": _MEASURED,
+    "cohere2": _MEASURED,
+    "smollm3": _MEASURED,
+    "phimoe": _MEASURED,
+    "ministral": _MEASURED,
+    "ministral3": _MEASURED,
+}
 
 
-# Routers that compute in fp32 whatever the model's dtype (an fp32 `gate.weight` and `F.linear` on the
-# input cast to fp32: transformers' DeepseekV2TopkRouter, DeepseekV3TopkRouter, Glm4MoeTopkRouter), so their
-# logits and routing weights are fp32; Mixtral's softmax runs on `router_logits.float()` and its top-k
-# weights stay fp32 (MixtralTopKRouter). The others cast the weights back to the logits' dtype.
-FP32_ROUTER_TYPES = frozenset({"deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe"})
-FP32_ROUTING_WEIGHT_TYPES = FP32_ROUTER_TYPES | {"mixtral"}
-# MoE blocks that run the shared expert before the routed ones, whose output waits meanwhile
-# (Qwen2MoeSparseMoeBlock, Qwen3NextSparseMoeBlock); DeepSeek and GLM-4-MoE run it after.
-SHARED_EXPERT_FIRST_TYPES = frozenset({"qwen2_moe", "qwen3_next"})
+def traits(model_type: str) -> Traits:
+    """The record of `model_type`; `DEFAULT` for a type not in `TRAITS`, except that a Gemma-named type
+    the calculator does not read exactly (read as a Llama-style decoder) keeps Gemma's fp32 norm weight
+    copies, which every Gemma generation makes. One dict lookup: the solvers ask it of hundreds of models
+    per update."""
+    found = TRAITS.get(model_type)
+    if found is not None:
+        return found
+    return _GEMMA if model_type.startswith("gemma") else DEFAULT
+
+
+# The model types whose training activations are measured; analysis/evaluate.py imports this name.
+TRAINING_MEASURED_TYPES = frozenset(name for name, record in TRAITS.items() if record.training_measured)
