@@ -144,3 +144,27 @@ def llamacpp_breakdown(workload: Workload) -> tuple[tuple[Component, ...], dict[
                "kv_host_bytes": layout.kv_host_bytes}
     return components, runtime, host
 MAX_PARALLEL = 4096  # llama.cpp sequences
+
+
+# ---------------------------------------------------------------- llama.cpp's own input keys (inputs/options.py gathers them)
+
+from ..core.option import Option, optional, parse_choice, parse_int  # noqa: E402
+from ..sources.hf_config import MAX_LAYERS  # noqa: E402
+
+_SHOWN = {"runtime": ("llamacpp",), "mode": ("inference",)}
+OPTIONS = (
+    Option(key="gpu_layers", default="", group="engine", metavar="N",
+           help="llama.cpp: layers on the GPU, the output layer first (default all)",
+           parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_SHOWN),
+    Option(key="ubatch", default="512", group="engine", metavar="N", help="llama.cpp micro-batch (512)",
+           parse=lambda t: parse_int("ubatch", t, 1, 65536), shown_when=_SHOWN),
+    Option(key="parallel", default="1", group="engine", metavar="N",
+           help="llama.cpp: sequences, each with its own context (1)",
+           parse=lambda t: parse_int("parallel", t, 1, MAX_PARALLEL), shown_when=_SHOWN),
+    Option(key="kv_precision_k", default="", group="engine", metavar="TYPE",
+           help="llama.cpp --cache-type-k (default: --kv-precision)",
+           parse=lambda t: None if t == "" else parse_choice("kv_precision_k", t, Precision), shown_when=_SHOWN),
+    Option(key="kv_precision_v", default="", group="engine", metavar="TYPE",
+           help="llama.cpp --cache-type-v (default: --kv-precision)",
+           parse=lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision), shown_when=_SHOWN),
+)

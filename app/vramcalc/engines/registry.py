@@ -36,3 +36,11 @@ def runtime_overhead(runtime: Runtime, enforce_eager: bool) -> int:
     if runtime is Runtime.LLAMACPP:
         return LLAMACPP_CUDA_OVERHEAD
     return DEFAULT_OVERHEAD_BYTES
+
+
+# ---------------------------------------------------------------- each engine's own input keys
+
+from . import llamacpp, vllm  # noqa: E402
+
+ENGINE_OPTIONS = {Runtime.VLLM: vllm.OPTIONS, Runtime.LLAMACPP: llamacpp.OPTIONS}
+"""The link, form and command-line keys each engine declares for itself (inputs/options.py gathers them)."""

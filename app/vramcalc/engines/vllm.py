@@ -120,3 +120,21 @@ def vllm_rank_pool(breakdown: Breakdown, components: dict[str, int], kv_share: f
     return {"kv_pool_bytes": pool,
             "kv_tokens": int(pool // block) * VLLM_BLOCK_TOKENS if block else 0,
             "max_concurrency": round(pool / per_sequence, 2) if per_sequence else None}
+
+
+# ---------------------------------------------------------------- vLLM's own input keys (inputs/options.py gathers them)
+
+from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int  # noqa: E402
+
+_SHOWN = {"runtime": ("vllm",), "mode": ("inference",)}
+OPTIONS = (
+    Option(key="gpu_memory_utilization", default="0.9", group="engine", metavar="X", help="vLLM (default 0.9)",
+           parse=lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
+           shown_when=_SHOWN),
+    Option(key="max_num_batched_tokens", default="", group="engine", metavar="N", help="vLLM (default: by card)",
+           parse=optional(lambda t: parse_int("max_num_batched_tokens", t, 1, MAX_SEQ)), shown_when=_SHOWN),
+    Option(key="max_num_seqs", default="", group="engine", metavar="N", help="vLLM (default: by card)",
+           parse=optional(lambda t: parse_int("max_num_seqs", t, 1, MAX_BATCH)), shown_when=_SHOWN),
+    Option(key="enforce_eager", default="0", group="engine", kind=Kind.FLAG, help="vLLM: no CUDA graphs",
+           parse=lambda t: parse_flag("enforce_eager", t), shown_when=_SHOWN),
+)
