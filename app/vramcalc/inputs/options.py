@@ -10,19 +10,16 @@ from collections.abc import Callable, Mapping
 from ..core.choices import Attention, Checkpointing, Fsdp, Mode, Offload, Optimizer, OptimizerImpl, Recipe, Runtime
 from ..core.dtypes import NOMINAL, Precision
 from ..core.errors import ValidationError
+# MAX_BATCH, MAX_SEQ and the parse_* helpers moved to core/option.py (an engine's rows use them); still importable here
 from ..core.option import (MAX_BATCH, MAX_SEQ, Kind, Not, Option, optional, parse_choice, parse_decimal, parse_flag,
                            parse_int, plain, values_of)
 from ..core.units import GB, GIB
-from ..engines.llamacpp import MAX_PARALLEL
 from ..engines.registry import ENGINE_OPTIONS
 from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, names as format_names, parse_format
 from ..sources.gpus import DEFAULT_MACOS, gpu, load_apple, load_gpus
 from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS
 from ..sources.presets import load_presets
 from ..training.lora import parse_targets
-
-__all__ = ["MAX_BATCH", "MAX_PARALLEL", "MAX_SEQ", "Kind", "Option", "parse_choice", "parse_decimal", "parse_flag",
-           "parse_int", "plain"]  # re-exported: the parsers and limits moved to core/option.py
 
 CUSTOM = "custom"
 CONFIG = "config"
