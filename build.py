@@ -23,19 +23,9 @@ sys.path.insert(0, str(ROOT / "app"))
 
 from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
 from vramcalc.analysis.capacity import COLUMNS  # noqa: E402
-from vramcalc.core.choices import (  # noqa: E402  # noqa: E402
-    Attention,
-    Checkpointing,
-    Fsdp,
-    Offload,
-    Optimizer,
-    OptimizerImpl,
-    Recipe,
-    Runtime,
-)
 from vramcalc.core.dtypes import KV_FORMATS, Precision  # noqa: E402
 from vramcalc.formats.weights import WEIGHT_FORMAT_GROUPS  # noqa: E402
-from vramcalc.inputs.options import CUSTOM_KEYS  # noqa: E402
+from vramcalc.inputs.options import CUSTOM_KEYS, OPTION  # noqa: E402
 from vramcalc.inputs.parse import parse_capacity_query, parse_target  # noqa: E402
 from vramcalc.render import catalog as catalog_words  # noqa: E402
 from vramcalc.render import messages  # noqa: E402
@@ -151,15 +141,8 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         defaults=DEFAULTS,
         weight_formats=WEIGHT_FORMAT_GROUPS,
         kv_formats=[p.value for p in KV_FORMATS],
-        runtimes=[r.value for r in Runtime],
-        recipes=[r.value for r in Recipe],
+        options=OPTION,  # each key's Option (inputs/options.py): a select's choices
         custom_fields=CUSTOM_KEYS,
-        optimizers=[o.value for o in Optimizer],
-        optimizer_impls=[i.value for i in OptimizerImpl],
-        fsdp_modes=[m.value for m in Fsdp],
-        offloads=[o.value for o in Offload],
-        checkpointings=[c.value for c in Checkpointing],
-        attentions=[a.value for a in Attention],
         t=message,
         guide_entries=GUIDE_ENTRIES,
         csp=CSP,

@@ -39,9 +39,9 @@ from vramcalc.render import catalog as catalog_words  # noqa: E402
 from vramcalc.sources import catalog  # noqa: E402
 from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.analysis.fit import fit_all  # noqa: E402
-from vramcalc.formats.weights import GROUPED  # noqa: E402
 from vramcalc.inputs.link import decode, encode  # noqa: E402
-from vramcalc.render.messages import say, language, message, use_language  # noqa: E402
+from vramcalc.inputs.options import CHECKBOXES, OPTIONS  # noqa: E402
+from vramcalc.render.messages import language, say, message, use_language  # noqa: E402
 from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
@@ -51,7 +51,6 @@ from vramcalc.engines.registry import suggested_runtime  # noqa: E402
 
 use_language(document.documentElement.lang or "en")  # the language this page was prerendered in
 INPUT_AREAS = "#form, #reverse, #capacity-section"
-CHECKBOXES = ("mixed_precision", "enforce_eager", "lora_embeddings", "fused_ce", "sp")  # every control lives in one of these
 # What the page shows before Python has drawn anything: the prerendered defaults.
 DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
 state = {
@@ -160,6 +159,23 @@ def show_errors(problems):
             folded = field.closest("details")
             if folded not in (None, jsnull):
                 folded.open = True  # an error is never hidden behind "More options"
+
+
+WRAPPER = "[id$='-field'], [id$='-fields']"  # the elements that show or hide fields: #vllm-fields, #batch-field, ...
+
+
+def show_fields(values):
+    """Each wrapper of fields shown when one of its keys' Option.shown_when holds (inputs/options.py)."""
+    if "wrappers" not in state:  # which keys each wrapper holds: the page's structure, read once
+        wrappers = {}
+        for option in OPTIONS:
+            field = element(option.key)
+            wrapper = field.closest(WRAPPER) if option.shown_when and field is not None else None
+            if wrapper not in (None, jsnull):
+                wrappers.setdefault(wrapper.id, []).append(option)
+        state["wrappers"] = wrappers
+    for id_, options in state["wrappers"].items():
+        set_hidden(id_, not any(option.shown(values) for option in options))
 
 
 def summarize_options(values):
@@ -325,22 +341,8 @@ def update(*_args):
 def redraw():
     """Read the form, check it, and show what changed."""
     values = read_form()
-    set_hidden("custom-fields", values["model"] != "custom")
-    set_hidden("group-size-field", values["precision"] not in GROUPED)
-    set_hidden("vllm-fields", values["runtime"] != "vllm")
-    set_hidden("llamacpp-fields", values["runtime"] != "llamacpp")
-    set_hidden("batch-field", values["runtime"] == "llamacpp" and values["mode"] != "training")  # --parallel
-    set_hidden("engine-fields", values["mode"] == "training")
-    if WRITTEN.get(("apple-fields", "gpu")) != values["gpu"]:
-        chosen = element("gpu").querySelector(f"option[value='{values['gpu']}']")
-        set_hidden("apple-fields", not chosen or chosen.getAttribute("data-kind") != "apple")
-        WRITTEN["apple-fields", "gpu"] = values["gpu"]
+    show_fields(values)
     set_text("model-facts", catalog_words.facts(values["model"]))
-    set_hidden("training-fields", values["mode"] != "training")
-    set_hidden("lora-fields", values["lora_rank"].strip() in ("", "0"))
-    set_hidden("mixed-precision-field", values["recipe"] != "")
-    set_hidden("layout-fields", values["gpus"].strip() in ("", "1"))
-    set_hidden("sharding-fields", values["mode"] != "training")
     summarize_options(values)
     remember_gpu(values)
     problems = []

@@ -30,24 +30,56 @@ from .memory.components import Breakdown
 from .analysis.evaluate import estimate
 from .render.i18n.en import EN
 from .sources.presets import load_presets
-from .core.choices import Attention, Checkpointing, Mode, Optimizer
-from .core.dtypes import Precision
+from .core.option import Kind, Option
 from .render.export import to_csv, to_json, to_markdown
 from .render.rank import layout_text
 from .render.view import present_capacity
 from .analysis.solve import fits, solve
 from .render.numbers import format_count, format_gb, format_gib
-from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS
+from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, OPTION, OPTIONS
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_target, parse_workload
 
 EXIT_USAGE = 2
 
 
-def _choices(enum_type: type) -> list[str]:
-    return [member.value for member in enum_type]
+# The --help sections, in order, by the `cli_group` (else `group`) of the table's options; "" is the top section.
+SECTIONS = {
+    "model": "model (one of)",
+    "request": "workload",
+    "training": "training",
+    "": "",
+    "layout": "several GPUs (default layout: TP for inference, ZeRO-3 data parallel for training)",
+    "engine": "engine",
+}
+TARGET_KEYS = ("gpu", "gpus")  # `fit` asks about them first, in a section of their own, with these help texts
+TARGET_HELP = {
+    "gpu": lambda: f"one of: {', '.join(load_gpus())}; a Mac (apple-m4-max-128gb, ...); or any card as NNgb (24gb)",
+    "gpus": lambda: "how many of them (default 1)",
+}
+OUTPUT_FLAGS = ("json", "csv", "markdown")  # how to print, not what to compute: not link keys
+COMMAND_LINE_ONLY = ("config",)  # a file on this machine, which a link cannot carry
+
+
+def _section(option: Option) -> str:
+    return option.group if option.cli_group is None else option.cli_group
+
+
+def _add(group: argparse._ActionsContainer, option: Option, help: str | None = None) -> None:
+    """The option's flag, as the table declares it."""
+    help = option.help_text if help is None else help
+    if option.kind is Kind.FLAG:
+        group.add_argument(*option.cli_flags, dest=option.key, action="store_true", help=help)
+        return
+    # The model's keys have no default here: _values tells --model, --config and --params apart by which are given.
+    default = None if option.group == "model" else option.default
+    if option.kind is Kind.CHOICE:
+        group.add_argument(*option.cli_flags, dest=option.key, choices=option.choices, default=default, help=help)
+    else:
+        group.add_argument(*option.cli_flags, dest=option.key, default=default, metavar=option.metavar, help=help)
 
 
 def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
+    """The workload's options, generated from inputs/options.OPTIONS (with `target`: `vramcalc fit`'s)."""
     if target:
         parser = argparse.ArgumentParser(
             prog="vramcalc fit",
@@ -57,103 +89,22 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
             "training).",
         )
         where = parser.add_argument_group("target")
-        where.add_argument("--gpu", default=DEFAULTS["gpu"], help=f"one of: {', '.join(load_gpus())}; a Mac "
-                           "(apple-m4-max-128gb, ...); or any card as NNgb (24gb)")
-        where.add_argument("--gpus", default=DEFAULTS["gpus"], metavar="N", help="how many of them (default 1)")
+        for key in TARGET_KEYS:
+            _add(where, OPTION[key], TARGET_HELP[key]())
     else:
         parser = argparse.ArgumentParser(
             prog="vramcalc",
             description="Estimate the GPU memory a transformer needs. "
             "Also: `vramcalc fit --help` (reverse questions), `vramcalc capacity --help` (what fits where).",
         )
-    model = parser.add_argument_group("model (one of)")
-    model.add_argument("--model", help=f"a preset: {', '.join(load_presets())}")
-    model.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
-    model.add_argument("--params", metavar="B", help="custom: parameters, in billions")
-    model.add_argument("--hidden", metavar="H", help="custom: hidden size")
-    model.add_argument("--layers", metavar="L", help="custom: layers")
-    model.add_argument("--heads", metavar="N", help="custom: attention heads (default hidden/128)")
-    model.add_argument("--kv-heads", metavar="N", dest="kv_heads", help="custom: KV heads (default = heads)")
-    model.add_argument("--vocab", metavar="N", help="custom: vocabulary (default 32000)")
-    model.add_argument("--ffn", metavar="N", help="custom: FFN size (default about 8h/3)")
-    work = parser.add_argument_group("workload")
-    work.add_argument("--mode", choices=_choices(Mode), default=DEFAULTS["mode"])
-    work.add_argument("--precision", default=DEFAULTS["precision"], metavar="FORMAT",
-                      help="weights: fp32, fp16, bf16, int8, int4, int2 (nominal bits, no scales), a GGUF type "
-                           "(q4_k_m, q8_0, iq4_xs, ...), gptq-int4, gptq-int8, awq-int4, nf4, nf4-dq, bnb-int8, fp8, "
-                           "fp8-block, mxfp4, nvfp4, bpw:X.XX (EXL2/EXL3) or native (the checkpoint's own)")
-    work.add_argument("--group-size", dest="group_size", default=DEFAULTS["group_size"], metavar="N",
-                      help="GPTQ/AWQ group size (default 128)")
-    work.add_argument("--kv-precision", dest="kv_precision", choices=_choices(Precision),
-                      help="KV cache (default: the weights' float type, else fp16)")
-    work.add_argument("--batch", default=DEFAULTS["batch"])
-    work.add_argument("--seq", default=DEFAULTS["seq"], help="sequence length in tokens")
-    train = parser.add_argument_group("training")
-    train.add_argument("--optimizer", choices=_choices(Optimizer), default=DEFAULTS["optimizer"])
-    train.add_argument("--optimizer-impl", dest="optimizer_impl", default=DEFAULTS["optimizer_impl"], metavar="IMPL",
-                       help="foreach (torch.optim's default on GPU), fused (the Trainer's default on torch >= 2.8) "
-                            "or for-loop; default: the optimizer's own")
-    train.add_argument("--mixed-precision", dest="mixed_precision", action="store_true",
-                       help="keep an fp32 master copy of the weights")
-    train.add_argument("--recipe", default=DEFAULTS["recipe"], metavar="NAME",
-                       help="fp32, bf16 (pure), amp (fp32 weights under autocast --precision), mixed (16-bit weights, "
-                            "fp32 gradients and master: Megatron/DeepSpeed); default: --precision and --mixed-precision")
-    train.add_argument("--lora-rank", dest="lora_rank", default=DEFAULTS["lora_rank"], metavar="R",
-                       help="LoRA adapters of rank R (0: full fine-tuning); with --precision nf4 or nf4-dq: QLoRA")
-    train.add_argument("--lora-targets", dest="lora_targets", default=DEFAULTS["lora_targets"], metavar="LIST",
-                       help="all-linear (default) or a subset of q,k,v,o,gate,up,down")
-    train.add_argument("--lora-dropout", dest="lora_dropout", default=DEFAULTS["lora_dropout"], metavar="P",
-                       help="peft's lora_dropout (default 0): each adapted layer then keeps a mask and a dropped copy")
-    train.add_argument("--lora-dtype", dest="lora_dtype", default=DEFAULTS["lora_dtype"], metavar="DTYPE",
-                       help="the adapters' dtype: fp32 (peft's default), bf16 or fp16")
-    train.add_argument("--lora-embeddings", dest="lora_embeddings", action="store_true",
-                       help="train the embeddings and head in full as well")
-    train.add_argument("--grad-accum", dest="grad_accum", default=DEFAULTS["grad_accum"], metavar="N",
-                       help="gradient accumulation steps (memory follows the micro-batch, --batch)")
-    train.add_argument("--fused-ce", dest="fused_ce", action="store_true",
-                       help="chunked cross-entropy (Liger): the logits are never materialised for the whole batch")
-    train.add_argument("--checkpointing", choices=_choices(Checkpointing), default=DEFAULTS["checkpointing"])
-    train.add_argument("--attention", choices=_choices(Attention), default=DEFAULTS["attention"])
-    parser.add_argument("--overhead-gib", dest="overhead_gib", default=DEFAULTS["overhead_gib"], metavar="X",
-                        help="framework overhead in GiB (default: the engine's own; transformers 1)")
-    multi = parser.add_argument_group("several GPUs (default layout: TP for inference, ZeRO-3 data parallel "
-                                      "for training)")
-    if not target:
-        multi.add_argument("--gpus", default=DEFAULTS["gpus"], metavar="N", help="how many GPUs (default 1)")
-    for key, text in (("tp", "tensor parallel"), ("pp", "pipeline stages"), ("dp", "data parallel (default: the rest)"),
-                      ("ep", "expert parallel (inside dp)"), ("cp", "context parallel"),
-                      ("vpp", "interleaved chunks per stage"), ("zero", "DeepSpeed ZeRO stage 0-3")):
-        multi.add_argument(f"--{key}", default=DEFAULTS[key], metavar="N", help=text)
-    multi.add_argument("--sp", action="store_true", help="sequence parallel (with --tp)")
-    multi.add_argument("--fsdp", default=DEFAULTS["fsdp"], metavar="MODE", help="full-shard, shard-grad-op, hybrid-shard")
-    multi.add_argument("--offload", default=DEFAULTS["offload"], metavar="WHAT", help="none, optimizer, optimizer+params")
-    engine = parser.add_argument_group("engine")
-    engine.add_argument("--runtime", default=DEFAULTS["runtime"], metavar="NAME",
-                        help="transformers (default; generate with a dynamic cache), vllm (also SGLang), "
-                             "llamacpp (also Ollama, LM Studio)")
-    if not target:
-        engine.add_argument("--gpu", default=DEFAULTS["gpu"], help="the card the engine runs on (vLLM sizes its "
-                            f"KV pool by it): {', '.join(load_gpus())}; a Mac (apple-m4-max-128gb, ...); or NNgb")
-    engine.add_argument("--wired-limit-mb", dest="wired_limit_mb", default=DEFAULTS["wired_limit_mb"], metavar="MIB",
-                        help="a Mac's sysctl iogpu.wired_limit_mb (default: the macOS share)")
-    engine.add_argument("--macos", default=DEFAULTS["macos"], metavar="N",
-                        help="a Mac's macOS version (the GPU share changed in 26; default 15)")
-    engine.add_argument("--gpu-memory-utilization", dest="gpu_memory_utilization",
-                        default=DEFAULTS["gpu_memory_utilization"], metavar="X", help="vLLM (default 0.9)")
-    engine.add_argument("--max-num-batched-tokens", dest="max_num_batched_tokens",
-                        default=DEFAULTS["max_num_batched_tokens"], metavar="N", help="vLLM (default: by card)")
-    engine.add_argument("--max-num-seqs", dest="max_num_seqs", default=DEFAULTS["max_num_seqs"], metavar="N",
-                        help="vLLM (default: by card)")
-    engine.add_argument("--enforce-eager", dest="enforce_eager", action="store_true", help="vLLM: no CUDA graphs")
-    engine.add_argument("--gpu-layers", dest="gpu_layers", default=DEFAULTS["gpu_layers"], metavar="N",
-                        help="llama.cpp: layers on the GPU, the output layer first (default all)")
-    engine.add_argument("--ubatch", default=DEFAULTS["ubatch"], metavar="N", help="llama.cpp micro-batch (512)")
-    engine.add_argument("--parallel", default=DEFAULTS["parallel"], metavar="N",
-                        help="llama.cpp: sequences, each with its own context (1)")
-    engine.add_argument("--kv-precision-k", dest="kv_precision_k", default="", metavar="TYPE",
-                        help="llama.cpp --cache-type-k (default: --kv-precision)")
-    engine.add_argument("--kv-precision-v", dest="kv_precision_v", default="", metavar="TYPE",
-                        help="llama.cpp --cache-type-v (default: --kv-precision)")
+    for section, title in SECTIONS.items():
+        group: argparse._ActionsContainer = parser.add_argument_group(title) if title else parser
+        for option in OPTIONS:
+            if _section(option) != section or (target and option.key in TARGET_KEYS):
+                continue
+            _add(group, option)
+            if option.key == "model":
+                group.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     if not target:
         parser.add_argument("--csv", action="store_true", help="print the breakdown as CSV (bytes, GiB, GB, share)")
@@ -166,20 +117,14 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
     sources = [name for name, given in (("--model", args.model), ("--config", args.config), ("--params ...", custom)) if given]
     if len(sources) > 1:
         raise ValidationError("model", " and ".join(sources), "give one of --model, --config or --params/--hidden/--layers")
-    values = {
-        key: getattr(args, key)
-        for key in ("mode", "precision", "group_size", "batch", "seq", "optimizer", "checkpointing", "attention",
-                    "overhead_gib", "runtime", "gpu", "gpu_memory_utilization", "max_num_batched_tokens",
-                    "max_num_seqs", "gpu_layers", "ubatch", "parallel", "kv_precision_k", "kv_precision_v",
-                    "wired_limit_mb", "macos", "recipe", "lora_rank", "lora_targets", "grad_accum", "optimizer_impl",
-                    "lora_dropout", "lora_dtype", "tp", "pp", "dp", "ep", "cp", "vpp", "zero", "fsdp", "offload")
-    }
-    values["sp"] = "1" if args.sp else "0"
-    values["kv_precision"] = args.kv_precision or ""
-    values["mixed_precision"] = "1" if args.mixed_precision else "0"
-    values["enforce_eager"] = "1" if args.enforce_eager else "0"
-    values["lora_embeddings"] = "1" if args.lora_embeddings else "0"
-    values["fused_ce"] = "1" if args.fused_ce else "0"
+    values = {}
+    for option in OPTIONS:
+        if option.group in ("model", "capacity"):
+            continue  # the model below; the capacity table has a command of its own
+        if option.checkbox:
+            values[option.key] = "1" if getattr(args, option.key) else "0"
+        else:
+            values[option.key] = getattr(args, option.key) or ""
     config = None
     if args.config:
         try:
@@ -240,9 +185,9 @@ def build_capacity_parser() -> argparse.ArgumentParser:
         description="Model sizes (billions of parameters) whose weights fit in each memory size, by precision: "
         "from the size that keeps the headroom free to the size that fills the memory.",
     )
-    parser.add_argument("--vram", default=DEFAULTS["vram"], metavar="GB", help="add a row for this memory size (GB = 10^9 B)")
-    parser.add_argument("--headroom", default=DEFAULTS["headroom"], metavar="PCT",
-                        help="percent of memory kept free for runtime, KV cache and activations (default 20)")
+    for option in OPTIONS:
+        if option.group == "capacity":
+            _add(parser, option)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 

@@ -16,6 +16,7 @@ from typing import Protocol
 from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
+from ..core.option import Option
 from ..formats.weights import WeightFormat
 from ..memory.components import Component, EngineFacts
 from ..model.families.decoder.spec import ModelSpec
@@ -49,6 +50,8 @@ class RankPool:
 
 
 class Engine(Protocol):
+    options: tuple[Option, ...]
+    """Its own link, form and command-line keys (inputs/options.py gathers them into the one table)."""
     runtime: Runtime
     kv_formats: tuple[Precision, ...]
     """The KV-cache formats it can cache in (the `kv_precision` values it accepts)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..core.option import Option, optional, parse_choice, parse_int
+from ..sources.hf_config import MAX_LAYERS
 from collections.abc import Mapping
 
 from ..core.choices import Attention, Runtime
@@ -165,9 +167,32 @@ class LlamaCppFacts:
                 "kv_device_bytes": layout.kv_device_bytes, "kv_host_bytes": layout.kv_host_bytes}
 
 
+# ---------------------------------------------------------------- llama.cpp's own input keys (inputs/options.py gathers them)
+
+
+_SHOWN = {"runtime": ("llamacpp",), "mode": ("inference",)}
+OPTIONS = (
+    Option(key="gpu_layers", default="", group="engine", metavar="N",
+           help="llama.cpp: layers on the GPU, the output layer first (default all)",
+           parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_SHOWN),
+    Option(key="ubatch", default="512", group="engine", metavar="N", help="llama.cpp micro-batch (512)",
+           parse=lambda t: parse_int("ubatch", t, 1, 65536), shown_when=_SHOWN),
+    Option(key="parallel", default="1", group="engine", metavar="N",
+           help="llama.cpp: sequences, each with its own context (1)",
+           parse=lambda t: parse_int("parallel", t, 1, MAX_PARALLEL), shown_when=_SHOWN),
+    Option(key="kv_precision_k", default="", group="engine", metavar="TYPE",
+           help="llama.cpp --cache-type-k (default: --kv-precision)",
+           parse=lambda t: None if t == "" else parse_choice("kv_precision_k", t, Precision), shown_when=_SHOWN),
+    Option(key="kv_precision_v", default="", group="engine", metavar="TYPE",
+           help="llama.cpp --cache-type-v (default: --kv-precision)",
+           parse=lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision), shown_when=_SHOWN),
+)
+
+
 class LlamaCpp:
     """llama.cpp (and Ollama and LM Studio, which run it): GGUF files, layers split by --gpu-layers."""
 
+    options = OPTIONS
     runtime = Runtime.LLAMACPP
     kv_formats = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0)
     weight_ladder = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "iq4_xs", "q3_k_l", "q3_k_m",

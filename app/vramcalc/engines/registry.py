@@ -24,3 +24,11 @@ def suggested_runtime(precision: str, runtime: str, mode: str = "inference") -> 
     if fmt.kind != "gguf" and runtime == Runtime.LLAMACPP.value:
         return Runtime.VLLM.value
     return runtime
+
+
+# ---------------------------------------------------------------- each engine's own input keys
+
+from . import ENGINES  # noqa: E402
+
+ENGINE_OPTIONS = {runtime: engine.options for runtime, engine in ENGINES.items() if engine.options}
+"""The link, form and command-line keys each engine declares for itself (inputs/options.py gathers them)."""

@@ -126,6 +126,7 @@ def prefill_window(workload: Workload) -> Component:
 class Transformers:
     """Hugging Face transformers: `generate()` for inference, the Trainer (with peft) for training."""
 
+    options = ()  # its settings are the shared ones
     runtime = Runtime.TRANSFORMERS
     kv_formats = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.INT8, Precision.INT4,
                   Precision.INT2)  # int8/int4/int2: nominal bits (the first version's meaning)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int
 from collections.abc import Mapping
 
 from ..core.choices import Runtime
@@ -93,9 +94,27 @@ class VllmFacts:
                 "block_tokens": self.block_tokens}
 
 
+# ---------------------------------------------------------------- vLLM's own input keys (inputs/options.py gathers them)
+
+
+_SHOWN = {"runtime": ("vllm",), "mode": ("inference",)}
+OPTIONS = (
+    Option(key="gpu_memory_utilization", default="0.9", group="engine", metavar="X", help="vLLM (default 0.9)",
+           parse=lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
+           shown_when=_SHOWN),
+    Option(key="max_num_batched_tokens", default="", group="engine", metavar="N", help="vLLM (default: by card)",
+           parse=optional(lambda t: parse_int("max_num_batched_tokens", t, 1, MAX_SEQ)), shown_when=_SHOWN),
+    Option(key="max_num_seqs", default="", group="engine", metavar="N", help="vLLM (default: by card)",
+           parse=optional(lambda t: parse_int("max_num_seqs", t, 1, MAX_BATCH)), shown_when=_SHOWN),
+    Option(key="enforce_eager", default="0", group="engine", kind=Kind.FLAG, help="vLLM: no CUDA graphs",
+           parse=lambda t: parse_flag("enforce_eager", t), shown_when=_SHOWN),
+)
+
+
 class Vllm:
     """vLLM (and SGLang, which sizes its pool the same way): serving with a paged KV pool."""
 
+    options = OPTIONS
     runtime = Runtime.VLLM
     kv_formats = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.FP8)
     weight_ladder = ("bf16", "fp8", "gptq-int8", "awq-int4")

@@ -1,146 +1,35 @@
-"""The keys of the input layer (links, form, command line), their defaults, limits and parsers."""
+"""The keys of the input layer (links, form, command line): ONE table of `Option` records, with
+their defaults, limits and parsers. `DEFAULTS`, `FIELD_PARSERS` and the other mappings below are
+views of it; each engine declares its own keys (engines/vllm.py, engines/llamacpp.py) and they are
+gathered here through engines/registry.py."""
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable, Mapping
 
 from ..core.choices import Attention, Checkpointing, Fsdp, Mode, Offload, Optimizer, OptimizerImpl, Recipe, Runtime
 from ..core.dtypes import NOMINAL, Precision
 from ..core.errors import ValidationError
+# MAX_BATCH, MAX_SEQ and the parse_* helpers moved to core/option.py (an engine's rows use them); still importable here
+from ..core.option import (MAX_BATCH, MAX_SEQ, Kind, Not, Option, optional, parse_choice, parse_decimal, parse_flag,
+                           parse_int, plain, values_of)
 from ..core.units import GB, GIB
-from ..engines.llamacpp import MAX_PARALLEL
-from ..formats.weights import DEFAULT_GROUP_SIZE, WeightFormat, names as format_names, parse_format
-from ..sources.gpus import DEFAULT_MACOS, gpu
-from ..sources.hf_config import MAX_LAYERS
+from ..engines.registry import ENGINE_OPTIONS
+from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, names as format_names, parse_format
+from ..sources.gpus import DEFAULT_MACOS, gpu, load_apple, load_gpus
+from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS
+from ..sources.presets import load_presets
 from ..training.lora import parse_targets
 
-
 CUSTOM = "custom"
-LAYOUT_KEYS = ("tp", "pp", "dp", "ep", "cp", "sp", "vpp", "zero", "fsdp", "offload")
 CONFIG = "config"
 
-DEFAULTS: Mapping[str, str] = {
-    "model": "llama-3-8b",
-    "params": "",
-    "hidden": "",
-    "layers": "",
-    "heads": "",
-    "kv_heads": "",
-    "vocab": "",
-    "ffn": "",
-    "mode": Mode.INFERENCE.value,
-    "precision": Precision.BF16.value,  # a nominal precision, or a weight format (formats.py)
-    "group_size": str(DEFAULT_GROUP_SIZE),  # GPTQ and AWQ
-    "kv_precision": "",  # empty: follow the weights (16-bit when they are integer-quantised)
-    "batch": "1",
-    "seq": "8192",
-    "optimizer": Optimizer.ADAMW.value,
-    "optimizer_impl": "",  # empty: the optimizer's own (torch.optim: foreach, as on a GPU)
-    "mixed_precision": "0",
-    "recipe": "",  # empty: the weights' precision plus --mixed-precision, as in the first version
-    "lora_rank": "0",  # 0: full fine-tuning
-    "lora_targets": "all-linear",
-    "lora_embeddings": "0",
-    "lora_dropout": "0",  # peft's lora_dropout; above 0 each adapted layer keeps a mask and a dropped copy
-    "lora_dtype": "fp32",  # peft keeps adapters in fp32 by default (autocast_adapter_dtype); bf16 as Unsloth does
-    "grad_accum": "1",
-    "fused_ce": "0",
-    "checkpointing": Checkpointing.NONE.value,
-    "attention": Attention.FLASH.value,
-    "overhead_gib": "",  # empty: the engine's own (transformers 1 GiB; vLLM non-torch + CUDA graphs; llama.cpp 457 MiB)
-    "runtime": "transformers",
-    "gpu_memory_utilization": "0.9",  # vLLM
-    "max_num_batched_tokens": "",  # vLLM; empty: its default for the card
-    "max_num_seqs": "",  # vLLM; empty: its default for the card
-    "enforce_eager": "0",  # vLLM: no CUDA graphs
-    "gpu_layers": "",  # llama.cpp --gpu-layers; empty: every layer and the output on the GPU
-    "ubatch": "512",  # llama.cpp --ubatch-size
-    "parallel": "1",  # llama.cpp --parallel: sequences, each with its own context
-    "kv_precision_k": "",  # llama.cpp --cache-type-k; empty: kv_precision
-    "kv_precision_v": "",  # llama.cpp --cache-type-v
-    "gpu": "h100-80gb",  # the card the reverse questions are asked about
-    "gpus": "1",
-    # several GPUs (parallel.py, LAYOUT_KEYS): empty degrees come from `gpus` and the mode's default layout
-    "tp": "",
-    "pp": "",
-    "dp": "",
-    "ep": "",
-    "cp": "",
-    "sp": "0",
-    "vpp": "1",
-    "zero": "",
-    "fsdp": "",
-    "offload": "none",
-    "wired_limit_mb": "",  # Apple Silicon: sysctl iogpu.wired_limit_mb (MiB); empty or 0: the macOS default
-    "macos": str(DEFAULT_MACOS),  # Apple Silicon: the macOS version whose default GPU limit applies
-    "vram": "",  # a memory size (GB) the user adds to the capacity table
-    "headroom": "20",  # percent of memory the capacity table keeps free
-}
-"""Every key a link or the form may carry, with its default as text."""
-
-CUSTOM_KEYS = ("params", "hidden", "layers", "heads", "kv_heads", "vocab", "ffn")
-"""The keys of a custom model; they mean something only with model=custom."""
-
-
-MAX_BATCH = 1_000_000
-MAX_SEQ = 100_000_000  # 100M tokens: beyond any model today, far below overflow
 MAX_PARAMS_B = 1_000_000.0  # 10^15 parameters
 MAX_OVERHEAD_GIB = 1024.0
 MAX_CONFIG_BYTES = 1_000_000
 MAX_GPUS = 100_000
 MAX_VRAM_GB = 1_000_000.0  # a petabyte
 MAX_HEADROOM_PERCENT = 90.0
-
-
-# ---------------------------------------------------------------- field parsers
-
-_INT_RE = re.compile(r"[ \t]*[0-9]{1,18}[ \t]*")  # not \s, which also matches "\x1f": int() refuses that
-_DECIMAL_RE = re.compile(r"[ \t]*([0-9]{1,15}(\.[0-9]{0,12})?|\.[0-9]{1,12})[ \t]*")
-
-
-def parse_int(field: str, text: str, low: int, high: int) -> int:
-    """A whole number written in decimal digits, within [low, high]."""
-    if not isinstance(text, str) or not _INT_RE.fullmatch(text):
-        raise ValidationError(field, text, f"expected a whole number from {low:,} to {high:,}")
-    value = int(text)
-    if not low <= value <= high:
-        raise ValidationError(field, text, f"expected a whole number from {low:,} to {high:,}")
-    return value
-
-
-def parse_decimal(field: str, text: str, low: float, high: float, *, low_inclusive: bool = True) -> float:
-    """A plain decimal number (digits and one point: no exponent, sign, NaN or infinity)."""
-    allowed = f"expected a number {'from' if low_inclusive else 'above'} {plain(low)} {'to' if low_inclusive else 'up to'} {plain(high)}"
-    if not isinstance(text, str) or not _DECIMAL_RE.fullmatch(text):
-        raise ValidationError(field, text, allowed)
-    value = float(text)
-    too_low = value < low if low_inclusive else value <= low
-    if not math.isfinite(value) or too_low or value > high:
-        raise ValidationError(field, text, allowed)
-    return value
-
-
-def plain(number: float) -> str:
-    return f"{number:,.0f}" if number == int(number) else f"{number:g}"
-
-
-def parse_choice(field: str, text: str, enum_type: type) -> object:
-    for member in enum_type:
-        if text == member.value:
-            return member
-    raise ValidationError(field, text, "expected one of: " + ", ".join(m.value for m in enum_type))
-
-
-def parse_flag(field: str, text: str) -> bool:
-    if text in ("1", "true", "on"):
-        return True
-    if text in ("0", "false", "off", ""):
-        return False
-    raise ValidationError(field, text, "expected 1 or 0")
-
-
 MAX_GROUP_SIZE = 1 << 16
 
 
@@ -164,60 +53,192 @@ def parse_precision(text: str) -> Precision | WeightFormat:
     return found
 
 
-MACHINE_PARSERS: Mapping[str, Callable[[str], object]] = {
-    "wired_limit_mb": lambda t: None if t.strip() == "" else parse_int("wired_limit_mb", t, 0, 10**7),
-    "macos": lambda t: parse_int("macos", t, 1, 99),
-}
-FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
-    "mode": lambda t: parse_choice("mode", t, Mode),
-    "precision": parse_precision,
-    "group_size": lambda t: parse_int("group_size", t, 1, MAX_GROUP_SIZE),
-    "kv_precision": lambda t: None if t == "" else parse_choice("kv_precision", t, Precision),
-    "batch": lambda t: parse_int("batch", t, 1, MAX_BATCH),
-    "seq": lambda t: parse_int("seq", t, 1, MAX_SEQ),
-    "optimizer": lambda t: parse_choice("optimizer", t, Optimizer),
-    "optimizer_impl": lambda t: parse_choice("optimizer_impl", t, OptimizerImpl),
-    "mixed_precision": lambda t: parse_flag("mixed_precision", t),
-    "recipe": lambda t: parse_choice("recipe", t, Recipe),
-    "lora_rank": lambda t: parse_int("lora_rank", t, 0, 65536),
-    "lora_targets": parse_targets,
-    "lora_embeddings": lambda t: parse_flag("lora_embeddings", t),
-    "lora_dropout": lambda t: parse_decimal("lora_dropout", t, 0.0, 0.9),
-    "lora_dtype": lambda t: parse_float_precision("lora_dtype", t),
-    "grad_accum": lambda t: parse_int("grad_accum", t, 1, 1_000_000),
-    "fused_ce": lambda t: parse_flag("fused_ce", t),
-    "checkpointing": lambda t: parse_choice("checkpointing", t, Checkpointing),
-    "attention": lambda t: parse_choice("attention", t, Attention),
-    "overhead_gib": lambda t: None if t.strip() == "" else round(
-        parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB),
-    "runtime": lambda t: parse_choice("runtime", t, Runtime),
-    "gpu": lambda t: gpu(t),
-    **MACHINE_PARSERS,
-    "gpu_memory_utilization": lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
-    "max_num_batched_tokens": lambda t: None if t.strip() == "" else parse_int("max_num_batched_tokens", t, 1, MAX_SEQ),
-    "max_num_seqs": lambda t: None if t.strip() == "" else parse_int("max_num_seqs", t, 1, MAX_BATCH),
-    "enforce_eager": lambda t: parse_flag("enforce_eager", t),
-    "gpu_layers": lambda t: None if t.strip() == "" else parse_int("gpu_layers", t, 0, MAX_LAYERS + 1),
-    "ubatch": lambda t: parse_int("ubatch", t, 1, 65536),
-    "parallel": lambda t: parse_int("parallel", t, 1, MAX_PARALLEL),
-    "kv_precision_k": lambda t: None if t == "" else parse_choice("kv_precision_k", t, Precision),
-    "kv_precision_v": lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision),
-    **{key: (lambda t, key=key: None if t.strip() == "" else parse_int(key, t, 1, MAX_GPUS))
-       for key in ("tp", "pp", "dp", "ep", "cp")},
-    "sp": lambda t: parse_flag("sp", t),
-    "vpp": lambda t: parse_int("vpp", t, 1, 64),
-    "zero": lambda t: None if t.strip() == "" else parse_int("zero", t, 0, 3),
-    "fsdp": lambda t: parse_choice("fsdp", t, Fsdp),
-    "offload": lambda t: parse_choice("offload", t, Offload),
-}
-FIELD_ATTRIBUTE = {"overhead_gib": "overhead_bytes"}  # keys whose Workload attribute is named by its unit
+def _model(text: str) -> str:
+    """A preset's slug, `custom` (the keys below) or `config` (an imported config.json)."""
+    if text not in (CUSTOM, CONFIG) and text not in load_presets():
+        raise ValidationError("model", text, "expected one of: " + ", ".join(load_presets()))
+    return text
 
-TARGET_PARSERS: Mapping[str, Callable[[str], object]] = {
-    "gpu": gpu,
-    "gpus": lambda t: parse_int("gpus", t, 1, MAX_GPUS),
-    **MACHINE_PARSERS,
-}
-CAPACITY_PARSERS: Mapping[str, Callable[[str], object]] = {
-    "vram": lambda t: None if t.strip() == "" else round(parse_decimal("vram", t, 0.0, MAX_VRAM_GB, low_inclusive=False) * GB),
-    "headroom": lambda t: parse_decimal("headroom", t, 0.0, MAX_HEADROOM_PERCENT) / 100,
-}
+
+# The page shows a key when its `shown_when` holds (app/main.py hides the key's wrapper otherwise).
+_CUSTOM = {"model": (CUSTOM,)}
+_TRAINING = {"mode": (Mode.TRAINING.value,)}
+_INFERENCE = {"mode": Not((Mode.TRAINING.value,))}
+_SEVERAL = {"gpus": Not(("", "1"))}
+_LORA = {**_TRAINING, "lora_rank": Not(("", "0"))}
+_APPLE = {"gpu": tuple(load_apple())}  # the settings of a Mac's GPU share
+
+
+def _layout(key: str, help: str) -> Option:
+    return Option(key=key, default="", group="layout", metavar="N", help=help, shown_when=_SEVERAL,
+                  parse=optional(lambda t: parse_int(key, t, 1, MAX_GPUS)))
+
+
+SHARED_OPTIONS: tuple[Option, ...] = (
+    # ---- the model: a preset, or a custom model by three numbers (and four optional ones)
+    Option(key="model", default="llama-3-8b", group="model", parse=_model,
+           help=lambda: f"a preset: {', '.join(load_presets())}"),
+    Option(key="params", default="", group="model", metavar="B", help="custom: parameters, in billions",
+           parse=optional(lambda t: round(parse_decimal("params", t, 0.0, MAX_PARAMS_B, low_inclusive=False) * 1e9)),
+           shown_when=_CUSTOM),
+    Option(key="hidden", default="", group="model", metavar="H", help="custom: hidden size",
+           parse=optional(lambda t: parse_int("hidden", t, 1, MAX_DIM)), shown_when=_CUSTOM),
+    Option(key="layers", default="", group="model", metavar="L", help="custom: layers",
+           parse=optional(lambda t: parse_int("layers", t, 1, MAX_LAYERS)), shown_when=_CUSTOM),
+    Option(key="heads", default="", group="model", metavar="N", help="custom: attention heads (default hidden/128)",
+           parse=optional(lambda t: parse_int("heads", t, 1, MAX_HEADS)), shown_when=_CUSTOM),
+    Option(key="kv_heads", default="", group="model", metavar="N", help="custom: KV heads (default = heads)",
+           parse=optional(lambda t: parse_int("kv_heads", t, 1, MAX_HEADS)), shown_when=_CUSTOM),
+    Option(key="vocab", default="", group="model", metavar="N", help="custom: vocabulary (default 32000)",
+           parse=optional(lambda t: parse_int("vocab", t, 1, MAX_DIM * 10)), shown_when=_CUSTOM),
+    Option(key="ffn", default="", group="model", metavar="N", help="custom: FFN size (default about 8h/3)",
+           parse=optional(lambda t: parse_int("ffn", t, 1, MAX_DIM)), shown_when=_CUSTOM),
+    # ---- the request
+    Option(key="mode", default=Mode.INFERENCE.value, group="request", kind=Kind.CHOICE, choices=values_of(Mode),
+           parse=lambda t: parse_choice("mode", t, Mode)),
+    Option(key="precision", default=Precision.BF16.value, group="request", metavar="FORMAT",
+           help="weights: fp32, fp16, bf16, int8, int4, int2 (nominal bits, no scales), a GGUF type "
+                "(q4_k_m, q8_0, iq4_xs, ...), gptq-int4, gptq-int8, awq-int4, nf4, nf4-dq, bnb-int8, fp8, "
+                "fp8-block, mxfp4, nvfp4, bpw:X.XX (EXL2/EXL3) or native (the checkpoint's own)",
+           parse=parse_precision),  # a nominal precision, or a weight format (formats/weights.py)
+    Option(key="group_size", default=str(DEFAULT_GROUP_SIZE), group="request", metavar="N",
+           help="GPTQ/AWQ group size (default 128)", shown_when={"precision": GROUPED},
+           parse=lambda t: parse_int("group_size", t, 1, MAX_GROUP_SIZE)),
+    # empty: follow the weights (16-bit when they are integer-quantised)
+    Option(key="kv_precision", default="", group="request", kind=Kind.CHOICE, choices=values_of(Precision),
+           help="KV cache (default: the weights' float type, else fp16)",
+           parse=lambda t: None if t == "" else parse_choice("kv_precision", t, Precision)),
+    Option(key="batch", default="1", group="request", parse=lambda t: parse_int("batch", t, 1, MAX_BATCH),
+           shown_when=({"runtime": Not((Runtime.LLAMACPP.value,))}, _TRAINING)),  # llama.cpp: --parallel instead
+    Option(key="seq", default="8192", group="request", help="sequence length in tokens",
+           parse=lambda t: parse_int("seq", t, 1, MAX_SEQ)),
+    # ---- training
+    Option(key="optimizer", default=Optimizer.ADAMW.value, group="training", kind=Kind.CHOICE,
+           choices=values_of(Optimizer), parse=lambda t: parse_choice("optimizer", t, Optimizer), shown_when=_TRAINING),
+    # empty: the optimizer's own (torch.optim: foreach, as on a GPU)
+    Option(key="optimizer_impl", default="", group="training", metavar="IMPL", choices=values_of(OptimizerImpl),
+           help="foreach (torch.optim's default on GPU), fused (the Trainer's default on torch >= 2.8) or for-loop; "
+                "default: the optimizer's own",
+           parse=lambda t: parse_choice("optimizer_impl", t, OptimizerImpl), shown_when=_TRAINING),
+    Option(key="mixed_precision", default="0", group="training", kind=Kind.FLAG,
+           help="keep an fp32 master copy of the weights", parse=lambda t: parse_flag("mixed_precision", t),
+           shown_when={**_TRAINING, "recipe": (Recipe.LEGACY.value,)}),  # a recipe says where the master copy is
+    # empty: the weights' precision plus --mixed-precision, as in the first version
+    Option(key="recipe", default="", group="training", metavar="NAME", choices=values_of(Recipe),
+           help="fp32, bf16 (pure), amp (fp32 weights under autocast --precision), mixed (16-bit weights, "
+                "fp32 gradients and master: Megatron/DeepSpeed); default: --precision and --mixed-precision",
+           parse=lambda t: parse_choice("recipe", t, Recipe), shown_when=_TRAINING),
+    Option(key="lora_rank", default="0", group="training", metavar="R",  # 0: full fine-tuning
+           help="LoRA adapters of rank R (0: full fine-tuning); with --precision nf4 or nf4-dq: QLoRA",
+           parse=lambda t: parse_int("lora_rank", t, 0, 65536), shown_when=_TRAINING),
+    Option(key="lora_targets", default="all-linear", group="training", metavar="LIST",
+           help="all-linear (default) or a subset of q,k,v,o,gate,up,down", parse=parse_targets,
+           shown_when=_LORA),
+    # peft's lora_dropout; above 0 each adapted layer keeps a mask and a dropped copy
+    Option(key="lora_dropout", default="0", group="training", metavar="P",
+           help="peft's lora_dropout (default 0): each adapted layer then keeps a mask and a dropped copy",
+           parse=lambda t: parse_decimal("lora_dropout", t, 0.0, 0.9), shown_when=_LORA),
+    # peft keeps adapters in fp32 by default (autocast_adapter_dtype); bf16 as Unsloth does
+    Option(key="lora_dtype", default="fp32", group="training", metavar="DTYPE", choices=("fp32", "bf16", "fp16"),
+           help="the adapters' dtype: fp32 (peft's default), bf16 or fp16",
+           parse=lambda t: parse_float_precision("lora_dtype", t), shown_when=_LORA),
+    Option(key="lora_embeddings", default="0", group="training", kind=Kind.FLAG,
+           help="train the embeddings and head in full as well", parse=lambda t: parse_flag("lora_embeddings", t),
+           shown_when=_LORA),
+    Option(key="grad_accum", default="1", group="training", metavar="N",
+           help="gradient accumulation steps (memory follows the micro-batch, --batch)",
+           parse=lambda t: parse_int("grad_accum", t, 1, 1_000_000), shown_when=_TRAINING),
+    Option(key="fused_ce", default="0", group="training", kind=Kind.FLAG,
+           help="chunked cross-entropy (Liger): the logits are never materialised for the whole batch",
+           parse=lambda t: parse_flag("fused_ce", t), shown_when=_TRAINING),
+    Option(key="checkpointing", default=Checkpointing.NONE.value, group="training", kind=Kind.CHOICE,
+           choices=values_of(Checkpointing), parse=lambda t: parse_choice("checkpointing", t, Checkpointing),
+           shown_when=_TRAINING),
+    Option(key="attention", default=Attention.FLASH.value, group="training", kind=Kind.CHOICE,
+           choices=values_of(Attention), parse=lambda t: parse_choice("attention", t, Attention),
+           shown_when=_TRAINING),
+    # ---- the engine (its own keys: ENGINE_OPTIONS, at the end)
+    # empty: the engine's own (transformers 1 GiB; vLLM non-torch + CUDA graphs; llama.cpp 457 MiB)
+    Option(key="overhead_gib", default="", group="engine", cli_group="", metavar="X", attribute="overhead_bytes",
+           help="framework overhead in GiB (default: the engine's own; transformers 1)", shown_when=_INFERENCE,
+           parse=optional(lambda t: round(parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB))),
+    Option(key="runtime", default=Runtime.TRANSFORMERS.value, group="engine", metavar="NAME",
+           choices=values_of(Runtime), shown_when=_INFERENCE,
+           help="transformers (default; generate with a dynamic cache), vllm (also SGLang), "
+                "llamacpp (also Ollama, LM Studio)", parse=lambda t: parse_choice("runtime", t, Runtime)),
+    # ---- the machine: the card the engine runs on and the reverse questions are asked about
+    Option(key="gpu", default="h100-80gb", group="machine", cli_group="engine", parse=lambda t: gpu(t),
+           help=lambda: "the card the engine runs on (vLLM sizes its KV pool by it): "
+                        f"{', '.join(load_gpus())}; a Mac (apple-m4-max-128gb, ...); or NNgb"),
+    # ---- Apple Silicon
+    # sysctl iogpu.wired_limit_mb (MiB); empty or 0: the macOS default
+    Option(key="wired_limit_mb", default="", group="machine", cli_group="engine", metavar="MIB",
+           help="a Mac's sysctl iogpu.wired_limit_mb (default: the macOS share)",
+           parse=optional(lambda t: parse_int("wired_limit_mb", t, 0, 10**7)), shown_when=_APPLE),
+    # the macOS version whose default GPU limit applies
+    Option(key="macos", default=str(DEFAULT_MACOS), group="machine", cli_group="engine", metavar="N",
+           help="a Mac's macOS version (the GPU share changed in 26; default 15)",
+           parse=lambda t: parse_int("macos", t, 1, 99), shown_when=_APPLE),
+    Option(key="gpus", default="1", group="target", cli_group="layout", metavar="N", help="how many GPUs (default 1)",
+           parse=lambda t: parse_int("gpus", t, 1, MAX_GPUS)),
+    # ---- several GPUs (parallel/): empty degrees come from `gpus` and the mode's default layout
+    _layout("tp", "tensor parallel"),
+    _layout("pp", "pipeline stages"),
+    _layout("dp", "data parallel (default: the rest)"),
+    _layout("ep", "expert parallel (inside dp)"),
+    _layout("cp", "context parallel"),
+    Option(key="vpp", default="1", group="layout", metavar="N", help="interleaved chunks per stage",
+           parse=lambda t: parse_int("vpp", t, 1, 64), shown_when=_SEVERAL),
+    Option(key="zero", default="", group="layout", metavar="N", help="DeepSpeed ZeRO stage 0-3",
+           parse=optional(lambda t: parse_int("zero", t, 0, 3)), shown_when={**_SEVERAL, **_TRAINING}),
+    Option(key="sp", default="0", group="layout", kind=Kind.FLAG, help="sequence parallel (with --tp)",
+           parse=lambda t: parse_flag("sp", t), shown_when=_SEVERAL),
+    Option(key="fsdp", default="", group="layout", metavar="MODE", choices=values_of(Fsdp),
+           help="full-shard, shard-grad-op, hybrid-shard", parse=lambda t: parse_choice("fsdp", t, Fsdp),
+           shown_when={**_SEVERAL, **_TRAINING}),
+    Option(key="offload", default="none", group="layout", metavar="WHAT", choices=values_of(Offload),
+           help="none, optimizer, optimizer+params", parse=lambda t: parse_choice("offload", t, Offload),
+           shown_when={**_SEVERAL, **_TRAINING}),
+    # ---- the capacity table
+    Option(key="vram", default="", group="capacity", metavar="GB",  # a memory size the user adds to the table
+           help="add a row for this memory size (GB = 10^9 B)",
+           parse=optional(lambda t: round(parse_decimal("vram", t, 0.0, MAX_VRAM_GB, low_inclusive=False) * GB))),
+    Option(key="headroom", default="20", group="capacity", metavar="PCT",  # percent of memory kept free
+           help="percent of memory kept free for runtime, KV cache and activations (default 20)",
+           parse=lambda t: parse_decimal("headroom", t, 0.0, MAX_HEADROOM_PERCENT) / 100),
+)
+
+OPTIONS: tuple[Option, ...] = SHARED_OPTIONS + tuple(option for own in ENGINE_OPTIONS.values() for option in own)
+"""Every key a link, the form or the command line may carry: the shared keys, then each engine's own."""
+
+OPTION: Mapping[str, Option] = {option.key: option for option in OPTIONS}
+assert len(OPTION) == len(OPTIONS), "an input key is declared twice"
+
+
+# ---------------------------------------------------------------- views of the table
+
+def _keys(*groups: str) -> tuple[str, ...]:
+    return tuple(option.key for option in OPTIONS if option.group in groups)
+
+
+DEFAULTS: Mapping[str, str] = {option.key: option.default for option in OPTIONS}
+"""Every key a link or the form may carry, with its default as text."""
+
+CUSTOM_KEYS = tuple(key for key in _keys("model") if key != "model")
+"""The keys of a custom model; they mean something only with model=custom."""
+LAYOUT_KEYS = _keys("layout")
+CHECKBOXES = tuple(option.key for option in OPTIONS if option.checkbox)
+"""The yes/no keys: checkboxes on the page, store_true flags on the command line."""
+
+
+def _parsers(*groups: str) -> Mapping[str, Callable[[str], object]]:
+    return {option.key: option.parse for option in OPTIONS if option.group in groups}
+
+
+MACHINE_PARSERS = {key: parse for key, parse in _parsers("machine").items() if key != "gpu"}
+FIELD_PARSERS = _parsers("request", "training", "engine", "machine", "layout")
+"""The keys that become the Workload's fields (the model's keys are read by parse._parse_model)."""
+FIELD_ATTRIBUTE = {option.key: option.attribute for option in OPTIONS if option.attribute}
+"""Keys whose Workload attribute is named otherwise (by its unit)."""
+TARGET_PARSERS = _parsers("machine", "target")
+CAPACITY_PARSERS = _parsers("capacity")

@@ -19,12 +19,12 @@ from ..parallel.layout import check
 from ..parallel.ranks import degrees, resolve_layout
 from ..sources.custom import custom_model
 from ..sources.gpus import configure, gpu
-from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS, from_hf_config
+from ..sources.hf_config import from_hf_config
 from ..sources.presets import preset_spec
 from ..training.lora import QLORA_FORMATS, adapter_tensors as training_adapters
 from ..training.step import allowed_impls
 from ..workload import CapacityQuery, Target, Workload
-from .options import CONFIG, CUSTOM, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, MAX_PARAMS_B, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, TARGET_PARSERS, parse_decimal, parse_int
+from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, OPTION, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, TARGET_PARSERS
 
 
 def parse_config_json(text: str) -> dict:
@@ -40,6 +40,9 @@ def parse_config_json(text: str) -> dict:
     return value
 
 
+CUSTOM_REQUIRED = ("params", "hidden", "layers")  # a custom model's other keys have defaults (sources/custom.py)
+
+
 def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None) -> ModelSpec:
     slug = values.get("model", DEFAULTS["model"])
     if slug == CONFIG:
@@ -48,26 +51,12 @@ def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None)
         return from_hf_config(config)
     if slug != CUSTOM:
         return preset_spec(slug)
-    required = {
-        "params": lambda t: round(parse_decimal("params", t, 0.0, MAX_PARAMS_B, low_inclusive=False) * 1e9),
-        "hidden": lambda t: parse_int("hidden", t, 1, MAX_DIM),
-        "layers": lambda t: parse_int("layers", t, 1, MAX_LAYERS),
-    }
-    optional = {
-        "heads": lambda t: parse_int("heads", t, 1, MAX_HEADS),
-        "kv_heads": lambda t: parse_int("kv_heads", t, 1, MAX_HEADS),
-        "vocab": lambda t: parse_int("vocab", t, 1, MAX_DIM * 10),
-        "ffn": lambda t: parse_int("ffn", t, 1, MAX_DIM),
-    }
     numbers: dict[str, int | None] = {}
-    for key, parse in required.items():
+    for key in CUSTOM_KEYS:
         text = values.get(key, "")
-        if text.strip() == "":
+        if key in CUSTOM_REQUIRED and text.strip() == "":
             raise ValidationError(key, text, "required for a custom model")
-        numbers[key] = parse(text)
-    for key, parse in optional.items():
-        text = values.get(key, "")
-        numbers[key] = None if text.strip() == "" else parse(text)
+        numbers[key] = OPTION[key].parse(text)  # type: ignore[assignment]  # blank: None, the model's own
     if numbers["params"] == 0:
         raise ValidationError("params", values.get("params"), "expected at least one parameter")
     return custom_model(**numbers)  # type: ignore[arg-type]

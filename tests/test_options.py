@@ -1,0 +1,218 @@
+"""The Option table (inputs/options.py) against its faces: every row has a parser, a command-line
+flag and a link key that round-trip, and DEFAULTS, the command line and the link accept exactly
+the table's keys."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+
+from vramcalc.cli import COMMAND_LINE_ONLY, OUTPUT_FLAGS, _values, build_capacity_parser, build_parser
+from vramcalc.core.option import Kind, Not
+from vramcalc.engines.registry import ENGINE_OPTIONS
+from vramcalc.inputs.link import PAGE_KEYS, decode, encode
+from vramcalc.inputs.options import CHECKBOXES, DEFAULTS, FIELD_PARSERS, OPTION, OPTIONS
+from vramcalc.inputs.parse import parse_capacity_query, parse_target, parse_workload
+from vramcalc.render.messages import say
+
+CUSTOM = {"model": "custom", "params": "7", "hidden": "4096", "layers": "32"}
+TRAINING = {"mode": "training"}
+# A value other than the default for each key, with the other keys it needs to be valid.
+SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
+    "model": ("mistral-7b", {}),
+    "params": ("8", CUSTOM),
+    "hidden": ("2048", CUSTOM),
+    "layers": ("16", CUSTOM),
+    "heads": ("32", CUSTOM),
+    "kv_heads": ("8", CUSTOM),
+    "vocab": ("128256", CUSTOM),
+    "ffn": ("14336", CUSTOM),
+    "mode": ("training", {}),
+    "precision": ("fp16", {}),
+    "group_size": ("64", {"precision": "gptq-int4"}),
+    "kv_precision": ("fp16", {}),
+    "batch": ("4", {}),
+    "seq": ("2048", {}),
+    "optimizer": ("sgd-momentum", TRAINING),
+    "optimizer_impl": ("fused", TRAINING),
+    "mixed_precision": ("1", TRAINING),
+    "recipe": ("bf16", TRAINING),
+    "lora_rank": ("16", TRAINING),
+    "lora_targets": ("q,v", {**TRAINING, "lora_rank": "16"}),
+    "lora_dropout": ("0.1", {**TRAINING, "lora_rank": "16"}),
+    "lora_dtype": ("bf16", {**TRAINING, "lora_rank": "16"}),
+    "lora_embeddings": ("1", {**TRAINING, "lora_rank": "16"}),
+    "grad_accum": ("4", TRAINING),
+    "fused_ce": ("1", TRAINING),
+    "checkpointing": ("layer", TRAINING),
+    "attention": ("eager", {}),
+    "overhead_gib": ("1.5", {}),
+    "runtime": ("vllm", {}),
+    "gpu": ("a100-80gb", {}),
+    "wired_limit_mb": ("100000", {"gpu": "apple-m4-max-128gb"}),
+    "macos": ("26", {"gpu": "apple-m4-max-128gb"}),
+    "gpus": ("2", {}),
+    "tp": ("2", {"gpus": "2"}),
+    "pp": ("2", {"gpus": "2"}),
+    "dp": ("2", {"gpus": "2"}),
+    "ep": ("1", {"gpus": "2"}),
+    "cp": ("1", {"gpus": "2"}),
+    "vpp": ("2", {"gpus": "2", "pp": "2", "seq": "4096"}),
+    "zero": ("2", {**TRAINING, "gpus": "2"}),
+    "sp": ("1", {"gpus": "2", "tp": "2"}),
+    "fsdp": ("full-shard", {**TRAINING, "gpus": "2"}),
+    "offload": ("optimizer", {**TRAINING, "gpus": "2", "zero": "3"}),
+    "vram": ("40", {}),
+    "headroom": ("10", {}),
+    "gpu_memory_utilization": ("0.8", {"runtime": "vllm"}),
+    "max_num_batched_tokens": ("4096", {"runtime": "vllm"}),
+    "max_num_seqs": ("64", {"runtime": "vllm"}),
+    "enforce_eager": ("1", {"runtime": "vllm"}),
+    "gpu_layers": ("10", {"runtime": "llamacpp", "precision": "q4_k_m"}),
+    "ubatch": ("256", {"runtime": "llamacpp", "precision": "q4_k_m"}),
+    "parallel": ("2", {"runtime": "llamacpp", "precision": "q4_k_m"}),
+    "kv_precision_k": ("q8_0", {"runtime": "llamacpp", "precision": "q4_k_m"}),
+    "kv_precision_v": ("q8_0", {"runtime": "llamacpp", "precision": "q4_k_m"}),
+}
+
+
+def _cli_dests(parser) -> set[str]:
+    return {action.dest for action in parser._actions if action.option_strings and action.dest != "help"}
+
+
+# ---------------------------------------------------------------- the table itself
+
+
+def test_keys_are_unique_and_defaults_are_the_table():
+    keys = [option.key for option in OPTIONS]
+    assert len(keys) == len(set(keys))
+    assert {option.key: option.default for option in OPTIONS} == DEFAULTS
+    assert list(DEFAULTS) == keys
+
+
+def test_every_engine_key_is_in_the_table():
+    for options in ENGINE_OPTIONS.values():
+        for option in options:
+            assert OPTION[option.key] is option
+            assert option.group == "engine"
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=lambda o: o.key)
+def test_every_option_parses_its_default_and_has_a_flag(option):
+    option.parse(option.default)  # raises if the default is not a value of its own parser
+    assert option.cli_flags == ("--" + option.key.replace("_", "-"),)
+    if option.kind is Kind.CHOICE:
+        assert option.default in option.choices or option.default == ""
+    for choice in option.choices:
+        option.parse(choice)
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=lambda o: o.key)
+def test_a_bad_value_names_its_field(option):
+    from vramcalc import ValidationError
+
+    with pytest.raises(ValidationError) as raised:
+        option.parse("nonsense")
+    assert raised.value.field == option.key
+
+
+def test_checkboxes_are_the_flags():
+    assert set(CHECKBOXES) == {option.key for option in OPTIONS if option.kind is Kind.FLAG}
+    assert all(DEFAULTS[key] == "0" for key in CHECKBOXES)
+
+
+def test_shown_when_names_keys_and_values_the_table_has():
+    for option in OPTIONS:
+        for when in option.shown_when:
+            for key, allowed in when.items():
+                assert key in OPTION and key != option.key, (option.key, key)
+                for value in allowed.values if isinstance(allowed, Not) else allowed:
+                    if value.strip():
+                        OPTION[key].parse(value)
+
+
+def test_shown_when_follows_the_form():
+    shown = {option.key for option in OPTIONS if option.shown(DEFAULTS)}
+    assert {"model", "mode", "batch", "seq", "runtime", "overhead_gib", "gpu", "gpus"} <= shown
+    assert not shown & {"optimizer", "lora_targets", "tp", "gpu_memory_utilization", "gpu_layers", "params",
+                        "group_size", "wired_limit_mb"}
+    llamacpp = {**DEFAULTS, "runtime": "llamacpp"}
+    assert OPTION["gpu_layers"].shown(llamacpp) and not OPTION["batch"].shown(llamacpp)
+    assert OPTION["batch"].shown({**llamacpp, "mode": "training"})
+    training = {**DEFAULTS, "mode": "training", "gpus": " 4 ", "lora_rank": "8"}
+    assert all(OPTION[key].shown(training) for key in ("zero", "fsdp", "lora_dtype", "mixed_precision", "tp"))
+    assert not OPTION["runtime"].shown(training) and not OPTION["mixed_precision"].shown({**training, "recipe": "amp"})
+    assert OPTION["macos"].shown({**DEFAULTS, "gpu": "apple-m4-max-128gb"})
+
+
+# ---------------------------------------------------------------- the faces accept exactly the table's keys
+
+
+def test_the_command_line_takes_exactly_the_table_keys():
+    table = set(OPTION)
+    capacity = {key for key, option in OPTION.items() if option.group == "capacity"}
+    not_keys = {*OUTPUT_FLAGS, *COMMAND_LINE_ONLY}
+    assert _cli_dests(build_parser()) - not_keys == table - capacity
+    assert _cli_dests(build_parser(target=True)) - not_keys == table - capacity
+    assert _cli_dests(build_capacity_parser()) - not_keys == capacity
+
+
+def test_the_link_takes_exactly_the_table_keys():
+    decoded = decode(urlencode({key: SAMPLES[key][0] for key in ("batch", "seq", "gpu")} | {"zzz": "1"}))
+    assert decoded.values == {"batch": "4", "seq": "2048", "gpu": "a100-80gb"}
+    assert any("zzz" in say(notice) for notice in decoded.notices)
+    for key in OPTION:
+        assert not decode(urlencode({key: DEFAULTS[key]})).notices, key
+    assert not set(PAGE_KEYS) & set(OPTION)
+
+
+def test_the_workload_fields_are_the_table_rows():
+    assert set(FIELD_PARSERS) == {o.key for o in OPTIONS if o.group not in ("model", "target", "capacity")}
+
+
+# ---------------------------------------------------------------- round trips
+
+
+def test_every_key_has_a_sample():
+    assert set(SAMPLES) == set(OPTION)
+    assert all(value != DEFAULTS[key] for key, (value, _) in SAMPLES.items())
+
+
+def _argv(values: dict[str, str]) -> list[str]:
+    argv: list[str] = []
+    for key, value in values.items():
+        option = OPTION[key]
+        if key == "model" and value == "custom":
+            continue  # the command line says custom by giving --params
+        if option.kind is Kind.FLAG:
+            argv += [option.cli_flags[0]] if value == "1" else []
+        else:
+            argv += [option.cli_flags[0], value]
+    return argv
+
+
+@pytest.mark.parametrize("key", list(SAMPLES))
+def test_a_key_round_trips_through_the_link_and_the_command_line(key):
+    value, context = SAMPLES[key]
+    values = {**context, key: value}
+    option = OPTION[key]
+    # the link
+    query = encode({**DEFAULTS, **values})
+    decoded = decode(query)
+    assert not decoded.notices, decoded.notices
+    assert decoded.values == values
+    # the command line
+    if option.group == "capacity":
+        args = build_capacity_parser().parse_args(_argv(values))
+        assert getattr(args, key) == value
+        assert parse_capacity_query(vars(args)) == parse_capacity_query(values)
+        return
+    args = build_parser().parse_args(_argv(values))
+    cli_values, config = _values(args)
+    assert config is None
+    assert {k: v for k, v in cli_values.items() if k in values} == values
+    assert parse_workload(cli_values) == parse_workload(values)
+    assert parse_target({**cli_values, "gpus": args.gpus}) == parse_target(values)
+    fit = build_parser(target=True).parse_args(_argv(values))
+    assert _values(fit)[0] == cli_values
