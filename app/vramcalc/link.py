@@ -14,6 +14,8 @@ import dataclasses
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
 
+from .errors import ValidationError
+from .gpus import named
 from .messages import message
 from .workload import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, parse_link
 
@@ -65,6 +67,12 @@ def decode(query: str) -> Decoded:
     if values.get("model") == CONFIG:
         notices.append(message("link.config"))
         del values["model"]
+    values = _with_plus(values)
+    if "gpu" in values:  # a card named as people type it ("rtx4090", "4090") opens as its slug
+        try:
+            values["gpu"] = named(values["gpu"])
+        except ValidationError:
+            pass  # a card's memory ("24gb"), or refused below with the reason
     *_, problems = parse_link(values)
     for problem in problems:
         notices.append(message("link.ignored", problem=problem))
@@ -78,6 +86,21 @@ def decode(query: str) -> Decoded:
         notices.append(message("link.repeated", keys=", ".join(sorted(set(repeated)))))
     values = {key: value for key, value in values.items() if value != DEFAULTS[key]}
     return Decoded(values=values, notices=tuple(notices))
+
+
+def _with_plus(values: dict[str, str]) -> dict[str, str]:
+    """A "+" typed into a link reads as a space (form encoding), so a hand-typed
+    offload=optimizer+params arrives as "optimizer params". A value with a space that is
+    refused takes its "+" spelling back when that one is read differently (valid, or
+    refused for another reason, which is then the one reported)."""
+    *_, problems = parse_link(values)
+    spaced = {p.field: p.allowed for p in problems if " " in values.get(p.field, "")}
+    if not spaced:
+        return values
+    plus = {**values, **{key: values[key].replace(" ", "+") for key in spaced}}
+    *_, again = parse_link(plus)
+    still = {(p.field, p.allowed) for p in again}
+    return {**values, **{key: plus[key] for key in spaced if (key, spaced[key]) not in still}}
 
 
 def encode(values: Mapping[str, str]) -> str:

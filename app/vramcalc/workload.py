@@ -236,6 +236,20 @@ def parse_int(field: str, text: str, low: int, high: int) -> int:
     return value
 
 
+_TOKENS_RE = re.compile(r"[ \t]*([0-9]{1,12})[ \t]*[kK][ \t]*")
+
+
+def parse_tokens(field: str, text: str, low: int, high: int) -> int:
+    """A number of tokens: whole, or in thousands of 1,024 as contexts are named ("32k" = 32,768, "128K")."""
+    match = _TOKENS_RE.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        return parse_int(field, text, low, high)
+    value = int(match.group(1)) * 1024
+    if not low <= value <= high:
+        raise ValidationError(field, text, f"expected a whole number from {low:,} to {high:,}")
+    return value
+
+
 def parse_decimal(field: str, text: str, low: float, high: float, *, low_inclusive: bool = True) -> float:
     """A plain decimal number (digits and one point: no exponent, sign, NaN or infinity)."""
     allowed = f"expected a number {'from' if low_inclusive else 'above'} {_plain(low)} {'to' if low_inclusive else 'up to'} {_plain(high)}"
@@ -321,7 +335,7 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "group_size": lambda t: parse_int("group_size", t, 1, MAX_GROUP_SIZE),
     "kv_precision": lambda t: None if t == "" else parse_choice("kv_precision", t, Precision),
     "batch": lambda t: parse_int("batch", t, 1, MAX_BATCH),
-    "seq": lambda t: parse_int("seq", t, 1, MAX_SEQ),
+    "seq": lambda t: parse_tokens("seq", t, 1, MAX_SEQ),
     "optimizer": lambda t: parse_choice("optimizer", t, Optimizer),
     "optimizer_impl": lambda t: parse_choice("optimizer_impl", t, OptimizerImpl),
     "mixed_precision": lambda t: parse_flag("mixed_precision", t),
@@ -341,11 +355,11 @@ _FIELD_PARSERS: Mapping[str, Callable[[str], object]] = {
     "gpu": lambda t: gpu(t),
     **_MACHINE_PARSERS,
     "gpu_memory_utilization": lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
-    "max_num_batched_tokens": lambda t: None if t.strip() == "" else parse_int("max_num_batched_tokens", t, 1, MAX_SEQ),
+    "max_num_batched_tokens": lambda t: None if t.strip() == "" else parse_tokens("max_num_batched_tokens", t, 1, MAX_SEQ),
     "max_num_seqs": lambda t: None if t.strip() == "" else parse_int("max_num_seqs", t, 1, MAX_BATCH),
     "enforce_eager": lambda t: parse_flag("enforce_eager", t),
     "gpu_layers": lambda t: None if t.strip() == "" else parse_int("gpu_layers", t, 0, MAX_LAYERS + 1),
-    "ubatch": lambda t: parse_int("ubatch", t, 1, 65536),
+    "ubatch": lambda t: parse_tokens("ubatch", t, 1, 65536),
     "parallel": lambda t: parse_int("parallel", t, 1, MAX_PARALLEL),
     "kv_precision_k": lambda t: None if t == "" else parse_choice("kv_precision_k", t, Precision),
     "kv_precision_v": lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision),
