@@ -470,6 +470,8 @@ def apply_edit(target):
     was starting through here, so that they end as they would have later."""
     if target.id == "model-search":
         filter_models(target.value)
+    if target.id == "config-apply":  # clicked while Python was starting (static/edits.js)
+        use_config(element("config-text").value)
     if target.id == "precision":  # a GGUF type runs on llama.cpp, a GPU format on vLLM
         element("runtime").value = suggested_runtime(target.value, element("runtime").value, read_form()["mode"])
     if target.name == "mode":  # training runs with transformers

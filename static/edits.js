@@ -21,5 +21,14 @@ function edited(event) {
   if (line) line.hidden = false;
 }
 
+// the config.json import's Apply is a click, not an input: recorded as an edit of the button
+function applied(event) {
+  if (event.target.closest?.("#config-apply")) edited({ target: event.target.closest("#config-apply") });
+}
+
 document.addEventListener("input", edited, true);
-whenPythonIsReady().then(() => document.removeEventListener("input", edited, true));
+document.addEventListener("click", applied, true);
+whenPythonIsReady().then(() => {
+  document.removeEventListener("input", edited, true);
+  document.removeEventListener("click", applied, true);
+});

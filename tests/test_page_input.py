@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from test_page import open_ready, total_of, watched  # noqa: F401 (watched is a fixture)
+from test_page import ROOT, open_ready, total_of, watched  # noqa: F401 (watched is a fixture)
 from vramcalc import catalog, estimate, parse_workload
 
 pytestmark = pytest.mark.browser
@@ -131,6 +131,22 @@ def test_an_engine_chosen_after_the_format_during_the_start_is_kept(watched: Pag
     expect(page.locator("#runtime")).to_have_value("transformers")
     values = {"model": "qwen3-8b", "precision": "awq-int4", "runtime": "transformers"}
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
+
+
+def test_a_config_json_applied_while_python_starts_is_imported(watched: Page, server_url):
+    page = watched
+    release = hold_main_py(page)
+    page.goto(f"{server_url}/index.html", wait_until="domcontentloaded")
+    preset = json.loads((ROOT / "app/vramcalc/data/models/qwen2.5-7b.json").read_text())
+    page.click("#import summary")
+    page.fill("#config-text", json.dumps(preset["config"]))
+    page.click("#config-apply")
+    expect(page.locator("#results")).to_have_class(STALE)
+    release()
+    page.wait_for_selector("html[data-py-ready='1']", state="attached", timeout=60_000)
+    expect(page.locator("#model")).to_have_value("config")
+    expect(page.locator("#param-count")).to_contain_text("7.62B")
+    expect(page.locator("#results")).not_to_have_class(STALE)
 
 
 def test_the_answer_is_marked_stale_while_a_field_is_in_error(watched: Page, server_url):
