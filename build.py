@@ -248,7 +248,7 @@ def write_service_worker(env: Environment, out: Path) -> None:
     version = hashlib.sha256("".join(f"{name}\0{hashes[name]}\0" for name in files).encode()).hexdigest()[:16]
     pages = [[f"./{lang_dir}", hashes[f"{lang_dir}index.html"]] for lang_dir in PAGE_DIRS.values()]
     entries = [*pages, *[[f"./{name}", hashes[name]] for name in files]]
-    script = env.get_template("sw.js.j2").render(version=version, files=entries)
+    script = env.get_template("sw.js.j2").render(version=version, files=entries, pages=[page for page, _ in pages])
     (out / SERVICE_WORKER).write_text(script, encoding="utf-8")
     log(f"{SERVICE_WORKER} (cache vramcalc-{version}, {len(files)} files)")
 

@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import zlib
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 from pyodide.ffi import create_proxy, jsnull, to_js
 from pyscript import document, when, window
@@ -45,7 +45,7 @@ from vramcalc.render.messages import language, say, message, use_language  # noq
 from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
-from vramcalc.inputs.parse import parse_capacity_query, parse_target  # noqa: E402
+from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_target  # noqa: E402
 from vramcalc.parallel.ranks import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
 
@@ -93,6 +93,13 @@ def element(id_):
     return NODES[id_]
 
 
+def option_of(id_, value):
+    """The <option> of the select `id_` whose value is `value`, or None. The value is escaped
+    for the selector: it may come from a link or local storage ("x']", a newline)."""
+    found = element(id_).querySelector(f'option[value="{window.CSS.escape(value)}"]')
+    return None if found is jsnull else found
+
+
 def set_text(id_, text, selector=None):
     if WRITTEN.get((id_, selector, "text")) != text:
         QUEUE.append((id_, selector, "text", text))
@@ -136,7 +143,7 @@ def write_form(values):
         elif key in CHECKBOXES:
             element(key).checked = value == "1"
         else:
-            if key in ("precision", "gpu") and not element(key).querySelector(f"option[value='{value}']"):
+            if key in ("precision", "gpu") and option_of(key, value) is None:
                 option = document.createElement("option")  # a bpw:X.XX or "24gb" card the list does not offer
                 option.value = option.textContent = value
                 element(key).appendChild(option)
@@ -356,6 +363,8 @@ def redraw():
     mark_stale("results", workload is None)
     set_hidden("stale", workload is not None)
     mark_stale("reverse", workload is None or target is None)
+    mark_stale("verdict", workload is None or target is None)  # the answer, and its copy on a phone
+    mark_stale("sticky", workload is None or target is None)
     mark_stale("capacity-section", query is None)
     # Redraw only what changed: the page already shows state["shown"] (at first, the prerendered defaults).
     state["engine_ms"].append(0.0)
@@ -422,8 +431,10 @@ def on_language_click(event):
 def filter_models(query):
     """Show only the presets that match what was typed, and choose the best match, so the
     numbers follow the search; an empty search shows every preset again."""
+    if not any(character.isalnum() for character in query):
+        query = ""  # only spaces or punctuation ("("): as if nothing were typed, never a random model
     matches = catalog.search(query)
-    shown = set(matches) if query.strip() else None
+    shown = set(matches) if query else None
     picker = element("model")
     for group in picker.querySelectorAll("optgroup"):
         options = group.querySelectorAll("option")
@@ -444,6 +455,8 @@ def filter_models(query):
         picker.value = matches[0]
         name = picker.options.item(picker.selectedIndex).textContent
         key = "model_search.found" if len(matches) == 1 else "model_search.found_many"
+        if matches == [catalog.base_of(query)]:  # "...-Instruct": sized as its base model, and said so
+            key = "model_search.base"
         status.textContent = message(key, count=len(matches), first=name)
 
 
@@ -452,17 +465,24 @@ def on_form_change(event):
     if event.target.id in ("config-file", "config-text"):
         return
     try:
-        if event.target.id == "model-search":
-            filter_models(event.target.value)
-        if event.target.id == "precision":  # a GGUF type runs on llama.cpp, a GPU format on vLLM
-            element("runtime").value = suggested_runtime(event.target.value, element("runtime").value,
-                                                         read_form()["mode"])
-        if event.target.name == "mode":  # training runs with transformers
-            element("runtime").value = suggested_runtime(element("precision").value, element("runtime").value,
-                                                         read_form()["mode"])
+        apply_edit(event.target)
         update()
     except Exception as error:  # a bug, not bad input: keep the last good numbers and say so, without a traceback
         show_failure(error)
+
+
+def apply_edit(target):
+    """What an edit of `target` changes besides itself; start() replays the edits made while Python
+    was starting through here, so that they end as they would have later."""
+    if target.id == "model-search":
+        filter_models(target.value)
+    if target.id == "config-apply":  # clicked while Python was starting (static/edits.js)
+        use_config(element("config-text").value)
+    if target.id == "precision":  # a GGUF type runs on llama.cpp, a GPU format on vLLM
+        element("runtime").value = suggested_runtime(target.value, element("runtime").value, read_form()["mode"])
+    if target.name == "mode":  # training runs with transformers
+        element("runtime").value = suggested_runtime(element("precision").value, element("runtime").value,
+                                                     read_form()["mode"])
 
 
 def show_failure(error):
@@ -589,29 +609,60 @@ def remember_gpu(values):
 
 
 def remembered_gpu():
-    """The card the user asked this browser to remember, as link values ({} if none or unreadable)."""
+    """The card the user asked this browser to remember, as link values checked like a link's
+    ({} if none or unreadable), and what was ignored of it, in words."""
     try:
         saved = json.loads(window.localStorage.getItem(REMEMBERED) or "{}")
     except Exception:  # storage disabled, or not ours
-        return {}
-    return {key: str(saved[key]) for key in ("gpu", "gpus") if isinstance(saved, dict) and key in saved}
+        return {}, []
+    if not isinstance(saved, dict):
+        return {}, []
+    values = {key: str(saved[key])[:100] for key in ("gpu", "gpus") if key in saved}
+    *_, problems = parse_link(values)
+    for problem in problems:
+        values.pop(problem.field, None)
+    return values, [message("page.remembered_ignored", problem=problem) for problem in problems]
+
+
+def linked_values():
+    """What the link and this browser's remembered card set, and the notices about what was ignored.
+    A remembered card fills in where the link names none."""
+    decoded = decode(str(window.location.search))
+    saved, ignored = remembered_gpu()
+    element("remember-gpu").checked = bool(saved)
+    linked = {key for key, _ in parse_qsl(str(window.location.search).removeprefix("?"))}
+    return {**{k: v for k, v in saved.items() if k not in linked}, **decoded.values}, [*(say(notice) for notice in decoded.notices), *ignored]
 
 
 def start():
-    decoded = decode(str(window.location.search))
-    # Apply the link only to fields the user has not changed while Python was starting; a remembered
-    # card fills in where the link names none.
-    typed = read_form()
-    saved = remembered_gpu()
-    element("remember-gpu").checked = bool(saved)
-    linked = {key for key, _ in parse_qsl(str(window.location.search).removeprefix("?"))}
-    values = {**{k: v for k, v in saved.items() if k not in linked}, **decoded.values}
-    write_form({key: value for key, value in values.items() if typed[key] == DEFAULTS[key]})
+    # Nothing a link or local storage holds may stop the start: a value that reaches code that breaks
+    # is a bug to fix there, and this keeps the page usable (and says so) until it is.
+    typed = read_form()  # what the user changed while Python was starting stays as they set it
+    edits = [str(id_) for id_ in (window.vramcalcBootEdits or [])]
+    try:
+        values, notices = linked_values()
+        write_form({key: value for key, value in values.items() if typed[key] == DEFAULTS[key]})
+    except Exception as error:
+        window.console.warn(f"vramcalc: link or storage: {type(error).__name__}: {error}")
+        write_form(typed)
+        notices = [message("page.start_error", kind=type(error).__name__)]
     notice = element("notice")
-    notice.textContent = " ".join(say(notice) for notice in decoded.notices)
-    notice.hidden = not decoded.notices
-    if read_form() != DEFAULTS:  # otherwise the prerendered numbers are already the right ones
-        update()
+    notice.textContent = "\n".join(notices)  # one line each (#notice keeps the line breaks)
+    notice.hidden = not notices
+    try:
+        # then the edits, in the order last made, as an edit is applied when Python is running; a field
+        # set after an edit that changes it (the engine after the format) keeps what the user set
+        order = [id_ for id_ in list(dict.fromkeys(reversed(edits)))[::-1] if element(id_) is not None]
+        for position, id_ in enumerate(order):
+            apply_edit(element(id_))
+            later = {"mode" if later == "mode-training" else later for later in order[position + 1:]}
+            write_form({key: typed[key] for key in later if key in typed})
+        if edits or read_form() != DEFAULTS:  # otherwise the prerendered numbers are already the right ones
+            update()
+    except Exception as error:
+        show_failure(error)
+    set_hidden("stale-boot", True)
+    flush()
     element("status").textContent = message("page.status.ready")
     root = document.documentElement
     # Which parts came precompiled (loader.mjs, the stdlib zip, vramcalc.zip); the tests and bench/page.py check it.

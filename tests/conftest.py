@@ -10,8 +10,10 @@ import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -47,3 +49,16 @@ def browser_type_launch_args(browser_type_launch_args):
     if executable:
         args["executable_path"] = executable
     return args
+
+
+@pytest.fixture
+def watched(page: Page, server_url):
+    """A page that records console errors, page errors and requests leaving 127.0.0.1."""
+    problems = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+    page.on("request", lambda r: problems.append(f"foreign request: {r.url}")
+            if urlparse(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:") else None)
+    yield page
+    assert problems == []
+    assert "Traceback" not in page.content()

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from hypothesis import given, settings
@@ -300,3 +301,98 @@ def test_unusual_whitespace_is_a_validation_error_not_a_crash(text):
     # Hypothesis found "0\x1f": \s matched it, int() refused it with a ValueError.
     with pytest.raises(ValidationError):
         parse_workload({"batch": text})
+
+
+# ------------------------------------------------------------ what people type into links (issue 22, items 6, 9, 10)
+
+
+@pytest.mark.parametrize(("text", "tokens"), [("32k", 32768), ("128K", 131072), (" 8k ", 8192), ("4096", 4096)])
+def test_token_counts_are_read_in_thousands_of_1024(text, tokens):
+    from vramcalc.inputs.link import decode
+
+    assert parse_workload({"seq": text}).seq == tokens
+    assert parse_workload({"runtime": "vllm", "max_num_batched_tokens": text}).max_num_batched_tokens == tokens
+    assert decode(f"seq={text.strip()}").notices == ()
+
+
+@pytest.mark.parametrize("text", ["1.5k", "k", "32kk", "-1k", "32 M", "99999999k", "32k\n"])
+def test_token_counts_refuse_what_is_not_one(text):
+    with pytest.raises(ValidationError) as error:
+        parse_workload({"seq": text})
+    assert error.value.field == "seq"
+
+
+@pytest.mark.parametrize(("typed", "slug"), [
+    ("rtx4090", "rtx-4090"), ("4090", "rtx-4090"), ("RTX 4090", "rtx-4090"), ("GeForce RTX 4090", "rtx-4090"),
+    ("4070", "rtx-4070"), ("AMD MI300X", "mi300x"), ("m4 max 128", "apple-m4-max-128gb"), ("rtx-4090", "rtx-4090"),
+])
+def test_a_gpu_is_found_by_the_name_people_type(typed, slug):
+    from vramcalc.inputs.link import decode
+    from vramcalc.sources.gpus import gpu
+
+    assert gpu(typed).slug == slug
+    assert decode(urlencode({"gpu": typed})).values.get("gpu", DEFAULTS["gpu"]) == slug
+
+
+@pytest.mark.parametrize(("typed", "named"), [("a100", "a100-40gb, a100-80gb"), ("h100", "h100-80gb, h100-nvl"),
+                                              ("4060", "rtx-4060-ti-8gb")])
+def test_an_ambiguous_gpu_name_is_refused_with_the_candidates(typed, named):
+    from vramcalc.inputs.link import decode
+
+    decoded = decode(f"gpu={typed}")
+    assert "gpu" not in decoded.values
+    assert len(decoded.notices) == 1 and "gpu" in say(decoded.notices[0]) and named in say(decoded.notices[0])
+
+
+def test_the_issue_link_opens_as_typed():
+    from vramcalc.inputs.link import decode
+
+    decoded = decode("model=llama-3.1-70b&seq=32k&gpu=rtx4090")
+    assert decoded.notices == ()
+    assert decoded.values == {"model": "llama-3.1-70b", "seq": "32k", "gpu": "rtx-4090"}
+
+
+@pytest.mark.parametrize("control", ["\n", "\r", "\f", "\v", "\x85", "\u2028"])
+def test_a_card_size_with_a_control_character_is_refused(control):
+    from vramcalc.inputs.link import decode
+    from vramcalc.sources.gpus import gpu
+
+    with pytest.raises(ValidationError):
+        gpu(f"24{control}gb")
+    assert "gpu" not in decode(urlencode({"gpu": f"24{control}gb"})).values
+
+
+def test_a_hand_typed_plus_in_a_link_is_a_plus():
+    from vramcalc.inputs.link import decode
+
+    decoded = decode("offload=optimizer+params&mode=training&gpus=8&zero=3")
+    assert decoded.notices == () and decoded.values["offload"] == "optimizer+params"
+    # refused for another reason: the reason given is about the value as typed, not about a space
+    decoded = decode("offload=optimizer+params&mode=training&gpus=8")
+    assert "offload" not in decoded.values and "ZeRO-3" in say(decoded.notices[0])
+    assert decode("gpu=24+gb").values["gpu"] == "24 gb"  # a space that is meant stays one
+    assert "expected one of" in say(decode("offload=foo+bar").notices[0])
+
+
+@pytest.mark.parametrize(("query", "slug"), [
+    ("meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"),
+    ("Llama-3.1-70B-Instruct", "llama-3.1-70b"),
+    ("meta-llama/Meta-Llama-3-8B-Instruct", "llama-3-8b"),
+    ("google/gemma-2-9b-it", "gemma-2-9b"),
+    ("meta-llama/Llama-2-13b-chat-hf", "llama-2-13b"),
+    ("Qwen/Qwen3-8B-Base", "qwen3-8b"),
+    ("mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3"),
+])
+def test_an_instruct_variant_finds_its_base_preset(query, slug):
+    from vramcalc.sources import catalog
+
+    assert catalog.search(query) == [slug]
+    assert catalog.base_of(query) == slug
+
+
+@pytest.mark.parametrize("query", ["gemma-3-12b-it", "meta-llama/Llama-3.1-8B", "qwen3 32",
+                                   "mistralai/Mistral-7B-Instruct-v0.2"])  # v0.2 differs from every preset
+def test_base_of_is_only_for_variants_of_a_preset(query):
+    from vramcalc.sources import catalog
+
+    assert catalog.base_of(query) is None

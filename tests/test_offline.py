@@ -125,3 +125,36 @@ def test_a_file_that_does_not_match_the_build_is_never_cached(site, context):
         return { state: worker.state, caches: await caches.keys() };
     }""")
     assert state == {"state": "redundant", "caches": []}
+
+
+@pytest.fixture(params=["", "/sub"], ids=["root", "sub-path"])
+def hosted(request, site_dir, tmp_path):
+    """The built site at the host's root, or under a sub-path (/sub/) of a host that has other things."""
+    www = tmp_path / "www"
+    shutil.copytree(site_dir, www / request.param.strip("/") if request.param else www)
+    served = Site(www)
+    served.url += request.param
+    yield served
+    served.stop()
+
+
+def test_the_worker_serves_each_page_at_its_own_address(hosted, context):
+    """After one visit the service worker answers navigations: /pt is the Portuguese page (at /pt/,
+    where its links resolve), and an address that is no page of the site is a 404, online and
+    offline, never the calculator served where its styles and Python cannot load."""
+    page = first_visit(context, hosted.url)
+    base = urlparse(hosted.url).path
+    for online in (True, False):
+        if not online:
+            hosted.stop()
+            context.set_offline(True)
+        page.goto(f"{hosted.url}/pt?gpu=rtx-4090")
+        page.wait_for_selector("html[data-py-ready='1']", state="attached", timeout=60_000)
+        assert urlparse(page.url).path == f"{base}/pt/"
+        expect(page.locator("html")).to_have_attribute("lang", "pt")
+        expect(page.locator("#verdict-text")).to_contain_text("RTX 4090")
+        for path in ("/nonexistent/page", "/static/", "/static/pyodide/"):
+            response = page.goto(f"{hosted.url}{path}")
+            assert page.locator("#verdict").count() == 0, (online, path)  # not the calculator at a wrong address
+            if not online or path == "/nonexistent/page":
+                assert response.status == 404, (online, path)

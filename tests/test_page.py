@@ -25,19 +25,6 @@ def settled_url(page):
     return page.url
 
 
-@pytest.fixture
-def watched(page: Page, server_url):
-    """A page that records console errors, page errors and requests leaving 127.0.0.1."""
-    problems = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
-    page.on("request", lambda r: problems.append(f"foreign request: {r.url}")
-            if urlparse(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:") else None)
-    yield page
-    assert problems == []
-    assert "Traceback" not in page.content()
-
-
 def open_ready(page: Page, server_url: str, query: str = "") -> None:
     page.goto(f"{server_url}/index.html{query}")
     page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)

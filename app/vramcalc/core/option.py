@@ -107,6 +107,20 @@ def parse_int(field: str, text: str, low: int, high: int) -> int:
     return value
 
 
+_TOKENS_RE = re.compile(r"[ \t]*([0-9]{1,12})[ \t]*[kK][ \t]*")
+
+
+def parse_tokens(field: str, text: str, low: int, high: int) -> int:
+    """A number of tokens: whole, or in thousands of 1,024 as contexts are named ("32k" = 32,768, "128K")."""
+    match = _TOKENS_RE.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        return parse_int(field, text, low, high)
+    value = int(match.group(1)) * 1024
+    if not low <= value <= high:
+        raise ValidationError(field, text, f"expected a whole number from {low:,} to {high:,}")
+    return value
+
+
 def parse_decimal(field: str, text: str, low: float, high: float, *, low_inclusive: bool = True) -> float:
     """A plain decimal number (digits and one point: no exponent, sign, NaN or infinity)."""
     allowed = f"expected a number {'from' if low_inclusive else 'above'} {plain(low)} {'to' if low_inclusive else 'up to'} {plain(high)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core.option import Option, optional, parse_choice, parse_int
+from ..core.option import parse_tokens, Option, optional, parse_choice, parse_int
 from ..sources.hf_config import MAX_LAYERS
 from collections.abc import Mapping
 
@@ -176,7 +176,7 @@ OPTIONS = (
            help="llama.cpp: layers on the GPU, the output layer first (default all)",
            parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_SHOWN),
     Option(key="ubatch", default="512", group="engine", metavar="N", help="llama.cpp micro-batch (512)",
-           parse=lambda t: parse_int("ubatch", t, 1, 65536), shown_when=_SHOWN),
+           parse=lambda t: parse_tokens("ubatch", t, 1, 65536), shown_when=_SHOWN),
     Option(key="parallel", default="1", group="engine", metavar="N",
            help="llama.cpp: sequences, each with its own context (1)",
            parse=lambda t: parse_int("parallel", t, 1, MAX_PARALLEL), shown_when=_SHOWN),

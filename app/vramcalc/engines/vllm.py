@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int
+from ..core.option import parse_tokens, MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int
 from collections.abc import Mapping
 
 from ..core.choices import Runtime
@@ -103,7 +103,7 @@ OPTIONS = (
            parse=lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
            shown_when=_SHOWN),
     Option(key="max_num_batched_tokens", default="", group="engine", metavar="N", help="vLLM (default: by card)",
-           parse=optional(lambda t: parse_int("max_num_batched_tokens", t, 1, MAX_SEQ)), shown_when=_SHOWN),
+           parse=optional(lambda t: parse_tokens("max_num_batched_tokens", t, 1, MAX_SEQ)), shown_when=_SHOWN),
     Option(key="max_num_seqs", default="", group="engine", metavar="N", help="vLLM (default: by card)",
            parse=optional(lambda t: parse_int("max_num_seqs", t, 1, MAX_BATCH)), shown_when=_SHOWN),
     Option(key="enforce_eager", default="0", group="engine", kind=Kind.FLAG, help="vLLM: no CUDA graphs",

@@ -10,11 +10,14 @@ the keys they carry.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
 
+from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
+from ..sources.gpus import named
 from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS
 from .parse import parse_link
 
@@ -67,6 +70,10 @@ def decode(query: str) -> Decoded:
     if values.get("model") == CONFIG:
         notices.append(phrase("link.config"))
         del values["model"]
+    values = _with_plus(values)
+    if "gpu" in values:  # a card named as people type it ("rtx4090", "4090") opens as its slug
+        with contextlib.suppress(ValidationError):  # a card's memory ("24gb"), or refused below with the reason
+            values["gpu"] = named(values["gpu"])
     *_, problems = parse_link(values)
     for problem in problems:
         notices.append(phrase("link.ignored", problem=problem))
@@ -80,6 +87,21 @@ def decode(query: str) -> Decoded:
         notices.append(phrase("link.repeated", keys=", ".join(sorted(set(repeated)))))
     values = {key: value for key, value in values.items() if value != DEFAULTS[key]}
     return Decoded(values=values, notices=tuple(notices))
+
+
+def _with_plus(values: dict[str, str]) -> dict[str, str]:
+    """A "+" typed into a link reads as a space (form encoding), so a hand-typed
+    offload=optimizer+params arrives as "optimizer params". A value with a space that is
+    refused takes its "+" spelling back when that one is read differently (valid, or
+    refused for another reason, which is then the one reported)."""
+    *_, problems = parse_link(values)
+    spaced = {p.field: p.allowed for p in problems if " " in values.get(p.field, "")}
+    if not spaced:
+        return values
+    plus = {**values, **{key: values[key].replace(" ", "+") for key in spaced}}
+    *_, again = parse_link(plus)
+    still = {(p.field, p.allowed) for p in again}
+    return {**values, **{key: plus[key] for key in spaced if (key, spaced[key]) not in still}}
 
 
 def encode(values: Mapping[str, str]) -> str:

@@ -12,7 +12,7 @@ from ..core.dtypes import NOMINAL, Precision
 from ..core.errors import ValidationError
 # MAX_BATCH, MAX_SEQ and the parse_* helpers moved to core/option.py (an engine's rows use them); still importable here
 from ..core.option import (MAX_BATCH, MAX_SEQ, Kind, Not, Option, optional, parse_choice, parse_decimal, parse_flag,
-                           parse_int, plain, values_of)
+                           parse_int, parse_tokens, plain, values_of)
 from ..core.units import GB, GIB
 from ..engines.registry import ENGINE_OPTIONS
 from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, names as format_names, parse_format
@@ -111,7 +111,7 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="batch", default="1", group="request", parse=lambda t: parse_int("batch", t, 1, MAX_BATCH),
            shown_when=({"runtime": Not((Runtime.LLAMACPP.value,))}, _TRAINING)),  # llama.cpp: --parallel instead
     Option(key="seq", default="8192", group="request", help="sequence length in tokens",
-           parse=lambda t: parse_int("seq", t, 1, MAX_SEQ)),
+           parse=lambda t: parse_tokens("seq", t, 1, MAX_SEQ)),
     # ---- training
     Option(key="optimizer", default=Optimizer.ADAMW.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Optimizer), parse=lambda t: parse_choice("optimizer", t, Optimizer), shown_when=_TRAINING),

@@ -108,7 +108,32 @@ def search(query: str) -> list[str]:
         exact = squashed and squashed in joined
         if exact or all(_matches(word, haystack) for word in words):
             found.append((0 if exact else 1, rank, slug))
+    if not found:
+        base = base_of(query)
+        return [base] if base else []
     return [slug for *_, slug in sorted(found)]
+
+
+# What a fine-tune or base checkpoint adds to a Hugging Face id; the architecture is the one of
+# the id without it (Llama-3.1-8B-Instruct is Llama-3.1-8B's config with other weights).
+VARIANT_WORDS = frozenset(("instruct", "chat", "it", "base", "pt"))
+
+
+def _without_variant(hf_id: str) -> str:
+    name = hf_id.lower().rsplit("/", 1)[-1]
+    return "-".join(word for word in re.split(r"[-_ ]+", name) if word and word not in VARIANT_WORDS)
+
+
+def base_of(query: str) -> str | None:
+    """The preset whose Hugging Face id is `query` less a variant word ("-Instruct", "-it",
+    "-chat", "-Base"), when `query` names such a variant of it and not the preset itself:
+    "meta-llama/Llama-3.1-8B-Instruct" -> "llama-3.1-8b". None otherwise."""
+    typed = _without_variant(query.strip())
+    if not typed or typed == query.strip().lower().rsplit("/", 1)[-1].replace("_", "-"):
+        return None  # no variant word in it
+    found = [e.slug for e in entries() if _without_variant(e.hf_id) == typed
+             and e.hf_id.lower().rsplit("/", 1)[-1] != query.strip().lower().rsplit("/", 1)[-1]]
+    return found[0] if len(found) == 1 else None
 
 
 def _matches(word: str, haystack: frozenset[str]) -> bool:

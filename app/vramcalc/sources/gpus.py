@@ -59,7 +59,8 @@ LEGACY_RESERVE_GIB = 48
 MIN_WIRED_LIMIT_MB = 1024  # iogpu.wired_limit_mb is in MiB; below 1 GiB nothing useful fits
 MIN_CUSTOM_GB = 1
 MAX_CUSTOM_GB = 1024  # no single device comes near; the largest listed is a 512 GB Mac
-_CUSTOM_SLUG = re.compile(r"(?:my-)?(\d{1,4}(?:\.\d{1,2})?)\s*gb", re.IGNORECASE)
+# spaces and tabs only: \s would also take a newline or a form feed, which no one types into "24 gb"
+_CUSTOM_SLUG = re.compile(r"(?:my-)?(\d{1,4}(?:\.\d{1,2})?)[ \t]*gb", re.IGNORECASE)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -265,13 +266,50 @@ def gpu(slug: str) -> GpuSpec:
     gpus = _load_all()
     if slug in gpus:
         return gpus[slug]
-    match = _CUSTOM_SLUG.fullmatch(slug.strip())
+    match = _CUSTOM_SLUG.fullmatch(slug.strip(" \t"))
     if match is None:
-        raise ValidationError("gpu", slug, _GPU_ALLOWED)
+        return gpus[named(slug)]
     try:
         return custom_gpu(float(match.group(1)))
     except ValidationError:
         raise ValidationError("gpu", slug, _GPU_ALLOWED) from None
+
+
+def named(text: str) -> str:
+    """The slug of the one listed GPU or Mac that `text` names as people type it ("rtx4090",
+    "4090", "RTX 4090", "GeForce RTX 4090", "m4 max 128"): its slug or name without punctuation and
+    vendor words, else the one entry having every word typed. Several matches ("a100", "h100")
+    or none raise a ValidationError on `gpu` that says which."""
+    if not isinstance(text, str) or len(text) > 100:
+        raise ValidationError("gpu", text, _GPU_ALLOWED)
+    if text in _load_all():
+        return text
+    names = {slug: (slug, spec.display_name) for slug, spec in _load_all().items()}
+    found = [slug for slug, both in names.items() if _squashed(text) in map(_squashed, both)]
+    typed = _words(text)
+    if not found and typed:
+        found = [slug for slug, both in names.items() if any(typed <= _words(name) for name in both)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise ValidationError("gpu", text, "matches several GPUs (" + ", ".join(found[:8])
+                              + (", ..." if len(found) > 8 else "") + "): name one")
+    raise ValidationError("gpu", text, _GPU_ALLOWED)
+
+
+_VENDOR_WORDS = ("nvidia", "geforce", "rtx", "amd", "instinct", "radeon", "apple")
+
+
+def _squashed(name: str) -> str:
+    """A name lowercased without punctuation or leading vendor words: "RTX 4090" -> "4090"."""
+    squashed = re.sub(r"[^a-z0-9]", "", name.lower())
+    while squashed.startswith(_VENDOR_WORDS):
+        squashed = squashed[len(next(w for w in _VENDOR_WORDS if squashed.startswith(w))):]
+    return squashed
+
+
+def _words(name: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z0-9]+", name.lower())) - frozenset(_VENDOR_WORDS)
 
 
 _GPU_ALLOWED = ("a listed GPU or Mac (e.g. rtx-4090, h100-80gb, apple-m4-max-128gb), "

@@ -180,6 +180,10 @@ EN: Mapping[str, str] = {
     "page.copied": "Link copied.",
     "page.copy_failed": "Copy the address bar to share this configuration.",
     "page.stale": "These results are for your last valid input.",
+    "page.stale_short": " (out of date)",
+    "page.stale_boot": "Python is still starting: these results are for the settings before your changes; they follow them once it is ready.",
+    "page.remembered_ignored": "Ignored the card remembered in this browser: {problem}",
+    "page.start_error": "Part of the link or of this browser's remembered card could not be read ({kind}); it was ignored.",
     "page.imported": "Imported: {name}",
     "page.internal_error": (
         "Something went wrong in the calculator ({kind}); the numbers shown are for your last working input. "
@@ -196,6 +200,7 @@ EN: Mapping[str, str] = {
     "model_search.found": "{count} match; showing {first}.",
     "model_search.found_many": "{count} matches; showing the best, {first}.",
     "model_search.none": "No model matches; the list shows all of them.",
+    "model_search.base": "No preset of its own: a fine-tune or base checkpoint has its model's architecture, so this is {first}.",
     "model.facts": "{hf_id} · {params} parameters · context {context} · {architecture}",
     "model.facts.native": " · checkpoint: {format}",
     "field.model.label": "Model",

@@ -196,6 +196,10 @@ PT: Mapping[str, str] = {
     "page.copied": "Link copiado.",
     "page.copy_failed": "Copie a barra de endereço para compartilhar esta configuração.",
     "page.stale": "Estes resultados são da sua última entrada válida.",
+    "page.stale_short": " (desatualizado)",
+    "page.stale_boot": "O Python ainda está iniciando: estes resultados são das configurações antes das suas mudanças; eles as acompanham assim que ele estiver pronto.",
+    "page.remembered_ignored": "Ignorada a placa lembrada neste navegador: {problem}",
+    "page.start_error": "Parte do link ou da placa lembrada neste navegador não pôde ser lida ({kind}); ela foi ignorada.",
     "page.imported": "Importado: {name}",
     "page.internal_error": (
         "Algo deu errado na calculadora ({kind}); os números mostrados são da sua última entrada que funcionou. "
@@ -214,6 +218,7 @@ PT: Mapping[str, str] = {
     "model_search.found": "{count} resultado; mostrando {first}.",
     "model_search.found_many": "{count} resultados; mostrando o melhor, {first}.",
     "model_search.none": "Nenhum modelo corresponde; a lista mostra todos.",
+    "model_search.base": "Sem predefinição própria: um ajuste fino ou checkpoint base tem a arquitetura do seu modelo, então este é o {first}.",
     "model.facts": "{hf_id} · {params} parâmetros · contexto {context} · {architecture}",
     "model.facts.native": " · checkpoint: {format}",
     "field.model.label": "Modelo",
