@@ -22,7 +22,7 @@ from .sources import catalog
 from .core.errors import ValidationError
 from .sources.gpus import load_gpus
 from .analysis.fit import GpuFit, fit_all
-from .parallel.ranks import per_gpu
+from .parallel.ranks import on_gpus, per_gpu
 from .memory.components import Breakdown
 from .analysis.evaluate import estimate
 from .render.i18n.en import EN
@@ -264,7 +264,7 @@ def breakdown_main(argv: Sequence[str]) -> int:
     elif args.markdown:
         print(to_markdown(breakdown, gpus), end="")
     else:
-        print(to_table(breakdown, gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else ""))
+        print(to_table(on_gpus(breakdown, gpus), gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else ""))
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..core.choices import Attention, Runtime
 from ..core.dtypes import Precision
@@ -13,7 +13,7 @@ from ..core.units import MIB
 from ..formats import weights
 from ..formats.weights import WeightFormat
 from ..core.errors import ValidationError
-from ..memory.components import Component, EngineFacts, no_component
+from ..memory.components import Breakdown, Component, EngineFacts, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..render.messages import message
@@ -208,6 +208,13 @@ class LlamaCpp:
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
                   kv_share: float, *, whole: bool) -> RankPool | None:
         return None
+
+
+    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[str, ...]:
+        return ()
+
+    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
+        return breakdown
 
 
 ENGINE = LlamaCpp()

@@ -22,7 +22,7 @@ from ..core.dtypes import Precision
 from ..core.units import GB
 from ..inputs.options import MAX_BATCH, MAX_SEQ
 from ..memory.components import Breakdown, COMPONENTS
-from ..parallel.ranks import PerGpu, most_loaded, resolve_layout
+from ..parallel.ranks import PerGpu, most_loaded, on_gpus, resolve_layout
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
@@ -90,7 +90,9 @@ class View:
     runtime_lines: tuple[str, ...]  # the engine's own figures in words (vLLM's pool, llama.cpp's devices)
 
 
-def present(breakdown: Breakdown) -> View:
+def present(breakdown: Breakdown, gpus: int = 1) -> View:
+    """The breakdown's view; on `gpus` GPUs, with the engine's figures for their layout (ranks.on_gpus)."""
+    breakdown = on_gpus(breakdown, gpus)
     total = breakdown.total_bytes
     rows = []
     x = 0.0
@@ -142,7 +144,10 @@ def _answer_label(key: str, workload: Workload) -> str:
 def _runtime_lines(breakdown: Breakdown) -> tuple[str, ...]:
     runtime, workload = breakdown.runtime, breakdown.workload
     if runtime.get("name") == "vllm":
-        return (message("runtime.vllm", gpu=runtime["gpu"], util=runtime["gpu_memory_utilization"],
+        gpus = runtime.get("kv_pool_gpus", 1)
+        facts = breakdown.facts
+        return (message("runtime.vllm_gpus" if gpus != 1 else "runtime.vllm", gpus=gpus,
+                        layout=getattr(facts, "layout", ""), gpu=runtime["gpu"], util=runtime["gpu_memory_utilization"],
                         claimed=format_gib(runtime["claimed_bytes"]), pool=format_gib(runtime["kv_pool_bytes"]),
                         tokens=f"{runtime['kv_tokens']:,}", concurrency=f"{runtime['max_concurrency']:,.2f}",
                         seq=f"{workload.seq:,}"),)

