@@ -92,3 +92,47 @@ def test_vllm_suggests_its_own_settings_when_they_fit():
     assert fits(workload.but(max_num_seqs=count), target)
     assert not fits(workload.but(max_num_seqs=count + 1), target)
 
+
+# ---------------------------------------------------------------- 4. the format answers in training
+
+QLORA = {"model": "llama-3.1-8b", "mode": "training", "lora_rank": "16", "precision": "nf4", "seq": "1024",
+         "gpu": "rtx-4090"}
+
+
+def _solve(values: dict[str, str]):
+    from vramcalc.analysis.solve import fits, solve
+
+    merged = {**DEFAULTS, **values}
+    workload, target = parse_workload(merged), parse_target(merged)
+    return workload, target, solve(workload, target), fits(workload, target)
+
+
+def test_qlora_that_fits_answers_its_format_and_no_kv_question():
+    from vramcalc.render.messages import message
+
+    workload, target, solution, fits_now = _solve(QLORA)
+    assert fits_now
+    assert solution.best_format == "nf4"  # bf16 under LoRA does not fit; bnb-int8 does not train
+    assert solution.best_kv_format is None
+    texts = {answer.key: answer.text for answer in present_target(workload, target).answers}
+    assert texts["best_format"] == "nf4"
+    assert texts["best_kv_format"] == message("answer.kv_not_applicable")
+    code, out, _ = run(["fit", "--model", "llama-3.1-8b", "--mode", "training", "--lora-rank", "16", "--precision",
+                        "nf4", "--seq", "1024", "--gpu", "rtx-4090"])
+    assert code == 0 and "none" not in out and "not applicable" in out
+
+
+def test_training_never_answers_a_format_it_cannot_train_in():
+    _, _, solution, fits_now = _solve({"model": "llama-3.2-1b", "mode": "training", "gpu": "h100-80gb"})
+    assert fits_now and solution.best_format == "bf16"
+    _, _, solution, _ = _solve({"model": "llama-3.1-8b", "mode": "training", "seq": "1024", "gpu": "rtx-4090"})
+    assert solution.best_format is None  # full fine-tuning: nf4 and bnb-int8 need LoRA, bf16 does not fit
+
+
+def test_a_current_format_more_precise_than_the_ladder_is_the_answer_when_it_fits():
+    _, _, solution, fits_now = _solve({"model": "llama-3.2-1b", "precision": "fp32", "kv_precision": "fp32",
+                                       "gpu": "h100-80gb"})
+    assert fits_now and solution.best_format == "fp32" and solution.best_kv_format == "fp32"
+    _, _, solution, fits_now = _solve({"model": "llama-3.1-8b", "runtime": "llamacpp", "precision": "q2_k",
+                                       "gpu": "rtx-4060-ti-16gb"})
+    assert fits_now and solution.best_format is not None

@@ -320,7 +320,9 @@ def fit_main(argv: Sequence[str]) -> int:
             text += f" ({solution.max_layers:,} layers)"
         lines.append(f"{label:<18}{text}")
     for key, label in (("best_format", "best weights"), ("best_kv_format", "best KV cache")):
-        lines.append(f"{label:<18}{result[key] or 'none of this engine formats fits'}")
+        none = ("not applicable: training keeps no KV cache" if key == "best_kv_format" and workload.is_training
+                else "none of this engine formats fits")
+        lines.append(f"{label:<18}{result[key] or none}")
     print("\n".join(lines))
     return 0
 

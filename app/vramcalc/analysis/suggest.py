@@ -26,7 +26,7 @@ def changes(workload: Workload, target: Target, solution: Solution) -> tuple[str
     if solution.max_batch and solution.max_batch < workload.batch:
         changes.append(message("change.batch", value=solution.max_batch))
     changes += engine_for(workload.runtime).settings_that_fit(workload, lambda candidate: fits(candidate, target))
-    if solution.best_format and solution.best_format != workload.precision.value:
+    if solution.best_format and solution.best_format != workload.precision.value and not workload.is_training:
         changes.append(message("change.format", format=solution.best_format))
     if workload.is_training:  # the fine-tuner's usual ways down: checkpointing, LoRA, QLoRA
         for key, change in (("change.checkpointing", {"checkpointing": Checkpointing.LAYER}),

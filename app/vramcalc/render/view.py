@@ -254,7 +254,8 @@ def present_target(workload: Workload, target: Target) -> TargetView:
               "best_format": solution.best_format, "best_kv_format": solution.best_kv_format}
     texts = {"max_seq": seq_text, "max_batch": batch_text, "min_gpus": gpus_text, "max_params": params_text,
              "best_format": solution.best_format or message("answer.format_none"),
-             "best_kv_format": solution.best_kv_format or message("answer.format_none")}
+             "best_kv_format": solution.best_kv_format or message(
+                 "answer.kv_not_applicable" if workload.is_training else "answer.format_none")}
     return TargetView(
         heading=heading,
         answers=tuple(

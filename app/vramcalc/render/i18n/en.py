@@ -300,6 +300,7 @@ EN: Mapping[str, str] = {
     "answer.best_format": "Most precise weights that fit",
     "answer.best_kv_format": "Most precise KV cache that fits",
     "answer.format_none": "none of this engine's formats",
+    "answer.kv_not_applicable": "not applicable: training keeps no KV cache",
     "page.languages": "Language",
     "page.language.en": "English",
     "page.language.pt": "Português",

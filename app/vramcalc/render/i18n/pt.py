@@ -325,6 +325,7 @@ PT: Mapping[str, str] = {
     "answer.best_format": "Pesos mais precisos que cabem",
     "answer.best_kv_format": "Cache KV mais preciso que cabe",
     "answer.format_none": "nenhum dos formatos deste motor",
+    "answer.kv_not_applicable": "não se aplica: o treino não guarda cache KV",
     "runtime.vllm": (
         "vLLM em {gpu} a {util:.0%}: ele reserva {claimed}; depois dos pesos, do pico de ativações e da sua "
         "sobrecarga, o pool de KV é de {pool}, {tokens} tokens: {concurrency} sequências de {seq} tokens ao mesmo "
