@@ -136,3 +136,22 @@ def test_a_current_format_more_precise_than_the_ladder_is_the_answer_when_it_fit
     _, _, solution, fits_now = _solve({"model": "llama-3.1-8b", "runtime": "llamacpp", "precision": "q2_k",
                                        "gpu": "rtx-4060-ti-16gb"})
     assert fits_now and solution.best_format is not None
+
+
+# ---------------------------------------------------------------- 5. where the overhead comes from
+
+def _overhead_row(values: dict[str, str]) -> str:
+    breakdown = estimate(parse_workload({**DEFAULTS, "model": "llama-3.1-8b", **values}))
+    return next(c.formula for c in breakdown.components if c.key == "overhead")
+
+
+def test_the_overhead_row_says_whether_it_is_the_engines_default_or_the_users():
+    for runtime, extra in (("transformers", {}), ("vllm", {}), ("llamacpp", {"precision": "q4_k_m"}),
+                           ("transformers", {"mode": "training", "seq": "512"})):
+        default = _overhead_row({"runtime": runtime, **extra})
+        given = _overhead_row({"runtime": runtime, **extra, "overhead_gib": "2"})
+        assert "set by you" not in default, (runtime, default)
+        assert "set by you" in given and "2" in given, (runtime, given)
+    assert "transformers' default" in _overhead_row({})
+    assert "vLLM's default: 0.54 GiB" in _overhead_row({"runtime": "vllm", "overhead_gib": "2"})
+    assert "llama.cpp's default" in _overhead_row({"runtime": "llamacpp", "precision": "q4_k_m", "overhead_gib": "1"})

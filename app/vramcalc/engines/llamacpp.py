@@ -13,7 +13,7 @@ from ..core.units import MIB
 from ..formats import weights
 from ..formats.weights import WeightFormat
 from ..core.errors import ValidationError
-from ..memory.components import Breakdown, Component, EngineFacts, no_component
+from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..render.messages import message
@@ -136,7 +136,8 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
             "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
             bytes=format_binary(layout.compute_bytes))),
         no_component("logits", "llamacpp.logits"),
-        Component(key="overhead", bytes=overhead, explain=lambda: message("llamacpp.overhead", bytes=format_binary(overhead))),
+        given_overhead(workload, overhead, "llama.cpp", LLAMACPP_CUDA_OVERHEAD, lambda: message(
+            "llamacpp.overhead", bytes=format_binary(overhead))),
     )
     host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes
     device = device_weights + layout.kv_device_bytes + layout.compute_bytes + overhead

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..core.units import GIB
-from ..memory.components import Breakdown, Component, EngineFacts, no_component
+from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..parallel.layout import Layout, default_layout
@@ -164,7 +164,7 @@ class Vllm:
             Component(key="activations", bytes=peak, explain=lambda: message(
                 "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}", bytes=format_binary(peak))),
             no_component("logits", "vllm.logits"),
-            Component(key="overhead", bytes=overhead, explain=lambda: message(
+            given_overhead(workload, overhead, "vLLM", self.default_overhead(vars(workload)), lambda: message(
                 "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager)),
         )
         return EngineBreakdown(components=components, facts=facts)

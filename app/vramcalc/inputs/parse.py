@@ -173,6 +173,7 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     attributes = {FIELD_ATTRIBUTE.get(key, key): value for key, value in fields.items()}
     attributes["gpu"] = configure(attributes["gpu"], wired_limit_mb=attributes.pop("wired_limit_mb"),
                                   macos=attributes.pop("macos"))
+    attributes["overhead_given"] = attributes["overhead_bytes"] is not None
     if attributes["overhead_bytes"] is None:
         attributes["overhead_bytes"] = engine_for(attributes["runtime"]).default_overhead(attributes)
     workload = Workload(model=model, **attributes)  # type: ignore[arg-type]

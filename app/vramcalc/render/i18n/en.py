@@ -120,6 +120,11 @@ EN: Mapping[str, str] = {
         "(fp32 log-softmax kept for the loss + the {precision} logits returned) = {bytes}"
     ),
     "logits.inference": "{batch} × {vocab} vocabulary × 4 B (fp32 logits of the last position only) = {bytes}",
+    "overhead.default": (
+        "CUDA context, cuBLAS workspaces and allocator slack: {gib} GiB, transformers' default (measured at "
+        "0.7–1.3 GiB; set the overhead to change it)"
+    ),
+    "overhead.given": "{bytes}, set by you ({runtime}'s default: {default})",
     "overhead.formula": "CUDA context, cuBLAS workspaces and allocator slack: {gib} GiB, set by you (default 1 GiB)",
     # checkpointing and attention in words
     "checkpointing.none": "no checkpointing",

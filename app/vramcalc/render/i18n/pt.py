@@ -129,6 +129,11 @@ PT: Mapping[str, str] = {
         "(log-softmax fp32 mantido para a perda + os logits {precision} retornados) = {bytes}"
     ),
     "logits.inference": "{batch} × vocabulário de {vocab} × 4 B (logits fp32 apenas da última posição) = {bytes}",
+    "overhead.default": (
+        "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, o padrão do transformers (medido entre "
+        "0,7 e 1,3 GiB; defina a sobrecarga para mudá-lo)"
+    ),
+    "overhead.given": "{bytes}, definido por você (padrão do {runtime}: {default})",
     "overhead.formula": "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, definido por você "
                         "(padrão 1 GiB)",
     # checkpointing and attention in words
