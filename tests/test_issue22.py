@@ -155,3 +155,32 @@ def test_the_overhead_row_says_whether_it_is_the_engines_default_or_the_users():
     assert "transformers' default" in _overhead_row({})
     assert "vLLM's default: 0.54 GiB" in _overhead_row({"runtime": "vllm", "overhead_gib": "2"})
     assert "llama.cpp's default" in _overhead_row({"runtime": "llamacpp", "precision": "q4_k_m", "overhead_gib": "1"})
+
+
+# ---------------------------------------------------------------- 13. default layouts pass the checks
+
+def test_every_default_layout_passes_the_checks_an_explicit_one_must():
+    from vramcalc.core.choices import Runtime
+    from vramcalc.core.errors import ValidationError
+    from vramcalc.engines import ENGINES
+    from vramcalc.parallel.layout import check
+    from vramcalc.sources.presets import load_presets, preset_spec
+
+    for slug in load_presets():
+        model = preset_spec(slug)
+        for runtime, engine in ENGINES.items():
+            for training in (False, True) if runtime is Runtime.TRANSFORMERS else (False,):
+                for gpus in range(1, 129):
+                    try:
+                        layout = engine.default_layout(model, gpus, training=training)
+                    except ValidationError as error:  # refused in words, naming the GPU count
+                        assert error.field == "gpus" and runtime is Runtime.LLAMACPP and gpus > model.layers
+                        continue
+                    check(layout, model, training=training, gpus=gpus)
+
+
+def test_gpt2_on_64_gpus_gets_a_layout_it_accepts():
+    code, out, err = run(["--model", "gpt2", "--gpus", "64"])
+    assert code == 0 and "PP 16" not in out, out
+    code, out, err = run(["--model", "gpt2", "--gpus", "64", "--runtime", "llamacpp", "--precision", "q4_k_m"])
+    assert code == 2 and "gpus" in err

@@ -198,9 +198,13 @@ class LlamaCpp:
         return ("note.ollama",)
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
-        """Several GPUs: llama.cpp's default split by layers (--split-mode layer), one stage per GPU."""
+        """Several GPUs: llama.cpp's default split by layers (--split-mode layer), one stage per GPU; more
+        GPUs than layers would leave some empty, so they are refused (as `check` refuses pp > layers)."""
+        if gpus > model.layers:
+            raise ValidationError("gpus", gpus, f"llama.cpp splits the model's {model.layers} layers across the "
+                                                f"GPUs: at most {model.layers} GPUs")
         if gpus > 1:
-            return Layout(pp=min(gpus, model.layers))
+            return Layout(pp=gpus)
         return default_layout(model, gpus, training=training)
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:

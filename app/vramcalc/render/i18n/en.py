@@ -478,6 +478,10 @@ EN: Mapping[str, str] = {
     "layout.assumed": "{layout}, assumed ({why}): set the layout to change it",
     "layout.default_inference": "tensor parallel over the largest degree that divides the heads, pipeline stages for "
                                 "the rest",
+    "layout.default_inference_replicas": (
+        "tensor parallel over the largest degree that divides the heads, pipeline stages for the rest up to one per "
+        "layer, and copies of the model on the GPUs beyond"
+    ),
     "layout.default_llamacpp": "llama.cpp splits the layers across the GPUs",
     "layout.zero_one_gpu": ". ZeRO and FSDP shard over data-parallel GPUs: on one GPU they save nothing unless "
                            "they offload",

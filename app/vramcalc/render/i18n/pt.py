@@ -469,6 +469,10 @@ PT: Mapping[str, str] = {
     "layout.assumed": "{layout}, presumido ({why}): defina o layout para mudá-lo",
     "layout.default_inference": "paralelismo de tensores com o maior grau que divide as cabeças, estágios de pipeline "
                                 "para o restante",
+    "layout.default_inference_replicas": (
+        "paralelismo de tensores com o maior grau que divide as cabeças, estágios de pipeline para o resto até um por "
+        "camada, e cópias do modelo nas GPUs além disso"
+    ),
     "layout.default_llamacpp": "o llama.cpp divide as camadas entre as GPUs",
     "layout.zero_one_gpu": ". ZeRO e FSDP particionam entre GPUs de paralelismo de dados: numa única GPU não "
                            "economizam nada, a menos que façam offload",
