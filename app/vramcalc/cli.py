@@ -34,7 +34,7 @@ from .render.rank import layout_text
 from .render.view import present_capacity
 from .analysis.solve import fits, solve
 from .render.numbers import format_count, format_gb, format_gib
-from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS
+from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_target, parse_workload
 
 EXIT_USAGE = 2
@@ -179,9 +179,12 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
     values["fused_ce"] = "1" if args.fused_ce else "0"
     config = None
     if args.config:
-        try:
-            with open(args.config, encoding="utf-8") as handle:
-                text = handle.read()
+        try:  # at most one byte past the limit: a larger file (or /dev/zero) is refused without reading it all
+            with open(args.config, "rb") as handle:
+                data = handle.read(MAX_CONFIG_BYTES + 1)
+            if len(data) > MAX_CONFIG_BYTES:
+                raise ValidationError("config", args.config, f"larger than {MAX_CONFIG_BYTES:,} bytes")
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise ValidationError("config", args.config, f"cannot read the file ({error.__class__.__name__})") from None
         config = parse_config_json(text)

@@ -6,7 +6,9 @@ command line (`kv_heads` there is `--kv-heads` on the command line)."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import re
 from collections.abc import Callable, Mapping
 
 from ..core.choices import Recipe, Runtime
@@ -27,10 +29,17 @@ from ..workload import CapacityQuery, Target, Workload
 from .options import CONFIG, CUSTOM, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, MAX_PARAMS_B, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, TARGET_PARSERS, parse_decimal, parse_int
 
 
+MAX_CONFIG_DEPTH = 32  # nesting of arrays and objects; real configs have 3 or 4
+
+
 def parse_config_json(text: str) -> dict:
-    """The text of a config.json, checked for size and shape before it is read."""
+    """The text of a config.json, checked for size and nesting before it is parsed (a deep nesting
+    would exhaust the parser's stack: the page's interpreter dies of it) and for shape after."""
     if len(text) > MAX_CONFIG_BYTES:
         raise ValidationError("config.json", f"{len(text):,} characters", f"at most {MAX_CONFIG_BYTES:,} characters")
+    if nesting(text) > MAX_CONFIG_DEPTH:
+        raise ValidationError("config.json", f"nested more than {MAX_CONFIG_DEPTH} levels deep",
+                              f"at most {MAX_CONFIG_DEPTH} levels of arrays and objects")
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as error:
@@ -38,6 +47,16 @@ def parse_config_json(text: str) -> dict:
     if not isinstance(value, dict):
         raise ValidationError("config.json", type(value).__name__, "expected a JSON object")
     return value
+
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_DEPTH = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of arrays and objects in JSON text (strings skipped), without parsing it."""
+    brackets = re.findall(r"[\[\]{}]", _STRINGS.sub("", text))
+    return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
 
 
 def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None) -> ModelSpec:
