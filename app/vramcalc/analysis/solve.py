@@ -168,8 +168,8 @@ def best_format(workload: Workload, target: Target) -> str | None:
         try:
             candidate = workload.but(precision=parse_precision(name))
             check_consistency(candidate)  # a format this model or mode cannot take (QLoRA's without LoRA)
-            if current is not None and weights_bytes(candidate).bytes <= current:
-                return workload.precision.value  # what remains has no more bits than the current format
+            if current is not None and weights_bytes(candidate).bytes < current:
+                return workload.precision.value  # what remains has fewer bits than the current format
             if fits(candidate, target):
                 return name
         except ValidationError:
@@ -185,7 +185,7 @@ def best_kv_format(workload: Workload, target: Target) -> str | None:
     one_format = workload.kv_precision_k is None and workload.kv_precision_v is None
     current = workload.effective_kv_precision if one_format and fits(workload, target) else None
     for precision in engine_for(workload.runtime).kv_ladder:
-        if current is not None and precision.bits <= current.bits:
+        if current is not None and precision.bits < current.bits:
             return current.value
         candidate = workload.but(kv_precision=precision, kv_precision_k=None, kv_precision_v=None)
         if fits(candidate, target):
