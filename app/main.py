@@ -59,6 +59,7 @@ state = {
     "engine_ms": collections.deque([0.0], maxlen=1000),  # the engine's time in each recent update (timed)
     "shown": {
         "workload": DEFAULT_WORKLOAD,
+        "gpus": parse_target(DEFAULTS).count,
         "target": (DEFAULT_WORKLOAD, parse_target(DEFAULTS)),
         "capacity": parse_capacity_query(DEFAULTS),
     },
@@ -368,9 +369,10 @@ def redraw():
     mark_stale("capacity-section", query is None)
     # Redraw only what changed: the page already shows state["shown"] (at first, the prerendered defaults).
     state["engine_ms"].append(0.0)
-    if workload is not None and workload != state["shown"]["workload"]:
-        render(timed(lambda: present(estimate(workload))))
-        state["shown"]["workload"] = workload
+    gpus = target.count if target is not None else 1  # vLLM reports the pool of each GPU of the layout
+    if workload is not None and (workload, gpus) != (state["shown"]["workload"], state["shown"]["gpus"]):
+        render(timed(lambda: present(estimate(workload), gpus)))
+        state["shown"]["workload"], state["shown"]["gpus"] = workload, gpus
     if workload is not None and target is not None and (workload, target) != state["shown"]["target"]:
         render_target(timed(present_target, workload, target))
         state["shown"]["target"] = (workload, target)

@@ -74,6 +74,7 @@ def _page(values: dict[str, str]) -> dict[str, str]:
         except (ImportError, AttributeError):
             continue
     takes_language = "language" in inspect.signature(present).parameters
+    takes_gpus = "gpus" in inspect.signature(present).parameters  # the page passes its GPU count
     shown = {}
     for language in ("en", "pt"):
         kwargs = {"language": language} if takes_language else {}
@@ -82,7 +83,8 @@ def _page(values: dict[str, str]) -> dict[str, str]:
         try:
             merged = {**DEFAULTS, **values}
             workload, target = parse_workload(merged), parse_target(merged)
-            shown[language] = repr(present(estimate(workload), **kwargs)) + repr(
+            gpus = {"gpus": target.count} if takes_gpus else {}
+            shown[language] = repr(present(estimate(workload), **kwargs, **gpus)) + repr(
                 present_target(workload, target, **kwargs))
         except ValidationError as error:
             shown[language] = f"error {error}"

@@ -25,7 +25,7 @@ from .sources import catalog
 from .core.errors import ValidationError
 from .sources.gpus import load_gpus
 from .analysis.fit import GpuFit, fit_all
-from .parallel.ranks import per_gpu
+from .parallel.ranks import on_gpus, per_gpu
 from .memory.components import Breakdown
 from .analysis.evaluate import estimate
 from .render.i18n.en import EN
@@ -36,7 +36,7 @@ from .render.rank import layout_text
 from .render.view import present_capacity
 from .analysis.solve import fits, solve
 from .render.numbers import format_count, format_gb, format_gib
-from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, OPTION, OPTIONS
+from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_target, parse_workload
 
 EXIT_USAGE = 2
@@ -127,9 +127,12 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
             values[option.key] = getattr(args, option.key) or ""
     config = None
     if args.config:
-        try:
-            with open(args.config, encoding="utf-8") as handle:
-                text = handle.read()
+        try:  # at most one byte past the limit: a larger file (or /dev/zero) is refused without reading it all
+            with open(args.config, "rb") as handle:
+                data = handle.read(MAX_CONFIG_BYTES + 1)
+            if len(data) > MAX_CONFIG_BYTES:
+                raise ValidationError("config", args.config, f"larger than {MAX_CONFIG_BYTES:,} bytes")
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise ValidationError("config", args.config, f"cannot read the file ({error.__class__.__name__})") from None
         config = parse_config_json(text)
@@ -212,7 +215,7 @@ def breakdown_main(argv: Sequence[str]) -> int:
     elif args.markdown:
         print(to_markdown(breakdown, gpus), end="")
     else:
-        print(to_table(breakdown, gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else ""))
+        print(to_table(on_gpus(breakdown, gpus), gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else ""))
     return 0
 
 
@@ -268,7 +271,9 @@ def fit_main(argv: Sequence[str]) -> int:
             text += f" ({solution.max_layers:,} layers)"
         lines.append(f"{label:<18}{text}")
     for key, label in (("best_format", "best weights"), ("best_kv_format", "best KV cache")):
-        lines.append(f"{label:<18}{result[key] or 'none of this engine formats fits'}")
+        none = ("not applicable: training keeps no KV cache" if key == "best_kv_format" and workload.is_training
+                else "none of this engine formats fits")
+        lines.append(f"{label:<18}{result[key] or none}")
     print("\n".join(lines))
     return 0
 

@@ -45,6 +45,7 @@ class Workload:
     checkpointing: Checkpointing = Checkpointing.NONE
     attention: Attention = Attention.FLASH
     overhead_bytes: int = DEFAULT_OVERHEAD_BYTES
+    overhead_given: bool = False  # set by the user; False: the engine's default (inputs/parse.py fills it in)
     runtime: Runtime = Runtime.TRANSFORMERS
     gpu: GpuSpec | None = None  # the card the engine runs on (vLLM sizes its pool by it)
     gpu_memory_utilization: float = 0.9

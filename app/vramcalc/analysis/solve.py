@@ -21,6 +21,8 @@ from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..inputs.options import MAX_BATCH, MAX_SEQ, parse_precision
+from ..inputs.parse import check_consistency
+from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.ranks import most_loaded, resolve_layout
 from ..sources.hf_config import MAX_LAYERS
@@ -158,32 +160,43 @@ def max_layers(workload: Workload, target: Target) -> int | None:
 
 
 def best_format(workload: Workload, target: Target) -> str | None:
-    """The weight format with the most bits, among those this engine runs, at which the workload fits."""
+    """The weight format with the most bits, among those this engine runs and the workload can take
+    (training: fp32, fp16 or bf16, or nf4 under LoRA), at which the workload fits; the current format
+    when it fits and none of those with more bits does (it may be none of the ladder's: fp32, nf4-dq)."""
+    current = weights_bytes(workload).bytes if fits(workload, target) else None
     for name in engine_for(workload.runtime).weight_ladder:
         try:
             candidate = workload.but(precision=parse_precision(name))
+            check_consistency(candidate)  # a format this model or mode cannot take (QLoRA's without LoRA)
+            if current is not None and weights_bytes(candidate).bytes < current:
+                return workload.precision.value  # what remains has fewer bits than the current format
             if fits(candidate, target):
                 return name
-        except ValidationError:  # a format this model cannot take (a group size that does not divide)
+        except ValidationError:
             continue
-    return None
+    return None if current is None else workload.precision.value
 
 
 def best_kv_format(workload: Workload, target: Target) -> str | None:
-    """The KV-cache format with the most bits, among this engine's, at which the workload fits."""
+    """The KV-cache format with the most bits, among this engine's, at which the workload fits; the
+    current one when it fits and none with more bits does. None in training, which keeps no KV cache."""
     if workload.is_training:
         return None
+    one_format = workload.kv_precision_k is None and workload.kv_precision_v is None
+    current = workload.effective_kv_precision if one_format and fits(workload, target) else None
     for precision in engine_for(workload.runtime).kv_ladder:
+        if current is not None and precision.bits < current.bits:
+            return current.value
         candidate = workload.but(kv_precision=precision, kv_precision_k=None, kv_precision_v=None)
         if fits(candidate, target):
             return precision.value
-    return None
+    return None if current is None else current.value
 
 
 def solve(workload: Workload, target: Target) -> Solution:
     layers = max_layers(workload, target)
     return Solution(
-        best_format=None if workload.is_training else best_format(workload, target),
+        best_format=best_format(workload, target),
         best_kv_format=best_kv_format(workload, target),
         max_seq=max_seq(workload, target),
         max_batch=max_batch(workload, target),

@@ -6,6 +6,7 @@ import dataclasses
 
 from ..core.choices import Checkpointing
 from ..core.errors import ValidationError
+from ..engines import engine_for
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
 from ..parallel.ranks import resolve_layout
@@ -24,7 +25,8 @@ def changes(workload: Workload, target: Target, solution: Solution) -> tuple[Phr
         changes.append(phrase("change.seq", value=solution.max_seq))
     if solution.max_batch and solution.max_batch < workload.batch:
         changes.append(phrase("change.batch", value=solution.max_batch))
-    if solution.best_format and solution.best_format != workload.precision.value:
+    changes += engine_for(workload.runtime).settings_that_fit(workload, lambda candidate: fits(candidate, target))
+    if solution.best_format and solution.best_format != workload.precision.value and not workload.is_training:
         changes.append(phrase("change.format", format=solution.best_format))
     if workload.is_training:  # the fine-tuner's usual ways down: checkpointing, LoRA, QLoRA
         for key, change in (("change.checkpointing", {"checkpointing": Checkpointing.LAYER}),

@@ -10,7 +10,7 @@ branches on which engine runs.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from ..core.choices import Runtime
@@ -18,7 +18,7 @@ from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import Option
 from ..formats.weights import WeightFormat
-from ..memory.components import Component, EngineFacts
+from ..memory.components import Breakdown, Component, EngineFacts
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import Layout
 from ..workload import Workload
@@ -89,6 +89,16 @@ class Engine(Protocol):
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
                   kv_share: float, *, whole: bool) -> RankPool | None:
         """What it builds on one GPU given that GPU's components (None: nothing beyond them)."""
+        ...
+
+    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
+        """The changes of its own settings (each one alone, in words) with which `fits` holds: what the
+        suggestions offer beside the shared ones (vLLM: a larger utilization share, fewer sequences)."""
+        ...
+
+    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
+        """The breakdown as every output reports it on a layout of several GPUs whose most loaded GPU
+        builds `pool` (`rank_pool`): an engine that sizes its pool on each GPU reports that pool."""
         ...
 
 

@@ -7,7 +7,7 @@ import dataclasses
 
 from ..core.option import parse_tokens, Option, optional, parse_choice, parse_int
 from ..sources.hf_config import MAX_LAYERS
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..core.choices import Attention, Runtime
 from ..core.dtypes import Precision
@@ -15,7 +15,7 @@ from ..core.units import MIB
 from ..formats import weights
 from ..formats.weights import WeightFormat
 from ..core.errors import ValidationError
-from ..memory.components import Component, EngineFacts, no_component
+from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..core.phrase import phrase
@@ -138,7 +138,8 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
             "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
             bytes=format_binary(layout.compute_bytes))),
         no_component("logits", "llamacpp.logits"),
-        Component(key="overhead", bytes=overhead, explain=lambda: phrase("llamacpp.overhead", bytes=format_binary(overhead))),
+        given_overhead(workload, overhead, "llama.cpp", LLAMACPP_CUDA_OVERHEAD, lambda: phrase(
+            "llamacpp.overhead", bytes=format_binary(overhead))),
     )
     host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes
     device = device_weights + layout.kv_device_bytes + layout.compute_bytes + overhead
@@ -222,9 +223,13 @@ class LlamaCpp:
         return ("note.ollama",)
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
-        """Several GPUs: llama.cpp's default split by layers (--split-mode layer), one stage per GPU."""
+        """Several GPUs: llama.cpp's default split by layers (--split-mode layer), one stage per GPU; more
+        GPUs than layers would leave some empty, so they are refused (as `check` refuses pp > layers)."""
+        if gpus > model.layers:
+            raise ValidationError("gpus", gpus, f"llama.cpp splits the model's {model.layers} layers across the "
+                                                f"GPUs: at most {model.layers} GPUs")
         if gpus > 1:
-            return Layout(pp=min(gpus, model.layers))
+            return Layout(pp=gpus)
         return default_layout(model, gpus, training=training)
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:
@@ -233,6 +238,13 @@ class LlamaCpp:
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
                   kv_share: float, *, whole: bool) -> RankPool | None:
         return None
+
+
+    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
+        return ()
+
+    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
+        return breakdown
 
 
 ENGINE = LlamaCpp()

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..core.choices import Checkpointing, Recipe, Runtime
 from ..core.dtypes import Precision
 from ..formats.weights import WeightFormat
 from ..memory.components import Component, no_component, overhead_bytes
 from ..memory.activations import activations_bytes
-from ..memory.components import EngineFacts
+from ..memory.components import Breakdown, EngineFacts
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
 from ..memory.states import adapter_bytes, gradients_bytes, master_weights_bytes, optimizer_state_bytes, recipe_states, trainable, training_weight_extras, weights_bytes
@@ -170,6 +170,13 @@ class Transformers:
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
                   kv_share: float, *, whole: bool) -> RankPool | None:
         return None
+
+
+    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
+        return ()
+
+    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
+        return breakdown
 
 
 ENGINE = Transformers()

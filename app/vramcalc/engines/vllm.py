@@ -7,12 +7,12 @@ import dataclasses
 import math
 
 from ..core.option import parse_tokens, MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..core.units import GIB
-from ..memory.components import Component, EngineFacts, no_component
+from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..parallel.layout import Layout, default_layout
@@ -29,6 +29,9 @@ VLLM_CUDA_GRAPHS = round(0.4 * GIB)  # the graph estimate subtracted since 0.20:
 # Several GPUs: NCCL communicators and the custom all-reduce buffers. V1 logs non-torch memory of 0.55 GiB
 # per GPU at TP 2 against 0.13 GiB at TP 1 (engines.md §2d rows 3 and 5); larger degrees are not published.
 VLLM_TP_COMMUNICATION = round(0.42 * GIB)
+# The largest gpu_memory_utilization the suggestions offer: vLLM accepts up to 1, but the share it leaves is
+# what the model does not count (other processes, fragmentation); 0.95 is the usual ceiling in its docs.
+VLLM_MAX_SUGGESTED_UTILIZATION = 0.95
 
 
 def vllm_batch_defaults(gpu_bytes: int) -> tuple[int, int]:
@@ -85,13 +88,27 @@ class VllmFacts:
     max_num_batched_tokens: int
     max_num_seqs: int
     block_tokens: int = VLLM_BLOCK_TOKENS
+    gpus: int = 1  # the GPUs of the layout, each building `pool` (that of the most loaded one)
+    layout: str = ""  # their layout in words ("TP 2"), when more than one
 
     def as_json(self) -> dict[str, object]:
         return {"gpu": self.gpu, "gpu_memory_utilization": self.gpu_memory_utilization,
                 "claimed_bytes": self.pool.claimed_bytes, "kv_pool_bytes": self.pool.kv_pool_bytes,
                 "kv_tokens": self.pool.kv_tokens, "max_concurrency": round(self.pool.max_concurrency, 2),
                 "max_num_batched_tokens": self.max_num_batched_tokens, "max_num_seqs": self.max_num_seqs,
-                "block_tokens": self.block_tokens}
+                "block_tokens": self.block_tokens, "kv_pool_gpus": self.gpus}
+
+
+def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
+    """The KV-cache row: what the requested sequences need, and the pool vLLM builds (on each GPU of a layout)."""
+    tokens, pool = vllm_kv_tokens(workload.seq), facts.pool
+    numbers = dict(batch=workload.batch, tokens=f"{tokens:,}", bytes=format_binary(kv),
+                   pool=format_binary(pool.kv_pool_bytes), pool_tokens=f"{pool.kv_tokens:,}",
+                   concurrency=f"{pool.max_concurrency:.2f}", seq=f"{workload.seq:,}")
+    if facts.gpus > 1:
+        return Component(key="kv_cache", bytes=kv, explain=lambda: phrase(
+            "vllm.kv_gpus", **numbers, gpus=facts.gpus, layout=facts.layout))
+    return Component(key="kv_cache", bytes=kv, explain=lambda: phrase("vllm.kv", **numbers))
 
 
 # ---------------------------------------------------------------- vLLM's own input keys (inputs/options.py gathers them)
@@ -154,24 +171,21 @@ class Vllm:
         overhead = workload.overhead_bytes
         pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=workload.gpu_memory_utilization,
                          non_kv=weights.bytes + peak + overhead, seq=workload.seq)
+        facts = VllmFacts(gpu=workload.gpu.display_name if workload.gpu else None,
+                          gpu_memory_utilization=workload.gpu_memory_utilization, pool=pool,
+                          max_num_batched_tokens=batched, max_num_seqs=seqs)
         components = (
             weights,
             no_component("gradients", "gradients.none"),
             no_component("optimizer", "optimizer.none"),
             no_component("master_weights", "master_weights.none"),
-            Component(key="kv_cache", bytes=kv, explain=lambda: phrase(
-                "vllm.kv", batch=workload.batch, tokens=f"{tokens:,}", bytes=format_binary(kv),
-                pool=format_binary(pool.kv_pool_bytes), pool_tokens=f"{pool.kv_tokens:,}",
-                concurrency=f"{pool.max_concurrency:.2f}", seq=f"{workload.seq:,}")),
+            kv_component(workload, kv, facts),
             Component(key="activations", bytes=peak, explain=lambda: phrase(
                 "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}", bytes=format_binary(peak))),
             no_component("logits", "vllm.logits"),
-            Component(key="overhead", bytes=overhead, explain=lambda: phrase(
+            given_overhead(workload, overhead, "vLLM", self.default_overhead(vars(workload)), lambda: phrase(
                 "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager)),
         )
-        facts = VllmFacts(gpu=workload.gpu.display_name if workload.gpu else None,
-                          gpu_memory_utilization=workload.gpu_memory_utilization, pool=pool,
-                          max_num_batched_tokens=batched, max_num_seqs=seqs)
         return EngineBreakdown(components=components, facts=facts)
 
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
@@ -188,6 +202,40 @@ class Vllm:
         per_sequence = components.get("kv_cache", 0) / max(1, workload.batch)
         return RankPool(kv_pool_bytes=pool, kv_tokens=int(pool // block) * VLLM_BLOCK_TOKENS if block else 0,
                         max_concurrency=round(pool / per_sequence, 2) if per_sequence else None)
+
+    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
+        """A larger gpu_memory_utilization (the smallest, in hundredths up to 0.95, that fits: a larger pool
+        on the same card) and a smaller max_num_seqs (the largest that fits, at least the batch: a smaller
+        sampler in the profiling run's peak)."""
+        found = []
+        current = round(workload.gpu_memory_utilization * 100)
+        for hundredths in range(current + 1, round(VLLM_MAX_SUGGESTED_UTILIZATION * 100) + 1):
+            if fits(workload.but(gpu_memory_utilization=hundredths / 100)):
+                found.append(phrase("change.gpu_memory_utilization", value=f"{hundredths / 100:.2f}"))
+                break
+        card = workload.gpu.usable_bytes if workload.gpu else 0
+        seqs = workload.max_num_seqs or vllm_batch_defaults(card)[1]
+        low, high = workload.batch, seqs - 1  # the largest n in [low, high] that fits: fewer never need more
+        if low <= high and fits(workload.but(max_num_seqs=low)):
+            while low < high:
+                middle = (low + high + 1) // 2
+                low, high = (middle, high) if fits(workload.but(max_num_seqs=middle)) else (low, middle - 1)
+            found.append(phrase("change.max_num_seqs", value=low))
+        return tuple(found)
+
+    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
+        """The breakdown as it reads on a layout of several GPUs: vLLM builds a pool on each GPU, so the
+        pool it reports (its facts, the KV-cache row) is that of the most loaded GPU, not of one GPU
+        holding the whole model."""
+        facts = breakdown.facts
+        assert isinstance(facts, VllmFacts)
+        rank = VllmPool(claimed_bytes=facts.pool.claimed_bytes, kv_pool_bytes=pool.kv_pool_bytes,
+                        kv_tokens=pool.kv_tokens,
+                        max_concurrency=math.inf if pool.max_concurrency is None else pool.max_concurrency)
+        facts = dataclasses.replace(facts, pool=rank, gpus=layout.gpus, layout=layout.describe())
+        components = tuple(kv_component(breakdown.workload, c.bytes, facts) if c.key == "kv_cache" else c
+                           for c in breakdown.components)
+        return dataclasses.replace(breakdown, components=components, facts=facts)
 
 
 ENGINE = Vllm()

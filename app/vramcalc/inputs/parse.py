@@ -6,7 +6,9 @@ command line (`kv_heads` there is `--kv-heads` on the command line)."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import re
 from collections.abc import Callable, Mapping
 
 from ..core.choices import Recipe, Runtime
@@ -27,10 +29,17 @@ from ..workload import CapacityQuery, Target, Workload
 from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, OPTION, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, TARGET_PARSERS
 
 
+MAX_CONFIG_DEPTH = 32  # nesting of arrays and objects; real configs have 3 or 4
+
+
 def parse_config_json(text: str) -> dict:
-    """The text of a config.json, checked for size and shape before it is read."""
+    """The text of a config.json, checked for size and nesting before it is parsed (a deep nesting
+    would exhaust the parser's stack: the page's interpreter dies of it) and for shape after."""
     if len(text) > MAX_CONFIG_BYTES:
         raise ValidationError("config.json", f"{len(text):,} characters", f"at most {MAX_CONFIG_BYTES:,} characters")
+    if nesting(text) > MAX_CONFIG_DEPTH:
+        raise ValidationError("config.json", f"nested more than {MAX_CONFIG_DEPTH} levels deep",
+                              f"at most {MAX_CONFIG_DEPTH} levels of arrays and objects")
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as error:
@@ -41,6 +50,15 @@ def parse_config_json(text: str) -> dict:
 
 
 CUSTOM_REQUIRED = ("params", "hidden", "layers")  # a custom model's other keys have defaults (sources/custom.py)
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_DEPTH = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of arrays and objects in JSON text (strings skipped), without parsing it."""
+    brackets = re.findall(r"[\[\]{}]", _STRINGS.sub("", text))
+    return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
 
 
 def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None) -> ModelSpec:
@@ -162,6 +180,7 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     attributes = {FIELD_ATTRIBUTE.get(key, key): value for key, value in fields.items()}
     attributes["gpu"] = configure(attributes["gpu"], wired_limit_mb=attributes.pop("wired_limit_mb"),
                                   macos=attributes.pop("macos"))
+    attributes["overhead_given"] = attributes["overhead_bytes"] is not None
     if attributes["overhead_bytes"] is None:
         attributes["overhead_bytes"] = engine_for(attributes["runtime"]).default_overhead(attributes)
     workload = Workload(model=model, **attributes)  # type: ignore[arg-type]

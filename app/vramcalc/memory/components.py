@@ -9,6 +9,7 @@ from typing import Protocol
 
 from ..core.units import GIB
 from ..core.phrase import Formula, Phrase, phrase
+from ..core.units import format_binary
 from ..workload import Workload
 
 
@@ -82,11 +83,21 @@ class Breakdown:
 
 
 def overhead_bytes(workload: Workload) -> Component:
-    """Framework overhead: an explicit amount the user sets (reference.md §2.8)."""
+    """Framework overhead (reference.md §2.8): transformers' default of 1 GiB, or the amount the user sets."""
+    gib = f"{workload.overhead_bytes / GIB:g}"
     return Component(
         key="overhead", bytes=workload.overhead_bytes,
-        explain=lambda: phrase("overhead.formula", gib=f"{workload.overhead_bytes / GIB:g}"),
+        explain=lambda: phrase("overhead.formula" if workload.overhead_given else "overhead.default", gib=gib),
     )
+
+
+def given_overhead(workload: Workload, bytes_: int, runtime: str, default: int,
+                   explain_default: Callable[[], str]) -> Component:
+    """An engine's overhead row: its own default explained, or the user's amount beside that default."""
+    if not workload.overhead_given:
+        return Component(key="overhead", bytes=bytes_, explain=explain_default)
+    return Component(key="overhead", bytes=bytes_, explain=lambda: phrase(
+        "overhead.given", bytes=format_binary(bytes_), runtime=runtime, default=format_binary(default)))
 
 
 def no_component(key: str, why: str) -> Component:

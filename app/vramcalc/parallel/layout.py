@@ -64,14 +64,17 @@ class Layout:
 
 def default_layout(model: ModelSpec, gpus: int, *, training: bool) -> Layout:
     """The layout a link without one gets: inference, tensor parallel within the GPUs (the largest
-    degree that divides the heads, pipeline stages for the rest); training, data parallel with
-    ZeRO-3 (FSDP full-shard's equivalent)."""
+    degree that divides the heads), pipeline stages for the rest (at most one per layer: the largest
+    such degree that divides it) and data-parallel replicas beyond; training, data parallel with
+    ZeRO-3 (FSDP full-shard's equivalent). It passes `check`, as a layout the user names must."""
     if gpus <= 1:
         return Layout()
     if training:
         return Layout(dp=gpus, zero=3)
     tp = max(d for d in range(1, gpus + 1) if gpus % d == 0 and model.heads % d == 0)
-    return Layout(tp=tp, pp=gpus // tp)
+    rest = gpus // tp
+    pp = max(d for d in range(1, min(rest, model.layers) + 1) if rest % d == 0)
+    return Layout(tp=tp, pp=pp, dp=rest // pp)
 
 
 def check(layout: Layout, model: ModelSpec, *, training: bool, gpus: int | None = None) -> None:

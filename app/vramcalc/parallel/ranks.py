@@ -62,6 +62,19 @@ def most_loaded(workload: Workload, gpus: int) -> PerGpu:
     return per_gpu(estimate(workload), gpus)
 
 
+def on_gpus(breakdown: Breakdown, gpus: int) -> Breakdown:
+    """The breakdown as every output reports it on `gpus` GPUs: the components of the whole model, and
+    the engine's figures for the layout (vLLM sizes its KV pool on each GPU: the pool it reports is the
+    most loaded GPU's, the one the per-GPU panel and the reverse answers use, not that of one GPU
+    holding the whole model)."""
+    if gpus == 1:
+        return breakdown
+    rank = per_gpu(breakdown, gpus)
+    if rank.pool is None or rank.layout.gpus == 1:
+        return breakdown
+    return engine_for(breakdown.workload.runtime).on_layout(breakdown, rank.pool, rank.layout)
+
+
 def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
     workload = breakdown.workload
     layout = resolve_layout(workload, gpus)

@@ -12,14 +12,15 @@ from collections.abc import Sequence
 
 from ..analysis.fit import GpuFit
 from ..memory.components import Breakdown
-from ..parallel.ranks import per_gpu
+from ..parallel.ranks import on_gpus, per_gpu
 from .i18n.en import EN
 from .messages import message
 from .numbers import format_gb, format_gib
 
 
 def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict:
-    """The stable JSON shape scripts rely on."""
+    """The stable JSON shape scripts rely on (on several GPUs, the engine's figures for their layout)."""
+    breakdown = on_gpus(breakdown, gpus)
     rank = per_gpu(breakdown, gpus)
     return {
         "params": breakdown.params,
@@ -45,6 +46,7 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict
 
 def to_csv(breakdown: Breakdown, gpus: int = 1) -> str:
     """One row per component: bytes, GiB, GB, share of the total, on the most loaded GPU, and the formula."""
+    breakdown = on_gpus(breakdown, gpus)
     rank = per_gpu(breakdown, gpus)
     total = breakdown.total_bytes
     out = io.StringIO()
@@ -60,6 +62,7 @@ def to_csv(breakdown: Breakdown, gpus: int = 1) -> str:
 
 def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link: str = "") -> str:
     """A report to paste into an issue: what was asked, the answer, the table, and the permalink."""
+    breakdown = on_gpus(breakdown, gpus)
     workload = breakdown.workload
     total = breakdown.total_bytes
     summary = message("results.summary", model=workload.model.display_name, mode=message(f"option.mode.{workload.mode.value}").lower(),

@@ -43,7 +43,8 @@ def layout_text(workload: Workload, rank: PerGpu) -> str:
         return text
     return message("layout.assumed", layout=text, why=message(
         "layout.default_training" if workload.is_training else
-        "layout.default_llamacpp" if workload.runtime.value == "llamacpp" else "layout.default_inference"))
+        "layout.default_llamacpp" if workload.runtime.value == "llamacpp" else
+        "layout.default_inference_replicas" if rank.layout.dp > 1 else "layout.default_inference"))
 
 
 def present_rank(workload: Workload, target: Target, rank: PerGpu) -> RankView:

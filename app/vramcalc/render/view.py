@@ -24,7 +24,7 @@ from ..core.dtypes import Precision
 from ..core.units import GB
 from ..inputs.options import MAX_BATCH, MAX_SEQ
 from ..memory.components import Breakdown, COMPONENTS
-from ..parallel.ranks import PerGpu, most_loaded, resolve_layout
+from ..parallel.ranks import PerGpu, most_loaded, on_gpus, resolve_layout
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
@@ -92,7 +92,9 @@ class View:
     runtime_lines: tuple[str, ...]  # the engine's own figures in words (vLLM's pool, llama.cpp's devices)
 
 
-def present(breakdown: Breakdown) -> View:
+def present(breakdown: Breakdown, gpus: int = 1) -> View:
+    """The breakdown's view; on `gpus` GPUs, with the engine's figures for their layout (ranks.on_gpus)."""
+    breakdown = on_gpus(breakdown, gpus)
     total = breakdown.total_bytes
     rows = []
     x = 0.0
@@ -144,7 +146,10 @@ def _answer_label(key: str, workload: Workload) -> str:
 def _runtime_lines(breakdown: Breakdown) -> tuple[str, ...]:
     runtime, workload = breakdown.runtime, breakdown.workload
     if runtime.get("name") == "vllm":
-        return (message("runtime.vllm", gpu=runtime["gpu"], util=runtime["gpu_memory_utilization"],
+        gpus = runtime.get("kv_pool_gpus", 1)
+        facts = breakdown.facts
+        return (message("runtime.vllm_gpus" if gpus != 1 else "runtime.vllm", gpus=gpus,
+                        layout=getattr(facts, "layout", ""), gpu=runtime["gpu"], util=runtime["gpu_memory_utilization"],
                         claimed=format_gib(runtime["claimed_bytes"]), pool=format_gib(runtime["kv_pool_bytes"]),
                         tokens=f"{runtime['kv_tokens']:,}", concurrency=f"{runtime['max_concurrency']:,.2f}",
                         seq=f"{workload.seq:,}"),)
@@ -251,7 +256,8 @@ def present_target(workload: Workload, target: Target) -> TargetView:
               "best_format": solution.best_format, "best_kv_format": solution.best_kv_format}
     texts = {"max_seq": seq_text, "max_batch": batch_text, "min_gpus": gpus_text, "max_params": params_text,
              "best_format": solution.best_format or message("answer.format_none"),
-             "best_kv_format": solution.best_kv_format or message("answer.format_none")}
+             "best_kv_format": solution.best_kv_format or message(
+                 "answer.kv_not_applicable" if workload.is_training else "answer.format_none")}
     return TargetView(
         heading=heading,
         answers=tuple(

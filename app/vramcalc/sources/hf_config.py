@@ -206,16 +206,15 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     """Map a Hugging Face config.json (a parsed dict) to a ModelSpec."""
     if not isinstance(config, Mapping):
         raise ValidationError("config.json", type(config).__name__, "expected a JSON object")
-    model_type = config.get("model_type")
-    model_type = model_type if isinstance(model_type, str) else ""
-    display = display_name or (str(config.get("_name_or_path") or "") or model_type or "custom config")
+    model_type = _text(config, "model_type")
+    display = display_name or _text(config, "_name_or_path", MAX_NAME_CHARS) or model_type or "custom config"
     extra_notes = list(notes)
     if model_type == "gpt2":
         return _read_gpt2(config, name, display)
     if model_type in TEXT_TYPES:
         text = config.get("text_config")
         if isinstance(text, Mapping):  # Gemma 3, Llama 4, Mistral 3; Qwen2.5-VL keeps its text keys at the top
-            inner = text.get("model_type") or TEXT_TYPES[model_type]
+            inner = _text(text, "model_type", field="text_config.model_type") or TEXT_TYPES[model_type]
             config = {**text, "model_type": TEXT_ALIASES.get(inner, inner)}
         else:
             config = {k: v for k, v in config.items() if k != "vision_config"} | {"model_type": TEXT_TYPES[model_type]}
@@ -335,8 +334,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
         names = {"full_attention": AttentionKind.FULL, "sliding_attention": AttentionKind.SLIDING,
                  "chunked_attention": AttentionKind.CHUNKED, "linear_attention": AttentionKind.LINEAR}
         for i, value in enumerate(layer_types):
-            if value not in names:
-                raise ValidationError("layer_types", value, "expected one of: " + ", ".join(names))
+            if not isinstance(value, str) or value not in names:
+                raise ValidationError("layer_types", _short(value), "expected one of: " + ", ".join(names))
             kinds[i] = names[value]
     if reader.linear:
         if layer_types is None:
@@ -490,6 +489,24 @@ def _bool(config: Mapping[str, object], key: str, *, default: bool) -> bool:
     return value
 
 
+MAX_NAME_CHARS = 1_000  # a Hugging Face id or a local path; the name is in every sentence that names the model
+
+
+def _text(config: Mapping[str, object], key: str, limit: int = 100, *, field: str = "") -> str:
+    """A string field ("" when absent or null), refused in words when it is another type or too long."""
+    value = config.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValidationError(field or key, _short(value), "expected a string")
+    if len(value) > limit:
+        raise ValidationError(field or key, _short(value), f"at most {limit:,} characters")
+    return value
+
+
 def _short(value: object) -> str:
-    text = json.dumps(value) if not isinstance(value, str) else value
+    try:
+        text = json.dumps(value)[:41] if not isinstance(value, str) else value
+    except (ValueError, RecursionError):  # not JSON (a float nan is), or nested too deep
+        text = type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."

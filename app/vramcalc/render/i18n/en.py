@@ -65,6 +65,10 @@ EN: Mapping[str, str] = {
         "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on this card vLLM's pool "
         "is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
     ),
+    "vllm.kv_gpus": (
+        "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on each of the {gpus} "
+        "GPUs ({layout}) vLLM's pool is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
+    ),
     "vllm.peak": (
         "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
         "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
@@ -116,6 +120,11 @@ EN: Mapping[str, str] = {
         "(fp32 log-softmax kept for the loss + the {precision} logits returned) = {bytes}"
     ),
     "logits.inference": "{batch} × {vocab} vocabulary × 4 B (fp32 logits of the last position only) = {bytes}",
+    "overhead.default": (
+        "CUDA context, cuBLAS workspaces and allocator slack: {gib} GiB, transformers' default (measured at "
+        "0.7–1.3 GiB; set the overhead to change it)"
+    ),
+    "overhead.given": "{bytes}, set by you ({runtime}'s default: {default})",
     "overhead.formula": "CUDA context, cuBLAS workspaces and allocator slack: {gib} GiB, set by you (default 1 GiB)",
     # checkpointing and attention in words
     "checkpointing.none": "no checkpointing",
@@ -301,6 +310,7 @@ EN: Mapping[str, str] = {
     "answer.best_format": "Most precise weights that fit",
     "answer.best_kv_format": "Most precise KV cache that fits",
     "answer.format_none": "none of this engine's formats",
+    "answer.kv_not_applicable": "not applicable: training keeps no KV cache",
     "page.languages": "Language",
     "page.language.en": "English",
     "page.language.pt": "Português",
@@ -339,6 +349,8 @@ EN: Mapping[str, str] = {
     "change.batch": "a batch of {value:,}",
     "change.format": "weights in {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
+    "change.gpu_memory_utilization": "vLLM's gpu_memory_utilization at {value}",
+    "change.max_num_seqs": "vLLM's max_num_seqs at {value:,}",
     "change.checkpointing": "per-layer activation checkpointing",
     "change.lora": "LoRA (rank 16) instead of full fine-tuning",
     "change.qlora": "QLoRA: LoRA rank 16 on a 4-bit (nf4) base",
@@ -346,6 +358,11 @@ EN: Mapping[str, str] = {
     "runtime.vllm": (
         "vLLM on {gpu} at {util:.0%}: it claims {claimed}; after the weights, the activation peak and its overhead the "
         "KV pool is {pool}, {tokens} tokens: {concurrency} sequences of {seq} tokens at once."
+    ),
+    "runtime.vllm_gpus": (
+        "vLLM on each of {gpus} × {gpu} ({layout}) at {util:.0%}: it claims {claimed} on each; after that GPU's share "
+        "of the weights, the activation peak and its overhead the KV pool on each GPU is {pool}, {tokens} tokens: "
+        "{concurrency} sequences of {seq} tokens at once."
     ),
     "runtime.llamacpp": (
         "llama.cpp: {gpu_bytes} on the GPU ({layers} of {total} layers and the output), {host_bytes} in system RAM; "
@@ -466,6 +483,10 @@ EN: Mapping[str, str] = {
     "layout.assumed": "{layout}, assumed ({why}): set the layout to change it",
     "layout.default_inference": "tensor parallel over the largest degree that divides the heads, pipeline stages for "
                                 "the rest",
+    "layout.default_inference_replicas": (
+        "tensor parallel over the largest degree that divides the heads, pipeline stages for the rest up to one per "
+        "layer, and copies of the model on the GPUs beyond"
+    ),
     "layout.default_llamacpp": "llama.cpp splits the layers across the GPUs",
     "layout.zero_one_gpu": ". ZeRO and FSDP shard over data-parallel GPUs: on one GPU they save nothing unless "
                            "they offload",

@@ -69,6 +69,11 @@ PT: Mapping[str, str] = {
         "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de {seq} tokens ao mesmo "
         "tempo"
     ),
+    "vllm.kv_gpus": (
+        "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; em cada uma "
+        "das {gpus} GPUs ({layout}), o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de "
+        "{seq} tokens ao mesmo tempo"
+    ),
     "vllm.peak": (
         "o pico de ativações da execução de profiling do vLLM: os buffers [max_num_seqs {seqs}, vocabulário {vocab}] "
         "do seu sampler, 32 B por entrada, + 1 GiB para a passagem direta de {batched} tokens (ajustado aos logs "
@@ -124,6 +129,11 @@ PT: Mapping[str, str] = {
         "(log-softmax fp32 mantido para a perda + os logits {precision} retornados) = {bytes}"
     ),
     "logits.inference": "{batch} × vocabulário de {vocab} × 4 B (logits fp32 apenas da última posição) = {bytes}",
+    "overhead.default": (
+        "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, o padrão do transformers (medido entre "
+        "0,7 e 1,3 GiB; defina a sobrecarga para mudá-lo)"
+    ),
+    "overhead.given": "{bytes}, definido por você (padrão do {runtime}: {default})",
     "overhead.formula": "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, definido por você "
                         "(padrão 1 GiB)",
     # checkpointing and attention in words
@@ -325,10 +335,16 @@ PT: Mapping[str, str] = {
     "answer.best_format": "Pesos mais precisos que cabem",
     "answer.best_kv_format": "Cache KV mais preciso que cabe",
     "answer.format_none": "nenhum dos formatos deste motor",
+    "answer.kv_not_applicable": "não se aplica: o treino não guarda cache KV",
     "runtime.vllm": (
         "vLLM em {gpu} a {util:.0%}: ele reserva {claimed}; depois dos pesos, do pico de ativações e da sua "
         "sobrecarga, o pool de KV é de {pool}, {tokens} tokens: {concurrency} sequências de {seq} tokens ao mesmo "
         "tempo."
+    ),
+    "runtime.vllm_gpus": (
+        "vLLM em cada uma de {gpus} × {gpu} ({layout}) a {util:.0%}: ele reserva {claimed} em cada; depois da parte dos "
+        "pesos dessa GPU, do pico de ativações e da sua sobrecarga, o pool de KV em cada GPU é de {pool}, {tokens} "
+        "tokens: {concurrency} sequências de {seq} tokens ao mesmo tempo."
     ),
     "runtime.llamacpp": (
         "llama.cpp: {gpu_bytes} na GPU ({layers} de {total} camadas e a saída), {host_bytes} na RAM do sistema; "
@@ -458,6 +474,10 @@ PT: Mapping[str, str] = {
     "layout.assumed": "{layout}, presumido ({why}): defina o layout para mudá-lo",
     "layout.default_inference": "paralelismo de tensores com o maior grau que divide as cabeças, estágios de pipeline "
                                 "para o restante",
+    "layout.default_inference_replicas": (
+        "paralelismo de tensores com o maior grau que divide as cabeças, estágios de pipeline para o resto até um por "
+        "camada, e cópias do modelo nas GPUs além disso"
+    ),
     "layout.default_llamacpp": "o llama.cpp divide as camadas entre as GPUs",
     "layout.zero_one_gpu": ". ZeRO e FSDP particionam entre GPUs de paralelismo de dados: numa única GPU não "
                            "economizam nada, a menos que façam offload",
@@ -652,6 +672,8 @@ PT: Mapping[str, str] = {
     "change.batch": "um lote de {value:,}",
     "change.format": "pesos em {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
+    "change.gpu_memory_utilization": "gpu_memory_utilization do vLLM em {value}",
+    "change.max_num_seqs": "max_num_seqs do vLLM em {value:,}",
     "change.checkpointing": "checkpointing de ativações por camada",
     "change.lora": "LoRA (rank 16) em vez de fine-tuning completo",
     "change.qlora": "QLoRA: LoRA rank 16 sobre uma base de 4 bits (nf4)",

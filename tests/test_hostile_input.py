@@ -1,0 +1,142 @@
+"""Hostile input (issue 22, item 11): config.json fields, link keys and command-line flags fed strings,
+numbers and nested JSON end in a ValidationError (the command line: exit 2 and a message naming the
+field), never another exception, and each within a time bound."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vramcalc.cli import main
+from vramcalc.core.errors import ValidationError
+from vramcalc.inputs.link import decode
+from vramcalc.inputs.options import DEFAULTS, MAX_CONFIG_BYTES
+from vramcalc.inputs.parse import parse_config_json, parse_workload
+from vramcalc.sources import hf_config
+from vramcalc.sources.presets import load_presets
+
+BOUND = 1.0  # seconds for one case
+BASES = {slug: load_presets()[slug].config for slug in ("llama-3.1-8b", "gemma-3-27b", "deepseek-v3", "gpt2",
+                                                        "llama-4-scout", "qwen3-next-80b-a3b")
+         if slug in load_presets()}
+FIELDS = sorted(hf_config.MEMORY_KEYS | {"model_type", "_name_or_path", "text_config", "layer_types", "no_rope_layers",
+                                         "n_embd", "n_head", "n_layer", "n_inner", "n_positions", "resid_pdrop",
+                                         "qk_layernorm", "lm_head_bias", "attn_logit_softcapping",
+                                         "final_logit_softcapping", "num_nextn_predict_layers",
+                                         "use_sliding_window", "max_window_layers", "sliding_window_pattern"})
+
+scalars = (st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True, allow_infinity=True)
+           | st.text(max_size=30) | st.sampled_from(["x" * 900_000, "full_attention", "gemma3_text", "llama"]))
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                         max_size=4), max_leaves=12)
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+
+
+def timed(call):
+    start = time.perf_counter()
+    try:
+        return call()
+    finally:
+        assert time.perf_counter() - start < BOUND, "took longer than the bound"
+
+
+def read_config(text: str) -> None:
+    """The page's and the command line's path: the text checked, then read as a model."""
+    parse_workload({**DEFAULTS, "model": "config"}, config=parse_config_json(text))
+
+
+def refused_or_read(text: str) -> None:
+    try:
+        timed(lambda: read_config(text))
+    except ValidationError as error:
+        assert str(error) and error.field
+
+
+@FUZZ
+@given(base=st.sampled_from(sorted(BASES)), field=st.sampled_from(FIELDS), value=values, inner=st.booleans())
+def test_every_config_field_takes_hostile_values(base, field, value, inner):
+    config = json.loads(json.dumps(BASES[base]))
+    target = config["text_config"] if inner and isinstance(config.get("text_config"), dict) else config
+    target[field] = value
+    refused_or_read(json.dumps(config))
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 5000 + "]" * 5000,
+    '{"a":' * 5000 + "1" + "}" * 5000,
+    json.dumps({"model_type": "llama", "_name_or_path": "x" * 900_000}),
+    json.dumps({"model_type": "gemma3", "text_config": {"model_type": ["gemma3_text"]}}),
+    json.dumps({"model_type": "gemma3", "text_config": {"model_type": {"a": 1}}}),
+    json.dumps({**BASES["llama-3.1-8b"], "layer_types": [["full_attention"]] * 32}),
+    json.dumps({**BASES["llama-3.1-8b"], "layer_types": [{"a": 1}] * 32}),
+    " " * (MAX_CONFIG_BYTES + 1),
+])
+def test_named_hostile_configs_are_refused_in_words(text):
+    with pytest.raises(ValidationError):
+        timed(lambda: read_config(text))
+
+
+def run(argv: list[str]) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exit_:  # argparse: an unknown flag or a missing value
+            code = exit_.code
+    return code, err.getvalue()
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "big", "nested", "binary"])
+def test_the_command_line_refuses_hostile_config_files(path, tmp_path):
+    if path == "big":
+        path = tmp_path / "big.json"
+        path.write_text(" " * 50_000_000)
+    elif path == "nested":
+        path = tmp_path / "nested.json"
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif path == "binary":
+        path = tmp_path / "binary.json"
+        path.write_bytes(b"\xff\xfe" * 1000)
+    code, err = timed(lambda: run(["--config", str(path)]))
+    assert code == 2 and "config" in err
+
+
+@FUZZ
+@given(base=st.sampled_from(sorted(BASES)), field=st.sampled_from(FIELDS), value=values)
+def test_the_command_line_reads_hostile_config_fields_with_a_message(base, field, value, tmp_path_factory):
+    config = {**BASES[base], field: value}
+    path = tmp_path_factory.mktemp("config") / "config.json"
+    path.write_text(json.dumps(config))
+    code, err = timed(lambda: run(["--config", str(path)]))
+    assert code == 0 or (code == 2 and err.startswith("vramcalc: error:")), err
+
+
+link_text = st.text(max_size=40) | st.sampled_from(["1e308", "-1", "nan", "inf", "0x10", "1" * 5000, "%0A", "x']"])
+
+
+@FUZZ
+@given(key=st.sampled_from(sorted(DEFAULTS)), value=link_text)
+def test_every_link_key_takes_hostile_values(key, value):
+    from urllib.parse import quote
+
+    decoded = timed(lambda: decode(f"{quote(key)}={quote(value)}"))
+    try:
+        timed(lambda: parse_workload({**DEFAULTS, **decoded.values}))
+    except ValidationError as error:
+        assert error.field
+
+
+@FUZZ
+@given(key=st.sampled_from(sorted(k for k in DEFAULTS if k not in ("sp", "mixed_precision", "enforce_eager",
+                                                                    "lora_embeddings", "fused_ce", "lang"))),
+       value=link_text)
+def test_every_cli_flag_takes_hostile_values(key, value):
+    code, err = run([f"--{key.replace('_', '-')}", value])
+    assert code in (0, 2), (code, err)
+    assert code == 0 or err, "exit 2 without a message"
