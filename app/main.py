@@ -46,7 +46,7 @@ from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
 from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_target  # noqa: E402
-from vramcalc.parallel.ranks import resolve_layout  # noqa: E402
+from vramcalc.engines.layouts import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
 
 use_language(document.documentElement.lang or "en")  # the language this page was prerendered in

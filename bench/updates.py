@@ -35,12 +35,12 @@ MODES = {
 
 def run(setup: dict, steps: list, changes: int, fresh: bool, offset: int = 0) -> list[float]:
     from vramcalc import DEFAULTS, ValidationError, estimate, parse_workload
+    from vramcalc.engines.layouts import resolve_layout
     from vramcalc.inputs.parse import parse_capacity_query, parse_target
-    from vramcalc.parallel.ranks import resolve_layout
     from vramcalc.render.view import present, present_capacity, present_target
 
     try:
-        from vramcalc.parallel.ranks import most_loaded
+        from vramcalc.analysis.ranks import most_loaded
         forget = most_loaded.cache_clear
     except ImportError:  # an engine from before most_loaded
         forget = lambda: None  # noqa: E731

@@ -15,13 +15,13 @@ from test_input import run_cli
 from vramcalc import estimate
 from vramcalc.analysis import capacity
 from vramcalc.analysis.fit import MAX_SEARCH_GPUS
+from vramcalc.analysis.ranks import most_loaded
 from vramcalc.analysis.solve import fits, last_within, max_layers, scaled_depth, solve
 from vramcalc.core.dtypes import Precision
 from vramcalc.core.units import GB, GIB
 from vramcalc.inputs.options import MAX_BATCH, MAX_SEQ
 from vramcalc.inputs.parse import parse_target, parse_workload
 from vramcalc.model.table import param_count
-from vramcalc.parallel.ranks import most_loaded
 from vramcalc.render import charts
 from vramcalc.render.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
 from vramcalc.render.view import format_range

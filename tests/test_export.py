@@ -10,7 +10,7 @@ import json
 from test_input import run_cli
 from vramcalc import estimate, parse_workload
 from vramcalc.analysis.fit import fit_all
-from vramcalc.parallel.ranks import per_gpu
+from vramcalc.analysis.ranks import per_gpu
 from vramcalc.render.export import to_csv, to_json, to_markdown
 from vramcalc.render.messages import say
 

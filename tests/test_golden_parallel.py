@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from vramcalc.analysis.evaluate import estimate
+from vramcalc.analysis.ranks import per_gpu
 from vramcalc.core.choices import Attention, Fsdp, Mode, Optimizer, OptimizerImpl, Recipe
 from vramcalc.core.dtypes import Precision
 from vramcalc.model.families.decoder.tensors import model_tensors
 from vramcalc.parallel import sharding as parallel
-from vramcalc.parallel.ranks import per_gpu
 from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.workload import Workload
 

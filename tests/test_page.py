@@ -132,9 +132,9 @@ def test_screenshots(page: Page, server_url, width, height, scheme):
 
 
 def test_gpu_picker_answers_the_reverse_questions(watched: Page, server_url):
+    from vramcalc.analysis.ranks import per_gpu
     from vramcalc.analysis.solve import solve
     from vramcalc.inputs.parse import parse_target
-    from vramcalc.parallel.ranks import per_gpu
 
     page = watched
     open_ready(page, server_url, "?gpu=rtx-4090")

@@ -168,7 +168,7 @@ def test_a_hand_typed_plus_and_searches_people_type(watched: Page, server_url):
     expect(page.locator("#notice")).to_be_hidden()
     expect(page.locator("#offload")).to_have_value("optimizer+params")
     values = {"mode": "training", "gpus": "8", "zero": "3", "offload": "optimizer+params"}
-    from vramcalc.parallel.ranks import per_gpu
+    from vramcalc.analysis.ranks import per_gpu
     rank = per_gpu(estimate(parse_workload(values)), 8)
     expect(page.locator("#rank-row-weights")).to_have_attribute("data-bytes", str(rank.components["weights"]))
     page.fill("#model-search", "(")  # punctuation only: as if nothing were typed

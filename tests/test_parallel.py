@@ -8,11 +8,11 @@ import dataclasses
 import pytest
 
 from vramcalc.analysis.evaluate import estimate
+from vramcalc.analysis.ranks import per_gpu
 from vramcalc.analysis.solve import fits, solve
 from vramcalc.core.errors import ValidationError
 from vramcalc.core.units import GIB
 from vramcalc.inputs.parse import parse_target, parse_workload
-from vramcalc.parallel.ranks import per_gpu
 
 STATES = ("weights", "gradients", "optimizer", "master_weights")
 

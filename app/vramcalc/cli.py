@@ -25,7 +25,7 @@ from .sources import catalog
 from .core.errors import ValidationError
 from .sources.gpus import load_gpus
 from .analysis.fit import GpuFit, fit_all
-from .parallel.ranks import on_gpus, per_gpu
+from .analysis.ranks import on_gpus, per_gpu
 from .memory.components import Breakdown
 from .analysis.evaluate import estimate
 from .render.i18n.en import EN

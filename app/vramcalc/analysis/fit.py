@@ -10,7 +10,7 @@ import enum
 
 from ..core.errors import ValidationError
 from ..memory.components import Breakdown
-from ..parallel.ranks import PerGpu, per_gpu
+from .ranks import PerGpu, per_gpu
 from ..sources.gpus import GpuSpec, table_gpus
 
 

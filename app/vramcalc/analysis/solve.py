@@ -24,7 +24,8 @@ from ..inputs.options import MAX_BATCH, MAX_SEQ, parse_precision
 from ..inputs.parse import check_consistency
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import ModelSpec
-from ..parallel.ranks import most_loaded, resolve_layout
+from .ranks import most_loaded
+from ..engines.layouts import resolve_layout
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import Target, Workload
 from .evaluate import estimate

@@ -9,7 +9,7 @@ from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
-from ..parallel.ranks import resolve_layout
+from ..engines.layouts import resolve_layout
 from ..core.phrase import Phrase, phrase
 from ..workload import Target, Workload
 from .solve import Solution, fits

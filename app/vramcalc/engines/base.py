@@ -17,6 +17,7 @@ from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import Option
+from ..core.phrase import Phrase
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown, Component, EngineFacts
 from ..model.families.decoder.spec import ModelSpec

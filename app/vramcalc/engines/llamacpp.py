@@ -4,23 +4,21 @@ GPU and system RAM by --gpu-layers. Sources in docs/research/engines.md."""
 from __future__ import annotations
 
 import dataclasses
-
-from ..core.option import parse_tokens, Option, optional, parse_choice, parse_int
-from ..sources.hf_config import MAX_LAYERS
 from collections.abc import Callable, Mapping
 
 from ..core.choices import Attention, Runtime
 from ..core.dtypes import Precision
-from ..core.units import MIB
+from ..core.errors import ValidationError
+from ..core.option import Option, optional, parse_choice, parse_int, parse_tokens
+from ..core.phrase import Phrase, phrase
+from ..core.units import MIB, format_binary
 from ..formats import weights
 from ..formats.weights import WeightFormat
-from ..core.errors import ValidationError
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
-from ..core.phrase import phrase
-from ..core.units import format_binary
 from ..parallel.layout import Layout, default_layout
+from ..sources.hf_config import MAX_LAYERS
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_training
 

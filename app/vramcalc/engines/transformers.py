@@ -6,24 +6,31 @@ from collections.abc import Callable, Mapping
 
 from ..core.choices import Checkpointing, Recipe, Runtime
 from ..core.dtypes import Precision
+from ..core.phrase import Phrase, phrase
+from ..core.units import format_binary
 from ..formats.weights import WeightFormat
-from ..memory.components import Component, no_component, overhead_bytes
-from ..memory.activations import activations_bytes
-from ..memory.components import Breakdown, EngineFacts
+from ..memory.activations import activations_bytes, training_activations
+from ..memory.components import Breakdown, Component, EngineFacts, no_component, overhead_bytes
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
-from ..memory.states import adapter_bytes, gradients_bytes, master_weights_bytes, optimizer_state_bytes, recipe_states, trainable, training_weight_extras, weights_bytes
-from ..model.families.decoder.prefill import prefill_window_bytes
-from ..model.families.decoder.saved import backward_transient, training_activations
+from ..memory.states import (
+    adapter_bytes,
+    gradients_bytes,
+    master_weights_bytes,
+    optimizer_state_bytes,
+    recipe_states,
+    trainable,
+    training_weight_extras,
+    weights_bytes,
+)
+from ..model.families.decoder.saved import backward_transient
+from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.table import counted_tensors
 from ..model.tensor import Counted, layer_of
-from ..core.phrase import phrase
-from ..core.units import format_binary
+from ..parallel.layout import Layout, default_layout
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
-from ..model.families.decoder.spec import ModelSpec
-from ..parallel.layout import Layout, default_layout
 from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf
 
@@ -43,7 +50,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     impl = implementation(workload.optimizer, workload.optimizer_impl)
     update = update_temporaries(workload.optimizer, impl, tensors, state_bytes, gradient_bytes)
     dequantised = _dequantised_bytes(workload, e)
-    transient = backward_transient(workload, e) + dequantised
+    transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
     loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * LOSS_GRADIENT_BYTES
     sizes = StepSizes(
         weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
@@ -180,3 +187,14 @@ class Transformers:
 
 
 ENGINE = Transformers()
+
+
+def prefill_window_bytes(workload: Workload) -> int:
+    """transformers' sliding-window and chunked layers keep the whole prompt's K/V through the
+    prefill (the cache holds a view of its last W positions), and drop it with the first new token."""
+    model = workload.model
+    if workload.is_training:
+        return 0
+    extra = sum(count * (model.tokens_kept(AttentionKind.FULL, workload.seq) - model.tokens_kept(kind, workload.seq))
+                for kind, count in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED))
+    return workload.effective_kv_precision.bytes_for(workload.batch * extra * model.kv_values_per_token)

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-
-from ..core.option import parse_tokens, MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int
 from collections.abc import Callable, Mapping
 
 from ..core.choices import Runtime
 from ..core.dtypes import Precision
-from ..core.units import GIB
+from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int, parse_tokens
+from ..core.phrase import Phrase, phrase
+from ..core.units import GIB, format_binary
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..parallel.layout import Layout, default_layout
-from ..core.phrase import phrase
-from ..core.units import format_binary
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training
 

@@ -18,7 +18,7 @@ from ..engines import engine_for
 from ..formats.weights import WeightFormat, check_format
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import check
-from ..parallel.ranks import degrees, resolve_layout
+from ..engines.layouts import degrees, resolve_layout
 from ..sources.custom import custom_model
 from ..sources.gpus import configure, gpu
 from ..sources.hf_config import from_hf_config

@@ -1,9 +1,22 @@
-"""Activations: what a training step saves for backward, or the inference forward's peak."""
+"""Activations: what a training step saves for backward, or the inference forward's peak, for the
+whole batch; the per-token and per-layer terms are the model family's (model/families/decoder/)."""
 
 from __future__ import annotations
 
-from ..model.families.decoder.prefill import inference_activations
-from ..model.families.decoder.saved import training_activations
+from ..core.choices import Checkpointing
+from ..core.phrase import Phrase, phrase
+from ..core.units import format_binary
+from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
+from ..model.families.decoder.saved import (
+    batch_shared_bytes,
+    checkpoint_plan,
+    layer_input_bytes_per_token,
+    layers_saved,
+    lora_measured,
+    outside_layers_bytes_per_token,
+)
+from ..model.tensor import layer_of
+from ..training.lora import adapted
 from ..workload import Workload
 from .components import Component
 
@@ -12,3 +25,75 @@ def activations_bytes(workload: Workload) -> Component:
     if not workload.is_training:
         return inference_activations(workload)
     return training_activations(workload)[0]
+
+
+def inference_activations(workload: Workload) -> Component:
+    """Inference keeps no activations between layers: the peak is the prefill of the whole prompt
+    inside one layer (transformers' `generate`, no_grad; measured with tools/measure_peak.py).
+    Per token, the larger of two moments of the largest layer: attention's temporaries with the
+    hidden states alive before the residual add, or the MLP's with all of them and eager attention's
+    probabilities, which the layer still holds (decoder/prefill.py `prefill_per_token`); and for the
+    whole batch the attention masks the model builds once and keeps through the forward."""
+    model = workload.model
+    e = int(workload.activation_precision.bits) // 8
+    seq = workload.seq
+    per_token = prefill_per_token(model, e, workload.attention, seq)
+    masks = prefill_masks(model, e, workload.attention, workload.batch, seq)
+    num_bytes = workload.batch * seq * per_token + masks
+    total = (phrase("activations.masks", layers_bytes=format_binary(num_bytes - masks), masks_bytes=format_binary(masks),
+                    bytes=format_binary(num_bytes)) if masks else format_binary(num_bytes))
+    return Component(
+        key="activations",
+        bytes=num_bytes,
+        explain=lambda: phrase(
+            "activations.inference", batch=workload.batch, seq=f"{seq:,}", per_token=f"{per_token:,}",
+            attention=phrase(f"attention.{workload.attention.value}"), bytes=total,
+        ),
+    )
+
+
+def training_activations(workload: Workload) -> tuple[Component, int]:
+    """(the activations live when the layers' backward starts, the bytes saved at the forward's end).
+    They differ under checkpointing: the forward keeps layer inputs, the backward adds a recompute."""
+    model = workload.model
+    e = int(workload.activation_precision.bits) // 8
+    tokens = workload.batch * workload.seq
+    lora = workload.lora if workload.lora and lora_measured(model) else None
+    matrices = tuple(t for t, _ in adapted(model, lora) if layer_of(t.name) == 0) if lora else ()
+    all_layers, per_layer = layers_saved(model, e, workload.attention, workload.seq, matrices,
+                                         lora.rank if lora else 0, workload.lora_dropout,
+                                         int(workload.lora_dtype.bits) // 8)
+    outside = outside_layers_bytes_per_token(model, e)
+    shared = batch_shared_bytes(model, e, workload.seq)
+    inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
+    if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
+        outside -= 2 * e * model.hidden
+    inputs = inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
+    full = all_layers if layers_full == model.layers else layers_full * per_layer  # held in full at the peak
+    num_bytes = tokens * (inputs + full + outside) + shared
+    forward_bytes = tokens * (inputs + (full if workload.checkpointing is Checkpointing.NONE else 0) + outside) + shared
+    per_layer_text: str | Phrase = f"{per_layer:,}"
+    kept: str | Phrase
+    if workload.checkpointing is Checkpointing.NONE:
+        kept, recompute = str(model.layers), ""
+        if all_layers != model.layers * per_layer:  # dense and MoE layers differ
+            per_layer_text = phrase("activations.average", average=f"{all_layers / model.layers:,.0f}")
+        strategy = phrase("checkpointing.none")
+    else:
+        kept = phrase("activations.kept", inputs=inputs_kept, input_bytes=f"{layer_input_bytes_per_token(model, e):,}",
+                      layers=layers_full)
+        recompute = ""
+        strategy = (
+            phrase("checkpointing.layer")
+            if workload.checkpointing is Checkpointing.LAYER
+            else phrase("checkpointing.sqrt", segments=inputs_kept, segment_layers=layers_full)
+        )
+    explain = lambda: phrase(  # noqa: E731
+        "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept,
+        per_layer=per_layer_text, recompute=recompute, outside=f"{outside:,}",
+        constant=phrase("activations.constant", constant_bytes=format_binary(shared)) if shared else "",
+        bytes=format_binary(num_bytes), attention=phrase(f"attention.{workload.attention.value}"), checkpointing=strategy,
+    )
+    return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
+
+

@@ -7,11 +7,9 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from ..core.units import GIB
 from ..core.phrase import Formula, Phrase, phrase
-from ..core.units import format_binary
+from ..core.units import GIB, format_binary
 from ..workload import Workload
-
 
 COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "temporaries",
               "overhead")

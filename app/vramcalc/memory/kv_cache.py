@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..core.phrase import Formula, join, phrase
 from ..core.units import format_binary
+from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..workload import Workload
 from .components import Component
-
 
 # ---------------------------------------------------------------- KV cache
 

@@ -3,22 +3,20 @@ for inference and for each training recipe (training/recipes.py) and LoRA (train
 
 from __future__ import annotations
 
-from ..model.table import param_count
 from collections.abc import Callable
 
-from ..core.choices import Optimizer, PAGED, Recipe
+from ..core.choices import PAGED, Optimizer, Recipe
 from ..core.dtypes import Precision
-from ..formats.weights import WeightFormat, describe, weights
-from ..model.table import counted_tensors
-from ..model.tensor import Counted
 from ..core.phrase import Formula, phrase
 from ..core.units import format_binary, format_count
+from ..formats.weights import WeightFormat, describe, weights
+from ..model.table import counted_tensors, param_count
+from ..model.tensor import Counted
 from ..training import recipes
 from ..training.lora import adapter_tensors
 from ..training.recipes import BytesPerParam, recipe_bytes
 from ..workload import Workload
 from .components import Component
-
 
 # ---------------------------------------------------------------- model states
 

@@ -15,7 +15,7 @@ import math
 
 from ..core.units import GIB
 from ..inputs.options import MAX_BATCH, MAX_SEQ
-from ..parallel.ranks import most_loaded
+from ..analysis.ranks import most_loaded
 from ..workload import Target, Workload
 from .messages import localize, message
 from .numbers import format_count, format_gib

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ..analysis.fit import GpuFit
 from ..memory.components import Breakdown
-from ..parallel.ranks import on_gpus, per_gpu
+from ..analysis.ranks import on_gpus, per_gpu
 from .i18n.en import EN
 from .messages import message
 from .numbers import format_gb, format_gib

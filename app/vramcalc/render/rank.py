@@ -7,7 +7,7 @@ import dataclasses
 from ..core.choices import Offload
 from ..memory.components import COMPONENTS
 from ..parallel.layout import stage_layers
-from ..parallel.ranks import PerGpu
+from ..analysis.ranks import PerGpu
 from ..workload import Target, Workload
 from .messages import message
 from .numbers import format_binary, format_gib

@@ -24,7 +24,8 @@ from ..core.dtypes import Precision
 from ..core.units import GB
 from ..inputs.options import MAX_BATCH, MAX_SEQ
 from ..memory.components import Breakdown, COMPONENTS
-from ..parallel.ranks import PerGpu, most_loaded, on_gpus, resolve_layout
+from ..analysis.ranks import PerGpu, most_loaded, on_gpus
+from ..engines.layouts import resolve_layout
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep

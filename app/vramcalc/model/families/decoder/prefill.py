@@ -7,50 +7,11 @@ s sequence length, h hidden size, a heads, d head dimension, I MLP width, E expe
 
 from __future__ import annotations
 
-from ....core.choices import Attention, Runtime
+from ....core.choices import Attention
 from ....core.dtypes import FP32_BYTES
-from ....memory.components import Component
-from ....core.phrase import phrase
-from ....core.units import format_binary
-from ....workload import Workload
 from .saved import LINEAR_ATTENTION_CHUNK
 from .spec import AttentionKind, Block, ModelSpec
 from .traits import traits
-
-
-def inference_activations(workload: Workload) -> Component:
-    """Inference keeps no activations between layers: the peak is the prefill of the whole prompt
-    inside one layer (transformers' `generate`, no_grad; measured with tools/measure_peak.py).
-    Per token, the larger of two moments of the largest layer: attention's temporaries
-    (`_prefill_attention`) with the hidden states alive before the residual add (`_prefill_hidden`
-    less h·e), or the MLP's (`_prefill_mlp`) with all of them and eager attention's probabilities,
-    which the layer still holds; and for the whole batch the attention
-    masks the model builds once and keeps through the forward (`_prefill_masks`)."""
-    model = workload.model
-    e = int(workload.activation_precision.bits) // 8
-    seq = workload.seq
-    hidden = _prefill_hidden(model, e)
-    attention = max(_prefill_attention(model, e, workload.attention, seq, kind)
-                    for kind, _ in model.kind_counts() or ((AttentionKind.FULL, 0),))
-    # Eager attention returns its probabilities (batch × a × s × s in the compute type) and every decoder
-    # layer binds them to `_` (`hidden_states, _ = self.self_attn(...)`, e.g. models/llama/modeling_llama.py
-    # LlamaDecoderLayer.forward), so they stay alive through the MLP. SDPA returns None there.
-    held = model.heads * seq * e if workload.attention is Attention.EAGER else 0
-    if traits(model.model_type).attention_output_held:
-        held += model.hidden * e
-    per_token = max(hidden - model.hidden * e + attention, hidden + held + _prefill_mlp(model, e))
-    masks = _prefill_masks(model, e, workload.attention, workload.batch, seq)
-    num_bytes = workload.batch * seq * per_token + masks
-    total = (phrase("activations.masks", layers_bytes=format_binary(num_bytes - masks), masks_bytes=format_binary(masks),
-                    bytes=format_binary(num_bytes)) if masks else format_binary(num_bytes))
-    return Component(
-        key="activations",
-        bytes=num_bytes,
-        explain=lambda: phrase(
-            "activations.inference", batch=workload.batch, seq=f"{seq:,}", per_token=f"{per_token:,}",
-            attention=phrase(f"attention.{workload.attention.value}"), bytes=total,
-        ),
-    )
 
 
 def _prefill_hidden(model: ModelSpec, value_bytes: int) -> int:
@@ -200,12 +161,22 @@ def _prefill_moe(model: ModelSpec, value_bytes: int) -> int:
     return max(routed, h * e + shared)
 
 
-def prefill_window_bytes(workload: Workload) -> int:
-    """transformers' sliding-window and chunked layers keep the whole prompt's K/V through the
-    prefill (the cache holds a view of its last W positions), and drop it with the first new token."""
-    model = workload.model
-    if workload.is_training or workload.runtime is not Runtime.TRANSFORMERS:
-        return 0
-    extra = sum(count * (model.tokens_kept(AttentionKind.FULL, workload.seq) - model.tokens_kept(kind, workload.seq))
-                for kind, count in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED))
-    return workload.effective_kv_precision.bytes_for(workload.batch * extra * model.kv_values_per_token)
+def prefill_per_token(model: ModelSpec, value_bytes: int, attention: Attention, seq: int) -> int:
+    """Bytes per prompt token at the prefill's peak inside the largest layer (memory/activations.py says
+    which two moments it is the larger of)."""
+    e = value_bytes
+    hidden = _prefill_hidden(model, e)
+    attention_peak = max(_prefill_attention(model, e, attention, seq, kind)
+                         for kind, _ in model.kind_counts() or ((AttentionKind.FULL, 0),))
+    # Eager attention returns its probabilities (batch × a × s × s in the compute type) and every decoder
+    # layer binds them to `_` (`hidden_states, _ = self.self_attn(...)`, e.g. models/llama/modeling_llama.py
+    # LlamaDecoderLayer.forward), so they stay alive through the MLP. SDPA returns None there.
+    held = model.heads * seq * e if attention is Attention.EAGER else 0
+    if traits(model.model_type).attention_output_held:
+        held += model.hidden * e
+    return max(hidden - model.hidden * e + attention_peak, hidden + held + _prefill_mlp(model, e))
+
+
+def prefill_masks(model: ModelSpec, value_bytes: int, attention: Attention, batch: int, seq: int) -> int:
+    """The attention masks the model builds once for the whole batch and keeps through the forward."""
+    return _prefill_masks(model, value_bytes, attention, batch, seq)

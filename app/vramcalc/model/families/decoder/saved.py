@@ -26,15 +26,9 @@ import math
 
 from ....core.choices import Attention, Checkpointing
 from ....core.dtypes import FP32_BYTES
-from ....memory.components import Component
-from ....core.phrase import Phrase, phrase
-from ....core.units import format_binary
-from ....training.lora import Lora, adapted
-from ....workload import Workload
-from ...tensor import layer_of, stem
+from ...tensor import Tensor, stem
 from .spec import AttentionKind, Block, ModelSpec, NormCompute, QkNorm
 from .traits import traits
-
 
 INDEX_BYTES = 8  # int64 token ids and labels
 MASK_BYTES = 1  # a CUDA dropout mask: one bool per element
@@ -180,8 +174,8 @@ def lora_measured(model: ModelSpec) -> bool:
             and model.linear is None and model.moe is None and model.mla is None)
 
 
-def _lora_delta(model: ModelSpec, value_bytes: int, attention: Attention, lora: Lora, dropout: float,
-                adapter_value_bytes: int, *, moe: bool) -> int:
+def _lora_delta(model: ModelSpec, value_bytes: int, attention: Attention, matrices: tuple[Tensor, ...], rank: int,
+                dropout: float, adapter_value_bytes: int, *, moe: bool) -> int:
     """What LoRA changes in one layer's saved bytes per token, against full fine-tuning
     (measured with peft, tools/measure_lora.py).
 
@@ -199,14 +193,13 @@ def _lora_delta(model: ModelSpec, value_bytes: int, attention: Attention, lora: 
     delta = -2 * 2 * e * h - e * (dense_ffn + shared_ffn) - (e * q if eager else 0)
     if model.qk_norm is QkNorm.HEAD:  # frozen q/k norms keep no cast for their weights' gradient
         delta -= e * (q + model.kv_dim)
-    matrices = [t for t, _ in adapted(model, lora) if layer_of(t.name) == 0]
     groups: dict[str, list[int]] = {}
     for t in matrices:
         name = stem(t.name)
         source = ("attn_in" if name in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_kv_a_mqa")
                   else "mlp_in" if name.startswith(("ffn_gate", "ffn_up")) or name == "ffn_gate_inp" else name)
         groups.setdefault(source, []).append(t.shape[1])
-        delta += lora.rank * adapter_value_bytes  # lora_B's input
+        delta += rank * adapter_value_bytes  # lora_B's input
     for source, widths in groups.items():
         if dropout > 0:
             delta += sum(width * (MASK_BYTES + adapter_value_bytes) for width in widths)
@@ -282,14 +275,17 @@ def layer_activation_bytes_per_token(model: ModelSpec, value_bytes: int, attenti
     return norms + attention_part + mlp_part
 
 
-def _layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
-                  lora: Lora | None = None, lora_dropout: float = 0.0, adapter_value_bytes: int = 4) -> tuple[int, int]:
+def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
+                 lora_matrices: tuple[Tensor, ...] = (), lora_rank: int = 0, lora_dropout: float = 0.0,
+                 adapter_value_bytes: int = 4) -> tuple[int, int]:
     """(the sum over all layers, the largest layer) of the bytes per token layers save:
-    layers differ by their attention kind and by dense or MoE MLP."""
+    layers differ by their attention kind and by dense or MoE MLP. With LoRA, `lora_matrices` are the
+    matrices it adapts in one layer (training/lora.py `adapted`), each with `lora_rank` adapters."""
     e = value_bytes
     groups = {key: count for key, _, count in model.layer_groups}
     sizes = {key: layer_activation_bytes_per_token(model, e, attention, seq, moe=key[1], kind=key[0])
-             + (_lora_delta(model, e, attention, lora, lora_dropout, adapter_value_bytes, moe=key[1]) if lora else 0)
+             + (_lora_delta(model, e, attention, lora_matrices, lora_rank, lora_dropout, adapter_value_bytes, moe=key[1])
+                if lora_matrices else 0)
              for key in groups}
     return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
 
@@ -342,63 +338,19 @@ def checkpoint_plan(layers: int, checkpointing: Checkpointing) -> tuple[int, int
     return segments, math.ceil(layers / segments)
 
 
-def training_activations(workload: Workload) -> tuple[Component, int]:
-    """(the activations live when the layers' backward starts, the bytes saved at the forward's end).
-    They differ under checkpointing: the forward keeps layer inputs, the backward adds a recompute."""
-    model = workload.model
-    e = int(workload.activation_precision.bits) // 8
-    tokens = workload.batch * workload.seq
-    lora = workload.lora if workload.lora and lora_measured(model) else None
-    all_layers, per_layer = _layers_saved(model, e, workload.attention, workload.seq, lora, workload.lora_dropout,
-                                          int(workload.lora_dtype.bits) // 8)
-    outside = outside_layers_bytes_per_token(model, e)
-    shared = batch_shared_bytes(model, e, workload.seq)
-    inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
-    if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
-        outside -= 2 * e * model.hidden
-    inputs = inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
-    full = all_layers if layers_full == model.layers else layers_full * per_layer  # held in full at the peak
-    num_bytes = tokens * (inputs + full + outside) + shared
-    forward_bytes = tokens * (inputs + (full if workload.checkpointing is Checkpointing.NONE else 0) + outside) + shared
-    per_layer_text: str | Phrase = f"{per_layer:,}"
-    kept: str | Phrase
-    if workload.checkpointing is Checkpointing.NONE:
-        kept, recompute = str(model.layers), ""
-        if all_layers != model.layers * per_layer:  # dense and MoE layers differ
-            per_layer_text = phrase("activations.average", average=f"{all_layers / model.layers:,.0f}")
-        strategy = phrase("checkpointing.none")
-    else:
-        kept = phrase("activations.kept", inputs=inputs_kept, input_bytes=f"{layer_input_bytes_per_token(model, e):,}",
-                      layers=layers_full)
-        recompute = ""
-        strategy = (
-            phrase("checkpointing.layer")
-            if workload.checkpointing is Checkpointing.LAYER
-            else phrase("checkpointing.sqrt", segments=inputs_kept, segment_layers=layers_full)
-        )
-    explain = lambda: phrase(  # noqa: E731
-        "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept,
-        per_layer=per_layer_text, recompute=recompute, outside=f"{outside:,}",
-        constant=phrase("activations.constant", constant_bytes=format_binary(shared)) if shared else "",
-        bytes=format_binary(num_bytes), attention=phrase(f"attention.{workload.attention.value}"), checkpointing=strategy,
-    )
-    return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
-
-
-def backward_transient(workload: Workload, value_bytes: int) -> int:
+def backward_transient(model: ModelSpec, attention: Attention, tokens: int, seq: int, value_bytes: int) -> int:
     """One layer's backward temporaries: the gradients of the MLP's hidden tensors, about three of
     width I (gate, up and their product) per token, for a MoE layer of every routed copy and the
     shared expert (fitted to tools/measure_peak.py; within a few percent of the step's peak)."""
     e = value_bytes
-    model = workload.model
     width = model.ffn if model.moe_layer_count < model.layers else 0
     if model.moe is not None:
         width = max(width, model.moe.per_token * model.moe.ffn + model.moe.shared_ffn)
     mlp = 3 * width * e
-    return workload.batch * workload.seq * max(mlp, _eager_softmax_backward(workload, e))
+    return tokens * max(mlp, _eager_softmax_backward(model, attention, seq, e))
 
 
-def _eager_softmax_backward(workload: Workload, value_bytes: int) -> int:
+def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, value_bytes: int) -> int:
     """Eager attention's backward, per token, beyond what the layer has freed by then: the gradient
     of the fp32 probabilities (the backward of their cast to the compute type) and softmax's backward
     output, both fp32 per head and position (2·4·a·s; 2·e·a·s where softmax runs in the compute type),
@@ -407,10 +359,9 @@ def _eager_softmax_backward(workload: Workload, value_bytes: int) -> int:
     MLPs (DeepSeek V3's MoE at 256 tokens; seen at `_softmax_backward_data` with tools/measure_peak.py
     --explain-training). The largest of the model's layers (dense or MoE)."""
     e = value_bytes
-    model = workload.model
-    if workload.attention is not Attention.EAGER or model.block is Block.GPT2 or model.linear is not None:
+    if attention is not Attention.EAGER or model.block is Block.GPT2 or model.linear is not None:
         return 0
-    a, seq = model.heads, workload.seq
+    a = model.heads
     in_compute = traits(model.model_type).softmax_in_compute_type or e == FP32_BYTES
     grads = 2 * (e if in_compute else FP32_BYTES) * a * seq
     cast = 0 if in_compute else e * a * seq

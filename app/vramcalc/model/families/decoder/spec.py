@@ -9,12 +9,12 @@ list of weight tensors in `tensors.py`; the KV cache is summed layer by layer.
 
 from __future__ import annotations
 
-from ....core.phrase import Phrase
-
 import dataclasses
 import enum
 import functools
 from typing import TypeVar
+
+from ....core.phrase import Phrase
 
 _T = TypeVar("_T")
 

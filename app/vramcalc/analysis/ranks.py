@@ -12,16 +12,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from ..analysis.evaluate import estimate
+from .evaluate import estimate
 from ..core.choices import Fsdp, Offload
 from ..core.errors import ValidationError
 from ..engines import engine_for
+from ..engines.layouts import resolve_layout
 from ..engines.base import RankPool
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..workload import Workload
-from .layout import Layout, NODE_GPUS, check, default_layout
-from .sharding import Shares, activation_share, fsdp_groups, shares
+from ..parallel.layout import Layout, NODE_GPUS, check, default_layout
+from ..parallel.sharding import Shares, activation_share, fsdp_groups, shares
 
 
 STATES = ("gradients", "optimizer", "master_weights")
@@ -156,24 +157,3 @@ def _gathered(breakdown: Breakdown, layout: Layout, stage: int, share: Shares) -
     if layout.stage == 3:
         return 4 * share.largest_layer_params
     return 0
-
-
-def degrees(workload: Workload, dp: int = 1) -> Layout:
-    return Layout(tp=workload.tp or 1, pp=workload.pp or 1, dp=workload.dp or dp, ep=workload.ep or 1,
-                  cp=workload.cp or 1, sp=workload.sp, vpp=workload.vpp, zero=workload.zero or 0, fsdp=workload.fsdp,
-                  offload=workload.offload)
-
-
-def resolve_layout(workload: Workload, gpus: int) -> Layout:
-    """The layout `gpus` GPUs run: the one the workload names (dp from gpus when not given; the
-    product must be gpus), or the mode's default (llama.cpp splits layers across GPUs)."""
-    if not workload.layout_given:
-        return engine_for(workload.runtime).default_layout(workload.model, gpus, training=workload.is_training)
-    layout = degrees(workload)
-    if workload.dp is None:
-        rest = layout.tp * layout.pp * layout.cp
-        if gpus % rest:
-            raise ValidationError("gpus", gpus, f"tp × pp × cp = {rest} does not divide the {gpus} GPUs")
-        layout = degrees(workload, dp=gpus // rest)
-    check(layout, workload.model, training=workload.is_training, gpus=gpus)
-    return layout

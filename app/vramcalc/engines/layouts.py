@@ -1,0 +1,29 @@
+"""The layout a workload runs on over several GPUs: the one it names, or its engine's default."""
+
+from __future__ import annotations
+
+from ..core.errors import ValidationError
+from ..parallel.layout import Layout, check
+from ..workload import Workload
+from . import engine_for
+
+
+def degrees(workload: Workload, dp: int = 1) -> Layout:
+    return Layout(tp=workload.tp or 1, pp=workload.pp or 1, dp=workload.dp or dp, ep=workload.ep or 1,
+                  cp=workload.cp or 1, sp=workload.sp, vpp=workload.vpp, zero=workload.zero or 0, fsdp=workload.fsdp,
+                  offload=workload.offload)
+
+
+def resolve_layout(workload: Workload, gpus: int) -> Layout:
+    """The layout `gpus` GPUs run: the one the workload names (dp from gpus when not given; the
+    product must be gpus), or the mode's default (llama.cpp splits layers across GPUs)."""
+    if not workload.layout_given:
+        return engine_for(workload.runtime).default_layout(workload.model, gpus, training=workload.is_training)
+    layout = degrees(workload)
+    if workload.dp is None:
+        rest = layout.tp * layout.pp * layout.cp
+        if gpus % rest:
+            raise ValidationError("gpus", gpus, f"tp × pp × cp = {rest} does not divide the {gpus} GPUs")
+        layout = degrees(workload, dp=gpus // rest)
+    check(layout, workload.model, training=workload.is_training, gpus=gpus)
+    return layout
