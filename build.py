@@ -28,9 +28,8 @@ from vramcalc.formats.weights import WEIGHT_FORMAT_GROUPS  # noqa: E402
 from vramcalc.inputs.options import CUSTOM_KEYS, OPTION  # noqa: E402
 from vramcalc.inputs.parse import parse_capacity_query, parse_target  # noqa: E402
 from vramcalc.render import catalog as catalog_words  # noqa: E402
-from vramcalc.render import messages  # noqa: E402
 from vramcalc.render.charts import BOX  # noqa: E402
-from vramcalc.render.messages import GUIDE_ENTRIES, message  # noqa: E402
+from vramcalc.render.messages import GUIDE_ENTRIES, Words  # noqa: E402
 from vramcalc.render.rank import BAR_WIDTH  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target, rank_rows  # noqa: E402
 from vramcalc.sources import catalog  # noqa: E402
@@ -99,7 +98,6 @@ def build(out: Path) -> None:
     env = environment()
     for lang, folder in PAGE_DIRS.items():
         render_page(env, out, lang, folder)
-    messages.use_language("en")
     shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
     gzipped(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc", leave_out=ENGINE_LEFT_OUT), out / f"{ENGINE_ZIP}.gz")
     log(f"main.py, {ENGINE_ZIP}.gz")
@@ -124,32 +122,32 @@ def build(out: Path) -> None:
 
 def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
     """The page in one language, prerendered with the default results, in `folder` of the site."""
-    messages.use_language(lang)
+    words = Words(lang)
     root = "../" * folder.count("/")  # from the page's folder back to the site's root
     others = {other: root + other_folder for other, other_folder in PAGE_DIRS.items() if other != lang}
     workload = parse_workload({})
-    target = present_target(workload, parse_target({}))
-    capacity_rows, _ = present_capacity(parse_capacity_query({}))
+    target = present_target(workload, parse_target({}), words=words)
+    capacity_rows, _ = present_capacity(parse_capacity_query({}), words=words)
     page = env.get_template("index.html").render(
         lang=lang,
         root=root,
         others=others,
         presets=load_presets(),
         model_families=catalog.families(),
-        model_facts=catalog_words.facts(DEFAULTS["model"]),
+        model_facts=catalog_words.facts(DEFAULTS["model"], words=words),
         gpu_groups=(("cards", tuple(load_gpus().items())), ("apple", tuple(load_apple().items()))),
         defaults=DEFAULTS,
         weight_formats=WEIGHT_FORMAT_GROUPS,
         kv_formats=[p.value for p in KV_FORMATS],
         options=OPTION,  # each key's Option (inputs/options.py): a select's choices
         custom_fields=CUSTOM_KEYS,
-        t=message,
+        t=words.message,
         guide_entries=GUIDE_ENTRIES,
         csp=CSP,
         plugins_off=[f"!{name}" for name in PYSCRIPT_PLUGINS_OFF],
-        view=present(estimate(workload)),
+        view=present(estimate(workload), words=words),
         target=target,
-        rank_rows=rank_rows(target),
+        rank_rows=rank_rows(target, words=words),
         chart_box=BOX,
         bar_width=BAR_WIDTH,
         capacity_columns=["FP16/BF16" if p is Precision.FP16 else p.value.upper() for p in COLUMNS],

@@ -41,7 +41,7 @@ from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.analysis.fit import fit_all  # noqa: E402
 from vramcalc.inputs.link import decode, encode  # noqa: E402
 from vramcalc.inputs.options import CHECKBOXES, OPTIONS  # noqa: E402
-from vramcalc.render.messages import language, say, message, use_language  # noqa: E402
+from vramcalc.render.messages import Words  # noqa: E402
 from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
@@ -49,7 +49,7 @@ from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_target
 from vramcalc.engines.layouts import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
 
-use_language(document.documentElement.lang or "en")  # the language this page was prerendered in
+WORDS = Words(document.documentElement.lang or "en")  # the language this page was prerendered in: it says everything
 INPUT_AREAS = "#form, #reverse, #capacity-section"
 # What the page shows before Python has drawn anything: the prerendered defaults.
 DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
@@ -196,7 +196,7 @@ def summarize_options(values):
             state["folded"].append((summary, summary.getAttribute("data-label"), keys))
     for summary, label, keys in state["folded"]:
         changed = sum(1 for key in keys if values[key] != DEFAULTS[key])
-        text = message("more.set", label=label, count=changed) if changed else label
+        text = WORDS.message("more.set", label=label, count=changed) if changed else label
         if WRITTEN.get((label, "more")) != text:
             summary.textContent = WRITTEN[label, "more"] = text
 
@@ -280,7 +280,7 @@ def render_verdict(verdict):
     set_text("verdict-text", verdict.text)
     set_attribute("verdict-meter", "width", verdict.percent, ".fill")
     set_hidden("verdict-changes", not verdict.changes and verdict.kind != "does not fit")
-    set_text("verdict-changes-title", message("verdict.changes" if verdict.changes else "verdict.none"))
+    set_text("verdict-changes-title", WORDS.message("verdict.changes" if verdict.changes else "verdict.none"))
     fill_list("verdict-change-list", verdict.changes)
 
 
@@ -350,7 +350,7 @@ def redraw():
     """Read the form, check it, and show what changed."""
     values = read_form()
     show_fields(values)
-    set_text("model-facts", catalog_words.facts(values["model"]))
+    set_text("model-facts", catalog_words.facts(values["model"], words=WORDS))
     summarize_options(values)
     remember_gpu(values)
     problems = []
@@ -371,13 +371,13 @@ def redraw():
     state["engine_ms"].append(0.0)
     gpus = target.count if target is not None else 1  # vLLM reports the pool of each GPU of the layout
     if workload is not None and (workload, gpus) != (state["shown"]["workload"], state["shown"]["gpus"]):
-        render(timed(lambda: present(estimate(workload), gpus)))
+        render(timed(lambda: present(estimate(workload), gpus, words=WORDS)))
         state["shown"]["workload"], state["shown"]["gpus"] = workload, gpus
     if workload is not None and target is not None and (workload, target) != state["shown"]["target"]:
-        render_target(timed(present_target, workload, target))
+        render_target(timed(lambda: present_target(workload, target, words=WORDS)))
         state["shown"]["target"] = (workload, target)
     if query is not None and query != state["shown"]["capacity"]:
-        render_capacity(*timed(present_capacity, query))
+        render_capacity(*timed(lambda: present_capacity(query, words=WORDS)))
         state["shown"]["capacity"] = query
     if not problems:
         link = encode(values)
@@ -415,7 +415,7 @@ def write_link(*_args):
         return "?" + "&".join(part for part in (settings, f"lang={lang}") if part)
 
     # a language chosen through a link or the switch stays chosen
-    address = with_lang(language()) if state["lang_in_link"] else ("?" + settings if settings else "")
+    address = with_lang(WORDS.language) if state["lang_in_link"] else ("?" + settings if settings else "")
     window.history.replaceState(None, "", address or window.location.pathname)
     for anchor in document.querySelectorAll("nav.languages a"):
         base = anchor.getAttribute("href").split("?")[0]
@@ -450,7 +450,7 @@ def filter_models(query):
     if shown is None:
         status.textContent = ""
     elif not matches:
-        status.textContent = message("model_search.none")
+        status.textContent = WORDS.message("model_search.none")
         for option in picker.querySelectorAll("option[hidden], optgroup[hidden]"):
             option.hidden = False
     else:
@@ -459,7 +459,7 @@ def filter_models(query):
         key = "model_search.found" if len(matches) == 1 else "model_search.found_many"
         if matches == [catalog.base_of(query)]:  # "...-Instruct": sized as its base model, and said so
             key = "model_search.base"
-        status.textContent = message(key, count=len(matches), first=name)
+        status.textContent = WORDS.message(key, count=len(matches), first=name)
 
 
 @when("input", INPUT_AREAS)  # fires for text, select, radio and checkbox alike; "change" would repeat it
@@ -489,7 +489,7 @@ def apply_edit(target):
 
 def show_failure(error):
     notice = element("notice")
-    notice.textContent = message("page.internal_error", kind=type(error).__name__)
+    notice.textContent = WORDS.message("page.internal_error", kind=type(error).__name__)
     notice.hidden = False
     mark_stale("results", True)
     window.console.warn(f"vramcalc: {type(error).__name__}: {error}")
@@ -510,7 +510,7 @@ def use_config(text):
     state["config"] = config
     option = element("model").querySelector("option[value='config']")
     option.disabled = False
-    option.textContent = message("page.imported", name=spec.display_name)
+    option.textContent = WORDS.message("page.imported", name=spec.display_name)
     element("model").value = "config"
     update()
 
@@ -536,9 +536,9 @@ async def on_copy_link(event):
     try:
         write_link()
         await window.navigator.clipboard.writeText(window.location.href)
-        status.textContent = message("page.copied")
+        status.textContent = WORDS.message("page.copied")
     except Exception:  # the clipboard may be refused (permissions, insecure context)
-        status.textContent = message("page.copy_failed")
+        status.textContent = WORDS.message("page.copy_failed")
 
 
 # ---------------------------------------------------------------- export
@@ -560,30 +560,30 @@ def download(name, text, mime):
     link.click()
     link.remove()
     window.URL.revokeObjectURL(url)
-    element("export-status").textContent = message("export.downloaded", name=name)
+    element("export-status").textContent = WORDS.message("export.downloaded", name=name)
 
 
 @when("click", "#export-csv")
 def on_export_csv(event):
     breakdown, gpus = shown()
-    download("vram.csv", to_csv(breakdown, gpus), "text/csv")
+    download("vram.csv", to_csv(breakdown, gpus, words=WORDS), "text/csv")
 
 
 @when("click", "#export-json")
 def on_export_json(event):
     breakdown, gpus = shown()
-    download("vram.json", json.dumps(to_json(breakdown, fit_all(breakdown), gpus), indent=2), "application/json")
+    download("vram.json", json.dumps(to_json(breakdown, fit_all(breakdown), gpus, words=WORDS), indent=2), "application/json")
 
 
 @when("click", "#export-markdown")
 async def on_export_markdown(event):
     breakdown, gpus = shown()
     write_link()
-    text = to_markdown(breakdown, gpus, verdict=element("verdict-text").textContent, link=str(window.location.href))
+    text = to_markdown(breakdown, gpus, verdict=element("verdict-text").textContent, link=str(window.location.href), words=WORDS)
     status = element("export-status")
     try:
         await window.navigator.clipboard.writeText(text)
-        status.textContent = message("export.copied")
+        status.textContent = WORDS.message("export.copied")
     except Exception:  # the clipboard may be refused: offer the file instead
         download("vram.md", text, "text/markdown")
 
@@ -623,7 +623,7 @@ def remembered_gpu():
     *_, problems = parse_link(values)
     for problem in problems:
         values.pop(problem.field, None)
-    return values, [message("page.remembered_ignored", problem=problem) for problem in problems]
+    return values, [WORDS.message("page.remembered_ignored", problem=problem) for problem in problems]
 
 
 def linked_values():
@@ -633,7 +633,7 @@ def linked_values():
     saved, ignored = remembered_gpu()
     element("remember-gpu").checked = bool(saved)
     linked = {key for key, _ in parse_qsl(str(window.location.search).removeprefix("?"))}
-    return {**{k: v for k, v in saved.items() if k not in linked}, **decoded.values}, [*(say(notice) for notice in decoded.notices), *ignored]
+    return {**{k: v for k, v in saved.items() if k not in linked}, **decoded.values}, [*(WORDS.say(notice) for notice in decoded.notices), *ignored]
 
 
 def start():
@@ -647,7 +647,7 @@ def start():
     except Exception as error:
         window.console.warn(f"vramcalc: link or storage: {type(error).__name__}: {error}")
         write_form(typed)
-        notices = [message("page.start_error", kind=type(error).__name__)]
+        notices = [WORDS.message("page.start_error", kind=type(error).__name__)]
     notice = element("notice")
     notice.textContent = "\n".join(notices)  # one line each (#notice keeps the line breaks)
     notice.hidden = not notices
@@ -665,7 +665,7 @@ def start():
         show_failure(error)
     set_hidden("stale-boot", True)
     flush()
-    element("status").textContent = message("page.status.ready")
+    element("status").textContent = WORDS.message("page.status.ready")
     root = document.documentElement
     # Which parts came precompiled (loader.mjs, the stdlib zip, vramcalc.zip); the tests and bench/page.py check it.
     modules = (("stdlib", json), ("pyscript", sys.modules["pyscript"]), ("engine", vramcalc))

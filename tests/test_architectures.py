@@ -18,7 +18,7 @@ from vramcalc.core.errors import ValidationError
 from vramcalc.core.units import GIB
 from vramcalc.model.families.decoder.spec import AttentionKind
 from vramcalc.model.table import active_param_count, param_count
-from vramcalc.render.messages import say
+from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.sources.presets import load_presets, preset_spec
 from vramcalc.workload import Workload
@@ -76,7 +76,7 @@ def test_mla_caches_the_latent():
     assert kv_bytes("deepseek-v2-lite", 1) == 31_104
     # transformers 5.24's DeepseekV3Attention also caches the latent (`cache.update(kv_nope, k_rot, ...)`)
     notes = estimate(parse_workload({"model": "deepseek-v3", "seq": "1", "kv_precision": "bf16"})).notes
-    assert any("latent" in note for note in map(say, notes))
+    assert any("latent" in note for note in map(ENGLISH.say, notes))
 
 
 def test_gpt_oss_halves_its_full_context_cache():
@@ -132,14 +132,14 @@ LLAMA_SMALL = {"hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads"
 
 def test_an_unknown_model_type_is_marked_approximate_everywhere():
     spec = from_hf_config({"model_type": "brand_new_lm", **LLAMA_SMALL})
-    assert spec.is_approximate and "brand_new_lm" in say(spec.assumptions[0])
+    assert spec.is_approximate and "brand_new_lm" in ENGLISH.say(spec.assumptions[0])
     breakdown = estimate(Workload(model=spec))
     assert breakdown.assumptions == spec.assumptions
 
 
 def test_a_memory_key_the_reader_does_not_read_is_named():
     spec = from_hf_config({"model_type": "llama", **LLAMA_SMALL, "moe_intermediate_size": 256, "kv_lora_rank": 64})
-    assert [say(a).split(" = ")[0] for a in spec.assumptions] == ["kv_lora_rank", "moe_intermediate_size"]
+    assert [ENGLISH.say(a).split(" = ")[0] for a in spec.assumptions] == ["kv_lora_rank", "moe_intermediate_size"]
 
 
 def test_keys_switched_off_are_understood():
@@ -194,12 +194,12 @@ def test_contradictory_modern_configs_name_the_field(config, field):
 
 def test_multimodal_configs_count_the_language_model_and_say_so():
     spec = preset_spec("gemma-3-27b-it")
-    assert any("vision tower" in note for note in map(say, spec.notes))
+    assert any("vision tower" in note for note in map(ENGLISH.say, spec.notes))
     assert not spec.is_approximate
 
 
 def test_mtp_layer_is_named_not_counted():
-    assert any("MTP" in note for note in map(say, preset_spec("deepseek-v3").notes))
+    assert any("MTP" in note for note in map(ENGLISH.say, preset_spec("deepseek-v3").notes))
 
 
 def test_training_estimates_are_approximate_only_for_types_never_measured():
@@ -207,7 +207,7 @@ def test_training_estimates_are_approximate_only_for_types_never_measured():
     assert deepseek.assumptions == ()
     gemma1 = from_hf_config({"model_type": "gemma", **LLAMA_SMALL})
     training = estimate(Workload(model=gemma1, mode=Mode.TRAINING))
-    assert any("not been checked against a measured run" in text for text in map(say, training.assumptions))
+    assert any("not been checked against a measured run" in text for text in map(ENGLISH.say, training.assumptions))
     assert estimate(Workload(model=gemma1)).assumptions == ()  # inference: KV and weights are exact
 
 

@@ -18,7 +18,7 @@ from vramcalc.core.units import GB, GIB
 from vramcalc.memory.components import COMPONENTS
 from vramcalc.model.families.decoder.spec import AttentionKind
 from vramcalc.model.table import active_param_count, param_count
-from vramcalc.render.messages import say
+from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.custom import custom_model
 from vramcalc.sources.gpus import load_gpus
 from vramcalc.sources.presets import load_presets, preset_spec
@@ -212,7 +212,7 @@ def test_every_component_is_a_finite_non_negative_integer(workload):
     breakdown = estimate(workload)
     for component in breakdown.components:
         assert isinstance(component.bytes, int) and component.bytes >= 0
-        assert say(component.formula)
+        assert ENGLISH.say(component.formula)
     for fit in fit_all(breakdown):
         assert math.isfinite(fit.utilization) and fit.utilization > 0
 

@@ -12,7 +12,7 @@ from vramcalc import estimate, parse_workload
 from vramcalc.analysis.fit import fit_all
 from vramcalc.analysis.ranks import per_gpu
 from vramcalc.render.export import to_csv, to_json, to_markdown
-from vramcalc.render.messages import say
+from vramcalc.render.messages import ENGLISH
 
 TRAINING = {"model": "llama-3-70b", "mode": "training", "gpus": "8", "zero": "3"}
 
@@ -25,7 +25,7 @@ def test_csv_rows_are_the_engine_components():
     for component in breakdown.components:
         assert int(by_key[component.key]["bytes"]) == component.bytes
         assert int(by_key[component.key]["per_gpu_bytes"]) == rank.components.get(component.key, 0)
-        assert by_key[component.key]["formula"] == say(component.formula)  # commas and quotes survive
+        assert by_key[component.key]["formula"] == ENGLISH.say(component.formula)  # commas and quotes survive
     assert int(by_key["total"]["bytes"]) == breakdown.total_bytes
     assert int(by_key["total"]["per_gpu_bytes"]) == rank.total_bytes
 

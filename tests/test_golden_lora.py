@@ -12,7 +12,7 @@ from vramcalc.analysis.evaluate import estimate
 from vramcalc.core.choices import Attention, Checkpointing, Mode
 from vramcalc.core.dtypes import Precision
 from vramcalc.model.families.decoder.saved import lora_measured
-from vramcalc.render.messages import say
+from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.workload import Workload
 
@@ -64,7 +64,7 @@ def test_lora_on_other_architectures_says_it_is_approximate(case):
         breakdown = estimate(_workload(case))
     except ValueError:
         pytest.skip("a rank above a width this reader adapts")
-    assert any("LoRA" in text for text in map(say, breakdown.assumptions))
+    assert any("LoRA" in text for text in map(ENGLISH.say, breakdown.assumptions))
 
 
 def test_the_golden_file_covers_dense_models():

@@ -13,7 +13,7 @@ from vramcalc.analysis.evaluate import estimate
 from vramcalc.core.choices import Attention, Checkpointing, Mode, Optimizer, OptimizerImpl, Recipe
 from vramcalc.core.dtypes import Precision
 from vramcalc.model.families.decoder.saved import lora_measured
-from vramcalc.render.messages import say
+from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.workload import Workload
 
@@ -98,7 +98,7 @@ def test_model_states_are_exact(case):
 
 @pytest.mark.parametrize("case", LORA_APPROXIMATE, ids=[_training_id(c) for c in LORA_APPROXIMATE])
 def test_lora_beyond_dense_blocks_says_it_is_approximate(case):
-    assert any("LoRA" in text for text in map(say, estimate(_training_workload(case)).assumptions))
+    assert any("LoRA" in text for text in map(ENGLISH.say, estimate(_training_workload(case)).assumptions))
 
 
 def test_the_tracker_was_checked_by_hand():

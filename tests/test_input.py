@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from vramcalc import ValidationError, parse_config_json, parse_workload, parse_workload_lenient
 from vramcalc.inputs.options import DEFAULTS
 from vramcalc.model.table import param_count
-from vramcalc.render.messages import say
+from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +98,7 @@ def test_generic_config_states_its_assumption():
     config = {"model_type": "olmo", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
               "intermediate_size": 128, "vocab_size": 100}
     spec = from_hf_config(config)
-    assert any("olmo" in text for text in map(say, spec.assumptions))
+    assert any("olmo" in text for text in map(ENGLISH.say, spec.assumptions))
     assert param_count(spec) > 0
 
 
@@ -251,20 +251,20 @@ def test_hostile_links_end_in_a_valid_state(query):
     parse_workload(decoded.values)
     parse_target(decoded.values)
     parse_capacity_query(decoded.values)
-    assert sum(len(n) for n in map(say, decoded.notices)) < 4000
+    assert sum(len(n) for n in map(ENGLISH.say, decoded.notices)) < 4000
 
 
 def test_a_link_keeps_its_first_repeated_key_and_says_so():
     decoded = decode("?batch=2&batch=3&zzz=1")
     assert decoded.values == {"batch": "2"}
-    notices = [say(notice) for notice in decoded.notices]
+    notices = [ENGLISH.say(notice) for notice in decoded.notices]
     assert any("repeated" in n for n in notices) and any("zzz" in n for n in notices)
 
 
 def test_a_broken_custom_model_falls_back_whole():
     decoded = decode("model=custom&params=7&hidden=4096&layers=32&heads=33&seq=100")
     assert decoded.values == {"seq": "100"}
-    assert any("heads" in n for n in map(say, decoded.notices))
+    assert any("heads" in n for n in map(ENGLISH.say, decoded.notices))
 
 
 def test_round_trip_of_every_key():
@@ -341,7 +341,8 @@ def test_an_ambiguous_gpu_name_is_refused_with_the_candidates(typed, named):
 
     decoded = decode(f"gpu={typed}")
     assert "gpu" not in decoded.values
-    assert len(decoded.notices) == 1 and "gpu" in say(decoded.notices[0]) and named in say(decoded.notices[0])
+    notice = ENGLISH.say(decoded.notices[0])
+    assert len(decoded.notices) == 1 and "gpu" in notice and named in notice
 
 
 def test_the_issue_link_opens_as_typed():
@@ -369,9 +370,9 @@ def test_a_hand_typed_plus_in_a_link_is_a_plus():
     assert decoded.notices == () and decoded.values["offload"] == "optimizer+params"
     # refused for another reason: the reason given is about the value as typed, not about a space
     decoded = decode("offload=optimizer+params&mode=training&gpus=8")
-    assert "offload" not in decoded.values and "ZeRO-3" in say(decoded.notices[0])
+    assert "offload" not in decoded.values and "ZeRO-3" in ENGLISH.say(decoded.notices[0])
     assert decode("gpu=24+gb").values["gpu"] == "24 gb"  # a space that is meant stays one
-    assert "expected one of" in say(decode("offload=foo+bar").notices[0])
+    assert "expected one of" in ENGLISH.say(decode("offload=foo+bar").notices[0])
 
 
 @pytest.mark.parametrize(("query", "slug"), [

@@ -19,7 +19,7 @@ from vramcalc.cli import main
 from vramcalc.inputs.options import DEFAULTS
 from vramcalc.inputs.parse import parse_target
 from vramcalc.render.export import to_csv, to_json, to_markdown
-from vramcalc.render.messages import say
+from vramcalc.render.messages import ENGLISH
 from vramcalc.render.view import present, present_target
 
 
@@ -109,15 +109,13 @@ def _solve(values: dict[str, str]):
 
 
 def test_qlora_that_fits_answers_its_format_and_no_kv_question():
-    from vramcalc.render.messages import message
-
     workload, target, solution, fits_now = _solve(QLORA)
     assert fits_now
     assert solution.best_format == "nf4"  # bf16 under LoRA does not fit; bnb-int8 does not train
     assert solution.best_kv_format is None
     texts = {answer.key: answer.text for answer in present_target(workload, target).answers}
     assert texts["best_format"] == "nf4"
-    assert texts["best_kv_format"] == message("answer.kv_not_applicable")
+    assert texts["best_kv_format"] == ENGLISH.message("answer.kv_not_applicable")
     code, out, _ = run(["fit", "--model", "llama-3.1-8b", "--mode", "training", "--lora-rank", "16", "--precision",
                         "nf4", "--seq", "1024", "--gpu", "rtx-4090"])
     assert code == 0 and "none" not in out and "not applicable" in out
@@ -143,7 +141,7 @@ def test_a_current_format_more_precise_than_the_ladder_is_the_answer_when_it_fit
 
 def _overhead_row(values: dict[str, str]) -> str:
     breakdown = estimate(parse_workload({**DEFAULTS, "model": "llama-3.1-8b", **values}))
-    return next(say(c.formula) for c in breakdown.components if c.key == "overhead")
+    return next(ENGLISH.say(c.formula) for c in breakdown.components if c.key == "overhead")
 
 
 def test_the_overhead_row_says_whether_it_is_the_engines_default_or_the_users():

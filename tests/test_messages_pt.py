@@ -18,7 +18,7 @@ SAME_IN_BOTH = frozenset({
     "foreach", "fused", "for-loop", "full-shard", "shard-grad-op", "hybrid-shard",
     "iogpu.wired_limit_mb (MiB)", "GGUF (llama.cpp, Ollama, LM Studio)", "llama.cpp / Ollama / LM Studio",
     "Hugging Face transformers (generate)", "--cache-type-v.", " · checkpoint: {format}",
-    "{value:,} tokens", "{batch} × ({layers}) × {bits} bits ({precision})", "MQA, head_dim {head_dim}",
+    "{value:,} tokens", "{batch} × ({layers}) × {bits} bits ({precision})", "MQA, head_dim {head_dim}", "GGUF {name} (llama.cpp)",
 })
 
 FORMATTER = string.Formatter()
@@ -76,18 +76,14 @@ def test_formats(key):
 
 
 def test_portuguese_numbers_use_a_decimal_comma_and_names_stay():
-    from vramcalc.render.messages import message, use_language
-    from vramcalc.render.numbers import format_count, format_gib
+    from vramcalc.render.messages import ENGLISH, Words
 
-    try:
-        use_language("pt")
-        assert format_gib(16_060_522_496) == "14,96 GiB"
-        assert format_count(8_030_261_248) == "8,03B"
-        text = message("answer.gpus", value=1234, gpu="Llama 3.1 8B")
-        assert "1.234" in text and "Llama 3.1 8B" in text  # a name keeps its dot
-        assert message("change.seq", value=32_945) == "um contexto de 32.945 tokens"
-        assert message("verdict.fits", where="uma RTX 4090", used=format_gib(2**30), usable="23.64 GiB",
-                       share="76%") == "Cabe em uma RTX 4090: 1,00 GiB de 23,64 GiB (76% em uso)."
-    finally:
-        use_language("en")
-    assert format_gib(16_060_522_496) == "14.96 GiB"
+    pt = Words("pt")
+    assert pt.gib(16_060_522_496) == "14,96 GiB"
+    assert pt.count(8_030_261_248) == "8,03B"
+    text = pt.message("answer.gpus", value=1234, gpu="Llama 3.1 8B")
+    assert "1.234" in text and "Llama 3.1 8B" in text  # a name keeps its dot
+    assert pt.message("change.seq", value=32_945) == "um contexto de 32.945 tokens"
+    assert pt.message("verdict.fits", where="uma RTX 4090", used=pt.gib(2**30), usable="23.64 GiB",
+                      share="76%") == "Cabe em uma RTX 4090: 1,00 GiB de 23,64 GiB (76% em uso)."
+    assert ENGLISH.gib(16_060_522_496) == "14.96 GiB"  # the other language is untouched

@@ -392,19 +392,14 @@ def test_export_buttons_save_the_engine_numbers_and_print_hides_the_form(watched
 
 
 def test_portuguese_page_is_prerendered_and_keeps_the_link(watched: Page, server_url):
-    from vramcalc.render.messages import use_language
-    from vramcalc.render.numbers import format_gib
+    from vramcalc.render.messages import Words
 
     page = watched
     html = page.goto(f"{server_url}/pt/?gpu=rtx-4090&batch=2").text()
     assert '<html lang="pt">' in html and "Vai caber?" in html  # the first paint is in Portuguese
     page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)
     total = estimate(parse_workload({"batch": "2"})).total_bytes
-    try:
-        use_language("pt")
-        expected = format_gib(total)  # 17,87 GiB: a decimal comma
-    finally:
-        use_language("en")
+    expected = Words("pt").gib(total)  # 17,87 GiB: a decimal comma
     assert "," in expected
     expect(page.locator("#total-gib")).to_have_text(expected)
     expect(page.locator("#verdict-text")).to_contain_text("Cabe em uma RTX 4090")

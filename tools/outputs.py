@@ -57,6 +57,13 @@ def _first(name: str, *modules: str) -> Any:
     raise ImportError(f"{name} is in none of {', '.join(modules)}")
 
 
+def _has(module: str, name: str) -> bool:
+    try:
+        return hasattr(importlib.import_module(module), name)
+    except ImportError:
+        return False
+
+
 def _page(values: dict[str, str]) -> dict[str, str]:
     """The page's view of one workload in each language (the objects' reprs)."""
     import inspect
@@ -66,29 +73,27 @@ def _page(values: dict[str, str]) -> dict[str, str]:
     present = _first("present", "vramcalc.render.view", "vramcalc.present")
     present_target = _first("present_target", "vramcalc.render.view", "vramcalc.present")
     parse_target = _first("parse_target", "vramcalc.inputs.parse", "vramcalc.workload")
+    words_of = _first("Words", "vramcalc.render.messages")  if _has("vramcalc.render.messages", "Words") else None
     set_language = None
-    for where in ("vramcalc.render.messages", "vramcalc.messages"):
-        try:
-            set_language = __import__(where, fromlist=["use_language"]).use_language
-            break
-        except (ImportError, AttributeError):
-            continue
-    takes_language = "language" in inspect.signature(present).parameters
-    takes_gpus = "gpus" in inspect.signature(present).parameters  # the page passes its GPU count
+    if words_of is None:  # an older checkout: a module-global language
+        for where in ("vramcalc.render.messages", "vramcalc.messages"):
+            if _has(where, "use_language"):
+                set_language = _first("use_language", where)
+                break
     shown = {}
     for language in ("en", "pt"):
-        kwargs = {"language": language} if takes_language else {}
-        if set_language and not takes_language:
+        kwargs: dict[str, Any] = {"words": words_of(language)} if words_of else {}
+        if set_language:
             set_language(language)
         try:
             merged = {**DEFAULTS, **values}
             workload, target = parse_workload(merged), parse_target(merged)
-            gpus = {"gpus": target.count} if takes_gpus else {}
-            shown[language] = repr(present(estimate(workload), **kwargs, **gpus)) + repr(
+            gpus = {"gpus": target.count} if "gpus" in inspect.signature(present).parameters else {}
+            shown[language] = repr(present(estimate(workload), **gpus, **kwargs)) + repr(
                 present_target(workload, target, **kwargs))
         except ValidationError as error:
             shown[language] = f"error {error}"
-    if set_language and not takes_language:
+    if set_language:
         set_language("en")
     return shown
 

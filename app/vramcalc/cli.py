@@ -12,7 +12,7 @@ same numbers.
 
 from __future__ import annotations
 
-from .render.messages import say
+from .render.messages import ENGLISH
 
 import argparse
 import json
@@ -35,7 +35,6 @@ from .render.export import to_csv, to_json, to_markdown
 from .render.rank import layout_text
 from .render.view import present_capacity
 from .analysis.solve import fits, solve
-from .render.numbers import format_count, format_gb, format_gib
 from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_target, parse_workload
 
@@ -147,20 +146,20 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
 
 def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     workload = breakdown.workload
-    lines = [f"APPROXIMATE: {say(text)}" for text in breakdown.assumptions] + [""] * bool(breakdown.assumptions)
+    lines = [f"APPROXIMATE: {ENGLISH.say(text)}" for text in breakdown.assumptions] + [""] * bool(breakdown.assumptions)
     lines += [
-        f"{workload.model.display_name}: {format_count(breakdown.params)} parameters"
-        + (f" ({format_count(breakdown.active_params)} active)" if breakdown.active_params != breakdown.params else ""),
+        f"{workload.model.display_name}: {ENGLISH.count(breakdown.params)} parameters"
+        + (f" ({ENGLISH.count(breakdown.active_params)} active)" if breakdown.active_params != breakdown.params else ""),
         f"{workload.mode.value}, {workload.precision.value}, batch {workload.batch}, sequence {workload.seq:,}",
         "",
         f"{'component':<24}{'GiB':>10}{'GB':>10}  formula",
     ]
     for component in breakdown.components:
         lines.append(
-            f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}  {say(component.formula)}"
+            f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}  {ENGLISH.say(component.formula)}"
         )
     lines.append(f"{'Total':<24}{breakdown.total_bytes / 2**30:>10.2f}{breakdown.total_bytes / 1e9:>10.2f}")
-    lines.append(f"= {format_gib(breakdown.total_bytes)} = {format_gb(breakdown.total_bytes)} ({breakdown.total_bytes:,} bytes)")
+    lines.append(f"= {ENGLISH.gib(breakdown.total_bytes)} = {ENGLISH.gb(breakdown.total_bytes)} ({breakdown.total_bytes:,} bytes)")
     lines += ["", f"{'GPU':<20}{'usable GiB':>11}{'one GPU':>9}{'needed':>8}  verdict"]
     for fit in fits:
         needed = "-" if fit.count is None else str(fit.count)
@@ -178,7 +177,7 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         for name, total in breakdown.phase_totals().items():
             mark = "  <- peak" if name == breakdown.peak_phase else ""
             lines.append(f"{name:<34}{(total + overhead) / 2**30:>10.2f}{(total + overhead) / 1e9:>10.2f}{mark}")
-    lines += [f"note: {say(note)}" for note in breakdown.notes]
+    lines += [f"note: {ENGLISH.say(note)}" for note in breakdown.notes]
     return "\n".join(lines)
 
 
@@ -221,11 +220,11 @@ def breakdown_main(argv: Sequence[str]) -> int:
 
 def _per_gpu_lines(rank) -> str:
     lines = ["", f"per GPU, {rank.layout.describe()} ({rank.rank}, peak at {rank.peak_phase}): "
-                 f"{format_gib(rank.total_bytes)}"]
+                 f"{ENGLISH.gib(rank.total_bytes)}"]
     lines += [f"  {EN[key]:<24}{value / 2**30:>10.2f} GiB" for key, value in rank.components.items() if value]
-    lines += [f"  {stage}: {format_gib(total)}" for stage, total in rank.stages.items()]
+    lines += [f"  {stage}: {ENGLISH.gib(total)}" for stage, total in rank.stages.items()]
     if rank.host_bytes:
-        lines.append(f"  host memory per node (offloaded states): {format_gib(rank.host_bytes)}")
+        lines.append(f"  host memory per node (offloaded states): {ENGLISH.gib(rank.host_bytes)}")
     return "\n".join(lines)
 
 
@@ -258,15 +257,15 @@ def fit_main(argv: Sequence[str]) -> int:
         return 0
     lines = [
         f"{workload.model.display_name}, {workload.mode.value}, {workload.precision.value}, batch {workload.batch}, "
-        f"sequence {workload.seq:,} on {say(target.label)} ({format_gib(target.gpu.usable_bytes)} each)"
+        f"sequence {workload.seq:,} on {ENGLISH.say(target.label)} ({ENGLISH.gib(target.gpu.usable_bytes)} each)"
         + (f", laid out as {layout_text(workload, per_gpu(estimate(workload), target.count))}" if target.count > 1
            else ""),
-        f"now: {format_gib(result['total_bytes'])} in total: {'fits' if result['fits'] else 'does not fit'}",
+        f"now: {ENGLISH.gib(result['total_bytes'])} in total: {'fits' if result['fits'] else 'does not fit'}",
     ]
     for key, label in (("max_seq", "longest sequence"), ("max_batch", "largest batch"), ("min_gpus", "fewest GPUs"),
                        ("max_params", "largest model")):
         value = result[key]
-        text = "none fits" if value is None else (format_count(value) + " parameters" if key == "max_params" else f"{value:,}")
+        text = "none fits" if value is None else (ENGLISH.count(value) + " parameters" if key == "max_params" else f"{value:,}")
         if key == "max_params" and value is not None:
             text += f" ({solution.max_layers:,} layers)"
         lines.append(f"{label:<18}{text}")

@@ -41,7 +41,7 @@ FP8_BLOCK = 128
 class WeightFormat:
     name: str  # as in links and on the command line: q4_k_m, awq-int4, bpw:4.65, native
     kind: str  # gguf, gpu, bpw, native
-    label: str  # what the page says
+    label: Phrase  # what the page says
     bpw: float = 0.0  # bits per quantised weight for bpw:X.XX
 
     is_float = False  # read like a Precision where the workload asks: quantised weights compute in 16-bit
@@ -51,18 +51,8 @@ class WeightFormat:
         return self.name
 
 
-GPU_FORMATS = {
-    "gptq-int4": "GPTQ 4-bit (int32-packed weights, fp16 scales, packed zeros and g_idx per group)",
-    "gptq-int8": "GPTQ 8-bit (int32-packed weights, fp16 scales, packed zeros and g_idx per group)",
-    "awq-int4": "AWQ 4-bit (int32-packed weights, fp16 scales and packed zeros per group)",
-    "nf4": "bitsandbytes NF4 (4-bit, one fp32 absmax per 64 weights)",
-    "nf4-dq": "bitsandbytes NF4 with double quantisation (8-bit absmax per 64, fp32 per 256 of those)",
-    "bnb-int8": "bitsandbytes LLM.int8() (int8 weights, one fp32 scale per output row)",
-    "fp8": "FP8 e4m3 (one fp32 scale per tensor)",
-    "fp8-block": "FP8 e4m3 (one fp32 scale per 128 × 128 block)",
-    "mxfp4": "MXFP4 (4-bit values, one 8-bit scale per 32: 4.25 bits)",
-    "nvfp4": "NVFP4 (4-bit values, one FP8 scale per 16 and one fp32 per tensor: 4.5 bits)",
-}
+GPU_FORMATS = ("gptq-int4", "gptq-int8", "awq-int4", "nf4", "nf4-dq",
+               "bnb-int8", "fp8", "fp8-block", "mxfp4", "nvfp4")  # described in the catalogues, format.NAME
 GGUF_FORMATS = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_k_m", "q4_k_s", "q4_1", "q4_0",
                 "iq4_xs", "iq4_nl", "q3_k_l", "q3_k_m", "q3_k_s", "iq3_m", "iq3_s", "iq3_xxs", "q2_k", "q2_k_s",
                 "iq2_m", "iq2_s", "iq2_xs", "iq2_xxs", "iq1_m", "iq1_s")
@@ -87,17 +77,17 @@ def names() -> tuple[str, ...]:
 def parse_format(text: str) -> WeightFormat | None:
     """A weight format by name, or None when the text is not one (the caller tries the nominal precisions)."""
     if text in GGUF_FORMATS:
-        return WeightFormat(text, "gguf", f"GGUF {text.upper()} (llama.cpp)")
+        return WeightFormat(text, "gguf", phrase("format.gguf", name=text.upper()))
     if text in GPU_FORMATS:
-        return WeightFormat(text, "gpu", GPU_FORMATS[text])
+        return WeightFormat(text, "gpu", phrase(f"format.{text}"))
     if text == "native":
-        return WeightFormat(text, "native", "the checkpoint's native format")
+        return WeightFormat(text, "native", phrase("format.native"))
     match = _BPW.fullmatch(text)
     if match:
         bpw = float(match.group(1))
         if not MIN_BPW <= bpw <= MAX_BPW:
             raise ValidationError("precision", text, f"bits per weight must be from {MIN_BPW:g} to {MAX_BPW:g}")
-        return WeightFormat(text, "bpw", f"EXL2/EXL3 at {bpw:g} bits per weight", bpw=bpw)
+        return WeightFormat(text, "bpw", phrase("format.bpw", bpw=f"{bpw:g}"), bpw=bpw)
     return None
 
 
@@ -179,7 +169,7 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
         size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
     elif fmt.kind == "native":
         quantised = _is_expert if spec.native_format.startswith("MXFP4") else _is_linear
-        inner = WeightFormat("mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block", "gpu", "")
+        inner = WeightFormat("mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block", "gpu", phrase("format.native"))
         size = lambda t: _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES  # noqa: E731
     else:
         check_format(spec, fmt, group_size)
@@ -302,11 +292,11 @@ def _native(spec: ModelSpec, tensors) -> tuple[WeightShare, ...]:
     """The checkpoint as published: gpt-oss's MXFP4 experts, the FP8 block checkpoints."""
     native = spec.native_format
     if native.startswith("MXFP4"):
-        fmt = WeightFormat("mxfp4", "gpu", "expert FFNs in MXFP4 (4.25 bits)")
+        fmt = WeightFormat("mxfp4", "gpu", phrase("format.native_mxfp4"))
         return _split(tensors, _is_expert, lambda t: _gpu_bytes(t, fmt, 0), fmt.label,
                       phrase("weights.part.rest_mxfp4"))
     if native.startswith("FP8"):
-        fmt = WeightFormat("fp8-block", "gpu", "linear layers in FP8 with 128 × 128 block scales")
+        fmt = WeightFormat("fp8-block", "gpu", phrase("format.native_fp8_block"))
         return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, 0), fmt.label)
     raise ValidationError("precision", "native", f"{spec.display_name} is published in 16-bit; it has no quantised "
                                                  "native format (choose bf16, a GGUF type or a GPU format)")

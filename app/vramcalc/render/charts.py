@@ -8,7 +8,7 @@ fitting is a hatched, labelled region; the current value is a labelled marker.
 
 from __future__ import annotations
 
-from .messages import say
+from .messages import ENGLISH, Words
 
 import dataclasses
 import math
@@ -17,8 +17,6 @@ from ..core.units import GIB
 from ..inputs.options import MAX_BATCH, MAX_SEQ
 from ..analysis.ranks import most_loaded
 from ..workload import Target, Workload
-from .messages import localize, message
-from .numbers import format_count, format_gib
 
 
 WIDTH, HEIGHT = 640, 260  # the viewBox
@@ -70,8 +68,8 @@ def nice_ceil(value: float) -> float:
     return 10 * power
 
 
-def _count_label(value: float) -> str:
-    return localize(f"{value:,.0f}") if value < 10_000 else format_count(round(value))
+def _count_label(value: float, *, words: Words) -> str:
+    return words.localize(f"{value:,.0f}") if value < 10_000 else words.count(round(value))
 
 
 def _trace(grid: list[int], at, y_max: float, flat: float) -> None:
@@ -96,9 +94,9 @@ def _trace(grid: list[int], at, y_max: float, flat: float) -> None:
             stretches += [(low, middle), (middle, high)]
 
 
-def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> Chart:
+def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, words: Words = ENGLISH) -> Chart:
     """Per-GPU memory as `key` goes from 1 to a round number past `answer` (the solver's result)."""
-    x_label = message(f"chart.axis.{key}")
+    x_label = words.message(f"chart.axis.{key}")
     current = getattr(workload, key)
     x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer or 0))))
     grid = sorted({max(1, round(x_max * i / SAMPLES)) for i in range(SAMPLES + 1)})
@@ -125,32 +123,32 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None) -> C
         return round(TOP + plot_h * (1 - min(y, y_max) / y_max), 2)
 
     path = " ".join(f"{'M' if i == 0 else 'L'}{px(x)},{py(y)}" for i, (x, y) in enumerate(zip(xs, ys)))
-    name, memory = say(target.label), format_gib(usable)
+    name, memory = words.say(target.label), words.gib(usable)
     if answer is None:
         over_x = float(LEFT)
-        ending = message("chart.ending.none", name=key, target=name)
+        ending = words.message("chart.ending.none", name=key, target=name)
     else:
         over_x = px(min(answer, x_max))
         if answer >= x_max:
-            ending = message("chart.ending.all", target=name)
+            ending = words.message("chart.ending.all", target=name)
         else:
-            ending = message("chart.ending.stop", target=name, memory=memory, answer=answer)
+            ending = words.message("chart.ending.stop", target=name, memory=memory, answer=answer)
     return Chart(
         key=key,
         x_label=x_label,
         path=path,
         limit_y=py(usable),
-        limit_label=message("chart.limit", target=name, memory=memory),
+        limit_label=words.message("chart.limit", target=name, memory=memory),
         over_x=over_x,
         over_width=round(LEFT + plot_w - over_x, 2),
         now_x=px(min(current, x_max)),
-        now_label=message("chart.now", value=current),
-        x_ticks=tuple(Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1))) for i in range(TICKS)),
+        now_label=words.message("chart.now", value=current),
+        x_ticks=tuple(Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1), words=words)) for i in range(TICKS)),
         y_ticks=tuple(
-            Tick(pos=py(y_max * i / (TICKS - 1)), label=localize(f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB")) for i in range(TICKS)
+            Tick(pos=py(y_max * i / (TICKS - 1)), label=words.localize(f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB")) for i in range(TICKS)
         ),
-        desc=message(
-            "chart.desc", axis=x_label, first=format_gib(ys[0]), last=format_gib(ys[-1]), end=_count_label(xs[-1]),
+        desc=words.message(
+            "chart.desc", axis=x_label, first=words.gib(ys[0]), last=words.gib(ys[-1]), end=_count_label(xs[-1], words=words),
             ending=ending,
         ),
     )

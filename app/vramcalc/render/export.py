@@ -4,7 +4,7 @@ and `python -m vramcalc --json` write the same JSON."""
 
 from __future__ import annotations
 
-from .messages import say
+from .messages import ENGLISH, Words
 
 import csv
 import io
@@ -14,11 +14,9 @@ from ..analysis.fit import GpuFit
 from ..memory.components import Breakdown
 from ..analysis.ranks import on_gpus, per_gpu
 from .i18n.en import EN
-from .messages import message
-from .numbers import format_gb, format_gib
 
 
-def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict:
+def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH) -> dict:
     """The stable JSON shape scripts rely on (on several GPUs, the engine's figures for their layout)."""
     breakdown = on_gpus(breakdown, gpus)
     rank = per_gpu(breakdown, gpus)
@@ -27,7 +25,7 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict
         "active_params": breakdown.active_params,
         "components": breakdown.as_dict(),
         "total_bytes": breakdown.total_bytes,
-        "assumptions": [say(text) for text in breakdown.assumptions],
+        "assumptions": [words.say(text) for text in breakdown.assumptions],
         "runtime": dict(breakdown.runtime),
         "host_bytes": breakdown.host_bytes + rank.host_bytes,
         "per_gpu": {"components": rank.components, "total_bytes": rank.total_bytes, "rank": rank.rank,
@@ -44,7 +42,7 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1) -> dict
     }
 
 
-def to_csv(breakdown: Breakdown, gpus: int = 1) -> str:
+def to_csv(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> str:
     """One row per component: bytes, GiB, GB, share of the total, on the most loaded GPU, and the formula."""
     breakdown = on_gpus(breakdown, gpus)
     rank = per_gpu(breakdown, gpus)
@@ -54,34 +52,34 @@ def to_csv(breakdown: Breakdown, gpus: int = 1) -> str:
     writer.writerow(["component", "label", "bytes", "GiB", "GB", "share", "per_gpu_bytes", "formula"])
     for c in breakdown.components:
         writer.writerow([c.key, EN[c.key], c.bytes, f"{c.bytes / 2**30:.4f}", f"{c.bytes / 1e9:.4f}",
-                         f"{c.bytes / total:.4f}" if total else "0", rank.components.get(c.key, 0), say(c.formula)])
+                         f"{c.bytes / total:.4f}" if total else "0", rank.components.get(c.key, 0), words.say(c.formula)])
     writer.writerow(["total", "Total", total, f"{total / 2**30:.4f}", f"{total / 1e9:.4f}", "1.0000",
                      rank.total_bytes, ""])
     return out.getvalue()
 
 
-def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link: str = "") -> str:
+def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link: str = "", words: Words = ENGLISH) -> str:
     """A report to paste into an issue: what was asked, the answer, the table, and the permalink."""
     breakdown = on_gpus(breakdown, gpus)
     workload = breakdown.workload
     total = breakdown.total_bytes
-    summary = message("results.summary", model=workload.model.display_name, mode=message(f"option.mode.{workload.mode.value}").lower(),
+    summary = words.message("results.summary", model=workload.model.display_name, mode=words.message(f"option.mode.{workload.mode.value}").lower(),
                       precision=workload.precision.value, batch=workload.batch, seq=workload.seq)
     lines = [f"### {summary}", ""]
     if verdict:
         lines += [f"**{verdict}**", ""]
-    lines += [f"Total: **{format_gib(total)}** = {format_gb(total)} ({total:,} bytes)", ""]
+    lines += [f"Total: **{words.gib(total)}** = {words.gb(total)} ({total:,} bytes)", ""]
     lines += ["| Component | GiB | Share | How it is computed |", "|---|---:|---:|---|"]
     for c in breakdown.components:
         if c.bytes:
-            formula = say(c.formula).replace("|", "\\|")
+            formula = words.say(c.formula).replace("|", "\\|")
             lines.append(f"| {EN[c.key]} | {c.bytes / 2**30:,.2f} | {c.bytes / total:.1%} | {formula} |")
     lines.append(f"| **Total** | **{total / 2**30:,.2f}** | 100% | |")
     if gpus > 1:
         rank = per_gpu(breakdown, gpus)
-        lines += ["", f"Per GPU ({rank.layout.describe()}, {rank.rank}): **{format_gib(rank.total_bytes)}**"]
+        lines += ["", f"Per GPU ({rank.layout.describe()}, {rank.rank}): **{words.gib(rank.total_bytes)}**"]
     if breakdown.assumptions:
-        lines += ["", "Approximate:"] + [f"- {say(text)}" for text in breakdown.assumptions]
+        lines += ["", "Approximate:"] + [f"- {words.say(text)}" for text in breakdown.assumptions]
     if link:
         lines += ["", f"[Open in the calculator]({link})"]
     return "\n".join(lines) + "\n"

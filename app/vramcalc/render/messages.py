@@ -1,6 +1,11 @@
-"""Every user-facing sentence of the engine, in one catalogue, so that the page
-and the command line can be translated without touching a formula.
-Templates use str.format with the names the formulas pass."""
+"""Every user-facing sentence of the engine, in one catalogue per language (i18n/), so that the page
+and the command line can be translated without touching a formula. Templates use str.format with
+the names the formulas pass.
+
+The language is never global: a renderer is handed a `Words` for the page's language (the command
+line's is `ENGLISH`), and says everything through it. Portuguese (pt-BR, as the seed documents write
+it) writes numbers with a decimal comma and a dot between thousands: 4.096 tokens, 14,96 GiB, 83,7%.
+"""
 
 from __future__ import annotations
 
@@ -8,75 +13,87 @@ import re
 import string
 from collections.abc import Mapping
 
+from ..core import units
 from ..core.phrase import Formula, Part, Phrase
 from .i18n.en import EN
 from .i18n.pt import PT
 
-
 GUIDE_ENTRIES = 7
 
 CATALOGUES: Mapping[str, Mapping[str, str]] = {"en": EN, "pt": PT}
-_language = ["en"]
 _SWAP = str.maketrans({",": ".", ".": ","})
 # A field that is a number, possibly with its unit: "8,192", "14.96 GiB", "83.7%", "8.03B", "2.5x".
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?( ?(%|[KMGT]i?B|B|[KMBT]|x|×))?")
 
 
-def use_language(language: str) -> None:
-    if language not in CATALOGUES:
-        raise ValueError(f"language {language!r}: expected one of {', '.join(CATALOGUES)}")
-    _language[0] = language
-
-
-def language() -> str:
-    return _language[0]
-
-
 class Localized(str):
-    """Text whose numbers are already written the current language's way (message() leaves it alone)."""
-
-
-def localize(text: str) -> str:
-    """A number written in English style (4,096.5) as the current language writes it (4.096,5 in pt)."""
-    return text if _language[0] == "en" or isinstance(text, Localized) else Localized(text.translate(_SWAP))
+    """Text whose numbers are already written the language's way (a message leaves it alone)."""
 
 
 class _LocalFormatter(string.Formatter):
     """str.format, with every numeric field (a number, or a string that is only a number and its unit)
-    written the current language's way; names such as 'Llama 3.1 8B' or 'q4_k_m' are left alone."""
+    written the language's way; names such as 'Llama 3.1 8B' or 'q4_k_m' are left alone."""
+
+    def __init__(self, words: Words) -> None:
+        self.words = words
 
     def format_field(self, value: object, format_spec: str) -> str:
         text = super().format_field(value, format_spec)
         if isinstance(value, Localized):
             return text
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return localize(text) if numeric or (isinstance(value, str) and _NUMBER.fullmatch(text)) else text
+        return self.words.localize(text) if numeric or (isinstance(value, str) and _NUMBER.fullmatch(text)) else text
 
 
-_FORMATTER = _LocalFormatter()
+class Words:
+    """Sentences and numbers in one language."""
+
+    def __init__(self, language: str) -> None:
+        if language not in CATALOGUES:
+            raise ValueError(f"language {language!r}: expected one of {', '.join(CATALOGUES)}")
+        self.language = language
+        self.catalogue = CATALOGUES[language]
+        self._formatter = _LocalFormatter(self)
+
+    def __repr__(self) -> str:
+        return f"Words({self.language!r})"
+
+    def localize(self, text: str) -> str:
+        """A number written in English style (4,096.5) as this language writes it (4.096,5 in pt)."""
+        return text if self.language == "en" or isinstance(text, Localized) else Localized(text.translate(_SWAP))
+
+    def message(self, key: str, /, **values: object) -> str:
+        if self.language == "en":
+            return EN[key].format(**values)
+        return self._formatter.vformat(self.catalogue[key], (), values)
+
+    def say(self, said: Part | Formula) -> str:
+        """A Phrase or Formula of the engine (core/phrase.py) in words: its parts in turn, each Phrase from
+        the catalogue with its values (themselves said first); a literal figure written this language's way."""
+        if isinstance(said, str):
+            return self.localize(said) if _NUMBER.fullmatch(said) else said
+        if isinstance(said, tuple):
+            return Localized("".join(self.say(part) for part in said))
+        values = {name: Localized(self.say(value)) if isinstance(value, (Phrase, tuple)) else value
+                  for name, value in said.values}
+        return self.message(said.key, **values)
+
+    # numbers, each naming its unit
+
+    def gb(self, num_bytes: int, digits: int = 2) -> str:
+        return self.localize(units.format_gb(num_bytes, digits))
+
+    def gib(self, num_bytes: int, digits: int = 2) -> str:
+        return self.localize(units.format_gib(num_bytes, digits))
+
+    def count(self, value: int) -> str:
+        """A large count in words people use for model sizes: 8.03B, 124.4M."""
+        return self.localize(units.format_count(value))
+
+    def binary(self, num_bytes: int) -> str:
+        """A byte count in the largest binary unit that keeps it readable: 14.96 GiB, 501 MiB, 12 KiB."""
+        return self.localize(units.format_binary(num_bytes))
 
 
-def message(key: str, /, **values: object) -> str:
-    if _language[0] == "en":
-        return EN[key].format(**values)
-    return _FORMATTER.vformat(CATALOGUES[_language[0]][key], (), values)
-
-
-def say(said: Part | Formula, language: str | None = None) -> str:
-    """A Phrase or Formula of the engine (core/phrase.py) in words: its parts in turn, each Phrase from
-    the catalogue with its values (themselves said first); a literal figure written the language's way.
-    `language`: the page's (use_language) unless named."""
-    if language is not None and language != _language[0]:
-        previous = _language[0]
-        use_language(language)
-        try:
-            return say(said)
-        finally:
-            use_language(previous)
-    if isinstance(said, str):
-        return localize(said) if _NUMBER.fullmatch(said) else said
-    if isinstance(said, tuple):
-        return Localized("".join(say(part) for part in said))
-    values = {name: Localized(say(value)) if isinstance(value, (Phrase, tuple)) else value
-              for name, value in said.values}
-    return message(said.key, **values)
+ENGLISH = Words("en")
+"""The command line's language, and the exports' when no other is asked for."""

@@ -9,8 +9,7 @@ from ..memory.components import COMPONENTS
 from ..parallel.layout import stage_layers
 from ..analysis.ranks import PerGpu
 from ..workload import Target, Workload
-from .messages import message
-from .numbers import format_binary, format_gib
+from .messages import ENGLISH, Words
 
 
 BAR_WIDTH = 1000  # the SVG viewBox width of the stacked bar
@@ -36,90 +35,90 @@ class RankView:
     lines: tuple[str, ...]  # the stages side by side, host memory, vLLM's pool on this GPU
 
 
-def layout_text(workload: Workload, rank: PerGpu) -> str:
+def layout_text(workload: Workload, rank: PerGpu, *, words: Words = ENGLISH) -> str:
     """'TP 4', or 'TP 4, assumed (tensor parallel within the node): set the layout to change it'."""
     text = rank.layout.describe()
     if workload.layout_given:
         return text
-    return message("layout.assumed", layout=text, why=message(
+    return words.message("layout.assumed", layout=text, why=words.message(
         "layout.default_training" if workload.is_training else
         "layout.default_llamacpp" if workload.runtime.value == "llamacpp" else
         "layout.default_inference_replicas" if rank.layout.dp > 1 else "layout.default_inference"))
 
 
-def present_rank(workload: Workload, target: Target, rank: PerGpu) -> RankView:
+def present_rank(workload: Workload, target: Target, rank: PerGpu, *, words: Words = ENGLISH) -> RankView:
     total, usable = rank.total_bytes, target.gpu.usable_bytes
     scale = max(total, usable)  # the bar is the card, filled; past it, the bar is the total and the card is short
     rows, x = [], 0.0
-    how = split_notes(workload, rank)
+    how = split_notes(workload, rank, words=words)
     for key in COMPONENTS:
         value = rank.components.get(key, 0)
         width = value / scale * BAR_WIDTH
-        rows.append(RankRow(key=key, label=message(key), bytes=value, size=format_binary(value) if value else "0",
+        rows.append(RankRow(key=key, label=words.message(key), bytes=value, size=words.binary(value) if value else "0",
                             how=how.get(key, ""), bar_x=round(x, 3), bar_width=round(width, 3)))
         x += width
-    lines = [message("rank.stages", stages="; ".join(f"{name}: {format_gib(b)}" for name, b in rank.stages.items()))
+    lines = [words.message("rank.stages", stages="; ".join(f"{name}: {words.gib(b)}" for name, b in rank.stages.items()))
              ] if rank.stages else []
     if rank.host_bytes:
-        lines.append(message("rank.host", bytes=format_gib(rank.host_bytes)))
+        lines.append(words.message("rank.host", bytes=words.gib(rank.host_bytes)))
     if rank.pool is not None:
-        lines.append(message("rank.vllm_pool", pool=format_gib(rank.pool.kv_pool_bytes),
+        lines.append(words.message("rank.vllm_pool", pool=words.gib(rank.pool.kv_pool_bytes),
                              tokens=f"{rank.pool.kv_tokens:,}", seq=f"{workload.seq:,}",
                              concurrency=f"{rank.pool.max_concurrency or 0:,.2f}"))
-    title = message("rank.title" if rank.stages else "rank.title_same", rank=rank.rank, total=format_gib(total), share=f"{total / usable:.0%}",
-                    memory=format_gib(usable), phase=message(f"phase.{rank.peak_phase}")
-                    if workload.is_training else message("rank.inference"))
+    title = words.message("rank.title" if rank.stages else "rank.title_same", rank=rank.rank, total=words.gib(total), share=f"{total / usable:.0%}",
+                    memory=words.gib(usable), phase=words.message(f"phase.{rank.peak_phase}")
+                    if workload.is_training else words.message("rank.inference"))
     return RankView(title=title, total_bytes=total, rows=tuple(rows), lines=tuple(lines))
 
 
-def split_notes(workload: Workload, rank: PerGpu) -> dict[str, str]:
+def split_notes(workload: Workload, rank: PerGpu, *, words: Words = ENGLISH) -> dict[str, str]:
     """One phrase per component: how the layout split it onto this GPU."""
     layout, model = rank.layout, workload.model
     n, zero = layout.shard_group, layout.stage
     notes: dict[str, list[str]] = {key: [] for key in COMPONENTS}
     if layout.pp > 1:
         on = stage_layers(model.layers, layout.pp, rank.stage)
-        where = message("split.layers", count=len(on), layers=model.layers)
-        ends = message("split.embedding") * (rank.stage == 0) + message("split.head") * (rank.stage == layout.pp - 1)
+        where = words.message("split.layers", count=len(on), layers=model.layers)
+        ends = words.message("split.embedding") * (rank.stage == 0) + words.message("split.head") * (rank.stage == layout.pp - 1)
         for key in ("weights", "kv_cache", "activations", "gradients", "optimizer", "master_weights"):
             notes[key].append(where + (ends if key != "kv_cache" and key != "activations" else ""))
-        notes["logits"].append(message("split.last_stage"))
+        notes["logits"].append(words.message("split.last_stage"))
     if layout.tp > 1:
-        notes["weights"].append(message("split.tp", tp=layout.tp))
+        notes["weights"].append(words.message("split.tp", tp=layout.tp))
         if model.mla is not None:
-            notes["kv_cache"].append(message("split.kv_latent"))
+            notes["kv_cache"].append(words.message("split.kv_latent"))
         elif model.kv_heads:
             per = -(-model.kv_heads // layout.tp)
-            notes["kv_cache"].append(message("split.kv_replicated" if model.kv_heads < layout.tp else "split.kv_heads",
+            notes["kv_cache"].append(words.message("split.kv_replicated" if model.kv_heads < layout.tp else "split.kv_heads",
                                              per=per, heads=model.kv_heads, tp=layout.tp))
-        notes["logits"].append(message("split.vocab", tp=layout.tp))
+        notes["logits"].append(words.message("split.vocab", tp=layout.tp))
     if layout.ep > 1:
-        notes["weights"].append(message("split.ep", ep=layout.ep))
+        notes["weights"].append(words.message("split.ep", ep=layout.ep))
     if workload.is_training:
         if layout.tp > 1 or layout.cp > 1:
-            notes["activations"].append(message("split.sp" if layout.sp else "split.tp_activations", tp=layout.tp)
-                                        if layout.tp > 1 else message("split.cp", cp=layout.cp))
+            notes["activations"].append(words.message("split.sp" if layout.sp else "split.tp_activations", tp=layout.tp)
+                                        if layout.tp > 1 else words.message("split.cp", cp=layout.cp))
         if layout.dp > 1:
-            notes["activations"].append(message("split.own_batch", batch=workload.batch))
+            notes["activations"].append(words.message("split.own_batch", batch=workload.batch))
         if layout.pp > 1:
-            notes["activations"].append(message("split.in_flight", count=min(layout.pp - rank.stage,
+            notes["activations"].append(words.message("split.in_flight", count=min(layout.pp - rank.stage,
                                                                               max(1, workload.grad_accum))))
         offloaded = layout.offload is not Offload.NONE
         for key, stage in (("gradients", 2), ("optimizer", 1), ("master_weights", 1)):
             if offloaded:
-                notes[key].append(message("split.offloaded"))
+                notes[key].append(words.message("split.offloaded"))
             elif zero >= stage and n > 1:
-                notes[key].append(message("split.sharded", n=n, zero=zero))
+                notes[key].append(words.message("split.sharded", n=n, zero=zero))
             elif layout.dp > 1:
-                notes[key].append(message("split.replicated", dp=layout.dp))
+                notes[key].append(words.message("split.replicated", dp=layout.dp))
         if layout.offload is Offload.OPTIMIZER_PARAMS:
-            notes["weights"].append(message("split.offloaded"))
+            notes["weights"].append(words.message("split.offloaded"))
         elif zero == 3 and n > 1:
-            notes["weights"].append(message("split.zero3", n=n, gather=format_binary(rank.gather_bytes)))
+            notes["weights"].append(words.message("split.zero3", n=n, gather=words.binary(rank.gather_bytes)))
         elif layout.dp > 1:
-            notes["weights"].append(message("split.replicated", dp=layout.dp))
+            notes["weights"].append(words.message("split.replicated", dp=layout.dp))
     elif workload.runtime.value == "vllm":
-        notes["activations"].append(message("split.vllm_peak"))
-        notes["overhead"].append(message("split.vllm_nccl"))
-    notes["overhead"].insert(0, message("split.every_gpu"))
+        notes["activations"].append(words.message("split.vllm_peak"))
+        notes["overhead"].append(words.message("split.vllm_nccl"))
+    notes["overhead"].insert(0, words.message("split.every_gpu"))
     return {key: "; ".join(parts) for key, parts in notes.items() if parts}

@@ -10,7 +10,7 @@ Examples are real models with their real parameter counts (data/examples.json).
 
 from __future__ import annotations
 
-from .messages import say
+from .messages import ENGLISH, Words
 
 import dataclasses
 
@@ -29,28 +29,26 @@ from ..engines.layouts import resolve_layout
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
-from .messages import localize, message
-from .numbers import format_binary, format_count, format_gb, format_gib
 from .rank import BAR_WIDTH, RankRow, RankView, layout_text, present_rank
 
 
-def format_billions(params: int) -> str:
+def format_billions(params: int, *, words: Words = ENGLISH) -> str:
     """3.2, 51.2 or 2,048 (billions of parameters): one decimal below 100, whole numbers above."""
     value = params / 1e9
     if value < 100:
-        return localize(f"{value:.1f}".removesuffix(".0"))
-    return localize(f"{value:,.0f}")
+        return words.localize(f"{value:.1f}".removesuffix(".0"))
+    return words.localize(f"{value:,.0f}")
 
 
-def format_range(c: Cell) -> str:
-    return f"{format_billions(c.low_params)}–{format_billions(c.high_params)}B"
+def format_range(c: Cell, *, words: Words = ENGLISH) -> str:
+    return f"{format_billions(c.low_params, words=words)}–{format_billions(c.high_params, words=words)}B"
 
 
-def format_placement(p: Placement) -> str:
+def format_placement(p: Placement, *, words: Words = ENGLISH) -> str:
     label = "FP16" if p.precision is Precision.FP16 else p.precision.value.upper()
     marks = [label]
     if p.several_gpus:
-        marks.append(message("capacity.several_gpus"))
+        marks.append(words.message("capacity.several_gpus"))
     return f"{p.example.name} ({', '.join(marks)})"
 
 
@@ -93,7 +91,7 @@ class View:
     runtime_lines: tuple[str, ...]  # the engine's own figures in words (vLLM's pool, llama.cpp's devices)
 
 
-def present(breakdown: Breakdown, gpus: int = 1) -> View:
+def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> View:
     """The breakdown's view; on `gpus` GPUs, with the engine's figures for their layout (ranks.on_gpus)."""
     breakdown = on_gpus(breakdown, gpus)
     total = breakdown.total_bytes
@@ -105,36 +103,36 @@ def present(breakdown: Breakdown, gpus: int = 1) -> View:
         rows.append(
             Row(
                 key=component.key,
-                label=message(component.key),
+                label=words.message(component.key),
                 bytes=component.bytes,
-                size=format_binary(component.bytes) if component.bytes else "0",
-                share=localize(f"{share:.1%}"),
-                formula=say(component.formula),
+                size=words.binary(component.bytes) if component.bytes else "0",
+                share=words.localize(f"{share:.1%}"),
+                formula=words.say(component.formula),
                 bar_x=round(x, 3),
                 bar_width=round(width, 3),
             )
         )
         x += width
     workload = breakdown.workload
-    params = message("results.params", count=format_count(breakdown.params))
+    params = words.message("results.params", count=words.count(breakdown.params))
     if breakdown.active_params != breakdown.params:
-        params += message("results.active", count=format_count(breakdown.active_params))
+        params += words.message("results.active", count=words.count(breakdown.active_params))
     bar_text = "; ".join(f"{row.label} {row.size} ({row.share})" for row in rows if row.bytes)
     return View(
         total_bytes=total,
-        total_gb=format_gb(total),
-        total_gib=format_gib(total),
-        summary=message(
-            "results.summary", model=workload.model.display_name, mode=message(f"option.mode.{workload.mode.value}").lower(),
+        total_gb=words.gb(total),
+        total_gib=words.gib(total),
+        summary=words.message(
+            "results.summary", model=workload.model.display_name, mode=words.message(f"option.mode.{workload.mode.value}").lower(),
             precision=workload.precision.value, batch=workload.batch, seq=workload.seq,
         ),
         params=params,
         rows=tuple(rows),
         bar_text=bar_text,
-        gpus=tuple(_gpu_row(fit) for fit in fit_all(breakdown)),
-        notes=tuple(say(note) for note in breakdown.notes),
-        assumptions=tuple(say(assumption) for assumption in breakdown.assumptions),
-        runtime_lines=_runtime_lines(breakdown),
+        gpus=tuple(_gpu_row(fit, words=words) for fit in fit_all(breakdown)),
+        notes=tuple(words.say(note) for note in breakdown.notes),
+        assumptions=tuple(words.say(assumption) for assumption in breakdown.assumptions),
+        runtime_lines=_runtime_lines(breakdown, words=words),
     )
 
 
@@ -144,39 +142,39 @@ def _answer_label(key: str, workload: Workload) -> str:
     return f"answer.{key}"
 
 
-def _runtime_lines(breakdown: Breakdown) -> tuple[str, ...]:
+def _runtime_lines(breakdown: Breakdown, *, words: Words) -> tuple[str, ...]:
     runtime, workload = breakdown.runtime, breakdown.workload
     if runtime.get("name") == "vllm":
         gpus = runtime.get("kv_pool_gpus", 1)
         facts = breakdown.facts
-        return (message("runtime.vllm_gpus" if gpus != 1 else "runtime.vllm", gpus=gpus,
+        return (words.message("runtime.vllm_gpus" if gpus != 1 else "runtime.vllm", gpus=gpus,
                         layout=getattr(facts, "layout", ""), gpu=runtime["gpu"], util=runtime["gpu_memory_utilization"],
-                        claimed=format_gib(runtime["claimed_bytes"]), pool=format_gib(runtime["kv_pool_bytes"]),
+                        claimed=words.gib(runtime["claimed_bytes"]), pool=words.gib(runtime["kv_pool_bytes"]),
                         tokens=f"{runtime['kv_tokens']:,}", concurrency=f"{runtime['max_concurrency']:,.2f}",
                         seq=f"{workload.seq:,}"),)
     if runtime.get("name") == "llamacpp":
-        return (message("runtime.llamacpp", gpu_bytes=format_gib(runtime["device_bytes"]),
-                        host_bytes=format_gib(runtime["host_bytes"]), layers=runtime["gpu_layers"] - 1 if
+        return (words.message("runtime.llamacpp", gpu_bytes=words.gib(runtime["device_bytes"]),
+                        host_bytes=words.gib(runtime["host_bytes"]), layers=runtime["gpu_layers"] - 1 if
                         runtime["gpu_layers"] else 0, total=workload.model.layers, n_ctx=f"{runtime['n_ctx']:,}",
                         n_seq=runtime["n_seq"]),)
     if breakdown.phases:  # a training step: every phase's total with the overhead, the peak named
         overhead = breakdown.bytes_of("overhead")
-        return tuple(message("phase.line.peak" if name == breakdown.peak_phase else "phase.line",
-                             phase=message(f"phase.{name}"), total=format_gib(total + overhead))
+        return tuple(words.message("phase.line.peak" if name == breakdown.peak_phase else "phase.line",
+                             phase=words.message(f"phase.{name}"), total=words.gib(total + overhead))
                      for name, total in breakdown.phase_totals().items())
     return ()
 
 
-def _gpu_row(fit: GpuFit) -> GpuRow:
+def _gpu_row(fit: GpuFit, *, words: Words) -> GpuRow:
     return GpuRow(
         slug=fit.gpu.slug,
         name=fit.gpu.display_name,
-        memory=message("gpus.memory", usable=format_gib(fit.gpu.usable_bytes), marketed=fit.gpu.marketed_memory_gb),
-        utilization=localize(f"{fit.utilization:.0%}"),
+        memory=words.message("gpus.memory", usable=words.gib(fit.gpu.usable_bytes), marketed=fit.gpu.marketed_memory_gb),
+        utilization=words.localize(f"{fit.utilization:.0%}"),
         bar_percent=round(min(fit.utilization, 1.0) * 100, 2),
         count="–" if fit.count is None else str(fit.count),
         verdict=fit.verdict.value,
-        verdict_text=message(f"fit.{fit.verdict.value}"),
+        verdict_text=words.message(f"fit.{fit.verdict.value}"),
     )
 
 
@@ -210,95 +208,95 @@ class Verdict:
     short: str = ""  # for the phone's sticky summary: "17.87 GiB per GPU · fits one RTX 4090 (76%)"
 
 
-def present_target(workload: Workload, target: Target) -> TargetView:
+def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH) -> TargetView:
     solution = solve(workload, target)
     model = workload.model
     seq = solution.max_seq
     if seq is None:
-        seq_text = message("answer.seq_none")
+        seq_text = words.message("answer.seq_none")
     elif seq >= MAX_SEQ:
-        seq_text = message("answer.seq_capped", value=seq)
+        seq_text = words.message("answer.seq_capped", value=seq)
     else:
-        seq_text = message("answer.seq", value=seq)
+        seq_text = words.message("answer.seq", value=seq)
         if model.max_positions and seq > model.max_positions:
-            seq_text += message("answer.seq_beyond_context", context=model.max_positions)
+            seq_text += words.message("answer.seq_beyond_context", context=model.max_positions)
     batch = solution.max_batch
     if batch is None:
-        batch_text = message("answer.batch_none")
+        batch_text = words.message("answer.batch_none")
     else:
-        batch_text = message("answer.batch_capped", value=batch) if batch >= MAX_BATCH else localize(f"{batch:,}")
+        batch_text = words.message("answer.batch_capped", value=batch) if batch >= MAX_BATCH else words.localize(f"{batch:,}")
     if solution.min_gpus is None:
-        gpus_text = message("answer.gpus_none" if workload.overhead_bytes >= target.gpu.usable_bytes
+        gpus_text = words.message("answer.gpus_none" if workload.overhead_bytes >= target.gpu.usable_bytes
                             else "answer.gpus_none_rank")
     else:
-        gpus_text = message("answer.gpus", value=solution.min_gpus, gpu=target.gpu.display_name)
+        gpus_text = words.message("answer.gpus", value=solution.min_gpus, gpu=target.gpu.display_name)
         if solution.min_gpus > 1:
             gpus_text += f" ({resolve_layout(workload, solution.min_gpus).describe()})"
     layers = solution.max_layers
     if layers is None:
-        params_text = message("answer.params_none")
+        params_text = words.message("answer.params_none")
     else:
-        params_text = message(
-            "answer.params", at_least=message("answer.at_least") if layers >= MAX_LAYERS else "",
-            count=format_count(solution.max_params or 0), layers=layers, now=model.layers,
+        params_text = words.message(
+            "answer.params", at_least=words.message("answer.at_least") if layers >= MAX_LAYERS else "",
+            count=words.count(solution.max_params or 0), layers=layers, now=model.layers,
         )
     loaded = most_loaded(workload, target.count)
     rank = loaded
     if rank.layout.gpus == 1 and rank.layout.offload is Offload.NONE:
         rank = None  # one GPU holds what the breakdown above shows
-    heading = message(
+    heading = words.message(
         "reverse.heading_split" if rank else "reverse.heading",
-        target=say(target.label), memory=format_gib(target.gpu.usable_bytes),
-        layout=rank and layout_text(workload, rank),
+        target=words.say(target.label), memory=words.gib(target.gpu.usable_bytes),
+        layout=rank and layout_text(workload, rank, words=words),
     )
     if target.count == 1 and rank is None and (workload.zero or workload.fsdp.value):
-        heading += message("layout.zero_one_gpu")
+        heading += words.message("layout.zero_one_gpu")
     values = {"max_seq": seq, "max_batch": batch, "min_gpus": solution.min_gpus, "max_params": solution.max_params,
               "best_format": solution.best_format, "best_kv_format": solution.best_kv_format}
     texts = {"max_seq": seq_text, "max_batch": batch_text, "min_gpus": gpus_text, "max_params": params_text,
-             "best_format": solution.best_format or message("answer.format_none"),
-             "best_kv_format": solution.best_kv_format or message(
+             "best_format": solution.best_format or words.message("answer.format_none"),
+             "best_kv_format": solution.best_kv_format or words.message(
                  "answer.kv_not_applicable" if workload.is_training else "answer.format_none")}
     return TargetView(
         heading=heading,
         answers=tuple(
-            Answer(key=key, label=message(_answer_label(key, workload)), value=values[key], text=texts[key])
+            Answer(key=key, label=words.message(_answer_label(key, workload)), value=values[key], text=texts[key])
             for key in values
         ),
-        charts=(sweep(workload, target, "seq", seq), sweep(workload, target, "batch", batch)),
-        rank=rank and present_rank(workload, target, rank),
-        verdict=present_verdict(workload, target, solution, loaded),
+        charts=(sweep(workload, target, "seq", seq, words=words), sweep(workload, target, "batch", batch, words=words)),
+        rank=rank and present_rank(workload, target, rank, words=words),
+        verdict=present_verdict(workload, target, solution, loaded, words=words),
     )
 
 
-def present_verdict(workload: Workload, target: Target, solution: Solution, rank: PerGpu) -> Verdict:
+def present_verdict(workload: Workload, target: Target, solution: Solution, rank: PerGpu, *, words: Words = ENGLISH) -> Verdict:
     """`rank`: the most loaded GPU of the workload on the target (pergpu.per_gpu)."""
     usable = target.gpu.usable_bytes
     used = rank.total_bytes / usable
-    where = message("verdict.one", gpu=target.gpu.display_name) if target.count == 1 else message(
+    where = words.message("verdict.one", gpu=target.gpu.display_name) if target.count == 1 else words.message(
         "verdict.many", count=target.count, gpu=target.gpu.display_name, layout=rank.layout.describe())
-    numbers = dict(where=where, used=format_gib(rank.total_bytes), usable=format_gib(usable), share=f"{used:.0%}")
+    numbers = dict(where=where, used=words.gib(rank.total_bytes), usable=words.gib(usable), share=f"{used:.0%}")
     if rank.runs and used <= 1.0:
         kind = FitVerdict.FITS if used <= TIGHT_RATIO else FitVerdict.TIGHT
         key = "verdict.fits" if kind is FitVerdict.FITS else "verdict.tight"
-        return Verdict(kind=kind.value, text=message(key, **numbers), percent=round(used * 100, 1), changes=(),
-                       short=message(key + ".short", **numbers))
+        return Verdict(kind=kind.value, text=words.message(key, **numbers), percent=round(used * 100, 1), changes=(),
+                       short=words.message(key + ".short", **numbers))
     if not rank.runs:  # vLLM: its share of the card leaves no room for the sequences asked
-        text = message("verdict.no_pool", where=where, pool=format_gib(rank.pool.kv_pool_bytes if rank.pool else 0),
-                       kv=format_gib(rank.components.get("kv_cache", 0)))
+        text = words.message("verdict.no_pool", where=where, pool=words.gib(rank.pool.kv_pool_bytes if rank.pool else 0),
+                       kv=words.gib(rank.components.get("kv_cache", 0)))
     else:
         largest = max((k for k in rank.components if k != "overhead"), key=rank.components.__getitem__)
-        text = message("verdict.no", **numbers, part=message(largest).lower() if largest != "kv_cache" else message(largest),
+        text = words.message("verdict.no", **numbers, part=words.message(largest).lower() if largest != "kv_cache" else words.message(largest),
                        part_share=f"{rank.components[largest] / rank.total_bytes:.0%}")
     return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=text, percent=100.0,
-                   changes=tuple(say(change) for change in changes(workload, target, solution)), short=message("verdict.no.short", **numbers))
+                   changes=tuple(words.say(change) for change in changes(workload, target, solution)), short=words.message("verdict.no.short", **numbers))
 
 
-def rank_rows(view: TargetView) -> tuple[RankRow, ...]:
+def rank_rows(view: TargetView, *, words: Words = ENGLISH) -> tuple[RankRow, ...]:
     """The per-GPU rows to prerender: the view's, or empty ones for one GPU (the page fills them later)."""
     if view.rank:
         return view.rank.rows
-    return tuple(RankRow(key=key, label=message(key), bytes=0, size="0", how="", bar_x=0.0, bar_width=0.0)
+    return tuple(RankRow(key=key, label=words.message(key), bytes=0, size="0", how="", bar_x=0.0, bar_width=0.0)
                  for key in COMPONENTS)
 
 
@@ -313,19 +311,19 @@ class CapacityRow:
     examples: str
 
 
-def present_capacity_row(row: analysis_capacity.Row, *, id_: str) -> CapacityRow:
+def present_capacity_row(row: analysis_capacity.Row, *, id_: str, words: Words = ENGLISH) -> CapacityRow:
     return CapacityRow(
         id=id_,
-        memory=format_gb(row.memory_bytes, digits=0) if row.memory_bytes % GB == 0 else format_gb(row.memory_bytes),
-        cells=tuple(format_range(c) for c in row.cells),
-        examples="; ".join(format_placement(p) for p in row.examples) or "–",
+        memory=words.gb(row.memory_bytes, digits=0) if row.memory_bytes % GB == 0 else words.gb(row.memory_bytes),
+        cells=tuple(format_range(c, words=words) for c in row.cells),
+        examples="; ".join(format_placement(p, words=words) for p in row.examples) or "–",
     )
 
 
-def present_capacity(query: CapacityQuery) -> tuple[tuple[CapacityRow, ...], CapacityRow | None]:
+def present_capacity(query: CapacityQuery, *, words: Words = ENGLISH) -> tuple[tuple[CapacityRow, ...], CapacityRow | None]:
     """The standard rows (examples new or more precise than the row above) and the user's row (all examples)."""
-    rows = tuple(present_capacity_row(r, id_=f"capacity-{r.memory_bytes // GB}") for r in table(query.headroom))
+    rows = tuple(present_capacity_row(r, id_=f"capacity-{r.memory_bytes // GB}", words=words) for r in table(query.headroom))
     user = None
     if query.memory_bytes is not None:
-        user = present_capacity_row(analysis_capacity.row(query.memory_bytes, query.headroom), id_="capacity-user")
+        user = present_capacity_row(analysis_capacity.row(query.memory_bytes, query.headroom), id_="capacity-user", words=words)
     return rows, user
