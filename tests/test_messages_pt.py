@@ -18,7 +18,8 @@ SAME_IN_BOTH = frozenset({
     "foreach", "fused", "for-loop", "full-shard", "shard-grad-op", "hybrid-shard",
     "iogpu.wired_limit_mb (MiB)", "GGUF (llama.cpp, Ollama, LM Studio)", "llama.cpp / Ollama / LM Studio",
     "Hugging Face transformers (generate)", "--cache-type-v.", " · checkpoint: {format}",
-    "{value:,} tokens", "{batch} × ({layers}) × {bits} bits ({precision})", "MQA, head_dim {head_dim}", "GGUF {name} (llama.cpp)",
+    "{value:,} tokens", "{batch} × ({layers}) × {bits} bits ({precision})", "MQA, head_dim {head_dim}",
+    "GGUF {name} (llama.cpp)",
 })
 
 FORMATTER = string.Formatter()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..model.table import active_param_count, param_count
 from ..core.dtypes import Precision
 from ..engines import engine_for
+from ..formats.weights import native_format_phrase
 from ..memory.components import Breakdown
 from ..model.families.decoder.saved import lora_measured
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
@@ -27,7 +28,7 @@ def breakdown_notes(workload: Workload) -> tuple[str, ...]:
     if workload.is_training and model.linear is not None:
         notes.append(phrase("note.linear_training"))
     if model.native_format:
-        notes.append(phrase("note.native_format", format=model.native_format))
+        notes.append(phrase("note.native_format", format=native_format_phrase(model.native_format)))
     if isinstance(workload.precision, Precision) and not workload.precision.is_float:
         notes.append(phrase("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
     return tuple(notes)

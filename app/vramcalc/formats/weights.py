@@ -74,6 +74,15 @@ def names() -> tuple[str, ...]:
     return GGUF_FORMATS + tuple(GPU_FORMATS) + ("bpw:X.XX", "native")
 
 
+def native_format_phrase(native_format: str) -> Phrase:
+    """How a preset's checkpoint stores its weights (its `native_format`, data/README.md), in words."""
+    if native_format.startswith("MXFP4"):
+        return phrase("native.mxfp4")
+    if native_format.startswith("FP8"):
+        return phrase("native.fp8_block_embeddings" if "embeddings" in native_format else "native.fp8_block")
+    raise ValueError(f"native format {native_format!r}: not one the catalogues describe")
+
+
 def parse_format(text: str) -> WeightFormat | None:
     """A weight format by name, or None when the text is not one (the caller tries the nominal precisions)."""
     if text in GGUF_FORMATS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..formats.weights import native_format_phrase
 from ..sources.catalog import Entry, entries
 from .messages import ENGLISH, Words
 
@@ -19,7 +20,7 @@ def facts(slug: str, *, words: Words = ENGLISH) -> str:
     text = words.message("model.facts", hf_id=entry.hf_id, params=params,
                    context=f"{entry.context:,}" if entry.context else "?", architecture=words.say(entry.architecture))
     if entry.native_format:
-        text += words.message("model.facts.native", format=entry.native_format)
+        text += words.message("model.facts.native", format=words.say(native_format_phrase(entry.native_format)))
     return text
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from importlib import resources
 
 from ..core.errors import ValidationError
+from ..core.phrase import Phrase, phrase
 from ..model.families.decoder.spec import ModelSpec
 from .hf_config import from_hf_config
 
@@ -28,7 +29,7 @@ class Preset:
     family: str = ""
     published_params: str = ""
     native_format: str = ""  # the checkpoint's own weight format when it is not 16-bit
-    notes: tuple[str, ...] = ()  # what is known of the checkpoint but not counted (MTP layers, vision)
+    notes: tuple[Phrase, ...] = ()  # what is known of the checkpoint but not counted (MTP layers, vision)
 
     def spec(self) -> ModelSpec:
         return from_hf_config(self.config, name=self.slug, display_name=self.display_name, notes=self.notes,
@@ -43,7 +44,7 @@ def load_presets() -> Mapping[str, Preset]:
     presets = {}
     for slug in order:
         raw = json.loads((folder / f"{slug}.json").read_text(encoding="utf-8"))
-        raw["notes"] = tuple(raw.get("notes", ()))
+        raw["notes"] = tuple(phrase(note.pop("key"), **note) for note in raw.get("notes", ()))
         presets[slug] = Preset(slug=slug, **raw)
     return presets
 

@@ -652,6 +652,8 @@ EN: Mapping[str, str] = {
     "model.note.multimodal": "{model_type} is multimodal: the language model is counted; the vision tower and its projector are not (engines load them unless told to skip images)",
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Not in the config, taken from transformers' defaults for {model_type}: {keys}",
+    "model.note.fp8_variant": "the publisher also ships {hf_id}, whose FFN weights are FP8 and the rest bf16",
+    "model.note.mtp_undescribed": "the checkpoint also carries one multi-token-prediction (MTP) layer (about {params} parameters) that the config does not describe; engines load it only for speculative decoding, and it is not counted",
     "model.note.mtp": "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it for inference unless speculative decoding uses it",
     "assumption.unknown_type": "model_type {model_type} is not one of the {count} types the calculator reads exactly: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)",
     "assumption.no_type": "the config has no model_type: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)",
@@ -692,4 +694,8 @@ EN: Mapping[str, str] = {
     "format.bpw": "EXL2/EXL3 at {bpw} bits per weight",
     "format.native_mxfp4": "expert FFNs in MXFP4 (4.25 bits)",
     "format.native_fp8_block": "linear layers in FP8 with 128 × 128 block scales",
+    # how presets' checkpoints store their weights (data/models/*.json native_format)
+    "native.mxfp4": "MXFP4 experts (4.25 bits per weight: 4-bit values and one 8-bit scale per 32); attention, router, embeddings and head in bf16",
+    "native.fp8_block": "FP8 (e4m3) with one fp32 scale per 128 × 128 block; head, norms and routers in bf16",
+    "native.fp8_block_embeddings": "FP8 (e4m3) with one fp32 scale per 128 × 128 block; embeddings, head, norms and router in bf16",
 }

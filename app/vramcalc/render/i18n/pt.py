@@ -695,6 +695,8 @@ PT: Mapping[str, str] = {
     "model.note.multimodal": "{model_type} é multimodal: o modelo de linguagem é contado; a torre de visão e seu projetor não (os motores os carregam, a menos que sejam instruídos a ignorar imagens)",
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Ausentes do config, tomados dos padrões do transformers para {model_type}: {keys}",
+    "model.note.fp8_variant": "a editora também publica {hf_id}, com os pesos das FFNs em FP8 e o resto em bf16",
+    "model.note.mtp_undescribed": "o checkpoint também traz uma camada de predição de múltiplos tokens (MTP) (cerca de {params} de parâmetros) que o config não descreve; os motores só a carregam para decodificação especulativa, e ela não é contada",
     "model.note.mtp": "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores não a carregam para inferência, a menos que a decodificação especulativa a use",
     "assumption.unknown_type": "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)",
     "assumption.no_type": "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)",
@@ -735,4 +737,8 @@ PT: Mapping[str, str] = {
     "format.bpw": "EXL2/EXL3 a {bpw} bits por peso",
     "format.native_mxfp4": "FFNs dos especialistas em MXFP4 (4,25 bits)",
     "format.native_fp8_block": "camadas lineares em FP8 com escalas por bloco de 128 × 128",
+    # how presets' checkpoints store their weights (data/models/*.json native_format)
+    "native.mxfp4": "especialistas em MXFP4 (4,25 bits por peso: valores de 4 bits e uma escala de 8 bits a cada 32); atenção, roteador, embeddings e cabeça de saída em bf16",
+    "native.fp8_block": "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; cabeça de saída, normalizações e roteadores em bf16",
+    "native.fp8_block_embeddings": "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; embeddings, cabeça de saída, normalizações e roteador em bf16",
 }
