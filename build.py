@@ -7,7 +7,6 @@ files for the browser, the static assets and the pinned runtime from node_module
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import re
@@ -16,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import zopfli.gzip
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 ROOT = Path(__file__).resolve().parent
@@ -204,8 +204,15 @@ def precompiled(name: str, package: Path | None = None, pyscript: Path | None = 
 
 
 def gzipped(source: Path, target: Path) -> None:
-    """target: source gzipped at level 9, with no time or name in its header (the same build, the same bytes)."""
-    target.write_bytes(gzip.compress(source.read_bytes(), 9, mtime=0))
+    """target: source gzipped by zopfli (4-5 % smaller than gzip -9, and any gzip reader inflates it), with
+    no time or name in its header (the same build, the same bytes); cached by the source's hash, as zopfli
+    takes seconds on the standard library."""
+    data = source.read_bytes()
+    cached = CACHE / f"{source.stem}-{hashlib.sha256(data).hexdigest()[:16]}.gz"
+    if not cached.exists():
+        CACHE.mkdir(exist_ok=True)
+        cached.write_bytes(zopfli.gzip.compress(data, numiterations=15))
+    target.write_bytes(cached.read_bytes())
 
 
 def pyscript_files(dist: Path) -> list[str]:
