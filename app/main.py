@@ -40,7 +40,7 @@ from vramcalc.sources import catalog  # noqa: E402
 from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.analysis.fit import fit_all  # noqa: E402
 from vramcalc.inputs.link import decode, encode  # noqa: E402
-from vramcalc.inputs.options import CHECKBOXES, OPTIONS  # noqa: E402
+from vramcalc.inputs.options import CHECKBOXES, OPTIONS, shown_values  # noqa: E402
 from vramcalc.render.messages import Words  # noqa: E402
 from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
@@ -353,6 +353,7 @@ def redraw():
     set_text("model-facts", catalog_words.facts(values["model"], words=WORDS))
     summarize_options(values)
     remember_gpu(values)
+    values = shown_values(values)  # a hidden field's value counts as its default (it is kept for when it shows again)
     problems = []
     workload = attempt(lambda: parse_workload(values, config=state["config"]), problems)
     target = attempt(lambda: parse_target(values), problems)

@@ -112,7 +112,7 @@ def test_lenient_parse_falls_back_and_reports():
 
 def test_lenient_parse_resolves_cross_field_conflicts():
     workload, problems = parse_workload_lenient({"mode": "training", "precision": "int4"})
-    assert workload.precision.value == DEFAULTS["precision"]
+    assert workload.precision.value == "bf16"  # the default, auto, is bf16 for a model published in 16-bit
     assert [p.field for p in problems] == ["precision"]
 
 

@@ -1,6 +1,8 @@
 """Issue 22's defects in the engine: each test fails on the code before its fix.
 
 1. vLLM on several GPUs reports one pool everywhere, and its suggestions offer its own settings.
+2. A checkpoint shipped quantised opens in its own format, which heads every ladder of formats.
+3. gpt-oss on llama.cpp as its published GGUF files are (MXFP4 experts at every file type).
 4. Training answers the format questions sensibly (the current format; no KV answer).
 5. The overhead row says where its number comes from.
 13. Default layouts pass the checks explicit ones do.
@@ -13,14 +15,18 @@ import contextlib
 import io
 import json
 
+import pytest
+
 from vramcalc import estimate, parse_workload
 from vramcalc.analysis.fit import fit_all
 from vramcalc.cli import main
-from vramcalc.inputs.options import DEFAULTS
+from vramcalc.inputs.options import DEFAULTS, parse_precision
 from vramcalc.inputs.parse import parse_target
+from vramcalc.memory.states import weights_bytes
 from vramcalc.render.export import to_csv, to_json, to_markdown
 from vramcalc.render.messages import ENGLISH
 from vramcalc.render.view import present, present_target
+from vramcalc.sources.presets import load_presets
 
 
 def run(argv: list[str]) -> tuple[int, str, str]:
@@ -183,3 +189,133 @@ def test_gpt2_on_64_gpus_gets_a_layout_it_accepts():
     assert code == 0 and "PP 16" not in out, out
     code, out, err = run(["--model", "gpt2", "--gpus", "64", "--runtime", "llamacpp", "--precision", "q4_k_m"])
     assert code == 2 and "gpus" in err
+
+
+# ---------------------------------------------------------------- 2. checkpoints shipped quantised
+
+NATIVE = [slug for slug, preset in load_presets().items() if preset.native_format]
+
+
+def test_the_quantised_checkpoints_are_the_ones_we_expect():
+    assert set(NATIVE) == {"gpt-oss-20b", "gpt-oss-120b", "deepseek-v3", "deepseek-r1", "kimi-k2-instruct",
+                           "qwen3-235b-a22b-fp8"}
+
+
+@pytest.mark.parametrize("slug", NATIVE)
+def test_a_preset_shipped_quantised_opens_in_its_own_format_and_says_so(slug):
+    workload = parse_workload({**DEFAULTS, "model": slug})
+    assert workload.precision.value == "native"
+    notes = [ENGLISH.say(note) for note in estimate(workload).notes]
+    assert any(note.startswith("The weights are the checkpoint as published") for note in notes), notes
+    # training trains 16-bit weights; a format named keeps its meaning
+    assert parse_workload({**DEFAULTS, "model": slug, "mode": "training"}).precision.value == "bf16"
+    assert parse_workload({**DEFAULTS, "model": slug, "precision": "bf16"}).precision.value == "bf16"
+
+
+def test_a_model_published_in_16_bit_opens_in_bf16_on_every_engine():
+    for runtime in ("transformers", "vllm", "llamacpp"):
+        assert parse_workload({**DEFAULTS, "model": "llama-3.1-8b", "runtime": runtime}).precision.value == "bf16"
+
+
+def test_gpt_oss_120b_opens_at_its_mxfp4_size_and_fits_one_h100():
+    workload, _, solution, fits_now = _solve({"model": "gpt-oss-120b", "gpu": "h100-80gb"})
+    assert 60 * 2**30 < weights_bytes(workload).bytes < 61 * 2**30  # 220 GiB in bf16
+    assert fits_now and solution.best_format == "native"
+    _, _, solution, fits_now = _solve({"model": "gpt-oss-120b", "gpu": "h100-80gb", "precision": "bf16"})
+    assert not fits_now and solution.best_format == "native"  # never nf4 while the checkpoint itself fits
+
+
+@pytest.mark.parametrize("slug", NATIVE)
+def test_native_heads_every_ladder_and_nothing_wider_follows(slug):
+    from vramcalc.analysis.solve import weight_ladder
+
+    for runtime in ("transformers", "vllm", "llamacpp"):
+        workload = parse_workload({**DEFAULTS, "model": slug, "runtime": runtime})
+        ladder = weight_ladder(workload)
+        if runtime == "llamacpp" and not slug.startswith("gpt-oss"):
+            assert "native" not in ladder  # llama.cpp has no FP8 type
+            continue
+        assert ladder[0] == workload.precision.value
+        sizes = [weights_bytes(workload.but(precision=parse_precision(name))).bytes for name in ladder]
+        assert sizes == sorted(sizes, reverse=True) and (len(sizes) == 1 or sizes[0] > sizes[1])
+        assert "bnb-int8" not in ladder and "bf16" not in ladder
+
+
+# ---------------------------------------------------------------- 3. gpt-oss on llama.cpp as its GGUF files are
+
+GIB = 2**30
+GGUF_METADATA = 13_008_832  # header, key/values and tokenizer of unsloth's gpt-oss-20b-Q4_K_M.gguf (11,624,759,488 B
+# on disk, a public download script) less its 11,611,750,656 B of tensor data
+
+
+def _gguf(slug: str, precision: str) -> tuple[int, dict[str, int]]:
+    from vramcalc.formats.weights import _gguf_plan
+    from vramcalc.model.families.decoder.tensors import model_tensors
+    from vramcalc.sources.presets import preset_spec
+
+    spec = preset_spec(slug)
+    plan = _gguf_plan(spec, model_tensors(spec), precision)
+    counts: dict[str, int] = {}
+    for _, ggml_type in plan:
+        counts[ggml_type] = counts.get(ggml_type, 0) + 1
+    workload = parse_workload({**DEFAULTS, "model": slug, "runtime": "llamacpp", "precision": precision})
+    return weights_bytes(workload).bytes, counts
+
+
+# llama.cpp's own load logs: "file size" (tensor data) and "type X: N tensors"
+PUBLISHED_LOGS = [
+    # ggml-org/gpt-oss-120b-GGUF, llama.cpp issue #15253: f32 433, q8_0 146, mxfp4 108, 59.02 GiB (4.34 BPW)
+    ("gpt-oss-120b", "mxfp4_moe", 59.02, {"f32": 433, "q8_0": 146, "mxfp4": 108}),
+    # ggml-org/gpt-oss-20b-GGUF, ikawrakow/ik_llama.cpp#822: f32 289, q8_0 98, mxfp4 72, 11.27 GiB
+    ("gpt-oss-20b", "mxfp4_moe", 11.27, {"f32": 289, "q8_0": 98, "mxfp4": 72}),
+    # unsloth gpt-oss-120b-F16.gguf, ikawrakow/ik_llama.cpp#895: f32 433, f16 146, mxfp4 108, 60.868 GiB
+    ("gpt-oss-120b", "f16", 60.87, {"f32": 433, "f16": 146, "mxfp4": 108}),
+    # unsloth gpt-oss-20b-Q4_K_M.gguf (ontouchstart/rabbit-holes llama-cpp/models/unsloth/gpt-oss-20b-GGUF/README.md
+    # @ e02768814b6e, llama-server build 8198): f32 289, q5_0 61, q8_0 13, q4_K 24, mxfp4 72, 10.81 GiB (4.44 BPW)
+    ("gpt-oss-20b", "q4_k_m", 10.81, {"f32": 289, "q5_0": 61, "q8_0": 13, "q4_k": 24, "mxfp4": 72}),
+]
+
+
+@pytest.mark.parametrize(("slug", "precision", "gib", "counts"), PUBLISHED_LOGS)
+def test_gpt_oss_gguf_files_as_llama_cpp_logs_them(slug, precision, gib, counts):
+    size, planned = _gguf(slug, precision)
+    assert round(size / GIB, 2) == gib
+    assert planned == counts
+
+
+# unsloth/gpt-oss-120b-GGUF, every file type, GiB of the files (ailocalcheck.com's table of the repository)
+UNSLOTH_120B = {"q2_k": 58.27, "q3_k_s": 58.27, "q4_0": 58.32, "q3_k_m": 58.33, "q4_1": 58.41, "q4_k_s": 58.45,
+                "q4_k_m": 58.46, "q5_k_s": 58.56, "q5_k_m": 58.57, "q6_k": 58.94, "q8_0": 59.03, "f16": 60.88}
+
+
+@pytest.mark.parametrize(("precision", "gib"), UNSLOTH_120B.items())
+def test_every_unsloth_gpt_oss_120b_file_size(precision, gib):
+    size, _ = _gguf("gpt-oss-120b", precision)
+    assert abs((size + GGUF_METADATA) / GIB - gib) <= 0.006
+
+
+def test_native_gpt_oss_on_llama_cpp_is_the_mxfp4_gguf_and_an_fp8_checkpoint_has_none():
+    workload = parse_workload({**DEFAULTS, "model": "gpt-oss-120b", "runtime": "llamacpp", "precision": "native"})
+    assert workload.precision.value == "mxfp4_moe"
+    assert parse_workload({**DEFAULTS, "model": "gpt-oss-120b", "runtime": "llamacpp"}).precision.value == "mxfp4_moe"
+    code, _, err = run(["--model", "deepseek-v3", "--runtime", "llamacpp", "--precision", "native"])
+    assert code != 0 and "precision" in err and "Traceback" not in err
+    code, _, _ = run(["--model", "gpt-oss-120b", "--runtime", "llamacpp", "--precision", "mxfp4"])
+    assert code != 0  # mxfp4 is a GPU format; llama.cpp's file type is mxfp4_moe
+
+
+# ---------------------------------------------------------------- 7. hidden fields
+
+def test_a_layout_with_one_gpu_counts_as_the_default_and_a_link_says_so():
+    from vramcalc.inputs.link import decode
+    from vramcalc.inputs.options import shown_values
+
+    values = {**DEFAULTS, "tp": "2", "pp": "2", "gpus": "1", "optimizer": "sgd"}
+    shown = shown_values(values)
+    assert shown["tp"] == shown["pp"] == "" and shown["optimizer"] == DEFAULTS["optimizer"]  # hidden: defaults
+    assert shown_values({**values, "gpus": "4"})["tp"] == "2"
+    decoded = decode("tp=2&pp=2&gpus=1")
+    assert decoded.values == {} and "pp, tp" in ENGLISH.say(decoded.notices[0])
+    decoded = decode("tp=2&pp=2&gpus=2")  # a layout the GPUs cannot run: dropped whole, the GPUs kept
+    assert decoded.values == {"gpus": "2"} and ENGLISH.say(decoded.notices[0]).startswith("Ignored from the link: tp")
+    assert decode("tp=2&pp=2&gpus=4").values == {"tp": "2", "pp": "2", "gpus": "4"}

@@ -162,6 +162,36 @@ def test_the_answer_is_marked_stale_while_a_field_is_in_error(watched: Page, ser
     expect(page.locator("#sticky")).not_to_have_class(STALE)
 
 
+@pytest.mark.parametrize("query", ["", "?tp=2&pp=2&gpus=2", "?tp=2&pp=2"])
+def test_a_hidden_layout_never_keeps_the_page_in_an_error(watched: Page, server_url, query):
+    """Issue 22 item 7: 4 GPUs, TP 2, PP 2, then 1 GPU: the layout's fields hide, and their values count for
+    nothing, so no error names them and the verdict and the GPU table are about one GPU."""
+    page = watched
+    open_ready(page, server_url, query)
+    if query:  # the link's layout does not fit its GPUs: said in the notice, and the default layout opens
+        expect(page.locator("#notice")).to_contain_text("tp")
+        expect(page.locator("#tp")).to_have_value("")
+    else:
+        page.fill("#gpus", "4")
+        page.click("#layout-fields > summary")  # the layout folds away until asked for
+        page.fill("#tp", "2")
+        page.fill("#pp", "2")
+        expect(page.locator("#verdict-text")).to_contain_text("4 ×")
+    page.fill("#gpus", "1")
+    expect(page.locator("#tp")).to_be_hidden()
+    expect(page.locator("#gpus-error")).to_have_text("")
+    expect(page.locator("#tp-error")).to_have_text("")
+    expect(page.locator("#verdict")).not_to_have_class(STALE)
+    expect(page.locator("#verdict-text")).not_to_contain_text("TP 2")
+    expect(page.locator("#verdict-text")).not_to_contain_text("4 ×")
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({})))
+    expect(page).not_to_have_url(re.compile(r"[?&](tp|pp)="))
+    if not query:  # the values wait in their fields for when several GPUs show them again
+        page.fill("#gpus", "4")
+        expect(page.locator("#tp")).to_have_value("2")
+        expect(page.locator("#verdict-text")).to_contain_text("TP 2")
+
+
 def test_a_hand_typed_plus_and_searches_people_type(watched: Page, server_url):
     page = watched
     open_ready(page, server_url, "?mode=training&gpus=8&zero=3&offload=optimizer+params")

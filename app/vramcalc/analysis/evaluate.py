@@ -28,7 +28,9 @@ def breakdown_notes(workload: Workload) -> tuple[str, ...]:
     if workload.is_training and model.linear is not None:
         notes.append(phrase("note.linear_training"))
     if model.native_format:
-        notes.append(phrase("note.native_format", format=native_format_phrase(model.native_format)))
+        as_published = workload.precision.value in ("native", "mxfp4_moe")
+        notes.append(phrase("note.native_format_used" if as_published else "note.native_format",
+                            format=native_format_phrase(model.native_format)))
     if isinstance(workload.precision, Precision) and not workload.precision.is_float:
         notes.append(phrase("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
     return tuple(notes)

@@ -11,6 +11,7 @@ where the bytes jump). Each answer is exact: it fits and one more does not.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from ..model.table import param_count
@@ -22,6 +23,7 @@ from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..inputs.options import MAX_BATCH, MAX_SEQ, parse_precision
 from ..inputs.parse import check_consistency
+from ..formats.weights import NATIVE
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import ModelSpec
 from .ranks import most_loaded
@@ -160,12 +162,36 @@ def max_layers(workload: Workload, target: Target) -> int | None:
     return last_within(size, target.gpu.usable_bytes, shallowest, MAX_LAYERS, workload.model.layers)
 
 
+def weight_ladder(workload: Workload) -> list[str]:
+    """The formats "the most precise weights that fit" tries, from the most precise down: the engine's
+    ladder; for a checkpoint published quantised (inference), its own format first, and then only the
+    formats smaller than it (a wider format of an FP8 or MXFP4 checkpoint holds no more precision)."""
+    engine = engine_for(workload.runtime)
+    names = list(engine.weight_ladder)
+    if not workload.model.native_format or workload.is_training:
+        return names
+    try:
+        own = engine.run_format(workload.model, NATIVE, training=False)
+    except ValidationError:  # no format of this engine holds the checkpoint as published (FP8 on llama.cpp)
+        return names
+    own_bytes = weights_bytes(workload.but(precision=own)).bytes
+    smaller: list[tuple[int, str]] = []
+    for name in names:
+        with contextlib.suppress(ValidationError):
+            size = weights_bytes(workload.but(precision=parse_precision(name))).bytes
+            if size < own_bytes:
+                smaller.append((size, name))
+    # largest first (stable: of two files of one size, the engine's more precise type): gpt-oss's GGUF types
+    # differ only in the few tensors beside its MXFP4 experts, so their sizes need not follow their names
+    return [own.value, *(name for _, name in sorted(smaller, key=lambda item: -item[0]))]
+
+
 def best_format(workload: Workload, target: Target) -> str | None:
     """The weight format with the most bits, among those this engine runs and the workload can take
     (training: fp32, fp16 or bf16, or nf4 under LoRA), at which the workload fits; the current format
     when it fits and none of those with more bits does (it may be none of the ladder's: fp32, nf4-dq)."""
     current = weights_bytes(workload).bytes if fits(workload, target) else None
-    for name in engine_for(workload.runtime).weight_ladder:
+    for name in weight_ladder(workload):
         try:
             candidate = workload.but(precision=parse_precision(name))
             check_consistency(candidate)  # a format this model or mode cannot take (QLoRA's without LoRA)

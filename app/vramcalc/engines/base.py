@@ -18,7 +18,7 @@ from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import Option
 from ..core.phrase import Phrase
-from ..formats.weights import WeightFormat
+from ..formats.weights import AUTO, WeightFormat, checkpoint_format
 from ..memory.components import Breakdown, Component, EngineFacts
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import Layout
@@ -76,6 +76,12 @@ class Engine(Protocol):
         """Raise ValidationError (naming the field) for a workload this engine cannot run."""
         ...
 
+    def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
+                   training: bool) -> Precision | WeightFormat:
+        """The format it runs `precision` in: `auto` (no format named) the checkpoint as published
+        where it can run it, else bf16; `native` its way of loading the checkpoint as published."""
+        ...
+
     def notes(self, workload: Workload) -> tuple[str, ...]:
         """Message keys of what the reader should know about this engine's answer."""
         ...
@@ -101,6 +107,14 @@ class Engine(Protocol):
         """The breakdown as every output reports it on a layout of several GPUs whose most loaded GPU
         builds `pool` (`rank_pool`): an engine that sizes its pool on each GPU reports that pool."""
         ...
+
+
+def run_as_published(model: ModelSpec, precision: Precision | WeightFormat, *,
+                     training: bool) -> Precision | WeightFormat:
+    """`Engine.run_format` for engines that load a checkpoint's own format as it is (vLLM, transformers)."""
+    if precision is AUTO:
+        return checkpoint_format(model, training=training) or Precision.BF16
+    return precision
 
 
 def refuse_training(workload: Workload) -> None:

@@ -217,7 +217,22 @@ class LlamaCpp:
                                                          "q8_0, f16, ...) or a nominal precision")
         check_kv_formats(workload, ("kv_precision", "kv_precision_k", "kv_precision_v"), self.kv_formats)
 
+    def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
+                   training: bool) -> Precision | WeightFormat:
+        """The checkpoint as published is a GGUF file: gpt-oss's is ggml-org's MXFP4_MOE (experts in MXFP4,
+        the rest Q8_0). llama.cpp has no FP8 type, so an FP8 checkpoint has no GGUF of its own."""
+        if precision not in (weights.AUTO, weights.NATIVE):
+            return precision
+        if weights.keeps_mxfp4_experts(model):
+            return weights.parse_format("mxfp4_moe") or precision
+        if precision is weights.AUTO:
+            return Precision.BF16
+        raise ValidationError("precision", "native", f"llama.cpp has no GGUF type for {model.display_name}'s "
+                                                     "own format: choose a GGUF type (q8_0, q4_k_m, ...)")
+
     def notes(self, workload: Workload) -> tuple[str, ...]:
+        if weights.keeps_mxfp4_experts(workload.model):
+            return ("note.ollama", "note.gguf_mxfp4_experts")
         return ("note.ollama",)
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:

@@ -17,7 +17,7 @@ def suggested_runtime(precision: str, runtime: str, mode: str = "inference") -> 
         fmt = parse_format(precision) if isinstance(precision, str) else None
     except ValidationError:
         return runtime
-    if fmt is None:
+    if fmt is None or fmt.kind in ("auto", "native"):  # every engine runs the checkpoint as published
         return runtime
     if fmt.kind == "gguf" and runtime != Runtime.LLAMACPP.value:
         return Runtime.LLAMACPP.value

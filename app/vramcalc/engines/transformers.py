@@ -32,7 +32,7 @@ from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
 from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
-from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf
+from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, run_as_published
 
 
 def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str]:
@@ -151,6 +151,10 @@ class Transformers:
         refuse_gguf(workload)
         if not workload.is_training:
             check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+
+    def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
+                   training: bool) -> Precision | WeightFormat:
+        return run_as_published(model, precision, training=training)
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         return ()

@@ -17,7 +17,8 @@ from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..parallel.layout import Layout, default_layout
 from ..workload import Workload
-from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training
+from ..formats.weights import WeightFormat
+from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
 
 VLLM_BLOCK_TOKENS = 16  # KV block size (vllm/config/cache.py, 0.33 and earlier; 0.34 moved to 64)
 VLLM_SAMPLER_BYTES = 32  # peak ≈ 32 B × max_num_seqs × vocab + ~1 GiB: fitted to V1 logs (engines.md §2a)
@@ -146,6 +147,10 @@ class Vllm:
         refuse_training(workload)
         refuse_gguf(workload)
         check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+
+    def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
+                   training: bool) -> Precision | WeightFormat:
+        return run_as_published(model, precision, training=training)
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         return ("note.vllm_fit",)

@@ -409,6 +409,7 @@ def quantize_plan(
     arch: str = "llama",
     pure: bool = False,
     source_type: str = "f16",
+    keep_experts: str | None = None,
 ) -> list[tuple[GgufTensor, str]]:
     """The ggml type llama-quantize gives each tensor, in input order (a `{i}` or
     `count` entry is expanded into its copies).
@@ -420,6 +421,10 @@ def quantize_plan(
     and grouped-query attention is the "70B" case. `pure` is `--pure` (no mixture).
     Tensors llama-quantize leaves alone keep their input type: f32 for 1-D tensors,
     norms, biases and the other tensors the converter writes in f32, else `source_type`.
+    `keep_experts`: the type the input's stacked expert weights keep whatever the file type, as
+    in every published gpt-oss GGUF (its MXFP4 experts: convert_hf_to_gguf.py writes them through,
+    and the files' makers keep them; stock llama-quantize would re-quantise them only with
+    --allow-requantize). The other tensors follow the file type's rules unchanged.
     """
     f = _check_ftype(ftype)
     if source_type not in GGML_TYPES:
@@ -446,6 +451,8 @@ def quantize_plan(
         t = flat[k]
         if not _quantizable(t):
             chosen[k] = "f32" if _n_dims(t) < 2 or _forced_f32(t.name) else source_type
+        elif keep_experts is not None and _n_dims(t) > 2 and t.ne[2] > 1:
+            chosen[k] = keep_experts
         elif default in UNQUANTIZED:
             chosen[k] = default
         else:

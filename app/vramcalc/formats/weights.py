@@ -55,10 +55,11 @@ GPU_FORMATS = ("gptq-int4", "gptq-int8", "awq-int4", "nf4", "nf4-dq",
                "bnb-int8", "fp8", "fp8-block", "mxfp4", "nvfp4")  # described in the catalogues, format.NAME
 GGUF_FORMATS = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_k_m", "q4_k_s", "q4_1", "q4_0",
                 "iq4_xs", "iq4_nl", "q3_k_l", "q3_k_m", "q3_k_s", "iq3_m", "iq3_s", "iq3_xxs", "q2_k", "q2_k_s",
-                "iq2_m", "iq2_s", "iq2_xs", "iq2_xxs", "iq1_m", "iq1_s")
+                "iq2_m", "iq2_s", "iq2_xs", "iq2_xxs", "iq1_m", "iq1_s", "mxfp4_moe")
 GROUPED = ("gptq-int4", "gptq-int8", "awq-int4")
 COMMON_BPW = ("bpw:2.5", "bpw:3.0", "bpw:3.5", "bpw:4.0", "bpw:4.65", "bpw:5.0", "bpw:6.0", "bpw:8.0")
 WEIGHT_FORMAT_GROUPS = (
+    ("auto", ("auto",)),
     ("nominal", ("bf16", "fp16", "fp32", "int8", "int4", "int2")),
     ("gguf", GGUF_FORMATS),
     ("gpu", tuple(GPU_FORMATS)),
@@ -71,7 +72,26 @@ MIN_BPW, MAX_BPW = 1.0, 16.0
 
 
 def names() -> tuple[str, ...]:
-    return GGUF_FORMATS + tuple(GPU_FORMATS) + ("bpw:X.XX", "native")
+    return GGUF_FORMATS + tuple(GPU_FORMATS) + ("bpw:X.XX", "native", "auto")
+
+
+NATIVE = WeightFormat("native", "native", phrase("format.native"))
+AUTO = WeightFormat("auto", "auto", phrase("format.auto"))
+"""No format named: the engine runs the checkpoint as published (`checkpoint_format`); inputs/ resolves
+it before a Workload is made, so no Workload holds it."""
+
+
+def checkpoint_format(spec: ModelSpec, *, training: bool) -> WeightFormat | None:
+    """What `auto` means for this model: its published quantised format for inference (gpt-oss's MXFP4
+    experts, DeepSeek's FP8 blocks), None for the 16-bit default (a checkpoint published in 16-bit, or
+    training, which trains 16-bit weights: bf16 LoRA over a dequantised gpt-oss, or QLoRA when asked)."""
+    return NATIVE if spec.native_format and not training else None
+
+
+def keeps_mxfp4_experts(spec: ModelSpec) -> bool:
+    """Whether GGUF files of this model keep its experts in MXFP4: every published gpt-oss GGUF does
+    (ggml-org's, unsloth's and bartowski's at any file type); only the other tensors follow the type."""
+    return spec.native_format.startswith("MXFP4")
 
 
 def native_format_phrase(native_format: str) -> Phrase:
@@ -90,7 +110,9 @@ def parse_format(text: str) -> WeightFormat | None:
     if text in GPU_FORMATS:
         return WeightFormat(text, "gpu", phrase(f"format.{text}"))
     if text == "native":
-        return WeightFormat(text, "native", phrase("format.native"))
+        return NATIVE
+    if text == "auto":
+        return AUTO
     match = _BPW.fullmatch(text)
     if match:
         bpw = float(match.group(1))
@@ -316,6 +338,7 @@ def _gguf_plan(spec: ModelSpec, tensors, ftype: str) -> list[tuple[GgufTensor, s
         [GgufTensor(t.name, t.shape) for t in tensors], ftype,
         n_layer=spec.layers, n_expert=spec.num_experts, n_gqa=max(1, spec.heads // spec.kv_heads),
         arch="llama" if spec.model_type in ("llama", "") else spec.model_type,
+        keep_experts="mxfp4" if keeps_mxfp4_experts(spec) else None,
     )
 
 

@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode
 from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..sources.gpus import named
-from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS
+from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, shown_values
 from .parse import parse_link
 
 
@@ -74,10 +74,19 @@ def decode(query: str) -> Decoded:
     if "gpu" in values:  # a card named as people type it ("rtx4090", "4090") opens as its slug
         with contextlib.suppress(ValidationError):  # a card's memory ("24gb"), or refused below with the reason
             values["gpu"] = named(values["gpu"])
+    shown = shown_values(values)  # a key the page would hide (tp with one GPU) opens as its default
+    # the layout's keys are said (they made the page refuse one GPU); others a hidden field holds never counted
+    hidden = sorted(key for key in LAYOUT_KEYS if key in values and shown[key] != values[key])
+    if hidden:
+        notices.append(phrase("link.hidden", keys=", ".join(hidden)))
+    values = shown
     *_, problems = parse_link(values)
     for problem in problems:
         notices.append(phrase("link.ignored", problem=problem))
         values.pop(problem.field, None)
+        if problem.field in LAYOUT_KEYS:  # a layout these GPUs cannot run opens as the default layout
+            for key in LAYOUT_KEYS:
+                values.pop(key, None)
         if problem.field == "model" or problem.field in CUSTOM_KEYS:  # a broken model falls back whole
             for key in ("model", *CUSTOM_KEYS):
                 values.pop(key, None)

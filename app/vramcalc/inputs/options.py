@@ -96,8 +96,9 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     # ---- the request
     Option(key="mode", default=Mode.INFERENCE.value, group="request", kind=Kind.CHOICE, choices=values_of(Mode),
            parse=lambda t: parse_choice("mode", t, Mode)),
-    Option(key="precision", default=Precision.BF16.value, group="request", metavar="FORMAT",
-           help="weights: fp32, fp16, bf16, int8, int4, int2 (nominal bits, no scales), a GGUF type "
+    Option(key="precision", default="auto", group="request", metavar="FORMAT",
+           help="weights: auto (the checkpoint as published: its own quantised format for inference where it "
+                "has one, else bf16), fp32, fp16, bf16, int8, int4, int2 (nominal bits, no scales), a GGUF type "
                 "(q4_k_m, q8_0, iq4_xs, ...), gptq-int4, gptq-int8, awq-int4, nf4, nf4-dq, bnb-int8, fp8, "
                 "fp8-block, mxfp4, nvfp4, bpw:X.XX (EXL2/EXL3) or native (the checkpoint's own)",
            parse=parse_precision),  # a nominal precision, or a weight format (formats/weights.py)
@@ -227,6 +228,14 @@ DEFAULTS: Mapping[str, str] = {option.key: option.default for option in OPTIONS}
 CUSTOM_KEYS = tuple(key for key in _keys("model") if key != "model")
 """The keys of a custom model; they mean something only with model=custom."""
 LAYOUT_KEYS = _keys("layout")
+
+
+def shown_values(values: Mapping[str, str]) -> dict[str, str]:
+    """The values the page means: a key whose field the page hides (its `shown_when` fails: the layout
+    with one GPU, the training settings in inference) counts as its default, so that a value left in a
+    hidden field neither decides the answer nor keeps the page in an error the user cannot see."""
+    return {key: value if key not in OPTION or OPTION[key].shown(values) else DEFAULTS[key]
+            for key, value in values.items()}
 CHECKBOXES = tuple(option.key for option in OPTIONS if option.checkbox)
 """The yes/no keys: checkboxes on the page, store_true flags on the command line."""
 

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 
-from ..core.choices import Recipe, Runtime
+from ..core.choices import Mode, Recipe, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
@@ -162,7 +162,9 @@ def parse_link(
     try:
         resolve_layout(workload, target.count)
     except ValidationError as error:  # a layout these GPUs cannot run: the mode's default layout instead
-        problems.append(error)
+        named = [key for key in LAYOUT_KEYS if values.get(key, DEFAULTS[key]) != DEFAULTS[key]]
+        # reported against the layout the link set (the GPU count stays as the link says)
+        problems.append(ValidationError(named[0], values[named[0]], error.allowed) if named else error)
         workload = dataclasses.replace(workload, **{key: FIELD_PARSERS[key](DEFAULTS[key]) for key in LAYOUT_KEYS})
     problems += [p for p in _target_problems(values) if p.field not in reported]
     problems = list({(p.field, str(p)): p for p in problems}.values())  # a rule retried reports once
@@ -180,6 +182,9 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     attributes = {FIELD_ATTRIBUTE.get(key, key): value for key, value in fields.items()}
     attributes["gpu"] = configure(attributes["gpu"], wired_limit_mb=attributes.pop("wired_limit_mb"),
                                   macos=attributes.pop("macos"))
+    engine = engine_for(attributes["runtime"])
+    attributes["precision"] = engine.run_format(model, attributes["precision"],
+                                                training=attributes["mode"] is Mode.TRAINING)
     attributes["overhead_given"] = attributes["overhead_bytes"] is not None
     if attributes["overhead_bytes"] is None:
         attributes["overhead_bytes"] = engine_for(attributes["runtime"]).default_overhead(attributes)

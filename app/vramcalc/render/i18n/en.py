@@ -156,6 +156,12 @@ EN: Mapping[str, str] = {
         "requested sequences need; the pool and concurrency above are what vLLM would run on the chosen card."
     ),
     "note.native_format": "The published checkpoint stores {format}; the weights above are in the precision chosen.",
+    "note.native_format_used": "The weights are the checkpoint as published: {format}. Choose a format to size it otherwise.",
+    "note.gguf_mxfp4_experts": (
+        "gpt-oss GGUF files keep the experts in MXFP4 as published, whatever their type (ggml-org's MXFP4, "
+        "unsloth's and bartowski's Q4_K_M, Q8_0 and F16 alike): the type sets only attention, embeddings and head. "
+        "Stock llama-quantize would re-quantise the experts only with --allow-requantize."
+    ),
     "assumption.training_unmeasured": (
         "training activations of {model_type} layers are estimated with the Llama-style terms and have not been "
         "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
@@ -239,6 +245,7 @@ EN: Mapping[str, str] = {
     "format_group.gpu": "GPU formats (vLLM, transformers)",
     "format_group.exl": "EXL2 / EXL3 bits per weight",
     "format_group.native": "The checkpoint's native format",
+    "format_group.auto": "As published (its own format where quantised, else bf16)",
     "gpu_group.cards": "Graphics cards",
     "gpu_group.apple": "Apple Silicon (unified memory, GPU share)",
     "field.wired_limit_mb.label": "iogpu.wired_limit_mb (MiB)",
@@ -561,6 +568,7 @@ EN: Mapping[str, str] = {
     "link.too_many": "The link had more than {limit} parts; the rest were ignored.",
     "link.value_too_long": "Ignored from the link: {field}: longer than {limit} characters.",
     "link.config": "Ignored from the link: model 'config' (an imported config.json never leaves its machine).",
+    "link.hidden": "Ignored from the link: {keys}, a layout of several GPUs, with one GPU.",
     "link.ignored": "Ignored from the link: {problem}",
     "link.unknown": "Ignored unknown link keys: {keys}",
     "link.repeated": "Used the first of repeated link keys: {keys}",
@@ -691,6 +699,7 @@ EN: Mapping[str, str] = {
     "format.nvfp4": "NVFP4 (4-bit values, one FP8 scale per 16 and one fp32 per tensor: 4.5 bits)",
     "format.gguf": "GGUF {name} (llama.cpp)",
     "format.native": "the checkpoint's native format",
+    "format.auto": "the checkpoint as published",
     "format.bpw": "EXL2/EXL3 at {bpw} bits per weight",
     "format.native_mxfp4": "expert FFNs in MXFP4 (4.25 bits)",
     "format.native_fp8_block": "linear layers in FP8 with 128 × 128 block scales",

@@ -171,6 +171,13 @@ PT: Mapping[str, str] = {
         "escolhida."
     ),
     "note.native_format": "O checkpoint publicado armazena {format}; os pesos acima estão na precisão escolhida.",
+    "note.native_format_used": "Os pesos são os do checkpoint como publicado: {format}. Escolha um formato para dimensioná-lo de outro modo.",
+    "note.gguf_mxfp4_experts": (
+        "Os arquivos GGUF do gpt-oss mantêm os especialistas em MXFP4 como publicados, qualquer que seja o tipo "
+        "(o MXFP4 da ggml-org, os Q4_K_M, Q8_0 e F16 da unsloth e do bartowski): o tipo define só a atenção, os "
+        "embeddings e a cabeça de saída. O llama-quantize padrão só requantizaria os especialistas com "
+        "--allow-requantize."
+    ),
     "assumption.training_unmeasured": (
         "as ativações de treinamento das camadas {model_type} são estimadas com os termos do estilo Llama e não foram "
         "conferidas com uma execução medida (pesos, gradientes, estado do otimizador e cache KV são exatos)"
@@ -259,6 +266,7 @@ PT: Mapping[str, str] = {
     "format_group.gpu": "Formatos de GPU (vLLM, transformers)",
     "format_group.exl": "EXL2 / EXL3 bits por peso",
     "format_group.native": "O formato nativo do checkpoint",
+    "format_group.auto": "Como publicado (o próprio formato se quantizado, senão bf16)",
     "gpu_group.cards": "Placas de vídeo",
     "gpu_group.apple": "Apple Silicon (memória unificada, fração da GPU)",
     "field.wired_limit_mb.label": "iogpu.wired_limit_mb (MiB)",
@@ -552,6 +560,7 @@ PT: Mapping[str, str] = {
     "link.too_many": "O link tinha mais de {limit} partes; as demais foram ignoradas.",
     "link.value_too_long": "Ignorado do link: {field}: mais de {limit} caracteres.",
     "link.config": "Ignorado do link: modelo 'config' (um config.json importado nunca sai da máquina onde está).",
+    "link.hidden": "Ignorado do link: {keys}, uma distribuição entre várias GPUs, com uma GPU.",
     "link.ignored": "Ignorado do link: {problem}",
     "link.unknown": "Chaves desconhecidas ignoradas no link: {keys}",
     "link.repeated": "Usada a primeira ocorrência das chaves repetidas no link: {keys}",
@@ -734,6 +743,7 @@ PT: Mapping[str, str] = {
     "format.nvfp4": "NVFP4 (valores de 4 bits, uma escala FP8 a cada 16 e uma fp32 por tensor: 4,5 bits)",
     "format.gguf": "GGUF {name} (llama.cpp)",
     "format.native": "o formato nativo do checkpoint",
+    "format.auto": "o checkpoint como publicado",
     "format.bpw": "EXL2/EXL3 a {bpw} bits por peso",
     "format.native_mxfp4": "FFNs dos especialistas em MXFP4 (4,25 bits)",
     "format.native_fp8_block": "camadas lineares em FP8 com escalas por bloco de 128 × 128",
