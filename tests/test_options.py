@@ -46,7 +46,7 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "grad_accum": ("4", TRAINING),
     "fused_ce": ("1", TRAINING),
     "checkpointing": ("layer", TRAINING),
-    "attention": ("eager", {}),
+    "attention": ("eager", TRAINING),
     "overhead_gib": ("1.5", {}),
     "runtime": ("vllm", {}),
     "gpu": ("a100-80gb", {}),

@@ -114,8 +114,9 @@ def _with_plus(values: dict[str, str]) -> dict[str, str]:
 
 
 def encode(values: Mapping[str, str]) -> str:
-    """The query string (without '?') for form values: non-default keys only."""
-    keep = {key: value for key, value in values.items() if key in DEFAULTS and value != DEFAULTS[key]}
+    """The query string (without '?') for form values: the non-default keys the page shows."""
+    shown = shown_values({key: value for key, value in values.items() if key in DEFAULTS})
+    keep = {key: value for key, value in shown.items() if value != DEFAULTS[key]}
     if values.get("model") != CUSTOM:
         for key in CUSTOM_KEYS:
             keep.pop(key, None)

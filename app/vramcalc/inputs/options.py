@@ -161,7 +161,7 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     # ---- the engine (its own keys: ENGINE_OPTIONS, at the end)
     # empty: the engine's own (transformers 1 GiB; vLLM non-torch + CUDA graphs; llama.cpp 457 MiB)
     Option(key="overhead_gib", default="", group="engine", cli_group="", metavar="X", attribute="overhead_bytes",
-           help="framework overhead in GiB (default: the engine's own; transformers 1)", shown_when=_INFERENCE,
+           help="framework overhead in GiB (default: the engine's own; transformers 1)",
            parse=optional(lambda t: round(parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB))),
     Option(key="runtime", default=Runtime.TRANSFORMERS.value, group="engine", metavar="NAME",
            choices=values_of(Runtime), shown_when=_INFERENCE,
@@ -234,8 +234,11 @@ def shown_values(values: Mapping[str, str]) -> dict[str, str]:
     """The values the page means: a key whose field the page hides (its `shown_when` fails: the layout
     with one GPU, the training settings in inference) counts as its default, so that a value left in a
     hidden field neither decides the answer nor keeps the page in an error the user cannot see."""
-    return {key: value if key not in OPTION or OPTION[key].shown(values) else DEFAULTS[key]
+    form = {**DEFAULTS, **values}  # a link or a command line names only what differs from the defaults
+    return {key: value if key not in OPTION or OPTION[key].shown(form) else DEFAULTS[key]
             for key, value in values.items()}
+
+
 CHECKBOXES = tuple(option.key for option in OPTIONS if option.checkbox)
 """The yes/no keys: checkboxes on the page, store_true flags on the command line."""
 
