@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable
+from typing import Required, TypedDict, Unpack
 
 from ..core.errors import ValidationError
 from ..model.tensor import layer_of
@@ -487,8 +488,21 @@ def plan_bytes(plan: Iterable[tuple[GgufTensor, str]], *, alignment: int = GGUF_
     return total
 
 
+class ModelFacts(TypedDict, total=False):
+    """`quantize_plan`'s keyword arguments, which `file_bytes` passes through."""
+
+    n_layer: Required[int]
+    n_expert: int
+    n_gqa: int
+    imatrix: bool | None
+    arch: str
+    pure: bool
+    source_type: str
+    keep_experts: str | None
+
+
 def file_bytes(
-    tensors: Iterable[GgufTensor], ftype: str, *, alignment: int = GGUF_ALIGNMENT, **model_facts
+    tensors: Iterable[GgufTensor], ftype: str, *, alignment: int = GGUF_ALIGNMENT, **model_facts: Unpack[ModelFacts]
 ) -> int:
     """Size of the tensor data of the GGUF that llama-quantize writes for `ftype`
     (header and metadata not included). model_facts: as for `quantize_plan`."""

@@ -23,12 +23,13 @@ import dataclasses
 import functools
 import math
 import re
+from collections.abc import Callable, Iterable
 
 from ..core.errors import ValidationError
-from ..model.families.decoder.spec import ModelSpec
+from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, model_tensors, outside_tensors
 from ..model.table import count_params, counted_tensors
-from ..model.tensor import Role, Tensor
+from ..model.tensor import Counted, Role, Tensor
 from .gguf import GgufTensor, quantize_plan, tensor_bytes
 
 
@@ -69,6 +70,8 @@ WEIGHT_FORMAT_GROUPS = (
 """The page's choices, grouped; any bpw:X.XX from a link is added to the list when it is opened."""
 _BPW = re.compile(r"bpw:(\d{1,2}(?:\.\d{1,3})?)")
 MIN_BPW, MAX_BPW = 1.0, 16.0
+
+LayerKey = tuple[AttentionKind, bool]  # a layer's group, ModelSpec.layer_keys
 
 
 def names() -> tuple[str, ...]:
@@ -146,20 +149,26 @@ class LayerBytes:
     its group, so its bytes can be fractional."""
 
     outside: tuple[tuple[Tensor, float], ...]
-    keys: tuple[tuple, ...]
-    by_group: dict[tuple, tuple[float, ...]] | None = None
+    keys: tuple[LayerKey, ...]
+    by_group: dict[LayerKey, tuple[float, ...]] | None = None  # one of by_group and per_layer is given
     per_layer: tuple[tuple[float, ...], ...] | None = None
 
     @functools.cached_property
-    def layers(self) -> tuple[tuple[tuple, tuple[float, ...]], ...]:
+    def layers(self) -> tuple[tuple[LayerKey, tuple[float, ...]], ...]:
         """(group key, its tensors' bytes) of every layer."""
-        sizes = self.per_layer if self.per_layer is not None else map(self.by_group.__getitem__, self.keys)
+        sizes: Iterable[tuple[float, ...]]
+        if self.per_layer is not None:
+            sizes = self.per_layer
+        else:
+            assert self.by_group is not None
+            sizes = map(self.by_group.__getitem__, self.keys)
         return tuple(zip(self.keys, sizes))
 
     def layers_bytes(self, start: int, stop: int) -> float:
         """The bytes of layers start .. stop - 1: by counting each group's layers among them, without
         a walk over thousands of layers in Python."""
         if self.by_group is None:
+            assert self.per_layer is not None
             return sum(sum(sizes) for sizes in self.per_layer[start:stop])
         held = self.keys[start:stop]
         return sum(held.count(key) * sum(sizes) for key, sizes in self.by_group.items())
@@ -187,15 +196,16 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
     if fmt is not None and fmt.kind == "gguf":
         if spec.planned_layers not in (0, spec.layers):  # another depth: the real model's average layer per group
             real = _stack(_planned(spec), fmt, group_size, nominal_bits)
-            sums: dict[tuple, list] = {}
+            sums: dict[LayerKey, tuple[int, list[float]]] = {}  # each group's layers and their bytes summed
             for key, sizes in real.layers:
-                sums.setdefault(key, [0, [0] * len(sizes)])[0] += 1
-                sums[key][1] = [a + b for a, b in zip(sums[key][1], sizes)]
+                count, totals = sums.get(key, (0, [0] * len(sizes)))
+                sums[key] = (count + 1, [a + b for a, b in zip(totals, sizes)])
             average = {key: tuple(total / count for total in totals) for key, (count, totals) in sums.items()}
             return LayerBytes(outside=real.outside, keys=spec.layer_keys, by_group=average)
         outside, layers = _gguf_layers(spec, fmt.name)
         return LayerBytes(outside=tuple((t, size) for t, _, size in outside), keys=spec.layer_keys,
                      per_layer=tuple(tuple(size for _, _, size in typed) for _, typed in layers))
+    size: Callable[[Tensor], float]
     if fmt is None:
         size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
     elif fmt.kind == "native":
@@ -232,7 +242,7 @@ def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_G
         _check_blocks(tensors, 32 if fmt.name == "mxfp4" else 16, fmt.name)
 
 
-def _parts(spec: ModelSpec, tensors, fmt: WeightFormat, group_size: int) -> tuple[WeightShare, ...]:
+def _parts(spec: ModelSpec, tensors: Counted, fmt: WeightFormat, group_size: int) -> tuple[WeightShare, ...]:
     if fmt.kind == "gguf":
         return _gguf(spec, fmt.name)
     if fmt.kind == "native":
@@ -290,7 +300,8 @@ def _gpu_bytes(t: Tensor, fmt: WeightFormat, group: int) -> int:
 REST = phrase("weights.part.rest")  # embeddings, head, norms, routers and biases in bf16
 
 
-def _split(tensors, quantise, bytes_of, label: str | Phrase, rest_label: Phrase = REST) -> tuple[WeightShare, ...]:
+def _split(tensors: Counted, quantise: Callable[[Tensor], bool], bytes_of: Callable[[Tensor], int],
+           label: str | Phrase, rest_label: Phrase = REST) -> tuple[WeightShare, ...]:
     """`tensors` as (tensor, how many of it), counted_tensors."""
     q_params = q_bytes = rest = 0
     for t, count in tensors:
@@ -305,21 +316,21 @@ def _split(tensors, quantise, bytes_of, label: str | Phrase, rest_label: Phrase 
     return tuple(parts)
 
 
-def _check_group(tensors, group: int) -> None:
+def _check_group(tensors: Counted, group: int) -> None:
     for t, _ in tensors:
         if _is_linear(t) and _matrices(t)[2] % group:
             raise ValidationError("group_size", group, f"must divide every quantised layer's input width "
                                                       f"({t.name} has {_matrices(t)[2]:,})")
 
 
-def _check_blocks(tensors, block: int, name: str) -> None:
+def _check_blocks(tensors: Counted, block: int, name: str) -> None:
     for t, _ in tensors:
         if _is_linear(t) and _matrices(t)[2] % block:
             raise ValidationError("precision", name, f"{name} needs input widths divisible by {block} "
                                                      f"({t.name} has {_matrices(t)[2]:,})")
 
 
-def _native(spec: ModelSpec, tensors) -> tuple[WeightShare, ...]:
+def _native(spec: ModelSpec, tensors: Counted) -> tuple[WeightShare, ...]:
     """The checkpoint as published: gpt-oss's MXFP4 experts, the FP8 block checkpoints."""
     native = spec.native_format
     if native.startswith("MXFP4"):
@@ -333,7 +344,7 @@ def _native(spec: ModelSpec, tensors) -> tuple[WeightShare, ...]:
                                                  "native format (choose bf16, a GGUF type or a GPU format)")
 
 
-def _gguf_plan(spec: ModelSpec, tensors, ftype: str) -> list[tuple[GgufTensor, str]]:
+def _gguf_plan(spec: ModelSpec, tensors: Iterable[Tensor], ftype: str) -> list[tuple[GgufTensor, str]]:
     return quantize_plan(
         [GgufTensor(t.name, t.shape) for t in tensors], ftype,
         n_layer=spec.layers, n_expert=spec.num_experts, n_gqa=max(1, spec.heads // spec.kv_heads),
@@ -342,16 +353,21 @@ def _gguf_plan(spec: ModelSpec, tensors, ftype: str) -> list[tuple[GgufTensor, s
     )
 
 
+_Typed = tuple[Tensor, str, int]  # a tensor, its ggml type, its bytes
+_LayerTypes = tuple[LayerKey, tuple[tuple[str, int, int], ...]]  # a layer: its tensors' ggml type, params, bytes
+
+
 @functools.lru_cache(maxsize=64)
-def _gguf_layers(spec: ModelSpec, ftype: str) -> tuple[tuple, tuple]:
+def _gguf_layers(spec: ModelSpec, ftype: str) -> tuple[tuple[_Typed, ...], tuple[_LayerTypes, ...]]:
     """llama-quantize's plan for the model's file: each tensor outside the layers as (tensor, ggml type,
     bytes), and each layer as its group key and its tensors' (ggml type, parameters, bytes)."""
     tensors = model_tensors(spec)
-    typed = [(t, ggml_type, tensor_bytes(g, ggml_type))
+    typed: list[_Typed] = [(t, ggml_type, tensor_bytes(g, ggml_type))
              for t, (g, ggml_type) in zip(tensors, _gguf_plan(spec, tensors, ftype))]
     first, _ = outside_tensors(spec)
     lengths = {key: len(layer_tensors(spec, index)) for key, index, _ in spec.layer_groups}
-    layers, at = [], len(first)
+    layers: list[_LayerTypes] = []
+    at = len(first)
     for key in spec.layer_keys:
         layers.append((key, tuple((ggml_type, t.numel, size) for t, ggml_type, size in typed[at:at + lengths[key]])))
         at += lengths[key]
