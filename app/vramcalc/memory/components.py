@@ -90,7 +90,7 @@ def overhead_bytes(workload: Workload) -> Component:
 
 
 def given_overhead(workload: Workload, bytes_: int, runtime: str, default: int,
-                   explain_default: Callable[[], str]) -> Component:
+                   explain_default: Callable[[], Phrase | Formula]) -> Component:
     """An engine's overhead row: its own default explained, or the user's amount beside that default."""
     if not workload.overhead_given:
         return Component(key="overhead", bytes=bytes_, explain=explain_default)

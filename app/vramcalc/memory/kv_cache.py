@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.dtypes import Precision
 from ..core.phrase import Formula, join, phrase
 from ..core.units import format_binary
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
@@ -24,7 +25,7 @@ def kv_cache_bytes(workload: Workload) -> Component:
     model = workload.model
     precision = workload.effective_kv_precision
     values = workload.batch * model.kv_values_per_sequence(workload.seq)
-    e = workload.activation_precision.bits // 8
+    e = int(workload.activation_precision.bits) // 8
     num_bytes = precision.bytes_for(values) + workload.batch * model.linear_state_bytes(e)
     return Component(
         key="kv_cache",
@@ -33,7 +34,7 @@ def kv_cache_bytes(workload: Workload) -> Component:
     )
 
 
-def kv_explain(model: ModelSpec, workload: Workload, precision, e: int, num_bytes: int) -> str:
+def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: int, num_bytes: int) -> Formula:
     """Which layers keep what, in words: '6 layers × 2 (K and V) × 8 KV heads × 128 × 32,768 tokens
     + 30 sliding layers × ... × 1,024 tokens (window 1,024)', and the linear layers' fixed state."""
     parts = []

@@ -21,7 +21,7 @@ def logits_bytes(workload: Workload) -> Component:
             key="logits", bytes=num_bytes,
             explain=lambda: phrase("logits.inference", batch=workload.batch, vocab=f"{model.vocab:,}", bytes=format_binary(num_bytes)),
         )
-    e = workload.activation_precision.bits // 8
+    e = int(workload.activation_precision.bits) // 8
     if workload.fused_ce:
         tokens = workload.batch * workload.seq
         chunk = fused_ce_chunk(tokens, model.vocab, model.hidden)

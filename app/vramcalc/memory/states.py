@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ..core.choices import PAGED, Optimizer, Recipe
 from ..core.dtypes import Precision
-from ..core.phrase import Formula, phrase
+from ..core.phrase import Formula, Phrase, phrase
 from ..core.units import format_binary, format_count
 from ..formats.weights import WeightFormat, describe, weights
 from ..model.table import counted_tensors, param_count
@@ -25,11 +25,13 @@ def weights_bytes(workload: Workload) -> Component:
     """Weights = parameters × bits per weight / 8 for a nominal precision (no scales); for a
     real format, the sum over tensors of what its layout stores (formats.py). Training: the
     recipe's weight dtype (training.py); LoRA adds its adapters to the frozen base."""
+    base_text: Callable[[], Phrase]
     if isinstance(workload.precision, WeightFormat):
-        parts = weights(workload.model, workload.precision, group_size=workload.group_size)
+        fmt = workload.precision
+        parts = weights(workload.model, fmt, group_size=workload.group_size)
         base = sum(part.bytes for part in parts)
         base_text = lambda: phrase(  # noqa: E731
-            "weights.format", format=workload.precision.label, parts=describe(parts), bytes=format_binary(base))
+            "weights.format", format=fmt.label, parts=describe(parts), bytes=format_binary(base))
     else:
         params = param_count(workload.model)
         per_param = recipe_states(workload).weights if workload.is_training and not workload.lora else None
@@ -57,14 +59,14 @@ def training_weight_extras(workload: Workload) -> tuple[int, Callable[[], Formul
     if workload.recipe is Recipe.AMP:
         linear = sum(t.numel * n for t, n in counted_tensors(workload.model) if t.role in (
             "attention", "mlp", "expert", "shared_expert", "head") and len(t.shape) >= 2)
-        size = linear * workload.activation_precision.bits // 8
+        size = linear * int(workload.activation_precision.bits) // 8
         return size, lambda: (phrase("weights.autocast", bytes=format_binary(size)),)
     return 0, lambda: ()
 
 
 def adapter_bytes(workload: Workload) -> int:
     """peft keeps adapters in fp32 by default (autocast_adapter_dtype=True); lora_dtype says otherwise."""
-    return workload.lora_dtype.bits // 8
+    return int(workload.lora_dtype.bits) // 8
 
 
 def recipe_states(workload: Workload) -> BytesPerParam:
@@ -88,13 +90,16 @@ def gradients_bytes(workload: Workload) -> Component:
         return Component(key="gradients", bytes=0, explain=lambda: phrase("gradients.none"))
     _, params, per_param = trainable(workload)
     num_bytes = params * per_param
+    precision = workload.precision  # a Precision unless under LoRA (QLoRA): inputs/parse.py checks it
     return Component(
         key="gradients",
         bytes=num_bytes,
         explain=lambda: phrase(
             "gradients.formula", params=format_count(params), bits=per_param * 8,
-            precision=(phrase("gradients.adapters", dtype=workload.lora_dtype.value) if workload.lora else workload.precision.value
-                       if per_param * 8 == workload.precision.bits else f"fp{per_param * 8}"), bytes=format_binary(num_bytes),
+            precision=(phrase("gradients.adapters", dtype=workload.lora_dtype.value) if workload.lora
+                       else precision.value if isinstance(precision, Precision) and per_param * 8 == precision.bits
+                       else f"fp{per_param * 8}"),
+            bytes=format_binary(num_bytes),
         ),
     )
 
