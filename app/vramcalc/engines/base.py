@@ -51,22 +51,49 @@ class RankPool:
 
 
 class Engine(Protocol):
-    options: tuple[Option, ...]
-    """Its own link, form and command-line keys (inputs/options.py gathers them into the one table)."""
-    runtime: Runtime
-    kv_formats: tuple[Precision, ...]
-    """The KV-cache formats it can cache in (the `kv_precision` values it accepts)."""
-    weight_ladder: tuple[str, ...]
-    """Its weight formats from the most precise down: what "the most precise weights that fit" tries."""
-    kv_ladder: tuple[Precision, ...]
-    """Its KV formats from the most precise down."""
-    batch_key: str
-    """The Workload field the "largest batch" question varies (llama.cpp: its --parallel slots)."""
-    max_batch: int
-    rank_overhead_bytes: int
-    """Added to the overhead of each GPU once there is more than one (communication buffers)."""
-    keeps_activation_peak_whole: bool
-    """Whether every rank of a layout keeps the one-GPU activation peak whole (vLLM's profiling run)."""
+    # Its facts, read-only (an engine sets them as class attributes: a tuple of any length fits).
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """Its own link, form and command-line keys (inputs/options.py gathers them into the one table)."""
+        ...
+
+    @property
+    def runtime(self) -> Runtime: ...
+
+    @property
+    def kv_formats(self) -> tuple[Precision, ...]:
+        """The KV-cache formats it can cache in (the `kv_precision` values it accepts)."""
+        ...
+
+    @property
+    def weight_ladder(self) -> tuple[str, ...]:
+        """Its weight formats from the most precise down: what "the most precise weights that fit" tries."""
+        ...
+
+    @property
+    def kv_ladder(self) -> tuple[Precision, ...]:
+        """Its KV formats from the most precise down."""
+        ...
+
+    @property
+    def batch_key(self) -> str:
+        """The Workload field the "largest batch" question varies (llama.cpp: its --parallel slots)."""
+        ...
+
+    @property
+    def max_batch(self) -> int | None:
+        """The most sequences it runs at once (None: the request's own limit)."""
+        ...
+
+    @property
+    def rank_overhead_bytes(self) -> int:
+        """Added to the overhead of each GPU once there is more than one (communication buffers)."""
+        ...
+
+    @property
+    def keeps_activation_peak_whole(self) -> bool:
+        """Whether every rank of a layout keeps the one-GPU activation peak whole (vLLM's profiling run)."""
+        ...
 
     def default_overhead(self, fields: Mapping[str, object]) -> int:
         """The memory it takes beyond weights, cache and activations, when the user sets none."""

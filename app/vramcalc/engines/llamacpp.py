@@ -66,6 +66,7 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     on_gpu_kinds = spec.kinds[first_gpu_layer:]
     for kind, count in spec.kind_counts():
         if kind is AttentionKind.LINEAR:
+            assert spec.linear is not None  # a LINEAR layer exists only with a LinearAttention spec
             size = n_seq * spec.linear.state_bytes(4)
         else:
             cells = swa_cells if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED) else n_ctx
@@ -80,7 +81,7 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     n_kv = n_ctx  # one stream per sequence: attention spans that sequence's cells
     out_term = 4 * (n_ub * spec.vocab + n_ub * spec.hidden)
     if flash:
-        ffn = spec.moe.ffn * spec.moe.per_token if spec.is_moe else spec.ffn
+        ffn = spec.moe.ffn * spec.moe.per_token if spec.moe is not None else spec.ffn
         compute = max(out_term, 4 * n_ub * (3 * ffn + spec.hidden))
     else:
         compute = max(4 * n_ub * (1 + 4 * spec.hidden + n_kv * (spec.heads + 1)), out_term)
@@ -99,7 +100,8 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     compute buffers its graph reserves."""
     model = workload.model
     fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
-    bits = 16 if fmt is not None or workload.precision.is_float else workload.precision.bits
+    bits = (16 if isinstance(workload.precision, WeightFormat) or workload.precision.is_float
+            else workload.precision.bits)
     bits = 32 if workload.precision is Precision.FP32 else bits
     kv_default = workload.kv_precision or Precision.FP16
     type_k = workload.kv_precision_k or kv_default

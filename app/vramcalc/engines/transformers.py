@@ -38,7 +38,7 @@ from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, run_
 def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str]:
     """The components live at the worst phase of a steady-state step, each phase's bytes, and its name."""
     model = workload.model
-    e = workload.activation_precision.bits // 8
+    e = int(workload.activation_precision.bits) // 8
     tokens = workload.batch * workload.seq
     weights = weights_bytes(workload)
     copies = training_weight_extras(workload)[0] if workload.recipe is Recipe.AMP and not workload.lora else 0
