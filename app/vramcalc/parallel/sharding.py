@@ -33,8 +33,9 @@ import collections
 import dataclasses
 import functools
 import math
+from collections.abc import Mapping
 
-from ..formats.weights import LayerBytes, stack
+from ..formats.weights import LayerBytes, LayerKey, WeightFormat, stack
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, model_tensors
 from ..model.table import counted_tensors
@@ -113,7 +114,8 @@ class _Sums:
         if held.start == 0 and held.stop == len(self.per_layer):
             return self.totals[kind]
         held_layers = self.per_layer[held.start:held.stop]
-        numel = size = 0
+        numel = 0
+        size: float = 0
         for index, sums in enumerate(self.distinct):
             if kind in sums:
                 count = held_layers.count(index)
@@ -122,18 +124,22 @@ class _Sums:
         return numel, size
 
 
+_Layer = tuple[LayerKey, tuple[float, ...]]  # a layer's group and its tensors' bytes (LayerBytes.layers)
+
+
 @functools.lru_cache(maxsize=64)
-def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
+def _sums(model: ModelSpec, weight_format: WeightFormat | None = None, group_size: int = 128) -> _Sums:
     weights = stack(model, weight_format, group_size=group_size, nominal_bits=16)
-    outside: dict[tuple[bool, str], list[int]] = {}
+    outside: dict[tuple[bool, str], tuple[int, float]] = {}  # (parameters, bytes) by (embedding, split kind)
     for tensor, size in weights.outside:
-        entry = outside.setdefault((tensor.role is Role.EMBEDDING, split_kind(tensor, model)), [0, 0])
-        entry[0] += tensor.numel
-        entry[1] += size
+        where = (tensor.role is Role.EMBEDDING, split_kind(tensor, model))
+        numel, nbytes = outside.get(where, (0, 0))
+        outside[where] = (numel + tensor.numel, nbytes + size)
     templates = {key: layer_tensors(model, index) for key, index, _ in model.layer_groups}
-    distinct: dict[tuple, int] = {}  # layers of a group mostly share their sizes: sum each once
+    distinct: dict[_Layer, int] = {}  # layers of a group mostly share their sizes: sum each once
     sums_of: list[dict[str, tuple[int, float]]] = []
     totals: dict[str, tuple[int, float]] = {}
+    layer_counts: Mapping[_Layer, int]
     if weights.by_group is not None:  # every layer of a group alike: count the groups, not the layers
         counts = {key: count for key, _, count in model.layer_groups}
         layer_counts = {(key, sizes): counts[key] for key, sizes in weights.by_group.items()}
@@ -141,23 +147,24 @@ def _sums(model: ModelSpec, weight_format=None, group_size: int = 128) -> _Sums:
         layer_counts = collections.Counter(weights.layers)
     for layer, count in layer_counts.items():
         key, sizes = layer
-        sums: dict[str, list] = {}
+        sums: dict[str, tuple[int, float]] = {}  # (parameters, bytes) by split kind
         for tensor, size in zip(templates[key], sizes):
-            entry = sums.setdefault(split_kind(tensor, model), [0, 0])
-            entry[0] += tensor.numel
-            entry[1] += size
+            kind = split_kind(tensor, model)
+            numel, nbytes = sums.get(kind, (0, 0))
+            sums[kind] = (numel + tensor.numel, nbytes + size)
         distinct[layer] = len(sums_of)
-        sums_of.append({kind: tuple(entry) for kind, entry in sums.items()})
+        sums_of.append(sums)
         for kind, (numel, size) in sums.items():
             total = totals.get(kind, (0, 0))
             totals[kind] = (total[0] + numel * count, total[1] + size * count)
-    return _Sums(outside=tuple((*key, *value) for key, value in outside.items()), distinct=tuple(sums_of),
+    return _Sums(outside=tuple((embedding, kind, numel, nbytes) for (embedding, kind), (numel, nbytes)
+                               in outside.items()), distinct=tuple(sums_of),
                  per_layer=_layer_indices(weights, distinct), totals=totals,
                  params=sum(e[0] for e in outside.values()) + sum(t[0] for t in totals.values()),
                  bytes=sum(e[1] for e in outside.values()) + sum(t[1] for t in totals.values()))
 
 
-def _layer_indices(weights: LayerBytes, distinct: dict[tuple, int]) -> tuple[int, ...]:
+def _layer_indices(weights: LayerBytes, distinct: dict[_Layer, int]) -> tuple[int, ...]:
     """Each layer's index into _Sums.distinct."""
     if weights.by_group is None:
         return tuple(map(distinct.__getitem__, weights.layers))
@@ -178,7 +185,8 @@ class Shares:
 
 
 @functools.lru_cache(maxsize=512)
-def shares(model: ModelSpec, layout: Layout, stage: int, weight_format=None, group_size: int = 128) -> Shares:
+def shares(model: ModelSpec, layout: Layout, stage: int, weight_format: WeightFormat | None = None,
+           group_size: int = 128) -> Shares:
     sums = _sums(model, weight_format, group_size)
     held = stage_layers(model.layers, layout.pp, stage)
     weights = params = 0.0
@@ -211,7 +219,8 @@ def _largest_tensor(model: ModelSpec) -> int:
 def fsdp_groups(model: ModelSpec, layout: Layout, stage: int) -> tuple[float, float]:
     """FSDP2 wrapping every decoder layer and then the model: the parameters of the root group (what is
     outside the layers) and of the largest layer, as one rank of `stage` holds them unsharded."""
-    root, layers = 0.0, {}
+    root = 0.0
+    layers: dict[int, float] = {}
     for tensor in model_tensors(model):
         held = tensor.numel * tensor_share(tensor, model, layout, stage)
         index = layer_of(tensor.name)
@@ -227,8 +236,9 @@ def activation_share(layout: Layout, stage: int, microbatches: int) -> float:
     before the share of layers: tensor (and sequence) parallel, context parallel, and the
     micro-batches a 1F1B pipeline keeps in flight (stage s holds pp − s of them)."""
     tp = layout.tp
-    per_layer = 1.0 / tp if layout.sp or tp == 1 else (KORTHIKANTI_REPLICATED + (KORTHIKANTI_TOTAL - KORTHIKANTI_REPLICATED) / tp) / KORTHIKANTI_TOTAL
-    in_flight = min(layout.pp - stage, max(1, microbatches))
+    per_layer = 1.0 / tp if layout.sp or tp == 1 else (
+        KORTHIKANTI_REPLICATED + (KORTHIKANTI_TOTAL - KORTHIKANTI_REPLICATED) / tp) / KORTHIKANTI_TOTAL
+    in_flight: float = min(layout.pp - stage, max(1, microbatches))
     if layout.vpp > 1 and layout.pp > 1:
         in_flight *= 1 + (layout.pp - 1) / (layout.pp * layout.vpp)
     return per_layer / layout.cp * in_flight
