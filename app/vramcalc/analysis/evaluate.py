@@ -9,15 +9,15 @@ from ..formats.weights import native_format_phrase
 from ..memory.components import Breakdown
 from ..model.families.decoder.saved import lora_measured
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
-from ..core.phrase import phrase
+from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
 from ..training.lora import ALL_LINEAR
 from ..workload import Workload
 
 
-def breakdown_notes(workload: Workload) -> tuple[str, ...]:
+def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
     model = workload.model
-    notes = list(model.notes)
+    notes: list[Part] = list(model.notes)
     if model.max_positions and workload.seq > model.max_positions:
         notes.append(phrase("note.seq_over_context", seq=workload.seq, context=model.max_positions))
     if model.is_moe:
@@ -56,9 +56,9 @@ def estimate(workload: Workload) -> Breakdown:
     )
 
 
-def assumptions(workload: Workload) -> tuple[str, ...]:
+def assumptions(workload: Workload) -> tuple[Part, ...]:
     model = workload.model
-    extra = ()
+    extra: tuple[Phrase, ...] = ()
     if workload.is_training and model.model_type and model.model_type not in TRAINING_MEASURED_TYPES:
         extra = (phrase("assumption.training_unmeasured", model_type=model.model_type),)
     if workload.lora and not lora_measured(model):

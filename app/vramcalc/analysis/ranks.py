@@ -112,7 +112,8 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
         # (measured with gloo: tests/test_golden_parallel.py), so they are live in every phase.
         buckets = round(breakdown.size_of("gradients") * share.params) if (
             workload.is_training and layout.dp > 1 and stage_of_zero == 0 and not offload_states) else 0
-        best_name, best_live = "", {}
+        best_name = ""
+        best_live: dict[str, int] = {}
         for name, live in phases.items():
             temporaries_share = {"loss": share.logits, "optimizer": 0.0 if offload_states else scale["optimizer"]}.get(
                 name, acts if workload.is_training else share.kv)

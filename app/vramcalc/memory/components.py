@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from ..core.phrase import Formula, Phrase, phrase
+from ..core.phrase import Formula, Part, Phrase, phrase
 from ..core.units import GIB, format_binary
 from ..workload import Workload
 
@@ -43,8 +43,8 @@ class Breakdown:
     params: int
     active_params: int
     components: tuple[Component, ...]
-    notes: tuple[str, ...]
-    assumptions: tuple[str, ...] = ()
+    notes: tuple[Part, ...]
+    assumptions: tuple[Part, ...] = ()
     """What the engine did not understand and how it read it: non-empty means approximate."""
     facts: EngineFacts | None = None
     """The engine's own figures (vLLM's pool, llama.cpp's devices); None for transformers."""
