@@ -11,8 +11,10 @@ from ..core.choices import Attention, Checkpointing, Fsdp, Mode, Offload, Optimi
 from ..core.dtypes import NOMINAL, Precision
 from ..core.errors import ValidationError
 # MAX_BATCH, MAX_SEQ and the parse_* helpers moved to core/option.py (an engine's rows use them); still importable here
-from ..core.option import (MAX_BATCH, MAX_SEQ, Kind, Not, Option, optional, parse_choice, parse_decimal, parse_flag,
-                           parse_int, parse_tokens, plain, values_of)
+from ..core.option import MAX_BATCH as MAX_BATCH
+from ..core.option import MAX_SEQ as MAX_SEQ
+from ..core.option import (Kind, Not, Option, When, optional, parse_choice, parse_decimal, parse_flag, parse_int,
+                           parse_tokens, plain, values_of)
 from ..core.units import GB, GIB
 from ..engines.registry import ENGINE_OPTIONS
 from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, names as format_names, parse_format
@@ -65,7 +67,7 @@ _CUSTOM = {"model": (CUSTOM,)}
 _TRAINING = {"mode": (Mode.TRAINING.value,)}
 _INFERENCE = {"mode": Not((Mode.TRAINING.value,))}
 _SEVERAL = {"gpus": Not(("", "1"))}
-_LORA = {**_TRAINING, "lora_rank": Not(("", "0"))}
+_LORA: When = {**_TRAINING, "lora_rank": Not(("", "0"))}
 _APPLE = {"gpu": tuple(load_apple())}  # the settings of a Mac's GPU share
 
 

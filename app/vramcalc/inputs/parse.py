@@ -5,11 +5,11 @@ command line (`kv_heads` there is `--kv-heads` on the command line)."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import re
 from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from ..core.choices import Mode, Recipe, Runtime
 from ..core.dtypes import Precision
@@ -20,7 +20,7 @@ from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import check
 from ..engines.layouts import degrees, resolve_layout
 from ..sources.custom import custom_model
-from ..sources.gpus import configure, gpu
+from ..sources.gpus import GpuSpec, configure, gpu
 from ..sources.hf_config import from_hf_config
 from ..sources.presets import preset_spec
 from ..training.lora import QLORA_FORMATS, adapter_tensors as training_adapters
@@ -31,8 +31,23 @@ from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, MAX_CON
 
 MAX_CONFIG_DEPTH = 32  # nesting of arrays and objects; real configs have 3 or 4
 
+_T = TypeVar("_T")
 
-def parse_config_json(text: str) -> dict:
+
+def _checked(key: str, value: object, kind: type[_T]) -> _T:
+    """A parsed value as the type its parser returns. The option table pairs each key with its parser,
+    so a mismatch is a bug in the table, never the user's input."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{key}: its parser returned {value!r}, expected {kind}")
+    return value
+
+
+def _checked_optional(key: str, value: object, kind: type[_T]) -> _T | None:
+    """As `_checked`, for a key whose blank text parses to None."""
+    return None if value is None else _checked(key, value, kind)
+
+
+def parse_config_json(text: str) -> dict[str, object]:
     """The text of a config.json, checked for size and nesting before it is parsed (a deep nesting
     would exhaust the parser's stack: the page's interpreter dies of it) and for shape after."""
     if len(text) > MAX_CONFIG_BYTES:
@@ -74,9 +89,10 @@ def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None)
         text = values.get(key, "")
         if key in CUSTOM_REQUIRED and text.strip() == "":
             raise ValidationError(key, text, "required for a custom model")
-        numbers[key] = OPTION[key].parse(text)  # type: ignore[assignment]  # blank: None, the model's own
+        numbers[key] = _checked_optional(key, OPTION[key].parse(text), int)  # blank: None, the model's own
     if numbers["params"] == 0:
         raise ValidationError("params", values.get("params"), "expected at least one parameter")
+    # the required keys (CUSTOM_REQUIRED) are not None here, which a dict over CUSTOM_KEYS cannot say
     return custom_model(**numbers)  # type: ignore[arg-type]
 
 
@@ -133,12 +149,15 @@ def _parse_fields(
 
 
 def _target(fields: Mapping[str, object]) -> Target:
-    card = configure(fields["gpu"], wired_limit_mb=fields["wired_limit_mb"], macos=fields["macos"])  # type: ignore[arg-type]
-    return Target(gpu=card, count=fields["gpus"])  # type: ignore[arg-type]
+    card = configure(_checked("gpu", fields["gpu"], GpuSpec),
+                     wired_limit_mb=_checked_optional("wired_limit_mb", fields["wired_limit_mb"], int),
+                     macos=_checked("macos", fields["macos"], int))
+    return Target(gpu=card, count=_checked("gpus", fields["gpus"], int))
 
 
 def _capacity_query(fields: Mapping[str, object]) -> CapacityQuery:
-    return CapacityQuery(memory_bytes=fields["vram"], headroom=fields["headroom"])  # type: ignore[arg-type]
+    return CapacityQuery(memory_bytes=_checked_optional("vram", fields["vram"], int),
+                         headroom=_checked("headroom", fields["headroom"], float))
 
 
 def parse_target(values: Mapping[str, str]) -> Target:
@@ -158,14 +177,15 @@ def parse_link(
     workload, problems = parse_workload_lenient(values, config=config)
     reported = {problem.field for problem in problems}
     fields = _parse_fields(TARGET_PARSERS, values, [])
-    target = Target(gpu=workload.gpu or gpu(DEFAULTS["gpu"]), count=fields["gpus"])  # the machine as cleaned above
+    target = Target(gpu=workload.gpu or gpu(DEFAULTS["gpu"]),
+                    count=_checked("gpus", fields["gpus"], int))  # the machine as cleaned above
     try:
         resolve_layout(workload, target.count)
     except ValidationError as error:  # a layout these GPUs cannot run: the mode's default layout instead
         named = [key for key in LAYOUT_KEYS if values.get(key, DEFAULTS[key]) != DEFAULTS[key]]
         # reported against the layout the link set (the GPU count stays as the link says)
         problems.append(ValidationError(named[0], values[named[0]], error.allowed) if named else error)
-        workload = dataclasses.replace(workload, **{key: FIELD_PARSERS[key](DEFAULTS[key]) for key in LAYOUT_KEYS})
+        workload = workload.but(**{key: FIELD_PARSERS[key](DEFAULTS[key]) for key in LAYOUT_KEYS})
     problems += [p for p in _target_problems(values) if p.field not in reported]
     problems = list({(p.field, str(p)): p for p in problems}.values())  # a rule retried reports once
     query = _capacity_query(_parse_fields(CAPACITY_PARSERS, values, problems))
@@ -180,14 +200,20 @@ def _target_problems(values: Mapping[str, str]) -> list[ValidationError]:
 
 def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     attributes = {FIELD_ATTRIBUTE.get(key, key): value for key, value in fields.items()}
-    attributes["gpu"] = configure(attributes["gpu"], wired_limit_mb=attributes.pop("wired_limit_mb"),
-                                  macos=attributes.pop("macos"))
-    engine = engine_for(attributes["runtime"])
-    attributes["precision"] = engine.run_format(model, attributes["precision"],
-                                                training=attributes["mode"] is Mode.TRAINING)
+    attributes["gpu"] = configure(
+        _checked("gpu", attributes["gpu"], GpuSpec),
+        wired_limit_mb=_checked_optional("wired_limit_mb", attributes.pop("wired_limit_mb"), int),
+        macos=_checked("macos", attributes.pop("macos"), int))
+    engine = engine_for(_checked("runtime", attributes["runtime"], Runtime))
+    precision = attributes["precision"]
+    if not isinstance(precision, (Precision, WeightFormat)):  # as in _checked: a bug in the option table
+        raise TypeError(f"precision: its parser returned {precision!r}, expected a Precision or a WeightFormat")
+    attributes["precision"] = engine.run_format(model, precision, training=attributes["mode"] is Mode.TRAINING)
     attributes["overhead_given"] = attributes["overhead_bytes"] is not None
     if attributes["overhead_bytes"] is None:
-        attributes["overhead_bytes"] = engine_for(attributes["runtime"]).default_overhead(attributes)
+        attributes["overhead_bytes"] = engine.default_overhead(attributes)
+    # each value has its field's type (the option table pairs each key with its parser), which a dict
+    # of every field cannot say to mypy short of a TypedDict repeating Workload's fields
     workload = Workload(model=model, **attributes)  # type: ignore[arg-type]
     check_consistency(workload)
     return workload
