@@ -12,6 +12,7 @@ from .messages import ENGLISH, Words
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 from ..core.units import GIB
 from ..inputs.options import MAX_BATCH, MAX_SEQ
@@ -61,7 +62,7 @@ def nice_ceil(value: float) -> float:
     """The smallest of 1, 2, 2.5, 5 × 10^k that is at least value."""
     if value <= 0:
         return 1.0
-    power = 10 ** math.floor(math.log10(value))
+    power: float = 10 ** math.floor(math.log10(value))
     for step in (1, 2, 2.5, 5, 10):
         if step * power >= value * (1 - 1e-12):
             return step * power
@@ -72,7 +73,7 @@ def _count_label(value: float, *, words: Words) -> str:
     return words.localize(f"{value:,.0f}") if value < 10_000 else words.count(round(value))
 
 
-def _trace(grid: list[int], at, y_max: float, flat: float) -> None:
+def _trace(grid: list[int], at: Callable[[int], int], y_max: float, flat: float) -> None:
     """Estimate the curve at enough grid points to draw it: the ends and quarters, then the middle of
     every stretch whose middle is more than `flat` bytes (half a pixel) off the straight line between
     its ends, until the stretches are straight or one grid step wide. Quadratic pieces (eager attention)
@@ -100,7 +101,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
     current = getattr(workload, key)
     x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer or 0))))
     grid = sorted({max(1, round(x_max * i / SAMPLES)) for i in range(SAMPLES + 1)})
-    memory = {}
+    memory: dict[int, int] = {}  # the estimates, by index into grid
 
     def at(index: int) -> int:
         if index not in memory:
@@ -123,7 +124,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
         return round(TOP + plot_h * (1 - min(y, y_max) / y_max), 2)
 
     path = " ".join(f"{'M' if i == 0 else 'L'}{px(x)},{py(y)}" for i, (x, y) in enumerate(zip(xs, ys)))
-    name, memory = words.say(target.label), words.gib(usable)
+    name, usable_text = words.say(target.label), words.gib(usable)
     if answer is None:
         over_x = float(LEFT)
         ending = words.message("chart.ending.none", name=key, target=name)
@@ -132,13 +133,13 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
         if answer >= x_max:
             ending = words.message("chart.ending.all", target=name)
         else:
-            ending = words.message("chart.ending.stop", target=name, memory=memory, answer=answer)
+            ending = words.message("chart.ending.stop", target=name, memory=usable_text, answer=answer)
     return Chart(
         key=key,
         x_label=x_label,
         path=path,
         limit_y=py(usable),
-        limit_label=words.message("chart.limit", target=name, memory=memory),
+        limit_label=words.message("chart.limit", target=name, memory=usable_text),
         over_x=over_x,
         over_width=round(LEFT + plot_w - over_x, 2),
         now_x=px(min(current, x_max)),

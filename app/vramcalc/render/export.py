@@ -16,7 +16,7 @@ from ..analysis.ranks import on_gpus, per_gpu
 from .i18n.en import EN
 
 
-def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH) -> dict:
+def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH) -> dict[str, object]:
     """The stable JSON shape scripts rely on (on several GPUs, the engine's figures for their layout)."""
     breakdown = on_gpus(breakdown, gpus)
     rank = per_gpu(breakdown, gpus)

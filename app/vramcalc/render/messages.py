@@ -38,7 +38,7 @@ class _LocalFormatter(string.Formatter):
         self.words = words
 
     def format_field(self, value: object, format_spec: str) -> str:
-        text = super().format_field(value, format_spec)
+        text: str = super().format_field(value, format_spec)
         if isinstance(value, Localized):
             return text
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)

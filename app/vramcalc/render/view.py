@@ -13,6 +13,7 @@ from __future__ import annotations
 from .messages import ENGLISH, Words
 
 import dataclasses
+from collections.abc import Mapping
 
 from ..analysis import capacity as analysis_capacity
 from ..analysis.capacity import Cell, Placement, table
@@ -142,6 +143,14 @@ def _answer_label(key: str, workload: Workload) -> str:
     return f"answer.{key}"
 
 
+def _count(runtime: Mapping[str, object], key: str) -> int:
+    """One of the engine's counts in `Breakdown.runtime` (its --json figures, typed object there)."""
+    value = runtime[key]
+    if not isinstance(value, int):
+        raise TypeError(f"runtime {key}: {value!r} is not a count")
+    return value
+
+
 def _runtime_lines(breakdown: Breakdown, *, words: Words) -> tuple[str, ...]:
     runtime, workload = breakdown.runtime, breakdown.workload
     if runtime.get("name") == "vllm":
@@ -149,14 +158,15 @@ def _runtime_lines(breakdown: Breakdown, *, words: Words) -> tuple[str, ...]:
         facts = breakdown.facts
         return (words.message("runtime.vllm_gpus" if gpus != 1 else "runtime.vllm", gpus=gpus,
                         layout=getattr(facts, "layout", ""), gpu=runtime["gpu"], util=runtime["gpu_memory_utilization"],
-                        claimed=words.gib(runtime["claimed_bytes"]), pool=words.gib(runtime["kv_pool_bytes"]),
+                        claimed=words.gib(_count(runtime, "claimed_bytes")),
+                        pool=words.gib(_count(runtime, "kv_pool_bytes")),
                         tokens=f"{runtime['kv_tokens']:,}", concurrency=f"{runtime['max_concurrency']:,.2f}",
                         seq=f"{workload.seq:,}"),)
     if runtime.get("name") == "llamacpp":
-        return (words.message("runtime.llamacpp", gpu_bytes=words.gib(runtime["device_bytes"]),
-                        host_bytes=words.gib(runtime["host_bytes"]), layers=runtime["gpu_layers"] - 1 if
-                        runtime["gpu_layers"] else 0, total=workload.model.layers, n_ctx=f"{runtime['n_ctx']:,}",
-                        n_seq=runtime["n_seq"]),)
+        return (words.message("runtime.llamacpp", gpu_bytes=words.gib(_count(runtime, "device_bytes")),
+                        host_bytes=words.gib(_count(runtime, "host_bytes")),
+                        layers=_count(runtime, "gpu_layers") - 1 if runtime["gpu_layers"] else 0,
+                        total=workload.model.layers, n_ctx=f"{runtime['n_ctx']:,}", n_seq=runtime["n_seq"]),)
     if breakdown.phases:  # a training step: every phase's total with the overhead, the peak named
         overhead = breakdown.bytes_of("overhead")
         return tuple(words.message("phase.line.peak" if name == breakdown.peak_phase else "phase.line",
@@ -185,7 +195,7 @@ def _gpu_row(fit: GpuFit, *, words: Words) -> GpuRow:
 class Answer:
     key: str  # max_seq, max_batch, min_gpus, max_params: the names of the --json output
     label: str
-    value: int | None  # the exact answer, for data-value
+    value: int | str | None  # the exact answer, for data-value (a format's name for best_format)
     text: str
 
 
@@ -241,8 +251,8 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
             count=words.count(solution.max_params or 0), layers=layers, now=model.layers,
         )
     loaded = most_loaded(workload, target.count)
-    rank = loaded
-    if rank.layout.gpus == 1 and rank.layout.offload is Offload.NONE:
+    rank: PerGpu | None = loaded
+    if loaded.layout.gpus == 1 and loaded.layout.offload is Offload.NONE:
         rank = None  # one GPU holds what the breakdown above shows
     heading = words.message(
         "reverse.heading_split" if rank else "reverse.heading",
@@ -264,7 +274,7 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
             for key in values
         ),
         charts=(sweep(workload, target, "seq", seq, words=words), sweep(workload, target, "batch", batch, words=words)),
-        rank=rank and present_rank(workload, target, rank, words=words),
+        rank=present_rank(workload, target, rank, words=words) if rank is not None else None,
         verdict=present_verdict(workload, target, solution, loaded, words=words),
     )
 
