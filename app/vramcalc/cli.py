@@ -17,7 +17,7 @@ from .render.messages import ENGLISH
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .analysis import capacity
 from .render import catalog as catalog_words
@@ -25,7 +25,7 @@ from .sources import catalog
 from .core.errors import ValidationError
 from .sources.gpus import load_gpus
 from .analysis.fit import GpuFit, fit_all
-from .analysis.ranks import on_gpus, per_gpu
+from .analysis.ranks import PerGpu, on_gpus, per_gpu
 from .memory.components import Breakdown
 from .analysis.evaluate import estimate
 from .render.i18n.en import EN
@@ -51,7 +51,7 @@ SECTIONS = {
     "engine": "engine",
 }
 TARGET_KEYS = ("gpu", "gpus")  # `fit` asks about them first, in a section of their own, with these help texts
-TARGET_HELP = {
+TARGET_HELP: dict[str, Callable[[], str]] = {
     "gpu": lambda: f"one of: {', '.join(load_gpus())}; a Mac (apple-m4-max-128gb, ...); or any card as NNgb (24gb)",
     "gpus": lambda: "how many of them (default 1)",
 }
@@ -111,7 +111,7 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
-def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict | None]:
+def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object] | None]:
     custom = [key for key in CUSTOM_KEYS if getattr(args, key)]
     sources = [name for name, given in (("--model", args.model), ("--config", args.config), ("--params ...", custom)) if given]
     if len(sources) > 1:
@@ -218,7 +218,7 @@ def breakdown_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _per_gpu_lines(rank) -> str:
+def _per_gpu_lines(rank: PerGpu) -> str:
     lines = ["", f"per GPU, {rank.layout.describe()} ({rank.rank}, peak at {rank.peak_phase}): "
                  f"{ENGLISH.gib(rank.total_bytes)}"]
     lines += [f"  {EN[key]:<24}{value / 2**30:>10.2f} GiB" for key, value in rank.components.items() if value]
@@ -238,11 +238,12 @@ def fit_main(argv: Sequence[str]) -> int:
     except ValidationError as error:
         return _usage_error(error)
     solution = solve(workload, target)
+    total_bytes = estimate(workload).total_bytes
     result = {
         "gpu": target.gpu.slug,
         "gpus": target.count,
         "memory_bytes": target.gpu.usable_bytes,
-        "total_bytes": estimate(workload).total_bytes,
+        "total_bytes": total_bytes,
         "fits": fits(workload, target),
         "max_seq": solution.max_seq,
         "max_batch": solution.max_batch,
@@ -260,12 +261,13 @@ def fit_main(argv: Sequence[str]) -> int:
         f"sequence {workload.seq:,} on {ENGLISH.say(target.label)} ({ENGLISH.gib(target.gpu.usable_bytes)} each)"
         + (f", laid out as {layout_text(workload, per_gpu(estimate(workload), target.count))}" if target.count > 1
            else ""),
-        f"now: {ENGLISH.gib(result['total_bytes'])} in total: {'fits' if result['fits'] else 'does not fit'}",
+        f"now: {ENGLISH.gib(total_bytes)} in total: {'fits' if result['fits'] else 'does not fit'}",
     ]
     for key, label in (("max_seq", "longest sequence"), ("max_batch", "largest batch"), ("min_gpus", "fewest GPUs"),
                        ("max_params", "largest model")):
-        value = result[key]
-        text = "none fits" if value is None else (ENGLISH.count(value) + " parameters" if key == "max_params" else f"{value:,}")
+        value = result[key]  # a count, or None when none fits
+        text = "none fits" if not isinstance(value, int) else (
+            ENGLISH.count(value) + " parameters" if key == "max_params" else f"{value:,}")
         if key == "max_params" and value is not None:
             text += f" ({solution.max_layers:,} layers)"
         lines.append(f"{label:<18}{text}")
@@ -304,7 +306,7 @@ def capacity_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def capacity_json(headroom: float, rows: Sequence[capacity.Row], *, user: bool) -> dict:
+def capacity_json(headroom: float, rows: Sequence[capacity.Row], *, user: bool) -> dict[str, object]:
     return {
         "headroom": headroom,
         "columns": [p.value for p in capacity.COLUMNS],

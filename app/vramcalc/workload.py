@@ -78,7 +78,7 @@ class Workload:
         """KV-cache format: as chosen, else the weights' float format, else 16-bit."""
         if self.kv_precision is not None:
             return self.kv_precision
-        return self.precision if self.precision.is_float else Precision.FP16
+        return self.precision if isinstance(self.precision, Precision) and self.precision.is_float else Precision.FP16
 
     @property
     def activation_precision(self) -> Precision:
@@ -89,7 +89,7 @@ class Workload:
                                     else Precision.BF16)
         if self.lora and not self.precision.is_float:
             return Precision.BF16
-        return self.precision if self.precision.is_float else Precision.FP16
+        return self.precision if isinstance(self.precision, Precision) and self.precision.is_float else Precision.FP16
 
     @property
     def lora(self) -> Lora | None:
