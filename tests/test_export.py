@@ -13,6 +13,8 @@ from vramcalc.analysis.fit import fit_all
 from vramcalc.analysis.ranks import per_gpu
 from vramcalc.render.export import to_csv, to_json, to_markdown
 from vramcalc.render.messages import ENGLISH
+from vramcalc.speed import cost_of, speed_of
+from vramcalc.workload import Machine
 
 TRAINING = {"model": "llama-3-70b", "mode": "training", "gpus": "8", "zero": "3"}
 
@@ -46,5 +48,7 @@ def test_cli_prints_the_same_documents():
     breakdown = estimate(parse_workload(TRAINING))
     assert run_cli(*args, "--csv").stdout == to_csv(breakdown, 8)
     assert run_cli(*args, "--markdown").stdout == to_markdown(breakdown, 8)
-    expected = json.loads(json.dumps(to_json(breakdown, fit_all(breakdown), 8)))
+    speed = speed_of(breakdown, breakdown.workload.gpu, 8, Machine())
+    expected = json.loads(json.dumps(to_json(breakdown, fit_all(breakdown), 8, speed=speed,
+                                             cost=cost_of(speed, breakdown.workload.gpu, 8, Machine()))))
     assert json.loads(run_cli(*args, "--json").stdout) == expected

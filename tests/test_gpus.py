@@ -1,8 +1,10 @@
-"""GPU and Mac data (data/gpus/, data/README.md "gpus"): every file loads and is sourced, the Apple
-working-set rule against every published measurement, the wired-limit override, and "my card: N GB"."""
+"""GPU and Mac data (data/gpus/, data/README.md "gpus"): every file loads and is sourced, the compute and
+interconnect figures, the Apple working-set rule against every published measurement, the wired-limit override,
+the unified-memory PCs' GPU share, and "my card: N GB"."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from importlib import resources
 
@@ -12,6 +14,7 @@ from vramcalc.core.errors import ValidationError
 from vramcalc.core.units import GB, GIB, MIB
 from vramcalc.sources.gpus import (
     DEFAULT_MACOS,
+    INTERCONNECTS,
     GpuKind,
     MemorySource,
     all_gpus,
@@ -91,7 +94,7 @@ def test_every_file_loads_and_is_sourced(name):
 
 def test_discrete_cards_memory_figures():
     for spec in load_gpus().values():
-        assert spec.kind is GpuKind.DISCRETE
+        assert spec.kind in (GpuKind.DISCRETE, GpuKind.UNIFIED)
         # nvidia-smi's total is near the marketed GB (at most 8 % below), and PyTorch's total below nvidia-smi's
         if spec.nvidia_smi_total_mib is not None:
             marketed = spec.marketed_memory_gb * GB
@@ -107,7 +110,7 @@ def test_the_listed_consumer_cards_are_there():
         assert slug in load_gpus()
 
 
-def test_load_gpus_is_the_cards_only_and_all_gpus_adds_the_macs():
+def test_load_gpus_is_the_cards_and_pcs_and_all_gpus_adds_the_macs():
     assert set(load_gpus()) | set(load_apple()) == set(all_gpus())
     assert not set(load_gpus()) & set(load_apple())
     assert all(spec.kind is GpuKind.APPLE for spec in load_apple().values())
@@ -132,6 +135,184 @@ def test_table_is_a_sensible_subset():
     assert set(table) <= set(all_gpus())
     assert "h100-80gb" in table and "rtx-4090" in table and "apple-m4-max-128gb" in table
     assert "rtx-5080" not in table and "apple-m1-8gb" not in table
+
+
+# ---------------------------------------------------------------- compute and interconnect
+
+TERA = 10**12
+NEW_CARDS = ("rtx-3070", "rtx-3080", "rtx-4070-ti", "rtx-4080", "rtx-4000-ada", "rtx-5000-ada", "a40", "a100-80gb-pcie",
+             "h100-pcie", "dgx-spark", "strix-halo")
+
+
+def test_every_card_has_fp16_and_a_compute_source():
+    for slug, spec in load_gpus().items():
+        assert spec.fp16_flops is not None and spec.fp16_flops > 0, slug
+        assert spec.compute_source and spec.compute_source.strip(), slug
+
+
+def test_compute_keys_are_in_every_card_file():
+    for name in order():
+        raw = json.loads((FOLDER / f"{name}.json").read_text(encoding="utf-8"))
+        if raw.get("kind") == "apple":
+            continue
+        for key in ("fp16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "interconnect", "interconnect_gb_s",
+                    "compute_source"):
+            assert key in raw, (name, key)  # null where the card has no such path
+
+
+def test_precisions_are_ordered_and_dense():
+    for slug, spec in load_gpus().items():
+        if spec.fp8_flops is not None:
+            assert spec.fp8_flops >= spec.fp16_flops, slug
+        if spec.fp4_flops is not None:
+            assert spec.fp8_flops is not None and spec.fp4_flops >= spec.fp8_flops, slug
+        if spec.fp16_acc16_flops is not None:  # GeForce: FP32 accumulate runs at half the FP16-accumulate rate
+            assert spec.fp16_acc16_flops == pytest.approx(2 * spec.fp16_flops, rel=0.01), slug
+        # dense, not sparse: no single GPU here reaches 2.5 PFLOPS of dense 16-bit (B200 is 2.25)
+        assert spec.fp16_flops <= 2.5e15, slug
+
+
+def test_accumulate_rates_follow_the_brief():
+    # GeForce: FP32 accumulate at half rate (RTX 4090 165.2 vs 330.3; RTX 3090 71 vs 142)
+    assert gpu("rtx-4090").fp16_flops == pytest.approx(165.2 * TERA)
+    assert gpu("rtx-4090").fp16_acc16_flops == pytest.approx(330.3 * TERA)
+    assert gpu("rtx-3090").fp16_flops == pytest.approx(71 * TERA)
+    assert gpu("rtx-3090").fp16_acc16_flops == pytest.approx(142 * TERA)
+    # datacenter and pro cards: one rate (no separate FP16-accumulate figure)
+    for slug in ("a100-80gb", "h100-80gb", "l40s", "rtx-6000-ada", "rtx-a6000", "rtx-pro-6000"):
+        assert gpu(slug).fp16_acc16_flops is None, slug
+    assert gpu("h100-80gb").fp16_flops == pytest.approx(989.5 * TERA)
+    assert gpu("a100-80gb").fp16_flops == pytest.approx(312 * TERA) and gpu("a100-80gb").fp8_flops is None
+    # FP4 only on Blackwell
+    assert gpu("b200").fp4_flops and gpu("rtx-5090").fp4_flops and gpu("dgx-spark").fp4_flops
+    assert gpu("h100-80gb").fp4_flops is None and gpu("rtx-4090").fp4_flops is None
+
+
+def test_units_are_base_units():
+    spec = gpu("h100-80gb")
+    assert spec.interconnect == "sxm-nvlink"
+    assert spec.interconnect_bytes_per_s == 450 * 10**9  # NVLink 4: 900 GB/s total, 450 per direction
+    assert gpu("a100-80gb").interconnect_bytes_per_s == 300 * 10**9
+    assert gpu("rtx-4090").interconnect_bytes_per_s == 32 * 10**9  # PCIe 4.0 x16
+    assert gpu("rtx-5090").interconnect_bytes_per_s == 64 * 10**9  # PCIe 5.0 x16
+    assert gpu("mi300x").interconnect == "infinity-fabric"
+    assert gpu("strix-halo").interconnect is None and gpu("strix-halo").interconnect_bytes_per_s is None
+    for spec in all_gpus().values():
+        for value in (spec.fp16_flops, spec.fp8_flops, spec.int8_ops, spec.fp4_flops):
+            assert value is None or (isinstance(value, float) and value > 1e12), spec.slug  # FLOP/s, not TFLOPS
+        assert spec.interconnect in (None, *INTERCONNECTS), spec.slug
+        assert spec.interconnect_bytes_per_s is None or spec.interconnect_bytes_per_s >= 10**10, spec.slug
+
+
+def test_bad_interconnect_is_rejected():
+    with pytest.raises(ValidationError) as caught:
+        dataclasses.replace(gpu("rtx-4090"), interconnect="infiniband")
+    assert caught.value.field == "interconnect"
+    with pytest.raises(ValidationError):
+        dataclasses.replace(gpu("rtx-4090"), interconnect_bytes_per_s=None)
+
+
+def test_custom_card_has_no_compute():
+    spec = gpu("24gb")
+    assert (spec.fp16_flops, spec.fp8_flops, spec.int8_ops, spec.fp4_flops, spec.interconnect,
+            spec.interconnect_bytes_per_s, spec.gpu_cores, spec.compute_source) == (None,) * 8
+
+
+@pytest.mark.parametrize("slug", NEW_CARDS)
+def test_new_cards_load(slug):
+    spec = gpu(slug)
+    assert spec.slug in load_gpus() and spec.usable_bytes > 0 and spec.bandwidth_gb_s > 0
+    assert spec.fp16_flops and spec.compute_source
+
+
+def test_new_cards_figures():
+    assert gpu("a100-80gb-pcie").bandwidth_gb_s == 1935 and gpu("a100-80gb").bandwidth_gb_s == 2039
+    assert gpu("h100-pcie").bandwidth_gb_s == 2000 and gpu("h100-pcie").interconnect == "pcie"
+    assert gpu("rtx-3070").usable_bytes == 8192 * MIB and gpu("rtx-3080").usable_bytes == 10240 * MIB
+    assert gpu("dgx-spark").bandwidth_gb_s == 273 and gpu("strix-halo").bandwidth_gb_s == 256
+    assert not gpu("rtx-3070").table and not gpu("a40").table
+
+
+# ---------------------------------------------------------------- unified-memory PCs
+
+
+def test_unified_pcs_default_to_the_smaller_share():
+    spark = gpu("dgx-spark")
+    assert spark.kind is GpuKind.UNIFIED and spark.usable_source is MemorySource.TORCH
+    assert spark.usable_bytes == round(119.61 * GIB)  # the smallest CUDA total reported (121.69 on newer kernels)
+    halo = gpu("strix-halo")
+    assert halo.kind is GpuKind.UNIFIED and halo.usable_source is MemorySource.GPU_SHARE
+    assert halo.usable_bytes == 96 * GIB  # the BIOS / Windows carve-out, not the Linux GTT maximum
+    assert "default" in halo.usable_basis
+    assert halo.max_gpu_share_gib is not None and halo.usable_bytes < halo.max_gpu_share_gib * GIB <= 128 * GIB
+
+
+def test_gpu_share_override():
+    halo = gpu("strix-halo")
+    linux = configure(halo, gpu_share_gib=120)  # ttm.pages_limit=31457280 -> "122880M of GTT memory ready"
+    assert linux.usable_bytes == 120 * GIB and linux.usable_source is MemorySource.GPU_SHARE
+    assert "as set" in linux.usable_basis and linux.slug == halo.slug
+    assert configure(halo).usable_bytes == 96 * GIB
+
+
+@pytest.mark.parametrize("value", [0, 0.5, 125, 200, -1, "96", True])
+def test_gpu_share_out_of_range_names_the_field(value):
+    with pytest.raises(ValidationError) as caught:
+        configure(gpu("strix-halo"), gpu_share_gib=value)
+    assert caught.value.field == "gpu_share_gib"
+
+
+@pytest.mark.parametrize("slug", ["rtx-4090", "dgx-spark", "apple-m4-max-128gb"])
+def test_gpu_share_is_for_settable_pcs_only(slug):
+    with pytest.raises(ValidationError) as caught:
+        configure(gpu(slug), gpu_share_gib=64)
+    assert caught.value.field == "gpu_share_gib"
+
+
+# ---------------------------------------------------------------- Apple compute
+
+
+# Apple tech specs: the GPU bin each memory size ships with (the smaller bin where two share a size)
+APPLE_CORES = {
+    "apple-m3-max": {36: 30, 48: 40, 64: 40, 96: 30, 128: 40},
+    "apple-m4-max": {36: 32, 48: 40, 64: 40, 128: 40},
+    "apple-m2-max": {32: 30, 64: 30, 96: 38},
+    "apple-m3-ultra": {96: 60, 256: 60, 512: 80},
+    "apple-m5": {16: 10, 24: 10, 32: 10},
+}
+
+
+@pytest.mark.parametrize("chip", sorted(APPLE_CORES))
+def test_apple_bins_follow_the_tech_specs(chip):
+    for memory_gb, cores in APPLE_CORES[chip].items():
+        assert gpu(f"{chip}-{memory_gb}gb").gpu_cores == cores, (chip, memory_gb)
+
+
+def test_apple_bins_match_the_bandwidth_bins():
+    # the M3 Max and M4 Max bins are also the bandwidth bins (data/README.md)
+    for slug, spec in load_apple().items():
+        if slug.startswith("apple-m3-max-"):
+            assert (spec.gpu_cores, spec.bandwidth_gb_s) in ((30, 300), (40, 400)), slug
+        if slug.startswith("apple-m4-max-"):
+            assert (spec.gpu_cores, spec.bandwidth_gb_s) in ((32, 410), (40, 546)), slug
+
+
+def test_apple_fp16_is_cores_times_alus_times_clock():
+    for name in order():
+        raw = json.loads((FOLDER / f"{name}.json").read_text(encoding="utf-8"))
+        if raw.get("kind") != "apple":
+            continue
+        assert raw["compute_source"].strip()
+        for config in raw["configurations"]:
+            spec = all_gpus()[f"{name}-{config['memory_gb']}gb"]
+            assert spec.gpu_cores and spec.compute_source == raw["compute_source"]
+            if name.startswith("apple-m5"):  # neural accelerators: no published figure
+                assert spec.fp16_flops is None
+                continue
+            expected = spec.gpu_cores * 128 * 2 * raw["gpu_clock_mhz"] * 10**6
+            assert spec.fp16_flops == pytest.approx(expected, abs=0.005 * TERA), spec.slug  # 2 decimals in the data
+    # Apple's own figure: M2 Max 38-core 13.6 TFLOPS (the 96 GB Mac has only the 38-core GPU)
+    assert gpu("apple-m2-max-96gb").fp16_flops == pytest.approx(13.6 * TERA, rel=0.01)
 
 
 # ---------------------------------------------------------------- the Apple rule

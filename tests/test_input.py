@@ -167,7 +167,8 @@ def test_cli_json_shape():
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert set(data) == {"params", "active_params", "components", "total_bytes", "gpus", "assumptions", "runtime",
-                         "host_bytes", "peak_phase", "phases", "phase_components", "per_gpu"}
+                         "host_bytes", "peak_phase", "phases", "phase_components", "per_gpu", "speed", "cost",
+                         "speed_basis"}
     assert data["per_gpu"]["total_bytes"] == data["total_bytes"] and data["per_gpu"]["layout"] == "one GPU"
     assert data["peak_phase"] in data["phases"]
     assert data["total_bytes"] == data["phases"][data["peak_phase"]] + data["components"]["overhead"]

@@ -74,6 +74,13 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "parallel": ("2", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "kv_precision_k": ("q8_0", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "kv_precision_v": ("q8_0", {"runtime": "llamacpp", "precision": "q4_k_m"}),
+    "prompt_tokens": ("1000", {"seq": "2048"}),
+    "output_tokens": ("300", {}),
+    "gpu_bandwidth": ("936", {}),
+    "gpu_tflops": ("142", {}),
+    "ram_bandwidth": ("90", {}),
+    "gpu_hour_price": ("2.5", {}),
+    "train_tokens": ("1000000", TRAINING),
 }
 
 
@@ -168,7 +175,7 @@ def test_the_link_takes_exactly_the_table_keys():
 
 
 def test_the_workload_fields_are_the_table_rows():
-    assert set(FIELD_PARSERS) == {o.key for o in OPTIONS if o.group not in ("model", "target", "capacity")}
+    assert set(FIELD_PARSERS) == {o.key for o in OPTIONS if o.group not in ("model", "target", "capacity", "speed")}
 
 
 # ---------------------------------------------------------------- round trips

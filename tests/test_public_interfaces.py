@@ -27,10 +27,12 @@ def engine() -> SimpleNamespace:
     from vramcalc.analysis.fit import fit_all
     from vramcalc.cli import COMMANDS, build_capacity_parser, build_parser
     from vramcalc.render.export import to_json
+    from vramcalc.speed import cost_of, speed_of
+    from vramcalc.workload import Machine
 
     return SimpleNamespace(DEFAULTS=DEFAULTS, estimate=estimate, parse_workload=parse_workload, COMMANDS=COMMANDS,
                            build_parser=build_parser, build_capacity_parser=build_capacity_parser, to_json=to_json,
-                           fit_all=fit_all)
+                           fit_all=fit_all, speed_of=speed_of, cost_of=cost_of, Machine=Machine)
 
 
 PAGE_KEYS = {"lang"}  # link keys the page reads itself (static/lang.js), not settings of the calculation
@@ -117,7 +119,9 @@ def _breakdown_json(**values: str) -> dict:
     e = engine()
     breakdown = e.estimate(e.parse_workload({**e.DEFAULTS, **values}))
     gpus = int(values.get("gpus", "1"))
-    return json.loads(json.dumps(e.to_json(breakdown, e.fit_all(breakdown), gpus)))
+    speed = e.speed_of(breakdown, breakdown.workload.gpu, gpus, e.Machine())
+    cost = e.cost_of(speed, breakdown.workload.gpu, gpus, e.Machine())
+    return json.loads(json.dumps(e.to_json(breakdown, e.fit_all(breakdown), gpus, speed=speed, cost=cost)))
 
 
 @cache
@@ -143,6 +147,8 @@ def json_names() -> dict[str, set[str]]:
         add("per_gpu", document["per_gpu"])
         add("per_gpu.engine", document["per_gpu"]["engine"])
         add(f"runtime {document['runtime']['name']}", document["runtime"])
+        add("speed", document["speed"])
+        add("cost", document["cost"])
     add("fit", json.loads(_run("fit", "--json")))
     capacity = json.loads(_run("capacity", "--json"))
     add("capacity", capacity)
@@ -161,7 +167,7 @@ def test_the_json_documents_were_all_seen():
     """Guards the test itself: every place it reads was reached (vLLM's per-GPU pool, each engine, ...)."""
     expected = {"breakdown", "components", "phases", "gpus", "per_gpu", "per_gpu.engine", "runtime transformers",
                 "runtime vllm", "runtime llamacpp", "fit", "capacity", "capacity row", "capacity cell",
-                "capacity example", "models"}
+                "capacity example", "models", "speed", "cost"}
     assert {where for where, found in json_names().items() if found} == expected
 
 

@@ -36,7 +36,10 @@ from .render.rank import layout_text
 from .render.view import present_capacity
 from .analysis.solve import fits, solve
 from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS
-from .inputs.parse import parse_capacity_query, parse_config_json, parse_target, parse_workload
+from .inputs.parse import parse_capacity_query, parse_config_json, parse_machine, parse_target, parse_workload
+from .render.speed import present_speed, speed_lines
+from .speed import Cost, Speed, cost_of, speed_of
+from .workload import Machine
 
 EXIT_USAGE = 2
 
@@ -49,6 +52,7 @@ SECTIONS = {
     "": "",
     "layout": "several GPUs (default layout: TP for inference, ZeRO-3 data parallel for training)",
     "engine": "engine",
+    "speed": "speed and cost (the card's figures win where given)",
 }
 TARGET_KEYS = ("gpu", "gpus")  # `fit` asks about them first, in a section of their own, with these help texts
 TARGET_HELP: dict[str, Callable[[], str]] = {
@@ -199,6 +203,7 @@ def breakdown_main(argv: Sequence[str]) -> int:
     try:
         values, config = _values(args)
         breakdown = estimate(parse_workload(values, config=config))
+        machine = parse_machine(values)
     except ValidationError as error:
         return _usage_error(error)
     try:
@@ -207,15 +212,25 @@ def breakdown_main(argv: Sequence[str]) -> int:
     except ValidationError as error:
         return _usage_error(error)
     gpu_fits = fit_all(breakdown)
+    speed, cost = _speed(breakdown, gpus, machine)
     if args.json:
-        print(json.dumps(to_json(breakdown, gpu_fits, gpus)))
+        print(json.dumps(to_json(breakdown, gpu_fits, gpus, speed=speed, cost=cost)))
     elif args.csv:
         print(to_csv(breakdown, gpus), end="")
     elif args.markdown:
         print(to_markdown(breakdown, gpus), end="")
     else:
-        print(to_table(on_gpus(breakdown, gpus), gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else ""))
+        print(to_table(on_gpus(breakdown, gpus), gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else "")
+              + speed_lines(present_speed(breakdown.workload, speed, cost)))
     return 0
+
+
+def _speed(breakdown: Breakdown, gpus: int, machine: Machine) -> tuple[Speed, Cost]:
+    """The speed and cost on the workload's card (--gpu), `gpus` of them."""
+    card = breakdown.workload.gpu
+    assert card is not None  # parse_workload always sets the card
+    speed = speed_of(breakdown, card, gpus, machine)
+    return speed, cost_of(speed, card, gpus, machine)
 
 
 def _per_gpu_lines(rank: PerGpu) -> str:
@@ -238,7 +253,12 @@ def fit_main(argv: Sequence[str]) -> int:
     except ValidationError as error:
         return _usage_error(error)
     solution = solve(workload, target)
-    total_bytes = estimate(workload).total_bytes
+    breakdown = estimate(workload)
+    total_bytes = breakdown.total_bytes
+    try:
+        speed, cost = _speed(breakdown, target.count, parse_machine(values))
+    except ValidationError as error:
+        return _usage_error(error)
     result = {
         "gpu": target.gpu.slug,
         "gpus": target.count,
@@ -252,6 +272,8 @@ def fit_main(argv: Sequence[str]) -> int:
         "max_layers": solution.max_layers,
         "best_format": solution.best_format,
         "best_kv_format": solution.best_kv_format,
+        "speed": speed.as_json(),
+        "cost": cost.as_json(),
     }
     if args.json:
         print(json.dumps(result))
@@ -275,7 +297,7 @@ def fit_main(argv: Sequence[str]) -> int:
         none = ("not applicable: training keeps no KV cache" if key == "best_kv_format" and workload.is_training
                 else "none of this engine formats fits")
         lines.append(f"{label:<18}{result[key] or none}")
-    print("\n".join(lines))
+    print("\n".join(lines) + speed_lines(present_speed(workload, speed, cost)))
     return 0
 
 

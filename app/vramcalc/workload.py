@@ -20,6 +20,7 @@ from .training.recipes import compute_precision as training_compute
 # (pytorch/pytorch#107667, #109888) and 716–1343 MiB measured once cuBLAS/cuDNN
 # workspaces are up; 1 GiB is the middle of that range (reference.md §2.8).
 DEFAULT_OVERHEAD_BYTES = 1 * GIB
+DEFAULT_OUTPUT_TOKENS = 256  # a reply's length when only the sequence is given (speed)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -31,6 +32,8 @@ class Workload:
     kv_precision: Precision | None = None  # None: follow the weights
     batch: int = 1
     seq: int = 8192
+    prompt_tokens: int | None = None  # None: the sequence less the output
+    output_tokens: int | None = None  # None: DEFAULT_OUTPUT_TOKENS (at most half the sequence)
     optimizer: Optimizer = Optimizer.ADAMW
     optimizer_impl: OptimizerImpl = OptimizerImpl.DEFAULT
     mixed_precision: bool = False
@@ -67,6 +70,23 @@ class Workload:
     zero: int | None = None
     fsdp: Fsdp = Fsdp.NONE
     offload: Offload = Offload.NONE
+
+    @property
+    def output(self) -> int:
+        """Tokens each sequence generates (speed): as given, else DEFAULT_OUTPUT_TOKENS within the sequence."""
+        if self.output_tokens is not None:
+            return self.output_tokens
+        return max(1, min(DEFAULT_OUTPUT_TOKENS, self.seq - (self.prompt_tokens or self.seq // 2)))
+
+    @property
+    def prompt(self) -> int:
+        """Tokens of each sequence's prompt (speed): as given, else the sequence less its output."""
+        return self.prompt_tokens if self.prompt_tokens is not None else max(1, self.seq - self.output)
+
+    @property
+    def sequences(self) -> int:
+        """Sequences decoded together: llama.cpp's --parallel slots, else the batch."""
+        return self.parallel if self.runtime is Runtime.LLAMACPP else self.batch
 
     @property
     def layout_given(self) -> bool:
@@ -133,3 +153,14 @@ class Target:
 class CapacityQuery:
     memory_bytes: int | None  # an extra row for the capacity table; None: only the standard sizes
     headroom: float  # fraction of memory kept free, 0 to 0.9
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Machine:
+    """The user's speed inputs: overrides of the card's figures, the host's RAM, prices, a run's size."""
+
+    gpu_bandwidth_gb_s: float | None = None
+    gpu_tflops: float | None = None
+    ram_bandwidth_gb_s: float | None = None
+    gpu_hour_usd: float | None = None
+    train_tokens: int | None = None

@@ -22,6 +22,7 @@ from ..sources.gpus import DEFAULT_MACOS, gpu, load_apple, load_gpus
 from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS
 from ..sources.presets import load_presets
 from ..training.lora import parse_targets
+from ..workload import DEFAULT_OUTPUT_TOKENS
 
 CUSTOM = "custom"
 CONFIG = "config"
@@ -33,6 +34,10 @@ MAX_GPUS = 100_000
 MAX_VRAM_GB = 1_000_000.0  # a petabyte
 MAX_HEADROOM_PERCENT = 90.0
 MAX_GROUP_SIZE = 1 << 16
+MAX_BANDWIDTH_GB_S = 100_000.0  # 30x a B200's HBM
+MAX_TFLOPS = 1_000_000.0
+MAX_GPU_HOUR_USD = 10_000.0
+MAX_TRAIN_TOKENS = 10**15  # 30x the largest published pre-training runs
 
 
 def parse_float_precision(field: str, text: str) -> Precision:
@@ -115,6 +120,13 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            shown_when=({"runtime": Not((Runtime.LLAMACPP.value,))}, _TRAINING)),  # llama.cpp: --parallel instead
     Option(key="seq", default="8192", group="request", help="sequence length in tokens",
            parse=lambda t: parse_tokens("seq", t, 1, MAX_SEQ)),
+    # speed: a request's prompt and reply (the sequence is their sum unless --seq says more)
+    Option(key="prompt_tokens", default="", group="request", metavar="N",
+           help="prompt tokens per sequence (default: the sequence less the output)", shown_when=_INFERENCE,
+           parse=optional(lambda t: parse_tokens("prompt_tokens", t, 1, MAX_SEQ))),
+    Option(key="output_tokens", default="", group="request", metavar="N",
+           help=f"generated tokens per sequence (default {DEFAULT_OUTPUT_TOKENS})", shown_when=_INFERENCE,
+           parse=optional(lambda t: parse_tokens("output_tokens", t, 1, MAX_SEQ))),
     # ---- training
     Option(key="optimizer", default=Optimizer.ADAMW.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Optimizer), parse=lambda t: parse_choice("optimizer", t, Optimizer), shown_when=_TRAINING),
@@ -202,6 +214,22 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="offload", default="none", group="layout", metavar="WHAT", choices=values_of(Offload),
            help="none, optimizer, optimizer+params", parse=lambda t: parse_choice("offload", t, Offload),
            shown_when={**_SEVERAL, **_TRAINING}),
+    # ---- speed and cost (speed/): the card's figures, the host's RAM, prices, a training run's size
+    Option(key="gpu_bandwidth", default="", group="speed", metavar="GBPS",
+           help="the card's memory bandwidth in GB/s (default: the card's own)",
+           parse=optional(lambda t: parse_decimal("gpu_bandwidth", t, 1.0, MAX_BANDWIDTH_GB_S))),
+    Option(key="gpu_tflops", default="", group="speed", metavar="T",
+           help="the card's dense FP16 tensor TFLOPS (default: the card's own)",
+           parse=optional(lambda t: parse_decimal("gpu_tflops", t, 0.1, MAX_TFLOPS))),
+    Option(key="ram_bandwidth", default="", group="speed", metavar="GBPS",
+           help="system RAM bandwidth in GB/s, for layers kept in RAM (default 64: a dual-channel DDR5 desktop)",
+           parse=optional(lambda t: parse_decimal("ram_bandwidth", t, 1.0, MAX_BANDWIDTH_GB_S))),
+    Option(key="gpu_hour_price", default="", group="speed", metavar="USD",
+           help="price of one GPU for an hour, in US dollars (default: a cloud price for the cards that have one)",
+           parse=optional(lambda t: parse_decimal("gpu_hour_price", t, 0.0, MAX_GPU_HOUR_USD))),
+    Option(key="train_tokens", default="", group="speed", metavar="N",
+           help="tokens a training run processes, for its time and cost", shown_when=_TRAINING,
+           parse=optional(lambda t: parse_int("train_tokens", t, 1, MAX_TRAIN_TOKENS))),
     # ---- the capacity table
     Option(key="vram", default="", group="capacity", metavar="GB",  # a memory size the user adds to the table
            help="add a row for this memory size (GB = 10^9 B)",
@@ -251,6 +279,7 @@ def _parsers(*groups: str) -> Mapping[str, Callable[[str], object]]:
 
 MACHINE_PARSERS = {key: parse for key, parse in _parsers("machine").items() if key != "gpu"}
 FIELD_PARSERS = _parsers("request", "training", "engine", "machine", "layout")
+SPEED_PARSERS = _parsers("speed")
 """The keys that become the Workload's fields (the model's keys are read by parse._parse_model)."""
 FIELD_ATTRIBUTE = {option.key: option.attribute for option in OPTIONS if option.attribute}
 """Keys whose Workload attribute is named otherwise (by its unit)."""

@@ -25,8 +25,8 @@ from ..sources.hf_config import from_hf_config
 from ..sources.presets import preset_spec
 from ..training.lora import QLORA_FORMATS, adapter_tensors as training_adapters
 from ..training.step import allowed_impls
-from ..workload import CapacityQuery, Target, Workload
-from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, OPTION, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, TARGET_PARSERS
+from ..workload import DEFAULT_OUTPUT_TOKENS, CapacityQuery, Machine, Target, Workload
+from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, OPTION, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, SPEED_PARSERS, TARGET_PARSERS
 
 
 MAX_CONFIG_DEPTH = 32  # nesting of arrays and objects; real configs have 3 or 4
@@ -165,6 +165,16 @@ def parse_target(values: Mapping[str, str]) -> Target:
     return _target(_parse_fields(TARGET_PARSERS, values, None))
 
 
+def parse_machine(values: Mapping[str, str], problems: list[ValidationError] | None = None) -> Machine:
+    """The speed keys (strict unless `problems` is given: then a bad one is reported and takes its default)."""
+    fields = _parse_fields(SPEED_PARSERS, values, problems)
+    return Machine(gpu_bandwidth_gb_s=_checked_optional("gpu_bandwidth", fields["gpu_bandwidth"], float),
+                   gpu_tflops=_checked_optional("gpu_tflops", fields["gpu_tflops"], float),
+                   ram_bandwidth_gb_s=_checked_optional("ram_bandwidth", fields["ram_bandwidth"], float),
+                   gpu_hour_usd=_checked_optional("gpu_hour_price", fields["gpu_hour_price"], float),
+                   train_tokens=_checked_optional("train_tokens", fields["train_tokens"], int))
+
+
 def parse_capacity_query(values: Mapping[str, str]) -> CapacityQuery:
     """Strict: `vram` (GB, optional) and `headroom` (percent)."""
     return _capacity_query(_parse_fields(CAPACITY_PARSERS, values, None))
@@ -189,6 +199,7 @@ def parse_link(
     problems += [p for p in _target_problems(values) if p.field not in reported]
     problems = list({(p.field, str(p)): p for p in problems}.values())  # a rule retried reports once
     query = _capacity_query(_parse_fields(CAPACITY_PARSERS, values, problems))
+    parse_machine(values, problems)
     return workload, target, query, problems
 
 
@@ -209,6 +220,11 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     if not isinstance(precision, (Precision, WeightFormat)):  # as in _checked: a bug in the option table
         raise TypeError(f"precision: its parser returned {precision!r}, expected a Precision or a WeightFormat")
     attributes["precision"] = engine.run_format(model, precision, training=attributes["mode"] is Mode.TRAINING)
+    prompt, output = attributes["prompt_tokens"], attributes["output_tokens"]
+    if prompt is not None or output is not None:  # the sequence is their sum unless it says more
+        asked = _checked_optional("prompt_tokens", prompt, int) or 0
+        asked += _checked_optional("output_tokens", output, int) or (DEFAULT_OUTPUT_TOKENS if prompt else 1)
+        attributes["seq"] = max(_checked("seq", attributes["seq"], int), asked)
     attributes["overhead_given"] = attributes["overhead_bytes"] is not None
     if attributes["overhead_bytes"] is None:
         attributes["overhead_bytes"] = engine.default_overhead(attributes)

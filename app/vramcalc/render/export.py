@@ -10,14 +10,17 @@ import csv
 import io
 from collections.abc import Sequence
 
+from ..speed import Cost, Speed
 from ..analysis.fit import GpuFit
 from ..memory.components import Breakdown
 from ..analysis.ranks import on_gpus, per_gpu
 from .i18n.en import EN
 
 
-def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH) -> dict[str, object]:
-    """The stable JSON shape scripts rely on (on several GPUs, the engine's figures for their layout)."""
+def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH,
+            speed: Speed | None = None, cost: Cost | None = None) -> dict[str, object]:
+    """The stable JSON shape scripts rely on (on several GPUs, the engine's figures for their layout);
+    with `speed`, its `speed` and `cost` (each figure None where it does not apply) and their basis."""
     breakdown = on_gpus(breakdown, gpus)
     rank = per_gpu(breakdown, gpus)
     return {
@@ -39,7 +42,10 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
              "utilization": round(fit.utilization, 6), "count": fit.count}
             for fit in fits
         ],
-    }
+    } | ({} if speed is None else {
+        "speed": speed.as_json(), "cost": (cost or Cost()).as_json(),
+        "speed_basis": [words.say(text) for text in (*speed.basis, *((speed.unknown,) if speed.unknown else ()))],
+    })
 
 
 def to_csv(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> str:

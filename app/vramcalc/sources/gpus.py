@@ -1,9 +1,12 @@
 """GPU specs, as data: data/gpus/*.json, read once by `_load_all` (see data/README.md, "gpus").
 
-Three kinds of entry share `GpuSpec`:
+Four kinds of entry share `GpuSpec`:
 
 - discrete cards (`load_gpus()`), whose usable memory is PyTorch's total, else nvidia-smi's, else the
   marketed figure read as decimal GB;
+- unified-memory PCs (also in `load_gpus()`: DGX Spark, Strix Halo), whose GPU shares LPDDR5X with the CPU:
+  usable memory is the GPU share set (`configure(gpu, gpu_share_gib=N)`), else the data's default share, else
+  the card rule (DGX Spark: PyTorch's total);
 - Apple Silicon Macs (`load_apple()`, one data file per chip, one entry per memory size), whose usable
   memory is Metal's `recommendedMaxWorkingSetSize` (`metal_working_set`), or the `iogpu.wired_limit_mb`
   the user set (`configure`, `usable_bytes_for`);
@@ -35,11 +38,13 @@ class MemorySource(enum.Enum):
     METAL = "Metal recommendedMaxWorkingSetSize"
     WIRED_LIMIT = "iogpu.wired_limit_mb"
     TYPED = "the number typed, in GB (10^9 B)"
+    GPU_SHARE = "GPU share of the unified memory"
 
 
 class GpuKind(enum.Enum):
     DISCRETE = "discrete"
     APPLE = "apple"  # unified memory: the GPU may wire Metal's working set, not all of it
+    UNIFIED = "unified"  # a PC whose GPU shares LPDDR5X with the CPU (DGX Spark, Strix Halo); listed with the cards
     CUSTOM = "custom"  # "my card: N GB"
 
 
@@ -55,6 +60,12 @@ TAHOE_PERCENT = ((32, 74), (64, 78), (128, 81), (None, 84))
 # macOS 15 and earlier: 2/3 of RAM up to 32 GB, then 3/4, but never less than RAM - 48 GiB (512 GB measured).
 LEGACY_SMALL_GB = 32
 LEGACY_RESERVE_GIB = 48
+
+# GPU-to-GPU paths (`GpuSpec.interconnect`): NVLink through NVSwitch on an SXM/HGX board; an NVLink bridge
+# joining pairs of cards; PCIe only; AMD Infinity Fabric links; only a network card (DGX Spark's ConnectX-7).
+INTERCONNECTS = ("sxm-nvlink", "nvlink-bridge", "pcie", "infinity-fabric", "network")
+TERA = 10**12  # the data's TFLOPS / TOPS
+MIN_GPU_SHARE_GIB = 1
 
 MIN_WIRED_LIMIT_MB = 1024  # iogpu.wired_limit_mb is in MiB; below 1 GiB nothing useful fits
 MIN_CUSTOM_GB = 1
@@ -77,8 +88,32 @@ class GpuSpec:
     # Apple only: the iogpu.wired_limit_mb set (None: the macOS default), and the macOS whose rule applies
     wired_limit_mb: int | None = None
     macos: int = DEFAULT_MACOS
+    # Compute and interconnect, in base units (FLOP/s, op/s, bytes/s); None where unknown or absent. Dense
+    # (no sparsity) tensor rates: `fp16_flops` is BF16/FP16 inputs with FP32 accumulate (what PyTorch's 16-bit
+    # GEMMs use), `fp16_acc16_flops` the FP16-accumulate rate where it differs (GeForce: twice), FP8 with FP32
+    # accumulate. Apple: the FP32 ALU rate, which is also its FP16 matmul rate before M5.
+    fp16_flops: float | None = None
+    fp16_acc16_flops: float | None = None
+    fp8_flops: float | None = None
+    int8_ops: float | None = None
+    fp4_flops: float | None = None
+    interconnect: str | None = None  # one of INTERCONNECTS
+    interconnect_bytes_per_s: float | None = None  # GPU to GPU, per direction
+    gpu_cores: int | None = None  # Apple: GPU cores of the configuration
+    compute_source: str | None = None
+    # Unified-memory PCs: the GPU share in GiB as set (None: the default), the data's default, and its maximum
+    gpu_share_gib: float | None = None
+    default_gpu_share_gib: float | None = None
+    max_gpu_share_gib: float | None = None
 
     def __post_init__(self) -> None:
+        if self.interconnect is not None and self.interconnect not in INTERCONNECTS:
+            raise ValidationError("interconnect", self.interconnect, "one of " + ", ".join(INTERCONNECTS))
+        if (self.interconnect is None) != (self.interconnect_bytes_per_s is None):
+            raise ValidationError("interconnect_gb_s", self.interconnect_bytes_per_s,
+                                  "a bandwidth exactly when there is an interconnect")
+        if self.gpu_share_gib is not None:
+            _check_gpu_share(self, self.gpu_share_gib)
         if self.wired_limit_mb is not None:
             _check_wired_limit(self, self.wired_limit_mb)
         if self.macos != DEFAULT_MACOS:
@@ -117,6 +152,13 @@ class GpuSpec:
         if self.kind is GpuKind.CUSTOM:
             return (round(self.marketed_memory_gb * GB), MemorySource.TYPED,
                     f"{_show_gb(self.marketed_memory_gb)} GB as typed, read as 10^9 bytes")
+        if self.kind is GpuKind.UNIFIED:
+            if self.gpu_share_gib is not None:
+                return (round(self.gpu_share_gib * GIB), MemorySource.GPU_SHARE,
+                        f"{MemorySource.GPU_SHARE.value}, {_show_gb(self.gpu_share_gib)} GiB as set")
+            if self.default_gpu_share_gib is not None:
+                return (round(self.default_gpu_share_gib * GIB), MemorySource.GPU_SHARE,
+                        f"{MemorySource.GPU_SHARE.value}, {_show_gb(self.default_gpu_share_gib)} GiB (the default)")
         if self.torch_total_gib is not None:
             return (round(self.torch_total_gib * GIB), MemorySource.TORCH,
                     f"{MemorySource.TORCH.value} {self.torch_total_gib} GiB")
@@ -147,13 +189,22 @@ def metal_working_set(memory_gb: int, macos: int = DEFAULT_MACOS) -> tuple[int, 
     return ram * 3 // 4, f"about 3/4 of {memory_gb} GB (macOS 15 and earlier)"
 
 
-def configure(gpu: GpuSpec, *, wired_limit_mb: int | None = None, macos: int | None = None) -> GpuSpec:
+def configure(gpu: GpuSpec, *, wired_limit_mb: int | None = None, macos: int | None = None,
+              gpu_share_gib: float | None = None) -> GpuSpec:
     """An Apple Silicon Mac as the user set it up: `wired_limit_mb` is `sysctl iogpu.wired_limit_mb`
     (MiB; 0, the stock value, and None both mean the macOS default), `macos` the major version whose
     default rule applies (None: DEFAULT_MACOS). Raises ValidationError naming the field. For a card,
-    `macos` is ignored and a wired limit is an error."""
+    `macos` is ignored and a wired limit is an error.
+
+    A unified-memory PC whose GPU share can be set (Strix Halo: the BIOS carve-out or, on Linux, the amdgpu
+    GTT size via ttm.pages_limit): `gpu_share_gib` is that share in GiB (None: the data's default, the safe
+    smaller one), from MIN_GPU_SHARE_GIB to the PC's `max_gpu_share_gib`; on anything else it is an error."""
     if wired_limit_mb == 0 and not isinstance(wired_limit_mb, bool):
         wired_limit_mb = None
+    if gpu_share_gib is not None:
+        if wired_limit_mb is not None:
+            raise ValidationError("wired_limit_mb", wired_limit_mb, "only Apple Silicon Macs have iogpu.wired_limit_mb")
+        return dataclasses.replace(gpu, gpu_share_gib=gpu_share_gib)
     if gpu.kind is not GpuKind.APPLE:
         if wired_limit_mb is not None:
             raise ValidationError("wired_limit_mb", wired_limit_mb, "only Apple Silicon Macs have iogpu.wired_limit_mb")
@@ -175,6 +226,17 @@ def _check_wired_limit(gpu: GpuSpec, value: object) -> None:
         raise ValidationError("wired_limit_mb", value, allowed)
     if not MIN_WIRED_LIMIT_MB <= value <= ram_mib:
         raise ValidationError("wired_limit_mb", value, allowed)
+
+
+def _check_gpu_share(gpu: GpuSpec, value: object) -> None:
+    if gpu.kind is not GpuKind.UNIFIED or gpu.max_gpu_share_gib is None:
+        raise ValidationError("gpu_share_gib", value, "only unified-memory PCs with a settable GPU share (Strix Halo) "
+                                                      "take one")
+    allowed = f"GiB from {MIN_GPU_SHARE_GIB} to {_show_gb(gpu.max_gpu_share_gib)} (the {gpu.display_name}'s limit)"
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+        MIN_GPU_SHARE_GIB <= value <= gpu.max_gpu_share_gib
+    ):
+        raise ValidationError("gpu_share_gib", value, allowed)
 
 
 def _check_macos(value: object) -> None:
@@ -216,8 +278,30 @@ def _load_all() -> Mapping[str, GpuSpec]:
             for spec in _apple_configurations(name, raw):
                 gpus[spec.slug] = spec
         else:
-            gpus[name] = GpuSpec(slug=name, **raw)
+            fields = {key: value for key, value in raw.items() if key not in _COMPUTE_KEYS and key != "kind"}
+            kind = GpuKind(raw.get("kind", GpuKind.DISCRETE.value))
+            gpus[name] = GpuSpec(slug=name, kind=kind, **fields, **_compute(raw))
     return gpus
+
+
+# data key -> (GpuSpec field, factor to base units)
+_SCALED = {"fp16_tflops": ("fp16_flops", TERA), "fp16_acc16_tflops": ("fp16_acc16_flops", TERA),
+           "fp8_tflops": ("fp8_flops", TERA), "int8_tops": ("int8_ops", TERA), "fp4_tflops": ("fp4_flops", TERA),
+           "interconnect_gb_s": ("interconnect_bytes_per_s", GB)}
+_COMPUTE_KEYS = frozenset(_SCALED) | {"interconnect", "compute_source", "gpu_cores", "gpu_clock_mhz"}
+
+
+def _compute(*layers: Mapping[str, Any]) -> dict[str, Any]:  # layers: parsed JSON, later ones win
+    """The compute fields of GpuSpec from the data's keys (TFLOPS, GB/s), in base units (FLOP/s, bytes/s)."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        merged.update((key, value) for key, value in layer.items() if key in _COMPUTE_KEYS)
+    fields: dict[str, Any] = {field: None if merged.get(key) is None else float(merged[key]) * factor
+                              for key, (field, factor) in _SCALED.items()}
+    fields["interconnect"] = merged.get("interconnect")
+    fields["compute_source"] = merged.get("compute_source")
+    fields["gpu_cores"] = merged.get("gpu_cores")
+    return fields
 
 
 def _apple_configurations(name: str, raw: Mapping[str, Any]) -> list[GpuSpec]:  # raw: a parsed JSON file
@@ -231,6 +315,7 @@ def _apple_configurations(name: str, raw: Mapping[str, Any]) -> list[GpuSpec]:  
             source=str(raw["source"]),
             kind=GpuKind.APPLE,
             table=bool(config.get("table", False)),
+            **_compute({key: value for key, value in raw.items() if key != "configurations"}, config),
         )
         for config in raw["configurations"]
     ]
@@ -243,8 +328,9 @@ def all_gpus() -> Mapping[str, GpuSpec]:
 
 @functools.cache
 def load_gpus() -> Mapping[str, GpuSpec]:
-    """The listed discrete cards (NVIDIA, AMD), in display order."""
-    return {slug: spec for slug, spec in _load_all().items() if spec.kind is GpuKind.DISCRETE}
+    """The listed discrete cards (NVIDIA, AMD) and unified-memory PCs (DGX Spark, Strix Halo): every entry but
+    the Macs, in display order."""
+    return {slug: spec for slug, spec in _load_all().items() if spec.kind in (GpuKind.DISCRETE, GpuKind.UNIFIED)}
 
 
 @functools.cache

@@ -1,0 +1,113 @@
+"""The speed and cost of a result in words: the verdict's short line, the figures, their basis and the
+expected error (docs/accuracy.md, "Speed"), and the chart of tokens/s against context length."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..speed import Cost, Speed
+from ..speed.validation import expected_error
+from ..workload import Workload
+from .messages import ENGLISH, Words
+
+FIGURES = ("ttft", "decode", "output", "prefill", "tpot", "step", "train", "mfu", "run", "cost_hour", "cost_tokens",
+           "cost_run")
+"""Every figure the page has a place for, in order (those that do not apply are hidden)."""
+CHART_WIDTH, CHART_HEIGHT = 320, 120
+
+
+@dataclasses.dataclass(frozen=True)
+class SpeedView:
+    line: str  # the verdict's short line ("" when unknown)
+    figures: tuple[tuple[str, str, str], ...]  # (key, label, value) of the figures that apply
+    basis: tuple[str, ...]
+    chart_path: str  # an SVG path in CHART_WIDTH × CHART_HEIGHT ("" when there is no curve)
+    chart_desc: str
+    chart_y: str  # the top of the y axis, in words
+    chart_x: str  # the right end of the x axis
+
+
+def _number(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:,.1f}"
+    return f"{value:,.2f}"
+
+
+def _duration(seconds: float, words: Words) -> str:
+    if seconds < 1:
+        return words.message("speed.value.ms", value=_number(1000 * seconds))
+    if seconds < 3600 * 2:
+        return words.message("speed.value.seconds", value=_number(seconds))
+    return words.message("speed.value.hours", value=_number(seconds / 3600))
+
+
+def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words = ENGLISH) -> SpeedView:
+    def tokens_s(value: float) -> str:
+        return words.message("speed.value.tokens_s", value=_number(value))
+
+    figures: list[tuple[str, str]] = []
+    if speed.ttft_s is not None:
+        figures.append(("ttft", _duration(speed.ttft_s, words)))
+    if speed.decode_tokens_per_s is not None:
+        figures.append(("decode", tokens_s(speed.decode_tokens_per_s)))
+    if speed.output_tokens_per_s is not None and speed.sequences > 1:
+        figures.append(("output", tokens_s(speed.output_tokens_per_s)))
+    if speed.prefill_tokens_per_s is not None:
+        figures.append(("prefill", tokens_s(speed.prefill_tokens_per_s)))
+    if speed.tpot_s is not None:
+        figures.append(("tpot", _duration(speed.tpot_s, words)))
+    if speed.step_s is not None:
+        figures.append(("step", _duration(speed.step_s, words)))
+    if speed.train_tokens_per_s is not None:
+        figures.append(("train", tokens_s(speed.train_tokens_per_s)))
+    if speed.mfu is not None:
+        figures.append(("mfu", f"{100 * speed.mfu:.0f}%"))
+    if cost.run_hours is not None:
+        figures.append(("run", _duration(cost.run_hours * 3600, words)))
+    if cost.usd_per_hour is not None:
+        figures.append(("cost_hour", words.message("speed.value.usd_hour", value=f"{cost.usd_per_hour:,.2f}")))
+    if cost.usd_per_million_output_tokens is not None:
+        figures.append(("cost_tokens", words.message("speed.value.usd_million",
+                                                     value=f"{cost.usd_per_million_output_tokens:,.2f}")))
+    if cost.run_usd is not None:
+        figures.append(("cost_run", words.message("speed.value.usd", value=f"{cost.run_usd:,.0f}")))
+    basis = [words.say(part) for part in speed.basis]
+    if cost.price is not None:
+        basis.append(words.say(cost.price))
+    if speed.unknown is not None:
+        basis.insert(0, words.say(speed.unknown))
+    if speed.decode_tokens_per_s is not None or speed.train_tokens_per_s is not None:
+        basis.append(words.say(expected_error(workload)))
+    if speed.train_tokens_per_s is not None and speed.step_s is not None:
+        line = words.message("speed.line.training", tokens=_number(speed.train_tokens_per_s),
+                             step=_duration(speed.step_s, words))
+    elif speed.decode_tokens_per_s is not None:
+        line = words.message("speed.line" if speed.ttft_s is not None else "speed.line.no_ttft",
+                             decode=_number(speed.decode_tokens_per_s),
+                             ttft="" if speed.ttft_s is None else _duration(speed.ttft_s, words))
+    else:
+        line = ""
+    path, desc, top = "", "", ""
+    if speed.curve:
+        high = max(rate for _, rate in speed.curve)
+        top_value = high * 1.1
+        last = speed.curve[-1][0] or 1
+        points = [(CHART_WIDTH * depth / last, CHART_HEIGHT * (1 - rate / top_value)) for depth, rate in speed.curve]
+        path = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points)
+        low = min(rate for _, rate in speed.curve)
+        desc = words.message("speed.chart.desc", low=tokens_s(low), high=tokens_s(high), seq=f"{last:,}")
+        top = tokens_s(top_value)
+    labels = {key: words.message(f"speed.figure.{key}") for key in FIGURES}
+    return SpeedView(line=line, figures=tuple((key, labels[key], value) for key, value in figures),
+                     basis=tuple(basis), chart_path=path, chart_desc=desc, chart_y=top,
+                     chart_x=f"{speed.curve[-1][0]:,}" if speed.curve else "")
+
+
+def speed_lines(view: SpeedView) -> str:
+    """The command line's speed section."""
+    lines = ["", "speed:"]
+    lines += [f"  {label:<28}{value}" for _, label, value in view.figures]
+    lines += [f"  {text}" for text in view.basis]
+    return "\n".join(lines)

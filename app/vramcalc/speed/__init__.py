@@ -1,0 +1,179 @@
+"""How fast, and what it costs: time to first token, tokens per second, the training step, from the
+byte model's breakdown (speed/reads.py), the card's figures and what each engine achieves of them
+(speed/hardware.py, data/speed.json), validated against published runs (docs/accuracy.md, "Speed")."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from ..core.errors import ValidationError
+from ..core.phrase import Phrase, phrase
+from ..core.units import GB
+from ..engines.layouts import resolve_layout
+from ..memory.components import Breakdown
+from ..sources.gpus import GpuSpec
+from ..workload import Machine
+from .hardware import TERA, Device, calibration, device, engine_rates, ram_bandwidth
+from .inference import bandwidth_share, compute_share, decode_step, mean_step, placement_of, prefill
+from .training import training_step
+
+CURVE_POINTS = 12  # the chart of tokens/s against context length
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Speed:
+    """The JSON's `speed`: None where it does not apply (training has no decode) or cannot be known
+    (a card without its figures: `unknown` says which to give)."""
+
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    sequences: int = 1
+    prefill_tokens_per_s: float | None = None
+    decode_tokens_per_s: float | None = None
+    output_tokens_per_s: float | None = None
+    ttft_s: float | None = None
+    tpot_s: float | None = None
+    bound: str | None = None
+    step_s: float | None = None
+    train_tokens_per_s: float | None = None
+    mfu: float | None = None
+    basis: tuple[Phrase, ...] = ()
+    unknown: Phrase | None = None
+    curve: tuple[tuple[int, float], ...] = ()  # (context depth, one sequence's tokens/s)
+
+    def as_json(self) -> dict[str, object]:
+        names = ("prefill_tokens_per_s", "decode_tokens_per_s", "output_tokens_per_s", "ttft_s", "tpot_s", "bound",
+                 "step_s", "train_tokens_per_s", "mfu", "prompt_tokens", "output_tokens", "sequences")
+        return {name: _rounded(getattr(self, name)) for name in names}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Cost:
+    usd_per_hour: float | None = None
+    usd_per_million_output_tokens: float | None = None
+    run_hours: float | None = None
+    run_usd: float | None = None
+    price: Phrase | None = None  # where the price comes from
+
+    def as_json(self) -> dict[str, object]:
+        return {name: _rounded(getattr(self, name)) for name in
+                ("usd_per_hour", "usd_per_million_output_tokens", "run_hours", "run_usd")}
+
+
+def _rounded(value: object) -> object:
+    return float(f"{value:.6g}") if isinstance(value, float) else value
+
+
+@functools.cache
+def _prices() -> dict[str, Any]:
+    with resources.files("vramcalc.data").joinpath("prices.json").open(encoding="utf-8") as file:
+        data: dict[str, Any] = json.load(file)
+    return data
+
+
+def _gb_s(value: float) -> str:
+    return f"{value / GB:,.0f}"
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.0f}%"
+
+
+def _tflops(value: float) -> str:
+    return f"{value / TERA:,.0f}"
+
+
+def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> Speed:
+    """The speed of the breakdown's workload on `gpus` of `gpu`."""
+    workload = breakdown.workload
+    card = device(gpu, machine)
+    if card.bandwidth is None:
+        return Speed(unknown=phrase("speed.unknown_bandwidth"))
+    try:
+        layout = resolve_layout(workload, gpus)
+    except ValidationError:
+        return Speed(unknown=phrase("speed.unknown_layout"))
+    if workload.is_training:
+        return _training(breakdown, card, layout.tp * layout.pp * layout.cp, layout.dp)
+    return _inference(breakdown, card, machine, layout.pp, layout.tp, layout.dp)
+
+
+def _inference(breakdown: Breakdown, card: Device, machine: Machine, stages: int, tp: int, replicas: int) -> Speed:
+    workload = breakdown.workload
+    prompt, output, sequences = workload.prompt, workload.output, workload.sequences
+    placement = placement_of(breakdown, stages, tp)
+    mean, middle = mean_step(breakdown, card, machine, placement, batch=sequences, prompt=prompt, output=output)
+    first = prefill(breakdown, card, machine, placement, batch=1, prompt=prompt)
+    whole = prefill(breakdown, card, machine, placement, batch=sequences, prompt=prompt)
+    rates = engine_rates(workload.runtime)
+    assert card.bandwidth is not None
+    basis: list[Phrase] = [phrase(
+        f"speed.basis.{middle.bound}", bytes=f"{middle.gpu_bytes / GB:.2f} GB", host=f"{middle.host_bytes / GB:.2f} GB",
+        share=_percent(bandwidth_share(rates, card, workload.precision)), bandwidth=_gb_s(card.bandwidth), depth=f"{prompt + output // 2:,}",
+        sequences=sequences, ram=_gb_s(ram_bandwidth(machine)), fixed=f"{1000 * middle.fixed_s:.1f}",
+        step=f"{1000 * mean:.1f}")]
+    if first is not None:
+        peak = card.compute("fp8" if first.kernel == "fp8" else "16-bit") or 0.0
+        basis.append(phrase("speed.basis.prefill", tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
+                            share=_percent(compute_share(rates, card, first.kernel)), tflops=_tflops(peak),
+                            kernel=first.kernel))
+    else:
+        basis.append(phrase("speed.unknown_tflops"))
+    basis.append(phrase("speed.basis.engine", engine=workload.runtime.value, basis=rates["basis"]))
+    curve = []
+    for i in range(CURVE_POINTS + 1):
+        depth = max(1, round(i * workload.seq / CURVE_POINTS))
+        step = decode_step(breakdown, card, machine, placement, batch=sequences, depth=depth)
+        curve.append((depth, 1 / step.seconds))
+    return Speed(
+        prompt_tokens=prompt, output_tokens=output, sequences=sequences,
+        prefill_tokens_per_s=None if whole is None else sequences * prompt / whole.seconds,
+        decode_tokens_per_s=1 / mean, output_tokens_per_s=replicas * sequences / mean,
+        ttft_s=None if first is None else first.seconds, tpot_s=mean, bound=middle.bound,
+        basis=tuple(basis), curve=tuple(curve))
+
+
+def _training(breakdown: Breakdown, card: Device, model_parallel: int, replicas: int) -> Speed:
+    workload = breakdown.workload
+    step = training_step(workload, card, model_parallel)
+    if step is None:
+        return Speed(unknown=phrase("speed.unknown_tflops"))
+    peak = card.compute("16-bit") or 0.0
+    basis = (phrase("speed.basis.training", tokens=f"{step.tokens:,}", flops=f"{step.flops / 1e15:,.1f}",
+                    share=_percent(step.mfu), tflops=_tflops(peak), gpus=model_parallel * replicas,
+                    basis=calibration()["training"]["basis"]),)
+    return Speed(step_s=step.seconds, train_tokens_per_s=replicas * step.tokens / step.seconds, mfu=step.mfu,
+                 basis=basis)
+
+
+def cost_of(speed: Speed, gpu: GpuSpec, gpus: int, machine: Machine) -> Cost:
+    """Dollars, from the user's price per GPU-hour or the default for a cloud card (data/prices.json)."""
+    prices = _prices()
+    price: float | None = machine.gpu_hour_usd
+    said = phrase("cost.price.given") if price is not None else None
+    if price is None and gpu.slug in prices["usd_per_gpu_hour"]:
+        price = float(prices["usd_per_gpu_hour"][gpu.slug])
+        said = phrase("cost.price.default", date=prices["date"], source=prices["source"])
+    hours = run_hours(speed, machine)
+    if price is None:
+        return Cost(run_hours=hours)
+    per_hour = price * gpus
+    per_million = None
+    if speed.output_tokens_per_s:
+        per_million = per_hour / (speed.output_tokens_per_s * 3600) * 1e6
+    return Cost(usd_per_hour=per_hour, usd_per_million_output_tokens=per_million, run_hours=hours,
+                run_usd=None if hours is None else hours * per_hour, price=said)
+
+
+def run_hours(speed: Speed, machine: Machine) -> float | None:
+    """Hours to train on `train_tokens` tokens, with or without a price."""
+    if machine.train_tokens and speed.train_tokens_per_s:
+        return machine.train_tokens / speed.train_tokens_per_s / 3600
+    return None
+
+
+__all__ = ["Cost", "Machine", "Speed", "cost_of", "run_hours", "speed_of"]

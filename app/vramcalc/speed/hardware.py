@@ -1,0 +1,101 @@
+"""The devices a run reads and computes on, and how much of each an engine achieves (data/speed.json).
+
+A card's figures come from data/gpus (bandwidth, dense tensor TFLOPS by dtype); the user's own
+figures (--gpu-bandwidth, --gpu-tflops, --ram-bandwidth) win. What an engine achieves of them was
+fitted to published runs (docs/accuracy.md, "Speed")."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import json
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from ..core.choices import Runtime
+from ..core.units import GB
+from ..sources.gpus import GpuKind, GpuSpec
+from ..workload import Machine
+
+TERA = 10**12
+
+
+class Memory(enum.StrEnum):
+    GDDR = "gddr"  # a discrete card's GDDR6/6X/7
+    HBM = "hbm"  # datacenter stacks: achieved share differs from GDDR's at batch 1
+    UNIFIED = "unified"  # LPDDR shared with the CPU: Apple Silicon, DGX Spark, Strix Halo
+
+
+class Platform(enum.StrEnum):
+    CUDA = "cuda"
+    ROCM = "rocm"
+    METAL = "metal"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Device:
+    """One GPU as the speed model sees it: what it can read and compute per second (as specified)."""
+
+    name: str
+    bandwidth: float | None  # bytes/s
+    flops: Mapping[str, float]  # FLOP/s by kernel kind: "16-bit", "fp8", "int8" (dense tensor rates)
+    memory: Memory
+    platform: Platform
+    nvlink: bool
+    given: tuple[str, ...] = ()  # the figures the user typed (gpu_bandwidth, gpu_tflops)
+
+    def compute(self, kind: str) -> float | None:
+        """The dense rate of `kind`, else the 16-bit rate (a quantised matmul runs no slower than 16-bit)."""
+        return self.flops.get(kind) or self.flops.get("16-bit")
+
+
+@functools.cache
+def calibration() -> Mapping[str, Any]:
+    with resources.files("vramcalc.data").joinpath("speed.json").open(encoding="utf-8") as file:
+        data: Mapping[str, Any] = json.load(file)
+    return data
+
+
+def engine_rates(runtime: Runtime) -> Mapping[str, Any]:
+    rates: Mapping[str, Any] = calibration()["engines"][runtime.value]
+    return rates
+
+
+def _memory(gpu: GpuSpec) -> Memory:
+    if gpu.kind is GpuKind.APPLE or gpu.slug in calibration()["unified"]:
+        return Memory.UNIFIED
+    return Memory.HBM if gpu.slug in calibration()["hbm"] else Memory.GDDR
+
+
+def _platform(gpu: GpuSpec) -> Platform:
+    if gpu.kind is GpuKind.APPLE:
+        return Platform.METAL
+    return Platform.ROCM if gpu.slug in calibration()["rocm"] else Platform.CUDA
+
+
+def device(gpu: GpuSpec, machine: Machine) -> Device:
+    given = []
+    bandwidth: float | None = None if gpu.bandwidth_gb_s is None else float(gpu.bandwidth_gb_s * GB)
+    if machine.gpu_bandwidth_gb_s is not None:
+        bandwidth = machine.gpu_bandwidth_gb_s * GB
+        given.append("gpu_bandwidth")
+    flops: dict[str, float] = {}
+    for kind, attribute in (("16-bit", "fp16_flops"), ("fp8", "fp8_flops"), ("int8", "int8_ops")):
+        value = getattr(gpu, attribute, None)
+        if value:
+            flops[kind] = float(value)
+    if machine.gpu_tflops is not None:
+        flops = {kind: rate * machine.gpu_tflops * TERA / flops["16-bit"] for kind, rate in flops.items()} if (
+            "16-bit" in flops) else {"16-bit": machine.gpu_tflops * TERA}
+        given.append("gpu_tflops")
+    return Device(name=gpu.display_name, bandwidth=bandwidth, flops=flops, memory=_memory(gpu),
+                  platform=_platform(gpu), nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
+                  given=tuple(given))
+
+
+def ram_bandwidth(machine: Machine) -> float:
+    """The host's RAM bandwidth in bytes/s: the user's, else a desktop's (data/speed.json)."""
+    gb_s = machine.ram_bandwidth_gb_s if machine.ram_bandwidth_gb_s is not None else calibration()["ram_bandwidth_gb_s"]
+    return float(gb_s) * GB

@@ -1,0 +1,188 @@
+"""Time to first token and tokens per second of a language model, from the bytes each device reads and
+the FLOPs each token costs (speed/reads.py), over what the engine achieves of the device (hardware.py).
+
+Decode, one step of `batch` sequences at `depth` tokens of context:
+    t = max(bytes read / (η_bw · bandwidth), FLOPs / (η_c · TFLOPS)) + fixed cost per layer
+with bytes = the weights the step touches (a mixture of experts: the experts its tokens route to)
++ each sequence's cache at that depth; layers in system RAM (llama.cpp --gpu-layers) are read at the
+host's RAM bandwidth, one after the other with the GPU's. Tensor parallelism divides the bytes and
+adds two all-reduces per layer.
+Prefill of a prompt: FLOPs = 2 · matmul params · tokens + causal attention, over the kernels' achieved
+rate, never faster than reading the weights once per micro-batch."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.choices import Runtime
+from ..formats.weights import WeightFormat
+from ..memory.components import Breakdown
+from ..workload import Machine
+from .hardware import Device, calibration, engine_rates, ram_bandwidth
+from .reads import attention_flops, kv_bytes, matmul_params, prompt_attention_flops, reads
+
+DEPTH_SAMPLES = 8  # decode's average over the output: the step time at this many evenly spaced depths
+FP8_FORMATS = ("fp8", "fp8-block")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Placement:
+    """Where the layers are: the first `host_layers` in system RAM (llama.cpp), the rest split over
+    `stages` GPUs run one after the other and `tp` GPUs sharing each layer."""
+
+    host_layers: int = 0
+    head_on_gpu: bool = True
+    stages: int = 1
+    tp: int = 1
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Step:
+    """One decode step's time and its parts (seconds)."""
+
+    seconds: float
+    gpu_read_s: float
+    host_read_s: float
+    compute_s: float
+    fixed_s: float
+    gpu_bytes: float  # read per step from the GPUs' memory (all of them)
+    host_bytes: float
+
+    @property
+    def bound(self) -> str:
+        parts = {"memory": self.gpu_read_s, "host_memory": self.host_read_s, "compute": self.compute_s,
+                 "overhead": self.fixed_s}
+        return max(parts, key=parts.__getitem__)
+
+
+def _kernel(workload_precision: object, runtime: Runtime, device: Device) -> str:
+    """Which tensor-core rate a prompt's matmuls run at."""
+    name = getattr(workload_precision, "name", "")
+    if runtime is not Runtime.LLAMACPP and name in FP8_FORMATS and "fp8" in device.flops:
+        return "fp8"
+    if isinstance(workload_precision, WeightFormat) or not getattr(workload_precision, "is_float", True):
+        return "quantised"
+    return "16-bit"
+
+
+K_QUANT = re.compile(r"(q[2-6]_k|iq[1-4])")  # llama.cpp's k-quants and i-quants: more work to dequantise
+
+
+def bandwidth_share(rates: Mapping[str, Any], device: Device, precision: object = None) -> float:
+    """The share of the GPU's bandwidth the engine reads weights at, by kind of memory (and, for
+    llama.cpp, lower for the k- and i-quants, whose matrix-vector kernels do more per byte)."""
+    share = float(rates["decode_bandwidth"][device.memory.value])
+    if K_QUANT.match(getattr(precision, "name", "")):
+        share *= float(rates.get("kquant_bandwidth", 1.0))
+    return share
+
+
+def layer_overhead(rates: Mapping[str, Any], device: Device) -> float:
+    """The engine's fixed seconds per layer per step (kernel launches, synchronisation), by platform
+    (CUDA: by kind of memory, the datacenter cards' lower clocks showing)."""
+    table = rates["layer_overhead_s"]
+    key = f"{device.platform.value}-{device.memory.value}"
+    return float(table.get(key, table.get(device.platform.value, table["cuda"])))
+
+
+def compute_share(rates: Mapping[str, Any], device: Device, kernel: str) -> float:
+    """The share of the dense tensor rate the engine's matmuls achieve, by kind of kernel (and of card:
+    llama.cpp's prompt kernels reach a far smaller share of a datacenter card's rate)."""
+    table = rates.get(f"prefill_compute_{device.platform.value}", rates["prefill_compute"])
+    return float(table.get(f"{kernel}-{device.memory.value}", table.get(kernel, table["16-bit"])))
+
+
+def decode_step(breakdown: Breakdown, device: Device, machine: Machine, placement: Placement, *,
+                batch: int, depth: int) -> Step:
+    workload = breakdown.workload
+    rates = engine_rates(workload.runtime)
+    model = workload.model
+    weights = reads(workload)
+    layers = model.layers
+    host_layers = placement.host_layers
+    gpu_weights = weights.layer_bytes(host_layers, layers, batch) + (weights.head if placement.head_on_gpu else 0)
+    host_weights = weights.layer_bytes(0, host_layers, batch) + (0 if placement.head_on_gpu else weights.head)
+    cache = batch * kv_bytes(workload, depth)
+    gpu_share = (layers - host_layers) / layers
+    gpu_bytes = gpu_weights + cache * gpu_share
+    host_bytes = host_weights + cache * (1 - gpu_share)
+    assert device.bandwidth is not None
+    share = bandwidth_share(rates, device, workload.precision)
+    # attention reads the cache less efficiently than a matrix-vector product reads weights
+    kv_share = share * float(rates.get("kv_bandwidth", 1.0))
+    gpu_read = (gpu_weights / share + cache * gpu_share / kv_share) / placement.tp / device.bandwidth
+    host_read = host_bytes / (rates.get("ram_bandwidth", 0.75) * ram_bandwidth(machine)) if host_bytes else 0.0
+    flops = batch * (2 * matmul_params(model) + attention_flops(model, depth))
+    peak = device.compute("16-bit")
+    compute = flops / placement.tp / (compute_share(rates, device, "16-bit") * peak) if peak else 0.0
+    fixed = layers * layer_overhead(rates, device)
+    if workload.runtime is Runtime.VLLM and workload.enforce_eager:
+        fixed = layers * float(rates["eager_layer_overhead_s"])
+    fixed += (placement.stages - 1) * float(rates.get("gpu_hop_s", 0.0))
+    if placement.tp > 1:
+        link = "nvlink" if device.nvlink else "pcie"
+        fixed += 2 * layers * float(calibration()["allreduce_s"][link]) * math.log2(placement.tp)
+    seconds = max(gpu_read, compute) + host_read + fixed
+    return Step(seconds=seconds, gpu_read_s=gpu_read, host_read_s=host_read, compute_s=compute, fixed_s=fixed,
+                gpu_bytes=gpu_bytes, host_bytes=host_bytes)
+
+
+def depths(prompt: int, output: int) -> tuple[int, ...]:
+    """The depths decode is sampled at: the midpoints of DEPTH_SAMPLES equal spans of the output."""
+    samples = min(DEPTH_SAMPLES, max(1, output))
+    return tuple(prompt + round((i + 0.5) * output / samples) for i in range(samples))
+
+
+def mean_step(breakdown: Breakdown, device: Device, machine: Machine, placement: Placement, *,
+              batch: int, prompt: int, output: int) -> tuple[float, Step]:
+    """The mean step time over the output tokens (the cache grows as they are made), and the middle step."""
+    steps = [decode_step(breakdown, device, machine, placement, batch=batch, depth=d) for d in depths(prompt, output)]
+    return sum(step.seconds for step in steps) / len(steps), steps[len(steps) // 2]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Prefill:
+    seconds: float
+    compute_s: float
+    read_s: float
+    flops: float
+    kernel: str
+
+
+def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: Placement, *,
+            batch: int, prompt: int) -> Prefill | None:
+    """The prompt(s) of the batch processed at once, or None when the device's compute is unknown."""
+    workload = breakdown.workload
+    rates = engine_rates(workload.runtime)
+    model = workload.model
+    kernel = _kernel(workload.precision, workload.runtime, device)
+    peak = device.compute("fp8" if kernel == "fp8" else "16-bit")
+    if not peak or device.bandwidth is None:
+        return None
+    efficiency = compute_share(rates, device, kernel)
+    flops = batch * (2 * matmul_params(model) * prompt + prompt_attention_flops(model, prompt))
+    compute = flops / placement.tp / (efficiency * peak)
+    chunk = workload.ubatch if workload.runtime is Runtime.LLAMACPP else (workload.max_num_batched_tokens or 8192)
+    chunks = math.ceil(batch * prompt / max(1, chunk))
+    weights = reads(workload)
+    gpu_weights = weights.layer_bytes(placement.host_layers, model.layers, chunk) + weights.head
+    read = chunks * gpu_weights / placement.tp / (bandwidth_share(rates, device, workload.precision) * device.bandwidth)
+    host_weights = weights.layer_bytes(0, placement.host_layers, chunk)
+    if host_weights:  # llama.cpp copies the layers in RAM to the GPU for each micro-batch of a prompt
+        read += chunks * host_weights / (float(calibration()["pcie_gb_s"]) * 1e9)
+    fixed = chunks * model.layers * layer_overhead(rates, device)
+    return Prefill(seconds=max(compute, read) + fixed, compute_s=compute, read_s=read, flops=flops, kernel=kernel)
+
+
+def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:
+    facts = breakdown.facts
+    layout = getattr(facts, "layout", None)
+    if layout is not None and hasattr(layout, "layers_on_gpu"):  # llama.cpp's --gpu-layers
+        model = breakdown.workload.model
+        return Placement(host_layers=model.layers - layout.layers_on_gpu, head_on_gpu=layout.output_on_gpu,
+                         stages=stages, tp=tp)
+    return Placement(stages=stages, tp=tp)

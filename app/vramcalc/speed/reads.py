@@ -1,0 +1,117 @@
+"""What one step of a language model reads and computes: the bytes of weights and cache each device
+reads per decoded token, and the FLOPs of a token, from the same tensors and formats the memory model
+counts (formats.weights.stack, ModelSpec's cache). Nothing here knows a GPU or an engine's speed."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+from ..core.dtypes import Precision
+from ..formats.weights import WeightFormat, stack
+from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..model.families.decoder.tensors import layer_tensors
+from ..model.table import active_param_count
+from ..model.tensor import Role
+from ..workload import Workload
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerReads:
+    """One layer's weight bytes, split into what every token reads and the routed experts, of which a
+    token reads `per_token` of `experts`."""
+
+    dense: float
+    experts: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Reads:
+    """The model's weights as a decode step reads them: each layer's, the output head's (the embedding
+    table is gathered one row per token, so it is not read whole) and the routing of experts."""
+
+    layers: tuple[LayerReads, ...]
+    head: float
+    experts: int  # routed experts per MoE layer (0: dense)
+    per_token: int
+
+    def touched(self, batch: int) -> float:
+        """The expected share of a layer's routed experts that `batch` tokens use together, routing
+        being taken as uniform: 1 − (1 − k/E)^batch (one token: k/E)."""
+        if not self.experts:
+            return 1.0
+        return 1.0 - (1.0 - self.per_token / self.experts) ** batch
+
+    def layer_bytes(self, start: int, stop: int, batch: int) -> float:
+        share = self.touched(batch)
+        return sum(layer.dense + layer.experts * share for layer in self.layers[start:stop])
+
+
+def weight_bits(workload: Workload) -> float:
+    """The nominal bits of a weight when the precision is not a real format (bf16: 16, int4: 4)."""
+    precision = workload.precision
+    return 16 if isinstance(precision, WeightFormat) else float(precision.bits)
+
+
+@functools.lru_cache(maxsize=64)
+def _reads(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, bits: float) -> Reads:
+    weights = stack(spec, fmt, group_size=group_size, nominal_bits=bits)
+    roles = {key: [t.role for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
+    layers = []
+    for key, sizes in weights.layers:
+        experts = sum(size for role, size in zip(roles[key], sizes, strict=True) if role is Role.EXPERT)
+        layers.append(LayerReads(dense=sum(sizes) - experts, experts=experts))
+    head = sum(size for tensor, size in weights.outside if tensor.role is not Role.EMBEDDING)
+    if spec.tie_embeddings:  # the tied head reads the embedding table whole
+        head += sum(size for tensor, size in weights.outside if tensor.name == "token_embd.weight")
+    moe = spec.moe
+    return Reads(layers=tuple(layers), head=head, experts=moe.experts if moe else 0,
+                 per_token=moe.per_token if moe else 0)
+
+
+def reads(workload: Workload) -> Reads:
+    fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
+    return _reads(workload.model, fmt, workload.group_size, weight_bits(workload))
+
+
+def kv_bytes(workload: Workload, depth: int) -> float:
+    """The cache one sequence reads per decoded token at `depth` tokens of context: every attention
+    layer's keys and values kept (a sliding layer at most its window), and a recurrent layer's state."""
+    model = workload.model
+    precision: Precision = workload.effective_kv_precision
+    e = int(workload.activation_precision.bits) // 8
+    return precision.bytes_for(model.kv_values_per_sequence(depth)) + model.linear_state_bytes(e)
+
+
+def attention_flops(model: ModelSpec, depth: int) -> float:
+    """FLOPs of one token's attention over `depth` earlier tokens: per layer 2 × 2 × heads × head_dim ×
+    the tokens it attends (scores Q·K and the weighted sum of V); a linear layer's update is O(1)."""
+    total = 0
+    for kind, count in model.kind_counts():
+        if kind is AttentionKind.LINEAR:
+            continue
+        total += count * 4 * model.heads * model.head_dim * model.tokens_kept(kind, depth)
+    return float(total)
+
+
+def prompt_attention_flops(model: ModelSpec, prompt: int) -> float:
+    """FLOPs of the attention of a whole causal prompt of `prompt` tokens: token i attends i + 1 tokens,
+    so the sum over the prompt is about prompt²/2 per full layer (a sliding layer at most its window)."""
+    total = 0.0
+    for kind, count in model.kind_counts():
+        if kind is AttentionKind.LINEAR:
+            continue
+        kept = model.tokens_kept(kind, prompt)
+        # tokens attend min(i + 1, kept): the triangle up to `kept`, then a band of width `kept`
+        attended = kept * (kept + 1) / 2 + (prompt - kept) * kept
+        total += count * 4 * model.heads * model.head_dim * attended
+    return total
+
+
+def matmul_params(model: ModelSpec) -> int:
+    """The parameters a token multiplies by: the active ones, less the embedding table it only gathers
+    (a tied head multiplies by it once more, so it stays)."""
+    active = active_param_count(model)
+    if model.tie_embeddings:
+        return active
+    return active - model.vocab * model.hidden

@@ -1,0 +1,136 @@
+"""The speed model (speed/): its physics on small cases, and its error against the published runs of
+tests/data/speed/ (the numbers docs/accuracy.md reports, recomputed here so they cannot drift)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.inputs.parse import parse_machine, parse_workload
+from vramcalc.render.messages import ENGLISH
+from vramcalc.speed import cost_of, speed_of
+from vramcalc.speed.hardware import calibration
+from vramcalc.workload import Machine
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+import validate_speed  # noqa: E402
+
+
+def speed(values: dict[str, str], gpus: int = 1, machine: Machine | None = None):
+    workload = parse_workload(values)
+    return speed_of(estimate(workload), workload.gpu, gpus, machine or Machine())
+
+
+LLAMA = {"model": "llama-3.1-8b", "runtime": "llamacpp", "precision": "q4_k_m", "gpu": "rtx-4090",
+         "prompt_tokens": "512", "output_tokens": "128"}
+
+
+def test_a_quarter_of_the_bytes_decodes_faster_but_not_four_times():
+    q4, f16 = speed(LLAMA), speed({**LLAMA, "precision": "f16"})
+    ratio = q4.decode_tokens_per_s / f16.decode_tokens_per_s
+    assert 2.0 < ratio < 3.6  # 3.4x fewer bytes; the fixed cost per layer and slower k-quant kernels stay
+
+
+def test_an_moe_reads_only_its_active_experts():
+    moe = speed({**LLAMA, "model": "qwen3-30b-a3b", "precision": "q8_0", "gpu": "dgx-spark"})
+    dense = speed({**LLAMA, "model": "qwen3-32b", "precision": "q8_0", "gpu": "dgx-spark"})
+    assert moe.decode_tokens_per_s > 4 * dense.decode_tokens_per_s
+
+
+def test_layers_in_system_ram_are_read_at_its_bandwidth():
+    on_gpu = speed(LLAMA)
+    half = speed({**LLAMA, "gpu_layers": "17"})
+    assert half.bound == "host_memory" and half.decode_tokens_per_s < on_gpu.decode_tokens_per_s / 3
+    faster_ram = speed({**LLAMA, "gpu_layers": "17"}, machine=Machine(ram_bandwidth_gb_s=128))
+    assert faster_ram.decode_tokens_per_s > half.decode_tokens_per_s * 1.5
+
+
+def test_the_users_figures_win():
+    base = speed({**LLAMA, "gpu": "24gb"})
+    assert base.decode_tokens_per_s is None and "--gpu-bandwidth" in ENGLISH.say(base.unknown)
+    given = speed({**LLAMA, "gpu": "24gb"}, machine=Machine(gpu_bandwidth_gb_s=1008, gpu_tflops=165.2))
+    listed = speed(LLAMA)
+    assert given.ttft_s is not None and given.decode_tokens_per_s == pytest.approx(listed.decode_tokens_per_s, 0.01)
+    slower = speed(LLAMA, machine=Machine(gpu_bandwidth_gb_s=504))
+    assert slower.decode_tokens_per_s < 0.7 * listed.decode_tokens_per_s
+
+
+def test_a_longer_context_decodes_slower():
+    curve = speed({**LLAMA, "seq": "32768", "prompt_tokens": "30000"}).curve
+    rates = [rate for _, rate in curve]
+    assert rates == sorted(rates, reverse=True) and rates[0] > rates[-1]
+
+
+def test_training_has_a_step_and_no_decode():
+    result = speed({"model": "llama-3.1-8b", "mode": "training", "lora_rank": "16", "gpu": "h100-80gb"})
+    assert result.decode_tokens_per_s is None and result.step_s and result.train_tokens_per_s and 0 < result.mfu < 1
+    cost = cost_of(result, parse_workload({"gpu": "h100-80gb"}).gpu, 1, Machine(train_tokens=10**8))
+    assert cost.run_hours == pytest.approx(10**8 / result.train_tokens_per_s / 3600)
+    assert cost.run_usd == pytest.approx(cost.run_hours * cost.usd_per_hour)
+
+
+def test_a_cost_needs_a_price():
+    result = speed(LLAMA)
+    card = parse_workload(LLAMA).gpu
+    assert cost_of(result, card, 1, Machine()).usd_per_hour is None  # no cloud price for a 4090
+    cost = cost_of(result, card, 1, Machine(gpu_hour_usd=0.5))
+    assert cost.usd_per_million_output_tokens == pytest.approx(0.5 / (result.output_tokens_per_s * 3600) * 1e6)
+
+
+def test_bad_speed_input_names_its_field():
+    with pytest.raises(Exception, match="gpu_bandwidth"):
+        parse_machine({"gpu_bandwidth": "0"})
+    with pytest.raises(Exception, match="train_tokens"):
+        parse_machine({"train_tokens": "1e9"})
+
+
+def test_the_sequence_holds_the_prompt_and_the_output():
+    workload = parse_workload({"prompt_tokens": "9000", "output_tokens": "1000"})
+    assert (workload.prompt, workload.output, workload.seq) == (9000, 1000, 10000)
+    default = parse_workload({"seq": "4096"})
+    assert default.prompt + default.output == 4096
+
+
+# ---------------------------------------------------------------- against published runs
+
+
+@pytest.fixture(scope="module")
+def table():
+    return validate_speed.summary(validate_speed.results())
+
+
+@pytest.mark.parametrize("group", ["llamacpp-cuda decode", "llamacpp-metal decode"])
+def test_decode_meets_the_goal(table, group):
+    stats = table[group]
+    assert stats["rows"] >= 90
+    assert stats["median"] <= validate_speed.GOALS["decode"]
+    assert stats["within_2x"] == stats["rows"]  # no row off by 2x
+
+
+def test_prefill_on_macs_meets_the_goal(table):
+    assert table["llamacpp-metal prefill"]["median"] <= validate_speed.GOALS["prefill"]
+
+
+def test_prefill_on_cuda_is_not_yet_within_the_goal(table):
+    """docs/accuracy.md: llama.cpp's prompt speed on CUDA changed several-fold between the 2024 and 2025
+    builds the runs come from; one set of rates misses the goal (25 %). Held to what it is today."""
+    assert table["llamacpp-cuda prefill"]["median"] <= 0.50
+
+
+def test_the_stored_errors_are_the_measured_ones(table):
+    stored = calibration()["validation"]
+    for name, stats in table.items():
+        group, kind = name.split()
+        if kind in ("decode", "train"):
+            assert stored[group]["rows"] == stats["rows"]
+            assert stored[group]["median"] == pytest.approx(stats["median"], abs=0.0015), group
+
+
+def test_every_published_row_names_its_source():
+    for path in validate_speed.DATA.glob("*.json"):
+        data = json.loads(path.read_text())
+        assert data["source"] and all(row.get("quoted") for row in data["rows"]), path.name

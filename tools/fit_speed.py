@@ -1,0 +1,102 @@
+"""Fit llama.cpp's rates in data/speed.json to the published runs (tests/data/speed/) by coordinate
+search on the median absolute log error of each group, and print the fitted values (--write stores them).
+
+    PYTHONPATH=app python tools/fit_speed.py [--write]
+
+Fitted on every row tools/validate_speed.py predicts: the validation it then prints is in-sample, which
+docs/accuracy.md says; the held-out check is the split by era there (fit on one source, test on another)."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+
+import validate_speed
+from vramcalc.speed import hardware
+
+PARAMETERS = [  # (path in engines.llamacpp, the values tried)
+    (("decode_bandwidth", "gddr"), [0.7 + 0.025 * i for i in range(13)]),
+    (("decode_bandwidth", "hbm"), [0.4 + 0.025 * i for i in range(17)]),
+    (("decode_bandwidth", "unified"), [0.6 + 0.025 * i for i in range(15)]),
+    (("kquant_bandwidth",), [0.7 + 0.025 * i for i in range(13)]),
+    (("kv_bandwidth",), [0.2 + 0.05 * i for i in range(17)]),
+    (("layer_overhead_s", "cuda"), [1e-5 * i for i in range(13)]),
+    (("layer_overhead_s", "cuda-hbm"), [1e-5 * i for i in range(21)]),
+    (("layer_overhead_s", "metal"), [2e-5 * i for i in range(16)]),
+    (("prefill_compute", "16-bit"), [0.3 + 0.05 * i for i in range(13)]),
+    (("prefill_compute", "quantised"), [0.1 + 0.05 * i for i in range(15)]),
+    (("prefill_compute", "16-bit-hbm"), [0.05 + 0.025 * i for i in range(20)]),
+    (("prefill_compute", "quantised-hbm"), [0.05 + 0.025 * i for i in range(20)]),
+    (("prefill_compute", "quantised-unified"), [0.1 + 0.05 * i for i in range(15)]),
+    (("prefill_compute_metal", "16-bit"), [0.3 + 0.05 * i for i in range(13)]),
+    (("prefill_compute_metal", "quantised"), [0.3 + 0.05 * i for i in range(13)]),
+]
+
+
+def _set(rates: dict, path: tuple[str, ...], value: float) -> None:
+    for key in path[:-1]:
+        rates = rates[key]
+    rates[path[-1]] = value
+
+
+def loss() -> float:
+    found = validate_speed.results()
+    groups: dict[str, list[float]] = {}
+    for r in found:
+        groups.setdefault(f"{r['group']} {r['kind']}", []).append(abs(math.log(1 + r["error"])))
+    return sum(statistics.median(errors) + 0.25 * max(errors) for name, errors in groups.items()
+               if "train" not in name and len(errors) > 5)
+
+
+def main() -> int:
+    rates = hardware.calibration()["engines"]["llamacpp"]  # the cached dict: predictions read it
+    best = loss()
+    for _ in range(1):
+        for path, values in PARAMETERS:
+            chosen = None
+            for value in values:
+                _set(rates, path, value)
+                current = loss()
+                if current < best - 1e-9:
+                    best, chosen = current, value
+            if chosen is None:  # nothing better: back to the value before the search
+                _set(rates, path, _get(path))
+            else:
+                _set(rates, path, chosen)
+                _keep(path, chosen)
+            print(".".join(path), _get(path), f"loss {best:.4f}", file=sys.stderr)
+    print(json.dumps(rates, indent=2))
+    if "--write" in sys.argv:
+        data = json.loads(validate_speed.SPEED_JSON.read_text())
+        data["engines"]["llamacpp"] = {key: _round(value) for key, value in rates.items()}
+        validate_speed.SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+KEPT: dict[tuple[str, ...], float] = {}
+
+
+def _keep(path: tuple[str, ...], value: float) -> None:
+    KEPT[path] = value
+
+
+def _get(path: tuple[str, ...]) -> float:
+    if path in KEPT:
+        return KEPT[path]
+    rates = json.loads(validate_speed.SPEED_JSON.read_text())["engines"]["llamacpp"]
+    for key in path:
+        rates = rates[key]
+    KEPT[path] = float(rates)
+    return KEPT[path]
+
+
+def _round(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _round(inner) for key, inner in value.items()}
+    return float(f"{value:.3g}") if isinstance(value, float) else value
+
+
+if __name__ == "__main__":
+    sys.exit(main())

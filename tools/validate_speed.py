@@ -1,0 +1,175 @@
+"""Hold the speed model to the published runs in tests/data/speed/ and print its error per backend.
+
+    PYTHONPATH=app python tools/validate_speed.py            # the table of errors (docs/accuracy.md)
+    PYTHONPATH=app python tools/validate_speed.py --rows     # every row: measured, predicted, error
+    PYTHONPATH=app python tools/validate_speed.py --write    # store the errors in data/speed.json "validation"
+
+A row is predicted when its model, weights and card are ones the calculator knows: llama-bench
+`tgN` (N tokens generated after `context_depth` tokens, one sequence: the mean tokens/s) and `ppN`
+(an N-token prompt from an empty context: prompt tokens/s), and torchtune's fine-tuning tokens/s.
+Error = predicted / measured - 1."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.core.errors import ValidationError
+from vramcalc.inputs.parse import parse_workload
+from vramcalc.sources.gpus import all_gpus
+from vramcalc.speed import speed_of
+from vramcalc.workload import Machine
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "speed"
+SPEED_JSON = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "speed.json"
+# Models the rows name that are not presets: their Hugging Face configs (meta-llama/Llama-2-7b-hf).
+CONFIGS: Mapping[str, Mapping[str, object]] = {
+    "llama-2-7b": {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                   "num_key_value_heads": 32, "intermediate_size": 11008, "vocab_size": 32000,
+                   "max_position_embeddings": 4096, "tie_word_embeddings": False, "rms_norm_eps": 1e-5},
+}
+TEST = re.compile(r"(tg|pp)(\d+)")
+GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25}
+
+
+def rows() -> Iterator[tuple[str, Mapping[str, Any]]]:
+    for path in sorted(DATA.glob("*.json")):
+        for row in json.loads(path.read_text())["rows"]:
+            yield path.stem, row
+
+
+def _slug(row: Mapping[str, Any]) -> str | None:
+    """Our slug for the row's card: as given, or an Apple chip's configuration with its GPU cores."""
+    slug = row.get("slug")
+    if not slug:
+        return None
+    gpus = all_gpus()
+    if slug in gpus:
+        return str(slug)
+    cores = row.get("gpu_cores")
+    memory = row.get("memory_gb")
+    for candidate, spec in gpus.items():
+        if candidate.startswith(f"{slug}-") and candidate[len(slug) + 1:-2].isdigit():
+            if memory and candidate != f"{slug}-{memory}gb":
+                continue
+            if cores and getattr(spec, "gpu_cores", None) not in (None, cores):
+                continue
+            return candidate
+    return None
+
+
+def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, object] | None] | None:
+    """(what is measured, the form values, a config for models without a preset), or None when not predicted."""
+    slug = _slug(row)
+    model = str(row["model"])
+    if slug is None or str(row.get("backend")).lower() == "cpu":
+        return None
+    values = {"model": model, "gpu": slug, "gpus": str(row.get("gpus") or 1)}
+    config = CONFIGS.get(model)
+    if config is not None:
+        values = {**values, "model": "config"}
+    weights = str(row["weights"]).lower()
+    if row.get("engine") == "torchtune":
+        method = str(row.get("method", "")).lower()
+        values |= {"mode": "training", "seq": str(row.get("seq_len") or 2048), "batch": str(row.get("batch") or 1),
+                   "precision": "bf16", "recipe": "bf16", "checkpointing": "layer", "fused_ce": "1"}
+        if "lora" in method:
+            values |= {"lora_rank": "8"}
+        if "qlora" in method:
+            values |= {"precision": "nf4"}
+        return "train", values, config
+    if row.get("engine") != "llama.cpp":
+        return None
+    match = TEST.fullmatch(str(row.get("test", "")))
+    if match is None or row.get("multi_gpu_split") not in (None, "layer"):
+        return None
+    kind, tokens = match.group(1), int(match.group(2))
+    depth = int(row.get("context_depth") or 0)
+    values |= {"runtime": "llamacpp", "precision": {"f16": "f16", "bf16": "f16"}.get(weights, weights)}
+    if kind == "tg":
+        prompt = max(1, depth)
+        values |= {"prompt_tokens": str(prompt), "output_tokens": str(tokens), "seq": str(prompt + tokens)}
+        return "decode", values, config
+    if depth:
+        return None
+    values |= {"prompt_tokens": str(tokens), "output_tokens": "1", "seq": str(tokens + 1)}
+    return "prefill", values, config
+
+
+def predict(kind: str, values: Mapping[str, str], config: Mapping[str, object] | None) -> float | None:
+    workload = parse_workload(values, config=config)
+    speed = speed_of(estimate(workload), workload.gpu, int(values["gpus"]), Machine())  # type: ignore[arg-type]
+    return {"decode": speed.decode_tokens_per_s, "prefill": speed.prefill_tokens_per_s,
+            "train": speed.train_tokens_per_s}[kind]
+
+
+def results() -> list[dict[str, Any]]:
+    out = []
+    for source, row in rows():
+        found = case(row)
+        if found is None:
+            continue
+        kind, values, config = found
+        try:
+            predicted = predict(kind, values, config)
+        except ValidationError:
+            continue
+        if predicted is None:
+            continue
+        measured = float(row["tokens_per_s"])
+        engine = "train" if kind == "train" else "llamacpp"
+        platform = "metal" if str(values["gpu"]).startswith("apple") else str(row.get("backend", "cuda")).lower()
+        out.append({"source": source, "kind": kind, "group": f"{engine}-{platform}", "gpu": values["gpu"],
+                    "gpus": values["gpus"], "model": row["model"], "weights": row["weights"], "test": row["test"],
+                    "measured": measured, "predicted": predicted, "error": predicted / measured - 1})
+    return out
+
+
+def summary(found: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[float]] = {}
+    for result in found:
+        groups.setdefault(f"{result['group']} {result['kind']}", []).append(result["error"])
+    table = {}
+    for name, errors in sorted(groups.items()):
+        absolute = [abs(e) for e in errors]
+        table[name] = {"rows": len(errors), "median": statistics.median(absolute), "worst": max(absolute),
+                       "bias": statistics.median(errors),
+                       "within_2x": sum(1 for e in errors if 0.5 < 1 + e < 2)}
+    return table
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", action="store_true")
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    found = results()
+    if args.rows:
+        for r in sorted(found, key=lambda r: (r["group"], r["kind"], r["error"])):
+            print(f"{r['group']:<16}{r['kind']:<8}{r['gpu']:<22}{r['gpus']:>2} {r['model']:<16}{r['weights']:<8}"
+                  f"{r['test']:<10}{r['measured']:>10.1f}{r['predicted']:>10.1f}{r['error']:>+8.0%}  {r['source']}")
+    table = summary(found)
+    print(f"{'group':<28}{'rows':>5}{'median':>8}{'worst':>8}{'bias':>8}{'<2x':>6}")
+    for name, s in table.items():
+        print(f"{name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}{s['within_2x']:>6}")
+    if args.write:
+        data = json.loads(SPEED_JSON.read_text())
+        validation: dict[str, dict[str, object]] = {}
+        for name, s in table.items():
+            group, kind = name.split()
+            if kind in ("decode", "train"):  # what the page's error line speaks for
+                validation[group] = {"median": round(s["median"], 3), "worst": round(s["worst"], 3), "rows": s["rows"]}
+        data["validation"] = validation
+        SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
