@@ -17,7 +17,7 @@ from vramcalc.speed.hardware import calibration
 from vramcalc.workload import Machine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-import validate_speed  # noqa: E402
+import validate_speed
 
 
 def speed(values: dict[str, str], gpus: int = 1, machine: Machine | None = None):
