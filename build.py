@@ -31,6 +31,8 @@ from vramcalc.render import catalog as catalog_words  # noqa: E402
 from vramcalc.render.charts import BOX  # noqa: E402
 from vramcalc.render.messages import GUIDE_ENTRIES, Words  # noqa: E402
 from vramcalc.render.rank import BAR_WIDTH  # noqa: E402
+from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
+from vramcalc.render.speed import present_speed_for  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target, rank_rows  # noqa: E402
 from vramcalc.sources import catalog  # noqa: E402
 from vramcalc.sources.gpus import load_apple, load_gpus  # noqa: E402
@@ -148,6 +150,8 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         view=present(estimate(workload), words=words),
         target=target,
         rank_rows=rank_rows(target, words=words),
+        speed=present_speed_for(workload, parse_target({}), words=words),
+        speed_keys=SPEED_FIGURES,
         chart_box=BOX,
         bar_width=BAR_WIDTH,
         capacity_columns=["FP16/BF16" if p is Precision.FP16 else p.value.upper() for p in COLUMNS],

@@ -45,7 +45,9 @@ from vramcalc.render.messages import Words  # noqa: E402
 from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
-from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_target  # noqa: E402
+from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_machine, parse_target  # noqa: E402
+from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
+from vramcalc.render.speed import present_speed_for  # noqa: E402
 from vramcalc.engines.layouts import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
 
@@ -272,6 +274,21 @@ def render_target(view):
                     set_attributes(f"chart-{key}-ygrid-{index}", y1=tick.pos, y2=tick.pos)
 
 
+def render_speed(view):
+    """The speed section and the verdict's speed line (render/speed.py)."""
+    set_text("verdict-speed", view.line)
+    shown = {key: value for key, _, value in view.figures}
+    for key in SPEED_FIGURES:
+        set_hidden(f"speed-{key}", key not in shown)
+        set_text(f"speed-{key}-value", shown.get(key, ""))
+    fill_list("speed-basis", view.basis)
+    set_hidden("speed-chart-figure", not view.chart_path)
+    set_attributes("speed-chart-line", d=view.chart_path)
+    set_text("speed-chart-desc", view.chart_desc)
+    set_text("speed-chart-y", view.chart_y)
+    set_text("speed-chart-x", view.chart_x)
+
+
 def render_verdict(verdict):
     """The answer first: fits, tight or not on the chosen card(s), and the single changes that fit."""
     set_attribute("verdict", "data-verdict", verdict.kind)
@@ -361,6 +378,7 @@ def redraw():
             lambda: resolve_layout(workload, target.count), problems) is None:
         target = None  # a layout that does not fit these GPUs: its field says why
     query = attempt(lambda: parse_capacity_query(values), problems)
+    machine = attempt(lambda: parse_machine(values), problems)
     show_errors(problems)
     mark_stale("results", workload is None)
     set_hidden("stale", workload is not None)
@@ -377,6 +395,11 @@ def redraw():
     if workload is not None and target is not None and (workload, target) != state["shown"]["target"]:
         render_target(timed(lambda: present_target(workload, target, words=WORDS)))
         state["shown"]["target"] = (workload, target)
+    mark_stale("speed", workload is None or target is None or machine is None)
+    if workload is not None and target is not None and machine is not None and (
+            workload, target, machine) != state["shown"].get("speed"):
+        render_speed(timed(lambda: present_speed_for(workload, target, machine, words=WORDS)))
+        state["shown"]["speed"] = (workload, target, machine)
     if query is not None and query != state["shown"]["capacity"]:
         render_capacity(*timed(lambda: present_capacity(query, words=WORDS)))
         state["shown"]["capacity"] = query

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..speed import Cost, Speed
+from ..analysis.evaluate import estimate
+from ..speed import Cost, Speed, cost_of, speed_of
 from ..speed.validation import expected_error
-from ..workload import Workload
+from ..workload import Machine, Target, Workload
 from .messages import ENGLISH, Words
 
 FIGURES = ("ttft", "decode", "output", "prefill", "tpot", "step", "train", "mfu", "run", "cost_hour", "cost_tokens",
@@ -103,6 +104,14 @@ def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words 
     return SpeedView(line=line, figures=tuple((key, labels[key], value) for key, value in figures),
                      basis=tuple(basis), chart_path=path, chart_desc=desc, chart_y=top,
                      chart_x=f"{speed.curve[-1][0]:,}" if speed.curve else "")
+
+
+def present_speed_for(workload: Workload, target: Target, machine: Machine | None = None, *,
+                      words: Words = ENGLISH) -> SpeedView:
+    """The speed view of a workload on its target: what the page shows (and build.py prerenders)."""
+    machine = machine or Machine()
+    speed = speed_of(estimate(workload), target.gpu, target.count, machine)
+    return present_speed(workload, speed, cost_of(speed, target.gpu, target.count, machine), words=words)
 
 
 def speed_lines(view: SpeedView) -> str:

@@ -123,7 +123,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, stages: int
                             kernel=first.kernel))
     else:
         basis.append(phrase("speed.unknown_tflops"))
-    basis.append(phrase("speed.basis.engine", engine=workload.runtime.value, basis=rates["basis"]))
+    basis.append(phrase("speed.basis.engine", engine=workload.runtime.value, basis=phrase(rates["basis"])))
     curve = []
     for i in range(CURVE_POINTS + 1):
         depth = max(1, round(i * workload.seq / CURVE_POINTS))
@@ -145,7 +145,7 @@ def _training(breakdown: Breakdown, card: Device, model_parallel: int, replicas:
     peak = card.compute("16-bit") or 0.0
     basis = (phrase("speed.basis.training", tokens=f"{step.tokens:,}", flops=f"{step.flops / 1e15:,.1f}",
                     share=_percent(step.mfu), tflops=_tflops(peak), gpus=model_parallel * replicas,
-                    basis=calibration()["training"]["basis"]),)
+                    basis=phrase(calibration()["training"]["basis"])),)
     return Speed(step_s=step.seconds, train_tokens_per_s=replicas * step.tokens / step.seconds, mfu=step.mfu,
                  basis=basis)
 

@@ -765,4 +765,8 @@ EN: Mapping[str, str] = {
     "field.train_tokens.label": "Training tokens",
     "field.train_tokens.help": "Tokens the run processes (examples × tokens × epochs), for its time and cost.",
     "legend.speed": "Speed and cost",
+    "speed.fit.llamacpp": "llama-bench runs of 2024-25 (tests/data/speed: XiongjieDai's Llama 3 tables, ggml-org/llama.cpp discussions #4167 and #15013)",
+    "speed.fit.vllm": "nothing yet: the shares of bandwidth and compute of a CUDA-graph decode are assumed, not fitted to published runs",
+    "speed.fit.transformers": "PyTorch eager generate, 25.5 tokens/s for Llama 2 7B on an A100 (pytorch.org, 'Accelerating Generative AI with PyTorch II: GPT, Fast')",
+    "speed.fit.training": "torchtune's README table of fine-tuning tokens/s (Llama 3.1 8B on one RTX 4090 or A6000, 70B on 8 A100s)",
 }

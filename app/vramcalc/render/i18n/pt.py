@@ -809,4 +809,8 @@ PT: Mapping[str, str] = {
     "field.train_tokens.label": "Tokens de treino",
     "field.train_tokens.help": "Tokens que a execução processa (exemplos × tokens × épocas), para o tempo e o custo.",
     "legend.speed": "Velocidade e custo",
+    "speed.fit.llamacpp": "execuções do llama-bench de 2024-25 (tests/data/speed: as tabelas de Llama 3 de XiongjieDai, as discussões #4167 e #15013 de ggml-org/llama.cpp)",
+    "speed.fit.vllm": "nada ainda: as frações de largura de banda e de computação de uma decodificação com CUDA graphs são supostas, não ajustadas a execuções publicadas",
+    "speed.fit.transformers": "o generate do PyTorch em modo eager, 25,5 tokens/s para o Llama 2 7B numa A100 (pytorch.org, 'Accelerating Generative AI with PyTorch II: GPT, Fast')",
+    "speed.fit.training": "a tabela do README do torchtune com tokens/s de ajuste fino (Llama 3.1 8B numa RTX 4090 ou A6000, 70B em 8 A100)",
 }
