@@ -195,12 +195,14 @@ def summarize_options(values):
         for details in document.querySelectorAll("details.more"):
             summary = details.querySelector("summary")
             keys = [key for key in DEFAULTS if element(key) is not None and details.contains(element(key))]
-            state["folded"].append((summary, summary.getAttribute("data-label"), keys))
-    for summary, label, keys in state["folded"]:
+            state["folded"].append((details.id, summary, summary.getAttribute("data-label"), keys))
+    for id_, summary, label, keys in state["folded"]:
         changed = sum(1 for key in keys if values[key] != DEFAULTS[key])
         text = WORDS.message("more.set", label=label, count=changed) if changed else label
-        if WRITTEN.get((label, "more")) != text:
-            summary.textContent = WRITTEN[label, "more"] = text
+        # kept by the details' id: every "More options" has the same label, so a cache by label
+        # skipped one summary's change whenever the one written last said the same
+        if WRITTEN.get((id_, "more")) != text:
+            summary.textContent = WRITTEN[id_, "more"] = text
 
 
 def render(view):
