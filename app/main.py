@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import zlib
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl
 
 from pyodide.ffi import create_proxy, jsnull, to_js
 from pyscript import document, when, window
@@ -35,19 +35,19 @@ sys.path.insert(0, engine_zip())
 
 import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
-from vramcalc.render import catalog as catalog_words  # noqa: E402
-from vramcalc.sources import catalog  # noqa: E402
-from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.analysis.fit import fit_all  # noqa: E402
-from vramcalc.inputs.link import decode, encode  # noqa: E402
-from vramcalc.inputs.options import CHECKBOXES, OPTIONS, shown_values  # noqa: E402
-from vramcalc.render.messages import Words  # noqa: E402
-from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
-from vramcalc.sources.presets import load_presets  # noqa: E402
-from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
-from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_target  # noqa: E402
 from vramcalc.engines.layouts import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
+from vramcalc.inputs.link import decode, encode  # noqa: E402
+from vramcalc.inputs.options import CHECKBOXES, OPTIONS, shown_values  # noqa: E402
+from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_target  # noqa: E402
+from vramcalc.render import catalog as catalog_words  # noqa: E402
+from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
+from vramcalc.render.messages import Words  # noqa: E402
+from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
+from vramcalc.sources import catalog  # noqa: E402
+from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
+from vramcalc.sources.presets import load_presets  # noqa: E402
 
 WORDS = Words(document.documentElement.lang or "en")  # the language this page was prerendered in: it says everything
 INPUT_AREAS = "#form, #reverse, #capacity-section"

@@ -12,31 +12,29 @@ same numbers.
 
 from __future__ import annotations
 
-from .render.messages import ENGLISH
-
 import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
 
 from .analysis import capacity
-from .render import catalog as catalog_words
-from .sources import catalog
-from .core.errors import ValidationError
-from .sources.gpus import load_gpus
+from .analysis.evaluate import estimate
 from .analysis.fit import GpuFit, fit_all
 from .analysis.ranks import PerGpu, on_gpus, per_gpu
-from .memory.components import Breakdown
-from .analysis.evaluate import estimate
-from .render.i18n.en import EN
-from .sources.presets import load_presets
-from .core.option import Kind, Option
-from .render.export import to_csv, to_json, to_markdown
-from .render.rank import layout_text
-from .render.view import present_capacity
 from .analysis.solve import fits, solve
+from .core.errors import ValidationError
+from .core.option import Kind, Option
 from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_target, parse_workload
+from .memory.components import Breakdown
+from .render import catalog as catalog_words
+from .render.export import to_csv, to_json, to_markdown
+from .render.i18n.en import EN
+from .render.messages import ENGLISH
+from .render.rank import layout_text
+from .render.view import present_capacity
+from .sources import catalog
+from .sources.gpus import load_gpus
 
 EXIT_USAGE = 2
 

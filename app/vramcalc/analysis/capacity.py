@@ -13,15 +13,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from ..model.table import param_count
 from collections.abc import Sequence
 from importlib import resources
 
 from ..core.dtypes import Precision
 from ..core.units import GB
+from ..model.table import param_count
 from ..sources.gpus import load_gpus
 from ..sources.presets import load_presets, preset_spec
-
 
 SIZES_GB = (16, 24, 48, 80, 96, 128, 160, 192, 256, 320, 384, 512)
 COLUMNS = (Precision.FP32, Precision.FP16, Precision.INT8, Precision.INT4, Precision.INT2)

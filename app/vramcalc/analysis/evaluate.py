@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..model.table import active_param_count, param_count
 from ..core.dtypes import Precision
+from ..core.phrase import Part, Phrase, phrase
+from ..core.units import format_count
 from ..engines import engine_for
 from ..formats.weights import native_format_phrase
 from ..memory.components import Breakdown
 from ..model.families.decoder.saved import lora_measured
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
-from ..core.phrase import Part, Phrase, phrase
-from ..core.units import format_count
+from ..model.table import active_param_count, param_count
 from ..training.lora import ALL_LINEAR
 from ..workload import Workload
 

@@ -12,18 +12,16 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from .evaluate import estimate
 from ..core.choices import Fsdp, Offload
-from ..core.errors import ValidationError
 from ..engines import engine_for
-from ..engines.layouts import resolve_layout
 from ..engines.base import RankPool
+from ..engines.layouts import resolve_layout
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
-from ..workload import Workload
-from ..parallel.layout import Layout, NODE_GPUS, check, default_layout
+from ..parallel.layout import NODE_GPUS, Layout
 from ..parallel.sharding import Shares, activation_share, fsdp_groups, shares
-
+from ..workload import Workload
+from .evaluate import estimate
 
 STATES = ("gradients", "optimizer", "master_weights")
 

@@ -29,7 +29,6 @@ from typing import Required, TypedDict, Unpack
 from ..core.errors import ValidationError
 from ..model.tensor import layer_of
 
-
 QK_K = 256
 GGUF_ALIGNMENT = 32  # GGUF_DEFAULT_ALIGNMENT: every tensor's data starts on it
 

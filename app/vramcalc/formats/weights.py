@@ -16,9 +16,6 @@ carry them keep their meaning.
 
 from __future__ import annotations
 
-from ..core.phrase import Formula, Phrase, join, phrase
-from ..core.units import format_count
-
 import dataclasses
 import functools
 import math
@@ -26,12 +23,13 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..core.errors import ValidationError
+from ..core.phrase import Formula, Phrase, join, phrase
+from ..core.units import format_count
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, model_tensors, outside_tensors
 from ..model.table import count_params, counted_tensors
 from ..model.tensor import Counted, Role, Tensor
 from .gguf import GgufTensor, quantize_plan, tensor_bytes
-
 
 BF16_BYTES = 2
 DEFAULT_GROUP_SIZE = 128

@@ -15,19 +15,31 @@ from ..core.choices import Mode, Recipe, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
+from ..engines.layouts import degrees, resolve_layout
 from ..formats.weights import WeightFormat, check_format
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import check
-from ..engines.layouts import degrees, resolve_layout
 from ..sources.custom import custom_model
 from ..sources.gpus import GpuSpec, configure, gpu
 from ..sources.hf_config import from_hf_config
 from ..sources.presets import preset_spec
-from ..training.lora import QLORA_FORMATS, adapter_tensors as training_adapters
+from ..training.lora import QLORA_FORMATS
+from ..training.lora import adapter_tensors as training_adapters
 from ..training.step import allowed_impls
 from ..workload import CapacityQuery, Target, Workload
-from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, OPTION, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, TARGET_PARSERS
-
+from .options import (
+    CAPACITY_PARSERS,
+    CONFIG,
+    CUSTOM,
+    CUSTOM_KEYS,
+    DEFAULTS,
+    FIELD_ATTRIBUTE,
+    FIELD_PARSERS,
+    LAYOUT_KEYS,
+    MAX_CONFIG_BYTES,
+    OPTION,
+    TARGET_PARSERS,
+)
 
 MAX_CONFIG_DEPTH = 32  # nesting of arrays and objects; real configs have 3 or 4
 

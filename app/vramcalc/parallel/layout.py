@@ -9,7 +9,6 @@ from ..core.choices import Fsdp, Offload
 from ..core.errors import ValidationError
 from ..model.families.decoder.spec import ModelSpec
 
-
 NODE_GPUS = 8  # hybrid-shard's shard group, and the ranks whose offloaded states share one host
 
 

@@ -42,7 +42,6 @@ from ..model.table import counted_tensors
 from ..model.tensor import Role, Tensor, layer_of, stem
 from .layout import Layout, stage_layers
 
-
 KORTHIKANTI_REPLICATED = 10  # of 34 bytes per sbh: LayerNorm inputs, dropout masks, sublayer inputs (Table 2)
 KORTHIKANTI_TOTAL = 34
 

@@ -8,17 +8,15 @@ fitting is a hatched, labelled region; the current value is a labelled marker.
 
 from __future__ import annotations
 
-from .messages import ENGLISH, Words
-
 import dataclasses
 import math
 from collections.abc import Callable
 
+from ..analysis.ranks import most_loaded
 from ..core.units import GIB
 from ..inputs.options import MAX_BATCH, MAX_SEQ
-from ..analysis.ranks import most_loaded
 from ..workload import Target, Workload
-
+from .messages import ENGLISH, Words
 
 WIDTH, HEIGHT = 640, 260  # the viewBox
 LEFT, RIGHT, TOP, BOTTOM = 84, 30, 14, 40  # plot margins, wide enough for the labels at phone size

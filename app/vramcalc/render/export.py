@@ -4,16 +4,15 @@ and `python -m vramcalc --json` write the same JSON."""
 
 from __future__ import annotations
 
-from .messages import ENGLISH, Words
-
 import csv
 import io
 from collections.abc import Sequence
 
 from ..analysis.fit import GpuFit
-from ..memory.components import Breakdown
 from ..analysis.ranks import on_gpus, per_gpu
+from ..memory.components import Breakdown
 from .i18n.en import EN
+from .messages import ENGLISH, Words
 
 
 def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH) -> dict[str, object]:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..analysis.ranks import PerGpu
 from ..core.choices import Offload
 from ..memory.components import COMPONENTS
 from ..parallel.layout import stage_layers
-from ..analysis.ranks import PerGpu
 from ..workload import Target, Workload
 from .messages import ENGLISH, Words
-
 
 BAR_WIDTH = 1000  # the SVG viewBox width of the stacked bar
 

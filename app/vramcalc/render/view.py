@@ -10,26 +10,26 @@ Examples are real models with their real parameter counts (data/examples.json).
 
 from __future__ import annotations
 
-from .messages import ENGLISH, Words
-
 import dataclasses
 from collections.abc import Mapping
 
 from ..analysis import capacity as analysis_capacity
 from ..analysis.capacity import Cell, Placement, table
-from ..analysis.fit import GpuFit, TIGHT_RATIO, Verdict as FitVerdict, fit_all
+from ..analysis.fit import TIGHT_RATIO, GpuFit, fit_all
+from ..analysis.fit import Verdict as FitVerdict
+from ..analysis.ranks import PerGpu, most_loaded, on_gpus
 from ..analysis.solve import Solution, solve
 from ..analysis.suggest import changes
 from ..core.choices import Offload
 from ..core.dtypes import Precision
 from ..core.units import GB
-from ..inputs.options import MAX_BATCH, MAX_SEQ
-from ..memory.components import Breakdown, COMPONENTS
-from ..analysis.ranks import PerGpu, most_loaded, on_gpus
 from ..engines.layouts import resolve_layout
+from ..inputs.options import MAX_BATCH, MAX_SEQ
+from ..memory.components import COMPONENTS, Breakdown
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
+from .messages import ENGLISH, Words
 from .rank import BAR_WIDTH, RankRow, RankView, layout_text, present_rank
 
 

@@ -12,18 +12,17 @@ naming the key.
 
 from __future__ import annotations
 
-from ..core.phrase import Phrase, join, phrase
-
 import dataclasses
 import enum
 import functools
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
 from importlib import resources
+from typing import Any
 
 from ..core.errors import ValidationError
+from ..core.phrase import Phrase, join, phrase
 from ..model.families.decoder.spec import (
     AttentionKind,
     Block,
@@ -35,7 +34,6 @@ from ..model.families.decoder.spec import (
     NormCompute,
     QkNorm,
 )
-
 
 MAX_DIM = 1_000_000  # hidden, ffn, vocabulary: far above any real model
 MAX_LAYERS = 10_000

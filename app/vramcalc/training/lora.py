@@ -10,7 +10,6 @@ from ..model.families.decoder.spec import ModelSpec
 from ..model.table import counted_tensors
 from ..model.tensor import Counted, Role, Tensor, stem
 
-
 # ---------------------------------------------------------------- LoRA
 
 TARGETS = {  # link / command-line name: the GGUF-style tensor names it adapts

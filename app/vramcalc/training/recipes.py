@@ -23,7 +23,6 @@ from ..core.choices import Optimizer, Recipe
 from ..core.dtypes import Precision
 from ..model.tensor import Counted
 
-
 FP32 = 4
 
 

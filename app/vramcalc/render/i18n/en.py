@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-
 EN: Mapping[str, str] = {
     # component labels
     "weights": "Weights",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-
 PT: Mapping[str, str] = {
     # component labels
     "weights": "Pesos",
