@@ -160,7 +160,7 @@ class LayerBytes:
         else:
             assert self.by_group is not None
             sizes = map(self.by_group.__getitem__, self.keys)
-        return tuple(zip(self.keys, sizes))
+        return tuple(zip(self.keys, sizes, strict=True))
 
     def layers_bytes(self, start: int, stop: int) -> float:
         """The bytes of layers start .. stop - 1: by counting each group's layers among them, without
@@ -197,7 +197,7 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
             sums: dict[LayerKey, tuple[int, list[float]]] = {}  # each group's layers and their bytes summed
             for key, sizes in real.layers:
                 count, totals = sums.get(key, (0, [0] * len(sizes)))
-                sums[key] = (count + 1, [a + b for a, b in zip(totals, sizes)])
+                sums[key] = (count + 1, [a + b for a, b in zip(totals, sizes, strict=True)])
             average = {key: tuple(total / count for total in totals) for key, (count, totals) in sums.items()}
             return LayerBytes(outside=real.outside, keys=spec.layer_keys, by_group=average)
         outside, layers = _gguf_layers(spec, fmt.name)
@@ -208,7 +208,8 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
         size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
     elif fmt.kind == "native":
         quantised = _is_expert if spec.native_format.startswith("MXFP4") else _is_linear
-        inner = WeightFormat("mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block", "gpu", phrase("format.native"))
+        inner_name = "mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block"
+        inner = WeightFormat(inner_name, "gpu", phrase("format.native"))
         size = lambda t: _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES  # noqa: E731
     else:
         check_format(spec, fmt, group_size)
@@ -361,7 +362,7 @@ def _gguf_layers(spec: ModelSpec, ftype: str) -> tuple[tuple[_Typed, ...], tuple
     bytes), and each layer as its group key and its tensors' (ggml type, parameters, bytes)."""
     tensors = model_tensors(spec)
     typed: list[_Typed] = [(t, ggml_type, tensor_bytes(g, ggml_type))
-             for t, (g, ggml_type) in zip(tensors, _gguf_plan(spec, tensors, ftype))]
+             for t, (g, ggml_type) in zip(tensors, _gguf_plan(spec, tensors, ftype), strict=True)]
     first, _ = outside_tensors(spec)
     lengths = {key: len(layer_tensors(spec, index)) for key, index, _ in spec.layer_groups}
     layers: list[_LayerTypes] = []
