@@ -110,7 +110,8 @@ def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
     return Component(key="kv_cache", bytes=kv, explain=lambda: phrase("vllm.kv", **numbers))
 
 
-# ---------------------------------------------------------------- vLLM's own input keys (inputs/options.py gathers them)
+# ---------------------------------------------------------------- vLLM's own input keys
+# (inputs/options.py gathers them)
 
 
 _SHOWN = {"runtime": ("vllm",), "mode": ("inference",)}

@@ -270,8 +270,10 @@ def _check_training(workload: Workload) -> None:
                               f"{workload.optimizer.value} runs as "
                               + " or ".join(i.value for i in allowed_impls(workload.optimizer) if i.value))
     if workload.recipe is not Recipe.LEGACY and workload.mixed_precision:
-        raise ValidationError("mixed_precision", "1", "a recipe says where the master copy is; leave mixed_precision off")
+        raise ValidationError("mixed_precision", "1",
+                              "a recipe says where the master copy is; leave mixed_precision off")
     if workload.mixed_precision and workload.precision is Precision.FP32:
         raise ValidationError(
-            "mixed_precision", "1", "mixed precision needs fp16 or bf16 weights (fp32 weights are already the master copy)"
+            "mixed_precision", "1",
+            "mixed precision needs fp16 or bf16 weights (fp32 weights are already the master copy)",
         )

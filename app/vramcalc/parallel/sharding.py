@@ -147,7 +147,7 @@ def _sums(model: ModelSpec, weight_format: WeightFormat | None = None, group_siz
     for layer, count in layer_counts.items():
         key, sizes = layer
         sums: dict[str, tuple[int, float]] = {}  # (parameters, bytes) by split kind
-        for tensor, size in zip(templates[key], sizes):
+        for tensor, size in zip(templates[key], sizes, strict=True):
             kind = split_kind(tensor, model)
             numel, nbytes = sums.get(kind, (0, 0))
             sums[kind] = (numel + tensor.numel, nbytes + size)
