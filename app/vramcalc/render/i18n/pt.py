@@ -170,7 +170,9 @@ PT: Mapping[str, str] = {
         "escolhida."
     ),
     "note.native_format": "O checkpoint publicado armazena {format}; os pesos acima estão na precisão escolhida.",
-    "note.native_format_used": "Os pesos são os do checkpoint como publicado: {format}. Escolha um formato para dimensioná-lo de outro modo.",
+    "note.native_format_used": (
+        "Os pesos são os do checkpoint como publicado: {format}. Escolha um formato para dimensioná-lo de outro modo."
+    ),
     "note.gguf_mxfp4_experts": (
         "Os arquivos GGUF do gpt-oss mantêm os especialistas em MXFP4 como publicados, qualquer que seja o tipo "
         "(o MXFP4 da ggml-org, os Q4_K_M, Q8_0 e F16 da unsloth e do bartowski): o tipo define só a atenção, os "
@@ -213,9 +215,14 @@ PT: Mapping[str, str] = {
     "page.copy_failed": "Copie a barra de endereço para compartilhar esta configuração.",
     "page.stale": "Estes resultados são da sua última entrada válida.",
     "page.stale_short": " (desatualizado)",
-    "page.stale_boot": "O Python ainda está iniciando: estes resultados são das configurações antes das suas mudanças; eles as acompanham assim que ele estiver pronto.",
+    "page.stale_boot": (
+        "O Python ainda está iniciando: estes resultados são das configurações antes das suas mudanças; eles as "
+        "acompanham assim que ele estiver pronto."
+    ),
     "page.remembered_ignored": "Ignorada a placa lembrada neste navegador: {problem}",
-    "page.start_error": "Parte do link ou da placa lembrada neste navegador não pôde ser lida ({kind}); ela foi ignorada.",
+    "page.start_error": (
+        "Parte do link ou da placa lembrada neste navegador não pôde ser lida ({kind}); ela foi ignorada."
+    ),
     "page.imported": "Importado: {name}",
     "page.internal_error": (
         "Algo deu errado na calculadora ({kind}); os números mostrados são da sua última entrada que funcionou. "
@@ -234,7 +241,10 @@ PT: Mapping[str, str] = {
     "model_search.found": "{count} resultado; mostrando {first}.",
     "model_search.found_many": "{count} resultados; mostrando o melhor, {first}.",
     "model_search.none": "Nenhum modelo corresponde; a lista mostra todos.",
-    "model_search.base": "Sem predefinição própria: um ajuste fino ou checkpoint base tem a arquitetura do seu modelo, então este é o {first}.",
+    "model_search.base": (
+        "Sem predefinição própria: um ajuste fino ou checkpoint base tem a arquitetura do seu modelo, então este é o "
+        "{first}."
+    ),
     "model.facts": "{hf_id} · {params} parâmetros · contexto {context} · {architecture}",
     "model.facts.native": " · checkpoint: {format}",
     "field.model.label": "Modelo",
@@ -349,9 +359,9 @@ PT: Mapping[str, str] = {
         "tempo."
     ),
     "runtime.vllm_gpus": (
-        "vLLM em cada uma de {gpus} × {gpu} ({layout}) a {util:.0%}: ele reserva {claimed} em cada; depois da parte dos "
-        "pesos dessa GPU, do pico de ativações e da sua sobrecarga, o pool de KV em cada GPU é de {pool}, {tokens} "
-        "tokens: {concurrency} sequências de {seq} tokens ao mesmo tempo."
+        "vLLM em cada uma de {gpus} × {gpu} ({layout}) a {util:.0%}: ele reserva {claimed} em cada; depois da parte "
+        "dos pesos dessa GPU, do pico de ativações e da sua sobrecarga, o pool de KV em cada GPU é de {pool}, "
+        "{tokens} tokens: {concurrency} sequências de {seq} tokens ao mesmo tempo."
     ),
     "runtime.llamacpp": (
         "llama.cpp: {gpu_bytes} na GPU ({layers} de {total} camadas e a saída), {host_bytes} na RAM do sistema; "
@@ -655,7 +665,9 @@ PT: Mapping[str, str] = {
     "more.options": "Mais opções",
     "more.set": "{label} · {count} definidas",
     "field.remember_gpu.label": "Lembrar minha placa",
-    "field.remember_gpu.help": "Guardada no armazenamento local deste navegador, só se marcado; desmarque para esquecê-la.",
+    "field.remember_gpu.help": (
+        "Guardada no armazenamento local deste navegador, só se marcado; desmarque para esquecê-la."
+    ),
     "fit.fits": "cabe",
     "fit.tight": "no limite",
     "fit.does not fit": "não cabe",
@@ -672,8 +684,10 @@ PT: Mapping[str, str] = {
     "verdict.tight.short": "{used} · no limite em {where} ({share})",
     "verdict.no.short": "{used} · não cabe em {where}",
     "verdict.changes": "Qualquer uma destas mudanças faz caber:",
-    "verdict.none": "Nenhuma mudança isolada de contexto, lote, formato, receita ou número de GPUs faz caber: combine-as "
-                    "ou escolha um modelo menor.",
+    "verdict.none": (
+        "Nenhuma mudança isolada de contexto, lote, formato, receita ou número de GPUs faz caber: combine-as ou "
+        "escolha um modelo menor."
+    ),
     "verdict.change_card": "Trocar a placa",
     "change.kv": "cache KV em {format}",
     "change.seq": "um contexto de {value:,} tokens",
@@ -698,16 +712,33 @@ PT: Mapping[str, str] = {
     "weights.part.linear": "camadas lineares",
     "weights.part.rest": "embeddings, cabeça de saída, normalizações, roteadores e vieses em bf16",
     "weights.part.rest_mxfp4": "atenção, roteador, embeddings, cabeça de saída, normalizações e vieses em bf16",
-    "activations.masks": "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}",
+    "activations.masks": (
+        "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
+    ),
     "activations.kept": "{inputs} entradas × {input_bytes} B + {layers}",
-    "model.note.multimodal": "{model_type} é multimodal: o modelo de linguagem é contado; a torre de visão e seu projetor não (os motores os carregam, a menos que sejam instruídos a ignorar imagens)",
+    "model.note.multimodal": (
+        "{model_type} é multimodal: o modelo de linguagem é contado; a torre de visão e seu projetor não (os motores "
+        "os carregam, a menos que sejam instruídos a ignorar imagens)"
+    ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Ausentes do config, tomados dos padrões do transformers para {model_type}: {keys}",
     "model.note.fp8_variant": "a editora também publica {hf_id}, com os pesos das FFNs em FP8 e o resto em bf16",
-    "model.note.mtp_undescribed": "o checkpoint também traz uma camada de predição de múltiplos tokens (MTP) (cerca de {params} de parâmetros) que o config não descreve; os motores só a carregam para decodificação especulativa, e ela não é contada",
-    "model.note.mtp": "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores não a carregam para inferência, a menos que a decodificação especulativa a use",
-    "assumption.unknown_type": "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)",
-    "assumption.no_type": "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)",
+    "model.note.mtp_undescribed": (
+        "o checkpoint também traz uma camada de predição de múltiplos tokens (MTP) (cerca de {params} de parâmetros) "
+        "que o config não descreve; os motores só a carregam para decodificação especulativa, e ela não é contada"
+    ),
+    "model.note.mtp": (
+        "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores não a carregam para "
+        "inferência, a menos que a decodificação especulativa a use"
+    ),
+    "assumption.unknown_type": (
+        "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um "
+        "decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)"
+    ),
+    "assumption.no_type": (
+        "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com "
+        "gate)"
+    ),
     "assumption.ignored_key": "{key} = {value} não é entendido para o model_type {model_type} e foi ignorado",
     "assumption.custom.heads": "cabeças não informadas: assumidas {heads} (head_dim 128)",
     "assumption.custom.kv_heads": "cabeças KV não informadas: assumida atenção multi-cabeça (cabeças KV = cabeças)",
@@ -730,8 +761,12 @@ PT: Mapping[str, str] = {
     "model.arch.tied": "embeddings compartilhados com a saída",
     "gradients.adapters": "adaptadores em {dtype}",
     # weight formats (formats/weights.py)
-    "format.gptq-int4": "GPTQ de 4 bits (pesos empacotados em int32, escalas fp16, zeros empacotados e g_idx por grupo)",
-    "format.gptq-int8": "GPTQ de 8 bits (pesos empacotados em int32, escalas fp16, zeros empacotados e g_idx por grupo)",
+    "format.gptq-int4": (
+        "GPTQ de 4 bits (pesos empacotados em int32, escalas fp16, zeros empacotados e g_idx por grupo)"
+    ),
+    "format.gptq-int8": (
+        "GPTQ de 8 bits (pesos empacotados em int32, escalas fp16, zeros empacotados e g_idx por grupo)"
+    ),
     "format.awq-int4": "AWQ de 4 bits (pesos empacotados em int32, escalas fp16 e zeros empacotados por grupo)",
     "format.nf4": "bitsandbytes NF4 (4 bits, um absmax fp32 a cada 64 pesos)",
     "format.nf4-dq": "bitsandbytes NF4 com quantização dupla (absmax de 8 bits a cada 64, fp32 a cada 256 deles)",
@@ -747,7 +782,15 @@ PT: Mapping[str, str] = {
     "format.native_mxfp4": "FFNs dos especialistas em MXFP4 (4,25 bits)",
     "format.native_fp8_block": "camadas lineares em FP8 com escalas por bloco de 128 × 128",
     # how presets' checkpoints store their weights (data/models/*.json native_format)
-    "native.mxfp4": "especialistas em MXFP4 (4,25 bits por peso: valores de 4 bits e uma escala de 8 bits a cada 32); atenção, roteador, embeddings e cabeça de saída em bf16",
-    "native.fp8_block": "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; cabeça de saída, normalizações e roteadores em bf16",
-    "native.fp8_block_embeddings": "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; embeddings, cabeça de saída, normalizações e roteador em bf16",
+    "native.mxfp4": (
+        "especialistas em MXFP4 (4,25 bits por peso: valores de 4 bits e uma escala de 8 bits a cada 32); atenção, "
+        "roteador, embeddings e cabeça de saída em bf16"
+    ),
+    "native.fp8_block": (
+        "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; cabeça de saída, normalizações e roteadores em bf16"
+    ),
+    "native.fp8_block_embeddings": (
+        "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; embeddings, cabeça de saída, normalizações e roteador "
+        "em bf16"
+    ),
 }
