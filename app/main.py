@@ -573,14 +573,16 @@ def on_export_csv(event):
 @when("click", "#export-json")
 def on_export_json(event):
     breakdown, gpus = shown()
-    download("vram.json", json.dumps(to_json(breakdown, fit_all(breakdown), gpus, words=WORDS), indent=2), "application/json")
+    download("vram.json", json.dumps(to_json(breakdown, fit_all(breakdown), gpus, words=WORDS), indent=2),
+             "application/json")
 
 
 @when("click", "#export-markdown")
 async def on_export_markdown(event):
     breakdown, gpus = shown()
     write_link()
-    text = to_markdown(breakdown, gpus, verdict=element("verdict-text").textContent, link=str(window.location.href), words=WORDS)
+    text = to_markdown(breakdown, gpus, verdict=element("verdict-text").textContent, link=str(window.location.href),
+                       words=WORDS)
     status = element("export-status")
     try:
         await window.navigator.clipboard.writeText(text)
@@ -634,7 +636,8 @@ def linked_values():
     saved, ignored = remembered_gpu()
     element("remember-gpu").checked = bool(saved)
     linked = {key for key, _ in parse_qsl(str(window.location.search).removeprefix("?"))}
-    return {**{k: v for k, v in saved.items() if k not in linked}, **decoded.values}, [*(WORDS.say(notice) for notice in decoded.notices), *ignored]
+    return ({**{k: v for k, v in saved.items() if k not in linked}, **decoded.values},
+            [*(WORDS.say(notice) for notice in decoded.notices), *ignored])
 
 
 def start():
