@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import zlib
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl
 
 from pyodide.ffi import create_proxy, jsnull, to_js
 from pyscript import document, when, window
@@ -35,21 +35,21 @@ sys.path.insert(0, engine_zip())
 
 import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
-from vramcalc.render import catalog as catalog_words  # noqa: E402
-from vramcalc.sources import catalog  # noqa: E402
-from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.analysis.fit import fit_all  # noqa: E402
-from vramcalc.inputs.link import decode, encode  # noqa: E402
-from vramcalc.inputs.options import CHECKBOXES, OPTIONS, shown_values  # noqa: E402
-from vramcalc.render.messages import Words  # noqa: E402
-from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
-from vramcalc.sources.presets import load_presets  # noqa: E402
-from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
-from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_machine, parse_target  # noqa: E402
-from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
-from vramcalc.render.speed import present_speed_for  # noqa: E402
 from vramcalc.engines.layouts import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
+from vramcalc.inputs.link import decode, encode  # noqa: E402
+from vramcalc.inputs.options import CHECKBOXES, OPTIONS, shown_values  # noqa: E402
+from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_machine, parse_target  # noqa: E402
+from vramcalc.render import catalog as catalog_words  # noqa: E402
+from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
+from vramcalc.render.messages import Words  # noqa: E402
+from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
+from vramcalc.render.speed import present_speed_for  # noqa: E402
+from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
+from vramcalc.sources import catalog  # noqa: E402
+from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
+from vramcalc.sources.presets import load_presets  # noqa: E402
 
 WORDS = Words(document.documentElement.lang or "en")  # the language this page was prerendered in: it says everything
 INPUT_AREAS = "#form, #reverse, #capacity-section"
@@ -598,14 +598,16 @@ def on_export_csv(event):
 @when("click", "#export-json")
 def on_export_json(event):
     breakdown, gpus = shown()
-    download("vram.json", json.dumps(to_json(breakdown, fit_all(breakdown), gpus, words=WORDS), indent=2), "application/json")
+    download("vram.json", json.dumps(to_json(breakdown, fit_all(breakdown), gpus, words=WORDS), indent=2),
+             "application/json")
 
 
 @when("click", "#export-markdown")
 async def on_export_markdown(event):
     breakdown, gpus = shown()
     write_link()
-    text = to_markdown(breakdown, gpus, verdict=element("verdict-text").textContent, link=str(window.location.href), words=WORDS)
+    text = to_markdown(breakdown, gpus, verdict=element("verdict-text").textContent, link=str(window.location.href),
+                       words=WORDS)
     status = element("export-status")
     try:
         await window.navigator.clipboard.writeText(text)
@@ -659,7 +661,8 @@ def linked_values():
     saved, ignored = remembered_gpu()
     element("remember-gpu").checked = bool(saved)
     linked = {key for key, _ in parse_qsl(str(window.location.search).removeprefix("?"))}
-    return {**{k: v for k, v in saved.items() if k not in linked}, **decoded.values}, [*(WORDS.say(notice) for notice in decoded.notices), *ignored]
+    return ({**{k: v for k, v in saved.items() if k not in linked}, **decoded.values},
+            [*(WORDS.say(notice) for notice in decoded.notices), *ignored])
 
 
 def start():

@@ -8,13 +8,13 @@ Pure Python, standard library only; runs on CPython 3.11+ and under Pyodide.
     1073741824
 """
 
-from .core.errors import ValidationError
-from .analysis.fit import GpuFit, Verdict, fit_all
-from .memory.components import COMPONENTS, Breakdown, Component
 from .analysis.evaluate import estimate
+from .analysis.fit import GpuFit, Verdict, fit_all
+from .core.errors import ValidationError
 from .inputs.options import DEFAULTS
-from .workload import Workload
 from .inputs.parse import parse_config_json, parse_workload, parse_workload_lenient
+from .memory.components import COMPONENTS, Breakdown, Component
+from .workload import Workload
 
 __all__ = [
     "COMPONENTS",

@@ -12,32 +12,30 @@ same numbers.
 
 from __future__ import annotations
 
-from .render.messages import ENGLISH
-
 import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
 
 from .analysis import capacity
-from .render import catalog as catalog_words
-from .sources import catalog
-from .core.errors import ValidationError
-from .sources.gpus import load_gpus
+from .analysis.evaluate import estimate
 from .analysis.fit import GpuFit, fit_all
 from .analysis.ranks import PerGpu, on_gpus, per_gpu
-from .memory.components import Breakdown
-from .analysis.evaluate import estimate
-from .render.i18n.en import EN
-from .sources.presets import load_presets
-from .core.option import Kind, Option
-from .render.export import to_csv, to_json, to_markdown
-from .render.rank import layout_text
-from .render.view import present_capacity
 from .analysis.solve import fits, solve
+from .core.errors import ValidationError
+from .core.option import Kind, Option
 from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_machine, parse_target, parse_workload
+from .memory.components import Breakdown
+from .render import catalog as catalog_words
+from .render.export import to_csv, to_json, to_markdown
+from .render.i18n.en import EN
+from .render.messages import ENGLISH
+from .render.rank import layout_text
 from .render.speed import present_speed, speed_lines
+from .render.view import present_capacity
+from .sources import catalog
+from .sources.gpus import load_gpus
 from .speed import Cost, Speed, cost_of, speed_of
 from .workload import Machine
 
@@ -117,9 +115,11 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
 
 def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object] | None]:
     custom = [key for key in CUSTOM_KEYS if getattr(args, key)]
-    sources = [name for name, given in (("--model", args.model), ("--config", args.config), ("--params ...", custom)) if given]
+    given_sources = (("--model", args.model), ("--config", args.config), ("--params ...", custom))
+    sources = [name for name, given in given_sources if given]
     if len(sources) > 1:
-        raise ValidationError("model", " and ".join(sources), "give one of --model, --config or --params/--hidden/--layers")
+        raise ValidationError("model", " and ".join(sources),
+                              "give one of --model, --config or --params/--hidden/--layers")
     values = {}
     for option in OPTIONS:
         if option.group in ("model", "capacity"):
@@ -150,25 +150,30 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object]
 
 def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     workload = breakdown.workload
-    lines = [f"APPROXIMATE: {ENGLISH.say(text)}" for text in breakdown.assumptions] + [""] * bool(breakdown.assumptions)
+    lines = [f"APPROXIMATE: {ENGLISH.say(text)}" for text in breakdown.assumptions]
+    lines += [""] * bool(breakdown.assumptions)
+    moe = breakdown.active_params != breakdown.params
+    active = f" ({ENGLISH.count(breakdown.active_params)} active)" if moe else ""
     lines += [
-        f"{workload.model.display_name}: {ENGLISH.count(breakdown.params)} parameters"
-        + (f" ({ENGLISH.count(breakdown.active_params)} active)" if breakdown.active_params != breakdown.params else ""),
+        f"{workload.model.display_name}: {ENGLISH.count(breakdown.params)} parameters" + active,
         f"{workload.mode.value}, {workload.precision.value}, batch {workload.batch}, sequence {workload.seq:,}",
         "",
         f"{'component':<24}{'GiB':>10}{'GB':>10}  formula",
     ]
     for component in breakdown.components:
         lines.append(
-            f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}  {ENGLISH.say(component.formula)}"
+            f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}"
+            f"  {ENGLISH.say(component.formula)}"
         )
     lines.append(f"{'Total':<24}{breakdown.total_bytes / 2**30:>10.2f}{breakdown.total_bytes / 1e9:>10.2f}")
-    lines.append(f"= {ENGLISH.gib(breakdown.total_bytes)} = {ENGLISH.gb(breakdown.total_bytes)} ({breakdown.total_bytes:,} bytes)")
+    lines.append(f"= {ENGLISH.gib(breakdown.total_bytes)} = {ENGLISH.gb(breakdown.total_bytes)}"
+                 f" ({breakdown.total_bytes:,} bytes)")
     lines += ["", f"{'GPU':<20}{'usable GiB':>11}{'one GPU':>9}{'needed':>8}  verdict"]
     for fit in fits:
         needed = "-" if fit.count is None else str(fit.count)
         lines.append(
-            f"{fit.gpu.display_name:<20}{fit.gpu.usable_bytes / 2**30:>11.2f}{fit.utilization:>9.0%}{needed:>8}  {fit.verdict.value}"
+            f"{fit.gpu.display_name:<20}{fit.gpu.usable_bytes / 2**30:>11.2f}{fit.utilization:>9.0%}{needed:>8}"
+            f"  {fit.verdict.value}"
         )
     runtime = {key: value for key, value in breakdown.runtime.items() if key != "name"}
     if runtime:
@@ -234,8 +239,8 @@ def _speed(breakdown: Breakdown, gpus: int, machine: Machine) -> tuple[Speed, Co
 
 
 def _per_gpu_lines(rank: PerGpu) -> str:
-    lines = ["", f"per GPU, {rank.layout.describe()} ({rank.rank}, peak at {rank.peak_phase}): "
-                 f"{ENGLISH.gib(rank.total_bytes)}"]
+    lines = ["", (f"per GPU, {rank.layout.describe()} ({rank.rank}, peak at {rank.peak_phase}): "
+                  f"{ENGLISH.gib(rank.total_bytes)}")]
     lines += [f"  {EN[key]:<24}{value / 2**30:>10.2f} GiB" for key, value in rank.components.items() if value]
     lines += [f"  {stage}: {ENGLISH.gib(total)}" for stage, total in rank.stages.items()]
     if rank.host_bytes:
@@ -336,7 +341,8 @@ def capacity_json(headroom: float, rows: Sequence[capacity.Row], *, user: bool) 
             {
                 "memory_bytes": row.memory_bytes,
                 "user": user and index == len(rows) - 1,
-                "cells": {c.precision.value: {"low_params": c.low_params, "high_params": c.high_params} for c in row.cells},
+                "cells": {c.precision.value: {"low_params": c.low_params, "high_params": c.high_params}
+                          for c in row.cells},
                 "examples": [
                     {"name": p.example.name, "params": p.example.params, "precision": p.precision.value,
                      "quantised": p.quantised, "several_gpus": p.several_gpus}
@@ -354,8 +360,10 @@ def _usage_error(error: ValidationError) -> int:
 
 
 def models_main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="vramcalc models", description="The model presets, or those matching a search.")
-    parser.add_argument("search", nargs="*", help='part of a name or Hugging Face id, e.g. "qwen3 32" or Qwen/Qwen3-32B')
+    parser = argparse.ArgumentParser(prog="vramcalc models",
+                                     description="The model presets, or those matching a search.")
+    parser.add_argument("search", nargs="*",
+                        help='part of a name or Hugging Face id, e.g. "qwen3 32" or Qwen/Qwen3-32B')
     parser.add_argument("--json", action="store_true", help="print one JSON list")
     args = parser.parse_args(argv)
     by_slug = {entry.slug: entry for entry in catalog.entries()}

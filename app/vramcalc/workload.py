@@ -7,14 +7,13 @@ import dataclasses
 
 from .core.choices import Attention, Checkpointing, Fsdp, Mode, Offload, Optimizer, OptimizerImpl, Recipe, Runtime
 from .core.dtypes import Precision
+from .core.phrase import Phrase, phrase
 from .core.units import GIB
 from .formats.weights import DEFAULT_GROUP_SIZE, WeightFormat
 from .model.families.decoder.spec import ModelSpec
-from .core.phrase import Phrase, phrase
 from .sources.gpus import GpuSpec
 from .training.lora import ALL_LINEAR, Lora
 from .training.recipes import compute_precision as training_compute
-
 
 # Framework overhead default: the CUDA context is ~0.3–0.4 GB with lazy loading
 # (pytorch/pytorch#107667, #109888) and 716–1343 MiB measured once cuBLAS/cuDNN

@@ -13,15 +13,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from ..model.table import param_count
 from collections.abc import Sequence
 from importlib import resources
 
 from ..core.dtypes import Precision
 from ..core.units import GB
+from ..model.table import param_count
 from ..sources.gpus import load_gpus
 from ..sources.presets import load_presets, preset_spec
-
 
 SIZES_GB = (16, 24, 48, 80, 96, 128, 160, 192, 256, 320, 384, 512)
 COLUMNS = (Precision.FP32, Precision.FP16, Precision.INT8, Precision.INT4, Precision.INT2)
@@ -87,11 +86,11 @@ def load_examples() -> tuple[Example, ...]:
     for entry in raw["models"]:
         if "preset" in entry:
             preset = load_presets()[entry["preset"]]
-            examples.append(
-                Example(name=preset.display_name, params=param_count(preset_spec(preset.slug)), exact=True, source=preset.source)
-            )
+            examples.append(Example(name=preset.display_name, params=param_count(preset_spec(preset.slug)), exact=True,
+                                    source=preset.source))
         else:
-            examples.append(Example(name=entry["name"], params=entry["params"], exact=entry["exact"], source=entry["source"]))
+            examples.append(Example(name=entry["name"], params=entry["params"], exact=entry["exact"],
+                                    source=entry["source"]))
     return tuple(examples)
 
 
@@ -99,7 +98,8 @@ def largest_gpu_bytes() -> int:
     return max(gpu.usable_bytes for gpu in load_gpus().values())
 
 
-def best_placement(example: Example, memory_bytes: int, headroom: float, *, single_gpu: float | None = None) -> Placement | None:
+def best_placement(example: Example, memory_bytes: int, headroom: float, *,
+                   single_gpu: float | None = None) -> Placement | None:
     """The most precise column in which the example's weights fit within the headroom, if any.
     `single_gpu`: what the largest GPU holds with the same headroom (computed when not given)."""
     if single_gpu is None:
@@ -122,7 +122,8 @@ def row(memory_bytes: int, headroom: float, examples: tuple[Placement, ...] | No
     """One row, listing `examples` (by default every example that fits)."""
     if examples is None:
         examples = placements(memory_bytes, headroom)
-    return Row(memory_bytes=memory_bytes, cells=tuple(cell(memory_bytes, p, headroom) for p in COLUMNS), examples=examples)
+    return Row(memory_bytes=memory_bytes, cells=tuple(cell(memory_bytes, p, headroom) for p in COLUMNS),
+               examples=examples)
 
 
 def table(headroom: float = DEFAULT_HEADROOM, sizes_gb: Sequence[int] = SIZES_GB) -> tuple[Row, ...]:

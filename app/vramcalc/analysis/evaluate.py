@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..model.table import active_param_count, param_count
 from ..core.dtypes import Precision
+from ..core.phrase import Part, Phrase, phrase
+from ..core.units import format_count
 from ..engines import engine_for
 from ..formats.weights import native_format_phrase
 from ..memory.components import Breakdown
 from ..model.families.decoder.saved import lora_measured
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
-from ..core.phrase import Part, Phrase, phrase
-from ..core.units import format_count
+from ..model.table import active_param_count, param_count
 from ..training.lora import ALL_LINEAR
 from ..workload import Workload
 
@@ -21,7 +21,8 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
     if model.max_positions and workload.seq > model.max_positions:
         notes.append(phrase("note.seq_over_context", seq=workload.seq, context=model.max_positions))
     if model.is_moe:
-        notes.append(phrase("note.moe", total=format_count(param_count(model)), active=format_count(active_param_count(model))))
+        notes.append(phrase("note.moe", total=format_count(param_count(model)),
+                            active=format_count(active_param_count(model))))
     if model.mla is not None and not workload.is_training:
         notes.append(phrase("note.mla"))
     notes += (phrase(key) for key in engine_for(workload.runtime).notes(workload))

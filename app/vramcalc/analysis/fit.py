@@ -10,9 +10,8 @@ import enum
 
 from ..core.errors import ValidationError
 from ..memory.components import Breakdown
-from .ranks import PerGpu, per_gpu
 from ..sources.gpus import GpuSpec, table_gpus
-
+from .ranks import PerGpu, per_gpu
 
 TIGHT_RATIO = 0.9  # above 90 % of a card the allocator's fragmentation (2–10 %, reference.md §2.8) may not leave room
 

@@ -12,18 +12,16 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from .evaluate import estimate
 from ..core.choices import Fsdp, Offload
-from ..core.errors import ValidationError
 from ..engines import engine_for
-from ..engines.layouts import resolve_layout
 from ..engines.base import RankPool
+from ..engines.layouts import resolve_layout
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
-from ..workload import Workload
-from ..parallel.layout import Layout, NODE_GPUS, check, default_layout
+from ..parallel.layout import NODE_GPUS, Layout
 from ..parallel.sharding import Shares, activation_share, fsdp_groups, shares
-
+from ..workload import Workload
+from .evaluate import estimate
 
 STATES = ("gradients", "optimizer", "master_weights")
 
@@ -100,8 +98,9 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
         share = shares(model, layout, stage, fmt, workload.group_size)
         acts = share.layers * activation_share(layout, stage, workload.grad_accum)
         fsdp_shards_weights = layout.fsdp is not Fsdp.NONE and workload.is_training
+        weight_shards = n if stage_of_zero == 3 or fsdp_shards_weights else 1
         scale = {
-            "weights": 0.0 if offload_params else share.weights / (n if stage_of_zero == 3 or fsdp_shards_weights else 1),
+            "weights": 0.0 if offload_params else share.weights / weight_shards,
             "gradients": 0.0 if offload_states else share.params / (n if stage_of_zero >= 2 else 1),
             "optimizer": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
             "master_weights": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),

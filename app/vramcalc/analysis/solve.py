@@ -14,25 +14,22 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from ..model.table import param_count
 from collections.abc import Callable
 
-from ..core.choices import Runtime
-from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
+from ..engines.layouts import resolve_layout
+from ..formats.weights import NATIVE
 from ..inputs.options import MAX_BATCH, MAX_SEQ, parse_precision
 from ..inputs.parse import check_consistency
-from ..formats.weights import NATIVE
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import ModelSpec
-from .ranks import most_loaded
-from ..engines.layouts import resolve_layout
+from ..model.table import param_count
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import Target, Workload
 from .evaluate import estimate
 from .fit import fewest_gpus
-
+from .ranks import most_loaded
 
 # The formats each engine runs, tried from the most bits down (the answer is the first that fits).
 

@@ -6,11 +6,11 @@ import dataclasses
 
 from ..core.choices import Checkpointing
 from ..core.errors import ValidationError
+from ..core.phrase import Phrase, phrase
 from ..engines import engine_for
+from ..engines.layouts import resolve_layout
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
-from ..engines.layouts import resolve_layout
-from ..core.phrase import Phrase, phrase
 from ..workload import Target, Workload
 from .solve import Solution, fits
 

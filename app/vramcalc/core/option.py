@@ -123,7 +123,8 @@ def parse_tokens(field: str, text: str, low: int, high: int) -> int:
 
 def parse_decimal(field: str, text: str, low: float, high: float, *, low_inclusive: bool = True) -> float:
     """A plain decimal number (digits and one point: no exponent, sign, NaN or infinity)."""
-    allowed = f"expected a number {'from' if low_inclusive else 'above'} {plain(low)} {'to' if low_inclusive else 'up to'} {plain(high)}"
+    allowed = (f"expected a number {'from' if low_inclusive else 'above'} {plain(low)} "
+               f"{'to' if low_inclusive else 'up to'} {plain(high)}")
     if not isinstance(text, str) or not _DECIMAL_RE.fullmatch(text):
         raise ValidationError(field, text, allowed)
     value = float(text)

@@ -168,7 +168,8 @@ class LlamaCppFacts:
                 "kv_device_bytes": layout.kv_device_bytes, "kv_host_bytes": layout.kv_host_bytes}
 
 
-# ---------------------------------------------------------------- llama.cpp's own input keys (inputs/options.py gathers them)
+# ---------------------------------------------------------------- llama.cpp's own input keys
+# (inputs/options.py gathers them)
 
 
 _SHOWN = {"runtime": ("llamacpp",), "mode": ("inference",)}

@@ -42,7 +42,9 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     tokens = workload.batch * workload.seq
     weights = weights_bytes(workload)
     copies = training_weight_extras(workload)[0] if workload.recipe is Recipe.AMP and not workload.lora else 0
-    gradients, optimizer, master = gradients_bytes(workload), optimizer_state_bytes(workload), master_weights_bytes(workload)
+    gradients = gradients_bytes(workload)
+    optimizer = optimizer_state_bytes(workload)
+    master = master_weights_bytes(workload)
     activations, activations_forward = training_activations(workload)
     logits = logits_bytes(workload)
     tensors, _, gradient_bytes = trainable(workload)

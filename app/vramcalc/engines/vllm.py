@@ -12,12 +12,12 @@ from ..core.dtypes import Precision
 from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int, parse_tokens
 from ..core.phrase import Phrase, phrase
 from ..core.units import GIB, format_binary
+from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..parallel.layout import Layout, default_layout
 from ..workload import Workload
-from ..formats.weights import WeightFormat
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
 
 VLLM_BLOCK_TOKENS = 16  # KV block size (vllm/config/cache.py, 0.33 and earlier; 0.34 moved to 64)
@@ -110,7 +110,8 @@ def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
     return Component(key="kv_cache", bytes=kv, explain=lambda: phrase("vllm.kv", **numbers))
 
 
-# ---------------------------------------------------------------- vLLM's own input keys (inputs/options.py gathers them)
+# ---------------------------------------------------------------- vLLM's own input keys
+# (inputs/options.py gathers them)
 
 
 _SHOWN = {"runtime": ("vllm",), "mode": ("inference",)}

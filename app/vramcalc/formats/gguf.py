@@ -29,7 +29,6 @@ from typing import Required, TypedDict, Unpack
 from ..core.errors import ValidationError
 from ..model.tensor import layer_of
 
-
 QK_K = 256
 GGUF_ALIGNMENT = 32  # GGUF_DEFAULT_ALIGNMENT: every tensor's data starts on it
 
@@ -308,15 +307,11 @@ def _mixture_type(s: _State, t: GgufTensor, cat: str, new: str) -> str:
             new = "q4_k"
         elif f == "iq3_xxs":
             new = "q4_k" if gqa4 else ("iq3_xxs" if s.imatrix else "iq3_s")
-        elif f in ("iq3_xs", "iq3_s") and gqa4:
-            new = "q4_k"
-        elif f == "iq3_m":
+        elif (f in ("iq3_xs", "iq3_s") and gqa4) or f == "iq3_m":
             new = "q4_k"
         elif f == "q3_k_m":
             new = "q5_k" if i < 2 else "q4_k"
-        elif f == "q3_k_l":
-            new = "q5_k"
-        elif f in ("iq4_nl", "iq4_xs") and gqa4:
+        elif f == "q3_k_l" or (f in ("iq4_nl", "iq4_xs") and gqa4):
             new = "q5_k"
         elif f in ("q4_k_m", "q5_k_m") and _use_more_bits(i, s.n_attn_v):
             new = "q6_k"

@@ -16,9 +16,6 @@ carry them keep their meaning.
 
 from __future__ import annotations
 
-from ..core.phrase import Formula, Phrase, join, phrase
-from ..core.units import format_count
-
 import dataclasses
 import functools
 import math
@@ -26,12 +23,13 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..core.errors import ValidationError
+from ..core.phrase import Formula, Phrase, join, phrase
+from ..core.units import format_count
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, model_tensors, outside_tensors
 from ..model.table import count_params, counted_tensors
 from ..model.tensor import Counted, Role, Tensor
 from .gguf import GgufTensor, quantize_plan, tensor_bytes
-
 
 BF16_BYTES = 2
 DEFAULT_GROUP_SIZE = 128
@@ -162,7 +160,7 @@ class LayerBytes:
         else:
             assert self.by_group is not None
             sizes = map(self.by_group.__getitem__, self.keys)
-        return tuple(zip(self.keys, sizes))
+        return tuple(zip(self.keys, sizes, strict=True))
 
     def layers_bytes(self, start: int, stop: int) -> float:
         """The bytes of layers start .. stop - 1: by counting each group's layers among them, without
@@ -199,7 +197,7 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
             sums: dict[LayerKey, tuple[int, list[float]]] = {}  # each group's layers and their bytes summed
             for key, sizes in real.layers:
                 count, totals = sums.get(key, (0, [0] * len(sizes)))
-                sums[key] = (count + 1, [a + b for a, b in zip(totals, sizes)])
+                sums[key] = (count + 1, [a + b for a, b in zip(totals, sizes, strict=True)])
             average = {key: tuple(total / count for total in totals) for key, (count, totals) in sums.items()}
             return LayerBytes(outside=real.outside, keys=spec.layer_keys, by_group=average)
         outside, layers = _gguf_layers(spec, fmt.name)
@@ -210,7 +208,8 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
         size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
     elif fmt.kind == "native":
         quantised = _is_expert if spec.native_format.startswith("MXFP4") else _is_linear
-        inner = WeightFormat("mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block", "gpu", phrase("format.native"))
+        inner_name = "mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block"
+        inner = WeightFormat(inner_name, "gpu", phrase("format.native"))
         size = lambda t: _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES  # noqa: E731
     else:
         check_format(spec, fmt, group_size)
@@ -363,7 +362,7 @@ def _gguf_layers(spec: ModelSpec, ftype: str) -> tuple[tuple[_Typed, ...], tuple
     bytes), and each layer as its group key and its tensors' (ggml type, parameters, bytes)."""
     tensors = model_tensors(spec)
     typed: list[_Typed] = [(t, ggml_type, tensor_bytes(g, ggml_type))
-             for t, (g, ggml_type) in zip(tensors, _gguf_plan(spec, tensors, ftype))]
+             for t, (g, ggml_type) in zip(tensors, _gguf_plan(spec, tensors, ftype), strict=True)]
     first, _ = outside_tensors(spec)
     lengths = {key: len(layer_tensors(spec, index)) for key, index, _ in spec.layer_groups}
     layers: list[_LayerTypes] = []

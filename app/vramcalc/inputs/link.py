@@ -21,7 +21,6 @@ from ..sources.gpus import named
 from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, shown_values
 from .parse import parse_link
 
-
 MAX_QUERY_CHARS = 2000
 MAX_FIELDS = 64
 MAX_VALUE_CHARS = 100

@@ -10,14 +10,27 @@ from collections.abc import Callable, Mapping
 from ..core.choices import Attention, Checkpointing, Fsdp, Mode, Offload, Optimizer, OptimizerImpl, Recipe, Runtime
 from ..core.dtypes import NOMINAL, Precision
 from ..core.errors import ValidationError
+
 # MAX_BATCH, MAX_SEQ and the parse_* helpers moved to core/option.py (an engine's rows use them); still importable here
 from ..core.option import MAX_BATCH as MAX_BATCH
 from ..core.option import MAX_SEQ as MAX_SEQ
-from ..core.option import (Kind, Not, Option, When, optional, parse_choice, parse_decimal, parse_flag, parse_int,
-                           parse_tokens, plain, values_of)
+from ..core.option import (
+    Kind,
+    Not,
+    Option,
+    When,
+    optional,
+    parse_choice,
+    parse_decimal,
+    parse_flag,
+    parse_int,
+    parse_tokens,
+    values_of,
+)
 from ..core.units import GB, GIB
 from ..engines.registry import ENGINE_OPTIONS
-from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, names as format_names, parse_format
+from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, parse_format
+from ..formats.weights import names as format_names
 from ..sources.gpus import DEFAULT_MACOS, gpu, load_apple, load_gpus
 from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS
 from ..sources.presets import load_presets

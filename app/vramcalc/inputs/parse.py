@@ -15,19 +15,32 @@ from ..core.choices import Mode, Recipe, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
+from ..engines.layouts import degrees, resolve_layout
 from ..formats.weights import WeightFormat, check_format
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import check
-from ..engines.layouts import degrees, resolve_layout
 from ..sources.custom import custom_model
 from ..sources.gpus import GpuSpec, configure, gpu
 from ..sources.hf_config import from_hf_config
 from ..sources.presets import preset_spec
-from ..training.lora import QLORA_FORMATS, adapter_tensors as training_adapters
+from ..training.lora import QLORA_FORMATS
+from ..training.lora import adapter_tensors as training_adapters
 from ..training.step import allowed_impls
 from ..workload import DEFAULT_OUTPUT_TOKENS, CapacityQuery, Machine, Target, Workload
-from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, MAX_CONFIG_BYTES, OPTION, CAPACITY_PARSERS, FIELD_ATTRIBUTE, FIELD_PARSERS, SPEED_PARSERS, TARGET_PARSERS
-
+from .options import (
+    CAPACITY_PARSERS,
+    CONFIG,
+    CUSTOM,
+    CUSTOM_KEYS,
+    DEFAULTS,
+    FIELD_ATTRIBUTE,
+    FIELD_PARSERS,
+    LAYOUT_KEYS,
+    MAX_CONFIG_BYTES,
+    OPTION,
+    SPEED_PARSERS,
+    TARGET_PARSERS,
+)
 
 MAX_CONFIG_DEPTH = 32  # nesting of arrays and objects; real configs have 3 or 4
 
@@ -274,8 +287,10 @@ def _check_training(workload: Workload) -> None:
                               f"{workload.optimizer.value} runs as "
                               + " or ".join(i.value for i in allowed_impls(workload.optimizer) if i.value))
     if workload.recipe is not Recipe.LEGACY and workload.mixed_precision:
-        raise ValidationError("mixed_precision", "1", "a recipe says where the master copy is; leave mixed_precision off")
+        raise ValidationError("mixed_precision", "1",
+                              "a recipe says where the master copy is; leave mixed_precision off")
     if workload.mixed_precision and workload.precision is Precision.FP32:
         raise ValidationError(
-            "mixed_precision", "1", "mixed precision needs fp16 or bf16 weights (fp32 weights are already the master copy)"
+            "mixed_precision", "1",
+            "mixed precision needs fp16 or bf16 weights (fp32 weights are already the master copy)",
         )

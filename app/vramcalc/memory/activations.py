@@ -40,8 +40,9 @@ def inference_activations(workload: Workload) -> Component:
     per_token = prefill_per_token(model, e, workload.attention, seq)
     masks = prefill_masks(model, e, workload.attention, workload.batch, seq)
     num_bytes = workload.batch * seq * per_token + masks
-    total = (phrase("activations.masks", layers_bytes=format_binary(num_bytes - masks), masks_bytes=format_binary(masks),
-                    bytes=format_binary(num_bytes)) if masks else format_binary(num_bytes))
+    total = (phrase("activations.masks", layers_bytes=format_binary(num_bytes - masks),
+                    masks_bytes=format_binary(masks), bytes=format_binary(num_bytes))
+             if masks else format_binary(num_bytes))
     return Component(
         key="activations",
         bytes=num_bytes,
@@ -92,7 +93,8 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
         "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept,
         per_layer=per_layer_text, recompute=recompute, outside=f"{outside:,}",
         constant=phrase("activations.constant", constant_bytes=format_binary(shared)) if shared else "",
-        bytes=format_binary(num_bytes), attention=phrase(f"attention.{workload.attention.value}"), checkpointing=strategy,
+        bytes=format_binary(num_bytes), attention=phrase(f"attention.{workload.attention.value}"),
+        checkpointing=strategy,
     )
     return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
 

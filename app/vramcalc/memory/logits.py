@@ -19,7 +19,8 @@ def logits_bytes(workload: Workload) -> Component:
         num_bytes = workload.batch * model.vocab * FP32_BYTES
         return Component(
             key="logits", bytes=num_bytes,
-            explain=lambda: phrase("logits.inference", batch=workload.batch, vocab=f"{model.vocab:,}", bytes=format_binary(num_bytes)),
+            explain=lambda: phrase("logits.inference", batch=workload.batch, vocab=f"{model.vocab:,}",
+                                   bytes=format_binary(num_bytes)),
         )
     e = int(workload.activation_precision.bits) // 8
     if workload.fused_ce:
@@ -27,7 +28,8 @@ def logits_bytes(workload: Workload) -> Component:
         chunk = fused_ce_chunk(tokens, model.vocab, model.hidden)
         num_bytes = chunk * model.vocab * (FP32_BYTES + e) + tokens * model.hidden * FP32_BYTES
         return Component(key="logits", bytes=num_bytes, explain=lambda: phrase(
-            "logits.fused", chunk=f"{chunk:,}", vocab=f"{model.vocab:,}", tokens=f"{tokens:,}", bytes=format_binary(num_bytes)))
+            "logits.fused", chunk=f"{chunk:,}", vocab=f"{model.vocab:,}", tokens=f"{tokens:,}",
+            bytes=format_binary(num_bytes)))
     per_value = FP32_BYTES + e + (e if model.final_logit_softcap else 0)
     num_bytes = workload.batch * workload.seq * model.vocab * per_value
     return Component(

@@ -125,7 +125,8 @@ def optimizer_state_bytes(workload: Workload) -> Component:
         bytes=num_bytes,
         explain=lambda: (phrase(
             "optimizer.formula", params=format_count(params), per_param=f"{per_param:.3g}",
-            optimizer=optimizer.value, what=phrase(f"optimizer.state.{optimizer.value}"), bytes=format_binary(num_bytes),
+            optimizer=optimizer.value, what=phrase(f"optimizer.state.{optimizer.value}"),
+            bytes=format_binary(num_bytes),
         ), *((phrase("optimizer.paged"),) if optimizer in PAGED else ())),
     )
 

@@ -9,7 +9,6 @@ from ..core.choices import Fsdp, Offload
 from ..core.errors import ValidationError
 from ..model.families.decoder.spec import ModelSpec
 
-
 NODE_GPUS = 8  # hybrid-shard's shard group, and the ranks whose offloaded states share one host
 
 
@@ -97,7 +96,8 @@ def check(layout: Layout, model: ModelSpec, *, training: bool, gpus: int | None 
         if model.moe.experts % layout.ep:
             raise ValidationError("ep", layout.ep, f"must divide the {model.moe.experts} experts")
         if gpus is not None and layout.dp % layout.ep:
-            raise ValidationError("ep", layout.ep, f"expert parallelism is carved out of dp ({layout.dp}): must divide it")
+            raise ValidationError("ep", layout.ep,
+                                  f"expert parallelism is carved out of dp ({layout.dp}): must divide it")
     if layout.zero not in (0, 1, 2, 3):
         raise ValidationError("zero", layout.zero, "ZeRO stages are 0, 1, 2 and 3")
     if layout.zero and layout.fsdp is not Fsdp.NONE:

@@ -42,7 +42,6 @@ from ..model.table import counted_tensors
 from ..model.tensor import Role, Tensor, layer_of, stem
 from .layout import Layout, stage_layers
 
-
 KORTHIKANTI_REPLICATED = 10  # of 34 bytes per sbh: LayerNorm inputs, dropout masks, sublayer inputs (Table 2)
 KORTHIKANTI_TOTAL = 34
 
@@ -148,7 +147,7 @@ def _sums(model: ModelSpec, weight_format: WeightFormat | None = None, group_siz
     for layer, count in layer_counts.items():
         key, sizes = layer
         sums: dict[str, tuple[int, float]] = {}  # (parameters, bytes) by split kind
-        for tensor, size in zip(templates[key], sizes):
+        for tensor, size in zip(templates[key], sizes, strict=True):
             kind = split_kind(tensor, model)
             numel, nbytes = sums.get(kind, (0, 0))
             sums[kind] = (numel + tensor.numel, nbytes + size)

@@ -8,17 +8,16 @@ fitting is a hatched, labelled region; the current value is a labelled marker.
 
 from __future__ import annotations
 
-from .messages import ENGLISH, Words
-
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable
 
+from ..analysis.ranks import most_loaded
 from ..core.units import GIB
 from ..inputs.options import MAX_BATCH, MAX_SEQ
-from ..analysis.ranks import most_loaded
 from ..workload import Target, Workload
-
+from .messages import ENGLISH, Words
 
 WIDTH, HEIGHT = 640, 260  # the viewBox
 LEFT, RIGHT, TOP, BOTTOM = 84, 30, 14, 40  # plot margins, wide enough for the labels at phone size
@@ -83,7 +82,7 @@ def _trace(grid: list[int], at: Callable[[int], int], y_max: float, flat: float)
     edges = sorted({round(last * i / FIRST_SPLIT) for i in range(FIRST_SPLIT + 1)})
     for index in edges:
         at(index)
-    stretches = list(zip(edges, edges[1:]))
+    stretches = list(itertools.pairwise(edges))
     while stretches:
         low, high = stretches.pop()
         if high - low < 2:
@@ -123,7 +122,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
     def py(y: float) -> float:
         return round(TOP + plot_h * (1 - min(y, y_max) / y_max), 2)
 
-    path = " ".join(f"{'M' if i == 0 else 'L'}{px(x)},{py(y)}" for i, (x, y) in enumerate(zip(xs, ys)))
+    path = " ".join(f"{'M' if i == 0 else 'L'}{px(x)},{py(y)}" for i, (x, y) in enumerate(zip(xs, ys, strict=True)))
     name, usable_text = words.say(target.label), words.gib(usable)
     if answer is None:
         over_x = float(LEFT)
@@ -144,12 +143,16 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
         over_width=round(LEFT + plot_w - over_x, 2),
         now_x=px(min(current, x_max)),
         now_label=words.message("chart.now", value=current),
-        x_ticks=tuple(Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1), words=words)) for i in range(TICKS)),
+        x_ticks=tuple(
+            Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1), words=words))
+            for i in range(TICKS)
+        ),
         y_ticks=tuple(
-            Tick(pos=py(y_max * i / (TICKS - 1)), label=words.localize(f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB")) for i in range(TICKS)
+            Tick(pos=py(y_max * i / (TICKS - 1)), label=words.localize(f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB"))
+            for i in range(TICKS)
         ),
         desc=words.message(
-            "chart.desc", axis=x_label, first=words.gib(ys[0]), last=words.gib(ys[-1]), end=_count_label(xs[-1], words=words),
-            ending=ending,
+            "chart.desc", axis=x_label, first=words.gib(ys[0]), last=words.gib(ys[-1]),
+            end=_count_label(xs[-1], words=words), ending=ending,
         ),
     )

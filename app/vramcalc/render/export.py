@@ -4,17 +4,16 @@ and `python -m vramcalc --json` write the same JSON."""
 
 from __future__ import annotations
 
-from .messages import ENGLISH, Words
-
 import csv
 import io
 from collections.abc import Sequence
 
-from ..speed import Cost, Speed
 from ..analysis.fit import GpuFit
-from ..memory.components import Breakdown
 from ..analysis.ranks import on_gpus, per_gpu
+from ..memory.components import Breakdown
+from ..speed import Cost, Speed
 from .i18n.en import EN
+from .messages import ENGLISH, Words
 
 
 def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH,
@@ -35,7 +34,8 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
                     "layout": rank.layout.describe(), "gpus": rank.layout.gpus, "peak_phase": rank.peak_phase,
                     "stages": rank.stages, "host_bytes": rank.host_bytes, "engine": rank.engine},
         "peak_phase": breakdown.peak_phase,
-        "phases": breakdown.phase_totals() or {breakdown.peak_phase: breakdown.total_bytes - breakdown.bytes_of("overhead")},
+        "phases": breakdown.phase_totals()
+        or {breakdown.peak_phase: breakdown.total_bytes - breakdown.bytes_of("overhead")},
         "phase_components": {name: dict(live) for name, live in breakdown.phases.items()},
         "gpus": [
             {"name": fit.gpu.display_name, "memory_bytes": fit.gpu.usable_bytes,
@@ -49,7 +49,8 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
 
 
 def to_csv(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> str:
-    """One row per component: bytes, GiB, GB, share of the total, on the most loaded GPU, and the formula."""
+    """One row per component: bytes, GiB, GB, share of the total, on the most loaded GPU,
+    and the formula."""
     breakdown = on_gpus(breakdown, gpus)
     rank = per_gpu(breakdown, gpus)
     total = breakdown.total_bytes
@@ -58,19 +59,22 @@ def to_csv(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> st
     writer.writerow(["component", "label", "bytes", "GiB", "GB", "share", "per_gpu_bytes", "formula"])
     for c in breakdown.components:
         writer.writerow([c.key, EN[c.key], c.bytes, f"{c.bytes / 2**30:.4f}", f"{c.bytes / 1e9:.4f}",
-                         f"{c.bytes / total:.4f}" if total else "0", rank.components.get(c.key, 0), words.say(c.formula)])
+                         f"{c.bytes / total:.4f}" if total else "0", rank.components.get(c.key, 0),
+                         words.say(c.formula)])
     writer.writerow(["total", "Total", total, f"{total / 2**30:.4f}", f"{total / 1e9:.4f}", "1.0000",
                      rank.total_bytes, ""])
     return out.getvalue()
 
 
-def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link: str = "", words: Words = ENGLISH) -> str:
+def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link: str = "",
+                words: Words = ENGLISH) -> str:
     """A report to paste into an issue: what was asked, the answer, the table, and the permalink."""
     breakdown = on_gpus(breakdown, gpus)
     workload = breakdown.workload
     total = breakdown.total_bytes
-    summary = words.message("results.summary", model=workload.model.display_name, mode=words.message(f"option.mode.{workload.mode.value}").lower(),
-                      precision=workload.precision.value, batch=workload.batch, seq=workload.seq)
+    mode = words.message(f"option.mode.{workload.mode.value}").lower()
+    summary = words.message("results.summary", model=workload.model.display_name, mode=mode,
+                            precision=workload.precision.value, batch=workload.batch, seq=workload.seq)
     lines = [f"### {summary}", ""]
     if verdict:
         lines += [f"**{verdict}**", ""]

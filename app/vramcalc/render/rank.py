@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..analysis.ranks import PerGpu
 from ..core.choices import Offload
 from ..memory.components import COMPONENTS
 from ..parallel.layout import stage_layers
-from ..analysis.ranks import PerGpu
 from ..workload import Target, Workload
 from .messages import ENGLISH, Words
-
 
 BAR_WIDTH = 1000  # the SVG viewBox width of the stacked bar
 
@@ -54,20 +53,22 @@ def present_rank(workload: Workload, target: Target, rank: PerGpu, *, words: Wor
     for key in COMPONENTS:
         value = rank.components.get(key, 0)
         width = value / scale * BAR_WIDTH
-        rows.append(RankRow(key=key, label=words.message(key), bytes=value, size=words.binary(value) if value else "0",
-                            how=how.get(key, ""), bar_x=round(x, 3), bar_width=round(width, 3)))
+        rows.append(RankRow(key=key, label=words.message(key), bytes=value,
+                            size=words.binary(value) if value else "0", how=how.get(key, ""),
+                            bar_x=round(x, 3), bar_width=round(width, 3)))
         x += width
-    lines = [words.message("rank.stages", stages="; ".join(f"{name}: {words.gib(b)}" for name, b in rank.stages.items()))
-             ] if rank.stages else []
+    stages = "; ".join(f"{name}: {words.gib(b)}" for name, b in rank.stages.items())
+    lines = [words.message("rank.stages", stages=stages)] if rank.stages else []
     if rank.host_bytes:
         lines.append(words.message("rank.host", bytes=words.gib(rank.host_bytes)))
     if rank.pool is not None:
         lines.append(words.message("rank.vllm_pool", pool=words.gib(rank.pool.kv_pool_bytes),
                              tokens=f"{rank.pool.kv_tokens:,}", seq=f"{workload.seq:,}",
                              concurrency=f"{rank.pool.max_concurrency or 0:,.2f}"))
-    title = words.message("rank.title" if rank.stages else "rank.title_same", rank=rank.rank, total=words.gib(total), share=f"{total / usable:.0%}",
-                    memory=words.gib(usable), phase=words.message(f"phase.{rank.peak_phase}")
-                    if workload.is_training else words.message("rank.inference"))
+    title = words.message("rank.title" if rank.stages else "rank.title_same", rank=rank.rank, total=words.gib(total),
+                          share=f"{total / usable:.0%}", memory=words.gib(usable),
+                          phase=words.message(f"phase.{rank.peak_phase}")
+                          if workload.is_training else words.message("rank.inference"))
     return RankView(title=title, total_bytes=total, rows=tuple(rows), lines=tuple(lines))
 
 
@@ -79,7 +80,8 @@ def split_notes(workload: Workload, rank: PerGpu, *, words: Words = ENGLISH) -> 
     if layout.pp > 1:
         on = stage_layers(model.layers, layout.pp, rank.stage)
         where = words.message("split.layers", count=len(on), layers=model.layers)
-        ends = words.message("split.embedding") * (rank.stage == 0) + words.message("split.head") * (rank.stage == layout.pp - 1)
+        ends = (words.message("split.embedding") * (rank.stage == 0)
+                + words.message("split.head") * (rank.stage == layout.pp - 1))
         for key in ("weights", "kv_cache", "activations", "gradients", "optimizer", "master_weights"):
             notes[key].append(where + (ends if key != "kv_cache" and key != "activations" else ""))
         notes["logits"].append(words.message("split.last_stage"))
@@ -89,8 +91,8 @@ def split_notes(workload: Workload, rank: PerGpu, *, words: Words = ENGLISH) -> 
             notes["kv_cache"].append(words.message("split.kv_latent"))
         elif model.kv_heads:
             per = -(-model.kv_heads // layout.tp)
-            notes["kv_cache"].append(words.message("split.kv_replicated" if model.kv_heads < layout.tp else "split.kv_heads",
-                                             per=per, heads=model.kv_heads, tp=layout.tp))
+            message = "split.kv_replicated" if model.kv_heads < layout.tp else "split.kv_heads"
+            notes["kv_cache"].append(words.message(message, per=per, heads=model.kv_heads, tp=layout.tp))
         notes["logits"].append(words.message("split.vocab", tp=layout.tp))
     if layout.ep > 1:
         notes["weights"].append(words.message("split.ep", ep=layout.ep))

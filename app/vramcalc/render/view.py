@@ -10,26 +10,26 @@ Examples are real models with their real parameter counts (data/examples.json).
 
 from __future__ import annotations
 
-from .messages import ENGLISH, Words
-
 import dataclasses
 from collections.abc import Mapping
 
 from ..analysis import capacity as analysis_capacity
 from ..analysis.capacity import Cell, Placement, table
-from ..analysis.fit import GpuFit, TIGHT_RATIO, Verdict as FitVerdict, fit_all
+from ..analysis.fit import TIGHT_RATIO, GpuFit, fit_all
+from ..analysis.fit import Verdict as FitVerdict
+from ..analysis.ranks import PerGpu, most_loaded, on_gpus
 from ..analysis.solve import Solution, solve
 from ..analysis.suggest import changes
 from ..core.choices import Offload
 from ..core.dtypes import Precision
 from ..core.units import GB
-from ..inputs.options import MAX_BATCH, MAX_SEQ
-from ..memory.components import Breakdown, COMPONENTS
-from ..analysis.ranks import PerGpu, most_loaded, on_gpus
 from ..engines.layouts import resolve_layout
+from ..inputs.options import MAX_BATCH, MAX_SEQ
+from ..memory.components import COMPONENTS, Breakdown
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
+from .messages import ENGLISH, Words
 from .rank import BAR_WIDTH, RankRow, RankView, layout_text, present_rank
 
 
@@ -124,7 +124,8 @@ def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> V
         total_gb=words.gb(total),
         total_gib=words.gib(total),
         summary=words.message(
-            "results.summary", model=workload.model.display_name, mode=words.message(f"option.mode.{workload.mode.value}").lower(),
+            "results.summary", model=workload.model.display_name,
+            mode=words.message(f"option.mode.{workload.mode.value}").lower(),
             precision=workload.precision.value, batch=workload.batch, seq=workload.seq,
         ),
         params=params,
@@ -179,7 +180,8 @@ def _gpu_row(fit: GpuFit, *, words: Words) -> GpuRow:
     return GpuRow(
         slug=fit.gpu.slug,
         name=fit.gpu.display_name,
-        memory=words.message("gpus.memory", usable=words.gib(fit.gpu.usable_bytes), marketed=fit.gpu.marketed_memory_gb),
+        memory=words.message("gpus.memory", usable=words.gib(fit.gpu.usable_bytes),
+                             marketed=fit.gpu.marketed_memory_gb),
         utilization=words.localize(f"{fit.utilization:.0%}"),
         bar_percent=round(min(fit.utilization, 1.0) * 100, 2),
         count="–" if fit.count is None else str(fit.count),
@@ -234,7 +236,8 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
     if batch is None:
         batch_text = words.message("answer.batch_none")
     else:
-        batch_text = words.message("answer.batch_capped", value=batch) if batch >= MAX_BATCH else words.localize(f"{batch:,}")
+        batch_text = (words.message("answer.batch_capped", value=batch) if batch >= MAX_BATCH
+                      else words.localize(f"{batch:,}"))
     if solution.min_gpus is None:
         gpus_text = words.message("answer.gpus_none" if workload.overhead_bytes >= target.gpu.usable_bytes
                             else "answer.gpus_none_rank")
@@ -279,7 +282,8 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
     )
 
 
-def present_verdict(workload: Workload, target: Target, solution: Solution, rank: PerGpu, *, words: Words = ENGLISH) -> Verdict:
+def present_verdict(workload: Workload, target: Target, solution: Solution, rank: PerGpu, *,
+                    words: Words = ENGLISH) -> Verdict:
     """`rank`: the most loaded GPU of the workload on the target (pergpu.per_gpu)."""
     usable = target.gpu.usable_bytes
     used = rank.total_bytes / usable
@@ -292,14 +296,17 @@ def present_verdict(workload: Workload, target: Target, solution: Solution, rank
         return Verdict(kind=kind.value, text=words.message(key, **numbers), percent=round(used * 100, 1), changes=(),
                        short=words.message(key + ".short", **numbers))
     if not rank.runs:  # vLLM: its share of the card leaves no room for the sequences asked
-        text = words.message("verdict.no_pool", where=where, pool=words.gib(rank.pool.kv_pool_bytes if rank.pool else 0),
-                       kv=words.gib(rank.components.get("kv_cache", 0)))
+        text = words.message("verdict.no_pool", where=where,
+                             pool=words.gib(rank.pool.kv_pool_bytes if rank.pool else 0),
+                             kv=words.gib(rank.components.get("kv_cache", 0)))
     else:
         largest = max((k for k in rank.components if k != "overhead"), key=rank.components.__getitem__)
-        text = words.message("verdict.no", **numbers, part=words.message(largest).lower() if largest != "kv_cache" else words.message(largest),
-                       part_share=f"{rank.components[largest] / rank.total_bytes:.0%}")
+        part = words.message(largest).lower() if largest != "kv_cache" else words.message(largest)
+        text = words.message("verdict.no", **numbers, part=part,
+                             part_share=f"{rank.components[largest] / rank.total_bytes:.0%}")
     return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=text, percent=100.0,
-                   changes=tuple(words.say(change) for change in changes(workload, target, solution)), short=words.message("verdict.no.short", **numbers))
+                   changes=tuple(words.say(change) for change in changes(workload, target, solution)),
+                   short=words.message("verdict.no.short", **numbers))
 
 
 def rank_rows(view: TargetView, *, words: Words = ENGLISH) -> tuple[RankRow, ...]:
@@ -330,10 +337,13 @@ def present_capacity_row(row: analysis_capacity.Row, *, id_: str, words: Words =
     )
 
 
-def present_capacity(query: CapacityQuery, *, words: Words = ENGLISH) -> tuple[tuple[CapacityRow, ...], CapacityRow | None]:
+def present_capacity(query: CapacityQuery, *,
+                     words: Words = ENGLISH) -> tuple[tuple[CapacityRow, ...], CapacityRow | None]:
     """The standard rows (examples new or more precise than the row above) and the user's row (all examples)."""
-    rows = tuple(present_capacity_row(r, id_=f"capacity-{r.memory_bytes // GB}", words=words) for r in table(query.headroom))
+    rows = tuple(present_capacity_row(r, id_=f"capacity-{r.memory_bytes // GB}", words=words)
+                 for r in table(query.headroom))
     user = None
     if query.memory_bytes is not None:
-        user = present_capacity_row(analysis_capacity.row(query.memory_bytes, query.headroom), id_="capacity-user", words=words)
+        user = present_capacity_row(analysis_capacity.row(query.memory_bytes, query.headroom), id_="capacity-user",
+                                    words=words)
     return rows, user

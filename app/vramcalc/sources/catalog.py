@@ -8,11 +8,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Any
 
-from ..model.table import active_param_count, param_count
-from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..core.phrase import Formula, Phrase, join, phrase
+from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..model.table import active_param_count, param_count
 from .presets import load_presets, preset_spec
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ..core.phrase import Phrase, join, phrase
-
 from ..core.errors import ValidationError
+from ..core.phrase import phrase
 from ..model.families.decoder.spec import Block, ModelSpec
 
 

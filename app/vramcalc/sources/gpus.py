@@ -24,8 +24,8 @@ import functools
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
 from importlib import resources
+from typing import Any
 
 from ..core.errors import ValidationError
 from ..core.units import GB, GIB, MIB

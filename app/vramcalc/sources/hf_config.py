@@ -12,18 +12,17 @@ naming the key.
 
 from __future__ import annotations
 
-from ..core.phrase import Phrase, join, phrase
-
 import dataclasses
 import enum
 import functools
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
 from importlib import resources
+from typing import Any
 
 from ..core.errors import ValidationError
+from ..core.phrase import Phrase, join, phrase
 from ..model.families.decoder.spec import (
     AttentionKind,
     Block,
@@ -35,7 +34,6 @@ from ..model.families.decoder.spec import (
     NormCompute,
     QkNorm,
 )
-
 
 MAX_DIM = 1_000_000  # hidden, ffn, vocabulary: far above any real model
 MAX_LAYERS = 10_000
@@ -55,9 +53,9 @@ MEMORY_KEYS = frozenset({
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "layer_types", "sliding_window",
     "use_sliding_window", "max_window_layers", "sliding_window_pattern", "attention_chunk_size",
     "full_attention_interval", "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
-    "linear_value_head_dim", "linear_conv_kernel_dim", "use_qk_norm", "lm_head_bias", "qk_layernorm", "num_nextn_predict_layers",
-    "attn_logit_softcapping", "final_logit_softcapping", "partial_rotary_factor", "n_embd", "n_layer", "n_head",
-    "n_inner", "n_positions", "vision_config",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "use_qk_norm", "lm_head_bias", "qk_layernorm",
+    "num_nextn_predict_layers", "attn_logit_softcapping", "final_logit_softcapping", "partial_rotary_factor",
+    "n_embd", "n_layer", "n_head", "n_inner", "n_positions", "vision_config",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -163,25 +161,31 @@ READERS: Mapping[str, Reader] = {
     "qwen2_moe": Reader(qkv_bias=True, o_bias=False, sliding=Sliding.QWEN, moe=MoeKeys.QWEN),
     "qwen3": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN),
     "qwen3_moe": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN, moe=MoeKeys.QWEN),
-    "qwen3_next": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True, compute=NormCompute.RMS_FP32),
+    "qwen3_next": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True,
+                         compute=NormCompute.RMS_FP32),
     "deepseek_v2": Reader(mla=True, moe=MoeKeys.DEEPSEEK, reads_mlp_bias=True),
     "deepseek_v3": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
     "kimi_k2": Reader(mla=True, moe=MoeKeys.DEEPSEEK),  # DeepSeek-V3's architecture under its own name
     "glm4_moe": Reader(qk_norm=QkNorm.HEAD, qk_norm_switched=True, moe=MoeKeys.DEEPSEEK, o_bias=False),
     "gemma": Reader(tie_default=True, compute=NormCompute.RMS_FP32),
-    "gemma2": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=2),
-    "gemma3_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD, softcap=True, tie_default=True,
-                          sliding=Sliding.TYPES, pattern=6),
-    "gpt_oss": Reader(compute=NormCompute.RMS_FP32, qkv_bias=True, o_bias=True, sinks=True, sliding=Sliding.TYPES, pattern=2, moe=MoeKeys.GPT_OSS),
-    "llama4_text": Reader(moe=MoeKeys.LLAMA4, chunked=True, qk_norm=QkNorm.L2, qk_norm_switched=True),  # an L2 q/k norm without weights, on RoPE layers
-    "phi": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=1, qkv_bias=True, o_bias=True, mlp_bias=True,
-                  head_bias=True, gated_mlp=False, extra=frozenset({"qk_layernorm"})),
+    "gemma2": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, softcap=True,
+                     tie_default=True, sliding=Sliding.TYPES, pattern=2),
+    "gemma3_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
+                          softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=6),
+    "gpt_oss": Reader(compute=NormCompute.RMS_FP32, qkv_bias=True, o_bias=True, sinks=True, sliding=Sliding.TYPES,
+                      pattern=2, moe=MoeKeys.GPT_OSS),
+    "llama4_text": Reader(moe=MoeKeys.LLAMA4, chunked=True, qk_norm=QkNorm.L2,
+                          qk_norm_switched=True),  # an L2 q/k norm without weights, on RoPE layers
+    "phi": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=1, qkv_bias=True,
+                  o_bias=True, mlp_bias=True, head_bias=True, gated_mlp=False, extra=frozenset({"qk_layernorm"})),
     "phi3": Reader(fused_qkv=True, sliding=Sliding.ALL, qkv_bias=False, o_bias=False),
     "phimoe": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, sliding=Sliding.ALL, moe=MoeKeys.MIXTRAL,
                      extra=frozenset({"lm_head_bias"})),
     "olmo2": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True),
-    "cohere": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, qk_norm=QkNorm.FULL, qk_norm_switched=True, tie_default=True),
-    "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, tie_default=True, sliding=Sliding.TYPES, pattern=4),
+    "cohere": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, qk_norm=QkNorm.FULL,
+                     qk_norm_switched=True, tie_default=True),
+    "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, tie_default=True,
+                      sliding=Sliding.TYPES, pattern=4),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2",
@@ -272,7 +276,8 @@ def _understood(reader: Reader) -> frozenset[str]:
     return frozenset(keys)
 
 
-def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str) -> dict[str, Any]:  # ModelSpec keyword arguments
+def _read_decoder(config: Mapping[str, object], reader: Reader,
+                  model_type: str) -> dict[str, Any]:  # ModelSpec keyword arguments
     hidden = _int(config, "hidden_size", 1, MAX_DIM)
     layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
     heads = _int(config, "num_attention_heads", 1, MAX_HEADS)
@@ -300,8 +305,9 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str)
         norm_compute=reader.compute, post_norms=reader.post_norms,
         dropout=isinstance(resid_pdrop, (int, float)) and resid_pdrop > 0,
         qkv_bias=qkv_bias, o_bias=attention_bias if reader.o_bias is None else reader.o_bias,
-        mlp_bias=reader.mlp_bias or reader.reads_mlp_bias and _bool(config, "mlp_bias", default=False),
-        head_bias=reader.head_bias or model_type == "phimoe" and _bool(config, "lm_head_bias", default=False), qk_norm=qk_norm, attention_gate=reader.attention_gate, sinks=reader.sinks,
+        mlp_bias=reader.mlp_bias or (reader.reads_mlp_bias and _bool(config, "mlp_bias", default=False)),
+        head_bias=reader.head_bias or (model_type == "phimoe" and _bool(config, "lm_head_bias", default=False)),
+        qk_norm=qk_norm, attention_gate=reader.attention_gate, sinks=reader.sinks,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
@@ -323,7 +329,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str)
     return fields
 
 
-def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_positions: int | None) -> dict[str, Any]:
+def _read_layers(config: Mapping[str, object], reader: Reader, layers: int,
+                 max_positions: int | None) -> dict[str, Any]:
     """Per-layer attention kinds and the window or chunk the capped ones keep."""
     kinds = [AttentionKind.FULL] * layers
     window = chunk = 0
@@ -383,7 +390,8 @@ def model_type_name(config: Mapping[str, object]) -> str:
     return str(config.get("model_type") or "")
 
 
-def _read_moe(config: Mapping[str, object], reader: Reader, layers: int, ffn: int) -> tuple[Moe | None, tuple[bool, ...], int]:
+def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
+              ffn: int) -> tuple[Moe | None, tuple[bool, ...], int]:
     """The experts, which layers have them, and the width of the dense layers' MLP."""
     kind = reader.moe
     if kind is None:
@@ -392,7 +400,8 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int, ffn: in
     experts = _int(config, experts_key, 0, MAX_EXPERTS, default=0)
     if experts == 0:
         return None, (), ffn
-    per_token_key = "experts_per_token" if kind is MoeKeys.GPT_OSS and "num_experts_per_tok" not in config else "num_experts_per_tok"
+    per_token_key = ("experts_per_token" if kind is MoeKeys.GPT_OSS and "num_experts_per_tok" not in config
+                     else "num_experts_per_tok")
     per_token = _int(config, per_token_key, 1, MAX_EXPERTS)
     if per_token > experts:
         raise ValidationError(per_token_key, per_token, f"must not exceed the number of experts ({experts})")
@@ -462,9 +471,9 @@ def _int(config: Mapping[str, object], key: str, low: int, high: int, *, default
         if default is None:
             raise ValidationError(key, None, f"config.json needs an integer {key} from {low:,} to {high:,}")
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, float) and (
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and (
         not math.isfinite(value) or value != int(value)
-    ):
+    )):
         raise ValidationError(key, value, f"expected an integer from {low:,} to {high:,}")
     number = int(value)
     if not low <= number <= high:

@@ -15,7 +15,6 @@ from ..core.phrase import Phrase, phrase
 from ..model.families.decoder.spec import ModelSpec
 from .hf_config import from_hf_config
 
-
 # ---------------------------------------------------------------- presets
 
 

@@ -113,7 +113,8 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, stages: int
     assert card.bandwidth is not None
     basis: list[Phrase] = [phrase(
         f"speed.basis.{middle.bound}", bytes=f"{middle.gpu_bytes / GB:.2f} GB", host=f"{middle.host_bytes / GB:.2f} GB",
-        share=_percent(bandwidth_share(rates, card, workload.precision)), bandwidth=_gb_s(card.bandwidth), depth=f"{prompt + output // 2:,}",
+        share=_percent(bandwidth_share(rates, card, workload.precision)), bandwidth=_gb_s(card.bandwidth),
+        depth=f"{prompt + output // 2:,}",
         sequences=sequences, ram=_gb_s(ram_bandwidth(machine)), fixed=f"{1000 * middle.fixed_s:.1f}",
         step=f"{1000 * mean:.1f}")]
     if first is not None:

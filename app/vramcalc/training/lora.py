@@ -10,7 +10,6 @@ from ..model.families.decoder.spec import ModelSpec
 from ..model.table import counted_tensors
 from ..model.tensor import Counted, Role, Tensor, stem
 
-
 # ---------------------------------------------------------------- LoRA
 
 TARGETS = {  # link / command-line name: the GGUF-style tensor names it adapts
@@ -71,8 +70,8 @@ def adapter_tensors(spec: ModelSpec, lora: Lora) -> Counted:
     for t, count in adapted(spec, lora):
         rows, cols = t.shape
         if lora.rank > min(rows, cols):
-            raise ValidationError("lora_rank", lora.rank, f"must not exceed the smallest adapted width ({min(rows, cols):,}"
-                                                          f" in {t.name})")
+            raise ValidationError("lora_rank", lora.rank,
+                                  f"must not exceed the smallest adapted width ({min(rows, cols):,} in {t.name})")
         out.append((Tensor(t.name.replace(".weight", ".lora_a"), (lora.rank, cols), Role.ADAPTER), count))
         out.append((Tensor(t.name.replace(".weight", ".lora_b"), (rows, lora.rank), Role.ADAPTER), count))
     if lora.embeddings:

@@ -23,7 +23,6 @@ from ..core.choices import Optimizer, Recipe
 from ..core.dtypes import Precision
 from ..model.tensor import Counted
 
-
 FP32 = 4
 
 
@@ -47,8 +46,9 @@ def recipe_bytes(recipe: Recipe, precision: Precision, mixed_precision: bool) ->
         return BytesPerParam(FP32, FP32, 0, FP32)
     if recipe is Recipe.MIXED:
         return BytesPerParam(half, FP32, FP32, FP32)
-    return BytesPerParam(half if precision is not Precision.FP32 else FP32, half if precision is not Precision.FP32 else FP32,
-                 FP32 if mixed_precision else 0, FP32)
+    return BytesPerParam(half if precision is not Precision.FP32 else FP32,
+                         half if precision is not Precision.FP32 else FP32,
+                         FP32 if mixed_precision else 0, FP32)
 
 
 def compute_precision(recipe: Recipe, precision: Precision) -> Precision:

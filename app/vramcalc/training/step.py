@@ -33,7 +33,6 @@ from ..core.choices import Optimizer, OptimizerImpl
 from ..core.dtypes import FP32_BYTES
 from ..model.tensor import Counted
 
-
 PHASES = ("forward", "loss", "backward_start", "backward_end", "optimizer")
 LOSS_GRADIENT_BYTES = 2 * FP32_BYTES  # nll_loss's and log_softmax's fp32 gradients, live together
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-
 EN: Mapping[str, str] = {
     # component labels
     "weights": "Weights",
@@ -78,7 +77,9 @@ EN: Mapping[str, str] = {
         "non-torch memory (CUDA context, cuBLAS, NCCL: 0.14 GiB in vLLM V1's logs) + CUDA graphs (0.4 GiB, "
         "none with --enforce-eager: {eager}) = {bytes}"
     ),
-    "llamacpp.split": "{gpu} of {layers} layers on the GPU{output}; token embeddings and the rest in system RAM: {host}",
+    "llamacpp.split": (
+        "{gpu} of {layers} layers on the GPU{output}; token embeddings and the rest in system RAM: {host}"
+    ),
     "llamacpp.no_output": " (the output layer in system RAM)",
     "llamacpp.kv": (
         "{n_seq} × {n_ctx} cells (the context padded to 256) × K {k} and V {v}, sliding layers capped at the window "
@@ -96,7 +97,9 @@ EN: Mapping[str, str] = {
     "kv_cache.layers.full": "{count} layers × {per_token} × {kept} tokens",
     "kv_cache.layers.sliding": "{count} sliding layers × {per_token} × {kept} tokens (window {window})",
     "kv_cache.layers.chunked": "{count} chunked layers × {per_token} × {kept} tokens (chunk {window})",
-    "kv_cache.linear": " + {batch} × {count} linear-attention layers × a fixed {state} (fp32 recurrent state + convolution window)",
+    "kv_cache.linear": (
+        " + {batch} × {count} linear-attention layers × a fixed {state} (fp32 recurrent state + convolution window)"
+    ),
     "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
@@ -108,8 +111,8 @@ EN: Mapping[str, str] = {
     "activations.average": "{average} (average of dense and MoE layers)",
     "activations.constant": " + {constant_bytes} shared by the batch (rotary tables, positions)",
     "activations.inference": (
-        "peak of one layer during a {seq}-token prefill: {batch} × {seq} tokens × {per_token} B/token ({attention} attention)"
-        " = {bytes}; layers run one after another, so only one layer's temporaries are live"
+        "peak of one layer during a {seq}-token prefill: {batch} × {seq} tokens × {per_token} B/token "
+        "({attention} attention) = {bytes}; layers run one after another, so only one layer's temporaries are live"
     ),
     "logits.fused": (
         "fused cross-entropy (Liger): the logits of {chunk} tokens at a time × {vocab} vocabulary × (fp32 + compute "
@@ -135,7 +138,10 @@ EN: Mapping[str, str] = {
     # notes
     "note.seq_over_context": "Sequence length {seq:,} is longer than the model's context of {context:,} tokens.",
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
-    "note.quantised": "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, GGUF).",
+    "note.quantised": (
+        "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, "
+        "GGUF)."
+    ),
     "note.assumption": "Assumed: {text}",
     "note.mla": (
         "Multi-head latent attention: the cache keeps one compressed latent per token and layer, as vLLM, "
@@ -156,7 +162,9 @@ EN: Mapping[str, str] = {
         "requested sequences need; the pool and concurrency above are what vLLM would run on the chosen card."
     ),
     "note.native_format": "The published checkpoint stores {format}; the weights above are in the precision chosen.",
-    "note.native_format_used": "The weights are the checkpoint as published: {format}. Choose a format to size it otherwise.",
+    "note.native_format_used": (
+        "The weights are the checkpoint as published: {format}. Choose a format to size it otherwise."
+    ),
     "note.gguf_mxfp4_experts": (
         "gpt-oss GGUF files keep the experts in MXFP4 as published, whatever their type (ggml-org's MXFP4, "
         "unsloth's and bartowski's Q4_K_M, Q8_0 and F16 alike): the type sets only attention, embeddings and head. "
@@ -185,7 +193,9 @@ EN: Mapping[str, str] = {
     "page.update": "A new version of this page is ready.",
     "page.reload": "Reload",
     "page.status.booting": "Starting Python… the numbers below are already correct for the default settings.",
-    "page.status.progress": "Starting Python ({n}/4): {step}… the numbers below are already correct for the default settings.",
+    "page.status.progress": (
+        "Starting Python ({n}/4): {step}… the numbers below are already correct for the default settings."
+    ),
     "boot.1": "downloading the runtime",
     "boot.2": "starting the interpreter",
     "boot.3": "loading the calculator",
@@ -196,9 +206,14 @@ EN: Mapping[str, str] = {
     "page.copy_failed": "Copy the address bar to share this configuration.",
     "page.stale": "These results are for your last valid input.",
     "page.stale_short": " (out of date)",
-    "page.stale_boot": "Python is still starting: these results are for the settings before your changes; they follow them once it is ready.",
+    "page.stale_boot": (
+        "Python is still starting: these results are for the settings before your changes; they follow them once it is "
+        "ready."
+    ),
     "page.remembered_ignored": "Ignored the card remembered in this browser: {problem}",
-    "page.start_error": "Part of the link or of this browser's remembered card could not be read ({kind}); it was ignored.",
+    "page.start_error": (
+        "Part of the link or of this browser's remembered card could not be read ({kind}); it was ignored."
+    ),
     "page.imported": "Imported: {name}",
     "page.internal_error": (
         "Something went wrong in the calculator ({kind}); the numbers shown are for your last working input. "
@@ -215,7 +230,9 @@ EN: Mapping[str, str] = {
     "model_search.found": "{count} match; showing {first}.",
     "model_search.found_many": "{count} matches; showing the best, {first}.",
     "model_search.none": "No model matches; the list shows all of them.",
-    "model_search.base": "No preset of its own: a fine-tune or base checkpoint has its model's architecture, so this is {first}.",
+    "model_search.base": (
+        "No preset of its own: a fine-tune or base checkpoint has its model's architecture, so this is {first}."
+    ),
     "model.facts": "{hf_id} · {params} parameters · context {context} · {architecture}",
     "model.facts.native": " · checkpoint: {format}",
     "field.model.label": "Model",
@@ -276,7 +293,9 @@ EN: Mapping[str, str] = {
     "field.lora_targets.label": "LoRA targets",
     "field.lora_targets.help": "all-linear, or some of q,k,v,o,gate,up,down (comma-separated).",
     "field.lora_dropout.label": "LoRA dropout",
-    "field.lora_dropout.help": "peft's lora_dropout (0 by default): above 0, each adapted layer keeps a mask and a copy.",
+    "field.lora_dropout.help": (
+        "peft's lora_dropout (0 by default): above 0, each adapted layer keeps a mask and a copy."
+    ),
     "field.lora_dtype.label": "Adapter dtype",
     "field.lora_dtype.help": "peft upcasts adapters to fp32 by default; Unsloth and others keep them in bf16.",
     "option.lora_dtype.fp32": "fp32 (peft's default)",
@@ -295,7 +314,9 @@ EN: Mapping[str, str] = {
     "option.runtime.vllm": "vLLM / SGLang (serving)",
     "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
     "field.gpu_memory_utilization.label": "GPU memory utilization",
-    "field.gpu_memory_utilization.help": "The share of the card vLLM claims (0.9 by default); the KV pool fills what is left.",
+    "field.gpu_memory_utilization.help": (
+        "The share of the card vLLM claims (0.9 by default); the KV pool fills what is left."
+    ),
     "field.max_num_batched_tokens.label": "Max batched tokens",
     "field.max_num_batched_tokens.help": "vLLM's profiling run; empty: its default for the card (2,048 to 16,384).",
     "field.max_num_seqs.label": "Max sequences",
@@ -303,7 +324,9 @@ EN: Mapping[str, str] = {
     "field.enforce_eager.label": "Enforce eager (no CUDA graphs)",
     "field.enforce_eager.help": "Saves the CUDA-graph memory at some speed.",
     "field.gpu_layers.label": "GPU layers",
-    "field.gpu_layers.help": "--gpu-layers: the output layer first, then the last layers; empty: all. The rest runs from system RAM.",
+    "field.gpu_layers.help": (
+        "--gpu-layers: the output layer first, then the last layers; empty: all. The rest runs from system RAM."
+    ),
     "field.parallel.label": "Parallel sequences",
     "field.parallel.help": "--parallel: each sequence has its own context of the sequence length.",
     "field.ubatch.label": "Micro-batch",
@@ -439,12 +462,17 @@ EN: Mapping[str, str] = {
         "non-torch memory and CUDA graphs, llama.cpp 457 MiB)."
     ),
     "field.gpu.label": "GPU",
-    "field.gpu.help": "Usable memory as PyTorch reports it where known; for a Mac, the share its GPU may use. Any other card: gpu=24gb in the link (or --gpu 24gb).",
+    "field.gpu.help": (
+        "Usable memory as PyTorch reports it where known; for a Mac, the share its GPU may use. Any other card: "
+        "gpu=24gb in the link (or --gpu 24gb)."
+    ),
     "field.gpus.label": "Number of GPUs",
     "field.gpus.help": "How many of them. With more than one, set the layout below or keep the default: tensor "
                        "parallel for inference, data parallel with ZeRO-3 for training.",
     "field.headroom.label": "Headroom (%)",
-    "field.headroom.help": "20 % by default: 1 GiB of overhead plus an 8k-token KV cache is 11–25 % of a 16–80 GB card.",
+    "field.headroom.help": (
+        "20 % by default: 1 GiB of overhead plus an 8k-token KV cache is 11–25 % of a 16–80 GB card."
+    ),
     "field.vram.label": "Add a size (GB)",
     "field.vram.help": "Any memory size, e.g. 40; its row lists every example that fits.",
     "option.model.custom": "Custom numbers",
@@ -477,7 +505,10 @@ EN: Mapping[str, str] = {
     "results.params": "{count} parameters",
     "results.active": " ({count} active per token)",
     "gpus.title": "Which GPUs fit",
-    "gpus.caption": "One GPU's usable memory (what PyTorch sees where known), its use, and how many GPUs the default layout needs (tensor parallel for inference, ZeRO-3 for training)",
+    "gpus.caption": (
+        "One GPU's usable memory (what PyTorch sees where known), its use, and how many GPUs the default layout needs "
+        "(tensor parallel for inference, ZeRO-3 for training)"
+    ),
     "gpus.col.gpu": "GPU",
     "gpus.col.memory": "Memory",
     "gpus.col.use": "Use of one GPU",
@@ -588,7 +619,9 @@ EN: Mapping[str, str] = {
     ),
     "capacity.col.vram": "VRAM",
     "capacity.col.examples": "Examples",
-    "capacity.note.1": "Rarely is all VRAM available: the framework, the operating system's display and other processes take some.",
+    "capacity.note.1": (
+        "Rarely is all VRAM available: the framework, the operating system's display and other processes take some."
+    ),
     "capacity.note.2": (
         "Inference needs less than training: training also keeps gradients, optimizer state and stored activations "
         "(16 bytes per parameter or more with Adam)."
@@ -655,16 +688,32 @@ EN: Mapping[str, str] = {
     "weights.part.linear": "linear layers",
     "weights.part.rest": "embeddings, head, norms, routers and biases in bf16",
     "weights.part.rest_mxfp4": "attention, router, embeddings, head, norms and biases in bf16",
-    "activations.masks": "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}",
+    "activations.masks": (
+        "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
+    ),
     "activations.kept": "{inputs} inputs × {input_bytes} B + {layers}",
-    "model.note.multimodal": "{model_type} is multimodal: the language model is counted; the vision tower and its projector are not (engines load them unless told to skip images)",
+    "model.note.multimodal": (
+        "{model_type} is multimodal: the language model is counted; the vision tower and its projector are not "
+        "(engines load them unless told to skip images)"
+    ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Not in the config, taken from transformers' defaults for {model_type}: {keys}",
     "model.note.fp8_variant": "the publisher also ships {hf_id}, whose FFN weights are FP8 and the rest bf16",
-    "model.note.mtp_undescribed": "the checkpoint also carries one multi-token-prediction (MTP) layer (about {params} parameters) that the config does not describe; engines load it only for speculative decoding, and it is not counted",
-    "model.note.mtp": "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it for inference unless speculative decoding uses it",
-    "assumption.unknown_type": "model_type {model_type} is not one of the {count} types the calculator reads exactly: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)",
-    "assumption.no_type": "the config has no model_type: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)",
+    "model.note.mtp_undescribed": (
+        "the checkpoint also carries one multi-token-prediction (MTP) layer (about {params} parameters) that the "
+        "config does not describe; engines load it only for speculative decoding, and it is not counted"
+    ),
+    "model.note.mtp": (
+        "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it for inference "
+        "unless speculative decoding uses it"
+    ),
+    "assumption.unknown_type": (
+        "model_type {model_type} is not one of the {count} types the calculator reads exactly: it was read as a "
+        "Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
+    ),
+    "assumption.no_type": (
+        "the config has no model_type: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
+    ),
     "assumption.ignored_key": "{key} = {value} is not understood for model_type {model_type} and was ignored",
     "assumption.custom.heads": "heads not given: assumed {heads} (head_dim 128)",
     "assumption.custom.kv_heads": "KV heads not given: assumed multi-head attention (KV heads = heads)",
@@ -704,13 +753,21 @@ EN: Mapping[str, str] = {
     "format.native_mxfp4": "expert FFNs in MXFP4 (4.25 bits)",
     "format.native_fp8_block": "linear layers in FP8 with 128 × 128 block scales",
     # how presets' checkpoints store their weights (data/models/*.json native_format)
-    "native.mxfp4": "MXFP4 experts (4.25 bits per weight: 4-bit values and one 8-bit scale per 32); attention, router, embeddings and head in bf16",
+    "native.mxfp4": (
+        "MXFP4 experts (4.25 bits per weight: 4-bit values and one 8-bit scale per 32); attention, router, embeddings "
+        "and head in bf16"
+    ),
     "native.fp8_block": "FP8 (e4m3) with one fp32 scale per 128 × 128 block; head, norms and routers in bf16",
-    "native.fp8_block_embeddings": "FP8 (e4m3) with one fp32 scale per 128 × 128 block; embeddings, head, norms and router in bf16",
+    "native.fp8_block_embeddings": (
+        "FP8 (e4m3) with one fp32 scale per 128 × 128 block; embeddings, head, norms and router in bf16"
+    ),
 
     # speed and cost (speed/, render/speed.py)
     "speed.title": "Speed",
-    "speed.intro": "Estimated from the bytes each token reads and the FLOPs it costs, at what this engine achieves on this card in published runs; typical error below.",
+    "speed.intro": (
+        "Estimated from the bytes each token reads and the FLOPs it costs, at what this engine achieves on this card "
+        "in published runs; typical error below."
+    ),
     "speed.line": "About {decode} tokens/s per sequence, first token in {ttft}.",
     "speed.line.no_ttft": "About {decode} tokens/s per sequence.",
     "speed.line.training": "About {tokens} training tokens/s, {step} per step.",
@@ -733,27 +790,52 @@ EN: Mapping[str, str] = {
     "speed.value.usd_hour": "US${value} per hour",
     "speed.value.usd_million": "US${value} per million output tokens",
     "speed.value.usd": "US${value}",
-    "speed.basis.memory": "Memory-bound: {bytes} read per step at {share} of {bandwidth} GB/s, plus {fixed} ms of fixed cost per step ({step} ms per token on average, {sequences} sequence(s) at about {depth} tokens of context).",
-    "speed.basis.host_memory": "Bound by system RAM: {host} read per step from RAM at {ram} GB/s, and {bytes} from the GPU at {share} of {bandwidth} GB/s ({step} ms per token on average).",
-    "speed.basis.compute": "Compute-bound: {sequences} sequences per step; the weights' {bytes} read at {share} of {bandwidth} GB/s take less time than the matmuls ({step} ms per step).",
-    "speed.basis.overhead": "Bound by fixed costs: {fixed} ms per step of kernel launches and synchronisation, more than reading {bytes} at {share} of {bandwidth} GB/s ({step} ms per token).",
-    "speed.basis.prefill": "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS ({kernel} matmuls).",
+    "speed.basis.memory": (
+        "Memory-bound: {bytes} read per step at {share} of {bandwidth} GB/s, plus {fixed} ms of fixed cost per step "
+        "({step} ms per token on average, {sequences} sequence(s) at about {depth} tokens of context)."
+    ),
+    "speed.basis.host_memory": (
+        "Bound by system RAM: {host} read per step from RAM at {ram} GB/s, and {bytes} from the GPU at {share} of "
+        "{bandwidth} GB/s ({step} ms per token on average)."
+    ),
+    "speed.basis.compute": (
+        "Compute-bound: {sequences} sequences per step; the weights' {bytes} read at {share} of {bandwidth} GB/s take "
+        "less time than the matmuls ({step} ms per step)."
+    ),
+    "speed.basis.overhead": (
+        "Bound by fixed costs: {fixed} ms per step of kernel launches and synchronisation, more than reading {bytes} "
+        "at {share} of {bandwidth} GB/s ({step} ms per token)."
+    ),
+    "speed.basis.prefill": (
+        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS ({kernel} matmuls)."
+    ),
     "speed.basis.engine": "Rates of {engine} fitted to: {basis}.",
-    "speed.basis.training": "Step: {flops} PFLOP for {tokens} tokens per replica at {share} model FLOPs utilisation of {tflops} TFLOPS per GPU, on {gpus} GPU(s); rates fitted to: {basis}.",
-    "speed.error": "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend}).",
+    "speed.basis.training": (
+        "Step: {flops} PFLOP for {tokens} tokens per replica at {share} model FLOPs utilisation of {tflops} TFLOPS per "
+        "GPU, on {gpus} GPU(s); rates fitted to: {basis}."
+    ),
+    "speed.error": (
+        "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
+    ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
-    "speed.unknown_bandwidth": "Speed unknown: this card's memory bandwidth is not known. Give it (--gpu-bandwidth, in GB/s).",
+    "speed.unknown_bandwidth": (
+        "Speed unknown: this card's memory bandwidth is not known. Give it (--gpu-bandwidth, in GB/s)."
+    ),
     "speed.unknown_tflops": "Prompt speed unknown: this card's 16-bit TFLOPS are not known. Give them (--gpu-tflops).",
     "speed.unknown_layout": "Speed unknown: these GPUs cannot run this layout.",
     "speed.chart.title": "Generation speed against context length",
-    "speed.chart.desc": "Tokens per second of one sequence from {low} at {seq} tokens of context to {high} at the start.",
+    "speed.chart.desc": (
+        "Tokens per second of one sequence from {low} at {seq} tokens of context to {high} at the start."
+    ),
     "speed.chart.x": "context (tokens)",
     "cost.price.given": "at the price per GPU-hour given",
     "cost.price.default": "at a cloud price of {date} ({source}); give your own with --gpu-hour-price",
     "field.prompt_tokens.label": "Prompt tokens",
     "field.prompt_tokens.help": "Tokens of each prompt, for the speed; empty: the sequence less the output.",
     "field.output_tokens.label": "Output tokens",
-    "field.output_tokens.help": "Tokens each sequence generates (256 if empty). The sequence is at least prompt + output.",
+    "field.output_tokens.help": (
+        "Tokens each sequence generates (256 if empty). The sequence is at least prompt + output."
+    ),
     "field.gpu_bandwidth.label": "Memory bandwidth (GB/s)",
     "field.gpu_bandwidth.help": "The card's, if you know better or it is not listed; empty: the card's own.",
     "field.gpu_tflops.label": "16-bit TFLOPS",
@@ -765,8 +847,19 @@ EN: Mapping[str, str] = {
     "field.train_tokens.label": "Training tokens",
     "field.train_tokens.help": "Tokens the run processes (examples × tokens × epochs), for its time and cost.",
     "legend.speed": "Speed and cost",
-    "speed.fit.llamacpp": "llama-bench runs of 2024-25 (tests/data/speed: XiongjieDai's Llama 3 tables, ggml-org/llama.cpp discussions #4167 and #15013)",
-    "speed.fit.vllm": "nothing yet: the shares of bandwidth and compute of a CUDA-graph decode are assumed, not fitted to published runs",
-    "speed.fit.transformers": "PyTorch eager generate, 25.5 tokens/s for Llama 2 7B on an A100 (pytorch.org, 'Accelerating Generative AI with PyTorch II: GPT, Fast')",
-    "speed.fit.training": "torchtune's README table of fine-tuning tokens/s (Llama 3.1 8B on one RTX 4090 or A6000, 70B on 8 A100s)",
+    "speed.fit.llamacpp": (
+        "llama-bench runs of 2024-25 (tests/data/speed: XiongjieDai's Llama 3 tables, ggml-org/llama.cpp discussions "
+        "#4167 and #15013)"
+    ),
+    "speed.fit.vllm": (
+        "nothing yet: the shares of bandwidth and compute of a CUDA-graph decode are assumed, not fitted to published "
+        "runs"
+    ),
+    "speed.fit.transformers": (
+        "PyTorch eager generate, 25.5 tokens/s for Llama 2 7B on an A100 (pytorch.org, 'Accelerating Generative AI "
+        "with PyTorch II: GPT, Fast')"
+    ),
+    "speed.fit.training": (
+        "torchtune's README table of fine-tuning tokens/s (Llama 3.1 8B on one RTX 4090 or A6000, 70B on 8 A100s)"
+    ),
 }

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-
 PT: Mapping[str, str] = {
     # component labels
     "weights": "Pesos",
@@ -171,7 +170,9 @@ PT: Mapping[str, str] = {
         "escolhida."
     ),
     "note.native_format": "O checkpoint publicado armazena {format}; os pesos acima estão na precisão escolhida.",
-    "note.native_format_used": "Os pesos são os do checkpoint como publicado: {format}. Escolha um formato para dimensioná-lo de outro modo.",
+    "note.native_format_used": (
+        "Os pesos são os do checkpoint como publicado: {format}. Escolha um formato para dimensioná-lo de outro modo."
+    ),
     "note.gguf_mxfp4_experts": (
         "Os arquivos GGUF do gpt-oss mantêm os especialistas em MXFP4 como publicados, qualquer que seja o tipo "
         "(o MXFP4 da ggml-org, os Q4_K_M, Q8_0 e F16 da unsloth e do bartowski): o tipo define só a atenção, os "
@@ -214,9 +215,14 @@ PT: Mapping[str, str] = {
     "page.copy_failed": "Copie a barra de endereço para compartilhar esta configuração.",
     "page.stale": "Estes resultados são da sua última entrada válida.",
     "page.stale_short": " (desatualizado)",
-    "page.stale_boot": "O Python ainda está iniciando: estes resultados são das configurações antes das suas mudanças; eles as acompanham assim que ele estiver pronto.",
+    "page.stale_boot": (
+        "O Python ainda está iniciando: estes resultados são das configurações antes das suas mudanças; eles as "
+        "acompanham assim que ele estiver pronto."
+    ),
     "page.remembered_ignored": "Ignorada a placa lembrada neste navegador: {problem}",
-    "page.start_error": "Parte do link ou da placa lembrada neste navegador não pôde ser lida ({kind}); ela foi ignorada.",
+    "page.start_error": (
+        "Parte do link ou da placa lembrada neste navegador não pôde ser lida ({kind}); ela foi ignorada."
+    ),
     "page.imported": "Importado: {name}",
     "page.internal_error": (
         "Algo deu errado na calculadora ({kind}); os números mostrados são da sua última entrada que funcionou. "
@@ -235,7 +241,10 @@ PT: Mapping[str, str] = {
     "model_search.found": "{count} resultado; mostrando {first}.",
     "model_search.found_many": "{count} resultados; mostrando o melhor, {first}.",
     "model_search.none": "Nenhum modelo corresponde; a lista mostra todos.",
-    "model_search.base": "Sem predefinição própria: um ajuste fino ou checkpoint base tem a arquitetura do seu modelo, então este é o {first}.",
+    "model_search.base": (
+        "Sem predefinição própria: um ajuste fino ou checkpoint base tem a arquitetura do seu modelo, então este é o "
+        "{first}."
+    ),
     "model.facts": "{hf_id} · {params} parâmetros · contexto {context} · {architecture}",
     "model.facts.native": " · checkpoint: {format}",
     "field.model.label": "Modelo",
@@ -350,9 +359,9 @@ PT: Mapping[str, str] = {
         "tempo."
     ),
     "runtime.vllm_gpus": (
-        "vLLM em cada uma de {gpus} × {gpu} ({layout}) a {util:.0%}: ele reserva {claimed} em cada; depois da parte dos "
-        "pesos dessa GPU, do pico de ativações e da sua sobrecarga, o pool de KV em cada GPU é de {pool}, {tokens} "
-        "tokens: {concurrency} sequências de {seq} tokens ao mesmo tempo."
+        "vLLM em cada uma de {gpus} × {gpu} ({layout}) a {util:.0%}: ele reserva {claimed} em cada; depois da parte "
+        "dos pesos dessa GPU, do pico de ativações e da sua sobrecarga, o pool de KV em cada GPU é de {pool}, "
+        "{tokens} tokens: {concurrency} sequências de {seq} tokens ao mesmo tempo."
     ),
     "runtime.llamacpp": (
         "llama.cpp: {gpu_bytes} na GPU ({layers} de {total} camadas e a saída), {host_bytes} na RAM do sistema; "
@@ -656,7 +665,9 @@ PT: Mapping[str, str] = {
     "more.options": "Mais opções",
     "more.set": "{label} · {count} definidas",
     "field.remember_gpu.label": "Lembrar minha placa",
-    "field.remember_gpu.help": "Guardada no armazenamento local deste navegador, só se marcado; desmarque para esquecê-la.",
+    "field.remember_gpu.help": (
+        "Guardada no armazenamento local deste navegador, só se marcado; desmarque para esquecê-la."
+    ),
     "fit.fits": "cabe",
     "fit.tight": "no limite",
     "fit.does not fit": "não cabe",
@@ -673,8 +684,10 @@ PT: Mapping[str, str] = {
     "verdict.tight.short": "{used} · no limite em {where} ({share})",
     "verdict.no.short": "{used} · não cabe em {where}",
     "verdict.changes": "Qualquer uma destas mudanças faz caber:",
-    "verdict.none": "Nenhuma mudança isolada de contexto, lote, formato, receita ou número de GPUs faz caber: combine-as "
-                    "ou escolha um modelo menor.",
+    "verdict.none": (
+        "Nenhuma mudança isolada de contexto, lote, formato, receita ou número de GPUs faz caber: combine-as ou "
+        "escolha um modelo menor."
+    ),
     "verdict.change_card": "Trocar a placa",
     "change.kv": "cache KV em {format}",
     "change.seq": "um contexto de {value:,} tokens",
@@ -699,16 +712,33 @@ PT: Mapping[str, str] = {
     "weights.part.linear": "camadas lineares",
     "weights.part.rest": "embeddings, cabeça de saída, normalizações, roteadores e vieses em bf16",
     "weights.part.rest_mxfp4": "atenção, roteador, embeddings, cabeça de saída, normalizações e vieses em bf16",
-    "activations.masks": "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}",
+    "activations.masks": (
+        "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
+    ),
     "activations.kept": "{inputs} entradas × {input_bytes} B + {layers}",
-    "model.note.multimodal": "{model_type} é multimodal: o modelo de linguagem é contado; a torre de visão e seu projetor não (os motores os carregam, a menos que sejam instruídos a ignorar imagens)",
+    "model.note.multimodal": (
+        "{model_type} é multimodal: o modelo de linguagem é contado; a torre de visão e seu projetor não (os motores "
+        "os carregam, a menos que sejam instruídos a ignorar imagens)"
+    ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Ausentes do config, tomados dos padrões do transformers para {model_type}: {keys}",
     "model.note.fp8_variant": "a editora também publica {hf_id}, com os pesos das FFNs em FP8 e o resto em bf16",
-    "model.note.mtp_undescribed": "o checkpoint também traz uma camada de predição de múltiplos tokens (MTP) (cerca de {params} de parâmetros) que o config não descreve; os motores só a carregam para decodificação especulativa, e ela não é contada",
-    "model.note.mtp": "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores não a carregam para inferência, a menos que a decodificação especulativa a use",
-    "assumption.unknown_type": "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)",
-    "assumption.no_type": "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)",
+    "model.note.mtp_undescribed": (
+        "o checkpoint também traz uma camada de predição de múltiplos tokens (MTP) (cerca de {params} de parâmetros) "
+        "que o config não descreve; os motores só a carregam para decodificação especulativa, e ela não é contada"
+    ),
+    "model.note.mtp": (
+        "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores não a carregam para "
+        "inferência, a menos que a decodificação especulativa a use"
+    ),
+    "assumption.unknown_type": (
+        "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um "
+        "decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)"
+    ),
+    "assumption.no_type": (
+        "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com "
+        "gate)"
+    ),
     "assumption.ignored_key": "{key} = {value} não é entendido para o model_type {model_type} e foi ignorado",
     "assumption.custom.heads": "cabeças não informadas: assumidas {heads} (head_dim 128)",
     "assumption.custom.kv_heads": "cabeças KV não informadas: assumida atenção multi-cabeça (cabeças KV = cabeças)",
@@ -731,8 +761,12 @@ PT: Mapping[str, str] = {
     "model.arch.tied": "embeddings compartilhados com a saída",
     "gradients.adapters": "adaptadores em {dtype}",
     # weight formats (formats/weights.py)
-    "format.gptq-int4": "GPTQ de 4 bits (pesos empacotados em int32, escalas fp16, zeros empacotados e g_idx por grupo)",
-    "format.gptq-int8": "GPTQ de 8 bits (pesos empacotados em int32, escalas fp16, zeros empacotados e g_idx por grupo)",
+    "format.gptq-int4": (
+        "GPTQ de 4 bits (pesos empacotados em int32, escalas fp16, zeros empacotados e g_idx por grupo)"
+    ),
+    "format.gptq-int8": (
+        "GPTQ de 8 bits (pesos empacotados em int32, escalas fp16, zeros empacotados e g_idx por grupo)"
+    ),
     "format.awq-int4": "AWQ de 4 bits (pesos empacotados em int32, escalas fp16 e zeros empacotados por grupo)",
     "format.nf4": "bitsandbytes NF4 (4 bits, um absmax fp32 a cada 64 pesos)",
     "format.nf4-dq": "bitsandbytes NF4 com quantização dupla (absmax de 8 bits a cada 64, fp32 a cada 256 deles)",
@@ -748,13 +782,24 @@ PT: Mapping[str, str] = {
     "format.native_mxfp4": "FFNs dos especialistas em MXFP4 (4,25 bits)",
     "format.native_fp8_block": "camadas lineares em FP8 com escalas por bloco de 128 × 128",
     # how presets' checkpoints store their weights (data/models/*.json native_format)
-    "native.mxfp4": "especialistas em MXFP4 (4,25 bits por peso: valores de 4 bits e uma escala de 8 bits a cada 32); atenção, roteador, embeddings e cabeça de saída em bf16",
-    "native.fp8_block": "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; cabeça de saída, normalizações e roteadores em bf16",
-    "native.fp8_block_embeddings": "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; embeddings, cabeça de saída, normalizações e roteador em bf16",
+    "native.mxfp4": (
+        "especialistas em MXFP4 (4,25 bits por peso: valores de 4 bits e uma escala de 8 bits a cada 32); atenção, "
+        "roteador, embeddings e cabeça de saída em bf16"
+    ),
+    "native.fp8_block": (
+        "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; cabeça de saída, normalizações e roteadores em bf16"
+    ),
+    "native.fp8_block_embeddings": (
+        "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; embeddings, cabeça de saída, normalizações e roteador "
+        "em bf16"
+    ),
 
     # velocidade e custo (speed/, render/speed.py)
     "speed.title": "Velocidade",
-    "speed.intro": "Estimada pelos bytes que cada token lê e pelos FLOPs que custa, ao ritmo que este motor alcança nesta placa em execuções publicadas; erro típico abaixo.",
+    "speed.intro": (
+        "Estimada pelos bytes que cada token lê e pelos FLOPs que custa, ao ritmo que este motor alcança nesta placa "
+        "em execuções publicadas; erro típico abaixo."
+    ),
     "speed.line": "Cerca de {decode} tokens/s por sequência, primeiro token em {ttft}.",
     "speed.line.no_ttft": "Cerca de {decode} tokens/s por sequência.",
     "speed.line.training": "Cerca de {tokens} tokens de treino/s, {step} por passo.",
@@ -777,29 +822,63 @@ PT: Mapping[str, str] = {
     "speed.value.usd_hour": "US${value} por hora",
     "speed.value.usd_million": "US${value} por milhão de tokens de saída",
     "speed.value.usd": "US${value}",
-    "speed.basis.memory": "Limitado pela memória: {bytes} lidos por passo a {share} de {bandwidth} GB/s, mais {fixed} ms de custo fixo por passo ({step} ms por token em média, {sequences} sequência(s) com cerca de {depth} tokens de contexto).",
-    "speed.basis.host_memory": "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram} GB/s, e {bytes} da GPU a {share} de {bandwidth} GB/s ({step} ms por token em média).",
-    "speed.basis.compute": "Limitado pela computação: {sequences} sequências por passo; ler os {bytes} dos pesos a {share} de {bandwidth} GB/s leva menos tempo que as multiplicações de matrizes ({step} ms por passo).",
-    "speed.basis.overhead": "Limitado por custos fixos: {fixed} ms por passo de lançamentos de kernels e sincronização, mais que ler {bytes} a {share} de {bandwidth} GB/s ({step} ms por token).",
-    "speed.basis.prefill": "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS (multiplicações {kernel}).",
+    "speed.basis.memory": (
+        "Limitado pela memória: {bytes} lidos por passo a {share} de {bandwidth} GB/s, mais {fixed} ms de custo fixo "
+        "por passo ({step} ms por token em média, {sequences} sequência(s) com cerca de {depth} tokens de contexto)."
+    ),
+    "speed.basis.host_memory": (
+        "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram} GB/s, e {bytes} da GPU a {share} de "
+        "{bandwidth} GB/s ({step} ms por token em média)."
+    ),
+    "speed.basis.compute": (
+        "Limitado pela computação: {sequences} sequências por passo; ler os {bytes} dos pesos a {share} de {bandwidth} "
+        "GB/s leva menos tempo que as multiplicações de matrizes ({step} ms por passo)."
+    ),
+    "speed.basis.overhead": (
+        "Limitado por custos fixos: {fixed} ms por passo de lançamentos de kernels e sincronização, mais que ler "
+        "{bytes} a {share} de {bandwidth} GB/s ({step} ms por token)."
+    ),
+    "speed.basis.prefill": (
+        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS (multiplicações {kernel})."
+    ),
     "speed.basis.engine": "Ritmos do {engine} ajustados a: {basis}.",
-    "speed.basis.training": "Passo: {flops} PFLOP para {tokens} tokens por réplica a {share} de utilização de FLOPs do modelo de {tflops} TFLOPS por GPU, em {gpus} GPU(s); ritmos ajustados a: {basis}.",
-    "speed.error": "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, {backend}).",
-    "speed.error.none": "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira.",
-    "speed.unknown_bandwidth": "Velocidade desconhecida: a largura de banda da memória desta placa não é conhecida. Informe-a (--gpu-bandwidth, em GB/s).",
-    "speed.unknown_tflops": "Velocidade do prompt desconhecida: os TFLOPS de 16 bits desta placa não são conhecidos. Informe-os (--gpu-tflops).",
+    "speed.basis.training": (
+        "Passo: {flops} PFLOP para {tokens} tokens por réplica a {share} de utilização de FLOPs do modelo de {tflops} "
+        "TFLOPS por GPU, em {gpus} GPU(s); ritmos ajustados a: {basis}."
+    ),
+    "speed.error": (
+        "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
+        "{backend})."
+    ),
+    "speed.error.none": (
+        "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira."
+    ),
+    "speed.unknown_bandwidth": (
+        "Velocidade desconhecida: a largura de banda da memória desta placa não é conhecida. Informe-a "
+        "(--gpu-bandwidth, em GB/s)."
+    ),
+    "speed.unknown_tflops": (
+        "Velocidade do prompt desconhecida: os TFLOPS de 16 bits desta placa não são conhecidos. Informe-os "
+        "(--gpu-tflops)."
+    ),
     "speed.unknown_layout": "Velocidade desconhecida: estas GPUs não rodam este arranjo.",
     "speed.chart.title": "Velocidade de geração conforme o tamanho do contexto",
-    "speed.chart.desc": "Tokens por segundo de uma sequência, de {low} com {seq} tokens de contexto a {high} no início.",
+    "speed.chart.desc": (
+        "Tokens por segundo de uma sequência, de {low} com {seq} tokens de contexto a {high} no início."
+    ),
     "speed.chart.x": "contexto (tokens)",
     "cost.price.given": "ao preço por GPU-hora informado",
     "cost.price.default": "a um preço de nuvem de {date} ({source}); informe o seu com --gpu-hour-price",
     "field.prompt_tokens.label": "Tokens do prompt",
     "field.prompt_tokens.help": "Tokens de cada prompt, para a velocidade; vazio: a sequência menos a saída.",
     "field.output_tokens.label": "Tokens de saída",
-    "field.output_tokens.help": "Tokens que cada sequência gera (256 se vazio). A sequência é no mínimo prompt + saída.",
+    "field.output_tokens.help": (
+        "Tokens que cada sequência gera (256 se vazio). A sequência é no mínimo prompt + saída."
+    ),
     "field.gpu_bandwidth.label": "Largura de banda da memória (GB/s)",
-    "field.gpu_bandwidth.help": "A da placa, se você souber melhor ou se ela não estiver na lista; vazio: a da própria placa.",
+    "field.gpu_bandwidth.help": (
+        "A da placa, se você souber melhor ou se ela não estiver na lista; vazio: a da própria placa."
+    ),
     "field.gpu_tflops.label": "TFLOPS de 16 bits",
     "field.gpu_tflops.help": "TFLOPS densos de tensor FP16/BF16; vazio: os da própria placa.",
     "field.ram_bandwidth.label": "Largura de banda da RAM do sistema (GB/s)",
@@ -809,8 +888,20 @@ PT: Mapping[str, str] = {
     "field.train_tokens.label": "Tokens de treino",
     "field.train_tokens.help": "Tokens que a execução processa (exemplos × tokens × épocas), para o tempo e o custo.",
     "legend.speed": "Velocidade e custo",
-    "speed.fit.llamacpp": "execuções do llama-bench de 2024-25 (tests/data/speed: as tabelas de Llama 3 de XiongjieDai, as discussões #4167 e #15013 de ggml-org/llama.cpp)",
-    "speed.fit.vllm": "nada ainda: as frações de largura de banda e de computação de uma decodificação com CUDA graphs são supostas, não ajustadas a execuções publicadas",
-    "speed.fit.transformers": "o generate do PyTorch em modo eager, 25,5 tokens/s para o Llama 2 7B numa A100 (pytorch.org, 'Accelerating Generative AI with PyTorch II: GPT, Fast')",
-    "speed.fit.training": "a tabela do README do torchtune com tokens/s de ajuste fino (Llama 3.1 8B numa RTX 4090 ou A6000, 70B em 8 A100)",
+    "speed.fit.llamacpp": (
+        "execuções do llama-bench de 2024-25 (tests/data/speed: as tabelas de Llama 3 de XiongjieDai, as discussões "
+        "#4167 e #15013 de ggml-org/llama.cpp)"
+    ),
+    "speed.fit.vllm": (
+        "nada ainda: as frações de largura de banda e de computação de uma decodificação com CUDA graphs são supostas, "
+        "não ajustadas a execuções publicadas"
+    ),
+    "speed.fit.transformers": (
+        "o generate do PyTorch em modo eager, 25,5 tokens/s para o Llama 2 7B numa A100 (pytorch.org, 'Accelerating "
+        "Generative AI with PyTorch II: GPT, Fast')"
+    ),
+    "speed.fit.training": (
+        "a tabela do README do torchtune com tokens/s de ajuste fino (Llama 3.1 8B numa RTX 4090 ou A6000, 70B em 8 "
+        "A100)"
+    ),
 }

@@ -124,7 +124,8 @@ def _attention_saved(model: ModelSpec, value_bytes: int, attention: Attention, s
             + e * v_storage  # v
             + FP32_BYTES * a  # log-sum-exp
             + e * a * d  # output
-            + (e * a * d if model.fused_qkv or model.block is Block.PHI else 0)  # Phi-3 and Phi copy the output before o_proj
+            # Phi-3 and Phi copy the output before o_proj
+            + (e * a * d if model.fused_qkv or model.block is Block.PHI else 0)
         )
     return (
         e * a * d  # q after rotary
@@ -218,7 +219,7 @@ def _window_mask_saved(model: ModelSpec, value_bytes: int, attention: Attention,
     e = value_bytes
     if attention is not Attention.FLASH or kind not in (AttentionKind.SLIDING, AttentionKind.CHUNKED):
         return 0
-    if kind is AttentionKind.SLIDING and model.sliding_window >= seq or (
+    if (kind is AttentionKind.SLIDING and model.sliding_window >= seq) or (
             kind is AttentionKind.CHUNKED and model.attention_chunk >= seq):
         return 0
     return e * seq + 2 * (model.heads - model.kv_heads) * model.head_dim * e
@@ -284,7 +285,8 @@ def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: 
     e = value_bytes
     groups = {key: count for key, _, count in model.layer_groups}
     sizes = {key: layer_activation_bytes_per_token(model, e, attention, seq, moe=key[1], kind=key[0])
-             + (_lora_delta(model, e, attention, lora_matrices, lora_rank, lora_dropout, adapter_value_bytes, moe=key[1])
+             + (_lora_delta(model, e, attention, lora_matrices, lora_rank, lora_dropout, adapter_value_bytes,
+                            moe=key[1])
                 if lora_matrices else 0)
              for key in groups}
     return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
@@ -313,7 +315,8 @@ def batch_shared_bytes(model: ModelSpec, value_bytes: int, seq: int) -> int:
         widths += 2 * model.layers * model.head_dim if model.qk_norm is not None else 0
         return rotary + FP32_BYTES * widths
     if model.norm_compute is NormCompute.LAYER_FP32:  # Cohere: weight.to(float32), once per norm
-        widths = (model.layers + 1) * model.hidden + (model.layers * (model.q_dim + model.kv_dim) if model.qk_norm is not None else 0)
+        widths = (model.layers + 1) * model.hidden
+        widths += model.layers * (model.q_dim + model.kv_dim) if model.qk_norm is not None else 0
         return rotary + FP32_BYTES * widths
     return rotary
 

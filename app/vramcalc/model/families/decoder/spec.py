@@ -230,7 +230,7 @@ class ModelSpec:
     @functools.cached_property
     def layer_keys(self) -> tuple[tuple[AttentionKind, bool], ...]:
         """Each layer's (attention kind, MoE or not): what its shapes depend on."""
-        return tuple(zip(self.kinds, self.moe_layers or (False,) * self.layers))
+        return tuple(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False))
 
     @property
     def moe_layer_count(self) -> int:

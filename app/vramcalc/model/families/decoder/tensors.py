@@ -89,7 +89,8 @@ def _attention(spec: ModelSpec, p: str) -> list[Tensor]:
         tensors += [Tensor(p + "attn_q_norm.weight", (spec.head_dim,), Role.NORM),
                     Tensor(p + "attn_k_norm.weight", (spec.head_dim,), Role.NORM)]
     elif spec.qk_norm is QkNorm.FULL:
-        tensors += [Tensor(p + "attn_q_norm.weight", (q,), Role.NORM), Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
+        tensors += [Tensor(p + "attn_q_norm.weight", (q,), Role.NORM),
+                    Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
     if spec.sinks:
         tensors.append(Tensor(p + "attn_sinks.weight", (spec.heads,), Role.NORM))
     return tensors
@@ -102,17 +103,18 @@ def _mla(spec: ModelSpec, p: str) -> list[Tensor]:
     q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
     bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
     if mla.q_lora_rank:
-        tensors = (_linear(p + "attn_q_a", mla.q_lora_rank, h, Role.ATTENTION, bias)
-                   + [Tensor(p + "attn_q_a_norm.weight", (mla.q_lora_rank,), Role.NORM)]
-                   + _linear(p + "attn_q_b", q_width, mla.q_lora_rank, Role.ATTENTION))
+        tensors = [*_linear(p + "attn_q_a", mla.q_lora_rank, h, Role.ATTENTION, bias),
+                   Tensor(p + "attn_q_a_norm.weight", (mla.q_lora_rank,), Role.NORM),
+                   *_linear(p + "attn_q_b", q_width, mla.q_lora_rank, Role.ATTENTION)]
     else:
         tensors = _linear(p + "attn_q", q_width, h, Role.ATTENTION)
-    return tensors + (
-        _linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, Role.ATTENTION, bias)
-        + [Tensor(p + "attn_kv_a_norm.weight", (mla.kv_lora_rank,), Role.NORM)]
-        + _linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION)
-        + _linear(p + "attn_output", h, a * mla.v_head_dim, Role.ATTENTION, bias)
-    )
+    return [
+        *tensors,
+        *_linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, Role.ATTENTION, bias),
+        Tensor(p + "attn_kv_a_norm.weight", (mla.kv_lora_rank,), Role.NORM),
+        *_linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION),
+        *_linear(p + "attn_output", h, a * mla.v_head_dim, Role.ATTENTION, bias),
+    ]
 
 
 def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
@@ -135,7 +137,8 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
 def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: Role = Role.MLP) -> list[Tensor]:
     h, bias = spec.hidden, spec.mlp_bias or spec.block is Block.GPT2
     if spec.block is Block.GPT2 or not spec.gated_mlp:
-        return _linear(f"{p}ffn_up{suffix}", width, h, role, bias) + _linear(f"{p}ffn_down{suffix}", h, width, role, bias)
+        return (_linear(f"{p}ffn_up{suffix}", width, h, role, bias)
+                + _linear(f"{p}ffn_down{suffix}", h, width, role, bias))
     return (
         _linear(f"{p}ffn_gate{suffix}", width, h, role, spec.mlp_bias)
         + _linear(f"{p}ffn_up{suffix}", width, h, role, spec.mlp_bias)
