@@ -81,6 +81,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "ram_bandwidth": ("90", {}),
     "gpu_hour_price": ("2.5", {}),
     "train_tokens": ("1000000", TRAINING),
+    "min_tokens_per_s": ("20", {}),
+    "max_run_hours": ("12", TRAINING),
 }
 
 

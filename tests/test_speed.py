@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from vramcalc.analysis.evaluate import estimate
-from vramcalc.inputs.parse import parse_machine, parse_workload
+from vramcalc.analysis.solve import fits
+from vramcalc.analysis.speed_answers import speed_answers
+from vramcalc.inputs.parse import parse_machine, parse_target, parse_workload
 from vramcalc.render.messages import ENGLISH
 from vramcalc.speed import cost_of, speed_of
 from vramcalc.speed.hardware import calibration
@@ -93,6 +95,38 @@ def test_the_sequence_holds_the_prompt_and_the_output():
     assert (workload.prompt, workload.output, workload.seq) == (9000, 1000, 10000)
     default = parse_workload({"seq": "4096"})
     assert default.prompt + default.output == 4096
+
+
+# ---------------------------------------------------------------- the reverse questions
+
+
+def test_the_fastest_format_that_fits_is_a_4_bit_one_that_fits():
+    workload = parse_workload(LLAMA)
+    answers = speed_answers(workload, parse_target({"gpu": "rtx-4090"}), Machine())
+    assert answers.fastest_format in ("iq4_xs", "q4_0", "q4_k_s", "q4_1")  # never below 4 bits
+    small = speed_answers(parse_workload({**LLAMA, "model": "llama-3.1-70b"}), parse_target({"gpu": "rtx-4090"}),
+                          Machine())
+    assert small.fastest_format is None  # no 4-bit 70B fits 24 GB
+
+
+def test_the_most_sequences_keep_the_speed_asked():
+    workload = parse_workload({**LLAMA, "seq": "4096", "prompt_tokens": "2048"})
+    target = parse_target({"gpu": "rtx-4090"})
+    answer = speed_answers(workload, target, Machine(min_tokens_per_s=20)).max_concurrency
+    assert answer and answer > 1
+    rate = speed_of(estimate(workload.but(parallel=answer)), target.gpu, 1, Machine()).decode_tokens_per_s
+    beyond = speed_of(estimate(workload.but(parallel=answer + 1)), target.gpu, 1, Machine()).decode_tokens_per_s
+    assert rate >= 20 and (beyond < 20 or not fits(workload.but(parallel=answer + 1), target))
+
+
+def test_the_fewest_gpus_finish_the_run_in_time():
+    workload = parse_workload({"model": "llama-3.1-8b", "mode": "training", "lora_rank": "16", "seq": "2048",
+                               "gpu": "h100-80gb"})
+    target = parse_target({"gpu": "h100-80gb"})
+    machine = Machine(train_tokens=10**9, max_run_hours=10)
+    count = speed_answers(workload, target, machine).min_gpus_for_run
+    hours = lambda n: 10**9 / speed_of(estimate(workload), target.gpu, n, machine).train_tokens_per_s / 3600  # noqa: E731
+    assert count and hours(count) <= 10 and (count == 1 or hours(count - 1) > 10)
 
 
 # ---------------------------------------------------------------- against published runs

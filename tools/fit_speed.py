@@ -2,6 +2,7 @@
 search on the median absolute log error of each group, and print the fitted values (--write stores them).
 
     PYTHONPATH=app python tools/fit_speed.py [--write]
+    PYTHONPATH=app python tools/fit_speed.py --fit-on xiongjiedai   # fit on those tables, test on the rest
 
 Fitted on every row tools/validate_speed.py predicts: the validation it then prints is in-sample, which
 docs/accuracy.md says; the held-out check is the split by era there (fit on one source, test on another)."""
@@ -41,8 +42,11 @@ def _set(rates: dict, path: tuple[str, ...], value: float) -> None:
     rates[path[-1]] = value
 
 
+FIT_ON = ""  # the tables fitted (validate_speed.rows' filter): all by default
+
+
 def loss() -> float:
-    found = validate_speed.results()
+    found = validate_speed.results(FIT_ON)
     groups: dict[str, list[float]] = {}
     for r in found:
         groups.setdefault(f"{r['group']} {r['kind']}", []).append(abs(math.log(1 + r["error"])))
@@ -51,6 +55,9 @@ def loss() -> float:
 
 
 def main() -> int:
+    global FIT_ON
+    if "--fit-on" in sys.argv:
+        FIT_ON = sys.argv[sys.argv.index("--fit-on") + 1]
     rates = hardware.calibration()["engines"]["llamacpp"]  # the cached dict: predictions read it
     best = loss()
     for _ in range(1):
@@ -68,6 +75,11 @@ def main() -> int:
                 _keep(path, chosen)
             print(".".join(path), _get(path), f"loss {best:.4f}", file=sys.stderr)
     print(json.dumps(rates, indent=2))
+    if FIT_ON:  # the rows not fitted: the held-out error
+        table = validate_speed.summary(validate_speed.results("!" + FIT_ON))
+        for name, s in table.items():
+            print(f"held out {name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}")
+        return 0
     if "--write" in sys.argv:
         data = json.loads(validate_speed.SPEED_JSON.read_text())
         data["engines"]["llamacpp"] = {key: _round(value) for key, value in rates.items()}

@@ -39,8 +39,11 @@ TEST = re.compile(r"(tg|pp)(\d+)")
 GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25}
 
 
-def rows() -> Iterator[tuple[str, Mapping[str, Any]]]:
+def rows(sources: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """The published rows, of the tables whose file name contains `sources` (a "!" before it: the others)."""
     for path in sorted(DATA.glob("*.json")):
+        if sources and (sources.removeprefix("!") in path.stem) == sources.startswith("!"):
+            continue
         for row in json.loads(path.read_text())["rows"]:
             yield path.stem, row
 
@@ -110,9 +113,9 @@ def predict(kind: str, values: Mapping[str, str], config: Mapping[str, object] |
             "train": speed.train_tokens_per_s}[kind]
 
 
-def results() -> list[dict[str, Any]]:
+def results(sources: str = "") -> list[dict[str, Any]]:
     out = []
-    for source, row in rows():
+    for source, row in rows(sources):
         found = case(row)
         if found is None:
             continue

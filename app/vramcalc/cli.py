@@ -22,6 +22,7 @@ from .analysis.evaluate import estimate
 from .analysis.fit import GpuFit, fit_all
 from .analysis.ranks import PerGpu, on_gpus, per_gpu
 from .analysis.solve import fits, solve
+from .analysis.speed_answers import speed_answers
 from .core.errors import ValidationError
 from .core.option import Kind, Option
 from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS
@@ -261,9 +262,11 @@ def fit_main(argv: Sequence[str]) -> int:
     breakdown = estimate(workload)
     total_bytes = breakdown.total_bytes
     try:
-        speed, cost = _speed(breakdown, target.count, parse_machine(values))
+        machine = parse_machine(values)
     except ValidationError as error:
         return _usage_error(error)
+    speed, cost = _speed(breakdown, target.count, machine)
+    answers = speed_answers(workload, target, machine)
     result = {
         "gpu": target.gpu.slug,
         "gpus": target.count,
@@ -279,6 +282,9 @@ def fit_main(argv: Sequence[str]) -> int:
         "best_kv_format": solution.best_kv_format,
         "speed": speed.as_json(),
         "cost": cost.as_json(),
+        "fastest_format": answers.fastest_format,
+        "max_concurrency": answers.max_concurrency,
+        "min_gpus_for_run": answers.min_gpus_for_run,
     }
     if args.json:
         print(json.dumps(result))
@@ -302,7 +308,7 @@ def fit_main(argv: Sequence[str]) -> int:
         none = ("not applicable: training keeps no KV cache" if key == "best_kv_format" and workload.is_training
                 else "none of this engine formats fits")
         lines.append(f"{label:<18}{result[key] or none}")
-    print("\n".join(lines) + speed_lines(present_speed(workload, speed, cost)))
+    print("\n".join(lines) + speed_lines(present_speed(workload, speed, cost, answers=answers, machine=machine)))
     return 0
 
 

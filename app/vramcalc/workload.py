@@ -20,6 +20,7 @@ from .training.recipes import compute_precision as training_compute
 # workspaces are up; 1 GiB is the middle of that range (reference.md §2.8).
 DEFAULT_OVERHEAD_BYTES = 1 * GIB
 DEFAULT_OUTPUT_TOKENS = 256  # a reply's length when only the sequence is given (speed)
+DEFAULT_MIN_TOKENS_PER_S = 10.0  # each user's speed the largest concurrency keeps: faster than people read
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -163,3 +164,5 @@ class Machine:
     ram_bandwidth_gb_s: float | None = None
     gpu_hour_usd: float | None = None
     train_tokens: int | None = None
+    min_tokens_per_s: float = DEFAULT_MIN_TOKENS_PER_S  # "the most sequences that each keep this speed"
+    max_run_hours: float | None = None  # "the fewest GPUs that finish the run within these hours"

@@ -243,6 +243,12 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="train_tokens", default="", group="speed", metavar="N",
            help="tokens a training run processes, for its time and cost", shown_when=_TRAINING,
            parse=optional(lambda t: parse_int("train_tokens", t, 1, MAX_TRAIN_TOKENS))),
+    Option(key="min_tokens_per_s", default="10", group="speed", metavar="N", shown_when=_INFERENCE,
+           help="the speed each sequence keeps in 'the most sequences' (default 10 tokens/s)",
+           parse=lambda t: parse_decimal("min_tokens_per_s", t, 0.1, 100_000.0)),
+    Option(key="max_run_hours", default="", group="speed", metavar="H", shown_when=_TRAINING,
+           help="hours a training run may take, for the fewest GPUs that finish it",
+           parse=optional(lambda t: parse_decimal("max_run_hours", t, 0.01, 1_000_000.0, low_inclusive=True))),
     # ---- the capacity table
     Option(key="vram", default="", group="capacity", metavar="GB",  # a memory size the user adds to the table
            help="add a row for this memory size (GB = 10^9 B)",

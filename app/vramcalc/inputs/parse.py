@@ -185,7 +185,9 @@ def parse_machine(values: Mapping[str, str], problems: list[ValidationError] | N
                    gpu_tflops=_checked_optional("gpu_tflops", fields["gpu_tflops"], float),
                    ram_bandwidth_gb_s=_checked_optional("ram_bandwidth", fields["ram_bandwidth"], float),
                    gpu_hour_usd=_checked_optional("gpu_hour_price", fields["gpu_hour_price"], float),
-                   train_tokens=_checked_optional("train_tokens", fields["train_tokens"], int))
+                   train_tokens=_checked_optional("train_tokens", fields["train_tokens"], int),
+                   min_tokens_per_s=_checked("min_tokens_per_s", fields["min_tokens_per_s"], float),
+                   max_run_hours=_checked_optional("max_run_hours", fields["max_run_hours"], float))
 
 
 def parse_capacity_query(values: Mapping[str, str]) -> CapacityQuery:

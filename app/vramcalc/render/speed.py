@@ -6,13 +6,14 @@ from __future__ import annotations
 import dataclasses
 
 from ..analysis.evaluate import estimate
+from ..analysis.speed_answers import SpeedAnswers, speed_answers
 from ..speed import Cost, Speed, cost_of, speed_of
 from ..speed.validation import expected_error
 from ..workload import Machine, Target, Workload
 from .messages import ENGLISH, Words
 
 FIGURES = ("ttft", "decode", "output", "prefill", "tpot", "step", "train", "mfu", "run", "cost_hour", "cost_tokens",
-           "cost_run")
+           "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run")
 """Every figure the page has a place for, in order (those that do not apply are hidden)."""
 CHART_WIDTH, CHART_HEIGHT = 320, 120
 
@@ -44,7 +45,8 @@ def _duration(seconds: float, words: Words) -> str:
     return words.message("speed.value.hours", value=_number(seconds / 3600))
 
 
-def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words = ENGLISH) -> SpeedView:
+def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words = ENGLISH,
+                  answers: SpeedAnswers | None = None, machine: Machine | None = None) -> SpeedView:
     def tokens_s(value: float) -> str:
         return words.message("speed.value.tokens_s", value=_number(value))
 
@@ -74,6 +76,17 @@ def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words 
                                                      value=f"{cost.usd_per_million_output_tokens:,.2f}")))
     if cost.run_usd is not None:
         figures.append(("cost_run", words.message("speed.value.usd", value=f"{cost.run_usd:,.0f}")))
+    if answers is not None and machine is not None and speed.unknown is None:
+        if not workload.is_training:
+            figures.append(("fastest_format", answers.fastest_format or words.message("answer.format_none")))
+            figures.append(("max_concurrency", words.message(
+                "speed.value.concurrency", count=f"{answers.max_concurrency:,}", rate=f"{machine.min_tokens_per_s:g}")
+                if answers.max_concurrency else words.message("speed.value.concurrency_none",
+                                                              rate=f"{machine.min_tokens_per_s:g}")))
+        elif machine.max_run_hours is not None and machine.train_tokens:
+            figures.append(("min_gpus_for_run", words.message(
+                "speed.value.gpus_for_run", count=answers.min_gpus_for_run, hours=f"{machine.max_run_hours:g}")
+                if answers.min_gpus_for_run else words.message("speed.value.gpus_for_run_none")))
     basis = [words.say(part) for part in speed.basis]
     if cost.price is not None:
         basis.append(words.say(cost.price))
@@ -111,12 +124,13 @@ def present_speed_for(workload: Workload, target: Target, machine: Machine | Non
     """The speed view of a workload on its target: what the page shows (and build.py prerenders)."""
     machine = machine or Machine()
     speed = speed_of(estimate(workload), target.gpu, target.count, machine)
-    return present_speed(workload, speed, cost_of(speed, target.gpu, target.count, machine), words=words)
+    return present_speed(workload, speed, cost_of(speed, target.gpu, target.count, machine), words=words,
+                         answers=speed_answers(workload, target, machine), machine=machine)
 
 
 def speed_lines(view: SpeedView) -> str:
     """The command line's speed section."""
     lines = ["", "speed:"]
-    lines += [f"  {label:<28}{value}" for _, label, value in view.figures]
+    lines += [f"  {label}: {value}" for _, label, value in view.figures]
     lines += [f"  {text}" for text in view.basis]
     return "\n".join(lines)

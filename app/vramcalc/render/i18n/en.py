@@ -862,4 +862,15 @@ EN: Mapping[str, str] = {
     "speed.fit.training": (
         "torchtune's README table of fine-tuning tokens/s (Llama 3.1 8B on one RTX 4090 or A6000, 70B on 8 A100s)"
     ),
+    "speed.figure.fastest_format": "Fastest weights that fit (4 bits or more)",
+    "speed.figure.max_concurrency": "Most sequences at the speed asked",
+    "speed.figure.min_gpus_for_run": "Fewest GPUs to finish in time",
+    "speed.value.concurrency": "{count} sequences at {rate} tokens/s or more each",
+    "speed.value.concurrency_none": "none: one sequence alone is slower than {rate} tokens/s",
+    "speed.value.gpus_for_run": "{count} GPUs finish it within {hours} h",
+    "speed.value.gpus_for_run_none": "none up to 1,024",
+    "field.min_tokens_per_s.label": "Speed each sequence keeps (tokens/s)",
+    "field.min_tokens_per_s.help": "For \"most sequences at this speed\" (default 10, about reading speed).",
+    "field.max_run_hours.label": "Hours the run may take",
+    "field.max_run_hours.help": "For \"fewest GPUs to finish in time\" (with the training tokens).",
 }

@@ -904,4 +904,15 @@ PT: Mapping[str, str] = {
         "a tabela do README do torchtune com tokens/s de ajuste fino (Llama 3.1 8B numa RTX 4090 ou A6000, 70B em 8 "
         "A100)"
     ),
+    "speed.figure.fastest_format": "Pesos mais rápidos que cabem (4 bits ou mais)",
+    "speed.figure.max_concurrency": "Mais sequências na velocidade pedida",
+    "speed.figure.min_gpus_for_run": "Menos GPUs para terminar a tempo",
+    "speed.value.concurrency": "{count} sequências a {rate} tokens/s ou mais cada",
+    "speed.value.concurrency_none": "nenhuma: uma sequência sozinha é mais lenta que {rate} tokens/s",
+    "speed.value.gpus_for_run": "{count} GPUs terminam em até {hours} h",
+    "speed.value.gpus_for_run_none": "nenhum até 1.024",
+    "field.min_tokens_per_s.label": "Velocidade que cada sequência mantém (tokens/s)",
+    "field.min_tokens_per_s.help": "Para \"mais sequências nesta velocidade\" (padrão 10, a velocidade de leitura).",
+    "field.max_run_hours.label": "Horas que a execução pode levar",
+    "field.max_run_hours.help": "Para \"menos GPUs para terminar a tempo\" (com os tokens de treino).",
 }

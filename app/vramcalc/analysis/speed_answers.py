@@ -1,0 +1,116 @@
+"""The reverse questions of speed: the fastest weight format that fits, the most sequences that each
+keep a given number of tokens/s, and the fewest GPUs that finish a training run within given hours."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import re
+
+from ..core.errors import ValidationError
+from ..engines import engine_for
+from ..inputs.options import parse_precision
+from ..inputs.parse import check_consistency
+from ..speed import speed_of
+from ..workload import Machine, Target, Workload
+from .evaluate import estimate
+from .solve import fits, max_batch, min_gpus, weight_ladder
+
+MAX_GPUS_FOR_RUN = 1024  # as min_gpus: beyond, "none"
+MIN_FASTEST_BITS = 4  # "the fastest format": 4-bit formats and wider (q4_k_s, iq4_xs, nf4, awq-int4; not q3_k_l)
+_GGUF_BITS = re.compile(r"i?q(\d)_")
+_NAMED_BITS = re.compile(r"(?:int|bpw:)(\d+(?:\.\d+)?)")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SpeedAnswers:
+    fastest_format: str | None = None  # inference: the format of the ladder that fits and decodes fastest
+    max_concurrency: int | None = None  # inference: the most sequences at >= min_tokens_per_s each
+    min_gpus_for_run: int | None = None  # training, with train_tokens and max_run_hours
+
+
+def _decode(workload: Workload, target: Target, machine: Machine) -> float:
+    assert workload.gpu is not None
+    return speed_of(estimate(workload), target.gpu, target.count, machine).decode_tokens_per_s or 0.0
+
+
+def _nominal_bits(name: str) -> float:
+    """The bits a format is named by: q3_k_l 3, iq4_xs 4, int2 2, bpw:3.5 3.5; 16 for the others
+    (every other GPU format stores 4 bits or more)."""
+    for pattern in (_GGUF_BITS, _NAMED_BITS):
+        match = pattern.match(name)
+        if match:
+            return float(match.group(1))
+    return 16.0
+
+
+def fastest_format(workload: Workload, target: Target, machine: Machine) -> str | None:
+    """Of the engine's formats named by at least MIN_FASTEST_BITS bits (the checkpoint's own first),
+    the one that fits and decodes fastest: fewer bytes read per token is faster, but not always
+    (llama.cpp's k-quants read more slowly per byte). Below 4 bits quality falls off, and the answer
+    would always be the smallest format: those are left to "the most precise weights that fit"."""
+    best: tuple[float, str] | None = None
+    for name in weight_ladder(workload):
+        if _nominal_bits(name) < MIN_FASTEST_BITS:
+            continue
+        with contextlib.suppress(ValidationError):
+            candidate = workload.but(precision=engine_for(workload.runtime).run_format(
+                workload.model, parse_precision(name), training=False))
+            check_consistency(candidate)
+            if fits(candidate, target):
+                rate = _decode(candidate, target, machine)
+                if best is None or rate > best[0]:
+                    best = (rate, name)
+    return None if best is None else best[1]
+
+
+def max_concurrency(workload: Workload, target: Target, machine: Machine, tokens_per_s: float) -> int | None:
+    """The most sequences decoded together that fit and still give each `tokens_per_s`: a step reads the
+    weights once for all of them, so each gets less as they grow (binary search: the rate only falls)."""
+    key = engine_for(workload.runtime).batch_key
+    memory_limit = max_batch(workload, target)
+    if memory_limit is None or _decode(workload.but(**{key: 1}), target, machine) < tokens_per_s:
+        return None
+    low, high = 1, memory_limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _decode(workload.but(**{key: middle}), target, machine) >= tokens_per_s:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def min_gpus_for_run(workload: Workload, target: Target, machine: Machine, hours: float) -> int | None:
+    """The fewest GPUs on which the training run fits and its `train_tokens` take at most `hours`."""
+    if not machine.train_tokens:
+        return None
+    start = min_gpus(workload, target)
+    if start is None:
+        return None
+    count = start
+    for _ in range(12):  # the time falls about as 1/GPUs: a guess, then the next counts up
+        if count > MAX_GPUS_FOR_RUN:
+            return None
+        try:
+            speed = speed_of(estimate(workload), target.gpu, count, machine)
+        except ValidationError:
+            speed = None
+        if speed is not None and speed.train_tokens_per_s and fits(workload, Target(gpu=target.gpu, count=count)):
+            taken = machine.train_tokens / speed.train_tokens_per_s / 3600
+            if taken <= hours:
+                return count
+            count = max(count + 1, math.ceil(count * taken / hours))
+        else:
+            count += 1
+    return None
+
+
+def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:
+    if workload.is_training:
+        hours = machine.max_run_hours
+        return SpeedAnswers(min_gpus_for_run=None if hours is None else min_gpus_for_run(
+            workload, target, machine, hours))
+    return SpeedAnswers(fastest_format=fastest_format(workload, target, machine),
+                        max_concurrency=max_concurrency(workload, target, machine, machine.min_tokens_per_s))
