@@ -98,8 +98,6 @@ def build(out: Path) -> None:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     env = environment()
-    for lang, folder in PAGE_DIRS.items():
-        render_page(env, out, lang, folder)
     shutil.copy2(ROOT / "app" / "main.py", out / "main.py")
     gzipped(precompiled(ENGINE_ZIP, ROOT / "app" / "vramcalc", leave_out=ENGINE_LEFT_OUT), out / f"{ENGINE_ZIP}.gz")
     log(f"main.py, {ENGINE_ZIP}.gz")
@@ -119,7 +117,18 @@ def build(out: Path) -> None:
         shutil.copy2(ROOT / "node_modules" / "@pyscript" / "core" / "dist" / name, pyscript / name)
     log("static/pyscript")
     write_snapshot_key(out)
+    for lang, folder in PAGE_DIRS.items():  # last: the pages say how many bytes Python's start downloads
+        render_page(env, out, lang, folder)
     write_service_worker(env, out)
+
+
+BOOT_FILES = ("main.py", f"{ENGINE_ZIP}.gz", "static/pyodide/*", "static/pyscript/*")
+"""What Python's start fetches (static/boot.js counts them as they arrive): the page shows their sum."""
+
+
+def boot_bytes(out: Path) -> int:
+    """The bytes of BOOT_FILES in the built site (as stored; a server that compresses sends fewer)."""
+    return sum(path.stat().st_size for pattern in BOOT_FILES for path in out.glob(pattern) if path.is_file())
 
 
 def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
@@ -156,6 +165,7 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         bar_width=BAR_WIDTH,
         capacity_columns=["FP16/BF16" if p is Precision.FP16 else p.value.upper() for p in COLUMNS],
         capacity_rows=capacity_rows,
+        boot_bytes=boot_bytes(out),
     )
     page_dir = out / folder
     page_dir.mkdir(parents=True, exist_ok=True)

@@ -28,3 +28,14 @@ def test_the_zips_ship_gzipped_bytecode_stored_uncompressed(site_dir):
         assert any(info.filename.endswith(".pyc") for info in infos), name
         assert not [info.filename for info in infos if info.filename.endswith(".py")], name
         assert {info.compress_type for info in infos} == {zipfile.ZIP_STORED}, name
+
+
+def test_the_page_says_how_many_bytes_pythons_start_downloads(site_dir):
+    """static/boot.js counts the boot files as they arrive against the total build.py wrote."""
+    import re
+
+    total = sum(p.stat().st_size for pattern in ("main.py", "vramcalc.zip.gz", "static/pyodide/*", "static/pyscript/*")
+                for p in site_dir.glob(pattern) if p.is_file())
+    for page in ("index.html", "pt/index.html"):
+        match = re.search(r'data-boot-bytes="(\d+)"', (site_dir / page).read_text(encoding="utf-8"))
+        assert match and int(match.group(1)) == total > 5_000_000, page

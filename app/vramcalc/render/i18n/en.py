@@ -873,4 +873,5 @@ EN: Mapping[str, str] = {
     "field.min_tokens_per_s.help": "For \"most sequences at this speed\" (default 10, about reading speed).",
     "field.max_run_hours.label": "Hours the run may take",
     "field.max_run_hours.help": "For \"fewest GPUs to finish in time\" (with the training tokens).",
+    "page.status.bytes": "{loaded} of {total} MB downloaded",
 }

@@ -915,4 +915,5 @@ PT: Mapping[str, str] = {
     "field.min_tokens_per_s.help": "Para \"mais sequências nesta velocidade\" (padrão 10, a velocidade de leitura).",
     "field.max_run_hours.label": "Horas que a execução pode levar",
     "field.max_run_hours.help": "Para \"menos GPUs para terminar a tempo\" (com os tokens de treino).",
+    "page.status.bytes": "{loaded} de {total} MB baixados",
 }
