@@ -222,7 +222,7 @@ def test_linear_attention_state_is_fp32_whatever_the_kv_format():
 def test_every_model_type_read_exactly_has_its_traits():
     """decoder/traits.py holds one record per model_type that sources/hf_config.py reads exactly."""
     from vramcalc.model.families.decoder.traits import DEFAULT, TRAINING_MEASURED_TYPES, TRAITS, traits
-    from vramcalc.sources.hf_config import READERS
+    from vramcalc.sources.readers import READERS
 
     assert set(TRAITS) == set(READERS)
     assert traits("no_such_type") is DEFAULT

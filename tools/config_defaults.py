@@ -21,7 +21,8 @@ import transformers
 from transformers import AutoConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "app"))
-from vramcalc.sources.hf_config import MEMORY_KEYS, READERS
+from vramcalc.sources.hf_config import MEMORY_KEYS
+from vramcalc.sources.readers import READERS
 
 OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "config_defaults.json"
 DERIVED = {"layer_types", "no_rope_layers", "moe_layers"}  # computed from other keys by the class

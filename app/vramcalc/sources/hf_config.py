@@ -12,8 +12,6 @@ naming the key.
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import functools
 import json
 import math
@@ -32,7 +30,18 @@ from ..model.families.decoder.spec import (
     Moe,
     Norm,
     NormCompute,
-    QkNorm,
+)
+from .readers import (
+    COMMON_KEYS,
+    EXPERTS_KEY,
+    MOE_KEYS,
+    READERS,
+    SLIDING_KEYS,
+    TEXT_ALIASES,
+    TEXT_TYPES,
+    MoeKeys,
+    Reader,
+    Sliding,
 )
 
 MAX_DIM = 1_000_000  # hidden, ffn, vocabulary: far above any real model
@@ -62,136 +71,6 @@ _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "interm
                "max_position_embeddings", "sliding_window")
 # Values that switch a feature off: such a key changes nothing, understood or not.
 _NEUTRAL_WHEN_OFF: tuple[object, ...] = (None, False, 0, [], {})
-
-
-class Sliding(enum.Enum):
-    """Which config keys say which layers attend to a sliding window (`_read_layers`)."""
-
-    ALL = "all"
-    """Every layer slides when `sliding_window` is set (Mistral, Mixtral, Phi-3)."""
-    QWEN = "qwen"
-    """Only when `use_sliding_window` is true, the layers from `max_window_layers` on (Qwen2/3, SmolLM3);
-    `layer_types` when given."""
-    TYPES = "types"
-    """`layer_types` when given, else every layer but each `sliding_window_pattern`-th (default
-    `Reader.pattern`): Gemma 2/3, Cohere 2, gpt-oss, Ministral."""
-
-
-class MoeKeys(enum.Enum):
-    """Which config keys describe the experts, and which layers have them (`_read_moe`)."""
-
-    MIXTRAL = "mixtral"
-    """`num_local_experts` experts of `intermediate_size` in every layer, no shared expert (Mixtral, PhiMoE)."""
-    QWEN = "qwen"
-    """`num_experts` of `moe_intermediate_size`, an optional gated shared expert of
-    `shared_expert_intermediate_size`, MoE every `decoder_sparse_step` layers but `mlp_only_layers`."""
-    DEEPSEEK = "deepseek"
-    """`n_routed_experts` of `moe_intermediate_size` plus `n_shared_experts` of that width, dense for the
-    first `first_k_dense_replace` layers then every `moe_layer_freq`-th (DeepSeek-V2/V3, Kimi K2, GLM-4-MoE)."""
-    GPT_OSS = "gpt_oss"
-    """`num_local_experts` (`experts_per_token` per token) in every layer, with router and expert biases."""
-    LLAMA4 = "llama4"
-    """`num_local_experts` of `intermediate_size` plus a shared expert of that width, in every
-    `interleave_moe_layer_step`-th layer (or `moe_layers`); dense layers are `intermediate_size_mlp` wide."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Reader:
-    """How one model_type maps onto the ModelSpec: data, read by `_read_decoder`."""
-
-    block: Block = Block.LLAMA
-    norm: Norm = Norm.RMS
-    norms_per_layer: int = 2
-    compute: NormCompute = NormCompute.RMS
-    post_norms: bool = False
-    qkv_bias: bool | None = None  # None: from `attention_bias`
-    o_bias: bool | None = None  # a bias on the attention output projection; None: from `attention_bias`
-    mlp_bias: bool = False
-    reads_mlp_bias: bool = False  # `mlp_bias` adds biases to the dense and shared-expert MLPs
-    head_bias: bool = False
-    gated_mlp: bool = True
-    fused_qkv: bool = False
-    qk_norm: QkNorm | None = None  # the q/k norm the model type has
-    qk_norm_switched: bool = False  # the q/k norm is there only when the config's `use_qk_norm` is true
-    attention_gate: bool = False
-    sinks: bool = False
-    softcap: bool = False
-    tie_default: bool = False
-    sliding: Sliding | None = None  # how sliding layers are chosen; None: no sliding layers
-    pattern: int = 0  # sliding layers: every layer except each pattern-th (Gemma 3: 6, Cohere 2: 4, Gemma 2: 2)
-    moe: MoeKeys | None = None  # how the experts are read; None: a dense model
-    mla: bool = False
-    linear: bool = False
-    chunked: bool = False
-    extra: frozenset[str] = frozenset()  # other keys this reader understands
-
-
-_COMMON = frozenset({
-    "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
-    "vocab_size", "tie_word_embeddings", "max_position_embeddings", "attention_bias", "partial_rotary_factor",
-})
-_MOE_KEYS = {
-    MoeKeys.MIXTRAL: {"num_local_experts", "num_experts_per_tok"},
-    MoeKeys.QWEN: {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
-             "decoder_sparse_step", "mlp_only_layers"},
-    MoeKeys.DEEPSEEK: {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
-                 "first_k_dense_replace", "moe_layer_freq"},
-    MoeKeys.GPT_OSS: {"num_local_experts", "num_experts_per_tok", "experts_per_token"},
-    MoeKeys.LLAMA4: {"num_local_experts", "num_experts_per_tok", "interleave_moe_layer_step", "intermediate_size_mlp",
-               "moe_layers"},
-}
-_EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts", MoeKeys.DEEPSEEK: "n_routed_experts",
-                MoeKeys.GPT_OSS: "num_local_experts", MoeKeys.LLAMA4: "num_local_experts"}
-_SLIDING_KEYS = {
-    Sliding.ALL: {"sliding_window", "layer_types"},
-    Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
-    Sliding.TYPES: {"sliding_window", "layer_types", "sliding_window_pattern"},
-}
-
-READERS: Mapping[str, Reader] = {
-    "gpt2": Reader(block=Block.GPT2),  # read by _read_gpt2
-    "llama": Reader(reads_mlp_bias=True),
-    "granite": Reader(reads_mlp_bias=True),
-    "smollm3": Reader(sliding=Sliding.QWEN, reads_mlp_bias=True),
-    "mistral": Reader(sliding=Sliding.ALL, qkv_bias=False, o_bias=False),  # attention_bias is ignored
-    "ministral": Reader(sliding=Sliding.TYPES, qkv_bias=False, o_bias=False),
-    "ministral3": Reader(sliding=Sliding.TYPES, qkv_bias=False, o_bias=False),
-    "mixtral": Reader(sliding=Sliding.ALL, moe=MoeKeys.MIXTRAL, qkv_bias=False, o_bias=False),
-    "qwen2": Reader(qkv_bias=True, o_bias=False, sliding=Sliding.QWEN),
-    "qwen2_moe": Reader(qkv_bias=True, o_bias=False, sliding=Sliding.QWEN, moe=MoeKeys.QWEN),
-    "qwen3": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN),
-    "qwen3_moe": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN, moe=MoeKeys.QWEN),
-    "qwen3_next": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True,
-                         compute=NormCompute.RMS_FP32),
-    "deepseek_v2": Reader(mla=True, moe=MoeKeys.DEEPSEEK, reads_mlp_bias=True),
-    "deepseek_v3": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
-    "kimi_k2": Reader(mla=True, moe=MoeKeys.DEEPSEEK),  # DeepSeek-V3's architecture under its own name
-    "glm4_moe": Reader(qk_norm=QkNorm.HEAD, qk_norm_switched=True, moe=MoeKeys.DEEPSEEK, o_bias=False),
-    "gemma": Reader(tie_default=True, compute=NormCompute.RMS_FP32),
-    "gemma2": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, softcap=True,
-                     tie_default=True, sliding=Sliding.TYPES, pattern=2),
-    "gemma3_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
-                          softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=6),
-    "gpt_oss": Reader(compute=NormCompute.RMS_FP32, qkv_bias=True, o_bias=True, sinks=True, sliding=Sliding.TYPES,
-                      pattern=2, moe=MoeKeys.GPT_OSS),
-    "llama4_text": Reader(moe=MoeKeys.LLAMA4, chunked=True, qk_norm=QkNorm.L2,
-                          qk_norm_switched=True),  # an L2 q/k norm without weights, on RoPE layers
-    "phi": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=1, qkv_bias=True,
-                  o_bias=True, mlp_bias=True, head_bias=True, gated_mlp=False, extra=frozenset({"qk_layernorm"})),
-    "phi3": Reader(fused_qkv=True, sliding=Sliding.ALL, qkv_bias=False, o_bias=False),
-    "phimoe": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, sliding=Sliding.ALL, moe=MoeKeys.MIXTRAL,
-                     extra=frozenset({"lm_head_bias"})),
-    "olmo2": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True),
-    "cohere": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, qk_norm=QkNorm.FULL,
-                     qk_norm_switched=True, tie_default=True),
-    "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, tie_default=True,
-                      sliding=Sliding.TYPES, pattern=4),
-}
-# Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
-TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2",
-              "qwen2_vl": "qwen2"}
-# The model_type a multimodal config's text_config may carry, read as the language model it is.
-TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2"}
 
 
 @functools.cache
@@ -254,11 +133,11 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
 
 
 def _understood(reader: Reader) -> frozenset[str]:
-    keys = set(_COMMON) | reader.extra | ({"mlp_bias"} if reader.reads_mlp_bias else set())
+    keys = set(COMMON_KEYS) | reader.extra | ({"mlp_bias"} if reader.reads_mlp_bias else set())
     if reader.moe is not None:
-        keys |= _MOE_KEYS[reader.moe]
+        keys |= MOE_KEYS[reader.moe]
     if reader.sliding is not None:
-        keys |= _SLIDING_KEYS[reader.sliding]
+        keys |= SLIDING_KEYS[reader.sliding]
     if reader.mla:
         keys |= {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
                  "num_nextn_predict_layers"}
@@ -396,7 +275,7 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
     kind = reader.moe
     if kind is None:
         return None, (), ffn
-    experts_key = _EXPERTS_KEY[kind]
+    experts_key = EXPERTS_KEY[kind]
     experts = _int(config, experts_key, 0, MAX_EXPERTS, default=0)
     if experts == 0:
         return None, (), ffn
