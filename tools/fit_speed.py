@@ -76,7 +76,8 @@ def main() -> int:
             print(".".join(path), _get(path), f"loss {best:.4f}", file=sys.stderr)
     print(json.dumps(rates, indent=2))
     if FIT_ON:  # the rows not fitted: the held-out error
-        table = validate_speed.summary(validate_speed.results("!" + FIT_ON))
+        held_out = FIT_ON[1:] if FIT_ON.startswith("!") else "!" + FIT_ON
+        table = validate_speed.summary(validate_speed.results(held_out))
         for name, s in table.items():
             print(f"held out {name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}")
         return 0
