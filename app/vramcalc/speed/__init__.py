@@ -121,7 +121,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, stages: int
         peak = card.compute("fp8" if first.kernel == "fp8" else "16-bit") or 0.0
         basis.append(phrase("speed.basis.prefill", tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
                             share=_percent(compute_share(rates, card, first.kernel)), tflops=_tflops(peak),
-                            kernel=first.kernel))
+                            kernel=phrase(f"speed.kernel.{first.kernel}")))
     else:
         basis.append(phrase("speed.unknown_tflops"))
     basis.append(phrase("speed.basis.engine", engine=workload.runtime.value, basis=phrase(rates["basis"])))

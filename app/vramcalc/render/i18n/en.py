@@ -874,4 +874,7 @@ EN: Mapping[str, str] = {
     "field.max_run_hours.label": "Hours the run may take",
     "field.max_run_hours.help": "For \"fewest GPUs to finish in time\" (with the training tokens).",
     "page.status.bytes": "{loaded} of {total} MB downloaded",
+    "speed.kernel.16-bit": "16-bit",
+    "speed.kernel.fp8": "FP8",
+    "speed.kernel.quantised": "quantised",
 }

@@ -916,4 +916,7 @@ PT: Mapping[str, str] = {
     "field.max_run_hours.label": "Horas que a execução pode levar",
     "field.max_run_hours.help": "Para \"menos GPUs para terminar a tempo\" (com os tokens de treino).",
     "page.status.bytes": "{loaded} de {total} MB baixados",
+    "speed.kernel.16-bit": "de 16 bits",
+    "speed.kernel.fp8": "FP8",
+    "speed.kernel.quantised": "quantizadas",
 }
