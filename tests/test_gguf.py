@@ -8,7 +8,8 @@ import pytest
 
 from vramcalc.core.errors import ValidationError
 from vramcalc.core.units import GIB
-from vramcalc.formats.gguf import FTYPES, GGML_TYPES, GgufTensor, describe, file_bytes, plan_bytes, quantize_plan
+from vramcalc.formats.ggml_types import FTYPES, GGML_TYPES
+from vramcalc.formats.gguf import GgufTensor, describe, file_bytes, plan_bytes, quantize_plan
 
 # meta-llama/Llama-3.1-8B config.json
 LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, FFN, VOCAB = 32, 4096, 32, 8, 128, 14336, 128256
