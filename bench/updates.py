@@ -1,7 +1,7 @@
 """What the engine spends per change of the page's form, in CPython: the work main.py's update asks of it
 (parse, estimate and present the breakdown, the reverse answers and charts, the capacity table).
 
-    python3 bench/updates.py [--fresh] [--app DIR]
+    python3 bench/updates.py [--fresh] [--speed] [--app DIR]
 
 The same changes as bench/page.py's fresh-value run: in each mode (inference on each engine, full
 fine-tuning, LoRA) 100 changes across the form's main controls. Without --fresh the values cycle
@@ -33,7 +33,7 @@ MODES = {
 }
 
 
-def run(setup: dict, steps: list, changes: int, fresh: bool, offset: int = 0) -> list[float]:
+def run(setup: dict, steps: list, changes: int, fresh: bool, offset: int = 0, speed: bool = False) -> list[float]:
     from vramcalc import DEFAULTS, ValidationError, estimate, parse_workload
     from vramcalc.engines.layouts import resolve_layout
     from vramcalc.inputs.parse import parse_capacity_query, parse_target
@@ -70,6 +70,11 @@ def run(setup: dict, steps: list, changes: int, fresh: bool, offset: int = 0) ->
             if query != shown.get("query"):
                 present_capacity(query)
                 shown["query"] = query
+            if speed and (workload, target) != shown.get("speed"):
+                from vramcalc.inputs.parse import parse_machine
+                from vramcalc.render.speed import present_speed_for
+                present_speed_for(workload, target, parse_machine(values))
+                shown["speed"] = (workload, target)
         except ValidationError:
             pass  # the page shows the error: also a change the user waits for
         times.append((time.process_time() - start) * 1000)
@@ -80,13 +85,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fresh", action="store_true")
     parser.add_argument("--app", default=str(Path(__file__).resolve().parent.parent / "app"))
+    parser.add_argument("--speed", action="store_true", help="also the Speed section (speed/, since issue 24)")
     args = parser.parse_args()
     sys.path.insert(0, args.app)
     every = []
     for name, (setup, extra) in MODES.items():
         steps = COMMON + extra
-        run(setup, steps, 16, args.fresh, offset=1000)  # the models' own caches, as a page in use has them
-        times = run(setup, steps, 100, args.fresh)
+        run(setup, steps, 16, args.fresh, offset=1000, speed=args.speed)  # the caches a page in use has
+        times = run(setup, steps, 100, args.fresh, speed=args.speed)
         every += times
         print(f"{name:13} median {statistics.median(times):6.1f} ms  p95 {sorted(times)[94]:6.1f} ms"
               f"  max {max(times):7.1f} ms")

@@ -168,3 +168,14 @@ def test_every_published_row_names_its_source():
     for path in validate_speed.DATA.glob("*.json"):
         data = json.loads(path.read_text())
         assert data["source"] and all(row.get("quoted") for row in data["rows"]), path.name
+
+
+def test_a_run_that_does_not_fit_says_so_before_its_speed():
+    from vramcalc.render.speed import present_speed_for
+
+    workload = parse_workload({**LLAMA, "model": "llama-3.1-70b"})
+    view = present_speed_for(workload, parse_target({"gpu": "rtx-4090"}), Machine())
+    assert view.basis[0].startswith("It does not fit")
+    assert "does not fit" in dict((key, value) for key, _, value in view.figures)["max_concurrency"]
+    fitting = present_speed_for(parse_workload(LLAMA), parse_target({"gpu": "rtx-4090"}), Machine())
+    assert not any("does not fit" in line for line in fitting.basis)

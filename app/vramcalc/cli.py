@@ -38,7 +38,7 @@ from .render.view import present_capacity
 from .sources import catalog
 from .sources.gpus import load_gpus
 from .speed import Cost, Speed, cost_of, speed_of
-from .workload import Machine
+from .workload import Machine, Target
 
 EXIT_USAGE = 2
 
@@ -226,8 +226,11 @@ def breakdown_main(argv: Sequence[str]) -> int:
     elif args.markdown:
         print(to_markdown(breakdown, gpus), end="")
     else:
+        card = breakdown.workload.gpu
+        assert card is not None
+        answers = speed_answers(breakdown.workload, Target(gpu=card, count=gpus), machine)
         print(to_table(on_gpus(breakdown, gpus), gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else "")
-              + speed_lines(present_speed(breakdown.workload, speed, cost)))
+              + speed_lines(present_speed(breakdown.workload, speed, cost, answers=answers, machine=machine)))
     return 0
 
 

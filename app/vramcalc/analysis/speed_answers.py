@@ -12,7 +12,7 @@ from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
-from ..speed import speed_of
+from ..speed import decode_rate, speed_of
 from ..workload import Machine, Target, Workload
 from .evaluate import estimate
 from .solve import fits, max_batch, min_gpus, weight_ladder
@@ -28,11 +28,11 @@ class SpeedAnswers:
     fastest_format: str | None = None  # inference: the format of the ladder that fits and decodes fastest
     max_concurrency: int | None = None  # inference: the most sequences at >= min_tokens_per_s each
     min_gpus_for_run: int | None = None  # training, with train_tokens and max_run_hours
+    fits: bool = True  # the workload as set fits the target (else its speeds are of a run that cannot start)
 
 
 def _decode(workload: Workload, target: Target, machine: Machine) -> float:
-    assert workload.gpu is not None
-    return speed_of(estimate(workload), target.gpu, target.count, machine).decode_tokens_per_s or 0.0
+    return decode_rate(estimate(workload), target.gpu, target.count, machine) or 0.0
 
 
 def _nominal_bits(name: str) -> float:
@@ -108,9 +108,10 @@ def min_gpus_for_run(workload: Workload, target: Target, machine: Machine, hours
 
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:
+    now = fits(workload, target)
     if workload.is_training:
         hours = machine.max_run_hours
-        return SpeedAnswers(min_gpus_for_run=None if hours is None else min_gpus_for_run(
+        return SpeedAnswers(fits=now, min_gpus_for_run=None if hours is None else min_gpus_for_run(
             workload, target, machine, hours))
-    return SpeedAnswers(fastest_format=fastest_format(workload, target, machine),
+    return SpeedAnswers(fits=now, fastest_format=fastest_format(workload, target, machine),
                         max_concurrency=max_concurrency(workload, target, machine, machine.min_tokens_per_s))

@@ -81,13 +81,16 @@ def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words 
             figures.append(("fastest_format", answers.fastest_format or words.message("answer.format_none")))
             figures.append(("max_concurrency", words.message(
                 "speed.value.concurrency", count=f"{answers.max_concurrency:,}", rate=f"{machine.min_tokens_per_s:g}")
-                if answers.max_concurrency else words.message("speed.value.concurrency_none",
-                                                              rate=f"{machine.min_tokens_per_s:g}")))
+                if answers.max_concurrency else words.message(
+                    "speed.value.concurrency_none" if answers.fits else "speed.value.concurrency_no_fit",
+                    rate=f"{machine.min_tokens_per_s:g}")))
         elif machine.max_run_hours is not None and machine.train_tokens:
             figures.append(("min_gpus_for_run", words.message(
                 "speed.value.gpus_for_run", count=answers.min_gpus_for_run, hours=f"{machine.max_run_hours:g}")
                 if answers.min_gpus_for_run else words.message("speed.value.gpus_for_run_none")))
     basis = [words.say(part) for part in speed.basis]
+    if answers is not None and not answers.fits:  # first and loudly: these are speeds of a run that cannot start
+        basis.insert(0, words.message("speed.not_fit"))
     if cost.price is not None:
         basis.append(words.say(cost.price))
     if speed.unknown is not None:

@@ -102,6 +102,23 @@ def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) ->
     return _inference(breakdown, card, machine, layout.pp, layout.tp, layout.dp)
 
 
+def decode_rate(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> float | None:
+    """One sequence's tokens/s, as `speed_of` says it, without the prompt, the chart or the words: what the
+    reverse answers search over (None when the card's bandwidth or the layout is unknown)."""
+    workload = breakdown.workload
+    card = device(gpu, machine)
+    if card.bandwidth is None or workload.is_training:
+        return None
+    try:
+        layout = resolve_layout(workload, gpus)
+    except ValidationError:
+        return None
+    placement = placement_of(breakdown, layout.pp, layout.tp)
+    mean, _ = mean_step(breakdown, card, machine, placement, batch=workload.sequences, prompt=workload.prompt,
+                        output=workload.output)
+    return 1 / mean
+
+
 def _inference(breakdown: Breakdown, card: Device, machine: Machine, stages: int, tp: int, replicas: int) -> Speed:
     workload = breakdown.workload
     prompt, output, sequences = workload.prompt, workload.output, workload.sequences
@@ -177,4 +194,4 @@ def run_hours(speed: Speed, machine: Machine) -> float | None:
     return None
 
 
-__all__ = ["Cost", "Machine", "Speed", "cost_of", "run_hours", "speed_of"]
+__all__ = ["Cost", "Machine", "Speed", "cost_of", "decode_rate", "run_hours", "speed_of"]

@@ -59,8 +59,12 @@ def calibration() -> Mapping[str, Any]:
 
 
 def engine_rates(runtime: Runtime) -> Mapping[str, Any]:
-    rates: Mapping[str, Any] = calibration()["engines"][runtime.value]
-    return rates
+    """The engine's shares and fixed costs; an engine with none of its own yet takes transformers' (its
+    basis then says they were not fitted to it): a new engine is one module and one registry line."""
+    engines: Mapping[str, Mapping[str, Any]] = calibration()["engines"]
+    if runtime.value in engines:
+        return engines[runtime.value]
+    return {**engines["transformers"], "basis": "speed.fit.none"}
 
 
 def _memory(gpu: GpuSpec) -> Memory:

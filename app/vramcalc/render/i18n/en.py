@@ -877,4 +877,7 @@ EN: Mapping[str, str] = {
     "speed.kernel.16-bit": "16-bit",
     "speed.kernel.fp8": "FP8",
     "speed.kernel.quantised": "quantised",
+    "speed.fit.none": "nothing: this engine has no rates of its own yet, so transformers' are used",
+    "speed.not_fit": "It does not fit these GPUs: these speeds are those it would have if it did.",
+    "speed.value.concurrency_no_fit": "none: one sequence does not fit",
 }

@@ -919,4 +919,7 @@ PT: Mapping[str, str] = {
     "speed.kernel.16-bit": "de 16 bits",
     "speed.kernel.fp8": "FP8",
     "speed.kernel.quantised": "quantizadas",
+    "speed.fit.none": "nada: este motor ainda não tem ritmos próprios, então os do transformers são usados",
+    "speed.not_fit": "Não cabe nestas GPUs: estas velocidades são as que teria se coubesse.",
+    "speed.value.concurrency_no_fit": "nenhuma: uma sequência não cabe",
 }
