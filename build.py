@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT / "app"))
 
 from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
 from vramcalc.analysis.capacity import COLUMNS  # noqa: E402
+from vramcalc.analysis.speed_answers import evaluate_speed  # noqa: E402
 from vramcalc.core.dtypes import KV_FORMATS, Precision  # noqa: E402
 from vramcalc.formats.weights import WEIGHT_FORMAT_GROUPS  # noqa: E402
 from vramcalc.inputs.options import CUSTOM_KEYS, OPTION  # noqa: E402
@@ -32,11 +33,12 @@ from vramcalc.render.charts import BOX  # noqa: E402
 from vramcalc.render.messages import GUIDE_ENTRIES, Words  # noqa: E402
 from vramcalc.render.rank import BAR_WIDTH  # noqa: E402
 from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
-from vramcalc.render.speed import present_speed_for  # noqa: E402
+from vramcalc.render.speed import present_speed  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target, rank_rows  # noqa: E402
 from vramcalc.sources import catalog  # noqa: E402
 from vramcalc.sources.gpus import load_apple, load_gpus  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
+from vramcalc.workload import Machine  # noqa: E402
 
 # python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
@@ -159,7 +161,7 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         view=present(estimate(workload), words=words),
         target=target,
         rank_rows=rank_rows(target, words=words),
-        speed=present_speed_for(workload, parse_target({}), words=words),
+        speed=present_speed(workload, evaluate_speed(workload, parse_target({}), Machine()), words=words),
         speed_keys=SPEED_FIGURES,
         chart_box=BOX,
         bar_width=BAR_WIDTH,

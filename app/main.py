@@ -36,6 +36,7 @@ sys.path.insert(0, engine_zip())
 import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
 from vramcalc.analysis.fit import fit_all  # noqa: E402
+from vramcalc.analysis.speed_answers import evaluate_speed  # noqa: E402
 from vramcalc.engines.layouts import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
 from vramcalc.inputs.link import decode, encode  # noqa: E402
@@ -45,7 +46,7 @@ from vramcalc.render import catalog as catalog_words  # noqa: E402
 from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.render.messages import Words  # noqa: E402
 from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
-from vramcalc.render.speed import present_speed_for  # noqa: E402
+from vramcalc.render.speed import present_speed  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
 from vramcalc.sources import catalog  # noqa: E402
 from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
@@ -400,7 +401,7 @@ def redraw():
     mark_stale("speed", workload is None or target is None or machine is None)
     if workload is not None and target is not None and machine is not None and (
             workload, target, machine) != state["shown"].get("speed"):
-        render_speed(timed(lambda: present_speed_for(workload, target, machine, words=WORDS)))
+        render_speed(timed(lambda: present_speed(workload, evaluate_speed(workload, target, machine), words=WORDS)))
         state["shown"]["speed"] = (workload, target, machine)
     if query is not None and query != state["shown"]["capacity"]:
         render_capacity(*timed(lambda: present_capacity(query, words=WORDS)))

@@ -71,9 +71,10 @@ def run(setup: dict, steps: list, changes: int, fresh: bool, offset: int = 0, sp
                 present_capacity(query)
                 shown["query"] = query
             if speed and (workload, target) != shown.get("speed"):
+                from vramcalc.analysis.speed_answers import evaluate_speed
                 from vramcalc.inputs.parse import parse_machine
-                from vramcalc.render.speed import present_speed_for
-                present_speed_for(workload, target, parse_machine(values))
+                from vramcalc.render.speed import present_speed
+                present_speed(workload, evaluate_speed(workload, target, parse_machine(values)))
                 shown["speed"] = (workload, target)
         except ValidationError:
             pass  # the page shows the error: also a change the user waits for

@@ -171,7 +171,11 @@ def test_every_published_row_names_its_source():
 
 
 def test_a_run_that_does_not_fit_says_so_before_its_speed():
-    from vramcalc.render.speed import present_speed_for
+    from vramcalc.analysis.speed_answers import evaluate_speed
+    from vramcalc.render.speed import present_speed
+
+    def present_speed_for(workload, target, machine):
+        return present_speed(workload, evaluate_speed(workload, target, machine))
 
     workload = parse_workload({**LLAMA, "model": "llama-3.1-70b"})
     view = present_speed_for(workload, parse_target({"gpu": "rtx-4090"}), Machine())

@@ -22,7 +22,7 @@ from .analysis.evaluate import estimate
 from .analysis.fit import GpuFit, fit_all
 from .analysis.ranks import PerGpu, on_gpus, per_gpu
 from .analysis.solve import fits, solve
-from .analysis.speed_answers import speed_answers
+from .analysis.speed_answers import evaluate_speed
 from .core.errors import ValidationError
 from .core.option import Kind, Option
 from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS
@@ -218,6 +218,8 @@ def breakdown_main(argv: Sequence[str]) -> int:
     except ValidationError as error:
         return _usage_error(error)
     gpu_fits = fit_all(breakdown)
+    card = breakdown.workload.gpu
+    assert card is not None  # parse_workload always sets the card
     speed, cost = _speed(breakdown, gpus, machine)
     if args.json:
         print(json.dumps(to_json(breakdown, gpu_fits, gpus, speed=speed, cost=cost)))
@@ -226,11 +228,9 @@ def breakdown_main(argv: Sequence[str]) -> int:
     elif args.markdown:
         print(to_markdown(breakdown, gpus), end="")
     else:
-        card = breakdown.workload.gpu
-        assert card is not None
-        answers = speed_answers(breakdown.workload, Target(gpu=card, count=gpus), machine)
+        result = evaluate_speed(breakdown.workload, Target(gpu=card, count=gpus), machine)
         print(to_table(on_gpus(breakdown, gpus), gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else "")
-              + speed_lines(present_speed(breakdown.workload, speed, cost, answers=answers, machine=machine)))
+              + speed_lines(present_speed(breakdown.workload, result)))
     return 0
 
 
@@ -268,8 +268,8 @@ def fit_main(argv: Sequence[str]) -> int:
         machine = parse_machine(values)
     except ValidationError as error:
         return _usage_error(error)
-    speed, cost = _speed(breakdown, target.count, machine)
-    answers = speed_answers(workload, target, machine)
+    timing = evaluate_speed(workload, target, machine)
+    speed, cost, answers = timing.speed, timing.cost, timing.answers
     result = {
         "gpu": target.gpu.slug,
         "gpus": target.count,
@@ -311,7 +311,7 @@ def fit_main(argv: Sequence[str]) -> int:
         none = ("not applicable: training keeps no KV cache" if key == "best_kv_format" and workload.is_training
                 else "none of this engine formats fits")
         lines.append(f"{label:<18}{result[key] or none}")
-    print("\n".join(lines) + speed_lines(present_speed(workload, speed, cost, answers=answers, machine=machine)))
+    print("\n".join(lines) + speed_lines(present_speed(workload, timing)))
     return 0
 
 

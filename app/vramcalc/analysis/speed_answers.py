@@ -12,7 +12,7 @@ from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
-from ..speed import decode_rate, speed_of
+from ..speed import Cost, Speed, cost_of, decode_rate, speed_of
 from ..workload import Machine, Target, Workload
 from .evaluate import estimate
 from .solve import fits, max_batch, min_gpus, weight_ladder
@@ -105,6 +105,23 @@ def min_gpus_for_run(workload: Workload, target: Target, machine: Machine, hours
         else:
             count += 1
     return None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SpeedResult:
+    """Everything the Speed section and the JSON's speed say, computed once: renderers only word it."""
+
+    speed: Speed
+    cost: Cost
+    answers: SpeedAnswers
+    machine: Machine
+
+
+def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> SpeedResult:
+    """The speed and cost of the workload on the target, and the reverse answers of speed."""
+    speed = speed_of(estimate(workload), target.gpu, target.count, machine)
+    return SpeedResult(speed=speed, cost=cost_of(speed, target.gpu, target.count, machine),
+                       answers=speed_answers(workload, target, machine), machine=machine)
 
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:

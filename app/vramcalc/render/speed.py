@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..analysis.evaluate import estimate
-from ..analysis.speed_answers import SpeedAnswers, speed_answers
-from ..speed import Cost, Speed, cost_of, speed_of
+from ..analysis.speed_answers import SpeedResult
 from ..speed.validation import expected_error
-from ..workload import Machine, Target, Workload
+from ..workload import Workload
 from .messages import ENGLISH, Words
 
 FIGURES = ("ttft", "decode", "output", "prefill", "tpot", "step", "train", "mfu", "run", "cost_hour", "cost_tokens",
@@ -45,8 +43,9 @@ def _duration(seconds: float, words: Words) -> str:
     return words.message("speed.value.hours", value=_number(seconds / 3600))
 
 
-def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words = ENGLISH,
-                  answers: SpeedAnswers | None = None, machine: Machine | None = None) -> SpeedView:
+def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENGLISH) -> SpeedView:
+    """The Speed section of `result` (analysis.speed_answers.evaluate_speed) in words."""
+    speed, cost, answers, machine = result.speed, result.cost, result.answers, result.machine
     def tokens_s(value: float) -> str:
         return words.message("speed.value.tokens_s", value=_number(value))
 
@@ -76,7 +75,7 @@ def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words 
                                                      value=f"{cost.usd_per_million_output_tokens:,.2f}")))
     if cost.run_usd is not None:
         figures.append(("cost_run", words.message("speed.value.usd", value=f"{cost.run_usd:,.0f}")))
-    if answers is not None and machine is not None and speed.unknown is None:
+    if speed.unknown is None:
         if not workload.is_training:
             figures.append(("fastest_format", answers.fastest_format or words.message("answer.format_none")))
             figures.append(("max_concurrency", words.message(
@@ -89,7 +88,7 @@ def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words 
                 "speed.value.gpus_for_run", count=answers.min_gpus_for_run, hours=f"{machine.max_run_hours:g}")
                 if answers.min_gpus_for_run else words.message("speed.value.gpus_for_run_none")))
     basis = [words.say(part) for part in speed.basis]
-    if answers is not None and not answers.fits:  # first and loudly: these are speeds of a run that cannot start
+    if not answers.fits:  # first and loudly: these are speeds of a run that cannot start
         basis.insert(0, words.message("speed.not_fit"))
     if cost.price is not None:
         basis.append(words.say(cost.price))
@@ -120,15 +119,6 @@ def present_speed(workload: Workload, speed: Speed, cost: Cost, *, words: Words 
     return SpeedView(line=line, figures=tuple((key, labels[key], value) for key, value in figures),
                      basis=tuple(basis), chart_path=path, chart_desc=desc, chart_y=top,
                      chart_x=f"{speed.curve[-1][0]:,}" if speed.curve else "")
-
-
-def present_speed_for(workload: Workload, target: Target, machine: Machine | None = None, *,
-                      words: Words = ENGLISH) -> SpeedView:
-    """The speed view of a workload on its target: what the page shows (and build.py prerenders)."""
-    machine = machine or Machine()
-    speed = speed_of(estimate(workload), target.gpu, target.count, machine)
-    return present_speed(workload, speed, cost_of(speed, target.gpu, target.count, machine), words=words,
-                         answers=speed_answers(workload, target, machine), machine=machine)
 
 
 def speed_lines(view: SpeedView) -> str:
