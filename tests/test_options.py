@@ -82,6 +82,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "gpu_hour_price": ("2.5", {}),
     "train_tokens": ("1000000", TRAINING),
     "min_tokens_per_s": ("20", {}),
+    "n_cpu_moe": ("4", {"runtime": "llamacpp", "precision": "q4_k_m"}),
+    "cpu_moe": ("1", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "max_run_hours": ("12", TRAINING),
 }
 

@@ -183,3 +183,55 @@ def test_a_run_that_does_not_fit_says_so_before_its_speed():
     assert "does not fit" in dict((key, value) for key, _, value in view.figures)["max_concurrency"]
     fitting = present_speed_for(parse_workload(LLAMA), parse_target({"gpu": "rtx-4090"}), Machine())
     assert not any("does not fit" in line for line in fitting.basis)
+
+
+# ---------------------------------------------------------------- llama.cpp's experts in RAM (--n-cpu-moe)
+
+
+def _exps_bytes(spec, ftype: str, layers: int) -> int:
+    """The bytes of the tensors llama.cpp's --n-cpu-moe moves, chosen as it does: by the name pattern
+    blk.i.ffn_(up|down|gate)_exps (common/arg.cpp) over the GGUF plan, not by the engine's roles."""
+    import re
+
+    from vramcalc.formats.gguf import tensor_bytes
+    from vramcalc.formats.weights import _gguf_plan
+    from vramcalc.model.families.decoder.tensors import model_tensors
+
+    pattern = re.compile(r"blk\.(\d+)\.ffn_(up|down|gate)_exps")
+    total = 0
+    for tensor, ggml_type in _gguf_plan(spec, model_tensors(spec), ftype):
+        match = pattern.match(tensor.name)
+        if match and int(match.group(1)) < layers:
+            total += tensor_bytes(tensor, ggml_type)
+    return total
+
+
+@pytest.mark.parametrize(("model", "n"), [("qwen3-30b-a3b", 20), ("gpt-oss-20b", 24), ("mixtral-8x7b", 5)])
+def test_n_cpu_moe_moves_exactly_the_expert_tensors(model, n):
+    values = {"model": model, "runtime": "llamacpp", "precision": "q4_k_m", "gpu": "rtx-4090"}
+    base = estimate(parse_workload(values))
+    moved = estimate(parse_workload({**values, "n_cpu_moe": str(n)}))
+    spec = base.workload.model
+    shift = base.bytes_of("weights") - moved.bytes_of("weights")
+    assert shift == pytest.approx(_exps_bytes(spec, "q4_k_m", n), abs=2)
+    assert moved.host_bytes - base.host_bytes == pytest.approx(shift, abs=2)
+    every = estimate(parse_workload({**values, "cpu_moe": "1"}))
+    assert base.bytes_of("weights") - every.bytes_of("weights") == pytest.approx(
+        _exps_bytes(spec, "q4_k_m", spec.layers), abs=2)
+
+
+def test_a_dense_model_has_no_experts_to_move():
+    values = {**LLAMA, "n_cpu_moe": "10"}
+    assert estimate(parse_workload(values)).total_bytes == estimate(parse_workload(LLAMA)).total_bytes
+
+
+def test_experts_in_ram_trade_speed_for_memory_and_the_fewest_that_fit_is_answered():
+    values = {"model": "qwen3-30b-a3b", "runtime": "llamacpp", "precision": "q4_k_m", "gpu": "rtx-4060-ti-16gb",
+              "prompt_tokens": "512", "output_tokens": "128", "seq": "8192"}
+    target = parse_target(values)
+    rates = [speed({**values, "n_cpu_moe": str(n)}).decode_tokens_per_s for n in (0, 12, 24, 48)]
+    assert rates == sorted(rates, reverse=True)
+    answer = speed_answers(parse_workload(values), target, Machine()).min_n_cpu_moe
+    assert answer is not None and 0 < answer < 48
+    assert fits(parse_workload({**values, "n_cpu_moe": str(answer)}), target)
+    assert not fits(parse_workload({**values, "n_cpu_moe": str(answer - 1)}), target)

@@ -288,6 +288,7 @@ def fit_main(argv: Sequence[str]) -> int:
         "fastest_format": answers.fastest_format,
         "max_concurrency": answers.max_concurrency,
         "min_gpus_for_run": answers.min_gpus_for_run,
+        "min_n_cpu_moe": answers.min_n_cpu_moe,
     }
     if args.json:
         print(json.dumps(result))

@@ -56,6 +56,8 @@ class Workload:
     max_num_seqs: int | None = None
     enforce_eager: bool = False
     gpu_layers: int | None = None
+    n_cpu_moe: int = 0  # llama.cpp: the first N layers keep their routed experts in RAM
+    cpu_moe: bool = False  # llama.cpp: every layer does
     ubatch: int = 512
     parallel: int = 1
     kv_precision_k: Precision | None = None

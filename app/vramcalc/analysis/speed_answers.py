@@ -8,6 +8,7 @@ import dataclasses
 import math
 import re
 
+from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..inputs.options import parse_precision
@@ -28,6 +29,8 @@ class SpeedAnswers:
     fastest_format: str | None = None  # inference: the format of the ladder that fits and decodes fastest
     max_concurrency: int | None = None  # inference: the most sequences at >= min_tokens_per_s each
     min_gpus_for_run: int | None = None  # training, with train_tokens and max_run_hours
+    min_n_cpu_moe: int | None = None  # llama.cpp, MoE: the fewest first layers with experts in RAM that fit
+    n_cpu_moe_tokens_per_s: float | None = None  # one sequence's speed with that many
     fits: bool = True  # the workload as set fits the target (else its speeds are of a run that cannot start)
 
 
@@ -82,6 +85,25 @@ def max_concurrency(workload: Workload, target: Target, machine: Machine, tokens
     return low
 
 
+def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
+    """llama.cpp with a mixture of experts: the smallest --n-cpu-moe at which the workload fits (each layer's
+    experts moved to RAM frees their bytes on the GPU, so the memory falls as N grows: bisect), or None
+    when it does not apply (not llama.cpp, a dense model, --cpu-moe given) or even all of them do not fit."""
+    if workload.runtime is not Runtime.LLAMACPP or workload.model.moe is None or workload.cpu_moe:
+        return None
+    layers = workload.model.layers
+    if not fits(workload.but(n_cpu_moe=layers), target):
+        return None
+    low, high = 0, layers
+    while low < high:
+        middle = (low + high) // 2
+        if fits(workload.but(n_cpu_moe=middle), target):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
 def min_gpus_for_run(workload: Workload, target: Target, machine: Machine, hours: float) -> int | None:
     """The fewest GPUs on which the training run fits and its `train_tokens` take at most `hours`."""
     if not machine.train_tokens:
@@ -130,5 +152,8 @@ def speed_answers(workload: Workload, target: Target, machine: Machine) -> Speed
         hours = machine.max_run_hours
         return SpeedAnswers(fits=now, min_gpus_for_run=None if hours is None else min_gpus_for_run(
             workload, target, machine, hours))
+    experts = min_n_cpu_moe(workload, target)
     return SpeedAnswers(fits=now, fastest_format=fastest_format(workload, target, machine),
-                        max_concurrency=max_concurrency(workload, target, machine, machine.min_tokens_per_s))
+                        max_concurrency=max_concurrency(workload, target, machine, machine.min_tokens_per_s),
+                        min_n_cpu_moe=experts, n_cpu_moe_tokens_per_s=None if experts is None else _decode(
+                            workload.but(n_cpu_moe=experts), target, machine))

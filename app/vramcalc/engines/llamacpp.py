@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from ..core.choices import Attention, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
-from ..core.option import Option, optional, parse_choice, parse_int, parse_tokens
+from ..core.option import Kind, Option, optional, parse_choice, parse_flag, parse_int, parse_tokens
 from ..core.phrase import Phrase, phrase
 from ..core.units import MIB, format_binary
 from ..formats import weights
@@ -42,6 +42,7 @@ class LlamaCppLayout:
     host_compute_bytes: int  # the CPU-side compute buffer (CUDA_Host)
     layers_on_gpu: int
     output_on_gpu: bool
+    cpu_moe_layers: int = 0  # of the first layers, how many keep their routed experts in RAM (--n-cpu-moe)
 
 
 def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash: bool, type_k: Precision,
@@ -95,6 +96,15 @@ def uses_flash(attention: Attention) -> bool:
     return attention is Attention.FLASH
 
 
+def cpu_moe_layers(workload: Workload) -> int:
+    """How many of the first layers keep their routed experts in RAM: --cpu-moe all of them, --n-cpu-moe N
+    the first N (llama.cpp common/arg.cpp: an override of `blk.i.ffn_(up|down|gate)_exps` to the CPU
+    buffer); 0 for a dense model, which has no such tensors."""
+    if workload.model.moe is None:
+        return 0
+    return workload.model.layers if workload.cpu_moe else min(workload.n_cpu_moe, workload.model.layers)
+
+
 def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     """llama.cpp: weights and cache split between the GPU and system RAM by --gpu-layers, and the
     compute buffers its graph reserves."""
@@ -113,6 +123,12 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     first_gpu_layer = model.layers - layout.layers_on_gpu
     device_weights = stack.layers_bytes(first_gpu_layer, model.layers)
     host_weights = stack.layers_bytes(0, first_gpu_layer)
+    cpu_moe = cpu_moe_layers(workload)
+    if cpu_moe > first_gpu_layer:  # --n-cpu-moe: the routed experts of the first layers stay in RAM
+        experts = sum(weights.expert_bytes(model, stack)[first_gpu_layer:cpu_moe])
+        device_weights -= experts
+        host_weights += experts
+    layout = dataclasses.replace(layout, cpu_moe_layers=cpu_moe)
     for tensor, size in stack.outside:
         if layout.output_on_gpu and tensor.name.startswith("output"):  # token_embd stays in RAM
             device_weights += size
@@ -125,9 +141,10 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     split = phrase("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
                     output="" if layout.output_on_gpu else phrase("llamacpp.no_output"),
                     host=format_binary(host_weights))
+    experts_in_ram = (phrase("llamacpp.cpu_moe", layers=cpu_moe),) if cpu_moe else ()
     components = (
         Component(key="weights", bytes=device_weights, explain=lambda: (
-            *weights_bytes(workload).formula, "; ", split)),
+            *weights_bytes(workload).formula, "; ", split, *experts_in_ram)),
         no_component("gradients", "gradients.none"),
         no_component("optimizer", "optimizer.none"),
         no_component("master_weights", "master_weights.none"),
@@ -165,7 +182,8 @@ class LlamaCppFacts:
         return {"n_ctx": layout.n_ctx, "n_seq": layout.n_seq, "n_ubatch": layout.n_ub, "gpu_layers": self.gpu_layers,
                 "device_bytes": self.device_bytes, "host_bytes": self.host_bytes,
                 "compute_buffer_bytes": layout.compute_bytes, "host_compute_buffer_bytes": layout.host_compute_bytes,
-                "kv_device_bytes": layout.kv_device_bytes, "kv_host_bytes": layout.kv_host_bytes}
+                "kv_device_bytes": layout.kv_device_bytes, "kv_host_bytes": layout.kv_host_bytes,
+                "cpu_moe_layers": layout.cpu_moe_layers}
 
 
 # ---------------------------------------------------------------- llama.cpp's own input keys
@@ -174,6 +192,12 @@ class LlamaCppFacts:
 
 _SHOWN = {"runtime": ("llamacpp",), "mode": ("inference",)}
 OPTIONS = (
+    Option(key="n_cpu_moe", default="0", group="engine", metavar="N",
+           help="llama.cpp --n-cpu-moe: keep the experts of the first N layers in system RAM (MoE models)",
+           parse=lambda t: parse_int("n_cpu_moe", t, 0, MAX_LAYERS), shown_when=_SHOWN),
+    Option(key="cpu_moe", default="0", group="engine", kind=Kind.FLAG,
+           help="llama.cpp --cpu-moe: keep every layer's experts in system RAM (MoE models)",
+           parse=lambda t: parse_flag("cpu_moe", t), shown_when=_SHOWN),
     Option(key="gpu_layers", default="", group="engine", metavar="N",
            help="llama.cpp: layers on the GPU, the output layer first (default all)",
            parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_SHOWN),

@@ -172,6 +172,14 @@ class LayerBytes:
         return sum(held.count(key) * sum(sizes) for key, sizes in self.by_group.items())
 
 
+def expert_bytes(spec: ModelSpec, weights: LayerBytes) -> tuple[float, ...]:
+    """Each layer's bytes of routed-expert tensors (their weights and biases: llama.cpp's
+    `blk.N.ffn_(up|down|gate)_exps` tensors), which --n-cpu-moe keeps in system RAM."""
+    roles = {key: [t.role for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
+    return tuple(sum(size for role, size in zip(roles[key], sizes, strict=True) if role is Role.EXPERT)
+                 for key, sizes in weights.layers)
+
+
 def stack(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAULT_GROUP_SIZE,
           nominal_bits: float = 16) -> LayerBytes:
     """The model's weights in `fmt` (None: `nominal_bits` each) by layer; a custom model's tensors scaled

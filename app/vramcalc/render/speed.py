@@ -11,7 +11,7 @@ from ..workload import Workload
 from .messages import ENGLISH, Words
 
 FIGURES = ("ttft", "decode", "output", "prefill", "tpot", "step", "train", "mfu", "run", "cost_hour", "cost_tokens",
-           "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run")
+           "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run", "min_n_cpu_moe")
 """Every figure the page has a place for, in order (those that do not apply are hidden)."""
 CHART_WIDTH, CHART_HEIGHT = 320, 120
 
@@ -83,6 +83,10 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
                 if answers.max_concurrency else words.message(
                     "speed.value.concurrency_none" if answers.fits else "speed.value.concurrency_no_fit",
                     rate=f"{machine.min_tokens_per_s:g}")))
+            if answers.min_n_cpu_moe is not None and answers.n_cpu_moe_tokens_per_s:
+                rate = tokens_s(answers.n_cpu_moe_tokens_per_s)
+                figures.append(("min_n_cpu_moe", words.message(
+                    "speed.value.n_cpu_moe", layers=answers.min_n_cpu_moe, rate=rate)))
         elif machine.max_run_hours is not None and machine.train_tokens:
             figures.append(("min_gpus_for_run", words.message(
                 "speed.value.gpus_for_run", count=answers.min_gpus_for_run, hours=f"{machine.max_run_hours:g}")

@@ -35,6 +35,7 @@ class Placement:
     `stages` GPUs run one after the other and `tp` GPUs sharing each layer."""
 
     host_layers: int = 0
+    expert_host_layers: int = 0  # of the first layers, how many read their experts from RAM (--n-cpu-moe)
     head_on_gpu: bool = True
     stages: int = 1
     tp: int = 1
@@ -106,6 +107,10 @@ def decode_step(breakdown: Breakdown, device: Device, machine: Machine, placemen
     host_layers = placement.host_layers
     gpu_weights = weights.layer_bytes(host_layers, layers, batch) + (weights.head if placement.head_on_gpu else 0)
     host_weights = weights.layer_bytes(0, host_layers, batch) + (0 if placement.head_on_gpu else weights.head)
+    if placement.expert_host_layers > host_layers:  # experts in RAM, read by the CPU (--n-cpu-moe)
+        experts = weights.expert_bytes(host_layers, placement.expert_host_layers, batch)
+        gpu_weights -= experts
+        host_weights += experts
     cache = batch * kv_bytes(workload, depth)
     gpu_share = (layers - host_layers) / layers
     gpu_bytes = gpu_weights + cache * gpu_share
@@ -169,9 +174,10 @@ def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: P
     chunk = workload.ubatch if workload.runtime is Runtime.LLAMACPP else (workload.max_num_batched_tokens or 8192)
     chunks = math.ceil(batch * prompt / max(1, chunk))
     weights = reads(workload)
-    gpu_weights = weights.layer_bytes(placement.host_layers, model.layers, chunk) + weights.head
+    host_experts = weights.expert_bytes(placement.host_layers, placement.expert_host_layers, chunk)
+    gpu_weights = weights.layer_bytes(placement.host_layers, model.layers, chunk) + weights.head - host_experts
     read = chunks * gpu_weights / placement.tp / (bandwidth_share(rates, device, workload.precision) * device.bandwidth)
-    host_weights = weights.layer_bytes(0, placement.host_layers, chunk)
+    host_weights = weights.layer_bytes(0, placement.host_layers, chunk) + host_experts
     if host_weights:  # llama.cpp copies the layers in RAM to the GPU for each micro-batch of a prompt
         read += chunks * host_weights / (float(calibration()["pcie_gb_s"]) * 1e9)
     fixed = chunks * model.layers * layer_overhead(rates, device)
@@ -184,5 +190,5 @@ def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:
     if layout is not None and hasattr(layout, "layers_on_gpu"):  # llama.cpp's --gpu-layers
         model = breakdown.workload.model
         return Placement(host_layers=model.layers - layout.layers_on_gpu, head_on_gpu=layout.output_on_gpu,
-                         stages=stages, tp=tp)
+                         expert_host_layers=layout.cpu_moe_layers, stages=stages, tp=tp)
     return Placement(stages=stages, tp=tp)

@@ -880,4 +880,13 @@ EN: Mapping[str, str] = {
     "speed.fit.none": "nothing: this engine has no rates of its own yet, so transformers' are used",
     "speed.not_fit": "It does not fit these GPUs: these speeds are those it would have if it did.",
     "speed.value.concurrency_no_fit": "none: one sequence does not fit",
+    "llamacpp.cpu_moe": "; the routed experts of the first {layers} layers are in system RAM (--n-cpu-moe)",
+    "field.n_cpu_moe.label": "Expert layers in system RAM (--n-cpu-moe)",
+    "field.n_cpu_moe.help": (
+        "Mixture of experts: the first N layers keep their experts in RAM, the rest stays on the GPU."
+    ),
+    "field.cpu_moe.label": "All experts in system RAM (--cpu-moe)",
+    "field.cpu_moe.help": "Every layer's experts in RAM: attention, shared experts and the cache stay on the GPU.",
+    "speed.figure.min_n_cpu_moe": "Fewest expert layers in RAM that fit",
+    "speed.value.n_cpu_moe": "--n-cpu-moe {layers}: {rate} per sequence",
 }

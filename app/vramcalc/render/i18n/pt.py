@@ -922,4 +922,17 @@ PT: Mapping[str, str] = {
     "speed.fit.none": "nada: este motor ainda não tem ritmos próprios, então os do transformers são usados",
     "speed.not_fit": "Não cabe nestas GPUs: estas velocidades são as que teria se coubesse.",
     "speed.value.concurrency_no_fit": "nenhuma: uma sequência não cabe",
+    "llamacpp.cpu_moe": (
+        "; os especialistas roteados das primeiras {layers} camadas ficam na RAM do sistema (--n-cpu-moe)"
+    ),
+    "field.n_cpu_moe.label": "Camadas de especialistas na RAM do sistema (--n-cpu-moe)",
+    "field.n_cpu_moe.help": (
+        "Mistura de especialistas: as primeiras N camadas mantêm seus especialistas na RAM; o resto fica na GPU."
+    ),
+    "field.cpu_moe.label": "Todos os especialistas na RAM do sistema (--cpu-moe)",
+    "field.cpu_moe.help": (
+        "Os especialistas de todas as camadas na RAM: atenção, especialistas compartilhados e cache ficam na GPU."
+    ),
+    "speed.figure.min_n_cpu_moe": "Menos camadas de especialistas na RAM que cabem",
+    "speed.value.n_cpu_moe": "--n-cpu-moe {layers}: {rate} por sequência",
 }
