@@ -148,11 +148,58 @@ def summary(found: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return table
 
 
+def serving_ratios() -> list[dict[str, Any]]:
+    """The vLLM model's offline throughput (the most sequences the pool holds, each prompt prefilled then
+    its output decoded) against TensorRT-LLM's published max throughput on one GPU: a faster engine, so a
+    sanity bound, not a fit (no vLLM table with its inputs was found)."""
+    from vramcalc.analysis.solve import max_batch
+    from vramcalc.inputs.parse import parse_target
+    from vramcalc.speed.hardware import device
+    from vramcalc.speed.inference import mean_step, placement_of, prefill
+
+    out = []
+    for source, row in rows("tensorrt_llm_perf_overview_v0.17"):
+        precision = {"fp8": "fp8", "fp16": "bf16", "bf16": "bf16"}.get(str(row["weights"]))
+        if row.get("gpus") != 1 or not row.get("slug") or precision is None:
+            continue
+        prompt, output = int(row["prompt_tokens"]), int(row["output_tokens"])
+        values = {"model": str(row["model"]), "runtime": "vllm", "precision": precision, "gpu": str(row["slug"]),
+                  "seq": str(prompt + output), "prompt_tokens": str(prompt), "output_tokens": str(output),
+                  "max_num_seqs": "4096"}
+        try:
+            workload, target = parse_workload(values), parse_target(values)
+            sequences = max_batch(workload, target)
+        except ValidationError:
+            continue
+        if not sequences:
+            continue
+        breakdown = estimate(workload.but(batch=sequences))
+        card, machine = device(target.gpu, Machine()), Machine()
+        placement = placement_of(breakdown, 1, 1)
+        first = prefill(breakdown, card, machine, placement, batch=sequences, prompt=prompt)
+        if first is None:
+            continue
+        mean, _ = mean_step(breakdown, card, machine, placement, batch=sequences, prompt=prompt, output=output)
+        predicted = sequences * output / (first.seconds + output * mean)
+        out.append({"source": source, "model": row["model"], "gpu": row["slug"], "test": row["test"],
+                    "measured": float(row["tokens_per_s"]), "predicted": predicted,
+                    "ratio": predicted / float(row["tokens_per_s"])})
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", action="store_true")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--serving", action="store_true", help="vLLM's model against TensorRT-LLM's throughput")
     args = parser.parse_args()
+    if args.serving:
+        ratios = serving_ratios()
+        values = sorted(r["ratio"] for r in ratios)
+        print(f"vLLM model / TensorRT-LLM max throughput: {len(values)} rows, median {statistics.median(values):.2f}, "
+              f"10th-90th percentile {values[len(values) // 10]:.2f}-{values[9 * len(values) // 10]:.2f}, "
+              f"range {values[0]:.2f}-{values[-1]:.2f}")
+        return 0
     found = results()
     if args.rows:
         for r in sorted(found, key=lambda r: (r["group"], r["kind"], r["error"])):
