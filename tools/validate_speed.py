@@ -91,8 +91,9 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
     if row.get("engine") != "llama.cpp":
         return None
     match = TEST.fullmatch(str(row.get("test", "")))
-    if match is None or row.get("multi_gpu_split") not in (None, "layer"):
-        return None
+    split = str(row.get("multi_gpu_split") or "layer")
+    if match is None or not (split == "layer" or split.startswith("llama.cpp default -sm layer")):
+        return None  # a row split by rows (-sm row) or by tensor: not llama.cpp's default, not modelled
     kind, tokens = match.group(1), int(match.group(2))
     depth = int(row.get("context_depth") or 0)
     values |= {"runtime": "llamacpp", "precision": {"f16": "f16", "bf16": "f16"}.get(weights, weights)}
