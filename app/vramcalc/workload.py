@@ -5,7 +5,18 @@ from __future__ import annotations
 
 import dataclasses
 
-from .core.choices import Attention, Checkpointing, Fsdp, Mode, Offload, Optimizer, OptimizerImpl, Recipe, Runtime
+from .core.choices import (
+    GGUF_RUNTIMES,
+    Attention,
+    Checkpointing,
+    Fsdp,
+    Mode,
+    Offload,
+    Optimizer,
+    OptimizerImpl,
+    Recipe,
+    Runtime,
+)
 from .core.dtypes import Precision
 from .core.phrase import Phrase, phrase
 from .core.units import GIB
@@ -56,6 +67,7 @@ class Workload:
     max_num_seqs: int | None = None
     enforce_eager: bool = False
     gpu_layers: int | None = None
+    num_ctx: int | None = None  # Ollama: the context it allocates per sequence (None: its default by VRAM)
     n_cpu_moe: int = 0  # llama.cpp: the first N layers keep their routed experts in RAM
     cpu_moe: bool = False  # llama.cpp: every layer does
     ubatch: int = 512
@@ -88,7 +100,7 @@ class Workload:
     @property
     def sequences(self) -> int:
         """Sequences decoded together: llama.cpp's --parallel slots, else the batch."""
-        return self.parallel if self.runtime is Runtime.LLAMACPP else self.batch
+        return self.parallel if self.runtime in GGUF_RUNTIMES else self.batch
 
     @property
     def layout_given(self) -> bool:

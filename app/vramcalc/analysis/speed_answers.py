@@ -89,7 +89,7 @@ def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
     """llama.cpp with a mixture of experts: the smallest --n-cpu-moe at which the workload fits (each layer's
     experts moved to RAM frees their bytes on the GPU, so the memory falls as N grows: bisect), or None
     when it does not apply (not llama.cpp, a dense model, --cpu-moe given) or even all of them do not fit."""
-    if workload.runtime is not Runtime.LLAMACPP or workload.model.moe is None or workload.cpu_moe:
+    if workload.runtime is not Runtime.LLAMACPP or workload.model.moe is None or workload.cpu_moe:  # not Ollama
         return None
     layers = workload.model.layers
     if not fits(workload.but(n_cpu_moe=layers), target):

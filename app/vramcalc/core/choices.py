@@ -67,6 +67,11 @@ class Runtime(enum.Enum):
     TRANSFORMERS = "transformers"
     VLLM = "vllm"
     LLAMACPP = "llamacpp"
+    OLLAMA = "ollama"
+
+
+GGUF_RUNTIMES = frozenset({Runtime.LLAMACPP, Runtime.OLLAMA})
+"""The runtimes that run GGUF files with llama.cpp's memory: its --parallel slots, its micro-batches."""
 
 
 class Recipe(enum.Enum):

@@ -7,13 +7,14 @@ catalogues and its options, see CONTRIBUTING.md).
 from __future__ import annotations
 
 from ..core.choices import Runtime
-from . import llamacpp, transformers, vllm
+from . import llamacpp, ollama, transformers, vllm
 from .base import Engine
 
 ENGINES: dict[Runtime, Engine] = {
     Runtime.TRANSFORMERS: transformers.ENGINE,
     Runtime.VLLM: vllm.ENGINE,
     Runtime.LLAMACPP: llamacpp.ENGINE,
+    Runtime.OLLAMA: ollama.ENGINE,
 }
 
 

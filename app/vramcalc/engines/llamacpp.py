@@ -191,6 +191,7 @@ class LlamaCppFacts:
 
 
 _SHOWN = {"runtime": ("llamacpp",), "mode": ("inference",)}
+_GGUF_SHOWN = {"runtime": ("llamacpp", "ollama"), "mode": ("inference",)}  # Ollama's num_gpu, num_batch, parallel
 OPTIONS = (
     Option(key="n_cpu_moe", default="0", group="engine", metavar="N",
            help="llama.cpp --n-cpu-moe: keep the experts of the first N layers in system RAM (MoE models)",
@@ -200,12 +201,12 @@ OPTIONS = (
            parse=lambda t: parse_flag("cpu_moe", t), shown_when=_SHOWN),
     Option(key="gpu_layers", default="", group="engine", metavar="N",
            help="llama.cpp: layers on the GPU, the output layer first (default all)",
-           parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_SHOWN),
+           parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_GGUF_SHOWN),
     Option(key="ubatch", default="512", group="engine", metavar="N", help="llama.cpp micro-batch (512)",
-           parse=lambda t: parse_tokens("ubatch", t, 1, 65536), shown_when=_SHOWN),
+           parse=lambda t: parse_tokens("ubatch", t, 1, 65536), shown_when=_GGUF_SHOWN),
     Option(key="parallel", default="1", group="engine", metavar="N",
            help="llama.cpp: sequences, each with its own context (1)",
-           parse=lambda t: parse_int("parallel", t, 1, MAX_PARALLEL), shown_when=_SHOWN),
+           parse=lambda t: parse_int("parallel", t, 1, MAX_PARALLEL), shown_when=_GGUF_SHOWN),
     Option(key="kv_precision_k", default="", group="engine", metavar="TYPE",
            help="llama.cpp --cache-type-k (default: --kv-precision)",
            parse=lambda t: None if t == "" else parse_choice("kv_precision_k", t, Precision), shown_when=_SHOWN),
@@ -218,7 +219,7 @@ OPTIONS = (
 class LlamaCpp:
     """llama.cpp (and Ollama and LM Studio, which run it): GGUF files, layers split by --gpu-layers."""
 
-    options = OPTIONS
+    options: tuple[Option, ...] = OPTIONS
     runtime = Runtime.LLAMACPP
     kv_formats = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0)
     weight_ladder = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "iq4_xs", "q3_k_l", "q3_k_m",

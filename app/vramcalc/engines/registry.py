@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.choices import Mode, Runtime
+from ..core.choices import GGUF_RUNTIMES, Mode, Runtime
 from ..core.errors import ValidationError
 from ..formats.weights import parse_format
 
@@ -19,9 +19,10 @@ def suggested_runtime(precision: str, runtime: str, mode: str = "inference") -> 
         return runtime
     if fmt is None or fmt.kind in ("auto", "native"):  # every engine runs the checkpoint as published
         return runtime
-    if fmt.kind == "gguf" and runtime != Runtime.LLAMACPP.value:
+    gguf = {member.value for member in GGUF_RUNTIMES}
+    if fmt.kind == "gguf" and runtime not in gguf:
         return Runtime.LLAMACPP.value
-    if fmt.kind != "gguf" and runtime == Runtime.LLAMACPP.value:
+    if fmt.kind != "gguf" and runtime in gguf:
         return Runtime.VLLM.value
     return runtime
 

@@ -7,7 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..core.choices import Attention, Checkpointing, Fsdp, Mode, Offload, Optimizer, OptimizerImpl, Recipe, Runtime
+from ..core.choices import (
+    GGUF_RUNTIMES,
+    Attention,
+    Checkpointing,
+    Fsdp,
+    Mode,
+    Offload,
+    Optimizer,
+    OptimizerImpl,
+    Recipe,
+    Runtime,
+)
 from ..core.dtypes import NOMINAL, Precision
 from ..core.errors import ValidationError
 
@@ -130,7 +141,7 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            help="KV cache (default: the weights' float type, else fp16)",
            parse=lambda t: None if t == "" else parse_choice("kv_precision", t, Precision)),
     Option(key="batch", default="1", group="request", parse=lambda t: parse_int("batch", t, 1, MAX_BATCH),
-           shown_when=({"runtime": Not((Runtime.LLAMACPP.value,))}, _TRAINING)),  # llama.cpp: --parallel instead
+           shown_when=({"runtime": Not(tuple(r.value for r in GGUF_RUNTIMES))}, _TRAINING)),  # --parallel instead
     Option(key="seq", default="8192", group="request", help="sequence length in tokens",
            parse=lambda t: parse_tokens("seq", t, 1, MAX_SEQ)),
     # speed: a request's prompt and reply (the sequence is their sum unless --seq says more)

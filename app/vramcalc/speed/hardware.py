@@ -63,7 +63,8 @@ def engine_rates(runtime: Runtime) -> Mapping[str, Any]:
     basis then says they were not fitted to it): a new engine is one module and one registry line."""
     engines: Mapping[str, Mapping[str, Any]] = calibration()["engines"]
     if runtime.value in engines:
-        return engines[runtime.value]
+        rates = engines[runtime.value]
+        return engines[rates["alias"]] if "alias" in rates else rates  # Ollama runs llama.cpp
     return {**engines["transformers"], "basis": "speed.fit.none"}
 
 

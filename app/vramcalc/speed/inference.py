@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.choices import Runtime
+from ..core.choices import GGUF_RUNTIMES, Runtime
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..workload import Machine
@@ -63,7 +63,7 @@ class Step:
 def _kernel(workload_precision: object, runtime: Runtime, device: Device) -> str:
     """Which tensor-core rate a prompt's matmuls run at."""
     name = getattr(workload_precision, "name", "")
-    if runtime is not Runtime.LLAMACPP and name in FP8_FORMATS and "fp8" in device.flops:
+    if runtime not in GGUF_RUNTIMES and name in FP8_FORMATS and "fp8" in device.flops:
         return "fp8"
     if isinstance(workload_precision, WeightFormat) or not getattr(workload_precision, "is_float", True):
         return "quantised"
@@ -171,7 +171,7 @@ def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: P
     efficiency = compute_share(rates, device, kernel)
     flops = batch * (2 * matmul_params(model) * prompt + prompt_attention_flops(model, prompt))
     compute = flops / placement.tp / (efficiency * peak)
-    chunk = workload.ubatch if workload.runtime is Runtime.LLAMACPP else (workload.max_num_batched_tokens or 8192)
+    chunk = workload.ubatch if workload.runtime in GGUF_RUNTIMES else (workload.max_num_batched_tokens or 8192)
     chunks = math.ceil(batch * prompt / max(1, chunk))
     weights = reads(workload)
     host_experts = weights.expert_bytes(placement.host_layers, placement.expert_host_layers, chunk)

@@ -889,4 +889,15 @@ EN: Mapping[str, str] = {
     "field.cpu_moe.help": "Every layer's experts in RAM: attention, shared experts and the cache stay on the GPU.",
     "speed.figure.min_n_cpu_moe": "Fewest expert layers in RAM that fit",
     "speed.value.n_cpu_moe": "--n-cpu-moe {layers}: {rate} per sequence",
+    "option.runtime.ollama": "Ollama (its own context and defaults)",
+    "field.num_ctx.label": "Ollama context (num_ctx)",
+    "field.num_ctx.help": (
+        "Tokens Ollama allocates per sequence; empty: its default by the GPU's memory (4,096, 32,768 from 23 GiB, "
+        "262,144 from 47 GiB)."
+    ),
+    "ollama.ctx_default": (
+        "Ollama allocates {ctx} tokens per sequence (its default for this GPU's memory, v0.15.5 and later){cut}"
+    ),
+    "ollama.ctx_given": "Ollama allocates {ctx} tokens per sequence (num_ctx){cut}",
+    "ollama.cut": ", whatever the request's {seq}: longer prompts are cut",
 }

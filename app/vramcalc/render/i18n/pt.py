@@ -935,4 +935,15 @@ PT: Mapping[str, str] = {
     ),
     "speed.figure.min_n_cpu_moe": "Menos camadas de especialistas na RAM que cabem",
     "speed.value.n_cpu_moe": "--n-cpu-moe {layers}: {rate} por sequência",
+    "option.runtime.ollama": "Ollama (com seu próprio contexto e padrões)",
+    "field.num_ctx.label": "Contexto do Ollama (num_ctx)",
+    "field.num_ctx.help": (
+        "Tokens que o Ollama reserva por sequência; vazio: o padrão pela memória da GPU (4.096, 32.768 a partir de 23 "
+        "GiB, 262.144 a partir de 47 GiB)."
+    ),
+    "ollama.ctx_default": (
+        "O Ollama reserva {ctx} tokens por sequência (o padrão para a memória desta GPU, v0.15.5 em diante){cut}"
+    ),
+    "ollama.ctx_given": "O Ollama reserva {ctx} tokens por sequência (num_ctx){cut}",
+    "ollama.cut": ", qualquer que seja o pedido de {seq}: prompts mais longos são cortados",
 }
