@@ -290,6 +290,12 @@ def render_speed(view):
     set_text("speed-chart-desc", view.chart_desc)
     set_text("speed-chart-y", view.chart_y)
     set_text("speed-chart-x", view.chart_x)
+    set_hidden("speed-moe-figure", not view.moe_path)
+    set_attributes("speed-moe-line", d=view.moe_path)
+    set_attributes("speed-moe-limit", x1=view.moe_limit_x, x2=view.moe_limit_x)
+    set_text("speed-moe-desc", view.moe_desc)
+    set_text("speed-moe-y", view.moe_y)
+    set_text("speed-moe-x", view.moe_x)
 
 
 def render_verdict(verdict):

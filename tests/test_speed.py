@@ -235,3 +235,15 @@ def test_experts_in_ram_trade_speed_for_memory_and_the_fewest_that_fit_is_answer
     assert answer is not None and 0 < answer < 48
     assert fits(parse_workload({**values, "n_cpu_moe": str(answer)}), target)
     assert not fits(parse_workload({**values, "n_cpu_moe": str(answer - 1)}), target)
+
+
+def test_the_n_cpu_moe_curve_trades_memory_for_speed():
+    values = {"model": "qwen3-30b-a3b", "runtime": "llamacpp", "precision": "q4_k_m", "gpu": "rtx-4060-ti-16gb"}
+    curve = speed_answers(parse_workload(values), parse_target(values), Machine()).n_cpu_moe_curve
+    layers = [n for n, _, _ in curve]
+    assert layers[0] == 0 and layers[-1] == 48 and layers == sorted(layers)
+    memory = [b for _, b, _ in curve]
+    rates = [r for _, _, r in curve]
+    assert memory == sorted(memory, reverse=True) and rates == sorted(rates, reverse=True)
+    dense = speed_answers(parse_workload(LLAMA), parse_target(LLAMA), Machine()).n_cpu_moe_curve
+    assert dense == ()

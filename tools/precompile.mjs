@@ -221,8 +221,12 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
         else:  # data files, and test fixtures with deliberate errors (left as source)
             if strip_annotations and info.filename.endswith(".json"):  # the engine's data, without its indentation
                 parsed = json.loads(data)
+                if isinstance(parsed, dict):  # what the data says of itself, read by people, not by the engine
+                    for key in [key for key in parsed if key.startswith("about")]:
+                        del parsed[key]
                 if "/data/gpus/" in "/" + info.filename and isinstance(parsed, dict):
-                    parsed.pop("compute_source", None)  # provenance of the TFLOPS figures: no page shows it
+                    for key in ("source", "compute_source"):  # each figure's provenance: no page shows it
+                        parsed.pop(key, None)
                 data = json.dumps(parsed, separators=(",", ":"), ensure_ascii=False).encode()
             zout.writestr(zipfile.ZipInfo(info.filename, info.date_time), data)
     for name, (text, filename) in extra.items():

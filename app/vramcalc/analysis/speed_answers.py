@@ -16,6 +16,7 @@ from ..inputs.parse import check_consistency
 from ..speed import Cost, Speed, cost_of, decode_rate, speed_of
 from ..workload import Machine, Target, Workload
 from .evaluate import estimate
+from .ranks import most_loaded
 from .solve import fits, max_batch, min_gpus, weight_ladder
 
 MAX_GPUS_FOR_RUN = 1024  # as min_gpus: beyond, "none"
@@ -31,6 +32,7 @@ class SpeedAnswers:
     min_gpus_for_run: int | None = None  # training, with train_tokens and max_run_hours
     min_n_cpu_moe: int | None = None  # llama.cpp, MoE: the fewest first layers with experts in RAM that fit
     n_cpu_moe_tokens_per_s: float | None = None  # one sequence's speed with that many
+    n_cpu_moe_curve: tuple[tuple[int, int, float], ...] = ()  # (N, the most loaded GPU's bytes, tokens/s)
     fits: bool = True  # the workload as set fits the target (else its speeds are of a run that cannot start)
 
 
@@ -104,6 +106,23 @@ def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
     return low
 
 
+CURVE_POINTS = 8  # the trade of --n-cpu-moe: this many spans from no expert in RAM to all of them
+
+
+def n_cpu_moe_curve(workload: Workload, target: Target, machine: Machine) -> tuple[tuple[int, int, float], ...]:
+    """GPU memory and one sequence's tokens/s as the first N layers' experts move to RAM, N from 0 to all
+    (llama.cpp, mixture of experts; empty otherwise): the curve a user picks a point on."""
+    if workload.runtime is not Runtime.LLAMACPP or workload.model.moe is None or workload.cpu_moe:
+        return ()
+    layers = workload.model.layers
+    points = sorted({round(i * layers / CURVE_POINTS) for i in range(CURVE_POINTS + 1)})
+    curve = []
+    for n in points:
+        moved = workload.but(n_cpu_moe=n)
+        curve.append((n, most_loaded(moved, target.count).total_bytes, _decode(moved, target, machine)))
+    return tuple(curve)
+
+
 def min_gpus_for_run(workload: Workload, target: Target, machine: Machine, hours: float) -> int | None:
     """The fewest GPUs on which the training run fits and its `train_tokens` take at most `hours`."""
     if not machine.train_tokens:
@@ -137,13 +156,15 @@ class SpeedResult:
     cost: Cost
     answers: SpeedAnswers
     machine: Machine
+    usable_bytes: int = 0  # one GPU's memory the workload is fitted against
 
 
 def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> SpeedResult:
     """The speed and cost of the workload on the target, and the reverse answers of speed."""
     speed = speed_of(estimate(workload), target.gpu, target.count, machine)
     return SpeedResult(speed=speed, cost=cost_of(speed, target.gpu, target.count, machine),
-                       answers=speed_answers(workload, target, machine), machine=machine)
+                       answers=speed_answers(workload, target, machine), machine=machine,
+                       usable_bytes=target.gpu.usable_bytes)
 
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:
@@ -156,4 +177,5 @@ def speed_answers(workload: Workload, target: Target, machine: Machine) -> Speed
     return SpeedAnswers(fits=now, fastest_format=fastest_format(workload, target, machine),
                         max_concurrency=max_concurrency(workload, target, machine, machine.min_tokens_per_s),
                         min_n_cpu_moe=experts, n_cpu_moe_tokens_per_s=None if experts is None else _decode(
-                            workload.but(n_cpu_moe=experts), target, machine))
+                            workload.but(n_cpu_moe=experts), target, machine),
+                        n_cpu_moe_curve=n_cpu_moe_curve(workload, target, machine))

@@ -4,6 +4,7 @@ expected error (docs/accuracy.md, "Speed"), and the chart of tokens/s against co
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ..analysis.speed_answers import SpeedResult
 from ..speed.validation import expected_error
@@ -25,6 +26,11 @@ class SpeedView:
     chart_desc: str
     chart_y: str  # the top of the y axis, in words
     chart_x: str  # the right end of the x axis
+    moe_path: str = ""  # tokens/s (y) against the GPU's memory (x) as --n-cpu-moe goes from 0 to all layers
+    moe_desc: str = ""
+    moe_x: str = ""  # the right end of the memory axis, in words
+    moe_y: str = ""
+    moe_limit_x: float = -1.0  # the card's usable memory on the x axis (-1: off the chart)
 
 
 def _number(value: float) -> str:
@@ -120,9 +126,25 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
         desc = words.message("speed.chart.desc", low=tokens_s(low), high=tokens_s(high), seq=f"{last:,}")
         top = tokens_s(top_value)
     labels = {key: words.message(f"speed.figure.{key}") for key in FIGURES}
+    moe = _moe_chart(answers.n_cpu_moe_curve, result.usable_bytes, words)
     return SpeedView(line=line, figures=tuple((key, labels[key], value) for key, value in figures),
                      basis=tuple(basis), chart_path=path, chart_desc=desc, chart_y=top,
-                     chart_x=f"{speed.curve[-1][0]:,}" if speed.curve else "")
+                     chart_x=f"{speed.curve[-1][0]:,}" if speed.curve else "", **moe)
+
+
+def _moe_chart(curve: tuple[tuple[int, int, float], ...], usable: int, words: Words) -> dict[str, Any]:
+    """The trade of --n-cpu-moe as a path: x the most loaded GPU's GiB, y one sequence's tokens/s."""
+    if len(curve) < 2:
+        return {}
+    x_top = max(max(b for _, b, _ in curve), usable) * 1.05
+    y_top = max(rate for _, _, rate in curve) * 1.1
+    points = [(CHART_WIDTH * b / x_top, CHART_HEIGHT * (1 - rate / y_top)) for _, b, rate in curve]
+    (_, most, fast), (layers, least, slow) = curve[0], curve[-1]
+    return {"moe_path": "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points),
+            "moe_desc": words.message("speed.moe_chart.desc", fast=f"{fast:,.1f}", most=words.gib(most),
+                                      slow=f"{slow:,.1f}", least=words.gib(least), layers=layers),
+            "moe_x": words.gib(round(x_top)), "moe_y": words.message("speed.value.tokens_s", value=_number(y_top)),
+            "moe_limit_x": round(CHART_WIDTH * usable / x_top, 1)}
 
 
 def speed_lines(view: SpeedView) -> str:

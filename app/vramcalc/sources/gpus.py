@@ -279,6 +279,7 @@ def _load_all() -> Mapping[str, GpuSpec]:
                 gpus[spec.slug] = spec
         else:
             fields = {key: value for key, value in raw.items() if key not in _COMPUTE_KEYS and key != "kind"}
+            fields.setdefault("source", "")  # the browser's copy leaves provenance out (tools/precompile.mjs)
             kind = GpuKind(raw.get("kind", GpuKind.DISCRETE.value))
             gpus[name] = GpuSpec(slug=name, kind=kind, **fields, **_compute(raw))
     return gpus
@@ -312,7 +313,7 @@ def _apple_configurations(name: str, raw: Mapping[str, Any]) -> list[GpuSpec]:  
             display_name=f"{raw['display_name']} {config['memory_gb']} GB",
             marketed_memory_gb=config["memory_gb"],
             bandwidth_gb_s=config["bandwidth_gb_s"],
-            source=str(raw["source"]),
+            source=str(raw.get("source", "")),  # the browser's copy leaves provenance out (tools/precompile.mjs)
             kind=GpuKind.APPLE,
             table=bool(config.get("table", False)),
             **_compute({key: value for key, value in raw.items() if key != "configurations"}, config),

@@ -900,4 +900,10 @@ EN: Mapping[str, str] = {
     ),
     "ollama.ctx_given": "Ollama allocates {ctx} tokens per sequence (num_ctx){cut}",
     "ollama.cut": ", whatever the request's {seq}: longer prompts are cut",
+    "speed.moe_chart.title": "Speed against GPU memory, as --n-cpu-moe moves experts to system RAM",
+    "speed.moe_chart.desc": (
+        "From {fast} tokens/s with every expert on the GPU ({most}) to {slow} tokens/s with the experts of all "
+        "{layers} layers in RAM ({least}); the vertical line is the card's memory."
+    ),
+    "speed.moe_chart.x": "GPU memory (GiB)",
 }

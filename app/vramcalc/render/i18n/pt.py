@@ -946,4 +946,10 @@ PT: Mapping[str, str] = {
     ),
     "ollama.ctx_given": "O Ollama reserva {ctx} tokens por sequência (num_ctx){cut}",
     "ollama.cut": ", qualquer que seja o pedido de {seq}: prompts mais longos são cortados",
+    "speed.moe_chart.title": "Velocidade conforme a memória da GPU, quando --n-cpu-moe leva especialistas para a RAM",
+    "speed.moe_chart.desc": (
+        "De {fast} tokens/s com todos os especialistas na GPU ({most}) a {slow} tokens/s com os especialistas das "
+        "{layers} camadas na RAM ({least}); a linha vertical é a memória da placa."
+    ),
+    "speed.moe_chart.x": "memória da GPU (GiB)",
 }
