@@ -124,12 +124,12 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
         path = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points)
         low = min(rate for _, rate in speed.curve)
         desc = words.message("speed.chart.desc", low=tokens_s(low), high=tokens_s(high), seq=f"{last:,}")
-        top = tokens_s(top_value)
+        top = words.localize(_number(top_value))  # the axis says tokens/s
     labels = {key: words.message(f"speed.figure.{key}") for key in FIGURES}
     moe = _moe_chart(answers.n_cpu_moe_curve, result.usable_bytes, words)
     return SpeedView(line=line, figures=tuple((key, labels[key], value) for key, value in figures),
                      basis=tuple(basis), chart_path=path, chart_desc=desc, chart_y=top,
-                     chart_x=f"{speed.curve[-1][0]:,}" if speed.curve else "", **moe)
+                     chart_x=words.localize(f"{speed.curve[-1][0]:,}") if speed.curve else "", **moe)
 
 
 def _moe_chart(curve: tuple[tuple[int, int, float], ...], usable: int, words: Words) -> dict[str, Any]:
@@ -143,7 +143,7 @@ def _moe_chart(curve: tuple[tuple[int, int, float], ...], usable: int, words: Wo
     return {"moe_path": "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points),
             "moe_desc": words.message("speed.moe_chart.desc", fast=f"{fast:,.1f}", most=words.gib(most),
                                       slow=f"{slow:,.1f}", least=words.gib(least), layers=layers),
-            "moe_x": words.gib(round(x_top)), "moe_y": words.message("speed.value.tokens_s", value=_number(y_top)),
+            "moe_x": words.localize(f"{x_top / 2**30:,.0f} GiB"), "moe_y": words.localize(_number(y_top)),
             "moe_limit_x": round(CHART_WIDTH * usable / x_top, 1)}
 
 
