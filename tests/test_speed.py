@@ -247,3 +247,17 @@ def test_the_n_cpu_moe_curve_trades_memory_for_speed():
     assert memory == sorted(memory, reverse=True) and rates == sorted(rates, reverse=True)
     dense = speed_answers(parse_workload(LLAMA), parse_target(LLAMA), Machine()).n_cpu_moe_curve
     assert dense == ()
+
+
+def test_data_parallel_traffic_slows_a_step_over_pcie_not_over_nvlink():
+    def step(gpu: str, gpus: int, seq: str = "2048"):
+        values = {"model": "llama-3.1-8b", "mode": "training", "gpu": gpu, "gpus": str(gpus), "seq": seq,
+                  "checkpointing": "layer"}
+        return speed(values, gpus)
+
+    one, eight = step("rtx-4090", 1, "512"), step("rtx-4090", 8, "512")
+    # ZeRO-3 over PCIe 4.0: 8 x 4090s gather 16 GB of 16-bit weights twice a step, 4x the compute of 512 tokens
+    assert eight.train_tokens_per_s < 3 * one.train_tokens_per_s
+    assert any(p.key == "speed.basis.sync" for p in eight.basis)
+    h1, h8 = step("h100-80gb", 1), step("h100-80gb", 8)
+    assert h8.train_tokens_per_s == pytest.approx(8 * h1.train_tokens_per_s, rel=0.01)  # NVLink keeps up

@@ -98,7 +98,7 @@ def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) ->
     except ValidationError:
         return Speed(unknown=phrase("speed.unknown_layout"))
     if workload.is_training:
-        return _training(breakdown, card, layout.tp * layout.pp * layout.cp, layout.dp)
+        return _training(breakdown, card, layout.tp * layout.pp * layout.cp, layout.dp, layout.stage)
     return _inference(breakdown, card, machine, layout.pp, layout.tp, layout.dp)
 
 
@@ -155,15 +155,20 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, stages: int
         basis=tuple(basis), curve=tuple(curve))
 
 
-def _training(breakdown: Breakdown, card: Device, model_parallel: int, replicas: int) -> Speed:
+def _training(breakdown: Breakdown, card: Device, model_parallel: int, replicas: int, stage: int) -> Speed:
     workload = breakdown.workload
-    step = training_step(workload, card, model_parallel)
+    step = training_step(workload, card, model_parallel, replicas=replicas, stage=stage,
+                         gradients=breakdown.sizes.get("gradients", 0), weights=breakdown.sizes.get("weights", 0))
     if step is None:
         return Speed(unknown=phrase("speed.unknown_tflops"))
     peak = card.compute("16-bit") or 0.0
-    basis = (phrase("speed.basis.training", tokens=f"{step.tokens:,}", flops=f"{step.flops / 1e15:,.1f}",
-                    share=_percent(step.mfu), tflops=_tflops(peak), gpus=model_parallel * replicas,
-                    basis=phrase(calibration()["training"]["basis"])),)
+    basis: tuple[Phrase, ...] = (phrase(
+        "speed.basis.training", tokens=f"{step.tokens:,}", flops=f"{step.flops / 1e15:,.1f}", share=_percent(step.mfu),
+        tflops=_tflops(peak), gpus=model_parallel * replicas, basis=phrase(calibration()["training"]["basis"])),)
+    if step.sync_s:
+        basis += (phrase("speed.basis.sync", gpus=replicas, seconds=f"{step.sync_s:,.2f}",
+                         compute=f"{step.compute_s:,.2f}",
+                         link=_gb_s(card.link or float(calibration()["pcie_gb_s"]) * GB)),)
     return Speed(step_s=step.seconds, train_tokens_per_s=replicas * step.tokens / step.seconds, mfu=step.mfu,
                  basis=basis)
 

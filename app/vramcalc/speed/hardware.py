@@ -44,6 +44,7 @@ class Device:
     memory: Memory
     platform: Platform
     nvlink: bool
+    link: float | None = None  # bytes/s one GPU sends to another, per direction (None: not known)
     given: tuple[str, ...] = ()  # the figures the user typed (gpu_bandwidth, gpu_tflops)
 
     def compute(self, kind: str) -> float | None:
@@ -97,6 +98,7 @@ def device(gpu: GpuSpec, machine: Machine) -> Device:
         given.append("gpu_tflops")
     return Device(name=gpu.display_name, bandwidth=bandwidth, flops=flops, memory=_memory(gpu),
                   platform=_platform(gpu), nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
+                  link=gpu.interconnect_bytes_per_s,
                   given=tuple(given))
 
 

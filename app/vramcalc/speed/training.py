@@ -22,6 +22,8 @@ from .reads import matmul_params, prompt_attention_flops
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class TrainingStep:
     seconds: float  # one optimizer step (its gradient-accumulation micro-steps included)
+    compute_s: float = 0.0
+    sync_s: float = 0.0  # the data-parallel traffic of a step over the GPUs' link (overlapped with compute)
     tokens: int  # tokens per step per data-parallel replica
     flops: float  # per replica per step, recompute included
     model_flops: float  # 6N (or 4N with LoRA) per token, without recompute: what MFU counts
@@ -45,15 +47,36 @@ def hardware_utilisation(workload: Workload, device: Device) -> float:
     return float(table["lora_mfu"] if workload.lora else table["mfu"][device.memory.value])
 
 
-def training_step(workload: Workload, device: Device, model_parallel: int) -> TrainingStep | None:
-    """One step on one data-parallel replica of `model_parallel` GPUs; None when the GPU's rate is unknown."""
+def sync_bytes(workload: Workload, replicas: int, stage: int, gradients: float, weights: float) -> float:
+    """What each GPU sends (and receives) per optimizer step to keep `replicas` data-parallel copies in step,
+    with ring collectives moving (n − 1)/n of a tensor per GPU (Rajbhandari et al. 2020, §7): the gradients'
+    all-reduce, 2 × gradients (ZeRO-1 and -2 the same volume, as a reduce-scatter and the parameters'
+    all-gather); ZeRO-3 / FSDP full shard gathers the 16-bit parameters for each micro-step's forward and
+    backward instead, 2 × weights per micro-step, and reduce-scatters the gradients."""
+    if replicas <= 1:
+        return 0.0
+    ring = (replicas - 1) / replicas
+    if stage >= 3:
+        return ring * (2 * weights * workload.grad_accum + gradients)
+    return ring * 2 * gradients
+
+
+def training_step(workload: Workload, device: Device, model_parallel: int, *, replicas: int = 1, stage: int = 0,
+                  gradients: float = 0.0, weights: float = 0.0) -> TrainingStep | None:
+    """One step on one data-parallel replica of `model_parallel` GPUs; None when the GPU's rate is unknown.
+    The replicas' traffic runs beside the backward (bucketed, as DDP and FSDP do), so a step takes the
+    longer of the compute and the traffic over the GPUs' link."""
     peak = device.compute("16-bit")
     if not peak:
         return None
     tokens = workload.batch * workload.seq * workload.grad_accum
     with_recompute, model_only = flops_per_token(workload)
     utilisation = hardware_utilisation(workload, device)
-    seconds = tokens * with_recompute / (utilisation * peak * model_parallel)
+    compute = tokens * with_recompute / (utilisation * peak * model_parallel)
+    link = device.link or float(calibration()["pcie_gb_s"]) * 1e9
+    sync = sync_bytes(workload, replicas, stage, gradients, weights) / link
+    seconds = max(compute, sync)
     # MFU counts the model's FLOPs only: the recompute of checkpointing is time spent beyond them
-    return TrainingStep(seconds=seconds, tokens=tokens, flops=tokens * with_recompute,
-                        model_flops=tokens * model_only, mfu=utilisation * model_only / with_recompute)
+    return TrainingStep(seconds=seconds, compute_s=compute, sync_s=sync, tokens=tokens, flops=tokens * with_recompute,
+                        model_flops=tokens * model_only,
+                        mfu=utilisation * model_only / with_recompute * compute / seconds)

@@ -906,4 +906,8 @@ EN: Mapping[str, str] = {
         "{layers} layers in RAM ({least}); the vertical line is the card's memory."
     ),
     "speed.moe_chart.x": "GPU memory (GiB)",
+    "speed.basis.sync": (
+        "Keeping {gpus} data-parallel copies in step moves {seconds} s of traffic per step over a {link} GB/s link, "
+        "beside {compute} s of compute: the step takes the longer."
+    ),
 }

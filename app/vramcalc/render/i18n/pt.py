@@ -952,4 +952,8 @@ PT: Mapping[str, str] = {
         "{layers} camadas na RAM ({least}); a linha vertical é a memória da placa."
     ),
     "speed.moe_chart.x": "memória da GPU (GiB)",
+    "speed.basis.sync": (
+        "Manter {gpus} cópias de dados paralelos em sincronia leva {seconds} s de tráfego por passo num enlace de "
+        "{link} GB/s, ao lado de {compute} s de computação: o passo leva o maior dos dois."
+    ),
 }
