@@ -261,3 +261,21 @@ def test_data_parallel_traffic_slows_a_step_over_pcie_not_over_nvlink():
     assert any(p.key == "speed.basis.sync" for p in eight.basis)
     h1, h8 = step("h100-80gb", 1), step("h100-80gb", 8)
     assert h8.train_tokens_per_s == pytest.approx(8 * h1.train_tokens_per_s, rel=0.01)  # NVLink keeps up
+
+
+def test_the_llamacpp_log_line_adds_up_to_the_engines_bytes():
+    import re
+
+    from vramcalc.core.units import MIB
+    from vramcalc.render.view import present
+
+    workload = parse_workload({"model": "qwen3-30b-a3b", "runtime": "llamacpp", "precision": "q4_k_m",
+                               "seq": "4096", "n_cpu_moe": "20"})
+    breakdown = estimate(workload)
+    line = present(breakdown).runtime_lines[1]
+    numbers = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", line.split("MiB:")[1])]
+    gpu_self, model, context, compute, host, host_model, host_context, host_compute = numbers
+    runtime = breakdown.runtime
+    assert gpu_self == pytest.approx((runtime["device_bytes"] - breakdown.bytes_of("overhead")) / MIB, abs=1)
+    assert host == pytest.approx(runtime["host_bytes"] / MIB, abs=1)
+    assert abs(model + context + compute - gpu_self) <= 2 and abs(host_model + host_context + host_compute - host) <= 2

@@ -22,7 +22,7 @@ from ..analysis.solve import Solution, solve
 from ..analysis.suggest import changes
 from ..core.choices import Offload
 from ..core.dtypes import Precision
-from ..core.units import GB
+from ..core.units import GB, MIB
 from ..engines.layouts import resolve_layout
 from ..inputs.options import MAX_BATCH, MAX_SEQ
 from ..memory.components import COMPONENTS, Breakdown
@@ -152,6 +152,24 @@ def _count(runtime: Mapping[str, object], key: str) -> int:
     return value
 
 
+def _memory_breakdown_line(breakdown: Breakdown, *, words: Words) -> str:
+    """The figures llama.cpp prints at exit (llama_memory_breakdown_print, MiB), to set beside a real log:
+    on the GPU self = model + context + compute, in RAM the same three."""
+    runtime = breakdown.runtime
+
+    def mib(value: int) -> str:
+        return f"{round(value / MIB):,}"
+
+    model, context, compute = (breakdown.bytes_of("weights"), _count(runtime, "kv_device_bytes"),
+                               _count(runtime, "compute_buffer_bytes"))
+    host_context, host_compute = _count(runtime, "kv_host_bytes"), _count(runtime, "host_compute_buffer_bytes")
+    host_model = _count(runtime, "host_bytes") - host_context - host_compute
+    return words.message("runtime.llamacpp_log", self=mib(model + context + compute), model=mib(model),
+                         context=mib(context), compute=mib(compute),
+                         host=mib(host_model + host_context + host_compute), host_model=mib(host_model),
+                         host_context=mib(host_context), host_compute=mib(host_compute))
+
+
 def _runtime_lines(breakdown: Breakdown, *, words: Words) -> tuple[str, ...]:
     runtime, workload = breakdown.runtime, breakdown.workload
     if runtime.get("name") == "vllm":
@@ -163,11 +181,12 @@ def _runtime_lines(breakdown: Breakdown, *, words: Words) -> tuple[str, ...]:
                         pool=words.gib(_count(runtime, "kv_pool_bytes")),
                         tokens=f"{runtime['kv_tokens']:,}", concurrency=f"{runtime['max_concurrency']:,.2f}",
                         seq=f"{workload.seq:,}"),)
-    if runtime.get("name") == "llamacpp":
+    if runtime.get("name") in ("llamacpp", "ollama"):
         return (words.message("runtime.llamacpp", gpu_bytes=words.gib(_count(runtime, "device_bytes")),
                         host_bytes=words.gib(_count(runtime, "host_bytes")),
                         layers=_count(runtime, "gpu_layers") - 1 if runtime["gpu_layers"] else 0,
-                        total=workload.model.layers, n_ctx=f"{runtime['n_ctx']:,}", n_seq=runtime["n_seq"]),)
+                        total=workload.model.layers, n_ctx=f"{runtime['n_ctx']:,}", n_seq=runtime["n_seq"]),
+                _memory_breakdown_line(breakdown, words=words))
     if breakdown.phases:  # a training step: every phase's total with the overhead, the peak named
         overhead = breakdown.bytes_of("overhead")
         return tuple(words.message("phase.line.peak" if name == breakdown.peak_phase else "phase.line",

@@ -910,4 +910,8 @@ EN: Mapping[str, str] = {
         "Keeping {gpus} data-parallel copies in step moves {seconds} s of traffic per step over a {link} GB/s link, "
         "beside {compute} s of compute: the step takes the longer."
     ),
+    "runtime.llamacpp_log": (
+        "As llama.cpp's llama_memory_breakdown_print logs it, in MiB: GPU self {self} = model {model} + context "
+        "{context} + compute {compute}; Host {host} = {host_model} + {host_context} + {host_compute}."
+    ),
 }

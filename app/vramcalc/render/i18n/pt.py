@@ -956,4 +956,8 @@ PT: Mapping[str, str] = {
         "Manter {gpus} cópias de dados paralelos em sincronia leva {seconds} s de tráfego por passo num enlace de "
         "{link} GB/s, ao lado de {compute} s de computação: o passo leva o maior dos dois."
     ),
+    "runtime.llamacpp_log": (
+        "Como o llama_memory_breakdown_print do llama.cpp registra, em MiB: GPU self {self} = model {model} + "
+        "context {context} + compute {compute}; Host {host} = {host_model} + {host_context} + {host_compute}."
+    ),
 }
