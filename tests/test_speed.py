@@ -76,9 +76,10 @@ def test_training_has_a_step_and_no_decode():
 
 
 def test_a_cost_needs_a_price():
-    result = speed(LLAMA)
-    card = parse_workload(LLAMA).gpu
-    assert cost_of(result, card, 1, Machine()).usd_per_hour is None  # no cloud price for a 4090
+    values = {**LLAMA, "gpu": "rtx-4060-ti-16gb"}
+    result = speed(values)
+    card = parse_workload(values).gpu
+    assert cost_of(result, card, 1, Machine()).usd_per_hour is None  # no cloud price for a 4060 Ti
     cost = cost_of(result, card, 1, Machine(gpu_hour_usd=0.5))
     assert cost.usd_per_million_output_tokens == pytest.approx(0.5 / (result.output_tokens_per_s * 3600) * 1e6)
 
@@ -279,3 +280,21 @@ def test_the_llamacpp_log_line_adds_up_to_the_engines_bytes():
     assert gpu_self == pytest.approx((runtime["device_bytes"] - breakdown.bytes_of("overhead")) / MIB, abs=1)
     assert host == pytest.approx(runtime["host_bytes"] / MIB, abs=1)
     assert abs(model + context + compute - gpu_self) <= 2 and abs(host_model + host_context + host_compute - host) <= 2
+
+
+def test_the_cheapest_card_is_the_lowest_price_per_token_that_fits():
+    from vramcalc.analysis.speed_answers import cheapest_card
+    from vramcalc.sources.gpus import gpu
+    from vramcalc.speed import default_prices
+
+    workload = parse_workload({"model": "llama-3.1-70b", "runtime": "vllm", "precision": "fp8", "batch": "16",
+                               "gpu": "h100-80gb"})
+    target = parse_target({"gpu": "h100-80gb", "gpus": "2"})
+    slug, usd = cheapest_card(workload, target, Machine())
+    for other, price in default_prices().items():
+        moved = workload.but(gpu=gpu(other))
+        there = parse_target({"gpu": other, "gpus": "2"})
+        if fits(moved, there):
+            rate = speed_of(estimate(moved), there.gpu, 2, Machine()).output_tokens_per_s
+            assert price * 2 / (rate * 3600) * 1e6 >= usd - 1e-9, other
+    assert fits(workload.but(gpu=gpu(slug)), parse_target({"gpu": slug, "gpus": "2"}))

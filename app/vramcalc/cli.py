@@ -289,6 +289,7 @@ def fit_main(argv: Sequence[str]) -> int:
         "max_concurrency": answers.max_concurrency,
         "min_gpus_for_run": answers.min_gpus_for_run,
         "min_n_cpu_moe": answers.min_n_cpu_moe,
+        "cheapest_card": answers.cheapest_card,
     }
     if args.json:
         print(json.dumps(result))

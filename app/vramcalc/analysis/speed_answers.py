@@ -13,7 +13,8 @@ from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
-from ..speed import Cost, Speed, cost_of, decode_rate, speed_of
+from ..sources.gpus import gpu
+from ..speed import Cost, Speed, cost_of, decode_rate, default_prices, speed_of
 from ..workload import Machine, Target, Workload
 from .evaluate import estimate
 from .ranks import most_loaded
@@ -33,6 +34,8 @@ class SpeedAnswers:
     min_n_cpu_moe: int | None = None  # llama.cpp, MoE: the fewest first layers with experts in RAM that fit
     n_cpu_moe_tokens_per_s: float | None = None  # one sequence's speed with that many
     n_cpu_moe_curve: tuple[tuple[int, int, float], ...] = ()  # (N, the most loaded GPU's bytes, tokens/s)
+    cheapest_card: str | None = None  # of the cards with a default price, the lowest $ per million tokens
+    cheapest_usd_per_million: float | None = None  # its price per million output (or training) tokens
     fits: bool = True  # the workload as set fits the target (else its speeds are of a run that cannot start)
 
 
@@ -123,6 +126,29 @@ def n_cpu_moe_curve(workload: Workload, target: Target, machine: Machine) -> tup
     return tuple(curve)
 
 
+def cheapest_card(workload: Workload, target: Target, machine: Machine) -> tuple[str, float] | None:
+    """Of the cards with a default price (data/prices.json, one provider's list), as many as the target
+    has, the one that fits and makes a million output tokens (training: trained tokens) for the fewest
+    dollars; the user's own price is for their card and is not compared."""
+    best: tuple[float, str] | None = None
+    for slug, usd in default_prices().items():
+        card = gpu(slug)
+        candidate = Target(gpu=card, count=target.count)
+        moved = workload.but(gpu=card)
+        try:
+            if not fits(moved, candidate):
+                continue
+            speed = speed_of(estimate(moved), card, target.count, machine)
+        except ValidationError:
+            continue
+        rate = speed.train_tokens_per_s if workload.is_training else speed.output_tokens_per_s
+        if rate:
+            per_million = usd * target.count / (rate * 3600) * 1e6
+            if best is None or per_million < best[0]:
+                best = (per_million, slug)
+    return None if best is None else (best[1], best[0])
+
+
 def min_gpus_for_run(workload: Workload, target: Target, machine: Machine, hours: float) -> int | None:
     """The fewest GPUs on which the training run fits and its `train_tokens` take at most `hours`."""
     if not machine.train_tokens:
@@ -169,12 +195,15 @@ def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> Spee
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:
     now = fits(workload, target)
+    cheap = cheapest_card(workload, target, machine)
+    card, per_million = (None, None) if cheap is None else cheap
     if workload.is_training:
         hours = machine.max_run_hours
         return SpeedAnswers(fits=now, min_gpus_for_run=None if hours is None else min_gpus_for_run(
-            workload, target, machine, hours))
+            workload, target, machine, hours), cheapest_card=card, cheapest_usd_per_million=per_million)
     experts = min_n_cpu_moe(workload, target)
-    return SpeedAnswers(fits=now, fastest_format=fastest_format(workload, target, machine),
+    return SpeedAnswers(fits=now, cheapest_card=card, cheapest_usd_per_million=per_million,
+                        fastest_format=fastest_format(workload, target, machine),
                         max_concurrency=max_concurrency(workload, target, machine, machine.min_tokens_per_s),
                         min_n_cpu_moe=experts, n_cpu_moe_tokens_per_s=None if experts is None else _decode(
                             workload.but(n_cpu_moe=experts), target, machine),

@@ -7,12 +7,13 @@ import dataclasses
 from typing import Any
 
 from ..analysis.speed_answers import SpeedResult
+from ..sources.gpus import gpu
 from ..speed.validation import expected_error
 from ..workload import Workload
 from .messages import ENGLISH, Words
 
 FIGURES = ("ttft", "decode", "output", "prefill", "tpot", "step", "train", "mfu", "run", "cost_hour", "cost_tokens",
-           "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run", "min_n_cpu_moe")
+           "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run", "min_n_cpu_moe", "cheapest_card")
 """Every figure the page has a place for, in order (those that do not apply are hidden)."""
 CHART_WIDTH, CHART_HEIGHT = 320, 120
 
@@ -97,6 +98,10 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
             figures.append(("min_gpus_for_run", words.message(
                 "speed.value.gpus_for_run", count=answers.min_gpus_for_run, hours=f"{machine.max_run_hours:g}")
                 if answers.min_gpus_for_run else words.message("speed.value.gpus_for_run_none")))
+    if answers.cheapest_card is not None and answers.cheapest_usd_per_million is not None and speed.unknown is None:
+        figures.append(("cheapest_card", words.message(
+            "speed.value.cheapest_training" if workload.is_training else "speed.value.cheapest",
+            gpu=gpu(answers.cheapest_card).display_name, usd=f"{answers.cheapest_usd_per_million:,.2f}")))
     basis = [words.say(part) for part in speed.basis]
     if not answers.fits:  # first and loudly: these are speeds of a run that cannot start
         basis.insert(0, words.message("speed.not_fit"))

@@ -75,6 +75,11 @@ def _prices() -> dict[str, Any]:
     return data
 
 
+def default_prices() -> dict[str, float]:
+    """Each card's default price for a GPU-hour, in US dollars (data/prices.json)."""
+    return {slug: float(usd) for slug, usd in _prices()["usd_per_gpu_hour"].items()}
+
+
 def _gb_s(value: float) -> str:
     return f"{value / GB:,.0f}"
 
@@ -199,4 +204,4 @@ def run_hours(speed: Speed, machine: Machine) -> float | None:
     return None
 
 
-__all__ = ["Cost", "Machine", "Speed", "cost_of", "decode_rate", "run_hours", "speed_of"]
+__all__ = ["Cost", "Machine", "Speed", "cost_of", "decode_rate", "default_prices", "run_hours", "speed_of"]

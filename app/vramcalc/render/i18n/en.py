@@ -914,4 +914,7 @@ EN: Mapping[str, str] = {
         "As llama.cpp's llama_memory_breakdown_print logs it, in MiB: GPU self {self} = model {model} + context "
         "{context} + compute {compute}; Host {host} = {host_model} + {host_context} + {host_compute}."
     ),
+    "speed.figure.cheapest_card": "Cheapest card it fits (default prices)",
+    "speed.value.cheapest": "{gpu}: US${usd} per million output tokens",
+    "speed.value.cheapest_training": "{gpu}: US${usd} per million training tokens",
 }

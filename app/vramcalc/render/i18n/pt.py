@@ -960,4 +960,7 @@ PT: Mapping[str, str] = {
         "Como o llama_memory_breakdown_print do llama.cpp registra, em MiB: GPU self {self} = model {model} + "
         "context {context} + compute {compute}; Host {host} = {host_model} + {host_context} + {host_compute}."
     ),
+    "speed.figure.cheapest_card": "Placa mais barata em que cabe (preços padrão)",
+    "speed.value.cheapest": "{gpu}: US${usd} por milhão de tokens de saída",
+    "speed.value.cheapest_training": "{gpu}: US${usd} por milhão de tokens de treino",
 }
