@@ -146,7 +146,8 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, stages: int
                             kernel=phrase(f"speed.kernel.{first.kernel}")))
     else:
         basis.append(phrase("speed.unknown_tflops"))
-    basis.append(phrase("speed.basis.engine", engine=workload.runtime.value, basis=phrase(rates["basis"])))
+    basis.append(phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),
+                        basis=phrase(rates["basis"])))
     curve = []
     for i in range(CURVE_POINTS + 1):
         depth = max(1, round(i * workload.seq / CURVE_POINTS))

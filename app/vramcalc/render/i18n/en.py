@@ -828,8 +828,8 @@ EN: Mapping[str, str] = {
         "Tokens per second of one sequence from {low} at {seq} tokens of context to {high} at the start."
     ),
     "speed.chart.x": "context (tokens)",
-    "cost.price.given": "at the price per GPU-hour given",
-    "cost.price.default": "at a cloud price of {date} ({source}); give your own with --gpu-hour-price",
+    "cost.price.given": "Costs at the price per GPU-hour given.",
+    "cost.price.default": "Costs at a cloud price of {date} ({source}); give your own price per GPU-hour to change it.",
     "field.prompt_tokens.label": "Prompt tokens",
     "field.prompt_tokens.help": "Tokens of each prompt, for the speed; empty: the sequence less the output.",
     "field.output_tokens.label": "Output tokens",

@@ -867,8 +867,10 @@ PT: Mapping[str, str] = {
         "Tokens por segundo de uma sequência, de {low} com {seq} tokens de contexto a {high} no início."
     ),
     "speed.chart.x": "contexto (tokens)",
-    "cost.price.given": "ao preço por GPU-hora informado",
-    "cost.price.default": "a um preço de nuvem de {date} ({source}); informe o seu com --gpu-hour-price",
+    "cost.price.given": "Custos ao preço por GPU-hora informado.",
+    "cost.price.default": (
+        "Custos a um preço de nuvem de {date} ({source}); informe o seu preço por GPU-hora para mudá-lo."
+    ),
     "field.prompt_tokens.label": "Tokens do prompt",
     "field.prompt_tokens.help": "Tokens de cada prompt, para a velocidade; vazio: a sequência menos a saída.",
     "field.output_tokens.label": "Tokens de saída",
