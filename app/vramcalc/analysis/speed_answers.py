@@ -14,7 +14,7 @@ from ..engines import engine_for
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
 from ..sources.gpus import gpu
-from ..speed import Cost, Speed, cost_of, decode_rate, default_prices, speed_of
+from ..speed import Cost, Speed, cost_of, decode_rate, default_prices, speed_of, throughput
 from ..workload import Machine, Target, Workload
 from .evaluate import estimate
 from .ranks import most_loaded
@@ -138,10 +138,9 @@ def cheapest_card(workload: Workload, target: Target, machine: Machine) -> tuple
         try:
             if not fits(moved, candidate):
                 continue
-            speed = speed_of(estimate(moved), card, target.count, machine)
+            rate = throughput(estimate(moved), card, target.count, machine)
         except ValidationError:
             continue
-        rate = speed.train_tokens_per_s if workload.is_training else speed.output_tokens_per_s
         if rate:
             per_million = usd * target.count / (rate * 3600) * 1e6
             if best is None or per_million < best[0]:

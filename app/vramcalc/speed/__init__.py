@@ -107,6 +107,21 @@ def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) ->
     return _inference(breakdown, card, machine, layout.pp, layout.tp, layout.dp)
 
 
+def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> float | None:
+    """Tokens/s of all sequences (training: trained tokens/s), as `speed_of` says them, without the rest:
+    what the cheapest-card search compares."""
+    if breakdown.workload.is_training:
+        return speed_of(breakdown, gpu, gpus, machine).train_tokens_per_s
+    rate = decode_rate(breakdown, gpu, gpus, machine)
+    if rate is None:
+        return None
+    try:
+        replicas = resolve_layout(breakdown.workload, gpus).dp
+    except ValidationError:
+        return None
+    return replicas * breakdown.workload.sequences * rate
+
+
 def decode_rate(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> float | None:
     """One sequence's tokens/s, as `speed_of` says it, without the prompt, the chart or the words: what the
     reverse answers search over (None when the card's bandwidth or the layout is unknown)."""
@@ -205,4 +220,5 @@ def run_hours(speed: Speed, machine: Machine) -> float | None:
     return None
 
 
-__all__ = ["Cost", "Machine", "Speed", "cost_of", "decode_rate", "default_prices", "run_hours", "speed_of"]
+__all__ = ["Cost", "Machine", "Speed", "cost_of", "decode_rate", "default_prices", "run_hours", "speed_of",
+           "throughput"]
