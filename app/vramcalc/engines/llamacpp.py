@@ -110,16 +110,14 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     compute buffers its graph reserves."""
     model = workload.model
     fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
-    bits = (16 if isinstance(workload.precision, WeightFormat) or workload.precision.is_float
-            else workload.precision.bits)
-    bits = 32 if workload.precision is Precision.FP32 else bits
     kv_default = workload.kv_precision or Precision.FP16
     type_k = workload.kv_precision_k or kv_default
     type_v = workload.kv_precision_v or kv_default
     layout = llamacpp_layout(
         model, seq=workload.seq, n_seq=workload.parallel, ubatch=workload.ubatch,
         flash=uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=workload.gpu_layers)
-    stack = weights.stack(model, fmt, group_size=workload.group_size, nominal_bits=bits)
+    stack = weights.stack(model, fmt, group_size=workload.group_size,
+                          nominal_bits=weights.nominal_bits(workload.precision))
     first_gpu_layer = model.layers - layout.layers_on_gpu
     device_weights = stack.layers_bytes(first_gpu_layer, model.layers)
     host_weights = stack.layers_bytes(0, first_gpu_layer)

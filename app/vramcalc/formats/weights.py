@@ -22,6 +22,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 
+from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.phrase import Formula, Phrase, join, phrase
 from ..core.units import format_count
@@ -178,6 +179,14 @@ def expert_bytes(spec: ModelSpec, weights: LayerBytes) -> tuple[float, ...]:
     roles = {key: [t.role for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
     return tuple(sum(size for role, size in zip(roles[key], sizes, strict=True) if role is Role.EXPERT)
                  for key, sizes in weights.layers)
+
+
+def nominal_bits(precision: Precision | WeightFormat) -> float:
+    """The bits per weight `stack` counts for a precision that is not a real format: a float one is 16 bits
+    (fp32 32), a nominal integer one its bits; a real format's tensors carry their own bytes (16 unused)."""
+    if isinstance(precision, WeightFormat) or (precision.is_float and precision is not Precision.FP32):
+        return 16
+    return float(precision.bits)
 
 
 def stack(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAULT_GROUP_SIZE,

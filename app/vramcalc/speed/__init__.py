@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -15,10 +16,11 @@ from ..core.phrase import Phrase, phrase
 from ..core.units import GB
 from ..engines.layouts import resolve_layout
 from ..memory.components import Breakdown
+from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
 from ..workload import Machine
 from .hardware import TERA, Device, calibration, device, engine_rates, ram_bandwidth
-from .inference import bandwidth_share, compute_share, decode_step, mean_step, placement_of, prefill
+from .inference import Step, bandwidth_share, compute_share, decode_step, mean_step, placement_of, prefill
 from .training import training_step
 
 CURVE_POINTS = 12  # the chart of tokens/s against context length
@@ -75,7 +77,8 @@ def _prices() -> dict[str, Any]:
     return data
 
 
-def default_prices() -> dict[str, float]:
+@functools.cache
+def default_prices() -> Mapping[str, float]:
     """Each card's default price for a GPU-hour, in US dollars (data/prices.json)."""
     return {slug: float(usd) for slug, usd in _prices()["usd_per_gpu_hour"].items()}
 
@@ -92,19 +95,43 @@ def _tflops(value: float) -> str:
     return f"{value / TERA:,.0f}"
 
 
-def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> Speed:
-    """The speed of the breakdown's workload on `gpus` of `gpu`."""
-    workload = breakdown.workload
+def _setup(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> tuple[Device, Layout] | Phrase:
+    """The card and the layout the speed is computed for, or why it cannot be."""
     card = device(gpu, machine)
     if card.bandwidth is None:
-        return Speed(unknown=phrase("speed.unknown_bandwidth"))
+        return phrase("speed.unknown_bandwidth")
     try:
-        layout = resolve_layout(workload, gpus)
+        return card, resolve_layout(breakdown.workload, gpus)
     except ValidationError:
-        return Speed(unknown=phrase("speed.unknown_layout"))
-    if workload.is_training:
+        return phrase("speed.unknown_layout")
+
+
+def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> Speed:
+    """The speed of the breakdown's workload on `gpus` of `gpu`."""
+    setup = _setup(breakdown, gpu, gpus, machine)
+    if isinstance(setup, Phrase):
+        return Speed(unknown=setup)
+    card, layout = setup
+    if breakdown.workload.is_training:
         return _training(breakdown, card, layout.tp * layout.pp * layout.cp, layout.dp, layout.stage)
-    return _inference(breakdown, card, machine, layout.pp, layout.tp, layout.dp)
+    return _inference(breakdown, card, machine, layout)
+
+
+def _mean_step(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> tuple[float, Step]:
+    workload = breakdown.workload
+    return mean_step(breakdown, card, machine, placement_of(breakdown, layout.pp, layout.tp),
+                     batch=workload.sequences, prompt=workload.prompt, output=workload.output)
+
+
+def decode_rate(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> float | None:
+    """One sequence's tokens/s, as `speed_of` says it, without the prompt, the chart or the words: what the
+    reverse answers search over (None in training, or when the card's bandwidth or the layout is unknown)."""
+    setup = _setup(breakdown, gpu, gpus, machine)
+    if isinstance(setup, Phrase) or breakdown.workload.is_training:
+        return None
+    card, layout = setup
+    mean, _ = _mean_step(breakdown, card, machine, layout)
+    return 1 / mean
 
 
 def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> float | None:
@@ -112,38 +139,19 @@ def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) 
     what the cheapest-card search compares."""
     if breakdown.workload.is_training:
         return speed_of(breakdown, gpu, gpus, machine).train_tokens_per_s
-    rate = decode_rate(breakdown, gpu, gpus, machine)
-    if rate is None:
+    setup = _setup(breakdown, gpu, gpus, machine)
+    if isinstance(setup, Phrase):
         return None
-    try:
-        replicas = resolve_layout(breakdown.workload, gpus).dp
-    except ValidationError:
-        return None
-    return replicas * breakdown.workload.sequences * rate
+    card, layout = setup
+    mean, _ = _mean_step(breakdown, card, machine, layout)
+    return layout.dp * breakdown.workload.sequences / mean
 
 
-def decode_rate(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> float | None:
-    """One sequence's tokens/s, as `speed_of` says it, without the prompt, the chart or the words: what the
-    reverse answers search over (None when the card's bandwidth or the layout is unknown)."""
+def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
     workload = breakdown.workload
-    card = device(gpu, machine)
-    if card.bandwidth is None or workload.is_training:
-        return None
-    try:
-        layout = resolve_layout(workload, gpus)
-    except ValidationError:
-        return None
+    prompt, output, sequences, replicas = workload.prompt, workload.output, workload.sequences, layout.dp
     placement = placement_of(breakdown, layout.pp, layout.tp)
-    mean, _ = mean_step(breakdown, card, machine, placement, batch=workload.sequences, prompt=workload.prompt,
-                        output=workload.output)
-    return 1 / mean
-
-
-def _inference(breakdown: Breakdown, card: Device, machine: Machine, stages: int, tp: int, replicas: int) -> Speed:
-    workload = breakdown.workload
-    prompt, output, sequences = workload.prompt, workload.output, workload.sequences
-    placement = placement_of(breakdown, stages, tp)
-    mean, middle = mean_step(breakdown, card, machine, placement, batch=sequences, prompt=prompt, output=output)
+    mean, middle = _mean_step(breakdown, card, machine, layout)
     first = prefill(breakdown, card, machine, placement, batch=1, prompt=prompt)
     whole = prefill(breakdown, card, machine, placement, batch=sequences, prompt=prompt)
     rates = engine_rates(workload.runtime)
@@ -155,9 +163,8 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, stages: int
         sequences=sequences, ram=_gb_s(ram_bandwidth(machine)), fixed=f"{1000 * middle.fixed_s:.1f}",
         step=f"{1000 * mean:.1f}")]
     if first is not None:
-        peak = card.compute("fp8" if first.kernel == "fp8" else "16-bit") or 0.0
         basis.append(phrase("speed.basis.prefill", tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
-                            share=_percent(compute_share(rates, card, first.kernel)), tflops=_tflops(peak),
+                            share=_percent(compute_share(rates, card, first.kernel)), tflops=_tflops(first.peak),
                             kernel=phrase(f"speed.kernel.{first.kernel}")))
     else:
         basis.append(phrase("speed.unknown_tflops"))
@@ -189,20 +196,19 @@ def _training(breakdown: Breakdown, card: Device, model_parallel: int, replicas:
     if step.sync_s:
         basis += (phrase("speed.basis.sync", gpus=replicas, seconds=f"{step.sync_s:,.2f}",
                          compute=f"{step.compute_s:,.2f}",
-                         link=_gb_s(card.link or float(calibration()["pcie_gb_s"]) * GB)),)
+                         link=_gb_s(card.link)),)
     return Speed(step_s=step.seconds, train_tokens_per_s=replicas * step.tokens / step.seconds, mfu=step.mfu,
                  basis=basis)
 
 
 def cost_of(speed: Speed, gpu: GpuSpec, gpus: int, machine: Machine) -> Cost:
     """Dollars, from the user's price per GPU-hour or the default for a cloud card (data/prices.json)."""
-    prices = _prices()
     price: float | None = machine.gpu_hour_usd
     said = phrase("cost.price.given") if price is not None else None
-    if price is None and gpu.slug in prices["usd_per_gpu_hour"]:
-        price = float(prices["usd_per_gpu_hour"][gpu.slug])
-        said = phrase("cost.price.default", date=prices["date"], source=prices["source"])
-    hours = run_hours(speed, machine)
+    if price is None and gpu.slug in default_prices():
+        price = default_prices()[gpu.slug]
+        said = phrase("cost.price.default", date=_prices()["date"], source=_prices()["source"])
+    hours = _run_hours(speed, machine)
     if price is None:
         return Cost(run_hours=hours)
     per_hour = price * gpus
@@ -213,12 +219,11 @@ def cost_of(speed: Speed, gpu: GpuSpec, gpus: int, machine: Machine) -> Cost:
                 run_usd=None if hours is None else hours * per_hour, price=said)
 
 
-def run_hours(speed: Speed, machine: Machine) -> float | None:
+def _run_hours(speed: Speed, machine: Machine) -> float | None:
     """Hours to train on `train_tokens` tokens, with or without a price."""
     if machine.train_tokens and speed.train_tokens_per_s:
         return machine.train_tokens / speed.train_tokens_per_s / 3600
     return None
 
 
-__all__ = ["Cost", "Machine", "Speed", "cost_of", "decode_rate", "default_prices", "run_hours", "speed_of",
-           "throughput"]
+__all__ = ["Cost", "Machine", "Speed", "cost_of", "decode_rate", "default_prices", "speed_of", "throughput"]

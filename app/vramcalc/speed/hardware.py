@@ -38,14 +38,12 @@ class Platform(enum.StrEnum):
 class Device:
     """One GPU as the speed model sees it: what it can read and compute per second (as specified)."""
 
-    name: str
     bandwidth: float | None  # bytes/s
     flops: Mapping[str, float]  # FLOP/s by kernel kind: "16-bit", "fp8", "int8" (dense tensor rates)
     memory: Memory
     platform: Platform
     nvlink: bool
-    link: float | None = None  # bytes/s one GPU sends to another, per direction (None: not known)
-    given: tuple[str, ...] = ()  # the figures the user typed (gpu_bandwidth, gpu_tflops)
+    link: float  # bytes/s one GPU sends to another, per direction (PCIe's when the card does not say)
 
     def compute(self, kind: str) -> float | None:
         """The dense rate of `kind`, else the 16-bit rate (a quantised matmul runs no slower than 16-bit)."""
@@ -82,24 +80,25 @@ def _platform(gpu: GpuSpec) -> Platform:
 
 
 def device(gpu: GpuSpec, machine: Machine) -> Device:
-    given = []
+    """The card as the speed model sees it, the user's figures winning: --gpu-bandwidth, and --gpu-tflops
+    scaling every dense rate the card lists (or the only one, for a card that lists none)."""
     bandwidth: float | None = None if gpu.bandwidth_gb_s is None else float(gpu.bandwidth_gb_s * GB)
     if machine.gpu_bandwidth_gb_s is not None:
         bandwidth = machine.gpu_bandwidth_gb_s * GB
-        given.append("gpu_bandwidth")
-    flops: dict[str, float] = {}
-    for kind, attribute in (("16-bit", "fp16_flops"), ("fp8", "fp8_flops"), ("int8", "int8_ops")):
-        value = getattr(gpu, attribute, None)
-        if value:
-            flops[kind] = float(value)
+    rates = (("16-bit", gpu.fp16_flops), ("fp8", gpu.fp8_flops), ("int8", gpu.int8_ops))
+    flops = {kind: float(value) for kind, value in rates if value}
     if machine.gpu_tflops is not None:
         flops = {kind: rate * machine.gpu_tflops * TERA / flops["16-bit"] for kind, rate in flops.items()} if (
             "16-bit" in flops) else {"16-bit": machine.gpu_tflops * TERA}
-        given.append("gpu_tflops")
-    return Device(name=gpu.display_name, bandwidth=bandwidth, flops=flops, memory=_memory(gpu),
-                  platform=_platform(gpu), nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
-                  link=gpu.interconnect_bytes_per_s,
-                  given=tuple(given))
+    return Device(bandwidth=bandwidth, flops=flops, memory=_memory(gpu), platform=_platform(gpu),
+                  nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
+                  link=gpu.interconnect_bytes_per_s or pcie_bandwidth())
+
+
+def pcie_bandwidth() -> float:
+    """What a PCIe link carries in practice, bytes/s per direction (data/speed.json): the host's copies to
+    the GPU, and GPU to GPU where the card names no faster link."""
+    return float(calibration()["pcie_gb_s"]) * GB
 
 
 def ram_bandwidth(machine: Machine) -> float:

@@ -19,11 +19,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.choices import GGUF_RUNTIMES, Runtime
+from ..engines.llamacpp import LlamaCppFacts
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..workload import Machine
-from .hardware import Device, calibration, engine_rates, ram_bandwidth
-from .reads import attention_flops, kv_bytes, matmul_params, prompt_attention_flops, reads
+from .hardware import Device, calibration, engine_rates, pcie_bandwidth, ram_bandwidth
+from .reads import Reads, attention_flops, kv_bytes, matmul_params, prompt_attention_flops, reads
 
 DEPTH_SAMPLES = 8  # decode's average over the output: the step time at this many evenly spaced depths
 FP8_FORMATS = ("fp8", "fp8-block")
@@ -39,6 +40,11 @@ class Placement:
     head_on_gpu: bool = True
     stages: int = 1
     tp: int = 1
+
+    def with_head(self) -> Placement:
+        """As prompts are counted: the head read from the GPU's memory wherever it is (a head left in RAM,
+        with --gpu-layers 0, is not modelled apart: its copy over PCIe is left out)."""
+        return dataclasses.replace(self, head_on_gpu=True)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -97,20 +103,24 @@ def compute_share(rates: Mapping[str, Any], device: Device, kernel: str) -> floa
     return float(table.get(f"{kernel}-{device.memory.value}", table.get(kernel, table["16-bit"])))
 
 
+def split_weights(weights: Reads, placement: Placement, batch: int) -> tuple[float, float]:
+    """The weight bytes a step of `batch` tokens reads (GPU, system RAM): the layers in RAM and, of the
+    layers on the GPU, the experts --n-cpu-moe keeps in RAM; the head where the output layer is."""
+    layers, host_layers = len(weights.layers), placement.host_layers
+    experts = weights.expert_bytes(host_layers, max(host_layers, placement.expert_host_layers), batch)
+    gpu = weights.layer_bytes(host_layers, layers, batch) - experts
+    host = weights.layer_bytes(0, host_layers, batch) + experts
+    return (gpu + weights.head, host) if placement.head_on_gpu else (gpu, host + weights.head)
+
+
 def decode_step(breakdown: Breakdown, device: Device, machine: Machine, placement: Placement, *,
                 batch: int, depth: int) -> Step:
     workload = breakdown.workload
     rates = engine_rates(workload.runtime)
     model = workload.model
-    weights = reads(workload)
     layers = model.layers
     host_layers = placement.host_layers
-    gpu_weights = weights.layer_bytes(host_layers, layers, batch) + (weights.head if placement.head_on_gpu else 0)
-    host_weights = weights.layer_bytes(0, host_layers, batch) + (0 if placement.head_on_gpu else weights.head)
-    if placement.expert_host_layers > host_layers:  # experts in RAM, read by the CPU (--n-cpu-moe)
-        experts = weights.expert_bytes(host_layers, placement.expert_host_layers, batch)
-        gpu_weights -= experts
-        host_weights += experts
+    gpu_weights, host_weights = split_weights(reads(workload), placement, batch)
     cache = batch * kv_bytes(workload, depth)
     gpu_share = (layers - host_layers) / layers
     gpu_bytes = gpu_weights + cache * gpu_share
@@ -155,7 +165,8 @@ class Prefill:
     compute_s: float
     read_s: float
     flops: float
-    kernel: str
+    kernel: str  # 16-bit, fp8 or quantised
+    peak: float  # the card's dense rate for that kernel, FLOP/s
 
 
 def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: Placement, *,
@@ -173,22 +184,21 @@ def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: P
     compute = flops / placement.tp / (efficiency * peak)
     chunk = workload.ubatch if workload.runtime in GGUF_RUNTIMES else (workload.max_num_batched_tokens or 8192)
     chunks = math.ceil(batch * prompt / max(1, chunk))
-    weights = reads(workload)
-    host_experts = weights.expert_bytes(placement.host_layers, placement.expert_host_layers, chunk)
-    gpu_weights = weights.layer_bytes(placement.host_layers, model.layers, chunk) + weights.head - host_experts
+    gpu_weights, host_weights = split_weights(reads(workload), placement.with_head(), chunk)
     read = chunks * gpu_weights / placement.tp / (bandwidth_share(rates, device, workload.precision) * device.bandwidth)
-    host_weights = weights.layer_bytes(0, placement.host_layers, chunk) + host_experts
     if host_weights:  # llama.cpp copies the layers in RAM to the GPU for each micro-batch of a prompt
-        read += chunks * host_weights / (float(calibration()["pcie_gb_s"]) * 1e9)
+        read += chunks * host_weights / pcie_bandwidth()
     fixed = chunks * model.layers * layer_overhead(rates, device)
-    return Prefill(seconds=max(compute, read) + fixed, compute_s=compute, read_s=read, flops=flops, kernel=kernel)
+    return Prefill(seconds=max(compute, read) + fixed, compute_s=compute, read_s=read, flops=flops, kernel=kernel,
+                   peak=peak)
 
 
 def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:
+    """Where the breakdown's engine put the layers: llama.cpp's --gpu-layers and --n-cpu-moe, else all on GPUs."""
     facts = breakdown.facts
-    layout = getattr(facts, "layout", None)
-    if layout is not None and hasattr(layout, "layers_on_gpu"):  # llama.cpp's --gpu-layers
-        model = breakdown.workload.model
-        return Placement(host_layers=model.layers - layout.layers_on_gpu, head_on_gpu=layout.output_on_gpu,
-                         expert_host_layers=layout.cpu_moe_layers, stages=stages, tp=tp)
+    if isinstance(facts, LlamaCppFacts):
+        layout = facts.layout
+        return Placement(host_layers=breakdown.workload.model.layers - layout.layers_on_gpu,
+                         head_on_gpu=layout.output_on_gpu, expert_host_layers=layout.cpu_moe_layers,
+                         stages=stages, tp=tp)
     return Placement(stages=stages, tp=tp)

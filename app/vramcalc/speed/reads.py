@@ -8,9 +8,8 @@ import dataclasses
 import functools
 
 from ..core.dtypes import Precision
-from ..formats.weights import WeightFormat, stack
+from ..formats.weights import WeightFormat, expert_bytes, nominal_bits, stack
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
-from ..model.families.decoder.tensors import layer_tensors
 from ..model.table import active_param_count
 from ..model.tensor import Role
 from ..workload import Workload
@@ -52,20 +51,11 @@ class Reads:
         return sum(layer.dense + layer.experts * share for layer in self.layers[start:stop])
 
 
-def weight_bits(workload: Workload) -> float:
-    """The nominal bits of a weight when the precision is not a real format (bf16: 16, int4: 4)."""
-    precision = workload.precision
-    return 16 if isinstance(precision, WeightFormat) else float(precision.bits)
-
-
 @functools.lru_cache(maxsize=64)
 def _reads(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, bits: float) -> Reads:
     weights = stack(spec, fmt, group_size=group_size, nominal_bits=bits)
-    roles = {key: [t.role for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
-    layers = []
-    for key, sizes in weights.layers:
-        experts = sum(size for role, size in zip(roles[key], sizes, strict=True) if role is Role.EXPERT)
-        layers.append(LayerReads(dense=sum(sizes) - experts, experts=experts))
+    layers = [LayerReads(dense=sum(sizes) - experts, experts=experts)
+              for (_, sizes), experts in zip(weights.layers, expert_bytes(spec, weights), strict=True)]
     head = sum(size for tensor, size in weights.outside if tensor.role is not Role.EMBEDDING)
     if spec.tie_embeddings:  # the tied head reads the embedding table whole
         head += sum(size for tensor, size in weights.outside if tensor.name == "token_embd.weight")
@@ -76,7 +66,7 @@ def _reads(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, bits: flo
 
 def reads(workload: Workload) -> Reads:
     fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
-    return _reads(workload.model, fmt, workload.group_size, weight_bits(workload))
+    return _reads(workload.model, fmt, workload.group_size, nominal_bits(workload.precision))
 
 
 def kv_bytes(workload: Workload, depth: int) -> float:

@@ -73,8 +73,7 @@ def training_step(workload: Workload, device: Device, model_parallel: int, *, re
     with_recompute, model_only = flops_per_token(workload)
     utilisation = hardware_utilisation(workload, device)
     compute = tokens * with_recompute / (utilisation * peak * model_parallel)
-    link = device.link or float(calibration()["pcie_gb_s"]) * 1e9
-    sync = sync_bytes(workload, replicas, stage, gradients, weights) / link
+    sync = sync_bytes(workload, replicas, stage, gradients, weights) / device.link
     seconds = max(compute, sync)
     # MFU counts the model's FLOPs only: the recompute of checkpointing is time spent beyond them
     return TrainingStep(seconds=seconds, compute_s=compute, sync_s=sync, tokens=tokens, flops=tokens * with_recompute,
