@@ -1,5 +1,7 @@
-"""The reverse questions of speed: the fastest weight format that fits, the most sequences that each
-keep a given number of tokens/s, and the fewest GPUs that finish a training run within given hours."""
+"""The speed and cost of a workload on its target (`evaluate_speed`), and the reverse questions of speed:
+the fastest weight format that fits, the most sequences that each keep a given number of tokens/s, the
+fewest GPUs that finish a training run within given hours, the cheapest priced card, and for llama.cpp
+with a mixture of experts the fewest expert layers in RAM that fit and the curve of that trade."""
 
 from __future__ import annotations
 
@@ -90,11 +92,17 @@ def max_concurrency(workload: Workload, target: Target, machine: Machine, tokens
     return low
 
 
+def _moves_experts(workload: Workload) -> bool:
+    """Whether --n-cpu-moe is a choice here: llama.cpp (Ollama has no such flag), a mixture of experts, and
+    not every expert already in RAM (--cpu-moe)."""
+    return workload.runtime is Runtime.LLAMACPP and workload.model.moe is not None and not workload.cpu_moe
+
+
 def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
     """llama.cpp with a mixture of experts: the smallest --n-cpu-moe at which the workload fits (each layer's
     experts moved to RAM frees their bytes on the GPU, so the memory falls as N grows: bisect), or None
-    when it does not apply (not llama.cpp, a dense model, --cpu-moe given) or even all of them do not fit."""
-    if workload.runtime is not Runtime.LLAMACPP or workload.model.moe is None or workload.cpu_moe:  # not Ollama
+    when it does not apply (`_moves_experts`) or even all of them do not fit."""
+    if not _moves_experts(workload):
         return None
     layers = workload.model.layers
     if not fits(workload.but(n_cpu_moe=layers), target):
@@ -115,7 +123,7 @@ CURVE_POINTS = 8  # the trade of --n-cpu-moe: this many spans from no expert in 
 def n_cpu_moe_curve(workload: Workload, target: Target, machine: Machine) -> tuple[tuple[int, int, float], ...]:
     """GPU memory and one sequence's tokens/s as the first N layers' experts move to RAM, N from 0 to all
     (llama.cpp, mixture of experts; empty otherwise): the curve a user picks a point on."""
-    if workload.runtime is not Runtime.LLAMACPP or workload.model.moe is None or workload.cpu_moe:
+    if not _moves_experts(workload):
         return ()
     layers = workload.model.layers
     points = sorted({round(i * layers / CURVE_POINTS) for i in range(CURVE_POINTS + 1)})
@@ -181,15 +189,14 @@ class SpeedResult:
     cost: Cost
     answers: SpeedAnswers
     machine: Machine
-    usable_bytes: int = 0  # one GPU's memory the workload is fitted against
+    target: Target
 
 
 def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> SpeedResult:
     """The speed and cost of the workload on the target, and the reverse answers of speed."""
     speed = speed_of(estimate(workload), target.gpu, target.count, machine)
     return SpeedResult(speed=speed, cost=cost_of(speed, target.gpu, target.count, machine),
-                       answers=speed_answers(workload, target, machine), machine=machine,
-                       usable_bytes=target.gpu.usable_bytes)
+                       answers=speed_answers(workload, target, machine), machine=machine, target=target)
 
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:

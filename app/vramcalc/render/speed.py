@@ -131,7 +131,7 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
         desc = words.message("speed.chart.desc", low=tokens_s(low), high=tokens_s(high), seq=f"{last:,}")
         top = words.localize(_number(top_value))  # the axis says tokens/s
     labels = {key: words.message(f"speed.figure.{key}") for key in FIGURES}
-    moe = _moe_chart(answers.n_cpu_moe_curve, result.usable_bytes, words)
+    moe = _moe_chart(answers.n_cpu_moe_curve, result.target.gpu.usable_bytes, words)
     return SpeedView(line=line, figures=tuple((key, labels[key], value) for key, value in figures),
                      basis=tuple(basis), chart_path=path, chart_desc=desc, chart_y=top,
                      chart_x=words.localize(f"{speed.curve[-1][0]:,}") if speed.curve else "", **moe)
