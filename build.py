@@ -27,18 +27,18 @@ from vramcalc.analysis.speed_answers import evaluate_speed  # noqa: E402
 from vramcalc.core.dtypes import KV_FORMATS, Precision  # noqa: E402
 from vramcalc.formats.weights import WEIGHT_FORMAT_GROUPS  # noqa: E402
 from vramcalc.inputs.options import CUSTOM_KEYS, OPTION  # noqa: E402
-from vramcalc.inputs.parse import parse_capacity_query, parse_target  # noqa: E402
+from vramcalc.inputs.parse import parse_capacity_query, parse_machine, parse_target  # noqa: E402
 from vramcalc.render import catalog as catalog_words  # noqa: E402
 from vramcalc.render.charts import BOX  # noqa: E402
 from vramcalc.render.messages import GUIDE_ENTRIES, Words  # noqa: E402
 from vramcalc.render.rank import BAR_WIDTH  # noqa: E402
+from vramcalc.render.speed import CHARTS as SPEED_CHARTS  # noqa: E402
 from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
 from vramcalc.render.speed import present_speed  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target, rank_rows  # noqa: E402
 from vramcalc.sources import catalog  # noqa: E402
 from vramcalc.sources.gpus import load_apple, load_gpus  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
-from vramcalc.workload import Machine  # noqa: E402
 
 # python_stdlib.zip is not shipped: the page loads the precompiled one (static/pyodide/loader.mjs).
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
@@ -161,8 +161,9 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         view=present(estimate(workload), words=words),
         target=target,
         rank_rows=rank_rows(target, words=words),
-        speed=present_speed(workload, evaluate_speed(workload, parse_target({}), Machine()), words=words),
+        speed=present_speed(workload, evaluate_speed(workload, parse_target({}), parse_machine({})), words=words),
         speed_keys=SPEED_FIGURES,
+        speed_charts=SPEED_CHARTS,
         chart_box=BOX,
         bar_width=BAR_WIDTH,
         capacity_columns=["FP16/BF16" if p is Precision.FP16 else p.value.upper() for p in COLUMNS],

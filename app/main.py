@@ -45,6 +45,7 @@ from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_machin
 from vramcalc.render import catalog as catalog_words  # noqa: E402
 from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.render.messages import Words  # noqa: E402
+from vramcalc.render.speed import CHARTS as SPEED_CHARTS  # noqa: E402
 from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
 from vramcalc.render.speed import present_speed  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
@@ -65,6 +66,7 @@ state = {
         "gpus": parse_target(DEFAULTS).count,
         "target": (DEFAULT_WORKLOAD, parse_target(DEFAULTS)),
         "capacity": parse_capacity_query(DEFAULTS),
+        "speed": (DEFAULT_WORKLOAD, parse_target(DEFAULTS), parse_machine(DEFAULTS)),  # build.py prerendered it
     },
 }
 
@@ -285,17 +287,16 @@ def render_speed(view):
         set_hidden(f"speed-{key}", key not in shown)
         set_text(f"speed-{key}-value", shown.get(key, ""))
     fill_list("speed-basis", view.basis)
-    set_hidden("speed-chart-figure", not view.chart_path)
-    set_attributes("speed-chart-line", d=view.chart_path)
-    set_text("speed-chart-desc", view.chart_desc)
-    set_text("speed-chart-y", view.chart_y)
-    set_text("speed-chart-x", view.chart_x)
-    set_hidden("speed-moe-figure", not view.moe_path)
-    set_attributes("speed-moe-line", d=view.moe_path)
-    set_attributes("speed-moe-limit", x1=view.moe_limit_x, x2=view.moe_limit_x)
-    set_text("speed-moe-desc", view.moe_desc)
-    set_text("speed-moe-y", view.moe_y)
-    set_text("speed-moe-x", view.moe_x)
+    for key in SPEED_CHARTS:
+        chart = view.charts[key]
+        set_hidden(f"speed-{key}-figure", not chart.path)
+        set_attributes(f"speed-{key}-line", d=chart.path)
+        limit = 0 if chart.limit_x is None else chart.limit_x
+        set_attributes(f"speed-{key}-limit", x1=limit, x2=limit,
+                       visibility="hidden" if chart.limit_x is None else "visible")
+        set_text(f"speed-{key}-desc", chart.desc)
+        set_text(f"speed-{key}-y", chart.y_top)
+        set_text(f"speed-{key}-x", chart.x_end)
 
 
 def render_verdict(verdict):
@@ -406,7 +407,7 @@ def redraw():
         state["shown"]["target"] = (workload, target)
     mark_stale("speed", workload is None or target is None or machine is None)
     if workload is not None and target is not None and machine is not None and (
-            workload, target, machine) != state["shown"].get("speed"):
+            workload, target, machine) != state["shown"]["speed"]:
         render_speed(timed(lambda: present_speed(workload, evaluate_speed(workload, target, machine), words=WORDS)))
         state["shown"]["speed"] = (workload, target, machine)
     if query is not None and query != state["shown"]["capacity"]:

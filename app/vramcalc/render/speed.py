@@ -1,10 +1,10 @@
 """The speed and cost of a result in words: the verdict's short line, the figures, their basis and the
-expected error (docs/accuracy.md, "Speed"), and the chart of tokens/s against context length."""
+expected error (docs/accuracy.md, "Speed"), and the charts: tokens/s against context length, and against
+GPU memory as --n-cpu-moe moves experts to RAM."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from ..analysis.speed_answers import SpeedResult
 from ..sources.gpus import gpu
@@ -15,7 +15,19 @@ from .messages import ENGLISH, Words
 FIGURES = ("ttft", "decode", "output", "prefill", "tpot", "step", "train", "mfu", "run", "cost_hour", "cost_tokens",
            "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run", "min_n_cpu_moe", "cheapest_card")
 """Every figure the page has a place for, in order (those that do not apply are hidden)."""
+CHARTS = ("context", "moe")
+"""The charts the page has a place for: tokens/s (y) against context length, and against GPU memory over
+--n-cpu-moe (x); their words are the catalogue's speed.chart.<key>.*."""
 CHART_WIDTH, CHART_HEIGHT = 320, 120
+
+
+@dataclasses.dataclass(frozen=True)
+class SpeedChart:
+    path: str = ""  # an SVG path in CHART_WIDTH × CHART_HEIGHT ("": no such chart here)
+    desc: str = ""
+    x_end: str = ""  # the right end of the x axis, in words
+    y_top: str = ""  # the top of the y axis (tokens/s)
+    limit_x: float | None = None  # the card's memory on the x axis, where it has one
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,15 +35,7 @@ class SpeedView:
     line: str  # the verdict's short line ("" when unknown)
     figures: tuple[tuple[str, str, str], ...]  # (key, label, value) of the figures that apply
     basis: tuple[str, ...]
-    chart_path: str  # an SVG path in CHART_WIDTH × CHART_HEIGHT ("" when there is no curve)
-    chart_desc: str
-    chart_y: str  # the top of the y axis, in words
-    chart_x: str  # the right end of the x axis
-    moe_path: str = ""  # tokens/s (y) against the GPU's memory (x) as --n-cpu-moe goes from 0 to all layers
-    moe_desc: str = ""
-    moe_x: str = ""  # the right end of the memory axis, in words
-    moe_y: str = ""
-    moe_limit_x: float = -1.0  # the card's usable memory on the x axis (-1: off the chart)
+    charts: dict[str, SpeedChart]  # each of CHARTS
 
 
 def _number(value: float) -> str:
@@ -40,6 +44,10 @@ def _number(value: float) -> str:
     if value >= 10:
         return f"{value:,.1f}"
     return f"{value:,.2f}"
+
+
+def _tokens_s(value: float, words: Words) -> str:
+    return words.message("speed.value.tokens_s", value=_number(value))
 
 
 def _duration(seconds: float, words: Words) -> str:
@@ -54,7 +62,7 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
     """The Speed section of `result` (analysis.speed_answers.evaluate_speed) in words."""
     speed, cost, answers, machine = result.speed, result.cost, result.answers, result.machine
     def tokens_s(value: float) -> str:
-        return words.message("speed.value.tokens_s", value=_number(value))
+        return _tokens_s(value, words)
 
     figures: list[tuple[str, str]] = []
     if speed.ttft_s is not None:
@@ -120,36 +128,41 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
                              ttft="" if speed.ttft_s is None else _duration(speed.ttft_s, words))
     else:
         line = ""
-    path, desc, top = "", "", ""
-    if speed.curve:
-        high = max(rate for _, rate in speed.curve)
-        top_value = high * 1.1
-        last = speed.curve[-1][0] or 1
-        points = [(CHART_WIDTH * depth / last, CHART_HEIGHT * (1 - rate / top_value)) for depth, rate in speed.curve]
-        path = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points)
-        low = min(rate for _, rate in speed.curve)
-        desc = words.message("speed.chart.desc", low=tokens_s(low), high=tokens_s(high), seq=f"{last:,}")
-        top = words.localize(_number(top_value))  # the axis says tokens/s
     labels = {key: words.message(f"speed.figure.{key}") for key in FIGURES}
-    moe = _moe_chart(answers.n_cpu_moe_curve, result.target.gpu.usable_bytes, words)
+    charts = {"context": _context_chart(speed.curve, words),
+              "moe": _moe_chart(answers.n_cpu_moe_curve, result.target.gpu.usable_bytes, words)}
     return SpeedView(line=line, figures=tuple((key, labels[key], value) for key, value in figures),
-                     basis=tuple(basis), chart_path=path, chart_desc=desc, chart_y=top,
-                     chart_x=words.localize(f"{speed.curve[-1][0]:,}") if speed.curve else "", **moe)
+                     basis=tuple(basis), charts=charts)
 
 
-def _moe_chart(curve: tuple[tuple[int, int, float], ...], usable: int, words: Words) -> dict[str, Any]:
-    """The trade of --n-cpu-moe as a path: x the most loaded GPU's GiB, y one sequence's tokens/s."""
+def _path(points: list[tuple[float, float]], x_top: float, y_top: float) -> str:
+    """The SVG path through (x, tokens/s) points, scaled to CHART_WIDTH × CHART_HEIGHT."""
+    return "M" + " L".join(f"{CHART_WIDTH * x / x_top:.1f},{CHART_HEIGHT * (1 - y / y_top):.1f}" for x, y in points)
+
+
+def _context_chart(curve: tuple[tuple[int, float], ...], words: Words) -> SpeedChart:
+    """One sequence's tokens/s as the context fills, from empty to the whole sequence."""
+    if not curve:
+        return SpeedChart()
+    high, low, last = max(rate for _, rate in curve), min(rate for _, rate in curve), curve[-1][0] or 1
+    return SpeedChart(path=_path([(float(depth), rate) for depth, rate in curve], last, high * 1.1),
+                      desc=words.message("speed.chart.context.desc", low=_tokens_s(low, words),
+                                         high=_tokens_s(high, words), seq=f"{last:,}"),
+                      x_end=words.localize(f"{last:,}"), y_top=words.localize(_number(high * 1.1)))
+
+
+def _moe_chart(curve: tuple[tuple[int, int, float], ...], usable: int, words: Words) -> SpeedChart:
+    """The trade of --n-cpu-moe: x the most loaded GPU's bytes, y one sequence's tokens/s; the card's line."""
     if len(curve) < 2:
-        return {}
+        return SpeedChart()
     x_top = max(max(b for _, b, _ in curve), usable) * 1.05
     y_top = max(rate for _, _, rate in curve) * 1.1
-    points = [(CHART_WIDTH * b / x_top, CHART_HEIGHT * (1 - rate / y_top)) for _, b, rate in curve]
     (_, most, fast), (layers, least, slow) = curve[0], curve[-1]
-    return {"moe_path": "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in points),
-            "moe_desc": words.message("speed.moe_chart.desc", fast=f"{fast:,.1f}", most=words.gib(most),
-                                      slow=f"{slow:,.1f}", least=words.gib(least), layers=layers),
-            "moe_x": words.localize(f"{x_top / 2**30:,.0f} GiB"), "moe_y": words.localize(_number(y_top)),
-            "moe_limit_x": round(CHART_WIDTH * usable / x_top, 1)}
+    return SpeedChart(path=_path([(float(b), rate) for _, b, rate in curve], x_top, y_top),
+                      desc=words.message("speed.chart.moe.desc", fast=f"{fast:,.1f}", most=words.gib(most),
+                                         slow=f"{slow:,.1f}", least=words.gib(least), layers=layers),
+                      x_end=words.localize(f"{x_top / 2**30:,.0f} GiB"), y_top=words.localize(_number(y_top)),
+                      limit_x=round(CHART_WIDTH * usable / x_top, 1))
 
 
 def speed_lines(view: SpeedView) -> str:

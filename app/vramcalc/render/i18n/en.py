@@ -823,11 +823,11 @@ EN: Mapping[str, str] = {
     ),
     "speed.unknown_tflops": "Prompt speed unknown: this card's 16-bit TFLOPS are not known. Give them (--gpu-tflops).",
     "speed.unknown_layout": "Speed unknown: these GPUs cannot run this layout.",
-    "speed.chart.title": "Generation speed against context length",
-    "speed.chart.desc": (
+    "speed.chart.context.title": "Generation speed against context length",
+    "speed.chart.context.desc": (
         "Tokens per second of one sequence from {low} at {seq} tokens of context to {high} at the start."
     ),
-    "speed.chart.x": "context (tokens)",
+    "speed.chart.context.x": "context (tokens)",
     "cost.price.given": "Costs at the price per GPU-hour given.",
     "cost.price.default": "Costs at a cloud price of {date} ({source}); give your own price per GPU-hour to change it.",
     "field.prompt_tokens.label": "Prompt tokens",
@@ -900,12 +900,12 @@ EN: Mapping[str, str] = {
     ),
     "ollama.ctx_given": "Ollama allocates {ctx} tokens per sequence (num_ctx){cut}",
     "ollama.cut": ", whatever the request's {seq}: longer prompts are cut",
-    "speed.moe_chart.title": "Speed against GPU memory, as --n-cpu-moe moves experts to system RAM",
-    "speed.moe_chart.desc": (
+    "speed.chart.moe.title": "Speed against GPU memory, as --n-cpu-moe moves experts to system RAM",
+    "speed.chart.moe.desc": (
         "From {fast} tokens/s with every expert on the GPU ({most}) to {slow} tokens/s with the experts of all "
         "{layers} layers in RAM ({least}); the vertical line is the card's memory."
     ),
-    "speed.moe_chart.x": "GPU memory (GiB)",
+    "speed.chart.moe.x": "GPU memory (GiB)",
     "speed.basis.sync": (
         "Keeping {gpus} data-parallel copies in step moves {seconds} s of traffic per step over a {link} GB/s link, "
         "beside {compute} s of compute: the step takes the longer."

@@ -862,11 +862,11 @@ PT: Mapping[str, str] = {
         "(--gpu-tflops)."
     ),
     "speed.unknown_layout": "Velocidade desconhecida: estas GPUs não rodam este arranjo.",
-    "speed.chart.title": "Velocidade de geração conforme o tamanho do contexto",
-    "speed.chart.desc": (
+    "speed.chart.context.title": "Velocidade de geração conforme o tamanho do contexto",
+    "speed.chart.context.desc": (
         "Tokens por segundo de uma sequência, de {low} com {seq} tokens de contexto a {high} no início."
     ),
-    "speed.chart.x": "contexto (tokens)",
+    "speed.chart.context.x": "contexto (tokens)",
     "cost.price.given": "Custos ao preço por GPU-hora informado.",
     "cost.price.default": (
         "Custos a um preço de nuvem de {date} ({source}); informe o seu preço por GPU-hora para mudá-lo."
@@ -948,12 +948,12 @@ PT: Mapping[str, str] = {
     ),
     "ollama.ctx_given": "O Ollama reserva {ctx} tokens por sequência (num_ctx){cut}",
     "ollama.cut": ", qualquer que seja o pedido de {seq}: prompts mais longos são cortados",
-    "speed.moe_chart.title": "Velocidade conforme a memória da GPU, quando --n-cpu-moe leva especialistas para a RAM",
-    "speed.moe_chart.desc": (
+    "speed.chart.moe.title": "Velocidade conforme a memória da GPU, quando --n-cpu-moe leva especialistas para a RAM",
+    "speed.chart.moe.desc": (
         "De {fast} tokens/s com todos os especialistas na GPU ({most}) a {slow} tokens/s com os especialistas das "
         "{layers} camadas na RAM ({least}); a linha vertical é a memória da placa."
     ),
-    "speed.moe_chart.x": "memória da GPU (GiB)",
+    "speed.chart.moe.x": "memória da GPU (GiB)",
     "speed.basis.sync": (
         "Manter {gpus} cópias de dados paralelos em sincronia leva {seconds} s de tráfego por passo num enlace de "
         "{link} GB/s, ao lado de {compute} s de computação: o passo leva o maior dos dois."
