@@ -1,0 +1,42 @@
+"""The page's Speed section: prerendered for the defaults, and redrawn from the engine's own answer
+(analysis.speed_answers.evaluate_speed, render/speed.py) as the form changes."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from test_page import open_ready
+from vramcalc import parse_workload
+from vramcalc.analysis.speed_answers import evaluate_speed
+from vramcalc.inputs.parse import parse_machine, parse_target
+from vramcalc.render.speed import present_speed
+
+pytestmark = pytest.mark.browser
+
+
+def view_of(values: dict[str, str]):
+    workload = parse_workload(values)
+    return present_speed(workload, evaluate_speed(workload, parse_target(values), parse_machine(values)))
+
+
+def test_the_speed_section_shows_the_engines_figures_and_follows_the_form(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url)
+    default = dict((key, value) for key, _, value in view_of({}).figures)
+    expect(page.locator("#speed-decode-value")).to_have_text(default["decode"])  # prerendered, then kept
+    expect(page.locator("#verdict-speed")).to_have_text(view_of({}).line)
+    expect(page.locator("#speed-moe-figure")).to_be_hidden()  # a dense model on transformers: no --n-cpu-moe
+    values = {"model": "qwen3-30b-a3b", "runtime": "llamacpp", "precision": "q4_k_m", "gpu": "rtx-4060-ti-16gb"}
+    open_ready(page, server_url, "?" + "&".join(f"{key}={value}" for key, value in values.items()))
+    moe = view_of(values)
+    figures = dict((key, value) for key, _, value in moe.figures)
+    expect(page.locator("#speed-decode-value")).to_have_text(figures["decode"])
+    expect(page.locator("#speed-min_n_cpu_moe-value")).to_have_text(figures["min_n_cpu_moe"])
+    expect(page.locator("#speed-moe-figure")).to_be_visible()
+    expect(page.locator("#speed-moe-line")).to_have_attribute("d", moe.charts["moe"].path)
+    expect(page.locator("#speed-moe-limit")).to_have_attribute("visibility", "visible")
+    expect(page.locator("#speed-context-limit")).to_have_attribute("visibility", "hidden")
+    page.select_option("#model", "llama-3.1-8b")  # dense: the --n-cpu-moe chart and answer go
+    expect(page.locator("#speed-moe-figure")).to_be_hidden()
+    expect(page.locator("#speed-min_n_cpu_moe")).to_be_hidden()
