@@ -19,7 +19,7 @@ const megabytes = new Intl.NumberFormat(document.documentElement.lang || "en",
 
 function count(entry) {
   const path = new URL(entry.name).pathname;
-  if (!bytes || !total || counted.has(path) || !BOOT.some((part) => path.endsWith(part) || path.includes(part))) return;
+  if (!bytes || !total || counted.has(path) || !BOOT.some((part) => path.includes(part))) return;
   counted.add(path);
   loaded = Math.min(total, loaded + (entry.decodedBodySize || entry.encodedBodySize || 0));
   bytes.textContent = bytes.getAttribute("data-text")

@@ -13,6 +13,7 @@ import json
 import math
 import statistics
 import sys
+from typing import Any
 
 import validate_speed
 from vramcalc.speed import hardware
@@ -60,20 +61,15 @@ def main() -> int:
         FIT_ON = sys.argv[sys.argv.index("--fit-on") + 1]
     rates = hardware.calibration()["engines"]["llamacpp"]  # the cached dict: predictions read it
     best = loss()
-    for _ in range(1):
-        for path, values in PARAMETERS:
-            chosen = None
-            for value in values:
-                _set(rates, path, value)
-                current = loss()
-                if current < best - 1e-9:
-                    best, chosen = current, value
-            if chosen is None:  # nothing better: back to the value before the search
-                _set(rates, path, _get(path))
-            else:
-                _set(rates, path, chosen)
-                _keep(path, chosen)
-            print(".".join(path), _get(path), f"loss {best:.4f}", file=sys.stderr)
+    for path, values in PARAMETERS:
+        chosen = _get(rates, path)  # kept unless a value tried does better
+        for value in values:
+            _set(rates, path, value)
+            current = loss()
+            if current < best - 1e-9:
+                best, chosen = current, value
+        _set(rates, path, chosen)
+        print(".".join(path), chosen, f"loss {best:.4f}", file=sys.stderr)
     print(json.dumps(rates, indent=2))
     if FIT_ON:  # the rows not fitted: the held-out error
         held_out = FIT_ON[1:] if FIT_ON.startswith("!") else "!" + FIT_ON
@@ -88,21 +84,10 @@ def main() -> int:
     return 0
 
 
-KEPT: dict[tuple[str, ...], float] = {}
-
-
-def _keep(path: tuple[str, ...], value: float) -> None:
-    KEPT[path] = value
-
-
-def _get(path: tuple[str, ...]) -> float:
-    if path in KEPT:
-        return KEPT[path]
-    rates = json.loads(validate_speed.SPEED_JSON.read_text())["engines"]["llamacpp"]
+def _get(rates: Any, path: tuple[str, ...]) -> float:
     for key in path:
         rates = rates[key]
-    KEPT[path] = float(rates)
-    return KEPT[path]
+    return float(rates)
 
 
 def _round(value: object) -> object:

@@ -73,7 +73,7 @@ def _memory(gpu: GpuSpec) -> Memory:
     return Memory.HBM if gpu.slug in calibration()["hbm"] else Memory.GDDR
 
 
-def _platform(gpu: GpuSpec) -> Platform:
+def platform_of(gpu: GpuSpec) -> Platform:
     if gpu.kind is GpuKind.APPLE:
         return Platform.METAL
     return Platform.ROCM if gpu.slug in calibration()["rocm"] else Platform.CUDA
@@ -90,7 +90,7 @@ def device(gpu: GpuSpec, machine: Machine) -> Device:
     if machine.gpu_tflops is not None:
         flops = {kind: rate * machine.gpu_tflops * TERA / flops["16-bit"] for kind, rate in flops.items()} if (
             "16-bit" in flops) else {"16-bit": machine.gpu_tflops * TERA}
-    return Device(bandwidth=bandwidth, flops=flops, memory=_memory(gpu), platform=_platform(gpu),
+    return Device(bandwidth=bandwidth, flops=flops, memory=_memory(gpu), platform=platform_of(gpu),
                   nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
                   link=gpu.interconnect_bytes_per_s or pcie_bandwidth())
 

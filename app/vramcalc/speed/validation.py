@@ -6,20 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..core.phrase import Phrase, phrase
-from ..sources.gpus import GpuKind
 from ..workload import Workload
-from .hardware import calibration
+from .hardware import Platform, calibration, platform_of
 
 
 def backend(workload: Workload) -> str:
     """The validation group of a workload: its engine and its GPU's platform ("llamacpp-cuda")."""
-    gpu = workload.gpu
-    platform = "metal" if gpu is not None and gpu.kind is GpuKind.APPLE else "cuda"
-    if gpu is not None and gpu.slug in calibration()["rocm"]:
-        platform = "rocm"
+    platform = Platform.CUDA if workload.gpu is None else platform_of(workload.gpu)
     engine = calibration()["engines"].get(workload.runtime.value, {})
     kind = "train" if workload.is_training else engine.get("alias", workload.runtime.value)
-    return f"{kind}-{platform}"
+    return f"{kind}-{platform.value}"
 
 
 def expected_error(workload: Workload) -> Phrase:
@@ -27,5 +23,5 @@ def expected_error(workload: Workload) -> Phrase:
     group = stats.get(backend(workload))
     if group is None:
         return phrase("speed.error.none")
-    return phrase("speed.error", median=f"{group['median']:.0%}".replace("%", " %").replace(" %", "%"),
+    return phrase("speed.error", median=f"{group['median']:.0%}",
                   worst=f"{group['worst']:.0%}", rows=group["rows"], backend=backend(workload))
