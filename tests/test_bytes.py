@@ -39,3 +39,11 @@ def test_the_page_says_how_many_bytes_pythons_start_downloads(site_dir):
     for page in ("index.html", "pt/index.html"):
         match = re.search(r'data-boot-bytes="(\d+)"', (site_dir / page).read_text(encoding="utf-8"))
         assert match and int(match.group(1)) == total > 5_000_000, page
+
+
+def test_html_entities_are_left_out_of_the_standard_library(site_dir):
+    """html.entities (36 kB gzipped) serves only html.unescape, which nothing on the page calls;
+    tools/precompile.mjs has html/__init__ import it on first use instead (LAZY)."""
+    with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))) as archive:
+        names = set(archive.namelist())
+    assert "html/__init__.pyc" in names and "html/entities.pyc" not in names

@@ -7,7 +7,9 @@ must apply the same defaults to count the same model. This tool asks the
 installed transformers for each supported model_type's defaults and writes the
 memory-relevant ones to app/vramcalc/data/config_defaults.json.
 
-Usage: python tools/config_defaults.py
+Usage: python tools/config_defaults.py [MODEL_TYPE ...]
+With model types, only theirs are (re)written and the other entries kept as they are, so a newer
+transformers adds the types of its day without moving the defaults the older ones were checked with.
 Needs: pip install transformers
 """
 
@@ -25,12 +27,19 @@ from vramcalc.sources.hf_config import MEMORY_KEYS
 from vramcalc.sources.readers import READERS
 
 OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "config_defaults.json"
-DERIVED = {"layer_types", "no_rope_layers", "moe_layers"}  # computed from other keys by the class
+DERIVED = {"layer_types", "no_rope_layers", "moe_layers", "mlp_layer_types"}  # computed from other keys by the class
 
 
-def main():
-    defaults = {"_generated_by": f"tools/config_defaults.py with transformers {transformers.__version__}"}
-    for model_type in sorted(READERS):
+def main(argv: list[str]) -> None:
+    only = set(argv)
+    defaults = json.loads(OUT.read_text(encoding="utf-8")) if only else {}
+    stamp = f"tools/config_defaults.py with transformers {transformers.__version__}"
+    if only:
+        defaults["_generated_by"] = (f"{defaults['_generated_by']}; {', '.join(sorted(only))} with transformers "
+                                   f"{transformers.__version__}")
+    else:
+        defaults["_generated_by"] = stamp
+    for model_type in sorted(only or READERS):
         if model_type in ("gpt2", "kimi_k2"):
             continue
         try:
@@ -54,4 +63,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

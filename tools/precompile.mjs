@@ -145,6 +145,24 @@ import zipfile
 ALWAYS = ("encodings.ascii", "encodings.latin_1")
 
 
+# html.entities (36 kB gzipped) is imported by html/__init__ for unescape(); PyScript's display imports html
+# for escape() alone, and nothing here unescapes. With the standard library cut to what the app imports,
+# html/__init__ gets it on first use instead, so it is left out; an unescape() of a named reference then
+# fails loudly (ImportError), never silently. tests/test_bytes.py checks that it is left out; every
+# browser test boots PyScript, whose display module imports html.
+LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
+                             b"class _Html5:\\n"
+                             b"    def __getattr__(self, name):\\n"
+                             b"        from html.entities import html5\\n"
+                             b"        return getattr(html5, name)\\n"
+                             b"_html5 = _Html5()\\n"
+                             b"_Html5.__contains__ = lambda self, key: self.__getattr__('__contains__')(key)\\n"
+                             b"_Html5.__getitem__ = lambda self, key: self.__getattr__('__getitem__')(key)\\n",
+                             "html.entities")}
+if keep is not None:
+    keep = [module for module in keep if module not in {lazy for _, _, lazy in LAZY.values()}]
+
+
 def wanted(name):
     if keep is None:
         return True
@@ -208,7 +226,10 @@ def add(zout, name, data, filename, date_time):
 
 compiled = 0
 left_out = left_out_already
+UNREAD = "data/config_keys_unread.json"  # config keys no reader reads (tests/test_types.py checks it)
 with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfile.ZIP_STORED) as zout:
+    listed = [name for name in zin.namelist() if name.endswith(UNREAD)] if strip_annotations else []
+    unread = set(json.loads(zin.read(listed[0]))["keys"]) if listed else set()
     for info in zin.infolist():
         if info.is_dir():
             continue
@@ -216,6 +237,11 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
             left_out += 1
             continue
         data = zin.read(info)
+        if keep is not None and info.filename in LAZY:
+            line, replacement, _ = LAZY[info.filename]
+            if line not in data:
+                raise ValueError(f"{info.filename}: {line!r} not found; LAZY needs a look at this Python")
+            data = data.replace(line, replacement)
         if info.filename.endswith(".py") and add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
             compiled += 1
         else:  # data files, and test fixtures with deliberate errors (left as source)
@@ -224,6 +250,11 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                 if isinstance(parsed, dict):  # what the data says of itself, read by people, not by the engine
                     for key in [key for key in parsed if key.startswith("about")]:
                         del parsed[key]
+                if "/data/models/" in "/" + info.filename and isinstance(parsed, dict) and "config" in parsed:
+                    config = parsed["config"]  # a preset: its config less the keys nothing reads
+                    for inner in (config, config.get("text_config") or {}):
+                        for key in unread & set(inner):
+                            del inner[key]
                 if "/data/gpus/" in "/" + info.filename and isinstance(parsed, dict):
                     for key in ("source", "compute_source"):  # each figure's provenance: no page shows it
                         parsed.pop(key, None)

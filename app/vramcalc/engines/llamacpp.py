@@ -71,8 +71,9 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
             size = n_seq * spec.linear.state_bytes(4)
         else:
             cells = swa_cells if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED) else n_ctx
-            if spec.mla is not None:
-                size = n_seq * type_k.bytes_for(cells * spec.mla.latent_width)
+            if spec.mla is not None:  # the indexer's keys (llama_kv_cache_dsa): K only, at type_k
+                width = spec.mla.latent_width + (spec.indexer.head_dim if spec.indexer else 0)
+                size = n_seq * type_k.bytes_for(cells * width)
             else:
                 width = spec.kv_dim
                 size = n_seq * (type_k.bytes_for(cells * width) + type_v.bytes_for(cells * width))

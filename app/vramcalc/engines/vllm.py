@@ -59,7 +59,8 @@ class VllmPool:
 def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
     """One KV block: 16 tokens of every attention layer."""
     attention_layers = spec.layers - spec.count_kind(AttentionKind.LINEAR)
-    return kv_precision.bytes_for(attention_layers * spec.kv_values_per_token * VLLM_BLOCK_TOKENS)
+    return (kv_precision.bytes_for(attention_layers * spec.kv_values_per_token * VLLM_BLOCK_TOKENS)
+            + spec.indexer_bytes(VLLM_BLOCK_TOKENS, 2, fp8_packed=True))
 
 
 def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utilization: float, non_kv: int,
@@ -72,7 +73,7 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
     per_block = vllm_block_bytes(spec, kv_precision)
     tokens = pool // per_block * VLLM_BLOCK_TOKENS if per_block else 0
     per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(vllm_kv_tokens(seq)))
-                    + spec.linear_state_bytes(2))
+                    + spec.linear_state_bytes(2) + spec.indexer_bytes(vllm_kv_tokens(seq), 2, fp8_packed=True))
     concurrency = pool / per_sequence if per_sequence else math.inf
     return VllmPool(claimed_bytes=claimed, kv_pool_bytes=pool, kv_tokens=tokens, max_concurrency=concurrency)
 
@@ -169,7 +170,7 @@ class Vllm:
         kv_precision = workload.effective_kv_precision
         tokens = vllm_kv_tokens(workload.seq)
         kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens))
-                               + model.linear_state_bytes(2))
+                               + model.linear_state_bytes(2) + model.indexer_bytes(tokens, 2, fp8_packed=True))
         peak = VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab + VLLM_PEAK_BASE
         weights = weights_bytes(workload)
         overhead = workload.overhead_bytes

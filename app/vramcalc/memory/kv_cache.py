@@ -26,7 +26,8 @@ def kv_cache_bytes(workload: Workload) -> Component:
     precision = workload.effective_kv_precision
     values = workload.batch * model.kv_values_per_sequence(workload.seq)
     e = int(workload.activation_precision.bits) // 8
-    num_bytes = precision.bytes_for(values) + workload.batch * model.linear_state_bytes(e)
+    num_bytes = precision.bytes_for(values) + workload.batch * (
+        model.linear_state_bytes(e) + model.indexer_bytes(workload.seq, e, fp8_packed=False))
     return Component(
         key="kv_cache",
         bytes=num_bytes,
@@ -48,6 +49,9 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
                              window=f"{model.sliding_window or model.attention_chunk:,}"))
     text: Formula = (phrase("kv_cache.formula", batch=workload.batch, layers=join(" + ", parts), bits=precision.bits,
                             precision=precision.value),)
+    if model.indexer is not None:
+        text += (phrase("kv_cache.indexer", batch=workload.batch, head_dim=model.indexer.head_dim,
+                        bytes=format_binary(model.indexer_bytes(workload.seq, e, fp8_packed=False))),)
     if model.linear is not None:
         text += (phrase("kv_cache.linear", batch=workload.batch, count=model.count_kind(AttentionKind.LINEAR),
                         state=format_binary(model.linear.state_bytes(e))),)

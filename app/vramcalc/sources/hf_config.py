@@ -24,6 +24,7 @@ from ..core.phrase import Phrase, join, phrase
 from ..model.families.decoder.spec import (
     AttentionKind,
     Block,
+    Indexer,
     LinearAttention,
     Mla,
     ModelSpec,
@@ -65,6 +66,8 @@ MEMORY_KEYS = frozenset({
     "linear_value_head_dim", "linear_conv_kernel_dim", "use_qk_norm", "lm_head_bias", "qk_layernorm",
     "num_nextn_predict_layers", "attn_logit_softcapping", "final_logit_softcapping", "partial_rotary_factor",
     "n_embd", "n_layer", "n_head", "n_inner", "n_positions", "vision_config",
+    "mlp_layer_types", "index_n_heads", "index_head_dim", "use_bias", "attention_out_bias", "moe_num_experts",
+    "moe_k", "moe_num_shared_experts", "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -94,10 +97,13 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     extra_notes = list(notes)
     if model_type == "gpt2":
         return _read_gpt2(config, name, display)
-    if model_type in TEXT_TYPES:
+    wrapped = (model_type not in READERS and "hidden_size" not in config
+               and isinstance(config.get("text_config"), Mapping))  # any multimodal wrapper: its text_config
+    if model_type in TEXT_TYPES or wrapped:
         text = config.get("text_config")
         if isinstance(text, Mapping):  # Gemma 3, Llama 4, Mistral 3; Qwen2.5-VL keeps its text keys at the top
-            inner = _text(text, "model_type", field="text_config.model_type") or TEXT_TYPES[model_type]
+            inner = (_text(text, "model_type", field="text_config.model_type")
+                     or TEXT_TYPES.get(model_type, f"{model_type}_text"))
             config = {**text, "model_type": TEXT_ALIASES.get(inner, inner)}
         else:
             config = {k: v for k, v in config.items() if k != "vision_config"} | {"model_type": TEXT_TYPES[model_type]}
@@ -118,7 +124,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
               for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
     if filled and reader is READERS.get(model_type):
         extra_notes.append(phrase("model.note.defaults", model_type=model_type, keys=join(", ", filled)))
-    spec_fields = _read_decoder(config, reader, model_type)
+    spec_fields = _read_decoder(config, reader, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
         if given[key] not in _NEUTRAL_WHEN_OFF:
@@ -152,25 +158,35 @@ def _understood(reader: Reader) -> frozenset[str]:
         keys.add("use_qk_norm")
     if reader.softcap:
         keys |= {"attn_logit_softcapping", "final_logit_softcapping"}
+    if reader.indexer:
+        keys |= {"index_n_heads", "index_head_dim", "index_topk", "layer_types"}
+    keys |= {key for key in (reader.bias_key, reader.o_bias_key) if key}
     return frozenset(keys)
 
 
-def _read_decoder(config: Mapping[str, object], reader: Reader,
-                  model_type: str) -> dict[str, Any]:  # ModelSpec keyword arguments
+def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
+                  assumptions: list[str | Phrase]) -> dict[str, Any]:  # ModelSpec keyword arguments
     hidden = _int(config, "hidden_size", 1, MAX_DIM)
     layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
     heads = _int(config, "num_attention_heads", 1, MAX_HEADS)
     kv_heads = _int(config, "num_key_value_heads", 1, MAX_HEADS, default=heads)
     if kv_heads > heads or heads % kv_heads:
         raise ValidationError("num_key_value_heads", kv_heads, f"must divide num_attention_heads ({heads})")
-    if config.get("head_dim") is None and hidden % heads:
-        raise ValidationError("num_attention_heads", heads,
-                              f"must divide hidden_size ({hidden}) when the config gives no head_dim")
-    head_dim = _int(config, "head_dim", 1, MAX_DIM, default=hidden // heads)
+    if reader.mla and config.get("head_dim") is None:  # MLA's classes map head_dim to qk_rope_head_dim
+        head_dim = _int(config, "qk_rope_head_dim", 1, MAX_DIM)
+    else:
+        if config.get("head_dim") is None and hidden % heads:
+            raise ValidationError("num_attention_heads", heads,
+                                  f"must divide hidden_size ({hidden}) when the config gives no head_dim")
+        head_dim = _int(config, "head_dim", 1, MAX_DIM, default=hidden // heads)
     vocab = _int(config, "vocab_size", 1, MAX_DIM * 10)
     max_positions = _int(config, "max_position_embeddings", 1, MAX_POSITIONS, default=0) or None
-    attention_bias = _bool(config, "attention_bias", default=False)
+    all_bias = bool(reader.bias_key) and _bool(config, reader.bias_key, default=False)
+    attention_bias = _bool(config, "attention_bias", default=False) or all_bias
     qkv_bias = attention_bias if reader.qkv_bias is None else reader.qkv_bias
+    o_bias = attention_bias if reader.o_bias is None else reader.o_bias
+    if reader.o_bias_key:
+        o_bias = _bool(config, reader.o_bias_key, default=o_bias)
     qk_norm = reader.qk_norm
     if reader.qk_norm_switched and not _bool(config, "use_qk_norm", default=False):
         qk_norm = None
@@ -183,20 +199,34 @@ def _read_decoder(config: Mapping[str, object], reader: Reader,
         gated_mlp=reader.gated_mlp, norm=reader.norm, norms_per_layer=reader.norms_per_layer,
         norm_compute=reader.compute, post_norms=reader.post_norms,
         dropout=isinstance(resid_pdrop, (int, float)) and resid_pdrop > 0,
-        qkv_bias=qkv_bias, o_bias=attention_bias if reader.o_bias is None else reader.o_bias,
-        mlp_bias=reader.mlp_bias or (reader.reads_mlp_bias and _bool(config, "mlp_bias", default=False)),
-        head_bias=reader.head_bias or (model_type == "phimoe" and _bool(config, "lm_head_bias", default=False)),
+        qkv_bias=qkv_bias, o_bias=o_bias,
+        mlp_bias=reader.mlp_bias or all_bias or (reader.reads_mlp_bias and _bool(config, "mlp_bias", default=False)),
+        head_bias=reader.head_bias or (all_bias and reader.bias_key_on_head) or (model_type == "phimoe"
+                                                   and _bool(config, "lm_head_bias", default=False)),
+        activation_params=reader.activation_params,
         qk_norm=qk_norm, attention_gate=reader.attention_gate, sinks=reader.sinks,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
     )
-    ffn = _int(config, "intermediate_size", 1, MAX_DIM, default=0 if reader.moe is MoeKeys.GPT_OSS else None)
-    fields.update(_read_layers(config, reader, layers, max_positions))
+    ffn = _int(config, "intermediate_size", 1, MAX_DIM, default=0 if reader.moe is not None else None)
+    fields.update(_read_layers(config, reader, layers, max_positions, assumptions))
     moe, moe_layers, dense_ffn = _read_moe(config, reader, layers, ffn)
+    if not dense_ffn:  # no intermediate_size: every layer must have experts (Qwen3.5-MoE), which set the width
+        if moe is None or not all(moe_layers):
+            raise ValidationError("intermediate_size", None, "config.json needs an integer intermediate_size "
+                                                              "for its dense layers")
+        dense_ffn = moe.ffn
     fields.update(ffn=dense_ffn, moe=moe, moe_layers=moe_layers)
-    if reader.mla:
-        fields["mla"] = _read_mla(config)
+    mla = _read_mla(config) if reader.mla else None
+    fields["mla"] = mla
+    if reader.indexer:
+        if mla is None or not mla.q_lora_rank:
+            raise ValidationError("q_lora_rank", None,
+                                  "the lightning indexer reads the q latent: q_lora_rank is needed")
+        fields["indexer"] = Indexer(heads=_int(config, "index_n_heads", 1, MAX_HEADS),
+                                    head_dim=_int(config, "index_head_dim", 1, MAX_DIM),
+                                    topk=_int(config, "index_topk", 1, MAX_POSITIONS, default=2048))
     if reader.linear:
         fields["linear"] = LinearAttention(
             key_heads=_int(config, "linear_num_key_heads", 1, MAX_HEADS),
@@ -208,9 +238,11 @@ def _read_decoder(config: Mapping[str, object], reader: Reader,
     return fields
 
 
-def _read_layers(config: Mapping[str, object], reader: Reader, layers: int,
-                 max_positions: int | None) -> dict[str, Any]:
-    """Per-layer attention kinds and the window or chunk the capped ones keep."""
+def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_positions: int | None,
+                 assumptions: list[str | Phrase]) -> dict[str, Any]:
+    """Per-layer attention kinds and the window or chunk the capped ones keep. A layer kind the reader
+    does not know (a Mamba, convolution or other mixer of a type read as Llama-style) is read as full
+    attention and named among the assumptions: an answer marked approximate, never a refusal."""
     kinds = [AttentionKind.FULL] * layers
     window = chunk = 0
     layer_types = config.get("layer_types")
@@ -219,10 +251,21 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int,
             raise ValidationError("layer_types", _short(layer_types), f"expected a list of {layers} layer types")
         names = {"full_attention": AttentionKind.FULL, "sliding_attention": AttentionKind.SLIDING,
                  "chunked_attention": AttentionKind.CHUNKED, "linear_attention": AttentionKind.LINEAR}
+        if reader.indexer:  # DSA: MLA over the tokens its indexer picks, every layer's cache whole
+            names["indexed_attention"] = AttentionKind.FULL
+        unknown: dict[str, int] = {}
         for i, value in enumerate(layer_types):
-            if not isinstance(value, str) or value not in names:
-                raise ValidationError("layer_types", _short(value), "expected one of: " + ", ".join(names))
-            kinds[i] = names[value]
+            if not isinstance(value, str) or len(value) > 100:
+                raise ValidationError("layer_types", _short(value), "expected a list of layer-type names")
+            kind = names.get(value)
+            if kind is None or (kind is AttentionKind.LINEAR and not reader.linear) or (
+                    kind is AttentionKind.CHUNKED and not reader.chunked):
+                unknown[value] = unknown.get(value, 0) + 1
+                kind = AttentionKind.FULL
+            kinds[i] = kind
+        for value, count in unknown.items():
+            assumptions.append(phrase("assumption.layer_kind", kind=repr(value), count=count,
+                                      model_type=repr(model_type_name(config))))
     if reader.linear:
         if layer_types is None:
             interval = _int(config, "full_attention_interval", 1, MAX_LAYERS, default=4)
@@ -252,12 +295,6 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int,
             kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
     if not window:  # a sliding layer without a window attends to everything (any reader)
         kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
-    if AttentionKind.LINEAR in kinds and not reader.linear:
-        raise ValidationError("layer_types", "linear_attention",
-                              f"model_type {model_type_name(config)!r} has no linear-attention layers")
-    if AttentionKind.CHUNKED in kinds and not reader.chunked:
-        raise ValidationError("layer_types", "chunked_attention",
-                              f"model_type {model_type_name(config)!r} has no chunked-attention layers")
     if window and max_positions and window > max_positions:
         raise ValidationError("sliding_window", window, f"must not exceed max_position_embeddings ({max_positions:,})")
     if AttentionKind.CHUNKED in kinds and not chunk:
@@ -280,13 +317,21 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
     if experts == 0:
         return None, (), ffn
     per_token_key = ("experts_per_token" if kind is MoeKeys.GPT_OSS and "num_experts_per_tok" not in config
-                     else "num_experts_per_tok")
+                     else "moe_k" if kind is MoeKeys.ERNIE else "num_experts_per_tok")
     per_token = _int(config, per_token_key, 1, MAX_EXPERTS)
     if per_token > experts:
         raise ValidationError(per_token_key, per_token, f"must not exceed the number of experts ({experts})")
     dense_ffn, expert_ffn, shared, shared_gate = ffn, ffn, 0, False
-    if kind is MoeKeys.MIXTRAL or kind is MoeKeys.GPT_OSS:
+    if kind in (MoeKeys.MIXTRAL, MoeKeys.GPT_OSS, MoeKeys.OLMOE):
         moe_layers = [True] * layers
+    elif kind is MoeKeys.ERNIE:  # Ernie4_5_MoeDecoderLayer: (i + 1) % interval == 0 and start <= i <= end
+        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
+        shared = expert_ffn * _int(config, "moe_num_shared_experts", 0, MAX_EXPERTS, default=0)
+        start = _int(config, "moe_layer_start_index", 0, MAX_LAYERS, default=0)
+        end = _int(config, "moe_layer_end_index", -1, MAX_LAYERS, default=layers - 1)
+        end = layers - 1 if end == -1 else end
+        interval = _int(config, "moe_layer_interval", 1, MAX_LAYERS, default=1)
+        moe_layers = [(i + 1) % interval == 0 and start <= i <= end for i in range(layers)]
     elif kind is MoeKeys.QWEN:
         expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
         shared = _int(config, "shared_expert_intermediate_size", 0, MAX_DIM, default=0)
@@ -297,9 +342,16 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
     elif kind is MoeKeys.DEEPSEEK:
         expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
         shared = expert_ffn * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=0)
-        first = _int(config, "first_k_dense_replace", 0, layers, default=0)
-        freq = _int(config, "moe_layer_freq", 1, MAX_LAYERS, default=1)
-        moe_layers = [i >= first and i % freq == 0 for i in range(layers)]
+        types = config.get("mlp_layer_types")
+        if types is not None:  # transformers 5: "dense" or "sparse" per layer, which wins over the counts
+            if not isinstance(types, list) or len(types) != layers or any(t not in ("dense", "sparse") for t in types):
+                raise ValidationError("mlp_layer_types", _short(types), f"expected {layers} of 'dense' or 'sparse'")
+            moe_layers = [t == "sparse" for t in types]
+        else:
+            first = (reader.first_dense if reader.first_dense is not None
+                     else _int(config, "first_k_dense_replace", 0, layers, default=0))
+            freq = _int(config, "moe_layer_freq", 1, MAX_LAYERS, default=1)
+            moe_layers = [i >= first and i % freq == 0 for i in range(layers)]
     else:  # llama4: experts of intermediate_size plus a shared expert of the same width; dense layers are wider
         shared = expert_ffn
         dense_ffn = _int(config, "intermediate_size_mlp", 1, MAX_DIM, default=ffn)
@@ -308,7 +360,8 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         chosen = _int_list(config, "moe_layers", layers) if listed else set(range(step - 1, layers, step))
         moe_layers = [i in chosen for i in range(layers)]
     moe = Moe(experts=experts, per_token=per_token, ffn=expert_ffn, shared_ffn=shared, shared_gate=shared_gate,
-              router_bias=kind is MoeKeys.GPT_OSS, expert_bias=kind is MoeKeys.GPT_OSS)
+              router_bias=kind is MoeKeys.GPT_OSS, expert_bias=kind is MoeKeys.GPT_OSS,
+              score_bias=kind is MoeKeys.ERNIE)
     return moe, tuple(moe_layers), dense_ffn
 
 

@@ -41,6 +41,12 @@ class MoeKeys(enum.Enum):
     LLAMA4 = "llama4"
     """`num_local_experts` of `intermediate_size` plus a shared expert of that width, in every
     `interleave_moe_layer_step`-th layer (or `moe_layers`); dense layers are `intermediate_size_mlp` wide."""
+    OLMOE = "olmoe"
+    """`num_experts` of `intermediate_size` in every layer, no shared expert (OLMoE)."""
+    ERNIE = "ernie"
+    """`moe_num_experts` (`moe_k` per token) of `moe_intermediate_size` plus `moe_num_shared_experts` of that
+    width, in every `moe_layer_interval`-th layer from `moe_layer_start_index` to `moe_layer_end_index`, with a
+    learned score-correction bias per expert (ERNIE 4.5's `moe_statics`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,6 +77,13 @@ class Reader:
     mla: bool = False
     linear: bool = False
     chunked: bool = False
+    indexer: bool = False  # DeepSeek Sparse Attention's lightning indexer beside MLA (DeepSeek-V3.2, GLM-5)
+    bias_key: str = ""  # one key that puts a bias on every projection (ERNIE 4.5's `use_bias`)
+    bias_key_on_head: bool = False  # ... and on the LM head (Ernie4_5_MoeForCausalLM; not the dense model)
+    o_bias_key: str = ""  # the key of the output projection's bias, apart from `attention_bias` (Seed-OSS)
+    first_dense: int | None = None  # dense layers first when `mlp_layer_types` is not given and the type
+    # reads no `first_k_dense_replace` (GLM-4.7-Flash's class: ["dense"] + ["sparse"] * (layers - 1))
+    activation_params: int = 0  # learned scalars of the MLP's activation per layer (Apertus' xIELU: 2)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -83,13 +96,17 @@ MOE_KEYS = {
     MoeKeys.QWEN: {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
              "decoder_sparse_step", "mlp_only_layers"},
     MoeKeys.DEEPSEEK: {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
-                 "first_k_dense_replace", "moe_layer_freq"},
+                 "first_k_dense_replace", "moe_layer_freq", "mlp_layer_types"},
     MoeKeys.GPT_OSS: {"num_local_experts", "num_experts_per_tok", "experts_per_token"},
     MoeKeys.LLAMA4: {"num_local_experts", "num_experts_per_tok", "interleave_moe_layer_step", "intermediate_size_mlp",
                "moe_layers"},
+    MoeKeys.OLMOE: {"num_experts", "num_experts_per_tok"},
+    MoeKeys.ERNIE: {"moe_num_experts", "moe_k", "moe_intermediate_size", "moe_num_shared_experts",
+                    "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval"},
 }
 EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts", MoeKeys.DEEPSEEK: "n_routed_experts",
-                MoeKeys.GPT_OSS: "num_local_experts", MoeKeys.LLAMA4: "num_local_experts"}
+                MoeKeys.GPT_OSS: "num_local_experts", MoeKeys.LLAMA4: "num_local_experts", MoeKeys.OLMOE: "num_experts",
+                MoeKeys.ERNIE: "moe_num_experts"}
 SLIDING_KEYS = {
     Sliding.ALL: {"sliding_window", "layer_types"},
     Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
@@ -134,9 +151,26 @@ READERS: Mapping[str, Reader] = {
                      qk_norm_switched=True, tie_default=True),
     "cohere2": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, tie_default=True,
                       sliding=Sliding.TYPES, pattern=4),
+    # The types of 2025-26 (transformers 5.23), each checked on the meta device (tests/golden/types.json).
+    "qwen3_5_text": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, linear=True, compute=NormCompute.RMS_FP32),
+    "qwen3_5_moe_text": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True,
+                               compute=NormCompute.RMS_FP32),
+    "olmo3": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True, sliding=Sliding.TYPES,
+                    pattern=4),
+    "olmoe": Reader(qk_norm=QkNorm.FULL, moe=MoeKeys.OLMOE),
+    "seed_oss": Reader(o_bias=False, o_bias_key="attention_out_bias", reads_mlp_bias=True),
+    "exaone4": Reader(qk_norm=QkNorm.HEAD, post_norms=True, sliding=Sliding.TYPES, pattern=4),
+    "ernie4_5": Reader(bias_key="use_bias", tie_default=True),
+    "ernie4_5_moe": Reader(bias_key="use_bias", bias_key_on_head=True, tie_default=True, moe=MoeKeys.ERNIE),
+    "minimax_m2": Reader(qk_norm=QkNorm.FULL, moe=MoeKeys.MIXTRAL),
+    "apertus": Reader(qk_norm=QkNorm.HEAD, gated_mlp=False, activation_params=2),
+    "glm4_moe_lite": Reader(mla=True, moe=MoeKeys.DEEPSEEK, first_dense=1),
+    "mistral4": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
+    "deepseek_v32": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
+    "glm_moe_dsa": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2",
-              "qwen2_vl": "qwen2"}
+              "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2"}

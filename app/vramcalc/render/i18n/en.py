@@ -97,6 +97,7 @@ EN: Mapping[str, str] = {
     "kv_cache.layers.full": "{count} layers × {per_token} × {kept} tokens",
     "kv_cache.layers.sliding": "{count} sliding layers × {per_token} × {kept} tokens (window {window})",
     "kv_cache.layers.chunked": "{count} chunked layers × {per_token} × {kept} tokens (chunk {window})",
+    "kv_cache.indexer": " + {batch} × the lightning indexer's keys ({head_dim} values per token and layer): {bytes}",
     "kv_cache.linear": (
         " + {batch} × {count} linear-attention layers × a fixed {state} (fp32 recurrent state + convolution window)"
     ),
@@ -710,6 +711,10 @@ EN: Mapping[str, str] = {
     "assumption.unknown_type": (
         "model_type {model_type} is not one of the {count} types the calculator reads exactly: it was read as a "
         "Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
+    ),
+    "assumption.layer_kind": (
+        "{count} layers of kind {kind} are not a kind the calculator reads for model_type {model_type}: they "
+        "were counted as full-attention layers"
     ),
     "assumption.no_type": (
         "the config has no model_type: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)"

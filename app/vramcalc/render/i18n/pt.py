@@ -102,6 +102,9 @@ PT: Mapping[str, str] = {
     "kv_cache.layers.full": "{count} camadas × {per_token} × {kept} tokens",
     "kv_cache.layers.sliding": "{count} camadas deslizantes × {per_token} × {kept} tokens (janela {window})",
     "kv_cache.layers.chunked": "{count} camadas em blocos × {per_token} × {kept} tokens (bloco {window})",
+    "kv_cache.indexer": (
+        " + {batch} × as chaves do indexador (lightning indexer; {head_dim} valores por token e camada): {bytes}"
+    ),
     "kv_cache.linear": " + {batch} × {count} camadas de atenção linear × um {state} fixo (estado recorrente fp32 + "
                        "janela de convolução)",
     "kv_cache.kv_width": "2 (K e V) × {kv_heads} cabeças KV × {head_dim}",
@@ -734,6 +737,10 @@ PT: Mapping[str, str] = {
     "assumption.unknown_type": (
         "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um "
         "decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)"
+    ),
+    "assumption.layer_kind": (
+        "{count} camadas do tipo {kind} não são um tipo que a calculadora lê para o model_type {model_type}: "
+        "foram contadas como camadas de atenção completa"
     ),
     "assumption.no_type": (
         "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com "

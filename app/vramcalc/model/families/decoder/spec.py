@@ -89,6 +89,23 @@ class Mla:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class Indexer:
+    """DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5), beside MLA in every layer:
+    `heads` queries of `head_dim` from the q latent score all earlier tokens against one key of `head_dim`
+    per token, and the attention reads only the `topk` best. Its keys are a cache of their own
+    (transformers' `update_indexer`; vLLM's `DeepseekV32IndexerCache`; llama.cpp's `llama_kv_cache_dsa`)."""
+
+    heads: int
+    head_dim: int
+    topk: int
+
+    def key_bytes_per_token(self, e: int, *, fp8_packed: bool) -> int:
+        """One layer's indexer key for one token: `head_dim` values of `e` bytes, or vLLM's fp8 layout,
+        `head_dim + head_dim // 128 * 4` bytes (the fp8 values and one 4-byte scale per 128)."""
+        return self.head_dim + self.head_dim // 128 * 4 if fp8_packed else self.head_dim * e
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class LinearAttention:
     """Gated DeltaNet (Qwen3-Next): a causal convolution over q, k, v and a recurrent
     state of key_head_dim × value_head_dim per value head, whatever the sequence length."""
@@ -121,6 +138,7 @@ class Moe:
     shared_gate: bool = False  # Qwen2-MoE / Qwen3-Next: a sigmoid gate h -> 1 on the shared expert
     router_bias: bool = False  # gpt-oss
     expert_bias: bool = False  # gpt-oss: biases on every expert projection
+    score_bias: bool = False  # ERNIE 4.5: a learned score-correction bias per expert (`moe_statics`)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -158,6 +176,8 @@ class ModelSpec:
     sliding_window: int = 0
     attention_chunk: int = 0
     mla: Mla | None = None
+    indexer: Indexer | None = None  # DeepSeek Sparse Attention (with MLA)
+    activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
     moe: Moe | None = None
     moe_layers: tuple[bool, ...] = ()  # per layer; empty: every layer MoE when `moe` is set
@@ -274,6 +294,14 @@ class ModelSpec:
     def kv_values_per_token(self) -> int:
         """Values one attention layer caches per token: K and V of kv_heads × head_dim, or MLA's latent."""
         return self.mla.latent_width if self.mla is not None else 2 * self.kv_heads * self.head_dim
+
+    def indexer_bytes(self, tokens: int, e: int, *, fp8_packed: bool) -> int:
+        """Bytes the lightning indexer's key cache holds for one sequence of `tokens` tokens (every
+        attention layer keeps one key per token: DSA does not cap the cache, it caps what is read)."""
+        if self.indexer is None:
+            return 0
+        layers = self.layers - self.count_kind(AttentionKind.LINEAR)
+        return layers * tokens * self.indexer.key_bytes_per_token(e, fp8_packed=fp8_packed)
 
     def linear_state_bytes(self, e: int) -> int:
         """Bytes the linear-attention layers keep for one sequence, whatever its length."""

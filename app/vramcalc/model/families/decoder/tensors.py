@@ -108,13 +108,20 @@ def _mla(spec: ModelSpec, p: str) -> list[Tensor]:
                    *_linear(p + "attn_q_b", q_width, mla.q_lora_rank, Role.ATTENTION)]
     else:
         tensors = _linear(p + "attn_q", q_width, h, Role.ATTENTION)
-    return [
+    tensors = [
         *tensors,
         *_linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, Role.ATTENTION, bias),
         Tensor(p + "attn_kv_a_norm.weight", (mla.kv_lora_rank,), Role.NORM),
         *_linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION),
         *_linear(p + "attn_output", h, a * mla.v_head_dim, Role.ATTENTION, bias),
     ]
+    if spec.indexer is not None:  # DeepseekV32Indexer: wq_b from the q latent, wk, a LayerNorm, weights_proj
+        ix = spec.indexer
+        tensors += [*_linear(p + "indexer.attn_q_b", ix.heads * ix.head_dim, mla.q_lora_rank, Role.ATTENTION),
+                    *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
+                    *_norm(p + "indexer.k_norm", ix.head_dim, Norm.LAYER),
+                    *_linear(p + "indexer.proj", ix.heads, h, Role.ATTENTION)]
+    return tensors
 
 
 def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
@@ -137,8 +144,9 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
 def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: Role = Role.MLP) -> list[Tensor]:
     h, bias = spec.hidden, spec.mlp_bias or spec.block is Block.GPT2
     if spec.block is Block.GPT2 or not spec.gated_mlp:
+        activation = [Tensor(f"{p}ffn_act.{i}", (1,), Role.NORM) for i in range(spec.activation_params)]
         return (_linear(f"{p}ffn_up{suffix}", width, h, role, bias)
-                + _linear(f"{p}ffn_down{suffix}", h, width, role, bias))
+                + _linear(f"{p}ffn_down{suffix}", h, width, role, bias) + activation)
     return (
         _linear(f"{p}ffn_gate{suffix}", width, h, role, spec.mlp_bias)
         + _linear(f"{p}ffn_up{suffix}", width, h, role, spec.mlp_bias)
@@ -152,6 +160,8 @@ def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
     assert moe is not None  # layer_is_moe holds only when the spec has experts
     e, i = moe.experts, moe.ffn
     tensors = _linear(p + "ffn_gate_inp", e, h, Role.ROUTER, moe.router_bias)
+    if moe.score_bias:
+        tensors.append(Tensor(p + "exp_probs_b.bias", (e,), Role.ROUTER))
     tensors += [
         Tensor(p + "ffn_gate_exps.weight", (e, i, h), Role.EXPERT),
         Tensor(p + "ffn_up_exps.weight", (e, i, h), Role.EXPERT),

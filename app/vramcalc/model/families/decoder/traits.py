@@ -97,6 +97,22 @@ TRAITS: Mapping[str, Traits] = {
     "phimoe": _MEASURED,
     "ministral": _MEASURED,
     "ministral3": _MEASURED,
+    # The types of 2025-26: parameters checked on the meta device, training activations not measured; each
+    # flag read in transformers 5.23's modelling code (the router's F.linear in fp32, RMSNorm's 1 + weight).
+    "qwen3_5_text": _GEMMA,  # Qwen3_5RMSNorm: output * (1.0 + self.weight.float())
+    "qwen3_5_moe_text": Traits(shared_expert_first=True, fp32_norm_weight_copies=True),
+    "olmo3": DEFAULT,
+    "olmoe": DEFAULT,
+    "seed_oss": DEFAULT,
+    "exaone4": DEFAULT,
+    "ernie4_5": DEFAULT,
+    "ernie4_5_moe": Traits(fp32_router=True, fp32_routing_weights=True),  # F.linear(hidden.float(), weight.float())
+    "minimax_m2": Traits(fp32_routing_weights=True),  # sigmoid(router_logits.float())
+    "apertus": DEFAULT,
+    "glm4_moe_lite": Traits(fp32_router=True, fp32_routing_weights=True),
+    "mistral4": DEFAULT,
+    "deepseek_v32": Traits(fp32_router=True, fp32_routing_weights=True),
+    "glm_moe_dsa": Traits(fp32_router=True, fp32_routing_weights=True),
 }
 
 

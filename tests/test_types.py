@@ -1,0 +1,97 @@
+"""The model types of 2025-26, each counted exactly against transformers 5.23 on the meta device, on a
+full-size config and a perturbed one (tests/golden/types.json, tools/measure_types.py); what their new
+layer kinds cache; and configs of types the calculator does not know, estimated and marked approximate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vramcalc import estimate, parse_workload
+from vramcalc.model.table import param_count
+from vramcalc.render.messages import ENGLISH
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.sources.readers import READERS
+
+CASES = json.loads((Path(__file__).parent / "golden" / "types.json").read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_each_new_type_counts_as_transformers_does(case):
+    spec = from_hf_config(case["config"])
+    assert not spec.assumptions, [ENGLISH.say(a) for a in spec.assumptions]
+    assert param_count(spec) == case["text_params"]
+
+
+def test_every_new_type_has_a_full_size_and_a_perturbed_case():
+    names = {case["name"] for case in CASES}
+    for model_type in {name.split("/")[0] for name in names}:
+        assert model_type in READERS
+        assert {f"{model_type}/full", f"{model_type}/perturbed"} <= names
+
+
+def _case(name):
+    return next(case["config"] for case in CASES if case["name"] == name)
+
+
+def test_a_multimodal_wrapper_of_any_type_is_read_through_its_text_config():
+    text = _case("qwen3_5_text/full")
+    wrapped = {"model_type": "qwen3_5", "text_config": text, "vision_config": {"depth": 27}}
+    assert param_count(from_hf_config(wrapped)) == param_count(from_hf_config(text))
+    # a wrapper type nobody listed: still its text model, with the multimodal note
+    other = {"model_type": "brand_new_vl", "text_config": {**text, "model_type": "qwen3_5_text"}}
+    spec = from_hf_config(other)
+    assert not spec.assumptions and param_count(spec) == param_count(from_hf_config(text))
+
+
+def test_an_unknown_layer_kind_is_estimated_and_named_never_refused():
+    config = {"model_type": "llama", "hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 8,
+              "intermediate_size": 1024, "vocab_size": 1000,
+              "layer_types": ["full_attention", "mamba", "mamba", "conv"]}
+    spec = from_hf_config(config)
+    said = [ENGLISH.say(a) for a in spec.assumptions]
+    assert any("2 layers of kind 'mamba'" in s for s in said) and any("'conv'" in s for s in said)
+    result = estimate(parse_workload({"model": "config", "seq": "1024"}, config=config))
+    assert any("mamba" in ENGLISH.say(a) for a in result.assumptions)
+
+
+def test_the_dsa_indexer_keeps_a_key_per_token_beside_mlas_latent():
+    spec = from_hf_config(_case("deepseek_v32/full"))
+    assert spec.indexer is not None and (spec.indexer.heads, spec.indexer.head_dim) == (64, 128)
+    tokens = 8192
+    # transformers: the indexer key in the compute type (bf16), every layer
+    assert spec.indexer_bytes(tokens, 2, fp8_packed=False) == 61 * tokens * 128 * 2
+    # vLLM's DeepseekV32IndexerCache: uint8, head_dim + head_dim // 128 * 4 bytes = 132 per token and layer
+    assert spec.indexer_bytes(tokens, 2, fp8_packed=True) == 61 * tokens * 132
+
+
+def _kv(config, runtime, **extra):
+    values = {"model": "config", "seq": "8192", "runtime": runtime, "kv_precision": "bf16", **extra}
+    return estimate(parse_workload(values, config=config)).bytes_of("kv_cache")
+
+
+def test_each_engine_caches_the_indexer_keys_its_own_way():
+    dsa = _case("deepseek_v32/full")
+    plain = {**dsa, "model_type": "deepseek_v3"}  # the same MLA model without the indexer
+    tokens, layers = 8192, 61
+    assert _kv(dsa, "transformers") - _kv(plain, "transformers") == layers * tokens * 128 * 2
+    assert _kv(dsa, "llamacpp") - _kv(plain, "llamacpp") == layers * tokens * 128 * 2  # type_k = bf16
+
+
+def test_presets_read_the_same_without_the_keys_the_page_leaves_out():
+    """tools/precompile.mjs drops these keys from the presets the page downloads; nothing may change."""
+    from importlib import resources
+
+    from vramcalc.sources.presets import load_presets
+
+    unread = set(json.loads((resources.files("vramcalc") / "data" / "config_keys_unread.json")
+                            .read_text(encoding="utf-8"))["keys"])
+    for slug, preset in load_presets().items():
+        config = {k: v for k, v in preset.config.items() if k not in unread}
+        if isinstance(config.get("text_config"), dict):
+            config["text_config"] = {k: v for k, v in config["text_config"].items() if k not in unread}
+        stripped = from_hf_config(config, name=slug, display_name=preset.display_name, notes=preset.notes,
+                                  native_format=preset.native_format)
+        assert stripped == preset.spec(), slug

@@ -1,0 +1,128 @@
+"""Count the model types of 2025-26 exactly, on PyTorch's `meta` device, full-size and perturbed.
+
+A developer tool, not run by CI. For each model_type below it builds the transformers model twice on
+`torch.device("meta")` (shapes only): once from the config class's defaults, which are a released
+model's sizes (Qwen3.5-9B, DeepSeek-V3.2, GLM-5, MiniMax-M2, ...), and once from a small config of
+other depth, other expert counts and other switches, given as a real config.json would give them
+(the keys only, the rest left to the class, so the reader's defaults are tested too). It records
+each config with its language model's parameter count (a tied head once; vision and audio towers
+apart) in tests/golden/types.json, which tests/test_types.py holds the reader to.
+
+Usage: python tools/measure_types.py [--out tests/golden/types.json]
+Needs: pip install torch==2.13.0 transformers==5.23.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import re
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForCausalLM
+
+ROOT = Path(__file__).resolve().parent.parent
+NOT_TEXT = re.compile(r"(vision|visual|multi_modal_projector|mm_projector|image_newline|patch_embed|audio)")
+# Keys of a class's to_dict() that say nothing about the model's shape.
+NOISE = {"transformers_version", "architectures", "output_hidden_states", "return_dict", "dtype",
+         "chunk_size_feed_forward", "is_encoder_decoder", "id2label", "label2id", "problem_type",
+         "initializer_range", "use_cache", "output_attentions", "pad_token_id", "bos_token_id", "eos_token_id",
+         "_name_or_path", "tokenizer_class", "torch_dtype"}
+
+# model_type: (changes to the full-size defaults that make them a consistent real-size config,
+#              the small perturbed config's keys)
+CASES: dict[str, tuple[dict, dict]] = {
+    "qwen3_5_text": ({}, {"num_hidden_layers": 6, "hidden_size": 1024, "intermediate_size": 2816,
+                          "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128,
+                          "linear_num_key_heads": 8, "linear_num_value_heads": 16, "full_attention_interval": 3,
+                          "vocab_size": 32000, "tie_word_embeddings": True}),
+    "qwen3_5_moe_text": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "num_attention_heads": 8,
+                              "num_key_value_heads": 2, "head_dim": 96, "num_experts": 24, "num_experts_per_tok": 4,
+                              "moe_intermediate_size": 384, "shared_expert_intermediate_size": 256,
+                              "vocab_size": 32000}),
+    "olmo3": ({"max_position_embeddings": 65536}, {"num_hidden_layers": 7, "hidden_size": 1024,
+                                                   "intermediate_size": 2048, "num_attention_heads": 16,
+                                                   "num_key_value_heads": 4, "sliding_window": 1024,
+                                                   "max_position_embeddings": 8192, "vocab_size": 32000}),
+    "olmoe": ({}, {"num_hidden_layers": 5, "hidden_size": 512, "intermediate_size": 256, "num_attention_heads": 8,
+                   "num_key_value_heads": 4, "num_experts": 12, "num_experts_per_tok": 2, "vocab_size": 32000}),
+    "seed_oss": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2048,
+                      "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64,
+                      "attention_out_bias": True, "vocab_size": 32000}),
+    "exaone4": ({"max_position_embeddings": 65536}, {"num_hidden_layers": 9, "hidden_size": 1024,
+                                                     "intermediate_size": 2048, "num_attention_heads": 16,
+                                                     "num_key_value_heads": 4, "sliding_window": 512,
+                                                     "sliding_window_pattern": 3, "max_position_embeddings": 8192,
+                                                     "vocab_size": 32000}),
+    "ernie4_5": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2048,
+                      "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64, "use_bias": True,
+                      "tie_word_embeddings": False, "vocab_size": 32000}),
+    "ernie4_5_moe": ({}, {"num_hidden_layers": 7, "hidden_size": 768, "intermediate_size": 2048,
+                          "num_attention_heads": 12, "num_key_value_heads": 4, "moe_num_experts": 16, "moe_k": 4,
+                          "moe_intermediate_size": 512, "moe_num_shared_experts": 1, "moe_layer_start_index": 2,
+                          "moe_layer_end_index": 5, "moe_layer_interval": 2, "vocab_size": 32000}),
+    "minimax_m2": ({}, {"num_hidden_layers": 4, "hidden_size": 768, "intermediate_size": 384,
+                        "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 64, "num_local_experts": 16,
+                        "num_experts_per_tok": 4, "vocab_size": 32000}),
+    "apertus": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 4096,
+                     "num_attention_heads": 16, "num_key_value_heads": 8, "vocab_size": 32000}),
+    "glm4_moe_lite": ({}, {"num_hidden_layers": 5, "hidden_size": 1024, "intermediate_size": 2048,
+                           "moe_intermediate_size": 512, "num_attention_heads": 12, "num_key_value_heads": 12,
+                           "n_routed_experts": 16, "num_experts_per_tok": 4, "q_lora_rank": 384,
+                           "kv_lora_rank": 256, "vocab_size": 32000}),
+    "mistral4": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2048,
+                      "moe_intermediate_size": 512, "num_attention_heads": 8, "num_key_value_heads": 8,
+                      "n_routed_experts": 12, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+                      "vocab_size": 32000}),
+    "deepseek_v32": ({}, {"num_hidden_layers": 5, "hidden_size": 1024, "intermediate_size": 2048,
+                          "moe_intermediate_size": 256, "num_attention_heads": 8, "num_key_value_heads": 8,
+                          "n_routed_experts": 16, "num_experts_per_tok": 4, "n_group": 4, "topk_group": 2,
+                          "first_k_dense_replace": 2, "q_lora_rank": 512, "index_n_heads": 16,
+                          "index_head_dim": 64, "vocab_size": 32000}),
+    "glm_moe_dsa": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2048,
+                         "moe_intermediate_size": 256, "num_attention_heads": 8, "num_key_value_heads": 8,
+                         "n_routed_experts": 16, "num_experts_per_tok": 4, "q_lora_rank": 512,
+                         "index_n_heads": 8, "mlp_layer_types": ["dense", "sparse", "dense", "sparse"],
+                         "vocab_size": 32000}),
+}
+
+
+def text_params(config) -> int:
+    with torch.device("meta"):
+        try:
+            model = AutoModelForCausalLM.from_config(config)
+        except ValueError:  # a text model the Auto map lists only inside its multimodal wrapper (Mistral 4)
+            name = type(config).__name__.removesuffix("Config") + "ForCausalLM"
+            model = getattr(transformers, name)(config)
+    seen, total = set(), 0
+    for name, param in model.named_parameters(remove_duplicate=True):
+        if id(param) not in seen and not NOT_TEXT.search(name):
+            seen.add(id(param))
+            total += param.numel()
+    return total
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "types.json"))
+    args = parser.parse_args(argv)
+    cases = []
+    for model_type, (full_changes, small) in CASES.items():
+        full = {k: v for k, v in AutoConfig.for_model(model_type, **full_changes).to_dict().items() if k not in NOISE}
+        for label, given in (("full", full), ("perturbed", small)):
+            kwargs = {k: v for k, v in given.items() if k != "model_type"}
+            count = text_params(AutoConfig.for_model(model_type, **kwargs))
+            cases.append({"name": f"{model_type}/{label}", "config": {"model_type": model_type, **kwargs},
+                          "text_params": count})
+            print(f"{model_type:18s} {label:9s} {count:>18,}")
+    out = {"_about": f"tools/measure_types.py, {datetime.date.today()}, transformers {transformers.__version__}, "
+                     f"torch {torch.__version__}, Python {platform.python_version()}", "cases": cases}
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
