@@ -83,11 +83,18 @@ def main(argv=None):
         models[slug] = {"class": type(model).__name__, **count(model)}
         print(slug, models[slug]["class"], models[slug]["params"], models[slug]["text_params"], file=sys.stderr)
         del model
-    result = {
+    header = {
         "generated": datetime.date.today().isoformat(),
         "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
         "torch": torch.__version__,
         "transformers": transformers.__version__,
+    }
+    if previous:  # some presets measured now: say which, beside what the others were measured with
+        before = json.loads(out.read_text())
+        header = {key: value if before[key] == value else f"{before[key]}; {value} for {', '.join(args.slugs)}"
+                  for key, value in header.items()}
+    result = {
+        **header,
         "tool": "tools/measure_params.py",
         "models": {slug: models[slug] for slug in order if slug in models},
     }

@@ -162,7 +162,8 @@ READERS: Mapping[str, Reader] = {
     "exaone4": Reader(qk_norm=QkNorm.HEAD, post_norms=True, sliding=Sliding.TYPES, pattern=4),
     "ernie4_5": Reader(bias_key="use_bias", tie_default=True),
     "ernie4_5_moe": Reader(bias_key="use_bias", bias_key_on_head=True, tie_default=True, moe=MoeKeys.ERNIE),
-    "minimax_m2": Reader(qk_norm=QkNorm.FULL, moe=MoeKeys.MIXTRAL),
+    "minimax_m2": Reader(qk_norm=QkNorm.FULL, moe=MoeKeys.MIXTRAL,
+                         extra=frozenset({"use_qk_norm"})),  # MiniMaxM2Attention has q/k norms whatever it says
     "apertus": Reader(qk_norm=QkNorm.HEAD, gated_mlp=False, activation_params=2),
     "glm4_moe_lite": Reader(mla=True, moe=MoeKeys.DEEPSEEK, first_dense=1),
     "mistral4": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
