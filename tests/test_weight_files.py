@@ -1,0 +1,103 @@
+"""Weight files read from their headers: GGUF and safetensors files written by gguf-py and safetensors
+(tools/write_weight_fixtures.py), held to what those packages' own readers say of them
+(tests/data/weights/expected.json), and what a bad or cut file gets."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vramcalc.core.errors import ValidationError
+from vramcalc.formats.headers import Header, Truncated, read_header, read_safetensors_index
+
+DATA = Path(__file__).parent / "data" / "weights"
+EXPECTED = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
+
+
+def read_progressively(path: Path, first: int = 16) -> tuple[Header, int]:
+    """As the command line and the page read: a prefix, then as much as the reader asks for."""
+    raw = path.read_bytes()
+    size = first
+    while True:
+        try:
+            return read_header(raw[:size], path.name), size
+        except Truncated as more:
+            assert more.needed > size
+            size = more.needed
+
+
+@pytest.mark.parametrize("name", ["every-type.gguf", "tiny-llama-q4_k_m.gguf"])
+def test_gguf_tensors_are_what_gguf_py_reads(name):
+    header, read = read_progressively(DATA / name)
+    expected = EXPECTED[name]["tensors"]
+    assert {t.name: {"type": t.dtype, "shape": list(t.shape), "nbytes": t.nbytes} for t in header.tensors} == expected
+    assert header.header_bytes == EXPECTED[name]["data_offset"]
+    assert read < 4 * header.header_bytes  # the header, not the data
+
+
+def test_every_ggml_type_gguf_py_knows_is_read():
+    header, _ = read_progressively(DATA / "every-type.gguf")
+    assert len(header.tensors) == len(EXPECTED["every-type.gguf"]["tensors"]) >= 30
+
+
+def test_a_gguf_files_weights_are_the_sum_of_its_tensors_and_the_file_is_that_plus_header_and_padding():
+    path = DATA / "tiny-llama-q4_k_m.gguf"
+    header, _ = read_progressively(path)
+    padding = sum(-t.nbytes % 32 for t in header.tensors[:-1])
+    assert header.header_bytes + header.nbytes + padding == path.stat().st_size
+    assert header.metadata["general.architecture"] == "llama"
+    assert header.metadata["tokenizer.ggml.tokens"]["length"] == 96
+
+
+def test_safetensors_tensors_are_what_safe_open_reads_and_every_byte_is_counted():
+    path = DATA / "tiny-qwen3.safetensors"
+    header, _ = read_progressively(path)
+    expected = EXPECTED["tiny-qwen3.safetensors"]["tensors"]
+    assert {t.name: {"dtype": t.dtype, "shape": list(t.shape)} for t in header.tensors} == expected
+    assert {t.dtype for t in header.tensors} >= {"BF16", "F16", "F32", "F8_E4M3", "F8_E5M2", "U8", "I32", "I8",
+                                                  "F64", "I64", "BOOL"}
+    assert header.header_bytes + header.nbytes == path.stat().st_size
+
+
+def test_shards_sum_to_the_indexs_total_size():
+    folder = DATA / "tiny-qwen3-sharded"
+    total, weight_map = read_safetensors_index((folder / "model.safetensors.index.json").read_text())
+    headers = [read_progressively(folder / shard)[0] for shard in sorted(set(weight_map.values()))]
+    assert sum(h.nbytes for h in headers) == total == EXPECTED["tiny-qwen3-sharded"]["total_size"]
+    assert {t.name for h in headers for t in h.tensors} == set(weight_map)
+
+
+BAD_OFFSETS = json.dumps({"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 7]}}).encode()
+
+
+@pytest.mark.parametrize(("data", "words"), [
+    (b"GGUF" + struct.pack("<I", 7) + bytes(16), "versions 2 and 3"),
+    (b"GGUF" + struct.pack("<IQQ", 3, 10**9, 0), "more tensors"),
+    (struct.pack("<Q", 10) + b"not json!!", "not JSON"),
+    (struct.pack("<Q", 2**40) + bytes(8), "not a safetensors file"),
+    (struct.pack("<Q", 2) + b"[]", "not a JSON object"),
+    (struct.pack("<Q", len(BAD_OFFSETS)) + BAD_OFFSETS, "takes 8 bytes"),
+])
+def test_a_bad_header_gets_words_naming_the_weights_field(data, words):
+    with pytest.raises(ValidationError) as caught:
+        read_header(data)
+    assert caught.value.field == "weights" and words in str(caught.value)
+
+
+def test_a_cut_gguf_asks_for_more_rather_than_guessing():
+    raw = (DATA / "tiny-llama-q4_k_m.gguf").read_bytes()
+    with pytest.raises(Truncated):
+        read_header(raw[:1000])
+
+
+@settings(max_examples=300, deadline=1000)
+@given(st.binary(max_size=400), st.sampled_from([b"", b"GGUF", b"GGUF\x03\x00\x00\x00"]))
+def test_any_bytes_get_a_header_more_bytes_asked_or_words_never_a_traceback(data, prefix):
+    with contextlib.suppress(Truncated, ValidationError):
+        read_header(prefix + data)
