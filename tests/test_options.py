@@ -221,7 +221,7 @@ def test_a_key_round_trips_through_the_link_and_the_command_line(key):
         assert parse_capacity_query(vars(args)) == parse_capacity_query(values)
         return
     args = build_parser().parse_args(_argv(values))
-    cli_values, config = _values(args)
+    cli_values, config, _ = _values(args)
     assert config is None
     assert {k: v for k, v in cli_values.items() if k in values} == values
     assert parse_workload(cli_values) == parse_workload(values)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import struct
 from pathlib import Path
@@ -101,3 +102,78 @@ def test_a_cut_gguf_asks_for_more_rather_than_guessing():
 def test_any_bytes_get_a_header_more_bytes_asked_or_words_never_a_traceback(data, prefix):
     with contextlib.suppress(Truncated, ValidationError):
         read_header(prefix + data)
+
+
+# ---------------------------------------------------------------- the weights of a file, in an answer
+
+
+def answer(*args):
+    from vramcalc.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*args, "--json"])
+    return code, (json.loads(out.getvalue()) if code == 0 else err.getvalue())
+
+
+def _bytes(name, prefix=""):
+    return sum(t["nbytes"] for n, t in EXPECTED[name]["tensors"].items() if n.startswith(prefix))
+
+
+def test_a_gguf_alone_is_its_model_and_its_weights_are_its_tensors_bytes():
+    code, data = answer("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"))
+    assert code == 0, data
+    assert data["runtime"]["name"] == "llamacpp"  # a GGUF runs on llama.cpp unless Ollama is asked
+    # on the GPU: every tensor but the token embeddings, which llama.cpp keeps in system RAM
+    assert data["components"]["weights"] == _bytes("tiny-llama-q4_k_m.gguf") - _bytes("tiny-llama-q4_k_m.gguf",
+                                                                                        "token_embd")
+    assert data["assumptions"] == []
+
+
+def test_the_gguf_metadata_reads_as_the_config_it_stands_for():
+    from vramcalc.formats.headers import read_header
+    from vramcalc.sources.hf_config import from_hf_config
+    from vramcalc.sources.weight_file import spec_from_gguf
+
+    header = read_header((DATA / "tiny-llama-q4_k_m.gguf").read_bytes())
+    spec = spec_from_gguf(header, "tiny")
+    same = from_hf_config({"model_type": "llama", "hidden_size": 64, "intermediate_size": 256,
+                           "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1,
+                           "vocab_size": 96, "max_position_embeddings": 4096, "tie_word_embeddings": False})
+    assert (spec.layers, spec.hidden, spec.heads, spec.kv_heads, spec.vocab, spec.ffn, spec.tie_embeddings) == (
+        same.layers, same.hidden, same.heads, same.kv_heads, same.vocab, same.ffn, same.tie_embeddings)
+    assert spec.display_name == "tiny llama"
+
+
+def test_llamacpp_places_the_files_own_layer_bytes():
+    # --gpu-layers 1 offloads the output layer only (llama.cpp's order): output.weight and output_norm
+    code, data = answer("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"), "--gpu-layers", "2")
+    assert code == 0, data
+    on_gpu = _bytes("tiny-llama-q4_k_m.gguf", "output") + _bytes("tiny-llama-q4_k_m.gguf", "blk.1.")
+    weights_host = _bytes("tiny-llama-q4_k_m.gguf") - on_gpu
+    runtime = data["runtime"]
+    assert data["host_bytes"] == weights_host + runtime["kv_host_bytes"] + runtime["host_compute_buffer_bytes"]
+
+
+def test_a_sharded_safetensors_folder_is_its_config_and_its_shards():
+    code, data = answer("--weights", str(DATA / "tiny-qwen3-sharded"))
+    assert code == 0, data
+    assert data["components"]["weights"] == EXPECTED["tiny-qwen3-sharded"]["total_size"]
+    assert data["assumptions"] == []
+
+
+def test_a_file_that_does_not_match_the_model_says_so():
+    code, data = answer("--weights", str(DATA / "tiny-qwen3.safetensors"), "--model", "qwen3-8b")
+    assert code == 0, data
+    assert any("does not match the architecture" in a for a in data["assumptions"])
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (("--weights", str(DATA / "tiny-qwen3.safetensors")), "does not say its architecture"),
+    (("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"), "--precision", "q8_0"), "leave precision out"),
+    (("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"), "--mode", "training"), "training runs with"),
+    (("--weights", str(DATA / "no-such-file.gguf")), "cannot read the file"),
+])
+def test_what_a_weight_file_cannot_answer_gets_words(args, words):
+    code, message = answer(*args)
+    assert code != 0 and words in message, message

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from .analysis import capacity
 from .analysis.evaluate import estimate
@@ -25,7 +27,9 @@ from .analysis.solve import fits, solve
 from .analysis.speed_answers import evaluate_speed
 from .core.errors import ValidationError
 from .core.option import Kind, Option
-from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS
+from .formats.file_weights import WeightsGiven
+from .formats.headers import Header, Truncated, read_header, read_safetensors_index
+from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS, WEIGHTS
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_machine, parse_target, parse_workload
 from .memory.components import Breakdown
 from .render import catalog as catalog_words
@@ -59,7 +63,7 @@ TARGET_HELP: dict[str, Callable[[], str]] = {
     "gpus": lambda: "how many of them (default 1)",
 }
 OUTPUT_FLAGS = ("json", "csv", "markdown")  # how to print, not what to compute: not link keys
-COMMAND_LINE_ONLY = ("config",)  # a file on this machine, which a link cannot carry
+COMMAND_LINE_ONLY = ("config", "weights")  # files on this machine, which a link cannot carry
 
 
 def _section(option: Option) -> str:
@@ -107,6 +111,10 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
             _add(group, option)
             if option.key == "model":
                 group.add_argument("--config", metavar="PATH", help="a Hugging Face config.json")
+                group.add_argument("--weights", metavar="PATH", help=(
+                    "the model's weight files, read from their headers only: a .gguf (split files too), a "
+                    ".safetensors, or a folder (shards with model.safetensors.index.json, config.json); "
+                    "alone, a GGUF's metadata is the model"))
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     if not target:
         parser.add_argument("--csv", action="store_true", help="print the breakdown as CSV (bytes, GiB, GB, share)")
@@ -114,7 +122,24 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
-def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object] | None]:
+def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object] | None, WeightsGiven | None]:
+    weights = read_weights(args.weights) if args.weights else None
+    if weights is not None and not (args.model or args.config or any(getattr(args, k) for k in CUSTOM_KEYS)):
+        folder = Path(args.weights)
+        if folder.is_dir() and (folder / "config.json").is_file():
+            args.config = str(folder / "config.json")
+        elif weights.kind == "gguf":
+            args.model = WEIGHTS
+        else:
+            raise ValidationError("weights", args.weights, "a safetensors checkpoint does not say its architecture: "
+                                                            "give its config.json (--config) or a --model")
+    if weights is not None and weights.kind == "gguf" and args.runtime == OPTION["runtime"].default:
+        args.runtime = "llamacpp"  # what runs a GGUF file (the default engine cannot), unless Ollama is asked
+    values, config = _model_values(args)
+    return values, config, weights
+
+
+def _model_values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object] | None]:
     custom = [key for key in CUSTOM_KEYS if getattr(args, key)]
     given_sources = (("--model", args.model), ("--config", args.config), ("--params ...", custom))
     sources = [name for name, given in given_sources if given]
@@ -207,8 +232,8 @@ def build_capacity_parser() -> argparse.ArgumentParser:
 def breakdown_main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
-        values, config = _values(args)
-        breakdown = estimate(parse_workload(values, config=config))
+        values, config, weights = _values(args)
+        breakdown = estimate(parse_workload(values, config=config, weights=weights))
         machine = parse_machine(values)
     except ValidationError as error:
         return _usage_error(error)
@@ -242,6 +267,57 @@ def _speed(breakdown: Breakdown, gpus: int, machine: Machine) -> tuple[Speed, Co
     return speed, cost_of(speed, card, gpus, machine)
 
 
+_SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
+FIRST_READ = 1 << 20  # a header's first read; a GGUF's tokenizer makes some headers several MB
+
+
+def read_weights(path_text: str) -> WeightsGiven:
+    """The headers of the weight files at `path_text`: a GGUF file (and the other parts of a split one),
+    a safetensors file, or a folder holding either (safetensors shards through their index)."""
+    path = Path(path_text)
+    if path.is_dir():
+        index = path / "model.safetensors.index.json"
+        if index.is_file():
+            _, weight_map = read_safetensors_index(_read_text(index))
+            files = [path / name for name in sorted(set(weight_map.values()))]
+        else:
+            files = sorted(path.glob("*.safetensors")) or sorted(path.glob("*.gguf"))
+            if not files:
+                raise ValidationError("weights", path_text, "no .safetensors or .gguf file in the folder")
+            if files[0].suffix == ".gguf" and not _SPLIT.search(files[0].name):
+                files = files[:1]
+    else:
+        split = _SPLIT.search(path.name)
+        files = ([path.with_name(_SPLIT.sub(f"-{i:05d}-of-{split.group(2)}.gguf", path.name))
+                  for i in range(1, int(split.group(2)) + 1)] if split else [path])
+    return WeightsGiven(name=path.name, headers=tuple(_read_header(file) for file in files))
+
+
+def _read_header(path: Path) -> Header:
+    """One file's header: a first MB, then as much as the reader asks for, never the tensors' data."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(FIRST_READ)
+            while True:
+                try:
+                    return read_header(data, path.name)
+                except Truncated as more:
+                    handle.seek(0)
+                    grown = handle.read(more.needed)
+                    if len(grown) < more.needed:
+                        raise ValidationError("weights", path.name, "the file ends inside its header") from None
+                    data = grown
+    except OSError as error:
+        raise ValidationError("weights", str(path), f"cannot read the file ({error.__class__.__name__})") from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValidationError("weights", str(path), f"cannot read the file ({error.__class__.__name__})") from None
+
+
 def _per_gpu_lines(rank: PerGpu) -> str:
     lines = ["", (f"per GPU, {rank.layout.describe()} ({rank.rank}, peak at {rank.peak_phase}): "
                   f"{ENGLISH.gib(rank.total_bytes)}")]
@@ -255,8 +331,8 @@ def _per_gpu_lines(rank: PerGpu) -> str:
 def fit_main(argv: Sequence[str]) -> int:
     args = build_parser(target=True).parse_args(argv)
     try:
-        values, config = _values(args)
-        workload = parse_workload(values, config=config)
+        values, config, weights = _values(args)
+        workload = parse_workload(values, config=config, weights=weights)
         target = parse_target({"gpu": args.gpu, "gpus": args.gpus, "wired_limit_mb": args.wired_limit_mb,
                                "macos": args.macos})
     except ValidationError as error:

@@ -30,6 +30,7 @@ from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, model_tensors, outside_tensors
 from ..model.table import count_params, counted_tensors
 from ..model.tensor import Counted, Role, Tensor
+from .file_weights import FileWeights, spread
 from .gguf import GgufTensor, quantize_plan, tensor_bytes
 
 BF16_BYTES = 2
@@ -43,6 +44,7 @@ class WeightFormat:
     kind: str  # gguf, gpu, bpw, native
     label: Phrase  # what the page says
     bpw: float = 0.0  # bits per quantised weight for bpw:X.XX
+    file: FileWeights | None = None  # the weights of a file the user named (`file_format`)
 
     is_float = False  # read like a Precision where the workload asks: quantised weights compute in 16-bit
 
@@ -81,6 +83,13 @@ NATIVE = WeightFormat("native", "native", phrase("format.native"))
 AUTO = WeightFormat("auto", "auto", phrase("format.auto"))
 """No format named: the engine runs the checkpoint as published (`checkpoint_format`); inputs/ resolves
 it before a Workload is made, so no Workload holds it."""
+
+
+def file_format(weights: FileWeights) -> WeightFormat:
+    """The weights as a file holds them (--weights): a GGUF file is a GGUF format (llama.cpp and Ollama
+    run it, nothing trains it); a safetensors checkpoint runs on any engine that reads its dtypes."""
+    kind = "gguf" if weights.kind == "gguf" else "file"
+    return WeightFormat("file", kind, phrase("format.file", name=weights.name), file=weights)
 
 
 def checkpoint_format(spec: ModelSpec, *, training: bool) -> WeightFormat | None:
@@ -208,6 +217,9 @@ def stack(spec: ModelSpec, fmt: WeightFormat | None, *, group_size: int = DEFAUL
 
 @functools.lru_cache(maxsize=64)  # the solvers and charts estimate the same model dozens of times per update
 def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_bits: float) -> LayerBytes:
+    if fmt is not None and fmt.file is not None:  # the file's own bytes, layer by layer
+        placed, per_layer = spread(spec, fmt.file)
+        return LayerBytes(outside=placed, keys=spec.layer_keys, per_layer=per_layer)
     if fmt is not None and fmt.kind == "gguf":
         if spec.planned_layers not in (0, spec.layers):  # another depth: the real model's average layer per group
             real = _stack(_planned(spec), fmt, group_size, nominal_bits)
@@ -249,6 +261,8 @@ def weights(spec: ModelSpec, fmt: WeightFormat, *, group_size: int = DEFAULT_GRO
 
 def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_GROUP_SIZE) -> None:
     """Raise ValidationError, naming the field, when `spec` cannot be stored in `fmt`."""
+    if fmt.file is not None:
+        return
     tensors = counted_tensors(spec)
     if fmt.kind == "native":
         _native(spec, tensors)
@@ -259,6 +273,8 @@ def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_G
 
 
 def _parts(spec: ModelSpec, tensors: Counted, fmt: WeightFormat, group_size: int) -> tuple[WeightShare, ...]:
+    if fmt.file is not None:  # what the file holds, by dtype
+        return tuple(WeightShare(dtype, params, size) for dtype, params, size in fmt.file.by_dtype)
     if fmt.kind == "gguf":
         return _gguf(spec, fmt.name)
     if fmt.kind == "native":

@@ -50,6 +50,7 @@ from ..workload import DEFAULT_OUTPUT_TOKENS
 
 CUSTOM = "custom"
 CONFIG = "config"
+WEIGHTS = "weights"  # the model a GGUF file's metadata says (--weights, without --model or --config)
 
 MAX_PARAMS_B = 1_000_000.0  # 10^15 parameters
 MAX_OVERHEAD_GIB = 1024.0
@@ -85,8 +86,9 @@ def parse_precision(text: str) -> Precision | WeightFormat:
 
 
 def _model(text: str) -> str:
-    """A preset's slug, `custom` (the keys below) or `config` (an imported config.json)."""
-    if text not in (CUSTOM, CONFIG) and text not in load_presets():
+    """A preset's slug, `custom` (the keys below), `config` (an imported config.json) or `weights` (a
+    GGUF file's own metadata)."""
+    if text not in (CUSTOM, CONFIG, WEIGHTS) and text not in load_presets():
         raise ValidationError("model", text, "expected one of: " + ", ".join(load_presets()))
     return text
 

@@ -5,6 +5,7 @@ command line (`kv_heads` there is `--kv-heads` on the command line)."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -16,13 +17,17 @@ from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.layouts import degrees, resolve_layout
-from ..formats.weights import WeightFormat, check_format
+from ..formats.file_weights import WeightsGiven, file_weights
+from ..formats.file_weights import assumptions as file_assumptions
+from ..formats.file_weights import notes as file_notes
+from ..formats.weights import WeightFormat, check_format, file_format
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import check
 from ..sources.custom import custom_model
 from ..sources.gpus import GpuSpec, configure, gpu
 from ..sources.hf_config import from_hf_config
 from ..sources.presets import preset_spec
+from ..sources.weight_file import spec_from_gguf
 from ..training.lora import QLORA_FORMATS
 from ..training.lora import adapter_tensors as training_adapters
 from ..training.step import allowed_impls
@@ -40,6 +45,7 @@ from .options import (
     OPTION,
     SPEED_PARSERS,
     TARGET_PARSERS,
+    WEIGHTS,
 )
 
 MAX_CONFIG_DEPTH = 32  # nesting of arrays and objects; real configs have 3 or 4
@@ -89,8 +95,16 @@ def nesting(text: str) -> int:
     return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
 
 
-def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None) -> ModelSpec:
+def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None,
+                 weights: WeightsGiven | None = None) -> ModelSpec:
     slug = values.get("model", DEFAULTS["model"])
+    if slug == WEIGHTS:
+        if weights is None:
+            raise ValidationError("model", slug, "no weight file has been read")
+        if weights.kind != "gguf":
+            raise ValidationError("weights", weights.name, "a safetensors checkpoint does not say its architecture: "
+                                                            "give its config.json too")
+        return spec_from_gguf(weights.headers[0], weights.name)
     if slug == CONFIG:
         if config is None:
             raise ValidationError("model", slug, "no config.json has been imported")
@@ -109,10 +123,21 @@ def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None)
     return custom_model(**numbers)  # type: ignore[arg-type]
 
 
-def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | None = None) -> Workload:
-    """Strict: the first bad field raises ValidationError. Missing keys take their defaults."""
+def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | None = None,
+                   weights: WeightsGiven | None = None) -> Workload:
+    """Strict: the first bad field raises ValidationError. Missing keys take their defaults. With
+    `weights` (the headers of the user's weight files), the weights are the files' bytes, laid onto
+    the model (a preset, a config, or, for model=weights, what a GGUF file's metadata says)."""
     fields = _parse_fields(FIELD_PARSERS, values, None)
-    model = _parse_model(values, config)
+    model = _parse_model(values, config, weights)
+    if weights is not None:
+        if values.get("precision", "auto") not in ("", "auto"):
+            raise ValidationError("precision", values["precision"], "the weight file says what its weights are: "
+                                                                     "leave precision out")
+        held = file_weights(weights.name, weights.headers, model)
+        model = dataclasses.replace(model, notes=model.notes + file_notes(held),
+                                    assumptions=model.assumptions + file_assumptions(held))
+        fields = {**fields, "precision": file_format(held)}
     return _build(model, fields)
 
 

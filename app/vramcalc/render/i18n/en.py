@@ -138,6 +138,11 @@ EN: Mapping[str, str] = {
     "attention.flash": "flash",
     # notes
     "note.seq_over_context": "Sequence length {seq:,} is longer than the model's context of {context:,} tokens.",
+    "note.weights_file": "The weights are {name} as its header lists them: {bytes}, tensor by tensor.",
+    "note.weights_file_apart": (
+        "The file also holds {bytes} of tensors this answer does not count: a vision or audio tower, or "
+        "multi-token-prediction layers, which engines load only when asked to."
+    ),
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
     "note.quantised": (
         "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, "
@@ -716,6 +721,7 @@ EN: Mapping[str, str] = {
         "{count} layers of kind {kind} are not a kind the calculator reads for model_type {model_type}: they "
         "were counted as full-attention layers"
     ),
+    "assumption.weights_file": "the weight file does not match the architecture: {what}",
     "assumption.no_type": (
         "the config has no model_type: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
     ),
@@ -752,6 +758,7 @@ EN: Mapping[str, str] = {
     "format.mxfp4": "MXFP4 (4-bit values, one 8-bit scale per 32: 4.25 bits)",
     "format.nvfp4": "NVFP4 (4-bit values, one FP8 scale per 16 and one fp32 per tensor: 4.5 bits)",
     "format.gguf": "GGUF {name} (llama.cpp)",
+    "format.file": "the weights of {name}",
     "format.native": "the checkpoint's native format",
     "format.auto": "the checkpoint as published",
     "format.bpw": "EXL2/EXL3 at {bpw} bits per weight",

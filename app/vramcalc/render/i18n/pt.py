@@ -147,6 +147,11 @@ PT: Mapping[str, str] = {
     # notes
     "note.seq_over_context": "O comprimento da sequência, {seq:,}, é maior que o contexto do modelo, de {context:,} "
                              "tokens.",
+    "note.weights_file": "Os pesos são os de {name}, como o seu cabeçalho os lista: {bytes}, tensor a tensor.",
+    "note.weights_file_apart": (
+        "O arquivo também contém {bytes} de tensores que esta resposta não conta: uma torre de visão ou de "
+        "áudio, ou camadas de predição de vários tokens, que os motores só carregam quando pedido."
+    ),
     "note.moe": "Mistura de especialistas: todos os {total} parâmetros ficam na memória; {active} são usados por "
                 "token.",
     "note.quantised": "Pesos em {precision}: {bits} bits nominais por peso, sem as escalas de quantização (+0,1–0,5 "
@@ -742,6 +747,7 @@ PT: Mapping[str, str] = {
         "{count} camadas do tipo {kind} não são um tipo que a calculadora lê para o model_type {model_type}: "
         "foram contadas como camadas de atenção completa"
     ),
+    "assumption.weights_file": "o arquivo de pesos não corresponde à arquitetura: {what}",
     "assumption.no_type": (
         "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com "
         "gate)"
@@ -783,6 +789,7 @@ PT: Mapping[str, str] = {
     "format.mxfp4": "MXFP4 (valores de 4 bits, uma escala de 8 bits a cada 32: 4,25 bits)",
     "format.nvfp4": "NVFP4 (valores de 4 bits, uma escala FP8 a cada 16 e uma fp32 por tensor: 4,5 bits)",
     "format.gguf": "GGUF {name} (llama.cpp)",
+    "format.file": "os pesos de {name}",
     "format.native": "o formato nativo do checkpoint",
     "format.auto": "o checkpoint como publicado",
     "format.bpw": "EXL2/EXL3 a {bpw} bits por peso",
