@@ -37,8 +37,11 @@ import vramcalc  # noqa: E402
 from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, parse_workload  # noqa: E402
 from vramcalc.analysis.fit import fit_all  # noqa: E402
 from vramcalc.analysis.speed_answers import evaluate_speed  # noqa: E402
+from vramcalc.core.units import format_binary  # noqa: E402
 from vramcalc.engines.layouts import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
+from vramcalc.formats.file_weights import WeightsGiven  # noqa: E402
+from vramcalc.formats.headers import MAX_HEADER_BYTES, Truncated, read_header  # noqa: E402
 from vramcalc.inputs.link import decode, encode  # noqa: E402
 from vramcalc.inputs.options import CHECKBOXES, OPTIONS, shown_values  # noqa: E402
 from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_machine, parse_target  # noqa: E402
@@ -60,6 +63,7 @@ DEFAULT_WORKLOAD = parse_workload(DEFAULTS)
 state = {
     "lang_in_link": "lang=" in str(window.location.search),
     "config": None,  # an imported config.json, parsed
+    "weights": None,  # the headers of the weight files opened (WeightsGiven), never their data
     "engine_ms": collections.deque([0.0], maxlen=1000),  # the engine's time in each recent update (timed)
     "shown": {
         "workload": DEFAULT_WORKLOAD,
@@ -382,7 +386,7 @@ def redraw():
     remember_gpu(values)
     values = shown_values(values)  # a hidden field's value counts as its default (it is kept for when it shows again)
     problems = []
-    workload = attempt(lambda: parse_workload(values, config=state["config"]), problems)
+    workload = attempt(lambda: parse_workload(values, config=state["config"], weights=state["weights"]), problems)
     target = attempt(lambda: parse_target(values), problems)
     if workload is not None and target is not None and attempt(
             lambda: resolve_layout(workload, target.count), problems) is None:
@@ -498,7 +502,7 @@ def filter_models(query):
 
 @when("input", INPUT_AREAS)  # fires for text, select, radio and checkbox alike; "change" would repeat it
 def on_form_change(event):
-    if event.target.id in ("config-file", "config-text"):
+    if event.target.id in ("config-file", "config-text", "weights-file"):
         return
     try:
         apply_edit(event.target)
@@ -562,6 +566,68 @@ async def on_config_file(event):
     text = await files.item(0).text()
     element("config-text").value = text
     use_config(text)
+
+
+# ---------------------------------------------------------------- weight files: their headers only
+
+FIRST_READ = 1 << 20  # a header's first slice; a GGUF's tokenizer makes some headers several MB
+
+
+async def read_file_header(file):
+    """A file's header from slices of its start (File.slice): never the tensors' data, never uploaded."""
+    size = min(file.size, FIRST_READ)
+    while True:
+        data = (await file.slice(0, size).arrayBuffer()).to_bytes()
+        try:
+            return read_header(data, file.name)
+        except Truncated as more:
+            if more.needed > file.size or more.needed > MAX_HEADER_BYTES:
+                raise ValidationError("weights", file.name, "the file ends inside its header") from None
+            size = more.needed
+
+
+@when("change", "#weights-file")
+async def on_weights_file(event):
+    files = [event.target.files.item(i) for i in range(event.target.files.length)]
+    if not files:
+        return
+    error = element("weights-error")
+    try:
+        headers = tuple([await read_file_header(file) for file in files])
+    except ValidationError as problem:
+        error.textContent = str(problem)
+        return
+    name = files[0].name + (f" (+{len(files) - 1})" if len(files) > 1 else "")
+    use_weights(WeightsGiven(name=name, headers=headers))
+
+
+def use_weights(given):
+    """Weights from the files' headers: a GGUF alone is its model, on llama.cpp; safetensors shards
+    are the weights of the model chosen or imported."""
+    element("weights-error").textContent = ""
+    state["weights"] = given
+    element("weights-clear").hidden = given is None
+    option = element("model").querySelector("option[value='weights']")
+    option.disabled = given is None or given.kind != "gguf"
+    element("weights-status").textContent = "" if given is None else WORDS.message(
+        "page.weights", name=f"{given.name}, {format_binary(sum(h.nbytes for h in given.headers))}")
+    if given is not None:
+        element("precision").value = "auto"
+        if given.kind == "gguf":
+            option.textContent = WORDS.message("page.imported", name=given.name)
+            if state["config"] is None:
+                element("model").value = "weights"
+            if element("runtime").value not in ("llamacpp", "ollama"):
+                element("runtime").value = "llamacpp"
+    elif element("model").value == "weights":
+        element("model").value = DEFAULTS["model"]
+    update()
+
+
+@when("click", "#weights-clear")
+def on_weights_clear(event):
+    element("weights-file").value = ""
+    use_weights(None)
 
 
 @when("click", "#copy-link")

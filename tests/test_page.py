@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Page, expect
 
-from vramcalc import estimate, parse_workload
+from vramcalc import DEFAULTS, estimate, parse_workload
 from vramcalc.sources.gpus import table_gpus
 
 pytestmark = pytest.mark.browser
@@ -119,6 +119,43 @@ def test_config_json_import(watched: Page, server_url):
     page.click("#config-apply")
     expect(page.locator("#param-count")).to_contain_text("7.62B")
     expect(page.locator("#model")).to_have_value("config")
+
+
+def test_a_weight_file_is_read_from_its_header_in_the_page(watched: Page, server_url):
+    """A GGUF opened in the page: the model its metadata says, on llama.cpp, with the file's exact bytes
+    (what the command line answers for the same file); a bad file gets words; forgetting it goes back."""
+    from vramcalc.cli import read_weights
+
+    page = watched
+    open_ready(page, server_url)
+    page.click("#import summary")
+    bad = ROOT / "tests/data/weights/expected.json"  # not a weight file
+    page.set_input_files("#weights-file", str(bad))
+    expect(page.locator("#weights-error")).to_contain_text("weights")
+    gguf = ROOT / "tests/data/weights/tiny-llama-q4_k_m.gguf"
+    page.set_input_files("#weights-file", str(gguf))
+    expect(page.locator("#model")).to_have_value("weights")
+    expect(page.locator("#runtime")).to_have_value("llamacpp")
+    expect(page.locator("#weights-error")).to_have_text("")
+    given = read_weights(str(gguf))
+    expected = estimate(parse_workload({"model": "weights", "runtime": "llamacpp"}, weights=given)).total_bytes
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected))
+    expect(page.locator("#weights-status")).to_contain_text("tiny-llama-q4_k_m.gguf")
+    page.click("#weights-clear")
+    expect(page.locator("#model")).to_have_value(DEFAULTS["model"])
+    expect(page.locator("#weights-status")).to_have_text("")
+    # safetensors shards are the weights of the model imported beside them
+    folder = ROOT / "tests/data/weights/tiny-qwen3-sharded"
+    page.fill("#config-text", (folder / "config.json").read_text())
+    page.click("#config-apply")
+    page.select_option("#runtime", "transformers")
+    page.set_input_files("#weights-file", [str(path) for path in sorted(folder.glob("*.safetensors"))])
+    expect(page.locator("#model")).to_have_value("config")
+    shards = read_weights(str(folder))
+    config = json.loads((folder / "config.json").read_text())
+    expected = estimate(parse_workload({"model": "config", "runtime": "transformers"}, config=config,
+                                       weights=shards)).total_bytes
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected))
 
 
 @pytest.mark.parametrize(("width", "height", "scheme"), [(390, 844, "light"), (1280, 900, "dark")])

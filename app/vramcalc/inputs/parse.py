@@ -133,7 +133,7 @@ def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | 
     if weights is not None:
         if values.get("precision", "auto") not in ("", "auto"):
             raise ValidationError("precision", values["precision"], "the weight file says what its weights are: "
-                                                                     "leave precision out")
+                                                                     "leave precision out (auto)")
         held = file_weights(weights.name, weights.headers, model)
         model = dataclasses.replace(model, notes=model.notes + file_notes(held),
                                     assumptions=model.assumptions + file_assumptions(held))
