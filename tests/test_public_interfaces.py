@@ -25,13 +25,14 @@ def engine() -> SimpleNamespace:
     """Every import from the engine, in one place, so that moving the engine's modules repoints only this."""
     from vramcalc import DEFAULTS, estimate, parse_workload
     from vramcalc.analysis.fit import fit_all
-    from vramcalc.cli import COMMANDS, build_capacity_parser, build_parser
+    from vramcalc.cli import COMMANDS, build_capacity_parser, build_models_parser, build_parser
     from vramcalc.render.export import to_json
     from vramcalc.speed import cost_of, speed_of
     from vramcalc.workload import Machine
 
     return SimpleNamespace(DEFAULTS=DEFAULTS, estimate=estimate, parse_workload=parse_workload, COMMANDS=COMMANDS,
-                           build_parser=build_parser, build_capacity_parser=build_capacity_parser, to_json=to_json,
+                           build_parser=build_parser, build_capacity_parser=build_capacity_parser,
+                           build_models_parser=build_models_parser, to_json=to_json,
                            fit_all=fit_all, speed_of=speed_of, cost_of=cost_of, Machine=Machine)
 
 
@@ -87,7 +88,7 @@ def test_every_listed_link_key_exists():
 
 def _flags() -> set[str]:
     e = engine()
-    parsers = (e.build_parser(), e.build_parser(target=True), e.build_capacity_parser())
+    parsers = (e.build_parser(), e.build_parser(target=True), e.build_capacity_parser(), e.build_models_parser())
     return {flag for parser in parsers for action in parser._actions for flag in action.option_strings
             if flag.startswith("--") and flag != "--help"}
 

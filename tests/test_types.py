@@ -95,3 +95,17 @@ def test_presets_read_the_same_without_the_keys_the_page_leaves_out():
         stripped = from_hf_config(config, name=slug, display_name=preset.display_name, notes=preset.notes,
                                   native_format=preset.native_format)
         assert stripped == preset.spec(), slug
+
+
+def test_the_command_line_lists_the_types_read_exactly():
+    import contextlib
+    import io
+
+    from vramcalc.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["models", "--types", "--json"]) == 0
+    listed = {entry["model_type"]: entry["reads"] for entry in json.loads(out.getvalue())}
+    assert {case["name"].split("/")[0] for case in CASES} <= set(listed)
+    assert listed["qwen3_5"] == "qwen3_5_text" and listed["llama"] == "llama"

@@ -88,6 +88,9 @@ CASES: dict[str, tuple[dict, dict]] = {
                          "n_routed_experts": 16, "num_experts_per_tok": 4, "q_lora_rank": 512,
                          "index_n_heads": 8, "mlp_layer_types": ["dense", "sparse", "dense", "sparse"],
                          "vocab_size": 32000}),
+    "gpt_neox": ({}, {"num_hidden_layers": 4, "hidden_size": 512, "num_attention_heads": 8,
+                      "intermediate_size": 2048, "attention_bias": False, "vocab_size": 32000,
+                      "tie_word_embeddings": True}),
 }
 
 

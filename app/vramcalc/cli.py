@@ -41,6 +41,8 @@ from .render.speed import present_speed, speed_lines
 from .render.view import present_capacity
 from .sources import catalog
 from .sources.gpus import load_gpus
+from .sources.hf_config import supported_types
+from .sources.readers import TEXT_TYPES
 from .speed import Cost, Speed, cost_of, speed_of
 from .workload import Machine, Target
 
@@ -446,13 +448,28 @@ def _usage_error(error: ValidationError) -> int:
     return EXIT_USAGE
 
 
-def models_main(argv: Sequence[str]) -> int:
+def build_models_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vramcalc models",
                                      description="The model presets, or those matching a search.")
     parser.add_argument("search", nargs="*",
                         help='part of a name or Hugging Face id, e.g. "qwen3 32" or Qwen/Qwen3-32B')
     parser.add_argument("--json", action="store_true", help="print one JSON list")
-    args = parser.parse_args(argv)
+    parser.add_argument("--types", action="store_true",
+                        help="the config.json model_types read exactly (any other is estimated and marked approximate)")
+    return parser
+
+
+def models_main(argv: Sequence[str]) -> int:
+    args = build_models_parser().parse_args(argv)
+    if args.types:
+        types = [{"model_type": name, "reads": TEXT_TYPES.get(name, name)} for name in supported_types()]
+        if args.json:
+            print(json.dumps(types))
+        else:
+            print("\n".join(t["model_type"] + ("" if t["reads"] == t["model_type"] else f" (its text_config, as "
+                                                                                        f"{t['reads']})")
+                            for t in types))
+        return 0
     by_slug = {entry.slug: entry for entry in catalog.entries()}
     chosen = [by_slug[slug] for slug in catalog.search(" ".join(args.search))]
     if args.json:

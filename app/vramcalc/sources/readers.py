@@ -169,6 +169,10 @@ READERS: Mapping[str, Reader] = {
     "mistral4": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
     "deepseek_v32": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
     "glm_moe_dsa": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
+    # GPT-NeoX (Pythia, GPT-NeoX-20B): two LayerNorms feeding attention and the MLP in parallel, a fused
+    # query_key_value, biases on every projection, a GELU MLP, an untied embed_out
+    "gpt_neox": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=2,
+                       fused_qkv=True, mlp_bias=True, gated_mlp=False),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2",

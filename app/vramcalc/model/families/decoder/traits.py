@@ -113,6 +113,7 @@ TRAITS: Mapping[str, Traits] = {
     "mistral4": DEFAULT,
     "deepseek_v32": Traits(fp32_router=True, fp32_routing_weights=True),
     "glm_moe_dsa": Traits(fp32_router=True, fp32_routing_weights=True),
+    "gpt_neox": DEFAULT,
 }
 
 
