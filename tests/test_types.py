@@ -86,12 +86,16 @@ def test_presets_read_the_same_without_the_keys_the_page_leaves_out():
 
     from vramcalc.sources.presets import load_presets
 
-    unread = set(json.loads((resources.files("vramcalc") / "data" / "config_keys_unread.json")
-                            .read_text(encoding="utf-8"))["keys"])
+    path = resources.files("vramcalc") / "data" / "config_keys_unread.json"
+    stripping = json.loads(path.read_text(encoding="utf-8"))
+    unread = set(stripping["keys"])
     for slug, preset in load_presets().items():
         config = {k: v for k, v in preset.config.items() if k not in unread}
         if isinstance(config.get("text_config"), dict):
             config["text_config"] = {k: v for k, v in config["text_config"].items() if k not in unread}
+        for key in stripping["towers"]:
+            if isinstance(config.get(key), dict) and config[key]:
+                config[key] = {"model_type": config[key].get("model_type") or "?"}
         stripped = from_hf_config(config, name=slug, display_name=preset.display_name, notes=preset.notes,
                                   native_format=preset.native_format)
         assert stripped == preset.spec(), slug
@@ -109,3 +113,25 @@ def test_the_command_line_lists_the_types_read_exactly():
     listed = {entry["model_type"]: entry["reads"] for entry in json.loads(out.getvalue())}
     assert {case["name"].split("/")[0] for case in CASES} <= set(listed)
     assert listed["qwen3_5"] == "qwen3_5_text" and listed["llama"] == "llama"
+
+
+def test_gemma4_caches_each_layer_kind_at_its_own_width():
+    # Gemma 4 31B: 50 sliding layers of 16 KV heads × 256 (window 1,024), 10 full layers of 4 KV heads × 512,
+    # whose keys are their values yet both are cached (transformers' update() gets key and value states)
+    text = json.loads((Path(__file__).resolve().parents[1] / "app/vramcalc/data/models/gemma-4-31b-it.json")
+                      .read_text())["config"]["text_config"]
+    spec = from_hf_config(text)
+    seq = 32_768
+    expected = 2 * (50 * 2 * 16 * 256 * 1024 + 10 * 2 * 4 * 512 * seq)
+    assert spec.kv_values_per_sequence(seq) * 2 == expected
+    assert _kv(text, "transformers") == 2 * (50 * 2 * 16 * 256 * 1024 + 10 * 2 * 4 * 512 * 8192)
+
+
+def test_layers_that_reuse_earlier_kv_keep_no_cache_and_say_what_is_approximate():
+    config = {**_case("gemma4_text/full"), "num_kv_shared_layers": 10}
+    shared, whole = from_hf_config(config), from_hf_config(_case("gemma4_text/full"))
+    assert any("reuse an earlier layer" in ENGLISH.say(a) for a in shared.assumptions)
+    assert shared.kv_values_per_sequence(100) < whole.kv_values_per_sequence(100)
+    per_layer = {kind: whole.kv_width(kind) * 100 for kind in set(whole.kinds)}
+    assert whole.kv_values_per_sequence(100) - shared.kv_values_per_sequence(100) == sum(
+        per_layer[kind] for kind in whole.kinds[20:])

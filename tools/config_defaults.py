@@ -27,7 +27,8 @@ from vramcalc.sources.hf_config import MEMORY_KEYS
 from vramcalc.sources.readers import READERS
 
 OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "config_defaults.json"
-DERIVED = {"layer_types", "no_rope_layers", "moe_layers", "mlp_layer_types"}  # computed from other keys by the class
+# computed from other keys by the class
+DERIVED = {"layer_types", "no_rope_layers", "moe_layers", "mlp_layer_types", "per_layer_config"}
 
 
 def main(argv: list[str]) -> None:
@@ -56,7 +57,11 @@ def main(argv: list[str]) -> None:
         probe = probe.get_text_config() if hasattr(probe, "get_text_config") else probe
         for key in ("head_dim", "num_key_value_heads"):
             chosen.pop(key, None)
-            if values.get(key) is not None and getattr(probe, key, None) == values[key]:
+            try:
+                fixed = getattr(probe, key, None) == values.get(key)
+            except Exception:  # a per-layer attribute (Gemma 4's head_dim): the class fixes the others' value
+                fixed = True
+            if values.get(key) is not None and fixed:
                 chosen[key] = values[key]
         defaults[model_type] = chosen
     OUT.write_text(json.dumps(defaults, indent=1) + "\n", encoding="utf-8")

@@ -229,7 +229,8 @@ left_out = left_out_already
 UNREAD = "data/config_keys_unread.json"  # config keys no reader reads (tests/test_types.py checks it)
 with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfile.ZIP_STORED) as zout:
     listed = [name for name in zin.namelist() if name.endswith(UNREAD)] if strip_annotations else []
-    unread = set(json.loads(zin.read(listed[0]))["keys"]) if listed else set()
+    stripping = json.loads(zin.read(listed[0])) if listed else {"keys": [], "towers": []}
+    unread, towers = set(stripping["keys"]), stripping["towers"]
     for info in zin.infolist():
         if info.is_dir():
             continue
@@ -251,10 +252,14 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                     for key in [key for key in parsed if key.startswith("about")]:
                         del parsed[key]
                 if "/data/models/" in "/" + info.filename and isinstance(parsed, dict) and "config" in parsed:
+                    parsed.pop("source", None)  # its provenance, for people reading the data: no page shows it
                     config = parsed["config"]  # a preset: its config less the keys nothing reads
                     for inner in (config, config.get("text_config") or {}):
                         for key in unread & set(inner):
                             del inner[key]
+                    for key in towers:
+                        if isinstance(config.get(key), dict) and config[key]:
+                            config[key] = {"model_type": config[key].get("model_type") or "?"}
                 if "/data/gpus/" in "/" + info.filename and isinstance(parsed, dict):
                     for key in ("source", "compute_source"):  # each figure's provenance: no page shows it
                         parsed.pop(key, None)

@@ -75,11 +75,12 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
                 width = spec.mla.latent_width + (spec.indexer.head_dim if spec.indexer else 0)
                 size = n_seq * type_k.bytes_for(cells * width)
             else:
-                width = spec.kv_dim
+                width = spec.kv_width(kind) // 2
                 size = n_seq * (type_k.bytes_for(cells * width) + type_v.bytes_for(cells * width))
-        layers_on_gpu = on_gpu_kinds.count(kind)
+        cached = spec.cached_layers(kind)  # layers reusing an earlier layer's K/V keep none (the last ones)
+        layers_on_gpu = max(0, on_gpu_kinds.count(kind) - (count - cached))
         device += layers_on_gpu * size
-        host += (count - layers_on_gpu) * size
+        host += (cached - layers_on_gpu) * size
     n_kv = n_ctx  # one stream per sequence: attention spans that sequence's cells
     out_term = 4 * (n_ub * spec.vocab + n_ub * spec.hidden)
     if flash:

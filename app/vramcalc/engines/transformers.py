@@ -201,6 +201,7 @@ def prefill_window_bytes(workload: Workload) -> int:
     model = workload.model
     if workload.is_training:
         return 0
-    extra = sum(count * (model.tokens_kept(AttentionKind.FULL, workload.seq) - model.tokens_kept(kind, workload.seq))
-                for kind, count in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED))
-    return workload.effective_kv_precision.bytes_for(workload.batch * extra * model.kv_values_per_token)
+    extra = sum(model.cached_layers(kind) * model.kv_width(kind)
+                * (model.tokens_kept(AttentionKind.FULL, workload.seq) - model.tokens_kept(kind, workload.seq))
+                for kind, _ in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED))
+    return workload.effective_kv_precision.bytes_for(workload.batch * extra)

@@ -58,8 +58,9 @@ class VllmPool:
 
 def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
     """One KV block: 16 tokens of every attention layer."""
-    attention_layers = spec.layers - spec.count_kind(AttentionKind.LINEAR)
-    return (kv_precision.bytes_for(attention_layers * spec.kv_values_per_token * VLLM_BLOCK_TOKENS)
+    per_token = sum(spec.cached_layers(kind) * spec.kv_width(kind) for kind, _ in spec.kind_counts()
+                    if kind is not AttentionKind.LINEAR)
+    return (kv_precision.bytes_for(per_token * VLLM_BLOCK_TOKENS)
             + spec.indexer_bytes(VLLM_BLOCK_TOKENS, 2, fp8_packed=True))
 
 

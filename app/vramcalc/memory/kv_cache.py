@@ -39,11 +39,13 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
     """Which layers keep what, in words: '6 layers × 2 (K and V) × 8 KV heads × 128 × 32,768 tokens
     + 30 sliding layers × ... × 1,024 tokens (window 1,024)', and the linear layers' fixed state."""
     parts = []
-    for kind, count in model.kind_counts():
+    for kind, _ in model.kind_counts():
         if kind is AttentionKind.LINEAR:
             continue
         per_token = (phrase("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
-                     else phrase("kv_cache.kv_width", kv_heads=model.kv_heads, head_dim=model.head_dim))
+                     else phrase("kv_cache.kv_width", kv_heads=model.kv_heads_of(kind),
+                                 head_dim=model.head_dim_of(kind)))
+        count = model.cached_layers(kind)
         kept = model.tokens_kept(kind, workload.seq)
         parts.append(phrase(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",
                              window=f"{model.sliding_window or model.attention_chunk:,}"))

@@ -68,6 +68,9 @@ MEMORY_KEYS = frozenset({
     "n_embd", "n_layer", "n_head", "n_inner", "n_positions", "vision_config",
     "mlp_layer_types", "index_n_heads", "index_head_dim", "use_bias", "attention_out_bias", "moe_num_experts",
     "moe_k", "moe_num_shared_experts", "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval",
+    "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers", "use_double_wide_mlp",
+    "hidden_size_per_layer_input", "vocab_size_per_layer_input", "enable_moe_block", "top_k_experts",
+    "per_layer_config",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -160,6 +163,9 @@ def _understood(reader: Reader) -> frozenset[str]:
         keys |= {"attn_logit_softcapping", "final_logit_softcapping"}
     if reader.indexer:
         keys |= {"index_n_heads", "index_head_dim", "index_topk", "layer_types"}
+    if reader.global_attention:
+        keys |= {"global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
+                 "use_double_wide_mlp", "hidden_size_per_layer_input", "vocab_size_per_layer_input", "per_layer_config"}
     keys |= {key for key in (reader.bias_key, reader.o_bias_key) if key}
     return frozenset(keys)
 
@@ -227,6 +233,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields["indexer"] = Indexer(heads=_int(config, "index_n_heads", 1, MAX_HEADS),
                                     head_dim=_int(config, "index_head_dim", 1, MAX_DIM),
                                     topk=_int(config, "index_topk", 1, MAX_POSITIONS, default=2048))
+    if reader.global_attention:
+        fields.update(_read_gemma4(config, fields, assumptions))
     if reader.linear:
         fields["linear"] = LinearAttention(
             key_heads=_int(config, "linear_num_key_heads", 1, MAX_HEADS),
@@ -293,6 +301,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
                 kinds = [AttentionKind.FULL if (i + 1) % pattern == 0 else AttentionKind.SLIDING for i in range(layers)]
         if not window:
             kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
+    if reader.global_attention and kinds:  # Gemma4TextConfig forces its last layer to full attention
+        kinds[-1] = AttentionKind.FULL
     if not window:  # a sliding layer without a window attends to everything (any reader)
         kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
     if window and max_positions and window > max_positions:
@@ -316,13 +326,19 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
     experts = _int(config, experts_key, 0, MAX_EXPERTS, default=0)
     if experts == 0:
         return None, (), ffn
+    if kind is MoeKeys.GEMMA4 and not _bool(config, "enable_moe_block", default=False):
+        return None, (), ffn
     per_token_key = ("experts_per_token" if kind is MoeKeys.GPT_OSS and "num_experts_per_tok" not in config
-                     else "moe_k" if kind is MoeKeys.ERNIE else "num_experts_per_tok")
+                     else "moe_k" if kind is MoeKeys.ERNIE else "top_k_experts" if kind is MoeKeys.GEMMA4
+                     else "num_experts_per_tok")
     per_token = _int(config, per_token_key, 1, MAX_EXPERTS)
     if per_token > experts:
         raise ValidationError(per_token_key, per_token, f"must not exceed the number of experts ({experts})")
     dense_ffn, expert_ffn, shared, shared_gate = ffn, ffn, 0, False
     if kind in (MoeKeys.MIXTRAL, MoeKeys.GPT_OSS, MoeKeys.OLMOE):
+        moe_layers = [True] * layers
+    elif kind is MoeKeys.GEMMA4:  # Gemma4TextDecoderLayer: experts beside the dense MLP, every layer
+        expert_ffn, shared = _int(config, "moe_intermediate_size", 1, MAX_DIM), ffn
         moe_layers = [True] * layers
     elif kind is MoeKeys.ERNIE:  # Ernie4_5_MoeDecoderLayer: (i + 1) % interval == 0 and start <= i <= end
         expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
@@ -361,8 +377,36 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         moe_layers = [i in chosen for i in range(layers)]
     moe = Moe(experts=experts, per_token=per_token, ffn=expert_ffn, shared_ffn=shared, shared_gate=shared_gate,
               router_bias=kind is MoeKeys.GPT_OSS, expert_bias=kind is MoeKeys.GPT_OSS,
-              score_bias=kind is MoeKeys.ERNIE)
+              score_bias=kind is MoeKeys.ERNIE, beside_dense=kind is MoeKeys.GEMMA4)
     return moe, tuple(moe_layers), dense_ffn
+
+
+def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any],
+                 assumptions: list[str | Phrase]) -> dict[str, Any]:
+    """Gemma4TextConfig: full-attention layers with a head of `global_head_dim` (512 when not given) and,
+    where `attention_k_eq_v` holds, `num_global_key_value_heads` KV heads whose keys are their values; the
+    last `num_kv_shared_layers` layers reusing an earlier layer's K/V; per-layer embeddings of
+    `hidden_size_per_layer_input` values per layer from a table of `vocab_size_per_layer_input` rows."""
+    k_eq_v = _bool(config, "attention_k_eq_v", default=False)
+    head_dim = _int(config, "global_head_dim", 1, MAX_DIM, default=512)
+    kv_heads = _int(config, "num_global_key_value_heads", 1, MAX_HEADS, default=0) if k_eq_v else 0
+    overrides = config.get("per_layer_config")
+    if isinstance(overrides, Mapping) and overrides:  # a config saved by transformers 5: the full layers' sizes
+        first = next(iter(overrides.values()))
+        if isinstance(first, Mapping):
+            head_dim = _int(first, "head_dim", 1, MAX_DIM, default=head_dim)
+            kv_heads = _int(first, "num_key_value_heads", 1, MAX_HEADS, default=kv_heads)
+    if kv_heads and fields["heads"] % kv_heads:
+        raise ValidationError("num_global_key_value_heads", kv_heads,
+                              f"must divide num_attention_heads ({fields['heads']})")
+    shared = _int(config, "num_kv_shared_layers", 0, fields["layers"] - 1, default=0)
+    if shared:
+        assumptions.append(phrase("assumption.kv_shared", count=shared))
+    ple = _int(config, "hidden_size_per_layer_input", 0, MAX_DIM, default=0)
+    return dict(full_head_dim=head_dim, full_kv_heads=kv_heads, full_k_eq_v=k_eq_v, kv_shared_layers=shared,
+                double_wide_shared_mlp=_bool(config, "use_double_wide_mlp", default=False), per_layer_input=ple,
+                per_layer_vocab=_int(config, "vocab_size_per_layer_input", 1, MAX_DIM * 10,
+                                     default=fields["vocab"]) if ple else 0)
 
 
 def _read_mla(config: Mapping[str, object]) -> Mla:

@@ -22,8 +22,8 @@ from .hf_config import from_hf_config
 class Preset:
     slug: str
     display_name: str
-    source: str
     config: Mapping[str, object]
+    source: str = ""  # where the config comes from; the browser's copy leaves it out (tools/precompile.mjs)
     hf_id: str = ""
     family: str = ""
     published_params: str = ""

@@ -43,6 +43,9 @@ class MoeKeys(enum.Enum):
     `interleave_moe_layer_step`-th layer (or `moe_layers`); dense layers are `intermediate_size_mlp` wide."""
     OLMOE = "olmoe"
     """`num_experts` of `intermediate_size` in every layer, no shared expert (OLMoE)."""
+    GEMMA4 = "gemma4"
+    """With `enable_moe_block`, `num_experts` (`top_k_experts` per token) of `moe_intermediate_size` in every
+    layer, beside the layer's dense MLP of `intermediate_size`."""
     ERNIE = "ernie"
     """`moe_num_experts` (`moe_k` per token) of `moe_intermediate_size` plus `moe_num_shared_experts` of that
     width, in every `moe_layer_interval`-th layer from `moe_layer_start_index` to `moe_layer_end_index`, with a
@@ -84,6 +87,8 @@ class Reader:
     first_dense: int | None = None  # dense layers first when `mlp_layer_types` is not given and the type
     # reads no `first_k_dense_replace` (GLM-4.7-Flash's class: ["dense"] + ["sparse"] * (layers - 1))
     activation_params: int = 0  # learned scalars of the MLP's activation per layer (Apertus' xIELU: 2)
+    global_attention: bool = False  # Gemma 4: full layers of their own head size and KV heads (K = V), layers
+    # reusing earlier K/V, per-layer embeddings (`_read_gemma4`)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -101,12 +106,13 @@ MOE_KEYS = {
     MoeKeys.LLAMA4: {"num_local_experts", "num_experts_per_tok", "interleave_moe_layer_step", "intermediate_size_mlp",
                "moe_layers"},
     MoeKeys.OLMOE: {"num_experts", "num_experts_per_tok"},
+    MoeKeys.GEMMA4: {"enable_moe_block", "num_experts", "top_k_experts", "moe_intermediate_size"},
     MoeKeys.ERNIE: {"moe_num_experts", "moe_k", "moe_intermediate_size", "moe_num_shared_experts",
                     "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval"},
 }
 EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts", MoeKeys.DEEPSEEK: "n_routed_experts",
                 MoeKeys.GPT_OSS: "num_local_experts", MoeKeys.LLAMA4: "num_local_experts", MoeKeys.OLMOE: "num_experts",
-                MoeKeys.ERNIE: "moe_num_experts"}
+                MoeKeys.ERNIE: "moe_num_experts", MoeKeys.GEMMA4: "num_experts"}
 SLIDING_KEYS = {
     Sliding.ALL: {"sliding_window", "layer_types"},
     Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
@@ -171,11 +177,14 @@ READERS: Mapping[str, Reader] = {
     "glm_moe_dsa": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
     # GPT-NeoX (Pythia, GPT-NeoX-20B): two LayerNorms feeding attention and the MLP in parallel, a fused
     # query_key_value, biases on every projection, a GELU MLP, an untied embed_out
+    "gemma4_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
+                          softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.GEMMA4,
+                          global_attention=True),
     "gpt_neox": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=2,
                        fused_qkv=True, mlp_bias=True, gated_mlp=False),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
-TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2",
-              "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
+TEXT_TYPES = {"gemma3": "gemma3_text", "gemma4": "gemma4_text", "llama4": "llama4_text", "mistral3": "mistral",
+              "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2"}

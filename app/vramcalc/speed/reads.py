@@ -85,7 +85,7 @@ def attention_flops(model: ModelSpec, depth: int) -> float:
     for kind, count in model.kind_counts():
         if kind is AttentionKind.LINEAR:
             continue
-        total += count * 4 * model.heads * model.head_dim * model.tokens_kept(kind, depth)
+        total += count * 4 * model.heads * model.head_dim_of(kind) * model.tokens_kept(kind, depth)
     return float(total)
 
 
@@ -99,7 +99,7 @@ def prompt_attention_flops(model: ModelSpec, prompt: int) -> float:
         kept = model.tokens_kept(kind, prompt)
         # tokens attend min(i + 1, kept): the triangle up to `kept`, then a band of width `kept`
         attended = kept * (kept + 1) / 2 + (prompt - kept) * kept
-        total += count * 4 * model.heads * model.head_dim * attended
+        total += count * 4 * model.heads * model.head_dim_of(kind) * attended
     return total
 
 

@@ -726,6 +726,10 @@ EN: Mapping[str, str] = {
         "were counted as full-attention layers"
     ),
     "assumption.weights_file": "the weight file does not match the architecture: {what}",
+    "assumption.kv_shared": (
+        "the last {count} layers reuse an earlier layer's keys and values: their cache is left out, but their K/V "
+        "projections are counted, which transformers does not build (a few percent too many weights)"
+    ),
     "assumption.no_type": (
         "the config has no model_type: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
     ),

@@ -752,6 +752,10 @@ PT: Mapping[str, str] = {
         "foram contadas como camadas de atenção completa"
     ),
     "assumption.weights_file": "o arquivo de pesos não corresponde à arquitetura: {what}",
+    "assumption.kv_shared": (
+        "as últimas {count} camadas reutilizam as chaves e valores de uma camada anterior: o cache delas fica de "
+        "fora, mas as suas projeções K/V são contadas, que o transformers não cria (alguns por cento de pesos a mais)"
+    ),
     "assumption.no_type": (
         "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com "
         "gate)"

@@ -139,6 +139,8 @@ class Moe:
     router_bias: bool = False  # gpt-oss
     expert_bias: bool = False  # gpt-oss: biases on every expert projection
     score_bias: bool = False  # ERNIE 4.5: a learned score-correction bias per expert (`moe_statics`)
+    beside_dense: bool = False  # Gemma 4: the experts run beside the layer's dense MLP (shared_ffn, ungated),
+    # with a router scaled per channel and per expert and three norms of their own
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -176,6 +178,13 @@ class ModelSpec:
     sliding_window: int = 0
     attention_chunk: int = 0
     mla: Mla | None = None
+    full_kv_heads: int = 0  # Gemma 4: the full-attention layers' own KV heads and head size (0: as the others)
+    full_head_dim: int = 0
+    full_k_eq_v: bool = False  # Gemma 4 (attention_k_eq_v): full layers have no v_proj; their keys are the values
+    kv_shared_layers: int = 0  # Gemma 3n/4: the last layers reuse an earlier layer's K/V (no cache, no K/V weights)
+    double_wide_shared_mlp: bool = False  # Gemma 4 (use_double_wide_mlp): those layers' MLP is twice as wide
+    per_layer_input: int = 0  # Gemma 3n/4 per-layer embeddings: values per layer and token (0: none)
+    per_layer_vocab: int = 0  # ... and the rows of their table
     indexer: Indexer | None = None  # DeepSeek Sparse Attention (with MLA)
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
@@ -281,19 +290,32 @@ class ModelSpec:
         per token (vLLM's `head_size: 576` for DeepSeek-V3). Linear-attention layers keep a
         fixed state instead (`linear_state_bytes`)."""
         total = 0
-        for kind, count in self.kind_counts():
-            total += count * self.layer_kv_values(kind, tokens)
+        for kind, _ in self.kind_counts():
+            if kind is not AttentionKind.LINEAR:
+                total += self.cached_layers(kind) * self.kv_width(kind) * self.tokens_kept(kind, tokens)
         return total
 
-    def layer_kv_values(self, kind: AttentionKind, tokens: int) -> int:
-        if kind is AttentionKind.LINEAR:
-            return 0
-        return self.kv_values_per_token * self.tokens_kept(kind, tokens)
+    def cached_layers(self, kind: AttentionKind) -> int:
+        """Layers of `kind` that keep a cache of their own: all but those reusing an earlier layer's."""
+        return self.count_kind(kind) - self.kinds[self.layers - self.kv_shared_layers:].count(kind)
+
+    def head_dim_of(self, kind: AttentionKind) -> int:
+        return self.full_head_dim if kind is AttentionKind.FULL and self.full_head_dim else self.head_dim
+
+    def kv_heads_of(self, kind: AttentionKind) -> int:
+        return self.full_kv_heads if kind is AttentionKind.FULL and self.full_kv_heads else self.kv_heads
+
+    def kv_width(self, kind: AttentionKind) -> int:
+        """Values one layer of `kind` caches per token: K and V of its KV heads × head size (both kept
+        where the keys are the values: transformers' cache stores what it is given twice), or MLA's latent."""
+        if self.mla is not None:
+            return self.mla.latent_width
+        return 2 * self.kv_heads_of(kind) * self.head_dim_of(kind)
 
     @property
     def kv_values_per_token(self) -> int:
         """Values one attention layer caches per token: K and V of kv_heads × head_dim, or MLA's latent."""
-        return self.mla.latent_width if self.mla is not None else 2 * self.kv_heads * self.head_dim
+        return self.kv_width(AttentionKind.SLIDING)
 
     def indexer_bytes(self, tokens: int, e: int, *, fp8_packed: bool) -> int:
         """Bytes the lightning indexer's key cache holds for one sequence of `tokens` tokens (every

@@ -29,6 +29,11 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     first = [Tensor("token_embd.weight", (spec.vocab, h), Role.EMBEDDING)]
     if spec.learned_positions:
         first.append(Tensor("position_embd.weight", (spec.learned_positions, h), Role.EMBEDDING))
+    if spec.per_layer_input:  # Gemma 3n/4's per-layer embeddings: a table, a projection from h, a norm
+        packed = spec.layers * spec.per_layer_input
+        first += [Tensor("per_layer_token_embd.weight", (spec.per_layer_vocab, packed), Role.EMBEDDING),
+                  Tensor("per_layer_model_proj.weight", (packed, h), Role.ATTENTION),
+                  Tensor("per_layer_proj_norm.weight", (spec.per_layer_input,), Role.NORM)]
     last = []
     if spec.final_norm:
         last.extend(_norm("output_norm", h, spec.norm))
@@ -68,26 +73,33 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     elif spec.mla is not None:
         tensors += _mla(spec, p)
     else:
-        tensors += _attention(spec, p)
+        tensors += _attention(spec, p, kind)
     if spec.layer_is_moe(index):
         tensors += _moe(spec, p)
     else:
-        tensors += _dense_mlp(spec, p, spec.ffn)
+        wide = spec.double_wide_shared_mlp and index >= spec.layers - spec.kv_shared_layers
+        tensors += _dense_mlp(spec, p, 2 * spec.ffn if wide else spec.ffn)
+    if spec.per_layer_input:  # Gemma 3n/4: the per-layer input's gate, projection and norm
+        tensors += (_linear(p + "inp_gate", spec.per_layer_input, h, Role.ATTENTION)
+                    + _linear(p + "proj", h, spec.per_layer_input, Role.ATTENTION)
+                    + _norm(p + "post_norm", h, spec.norm))
     return tensors
 
 
-def _attention(spec: ModelSpec, p: str) -> list[Tensor]:
-    h, q, kv = spec.hidden, spec.q_dim, spec.kv_dim
+def _attention(spec: ModelSpec, p: str, kind: AttentionKind) -> list[Tensor]:
+    head_dim = spec.head_dim_of(kind)
+    h, q, kv = spec.hidden, spec.heads * head_dim, spec.kv_heads_of(kind) * head_dim
     gate = 2 if spec.attention_gate else 1
     tensors = (
         _linear(p + "attn_q", gate * q, h, Role.ATTENTION, spec.qkv_bias)
         + _linear(p + "attn_k", kv, h, Role.ATTENTION, spec.qkv_bias)
-        + _linear(p + "attn_v", kv, h, Role.ATTENTION, spec.qkv_bias)
+        + ([] if spec.full_k_eq_v and kind is AttentionKind.FULL  # Gemma 4: the keys are the values
+           else _linear(p + "attn_v", kv, h, Role.ATTENTION, spec.qkv_bias))
         + _linear(p + "attn_output", h, q, Role.ATTENTION, spec.o_bias)
     )
     if spec.qk_norm is QkNorm.HEAD:
-        tensors += [Tensor(p + "attn_q_norm.weight", (spec.head_dim,), Role.NORM),
-                    Tensor(p + "attn_k_norm.weight", (spec.head_dim,), Role.NORM)]
+        tensors += [Tensor(p + "attn_q_norm.weight", (head_dim,), Role.NORM),
+                    Tensor(p + "attn_k_norm.weight", (head_dim,), Role.NORM)]
     elif spec.qk_norm is QkNorm.FULL:
         tensors += [Tensor(p + "attn_q_norm.weight", (q,), Role.NORM),
                     Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
@@ -177,4 +189,8 @@ def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
         tensors += _dense_mlp(spec, p, moe.shared_ffn, suffix="_shexp", role=Role.SHARED_EXPERT)
     if moe.shared_gate:
         tensors.append(Tensor(p + "ffn_gate_inp_shexp.weight", (1, h), Role.ROUTER))
+    if moe.beside_dense:  # Gemma4TextRouter's scale and per_expert_scale; the experts' own three norms
+        tensors += [Tensor(p + "ffn_gate_inp.scale", (h,), Role.ROUTER), Tensor(p + "exp_probs_s", (e,), Role.ROUTER),
+                    *_norm(p + "post_ffw_norm_1", h, spec.norm), *_norm(p + "post_ffw_norm_2", h, spec.norm),
+                    *_norm(p + "pre_ffw_norm_2", h, spec.norm)]
     return tensors

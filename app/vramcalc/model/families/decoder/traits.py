@@ -114,6 +114,7 @@ TRAITS: Mapping[str, Traits] = {
     "deepseek_v32": Traits(fp32_router=True, fp32_routing_weights=True),
     "glm_moe_dsa": Traits(fp32_router=True, fp32_routing_weights=True),
     "gpt_neox": DEFAULT,
+    "gemma4_text": _GEMMA,  # Gemma4RMSNorm: the weight multiply on weight.float()
 }
 
 
