@@ -25,8 +25,11 @@ from .analysis.fit import GpuFit, fit_all
 from .analysis.ranks import PerGpu, on_gpus, per_gpu
 from .analysis.solve import fits, solve
 from .analysis.speed_answers import evaluate_speed
+from .core.choices import GGUF_RUNTIMES
 from .core.errors import ValidationError
 from .core.option import Kind, Option
+from .engines import engine_for
+from .engines.layouts import resolve_layout
 from .formats.file_weights import WeightsGiven
 from .formats.headers import Header, Truncated, read_header, read_safetensors_index
 from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS, WEIGHTS
@@ -42,9 +45,10 @@ from .render.view import present_capacity
 from .sources import catalog
 from .sources.gpus import load_gpus
 from .sources.hf_config import supported_types
+from .sources.presets import load_presets
 from .sources.readers import TEXT_TYPES
 from .speed import Cost, Speed, cost_of, speed_of
-from .workload import Machine, Target
+from .workload import Machine, Target, Workload
 
 EXIT_USAGE = 2
 
@@ -64,7 +68,7 @@ TARGET_HELP: dict[str, Callable[[], str]] = {
     "gpu": lambda: f"one of: {', '.join(load_gpus())}; a Mac (apple-m4-max-128gb, ...); or any card as NNgb (24gb)",
     "gpus": lambda: "how many of them (default 1)",
 }
-OUTPUT_FLAGS = ("json", "csv", "markdown")  # how to print, not what to compute: not link keys
+OUTPUT_FLAGS = ("json", "csv", "markdown", "command")  # how to print, not what to compute: not link keys
 COMMAND_LINE_ONLY = ("config", "weights")  # files on this machine, which a link cannot carry
 
 
@@ -119,6 +123,9 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
                     "alone, a GGUF's metadata is the model"))
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     if not target:
+        parser.add_argument("--command", action="store_true",
+                            help="print the command that runs this plan on its engine (llama-server, the Ollama "
+                                 "server and Modelfile, vllm serve, transformers' from_pretrained)")
         parser.add_argument("--csv", action="store_true", help="print the breakdown as CSV (bytes, GiB, GB, share)")
         parser.add_argument("--markdown", action="store_true", help="print a Markdown report for an issue")
     return parser
@@ -248,6 +255,8 @@ def breakdown_main(argv: Sequence[str]) -> int:
     card = breakdown.workload.gpu
     assert card is not None  # parse_workload always sets the card
     speed, cost = _speed(breakdown, gpus, machine)
+    if args.command:
+        return _print_command(breakdown.workload, gpus, weights)
     if args.json:
         print(json.dumps(to_json(breakdown, gpu_fits, gpus, speed=speed, cost=cost)))
     elif args.csv:
@@ -258,6 +267,23 @@ def breakdown_main(argv: Sequence[str]) -> int:
         result = evaluate_speed(breakdown.workload, Target(gpu=card, count=gpus), machine)
         print(to_table(on_gpus(breakdown, gpus), gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else "")
               + speed_lines(present_speed(breakdown.workload, result)))
+    return 0
+
+
+def _print_command(workload: Workload, gpus: int, weights: WeightsGiven | None) -> int:
+    """The engine's command for the plan; the model as a Hugging Face id, or the file the engine reads."""
+    preset = load_presets().get(workload.model.name)
+    if weights is not None:
+        model = weights.name
+    elif workload.runtime in GGUF_RUNTIMES:
+        model = f"{workload.model.name}-{workload.precision.value.upper()}.gguf"
+    else:
+        model = preset.hf_id if preset and preset.hf_id else workload.model.display_name
+    lines = engine_for(workload.runtime).command(workload, resolve_layout(workload, gpus), model)
+    if not lines:
+        print(f"vramcalc: {workload.runtime.value} has no one command for {workload.mode.value}", file=sys.stderr)
+        return 1
+    print("\n".join(lines))
     return 0
 
 

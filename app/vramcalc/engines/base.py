@@ -120,6 +120,11 @@ class Engine(Protocol):
         """How it lays the model over `gpus` GPUs when the user names no layout."""
         ...
 
+    def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
+        """The lines that run this workload on this engine (`model`: the Hugging Face id or the file),
+        with the settings the answer assumed; empty where the engine has no command (training)."""
+        ...
+
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
                   kv_share: float, *, whole: bool) -> RankPool | None:
         """What it builds on one GPU given that GPU's components (None: nothing beyond them)."""

@@ -45,6 +45,9 @@ class LlamaCppLayout:
     cpu_moe_layers: int = 0  # of the first layers, how many keep their routed experts in RAM (--n-cpu-moe)
 
 
+DEFAULT_UBATCH = 512  # llama.cpp's -ub
+
+
 def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash: bool, type_k: Precision,
                     type_v: Precision, gpu_layers: int | None) -> LlamaCppLayout:
     """n_ctx, the KV cache by device, and the compute buffers (llama.cpp master, engines.md §4.1).
@@ -92,6 +95,32 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     return LlamaCppLayout(n_ctx=n_ctx, n_seq=n_seq, n_ub=n_ub, kv_device_bytes=device, kv_host_bytes=host,
                           compute_bytes=compute if on_gpu else 0, host_compute_bytes=host_compute,
                           layers_on_gpu=repeating_on_gpu, output_on_gpu=output_on_gpu)
+
+
+def llama_server_command(workload: Workload, model: str) -> str:
+    """llama-server's flags for the plan: -c is every slot's context together (llama.cpp gives each of the
+    -np slots its share), -ngl the layers on the GPU (all: 999), the experts kept in RAM, the cache types."""
+    layout = llamacpp_layout(workload.model, seq=workload.seq, n_seq=workload.parallel, ubatch=workload.ubatch,
+                             flash=uses_flash(workload.attention), type_k=Precision.FP16, type_v=Precision.FP16,
+                             gpu_layers=workload.gpu_layers)
+    kv_default = workload.kv_precision or Precision.FP16
+    type_k, type_v = workload.kv_precision_k or kv_default, workload.kv_precision_v or kv_default
+    flags = [f"llama-server -m {model}", f"-c {layout.n_ctx * layout.n_seq}",
+             f"-ngl {999 if workload.gpu_layers is None else workload.gpu_layers}"]
+    if workload.cpu_moe:
+        flags.append("--cpu-moe")
+    elif workload.n_cpu_moe:
+        flags.append(f"--n-cpu-moe {workload.n_cpu_moe}")
+    if type_k is not Precision.FP16:
+        flags.append(f"-ctk {type_k.value}")
+    if type_v is not Precision.FP16:
+        flags.append(f"-ctv {type_v.value}")
+    flags.append(f"-fa {'on' if uses_flash(workload.attention) else 'off'}")
+    if workload.parallel > 1:
+        flags.append(f"-np {workload.parallel}")
+    if workload.ubatch != DEFAULT_UBATCH:
+        flags.append(f"-ub {workload.ubatch}")
+    return " ".join(flags)
 
 
 def uses_flash(attention: Attention) -> bool:
@@ -202,7 +231,7 @@ OPTIONS = (
     Option(key="gpu_layers", default="", group="engine", metavar="N",
            help="llama.cpp: layers on the GPU, the output layer first (default all)",
            parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_GGUF_SHOWN),
-    Option(key="ubatch", default="512", group="engine", metavar="N", help="llama.cpp micro-batch (512)",
+    Option(key="ubatch", default=str(DEFAULT_UBATCH), group="engine", metavar="N", help="llama.cpp micro-batch (512)",
            parse=lambda t: parse_tokens("ubatch", t, 1, 65536), shown_when=_GGUF_SHOWN),
     Option(key="parallel", default="1", group="engine", metavar="N",
            help="llama.cpp: sequences, each with its own context (1)",
@@ -262,6 +291,9 @@ class LlamaCpp:
         if weights.keeps_mxfp4_experts(workload.model):
             return ("note.ollama", "note.gguf_mxfp4_experts")
         return ("note.ollama",)
+
+    def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
+        return (llama_server_command(workload, model),)
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         """Several GPUs: llama.cpp's default split by layers (--split-mode layer), one stage per GPU; more

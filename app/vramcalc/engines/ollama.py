@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core.choices import Runtime
+from ..core.choices import Attention, Runtime
+from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import Option, optional, parse_tokens
 from ..core.phrase import phrase
 from ..core.units import GIB
 from ..memory.components import Component
+from ..parallel.layout import Layout
 from ..sources.hf_config import MAX_POSITIONS
 from ..workload import Workload
 from .base import EngineBreakdown
-from .llamacpp import LlamaCpp, llamacpp_breakdown
+from .llamacpp import DEFAULT_UBATCH, LlamaCpp, llamacpp_breakdown
 
 # (GiB of GPU memory at least, default num_ctx), the first that holds: server/routes.go
 CONTEXT_TIERS = ((47, 262_144), (23, 32_768), (0, 4_096))
@@ -59,6 +61,22 @@ class Ollama(LlamaCpp):
         if workload.n_cpu_moe or workload.cpu_moe:
             raise ValidationError("n_cpu_moe" if workload.n_cpu_moe else "cpu_moe", str(workload.n_cpu_moe or 1),
                                   "Ollama has no --n-cpu-moe: run llama.cpp (llama-server) for experts in RAM")
+
+    def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
+        """The server's environment (one cache type for K and V, only with flash attention), then a
+        Modelfile's lines: the context and, where set, the layers on the GPU and the micro-batch."""
+        env = ["OLLAMA_FLASH_ATTENTION=1" if workload.attention is Attention.FLASH else "OLLAMA_FLASH_ATTENTION=0"]
+        if workload.kv_precision is not None and workload.kv_precision is not Precision.FP16:
+            env.append(f"OLLAMA_KV_CACHE_TYPE={workload.kv_precision.value}")
+        if workload.parallel > 1:
+            env.append(f"OLLAMA_NUM_PARALLEL={workload.parallel}")
+        lines = [" ".join([*env, "ollama serve"]), f"# Modelfile\nFROM {model}",
+                 f"PARAMETER num_ctx {num_ctx(workload)[0]}"]
+        if workload.gpu_layers is not None:
+            lines.append(f"PARAMETER num_gpu {workload.gpu_layers}")
+        if workload.ubatch != DEFAULT_UBATCH:
+            lines.append(f"PARAMETER num_batch {workload.ubatch}")
+        return tuple(lines)
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         return tuple(note for note in super().notes(workload) if note != "note.ollama")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..core.choices import Checkpointing, Recipe, Runtime
+from ..core.choices import Attention, Checkpointing, Recipe, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
@@ -160,6 +160,17 @@ class Transformers:
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         return ()
+
+    def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
+        """Inference: the from_pretrained call the answer assumes (its dtype and attention); training runs
+        under a trainer whose settings are the form's, not one command."""
+        if workload.is_training:
+            return ()
+        dtype = "bfloat16" if workload.activation_precision is Precision.BF16 else "float16"
+        attention = "sdpa" if workload.attention is Attention.FLASH else "eager"
+        call = (f'AutoModelForCausalLM.from_pretrained("{model}", dtype="{dtype}", attn_implementation="{attention}", '
+                'device_map="auto")')
+        return (call,)
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         return default_layout(model, gpus, training=training)

@@ -48,6 +48,11 @@ def vllm_kv_tokens(seq: int) -> int:
     return math.ceil(seq / VLLM_BLOCK_TOKENS) * VLLM_BLOCK_TOKENS
 
 
+# a weight format -> vLLM's --quantization method
+VLLM_QUANTIZATION = {"fp8": "fp8", "awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq", "nf4": "bitsandbytes",
+                     "nf4-dq": "bitsandbytes", "bnb-int8": "bitsandbytes"}
+
+
 @dataclasses.dataclass(frozen=True)
 class VllmPool:
     claimed_bytes: int  # gpu_memory_utilization × the card
@@ -157,6 +162,26 @@ class Vllm:
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         return ("note.vllm_fit",)
+
+    def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
+        """`vllm serve` with the settings the pool was sized with; a GPU format named (AWQ and GPTQ need a
+        checkpoint quantised so; FP8 and bitsandbytes quantise a 16-bit one as it loads)."""
+        flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}",
+                 f"--gpu-memory-utilization {workload.gpu_memory_utilization:g}"]
+        method = VLLM_QUANTIZATION.get(workload.precision.value)
+        if method:
+            flags.append(f"--quantization {method}")
+        if workload.max_num_seqs is not None:
+            flags.append(f"--max-num-seqs {workload.max_num_seqs}")
+        if workload.max_num_batched_tokens is not None:
+            flags.append(f"--max-num-batched-tokens {workload.max_num_batched_tokens}")
+        flags += [f"--{name}-parallel-size {size}" for name, size in (("tensor", layout.tp), ("pipeline", layout.pp),
+                                                                      ("data", layout.dp)) if size > 1]
+        if workload.kv_precision is not None and workload.kv_precision.value.startswith("fp8"):
+            flags.append("--kv-cache-dtype fp8")
+        if workload.enforce_eager:
+            flags.append("--enforce-eager")
+        return (" ".join(flags),)
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         return default_layout(model, gpus, training=training)
