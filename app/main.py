@@ -236,6 +236,8 @@ def render(view):
         set_text(tr, gpu.verdict_text, ".verdict")
     fill_list("notes", view.notes)
     fill_list("runtime-facts", view.runtime_lines)
+    set_text("run-command", view.command)
+    set_hidden("command", not view.command)
     fill_list("assumptions", view.assumptions)
     set_hidden("approximate", not view.assumptions)
 
@@ -628,6 +630,14 @@ def use_weights(given):
 def on_weights_clear(event):
     element("weights-file").value = ""
     use_weights(None)
+
+
+@when("click", "#copy-command")
+async def on_copy_command(event):
+    try:
+        await window.navigator.clipboard.writeText(element("run-command").textContent)
+    except Exception:  # the clipboard may be refused (permissions, insecure context): the text stays selectable
+        window.console.warn("vramcalc: the clipboard refused the command")
 
 
 @when("click", "#copy-link")

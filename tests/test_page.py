@@ -158,6 +158,20 @@ def test_a_weight_file_is_read_from_its_header_in_the_page(watched: Page, server
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected))
 
 
+def test_the_command_to_run_follows_the_plan(watched: Page, server_url):
+    """Prerendered for the defaults; the engine's own line once the plan changes (render/command.py)."""
+    from vramcalc.render.command import command_lines
+
+    page = watched
+    open_ready(page, server_url)
+    expect(page.locator("#run-command")).to_have_text(command_lines(parse_workload(DEFAULTS))[0])
+    page.select_option("#precision", "q4_k_m")  # a GGUF type: the page moves to llama.cpp
+    expect(page.locator("#runtime")).to_have_value("llamacpp")
+    expected = command_lines(parse_workload({"precision": "q4_k_m", "runtime": "llamacpp"}))[0]
+    expect(page.locator("#run-command")).to_have_text(expected)
+    assert expected.startswith("llama-server -m llama-3-8b-Q4_K_M.gguf -c 8192 -ngl 999")
+
+
 @pytest.mark.parametrize(("width", "height", "scheme"), [(390, 844, "light"), (1280, 900, "dark")])
 def test_screenshots(page: Page, server_url, width, height, scheme):
     page.set_viewport_size({"width": width, "height": height})

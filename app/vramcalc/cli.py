@@ -25,17 +25,15 @@ from .analysis.fit import GpuFit, fit_all
 from .analysis.ranks import PerGpu, on_gpus, per_gpu
 from .analysis.solve import fits, solve
 from .analysis.speed_answers import evaluate_speed
-from .core.choices import GGUF_RUNTIMES
 from .core.errors import ValidationError
 from .core.option import Kind, Option
-from .engines import engine_for
-from .engines.layouts import resolve_layout
 from .formats.file_weights import WeightsGiven
 from .formats.headers import Header, Truncated, read_header, read_safetensors_index
 from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS, WEIGHTS
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_machine, parse_target, parse_workload
 from .memory.components import Breakdown
 from .render import catalog as catalog_words
+from .render.command import command_lines
 from .render.export import to_csv, to_json, to_markdown
 from .render.i18n.en import EN
 from .render.messages import ENGLISH
@@ -45,7 +43,6 @@ from .render.view import present_capacity
 from .sources import catalog
 from .sources.gpus import load_gpus
 from .sources.hf_config import supported_types
-from .sources.presets import load_presets
 from .sources.readers import TEXT_TYPES
 from .speed import Cost, Speed, cost_of, speed_of
 from .workload import Machine, Target, Workload
@@ -256,7 +253,7 @@ def breakdown_main(argv: Sequence[str]) -> int:
     assert card is not None  # parse_workload always sets the card
     speed, cost = _speed(breakdown, gpus, machine)
     if args.command:
-        return _print_command(breakdown.workload, gpus, weights)
+        return _print_command(breakdown.workload, gpus)
     if args.json:
         print(json.dumps(to_json(breakdown, gpu_fits, gpus, speed=speed, cost=cost)))
     elif args.csv:
@@ -270,16 +267,8 @@ def breakdown_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _print_command(workload: Workload, gpus: int, weights: WeightsGiven | None) -> int:
-    """The engine's command for the plan; the model as a Hugging Face id, or the file the engine reads."""
-    preset = load_presets().get(workload.model.name)
-    if weights is not None:
-        model = weights.name
-    elif workload.runtime in GGUF_RUNTIMES:
-        model = f"{workload.model.name}-{workload.precision.value.upper()}.gguf"
-    else:
-        model = preset.hf_id if preset and preset.hf_id else workload.model.display_name
-    lines = engine_for(workload.runtime).command(workload, resolve_layout(workload, gpus), model)
+def _print_command(workload: Workload, gpus: int) -> int:
+    lines = command_lines(workload, gpus)
     if not lines:
         print(f"vramcalc: {workload.runtime.value} has no one command for {workload.mode.value}", file=sys.stderr)
         return 1

@@ -29,6 +29,7 @@ from ..memory.components import COMPONENTS, Breakdown
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
+from .command import command_lines
 from .messages import ENGLISH, Words
 from .rank import BAR_WIDTH, RankRow, RankView, layout_text, present_rank
 
@@ -90,6 +91,7 @@ class View:
     notes: tuple[str, ...]
     assumptions: tuple[str, ...]  # non-empty: the result is approximate, and these say why
     runtime_lines: tuple[str, ...]  # the engine's own figures in words (vLLM's pool, llama.cpp's devices)
+    command: str = ""  # the lines that run it on its engine (render/command.py)
 
 
 def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> View:
@@ -135,6 +137,7 @@ def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> V
         notes=tuple(words.say(note) for note in breakdown.notes),
         assumptions=tuple(words.say(assumption) for assumption in breakdown.assumptions),
         runtime_lines=_runtime_lines(breakdown, words=words),
+        command="\n".join(command_lines(workload, gpus)),
     )
 
 

@@ -496,6 +496,8 @@ EN: Mapping[str, str] = {
     "option.checkpointing.sqrt": "sqrt(L) segments",
     "option.attention.flash": "Flash / SDPA",
     "option.attention.eager": "Eager",
+    "results.command": "The command to run it",
+    "results.copy_command": "Copy the command",
     "import.summary": "Import a config.json or weight files",
     "import.file": "config.json file",
     "import.paste": "or paste it",

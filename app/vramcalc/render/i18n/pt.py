@@ -470,6 +470,8 @@ PT: Mapping[str, str] = {
     "option.checkpointing.sqrt": "Segmentos sqrt(L)",
     "option.attention.flash": "Flash / SDPA",
     "option.attention.eager": "Eager",
+    "results.command": "O comando para executá-lo",
+    "results.copy_command": "Copiar o comando",
     "import.summary": "Importar um config.json ou arquivos de pesos",
     "import.file": "Arquivo config.json",
     "import.paste": "ou cole-o aqui",

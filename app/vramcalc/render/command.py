@@ -1,0 +1,28 @@
+"""The command that runs a plan, as the command line (--command) and the page print it: the engine's
+own lines (Engine.command) for the model as its engine names it."""
+
+from __future__ import annotations
+
+from ..core.choices import GGUF_RUNTIMES
+from ..engines import engine_for
+from ..engines.layouts import resolve_layout
+from ..formats.weights import WeightFormat
+from ..sources.presets import load_presets
+from ..workload import Workload
+
+
+def model_reference(workload: Workload) -> str:
+    """The model as the engine reads it: the user's weight file; a GGUF file named after the preset and
+    the type (llama.cpp and Ollama read a file); else the Hugging Face id."""
+    fmt = workload.precision
+    if isinstance(fmt, WeightFormat) and fmt.file is not None:
+        return fmt.file.name
+    if workload.runtime in GGUF_RUNTIMES:
+        return f"{workload.model.name}-{fmt.value.upper()}.gguf"
+    preset = load_presets().get(workload.model.name)
+    return preset.hf_id if preset is not None and preset.hf_id else workload.model.display_name
+
+
+def command_lines(workload: Workload, gpus: int = 1) -> tuple[str, ...]:
+    """The lines that run `workload` on `gpus` GPUs; empty where the engine has no one command."""
+    return engine_for(workload.runtime).command(workload, resolve_layout(workload, gpus), model_reference(workload))
