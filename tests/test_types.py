@@ -135,3 +135,19 @@ def test_layers_that_reuse_earlier_kv_keep_no_cache_and_say_what_is_approximate(
     per_layer = {kind: whole.kv_width(kind) * 100 for kind in set(whole.kinds)}
     assert whole.kv_values_per_sequence(100) - shared.kv_values_per_sequence(100) == sum(
         per_layer[kind] for kind in whole.kinds[20:])
+
+
+def test_an_unknown_type_with_experts_has_them_read_by_their_keys_and_says_so():
+    # DeepSeek-V4-Flash's config.json (abridged): a type no reader knows, all of its layers with experts
+    config = {"model_type": "deepseek_v4", "hidden_size": 4096, "num_hidden_layers": 43, "num_attention_heads": 64,
+              "num_key_value_heads": 1, "head_dim": 512, "vocab_size": 129280, "moe_intermediate_size": 2048,
+              "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 6, "tie_word_embeddings": False}
+    spec = from_hf_config(config)
+    said = [ENGLISH.say(a) for a in spec.assumptions]
+    assert spec.moe is not None and spec.moe.experts == 256 and any("n_routed_experts" in s for s in said)
+    # another family's names for the rest (no num_experts_per_tok): read without experts, never refused
+    del config["num_experts_per_tok"]
+    spec = from_hf_config({**config, "intermediate_size": 18432})
+    said = [ENGLISH.say(a) for a in spec.assumptions]
+    assert spec.moe is None and not any("experts were read" in s for s in said)
+    assert any("n_routed_experts = 256 is not understood" in s for s in said)

@@ -12,6 +12,7 @@ naming the key.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -118,6 +119,10 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         reader = READERS["llama"]
         assumptions.append(phrase("assumption.unknown_type", model_type=repr(model_type), count=len(supported_types()))
                            if model_type else phrase("assumption.no_type"))
+        style = _guess_experts(config)
+        if style is not None:  # experts the Llama reader would drop: read with the keys' own family's rules
+            reader = dataclasses.replace(reader, moe=style)
+            assumptions.append(phrase("assumption.guessed_experts", key=EXPERTS_KEY[style]))
     given = config
     # Omitted keys take the transformers class defaults (an explicit null stays null, as there),
     # except the two sizes no real config leaves out; the shape keys so filled are named in a note.
@@ -127,7 +132,16 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
               for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
     if filled and reader is READERS.get(model_type):
         extra_notes.append(phrase("model.note.defaults", model_type=model_type, keys=join(", ", filled)))
-    spec_fields = _read_decoder(config, reader, model_type, assumptions)
+    before = list(assumptions)
+    try:
+        spec_fields = _read_decoder(config, reader, model_type, assumptions)
+    except ValidationError:
+        if reader.moe is None or model_type in READERS:
+            raise
+        # the guessed experts' keys do not all hold (another family's names): read without them, as before
+        reader = READERS["llama"]
+        assumptions[:] = [a for a in before if not (isinstance(a, Phrase) and a.key == "assumption.guessed_experts")]
+        spec_fields = _read_decoder(config, reader, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
         if given[key] not in _NEUTRAL_WHEN_OFF:
@@ -139,6 +153,21 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
         native_format=native_format, model_type=model_type, **spec_fields,
     )
+
+
+def _guess_experts(config: Mapping[str, object]) -> MoeKeys | None:
+    """Which family's MoE keys an unknown type's config uses, by the key that counts its experts:
+    DeepSeek's n_routed_experts, Qwen's num_experts with moe_intermediate_size, Mixtral's num_local_experts."""
+    def given(key: str) -> bool:
+        value = config.get(key)
+        return isinstance(value, int) and not isinstance(value, bool) and value > 0
+    if given("n_routed_experts") and given("moe_intermediate_size"):
+        return MoeKeys.DEEPSEEK
+    if given("num_experts") and given("moe_intermediate_size"):
+        return MoeKeys.QWEN
+    if given("num_local_experts"):
+        return MoeKeys.MIXTRAL
+    return None
 
 
 def _understood(reader: Reader) -> frozenset[str]:

@@ -732,6 +732,10 @@ EN: Mapping[str, str] = {
         "the last {count} layers reuse an earlier layer's keys and values: their cache is left out, but their K/V "
         "projections are counted, which transformers does not build (a few percent too many weights)"
     ),
+    "assumption.guessed_experts": (
+        "its experts were read by {key} and the rules of the family that uses that key (which layers have them, "
+        "their width, shared experts)"
+    ),
     "assumption.no_type": (
         "the config has no model_type: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
     ),

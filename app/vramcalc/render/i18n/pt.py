@@ -758,6 +758,10 @@ PT: Mapping[str, str] = {
         "as últimas {count} camadas reutilizam as chaves e valores de uma camada anterior: o cache delas fica de "
         "fora, mas as suas projeções K/V são contadas, que o transformers não cria (alguns por cento de pesos a mais)"
     ),
+    "assumption.guessed_experts": (
+        "os seus especialistas foram lidos por {key} e pelas regras da família que usa essa chave (que camadas "
+        "os têm, a sua largura, especialistas compartilhados)"
+    ),
     "assumption.no_type": (
         "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com "
         "gate)"
