@@ -162,10 +162,25 @@ def test_a_sharded_safetensors_folder_is_its_config_and_its_shards():
     assert data["assumptions"] == []
 
 
-def test_a_file_that_does_not_match_the_model_says_so():
+def test_a_file_that_does_not_match_the_model_says_so_in_each_language():
+    from vramcalc import estimate, parse_workload
+    from vramcalc.cli import read_weights
+    from vramcalc.render.messages import Words
+
     code, data = answer("--weights", str(DATA / "tiny-qwen3.safetensors"), "--model", "qwen3-8b")
     assert code == 0, data
-    assert any("does not match the architecture" in a for a in data["assumptions"])
+    assert "the weight file does not match the architecture: layer 2 has no tensors in the file" in data["assumptions"]
+    assert data["assumptions"][-1].endswith("and 29 more")  # 34 missing layers: five named, the rest counted
+    said = estimate(parse_workload({"model": "qwen3-8b"}, weights=read_weights(str(DATA / "tiny-qwen3.safetensors"))))
+    assert Words("pt").say(said.assumptions[0]) == ("o arquivo de pesos não corresponde à arquitetura: a camada 2 "
+                                                    "não tem tensores no arquivo")
+
+
+def test_a_folder_of_several_gguf_files_asks_which(tmp_path):
+    for name in ("model-Q4_K_M.gguf", "model-Q8_0.gguf"):
+        (tmp_path / name).write_bytes((DATA / "tiny-llama-q4_k_m.gguf").read_bytes())
+    code, message = answer("--weights", str(tmp_path))
+    assert code != 0 and "the folder holds 2 GGUF files" in message
 
 
 @pytest.mark.parametrize(("args", "words"), [

@@ -151,13 +151,14 @@ ALWAYS = ("encodings.ascii", "encodings.latin_1")
 # fails loudly (ImportError), never silently. tests/test_bytes.py checks that it is left out; every
 # browser test boots PyScript, whose display module imports html.
 LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
-                             b"class _Html5:\\n"
-                             b"    def __getattr__(self, name):\\n"
+                             b"class _Html5:  # html.entities on first use\\n"
+                             b"    def __contains__(self, key):\\n"
                              b"        from html.entities import html5\\n"
-                             b"        return getattr(html5, name)\\n"
-                             b"_html5 = _Html5()\\n"
-                             b"_Html5.__contains__ = lambda self, key: self.__getattr__('__contains__')(key)\\n"
-                             b"_Html5.__getitem__ = lambda self, key: self.__getattr__('__getitem__')(key)\\n",
+                             b"        return key in html5\\n"
+                             b"    def __getitem__(self, key):\\n"
+                             b"        from html.entities import html5\\n"
+                             b"        return html5[key]\\n"
+                             b"_html5 = _Html5()\\n",
                              "html.entities")}
 if keep is not None:
     keep = [module for module in keep if module not in {lazy for _, _, lazy in LAZY.values()}]

@@ -248,13 +248,13 @@ def breakdown_main(argv: Sequence[str]) -> int:
         rank = per_gpu(breakdown, gpus)
     except ValidationError as error:
         return _usage_error(error)
+    if args.command:
+        return _print_command(breakdown.workload, gpus)
     gpu_fits = fit_all(breakdown)
     card = breakdown.workload.gpu
     assert card is not None  # parse_workload always sets the card
-    speed, cost = _speed(breakdown, gpus, machine)
-    if args.command:
-        return _print_command(breakdown.workload, gpus)
     if args.json:
+        speed, cost = _speed(breakdown, gpus, machine)
         print(json.dumps(to_json(breakdown, gpu_fits, gpus, speed=speed, cost=cost)))
     elif args.csv:
         print(to_csv(breakdown, gpus), end="")
@@ -301,8 +301,9 @@ def read_weights(path_text: str) -> WeightsGiven:
             files = sorted(path.glob("*.safetensors")) or sorted(path.glob("*.gguf"))
             if not files:
                 raise ValidationError("weights", path_text, "no .safetensors or .gguf file in the folder")
-            if files[0].suffix == ".gguf" and not _SPLIT.search(files[0].name):
-                files = files[:1]
+            if files[0].suffix == ".gguf" and len(files) > 1 and not all(_SPLIT.search(f.name) for f in files):
+                raise ValidationError("weights", path_text, f"the folder holds {len(files)} GGUF files: name the one "
+                                                            "to read (or the first part of a split one)")
     else:
         split = _SPLIT.search(path.name)
         files = ([path.with_name(_SPLIT.sub(f"-{i:05d}-of-{split.group(2)}.gguf", path.name))

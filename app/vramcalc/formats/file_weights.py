@@ -1,5 +1,5 @@
 """A model's weights from its own files: the tensors a GGUF or safetensors header lists, laid onto the
-architecture's layers, and, for a GGUF file, the architecture itself from its metadata.
+architecture's layers (sources/weight_file.py reads a GGUF file's architecture from its metadata).
 
 The weights' bytes are the file's, exactly: each layer's (its routed experts apart, which
 `--n-cpu-moe` moves) and those outside the layers (the embeddings apart, which llama.cpp keeps in
@@ -23,11 +23,12 @@ from ..core.units import format_binary
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import layer_tensors, outside_tensors
 from ..model.tensor import Role, Tensor
-from .headers import FileTensor, Header
+from .headers import Header
 
 _LAYER = re.compile(r"(?:^|\.)(?:blk|layers|h|block)\.(\d+)\.")
 _EXPERT = re.compile(r"(_exps\b|\.experts\.(?!.*shared))")
 _EMBEDDING = re.compile(r"(^|\.)(token_embd|embed_tokens|wte|word_embeddings|tok_embeddings)\.")
+MAX_SAID = 5  # mismatches named one by one; the rest counted
 _APART = re.compile(r"(vision|visual|multi_modal_projector|mm_projector|image_newline|patch_embed|audio|(^|\.)mtp\.)")
 
 
@@ -54,7 +55,7 @@ class FileWeights:
     layers: tuple[tuple[int, int], ...]  # per layer: (bytes not in routed experts, bytes in routed experts)
     by_dtype: tuple[tuple[str, int, int], ...]  # (dtype, parameters, bytes) of the counted tensors
     apart: int  # bytes not counted: vision and audio towers, MTP layers, layers past the architecture's
-    unplaced: tuple[str, ...] = ()  # what the architecture does not predict (assumptions)
+    unplaced: tuple[Phrase, ...] = ()  # what the architecture does not predict, in words (assumptions)
 
     @property
     def total(self) -> int:
@@ -68,7 +69,7 @@ def file_weights(name: str, headers: Sequence[Header], spec: ModelSpec) -> FileW
     layers = [[0, 0] for _ in range(spec.layers)]
     embedding = rest = apart = 0
     by_dtype: dict[str, list[int]] = {}
-    unplaced: list[str] = []
+    unplaced: list[Phrase] = []
     for t in tensors:
         match = _LAYER.search(t.name)
         if _APART.search(t.name) or (match and int(match.group(1)) >= spec.layers):
@@ -85,16 +86,18 @@ def file_weights(name: str, headers: Sequence[Header], spec: ModelSpec) -> FileW
             rest += t.nbytes
     for index, (dense, experts) in enumerate(layers):
         if experts and not spec.layer_is_moe(index):
-            unplaced.append(f"layer {index}: expert tensors ({format_binary(experts)}) the config does not predict")
+            unplaced.append(phrase("assumption.weights_file.experts", layer=index, bytes=format_binary(experts)))
         if not dense and not experts:
-            unplaced.append(f"layer {index}: no tensors in the file")
+            unplaced.append(phrase("assumption.weights_file.no_layer", layer=index))
     if not embedding:
-        unplaced.append("no token embedding table in the file")
+        unplaced.append(phrase("assumption.weights_file.no_embedding"))
+    if len(unplaced) > MAX_SAID:
+        unplaced[MAX_SAID:] = [phrase("assumption.weights_file.more", count=len(unplaced) - MAX_SAID)]
     order = sorted(by_dtype.items(), key=lambda item: -item[1][1])
     return FileWeights(name=name, kind=kind, embedding=embedding, rest_outside=rest,
                        layers=tuple((a, b) for a, b in layers),
                        by_dtype=tuple((dtype, params, size) for dtype, (params, size) in order), apart=apart,
-                       unplaced=tuple(unplaced[:5]) + ((f"and {len(unplaced) - 5} more",) if len(unplaced) > 5 else ()))
+                       unplaced=tuple(unplaced))
 
 
 def spread(spec: ModelSpec, weights: FileWeights) -> tuple[tuple[tuple[Tensor, float], ...],
@@ -139,9 +142,3 @@ def notes(weights: FileWeights) -> tuple[Phrase, ...]:
 
 def assumptions(weights: FileWeights) -> tuple[Phrase, ...]:
     return tuple(phrase("assumption.weights_file", what=what) for what in weights.unplaced)
-
-
-
-
-def describe_tensors(tensors: Iterable[FileTensor]) -> str:
-    return ", ".join(f"{t.name} {t.dtype} {list(t.shape)}" for t in tensors)

@@ -115,14 +115,12 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         model_type = str(config["model_type"])
     assumptions: list[str | Phrase] = []
     reader = READERS.get(model_type)
+    guessed = None
     if reader is None:
         reader = READERS["llama"]
         assumptions.append(phrase("assumption.unknown_type", model_type=repr(model_type), count=len(supported_types()))
                            if model_type else phrase("assumption.no_type"))
-        style = _guess_experts(config)
-        if style is not None:  # experts the Llama reader would drop: read with the keys' own family's rules
-            reader = dataclasses.replace(reader, moe=style)
-            assumptions.append(phrase("assumption.guessed_experts", key=EXPERTS_KEY[style]))
+        guessed = _guess_experts(config)
     given = config
     # Omitted keys take the transformers class defaults (an explicit null stays null, as there),
     # except the two sizes no real config leaves out; the shape keys so filled are named in a note.
@@ -132,16 +130,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
               for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
     if filled and reader is READERS.get(model_type):
         extra_notes.append(phrase("model.note.defaults", model_type=model_type, keys=join(", ", filled)))
-    before = list(assumptions)
-    try:
-        spec_fields = _read_decoder(config, reader, model_type, assumptions)
-    except ValidationError:
-        if reader.moe is None or model_type in READERS:
-            raise
-        # the guessed experts' keys do not all hold (another family's names): read without them, as before
-        reader = READERS["llama"]
-        assumptions[:] = [a for a in before if not (isinstance(a, Phrase) and a.key == "assumption.guessed_experts")]
-        spec_fields = _read_decoder(config, reader, model_type, assumptions)
+    spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
         if given[key] not in _NEUTRAL_WHEN_OFF:
@@ -153,6 +142,24 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
         native_format=native_format, model_type=model_type, **spec_fields,
     )
+
+
+def _read_guessing(config: Mapping[str, object], reader: Reader, guessed: MoeKeys | None, model_type: str,
+                   assumptions: list[str | Phrase]) -> tuple[dict[str, Any], Reader]:
+    """The spec's fields and the reader that read them: with an unknown type's experts read by the
+    family whose keys it uses (`guessed`, said among the assumptions) when that family's keys all hold;
+    else without them (another family's names), as the Llama-style reader reads any unknown type."""
+    if guessed is not None:
+        with_experts = dataclasses.replace(reader, moe=guessed)
+        trial = list(assumptions)
+        try:
+            fields = _read_decoder(config, with_experts, model_type, trial)
+        except ValidationError:
+            pass
+        else:
+            assumptions[:] = [*trial, phrase("assumption.guessed_experts", key=EXPERTS_KEY[guessed])]
+            return fields, with_experts
+    return _read_decoder(config, reader, model_type, assumptions), reader
 
 
 def _guess_experts(config: Mapping[str, object]) -> MoeKeys | None:

@@ -728,6 +728,10 @@ EN: Mapping[str, str] = {
         "were counted as full-attention layers"
     ),
     "assumption.weights_file": "the weight file does not match the architecture: {what}",
+    "assumption.weights_file.experts": "layer {layer} has expert tensors ({bytes}) the config does not predict",
+    "assumption.weights_file.no_layer": "layer {layer} has no tensors in the file",
+    "assumption.weights_file.no_embedding": "there is no token embedding table in the file",
+    "assumption.weights_file.more": "and {count} more",
     "assumption.kv_shared": (
         "the last {count} layers reuse an earlier layer's keys and values: their cache is left out, but their K/V "
         "projections are counted, which transformers does not build (a few percent too many weights)"

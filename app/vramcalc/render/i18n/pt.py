@@ -754,6 +754,12 @@ PT: Mapping[str, str] = {
         "foram contadas como camadas de atenção completa"
     ),
     "assumption.weights_file": "o arquivo de pesos não corresponde à arquitetura: {what}",
+    "assumption.weights_file.experts": (
+        "a camada {layer} tem tensores de especialistas ({bytes}) que o config não prevê"
+    ),
+    "assumption.weights_file.no_layer": "a camada {layer} não tem tensores no arquivo",
+    "assumption.weights_file.no_embedding": "não há tabela de embeddings de tokens no arquivo",
+    "assumption.weights_file.more": "e mais {count}",
     "assumption.kv_shared": (
         "as últimas {count} camadas reutilizam as chaves e valores de uma camada anterior: o cache delas fica de "
         "fora, mas as suas projeções K/V são contadas, que o transformers não cria (alguns por cento de pesos a mais)"

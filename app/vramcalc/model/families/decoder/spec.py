@@ -312,10 +312,6 @@ class ModelSpec:
             return self.mla.latent_width
         return 2 * self.kv_heads_of(kind) * self.head_dim_of(kind)
 
-    @property
-    def kv_values_per_token(self) -> int:
-        """Values one attention layer caches per token: K and V of kv_heads × head_dim, or MLA's latent."""
-        return self.kv_width(AttentionKind.SLIDING)
 
     def indexer_bytes(self, tokens: int, e: int, *, fp8_packed: bool) -> int:
         """Bytes the lightning indexer's key cache holds for one sequence of `tokens` tokens (every
