@@ -40,7 +40,7 @@ from .render.messages import ENGLISH
 from .render.rank import layout_text
 from .render.speed import present_speed, speed_lines
 from .render.view import present_capacity
-from .sources import catalog
+from .sources import catalog, hub
 from .sources.gpus import load_gpus
 from .sources.hf_config import supported_types
 from .sources.readers import TEXT_TYPES
@@ -66,7 +66,8 @@ TARGET_HELP: dict[str, Callable[[], str]] = {
     "gpus": lambda: "how many of them (default 1)",
 }
 OUTPUT_FLAGS = ("json", "csv", "markdown", "command")  # how to print, not what to compute: not link keys
-COMMAND_LINE_ONLY = ("config", "weights")  # files on this machine, which a link cannot carry
+# files on this machine, and a Hugging Face repository read on request: a link carries none of them
+COMMAND_LINE_ONLY = ("config", "weights", "hf", "hf_endpoint", "hf_file")
 
 
 def _section(option: Option) -> str:
@@ -118,6 +119,14 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
                     "the model's weight files, read from their headers only: a .gguf (split files too), a "
                     ".safetensors, or a folder (shards with model.safetensors.index.json, config.json); "
                     "alone, a GGUF's metadata is the model"))
+                group.add_argument("--hf", metavar="ORG/NAME[@REV]", help=(
+                    "a Hugging Face repository, read on request: its config.json and its safetensors headers, or "
+                    "one GGUF file's header (HF_TOKEN for gated models; instead of --model, --config, --weights)"))
+                group.add_argument("--hf-file", metavar="NAME", help=(
+                    "with --hf, the GGUF file to read (its name, or its quant: Q4_K_M); without it a repository "
+                    "of several GGUF files lists them with their sizes"))
+                group.add_argument("--hf-endpoint", metavar="URL", help=(
+                    f"the Hub's address for --hf (a mirror; default: HF_ENDPOINT, else {hub.DEFAULT_ENDPOINT})"))
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     if not target:
         parser.add_argument("--command", action="store_true",
@@ -129,6 +138,11 @@ def build_parser(*, target: bool = False) -> argparse.ArgumentParser:
 
 
 def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object] | None, WeightsGiven | None]:
+    if args.hf:
+        return _hub_values(args)
+    if args.hf_file or args.hf_endpoint:
+        flag = "--hf-file" if args.hf_file else "--hf-endpoint"
+        raise ValidationError(flag[2:], args.hf_file or args.hf_endpoint, f"{flag} goes with --hf ORG/NAME")
     weights = read_weights(args.weights) if args.weights else None
     if weights is not None and not (args.model or args.config or any(getattr(args, k) for k in CUSTOM_KEYS)):
         folder = Path(args.weights)
@@ -143,6 +157,25 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object]
         args.runtime = "llamacpp"  # what runs a GGUF file (the default engine cannot), unless Ollama is asked
     values, config = _model_values(args)
     return values, config, weights
+
+
+def _hub_values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object] | None, WeightsGiven | None]:
+    """--hf: the repository's config.json as --config gives one (named by the id), its safetensors headers as
+    --weights gives them; or, for a GGUF repository, the chosen file's header, its metadata the model."""
+    given = [flag for flag, value in (("--model", args.model), ("--config", args.config), ("--weights", args.weights),
+                                      ("--params ...", any(getattr(args, k) for k in CUSTOM_KEYS))) if value]
+    if given:
+        raise ValidationError("hf", args.hf, f"--hf is the model: leave out {' and '.join(given)}")
+    repo = hub.load(args.hf, endpoint=args.hf_endpoint, file=args.hf_file)
+    if repo.config_text is None:
+        args.model = WEIGHTS
+        if args.runtime == OPTION["runtime"].default:
+            args.runtime = "llamacpp"  # what runs a GGUF file, as with --weights
+    values, _ = _model_values(args)
+    if repo.config_text is None:
+        return values, None, repo.weights
+    values["model"] = CONFIG
+    return values, {**parse_config_json(repo.config_text), "_name_or_path": repo.repo}, repo.weights
 
 
 def _model_values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object] | None]:
