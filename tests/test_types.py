@@ -151,3 +151,63 @@ def test_an_unknown_type_with_experts_has_them_read_by_their_keys_and_says_so():
     said = [ENGLISH.say(a) for a in spec.assumptions]
     assert spec.moe is None and not any("experts were read" in s for s in said)
     assert any("n_routed_experts = 256 is not understood" in s for s in said)
+
+
+# A small Nemotron-H whose cache transformers 5.23 was seen to build (torch 2.13 CPU, bf16, a 7-token prompt):
+# the Mamba layer's LinearAttentionLayer held conv_states (1, 320, 4) bf16 and recurrent_states (1, 8, 32, 16)
+# fp32; the attention layer (1, 2, 7, 64) keys and values; the MLP and expert layers nothing.
+SMALL_NEMOTRON_H = {"model_type": "nemotron_h", "num_hidden_layers": 4, "hidden_size": 256,
+                    "layers_block_type": ["mamba", "attention", "mlp", "moe"], "mamba_num_heads": 8,
+                    "mamba_head_dim": 32, "n_groups": 2, "ssm_state_size": 16, "num_attention_heads": 4,
+                    "num_key_value_heads": 2, "head_dim": 64, "intermediate_size": 512, "moe_intermediate_size": 128,
+                    "moe_shared_expert_intermediate_size": 128, "n_routed_experts": 4, "num_experts_per_tok": 2,
+                    "vocab_size": 1000}
+
+
+def test_a_mamba_layer_keeps_the_state_transformers_builds():
+    spec = from_hf_config(SMALL_NEMOTRON_H)
+    assert [kind.value for kind in spec.kinds] == ["mamba", "full", "none", "none"]
+    conv, ssm = 320 * 4 * 2, 8 * 32 * 16 * 4
+    assert spec.linear_state_bytes(2) == conv + ssm
+    attention = 2 * 2 * 64 * 7 * 2
+    assert _kv(SMALL_NEMOTRON_H, "transformers", seq="7") == attention + conv + ssm
+
+
+def test_each_engine_keeps_a_mamba_state_its_own_way():
+    # llama.cpp (llama_memory_recurrent, n_embd_r / n_embd_s): d_conv - 1 tokens and the state, both F32, per slot
+    seq = "4096"
+    attention_llamacpp = 2 * 2 * 64 * 4096 * 2  # one attention layer, K and V in f16 at n_ctx 4096
+    state_llamacpp = 4 * (320 * 3 + 8 * 32 * 16)
+    assert _kv(SMALL_NEMOTRON_H, "llamacpp", seq=seq) == attention_llamacpp + state_llamacpp
+    # vLLM (mamba_utils.py): conv_kernel - 1 tokens in bf16 and the state in 16-bit unless the config says
+    # float32, padded to a whole attention page: A = 2 × 2 × 64 × 2 = 512 B per token, so B = 16 · ceil(S / 8192)
+    from vramcalc.core.dtypes import Precision
+    from vramcalc.engines.vllm import vllm_state_bytes
+
+    spec = from_hf_config(SMALL_NEMOTRON_H)
+    state = 320 * 3 * 2 + 8 * 32 * 16 * 2  # 10,112 B: two blocks of 16 tokens, 16,384 B
+    assert vllm_state_bytes(spec, Precision.BF16) == 16 * -(-state // (16 * 512)) * 512 == 16_384
+    fp32 = from_hf_config({**SMALL_NEMOTRON_H, "mamba_ssm_cache_dtype": "float32"})
+    assert vllm_state_bytes(fp32, Precision.BF16) == 16 * -(-(320 * 3 * 2 + 8 * 32 * 16 * 4) // 8192) * 512
+
+
+def test_vllm_pads_a_nemotron_h_8b_like_state_to_its_attention_page():
+    # the worked example of vLLM 0.19's page unification: conv 3 × 10,240 bf16 + SSM 128 × 64 × 128 in fp16
+    # = 2,158,592 B per layer; A = 8 KV heads × 128 × 2 × 2 = 4,096 B; B = 528 tokens; page = 2,162,688 B
+    from vramcalc.core.dtypes import Precision
+    from vramcalc.engines.vllm import vllm_state_bytes
+
+    config = {"model_type": "nemotron_h", "hidden_size": 4096, "hybrid_override_pattern": "M*M-",
+              "mamba_num_heads": 128,
+              "mamba_head_dim": 64, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4, "num_attention_heads": 32,
+              "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 21504, "vocab_size": 131072}
+    spec = from_hf_config(config)
+    assert spec.mamba.state_bytes(2, trim=1, state_e=2) == 61_440 + 2_097_152
+    assert vllm_state_bytes(spec, Precision.BF16) == 2 * 528 * 4096
+
+
+def test_mlp_only_layers_and_mamba_layers_are_no_attention_to_the_speed():
+    from vramcalc.speed.reads import attention_flops
+
+    spec = from_hf_config(SMALL_NEMOTRON_H)
+    assert attention_flops(spec, 1000) == 4 * spec.heads * 64 * 1000  # the one attention layer only

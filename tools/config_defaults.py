@@ -28,7 +28,8 @@ from vramcalc.sources.readers import READERS
 
 OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "config_defaults.json"
 # computed from other keys by the class
-DERIVED = {"layer_types", "no_rope_layers", "moe_layers", "mlp_layer_types", "per_layer_config"}
+DERIVED = {"layer_types", "no_rope_layers", "moe_layers", "mlp_layer_types", "per_layer_config", "layers_block_type",
+           "hybrid_override_pattern", "attn_layer_indices", "mamba_d_head"}
 
 
 def main(argv: list[str]) -> None:
@@ -53,12 +54,15 @@ def main(argv: list[str]) -> None:
         chosen = {k: values[k] for k in sorted(MEMORY_KEYS) if k in values and k not in DERIVED}
         # head_dim and num_key_value_heads default to hidden / heads and heads in most classes:
         # keep them only where the class fixes them (Gemma 3: head_dim 256), found by changing those.
-        probe = AutoConfig.for_model(model_type, hidden_size=1024, num_attention_heads=2)
-        probe = probe.get_text_config() if hasattr(probe, "get_text_config") else probe
+        try:
+            probe = AutoConfig.for_model(model_type, hidden_size=1024, num_attention_heads=2)
+            probe = probe.get_text_config() if hasattr(probe, "get_text_config") else probe
+        except Exception:  # a class that refuses other sizes (Mamba-2's head_dim is its mixer's): keep its values
+            probe = None
         for key in ("head_dim", "num_key_value_heads"):
             chosen.pop(key, None)
             try:
-                fixed = getattr(probe, key, None) == values.get(key)
+                fixed = probe is None or getattr(probe, key, None) == values.get(key)
             except Exception:  # a per-layer attribute (Gemma 4's head_dim): the class fixes the others' value
                 fixed = True
             if values.get(key) is not None and fixed:

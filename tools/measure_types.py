@@ -97,6 +97,23 @@ CASES: dict[str, tuple[dict, dict]] = {
     "gpt_neox": ({}, {"num_hidden_layers": 4, "hidden_size": 512, "num_attention_heads": 8,
                       "intermediate_size": 2048, "attention_bias": False, "vocab_size": 32000,
                       "tie_word_embeddings": True}),
+    # Mamba-2 hybrids: every layer one mixer (Nemotron-H) or a mixer and an MLP (Bamba, Granite 4)
+    "nemotron_h": ({}, {"hidden_size": 1024, "hybrid_override_pattern": "M-M*EM-E", "mamba_num_heads": 16,
+                        "mamba_head_dim": 96, "n_groups": 4, "ssm_state_size": 64, "num_attention_heads": 8,
+                        "num_key_value_heads": 2, "head_dim": 128, "intermediate_size": 3072,
+                        "moe_intermediate_size": 512, "moe_shared_expert_intermediate_size": 768,
+                        "n_routed_experts": 12, "num_experts_per_tok": 3, "vocab_size": 32000}),
+    "bamba": ({}, {"num_hidden_layers": 6, "hidden_size": 1024, "attn_layer_indices": [2, 5],
+                   "mamba_n_heads": 32, "mamba_n_groups": 2, "mamba_d_state": 64, "num_attention_heads": 8,
+                   "num_key_value_heads": 4, "intermediate_size": 2816, "vocab_size": 32000}),
+    "granitemoehybrid": ({}, {"num_hidden_layers": 5, "hidden_size": 768,
+                              "layer_types": ["mamba", "mamba", "attention", "mamba", "attention"],
+                              "mamba_n_heads": 24, "mamba_d_head": 64, "mamba_n_groups": 2, "mamba_d_state": 64,
+                              "num_attention_heads": 12, "num_key_value_heads": 4, "intermediate_size": 384,
+                              "shared_intermediate_size": 2048, "num_local_experts": 16, "num_experts_per_tok": 4,
+                              "vocab_size": 32000, "tie_word_embeddings": True}),
+    "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
+                    "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }
 
 

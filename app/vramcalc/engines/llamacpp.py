@@ -69,9 +69,10 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     device = host = 0
     on_gpu_kinds = spec.kinds[first_gpu_layer:]
     for kind, count in spec.kind_counts():
-        if kind is AttentionKind.LINEAR:
-            assert spec.linear is not None  # a LINEAR layer exists only with a LinearAttention spec
-            size = n_seq * spec.linear.state_bytes(4)
+        if kind is AttentionKind.NONE:  # Nemotron-H's MLP and expert layers keep nothing
+            size = 0
+        elif kind.recurrent:  # llama_memory_recurrent: d_conv - 1 tokens (n_embd_r) and the state (n_embd_s), F32
+            size = n_seq * spec.state_bytes_of(kind, 4, trim=1, state_e=4)
         else:
             cells = swa_cells if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED) else n_ctx
             if spec.mla is not None:  # the indexer's keys (llama_kv_cache_dsa): K only, at type_k

@@ -64,9 +64,30 @@ class VllmPool:
 def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
     """One KV block: 16 tokens of every attention layer."""
     per_token = sum(spec.cached_layers(kind) * spec.kv_width(kind) for kind, _ in spec.kind_counts()
-                    if kind is not AttentionKind.LINEAR)
+                    if kind.caches_tokens)
     return (kv_precision.bytes_for(per_token * VLLM_BLOCK_TOKENS)
             + spec.indexer_bytes(VLLM_BLOCK_TOKENS, 2, fp8_packed=True))
+
+
+def vllm_state_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
+    """What the recurrent layers keep for one sequence (vllm/model_executor/layers/mamba/mamba_utils.py,
+    vllm 0.19): the convolution's last conv_kernel - 1 tokens in the model's dtype and the state in
+    mamba_ssm_cache_dtype (Gated DeltaNet: fp32; Mamba-2: the config's, else 16-bit), one page per layer.
+    Beside attention layers vLLM makes every page one size (HybridAttentionMambaModelConfig): the attention
+    block grows to B = 16 · ceil(state / (16 · A)) tokens, A an attention layer's bytes per token, and the
+    state's page is padded to B · A."""
+    attention = [kind for kind, _ in spec.kind_counts() if kind.caches_tokens]
+    per_token = kv_precision.bytes_for(spec.kv_width(attention[0])) if attention else 0
+    total = 0
+    for kind, count in spec.kind_counts():
+        if not kind.recurrent:
+            continue
+        state_e = spec.mamba.ssm_cache_bytes if kind is AttentionKind.MAMBA and spec.mamba else 4
+        page = spec.state_bytes_of(kind, 2, trim=1, state_e=state_e)
+        if per_token:
+            page = VLLM_BLOCK_TOKENS * math.ceil(page / (VLLM_BLOCK_TOKENS * per_token)) * per_token
+        total += count * page
+    return total
 
 
 def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utilization: float, non_kv: int,
@@ -79,7 +100,8 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
     per_block = vllm_block_bytes(spec, kv_precision)
     tokens = pool // per_block * VLLM_BLOCK_TOKENS if per_block else 0
     per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(vllm_kv_tokens(seq)))
-                    + spec.linear_state_bytes(2) + spec.indexer_bytes(vllm_kv_tokens(seq), 2, fp8_packed=True))
+                    + vllm_state_bytes(spec, kv_precision)
+                    + spec.indexer_bytes(vllm_kv_tokens(seq), 2, fp8_packed=True))
     concurrency = pool / per_sequence if per_sequence else math.inf
     return VllmPool(claimed_bytes=claimed, kv_pool_bytes=pool, kv_tokens=tokens, max_concurrency=concurrency)
 
@@ -196,7 +218,8 @@ class Vllm:
         kv_precision = workload.effective_kv_precision
         tokens = vllm_kv_tokens(workload.seq)
         kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens))
-                               + model.linear_state_bytes(2) + model.indexer_bytes(tokens, 2, fp8_packed=True))
+                               + vllm_state_bytes(model, kv_precision)
+                               + model.indexer_bytes(tokens, 2, fp8_packed=True))
         peak = VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab + VLLM_PEAK_BASE
         weights = weights_bytes(workload)
         overhead = workload.overhead_bytes

@@ -40,7 +40,7 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
     + 30 sliding layers × ... × 1,024 tokens (window 1,024)', and the linear layers' fixed state."""
     parts = []
     for kind, _ in model.kind_counts():
-        if kind is AttentionKind.LINEAR:
+        if not kind.caches_tokens:
             continue
         per_token = (phrase("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
                      else phrase("kv_cache.kv_width", kv_heads=model.kv_heads_of(kind),
@@ -57,4 +57,7 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
     if model.linear is not None:
         text += (phrase("kv_cache.linear", batch=workload.batch, count=model.count_kind(AttentionKind.LINEAR),
                         state=format_binary(model.linear.state_bytes(e))),)
+    if model.mamba is not None:
+        text += (phrase("kv_cache.mamba", batch=workload.batch, count=model.count_kind(AttentionKind.MAMBA),
+                        state=format_binary(model.mamba.state_bytes(e))),)
     return (*text, " = ", format_binary(num_bytes))

@@ -27,6 +27,7 @@ from ..model.families.decoder.spec import (
     Block,
     Indexer,
     LinearAttention,
+    Mamba,
     Mla,
     ModelSpec,
     Moe,
@@ -36,11 +37,14 @@ from ..model.families.decoder.spec import (
 from .readers import (
     COMMON_KEYS,
     EXPERTS_KEY,
+    MAMBA_KEYS,
     MOE_KEYS,
+    NEMOTRON_H_ALIASES,
     READERS,
     SLIDING_KEYS,
     TEXT_ALIASES,
     TEXT_TYPES,
+    MambaKeys,
     MoeKeys,
     Reader,
     Sliding,
@@ -71,7 +75,11 @@ MEMORY_KEYS = frozenset({
     "moe_k", "moe_num_shared_experts", "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval",
     "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers", "use_double_wide_mlp",
     "hidden_size_per_layer_input", "vocab_size_per_layer_input", "enable_moe_block", "top_k_experts",
-    "per_layer_config",
+    "per_layer_config", "mamba_num_heads", "mamba_head_dim", "ssm_state_size", "mamba_n_heads", "mamba_d_head",
+    "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_expand", "mamba_proj_bias", "hybrid_override_pattern",
+    "layers_block_type", "attn_layer_indices", "moe_shared_expert_intermediate_size", "moe_latent_size",
+    "shared_intermediate_size", "mamba_d_ssm", "n_groups", "conv_kernel", "use_conv_bias", "mamba_conv_bias",
+    "state_size", "num_heads", "expand",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -130,6 +138,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
               for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
     if filled and reader is READERS.get(model_type):
         extra_notes.append(phrase("model.note.defaults", model_type=model_type, keys=join(", ", filled)))
+    if reader.mamba is not None:
+        config = _mamba_layer_types(config, reader.mamba)
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
@@ -202,6 +212,13 @@ def _understood(reader: Reader) -> frozenset[str]:
     if reader.global_attention:
         keys |= {"global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
                  "use_double_wide_mlp", "hidden_size_per_layer_input", "vocab_size_per_layer_input", "per_layer_config"}
+    if reader.mamba is not None:
+        names = MAMBA_KEYS[reader.mamba]
+        keys |= {names.heads, names.head_dim, names.groups, names.state, names.conv, names.conv_bias, names.proj_bias,
+                 names.expand, "layer_types", "layers_block_type", "hybrid_override_pattern", "attn_layer_indices",
+                 "num_nextn_predict_layers", "mamba_ssm_cache_dtype"} - {""}
+        if reader.mamba is MambaKeys.NEMOTRON_H:
+            keys |= set(NEMOTRON_H_ALIASES)
     keys |= {key for key in (reader.bias_key, reader.o_bias_key) if key}
     return frozenset(keys)
 
@@ -251,10 +268,14 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
     )
-    ffn = _int(config, "intermediate_size", 1, MAX_DIM, default=0 if reader.moe is not None else None)
-    fields.update(_read_layers(config, reader, layers, max_positions, assumptions))
+    ffn = _int(config, "intermediate_size", 1, MAX_DIM,
+               default=0 if reader.moe is not None or reader.mlp_apart else None)
+    layer_fields = _read_layers(config, reader, layers, max_positions, assumptions)
+    fields.update(layer_fields)
     moe, moe_layers, dense_ffn = _read_moe(config, reader, layers, ffn)
-    if not dense_ffn:  # no intermediate_size: every layer must have experts (Qwen3.5-MoE), which set the width
+    if not dense_ffn and AttentionKind.NONE not in layer_fields["kinds"] and reader.mlp_apart:
+        pass  # Mamba-2 alone: no layer has an MLP
+    elif not dense_ffn:  # no intermediate_size: every layer must have experts (Qwen3.5-MoE), which set the width
         if moe is None or not all(moe_layers):
             raise ValidationError("intermediate_size", None, "config.json needs an integer intermediate_size "
                                                               "for its dense layers")
@@ -271,6 +292,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                     topk=_int(config, "index_topk", 1, MAX_POSITIONS, default=2048))
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions))
+    if reader.mamba is not None:
+        fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart)
     if reader.linear:
         fields["linear"] = LinearAttention(
             key_heads=_int(config, "linear_num_key_heads", 1, MAX_HEADS),
@@ -297,12 +320,17 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
                  "chunked_attention": AttentionKind.CHUNKED, "linear_attention": AttentionKind.LINEAR}
         if reader.indexer:  # DSA: MLA over the tokens its indexer picks, every layer's cache whole
             names["indexed_attention"] = AttentionKind.FULL
+        if reader.mamba is not None:  # transformers 5 names Mamba layers linear_attention
+            names |= {"linear_attention": AttentionKind.MAMBA, "mamba": AttentionKind.MAMBA,
+                      "attention": AttentionKind.FULL}
+        if reader.mlp_apart:  # Nemotron-H's layers of an MLP or experts only
+            names |= {"mlp": AttentionKind.NONE, "moe": AttentionKind.NONE}
         unknown: dict[str, int] = {}
         for i, value in enumerate(layer_types):
             if not isinstance(value, str) or len(value) > 100:
                 raise ValidationError("layer_types", _short(value), "expected a list of layer-type names")
             kind = names.get(value)
-            if kind is None or (kind is AttentionKind.LINEAR and not reader.linear) or (
+            if kind is None or (kind is AttentionKind.LINEAR and not reader.linear and reader.mamba is None) or (
                     kind is AttentionKind.CHUNKED and not reader.chunked):
                 unknown[value] = unknown.get(value, 0) + 1
                 kind = AttentionKind.FULL
@@ -360,6 +388,8 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         return None, (), ffn
     experts_key = EXPERTS_KEY[kind]
     experts = _int(config, experts_key, 0, MAX_EXPERTS, default=0)
+    if kind is MoeKeys.GRANITE:  # GraniteMoeHybridDecoderLayer: the shared MLP always, the experts when any
+        ffn = _int(config, "shared_intermediate_size", 1, MAX_DIM)
     if experts == 0:
         return None, (), ffn
     if kind is MoeKeys.GEMMA4 and not _bool(config, "enable_moe_block", default=False):
@@ -372,6 +402,15 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         raise ValidationError(per_token_key, per_token, f"must not exceed the number of experts ({experts})")
     dense_ffn, expert_ffn, shared, shared_gate = ffn, ffn, 0, False
     if kind in (MoeKeys.MIXTRAL, MoeKeys.GPT_OSS, MoeKeys.OLMOE):
+        moe_layers = [True] * layers
+    elif kind is MoeKeys.NEMOTRON:  # NemotronHMoE: the layers layer_types calls "moe"
+        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
+        shared = _int(config, "moe_shared_expert_intermediate_size", 1, MAX_DIM)
+        types = config["layer_types"]  # set by _mamba_layer_types, checked by _read_layers
+        assert isinstance(types, list)
+        moe_layers = [t == "moe" for t in types]
+    elif kind is MoeKeys.GRANITE:
+        expert_ffn, shared = _int(config, "intermediate_size", 1, MAX_DIM), ffn
         moe_layers = [True] * layers
     elif kind is MoeKeys.GEMMA4:  # Gemma4TextDecoderLayer: experts beside the dense MLP, every layer
         expert_ffn, shared = _int(config, "moe_intermediate_size", 1, MAX_DIM), ffn
@@ -413,7 +452,8 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         moe_layers = [i in chosen for i in range(layers)]
     moe = Moe(experts=experts, per_token=per_token, ffn=expert_ffn, shared_ffn=shared, shared_gate=shared_gate,
               router_bias=kind is MoeKeys.GPT_OSS, expert_bias=kind is MoeKeys.GPT_OSS,
-              score_bias=kind is MoeKeys.ERNIE, beside_dense=kind is MoeKeys.GEMMA4)
+              score_bias=kind is MoeKeys.ERNIE, beside_dense=kind is MoeKeys.GEMMA4, gated=kind is not MoeKeys.NEMOTRON,
+              latent=_int(config, "moe_latent_size", 1, MAX_DIM, default=0) if kind is MoeKeys.NEMOTRON else 0)
     return moe, tuple(moe_layers), dense_ffn
 
 
@@ -443,6 +483,64 @@ def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any],
                 double_wide_shared_mlp=_bool(config, "use_double_wide_mlp", default=False), per_layer_input=ple,
                 per_layer_vocab=_int(config, "vocab_size_per_layer_input", 1, MAX_DIM * 10,
                                      default=fields["vocab"]) if ple else 0)
+
+
+NEMOTRON_H_PATTERN = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+NEMOTRON_H_DEFAULT_LAYERS = ["linear_attention", "moe", "full_attention", "mlp"]  # NemotronHConfig without a pattern
+
+
+def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[str, object]:
+    """The config with its layers' kinds as `layer_types` (and, for Nemotron-H, the layers counted from
+    them): NemotronHConfig's `layers_block_type`, `layer_types` or `hybrid_override_pattern`; Bamba's
+    `attn_layer_indices`; Granite 4's `layer_types`, all Mamba when not given; Mamba-2's all Mamba, with
+    the mixer's heads standing for the attention heads it does not have."""
+    config = dict(config)
+    if keys is MambaKeys.NEMOTRON_H:
+        for old, new in NEMOTRON_H_ALIASES.items():
+            if old in config and new != "layer_types":
+                config[new] = config.pop(old)
+        types = config.get("layer_types", config.get("layers_block_type"))
+        pattern = config.get("hybrid_override_pattern")
+        if types is None and pattern is not None:
+            if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_LAYERS or set(pattern) - set(
+                    NEMOTRON_H_PATTERN):
+                raise ValidationError("hybrid_override_pattern", _short(pattern),
+                                      "expected a string of M (Mamba), * (attention), - (MLP) and E (experts)")
+            types = [NEMOTRON_H_PATTERN[c] for c in pattern]
+        types = NEMOTRON_H_DEFAULT_LAYERS if types is None else types
+        if isinstance(types, list):  # NemotronHConfig counts the layers from their list (num_hidden_layers ignored)
+            config["num_hidden_layers"] = len(types)
+        config["layer_types"] = types
+    elif keys is MambaKeys.BAMBA:
+        layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+        attention = _int_list(config, "attn_layer_indices", layers)
+        config["layer_types"] = ["full_attention" if i in attention else "linear_attention" for i in range(layers)]
+    elif config.get("layer_types") is None:
+        config["layer_types"] = ["linear_attention"] * _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    if keys is MambaKeys.MAMBA2:
+        heads = _int(config, "num_heads", 1, MAX_HEADS)
+        config |= {"num_attention_heads": heads, "num_key_value_heads": heads}
+    return config
+
+
+def _read_mamba(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> Mamba:
+    names = MAMBA_KEYS[keys]
+    heads = _int(config, names.heads, 1, MAX_HEADS)
+    if config.get(names.head_dim) in (None, "auto"):  # BambaConfig: expand × hidden ÷ heads
+        expand = _int(config, names.expand, 1, MAX_DIM, default=2) if names.expand else 2
+        if expand * hidden % heads:
+            raise ValidationError(names.heads, heads, f"must divide {names.expand} × hidden_size ({expand * hidden})")
+        head_dim = expand * hidden // heads
+    else:
+        head_dim = _int(config, names.head_dim, 1, MAX_DIM)
+    groups = _int(config, names.groups, 1, MAX_HEADS, default=1)
+    if heads % groups:
+        raise ValidationError(names.groups, groups, f"must divide {names.heads} ({heads})")
+    return Mamba(heads=heads, head_dim=head_dim, groups=groups, state=_int(config, names.state, 1, MAX_DIM),
+                 conv_kernel=_int(config, names.conv, 1, MAX_DIM, default=4),
+                 conv_bias=_bool(config, names.conv_bias, default=True),
+                 proj_bias=_bool(config, names.proj_bias, default=False),
+                 ssm_cache_bytes=4 if config.get("mamba_ssm_cache_dtype") == "float32" else 2)
 
 
 def _read_mla(config: Mapping[str, object]) -> Mla:

@@ -43,6 +43,13 @@ class MoeKeys(enum.Enum):
     `interleave_moe_layer_step`-th layer (or `moe_layers`); dense layers are `intermediate_size_mlp` wide."""
     OLMOE = "olmoe"
     """`num_experts` of `intermediate_size` in every layer, no shared expert (OLMoE)."""
+    NEMOTRON = "nemotron"
+    """`n_routed_experts` (up and down only) of `moe_intermediate_size` and a shared expert of
+    `moe_shared_expert_intermediate_size`, in the layers `layer_types` calls `moe`; with `moe_latent_size`, the
+    experts read and write a latent of that width (Nemotron-H, Nemotron 3)."""
+    GRANITE = "granite"
+    """`num_local_experts` of `intermediate_size` in every layer, beside a gated shared MLP of
+    `shared_intermediate_size`, which is the whole MLP when there are no experts (Granite 4 hybrid)."""
     GEMMA4 = "gemma4"
     """With `enable_moe_block`, `num_experts` (`top_k_experts` per token) of `moe_intermediate_size` in every
     layer, beside the layer's dense MLP of `intermediate_size`."""
@@ -50,6 +57,51 @@ class MoeKeys(enum.Enum):
     """`moe_num_experts` (`moe_k` per token) of `moe_intermediate_size` plus `moe_num_shared_experts` of that
     width, in every `moe_layer_interval`-th layer from `moe_layer_start_index` to `moe_layer_end_index`, with a
     learned score-correction bias per expert (ERNIE 4.5's `moe_statics`)."""
+
+
+class MambaKeys(enum.Enum):
+    """Which config keys describe a Mamba-2 mixer (`MAMBA_KEYS`), and which layers are Mamba (`_read_layers`)."""
+
+    NEMOTRON_H = "nemotron_h"
+    """Nemotron-H: `layers_block_type` (or `layer_types`, or the `hybrid_override_pattern` of M, *, - and E) gives
+    every layer's one mixer: Mamba, attention, an MLP or experts; `num_hidden_layers` is its length."""
+    BAMBA = "bamba"
+    """Bamba: Mamba layers but the `attn_layer_indices`, each with a gated MLP after it."""
+    GRANITE = "granite"
+    """Granite 4 hybrid: `layer_types` of `mamba` and `attention` (all Mamba when not given), each with a shared MLP
+    and, with `num_local_experts`, experts."""
+    MAMBA2 = "mamba2"
+    """Mamba-2 alone (Codestral Mamba): every layer one Mamba mixer, no attention, no MLP."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MambaKeyNames:
+    heads: str
+    head_dim: str  # "auto" or absent: expand × hidden ÷ heads
+    groups: str
+    state: str
+    conv: str
+    conv_bias: str
+    proj_bias: str
+    expand: str = ""
+
+
+_BAMBA_NAMES = MambaKeyNames(heads="mamba_n_heads", head_dim="mamba_d_head", groups="mamba_n_groups",
+                             state="mamba_d_state", conv="mamba_d_conv", conv_bias="mamba_conv_bias",
+                             proj_bias="mamba_proj_bias", expand="mamba_expand")
+MAMBA_KEYS = {
+    MambaKeys.NEMOTRON_H: MambaKeyNames(heads="mamba_num_heads", head_dim="mamba_head_dim", groups="n_groups",
+                                        state="ssm_state_size", conv="conv_kernel", conv_bias="use_conv_bias",
+                                        proj_bias="use_bias"),
+    MambaKeys.BAMBA: _BAMBA_NAMES,
+    MambaKeys.GRANITE: _BAMBA_NAMES,
+    MambaKeys.MAMBA2: MambaKeyNames(heads="num_heads", head_dim="head_dim", groups="n_groups", state="state_size",
+                                    conv="conv_kernel", conv_bias="use_conv_bias", proj_bias="use_bias",
+                                    expand="expand"),
+}
+# Older Nemotron-H configs' names, which NemotronHConfig.__post_init__ renames.
+NEMOTRON_H_ALIASES = {"mamba_n_groups": "n_groups", "mamba_d_conv": "conv_kernel", "mamba_conv_bias": "use_conv_bias",
+                      "mamba_expand": "expand", "mamba_chunk_size": "chunk_size", "layers_block_type": "layer_types"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +141,8 @@ class Reader:
     activation_params: int = 0  # learned scalars of the MLP's activation per layer (Apertus' xIELU: 2)
     global_attention: bool = False  # Gemma 4: full layers of their own head size and KV heads (K = V), layers
     # reusing earlier K/V, per-layer embeddings (`_read_gemma4`)
+    mamba: MambaKeys | None = None  # Mamba-2 layers, read with these keys
+    mlp_apart: bool = False  # a layer is one mixer or one MLP (Nemotron-H, Mamba-2)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -107,12 +161,16 @@ MOE_KEYS = {
                "moe_layers"},
     MoeKeys.OLMOE: {"num_experts", "num_experts_per_tok"},
     MoeKeys.GEMMA4: {"enable_moe_block", "num_experts", "top_k_experts", "moe_intermediate_size"},
+    MoeKeys.NEMOTRON: {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size",
+                        "moe_shared_expert_intermediate_size", "moe_latent_size", "n_shared_experts"},
+    MoeKeys.GRANITE: {"num_local_experts", "num_experts_per_tok", "shared_intermediate_size"},
     MoeKeys.ERNIE: {"moe_num_experts", "moe_k", "moe_intermediate_size", "moe_num_shared_experts",
                     "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval"},
 }
 EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts", MoeKeys.DEEPSEEK: "n_routed_experts",
                 MoeKeys.GPT_OSS: "num_local_experts", MoeKeys.LLAMA4: "num_local_experts", MoeKeys.OLMOE: "num_experts",
-                MoeKeys.ERNIE: "moe_num_experts", MoeKeys.GEMMA4: "num_experts"}
+                MoeKeys.ERNIE: "moe_num_experts", MoeKeys.GEMMA4: "num_experts", MoeKeys.NEMOTRON: "n_routed_experts",
+                MoeKeys.GRANITE: "num_local_experts"}
 SLIDING_KEYS = {
     Sliding.ALL: {"sliding_window", "layer_types"},
     Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
@@ -175,13 +233,21 @@ READERS: Mapping[str, Reader] = {
     "mistral4": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
     "deepseek_v32": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
     "glm_moe_dsa": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
-    # GPT-NeoX (Pythia, GPT-NeoX-20B): two LayerNorms feeding attention and the MLP in parallel, a fused
-    # query_key_value, biases on every projection, a GELU MLP, an untied embed_out
     "gemma4_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
                           softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.GEMMA4,
                           global_attention=True),
+    # GPT-NeoX (Pythia, GPT-NeoX-20B): two LayerNorms feeding attention and the MLP in parallel, a fused
+    # query_key_value, biases on every projection, a GELU MLP, an untied embed_out
     "gpt_neox": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=2,
                        fused_qkv=True, mlp_bias=True, gated_mlp=False),
+    # Mamba-2 hybrids. Nemotron-H: one RMSNorm and one mixer per layer, relu² MLPs and experts (up, down).
+    "nemotron_h": Reader(norms_per_layer=1, qkv_bias=False, o_bias=False, reads_mlp_bias=True, gated_mlp=False,
+                         mamba=MambaKeys.NEMOTRON_H, mlp_apart=True, moe=MoeKeys.NEMOTRON,
+                         extra=frozenset({"expand"})),  # NemotronHMamba2Mixer: inner = heads × head_dim
+    "bamba": Reader(reads_mlp_bias=True, mamba=MambaKeys.BAMBA),
+    "granitemoehybrid": Reader(mamba=MambaKeys.GRANITE, moe=MoeKeys.GRANITE,
+                               extra=frozenset({"position_embedding_type"})),
+    "mamba2": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA2, mlp_apart=True),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma4": "gemma4_text", "llama4": "llama4_text", "mistral3": "mistral",

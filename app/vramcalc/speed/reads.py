@@ -9,7 +9,7 @@ import functools
 
 from ..core.dtypes import Precision
 from ..formats.weights import WeightFormat, expert_bytes, nominal_bits, stack
-from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..model.families.decoder.spec import ModelSpec
 from ..model.table import active_param_count
 from ..model.tensor import Role
 from ..workload import Workload
@@ -83,7 +83,7 @@ def attention_flops(model: ModelSpec, depth: int) -> float:
     the tokens it attends (scores Q·K and the weighted sum of V); a linear layer's update is O(1)."""
     total = 0
     for kind, count in model.kind_counts():
-        if kind is AttentionKind.LINEAR:
+        if not kind.caches_tokens:  # a recurrent state's update, or no mixer: O(1) per token
             continue
         total += count * 4 * model.heads * model.head_dim_of(kind) * model.tokens_kept(kind, depth)
     return float(total)
@@ -94,7 +94,7 @@ def prompt_attention_flops(model: ModelSpec, prompt: int) -> float:
     so the sum over the prompt is about prompt²/2 per full layer (a sliding layer at most its window)."""
     total = 0.0
     for kind, count in model.kind_counts():
-        if kind is AttentionKind.LINEAR:
+        if not kind.caches_tokens:  # a recurrent state's update, or no mixer: O(1) per token
             continue
         kept = model.tokens_kept(kind, prompt)
         # tokens attend min(i + 1, kept): the triangle up to `kept`, then a band of width `kept`

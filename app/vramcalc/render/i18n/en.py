@@ -101,6 +101,9 @@ EN: Mapping[str, str] = {
     "kv_cache.linear": (
         " + {batch} × {count} linear-attention layers × a fixed {state} (fp32 recurrent state + convolution window)"
     ),
+    "kv_cache.mamba": (
+        " + {batch} × {count} Mamba layers × a fixed {state} (fp32 SSM state + convolution window)"
+    ),
     "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
@@ -179,6 +182,10 @@ EN: Mapping[str, str] = {
     "assumption.training_unmeasured": (
         "training activations of {model_type} layers are estimated with the Llama-style terms and have not been "
         "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
+    ),
+    "assumption.mamba_activations": (
+        "the prefill's temporaries in the Mamba-2 layers are estimated, not measured (weights, the KV cache and "
+        "the recurrent state are exact)"
     ),
     "assumption.lora_moe_experts": "LoRA all-linear on a mixture of experts adapts the attention and dense / shared "
                                    "MLP linears here; peft 0.21 on transformers 5 also wraps the fused expert "
@@ -758,6 +765,8 @@ EN: Mapping[str, str] = {
     "model.arch.kind.sliding": "{count} sliding{window}",
     "model.arch.kind.chunked": "{count} chunked{window}",
     "model.arch.kind.linear": "{count} linear{window}",
+    "model.arch.kind.mamba": "{count} Mamba-2{window}",
+    "model.arch.kind.none": "{count} MLP-only{window}",
     "model.arch.window": " ({window})",
     "model.arch.moe": "MoE {experts} experts, {per_token} per token{shared}{partial}",
     "model.arch.moe.shared": " + shared",

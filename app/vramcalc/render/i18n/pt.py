@@ -107,6 +107,7 @@ PT: Mapping[str, str] = {
     ),
     "kv_cache.linear": " + {batch} × {count} camadas de atenção linear × um {state} fixo (estado recorrente fp32 + "
                        "janela de convolução)",
+    "kv_cache.mamba": " + {batch} × {count} camadas Mamba × um {state} fixo (estado SSM fp32 + janela de convolução)",
     "kv_cache.kv_width": "2 (K e V) × {kv_heads} cabeças KV × {head_dim}",
     "kv_cache.mla_width": "um latente MLA de {width}",
     "kv_cache.none": "o treinamento roda sem cache KV",
@@ -190,6 +191,10 @@ PT: Mapping[str, str] = {
     "assumption.training_unmeasured": (
         "as ativações de treinamento das camadas {model_type} são estimadas com os termos do estilo Llama e não foram "
         "conferidas com uma execução medida (pesos, gradientes, estado do otimizador e cache KV são exatos)"
+    ),
+    "assumption.mamba_activations": (
+        "os temporários do prefill nas camadas Mamba-2 são estimados, não medidos (os pesos, o cache KV e o "
+        "estado recorrente são exatos)"
     ),
     "assumption.lora_moe_experts": "LoRA all-linear numa mistura de especialistas adapta aqui as camadas lineares "
                                    "da atenção e do MLP denso / compartilhado; o peft 0.21 com o transformers 5 "
@@ -787,6 +792,8 @@ PT: Mapping[str, str] = {
     "model.arch.kind.sliding": "{count} de janela deslizante{window}",
     "model.arch.kind.chunked": "{count} em blocos{window}",
     "model.arch.kind.linear": "{count} lineares{window}",
+    "model.arch.kind.mamba": "{count} camadas Mamba-2{window}",
+    "model.arch.kind.none": "{count} só MLP{window}",
     "model.arch.window": " ({window})",
     "model.arch.moe": "MoE {experts} especialistas, {per_token} por token{shared}{partial}",
     "model.arch.moe.shared": " + compartilhado",

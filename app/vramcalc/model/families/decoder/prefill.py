@@ -65,6 +65,10 @@ def _prefill_attention(model: ModelSpec, value_bytes: int, attention: Attention,
     e = value_bytes
     if kind is AttentionKind.LINEAR:
         return _prefill_linear_attention(model, e, seq)
+    if kind is AttentionKind.MAMBA:
+        return _prefill_mamba(model, e)
+    if kind is AttentionKind.NONE:
+        return 0
     a, d = model.heads, model.head_dim
     # Qwen3-Next's gated attention: q_proj also yields a gate, reshaped into its own copy (a·d·e) that
     # waits through the attention; on SDPA its sigmoid and the gated output then outgrow the kernel's
@@ -105,6 +109,15 @@ def _prefill_linear_attention(model: ModelSpec, value_bytes: int, seq: int) -> i
     padded = -(-seq // c) * c
     chunked = FP32_BYTES * (5 * vh * (dk + dv) + 3 * vh * c + 3 * vh)
     return forward + chunked * padded // seq
+
+
+def _prefill_mamba(model: ModelSpec, value_bytes: int) -> int:
+    """A Mamba-2 mixer's temporaries per token in a prefill, estimated (not measured: evaluate.assumptions
+    says so): in_proj's output (inner + conv_dim + heads), the convolution's output (conv_dim), the scan's
+    fp32 output and the gated norm's fp32 copy (2·inner), the fp32 time steps (heads)."""
+    m = model.mamba
+    assert m is not None  # called for MAMBA layers only, which exist only with a Mamba spec
+    return (m.inner + 2 * m.conv_dim + m.heads) * value_bytes + FP32_BYTES * (2 * m.inner + m.heads)
 
 
 def _prefill_mlp(model: ModelSpec, value_bytes: int) -> int:

@@ -167,6 +167,17 @@ def _linear_attention_saved(model: ModelSpec, value_bytes: int) -> int:
     return conv + gates + qkv + chunk + loop + norm + e * vh * dv
 
 
+def _mamba_saved(model: ModelSpec, value_bytes: int) -> int:
+    """Bytes per token a Mamba-2 mixer saves, estimated (not measured: evaluate.assumptions says so):
+    in_proj's output (z, x, B, C and dt: inner + conv_dim + heads), the convolution's output (conv_dim),
+    the fp32 time steps (heads) and scan output (inner), the gated RMSNorm's fp32 input and gate (2·inner)
+    and out_proj's input (inner)."""
+    e = value_bytes
+    m = model.mamba
+    assert m is not None  # called for MAMBA layers only, which exist only with a Mamba spec
+    return (m.inner + 2 * m.conv_dim + m.heads + m.inner) * e + FP32_BYTES * (m.heads + 3 * m.inner)
+
+
 LORA_MEASURED_NORMS = (NormCompute.RMS,)  # dense pre-norm RMSNorm blocks: what tools/measure_lora.py matched
 
 
@@ -262,11 +273,15 @@ def layer_activation_bytes_per_token(model: ModelSpec, value_bytes: int, attenti
     kind = model.kinds[0] if kind is None else kind
     if kind is AttentionKind.LINEAR:
         attention_part = _linear_attention_saved(model, e)
+    elif kind is AttentionKind.MAMBA:
+        attention_part = _mamba_saved(model, e)
+    elif kind is AttentionKind.NONE:
+        attention_part = 0
     else:
         attention_part = _attention_saved(model, e, attention, seq) + _window_mask_saved(model, e, attention, seq, kind)
         if model.attention_gate:  # Qwen3-Next: sigmoid(gate) and the attention output it multiplies
             attention_part += 2 * e * model.q_dim
-    mlp_part = mlp_saved(model, e, moe)
+    mlp_part = mlp_saved(model, e, moe) if model.layer_has_mlp(kind) else 0
     if model.block is Block.GPT2:
         norms = 2 * _norm_saved(model, e, model.hidden, feeds_linear=True)
     else:

@@ -50,10 +50,25 @@ class AttentionKind(enum.Enum):
     SLIDING = "sliding"  # the last `sliding_window` tokens
     CHUNKED = "chunked"  # tokens of the current `attention_chunk` (Llama 4)
     LINEAR = "linear"  # a fixed-size recurrent state (Gated DeltaNet in Qwen3-Next)
+    MAMBA = "mamba"  # a Mamba-2 selective state-space mixer: a convolution window and an SSM state
+    NONE = "none"  # no mixer at all: a layer that is only an MLP or experts (Nemotron-H's '-' and 'E')
+
+    @property
+    def caches_tokens(self) -> bool:
+        """Whether the layer's cache grows with the sequence (attention), rather than a fixed state or none."""
+        return self not in _NO_TOKEN_CACHE
+
+    @property
+    def recurrent(self) -> bool:
+        """Whether the layer keeps a fixed-size state per sequence (linear attention, Mamba)."""
+        return self is AttentionKind.LINEAR or self is AttentionKind.MAMBA
 
     # A member is its only instance and equal only to itself, so identity hashes alike and costs no Python
     # call (Enum hashes the name): models thousands of layers deep hash one member per layer.
     __hash__ = object.__hash__
+
+
+_NO_TOKEN_CACHE = frozenset({AttentionKind.LINEAR, AttentionKind.MAMBA, AttentionKind.NONE})
 
 
 class Norm(enum.Enum):
@@ -120,10 +135,46 @@ class LinearAttention:
     def conv_dim(self) -> int:
         return 2 * self.key_heads * self.key_head_dim + self.value_heads * self.value_head_dim
 
-    def state_bytes(self, e: int) -> int:
-        """Bytes one sequence keeps per layer: the convolution window in the compute type (e) and
-        the recurrent state in fp32 (transformers' cache and llama.cpp both keep it in fp32)."""
-        return self.conv_dim * self.conv_kernel * e + 4 * self.value_heads * self.key_head_dim * self.value_head_dim
+    def state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
+        """Bytes one sequence keeps per layer: the convolution window of conv_kernel - trim tokens in e bytes
+        and the recurrent state in state_e (transformers: the whole kernel in the compute type, the state in
+        fp32; llama.cpp and vLLM keep conv_kernel - 1 tokens: `ModelSpec.state_bytes_of`)."""
+        return (self.conv_dim * (self.conv_kernel - trim) * e
+                + state_e * self.value_heads * self.key_head_dim * self.value_head_dim)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Mamba:
+    """A Mamba-2 mixer (Nemotron-H, Bamba, Granite 4 hybrid, Falcon-H1): one input projection to the
+    gate, the convolved x, B and C and the per-head time step; a depthwise causal convolution over
+    x, B and C; per-head A, D and dt bias; a gated RMSNorm; the output projection. Per sequence it keeps
+    the convolution window and an SSM state of `state` values per head channel, whatever the length."""
+
+    heads: int
+    head_dim: int
+    groups: int  # n_groups: B and C are shared by heads / groups heads each
+    state: int  # ssm_state_size
+    conv_kernel: int
+    conv_bias: bool = True
+    proj_bias: bool = False
+    norm: bool = True  # the gated RMSNorm before out_proj (Falcon-H1 can switch it off)
+    ssm_cache_bytes: int = 2  # vLLM's mamba_ssm_cache_dtype: the config's (float32: 4), else 16-bit
+
+    @property
+    def inner(self) -> int:
+        return self.heads * self.head_dim
+
+    @property
+    def conv_dim(self) -> int:
+        return self.inner + 2 * self.groups * self.state
+
+    def state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
+        """Bytes one sequence keeps per layer: the convolution window of conv_kernel - trim tokens in e bytes and
+        the SSM state (heads × head_dim × state) in state_e. transformers 5.23 keeps the whole kernel in the
+        compute type and the fp32 state its scan makes (measured: LinearAttentionLayer's conv_states and
+        recurrent_states); llama.cpp (n_embd_r, n_embd_s, both F32) and vLLM (MambaStateShapeCalculator)
+        keep conv_kernel - 1 tokens."""
+        return self.conv_dim * (self.conv_kernel - trim) * e + state_e * self.inner * self.state
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -141,6 +192,8 @@ class Moe:
     score_bias: bool = False  # ERNIE 4.5: a learned score-correction bias per expert (`moe_statics`)
     beside_dense: bool = False  # Gemma 4: the experts run beside the layer's dense MLP (shared_ffn, ungated),
     # with a router scaled per channel and per expert and three norms of their own
+    gated: bool = True  # False: experts and shared expert are up and down only (Nemotron-H's relu²)
+    latent: int = 0  # Nemotron 3 Super: experts work in a latent of this width, projected from and back to h
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -188,6 +241,9 @@ class ModelSpec:
     indexer: Indexer | None = None  # DeepSeek Sparse Attention (with MLA)
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
+    mamba: Mamba | None = None
+    mlp_apart: bool = False  # Nemotron-H: a layer is one mixer or one MLP: attention and Mamba layers have no
+    # MLP, and the MLP and MoE layers (kind NONE) no attention
     moe: Moe | None = None
     moe_layers: tuple[bool, ...] = ()  # per layer; empty: every layer MoE when `moe` is set
     max_positions: int | None = None  # the longest context the model was built for
@@ -291,9 +347,13 @@ class ModelSpec:
         fixed state instead (`linear_state_bytes`)."""
         total = 0
         for kind, _ in self.kind_counts():
-            if kind is not AttentionKind.LINEAR:
+            if kind.caches_tokens:
                 total += self.cached_layers(kind) * self.kv_width(kind) * self.tokens_kept(kind, tokens)
         return total
+
+    def layer_has_mlp(self, kind: AttentionKind) -> bool:
+        """Whether a layer of `kind` has an MLP (or experts) after its mixer."""
+        return not self.mlp_apart or kind is AttentionKind.NONE
 
     def cached_layers(self, kind: AttentionKind) -> int:
         """Layers of `kind` that keep a cache of their own: all but those reusing an earlier layer's."""
@@ -318,12 +378,23 @@ class ModelSpec:
         attention layer keeps one key per token: DSA does not cap the cache, it caps what is read)."""
         if self.indexer is None:
             return 0
-        layers = self.layers - self.count_kind(AttentionKind.LINEAR)
+        layers = sum(n for kind, n in self.kind_counts() if kind.caches_tokens)
         return layers * tokens * self.indexer.key_bytes_per_token(e, fp8_packed=fp8_packed)
 
-    def linear_state_bytes(self, e: int) -> int:
-        """Bytes the linear-attention layers keep for one sequence, whatever its length."""
-        return self.count_kind(AttentionKind.LINEAR) * self.linear.state_bytes(e) if self.linear else 0
+    def linear_state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
+        """Bytes the recurrent layers (linear attention, Mamba) keep for one sequence, whatever its length
+        (transformers' layout unless told: `state_bytes_of`)."""
+        return sum(n * self.state_bytes_of(kind, e, trim=trim, state_e=state_e)
+                   for kind, n in self.kind_counts() if kind.recurrent)
+
+    def state_bytes_of(self, kind: AttentionKind, e: int, *, trim: int = 0, state_e: int = 4) -> int:
+        """One recurrent layer's fixed state for one sequence (0 for other kinds): a convolution window of
+        conv_kernel - trim tokens in e bytes and a recurrent state in state_e bytes."""
+        if kind is AttentionKind.LINEAR and self.linear is not None:
+            return self.linear.state_bytes(e, trim=trim, state_e=state_e)
+        if kind is AttentionKind.MAMBA and self.mamba is not None:
+            return self.mamba.state_bytes(e, trim=trim, state_e=state_e)
+        return 0
 
     def tokens_kept(self, kind: AttentionKind, tokens: int) -> int:
         if kind is AttentionKind.SLIDING and self.sliding_window:

@@ -70,11 +70,17 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += _linear(p + "attn_output", h, h, Role.ATTENTION, bias=True)
     elif kind is AttentionKind.LINEAR:
         tensors += _linear_attention(spec, p)
+    elif kind is AttentionKind.MAMBA:
+        tensors += _mamba(spec, p)
+    elif kind is AttentionKind.NONE:
+        pass
     elif spec.mla is not None:
         tensors += _mla(spec, p)
     else:
         tensors += _attention(spec, p, kind)
-    if spec.layer_is_moe(index):
+    if not spec.layer_has_mlp(kind):
+        pass
+    elif spec.layer_is_moe(index):
         tensors += _moe(spec, p)
     else:
         wide = spec.double_wide_shared_mlp and index >= spec.layers - spec.kv_shared_layers
@@ -153,6 +159,25 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
     )
 
 
+def _mamba(spec: ModelSpec, p: str) -> list[Tensor]:
+    """A Mamba-2 mixer (transformers' NemotronHMamba2Mixer, BambaMixer): in_proj to the gate z, the convolved
+    x, B and C, and dt (inner + conv_dim + heads); the depthwise conv1d; dt_bias, A_log and D per head; the gated
+    RMSNorm over the inner width; out_proj. Names as llama.cpp's GGUF files give them."""
+    m, h = spec.mamba, spec.hidden
+    assert m is not None  # a MAMBA layer exists only with a Mamba spec (hf_config._read_layers)
+    conv = [Tensor(p + "ssm_conv1d.weight", (m.conv_dim, 1, m.conv_kernel), Role.ATTENTION)]
+    if m.conv_bias:
+        conv.append(Tensor(p + "ssm_conv1d.bias", (m.conv_dim,), Role.BIAS))
+    return (
+        _linear(p + "ssm_in", m.inner + m.conv_dim + m.heads, h, Role.ATTENTION, m.proj_bias)
+        + conv
+        + [Tensor(p + "ssm_dt.bias", (m.heads,), Role.NORM), Tensor(p + "ssm_a", (m.heads,), Role.NORM),
+           Tensor(p + "ssm_d", (m.heads,), Role.NORM)]
+        + ([Tensor(p + "ssm_norm.weight", (m.inner,), Role.NORM)] if m.norm else [])
+        + _linear(p + "ssm_out", h, m.inner, Role.ATTENTION, m.proj_bias)
+    )
+
+
 def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: Role = Role.MLP) -> list[Tensor]:
     h, bias = spec.hidden, spec.mlp_bias or spec.block is Block.GPT2
     if spec.block is Block.GPT2 or not spec.gated_mlp:
@@ -174,10 +199,15 @@ def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
     tensors = _linear(p + "ffn_gate_inp", e, h, Role.ROUTER, moe.router_bias)
     if moe.score_bias:
         tensors.append(Tensor(p + "exp_probs_b.bias", (e,), Role.ROUTER))
+    x = moe.latent or h  # the width the experts read and write
+    if moe.latent:  # Nemotron 3 Super: fc1_latent_proj h -> latent before the experts, fc2 back after
+        tensors += (_linear(p + "ffn_latent_in", moe.latent, h, Role.SHARED_EXPERT, spec.mlp_bias)
+                    + _linear(p + "ffn_latent_out", h, moe.latent, Role.SHARED_EXPERT, spec.mlp_bias))
+    if moe.gated:
+        tensors.append(Tensor(p + "ffn_gate_exps.weight", (e, i, x), Role.EXPERT))
     tensors += [
-        Tensor(p + "ffn_gate_exps.weight", (e, i, h), Role.EXPERT),
-        Tensor(p + "ffn_up_exps.weight", (e, i, h), Role.EXPERT),
-        Tensor(p + "ffn_down_exps.weight", (e, h, i), Role.EXPERT),
+        Tensor(p + "ffn_up_exps.weight", (e, i, x), Role.EXPERT),
+        Tensor(p + "ffn_down_exps.weight", (e, x, i), Role.EXPERT),
     ]
     if moe.expert_bias:
         tensors += [

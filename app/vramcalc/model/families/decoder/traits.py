@@ -114,6 +114,11 @@ TRAITS: Mapping[str, Traits] = {
     "deepseek_v32": Traits(fp32_router=True, fp32_routing_weights=True),
     "glm_moe_dsa": Traits(fp32_router=True, fp32_routing_weights=True),
     "gpt_neox": DEFAULT,
+    # Mamba-2 and its hybrids: the mixers' activations are estimated (evaluate.assumptions says so)
+    "nemotron_h": DEFAULT,
+    "bamba": DEFAULT,
+    "granitemoehybrid": DEFAULT,
+    "mamba2": DEFAULT,
     "gemma4_text": _GEMMA,  # Gemma4RMSNorm: the weight multiply on weight.float()
 }
 
