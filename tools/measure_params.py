@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "app" / "vramcalc" / "data" / "models"
 # Remote-code model types that transformers builds with a class of its own (same architecture).
 ALIASES = {"kimi_k2": "deepseek_v3"}
-VISION = re.compile(r"(vision|visual|multi_modal_projector|image_newline|patch_embed)")
+VISION = re.compile(r"(vision|visual|multi_modal_projector|mm_projector|image_newline|patch_embed)")
 
 
 def build(config_dict: dict):

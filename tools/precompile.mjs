@@ -164,6 +164,28 @@ if keep is not None:
     keep = [module for module in keep if module not in {lazy for _, _, lazy in LAZY.values()}]
 
 
+# The engine's sentence catalogues (render/i18n/en.py, pt.py: one dict of strings each) ship as JSON beside
+# a module that loads it: their bytecode gzips to 27-29 kB each, the same strings as JSON to 17-18 kB.
+CATALOGUE = ("render/i18n/", ".py")
+
+
+def as_data(data, filename):
+    """(a module that loads the catalogue, the catalogue as JSON) for a module whose one assignment is a
+    dict of string literals; anything else in it is an error here, not a surprise in the browser."""
+    tree = ast.parse(data, filename)
+    tables = [node for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))]
+    if len(tables) != 1 or not isinstance(tables[0].value, ast.Dict):
+        raise ValueError(f"{filename}: a catalogue is one dict assignment")
+    target = tables[0].target if isinstance(tables[0], ast.AnnAssign) else tables[0].targets[0]
+    table = ast.literal_eval(tables[0].value)
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
+        raise ValueError(f"{filename}: a catalogue maps strings to strings")
+    name = filename.rsplit("/", 1)[-1][:-3] + ".json"
+    module = (f"import json\\nfrom importlib.resources import files\\n"
+              f"{target.id} = json.loads(files(__package__).joinpath({name!r}).read_bytes())\\n")
+    return module.encode(), json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def wanted(name):
     if keep is None:
         return True
@@ -244,6 +266,10 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
             if line not in data:
                 raise ValueError(f"{info.filename}: {line!r} not found; LAZY needs a look at this Python")
             data = data.replace(line, replacement)
+        if strip_annotations and CATALOGUE[0] in info.filename and info.filename.endswith(CATALOGUE[1]) \\
+                and not info.filename.endswith("__init__.py"):
+            data, table = as_data(data, info.filename)
+            zout.writestr(zipfile.ZipInfo(info.filename[:-3] + ".json", info.date_time), table)
         if info.filename.endswith(".py") and add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
             compiled += 1
         else:  # data files, and test fixtures with deliberate errors (left as source)

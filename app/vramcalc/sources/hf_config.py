@@ -71,7 +71,8 @@ MEMORY_KEYS = frozenset({
     "linear_value_head_dim", "linear_conv_kernel_dim", "use_qk_norm", "lm_head_bias", "qk_layernorm",
     "num_nextn_predict_layers", "attn_logit_softcapping", "final_logit_softcapping", "partial_rotary_factor",
     "n_embd", "n_layer", "n_head", "n_inner", "n_positions", "vision_config",
-    "mlp_layer_types", "index_n_heads", "index_head_dim", "use_bias", "attention_out_bias", "moe_num_experts",
+    "mlp_layer_types", "indexer_types", "index_topk_pattern", "index_topk_freq", "index_skip_topk_offset",
+    "index_n_heads", "index_head_dim", "use_bias", "attention_out_bias", "moe_num_experts",
     "moe_k", "moe_num_shared_experts", "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval",
     "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers", "use_double_wide_mlp",
     "hidden_size_per_layer_input", "vocab_size_per_layer_input", "enable_moe_block", "top_k_experts",
@@ -208,7 +209,8 @@ def _understood(reader: Reader) -> frozenset[str]:
     if reader.softcap:
         keys |= {"attn_logit_softcapping", "final_logit_softcapping"}
     if reader.indexer:
-        keys |= {"index_n_heads", "index_head_dim", "index_topk", "layer_types"}
+        keys |= {"index_n_heads", "index_head_dim", "index_topk", "layer_types", "indexer_types", "index_topk_pattern",
+                 "index_topk_freq", "index_skip_topk_offset"}
     if reader.global_attention:
         keys |= {"global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "num_kv_shared_layers",
                  "use_double_wide_mlp", "hidden_size_per_layer_input", "vocab_size_per_layer_input", "per_layer_config"}
@@ -289,7 +291,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                   "the lightning indexer reads the q latent: q_lora_rank is needed")
         fields["indexer"] = Indexer(heads=_int(config, "index_n_heads", 1, MAX_HEADS),
                                     head_dim=_int(config, "index_head_dim", 1, MAX_DIM),
-                                    topk=_int(config, "index_topk", 1, MAX_POSITIONS, default=2048))
+                                    topk=_int(config, "index_topk", 1, MAX_POSITIONS, default=2048),
+                                    shared=_indexer_shared(config, layers))
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions))
     if reader.mamba is not None:
@@ -589,6 +592,23 @@ def _int(config: Mapping[str, object], key: str, low: int, high: int, *, default
     if not low <= number <= high:
         raise ValidationError(key, value, f"expected an integer from {low:,} to {high:,}")
     return number
+
+
+def _indexer_shared(config: Mapping[str, object], layers: int) -> frozenset[int]:
+    """The layers whose indexer is shared (GlmMoeDsaConfig.__post_init__): `indexer_types` of "full" and "shared",
+    else `index_topk_pattern` of F and S, else every `index_topk_freq`-th layer from `index_skip_topk_offset` - 1
+    runs its own (freq 1, offset 2: every layer, as DeepSeek-V3.2 and GLM-5 do)."""
+    types = config.get("indexer_types")
+    pattern = config.get("index_topk_pattern")
+    if types is None and isinstance(pattern, str):
+        types = [{"F": "full", "S": "shared"}.get(c, c) for c in pattern]
+    if types is None:
+        freq = _int(config, "index_topk_freq", 1, MAX_LAYERS, default=1)
+        offset = _int(config, "index_skip_topk_offset", 0, MAX_LAYERS, default=2)
+        return frozenset(i for i in range(layers) if max(i - offset + 1, 0) % freq)
+    if not isinstance(types, list) or len(types) != layers or not set(types) <= {"full", "shared"}:
+        raise ValidationError("indexer_types", _short(types), f"expected {layers} values, each full or shared")
+    return frozenset(i for i, t in enumerate(types) if t == "shared")
 
 
 def _int_list(config: Mapping[str, object], key: str, layers: int) -> set[int]:

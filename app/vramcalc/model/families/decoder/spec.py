@@ -113,6 +113,8 @@ class Indexer:
     heads: int
     head_dim: int
     topk: int
+    shared: frozenset[int] = frozenset()  # GLM-5.2's `indexer_types` "shared" layers: they reuse the previous
+    # full layer's top-k and have no indexer, no weights and no keys (GlmMoeDsaAttention.skip_topk)
 
     def key_bytes_per_token(self, e: int, *, fp8_packed: bool) -> int:
         """One layer's indexer key for one token: `head_dim` values of `e` bytes, or vLLM's fp8 layout,
@@ -306,25 +308,27 @@ class ModelSpec:
         return self._kind_count.get(kind, 0)
 
     @functools.cached_property
-    def layer_groups(self) -> tuple[tuple[tuple[AttentionKind, bool], int, int], ...]:
-        """The layers grouped by what their shapes depend on, (attention kind, MoE or not): each
+    def layer_groups(self) -> tuple[tuple[tuple[AttentionKind, bool, bool], int, int], ...]:
+        """The layers grouped by what their shapes depend on, `layer_keys`: each
         group as (that pair, its first layer's index, how many layers), in order of first layer."""
         pairs = self.layer_keys
         return tuple((pair, pairs.index(pair), pairs.count(pair)) for pair in dict.fromkeys(pairs))
 
     @functools.cached_property
-    def layer_keys(self) -> tuple[tuple[AttentionKind, bool], ...]:
-        """Each layer's (attention kind, MoE or not): what its shapes depend on."""
-        return tuple(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False))
+    def layer_keys(self) -> tuple[tuple[AttentionKind, bool, bool], ...]:
+        """Each layer's (attention kind, MoE or not, indexer shared or not): what its shapes depend on."""
+        shared = self.indexer.shared if self.indexer else frozenset()
+        return tuple((kind, moe, i in shared) for i, (kind, moe) in
+                     enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
 
     @property
     def moe_layer_count(self) -> int:
-        return sum(count for (_, moe), _, count in self.layer_groups if moe)
+        return sum(count for (_, moe, _), _, count in self.layer_groups if moe)
 
     @functools.cached_property
     def layer_moe_values(self) -> frozenset[bool]:
         """Whether layers are MoE, over all layers: {False}, {True} or both."""
-        return frozenset(moe for (_, moe), _, _ in self.layer_groups)
+        return frozenset(moe for (_, moe, _), _, _ in self.layer_groups)
 
     def layer_is_moe(self, index: int) -> bool:
         return bool(self.moe_layers) and self.moe_layers[index]
@@ -378,7 +382,7 @@ class ModelSpec:
         attention layer keeps one key per token: DSA does not cap the cache, it caps what is read)."""
         if self.indexer is None:
             return 0
-        layers = sum(n for kind, n in self.kind_counts() if kind.caches_tokens)
+        layers = sum(kind.caches_tokens and i not in self.indexer.shared for i, kind in enumerate(self.kinds))
         return layers * tokens * self.indexer.key_bytes_per_token(e, fp8_packed=fp8_packed)
 
     def linear_state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:

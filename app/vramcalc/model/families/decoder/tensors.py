@@ -75,7 +75,7 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     elif kind is AttentionKind.NONE:
         pass
     elif spec.mla is not None:
-        tensors += _mla(spec, p)
+        tensors += _mla(spec, p, index)
     else:
         tensors += _attention(spec, p, kind)
     if not spec.layer_has_mlp(kind):
@@ -114,7 +114,7 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind) -> list[Tensor]:
     return tensors
 
 
-def _mla(spec: ModelSpec, p: str) -> list[Tensor]:
+def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     """DeepSeek-V2/V3 attention: q through a low-rank pair (or directly), K/V from a latent."""
     mla, h, a = spec.mla, spec.hidden, spec.heads
     assert mla is not None  # layer_tensors calls it only for MLA models
@@ -133,7 +133,8 @@ def _mla(spec: ModelSpec, p: str) -> list[Tensor]:
         *_linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION),
         *_linear(p + "attn_output", h, a * mla.v_head_dim, Role.ATTENTION, bias),
     ]
-    if spec.indexer is not None:  # DeepseekV32Indexer: wq_b from the q latent, wk, a LayerNorm, weights_proj
+    # DeepseekV32Indexer: wq_b from the q latent, wk, a LayerNorm, weights_proj (none on GLM-5.2's shared layers)
+    if spec.indexer is not None and index not in spec.indexer.shared:
         ix = spec.indexer
         tensors += [*_linear(p + "indexer.attn_q_b", ix.heads * ix.head_dim, mla.q_lora_rank, Role.ATTENTION),
                     *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
