@@ -75,7 +75,9 @@ CSP = "; ".join((
     "script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'",
     "style-src 'self'",
     "img-src 'self'",
-    "connect-src 'self'",
+    # huggingface.co for one thing: a model's file list and config.json, when its Hugging Face id is given
+    # and the button that says so is clicked (main.py, on_hf_read); nothing else leaves the page.
+    "connect-src 'self' https://huggingface.co",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",

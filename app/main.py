@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import zlib
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote, urlencode
 
 from pyodide.ffi import create_proxy, jsnull, to_js
 from pyscript import document, when, window
@@ -52,7 +52,7 @@ from vramcalc.render.speed import CHARTS as SPEED_CHARTS  # noqa: E402
 from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
 from vramcalc.render.speed import present_speed  # noqa: E402
 from vramcalc.render.view import present, present_capacity, present_target  # noqa: E402
-from vramcalc.sources import catalog  # noqa: E402
+from vramcalc.sources import catalog, hub  # noqa: E402
 from vramcalc.sources.hf_config import from_hf_config  # noqa: E402
 from vramcalc.sources.presets import load_presets  # noqa: E402
 
@@ -64,6 +64,7 @@ state = {
     "lang_in_link": "lang=" in str(window.location.search),
     "config": None,  # an imported config.json, parsed
     "weights": None,  # the headers of the weight files opened (WeightsGiven), never their data
+    "hf": None,  # the Hugging Face id the imported config.json was read from, for the link
     "engine_ms": collections.deque([0.0], maxlen=1000),  # the engine's time in each recent update (timed)
     "shown": {
         "workload": DEFAULT_WORKLOAD,
@@ -421,6 +422,9 @@ def redraw():
         state["shown"]["capacity"] = query
     if not problems:
         link = encode(values)
+        if values["model"] == "config" and state["hf"]:  # the id it was read from, never the config itself
+            link = "&".join([part for part in link.split("&") if part and part != "model=config"]
+                            + [urlencode({"hf": state["hf"]})])
         show_link(link)
 
 
@@ -504,7 +508,7 @@ def filter_models(query):
 
 @when("input", INPUT_AREAS)  # fires for text, select, radio and checkbox alike; "change" would repeat it
 def on_form_change(event):
-    if event.target.id in ("config-file", "config-text", "weights-file"):
+    if event.target.id in ("config-file", "config-text", "weights-file", "hf-id"):
         return
     try:
         apply_edit(event.target)
@@ -538,8 +542,9 @@ def show_failure(error):
 # ---------------------------------------------------------------- config.json import
 
 
-def use_config(text):
+def use_config(text, hf=None):
     error = element("config-error")
+    state["hf"] = None
     try:
         config = parse_config_json(text)
         spec = from_hf_config(config)
@@ -548,6 +553,7 @@ def use_config(text):
         return
     error.textContent = ""
     state["config"] = config
+    state["hf"] = hf
     option = element("model").querySelector("option[value='config']")
     option.disabled = False
     option.textContent = WORDS.message("page.imported", name=spec.display_name)
@@ -630,6 +636,123 @@ def use_weights(given):
 def on_weights_clear(event):
     element("weights-file").value = ""
     use_weights(None)
+
+
+# ---------------------------------------------------------------- a Hugging Face id, read on request
+#
+# Nothing goes to huggingface.co but on a click of #hf-read, whose neighbour #hf-sends names the two
+# addresses it will ask for (the Content-Security-Policy allows that host and no other). A link carries
+# the id (hf=) and fills the field; opening it requests nothing. The config.json read is kept in local
+# storage, so the same click works offline afterwards.
+
+HUB = "https://huggingface.co"
+HUB_TIMEOUT_MS = 10_000
+HUB_SAVED = "vramcalc.hf:"  # local storage: each id's config.json as last read
+
+
+def hub_addresses(text):
+    """(repo, revision, the model info's address, config.json's address) for an id; ValidationError naming hf."""
+    repo, revision = hub.parse_id(text)
+    at = quote(revision, safe="")
+    return repo, revision, f"{HUB}/api/models/{repo}/revision/{at}?blobs=true", f"{HUB}/{repo}/resolve/{at}/config.json"
+
+
+@when("input", "#hf-id")
+def on_hf_input(event):
+    show_hub_request()
+
+
+def show_hub_request():
+    """Say what a click will send, for the id as typed."""
+    element("hf-error").textContent = ""
+    try:
+        _, _, info, config = hub_addresses(element("hf-id").value)
+        element("hf-sends").textContent = WORDS.message("import.hf_sends", info=info, config=config)
+    except ValidationError:
+        element("hf-sends").textContent = WORDS.message("import.hf_sends_none")
+
+
+async def hub_get(url):
+    """(the response, or None and why not): a GET without credentials that gives up after HUB_TIMEOUT_MS."""
+    options = to_js({"credentials": "omit", "signal": window.AbortSignal.timeout(HUB_TIMEOUT_MS)},
+                    dict_converter=window.Object.fromEntries)
+    try:
+        return await window.fetch(url, options), ""
+    except Exception as error:  # offline, refused, timed out, or blocked by the policy
+        return None, str(getattr(error, "name", "") or type(error).__name__)
+
+
+def hub_refusal(response, repo, revision, url):
+    if response.status in (401, 403):
+        return WORDS.message("page.hf.gated", repo=repo, status=response.status)
+    if response.status == 404:
+        return WORDS.message("page.hf.missing", repo=repo, revision=revision)
+    return WORDS.message("page.hf.status", status=response.status, url=url)
+
+
+async def read_hub(text):
+    """(config.json's text or None, what to say) for the id `text`."""
+    repo, revision, info_url, config_url = hub_addresses(text)
+    response, why = await hub_get(info_url)
+    if response is not None and response.ok:
+        try:
+            files = hub.files_of(json.loads(await response.text()))
+        except (ValueError, AttributeError):
+            return None, WORDS.message("page.hf.not_json", url=info_url)
+        if "config.json" not in {name for name, _ in files}:
+            models = hub.gguf_files(files)
+            if models:
+                return None, WORDS.message("page.hf.gguf", repo=repo, files="; ".join(m.describe() for m in models))
+            return None, WORDS.message("page.hf.no_model", repo=repo)
+        response, why = await hub_get(config_url)
+        if response is not None and response.ok:
+            config = await response.text()
+            window.localStorage.setItem(HUB_SAVED + text, config)
+            return config, WORDS.message("page.hf.read", repo=repo, revision=revision)
+    if response is not None:
+        return None, hub_refusal(response, repo, revision, response.url or info_url)
+    saved = window.localStorage.getItem(HUB_SAVED + text)
+    if saved is not None and saved is not jsnull:
+        return saved, WORDS.message("page.hf.saved", repo=repo, why=why)
+    return None, WORDS.message("page.hf.unreachable", why=why)
+
+
+@when("click", "#hf-read")
+async def on_hf_read(event):
+    text = element("hf-id").value.strip()
+    error, status = element("hf-error"), element("hf-status")
+    error.textContent = status.textContent = ""
+    try:
+        hub.parse_id(text)
+    except ValidationError as problem:
+        error.textContent = str(problem)
+        return
+    status.textContent = WORDS.message("page.hf.reading", repo=text)
+    config, said = await read_hub(text)
+    if config is None:
+        error.textContent, status.textContent = said, ""
+        return
+    status.textContent = said
+    element("config-text").value = config
+    use_config(config, hf=text)
+
+
+def linked_hub_id(notices):
+    """A link's hf=ORG/NAME: the field filled and the import opened, the button left for the person to press."""
+    query = str(window.location.search).removeprefix("?")
+    text = next((value for key, value in parse_qsl(query) if key == "hf"), None)
+    if not text:
+        return
+    try:
+        repo, _ = hub.parse_id(text)
+    except ValidationError as problem:
+        notices.append(WORDS.message("link.ignored", problem=str(problem)))
+        return
+    element("hf-id").value = text
+    element("import").open = True
+    show_hub_request()
+    notices.append(WORDS.message("link.hf", repo=repo, button=WORDS.message("import.hf_button"),
+                                 where=WORDS.message("import.summary")))
 
 
 @when("click", "#copy-command")
@@ -757,6 +880,7 @@ def start():
     try:
         values, notices = linked_values()
         write_form({key: value for key, value in values.items() if typed[key] == DEFAULTS[key]})
+        linked_hub_id(notices)
     except Exception as error:
         window.console.warn(f"vramcalc: link or storage: {type(error).__name__}: {error}")
         write_form(typed)

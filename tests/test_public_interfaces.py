@@ -36,7 +36,7 @@ def engine() -> SimpleNamespace:
                            fit_all=fit_all, speed_of=speed_of, cost_of=cost_of, Machine=Machine)
 
 
-PAGE_KEYS = {"lang"}  # link keys the page reads itself (static/lang.js), not settings of the calculation
+PAGE_KEYS = {"lang", "hf"}  # link keys the page reads itself (static/lang.js, main.py), not settings
 
 
 # ---------------------------------------------------------------- what the changelog lists

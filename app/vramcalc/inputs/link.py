@@ -38,7 +38,7 @@ def _shown(text: str, limit: int = 30) -> str:
     return repr(printable[:limit] + ("…" if len(printable) > limit else ""))
 
 
-PAGE_KEYS = ("lang",)  # the page's language: en or pt
+PAGE_KEYS = ("lang", "hf")  # the page's language (en or pt); a Hugging Face id, read only on a click (main.py)
 
 
 def decode(query: str) -> Decoded:

@@ -156,7 +156,7 @@ def load(hf: str, *, endpoint: str | None = None, file: str | None = None,
         raise ValidationError(FIELD, hf, f"{hub.endpoint} did not answer with a model's info")
     sha = info.get("sha")
     commit = sha if isinstance(sha, str) and _COMMIT.fullmatch(sha) else revision
-    siblings = _siblings(info)
+    siblings = files_of(info)
     names = {name for name, _ in siblings}
     stats = info.get("safetensors")
     total = stats.get("total") if isinstance(stats, dict) else None
@@ -178,7 +178,8 @@ def load(hf: str, *, endpoint: str | None = None, file: str | None = None,
     return HubModel(repo, commit, config, weights, models, parameters)
 
 
-def _siblings(info: Mapping[str, object]) -> list[tuple[str, int | None]]:
+def files_of(info: Mapping[str, object]) -> list[tuple[str, int | None]]:
+    """The files a model info lists (`siblings`), each with its size when the Hub gives one."""
     listed = info.get("siblings")
     siblings = []
     for entry in listed if isinstance(listed, list) else []:

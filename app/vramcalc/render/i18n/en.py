@@ -512,6 +512,33 @@ EN: Mapping[str, str] = {
     "import.private": "Read in your browser only; never uploaded.",
     "import.weights": "or weight files (.gguf, .safetensors shards): their headers only, for exact weights",
     "import.weights_clear": "Forget the weight file",
+    "import.hf": "or a Hugging Face id (ORG/NAME or ORG/NAME@revision), read on request",
+    "import.hf_button": "Read its config.json from huggingface.co",
+    "import.hf_sends_none": (
+        "Nothing is sent until you click. The click asks huggingface.co for the model's file list and its "
+        "config.json, which tells it the id and nothing else."
+    ),
+    "import.hf_sends": "The click sends two requests to huggingface.co, and nothing else: GET {info} and GET {config}",
+    "page.hf.reading": "Reading {repo} from huggingface.co…",
+    "page.hf.read": "Read from huggingface.co: {repo} ({revision}); kept in this browser for offline use.",
+    "page.hf.saved": "huggingface.co could not be reached ({why}): used this browser's copy of {repo}.",
+    "page.hf.gated": (
+        "hf: {repo} is gated or private (huggingface.co answered {status}): accept its terms there, download its "
+        "config.json and paste it above."
+    ),
+    "page.hf.missing": "hf: huggingface.co has no repository {repo} at revision {revision} (404).",
+    "page.hf.status": "hf: huggingface.co answered {status} for {url}.",
+    "page.hf.unreachable": (
+        "hf: could not reach huggingface.co ({why}); download config.json and paste it above, which works offline."
+    ),
+    "page.hf.gguf": (
+        "hf: {repo} holds GGUF files and no config.json: download one and open it above as a weight file. "
+        "Its models: {files}"
+    ),
+    "page.hf.no_model": "hf: {repo} holds no config.json and no GGUF file: not a language model this page reads.",
+    "page.hf.not_json": "hf: what huggingface.co sent for {url} is not JSON.",
+    "link.hf": "This link names the Hugging Face model {repo}: click “{button}” under “{where}” to read it. "
+               "Nothing was requested.",
     "page.weights": "Weights: {name}",
     "results.total": "Total",
     "results.bar_title": "Memory breakdown",

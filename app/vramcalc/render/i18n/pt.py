@@ -484,6 +484,36 @@ PT: Mapping[str, str] = {
     "import.private": "Lido apenas no seu navegador; nunca é enviado.",
     "import.weights": "ou arquivos de pesos (.gguf, partes .safetensors): só os cabeçalhos, para pesos exatos",
     "import.weights_clear": "Esquecer o arquivo de pesos",
+    "import.hf": "ou um id do Hugging Face (ORG/NOME ou ORG/NOME@revisão), lido quando você pedir",
+    "import.hf_button": "Ler o config.json no huggingface.co",
+    "import.hf_sends_none": (
+        "Nada é enviado até você clicar. O clique pede ao huggingface.co a lista de arquivos do modelo e o seu "
+        "config.json, o que lhe diz o id e nada mais."
+    ),
+    "import.hf_sends": "O clique envia duas requisições ao huggingface.co, e nada mais: GET {info} e GET {config}",
+    "page.hf.reading": "Lendo {repo} no huggingface.co…",
+    "page.hf.read": "Lido no huggingface.co: {repo} ({revision}); guardado neste navegador para uso offline.",
+    "page.hf.saved": "Não foi possível acessar o huggingface.co ({why}): usada a cópia de {repo} deste navegador.",
+    "page.hf.gated": (
+        "hf: {repo} é restrito ou privado (o huggingface.co respondeu {status}): aceite os termos lá, baixe o "
+        "config.json e cole-o acima."
+    ),
+    "page.hf.missing": "hf: o huggingface.co não tem o repositório {repo} na revisão {revision} (404).",
+    "page.hf.status": "hf: o huggingface.co respondeu {status} para {url}.",
+    "page.hf.unreachable": (
+        "hf: não foi possível acessar o huggingface.co ({why}); baixe o config.json e cole-o acima, o que funciona "
+        "offline."
+    ),
+    "page.hf.gguf": (
+        "hf: {repo} tem arquivos GGUF e nenhum config.json: baixe um e abra-o acima como arquivo de pesos. "
+        "Os seus modelos: {files}"
+    ),
+    "page.hf.no_model": (
+        "hf: {repo} não tem config.json nem arquivo GGUF: não é um modelo de linguagem que esta página lê."
+    ),
+    "page.hf.not_json": "hf: o que o huggingface.co enviou para {url} não é JSON.",
+    "link.hf": "Este link cita o modelo {repo} do Hugging Face: clique em “{button}” em “{where}” para lê-lo. "
+               "Nada foi requisitado.",
     "page.weights": "Pesos: {name}",
     "results.total": "Total",
     "results.bar_title": "Divisão da memória",
