@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Page, Route, expect
+
 from test_hub import DATA, REPOS, Stub, _server
 from test_page import open_ready, settled_url
-
 from vramcalc import estimate, parse_workload
 
 HUB = "https://huggingface.co"

@@ -211,3 +211,15 @@ def test_mlp_only_layers_and_mamba_layers_are_no_attention_to_the_speed():
 
     spec = from_hf_config(SMALL_NEMOTRON_H)
     assert attention_flops(spec, 1000) == 4 * spec.heads * 64 * 1000  # the one attention layer only
+
+
+def test_an_unknown_type_with_latent_attention_is_read_with_it_and_says_so():
+    # a Kimi-K3-like config: 96 heads that do not divide the hidden size, which only MLA allows
+    mla = {"hidden_size": 7168, "num_hidden_layers": 3, "num_attention_heads": 96, "num_key_value_heads": 96,
+           "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+           "v_head_dim": 128, "intermediate_size": 18432, "vocab_size": 1000}
+    guessed = from_hf_config({"model_type": "some_future_mla", **mla})
+    said = [ENGLISH.say(a) for a in guessed.assumptions]
+    assert any("latent attention (MLA)" in s for s in said) and any("not one of the" in s for s in said)
+    assert param_count(guessed) == param_count(from_hf_config({"model_type": "deepseek_v3", **mla}))
+    assert guessed.mla is not None

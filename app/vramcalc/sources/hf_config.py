@@ -157,33 +157,43 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
 
 def _read_guessing(config: Mapping[str, object], reader: Reader, guessed: MoeKeys | None, model_type: str,
                    assumptions: list[str | Phrase]) -> tuple[dict[str, Any], Reader]:
-    """The spec's fields and the reader that read them: with an unknown type's experts read by the
-    family whose keys it uses (`guessed`, said among the assumptions) when that family's keys all hold;
-    else without them (another family's names), as the Llama-style reader reads any unknown type."""
-    if guessed is not None:
-        with_experts = dataclasses.replace(reader, moe=guessed)
+    """The spec's fields and the reader that read them. An unknown type is read with what its keys say of
+    it, each guess said among the assumptions: DeepSeek's latent attention when it gives kv_lora_rank
+    (Kimi K3, LongCat), its experts by the family whose keys it uses (`guessed`); the first reading whose
+    keys all hold is kept, the plain Llama-style reading last, as for any unknown type."""
+    mla = model_type not in READERS and not reader.mla and _given_int(config, "kv_lora_rank") and _given_int(
+        config, "qk_rope_head_dim")
+    trials: list[tuple[Reader, list[str | Phrase]]] = []
+    for with_mla in (True, False) if mla else (False,):
+        for moe in (guessed, None) if guessed is not None else (None,):
+            said: list[str | Phrase] = [phrase("assumption.guessed_mla")] if with_mla else []
+            if moe is not None:
+                said.append(phrase("assumption.guessed_experts", key=EXPERTS_KEY[moe]))
+            trials.append((dataclasses.replace(reader, mla=reader.mla or with_mla, moe=moe or reader.moe), said))
+    for candidate, said in trials[:-1]:
         trial = list(assumptions)
         try:
-            fields = _read_decoder(config, with_experts, model_type, trial)
+            fields = _read_decoder(config, candidate, model_type, trial)
         except ValidationError:
-            pass
-        else:
-            assumptions[:] = [*trial, phrase("assumption.guessed_experts", key=EXPERTS_KEY[guessed])]
-            return fields, with_experts
+            continue
+        assumptions[:] = [*trial, *said]
+        return fields, candidate
     return _read_decoder(config, reader, model_type, assumptions), reader
+
+
+def _given_int(config: Mapping[str, object], key: str) -> bool:
+    value = config.get(key)
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _guess_experts(config: Mapping[str, object]) -> MoeKeys | None:
     """Which family's MoE keys an unknown type's config uses, by the key that counts its experts:
     DeepSeek's n_routed_experts, Qwen's num_experts with moe_intermediate_size, Mixtral's num_local_experts."""
-    def given(key: str) -> bool:
-        value = config.get(key)
-        return isinstance(value, int) and not isinstance(value, bool) and value > 0
-    if given("n_routed_experts") and given("moe_intermediate_size"):
+    if _given_int(config, "n_routed_experts") and _given_int(config, "moe_intermediate_size"):
         return MoeKeys.DEEPSEEK
-    if given("num_experts") and given("moe_intermediate_size"):
+    if _given_int(config, "num_experts") and _given_int(config, "moe_intermediate_size"):
         return MoeKeys.QWEN
-    if given("num_local_experts"):
+    if _given_int(config, "num_local_experts"):
         return MoeKeys.MIXTRAL
     return None
 

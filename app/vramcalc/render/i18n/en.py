@@ -770,6 +770,7 @@ EN: Mapping[str, str] = {
         "the last {count} layers reuse an earlier layer's keys and values: their cache is left out, but their K/V "
         "projections are counted, which transformers does not build (a few percent too many weights)"
     ),
+    "assumption.guessed_mla": "its attention was read as DeepSeek's latent attention (MLA), by its kv_lora_rank",
     "assumption.guessed_experts": (
         "its experts were read by {key} and the rules of the family that uses that key (which layers have them, "
         "their width, shared experts)"

@@ -799,6 +799,7 @@ PT: Mapping[str, str] = {
         "as últimas {count} camadas reutilizam as chaves e valores de uma camada anterior: o cache delas fica de "
         "fora, mas as suas projeções K/V são contadas, que o transformers não cria (alguns por cento de pesos a mais)"
     ),
+    "assumption.guessed_mla": "a sua atenção foi lida como a atenção latente do DeepSeek (MLA), pelo seu kv_lora_rank",
     "assumption.guessed_experts": (
         "os seus especialistas foram lidos por {key} e pelas regras da família que usa essa chave (que camadas "
         "os têm, a sua largura, especialistas compartilhados)"
