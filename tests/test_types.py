@@ -223,3 +223,21 @@ def test_an_unknown_type_with_latent_attention_is_read_with_it_and_says_so():
     assert any("latent attention (MLA)" in s for s in said) and any("not one of the" in s for s in said)
     assert param_count(guessed) == param_count(from_hf_config({"model_type": "deepseek_v3", **mla}))
     assert guessed.mla is not None
+
+
+def test_a_short_convolution_keeps_its_last_inputs_each_engine_its_own_way():
+    # transformers 5.23 (torch 2.13 CPU, bf16, 7 tokens): each conv layer's LinearAttentionLayer held conv_states
+    # (1, 256, 3) bf16; the attention layer (1, 2, 7, 64) keys and values
+    config = {"model_type": "lfm2", "num_hidden_layers": 3, "hidden_size": 256, "intermediate_size": 768,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "layer_types": ["conv", "full_attention", "conv"],
+              "vocab_size": 1000}
+    spec = from_hf_config(config)
+    assert [kind.value for kind in spec.kinds] == ["conv", "full", "conv"]
+    assert _kv(config, "transformers", seq="7") == 2 * 2 * 64 * 7 * 2 + 2 * 256 * 3 * 2
+    # llama.cpp: n_embd × (L_cache - 1) values in F32 per conv layer and slot
+    assert _kv(config, "llamacpp", seq="4096") == 2 * 2 * 64 * 4096 * 2 + 2 * 256 * 2 * 4
+    from vramcalc.core.dtypes import Precision
+    from vramcalc.engines.vllm import vllm_state_bytes
+
+    # vLLM: (L_cache - 1) × 256 in bf16 = 1,024 B, padded to one 16-token attention block of 512 B a token
+    assert vllm_state_bytes(spec, Precision.BF16) == 2 * 16 * 512

@@ -29,7 +29,7 @@ from vramcalc.sources.readers import READERS
 OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "config_defaults.json"
 # computed from other keys by the class
 DERIVED = {"layer_types", "no_rope_layers", "moe_layers", "mlp_layer_types", "per_layer_config", "layers_block_type",
-           "hybrid_override_pattern", "attn_layer_indices", "mamba_d_head"}
+           "hybrid_override_pattern", "attn_layer_indices", "mamba_d_head", "full_attn_idxs"}
 
 
 def main(argv: list[str]) -> None:

@@ -60,4 +60,7 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
     if model.mamba is not None:
         text += (phrase("kv_cache.mamba", batch=workload.batch, count=model.count_kind(AttentionKind.MAMBA),
                         state=format_binary(model.mamba.state_bytes(e))),)
+    if model.short_conv is not None:
+        text += (phrase("kv_cache.conv", batch=workload.batch, count=model.count_kind(AttentionKind.CONV),
+                        state=format_binary(model.short_conv.state_bytes(e))),)
     return (*text, " = ", format_binary(num_bytes))

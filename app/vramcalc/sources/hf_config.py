@@ -33,6 +33,7 @@ from ..model.families.decoder.spec import (
     Moe,
     Norm,
     NormCompute,
+    ShortConv,
 )
 from .readers import (
     COMMON_KEYS,
@@ -80,7 +81,8 @@ MEMORY_KEYS = frozenset({
     "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_expand", "mamba_proj_bias", "hybrid_override_pattern",
     "layers_block_type", "attn_layer_indices", "moe_shared_expert_intermediate_size", "moe_latent_size",
     "shared_intermediate_size", "mamba_d_ssm", "n_groups", "conv_kernel", "use_conv_bias", "mamba_conv_bias",
-    "state_size", "num_heads", "expand",
+    "state_size", "num_heads", "expand", "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim",
+    "block_ffn_dim_multiplier", "block_multiple_of",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -214,6 +216,9 @@ def _understood(reader: Reader) -> frozenset[str]:
                  "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"}
     if reader.chunked:
         keys |= {"attention_chunk_size", "no_rope_layers", "layer_types"}
+    if reader.short_conv:
+        keys |= {"conv_L_cache", "conv_bias", "full_attn_idxs", "layer_types", "block_auto_adjust_ff_dim",
+                 "block_ffn_dim_multiplier", "block_multiple_of"}
     if reader.qk_norm_switched:
         keys.add("use_qk_norm")
     if reader.softcap:
@@ -307,6 +312,11 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields.update(_read_gemma4(config, fields, assumptions))
     if reader.mamba is not None:
         fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart)
+    if reader.short_conv:
+        fields["short_conv"] = ShortConv(width=hidden, kernel=_int(config, "conv_L_cache", 1, MAX_DIM, default=3),
+                                         bias=_bool(config, "conv_bias", default=False))
+        if _bool(config, "block_auto_adjust_ff_dim", default=True):
+            fields["ffn"] = _lfm2_ffn(config, dense_ffn)
     if reader.linear:
         fields["linear"] = LinearAttention(
             key_heads=_int(config, "linear_num_key_heads", 1, MAX_HEADS),
@@ -338,6 +348,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
                       "attention": AttentionKind.FULL}
         if reader.mlp_apart:  # Nemotron-H's layers of an MLP or experts only
             names |= {"mlp": AttentionKind.NONE, "moe": AttentionKind.NONE}
+        if reader.short_conv:
+            names["conv"] = AttentionKind.CONV
         unknown: dict[str, int] = {}
         for i, value in enumerate(layer_types):
             if not isinstance(value, str) or len(value) > 100:
@@ -351,6 +363,9 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
         for value, count in unknown.items():
             assumptions.append(phrase("assumption.layer_kind", kind=repr(value), count=count,
                                       model_type=repr(model_type_name(config))))
+    if reader.short_conv and layer_types is None:  # Lfm2Config: the full_attn_idxs attend, the others convolve
+        full = _int_list(config, "full_attn_idxs", layers) if config.get("full_attn_idxs") is not None else None
+        kinds = [AttentionKind.FULL if full is None or i in full else AttentionKind.CONV for i in range(layers)]
     if reader.linear:
         if layer_types is None:
             interval = _int(config, "full_attention_interval", 1, MAX_LAYERS, default=4)
@@ -534,6 +549,20 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
         heads = _int(config, "num_heads", 1, MAX_HEADS)
         config |= {"num_attention_heads": heads, "num_key_value_heads": heads}
     return config
+
+
+def _lfm2_ffn(config: Mapping[str, object], ffn: int) -> int:
+    """Lfm2MLP's width: 2/3 of intermediate_size, times block_ffn_dim_multiplier (when given), rounded up to
+    a multiple of block_multiple_of."""
+    ffn = int(2 * ffn / 3)
+    multiplier = config.get("block_ffn_dim_multiplier", 1.0)
+    if multiplier is None:
+        return ffn
+    if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)) or not 0 < multiplier <= 100:
+        raise ValidationError("block_ffn_dim_multiplier", _short(multiplier), "expected a number above 0")
+    multiple = _int(config, "block_multiple_of", 1, MAX_DIM, default=256)
+    ffn = int(multiplier * ffn)
+    return multiple * ((ffn + multiple - 1) // multiple)
 
 
 def _read_mamba(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> Mamba:

@@ -143,6 +143,8 @@ class Reader:
     # reusing earlier K/V, per-layer embeddings (`_read_gemma4`)
     mamba: MambaKeys | None = None  # Mamba-2 layers, read with these keys
     mlp_apart: bool = False  # a layer is one mixer or one MLP (Nemotron-H, Mamba-2)
+    short_conv: bool = False  # LFM2: "conv" layers (a gated short convolution) among attention ones; its MLP is
+    # 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to block_multiple_of
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -248,6 +250,8 @@ READERS: Mapping[str, Reader] = {
     "granitemoehybrid": Reader(mamba=MambaKeys.GRANITE, moe=MoeKeys.GRANITE,
                                extra=frozenset({"position_embedding_type"})),
     "mamba2": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA2, mlp_apart=True),
+    # LFM2: gated short convolutions and attention (q/k RMSNorm per head), a SwiGLU MLP after each
+    "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma4": "gemma4_text", "llama4": "llama4_text", "mistral3": "mistral",

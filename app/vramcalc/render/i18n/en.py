@@ -104,6 +104,7 @@ EN: Mapping[str, str] = {
     "kv_cache.mamba": (
         " + {batch} × {count} Mamba layers × a fixed {state} (fp32 SSM state + convolution window)"
     ),
+    "kv_cache.conv": " + {batch} × {count} convolution layers × a fixed {state} (their last inputs)",
     "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
@@ -184,8 +185,8 @@ EN: Mapping[str, str] = {
         "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
     ),
     "assumption.mamba_activations": (
-        "the prefill's temporaries in the Mamba-2 layers are estimated, not measured (weights, the KV cache and "
-        "the recurrent state are exact)"
+        "the prefill's temporaries in the Mamba-2 and convolution layers are estimated, not measured (weights, "
+        "the KV cache and the recurrent state are exact)"
     ),
     "assumption.lora_moe_experts": "LoRA all-linear on a mixture of experts adapts the attention and dense / shared "
                                    "MLP linears here; peft 0.21 on transformers 5 also wraps the fused expert "
@@ -795,6 +796,7 @@ EN: Mapping[str, str] = {
     "model.arch.kind.linear": "{count} linear{window}",
     "model.arch.kind.mamba": "{count} Mamba-2{window}",
     "model.arch.kind.none": "{count} MLP-only{window}",
+    "model.arch.kind.conv": "{count} short-convolution{window}",
     "model.arch.window": " ({window})",
     "model.arch.moe": "MoE {experts} experts, {per_token} per token{shared}{partial}",
     "model.arch.moe.shared": " + shared",

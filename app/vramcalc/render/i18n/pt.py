@@ -107,6 +107,7 @@ PT: Mapping[str, str] = {
     ),
     "kv_cache.linear": " + {batch} × {count} camadas de atenção linear × um {state} fixo (estado recorrente fp32 + "
                        "janela de convolução)",
+    "kv_cache.conv": " + {batch} × {count} camadas de convolução × um {state} fixo (as suas últimas entradas)",
     "kv_cache.mamba": " + {batch} × {count} camadas Mamba × um {state} fixo (estado SSM fp32 + janela de convolução)",
     "kv_cache.kv_width": "2 (K e V) × {kv_heads} cabeças KV × {head_dim}",
     "kv_cache.mla_width": "um latente MLA de {width}",
@@ -193,8 +194,8 @@ PT: Mapping[str, str] = {
         "conferidas com uma execução medida (pesos, gradientes, estado do otimizador e cache KV são exatos)"
     ),
     "assumption.mamba_activations": (
-        "os temporários do prefill nas camadas Mamba-2 são estimados, não medidos (os pesos, o cache KV e o "
-        "estado recorrente são exatos)"
+        "os temporários do prefill nas camadas Mamba-2 e de convolução são estimados, não medidos (os pesos, o "
+        "cache KV e o estado recorrente são exatos)"
     ),
     "assumption.lora_moe_experts": "LoRA all-linear numa mistura de especialistas adapta aqui as camadas lineares "
                                    "da atenção e do MLP denso / compartilhado; o peft 0.21 com o transformers 5 "
@@ -825,6 +826,7 @@ PT: Mapping[str, str] = {
     "model.arch.kind.linear": "{count} lineares{window}",
     "model.arch.kind.mamba": "{count} camadas Mamba-2{window}",
     "model.arch.kind.none": "{count} só MLP{window}",
+    "model.arch.kind.conv": "{count} de convolução curta{window}",
     "model.arch.window": " ({window})",
     "model.arch.moe": "MoE {experts} especialistas, {per_token} por token{shared}{partial}",
     "model.arch.moe.shared": " + compartilhado",

@@ -67,6 +67,8 @@ def _prefill_attention(model: ModelSpec, value_bytes: int, attention: Attention,
         return _prefill_linear_attention(model, e, seq)
     if kind is AttentionKind.MAMBA:
         return _prefill_mamba(model, e)
+    if kind is AttentionKind.CONV:  # estimated: in_proj's 3h output, B·x, the convolution's output, C times it
+        return 6 * model.hidden * e
     if kind is AttentionKind.NONE:
         return 0
     a, d = model.heads, model.head_dim

@@ -275,6 +275,8 @@ def layer_activation_bytes_per_token(model: ModelSpec, value_bytes: int, attenti
         attention_part = _linear_attention_saved(model, e)
     elif kind is AttentionKind.MAMBA:
         attention_part = _mamba_saved(model, e)
+    elif kind is AttentionKind.CONV:  # estimated: in_proj's B, C, x; B·x; the convolution; C times it; out_proj's input
+        attention_part = 7 * e * model.hidden
     elif kind is AttentionKind.NONE:
         attention_part = 0
     else:

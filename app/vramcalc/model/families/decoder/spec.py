@@ -51,6 +51,7 @@ class AttentionKind(enum.Enum):
     CHUNKED = "chunked"  # tokens of the current `attention_chunk` (Llama 4)
     LINEAR = "linear"  # a fixed-size recurrent state (Gated DeltaNet in Qwen3-Next)
     MAMBA = "mamba"  # a Mamba-2 selective state-space mixer: a convolution window and an SSM state
+    CONV = "conv"  # a short gated convolution (LFM2): a window of conv_L_cache tokens
     NONE = "none"  # no mixer at all: a layer that is only an MLP or experts (Nemotron-H's '-' and 'E')
 
     @property
@@ -61,14 +62,15 @@ class AttentionKind(enum.Enum):
     @property
     def recurrent(self) -> bool:
         """Whether the layer keeps a fixed-size state per sequence (linear attention, Mamba)."""
-        return self is AttentionKind.LINEAR or self is AttentionKind.MAMBA
+        return self in _RECURRENT
 
     # A member is its only instance and equal only to itself, so identity hashes alike and costs no Python
     # call (Enum hashes the name): models thousands of layers deep hash one member per layer.
     __hash__ = object.__hash__
 
 
-_NO_TOKEN_CACHE = frozenset({AttentionKind.LINEAR, AttentionKind.MAMBA, AttentionKind.NONE})
+_RECURRENT = frozenset({AttentionKind.LINEAR, AttentionKind.MAMBA, AttentionKind.CONV})
+_NO_TOKEN_CACHE = _RECURRENT | {AttentionKind.NONE}
 
 
 class Norm(enum.Enum):
@@ -180,6 +182,23 @@ class Mamba:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class ShortConv:
+    """LFM2's gated short convolution (Lfm2ShortConv): in_proj to B, C and x (3 × width), a depthwise causal
+    convolution of `kernel` taps over B·x, out_proj of C times its output. Per sequence it keeps the last
+    tokens of its input, whatever the length."""
+
+    width: int
+    kernel: int  # conv_L_cache
+    bias: bool = False
+
+    def state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
+        """A window of kernel - trim tokens of `width` values in e bytes (transformers 5.23: the whole kernel in
+        the compute type, seen as conv_states (1, h, 3) bf16; llama.cpp: n_embd × (L_cache - 1) in F32; vLLM
+        (L_cache - 1) × width in the model's dtype). No recurrent state: state_e is unused."""
+        return self.width * (self.kernel - trim) * e
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Moe:
     """A mixture-of-experts MLP: `experts` routed experts of width `ffn`, `per_token` used
     per token, plus shared experts (always used) of total width `shared_ffn`."""
@@ -244,6 +263,7 @@ class ModelSpec:
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
     mamba: Mamba | None = None
+    short_conv: ShortConv | None = None
     mlp_apart: bool = False  # Nemotron-H: a layer is one mixer or one MLP: attention and Mamba layers have no
     # MLP, and the MLP and MoE layers (kind NONE) no attention
     moe: Moe | None = None
@@ -398,6 +418,8 @@ class ModelSpec:
             return self.linear.state_bytes(e, trim=trim, state_e=state_e)
         if kind is AttentionKind.MAMBA and self.mamba is not None:
             return self.mamba.state_bytes(e, trim=trim, state_e=state_e)
+        if kind is AttentionKind.CONV and self.short_conv is not None:
+            return self.short_conv.state_bytes(e, trim=trim)
         return 0
 
     def tokens_kept(self, kind: AttentionKind, tokens: int) -> int:

@@ -72,6 +72,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += _linear_attention(spec, p)
     elif kind is AttentionKind.MAMBA:
         tensors += _mamba(spec, p)
+    elif kind is AttentionKind.CONV:
+        tensors += _short_conv(spec, p)
     elif kind is AttentionKind.NONE:
         pass
     elif spec.mla is not None:
@@ -177,6 +179,18 @@ def _mamba(spec: ModelSpec, p: str) -> list[Tensor]:
         + ([Tensor(p + "ssm_norm.weight", (m.inner,), Role.NORM)] if m.norm else [])
         + _linear(p + "ssm_out", h, m.inner, Role.ATTENTION, m.proj_bias)
     )
+
+
+def _short_conv(spec: ModelSpec, p: str) -> list[Tensor]:
+    """LFM2's short convolution (Lfm2ShortConv): in_proj h -> 3h, a depthwise conv1d of conv_L_cache taps,
+    out_proj h -> h; a bias on each with conv_bias. Names as llama.cpp's GGUF files give them."""
+    c, h = spec.short_conv, spec.hidden
+    assert c is not None  # a CONV layer exists only with a ShortConv spec (hf_config._read_layers)
+    conv = [Tensor(p + "shortconv.conv.weight", (h, 1, c.kernel), Role.ATTENTION)]
+    if c.bias:
+        conv.append(Tensor(p + "shortconv.conv.bias", (h,), Role.BIAS))
+    return (_linear(p + "shortconv.in_proj", 3 * h, h, Role.ATTENTION, c.bias) + conv
+            + _linear(p + "shortconv.out_proj", h, h, Role.ATTENTION, c.bias))
 
 
 def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: Role = Role.MLP) -> list[Tensor]:

@@ -119,6 +119,7 @@ TRAITS: Mapping[str, Traits] = {
     "bamba": DEFAULT,
     "granitemoehybrid": DEFAULT,
     "mamba2": DEFAULT,
+    "lfm2": DEFAULT,
     "gemma4_text": _GEMMA,  # Gemma4RMSNorm: the weight multiply on weight.float()
 }
 
