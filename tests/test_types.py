@@ -241,3 +241,15 @@ def test_a_short_convolution_keeps_its_last_inputs_each_engine_its_own_way():
 
     # vLLM: (L_cache - 1) × 256 in bf16 = 1,024 B, padded to one 16-token attention block of 512 B a token
     assert vllm_state_bytes(spec, Precision.BF16) == 2 * 16 * 512
+
+
+def test_falcon_h1_keeps_attention_and_a_mamba_state_in_every_layer():
+    # transformers 5.23 (bf16, 7 tokens): each layer a LinearAttentionAndFullAttentionLayer with conv_states
+    # (1, 288, 4) bf16, recurrent_states (1, 8, 32, 16) fp32, and keys and values (1, 2, 7, 64) bf16
+    config = {"model_type": "falcon_h1", "num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64, "mamba_n_heads": 8,
+              "mamba_d_head": 32, "mamba_d_ssm": 256, "mamba_n_groups": 1, "mamba_d_state": 16, "vocab_size": 1000}
+    per_layer = 2 * 2 * 64 * 7 * 2 + 288 * 4 * 2 + 8 * 32 * 16 * 4
+    assert _kv(config, "transformers", seq="7") == 2 * per_layer
+    # llama.cpp gives every Falcon-H1 layer both: its cells and the F32 state of d_conv - 1 tokens
+    assert _kv(config, "llamacpp", seq="4096") == 2 * (2 * 2 * 64 * 4096 * 2 + 4 * (288 * 3 + 8 * 32 * 16))

@@ -117,6 +117,10 @@ CASES: dict[str, tuple[dict, dict]] = {
                   "num_key_value_heads": 4, "layer_types": ["conv", "conv", "full_attention", "conv", "full_attention",
                                                             "conv"], "conv_L_cache": 4, "conv_bias": True,
                   "block_ffn_dim_multiplier": 1.5, "block_multiple_of": 128, "vocab_size": 32000}),
+    "falcon_h1": ({}, {"num_hidden_layers": 4, "hidden_size": 768, "intermediate_size": 2048, "num_attention_heads": 12,
+                       "num_key_value_heads": 4, "head_dim": 64, "mamba_n_heads": 24, "mamba_d_head": 32,
+                       "mamba_d_ssm": 768, "mamba_n_groups": 2, "mamba_d_state": 64, "mamba_rms_norm": True,
+                       "projectors_bias": True, "attention_bias": True, "vocab_size": 32000}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }

@@ -81,6 +81,8 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
             else:
                 width = spec.kv_width(kind) // 2
                 size = n_seq * (type_k.bytes_for(cells * width) + type_v.bytes_for(cells * width))
+            if spec.parallel_mamba:  # Falcon-H1: each layer keeps its attention's cells and a Mamba state
+                size += n_seq * spec.state_bytes_of(AttentionKind.MAMBA, 4, trim=1, state_e=4)
         cached = spec.cached_layers(kind)  # layers reusing an earlier layer's K/V keep none (the last ones)
         layers_on_gpu = max(0, on_gpu_kinds.count(kind) - (count - cached))
         device += layers_on_gpu * size

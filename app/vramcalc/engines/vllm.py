@@ -79,9 +79,7 @@ def vllm_state_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
     attention = [kind for kind, _ in spec.kind_counts() if kind.caches_tokens]
     per_token = kv_precision.bytes_for(spec.kv_width(attention[0])) if attention else 0
     total = 0
-    for kind, count in spec.kind_counts():
-        if not kind.recurrent:
-            continue
+    for kind, count in spec.recurrent_counts():
         state_e = spec.mamba.ssm_cache_bytes if kind is AttentionKind.MAMBA and spec.mamba else 4
         page = spec.state_bytes_of(kind, 2, trim=1, state_e=state_e)
         if per_token:

@@ -58,7 +58,8 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
         text += (phrase("kv_cache.linear", batch=workload.batch, count=model.count_kind(AttentionKind.LINEAR),
                         state=format_binary(model.linear.state_bytes(e))),)
     if model.mamba is not None:
-        text += (phrase("kv_cache.mamba", batch=workload.batch, count=model.count_kind(AttentionKind.MAMBA),
+        mamba_layers = dict(model.recurrent_counts())[AttentionKind.MAMBA]
+        text += (phrase("kv_cache.mamba", batch=workload.batch, count=mamba_layers,
                         state=format_binary(model.mamba.state_bytes(e))),)
     if model.short_conv is not None:
         text += (phrase("kv_cache.conv", batch=workload.batch, count=model.count_kind(AttentionKind.CONV),

@@ -81,7 +81,8 @@ MEMORY_KEYS = frozenset({
     "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_expand", "mamba_proj_bias", "hybrid_override_pattern",
     "layers_block_type", "attn_layer_indices", "moe_shared_expert_intermediate_size", "moe_latent_size",
     "shared_intermediate_size", "mamba_d_ssm", "n_groups", "conv_kernel", "use_conv_bias", "mamba_conv_bias",
-    "state_size", "num_heads", "expand", "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim",
+    "state_size", "num_heads", "expand", "mamba_rms_norm", "projectors_bias", "conv_L_cache", "conv_bias",
+    "full_attn_idxs", "block_auto_adjust_ff_dim",
     "block_ffn_dim_multiplier", "block_multiple_of",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
@@ -311,7 +312,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions))
     if reader.mamba is not None:
-        fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart)
+        fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart,
+                      parallel_mamba=reader.parallel_mamba)
     if reader.short_conv:
         fields["short_conv"] = ShortConv(width=hidden, kernel=_int(config, "conv_L_cache", 1, MAX_DIM, default=3),
                                          bias=_bool(config, "conv_bias", default=False))
@@ -543,6 +545,8 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
         layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
         attention = _int_list(config, "attn_layer_indices", layers)
         config["layer_types"] = ["full_attention" if i in attention else "linear_attention" for i in range(layers)]
+    elif keys is MambaKeys.FALCON_H1:
+        pass  # every layer attends, a Mamba mixer beside (Reader.parallel_mamba)
     elif config.get("layer_types") is None:
         config["layer_types"] = ["linear_attention"] * _int(config, "num_hidden_layers", 1, MAX_LAYERS)
     if keys is MambaKeys.MAMBA2:
@@ -578,10 +582,17 @@ def _read_mamba(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> M
     groups = _int(config, names.groups, 1, MAX_HEADS, default=1)
     if heads % groups:
         raise ValidationError(names.groups, groups, f"must divide {names.heads} ({heads})")
+    falcon = keys is MambaKeys.FALCON_H1
+    inner = 0
+    if falcon:  # FalconH1Mixer: mamba_d_ssm wide, else mamba_expand × hidden; the gated norm only if asked
+        expand = _int(config, names.expand, 1, MAX_DIM, default=2)
+        inner = _int(config, "mamba_d_ssm", 1, MAX_DIM, default=expand * hidden)
     return Mamba(heads=heads, head_dim=head_dim, groups=groups, state=_int(config, names.state, 1, MAX_DIM),
                  conv_kernel=_int(config, names.conv, 1, MAX_DIM, default=4),
                  conv_bias=_bool(config, names.conv_bias, default=True),
-                 proj_bias=_bool(config, names.proj_bias, default=False),
+                 proj_bias=_bool(config, names.proj_bias, default=False), inner_size=inner,
+                 norm=not falcon or _bool(config, "mamba_rms_norm", default=False),
+                 out_bias=_bool(config, "projectors_bias", default=False) if falcon else None,
                  ssm_cache_bytes=4 if config.get("mamba_ssm_cache_dtype") == "float32" else 2)
 
 

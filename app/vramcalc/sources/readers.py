@@ -70,6 +70,10 @@ class MambaKeys(enum.Enum):
     GRANITE = "granite"
     """Granite 4 hybrid: `layer_types` of `mamba` and `attention` (all Mamba when not given), each with a shared MLP
     and, with `num_local_experts`, experts."""
+    FALCON_H1 = "falcon_h1"
+    """Falcon-H1: every layer runs attention and a Mamba-2 mixer side by side, then a gated MLP; the mixer is
+    `mamba_d_ssm` wide (else `mamba_expand` × hidden), its gated norm only with `mamba_rms_norm`, its out_proj
+    biased by `projectors_bias`."""
     MAMBA2 = "mamba2"
     """Mamba-2 alone (Codestral Mamba): every layer one Mamba mixer, no attention, no MLP."""
 
@@ -94,6 +98,7 @@ MAMBA_KEYS = {
                                         state="ssm_state_size", conv="conv_kernel", conv_bias="use_conv_bias",
                                         proj_bias="use_bias"),
     MambaKeys.BAMBA: _BAMBA_NAMES,
+    MambaKeys.FALCON_H1: _BAMBA_NAMES,
     MambaKeys.GRANITE: _BAMBA_NAMES,
     MambaKeys.MAMBA2: MambaKeyNames(heads="num_heads", head_dim="head_dim", groups="n_groups", state="state_size",
                                     conv="conv_kernel", conv_bias="use_conv_bias", proj_bias="use_bias",
@@ -143,6 +148,7 @@ class Reader:
     # reusing earlier K/V, per-layer embeddings (`_read_gemma4`)
     mamba: MambaKeys | None = None  # Mamba-2 layers, read with these keys
     mlp_apart: bool = False  # a layer is one mixer or one MLP (Nemotron-H, Mamba-2)
+    parallel_mamba: bool = False  # every layer has attention and a Mamba mixer side by side (Falcon-H1)
     short_conv: bool = False  # LFM2: "conv" layers (a gated short convolution) among attention ones; its MLP is
     # 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to block_multiple_of
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -251,6 +257,9 @@ READERS: Mapping[str, Reader] = {
                                extra=frozenset({"position_embedding_type"})),
     "mamba2": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA2, mlp_apart=True),
     # LFM2: gated short convolutions and attention (q/k RMSNorm per head), a SwiGLU MLP after each
+    "falcon_h1": Reader(reads_mlp_bias=True, mamba=MambaKeys.FALCON_H1, parallel_mamba=True,
+                        extra=frozenset({"mamba_d_ssm", "mamba_rms_norm", "projectors_bias", "mamba_norm_before_gate",
+                                         "mamba_chunk_size"})),
     "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).

@@ -50,6 +50,13 @@ def _prefill_masks(model: ModelSpec, value_bytes: int, attention: Attention, bat
 
 
 def _prefill_attention(model: ModelSpec, value_bytes: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
+    """The layer's mixer's temporaries per token (`_prefill_mixer`); Falcon-H1's attention and Mamba mixer
+    side by side, estimated as held together."""
+    mixer = _prefill_mixer(model, value_bytes, attention, seq, kind)
+    return mixer + _prefill_mamba(model, value_bytes) if model.parallel_mamba else mixer
+
+
+def _prefill_mixer(model: ModelSpec, value_bytes: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
     """Attention's temporaries per token. SDPA / flash: the rotated q, the output and its
     transposed copy (3·a·d·e) and the fp32 log-sum-exp. On a sliding or chunked layer shorter than
     the prompt transformers passes SDPA the window as a mask (`_prefill_masks`), so it cannot use

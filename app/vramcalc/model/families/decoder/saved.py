@@ -283,6 +283,8 @@ def layer_activation_bytes_per_token(model: ModelSpec, value_bytes: int, attenti
         attention_part = _attention_saved(model, e, attention, seq) + _window_mask_saved(model, e, attention, seq, kind)
         if model.attention_gate:  # Qwen3-Next: sigmoid(gate) and the attention output it multiplies
             attention_part += 2 * e * model.q_dim
+        if model.parallel_mamba:  # Falcon-H1: the Mamba mixer beside the attention
+            attention_part += _mamba_saved(model, e)
     mlp_part = mlp_saved(model, e, moe) if model.layer_has_mlp(kind) else 0
     if model.block is Block.GPT2:
         norms = 2 * _norm_saved(model, e, model.hidden, feeds_linear=True)

@@ -162,11 +162,13 @@ class Mamba:
     conv_bias: bool = True
     proj_bias: bool = False
     norm: bool = True  # the gated RMSNorm before out_proj (Falcon-H1 can switch it off)
+    out_bias: bool | None = None  # a bias on out_proj; None: as proj_bias (Falcon-H1: projectors_bias)
+    inner_size: int = 0  # the mixer's width when the config sets it apart (Falcon-H1's mamba_d_ssm)
     ssm_cache_bytes: int = 2  # vLLM's mamba_ssm_cache_dtype: the config's (float32: 4), else 16-bit
 
     @property
     def inner(self) -> int:
-        return self.heads * self.head_dim
+        return self.inner_size or self.heads * self.head_dim
 
     @property
     def conv_dim(self) -> int:
@@ -264,6 +266,7 @@ class ModelSpec:
     linear: LinearAttention | None = None
     mamba: Mamba | None = None
     short_conv: ShortConv | None = None
+    parallel_mamba: bool = False  # Falcon-H1: every layer runs attention and a Mamba mixer side by side
     mlp_apart: bool = False  # Nemotron-H: a layer is one mixer or one MLP: attention and Mamba layers have no
     # MLP, and the MLP and MoE layers (kind NONE) no attention
     moe: Moe | None = None
@@ -405,11 +408,18 @@ class ModelSpec:
         layers = sum(kind.caches_tokens and i not in self.indexer.shared for i, kind in enumerate(self.kinds))
         return layers * tokens * self.indexer.key_bytes_per_token(e, fp8_packed=fp8_packed)
 
+    def recurrent_counts(self) -> tuple[tuple[AttentionKind, int], ...]:
+        """The recurrent mixers by kind, with how many layers have one: the recurrent layers, and Falcon-H1's
+        Mamba mixer beside the attention of every layer."""
+        counts = {kind: n for kind, n in self.kind_counts() if kind.recurrent}
+        if self.parallel_mamba:
+            counts[AttentionKind.MAMBA] = counts.get(AttentionKind.MAMBA, 0) + self.layers
+        return tuple(counts.items())
+
     def linear_state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
-        """Bytes the recurrent layers (linear attention, Mamba) keep for one sequence, whatever its length
-        (transformers' layout unless told: `state_bytes_of`)."""
-        return sum(n * self.state_bytes_of(kind, e, trim=trim, state_e=state_e)
-                   for kind, n in self.kind_counts() if kind.recurrent)
+        """Bytes the recurrent mixers (linear attention, Mamba, convolutions) keep for one sequence, whatever its
+        length (transformers' layout unless told: `state_bytes_of`)."""
+        return sum(n * self.state_bytes_of(kind, e, trim=trim, state_e=state_e) for kind, n in self.recurrent_counts())
 
     def state_bytes_of(self, kind: AttentionKind, e: int, *, trim: int = 0, state_e: int = 4) -> int:
         """One recurrent layer's fixed state for one sequence (0 for other kinds): a convolution window of

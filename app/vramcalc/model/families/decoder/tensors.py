@@ -80,6 +80,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += _mla(spec, p, index)
     else:
         tensors += _attention(spec, p, kind)
+    if spec.parallel_mamba:  # Falcon-H1: a Mamba mixer beside the attention
+        tensors += _mamba(spec, p)
     if not spec.layer_has_mlp(kind):
         pass
     elif spec.layer_is_moe(index):
@@ -177,7 +179,7 @@ def _mamba(spec: ModelSpec, p: str) -> list[Tensor]:
         + [Tensor(p + "ssm_dt.bias", (m.heads,), Role.NORM), Tensor(p + "ssm_a", (m.heads,), Role.NORM),
            Tensor(p + "ssm_d", (m.heads,), Role.NORM)]
         + ([Tensor(p + "ssm_norm.weight", (m.inner,), Role.NORM)] if m.norm else [])
-        + _linear(p + "ssm_out", h, m.inner, Role.ATTENTION, m.proj_bias)
+        + _linear(p + "ssm_out", h, m.inner, Role.ATTENTION, m.proj_bias if m.out_bias is None else m.out_bias)
     )
 
 

@@ -120,6 +120,7 @@ TRAITS: Mapping[str, Traits] = {
     "granitemoehybrid": DEFAULT,
     "mamba2": DEFAULT,
     "lfm2": DEFAULT,
+    "falcon_h1": DEFAULT,
     "gemma4_text": _GEMMA,  # Gemma4RMSNorm: the weight multiply on weight.float()
 }
 
