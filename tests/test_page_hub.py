@@ -68,10 +68,10 @@ def test_the_answer_is_kept_for_offline_use(hub_page, server_url):
     expect(page.locator("#model")).to_have_value("config")
     page.unroute(re.compile(r"^https://huggingface\.co/"))
     page.route(re.compile(r"^https://huggingface\.co/"), lambda route: route.abort("internetdisconnected"))
-    page.reload()
+    settled_url(page)
+    page.reload()  # the link now names the id (hf=), which opens the panel with the field filled
     page.wait_for_selector("html[data-py-ready='1']", timeout=60_000)
-    page.click("#import summary")
-    page.fill("#hf-id", "tiiuae/Falcon3-7B-Instruct")
+    expect(page.locator("#hf-id")).to_have_value("tiiuae/Falcon3-7B-Instruct")
     page.click("#hf-read")
     expect(page.locator("#hf-status")).to_contain_text("this browser's copy")
     expect(page.locator("#model")).to_have_value("config")

@@ -30,6 +30,7 @@ OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "co
 # computed from other keys by the class
 DERIVED = {"layer_types", "no_rope_layers", "moe_layers", "mlp_layer_types", "per_layer_config", "layers_block_type",
            "hybrid_override_pattern", "attn_layer_indices", "mamba_d_head", "full_attn_idxs"}
+DERIVED_BY_TYPE = {"mamba": {"intermediate_size"}}  # MambaConfig: expand × hidden_size, always
 
 
 def main(argv: list[str]) -> None:
@@ -51,7 +52,8 @@ def main(argv: list[str]) -> None:
             continue
         text = config.get_text_config() if hasattr(config, "get_text_config") else config
         values = text.to_dict()
-        chosen = {k: values[k] for k in sorted(MEMORY_KEYS) if k in values and k not in DERIVED}
+        derived = DERIVED | DERIVED_BY_TYPE.get(model_type, set())
+        chosen = {k: values[k] for k in sorted(MEMORY_KEYS) if k in values and k not in derived}
         # head_dim and num_key_value_heads default to hidden / heads and heads in most classes:
         # keep them only where the class fixes them (Gemma 3: head_dim 256), found by changing those.
         try:

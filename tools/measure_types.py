@@ -121,6 +121,12 @@ CASES: dict[str, tuple[dict, dict]] = {
                        "num_key_value_heads": 4, "head_dim": 64, "mamba_n_heads": 24, "mamba_d_head": 32,
                        "mamba_d_ssm": 768, "mamba_n_groups": 2, "mamba_d_state": 64, "mamba_rms_norm": True,
                        "projectors_bias": True, "attention_bias": True, "vocab_size": 32000}),
+    "jamba": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "intermediate_size": 2048, "num_attention_heads": 12,
+                   "num_key_value_heads": 4, "attn_layer_period": 3, "attn_layer_offset": 2, "expert_layer_period": 2,
+                   "expert_layer_offset": 0, "num_experts": 6, "num_experts_per_tok": 2, "mamba_d_state": 32,
+                   "mamba_dt_rank": 48, "mamba_expand": 3, "vocab_size": 32000}),
+    "mamba": ({}, {"num_hidden_layers": 4, "hidden_size": 768, "state_size": 32, "expand": 3, "conv_kernel": 3,
+                   "use_bias": True, "vocab_size": 32000, "tie_word_embeddings": False}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }

@@ -81,7 +81,8 @@ MEMORY_KEYS = frozenset({
     "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_expand", "mamba_proj_bias", "hybrid_override_pattern",
     "layers_block_type", "attn_layer_indices", "moe_shared_expert_intermediate_size", "moe_latent_size",
     "shared_intermediate_size", "mamba_d_ssm", "n_groups", "conv_kernel", "use_conv_bias", "mamba_conv_bias",
-    "state_size", "num_heads", "expand", "mamba_rms_norm", "projectors_bias", "conv_L_cache", "conv_bias",
+    "state_size", "num_heads", "expand", "time_step_rank", "mamba_dt_rank", "attn_layer_period", "attn_layer_offset",
+    "expert_layer_period", "expert_layer_offset", "mamba_rms_norm", "projectors_bias", "conv_L_cache", "conv_bias",
     "full_attn_idxs", "block_auto_adjust_ff_dim",
     "block_ffn_dim_multiplier", "block_multiple_of",
 })
@@ -234,7 +235,8 @@ def _understood(reader: Reader) -> frozenset[str]:
         names = MAMBA_KEYS[reader.mamba]
         keys |= {names.heads, names.head_dim, names.groups, names.state, names.conv, names.conv_bias, names.proj_bias,
                  names.expand, "layer_types", "layers_block_type", "hybrid_override_pattern", "attn_layer_indices",
-                 "num_nextn_predict_layers", "mamba_ssm_cache_dtype"} - {""}
+                 "num_nextn_predict_layers", "mamba_ssm_cache_dtype",
+                 "time_step_rank", "mamba_dt_rank"} - {""}  # Mamba-1's; Mamba-2's mixers keep them unused
         if reader.mamba is MambaKeys.NEMOTRON_H:
             keys |= set(NEMOTRON_H_ALIASES)
     keys |= {key for key in (reader.bias_key, reader.o_bias_key) if key}
@@ -442,6 +444,10 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
     elif kind is MoeKeys.GRANITE:
         expert_ffn, shared = _int(config, "intermediate_size", 1, MAX_DIM), ffn
         moe_layers = [True] * layers
+    elif kind is MoeKeys.JAMBA:  # JambaConfig.layers_num_experts
+        period = _int(config, "expert_layer_period", 1, MAX_LAYERS, default=2)
+        offset = _int(config, "expert_layer_offset", 0, MAX_LAYERS, default=1)
+        moe_layers = [i % period == offset for i in range(layers)]
     elif kind is MoeKeys.GEMMA4:  # Gemma4TextDecoderLayer: experts beside the dense MLP, every layer
         expert_ffn, shared = _int(config, "moe_intermediate_size", 1, MAX_DIM), ffn
         moe_layers = [True] * layers
@@ -545,6 +551,12 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
         layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
         attention = _int_list(config, "attn_layer_indices", layers)
         config["layer_types"] = ["full_attention" if i in attention else "linear_attention" for i in range(layers)]
+    elif keys is MambaKeys.JAMBA:  # JambaConfig.layers_block_type
+        layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+        period = _int(config, "attn_layer_period", 1, MAX_LAYERS, default=8)
+        offset = _int(config, "attn_layer_offset", 0, MAX_LAYERS, default=4)
+        config["layer_types"] = ["full_attention" if i % period == offset else "linear_attention"
+                                 for i in range(layers)]
     elif keys is MambaKeys.FALCON_H1:
         pass  # every layer attends, a Mamba mixer beside (Reader.parallel_mamba)
     elif config.get("layer_types") is None:
@@ -552,6 +564,8 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
     if keys is MambaKeys.MAMBA2:
         heads = _int(config, "num_heads", 1, MAX_HEADS)
         config |= {"num_attention_heads": heads, "num_key_value_heads": heads}
+    if keys is MambaKeys.MAMBA1:  # no attention: one head as wide as the model stands for it
+        config |= {"num_attention_heads": 1, "num_key_value_heads": 1}
     return config
 
 
@@ -569,7 +583,24 @@ def _lfm2_ffn(config: Mapping[str, object], ffn: int) -> int:
     return multiple * ((ffn + multiple - 1) // multiple)
 
 
+def _read_mamba1(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> Mamba:
+    """A Mamba-1 mixer (MambaMixer, JambaMambaMixer): expand × hidden wide (MambaConfig sets its
+    intermediate_size so, whatever the file says), its time step of rank time_step_rank / mamba_dt_rank
+    ("auto": ceil(hidden / 16))."""
+    names = MAMBA_KEYS[keys]
+    inner = _int(config, names.expand, 1, MAX_DIM, default=2) * hidden
+    rank = config.get(names.heads)
+    dt_rank = -(-hidden // 16) if rank in (None, "auto") else _int(config, names.heads, 1, MAX_DIM)
+    return Mamba(heads=1, head_dim=inner, groups=1, state=_int(config, names.state, 1, MAX_DIM, default=16),
+                 conv_kernel=_int(config, names.conv, 1, MAX_DIM, default=4),
+                 conv_bias=_bool(config, names.conv_bias, default=True),
+                 proj_bias=_bool(config, names.proj_bias, default=False), norm=False, version=1, dt_rank=dt_rank,
+                 bc_dt_norms=keys is MambaKeys.JAMBA)
+
+
 def _read_mamba(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> Mamba:
+    if keys in (MambaKeys.MAMBA1, MambaKeys.JAMBA):
+        return _read_mamba1(config, keys, hidden)
     names = MAMBA_KEYS[keys]
     heads = _int(config, names.heads, 1, MAX_HEADS)
     if config.get(names.head_dim) in (None, "auto"):  # BambaConfig: expand × hidden ÷ heads

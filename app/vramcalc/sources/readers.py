@@ -47,6 +47,9 @@ class MoeKeys(enum.Enum):
     """`n_routed_experts` (up and down only) of `moe_intermediate_size` and a shared expert of
     `moe_shared_expert_intermediate_size`, in the layers `layer_types` calls `moe`; with `moe_latent_size`, the
     experts read and write a latent of that width (Nemotron-H, Nemotron 3)."""
+    JAMBA = "jamba"
+    """`num_experts` of `intermediate_size` in every `expert_layer_period`-th layer from `expert_layer_offset`,
+    no shared expert (Jamba)."""
     GRANITE = "granite"
     """`num_local_experts` of `intermediate_size` in every layer, beside a gated shared MLP of
     `shared_intermediate_size`, which is the whole MLP when there are no experts (Granite 4 hybrid)."""
@@ -76,6 +79,11 @@ class MambaKeys(enum.Enum):
     biased by `projectors_bias`."""
     MAMBA2 = "mamba2"
     """Mamba-2 alone (Codestral Mamba): every layer one Mamba mixer, no attention, no MLP."""
+    MAMBA1 = "mamba"
+    """Mamba-1 alone (state-spaces/mamba): every layer one Mamba-1 mixer of `intermediate_size`, no MLP."""
+    JAMBA = "jamba"
+    """Jamba: Mamba-1 mixers (mamba_expand × hidden wide, RMSNorms over dt, B and C) but every
+    `attn_layer_period`-th layer from `attn_layer_offset`, which attends; an MLP or experts after each."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +111,13 @@ MAMBA_KEYS = {
     MambaKeys.MAMBA2: MambaKeyNames(heads="num_heads", head_dim="head_dim", groups="n_groups", state="state_size",
                                     conv="conv_kernel", conv_bias="use_conv_bias", proj_bias="use_bias",
                                     expand="expand"),
+    # Mamba-1 has no heads, no groups: the mixer's width and its time step's rank instead (hf_config._read_mamba1)
+    MambaKeys.MAMBA1: MambaKeyNames(heads="time_step_rank", head_dim="intermediate_size", groups="", state="state_size",
+                                    conv="conv_kernel", conv_bias="use_conv_bias", proj_bias="use_bias",
+                                    expand="expand"),
+    MambaKeys.JAMBA: MambaKeyNames(heads="mamba_dt_rank", head_dim="", groups="", state="mamba_d_state",
+                                   conv="mamba_d_conv", conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias",
+                                   expand="mamba_expand"),
 }
 # Older Nemotron-H configs' names, which NemotronHConfig.__post_init__ renames.
 NEMOTRON_H_ALIASES = {"mamba_n_groups": "n_groups", "mamba_d_conv": "conv_kernel", "mamba_conv_bias": "use_conv_bias",
@@ -172,13 +187,14 @@ MOE_KEYS = {
     MoeKeys.NEMOTRON: {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size",
                         "moe_shared_expert_intermediate_size", "moe_latent_size", "n_shared_experts"},
     MoeKeys.GRANITE: {"num_local_experts", "num_experts_per_tok", "shared_intermediate_size"},
+    MoeKeys.JAMBA: {"num_experts", "num_experts_per_tok", "expert_layer_period", "expert_layer_offset"},
     MoeKeys.ERNIE: {"moe_num_experts", "moe_k", "moe_intermediate_size", "moe_num_shared_experts",
                     "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval"},
 }
 EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts", MoeKeys.DEEPSEEK: "n_routed_experts",
                 MoeKeys.GPT_OSS: "num_local_experts", MoeKeys.LLAMA4: "num_local_experts", MoeKeys.OLMOE: "num_experts",
                 MoeKeys.ERNIE: "moe_num_experts", MoeKeys.GEMMA4: "num_experts", MoeKeys.NEMOTRON: "n_routed_experts",
-                MoeKeys.GRANITE: "num_local_experts"}
+                MoeKeys.GRANITE: "num_local_experts", MoeKeys.JAMBA: "num_experts"}
 SLIDING_KEYS = {
     Sliding.ALL: {"sliding_window", "layer_types"},
     Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
@@ -260,6 +276,10 @@ READERS: Mapping[str, Reader] = {
     "falcon_h1": Reader(reads_mlp_bias=True, mamba=MambaKeys.FALCON_H1, parallel_mamba=True,
                         extra=frozenset({"mamba_d_ssm", "mamba_rms_norm", "projectors_bias", "mamba_norm_before_gate",
                                          "mamba_chunk_size"})),
+    # Mamba-1: the original selective scan alone (Mamba), or with attention and experts (Jamba)
+    "mamba": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA1, mlp_apart=True, tie_default=True),
+    "jamba": Reader(mamba=MambaKeys.JAMBA, moe=MoeKeys.JAMBA, extra=frozenset({"attn_layer_period",
+                                                                               "attn_layer_offset"})),
     "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).

@@ -164,6 +164,9 @@ class Mamba:
     norm: bool = True  # the gated RMSNorm before out_proj (Falcon-H1 can switch it off)
     out_bias: bool | None = None  # a bias on out_proj; None: as proj_bias (Falcon-H1: projectors_bias)
     inner_size: int = 0  # the mixer's width when the config sets it apart (Falcon-H1's mamba_d_ssm)
+    version: int = 2  # 1: Mamba-1's selective scan (Mamba, Jamba): x_proj to dt, B and C; dt_proj; A per channel
+    dt_rank: int = 0  # Mamba-1: the time step's low rank
+    bc_dt_norms: bool = False  # Jamba: RMSNorms over dt, B and C
     ssm_cache_bytes: int = 2  # vLLM's mamba_ssm_cache_dtype: the config's (float32: 4), else 16-bit
 
     @property
@@ -172,7 +175,8 @@ class Mamba:
 
     @property
     def conv_dim(self) -> int:
-        return self.inner + 2 * self.groups * self.state
+        """What the convolution runs over: x, B and C (Mamba-2); x alone (Mamba-1)."""
+        return self.inner if self.version == 1 else self.inner + 2 * self.groups * self.state
 
     def state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
         """Bytes one sequence keeps per layer: the convolution window of conv_kernel - trim tokens in e bytes and

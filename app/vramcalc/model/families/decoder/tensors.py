@@ -173,6 +173,15 @@ def _mamba(spec: ModelSpec, p: str) -> list[Tensor]:
     conv = [Tensor(p + "ssm_conv1d.weight", (m.conv_dim, 1, m.conv_kernel), Role.ATTENTION)]
     if m.conv_bias:
         conv.append(Tensor(p + "ssm_conv1d.bias", (m.conv_dim,), Role.BIAS))
+    if m.version == 1:  # MambaMixer, JambaMambaMixer: in_proj to x and z; x_proj to dt, B, C; dt_proj; A; D
+        norms = [Tensor(p + "ssm_dt_norm.weight", (m.dt_rank,), Role.NORM),
+                 Tensor(p + "ssm_b_norm.weight", (m.state,), Role.NORM),
+                 Tensor(p + "ssm_c_norm.weight", (m.state,), Role.NORM)] if m.bc_dt_norms else []
+        return (_linear(p + "ssm_in", 2 * m.inner, h, Role.ATTENTION, m.proj_bias) + conv
+                + _linear(p + "ssm_x", m.dt_rank + 2 * m.state, m.inner, Role.ATTENTION)
+                + _linear(p + "ssm_dt", m.inner, m.dt_rank, Role.ATTENTION, bias=True)
+                + [Tensor(p + "ssm_a", (m.inner, m.state), Role.NORM), Tensor(p + "ssm_d", (m.inner,), Role.NORM)]
+                + norms + _linear(p + "ssm_out", h, m.inner, Role.ATTENTION, m.proj_bias))
     return (
         _linear(p + "ssm_in", m.inner + m.conv_dim + m.heads, h, Role.ATTENTION, m.proj_bias)
         + conv

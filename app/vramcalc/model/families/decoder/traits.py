@@ -121,6 +121,8 @@ TRAITS: Mapping[str, Traits] = {
     "mamba2": DEFAULT,
     "lfm2": DEFAULT,
     "falcon_h1": DEFAULT,
+    "mamba": DEFAULT,
+    "jamba": DEFAULT,
     "gemma4_text": _GEMMA,  # Gemma4RMSNorm: the weight multiply on weight.float()
 }
 
