@@ -127,6 +127,12 @@ CASES: dict[str, tuple[dict, dict]] = {
                    "mamba_dt_rank": 48, "mamba_expand": 3, "vocab_size": 32000}),
     "mamba": ({}, {"num_hidden_layers": 4, "hidden_size": 768, "state_size": 32, "expand": 3, "conv_kernel": 3,
                    "use_bias": True, "vocab_size": 32000, "tie_word_embeddings": False}),
+    "olmo_hybrid": ({}, {"num_hidden_layers": 6, "hidden_size": 1024, "intermediate_size": 2816,
+                         "num_attention_heads": 16, "num_key_value_heads": 4, "linear_num_key_heads": 8,
+                         "linear_num_value_heads": 16, "linear_key_head_dim": 64, "linear_value_head_dim": 96,
+                         "layer_types": ["linear_attention", "full_attention", "linear_attention", "linear_attention",
+                                         "full_attention", "linear_attention"], "vocab_size": 32000,
+                         "pad_token_id": 1}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }

@@ -280,6 +280,9 @@ READERS: Mapping[str, Reader] = {
     "mamba": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA1, mlp_apart=True, tie_default=True),
     "jamba": Reader(mamba=MambaKeys.JAMBA, moe=MoeKeys.JAMBA, extra=frozenset({"attn_layer_period",
                                                                                "attn_layer_offset"})),
+    # OLMo hybrid: OLMo 3's attention layers (norms after, q/k RMSNorm over all heads) among Gated DeltaNet
+    # layers of separate q, k, v, a, b and gate projections, the same shapes as Qwen3-Next's fused ones
+    "olmo_hybrid": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True, linear=True),
     "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
