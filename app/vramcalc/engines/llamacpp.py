@@ -100,6 +100,15 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
                           layers_on_gpu=repeating_on_gpu, output_on_gpu=output_on_gpu)
 
 
+def recurrent_state_said(spec: ModelSpec) -> tuple[Phrase, ...]:
+    """The recurrent layers' part of the cache, in words: llama_memory_recurrent's F32 state per sequence."""
+    counts = spec.recurrent_counts()
+    if not counts:
+        return ()
+    state = sum(n * spec.state_bytes_of(kind, 4, trim=1, state_e=4) for kind, n in counts)
+    return (phrase("llamacpp.kv_state", layers=sum(n for _, n in counts), state=format_binary(state)),)
+
+
 def llama_server_command(workload: Workload, model: str) -> str:
     """llama-server's flags for the plan: -c is every slot's context together (llama.cpp gives each of the
     -np slots its share), -ngl the layers on the GPU (all: 999), the experts kept in RAM, the cache types."""
@@ -180,9 +189,10 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
         no_component("gradients", "gradients.none"),
         no_component("optimizer", "optimizer.none"),
         no_component("master_weights", "master_weights.none"),
-        Component(key="kv_cache", bytes=layout.kv_device_bytes, explain=lambda: phrase(
+        Component(key="kv_cache", bytes=layout.kv_device_bytes, explain=lambda: (phrase(
             "llamacpp.kv", n_seq=layout.n_seq, n_ctx=f"{layout.n_ctx:,}", k=type_k.value, v=type_v.value,
-            bytes=format_binary(layout.kv_device_bytes), host=format_binary(layout.kv_host_bytes))),
+            bytes=format_binary(layout.kv_device_bytes), host=format_binary(layout.kv_host_bytes)),
+            *recurrent_state_said(workload.model))),
         Component(key="activations", bytes=layout.compute_bytes, explain=lambda: phrase(
             "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
             bytes=format_binary(layout.compute_bytes))),

@@ -85,6 +85,9 @@ EN: Mapping[str, str] = {
         "{n_seq} × {n_ctx} cells (the context padded to 256) × K {k} and V {v}, sliding layers capped at the window "
         "plus one micro-batch = {bytes} on the GPU, {host} in system RAM"
     ),
+    "llamacpp.kv_state": (
+        "; of it, {layers} recurrent layers' F32 state of {state} per sequence (llama_memory_recurrent)"
+    ),
     "llamacpp.compute": (
         "the compute buffer llama.cpp reserves for a {n_ub}-token micro-batch (flash attention {flash}): the larger of "
         "the attention scores and the logits of the micro-batch = {bytes}"

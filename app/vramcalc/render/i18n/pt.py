@@ -90,6 +90,8 @@ PT: Mapping[str, str] = {
         "{n_seq} × {n_ctx} células (o contexto arredondado para um múltiplo de 256) × K {k} e V {v}, camadas "
         "deslizantes limitadas à janela mais um microlote = {bytes} na GPU, {host} na RAM do sistema"
     ),
+    "llamacpp.kv_state": "; disso, o estado F32 de {layers} camadas recorrentes, {state} por sequência "
+                         "(llama_memory_recurrent)",
     "llamacpp.compute": (
         "o buffer de computação que o llama.cpp reserva para um microlote de {n_ub} tokens (flash attention {flash}): "
         "o maior entre os escores de atenção e os logits do microlote = {bytes}"
