@@ -133,6 +133,11 @@ CASES: dict[str, tuple[dict, dict]] = {
                          "layer_types": ["linear_attention", "full_attention", "linear_attention", "linear_attention",
                                          "full_attention", "linear_attention"], "vocab_size": 32000,
                          "pad_token_id": 1}),
+    "lfm2_moe": ({"layer_types": ["conv", "conv", "full_attention", "conv"] * 8},
+                 {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048, "moe_intermediate_size": 384,
+                  "num_attention_heads": 12, "num_key_value_heads": 4, "num_dense_layers": 1, "num_experts": 12,
+                  "num_experts_per_tok": 3, "layer_types": ["conv", "full_attention", "conv", "conv", "full_attention"],
+                  "vocab_size": 32000}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }

@@ -82,8 +82,8 @@ MEMORY_KEYS = frozenset({
     "layers_block_type", "attn_layer_indices", "moe_shared_expert_intermediate_size", "moe_latent_size",
     "shared_intermediate_size", "mamba_d_ssm", "n_groups", "conv_kernel", "use_conv_bias", "mamba_conv_bias",
     "state_size", "num_heads", "expand", "time_step_rank", "mamba_dt_rank", "attn_layer_period", "attn_layer_offset",
-    "expert_layer_period", "expert_layer_offset", "mamba_rms_norm", "projectors_bias", "conv_L_cache", "conv_bias",
-    "full_attn_idxs", "block_auto_adjust_ff_dim",
+    "expert_layer_period", "expert_layer_offset", "num_dense_layers", "mamba_rms_norm", "projectors_bias",
+    "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim",
     "block_ffn_dim_multiplier", "block_multiple_of",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
@@ -319,7 +319,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.short_conv:
         fields["short_conv"] = ShortConv(width=hidden, kernel=_int(config, "conv_L_cache", 1, MAX_DIM, default=3),
                                          bias=_bool(config, "conv_bias", default=False))
-        if _bool(config, "block_auto_adjust_ff_dim", default=True):
+        if reader.lfm2_ffn and _bool(config, "block_auto_adjust_ff_dim", default=True):
             fields["ffn"] = _lfm2_ffn(config, dense_ffn)
     if reader.linear:
         fields["linear"] = LinearAttention(
@@ -444,6 +444,10 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
     elif kind is MoeKeys.GRANITE:
         expert_ffn, shared = _int(config, "intermediate_size", 1, MAX_DIM), ffn
         moe_layers = [True] * layers
+    elif kind is MoeKeys.LFM2:  # Lfm2MoeDecoderLayer: dense MLPs in the first num_dense_layers
+        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
+        dense = _int(config, "num_dense_layers", 0, layers, default=2)
+        moe_layers = [i >= dense for i in range(layers)]
     elif kind is MoeKeys.JAMBA:  # JambaConfig.layers_num_experts
         period = _int(config, "expert_layer_period", 1, MAX_LAYERS, default=2)
         offset = _int(config, "expert_layer_offset", 0, MAX_LAYERS, default=1)

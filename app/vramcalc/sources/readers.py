@@ -47,6 +47,9 @@ class MoeKeys(enum.Enum):
     """`n_routed_experts` (up and down only) of `moe_intermediate_size` and a shared expert of
     `moe_shared_expert_intermediate_size`, in the layers `layer_types` calls `moe`; with `moe_latent_size`, the
     experts read and write a latent of that width (Nemotron-H, Nemotron 3)."""
+    LFM2 = "lfm2"
+    """`num_experts` of `moe_intermediate_size` in every layer but the first `num_dense_layers`, no shared
+    expert (LFM2-MoE)."""
     JAMBA = "jamba"
     """`num_experts` of `intermediate_size` in every `expert_layer_period`-th layer from `expert_layer_offset`,
     no shared expert (Jamba)."""
@@ -164,8 +167,9 @@ class Reader:
     mamba: MambaKeys | None = None  # Mamba-2 layers, read with these keys
     mlp_apart: bool = False  # a layer is one mixer or one MLP (Nemotron-H, Mamba-2)
     parallel_mamba: bool = False  # every layer has attention and a Mamba mixer side by side (Falcon-H1)
-    short_conv: bool = False  # LFM2: "conv" layers (a gated short convolution) among attention ones; its MLP is
-    # 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to block_multiple_of
+    short_conv: bool = False  # LFM2: "conv" layers (a gated short convolution) among attention ones
+    lfm2_ffn: bool = False  # LFM2's MLP is 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to
+    # block_multiple_of (LFM2-MoE's dense layers take intermediate_size as it is)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -187,6 +191,7 @@ MOE_KEYS = {
     MoeKeys.NEMOTRON: {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size",
                         "moe_shared_expert_intermediate_size", "moe_latent_size", "n_shared_experts"},
     MoeKeys.GRANITE: {"num_local_experts", "num_experts_per_tok", "shared_intermediate_size"},
+    MoeKeys.LFM2: {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "num_dense_layers"},
     MoeKeys.JAMBA: {"num_experts", "num_experts_per_tok", "expert_layer_period", "expert_layer_offset"},
     MoeKeys.ERNIE: {"moe_num_experts", "moe_k", "moe_intermediate_size", "moe_num_shared_experts",
                     "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval"},
@@ -194,7 +199,7 @@ MOE_KEYS = {
 EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts", MoeKeys.DEEPSEEK: "n_routed_experts",
                 MoeKeys.GPT_OSS: "num_local_experts", MoeKeys.LLAMA4: "num_local_experts", MoeKeys.OLMOE: "num_experts",
                 MoeKeys.ERNIE: "moe_num_experts", MoeKeys.GEMMA4: "num_experts", MoeKeys.NEMOTRON: "n_routed_experts",
-                MoeKeys.GRANITE: "num_local_experts", MoeKeys.JAMBA: "num_experts"}
+                MoeKeys.GRANITE: "num_local_experts", MoeKeys.JAMBA: "num_experts", MoeKeys.LFM2: "num_experts"}
 SLIDING_KEYS = {
     Sliding.ALL: {"sliding_window", "layer_types"},
     Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
@@ -283,7 +288,9 @@ READERS: Mapping[str, Reader] = {
     # OLMo hybrid: OLMo 3's attention layers (norms after, q/k RMSNorm over all heads) among Gated DeltaNet
     # layers of separate q, k, v, a, b and gate projections, the same shapes as Qwen3-Next's fused ones
     "olmo_hybrid": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True, linear=True),
-    "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True),
+    "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, lfm2_ffn=True),
+    "lfm2_moe": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, moe=MoeKeys.LFM2,
+                       extra=frozenset({"use_expert_bias"})),  # a buffer, not a parameter
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma4": "gemma4_text", "llama4": "llama4_text", "mistral3": "mistral",
