@@ -138,6 +138,13 @@ CASES: dict[str, tuple[dict, dict]] = {
                   "num_attention_heads": 12, "num_key_value_heads": 4, "num_dense_layers": 1, "num_experts": 12,
                   "num_experts_per_tok": 3, "layer_types": ["conv", "full_attention", "conv", "conv", "full_attention"],
                   "vocab_size": 32000}),
+    "kimi_linear": ({}, {"num_hidden_layers": 5, "hidden_size": 1024, "intermediate_size": 2048,
+                         "moe_intermediate_size": 256, "num_attention_heads": 8, "num_key_value_heads": 8,
+                         "kv_lora_rank": 256, "q_lora_rank": 384, "qk_rope_head_dim": 32, "qk_nope_head_dim": 64,
+                         "v_head_dim": 64, "num_experts": 16, "num_experts_per_token": 4, "num_shared_experts": 2,
+                         "first_k_dense_replace": 2, "linear_attn_config": {"num_heads": 8, "head_dim": 64,
+                         "short_conv_kernel_size": 3, "kda_layers": [1, 2, 4, 5], "full_attn_layers": [3]},
+                         "vocab_size": 32000, "pad_token_id": 1}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }

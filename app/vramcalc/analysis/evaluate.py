@@ -62,7 +62,7 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
     extra: tuple[Phrase, ...] = ()
     if workload.is_training and model.model_type and model.model_type not in TRAINING_MEASURED_TYPES:
         extra = (phrase("assumption.training_unmeasured", model_type=model.model_type),)
-    elif model.mamba is not None or model.short_conv is not None:
+    elif model.mamba is not None or model.short_conv is not None or (model.linear is not None and model.linear.kda):
         extra = (phrase("assumption.mamba_activations"),)
     if workload.lora and not lora_measured(model):
         extra += (phrase("assumption.lora_activations"),)

@@ -145,6 +145,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         extra_notes.append(phrase("model.note.defaults", model_type=model_type, keys=join(", ", filled)))
     if reader.mamba is not None:
         config = _mamba_layer_types(config, reader.mamba)
+    if reader.kda:
+        config = _kda_config(config)
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
@@ -328,6 +330,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
             key_head_dim=_int(config, "linear_key_head_dim", 1, MAX_DIM),
             value_head_dim=_int(config, "linear_value_head_dim", 1, MAX_DIM),
             conv_kernel=_int(config, "linear_conv_kernel_dim", 1, MAX_DIM),
+            kda=reader.kda,
         )
     return fields
 
@@ -570,6 +573,45 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
         config |= {"num_attention_heads": heads, "num_key_value_heads": heads}
     if keys is MambaKeys.MAMBA1:  # no attention: one head as wide as the model stands for it
         config |= {"num_attention_heads": 1, "num_key_value_heads": 1}
+    return config
+
+
+def _kda_config(config: Mapping[str, object]) -> dict[str, object]:
+    """Kimi Linear's config in the keys the readers know (KimiLinearConfig.__post_init__): the heads, head size
+    and kernel of `linear_attn_config` (else linear_num_heads, linear_head_dim, linear_conv_kernel_dim), its
+    1-indexed kda_layers and full_attn_layers (else every 4th layer from the 5th attends), the experts as
+    DeepSeek names them, dense layers first (first_k_dense_replace, 1 by default)."""
+    config = dict(config)
+    linear = config.get("linear_attn_config") or {}
+    if not isinstance(linear, Mapping):
+        raise ValidationError("linear_attn_config", _short(linear), "expected an object")
+    heads = linear.get("num_heads", config.get("linear_num_heads", 32))
+    head_dim = linear.get("head_dim", config.get("linear_head_dim", 128))
+    config |= {"linear_num_key_heads": heads, "linear_num_value_heads": heads, "linear_key_head_dim": head_dim,
+               "linear_value_head_dim": head_dim,
+               "linear_conv_kernel_dim": linear.get("short_conv_kernel_size", config.get("linear_conv_kernel_dim", 4))}
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    if config.get("layer_types") is None:
+        full, kda = linear.get("full_attn_layers"), linear.get("kda_layers")
+        if full is not None and kda is not None:
+            types: list[object] = [None] * layers
+            for value, numbers in (("full_attention", full), ("linear_attention", kda)):
+                if not isinstance(numbers, list) or any(isinstance(n, bool) or not isinstance(n, int)
+                                                        or not 1 <= n <= layers for n in numbers):
+                    raise ValidationError("linear_attn_config", _short(numbers),
+                                          f"expected lists of layer numbers from 1 to {layers}")
+                for number in numbers:
+                    types[number - 1] = value
+            config["layer_types"] = types
+        else:
+            config["layer_types"] = ["full_attention" if i and i % 4 == 0 else "linear_attention"
+                                     for i in range(layers)]
+    renamed = {"num_experts": "n_routed_experts", "num_experts_per_token": "num_experts_per_tok",
+               "num_shared_experts": "n_shared_experts"}
+    for old, new in renamed.items():
+        if old in config and new not in config:
+            config[new] = config[old]
+    config.setdefault("first_k_dense_replace", 1)
     return config
 
 

@@ -188,8 +188,8 @@ EN: Mapping[str, str] = {
         "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
     ),
     "assumption.mamba_activations": (
-        "the prefill's temporaries in the Mamba-2 and convolution layers are estimated, not measured (weights, "
-        "the KV cache and the recurrent state are exact)"
+        "the prefill's temporaries in the recurrent layers (Mamba, short convolutions, Kimi Delta Attention) are "
+        "estimated, not measured (weights, the KV cache and the recurrent state are exact)"
     ),
     "assumption.lora_moe_experts": "LoRA all-linear on a mixture of experts adapts the attention and dense / shared "
                                    "MLP linears here; peft 0.21 on transformers 5 also wraps the fused expert "

@@ -196,8 +196,8 @@ PT: Mapping[str, str] = {
         "conferidas com uma execução medida (pesos, gradientes, estado do otimizador e cache KV são exatos)"
     ),
     "assumption.mamba_activations": (
-        "os temporários do prefill nas camadas Mamba-2 e de convolução são estimados, não medidos (os pesos, o "
-        "cache KV e o estado recorrente são exatos)"
+        "os temporários do prefill nas camadas recorrentes (Mamba, convoluções curtas, Kimi Delta Attention) são "
+        "estimados, não medidos (os pesos, o cache KV e o estado recorrente são exatos)"
     ),
     "assumption.lora_moe_experts": "LoRA all-linear numa mistura de especialistas adapta aqui as camadas lineares "
                                    "da atenção e do MLP denso / compartilhado; o peft 0.21 com o transformers 5 "

@@ -134,6 +134,8 @@ class LinearAttention:
     key_head_dim: int
     value_head_dim: int
     conv_kernel: int
+    kda: bool = False  # Kimi Delta Attention (Kimi Linear): q, k, v apart, a low-rank forget gate per channel and a
+    # low-rank output gate; the same convolution and state shapes
 
     @property
     def conv_dim(self) -> int:

@@ -150,6 +150,8 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
 def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
     """Qwen3-Next Gated DeltaNet: in_proj_qkvz, in_proj_ba, a depthwise conv, per-head
     decay parameters, a gated RMSNorm of the value head width and the output projection."""
+    if spec.linear is not None and spec.linear.kda:
+        return _kimi_delta_attention(spec, p)
     lin, h = spec.linear, spec.hidden
     assert lin is not None  # a LINEAR layer exists only with a LinearAttention spec (hf_config._read_layers)
     key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
@@ -162,6 +164,26 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
            Tensor(p + "ssm_norm.weight", (lin.value_head_dim,), Role.NORM)]
         + _linear(p + "ssm_out", h, value, Role.ATTENTION)
     )
+
+
+def _kimi_delta_attention(spec: ModelSpec, p: str) -> list[Tensor]:
+    """Kimi Delta Attention (KimiLinearDeltaAttention): q, k and v of heads × d; one depthwise conv1d over the
+    three; the forget gate (f_a h -> d, f_b d -> heads·d, dt_bias per channel, A_log per head); b per head; the
+    output gate (g_a h -> d, g_b d -> heads·d); the gated RMSNorm over d; o_proj."""
+    lin, h = spec.linear, spec.hidden
+    assert lin is not None
+    width, d = lin.value_heads * lin.value_head_dim, lin.value_head_dim
+    return [
+        *_linear(p + "attn_q", width, h, Role.ATTENTION), *_linear(p + "attn_k", width, h, Role.ATTENTION),
+        *_linear(p + "attn_v", width, h, Role.ATTENTION),
+        Tensor(p + "ssm_conv1d.weight", (lin.conv_dim, 1, lin.conv_kernel), Role.ATTENTION),
+        *_linear(p + "ssm_f_a", d, h, Role.ATTENTION), *_linear(p + "ssm_f_b", width, d, Role.ATTENTION),
+        Tensor(p + "ssm_dt.bias", (width,), Role.NORM), Tensor(p + "ssm_a", (lin.value_heads,), Role.NORM),
+        *_linear(p + "ssm_beta", lin.value_heads, h, Role.ATTENTION),
+        *_linear(p + "ssm_g_a", d, h, Role.ATTENTION), *_linear(p + "ssm_g_b", width, d, Role.ATTENTION),
+        Tensor(p + "ssm_norm.weight", (d,), Role.NORM),
+        *_linear(p + "attn_output", h, width, Role.ATTENTION),
+    ]
 
 
 def _mamba(spec: ModelSpec, p: str) -> list[Tensor]:

@@ -120,6 +120,7 @@ TRAITS: Mapping[str, Traits] = {
     "granitemoehybrid": DEFAULT,
     "mamba2": DEFAULT,
     "lfm2": DEFAULT,
+    "kimi_linear": DEFAULT,
     "lfm2_moe": DEFAULT,
     "olmo_hybrid": DEFAULT,
     "falcon_h1": DEFAULT,
