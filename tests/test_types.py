@@ -253,3 +253,13 @@ def test_falcon_h1_keeps_attention_and_a_mamba_state_in_every_layer():
     assert _kv(config, "transformers", seq="7") == 2 * per_layer
     # llama.cpp gives every Falcon-H1 layer both: its cells and the F32 state of d_conv - 1 tokens
     assert _kv(config, "llamacpp", seq="4096") == 2 * (2 * 2 * 64 * 4096 * 2 + 4 * (288 * 3 + 8 * 32 * 16))
+
+
+@pytest.mark.parametrize(("model_type", "measured"), [("bailing_hybrid", 59_698_968), ("kimi_linear", 109_024_192)])
+def test_a_hand_written_kda_config_takes_the_class_defaults(model_type, measured):
+    # measured with transformers 5.23 on the meta device (2026-12-05): the classes derive the linear heads, their
+    # size and the KV heads, and default to 8 experts per token and one shared expert, none of it written here
+    config = {"model_type": model_type, "num_hidden_layers": 7, "hidden_size": 512, "intermediate_size": 1024,
+              "moe_intermediate_size": 128, "num_attention_heads": 4, "num_experts": 12, "vocab_size": 32000}
+    spec = from_hf_config(config)
+    assert not spec.assumptions and param_count(spec) == measured

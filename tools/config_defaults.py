@@ -30,7 +30,11 @@ OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "co
 # computed from other keys by the class
 DERIVED = {"layer_types", "no_rope_layers", "moe_layers", "mlp_layer_types", "per_layer_config", "layers_block_type",
            "hybrid_override_pattern", "attn_layer_indices", "mamba_d_head", "full_attn_idxs"}
-DERIVED_BY_TYPE = {"mamba": {"intermediate_size"}}  # MambaConfig: expand × hidden_size, always
+DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hidden_size, always
+                   # BailingHybridConfig.__post_init__: from head_dim, num_attention_heads, short_conv_kernel_size
+                   "bailing_hybrid": {"linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim", "head_dim",
+                                      "num_key_value_heads"},
+                   "kimi_linear": {"num_key_value_heads"}}  # None: num_attention_heads (both classes)
 
 
 def main(argv: list[str]) -> None:
@@ -67,7 +71,7 @@ def main(argv: list[str]) -> None:
                 fixed = probe is None or getattr(probe, key, None) == values.get(key)
             except Exception:  # a per-layer attribute (Gemma 4's head_dim): the class fixes the others' value
                 fixed = True
-            if values.get(key) is not None and fixed:
+            if values.get(key) is not None and fixed and key not in derived:
                 chosen[key] = values[key]
         defaults[model_type] = chosen
     OUT.write_text(json.dumps(defaults, indent=1) + "\n", encoding="utf-8")

@@ -145,6 +145,12 @@ CASES: dict[str, tuple[dict, dict]] = {
                          "first_k_dense_replace": 2, "linear_attn_config": {"num_heads": 8, "head_dim": 64,
                          "short_conv_kernel_size": 3, "kda_layers": [1, 2, 4, 5], "full_attn_layers": [3]},
                          "vocab_size": 32000, "pad_token_id": 1}),
+    "bailing_hybrid": ({}, {"num_hidden_layers": 8, "hidden_size": 1024, "intermediate_size": 2048,
+                            "moe_intermediate_size": 256, "num_attention_heads": 8, "num_key_value_heads": 8,
+                            "head_dim": 96, "kv_lora_rank": 256, "qk_rope_head_dim": 32, "qk_nope_head_dim": 64,
+                            "v_head_dim": 64, "num_experts": 16, "num_experts_per_token": 4, "num_shared_experts": 1,
+                            "first_k_dense_replace": 1, "layer_group_size": 4, "short_conv_kernel_size": 3,
+                            "vocab_size": 32000, "pad_token_id": 1}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }

@@ -146,7 +146,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     if reader.mamba is not None:
         config = _mamba_layer_types(config, reader.mamba)
     if reader.kda:
-        config = _kda_config(config)
+        config = _kda_config(config, reader.kda)
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
@@ -330,8 +330,9 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
             key_head_dim=_int(config, "linear_key_head_dim", 1, MAX_DIM),
             value_head_dim=_int(config, "linear_value_head_dim", 1, MAX_DIM),
             conv_kernel=_int(config, "linear_conv_kernel_dim", 1, MAX_DIM),
-            kda=reader.kda,
+            kda=bool(reader.kda), full_rank_gates=reader.kda == "bailing",
         )
+        fields["mla_head_gate"] = reader.kda == "bailing"
     return fields
 
 
@@ -576,21 +577,35 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
     return config
 
 
-def _kda_config(config: Mapping[str, object]) -> dict[str, object]:
-    """Kimi Linear's config in the keys the readers know (KimiLinearConfig.__post_init__): the heads, head size
-    and kernel of `linear_attn_config` (else linear_num_heads, linear_head_dim, linear_conv_kernel_dim), its
-    1-indexed kda_layers and full_attn_layers (else every 4th layer from the 5th attends), the experts as
-    DeepSeek names them, dense layers first (first_k_dense_replace, 1 by default)."""
+def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]:
+    """A Kimi Delta Attention hybrid's config in the keys the readers know, as its config class reads it, the
+    experts as DeepSeek names them. Kimi Linear (KimiLinearConfig.__post_init__): the heads, head size and
+    kernel of `linear_attn_config` (else linear_num_heads, linear_head_dim, linear_conv_kernel_dim), its
+    1-indexed kda_layers and full_attn_layers (else every 4th layer from the 5th attends), one dense layer
+    first. Ling's hybrid (BailingHybridConfig): num_attention_heads of head_dim, short_conv_kernel_size, the
+    last of every layer_group_size layers attends, two dense layers first."""
     config = dict(config)
     linear = config.get("linear_attn_config") or {}
     if not isinstance(linear, Mapping):
         raise ValidationError("linear_attn_config", _short(linear), "expected an object")
-    heads = linear.get("num_heads", config.get("linear_num_heads", 32))
-    head_dim = linear.get("head_dim", config.get("linear_head_dim", 128))
-    config |= {"linear_num_key_heads": heads, "linear_num_value_heads": heads, "linear_key_head_dim": head_dim,
-               "linear_value_head_dim": head_dim,
-               "linear_conv_kernel_dim": linear.get("short_conv_kernel_size", config.get("linear_conv_kernel_dim", 4))}
     layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    if variant == "bailing":
+        # the linear_* keys a saved config carries win over what __post_init__ derives (head_dim is saved as
+        # qk_rope_head_dim, so only a hand-written config reaches the derivation)
+        heads = config.get("linear_num_heads", config.get("num_attention_heads"))
+        head_dim = config.get("linear_head_dim", config.get("head_dim", 128))
+        kernel = config.get("linear_conv_kernel_dim", config.get("short_conv_kernel_size", 4))
+        group = _int(config, "layer_group_size", 1, MAX_LAYERS, default=6)
+        if config.get("layer_types") is None:
+            config["layer_types"] = ["full_attention" if (i + 1) % group == 0 else "linear_attention"
+                                     for i in range(layers)]
+        config.setdefault("first_k_dense_replace", 2)
+    else:
+        heads = linear.get("num_heads", config.get("linear_num_heads", 32))
+        head_dim = linear.get("head_dim", config.get("linear_head_dim", 128))
+        kernel = linear.get("short_conv_kernel_size", config.get("linear_conv_kernel_dim", 4))
+    config |= {"linear_num_key_heads": heads, "linear_num_value_heads": heads, "linear_key_head_dim": head_dim,
+               "linear_value_head_dim": head_dim, "linear_conv_kernel_dim": kernel}
     if config.get("layer_types") is None:
         full, kda = linear.get("full_attn_layers"), linear.get("kda_layers")
         if full is not None and kda is not None:
@@ -606,11 +621,12 @@ def _kda_config(config: Mapping[str, object]) -> dict[str, object]:
         else:
             config["layer_types"] = ["full_attention" if i and i % 4 == 0 else "linear_attention"
                                      for i in range(layers)]
-    renamed = {"num_experts": "n_routed_experts", "num_experts_per_token": "num_experts_per_tok",
-               "num_shared_experts": "n_shared_experts"}
-    for old, new in renamed.items():
-        if old in config and new not in config:
-            config[new] = config[old]
+    # their names for the experts, with their classes' defaults (8 per token, one shared expert)
+    for old, new, default in (("num_experts", "n_routed_experts", None), ("num_experts_per_token",
+                                                                          "num_experts_per_tok", 8),
+                              ("num_shared_experts", "n_shared_experts", 1)):
+        if new not in config and config.get(old, default) is not None:
+            config[new] = config.get(old, default)
     config.setdefault("first_k_dense_replace", 1)
     return config
 

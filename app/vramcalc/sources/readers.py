@@ -168,8 +168,8 @@ class Reader:
     mlp_apart: bool = False  # a layer is one mixer or one MLP (Nemotron-H, Mamba-2)
     parallel_mamba: bool = False  # every layer has attention and a Mamba mixer side by side (Falcon-H1)
     short_conv: bool = False  # LFM2: "conv" layers (a gated short convolution) among attention ones
-    kda: bool = False  # Kimi Linear: Kimi Delta Attention layers among MLA ones, its keys normalised first
-    # (hf_config._kda_config)
+    kda: str = ""  # Kimi Delta Attention layers among MLA ones, their keys read as "kimi" (Kimi Linear) or
+    # "bailing" (Ling's hybrid: full-rank gates, a gate per head on MLA) configs give them (hf_config._kda_config)
     lfm2_ffn: bool = False  # LFM2's MLP is 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to
     # block_multiple_of (LFM2-MoE's dense layers take intermediate_size as it is)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -291,9 +291,13 @@ READERS: Mapping[str, Reader] = {
     # layers of separate q, k, v, a, b and gate projections, the same shapes as Qwen3-Next's fused ones
     "olmo_hybrid": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True, linear=True),
     # Kimi Linear: Kimi Delta Attention among MLA layers, DeepSeek-style experts after the first dense layer
-    "kimi_linear": Reader(mla=True, linear=True, kda=True, moe=MoeKeys.DEEPSEEK,
+    "kimi_linear": Reader(mla=True, linear=True, kda="kimi", moe=MoeKeys.DEEPSEEK,
                           extra=frozenset({"linear_attn_config", "linear_num_heads", "linear_head_dim", "num_experts",
                                            "num_experts_per_token", "num_shared_experts", "mlp_layer_types"})),
+    "bailing_hybrid": Reader(mla=True, linear=True, kda="bailing", moe=MoeKeys.DEEPSEEK,
+                             extra=frozenset({"num_experts", "num_experts_per_token", "num_shared_experts",
+                                              "mlp_layer_types", "layer_group_size", "short_conv_kernel_size",
+                                              "linear_num_heads", "linear_head_dim", "head_dim"})),
     "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, lfm2_ffn=True),
     "lfm2_moe": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, moe=MoeKeys.LFM2,
                        extra=frozenset({"use_expert_bias"})),  # a buffer, not a parameter

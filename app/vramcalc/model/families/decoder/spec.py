@@ -136,6 +136,7 @@ class LinearAttention:
     conv_kernel: int
     kda: bool = False  # Kimi Delta Attention (Kimi Linear): q, k, v apart, a low-rank forget gate per channel and a
     # low-rank output gate; the same convolution and state shapes
+    full_rank_gates: bool = False  # KDA's two gates as one projection each (Ling's bailing_hybrid)
 
     @property
     def conv_dim(self) -> int:
@@ -270,6 +271,7 @@ class ModelSpec:
     indexer: Indexer | None = None  # DeepSeek Sparse Attention (with MLA)
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
+    mla_head_gate: bool = False  # a sigmoid gate per head on MLA's output, projected from the input (Ling)
     mamba: Mamba | None = None
     short_conv: ShortConv | None = None
     parallel_mamba: bool = False  # Falcon-H1: every layer runs attention and a Mamba mixer side by side

@@ -137,6 +137,8 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
         *_linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION),
         *_linear(p + "attn_output", h, a * mla.v_head_dim, Role.ATTENTION, bias),
     ]
+    if spec.mla_head_gate:  # BailingHybridAttention.g_proj: a gate per head from the layer's input
+        tensors += _linear(p + "attn_gate", a, h, Role.ATTENTION)
     # DeepseekV32Indexer: wq_b from the q latent, wk, a LayerNorm, weights_proj (none on GLM-5.2's shared layers)
     if spec.indexer is not None and index not in spec.indexer.shared:
         ix = spec.indexer
@@ -173,14 +175,17 @@ def _kimi_delta_attention(spec: ModelSpec, p: str) -> list[Tensor]:
     lin, h = spec.linear, spec.hidden
     assert lin is not None
     width, d = lin.value_heads * lin.value_head_dim, lin.value_head_dim
+    if lin.full_rank_gates:  # bailing_hybrid: f_proj and g_proj, h -> heads·d each
+        gates = [*_linear(p + "ssm_f", width, h, Role.ATTENTION), *_linear(p + "ssm_g", width, h, Role.ATTENTION)]
+    else:
+        gates = [*_linear(p + "ssm_f_a", d, h, Role.ATTENTION), *_linear(p + "ssm_f_b", width, d, Role.ATTENTION),
+                 *_linear(p + "ssm_g_a", d, h, Role.ATTENTION), *_linear(p + "ssm_g_b", width, d, Role.ATTENTION)]
     return [
         *_linear(p + "attn_q", width, h, Role.ATTENTION), *_linear(p + "attn_k", width, h, Role.ATTENTION),
         *_linear(p + "attn_v", width, h, Role.ATTENTION),
-        Tensor(p + "ssm_conv1d.weight", (lin.conv_dim, 1, lin.conv_kernel), Role.ATTENTION),
-        *_linear(p + "ssm_f_a", d, h, Role.ATTENTION), *_linear(p + "ssm_f_b", width, d, Role.ATTENTION),
+        Tensor(p + "ssm_conv1d.weight", (lin.conv_dim, 1, lin.conv_kernel), Role.ATTENTION), *gates,
         Tensor(p + "ssm_dt.bias", (width,), Role.NORM), Tensor(p + "ssm_a", (lin.value_heads,), Role.NORM),
         *_linear(p + "ssm_beta", lin.value_heads, h, Role.ATTENTION),
-        *_linear(p + "ssm_g_a", d, h, Role.ATTENTION), *_linear(p + "ssm_g_b", width, d, Role.ATTENTION),
         Tensor(p + "ssm_norm.weight", (d,), Role.NORM),
         *_linear(p + "attn_output", h, width, Role.ATTENTION),
     ]
