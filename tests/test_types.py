@@ -263,3 +263,14 @@ def test_a_hand_written_kda_config_takes_the_class_defaults(model_type, measured
               "moe_intermediate_size": 128, "num_attention_heads": 4, "num_experts": 12, "vocab_size": 32000}
     spec = from_hf_config(config)
     assert not spec.assumptions and param_count(spec) == measured
+
+
+def test_transformers_caches_falcons_kv_repeated_to_every_head_and_the_engines_do_not():
+    # transformers 5.23 (bf16, 7 tokens): new decoder architecture with 2 KV heads of 8 cached keys (1, 8, 7, 32);
+    # multi-query cached (1, 1, 7, 32)
+    base = {"model_type": "falcon", "num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 8,
+            "vocab_size": 1000}
+    new = {**base, "new_decoder_architecture": True, "num_kv_heads": 2}
+    assert _kv(new, "transformers", seq="7") == 2 * 2 * 8 * 32 * 7 * 2
+    assert _kv({**base, "multi_query": True}, "transformers", seq="7") == 2 * 2 * 1 * 32 * 7 * 2
+    assert _kv(new, "llamacpp", seq="4096") == 2 * 2 * 2 * 32 * 4096 * 2  # llama.cpp keeps the 2 KV heads

@@ -151,6 +151,9 @@ CASES: dict[str, tuple[dict, dict]] = {
                             "v_head_dim": 64, "num_experts": 16, "num_experts_per_token": 4, "num_shared_experts": 1,
                             "first_k_dense_replace": 1, "layer_group_size": 4, "short_conv_kernel_size": 3,
                             "vocab_size": 32000, "pad_token_id": 1}),
+    # Falcon: the class defaults are Falcon-7B's (multi-query, one LayerNorm); the perturbed one is 40B-like
+    "falcon": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "num_attention_heads": 16, "num_kv_heads": 4,
+                    "new_decoder_architecture": True, "bias": True, "ffn_hidden_size": 3072, "vocab_size": 32000}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }

@@ -25,6 +25,8 @@ def kv_cache_bytes(workload: Workload) -> Component:
     model = workload.model
     precision = workload.effective_kv_precision
     values = workload.batch * model.kv_values_per_sequence(workload.seq)
+    if model.repeated_kv_cache:  # FalconAttention broadcasts K and V to every head before it caches them
+        values = values * model.heads // model.kv_heads
     e = int(workload.activation_precision.bits) // 8
     num_bytes = precision.bytes_for(values) + workload.batch * (
         model.linear_state_bytes(e) + model.indexer_bytes(workload.seq, e, fp8_packed=False))

@@ -83,7 +83,8 @@ MEMORY_KEYS = frozenset({
     "shared_intermediate_size", "mamba_d_ssm", "n_groups", "conv_kernel", "use_conv_bias", "mamba_conv_bias",
     "state_size", "num_heads", "expand", "time_step_rank", "mamba_dt_rank", "attn_layer_period", "attn_layer_offset",
     "expert_layer_period", "expert_layer_offset", "num_dense_layers", "mamba_rms_norm", "projectors_bias",
-    "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim",
+    "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim", "multi_query",
+    "new_decoder_architecture", "num_kv_heads", "parallel_attn", "num_ln_in_parallel_attn", "ffn_hidden_size",
     "block_ffn_dim_multiplier", "block_multiple_of",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
@@ -147,6 +148,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _mamba_layer_types(config, reader.mamba)
     if reader.kda:
         config = _kda_config(config, reader.kda)
+    if reader.falcon:
+        config, reader = _falcon(config, reader)
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
@@ -318,6 +321,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.mamba is not None:
         fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart,
                       parallel_mamba=reader.parallel_mamba)
+    if reader.falcon:
+        fields["repeated_kv_cache"] = bool(config.get("repeated_kv_cache"))
     if reader.short_conv:
         fields["short_conv"] = ShortConv(width=hidden, kernel=_int(config, "conv_L_cache", 1, MAX_DIM, default=3),
                                          bias=_bool(config, "conv_bias", default=False))
@@ -575,6 +580,26 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
     if keys is MambaKeys.MAMBA1:  # no attention: one head as wide as the model stands for it
         config |= {"num_attention_heads": 1, "num_key_value_heads": 1}
     return config
+
+
+def _falcon(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, object], Reader]:
+    """Falcon's config in the keys the readers know, as FalconAttention and FalconDecoderLayer read it: the
+    new decoder architecture keeps num_kv_heads (transformers caches them repeated to every head), multi-query
+    one, else every head; the MLP ffn_hidden_size wide (4 × hidden); parallel attention after one LayerNorm,
+    or two (ln_attn, ln_mlp) with the new architecture or num_ln_in_parallel_attn 2; serial blocks two."""
+    config = dict(config)
+    heads = _int(config, "num_attention_heads", 1, MAX_HEADS)
+    hidden = _int(config, "hidden_size", 1, MAX_DIM)
+    new = _bool(config, "new_decoder_architecture", default=False)
+    if new or not _bool(config, "multi_query", default=True):
+        config["num_key_value_heads"] = _int(config, "num_kv_heads", 1, MAX_HEADS, default=heads)
+    else:
+        config["num_key_value_heads"] = 1
+    config["intermediate_size"] = _int(config, "ffn_hidden_size", 1, MAX_DIM, default=4 * hidden)
+    parallel = _bool(config, "parallel_attn", default=True)
+    norms = _int(config, "num_ln_in_parallel_attn", 1, 2, default=2 if new else 1) if parallel else 2
+    config["repeated_kv_cache"] = new
+    return config, dataclasses.replace(reader, norms_per_layer=norms, block=Block.PHI if parallel else Block.LLAMA)
 
 
 def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]:

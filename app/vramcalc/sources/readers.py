@@ -170,6 +170,8 @@ class Reader:
     short_conv: bool = False  # LFM2: "conv" layers (a gated short convolution) among attention ones
     kda: str = ""  # Kimi Delta Attention layers among MLA ones, their keys read as "kimi" (Kimi Linear) or
     # "bailing" (Ling's hybrid: full-rank gates, a gate per head on MLA) configs give them (hf_config._kda_config)
+    falcon: bool = False  # FalconConfig's switches: multi-query, the new decoder architecture, parallel attention
+    # and its one or two LayerNorms (hf_config._falcon)
     lfm2_ffn: bool = False  # LFM2's MLP is 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to
     # block_multiple_of (LFM2-MoE's dense layers take intermediate_size as it is)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -271,6 +273,12 @@ READERS: Mapping[str, Reader] = {
     # query_key_value, biases on every projection, a GELU MLP, an untied embed_out
     "gpt_neox": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=2,
                        fused_qkv=True, mlp_bias=True, gated_mlp=False),
+    # Falcon (7B, 40B, 180B): a fused query_key_value, parallel attention and GELU MLP after one or two
+    # LayerNorms, `bias` on every projection or none, a tied head
+    "falcon": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, fused_qkv=True, gated_mlp=False,
+                     tie_default=True, bias_key="bias", falcon=True,
+                     extra=frozenset({"multi_query", "new_decoder_architecture", "num_kv_heads", "parallel_attn",
+                                      "num_ln_in_parallel_attn", "ffn_hidden_size", "alibi"})),
     # Mamba-2 hybrids. Nemotron-H: one RMSNorm and one mixer per layer, relu² MLPs and experts (up, down).
     "nemotron_h": Reader(norms_per_layer=1, qkv_bias=False, o_bias=False, reads_mlp_bias=True, gated_mlp=False,
                          mamba=MambaKeys.NEMOTRON_H, mlp_apart=True, moe=MoeKeys.NEMOTRON,

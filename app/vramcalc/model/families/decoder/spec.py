@@ -271,6 +271,8 @@ class ModelSpec:
     indexer: Indexer | None = None  # DeepSeek Sparse Attention (with MLA)
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
+    repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
+    # decoder architecture broadcasts them before its cache; vLLM and llama.cpp keep the KV heads)
     mla_head_gate: bool = False  # a sigmoid gate per head on MLA's output, projected from the input (Ling)
     mamba: Mamba | None = None
     short_conv: ShortConv | None = None

@@ -121,6 +121,7 @@ TRAITS: Mapping[str, Traits] = {
     "mamba2": DEFAULT,
     "lfm2": DEFAULT,
     "kimi_linear": DEFAULT,
+    "falcon": DEFAULT,
     "bailing_hybrid": DEFAULT,
     "lfm2_moe": DEFAULT,
     "olmo_hybrid": DEFAULT,
