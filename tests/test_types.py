@@ -274,3 +274,16 @@ def test_transformers_caches_falcons_kv_repeated_to_every_head_and_the_engines_d
     assert _kv(new, "transformers", seq="7") == 2 * 2 * 8 * 32 * 7 * 2
     assert _kv({**base, "multi_query": True}, "transformers", seq="7") == 2 * 2 * 1 * 32 * 7 * 2
     assert _kv(new, "llamacpp", seq="4096") == 2 * 2 * 2 * 32 * 4096 * 2  # llama.cpp keeps the 2 KV heads
+
+
+@pytest.mark.parametrize(("switches", "measured"), [
+    ({}, 8_577_024),  # Falcon-7B's: multi-query, parallel attention after one LayerNorm
+    ({"new_decoder_architecture": True}, 9_956_352),  # every head's K and V, two LayerNorms
+    ({"parallel_attn": False, "multi_query": False, "bias": True}, 9_970_176),  # serial, biases everywhere
+])
+def test_falcons_switches_count_as_its_class_builds_them(switches, measured):
+    # measured with transformers 5.23 on the meta device (2026-12-05)
+    config = {"model_type": "falcon", "num_hidden_layers": 3, "hidden_size": 512, "num_attention_heads": 8,
+              "vocab_size": 1000, **switches}
+    spec = from_hf_config(config)
+    assert not spec.assumptions and param_count(spec) == measured

@@ -34,7 +34,8 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    # BailingHybridConfig.__post_init__: from head_dim, num_attention_heads, short_conv_kernel_size
                    "bailing_hybrid": {"linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim", "head_dim",
                                       "num_key_value_heads"},
-                   "kimi_linear": {"num_key_value_heads"}}  # None: num_attention_heads (both classes)
+                   "kimi_linear": {"num_key_value_heads"},  # None: num_attention_heads (both classes)
+                   "falcon": {"ffn_hidden_size", "num_kv_heads"}}  # FalconConfig: 4 × hidden, num_attention_heads
 
 
 def main(argv: list[str]) -> None:
