@@ -55,6 +55,7 @@ class WeightFormat:
 
 GPU_FORMATS = ("gptq-int4", "gptq-int8", "awq-int4", "nf4", "nf4-dq",
                "bnb-int8", "fp8", "fp8-block", "mxfp4", "nvfp4")  # described in the catalogues, format.NAME
+INT4_EXPERTS = "int4-experts"  # a published checkpoint's experts in W4A16, group 32 (Kimi K2.5): native only
 GGUF_FORMATS = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_k_m", "q4_k_s", "q4_1", "q4_0",
                 "iq4_xs", "iq4_nl", "q3_k_l", "q3_k_m", "q3_k_s", "iq3_m", "iq3_s", "iq3_xxs", "q2_k", "q2_k_s",
                 "iq2_m", "iq2_s", "iq2_xs", "iq2_xxs", "iq1_m", "iq1_s", "mxfp4_moe")
@@ -111,6 +112,8 @@ def native_format_phrase(native_format: str) -> Phrase:
         return phrase("native.mxfp4")
     if native_format.startswith("FP8"):
         return phrase("native.fp8_block_embeddings" if "embeddings" in native_format else "native.fp8_block")
+    if native_format.startswith("INT4"):
+        return phrase("native.int4_experts")
     raise ValueError(f"native format {native_format!r}: not one the catalogues describe")
 
 
@@ -236,8 +239,10 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
     if fmt is None:
         size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
     elif fmt.kind == "native":
-        quantised = _is_expert if spec.native_format.startswith("MXFP4") else _is_linear
-        inner_name = "mxfp4" if spec.native_format.startswith("MXFP4") else "fp8-block"
+        experts_only = spec.native_format.startswith(("MXFP4", "INT4"))
+        quantised = _is_expert if experts_only else _is_linear
+        inner_name = ("mxfp4" if spec.native_format.startswith("MXFP4")
+                      else INT4_EXPERTS if spec.native_format.startswith("INT4") else "fp8-block")
         inner = WeightFormat(inner_name, "gpu", phrase("format.native"))
         size = lambda t: _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES  # noqa: E731
     else:
@@ -324,6 +329,9 @@ def _gpu_bytes(t: Tensor, fmt: WeightFormat, group: int) -> int:
         return numel + n * math.ceil(out / FP8_BLOCK) * math.ceil(inp / FP8_BLOCK) * 4
     if name == "mxfp4":
         return numel // 32 * 17
+    if name == INT4_EXPERTS:  # compressed-tensors pack-quantized: int4 packed in int32, a bf16 scale per 32 inputs
+        # and each matrix's weight_shape (two int64)
+        return numel // 2 + n * out * (inp // 32) * BF16_BYTES + n * 16
     if name == "nvfp4":
         return numel // 16 * 9 + 4
     return math.ceil(numel * fmt.bpw / 8)  # bpw:X.XX
@@ -372,6 +380,10 @@ def _native(spec: ModelSpec, tensors: Counted) -> tuple[WeightShare, ...]:
     if native.startswith("FP8"):
         fmt = WeightFormat("fp8-block", "gpu", phrase("format.native_fp8_block"))
         return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, 0), fmt.label)
+    if native.startswith("INT4"):
+        fmt = WeightFormat(INT4_EXPERTS, "gpu", phrase("format.native_int4_experts"))
+        return _split(tensors, _is_expert, lambda t: _gpu_bytes(t, fmt, 0), fmt.label,
+                      phrase("weights.part.rest_int4"))
     raise ValidationError("precision", "native", f"{spec.display_name} is published in 16-bit; it has no quantised "
                                                  "native format (choose bf16, a GGUF type or a GPU format)")
 

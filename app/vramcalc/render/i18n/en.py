@@ -738,6 +738,7 @@ EN: Mapping[str, str] = {
     "weights.part.linear": "linear layers",
     "weights.part.rest": "embeddings, head, norms, routers and biases in bf16",
     "weights.part.rest_mxfp4": "attention, router, embeddings, head, norms and biases in bf16",
+    "weights.part.rest_int4": "attention, dense and shared MLPs, router, embeddings, head and norms in bf16",
     "activations.masks": (
         "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
     ),
@@ -823,8 +824,13 @@ EN: Mapping[str, str] = {
     "format.auto": "the checkpoint as published",
     "format.bpw": "EXL2/EXL3 at {bpw} bits per weight",
     "format.native_mxfp4": "expert FFNs in MXFP4 (4.25 bits)",
+    "format.native_int4_experts": "routed experts in int4 with a bf16 scale per 32 weights (4.5 bits)",
     "format.native_fp8_block": "linear layers in FP8 with 128 × 128 block scales",
     # how presets' checkpoints store their weights (data/models/*.json native_format)
+    "native.int4_experts": (
+        "int4 routed experts (compressed-tensors W4A16: a bf16 scale per 32 weights, 4.5 bits); attention, dense "
+        "and shared MLPs, embeddings and head in bf16"
+    ),
     "native.mxfp4": (
         "MXFP4 experts (4.25 bits per weight: 4-bit values and one 8-bit scale per 32); attention, router, embeddings "
         "and head in bf16"

@@ -763,6 +763,7 @@ PT: Mapping[str, str] = {
     "weights.share": "{what}: {params} a {bits} bits por peso",
     "weights.part.linear": "camadas lineares",
     "weights.part.rest": "embeddings, cabeça de saída, normalizações, roteadores e vieses em bf16",
+    "weights.part.rest_int4": "atenção, MLPs densas e compartilhadas, roteador, embeddings, cabeça e normas em bf16",
     "weights.part.rest_mxfp4": "atenção, roteador, embeddings, cabeça de saída, normalizações e vieses em bf16",
     "activations.masks": (
         "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
@@ -855,9 +856,14 @@ PT: Mapping[str, str] = {
     "format.native": "o formato nativo do checkpoint",
     "format.auto": "o checkpoint como publicado",
     "format.bpw": "EXL2/EXL3 a {bpw} bits por peso",
+    "format.native_int4_experts": "especialistas roteados em int4 com uma escala bf16 a cada 32 pesos (4,5 bits)",
     "format.native_mxfp4": "FFNs dos especialistas em MXFP4 (4,25 bits)",
     "format.native_fp8_block": "camadas lineares em FP8 com escalas por bloco de 128 × 128",
     # how presets' checkpoints store their weights (data/models/*.json native_format)
+    "native.int4_experts": (
+        "especialistas roteados em int4 (compressed-tensors W4A16: uma escala bf16 a cada 32 pesos, 4,5 bits); "
+        "atenção, MLPs densas e compartilhadas, embeddings e cabeça em bf16"
+    ),
     "native.mxfp4": (
         "especialistas em MXFP4 (4,25 bits por peso: valores de 4 bits e uma escala de 8 bits a cada 32); atenção, "
         "roteador, embeddings e cabeça de saída em bf16"
