@@ -287,3 +287,34 @@ def test_falcons_switches_count_as_its_class_builds_them(switches, measured):
               "vocab_size": 1000, **switches}
     spec = from_hf_config(config)
     assert not spec.assumptions and param_count(spec) == measured
+
+
+def test_a_hybrid_with_no_layer_of_one_kind_is_read_and_explained():
+    # found by review: a Granite 4 config whose layers all attend (Granite-4.0-micro's) crashed the explanation
+    granite = {**_case("granitemoehybrid/perturbed"), "layer_types": ["attention"] * 5}
+    result = estimate(parse_workload({"model": "config", "seq": "1024"}, config=granite))
+    kv = next(component for component in result.components if component.key == "kv_cache")
+    assert "Mamba" not in ENGLISH.say(kv.formula)
+    # a Nemotron-H without expert layers has no experts, whatever its config says of them
+    dense = from_hf_config({**_case("nemotron_h/perturbed"), "hybrid_override_pattern": "M-M*M-M-"})
+    assert dense.moe is None and dense.moe_layer_count == 0
+
+
+def test_a_model_that_never_attends_is_charged_no_attention():
+    mamba = _case("mamba2/full")
+    eager = estimate(parse_workload({"model": "config", "seq": "8192", "attention": "eager"}, config=mamba))
+    flash = estimate(parse_workload({"model": "config", "seq": "8192", "attention": "flash"}, config=mamba))
+    assert eager.bytes_of("activations") == flash.bytes_of("activations")
+    llama = [estimate(parse_workload({"model": "config", "seq": "32768", "runtime": "llamacpp",
+                                      "attention": attention}, config=mamba)).bytes_of("activations")
+             for attention in ("eager", "flash")]
+    assert max(llama) < 2**30  # no n_ctx × heads score buffer for a model without attention
+
+
+@pytest.mark.parametrize("bad", [[["full"]] * 4, [{}] * 4, ["full", "shared", "x", "full"], "FS"])
+def test_glm52_indexer_types_that_are_not_full_or_shared_are_refused_by_name(bad):
+    from vramcalc.core.errors import ValidationError
+
+    with pytest.raises(ValidationError) as raised:
+        from_hf_config({**_case("glm_moe_dsa/perturbed"), "indexer_types": bad})
+    assert raised.value.field == "indexer_types"

@@ -87,7 +87,7 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
         layers_on_gpu = max(0, on_gpu_kinds.count(kind) - (count - cached))
         device += layers_on_gpu * size
         host += (cached - layers_on_gpu) * size
-    n_kv = n_ctx  # one stream per sequence: attention spans that sequence's cells
+    n_kv = n_ctx if spec.attends else 0  # one stream per sequence: attention spans that sequence's cells
     out_term = 4 * (n_ub * spec.vocab + n_ub * spec.hidden)
     if flash:
         ffn = spec.moe.ffn * spec.moe.per_token if spec.moe is not None else spec.ffn

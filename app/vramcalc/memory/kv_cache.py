@@ -52,18 +52,18 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
         parts.append(phrase(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",
                              window=f"{model.sliding_window or model.attention_chunk:,}"))
     text: Formula = (phrase("kv_cache.formula", batch=workload.batch, layers=join(" + ", parts), bits=precision.bits,
-                            precision=precision.value),)
+                            precision=precision.value) if parts else phrase("kv_cache.no_attention"),)
     if model.indexer is not None:
         text += (phrase("kv_cache.indexer", batch=workload.batch, head_dim=model.indexer.head_dim,
                         bytes=format_binary(model.indexer_bytes(workload.seq, e, fp8_packed=False))),)
     if model.linear is not None:
         text += (phrase("kv_cache.linear", batch=workload.batch, count=model.count_kind(AttentionKind.LINEAR),
                         state=format_binary(model.linear.state_bytes(e))),)
-    if model.mamba is not None:
-        mamba_layers = dict(model.recurrent_counts())[AttentionKind.MAMBA]
+    mamba_layers = dict(model.recurrent_counts()).get(AttentionKind.MAMBA, 0)
+    if model.mamba is not None and mamba_layers:
         text += (phrase("kv_cache.mamba", batch=workload.batch, count=mamba_layers,
                         state=format_binary(model.mamba.state_bytes(e))),)
-    if model.short_conv is not None:
+    if model.short_conv is not None and model.count_kind(AttentionKind.CONV):
         text += (phrase("kv_cache.conv", batch=workload.batch, count=model.count_kind(AttentionKind.CONV),
                         state=format_binary(model.short_conv.state_bytes(e))),)
     return (*text, " = ", format_binary(num_bytes))

@@ -31,7 +31,9 @@ class Entry:
 def describe(spec: ModelSpec) -> Formula:
     """The memory-relevant architecture in a few words."""
     parts: list[Phrase] = []
-    if spec.mla:
+    if not spec.attends:
+        pass  # Mamba alone: its kinds below say it all
+    elif spec.mla:
         parts.append(phrase("model.arch.mla", width=spec.mla.latent_width))
     elif spec.kv_heads == 1:
         parts.append(phrase("model.arch.mqa", head_dim=spec.head_dim))
@@ -46,6 +48,8 @@ def describe(spec: ModelSpec) -> Formula:
             phrase(f"model.arch.kind.{kind.value}", count=n,
                    window=phrase("model.arch.window", window=f"{window[kind]:,}") if window.get(kind) else "")
             for kind, n in kinds.items()))))
+    if spec.parallel_mamba:
+        parts.append(phrase("model.arch.parallel_mamba"))
     if spec.moe:
         moe = spec.moe
         parts.append(phrase(

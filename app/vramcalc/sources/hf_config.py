@@ -499,6 +499,8 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         listed = config.get("moe_layers")
         chosen = _int_list(config, "moe_layers", layers) if listed else set(range(step - 1, layers, step))
         moe_layers = [i in chosen for i in range(layers)]
+    if not any(moe_layers):  # experts configured for no layer (a dense Nemotron-H, a Jamba offset past its period)
+        return None, (), dense_ffn
     moe = Moe(experts=experts, per_token=per_token, ffn=expert_ffn, shared_ffn=shared, shared_gate=shared_gate,
               router_bias=kind is MoeKeys.GPT_OSS, expert_bias=kind is MoeKeys.GPT_OSS,
               score_bias=kind is MoeKeys.ERNIE, beside_dense=kind is MoeKeys.GEMMA4, gated=kind is not MoeKeys.NEMOTRON,
@@ -567,7 +569,7 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
     elif keys is MambaKeys.JAMBA:  # JambaConfig.layers_block_type
         layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
         period = _int(config, "attn_layer_period", 1, MAX_LAYERS, default=8)
-        offset = _int(config, "attn_layer_offset", 0, MAX_LAYERS, default=4)
+        offset = _int(config, "attn_layer_offset", 0, period - 1, default=4)  # JambaConfig refuses more
         config["layer_types"] = ["full_attention" if i % period == offset else "linear_attention"
                                  for i in range(layers)]
     elif keys is MambaKeys.FALCON_H1:
@@ -626,6 +628,10 @@ def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]
                                      for i in range(layers)]
         config.setdefault("first_k_dense_replace", 2)
     else:
+        for key in ("num_heads", "head_dim", "short_conv_kernel_size"):  # checked under their own names
+            if key in linear:
+                name = f"linear_attn_config.{key}"
+                _int({name: linear[key]}, name, 1, MAX_DIM)
         heads = linear.get("num_heads", config.get("linear_num_heads", 32))
         head_dim = linear.get("head_dim", config.get("linear_head_dim", 128))
         kernel = linear.get("short_conv_kernel_size", config.get("linear_conv_kernel_dim", 4))
@@ -642,6 +648,9 @@ def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]
                                           f"expected lists of layer numbers from 1 to {layers}")
                 for number in numbers:
                     types[number - 1] = value
+            if None in types:
+                raise ValidationError("linear_attn_config", _short(linear),
+                                      f"kda_layers and full_attn_layers must name each of the {layers} layers")
             config["layer_types"] = types
         else:
             config["layer_types"] = ["full_attention" if i and i % 4 == 0 else "linear_attention"
@@ -667,6 +676,8 @@ def _lfm2_ffn(config: Mapping[str, object], ffn: int) -> int:
         raise ValidationError("block_ffn_dim_multiplier", _short(multiplier), "expected a number above 0")
     multiple = _int(config, "block_multiple_of", 1, MAX_DIM, default=256)
     ffn = int(multiplier * ffn)
+    if ffn < 1:
+        raise ValidationError("block_ffn_dim_multiplier", multiplier, "leaves the MLP without width")
     return multiple * ((ffn + multiple - 1) // multiple)
 
 
@@ -768,13 +779,15 @@ def _indexer_shared(config: Mapping[str, object], layers: int) -> frozenset[int]
     runs its own (freq 1, offset 2: every layer, as DeepSeek-V3.2 and GLM-5 do)."""
     types = config.get("indexer_types")
     pattern = config.get("index_topk_pattern")
-    if types is None and isinstance(pattern, str):
-        types = [{"F": "full", "S": "shared"}.get(c, c) for c in pattern]
+    if types is None and pattern is not None:
+        if not isinstance(pattern, str) or len(pattern) != layers or set(pattern) - set("FS"):
+            raise ValidationError("index_topk_pattern", _short(pattern), f"expected {layers} letters, each F or S")
+        types = [{"F": "full", "S": "shared"}[c] for c in pattern]
     if types is None:
         freq = _int(config, "index_topk_freq", 1, MAX_LAYERS, default=1)
         offset = _int(config, "index_skip_topk_offset", 0, MAX_LAYERS, default=2)
         return frozenset(i for i in range(layers) if max(i - offset + 1, 0) % freq)
-    if not isinstance(types, list) or len(types) != layers or not set(types) <= {"full", "shared"}:
+    if not isinstance(types, list) or len(types) != layers or any(t not in ("full", "shared") for t in types):
         raise ValidationError("indexer_types", _short(types), f"expected {layers} values, each full or shared")
     return frozenset(i for i, t in enumerate(types) if t == "shared")
 

@@ -107,6 +107,7 @@ EN: Mapping[str, str] = {
     "kv_cache.mamba": (
         " + {batch} × {count} Mamba layers × a fixed {state} (fp32 SSM state + convolution window)"
     ),
+    "kv_cache.no_attention": "0 (no layer attends)",
     "kv_cache.conv": " + {batch} × {count} convolution layers × a fixed {state} (their last inputs)",
     "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
     "kv_cache.mla_width": "an MLA latent of {width}",
@@ -798,7 +799,8 @@ EN: Mapping[str, str] = {
     "model.arch.kind.sliding": "{count} sliding{window}",
     "model.arch.kind.chunked": "{count} chunked{window}",
     "model.arch.kind.linear": "{count} linear{window}",
-    "model.arch.kind.mamba": "{count} Mamba-2{window}",
+    "model.arch.parallel_mamba": "a Mamba mixer beside every attention",
+    "model.arch.kind.mamba": "{count} Mamba{window}",
     "model.arch.kind.none": "{count} MLP-only{window}",
     "model.arch.kind.conv": "{count} short-convolution{window}",
     "model.arch.window": " ({window})",

@@ -109,6 +109,7 @@ PT: Mapping[str, str] = {
     ),
     "kv_cache.linear": " + {batch} × {count} camadas de atenção linear × um {state} fixo (estado recorrente fp32 + "
                        "janela de convolução)",
+    "kv_cache.no_attention": "0 (nenhuma camada tem atenção)",
     "kv_cache.conv": " + {batch} × {count} camadas de convolução × um {state} fixo (as suas últimas entradas)",
     "kv_cache.mamba": " + {batch} × {count} camadas Mamba × um {state} fixo (estado SSM fp32 + janela de convolução)",
     "kv_cache.kv_width": "2 (K e V) × {kv_heads} cabeças KV × {head_dim}",
@@ -827,7 +828,8 @@ PT: Mapping[str, str] = {
     "model.arch.kind.sliding": "{count} de janela deslizante{window}",
     "model.arch.kind.chunked": "{count} em blocos{window}",
     "model.arch.kind.linear": "{count} lineares{window}",
-    "model.arch.kind.mamba": "{count} camadas Mamba-2{window}",
+    "model.arch.parallel_mamba": "um misturador Mamba ao lado de cada atenção",
+    "model.arch.kind.mamba": "{count} camadas Mamba{window}",
     "model.arch.kind.none": "{count} só MLP{window}",
     "model.arch.kind.conv": "{count} de convolução curta{window}",
     "model.arch.window": " ({window})",

@@ -193,10 +193,11 @@ def prefill_per_token(model: ModelSpec, value_bytes: int, attention: Attention, 
     # Eager attention returns its probabilities (batch × a × s × s in the compute type) and every decoder
     # layer binds them to `_` (`hidden_states, _ = self.self_attn(...)`, e.g. models/llama/modeling_llama.py
     # LlamaDecoderLayer.forward), so they stay alive through the MLP. SDPA returns None there.
-    held = model.heads * seq * e if attention is Attention.EAGER else 0
+    held = model.heads * seq * e if attention is Attention.EAGER and model.attends else 0
     if traits(model.model_type).attention_output_held:
         held += model.hidden * e
-    return max(hidden - model.hidden * e + attention_peak, hidden + held + _prefill_mlp(model, e))
+    mlp = _prefill_mlp(model, e) if model.has_mlp else 0
+    return max(hidden - model.hidden * e + attention_peak, hidden + held + mlp)
 
 
 def prefill_masks(model: ModelSpec, value_bytes: int, attention: Attention, batch: int, seq: int) -> int:

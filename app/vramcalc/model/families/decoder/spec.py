@@ -392,6 +392,16 @@ class ModelSpec:
         """Whether a layer of `kind` has an MLP (or experts) after its mixer."""
         return not self.mlp_apart or kind is AttentionKind.NONE
 
+    @functools.cached_property
+    def attends(self) -> bool:
+        """Whether any layer attends over the sequence (Mamba-2 and Mamba-1 alone do not)."""
+        return any(kind.caches_tokens for kind, _ in self.kind_counts())
+
+    @functools.cached_property
+    def has_mlp(self) -> bool:
+        """Whether any layer has an MLP or experts (Mamba alone has none)."""
+        return any(self.layer_has_mlp(kind) for kind, _ in self.kind_counts())
+
     def cached_layers(self, kind: AttentionKind) -> int:
         """Layers of `kind` that keep a cache of their own: all but those reusing an earlier layer's."""
         return self.count_kind(kind) - self.kinds[self.layers - self.kv_shared_layers:].count(kind)
