@@ -65,6 +65,7 @@ state = {
     "config": None,  # an imported config.json, parsed
     "weights": None,  # the headers of the weight files opened (WeightsGiven), never their data
     "hf": None,  # the Hugging Face id the imported config.json was read from, for the link
+    "hf_linked": None,  # the id a link named, kept in the link until it is read or the field changes
     "engine_ms": collections.deque([0.0], maxlen=1000),  # the engine's time in each recent update (timed)
     "shown": {
         "workload": DEFAULT_WORKLOAD,
@@ -422,9 +423,10 @@ def redraw():
         state["shown"]["capacity"] = query
     if not problems:
         link = encode(values)
-        if values["model"] == "config" and state["hf"]:  # the id it was read from, never the config itself
-            link = "&".join([part for part in link.split("&") if part and part != "model=config"]
-                            + [urlencode({"hf": state["hf"]})])
+        # the id an imported config was read from, never the config itself; or the id a link named, until read
+        hf = state["hf"] if values["model"] == "config" else state["hf_linked"]
+        if hf:
+            link = "&".join([part for part in link.split("&") if part] + [urlencode({"hf": hf})])
         show_link(link)
 
 
@@ -543,14 +545,14 @@ def show_failure(error):
 
 
 def use_config(text, hf=None):
+    """Import a config.json (read from `hf`, a Hugging Face id, when given); False if it cannot be read."""
     error = element("config-error")
-    state["hf"] = None
     try:
         config = parse_config_json(text)
         spec = from_hf_config(config)
     except ValidationError as problem:
         error.textContent = str(problem)
-        return
+        return False
     error.textContent = ""
     state["config"] = config
     state["hf"] = hf
@@ -559,6 +561,7 @@ def use_config(text, hf=None):
     option.textContent = WORDS.message("page.imported", name=spec.display_name)
     element("model").value = "config"
     update()
+    return True
 
 
 @when("click", "#config-apply")
@@ -647,7 +650,7 @@ def on_weights_clear(event):
 
 HUB = "https://huggingface.co"
 HUB_TIMEOUT_MS = 10_000
-HUB_SAVED = "vramcalc.hf:"  # local storage: each id's config.json as last read
+HUB_SAVED = "vramcalc.hf:"  # local storage: a repository@revision's config.json, as last read and imported
 
 
 def hub_addresses(text):
@@ -659,6 +662,8 @@ def hub_addresses(text):
 
 @when("input", "#hf-id")
 def on_hf_input(event):
+    if element("hf-id").value.strip() != state["hf_linked"]:
+        state["hf_linked"] = None  # the person is typing another id: the link no longer names the linked one
     show_hub_request()
 
 
@@ -672,14 +677,63 @@ def show_hub_request():
         element("hf-sends").textContent = WORDS.message("import.hf_sends_none")
 
 
-async def hub_get(url):
-    """(the response, or None and why not): a GET without credentials that gives up after HUB_TIMEOUT_MS."""
+async def hub_text(url):
+    """(the body or None, the response or None, why not): a GET without credentials, HUB_TIMEOUT_MS at most."""
     options = to_js({"credentials": "omit", "signal": window.AbortSignal.timeout(HUB_TIMEOUT_MS)},
                     dict_converter=window.Object.fromEntries)
     try:
-        return await window.fetch(url, options), ""
-    except Exception as error:  # offline, refused, timed out, or blocked by the policy
-        return None, str(getattr(error, "name", "") or type(error).__name__)
+        response = await window.fetch(url, options)
+        if not response.ok:
+            return None, response, str(response.status)
+        return await response.text(), response, ""
+    except Exception as error:  # offline, refused, timed out (also mid-body), or blocked by the policy
+        return None, None, str(getattr(error, "name", "") or type(error).__name__)
+
+
+def saved_config(repo, revision):
+    try:
+        saved = window.localStorage.getItem(f"{HUB_SAVED}{repo}@{revision}")
+    except Exception:  # storage switched off
+        return None
+    return None if saved is None or saved is jsnull else str(saved)
+
+
+def save_config(repo, revision, config):
+    try:
+        window.localStorage.setItem(f"{HUB_SAVED}{repo}@{revision}", config)
+    except Exception:  # storage full or switched off: the answer stands, it is only not kept
+        return False
+    return True
+
+
+async def read_hub(text):
+    """(config.json's text or None, what to say, whether it is fresh from the Hub) for the id `text`.
+    A repository that is gated, private or missing is said so; a Hub that cannot be reached, or that
+    answers otherwise (429, 5xx), gives way to this browser's copy, if it has one."""
+    repo, revision, info_url, config_url = hub_addresses(text)
+    body, response, why = await hub_text(info_url)
+    if body is not None:
+        try:
+            files = hub.files_of(json.loads(body))
+        except (ValueError, AttributeError):
+            return None, WORDS.message("page.hf.not_json", url=info_url), False
+        if "config.json" not in {name for name, _ in files}:
+            models = hub.gguf_files(files)
+            if models:
+                listed = "; ".join(m.describe() for m in models)
+                return None, WORDS.message("page.hf.gguf", repo=repo, files=listed), False
+            return None, WORDS.message("page.hf.no_model", repo=repo), False
+        body, response, why = await hub_text(config_url)
+        if body is not None:
+            return body, "", True
+    if response is not None and response.status in (401, 403, 404):
+        return None, hub_refusal(response, repo, revision, response.url or info_url), False
+    saved = saved_config(repo, revision)
+    if saved is not None:
+        return saved, WORDS.message("page.hf.saved", repo=repo, why=why), False
+    if response is not None:
+        return None, hub_refusal(response, repo, revision, response.url or info_url), False
+    return None, WORDS.message("page.hf.unreachable", why=why), False
 
 
 def hub_refusal(response, repo, revision, url):
@@ -690,51 +744,40 @@ def hub_refusal(response, repo, revision, url):
     return WORDS.message("page.hf.status", status=response.status, url=url)
 
 
-async def read_hub(text):
-    """(config.json's text or None, what to say) for the id `text`."""
-    repo, revision, info_url, config_url = hub_addresses(text)
-    response, why = await hub_get(info_url)
-    if response is not None and response.ok:
-        try:
-            files = hub.files_of(json.loads(await response.text()))
-        except (ValueError, AttributeError):
-            return None, WORDS.message("page.hf.not_json", url=info_url)
-        if "config.json" not in {name for name, _ in files}:
-            models = hub.gguf_files(files)
-            if models:
-                return None, WORDS.message("page.hf.gguf", repo=repo, files="; ".join(m.describe() for m in models))
-            return None, WORDS.message("page.hf.no_model", repo=repo)
-        response, why = await hub_get(config_url)
-        if response is not None and response.ok:
-            config = await response.text()
-            window.localStorage.setItem(HUB_SAVED + text, config)
-            return config, WORDS.message("page.hf.read", repo=repo, revision=revision)
-    if response is not None:
-        return None, hub_refusal(response, repo, revision, response.url or info_url)
-    saved = window.localStorage.getItem(HUB_SAVED + text)
-    if saved is not None and saved is not jsnull:
-        return saved, WORDS.message("page.hf.saved", repo=repo, why=why)
-    return None, WORDS.message("page.hf.unreachable", why=why)
-
-
 @when("click", "#hf-read")
 async def on_hf_read(event):
+    button = element("hf-read")
+    if button.disabled:  # a read is under way
+        return
     text = element("hf-id").value.strip()
     error, status = element("hf-error"), element("hf-status")
     error.textContent = status.textContent = ""
     try:
-        hub.parse_id(text)
+        repo, revision = hub.parse_id(text)
     except ValidationError as problem:
         error.textContent = str(problem)
         return
-    status.textContent = WORDS.message("page.hf.reading", repo=text)
-    config, said = await read_hub(text)
-    if config is None:
-        error.textContent, status.textContent = said, ""
-        return
-    status.textContent = said
-    element("config-text").value = config
-    use_config(config, hf=text)
+    button.disabled = True
+    status.textContent = WORDS.message("page.hf.reading", repo=repo)
+    try:
+        config, said, fresh = await read_hub(text)
+        if config is None:
+            error.textContent, status.textContent = said, ""
+            return
+        element("config-text").value = config
+        if not use_config(config, hf=text):  # read, but not a config.json this page reads: said by config-error
+            status.textContent = ""
+            return
+        state["hf_linked"] = None
+        if fresh:
+            key = "page.hf.read" if save_config(repo, revision, config) else "page.hf.read_unsaved"
+            said = WORDS.message(key, repo=repo, revision=revision)
+        status.textContent = said
+    except Exception as failure:  # a bug, not the network: say so rather than leave "Reading..." on screen
+        window.console.warn(f"vramcalc: reading {text}: {type(failure).__name__}: {failure}")
+        error.textContent, status.textContent = WORDS.message("page.hf.unreachable", why=type(failure).__name__), ""
+    finally:
+        button.disabled = False
 
 
 def linked_hub_id(notices):
@@ -750,6 +793,7 @@ def linked_hub_id(notices):
         return
     element("hf-id").value = text
     element("import").open = True
+    state["hf_linked"] = text
     show_hub_request()
     notices.append(WORDS.message("link.hf", repo=repo, button=WORDS.message("import.hf_button"),
                                  where=WORDS.message("import.summary")))

@@ -66,7 +66,8 @@ TARGET_HELP: dict[str, Callable[[], str]] = {
     "gpus": lambda: "how many of them (default 1)",
 }
 OUTPUT_FLAGS = ("json", "csv", "markdown", "command")  # how to print, not what to compute: not link keys
-# files on this machine, and a Hugging Face repository read on request: a link carries none of them
+# files on this machine, and a Hugging Face repository read on request: not settings of the calculation (a page
+# link carries the repository as hf=, read by the page itself on a click: inputs/link.PAGE_KEYS)
 COMMAND_LINE_ONLY = ("config", "weights", "hf", "hf_endpoint", "hf_file")
 
 

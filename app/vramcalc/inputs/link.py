@@ -38,7 +38,8 @@ def _shown(text: str, limit: int = 30) -> str:
     return repr(printable[:limit] + ("…" if len(printable) > limit else ""))
 
 
-PAGE_KEYS = ("lang", "hf")  # the page's language (en or pt); a Hugging Face id, read only on a click (main.py)
+# read by the page itself: its language (en or pt, static/lang.js) and a Hugging Face id (main.py, read on a click)
+PAGE_KEYS = ("lang", "hf")
 
 
 def decode(query: str) -> Decoded:
@@ -56,7 +57,7 @@ def decode(query: str) -> Decoded:
     repeated: list[str] = []
     for key, value in parse_qsl("&".join(pieces), keep_blank_values=True, errors="replace"):
         if key in PAGE_KEYS:
-            continue  # read by the page itself (static/lang.js), not a setting of the calculation
+            continue  # read by the page itself, not a setting of the calculation
         if key not in DEFAULTS:
             unknown.append(key)
         elif key in values:

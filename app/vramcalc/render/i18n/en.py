@@ -526,6 +526,7 @@ EN: Mapping[str, str] = {
     "import.hf_sends": "The click sends two requests to huggingface.co, and nothing else: GET {info} and GET {config}",
     "page.hf.reading": "Reading {repo} from huggingface.co…",
     "page.hf.read": "Read from huggingface.co: {repo} ({revision}); kept in this browser for offline use.",
+    "page.hf.read_unsaved": "Read from huggingface.co: {repo} ({revision}); this browser's storage did not keep it.",
     "page.hf.saved": "huggingface.co could not be reached ({why}): used this browser's copy of {repo}.",
     "page.hf.gated": (
         "hf: {repo} is gated or private (huggingface.co answered {status}): accept its terms there, download its "

@@ -497,6 +497,9 @@ PT: Mapping[str, str] = {
     "import.hf_sends": "O clique envia duas requisições ao huggingface.co, e nada mais: GET {info} e GET {config}",
     "page.hf.reading": "Lendo {repo} no huggingface.co…",
     "page.hf.read": "Lido no huggingface.co: {repo} ({revision}); guardado neste navegador para uso offline.",
+    "page.hf.read_unsaved": (
+        "Lido no huggingface.co: {repo} ({revision}); o armazenamento deste navegador não o guardou."
+    ),
     "page.hf.saved": "Não foi possível acessar o huggingface.co ({why}): usada a cópia de {repo} deste navegador.",
     "page.hf.gated": (
         "hf: {repo} é restrito ou privado (o huggingface.co respondeu {status}): aceite os termos lá, baixe o "
