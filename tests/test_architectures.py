@@ -213,9 +213,9 @@ def test_training_estimates_are_approximate_only_for_types_never_measured():
 def test_linear_attention_state_is_fp32_whatever_the_kv_format():
     # Qwen3-Next: 36 linear layers × (conv 8,192 × 4 values in bf16 + 32 × 128 × 128 recurrent in fp32)
     spec = preset_spec("qwen3-next-80b-a3b-thinking")
-    assert spec.linear_state_bytes(2) == 36 * (8192 * 4 * 2 + 32 * 128 * 128 * 4)
+    assert spec.recurrent_state_bytes(2) == 36 * (8192 * 4 * 2 + 32 * 128 * 128 * 4)
     fp8 = estimate(parse_workload({"model": "qwen3-next-80b-a3b-thinking", "seq": "1", "kv_precision": "int8"}))
-    assert fp8.bytes_of("kv_cache") == 12 * 2 * 2 * 256 * 1 + spec.linear_state_bytes(2)
+    assert fp8.bytes_of("kv_cache") == 12 * 2 * 2 * 256 * 1 + spec.recurrent_state_bytes(2)
 
 
 def test_every_model_type_read_exactly_has_its_traits():

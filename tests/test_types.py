@@ -168,7 +168,7 @@ def test_a_mamba_layer_keeps_the_state_transformers_builds():
     spec = from_hf_config(SMALL_NEMOTRON_H)
     assert [kind.value for kind in spec.kinds] == ["mamba", "full", "none", "none"]
     conv, ssm = 320 * 4 * 2, 8 * 32 * 16 * 4
-    assert spec.linear_state_bytes(2) == conv + ssm
+    assert spec.recurrent_state_bytes(2) == conv + ssm
     attention = 2 * 2 * 64 * 7 * 2
     assert _kv(SMALL_NEMOTRON_H, "transformers", seq="7") == attention + conv + ssm
 

@@ -173,9 +173,11 @@ def as_data(data, filename):
     """(a module that loads the catalogue, the catalogue as JSON) for a module whose one assignment is a
     dict of string literals; anything else in it is an error here, not a surprise in the browser."""
     tree = ast.parse(data, filename)
-    tables = [node for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))]
-    if len(tables) != 1 or not isinstance(tables[0].value, ast.Dict):
-        raise ValueError(f"{filename}: a catalogue is one dict assignment")
+    body = [node for node in tree.body if not isinstance(node, (ast.Import, ast.ImportFrom))
+            and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]  # imports, its docstring
+    tables = [node for node in body if isinstance(node, (ast.Assign, ast.AnnAssign))]
+    if len(body) != 1 or len(tables) != 1 or not isinstance(tables[0].value, ast.Dict):
+        raise ValueError(f"{filename}: a catalogue is its imports and one dict assignment, nothing else")
     target = tables[0].target if isinstance(tables[0], ast.AnnAssign) else tables[0].targets[0]
     table = ast.literal_eval(tables[0].value)
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):

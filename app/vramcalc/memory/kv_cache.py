@@ -29,7 +29,7 @@ def kv_cache_bytes(workload: Workload) -> Component:
         values = values * model.heads // model.kv_heads
     e = int(workload.activation_precision.bits) // 8
     num_bytes = precision.bytes_for(values) + workload.batch * (
-        model.linear_state_bytes(e) + model.indexer_bytes(workload.seq, e, fp8_packed=False))
+        model.recurrent_state_bytes(e) + model.indexer_bytes(workload.seq, e, fp8_packed=False))
     return Component(
         key="kv_cache",
         bytes=num_bytes,

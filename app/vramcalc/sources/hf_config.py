@@ -239,9 +239,9 @@ def _understood(reader: Reader) -> frozenset[str]:
     if reader.mamba is not None:
         names = MAMBA_KEYS[reader.mamba]
         keys |= {names.heads, names.head_dim, names.groups, names.state, names.conv, names.conv_bias, names.proj_bias,
-                 names.expand, "layer_types", "layers_block_type", "hybrid_override_pattern", "attn_layer_indices",
-                 "num_nextn_predict_layers", "mamba_ssm_cache_dtype",
-                 "time_step_rank", "mamba_dt_rank"} - {""}  # Mamba-1's; Mamba-2's mixers keep them unused
+                 names.expand, names.dt_rank, "layer_types", "layers_block_type", "hybrid_override_pattern",
+                 "attn_layer_indices", "num_nextn_predict_layers", "mamba_ssm_cache_dtype",
+                 "time_step_rank", "mamba_dt_rank"} - {""}  # the rank keys: Mamba-1 reads them, Mamba-2 ignores them
         if reader.mamba is MambaKeys.NEMOTRON_H:
             keys |= set(NEMOTRON_H_ALIASES)
     keys |= {key for key in (reader.bias_key, reader.o_bias_key) if key}
@@ -543,8 +543,10 @@ NEMOTRON_H_DEFAULT_LAYERS = ["linear_attention", "moe", "full_attention", "mlp"]
 def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[str, object]:
     """The config with its layers' kinds as `layer_types` (and, for Nemotron-H, the layers counted from
     them): NemotronHConfig's `layers_block_type`, `layer_types` or `hybrid_override_pattern`; Bamba's
-    `attn_layer_indices`; Granite 4's `layer_types`, all Mamba when not given; Mamba-2's all Mamba, with
-    the mixer's heads standing for the attention heads it does not have."""
+    `attn_layer_indices`; Jamba's every `attn_layer_period`-th layer from `attn_layer_offset`; Falcon-H1's
+    every layer attending (its mixers beside: Reader.parallel_mamba); Granite 4's `layer_types`, all Mamba when
+    not given; Mamba-2's and Mamba-1's all Mamba, with the mixer's heads (Mamba-1: one head) standing for the
+    attention heads they do not have."""
     config = dict(config)
     if keys is MambaKeys.NEMOTRON_H:
         for old, new in NEMOTRON_H_ALIASES.items():
@@ -687,8 +689,8 @@ def _read_mamba1(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> 
     ("auto": ceil(hidden / 16))."""
     names = MAMBA_KEYS[keys]
     inner = _int(config, names.expand, 1, MAX_DIM, default=2) * hidden
-    rank = config.get(names.heads)
-    dt_rank = -(-hidden // 16) if rank in (None, "auto") else _int(config, names.heads, 1, MAX_DIM)
+    rank = config.get(names.dt_rank)
+    dt_rank = -(-hidden // 16) if rank in (None, "auto") else _int(config, names.dt_rank, 1, MAX_DIM)
     return Mamba(heads=1, head_dim=inner, groups=1, state=_int(config, names.state, 1, MAX_DIM, default=16),
                  conv_kernel=_int(config, names.conv, 1, MAX_DIM, default=4),
                  conv_bias=_bool(config, names.conv_bias, default=True),

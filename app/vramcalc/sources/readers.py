@@ -99,6 +99,7 @@ class MambaKeyNames:
     conv_bias: str
     proj_bias: str
     expand: str = ""
+    dt_rank: str = ""  # Mamba-1: the time step's rank ("auto": ceil(hidden / 16))
 
 
 _BAMBA_NAMES = MambaKeyNames(heads="mamba_n_heads", head_dim="mamba_d_head", groups="mamba_n_groups",
@@ -114,13 +115,13 @@ MAMBA_KEYS = {
     MambaKeys.MAMBA2: MambaKeyNames(heads="num_heads", head_dim="head_dim", groups="n_groups", state="state_size",
                                     conv="conv_kernel", conv_bias="use_conv_bias", proj_bias="use_bias",
                                     expand="expand"),
-    # Mamba-1 has no heads, no groups: the mixer's width and its time step's rank instead (hf_config._read_mamba1)
-    MambaKeys.MAMBA1: MambaKeyNames(heads="time_step_rank", head_dim="intermediate_size", groups="", state="state_size",
-                                    conv="conv_kernel", conv_bias="use_conv_bias", proj_bias="use_bias",
-                                    expand="expand"),
-    MambaKeys.JAMBA: MambaKeyNames(heads="mamba_dt_rank", head_dim="", groups="", state="mamba_d_state",
-                                   conv="mamba_d_conv", conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias",
-                                   expand="mamba_expand"),
+    # Mamba-1 has no heads and no groups: its width is expand × hidden, its time step of a rank of its own
+    MambaKeys.MAMBA1: MambaKeyNames(heads="", head_dim="", groups="", state="state_size", conv="conv_kernel",
+                                    conv_bias="use_conv_bias", proj_bias="use_bias", expand="expand",
+                                    dt_rank="time_step_rank"),
+    MambaKeys.JAMBA: MambaKeyNames(heads="", head_dim="", groups="", state="mamba_d_state", conv="mamba_d_conv",
+                                   conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias", expand="mamba_expand",
+                                   dt_rank="mamba_dt_rank"),
 }
 # Older Nemotron-H configs' names, which NemotronHConfig.__post_init__ renames.
 NEMOTRON_H_ALIASES = {"mamba_n_groups": "n_groups", "mamba_d_conv": "conv_kernel", "mamba_conv_bias": "use_conv_bias",
@@ -287,12 +288,12 @@ READERS: Mapping[str, Reader] = {
     "granitemoehybrid": Reader(mamba=MambaKeys.GRANITE, moe=MoeKeys.GRANITE,
                                extra=frozenset({"position_embedding_type"})),
     "mamba2": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA2, mlp_apart=True),
-    # LFM2: gated short convolutions and attention (q/k RMSNorm per head), a SwiGLU MLP after each
     "falcon_h1": Reader(reads_mlp_bias=True, mamba=MambaKeys.FALCON_H1, parallel_mamba=True,
                         extra=frozenset({"mamba_d_ssm", "mamba_rms_norm", "projectors_bias", "mamba_norm_before_gate",
                                          "mamba_chunk_size"})),
     # Mamba-1: the original selective scan alone (Mamba), or with attention and experts (Jamba)
-    "mamba": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA1, mlp_apart=True, tie_default=True),
+    "mamba": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA1, mlp_apart=True, tie_default=True,
+                    extra=frozenset({"intermediate_size"})),  # MambaConfig: expand × hidden, whatever it says
     "jamba": Reader(mamba=MambaKeys.JAMBA, moe=MoeKeys.JAMBA, extra=frozenset({"attn_layer_period",
                                                                                "attn_layer_offset"})),
     # OLMo hybrid: OLMo 3's attention layers (norms after, q/k RMSNorm over all heads) among Gated DeltaNet
@@ -306,6 +307,7 @@ READERS: Mapping[str, Reader] = {
                              extra=frozenset({"num_experts", "num_experts_per_token", "num_shared_experts",
                                               "mlp_layer_types", "layer_group_size", "short_conv_kernel_size",
                                               "linear_num_heads", "linear_head_dim", "head_dim"})),
+    # LFM2: gated short convolutions and attention (q/k RMSNorm per head), a SwiGLU MLP after each
     "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, lfm2_ffn=True),
     "lfm2_moe": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, moe=MoeKeys.LFM2,
                        extra=frozenset({"use_expert_bias"})),  # a buffer, not a parameter

@@ -75,7 +75,7 @@ def kv_bytes(workload: Workload, depth: int) -> float:
     model = workload.model
     precision: Precision = workload.effective_kv_precision
     e = int(workload.activation_precision.bits) // 8
-    return precision.bytes_for(model.kv_values_per_sequence(depth)) + model.linear_state_bytes(e)
+    return precision.bytes_for(model.kv_values_per_sequence(depth)) + model.recurrent_state_bytes(e)
 
 
 def attention_flops(model: ModelSpec, depth: int) -> float:

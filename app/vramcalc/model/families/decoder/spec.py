@@ -50,7 +50,7 @@ class AttentionKind(enum.Enum):
     SLIDING = "sliding"  # the last `sliding_window` tokens
     CHUNKED = "chunked"  # tokens of the current `attention_chunk` (Llama 4)
     LINEAR = "linear"  # a fixed-size recurrent state (Gated DeltaNet in Qwen3-Next)
-    MAMBA = "mamba"  # a Mamba-2 selective state-space mixer: a convolution window and an SSM state
+    MAMBA = "mamba"  # a Mamba selective state-space mixer (Mamba-2, or Mamba-1): a convolution window and a state
     CONV = "conv"  # a short gated convolution (LFM2): a window of conv_L_cache tokens
     NONE = "none"  # no mixer at all: a layer that is only an MLP or experts (Nemotron-H's '-' and 'E')
 
@@ -61,7 +61,7 @@ class AttentionKind(enum.Enum):
 
     @property
     def recurrent(self) -> bool:
-        """Whether the layer keeps a fixed-size state per sequence (linear attention, Mamba)."""
+        """Whether the layer keeps a fixed-size state per sequence (linear attention, Mamba, short convolutions)."""
         return self in _RECURRENT
 
     # A member is its only instance and equal only to itself, so identity hashes alike and costs no Python
@@ -152,10 +152,12 @@ class LinearAttention:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Mamba:
-    """A Mamba-2 mixer (Nemotron-H, Bamba, Granite 4 hybrid, Falcon-H1): one input projection to the
+    """A Mamba mixer. Mamba-2 (Nemotron-H, Bamba, Granite 4 hybrid, Falcon-H1): one input projection to the
     gate, the convolved x, B and C and the per-head time step; a depthwise causal convolution over
-    x, B and C; per-head A, D and dt bias; a gated RMSNorm; the output projection. Per sequence it keeps
-    the convolution window and an SSM state of `state` values per head channel, whatever the length."""
+    x, B and C; per-head A, D and dt bias; a gated RMSNorm; the output projection. Mamba-1 (`version` 1: Mamba,
+    Jamba): the convolution over x alone, x_proj and dt_proj for the time step, B and C, A per channel. Per
+    sequence either keeps the convolution window and an SSM state of `state` values per channel, whatever the
+    length."""
 
     heads: int
     head_dim: int
@@ -381,7 +383,7 @@ class ModelSpec:
         Full attention: K and V of kv_heads × head_dim per token; sliding and chunked layers
         keep at most their window; MLA layers keep one latent of kv_lora_rank + qk_rope_head_dim
         per token (vLLM's `head_size: 576` for DeepSeek-V3). Linear-attention layers keep a
-        fixed state instead (`linear_state_bytes`)."""
+        fixed state instead (`recurrent_state_bytes`)."""
         total = 0
         for kind, _ in self.kind_counts():
             if kind.caches_tokens:
@@ -436,7 +438,7 @@ class ModelSpec:
             counts[AttentionKind.MAMBA] = counts.get(AttentionKind.MAMBA, 0) + self.layers
         return tuple(counts.items())
 
-    def linear_state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
+    def recurrent_state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
         """Bytes the recurrent mixers (linear attention, Mamba, convolutions) keep for one sequence, whatever its
         length (transformers' layout unless told: `state_bytes_of`)."""
         return sum(n * self.state_bytes_of(kind, e, trim=trim, state_e=state_e) for kind, n in self.recurrent_counts())
