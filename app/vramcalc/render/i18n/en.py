@@ -758,7 +758,8 @@ EN: Mapping[str, str] = {
     ),
     "model.note.mtp": (
         "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it for inference "
-        "unless speculative decoding uses it"
+        "unless speculative decoding uses it (llama.cpp's GGUF files keep it, so a file can be larger than what is "
+        "loaded)"
     ),
     "assumption.unknown_type": (
         "model_type {model_type} is not one of the {count} types the calculator reads exactly: it was read as a "

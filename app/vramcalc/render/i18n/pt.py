@@ -786,7 +786,8 @@ PT: Mapping[str, str] = {
     ),
     "model.note.mtp": (
         "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores não a carregam para "
-        "inferência, a menos que a decodificação especulativa a use"
+        "inferência, a menos que a decodificação especulativa a use (os arquivos GGUF do llama.cpp a guardam, então "
+        "um arquivo pode ser maior do que o que é carregado)"
     ),
     "assumption.unknown_type": (
         "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um "
