@@ -154,6 +154,10 @@ CASES: dict[str, tuple[dict, dict]] = {
     # Falcon: the class defaults are Falcon-7B's (multi-query, one LayerNorm); the perturbed one is 40B-like
     "falcon": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "num_attention_heads": 16, "num_kv_heads": 4,
                     "new_decoder_architecture": True, "bias": True, "ffn_hidden_size": 3072, "vocab_size": 32000}),
+    "lfm3": ({}, {"num_hidden_layers": 6, "hidden_size": 1024, "intermediate_size": 3072, "num_attention_heads": 8,
+                  "num_key_value_heads": 2, "head_dim": 96, "conv_L_cache": 5, "sliding_window": 128,
+                  "layer_types": ["conv", "full_attention", "conv", "sliding_attention", "conv", "full_attention"],
+                  "use_sandwich_norm": False, "vocab_size": 32000, "pad_token_id": 1}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }

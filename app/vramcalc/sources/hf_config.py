@@ -83,7 +83,8 @@ MEMORY_KEYS = frozenset({
     "shared_intermediate_size", "mamba_d_ssm", "n_groups", "conv_kernel", "use_conv_bias", "mamba_conv_bias",
     "state_size", "num_heads", "expand", "time_step_rank", "mamba_dt_rank", "attn_layer_period", "attn_layer_offset",
     "expert_layer_period", "expert_layer_offset", "num_dense_layers", "mamba_rms_norm", "projectors_bias",
-    "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim", "multi_query",
+    "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim", "multi_query", "use_sandwich_norm",
+    "use_attention_gate",
     "new_decoder_architecture", "num_kv_heads", "parallel_attn", "num_ln_in_parallel_attn", "ffn_hidden_size",
     "block_ffn_dim_multiplier", "block_multiple_of",
 })
@@ -323,6 +324,9 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                       parallel_mamba=reader.parallel_mamba)
     if reader.falcon:
         fields["repeated_kv_cache"] = bool(config.get("repeated_kv_cache"))
+    if reader.lfm3:  # Lfm3DecoderLayer: post_operator_norm and post_ffn_norm; Lfm3Attention.g_proj
+        fields["norms_per_layer"] = 4 if _bool(config, "use_sandwich_norm", default=True) else 2
+        fields["head_gate"] = _bool(config, "use_attention_gate", default=True)
     if reader.short_conv:
         fields["short_conv"] = ShortConv(width=hidden, kernel=_int(config, "conv_L_cache", 1, MAX_DIM, default=3),
                                          bias=_bool(config, "conv_bias", default=False))
@@ -337,7 +341,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
             conv_kernel=_int(config, "linear_conv_kernel_dim", 1, MAX_DIM),
             kda=bool(reader.kda), full_rank_gates=reader.kda == "bailing",
         )
-        fields["mla_head_gate"] = reader.kda == "bailing"
+        fields["head_gate"] = reader.kda == "bailing"
     return fields
 
 

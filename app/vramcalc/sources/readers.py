@@ -173,6 +173,8 @@ class Reader:
     # "bailing" (Ling's hybrid: full-rank gates, a gate per head on MLA) configs give them (hf_config._kda_config)
     falcon: bool = False  # FalconConfig's switches: multi-query, the new decoder architecture, parallel attention
     # and its one or two LayerNorms (hf_config._falcon)
+    lfm3: bool = False  # LFM3: norms after the mixer and the MLP too (use_sandwich_norm) and a gate per attention
+    # head (use_attention_gate), both on unless the config says otherwise
     lfm2_ffn: bool = False  # LFM2's MLP is 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to
     # block_multiple_of (LFM2-MoE's dense layers take intermediate_size as it is)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -309,6 +311,8 @@ READERS: Mapping[str, Reader] = {
                                               "linear_num_heads", "linear_head_dim", "head_dim"})),
     # LFM2: gated short convolutions and attention (q/k RMSNorm per head), a SwiGLU MLP after each
     "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, lfm2_ffn=True),
+    "lfm3": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, sliding=Sliding.TYPES, lfm3=True,
+                   extra=frozenset({"use_sandwich_norm", "use_attention_gate"})),
     "lfm2_moe": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, moe=MoeKeys.LFM2,
                        extra=frozenset({"use_expert_bias"})),  # a buffer, not a parameter
 }

@@ -275,7 +275,7 @@ class ModelSpec:
     linear: LinearAttention | None = None
     repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
     # decoder architecture broadcasts them before its cache; vLLM and llama.cpp keep the KV heads)
-    mla_head_gate: bool = False  # a sigmoid gate per head on MLA's output, projected from the input (Ling)
+    head_gate: bool = False  # a sigmoid gate per head on attention's output, from the layer's input (Ling, LFM3)
     mamba: Mamba | None = None
     short_conv: ShortConv | None = None
     parallel_mamba: bool = False  # Falcon-H1: every layer runs attention and a Mamba mixer side by side

@@ -115,6 +115,8 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind) -> list[Tensor]:
                     Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
     if spec.sinks:
         tensors.append(Tensor(p + "attn_sinks.weight", (spec.heads,), Role.NORM))
+    if spec.head_gate:  # Lfm3Attention.g_proj: a gate per head from the layer's input
+        tensors += _linear(p + "attn_gate", spec.heads, spec.hidden, Role.ATTENTION)
     return tensors
 
 
@@ -137,7 +139,7 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
         *_linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION),
         *_linear(p + "attn_output", h, a * mla.v_head_dim, Role.ATTENTION, bias),
     ]
-    if spec.mla_head_gate:  # BailingHybridAttention.g_proj: a gate per head from the layer's input
+    if spec.head_gate:  # BailingHybridAttention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", a, h, Role.ATTENTION)
     # DeepseekV32Indexer: wq_b from the q latent, wk, a LayerNorm, weights_proj (none on GLM-5.2's shared layers)
     if spec.indexer is not None and index not in spec.indexer.shared:

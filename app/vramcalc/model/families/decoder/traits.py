@@ -124,6 +124,7 @@ TRAITS: Mapping[str, Traits] = {
     "falcon": DEFAULT,
     "bailing_hybrid": DEFAULT,
     "lfm2_moe": DEFAULT,
+    "lfm3": DEFAULT,
     "olmo_hybrid": DEFAULT,
     "falcon_h1": DEFAULT,
     "mamba": DEFAULT,
