@@ -113,7 +113,8 @@ CASES: dict[str, tuple[dict, dict]] = {
                               "shared_intermediate_size": 2048, "num_local_experts": 16, "num_experts_per_tok": 4,
                               "vocab_size": 32000, "tie_word_embeddings": True}),
     # LFM2: short convolutions among attention layers; the MLP's width derived from intermediate_size
-    "lfm2": ({"layer_types": ["conv", "conv", "full_attention"] * 10 + ["conv", "conv"]}, {"num_hidden_layers": 6, "hidden_size": 1024, "intermediate_size": 4608, "num_attention_heads": 16,
+    "lfm2": ({"layer_types": ["conv", "conv", "full_attention"] * 10 + ["conv", "conv"]},
+             {"num_hidden_layers": 6, "hidden_size": 1024, "intermediate_size": 4608, "num_attention_heads": 16,
                   "num_key_value_heads": 4, "layer_types": ["conv", "conv", "full_attention", "conv", "full_attention",
                                                             "conv"], "conv_L_cache": 4, "conv_bias": True,
                   "block_ffn_dim_multiplier": 1.5, "block_multiple_of": 128, "vocab_size": 32000}),
