@@ -224,11 +224,12 @@ def precompiled(name: str, package: Path | None = None, pyscript: Path | None = 
 
 
 def without_comments(source: Path) -> str:
-    """The page module as it ships: its code as ast.unparse writes it, without comments or docstrings
-    of its module and functions (a third fewer bytes; the page shows no tracebacks, and PyScript runs it as source)."""
+    """The page module as it ships: its code as ast.unparse writes it, without comments or docstrings of
+    its module and functions (a third fewer bytes; the page shows no tracebacks; PyScript runs it as source)."""
     tree = ast.parse(source.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) and ast.get_docstring(node) is not None:
+        documented = isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef))
+        if documented and ast.get_docstring(node) is not None:
             node.body = node.body[1:] or [ast.Pass()]
     return ast.unparse(tree) + "\n"
 
