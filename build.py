@@ -228,8 +228,7 @@ def without_comments(source: Path) -> str:
     its module and functions (a third fewer bytes; the page shows no tracebacks; PyScript runs it as source)."""
     tree = ast.parse(source.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        documented = isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef))
-        if documented and ast.get_docstring(node) is not None:
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) and ast.get_docstring(node):
             node.body = node.body[1:] or [ast.Pass()]
     return ast.unparse(tree) + "\n"
 
