@@ -51,13 +51,34 @@ def test_html_entities_are_left_out_of_the_standard_library(site_dir):
 
 def test_the_sentence_catalogues_ship_as_json_beside_a_module_that_loads_them(site_dir):
     """tools/precompile.mjs (CATALOGUE): each catalogue's bytecode gzips to 27-29 kB, the same strings as JSON to
-    17-18 kB. What ships must be every sentence, unchanged."""
+    17-18 kB. What ships must be every sentence Python can ask for, unchanged: all but the form's and the guide's
+    (PAGE_ONLY), which the built page already holds."""
     import json
 
     from vramcalc.render.i18n.en import EN
     from vramcalc.render.i18n.pt import PT
 
+    page_only = ("field.", "guide.")
     with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[0]).read_bytes()))) as archive:
         for name, table in (("en", EN), ("pt", PT)):
-            assert json.loads(archive.read(f"vramcalc/render/i18n/{name}.json")) == table
+            shipped = {key: text for key, text in table.items() if not key.startswith(page_only)}
+            assert json.loads(archive.read(f"vramcalc/render/i18n/{name}.json")) == shipped
             assert len(archive.read(f"vramcalc/render/i18n/{name}.pyc")) < 1000
+
+
+def test_no_python_on_the_page_asks_for_a_sentence_left_out_of_the_catalogues():
+    """The keys PAGE_ONLY leaves out (field.*, guide.*) are named by no string in main.py or the engine, whole
+    or as the head of an f-string, so no lookup at run time can miss."""
+    import ast
+    from pathlib import Path
+
+    app = Path(__file__).resolve().parent.parent / "app"
+    sources = [app / "main.py", *(p for p in (app / "vramcalc").rglob("*.py") if "i18n" not in p.parts)]
+    named = []
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            head = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else node
+            if isinstance(head, ast.Constant) and isinstance(head.value, str) and head.value.startswith(
+                    ("field.", "guide.")):
+                named.append(f"{path.name}: {head.value}")
+    assert not named

@@ -398,3 +398,13 @@ def test_base_of_is_only_for_variants_of_a_preset(query):
     from vramcalc.sources import catalog
 
     assert catalog.base_of(query) is None
+
+
+def test_formats_and_cache_types_are_read_in_any_case():
+    """Q4_K_M as Hugging Face file names write it, Q8_0 as llama.cpp's -ctk takes it: the same as lower case."""
+    upper = parse_workload({**DEFAULTS, "model": "qwen3-30b-a3b", "runtime": "llamacpp", "precision": "Q4_K_M",
+                            "kv_precision_k": "Q8_0", "mode": "inference"})
+    lower = parse_workload({**DEFAULTS, "model": "qwen3-30b-a3b", "runtime": "llamacpp", "precision": "q4_k_m",
+                            "kv_precision_k": "q8_0", "mode": "inference"})
+    assert upper == lower
+    assert upper.precision.name == "q4_k_m"

@@ -83,6 +83,7 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "train_tokens": ("1000000", TRAINING),
     "min_tokens_per_s": ("20", {}),
     "n_cpu_moe": ("4", {"runtime": "llamacpp", "precision": "q4_k_m"}),
+    "override_tensor": (r"blk\.(1[0-9])\.ffn_.*=CPU,token_embd=CUDA0", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "cpu_moe": ("1", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "num_ctx": ("16384", {"runtime": "ollama", "precision": "q4_k_m"}),
     "max_run_hours": ("12", TRAINING),

@@ -506,3 +506,23 @@ def test_remember_my_card_only_when_ticked(watched: Page, server_url):
     expect(page.locator("#gpu")).to_have_value("h100-80gb")
     page.uncheck("#remember-gpu")
     assert page.evaluate("localStorage.getItem('vramcalc.gpu')") is None
+
+
+def test_tensors_placed_by_a_pattern_change_the_total_the_link_and_the_command(watched: Page, server_url):
+    """llama.cpp's --override-tensor typed in the engine's options: the engine's bytes, the link keeps it,
+    the command carries it; a device llama.cpp does not have is named beside the field."""
+    from vramcalc.render.command import command_lines
+
+    page = watched
+    values = {"model": "qwen3-30b-a3b", "runtime": "llamacpp", "precision": "q4_k_m"}
+    open_ready(page, server_url, "?" + "&".join(f"{key}={value}" for key, value in values.items()))
+    unfold(page)
+    pattern = r"blk\.(1[0-9])\.ffn_.*_exps=CPU"
+    page.fill("#override_tensor", pattern)
+    placed = {**values, "override_tensor": pattern}
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(placed)))
+    assert total_of(placed) < total_of(values)
+    assert "override_tensor=" in settled_url(page)
+    expect(page.locator("#run-command")).to_have_text(command_lines(parse_workload(placed))[0])
+    page.fill("#override_tensor", "token_embd=GPU")
+    expect(page.locator("#override_tensor-error")).to_contain_text("CUDA0")

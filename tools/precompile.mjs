@@ -166,7 +166,10 @@ if keep is not None:
 
 # The engine's sentence catalogues (render/i18n/en.py, pt.py: one dict of strings each) ship as JSON beside
 # a module that loads it: their bytecode gzips to 27-29 kB each, the same strings as JSON to 17-18 kB.
+# The form's labels and help and the guide's questions are written into the page when it is built, and
+# nothing in Python asks for them (tests/test_bytes.py checks the sources): they stay out (-6 kB gzip).
 CATALOGUE = ("render/i18n/", ".py")
+PAGE_ONLY = ("field.", "guide.")
 
 
 def as_data(data, filename):
@@ -182,6 +185,7 @@ def as_data(data, filename):
     table = ast.literal_eval(tables[0].value)
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
         raise ValueError(f"{filename}: a catalogue maps strings to strings")
+    table = {k: v for k, v in table.items() if not k.startswith(PAGE_ONLY)}
     name = filename.rsplit("/", 1)[-1][:-3] + ".json"
     module = (f"import json\\nfrom importlib.resources import files\\n"
               f"{target.id} = json.loads(files(__package__).joinpath({name!r}).read_bytes())\\n")

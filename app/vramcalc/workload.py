@@ -70,6 +70,7 @@ class Workload:
     num_ctx: int | None = None  # Ollama: the context it allocates per sequence (None: its default by VRAM)
     n_cpu_moe: int = 0  # llama.cpp: the first N layers keep their routed experts in RAM
     cpu_moe: bool = False  # llama.cpp: every layer does
+    override_tensor: tuple[tuple[str, str], ...] = ()  # llama.cpp -ot: (pattern, device), the first match wins
     ubatch: int = 512
     parallel: int = 1
     kv_precision_k: Precision | None = None

@@ -139,8 +139,8 @@ def plain(number: float) -> str:
 
 
 def parse_choice(field: str, text: str, enum_type: type[enum.Enum]) -> object:
-    for member in enum_type:
-        if text == member.value:
+    for member in enum_type:  # in any case: Q8_0 as llama.cpp writes it, q8_0 as the link does
+        if text.lower() == str(member.value).lower():
             return member
     raise ValidationError(field, text, "expected one of: " + ", ".join(m.value for m in enum_type))
 

@@ -4,6 +4,8 @@ GPU and system RAM by --gpu-layers. Sources in docs/research/engines.md."""
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 from collections.abc import Callable, Mapping
 
 from ..core.choices import Attention, Runtime
@@ -17,6 +19,8 @@ from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..model.families.decoder.tensors import layer_tensors
+from ..model.tensor import Role
 from ..parallel.layout import Layout, default_layout
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import Workload
@@ -43,6 +47,11 @@ class LlamaCppLayout:
     layers_on_gpu: int
     output_on_gpu: bool
     cpu_moe_layers: int = 0  # of the first layers, how many keep their routed experts in RAM (--n-cpu-moe)
+    # bytes of layer tensors in RAM that their layer's place would have on the GPU (negative: the other way),
+    # routed experts apart, as --n-cpu-moe and --override-tensor move them; the head where it ends up
+    moved_dense: float = 0
+    moved_experts: float = 0
+    head_on_gpu: bool = True
 
 
 DEFAULT_UBATCH = 512  # llama.cpp's -ub
@@ -119,6 +128,8 @@ def llama_server_command(workload: Workload, model: str) -> str:
     type_k, type_v = workload.kv_precision_k or kv_default, workload.kv_precision_v or kv_default
     flags = [f"llama-server -m {model}", f"-c {layout.n_ctx * layout.n_seq}",
              f"-ngl {999 if workload.gpu_layers is None else workload.gpu_layers}"]
+    if workload.override_tensor:  # before --n-cpu-moe's own patterns, as the plan reads them
+        flags.append("-ot " + quoted(",".join(f"{pattern}={device}" for pattern, device in workload.override_tensor)))
     if workload.cpu_moe:
         flags.append("--cpu-moe")
     elif workload.n_cpu_moe:
@@ -135,6 +146,11 @@ def llama_server_command(workload: Workload, model: str) -> str:
     return " ".join(flags)
 
 
+def quoted(text: str) -> str:
+    """`text` as one word of a POSIX shell command."""
+    return text if re.fullmatch(r"[\w.,=/:-]+", text) else "'" + text.replace("'", "'\\''") + "'"
+
+
 def uses_flash(attention: Attention) -> bool:
     return attention is Attention.FLASH
 
@@ -146,6 +162,50 @@ def cpu_moe_layers(workload: Workload) -> int:
     if workload.model.moe is None:
         return 0
     return workload.model.layers if workload.cpu_moe else min(workload.n_cpu_moe, workload.model.layers)
+
+
+Overrides = tuple[tuple[str, str], ...]  # --override-tensor: (pattern, buffer type), the first match wins
+
+
+def device_of(name: str, overrides: Overrides) -> bool | None:
+    """Where --override-tensor puts the tensor `name`: on the GPU (True), in RAM (False) or, matched by
+    no pattern, where its layer is (None). llama-model-loader.cpp: std::regex_search of each pattern in
+    order over the tensor's name; the first that matches decides."""
+    for pattern, device in overrides:
+        if re.search(pattern, name):
+            return device != "CPU"
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _layer_devices(spec: ModelSpec, overrides: Overrides) -> tuple[tuple[bool | None, ...], ...]:
+    """device_of every tensor of every layer, named as in the GGUF file (blk.N.…), matched once."""
+    names = {key: [t.name.split(".", 2)[2] for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
+    return tuple(tuple(device_of(f"blk.{i}.{name}", overrides) for name in names[key])
+                 for i, key in enumerate(spec.layer_keys))
+
+
+def moved(spec: ModelSpec, stack: weights.LayerBytes, *, first_gpu_layer: int, cpu_moe: int,
+          overrides: Overrides) -> tuple[float, float]:
+    """(other tensors, routed experts): the bytes of layer tensors that --n-cpu-moe and --override-tensor
+    keep in RAM although their layer is on the GPU, less those they put on the GPU from a layer in RAM.
+    --n-cpu-moe N is llama.cpp's pattern `blk\\.i\\.ffn_(up|down|gate)_exps` to the CPU for i < N, placed
+    after the user's own (common/arg.cpp); its tensors are the routed experts (role `expert`)."""
+    if not overrides:  # the common case, without a walk over the tensors
+        return 0.0, float(sum(weights.expert_bytes(spec, stack)[first_gpu_layer:cpu_moe]))
+    roles = {key: [t.role is Role.EXPERT for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
+    dense = experts = 0.0
+    for i, ((key, sizes), places) in enumerate(zip(stack.layers, _layer_devices(spec, overrides), strict=True)):
+        layer_on_gpu = i >= first_gpu_layer
+        for expert, size, place in zip(roles[key], sizes, places, strict=True):
+            on_gpu = (layer_on_gpu and not (expert and i < cpu_moe)) if place is None else place
+            if on_gpu != layer_on_gpu:
+                share = size if layer_on_gpu else -size
+                if expert:
+                    experts += share
+                else:
+                    dense += share
+    return dense, experts
 
 
 def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
@@ -165,24 +225,36 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     device_weights = stack.layers_bytes(first_gpu_layer, model.layers)
     host_weights = stack.layers_bytes(0, first_gpu_layer)
     cpu_moe = cpu_moe_layers(workload)
-    if cpu_moe > first_gpu_layer:  # --n-cpu-moe: the routed experts of the first layers stay in RAM
-        experts = sum(weights.expert_bytes(model, stack)[first_gpu_layer:cpu_moe])
-        device_weights -= experts
-        host_weights += experts
-    layout = dataclasses.replace(layout, cpu_moe_layers=cpu_moe)
+    dense, experts = moved(model, stack, first_gpu_layer=first_gpu_layer, cpu_moe=cpu_moe,
+                           overrides=workload.override_tensor)
+    device_weights -= dense + experts
+    host_weights += dense + experts
+    head_on_gpu = layout.output_on_gpu
     for tensor, size in stack.outside:
-        if layout.output_on_gpu and tensor.name.startswith("output"):  # token_embd stays in RAM
+        # the input layer (token_embd) stays in RAM, the output layer goes where -ngl puts it, unless -ot says
+        place = device_of(tensor.name, workload.override_tensor)
+        default = layout.output_on_gpu and tensor.name.startswith("output")
+        on_gpu = default if place is None else place
+        if tensor.name.startswith("output.weight") or (tensor.name == "token_embd.weight" and model.tie_embeddings):
+            head_on_gpu = layout.output_on_gpu if place is None else place
+        if on_gpu:
             device_weights += size
         else:
             host_weights += size
-            if tensor.name == "token_embd.weight" and model.tie_embeddings and layout.output_on_gpu:
-                device_weights += size  # the tied head: llama.cpp puts a copy on the GPU as the output layer
+        if tensor.name == "token_embd.weight" and model.tie_embeddings and head_on_gpu and not on_gpu:
+            device_weights += size  # the tied head: llama.cpp puts a copy on the GPU as the output layer
+    layout = dataclasses.replace(layout, cpu_moe_layers=cpu_moe, moved_dense=dense, moved_experts=experts,
+                                 head_on_gpu=head_on_gpu)
     device_weights, host_weights = round(device_weights), round(host_weights)  # a variant's average layers
     overhead = workload.overhead_bytes if layout.output_on_gpu or layout.layers_on_gpu else 0
     split = phrase("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
                     output="" if layout.output_on_gpu else phrase("llamacpp.no_output"),
                     host=format_binary(host_weights))
-    experts_in_ram = (phrase("llamacpp.cpu_moe", layers=cpu_moe),) if cpu_moe else ()
+    experts_in_ram: tuple[Phrase, ...] = (phrase("llamacpp.cpu_moe", layers=cpu_moe),) if cpu_moe else ()
+    if workload.override_tensor:
+        net = dense + experts  # the tensors that left the GPU for RAM, less those that came the other way
+        experts_in_ram += (phrase("llamacpp.override_ram" if net >= 0 else "llamacpp.override_gpu",
+                                  bytes=format_binary(round(abs(net)))),)
     components = (
         Component(key="weights", bytes=device_weights, explain=lambda: (
             *weights_bytes(workload).formula, "; ", split, *experts_in_ram)),
@@ -241,6 +313,10 @@ OPTIONS = (
     Option(key="cpu_moe", default="0", group="engine", kind=Kind.FLAG,
            help="llama.cpp --cpu-moe: keep every layer's experts in system RAM (MoE models)",
            parse=lambda t: parse_flag("cpu_moe", t), shown_when=_SHOWN),
+    Option(key="override_tensor", default="", group="engine", metavar="PATTERN=DEVICE,...",
+           help="llama.cpp --override-tensor: tensors whose GGUF name a pattern matches go to that device "
+                "(CPU: system RAM; CUDA0, MTL0, Vulkan0, ROCm0: the GPU), the first match winning",
+           parse=lambda t: parse_overrides("override_tensor", t), shown_when=_SHOWN),
     Option(key="gpu_layers", default="", group="engine", metavar="N",
            help="llama.cpp: layers on the GPU, the output layer first (default all)",
            parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_GGUF_SHOWN),
@@ -334,3 +410,54 @@ class LlamaCpp:
 
 
 ENGINE = LlamaCpp()
+
+
+MAX_OVERRIDES = 64
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+
+
+def parse_overrides(field: str, text: str) -> Overrides:
+    """`PATTERN=DEVICE,...` as llama.cpp's -ot reads it (common/arg.cpp: split at commas, then at the
+    first '='), each pattern a regular expression, each device CPU or the first GPU's buffer type
+    (CUDA0, MTL0, Vulkan0, ROCm0, SYCL0: a name and a device index). Python's re reads the patterns in
+    place of std::regex (ECMAScript): they agree on what people write (., [], (), |, *, +, \\d, ^, $)."""
+    text = text.strip()
+    if not text:
+        return ()
+    items = text.split(",")
+    if len(items) > MAX_OVERRIDES or len(text) > 4000:
+        raise ValidationError(field, text, f"at most {MAX_OVERRIDES} patterns")
+    overrides = []
+    for item in items:
+        pattern, equals, device = item.partition("=")
+        if not equals or not pattern:
+            raise ValidationError(field, item, "expected PATTERN=DEVICE, e.g. blk\\.[0-9]+\\.ffn_.*_exps=CPU")
+        match = re.fullmatch(r"CPU|[A-Za-z]+(\d+)", device)
+        if match is None:
+            raise ValidationError(field, device, "the device is CPU or the GPU's buffer type: CUDA0, MTL0, Vulkan0")
+        if match.group(1) not in (None, "0"):
+            raise ValidationError(field, device, "llama.cpp's weights are placed on one GPU here: use its "
+                                                 "first device (CUDA0, MTL0, Vulkan0, ROCm0) or CPU")
+        try:
+            parsed = re._parser.parse(pattern)  # type: ignore[attr-defined]
+        except re.error as error:
+            raise ValidationError(field, pattern, f"not a regular expression ({error})") from None
+        if _nested_repeat(parsed.data, inside=False):
+            raise ValidationError(field, pattern, "a repetition inside a repetition, e.g. (a+)+, can take "
+                                                  "exponential time: write the pattern without it")
+        overrides.append((pattern, device))
+    return tuple(overrides)
+
+
+def _nested_repeat(items: list[tuple[object, object]], *, inside: bool) -> bool:
+    """Whether a parsed pattern repeats (more than once) something that itself repeats."""
+    for op, arg in items:
+        repeat = str(op) in _REPEATS and isinstance(arg, tuple) and arg[1] > 1
+        if repeat and inside:
+            return True
+        children = arg if isinstance(arg, (tuple, list)) else ()
+        for child in children:
+            for sub in (child if isinstance(child, list) else [child]):
+                if hasattr(sub, "data") and _nested_repeat(sub.data, inside=inside or repeat):
+                    return True
+    return False

@@ -61,6 +61,9 @@ class Ollama(LlamaCpp):
         if workload.n_cpu_moe or workload.cpu_moe:
             raise ValidationError("n_cpu_moe" if workload.n_cpu_moe else "cpu_moe", str(workload.n_cpu_moe or 1),
                                   "Ollama has no --n-cpu-moe: run llama.cpp (llama-server) for experts in RAM")
+        if workload.override_tensor:
+            raise ValidationError("override_tensor", ",".join(f"{p}={d}" for p, d in workload.override_tensor),
+                                  "Ollama has no --override-tensor: run llama.cpp (llama-server) to place tensors")
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """The server's environment (one cache type for K and V, only with flash attention), then a

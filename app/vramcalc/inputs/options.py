@@ -74,7 +74,9 @@ def parse_float_precision(field: str, text: str) -> Precision:
 
 def parse_precision(text: str) -> Precision | WeightFormat:
     """The weights' format: a nominal precision of the first version (fp32 ... int2, every
-    parameter at that many bits) or a real format (a GGUF type, a GPU format, bpw:X.XX, native)."""
+    parameter at that many bits) or a real format (a GGUF type, a GPU format, bpw:X.XX, native), in any
+    case (Q4_K_M as Hugging Face file names write it)."""
+    text = text.lower() if isinstance(text, str) else text
     for member in NOMINAL:
         if text == member.value:
             return member

@@ -36,7 +36,9 @@ class Placement:
     `stages` GPUs run one after the other and `tp` GPUs sharing each layer."""
 
     host_layers: int = 0
-    expert_host_layers: int = 0  # of the first layers, how many read their experts from RAM (--n-cpu-moe)
+    # bytes of the GPU's layers read from RAM (negative: of the RAM's layers read on the GPU): --n-cpu-moe, -ot
+    moved_dense: float = 0
+    moved_experts: float = 0
     head_on_gpu: bool = True
     stages: int = 1
     tp: int = 1
@@ -104,12 +106,13 @@ def compute_share(rates: Mapping[str, Any], device: Device, kernel: str) -> floa
 
 
 def split_weights(weights: Reads, placement: Placement, batch: int) -> tuple[float, float]:
-    """The weight bytes a step of `batch` tokens reads (GPU, system RAM): the layers in RAM and, of the
-    layers on the GPU, the experts --n-cpu-moe keeps in RAM; the head where the output layer is."""
+    """The weight bytes a step of `batch` tokens reads (GPU, system RAM): the layers in RAM and the tensors
+    --n-cpu-moe and --override-tensor moved (routed experts read in the share `batch` tokens route to);
+    the head where the output layer is."""
     layers, host_layers = len(weights.layers), placement.host_layers
-    experts = weights.expert_bytes(host_layers, max(host_layers, placement.expert_host_layers), batch)
-    gpu = weights.layer_bytes(host_layers, layers, batch) - experts
-    host = weights.layer_bytes(0, host_layers, batch) + experts
+    moved = placement.moved_dense + placement.moved_experts * weights.touched(batch)
+    gpu = weights.layer_bytes(host_layers, layers, batch) - moved
+    host = weights.layer_bytes(0, host_layers, batch) + moved
     return (gpu + weights.head, host) if placement.head_on_gpu else (gpu, host + weights.head)
 
 
@@ -199,6 +202,7 @@ def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:
     if isinstance(facts, LlamaCppFacts):
         layout = facts.layout
         return Placement(host_layers=breakdown.workload.model.layers - layout.layers_on_gpu,
-                         head_on_gpu=layout.output_on_gpu, expert_host_layers=layout.cpu_moe_layers,
+                         head_on_gpu=layout.head_on_gpu, moved_dense=layout.moved_dense,
+                         moved_experts=layout.moved_experts,
                          stages=stages, tp=tp)
     return Placement(stages=stages, tp=tp)

@@ -41,11 +41,6 @@ class Reads:
             return 1.0
         return 1.0 - (1.0 - self.per_token / self.experts) ** batch
 
-    def expert_bytes(self, start: int, stop: int, batch: int) -> float:
-        """The routed experts layers start .. stop - 1 read for `batch` tokens."""
-        share = self.touched(batch)
-        return sum(layer.experts * share for layer in self.layers[start:stop])
-
     def layer_bytes(self, start: int, stop: int, batch: int) -> float:
         share = self.touched(batch)
         return sum(layer.dense + layer.experts * share for layer in self.layers[start:stop])

@@ -963,6 +963,13 @@ EN: Mapping[str, str] = {
     "speed.not_fit": "It does not fit these GPUs: these speeds are those it would have if it did.",
     "speed.value.concurrency_no_fit": "none: one sequence does not fit",
     "llamacpp.cpu_moe": "; the routed experts of the first {layers} layers are in system RAM (--n-cpu-moe)",
+    "llamacpp.override_ram": "; --override-tensor moves {bytes} (net) of the weights to system RAM",
+    "llamacpp.override_gpu": "; --override-tensor moves {bytes} (net) of the weights to the GPU",
+    "field.override_tensor.label": "Tensor placement (--override-tensor)",
+    "field.override_tensor.help": (
+        "llama.cpp's -ot: PATTERN=DEVICE, comma-separated; a tensor whose GGUF name the pattern matches goes to "
+        "CPU (system RAM) or CUDA0 (the GPU). E.g. blk\\.(1[0-9])\\.ffn_.*_exps=CPU."
+    ),
     "field.n_cpu_moe.label": "Expert layers in system RAM (--n-cpu-moe)",
     "field.n_cpu_moe.help": (
         "Mixture of experts: the first N layers keep their experts in RAM, the rest stays on the GPU."

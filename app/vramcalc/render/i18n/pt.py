@@ -1015,6 +1015,13 @@ PT: Mapping[str, str] = {
     "llamacpp.cpu_moe": (
         "; os especialistas roteados das primeiras {layers} camadas ficam na RAM do sistema (--n-cpu-moe)"
     ),
+    "llamacpp.override_ram": "; o --override-tensor leva {bytes} (líquidos) dos pesos para a RAM do sistema",
+    "llamacpp.override_gpu": "; o --override-tensor leva {bytes} (líquidos) dos pesos para a GPU",
+    "field.override_tensor.label": "Posição dos tensores (--override-tensor)",
+    "field.override_tensor.help": (
+        "O -ot do llama.cpp: PADRÃO=DISPOSITIVO, separados por vírgula; um tensor cujo nome no GGUF o padrão "
+        "encontra vai para CPU (RAM do sistema) ou CUDA0 (a GPU). Ex.: blk\\.(1[0-9])\\.ffn_.*_exps=CPU."
+    ),
     "field.n_cpu_moe.label": "Camadas de especialistas na RAM do sistema (--n-cpu-moe)",
     "field.n_cpu_moe.help": (
         "Mistura de especialistas: as primeiras N camadas mantêm seus especialistas na RAM; o resto fica na GPU."
