@@ -225,7 +225,8 @@ READERS: Mapping[str, Reader] = {
     "qwen2": Reader(qkv_bias=True, o_bias=False, sliding=Sliding.QWEN),
     "qwen2_moe": Reader(qkv_bias=True, o_bias=False, sliding=Sliding.QWEN, moe=MoeKeys.QWEN),
     "qwen3": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN),
-    "qwen3_moe": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN, moe=MoeKeys.QWEN),
+    "qwen3_moe": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN, moe=MoeKeys.QWEN,
+                        extra=frozenset({"use_qk_norm"})),  # Qwen3-Coder's files say it; Qwen3MoeAttention always norms
     "qwen3_next": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True,
                          compute=NormCompute.RMS_FP32),
     "deepseek_v2": Reader(mla=True, moe=MoeKeys.DEEPSEEK, reads_mlp_bias=True),
