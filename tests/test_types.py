@@ -191,6 +191,18 @@ def test_each_engine_keeps_a_mamba_state_its_own_way():
     assert vllm_state_bytes(fp32, Precision.BF16) == 16 * -(-(320 * 3 * 2 + 8 * 32 * 16 * 4) // 8192) * 512
 
 
+def test_vllm_says_a_mamba_model_keeps_a_state_per_sequence_not_tokens():
+    from vramcalc import estimate, parse_workload
+    from vramcalc.render.messages import ENGLISH
+
+    config = {"model_type": "mamba2", "hidden_size": 256, "num_hidden_layers": 4, "num_heads": 8, "head_dim": 64,
+              "state_size": 16, "n_groups": 1, "vocab_size": 1000, "expand": 2, "conv_kernel": 4}
+    result = estimate(parse_workload({"model": "config", "runtime": "vllm", "gpu": "rtx-4090", "batch": "3"},
+                                     config=config))
+    said = ENGLISH.say(next(c for c in result.components if c.key == "kv_cache").explain())
+    assert said.startswith("3 × one recurrent state per sequence") and "tokens" not in said
+
+
 def test_vllm_pads_a_nemotron_h_8b_like_state_to_its_attention_page():
     # the worked example of vLLM 0.19's page unification: conv 3 × 10,240 bf16 + SSM 128 × 64 × 128 in fp16
     # = 2,158,592 B per layer; A = 8 KV heads × 128 × 2 × 2 = 4,096 B; B = 528 tokens; page = 2,162,688 B

@@ -131,6 +131,11 @@ def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
     numbers = dict(batch=workload.batch, tokens=f"{tokens:,}", bytes=format_binary(kv),
                    pool=format_binary(pool.kv_pool_bytes), pool_tokens=f"{pool.kv_tokens:,}",
                    concurrency=f"{pool.max_concurrency:.2f}", seq=f"{workload.seq:,}")
+    if not workload.model.attends:  # Mamba alone: a state per sequence, whatever its length; no tokens to count
+        return Component(key="kv_cache", bytes=kv, explain=lambda: phrase(
+            "vllm.kv_state", batch=workload.batch, bytes=numbers["bytes"], pool=numbers["pool"],
+            concurrency=numbers["concurrency"], where=phrase("vllm.each_gpu", gpus=facts.gpus, layout=facts.layout)
+            if facts.gpus > 1 else phrase("vllm.this_card")))
     if facts.gpus > 1:
         return Component(key="kv_cache", bytes=kv, explain=lambda: phrase(
             "vllm.kv_gpus", **numbers, gpus=facts.gpus, layout=facts.layout))

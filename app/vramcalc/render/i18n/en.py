@@ -64,6 +64,12 @@ EN: Mapping[str, str] = {
         "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on this card vLLM's pool "
         "is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
     ),
+    "vllm.kv_state": (
+        "{batch} × one recurrent state per sequence, whatever its length = {bytes}; {where}, vLLM's pool is {pool}: "
+        "{concurrency} sequences at once"
+    ),
+    "vllm.this_card": "on this card",
+    "vllm.each_gpu": "on each of the {gpus} GPUs ({layout})",
     "vllm.kv_gpus": (
         "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on each of the {gpus} "
         "GPUs ({layout}) vLLM's pool is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"

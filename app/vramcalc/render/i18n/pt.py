@@ -68,6 +68,12 @@ PT: Mapping[str, str] = {
         "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de {seq} tokens ao mesmo "
         "tempo"
     ),
+    "vllm.kv_state": (
+        "{batch} × um estado recorrente por sequência, qualquer que seja o seu comprimento = {bytes}; {where}, o pool "
+        "do vLLM é de {pool}: {concurrency} sequências ao mesmo tempo"
+    ),
+    "vllm.this_card": "nesta placa",
+    "vllm.each_gpu": "em cada uma das {gpus} GPUs ({layout})",
     "vllm.kv_gpus": (
         "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; em cada uma "
         "das {gpus} GPUs ({layout}), o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de "
