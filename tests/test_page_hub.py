@@ -15,6 +15,7 @@ from test_hub import DATA, REPOS, Stub, _server
 from test_page import open_ready, settled_url
 from vramcalc import estimate, parse_workload
 
+pytestmark = pytest.mark.browser
 HUB = "https://huggingface.co"
 
 

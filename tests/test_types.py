@@ -72,6 +72,22 @@ def _kv(config, runtime, **extra):
     return estimate(parse_workload(values, config=config)).bytes_of("kv_cache")
 
 
+def test_mimo_caches_keys_and_values_of_their_own_widths_and_twice_the_heads_in_sliding_layers():
+    mimo = _case("mimo_v2_flash/perturbed")  # layers 0 and 5 full (2 KV heads), 5 sliding (4), K 48, V 32, window 65
+    spec = from_hf_config(mimo)
+    assert [k.value for k in spec.kinds] == ["full", "sliding", "sliding", "sliding", "sliding", "full", "sliding"]
+    assert spec.sliding_window == 65
+    full, sliding = 2 * 4096 * 2 * (48 + 32), 5 * 65 * 4 * (48 + 32)
+    assert _kv(mimo, "transformers", seq="4096") == (full + sliding) * 2
+    # llama.cpp: K (q8_0: 34 bytes per 32 values) and V (f16) each at its own width; a sliding layer keeps
+    # pad(window + n_ubatch, 256) = 768 cells
+    cells = 768
+    mixed = estimate(parse_workload({"model": "config", "seq": "4096", "runtime": "llamacpp", "kv_precision": "fp16",
+                                     "kv_precision_k": "q8_0"}, config=mimo)).bytes_of("kv_cache")
+    assert mixed == (2 * (4096 * 2 * 48 // 32 * 34 + 4096 * 2 * 32 * 2)
+                     + 5 * (cells * 4 * 48 // 32 * 34 + cells * 4 * 32 * 2))
+
+
 def test_each_engine_caches_the_indexer_keys_its_own_way():
     dsa = _case("deepseek_v32/full")
     plain = {**dsa, "model_type": "deepseek_v3"}  # the same MLA model without the indexer

@@ -159,6 +159,14 @@ CASES: dict[str, tuple[dict, dict]] = {
                   "num_key_value_heads": 2, "head_dim": 96, "conv_L_cache": 5, "sliding_window": 128,
                   "layer_types": ["conv", "full_attention", "conv", "sliding_attention", "conv", "full_attention"],
                   "use_sandwich_norm": False, "vocab_size": 32000, "pad_token_id": 1}),
+    # MiMo-V2-Flash: the perturbed config as the hub's files write it (their pattern keys agree with the class's)
+    "mimo_v2_flash": ({}, {"num_hidden_layers": 7, "hidden_size": 512, "intermediate_size": 1024,
+                           "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 48, "v_head_dim": 32,
+                           "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 128,
+                           "hybrid_layer_pattern": [0, 1, 1, 1, 1, 0, 1], "moe_layer_freq": [0, 1, 1, 1, 1, 1, 1],
+                           "sliding_window": 64, "sliding_window_size": 64, "swa_num_key_value_heads": 4,
+                           "add_swa_attention_sink_bias": True, "add_full_attention_sink_bias": False,
+                           "vocab_size": 32000}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
 }

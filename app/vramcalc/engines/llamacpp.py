@@ -88,8 +88,9 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
                 width = spec.mla.latent_width + (spec.indexer.head_dim if spec.indexer else 0)
                 size = n_seq * type_k.bytes_for(cells * width)
             else:
-                width = spec.kv_width(kind) // 2
-                size = n_seq * (type_k.bytes_for(cells * width) + type_v.bytes_for(cells * width))
+                k_width = spec.k_width(kind)
+                size = n_seq * (type_k.bytes_for(cells * k_width) + type_v.bytes_for(cells * (spec.kv_width(kind)
+                                                                                              - k_width)))
             if spec.parallel_mamba:  # Falcon-H1: each layer keeps its attention's cells and a Mamba state
                 size += n_seq * spec.state_bytes_of(AttentionKind.MAMBA, 4, trim=1, state_e=4)
         cached = spec.cached_layers(kind)  # layers reusing an earlier layer's K/V keep none (the last ones)

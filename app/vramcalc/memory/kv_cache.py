@@ -46,7 +46,9 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
             continue
         per_token = (phrase("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
                      else phrase("kv_cache.kv_width", kv_heads=model.kv_heads_of(kind),
-                                 head_dim=model.head_dim_of(kind)))
+                                 head_dim=model.head_dim_of(kind)) if not model.v_head_dim
+                     else phrase("kv_cache.kv_width_v", kv_heads=model.kv_heads_of(kind),
+                                 head_dim=model.head_dim_of(kind), v_dim=model.v_dim_of(kind)))
         count = model.cached_layers(kind)
         kept = model.tokens_kept(kind, workload.seq)
         parts.append(phrase(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",

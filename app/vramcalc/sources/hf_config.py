@@ -319,6 +319,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                     shared=_indexer_shared(config, layers))
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions))
+    if reader.mimo:
+        fields.update(_read_mimo(config, fields, assumptions))
     if reader.mamba is not None:
         fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart,
                       parallel_mamba=reader.parallel_mamba)
@@ -399,8 +401,15 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
     elif reader.sliding is not None:
         sliding_on = reader.sliding is not Sliding.QWEN or _bool(config, "use_sliding_window", default=False)
         window = _int(config, "sliding_window", 1, MAX_POSITIONS, default=0) if sliding_on else 0
+        if reader.sliding is Sliding.MIMO and config.get("sliding_window_size") is not None:
+            window = _int(config, "sliding_window_size", 1, MAX_POSITIONS - 1) + 1  # the query too (MiMoV2FlashConfig)
         if window and layer_types is None:
-            if reader.sliding is Sliding.ALL:
+            if reader.sliding is Sliding.MIMO:
+                given = config.get("hybrid_layer_pattern")
+                slides = (_int_list_flags(given, layers, "hybrid_layer_pattern") if given is not None
+                          else [i != 0 and (i + 1) % 6 != 0 for i in range(layers)])
+                kinds = [AttentionKind.SLIDING if slide else AttentionKind.FULL for slide in slides]
+            elif reader.sliding is Sliding.ALL:
                 kinds = [AttentionKind.SLIDING] * layers
             elif reader.sliding is Sliding.QWEN:  # transformers Qwen2/3: layers from max_window_layers on slide
                 first = _int(config, "max_window_layers", 0, MAX_LAYERS, default=0)
@@ -494,8 +503,11 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         else:
             first = (reader.first_dense if reader.first_dense is not None
                      else _int(config, "first_k_dense_replace", 0, layers, default=0))
-            freq = _int(config, "moe_layer_freq", 1, MAX_LAYERS, default=1)
-            moe_layers = [i >= first and i % freq == 0 for i in range(layers)]
+            if isinstance(config.get("moe_layer_freq"), list):  # MiMo-V2: a 0 or 1 per layer, 1 for experts
+                moe_layers = _int_list_flags(config["moe_layer_freq"], layers, "moe_layer_freq")
+            else:
+                freq = _int(config, "moe_layer_freq", 1, MAX_LAYERS, default=1)
+                moe_layers = [i >= first and i % freq == 0 for i in range(layers)]
     else:  # llama4: experts of intermediate_size plus a shared expert of the same width; dense layers are wider
         shared = expert_ffn
         dense_ffn = _int(config, "intermediate_size_mlp", 1, MAX_DIM, default=ffn)
@@ -510,6 +522,26 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
               score_bias=kind is MoeKeys.ERNIE, beside_dense=kind is MoeKeys.GEMMA4, gated=kind is not MoeKeys.NEMOTRON,
               latent=_int(config, "moe_latent_size", 1, MAX_DIM, default=0) if kind is MoeKeys.NEMOTRON else 0)
     return moe, tuple(moe_layers), dense_ffn
+
+
+def _read_mimo(config: Mapping[str, object], fields: Mapping[str, Any],
+               assumptions: list[str | Phrase]) -> dict[str, Any]:
+    """MiMoV2FlashAttention: a sliding layer has twice num_key_value_heads and a sink per head, a full layer
+    neither; every value head is v_head_dim wide. The checkpoint's own swa_* and sink keys say the same of
+    the released model; a config where they differ is counted as transformers builds it, and says so."""
+    kv_heads, heads = fields["kv_heads"], fields["heads"]
+    if heads % (2 * kv_heads):
+        raise ValidationError("num_key_value_heads", kv_heads,
+                              f"twice it must divide num_attention_heads ({heads}): the sliding layers' KV heads")
+    v_dim = _int(config, "v_head_dim", 1, MAX_DIM, default=128)
+    built = {"swa_num_key_value_heads": 2 * kv_heads, "swa_num_attention_heads": heads,
+             "swa_head_dim": fields["head_dim"], "swa_v_head_dim": v_dim,
+             "add_swa_attention_sink_bias": True, "add_full_attention_sink_bias": False}
+    for key, value in built.items():
+        if config.get(key) is not None and config.get(key) != value:
+            assumptions.append(phrase("assumption.ignored_key", key=key, value=_short(config[key]),
+                                      model_type=repr(model_type_name(config))))
+    return dict(kv_heads=2 * kv_heads, full_kv_heads=kv_heads, v_head_dim=v_dim, sliding_sinks=True)
 
 
 def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any],
@@ -796,6 +828,14 @@ def _indexer_shared(config: Mapping[str, object], layers: int) -> frozenset[int]
     if not isinstance(types, list) or len(types) != layers or any(t not in ("full", "shared") for t in types):
         raise ValidationError("indexer_types", _short(types), f"expected {layers} values, each full or shared")
     return frozenset(i for i, t in enumerate(types) if t == "shared")
+
+
+def _int_list_flags(value: object, layers: int, key: str) -> list[bool]:
+    """A list of `layers` zeros and ones (MiMo's hybrid_layer_pattern and moe_layer_freq), as booleans."""
+    if not isinstance(value, list) or len(value) != layers or any(v not in (0, 1) or isinstance(v, float)
+                                                                    for v in value):
+        raise ValidationError(key, _short(value), f"expected {layers} zeros and ones")
+    return [bool(v) for v in value]
 
 
 def _int_list(config: Mapping[str, object], key: str, layers: int) -> set[int]:

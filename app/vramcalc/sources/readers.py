@@ -20,6 +20,9 @@ class Sliding(enum.Enum):
     QWEN = "qwen"
     """Only when `use_sliding_window` is true, the layers from `max_window_layers` on (Qwen2/3, SmolLM3);
     `layer_types` when given."""
+    MIMO = "mimo"
+    """`layer_types`, else `hybrid_layer_pattern` (1: sliding), else layer 0 and every 6th full
+    (MiMoV2FlashConfig); the window `sliding_window_size` + 1, as transformers reads it."""
     TYPES = "types"
     """`layer_types` when given, else every layer but each `sliding_window_pattern`-th (default
     `Reader.pattern`): Gemma 2/3, Cohere 2, gpt-oss, Ministral."""
@@ -177,6 +180,7 @@ class Reader:
     # head (use_attention_gate), both on unless the config says otherwise
     lfm2_ffn: bool = False  # LFM2's MLP is 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to
     # block_multiple_of (LFM2-MoE's dense layers take intermediate_size as it is)
+    mimo: bool = False  # MiMo-V2: sliding layers with twice the KV heads and sinks, a value head of v_head_dim
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -211,6 +215,7 @@ SLIDING_KEYS = {
     Sliding.ALL: {"sliding_window", "layer_types"},
     Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
     Sliding.TYPES: {"sliding_window", "layer_types", "sliding_window_pattern"},
+    Sliding.MIMO: {"sliding_window", "layer_types", "sliding_window_size", "hybrid_layer_pattern"},
 }
 
 READERS: Mapping[str, Reader] = {
@@ -225,6 +230,10 @@ READERS: Mapping[str, Reader] = {
     "qwen2": Reader(qkv_bias=True, o_bias=False, sliding=Sliding.QWEN),
     "qwen2_moe": Reader(qkv_bias=True, o_bias=False, sliding=Sliding.QWEN, moe=MoeKeys.QWEN),
     "qwen3": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN),
+    "mimo_v2_flash": Reader(sliding=Sliding.MIMO, moe=MoeKeys.DEEPSEEK, first_dense=1, mimo=True, extra=frozenset({
+        "v_head_dim", "swa_num_attention_heads",
+        "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim", "add_swa_attention_sink_bias",
+        "add_full_attention_sink_bias", "attention_chunk_size"})),
     "qwen3_moe": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN, moe=MoeKeys.QWEN,
                         extra=frozenset({"use_qk_norm"})),  # Qwen3-Coder's files say it; Qwen3MoeAttention always norms
     "qwen3_next": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True,

@@ -115,6 +115,7 @@ EN: Mapping[str, str] = {
     ),
     "kv_cache.no_attention": "0 (no layer attends)",
     "kv_cache.conv": " + {batch} × {count} convolution layers × a fixed {state} (their last inputs)",
+    "kv_cache.kv_width_v": "{kv_heads} KV heads × ({head_dim} for K + {v_dim} for V)",
     "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",

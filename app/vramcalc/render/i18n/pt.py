@@ -118,6 +118,7 @@ PT: Mapping[str, str] = {
     "kv_cache.no_attention": "0 (nenhuma camada tem atenção)",
     "kv_cache.conv": " + {batch} × {count} camadas de convolução × um {state} fixo (as suas últimas entradas)",
     "kv_cache.mamba": " + {batch} × {count} camadas Mamba × um {state} fixo (estado SSM fp32 + janela de convolução)",
+    "kv_cache.kv_width_v": "{kv_heads} cabeças KV × ({head_dim} para K + {v_dim} para V)",
     "kv_cache.kv_width": "2 (K e V) × {kv_heads} cabeças KV × {head_dim}",
     "kv_cache.mla_width": "um latente MLA de {width}",
     "kv_cache.none": "o treinamento roda sem cache KV",

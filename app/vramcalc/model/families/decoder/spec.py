@@ -254,6 +254,8 @@ class ModelSpec:
     qk_norm: QkNorm | None = None  # a norm on q and k, None: none
     attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)
     sinks: bool = False  # gpt-oss: one learned sink logit per head
+    sliding_sinks: bool = False  # MiMo-V2: sinks on the sliding-window layers only
+    v_head_dim: int = 0  # a value head narrower than the query/key head (MiMo-V2: 128 of 192); 0: head_dim
     fused_qkv: bool = False  # Phi-3: one qkv_proj, so V is a view of the fused output
     learned_positions: int = 0  # GPT-2: a position-embedding table of this many rows
     dropout: bool = False  # GPT-2 trains with dropout; the others default to 0
@@ -419,7 +421,15 @@ class ModelSpec:
         where the keys are the values: transformers' cache stores what it is given twice), or MLA's latent."""
         if self.mla is not None:
             return self.mla.latent_width
-        return 2 * self.kv_heads_of(kind) * self.head_dim_of(kind)
+        return self.kv_heads_of(kind) * (self.head_dim_of(kind) + self.v_dim_of(kind))
+
+    def v_dim_of(self, kind: AttentionKind) -> int:
+        """A value head's size in a layer of `kind`: v_head_dim where the model has its own, else the head size."""
+        return self.v_head_dim or self.head_dim_of(kind)
+
+    def k_width(self, kind: AttentionKind) -> int:
+        """The keys' share of kv_width (llama.cpp sizes K and V apart, each in its own cache type)."""
+        return self.kv_heads_of(kind) * self.head_dim_of(kind)
 
 
     def indexer_bytes(self, tokens: int, e: int, *, fp8_packed: bool) -> int:

@@ -97,15 +97,15 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
 
 
 def _attention(spec: ModelSpec, p: str, kind: AttentionKind) -> list[Tensor]:
-    head_dim = spec.head_dim_of(kind)
+    head_dim, v_dim = spec.head_dim_of(kind), spec.v_dim_of(kind)
     h, q, kv = spec.hidden, spec.heads * head_dim, spec.kv_heads_of(kind) * head_dim
     gate = 2 if spec.attention_gate else 1
     tensors = (
         _linear(p + "attn_q", gate * q, h, Role.ATTENTION, spec.qkv_bias)
         + _linear(p + "attn_k", kv, h, Role.ATTENTION, spec.qkv_bias)
         + ([] if spec.full_k_eq_v and kind is AttentionKind.FULL  # Gemma 4: the keys are the values
-           else _linear(p + "attn_v", kv, h, Role.ATTENTION, spec.qkv_bias))
-        + _linear(p + "attn_output", h, q, Role.ATTENTION, spec.o_bias)
+           else _linear(p + "attn_v", spec.kv_heads_of(kind) * v_dim, h, Role.ATTENTION, spec.qkv_bias))
+        + _linear(p + "attn_output", h, spec.heads * v_dim, Role.ATTENTION, spec.o_bias)
     )
     if spec.qk_norm is QkNorm.HEAD:
         tensors += [Tensor(p + "attn_q_norm.weight", (head_dim,), Role.NORM),
@@ -113,7 +113,7 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind) -> list[Tensor]:
     elif spec.qk_norm is QkNorm.FULL:
         tensors += [Tensor(p + "attn_q_norm.weight", (q,), Role.NORM),
                     Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
-    if spec.sinks:
+    if spec.sinks or (spec.sliding_sinks and kind is AttentionKind.SLIDING):
         tensors.append(Tensor(p + "attn_sinks.weight", (spec.heads,), Role.NORM))
     if spec.head_gate:  # Lfm3Attention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", spec.heads, spec.hidden, Role.ATTENTION)

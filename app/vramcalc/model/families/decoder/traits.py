@@ -113,6 +113,8 @@ TRAITS: Mapping[str, Traits] = {
     "mistral4": DEFAULT,
     "deepseek_v32": Traits(fp32_router=True, fp32_routing_weights=True),
     "glm_moe_dsa": Traits(fp32_router=True, fp32_routing_weights=True),
+    # MiMoV2FlashTopkRouter: F.linear of fp32 input and weight; eager softmax in the scores' dtype (with sinks)
+    "mimo_v2_flash": Traits(fp32_router=True, fp32_routing_weights=True, softmax_in_compute_type=True),
     "gpt_neox": DEFAULT,
     # Mamba-2 and its hybrids: the mixers' activations are estimated (evaluate.assumptions says so)
     "nemotron_h": DEFAULT,
