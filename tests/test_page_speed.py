@@ -40,3 +40,14 @@ def test_the_speed_section_shows_the_engines_figures_and_follows_the_form(watche
     page.select_option("#model", "llama-3.1-8b")  # dense: the --n-cpu-moe chart and answer go
     expect(page.locator("#speed-moe-figure")).to_be_hidden()
     expect(page.locator("#speed-min_n_cpu_moe")).to_be_hidden()
+
+
+def test_llama_cpps_own_fit_is_shown_where_it_would_change_the_plan(watched: Page, server_url):
+    page = watched
+    values = {"model": "gpt-oss-120b", "runtime": "llamacpp", "gpu": "rtx-4090"}
+    open_ready(page, server_url, "?" + "&".join(f"{key}={value}" for key, value in values.items()))
+    figures = dict((key, value) for key, _, value in view_of(values).figures)
+    assert figures["llamacpp_fit"].startswith("-ngl 37, the experts (or MLP) of 24 layers in RAM")
+    expect(page.locator("#speed-llamacpp_fit-value")).to_have_text(figures["llamacpp_fit"])
+    page.select_option("#model", "llama-3.1-8b")  # all of it fits with llama.cpp's margin: nothing to say
+    expect(page.locator("#speed-llamacpp_fit")).to_be_hidden()

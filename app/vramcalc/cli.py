@@ -417,6 +417,8 @@ def fit_main(argv: Sequence[str]) -> int:
         "max_concurrency": answers.max_concurrency,
         "min_gpus_for_run": answers.min_gpus_for_run,
         "min_n_cpu_moe": answers.min_n_cpu_moe,
+        "llamacpp_fit": None if answers.llamacpp_fit is None else {
+            **answers.llamacpp_fit.as_json(), "tokens_per_s": answers.llamacpp_fit_tokens_per_s},
         "cheapest_card": answers.cheapest_card,
     }
     if args.json:

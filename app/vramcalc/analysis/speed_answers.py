@@ -13,6 +13,7 @@ import re
 from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
+from ..engines.llamacpp_fit import FitPlan, llamacpp_fit
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
 from ..sources.gpus import gpu
@@ -36,6 +37,8 @@ class SpeedAnswers:
     min_n_cpu_moe: int | None = None  # llama.cpp, MoE: the fewest first layers with experts in RAM that fit
     n_cpu_moe_tokens_per_s: float | None = None  # one sequence's speed with that many
     n_cpu_moe_curve: tuple[tuple[int, int, float], ...] = ()  # (N, the most loaded GPU's bytes, tokens/s)
+    llamacpp_fit: FitPlan | None = None  # llama.cpp, one GPU: what its own --fit would start with
+    llamacpp_fit_tokens_per_s: float | None = None  # one sequence's speed with that plan
     cheapest_card: str | None = None  # of the cards with a default price, the lowest $ per million tokens
     cheapest_usd_per_million: float | None = None  # its price per million output (or training) tokens
     fits: bool = True  # the workload as set fits the target (else its speeds are of a run that cannot start)
@@ -115,6 +118,14 @@ def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
         else:
             low = middle + 1
     return low
+
+
+def fit_plan(workload: Workload, target: Target) -> FitPlan | None:
+    """llama.cpp's own fit on the target's one card (engines/llamacpp_fit.py), with the context given (-c):
+    the GPU's free memory is its usable memory less the CUDA context the breakdown counts (its overhead)."""
+    if workload.runtime is not Runtime.LLAMACPP or target.count != 1:
+        return None
+    return llamacpp_fit(workload, target.gpu.usable_bytes - workload.overhead_bytes)
 
 
 CURVE_POINTS = 8  # the trade of --n-cpu-moe: this many spans from no expert in RAM to all of them
@@ -208,7 +219,12 @@ def speed_answers(workload: Workload, target: Target, machine: Machine) -> Speed
         return SpeedAnswers(fits=now, min_gpus_for_run=None if hours is None else min_gpus_for_run(
             workload, target, machine, hours), cheapest_card=card, cheapest_usd_per_million=per_million)
     experts = min_n_cpu_moe(workload, target)
+    plan = fit_plan(workload, target)
+    planned = None if plan is None or not plan.fits else _decode(workload.but(
+        seq=plan.seq, gpu_layers=plan.gpu_layers, override_tensor=plan.overrides, n_cpu_moe=0, cpu_moe=False),
+        target, machine)
     return SpeedAnswers(fits=now, cheapest_card=card, cheapest_usd_per_million=per_million,
+                        llamacpp_fit=plan, llamacpp_fit_tokens_per_s=planned,
                         fastest_format=fastest_format(workload, target, machine),
                         max_concurrency=max_concurrency(workload, target, machine, machine.min_tokens_per_s),
                         min_n_cpu_moe=experts, n_cpu_moe_tokens_per_s=None if experts is None else _decode(

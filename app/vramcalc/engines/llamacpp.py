@@ -178,12 +178,43 @@ def device_of(name: str, overrides: Overrides) -> bool | None:
     return None
 
 
-@functools.lru_cache(maxsize=16)
+_ONE_LAYER = re.compile(r"blk\\\.(\d+)\\\.")
+
+
+def _only_layer(pattern: str) -> int | None:
+    r"""N, when the pattern can find only layer N's tensors: it starts `blk\.N\.` and has no `|` outside
+    parentheses (names hold `blk.` once, at their start); else None."""
+    match = _ONE_LAYER.match(pattern)
+    if match is None:
+        return None
+    depth, escaped = 0, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "|" and depth <= 0:
+            return None
+    return int(match.group(1))
+
+
+@functools.lru_cache(maxsize=64)
 def _layer_devices(spec: ModelSpec, overrides: Overrides) -> tuple[tuple[bool | None, ...], ...]:
-    """device_of every tensor of every layer, named as in the GGUF file (blk.N.…), matched once."""
+    """device_of every tensor of every layer, named as in the GGUF file (blk.N.…), matched once; each layer
+    tries only the patterns that can find it (in their order), so that one pattern per layer (llama.cpp's
+    own fit writes such lists) costs a pass over the tensors, not layers × patterns searches."""
     names = {key: [t.name.split(".", 2)[2] for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
-    return tuple(tuple(device_of(f"blk.{i}.{name}", overrides) for name in names[key])
-                 for i, key in enumerate(spec.layer_keys))
+    layer_of = [_only_layer(pattern) for pattern, _ in overrides]
+    devices = []
+    for i, key in enumerate(spec.layer_keys):
+        tried = tuple(o for o, layer in zip(overrides, layer_of, strict=True) if layer is None or layer == i)
+        devices.append(tuple(device_of(f"blk.{i}.{name}", tried) for name in names[key]) if tried
+                       else (None,) * len(names[key]))
+    return tuple(devices)
 
 
 def moved(spec: ModelSpec, stack: weights.LayerBytes, *, first_gpu_layer: int, cpu_moe: int,

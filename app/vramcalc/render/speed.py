@@ -13,7 +13,8 @@ from ..workload import Workload
 from .messages import ENGLISH, Words
 
 FIGURES = ("ttft", "decode", "output", "prefill", "tpot", "step", "train", "mfu", "run", "cost_hour", "cost_tokens",
-           "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run", "min_n_cpu_moe", "cheapest_card")
+           "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run", "min_n_cpu_moe", "llamacpp_fit",
+           "cheapest_card")
 """Every figure the page has a place for, in order (those that do not apply are hidden)."""
 CHARTS = ("context", "moe")
 """The charts the page has a place for: tokens/s (y) against context length, and against GPU memory over
@@ -102,6 +103,13 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
                 rate = tokens_s(answers.n_cpu_moe_tokens_per_s)
                 figures.append(("min_n_cpu_moe", words.message(
                     "speed.value.n_cpu_moe", layers=answers.min_n_cpu_moe, rate=rate)))
+            plan = answers.llamacpp_fit
+            if plan is not None and plan.changed:
+                in_ram = words.message("speed.value.fit_parts", count=len(plan.overrides)) if plan.overrides else ""
+                figures.append(("llamacpp_fit", words.message(
+                    "speed.value.fit", layers=plan.gpu_layers, parts=in_ram,
+                    rate=tokens_s(answers.llamacpp_fit_tokens_per_s)) if answers.llamacpp_fit_tokens_per_s
+                    else words.message("speed.value.fit_none")))
         elif machine.max_run_hours is not None and machine.train_tokens:
             figures.append(("min_gpus_for_run", words.message(
                 "speed.value.gpus_for_run", count=answers.min_gpus_for_run, hours=f"{machine.max_run_hours:g}")

@@ -1037,6 +1037,10 @@ PT: Mapping[str, str] = {
     "field.cpu_moe.help": (
         "Os especialistas de todas as camadas na RAM: atenção, especialistas compartilhados e cache ficam na GPU."
     ),
+    "speed.figure.llamacpp_fit": "O ajuste do próprio llama.cpp (llama-server sem -ngl)",
+    "speed.value.fit": "-ngl {layers}{parts}: {rate} por sequência",
+    "speed.value.fit_parts": ", os especialistas (ou o MLP) de {count} camadas na RAM",
+    "speed.value.fit_none": "nada cabe",
     "speed.figure.min_n_cpu_moe": "Menos camadas de especialistas na RAM que cabem",
     "speed.value.n_cpu_moe": "--n-cpu-moe {layers}: {rate} por sequência",
     "option.runtime.ollama": "Ollama (com seu próprio contexto e padrões)",

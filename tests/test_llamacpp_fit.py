@@ -1,0 +1,102 @@
+"""llama.cpp's own fit (common/fit.cpp at 0c1e570, docs/research/engines.md §4.3), one GPU: each rule of the
+source held on cases built here, the memory of every trial taken from the engine's llama.cpp breakdown."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from vramcalc.core.units import GIB, MIB
+from vramcalc.engines.llamacpp import llamacpp_breakdown
+from vramcalc.engines.llamacpp_fit import FIT_CTX, FIT_TARGET, llamacpp_fit
+from vramcalc.inputs.parse import parse_workload
+
+
+def workload(model: str, precision: str = "q4_k_m", **extra: str):
+    return parse_workload({"model": model, "runtime": "llamacpp", "precision": precision, **extra})
+
+
+def on_gpu(w, **changes) -> int:
+    """What the fit measures of a trial: the GPU's weights, cache and compute buffer (no CUDA context)."""
+    engine = llamacpp_breakdown(w.but(**changes))
+    return engine.facts.device_bytes - next(c.bytes for c in engine.components if c.key == "overhead")
+
+
+def test_nothing_changes_while_the_margin_is_left():
+    w = workload("llama-3.1-8b")
+    used = on_gpu(w)
+    kept = llamacpp_fit(w, used + FIT_TARGET)
+    assert (kept.changed, kept.gpu_layers, kept.overrides, kept.seq) == (False, 33, (), 8192)
+    assert llamacpp_fit(w, used + FIT_TARGET - 1).gpu_layers < 33  # one byte short: a layer goes to RAM
+
+
+@pytest.mark.parametrize("free_gib", [6, 15, 23])
+def test_a_dense_model_keeps_the_most_layers_that_fit(free_gib):
+    w = workload("llama-3.1-70b")
+    free = free_gib * GIB
+    plan = llamacpp_fit(w, free)
+    by_count = [on_gpu(w, gpu_layers=n) for n in range(82)]  # 80 layers and the output layer
+    assert plan.gpu_layers == max(n for n, used in enumerate(by_count) if used <= free - FIT_TARGET)
+    assert plan.overrides == () and plan.fits and plan.seq == 8192  # -c given: the context is the user's
+
+
+def test_without_c_the_context_is_lowered_once_by_interpolation():
+    w = workload("llama-3.1-8b")
+    free = 15 * GIB
+    trained, target = w.model.max_positions, free - FIT_TARGET
+    full, low = on_gpu(w, seq=trained), on_gpu(w, seq=FIT_CTX)
+    seq = FIT_CTX + (trained - FIT_CTX) * (target - low) // (full - low)
+    plan = llamacpp_fit(w, free, ctx_auto=True)
+    assert plan.seq == seq - seq % 256 and plan.gpu_layers == 33 and plan.overrides == ()
+    assert llamacpp_fit(w, 200 * GIB, ctx_auto=True).seq == trained  # room for all of it: the trained context
+
+
+def test_given_layers_stop_the_fit_after_the_context():
+    w = workload("llama-3.1-70b", gpu_layers="60")
+    plan = llamacpp_fit(w, 23 * GIB, ctx_auto=True)
+    assert plan.gpu_layers == 60 and plan.seq == FIT_CTX and not plan.fits  # llama.cpp loads it anyway
+
+
+def layers_of(overrides) -> list[int]:
+    return [int(re.match(r"blk\\\.(\d+)\\\.", pattern).group(1)) for pattern, _ in overrides]
+
+
+def test_an_moe_fills_dense_only_layers_whose_first_keeps_its_experts():
+    w = workload("qwen3-30b-a3b")  # 48 layers; 2 GiB free holds some layers without their experts
+    plan = llamacpp_fit(w, 2 * GIB)
+    n = plan.gpu_layers
+    assert 1 < n < 49
+    assert layers_of(plan.overrides) == list(range(48 + 2 - n, 48))  # block 48 + 1 - n keeps its experts
+    assert all(device == "CPU" and pattern.endswith("_(ch|)exps") for pattern, device in plan.overrides)
+    target = 2 * GIB - FIT_TARGET
+    assert on_gpu(w, gpu_layers=n, override_tensor=plan.overrides) <= target
+    one_more = tuple((rf"blk\.{i}\.ffn_(up|down|gate_up|gate)_(ch|)exps", "CPU") for i in range(48 + 1 - n, 48))
+    assert on_gpu(w, gpu_layers=n + 1, override_tensor=one_more) > target  # where the search stopped
+
+
+def test_an_moe_whose_dense_weights_fit_takes_whole_layers_back_then_part_of_one():
+    w = workload("gpt-oss-120b", "native")  # 36 layers, MXFP4 experts
+    free = 23 * GIB
+    target = free - FIT_TARGET
+    plan = llamacpp_fit(w, free)
+    assert plan.gpu_layers == 37 and plan.fits
+    blocks = layers_of(plan.overrides)
+    assert blocks == list(range(blocks[0], 36))  # the last layers lose their experts, the first ones keep them
+    # the fewest such layers: one more taken back whole does not fit
+    whole = tuple((rf"blk\.{i}\.ffn_(up|down|gate_up|gate)_(ch|)exps", "CPU") for i in blocks[1:])
+    assert on_gpu(w, gpu_layers=37, override_tensor=whole) > target
+    # the first of them keeps part of its MLP: all but up leave (UP) when that passes the strict test, and then
+    # only down leaves (GATE) when that passes too
+    first = plan.overrides[0][0]
+    gate = ((rf"blk\.{blocks[0]}\.ffn_down.*", "CPU"), *plan.overrides[1:])
+    assert first == rf"blk\.{blocks[0]}\.ffn_(gate|gate_up|down).*"
+    assert on_gpu(w, gpu_layers=37, override_tensor=plan.overrides) < target
+    assert on_gpu(w, gpu_layers=37, override_tensor=gate) >= target
+
+
+def test_the_plan_as_flags_gives_the_bytes_it_reports():
+    w = workload("qwen3-30b-a3b")
+    plan = llamacpp_fit(w, 12 * GIB)
+    assert on_gpu(w, gpu_layers=plan.gpu_layers, override_tensor=plan.overrides) == plan.device_bytes
+    assert plan.target_bytes == 12 * GIB - 1024 * MIB
