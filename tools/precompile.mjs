@@ -170,6 +170,10 @@ if keep is not None:
 # nothing in Python asks for them (tests/test_bytes.py checks the sources): they stay out (-6 kB gzip).
 CATALOGUE = ("render/i18n/", ".py")
 PAGE_ONLY = ("field.", "guide.")
+# The presets and the GPUs, a file each in the repository, ship as one all.json per folder (sources/folders.py
+# reads either): 143 files' zip headers fewer, -4.6 kB gzip.
+BUNDLED = ("data/models", "data/gpus")
+bundles = {}
 
 
 def as_data(data, filename):
@@ -296,8 +300,18 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                 if "/data/gpus/" in "/" + info.filename and isinstance(parsed, dict):
                     for key in ("source", "compute_source"):  # each figure's provenance: no page shows it
                         parsed.pop(key, None)
+                folder, _, file = info.filename.rpartition("/")
+                if folder.endswith(BUNDLED):  # one all.json for the folder, written below
+                    bundles.setdefault(folder, {})[file[:-5]] = parsed
+                    continue
                 data = json.dumps(parsed, separators=(",", ":"), ensure_ascii=False).encode()
             zout.writestr(zipfile.ZipInfo(info.filename, info.date_time), data)
+    for folder, files in bundles.items():  # in order.json's order, which all.json then replaces
+        bundle = {slug: files[slug] for slug in files.pop("order")}
+        if set(bundle) != set(files):
+            raise ValueError(f"{folder}: order.json and the files differ: {sorted(set(bundle) ^ set(files))}")
+        zout.writestr(zipfile.ZipInfo(f"{folder}/all.json", (1980, 1, 1, 0, 0, 0)),
+                      json.dumps(bundle, separators=(",", ":"), ensure_ascii=False).encode())
     for name, (text, filename) in extra.items():
         if not add(zout, name, text.encode(), filename, (1980, 1, 1, 0, 0, 0)):
             raise SyntaxError(name)

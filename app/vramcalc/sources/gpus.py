@@ -21,14 +21,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 import re
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
 from ..core.errors import ValidationError
 from ..core.units import GB, GIB, MIB
+from .folders import read_folder
 
 
 class MemorySource(enum.Enum):
@@ -269,11 +268,8 @@ def _show_gb(value: float) -> str:
 
 @functools.cache
 def _load_all() -> Mapping[str, GpuSpec]:
-    folder = resources.files("vramcalc") / "data" / "gpus"
-    order = json.loads((folder / "order.json").read_text(encoding="utf-8"))
     gpus: dict[str, GpuSpec] = {}
-    for name in order:
-        raw = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+    for name, raw in read_folder("gpus"):
         if raw.get("kind") == GpuKind.APPLE.value:
             for spec in _apple_configurations(name, raw):
                 gpus[spec.slug] = spec

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 from collections.abc import Mapping
-from importlib import resources
 
 from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..model.families.decoder.spec import ModelSpec
+from .folders import read_folder
 from .hf_config import from_hf_config
 
 # ---------------------------------------------------------------- presets
@@ -38,11 +37,8 @@ class Preset:
 @functools.cache
 def load_presets() -> Mapping[str, Preset]:
     """Every file in data/models/, by slug (the file name), in the order of data/models/order.json."""
-    folder = resources.files("vramcalc") / "data" / "models"
-    order = json.loads((folder / "order.json").read_text(encoding="utf-8"))
     presets = {}
-    for slug in order:
-        raw = json.loads((folder / f"{slug}.json").read_text(encoding="utf-8"))
+    for slug, raw in read_folder("models"):
         raw["notes"] = tuple(phrase(note.pop("key"), **note) for note in raw.get("notes", ()))
         presets[slug] = Preset(slug=slug, **raw)
     return presets
