@@ -100,3 +100,18 @@ def test_the_plan_as_flags_gives_the_bytes_it_reports():
     plan = llamacpp_fit(w, 12 * GIB)
     assert on_gpu(w, gpu_layers=plan.gpu_layers, override_tensor=plan.overrides) == plan.device_bytes
     assert plan.target_bytes == 12 * GIB - 1024 * MIB
+
+
+def test_the_pages_figure_is_llama_server_without_placement_flags():
+    """The Speed section's fit is titled "llama-server without -ngl": the user's -ngl, -ot and --n-cpu-moe,
+    which would stop llama.cpp's fit, are left out of it."""
+    from vramcalc.analysis.speed_answers import fit_plan
+    from vramcalc.inputs.parse import parse_target
+
+    target = parse_target({"gpu": "rtx-4090"})
+    plain = fit_plan(workload("llama-3.1-70b"), target)
+    for placed in ({"gpu_layers": "60"}, {"gpu_layers": "81"}):
+        assert fit_plan(workload("llama-3.1-70b", **placed), target) == plain
+    assert plain.gpu_layers == 42 and plain.fits
+    moe = workload("qwen3-30b-a3b", n_cpu_moe="30")
+    assert fit_plan(moe, target) == fit_plan(workload("qwen3-30b-a3b"), target)

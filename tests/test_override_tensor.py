@@ -104,6 +104,9 @@ def test_a_tied_head_follows_the_embeddings_pattern():
 @pytest.mark.parametrize(("text", "bad"), [
     ("blk", "blk"), ("blk=GPU", "GPU"), ("blk=CUDA1", "CUDA1"), ("blk=cpu", "cpu"), ("(blk=CPU", "(blk"),
     ("=CPU", "=CPU"), (r"(blk\d+)+=CPU", r"(blk\d+)+"), ("a=CPU," * 65, None),
+    (r"(.|.)*Z=CPU", r"(.|.)*Z"), (r".*.*.*.*x=CPU", r".*.*.*.*x"), ("x=cuda0", "cuda0"),
+    (r"blk\.[[:digit:]]+\.x=CPU", r"blk\.[[:digit:]]+\.x"), (r"\Ablk=CPU", r"\Ablk"), ("(?i)blk=CPU", "(?i)blk"),
+    ("a{=CPU", "a{"),
 ])
 def test_bad_overrides_name_the_field(text, bad):
     with pytest.raises(ValidationError) as error:
@@ -127,3 +130,42 @@ def test_ollama_refuses_what_it_cannot_do():
     with pytest.raises(ValidationError) as error:
         parse_workload({**LLAMA, "runtime": "ollama", "override_tensor": "token_embd=CUDA0"})
     assert error.value.field == "override_tensor"
+
+
+@pytest.mark.parametrize("pattern", [r"blk\.1\.*", r"blk\.1\.?\d\.ffn_down", r"blk\.1\.[(]|ffn_down",
+                                     r"blk\.12\.ffn_up", r"blk\.1\.(attn|ffn)_.*", r"token_embd|blk\.3\."])
+def test_patterns_tried_layer_by_layer_place_as_a_search_over_every_name(pattern):
+    """_layer_devices tries on a layer only the patterns that can find it; the result must be that of
+    std::regex_search's walk: every pattern on every name, the first match winning."""
+    from vramcalc.engines.llamacpp import _layer_devices, device_of
+    from vramcalc.model.families.decoder.tensors import layer_tensors
+
+    spec = estimate(parse_workload(LLAMA)).workload.model
+    overrides = ((pattern, "CPU"), (r"blk\.2\.", "CUDA0"))
+    walked = tuple(tuple(device_of(f"blk.{i}.{t.name.split('.', 2)[2]}", overrides) for t in layer_tensors(spec, i))
+                   for i in range(spec.layers))
+    assert _layer_devices(spec, overrides) == walked
+
+
+def test_what_the_patterns_moved_is_said_against_the_plan_without_them():
+    from vramcalc.core.units import format_binary
+    from vramcalc.render.messages import ENGLISH
+
+    spec = estimate(parse_workload(LLAMA)).workload.model
+    table = planned_bytes(spec, "q4_k_m", "token_embd")
+    result = estimate(parse_workload({**LLAMA, "override_tensor": "token_embd=CUDA0"}))
+    said = ENGLISH.say(next(c for c in result.components if c.key == "weights").explain())
+    assert f"moves {format_binary(table)} (net) of the weights to the GPU" in said
+    moe = {"model": "qwen3-30b-a3b", "runtime": "llamacpp", "precision": "q4_k_m", "n_cpu_moe": "10"}
+    both = estimate(parse_workload({**moe, "override_tensor": "token_embd=CUDA0"}))
+    table = planned_bytes(both.workload.model, "q4_k_m", "token_embd")
+    said = ENGLISH.say(next(c for c in both.components if c.key == "weights").explain())
+    assert f"moves {format_binary(table)} (net) of the weights to the GPU" in said  # not --n-cpu-moe's experts
+
+
+def test_tensors_on_the_gpu_with_no_layer_there_bring_its_buffers():
+    placed = estimate(parse_workload({**LLAMA, "gpu_layers": "0", "override_tensor": r"blk\.\d+\.=CUDA0"}))
+    assert placed.bytes_of("weights") > 4e9
+    assert placed.bytes_of("activations") > 0 and placed.bytes_of("overhead") > 0
+    nothing = estimate(parse_workload({**LLAMA, "gpu_layers": "0"}))
+    assert nothing.bytes_of("weights") == 0 and nothing.bytes_of("overhead") == 0

@@ -88,6 +88,19 @@ def test_mimo_caches_keys_and_values_of_their_own_widths_and_twice_the_heads_in_
                      + 5 * (cells * 4 * 48 // 32 * 34 + cells * 4 * 32 * 2))
 
 
+def test_tensor_parallel_never_charges_a_rank_less_than_the_kv_heads_it_holds():
+    """MiMo's full layers have 4 KV heads, its sliding ones 8: at TP 8 a full layer's head is on two ranks,
+    so each rank holds a quarter of the full layers' cache, not an eighth."""
+    from vramcalc import estimate, parse_workload
+    from vramcalc.analysis.ranks import per_gpu
+
+    workload = parse_workload({"model": "mimo-v2-flash", "runtime": "vllm", "gpu": "h200-141gb", "gpus": "8",
+                               "seq": "131072"})
+    per_gpu = per_gpu(estimate(workload), 8).components["kv_cache"]
+    full = 9 * 4 * (192 + 128) * 131072 * 2  # the full layers' K and V, bf16
+    assert per_gpu >= full / 4
+
+
 def test_each_engine_caches_the_indexer_keys_its_own_way():
     dsa = _case("deepseek_v32/full")
     plain = {**dsa, "model_type": "deepseek_v3"}  # the same MLA model without the indexer

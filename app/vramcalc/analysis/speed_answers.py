@@ -121,11 +121,13 @@ def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
 
 
 def fit_plan(workload: Workload, target: Target) -> FitPlan | None:
-    """llama.cpp's own fit on the target's one card (engines/llamacpp_fit.py), with the context given (-c):
-    the GPU's free memory is its usable memory less the CUDA context the breakdown counts (its overhead)."""
+    """llama.cpp's own fit on the target's one card (engines/llamacpp_fit.py) for llama-server given the
+    context (-c) but no placement (no -ngl, -ot or --n-cpu-moe, which would stop the fit): the GPU's free
+    memory is its usable memory less the CUDA context the breakdown counts (its overhead)."""
     if workload.runtime is not Runtime.LLAMACPP or target.count != 1:
         return None
-    return llamacpp_fit(workload, target.gpu.usable_bytes - workload.overhead_bytes)
+    unplaced = workload.but(gpu_layers=None, override_tensor=(), n_cpu_moe=0, cpu_moe=False)
+    return llamacpp_fit(unplaced, target.gpu.usable_bytes - workload.overhead_bytes)
 
 
 CURVE_POINTS = 8  # the trade of --n-cpu-moe: this many spans from no expert in RAM to all of them

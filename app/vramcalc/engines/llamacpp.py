@@ -178,28 +178,25 @@ def device_of(name: str, overrides: Overrides) -> bool | None:
     return None
 
 
-_ONE_LAYER = re.compile(r"blk\\\.(\d+)\\\.")
+_LAYER_PREFIX = re.compile(r"blk\.(\d+)\.")
 
 
 def _only_layer(pattern: str) -> int | None:
-    r"""N, when the pattern can find only layer N's tensors: it starts `blk\.N\.` and has no `|` outside
-    parentheses (names hold `blk.` once, at their start); else None."""
-    match = _ONE_LAYER.match(pattern)
-    if match is None:
+    """N, when the pattern can find only layer N's tensors: parsed, it begins with the literal characters
+    `blk.N.` and has no alternative at its top (names hold `blk.` once, at their start); else None."""
+    try:
+        items = re._parser.parse(pattern).data  # type: ignore[attr-defined]
+    except re.error:
         return None
-    depth, escaped = 0, False
-    for char in pattern:
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        elif char == "|" and depth <= 0:
-            return None
-    return int(match.group(1))
+    if any(str(op) == "BRANCH" for op, _ in items):
+        return None
+    head = ""
+    for op, arg in items:
+        if str(op) != "LITERAL":
+            break
+        head += chr(arg)
+    match = _LAYER_PREFIX.match(head)
+    return int(match.group(1)) if match else None
 
 
 @functools.lru_cache(maxsize=64)
@@ -240,6 +237,41 @@ def moved(spec: ModelSpec, stack: weights.LayerBytes, *, first_gpu_layer: int, c
     return dense, experts
 
 
+@dataclasses.dataclass(frozen=True)
+class Placed:
+    """The weights' bytes on each device, and what --n-cpu-moe and -ot moved from the layers' own places."""
+
+    device: float
+    host: float
+    dense: float  # see LlamaCppLayout.moved_dense
+    experts: float
+    head_on_gpu: bool
+
+
+def place_weights(model: ModelSpec, stack: weights.LayerBytes, layout: LlamaCppLayout, *, cpu_moe: int,
+                  overrides: Overrides) -> Placed:
+    """The layers where -ngl puts them, less what --n-cpu-moe and -ot move; the input layer (token_embd) in
+    RAM and the output layer where -ngl puts it, unless -ot says otherwise; a tied head follows token_embd's
+    pattern (llama.cpp duplicates that tensor under its own name) and is copied to the GPU when it is there."""
+    first_gpu_layer = model.layers - layout.layers_on_gpu
+    dense, experts = moved(model, stack, first_gpu_layer=first_gpu_layer, cpu_moe=cpu_moe, overrides=overrides)
+    device = stack.layers_bytes(first_gpu_layer, model.layers) - dense - experts
+    host = stack.layers_bytes(0, first_gpu_layer) + dense + experts
+    head_on_gpu = layout.output_on_gpu
+    for tensor, size in stack.outside:
+        place = device_of(tensor.name, overrides)
+        on_gpu = (layout.output_on_gpu and tensor.name.startswith("output")) if place is None else place
+        if tensor.name.startswith("output.weight") or (tensor.name == "token_embd.weight" and model.tie_embeddings):
+            head_on_gpu = layout.output_on_gpu if place is None else place
+        if on_gpu:
+            device += size
+        else:
+            host += size
+        if tensor.name == "token_embd.weight" and model.tie_embeddings and head_on_gpu and not on_gpu:
+            device += size
+    return Placed(device=device, host=host, dense=dense, experts=experts, head_on_gpu=head_on_gpu)
+
+
 def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     """llama.cpp: weights and cache split between the GPU and system RAM by --gpu-layers, and the
     compute buffers its graph reserves."""
@@ -253,40 +285,24 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
         flash=uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=workload.gpu_layers)
     stack = weights.stack(model, fmt, group_size=workload.group_size,
                           nominal_bits=weights.nominal_bits(workload.precision))
-    first_gpu_layer = model.layers - layout.layers_on_gpu
-    device_weights = stack.layers_bytes(first_gpu_layer, model.layers)
-    host_weights = stack.layers_bytes(0, first_gpu_layer)
     cpu_moe = cpu_moe_layers(workload)
-    dense, experts = moved(model, stack, first_gpu_layer=first_gpu_layer, cpu_moe=cpu_moe,
-                           overrides=workload.override_tensor)
-    device_weights -= dense + experts
-    host_weights += dense + experts
-    head_on_gpu = layout.output_on_gpu
-    for tensor, size in stack.outside:
-        # the input layer (token_embd) stays in RAM, the output layer goes where -ngl puts it, unless -ot says
-        place = device_of(tensor.name, workload.override_tensor)
-        default = layout.output_on_gpu and tensor.name.startswith("output")
-        on_gpu = default if place is None else place
-        if tensor.name.startswith("output.weight") or (tensor.name == "token_embd.weight" and model.tie_embeddings):
-            head_on_gpu = layout.output_on_gpu if place is None else place
-        if on_gpu:
-            device_weights += size
-        else:
-            host_weights += size
-        if tensor.name == "token_embd.weight" and model.tie_embeddings and head_on_gpu and not on_gpu:
-            device_weights += size  # the tied head: llama.cpp puts a copy on the GPU as the output layer
-    layout = dataclasses.replace(layout, cpu_moe_layers=cpu_moe, moved_dense=dense, moved_experts=experts,
-                                 head_on_gpu=head_on_gpu)
-    device_weights, host_weights = round(device_weights), round(host_weights)  # a variant's average layers
-    overhead = workload.overhead_bytes if layout.output_on_gpu or layout.layers_on_gpu else 0
+    placed = place_weights(model, stack, layout, cpu_moe=cpu_moe, overrides=workload.override_tensor)
+    device_weights, host_weights = round(placed.device), round(placed.host)  # a variant's average layers
+    layout = dataclasses.replace(layout, cpu_moe_layers=cpu_moe, moved_dense=placed.dense,
+                                 moved_experts=placed.experts, head_on_gpu=placed.head_on_gpu)
+    if device_weights and not layout.compute_bytes:  # -ngl 0, tensors on the GPU by -ot: the GPU computes too
+        layout = dataclasses.replace(layout, compute_bytes=llamacpp_layout(
+            model, seq=workload.seq, n_seq=workload.parallel, ubatch=workload.ubatch,
+            flash=uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=None).compute_bytes)
+    overhead = workload.overhead_bytes if device_weights or layout.kv_device_bytes else 0
     split = phrase("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
                     output="" if layout.output_on_gpu else phrase("llamacpp.no_output"),
                     host=format_binary(host_weights))
     experts_in_ram: tuple[Phrase, ...] = (phrase("llamacpp.cpu_moe", layers=cpu_moe),) if cpu_moe else ()
-    if workload.override_tensor:
-        net = dense + experts  # the tensors that left the GPU for RAM, less those that came the other way
+    if workload.override_tensor:  # what -ot itself moved: against the same plan without it
+        net = round(place_weights(model, stack, layout, cpu_moe=cpu_moe, overrides=()).device - placed.device)
         experts_in_ram += (phrase("llamacpp.override_ram" if net >= 0 else "llamacpp.override_gpu",
-                                  bytes=format_binary(round(abs(net)))),)
+                                  bytes=format_binary(abs(net))),)
     components = (
         Component(key="weights", bytes=device_weights, explain=lambda: (
             *weights_bytes(workload).formula, "; ", split, *experts_in_ram)),
@@ -448,11 +464,21 @@ MAX_OVERRIDES = 64
 _REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
 
 
+GPU_BUFFERS = re.compile(r"(CUDA|ROCm|MUSA|Vulkan|MTL|SYCL|CANN|OpenCL)(\d+)")  # ggml's device buffer types
+MAX_REPEATS = 3  # per pattern: a name of ~30 characters then costs at most ~30^3 steps to search
+# Syntax where Python's re and llama.cpp's std::regex (ECMAScript) part ways: lookbehind, named groups and
+# inline flags (std::regex throws), \A \Z \z \G (literal letters there), POSIX classes (a set of ':' here),
+# and a '{' that is no quantifier (an error there, a literal here)
+_DIALECT = re.compile(r"\(\?(?![:=!])|\\[AZzG]|\[\[:|\{(?!\d+(,\d*)?\})")
+
+
 def parse_overrides(field: str, text: str) -> Overrides:
     """`PATTERN=DEVICE,...` as llama.cpp's -ot reads it (common/arg.cpp: split at commas, then at the
-    first '='), each pattern a regular expression, each device CPU or the first GPU's buffer type
-    (CUDA0, MTL0, Vulkan0, ROCm0, SYCL0: a name and a device index). Python's re reads the patterns in
-    place of std::regex (ECMAScript): they agree on what people write (., [], (), |, *, +, \\d, ^, $)."""
+    first '='), each pattern a regular expression, each device CPU or the first GPU's buffer type (CUDA0,
+    ROCm0, Vulkan0, MTL0, SYCL0, ...). Python's re reads the patterns in place of std::regex (ECMAScript):
+    syntax where the two differ is refused (_DIALECT), and so are patterns whose search could take
+    exponential or long polynomial time (a repetition of a repetition or of alternatives; more than
+    MAX_REPEATS repetitions), so that no link can stall the page."""
     text = text.strip()
     if not text:
         return ()
@@ -464,32 +490,50 @@ def parse_overrides(field: str, text: str) -> Overrides:
         pattern, equals, device = item.partition("=")
         if not equals or not pattern:
             raise ValidationError(field, item, "expected PATTERN=DEVICE, e.g. blk\\.[0-9]+\\.ffn_.*_exps=CPU")
-        match = re.fullmatch(r"CPU|[A-Za-z]+(\d+)", device)
-        if match is None:
-            raise ValidationError(field, device, "the device is CPU or the GPU's buffer type: CUDA0, MTL0, Vulkan0")
-        if match.group(1) not in (None, "0"):
+        gpu = GPU_BUFFERS.fullmatch(device)
+        if device != "CPU" and gpu is None:
+            raise ValidationError(field, device, "the device is CPU or the GPU's buffer type: CUDA0, ROCm0, Vulkan0, "
+                                                 "MTL0, SYCL0")
+        if gpu is not None and gpu.group(2) != "0":
             raise ValidationError(field, device, "llama.cpp's weights are placed on one GPU here: use its "
-                                                 "first device (CUDA0, MTL0, Vulkan0, ROCm0) or CPU")
+                                                 "first device (CUDA0, ROCm0, Vulkan0, MTL0) or CPU")
+        if _DIALECT.search(pattern):
+            raise ValidationError(field, pattern, "uses syntax llama.cpp's regular expressions (ECMAScript) read "
+                                                  "otherwise: (?<..), (?P..), (?i), \\A, \\Z, [[:..:]] or a bare {")
         try:
             parsed = re._parser.parse(pattern)  # type: ignore[attr-defined]
         except re.error as error:
             raise ValidationError(field, pattern, f"not a regular expression ({error})") from None
-        if _nested_repeat(parsed.data, inside=False):
-            raise ValidationError(field, pattern, "a repetition inside a repetition, e.g. (a+)+, can take "
-                                                  "exponential time: write the pattern without it")
+        if _slow(parsed.data, inside=False) or _repeats(parsed.data) > MAX_REPEATS:
+            raise ValidationError(field, pattern, "a repetition of a repetition or of alternatives, e.g. (a+)+ "
+                                                  f"or (a|b)*, or more than {MAX_REPEATS} repetitions, can take "
+                                                  "very long to search: write the pattern without them")
         overrides.append((pattern, device))
     return tuple(overrides)
 
 
-def _nested_repeat(items: list[tuple[object, object]], *, inside: bool) -> bool:
-    """Whether a parsed pattern repeats (more than once) something that itself repeats."""
+def _children(arg: object) -> list[list[tuple[object, object]]]:
+    """The parsed sub-patterns inside one item's argument."""
+    found = []
+    for child in arg if isinstance(arg, (tuple, list)) else ():
+        for sub in (child if isinstance(child, list) else [child]):
+            if hasattr(sub, "data"):
+                found.append(sub.data)
+    return found
+
+
+def _slow(items: list[tuple[object, object]], *, inside: bool) -> bool:
+    """Whether a parsed pattern repeats (more than once) something that itself repeats or branches."""
     for op, arg in items:
         repeat = str(op) in _REPEATS and isinstance(arg, tuple) and arg[1] > 1
-        if repeat and inside:
+        if inside and (repeat or str(op) == "BRANCH"):
             return True
-        children = arg if isinstance(arg, (tuple, list)) else ()
-        for child in children:
-            for sub in (child if isinstance(child, list) else [child]):
-                if hasattr(sub, "data") and _nested_repeat(sub.data, inside=inside or repeat):
-                    return True
+        if any(_slow(sub, inside=inside or repeat) for sub in _children(arg)):
+            return True
     return False
+
+
+def _repeats(items: list[tuple[object, object]]) -> int:
+    """How many repetitions (of more than one) a parsed pattern holds."""
+    return sum((str(op) in _REPEATS and isinstance(arg, tuple) and arg[1] > 1)
+               + sum(_repeats(sub) for sub in _children(arg)) for op, arg in items)

@@ -61,8 +61,9 @@ def llamacpp_fit(workload: Workload, free_bytes: int, *, ctx_auto: bool = False,
        fills them "dense-only" (each layer's routed experts in RAM, but the first's: a quirk of fit.cpp,
        whose partial layers end at the output layer's index, kept here);
     5. a mixture of experts whose dense weights all fit then takes whole layers back by false position,
-       then keeps part of one more layer's MLP on the GPU (Fraction: UP, then GATE, else ATTN), each
-       kept only if the GPU stays strictly under its target."""
+       then tries one layer's MLP in part: UP (its up projections back on the GPU), then GATE (all but
+       down), each kept if the GPU stays strictly under its target; if UP does not, ATTN (its whole MLP,
+       router and shared experts too, to RAM: less on the GPU than before, accepted as fit.cpp does)."""
     spec = workload.model
     layers = spec.layers
     target = free_bytes - margin
@@ -96,7 +97,7 @@ def llamacpp_fit(workload: Workload, free_bytes: int, *, ctx_auto: bool = False,
             seq = max(seq - seq % LLAMACPP_PAD, fit_ctx)
             return plan(seq, given_layers, workload.override_tensor, measure(seq))
     if workload.gpu_layers is not None or workload.override_tensor or workload.n_cpu_moe or workload.cpu_moe:
-        return plan(seq, given_layers, workload.override_tensor, measure(seq))  # step 3
+        return plan(seq, given_layers, workload.override_tensor, measure(seq), changed=seq != workload.seq)  # 3
 
     def layout(n_layer: int, n_part: int, overflow: Fraction = Fraction.MOE) -> Overrides:
         """set_ngl_tensor_split_tbo: of the last n_layer indices (the output layer's is `layers`), the first

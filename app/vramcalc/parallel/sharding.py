@@ -202,11 +202,20 @@ def shares(model: ModelSpec, layout: Layout, stage: int, weight_format: WeightFo
     weights /= sums.bytes or 1
     params /= max(1, sums.params)
     layers = len(stage_layers(model.layers, layout.pp, stage)) / model.layers
-    kv_share = math.ceil(model.kv_heads / layout.tp) / model.kv_heads if model.kv_heads and not model.mla else (
-        1.0 / layout.tp if not model.mla else 1.0)
+    kv_share = _kv_share(model, layout.tp)
     return Shares(weights=weights, params=params, layers=layers, kv=layers * kv_share,
                   logits=1.0 / layout.tp if stage == layout.pp - 1 else 0.0,
                   largest_layer_params=_largest_tensor(model))
+
+
+def _kv_share(model: ModelSpec, tp: int) -> float:
+    """Each rank's share of the KV cache: its KV heads, ceil(heads / tp) of them (heads fewer than the ranks
+    are replicated); MLA's latent is whole on every rank. Where layer kinds have their own KV heads (Gemma 4's
+    and MiMo's full layers), the largest share of any kind, so that no rank is charged less than it holds."""
+    if model.mla is not None:
+        return 1.0
+    heads = {model.kv_heads_of(kind) for kind, _ in model.kind_counts() if kind.caches_tokens} or {model.kv_heads}
+    return max(math.ceil(h / tp) / h if h else 1.0 / tp for h in heads)
 
 
 @functools.lru_cache(maxsize=64)

@@ -74,13 +74,14 @@ def kv_bytes(workload: Workload, depth: int) -> float:
 
 
 def attention_flops(model: ModelSpec, depth: int) -> float:
-    """FLOPs of one token's attention over `depth` earlier tokens: per layer 2 × 2 × heads × head_dim ×
-    the tokens it attends (scores Q·K and the weighted sum of V); a linear layer's update is O(1)."""
+    """FLOPs of one token's attention over `depth` earlier tokens: per layer 2 × heads × (head_dim + the value
+    head) × the tokens it attends (scores Q·K and the weighted sum of V); a linear layer's update is O(1)."""
     total = 0
     for kind, count in model.kind_counts():
         if not kind.caches_tokens:  # a recurrent state's update, or no mixer: O(1) per token
             continue
-        total += count * 4 * model.heads * model.head_dim_of(kind) * model.tokens_kept(kind, depth)
+        total += count * 2 * model.heads * (model.head_dim_of(kind) + model.v_dim_of(kind)) * model.tokens_kept(
+            kind, depth)
     return float(total)
 
 
@@ -94,7 +95,7 @@ def prompt_attention_flops(model: ModelSpec, prompt: int) -> float:
         kept = model.tokens_kept(kind, prompt)
         # tokens attend min(i + 1, kept): the triangle up to `kept`, then a band of width `kept`
         attended = kept * (kept + 1) / 2 + (prompt - kept) * kept
-        total += count * 4 * model.heads * model.head_dim_of(kind) * attended
+        total += count * 2 * model.heads * (model.head_dim_of(kind) + model.v_dim_of(kind)) * attended
     return total
 
 
