@@ -115,3 +115,15 @@ def test_the_pages_figure_is_llama_server_without_placement_flags():
     assert plain.gpu_layers == 42 and plain.fits
     moe = workload("qwen3-30b-a3b", n_cpu_moe="30")
     assert fit_plan(moe, target) == fit_plan(workload("qwen3-30b-a3b"), target)
+
+
+def test_ollama_leaves_the_layers_to_llama_servers_fit_at_its_own_context():
+    """Ollama passes no -ngl when num_gpu is not set, so llama-server's --fit places the layers, at
+    Ollama's num_ctx (32,768 on a 24 GB card) and one cache type (docs/research/engines.md §1d)."""
+    from vramcalc.analysis.speed_answers import fit_plan
+    from vramcalc.inputs.parse import parse_target
+
+    target = parse_target({"gpu": "rtx-4090"})
+    ollama = fit_plan(workload("gpt-oss-120b", "native", runtime="ollama", gpu="rtx-4090"), target)
+    as_llama_server = fit_plan(workload("gpt-oss-120b", "native", seq="32768", gpu="rtx-4090"), target)
+    assert ollama == as_llama_server and ollama.seq == 32768 and ollama.overrides

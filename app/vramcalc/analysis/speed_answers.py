@@ -14,6 +14,7 @@ from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.llamacpp_fit import FitPlan, llamacpp_fit
+from ..engines.ollama import num_ctx
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
 from ..sources.gpus import gpu
@@ -123,11 +124,19 @@ def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
 def fit_plan(workload: Workload, target: Target) -> FitPlan | None:
     """llama.cpp's own fit on the target's one card (engines/llamacpp_fit.py) for llama-server given the
     context (-c) but no placement (no -ngl, -ot or --n-cpu-moe, which would stop the fit): the GPU's free
-    memory is its usable memory less the CUDA context the breakdown counts (its overhead)."""
-    if workload.runtime is not Runtime.LLAMACPP or target.count != 1:
+    memory is its usable memory less the CUDA context the breakdown counts (its overhead). Ollama starts
+    llama-server so when num_gpu is not set (engines.md §1d), at its own num_ctx and one cache type."""
+    if workload.runtime not in (Runtime.LLAMACPP, Runtime.OLLAMA) or target.count != 1:
         return None
-    unplaced = workload.but(gpu_layers=None, override_tensor=(), n_cpu_moe=0, cpu_moe=False)
-    return llamacpp_fit(unplaced, target.gpu.usable_bytes - workload.overhead_bytes)
+    return llamacpp_fit(_unplaced(workload), target.gpu.usable_bytes - workload.overhead_bytes)
+
+
+def _unplaced(workload: Workload) -> Workload:
+    """The workload as llama-server runs it when nothing places the layers: Ollama's as its llama-server."""
+    if workload.runtime is Runtime.OLLAMA:
+        workload = workload.but(runtime=Runtime.LLAMACPP, seq=num_ctx(workload)[0], kv_precision_k=None,
+                                kv_precision_v=None)
+    return workload.but(gpu_layers=None, override_tensor=(), n_cpu_moe=0, cpu_moe=False)
 
 
 CURVE_POINTS = 8  # the trade of --n-cpu-moe: this many spans from no expert in RAM to all of them
@@ -222,9 +231,8 @@ def speed_answers(workload: Workload, target: Target, machine: Machine) -> Speed
             workload, target, machine, hours), cheapest_card=card, cheapest_usd_per_million=per_million)
     experts = min_n_cpu_moe(workload, target)
     plan = fit_plan(workload, target)
-    planned = None if plan is None or not plan.fits else _decode(workload.but(
-        seq=plan.seq, gpu_layers=plan.gpu_layers, override_tensor=plan.overrides, n_cpu_moe=0, cpu_moe=False),
-        target, machine)
+    planned = None if plan is None or not plan.fits else _decode(_unplaced(workload).but(
+        seq=plan.seq, gpu_layers=plan.gpu_layers, override_tensor=plan.overrides), target, machine)
     return SpeedAnswers(fits=now, cheapest_card=card, cheapest_usd_per_million=per_million,
                         llamacpp_fit=plan, llamacpp_fit_tokens_per_s=planned,
                         fastest_format=fastest_format(workload, target, machine),

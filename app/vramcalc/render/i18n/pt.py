@@ -1037,7 +1037,7 @@ PT: Mapping[str, str] = {
     "field.cpu_moe.help": (
         "Os especialistas de todas as camadas na RAM: atenção, especialistas compartilhados e cache ficam na GPU."
     ),
-    "speed.figure.llamacpp_fit": "O ajuste do próprio llama.cpp (llama-server sem \u2011ngl)",
+    "speed.figure.llamacpp_fit": "O ajuste do próprio llama.cpp (sem \u2011ngl, como o Ollama o roda)",
     "speed.value.fit": "-ngl {layers}{parts}: {rate} por sequência",
     "speed.value.fit_parts": ", os especialistas (ou o MLP) de {count} camadas na RAM",
     "speed.value.fit_none": "nada cabe",
