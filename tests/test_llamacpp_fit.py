@@ -127,3 +127,21 @@ def test_ollama_leaves_the_layers_to_llama_servers_fit_at_its_own_context():
     ollama = fit_plan(workload("gpt-oss-120b", "native", runtime="ollama", gpu="rtx-4090"), target)
     as_llama_server = fit_plan(workload("gpt-oss-120b", "native", seq="32768", gpu="rtx-4090"), target)
     assert ollama == as_llama_server and ollama.seq == 32768 and ollama.overrides
+
+
+def test_when_up_does_not_pass_the_strict_test_the_whole_mlp_of_that_layer_goes():
+    w = workload("qwen3-30b-a3b")
+    free = 15 * GIB
+    plan = llamacpp_fit(w, free)
+    first, *rest = plan.overrides
+    block = layers_of(plan.overrides)[0]
+    assert first[0] == rf"blk\.{block}\.ffn_(gate|up|gate_up|down).*"  # ATTN
+    up = ((rf"blk\.{block}\.ffn_(gate|gate_up|down).*", "CPU"), *rest)
+    assert on_gpu(w, gpu_layers=plan.gpu_layers, override_tensor=up) >= free - FIT_TARGET
+
+
+def test_a_context_that_does_not_fit_even_at_fit_ctx_goes_on_to_the_layers():
+    w = workload("llama-3.1-70b")
+    plan = llamacpp_fit(w, 23 * GIB, ctx_auto=True)
+    assert on_gpu(w, seq=FIT_CTX) > 23 * GIB - FIT_TARGET  # all layers at --fit-ctx: still too much
+    assert plan.seq == FIT_CTX and plan.gpu_layers == llamacpp_fit(w.but(seq=FIT_CTX), 23 * GIB).gpu_layers
