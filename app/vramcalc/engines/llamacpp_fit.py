@@ -1,4 +1,4 @@
-"""llama.cpp's own fit (`--fit on`, its default since 2026): the context, the layers on the GPU and the
+"""llama.cpp's own fit (`--fit on`, the default at the pinned commit): the context, the layers on the GPU and the
 experts it moves to system RAM so that the model leaves `--fit-target` free, as common/fit.cpp decides
 them (llama.cpp 0c1e570, the pinned llama-cpp-python 0.3.36; notes in docs/research/engines.md §1g).
 
