@@ -135,16 +135,16 @@ def test_ollama_refuses_what_it_cannot_do():
 @pytest.mark.parametrize("pattern", [r"blk\.1\.*", r"blk\.1\.?\d\.ffn_down", r"blk\.1\.[(]|ffn_down",
                                      r"blk\.12\.ffn_up", r"blk\.1\.(attn|ffn)_.*", r"token_embd|blk\.3\."])
 def test_patterns_tried_layer_by_layer_place_as_a_search_over_every_name(pattern):
-    """_layer_devices tries on a layer only the patterns that can find it; the result must be that of
+    """layer_devices tries on a layer only the patterns that can find it; the result must be that of
     std::regex_search's walk: every pattern on every name, the first match winning."""
-    from vramcalc.engines.llamacpp import _layer_devices, device_of
+    from vramcalc.engines.llamacpp_overrides import device_of, layer_devices
     from vramcalc.model.families.decoder.tensors import layer_tensors
 
     spec = estimate(parse_workload(LLAMA)).workload.model
     overrides = ((pattern, "CPU"), (r"blk\.2\.", "CUDA0"))
     walked = tuple(tuple(device_of(f"blk.{i}.{t.name.split('.', 2)[2]}", overrides) for t in layer_tensors(spec, i))
                    for i in range(spec.layers))
-    assert _layer_devices(spec, overrides) == walked
+    assert layer_devices(spec, overrides) == walked
 
 
 def test_what_the_patterns_moved_is_said_against_the_plan_without_them():

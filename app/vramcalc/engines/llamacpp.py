@@ -25,6 +25,7 @@ from ..parallel.layout import Layout, default_layout
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_training
+from .llamacpp_overrides import Overrides, device_of, layer_devices, overrides_text, parse_overrides
 
 LLAMACPP_PAD = 256  # n_ctx and the sliding-window cache round up to 256 cells (llama-context.cpp)
 MAX_PARALLEL = 4096  # llama.cpp sequences
@@ -42,16 +43,10 @@ class LlamaCppLayout:
     n_ub: int
     kv_device_bytes: int
     kv_host_bytes: int
-    compute_bytes: int  # the GPU compute buffer
+    compute_bytes: int  # the GPU compute buffer (the breakdown drops it when nothing is on the GPU)
     host_compute_bytes: int  # the CPU-side compute buffer (CUDA_Host)
     layers_on_gpu: int
     output_on_gpu: bool
-    cpu_moe_layers: int = 0  # of the first layers, how many keep their routed experts in RAM (--n-cpu-moe)
-    # bytes of layer tensors in RAM that their layer's place would have on the GPU (negative: the other way),
-    # routed experts apart, as --n-cpu-moe and --override-tensor move them; the head where it ends up
-    moved_dense: float = 0
-    moved_experts: float = 0
-    head_on_gpu: bool = True
 
 
 DEFAULT_UBATCH = 512  # llama.cpp's -ub
@@ -106,7 +101,7 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
         compute = max(4 * n_ub * (1 + 4 * spec.hidden + n_kv * (spec.heads + 1)), out_term)
     host_compute = 4 * n_ub * (spec.hidden + (0 if flash else n_kv))
     return LlamaCppLayout(n_ctx=n_ctx, n_seq=n_seq, n_ub=n_ub, kv_device_bytes=device, kv_host_bytes=host,
-                          compute_bytes=compute if on_gpu else 0, host_compute_bytes=host_compute,
+                          compute_bytes=compute, host_compute_bytes=host_compute,
                           layers_on_gpu=repeating_on_gpu, output_on_gpu=output_on_gpu)
 
 
@@ -130,7 +125,7 @@ def llama_server_command(workload: Workload, model: str) -> str:
     flags = [f"llama-server -m {model}", f"-c {layout.n_ctx * layout.n_seq}",
              f"-ngl {999 if workload.gpu_layers is None else workload.gpu_layers}"]
     if workload.override_tensor:  # before --n-cpu-moe's own patterns, as the plan reads them
-        flags.append("-ot " + quoted(",".join(f"{pattern}={device}" for pattern, device in workload.override_tensor)))
+        flags.append("-ot " + quoted(overrides_text(workload.override_tensor)))
     if workload.cpu_moe:
         flags.append("--cpu-moe")
     elif workload.n_cpu_moe:
@@ -165,55 +160,6 @@ def cpu_moe_layers(workload: Workload) -> int:
     return workload.model.layers if workload.cpu_moe else min(workload.n_cpu_moe, workload.model.layers)
 
 
-Overrides = tuple[tuple[str, str], ...]  # --override-tensor: (pattern, buffer type), the first match wins
-
-
-def device_of(name: str, overrides: Overrides) -> bool | None:
-    """Where --override-tensor puts the tensor `name`: on the GPU (True), in RAM (False) or, matched by
-    no pattern, where its layer is (None). llama-model-loader.cpp: std::regex_search of each pattern in
-    order over the tensor's name; the first that matches decides."""
-    for pattern, device in overrides:
-        if re.search(pattern, name):
-            return device != "CPU"
-    return None
-
-
-_LAYER_PREFIX = re.compile(r"blk\.(\d+)\.")
-
-
-def _only_layer(pattern: str) -> int | None:
-    """N, when the pattern can find only layer N's tensors: parsed, it begins with the literal characters
-    `blk.N.` and has no alternative at its top (names hold `blk.` once, at their start); else None."""
-    try:
-        items = re._parser.parse(pattern).data  # type: ignore[attr-defined]
-    except re.error:
-        return None
-    if any(str(op) == "BRANCH" for op, _ in items):
-        return None
-    head = ""
-    for op, arg in items:
-        if str(op) != "LITERAL":
-            break
-        head += chr(arg)
-    match = _LAYER_PREFIX.match(head)
-    return int(match.group(1)) if match else None
-
-
-@functools.lru_cache(maxsize=64)
-def _layer_devices(spec: ModelSpec, overrides: Overrides) -> tuple[tuple[bool | None, ...], ...]:
-    """device_of every tensor of every layer, named as in the GGUF file (blk.N.…), matched once; each layer
-    tries only the patterns that can find it (in their order), so that one pattern per layer (llama.cpp's
-    own fit writes such lists) costs a pass over the tensors, not layers × patterns searches."""
-    names = {key: [t.name.split(".", 2)[2] for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
-    layer_of = [_only_layer(pattern) for pattern, _ in overrides]
-    devices = []
-    for i, key in enumerate(spec.layer_keys):
-        tried = tuple(o for o, layer in zip(overrides, layer_of, strict=True) if layer is None or layer == i)
-        devices.append(tuple(device_of(f"blk.{i}.{name}", tried) for name in names[key]) if tried
-                       else (None,) * len(names[key]))
-    return tuple(devices)
-
-
 def moved(spec: ModelSpec, stack: weights.LayerBytes, *, first_gpu_layer: int, cpu_moe: int,
           overrides: Overrides) -> tuple[float, float]:
     """(other tensors, routed experts): the bytes of layer tensors that --n-cpu-moe and --override-tensor
@@ -222,9 +168,9 @@ def moved(spec: ModelSpec, stack: weights.LayerBytes, *, first_gpu_layer: int, c
     after the user's own (common/arg.cpp); its tensors are the routed experts (role `expert`)."""
     if not overrides:  # the common case, without a walk over the tensors
         return 0.0, float(sum(weights.expert_bytes(spec, stack)[first_gpu_layer:cpu_moe]))
-    roles = {key: [t.role is Role.EXPERT for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
+    roles = _expert_flags(spec)
     dense = experts = 0.0
-    for i, ((key, sizes), places) in enumerate(zip(stack.layers, _layer_devices(spec, overrides), strict=True)):
+    for i, ((key, sizes), places) in enumerate(zip(stack.layers, layer_devices(spec, overrides), strict=True)):
         layer_on_gpu = i >= first_gpu_layer
         for expert, size, place in zip(roles[key], sizes, places, strict=True):
             on_gpu = (layer_on_gpu and not (expert and i < cpu_moe)) if place is None else place
@@ -237,15 +183,24 @@ def moved(spec: ModelSpec, stack: weights.LayerBytes, *, first_gpu_layer: int, c
     return dense, experts
 
 
+@functools.lru_cache(maxsize=64)
+def _expert_flags(spec: ModelSpec) -> dict[object, list[bool]]:
+    """Whether each tensor of a layer group (in layer_tensors order) is a routed expert's."""
+    return {key: [t.role is Role.EXPERT for t in layer_tensors(spec, index)] for key, index, _ in spec.layer_groups}
+
+
 @dataclasses.dataclass(frozen=True)
 class Placed:
-    """The weights' bytes on each device, and what --n-cpu-moe and -ot moved from the layers' own places."""
+    """The weights' bytes on each device, and what --n-cpu-moe and -ot moved from the layers' own places:
+    `dense` and `experts` are the bytes of layer tensors in RAM that their layer's place would have on
+    the GPU (negative: the other way), routed experts apart; the head where it ends up."""
 
     device: float
     host: float
-    dense: float  # see LlamaCppLayout.moved_dense
+    dense: float
     experts: float
     head_on_gpu: bool
+    cpu_moe_layers: int  # of the first layers, how many keep their routed experts in RAM (--n-cpu-moe)
 
 
 def place_weights(model: ModelSpec, stack: weights.LayerBytes, layout: LlamaCppLayout, *, cpu_moe: int,
@@ -269,7 +224,8 @@ def place_weights(model: ModelSpec, stack: weights.LayerBytes, layout: LlamaCppL
             host += size
         if tensor.name == "token_embd.weight" and model.tie_embeddings and head_on_gpu and not on_gpu:
             device += size
-    return Placed(device=device, host=host, dense=dense, experts=experts, head_on_gpu=head_on_gpu)
+    return Placed(device=device, host=host, dense=dense, experts=experts, head_on_gpu=head_on_gpu,
+                  cpu_moe_layers=cpu_moe)
 
 
 def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
@@ -288,24 +244,25 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     cpu_moe = cpu_moe_layers(workload)
     placed = place_weights(model, stack, layout, cpu_moe=cpu_moe, overrides=workload.override_tensor)
     device_weights, host_weights = round(placed.device), round(placed.host)  # a variant's average layers
-    layout = dataclasses.replace(layout, cpu_moe_layers=cpu_moe, moved_dense=placed.dense,
-                                 moved_experts=placed.experts, head_on_gpu=placed.head_on_gpu)
-    if device_weights and not layout.compute_bytes:  # -ngl 0, tensors on the GPU by -ot: the GPU computes too
-        layout = dataclasses.replace(layout, compute_bytes=llamacpp_layout(
-            model, seq=workload.seq, n_seq=workload.parallel, ubatch=workload.ubatch,
-            flash=uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=None).compute_bytes)
-    overhead = workload.overhead_bytes if device_weights or layout.kv_device_bytes else 0
+    uses_gpu = bool(device_weights or layout.kv_device_bytes)  # -ngl 0 and no tensor there by -ot: it does not
+    if not uses_gpu:
+        layout = dataclasses.replace(layout, compute_bytes=0)  # no compute buffer on it, no CUDA context
+    overhead = workload.overhead_bytes if uses_gpu else 0
     split = phrase("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
                     output="" if layout.output_on_gpu else phrase("llamacpp.no_output"),
                     host=format_binary(host_weights))
     experts_in_ram: tuple[Phrase, ...] = (phrase("llamacpp.cpu_moe", layers=cpu_moe),) if cpu_moe else ()
-    if workload.override_tensor:  # what -ot itself moved: against the same plan without it
+
+    def overridden() -> tuple[Phrase, ...]:
+        """What -ot itself moved: against the same plan without it (said only when the row is shown)."""
+        if not workload.override_tensor:
+            return ()
         net = round(place_weights(model, stack, layout, cpu_moe=cpu_moe, overrides=()).device - placed.device)
-        experts_in_ram += (phrase("llamacpp.override_ram" if net >= 0 else "llamacpp.override_gpu",
-                                  bytes=format_binary(abs(net))),)
+        return (phrase("llamacpp.override_ram" if net >= 0 else "llamacpp.override_gpu",
+                       bytes=format_binary(abs(net))),)
     components = (
         Component(key="weights", bytes=device_weights, explain=lambda: (
-            *weights_bytes(workload).formula, "; ", split, *experts_in_ram)),
+            *weights_bytes(workload).formula, "; ", split, *experts_in_ram, *overridden())),
         no_component("gradients", "gradients.none"),
         no_component("optimizer", "optimizer.none"),
         no_component("master_weights", "master_weights.none"),
@@ -322,7 +279,7 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     )
     host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes
     device = device_weights + layout.kv_device_bytes + layout.compute_bytes + overhead
-    facts = LlamaCppFacts(layout=layout, device_bytes=device, host_bytes=host)
+    facts = LlamaCppFacts(layout=layout, placed=placed, device_bytes=device, host_bytes=host)
     return EngineBreakdown(components=components, facts=facts, host_bytes=host)
 
 
@@ -331,6 +288,7 @@ class LlamaCppFacts:
     """What llama.cpp would allocate on each device for this workload."""
 
     layout: LlamaCppLayout
+    placed: Placed
     device_bytes: int
     host_bytes: int
 
@@ -345,7 +303,7 @@ class LlamaCppFacts:
                 "device_bytes": self.device_bytes, "host_bytes": self.host_bytes,
                 "compute_buffer_bytes": layout.compute_bytes, "host_compute_buffer_bytes": layout.host_compute_bytes,
                 "kv_device_bytes": layout.kv_device_bytes, "kv_host_bytes": layout.kv_host_bytes,
-                "cpu_moe_layers": layout.cpu_moe_layers}
+                "cpu_moe_layers": self.placed.cpu_moe_layers}
 
 
 # ---------------------------------------------------------------- llama.cpp's own input keys
@@ -459,81 +417,3 @@ class LlamaCpp:
 
 ENGINE = LlamaCpp()
 
-
-MAX_OVERRIDES = 64
-_REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
-
-
-GPU_BUFFERS = re.compile(r"(CUDA|ROCm|MUSA|Vulkan|MTL|SYCL|CANN|OpenCL)(\d+)")  # ggml's device buffer types
-MAX_REPEATS = 3  # per pattern: a name of ~30 characters then costs at most ~30^3 steps to search
-# Syntax where Python's re and llama.cpp's std::regex (ECMAScript) part ways: lookbehind, named groups and
-# inline flags (std::regex throws), \A \Z \z \G (literal letters there), POSIX classes (a set of ':' here),
-# and a '{' that is no quantifier (an error there, a literal here)
-_DIALECT = re.compile(r"\(\?(?![:=!])|\\[AZzG]|\[\[:|\{(?!\d+(,\d*)?\})")
-
-
-def parse_overrides(field: str, text: str) -> Overrides:
-    """`PATTERN=DEVICE,...` as llama.cpp's -ot reads it (common/arg.cpp: split at commas, then at the
-    first '='), each pattern a regular expression, each device CPU or the first GPU's buffer type (CUDA0,
-    ROCm0, Vulkan0, MTL0, SYCL0, ...). Python's re reads the patterns in place of std::regex (ECMAScript):
-    syntax where the two differ is refused (_DIALECT), and so are patterns whose search could take
-    exponential or long polynomial time (a repetition of a repetition or of alternatives; more than
-    MAX_REPEATS repetitions), so that no link can stall the page."""
-    text = text.strip()
-    if not text:
-        return ()
-    items = text.split(",")
-    if len(items) > MAX_OVERRIDES or len(text) > 4000:
-        raise ValidationError(field, text, f"at most {MAX_OVERRIDES} patterns")
-    overrides = []
-    for item in items:
-        pattern, equals, device = item.partition("=")
-        if not equals or not pattern:
-            raise ValidationError(field, item, "expected PATTERN=DEVICE, e.g. blk\\.[0-9]+\\.ffn_.*_exps=CPU")
-        gpu = GPU_BUFFERS.fullmatch(device)
-        if device != "CPU" and gpu is None:
-            raise ValidationError(field, device, "the device is CPU or the GPU's buffer type: CUDA0, ROCm0, Vulkan0, "
-                                                 "MTL0, SYCL0")
-        if gpu is not None and gpu.group(2) != "0":
-            raise ValidationError(field, device, "llama.cpp's weights are placed on one GPU here: use its "
-                                                 "first device (CUDA0, ROCm0, Vulkan0, MTL0) or CPU")
-        if _DIALECT.search(pattern):
-            raise ValidationError(field, pattern, "uses syntax llama.cpp's regular expressions (ECMAScript) read "
-                                                  "otherwise: (?<..), (?P..), (?i), \\A, \\Z, [[:..:]] or a bare {")
-        try:
-            parsed = re._parser.parse(pattern)  # type: ignore[attr-defined]
-        except re.error as error:
-            raise ValidationError(field, pattern, f"not a regular expression ({error})") from None
-        if _slow(parsed.data, inside=False) or _repeats(parsed.data) > MAX_REPEATS:
-            raise ValidationError(field, pattern, "a repetition of a repetition or of alternatives, e.g. (a+)+ "
-                                                  f"or (a|b)*, or more than {MAX_REPEATS} repetitions, can take "
-                                                  "very long to search: write the pattern without them")
-        overrides.append((pattern, device))
-    return tuple(overrides)
-
-
-def _children(arg: object) -> list[list[tuple[object, object]]]:
-    """The parsed sub-patterns inside one item's argument."""
-    found = []
-    for child in arg if isinstance(arg, (tuple, list)) else ():
-        for sub in (child if isinstance(child, list) else [child]):
-            if hasattr(sub, "data"):
-                found.append(sub.data)
-    return found
-
-
-def _slow(items: list[tuple[object, object]], *, inside: bool) -> bool:
-    """Whether a parsed pattern repeats (more than once) something that itself repeats or branches."""
-    for op, arg in items:
-        repeat = str(op) in _REPEATS and isinstance(arg, tuple) and arg[1] > 1
-        if inside and (repeat or str(op) == "BRANCH"):
-            return True
-        if any(_slow(sub, inside=inside or repeat) for sub in _children(arg)):
-            return True
-    return False
-
-
-def _repeats(items: list[tuple[object, object]]) -> int:
-    """How many repetitions (of more than one) a parsed pattern holds."""
-    return sum((str(op) in _REPEATS and isinstance(arg, tuple) and arg[1] > 1)
-               + sum(_repeats(sub) for sub in _children(arg)) for op, arg in items)

@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 from ..core.units import MIB
 from ..workload import Workload
-from .llamacpp import LLAMACPP_PAD, LlamaCppFacts, Overrides, llamacpp_breakdown
+from .llamacpp import LLAMACPP_PAD, LlamaCppFacts, llamacpp_breakdown
+from .llamacpp_overrides import Overrides, overrides_text
 
 FIT_TARGET = 1024 * MIB  # --fit-target: what each device keeps free (common.h)
 FIT_CTX = 4096  # --fit-ctx: the smallest context the fit lowers to (common.h)
@@ -44,7 +45,7 @@ class FitPlan:
 
     def as_json(self) -> dict[str, object]:
         return {"seq": self.seq, "gpu_layers": self.gpu_layers,
-                "override_tensor": ",".join(f"{pattern}={device}" for pattern, device in self.overrides),
+                "override_tensor": overrides_text(self.overrides),
                 "device_bytes": self.device_bytes, "target_bytes": self.target_bytes, "changed": self.changed,
                 "fits": self.fits}
 

@@ -24,6 +24,7 @@ from ..sources.hf_config import MAX_POSITIONS
 from ..workload import Workload
 from .base import EngineBreakdown
 from .llamacpp import DEFAULT_UBATCH, LlamaCpp, llamacpp_breakdown
+from .llamacpp_overrides import overrides_text
 
 # (GiB of GPU memory at least, default num_ctx), the first that holds: server/routes.go
 CONTEXT_TIERS = ((47, 262_144), (23, 32_768), (0, 4_096))
@@ -62,7 +63,7 @@ class Ollama(LlamaCpp):
             raise ValidationError("n_cpu_moe" if workload.n_cpu_moe else "cpu_moe", str(workload.n_cpu_moe or 1),
                                   "Ollama has no --n-cpu-moe: run llama.cpp (llama-server) for experts in RAM")
         if workload.override_tensor:
-            raise ValidationError("override_tensor", ",".join(f"{p}={d}" for p, d in workload.override_tensor),
+            raise ValidationError("override_tensor", overrides_text(workload.override_tensor),
                                   "Ollama has no --override-tensor: run llama.cpp (llama-server) to place tensors")
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:

@@ -200,9 +200,8 @@ def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:
     """Where the breakdown's engine put the layers: llama.cpp's --gpu-layers and --n-cpu-moe, else all on GPUs."""
     facts = breakdown.facts
     if isinstance(facts, LlamaCppFacts):
-        layout = facts.layout
-        return Placement(host_layers=breakdown.workload.model.layers - layout.layers_on_gpu,
-                         head_on_gpu=layout.head_on_gpu, moved_dense=layout.moved_dense,
-                         moved_experts=layout.moved_experts,
+        placed = facts.placed
+        return Placement(host_layers=breakdown.workload.model.layers - facts.layout.layers_on_gpu,
+                         head_on_gpu=placed.head_on_gpu, moved_dense=placed.dense, moved_experts=placed.experts,
                          stages=stages, tp=tp)
     return Placement(stages=stages, tp=tp)
