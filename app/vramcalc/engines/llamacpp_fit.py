@@ -108,36 +108,35 @@ def llamacpp_fit(workload: Workload, free_bytes: int, *, ctx_auto: bool = False,
                      for i in range(first, layers))
 
     def false_position(low: int, low_mem: int, high: int, high_mem: int,
-                       trial: Callable[[int], tuple[Overrides, int]]) -> tuple[int, int]:
+                       trial: Callable[[int], int]) -> tuple[int, int]:
         """fit.cpp's search: guess where memory meets the target between a fitting and a failing count,
         measure, keep the guess as the new bound; stop one apart and keep the fitting one."""
         while high - low > 1:
             step = min(max((high - low) * (target - low_mem) // (high_mem - low_mem), 1), high - low - 1)
-            memory = trial(low + step)[1]
+            memory = trial(low + step)
             if memory <= target:
                 low, low_mem = low + step, memory
             else:
                 high, high_mem = low + step, memory
         return low, low_mem
 
-    def dense_only(n: int) -> tuple[Overrides, int]:  # n layers on the GPU; of an MoE, dense-only but the first
-        overrides = layout(n, max(0, n - 1)) if moe else ()
-        return overrides, measure(seq, n, overrides)
+    def dense_only(n: int) -> Overrides:  # n layers on the GPU; of an MoE, dense-only but the first
+        return layout(n, max(0, n - 1)) if moe else ()
 
-    n_layer, memory = layers + 1, dense_only(layers + 1)[1]  # step 4
+    n_layer, memory = layers + 1, measure(seq, layers + 1, dense_only(layers + 1))  # step 4
     if memory > target:
-        n_layer, memory = false_position(0, measure(seq, 0, ()), layers + 1, memory, dense_only)
-    overrides = dense_only(n_layer)[0]
+        n_layer, memory = false_position(0, measure(seq, 0, ()), layers + 1, memory,
+                                         lambda n: measure(seq, n, dense_only(n)))
+    overrides = dense_only(n_layer)
     every_expert_out: Overrides = ((rf"blk\.\d+\.{Fraction.MOE.value}", "CPU"),)
-    if not moe or free_bytes - measure(seq, layers + 1, every_expert_out) - margin <= 0:
+    if not moe or measure(seq, layers + 1, every_expert_out) >= target:  # the dense weights leave no surplus
         return plan(seq, n_layer, overrides, memory)
     n_part = max(0, n_layer - 1)  # step 5: whole layers back (k of the n_part), then part of one more
 
-    def taken_back(k: int) -> tuple[Overrides, int]:
-        trial = layout(n_layer, n_part - k)
-        return trial, measure(seq, n_layer, trial)
+    def taken_back(k: int) -> int:
+        return measure(seq, n_layer, layout(n_layer, n_part - k))
 
-    whole = taken_back(n_part)[1]
+    whole = taken_back(n_part)
     k, memory = (n_part, whole) if whole <= target else false_position(0, memory, n_part, whole, taken_back)
     n_part -= k
     overrides = layout(n_layer, n_part)
