@@ -54,3 +54,37 @@ def test_transformers_names_its_dtype_and_attention_and_training_has_no_one_comm
     code, line = run("--model", "qwen3-8b", "--attention", "eager", "--command")
     assert code == 0 and 'from_pretrained("Qwen/Qwen3-8B", dtype="bfloat16", attn_implementation="eager"' in line
     assert run("--model", "qwen3-8b", "--mode", "training", "--command")[0] == 1
+
+
+@pytest.mark.parametrize("gpus", ["1", "4"])
+def test_vllm_command_ends_with_the_pool_lines_its_log_should_show(gpus):
+    """vLLM logs "Available KV cache memory: %.2f GiB" (gpu_worker.py), "GPU KV cache size: %s tokens" and
+    "Maximum concurrency for %s tokens per request: %.2fx" (kv_cache_utils.py): the same figures as the
+    answer's pool, on several GPUs the most loaded GPU's (the JSON's runtime object on that layout)."""
+    plan = ("--model", "llama-3.1-8b" if gpus == "1" else "llama-3.1-70b", "--runtime", "vllm",
+            "--gpu", "h100-sxm-80gb", "--gpus", gpus, "--seq", "32768")
+    text = run(*plan, "--command")[1]
+    runtime = json.loads(run(*plan, "--json")[1])["runtime"]
+    assert text.splitlines()[1:] == [
+        "# vLLM should then log about these lines:",
+        f"#   Available KV cache memory: {runtime['kv_pool_bytes'] / 2**30:.2f} GiB",
+        f"#   GPU KV cache size: {runtime['kv_tokens']:,} tokens",
+        f"#   Maximum concurrency for 32,768 tokens per request: {runtime['max_concurrency']:.2f}x"]
+    assert runtime["kv_pool_gpus"] == int(gpus)
+
+
+def test_engines_that_log_their_memory_otherwise_get_no_expected_lines():
+    text = run("--model", "qwen3-8b", "--runtime", "llamacpp", "--precision", "q4_k_m", "--command")[1]
+    assert len(text.splitlines()) == 1 and "#" not in text
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (("--model", "llama-3.1-70b"), "ValueError: No available memory for the cache blocks."),
+    (("--model", "llama-3.1-8b", "--seq", "131072"),
+     "ValueError: To serve at least one request with the model's max seq len (131072), (16.00 GiB KV cache"),
+])
+def test_vllm_that_cannot_start_is_shown_with_the_error_it_raises(args, error):
+    """No pool, or a pool smaller than one request of --max-model-len (Llama 3.1 8B caches 128 KiB per
+    token in bf16: 16 GiB for 131,072 tokens): vLLM stops with a ValueError."""
+    text = run("--runtime", "vllm", "--gpu", "rtx-4090", *args, "--command")[1]
+    assert text.splitlines()[-1].startswith("#   " + error), text

@@ -160,7 +160,8 @@ def test_a_weight_file_is_read_from_its_header_in_the_page(watched: Page, server
 
 def test_the_command_to_run_follows_the_plan(watched: Page, server_url):
     """Prerendered for the defaults; the engine's own line once the plan changes (render/command.py)."""
-    from vramcalc.render.command import command_lines
+    from vramcalc.render.command import command_lines, run_lines
+    from vramcalc.render.messages import ENGLISH
 
     page = watched
     open_ready(page, server_url)
@@ -170,6 +171,11 @@ def test_the_command_to_run_follows_the_plan(watched: Page, server_url):
     expected = command_lines(parse_workload({"precision": "q4_k_m", "runtime": "llamacpp"}))[0]
     expect(page.locator("#run-command")).to_have_text(expected)
     assert expected.startswith("llama-server -m llama-3-8b-Q4_K_M.gguf -c 8192 -ngl 999")
+    page.select_option("#precision", "bf16")
+    page.select_option("#runtime", "vllm")  # then the lines its log should show, as shell comments
+    lines = run_lines(estimate(parse_workload({"precision": "bf16", "runtime": "vllm"})), 1, words=ENGLISH)
+    assert lines[1] == "# vLLM should then log about these lines:"
+    expect(page.locator("#run-command")).to_have_text("\n".join(lines))
 
 
 @pytest.mark.parametrize(("width", "height", "scheme"), [(390, 844, "light"), (1280, 900, "dark")])

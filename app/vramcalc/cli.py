@@ -33,7 +33,7 @@ from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BY
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_machine, parse_target, parse_workload
 from .memory.components import Breakdown
 from .render import catalog as catalog_words
-from .render.command import command_lines
+from .render.command import run_lines
 from .render.export import to_csv, to_json, to_markdown
 from .render.i18n.en import EN
 from .render.messages import ENGLISH
@@ -283,7 +283,7 @@ def breakdown_main(argv: Sequence[str]) -> int:
     except ValidationError as error:
         return _usage_error(error)
     if args.command:
-        return _print_command(breakdown.workload, gpus)
+        return _print_command(on_gpus(breakdown, gpus), gpus)
     gpu_fits = fit_all(breakdown)
     card = breakdown.workload.gpu
     assert card is not None  # parse_workload always sets the card
@@ -301,9 +301,10 @@ def breakdown_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _print_command(workload: Workload, gpus: int) -> int:
-    lines = command_lines(workload, gpus)
+def _print_command(breakdown: Breakdown, gpus: int) -> int:
+    lines = run_lines(breakdown, gpus, words=ENGLISH)
     if not lines:
+        workload = breakdown.workload
         print(f"vramcalc: {workload.runtime.value} has no one command for {workload.mode.value}", file=sys.stderr)
         return 1
     print("\n".join(lines))

@@ -116,6 +116,31 @@ class VllmFacts:
     block_tokens: int = VLLM_BLOCK_TOKENS
     gpus: int = 1  # the GPUs of the layout, each building `pool` (that of the most loaded one)
     layout: str = ""  # their layout in words ("TP 2"), when more than one
+    max_model_len: int = 0  # --max-model-len: the sequence the concurrency is counted in
+
+    def log_lines(self) -> tuple[str, ...]:
+        """The lines `vllm serve` logs once it has sized the pool (v1: gpu_worker.py's "Available KV cache
+        memory", then kv_cache_utils._report_kv_cache_config's two, or the ValueError of
+        _check_enough_kv_cache_memory when no request fits), with this answer's figures; on a layout, those
+        of the most loaded GPU, as vLLM keeps the smallest pool of its workers. vLLM counts whole blocks per
+        request, so its concurrency can read up to one block's share lower."""
+        pool = self.pool
+        if pool.kv_pool_bytes <= 0:
+            return ("ValueError: No available memory for the cache blocks. Try increasing "
+                    "`gpu_memory_utilization` when initializing the engine.",)
+        available = f"{pool.kv_pool_bytes / GIB:.2f} GiB"
+        lines = [f"Available KV cache memory: {available}"]
+        if pool.max_concurrency < 1:
+            lines.append(f"ValueError: To serve at least one request with the model's max seq len "
+                         f"({self.max_model_len}), ({pool.kv_pool_bytes / pool.max_concurrency / GIB:.2f} GiB KV "
+                         f"cache is needed, which is larger than the available KV cache memory ({available}).")
+            return tuple(lines)
+        if pool.kv_tokens:
+            lines.append(f"GPU KV cache size: {pool.kv_tokens:,} tokens")
+        if math.isfinite(pool.max_concurrency):
+            lines.append(f"Maximum concurrency for {self.max_model_len:,} tokens per request: "
+                         f"{pool.max_concurrency:.2f}x")
+        return tuple(lines)
 
     def as_json(self) -> dict[str, object]:
         return {"gpu": self.gpu, "gpu_memory_utilization": self.gpu_memory_utilization,
@@ -230,7 +255,7 @@ class Vllm:
                          non_kv=weights.bytes + peak + overhead, seq=workload.seq)
         facts = VllmFacts(gpu=workload.gpu.display_name if workload.gpu else None,
                           gpu_memory_utilization=workload.gpu_memory_utilization, pool=pool,
-                          max_num_batched_tokens=batched, max_num_seqs=seqs)
+                          max_num_batched_tokens=batched, max_num_seqs=seqs, max_model_len=workload.seq)
         components = (
             weights,
             no_component("gradients", "gradients.none"),

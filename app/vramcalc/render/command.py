@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from ..core.choices import GGUF_RUNTIMES
 from ..engines import engine_for
+from ..engines.vllm import VllmFacts
 from ..engines.layouts import resolve_layout
 from ..formats.weights import WeightFormat
+from ..memory.components import Breakdown
 from ..sources.presets import load_presets
 from ..workload import Workload
+from .messages import Words
 
 
 def model_reference(workload: Workload) -> str:
@@ -26,3 +29,15 @@ def model_reference(workload: Workload) -> str:
 def command_lines(workload: Workload, gpus: int = 1) -> tuple[str, ...]:
     """The lines that run `workload` on `gpus` GPUs; empty where the engine has no one command."""
     return engine_for(workload.runtime).command(workload, resolve_layout(workload, gpus), model_reference(workload))
+
+
+
+def run_lines(breakdown: Breakdown, gpus: int, *, words: Words) -> tuple[str, ...]:
+    """The command for the breakdown on its GPUs (ranks.on_gpus), then as shell comments the lines the
+    engine should log once it has sized its memory (vLLM's pool), to set beside the user's own log; the
+    other engines' figures the answer prints in their own words (llama.cpp's memory breakdown)."""
+    lines = command_lines(breakdown.workload, gpus)
+    log = breakdown.facts.log_lines() if lines and isinstance(breakdown.facts, VllmFacts) else ()
+    if log:
+        lines += ("# " + words.message("results.expected_log"), *(f"#   {line}" for line in log))
+    return lines

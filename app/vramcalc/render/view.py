@@ -29,7 +29,7 @@ from ..memory.components import COMPONENTS, Breakdown
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
-from .command import command_lines
+from .command import run_lines
 from .messages import ENGLISH, Words
 from .rank import BAR_WIDTH, RankRow, RankView, layout_text, present_rank
 
@@ -137,7 +137,7 @@ def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> V
         notes=tuple(words.say(note) for note in breakdown.notes),
         assumptions=tuple(words.say(assumption) for assumption in breakdown.assumptions),
         runtime_lines=_runtime_lines(breakdown, words=words),
-        command="\n".join(command_lines(workload, gpus)),
+        command="\n".join(run_lines(breakdown, gpus, words=words)),
     )
 
 

@@ -516,6 +516,7 @@ EN: Mapping[str, str] = {
     "option.attention.flash": "Flash / SDPA",
     "option.attention.eager": "Eager",
     "results.command": "The command to run it",
+    "results.expected_log": "vLLM should then log about these lines:",
     "results.copy_command": "Copy the command",
     "import.summary": "Import a config.json or weight files",
     "import.file": "config.json file",

@@ -487,6 +487,7 @@ PT: Mapping[str, str] = {
     "option.attention.flash": "Flash / SDPA",
     "option.attention.eager": "Eager",
     "results.command": "O comando para executá-lo",
+    "results.expected_log": "O vLLM deverá depois registar aproximadamente estas linhas:",
     "results.copy_command": "Copiar o comando",
     "import.summary": "Importar um config.json ou arquivos de pesos",
     "import.file": "Arquivo config.json",
