@@ -45,7 +45,7 @@ from .sources.gpus import load_gpus
 from .sources.hf_config import supported_types
 from .sources.readers import TEXT_TYPES
 from .speed import Cost, Speed, cost_of, speed_of
-from .workload import Machine, Target, Workload
+from .workload import Machine, Target
 
 EXIT_USAGE = 2
 

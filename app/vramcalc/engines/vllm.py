@@ -126,8 +126,8 @@ class VllmFacts:
         request, so its concurrency can read up to one block's share lower."""
         pool = self.pool
         if pool.kv_pool_bytes <= 0:
-            return ("ValueError: No available memory for the cache blocks. Try increasing "
-                    "`gpu_memory_utilization` when initializing the engine.",)
+            return (("ValueError: No available memory for the cache blocks. Try increasing "
+                     "`gpu_memory_utilization` when initializing the engine."),)
         available = f"{pool.kv_pool_bytes / GIB:.2f} GiB"
         lines = [f"Available KV cache memory: {available}"]
         if pool.max_concurrency < 1:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..core.choices import GGUF_RUNTIMES
 from ..engines import engine_for
-from ..engines.vllm import VllmFacts
 from ..engines.layouts import resolve_layout
+from ..engines.vllm import VllmFacts
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..sources.presets import load_presets
