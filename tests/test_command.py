@@ -65,7 +65,7 @@ def test_vllm_command_ends_with_the_pool_lines_its_log_should_show(gpus):
             "--gpu", "h100-sxm-80gb", "--gpus", gpus, "--seq", "32768")
     text = run(*plan, "--command")[1]
     runtime = json.loads(run(*plan, "--json")[1])["runtime"]
-    assert text.splitlines()[1:] == [
+    assert text.splitlines()[1:5] == [
         "# vLLM should then log about these lines:",
         f"#   Available KV cache memory: {runtime['kv_pool_bytes'] / 2**30:.2f} GiB",
         f"#   GPU KV cache size: {runtime['kv_tokens']:,} tokens",
@@ -87,4 +87,17 @@ def test_vllm_that_cannot_start_is_shown_with_the_error_it_raises(args, error):
     """No pool, or a pool smaller than one request of --max-model-len (Llama 3.1 8B caches 128 KiB per
     token in bf16: 16 GiB for 131,072 tokens): vLLM stops with a ValueError."""
     text = run("--runtime", "vllm", "--gpu", "rtx-4090", *args, "--command")[1]
-    assert text.splitlines()[-1].startswith("#   " + error), text
+    log = [line for line in text.splitlines() if line.startswith("#   ")]
+    assert log[-1].startswith("#   " + error), text
+
+
+def test_sglang_gets_the_same_plan_in_its_own_flags():
+    code, text = run("--model", "llama-3.1-70b", "--runtime", "vllm", "--gpu", "h100-sxm-80gb", "--gpus", "4",
+                     "--precision", "fp8", "--kv-precision", "fp8", "--max-num-seqs", "64", "--enforce-eager",
+                     "--command")
+    sglang = text.splitlines()[-1]
+    assert code == 0 and sglang.startswith("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B ")
+    for flag in ("--context-length 8192", "--tp-size 4", "--quantization fp8", "--kv-cache-dtype fp8_e5m2",
+                 "--max-running-requests 64", "--disable-cuda-graph"):
+        assert flag in sglang
+    assert "--mem-fraction-static" not in sglang  # its own split, not vLLM's share translated

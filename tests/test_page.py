@@ -174,7 +174,7 @@ def test_the_command_to_run_follows_the_plan(watched: Page, server_url):
     page.select_option("#precision", "bf16")
     page.select_option("#runtime", "vllm")  # then the lines its log should show, as shell comments
     lines = run_lines(estimate(parse_workload({"precision": "bf16", "runtime": "vllm"})), 1, words=ENGLISH)
-    assert lines[1] == "# vLLM should then log about these lines:"
+    assert lines[1] == "# vLLM should then log about these lines:" and "sglang.launch_server" in lines[-1]
     expect(page.locator("#run-command")).to_have_text("\n".join(lines))
 
 

@@ -185,8 +185,28 @@ OPTIONS = (
 )
 
 
+def sglang_command(workload: Workload, layout: Layout, model: str) -> str:
+    """The same plan's flags for SGLang's server (python/sglang/srt/server_args.py): context, parallel
+    sizes, quantization, an FP8 cache (SGLang names its format), the most running requests, no CUDA
+    graphs. Its pool is sized by --mem-fraction-static (weights and KV cache together), not by vLLM's
+    share, so that is left to SGLang's default rather than translated."""
+    flags = ["python -m sglang.launch_server", f"--model-path {model}", f"--context-length {workload.seq}"]
+    flags += [f"--{name}-size {size}" for name, size in (("tp", layout.tp), ("pp", layout.pp), ("dp", layout.dp))
+              if size > 1]
+    method = VLLM_QUANTIZATION.get(workload.precision.value)
+    if method:
+        flags.append(f"--quantization {method}")
+    if workload.kv_precision is not None and workload.kv_precision.value.startswith("fp8"):
+        flags.append("--kv-cache-dtype fp8_e5m2")
+    if workload.max_num_seqs is not None:
+        flags.append(f"--max-running-requests {workload.max_num_seqs}")
+    if workload.enforce_eager:
+        flags.append("--disable-cuda-graph")
+    return " ".join(flags)
+
+
 class Vllm:
-    """vLLM (and SGLang, which sizes its pool the same way): serving with a paged KV pool."""
+    """vLLM: serving with a paged KV pool (SGLang's command is printed beside its own)."""
 
     options = OPTIONS
     runtime = Runtime.VLLM
@@ -231,7 +251,8 @@ class Vllm:
             flags.append("--kv-cache-dtype fp8")
         if workload.enforce_eager:
             flags.append("--enforce-eager")
-        return (" ".join(flags),)
+        return " ".join(flags), "# or SGLang, whose own memory split (--mem-fraction-static) is not modelled here:", \
+            sglang_command(workload, layout, model)
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         return default_layout(model, gpus, training=training)

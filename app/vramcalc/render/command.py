@@ -38,6 +38,6 @@ def run_lines(breakdown: Breakdown, gpus: int, *, words: Words) -> tuple[str, ..
     other engines' figures the answer prints in their own words (llama.cpp's memory breakdown)."""
     lines = command_lines(breakdown.workload, gpus)
     log = breakdown.facts.log_lines() if lines and isinstance(breakdown.facts, VllmFacts) else ()
-    if log:
-        lines += ("# " + words.message("results.expected_log"), *(f"#   {line}" for line in log))
+    if log:  # after the engine's own command, before any other engine's
+        lines = (lines[0], "# " + words.message("results.expected_log"), *(f"#   {line}" for line in log), *lines[1:])
     return lines
