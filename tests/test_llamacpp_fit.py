@@ -127,6 +127,8 @@ def test_ollama_leaves_the_layers_to_llama_servers_fit_at_its_own_context():
     ollama = fit_plan(workload("gpt-oss-120b", "native", runtime="ollama", gpu="rtx-4090"), target)
     as_llama_server = fit_plan(workload("gpt-oss-120b", "native", seq="32768", gpu="rtx-4090"), target)
     assert ollama == as_llama_server and ollama.seq == 32768 and ollama.overrides
+    before = workload("gpt-oss-120b", "native", runtime="ollama", gpu="rtx-4090", ollama_version="0.29.9")
+    assert fit_plan(before, target) is None  # its own runners then placed the layers by its own estimate
 
 
 def test_when_up_does_not_pass_the_strict_test_the_whole_mlp_of_that_layer_goes():

@@ -45,3 +45,48 @@ def test_what_ollama_cannot_set_is_refused_naming_the_field(values, field):
 def test_its_speed_is_llamacpps():
     workload = parse_workload({**BASE, "gpu": "rtx-4090"})
     assert backend(workload) == "llamacpp-cuda"
+
+
+@pytest.mark.parametrize(("version", "ctx"), [("0.5.13", 2048), ("v0.6.7", 4096), ("0.15.4", 4096),
+                                              ("0.15.5", 32768), ("", 32768), ("0.40", 32768)])
+def test_the_default_context_of_each_version(version, ctx):
+    """44b466eeb (v0.6.7): 2,048 → 4,096; 0334ffa62 (v0.15.5): by the GPU's memory (a 24 GB card: 32,768);
+    empty is the latest read, and a later version is taken to behave as it."""
+    assert num_ctx(parse_workload({**BASE, "gpu": "rtx-4090", "ollama_version": version})) == (ctx, False)
+
+
+@pytest.mark.parametrize(("version", "gpu", "sequences"), [
+    ("0.1.48", "rtx-4090", 1),  # before 9929751cc: one
+    ("0.6.6", "rtx-4090", 4),  # 4 × 2,048 fit a 24 GB card whole
+    ("0.9.6", "rtx-4090", 2),  # fe5b9bb21: 2 × 4,096
+    ("0.9.7", "rtx-4090", 1),  # 20c3266e9: one
+    ("0.6.6", "rtx-3060-12gb", 1),  # Llama 3.1 70B does not fit at all: back to one
+])
+def test_before_v0_9_7_ollama_runs_as_many_sequences_as_fit_whole(version, gpu, sequences):
+    """server/sched.go pickBestFullFitByLibrary: with OLLAMA_NUM_PARALLEL not set, the default number of
+    sequences if the model then fits the GPU whole, else one; each sequence keeps num_ctx cells."""
+    model = "llama-3.1-70b" if gpu == "rtx-3060-12gb" else "llama-3.1-8b"
+    breakdown = estimate(parse_workload({**BASE, "model": model, "gpu": gpu, "ollama_version": version}))
+    assert breakdown.runtime["n_seq"] == sequences
+    one = estimate(parse_workload({**BASE, "model": model, "gpu": gpu, "runtime": "llamacpp",
+                                   "seq": str(breakdown.runtime["n_ctx"])}))
+    assert breakdown.bytes_of("kv_cache") == sequences * one.bytes_of("kv_cache")
+
+
+def test_the_sequences_fall_back_to_one_when_several_would_not_fit_whole():
+    """Llama 3.1 8B Q4_K_M at v0.6.6 with num_ctx 65,536: four such sequences (32 GiB of cache) do not fit a
+    24 GB card whole, so Ollama runs one, and the answer says what it tried."""
+    breakdown = estimate(parse_workload({**BASE, "gpu": "rtx-4090", "ollama_version": "0.6.6", "num_ctx": "65536"}))
+    kv = ENGLISH.say(next(c for c in breakdown.components if c.key == "kv_cache").formula)
+    assert breakdown.runtime["n_seq"] == 1 and "tries 4 sequences, then one" in kv
+
+
+def test_versions_are_read_as_ollama_prints_them_and_bad_ones_name_the_field():
+    assert parse_workload({**BASE, "ollama_version": "v0.12.3-rc1"}).ollama_version == (0, 12, 3)
+    for text in ("0.x", "latest-ish", "0.0.9"):
+        with pytest.raises(ValidationError) as error:
+            parse_workload({**BASE, "ollama_version": text})
+        assert error.value.field == "ollama_version"
+    with pytest.raises(ValidationError) as error:  # OLLAMA_KV_CACHE_TYPE came with v0.4.8
+        parse_workload({**BASE, "ollama_version": "0.4.7", "kv_precision": "q8_0"})
+    assert error.value.field == "kv_precision"

@@ -14,7 +14,7 @@ from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.llamacpp_fit import FitPlan, llamacpp_fit
-from ..engines.ollama import num_ctx
+from ..engines.ollama import LLAMA_SERVER, num_ctx, version_of
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
 from ..sources.gpus import gpu
@@ -125,9 +125,12 @@ def fit_plan(workload: Workload, target: Target) -> FitPlan | None:
     """llama.cpp's own fit on the target's one card (engines/llamacpp_fit.py) for llama-server given the
     context (-c) but no placement (no -ngl, -ot or --n-cpu-moe, which would stop the fit): the GPU's free
     memory is its usable memory less the CUDA context the breakdown counts (its overhead). Ollama starts
-    llama-server so when num_gpu is not set (engines.md §1d), at its own num_ctx and one cache type."""
+    llama-server so when num_gpu is not set (engines.md §1d), at its own num_ctx and one cache type,
+    since v0.30; before, its own runners placed the layers by its estimate, which is not reproduced."""
     if workload.runtime not in (Runtime.LLAMACPP, Runtime.OLLAMA) or target.count != 1:
         return None
+    if workload.runtime is Runtime.OLLAMA and version_of(workload) < LLAMA_SERVER:
+        return None  # its own runner then, placing layers by its own estimate (llm/memory.go)
     return llamacpp_fit(_unplaced(workload), target.gpu.usable_bytes - workload.overhead_bytes)
 
 

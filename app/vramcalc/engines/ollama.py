@@ -1,16 +1,21 @@
-"""Ollama: llama.cpp's memory (it runs llama-server) under Ollama's own defaults. Sources in
-docs/research/engines.md §1d and §4.2 (ollama/ollama at fb30760, 2026-08-21).
+"""Ollama: llama.cpp's memory (it runs llama-server) under Ollama's own defaults, as each version set
+them. Sources in docs/research/engines.md §1d and §4.2 (ollama/ollama at fb30760, v0.33.0-rc2; each
+change found with `git log -S` and dated by `git describe --contains`).
 
 What it changes: the context. Ollama allocates `num_ctx` tokens per sequence whatever the request's
-length (longer prompts are cut), and when `num_ctx` is not set it picks it from the GPUs' memory
-(server/routes.go, since v0.15.5): 262,144 tokens from 47 GiB, 32,768 from 23 GiB, else 4,096, never
-more than the model's own context. It runs one sequence at a time (OLLAMA_NUM_PARALLEL, 1 since
-v0.9.7), flash attention where the GPU has it, one cache type for K and V (OLLAMA_KV_CACHE_TYPE);
-the rest is llama.cpp's, which this engine reuses."""
+length (longer prompts are cut); when `num_ctx` is not set, 2,048 tokens before v0.6.7, 4,096 until
+v0.15.4, then by the GPUs' memory (server/routes.go): 262,144 tokens from 47 GiB, 32,768 from 23 GiB,
+else 4,096; never more than the model's own context. The sequences: one since v0.9.7; before, when
+OLLAMA_NUM_PARALLEL was not set, as many as its default (4 from v0.1.49, 2 from v0.6.7) if the model
+then fitted the GPU whole, else one (server/sched.go pickBestFullFitByLibrary). One cache type for K and
+V (OLLAMA_KV_CACHE_TYPE, from v0.4.8). The placement: since v0.30 llama-server's own --fit when num_gpu
+is not set; before, Ollama's own estimate (llm/memory.go), which is not reproduced here. The rest is
+llama.cpp's, which this engine reuses."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from ..core.choices import Attention, Runtime
 from ..core.dtypes import Precision
@@ -23,27 +28,69 @@ from ..parallel.layout import Layout
 from ..sources.hf_config import MAX_POSITIONS
 from ..workload import Workload
 from .base import EngineBreakdown
-from .llamacpp import DEFAULT_UBATCH, LlamaCpp, llamacpp_breakdown
+from .llamacpp import DEFAULT_UBATCH, LlamaCpp, LlamaCppFacts, llamacpp_breakdown
 from .llamacpp_overrides import overrides_text
 
 # (GiB of GPU memory at least, default num_ctx), the first that holds: server/routes.go
 CONTEXT_TIERS = ((47, 262_144), (23, 32_768), (0, 4_096))
+
+Version = tuple[int, int, int]
+READ: Version = (0, 33, 0)  # the source read; a later version is taken to behave as it
+CTX_4096: Version = (0, 6, 7)  # 44b466eeb: the default context from 2,048 to 4,096 tokens
+CTX_BY_VRAM: Version = (0, 15, 5)  # 0334ffa62: the default context tiered by the GPUs' memory
+KV_CACHE_TYPE: Version = (0, 4, 8)  # 1bdab9fdb: OLLAMA_KV_CACHE_TYPE (f16 before)
+LLAMA_SERVER: Version = (0, 30, 0)  # 9db4bdbad: llama-server runs GGUF models; num_gpu unset: its --fit
+# (first version, sequences Ollama tries when OLLAMA_NUM_PARALLEL is not set), the last that holds:
+# 9929751cc (4, backing off to 1 when the model does not fit whole), fe5b9bb21 (2), 20c3266e9 (1)
+AUTO_PARALLEL = (((0, 0, 0), 1), ((0, 1, 49), 4), ((0, 6, 7), 2), ((0, 9, 7), 1))
+
+
+def parse_version(field: str, text: str) -> Version | None:
+    """An Ollama version as `ollama -v` prints it (0.15.5, v0.6.7, 0.9): empty is the latest read."""
+    match = re.fullmatch(r"\s*v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:-rc\d+)?\s*", text)
+    if text.strip() in ("", "latest"):
+        return None
+    if not match:
+        raise ValidationError(field, text, "an Ollama version as `ollama -v` prints it, such as 0.15.5")
+    version = (int(match[1]), int(match[2]), int(match[3] or 0))
+    if version < (0, 1, 0):
+        raise ValidationError(field, text, "Ollama's first release was 0.1.0")
+    return version
+
+
+def version_of(workload: Workload) -> Version:
+    return workload.ollama_version or READ
+
+
+def auto_parallel(workload: Workload) -> int:
+    """The sequences Ollama tries first when OLLAMA_NUM_PARALLEL is not set (here: parallel left at 1)."""
+    version = version_of(workload)
+    return [n for first, n in AUTO_PARALLEL if version >= first][-1] if workload.parallel == 1 else 1
 
 OPTIONS = (
     Option(key="num_ctx", default="", group="engine", metavar="N",
            help="Ollama's num_ctx: the context it allocates per sequence (default: by the GPU's memory)",
            parse=optional(lambda t: parse_tokens("num_ctx", t, 1, MAX_POSITIONS)),
            shown_when={"runtime": ("ollama",), "mode": ("inference",)}),
+    Option(key="ollama_version", default="", group="engine", metavar="X.Y.Z",
+           help="the Ollama version, whose defaults differ (context, sequences, placement; default: the latest read, "
+                "0.33)", parse=lambda t: parse_version("ollama_version", t),
+           shown_when={"runtime": ("ollama",), "mode": ("inference",)}),
 )
 
 
 def num_ctx(workload: Workload) -> tuple[int, bool]:
-    """The context Ollama allocates per sequence, and whether the user set it. Its default is tiered by
-    the GPU's memory (one card's: the page sizes one kind of card) and capped at the model's context."""
+    """The context Ollama allocates per sequence, and whether the user set it. Its default: 2,048 tokens,
+    4,096 from v0.6.7, then tiered by the GPU's memory (one card's: the page sizes one kind of card), and
+    capped at the model's context."""
     if workload.num_ctx is not None:
         return workload.num_ctx, True
+    version = version_of(workload)
     memory = workload.gpu.usable_bytes if workload.gpu is not None else 0
-    tier = next(ctx for gib, ctx in CONTEXT_TIERS if memory >= gib * GIB)
+    if version >= CTX_BY_VRAM:
+        tier = next(ctx for gib, ctx in CONTEXT_TIERS if memory >= gib * GIB)
+    else:
+        tier = 4_096 if version >= CTX_4096 else 2_048
     return min(tier, workload.model.max_positions or tier), False
 
 
@@ -65,6 +112,10 @@ class Ollama(LlamaCpp):
         if workload.override_tensor:
             raise ValidationError("override_tensor", overrides_text(workload.override_tensor),
                                   "Ollama has no --override-tensor: run llama.cpp (llama-server) to place tensors")
+        kv = workload.kv_precision
+        if version_of(workload) < KV_CACHE_TYPE and kv is not None and kv is not Precision.FP16:
+            raise ValidationError("kv_precision", kv.value, "Ollama before v0.4.8 caches keys and values in f16 "
+                                                            "only (OLLAMA_KV_CACHE_TYPE came with v0.4.8)")
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """The server's environment (one cache type for K and V, only with flash attention), then a
@@ -86,15 +137,33 @@ class Ollama(LlamaCpp):
         return tuple(note for note in super().notes(workload) if note != "note.ollama")
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:
+        """llama.cpp's memory at Ollama's context and sequences: before v0.9.7, with OLLAMA_NUM_PARALLEL
+        not set, its default number of sequences if the model then fits the card whole (all layers, its
+        bytes within the card: this breakdown standing in for Ollama's own estimate), else one."""
         ctx, given = num_ctx(workload)
-        held = llamacpp_breakdown(workload.but(seq=ctx, kv_precision_k=None, kv_precision_v=None))
-        why = phrase("ollama.ctx_given" if given else "ollama.ctx_default", ctx=f"{ctx:,}",
-                     cut=phrase("ollama.cut", seq=f"{workload.seq:,}") if workload.seq > ctx else "")
+        run = workload.but(seq=ctx, kv_precision_k=None, kv_precision_v=None)
+        held = llamacpp_breakdown(run)
+        card = workload.gpu
+        tried = auto_parallel(workload) if card is not None and workload.gpu_layers is None else 1
+        kept = False
+        if card is not None and tried > 1:
+            several = llamacpp_breakdown(run.but(parallel=tried))
+            assert isinstance(several.facts, LlamaCppFacts)
+            if kept := several.facts.device_bytes <= card.usable_bytes:
+                held = several
+        version = version_of(workload)
+        when = "" if given or version >= CTX_BY_VRAM else phrase(
+            "ollama.before" if version < CTX_4096 else "ollama.between", version=".".join(map(str, version)))
+        why = [phrase("ollama.ctx_given" if given else "ollama.ctx_default_fixed" if when else "ollama.ctx_default",
+                      ctx=f"{ctx:,}", when=when,
+                      cut=phrase("ollama.cut", seq=f"{workload.seq:,}") if workload.seq > ctx else "")]
+        if tried > 1:
+            why.append(phrase("ollama.parallel_kept" if kept else "ollama.parallel_fell", n=tried))
 
         def with_ctx(component: Component) -> Component:
             if component.key != "kv_cache":
                 return component
-            return dataclasses.replace(component, explain=lambda: (why, "; ", *component.formula))
+            return dataclasses.replace(component, explain=lambda: (*why, "; ", *component.formula))
 
         return dataclasses.replace(held, components=tuple(map(with_ctx, held.components)))
 

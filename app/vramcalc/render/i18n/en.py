@@ -991,6 +991,12 @@ EN: Mapping[str, str] = {
     "speed.figure.min_n_cpu_moe": "Fewest expert layers in RAM that fit",
     "speed.value.n_cpu_moe": "--n-cpu-moe {layers}: {rate} per sequence",
     "option.runtime.ollama": "Ollama (its own context and defaults)",
+    "field.ollama_version.label": "Ollama version",
+    "field.ollama_version.help": (
+        "As `ollama -v` prints it (e.g. 0.9.6); empty: the latest read, 0.33. Its defaults changed: context "
+        "2,048 before 0.6.7, then 4,096, by VRAM from 0.15.5; up to 4 sequences before 0.9.7; llama-server's "
+        "own fit from 0.30."
+    ),
     "field.num_ctx.label": "Ollama context (num_ctx)",
     "field.num_ctx.help": (
         "Tokens Ollama allocates per sequence; empty: its default by the GPU's memory (4,096, 32,768 from 23 GiB, "
@@ -998,6 +1004,17 @@ EN: Mapping[str, str] = {
     ),
     "ollama.ctx_default": (
         "Ollama allocates {ctx} tokens per sequence (its default for this GPU's memory, v0.15.5 and later){cut}"
+    ),
+    "ollama.ctx_default_fixed": "Ollama allocates {ctx} tokens per sequence (its default {when}){cut}",
+    "ollama.before": "before v0.6.7; this is v{version}",
+    "ollama.between": "from v0.6.7 to v0.15.4; this is v{version}",
+    "ollama.parallel_kept": (
+        "; with OLLAMA_NUM_PARALLEL not set, this version runs {n} sequences of that context, as the model "
+        "then fits the GPU whole"
+    ),
+    "ollama.parallel_fell": (
+        "; with OLLAMA_NUM_PARALLEL not set, this version tries {n} sequences, then one, as with {n} the "
+        "model would not fit the GPU whole"
     ),
     "ollama.ctx_given": "Ollama allocates {ctx} tokens per sequence (num_ctx){cut}",
     "ollama.cut": ", whatever the request's {seq}: longer prompts are cut",

@@ -1045,6 +1045,12 @@ PT: Mapping[str, str] = {
     "speed.figure.min_n_cpu_moe": "Menos camadas de especialistas na RAM que cabem",
     "speed.value.n_cpu_moe": "--n-cpu-moe {layers}: {rate} por sequência",
     "option.runtime.ollama": "Ollama (com seu próprio contexto e padrões)",
+    "field.ollama_version.label": "Versão do Ollama",
+    "field.ollama_version.help": (
+        "Como `ollama -v` a mostra (ex.: 0.9.6); vazio: a última lida, 0.33. Os padrões mudaram: contexto de "
+        "2.048 antes da 0.6.7, depois 4.096, pela VRAM desde a 0.15.5; até 4 sequências antes da 0.9.7; o "
+        "ajuste do próprio llama-server desde a 0.30."
+    ),
     "field.num_ctx.label": "Contexto do Ollama (num_ctx)",
     "field.num_ctx.help": (
         "Tokens que o Ollama reserva por sequência; vazio: o padrão pela memória da GPU (4.096, 32.768 a partir de 23 "
@@ -1052,6 +1058,17 @@ PT: Mapping[str, str] = {
     ),
     "ollama.ctx_default": (
         "O Ollama reserva {ctx} tokens por sequência (o padrão para a memória desta GPU, v0.15.5 em diante){cut}"
+    ),
+    "ollama.ctx_default_fixed": "O Ollama reserva {ctx} tokens por sequência (o padrão {when}){cut}",
+    "ollama.before": "antes da v0.6.7; esta é a v{version}",
+    "ollama.between": "da v0.6.7 à v0.15.4; esta é a v{version}",
+    "ollama.parallel_kept": (
+        "; sem OLLAMA_NUM_PARALLEL, esta versão roda {n} sequências com esse contexto, pois o modelo cabe "
+        "então inteiro na GPU"
+    ),
+    "ollama.parallel_fell": (
+        "; sem OLLAMA_NUM_PARALLEL, esta versão tenta {n} sequências e depois uma, pois com {n} o modelo não "
+        "caberia inteiro na GPU"
     ),
     "ollama.ctx_given": "O Ollama reserva {ctx} tokens por sequência (num_ctx){cut}",
     "ollama.cut": ", qualquer que seja o pedido de {seq}: prompts mais longos são cortados",
