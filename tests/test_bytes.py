@@ -41,6 +41,15 @@ def test_the_page_says_how_many_bytes_pythons_start_downloads(site_dir):
         assert match and int(match.group(1)) == total > 5_000_000, page
 
 
+def test_zstandard_is_left_out_of_the_standard_library(site_dir):
+    """zipfile imports compression.zstd inside try/except ImportError; no zip here is Zstandard, so the
+    package is left out (tools/precompile.mjs, OPTIONAL) and zipfile runs with zstd None: every browser
+    test boots the page, which reads the engine's zip with zipfile."""
+    data = gzip.decompress((site_dir / ZIPS[1]).read_bytes())
+    names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    assert "zipfile/__init__.pyc" in names and not [name for name in names if name.startswith("compression/")]
+
+
 def test_html_entities_are_left_out_of_the_standard_library(site_dir):
     """html.entities (36 kB gzipped) serves only html.unescape, which nothing on the page calls;
     tools/precompile.mjs has html/__init__ import it on first use instead (LAZY)."""

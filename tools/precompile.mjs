@@ -160,8 +160,13 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                              b"        return html5[key]\\n"
                              b"_html5 = _Html5()\\n",
                              "html.entities")}
+# Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
+# ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip).
+OPTIONAL = ("compression", "compression.zstd", "compression.zstd._zstdfile", "compression._common",
+            "compression._common._streams")
 if keep is not None:
-    keep = [module for module in keep if module not in {lazy for _, _, lazy in LAZY.values()}]
+    keep = [module for module in keep if module not in {lazy for _, _, lazy in LAZY.values()}
+            and module not in OPTIONAL]
 
 
 # The engine's sentence catalogues (render/i18n/en.py, pt.py: one dict of strings each) ship as JSON beside
