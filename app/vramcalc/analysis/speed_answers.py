@@ -13,7 +13,7 @@ import re
 from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
-from ..engines.llamacpp_fit import FitPlan, llamacpp_fit
+from ..engines.llamacpp_fit import FitPlan, llamacpp_fit, llamacpp_fit_gpus
 from ..engines.ollama import LLAMA_SERVER, num_ctx, version_of
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
@@ -38,7 +38,7 @@ class SpeedAnswers:
     min_n_cpu_moe: int | None = None  # llama.cpp, MoE: the fewest first layers with experts in RAM that fit
     n_cpu_moe_tokens_per_s: float | None = None  # one sequence's speed with that many
     n_cpu_moe_curve: tuple[tuple[int, int, float], ...] = ()  # (N, the most loaded GPU's bytes, tokens/s)
-    llamacpp_fit: FitPlan | None = None  # llama.cpp, one GPU: what its own --fit would start with
+    llamacpp_fit: FitPlan | None = None  # llama.cpp: what its own --fit would start with
     llamacpp_fit_tokens_per_s: float | None = None  # one sequence's speed with that plan
     cheapest_card: str | None = None  # of the cards with a default price, the lowest $ per million tokens
     cheapest_usd_per_million: float | None = None  # its price per million output (or training) tokens
@@ -122,16 +122,19 @@ def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
 
 
 def fit_plan(workload: Workload, target: Target) -> FitPlan | None:
-    """llama.cpp's own fit on the target's one card (engines/llamacpp_fit.py) for llama-server given the
+    """llama.cpp's own fit on the target's cards (engines/llamacpp_fit.py) for llama-server given the
     context (-c) but no placement (no -ngl, -ot or --n-cpu-moe, which would stop the fit): the GPU's free
     memory is its usable memory less the CUDA context the breakdown counts (its overhead). Ollama starts
     llama-server so when num_gpu is not set (engines.md §1d), at its own num_ctx and one cache type,
     since v0.30; before, its own runners placed the layers by its estimate, which is not reproduced."""
-    if workload.runtime not in (Runtime.LLAMACPP, Runtime.OLLAMA) or target.count != 1:
+    if workload.runtime not in (Runtime.LLAMACPP, Runtime.OLLAMA):
         return None
     if workload.runtime is Runtime.OLLAMA and version_of(workload) < LLAMA_SERVER:
         return None  # its own runner then, placing layers by its own estimate (llm/memory.go)
-    return llamacpp_fit(_unplaced(workload), target.gpu.usable_bytes - workload.overhead_bytes)
+    free = target.gpu.usable_bytes - workload.overhead_bytes
+    if target.count == 1:
+        return llamacpp_fit(_unplaced(workload), free)
+    return llamacpp_fit_gpus(_unplaced(workload), (free,) * target.count)
 
 
 def _unplaced(workload: Workload) -> Workload:

@@ -93,16 +93,22 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
         device += layers_on_gpu * size
         host += (cached - layers_on_gpu) * size
     n_kv = n_ctx if spec.attends else 0  # one stream per sequence: attention spans that sequence's cells
-    out_term = 4 * (n_ub * spec.vocab + n_ub * spec.hidden)
-    if flash:
-        ffn = spec.moe.ffn * spec.moe.per_token if spec.moe is not None else spec.ffn
-        compute = max(out_term, 4 * n_ub * (3 * ffn + spec.hidden))
-    else:
-        compute = max(4 * n_ub * (1 + 4 * spec.hidden + n_kv * (spec.heads + 1)), out_term)
+    compute = max(compute_terms(spec, n_ub=n_ub, n_kv=n_kv, flash=flash))
     host_compute = 4 * n_ub * (spec.hidden + (0 if flash else n_kv))
     return LlamaCppLayout(n_ctx=n_ctx, n_seq=n_seq, n_ub=n_ub, kv_device_bytes=device, kv_host_bytes=host,
                           compute_bytes=compute, host_compute_bytes=host_compute,
                           layers_on_gpu=repeating_on_gpu, output_on_gpu=output_on_gpu)
+
+
+def compute_terms(spec: ModelSpec, *, n_ub: int, n_kv: int, flash: bool) -> tuple[int, int]:
+    """(the layers' term, the output's term) of the compute buffer: its largest tensors in a layer of the
+    micro-batch's graph, and the logits of the micro-batch; a device holding layers reserves the first, the
+    device holding the output layer also the second (one GPU: the larger of the two)."""
+    out_term = 4 * (n_ub * spec.vocab + n_ub * spec.hidden)
+    if flash:
+        ffn = spec.moe.ffn * spec.moe.per_token if spec.moe is not None else spec.ffn
+        return 4 * n_ub * (3 * ffn + spec.hidden), out_term
+    return 4 * n_ub * (1 + 4 * spec.hidden + n_kv * (spec.heads + 1)), out_term
 
 
 def recurrent_state_said(spec: ModelSpec) -> tuple[Phrase, ...]:

@@ -105,9 +105,11 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
                     "speed.value.n_cpu_moe", layers=answers.min_n_cpu_moe, rate=rate)))
             plan = answers.llamacpp_fit
             if plan is not None and plan.changed:
-                in_ram = words.message("speed.value.fit_parts", count=len(plan.overrides)) if plan.overrides else ""
+                ram = sum(device == "CPU" for _, device in plan.overrides)  # not those overflowing to the next GPU
+                in_ram = words.message("speed.value.fit_parts", count=ram) if ram else ""
+                split = f" -ts {','.join(map(str, plan.tensor_split))}" if plan.tensor_split else ""
                 figures.append(("llamacpp_fit", words.message(
-                    "speed.value.fit", layers=plan.gpu_layers, parts=in_ram,
+                    "speed.value.fit", layers=plan.gpu_layers, parts=in_ram, split=split,
                     rate=tokens_s(answers.llamacpp_fit_tokens_per_s)) if answers.llamacpp_fit_tokens_per_s
                     else words.message("speed.value.fit_none")))
         elif machine.max_run_hours is not None and machine.train_tokens:

@@ -985,7 +985,7 @@ EN: Mapping[str, str] = {
     "field.cpu_moe.label": "All experts in system RAM (--cpu-moe)",
     "field.cpu_moe.help": "Every layer's experts in RAM: attention, shared experts and the cache stay on the GPU.",
     "speed.figure.llamacpp_fit": "llama.cpp's own fit (without \u2011ngl, as Ollama runs it)",
-    "speed.value.fit": "-ngl {layers}{parts}: {rate} per sequence",
+    "speed.value.fit": "-ngl {layers}{split}{parts}: {rate} per sequence",
     "speed.value.fit_parts": ", the experts (or MLP) of {count} layers in RAM",
     "speed.value.fit_none": "nothing fits",
     "speed.figure.min_n_cpu_moe": "Fewest expert layers in RAM that fit",

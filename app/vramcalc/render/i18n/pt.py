@@ -1039,7 +1039,7 @@ PT: Mapping[str, str] = {
         "Os especialistas de todas as camadas na RAM: atenção, especialistas compartilhados e cache ficam na GPU."
     ),
     "speed.figure.llamacpp_fit": "O ajuste do próprio llama.cpp (sem \u2011ngl, como o Ollama o roda)",
-    "speed.value.fit": "-ngl {layers}{parts}: {rate} por sequência",
+    "speed.value.fit": "-ngl {layers}{split}{parts}: {rate} por sequência",
     "speed.value.fit_parts": ", os especialistas (ou o MLP) de {count} camadas na RAM",
     "speed.value.fit_none": "nada cabe",
     "speed.figure.min_n_cpu_moe": "Menos camadas de especialistas na RAM que cabem",
