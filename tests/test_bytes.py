@@ -8,6 +8,9 @@ from __future__ import annotations
 import gzip
 import io
 import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 FIRST_VISIT_GZIP_BUDGET = 5_000_000  # bytes
 ZIPS = ("vramcalc.zip.gz", "static/pyodide/python_stdlib_pyc.zip.gz")
@@ -106,3 +109,38 @@ def test_the_presets_and_gpus_ship_as_one_file_each_in_their_order(site_dir):
             assert names == [f"vramcalc/data/{folder}/all.json"]
             bundle = json.loads(archive.read(names[0]))
             assert list(bundle) == json.loads((data / folder / "order.json").read_text(encoding="utf-8"))
+
+
+def test_the_engines_bytecode_still_formats_a_traceback_in_pyodide(site_dir, tmp_path):
+    """The engine ships one line per function (tools/precompile.mjs, without_lines): an exception raised in
+    it, in the pinned Pyodide, formats with its file, function and def line, and warnings still work."""
+    import json
+    import subprocess
+
+    engine = tmp_path / "vramcalc.zip"
+    engine.write_bytes(gzip.decompress((site_dir / "vramcalc.zip.gz").read_bytes()))
+    pyodide = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
+    script = f"""
+import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
+import {{ readFileSync }} from "node:fs";
+const py = await loadPyodide();
+py.FS.writeFile("/tmp/vramcalc.zip", readFileSync({json.dumps(str(engine))}));
+console.log(py.runPython(`
+import sys, traceback, warnings
+sys.path.insert(0, "/tmp/vramcalc.zip")
+from vramcalc.core.option import parse_int
+try:
+    parse_int("batch", "many", 1, 4)
+except Exception as error:
+    text = "".join(traceback.format_exception(error))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    warnings.warn("said")
+text + "|" + str(len(caught))
+`));
+"""
+    result = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert 'vramcalc/core/option.py", line ' in result.stdout and ", in parse_int" in result.stdout
+    assert "ValidationError" in result.stdout and result.stdout.strip().endswith("|1")
