@@ -11,15 +11,8 @@ import pytest
 
 from vramcalc.core.units import GIB
 from vramcalc.engines.llamacpp import llamacpp_breakdown
-from vramcalc.engines.llamacpp_fit import (
-    FIT_TARGET,
-    Devices,
-    Fraction,
-    Share,
-    default_split,
-    llamacpp_fit,
-    llamacpp_fit_gpus,
-)
+from vramcalc.engines.llamacpp_fit import FIT_TARGET, Fraction, llamacpp_fit
+from vramcalc.engines.llamacpp_fit_gpus import Devices, Share, default_split, llamacpp_fit_gpus
 from vramcalc.inputs.parse import parse_workload
 
 

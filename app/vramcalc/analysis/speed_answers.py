@@ -13,7 +13,8 @@ import re
 from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
-from ..engines.llamacpp_fit import FitPlan, llamacpp_fit, llamacpp_fit_gpus
+from ..engines.llamacpp_fit import FitPlan, llamacpp_fit
+from ..engines.llamacpp_fit_gpus import llamacpp_fit_gpus
 from ..engines.ollama import LLAMA_SERVER, num_ctx, version_of
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency

@@ -1,0 +1,281 @@
+"""llama.cpp's own fit on several GPUs (common/fit.cpp at 0c1e570 with nd > 1; notes in
+docs/research/engines.md §1g): the layers filled from the last GPU back, a mixture of experts' layers then
+made whole from the first GPU on with one layer overflowing to the next, and -ts in layers. Each trial is
+measured by `Devices`, a model of llama.cpp's dry run per GPU that on one GPU is the engine's own
+breakdown to the byte; on one GPU the general fit is llamacpp_fit's plan for plan (both held by tests)."""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+import itertools
+import re
+
+from ..core.dtypes import Precision
+from ..formats import weights
+from ..model.families.decoder.spec import ModelSpec
+from ..model.families.decoder.tensors import layer_tensors
+from ..workload import Workload
+from .llamacpp import LLAMACPP_PAD, LlamaCppLayout, compute_terms, llamacpp_layout, uses_flash
+from .llamacpp_fit import FIT_CTX, FIT_TARGET, FitPlan, Fraction
+
+
+@dataclasses.dataclass(frozen=True)
+class Share:
+    """One GPU's layers as fit.cpp keeps them (ngl_t): `n_layer` of the GPU layers (the last GPU's count
+    takes in the output layer), of which the last `n_part` are partial: the first of those loses
+    `overflow` (to system RAM, or to the next GPU), the others their routed experts (to system RAM)."""
+
+    n_layer: int = 0
+    n_part: int = 0
+    overflow: Fraction = Fraction.MOE
+
+    @property
+    def n_full(self) -> int:
+        return self.n_layer - self.n_part
+
+
+@functools.lru_cache(maxsize=16)
+def _fraction_masks(spec: ModelSpec) -> dict[object, dict[Fraction, tuple[bool, ...]]]:
+    """For each layer group, which of its tensors (layer_tensors order) each fraction's pattern names."""
+    masks: dict[object, dict[Fraction, tuple[bool, ...]]] = {}
+    for key, index, _ in spec.layer_groups:
+        names = [t.name.split(".", 2)[2] for t in layer_tensors(spec, index)]
+        masks[key] = {f: tuple(bool(re.match(f.value, name)) for name in names) for f in Fraction}
+    return masks
+
+
+class Devices:
+    """What each GPU holds for a plan of shares, as llama.cpp's dry run measures it (model + context +
+    compute per device): a layer's tensors and its cache on its GPU (llama-model.cpp: the GPU layers are
+    the last ones, the first GPU the lowest; -ts in layers gives each GPU exactly its count), a partial
+    layer's named tensors where its overflow goes, the output layer on the last GPU with layers; each GPU
+    with layers reserves the layers' compute term, the one with the output layer also the logits'.
+    One sequence length: the tables are built once for a context, and each plan is then sums."""
+
+    def __init__(self, workload: Workload, seq: int) -> None:
+        spec = self.spec = workload.model
+        fmt = workload.precision if isinstance(workload.precision, weights.WeightFormat) else None
+        stack = weights.stack(spec, fmt, group_size=workload.group_size,
+                              nominal_bits=weights.nominal_bits(workload.precision))
+        masks = _fraction_masks(spec)
+        self.total = [sum(sizes) for _, sizes in stack.layers]
+        self.moved = {f: [sum(size for size, hit in zip(sizes, masks[key][f], strict=True) if hit)
+                          for key, sizes in stack.layers] for f in Fraction}
+        self.head = sum(size for tensor, size in stack.outside if tensor.name.startswith("output")) + sum(
+            size for tensor, size in stack.outside if tensor.name == "token_embd.weight" and spec.tie_embeddings)
+        kv_default = workload.kv_precision or Precision.FP16
+
+        def layout(gpu_layers: int) -> LlamaCppLayout:
+            return llamacpp_layout(spec, seq=seq, n_seq=workload.parallel, ubatch=workload.ubatch,
+                                   flash=uses_flash(workload.attention), type_k=workload.kv_precision_k or kv_default,
+                                   type_v=workload.kv_precision_v or kv_default, gpu_layers=gpu_layers)
+        suffix = [layout(spec.layers - a + 1).kv_device_bytes for a in range(spec.layers + 1)]
+        self.kv = [suffix[i] - suffix[i + 1] for i in range(spec.layers)]
+        whole = layout(spec.layers + 1)
+        self.layer_term, self.out_term = compute_terms(spec, n_ub=whole.n_ub, n_kv=whole.n_ctx if spec.attends else 0,
+                                                       flash=uses_flash(workload.attention))
+
+    def memory(self, shares: tuple[Share, ...], to_next: tuple[bool, ...]) -> list[tuple[float, int, int]]:
+        """(model, context, compute) of each GPU for the plan (set_ngl_tensor_split_tbo's layout)."""
+        layers = self.spec.layers
+        nd = len(shares)
+        model = [0.0] * nd
+        context, compute = [0] * nd, [0] * nd
+        il = layers + 1 - sum(s.n_layer for s in shares)
+        for d, share in enumerate(shares):
+            first_part = il + share.n_full
+            for i in range(il, il + share.n_layer):
+                if i == layers:  # the output layer
+                    model[d] += self.head
+                    compute[d] = max(compute[d], self.out_term)
+                    continue
+                context[d] += self.kv[i]
+                compute[d] = max(compute[d], self.layer_term)
+                held = self.total[i]
+                if i >= first_part:
+                    fraction = share.overflow if i == first_part else Fraction.MOE
+                    gone = self.moved[fraction][i]
+                    held -= gone
+                    if i == first_part and to_next[d]:
+                        model[d + 1] += gone
+                model[d] += held
+            il += share.n_layer
+        return [(model[d], context[d], compute[d]) for d in range(nd)]
+
+    def used(self, shares: tuple[Share, ...], to_next: tuple[bool, ...]) -> list[int]:
+        return [round(m) + c + k for m, c, k in self.memory(shares, to_next)]
+
+
+def default_split(free: tuple[int, ...], n: int) -> tuple[int, ...]:
+    """llama-model.cpp without -ts: the GPU layers in shares of the devices' free memory, layer k of n on
+    the first device whose cumulative share exceeds k / n."""
+    total = sum(free)
+    points = list(itertools.accumulate(f / total for f in free))
+    counts = [0] * len(free)
+    for k in range(n):
+        counts[min(bisect.bisect_right(points, k / n), len(free) - 1)] += 1
+    return tuple(counts)
+
+
+def llamacpp_fit_gpus(workload: Workload, free: tuple[int, ...], *, ctx_auto: bool = False,
+                      margin: int = FIT_TARGET, fit_ctx: int = FIT_CTX) -> FitPlan:
+    """common_params_fit_impl on several GPUs (`free`: each one's free memory), with the same margin on
+    each: 1. as given, the layers split by free memory, each GPU's own margin checked; 2. without -c,
+    the context lowered by one interpolation on the sum of the GPUs, less an allowance for whole layers
+    ((nd + 1) · a layer's bytes / 2, / 6 for experts), and the fit goes on; 3. given -ngl or tensor
+    overrides, it stops; 4. the GPUs filled back to front, each with the most layers that fit it by false
+    position (a mixture of experts dense-only); 5. a mixture of experts whose dense weights leave a surplus
+    in all: front to back, each GPU takes full layers from the dense-only ones behind it, then one layer
+    in part (UP, GATE or ATTN) overflowing to the next GPU (the last: to system RAM), kept only if both
+    stay strictly under their targets. The plan: -ngl, -ts in layers, and the overrides."""
+    spec = workload.model
+    layers = spec.layers
+    nd = len(free)
+    moe = spec.moe is not None
+    targets = [f - margin for f in free]
+    cpu = (False,) * nd
+    tables: dict[int, Devices] = {}
+
+    def devices(seq: int) -> Devices:
+        if seq not in tables:
+            tables[seq] = Devices(workload, seq)
+        return tables[seq]
+
+    def plan(seq: int, shares: tuple[Share, ...], to_next: tuple[bool, ...], used: list[int],
+             changed: bool = True) -> FitPlan:
+        overrides = []
+        il = layers + 1 - sum(s.n_layer for s in shares)
+        for d, share in enumerate(shares):
+            il += share.n_full
+            for i in range(il, min(il + share.n_part, layers)):  # the output layer's index names no tensor
+                first = i == il
+                device = f"CUDA{d + 1}" if first and to_next[d] else "CPU"
+                overrides.append((rf"blk\.{i}\.{(share.overflow if first else Fraction.MOE).value}", device))
+            il += share.n_part
+        worst = max(range(nd), key=lambda d: used[d] - targets[d])
+        return FitPlan(seq=seq, gpu_layers=sum(s.n_layer for s in shares), overrides=tuple(overrides),
+                       device_bytes=used[worst], target_bytes=targets[worst], changed=changed,
+                       fits=all(u <= t for u, t in zip(used, targets, strict=True)),
+                       tensor_split=tuple(s.n_layer for s in shares), devices_bytes=tuple(used))
+
+    given = layers + 1 if workload.gpu_layers is None else workload.gpu_layers
+    start = tuple(Share(n) for n in default_split(free, given))
+    trained = spec.max_positions or workload.seq
+    seq = trained if ctx_auto else workload.seq
+    full = devices(seq).memory(start, cpu)
+    used = [round(m) + c + k for m, c, k in full]
+    if all(u <= t for u, t in zip(used, targets, strict=True)):  # step 1
+        return plan(seq, start, cpu, used, changed=seq != workload.seq)
+    if sum(free) - sum(used) - nd * margin < 0 and ctx_auto and trained > fit_ctx:  # step 2
+        goal = sum(free) - nd * margin
+        if nd > 1:  # whole layers (or tensors, of experts) leave some of each GPU unused
+            per_layer = round(sum(m for m, _, _ in full)) // min(given, layers)
+            goal -= (nd + 1) * per_layer // (6 if moe else 2)
+        low = sum(devices(fit_ctx).used(start, cpu))
+        seq = fit_ctx
+        if goal > low:
+            seq = fit_ctx + (trained - fit_ctx) * (goal - low) // (sum(used) - low)
+            seq = max(seq - seq % LLAMACPP_PAD, fit_ctx)
+            if nd == 1:  # the context alone is taken to fit, unmeasured
+                return plan(seq, start, cpu, devices(seq).used(start, cpu))
+    if workload.gpu_layers is not None or workload.override_tensor or workload.n_cpu_moe or workload.cpu_moe:
+        return plan(seq, start, cpu, devices(seq).used(start, cpu), changed=True)  # step 3
+    table = devices(seq)
+    surplus_moe = 0
+    if moe:  # every layer's routed experts in RAM, the layers split as in step 1
+        every = tuple(Share(s.n_layer, s.n_layer) for s in start)
+        surplus_moe = sum(f - u - margin for f, u in zip(free, table.used(every, cpu), strict=True))
+    shares = [Share()] * nd
+    memory = table.used(tuple(shares), cpu)
+    for d in range(nd - 1, -1, -1):  # step 4: back to front
+        high = list(shares)
+        n = layers + 1 - sum(s.n_layer for s in shares[d + 1:])
+        high[d] = Share(n, (n if d < nd - 1 else n - 1) if moe else 0)
+        if n == 0:
+            continue
+        high_memory = table.used(tuple(high), cpu)
+        if high_memory[d] <= targets[d]:
+            shares, memory = high, high_memory
+            continue
+        delta = high[d].n_layer - shares[d].n_layer
+        while delta > 1:
+            step = min(max(delta * (targets[d] - memory[d]) // (high_memory[d] - memory[d]), 1), delta - 1)
+            test = list(shares)
+            part = shares[d].n_part + (step - 1 if d == nd - 1 and shares[d].n_part == 0 else step) if moe else 0
+            test[d] = Share(shares[d].n_layer + step, part)
+            test_memory = table.used(tuple(test), cpu)
+            if test_memory[d] <= targets[d]:
+                shares, memory = test, test_memory
+            else:
+                high, high_memory = test, test_memory
+            delta = high[d].n_layer - shares[d].n_layer
+    if not moe or surplus_moe <= 0:
+        return plan(seq, tuple(shares), cpu, memory)
+    to_next = list(cpu)
+    dense_start = nd  # step 5: the first GPU of the run of GPUs with layers at the back
+    for d in range(nd - 1, -1, -1):
+        if shares[d].n_layer == 0:
+            break
+        dense_start = d
+    d = 0
+    while d <= dense_start < nd:
+        high = list(shares)
+        for j in range(dense_start, nd):  # every layer of the GPUs behind, full, on this one
+            move = high[j].n_layer - (1 if j == nd - 1 else 0)
+            high[d] = dataclasses.replace(high[d], n_layer=high[d].n_layer + move)
+            high[j] = dataclasses.replace(high[j], n_layer=high[j].n_layer - move, n_part=0)
+        high_start = nd - 1
+        high_memory = table.used(tuple(high), tuple(to_next))
+        if high_memory[d] > targets[d]:
+            delta = high[d].n_full - shares[d].n_full
+            while delta > 1:
+                step = min(max(delta * (targets[d] - memory[d]) // (high_memory[d] - memory[d]), 1), delta - 1)
+                test, test_start, done = list(shares), dense_start, 0
+                while test_start < nd:
+                    k = min(step - done, test[test_start].n_part)
+                    test[test_start] = dataclasses.replace(test[test_start], n_layer=test[test_start].n_layer - k,
+                                                           n_part=test[test_start].n_part - k)
+                    test[d] = dataclasses.replace(test[d], n_layer=test[d].n_layer + k)
+                    done += k
+                    if test[test_start].n_part > 0:
+                        break
+                    test_start += 1
+                test_memory = table.used(tuple(test), tuple(to_next))
+                if test_memory[d] <= targets[d]:
+                    shares, memory, dense_start = test, test_memory, test_start
+                else:
+                    high, high_memory, high_start = test, test_memory, test_start
+                delta = high[d].n_full - shares[d].n_full
+        else:
+            shares, memory, dense_start = high, high_memory, high_start
+        if shares[dense_start].n_layer > (0 if d < nd - 1 else 1) and shares[dense_start].n_part > 0:
+            # part of one more layer, overflowing to the next GPU (the last: to RAM). With no partial layer
+            # left behind, fit.cpp's unsigned n_part wraps and its overrides overrun: not followed here.
+            test = list(shares)
+            test[dense_start] = dataclasses.replace(test[dense_start], n_layer=test[dense_start].n_layer - 1,
+                                                    n_part=test[dense_start].n_part - 1)
+            test[d] = dataclasses.replace(test[d], n_layer=test[d].n_layer + 1, n_part=test[d].n_part + 1)
+            test_start = dense_start + 1 if test[dense_start].n_part == 0 else dense_start
+            test_next = [*to_next[:d], d < nd - 1, *to_next[d + 1:]]
+
+            def tried(overflow: Fraction, test: list[Share] = test, d: int = d,
+                      test_next: list[bool] = test_next) -> tuple[list[Share], list[int], bool]:
+                """The plan with that overflow, its memory, and fit.cpp's strict test of it on both GPUs."""
+                plan = [*test[:d], dataclasses.replace(test[d], overflow=overflow), *test[d + 1:]]
+                used = table.used(tuple(plan), tuple(test_next))
+                return plan, used, used[d] < targets[d] and (d + 1 == nd or used[d + 1] < targets[d + 1])
+            up, up_memory, up_fits = tried(Fraction.UP)
+            if up_fits:
+                shares, to_next, memory, dense_start = up, test_next, up_memory, test_start
+                gate, gate_memory, gate_fits = tried(Fraction.GATE)
+                if gate_fits:
+                    shares, memory = gate, gate_memory
+            else:
+                attn, attn_memory, attn_fits = tried(Fraction.ATTN)
+                if attn_fits:
+                    shares, to_next, memory, dense_start = attn, test_next, attn_memory, test_start
+        d += 1
+    return plan(seq, tuple(shares), tuple(to_next), memory)
+
