@@ -86,6 +86,7 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "override_tensor": (r"blk\.(1[0-9])\.ffn_.*=CPU,token_embd=CUDA0", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "cpu_moe": ("1", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "num_ctx": ("16384", {"runtime": "ollama", "precision": "q4_k_m"}),
+    "reserve_gb": ("1.5", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "ollama_version": ("0.9.6", {"runtime": "ollama", "precision": "q4_k_m"}),
     "max_run_hours": ("12", TRAINING),
 }

@@ -60,6 +60,7 @@ class Workload:
     attention: Attention = Attention.FLASH
     overhead_bytes: int = DEFAULT_OVERHEAD_BYTES
     overhead_given: bool = False  # set by the user; False: the engine's default (inputs/parse.py fills it in)
+    reserve_bytes: int | None = None  # memory other programs hold on each GPU (None: none)
     runtime: Runtime = Runtime.TRANSFORMERS
     gpu: GpuSpec | None = None  # the card the engine runs on (vLLM sizes its pool by it)
     gpu_memory_utilization: float = 0.9
@@ -86,6 +87,11 @@ class Workload:
     zero: int | None = None
     fsdp: Fsdp = Fsdp.NONE
     offload: Offload = Offload.NONE
+
+    @property
+    def held_bytes(self) -> int:
+        """What each GPU holds beside the model: the engine's overhead and what other programs hold."""
+        return self.overhead_bytes + (self.reserve_bytes or 0)
 
     @property
     def output(self) -> int:

@@ -49,7 +49,7 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
     the requested sequences too). `ranks` keeps the most loaded GPU per count between calls for
     other cards (fit_all), since it does not depend on the card."""
     workload = breakdown.workload
-    if workload.overhead_bytes >= usable_bytes:
+    if workload.held_bytes >= usable_bytes:
         return None
     ranks = {} if ranks is None else ranks
 

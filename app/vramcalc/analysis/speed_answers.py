@@ -132,7 +132,7 @@ def fit_plan(workload: Workload, target: Target) -> FitPlan | None:
         return None
     if workload.runtime is Runtime.OLLAMA and version_of(workload) < LLAMA_SERVER:
         return None  # its own runner then, placing layers by its own estimate (llm/memory.go)
-    free = target.gpu.usable_bytes - workload.overhead_bytes
+    free = target.gpu.usable_bytes - workload.held_bytes  # less the CUDA context and other programs
     if target.count == 1:
         return llamacpp_fit(_unplaced(workload), free)
     return llamacpp_fit_gpus(_unplaced(workload), (free,) * target.count)

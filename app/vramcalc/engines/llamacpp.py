@@ -253,7 +253,7 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     uses_gpu = bool(device_weights or layout.kv_device_bytes)  # -ngl 0 and no tensor there by -ot: it does not
     if not uses_gpu:
         layout = dataclasses.replace(layout, compute_bytes=0)  # no compute buffer on it, no CUDA context
-    overhead = workload.overhead_bytes if uses_gpu else 0
+    overhead = workload.held_bytes if uses_gpu else 0  # with what other programs hold on the GPU
     split = phrase("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
                     output="" if layout.output_on_gpu else phrase("llamacpp.no_output"),
                     host=format_binary(host_weights))
@@ -281,7 +281,7 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
             bytes=format_binary(layout.compute_bytes))),
         no_component("logits", "llamacpp.logits"),
         given_overhead(workload, overhead, "llama.cpp", LLAMACPP_CUDA_OVERHEAD, lambda: phrase(
-            "llamacpp.overhead", bytes=format_binary(overhead))),
+            "llamacpp.overhead", bytes=format_binary(workload.overhead_bytes))),
     )
     host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes
     device = device_weights + layout.kv_device_bytes + layout.compute_bytes + overhead

@@ -98,7 +98,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     )
     sizes_by_key = {key: c.bytes for key, c in whole.items()} | {
         "kv_cache": 0, "temporaries": max(phase["temporaries"] for phase in by_phase.values()),
-        "overhead": workload.overhead_bytes}
+        "overhead": workload.held_bytes}
     return components, sizes_by_key, by_phase, peak
 
 

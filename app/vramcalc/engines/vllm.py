@@ -9,9 +9,10 @@ from collections.abc import Callable, Mapping
 
 from ..core.choices import Runtime
 from ..core.dtypes import Precision
+from ..core.errors import ValidationError
 from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int, parse_tokens
 from ..core.phrase import Phrase, phrase
-from ..core.units import GIB, format_binary
+from ..core.units import GB, GIB, format_binary
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
@@ -225,6 +226,15 @@ class Vllm:
         refuse_training(workload)
         refuse_gguf(workload)
         check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+        reserve, card = workload.reserve_bytes or 0, workload.gpu
+        claimed = card.usable_bytes * workload.gpu_memory_utilization if card is not None else 0
+        if reserve and card is not None and claimed > card.usable_bytes - reserve:
+            # vLLM claims its share of the card's total memory and stops at start when less is free
+            # (gpu_worker.py: "Free memory on device ... is less than desired GPU memory utilization")
+            room = (card.usable_bytes - reserve) / card.usable_bytes
+            raise ValidationError("reserve_gb", f"{reserve / GB:g}", f"vLLM claims gpu_memory_utilization of the card "
+                                  f"and stops if less is free: with this held by other programs, set "
+                                  f"gpu_memory_utilization to {math.floor(room * 100) / 100:g} or less")
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:
@@ -287,7 +297,7 @@ class Vllm:
                 "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}", bytes=format_binary(peak))),
             no_component("logits", "vllm.logits"),
             given_overhead(workload, overhead, "vLLM", self.default_overhead(vars(workload)), lambda: phrase(
-                "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager)),
+                "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager), holds_reserve=False),
         )
         return EngineBreakdown(components=components, facts=facts)
 

@@ -205,6 +205,10 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="overhead_gib", default="", group="engine", cli_group="", metavar="X", attribute="overhead_bytes",
            help="framework overhead in GiB (default: the engine's own; transformers 1)",
            parse=optional(lambda t: round(parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB))),
+    Option(key="reserve_gb", default="", group="engine", cli_group="", metavar="GB", attribute="reserve_bytes",
+           help="memory other programs already hold on each GPU, in GB (a desktop keeps 0.5-1.5 GB): added to "
+                "the engine's overhead; llama.cpp's own fit sees that much less free",
+           parse=optional(lambda t: round(parse_decimal("reserve_gb", t, 0.0, MAX_OVERHEAD_GIB) * GB))),
     Option(key="runtime", default=Runtime.TRANSFORMERS.value, group="engine", metavar="NAME",
            choices=values_of(Runtime), shown_when=_INFERENCE,
            help="transformers (default; generate with a dynamic cache), vllm (also SGLang), "

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from ..core.phrase import Formula, Part, Phrase, phrase
-from ..core.units import GIB, format_binary
+from ..core.units import GIB, format_binary, format_gb
 from ..workload import Workload
 
 COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "temporaries",
@@ -81,21 +81,38 @@ class Breakdown:
 
 
 def overhead_bytes(workload: Workload) -> Component:
-    """Framework overhead (reference.md §2.8): transformers' default of 1 GiB, or the amount the user sets."""
+    """Framework overhead (reference.md §2.8): transformers' default of 1 GiB, or the amount the user sets;
+    with what other programs hold on the GPU (reserve_gb)."""
     gib = f"{workload.overhead_bytes / GIB:g}"
-    return Component(
-        key="overhead", bytes=workload.overhead_bytes,
-        explain=lambda: phrase("overhead.formula" if workload.overhead_given else "overhead.default", gib=gib),
-    )
+    return Component(key="overhead", bytes=workload.held_bytes, explain=with_reserve(workload, lambda: phrase(
+        "overhead.formula" if workload.overhead_given else "overhead.default", gib=gib)))
 
 
 def given_overhead(workload: Workload, bytes_: int, runtime: str, default: int,
-                   explain_default: Callable[[], Phrase | Formula]) -> Component:
-    """An engine's overhead row: its own default explained, or the user's amount beside that default."""
+                   explain_default: Callable[[], Phrase | Formula], *, holds_reserve: bool = True) -> Component:
+    """An engine's overhead row (`bytes_`: its overhead, with what other programs hold added to it unless
+    `holds_reserve` is False): its own default explained, or the user's amount beside that default."""
+    if not holds_reserve:
+        workload = workload.but(reserve_bytes=None)
+    own = bytes_ - (workload.reserve_bytes or 0) if bytes_ else 0
     if not workload.overhead_given:
-        return Component(key="overhead", bytes=bytes_, explain=explain_default)
-    return Component(key="overhead", bytes=bytes_, explain=lambda: phrase(
-        "overhead.given", bytes=format_binary(bytes_), runtime=runtime, default=format_binary(default)))
+        return Component(key="overhead", bytes=bytes_, explain=with_reserve(workload, explain_default, bytes_))
+    return Component(key="overhead", bytes=bytes_, explain=with_reserve(workload, lambda: phrase(
+        "overhead.given", bytes=format_binary(own), runtime=runtime, default=format_binary(default)), bytes_))
+
+
+def with_reserve(workload: Workload, explain: Callable[[], Phrase | Formula],
+                 held: int | None = None) -> Callable[[], Phrase | Formula]:
+    """The overhead's explanation, then what other programs hold, when the user said so (and the row holds it)."""
+    reserve = workload.reserve_bytes or 0
+    if not reserve or held == 0:
+        return explain
+
+    def said() -> Formula:
+        own = explain()
+        held = phrase("overhead.reserve", bytes=format_gb(reserve))
+        return (*(own if isinstance(own, tuple) else (own,)), "; ", held)
+    return said
 
 
 def no_component(key: str, why: str) -> Component:

@@ -261,7 +261,7 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
         batch_text = (words.message("answer.batch_capped", value=batch) if batch >= MAX_BATCH
                       else words.localize(f"{batch:,}"))
     if solution.min_gpus is None:
-        gpus_text = words.message("answer.gpus_none" if workload.overhead_bytes >= target.gpu.usable_bytes
+        gpus_text = words.message("answer.gpus_none" if workload.held_bytes >= target.gpu.usable_bytes
                             else "answer.gpus_none_rank")
     else:
         gpus_text = words.message("answer.gpus", value=solution.min_gpus, gpu=target.gpu.display_name)

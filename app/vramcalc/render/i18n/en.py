@@ -143,6 +143,7 @@ EN: Mapping[str, str] = {
         "CUDA context, cuBLAS workspaces and allocator slack: {gib} GiB, transformers' default (measured at "
         "0.7–1.3 GiB; set the overhead to change it)"
     ),
+    "overhead.reserve": "with {bytes} that other programs already hold on the GPU (reserve_gb)",
     "overhead.given": "{bytes}, set by you ({runtime}'s default: {default})",
     "overhead.formula": "CUDA context, cuBLAS workspaces and allocator slack: {gib} GiB, set by you (default 1 GiB)",
     # checkpointing and attention in words
@@ -481,6 +482,11 @@ EN: Mapping[str, str] = {
     ),
     "field.attention.label": "Attention",
     "field.attention.help": "Eager attention stores the s × s probabilities; FlashAttention does not.",
+    "field.reserve_gb.label": "Held by other programs (GB)",
+    "field.reserve_gb.help": (
+        "Memory other programs already hold on each GPU (a desktop keeps 0.5-1.5 GB): added to the overh"
+        "ead; llama.cpp's own fit sees that much less free; vLLM needs its share free beside it."
+    ),
     "field.overhead_gib.label": "Framework overhead (GiB)",
     "field.overhead_gib.help": (
         "CUDA context and workspaces: 0.3–2 GiB measured. Empty: the engine's own (transformers 1 GiB, vLLM its "

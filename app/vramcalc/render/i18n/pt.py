@@ -147,6 +147,7 @@ PT: Mapping[str, str] = {
         "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, o padrão do transformers (medido entre "
         "0,7 e 1,3 GiB; defina a sobrecarga para mudá-lo)"
     ),
+    "overhead.reserve": "com {bytes} que outros programas já ocupam na GPU (reserve_gb)",
     "overhead.given": "{bytes}, definido por você (padrão do {runtime}: {default})",
     "overhead.formula": "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, definido por você "
                         "(padrão 1 GiB)",
@@ -455,6 +456,11 @@ PT: Mapping[str, str] = {
     ),
     "field.attention.label": "Atenção",
     "field.attention.help": "A atenção eager armazena as probabilidades s × s; a FlashAttention, não.",
+    "field.reserve_gb.label": "Ocupado por outros programas (GB)",
+    "field.reserve_gb.help": (
+        "Memória que outros programas já ocupam em cada GPU (um desktop guarda 0,5-1,5 GB): somada à sob"
+        "recarga; o ajuste do próprio llama.cpp vê essa memória a menos livre; o vLLM precisa da sua fração livre além dela."
+    ),
     "field.overhead_gib.label": "Sobrecarga do framework (GiB)",
     "field.overhead_gib.help": (
         "Contexto CUDA e workspaces: 0,3–2 GiB medidos. Vazio: a do próprio motor (transformers 1 GiB; vLLM, a sua "
