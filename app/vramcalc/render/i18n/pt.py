@@ -458,8 +458,9 @@ PT: Mapping[str, str] = {
     "field.attention.help": "A atenção eager armazena as probabilidades s × s; a FlashAttention, não.",
     "field.reserve_gb.label": "Ocupado por outros programas (GB)",
     "field.reserve_gb.help": (
-        "Memória que outros programas já ocupam em cada GPU (um desktop guarda 0,5-1,5 GB): somada à sob"
-        "recarga; o ajuste do próprio llama.cpp vê essa memória a menos livre; o vLLM precisa da sua fração livre além dela."
+        "Memória que outros programas já ocupam em cada GPU (um desktop guarda 0,5-1,5 GB): somada à "
+        "sobrecarga; o ajuste do próprio llama.cpp vê essa memória a menos livre; o vLLM precisa da sua "
+        "fração livre além dela."
     ),
     "field.overhead_gib.label": "Sobrecarga do framework (GiB)",
     "field.overhead_gib.help": (
