@@ -484,8 +484,8 @@ EN: Mapping[str, str] = {
     "field.attention.help": "Eager attention stores the s × s probabilities; FlashAttention does not.",
     "field.reserve_gb.label": "Held by other programs (GB)",
     "field.reserve_gb.help": (
-        "Memory other programs already hold on each GPU (a desktop keeps 0.5-1.5 GB): added to the overh"
-        "ead; llama.cpp's own fit sees that much less free; vLLM needs its share free beside it."
+        "Memory other programs already hold on each GPU (a desktop keeps 0.5-1.5 GB): added to the "
+        "overhead; llama.cpp's own fit sees that much less free; vLLM needs its share free beside it."
     ),
     "field.overhead_gib.label": "Framework overhead (GiB)",
     "field.overhead_gib.help": (
