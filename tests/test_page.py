@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -265,8 +266,15 @@ def test_hostile_links_end_in_a_defined_state(watched: Page, server_url):
 
 def test_what_the_user_types_while_python_starts_is_kept(watched: Page, server_url):
     page = watched
+    typed = threading.Event()
+
+    def held(route):  # the engine arrives only once the user has typed: the page boots fast enough to race
+        typed.wait(30)
+        route.continue_()
+    page.route("**/vramcalc.zip.gz", held)
     page.goto(f"{server_url}/index.html?seq=2048", wait_until="domcontentloaded")
     page.fill("#batch", "4")
+    typed.set()
     typed_before_ready = not page.evaluate("document.documentElement.hasAttribute('data-py-ready')")
     page.wait_for_selector("html[data-py-ready='1']", state="attached", timeout=60_000)
     expect(page.locator("#batch")).to_have_value("4")
