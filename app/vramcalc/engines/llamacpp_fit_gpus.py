@@ -105,7 +105,12 @@ class Devices:
         return [(model[d], context[d], compute[d]) for d in range(nd)]
 
     def used(self, shares: tuple[Share, ...], to_next: tuple[bool, ...]) -> list[int]:
-        return [round(m) + c + k for m, c, k in self.memory(shares, to_next)]
+        return totals(self.memory(shares, to_next))
+
+
+def totals(memory: list[tuple[float, int, int]]) -> list[int]:
+    """Each GPU's model + context + compute, as the fit compares it with its target."""
+    return [round(m) + c + k for m, c, k in memory]
 
 
 def default_split(free: tuple[int, ...], n: int) -> tuple[int, ...]:
@@ -165,7 +170,7 @@ def llamacpp_fit_gpus(workload: Workload, free: tuple[int, ...], *, ctx_auto: bo
     trained = spec.max_positions or workload.seq
     seq = trained if ctx_auto else workload.seq
     full = devices(seq).memory(start, cpu)
-    used = [round(m) + c + k for m, c, k in full]
+    used = totals(full)
     if all(u <= t for u, t in zip(used, targets, strict=True)):  # step 1
         return plan(seq, start, cpu, used, changed=seq != workload.seq)
     if sum(free) - sum(used) - nd * margin < 0 and ctx_auto and trained > fit_ctx:  # step 2

@@ -142,15 +142,15 @@ class Ollama(LlamaCpp):
         bytes within the card: this breakdown standing in for Ollama's own estimate), else one."""
         ctx, given = num_ctx(workload)
         run = workload.but(seq=ctx, kv_precision_k=None, kv_precision_v=None)
-        held = llamacpp_breakdown(run)
         card = workload.gpu
         tried = auto_parallel(workload) if card is not None and workload.gpu_layers is None else 1
-        kept = False
+        held, kept = None, False
         if card is not None and tried > 1:
             several = llamacpp_breakdown(run.but(parallel=tried))
             assert isinstance(several.facts, LlamaCppFacts)
             if kept := several.facts.device_bytes <= card.usable_bytes:
                 held = several
+        held = held or llamacpp_breakdown(run)
         version = version_of(workload)
         when = "" if given or version >= CTX_BY_VRAM else phrase(
             "ollama.before" if version < CTX_4096 else "ollama.between", version=".".join(map(str, version)))

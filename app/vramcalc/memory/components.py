@@ -84,28 +84,25 @@ def overhead_bytes(workload: Workload) -> Component:
     """Framework overhead (reference.md §2.8): transformers' default of 1 GiB, or the amount the user sets;
     with what other programs hold on the GPU (reserve_gb)."""
     gib = f"{workload.overhead_bytes / GIB:g}"
-    return Component(key="overhead", bytes=workload.held_bytes, explain=with_reserve(workload, lambda: phrase(
-        "overhead.formula" if workload.overhead_given else "overhead.default", gib=gib)))
+    return Component(key="overhead", bytes=workload.held_bytes, explain=with_reserve(
+        workload.reserve_bytes or 0, lambda: phrase("overhead.formula" if workload.overhead_given
+                                                    else "overhead.default", gib=gib)))
 
 
 def given_overhead(workload: Workload, bytes_: int, runtime: str, default: int,
                    explain_default: Callable[[], Phrase | Formula], *, holds_reserve: bool = True) -> Component:
     """An engine's overhead row (`bytes_`: its overhead, with what other programs hold added to it unless
     `holds_reserve` is False): its own default explained, or the user's amount beside that default."""
-    if not holds_reserve:
-        workload = workload.but(reserve_bytes=None)
-    own = bytes_ - (workload.reserve_bytes or 0) if bytes_ else 0
+    reserve = (workload.reserve_bytes or 0) if holds_reserve and bytes_ else 0  # no GPU in use: no row to hold it
     if not workload.overhead_given:
-        return Component(key="overhead", bytes=bytes_, explain=with_reserve(workload, explain_default, bytes_))
-    return Component(key="overhead", bytes=bytes_, explain=with_reserve(workload, lambda: phrase(
-        "overhead.given", bytes=format_binary(own), runtime=runtime, default=format_binary(default)), bytes_))
+        return Component(key="overhead", bytes=bytes_, explain=with_reserve(reserve, explain_default))
+    return Component(key="overhead", bytes=bytes_, explain=with_reserve(reserve, lambda: phrase(
+        "overhead.given", bytes=format_binary(bytes_ - reserve), runtime=runtime, default=format_binary(default))))
 
 
-def with_reserve(workload: Workload, explain: Callable[[], Phrase | Formula],
-                 held: int | None = None) -> Callable[[], Phrase | Formula]:
-    """The overhead's explanation, then what other programs hold, when the user said so (and the row holds it)."""
-    reserve = workload.reserve_bytes or 0
-    if not reserve or held == 0:
+def with_reserve(reserve: int, explain: Callable[[], Phrase | Formula]) -> Callable[[], Phrase | Formula]:
+    """The overhead's explanation, then what other programs hold (`reserve` bytes, when there are any)."""
+    if not reserve:
         return explain
 
     def said() -> Formula:
