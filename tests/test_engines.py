@@ -29,7 +29,8 @@ LLAMACPP_LOGS = [
 
 @pytest.mark.parametrize(("values", "compute_mib", "kv_mib", "host_compute_mib"), LLAMACPP_LOGS)
 def test_llamacpp_buffers_match_published_logs(values, compute_mib, kv_mib, host_compute_mib):
-    result = run(runtime="llamacpp", **values)
+    # llama-cpp-python and Ollama's own runner: the library's default, logits for the whole micro-batch
+    result = run(runtime="llamacpp", llamacpp_program="llama-completion", **values)
     assert result.bytes_of("activations") / MIB == pytest.approx(compute_mib, abs=0.5)
     assert result.bytes_of("kv_cache") / MIB == pytest.approx(kv_mib, abs=0.5)
     if host_compute_mib is not None:
@@ -47,7 +48,7 @@ def test_llamacpp_model_buffers_of_the_first_log():
 def test_llamacpp_separate_k_and_v_types():
     # Phi-4-mini at n_ctx 2048, K q8_0 and V q4_0: 68 + 36 MiB (engines.md §1f row 7)
     result = run(runtime="llamacpp", model="phi-4-mini-instruct", precision="q2_k", seq=2048,
-                 kv_precision_k="q8_0", kv_precision_v="q4_0", ubatch=32)
+                 kv_precision_k="q8_0", kv_precision_v="q4_0", ubatch=32, llamacpp_program="llama-completion")
     assert result.bytes_of("kv_cache") / MIB == pytest.approx(68 + 36, abs=0.5)
     assert result.bytes_of("activations") / MIB == pytest.approx(25.3, abs=1.0)
 
@@ -65,8 +66,28 @@ def test_partial_offload_moves_layers_to_system_ram():
     assert half.bytes_of("weights") < full.bytes_of("weights") / 2 + 1 * GIB
     moved = full.bytes_of("weights") + full.bytes_of("kv_cache") - half.bytes_of("weights") - half.bytes_of("kv_cache")
     assert half.host_bytes - full.host_bytes == pytest.approx(moved, rel=0.01)
-    none = run(runtime="llamacpp", model="qwen3-32b", precision="q4_k_m", seq=8192, gpu_layers=0)
+    none = run(runtime="llamacpp", model="qwen3-32b", precision="q4_k_m", seq=8192, gpu_layers=0, ubatch=16)
     assert none.total_bytes == 0 and none.host_bytes > full.bytes_of("weights")
+
+
+def test_ngl_0_still_multiplies_micro_batches_of_32_tokens_on_the_gpu():
+    """Op offload (ggml-cuda.cu:5654): a matmul of 32 rows or more whose weight is in RAM runs on the GPU,
+    on a copy of the weight in its compute buffer; measured on llama.cpp's Vulkan backend: -ngl 0 still
+    allocates one, and experts in RAM add one expert tensor (docs/accuracy.md)."""
+    from vramcalc.engines.llamacpp import compute_terms
+
+    spec = run(runtime="llamacpp", model="qwen3-32b").workload.model
+    none = run(runtime="llamacpp", model="qwen3-32b", precision="q8_0", seq=8192, gpu_layers=0)
+    layer_term, _ = compute_terms(spec, n_ub=512, n_kv=8192, flash=True, n_out=4)
+    ffn = 25600 * 5120 * 34 // 32  # the largest tensor of a layer: an MLP matrix in Q8_0
+    assert none.bytes_of("activations") == layer_term + ffn and none.bytes_of("overhead") > 0
+    assert none.bytes_of("weights") == none.bytes_of("kv_cache") == 0
+
+
+def test_gpu_layers_beyond_the_model_mean_all_as_in_llama_cpp():
+    every = run(runtime="llamacpp", model="qwen3-8b", precision="q4_k_m")
+    ngl_999 = run(runtime="llamacpp", model="qwen3-8b", precision="q4_k_m", gpu_layers=999)
+    assert ngl_999.total_bytes == every.total_bytes
 
 
 # vLLM V1 logs on one H100 at 0.9 (llm-d/llm-d-benchmark empirical-vllm-memory-results.md): KV pool GiB
@@ -100,7 +121,6 @@ def test_vllm_max_concurrency_is_the_pool_over_one_sequence():
 
 @pytest.mark.parametrize(("values", "field"), [
     (dict(runtime="vllm", mode="training"), "runtime"),
-    (dict(runtime="llamacpp", model="qwen3-8b", gpu_layers=38), "gpu_layers"),  # 36 layers + output
     (dict(runtime="vllm", gpu_memory_utilization="1.5"), "gpu_memory_utilization"),
     (dict(runtime="vllm", gpu_memory_utilization="0"), "gpu_memory_utilization"),
     (dict(runtime="llamacpp", precision="awq-int4"), "precision"),

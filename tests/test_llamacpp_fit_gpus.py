@@ -80,7 +80,7 @@ def test_a_mixture_of_experts_fills_the_first_gpu_with_whole_layers_overflowing_
     """Step 4 (fit.cpp:735-877), the dense weights leaving a surplus: the first GPU takes whole layers, its
     last one in part, the rest of that layer on the next GPU (its -ot names CUDA1)."""
     w = workload("qwen3-235b-a22b", seq="8192")
-    plan = llamacpp_fit_gpus(w, (23 * GIB, 23 * GIB))
+    plan = llamacpp_fit_gpus(w, (22 * GIB, 22 * GIB))
     first, last = plan.tensor_split
     assert plan.fits and plan.gpu_layers == w.model.layers + 1 == first + last
     to_next = [(p, d) for p, d in plan.overrides if d != "CPU"]

@@ -15,7 +15,7 @@ SAME_IN_BOTH = frozenset({
     "Logits", "GPU", "CSV", "JSON", "English", "Português", "Hardware", "Total", "VRAM", "FSDP", "Adam", "AdamW", "SGD",
     "Adafactor", "Lion",
     "fp32", "bf16", "fp16", "eager", "flash", "Eager", "Flash / SDPA",
-    "foreach", "fused", "for-loop", "full-shard", "shard-grad-op", "hybrid-shard",
+    "llama-server", "foreach", "fused", "for-loop", "full-shard", "shard-grad-op", "hybrid-shard",
     "iogpu.wired_limit_mb (MiB)", "GGUF (llama.cpp, Ollama, LM Studio)", "llama.cpp / Ollama / LM Studio",
     "Hugging Face transformers (generate)", "--cache-type-v.", " · checkpoint: {format}",
     "{value:,} tokens", "{batch} × ({layers}) × {bits} bits ({precision})", "MQA, head_dim {head_dim}",

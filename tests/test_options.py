@@ -88,6 +88,7 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "num_ctx": ("16384", {"runtime": "ollama", "precision": "q4_k_m"}),
     "reserve_gb": ("1.5", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "ollama_version": ("0.9.6", {"runtime": "ollama", "precision": "q4_k_m"}),
+    "llamacpp_program": ("llama-completion", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "max_run_hours": ("12", TRAINING),
 }
 

@@ -167,5 +167,5 @@ def test_tensors_on_the_gpu_with_no_layer_there_bring_its_buffers():
     placed = estimate(parse_workload({**LLAMA, "gpu_layers": "0", "override_tensor": r"blk\.\d+\.=CUDA0"}))
     assert placed.bytes_of("weights") > 4e9
     assert placed.bytes_of("activations") > 0 and placed.bytes_of("overhead") > 0
-    nothing = estimate(parse_workload({**LLAMA, "gpu_layers": "0"}))
+    nothing = estimate(parse_workload({**LLAMA, "gpu_layers": "0", "ubatch": "16"}))  # no op offload below 32
     assert nothing.bytes_of("weights") == 0 and nothing.bytes_of("overhead") == 0

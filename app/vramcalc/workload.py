@@ -10,6 +10,7 @@ from .core.choices import (
     Attention,
     Checkpointing,
     Fsdp,
+    LlamaCppProgram,
     Mode,
     Offload,
     Optimizer,
@@ -70,6 +71,7 @@ class Workload:
     gpu_layers: int | None = None
     num_ctx: int | None = None  # Ollama: the context it allocates per sequence (None: its default by VRAM)
     ollama_version: tuple[int, int, int] | None = None  # Ollama's defaults of that version (None: the latest read)
+    llamacpp_program: LlamaCppProgram = LlamaCppProgram.SERVER  # llama.cpp: whose logits rows
     n_cpu_moe: int = 0  # llama.cpp: the first N layers keep their routed experts in RAM
     cpu_moe: bool = False  # llama.cpp: every layer does
     override_tensor: tuple[tuple[str, str], ...] = ()  # llama.cpp -ot: (pattern, device), the first match wins

@@ -70,6 +70,14 @@ class Runtime(enum.Enum):
     OLLAMA = "ollama"
 
 
+class LlamaCppProgram(enum.Enum):
+    """The llama.cpp program: llama-server reserves logits for one row per slot; llama-completion,
+    llama-bench and llama-cpp-python keep the library's default, the whole micro-batch."""
+
+    SERVER = "llama-server"
+    COMPLETION = "llama-completion"
+
+
 GGUF_RUNTIMES = frozenset({Runtime.LLAMACPP, Runtime.OLLAMA})
 """The runtimes that run GGUF files with llama.cpp's memory: its --parallel slots, its micro-batches."""
 

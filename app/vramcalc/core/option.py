@@ -142,7 +142,14 @@ def parse_choice(field: str, text: str, enum_type: type[enum.Enum]) -> object:
     for member in enum_type:  # in any case: Q8_0 as llama.cpp writes it, q8_0 as the link does
         if text.lower() == str(member.value).lower():
             return member
+    loose = [m for m in enum_type if _loose(str(m.value)) == _loose(text)]  # llama.cpp, vLLM, adamw_8bit
+    if len(loose) == 1:
+        return loose[0]
     raise ValidationError(field, text, "expected one of: " + ", ".join(m.value for m in enum_type))
+
+
+def _loose(text: str) -> str:
+    return re.sub(r"[\s._-]", "", text.lower())
 
 
 def parse_flag(field: str, text: str) -> bool:

@@ -8,10 +8,10 @@ import functools
 import re
 from collections.abc import Callable, Mapping
 
-from ..core.choices import Attention, Runtime
+from ..core.choices import Attention, LlamaCppProgram, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
-from ..core.option import Kind, Option, optional, parse_choice, parse_flag, parse_int, parse_tokens
+from ..core.option import Kind, Option, optional, parse_choice, parse_flag, parse_int, parse_tokens, values_of
 from ..core.phrase import Phrase, phrase
 from ..core.units import MIB, format_binary
 from ..formats import weights
@@ -47,23 +47,35 @@ class LlamaCppLayout:
     host_compute_bytes: int  # the CPU-side compute buffer (CUDA_Host)
     layers_on_gpu: int
     output_on_gpu: bool
+    n_out: int = 0  # the logits rows the compute buffer is reserved for
+    terms: tuple[int, int] = (0, 0)  # compute_terms: the layers' and the output's
 
 
 DEFAULT_UBATCH = 512  # llama.cpp's -ub
+AUTO_SLOTS = 4  # llama-server without -np: 4 slots sharing one cache (tools/server/server.cpp:156)
+OP_OFFLOAD_MIN_BATCH = 32  # a weight in RAM is copied to the GPU for a matmul of this many rows (ggml-cuda.cu:5654)
+
+
+def server_outputs(parallel: int, *, explicit: bool = False) -> int:
+    """llama-server's n_outputs_max, the logits rows its compute buffer is reserved for: one per slot
+    (server-context.cpp:41-53, since PR #23861); its 4 auto slots when -np is not given (`explicit`: it is)."""
+    return parallel if parallel > 1 or explicit else AUTO_SLOTS
 
 
 def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash: bool, type_k: Precision,
-                    type_v: Precision, gpu_layers: int | None) -> LlamaCppLayout:
+                    type_v: Precision, gpu_layers: int | None, n_outputs: int | None = None) -> LlamaCppLayout:
     """n_ctx, the KV cache by device, and the compute buffers (llama.cpp master, engines.md §4.1).
 
     KV: every sequence gets its own n_ctx cells (seq padded to 256); a sliding-window layer keeps
     min(n_ctx, pad(window + n_ubatch, 256)) cells; an MLA layer caches K only (the 576-wide latent,
     since PR #19067); a recurrent layer keeps an fp32 state per sequence.
     Compute buffer, flash attention off: max(4·n_ub·(1 + 4·n_embd + n_kv·(n_head + 1)),
-    4·(n_ub·n_vocab + n_ub·n_embd)); on: the logits term or 4·n_ub·(3·n_ff + n_embd), whichever is larger.
+    4·(n_out·n_vocab + n_ub·n_embd)); on: the logits term or 4·n_ub·(3·n_ff + n_embd), whichever is larger;
+    n_out the logits rows: `n_outputs` (llama-server's slots), else the library's default, the micro-batch.
     Offload (--gpu-layers N): the output layer first, then the last N - 1 repeating layers."""
     n_ctx = pad(seq, LLAMACPP_PAD)
     n_ub = min(ubatch, n_ctx)
+    n_out = min(n_ub, n_outputs or n_ub)  # n_outputs_pp = min(n_tokens, n_outputs_max) (llama-context.cpp)
     layers = spec.layers
     on_gpu = layers + 1 if gpu_layers is None else min(gpu_layers, layers + 1)
     output_on_gpu = on_gpu >= 1
@@ -93,22 +105,28 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
         device += layers_on_gpu * size
         host += (cached - layers_on_gpu) * size
     n_kv = n_ctx if spec.attends else 0  # one stream per sequence: attention spans that sequence's cells
-    compute = max(compute_terms(spec, n_ub=n_ub, n_kv=n_kv, flash=flash))
+    terms = compute_terms(spec, n_ub=n_ub, n_kv=n_kv, flash=flash, n_out=n_out)
     host_compute = 4 * n_ub * (spec.hidden + (0 if flash else n_kv))
     return LlamaCppLayout(n_ctx=n_ctx, n_seq=n_seq, n_ub=n_ub, kv_device_bytes=device, kv_host_bytes=host,
-                          compute_bytes=compute, host_compute_bytes=host_compute,
-                          layers_on_gpu=repeating_on_gpu, output_on_gpu=output_on_gpu)
+                          compute_bytes=max(terms), host_compute_bytes=host_compute,
+                          layers_on_gpu=repeating_on_gpu, output_on_gpu=output_on_gpu, n_out=n_out, terms=terms)
 
 
-def compute_terms(spec: ModelSpec, *, n_ub: int, n_kv: int, flash: bool) -> tuple[int, int]:
+def compute_terms(spec: ModelSpec, *, n_ub: int, n_kv: int, flash: bool, n_out: int) -> tuple[int, int]:
     """(the layers' term, the output's term) of the compute buffer: its largest tensors in a layer of the
-    micro-batch's graph, and the logits of the micro-batch; a device holding layers reserves the first, the
-    device holding the output layer also the second (one GPU: the larger of the two)."""
-    out_term = 4 * (n_ub * spec.vocab + n_ub * spec.hidden)
+    micro-batch's graph, and the logits of its n_out output rows; a device holding layers reserves the first,
+    the device holding the output layer also the second (one GPU: the larger of the two)."""
+    out_term = 4 * (n_out * spec.vocab + n_ub * spec.hidden)
     if flash:
-        ffn = spec.moe.ffn * spec.moe.per_token if spec.moe is not None else spec.ffn
-        return 4 * n_ub * (3 * ffn + spec.hidden), out_term
+        return ffn_term(spec, n_ub), out_term
     return 4 * n_ub * (1 + 4 * spec.hidden + n_kv * (spec.heads + 1)), out_term
+
+
+def ffn_term(spec: ModelSpec, n_ub: int) -> int:
+    """The MLP's live tensors in a micro-batch (the routed experts' of an MoE): where op offload's copy of
+    a weight in RAM joins them; without flash attention the attention scores peak apart from it."""
+    ffn = spec.moe.ffn * spec.moe.per_token if spec.moe is not None else spec.ffn
+    return 4 * n_ub * (3 * ffn + spec.hidden)
 
 
 def recurrent_state_said(spec: ModelSpec) -> tuple[Phrase, ...]:
@@ -128,7 +146,7 @@ def llama_server_command(workload: Workload, model: str) -> str:
                              gpu_layers=workload.gpu_layers)
     kv_default = workload.kv_precision or Precision.FP16
     type_k, type_v = workload.kv_precision_k or kv_default, workload.kv_precision_v or kv_default
-    flags = [f"llama-server -m {model}", f"-c {layout.n_ctx * layout.n_seq}",
+    flags = [f"{workload.llamacpp_program.value} -m {model}", f"-c {layout.n_ctx * layout.n_seq}",
              f"-ngl {999 if workload.gpu_layers is None else workload.gpu_layers}"]
     if workload.override_tensor:  # before --n-cpu-moe's own patterns, as the plan reads them
         flags.append("-ot " + quoted(overrides_text(workload.override_tensor)))
@@ -189,6 +207,27 @@ def moved(spec: ModelSpec, stack: weights.LayerBytes, *, first_gpu_layer: int, c
     return dense, experts
 
 
+def largest_in_ram(spec: ModelSpec, stack: weights.LayerBytes, *, first_gpu_layer: int, cpu_moe: int,
+                   overrides: Overrides) -> float:
+    """The largest layer tensor left in RAM: what op offload copies into the GPU's compute buffer to multiply
+    a micro-batch of at least 32 rows on the GPU (ggml-backend.cpp's scheduler; the copies of a graph reuse
+    one another's memory, so the largest counts, not their sum; measured, docs/accuracy.md)."""
+    roles = _expert_flags(spec)
+    if not overrides:  # whole layers in RAM, and the experts of the next ones up to --n-cpu-moe
+        in_ram = [size for _, sizes in set(stack.layers[:first_gpu_layer]) for size in sizes]
+        in_ram += [size for key, sizes in set(stack.layers[first_gpu_layer:cpu_moe])
+                   for expert, size in zip(roles[key], sizes, strict=True) if expert]
+        return max(in_ram, default=0.0)
+    largest = 0.0
+    for i, ((key, sizes), places) in enumerate(zip(stack.layers, layer_devices(spec, overrides), strict=True)):
+        layer_on_gpu = i >= first_gpu_layer
+        for expert, size, place in zip(roles[key], sizes, places, strict=True):
+            on_gpu = (layer_on_gpu and not (expert and i < cpu_moe)) if place is None else place
+            if not on_gpu:
+                largest = max(largest, size)
+    return largest
+
+
 @functools.lru_cache(maxsize=64)
 def _expert_flags(spec: ModelSpec) -> dict[object, list[bool]]:
     """Whether each tensor of a layer group (in layer_tensors order) is a routed expert's."""
@@ -234,9 +273,25 @@ def place_weights(model: ModelSpec, stack: weights.LayerBytes, layout: LlamaCppL
                   cpu_moe_layers=cpu_moe)
 
 
-def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
+def reserved_outputs(workload: Workload) -> int:
+    """The logits rows the program reserves for: llama-server's slots (Ollama from v0.30 runs it with -np its
+    sequences), llama-completion's whole micro-batch (the library's n_outputs_max = n_batch)."""
+    if workload.runtime is Runtime.LLAMACPP and workload.llamacpp_program is LlamaCppProgram.COMPLETION:
+        return workload.ubatch
+    return server_outputs(workload.parallel, explicit=workload.runtime is Runtime.OLLAMA)
+
+
+def head_bytes(spec: ModelSpec, stack: weights.LayerBytes) -> float:
+    """The output matrix: output.weight, or token_embd's when the head is tied."""
+    return max((size for tensor, size in stack.outside if tensor.name == "output.weight"
+                or (spec.tie_embeddings and tensor.name == "token_embd.weight")), default=0.0)
+
+
+def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> EngineBreakdown:
     """llama.cpp: weights and cache split between the GPU and system RAM by --gpu-layers, and the
-    compute buffers its graph reserves."""
+    compute buffers its graph reserves, for `outputs` logits rows (llama-server's, by default).
+    Op offload: a matmul of at least 32 rows whose weight is in RAM runs on the GPU, on a copy of that
+    weight in the compute buffer (the output's only when it has 32 rows); -ngl 0 then still reserves one."""
     model = workload.model
     fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
     kv_default = workload.kv_precision or Precision.FP16
@@ -244,13 +299,20 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
     type_v = workload.kv_precision_v or kv_default
     layout = llamacpp_layout(
         model, seq=workload.seq, n_seq=workload.parallel, ubatch=workload.ubatch,
-        flash=uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=workload.gpu_layers)
+        flash=uses_flash(workload.attention), type_k=type_k, type_v=type_v, gpu_layers=workload.gpu_layers,
+        n_outputs=reserved_outputs(workload) if outputs is None else outputs)
     stack = weights.stack(model, fmt, group_size=workload.group_size,
                           nominal_bits=weights.nominal_bits(workload.precision))
     cpu_moe = cpu_moe_layers(workload)
     placed = place_weights(model, stack, layout, cpu_moe=cpu_moe, overrides=workload.override_tensor)
     device_weights, host_weights = round(placed.device), round(placed.host)  # a variant's average layers
-    uses_gpu = bool(device_weights or layout.kv_device_bytes)  # -ngl 0 and no tensor there by -ot: it does not
+    copy = round(largest_in_ram(model, stack, first_gpu_layer=model.layers - layout.layers_on_gpu, cpu_moe=cpu_moe,
+                                overrides=workload.override_tensor)) if layout.n_ub >= OP_OFFLOAD_MIN_BATCH else 0
+    head_copy = 0 if placed.head_on_gpu or layout.n_out < OP_OFFLOAD_MIN_BATCH else round(head_bytes(model, stack))
+    if copy or head_copy:
+        layout = dataclasses.replace(layout, compute_bytes=max(
+            layout.terms[0], ffn_term(model, layout.n_ub) + copy, layout.terms[1] + head_copy))
+    uses_gpu = bool(device_weights or layout.kv_device_bytes or copy or head_copy)  # -ngl 0, -ub < 32: not used
     if not uses_gpu:
         layout = dataclasses.replace(layout, compute_bytes=0)  # no compute buffer on it, no CUDA context
     overhead = workload.held_bytes if uses_gpu else 0  # with what other programs hold on the GPU
@@ -278,7 +340,9 @@ def llamacpp_breakdown(workload: Workload) -> EngineBreakdown:
             *recurrent_state_said(workload.model))),
         Component(key="activations", bytes=layout.compute_bytes, explain=lambda: phrase(
             "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
-            bytes=format_binary(layout.compute_bytes))),
+            n_out=layout.n_out, bytes=format_binary(layout.compute_bytes),
+            copy=phrase("llamacpp.op_offload", bytes=format_binary(max(copy, head_copy))) if copy or head_copy
+            else "")),
         no_component("logits", "llamacpp.logits"),
         given_overhead(workload, overhead, "llama.cpp", LLAMACPP_CUDA_OVERHEAD, lambda: phrase(
             "llamacpp.overhead", bytes=format_binary(workload.overhead_bytes))),
@@ -332,6 +396,11 @@ OPTIONS = (
     Option(key="gpu_layers", default="", group="engine", metavar="N",
            help="llama.cpp: layers on the GPU, the output layer first (default all)",
            parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_GGUF_SHOWN),
+    Option(key="llamacpp_program", default=LlamaCppProgram.SERVER.value, group="engine", kind=Kind.CHOICE,
+           choices=values_of(LlamaCppProgram),
+           help="llama.cpp program: llama-server reserves logits for one row per slot; llama-completion "
+                "(and llama-bench, llama-cpp-python) for the whole micro-batch",
+           parse=lambda t: parse_choice("llamacpp_program", t, LlamaCppProgram), shown_when=_SHOWN),
     Option(key="ubatch", default=str(DEFAULT_UBATCH), group="engine", metavar="N", help="llama.cpp micro-batch (512)",
            parse=lambda t: parse_tokens("ubatch", t, 1, 65536), shown_when=_GGUF_SHOWN),
     Option(key="parallel", default="1", group="engine", metavar="N",
@@ -365,10 +434,6 @@ class LlamaCpp:
 
     def check(self, workload: Workload) -> None:
         refuse_training(workload)
-        layers = workload.model.layers
-        if workload.gpu_layers is not None and workload.gpu_layers > layers + 1:
-            raise ValidationError("gpu_layers", str(workload.gpu_layers),
-                                  f"at most {layers + 1} (the model's {layers} layers and its output layer)")
         fmt = workload.precision
         if isinstance(fmt, WeightFormat) and fmt.kind != "gguf":
             raise ValidationError("precision", fmt.name, "llama.cpp runs GGUF files: choose a GGUF type (q4_k_m, "

@@ -17,7 +17,16 @@ from ..formats import weights
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import layer_tensors
 from ..workload import Workload
-from .llamacpp import LLAMACPP_PAD, LlamaCppLayout, compute_terms, llamacpp_layout, uses_flash
+from .llamacpp import (
+    LLAMACPP_PAD,
+    OP_OFFLOAD_MIN_BATCH,
+    LlamaCppLayout,
+    ffn_term,
+    head_bytes,
+    llamacpp_layout,
+    reserved_outputs,
+    uses_flash,
+)
 from .llamacpp_fit import FIT_CTX, FIT_TARGET, FitPlan, Fraction
 
 
@@ -63,6 +72,10 @@ class Devices:
         self.total = [sum(sizes) for _, sizes in stack.layers]
         self.moved = {f: [sum(size for size, hit in zip(sizes, masks[key][f], strict=True) if hit)
                           for key, sizes in stack.layers] for f in Fraction}
+        self.largest = [max(sizes, default=0.0) for _, sizes in stack.layers]  # op offload's copies
+        self.largest_moved = {f: [max((size for size, hit in zip(sizes, masks[key][f], strict=True) if hit),
+                                      default=0.0) for key, sizes in stack.layers] for f in Fraction}
+        self.head_size = head_bytes(spec, stack)
         self.head = sum(size for tensor, size in stack.outside if tensor.name.startswith("output")) + sum(
             size for tensor, size in stack.outside if tensor.name == "token_embd.weight" and spec.tie_embeddings)
         kv_default = workload.kv_precision or Precision.FP16
@@ -70,20 +83,25 @@ class Devices:
         def layout(gpu_layers: int) -> LlamaCppLayout:
             return llamacpp_layout(spec, seq=seq, n_seq=workload.parallel, ubatch=workload.ubatch,
                                    flash=uses_flash(workload.attention), type_k=workload.kv_precision_k or kv_default,
-                                   type_v=workload.kv_precision_v or kv_default, gpu_layers=gpu_layers)
+                                   type_v=workload.kv_precision_v or kv_default, gpu_layers=gpu_layers,
+                                   n_outputs=reserved_outputs(workload))
         suffix = [layout(spec.layers - a + 1).kv_device_bytes for a in range(spec.layers + 1)]
         self.kv = [suffix[i] - suffix[i + 1] for i in range(spec.layers)]
         whole = layout(spec.layers + 1)
-        self.layer_term, self.out_term = compute_terms(spec, n_ub=whole.n_ub, n_kv=whole.n_ctx if spec.attends else 0,
-                                                       flash=uses_flash(workload.attention))
+        self.layer_term, self.out_term = whole.terms
+        self.ffn_term = ffn_term(spec, whole.n_ub)
+        self.offloads, self.head_offloads = (n >= OP_OFFLOAD_MIN_BATCH for n in (whole.n_ub, whole.n_out))
 
     def memory(self, shares: tuple[Share, ...], to_next: tuple[bool, ...]) -> list[tuple[float, int, int]]:
-        """(model, context, compute) of each GPU for the plan (set_ngl_tensor_split_tbo's layout)."""
+        """(model, context, compute) of each GPU for the plan (set_ngl_tensor_split_tbo's layout); the
+        first GPU's compute buffer also holds op offload's copy of the largest weight in RAM."""
         layers = self.spec.layers
         nd = len(shares)
         model = [0.0] * nd
         context, compute = [0] * nd, [0] * nd
         il = layers + 1 - sum(s.n_layer for s in shares)
+        copy = max(self.largest[:il], default=0.0) if self.offloads else 0.0
+        head_copy = self.head_size if il > layers and self.head_offloads else 0.0
         for d, share in enumerate(shares):
             first_part = il + share.n_full
             for i in range(il, il + share.n_layer):
@@ -100,8 +118,12 @@ class Devices:
                     held -= gone
                     if i == first_part and to_next[d]:
                         model[d + 1] += gone
+                    elif self.offloads:
+                        copy = max(copy, self.largest_moved[fraction][i])
                 model[d] += held
             il += share.n_layer
+        if copy or head_copy:
+            compute[0] = max(compute[0], self.ffn_term + round(copy), self.out_term + round(head_copy))
         return [(model[d], context[d], compute[d]) for d in range(nd)]
 
     def used(self, shares: tuple[Share, ...], to_next: tuple[bool, ...]) -> list[int]:

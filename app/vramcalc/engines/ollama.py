@@ -145,12 +145,13 @@ class Ollama(LlamaCpp):
         card = workload.gpu
         tried = auto_parallel(workload) if card is not None and workload.gpu_layers is None else 1
         held, kept = None, False
+        outputs = None if version_of(workload) >= LLAMA_SERVER else run.ubatch  # its own runner: n_batch rows
         if card is not None and tried > 1:
-            several = llamacpp_breakdown(run.but(parallel=tried))
+            several = llamacpp_breakdown(run.but(parallel=tried), outputs=outputs)
             assert isinstance(several.facts, LlamaCppFacts)
             if kept := several.facts.device_bytes <= card.usable_bytes:
                 held = several
-        held = held or llamacpp_breakdown(run)
+        held = held or llamacpp_breakdown(run, outputs=outputs)
         version = version_of(workload)
         when = "" if given or version >= CTX_BY_VRAM else phrase(
             "ollama.before" if version < CTX_4096 else "ollama.between", version=".".join(map(str, version)))

@@ -96,7 +96,11 @@ EN: Mapping[str, str] = {
     ),
     "llamacpp.compute": (
         "the compute buffer llama.cpp reserves for a {n_ub}-token micro-batch (flash attention {flash}): the larger of "
-        "the attention scores and the logits of the micro-batch = {bytes}"
+        "the attention scores and the logits of {n_out} rows{copy} = {bytes}"
+    ),
+    "llamacpp.op_offload": (
+        ", with a copy of the largest weight in system RAM ({bytes}), which it multiplies on the GPU for micro-batches "
+        "of 32 tokens or more (op offload)"
     ),
     "llamacpp.logits": "in the compute buffer",
     "llamacpp.overhead": "CUDA context and driver, as Ollama reserves it (457 MiB) = {bytes}",
@@ -355,6 +359,13 @@ EN: Mapping[str, str] = {
     ),
     "field.parallel.label": "Parallel sequences",
     "field.parallel.help": "--parallel: each sequence has its own context of the sequence length.",
+    "field.llamacpp_program.label": "llama.cpp program",
+    "field.llamacpp_program.help": (
+        "llama-server reserves logits for one row per slot; llama-completion, llama-bench and llama-cpp-python for the "
+        "whole micro-batch (a larger compute buffer)."
+    ),
+    "option.llamacpp_program.llama-server": "llama-server",
+    "option.llamacpp_program.llama-completion": "llama-completion, llama-bench, llama-cpp-python",
     "field.ubatch.label": "Micro-batch",
     "field.ubatch.help": "--ubatch-size (512): sets the compute buffer.",
     "field.kv_precision_k.label": "K cache type",

@@ -100,7 +100,11 @@ PT: Mapping[str, str] = {
                          "(llama_memory_recurrent)",
     "llamacpp.compute": (
         "o buffer de computação que o llama.cpp reserva para um microlote de {n_ub} tokens (flash attention {flash}): "
-        "o maior entre os escores de atenção e os logits do microlote = {bytes}"
+        "o maior entre os escores de atenção e os logits de {n_out} linhas{copy} = {bytes}"
+    ),
+    "llamacpp.op_offload": (
+        ", com uma cópia do maior peso na RAM do sistema ({bytes}), que ele multiplica na GPU para microlotes de 32 "
+        "tokens ou mais (op offload)"
     ),
     "llamacpp.logits": "no buffer de computação",
     "llamacpp.overhead": "contexto CUDA e driver, como o Ollama os reserva (457 MiB) = {bytes}",
@@ -366,6 +370,13 @@ PT: Mapping[str, str] = {
                              "restante roda na RAM do sistema.",
     "field.parallel.label": "Sequências paralelas",
     "field.parallel.help": "--parallel: cada sequência tem o seu próprio contexto, do comprimento da sequência.",
+    "field.llamacpp_program.label": "Programa do llama.cpp",
+    "field.llamacpp_program.help": (
+        "O llama-server reserva logits para uma linha por slot; llama-completion, llama-bench e llama-cpp-python para "
+        "o microlote inteiro (um buffer de computação maior)."
+    ),
+    "option.llamacpp_program.llama-server": "llama-server",
+    "option.llamacpp_program.llama-completion": "llama-completion, llama-bench ou llama-cpp-python",
     "field.ubatch.label": "Microlote",
     "field.ubatch.help": "--ubatch-size (512): define o buffer de computação.",
     "field.kv_precision_k.label": "Tipo do cache K",
