@@ -359,3 +359,22 @@ def test_glm52_indexer_types_that_are_not_full_or_shared_are_refused_by_name(bad
     with pytest.raises(ValidationError) as raised:
         from_hf_config({**_case("glm_moe_dsa/perturbed"), "indexer_types": bad})
     assert raised.value.field == "indexer_types"
+
+
+def test_granite_swa_attends_in_full_at_layer_0_and_every_4th_after_and_slides_elsewhere():
+    config = _case("granitemoe_swa/perturbed")  # 6 layers, no layer_types: GraniteMoeSWAConfig's i % 4 == 0
+    spec = from_hf_config(config)
+    assert [k.value for k in spec.kinds] == ["full", "sliding", "sliding", "sliding", "full", "sliding"]
+    assert spec.sliding_window == 256
+    # two full layers keep every token, four sliding ones the window; 4 KV heads of 64, K and V, bf16
+    assert _kv(config, "transformers", seq="4096") == (2 * 4096 + 4 * 256) * 4 * 64 * 2 * 2
+
+
+def test_hunyuan_reads_its_files_per_layer_keys_and_names_what_transformers_would_not_build():
+    config = _case("hunyuan_v1_moe/perturbed")  # moe_topk [2, 2, 3, 2]: each layer's own, the most counted
+    spec = from_hf_config(config)
+    assert spec.moe is not None and (spec.moe.per_token, spec.moe.ffn, spec.moe.shared_ffn) == (3, 768, 768)
+    # HunYuanMoEV1Moe builds intermediate_size-wide experts and one shared MLP, without cross-layer attention
+    for key, value in (("moe_intermediate_size", [768, 768, 512, 768]), ("num_shared_expert", 2), ("use_cla", True)):
+        said = [ENGLISH.say(a) for a in from_hf_config({**config, key: value}).assumptions]
+        assert any(key in s for s in said), said
