@@ -359,3 +359,38 @@ def test_glm52_indexer_types_that_are_not_full_or_shared_are_refused_by_name(bad
     with pytest.raises(ValidationError) as raised:
         from_hf_config({**_case("glm_moe_dsa/perturbed"), "indexer_types": bad})
     assert raised.value.field == "indexer_types"
+
+
+def test_granite_swa_attends_in_full_at_layer_0_and_every_4th_after_and_slides_elsewhere():
+    config = _case("granitemoe_swa/perturbed")  # 6 layers, no layer_types: GraniteMoeSWAConfig's i % 4 == 0
+    spec = from_hf_config(config)
+    assert [k.value for k in spec.kinds] == ["full", "sliding", "sliding", "sliding", "full", "sliding"]
+    assert spec.sliding_window == 256
+    # two full layers keep every token, four sliding ones the window; 4 KV heads of 64, K and V, bf16
+    assert _kv(config, "transformers", seq="4096") == (2 * 4096 + 4 * 256) * 4 * 64 * 2 * 2
+
+
+def test_hunyuan_reads_its_files_per_layer_keys_and_names_what_transformers_would_not_build():
+    config = _case("hunyuan_v1_moe/perturbed")  # moe_topk [2, 2, 3, 2]: each layer's own, the most counted
+    spec = from_hf_config(config)
+    assert spec.moe is not None and (spec.moe.per_token, spec.moe.ffn, spec.moe.shared_ffn) == (3, 768, 768)
+    # HunYuanMoEV1Moe builds intermediate_size-wide experts and one shared MLP, without cross-layer attention
+    for key, value in (("moe_intermediate_size", [768, 768, 512, 768]), ("num_shared_expert", 2), ("use_cla", True)):
+        said = [ENGLISH.say(a) for a in from_hf_config({**config, key: value}).assumptions]
+        assert any(key in s for s in said), said
+
+
+def test_k_exaone_files_keys_read_as_transformers_reads_them():
+    """K-EXAONE's files (four of its layers, as TensorRT-LLM's test keeps them) carry a pattern string beside
+    layer_types and keys of their own (is_moe_layer, first_last_k_dense_replace) that ExaoneMoeConfig leaves
+    aside; counted 17,291,336,704 by transformers 5.23 on the meta device."""
+    config = {"model_type": "exaone_moe", "hidden_size": 6144, "intermediate_size": 18432, "head_dim": 128,
+              "moe_intermediate_size": 2048, "num_attention_heads": 64, "num_key_value_heads": 8,
+              "num_experts": 128, "num_experts_per_tok": 8, "num_shared_experts": 1, "num_hidden_layers": 4,
+              "is_moe_layer": [False, True, True, True], "first_last_k_dense_replace": 1,
+              "layer_types": ["sliding_attention"] * 3 + ["full_attention"], "sliding_window": 4,
+              "sliding_window_pattern": "LLLG", "max_position_embeddings": 262144, "tie_word_embeddings": False,
+              "vocab_size": 153600}
+    spec = from_hf_config(config)
+    assert not spec.assumptions and param_count(spec) == 17_291_336_704
+    assert spec.moe_layers == (False, True, True, True) and spec.moe.shared_ffn == 2048

@@ -86,7 +86,7 @@ MEMORY_KEYS = frozenset({
     "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim", "multi_query", "use_sandwich_norm",
     "use_attention_gate",
     "new_decoder_architecture", "num_kv_heads", "parallel_attn", "num_ln_in_parallel_attn", "ffn_hidden_size",
-    "block_ffn_dim_multiplier", "block_multiple_of",
+    "block_ffn_dim_multiplier", "block_multiple_of", "moe_topk", "num_shared_experts", "use_cla",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -145,6 +145,9 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
               for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
     if filled and reader is READERS.get(model_type):
         extra_notes.append(phrase("model.note.defaults", model_type=model_type, keys=join(", ", filled)))
+    for old, new in reader.aliases:
+        if old in config and new not in given:
+            config[new] = config[old]
     if reader.mamba is not None:
         config = _mamba_layer_types(config, reader.mamba)
     if reader.kda:
@@ -210,6 +213,7 @@ def _guess_experts(config: Mapping[str, object]) -> MoeKeys | None:
 
 def _understood(reader: Reader) -> frozenset[str]:
     keys = set(COMMON_KEYS) | reader.extra | ({"mlp_bias"} if reader.reads_mlp_bias else set())
+    keys |= {old for old, _ in reader.aliases}
     if reader.moe is not None:
         keys |= MOE_KEYS[reader.moe]
     if reader.sliding is not None:
@@ -307,6 +311,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                                               "for its dense layers")
         dense_ffn = moe.ffn
     fields.update(ffn=dense_ffn, moe=moe, moe_layers=moe_layers)
+    if reader.moe is MoeKeys.HUNYUAN:
+        _hunyuan_widths(config, ffn, assumptions)
     mla = _read_mla(config) if reader.mla else None
     fields["mla"] = mla
     if reader.indexer:
@@ -414,6 +420,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             elif reader.sliding is Sliding.QWEN:  # transformers Qwen2/3: layers from max_window_layers on slide
                 first = _int(config, "max_window_layers", 0, MAX_LAYERS, default=0)
                 kinds = [AttentionKind.SLIDING if i >= first else AttentionKind.FULL for i in range(layers)]
+            elif reader.sliding is Sliding.FIRST:
+                kinds = [AttentionKind.SLIDING if i % reader.pattern else AttentionKind.FULL for i in range(layers)]
             else:
                 pattern = _int(config, "sliding_window_pattern", 1, MAX_LAYERS, default=reader.pattern)
                 kinds = [AttentionKind.FULL if (i + 1) % pattern == 0 else AttentionKind.SLIDING for i in range(layers)]
@@ -443,15 +451,18 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
     experts_key = EXPERTS_KEY[kind]
     experts = _int(config, experts_key, 0, MAX_EXPERTS, default=0)
     if kind is MoeKeys.GRANITE:  # GraniteMoeHybridDecoderLayer: the shared MLP always, the experts when any
-        ffn = _int(config, "shared_intermediate_size", 1, MAX_DIM)
+        ffn = _int(config, "shared_intermediate_size", 0, MAX_DIM)  # GraniteMoeSharedDecoderLayer: none when 0
     if experts == 0:
         return None, (), ffn
     if kind is MoeKeys.GEMMA4 and not _bool(config, "enable_moe_block", default=False):
         return None, (), ffn
     per_token_key = ("experts_per_token" if kind is MoeKeys.GPT_OSS and "num_experts_per_tok" not in config
                      else "moe_k" if kind is MoeKeys.ERNIE else "top_k_experts" if kind is MoeKeys.GEMMA4
-                     else "num_experts_per_tok")
-    per_token = _int(config, per_token_key, 1, MAX_EXPERTS)
+                     else "moe_topk" if kind is MoeKeys.HUNYUAN else "num_experts_per_tok")
+    if kind is MoeKeys.HUNYUAN and isinstance(config.get(per_token_key), list):  # HunYuanMoEV1Gate: one per layer
+        per_token = _per_layer_max(config, per_token_key, layers, MAX_EXPERTS)
+    else:
+        per_token = _int(config, per_token_key, 1, MAX_EXPERTS)
     if per_token > experts:
         raise ValidationError(per_token_key, per_token, f"must not exceed the number of experts ({experts})")
     dense_ffn, expert_ffn, shared, shared_gate = ffn, ffn, 0, False
@@ -465,6 +476,9 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         moe_layers = [t == "moe" for t in types]
     elif kind is MoeKeys.GRANITE:
         expert_ffn, shared = _int(config, "intermediate_size", 1, MAX_DIM), ffn
+        moe_layers = [True] * layers
+    elif kind is MoeKeys.HUNYUAN:  # HunYuanMoEV1Moe: experts and shared_mlp, both HunYuanMoEV1MLP's width
+        shared = expert_ffn
         moe_layers = [True] * layers
     elif kind is MoeKeys.LFM2:  # Lfm2MoeDecoderLayer: dense MLPs in the first num_dense_layers
         expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
@@ -522,6 +536,26 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
               score_bias=kind is MoeKeys.ERNIE, beside_dense=kind is MoeKeys.GEMMA4, gated=kind is not MoeKeys.NEMOTRON,
               latent=_int(config, "moe_latent_size", 1, MAX_DIM, default=0) if kind is MoeKeys.NEMOTRON else 0)
     return moe, tuple(moe_layers), dense_ffn
+
+
+def _per_layer_max(config: Mapping[str, object], key: str, layers: int, high: int) -> int:
+    """The largest of a list of one integer per layer (Hunyuan's moe_topk)."""
+    values = config[key]
+    assert isinstance(values, list)
+    if len(values) != layers:
+        raise ValidationError(key, _short(values), f"expected one number or a list of {layers}")
+    return max(_int({key: v}, key, 1, high) for v in values)
+
+
+def _hunyuan_widths(config: Mapping[str, object], ffn: int, assumptions: list[str | Phrase]) -> None:
+    """HunYuanMoEV1Moe builds every expert and one shared MLP intermediate_size wide; the released configs'
+    own moe_intermediate_size and num_shared_expert (one number, or one per layer) say the same. Values
+    that differ are not what transformers builds: they are named among the assumptions."""
+    for key, built in (("moe_intermediate_size", ffn), ("num_shared_expert", 1)):
+        given = config.get(key)
+        if given is not None and any(v != built for v in (given if isinstance(given, list) else [given])):
+            assumptions.append(phrase("assumption.ignored_key", key=key, value=_short(given),
+                                      model_type=repr(model_type_name(config))))
 
 
 def _read_mimo(config: Mapping[str, object], fields: Mapping[str, Any],

@@ -26,6 +26,9 @@ class Sliding(enum.Enum):
     TYPES = "types"
     """`layer_types` when given, else every layer but each `sliding_window_pattern`-th (default
     `Reader.pattern`): Gemma 2/3, Cohere 2, gpt-oss, Ministral."""
+    FIRST = "first"
+    """`layer_types` when given, else layer 0 and every `Reader.pattern`-th after it full, the others sliding
+    (GraniteSWAConfig: i % 4 == 0)."""
 
 
 class MoeKeys(enum.Enum):
@@ -58,7 +61,11 @@ class MoeKeys(enum.Enum):
     no shared expert (Jamba)."""
     GRANITE = "granite"
     """`num_local_experts` of `intermediate_size` in every layer, beside a gated shared MLP of
-    `shared_intermediate_size`, which is the whole MLP when there are no experts (Granite 4 hybrid)."""
+    `shared_intermediate_size` (none when 0), which is the whole MLP when there are no experts (Granite 4
+    hybrid, GraniteMoeShared, GraniteMoeSWA)."""
+    HUNYUAN = "hunyuan"
+    """`num_experts` (`moe_topk` per token, one number or one per layer) of `intermediate_size` in every layer,
+    beside a shared MLP of that width (HunYuanMoEV1Moe)."""
     GEMMA4 = "gemma4"
     """With `enable_moe_block`, `num_experts` (`top_k_experts` per token) of `moe_intermediate_size` in every
     layer, beside the layer's dense MLP of `intermediate_size`."""
@@ -180,6 +187,8 @@ class Reader:
     # head (use_attention_gate), both on unless the config says otherwise
     lfm2_ffn: bool = False  # LFM2's MLP is 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to
     # block_multiple_of (LFM2-MoE's dense layers take intermediate_size as it is)
+    aliases: tuple[tuple[str, str], ...] = ()  # (its class's key, the key the readers know), as the class's
+    # attribute_map or modelling code reads them: EXAONE MoE's num_experts is DeepSeek's n_routed_experts
     mimo: bool = False  # MiMo-V2: sliding layers with twice the KV heads and sinks, a value head of v_head_dim
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
@@ -204,17 +213,20 @@ MOE_KEYS = {
     MoeKeys.GRANITE: {"num_local_experts", "num_experts_per_tok", "shared_intermediate_size"},
     MoeKeys.LFM2: {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "num_dense_layers"},
     MoeKeys.JAMBA: {"num_experts", "num_experts_per_tok", "expert_layer_period", "expert_layer_offset"},
+    MoeKeys.HUNYUAN: {"num_experts", "moe_topk"},
     MoeKeys.ERNIE: {"moe_num_experts", "moe_k", "moe_intermediate_size", "moe_num_shared_experts",
                     "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval"},
 }
 EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts", MoeKeys.DEEPSEEK: "n_routed_experts",
                 MoeKeys.GPT_OSS: "num_local_experts", MoeKeys.LLAMA4: "num_local_experts", MoeKeys.OLMOE: "num_experts",
                 MoeKeys.ERNIE: "moe_num_experts", MoeKeys.GEMMA4: "num_experts", MoeKeys.NEMOTRON: "n_routed_experts",
-                MoeKeys.GRANITE: "num_local_experts", MoeKeys.JAMBA: "num_experts", MoeKeys.LFM2: "num_experts"}
+                MoeKeys.GRANITE: "num_local_experts", MoeKeys.JAMBA: "num_experts", MoeKeys.LFM2: "num_experts",
+                MoeKeys.HUNYUAN: "num_experts"}
 SLIDING_KEYS = {
     Sliding.ALL: {"sliding_window", "layer_types"},
     Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
     Sliding.TYPES: {"sliding_window", "layer_types", "sliding_window_pattern"},
+    Sliding.FIRST: {"sliding_window", "layer_types"},
     Sliding.MIMO: {"sliding_window", "layer_types", "sliding_window_size", "hybrid_layer_pattern"},
 }
 
@@ -323,6 +335,25 @@ READERS: Mapping[str, Reader] = {
     "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, lfm2_ffn=True),
     "lfm3": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, sliding=Sliding.TYPES, lfm3=True,
                    extra=frozenset({"use_sandwich_norm", "use_attention_gate"})),
+    # Hunyuan (Hunyuan-7B, Hunyuan-A13B): Llama-style with an RMSNorm over each q and k head, always (whatever
+    # use_qk_norm says); the MoE's experts and its shared MLP all intermediate_size wide
+    "hunyuan_v1_dense": Reader(qk_norm=QkNorm.HEAD, extra=frozenset({"use_qk_norm"})),
+    "hunyuan_v1_moe": Reader(qk_norm=QkNorm.HEAD, moe=MoeKeys.HUNYUAN,
+                             extra=frozenset({"use_qk_norm", "moe_intermediate_size"})),  # checked: _hunyuan_widths
+    # Granite 3 MoE: Mixtral's layers (Llama attention with attention_bias, experts in every layer, no window);
+    # GraniteMoeShared adds a shared MLP; the SWA variants a sink per head and layers 0, 4, 8... full, the others
+    # sliding; GraniteSWA is Granite (dense) so
+    "granitemoe": Reader(moe=MoeKeys.MIXTRAL),
+    "granitemoeshared": Reader(moe=MoeKeys.GRANITE),
+    "granitemoe_swa": Reader(moe=MoeKeys.GRANITE, sinks=True, sliding=Sliding.FIRST, pattern=4),
+    "granite_swa": Reader(reads_mlp_bias=True, sinks=True, sliding=Sliding.FIRST, pattern=4),
+    # FlexOlmo: OLMo 2's layers (norms after attention and MLP, q/k RMSNorm over all heads) with OLMoE's experts
+    "flex_olmo": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True, moe=MoeKeys.OLMOE),
+    # K-EXAONE: EXAONE 4's attention (q/k norm per head, sliding layers, no biases) in pre-norm layers, dense
+    # then DeepSeek-V3's experts (ExaoneMoeSparseMoEBlock) by mlp_layer_types or first_k_dense_replace
+    "exaone_moe": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.TYPES, pattern=4, qkv_bias=False, o_bias=False,
+                         moe=MoeKeys.DEEPSEEK, aliases=(("num_experts", "n_routed_experts"),
+                                                        ("num_shared_experts", "n_shared_experts"))),
     "lfm2_moe": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, moe=MoeKeys.LFM2,
                        extra=frozenset({"use_expert_bias"})),  # a buffer, not a parameter
 }

@@ -132,6 +132,15 @@ TRAITS: Mapping[str, Traits] = {
     "mamba": DEFAULT,
     "jamba": DEFAULT,
     "gemma4_text": _GEMMA,  # Gemma4RMSNorm: the weight multiply on weight.float()
+    "hunyuan_v1_dense": DEFAULT,
+    # HunYuanMoEV1Gate: an fp32 wg on hidden.float(), its weights left fp32; shared_mlp runs before the experts
+    "hunyuan_v1_moe": Traits(fp32_router=True, fp32_routing_weights=True, shared_expert_first=True),
+    "granitemoe": DEFAULT,  # GraniteMoeTopKRouter: fp32 logits, the weights cast back (type_as)
+    "granitemoeshared": DEFAULT,
+    "granitemoe_swa": DEFAULT,
+    "granite_swa": DEFAULT,
+    "flex_olmo": DEFAULT,
+    "exaone_moe": Traits(fp32_router=True, fp32_routing_weights=True),  # ExaoneMoeTopkRouter: DeepSeek-V3's
 }
 
 
