@@ -394,3 +394,16 @@ def test_k_exaone_files_keys_read_as_transformers_reads_them():
     spec = from_hf_config(config)
     assert not spec.assumptions and param_count(spec) == 17_291_336_704
     assert spec.moe_layers == (False, True, True, True) and spec.moe.shared_ffn == 2048
+
+
+def test_lfm2_files_in_the_older_spelling_read_as_lfm2config_reads_them():
+    # LiquidAI/LFM2-1.2B's config.json names its MLP block_ff_dim, its tie tie_embedding and repeats its heads as
+    # num_heads; Lfm2Config.__post_init__ pops the first two over intermediate_size and tie_word_embeddings
+    new = _case("lfm2/perturbed")
+    old = {**{k: v for k, v in new.items() if k != "intermediate_size"}, "intermediate_size": 12288,
+           "block_ff_dim": new["intermediate_size"], "num_heads": new["num_attention_heads"]}
+    spec = from_hf_config(old)
+    assert not spec.assumptions and param_count(spec) == next(
+        case["text_params"] for case in CASES if case["name"] == "lfm2/perturbed")
+    assert param_count(from_hf_config({**old, "tie_embedding": False})) == param_count(
+        from_hf_config({**new, "tie_word_embeddings": False})) > param_count(spec)

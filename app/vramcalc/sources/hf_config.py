@@ -38,6 +38,7 @@ from ..model.families.decoder.spec import (
 from .readers import (
     COMMON_KEYS,
     EXPERTS_KEY,
+    LEGACY_KEYS,
     MAMBA_KEYS,
     MOE_KEYS,
     NEMOTRON_H_ALIASES,
@@ -136,7 +137,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         assumptions.append(phrase("assumption.unknown_type", model_type=repr(model_type), count=len(supported_types()))
                            if model_type else phrase("assumption.no_type"))
         guessed = _guess_experts(config)
-    given = config
+    given = {**config, **{new: config[old] for old, new in LEGACY_KEYS.get(model_type, {}).items() if old in config}}
     # Omitted keys take the transformers class defaults (an explicit null stays null, as there),
     # except the two sizes no real config leaves out; the shape keys so filled are named in a note.
     defaults = {k: v for k, v in _defaults().get(model_type, {}).items() if k not in given and k not in _REQUIRED}

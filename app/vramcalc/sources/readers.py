@@ -332,7 +332,8 @@ READERS: Mapping[str, Reader] = {
                                               "mlp_layer_types", "layer_group_size", "short_conv_kernel_size",
                                               "linear_num_heads", "linear_head_dim", "head_dim"})),
     # LFM2: gated short convolutions and attention (q/k RMSNorm per head), a SwiGLU MLP after each
-    "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, lfm2_ffn=True),
+    "lfm2": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, lfm2_ffn=True,
+                   extra=frozenset({"num_heads"})),  # the files' copy of num_attention_heads, unread by Lfm2Config
     "lfm3": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, sliding=Sliding.TYPES, lfm3=True,
                    extra=frozenset({"use_sandwich_norm", "use_attention_gate"})),
     # Hunyuan (Hunyuan-7B, Hunyuan-A13B): Llama-style with an RMSNorm over each q and k head, always (whatever
@@ -362,3 +363,7 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma4": "gemma4_text", "llama4": "llama
               "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2"}
+# Older names a config may carry, which its class reads in place of the new ones (Lfm2Config and
+# Lfm2MoeConfig.__post_init__ pop them over the defaults).
+LEGACY_KEYS = {"lfm2": {"block_ff_dim": "intermediate_size", "tie_embedding": "tie_word_embeddings"},
+               "lfm2_moe": {"tie_embedding": "tie_word_embeddings"}}
