@@ -29,6 +29,10 @@ class Fraction(enum.Enum):
     UP = r"ffn_(gate|gate_up|down).*"  # all but the up projections
     GATE = r"ffn_down.*"  # the down projections
 
+    def of_layer(self, i: int) -> str:
+        """The fit's pattern for layer i (llama_get_layer_fraction's regex, fit.cpp:520-527)."""
+        return rf"blk\.{i}\.{self.value}"
+
 
 @dataclasses.dataclass(frozen=True)
 class FitPlan:
@@ -106,8 +110,7 @@ def llamacpp_fit(workload: Workload, free_bytes: int, *, ctx_auto: bool = False,
         """set_ngl_tensor_split_tbo: of the last n_layer indices (the output layer's is `layers`), the first
         n_layer - n_part whole, then n_part partial: the first losing `overflow`, the others their experts."""
         first = layers + 1 - n_part
-        return tuple((rf"blk\.{i}\.{(overflow if i == first else Fraction.MOE).value}", "CPU")
-                     for i in range(first, layers))
+        return tuple(((overflow if i == first else Fraction.MOE).of_layer(i), "CPU") for i in range(first, layers))
 
     def false_position(low: int, low_mem: int, high: int, high_mem: int,
                        trial: Callable[[int], int]) -> tuple[int, int]:

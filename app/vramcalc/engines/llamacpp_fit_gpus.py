@@ -179,7 +179,7 @@ def llamacpp_fit_gpus(workload: Workload, free: tuple[int, ...], *, ctx_auto: bo
             for i in range(il, min(il + share.n_part, layers)):  # the output layer's index names no tensor
                 first = i == il
                 device = f"CUDA{d + 1}" if first and to_next[d] else "CPU"
-                overrides.append((rf"blk\.{i}\.{(share.overflow if first else Fraction.MOE).value}", device))
+                overrides.append(((share.overflow if first else Fraction.MOE).of_layer(i), device))
             il += share.n_part
         worst = max(range(nd), key=lambda d: used[d] - targets[d])
         return FitPlan(seq=seq, gpu_layers=sum(s.n_layer for s in shares), overrides=tuple(overrides),
