@@ -167,8 +167,8 @@ def test_layers_that_reuse_earlier_kv_keep_no_cache_and_say_what_is_approximate(
 
 
 def test_an_unknown_type_with_experts_has_them_read_by_their_keys_and_says_so():
-    # DeepSeek-V4-Flash's config.json (abridged): a type no reader knows, all of its layers with experts
-    config = {"model_type": "deepseek_v4", "hidden_size": 4096, "num_hidden_layers": 43, "num_attention_heads": 64,
+    # DeepSeek-V4-Flash's config.json (abridged) under a type no reader knows, all of its layers with experts
+    config = {"model_type": "some_future_moe", "hidden_size": 4096, "num_hidden_layers": 43, "num_attention_heads": 64,
               "num_key_value_heads": 1, "head_dim": 512, "vocab_size": 129280, "moe_intermediate_size": 2048,
               "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 6, "tie_word_embeddings": False}
     spec = from_hf_config(config)
@@ -359,3 +359,50 @@ def test_glm52_indexer_types_that_are_not_full_or_shared_are_refused_by_name(bad
     with pytest.raises(ValidationError) as raised:
         from_hf_config({**_case("glm_moe_dsa/perturbed"), "indexer_types": bad})
     assert raised.value.field == "indexer_types"
+
+
+def test_deepseek_v4_pro_keeps_the_cache_deepseek_published_at_a_million_tokens():
+    # DeepSeek's release: 9.62 GiB per sequence of 1M tokens in bf16 (transformers' layout, read from its cache classes)
+    from vramcalc.core.units import GIB
+    from vramcalc.sources.presets import preset_spec
+
+    spec = preset_spec("deepseek-v4-pro")
+    tokens, c = 1_048_576, spec.compressed
+    csa, hca = c.types.count(1), c.types.count(2)
+    assert (csa, hca, c.types.count(0)) == (30, 31, 0)
+    # every layer's window of one head; CSA: an entry (head + indexer key) per 4 tokens and the last window's first
+    # halves (kv and gate); HCA: an entry per 128; 1M is a whole number of windows, so no buffer is left
+    values = 61 * 128 * 512 + csa * (tokens // 4 * 640 + 2 * 4 * 640) + hca * tokens // 128 * 512
+    assert spec.kv_values_per_sequence(tokens) == values
+    assert round(_kv(_preset_config("deepseek-v4-pro"), "transformers", seq=str(tokens)) / GIB, 2) == 9.62
+
+
+def _preset_config(slug):
+    from vramcalc.sources.presets import load_presets
+
+    return load_presets()[slug].config
+
+
+def test_deepseek_v4_in_transformers_keeps_the_unfinished_windows_as_projected():
+    spec = from_hf_config(_case("deepseek_v4/perturbed"))  # head 64, index key 32, rates 8 and 32; CSA, HCA, CSA
+    assert spec.compressed.types == (0, 1, 2, 1, 0)
+    tokens = 8 * 5 + 3  # CSA: 5 entries, 3 tokens waiting (kv and gate, each twice 96 wide); HCA: 43 tokens waiting
+    csa = 5 * 96 + 3 * 2 * 2 * 96 + 2 * 8 * 96
+    hca = 1 * 64 + 11 * 2 * 64
+    assert spec.compressed.values(tokens, 64) == 2 * csa + hca
+
+
+def test_llamacpp_keeps_deepseek_v4s_compressed_caches_and_states_per_layer():
+    # llama_kv_cache_dsv4: 43 layers' windows (K only, 768 cells = pad(128 + 512, 256)); 21 CSA layers of
+    # 65,536 / 4 cells of 512 + 128 (kv_csa, kv_lid) and F32 states 2 × 8 × (1,024 + 256); 20 HCA layers of
+    # pad(65,536 / 128, 256) = 512 cells of 512 and F32 states 2 × 128 × 512; f16, one sequence
+    config = _preset_config("deepseek-v4-flash")
+    window = 43 * 768 * 512 * 2
+    csa = 21 * (16_384 * 640 * 2 + 2 * 4 * 8 * 1_280)
+    hca = 20 * (512 * 512 * 2 + 2 * 4 * 128 * 512)
+    assert _kv(config, "llamacpp", seq="65536", kv_precision="fp16") == window + csa + hca == 496_910_336
+
+
+def test_vllm_says_its_deepseek_v4_cache_is_estimated():
+    result = estimate(parse_workload({"model": "deepseek-v4-flash", "runtime": "vllm", "gpu": "h200", "gpus": "8"}))
+    assert any("fp8_ds_mla" in ENGLISH.say(a) for a in result.assumptions)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
@@ -64,6 +65,10 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
         extra = (phrase("assumption.training_unmeasured", model_type=model.model_type),)
     elif model.mamba is not None or model.short_conv is not None or (model.linear is not None and model.linear.kda):
         extra = (phrase("assumption.mamba_activations"),)
+    elif model.compressed is not None:
+        extra = (phrase("assumption.dsv4_activations"),)
+    if model.compressed is not None and workload.runtime is Runtime.VLLM:
+        extra += (phrase("assumption.dsv4_vllm"),)
     if workload.lora and not lora_measured(model):
         extra += (phrase("assumption.lora_activations"),)
     if workload.lora and model.moe is not None and workload.lora.targets == (ALL_LINEAR,):

@@ -25,6 +25,7 @@ from ..core.phrase import Phrase, join, phrase
 from ..model.families.decoder.spec import (
     AttentionKind,
     Block,
+    Compressed,
     Indexer,
     LinearAttention,
     Mamba,
@@ -86,7 +87,8 @@ MEMORY_KEYS = frozenset({
     "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim", "multi_query", "use_sandwich_norm",
     "use_attention_gate",
     "new_decoder_architecture", "num_kv_heads", "parallel_attn", "num_ln_in_parallel_attn", "ffn_hidden_size",
-    "block_ffn_dim_multiplier", "block_multiple_of",
+    "block_ffn_dim_multiplier", "block_multiple_of", "hc_mult", "o_groups", "o_lora_rank", "compress_ratios",
+    "compress_rates",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -151,6 +153,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _kda_config(config, reader.kda)
     if reader.falcon:
         config, reader = _falcon(config, reader)
+    if reader.compressed:
+        config = _dsv4_config(config)
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
@@ -319,6 +323,21 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                     shared=_indexer_shared(config, layers))
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions))
+    if reader.compressed:
+        groups = _int(config, "o_groups", 1, heads, default=8)
+        if heads % groups:
+            raise ValidationError("o_groups", groups, f"must divide num_attention_heads ({heads})")
+        rates = config["compress_rates"]
+        assert isinstance(rates, Mapping)  # _dsv4_config made it
+        fields["compressed"] = Compressed(
+            q_lora_rank=_int(config, "q_lora_rank", 1, MAX_DIM, default=1024), o_groups=groups,
+            o_lora_rank=_int(config, "o_lora_rank", 1, MAX_DIM, default=1024),
+            hc_mult=_int(config, "hc_mult", 1, MAX_HEADS, default=4),
+            types=tuple(config["compressed_types"]),  # type: ignore[arg-type]  # _dsv4_config made it
+            rates=(_int(rates, "compressed_sparse_attention", 1, MAX_POSITIONS),
+                   _int(rates, "heavily_compressed_attention", 1, MAX_POSITIONS)),
+            index_heads=_int(config, "index_n_heads", 1, MAX_HEADS, default=64),
+            index_head_dim=_int(config, "index_head_dim", 1, MAX_DIM, default=128))
     if reader.mimo:
         fields.update(_read_mimo(config, fields, assumptions))
     if reader.mamba is not None:
@@ -701,6 +720,50 @@ def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]
             config[new] = config.get(old, default)
     config.setdefault("first_k_dense_replace", 1)
     return config
+
+
+DSV4_TYPES = {"sliding_attention": 0, "compressed_sparse_attention": 1, "heavily_compressed_attention": 2}
+
+
+def _dsv4_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A DeepSeek-V4 config in the keys the readers know, as DeepseekV4Config.__post_init__ reads it: each layer's
+    compressor (0 none, 1 CSA, 2 HCA, `compressed_types`) from `layer_types`, else the per-layer
+    `compress_ratios` (0, 4, 128) of the released files, else two HCA layers then CSA and HCA in turn; the rates
+    from `compress_rates` (or compress_rate_csa, compress_rate_hca; 4 and 128). Every layer slides over
+    `sliding_window` and has experts (`mlp_layer_types` hash_moe or moe differ in their router's buffer only);
+    the shared expert is one expert wide (DeepseekV4MLP reads intermediate_size, mapped to moe_intermediate_size,
+    whatever n_shared_experts says), and the attention has one KV head and no biases."""
+    config = dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    types, ratios = config.pop("layer_types", None), config.get("compress_ratios")
+    if types is None and ratios is not None:
+        by_ratio = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
+        if not isinstance(ratios, list) or len(ratios) < layers or any(r not in by_ratio for r in ratios):
+            raise ValidationError("compress_ratios", _short(ratios), f"expected {layers} or more of 0, 4 and 128")
+        types = [by_ratio[r] for r in ratios]
+    if types is None:
+        types = ["heavily_compressed_attention" if i < 2 or i % 2 == 0 else "compressed_sparse_attention"
+                 for i in range(layers)]
+    if not isinstance(types, list) or len(types) < layers or any(t not in DSV4_TYPES for t in types):
+        raise ValidationError("layer_types", _short(types), f"expected {layers} of {', '.join(DSV4_TYPES)}")
+    config["compressed_types"] = [DSV4_TYPES[t] for t in types[:layers]]
+    rates = config.get("compress_rates") or {}
+    if not isinstance(rates, Mapping):
+        raise ValidationError("compress_rates", _short(rates), "expected an object")
+    rates = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128, **rates}
+    for key, old in (("compressed_sparse_attention", "compress_rate_csa"),
+                     ("heavily_compressed_attention", "compress_rate_hca")):
+        rates[key] = config.get(old) if config.get(old) is not None else rates[key]
+        _int({f"compress_rates.{key}": rates[key]}, f"compress_rates.{key}", 1, MAX_POSITIONS)
+    config["compress_rates"] = rates
+    mlp = config.pop("mlp_layer_types", None)
+    if mlp is not None and (not isinstance(mlp, list) or len(mlp) < layers
+                            or any(t not in ("hash_moe", "moe") for t in mlp)):
+        raise ValidationError("mlp_layer_types", _short(mlp), f"expected {layers} of hash_moe and moe")
+    if config.get("intermediate_size") is not None:  # DeepseekV4Config.attribute_map
+        config["moe_intermediate_size"] = config["intermediate_size"]
+    return config | {"intermediate_size": None, "n_shared_experts": 1, "first_k_dense_replace": 0,
+                     "num_key_value_heads": 1}
 
 
 def _lfm2_ffn(config: Mapping[str, object], ffn: int) -> int:

@@ -180,6 +180,7 @@ class Reader:
     # head (use_attention_gate), both on unless the config says otherwise
     lfm2_ffn: bool = False  # LFM2's MLP is 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to
     # block_multiple_of (LFM2-MoE's dense layers take intermediate_size as it is)
+    compressed: bool = False  # DeepSeek-V4: compressed attention and hyper-connections (hf_config._dsv4_config)
     mimo: bool = False  # MiMo-V2: sliding layers with twice the KV heads and sinks, a value head of v_head_dim
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
@@ -279,6 +280,12 @@ READERS: Mapping[str, Reader] = {
     "mistral4": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
     "deepseek_v32": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
     "glm_moe_dsa": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
+    # DeepSeek-V4: every layer a sliding window of one KV head, some with a compressor; experts in every layer
+    "deepseek_v4": Reader(moe=MoeKeys.DEEPSEEK, sliding=Sliding.ALL, qkv_bias=False, o_bias=False, reads_mlp_bias=True,
+                          compressed=True, extra=frozenset({
+                              "compress_ratios", "compress_rates", "compress_rate_csa", "compress_rate_hca", "hc_mult",
+                              "o_groups", "o_lora_rank", "q_lora_rank", "index_n_heads", "index_head_dim",
+                              "index_topk", "num_hash_layers", "qk_rope_head_dim"})),
     "gemma4_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
                           softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.GEMMA4,
                           global_attention=True),
