@@ -406,3 +406,18 @@ def test_llamacpp_keeps_deepseek_v4s_compressed_caches_and_states_per_layer():
 def test_vllm_says_its_deepseek_v4_cache_is_estimated():
     result = estimate(parse_workload({"model": "deepseek-v4-flash", "runtime": "vllm", "gpu": "h200", "gpus": "8"}))
     assert any("fp8_ds_mla" in ENGLISH.say(a) for a in result.assumptions)
+
+
+def test_longcat_flash_counts_its_zero_experts_as_transformers_holds_them_and_says_so():
+    spec = from_hf_config(_case("longcat_flash/perturbed"))  # 3 layers: 6 MLA sublayers, the shortcut MoE on 3
+    # 3 MoE sublayers × 4 zero experts × gate and up of 128 × 512 = 1,572,864
+    assert spec.layers == 6 and spec.moe_layers == (True, False) * 3
+    assert spec.moe.zero_experts == 4 and spec.moe.shared_ffn == spec.ffn == 1024
+    assert any("4 zero-computation experts" in ENGLISH.say(n) and "1,572,864" in ENGLISH.say(n) for n in spec.notes)
+    for runtime, said in (("transformers", False), ("vllm", True)):
+        result = estimate(parse_workload({"model": "config", "runtime": runtime}, config=_case("longcat_flash/full")))
+        assert any("zero experts' gate" in ENGLISH.say(a) for a in result.assumptions) is said
+    result = estimate(parse_workload({"model": "config", "runtime": "llamacpp"}, config=_case("longcat_flash/full")))
+    assert any("no architecture for longcat_flash" in ENGLISH.say(a) for a in result.assumptions)
+    # each sublayer caches MLA's latent (LongcatFlashMLA: DeepSeek-V3's)
+    assert spec.kv_values_per_sequence(100) == 6 * 100 * (64 + 16)

@@ -170,6 +170,12 @@ CASES: dict[str, tuple[dict, dict]] = {
                            "vocab_size": 32000}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
+    # LongCat-Flash: two MLA sublayers per layer, zero-computation experts, biases on attention and router
+    "longcat_flash": ({}, {"num_layers": 3, "hidden_size": 512, "num_attention_heads": 8, "q_lora_rank": 96,
+                           "kv_lora_rank": 64, "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 32,
+                           "ffn_hidden_size": 1024, "expert_ffn_hidden_size": 128, "n_routed_experts": 8,
+                           "zero_expert_num": 4, "moe_topk": 3, "attention_bias": True, "router_bias": True,
+                           "vocab_size": 32000}),
     # DeepSeek-V4: the class's defaults are V4-Flash's sizes with V4-Pro's layer schedule; the perturbed one has
     # other rates, a sliding-only layer, two hash layers, the shared expert's count and biases given
     "deepseek_v4": ({}, {"num_hidden_layers": 5, "hidden_size": 512, "num_attention_heads": 8, "head_dim": 64,

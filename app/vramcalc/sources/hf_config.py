@@ -155,6 +155,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config, reader = _falcon(config, reader)
     if reader.compressed:
         config = _dsv4_config(config)
+    if reader.longcat:
+        config = _longcat_config(config)
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
@@ -163,6 +165,10 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
                                       model_type=repr(model_type)))
     if _int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0):
         extra_notes.append(phrase("model.note.mtp"))
+    moe = spec_fields["moe"]
+    if moe is not None and moe.zero_experts:  # LongcatFlashExperts.gate_up_proj: a slot per zero expert too
+        slots = sum(spec_fields["moe_layers"]) * moe.zero_experts * 2 * moe.ffn * spec_fields["hidden"]
+        extra_notes.append(phrase("model.note.zero_experts", count=moe.zero_experts, params=f"{slots:,}"))
     return ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
         native_format=native_format, model_type=model_type, **spec_fields,
@@ -310,6 +316,10 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
             raise ValidationError("intermediate_size", None, "config.json needs an integer intermediate_size "
                                                               "for its dense layers")
         dense_ffn = moe.ffn
+    if reader.longcat and moe is not None:  # the shortcut MoE beside the sublayer's own MLP, zero experts among
+        moe = dataclasses.replace(moe, shared_ffn=dense_ffn, zero_experts=_int(config, "zero_expert_num", 0,
+                                                                                MAX_EXPERTS, default=256),
+                                  router_bias=_bool(config, "router_bias", default=False))
     fields.update(ffn=dense_ffn, moe=moe, moe_layers=moe_layers)
     mla = _read_mla(config) if reader.mla else None
     fields["mla"] = mla
@@ -720,6 +730,27 @@ def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]
             config[new] = config.get(old, default)
     config.setdefault("first_k_dense_replace", 1)
     return config
+
+
+def _longcat_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A LongCat-Flash config in the keys the readers know, as LongcatFlashConfig reads it: each of its `num_layers`
+    layers is two sublayers (num_hidden_layers = 2 × num_layers), each of MLA and a dense MLP of `ffn_hidden_size`
+    after two norms (LongcatFlashDecoderLayer); the first of the two also feeds the shortcut MoE, `n_routed_experts`
+    of `expert_ffn_hidden_size` (`moe_topk` per token) and `zero_expert_num` zero-computation experts."""
+    config = dict(config)
+    if config.get("num_layers") is not None or config.get("num_hidden_layers") is None:
+        config["num_hidden_layers"] = 2 * _int(config, "num_layers", 1, MAX_LAYERS // 2, default=28)
+    else:  # the class's setter: num_layers = num_hidden_layers // 2
+        config["num_hidden_layers"] = 2 * (_int(config, "num_hidden_layers", 2, MAX_LAYERS) // 2)
+    head = config.get("qk_head_dim")
+    if head is not None and head != (_int(config, "qk_nope_head_dim", 0, MAX_DIM, default=128)
+                                     + _int(config, "qk_rope_head_dim", 1, MAX_DIM, default=64)):
+        raise ValidationError("qk_head_dim", _short(head), "must be qk_nope_head_dim + qk_rope_head_dim")
+    for key, name, default in (("intermediate_size", "ffn_hidden_size", 12288),
+                               ("moe_intermediate_size", "expert_ffn_hidden_size", 2048),
+                               ("num_experts_per_tok", "moe_topk", 12)):
+        config[key] = config.get(name, config.get(key, default))
+    return config | {"first_k_dense_replace": 0, "moe_layer_freq": 2, "n_shared_experts": 0}
 
 
 DSV4_TYPES = {"sliding_attention": 0, "compressed_sparse_attention": 1, "heavily_compressed_attention": 2}

@@ -180,6 +180,7 @@ class Reader:
     # head (use_attention_gate), both on unless the config says otherwise
     lfm2_ffn: bool = False  # LFM2's MLP is 2/3 of intermediate_size, times block_ffn_dim_multiplier, rounded up to
     # block_multiple_of (LFM2-MoE's dense layers take intermediate_size as it is)
+    longcat: bool = False  # LongCat-Flash: two sublayers per layer, zero experts (hf_config._longcat_config)
     compressed: bool = False  # DeepSeek-V4: compressed attention and hyper-connections (hf_config._dsv4_config)
     mimo: bool = False  # MiMo-V2: sliding layers with twice the KV heads and sinks, a value head of v_head_dim
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -280,6 +281,10 @@ READERS: Mapping[str, Reader] = {
     "mistral4": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
     "deepseek_v32": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
     "glm_moe_dsa": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
+    # LongCat-Flash: MLA sublayers, each with a dense MLP; a shortcut MoE with zero experts every second one
+    "longcat_flash": Reader(mla=True, moe=MoeKeys.DEEPSEEK, longcat=True, extra=frozenset({
+        "num_layers", "ffn_hidden_size", "expert_ffn_hidden_size", "moe_topk", "zero_expert_num", "router_bias",
+        "qk_head_dim"})),
     # DeepSeek-V4: every layer a sliding window of one KV head, some with a compressor; experts in every layer
     "deepseek_v4": Reader(moe=MoeKeys.DEEPSEEK, sliding=Sliding.ALL, qkv_bias=False, o_bias=False, reads_mlp_bias=True,
                           compressed=True, extra=frozenset({

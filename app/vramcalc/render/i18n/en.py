@@ -214,6 +214,13 @@ EN: Mapping[str, str] = {
         "compressed entries and compressor states in pages of their own: here it is estimated from transformers' "
         "shapes at the cache precision chosen"
     ),
+    "assumption.llamacpp_unsupported": (
+        "llama.cpp has no architecture for {model_type}: no GGUF of it runs; the answer is what one would take"
+    ),
+    "assumption.zero_experts": (
+        "the weights count the zero experts' gate and up slots, which transformers holds and the checkpoint has not "
+        "(see the note): other engines hold less"
+    ),
     "assumption.lora_moe_experts": "LoRA all-linear on a mixture of experts adapts the attention and dense / shared "
                                    "MLP linears here; peft 0.21 on transformers 5 also wraps the fused expert "
                                    "tensors and the router (ParamWrapper), which this count leaves out.",
@@ -787,6 +794,10 @@ EN: Mapping[str, str] = {
     "model.note.fp4_experts": (
         "the checkpoint keeps its routed experts in FP4 and the rest in FP8: a mix the calculator does not offer as "
         "its native format, so choose the precision to run"
+    ),
+    "model.note.zero_experts": (
+        "transformers 5.23 gives the {count} zero-computation experts gate and up slots too: {params} parameters "
+        "the checkpoint does not have, counted here as transformers holds them (vLLM loads that many fewer)"
     ),
     "model.note.mtp": (
         "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it for inference "

@@ -258,6 +258,8 @@ class Moe:
     # with a router scaled per channel and per expert and three norms of their own
     gated: bool = True  # False: experts and shared expert are up and down only (Nemotron-H's relu²)
     latent: int = 0  # Nemotron 3 Super: experts work in a latent of this width, projected from and back to h
+    zero_experts: int = 0  # LongCat-Flash: experts that return their input, routed like the others; transformers
+    # gives them router rows and gate/up slots too (LongcatFlashExperts.gate_up_proj), not down
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

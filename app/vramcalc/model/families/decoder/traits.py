@@ -132,6 +132,7 @@ TRAITS: Mapping[str, Traits] = {
     "mamba": DEFAULT,
     "jamba": DEFAULT,
     "gemma4_text": _GEMMA,  # Gemma4RMSNorm: the weight multiply on weight.float()
+    "longcat_flash": Traits(fp32_router=True, fp32_routing_weights=True),  # F.linear on .type(torch.float32)
     "deepseek_v4": DEFAULT,  # DeepseekV4TopKRouter: F.linear in the model's dtype; its norms' weights kept in fp32
 }
 
