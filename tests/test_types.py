@@ -167,8 +167,8 @@ def test_layers_that_reuse_earlier_kv_keep_no_cache_and_say_what_is_approximate(
 
 
 def test_an_unknown_type_with_experts_has_them_read_by_their_keys_and_says_so():
-    # DeepSeek-V4-Flash's config.json (abridged): a type no reader knows, all of its layers with experts
-    config = {"model_type": "deepseek_v4", "hidden_size": 4096, "num_hidden_layers": 43, "num_attention_heads": 64,
+    # DeepSeek-V4-Flash's config.json (abridged) under a type no reader knows, all of its layers with experts
+    config = {"model_type": "some_future_moe", "hidden_size": 4096, "num_hidden_layers": 43, "num_attention_heads": 64,
               "num_key_value_heads": 1, "head_dim": 512, "vocab_size": 129280, "moe_intermediate_size": 2048,
               "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 6, "tie_word_embeddings": False}
     spec = from_hf_config(config)
@@ -407,3 +407,71 @@ def test_lfm2_files_in_the_older_spelling_read_as_lfm2config_reads_them():
         case["text_params"] for case in CASES if case["name"] == "lfm2/perturbed")
     assert param_count(from_hf_config({**old, "tie_embedding": False})) == param_count(
         from_hf_config({**new, "tie_word_embeddings": False})) > param_count(spec)
+
+
+def test_deepseek_v4_pro_keeps_the_cache_deepseek_published_at_a_million_tokens():
+    # DeepSeek's release: 9.62 GiB per sequence of 1M tokens in bf16 (transformers' layout, read from its cache classes)
+    from vramcalc.core.units import GIB
+    from vramcalc.sources.presets import preset_spec
+
+    spec = preset_spec("deepseek-v4-pro")
+    tokens, c = 1_048_576, spec.compressed
+    csa, hca = c.types.count(1), c.types.count(2)
+    assert (csa, hca, c.types.count(0)) == (30, 31, 0)
+    # every layer's window of one head; CSA: an entry (head + indexer key) per 4 tokens and the last window's first
+    # halves (kv and gate); HCA: an entry per 128; 1M is a whole number of windows, so no buffer is left, but one
+    # token before, each window's buffer held its most: CSA 3 tokens × 2 × 2 wide less an entry, HCA 127 × 2 less one
+    values = 61 * 128 * 512 + csa * (tokens // 4 * 640 + 2 * 4 * 640) + hca * tokens // 128 * 512
+    values += csa * 11 * 640 + hca * 253 * 512
+    assert spec.kv_values_per_sequence(tokens) == values
+    # DeepSeek's figure is the cache at 1M (9.625 here); the answer is the most on the way there, 8.5 MB more
+    cache = _kv(_preset_config("deepseek-v4-pro"), "transformers", seq=str(tokens))
+    assert cache / GIB == pytest.approx(9.62, abs=0.015)
+
+
+def _preset_config(slug):
+    from vramcalc.sources.presets import load_presets
+
+    return load_presets()[slug].config
+
+
+def test_deepseek_v4_in_transformers_keeps_the_unfinished_windows_as_projected():
+    spec = from_hf_config(_case("deepseek_v4/perturbed"))  # head 64, index key 32, rates 8 and 32; CSA, HCA, CSA
+    assert spec.compressed.types == (0, 1, 2, 1, 0)
+    tokens = 8 * 5 + 3  # CSA: 5 entries, 3 tokens waiting (kv and gate, each twice 96 wide); HCA: 1 entry, 11 waiting
+    csa_now, hca_now = 5 * 96 + 3 * 2 * 2 * 96 + 2 * 8 * 96, 1 * 64 + 11 * 2 * 64
+    # a window's buffer empties when it closes: on the way to 43 tokens each held the most at 39 and 31
+    csa, hca = 4 * 96 + 7 * 2 * 2 * 96 + 2 * 8 * 96, 31 * 2 * 64
+    assert csa > csa_now and hca > hca_now
+    assert spec.compressed.values(tokens, 64) == 2 * csa + hca
+
+
+def test_llamacpp_keeps_deepseek_v4s_compressed_caches_and_states_per_layer():
+    # llama_kv_cache_dsv4: 43 layers' windows (K only, 768 cells = pad(128 + 512, 256)); 21 CSA layers of
+    # 65,536 / 4 cells of 512 + 128 (kv_csa, kv_lid) and F32 states 2 × 8 × (1,024 + 256); 20 HCA layers of
+    # pad(65,536 / 128, 256) = 512 cells of 512 and F32 states 2 × 128 × 512; f16, one sequence
+    config = _preset_config("deepseek-v4-flash")
+    window = 43 * 768 * 512 * 2
+    csa = 21 * (16_384 * 640 * 2 + 2 * 4 * 8 * 1_280)
+    hca = 20 * (512 * 512 * 2 + 2 * 4 * 128 * 512)
+    assert _kv(config, "llamacpp", seq="65536", kv_precision="fp16") == window + csa + hca == 496_910_336
+
+
+def test_vllm_says_its_deepseek_v4_cache_is_estimated():
+    result = estimate(parse_workload({"model": "deepseek-v4-flash", "runtime": "vllm", "gpu": "h200", "gpus": "8"}))
+    assert any("fp8_ds_mla" in ENGLISH.say(a) for a in result.assumptions)
+
+
+def test_longcat_flash_counts_its_zero_experts_as_transformers_holds_them_and_says_so():
+    spec = from_hf_config(_case("longcat_flash/perturbed"))  # 3 layers: 6 MLA sublayers, the shortcut MoE on 3
+    # 3 MoE sublayers × 4 zero experts × gate and up of 128 × 512 = 1,572,864
+    assert spec.layers == 6 and spec.moe_layers == (True, False) * 3
+    assert spec.moe.zero_experts == 4 and spec.moe.shared_ffn == spec.ffn == 1024
+    assert any("4 zero-computation experts" in ENGLISH.say(n) and "1,572,864" in ENGLISH.say(n) for n in spec.notes)
+    for runtime, said in (("transformers", False), ("vllm", True)):
+        result = estimate(parse_workload({"model": "config", "runtime": runtime}, config=_case("longcat_flash/full")))
+        assert any("zero experts' gate" in ENGLISH.say(a) for a in result.assumptions) is said
+    result = estimate(parse_workload({"model": "config", "runtime": "llamacpp"}, config=_case("longcat_flash/full")))
+    assert any("no architecture for longcat_flash" in ENGLISH.say(a) for a in result.assumptions)
+    # each sublayer caches MLA's latent (LongcatFlashMLA: DeepSeek-V3's)
+    assert spec.kv_values_per_sequence(100) == 6 * 100 * (64 + 16)

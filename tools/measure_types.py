@@ -8,7 +8,8 @@ other depth, other expert counts and other switches, given as a real config.json
 each config with its language model's parameter count (a tied head once; vision and audio towers
 apart) in tests/golden/types.json, which tests/test_types.py holds the reader to.
 
-Usage: python tools/measure_types.py [--out tests/golden/types.json]
+Usage: python tools/measure_types.py [--out tests/golden/types.json] [MODEL_TYPE ...]
+With model types, only theirs are measured and the other cases kept as they are.
 Needs: pip install torch==2.13.0 transformers==5.23.0
 """
 
@@ -206,6 +207,23 @@ CASES: dict[str, tuple[dict, dict]] = {
                     "vocab_size": 32000}),
     "mamba2": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "num_heads": 24, "head_dim": 64, "n_groups": 4,
                     "state_size": 64, "expand": 2, "vocab_size": 32000, "tie_word_embeddings": True}),
+    # LongCat-Flash: two MLA sublayers per layer, zero-computation experts, biases on attention and router
+    "longcat_flash": ({}, {"num_layers": 3, "hidden_size": 512, "num_attention_heads": 8, "q_lora_rank": 96,
+                           "kv_lora_rank": 64, "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 32,
+                           "ffn_hidden_size": 1024, "expert_ffn_hidden_size": 128, "n_routed_experts": 8,
+                           "zero_expert_num": 4, "moe_topk": 3, "attention_bias": True, "router_bias": True,
+                           "vocab_size": 32000}),
+    # DeepSeek-V4: the class's defaults are V4-Flash's sizes with V4-Pro's layer schedule; the perturbed one has
+    # other rates, a sliding-only layer, two hash layers, the shared expert's count and biases given
+    "deepseek_v4": ({}, {"num_hidden_layers": 5, "hidden_size": 512, "num_attention_heads": 8, "head_dim": 64,
+                         "q_lora_rank": 96, "o_groups": 2, "o_lora_rank": 48, "hc_mult": 3, "n_routed_experts": 8,
+                         "num_experts_per_tok": 2, "moe_intermediate_size": 128, "n_shared_experts": 2,
+                         "index_n_heads": 4, "index_head_dim": 32, "sliding_window": 16, "num_hash_layers": 2,
+                         "layer_types": ["sliding_attention", "compressed_sparse_attention",
+                                         "heavily_compressed_attention", "compressed_sparse_attention",
+                                         "sliding_attention"],
+                         "compress_rates": {"compressed_sparse_attention": 8, "heavily_compressed_attention": 32},
+                         "mlp_bias": True, "vocab_size": 32000, "tie_word_embeddings": True}),
 }
 
 
@@ -227,9 +245,15 @@ def text_params(config) -> int:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "types.json"))
+    parser.add_argument("types", nargs="*")
     args = parser.parse_args(argv)
+    before = json.loads(Path(args.out).read_text(encoding="utf-8")) if args.types else {"cases": []}
+    kept = {case["name"]: case for case in before["cases"] if case["name"].split("/")[0] not in args.types}
     cases = []
     for model_type, (full_changes, small) in CASES.items():
+        if args.types and model_type not in args.types:
+            cases += [kept[name] for name in (f"{model_type}/full", f"{model_type}/perturbed") if name in kept]
+            continue
         full = {k: v for k, v in AutoConfig.for_model(model_type, **full_changes).to_dict().items() if k not in NOISE}
         for label, given in (("full", full), ("perturbed", small)):
             kwargs = {k: v for k, v in given.items() if k != "model_type"}
@@ -237,8 +261,11 @@ def main(argv=None):
             cases.append({"name": f"{model_type}/{label}", "config": {"model_type": model_type, **kwargs},
                           "text_params": count})
             print(f"{model_type:18s} {label:9s} {count:>18,}")
-    out = {"_about": f"tools/measure_types.py, {datetime.date.today()}, transformers {transformers.__version__}, "
-                     f"torch {torch.__version__}, Python {platform.python_version()}", "cases": cases}
+    about = (f"tools/measure_types.py, {datetime.date.today()}, transformers {transformers.__version__}, "
+             f"torch {torch.__version__}, Python {platform.python_version()}")
+    if args.types:
+        about = f"{before['_about']}; {', '.join(args.types)}: {about}"
+    out = {"_about": about, "cases": cases}
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.choices import GGUF_RUNTIMES, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
@@ -57,6 +58,10 @@ def estimate(workload: Workload) -> Breakdown:
     )
 
 
+# Model types llama.cpp has no architecture for (its source at 0c1e57098bba): no GGUF of them runs
+LLAMACPP_UNREAD = frozenset({"longcat_flash"})
+
+
 def assumptions(workload: Workload) -> tuple[Part, ...]:
     model = workload.model
     extra: tuple[Phrase, ...] = ()
@@ -64,6 +69,14 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
         extra = (phrase("assumption.training_unmeasured", model_type=model.model_type),)
     elif model.mamba is not None or model.short_conv is not None or (model.linear is not None and model.linear.kda):
         extra = (phrase("assumption.mamba_activations"),)
+    elif model.compressed is not None:
+        extra = (phrase("assumption.dsv4_activations"),)
+    if model.model_type in LLAMACPP_UNREAD and workload.runtime in GGUF_RUNTIMES:
+        extra += (phrase("assumption.llamacpp_unsupported", model_type=model.model_type),)
+    if model.moe is not None and model.moe.zero_experts and workload.runtime is not Runtime.TRANSFORMERS:
+        extra += (phrase("assumption.zero_experts"),)
+    if model.compressed is not None and workload.runtime is Runtime.VLLM:
+        extra += (phrase("assumption.dsv4_vllm"),)
     if workload.lora and not lora_measured(model):
         extra += (phrase("assumption.lora_activations"),)
     if workload.lora and model.moe is not None and workload.lora.targets == (ALL_LINEAR,):

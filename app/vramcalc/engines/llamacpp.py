@@ -104,12 +104,32 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
         layers_on_gpu = max(0, on_gpu_kinds.count(kind) - (count - cached))
         device += layers_on_gpu * size
         host += (cached - layers_on_gpu) * size
+    if spec.compressed is not None:  # their compressed caches and states follow their layers
+        for i, compressor in enumerate(spec.compressed.types):
+            size = n_seq * dsv4_compressed_bytes(spec, compressor, n_ctx, type_k)
+            device, host = (device + size, host) if i >= first_gpu_layer else (device, host + size)
     n_kv = n_ctx if spec.attends else 0  # one stream per sequence: attention spans that sequence's cells
     terms = compute_terms(spec, n_ub=n_ub, n_kv=n_kv, flash=flash, n_out=n_out)
     host_compute = 4 * n_ub * (spec.hidden + (0 if flash else n_kv))
     return LlamaCppLayout(n_ctx=n_ctx, n_seq=n_seq, n_ub=n_ub, kv_device_bytes=device, kv_host_bytes=host,
                           compute_bytes=max(terms), host_compute_bytes=host_compute,
                           layers_on_gpu=repeating_on_gpu, output_on_gpu=output_on_gpu, n_out=n_out, terms=terms)
+
+
+def dsv4_compressed_bytes(spec: ModelSpec, kind: int, n_ctx: int, type_k: Precision) -> int:
+    """What llama_kv_cache_dsv4 keeps for one sequence of a DeepSeek-V4 layer beside its window (K only, whose
+    cells llama.cpp's raw cache holds): a CSA layer (kind 1) ceil(n_ctx / 4) cells padded to 256 of head_dim (kv_csa)
+    and of the indexer's key (kv_lid), at type_k, and two F32 compressor states of 2 × rate rows (kv and score;
+    csa_state 2 × head_dim wide, lid_state 2 × index_head_dim); an HCA layer ceil(n_ctx / 128) such cells of
+    head_dim (kv_hca) and its state of 128 rows of head_dim (llama-kv-cache-dsv4.cpp)."""
+    c = spec.compressed
+    if c is None or not kind:
+        return 0
+    rate = c.rates[kind - 1]
+    cells = pad(-(-n_ctx // rate), LLAMACPP_PAD)
+    width = spec.head_dim + (c.index_head_dim if kind == 1 else 0)
+    state_rows = 2 * rate if kind == 1 else rate
+    return type_k.bytes_for(cells * width) + 2 * 4 * state_rows * (2 * width if kind == 1 else width)
 
 
 def compute_terms(spec: ModelSpec, *, n_ub: int, n_kv: int, flash: bool, n_out: int) -> tuple[int, int]:

@@ -73,7 +73,7 @@ WEIGHT_FORMAT_GROUPS = (
 _BPW = re.compile(r"bpw:(\d{1,2}(?:\.\d{1,3})?)")
 MIN_BPW, MAX_BPW = 1.0, 16.0
 
-LayerKey = tuple[AttentionKind, bool, bool]  # a layer's group, ModelSpec.layer_keys
+LayerKey = tuple[AttentionKind, bool, int]  # a layer's group, ModelSpec.layer_keys
 
 
 def names() -> tuple[str, ...]:

@@ -45,6 +45,7 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
         if not kind.caches_tokens:
             continue
         per_token = (phrase("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
+                     else phrase("kv_cache.k_is_v", head_dim=model.head_dim) if model.compressed
                      else phrase("kv_cache.kv_width", kv_heads=model.kv_heads_of(kind),
                                  head_dim=model.head_dim_of(kind)) if not model.v_head_dim
                      else phrase("kv_cache.kv_width_v", kv_heads=model.kv_heads_of(kind),
@@ -53,6 +54,9 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
         kept = model.tokens_kept(kind, workload.seq)
         parts.append(phrase(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",
                              window=f"{model.sliding_window or model.attention_chunk:,}"))
+    if model.compressed:
+        parts.append(phrase("kv_cache.layers.compressed", csa=model.compressed.rates[0], hca=model.compressed.rates[1],
+                            values=f"{model.compressed.values(workload.seq, model.head_dim):,}"))
     text: Formula = (phrase("kv_cache.formula", batch=workload.batch, layers=join(" + ", parts), bits=precision.bits,
                             precision=precision.value) if parts else phrase("kv_cache.no_attention"),)
     if model.indexer is not None:

@@ -25,6 +25,7 @@ from ..core.phrase import Phrase, join, phrase
 from ..model.families.decoder.spec import (
     AttentionKind,
     Block,
+    Compressed,
     Indexer,
     LinearAttention,
     Mamba,
@@ -87,7 +88,8 @@ MEMORY_KEYS = frozenset({
     "conv_L_cache", "conv_bias", "full_attn_idxs", "block_auto_adjust_ff_dim", "multi_query", "use_sandwich_norm",
     "use_attention_gate",
     "new_decoder_architecture", "num_kv_heads", "parallel_attn", "num_ln_in_parallel_attn", "ffn_hidden_size",
-    "block_ffn_dim_multiplier", "block_multiple_of", "moe_topk", "num_shared_experts", "use_cla",
+    "block_ffn_dim_multiplier", "block_multiple_of", "moe_topk", "num_shared_experts", "use_cla", "hc_mult", "o_groups",
+    "o_lora_rank", "compress_ratios", "compress_rates",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -155,6 +157,10 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _kda_config(config, reader.kda)
     if reader.falcon:
         config, reader = _falcon(config, reader)
+    if reader.compressed:
+        config = _dsv4_config(config)
+    if reader.longcat:
+        config = _longcat_config(config)
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
@@ -163,6 +169,10 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
                                       model_type=repr(model_type)))
     if _int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0):
         extra_notes.append(phrase("model.note.mtp"))
+    moe = spec_fields["moe"]
+    if moe is not None and moe.zero_experts:  # LongcatFlashExperts.gate_up_proj: a slot per zero expert too
+        slots = sum(spec_fields["moe_layers"]) * moe.zero_experts * 2 * moe.ffn * spec_fields["hidden"]
+        extra_notes.append(phrase("model.note.zero_experts", count=moe.zero_experts, params=f"{slots:,}"))
     return ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
         native_format=native_format, model_type=model_type, **spec_fields,
@@ -311,6 +321,10 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
             raise ValidationError("intermediate_size", None, "config.json needs an integer intermediate_size "
                                                               "for its dense layers")
         dense_ffn = moe.ffn
+    if reader.longcat and moe is not None:  # the shortcut MoE beside the sublayer's own MLP, zero experts among
+        moe = dataclasses.replace(moe, shared_ffn=dense_ffn, zero_experts=_int(config, "zero_expert_num", 0,
+                                                                                MAX_EXPERTS, default=256),
+                                  router_bias=_bool(config, "router_bias", default=False))
     fields.update(ffn=dense_ffn, moe=moe, moe_layers=moe_layers)
     if reader.moe is MoeKeys.HUNYUAN:
         _hunyuan_widths(config, ffn, assumptions)
@@ -326,6 +340,21 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                     shared=_indexer_shared(config, layers))
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions))
+    if reader.compressed:
+        groups = _int(config, "o_groups", 1, heads, default=8)
+        if heads % groups:
+            raise ValidationError("o_groups", groups, f"must divide num_attention_heads ({heads})")
+        rates = config["compress_rates"]
+        assert isinstance(rates, Mapping)  # _dsv4_config made it
+        fields["compressed"] = Compressed(
+            q_lora_rank=_int(config, "q_lora_rank", 1, MAX_DIM, default=1024), o_groups=groups,
+            o_lora_rank=_int(config, "o_lora_rank", 1, MAX_DIM, default=1024),
+            hc_mult=_int(config, "hc_mult", 1, MAX_HEADS, default=4),
+            types=tuple(config["compressed_types"]),  # type: ignore[arg-type]  # _dsv4_config made it
+            rates=(_int(rates, "compressed_sparse_attention", 1, MAX_POSITIONS),
+                   _int(rates, "heavily_compressed_attention", 1, MAX_POSITIONS)),
+            index_heads=_int(config, "index_n_heads", 1, MAX_HEADS, default=64),
+            index_head_dim=_int(config, "index_head_dim", 1, MAX_DIM, default=128))
     if reader.mimo:
         fields.update(_read_mimo(config, fields, assumptions))
     if reader.mamba is not None:
@@ -736,6 +765,71 @@ def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]
             config[new] = config.get(old, default)
     config.setdefault("first_k_dense_replace", 1)
     return config
+
+
+def _longcat_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A LongCat-Flash config in the keys the readers know, as LongcatFlashConfig reads it: each of its `num_layers`
+    layers is two sublayers (num_hidden_layers = 2 × num_layers), each of MLA and a dense MLP of `ffn_hidden_size`
+    after two norms (LongcatFlashDecoderLayer); the first of the two also feeds the shortcut MoE, `n_routed_experts`
+    of `expert_ffn_hidden_size` (`moe_topk` per token) and `zero_expert_num` zero-computation experts."""
+    config = dict(config)
+    if config.get("num_layers") is not None or config.get("num_hidden_layers") is None:
+        config["num_hidden_layers"] = 2 * _int(config, "num_layers", 1, MAX_LAYERS // 2, default=28)
+    else:  # the class's setter: num_layers = num_hidden_layers // 2
+        config["num_hidden_layers"] = 2 * (_int(config, "num_hidden_layers", 2, MAX_LAYERS) // 2)
+    head = config.get("qk_head_dim")
+    if head is not None and head != (_int(config, "qk_nope_head_dim", 0, MAX_DIM, default=128)
+                                     + _int(config, "qk_rope_head_dim", 1, MAX_DIM, default=64)):
+        raise ValidationError("qk_head_dim", _short(head), "must be qk_nope_head_dim + qk_rope_head_dim")
+    for key, name, default in (("intermediate_size", "ffn_hidden_size", 12288),
+                               ("moe_intermediate_size", "expert_ffn_hidden_size", 2048),
+                               ("num_experts_per_tok", "moe_topk", 12)):
+        config[key] = config.get(name, config.get(key, default))
+    return config | {"first_k_dense_replace": 0, "moe_layer_freq": 2, "n_shared_experts": 0}
+
+
+DSV4_TYPES = {"sliding_attention": 0, "compressed_sparse_attention": 1, "heavily_compressed_attention": 2}
+
+
+def _dsv4_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A DeepSeek-V4 config in the keys the readers know, as DeepseekV4Config.__post_init__ reads it: each layer's
+    compressor (0 none, 1 CSA, 2 HCA, `compressed_types`) from `layer_types`, else the per-layer
+    `compress_ratios` (0, 4, 128) of the released files, else two HCA layers then CSA and HCA in turn; the rates
+    from `compress_rates` (or compress_rate_csa, compress_rate_hca; 4 and 128). Every layer slides over
+    `sliding_window` and has experts (`mlp_layer_types` hash_moe or moe differ in their router's buffer only);
+    the shared expert is one expert wide (DeepseekV4MLP reads intermediate_size, mapped to moe_intermediate_size,
+    whatever n_shared_experts says), and the attention has one KV head and no biases."""
+    config = dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    types, ratios = config.pop("layer_types", None), config.get("compress_ratios")
+    if types is None and ratios is not None:
+        by_ratio = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
+        if not isinstance(ratios, list) or len(ratios) < layers or any(r not in by_ratio for r in ratios):
+            raise ValidationError("compress_ratios", _short(ratios), f"expected {layers} or more of 0, 4 and 128")
+        types = [by_ratio[r] for r in ratios]
+    if types is None:
+        types = ["heavily_compressed_attention" if i < 2 or i % 2 == 0 else "compressed_sparse_attention"
+                 for i in range(layers)]
+    if not isinstance(types, list) or len(types) < layers or any(t not in DSV4_TYPES for t in types):
+        raise ValidationError("layer_types", _short(types), f"expected {layers} of {', '.join(DSV4_TYPES)}")
+    config["compressed_types"] = [DSV4_TYPES[t] for t in types[:layers]]
+    rates = config.get("compress_rates") or {}
+    if not isinstance(rates, Mapping):
+        raise ValidationError("compress_rates", _short(rates), "expected an object")
+    rates = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128, **rates}
+    for key, old in (("compressed_sparse_attention", "compress_rate_csa"),
+                     ("heavily_compressed_attention", "compress_rate_hca")):
+        rates[key] = config.get(old) if config.get(old) is not None else rates[key]
+        _int({f"compress_rates.{key}": rates[key]}, f"compress_rates.{key}", 1, MAX_POSITIONS)
+    config["compress_rates"] = rates
+    mlp = config.pop("mlp_layer_types", None)
+    if mlp is not None and (not isinstance(mlp, list) or len(mlp) < layers
+                            or any(t not in ("hash_moe", "moe") for t in mlp)):
+        raise ValidationError("mlp_layer_types", _short(mlp), f"expected {layers} of hash_moe and moe")
+    if config.get("intermediate_size") is not None:  # DeepseekV4Config.attribute_map
+        config["moe_intermediate_size"] = config["intermediate_size"]
+    return config | {"intermediate_size": None, "n_shared_experts": 1, "first_k_dense_replace": 0,
+                     "num_key_value_heads": 1}
 
 
 def _lfm2_ffn(config: Mapping[str, object], ffn: int) -> int:

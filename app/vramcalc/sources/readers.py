@@ -189,6 +189,8 @@ class Reader:
     # block_multiple_of (LFM2-MoE's dense layers take intermediate_size as it is)
     aliases: tuple[tuple[str, str], ...] = ()  # (its class's key, the key the readers know), as the class's
     # attribute_map or modelling code reads them: EXAONE MoE's num_experts is DeepSeek's n_routed_experts
+    longcat: bool = False  # LongCat-Flash: two sublayers per layer, zero experts (hf_config._longcat_config)
+    compressed: bool = False  # DeepSeek-V4: compressed attention and hyper-connections (hf_config._dsv4_config)
     mimo: bool = False  # MiMo-V2: sliding layers with twice the KV heads and sinks, a value head of v_head_dim
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
@@ -291,6 +293,16 @@ READERS: Mapping[str, Reader] = {
     "mistral4": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
     "deepseek_v32": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
     "glm_moe_dsa": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True),
+    # LongCat-Flash: MLA sublayers, each with a dense MLP; a shortcut MoE with zero experts every second one
+    "longcat_flash": Reader(mla=True, moe=MoeKeys.DEEPSEEK, longcat=True, extra=frozenset({
+        "num_layers", "ffn_hidden_size", "expert_ffn_hidden_size", "moe_topk", "zero_expert_num", "router_bias",
+        "qk_head_dim"})),
+    # DeepSeek-V4: every layer a sliding window of one KV head, some with a compressor; experts in every layer
+    "deepseek_v4": Reader(moe=MoeKeys.DEEPSEEK, sliding=Sliding.ALL, qkv_bias=False, o_bias=False, reads_mlp_bias=True,
+                          compressed=True, extra=frozenset({
+                              "compress_ratios", "compress_rates", "compress_rate_csa", "compress_rate_hca", "hc_mult",
+                              "o_groups", "o_lora_rank", "q_lora_rank", "index_n_heads", "index_head_dim",
+                              "index_topk", "num_hash_layers", "qk_rope_head_dim"})),
     "gemma4_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
                           softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.GEMMA4,
                           global_attention=True),

@@ -121,6 +121,11 @@ EN: Mapping[str, str] = {
     "kv_cache.conv": " + {batch} × {count} convolution layers × a fixed {state} (their last inputs)",
     "kv_cache.kv_width_v": "{kv_heads} KV heads × ({head_dim} for K + {v_dim} for V)",
     "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
+    "kv_cache.k_is_v": "one head of {head_dim} (its keys are its values)",
+    "kv_cache.layers.compressed": (
+        "{values} values of the compressors (an entry per {csa} tokens with the indexer's key, per {hca} tokens, "
+        "and the unfinished windows)"
+    ),
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
     "activations.training": (
@@ -203,6 +208,22 @@ EN: Mapping[str, str] = {
     "assumption.mamba_activations": (
         "the prefill's temporaries in the recurrent layers (Mamba, short convolutions, Kimi Delta Attention) are "
         "estimated, not measured (weights, the KV cache and the recurrent state are exact)"
+    ),
+    "assumption.dsv4_activations": (
+        "the temporaries of DeepSeek-V4's compressors, indexer and hyper-connections are estimated, not measured "
+        "(weights and the KV cache are exact)"
+    ),
+    "assumption.dsv4_vllm": (
+        "vLLM keeps DeepSeek-V4's cache in fp8 only (fp8_ds_mla, 584 bytes per 512-wide entry), its windows, "
+        "compressed entries and compressor states in pages of their own: here it is estimated from transformers' "
+        "shapes at the cache precision chosen"
+    ),
+    "assumption.llamacpp_unsupported": (
+        "llama.cpp has no architecture for {model_type}: no GGUF of it runs; the answer is what one would take"
+    ),
+    "assumption.zero_experts": (
+        "the weights count the zero experts' gate and up slots, which transformers holds and the checkpoint has not "
+        "(see the note): other engines hold less"
     ),
     "assumption.lora_moe_experts": "LoRA all-linear on a mixture of experts adapts the attention and dense / shared "
                                    "MLP linears here; peft 0.21 on transformers 5 also wraps the fused expert "
@@ -780,6 +801,14 @@ EN: Mapping[str, str] = {
     "model.note.mtp_undescribed": (
         "the checkpoint also carries one multi-token-prediction (MTP) layer (about {params} parameters) that the "
         "config does not describe; engines load it only for speculative decoding, and it is not counted"
+    ),
+    "model.note.fp4_experts": (
+        "the checkpoint keeps its routed experts in FP4 and the rest in FP8: a mix the calculator does not offer as "
+        "its native format, so choose the precision to run"
+    ),
+    "model.note.zero_experts": (
+        "transformers 5.23 gives the {count} zero-computation experts gate and up slots too: {params} parameters "
+        "the checkpoint does not have, counted here as transformers holds them (vLLM loads that many fewer)"
     ),
     "model.note.mtp": (
         "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it for inference "

@@ -124,6 +124,11 @@ PT: Mapping[str, str] = {
     "kv_cache.mamba": " + {batch} × {count} camadas Mamba × um {state} fixo (estado SSM fp32 + janela de convolução)",
     "kv_cache.kv_width_v": "{kv_heads} cabeças KV × ({head_dim} para K + {v_dim} para V)",
     "kv_cache.kv_width": "2 (K e V) × {kv_heads} cabeças KV × {head_dim}",
+    "kv_cache.k_is_v": "uma cabeça de {head_dim} (suas chaves são seus valores)",
+    "kv_cache.layers.compressed": (
+        "{values} valores dos compressores (uma entrada a cada {csa} tokens com a chave do indexador, a cada {hca} "
+        "tokens, e as janelas não concluídas)"
+    ),
     "kv_cache.mla_width": "um latente MLA de {width}",
     "kv_cache.none": "o treinamento roda sem cache KV",
     "activations.training": (
@@ -211,6 +216,22 @@ PT: Mapping[str, str] = {
     "assumption.mamba_activations": (
         "os temporários do prefill nas camadas recorrentes (Mamba, convoluções curtas, Kimi Delta Attention) são "
         "estimados, não medidos (os pesos, o cache KV e o estado recorrente são exatos)"
+    ),
+    "assumption.dsv4_activations": (
+        "os temporários dos compressores, do indexador e das hiperconexões do DeepSeek-V4 são estimados, não "
+        "medidos (pesos e cache KV são exatos)"
+    ),
+    "assumption.dsv4_vllm": (
+        "o vLLM guarda o cache do DeepSeek-V4 só em fp8 (fp8_ds_mla, 584 bytes por entrada de 512), suas janelas, "
+        "entradas comprimidas e estados dos compressores em páginas próprias: aqui ele é estimado pelas formas do "
+        "transformers na precisão de cache escolhida"
+    ),
+    "assumption.llamacpp_unsupported": (
+        "o llama.cpp não tem arquitetura para {model_type}: nenhum GGUF dele roda; a resposta é o que um exigiria"
+    ),
+    "assumption.zero_experts": (
+        "os pesos contam os espaços de gate e up dos experts zero, que o transformers guarda e o checkpoint não tem "
+        "(veja a nota): outros motores guardam menos"
     ),
     "assumption.lora_moe_experts": "LoRA all-linear numa mistura de especialistas adapta aqui as camadas lineares "
                                    "da atenção e do MLP denso / compartilhado; o peft 0.21 com o transformers 5 "
@@ -809,6 +830,15 @@ PT: Mapping[str, str] = {
     "model.note.mtp_undescribed": (
         "o checkpoint também traz uma camada de predição de múltiplos tokens (MTP) (cerca de {params} de parâmetros) "
         "que o config não descreve; os motores só a carregam para decodificação especulativa, e ela não é contada"
+    ),
+    "model.note.fp4_experts": (
+        "o checkpoint guarda os experts roteados em FP4 e o resto em FP8: uma mistura que a calculadora não oferece "
+        "como formato nativo, então escolha a precisão de execução"
+    ),
+    "model.note.zero_experts": (
+        "o transformers 5.23 dá aos {count} experts de computação zero espaços de gate e up também: {params} "
+        "parâmetros que o checkpoint não tem, contados aqui como o transformers os guarda (o vLLM carrega esse "
+        "tanto a menos)"
     ),
     "model.note.mtp": (
         "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores não a carregam para "

@@ -125,6 +125,42 @@ class Indexer:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class Compressed:
+    """DeepSeek-V4's attention (transformers' DeepseekV4Attention): one KV head whose keys are its values, queries
+    through a low-rank pair, an output projection of `o_groups` groups of heads each to `o_lora_rank`, a sink per
+    head; each layer keeps its last `sliding_window` tokens, and a layer with a compressor also one entry per
+    `rates[0]` tokens (CSA, with a lightning indexer over its own compressed keys) or per `rates[1]` (HCA).
+    `hc_mult` residual streams mixed before and after each block (DeepseekV4HyperConnection)."""
+
+    q_lora_rank: int
+    o_groups: int
+    o_lora_rank: int
+    hc_mult: int
+    types: tuple[int, ...]  # per layer: 0 sliding only, 1 CSA, 2 HCA
+    rates: tuple[int, int]  # compress_rates of CSA and HCA
+    index_heads: int
+    index_head_dim: int
+
+    def values(self, tokens: int, head_dim: int) -> int:
+        """Values the compressors keep for one sequence, as transformers' DeepseekV4CSACache and
+        DeepseekV4HCACache hold them: an entry of head_dim (CSA: and the indexer's key) per whole window of
+        `rate` tokens; the unfinished window's tokens as projected (kv and gate, CSA's twice as wide for its
+        overlapping windows); on CSA, once a window closed, the last one's first halves (overlap_kv, _gate).
+        The most they held on the way to `tokens`: the unfinished window's buffer empties as a window closes, so
+        the end of the last whole window can hold more than `tokens` do."""
+        total = 0
+        for kind, rate in ((1, self.rates[0]), (2, self.rates[1])):
+            width = head_dim + (self.index_head_dim if kind == 1 else 0)
+
+            def held(t: int, kind: int = kind, rate: int = rate, width: int = width) -> int:
+                return t // rate * width + t % rate * 2 * (3 - kind) * width + (
+                    2 * rate * width if kind == 1 and t >= rate else 0)
+            peak = max(held(tokens), held(tokens - tokens % rate - 1) if tokens >= rate else 0)
+            total += self.types.count(kind) * peak
+        return total
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class LinearAttention:
     """Gated DeltaNet (Qwen3-Next): a causal convolution over q, k, v and a recurrent
     state of key_head_dim × value_head_dim per value head, whatever the sequence length."""
@@ -226,6 +262,8 @@ class Moe:
     # with a router scaled per channel and per expert and three norms of their own
     gated: bool = True  # False: experts and shared expert are up and down only (Nemotron-H's relu²)
     latent: int = 0  # Nemotron 3 Super: experts work in a latent of this width, projected from and back to h
+    zero_experts: int = 0  # LongCat-Flash: experts that return their input, routed like the others; transformers
+    # gives them router rows and gate/up slots too (LongcatFlashExperts.gate_up_proj), not down
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -275,6 +313,7 @@ class ModelSpec:
     indexer: Indexer | None = None  # DeepSeek Sparse Attention (with MLA)
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
+    compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
     repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
     # decoder architecture broadcasts them before its cache; vLLM and llama.cpp keep the KV heads)
     head_gate: bool = False  # a sigmoid gate per head on attention's output, from the layer's input (Ling, LFM3)
@@ -303,7 +342,9 @@ class ModelSpec:
     def with_layers(self, layers: int) -> ModelSpec:
         """The same architecture with another depth: fewer layers keep the first ones; more
         layers continue the per-layer pattern (sliding/full, dense/MoE) of the stack's end."""
-        return dataclasses.replace(self, layers=layers, kinds=_resize(self.kinds, layers),
+        compressed = self.compressed and dataclasses.replace(self.compressed,
+                                                             types=_resize(self.compressed.types, layers))
+        return dataclasses.replace(self, layers=layers, kinds=_resize(self.kinds, layers), compressed=compressed,
                                    moe_layers=_resize(self.moe_layers, layers) if self.moe_layers else ())
 
     # -- the old names the formulas read
@@ -345,17 +386,19 @@ class ModelSpec:
         return self._kind_count.get(kind, 0)
 
     @functools.cached_property
-    def layer_groups(self) -> tuple[tuple[tuple[AttentionKind, bool, bool], int, int], ...]:
+    def layer_groups(self) -> tuple[tuple[tuple[AttentionKind, bool, int], int, int], ...]:
         """The layers grouped by what their shapes depend on, `layer_keys`: each
         group as (that pair, its first layer's index, how many layers), in order of first layer."""
         pairs = self.layer_keys
         return tuple((pair, pairs.index(pair), pairs.count(pair)) for pair in dict.fromkeys(pairs))
 
     @functools.cached_property
-    def layer_keys(self) -> tuple[tuple[AttentionKind, bool, bool], ...]:
-        """Each layer's (attention kind, MoE or not, indexer shared or not): what its shapes depend on."""
+    def layer_keys(self) -> tuple[tuple[AttentionKind, bool, int], ...]:
+        """Each layer's (attention kind, MoE or not, indexer shared or not / DeepSeek-V4's compressor type): what
+        its shapes depend on."""
         shared = self.indexer.shared if self.indexer else frozenset()
-        return tuple((kind, moe, i in shared) for i, (kind, moe) in
+        types = self.compressed.types if self.compressed else ()
+        return tuple((kind, moe, types[i] if types else i in shared) for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
 
     @property
@@ -384,13 +427,13 @@ class ModelSpec:
 
         Full attention: K and V of kv_heads × head_dim per token; sliding and chunked layers
         keep at most their window; MLA layers keep one latent of kv_lora_rank + qk_rope_head_dim
-        per token (vLLM's `head_size: 576` for DeepSeek-V3). Linear-attention layers keep a
-        fixed state instead (`recurrent_state_bytes`)."""
+        per token (vLLM's `head_size: 576` for DeepSeek-V3); DeepSeek-V4 adds its compressors' entries.
+        Linear-attention layers keep a fixed state instead (`recurrent_state_bytes`)."""
         total = 0
         for kind, _ in self.kind_counts():
             if kind.caches_tokens:
                 total += self.cached_layers(kind) * self.kv_width(kind) * self.tokens_kept(kind, tokens)
-        return total
+        return total + (self.compressed.values(tokens, self.head_dim) if self.compressed else 0)
 
     def layer_has_mlp(self, kind: AttentionKind) -> bool:
         """Whether a layer of `kind` has an MLP (or experts) after its mixer."""
@@ -421,6 +464,8 @@ class ModelSpec:
         where the keys are the values: transformers' cache stores what it is given twice), or MLA's latent."""
         if self.mla is not None:
             return self.mla.latent_width
+        if self.compressed is not None:  # DeepSeek-V4: one head, its keys are its values, cached once
+            return self.head_dim
         return self.kv_heads_of(kind) * (self.head_dim_of(kind) + self.v_dim_of(kind))
 
     def v_dim_of(self, kind: AttentionKind) -> int:

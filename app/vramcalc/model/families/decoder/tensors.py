@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from ...tensor import Role, Tensor
-from .spec import AttentionKind, Block, ModelSpec, Norm, QkNorm
+from .spec import AttentionKind, Block, Compressed, ModelSpec, Norm, QkNorm
 
 
 @functools.lru_cache(maxsize=64)  # a spec's tensors never change; estimates ask for them many times per update
@@ -35,6 +35,10 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
                   Tensor("per_layer_model_proj.weight", (packed, h), Role.ATTENTION),
                   Tensor("per_layer_proj_norm.weight", (spec.per_layer_input,), Role.NORM)]
     last = []
+    if spec.compressed:  # DeepseekV4HyperHead: the streams' final collapse
+        n = spec.compressed.hc_mult
+        last += [Tensor("output_hc_fn.weight", (n, n * h), Role.NORM),
+                 Tensor("output_hc_base.weight", (n,), Role.NORM), Tensor("output_hc_scale.weight", (1,), Role.NORM)]
     if spec.final_norm:
         last.extend(_norm("output_norm", h, spec.norm))
     if not spec.tie_embeddings:
@@ -78,6 +82,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         pass
     elif spec.mla is not None:
         tensors += _mla(spec, p, index)
+    elif spec.compressed is not None:
+        tensors += _compressed(spec, spec.compressed, p, index)
     else:
         tensors += _attention(spec, p, kind)
     if spec.parallel_mamba:  # Falcon-H1: a Mamba mixer beside the attention
@@ -148,6 +154,42 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
                     *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
                     *_norm(p + "indexer.k_norm", ix.head_dim, Norm.LAYER),
                     *_linear(p + "indexer.proj", ix.heads, h, Role.ATTENTION)]
+    return tensors
+
+
+def _compressed(spec: ModelSpec, c: Compressed, p: str, index: int) -> list[Tensor]:
+    """DeepseekV4Attention: q_a, its norm and q_b; kv_proj to one head and its norm; the grouped o_a (each group of
+    heads to o_lora_rank) and o_b; a sink per head. A CSA layer's compressor (DeepseekV4CSACompressor): kv and gate
+    to two heads' width, a position bias per window slot, a norm, and its indexer, the same at index_head_dim with
+    q_b from the q latent and a weight per index head; an HCA layer's (DeepseekV4HCACompressor): one head's width.
+    Both hyper-connections of the layer (attn_hc, ffn_hc): fn, base and the three scales."""
+    h, d, a, n = spec.hidden, spec.head_dim, spec.heads, c.hc_mult
+    tensors = [*_linear(p + "attn_q_a", c.q_lora_rank, h, Role.ATTENTION),
+               Tensor(p + "attn_q_a_norm.weight", (c.q_lora_rank,), Role.NORM),
+               *_linear(p + "attn_q_b", a * d, c.q_lora_rank, Role.ATTENTION),
+               *_linear(p + "attn_kv", d, h, Role.ATTENTION), Tensor(p + "attn_kv_a_norm.weight", (d,), Role.NORM),
+               *_linear(p + "attn_output_a", c.o_groups * c.o_lora_rank, a * d // c.o_groups, Role.ATTENTION),
+               *_linear(p + "attn_output_b", h, c.o_groups * c.o_lora_rank, Role.ATTENTION),
+               Tensor(p + "attn_sinks.weight", (a,), Role.NORM)]
+    kind = c.types[index]
+    if kind:
+        rate, wide = c.rates[kind - 1], 2 * d if kind == 1 else d
+        tensors += [*_linear(p + "attn_compressor_kv", wide, h, Role.ATTENTION),
+                    *_linear(p + "attn_compressor_gate", wide, h, Role.ATTENTION),
+                    Tensor(p + "attn_compressor_ape.weight", (rate, wide), Role.NORM),
+                    Tensor(p + "attn_compressor_norm.weight", (d,), Role.NORM)]
+    if kind == 1:
+        i = c.index_head_dim
+        tensors += [*_linear(p + "indexer_compressor_kv", 2 * i, h, Role.ATTENTION),
+                    *_linear(p + "indexer_compressor_gate", 2 * i, h, Role.ATTENTION),
+                    Tensor(p + "indexer_compressor_ape.weight", (c.rates[0], 2 * i), Role.NORM),
+                    Tensor(p + "indexer_compressor_norm.weight", (i,), Role.NORM),
+                    *_linear(p + "indexer.attn_q_b", c.index_heads * i, c.q_lora_rank, Role.ATTENTION),
+                    *_linear(p + "indexer.proj", c.index_heads, h, Role.ATTENTION)]
+    for name in ("hc_attn", "hc_ffn"):
+        tensors += [Tensor(f"{p}{name}_fn.weight", ((2 + n) * n, n * h), Role.NORM),
+                    Tensor(f"{p}{name}_base.weight", ((2 + n) * n,), Role.NORM),
+                    Tensor(f"{p}{name}_scale.weight", (3,), Role.NORM)]
     return tensors
 
 
@@ -251,7 +293,8 @@ def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
     moe, h = spec.moe, spec.hidden
     assert moe is not None  # layer_is_moe holds only when the spec has experts
     e, i = moe.experts, moe.ffn
-    tensors = _linear(p + "ffn_gate_inp", e, h, Role.ROUTER, moe.router_bias)
+    z = e + moe.zero_experts
+    tensors = _linear(p + "ffn_gate_inp", z, h, Role.ROUTER, moe.router_bias)
     if moe.score_bias:
         tensors.append(Tensor(p + "exp_probs_b.bias", (e,), Role.ROUTER))
     x = moe.latent or h  # the width the experts read and write
@@ -259,9 +302,9 @@ def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
         tensors += (_linear(p + "ffn_latent_in", moe.latent, h, Role.SHARED_EXPERT, spec.mlp_bias)
                     + _linear(p + "ffn_latent_out", h, moe.latent, Role.SHARED_EXPERT, spec.mlp_bias))
     if moe.gated:
-        tensors.append(Tensor(p + "ffn_gate_exps.weight", (e, i, x), Role.EXPERT))
+        tensors.append(Tensor(p + "ffn_gate_exps.weight", (z, i, x), Role.EXPERT))
     tensors += [
-        Tensor(p + "ffn_up_exps.weight", (e, i, x), Role.EXPERT),
+        Tensor(p + "ffn_up_exps.weight", (z, i, x), Role.EXPERT),
         Tensor(p + "ffn_down_exps.weight", (e, x, i), Role.EXPERT),
     ]
     if moe.expert_bias:

@@ -141,6 +141,8 @@ TRAITS: Mapping[str, Traits] = {
     "granite_swa": DEFAULT,
     "flex_olmo": DEFAULT,
     "exaone_moe": Traits(fp32_router=True, fp32_routing_weights=True),  # ExaoneMoeTopkRouter: DeepSeek-V3's
+    "longcat_flash": Traits(fp32_router=True, fp32_routing_weights=True),  # F.linear on .type(torch.float32)
+    "deepseek_v4": DEFAULT,  # DeepseekV4TopKRouter: F.linear in the model's dtype; its norms' weights kept in fp32
 }
 
 
