@@ -45,6 +45,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "lora_embeddings": ("1", {**TRAINING, "lora_rank": "16"}),
     "grad_accum": ("4", TRAINING),
     "fused_ce": ("1", TRAINING),
+    "objective": ("dpo", TRAINING),
+    "reference": ("precomputed", {**TRAINING, "objective": "dpo"}),
     "checkpointing": ("layer", TRAINING),
     "attention": ("eager", TRAINING),
     "overhead_gib": ("1.5", {}),

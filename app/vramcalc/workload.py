@@ -12,10 +12,12 @@ from .core.choices import (
     Fsdp,
     LlamaCppProgram,
     Mode,
+    Objective,
     Offload,
     Optimizer,
     OptimizerImpl,
     Recipe,
+    Reference,
     Runtime,
 )
 from .core.dtypes import Precision
@@ -57,6 +59,8 @@ class Workload:
     lora_dtype: Precision = Precision.FP32
     grad_accum: int = 1
     fused_ce: bool = False
+    objective: Objective = Objective.SFT
+    reference: Reference = Reference.DEFAULT
     checkpointing: Checkpointing = Checkpointing.NONE
     attention: Attention = Attention.FLASH
     overhead_bytes: int = DEFAULT_OVERHEAD_BYTES
@@ -141,6 +145,15 @@ class Workload:
         if not self.is_training or self.lora_rank == 0:
             return None
         return Lora(rank=self.lora_rank, targets=self.lora_targets, embeddings=self.lora_embeddings)
+
+    @property
+    def reference_model(self) -> Reference | None:
+        """DPO's reference model (TRL's default when not given: adapters off under LoRA, else a copy)."""
+        if not self.is_training or self.objective is not Objective.DPO:
+            return None
+        if self.reference is Reference.DEFAULT:
+            return Reference.ADAPTERS_OFF if self.lora else Reference.COPY
+        return self.reference
 
     @property
     def is_training(self) -> bool:

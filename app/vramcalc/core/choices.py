@@ -46,6 +46,24 @@ class OptimizerImpl(enum.Enum):
 PAGED = frozenset({Optimizer.PAGED_ADAMW, Optimizer.PAGED_ADAMW_8BIT})
 
 
+class Objective(enum.Enum):
+    SFT = "sft"
+    """Supervised fine-tuning: one forward of the batch, cross-entropy on its tokens."""
+    DPO = "dpo"
+    """TRL's DPOTrainer: each pair's chosen and rejected sequences in one forward (2 x batch),
+    log-probabilities from TRL's chunked LM head, and a reference model's forward."""
+
+
+class Reference(enum.Enum):
+    """DPO's reference model."""
+
+    DEFAULT = ""
+    """TRL's: the policy with its adapters off under LoRA, else a frozen copy."""
+    COPY = "copy"
+    ADAPTERS_OFF = "adapters-off"
+    PRECOMPUTED = "precomputed"
+
+
 class Checkpointing(enum.Enum):
     NONE = "none"
     """Every layer's activations are kept for the backward pass."""

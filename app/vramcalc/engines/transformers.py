@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..core.choices import Attention, Checkpointing, Recipe, Runtime
+from ..core.choices import Attention, Checkpointing, Objective, Recipe, Reference, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
@@ -28,6 +28,7 @@ from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.table import counted_tensors
 from ..model.tensor import Counted, layer_of
 from ..parallel.layout import Layout, default_layout
+from ..training import preference
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
@@ -39,21 +40,32 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     """The components live at the worst phase of a steady-state step, each phase's bytes, and its name."""
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
-    tokens = workload.batch * workload.seq
+    dpo = workload.objective is Objective.DPO
+    run = workload.but(batch=2 * workload.batch) if dpo else workload  # DPO: chosen and rejected in one batch
+    tokens = run.batch * workload.seq
     weights = weights_bytes(workload)
-    copies = training_weight_extras(workload)[0] if workload.recipe is Recipe.AMP and not workload.lora else 0
+    extras = training_weight_extras(workload)[0]
+    copies = extras if workload.recipe is Recipe.AMP and not workload.lora else 0
+    if workload.reference_model is Reference.COPY:
+        weights = _with_reference(weights, weights.bytes - extras)
     gradients = gradients_bytes(workload)
     optimizer = optimizer_state_bytes(workload)
     master = master_weights_bytes(workload)
-    activations, activations_forward = training_activations(workload)
-    logits = logits_bytes(workload)
+    activations, activations_forward = training_activations(run)
     tensors, _, gradient_bytes = trainable(workload)
     state_bytes = adapter_bytes(workload) if workload.lora else recipe_states(workload).state
     impl = implementation(workload.optimizer, workload.optimizer_impl)
     update = update_temporaries(workload.optimizer, impl, tensors, state_bytes, gradient_bytes)
     dequantised = _dequantised_bytes(workload, e)
     transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
-    loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * LOSS_GRADIENT_BYTES
+    head_trains = not workload.lora or workload.lora.embeddings
+    if dpo:
+        logits = _dpo_logits(workload)
+        loss_gradient = preference.head_backward(workload, e, head_trains)
+    else:
+        logits = logits_bytes(workload)
+        loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * LOSS_GRADIENT_BYTES
+    dpo_reference = dpo and workload.reference_model is not Reference.PRECOMPUTED
     sizes = StepSizes(
         weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
         gradients=gradients.bytes, head_gradient=_head_gradient_bytes(workload, tensors, gradient_bytes),
@@ -62,15 +74,20 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
                                 if workload.checkpointing is not Checkpointing.NONE else 0),
         gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
         logits=logits.bytes,
-        logits_held=0 if workload.fused_ce else tokens * model.vocab * e, loss_gradient=loss_gradient,
-        layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1)
+        logits_held=0 if workload.fused_ce or dpo else tokens * model.vocab * e, loss_gradient=loss_gradient,
+        layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1,
+        forward_transient=preference.forward_work(workload, e) if dpo else 0,
+        reference_transient=preference.reference_forward(workload, e) if dpo_reference else None)
     by_phase = phases(sizes)
     peak = step_module.peak(by_phase)
     live = by_phase[peak]
     temporaries = {
-        "forward": lambda: phrase("temporaries.none"),
-        "loss": lambda: phrase("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
-                                bytes=format_binary(loss_gradient)),
+        "forward": lambda: phrase("temporaries.dpo_head", bytes=format_binary(live["temporaries"]))
+        if dpo else phrase("temporaries.none"),
+        "reference": lambda: phrase("temporaries.reference", bytes=format_binary(live["temporaries"])),
+        "loss": lambda: phrase("temporaries.dpo_backward", bytes=format_binary(loss_gradient)) if dpo
+        else phrase("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
+                    bytes=format_binary(loss_gradient)),
         "backward_start": lambda: phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
             "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else ""),
         "backward_end": lambda: phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
@@ -100,6 +117,19 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         "kv_cache": 0, "temporaries": max(phase["temporaries"] for phase in by_phase.values()),
         "overhead": workload.held_bytes}
     return components, sizes_by_key, by_phase, peak
+
+
+def _with_reference(weights: Component, size: int) -> Component:
+    """DPO's reference copy: the policy's weights again, frozen, in their dtype (TRL loads it with the policy's)."""
+    return Component(key="weights", bytes=weights.bytes + size, explain=lambda: (
+        *weights.formula, phrase("weights.reference", bytes=format_binary(size))))
+
+
+def _dpo_logits(workload: Workload) -> Component:
+    """What TRL's fused head keeps for its backward beyond the final hidden states: fp32 log_z and entropy."""
+    size = preference.scored_tokens(workload) * preference.STATS_BYTES
+    return Component(key="logits", bytes=size, explain=lambda: phrase(
+        "logits.dpo", tokens=f"{preference.scored_tokens(workload):,}", bytes=format_binary(size)))
 
 
 def _dequantised_bytes(workload: Workload, e: int) -> int:

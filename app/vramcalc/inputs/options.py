@@ -13,10 +13,12 @@ from ..core.choices import (
     Checkpointing,
     Fsdp,
     Mode,
+    Objective,
     Offload,
     Optimizer,
     OptimizerImpl,
     Recipe,
+    Reference,
     Runtime,
 )
 from ..core.dtypes import NOMINAL, Precision
@@ -194,6 +196,17 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="fused_ce", default="0", group="training", kind=Kind.FLAG,
            help="chunked cross-entropy (Liger): the logits are never materialised for the whole batch",
            parse=lambda t: parse_flag("fused_ce", t), shown_when=_TRAINING),
+    Option(key="objective", default=Objective.SFT.value, group="training", kind=Kind.CHOICE,
+           choices=values_of(Objective), help="sft (supervised) or dpo (TRL's DPOTrainer: chosen and rejected "
+           "sequences, --batch pairs, and a reference model)",
+           parse=lambda t: parse_choice("objective", t, Objective), shown_when=_TRAINING),
+    # empty: TRL's default (adapters off under LoRA, else a frozen copy)
+    Option(key="reference", default="", group="training", metavar="MODEL", choices=values_of(Reference),
+           help="DPO's reference model: copy (a frozen copy of the weights), adapters-off (the LoRA policy "
+                "with its adapters disabled) or precomputed (log-probabilities computed before training); "
+                "default: TRL's",
+           parse=lambda t: parse_choice("reference", t, Reference),
+           shown_when={**_TRAINING, "objective": (Objective.DPO.value,)}),
     Option(key="checkpointing", default=Checkpointing.NONE.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Checkpointing), parse=lambda t: parse_choice("checkpointing", t, Checkpointing),
            shown_when=_TRAINING),

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from ..core.choices import Mode, Recipe, Runtime
+from ..core.choices import Mode, Objective, Recipe, Reference, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
@@ -306,6 +306,10 @@ def _check_training(workload: Workload) -> None:
         if workload.recipe is Recipe.MIXED or workload.mixed_precision:
             raise ValidationError("recipe" if workload.recipe is Recipe.MIXED else "mixed_precision",
                                   workload.recipe.value or "1", "LoRA keeps its fp32 adapters and needs no master copy")
+    if workload.reference_model is Reference.ADAPTERS_OFF and not workload.lora:
+        raise ValidationError("reference", "adapters-off", "needs LoRA adapters (--lora-rank)")
+    if workload.objective is Objective.DPO and workload.fused_ce:
+        raise ValidationError("fused_ce", "1", "DPO scores tokens with TRL's own chunked head")
     if workload.recipe in (Recipe.AMP, Recipe.MIXED) and workload.precision not in (Precision.BF16, Precision.FP16):
         raise ValidationError("precision", workload.precision.value,
                               f"recipe {workload.recipe.value} names the 16-bit compute dtype: bf16 or fp16")

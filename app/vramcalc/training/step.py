@@ -5,7 +5,9 @@ allocates. With `zero_grad(set_to_none=True)` (PyTorch's and the Trainer's defau
 step goes through these instants (measured with tools/measure_peak.py, tests/golden/measured_peak.json):
 
     forward         weights + master + optimizer state + saved activations + logits
-                    (+ the gradients of earlier micro-batches under gradient accumulation)
+                    (+ the gradients of earlier micro-batches under gradient accumulation;
+                    DPO: + its fused head's buffer, preference.py)
+    reference       DPO only: the forward's end + the reference model's forward (no_grad)
     loss            the forward's end + the loss gradient over the vocabulary: cross-entropy's
                     backward makes two fp32 tensors of batch × seq × vocab (nll_loss's and
                     log_softmax's gradients) before the first is freed
@@ -33,7 +35,7 @@ from ..core.choices import Optimizer, OptimizerImpl
 from ..core.dtypes import FP32_BYTES
 from ..model.tensor import Counted
 
-PHASES = ("forward", "loss", "backward_start", "backward_end", "optimizer")
+PHASES = ("forward", "reference", "loss", "backward_start", "backward_end", "optimizer")
 LOSS_GRADIENT_BYTES = 2 * FP32_BYTES  # nll_loss's and log_softmax's fp32 gradients, live together
 
 
@@ -109,6 +111,8 @@ class StepSizes:
     layer_transient: int  # one layer's backward temporaries
     update_temporaries: int
     accumulating: bool  # gradient accumulation: earlier micro-batches' gradients are live throughout
+    forward_transient: int = 0  # DPO: the fused head's buffer at the forward's end (preference.py)
+    reference_transient: int | None = None  # DPO: the reference's forward beside the policy's activations
 
 
 def phases(s: StepSizes) -> dict[str, dict[str, int]]:
@@ -116,9 +120,12 @@ def phases(s: StepSizes) -> dict[str, dict[str, int]]:
     earlier = s.gradients if s.accumulating else 0
     states = {"weights": s.weights + s.weight_copies, "optimizer": s.optimizer, "master_weights": s.master}
     forward = {**states, "gradients": earlier, "activations": s.activations_forward, "logits": s.logits,
-               "temporaries": 0}
+               "temporaries": s.forward_transient}
+    reference = {} if s.reference_transient is None else {"reference": {**forward,
+                                                                       "temporaries": s.reference_transient}}
     return {
         "forward": forward,
+        **reference,
         "loss": {**forward, "temporaries": s.loss_gradient},
         "backward_start": {**states, "gradients": max(earlier, s.head_gradient),
                            "activations": s.activations_backward, "logits": s.logits_held,
@@ -137,4 +144,5 @@ def phases(s: StepSizes) -> dict[str, dict[str, int]]:
 
 def peak(by_phase: dict[str, dict[str, int]]) -> str:
     """The phase with the most live bytes (the first of equals, in step order)."""
-    return max(PHASES, key=lambda name: (sum(by_phase[name].values()), -PHASES.index(name)))
+    return max((name for name in PHASES if name in by_phase),
+               key=lambda name: (sum(by_phase[name].values()), -PHASES.index(name)))

@@ -21,6 +21,16 @@ EN: Mapping[str, str] = {
     "phase.backward_start": "backward through the last layer",
     "phase.backward_end": "end of the backward pass",
     "phase.optimizer": "optimizer step",
+    "phase.reference": "the reference model's forward",
+    "temporaries.dpo_head": ("TRL's fused LM head: its tile of up to 4,096 tokens × 32,768 vocabulary entries and "
+        "the final hidden states = {bytes}"),
+    "temporaries.reference": ("the reference model's forward (no gradients), the larger of one layer's work and its "
+        "LM head = {bytes}"),
+    "temporaries.dpo_backward": ("the fused LM head's backward: its tile and the fp32 gradients of its input and "
+        "weight, with their casts = {bytes}"),
+    "weights.reference": " + DPO's reference model, a frozen copy = {bytes}",
+    "logits.dpo": ("DPO: no logits; TRL's fused head keeps 8 B (fp32 log-normaliser and entropy) for each of "
+        "{tokens} scored tokens = {bytes}"),
     "phase.line": "Step phase, {phase}: {total}",
     "phase.line.peak": "Step phase, {phase}: {total} (the peak, shown above)",
     "phase.live": "; at the peak ({phase}) {bytes} of it is live",

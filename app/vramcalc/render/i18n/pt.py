@@ -23,6 +23,16 @@ PT: Mapping[str, str] = {
     "phase.backward_start": "passagem reversa pela última camada",
     "phase.backward_end": "fim da passagem reversa",
     "phase.optimizer": "passo do otimizador",
+    "phase.reference": "passagem direta do modelo de referência",
+    "temporaries.dpo_head": ("a cabeça de saída fundida do TRL: seu bloco de até 4.096 tokens × 32.768 entradas do "
+        "vocabulário e os estados ocultos finais = {bytes}"),
+    "temporaries.reference": ("a passagem direta do modelo de referência (sem gradientes), o maior entre o trabalho "
+        "de uma camada e sua cabeça de saída = {bytes}"),
+    "temporaries.dpo_backward": ("a passagem reversa da cabeça fundida: seu bloco e os gradientes fp32 da entrada e "
+        "do peso, com suas conversões = {bytes}"),
+    "weights.reference": " + o modelo de referência do DPO, uma cópia congelada = {bytes}",
+    "logits.dpo": ("DPO: sem logits; a cabeça fundida do TRL guarda 8 B (normalizador logarítmico e entropia em "
+        "fp32) para cada um dos {tokens} tokens avaliados = {bytes}"),
     "phase.line": "Fase do passo, {phase}: {total}",
     "phase.line.peak": "Fase do passo, {phase}: {total} (o pico, mostrado acima)",
     "phase.live": "; no pico ({phase}), {bytes} estão em uso",

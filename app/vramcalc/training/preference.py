@@ -1,0 +1,74 @@
+"""DPO as TRL's DPOTrainer runs it (trl 1.16, trainer/dpo_trainer.py; measured with
+tools/measure_preference.py, tests/golden/measured_preference.json).
+
+`DataCollatorForPreference` puts each pair's chosen and rejected sequences in one batch (2 × pairs
+sequences), and the policy and the reference score them with TRL's fused LM head
+(trainer/utils.py `add_fused_lm_head`, kernels/chunked_logprob.py `ChunkedLogProbFunction`): the
+logits are never made whole; each tile of up to 4,096 tokens × 32,768 vocabulary entries is
+projected into one buffer of that width (in the compute dtype, whatever the vocabulary) and
+folded into per-token statistics. Its backward recomputes the tiles and accumulates the head's
+input gradient and, when the head trains, its weight gradient in fp32, then casts both to the
+weights' dtype while the fp32 ones are still alive.
+
+The step, in order: the policy's forward (activations saved, the head's buffer at its end); the
+reference's forward under no_grad beside them (its layers one at a time, without a cache, and its
+own head); the head's backward; the layers' backward; the update, as a supervised step has them
+(step.py). A reference `copy` is a second set of the policy's weights in their dtype; `adapters-off`
+runs the LoRA policy with its adapters disabled; `precomputed` log-probabilities leave no reference
+forward in the step.
+"""
+
+from __future__ import annotations
+
+from ..core.choices import Checkpointing
+from ..core.dtypes import FP32_BYTES
+from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
+from ..workload import Workload
+
+TILE_TOKENS = 4096  # kernels/chunked_logprob.py TOKEN_CHUNK_SIZE
+TILE_VOCAB = 32768  # trainer/utils.py _CHUNKED_LOGPROB_CHUNK_SIZE
+STATS_BYTES = 2 * FP32_BYTES  # log_z and the entropy, fp32 per scored token, saved for backward
+
+
+def scored_tokens(workload: Workload) -> int:
+    """The tokens the head scores: every position but the last of the 2 × pairs sequences (an upper bound:
+    TRL scores the answers' tokens only)."""
+    return 2 * workload.batch * (workload.seq - 1)
+
+
+def head_tile(workload: Workload, e: int) -> int:
+    """The fused head's buffer: min(tokens, 4,096) × 32,768 in the compute dtype."""
+    return min(scored_tokens(workload), TILE_TOKENS) * TILE_VOCAB * e
+
+
+def head_forward(workload: Workload, e: int) -> int:
+    """The head's forward beside the backbone's: its buffer and the final hidden states it reads."""
+    return head_tile(workload, e) + 2 * workload.batch * workload.seq * workload.model.hidden * e
+
+
+def head_backward(workload: Workload, e: int, head_trains: bool) -> int:
+    """The head's backward: its buffer, the input gradient in fp32 and cast, and the weight gradient the same way."""
+    model = workload.model
+    weight = model.vocab * model.hidden * (FP32_BYTES + e) if head_trains else 0
+    return head_tile(workload, e) + scored_tokens(workload) * model.hidden * (FP32_BYTES + e) + weight
+
+
+def layer_work(workload: Workload, e: int) -> int:
+    """One layer's forward without gradients on the 2 × pairs sequences: a prefill's work (decoder/prefill.py) with
+    the layer's K and V, as no cache holds them. The reference's layers run so, and a checkpointed policy's."""
+    model = workload.model
+    sequences, seq = 2 * workload.batch, workload.seq
+    return (sequences * seq * (prefill_per_token(model, e, workload.attention, seq) + 2 * model.kv_dim * e)
+            + prefill_masks(model, e, workload.attention, sequences, seq))
+
+
+def forward_work(workload: Workload, e: int) -> int:
+    """The policy's forward beyond what it saves: its head's, or under checkpointing a layer's if larger."""
+    checkpointed = workload.checkpointing is not Checkpointing.NONE
+    return max(head_forward(workload, e), layer_work(workload, e) if checkpointed else 0)
+
+
+def reference_forward(workload: Workload, e: int) -> int:
+    """The reference's forward under no_grad: the larger of a layer's work and its head (as the policy's, with the
+    scored tokens' hidden states)."""
+    return max(layer_work(workload, e), head_forward(workload, e) + scored_tokens(workload) * workload.model.hidden * e)
