@@ -53,3 +53,25 @@ def test_llama_cpp_keeps_the_mmproj_on_the_gpu_unless_told_not_to():
     assert gpu - ram == 2 * 423_060_336 == off.host_bytes - on.host_bytes
     _, text = _weights(**llamacpp, text_only="1")
     assert text == ram
+
+
+# the processor settings each golden column was made with, and a model of that family (Qwen3.5 shares Qwen3-VL's)
+TOKEN_MODELS = {"qwen2_5_vl": "qwen2.5-vl-7b-instruct", "qwen3_vl": "qwen3.5-27b", "gemma4": "gemma-4-31b-it",
+                "llama4": "llama-4-scout-17b-16e-instruct", "mistral3": "mistral3/full", "gemma3": "gemma-3-27b-it"}
+
+
+def _vision(name):
+    from vramcalc.sources.presets import load_presets
+
+    if "/" in name:
+        return from_hf_config(next(c["config"] for c in CASES if c["name"] == name)).vision
+    return load_presets()[name].spec().vision
+
+
+@pytest.mark.parametrize("size", GOLDEN["image_tokens"], ids=lambda row: f"{row['width']}x{row['height']}")
+def test_an_image_becomes_the_tokens_its_processor_makes(size):
+    from vramcalc.model.families.vision import image_tokens
+
+    expected = {**{k: v for k, v in size.items() if k not in ("width", "height")}, "gemma3": 256}
+    got = {family: image_tokens(_vision(TOKEN_MODELS[family]), size["width"], size["height"]) for family in expected}
+    assert got == expected

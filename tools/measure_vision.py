@@ -127,9 +127,66 @@ def main(argv=None):
             cases.append({"name": f"{model_type}/{label}", "config": {"model_type": model_type, **given},
                           "vision_params": vision, "text_params": text})
             print(f"{model_type:14s} {label:9s} {vision:>15,} {text:>18,}")
-    out = {"_about": f"tools/measure_vision.py, {datetime.date.today()}, transformers {transformers.__version__}, "
-                     f"torch {torch.__version__}, Python {platform.python_version()}", "cases": cases}
+    tokens = image_tokens()
+    about = (f"tools/measure_vision.py, {datetime.date.today()}, transformers {transformers.__version__}, "
+             f"torch {torch.__version__}, Python {platform.python_version()}")
+    out = {"_about": about, "cases": cases, "image_tokens": tokens}
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+
+
+
+# ---------------------------------------------------------------- image tokens, by each family's own processor
+
+SIZES = [(224, 224), (50, 40), (640, 480), (1280, 720), (1920, 1080), (2592, 1944), (4032, 3024), (300, 1200),
+         (3000, 100), (1540, 1000)]  # (width, height)
+
+
+def image_tokens() -> list[dict]:
+    """Tokens one image of each size becomes, by the processor with the released models' preprocessor_config.json
+    (Qwen2/2.5-VL: min 3,136, max 12,845,056 pixels; Qwen3-VL and Qwen3.5: 65,536 and 16,777,216, patch 16;
+    Mistral Small 3.1: longest edge 1,540, patch 14 × merge 2; the others the class defaults)."""
+    import sys
+    import types
+
+    import numpy as np
+    import torch
+    for name in ("torchvision", "torchvision.transforms", "torchvision.transforms.v2"):  # not installed: the module
+        sys.modules.setdefault(name, types.ModuleType(name))  # imports it, the two functions used never call it
+    sys.modules["torchvision.transforms.v2"].functional = types.ModuleType("functional")  # type: ignore[attr-defined]
+    from transformers.image_utils import SizeDict
+    from transformers.models.gemma4.image_processing_pil_gemma4 import Gemma4ImageProcessorPil
+    from transformers.models.llama4.image_processing_llama4 import find_supported_resolutions, get_best_fit
+    from transformers.models.llama4.processing_llama4 import Llama4Processor
+    from transformers.models.pixtral.image_processing_pil_pixtral import PixtralImageProcessorPil
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    def qwen(patch, low, high):
+        processor = Qwen2VLImageProcessorPil(size={"shortest_edge": low, "longest_edge": high}, patch_size=patch,
+                                          merge_size=2)
+        return lambda image: int(np.prod(processor(images=image)["image_grid_thw"][0].tolist())) // 4
+
+    gemma4 = Gemma4ImageProcessorPil()
+    pixtral = PixtralImageProcessorPil(size={"longest_edge": 1540}, patch_size={"height": 28, "width": 28})
+
+    def llama4_tokens(image):  # Llama4ImageProcessor's canvas (its own functions: it has no PIL backend), 336 tiles
+        canvases = torch.tensor(find_supported_resolutions(16, SizeDict(height=336, width=336)))
+        height, width = get_best_fit(image.shape[:2], canvases).tolist()
+        return Llama4Processor._prompt_split_image(None, (height // 336, width // 336), 144).count("<|")
+
+    def pixtral_tokens(image):
+        height, width = (int(x) for x in pixtral(images=image)["image_sizes"][0])
+        return (width // 28 + 1) * (height // 28)  # PixtralProcessor: a break after each row, the last one the end
+
+    counters = {"qwen2_5_vl": qwen(14, 3136, 12845056), "qwen3_vl": qwen(16, 65536, 16777216),
+                "gemma4": lambda image: int(gemma4(images=image)["num_soft_tokens_per_image"][0]),
+                "llama4": llama4_tokens, "mistral3": pixtral_tokens}
+    rows = []
+    for width, height in SIZES:
+        image = np.zeros((height, width, 3), dtype=np.uint8)
+        row = {"width": width, "height": height, **{family: count(image) for family, count in counters.items()}}
+        print(row)
+        rows.append(row)
+    return rows
 
 
 if __name__ == "__main__":
