@@ -191,10 +191,13 @@ def test_contradictory_modern_configs_name_the_field(config, field):
     assert caught.value.field == field
 
 
-def test_multimodal_configs_count_the_language_model_and_say_so():
+def test_multimodal_configs_count_the_vision_part_apart_or_say_they_do_not():
     spec = preset_spec("gemma-3-27b-it")
-    assert any("vision tower" in note for note in map(ENGLISH.say, spec.notes))
-    assert not spec.is_approximate
+    assert spec.vision is not None and spec.vision.params == 423_060_336  # tests/golden/vision.json
+    assert not any("vision tower" in note for note in map(ENGLISH.say, spec.notes)) and not spec.is_approximate
+    other = from_hf_config({"model_type": "brand_new_vl", "vision_config": {"depth": 4},
+                            "text_config": {"model_type": "llama", **LLAMA_SMALL}})
+    assert other.vision is None and any("vision tower" in note for note in map(ENGLISH.say, other.notes))
 
 
 def test_mtp_layer_is_named_not_counted():

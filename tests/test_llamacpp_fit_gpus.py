@@ -14,6 +14,7 @@ from vramcalc.engines.llamacpp import llamacpp_breakdown
 from vramcalc.engines.llamacpp_fit import FIT_TARGET, Fraction, llamacpp_fit
 from vramcalc.engines.llamacpp_fit_gpus import Devices, Share, default_split, llamacpp_fit_gpus
 from vramcalc.inputs.parse import parse_workload
+from vramcalc.memory.states import vision_bytes
 
 
 def workload(model: str, precision: str = "q4_k_m", **extra: str):
@@ -34,7 +35,8 @@ def test_on_one_gpu_the_devices_hold_what_the_engine_counts(model, precision):
             placed = tuple((rf"blk\.{i}\.{Fraction.MOE.value}", "CPU") for i in range(layers + 1 - part, layers))
             engine = llamacpp_breakdown(w.but(gpu_layers=n, override_tensor=placed))
             context = next(c.bytes for c in engine.components if c.key == "overhead")
-            assert table.used((Share(n, part),), (False,)) == [engine.facts.device_bytes - context]
+            mmproj = vision_bytes(w)  # the projector file, beside the layers the fit places (not in its table)
+            assert table.used((Share(n, part),), (False,)) == [engine.facts.device_bytes - context - mmproj]
 
 
 @pytest.mark.parametrize(("model", "precision"), [("llama-3.1-8b", "q4_k_m"), ("qwen3-30b-a3b", "q4_k_m"),

@@ -92,6 +92,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "ollama_version": ("0.9.6", {"runtime": "ollama", "precision": "q4_k_m"}),
     "llamacpp_program": ("llama-completion", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "max_run_hours": ("12", TRAINING),
+    "text_only": ("1", {"model": "gemma-3-27b-it"}),
+    "no_mmproj_offload": ("1", {"runtime": "llamacpp", "precision": "q4_k_m", "model": "gemma-3-27b-it"}),
 }
 
 

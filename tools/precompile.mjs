@@ -285,8 +285,8 @@ left_out = left_out_already
 UNREAD = "data/config_keys_unread.json"  # config keys no reader reads (tests/test_types.py checks it)
 with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfile.ZIP_STORED) as zout:
     listed = [name for name in zin.namelist() if name.endswith(UNREAD)] if strip_annotations else []
-    stripping = json.loads(zin.read(listed[0])) if listed else {"keys": [], "towers": []}
-    unread, towers = set(stripping["keys"]), stripping["towers"]
+    stripping = json.loads(zin.read(listed[0])) if listed else {"keys": [], "vision_read": None}
+    unread, vision_read = set(stripping["keys"]), stripping["vision_read"]
     for info in zin.infolist():
         if info.is_dir():
             continue
@@ -317,9 +317,9 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                     for inner in (config, config.get("text_config") or {}):
                         for key in unread & set(inner):
                             del inner[key]
-                    for key in towers:
-                        if isinstance(config.get(key), dict) and config[key]:
-                            config[key] = {"model_type": config[key].get("model_type") or "?"}
+                    vision = config.get("vision_config")
+                    if isinstance(vision, dict) and vision_read is not None:
+                        config["vision_config"] = {k: v for k, v in vision.items() if k in vision_read}
                 if "/data/gpus/" in "/" + info.filename and isinstance(parsed, dict):
                     for key in ("source", "compute_source"):  # each figure's provenance: no page shows it
                         parsed.pop(key, None)

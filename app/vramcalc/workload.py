@@ -52,6 +52,8 @@ class Workload:
     optimizer_impl: OptimizerImpl = OptimizerImpl.DEFAULT
     mixed_precision: bool = False
     recipe: Recipe = Recipe.LEGACY
+    text_only: bool = False  # a multimodal model without its vision part (no images; llama.cpp without --mmproj)
+    no_mmproj_offload: bool = False  # llama.cpp --no-mmproj-offload: the projector in system RAM
     lora_rank: int = 0
     lora_targets: tuple[str, ...] = (ALL_LINEAR,)
     lora_embeddings: bool = False

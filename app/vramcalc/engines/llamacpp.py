@@ -17,7 +17,7 @@ from ..core.units import MIB, format_binary
 from ..formats import weights
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
-from ..memory.states import weights_bytes
+from ..memory.states import vision_bytes, weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors
 from ..model.tensor import Role
@@ -170,6 +170,8 @@ def llama_server_command(workload: Workload, model: str) -> str:
              f"-ngl {999 if workload.gpu_layers is None else workload.gpu_layers}"]
     if workload.override_tensor:  # before --n-cpu-moe's own patterns, as the plan reads them
         flags.append("-ot " + quoted(overrides_text(workload.override_tensor)))
+    if workload.model.vision and not workload.text_only:
+        flags.append("--mmproj mmproj-f16.gguf" + " --no-mmproj-offload" * workload.no_mmproj_offload)
     if workload.cpu_moe:
         flags.append("--cpu-moe")
     elif workload.n_cpu_moe:
@@ -326,6 +328,11 @@ def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> Eng
     cpu_moe = cpu_moe_layers(workload)
     placed = place_weights(model, stack, layout, cpu_moe=cpu_moe, overrides=workload.override_tensor)
     device_weights, host_weights = round(placed.device), round(placed.host)  # a variant's average layers
+    mmproj = vision_bytes(workload)  # the projector file, loaded beside the model (on the GPU unless told not)
+    if workload.no_mmproj_offload:
+        host_weights += mmproj
+    else:
+        device_weights += mmproj
     copy = round(largest_in_ram(model, stack, first_gpu_layer=model.layers - layout.layers_on_gpu, cpu_moe=cpu_moe,
                                 overrides=workload.override_tensor)) if layout.n_ub >= OP_OFFLOAD_MIN_BATCH else 0
     head_copy = 0 if placed.head_on_gpu or layout.n_out < OP_OFFLOAD_MIN_BATCH else round(head_bytes(model, stack))
@@ -350,7 +357,8 @@ def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> Eng
                        bytes=format_binary(abs(net))),)
     components = (
         Component(key="weights", bytes=device_weights, explain=lambda: (
-            *weights_bytes(workload).formula, "; ", split, *experts_in_ram, *overridden())),
+            *weights_bytes(workload).formula, "; ", split, *experts_in_ram, *overridden(),
+            *((phrase("llamacpp.mmproj_ram"),) if mmproj and workload.no_mmproj_offload else ()))),
         no_component("gradients", "gradients.none"),
         no_component("optimizer", "optimizer.none"),
         no_component("master_weights", "master_weights.none"),
@@ -426,6 +434,9 @@ OPTIONS = (
     Option(key="parallel", default="1", group="engine", metavar="N",
            help="llama.cpp: sequences, each with its own context (1)",
            parse=lambda t: parse_int("parallel", t, 1, MAX_PARALLEL), shown_when=_GGUF_SHOWN),
+    Option(key="no_mmproj_offload", default="0", group="engine", kind=Kind.FLAG,
+           help="llama.cpp --no-mmproj-offload: a multimodal model's projector (mmproj) in system RAM",
+           parse=lambda t: parse_flag("no_mmproj_offload", t), shown_when=_SHOWN),
     Option(key="kv_precision_k", default="", group="engine", metavar="TYPE",
            help="llama.cpp --cache-type-k (default: --kv-precision)",
            parse=lambda t: None if t == "" else parse_choice("kv_precision_k", t, Precision), shown_when=_SHOWN),

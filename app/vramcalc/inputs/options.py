@@ -47,6 +47,7 @@ from ..formats.weights import names as format_names
 from ..sources.gpus import DEFAULT_MACOS, gpu, load_apple, load_gpus
 from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS
 from ..sources.presets import load_presets
+from ..sources.vision import FAMILIES as VISION_FAMILIES
 from ..training.lora import parse_targets
 from ..workload import DEFAULT_OUTPUT_TOKENS
 
@@ -104,6 +105,9 @@ _INFERENCE = {"mode": Not((Mode.TRAINING.value,))}
 _SEVERAL = {"gpus": Not(("", "1"))}
 _LORA: When = {**_TRAINING, "lora_rank": Not(("", "0"))}
 _APPLE = {"gpu": tuple(load_apple())}  # the settings of a Mac's GPU share
+# the images' settings: for the presets with a vision part, and an imported config.json
+_VISION = {"model": (CONFIG, *(slug for slug, preset in load_presets().items()
+                              if preset.config.get("model_type") in VISION_FAMILIES))}
 
 
 def _layout(key: str, help: str) -> Option:
@@ -157,6 +161,9 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="output_tokens", default="", group="request", metavar="N",
            help=f"generated tokens per sequence (default {DEFAULT_OUTPUT_TOKENS})", shown_when=_INFERENCE,
            parse=optional(lambda t: parse_tokens("output_tokens", t, 1, MAX_SEQ))),
+    Option(key="text_only", default="0", group="request", kind=Kind.FLAG, shown_when=_VISION,
+           help="a multimodal model without its vision tower and projector: text only (llama.cpp without --mmproj)",
+           parse=lambda t: parse_flag("text_only", t)),
     # ---- training
     Option(key="optimizer", default=Optimizer.ADAMW.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Optimizer), parse=lambda t: parse_choice("optimizer", t, Optimizer), shown_when=_TRAINING),

@@ -41,8 +41,29 @@ def weights_bytes(workload: Workload) -> Component:
         base_text = lambda: phrase(  # noqa: E731
             "weights.formula", params=format_count(params), bits=bits, precision=name, bytes=format_binary(base))
     extra, extra_text = training_weight_extras(workload)
-    total = base + extra
-    return Component(key="weights", bytes=total, explain=lambda: (base_text(), *extra_text()))
+    vision = vision_bytes(workload)
+    total = base + extra + vision
+    return Component(key="weights", bytes=total, explain=lambda: (base_text(), *extra_text(), *vision_said(workload)))
+
+
+def vision_bytes(workload: Workload) -> int:
+    """The vision tower and projector, in 16 bits (32 when the weights are fp32): quantized checkpoints keep
+    them unquantized, and llama.cpp's projector file (mmproj) is f16; none when the use is text only."""
+    vision = workload.model.vision
+    if vision is None or workload.text_only:
+        return 0
+    return vision.params * (4 if workload.precision is Precision.FP32 else 2)
+
+
+def vision_said(workload: Workload) -> tuple[Phrase, ...]:
+    vision = workload.model.vision
+    if vision is None:
+        return ()
+    if workload.text_only:
+        return (phrase("weights.vision_off", params=format_count(vision.params)),)
+    size = vision_bytes(workload)
+    return (phrase("weights.vision", params=format_count(vision.params), bits=size * 8 // vision.params,
+                   bytes=format_binary(size)),)
 
 
 def training_weight_extras(workload: Workload) -> tuple[int, Callable[[], Formula]]:

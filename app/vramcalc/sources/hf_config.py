@@ -52,6 +52,7 @@ from .readers import (
     Reader,
     Sliding,
 )
+from .vision import read_vision
 
 MAX_DIM = 1_000_000  # hidden, ffn, vocabulary: far above any real model
 MAX_LAYERS = 10_000
@@ -117,19 +118,22 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     model_type = _text(config, "model_type")
     display = display_name or _text(config, "_name_or_path", MAX_NAME_CHARS) or model_type or "custom config"
     extra_notes = list(notes)
+    top = config
     if model_type == "gpt2":
         return _read_gpt2(config, name, display)
     wrapped = (model_type not in READERS and "hidden_size" not in config
                and isinstance(config.get("text_config"), Mapping))  # any multimodal wrapper: its text_config
-    if model_type in TEXT_TYPES or wrapped:
+    multimodal = model_type in TEXT_TYPES or wrapped
+    if multimodal:
         text = config.get("text_config")
         if isinstance(text, Mapping):  # Gemma 3, Llama 4, Mistral 3; Qwen2.5-VL keeps its text keys at the top
             inner = (_text(text, "model_type", field="text_config.model_type")
                      or TEXT_TYPES.get(model_type, f"{model_type}_text"))
             config = {**text, "model_type": TEXT_ALIASES.get(inner, inner)}
+            if "tie_word_embeddings" in top:  # transformers ties the wrapper's head by its own key
+                config["tie_word_embeddings"] = top["tie_word_embeddings"]
         else:
             config = {k: v for k, v in config.items() if k != "vision_config"} | {"model_type": TEXT_TYPES[model_type]}
-        extra_notes.append(phrase("model.note.multimodal", model_type=model_type))
         model_type = str(config["model_type"])
     assumptions: list[str | Phrase] = []
     reader = READERS.get(model_type)
@@ -173,10 +177,32 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     if moe is not None and moe.zero_experts:  # LongcatFlashExperts.gate_up_proj: a slot per zero expert too
         slots = sum(spec_fields["moe_layers"]) * moe.zero_experts * 2 * moe.ffn * spec_fields["hidden"]
         extra_notes.append(phrase("model.note.zero_experts", count=moe.zero_experts, params=f"{slots:,}"))
+    vision = read_vision(top, spec_fields["hidden"], _vision_value) if multimodal else None
+    if multimodal and vision is None and top.get("vision_config") is not None:
+        extra_notes.append(phrase("model.note.multimodal", model_type=top.get("model_type")))
     return ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
-        native_format=native_format, model_type=model_type, **spec_fields,
+        native_format=native_format, model_type=model_type, vision=vision, **spec_fields,
     )
+
+
+def _vision_value(config: Mapping[str, object], name: str, key: str, default: Any) -> Any:
+    """A vision key (`name` in refusals) of the type of its default: an integer, a ratio, a list, a switch."""
+    value = config.get(key)
+    if value is None or isinstance(default, str):
+        return default if value is None else str(value)
+    if isinstance(default, bool):
+        return _bool({name: value}, name, default=default)
+    if isinstance(default, list):  # one layer, or a list (Mistral 3's vision_feature_layer)
+        value = [value] if isinstance(value, int) else value
+        if not isinstance(value, list) or len(value) > MAX_LAYERS:
+            raise ValidationError(name, _short(value), "expected a list")
+        return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+            raise ValidationError(name, _short(value), "expected a number above 0, at most 1")
+        return value
+    return _int({name: value}, name, 1, MAX_DIM)
 
 
 def _read_guessing(config: Mapping[str, object], reader: Reader, guessed: MoeKeys | None, model_type: str,

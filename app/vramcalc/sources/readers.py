@@ -249,6 +249,7 @@ READERS: Mapping[str, Reader] = {
         "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim", "add_swa_attention_sink_bias",
         "add_full_attention_sink_bias", "attention_chunk_size"})),
     "qwen3_moe": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.QWEN, moe=MoeKeys.QWEN,
+                        aliases=(("num_local_experts", "num_experts"),),  # Qwen3MoeConfig's attribute_map
                         extra=frozenset({"use_qk_norm"})),  # Qwen3-Coder's files say it; Qwen3MoeAttention always norms
     "qwen3_next": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True,
                          compute=NormCompute.RMS_FP32),
@@ -372,9 +373,11 @@ READERS: Mapping[str, Reader] = {
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma4": "gemma4_text", "llama4": "llama4_text", "mistral3": "mistral",
-              "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
+              "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
+              "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe"}
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
-TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2"}
+TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
+                "qwen3_vl_moe_text": "qwen3_moe"}
 # Older names a config may carry, which its class reads in place of the new ones (Lfm2Config and
 # Lfm2MoeConfig.__post_init__ pop them over the defaults).
 LEGACY_KEYS = {"lfm2": {"block_ff_dim": "intermediate_size", "tie_embedding": "tie_word_embeddings"},

@@ -70,6 +70,12 @@ EN: Mapping[str, str] = {
     "weights.lora": " + LoRA adapters: {count} trainable parameters in {dtype} = {bytes}",
     "weights.autocast": " + autocast's 16-bit copies of the linear weights, kept through backward = {bytes}",
     "weights.format": "{format}: {parts} = {bytes}",
+    "weights.vision": (
+        "; with the vision tower and projector: {params} parameters × {bits} bits = {bytes} (kept unquantized; "
+        "llama.cpp's mmproj file, f16)"
+    ),
+    "weights.vision_off": "; the vision tower and projector ({params} parameters) left out: text only",
+    "llamacpp.mmproj_ram": "; the mmproj in system RAM (--no-mmproj-offload)",
     "vllm.kv": (
         "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on this card vLLM's pool "
         "is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
@@ -802,8 +808,8 @@ EN: Mapping[str, str] = {
     ),
     "activations.kept": "{inputs} inputs × {input_bytes} B + {layers}",
     "model.note.multimodal": (
-        "{model_type} is multimodal: the language model is counted; the vision tower and its projector are not "
-        "(engines load them unless told to skip images)"
+        "{model_type} is multimodal: the language model is counted; its vision tower and projector are not, as "
+        "this type's are not read (engines load them unless told to skip images)"
     ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Not in the config, taken from transformers' defaults for {model_type}: {keys}",

@@ -73,6 +73,12 @@ PT: Mapping[str, str] = {
     "weights.autocast": " + as cópias de 16 bits dos pesos lineares feitas pelo autocast, mantidas até a passagem "
                         "reversa = {bytes}",
     "weights.format": "{format}: {parts} = {bytes}",
+    "weights.vision": (
+        "; com a torre de visão e o projetor: {params} parâmetros × {bits} bits = {bytes} (sem quantização; "
+        "o arquivo mmproj do llama.cpp, f16)"
+    ),
+    "weights.vision_off": "; a torre de visão e o projetor ({params} parâmetros) deixados de fora: só texto",
+    "llamacpp.mmproj_ram": "; o mmproj na RAM do sistema (--no-mmproj-offload)",
     "vllm.kv": (
         "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; nesta "
         "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de {seq} tokens ao mesmo "
@@ -831,8 +837,8 @@ PT: Mapping[str, str] = {
     ),
     "activations.kept": "{inputs} entradas × {input_bytes} B + {layers}",
     "model.note.multimodal": (
-        "{model_type} é multimodal: o modelo de linguagem é contado; a torre de visão e seu projetor não (os motores "
-        "os carregam, a menos que sejam instruídos a ignorar imagens)"
+        "{model_type} é multimodal: o modelo de linguagem é contado; sua torre de visão e seu projetor não, pois os "
+        "deste tipo não são lidos (os motores os carregam, a menos que sejam instruídos a ignorar imagens)"
     ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Ausentes do config, tomados dos padrões do transformers para {model_type}: {keys}",

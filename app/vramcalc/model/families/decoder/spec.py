@@ -15,6 +15,7 @@ import functools
 from typing import TypeVar
 
 from ....core.phrase import Phrase
+from ..vision import Vision
 
 _T = TypeVar("_T")
 
@@ -330,6 +331,7 @@ class ModelSpec:
     notes: tuple[str | Phrase, ...] = ()  # true facts the user should know (not counted: vision tower, MTP layer, ...)
     native_format: str = ""  # the checkpoint's own weight format when it is not 16-bit
     model_type: str = ""  # the config's model_type, as read
+    vision: Vision | None = None  # a multimodal model's vision tower and projector, apart from the layers
     planned_layers: int = 0  # a deeper or shallower variant (solve.scaled_depth): the real model's depth, whose
     # GGUF mixture (llama-quantize's bits per layer) its layers keep on average; 0: this depth is real
 

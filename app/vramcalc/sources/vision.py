@@ -1,0 +1,119 @@
+"""The vision part of a multimodal config.json (`vision_config` beside the language model's keys), counted
+as transformers 5.23 builds it: each family's tower and projector from its modeling file, keys a config
+omits taking its config class's defaults. Held to the meta device by tests/golden/vision.json
+(tools/measure_vision.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..model.families.vision import Vision
+
+Key = Callable[[str, Any], Any]  # a key of the vision_config (v) or of the whole config (t), with its class default
+
+
+def _lin(i: int, o: int, bias: bool = True) -> int:
+    """nn.Linear(i, o)'s parameters."""
+    return i * o + o * bias
+
+
+def _qwen2_vl(v: Key, t: Key, text: int) -> Vision:
+    """Qwen2VisionTransformerPretrainedModel: a Conv3d patch embedding, blocks of two LayerNorms, a fused qkv
+    and a GELU MLP (embed_dim × mlp_ratio), a PatchMerger (LayerNorm, two Linears) out to hidden_size."""
+    e, s, p = v("embed_dim", 1280), v("spatial_merge_size", 2), v("patch_size", 14)
+    m = int(e * v("mlp_ratio", 4))
+    block = 4 * e + _lin(e, 3 * e) + _lin(e, e) + _lin(e, m) + _lin(m, e)
+    merger = 2 * e + _lin(e * s * s, e * s * s) + _lin(e * s * s, v("hidden_size", 3584))
+    params = v("in_channels", 3) * v("temporal_patch_size", 2) * p * p * e + v("depth", 32) * block + merger
+    return Vision("qwen2_vl", params, p, s)
+
+
+def _qwen2_5_vl(v: Key, t: Key, text: int) -> Vision:
+    """Qwen2_5_VisionTransformerPretrainedModel: Qwen2-VL's, with RMSNorms and a gated MLP (with biases)."""
+    h, i, s, p = v("hidden_size", 3584), v("intermediate_size", 3420), v("spatial_merge_size", 2), v("patch_size", 14)
+    block = 2 * h + _lin(h, 3 * h) + _lin(h, h) + 2 * _lin(h, i) + _lin(i, h)
+    merger = h + _lin(h * s * s, h * s * s) + _lin(h * s * s, v("out_hidden_size", 3584))
+    params = v("in_channels", 3) * v("temporal_patch_size", 2) * p * p * h + v("depth", 32) * block + merger
+    return Vision("qwen2_5_vl", params, p, s)
+
+
+def _qwen3_vl(v: Key, t: Key, text: int) -> Vision:
+    """Qwen3VLVisionModel (and Qwen3.5's): a biased Conv3d, learned positions, LayerNorm blocks with a GELU MLP,
+    the merger, and Qwen3-VL's deepstack mergers (their LayerNorm over the merged width), one per listed layer."""
+    h, i, s, p = v("hidden_size", 1152), v("intermediate_size", 4304), v("spatial_merge_size", 2), v("patch_size", 16)
+    merged = h * s * s
+
+    def merger(norm: int) -> int:
+        return 2 * norm + _lin(merged, merged) + _lin(merged, v("out_hidden_size", 3584))
+    deep = len(v("deepstack_visual_indexes", [8, 16, 24])) if t("model_type", "").startswith("qwen3_vl") else 0
+    block = 4 * h + _lin(h, 3 * h) + _lin(h, h) + _lin(h, i) + _lin(i, h)
+    params = (v("in_channels", 3) * v("temporal_patch_size", 2) * p * p * h + h + v("num_position_embeddings", 2304) * h
+              + v("depth", 27) * block + merger(h) + deep * merger(merged))
+    return Vision(t("model_type", ""), params, p, s)
+
+
+def _gemma3(v: Key, t: Key, text: int) -> Vision:
+    """SiglipVisionModel (patch embedding, learned positions, LayerNorm blocks, the attention-pooling head when
+    vision_use_head) and Gemma3MultiModalProjector (a weight of vision × text hidden, an RMSNorm)."""
+    h, i, p, size = v("hidden_size", 768), v("intermediate_size", 3072), v("patch_size", 16), v("image_size", 224)
+    mlp = _lin(h, i) + _lin(i, h)
+    layer = 4 * h + 4 * _lin(h, h) + mlp
+    head = h + _lin(h, 3 * h) + _lin(h, h) + 2 * h + mlp if v("vision_use_head", True) else 0
+    params = (v("num_channels", 3) * p * p * h + h + (size // p) ** 2 * h + v("num_hidden_layers", 12) * layer
+              + 2 * h + head + h * text + h)
+    return Vision("gemma3", params, p, 1, size, t("mm_tokens_per_image", 256))
+
+
+def _gemma4(v: Key, t: Key, text: int) -> Vision:
+    """Gemma4VisionModel: a Linear patch embedding with a two-axis position table, layers of four RMSNorms,
+    q/k norms and a gated MLP, no biases; Gemma4MultimodalEmbedder's projection to the text hidden size."""
+    h, i, p, d = v("hidden_size", 768), v("intermediate_size", 3072), v("patch_size", 16), v("head_dim", 64)
+    q, kv = v("num_attention_heads", 12) * d, v("num_key_value_heads", 12) * d
+    layer = 4 * h + 2 * h * q + 2 * h * kv + 2 * d + 3 * h * i
+    params = 3 * p * p * h + 2 * v("position_embedding_size", 10240) * h + v("num_hidden_layers", 16) * layer + h * text
+    return Vision("gemma4", params, p, v("pooling_kernel_size", 3), 0, t("vision_soft_tokens_per_image", 280))
+
+
+def _llama4(v: Key, t: Key, text: int) -> Vision:
+    """Llama4VisionModel: a class token, learned positions, an unfolded Linear patch embedding, LayerNorms before
+    and after, LayerNorm layers with biased projections and a GELU MLP, the pixel-shuffle adapter's two Linears;
+    Llama4MultiModalProjector's Linear to the text hidden size."""
+    h, i, p, size = v("hidden_size", 768), v("intermediate_size", 5632), v("patch_size", 14), v("image_size", 448)
+    layer = 4 * _lin(h, h) + _lin(h, i) + _lin(i, h) + 4 * h
+    adapter = i * v("projector_input_dim", 4096) + v("projector_output_dim", 4096) ** 2
+    params = (h + ((size // p) ** 2 + 1) * h + v("num_channels", 3) * p * p * h + 4 * h
+              + v("num_hidden_layers", 34) * layer + adapter + v("vision_output_dim", 7680) * text)
+    return Vision("llama4", params, p, round(1 / v("pixel_shuffle_ratio", 0.5)), size)
+
+
+def _mistral3(v: Key, t: Key, text: int) -> Vision:
+    """PixtralVisionModel (a Conv2d without bias, RMSNorms, bias-free attention and gated MLP) and
+    Mistral3MultiModalProjector: an RMSNorm, the patch merger (spatial_merge_size² patches in one), two Linears
+    (biased by multimodal_projector_bias) from the vision feature layers to the text hidden size."""
+    h, i, p, s = v("hidden_size", 1024), v("intermediate_size", 4096), v("patch_size", 14), t("spatial_merge_size", 2)
+    bias = bool(t("multimodal_projector_bias", False))
+    tower = v("num_channels", 3) * p * p * h + h + v("num_hidden_layers", 24) * (2 * h + 4 * h * h + 3 * h * i)
+    projector = h + h * s * s * h + _lin(h * len(t("vision_feature_layer", [-1])), text, bias) + _lin(
+        text, text, bias)
+    return Vision("mistral3", tower + projector, p, s, v("image_size", 1540))
+
+
+FAMILIES: Mapping[str, Callable[[Key, Key, int], Vision]] = {
+    "qwen2_vl": _qwen2_vl, "qwen2_5_vl": _qwen2_5_vl, "qwen3_vl": _qwen3_vl, "qwen3_vl_moe": _qwen3_vl,
+    "qwen3_5": _qwen3_vl, "qwen3_5_moe": _qwen3_vl, "gemma3": _gemma3, "gemma4": _gemma4, "llama4": _llama4,
+    "mistral3": _mistral3}
+"""The multimodal model types whose vision part is counted; the wrapper's own defaults create a tower when
+the config gives no vision_config (Gemma 4's create none)."""
+
+
+def read_vision(config: Mapping[str, object], text_hidden: int, read: Callable[..., Any]) -> Vision | None:
+    """The vision part of a multimodal `config`; `read(mapping, name, key, default)` checks each value as the
+    text reader does (an integer in range, a list, true or false), naming it `name` when refused."""
+    family = FAMILIES.get(str(config.get("model_type")))
+    given = config.get("vision_config")
+    if family is None or (given is None and config.get("model_type") == "gemma4"):
+        return None
+    keys = given if isinstance(given, Mapping) else {}
+    return family(lambda key, default: read(keys, f"vision_config.{key}", key, default),
+                  lambda key, default: read(config, key, key, default), text_hidden)

@@ -1,0 +1,193 @@
+"""Count the vision tower and projector of multimodal models exactly, on PyTorch's `meta` device.
+
+A developer tool, not run by CI. For each family it builds the whole model with
+`AutoModelForImageTextToText.from_config` on `torch.device("meta")` (shapes only), full-size (a released
+model's config.json: a preset's, or the class's defaults, which are a released model's) and perturbed (a
+small config of other depth, widths and switches, the keys only, as a config.json gives them). Every
+parameter outside the language model (`language_model`, `lm_head`) is the vision part; it records both
+counts in tests/golden/vision.json, which tests/test_vision.py holds the reader to.
+
+Usage: python tools/measure_vision.py [--out tests/golden/vision.json]
+Needs: pip install torch==2.13.0 transformers==5.23.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForImageTextToText
+
+ROOT = Path(__file__).resolve().parent.parent
+PRESETS = ROOT / "app" / "vramcalc" / "data" / "models"
+# Qwen3-VL-4B-Instruct's config.json, as DiffSynth-Studio's WanMLLMEncoder writes it (find_string id 2019652574)
+QWEN3_VL_4B = {
+    "text_config": {"head_dim": 128, "hidden_size": 2560, "intermediate_size": 9728, "max_position_embeddings": 262144,
+                    "model_type": "qwen3_vl_text", "num_attention_heads": 32, "num_hidden_layers": 36,
+                    "num_key_value_heads": 8, "tie_word_embeddings": True, "vocab_size": 151936},
+    "tie_word_embeddings": True,
+    "vision_config": {"deepstack_visual_indexes": [5, 11, 17], "depth": 24, "hidden_act": "gelu_pytorch_tanh",
+                      "hidden_size": 1024, "in_channels": 3, "intermediate_size": 4096, "num_heads": 16,
+                      "num_position_embeddings": 2304, "out_hidden_size": 2560, "patch_size": 16,
+                      "spatial_merge_size": 2, "temporal_patch_size": 2}}
+SMALL_QWEN_TEXT = {"hidden_size": 512, "intermediate_size": 1024, "num_hidden_layers": 3, "num_attention_heads": 8,
+                   "num_key_value_heads": 2, "vocab_size": 32000}
+
+
+def preset(name: str) -> dict:
+    config = json.loads((PRESETS / f"{name}.json").read_text(encoding="utf-8"))["config"]
+    return {k: v for k, v in config.items() if k != "model_type"}
+
+
+# model_type: (the full-size config: a preset's or {} for the class's defaults, the perturbed config)
+CASES: dict[str, tuple[dict, dict]] = {
+    "qwen2_vl": ({}, {**SMALL_QWEN_TEXT, "vision_config": {
+        "depth": 5, "embed_dim": 320, "hidden_size": 512, "mlp_ratio": 3, "num_heads": 5, "patch_size": 16,
+        "spatial_merge_size": 3, "temporal_patch_size": 1}}),
+    "qwen2_5_vl": (preset("qwen2.5-vl-7b-instruct"), {**SMALL_QWEN_TEXT, "vision_config": {
+        "depth": 6, "hidden_size": 384, "intermediate_size": 1000, "num_heads": 6, "out_hidden_size": 512,
+        "patch_size": 16, "spatial_merge_size": 2, "temporal_patch_size": 3, "in_channels": 4,
+        "fullatt_block_indexes": [2, 5]}}),
+    "qwen3_vl": (QWEN3_VL_4B, {"text_config": {**SMALL_QWEN_TEXT, "head_dim": 64}, "vision_config": {
+        "depth": 5, "hidden_size": 384, "intermediate_size": 1000, "num_heads": 6, "out_hidden_size": 512,
+        "patch_size": 14, "spatial_merge_size": 3, "num_position_embeddings": 1024,
+        "deepstack_visual_indexes": [1, 3]}}),
+    "qwen3_vl_moe": ({}, {"text_config": {**SMALL_QWEN_TEXT, "head_dim": 64, "num_experts": 8,
+                                          "num_experts_per_tok": 2, "moe_intermediate_size": 256},
+                          "vision_config": {"depth": 4, "hidden_size": 256, "intermediate_size": 768,
+                                            "num_heads": 4, "out_hidden_size": 512, "num_position_embeddings": 576,
+                                            "deepstack_visual_indexes": [0]}}),
+    "qwen3_5": (preset("qwen3.5-27b"), {"text_config": preset("qwen3.5-27b")["text_config"], "vision_config": {
+        "depth": 4, "hidden_size": 256, "intermediate_size": 768, "num_heads": 4, "out_hidden_size": 1024,
+        "num_position_embeddings": 576, "patch_size": 14}}),
+    "qwen3_5_moe": (preset("qwen3.5-35b-a3b"), {"text_config": preset("qwen3.5-35b-a3b")["text_config"],
+                                                "vision_config": {
+        "depth": 3, "hidden_size": 320, "intermediate_size": 640, "num_heads": 5, "out_hidden_size": 2048,
+        "num_position_embeddings": 1024, "spatial_merge_size": 3}}),
+    "gemma3": (preset("gemma-3-27b-it"), {
+        "text_config": {"hidden_size": 640, "intermediate_size": 2048, "num_hidden_layers": 4,
+                        "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 128, "vocab_size": 32000},
+        "vision_config": {"hidden_size": 384, "intermediate_size": 1536, "num_hidden_layers": 5,
+                          "num_attention_heads": 6, "image_size": 448, "patch_size": 16, "vision_use_head": True},
+        "mm_tokens_per_image": 64}),
+    "gemma4": (preset("gemma-4-31b-it"), {
+        "text_config": {"hidden_size": 512, "intermediate_size": 1024, "num_hidden_layers": 6,
+                        "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 64, "global_head_dim": 128,
+                        "vocab_size": 32000},
+        "vision_config": {"hidden_size": 384, "intermediate_size": 1024, "num_hidden_layers": 3,
+                          "num_attention_heads": 6, "num_key_value_heads": 2, "head_dim": 96, "patch_size": 14,
+                          "position_embedding_size": 4096, "use_clipped_linears": True}}),
+    "llama4": (preset("llama-4-scout-17b-16e-instruct"), {
+        "text_config": {"hidden_size": 512, "intermediate_size": 1024, "intermediate_size_mlp": 1536,
+                        "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
+                        "num_local_experts": 4, "vocab_size": 32000},
+        "vision_config": {"hidden_size": 384, "intermediate_size": 1280, "num_hidden_layers": 3,
+                          "num_attention_heads": 6, "image_size": 224, "patch_size": 16, "vision_output_dim": 768,
+                          "projector_input_dim": 1024, "projector_output_dim": 768}}),
+    "mistral3": ({}, {
+        "text_config": {"model_type": "mistral", "hidden_size": 512, "intermediate_size": 1024,
+                        "num_hidden_layers": 3, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
+                        "vocab_size": 32000},
+        "vision_config": {"hidden_size": 384, "intermediate_size": 1024, "num_hidden_layers": 4,
+                          "num_attention_heads": 6, "patch_size": 16, "image_size": 1024, "num_channels": 4},
+        "spatial_merge_size": 3, "vision_feature_layer": [-1, -4], "multimodal_projector_bias": True,
+        "tie_word_embeddings": False}),
+}
+
+
+def counts(config) -> tuple[int, int]:
+    """(parameters outside the language model, the language model's), each tensor once (a tied head once)."""
+    with torch.device("meta"):
+        model = AutoModelForImageTextToText.from_config(config)
+    vision = text = 0
+    for name, param in model.named_parameters(remove_duplicate=True):
+        if "language_model" in name or "lm_head" in name:
+            text += param.numel()
+        else:
+            vision += param.numel()
+    return vision, text
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "vision.json"))
+    args = parser.parse_args(argv)
+    cases = []
+    for model_type, (full, small) in CASES.items():
+        if not full:
+            full = {k: v for k, v in AutoConfig.for_model(model_type).to_dict().items()
+                    if k not in ("transformers_version", "architectures", "model_type")}
+        for label, given in (("full", full), ("perturbed", small)):
+            vision, text = counts(AutoConfig.for_model(model_type, **json.loads(json.dumps(given))))
+            cases.append({"name": f"{model_type}/{label}", "config": {"model_type": model_type, **given},
+                          "vision_params": vision, "text_params": text})
+            print(f"{model_type:14s} {label:9s} {vision:>15,} {text:>18,}")
+    tokens = image_tokens()
+    about = (f"tools/measure_vision.py, {datetime.date.today()}, transformers {transformers.__version__}, "
+             f"torch {torch.__version__}, Python {platform.python_version()}")
+    out = {"_about": about, "cases": cases, "image_tokens": tokens}
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+
+
+
+# ---------------------------------------------------------------- image tokens, by each family's own processor
+
+SIZES = [(224, 224), (50, 40), (640, 480), (1280, 720), (1920, 1080), (2592, 1944), (4032, 3024), (300, 1200),
+         (3000, 100), (1540, 1000)]  # (width, height)
+
+
+def image_tokens() -> list[dict]:
+    """Tokens one image of each size becomes, by the processor with the released models' preprocessor_config.json
+    (Qwen2/2.5-VL: min 3,136, max 12,845,056 pixels; Qwen3-VL and Qwen3.5: 65,536 and 16,777,216, patch 16;
+    Mistral Small 3.1: longest edge 1,540, patch 14 × merge 2; the others the class defaults)."""
+    import sys
+    import types
+
+    import numpy as np
+    import torch
+    for name in ("torchvision", "torchvision.transforms", "torchvision.transforms.v2"):  # not installed: the module
+        sys.modules.setdefault(name, types.ModuleType(name))  # imports it, the two functions used never call it
+    sys.modules["torchvision.transforms.v2"].functional = types.ModuleType("functional")  # type: ignore[attr-defined]
+    from transformers.image_utils import SizeDict
+    from transformers.models.gemma4.image_processing_pil_gemma4 import Gemma4ImageProcessorPil
+    from transformers.models.llama4.image_processing_llama4 import find_supported_resolutions, get_best_fit
+    from transformers.models.llama4.processing_llama4 import Llama4Processor
+    from transformers.models.pixtral.image_processing_pil_pixtral import PixtralImageProcessorPil
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    def qwen(patch, low, high):
+        processor = Qwen2VLImageProcessorPil(size={"shortest_edge": low, "longest_edge": high}, patch_size=patch,
+                                          merge_size=2)
+        return lambda image: int(np.prod(processor(images=image)["image_grid_thw"][0].tolist())) // 4
+
+    gemma4 = Gemma4ImageProcessorPil()
+    pixtral = PixtralImageProcessorPil(size={"longest_edge": 1540}, patch_size={"height": 28, "width": 28})
+
+    def llama4_tokens(image):  # Llama4ImageProcessor's canvas (its own functions: it has no PIL backend), 336 tiles
+        canvases = torch.tensor(find_supported_resolutions(16, SizeDict(height=336, width=336)))
+        height, width = get_best_fit(image.shape[:2], canvases).tolist()
+        return Llama4Processor._prompt_split_image(None, (height // 336, width // 336), 144).count("<|")
+
+    def pixtral_tokens(image):
+        height, width = (int(x) for x in pixtral(images=image)["image_sizes"][0])
+        return (width // 28 + 1) * (height // 28)  # PixtralProcessor: a break after each row, the last one the end
+
+    counters = {"qwen2_5_vl": qwen(14, 3136, 12845056), "qwen3_vl": qwen(16, 65536, 16777216),
+                "gemma4": lambda image: int(gemma4(images=image)["num_soft_tokens_per_image"][0]),
+                "llama4": llama4_tokens, "mistral3": pixtral_tokens}
+    rows = []
+    for width, height in SIZES:
+        image = np.zeros((height, width, 3), dtype=np.uint8)
+        row = {"width": width, "height": height, **{family: count(image) for family, count in counters.items()}}
+        print(row)
+        rows.append(row)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
