@@ -52,7 +52,11 @@ PYODIDE_LOCK = "pyodide-lock.json"
 PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
 # What of the engine the page never reads: the command line, and the data's notes for people.
-ENGINE_LEFT_OUT = ("vramcalc/cli.py", "vramcalc/__main__.py", "vramcalc/data/README.md")
+# The diffusion pipelines (issue 27) are on the command line only until the page shows them: left out too.
+ENGINE_LEFT_OUT = ("vramcalc/cli.py", "vramcalc/__main__.py", "vramcalc/data/README.md", *(
+    path.relative_to(ROOT / "app").as_posix()
+    for folder in ("diffusion", "data/diffusion") for path in sorted((ROOT / "app/vramcalc" / folder).rglob("*"))
+    if path.is_file() and "__pycache__" not in path.parts))
 # Made in the browser on a first visit and restored on later ones (docs/performance.md).
 SNAPSHOT_LOADER, SNAPSHOT_WORKER = "loader.mjs", "snapshot-worker.mjs"
 CACHE = ROOT / ".cache"

@@ -1,0 +1,90 @@
+"""Pipeline presets (data/diffusion/<slug>.json): each part's diffusers or transformers class and its config.json as
+upstream spells it, with the source of that config; the request a pipeline is run with by default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from ..core.errors import ValidationError
+from ..sources.folders import read_folder
+from .tensors import Shape, tensors
+
+DENOISERS = ("transformer", "unet")  # the role diffusers' pipelines give their denoiser
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Part:
+    role: str  # the pipeline's attribute: text_encoder, text_encoder_2, transformer, unet, vae
+    class_name: str
+    config: dict[str, Any]
+    source: str
+
+    @property
+    def tensors(self) -> tuple[tuple[str, Shape], ...]:
+        return tensors(self.class_name, self.config)
+
+    @property
+    def params(self) -> int:
+        return sum(_numel(shape) for _, shape in self.tensors)
+
+    @property
+    def is_denoiser(self) -> bool:
+        return self.role in DENOISERS
+
+    @property
+    def is_text_encoder(self) -> bool:
+        return self.role.startswith("text_encoder")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pipeline:
+    slug: str
+    display_name: str
+    hf_id: str
+    pipeline_class: str
+    parts: tuple[Part, ...]
+    text_tokens: dict[str, int]  # per text encoder: the sequence length the pipeline pads the prompt to
+    cfg: bool  # classifier-free guidance by default (a guidance-distilled model runs one pass)
+    width: int
+    height: int
+    frames: int
+
+    @property
+    def denoiser(self) -> Part:
+        return next(part for part in self.parts if part.is_denoiser)
+
+    @property
+    def vae(self) -> Part:
+        return next(part for part in self.parts if part.role == "vae")
+
+    @property
+    def is_video(self) -> bool:
+        return self.vae.class_name == "AutoencoderKLWan"
+
+
+def _numel(shape: Shape) -> int:
+    count = 1
+    for size in shape:
+        count *= size
+    return count
+
+
+@cache
+def load_pipelines() -> dict[str, Pipeline]:
+    """Every preset, in data/diffusion/order.json's order."""
+    return {slug: Pipeline(
+        slug=slug, display_name=entry["display_name"], hf_id=entry["hf_id"], pipeline_class=entry["pipeline"],
+        parts=tuple(Part(role=role, class_name=part["class"], config=part["config"], source=part["source"])
+                    for role, part in entry["components"].items()),
+        text_tokens=entry["text_tokens"], cfg=entry["cfg"], width=entry["width"], height=entry["height"],
+        frames=entry["frames"],
+    ) for slug, entry in read_folder("diffusion")}
+
+
+def pipeline(slug: str) -> Pipeline:
+    pipelines = load_pipelines()
+    if slug not in pipelines:
+        raise ValidationError("pipeline", slug, f"one of: {', '.join(pipelines)}")
+    return pipelines[slug]

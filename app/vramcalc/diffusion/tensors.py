@@ -1,0 +1,440 @@
+"""Every parameter tensor of a pipeline part, named and shaped as the diffusers or transformers class builds it from
+its config.json (diffusers 0.42 `models/transformers/transformer_{flux,sd3,wan}.py`, `unets/unet_2d_condition.py`,
+`autoencoders/autoencoder_kl{,_wan}.py`; transformers 5.23 `models/clip`, `models/t5`, `models/umt5`). A counter
+mirrors its class's __init__ line by line; tests hold the sum to the class built on PyTorch's meta device.
+
+`tensors(class_name, config)` -> ((name, shape), ...). A class or an option no counter reads raises ValueError."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from itertools import pairwise
+from math import prod
+from typing import Any
+
+Shape = tuple[int, ...]
+Config = Mapping[str, Any]
+
+
+class _Tensors(list[tuple[str, Shape]]):
+    def add(self, name: str, *shape: int) -> None:
+        self.append((name, shape))
+
+    def linear(self, name: str, inputs: int, outputs: int, *, bias: bool = True) -> None:
+        self.add(f"{name}.weight", outputs, inputs)
+        if bias:
+            self.add(f"{name}.bias", outputs)
+
+    def conv(self, name: str, inputs: int, outputs: int, kernel: Shape, *, bias: bool = True) -> None:
+        self.add(f"{name}.weight", outputs, inputs, *kernel)
+        if bias:
+            self.add(f"{name}.bias", outputs)
+
+    def norm(self, name: str, width: int, *, bias: bool = True) -> None:
+        """LayerNorm or GroupNorm with an affine weight (and bias); RMSNorm has the weight only."""
+        self.add(f"{name}.weight", width)
+        if bias:
+            self.add(f"{name}.bias", width)
+
+    def mlp(self, name: str, width: int, hidden: int, *, gated: bool = False) -> None:
+        """diffusers FeedForward: net.0 (GELU, or GEGLU whose projection is twice as wide), net.2."""
+        self.linear(f"{name}.net.0.proj", width, hidden * (2 if gated else 1))
+        self.linear(f"{name}.net.2", hidden, width)
+
+    def embedding(self, name: str, inputs: int, width: int) -> None:
+        """TimestepEmbedding / PixArtAlphaTextProjection: linear_1, linear_2."""
+        self.linear(f"{name}.linear_1", inputs, width)
+        self.linear(f"{name}.linear_2", width, width)
+
+
+def _get(config: Config, key: str, default: Any) -> Any:
+    value = config.get(key, default)
+    return default if value is None else value
+
+
+# ---------------------------------------------------------------- DiT denoisers
+
+
+def flux(c: Config) -> _Tensors:
+    """FluxTransformer2DModel: double-stream blocks (image and text each with AdaLN-Zero, joint attention with q/k
+    RMSNorm, GELU MLP 4x), then single-stream blocks (attention and MLP in parallel, one output projection)."""
+    t = _Tensors()
+    head_dim, heads = _get(c, "attention_head_dim", 128), _get(c, "num_attention_heads", 24)
+    inner, in_channels, patch = heads * head_dim, _get(c, "in_channels", 64), _get(c, "patch_size", 1)
+    mlp = int(inner * 4.0)
+    t.embedding("time_text_embed.timestep_embedder", 256, inner)
+    if _get(c, "guidance_embeds", False):
+        t.embedding("time_text_embed.guidance_embedder", 256, inner)
+    t.embedding("time_text_embed.text_embedder", _get(c, "pooled_projection_dim", 768), inner)
+    t.linear("context_embedder", _get(c, "joint_attention_dim", 4096), inner)
+    t.linear("x_embedder", in_channels, inner)
+    for i in range(_get(c, "num_layers", 19)):
+        b = f"transformer_blocks.{i}"
+        t.linear(f"{b}.norm1.linear", inner, 6 * inner)
+        t.linear(f"{b}.norm1_context.linear", inner, 6 * inner)
+        for q in ("norm_q", "norm_k", "norm_added_q", "norm_added_k"):
+            t.norm(f"{b}.attn.{q}", head_dim, bias=False)
+        for p in ("to_q", "to_k", "to_v", "to_out.0", "add_q_proj", "add_k_proj", "add_v_proj", "to_add_out"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        t.mlp(f"{b}.ff", inner, mlp)
+        t.mlp(f"{b}.ff_context", inner, mlp)
+    for i in range(_get(c, "num_single_layers", 38)):
+        b = f"single_transformer_blocks.{i}"
+        t.linear(f"{b}.norm.linear", inner, 3 * inner)
+        t.linear(f"{b}.proj_mlp", inner, mlp)
+        t.linear(f"{b}.proj_out", inner + mlp, inner)
+        t.norm(f"{b}.attn.norm_q", head_dim, bias=False)
+        t.norm(f"{b}.attn.norm_k", head_dim, bias=False)
+        for p in ("to_q", "to_k", "to_v"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+    t.linear("norm_out.linear", inner, 2 * inner)
+    t.linear("proj_out", inner, patch * patch * (_get(c, "out_channels", in_channels)))
+    return t
+
+
+def sd3(c: Config) -> _Tensors:
+    """SD3Transformer2DModel (MMDiT; SD3.5 adds q/k RMSNorm and, in Medium, a second image-only attention in the
+    `dual_attention_layers`, MMDiT-X). The last block is `context_pre_only`: its text stream ends after attention."""
+    t = _Tensors()
+    head_dim, heads = _get(c, "attention_head_dim", 64), _get(c, "num_attention_heads", 18)
+    inner, patch, layers = heads * head_dim, _get(c, "patch_size", 2), _get(c, "num_layers", 18)
+    in_channels, qk_norm = _get(c, "in_channels", 16), _get(c, "qk_norm", None)
+    if qk_norm not in (None, "rms_norm"):
+        raise ValueError(f"SD3Transformer2DModel qk_norm {qk_norm!r}")
+    dual = set(_get(c, "dual_attention_layers", ()))
+    t.conv("pos_embed.proj", in_channels, inner, (patch, patch))
+    t.embedding("time_text_embed.timestep_embedder", 256, inner)
+    t.embedding("time_text_embed.text_embedder", _get(c, "pooled_projection_dim", 2048), inner)
+    t.linear("context_embedder", _get(c, "joint_attention_dim", 4096), _get(c, "caption_projection_dim", 1152))
+    for i in range(layers):
+        b, last = f"transformer_blocks.{i}", i == layers - 1
+        t.linear(f"{b}.norm1.linear", inner, (9 if i in dual else 6) * inner)
+        t.linear(f"{b}.norm1_context.linear", inner, (2 if last else 6) * inner)
+        for attn, joint in (("attn", True), ("attn2", False)):
+            if attn == "attn2" and i not in dual:
+                continue
+            names = ["to_q", "to_k", "to_v", "to_out.0"]
+            if joint:
+                names += ["add_q_proj", "add_k_proj", "add_v_proj"] + ([] if last else ["to_add_out"])
+            for p in names:
+                t.linear(f"{b}.{attn}.{p}", inner, inner)
+            if qk_norm:
+                for q in ("norm_q", "norm_k") + (("norm_added_q", "norm_added_k") if joint else ()):
+                    t.norm(f"{b}.{attn}.{q}", head_dim, bias=False)
+        t.mlp(f"{b}.ff", inner, 4 * inner)
+        if not last:
+            t.mlp(f"{b}.ff_context", inner, 4 * inner)
+    t.linear("norm_out.linear", inner, 2 * inner)
+    t.linear("proj_out", inner, patch * patch * _get(c, "out_channels", in_channels))
+    return t
+
+
+def wan(c: Config) -> _Tensors:
+    """WanTransformer3DModel (text-to-video): a 3-D patch embedding, then blocks of self-attention, cross-attention
+    to the UMT5 text and a GELU MLP, each modulated by the block's scale_shift_table and the shared time projection."""
+    if _get(c, "image_dim", None) or _get(c, "added_kv_proj_dim", None):
+        raise ValueError("WanTransformer3DModel with an image embedder (image-to-video) is not read yet")
+    t = _Tensors()
+    head_dim, heads = _get(c, "attention_head_dim", 128), _get(c, "num_attention_heads", 40)
+    inner, patch = heads * head_dim, tuple(_get(c, "patch_size", (1, 2, 2)))
+    if _get(c, "qk_norm", "rms_norm_across_heads") != "rms_norm_across_heads":
+        raise ValueError(f"WanTransformer3DModel qk_norm {c.get('qk_norm')!r}")
+    in_channels = _get(c, "in_channels", 16)
+    t.conv("patch_embedding", in_channels, inner, patch)
+    t.embedding("condition_embedder.time_embedder", _get(c, "freq_dim", 256), inner)
+    t.linear("condition_embedder.time_proj", inner, 6 * inner)
+    t.embedding("condition_embedder.text_embedder", _get(c, "text_dim", 4096), inner)
+    for i in range(_get(c, "num_layers", 40)):
+        b = f"blocks.{i}"
+        t.add(f"{b}.scale_shift_table", 1, 6, inner)
+        for attn in ("attn1", "attn2"):
+            for p in ("to_q", "to_k", "to_v", "to_out.0"):
+                t.linear(f"{b}.{attn}.{p}", inner, inner)
+            t.norm(f"{b}.{attn}.norm_q", inner, bias=False)
+            t.norm(f"{b}.{attn}.norm_k", inner, bias=False)
+        if _get(c, "cross_attn_norm", True):
+            t.norm(f"{b}.norm2", inner)
+        t.mlp(f"{b}.ffn", inner, _get(c, "ffn_dim", 13824))
+    t.linear("proj_out", inner, _get(c, "out_channels", in_channels) * prod(patch))
+    t.add("scale_shift_table", 1, 2, inner)
+    return t
+
+
+# ---------------------------------------------------------------- UNet
+
+
+def _resnet(t: _Tensors, name: str, inputs: int, outputs: int, temb: int | None) -> None:
+    """ResnetBlock2D: GroupNorm, 3x3 conv, (time embedding projection), GroupNorm, 3x3 conv, 1x1 shortcut."""
+    t.norm(f"{name}.norm1", inputs)
+    t.conv(f"{name}.conv1", inputs, outputs, (3, 3))
+    if temb is not None:
+        t.linear(f"{name}.time_emb_proj", temb, outputs)
+    t.norm(f"{name}.norm2", outputs)
+    t.conv(f"{name}.conv2", outputs, outputs, (3, 3))
+    if inputs != outputs:
+        t.conv(f"{name}.conv_shortcut", inputs, outputs, (1, 1))
+
+
+def _project(t: _Tensors, name: str, width: int, linear: bool) -> None:
+    if linear:
+        t.linear(name, width, width)
+    else:
+        t.conv(name, width, width, (1, 1))
+
+
+def _transformer_2d(t: _Tensors, name: str, width: int, depth: int, cross: int, linear: bool) -> None:
+    """Transformer2DModel: GroupNorm, proj_in, BasicTransformerBlocks (self-attention, cross-attention, GEGLU),
+    proj_out; the projections are linear layers or 1x1 convolutions (`use_linear_projection`)."""
+    t.norm(f"{name}.norm", width)
+    _project(t, f"{name}.proj_in", width, linear)
+    for j in range(depth):
+        b = f"{name}.transformer_blocks.{j}"
+        for k, (attn, source) in enumerate((("attn1", width), ("attn2", cross))):
+            t.norm(f"{b}.norm{k + 1}", width)
+            t.linear(f"{b}.{attn}.to_q", width, width, bias=False)
+            t.linear(f"{b}.{attn}.to_k", source, width, bias=False)
+            t.linear(f"{b}.{attn}.to_v", source, width, bias=False)
+            t.linear(f"{b}.{attn}.to_out.0", width, width)
+        t.norm(f"{b}.norm3", width)
+        t.mlp(f"{b}.ff", width, 4 * width, gated=True)
+    _project(t, f"{name}.proj_out", width, linear)
+
+
+def _per_block(value: Any, blocks: int) -> list[int]:
+    return list(value) if isinstance(value, (list, tuple)) else [value] * blocks
+
+
+def unet(c: Config) -> _Tensors:
+    """UNet2DConditionModel as SD 1.x and SDXL configure it (CrossAttn/plain down and up blocks, a cross-attention
+    mid block, SDXL's text_time added embedding)."""
+    known = {"CrossAttnDownBlock2D", "DownBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"}
+    downs = list(_get(c, "down_block_types", ("CrossAttnDownBlock2D",) * 3 + ("DownBlock2D",)))
+    ups = list(_get(c, "up_block_types", ("UpBlock2D",) + ("CrossAttnUpBlock2D",) * 3))
+    mid = _get(c, "mid_block_type", "UNetMidBlock2DCrossAttn")
+    if not set(downs + ups) <= known or mid != "UNetMidBlock2DCrossAttn" or _get(c, "class_embed_type", None) or (
+            _get(c, "encoder_hid_dim", None)):
+        raise ValueError("UNet2DConditionModel blocks other than SD 1.x / SDXL's are not read yet")
+    t = _Tensors()
+    channels = list(_get(c, "block_out_channels", (320, 640, 1280, 1280)))
+    n = len(channels)
+    layers = _per_block(_get(c, "layers_per_block", 2), n)
+    depth = _per_block(_get(c, "transformer_layers_per_block", 1), n)
+    cross, linear = _get(c, "cross_attention_dim", 1280), _get(c, "use_linear_projection", False)
+    temb = 4 * channels[0]
+    t.conv("conv_in", _get(c, "in_channels", 4), channels[0], (3, 3))
+    t.embedding("time_embedding", channels[0], temb)
+    if _get(c, "addition_embed_type", None) == "text_time":
+        t.embedding("add_embedding", _get(c, "projection_class_embeddings_input_dim", 0), temb)
+    elif _get(c, "addition_embed_type", None) is not None:
+        raise ValueError(f"UNet2DConditionModel addition_embed_type {c['addition_embed_type']!r}")
+    out = channels[0]
+    for i, kind in enumerate(downs):
+        b, inputs, out = f"down_blocks.{i}", out, channels[i]
+        for j in range(layers[i]):
+            _resnet(t, f"{b}.resnets.{j}", inputs if j == 0 else out, out, temb)
+            if kind.startswith("CrossAttn"):
+                _transformer_2d(t, f"{b}.attentions.{j}", out, depth[i], cross, linear)
+        if i < n - 1:
+            t.conv(f"{b}.downsamplers.0.conv", out, out, (3, 3))
+    _resnet(t, "mid_block.resnets.0", channels[-1], channels[-1], temb)
+    _transformer_2d(t, "mid_block.attentions.0", channels[-1], depth[-1], cross, linear)
+    _resnet(t, "mid_block.resnets.1", channels[-1], channels[-1], temb)
+    reverse, layers, depth = channels[::-1], layers[::-1], depth[::-1]
+    out = reverse[0]
+    for i, kind in enumerate(ups):
+        b, previous, out, skip_in = f"up_blocks.{i}", out, reverse[i], reverse[min(i + 1, n - 1)]
+        for j in range(layers[i] + 1):
+            skip = skip_in if j == layers[i] else out
+            _resnet(t, f"{b}.resnets.{j}", (previous if j == 0 else out) + skip, out, temb)
+            if kind.startswith("CrossAttn"):
+                _transformer_2d(t, f"{b}.attentions.{j}", out, depth[i], cross, linear)
+        if i < n - 1:
+            t.conv(f"{b}.upsamplers.0.conv", out, out, (3, 3))
+    t.norm("conv_norm_out", channels[0])
+    t.conv("conv_out", channels[0], _get(c, "out_channels", 4), (3, 3))
+    return t
+
+
+# ---------------------------------------------------------------- VAEs
+
+
+def _vae_mid(t: _Tensors, name: str, width: int, attention: bool) -> None:
+    """UNetMidBlock2D of the VAE: resnet, one single-head attention with GroupNorm, resnet."""
+    _resnet(t, f"{name}.resnets.0", width, width, None)
+    if attention:
+        t.norm(f"{name}.attentions.0.group_norm", width)
+        for p in ("to_q", "to_k", "to_v", "to_out.0"):
+            t.linear(f"{name}.attentions.0.{p}", width, width)
+    _resnet(t, f"{name}.resnets.1", width, width, None)
+
+
+def autoencoder_kl(c: Config) -> _Tensors:
+    """AutoencoderKL (SD, SDXL, SD3 and Flux VAEs): encoder to 2 x latent channels (mean and log-variance),
+    optional 1x1 quant convs, decoder with one more resnet per up block."""
+    t = _Tensors()
+    channels = list(_get(c, "block_out_channels", (64,)))
+    n, per_block = len(channels), _get(c, "layers_per_block", 1)
+    latent, attention = _get(c, "latent_channels", 4), _get(c, "mid_block_add_attention", True)
+    t.conv("encoder.conv_in", _get(c, "in_channels", 3), channels[0], (3, 3))
+    out = channels[0]
+    for i in range(n):
+        inputs, out = out, channels[i]
+        for j in range(per_block):
+            _resnet(t, f"encoder.down_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out, None)
+        if i < n - 1:
+            t.conv(f"encoder.down_blocks.{i}.downsamplers.0.conv", out, out, (3, 3))
+    _vae_mid(t, "encoder.mid_block", channels[-1], attention)
+    t.norm("encoder.conv_norm_out", channels[-1])
+    t.conv("encoder.conv_out", channels[-1], 2 * latent, (3, 3))
+    if _get(c, "use_quant_conv", True):
+        t.conv("quant_conv", 2 * latent, 2 * latent, (1, 1))
+    if _get(c, "use_post_quant_conv", True):
+        t.conv("post_quant_conv", latent, latent, (1, 1))
+    t.conv("decoder.conv_in", latent, channels[-1], (3, 3))
+    _vae_mid(t, "decoder.mid_block", channels[-1], attention)
+    reverse = channels[::-1]
+    out = reverse[0]
+    for i in range(n):
+        previous, out = out, reverse[i]
+        for j in range(per_block + 1):
+            _resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", previous if j == 0 else out, out, None)
+        if i < n - 1:
+            t.conv(f"decoder.up_blocks.{i}.upsamplers.0.conv", out, out, (3, 3))
+    t.norm("decoder.conv_norm_out", channels[0])
+    t.conv("decoder.conv_out", channels[0], _get(c, "out_channels", 3), (3, 3))
+    return t
+
+
+def _wan_resnet(t: _Tensors, name: str, inputs: int, outputs: int) -> None:
+    """WanResidualBlock: RMS norm (gamma only), causal 3x3x3 conv, RMS norm, causal conv, 1x1x1 shortcut."""
+    t.add(f"{name}.norm1.gamma", inputs, 1, 1, 1)
+    t.conv(f"{name}.conv1", inputs, outputs, (3, 3, 3))
+    t.add(f"{name}.norm2.gamma", outputs, 1, 1, 1)
+    t.conv(f"{name}.conv2", outputs, outputs, (3, 3, 3))
+    if inputs != outputs:
+        t.conv(f"{name}.conv_shortcut", inputs, outputs, (1, 1, 1))
+
+
+def _wan_mid(t: _Tensors, name: str, width: int) -> None:
+    _wan_resnet(t, f"{name}.resnets.0", width, width)
+    t.add(f"{name}.attentions.0.norm.gamma", width, 1, 1)
+    t.conv(f"{name}.attentions.0.to_qkv", width, 3 * width, (1, 1))
+    t.conv(f"{name}.attentions.0.proj", width, width, (1, 1))
+    _wan_resnet(t, f"{name}.resnets.1", width, width)
+
+
+def autoencoder_kl_wan(c: Config) -> _Tensors:
+    """AutoencoderKLWan as Wan 2.1 configures it (causal 3-D convolutions, 8x spatial and 4x temporal compression;
+    not Wan 2.2's residual 48-channel VAE)."""
+    if _get(c, "is_residual", False) or _get(c, "attn_scales", []):
+        raise ValueError("AutoencoderKLWan with residual blocks or attn_scales is not read yet")
+    t = _Tensors()
+    base, z = _get(c, "base_dim", 96), _get(c, "z_dim", 16)
+    mult, per_block = list(_get(c, "dim_mult", (1, 2, 4, 4))), _get(c, "num_res_blocks", 2)
+    down = list(_get(c, "temperal_downsample", (False, True, True)))
+    dims = [base * u for u in [1, *mult]]
+    t.conv("encoder.conv_in", _get(c, "in_channels", 3), dims[0], (3, 3, 3))
+    k = 0
+    for i, (inputs, out) in enumerate(pairwise(dims)):
+        for _ in range(per_block):
+            _wan_resnet(t, f"encoder.down_blocks.{k}", inputs, out)
+            inputs, k = out, k + 1
+        if i < len(mult) - 1:
+            t.conv(f"encoder.down_blocks.{k}.resample.1", out, out, (3, 3))
+            if down[i]:
+                t.conv(f"encoder.down_blocks.{k}.time_conv", out, out, (3, 1, 1))
+            k += 1
+    _wan_mid(t, "encoder.mid_block", dims[-1])
+    t.add("encoder.norm_out.gamma", dims[-1], 1, 1, 1)
+    t.conv("encoder.conv_out", dims[-1], 2 * z, (3, 3, 3))
+    t.conv("quant_conv", 2 * z, 2 * z, (1, 1, 1))
+    t.conv("post_quant_conv", z, z, (1, 1, 1))
+    base = _get(c, "decoder_base_dim", base)
+    dims = [base * u for u in [mult[-1], *mult[::-1]]]
+    t.conv("decoder.conv_in", z, dims[0], (3, 3, 3))
+    _wan_mid(t, "decoder.mid_block", dims[0])
+    up = down[::-1]
+    for i, (inputs, out) in enumerate(pairwise(dims)):
+        inputs = inputs // 2 if i > 0 else inputs
+        for j in range(per_block + 1):
+            _wan_resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
+        if i < len(mult) - 1:
+            t.conv(f"decoder.up_blocks.{i}.upsamplers.0.resample.1", out, out // 2, (3, 3))
+            if up[i]:
+                t.conv(f"decoder.up_blocks.{i}.upsamplers.0.time_conv", out, 2 * out, (3, 1, 1))
+    t.add("decoder.norm_out.gamma", dims[-1], 1, 1, 1)
+    t.conv("decoder.conv_out", dims[-1], _get(c, "out_channels", 3), (3, 3, 3))
+    return t
+
+
+# ---------------------------------------------------------------- text encoders (transformers)
+
+
+def clip_text(c: Config, *, projection: bool = False) -> _Tensors:
+    """CLIPTextModel(WithProjection): token and position embeddings, pre-LN layers (q/k/v/out with bias, fc1, fc2),
+    a final LayerNorm, and for WithProjection (whose names start text_model.) the bias-free text_projection."""
+    t, m = _Tensors(), "text_model." if projection else ""
+    width, hidden = _get(c, "hidden_size", 512), _get(c, "intermediate_size", 2048)
+    t.add(f"{m}embeddings.token_embedding.weight", _get(c, "vocab_size", 49408), width)
+    t.add(f"{m}embeddings.position_embedding.weight", _get(c, "max_position_embeddings", 77), width)
+    for i in range(_get(c, "num_hidden_layers", 12)):
+        b = f"{m}encoder.layers.{i}"
+        t.norm(f"{b}.layer_norm1", width)
+        for p in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            t.linear(f"{b}.self_attn.{p}", width, width)
+        t.norm(f"{b}.layer_norm2", width)
+        t.linear(f"{b}.mlp.fc1", width, hidden)
+        t.linear(f"{b}.mlp.fc2", hidden, width)
+    t.norm(f"{m}final_layer_norm", width)
+    if projection:
+        t.linear("text_projection", width, _get(c, "projection_dim", 512), bias=False)
+    return t
+
+
+def t5_encoder(c: Config, *, umt5: bool = False) -> _Tensors:
+    """T5EncoderModel / UMT5EncoderModel: shared embedding, layers of bias-free attention and (gated-)GELU FFN with
+    RMS-style LayerNorms; T5 keeps a relative position bias in layer 0 only, UMT5 in every layer."""
+    t = _Tensors()
+    width, kv = _get(c, "d_model", 512), _get(c, "d_kv", 64)
+    heads, ffn = _get(c, "num_heads", 8), _get(c, "d_ff", 2048)
+    inner, gated = heads * kv, str(_get(c, "feed_forward_proj", "relu")).startswith("gated-")
+    t.add("shared.weight", _get(c, "vocab_size", 32128), width)
+    for i in range(_get(c, "num_layers", 6)):
+        b = f"encoder.block.{i}.layer"
+        for p in ("q", "k", "v"):
+            t.linear(f"{b}.0.SelfAttention.{p}", width, inner, bias=False)
+        t.linear(f"{b}.0.SelfAttention.o", inner, width, bias=False)
+        if umt5 or i == 0:
+            t.add(f"{b}.0.SelfAttention.relative_attention_bias.weight",
+                  _get(c, "relative_attention_num_buckets", 32), heads)
+        t.norm(f"{b}.0.layer_norm", width, bias=False)
+        for p in ("wi_0", "wi_1") if gated else ("wi",):
+            t.linear(f"{b}.1.DenseReluDense.{p}", width, ffn, bias=False)
+        t.linear(f"{b}.1.DenseReluDense.wo", ffn, width, bias=False)
+        t.norm(f"{b}.1.layer_norm", width, bias=False)
+    t.norm("encoder.final_layer_norm", width, bias=False)
+    return t
+
+
+CLASSES: dict[str, Callable[[Config], _Tensors]] = {
+    "FluxTransformer2DModel": flux,
+    "SD3Transformer2DModel": sd3,
+    "WanTransformer3DModel": wan,
+    "UNet2DConditionModel": unet,
+    "AutoencoderKL": autoencoder_kl,
+    "AutoencoderKLWan": autoencoder_kl_wan,
+    "CLIPTextModel": clip_text,
+    "CLIPTextModelWithProjection": lambda c: clip_text(c, projection=True),
+    "T5EncoderModel": t5_encoder,
+    "UMT5EncoderModel": lambda c: t5_encoder(c, umt5=True),
+}
+
+
+def tensors(class_name: str, config: Config) -> tuple[tuple[str, Shape], ...]:
+    if class_name not in CLASSES:
+        raise ValueError(f"{class_name} is not read yet (one of: {', '.join(CLASSES)})")
+    return tuple(CLASSES[class_name](config))
+
+
+def params(class_name: str, config: Config) -> int:
+    return sum(prod(shape) for _, shape in tensors(class_name, config))

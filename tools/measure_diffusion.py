@@ -1,0 +1,119 @@
+"""Count the parts of the diffusion pipeline presets exactly, on PyTorch's `meta` device.
+
+A developer tool, not run by CI. For every part of every preset in app/vramcalc/data/diffusion/ it builds the
+diffusers class (`from_config`) or the transformers class (its config class from the config.json keys) on
+`torch.device("meta")` (shapes only) and records its parameter count, its number of parameter tensors and the
+elements of its one-dimensional tensors (biases, norms: what GGUF keeps in F32). It does the same for small
+configs of other depth, width and switches, given as a config.json would give them, so that the engine's
+counters (vramcalc/diffusion/tensors.py) are tested off the presets too. tests/test_diffusion.py holds the
+engine to tests/golden/diffusion_params.json.
+
+Usage: python tools/measure_diffusion.py [--out tests/golden/diffusion_params.json]
+Needs: pip install torch==2.13.0 transformers==5.23.0 diffusers==0.42.1
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import sys
+from pathlib import Path
+
+import diffusers
+import torch
+import transformers
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "app"))
+
+from vramcalc.diffusion.pipelines import load_pipelines  # noqa: E402
+
+# Small configs of each class, other than the presets' (depth, width, switches), as config.json keys.
+PERTURBED: list[tuple[str, dict]] = [
+    ("FluxTransformer2DModel", {"num_layers": 2, "num_single_layers": 3, "num_attention_heads": 4,
+                                "attention_head_dim": 32, "joint_attention_dim": 96, "pooled_projection_dim": 48,
+                                "in_channels": 16, "guidance_embeds": True}),
+    ("FluxTransformer2DModel", {"num_layers": 1, "num_single_layers": 2, "num_attention_heads": 2,
+                                "attention_head_dim": 64, "in_channels": 64, "out_channels": 16, "patch_size": 2}),
+    ("SD3Transformer2DModel", {"num_layers": 4, "num_attention_heads": 3, "attention_head_dim": 32,
+                               "caption_projection_dim": 96, "joint_attention_dim": 80, "pooled_projection_dim": 40,
+                               "qk_norm": "rms_norm", "dual_attention_layers": [0, 2], "pos_embed_max_size": 32}),
+    ("SD3Transformer2DModel", {"num_layers": 2, "num_attention_heads": 2, "attention_head_dim": 48,
+                               "caption_projection_dim": 96, "patch_size": 1, "pos_embed_max_size": 32}),
+    ("WanTransformer3DModel", {"num_layers": 3, "num_attention_heads": 4, "attention_head_dim": 32, "ffn_dim": 200,
+                               "text_dim": 64, "freq_dim": 32, "in_channels": 8, "out_channels": 8}),
+    ("WanTransformer3DModel", {"num_layers": 2, "num_attention_heads": 2, "attention_head_dim": 16, "ffn_dim": 64,
+                               "text_dim": 24, "cross_attn_norm": False, "patch_size": [2, 2, 2]}),
+    ("UNet2DConditionModel", {"block_out_channels": [32, 64], "layers_per_block": 1, "cross_attention_dim": 24,
+                              "attention_head_dim": 8, "norm_num_groups": 8,
+                              "down_block_types": ["CrossAttnDownBlock2D", "DownBlock2D"],
+                              "up_block_types": ["UpBlock2D", "CrossAttnUpBlock2D"]}),
+    ("UNet2DConditionModel", {"block_out_channels": [32, 64, 96], "layers_per_block": [1, 2, 1],
+                              "transformer_layers_per_block": [1, 2, 3], "cross_attention_dim": 40,
+                              "attention_head_dim": [2, 4, 6], "norm_num_groups": 16, "use_linear_projection": True,
+                              "addition_embed_type": "text_time", "addition_time_embed_dim": 8,
+                              "projection_class_embeddings_input_dim": 88,
+                              "down_block_types": ["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+                              "up_block_types": ["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"]}),
+    ("AutoencoderKL", {"block_out_channels": [32, 64], "layers_per_block": 1, "latent_channels": 8,
+                       "norm_num_groups": 8, "down_block_types": ["DownEncoderBlock2D"] * 2,
+                       "up_block_types": ["UpDecoderBlock2D"] * 2}),
+    ("AutoencoderKL", {"block_out_channels": [16, 32, 48], "layers_per_block": 2, "latent_channels": 4,
+                       "norm_num_groups": 8, "use_quant_conv": False, "mid_block_add_attention": False,
+                       "down_block_types": ["DownEncoderBlock2D"] * 3, "up_block_types": ["UpDecoderBlock2D"] * 3}),
+    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 4, "dim_mult": [1, 2, 2], "num_res_blocks": 1,
+                          "temperal_downsample": [True, False]}),
+    ("AutoencoderKLWan", {"base_dim": 8, "decoder_base_dim": 12, "z_dim": 6, "num_res_blocks": 2}),
+    ("CLIPTextModel", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
+                       "num_hidden_layers": 3, "vocab_size": 1000, "max_position_embeddings": 40}),
+    ("CLIPTextModelWithProjection", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 4,
+                                     "num_hidden_layers": 2, "vocab_size": 500, "projection_dim": 24}),
+    ("T5EncoderModel", {"d_model": 64, "d_kv": 16, "num_heads": 6, "d_ff": 100, "num_layers": 3, "vocab_size": 700,
+                        "feed_forward_proj": "gated-gelu"}),
+    ("T5EncoderModel", {"d_model": 48, "d_kv": 8, "num_heads": 4, "d_ff": 64, "num_layers": 2, "vocab_size": 300,
+                        "feed_forward_proj": "relu", "relative_attention_num_buckets": 16}),
+    ("UMT5EncoderModel", {"d_model": 64, "d_kv": 16, "num_heads": 6, "d_ff": 100, "num_layers": 3,
+                          "vocab_size": 700, "feed_forward_proj": "gated-gelu"}),
+]
+
+
+def build(class_name: str, config: dict) -> torch.nn.Module:
+    with torch.device("meta"):
+        if hasattr(diffusers, class_name):
+            return getattr(diffusers, class_name).from_config(config)
+        model_class = getattr(transformers, class_name)
+        return model_class(model_class.config_class(**config))
+
+
+def counted(class_name: str, config: dict) -> dict:
+    model = build(class_name, config)
+    parameters = list(model.named_parameters())  # each shared (tied) tensor once, as a checkpoint stores it
+    return {"params": sum(p.numel() for _, p in parameters), "tensors": len(parameters),
+            "vector_params": sum(p.numel() for _, p in parameters if p.dim() == 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "diffusion_params.json"))
+    args = parser.parse_args()
+    transformers.logging.set_verbosity_error()
+    diffusers.logging.set_verbosity_error()
+    presets = {slug: {part.role: {"class": part.class_name, **counted(part.class_name, part.config)}
+                      for part in pipeline.parts}
+               for slug, pipeline in load_pipelines().items()}
+    perturbed = [{"class": name, "config": config, **counted(name, config)} for name, config in PERTURBED]
+    document = {
+        "measured": {"date": datetime.date.today().isoformat(), "machine": platform.platform(),
+                     "torch": torch.__version__, "transformers": transformers.__version__,
+                     "diffusers": diffusers.__version__, "device": "meta"},
+        "presets": presets,
+        "perturbed": perturbed,
+    }
+    Path(args.out).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}: {len(presets)} presets, {len(perturbed)} perturbed configs")
+
+
+if __name__ == "__main__":
+    main()
