@@ -4,6 +4,7 @@ the table's keys."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -236,3 +237,14 @@ def test_a_key_round_trips_through_the_link_and_the_command_line(key):
     assert parse_target({**cli_values, "gpus": args.gpus}) == parse_target(values)
     fit = build_parser(target=True).parse_args(_argv(values))
     assert _values(fit)[0] == cli_values
+
+
+def test_every_checkbox_and_choice_has_its_element_in_the_page():
+    """The page's Python reads each checkbox's `checked` at boot: an option without its element stops the page
+    (a vision and a DPO option once did)."""
+    import re
+
+    html = (Path(__file__).resolve().parent.parent / "index.html").read_text()
+    present = set(re.findall(r'id="([a-z_0-9]+)"', html)) | set(re.findall(r'choice\("([a-z_0-9]+)"\)', html))
+    wanted = [o.key for o in OPTIONS if o.checkbox or (o.choices and o.group not in ("model", "capacity"))]
+    assert [key for key in wanted if key not in present] == []
