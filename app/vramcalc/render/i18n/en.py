@@ -377,7 +377,10 @@ EN: Mapping[str, str] = {
     "option.objective.sft": "Supervised (SFT)",
     "option.objective.dpo": "Preference (DPO)",
     "field.reference.label": "DPO reference model",
-    "field.reference.help": "A frozen copy, the policy with its adapters off (LoRA), or log-probabilities computed beforehand.",
+    "field.reference.help": (
+        "A frozen copy, the policy with its adapters off (LoRA), or log-probabilities computed "
+        "beforehand."
+    ),
     "option.reference.": "as TRL chooses",
     "option.reference.copy": "a frozen copy",
     "option.reference.adapters-off": "adapters switched off",

@@ -385,11 +385,17 @@ PT: Mapping[str, str] = {
     "field.grad_accum.label": "Acumulação de gradientes",
     "field.grad_accum.help": "Passos por atualização; a memória acompanha o microlote (o tamanho do lote acima).",
     "field.objective.label": "Objetivo",
-    "field.objective.help": "sft: ajuste supervisionado; dpo: o DPO do TRL, respostas escolhida e rejeitada numa passagem.",
+    "field.objective.help": (
+        "sft: ajuste supervisionado; dpo: o DPO do TRL, respostas escolhida e rejeitada numa "
+        "passagem."
+    ),
     "option.objective.sft": "Supervisionado (SFT)",
     "option.objective.dpo": "Preferência (DPO)",
     "field.reference.label": "Modelo de referência do DPO",
-    "field.reference.help": "Uma cópia congelada, a política com os adaptadores desligados (LoRA) ou log-probabilidades calculadas antes.",
+    "field.reference.help": (
+        "Uma cópia congelada, a política com os adaptadores desligados (LoRA) ou log-probabilidades "
+        "calculadas antes."
+    ),
     "option.reference.": "como o TRL escolhe",
     "option.reference.copy": "uma cópia congelada",
     "option.reference.adapters-off": "adaptadores desligados",
