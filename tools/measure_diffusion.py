@@ -19,6 +19,7 @@ import datetime
 import json
 import platform
 import sys
+import tempfile
 from pathlib import Path
 
 import diffusers
@@ -94,6 +95,32 @@ def counted(class_name: str, config: dict) -> dict:
             "vector_params": sum(p.numel() for _, p in parameters if p.dim() == 1)}
 
 
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+
+
+def loaded_bytes(class_name: str, config: dict, precision: str) -> int:
+    """Bytes of the parameters and buffers of the class loaded as a pipeline loads it: saved from a random-weight
+    instance, then from_pretrained(torch_dtype=...) (fp8: bf16, then diffusers' enable_layerwise_casting)."""
+    with tempfile.TemporaryDirectory() as folder:
+        if hasattr(diffusers, class_name):
+            model_class = getattr(diffusers, class_name)
+            model_class.from_config(config).save_pretrained(folder)
+        else:
+            model_class = getattr(transformers, class_name)
+            model_class(model_class.config_class(**config)).save_pretrained(folder)
+        dtype = DTYPES["bf16" if precision == "fp8" else precision]
+        model = model_class.from_pretrained(folder, torch_dtype=dtype)
+    if precision == "fp8":
+        if hasattr(model, "enable_layerwise_casting"):
+            model.enable_layerwise_casting(storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)
+        else:
+            from diffusers.hooks import apply_layerwise_casting
+
+            apply_layerwise_casting(model, storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)
+    tensors = {id(t): t for t in [*model.parameters(), *model.buffers()]}.values()
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "diffusion_params.json"))
@@ -103,7 +130,9 @@ def main() -> None:
     presets = {slug: {part.role: {"class": part.class_name, **counted(part.class_name, part.config)}
                       for part in pipeline.parts}
                for slug, pipeline in load_pipelines().items()}
-    perturbed = [{"class": name, "config": config, **counted(name, config)} for name, config in PERTURBED]
+    perturbed = [{"class": name, "config": config, **counted(name, config),
+                  "bytes": {p: loaded_bytes(name, config, p) for p in ("bf16", "fp16", "fp32", "fp8")}}
+                 for name, config in PERTURBED]
     document = {
         "measured": {"date": datetime.date.today().isoformat(), "machine": platform.platform(),
                      "torch": torch.__version__, "transformers": transformers.__version__,

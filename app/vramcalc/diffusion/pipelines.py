@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.errors import ValidationError
 from ..sources.folders import read_folder
-from .tensors import Shape, tensors
+from .tensors import PARAMETER_KINDS, Tensor, tensors
 
 DENOISERS = ("transformer", "unet")  # the role diffusers' pipelines give their denoiser
 
@@ -22,12 +22,12 @@ class Part:
     source: str
 
     @property
-    def tensors(self) -> tuple[tuple[str, Shape], ...]:
+    def tensors(self) -> tuple[Tensor, ...]:
         return tensors(self.class_name, self.config)
 
     @property
     def params(self) -> int:
-        return sum(_numel(shape) for _, shape in self.tensors)
+        return sum(t.numel for t in self.tensors if t.kind in PARAMETER_KINDS)
 
     @property
     def is_denoiser(self) -> bool:
@@ -62,13 +62,6 @@ class Pipeline:
     @property
     def is_video(self) -> bool:
         return self.vae.class_name == "AutoencoderKLWan"
-
-
-def _numel(shape: Shape) -> int:
-    count = 1
-    for size in shape:
-        count *= size
-    return count
 
 
 @cache

@@ -3,32 +3,50 @@ its config.json (diffusers 0.42 `models/transformers/transformer_{flux,sd3,wan}.
 `autoencoders/autoencoder_kl{,_wan}.py`; transformers 5.23 `models/clip`, `models/t5`, `models/umt5`). A counter
 mirrors its class's __init__ line by line; tests hold the sum to the class built on PyTorch's meta device.
 
-`tensors(class_name, config)` -> ((name, shape), ...). A class or an option no counter reads raises ValueError."""
+`tensors(class_name, config)` -> (Tensor(name, shape, kind), ...): kind is "linear" or "conv" for a layer's weight
+and bias (what quantisers and fp8 casting convert), "embedding" for an nn.Embedding's table (fp8 casting converts it
+too), "param" for other parameters (norms, modulation tables), "buffer" for a floating-point buffer (SD3's position
+table, Wan's rotary tables) and "index" for an int64 one. A class or an option no counter reads raises ValueError."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from itertools import pairwise
 from math import prod
-from typing import Any
+from typing import Any, NamedTuple
 
 Shape = tuple[int, ...]
 Config = Mapping[str, Any]
+PARAMETER_KINDS = ("linear", "conv", "embedding", "param")
 
 
-class _Tensors(list[tuple[str, Shape]]):
-    def add(self, name: str, *shape: int) -> None:
-        self.append((name, shape))
+class Tensor(NamedTuple):
+    name: str
+    shape: Shape
+    kind: str  # linear, conv, embedding, param, buffer, index
+
+    @property
+    def numel(self) -> int:
+        return prod(self.shape)
+
+    @property
+    def module(self) -> str:
+        return self.name.rpartition(".")[0]
+
+
+class _Tensors(list[Tensor]):
+    def add(self, name: str, *shape: int, kind: str = "param") -> None:
+        self.append(Tensor(name, shape, kind))
 
     def linear(self, name: str, inputs: int, outputs: int, *, bias: bool = True) -> None:
-        self.add(f"{name}.weight", outputs, inputs)
+        self.add(f"{name}.weight", outputs, inputs, kind="linear")
         if bias:
-            self.add(f"{name}.bias", outputs)
+            self.add(f"{name}.bias", outputs, kind="linear")
 
     def conv(self, name: str, inputs: int, outputs: int, kernel: Shape, *, bias: bool = True) -> None:
-        self.add(f"{name}.weight", outputs, inputs, *kernel)
+        self.add(f"{name}.weight", outputs, inputs, *kernel, kind="conv")
         if bias:
-            self.add(f"{name}.bias", outputs)
+            self.add(f"{name}.bias", outputs, kind="conv")
 
     def norm(self, name: str, width: int, *, bias: bool = True) -> None:
         """LayerNorm or GroupNorm with an affine weight (and bias); RMSNorm has the weight only."""
@@ -103,6 +121,8 @@ def sd3(c: Config) -> _Tensors:
         raise ValueError(f"SD3Transformer2DModel qk_norm {qk_norm!r}")
     dual = set(_get(c, "dual_attention_layers", ()))
     t.conv("pos_embed.proj", in_channels, inner, (patch, patch))
+    if _get(c, "pos_embed_max_size", 96):
+        t.add("pos_embed.pos_embed", 1, _get(c, "pos_embed_max_size", 96) ** 2, inner, kind="buffer")
     t.embedding("time_text_embed.timestep_embedder", 256, inner)
     t.embedding("time_text_embed.text_embedder", _get(c, "pooled_projection_dim", 2048), inner)
     t.linear("context_embedder", _get(c, "joint_attention_dim", 4096), _get(c, "caption_projection_dim", 1152))
@@ -140,6 +160,8 @@ def wan(c: Config) -> _Tensors:
     if _get(c, "qk_norm", "rms_norm_across_heads") != "rms_norm_across_heads":
         raise ValueError(f"WanTransformer3DModel qk_norm {c.get('qk_norm')!r}")
     in_channels = _get(c, "in_channels", 16)
+    for table in ("freqs_cos", "freqs_sin"):
+        t.add(f"rope.{table}", _get(c, "rope_max_seq_len", 1024), head_dim, kind="buffer")
     t.conv("patch_embedding", in_channels, inner, patch)
     t.embedding("condition_embedder.time_embedder", _get(c, "freq_dim", 256), inner)
     t.linear("condition_embedder.time_proj", inner, 6 * inner)
@@ -375,8 +397,9 @@ def clip_text(c: Config, *, projection: bool = False) -> _Tensors:
     a final LayerNorm, and for WithProjection (whose names start text_model.) the bias-free text_projection."""
     t, m = _Tensors(), "text_model." if projection else ""
     width, hidden = _get(c, "hidden_size", 512), _get(c, "intermediate_size", 2048)
-    t.add(f"{m}embeddings.token_embedding.weight", _get(c, "vocab_size", 49408), width)
-    t.add(f"{m}embeddings.position_embedding.weight", _get(c, "max_position_embeddings", 77), width)
+    t.add(f"{m}embeddings.token_embedding.weight", _get(c, "vocab_size", 49408), width, kind="embedding")
+    t.add(f"{m}embeddings.position_embedding.weight", _get(c, "max_position_embeddings", 77), width, kind="embedding")
+    t.add(f"{m}embeddings.position_ids", 1, _get(c, "max_position_embeddings", 77), kind="index")
     for i in range(_get(c, "num_hidden_layers", 12)):
         b = f"{m}encoder.layers.{i}"
         t.norm(f"{b}.layer_norm1", width)
@@ -398,7 +421,7 @@ def t5_encoder(c: Config, *, umt5: bool = False) -> _Tensors:
     width, kv = _get(c, "d_model", 512), _get(c, "d_kv", 64)
     heads, ffn = _get(c, "num_heads", 8), _get(c, "d_ff", 2048)
     inner, gated = heads * kv, str(_get(c, "feed_forward_proj", "relu")).startswith("gated-")
-    t.add("shared.weight", _get(c, "vocab_size", 32128), width)
+    t.add("shared.weight", _get(c, "vocab_size", 32128), width, kind="embedding")
     for i in range(_get(c, "num_layers", 6)):
         b = f"encoder.block.{i}.layer"
         for p in ("q", "k", "v"):
@@ -406,7 +429,7 @@ def t5_encoder(c: Config, *, umt5: bool = False) -> _Tensors:
         t.linear(f"{b}.0.SelfAttention.o", inner, width, bias=False)
         if umt5 or i == 0:
             t.add(f"{b}.0.SelfAttention.relative_attention_bias.weight",
-                  _get(c, "relative_attention_num_buckets", 32), heads)
+                  _get(c, "relative_attention_num_buckets", 32), heads, kind="embedding")
         t.norm(f"{b}.0.layer_norm", width, bias=False)
         for p in ("wi_0", "wi_1") if gated else ("wi",):
             t.linear(f"{b}.1.DenseReluDense.{p}", width, ffn, bias=False)
@@ -430,11 +453,12 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
 }
 
 
-def tensors(class_name: str, config: Config) -> tuple[tuple[str, Shape], ...]:
+def tensors(class_name: str, config: Config) -> tuple[Tensor, ...]:
+    """Parameters and buffers, in the class's order."""
     if class_name not in CLASSES:
         raise ValueError(f"{class_name} is not read yet (one of: {', '.join(CLASSES)})")
     return tuple(CLASSES[class_name](config))
 
 
 def params(class_name: str, config: Config) -> int:
-    return sum(prod(shape) for _, shape in tensors(class_name, config))
+    return sum(t.numel for t in tensors(class_name, config) if t.kind in PARAMETER_KINDS)
