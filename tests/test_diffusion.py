@@ -155,3 +155,19 @@ def test_bad_requests_name_their_field(field, changes):
     with pytest.raises(ValidationError, match=field):
         evaluate(pipeline("wan2.1-t2v-1.3b"), _request(frames=81, **changes) if field != "frames" else
                  _request(**changes))
+
+
+def test_the_command_line_prints_the_run(capsys):
+    from vramcalc.cli import main
+
+    assert main(["diffusion", "--pipeline", "wan2.1-t2v-1.3b", "--precision", "gguf-q8_0", "--placement", "model",
+                 "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    run = evaluate(pipeline("wan2.1-t2v-1.3b"), _request(width=832, height=480, frames=81, cfg=True,
+                                                         placement="model", precision="gguf-q8_0"))
+    assert document["peak_bytes"] == run.peak.total_bytes and document["peak_stage"] == run.peak.name
+    assert [p["weight_bytes"] for p in document["parts"]] == [w.bytes for w in run.weights]
+    assert main(["diffusion", "--pipeline", "sdxl", "--width", "1000"]) == 2
+    assert "width" in capsys.readouterr().err
+    assert main(["diffusion", "--pipeline", "sd1.5"]) == 0
+    assert "not modelled yet" in capsys.readouterr().out
