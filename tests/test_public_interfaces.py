@@ -26,6 +26,7 @@ def engine() -> SimpleNamespace:
     from vramcalc import DEFAULTS, estimate, parse_workload
     from vramcalc.analysis.fit import fit_all
     from vramcalc.cli import COMMANDS, build_capacity_parser, build_models_parser, build_parser
+    from vramcalc.diffusion.command import build_diffusion_parser
     from vramcalc.render.export import to_json
     from vramcalc.speed import cost_of, speed_of
     from vramcalc.workload import Machine
@@ -33,6 +34,7 @@ def engine() -> SimpleNamespace:
     return SimpleNamespace(DEFAULTS=DEFAULTS, estimate=estimate, parse_workload=parse_workload, COMMANDS=COMMANDS,
                            build_parser=build_parser, build_capacity_parser=build_capacity_parser,
                            build_models_parser=build_models_parser, to_json=to_json,
+                           build_diffusion_parser=build_diffusion_parser,
                            fit_all=fit_all, speed_of=speed_of, cost_of=cost_of, Machine=Machine)
 
 
@@ -88,7 +90,8 @@ def test_every_listed_link_key_exists():
 
 def _flags() -> set[str]:
     e = engine()
-    parsers = (e.build_parser(), e.build_parser(target=True), e.build_capacity_parser(), e.build_models_parser())
+    parsers = (e.build_parser(), e.build_parser(target=True), e.build_capacity_parser(), e.build_models_parser(),
+               e.build_diffusion_parser())
     return {flag for parser in parsers for action in parser._actions for flag in action.option_strings
             if flag.startswith("--") and flag != "--help"}
 
@@ -161,6 +164,13 @@ def json_names() -> dict[str, set[str]]:
             add("capacity example", example)
     for entry in json.loads(_run("models", "--json")):
         add("models", entry)
+    for pipeline in ("flux.1-dev", "sdxl"):
+        document = json.loads(_run("diffusion", "--pipeline", pipeline, "--json"))
+        add("diffusion", document)
+        for part in document["parts"]:
+            add("diffusion part", part)
+        for stage in document["stages"]:
+            add("diffusion stage", stage)
     return found
 
 
@@ -168,7 +178,7 @@ def test_the_json_documents_were_all_seen():
     """Guards the test itself: every place it reads was reached (vLLM's per-GPU pool, each engine, ...)."""
     expected = {"breakdown", "components", "phases", "gpus", "per_gpu", "per_gpu.engine", "runtime transformers",
                 "runtime vllm", "runtime llamacpp", "fit", "capacity", "capacity row", "capacity cell",
-                "capacity example", "models", "speed", "cost"}
+                "capacity example", "models", "speed", "cost", "diffusion", "diffusion part", "diffusion stage"}
     assert {where for where, found in json_names().items() if found} == expected
 
 

@@ -5,8 +5,11 @@ diffusers class (`from_config`) or the transformers class (its config class from
 `torch.device("meta")` (shapes only) and records its parameter count, its number of parameter tensors and the
 elements of its one-dimensional tensors (biases, norms: what GGUF keeps in F32). It does the same for small
 configs of other depth, width and switches, given as a config.json would give them, so that the engine's
-counters (vramcalc/diffusion/tensors.py) are tested off the presets too. tests/test_diffusion.py holds the
-engine to tests/golden/diffusion_params.json.
+counters (vramcalc/diffusion/tensors.py) are tested off the presets too, and loads each small config through
+save_pretrained/from_pretrained in bf16, fp16 and fp32 (and with diffusers' fp8 layerwise casting) for the bytes
+it holds. Then it runs small denoisers and VAEs in bf16 on the CPU (SDPA) under tools/measure_peak.py's tracker
+for the working memory of one denoising step and of one decode (tests/golden/diffusion_stages.json).
+tests/test_diffusion.py holds the engine to both files.
 
 Usage: python tools/measure_diffusion.py [--out tests/golden/diffusion_params.json]
 Needs: pip install torch==2.13.0 transformers==5.23.0 diffusers==0.42.1
@@ -28,6 +31,7 @@ import transformers
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "app"))
+sys.path.insert(0, str(ROOT / "tools"))
 
 from vramcalc.diffusion.pipelines import load_pipelines  # noqa: E402
 
@@ -121,12 +125,109 @@ def loaded_bytes(class_name: str, config: dict, precision: str) -> int:
     return sum(t.numel() * t.element_size() for t in tensors)
 
 
+# Working memory: small configs of each denoiser and VAE, run in bf16 on the CPU with SDPA, at several requests.
+FLUX_A = {"num_layers": 2, "num_single_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32,
+          "joint_attention_dim": 64, "pooled_projection_dim": 32, "in_channels": 64, "axes_dims_rope": [8, 12, 12],
+          "guidance_embeds": True}
+FLUX_B = {**FLUX_A, "num_attention_heads": 2, "attention_head_dim": 64, "axes_dims_rope": [16, 24, 24]}
+SD3 = {"num_layers": 3, "num_attention_heads": 4, "attention_head_dim": 32, "caption_projection_dim": 128,
+       "joint_attention_dim": 64, "pooled_projection_dim": 32, "pos_embed_max_size": 96, "sample_size": 32,
+       "qk_norm": "rms_norm"}
+WAN = {"num_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32, "text_dim": 64, "freq_dim": 32}
+VAE = {"down_block_types": ["DownEncoderBlock2D"] * 4, "up_block_types": ["UpDecoderBlock2D"] * 4,
+       "layers_per_block": 2, "latent_channels": 16, "norm_num_groups": 8, "use_quant_conv": False,
+       "use_post_quant_conv": False}
+# (class, config, batch, latent shape (channels, [frames,] height, width), text tokens)
+STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
+    ("FluxTransformer2DModel", FLUX_A, 1, (16, 64, 64), 64),
+    ("FluxTransformer2DModel", FLUX_A, 2, (16, 128, 128), 64),
+    ("FluxTransformer2DModel", FLUX_A, 1, (16, 128, 128), 512),
+    ("FluxTransformer2DModel", FLUX_B, 1, (16, 96, 96), 128),
+    ("SD3Transformer2DModel", {**SD3, "dual_attention_layers": [0]}, 1, (16, 128, 128), 64),
+    ("SD3Transformer2DModel", {**SD3, "dual_attention_layers": [0]}, 2, (16, 96, 96), 154),
+    ("SD3Transformer2DModel", SD3, 1, (16, 128, 128), 64),
+    ("SD3Transformer2DModel", SD3, 2, (16, 64, 64), 333),
+    ("WanTransformer3DModel", {**WAN, "ffn_dim": 512}, 1, (16, 5, 64, 64), 64),
+    ("WanTransformer3DModel", {**WAN, "ffn_dim": 346}, 1, (16, 5, 64, 64), 64),  # 14B's ffn/d, 2.7
+    ("WanTransformer3DModel", {**WAN, "ffn_dim": 746}, 2, (16, 3, 64, 64), 128),  # 1.3B's, 5.83
+]
+DECODES: list[tuple[str, dict, int, int, int, int]] = [
+    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [16, 32, 48, 48]}, 2, 384, 256, 1),
+    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9),
+    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 384, 21),
+]
+
+
+def _peak_above_start(model: torch.nn.Module, inputs: list[torch.Tensor], run) -> int:
+    import measure_peak  # the project's tracker: every storage an ATen op makes, freed with it
+
+    tracker = measure_peak.PeakTracker()
+    tracker.track_all([*model.parameters(), *model.buffers(), *inputs])
+    start = tracker.live
+    with torch.no_grad(), tracker:
+        run()
+    return tracker.peak - start
+
+
+def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_tokens: int) -> int:
+    """Working memory of one forward of the denoiser (the pipeline's inputs made before it count as there)."""
+    torch.manual_seed(0)
+    dtype = torch.bfloat16
+    model = build_real(class_name, config).to(dtype).eval()
+    text = torch.randn(batch, text_tokens, model.config.joint_attention_dim if "joint_attention_dim" in
+                       model.config else model.config.text_dim, dtype=dtype)
+    t = torch.ones(batch, dtype=dtype)
+    if class_name == "FluxTransformer2DModel":
+        c, h, w = latent
+        tokens = (h // 2) * (w // 2)
+        inputs = {"hidden_states": torch.randn(batch, tokens, 4 * c, dtype=dtype), "encoder_hidden_states": text,
+                  "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
+                  "timestep": t, "img_ids": torch.zeros(tokens, 3), "txt_ids": torch.zeros(text_tokens, 3),
+                  "guidance": t}
+    elif class_name == "SD3Transformer2DModel":
+        inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
+                  "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
+                  "timestep": t}
+    else:
+        inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
+                  "timestep": t}
+    tensors = [v for v in inputs.values() if isinstance(v, torch.Tensor)]
+    return _peak_above_start(model, tensors, lambda: model(**inputs, return_dict=False))
+
+
+def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: int, frames: int) -> int:
+    torch.manual_seed(0)
+    model = build_real(class_name, config).to(torch.bfloat16).eval()
+    channels = int(config.get("latent_channels", config.get("z_dim", 16)))
+    shape: tuple[int, ...] = (batch, channels, height // 8, width // 8)
+    if class_name == "AutoencoderKLWan":
+        shape = (batch, channels, (frames - 1) // 4 + 1, height // 8, width // 8)
+    z = torch.randn(*shape, dtype=torch.bfloat16)
+    return _peak_above_start(model, [z], lambda: model.decode(z, return_dict=False))
+
+
+def build_real(class_name: str, config: dict) -> torch.nn.Module:
+    return getattr(diffusers, class_name).from_config(config)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "diffusion_params.json"))
+    parser.add_argument("--stages-out", default=str(ROOT / "tests" / "golden" / "diffusion_stages.json"))
     args = parser.parse_args()
     transformers.logging.set_verbosity_error()
     diffusers.logging.set_verbosity_error()
+    stages = {
+        "measured": {"date": datetime.date.today().isoformat(), "machine": platform.platform(),
+                     "torch": torch.__version__, "diffusers": diffusers.__version__, "device": "cpu",
+                     "dtype": "bfloat16", "attention": "sdpa"},
+        "steps": [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
+                   "bytes": step_bytes(c, cfg, b, lat, n)} for c, cfg, b, lat, n in STEPS],
+        "decodes": [{"class": c, "config": cfg, "batch": b, "width": w, "height": h, "frames": f,
+                     "bytes": decode_bytes(c, cfg, b, w, h, f)} for c, cfg, b, w, h, f in DECODES],
+    }
+    Path(args.stages_out).write_text(json.dumps(stages, indent=1) + "\n", encoding="utf-8")
     presets = {slug: {part.role: {"class": part.class_name, **counted(part.class_name, part.config)}
                       for part in pipeline.parts}
                for slug, pipeline in load_pipelines().items()}

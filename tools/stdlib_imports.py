@@ -7,7 +7,8 @@ which the interpreter never reads from the zip) after:
 - Pyodide's own start;
 - every stdlib module named in an import statement of main.py or of PyScript's package
   (those two need the browser to run, so their imports are read, then imported here);
-- importing every module of vramcalc but the command line and running what the page runs: every preset,
+- importing every module of vramcalc but the command line (and the diffusion package, not on the page yet)
+  and running what the page runs: every preset,
   fits, the reverse answers, the capacity table, links and a config.json import.
 A module imported on a path none of these take is missing from the page: the browser
 tests (tests/test_page.py) boot the page and use every control, and fail on any error.
@@ -55,7 +56,8 @@ def run_the_engine():
         modules = [name[:-3].removesuffix("/__init__").replace("/", ".")
                    for name in engine.namelist() if name.endswith(".py")]
     for name in modules:
-        if name not in ("vramcalc.__main__", "vramcalc.cli"):  # the command line: not in the page
+        # the command line, and the diffusion pipelines until the page shows them (build.py ENGINE_LEFT_OUT)
+        if name not in ("vramcalc.__main__", "vramcalc.cli") and not name.startswith("vramcalc.diffusion"):
             importlib.import_module(name)
     for slug in load_presets():
         workload = parse_workload({"model": slug})

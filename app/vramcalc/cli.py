@@ -8,6 +8,8 @@ same numbers.
     python -m vramcalc capacity [--vram GB] [--headroom PCT] [--json]
                                                              what fits in how much memory
     python -m vramcalc models [SEARCH] [--json]              the presets (slug, parameters, context, architecture)
+    python -m vramcalc diffusion [--pipeline SLUG ...] [--json]
+                                                             an image or video diffusion pipeline's memory
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .analysis.solve import fits, solve
 from .analysis.speed_answers import evaluate_speed
 from .core.errors import ValidationError
 from .core.option import Kind, Option
+from .diffusion.command import diffusion_main
 from .formats.file_weights import WeightsGiven
 from .formats.headers import Header, Truncated, read_header, read_safetensors_index
 from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS, WEIGHTS
@@ -534,7 +537,7 @@ def models_main(argv: Sequence[str]) -> int:
     return 0
 
 
-COMMANDS = {"fit": fit_main, "capacity": capacity_main, "models": models_main}
+COMMANDS = {"fit": fit_main, "capacity": capacity_main, "models": models_main, "diffusion": diffusion_main}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,84 @@
+"""`vramcalc diffusion`: the memory of an image or video diffusion pipeline run, part by part and stage by stage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from ..core.errors import ValidationError
+from ..core.units import GIB
+from .pipelines import load_pipelines, pipeline
+from .run import PLACEMENTS, Request, Run, evaluate
+from .weights import GGUF_TYPES, PRECISIONS
+
+
+def build_diffusion_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vramcalc diffusion",
+        description="GPU memory of a diffusers image or video pipeline: each part's weights in its precision and "
+                    "the working memory of each stage (text encoding, one denoising step, VAE decode); the peak is "
+                    "the largest stage with what stays on the GPU.")
+    parser.add_argument("--pipeline", default="flux.1-dev", help=f"one of: {', '.join(load_pipelines())}")
+    parser.add_argument("--width", type=int, help="pixels (default: the pipeline's)")
+    parser.add_argument("--height", type=int, help="pixels (default: the pipeline's)")
+    parser.add_argument("--frames", type=int, help="video frames, 4k + 1 (default: the pipeline's; 1 for images)")
+    parser.add_argument("--batch", type=int, default=1, help="images or videos per prompt (default 1)")
+    parser.add_argument("--cfg", choices=("on", "off"), help="classifier-free guidance (default: the pipeline's)")
+    parser.add_argument("--precision", default="bf16", choices=PRECISIONS + GGUF_TYPES,
+                        help="the denoiser's weights (GGUF: city96's files in ComfyUI-GGUF)")
+    parser.add_argument("--text-precision", default="bf16", choices=PRECISIONS, help="the text encoders' weights")
+    parser.add_argument("--vae-precision", default="bf16", choices=PRECISIONS, help="the VAE's weights")
+    parser.add_argument("--placement", default="gpu", choices=PLACEMENTS,
+                        help="gpu: every part on the GPU; model: enable_model_cpu_offload (one part at a time); "
+                             "sequential: enable_sequential_cpu_offload (one module at a time)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def as_json(run: Run) -> dict[str, object]:
+    request = run.request
+    return {
+        "pipeline": run.pipeline.slug, "width": request.width, "height": request.height, "frames": request.frames,
+        "batch": request.batch, "cfg": request.cfg, "placement": request.placement,
+        "parts": [{"role": w.part.role, "class": w.part.class_name, "params": w.part.params,
+                   "precision": w.precision, "weight_bytes": w.bytes} for w in run.weights],
+        "stages": [{"stage": s.name, "part": s.part, "weight_bytes": s.weight_bytes, "working_bytes": s.working_bytes,
+                    "carried_bytes": s.carried_bytes, "total_bytes": s.total_bytes} for s in run.stages],
+        "peak_stage": run.peak.name, "peak_bytes": run.peak.total_bytes, "complete": run.complete,
+    }
+
+
+def _gib(value: int | None) -> str:
+    return "not modelled yet" if value is None else f"{value / GIB:.2f} GiB"
+
+
+def lines(run: Run) -> list[str]:
+    r = run.request
+    out = [f"{run.pipeline.display_name}: {r.width} x {r.height}" + (f" x {r.frames} frames" if r.frames > 1 else "")
+           + f", batch {r.batch}, CFG {'on' if r.cfg else 'off'}, placement {r.placement}", "", "weights:"]
+    out += [f"  {w.part.role:<16}{w.part.class_name:<30}{w.part.params:>16,} params  {w.precision:<10}"
+            f"{_gib(w.bytes):>12}" for w in run.weights]
+    out += ["", "stages (on the GPU: weights + working memory + carried tensors):"]
+    out += [f"  {s.name:<24}{_gib(s.weight_bytes):>12} + {_gib(s.working_bytes):>16} + {_gib(s.carried_bytes):>10}"
+            f" = {_gib(s.total_bytes)}" for s in run.stages]
+    out += ["", f"peak: {_gib(run.peak.total_bytes)} ({run.peak.name})"
+            + ("" if run.complete else ", at least: a stage's working memory is not modelled yet")]
+    return out
+
+
+def diffusion_main(argv: Sequence[str]) -> int:
+    args = build_diffusion_parser().parse_args(argv)
+    try:
+        chosen = pipeline(args.pipeline)
+        run = evaluate(chosen, Request(
+            width=args.width or chosen.width, height=args.height or chosen.height,
+            frames=args.frames or chosen.frames, batch=args.batch,
+            cfg=chosen.cfg if args.cfg is None else args.cfg == "on", placement=args.placement,
+            precision=args.precision, text_precision=args.text_precision, vae_precision=args.vae_precision))
+    except ValidationError as error:
+        print(f"vramcalc: error: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(as_json(run)) if args.json else "\n".join(lines(run)))
+    return 0

@@ -1,0 +1,157 @@
+"""A pipeline run's memory: each part's weights in its precision, each stage (text encoding, one denoising step,
+VAE decode) with what it holds on the GPU under a placement, and the peak as the largest stage.
+
+Placements (diffusers):
+- `gpu`: every part on the GPU for the whole run (`pipe.to("cuda")`).
+- `model`: `enable_model_cpu_offload()`, one part on the GPU at a time, the one running.
+- `sequential`: `enable_sequential_cpu_offload()`, one leaf module's weights at a time.
+A stage holds its working memory (stages.py) and what it carries: the prompt embeddings during the denoising, the
+latents during the decode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.errors import ValidationError
+from .pipelines import Part, Pipeline
+from .stages import decode_bytes, denoise_bytes, image_tokens, latent_shape
+from .weights import GGUF_TYPES, PRECISIONS, largest_module_bytes, part_bytes
+
+PLACEMENTS = ("gpu", "model", "sequential")
+CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline")  # the others concatenate cond and uncond in one batch
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Request:
+    width: int
+    height: int
+    frames: int
+    batch: int
+    cfg: bool
+    placement: str
+    precision: str  # the denoiser's
+    text_precision: str
+    vae_precision: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartWeights:
+    part: Part
+    precision: str
+    bytes: int
+    largest_module_bytes: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stage:
+    name: str  # encode:<role>, denoise, decode
+    part: str
+    weight_bytes: int  # of the parts on the GPU during the stage
+    working_bytes: int | None  # None: not modelled yet
+    carried_bytes: int
+
+    @property
+    def total_bytes(self) -> int:
+        return self.weight_bytes + (self.working_bytes or 0) + self.carried_bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
+    pipeline: Pipeline
+    request: Request
+    weights: tuple[PartWeights, ...]
+    stages: tuple[Stage, ...]
+
+    @property
+    def peak(self) -> Stage:
+        return max(self.stages, key=lambda stage: stage.total_bytes)
+
+    @property
+    def complete(self) -> bool:
+        return all(stage.working_bytes is not None for stage in self.stages)
+
+
+def _activation_bytes(precision: str) -> int:
+    return 4 if precision == "fp32" else 2  # fp8, NF4 and GGUF parts compute in bf16
+
+
+def _precision(part: Part, request: Request) -> str:
+    if part.is_denoiser:
+        return request.precision
+    return request.text_precision if part.is_text_encoder else request.vae_precision
+
+
+def check(pipeline: Pipeline, request: Request) -> None:
+    for key, value in (("width", request.width), ("height", request.height)):
+        if value < 64 or value % 16:
+            raise ValidationError(key, value, "a multiple of 16, at least 64")
+    if request.frames < 1 or (pipeline.is_video and (request.frames - 1) % 4) or (
+            not pipeline.is_video and request.frames != 1):
+        raise ValidationError("frames", request.frames, "4k + 1 for a video pipeline (81, 49, ...), 1 for an image one")
+    if not 1 <= request.batch <= 64:
+        raise ValidationError("batch", request.batch, "from 1 to 64")
+    if request.placement not in PLACEMENTS:
+        raise ValidationError("placement", request.placement, f"one of: {', '.join(PLACEMENTS)}")
+    if request.precision not in PRECISIONS + GGUF_TYPES:
+        raise ValidationError("precision", request.precision, f"one of: {', '.join(PRECISIONS + GGUF_TYPES)}")
+    for key, precision in (("text_precision", request.text_precision), ("vae_precision", request.vae_precision)):
+        if precision not in PRECISIONS:
+            raise ValidationError(key, precision, f"one of: {', '.join(PRECISIONS)} (GGUF is for the denoiser)")
+
+
+def evaluate(pipeline: Pipeline, request: Request) -> Run:
+    check(pipeline, request)
+    weights = tuple(PartWeights(
+        part=part, precision=_precision(part, request),
+        bytes=part_bytes(part.tensors, part.class_name, _precision(part, request)),
+        largest_module_bytes=largest_module_bytes(part.tensors, part.class_name, _precision(part, request)))
+        for part in pipeline.parts)
+    by_role = {w.part.role: w for w in weights}
+
+    def on_gpu(role: str) -> int:
+        if request.placement == "gpu":
+            return sum(w.bytes for w in weights)
+        return by_role[role].bytes if request.placement == "model" else by_role[role].largest_module_bytes
+
+    denoiser, vae = pipeline.denoiser, pipeline.vae
+    e = _activation_bytes(request.precision)
+    prompts = 2 if request.cfg else 1  # the negative prompt's embeddings too
+    embeddings = sum(request.batch * prompts * pipeline.text_tokens[p.role] * _width(p) * e
+                     for p in pipeline.parts if p.is_text_encoder)
+    latent = latent_shape(vae.class_name, vae.config, request.width, request.height, request.frames)
+    latent_bytes = request.batch * _product(latent) * e
+    in_one_batch = request.cfg and pipeline.pipeline_class not in CFG_IN_SEPARATE_PASSES
+    text_tokens = sequence_text_tokens(pipeline)
+    stages = [Stage(name=f"encode:{p.role}", part=p.role, weight_bytes=on_gpu(p.role), working_bytes=None,
+                    carried_bytes=embeddings) for p in pipeline.parts if p.is_text_encoder]
+    stages.append(Stage(
+        name="denoise", part=denoiser.role, weight_bytes=on_gpu(denoiser.role), carried_bytes=embeddings + latent_bytes,
+        working_bytes=denoise_bytes(denoiser.class_name, denoiser.config, request.batch * (2 if in_one_batch else 1),
+                                    image_tokens(denoiser.class_name, denoiser.config, latent), text_tokens, e)))
+    stages.append(Stage(
+        name="decode", part=vae.role, weight_bytes=on_gpu(vae.role), carried_bytes=latent_bytes,
+        working_bytes=decode_bytes(vae.class_name, vae.config, request.batch, request.width, request.height,
+                                   request.frames, _activation_bytes(request.vae_precision))))
+    return Run(pipeline=pipeline, request=request, weights=weights, stages=tuple(stages))
+
+
+def sequence_text_tokens(pipeline: Pipeline) -> int:
+    """The text tokens the denoiser attends to: SD3's CLIP pair (side by side, 77) then T5's; Flux's T5 (CLIP gives
+    a pooled vector only); Wan's UMT5; a UNet's CLIP (the widest encoder in every other case)."""
+    tokens = pipeline.text_tokens
+    if "text_encoder_3" in tokens:
+        return tokens["text_encoder"] + tokens["text_encoder_3"]
+    widest = max((p for p in pipeline.parts if p.is_text_encoder), key=_width)
+    return tokens[widest.role]
+
+
+def _width(part: Part) -> int:
+    config = part.config
+    return int(config.get("d_model", config.get("hidden_size", 0)))
+
+
+def _product(shape: tuple[int, ...]) -> int:
+    total = 1
+    for size in shape:
+        total *= size
+    return total
