@@ -156,11 +156,31 @@ def test_prefill_on_cuda_is_not_yet_within_the_goal(table):
     assert table["llamacpp-cuda prefill"]["median"] <= 0.50
 
 
+@pytest.mark.parametrize(("group", "rows"), [("vllm-cuda serve", 70), ("vllm-rocm serve", 11)])
+def test_serving_throughput_meets_the_goal(table, group, rows):
+    """vLLM and SGLang serving runs (GPUStack's Performance Lab, Oracle's MI300X tables, an RTX 4090 sweep, a
+    B200 run, SGLang on an H100): output tokens/s within 25 % at the median. In-sample: docs/accuracy.md
+    gives the split by source, and the rows still off by 2x (large mixtures of experts in big batches)."""
+    stats = table[group]
+    assert stats["rows"] >= rows
+    assert stats["median"] <= validate_speed.GOALS["serve"]
+    assert stats["within_2x"] >= stats["rows"] - 6 and stats["worst"] <= 1.3
+
+
+def test_a_served_prompt_costs_output_rate():
+    """Serving: each sequence's prompt is prefilled between decode steps, so longer prompts lower the rate
+    of all sequences, and it never beats the decode steps alone."""
+    values = {"model": "llama-3.1-8b", "runtime": "vllm", "gpu": "h100-80gb", "batch": "32", "output_tokens": "200"}
+    short, long = speed({**values, "prompt_tokens": "200"}), speed({**values, "prompt_tokens": "8000"})
+    assert long.output_tokens_per_s < 0.7 * short.output_tokens_per_s
+    assert short.output_tokens_per_s < 32 * short.decode_tokens_per_s
+
+
 def test_the_stored_errors_are_the_measured_ones(table):
     stored = calibration()["validation"]
     for name, stats in table.items():
         group, kind = name.split()
-        if kind in ("decode", "train"):
+        if kind in ("decode", "train", "serve"):
             assert stored[group]["rows"] == stats["rows"]
             assert stored[group]["median"] == pytest.approx(stats["median"], abs=0.0015), group
 

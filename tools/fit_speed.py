@@ -1,7 +1,8 @@
-"""Fit llama.cpp's rates in data/speed.json to the published runs (tests/data/speed/) by coordinate
+"""Fit an engine's rates in data/speed.json to the published runs (tests/data/speed/) by coordinate
 search on the median absolute log error of each group, and print the fitted values (--write stores them).
 
-    PYTHONPATH=app python tools/fit_speed.py [--write]
+    PYTHONPATH=app python tools/fit_speed.py [--write]             # llama.cpp (tgN, ppN)
+    PYTHONPATH=app python tools/fit_speed.py --engine vllm [--write]  # vLLM and SGLang serving runs
     PYTHONPATH=app python tools/fit_speed.py --fit-on xiongjiedai   # fit on those tables, test on the rest
 
 Fitted on every row tools/validate_speed.py predicts: the validation it then prints is in-sample, which
@@ -18,6 +19,18 @@ from typing import Any
 import validate_speed
 from vramcalc.speed import hardware
 
+PARAMETERS_VLLM = [  # (path in engines.vllm, the values tried): output tokens/s of serving runs
+    (("decode_bandwidth", "hbm"), [0.4 + 0.05 * i for i in range(11)]),
+    (("decode_bandwidth", "gddr"), [0.4 + 0.05 * i for i in range(11)]),
+    (("layer_overhead_s", "cuda"), [5e-6 * i for i in range(13)]),
+    (("layer_overhead_s", "rocm"), [5e-6 * i for i in range(13)]),
+    (("prefill_compute", "16-bit"), [0.1 + 0.05 * i for i in range(15)]),
+    (("prefill_compute", "fp8"), [0.1 + 0.05 * i for i in range(15)]),
+    (("prefill_compute", "quantised"), [0.05 + 0.05 * i for i in range(15)]),
+    (("prefill_compute_rocm", "fp8"), [0.1 + 0.05 * i for i in range(15)]),
+    (("host_s", "request"), [0.0, 1e-3, 2e-3, 3e-3, 5e-3, 7e-3, 1e-2, 1.5e-2, 2e-2]),
+    (("host_s", "token"), [0.0, 2e-5, 4e-5, 6e-5, 8e-5, 1e-4, 1.2e-4, 1.5e-4, 2e-4, 2.5e-4]),
+]
 PARAMETERS = [  # (path in engines.llamacpp, the values tried)
     (("decode_bandwidth", "gddr"), [0.7 + 0.025 * i for i in range(13)]),
     (("decode_bandwidth", "hbm"), [0.4 + 0.025 * i for i in range(17)]),
@@ -39,11 +52,12 @@ PARAMETERS = [  # (path in engines.llamacpp, the values tried)
 
 def _set(rates: dict, path: tuple[str, ...], value: float) -> None:
     for key in path[:-1]:
-        rates = rates[key]
+        rates = rates.setdefault(key, {})
     rates[path[-1]] = value
 
 
 FIT_ON = ""  # the tables fitted (validate_speed.rows' filter): all by default
+ENGINE = "llamacpp"  # the engine fitted: its groups make the loss
 
 
 def loss() -> float:
@@ -52,24 +66,30 @@ def loss() -> float:
     for r in found:
         groups.setdefault(f"{r['group']} {r['kind']}", []).append(abs(math.log(1 + r["error"])))
     return sum(statistics.median(errors) + 0.25 * max(errors) for name, errors in groups.items()
-               if "train" not in name and len(errors) > 5)
+               if "train" not in name and len(errors) > 5 and name.startswith(ENGINE))
 
 
 def main() -> int:
-    global FIT_ON
+    global FIT_ON, ENGINE
     if "--fit-on" in sys.argv:
         FIT_ON = sys.argv[sys.argv.index("--fit-on") + 1]
-    rates = hardware.calibration()["engines"]["llamacpp"]  # the cached dict: predictions read it
+    if "--engine" in sys.argv:
+        ENGINE = sys.argv[sys.argv.index("--engine") + 1]
+    rates = hardware.calibration()["engines"][ENGINE]  # the cached dict: predictions read it
     best = loss()
-    for path, values in PARAMETERS:
-        chosen = _get(rates, path)  # kept unless a value tried does better
-        for value in values:
-            _set(rates, path, value)
-            current = loss()
-            if current < best - 1e-9:
-                best, chosen = current, value
-        _set(rates, path, chosen)
-        print(".".join(path), chosen, f"loss {best:.4f}", file=sys.stderr)
+    for _ in range(3):  # passes over the parameters, until one changes nothing
+        start = best
+        for path, values in PARAMETERS_VLLM if ENGINE == "vllm" else PARAMETERS:
+            chosen = _get(rates, path)  # kept unless a value tried does better
+            for value in values:
+                _set(rates, path, value)
+                current = loss()
+                if current < best - 1e-9:
+                    best, chosen = current, value
+            _set(rates, path, chosen)
+            print(".".join(path), chosen, f"loss {best:.4f}", file=sys.stderr)
+        if best > start - 1e-3:
+            break
     print(json.dumps(rates, indent=2))
     if FIT_ON:  # the rows not fitted: the held-out error
         held_out = FIT_ON[1:] if FIT_ON.startswith("!") else "!" + FIT_ON
@@ -79,14 +99,14 @@ def main() -> int:
         return 0
     if "--write" in sys.argv:
         data = json.loads(validate_speed.SPEED_JSON.read_text())
-        data["engines"]["llamacpp"] = {key: _round(value) for key, value in rates.items()}
+        data["engines"][ENGINE] = {key: _round(value) for key, value in rates.items()}
         validate_speed.SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return 0
 
 
 def _get(rates: Any, path: tuple[str, ...]) -> float:
     for key in path:
-        rates = rates[key]
+        rates = rates.get(key, 0.0) if isinstance(rates, dict) else 0.0
     return float(rates)
 
 

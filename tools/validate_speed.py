@@ -6,7 +6,8 @@
 
 A row is predicted when its model, weights and card are ones the calculator knows: llama-bench
 `tgN` (N tokens generated after `context_depth` tokens, one sequence: the mean tokens/s) and `ppN`
-(an N-token prompt from an empty context: prompt tokens/s), and torchtune's fine-tuning tokens/s.
+(an N-token prompt from an empty context: prompt tokens/s), torchtune's fine-tuning tokens/s, and
+vLLM/SGLang serving runs (output tokens/s of all sequences at the run's concurrency: `serve`).
 Error = predicted / measured - 1."""
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from vramcalc.analysis.evaluate import estimate
+from vramcalc.analysis.ranks import per_gpu
 from vramcalc.core.errors import ValidationError
+from vramcalc.engines.vllm import vllm_batch_defaults
 from vramcalc.inputs.parse import parse_workload
 from vramcalc.sources.gpus import all_gpus
 from vramcalc.speed import speed_of
-from vramcalc.workload import Machine
+from vramcalc.workload import Machine, Workload
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "speed"
 SPEED_JSON = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "speed.json"
@@ -35,8 +38,9 @@ CONFIGS: Mapping[str, Mapping[str, object]] = {
                    "num_key_value_heads": 32, "intermediate_size": 11008, "vocab_size": 32000,
                    "max_position_embeddings": 4096, "tie_word_embeddings": False, "rms_norm_eps": 1e-5},
 }
+SERVING_ENGINES = ("vllm", "sglang")
 TEST = re.compile(r"(tg|pp)(\d+)")
-GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25}
+GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25, "serve": 0.25}
 
 
 def rows(sources: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
@@ -88,6 +92,8 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
         if "qlora" in method:
             values |= {"precision": "nf4"}
         return "train", values, config
+    if row.get("engine") in SERVING_ENGINES:
+        return serving_case(row, values, config)
     if row.get("engine") != "llama.cpp":
         return None
     match = TEST.fullmatch(str(row.get("test", "")))
@@ -107,11 +113,39 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
     return "prefill", values, config
 
 
+def serving_case(row: Mapping[str, Any], values: dict[str, str],
+                 config: Mapping[str, object] | None) -> tuple[str, dict[str, str], Mapping[str, object] | None]:
+    """A vLLM or SGLang serving run: `concurrency` requests at a time (None: all `num_prompts` at once,
+    offline), each a prompt of `prompt_tokens` and its answer of `output_tokens` (the mean generated)."""
+    prompt, output = int(row["prompt_tokens"]), max(1, round(float(row["output_tokens"])))
+    values |= {"runtime": "vllm", "prompt_tokens": str(prompt), "output_tokens": str(output),
+               "seq": str(prompt + output), "batch": str(row.get("concurrency") or row["num_prompts"])}
+    if str(row["weights"]) in ("bf16", "fp16", "fp8"):  # else the checkpoint's own format (gpt-oss: MXFP4)
+        values["precision"] = "bf16" if row["weights"] == "fp16" else str(row["weights"])
+    if row.get("kv"):
+        values["kv_precision"] = str(row["kv"])
+    if row.get("max_num_seqs"):
+        values["max_num_seqs"] = str(row["max_num_seqs"])
+    return "serve", values, config
+
+
+def running(workload: Workload, gpus: int) -> int:
+    """The sequences vLLM runs at once: those sent (`batch`), at most max_num_seqs (its default by card)
+    and the sequences of the full length its KV pool holds (at least one: the run happened)."""
+    seqs = workload.max_num_seqs or vllm_batch_defaults(workload.gpu.usable_bytes if workload.gpu else 0)[1]
+    pool = per_gpu(estimate(workload.but(batch=1)), gpus).pool
+    held = int(pool.max_concurrency) if pool and pool.max_concurrency is not None else workload.batch
+    return max(1, min(workload.batch, seqs, held))
+
+
 def predict(kind: str, values: Mapping[str, str], config: Mapping[str, object] | None) -> float | None:
     workload = parse_workload(values, config=config)
-    speed = speed_of(estimate(workload), workload.gpu, int(values["gpus"]), Machine())  # type: ignore[arg-type]
+    gpus = int(values["gpus"])
+    if kind == "serve":
+        workload = workload.but(batch=running(workload, gpus))
+    speed = speed_of(estimate(workload), workload.gpu, gpus, Machine())  # type: ignore[arg-type]
     return {"decode": speed.decode_tokens_per_s, "prefill": speed.prefill_tokens_per_s,
-            "train": speed.train_tokens_per_s}[kind]
+            "train": speed.train_tokens_per_s, "serve": speed.output_tokens_per_s}[kind]
 
 
 def results(sources: str = "") -> list[dict[str, Any]]:
@@ -128,7 +162,7 @@ def results(sources: str = "") -> list[dict[str, Any]]:
         if predicted is None:
             continue
         measured = float(row["tokens_per_s"])
-        engine = "train" if kind == "train" else "llamacpp"
+        engine = {"train": "train", "serve": "vllm"}.get(kind, "llamacpp")
         platform = "metal" if str(values["gpu"]).startswith("apple") else str(row.get("backend", "cuda")).lower()
         out.append({"source": source, "kind": kind, "group": f"{engine}-{platform}", "gpu": values["gpu"],
                     "gpus": values["gpus"], "model": row["model"], "weights": row["weights"], "test": row["test"],
@@ -152,7 +186,7 @@ def summary(found: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def serving_ratios() -> list[dict[str, Any]]:
     """The vLLM model's offline throughput (the most sequences the pool holds, each prompt prefilled then
     its output decoded) against TensorRT-LLM's published max throughput on one GPU: a faster engine, so a
-    sanity bound, not a fit (no vLLM table with its inputs was found)."""
+    sanity bound beside the vLLM serving rows the rates are fitted to, not a fit."""
     from vramcalc.analysis.solve import max_batch
     from vramcalc.inputs.parse import parse_target
     from vramcalc.speed.hardware import device
@@ -215,7 +249,7 @@ def main() -> int:
         validation: dict[str, dict[str, object]] = {}
         for name, s in table.items():
             group, kind = name.split()
-            if kind in ("decode", "train"):  # what the page's error line speaks for
+            if kind in ("decode", "train", "serve"):  # what the page's error line speaks for
                 validation[group] = {"median": round(s["median"], 3), "worst": round(s["worst"], 3), "rows": s["rows"]}
         data["validation"] = validation
         SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")

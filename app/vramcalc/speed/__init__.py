@@ -20,7 +20,7 @@ from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
 from ..workload import Machine
 from .hardware import TERA, Device, calibration, device, engine_rates, ram_bandwidth
-from .inference import Step, bandwidth_share, compute_share, decode_step, mean_step, placement_of, prefill
+from .inference import Prefill, Step, bandwidth_share, compute_share, decode_step, mean_step, placement_of, prefill
 from .training import training_step
 
 CURVE_POINTS = 12  # the chart of tokens/s against context length
@@ -144,7 +144,23 @@ def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) 
         return None
     card, layout = setup
     mean, _ = _mean_step(breakdown, card, machine, layout)
-    return layout.dp * breakdown.workload.sequences / mean
+    whole = prefill(breakdown, card, machine, placement_of(breakdown, layout.pp, layout.tp),
+                    batch=breakdown.workload.sequences, prompt=breakdown.workload.prompt)
+    return _serving_rate(breakdown, layout.dp, mean, whole)
+
+
+def _serving_rate(breakdown: Breakdown, replicas: int, mean: float, whole: Prefill | None) -> float:
+    """Output tokens/s of all sequences under a steady load: each sequence's prompt is prefilled and its
+    output decoded, the engine's time shared between them (continuous batching: the prompts of the
+    requests that replace finished ones run between decode steps). Held to published vLLM and SGLang
+    serving runs (docs/accuracy.md, "Speed"), where the API server's work per request and per streamed
+    token (vLLM's host_s) bounds the rate of many short answers."""
+    workload = breakdown.workload
+    host = engine_rates(workload.runtime).get("host_s", {})  # the server's own work: per request, per token
+    tokens = workload.sequences * workload.output
+    busy = (workload.output * mean + (whole.seconds if whole else 0.0)
+            + workload.sequences * float(host.get("request", 0.0)) + tokens * float(host.get("token", 0.0)))
+    return float(replicas * tokens / busy)
 
 
 def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
@@ -178,7 +194,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     return Speed(
         prompt_tokens=prompt, output_tokens=output, sequences=sequences,
         prefill_tokens_per_s=None if whole is None else sequences * prompt / whole.seconds,
-        decode_tokens_per_s=1 / mean, output_tokens_per_s=replicas * sequences / mean,
+        decode_tokens_per_s=1 / mean, output_tokens_per_s=_serving_rate(breakdown, replicas, mean, whole),
         ttft_s=None if first is None else first.seconds, tpot_s=mean, bound=middle.bound,
         basis=tuple(basis), curve=tuple(curve))
 

@@ -22,6 +22,7 @@ from ..core.choices import GGUF_RUNTIMES, Runtime
 from ..engines.llamacpp import LlamaCppFacts
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
+from ..model.families.decoder.spec import ModelSpec
 from ..workload import Machine
 from .hardware import Device, calibration, engine_rates, pcie_bandwidth, ram_bandwidth
 from .reads import Reads, attention_flops, kv_bytes, matmul_params, prompt_attention_flops, reads
@@ -144,9 +145,16 @@ def decode_step(breakdown: Breakdown, device: Device, machine: Machine, placemen
     if placement.tp > 1:
         link = "nvlink" if device.nvlink else "pcie"
         fixed += 2 * layers * float(calibration()["allreduce_s"][link]) * math.log2(placement.tp)
+        fixed += allreduce_bytes(model, batch, placement.tp) / device.link
     seconds = max(gpu_read, compute) + host_read + fixed
     return Step(seconds=seconds, gpu_read_s=gpu_read, host_read_s=host_read, compute_s=compute, fixed_s=fixed,
                 gpu_bytes=gpu_bytes, host_bytes=host_bytes)
+
+
+def allreduce_bytes(model: ModelSpec, tokens: int, tp: int) -> float:
+    """Bytes each GPU sends in a tensor-parallel pass over `tokens`: two all-reduces of the 16-bit hidden
+    state per layer (after attention and after the MLP), a ring sending 2 (tp - 1) / tp of it."""
+    return 2.0 * model.layers * tokens * model.hidden * 2 * 2 * (tp - 1) / tp
 
 
 def depths(prompt: int, output: int) -> tuple[int, ...]:
@@ -192,6 +200,8 @@ def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: P
     if host_weights:  # llama.cpp copies the layers in RAM to the GPU for each micro-batch of a prompt
         read += chunks * host_weights / pcie_bandwidth()
     fixed = chunks * model.layers * layer_overhead(rates, device)
+    if placement.tp > 1:
+        fixed += allreduce_bytes(model, batch * prompt, placement.tp) / device.link
     return Prefill(seconds=max(compute, read) + fixed, compute_s=compute, read_s=read, flops=flops, kernel=kernel,
                    peak=peak)
 

@@ -1021,8 +1021,8 @@ EN: Mapping[str, str] = {
         "#4167 and #15013)"
     ),
     "speed.fit.vllm": (
-        "nothing yet: the shares of bandwidth and compute of a CUDA-graph decode are assumed, not fitted to published "
-        "runs"
+        "84 published serving runs of vLLM 0.6-0.11 and SGLang (tests/data/speed: GPUStack's Performance Lab on "
+        "A100/H100/H200, Oracle's MI300X tables, an RTX 4090 sweep; output tokens/s at the run's concurrency)"
     ),
     "speed.fit.transformers": (
         "PyTorch eager generate, 25.5 tokens/s for Llama 2 7B on an A100 (pytorch.org, 'Accelerating Generative AI "

@@ -1075,8 +1075,9 @@ PT: Mapping[str, str] = {
         "#4167 e #15013 de ggml-org/llama.cpp)"
     ),
     "speed.fit.vllm": (
-        "nada ainda: as frações de largura de banda e de computação de uma decodificação com CUDA graphs são supostas, "
-        "não ajustadas a execuções publicadas"
+        "84 execuções publicadas de vLLM 0.6-0.11 e SGLang servindo (tests/data/speed: o Performance Lab da GPUStack "
+        "em A100/H100/H200, as tabelas da Oracle em MI300X, uma varredura numa RTX 4090; tokens de saída/s na "
+        "concorrência da execução)"
     ),
     "speed.fit.transformers": (
         "o generate do PyTorch em modo eager, 25,5 tokens/s para o Llama 2 7B numa A100 (pytorch.org, 'Accelerating "
