@@ -94,6 +94,9 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "llamacpp_program": ("llama-completion", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "max_run_hours": ("12", TRAINING),
     "text_only": ("1", {"model": "gemma-3-27b-it"}),
+    "images": ("2", {"model": "gemma-3-27b-it"}),
+    "image_width": ("640", {"model": "gemma-3-27b-it", "images": "1"}),
+    "image_height": ("480", {"model": "gemma-3-27b-it", "images": "1"}),
     "no_mmproj_offload": ("1", {"runtime": "llamacpp", "precision": "q4_k_m", "model": "gemma-3-27b-it"}),
 }
 

@@ -75,3 +75,22 @@ def test_an_image_becomes_the_tokens_its_processor_makes(size):
     expected = {**{k: v for k, v in size.items() if k not in ("width", "height")}, "gemma3": 256}
     got = {family: image_tokens(_vision(TOKEN_MODELS[family]), size["width"], size["height"]) for family in expected}
     assert got == expected
+
+
+@pytest.mark.parametrize("runtime", ["transformers", "vllm", "llamacpp"])
+def test_image_tokens_join_each_sequence_in_every_engine(runtime):
+    from vramcalc import ValidationError, estimate, parse_workload
+
+    base = {"model": "qwen2.5-vl-7b-instruct", "seq": "4096", "runtime": runtime, "batch": "2",
+            **({"precision": "q4_k_m", "parallel": "2"} if runtime == "llamacpp" else {})}
+    images = {**base, "images": "2", "image_width": "1280", "image_height": "720"}
+    workload = parse_workload(images)
+    assert workload.image_tokens == 2 * 1196 and workload.seq == 4096 + 2 * 1196  # golden: 1280 × 720 is 1,196
+    plain, more = estimate(parse_workload({**base, "seq": str(workload.seq)})), estimate(workload)
+    assert more.bytes_of("kv_cache") == plain.bytes_of("kv_cache") > estimate(parse_workload(base)).bytes_of(
+        "kv_cache")
+    assert any("2,392 tokens" in ENGLISH.say(note) for note in more.notes)
+    with pytest.raises(ValidationError):
+        parse_workload({**images, "text_only": "1"})
+    with pytest.raises(ValidationError):
+        parse_workload({**images, "model": "llama-3.1-8b"})

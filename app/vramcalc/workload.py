@@ -54,6 +54,10 @@ class Workload:
     recipe: Recipe = Recipe.LEGACY
     text_only: bool = False  # a multimodal model without its vision part (no images; llama.cpp without --mmproj)
     no_mmproj_offload: bool = False  # llama.cpp --no-mmproj-offload: the projector in system RAM
+    images: int = 0  # images per request (a multimodal model's), each image_width × image_height pixels
+    image_width: int = 1024
+    image_height: int = 1024
+    image_tokens: int = 0  # the tokens they became in each sequence, counted in `seq` (inputs/parse.py)
     lora_rank: int = 0
     lora_targets: tuple[str, ...] = (ALL_LINEAR,)
     lora_embeddings: bool = False

@@ -19,6 +19,9 @@ from ..workload import Workload
 def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
     model = workload.model
     notes: list[Part] = list(model.notes)
+    if workload.image_tokens:
+        notes.append(phrase("note.images", images=workload.images, width=workload.image_width,
+                            height=workload.image_height, tokens=f"{workload.image_tokens:,}"))
     if model.max_positions and workload.seq > model.max_positions:
         notes.append(phrase("note.seq_over_context", seq=workload.seq, context=model.max_positions))
     if model.is_moe:

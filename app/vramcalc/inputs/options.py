@@ -108,6 +108,9 @@ _APPLE = {"gpu": tuple(load_apple())}  # the settings of a Mac's GPU share
 # the images' settings: for the presets with a vision part, and an imported config.json
 _VISION = {"model": (CONFIG, *(slug for slug, preset in load_presets().items()
                               if preset.config.get("model_type") in VISION_FAMILIES))}
+_IMAGES = {**_VISION, "images": Not(("", "0"))}
+MAX_IMAGES = 10_000
+MAX_PX = 100_000
 
 
 def _layout(key: str, help: str) -> Option:
@@ -164,6 +167,14 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="text_only", default="0", group="request", kind=Kind.FLAG, shown_when=_VISION,
            help="a multimodal model without its vision tower and projector: text only (llama.cpp without --mmproj)",
            parse=lambda t: parse_flag("text_only", t)),
+    Option(key="images", default="0", group="request", metavar="N", shown_when=_VISION,
+           help="images per request (multimodal models): their tokens join each sequence",
+           parse=lambda t: parse_int("images", t, 0, MAX_IMAGES)),
+    Option(key="image_width", default="1024", group="request", metavar="PX", shown_when=_IMAGES,
+           help="each image's width in pixels (default 1024)", parse=lambda t: parse_int("image_width", t, 1, MAX_PX)),
+    Option(key="image_height", default="1024", group="request", metavar="PX", shown_when=_IMAGES,
+           help="each image's height in pixels (default 1024)",
+           parse=lambda t: parse_int("image_height", t, 1, MAX_PX)),
     # ---- training
     Option(key="optimizer", default=Optimizer.ADAMW.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Optimizer), parse=lambda t: parse_choice("optimizer", t, Optimizer), shown_when=_TRAINING),

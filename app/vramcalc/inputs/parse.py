@@ -31,6 +31,7 @@ from ..sources.weight_file import spec_from_gguf
 from ..training.lora import QLORA_FORMATS
 from ..training.lora import adapter_tensors as training_adapters
 from ..training.step import allowed_impls
+from ..model.families.vision import image_tokens
 from ..workload import DEFAULT_OUTPUT_TOKENS, CapacityQuery, Machine, Target, Workload
 from .options import (
     CAPACITY_PARSERS,
@@ -265,6 +266,17 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
         asked = _checked_optional("prompt_tokens", prompt, int) or 0
         asked += _checked_optional("output_tokens", output, int) or (DEFAULT_OUTPUT_TOKENS if prompt else 1)
         attributes["seq"] = max(_checked("seq", attributes["seq"], int), asked)
+    if attributes["images"]:  # their tokens join each sequence: the prompt, the KV cache and the prefill grow
+        if model.vision is None or attributes["text_only"]:
+            raise ValidationError("images", attributes["images"], "this model has no vision part to read them"
+                                  if model.vision is None else "text_only leaves the vision part out")
+        tokens = _checked("images", attributes["images"], int) * image_tokens(
+            model.vision, _checked("image_width", attributes["image_width"], int),
+            _checked("image_height", attributes["image_height"], int))
+        attributes["image_tokens"] = tokens
+        attributes["seq"] = _checked("seq", attributes["seq"], int) + tokens
+        if prompt is not None:
+            attributes["prompt_tokens"] = _checked("prompt_tokens", prompt, int) + tokens
     attributes["overhead_given"] = attributes["overhead_bytes"] is not None
     if attributes["overhead_bytes"] is None:
         attributes["overhead_bytes"] = engine.default_overhead(attributes)

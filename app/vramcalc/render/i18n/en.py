@@ -190,6 +190,10 @@ EN: Mapping[str, str] = {
         "GGUF)."
     ),
     "note.assumption": "Assumed: {text}",
+    "note.images": (
+        "{images} image(s) of {width} × {height} pixels per request became {tokens} tokens of each sequence, counted "
+        "in its length (the KV cache and the prefill)"
+    ),
     "note.mla": (
         "Multi-head latent attention: the cache keeps one compressed latent per token and layer, as vLLM, "
         "SGLang, llama.cpp and Hugging Face transformers (5.15 and later) do; older transformers releases "
@@ -1061,6 +1065,12 @@ EN: Mapping[str, str] = {
     "field.n_cpu_moe.help": (
         "Mixture of experts: the first N layers keep their experts in RAM, the rest stays on the GPU."
     ),
+    "field.images.label": "Images per request",
+    "field.images.help": "Each becomes the tokens its model's processor makes of it, added to every sequence.",
+    "field.image_width.label": "Image width (pixels)",
+    "field.image_width.help": "Each image's width.",
+    "field.image_height.label": "Image height (pixels)",
+    "field.image_height.help": "Each image's height.",
     "field.cpu_moe.label": "All experts in system RAM (--cpu-moe)",
     "field.cpu_moe.help": "Every layer's experts in RAM: attention, shared experts and the cache stay on the GPU.",
     "speed.figure.llamacpp_fit": "llama.cpp's own fit (without \u2011ngl, as Ollama runs it)",

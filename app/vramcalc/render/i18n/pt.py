@@ -195,6 +195,10 @@ PT: Mapping[str, str] = {
     "note.quantised": "Pesos em {precision}: {bits} bits nominais por peso, sem as escalas de quantização (+0,1–0,5 "
                       "bit em GPTQ, AWQ, GGUF).",
     "note.assumption": "Premissa: {text}",
+    "note.images": (
+        "{images} imagem(ns) de {width} × {height} pixels por pedido viraram {tokens} tokens de cada sequência, "
+        "contados no seu comprimento (o cache KV e o prefill)"
+    ),
     "note.mla": (
         "Atenção latente multi-cabeça: o cache guarda um latente comprimido por token e camada, como fazem o vLLM, "
         "o SGLang, o llama.cpp e o Hugging Face transformers (5.15 em diante); versões mais antigas do transformers "
@@ -1119,6 +1123,12 @@ PT: Mapping[str, str] = {
     "field.n_cpu_moe.help": (
         "Mistura de especialistas: as primeiras N camadas mantêm seus especialistas na RAM; o resto fica na GPU."
     ),
+    "field.images.label": "Imagens por pedido",
+    "field.images.help": "Cada uma vira os tokens que o processador do modelo faz dela, somados a cada sequência.",
+    "field.image_width.label": "Largura da imagem (pixels)",
+    "field.image_width.help": "A largura de cada imagem.",
+    "field.image_height.label": "Altura da imagem (pixels)",
+    "field.image_height.help": "A altura de cada imagem.",
     "field.cpu_moe.label": "Todos os especialistas na RAM do sistema (--cpu-moe)",
     "field.cpu_moe.help": (
         "Os especialistas de todas as camadas na RAM: atenção, especialistas compartilhados e cache ficam na GPU."
