@@ -22,6 +22,7 @@ from ..formats.file_weights import assumptions as file_assumptions
 from ..formats.file_weights import notes as file_notes
 from ..formats.weights import WeightFormat, check_format, file_format
 from ..model.families.decoder.spec import ModelSpec
+from ..model.families.vision import image_tokens
 from ..parallel.layout import check
 from ..sources.custom import custom_model
 from ..sources.gpus import GpuSpec, configure, gpu
@@ -31,7 +32,6 @@ from ..sources.weight_file import spec_from_gguf
 from ..training.lora import QLORA_FORMATS
 from ..training.lora import adapter_tensors as training_adapters
 from ..training.step import allowed_impls
-from ..model.families.vision import image_tokens
 from ..workload import DEFAULT_OUTPUT_TOKENS, CapacityQuery, Machine, Target, Workload
 from .options import (
     CAPACITY_PARSERS,
