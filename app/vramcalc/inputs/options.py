@@ -106,9 +106,9 @@ _SEVERAL = {"gpus": Not(("", "1"))}
 _LORA: When = {**_TRAINING, "lora_rank": Not(("", "0"))}
 _APPLE = {"gpu": tuple(load_apple())}  # the settings of a Mac's GPU share
 # the images' settings: for the presets with a vision part, and an imported config.json
-_VISION = {"model": (CONFIG, *(slug for slug, preset in load_presets().items()
+_VISION: When = {"model": (CONFIG, *(slug for slug, preset in load_presets().items()
                               if preset.config.get("model_type") in VISION_FAMILIES))}
-_IMAGES = {**_VISION, "images": Not(("", "0"))}
+_IMAGES: When = {**_VISION, "images": Not(("", "0"))}
 MAX_IMAGES = 10_000
 MAX_PX = 100_000
 
