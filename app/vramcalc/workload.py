@@ -65,6 +65,7 @@ class Workload:
     lora_dtype: Precision = Precision.FP32
     grad_accum: int = 1
     fused_ce: bool = False
+    optimizer_in_backward: bool = False  # torchtune's optimizer_in_bwd: each gradient stepped and freed as made
     objective: Objective = Objective.SFT
     reference: Reference = Reference.DEFAULT
     checkpointing: Checkpointing = Checkpointing.NONE

@@ -17,6 +17,9 @@ def degrees(workload: Workload, dp: int = 1) -> Layout:
 def resolve_layout(workload: Workload, gpus: int) -> Layout:
     """The layout `gpus` GPUs run: the one the workload names (dp from gpus when not given; the
     product must be gpus), or the mode's default (llama.cpp splits layers across GPUs)."""
+    if workload.optimizer_in_backward and gpus > 1:  # the step is modelled as torchtune's single-device recipes run it
+        raise ValidationError("optimizer_in_backward", "1", "is modelled on one GPU (torchtune's single-device "
+                                                             "recipes); with several GPUs leave it off")
     if not workload.layout_given:
         return engine_for(workload.runtime).default_layout(workload.model, gpus, training=workload.is_training)
     layout = degrees(workload)

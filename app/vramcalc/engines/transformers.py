@@ -77,10 +77,19 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         logits_held=0 if workload.fused_ce or dpo else tokens * model.vocab * e, loss_gradient=loss_gradient,
         layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1,
         forward_transient=preference.forward_work(workload, e) if dpo else 0,
-        reference_transient=preference.reference_forward(workload, e) if dpo_reference else None)
+        reference_transient=preference.reference_forward(workload, e) if dpo_reference else None,
+        in_backward=workload.optimizer_in_backward, **_updates_in_backward(workload, tensors, state_bytes,
+                                                                           gradient_bytes))
     by_phase = phases(sizes)
     peak = step_module.peak(by_phase)
     live = by_phase[peak]
+    def backward_temporaries() -> Phrase:
+        if live["temporaries"] != transient:  # the optimizer's update of one tensor, inside the backward
+            return phrase("temporaries.in_backward", optimizer=workload.optimizer.value,
+                          bytes=format_binary(live["temporaries"]))
+        return phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
+            "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else "")
+
     temporaries = {
         "forward": lambda: phrase("temporaries.dpo_head", bytes=format_binary(live["temporaries"]))
         if dpo else phrase("temporaries.none"),
@@ -88,10 +97,8 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         "loss": lambda: phrase("temporaries.dpo_backward", bytes=format_binary(loss_gradient)) if dpo
         else phrase("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
                     bytes=format_binary(loss_gradient)),
-        "backward_start": lambda: phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
-            "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else ""),
-        "backward_end": lambda: phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
-            "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else ""),
+        "backward_start": lambda: backward_temporaries(),
+        "backward_end": lambda: backward_temporaries(),
         "optimizer": lambda: phrase(f"temporaries.optimizer.{impl.value}", optimizer=workload.optimizer.value,
                                      bytes=format_binary(update)),
     }[peak]
@@ -146,6 +153,23 @@ def _last_gradient_bytes(workload: Workload, trainable: Counted, gradient_bytes:
     tied = workload.model.tie_embeddings
     return gradient_bytes * sum(t.numel for t, _ in trainable
                                 if layer_of(t.name) == 0 or (t.role == "embedding" and not tied))
+
+
+def _updates_in_backward(workload: Workload, trainable: Counted, state_bytes: int,
+                         gradient_bytes: int) -> dict[str, int]:
+    """optimizer_in_backward: one optimizer per tensor (torchtune), so an update's temporaries are one tensor's:
+    the head's, made first, and the largest's."""
+    if not workload.optimizer_in_backward or not trainable:
+        return {}
+    impl = implementation(workload.optimizer, workload.optimizer_impl)
+    largest = max(trainable, key=lambda item: item[0].numel)[0]
+    head = _head_gradient_bytes(workload, trainable, gradient_bytes)
+    heads = [t for t, _ in trainable if t.numel * gradient_bytes == head] if head else []
+    return {"head_update": update_temporaries(workload.optimizer, impl, ((heads[0], 1),), state_bytes,
+                                              gradient_bytes) if heads else 0,
+            "largest_gradient": largest.numel * gradient_bytes,
+            "largest_update": update_temporaries(workload.optimizer, impl, ((largest, 1),), state_bytes,
+                                                 gradient_bytes)}
 
 
 def _head_gradient_bytes(workload: Workload, trainable: Counted, gradient_bytes: int) -> int:

@@ -214,6 +214,10 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="fused_ce", default="0", group="training", kind=Kind.FLAG,
            help="chunked cross-entropy (Liger): the logits are never materialised for the whole batch",
            parse=lambda t: parse_flag("fused_ce", t), shown_when=_TRAINING),
+    Option(key="optimizer_in_backward", default="0", group="training", kind=Kind.FLAG,
+           help="the optimizer steps each parameter as its gradient is made, then frees it (torchtune's "
+           "optimizer_in_bwd): no whole gradient, no optimizer phase", shown_when=_TRAINING,
+           parse=lambda t: parse_flag("optimizer_in_backward", t)),
     Option(key="objective", default=Objective.SFT.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Objective), help="sft (supervised) or dpo (TRL's DPOTrainer: chosen and rejected "
            "sequences, --batch pairs, and a reference model)",

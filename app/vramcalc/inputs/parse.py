@@ -304,6 +304,18 @@ def check_consistency(workload: Workload) -> None:
         check(degrees(workload), workload.model, training=workload.is_training)
 
 
+def _check_in_backward(workload: Workload) -> None:
+    """What torchtune's optimizer_in_bwd does not run with, and what is not modelled with it."""
+    if workload.grad_accum > 1:
+        raise ValidationError("grad_accum", workload.grad_accum, "the optimizer inside the backward steps every "
+                              "micro-batch: no gradient accumulation (torchtune refuses both)")
+    if workload.recipe is Recipe.MIXED or workload.mixed_precision:
+        raise ValidationError("optimizer_in_backward", "1", "not modelled with an fp32 master copy; leave "
+                              "mixed precision off (torchtune trains in bf16)")
+    if workload.objective is not Objective.SFT:
+        raise ValidationError("optimizer_in_backward", "1", "TRL's preference trainers step after the backward")
+
+
 def _check_training(workload: Workload) -> None:
     qlora = workload.lora is not None and workload.precision.value in QLORA_FORMATS
     if not workload.precision.is_float and not qlora:
@@ -320,6 +332,8 @@ def _check_training(workload: Workload) -> None:
                                   workload.recipe.value or "1", "LoRA keeps its fp32 adapters and needs no master copy")
     if workload.reference_model is Reference.ADAPTERS_OFF and not workload.lora:
         raise ValidationError("reference", "adapters-off", "needs LoRA adapters (--lora-rank)")
+    if workload.optimizer_in_backward:
+        _check_in_backward(workload)
     if workload.objective is Objective.DPO and workload.fused_ce:
         raise ValidationError("fused_ce", "1", "DPO scores tokens with TRL's own chunked head")
     if workload.recipe in (Recipe.AMP, Recipe.MIXED) and workload.precision not in (Precision.BF16, Precision.FP16):

@@ -113,10 +113,19 @@ class StepSizes:
     accumulating: bool  # gradient accumulation: earlier micro-batches' gradients are live throughout
     forward_transient: int = 0  # DPO: the fused head's buffer at the forward's end (preference.py)
     reference_transient: int | None = None  # DPO: the reference's forward beside the policy's activations
+    # optimizer_in_backward (torchtune's optimizer_in_bwd): each gradient is stepped and freed as it is made
+    in_backward: bool = False
+    head_update: int = 0  # the head's update's temporaries (its gradient is head_gradient)
+    largest_gradient: int = 0  # the largest trainable tensor's gradient
+    largest_update: int = 0  # and its update's temporaries
 
 
 def phases(s: StepSizes) -> dict[str, dict[str, int]]:
     """The component bytes live at each phase's worst instant."""
+    return in_backward(s, _phases(s)) if s.in_backward else _phases(s)
+
+
+def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
     earlier = s.gradients if s.accumulating else 0
     states = {"weights": s.weights + s.weight_copies, "optimizer": s.optimizer, "master_weights": s.master}
     forward = {**states, "gradients": earlier, "activations": s.activations_forward, "logits": s.logits,
@@ -140,6 +149,22 @@ def phases(s: StepSizes) -> dict[str, dict[str, int]]:
                       "gradients": s.gradients, "activations": 0, "logits": 0,
                       "temporaries": s.update_temporaries},
     }
+
+
+def in_backward(s: StepSizes, by_phase: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """The backward's phases when the optimizer runs inside it (torchtune, training/memory.py
+    `register_optim_in_bwd_hooks`: one optimizer per parameter, stepped and zeroed by its post-accumulate-grad
+    hook; measured on the CPU by tools/measure_in_backward.py): a gradient and its update's temporaries live
+    one tensor at a time, the head's first, beside the whole activations; no optimizer phase follows."""
+    start, end = by_phase["backward_start"], by_phase["backward_end"]
+    first = max(({**start, "gradients": s.head_gradient, "temporaries": s.head_update},
+                 {**start, "gradients": 0}), key=lambda live: sum(live.values()))
+    last = max(({**end, "gradients": s.largest_gradient, "activations": 0,
+                 "temporaries": max(s.layer_transient, s.largest_update)},
+                {**end, "gradients": s.largest_gradient, "activations": s.activations_recomputed}),
+               key=lambda live: sum(live.values()))
+    return {**{name: live for name, live in by_phase.items() if name not in ("backward_end", "optimizer")},
+            "backward_start": first, "backward_end": last}
 
 
 def peak(by_phase: dict[str, dict[str, int]]) -> str:

@@ -42,6 +42,11 @@ EN: Mapping[str, str] = {
                         "2 × 4 B × {tokens} tokens × {vocab} vocabulary = {bytes}",
     "temporaries.backward": "one layer's backward: the gradients of its MLP's hidden tensors (about 3 × batch × seq "
                             "× MLP width){dequantised} = {bytes}",
+    "temporaries.in_backward": "the {optimizer} update of one tensor inside the backward (the optimizer steps "
+                               "each gradient as it is made) = {bytes}",
+    "field.optimizer_in_backward.label": "Optimizer step inside the backward (torchtune)",
+    "field.optimizer_in_backward.help": "Each gradient is applied and freed as soon as it is made: the whole "
+                                        "gradient never exists. One GPU, no gradient accumulation.",
     "temporaries.dequantised": ", and the largest 4-bit matrix dequantised for its matmul ({bytes})",
     "temporaries.optimizer.foreach": "the foreach {optimizer} update: a copy of the whole second moment "
                                      "(torch._foreach_sqrt) = {bytes}",

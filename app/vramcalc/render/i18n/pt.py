@@ -44,6 +44,11 @@ PT: Mapping[str, str] = {
                         "ao mesmo tempo, 2 × 4 B × {tokens} tokens × vocabulário de {vocab} = {bytes}",
     "temporaries.backward": "a passagem reversa de uma camada: os gradientes dos tensores ocultos do seu MLP (cerca de "
                             "3 × lote × seq × largura do MLP){dequantised} = {bytes}",
+    "temporaries.in_backward": "a atualização do {optimizer} de um tensor dentro da passagem reversa (o otimizador "
+                               "aplica cada gradiente assim que é feito) = {bytes}",
+    "field.optimizer_in_backward.label": "Passo do otimizador dentro da passagem reversa (torchtune)",
+    "field.optimizer_in_backward.help": "Cada gradiente é aplicado e liberado assim que é feito: o gradiente inteiro "
+                                        "nunca existe. Uma GPU, sem acumulação de gradientes.",
     "temporaries.dequantised": ", e a maior matriz de 4 bits, desquantizada para o seu matmul ({bytes})",
     "temporaries.optimizer.foreach": "a atualização foreach do {optimizer}: uma cópia do segundo momento inteiro "
                                      "(torch._foreach_sqrt) = {bytes}",
