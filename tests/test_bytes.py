@@ -97,14 +97,14 @@ def test_no_python_on_the_page_asks_for_a_sentence_left_out_of_the_catalogues():
 
 
 def test_the_presets_and_gpus_ship_as_one_file_each_in_their_order(site_dir):
-    """tools/precompile.mjs (BUNDLED): data/models/ and data/gpus/ as one all.json each, in order.json's order;
-    sources/folders.py reads either form."""
+    """tools/precompile.mjs (BUNDLED): data/models/, data/gpus/ and data/diffusion/ as one all.json each, in
+    order.json's order; sources/folders.py reads either form."""
     import json
     from pathlib import Path
 
     data = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data"
     with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[0]).read_bytes()))) as archive:
-        for folder in ("models", "gpus"):
+        for folder in ("models", "gpus", "diffusion"):
             names = [n for n in archive.namelist() if n.startswith(f"vramcalc/data/{folder}/")]
             assert names == [f"vramcalc/data/{folder}/all.json"]
             bundle = json.loads(archive.read(names[0]))

@@ -177,9 +177,9 @@ if keep is not None:
 # nothing in Python asks for them (tests/test_bytes.py checks the sources): they stay out (-6 kB gzip).
 CATALOGUE = ("render/i18n/", ".py")
 PAGE_ONLY = ("field.", "guide.")
-# The presets and the GPUs, a file each in the repository, ship as one all.json per folder (sources/folders.py
-# reads either): 143 files' zip headers fewer, -4.6 kB gzip.
-BUNDLED = ("data/models", "data/gpus")
+# The presets, the GPUs and the diffusion pipelines, a file each in the repository, ship as one all.json per
+# folder (sources/folders.py reads either): 143 files' zip headers fewer, -4.6 kB gzip.
+BUNDLED = ("data/models", "data/gpus", "data/diffusion")
 bundles = {}
 
 
@@ -321,6 +321,9 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                     vision = config.get("vision_config")
                     if isinstance(vision, dict) and vision_read is not None:
                         config["vision_config"] = {k: v for k, v in vision.items() if k in vision_read}
+                if "/data/diffusion/" in "/" + info.filename and isinstance(parsed, dict):
+                    for part in parsed.get("components", {}).values():  # each config's provenance: no page shows it
+                        part.pop("source", None)
                 if "/data/gpus/" in "/" + info.filename and isinstance(parsed, dict):
                     for key in ("source", "compute_source"):  # each figure's provenance: no page shows it
                         parsed.pop(key, None)
