@@ -273,6 +273,8 @@ def render_diffusion(view):
             row = document.createElement("tr")
             for index, text in enumerate(cells):
                 cell = document.createElement("th" if index == 0 else "td")
+                if index == 0:
+                    cell.setAttribute("scope", "row")
                 cell.textContent = text
                 row.appendChild(cell)
             body.appendChild(row)
