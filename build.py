@@ -26,6 +26,7 @@ from vramcalc import DEFAULTS, estimate, parse_workload  # noqa: E402
 from vramcalc.analysis.capacity import COLUMNS  # noqa: E402
 from vramcalc.analysis.speed_answers import evaluate_speed  # noqa: E402
 from vramcalc.core.dtypes import KV_FORMATS, Precision  # noqa: E402
+from vramcalc.diffusion.pipelines import load_pipelines  # noqa: E402
 from vramcalc.formats.weights import WEIGHT_FORMAT_GROUPS  # noqa: E402
 from vramcalc.inputs.options import CUSTOM_KEYS, OPTION  # noqa: E402
 from vramcalc.inputs.parse import parse_capacity_query, parse_machine, parse_target  # noqa: E402
@@ -51,12 +52,9 @@ PYODIDE_LOCK = "pyodide-lock.json"
 # standard library as Pyodide fetches it, main.py the engine.
 PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
-# What of the engine the page never reads: the command line, and the data's notes for people.
-# The diffusion pipelines (issue 27) are on the command line only until the page shows them: left out too.
-ENGINE_LEFT_OUT = ("vramcalc/cli.py", "vramcalc/__main__.py", "vramcalc/data/README.md", *(
-    path.relative_to(ROOT / "app").as_posix()
-    for folder in ("diffusion", "data/diffusion") for path in sorted((ROOT / "app/vramcalc" / folder).rglob("*"))
-    if path.is_file() and "__pycache__" not in path.parts))
+# What of the engine the page never reads: the command lines, and the data's notes for people.
+ENGINE_LEFT_OUT = (
+    "vramcalc/cli.py", "vramcalc/__main__.py", "vramcalc/diffusion/command.py", "vramcalc/data/README.md")
 # Made in the browser on a first visit and restored on later ones (docs/performance.md).
 SNAPSHOT_LOADER, SNAPSHOT_WORKER = "loader.mjs", "snapshot-worker.mjs"
 CACHE = ROOT / ".cache"
@@ -153,6 +151,7 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         root=root,
         others=others,
         presets=load_presets(),
+        pipelines={slug: pipeline.display_name for slug, pipeline in load_pipelines().items()},
         model_families=catalog.families(),
         model_facts=catalog_words.facts(DEFAULTS["model"], words=words),
         gpu_groups=(("cards", tuple(load_gpus().items())), ("apple", tuple(load_apple().items()))),

@@ -38,14 +38,22 @@ from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, par
 from vramcalc.analysis.fit import fit_all  # noqa: E402
 from vramcalc.analysis.speed_answers import evaluate_speed  # noqa: E402
 from vramcalc.core.units import format_binary  # noqa: E402
+from vramcalc.diffusion.run import evaluate as evaluate_pipeline  # noqa: E402
 from vramcalc.engines.layouts import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
 from vramcalc.formats.file_weights import WeightsGiven  # noqa: E402
 from vramcalc.formats.headers import MAX_HEADER_BYTES, Truncated, read_header  # noqa: E402
 from vramcalc.inputs.link import decode, encode  # noqa: E402
 from vramcalc.inputs.options import CHECKBOXES, OPTIONS, shown_values  # noqa: E402
-from vramcalc.inputs.parse import parse_capacity_query, parse_link, parse_machine, parse_target  # noqa: E402
+from vramcalc.inputs.parse import (  # noqa: E402
+    parse_capacity_query,
+    parse_diffusion,
+    parse_link,
+    parse_machine,
+    parse_target,
+)
 from vramcalc.render import catalog as catalog_words  # noqa: E402
+from vramcalc.render.diffusion import present_diffusion  # noqa: E402
 from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.render.messages import Words  # noqa: E402
 from vramcalc.render.speed import CHARTS as SPEED_CHARTS  # noqa: E402
@@ -229,19 +237,48 @@ def render(view):
         set_attribute(f"bar-{row.key}", "x", row.bar_x)
         set_attribute(f"bar-{row.key}", "width", row.bar_width)
     set_text("bar-desc", view.bar_text)
-    for gpu in view.gpus:
-        tr = f"gpu-{gpu.slug}"
-        set_attribute(tr, "data-verdict", gpu.verdict)
-        set_attribute(tr, "width", gpu.bar_percent, ".fill")
-        set_text(tr, gpu.utilization, ".pct")
-        set_text(tr, gpu.count, ".count")
-        set_text(tr, gpu.verdict_text, ".verdict")
+    render_gpus(view.gpus)
     fill_list("notes", view.notes)
     fill_list("runtime-facts", view.runtime_lines)
     set_text("run-command", view.command)
     set_hidden("command", not view.command)
     fill_list("assumptions", view.assumptions)
     set_hidden("approximate", not view.assumptions)
+
+
+def render_gpus(gpus):
+    for gpu in gpus:
+        tr = f"gpu-{gpu.slug}"
+        set_attribute(tr, "data-verdict", gpu.verdict)
+        set_attribute(tr, "width", gpu.bar_percent, ".fill")
+        set_text(tr, gpu.utilization, ".pct")
+        set_text(tr, gpu.count, ".count")
+        set_text(tr, gpu.verdict_text, ".verdict")
+
+
+def render_diffusion(view):
+    """An image or video pipeline (render/diffusion.py): its peak as the total, its rows, the GPUs it fits."""
+    set_attribute("total", "data-bytes", view.total_bytes)
+    set_text("total-gb", view.total_gb)
+    set_text("total-gib", view.total_gib)
+    set_text("summary", view.summary)
+    set_text("param-count", view.params)
+    render_gpus(view.gpus)
+    fill_list("diffusion-notes", view.notes)
+    if WRITTEN.get(("diffusion-rows", "rows")) != view.rows:
+        body = element("diffusion-rows")
+        while body.firstChild:
+            body.removeChild(body.firstChild)
+        for cells in view.rows:
+            row = document.createElement("tr")
+            for index, text in enumerate(cells):
+                cell = document.createElement("th" if index == 0 else "td")
+                if index == 0:
+                    cell.setAttribute("scope", "row")
+                cell.textContent = text
+                row.appendChild(cell)
+            body.appendChild(row)
+        WRITTEN["diffusion-rows", "rows"] = view.rows
 
 
 def fill_list(id_, texts):
@@ -381,6 +418,11 @@ def update(*_args):
         flush()
 
 
+# What only a language model has on the page, hidden for an image or video pipeline (family=diffusion).
+LANGUAGE_ONLY = ("language-inputs", "language-gpus", "language-more", "language-notice", "language-results", "verdict",
+                 "sticky", "speed", "reverse", "capacity-section")
+
+
 def redraw():
     """Read the form, check it, and show what changed."""
     values = read_form()
@@ -389,6 +431,12 @@ def redraw():
     summarize_options(values)
     remember_gpu(values)
     values = shown_values(values)  # a hidden field's value counts as its default (it is kept for when it shows again)
+    diffusion = values["family"] == "diffusion"
+    for id_ in LANGUAGE_ONLY:
+        set_hidden(id_, diffusion)
+    set_hidden("diffusion-results", not diffusion)
+    if diffusion:
+        return redraw_diffusion(values)
     problems = []
     workload = attempt(lambda: parse_workload(values, config=state["config"], weights=state["weights"]), problems)
     target = attempt(lambda: parse_target(values), problems)
@@ -428,6 +476,18 @@ def redraw():
         if hf:
             link = "&".join([part for part in link.split("&") if part] + [urlencode({"hf": hf})])
         show_link(link)
+
+
+def redraw_diffusion(values):
+    problems = []
+    run = attempt(lambda: evaluate_pipeline(*parse_diffusion(values)), problems)
+    show_errors(problems)
+    mark_stale("results", run is None)
+    set_hidden("stale", run is not None)
+    if run is not None:
+        render_diffusion(timed(lambda: present_diffusion(run, words=WORDS)))
+        state["shown"]["gpus"] = None  # the total and the GPU table show the pipeline's: redrawn on the way back
+        show_link(encode(values))
 
 
 # In a burst of changes, writing the link (history.replaceState and the switch's two anchors) took

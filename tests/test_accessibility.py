@@ -46,6 +46,11 @@ def _custom(page):
     page.fill("#layers", "32")
 
 
+def _diffusion(page):
+    page.select_option("#family", "diffusion")
+    page.select_option("#pipeline", "sdxl")
+
+
 STATES = {
     "en": ("/?gpu=rtx-4090&model=llama-3-70b", [
         ("desktop light, does not fit", 1280, "light", None),
@@ -55,6 +60,7 @@ STATES = {
         ("vLLM", 1280, "light", _vllm),
         ("llama.cpp GGUF on a phone", 390, "light", _llamacpp),
         ("custom model, phone dark", 390, "dark", _custom),
+        ("an image pipeline, phone dark", 390, "dark", _diffusion),
     ]),
     "pt": ("/pt/?gpu=rtx-4090", [
         ("phone dark", 390, "dark", None),

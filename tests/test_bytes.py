@@ -97,14 +97,14 @@ def test_no_python_on_the_page_asks_for_a_sentence_left_out_of_the_catalogues():
 
 
 def test_the_presets_and_gpus_ship_as_one_file_each_in_their_order(site_dir):
-    """tools/precompile.mjs (BUNDLED): data/models/ and data/gpus/ as one all.json each, in order.json's order;
-    sources/folders.py reads either form."""
+    """tools/precompile.mjs (BUNDLED): data/models/, data/gpus/ and data/diffusion/ as one all.json each, in
+    order.json's order; sources/folders.py reads either form."""
     import json
     from pathlib import Path
 
     data = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data"
     with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[0]).read_bytes()))) as archive:
-        for folder in ("models", "gpus"):
+        for folder in ("models", "gpus", "diffusion"):
             names = [n for n in archive.namelist() if n.startswith(f"vramcalc/data/{folder}/")]
             assert names == [f"vramcalc/data/{folder}/all.json"]
             bundle = json.loads(archive.read(names[0]))
@@ -144,3 +144,31 @@ text + "|" + str(len(caught))
     assert result.returncode == 0, result.stderr[-2000:]
     assert 'vramcalc/core/option.py", line ' in result.stdout and ", in parse_int" in result.stdout
     assert "ValidationError" in result.stdout and result.stdout.strip().endswith("|1")
+
+
+def test_the_standard_librarys_bytecode_still_formats_a_traceback_in_pyodide(site_dir, tmp_path):
+    """The standard library ships one line per function too (tools/precompile.mjs, without_lines): the pinned
+    Pyodide boots from it, and an exception raised inside it formats with file, function and def line."""
+    import json
+    import subprocess
+
+    stdlib = tmp_path / "python_stdlib.zip"
+    stdlib.write_bytes(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))
+    pyodide = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
+    script = f"""
+import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
+const py = await loadPyodide({{ stdLibURL: {json.dumps(str(stdlib))} }});
+console.log(py.runPython(`
+import inspect, json, traceback
+try:
+    json.loads("{{x")
+except Exception as error:
+    text = "".join(traceback.format_exception(error))
+text + "|" + str(len(inspect.stack()) > 0)
+`));
+"""
+    result = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert 'json/decoder.py", line ' in result.stdout and ", in raw_decode" in result.stdout
+    assert "JSONDecodeError" in result.stdout and result.stdout.strip().endswith("|True")

@@ -11,14 +11,17 @@ import pytest
 
 from vramcalc.cli import COMMAND_LINE_ONLY, OUTPUT_FLAGS, _values, build_capacity_parser, build_parser
 from vramcalc.core.option import Kind, Not
+from vramcalc.diffusion.command import as_json, build_diffusion_parser, diffusion_main
+from vramcalc.diffusion.run import evaluate
 from vramcalc.engines.registry import ENGINE_OPTIONS
 from vramcalc.inputs.link import PAGE_KEYS, decode, encode
 from vramcalc.inputs.options import CHECKBOXES, DEFAULTS, FIELD_PARSERS, OPTION, OPTIONS
-from vramcalc.inputs.parse import parse_capacity_query, parse_target, parse_workload
+from vramcalc.inputs.parse import parse_capacity_query, parse_diffusion, parse_target, parse_workload
 from vramcalc.render.messages import ENGLISH
 
 CUSTOM = {"model": "custom", "params": "7", "hidden": "4096", "layers": "32"}
 TRAINING = {"mode": "training"}
+DIFFUSION = {"family": "diffusion"}
 # A value other than the default for each key, with the other keys it needs to be valid.
 SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "model": ("mistral-7b", {}),
@@ -99,6 +102,17 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "image_width": ("640", {"model": "gemma-3-27b-it", "images": "1"}),
     "image_height": ("480", {"model": "gemma-3-27b-it", "images": "1"}),
     "no_mmproj_offload": ("1", {"runtime": "llamacpp", "precision": "q4_k_m", "model": "gemma-3-27b-it"}),
+    "family": ("diffusion", {}),
+    "pipeline": ("sdxl", DIFFUSION),
+    "denoiser_precision": ("gguf-q4_0", DIFFUSION),
+    "text_precision": ("fp8", DIFFUSION),
+    "vae_precision": ("fp32", DIFFUSION),
+    "placement": ("model", DIFFUSION),
+    "width": ("768", DIFFUSION),
+    "height": ("512", DIFFUSION),
+    "frames": ("49", {**DIFFUSION, "pipeline": "wan2.1-t2v-1.3b"}),
+    "per_prompt": ("2", DIFFUSION),
+    "cfg": ("off", DIFFUSION),
 }
 
 
@@ -177,10 +191,14 @@ def test_shown_when_follows_the_form():
 def test_the_command_line_takes_exactly_the_table_keys():
     table = set(OPTION)
     capacity = {key for key, option in OPTION.items() if option.group == "capacity"}
+    diffusion = {key for key, option in OPTION.items() if option.group == "diffusion"}
     not_keys = {*OUTPUT_FLAGS, *COMMAND_LINE_ONLY}
-    assert _cli_dests(build_parser()) - not_keys == table - capacity
-    assert _cli_dests(build_parser(target=True)) - not_keys == table - capacity
+    assert _cli_dests(build_parser()) - not_keys == table - capacity - diffusion
+    assert _cli_dests(build_parser(target=True)) - not_keys == table - capacity - diffusion
     assert _cli_dests(build_capacity_parser()) - not_keys == capacity
+    # `vramcalc diffusion` takes each pipeline key by its link name (family is the page's switch)
+    flags = {flag for action in build_diffusion_parser()._actions for flag in action.option_strings}
+    assert {OPTION[key].cli_flags[0] for key in diffusion - {"family"}} <= flags
 
 
 def test_the_link_takes_exactly_the_table_keys():
@@ -193,7 +211,8 @@ def test_the_link_takes_exactly_the_table_keys():
 
 
 def test_the_workload_fields_are_the_table_rows():
-    assert set(FIELD_PARSERS) == {o.key for o in OPTIONS if o.group not in ("model", "target", "capacity", "speed")}
+    assert set(FIELD_PARSERS) == {o.key for o in OPTIONS
+                                  if o.group not in ("model", "target", "capacity", "speed", "diffusion")}
 
 
 # ---------------------------------------------------------------- round trips
@@ -228,6 +247,9 @@ def test_a_key_round_trips_through_the_link_and_the_command_line(key):
     assert not decoded.notices, decoded.notices
     assert decoded.values == values
     # the command line
+    if option.group == "diffusion":
+        _diffusion_round_trip(values)
+        return
     if option.group == "capacity":
         args = build_capacity_parser().parse_args(_argv(values))
         assert getattr(args, key) == value
@@ -243,12 +265,24 @@ def test_a_key_round_trips_through_the_link_and_the_command_line(key):
     assert _values(fit)[0] == cli_values
 
 
+def _diffusion_round_trip(values: dict[str, str]) -> None:
+    import contextlib
+    import io
+    import json
+
+    argv = [*_argv({key: value for key, value in values.items() if key != "family"}), "--json"]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert diffusion_main(argv) == 0
+    assert json.loads(printed.getvalue()) == as_json(evaluate(*parse_diffusion(values)))
+
+
 def test_every_checkbox_and_choice_has_its_element_in_the_page():
     """The page's Python reads each checkbox's `checked` at boot: an option without its element stops the page
     (a vision and a DPO option once did)."""
     import re
 
     html = (Path(__file__).resolve().parent.parent / "index.html").read_text()
-    present = set(re.findall(r'id="([a-z_0-9]+)"', html)) | set(re.findall(r'choice\("([a-z_0-9]+)"\)', html))
+    present = set(re.findall(r'id="([a-z_0-9]+)"', html)) | set(re.findall(r'(?:choice|values)\("([a-z_0-9]+)"', html))
     wanted = [o.key for o in OPTIONS if o.checkbox or (o.choices and o.group not in ("model", "capacity"))]
     assert [key for key in wanted if key not in present] == []

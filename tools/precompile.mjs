@@ -19,9 +19,10 @@
 // class docstring, or dataclasses would build one from inspect.signature at import),
 // and with line numbers but no column ranges (PYTHONNODEBUGRANGES: no ^^^ markers
 // under a traceback's lines). Together they take a third off the standard library.
+// Both zips keep of their line numbers only each function's first (without_lines: a
+// traceback names file, function and def line; -115 kB gzip off the standard library).
 // The engine's bytecode also leaves out function annotations (nothing it runs reads them;
-// class-body annotations stay, dataclasses read them) and its line numbers but each function's
-// first (without_lines), and its JSON data its indentation.
+// class-body annotations stay, dataclasses read them), and its JSON data its indentation.
 // Every file is stored, not deflated: build.py gzips each zip whole, so that gzip finds
 // what the modules share (7 % smaller for the standard library, 21 % for the engine).
 //
@@ -176,9 +177,9 @@ if keep is not None:
 # nothing in Python asks for them (tests/test_bytes.py checks the sources): they stay out (-6 kB gzip).
 CATALOGUE = ("render/i18n/", ".py")
 PAGE_ONLY = ("field.", "guide.")
-# The presets and the GPUs, a file each in the repository, ship as one all.json per folder (sources/folders.py
-# reads either): 143 files' zip headers fewer, -4.6 kB gzip.
-BUNDLED = ("data/models", "data/gpus")
+# The presets, the GPUs and the diffusion pipelines, a file each in the repository, ship as one all.json per
+# folder (sources/folders.py reads either): 143 files' zip headers fewer, -4.6 kB gzip.
+BUNDLED = ("data/models", "data/gpus", "data/diffusion")
 bundles = {}
 
 
@@ -251,7 +252,8 @@ def without_function_annotations(tree):
 
 def without_lines(code):
     """code (and the code inside it) with a location table that gives every instruction its function's
-    first line (the engine only: a traceback names the file, the function and its def line; -36 kB gzip).
+    first line (a traceback names the file, the function and its def line; -36 kB gzip off the engine,
+    -115 kB off the standard library, whose line numbers nothing the page runs reads).
     The table: one entry per 8 code units (caches included), kind 13 (PY_CODE_LOCATION_INFO_NO_COLUMNS)
     with a line delta of 0 (CPython's Objects/locations.md). An empty table would be smaller, but
     traceback's co_positions() walk then stops early and formatting the exception raises."""
@@ -273,8 +275,7 @@ def add(zout, name, data, filename, date_time):
         code = compile(tree, filename, "exec", dont_inherit=True)
     except SyntaxError:
         return False
-    if strip_annotations:
-        code = without_lines(code)
+    code = without_lines(code)
     pyc = bootstrap._code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
     zout.writestr(zipfile.ZipInfo(name + "c", date_time), bytes(pyc))
     return True
@@ -320,6 +321,9 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                     vision = config.get("vision_config")
                     if isinstance(vision, dict) and vision_read is not None:
                         config["vision_config"] = {k: v for k, v in vision.items() if k in vision_read}
+                if "/data/diffusion/" in "/" + info.filename and isinstance(parsed, dict):
+                    for part in parsed.get("components", {}).values():  # each config's provenance: no page shows it
+                        part.pop("source", None)
                 if "/data/gpus/" in "/" + info.filename and isinstance(parsed, dict):
                     for key in ("source", "compute_source"):  # each figure's provenance: no page shows it
                         parsed.pop(key, None)

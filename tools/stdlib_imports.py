@@ -7,8 +7,7 @@ which the interpreter never reads from the zip) after:
 - Pyodide's own start;
 - every stdlib module named in an import statement of main.py or of PyScript's package
   (those two need the browser to run, so their imports are read, then imported here);
-- importing every module of vramcalc but the command line (and the diffusion package, not on the page yet)
-  and running what the page runs: every preset,
+- importing every module of vramcalc but the command lines and running what the page runs: every preset,
   fits, the reverse answers, the capacity table, links and a config.json import.
 A module imported on a path none of these take is missing from the page: the browser
 tests (tests/test_page.py) boot the page and use every control, and fail on any error.
@@ -56,8 +55,8 @@ def run_the_engine():
         modules = [name[:-3].removesuffix("/__init__").replace("/", ".")
                    for name in engine.namelist() if name.endswith(".py")]
     for name in modules:
-        # the command line, and the diffusion pipelines until the page shows them (build.py ENGINE_LEFT_OUT)
-        if name not in ("vramcalc.__main__", "vramcalc.cli") and not name.startswith("vramcalc.diffusion"):
+        # the command lines (build.py ENGINE_LEFT_OUT)
+        if name not in ("vramcalc.__main__", "vramcalc.cli", "vramcalc.diffusion.command"):
             importlib.import_module(name)
     for slug in load_presets():
         workload = parse_workload({"model": slug})
@@ -70,6 +69,14 @@ def run_the_engine():
     present_target(workload, parse_target(DEFAULTS))
     present_capacity(parse_capacity_query(DEFAULTS))
     decode(encode(DEFAULTS))
+    from vramcalc.diffusion.pipelines import load_pipelines
+    from vramcalc.diffusion.run import evaluate
+    from vramcalc.inputs.parse import parse_diffusion
+    from vramcalc.render.diffusion import present_diffusion
+
+    for slug in load_pipelines():  # the image and video pipelines (family=diffusion)
+        present_diffusion(evaluate(*parse_diffusion({"pipeline": slug, "denoiser_precision": "gguf-q4_0"})))
+    decode("?family=diffusion&pipeline=sdxl&width=1000&cfg=off")
     decode("?model=nonsense&batch=-1&seq=%FF")
     from_hf_config(parse_config_json(json.dumps({
         "architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336,

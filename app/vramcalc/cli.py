@@ -191,8 +191,8 @@ def _model_values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, o
                               "give one of --model, --config or --params/--hidden/--layers")
     values = {}
     for option in OPTIONS:
-        if option.group in ("model", "capacity"):
-            continue  # the model below; the capacity table has a command of its own
+        if option.group in ("model", "capacity", "diffusion"):
+            continue  # the model below; the capacity table and the diffusion pipelines have commands of their own
         if option.checkbox:
             values[option.key] = "1" if getattr(args, option.key) else "0"
         else:

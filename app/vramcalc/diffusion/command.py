@@ -24,9 +24,9 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     parser.add_argument("--width", type=int, help="pixels (default: the pipeline's)")
     parser.add_argument("--height", type=int, help="pixels (default: the pipeline's)")
     parser.add_argument("--frames", type=int, help="video frames, 4k + 1 (default: the pipeline's; 1 for images)")
-    parser.add_argument("--batch", type=int, default=1, help="images or videos per prompt (default 1)")
+    parser.add_argument("--batch", "--per-prompt", type=int, default=1, help="images or videos per prompt (default 1)")
     parser.add_argument("--cfg", choices=("on", "off"), help="classifier-free guidance (default: the pipeline's)")
-    parser.add_argument("--precision", default="bf16", choices=PRECISIONS + GGUF_TYPES,
+    parser.add_argument("--precision", "--denoiser-precision", default="bf16", choices=PRECISIONS + GGUF_TYPES,
                         help="the denoiser's weights (GGUF: city96's files in ComfyUI-GGUF)")
     parser.add_argument("--text-precision", default="bf16", choices=PRECISIONS, help="the text encoders' weights")
     parser.add_argument("--vae-precision", default="bf16", choices=PRECISIONS, help="the VAE's weights")

@@ -19,7 +19,7 @@ class Part:
     role: str  # the pipeline's attribute: text_encoder, text_encoder_2, transformer, unet, vae
     class_name: str
     config: dict[str, Any]
-    source: str
+    source: str  # where its config.json was read (the page's copy leaves it out: tools/precompile.mjs)
 
     @property
     def tensors(self) -> tuple[Tensor, ...]:
@@ -69,7 +69,7 @@ def load_pipelines() -> dict[str, Pipeline]:
     """Every preset, in data/diffusion/order.json's order."""
     return {slug: Pipeline(
         slug=slug, display_name=entry["display_name"], hf_id=entry["hf_id"], pipeline_class=entry["pipeline"],
-        parts=tuple(Part(role=role, class_name=part["class"], config=part["config"], source=part["source"])
+        parts=tuple(Part(role=role, class_name=part["class"], config=part["config"], source=part.get("source", ""))
                     for role, part in entry["components"].items()),
         text_tokens=entry["text_tokens"], cfg=entry["cfg"], width=entry["width"], height=entry["height"],
         frames=entry["frames"],

@@ -41,6 +41,9 @@ from ..core.option import (
     values_of,
 )
 from ..core.units import GB, GIB
+from ..diffusion.pipelines import load_pipelines, pipeline
+from ..diffusion.run import PLACEMENTS
+from ..diffusion.weights import GGUF_TYPES, PRECISIONS
 from ..engines.registry import ENGINE_OPTIONS
 from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, parse_format
 from ..formats.weights import names as format_names
@@ -312,7 +315,52 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            parse=lambda t: parse_decimal("headroom", t, 0.0, MAX_HEADROOM_PERCENT) / 100),
 )
 
-OPTIONS: tuple[Option, ...] = SHARED_OPTIONS + tuple(option for own in ENGINE_OPTIONS.values() for option in own)
+# ---- image and video diffusion pipelines (diffusion/): `vramcalc diffusion`'s flags, shown with family=diffusion
+FAMILIES = ("language", "diffusion")
+_DIFFUSION: When = {"family": ("diffusion",)}
+MAX_DIFFUSION_PX = 16_384
+MAX_FRAMES = 1_025
+
+
+def _one_of(key: str, text: str, allowed: tuple[str, ...]) -> str:
+    if text not in allowed:
+        raise ValidationError(key, text, f"expected one of: {', '.join(allowed)}")
+    return text
+
+
+def _diffusion(key: str, default: str, help: str, parse: Callable[[str], object],
+               choices: tuple[str, ...] = ()) -> Option:
+    return Option(key=key, default=default, group="diffusion", help=help, choices=choices, parse=parse,
+                  shown_when=_DIFFUSION)
+
+
+DIFFUSION_OPTIONS: tuple[Option, ...] = (
+    Option(key="family", default="language", group="diffusion", kind=Kind.CHOICE, choices=FAMILIES,
+           help="language (a language model) or diffusion (an image or video pipeline)",
+           parse=lambda t: _one_of("family", t, FAMILIES)),
+    _diffusion("pipeline", "flux.1-dev", "an image or video pipeline", lambda t: pipeline(t),
+               tuple(load_pipelines())),
+    _diffusion("denoiser_precision", "bf16", "the denoiser's weights (--precision)",
+               lambda t: _one_of("denoiser_precision", t, PRECISIONS + GGUF_TYPES), PRECISIONS + GGUF_TYPES),
+    _diffusion("text_precision", "bf16", "the text encoders' weights",
+               lambda t: _one_of("text_precision", t, PRECISIONS), PRECISIONS),
+    _diffusion("vae_precision", "bf16", "the VAE's weights", lambda t: _one_of("vae_precision", t, PRECISIONS),
+               PRECISIONS),
+    _diffusion("placement", "gpu", "gpu, model (CPU offload by part) or sequential (by module)",
+               lambda t: _one_of("placement", t, PLACEMENTS), PLACEMENTS),
+    _diffusion("width", "", "pixels (default: the pipeline's)",
+               optional(lambda t: parse_int("width", t, 64, MAX_DIFFUSION_PX))),
+    _diffusion("height", "", "pixels (default: the pipeline's)",
+               optional(lambda t: parse_int("height", t, 64, MAX_DIFFUSION_PX))),
+    _diffusion("frames", "", "video frames, 4k + 1 (default: the pipeline's)",
+               optional(lambda t: parse_int("frames", t, 1, MAX_FRAMES))),
+    _diffusion("per_prompt", "1", "images or videos per prompt (--batch)", lambda t: parse_int("per_prompt", t, 1, 64)),
+    _diffusion("cfg", "", "classifier-free guidance: on or off (default: the pipeline's)",
+               optional(lambda t: _one_of("cfg", t, ("on", "off")) == "on"), ("on", "off")),
+)
+
+OPTIONS: tuple[Option, ...] = (SHARED_OPTIONS + tuple(option for own in ENGINE_OPTIONS.values() for option in own)
+                               + DIFFUSION_OPTIONS)
 """Every key a link, the form or the command line may carry: the shared keys, then each engine's own."""
 
 OPTION: Mapping[str, Option] = {option.key: option for option in OPTIONS}
@@ -358,3 +406,5 @@ FIELD_ATTRIBUTE = {option.key: option.attribute for option in OPTIONS if option.
 """Keys whose Workload attribute is named otherwise (by its unit)."""
 TARGET_PARSERS = _parsers("machine", "target")
 CAPACITY_PARSERS = _parsers("capacity")
+DIFFUSION_PARSERS = {key: parse for key, parse in _parsers("diffusion").items() if key != "family"}
+"""The keys of a diffusion pipeline's run (parse.parse_diffusion)."""

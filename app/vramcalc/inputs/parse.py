@@ -15,6 +15,9 @@ from typing import TypeVar
 from ..core.choices import Mode, Objective, Recipe, Reference, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
+from ..diffusion.pipelines import Pipeline
+from ..diffusion.run import Request
+from ..diffusion.run import check as check_run
 from ..engines import engine_for
 from ..engines.layouts import degrees, resolve_layout
 from ..formats.file_weights import WeightsGiven, file_weights
@@ -39,6 +42,7 @@ from .options import (
     CUSTOM,
     CUSTOM_KEYS,
     DEFAULTS,
+    DIFFUSION_PARSERS,
     FIELD_ATTRIBUTE,
     FIELD_PARSERS,
     LAYOUT_KEYS,
@@ -241,7 +245,31 @@ def parse_link(
     problems = list({(p.field, str(p)): p for p in problems}.values())  # a rule retried reports once
     query = _capacity_query(_parse_fields(CAPACITY_PARSERS, values, problems))
     parse_machine(values, problems)
+    parse_diffusion(values, problems)
     return workload, target, query, problems
+
+
+def parse_diffusion(values: Mapping[str, str],
+                    problems: list[ValidationError] | None = None) -> tuple[Pipeline, Request]:
+    """A diffusion pipeline and its run (family=diffusion; the flags of `vramcalc diffusion`): empty width,
+    height, frames and cfg are the pipeline's own. Lenient with `problems`, as _parse_fields."""
+    fields = _parse_fields(DIFFUSION_PARSERS, values, problems)
+    while True:
+        chosen = _checked("pipeline", fields["pipeline"], Pipeline)
+        size = {key: _checked_optional(key, fields[key], int) or getattr(chosen, key)
+                for key in ("width", "height", "frames")}
+        request = Request(**size, batch=_checked("per_prompt", fields["per_prompt"], int),
+                          cfg=chosen.cfg if fields["cfg"] is None else fields["cfg"] is True,
+                          placement=str(fields["placement"]), precision=str(fields["denoiser_precision"]),
+                          text_precision=str(fields["text_precision"]), vae_precision=str(fields["vae_precision"]))
+        try:
+            check_run(chosen, request)  # a size or frame count the pipeline cannot take, named by its key
+            return chosen, request
+        except ValidationError as error:
+            if problems is None or error.field not in ("width", "height", "frames") or fields[error.field] is None:
+                raise
+            problems.append(error)
+            fields[error.field] = None  # the pipeline's own
 
 
 def _target_problems(values: Mapping[str, str]) -> list[ValidationError]:

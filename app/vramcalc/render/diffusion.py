@@ -1,0 +1,52 @@
+"""An image or video pipeline's run (diffusion/run.py) in words: its peak, each part's weights and each stage's
+memory as the page's breakdown rows, and the GPUs of the fit table its peak fits on (one GPU: diffusers runs a
+pipeline on one)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..analysis.fit import GpuFit
+from ..diffusion.run import Run
+from ..sources.gpus import table_gpus
+from .messages import ENGLISH, Words
+from .view import GpuRow, _gpu_row
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DiffusionView:
+    total_bytes: int  # the peak stage's
+    total_gb: str
+    total_gib: str
+    summary: str
+    params: str
+    rows: tuple[tuple[str, str, str], ...]  # (what, size, how): each part's weights, then each stage
+    gpus: tuple[GpuRow, ...]
+    notes: tuple[str, ...]
+
+
+def present_diffusion(run: Run, *, words: Words = ENGLISH) -> DiffusionView:
+    r, peak = run.request, run.peak
+    rows = [(words.message("diffusion.weights", role=w.part.role, cls=w.part.class_name), words.binary(w.bytes),
+             words.message("diffusion.weights.how", params=words.count(w.part.params), precision=w.precision))
+            for w in run.weights]
+    for stage in run.stages:
+        kind, _, role = stage.name.partition(":")
+        label = words.message(f"diffusion.stage.{kind}", role=role)
+        how = words.message("diffusion.stage.how" if stage.working_bytes is not None else "diffusion.stage.how_partial",
+                            weights=words.binary(stage.weight_bytes), working=words.binary(stage.working_bytes or 0),
+                            carried=words.binary(stage.carried_bytes))
+        rows.append((words.message("diffusion.peak", stage=label) if stage is peak else label,
+                     words.binary(stage.total_bytes), how))
+    frames = words.message("diffusion.frames", frames=r.frames) if r.frames > 1 else ""
+    summary = words.message("diffusion.summary", pipeline=run.pipeline.display_name, width=r.width, height=r.height,
+                            frames=frames, batch=r.batch, cfg=words.message(f"diffusion.cfg.{r.cfg}"),
+                            placement=words.message(f"option.placement.{r.placement}"))
+    fits = (GpuFit(gpu=gpu, utilization=peak.total_bytes / gpu.usable_bytes,
+                   count=1 if peak.total_bytes <= gpu.usable_bytes else None) for gpu in table_gpus().values())
+    return DiffusionView(
+        total_bytes=peak.total_bytes, total_gb=words.gb(peak.total_bytes), total_gib=words.gib(peak.total_bytes),
+        summary=summary,
+        params=words.message("results.params", count=words.count(sum(w.part.params for w in run.weights))),
+        rows=tuple(rows), gpus=tuple(_gpu_row(fit, words=words) for fit in fits),
+        notes=() if run.complete else (words.message("diffusion.incomplete"),))
