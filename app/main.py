@@ -275,6 +275,8 @@ def render_diffusion(view):
                 cell = document.createElement("th" if index == 0 else "td")
                 if index == 0:
                     cell.setAttribute("scope", "row")
+                else:  # as the language breakdown's: the formula folds away on a phone
+                    cell.className = ("size", "formula")[min(index, 2) - 1]
                 cell.textContent = text
                 row.appendChild(cell)
             body.appendChild(row)
