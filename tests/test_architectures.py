@@ -228,7 +228,7 @@ def test_every_model_type_read_exactly_has_its_traits():
 
     assert set(TRAITS) == set(READERS)
     assert traits("no_such_type") is DEFAULT
-    assert traits("gemma3n_text").fp32_norm_weight_copies  # a Gemma read as Llama-style keeps Gemma's norms
+    assert traits("gemma5_text").fp32_norm_weight_copies  # a Gemma read as Llama-style keeps Gemma's norms
     assert "llama" in TRAINING_MEASURED_TYPES and "gemma" not in TRAINING_MEASURED_TYPES
     assert all(record.fp32_routing_weights for record in TRAITS.values() if record.fp32_router)
 

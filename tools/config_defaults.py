@@ -35,7 +35,9 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    "bailing_hybrid": {"linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim", "head_dim",
                                       "num_key_value_heads"},
                    "kimi_linear": {"num_key_value_heads"},  # None: num_attention_heads (both classes)
-                   "falcon": {"ffn_hidden_size", "num_kv_heads"}}  # FalconConfig: 4 × hidden, num_attention_heads
+                   "falcon": {"ffn_hidden_size", "num_kv_heads"},  # FalconConfig: 4 × hidden, num_attention_heads
+                   "step3p5": {"num_sliding_attention_heads"},  # Step3p7TextConfig: num_attention_heads
+                   "gemma3n_text": {"intermediate_size"}}  # Gemma3nTextConfig: one width per layer, from one
 
 
 def main(argv: list[str]) -> None:

@@ -94,7 +94,14 @@ CASES: dict[str, tuple[dict, dict]] = {
                          "attention_k_eq_v": True, "num_global_key_value_heads": 2, "enable_moe_block": True,
                          "num_experts": 8, "top_k_experts": 2, "moe_intermediate_size": 256,
                          "hidden_size_per_layer_input": 32, "vocab_size_per_layer_input": 1000, "sliding_window": 128,
-                         "vocab_size": 32000}),
+                         "num_kv_shared_layers": 1, "use_double_wide_mlp": True, "vocab_size": 32000}),
+    # Gemma 3n: the class's defaults are E4B's; the perturbed one has other streams, rank, per-layer inputs and
+    # shared layers, and an untied head
+    "gemma3n_text": ({}, {"num_hidden_layers": 10, "hidden_size": 512, "intermediate_size": 1024,
+                          "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64, "sliding_window": 128,
+                          "num_kv_shared_layers": 5, "hidden_size_per_layer_input": 32,
+                          "vocab_size_per_layer_input": 1000, "altup_num_inputs": 3, "laurel_rank": 16,
+                          "vocab_size": 32000, "tie_word_embeddings": False}),
     "gpt_neox": ({}, {"num_hidden_layers": 4, "hidden_size": 512, "num_attention_heads": 8,
                       "intermediate_size": 2048, "attention_bias": False, "vocab_size": 32000,
                       "tie_word_embeddings": True}),
@@ -224,7 +231,20 @@ CASES: dict[str, tuple[dict, dict]] = {
                                          "sliding_attention"],
                          "compress_rates": {"compressed_sparse_attention": 8, "heavily_compressed_attention": 32},
                          "mlp_bias": True, "vocab_size": 32000, "tie_word_embeddings": True}),
+    # Step 3.5/3.7 (its text config, step3p5): the class's 45 full layers; the perturbed one as the hub's files
+    # write it: legacy keys, sliding layers of their own heads, lists padded with an MTP layer, biases
+    "step3p5": ({}, {"num_hidden_layers": 6, "hidden_size": 512, "intermediate_size": 1024, "num_attention_heads": 8,
+                     "num_attention_groups": 2, "head_dim": 64, "sliding_window": 64,
+                     "attention_other_setting": {"attention_type": "sliding_attention", "num_attention_heads": 12,
+                                                 "num_attention_groups": 2, "head_dim": 64},
+                     "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+                                     "full_attention", "sliding_attention", "full_attention"],
+                     "num_nextn_predict_layers": 1, "moe_layers_enum": "2,3,5", "moe_num_experts": 12,
+                     "moe_top_k": 3, "moe_intermediate_size": 128, "share_expert_dim": 192, "attention_bias": True,
+                     "mlp_bias": True, "vocab_size": 32000}),
 }
+# Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
+WRAPPED = {"step3p5": "Step3p7"}
 
 
 def text_params(config) -> int:
@@ -232,8 +252,13 @@ def text_params(config) -> int:
         try:
             model = AutoModelForCausalLM.from_config(config)
         except ValueError:  # a text model the Auto map lists only inside its multimodal wrapper (Mistral 4)
-            name = type(config).__name__.removesuffix("Config") + "ForCausalLM"
-            model = getattr(transformers, name)(config)
+            wrapper = WRAPPED.get(config.model_type)
+            if wrapper:
+                outer = getattr(transformers, wrapper + "Config")(text_config=config.to_dict())
+                model = getattr(transformers, wrapper + "ForConditionalGeneration")(outer)
+            else:
+                name = type(config).__name__.removesuffix("Config") + "ForCausalLM"
+                model = getattr(transformers, name)(config)
     seen, total = set(), 0
     for name, param in model.named_parameters(remove_duplicate=True):
         if id(param) not in seen and not NOT_TEXT.search(name):

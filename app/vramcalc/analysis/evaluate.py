@@ -10,6 +10,7 @@ from ..engines import engine_for
 from ..formats.weights import native_format_phrase
 from ..memory.components import Breakdown
 from ..model.families.decoder.saved import lora_measured
+from ..model.families.decoder.tensors import reused_kv_params
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
 from ..model.table import active_param_count, param_count
 from ..training.lora import ALL_LINEAR
@@ -74,10 +75,16 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
         extra = (phrase("assumption.mamba_activations"),)
     elif model.compressed is not None:
         extra = (phrase("assumption.dsv4_activations"),)
+    elif model.altup_inputs:
+        extra = (phrase("assumption.altup_activations"),)
     if model.model_type in LLAMACPP_UNREAD and workload.runtime in GGUF_RUNTIMES:
         extra += (phrase("assumption.llamacpp_unsupported", model_type=model.model_type),)
     if model.moe is not None and model.moe.zero_experts and workload.runtime is not Runtime.TRANSFORMERS:
         extra += (phrase("assumption.zero_experts"),)
+    if model.kv_shared_layers and workload.runtime is not Runtime.TRANSFORMERS:  # vLLM's qkv_proj, llama.cpp's
+        # create_tensor_qkv on every layer: the K/V weights transformers does not build for Gemma 3n/4's shared layers
+        extra += (phrase("assumption.kv_shared_weights", count=model.kv_shared_layers,
+                         params=format_count(reused_kv_params(model))),)
     if model.compressed is not None and workload.runtime is Runtime.VLLM:
         extra += (phrase("assumption.dsv4_vllm"),)
     if workload.lora and not lora_measured(model):

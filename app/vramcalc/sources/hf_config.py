@@ -36,6 +36,7 @@ from ..model.families.decoder.spec import (
     NormCompute,
     ShortConv,
 )
+from ..model.families.decoder.tensors import reused_kv_params
 from .readers import (
     COMMON_KEYS,
     EXPERTS_KEY,
@@ -90,7 +91,9 @@ MEMORY_KEYS = frozenset({
     "use_attention_gate",
     "new_decoder_architecture", "num_kv_heads", "parallel_attn", "num_ln_in_parallel_attn", "ffn_hidden_size",
     "block_ffn_dim_multiplier", "block_multiple_of", "moe_topk", "num_shared_experts", "use_cla", "hc_mult", "o_groups",
-    "o_lora_rank", "compress_ratios", "compress_rates",
+    "o_lora_rank", "compress_ratios", "compress_rates", "share_expert_dim", "moe_layers_enum",
+    "attention_other_setting", "num_sliding_attention_heads", "num_attention_groups", "moe_top_k", "altup_num_inputs",
+    "laurel_rank",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -146,7 +149,9 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     given = {**config, **{new: config[old] for old, new in LEGACY_KEYS.get(model_type, {}).items() if old in config}}
     # Omitted keys take the transformers class defaults (an explicit null stays null, as there),
     # except the two sizes no real config leaves out; the shape keys so filled are named in a note.
-    defaults = {k: v for k, v in _defaults().get(model_type, {}).items() if k not in given and k not in _REQUIRED}
+    aliased = {new for old, new in reader.aliases if old in given}  # given under its class's other name
+    defaults = {k: v for k, v in _defaults().get(model_type, {}).items()
+                if k not in given and k not in _REQUIRED and k not in aliased}
     config = {**defaults, **given}
     filled = [phrase("model.note.default_value", key=k, value=f"{v:,}")
               for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
@@ -165,6 +170,10 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _dsv4_config(config)
     if reader.longcat:
         config = _longcat_config(config)
+    if reader.step:
+        config = _step3p5_config(config)
+    if reader.gemma3n:
+        config = {**config, "intermediate_size": _gemma3n_width(config, model_type, assumptions)}
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
@@ -180,10 +189,14 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     vision = read_vision(top, spec_fields["hidden"], _vision_value) if multimodal else None
     if multimodal and vision is None and top.get("vision_config") is not None:
         extra_notes.append(phrase("model.note.multimodal", model_type=top.get("model_type")))
-    return ModelSpec(
+    spec = ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
         native_format=native_format, model_type=model_type, vision=vision, **spec_fields,
     )
+    if spec.kv_shared_layers:  # Gemma 3n/4: K/V weights in the checkpoint that transformers does not build
+        note = phrase("model.note.kv_shared", count=spec.kv_shared_layers, params=f"{reused_kv_params(spec):,}")
+        spec = dataclasses.replace(spec, notes=(*spec.notes, note))
+    return spec
 
 
 def _vision_value(config: Mapping[str, object], name: str, key: str, default: Any) -> Any:
@@ -383,6 +396,10 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
             index_head_dim=_int(config, "index_head_dim", 1, MAX_DIM, default=128))
     if reader.mimo:
         fields.update(_read_mimo(config, fields, assumptions))
+    if reader.step:
+        fields.update(_read_step3p5(config, fields, assumptions))
+    if reader.gemma3n:
+        fields.update(_read_gemma3n(config, fields))
     if reader.mamba is not None:
         fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart,
                       parallel_mamba=reader.parallel_mamba)
@@ -634,6 +651,111 @@ def _read_mimo(config: Mapping[str, object], fields: Mapping[str, Any],
     return dict(kv_heads=2 * kv_heads, full_kv_heads=kv_heads, v_head_dim=v_dim, sliding_sinks=True)
 
 
+def _gemma3n_width(config: Mapping[str, object], model_type: str, assumptions: list[str | Phrase]) -> object:
+    """Gemma3nTextConfig's intermediate_size: one width (16,384 when not given) or one per layer, all alike in
+    the released models; widths that differ are read as the widest, and said."""
+    widths = config.get("intermediate_size", 16_384)
+    if not isinstance(widths, list) or not widths:
+        return widths
+    if len({json.dumps(w) for w in widths}) > 1:
+        assumptions.append(phrase("assumption.ignored_key", key="intermediate_size", value=_short(widths),
+                                  model_type=repr(model_type)))
+    return max(_int({"intermediate_size": w}, "intermediate_size", 1, MAX_DIM) for w in widths)
+
+
+def _read_gemma3n(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Gemma3nTextDecoderLayer: AltUp over `altup_num_inputs` streams (its coefficients, router and norm, and the
+    model's projections into and out of the streams), a Laurel block of `laurel_rank`, the per-layer input of
+    `hidden_size_per_layer_input` from a table of `vocab_size_per_layer_input` rows; the last
+    `num_kv_shared_layers` layers reuse the K/V of the last earlier layer of their kind (no k/v weights, no cache)."""
+    layers = fields["layers"]
+    shared = _int(config, "num_kv_shared_layers", 0, layers - 1, default=15)
+    kept = set(fields["kinds"][:layers - shared])
+    if shared and kept != set(fields["kinds"]):  # Gemma3nTextConfig.kv_sharing_modes refuses it too
+        raise ValidationError("num_kv_shared_layers", shared, "leaves a kind of layer with no earlier layer to reuse")
+    return dict(kv_shared_layers=shared,
+                per_layer_input=_int(config, "hidden_size_per_layer_input", 0, MAX_DIM, default=256),
+                per_layer_vocab=_int(config, "vocab_size_per_layer_input", 1, MAX_DIM * 10, default=262_144),
+                altup_inputs=_int(config, "altup_num_inputs", 1, MAX_HEADS, default=4),
+                laurel_rank=_int(config, "laurel_rank", 0, MAX_DIM, default=64))
+
+
+def _read_step3p5(config: Mapping[str, object], fields: Mapping[str, Any],
+                  assumptions: list[str | Phrase]) -> dict[str, Any]:
+    """Step3p7Attention: every layer's g_proj gates each head (`gating` True or "per-head"); the sliding layers
+    have `num_sliding_attention_heads` query heads (their KV heads and head size the others'). Step3p7SparseMoeBlock:
+    the shared expert is `share_expert_dim` wide, whatever the routed experts' width."""
+    heads = _int(config, "num_sliding_attention_heads", 1, MAX_HEADS)
+    if heads % fields["kv_heads"]:
+        raise ValidationError("num_sliding_attention_heads", heads,
+                              f"must be a multiple of num_key_value_heads ({fields['kv_heads']})")
+    types = config["layer_types"]
+    assert isinstance(types, list)  # _step3p5_config made it
+    if heads != fields["heads"] and AttentionKind.SLIDING not in fields["kinds"] and "sliding_attention" in types:
+        # no window: transformers still gives those layers their own heads, read here as full layers
+        raise ValidationError("sliding_window", None, "sliding_attention layers of their own head count need "
+                                                      "a sliding_window")
+    gating = config.get("gating", True)
+    if gating not in (True, "per-head"):  # a gate per channel (g_proj heads × head_dim wide): not read
+        assumptions.append(phrase("assumption.ignored_key", key="gating", value=_short(gating),
+                                  model_type=repr(model_type_name(config))))
+    moe = fields["moe"]
+    if moe is not None:
+        moe = dataclasses.replace(moe, shared_ffn=_int(config, "share_expert_dim", 1, MAX_DIM, default=1280))
+    return dict(sliding_heads=heads if heads != fields["heads"] else 0, head_gate=True, moe=moe)
+
+
+def _step3p5_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A Step 3.5/3.7 text config in the keys the readers know, as Step3p7TextConfig.__post_init__ reads it: lists
+    padded with the `num_nextn_predict_layers` MTP layers cut to num_hidden_layers; every layer full attention
+    unless `layer_types` says otherwise; experts in the layers of `mlp_layer_types`, else of the legacy
+    `moe_layers_enum` (indices, a list or a comma-separated string), else from layer 3 on; the sliding layers'
+    heads from `num_sliding_attention_heads`, else `attention_other_setting`, overridden per layer by a saved
+    `per_layer_config`."""
+    config = dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    mtp = _int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0)
+    for key in ("layer_types", "mlp_layer_types"):
+        value = config.get(key)
+        if mtp and isinstance(value, list) and len(value) == layers + mtp:
+            config[key] = value[:layers]
+    if config.get("layer_types") is None:
+        config["layer_types"] = ["full_attention"] * layers
+    if config.get("mlp_layer_types") is None:
+        listed = config.get("moe_layers_enum")
+        items = listed.split(",") if isinstance(listed, str) else listed
+        if items is None:
+            sparse = set(range(3, layers))
+        elif isinstance(items, list) and all((isinstance(i, int) and not isinstance(i, bool))
+                                             or (isinstance(i, str) and (not i.strip() or i.strip().isdigit()))
+                                             for i in items):
+            sparse = {int(i) for i in items if str(i).strip()}
+        else:
+            raise ValidationError("moe_layers_enum", _short(listed), "expected layer indices")
+        config["mlp_layer_types"] = ["sparse" if i in sparse else "dense" for i in range(layers)]
+    heads = config.get("num_sliding_attention_heads")
+    other = config.get("attention_other_setting")
+    if heads is None:
+        heads = other.get("num_attention_heads") if isinstance(other, Mapping) and other else None
+    heads = config.get("num_attention_heads") if heads is None else heads
+    overrides = config.get("per_layer_config")
+    types = config["layer_types"]
+    if isinstance(overrides, Mapping) and isinstance(types, list):  # saved by transformers 5: the layers' own heads
+        given = {}
+        for key, value in overrides.items():
+            if not isinstance(value, Mapping) or not str(key).isdigit():
+                raise ValidationError("per_layer_config", _short(overrides), "expected layer indices and objects")
+            given[int(key)] = value.get("num_attention_heads", config.get("num_attention_heads"))
+        sliding = {i for i, t in enumerate(types) if t == "sliding_attention"}
+        values = {given.get(i, config.get("num_attention_heads")) for i in sliding}
+        if any(given[i] != config.get("num_attention_heads") for i in set(given) - sliding) or len(values) > 1:
+            raise ValidationError("per_layer_config", _short(overrides),
+                                  "only the sliding layers' num_attention_heads, one value, are read")
+        heads = values.pop() if values else heads
+    config["num_sliding_attention_heads"] = heads
+    return config | {"n_shared_experts": 0}
+
+
 def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any],
                  assumptions: list[str | Phrase]) -> dict[str, Any]:
     """Gemma4TextConfig: full-attention layers with a head of `global_head_dim` (512 when not given) and,
@@ -653,8 +775,6 @@ def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any],
         raise ValidationError("num_global_key_value_heads", kv_heads,
                               f"must divide num_attention_heads ({fields['heads']})")
     shared = _int(config, "num_kv_shared_layers", 0, fields["layers"] - 1, default=0)
-    if shared:
-        assumptions.append(phrase("assumption.kv_shared", count=shared))
     ple = _int(config, "hidden_size_per_layer_input", 0, MAX_DIM, default=0)
     return dict(full_head_dim=head_dim, full_kv_heads=kv_heads, full_k_eq_v=k_eq_v, kv_shared_layers=shared,
                 double_wide_shared_mlp=_bool(config, "use_double_wide_mlp", default=False), per_layer_input=ple,

@@ -191,6 +191,9 @@ class Reader:
     # attribute_map or modelling code reads them: EXAONE MoE's num_experts is DeepSeek's n_routed_experts
     longcat: bool = False  # LongCat-Flash: two sublayers per layer, zero experts (hf_config._longcat_config)
     compressed: bool = False  # DeepSeek-V4: compressed attention and hyper-connections (hf_config._dsv4_config)
+    step: bool = False  # Step 3.5/3.7: sliding layers of their own head count, a shared expert of share_expert_dim,
+    # the legacy keys and MTP-padded lists of the hub's files (hf_config._step3p5_config)
+    gemma3n: bool = False  # Gemma 3n: AltUp and Laurel in every layer, per-layer embeddings, layers reusing K/V
     mimo: bool = False  # MiMo-V2: sliding layers with twice the KV heads and sinks, a value head of v_head_dim
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
@@ -307,6 +310,13 @@ READERS: Mapping[str, Reader] = {
     "gemma4_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
                           softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.GEMMA4,
                           global_attention=True),
+    # Gemma 3n (Gemma3nTextModel): Gemma 3's layers (four norms, q/k norms per head) with AltUp's streams, a Laurel
+    # block, per-layer embeddings, and the last num_kv_shared_layers layers reusing an earlier layer's K/V
+    "gemma3n_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
+                           softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=5, gemma3n=True,
+                           extra=frozenset({"num_kv_shared_layers", "hidden_size_per_layer_input",
+                                            "vocab_size_per_layer_input", "altup_num_inputs", "laurel_rank",
+                                            "activation_sparsity_pattern"})),
     # GPT-NeoX (Pythia, GPT-NeoX-20B): two LayerNorms feeding attention and the MLP in parallel, a fused
     # query_key_value, biases on every projection, a GELU MLP, an untied embed_out
     "gpt_neox": Reader(block=Block.PHI, norm=Norm.LAYER, compute=NormCompute.LAYER, norms_per_layer=2,
@@ -370,11 +380,21 @@ READERS: Mapping[str, Reader] = {
                                                         ("num_shared_experts", "n_shared_experts"))),
     "lfm2_moe": Reader(qk_norm=QkNorm.HEAD, tie_default=True, short_conv=True, moe=MoeKeys.LFM2,
                        extra=frozenset({"use_expert_bias"})),  # a buffer, not a parameter
+    # Step 3.5 / 3.7 Flash (Step3p7TextConfig): q/k RMSNorm per head, a sigmoid gate per head (g_proj), sliding
+    # layers with num_sliding_attention_heads, dense then DeepSeek-style experts beside a shared expert
+    "step3p5": Reader(qk_norm=QkNorm.HEAD, compute=NormCompute.RMS_FP32, sliding=Sliding.TYPES, moe=MoeKeys.DEEPSEEK,
+                      reads_mlp_bias=True, step=True,
+                      aliases=(("num_attention_groups", "num_key_value_heads"), ("moe_num_experts", "n_routed_experts"),
+                               ("num_local_experts", "n_routed_experts"), ("moe_top_k", "num_experts_per_tok"),
+                               ("share_expert_dims", "share_expert_dim"),
+                               ("num_mtp_layers", "num_nextn_predict_layers")),
+                      extra=frozenset({"share_expert_dim", "moe_layers_enum", "attention_other_setting",
+                                       "num_sliding_attention_heads", "per_layer_config", "num_nextn_predict_layers"})),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
-TEXT_TYPES = {"gemma3": "gemma3_text", "gemma4": "gemma4_text", "llama4": "llama4_text", "mistral3": "mistral",
-              "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
-              "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe"}
+TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",
+              "mistral3": "mistral", "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text",
+              "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5"}
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
                 "qwen3_vl_moe_text": "qwen3_moe"}

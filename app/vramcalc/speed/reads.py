@@ -80,8 +80,8 @@ def attention_flops(model: ModelSpec, depth: int) -> float:
     for kind, count in model.kind_counts():
         if not kind.caches_tokens:  # a recurrent state's update, or no mixer: O(1) per token
             continue
-        total += count * 2 * model.heads * (model.head_dim_of(kind) + model.v_dim_of(kind)) * model.tokens_kept(
-            kind, depth)
+        width = model.head_dim_of(kind) + model.v_dim_of(kind)
+        total += count * 2 * model.heads_of(kind) * width * model.tokens_kept(kind, depth)
     return float(total)
 
 
@@ -95,7 +95,7 @@ def prompt_attention_flops(model: ModelSpec, prompt: int) -> float:
         kept = model.tokens_kept(kind, prompt)
         # tokens attend min(i + 1, kept): the triangle up to `kept`, then a band of width `kept`
         attended = kept * (kept + 1) / 2 + (prompt - kept) * kept
-        total += count * 2 * model.heads * (model.head_dim_of(kind) + model.v_dim_of(kind)) * attended
+        total += count * 2 * model.heads_of(kind) * (model.head_dim_of(kind) + model.v_dim_of(kind)) * attended
     return total
 
 

@@ -234,6 +234,14 @@ EN: Mapping[str, str] = {
         "the prefill's temporaries in the recurrent layers (Mamba, short convolutions, Kimi Delta Attention) are "
         "estimated, not measured (weights, the KV cache and the recurrent state are exact)"
     ),
+    "assumption.altup_activations": (
+        "the prefill's temporaries of Gemma 3n's AltUp streams, Laurel blocks and per-layer inputs are estimated, not "
+        "measured (the KV cache is exact)"
+    ),
+    "assumption.kv_shared_weights": (
+        "this engine also loads the K/V weights of the {count} layers that reuse an earlier layer's K/V, which "
+        "transformers does not build: {params} parameters more than the weights shown"
+    ),
     "assumption.dsv4_activations": (
         "the temporaries of DeepSeek-V4's compressors, indexer and hyper-connections are estimated, not measured "
         "(weights and the KV cache are exact)"
@@ -870,9 +878,10 @@ EN: Mapping[str, str] = {
     "assumption.weights_file.no_layer": "layer {layer} has no tensors in the file",
     "assumption.weights_file.no_embedding": "there is no token embedding table in the file",
     "assumption.weights_file.more": "and {count} more",
-    "assumption.kv_shared": (
-        "the last {count} layers reuse an earlier layer's keys and values: their cache is left out, but their K/V "
-        "projections are counted, which transformers does not build (a few percent too many weights)"
+    "model.note.kv_shared": (
+        "the last {count} layers reuse an earlier layer's keys and values: they keep no cache, and transformers "
+        "builds no K/V projections for them; the checkpoint still carries those {params} parameters, which vLLM and "
+        "llama.cpp load (not counted here)"
     ),
     "assumption.guessed_mla": "its attention was read as DeepSeek's latent attention (MLA), by its kv_lora_rank",
     "assumption.guessed_experts": (

@@ -242,6 +242,14 @@ PT: Mapping[str, str] = {
         "os temporários do prefill nas camadas recorrentes (Mamba, convoluções curtas, Kimi Delta Attention) são "
         "estimados, não medidos (os pesos, o cache KV e o estado recorrente são exatos)"
     ),
+    "assumption.altup_activations": (
+        "os temporários do prefill dos fluxos AltUp, dos blocos Laurel e das entradas por camada do Gemma 3n são "
+        "estimados, não medidos (o cache KV é exato)"
+    ),
+    "assumption.kv_shared_weights": (
+        "este motor também carrega os pesos K/V das {count} camadas que reutilizam o K/V de uma camada anterior, que "
+        "o transformers não cria: {params} parâmetros a mais que os pesos mostrados"
+    ),
     "assumption.dsv4_activations": (
         "os temporários dos compressores, do indexador e das hiperconexões do DeepSeek-V4 são estimados, não "
         "medidos (pesos e cache KV são exatos)"
@@ -905,9 +913,10 @@ PT: Mapping[str, str] = {
     "assumption.weights_file.no_layer": "a camada {layer} não tem tensores no arquivo",
     "assumption.weights_file.no_embedding": "não há tabela de embeddings de tokens no arquivo",
     "assumption.weights_file.more": "e mais {count}",
-    "assumption.kv_shared": (
-        "as últimas {count} camadas reutilizam as chaves e valores de uma camada anterior: o cache delas fica de "
-        "fora, mas as suas projeções K/V são contadas, que o transformers não cria (alguns por cento de pesos a mais)"
+    "model.note.kv_shared": (
+        "as últimas {count} camadas reutilizam as chaves e valores de uma camada anterior: não guardam cache, e o "
+        "transformers não cria projeções K/V para elas; o checkpoint ainda traz esses {params} parâmetros, que o "
+        "vLLM e o llama.cpp carregam (não contados aqui)"
     ),
     "assumption.guessed_mla": "a sua atenção foi lida como a atenção latente do DeepSeek (MLA), pelo seu kv_lora_rank",
     "assumption.guessed_experts": (

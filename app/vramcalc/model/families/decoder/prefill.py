@@ -19,11 +19,14 @@ def _prefill_hidden(model: ModelSpec, value_bytes: int) -> int:
     `inputs_embeds`), the layer's input (its caller's variable), the residual and the normalised
     copy (4·h·e), and the rotary cos and sin (2·d·e). GPT-2: the token and position embeddings,
     their sum, and the same three (6·h·e). While attention runs the residual is still the layer's
-    input (`residual = hidden_states` in every decoder layer), so one h·e fewer."""
+    input (`residual = hidden_states` in every decoder layer), so one h·e fewer. Gemma 3n (estimated, and said:
+    analysis/evaluate.py): AltUp's n streams and their predictions (2·n·h·e, Gemma3nTextDecoderLayer.forward), the
+    Laurel block's middle (rank·e) and every layer's per-layer input (L·p·e), held through the forward."""
     e = value_bytes
     if model.block is Block.GPT2:
         return 6 * model.hidden * e
-    return 4 * model.hidden * e + 2 * model.head_dim * e
+    altup = 2 * model.altup_inputs * model.hidden + model.laurel_rank + model.layers * model.per_layer_input
+    return 4 * model.hidden * e + 2 * model.head_dim * e + (altup * e if model.altup_inputs else 0)
 
 
 def _prefill_masks(model: ModelSpec, value_bytes: int, attention: Attention, batch: int, seq: int) -> int:
@@ -78,7 +81,7 @@ def _prefill_mixer(model: ModelSpec, value_bytes: int, attention: Attention, seq
         return 6 * model.hidden * e
     if kind is AttentionKind.NONE:
         return 0
-    a, d = model.heads, model.head_dim
+    a, d = model.heads_of(kind), model.head_dim
     # Qwen3-Next's gated attention: q_proj also yields a gate, reshaped into its own copy (a·d·e) that
     # waits through the attention; on SDPA its sigmoid and the gated output then outgrow the kernel's
     # moment (q, gate, output, sigmoid, product: 5·a·d·e; Qwen3NextAttention.forward).
@@ -193,7 +196,7 @@ def prefill_per_token(model: ModelSpec, value_bytes: int, attention: Attention, 
     # Eager attention returns its probabilities (batch × a × s × s in the compute type) and every decoder
     # layer binds them to `_` (`hidden_states, _ = self.self_attn(...)`, e.g. models/llama/modeling_llama.py
     # LlamaDecoderLayer.forward), so they stay alive through the MLP. SDPA returns None there.
-    held = model.heads * seq * e if attention is Attention.EAGER and model.attends else 0
+    held = max(model.heads, model.sliding_heads) * seq * e if attention is Attention.EAGER and model.attends else 0
     if traits(model.model_type).attention_output_held:
         held += model.hidden * e
     mlp = _prefill_mlp(model, e) if model.has_mlp else 0

@@ -22,6 +22,7 @@ letters at their top):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from ....core.choices import Attention, Checkpointing
@@ -271,6 +272,8 @@ def layer_activation_bytes_per_token(model: ModelSpec, value_bytes: int, attenti
     e = value_bytes
     moe = model.layer_is_moe(0) if moe is None else moe
     kind = model.kinds[0] if kind is None else kind
+    if model.sliding_heads and kind is AttentionKind.SLIDING:  # Step 3.7: the sliding layers' own query heads
+        model = dataclasses.replace(model, heads=model.sliding_heads, sliding_heads=0)
     if kind is AttentionKind.LINEAR:
         attention_part = _linear_attention_saved(model, e)
     elif kind is AttentionKind.MAMBA:

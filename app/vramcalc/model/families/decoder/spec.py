@@ -308,6 +308,8 @@ class ModelSpec:
     full_head_dim: int = 0
     full_k_eq_v: bool = False  # Gemma 4 (attention_k_eq_v): full layers have no v_proj; their keys are the values
     kv_shared_layers: int = 0  # Gemma 3n/4: the last layers reuse an earlier layer's K/V (no cache, no K/V weights)
+    altup_inputs: int = 0  # Gemma 3n's AltUp: the streams its layers predict and correct (0: none)
+    laurel_rank: int = 0  # Gemma 3n's Laurel block: a low-rank residual of this rank in every layer (0: none)
     double_wide_shared_mlp: bool = False  # Gemma 4 (use_double_wide_mlp): those layers' MLP is twice as wide
     per_layer_input: int = 0  # Gemma 3n/4 per-layer embeddings: values per layer and token (0: none)
     per_layer_vocab: int = 0  # ... and the rows of their table
@@ -317,6 +319,7 @@ class ModelSpec:
     compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
     repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
     # decoder architecture broadcasts them before its cache; vLLM and llama.cpp keep the KV heads)
+    sliding_heads: int = 0  # Step 3.5/3.7: the sliding layers' own query heads (0: as the others)
     head_gate: bool = False  # a sigmoid gate per head on attention's output, from the layer's input (Ling, LFM3)
     mamba: Mamba | None = None
     short_conv: ShortConv | None = None
@@ -396,11 +399,13 @@ class ModelSpec:
 
     @functools.cached_property
     def layer_keys(self) -> tuple[tuple[AttentionKind, bool, int], ...]:
-        """Each layer's (attention kind, MoE or not, indexer shared or not / DeepSeek-V4's compressor type): what
-        its shapes depend on."""
+        """Each layer's (attention kind, MoE or not, variant): what its shapes depend on. The variant is the
+        indexer shared or not (0, 1) or DeepSeek-V4's compressor type (0 to 2), plus 4 on Gemma 3n/4's layers
+        reusing an earlier layer's K/V (no k/v weights, a double-wide MLP)."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
-        return tuple((kind, moe, types[i] if types else i in shared) for i, (kind, moe) in
+        reusing = self.layers - self.kv_shared_layers
+        return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing)) for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
 
     @property
@@ -457,6 +462,9 @@ class ModelSpec:
 
     def head_dim_of(self, kind: AttentionKind) -> int:
         return self.full_head_dim if kind is AttentionKind.FULL and self.full_head_dim else self.head_dim
+
+    def heads_of(self, kind: AttentionKind) -> int:
+        return self.sliding_heads if kind is AttentionKind.SLIDING and self.sliding_heads else self.heads
 
     def kv_heads_of(self, kind: AttentionKind) -> int:
         return self.full_kv_heads if kind is AttentionKind.FULL and self.full_kv_heads else self.kv_heads

@@ -34,6 +34,9 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         first += [Tensor("per_layer_token_embd.weight", (spec.per_layer_vocab, packed), Role.EMBEDDING),
                   Tensor("per_layer_model_proj.weight", (packed, h), Role.ATTENTION),
                   Tensor("per_layer_proj_norm.weight", (spec.per_layer_input,), Role.NORM)]
+    if spec.altup_inputs > 1:  # Gemma3nTextModel.altup_projections and altup_unembed_projections, one h × h per stream
+        first += [Tensor("altup_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION),
+                  Tensor("altup_unembd_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION)]
     last = []
     if spec.compressed:  # DeepseekV4HyperHead: the streams' final collapse
         n = spec.compressed.hc_mult
@@ -85,45 +88,68 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     elif spec.compressed is not None:
         tensors += _compressed(spec, spec.compressed, p, index)
     else:
-        tensors += _attention(spec, p, kind)
+        tensors += _attention(spec, p, kind, reuses_kv=index >= spec.layers - spec.kv_shared_layers)
     if spec.parallel_mamba:  # Falcon-H1: a Mamba mixer beside the attention
         tensors += _mamba(spec, p)
     if not spec.layer_has_mlp(kind):
         pass
-    elif spec.layer_is_moe(index):
-        tensors += _moe(spec, p)
-    else:
-        wide = spec.double_wide_shared_mlp and index >= spec.layers - spec.kv_shared_layers
-        tensors += _dense_mlp(spec, p, 2 * spec.ffn if wide else spec.ffn)
+    else:  # Gemma 4 (use_double_wide_mlp): the dense MLP of a layer reusing K/V is twice as wide, experts or not
+        wide = 2 if spec.double_wide_shared_mlp and index >= spec.layers - spec.kv_shared_layers else 1
+        tensors += _moe(spec, p, wide) if spec.layer_is_moe(index) else _dense_mlp(spec, p, wide * spec.ffn)
     if spec.per_layer_input:  # Gemma 3n/4: the per-layer input's gate, projection and norm
         tensors += (_linear(p + "inp_gate", spec.per_layer_input, h, Role.ATTENTION)
                     + _linear(p + "proj", h, spec.per_layer_input, Role.ATTENTION)
                     + _norm(p + "post_norm", h, spec.norm))
+    if spec.altup_inputs:  # Gemma3nTextAltUp: correction and prediction coefficients, the modality router, its norm
+        n = spec.altup_inputs
+        tensors += [Tensor(p + "altup_correct_coef.weight", (n, n), Role.NORM),
+                    Tensor(p + "altup_correct_scale.weight", (h,), Role.NORM),
+                    Tensor(p + "altup_predict_coef.weight", (n * n, n), Role.NORM),
+                    Tensor(p + "altup_router.weight", (n, h), Role.ATTENTION),
+                    *_norm(p + "altup_router_norm", h, spec.norm)]
+    if spec.laurel_rank:  # Gemma3nTextLaurelBlock: linear_left, linear_right, post_laurel_norm
+        tensors += (_linear(p + "laurel_l", spec.laurel_rank, h, Role.ATTENTION)
+                    + _linear(p + "laurel_r", h, spec.laurel_rank, Role.ATTENTION)
+                    + _norm(p + "laurel_post_norm", h, spec.norm))
     return tensors
 
 
-def _attention(spec: ModelSpec, p: str, kind: AttentionKind) -> list[Tensor]:
-    head_dim, v_dim = spec.head_dim_of(kind), spec.v_dim_of(kind)
-    h, q, kv = spec.hidden, spec.heads * head_dim, spec.kv_heads_of(kind) * head_dim
+def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool = False) -> list[Tensor]:
+    """q, k, v and the output projection, their norms, sinks and gates. A layer that reuses an earlier layer's K/V
+    (Gemma 3n/4's last num_kv_shared_layers: Gemma3nTextAttention, Gemma4TextAttention) has no k/v weights."""
+    head_dim, v_dim, heads = spec.head_dim_of(kind), spec.v_dim_of(kind), spec.heads_of(kind)
+    h, q, kv = spec.hidden, heads * head_dim, spec.kv_heads_of(kind) * head_dim
     gate = 2 if spec.attention_gate else 1
     tensors = (
         _linear(p + "attn_q", gate * q, h, Role.ATTENTION, spec.qkv_bias)
-        + _linear(p + "attn_k", kv, h, Role.ATTENTION, spec.qkv_bias)
-        + ([] if spec.full_k_eq_v and kind is AttentionKind.FULL  # Gemma 4: the keys are the values
+        + ([] if reuses_kv else _linear(p + "attn_k", kv, h, Role.ATTENTION, spec.qkv_bias))
+        + ([] if reuses_kv or (spec.full_k_eq_v and kind is AttentionKind.FULL)  # Gemma 4: the keys are the values
            else _linear(p + "attn_v", spec.kv_heads_of(kind) * v_dim, h, Role.ATTENTION, spec.qkv_bias))
-        + _linear(p + "attn_output", h, spec.heads * v_dim, Role.ATTENTION, spec.o_bias)
+        + _linear(p + "attn_output", h, heads * v_dim, Role.ATTENTION, spec.o_bias)
     )
     if spec.qk_norm is QkNorm.HEAD:
-        tensors += [Tensor(p + "attn_q_norm.weight", (head_dim,), Role.NORM),
-                    Tensor(p + "attn_k_norm.weight", (head_dim,), Role.NORM)]
+        tensors.append(Tensor(p + "attn_q_norm.weight", (head_dim,), Role.NORM))
+        if not reuses_kv:
+            tensors.append(Tensor(p + "attn_k_norm.weight", (head_dim,), Role.NORM))
     elif spec.qk_norm is QkNorm.FULL:
         tensors += [Tensor(p + "attn_q_norm.weight", (q,), Role.NORM),
                     Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
     if spec.sinks or (spec.sliding_sinks and kind is AttentionKind.SLIDING):
-        tensors.append(Tensor(p + "attn_sinks.weight", (spec.heads,), Role.NORM))
-    if spec.head_gate:  # Lfm3Attention.g_proj: a gate per head from the layer's input
-        tensors += _linear(p + "attn_gate", spec.heads, spec.hidden, Role.ATTENTION)
+        tensors.append(Tensor(p + "attn_sinks.weight", (heads,), Role.NORM))
+    if spec.head_gate:  # Lfm3Attention.g_proj, Step3p7Attention.g_proj: a gate per head from the layer's input
+        tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     return tensors
+
+
+def reused_kv_params(spec: ModelSpec) -> int:
+    """The k/v weights (and k norms) the layers reusing an earlier layer's K/V would have: the checkpoints of Gemma
+    3n/4 carry them and llama.cpp loads them, transformers builds none."""
+    total = 0
+    for index in range(spec.layers - spec.kv_shared_layers, spec.layers):
+        kind = spec.kinds[index]
+        built = {t.name for t in _attention(spec, "", kind, reuses_kv=True)}
+        total += sum(t.numel for t in _attention(spec, "", kind) if t.name not in built)
+    return total
 
 
 def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
@@ -288,8 +314,9 @@ def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: Role
     )
 
 
-def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
-    """Router, routed experts (stacked), and the shared expert(s) with their optional gate."""
+def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
+    """Router, routed experts (stacked), and the shared expert(s) with their optional gate (Gemma 4's dense MLP
+    beside the experts `wide` times as wide)."""
     moe, h = spec.moe, spec.hidden
     assert moe is not None  # layer_is_moe holds only when the spec has experts
     e, i = moe.experts, moe.ffn
@@ -314,7 +341,7 @@ def _moe(spec: ModelSpec, p: str) -> list[Tensor]:
             Tensor(p + "ffn_down_exps.bias", (e, h), Role.EXPERT),
         ]
     if moe.shared_ffn:
-        tensors += _dense_mlp(spec, p, moe.shared_ffn, suffix="_shexp", role=Role.SHARED_EXPERT)
+        tensors += _dense_mlp(spec, p, wide * moe.shared_ffn, suffix="_shexp", role=Role.SHARED_EXPERT)
     if moe.shared_gate:
         tensors.append(Tensor(p + "ffn_gate_inp_shexp.weight", (1, h), Role.ROUTER))
     if moe.beside_dense:  # Gemma4TextRouter's scale and per_expert_scale; the experts' own three norms

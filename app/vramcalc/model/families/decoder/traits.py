@@ -131,6 +131,7 @@ TRAITS: Mapping[str, Traits] = {
     "falcon_h1": DEFAULT,
     "mamba": DEFAULT,
     "jamba": DEFAULT,
+    "gemma3n_text": _GEMMA,  # Gemma3nRMSNorm: normed * self.weight.float()
     "gemma4_text": _GEMMA,  # Gemma4RMSNorm: the weight multiply on weight.float()
     "hunyuan_v1_dense": DEFAULT,
     # HunYuanMoEV1Gate: an fp32 wg on hidden.float(), its weights left fp32; shared_mlp runs before the experts
@@ -142,6 +143,8 @@ TRAITS: Mapping[str, Traits] = {
     "flex_olmo": DEFAULT,
     "exaone_moe": Traits(fp32_router=True, fp32_routing_weights=True),  # ExaoneMoeTopkRouter: DeepSeek-V3's
     "longcat_flash": Traits(fp32_router=True, fp32_routing_weights=True),  # F.linear on .type(torch.float32)
+    # Step3p7TopKRouter: sigmoid on router_logits.float(), the weights kept fp32; Step3p7RMSNorm: 1 + weight.float()
+    "step3p5": Traits(fp32_routing_weights=True, fp32_norm_weight_copies=True),
     "deepseek_v4": DEFAULT,  # DeepseekV4TopKRouter: F.linear in the model's dtype; its norms' weights kept in fp32
 }
 
