@@ -171,16 +171,18 @@ def test_each_answer_fits_and_one_more_does_not(workload, target):
 
 def test_worked_example_llama3_8b_on_rtx_4090():
     # Per token: KV cache 128 KiB (131,072 B) + the prefill's peak inside a layer, 4·h·e + 2·d·e + 3·I·e
-    # = 32,768 + 512 + 86,016 = 119,296 B; weights 16.06 GB, last-token logits 513,024 B, overhead 1 GiB;
-    # RTX 4090: 25,383,256,719 B usable. (25,383,256,719 − 16,060,522,496 − 2^30 − 513,024) // 250,368 = 32,945.
-    workload = parse_workload({"model": "llama-3-8b"})
+    # = 32,768 + 512 + 86,016 = 119,296 B; weights 16.06 GB, last-token logits 513,024 B, overhead on an Ada
+    # card 426 MiB + 8,519,680 B = 455,213,056 B (data/gpu_overhead.json; it was 1 GiB for every card, 32,945);
+    # RTX 4090: 25,383,256,719 B usable. (25,383,256,719 − 16,060,522,496 − 455,213,056 − 513,024) // 250,368 = 35,415.
+    workload = parse_workload({"model": "llama-3-8b", "gpu": "rtx-4090"})
     target = parse_target({"gpu": "rtx-4090"})
     solution = solve(workload, target)
-    assert solution.max_seq == 32_945
+    assert workload.overhead_bytes == 426 * 2**20 + 8_519_680
+    assert solution.max_seq == 35_415
     assert solution.min_gpus == 1
     usable = target.gpu.usable_bytes
-    assert estimate(dataclasses.replace(workload, seq=32_945)).total_bytes <= usable
-    assert estimate(dataclasses.replace(workload, seq=32_946)).total_bytes > usable
+    assert estimate(dataclasses.replace(workload, seq=35_415)).total_bytes <= usable
+    assert estimate(dataclasses.replace(workload, seq=35_416)).total_bytes > usable
 
 
 def test_fit_cli_json_matches_the_engine():

@@ -168,8 +168,10 @@ def test_cli_json_shape():
     data = json.loads(result.stdout)
     assert set(data) == {"params", "active_params", "components", "total_bytes", "gpus", "assumptions", "runtime",
                          "host_bytes", "peak_phase", "phases", "phase_components", "per_gpu", "speed", "cost",
-                         "speed_basis"}
+                         "speed_basis", "total_counter", "max_memory_allocated_bytes"}
     assert data["per_gpu"]["total_bytes"] == data["total_bytes"] and data["per_gpu"]["layout"] == "one GPU"
+    assert data["total_counter"] == "nvidia-smi"
+    assert data["max_memory_allocated_bytes"] == data["total_bytes"] - data["components"]["overhead"]
     assert data["peak_phase"] in data["phases"]
     assert data["total_bytes"] == data["phases"][data["peak_phase"]] + data["components"]["overhead"]
     assert data["phase_components"][data["peak_phase"]] == {

@@ -171,7 +171,8 @@ def cheapest_card(workload: Workload, target: Target, machine: Machine) -> tuple
     for slug, usd in default_prices().items():
         card = gpu(slug)
         candidate = Target(gpu=card, count=target.count)
-        moved = workload.but(gpu=card)
+        moved = workload.but(gpu=card) if workload.overhead_given else workload.but(  # the card's own overhead
+            gpu=card, overhead_bytes=engine_for(workload.runtime).default_overhead({**vars(workload), "gpu": card}))
         try:
             if not fits(moved, candidate):
                 continue

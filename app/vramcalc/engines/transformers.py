@@ -28,6 +28,8 @@ from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.table import counted_tensors
 from ..model.tensor import Counted, layer_of
 from ..parallel.layout import Layout, default_layout
+from ..sources.gpu_overhead import card_overhead
+from ..sources.gpus import GpuSpec
 from ..training import preference
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
@@ -201,7 +203,10 @@ class Transformers:
     keeps_activation_peak_whole = False
 
     def default_overhead(self, fields: Mapping[str, object]) -> int:
-        return DEFAULT_OVERHEAD_BYTES
+        """The card's CUDA context with the kernels a run loads, and cuBLAS's workspace (sources/gpu_overhead.py);
+        1 GiB where no figure for the card is published."""
+        card = card_overhead(fields["gpu"] if isinstance(fields["gpu"], GpuSpec) else None)
+        return DEFAULT_OVERHEAD_BYTES if card is None else card[1]["context"] + card[1]["workspace"]
 
     def check(self, workload: Workload) -> None:
         refuse_gguf(workload)
@@ -213,7 +218,7 @@ class Transformers:
         return run_as_published(model, precision, training=training)
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
-        return ()
+        return ("note.counter",)  # which counter the total reads against
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """Inference: the from_pretrained call the answer assumes (its dtype and attention); training runs

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from ..core.phrase import Formula, Part, Phrase, phrase
 from ..core.units import GIB, format_binary, format_gb
+from ..sources.gpu_overhead import card_overhead
 from ..workload import Workload
 
 COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "temporaries",
@@ -81,12 +82,21 @@ class Breakdown:
 
 
 def overhead_bytes(workload: Workload) -> Component:
-    """Framework overhead (reference.md §2.8): transformers' default of 1 GiB, or the amount the user sets;
-    with what other programs hold on the GPU (reserve_gb)."""
+    """Framework overhead: transformers' default for the card (sources/gpu_overhead.py; 1 GiB where none is
+    published), or the amount the user sets; with what other programs hold on the GPU (reserve_gb)."""
     gib = f"{workload.overhead_bytes / GIB:g}"
-    return Component(key="overhead", bytes=workload.held_bytes, explain=with_reserve(
-        workload.reserve_bytes or 0, lambda: phrase("overhead.formula" if workload.overhead_given
-                                                    else "overhead.default", gib=gib)))
+    card = None if workload.overhead_given else card_overhead(workload.gpu)
+    arch, entry = card or ("", {"context": 0, "workspace": 0})
+    context, workspace = entry["context"], entry["workspace"]
+
+    def explain() -> Phrase:
+        if card is None or workload.overhead_bytes != context + workspace:  # no figure, or not the card's
+            return phrase("overhead.formula" if workload.overhead_given else "overhead.default", gib=gib)
+        basis = phrase("overhead.basis.bare" if entry.get("bare") else "overhead.basis.runs", runs=entry["runs"])
+        return phrase("overhead.card", context=format_binary(context), basis=basis, arch=arch,
+                      workspace=format_binary(workspace), bytes=format_binary(context + workspace))
+    return Component(key="overhead", bytes=workload.held_bytes,
+                     explain=with_reserve(workload.reserve_bytes or 0, explain))
 
 
 def given_overhead(workload: Workload, bytes_: int, runtime: str, default: int,

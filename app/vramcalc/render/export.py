@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from ..analysis.fit import GpuFit
 from ..analysis.ranks import on_gpus, per_gpu
+from ..core.choices import Runtime
 from ..memory.components import Breakdown
 from ..speed import Cost, Speed
 from .i18n.en import EN
@@ -27,6 +28,10 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
         "active_params": breakdown.active_params,
         "components": breakdown.as_dict(),
         "total_bytes": breakdown.total_bytes,
+        "total_counter": "nvidia-smi",  # what the total reads against: the process's memory, the overhead row in it
+        # PyTorch's own peak (the total less the overhead row); only an engine running on PyTorch's allocator has one
+        "max_memory_allocated_bytes": breakdown.total_bytes - breakdown.bytes_of("overhead")
+        if breakdown.workload.runtime is Runtime.TRANSFORMERS else None,
         "assumptions": [words.say(text) for text in breakdown.assumptions],
         "runtime": dict(breakdown.runtime),
         "host_bytes": breakdown.host_bytes + rank.host_bytes,

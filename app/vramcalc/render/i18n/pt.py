@@ -174,9 +174,15 @@ PT: Mapping[str, str] = {
     ),
     "logits.inference": "{batch} × vocabulário de {vocab} × 4 B (logits fp32 apenas da última posição) = {bytes}",
     "overhead.default": (
-        "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, o padrão do transformers (medido entre "
-        "0,7 e 1,3 GiB; defina a sobrecarga para mudá-lo)"
+        "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, o padrão do transformers onde nada foi "
+        "publicado para a placa (não é uma medida)"
     ),
+    "overhead.card": (
+        "contexto CUDA e kernels carregados {context} ({basis}) + workspace do cuBLAS {workspace} = {bytes}, o "
+        "padrão do transformers nas placas {arch}"
+    ),
+    "overhead.basis.runs": "mediana de {runs} execuções publicadas",
+    "overhead.basis.bare": "o contexto vazio publicado, acima da mediana de {runs} execuções",
     "overhead.reserve": "com {bytes} que outros programas já ocupam na GPU (reserve_gb)",
     "overhead.given": "{bytes}, definido por você (padrão do {runtime}: {default})",
     "overhead.formula": "contexto CUDA, workspaces do cuBLAS e folga do alocador: {gib} GiB, definido por você "
@@ -188,6 +194,11 @@ PT: Mapping[str, str] = {
     "attention.eager": "eager",
     "attention.flash": "flash",
     # notes
+    "note.counter": (
+        "Compare com o nvidia-smi, que conta a linha de sobrecarga (torch.cuda.max_memory_allocated: o total menos "
+        "essa linha) e os blocos reservados livres do alocador, aqui de fora: 0–51 % da memória alocada em "
+        "relatórios publicados de falta de memória (mediana 0,6 %)."
+    ),
     "note.seq_over_context": "O comprimento da sequência, {seq:,}, é maior que o contexto do modelo, de {context:,} "
                              "tokens.",
     "note.weights_file": "Os pesos são os de {name}, como o seu cabeçalho os lista: {bytes}, tensor a tensor.",
@@ -549,7 +560,7 @@ PT: Mapping[str, str] = {
     ),
     "field.overhead_gib.label": "Sobrecarga do framework (GiB)",
     "field.overhead_gib.help": (
-        "Contexto CUDA e workspaces: 0,3–2 GiB medidos. Vazio: a do próprio motor (transformers 1 GiB; vLLM, a sua "
+        "Contexto CUDA e workspaces: 0,3–2 GiB medidos. Vazio: a do próprio motor (transformers 0,4–1 GiB; vLLM, a sua "
         "memória fora do torch e os CUDA graphs; llama.cpp 457 MiB)."
     ),
     "field.gpu.label": "GPU",
