@@ -94,6 +94,12 @@ EN: Mapping[str, str] = {
         "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
         "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
     ),
+    "vllm.encoder": (
+        "; before it, the profiling run encodes {items} dummy image(s) of the most tokens ({tokens} each; the encoder "
+        "budget max(max_num_batched_tokens, tokens) and --limit-mm-per-prompt bound them), about {bytes} (the tower's "
+        "measured transformers peak, sdpa; vLLM's own tower differs), and keeps their outputs ({outputs}) through "
+        "the forward: the peak is {peak}"
+    ),
     "vllm.logits": "in the activation peak (the sampler's buffers)",
     "vllm.overhead": (
         "non-torch memory (CUDA context, cuBLAS, NCCL: 0.14 GiB in vLLM V1's logs) + CUDA graphs (0.4 GiB, "
@@ -114,6 +120,12 @@ EN: Mapping[str, str] = {
         "the compute buffer llama.cpp reserves for a {n_ub}-token micro-batch (flash attention {flash}): the larger of "
         "the attention scores and the logits of {n_out} rows{copy} = {bytes}"
     ),
+    "llamacpp.clip": (
+        "; + the mmproj's compute buffer for one image of {patches} patches (clip.cpp reserves it at start for a "
+        "warmup image, Qwen-VL's of 46 × 46 tokens, and grows it for a larger one; f32; estimated from the tower's "
+        "measured peak){ram} = {bytes}"
+    ),
+    "llamacpp.clip_ram": ", in system RAM with --no-mmproj-offload",
     "llamacpp.op_offload": (
         ", with a copy of the largest weight in system RAM ({bytes}), which it multiplies on the GPU for micro-batches "
         "of 32 tokens or more (op offload)"
@@ -472,6 +484,8 @@ EN: Mapping[str, str] = {
     "change.kv": "KV cache in {format}",
     "change.seq": "a context of {value:,} tokens",
     "change.batch": "a batch of {value:,}",
+    "change.images": "{value:,} image(s) per request",
+    "change.image_size": "images of at most {width:,} × {height:,} pixels",
     "change.format": "weights in {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
     "change.gpu_memory_utilization": "vLLM's gpu_memory_utilization at {value}",
@@ -827,6 +841,12 @@ EN: Mapping[str, str] = {
     "activations.masks": (
         "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
     ),
+    "activations.vision": (
+        "; before it, the vision tower encodes the batch's {images} image(s) of {patches} patches each (transformers' "
+        "get_image_features, the cache still empty): {bytes} with the prompt's embeddings{estimated}, {extra} more "
+        "than the prefill's cache, activations and logits"
+    ),
+    "activations.vision.kin": " (estimated like a measured family's tower)",
     "activations.kept": "{inputs} inputs × {input_bytes} B + {layers}",
     "model.note.multimodal": (
         "{model_type} is multimodal: the language model is counted; its vision tower and projector are not, as "

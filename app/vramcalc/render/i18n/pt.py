@@ -100,6 +100,12 @@ PT: Mapping[str, str] = {
         "do seu sampler, 32 B por entrada, + 1 GiB para a passagem direta de {batched} tokens (ajustado aos logs "
         "publicados do vLLM V1) = {bytes}"
     ),
+    "vllm.encoder": (
+        "; antes dela, a execução de perfilamento codifica {items} imagem(ns) fictícia(s) com o máximo de tokens "
+        "({tokens} cada; o orçamento do codificador max(max_num_batched_tokens, tokens) e --limit-mm-per-prompt as "
+        "limitam), cerca de {bytes} (o pico medido da torre no transformers, sdpa; a torre do vLLM é outra), e "
+        "guarda suas saídas ({outputs}) durante o forward: o pico é {peak}"
+    ),
     "vllm.logits": "no pico de ativações (os buffers do sampler)",
     "vllm.overhead": (
         "memória fora do torch (contexto CUDA, cuBLAS, NCCL: 0,14 GiB nos logs do vLLM V1) + CUDA graphs (0,4 GiB; "
@@ -118,6 +124,12 @@ PT: Mapping[str, str] = {
         "o buffer de computação que o llama.cpp reserva para um microlote de {n_ub} tokens (flash attention {flash}): "
         "o maior entre os escores de atenção e os logits de {n_out} linhas{copy} = {bytes}"
     ),
+    "llamacpp.clip": (
+        "; + o buffer de computação do mmproj para uma imagem de {patches} patches (o clip.cpp o reserva no início "
+        "para uma imagem de aquecimento, a de 46 × 46 tokens no Qwen-VL, e o aumenta para uma maior; f32; estimado "
+        "do pico medido da torre){ram} = {bytes}"
+    ),
+    "llamacpp.clip_ram": ", na RAM do sistema com --no-mmproj-offload",
     "llamacpp.op_offload": (
         ", com uma cópia do maior peso na RAM do sistema ({bytes}), que ele multiplica na GPU para microlotes de 32 "
         "tokens ou mais (op offload)"
@@ -835,6 +847,8 @@ PT: Mapping[str, str] = {
     "change.kv": "cache KV em {format}",
     "change.seq": "um contexto de {value:,} tokens",
     "change.batch": "um lote de {value:,}",
+    "change.images": "{value:,} imagem(ns) por pedido",
+    "change.image_size": "imagens de até {width:,} × {height:,} pixels",
     "change.format": "pesos em {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
     "change.gpu_memory_utilization": "gpu_memory_utilization do vLLM em {value}",
@@ -859,6 +873,12 @@ PT: Mapping[str, str] = {
     "activations.masks": (
         "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
     ),
+    "activations.vision": (
+        "; antes dele, a torre de visão codifica as {images} imagem(ns) do lote, de {patches} patches cada "
+        "(get_image_features do transformers, com o cache ainda vazio): {bytes} com os embeddings do prompt"
+        "{estimated}, {extra} a mais que o cache, as ativações e os logits do prefill"
+    ),
+    "activations.vision.kin": " (estimado como a torre de uma família medida)",
     "activations.kept": "{inputs} entradas × {input_bytes} B + {layers}",
     "model.note.multimodal": (
         "{model_type} é multimodal: o modelo de linguagem é contado; sua torre de visão e seu projetor não, pois os "
