@@ -95,10 +95,8 @@ EN: Mapping[str, str] = {
         "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
     ),
     "vllm.encoder": (
-        "; before it, the profiling run encodes {items} dummy image(s) of the most tokens ({tokens} each; the encoder "
-        "budget max(max_num_batched_tokens, tokens) and --limit-mm-per-prompt bound them), about {bytes} (the tower's "
-        "measured transformers peak, sdpa; vLLM's own tower differs), and keeps their outputs ({outputs}) through "
-        "the forward: the peak is {peak}"
+        "; the profiling run first encodes {items} dummy image(s) of {tokens} tokens, about {bytes} (estimated), "
+        "their outputs ({outputs}) kept through the forward: peak {peak}"
     ),
     "vllm.logits": "in the activation peak (the sampler's buffers)",
     "vllm.overhead": (
@@ -121,11 +119,10 @@ EN: Mapping[str, str] = {
         "the attention scores and the logits of {n_out} rows{copy} = {bytes}"
     ),
     "llamacpp.clip": (
-        "; + the mmproj's compute buffer for one image of {patches} patches (clip.cpp reserves it at start for a "
-        "warmup image, Qwen-VL's of 46 × 46 tokens, and grows it for a larger one; f32; estimated from the tower's "
-        "measured peak){ram} = {bytes}"
+        "; + the mmproj's compute buffer for an image of {patches} patches (at least clip.cpp's warmup image; "
+        "estimated){ram} = {bytes}"
     ),
-    "llamacpp.clip_ram": ", in system RAM with --no-mmproj-offload",
+    "llamacpp.clip_ram": ", in system RAM",
     "llamacpp.op_offload": (
         ", with a copy of the largest weight in system RAM ({bytes}), which it multiplies on the GPU for micro-batches "
         "of 32 tokens or more (op offload)"
@@ -842,11 +839,10 @@ EN: Mapping[str, str] = {
         "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
     ),
     "activations.vision": (
-        "; before it, the vision tower encodes the batch's {images} image(s) of {patches} patches each (transformers' "
-        "get_image_features, the cache still empty): {bytes} with the prompt's embeddings{estimated}, {extra} more "
-        "than the prefill's cache, activations and logits"
+        "; before it the vision tower encodes {images} image(s) of {patches} patches: {bytes} with the prompt's "
+        "embeddings{estimated}, {extra} above the prefill's own peak"
     ),
-    "activations.vision.kin": " (estimated like a measured family's tower)",
+    "activations.vision.kin": " (estimated like a measured family)",
     "activations.kept": "{inputs} inputs × {input_bytes} B + {layers}",
     "model.note.multimodal": (
         "{model_type} is multimodal: the language model is counted; its vision tower and projector are not, as "

@@ -101,10 +101,8 @@ PT: Mapping[str, str] = {
         "publicados do vLLM V1) = {bytes}"
     ),
     "vllm.encoder": (
-        "; antes dela, a execução de perfilamento codifica {items} imagem(ns) fictícia(s) com o máximo de tokens "
-        "({tokens} cada; o orçamento do codificador max(max_num_batched_tokens, tokens) e --limit-mm-per-prompt as "
-        "limitam), cerca de {bytes} (o pico medido da torre no transformers, sdpa; a torre do vLLM é outra), e "
-        "guarda suas saídas ({outputs}) durante o forward: o pico é {peak}"
+        "; o perfilamento antes codifica {items} imagem(ns) fictícia(s) de {tokens} tokens, cerca de {bytes} "
+        "(estimado), com as saídas ({outputs}) guardadas no forward: pico {peak}"
     ),
     "vllm.logits": "no pico de ativações (os buffers do sampler)",
     "vllm.overhead": (
@@ -125,11 +123,10 @@ PT: Mapping[str, str] = {
         "o maior entre os escores de atenção e os logits de {n_out} linhas{copy} = {bytes}"
     ),
     "llamacpp.clip": (
-        "; + o buffer de computação do mmproj para uma imagem de {patches} patches (o clip.cpp o reserva no início "
-        "para uma imagem de aquecimento, a de 46 × 46 tokens no Qwen-VL, e o aumenta para uma maior; f32; estimado "
-        "do pico medido da torre){ram} = {bytes}"
+        "; + o buffer de computação do mmproj para uma imagem de {patches} patches (ao menos a imagem de aquecimento "
+        "do clip.cpp; estimado){ram} = {bytes}"
     ),
-    "llamacpp.clip_ram": ", na RAM do sistema com --no-mmproj-offload",
+    "llamacpp.clip_ram": ", na RAM do sistema",
     "llamacpp.op_offload": (
         ", com uma cópia do maior peso na RAM do sistema ({bytes}), que ele multiplica na GPU para microlotes de 32 "
         "tokens ou mais (op offload)"
@@ -874,11 +871,10 @@ PT: Mapping[str, str] = {
         "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
     ),
     "activations.vision": (
-        "; antes dele, a torre de visão codifica as {images} imagem(ns) do lote, de {patches} patches cada "
-        "(get_image_features do transformers, com o cache ainda vazio): {bytes} com os embeddings do prompt"
-        "{estimated}, {extra} a mais que o cache, as ativações e os logits do prefill"
+        "; antes dele a torre de visão codifica {images} imagem(ns) de {patches} patches: {bytes} com os embeddings "
+        "do prompt{estimated}, {extra} acima do pico do próprio prefill"
     ),
-    "activations.vision.kin": " (estimado como a torre de uma família medida)",
+    "activations.vision.kin": " (estimado como uma família medida)",
     "activations.kept": "{inputs} entradas × {input_bytes} B + {layers}",
     "model.note.multimodal": (
         "{model_type} é multimodal: o modelo de linguagem é contado; sua torre de visão e seu projetor não, pois os "
