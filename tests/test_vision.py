@@ -94,3 +94,120 @@ def test_image_tokens_join_each_sequence_in_every_engine(runtime):
         parse_workload({**images, "text_only": "1"})
     with pytest.raises(ValidationError):
         parse_workload({**images, "model": "llama-3.1-8b"})
+
+
+PEAK = json.loads((Path(__file__).parent / "golden" / "vision_peak.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", PEAK["cases"], ids=lambda c: "{family}/{shape}/{attention}/{images}x{width}x{height}"
+                         .format(**c))
+def test_the_vision_towers_peak_is_the_measured_one(case):
+    """encoder_peak against the live tensor bytes of transformers' own get_image_features (bf16, CPU, the
+    processor's fp32 pixels included): within 0.01 %, what is left being a few index tensors of hundreds of bytes."""
+    from vramcalc.model.families.vision import encoder_peak, image_patches
+
+    vision = from_hf_config(PEAK["configs"][f"{case['family']}/{case['shape']}"]).vision
+    width, height = case["width"] or 1, case["height"] or 1  # Gemma 3 resizes every image to its own side
+    assert image_patches(vision, width, height) == case["patches_per_image"]
+    got = encoder_peak(vision, case["images"], width, height, 2, case["attention"] == "eager")
+    assert got == pytest.approx(case["peak_bytes"], rel=1e-4)
+
+
+def test_every_measured_family_has_small_and_full_width_cases_in_both_attentions():
+    from vramcalc.model.families.vision import MEASURED
+
+    seen = {(c["family"], c["shape"], c["attention"]) for c in PEAK["cases"]}
+    assert seen == {(f, s, a) for f in MEASURED for s in ("small", "full") for a in ("eager", "sdpa")}
+
+
+def _prefill(**values):
+    from vramcalc import estimate, parse_workload
+
+    return estimate(parse_workload({"model": "qwen2.5-vl-7b-instruct", "seq": "1024", "images": "1", **values}))
+
+
+def test_a_large_image_under_eager_attention_makes_the_encoder_the_peak():
+    """One 2592 × 1944 photo (Qwen2.5-VL: 6,417 tokens, 25,668 patches): eager attention holds 16 heads × 25,668²
+    scores in bf16 and twice in fp32 on its full-attention layers, about 105 GB; sdpa keeps it linear."""
+    from vramcalc.model.families.vision import encoder_peak
+
+    photo = {"image_width": "2592", "image_height": "1944"}
+    eager, sdpa = _prefill(attention="eager", **photo), _prefill(attention="flash", **photo)
+    vision = eager.workload.model.vision
+    scores = 16 * 25_668 ** 2 * (2 + 4 + 4)
+    peak = encoder_peak(vision, 1, 2592, 1944, 2, True)
+    assert peak > scores > 50 * encoder_peak(vision, 1, 2592, 1944, 2, False)
+    moment = sum(eager.bytes_of(key) for key in ("kv_cache", "activations", "logits", "temporaries"))
+    assert moment == peak + (1024 + 6417) * 3584 * 2  # the encoder's moment, with the prompt's embeddings
+    assert sdpa.bytes_of("activations") < moment / 20
+    said = ENGLISH.say(next(c for c in eager.components if c.key == "activations").formula[-1])
+    assert "vision tower" in said and "25,668 patches" in said
+
+
+def test_the_encoder_counts_only_beyond_the_prefills_own_moment():
+    """A small image under sdpa: the encoder's moment stays below the long prefill's cache and activations."""
+    small, text = _prefill(seq="32768", attention="flash", image_width="448", image_height="448"), None
+    from vramcalc import estimate, parse_workload
+
+    text = estimate(parse_workload({"model": "qwen2.5-vl-7b-instruct", "seq": str(small.workload.seq),
+                                    "attention": "flash"}))
+    assert small.bytes_of("activations") == text.bytes_of("activations")
+
+
+def test_llama_cpp_caps_qwen_images_at_4096_tokens_and_counts_the_mmproj_compute_buffer():
+    """clip.cpp: Qwen-VL's images within 8 and 4,096 tokens, its graph reserved for a 46 × 46-token warmup image
+    and grown for a larger one, on the mmproj's device (system RAM with --no-mmproj-offload)."""
+    from vramcalc import estimate, parse_workload
+    from vramcalc.engines.llamacpp import clip_compute_bytes
+    from vramcalc.model.families.vision import image_tokens
+
+    base = {"model": "qwen2.5-vl-7b-instruct", "runtime": "llamacpp", "precision": "q4_k_m", "seq": "4096",
+            "images": "1", "image_width": "2592", "image_height": "1944"}
+    photo = parse_workload(base)
+    assert 4000 < photo.image_tokens <= 4096 < image_tokens(photo.model.vision, 2592, 1944)
+    clip, patches = clip_compute_bytes(photo)
+    assert patches == 4 * photo.image_tokens and clip > 0
+    on, off = estimate(photo), estimate(parse_workload({**base, "no_mmproj_offload": "1"}))
+    assert on.bytes_of("activations") - off.bytes_of("activations") == clip
+    assert off.host_bytes - on.host_bytes == clip + 2 * photo.model.vision.params
+    small = parse_workload({**base, "image_width": "448", "image_height": "448"})
+    assert clip_compute_bytes(small)[1] == 4 * 46 * 46 < clip_compute_bytes(photo)[1]  # the warmup's size
+    flash_off = parse_workload({**base, "attention": "eager"})
+    assert clip_compute_bytes(flash_off)[0] > 10 * clip  # without flash attention, heads × patches² scores
+
+
+def test_vllm_profiles_the_encoder_on_dummy_images_of_the_most_tokens():
+    """Gemma 3's 256-token images: an 8,192-token encoder budget holds 32 of them in the profiling run."""
+    from vramcalc import estimate, parse_workload
+    from vramcalc.engines.vllm import vllm_encoder_dummy
+
+    base = {"model": "gemma-3-27b-it", "runtime": "vllm", "gpu": "h100-sxm-80gb", "seq": "4096"}
+    text, images = estimate(parse_workload(base)), estimate(parse_workload({**base, "images": "1"}))
+    workload = images.workload
+    items, tokens, encoder = vllm_encoder_dummy(workload, 8192, 1024)
+    assert (items, tokens) == (32, 256) and encoder > 0
+    assert images.bytes_of("activations") == max(text.bytes_of("activations") + 32 * 256 * 5376 * 2, encoder)
+    assert vllm_encoder_dummy(parse_workload(base), 8192, 1024) == (0, 0, 0)
+
+
+def test_the_most_images_and_the_largest_image_that_fit():
+    """The reverse answers: each fits and one more (image, or pixel on the longer side) does not."""
+    from vramcalc import parse_workload
+    from vramcalc.analysis.solve import fits, largest_image, max_images, solve, with_images
+    from vramcalc.analysis.suggest import changes
+    from vramcalc.inputs.parse import parse_target
+
+    values = {"model": "qwen2.5-vl-7b-instruct", "gpu": "rtx-4090", "seq": "1024", "images": "4",
+              "image_width": "2592", "image_height": "1944", "attention": "eager"}
+    workload, target = parse_workload(values), parse_target(values)
+    width, height = largest_image(workload, target)
+    assert width / height == pytest.approx(2592 / 1944, rel=0.01) and width < 2592
+    assert fits(with_images(workload, 4, width, height), target)
+    assert not fits(with_images(workload, 4, width + 1, round((width + 1) * 1944 / 2592)), target)
+    said = [ENGLISH.say(c) for c in changes(workload, target, solve(workload, target))]
+    assert f"images of at most {width:,} × {height:,} pixels" in said
+    small = parse_workload({**values, "images": "400", "image_width": "448", "image_height": "448",
+                            "attention": "flash"})
+    most = max_images(small, target)
+    assert fits(with_images(small, most, 448, 448), target) and not fits(with_images(small, most + 1, 448, 448), target)
+    assert with_images(small, most, 448, 448).seq == 1024 + most * 256  # 448 × 448: 256 tokens each

@@ -16,14 +16,16 @@ import dataclasses
 import math
 from collections.abc import Callable
 
+from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
 from ..formats.weights import NATIVE
-from ..inputs.options import MAX_BATCH, MAX_SEQ, parse_precision
+from ..inputs.options import MAX_BATCH, MAX_IMAGES, MAX_PX, MAX_SEQ, parse_precision
 from ..inputs.parse import check_consistency
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import ModelSpec
+from ..model.families.vision import image_tokens, llamacpp_image_tokens
 from ..model.table import param_count
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import Target, Workload
@@ -140,6 +142,35 @@ def max_batch(workload: Workload, target: Target) -> int | None:
     limit = MAX_BATCH if key == "batch" else engine_for(workload.runtime).max_batch or MAX_BATCH
     return last_within(lambda n: need(workload.but(**{key: n}), target), target.gpu.usable_bytes,
                        1, limit, getattr(workload, key))
+
+
+def with_images(workload: Workload, images: int, width: int, height: int) -> Workload:
+    """The workload with other images: their tokens replace the current ones in the sequence (and prompt)."""
+    assert workload.model.vision is not None
+    per = llamacpp_image_tokens if workload.runtime is Runtime.LLAMACPP else image_tokens
+    tokens = images * per(workload.model.vision, width, height)
+    prompt = None if workload.prompt_tokens is None else workload.prompt_tokens - workload.image_tokens + tokens
+    return workload.but(images=images, image_width=width, image_height=height, image_tokens=tokens,
+                        seq=workload.seq - workload.image_tokens + tokens, prompt_tokens=prompt)
+
+
+def max_images(workload: Workload, target: Target) -> int | None:
+    """The most images of the request's size per request (none fitting: None)."""
+    return last_within(lambda n: need(with_images(workload, n, workload.image_width, workload.image_height),
+                                      target), target.gpu.usable_bytes, 1, MAX_IMAGES, workload.images)
+
+
+def largest_image(workload: Workload, target: Target) -> tuple[int, int] | None:
+    """The largest image of the request's aspect that fits (its longer side in whole pixels), so many per request."""
+    width, height = workload.image_width, workload.image_height
+    longer = max(width, height)
+
+    def sides(side: int) -> tuple[int, int]:
+        return max(1, round(width * side / longer)), max(1, round(height * side / longer))
+
+    side = last_within(lambda n: need(with_images(workload, workload.images, *sides(n)), target),
+                       target.gpu.usable_bytes, 1, MAX_PX, longer)
+    return None if side is None else sides(side)
 
 
 def min_gpus(workload: Workload, target: Target) -> int | None:

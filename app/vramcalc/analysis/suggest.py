@@ -12,7 +12,7 @@ from ..engines.layouts import resolve_layout
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
 from ..workload import Target, Workload
-from .solve import Solution, fits
+from .solve import Solution, fits, largest_image, max_images
 
 
 def changes(workload: Workload, target: Target, solution: Solution) -> tuple[Phrase, ...]:
@@ -25,6 +25,13 @@ def changes(workload: Workload, target: Target, solution: Solution) -> tuple[Phr
         changes.append(phrase("change.seq", value=solution.max_seq))
     if solution.max_batch and solution.max_batch < workload.batch:
         changes.append(phrase("change.batch", value=solution.max_batch))
+    if workload.images:  # fewer images, or smaller ones of the same aspect
+        most = max_images(workload, target)
+        if most and most < workload.images:
+            changes.append(phrase("change.images", value=most))
+        largest = largest_image(workload, target)
+        if largest and largest[0] * largest[1] < workload.image_width * workload.image_height:
+            changes.append(phrase("change.image_size", width=largest[0], height=largest[1]))
     changes += engine_for(workload.runtime).settings_that_fit(workload, lambda candidate: fits(candidate, target))
     if solution.best_format and solution.best_format != workload.precision.value and not workload.is_training:
         changes.append(phrase("change.format", format=solution.best_format))

@@ -20,6 +20,7 @@ from ..memory.components import Breakdown, Component, EngineFacts, given_overhea
 from ..memory.states import vision_bytes, weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors
+from ..model.families.vision import QWEN, encoder_peak, image_patches, llamacpp_image_tokens
 from ..model.tensor import Role
 from ..parallel.layout import Layout, default_layout
 from ..sources.hf_config import MAX_LAYERS
@@ -309,6 +310,24 @@ def head_bytes(spec: ModelSpec, stack: weights.LayerBytes) -> float:
                 or (spec.tie_embeddings and tensor.name == "token_embd.weight")), default=0.0)
 
 
+CLIP_WARMUP_TOKENS = 46 * 46  # clip.cpp: Qwen-VL's set_warmup_n_tokens(46*46), "avoid OOM on warmup"
+
+
+def clip_compute_bytes(workload: Workload) -> tuple[int, int]:
+    """(bytes, patches): the mmproj's compute buffer, estimated. clip.cpp reserves its graph at start for a
+    warmup image (Qwen-VL's of 46 × 46 tokens; Gemma 3's own side) and ggml grows it for a larger image; mtmd
+    encodes one image at a time, in f32, with flash attention when the backend has it. Its size: the tower's
+    measured transformers peak (families/vision.py) in 4-byte values, not ggml's own allocator (approximate)."""
+    vision = workload.model.vision
+    if vision is None or workload.text_only or not workload.images:
+        return 0, 0
+    width, height, k = workload.image_width, workload.image_height, vision.merge
+    patches = image_patches(vision, width, height)
+    if vision.family in QWEN:
+        patches = max(llamacpp_image_tokens(vision, width, height), CLIP_WARMUP_TOKENS) * k * k
+    return encoder_peak(vision, 1, width, height, 4, not uses_flash(workload.attention), patches), patches
+
+
 def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> EngineBreakdown:
     """llama.cpp: weights and cache split between the GPU and system RAM by --gpu-layers, and the
     compute buffers its graph reserves, for `outputs` logits rows (llama-server's, by default).
@@ -333,6 +352,7 @@ def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> Eng
         host_weights += mmproj
     else:
         device_weights += mmproj
+    clip, clip_patches = clip_compute_bytes(workload)  # beside the mmproj: on its device
     copy = round(largest_in_ram(model, stack, first_gpu_layer=model.layers - layout.layers_on_gpu, cpu_moe=cpu_moe,
                                 overrides=workload.override_tensor)) if layout.n_ub >= OP_OFFLOAD_MIN_BATCH else 0
     head_copy = 0 if placed.head_on_gpu or layout.n_out < OP_OFFLOAD_MIN_BATCH else round(head_bytes(model, stack))
@@ -343,6 +363,7 @@ def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> Eng
     if not uses_gpu:
         layout = dataclasses.replace(layout, compute_bytes=0)  # no compute buffer on it, no CUDA context
     overhead = workload.held_bytes if uses_gpu else 0  # with what other programs hold on the GPU
+    clip_device = 0 if workload.no_mmproj_offload else clip
     split = phrase("llamacpp.split", gpu=layout.layers_on_gpu, layers=model.layers,
                     output="" if layout.output_on_gpu else phrase("llamacpp.no_output"),
                     host=format_binary(host_weights))
@@ -366,17 +387,19 @@ def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> Eng
             "llamacpp.kv", n_seq=layout.n_seq, n_ctx=f"{layout.n_ctx:,}", k=type_k.value, v=type_v.value,
             bytes=format_binary(layout.kv_device_bytes), host=format_binary(layout.kv_host_bytes)),
             *recurrent_state_said(workload.model))),
-        Component(key="activations", bytes=layout.compute_bytes, explain=lambda: phrase(
+        Component(key="activations", bytes=layout.compute_bytes + clip_device, explain=lambda: (phrase(
             "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
             n_out=layout.n_out, bytes=format_binary(layout.compute_bytes),
             copy=phrase("llamacpp.op_offload", bytes=format_binary(max(copy, head_copy))) if copy or head_copy
-            else "")),
+            else ""), *((phrase("llamacpp.clip", patches=f"{clip_patches:,}", bytes=format_binary(clip),
+                                ram=phrase("llamacpp.clip_ram") if workload.no_mmproj_offload else ""),)
+                        if clip else ()))),
         no_component("logits", "llamacpp.logits"),
         given_overhead(workload, overhead, "llama.cpp", LLAMACPP_CUDA_OVERHEAD, lambda: phrase(
             "llamacpp.overhead", bytes=format_binary(workload.overhead_bytes))),
     )
-    host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes
-    device = device_weights + layout.kv_device_bytes + layout.compute_bytes + overhead
+    host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes + clip - clip_device
+    device = device_weights + layout.kv_device_bytes + layout.compute_bytes + clip_device + overhead
     facts = LlamaCppFacts(layout=layout, placed=placed, device_bytes=device, host_bytes=host)
     return EngineBreakdown(components=components, facts=facts, host_bytes=host)
 

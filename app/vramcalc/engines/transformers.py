@@ -9,7 +9,7 @@ from ..core.dtypes import Precision
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
 from ..formats.weights import WeightFormat
-from ..memory.activations import activations_bytes, training_activations
+from ..memory.activations import activations_bytes, training_activations, with_vision
 from ..memory.components import Breakdown, Component, EngineFacts, no_component, overhead_bytes
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
@@ -238,15 +238,16 @@ class Transformers:
         if workload.is_training:
             components, sizes, by_phase, peak = training_step(workload)
             return EngineBreakdown(components=components, sizes=sizes, phases=by_phase, peak_phase=peak)
+        kv, logits, window = kv_cache_bytes(workload), logits_bytes(workload), prefill_window(workload)
         return EngineBreakdown(components=(
             weights_bytes(workload),
             gradients_bytes(workload),
             optimizer_state_bytes(workload),
             master_weights_bytes(workload),
-            kv_cache_bytes(workload),
-            activations_bytes(workload),
-            logits_bytes(workload),
-            prefill_window(workload),
+            kv,
+            with_vision(workload, activations_bytes(workload), kv.bytes + logits.bytes + window.bytes),
+            logits,
+            window,
             overhead_bytes(workload),
         ))
 

@@ -17,6 +17,7 @@ from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..model.families.vision import encoder_peak, image_patches, image_tokens
 from ..parallel.layout import Layout, default_layout
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
@@ -24,6 +25,25 @@ from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refu
 VLLM_BLOCK_TOKENS = 16  # KV block size (vllm/config/cache.py, 0.33 and earlier; 0.34 moved to 64)
 VLLM_SAMPLER_BYTES = 32  # peak ≈ 32 B × max_num_seqs × vocab + ~1 GiB: fitted to V1 logs (engines.md §2a)
 VLLM_PEAK_BASE = 1 * GIB  # the ~0.9-1.2 GiB the same fit leaves after the sampler term
+VLLM_MM_LIMIT = 999  # MultiModalConfig.get_limit_per_prompt: a modality --limit-mm-per-prompt does not name
+LARGEST = 10_000_000  # get_image_size_with_most_features: Qwen's smart_resize of a 9,999,999-pixel square
+
+
+def vllm_encoder_dummy(workload: Workload, batched: int, seqs: int) -> tuple[int, int, int]:
+    """(items, tokens each, peak bytes) of the profiling run's encoder pass over dummy images of the most
+    tokens (gpu_model_runner.profile_run, multimodal/encoder_budget.py MultiModalBudget): the encoder budget
+    max(max_num_batched_tokens, tokens) holds budget // tokens of them, at most max_num_seqs × the images a
+    prompt of max_model_len fits. Its peak: the tower's measured transformers peak under sdpa (approximate:
+    vLLM runs its own tower, with flash attention). None without images asked (vLLM may profile it anyway)."""
+    vision = workload.model.vision
+    if vision is None or workload.text_only or not workload.images:
+        return 0, 0, 0
+    tokens = image_tokens(vision, LARGEST, LARGEST)
+    per_prompt = max(1, min(VLLM_MM_LIMIT, workload.seq // tokens))
+    items = max(1, min(max(batched, tokens) // tokens, seqs * per_prompt))
+    e = int(workload.activation_precision.bits) // 8
+    return items, tokens, encoder_peak(vision, items, LARGEST, LARGEST, e, False,
+                                       image_patches(vision, LARGEST, LARGEST))
 VLLM_NON_TORCH = round(0.14 * GIB)  # V1 logs, one GPU: 0.13-0.14 GiB (engines.md §2d rows 3-6)
 VLLM_CUDA_GRAPHS = round(0.4 * GIB)  # the graph estimate subtracted since 0.20: 0.2-0.7 GiB typical (§4.3)
 # Several GPUs: NCCL communicators and the custom all-reduce buffers. V1 logs non-torch memory of 0.55 GiB
@@ -280,6 +300,10 @@ class Vllm:
                                + vllm_state_bytes(model, kv_precision)
                                + model.indexer_bytes(tokens, 2, fp8_packed=True))
         peak = VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab + VLLM_PEAK_BASE
+        items, item_tokens, encoder = vllm_encoder_dummy(workload, batched, seqs)
+        outputs = items * item_tokens * model.hidden * (int(workload.activation_precision.bits) // 8)
+        forward = peak
+        peak = max(peak + outputs, encoder) if encoder else peak  # the outputs stay cached through the forward
         weights = weights_bytes(workload)
         overhead = workload.overhead_bytes
         pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=workload.gpu_memory_utilization,
@@ -293,8 +317,11 @@ class Vllm:
             no_component("optimizer", "optimizer.none"),
             no_component("master_weights", "master_weights.none"),
             kv_component(workload, kv, facts),
-            Component(key="activations", bytes=peak, explain=lambda: phrase(
-                "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}", bytes=format_binary(peak))),
+            Component(key="activations", bytes=peak, explain=lambda: (phrase(
+                "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}",
+                bytes=format_binary(forward)), *((phrase(
+                    "vllm.encoder", items=items, tokens=f"{item_tokens:,}", bytes=format_binary(encoder),
+                    outputs=format_binary(outputs), peak=format_binary(peak)),) if encoder else ()))),
             no_component("logits", "vllm.logits"),
             given_overhead(workload, overhead, "vLLM", self.default_overhead(vars(workload)), lambda: phrase(
                 "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager), holds_reserve=False),

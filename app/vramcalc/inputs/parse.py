@@ -25,7 +25,7 @@ from ..formats.file_weights import assumptions as file_assumptions
 from ..formats.file_weights import notes as file_notes
 from ..formats.weights import WeightFormat, check_format, file_format
 from ..model.families.decoder.spec import ModelSpec
-from ..model.families.vision import image_tokens
+from ..model.families.vision import image_tokens, llamacpp_image_tokens
 from ..parallel.layout import check
 from ..sources.custom import custom_model
 from ..sources.gpus import GpuSpec, configure, gpu
@@ -298,7 +298,8 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
         if model.vision is None or attributes["text_only"]:
             raise ValidationError("images", attributes["images"], "this model has no vision part to read them"
                                   if model.vision is None else "text_only leaves the vision part out")
-        tokens = _checked("images", attributes["images"], int) * image_tokens(
+        per_image = llamacpp_image_tokens if engine.runtime is Runtime.LLAMACPP else image_tokens  # its cap
+        tokens = _checked("images", attributes["images"], int) * per_image(
             model.vision, _checked("image_width", attributes["image_width"], int),
             _checked("image_height", attributes["image_height"], int))
         attributes["image_tokens"] = tokens

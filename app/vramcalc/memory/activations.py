@@ -3,7 +3,7 @@ whole batch; the per-token and per-layer terms are the model family's (model/fam
 
 from __future__ import annotations
 
-from ..core.choices import Checkpointing
+from ..core.choices import Attention, Checkpointing
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
 from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
@@ -15,6 +15,7 @@ from ..model.families.decoder.saved import (
     lora_measured,
     outside_layers_bytes_per_token,
 )
+from ..model.families.vision import MEASURED, encoder_peak, image_patches
 from ..model.tensor import layer_of
 from ..training.lora import adapted
 from ..workload import Workload
@@ -51,6 +52,35 @@ def inference_activations(workload: Workload) -> Component:
             attention=phrase(f"attention.{workload.attention.value}"), bytes=total,
         ),
     )
+
+
+def vision_encoder_bytes(workload: Workload, images: int, eager: bool) -> int:
+    """The vision tower's peak over `images` images of the request's size at once (families/vision.py)."""
+    vision = workload.model.vision
+    if vision is None or not workload.images or not images:
+        return 0
+    e = int(workload.activation_precision.bits) // 8
+    return encoder_peak(vision, images, workload.image_width, workload.image_height, e, eager)
+
+
+def with_vision(workload: Workload, activations: Component, beside: int) -> Component:
+    """transformers' prefill encodes every image of the batch first (`get_image_features`), the cache still
+    empty and only the prompt's embeddings beside it; the language model's layers come after. The peak is the
+    larger moment: the activations grow by what the encoder's exceeds the prefill's (activations + `beside`)."""
+    encoder = vision_encoder_bytes(workload, workload.batch * workload.images, workload.attention is Attention.EAGER)
+    if not encoder:
+        return activations
+    model = workload.model
+    embeddings = workload.batch * workload.seq * model.hidden * (int(workload.activation_precision.bits) // 8)
+    extra = max(0, encoder + embeddings - activations.bytes - beside)
+    assert model.vision is not None
+    patches = image_patches(model.vision, workload.image_width, workload.image_height)
+    return Component(key="activations", bytes=activations.bytes + extra, explain=lambda: (
+        *activations.formula, phrase("activations.vision", images=workload.batch * workload.images,
+                                     patches=f"{patches:,}", bytes=format_binary(encoder + embeddings),
+                                     extra=format_binary(extra),
+                                     estimated=phrase("activations.vision.kin") if model.vision and
+                                     model.vision.family not in MEASURED else "")))
 
 
 def training_activations(workload: Workload) -> tuple[Component, int]:

@@ -26,7 +26,8 @@ def _qwen2_vl(v: Key, t: Key, text: int) -> Vision:
     block = 4 * e + _lin(e, 3 * e) + _lin(e, e) + _lin(e, m) + _lin(m, e)
     merger = 2 * e + _lin(e * s * s, e * s * s) + _lin(e * s * s, v("hidden_size", 3584))
     params = v("in_channels", 3) * v("temporal_patch_size", 2) * p * p * e + v("depth", 32) * block + merger
-    return Vision("qwen2_vl", params, p, s)
+    return Vision("qwen2_vl", params, p, s, hidden=e, heads=v("num_heads", 16), inter=m,
+                  channels=v("in_channels", 3) * v("temporal_patch_size", 2))
 
 
 def _qwen2_5_vl(v: Key, t: Key, text: int) -> Vision:
@@ -35,7 +36,8 @@ def _qwen2_5_vl(v: Key, t: Key, text: int) -> Vision:
     block = 2 * h + _lin(h, 3 * h) + _lin(h, h) + 2 * _lin(h, i) + _lin(i, h)
     merger = h + _lin(h * s * s, h * s * s) + _lin(h * s * s, v("out_hidden_size", 3584))
     params = v("in_channels", 3) * v("temporal_patch_size", 2) * p * p * h + v("depth", 32) * block + merger
-    return Vision("qwen2_5_vl", params, p, s)
+    return Vision("qwen2_5_vl", params, p, s, hidden=h, heads=v("num_heads", 16), inter=i,
+                  channels=v("in_channels", 3) * v("temporal_patch_size", 2))
 
 
 def _qwen3_vl(v: Key, t: Key, text: int) -> Vision:
@@ -50,7 +52,8 @@ def _qwen3_vl(v: Key, t: Key, text: int) -> Vision:
     block = 4 * h + _lin(h, 3 * h) + _lin(h, h) + _lin(h, i) + _lin(i, h)
     params = (v("in_channels", 3) * v("temporal_patch_size", 2) * p * p * h + h + v("num_position_embeddings", 2304) * h
               + v("depth", 27) * block + merger(h) + deep * merger(merged))
-    return Vision(t("model_type", ""), params, p, s)
+    return Vision(t("model_type", ""), params, p, s, hidden=h, heads=v("num_heads", 16), inter=i,
+                  channels=v("in_channels", 3) * v("temporal_patch_size", 2))
 
 
 def _gemma3(v: Key, t: Key, text: int) -> Vision:
@@ -62,7 +65,8 @@ def _gemma3(v: Key, t: Key, text: int) -> Vision:
     head = h + _lin(h, 3 * h) + _lin(h, h) + 2 * h + mlp if v("vision_use_head", True) else 0
     params = (v("num_channels", 3) * p * p * h + h + (size // p) ** 2 * h + v("num_hidden_layers", 12) * layer
               + 2 * h + head + h * text + h)
-    return Vision("gemma3", params, p, 1, size, t("mm_tokens_per_image", 256))
+    return Vision("gemma3", params, p, 1, size, t("mm_tokens_per_image", 256), h, v("num_attention_heads", 12), i,
+                  v("num_channels", 3))
 
 
 def _gemma4(v: Key, t: Key, text: int) -> Vision:
@@ -72,7 +76,8 @@ def _gemma4(v: Key, t: Key, text: int) -> Vision:
     q, kv = v("num_attention_heads", 12) * d, v("num_key_value_heads", 12) * d
     layer = 4 * h + 2 * h * q + 2 * h * kv + 2 * d + 3 * h * i
     params = 3 * p * p * h + 2 * v("position_embedding_size", 10240) * h + v("num_hidden_layers", 16) * layer + h * text
-    return Vision("gemma4", params, p, v("pooling_kernel_size", 3), 0, t("vision_soft_tokens_per_image", 280))
+    return Vision("gemma4", params, p, v("pooling_kernel_size", 3), 0, t("vision_soft_tokens_per_image", 280), h,
+                  v("num_attention_heads", 12), i)
 
 
 def _llama4(v: Key, t: Key, text: int) -> Vision:
@@ -84,7 +89,8 @@ def _llama4(v: Key, t: Key, text: int) -> Vision:
     adapter = i * v("projector_input_dim", 4096) + v("projector_output_dim", 4096) ** 2
     params = (h + ((size // p) ** 2 + 1) * h + v("num_channels", 3) * p * p * h + 4 * h
               + v("num_hidden_layers", 34) * layer + adapter + v("vision_output_dim", 7680) * text)
-    return Vision("llama4", params, p, round(1 / v("pixel_shuffle_ratio", 0.5)), size)
+    return Vision("llama4", params, p, round(1 / v("pixel_shuffle_ratio", 0.5)), size, hidden=h,
+                  heads=v("num_attention_heads", 16), inter=i, channels=v("num_channels", 3))
 
 
 def _mistral3(v: Key, t: Key, text: int) -> Vision:
@@ -96,7 +102,8 @@ def _mistral3(v: Key, t: Key, text: int) -> Vision:
     tower = v("num_channels", 3) * p * p * h + h + v("num_hidden_layers", 24) * (2 * h + 4 * h * h + 3 * h * i)
     projector = h + h * s * s * h + _lin(h * len(t("vision_feature_layer", [-1])), text, bias) + _lin(
         text, text, bias)
-    return Vision("mistral3", tower + projector, p, s, v("image_size", 1540))
+    return Vision("mistral3", tower + projector, p, s, v("image_size", 1540), hidden=h,
+                  heads=v("num_attention_heads", 16), inter=i, channels=v("num_channels", 3))
 
 
 FAMILIES: Mapping[str, Callable[[Key, Key, int], Vision]] = {

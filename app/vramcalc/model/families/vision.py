@@ -15,6 +15,10 @@ class Vision:
     merge: int = 1  # patches merged into one token, per side (Qwen's spatial_merge_size, Mistral 3's)
     size: int = 0  # Llama 4's tile side, Pixtral's longest edge, Gemma 3's image side
     tokens: int = 0  # tokens of every image, whatever its size (Gemma 3's mm_tokens_per_image)
+    hidden: int = 0  # the tower's width, attention heads and MLP width (its activations, `encoder_peak`)
+    heads: int = 1
+    inter: int = 0
+    channels: int = 3  # values per pixel of a patch (Qwen's in_channels × temporal_patch_size)
 
 
 def image_tokens(vision: Vision, width: int, height: int) -> int:
@@ -41,8 +45,12 @@ def image_tokens(vision: Vision, width: int, height: int) -> int:
             width, height = math.floor(width / ratio), math.floor(height / ratio)
         return ((width - 1) // f + 2) * ((height - 1) // f + 1)
     # Qwen2VLImageProcessor's smart_resize: sides rounded to patch × merge, the area within min and max pixels
-    f = p * k
     low, high = (3136, 12845056) if family in ("qwen2_vl", "qwen2_5_vl") else (65536, 16777216)
+    return _smart_resize(p * k, width, height, low, high)
+
+
+def _smart_resize(f: int, width: int, height: int, low: int, high: int) -> int:
+    """The f × f-pixel tokens of an image resized to sides of multiples of f within low and high pixels."""
     h, w = round(height / f) * f, round(width / f) * f
     if h * w > high:
         beta = math.sqrt(height * width / high)
@@ -65,3 +73,61 @@ def _llama4_tiles(size: int, width: int, height: int, chunks: int = 16) -> tuple
     up = [s for s in scales if s >= 1]
     best = min(up) if up else max(scales)
     return min((c for c, s in zip(canvases, scales, strict=True) if s == best), key=lambda c: c[0] * c[1])
+
+
+QWEN = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
+MEASURED = ("qwen2_5_vl", "gemma3", "mistral3")  # held to tools/measure_vision_peak.py; the others like their kin
+
+
+LLAMACPP_MAX_TOKENS = 4096  # clip.cpp: Qwen-VL's set_limit_image_tokens(8, 4096), --image-max-tokens to change
+
+
+def llamacpp_image_tokens(vision: Vision, width: int, height: int) -> int:
+    """Tokens an image becomes in llama.cpp (mtmd): Qwen-VL's resized within 8 and 4,096 tokens' pixels
+    (mtmd-image.cpp calc_size_preserved_ratio, transformers' smart_resize); the others as their processor."""
+    if vision.family not in QWEN:
+        return image_tokens(vision, width, height)
+    f = vision.patch * vision.merge
+    return _smart_resize(f, width, height, 8 * f * f, LLAMACPP_MAX_TOKENS * f * f)
+
+
+def image_patches(vision: Vision, width: int, height: int) -> int:
+    """The patches the tower sees of one image (before any merge)."""
+    p, k = vision.patch, vision.merge
+    if vision.family in ("gemma3", "llama4"):  # resized to the square image (a tile)
+        return (vision.size // p) ** 2
+    if vision.family == "mistral3":  # sides rounded up to patch × merge pixels within the longest edge
+        ratio, f = max(width, height) / vision.size, p * k
+        if ratio > 1:
+            width, height = math.floor(width / ratio), math.floor(height / ratio)
+        return ((width - 1) // f + 1) * ((height - 1) // f + 1) * k * k
+    return image_tokens(vision, width, height) * k * k  # Qwen's smart_resize grid, Gemma 4's pooled patches
+
+
+def encoder_peak(vision: Vision, images: int, width: int, height: int, e: int, eager: bool,
+                 patches: int = 0) -> int:
+    """The live bytes of transformers 5.23's `get_image_features` over `images` images at once (the prefill's
+    first step, before the language model), weights aside, e bytes per activation; eager attention or sdpa.
+    Held to the tracked peak of the real call (tools/measure_vision_peak.py, tests/golden/vision_peak.json).
+
+    n patches an image, P = images × n, h the width, a heads of d = h / a, i the MLP width. Eager attention
+    holds a × n² scores three times: scaled (e), cast to fp32 and its fp32 softmax (4 + 4; no cast in fp32).
+    `patches`: another engine's count for one image (llama.cpp's cap)."""
+    h, a, i, p = vision.hidden, vision.heads, vision.inter, vision.patch
+    n = patches or image_patches(vision, width, height)
+    big, d = images * n, h // a
+    pixels = big * vision.channels * p * p * 4  # the processor's fp32 pixel values
+    scores = a * (e + 4 + (4 if e < 4 else 0))  # per query-key pair
+    if vision.family in QWEN:  # one sequence of all patches, attention image by image (cu_seqlens)
+        # the pixels' cast, rotary cos/sin in fp32, position and window indices
+        base = pixels + big * (vision.channels * p * p * e + 8 * d + 18)
+        rotary = base + big * h * (5 * e + 24)  # residual, norm, qkv, and q, k and their rotation in fp32
+        attention = base + 7 * big * h * e + (big - n) * h * e + scores * n * n  # earlier images' outputs
+        return max(rotary, attention) if eager else rotary
+    if vision.family == "mistral3":  # PixtralVisionModel: one sequence, a block-diagonal P × P mask in e
+        base = pixels + big * big * e + 2 * big * d * e + 16 * big
+        mlp = base + 5 * big * h * e + 3 * big * i * e  # the gated MLP's three i-wide tensors
+        return max(mlp, base + 7 * big * h * e + scores * big * big) if eager else mlp
+    # SigLIP (Gemma 3; Gemma 4 and Llama 4 alike): a batch of images, the embeddings kept through the encoder
+    mlp = pixels + 4 * big * h * e + 2 * big * i * e
+    return max(mlp, pixels + 6 * big * h * e + images * scores * n * n) if eager else mlp

@@ -99,6 +99,10 @@ EN: Mapping[str, str] = {
         "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
         "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
     ),
+    "vllm.encoder": (
+        "; the profiling run first encodes {items} dummy image(s) of {tokens} tokens, about {bytes} (estimated), "
+        "their outputs ({outputs}) kept through the forward: peak {peak}"
+    ),
     "vllm.logits": "in the activation peak (the sampler's buffers)",
     "vllm.overhead": (
         "non-torch memory (CUDA context, cuBLAS, NCCL: 0.14 GiB in vLLM V1's logs) + CUDA graphs (0.4 GiB, "
@@ -119,6 +123,11 @@ EN: Mapping[str, str] = {
         "the compute buffer llama.cpp reserves for a {n_ub}-token micro-batch (flash attention {flash}): the larger of "
         "the attention scores and the logits of {n_out} rows{copy} = {bytes}"
     ),
+    "llamacpp.clip": (
+        "; + the mmproj's compute buffer for an image of {patches} patches (at least clip.cpp's warmup image; "
+        "estimated){ram} = {bytes}"
+    ),
+    "llamacpp.clip_ram": ", in system RAM",
     "llamacpp.op_offload": (
         ", with a copy of the largest weight in system RAM ({bytes}), which it multiplies on the GPU for micro-batches "
         "of 32 tokens or more (op offload)"
@@ -496,6 +505,8 @@ EN: Mapping[str, str] = {
     "change.kv": "KV cache in {format}",
     "change.seq": "a context of {value:,} tokens",
     "change.batch": "a batch of {value:,}",
+    "change.images": "{value:,} image(s) per request",
+    "change.image_size": "images of at most {width:,} × {height:,} pixels",
     "change.format": "weights in {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
     "change.gpu_memory_utilization": "vLLM's gpu_memory_utilization at {value}",
@@ -851,6 +862,11 @@ EN: Mapping[str, str] = {
     "activations.masks": (
         "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
     ),
+    "activations.vision": (
+        "; before it the vision tower encodes {images} image(s) of {patches} patches: {bytes} with the prompt's "
+        "embeddings{estimated}, {extra} above the prefill's own peak"
+    ),
+    "activations.vision.kin": " (estimated like a measured family)",
     "activations.kept": "{inputs} inputs × {input_bytes} B + {layers}",
     "model.note.multimodal": (
         "{model_type} is multimodal: the language model is counted; its vision tower and projector are not, as "

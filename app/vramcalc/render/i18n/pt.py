@@ -105,6 +105,10 @@ PT: Mapping[str, str] = {
         "do seu sampler, 32 B por entrada, + 1 GiB para a passagem direta de {batched} tokens (ajustado aos logs "
         "publicados do vLLM V1) = {bytes}"
     ),
+    "vllm.encoder": (
+        "; o perfilamento antes codifica {items} imagem(ns) fictícia(s) de {tokens} tokens, cerca de {bytes} "
+        "(estimado), com as saídas ({outputs}) guardadas no forward: pico {peak}"
+    ),
     "vllm.logits": "no pico de ativações (os buffers do sampler)",
     "vllm.overhead": (
         "memória fora do torch (contexto CUDA, cuBLAS, NCCL: 0,14 GiB nos logs do vLLM V1) + CUDA graphs (0,4 GiB; "
@@ -123,6 +127,11 @@ PT: Mapping[str, str] = {
         "o buffer de computação que o llama.cpp reserva para um microlote de {n_ub} tokens (flash attention {flash}): "
         "o maior entre os escores de atenção e os logits de {n_out} linhas{copy} = {bytes}"
     ),
+    "llamacpp.clip": (
+        "; + o buffer de computação do mmproj para uma imagem de {patches} patches (ao menos a imagem de aquecimento "
+        "do clip.cpp; estimado){ram} = {bytes}"
+    ),
+    "llamacpp.clip_ram": ", na RAM do sistema",
     "llamacpp.op_offload": (
         ", com uma cópia do maior peso na RAM do sistema ({bytes}), que ele multiplica na GPU para microlotes de 32 "
         "tokens ou mais (op offload)"
@@ -859,6 +868,8 @@ PT: Mapping[str, str] = {
     "change.kv": "cache KV em {format}",
     "change.seq": "um contexto de {value:,} tokens",
     "change.batch": "um lote de {value:,}",
+    "change.images": "{value:,} imagem(ns) por pedido",
+    "change.image_size": "imagens de até {width:,} × {height:,} pixels",
     "change.format": "pesos em {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
     "change.gpu_memory_utilization": "gpu_memory_utilization do vLLM em {value}",
@@ -883,6 +894,11 @@ PT: Mapping[str, str] = {
     "activations.masks": (
         "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
     ),
+    "activations.vision": (
+        "; antes dele a torre de visão codifica {images} imagem(ns) de {patches} patches: {bytes} com os embeddings "
+        "do prompt{estimated}, {extra} acima do pico do próprio prefill"
+    ),
+    "activations.vision.kin": " (estimado como uma família medida)",
     "activations.kept": "{inputs} entradas × {input_bytes} B + {layers}",
     "model.note.multimodal": (
         "{model_type} é multimodal: o modelo de linguagem é contado; sua torre de visão e seu projetor não, pois os "

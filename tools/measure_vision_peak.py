@@ -1,0 +1,157 @@
+"""Measure the vision tower's activation peak per request: the live tensor bytes `get_image_features` reaches.
+
+A developer tool, not run by CI. For Qwen2.5-VL, Gemma 3 (SigLIP) and Mistral 3 (Pixtral) it builds the whole
+multimodal model with `AutoModelForImageTextToText.from_config` (random weights, bf16, a tiny language model) in
+two shapes: small (narrow, few layers) and full-width (a released model's vision_config with two layers, one of
+Qwen2.5-VL's windowed and one full-attention), under eager and sdpa attention; then runs the model's own
+`get_image_features` (the call its forward makes in the prefill) on pixel values of several image sizes and
+counts, with tools/measure_peak.py's PeakTracker (every storage an ATen op makes, until it is freed), the peak
+above the weights (the pixel values, fp32 as the processor gives them, count in it).
+tests/golden/vision_peak.json keeps the results; tests/test_vision.py holds `encoder_peak`
+(app/vramcalc/model/families/vision.py) to them.
+
+Usage: python tools/measure_vision_peak.py [--out tests/golden/vision_peak.json]
+Needs: pip install torch==2.13.0 transformers==5.23.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForImageTextToText
+from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure_peak import PeakTracker
+
+ROOT = Path(__file__).resolve().parent.parent
+TEXT = {"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 1, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1024}
+
+
+def preset(name: str) -> dict:
+    return json.loads((ROOT / "app/vramcalc/data/models" / f"{name}.json").read_text(encoding="utf-8"))["config"]
+
+
+QWEN_FULL = dict(preset("qwen2.5-vl-7b-instruct")["vision_config"])
+GEMMA_FULL = preset("gemma-3-27b-it")["vision_config"]
+# model_type: {shape: (vision_config, the wrapper's other keys)}
+CONFIGS: dict[str, dict[str, tuple[dict, dict]]] = {
+    "qwen2_5_vl": {
+        "small": ({"depth": 2, "hidden_size": 256, "intermediate_size": 640, "num_heads": 4, "out_hidden_size": 256,
+                   "fullatt_block_indexes": [1]}, {}),
+        "full": ({**QWEN_FULL, "depth": 2, "fullatt_block_indexes": [1], "out_hidden_size": 256}, {})},
+    "gemma3": {
+        "small": ({"hidden_size": 192, "intermediate_size": 768, "num_hidden_layers": 2, "num_attention_heads": 3,
+                   "image_size": 448, "patch_size": 14, "vision_use_head": False}, {"mm_tokens_per_image": 64}),
+        "full": ({**GEMMA_FULL, "num_hidden_layers": 2}, {"mm_tokens_per_image": 256})},
+    "mistral3": {
+        "small": ({"hidden_size": 256, "intermediate_size": 768, "num_hidden_layers": 2, "num_attention_heads": 4,
+                   "head_dim": 64, "patch_size": 14, "image_size": 1540}, {"spatial_merge_size": 2}),
+        # Mistral3Config's own vision_config (Mistral Small 3.1's), given whole: a dict takes PixtralVisionConfig's
+        "full": ({"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 16,
+                  "head_dim": 64, "patch_size": 14, "image_size": 1540, "hidden_act": "gelu"}, {})},
+}
+# (images, width, height): Gemma 3 resizes every image to its image_size, so only the count matters there
+SIZES = {
+    "qwen2_5_vl": [(1, 448, 448), (1, 1024, 768), (1, 1024, 1024), (2, 700, 500), (3, 448, 448)],
+    "gemma3": [(1, 0, 0), (2, 0, 0), (3, 0, 0)],
+    "mistral3": [(1, 448, 448), (1, 1024, 768), (1, 1120, 1120), (2, 700, 500), (3, 448, 448)],
+}
+
+
+def raw_config(family: str, shape: str) -> dict:
+    """The config.json of a case: tests/test_vision.py reads it with the calculator's own reader."""
+    vision, other = CONFIGS[family][shape]
+    text = dict(TEXT) | ({"num_key_value_heads": 1, "sliding_window": 64} if family == "gemma3" else {})
+    return {"model_type": family, "vision_config": vision, "text_config": text, **other}
+
+
+def build(family: str, shape: str, attention: str):
+    raw = raw_config(family, shape)
+    config = AutoConfig.for_model(family, **{k: v for k, v in raw.items() if k != "model_type"})
+    config.tie_word_embeddings = False
+    model = AutoModelForImageTextToText.from_config(config, dtype=torch.bfloat16, attn_implementation=attention)
+    return model.eval(), config
+
+
+def inputs(family: str, config, images: int, width: int, height: int) -> tuple[dict, int]:
+    v = config.vision_config
+    if family == "qwen2_5_vl":  # Qwen2VLImageProcessor: smart_resize, then rows of t × c × p × p, fp32
+        f = v.patch_size * v.spatial_merge_size
+        h, w = smart_resize(height, width, factor=f, min_pixels=3136, max_pixels=12845056)
+        gh, gw = h // v.patch_size, w // v.patch_size
+        pixels = torch.randn(images * gh * gw, v.in_channels * v.temporal_patch_size * v.patch_size ** 2)
+        return {"pixel_values": pixels, "image_grid_thw": torch.tensor([[1, gh, gw]] * images)}, gh * gw
+    if family == "gemma3":  # every image resized to image_size × image_size
+        return {"pixel_values": torch.randn(images, 3, v.image_size, v.image_size)}, (v.image_size // v.patch_size) ** 2
+    # PixtralImageProcessor (Mistral 3's): within the longest edge, sides rounded up to patch × merge pixels
+    ratio = max(width, height) / v.image_size
+    if ratio > 1:
+        width, height = int(width / ratio), int(height / ratio)
+    p, f = v.patch_size, v.patch_size * config.spatial_merge_size
+    h, w = ((height - 1) // f + 1) * f, ((width - 1) // f + 1) * f
+    return {"pixel_values": torch.randn(images, 3, h, w), "image_sizes": torch.tensor([[h, w]] * images)}, (
+        h // p) * (w // p)
+
+
+def measure(family: str, shape: str, attention: str, images: int, width: int, height: int) -> dict:
+    model, config = build(family, shape, attention)
+    given, patches = inputs(family, config, images, width, height)
+    tracker = PeakTracker()
+    tracker.track_all(model.parameters())
+    tracker.track_all(model.buffers())
+    start = tracker.live
+    tracker.track_all(given.values())  # the processor's fp32 pixel values, on the device through the forward
+    with torch.no_grad(), tracker, tracker.in_phase("encode"):
+        out = model.model.get_image_features(**given, return_dict=True)
+        features = out.pooler_output
+        del out
+    kept = sum(t.numel() * t.element_size() for t in (features if isinstance(features, (list, tuple)) else [features]))
+    v = config.vision_config
+    return {"family": family, "shape": shape, "attention": attention, "images": images, "width": width,
+            "height": height, "patches_per_image": patches,
+            "vision": {k: getattr(v, k) for k in ("hidden_size", "intermediate_size", "patch_size") if hasattr(v, k)}
+            | {"heads": getattr(v, "num_heads", None) or v.num_attention_heads,
+               "layers": getattr(v, "depth", None) or v.num_hidden_layers},
+            "peak_bytes": tracker.phases["encode"]["peak"] - start, "peak_op": tracker.phases["encode"]["peak_op"],
+            "features_bytes": kept}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default="tests/golden/vision_peak.json")
+    parser.add_argument("--families", nargs="+", default=list(CONFIGS))
+    parser.add_argument("--merge", action="store_true", help="replace only these families' cases in --out")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    torch.manual_seed(0)
+    cases = []
+    for family in args.families:
+        for shape in ("small", "full"):
+            for attention in ("eager", "sdpa"):
+                for images, width, height in SIZES[family]:
+                    case = measure(family, shape, attention, images, width, height)
+                    print(json.dumps(case), file=sys.stderr, flush=True)
+                    cases.append(case)
+    if args.merge:  # the other families' cases as they were
+        kept = json.loads(Path(args.out).read_text(encoding="utf-8"))["cases"]
+        cases = [c for c in kept if c["family"] not in args.families] + cases
+        args.families = list(CONFIGS)
+    out = {"measured": datetime.date.today().isoformat(), "machine": platform.machine(),
+           "torch": torch.__version__, "transformers": transformers.__version__, "dtype": "bfloat16",
+           "configs": {f"{family}/{shape}": raw_config(family, shape) for family in args.families
+                       for shape in ("small", "full")}, "cases": cases}
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
