@@ -33,7 +33,7 @@ import transformers
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import PeakTracker  # noqa: E402
+from measure_peak import PeakTracker
 
 warnings.filterwarnings("ignore")
 transformers.logging.set_verbosity_error()
@@ -68,7 +68,8 @@ CASES: dict[str, list[tuple[str, dict]]] = {
                               "num_attention_heads": 16}),
         ("perturbed", {"hidden_size": 192, "intermediate_size": 500, "num_hidden_layers": 4,
                        "num_attention_heads": 3, "vocab_size": 4001, "norm_bias": True, "attention_bias": True,
-                       "mlp_bias": True, "classifier_bias": True, "pad_token_id": 0, "id2label": {"0": "x", "1": "y", "2": "z"}}),
+                       "mlp_bias": True, "classifier_bias": True, "pad_token_id": 0,
+                       "id2label": {"0": "x", "1": "y", "2": "z"}}),
     ],
 }
 
