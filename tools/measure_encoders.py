@@ -82,7 +82,7 @@ def count(model_type: str, config: dict, auto) -> int:
 
 # ---------------------------------------------------------------- one embedding forward
 
-TINY = {
+TINY: dict[str, dict] = {
     "bert": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 1024,
              "vocab_size": 1000, "max_position_embeddings": 2048},
     "bert-narrow": {"model_type": "bert", "hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3,

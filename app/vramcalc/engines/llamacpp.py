@@ -17,6 +17,7 @@ from ..core.units import MIB, format_binary
 from ..formats import weights
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
+from ..memory.embedding import embedding_components
 from ..memory.states import vision_bytes, weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors
@@ -503,6 +504,11 @@ class LlamaCpp:
         return default_layout(model, gpus, training=training)
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:
+        if workload.embeds and workload.model.encoder is not None:  # --embedding: one n_ubatch, no KV cache
+            held = given_overhead(workload, workload.held_bytes, "llama.cpp", LLAMACPP_CUDA_OVERHEAD,
+                                      lambda: phrase("llamacpp.overhead", bytes=format_binary(workload.overhead_bytes)))
+            return EngineBreakdown(components=embedding_components(
+                workload, batch=1, seq=workload.ubatch, engine="llama.cpp", overhead=held))
         return llamacpp_breakdown(workload)
 
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],

@@ -11,6 +11,7 @@ from ..core.units import format_binary
 from ..formats.weights import WeightFormat
 from ..memory.activations import activations_bytes, training_activations
 from ..memory.components import Breakdown, Component, EngineFacts, no_component, overhead_bytes
+from ..memory.embedding import embedding_components
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
 from ..memory.states import (
@@ -198,7 +199,10 @@ class Transformers:
             return ()
         dtype = "bfloat16" if workload.activation_precision is Precision.BF16 else "float16"
         attention = "sdpa" if workload.attention is Attention.FLASH else "eager"
-        call = (f'AutoModelForCausalLM.from_pretrained("{model}", dtype="{dtype}", attn_implementation="{attention}", '
+        auto = "AutoModel" if workload.embeds else "AutoModelForCausalLM"
+        if workload.model.encoder is not None and workload.model.encoder.reranker:
+            auto = "AutoModelForSequenceClassification"
+        call = (f'{auto}.from_pretrained("{model}", dtype="{dtype}", attn_implementation="{attention}", '
                 'device_map="auto")')
         return (call,)
 
@@ -209,6 +213,9 @@ class Transformers:
         if workload.is_training:
             components, sizes, by_phase, peak = training_step(workload)
             return EngineBreakdown(components=components, sizes=sizes, phases=by_phase, peak_phase=peak)
+        if workload.embeds:  # sentence-transformers: one forward of the batch
+            return EngineBreakdown(components=embedding_components(
+                workload, batch=workload.batch, seq=workload.seq, engine="transformers"))
         return EngineBreakdown(components=(
             weights_bytes(workload),
             gradients_bytes(workload),

@@ -144,6 +144,12 @@ EN: Mapping[str, str] = {
     ),
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
+    "kv_cache.encoder": "an encoder attends to the whole input at once and keeps no KV cache",
+    "logits.embedding": "an embedder returns one vector per sequence (a reranker a score): no logits",
+    "activations.embedding": (
+        "one forward of {batch} × {seq} tokens ({engine}), the largest moment of a layer with the hidden states it "
+        "holds (measured with transformers) = {bytes}"
+    ),
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} layers × {per_layer} B/token/layer{recompute} "
         "+ {outside} B/token outside the layers){constant} = {bytes}; {attention} attention, {checkpointing}"
@@ -581,6 +587,7 @@ EN: Mapping[str, str] = {
     "option.kv_precision.same": "same as weights (16-bit if quantised)",
     "option.mode.inference": "Inference",
     "option.mode.training": "Training",
+    "option.mode.embedding": "Embedding",
     "option.optimizer.adamw": "AdamW",
     "option.optimizer.adam": "Adam",
     "option.optimizer.sgd-momentum": "SGD with momentum",

@@ -147,6 +147,12 @@ PT: Mapping[str, str] = {
     ),
     "kv_cache.mla_width": "um latente MLA de {width}",
     "kv_cache.none": "o treinamento roda sem cache KV",
+    "kv_cache.encoder": "um codificador atende à entrada inteira de uma vez e não guarda cache KV",
+    "logits.embedding": "um modelo de embeddings devolve um vetor por sequência (um reranker, uma nota): sem logits",
+    "activations.embedding": (
+        "uma passada de {batch} × {seq} tokens ({engine}), o maior momento de uma camada com os estados ocultos que "
+        "ela mantém (medido com transformers) = {bytes}"
+    ),
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} camadas × {per_layer} B/token/camada{recompute} "
         "+ {outside} B/token fora das camadas){constant} = {bytes}; atenção {attention}, {checkpointing}"
@@ -556,6 +562,7 @@ PT: Mapping[str, str] = {
     "option.kv_precision.same": "igual aos pesos (16 bits se quantizados)",
     "option.mode.inference": "Inferência",
     "option.mode.training": "Treinamento",
+    "option.mode.embedding": "Embeddings",
     "option.optimizer.adamw": "AdamW",
     "option.optimizer.adam": "Adam",
     "option.optimizer.sgd-momentum": "SGD com momento",

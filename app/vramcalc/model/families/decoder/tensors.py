@@ -63,7 +63,7 @@ def _encoder_head(spec: ModelSpec, encoder: Encoder) -> list[Tensor]:
     if encoder.head_norm:
         tensors += _norm("cls.norm", h, Norm.LAYER if encoder.head_norm == 2 else Norm.RMS)
     if encoder.labels:
-        tensors += _linear("cls.output", encoder.labels, h, Role.MLP, bias=True)
+        tensors += _linear("cls.output", encoder.labels, h, Role.HEAD, bias=True)
     return tensors
 
 
