@@ -12,7 +12,7 @@ from ..core.choices import Attention, LlamaCppProgram, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import Kind, Option, optional, parse_choice, parse_flag, parse_int, parse_tokens, values_of
-from ..core.phrase import Phrase, phrase
+from ..core.phrase import Formula, Phrase, phrase
 from ..core.units import MIB, format_binary
 from ..formats import weights
 from ..formats.weights import WeightFormat
@@ -507,8 +507,19 @@ class LlamaCpp:
         if workload.embeds and workload.model.encoder is not None:  # --embedding: one n_ubatch, no KV cache
             held = given_overhead(workload, workload.held_bytes, "llama.cpp", LLAMACPP_CUDA_OVERHEAD,
                                       lambda: phrase("llamacpp.overhead", bytes=format_binary(workload.overhead_bytes)))
-            return EngineBreakdown(components=embedding_components(
-                workload, batch=1, seq=workload.ubatch, engine="llama.cpp", overhead=held))
+            components = embedding_components(workload, batch=1, seq=workload.ubatch, engine="llama.cpp",
+                                              overhead=held)
+            fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
+            stack = weights.stack(workload.model, fmt, group_size=workload.group_size,
+                                  nominal_bits=weights.nominal_bits(workload.precision))
+            # the input layer (token, position and token-type embeddings: LLM_TENSOR_LAYER_INPUT) stays in RAM
+            host = round(sum(size for tensor, size in stack.outside if tensor.role is Role.EMBEDDING))
+            weighed = components[0]
+
+            def said() -> Formula:
+                return (*weighed.formula, phrase("llamacpp.input_ram", bytes=format_binary(host)))
+            on_gpu = Component(key="weights", bytes=weighed.bytes - host, explain=said)
+            return EngineBreakdown(components=(on_gpu, *components[1:]), host_bytes=host)
         return llamacpp_breakdown(workload)
 
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],

@@ -145,6 +145,7 @@ EN: Mapping[str, str] = {
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
     "kv_cache.encoder": "an encoder attends to the whole input at once and keeps no KV cache",
+    "llamacpp.input_ram": "; less the input layer (token, position and token-type embeddings) in system RAM: {bytes}",
     "logits.embedding": "an embedder returns one vector per sequence (a reranker a score): no logits",
     "activations.embedding": (
         "one forward of {batch} × {seq} tokens ({engine}), the largest moment of a layer with the hidden states it "

@@ -148,6 +148,7 @@ PT: Mapping[str, str] = {
     "kv_cache.mla_width": "um latente MLA de {width}",
     "kv_cache.none": "o treinamento roda sem cache KV",
     "kv_cache.encoder": "um codificador atende à entrada inteira de uma vez e não guarda cache KV",
+    "llamacpp.input_ram": "; menos a camada de entrada (embeddings de token, posição e tipo de token) na RAM: {bytes}",
     "logits.embedding": "um modelo de embeddings devolve um vetor por sequência (um reranker, uma nota): sem logits",
     "activations.embedding": (
         "uma passada de {batch} × {seq} tokens ({engine}), o maior momento de uma camada com os estados ocultos que "
