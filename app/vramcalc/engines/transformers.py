@@ -190,7 +190,7 @@ class Transformers:
         return run_as_published(model, precision, training=training)
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
-        return ()
+        return ("note.encoder_training",) if workload.is_training and workload.model.encoder is not None else ()
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """Inference: the from_pretrained call the answer assumes (its dtype and attention); training runs

@@ -192,6 +192,10 @@ EN: Mapping[str, str] = {
         "multi-token-prediction layers, which engines load only when asked to."
     ),
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
+    "note.encoder_training": (
+        "Training an encoder is estimated with a decoder's step (its logits over the vocabulary, as masked-LM "
+        "pretraining makes them); only its weights and its inference forward are measured."
+    ),
     "note.quantised": (
         "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, "
         "GGUF)."

@@ -197,6 +197,10 @@ PT: Mapping[str, str] = {
         "O arquivo também contém {bytes} de tensores que esta resposta não conta: uma torre de visão ou de "
         "áudio, ou camadas de predição de vários tokens, que os motores só carregam quando pedido."
     ),
+    "note.encoder_training": (
+        "O treino de um codificador é estimado com o passo de um decodificador (seus logits sobre o vocabulário, como "
+        "no pré-treino de modelo de linguagem mascarado); só os pesos e a passada de inferência são medidos."
+    ),
     "note.moe": "Mistura de especialistas: todos os {total} parâmetros ficam na memória; {active} são usados por "
                 "token.",
     "note.quantised": "Pesos em {precision}: {bits} bits nominais por peso, sem as escalas de quantização (+0,1–0,5 "
