@@ -24,7 +24,7 @@ def test_an_encoder_counts_as_transformers_builds_it(case):
     embedder = from_hf_config({**config, "architectures": ["XLMRobertaModel"]})
     reranker = from_hf_config({**config, "architectures": ["XLMRobertaForSequenceClassification"]})
     assert not embedder.assumptions, [ENGLISH.say(a) for a in embedder.assumptions]
-    assert embedder.encoder is not None and not embedder.encoder.reranker and reranker.encoder.reranker
+    assert embedder.encoder is not None and not embedder.encoder.labels and reranker.encoder.labels
     assert (param_count(embedder), param_count(reranker)) == (case["embedder_params"], case["reranker_params"])
 
 

@@ -12,12 +12,12 @@ from ..core.choices import Attention, LlamaCppProgram, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import Kind, Option, optional, parse_choice, parse_flag, parse_int, parse_tokens, values_of
-from ..core.phrase import Formula, Phrase, phrase
+from ..core.phrase import Phrase, phrase
 from ..core.units import MIB, format_binary
 from ..formats import weights
 from ..formats.weights import WeightFormat
+from ..memory.activations import embedding_components
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
-from ..memory.embedding import embedding_components
 from ..memory.states import vision_bytes, weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors
@@ -515,11 +515,9 @@ class LlamaCpp:
             # the input layer (token, position and token-type embeddings: LLM_TENSOR_LAYER_INPUT) stays in RAM
             host = round(sum(size for tensor, size in stack.outside if tensor.role is Role.EMBEDDING))
             weighed = components[0]
-
-            def said() -> Formula:
-                return (*weighed.formula, phrase("llamacpp.input_ram", bytes=format_binary(host)))
-            on_gpu = Component(key="weights", bytes=weighed.bytes - host, explain=said)
-            return EngineBreakdown(components=(on_gpu, *components[1:]), host_bytes=host)
+            return EngineBreakdown(components=(Component(key="weights", bytes=weighed.bytes - host, explain=lambda: (
+                *weighed.formula, phrase("llamacpp.input_ram", bytes=format_binary(host)))), *components[1:]),
+                host_bytes=host)
         return llamacpp_breakdown(workload)
 
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],

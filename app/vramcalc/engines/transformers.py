@@ -9,9 +9,8 @@ from ..core.dtypes import Precision
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
 from ..formats.weights import WeightFormat
-from ..memory.activations import activations_bytes, training_activations
+from ..memory.activations import activations_bytes, embedding_components, training_activations
 from ..memory.components import Breakdown, Component, EngineFacts, no_component, overhead_bytes
-from ..memory.embedding import embedding_components
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
 from ..memory.states import (
@@ -200,7 +199,7 @@ class Transformers:
         dtype = "bfloat16" if workload.activation_precision is Precision.BF16 else "float16"
         attention = "sdpa" if workload.attention is Attention.FLASH else "eager"
         auto = "AutoModel" if workload.embeds else "AutoModelForCausalLM"
-        if workload.model.encoder is not None and workload.model.encoder.reranker:
+        if workload.model.encoder is not None and workload.model.encoder.labels:
             auto = "AutoModelForSequenceClassification"
         call = (f'{auto}.from_pretrained("{model}", dtype="{dtype}", attn_implementation="{attention}", '
                 'device_map="auto")')

@@ -14,8 +14,8 @@ from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_deci
 from ..core.phrase import Phrase, phrase
 from ..core.units import GB, GIB, format_binary
 from ..formats.weights import WeightFormat
+from ..memory.activations import embedding_components
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
-from ..memory.embedding import embedding_components
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..parallel.layout import Layout, default_layout

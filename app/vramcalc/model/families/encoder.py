@@ -17,10 +17,6 @@ class Encoder:
     head_bias: bool = True  # ... with a bias (ModernBERT: classifier_bias)
     head_norm: int = 0  # ModernBERT's prediction head LayerNorm: 1 weight, 2 with norm_bias
 
-    @property
-    def reranker(self) -> bool:
-        return self.labels > 0
-
 
 def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, modern: bool, *, e: int, eager: bool,
                   batch: int, seq: int) -> int:

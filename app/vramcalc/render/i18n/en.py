@@ -144,13 +144,10 @@ EN: Mapping[str, str] = {
     ),
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
-    "kv_cache.encoder": "an encoder attends to the whole input at once and keeps no KV cache",
-    "llamacpp.input_ram": "; less the input layer (token, position and token-type embeddings) in system RAM: {bytes}",
-    "logits.embedding": "an embedder returns one vector per sequence (a reranker a score): no logits",
-    "activations.embedding": (
-        "one forward of {batch} × {seq} tokens ({engine}), the largest moment of a layer with the hidden states it "
-        "holds (measured with transformers) = {bytes}"
-    ),
+    "kv_cache.encoder": "an encoder keeps no KV cache",
+    "llamacpp.input_ram": "; less the input layer (embeddings) in RAM: {bytes}",
+    "logits.embedding": "one vector (or score) per sequence: no logits",
+    "activations.embedding": "one forward of {batch} × {seq} tokens ({engine}), measured with transformers = {bytes}",
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} layers × {per_layer} B/token/layer{recompute} "
         "+ {outside} B/token outside the layers){constant} = {bytes}; {attention} attention, {checkpointing}"
@@ -192,10 +189,7 @@ EN: Mapping[str, str] = {
         "multi-token-prediction layers, which engines load only when asked to."
     ),
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
-    "note.encoder_training": (
-        "Training an encoder is estimated with a decoder's step (its logits over the vocabulary, as masked-LM "
-        "pretraining makes them); only its weights and its inference forward are measured."
-    ),
+    "note.encoder_training": "Training an encoder is estimated as a decoder's step; its inference forward is measured.",
     "note.quantised": (
         "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, "
         "GGUF)."

@@ -147,13 +147,10 @@ PT: Mapping[str, str] = {
     ),
     "kv_cache.mla_width": "um latente MLA de {width}",
     "kv_cache.none": "o treinamento roda sem cache KV",
-    "kv_cache.encoder": "um codificador atende à entrada inteira de uma vez e não guarda cache KV",
-    "llamacpp.input_ram": "; menos a camada de entrada (embeddings de token, posição e tipo de token) na RAM: {bytes}",
-    "logits.embedding": "um modelo de embeddings devolve um vetor por sequência (um reranker, uma nota): sem logits",
-    "activations.embedding": (
-        "uma passada de {batch} × {seq} tokens ({engine}), o maior momento de uma camada com os estados ocultos que "
-        "ela mantém (medido com transformers) = {bytes}"
-    ),
+    "kv_cache.encoder": "um codificador não guarda cache KV",
+    "llamacpp.input_ram": "; menos a camada de entrada (embeddings) na RAM: {bytes}",
+    "logits.embedding": "um vetor (ou nota) por sequência: sem logits",
+    "activations.embedding": "uma passada de {batch} × {seq} tokens ({engine}), como medida com transformers = {bytes}",
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} camadas × {per_layer} B/token/camada{recompute} "
         "+ {outside} B/token fora das camadas){constant} = {bytes}; atenção {attention}, {checkpointing}"
@@ -197,10 +194,7 @@ PT: Mapping[str, str] = {
         "O arquivo também contém {bytes} de tensores que esta resposta não conta: uma torre de visão ou de "
         "áudio, ou camadas de predição de vários tokens, que os motores só carregam quando pedido."
     ),
-    "note.encoder_training": (
-        "O treino de um codificador é estimado com o passo de um decodificador (seus logits sobre o vocabulário, como "
-        "no pré-treino de modelo de linguagem mascarado); só os pesos e a passada de inferência são medidos."
-    ),
+    "note.encoder_training": "O treino de um codificador é estimado como o de um decodificador; a inferência é medida.",
     "note.moe": "Mistura de especialistas: todos os {total} parâmetros ficam na memória; {active} são usados por "
                 "token.",
     "note.quantised": "Pesos em {precision}: {bits} bits nominais por peso, sem as escalas de quantização (+0,1–0,5 "
