@@ -111,3 +111,13 @@ def test_a_decoder_embedder_drops_its_head_in_embedding_mode():
     assert qwen.bytes_of("logits") == 0
     tied = _run(model="qwen3-embedding-0.6b", mode="embedding", precision="bf16")
     assert tied.bytes_of("weights") == 2 * 595_776_512
+
+
+@pytest.mark.parametrize("runtime", ["transformers", "vllm", "llamacpp", "ollama"])
+def test_the_command_line_answers_for_an_encoder_on_every_engine(runtime, capsys):
+    """The breakdown with its speed answers, and fit: llama.cpp's own fit still runs its decoder breakdown."""
+    from vramcalc.cli import main
+
+    assert main(["--model", "bge-reranker-v2-m3", "--runtime", runtime]) == 0
+    assert main(["fit", "--model", "bge-m3", "--runtime", runtime, "--json"]) == 0
+    assert "an encoder keeps no KV cache" in capsys.readouterr().out
