@@ -147,7 +147,8 @@ def read_form():
     values = {}
     for key in DEFAULTS:
         if key == "mode":
-            values[key] = "training" if element("mode-training").checked else "inference"
+            values[key] = next((mode for mode in ("training", "embedding") if element(f"mode-{mode}").checked),
+                               "inference")
         elif key in CHECKBOXES:
             values[key] = "1" if element(key).checked else "0"
         else:
@@ -159,7 +160,8 @@ def write_form(values):
     for key, value in values.items():
         if key == "mode":
             element("mode-training").checked = value == "training"
-            element("mode").checked = value != "training"
+            element("mode-embedding").checked = value == "embedding"
+            element("mode").checked = value not in ("training", "embedding")
         elif key in CHECKBOXES:
             element(key).checked = value == "1"
         else:
@@ -1000,7 +1002,7 @@ def start():
         order = [id_ for id_ in list(dict.fromkeys(reversed(edits)))[::-1] if element(id_) is not None]
         for position, id_ in enumerate(order):
             apply_edit(element(id_))
-            later = {"mode" if later == "mode-training" else later for later in order[position + 1:]}
+            later = {"mode" if later.startswith("mode-") else later for later in order[position + 1:]}
             write_form({key: typed[key] for key in later if key in typed})
         if edits or read_form() != DEFAULTS:  # otherwise the prerendered numbers are already the right ones
             update()

@@ -28,12 +28,21 @@ from pathlib import Path
 
 import torch
 import transformers
-from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
+from transformers import (
+    AutoConfig,
+    AutoModel,
+    AutoModelForCausalLM,
+    AutoModelForImageTextToText,
+    AutoModelForSequenceClassification,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "app" / "vramcalc" / "data" / "models"
 # Remote-code model types that transformers builds with a class of its own (same architecture).
 ALIASES = {"kimi_k2": "deepseek_v3"}
+# Encoders (embedders and rerankers): AutoModel as an embedder loads them (no masked-LM head), or the classifier
+# their `architectures` name (AutoModelForSequenceClassification), as tools/measure_encoders.py does.
+ENCODERS = ("bert", "xlm-roberta", "modernbert")
 VISION = re.compile(r"(vision|visual|multi_modal_projector|mm_projector|image_newline|patch_embed)")
 
 
@@ -42,6 +51,9 @@ def build(config_dict: dict):
     model_type = ALIASES.get(config_dict["model_type"], config_dict["model_type"])
     config = AutoConfig.for_model(model_type, **kwargs)
     with torch.device("meta"):
+        if model_type in ENCODERS:
+            rerank = any("ForSequenceClassification" in name for name in config_dict.get("architectures") or ())
+            return (AutoModelForSequenceClassification if rerank else AutoModel).from_config(config)
         try:
             return AutoModelForCausalLM.from_config(config)
         except ValueError:

@@ -315,8 +315,10 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                 if "/data/models/" in "/" + info.filename and isinstance(parsed, dict) and "config" in parsed:
                     parsed.pop("source", None)  # its provenance, for people reading the data: no page shows it
                     config = parsed["config"]  # a preset: its config less the keys nothing reads
+                    kept = set(stripping.get("encoder_read", ())) if config.get("model_type") in stripping.get(
+                        "encoder_types", ()) else set()  # an encoder's reranker class and labels
                     for inner in (config, config.get("text_config") or {}):
-                        for key in unread & set(inner):
+                        for key in (unread - kept) & set(inner):
                             del inner[key]
                     vision = config.get("vision_config")
                     if isinstance(vision, dict) and vision_read is not None:

@@ -166,6 +166,11 @@ class Workload:
     def is_training(self) -> bool:
         return self.mode is Mode.TRAINING
 
+    @property
+    def embeds(self) -> bool:
+        """One forward, no generation: the embedding mode, or an encoder (which cannot generate) not training."""
+        return self.mode is Mode.EMBEDDING or (self.model.encoder is not None and not self.is_training)
+
     def but(self, **changes: object) -> Workload:
         """This workload with `changes`, as dataclasses.replace makes it but without re-running the
         generated __init__ field by field: the solvers and charts make hundreds per update. The class

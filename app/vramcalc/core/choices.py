@@ -11,6 +11,9 @@ class Mode(enum.Enum):
     """Weights + KV cache + one layer's transient activations + last-token logits."""
     TRAINING = "training"
     """Weights + gradients + optimizer state (+ master weights) + stored activations + logits."""
+    EMBEDDING = "embedding"
+    """An embedder or reranker: weights (no LM head) + the activations of one forward over a batch; no logits,
+    and no KV cache but the one transformers' forward builds for a decoder."""
 
 
 class Optimizer(enum.Enum):

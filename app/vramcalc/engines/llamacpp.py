@@ -16,6 +16,7 @@ from ..core.phrase import Phrase, phrase
 from ..core.units import MIB, format_binary
 from ..formats import weights
 from ..formats.weights import WeightFormat
+from ..memory.activations import embedding_components
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import vision_bytes, weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
@@ -526,6 +527,20 @@ class LlamaCpp:
         return default_layout(model, gpus, training=training)
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:
+        if workload.embeds and workload.model.encoder is not None:  # --embedding: one n_ubatch, no KV cache
+            held = given_overhead(workload, workload.held_bytes, "llama.cpp", LLAMACPP_CUDA_OVERHEAD,
+                                      lambda: phrase("llamacpp.overhead", bytes=format_binary(workload.overhead_bytes)))
+            components = embedding_components(workload, batch=1, seq=workload.ubatch, engine="llama.cpp",
+                                              overhead=held)
+            fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
+            stack = weights.stack(workload.model, fmt, group_size=workload.group_size,
+                                  nominal_bits=weights.nominal_bits(workload.precision))
+            # the input layer (token, position and token-type embeddings: LLM_TENSOR_LAYER_INPUT) stays in RAM
+            host = round(sum(size for tensor, size in stack.outside if tensor.role is Role.EMBEDDING))
+            weighed = components[0]
+            return EngineBreakdown(components=(Component(key="weights", bytes=weighed.bytes - host, explain=lambda: (
+                *weighed.formula, phrase("llamacpp.input_ram", bytes=format_binary(host)))), *components[1:]),
+                host_bytes=host)
         return llamacpp_breakdown(workload)
 
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],

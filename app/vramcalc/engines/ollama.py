@@ -140,6 +140,8 @@ class Ollama(LlamaCpp):
         """llama.cpp's memory at Ollama's context and sequences: before v0.9.7, with OLLAMA_NUM_PARALLEL
         not set, its default number of sequences if the model then fits the card whole (all layers, its
         bytes within the card: this breakdown standing in for Ollama's own estimate), else one."""
+        if workload.embeds and workload.model.encoder is not None:  # an encoder: llama.cpp's --embedding
+            return super().breakdown(workload)
         ctx, given = num_ctx(workload)
         run = workload.but(seq=ctx, kv_precision_k=None, kv_precision_v=None)
         card = workload.gpu

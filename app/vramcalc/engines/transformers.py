@@ -9,7 +9,7 @@ from ..core.dtypes import Precision
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
 from ..formats.weights import WeightFormat
-from ..memory.activations import activations_bytes, training_activations, with_vision
+from ..memory.activations import activations_bytes, embedding_components, training_activations, with_vision
 from ..memory.components import Breakdown, Component, EngineFacts, no_component, overhead_bytes
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
@@ -218,7 +218,8 @@ class Transformers:
         return run_as_published(model, precision, training=training)
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
-        return ("note.counter",)  # which counter the total reads against
+        encoder = ("note.encoder_training",) if workload.is_training and workload.model.encoder is not None else ()
+        return ("note.counter", *encoder)  # which counter the total reads against
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """Inference: the from_pretrained call the answer assumes (its dtype and attention); training runs
@@ -227,7 +228,10 @@ class Transformers:
             return ()
         dtype = "bfloat16" if workload.activation_precision is Precision.BF16 else "float16"
         attention = "sdpa" if workload.attention is Attention.FLASH else "eager"
-        call = (f'AutoModelForCausalLM.from_pretrained("{model}", dtype="{dtype}", attn_implementation="{attention}", '
+        auto = "AutoModel" if workload.embeds else "AutoModelForCausalLM"
+        if workload.model.encoder is not None and workload.model.encoder.labels:
+            auto = "AutoModelForSequenceClassification"
+        call = (f'{auto}.from_pretrained("{model}", dtype="{dtype}", attn_implementation="{attention}", '
                 'device_map="auto")')
         return (call,)
 
@@ -238,6 +242,9 @@ class Transformers:
         if workload.is_training:
             components, sizes, by_phase, peak = training_step(workload)
             return EngineBreakdown(components=components, sizes=sizes, phases=by_phase, peak_phase=peak)
+        if workload.embeds:  # sentence-transformers: one forward of the batch
+            return EngineBreakdown(components=embedding_components(
+                workload, batch=workload.batch, seq=workload.seq, engine="transformers"))
         kv, logits, window = kv_cache_bytes(workload), logits_bytes(workload), prefill_window(workload)
         return EngineBreakdown(components=(
             weights_bytes(workload),

@@ -14,6 +14,7 @@ from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_deci
 from ..core.phrase import Phrase, phrase
 from ..core.units import GB, GIB, format_binary
 from ..formats.weights import WeightFormat
+from ..memory.activations import embedding_components
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
@@ -293,6 +294,12 @@ class Vllm:
         card = workload.gpu.usable_bytes if workload.gpu else 0
         default_tokens, default_seqs = vllm_batch_defaults(card)
         batched = workload.max_num_batched_tokens or default_tokens
+        if workload.embeds and model.encoder is not None:  # the pooling runner: its profile run, no KV cache
+            held = given_overhead(workload, workload.held_bytes, "vLLM", self.default_overhead(vars(workload)),
+                                      lambda: phrase("vllm.overhead", bytes=format_binary(workload.overhead_bytes),
+                                                     eager=workload.enforce_eager))
+            return EngineBreakdown(components=embedding_components(workload, batch=1, seq=batched, engine="vLLM",
+                                                                   overhead=held))
         seqs = workload.max_num_seqs or default_seqs
         kv_precision = workload.effective_kv_precision
         tokens = vllm_kv_tokens(workload.seq)
@@ -333,7 +340,8 @@ class Vllm:
         """What vLLM on this GPU fills with KV blocks: its utilization share of the card minus this
         GPU's weights, activation peak and overhead; the blocks hold this GPU's share of the heads.
         On one GPU, the pool of the breakdown itself."""
-        assert isinstance(facts, VllmFacts)
+        if not isinstance(facts, VllmFacts):  # an encoder's pooling runner: no KV pool
+            return None
         if whole:
             return RankPool(kv_pool_bytes=facts.pool.kv_pool_bytes, kv_tokens=facts.pool.kv_tokens,
                             max_concurrency=round(facts.pool.max_concurrency, 2))
@@ -368,7 +376,8 @@ class Vllm:
         pool it reports (its facts, the KV-cache row) is that of the most loaded GPU, not of one GPU
         holding the whole model."""
         facts = breakdown.facts
-        assert isinstance(facts, VllmFacts)
+        if not isinstance(facts, VllmFacts):
+            return breakdown
         rank = VllmPool(claimed_bytes=facts.pool.claimed_bytes, kv_pool_bytes=pool.kv_pool_bytes,
                         kv_tokens=pool.kv_tokens,
                         max_concurrency=math.inf if pool.max_concurrency is None else pool.max_concurrency)

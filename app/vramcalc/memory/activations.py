@@ -15,11 +15,14 @@ from ..model.families.decoder.saved import (
     lora_measured,
     outside_layers_bytes_per_token,
 )
+from ..model.families.encoder import forward_bytes
 from ..model.families.vision import MEASURED, encoder_peak, image_patches
 from ..model.tensor import layer_of
 from ..training.lora import adapted
 from ..workload import Workload
-from .components import Component
+from .components import Component, no_component, overhead_bytes
+from .kv_cache import kv_cache_bytes
+from .states import gradients_bytes, master_weights_bytes, optimizer_state_bytes, weights_bytes
 
 
 def activations_bytes(workload: Workload) -> Component:
@@ -129,3 +132,24 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
     return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
 
 
+
+
+def embedding_components(workload: Workload, *, batch: int, seq: int, engine: str,
+                         overhead: Component | None = None) -> tuple[Component, ...]:
+    """An embedder's or reranker's memory: the weights and one forward over `batch` sequences of `seq` tokens, no
+    logits. An encoder keeps no KV cache and its forward is as measured (encoder.py `forward_bytes`); a decoder
+    embedder's forward is the prefill, with the DynamicCache transformers' forward builds (use_cache). transformers
+    runs the padded batch; vLLM's pooling runner and llama.cpp's --embedding one padding-free budget of tokens."""
+    model, run = workload.model, workload.but(batch=batch, seq=seq)
+    if model.encoder is None:
+        kv, activations = kv_cache_bytes(run), inference_activations(run)
+    else:
+        kv = no_component("kv_cache", "kv_cache.encoder")
+        size = forward_bytes(model.hidden, model.ffn, model.heads, model.head_dim, model.model_type == "modernbert",
+                             e=int(workload.activation_precision.bits) // 8, batch=batch, seq=seq,
+                             eager=workload.attention is Attention.EAGER and engine == "transformers")
+        activations = Component(key="activations", bytes=size, explain=lambda: phrase(
+            "activations.embedding", batch=batch, seq=f"{seq:,}", engine=engine, bytes=format_binary(size)))
+    return (weights_bytes(workload), gradients_bytes(workload), optimizer_state_bytes(workload),
+            master_weights_bytes(workload), kv, activations, no_component("logits", "logits.embedding"),
+            no_component("temporaries", "temporaries.inference"), overhead or overhead_bytes(workload))

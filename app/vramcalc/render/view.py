@@ -175,6 +175,8 @@ def _memory_breakdown_line(breakdown: Breakdown, *, words: Words) -> str:
 
 def _runtime_lines(breakdown: Breakdown, *, words: Words) -> tuple[str, ...]:
     runtime, workload = breakdown.runtime, breakdown.workload
+    if breakdown.facts is None and workload.embeds:  # an encoder's pooling run: no pool, no devices' log
+        return ()
     if runtime.get("name") == "vllm":
         gpus = runtime.get("kv_pool_gpus", 1)
         facts = breakdown.facts

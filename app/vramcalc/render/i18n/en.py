@@ -158,6 +158,10 @@ EN: Mapping[str, str] = {
     ),
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
+    "kv_cache.encoder": "an encoder keeps no KV cache",
+    "llamacpp.input_ram": "; less the input layer (embeddings) in RAM: {bytes}",
+    "logits.embedding": "one vector (or score) per sequence: no logits",
+    "activations.embedding": "one forward of {batch} × {seq} tokens ({engine}), measured with transformers = {bytes}",
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} layers × {per_layer} B/token/layer{recompute} "
         "+ {outside} B/token outside the layers){constant} = {bytes}; {attention} attention, {checkpointing}"
@@ -210,6 +214,7 @@ EN: Mapping[str, str] = {
         "multi-token-prediction layers, which engines load only when asked to."
     ),
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
+    "note.encoder_training": "Training an encoder is estimated as a decoder's step; its inference forward is measured.",
     "note.quantised": (
         "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, "
         "GGUF)."
@@ -616,6 +621,7 @@ EN: Mapping[str, str] = {
     "option.kv_precision.same": "same as weights (16-bit if quantised)",
     "option.mode.inference": "Inference",
     "option.mode.training": "Training",
+    "option.mode.embedding": "Embedding",
     "option.optimizer.adamw": "AdamW",
     "option.optimizer.adam": "Adam",
     "option.optimizer.sgd-momentum": "SGD with momentum",

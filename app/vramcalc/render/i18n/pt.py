@@ -161,6 +161,10 @@ PT: Mapping[str, str] = {
     ),
     "kv_cache.mla_width": "um latente MLA de {width}",
     "kv_cache.none": "o treinamento roda sem cache KV",
+    "kv_cache.encoder": "um codificador não guarda cache KV",
+    "llamacpp.input_ram": "; menos a camada de entrada (embeddings) na RAM: {bytes}",
+    "logits.embedding": "um vetor (ou nota) por sequência: sem logits",
+    "activations.embedding": "uma passada de {batch} × {seq} tokens ({engine}), como medida com transformers = {bytes}",
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} camadas × {per_layer} B/token/camada{recompute} "
         "+ {outside} B/token fora das camadas){constant} = {bytes}; atenção {attention}, {checkpointing}"
@@ -215,6 +219,7 @@ PT: Mapping[str, str] = {
         "O arquivo também contém {bytes} de tensores que esta resposta não conta: uma torre de visão ou de "
         "áudio, ou camadas de predição de vários tokens, que os motores só carregam quando pedido."
     ),
+    "note.encoder_training": "O treino de um codificador é estimado como o de um decodificador; a inferência é medida.",
     "note.moe": "Mistura de especialistas: todos os {total} parâmetros ficam na memória; {active} são usados por "
                 "token.",
     "note.quantised": "Pesos em {precision}: {bits} bits nominais por peso, sem as escalas de quantização (+0,1–0,5 "
@@ -589,6 +594,7 @@ PT: Mapping[str, str] = {
     "option.kv_precision.same": "igual aos pesos (16 bits se quantizados)",
     "option.mode.inference": "Inferência",
     "option.mode.training": "Treinamento",
+    "option.mode.embedding": "Embeddings",
     "option.optimizer.adamw": "AdamW",
     "option.optimizer.adam": "Adam",
     "option.optimizer.sgd-momentum": "SGD com momento",

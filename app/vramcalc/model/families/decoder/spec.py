@@ -15,6 +15,7 @@ import functools
 from typing import TypeVar
 
 from ....core.phrase import Phrase
+from ..encoder import Encoder
 from ..vision import Vision
 
 _T = TypeVar("_T")
@@ -335,6 +336,7 @@ class ModelSpec:
     native_format: str = ""  # the checkpoint's own weight format when it is not 16-bit
     model_type: str = ""  # the config's model_type, as read
     vision: Vision | None = None  # a multimodal model's vision tower and projector, apart from the layers
+    encoder: Encoder | None = None  # an encoder embedder or reranker (BERT, XLM-R, ModernBERT): no KV cache
     planned_layers: int = 0  # a deeper or shallower variant (solve.scaled_depth): the real model's depth, whose
     # GGUF mixture (llama-quantize's bits per layer) its layers keep on average; 0: this depth is real
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 from ...tensor import Role, Tensor
+from ..encoder import Encoder
 from .spec import AttentionKind, Block, Compressed, ModelSpec, Norm, QkNorm
 
 
@@ -29,6 +30,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     first = [Tensor("token_embd.weight", (spec.vocab, h), Role.EMBEDDING)]
     if spec.learned_positions:
         first.append(Tensor("position_embd.weight", (spec.learned_positions, h), Role.EMBEDDING))
+    if spec.encoder is not None and spec.encoder.type_vocab:  # BERT's token_type_embeddings
+        first.append(Tensor("token_types.weight", (spec.encoder.type_vocab, h), Role.EMBEDDING))
     if spec.per_layer_input:  # Gemma 3n/4's per-layer embeddings: a table, a projection from h, a norm
         packed = spec.layers * spec.per_layer_input
         first += [Tensor("per_layer_token_embd.weight", (spec.per_layer_vocab, packed), Role.EMBEDDING),
@@ -48,7 +51,23 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         last.append(Tensor("output.weight", (spec.vocab, h), Role.HEAD))
     if spec.head_bias:
         last.append(Tensor("output.bias", (spec.vocab,), Role.BIAS))
+    if spec.encoder is not None:
+        last += _encoder_head(spec, spec.encoder)
     return first, last
+
+
+def _encoder_head(spec: ModelSpec, encoder: Encoder) -> list[Tensor]:
+    """BertPooler (dense h -> h); a reranker's XLMRobertaClassificationHead or ModernBertPredictionHead (dense
+    h -> h, ModernBERT's LayerNorm) and its classifier to the labels, with a bias."""
+    h = spec.hidden
+    tensors = _linear("cls.pooler", h, h, Role.MLP, bias=True) if encoder.pooler else []
+    if encoder.head_dense:
+        tensors += _linear("cls.dense", h, h, Role.MLP, encoder.head_bias)
+    if encoder.head_norm:
+        tensors += _norm("cls.norm", h, Norm.LAYER if encoder.head_norm == 2 else Norm.RMS)
+    if encoder.labels:
+        tensors += _linear("cls.output", encoder.labels, h, Role.HEAD, bias=True)
+    return tensors
 
 
 def _norm(prefix: str, width: int, norm: Norm) -> list[Tensor]:

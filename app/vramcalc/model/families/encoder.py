@@ -1,0 +1,51 @@
+"""An encoder embedder or reranker (BERT, XLM-RoBERTa, ModernBERT): what it has beside the layers that the
+decoder's spec does not describe, and how it is used. Its tensors join `outside_tensors`
+(decoder/tensors.py), so `param_count` is the model an embedder or a reranker loads."""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Encoder:
+    family: str  # the config's model_type: bert, xlm-roberta, modernbert
+    type_vocab: int = 0  # BERT's token_type_embeddings rows (type_vocab_size)
+    pooler: bool = False  # BertPooler: a dense h -> h with its bias (AutoModel of BERT and XLM-R)
+    labels: int = 0  # a reranker's classifier (AutoModelForSequenceClassification): its outputs; 0: an embedder
+    head_dense: bool = False  # the classifier's dense h -> h before it (XLM-R's and ModernBERT's heads)
+    head_bias: bool = True  # ... with a bias (ModernBERT: classifier_bias)
+    head_norm: int = 0  # ModernBERT's prediction head LayerNorm: 1 weight, 2 with norm_bias
+
+
+def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, modern: bool, *, e: int, eager: bool,
+                  batch: int, seq: int) -> int:
+    """The peak above the weights of one encoder forward under no_grad over `batch` unpadded sequences of `seq`
+    tokens, `e` bytes per value, as transformers 5.23 allocates it (measured: tools/measure_encoders.py).
+
+    BERT and XLM-R (modeling_bert.py), per token, the largest of three moments of a layer after the first, with
+    the embeddings' output and the layer's input alive: attention's q, k and v, its output and the transposed copy
+    (SDPA, and its fp32 log-sum-exp per head) or eager's scores and their scaled copy per head (2·a·s); the
+    intermediate Linear and its GELU (2·I) beside the attention's output; BertOutput's dense, the residual add and
+    the LayerNorm with its two statistics beside the GELU. Eager's probabilities stay alive through the layer.
+
+    ModernBERT (modeling_modernbert.py): the rotary embedding, which works in fp32 (q rotated, k cast, rotated
+    half, its negation and a product: 14·h bytes, and the cast when e is not 4) beside the hidden states and the
+    fused qkv (6·h); the GeGLU MLP (Wi to 2·I, the GELU and the product: 4·I) beside five hidden states (and
+    eager's probabilities); eager's scores in e, their fp32 copy and the fp32 softmax beside q and k cast back, or
+    SDPA's call with q and k rotated, its output and the window's mask made additive (s·e per token). The
+    sliding-window mask, built once (SDPA: a bool batch × s × s; eager: additive in e), and the cos and sin of both
+    layer types."""
+    tokens = batch * seq
+    probabilities = heads * seq * e if eager else 0
+    if not modern:
+        attention = 5 * h * e + 2 * heads * seq * e if eager else 7 * h * e + 4 * heads
+        mlp = (3 * h + 2 * ffn) * e + probabilities
+        output = (6 * h + ffn + 2) * e + probabilities
+        return tokens * max(attention, mlp, output)
+    rotary = 6 * h * e + 14 * h + (4 * h if e != 4 else 0)
+    mlp = (5 * h + 4 * ffn) * e + probabilities
+    # eager's scores and softmax, or SDPA's call: q and k rotated, its output, the window's mask made additive
+    scores = 8 * h * e + heads * seq * (e + 8 if e != 4 else 8) if eager else (9 * h + seq) * e + 4 * heads
+    mask = batch * seq * seq * (e if eager else 1)
+    return tokens * max(rotary, mlp, scores) + mask + 4 * seq * head_dim * e + 8 * seq

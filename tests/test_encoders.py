@@ -1,0 +1,123 @@
+"""Encoder embedders and rerankers (BERT, XLM-RoBERTa, ModernBERT): counted exactly against transformers 5.23 on
+the meta device (tests/golden/encoders.json, tools/measure_encoders.py), as an embedder loads them (AutoModel) and
+as a reranker (AutoModelForSequenceClassification), full-size and perturbed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vramcalc.model.table import param_count
+from vramcalc.render.messages import ENGLISH
+from vramcalc.sources.encoder import ENCODER_TYPES
+from vramcalc.sources.hf_config import from_hf_config
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "encoders.json").read_text(encoding="utf-8"))
+PARAMS = GOLDEN["params"]
+
+
+@pytest.mark.parametrize("case", PARAMS, ids=[case["name"] for case in PARAMS])
+def test_an_encoder_counts_as_transformers_builds_it(case):
+    config = {k: v for k, v in case["config"].items() if k != "architectures"}
+    embedder = from_hf_config({**config, "architectures": ["XLMRobertaModel"]})
+    reranker = from_hf_config({**config, "architectures": ["XLMRobertaForSequenceClassification"]})
+    assert not embedder.assumptions, [ENGLISH.say(a) for a in embedder.assumptions]
+    assert embedder.encoder is not None and not embedder.encoder.labels and reranker.encoder.labels
+    assert (param_count(embedder), param_count(reranker)) == (case["embedder_params"], case["reranker_params"])
+
+
+def test_every_encoder_type_has_a_full_size_and_a_perturbed_case():
+    names = {case["name"] for case in PARAMS}
+    assert all(f"{kind}/perturbed" in names and sum(n.startswith(kind + "/") for n in names) >= 3
+               for kind in ENCODER_TYPES)
+
+
+def test_a_reranker_has_its_classifier_and_an_embedder_its_pooler():
+    bge = {case["name"]: case for case in PARAMS}["xlm-roberta/bge-m3"]["config"]
+    reranker = from_hf_config({**bge, "architectures": ["XLMRobertaForSequenceClassification"],
+                               "id2label": {"0": "LABEL_0"}})
+    assert param_count(reranker) == 567_755_777  # bge-reranker-v2-m3: XLM-R less its pooler, with a dense and 1 label
+    assert param_count(from_hf_config(bge)) == 567_754_752  # bge-m3: XLMRobertaModel with its pooler
+
+
+FORWARD = GOLDEN["forward"]
+
+
+NAMES = [f"{c['config']['model_type']}-{c['config']['hidden_size']}-{c['attention']}-{c['dtype']}-{c['batch']}x"
+         f"{c['seq']}-{c['reranker']}" for c in FORWARD]
+
+
+@pytest.mark.parametrize("case", FORWARD, ids=NAMES)
+def test_one_embedding_forward_is_the_measured_peak(case):
+    """transformers' forward under no_grad, measured on the CPU: an encoder's exactly; a decoder embedder's as its
+    prefill with the KV cache its forward builds, within 1.5 %."""
+    from vramcalc import estimate, parse_workload
+    from vramcalc.sources.hf_config import from_hf_config as read
+
+    spec = read(case["config"])
+    attention = "eager" if case["attention"] == "eager" else "flash"
+    workload = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2"})
+    workload = workload.but(model=spec, mode=type(workload.mode)("embedding"), batch=case["batch"], seq=case["seq"],
+                            precision=type(workload.effective_kv_precision)(case["dtype"]),
+                            attention=type(workload.attention)(attention))
+    result = estimate(workload)
+    got = result.bytes_of("activations") + result.bytes_of("kv_cache")
+    measured = case["peak_above_start_bytes"]
+    if spec.encoder is not None:
+        assert got == measured
+    else:
+        assert got == pytest.approx(measured, rel=0.015)
+
+
+def _run(**values):
+    from vramcalc import estimate, parse_workload
+
+    return estimate(parse_workload(values))
+
+
+def test_an_encoder_keeps_no_kv_cache_and_no_logits_on_every_engine():
+    for runtime in ("transformers", "vllm", "llamacpp"):
+        result = _run(model="bge-m3", runtime=runtime, seq="8192", precision="f16" if runtime == "llamacpp" else "bf16")
+        assert result.bytes_of("kv_cache") == result.bytes_of("logits") == 0, runtime
+        assert result.bytes_of("activations") > 0
+
+
+def test_each_engine_runs_its_own_token_budget():
+    """transformers: the batch of padded sequences; vLLM's pooling runner: max_num_batched_tokens; llama.cpp's
+    --embedding: one n_ubatch (n_batch = n_ubatch)."""
+    base = _run(model="bge-m3", batch="1", seq="4096").bytes_of("activations")
+    assert _run(model="bge-m3", batch="2", seq="2048").bytes_of("activations") == base  # 8192 tokens, no s² term
+    vllm = _run(model="bge-m3", runtime="vllm", max_num_batched_tokens="4096", seq="512").bytes_of("activations")
+    assert vllm == base
+    small = _run(model="bge-m3", runtime="llamacpp", precision="f16", ubatch="512").bytes_of("activations")
+    large = _run(model="bge-m3", runtime="llamacpp", precision="f16", ubatch="4096").bytes_of("activations")
+    assert large == base == 8 * small
+
+
+def test_llama_cpp_keeps_the_input_layer_in_ram():
+    """bge-reranker-v2-m3 in f16 (gpustack/gpustack#2412: 926 MiB used where 13.8 GiB was announced): the
+    token, position and token-type embeddings are llama.cpp's input layer, kept in system RAM."""
+    result = _run(model="bge-reranker-v2-m3", runtime="llamacpp", precision="f16", seq="8192")
+    # token_embd in f16; position_embd and token_types as formats/weights.py stores them in a GGUF, in f32
+    assert result.host_bytes == (2 * 250_002 + 4 * 8_194 + 4 * 1) * 1024
+    assert result.total_bytes < 1.2 * 2**30
+
+
+def test_a_decoder_embedder_drops_its_head_in_embedding_mode():
+    qwen = _run(model="qwen3-8b", mode="embedding", precision="bf16")
+    assert qwen.bytes_of("weights") == 2 * (8_190_735_360 - 151_936 * 4096)  # Qwen3Model: no lm_head
+    assert qwen.bytes_of("logits") == 0
+    tied = _run(model="qwen3-embedding-0.6b", mode="embedding", precision="bf16")
+    assert tied.bytes_of("weights") == 2 * 595_776_512
+
+
+@pytest.mark.parametrize("runtime", ["transformers", "vllm", "llamacpp", "ollama"])
+def test_the_command_line_answers_for_an_encoder_on_every_engine(runtime, capsys):
+    """The breakdown with its speed answers, and fit: llama.cpp's own fit still runs its decoder breakdown."""
+    from vramcalc.cli import main
+
+    assert main(["--model", "bge-reranker-v2-m3", "--runtime", runtime]) == 0
+    assert main(["fit", "--model", "bge-m3", "--runtime", runtime, "--json"]) == 0
+    assert "an encoder keeps no KV cache" in capsys.readouterr().out

@@ -1,0 +1,161 @@
+"""Count encoder embedders and rerankers exactly, and measure one embedding forward, for the golden tests.
+
+A developer tool, not run by CI.
+
+Parameters: each encoder type (bert, xlm-roberta, modernbert) built with transformers on PyTorch's `meta`
+device, as an embedder uses it (`AutoModel`: no masked-LM head; BERT and XLM-R with their pooler) and as a
+reranker (`AutoModelForSequenceClassification`: the classifier head), full-size (a released model's config.json,
+or the class's defaults, which are a released model's) and perturbed (other depth, widths, labels and switches).
+
+Activations: one forward of a batch of `batch` sequences of `seq` tokens under `torch.no_grad()` on the CPU,
+tiny random-weight models, eager and sdpa attention, fp32 and bf16, the peak of live tensor storages above the
+weights and inputs (tools/measure_peak.py's PeakTracker: every storage an ATen op makes, freed with its
+storage), with no padding (every attention_mask 1). Decoder embedders (Qwen3-Embedding) as sentence-transformers
+runs them: `AutoModel` (the Qwen3Model, no lm_head), its last hidden state.
+
+Usage: python tools/measure_encoders.py [--out tests/golden/encoders.json]
+Needs: pip install torch==2.13.0 transformers==5.23.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import warnings
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure_peak import PeakTracker
+
+warnings.filterwarnings("ignore")
+transformers.logging.set_verbosity_error()
+ROOT = Path(__file__).resolve().parent.parent
+PRESETS = ROOT / "app" / "vramcalc" / "data" / "models"
+
+
+def preset(name: str) -> dict:
+    config = json.loads((PRESETS / f"{name}.json").read_text(encoding="utf-8"))["config"]
+    return {k: v for k, v in config.items() if k != "model_type"}
+
+
+# model_type: [(label, config without model_type)]; {} is the class's defaults (ModernBERT-base's)
+CASES: dict[str, list[tuple[str, dict]]] = {
+    "bert": [
+        ("bge-large-en-v1.5", preset("bge-large-en-v1.5")),
+        ("all-minilm-l6-v2", preset("all-minilm-l6-v2")),
+        ("perturbed", {"hidden_size": 320, "num_hidden_layers": 5, "num_attention_heads": 5,
+                       "intermediate_size": 1000, "vocab_size": 7001, "max_position_embeddings": 300,
+                       "type_vocab_size": 3, "id2label": {"0": "a", "1": "b", "2": "c"}}),
+    ],
+    "xlm-roberta": [
+        ("bge-m3", preset("bge-m3")),
+        ("bge-reranker-v2-m3", preset("bge-reranker-v2-m3")),
+        ("perturbed", {"hidden_size": 256, "num_hidden_layers": 3, "num_attention_heads": 4,
+                       "intermediate_size": 700, "vocab_size": 5003, "max_position_embeddings": 130,
+                       "type_vocab_size": 2, "num_labels": 5}),
+    ],
+    "modernbert": [
+        ("modernbert-base", preset("modernbert-base")),
+        ("modernbert-large", {"hidden_size": 1024, "intermediate_size": 2624, "num_hidden_layers": 28,
+                              "num_attention_heads": 16}),
+        ("perturbed", {"hidden_size": 192, "intermediate_size": 500, "num_hidden_layers": 4,
+                       "num_attention_heads": 3, "vocab_size": 4001, "norm_bias": True, "attention_bias": True,
+                       "mlp_bias": True, "classifier_bias": True, "pad_token_id": 0,
+                       "id2label": {"0": "x", "1": "y", "2": "z"}}),
+    ],
+}
+
+
+def count(model_type: str, config: dict, auto) -> int:
+    with torch.device("meta"):
+        model = auto.from_config(AutoConfig.for_model(model_type, **json.loads(json.dumps(config))))
+    return sum(p.numel() for p in model.parameters())  # unique: a tied weight once
+
+
+# ---------------------------------------------------------------- one embedding forward
+
+TINY: dict[str, dict] = {
+    "bert": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 1024,
+             "vocab_size": 1000, "max_position_embeddings": 2048},
+    "bert-narrow": {"model_type": "bert", "hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3,
+                    "intermediate_size": 500, "vocab_size": 900, "max_position_embeddings": 2048},
+    "xlm-roberta": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 700,
+                    "vocab_size": 1000, "max_position_embeddings": 2050},
+    "modernbert": {"hidden_size": 256, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 384,
+                   "vocab_size": 1000, "local_attention": 64, "pad_token_id": 0},
+    "qwen3": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
+              "head_dim": 32, "intermediate_size": 688, "vocab_size": 1000, "tie_word_embeddings": True},
+}
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
+
+
+def measure_forward(name: str, attention: str, dtype: str, batch: int, seq: int, reranker: bool = False) -> int:
+    config = dict(TINY[name])
+    model_type = config.pop("model_type", name)
+    cfg = AutoConfig.for_model(model_type, **config)
+    cfg._attn_implementation = attention
+    auto = AutoModelForSequenceClassification if reranker else AutoModel
+    torch.manual_seed(0)
+    model = auto.from_config(cfg, attn_implementation=attention).to(DTYPES[dtype]).eval()
+    ids = torch.randint(5, 900, (batch, seq))
+    mask = torch.ones(batch, seq, dtype=torch.long)
+    tracker = PeakTracker()
+    tracker.track_all(model.parameters())
+    tracker.track_all(model.buffers())
+    tracker.track_all([ids, mask])
+    start = tracker.live
+    with torch.no_grad(), tracker, tracker.in_phase("forward"):
+        out = model(input_ids=ids, attention_mask=mask)
+    del out
+    return tracker.phases["forward"]["peak"] - start
+
+
+def forward_plan() -> list[tuple[str, str, str, int, int, bool]]:
+    cases = []
+    for name in TINY:
+        for attention in ("eager", "sdpa"):
+            for dtype in ("fp32", "bf16"):
+                for batch, seq in ((1, 128), (4, 256), (2, 1024)):
+                    cases.append((name, attention, dtype, batch, seq, False))
+    for name in ("bert", "xlm-roberta", "modernbert"):
+        cases.append((name, "sdpa", "bf16", 4, 256, True))
+    return cases
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "encoders.json"))
+    args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    params = []
+    for model_type, cases in CASES.items():
+        for label, config in cases:
+            embedder = count(model_type, config, AutoModel)
+            reranker = count(model_type, config, AutoModelForSequenceClassification)
+            params.append({"name": f"{model_type}/{label}", "config": {"model_type": model_type, **config},
+                           "embedder_params": embedder, "reranker_params": reranker})
+            print(f"{model_type:12s} {label:20s} {embedder:>14,} {reranker:>14,}")
+    forwards = []
+    for name, attention, dtype, batch, seq, reranker in forward_plan():
+        peak = measure_forward(name, attention, dtype, batch, seq, reranker)
+        config = dict(TINY[name])
+        forwards.append({"config": {"model_type": config.pop("model_type", name), **config}, "attention": attention,
+                         "dtype": dtype, "batch": batch, "seq": seq, "reranker": reranker,
+                         "peak_above_start_bytes": peak})
+        print(name, attention, dtype, batch, seq, reranker, f"{peak:,}", f"{peak / (batch * seq):,.0f}/token")
+    about = (f"tools/measure_encoders.py, {datetime.date.today()}, transformers {transformers.__version__}, "
+             f"torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}")
+    out = {"_about": about, "params": params, "forward": forwards}
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
