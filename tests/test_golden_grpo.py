@@ -108,3 +108,21 @@ def test_vllm_rollouts_from_source():
     assert awake.peak_phase == "loss" and asleep.peak_phase == "generation"  # the share outweighs the small step
     assert server.phase_totals()["generation"] < estimate(_workload(case)).phase_totals()["generation"]
     assert all("reference" in b.phases for b in (awake, asleep, server))
+
+
+@pytest.mark.parametrize(("changes", "field"), [
+    ({"batch": "6"}, "num_generations"),  # 8 does not divide 6 × 1 (TRL's GRPOConfig check)
+    ({"completion_tokens": "1024"}, "completion_tokens"),  # the whole --seq: no prompt left
+    ({"reference": "precomputed"}, "reference"),
+    ({"reference": "copy", "lora_rank": "8"}, "reference"),  # TRL switches the adapters off instead
+    ({"fused_ce": "1"}, "fused_ce"),
+])
+def test_grpo_settings_trl_would_refuse(changes, field):
+    from vramcalc import DEFAULTS, parse_workload
+    from vramcalc.core.errors import ValidationError
+
+    values = {**DEFAULTS, "mode": "training", "objective": "grpo", "batch": "8", "seq": "1024"}
+    parse_workload({**values, "completion_tokens": "256"})  # valid as it is
+    with pytest.raises(ValidationError) as error:
+        parse_workload({**values, "completion_tokens": "256", **changes})
+    assert error.value.field == field
