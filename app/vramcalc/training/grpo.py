@@ -50,13 +50,15 @@ def prompt_tokens(workload: Workload) -> int:
 def generate_sizes(workload: Workload) -> tuple[int, int]:
     """(cache, working bytes) at `generate`'s worst instant: the prompt's prefill (its cache, a layer's prefill
     work and the last position's fp32 logits) or the last new token (the cache of seq − 1 tokens, the fp32
-    logits and their softmax for sampling)."""
+    logits and their softmax for sampling, and one layer's K grown by `DynamicLayer.update`'s torch.cat while
+    the old one is alive)."""
     run = workload.but(mode=Mode.INFERENCE, batch=generation_sequences(workload))
     logits = run.batch * workload.model.vocab * FP32_BYTES
     prefill = run.but(seq=prompt_tokens(workload))
     adapters = run.batch * prefill.seq * adapter_outputs(workload)
     at_prefill = (kv_cache_bytes(prefill).bytes, inference_activations(prefill).bytes + adapters + logits)
-    at_end = (kv_cache_bytes(run.but(seq=workload.seq - 1)).bytes, 2 * logits)
+    cache = kv_cache_bytes(run.but(seq=workload.seq - 1)).bytes
+    at_end = (cache, 2 * logits + cache // (2 * workload.model.layers))
     return max(at_prefill, at_end, key=sum)
 
 
