@@ -137,7 +137,8 @@ def json_names() -> dict[str, set[str]]:
         found.setdefault(where, set()).update(mapping)
 
     documents = (_breakdown_json(), _breakdown_json(runtime="vllm"), _breakdown_json(runtime="llamacpp"),
-                 _breakdown_json(mode="training", gpus="2"), _breakdown_json(mode="training", objective="dpo"))
+                 _breakdown_json(mode="training", gpus="2"), _breakdown_json(mode="training", objective="dpo"),
+                 _breakdown_json(mode="training", objective="grpo", reference="copy", batch="8"))
     for document in documents:
         add("breakdown", document)
         add("components", document["components"])

@@ -18,6 +18,7 @@ from .core.choices import (
     OptimizerImpl,
     Recipe,
     Reference,
+    Rollout,
     Runtime,
 )
 from .core.dtypes import Precision
@@ -68,6 +69,10 @@ class Workload:
     optimizer_in_backward: bool = False  # torchtune's optimizer_in_bwd: each gradient stepped and freed as made
     objective: Objective = Objective.SFT
     reference: Reference = Reference.DEFAULT
+    num_generations: int = 8  # GRPO: completions per prompt (TRL's default); --batch counts completions
+    completion_tokens: int = 512  # GRPO: TRL's max_completion_length, within --seq (prompt + completion)
+    rollout: Rollout = Rollout.TRANSFORMERS
+    vllm_gpu_memory_utilization: float = 0.3  # TRL's share of the card for colocated vLLM
     checkpointing: Checkpointing = Checkpointing.NONE
     attention: Attention = Attention.FLASH
     overhead_bytes: int = DEFAULT_OVERHEAD_BYTES
@@ -155,10 +160,13 @@ class Workload:
 
     @property
     def reference_model(self) -> Reference | None:
-        """DPO's reference model (TRL's default when not given: adapters off under LoRA, else a copy)."""
-        if not self.is_training or self.objective is not Objective.DPO:
+        """DPO's or GRPO's reference model (TRL's default when not given: DPO, adapters off under LoRA, else a
+        copy; GRPO, none, as its beta is 0)."""
+        if not self.is_training or self.objective is Objective.SFT:
             return None
         if self.reference is Reference.DEFAULT:
+            if self.objective is Objective.GRPO:
+                return Reference.NONE
             return Reference.ADAPTERS_OFF if self.lora else Reference.COPY
         return self.reference
 

@@ -55,16 +55,30 @@ class Objective(enum.Enum):
     DPO = "dpo"
     """TRL's DPOTrainer: each pair's chosen and rejected sequences in one forward (2 x batch),
     log-probabilities from TRL's chunked LM head, and a reference model's forward."""
+    GRPO = "grpo"
+    """TRL's GRPOTrainer: completions generated each step, then scored by the policy (and a reference
+    when beta > 0) with the same chunked LM head."""
 
 
 class Reference(enum.Enum):
-    """DPO's reference model."""
+    """DPO's and GRPO's reference model."""
 
     DEFAULT = ""
-    """TRL's: the policy with its adapters off under LoRA, else a frozen copy."""
+    """TRL's: DPO, the policy with its adapters off under LoRA, else a frozen copy; GRPO (beta 0), none."""
     COPY = "copy"
     ADAPTERS_OFF = "adapters-off"
     PRECOMPUTED = "precomputed"
+    NONE = "none"
+    """GRPO with beta = 0 (TRL's default): no reference model."""
+
+
+class Rollout(enum.Enum):
+    """What generates GRPO's completions (TRL's use_vllm, vllm_mode, vllm_enable_sleep_mode)."""
+
+    TRANSFORMERS = "transformers"
+    VLLM_COLOCATE = "vllm-colocate"
+    VLLM_COLOCATE_SLEEP = "vllm-colocate-sleep"
+    VLLM_SERVER = "vllm-server"
 
 
 class Checkpointing(enum.Enum):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..core.choices import Attention, Checkpointing, Objective, Recipe, Reference, Runtime
+from ..core.choices import Attention, Checkpointing, Objective, Recipe, Reference, Rollout, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
@@ -30,7 +30,7 @@ from ..model.tensor import Counted, layer_of
 from ..parallel.layout import Layout, default_layout
 from ..sources.gpu_overhead import card_overhead
 from ..sources.gpus import GpuSpec
-from ..training import preference
+from ..training import grpo, preference
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
@@ -42,8 +42,9 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     """The components live at the worst phase of a steady-state step, each phase's bytes, and its name."""
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
-    dpo = workload.objective is Objective.DPO
-    run = workload.but(batch=2 * workload.batch) if dpo else workload  # DPO: chosen and rejected in one batch
+    fused_head = workload.objective is not Objective.SFT  # DPO and GRPO score tokens with TRL's fused head
+    is_grpo = workload.objective is Objective.GRPO
+    run = workload.but(batch=preference.sequences(workload)) if fused_head else workload  # DPO: chosen and rejected
     tokens = run.batch * workload.seq
     weights = weights_bytes(workload)
     extras = training_weight_extras(workload)[0]
@@ -61,13 +62,18 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     dequantised = _dequantised_bytes(workload, e)
     transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
     head_trains = not workload.lora or workload.lora.embeddings
-    if dpo:
+    if fused_head:
         logits = _dpo_logits(workload)
         loss_gradient = preference.head_backward(workload, e, head_trains)
     else:
         logits = logits_bytes(workload)
         loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * LOSS_GRADIENT_BYTES
-    dpo_reference = dpo and workload.reference_model is not Reference.PRECOMPUTED
+    dpo_reference = (grpo.scores_without_gradients(workload) if is_grpo
+                     else fused_head and workload.reference_model is not Reference.PRECOMPUTED)
+    share = grpo.colocated_share(workload) if workload.rollout in grpo.VLLM_ROLLOUTS else 0
+    generation = None
+    if is_grpo:
+        generation = (share, 0) if workload.rollout is not Rollout.TRANSFORMERS else grpo.generate_sizes(workload)
     sizes = StepSizes(
         weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
         gradients=gradients.bytes, head_gradient=_head_gradient_bytes(workload, tensors, gradient_bytes),
@@ -76,10 +82,12 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
                                 if workload.checkpointing is not Checkpointing.NONE else 0),
         gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
         logits=logits.bytes,
-        logits_held=0 if workload.fused_ce or dpo else tokens * model.vocab * e, loss_gradient=loss_gradient,
+        logits_held=0 if workload.fused_ce or fused_head else tokens * model.vocab * e, loss_gradient=loss_gradient,
         layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1,
-        forward_transient=preference.forward_work(workload, e) if dpo else 0,
+        forward_transient=preference.forward_work(workload, e) if fused_head else 0,
         reference_transient=preference.reference_forward(workload, e) if dpo_reference else None,
+        reference_alone=is_grpo, generation=generation,
+        resident=share if workload.rollout is Rollout.VLLM_COLOCATE else 0,
         in_backward=workload.optimizer_in_backward, **_updates_in_backward(workload, tensors, state_bytes,
                                                                            gradient_bytes))
     by_phase = phases(sizes)
@@ -93,10 +101,11 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
             "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else "")
 
     temporaries = {
+        "generation": lambda: phrase("temporaries.generate", bytes=format_binary(live["temporaries"])),
         "forward": lambda: phrase("temporaries.dpo_head", bytes=format_binary(live["temporaries"]))
-        if dpo else phrase("temporaries.none"),
+        if fused_head else phrase("temporaries.none"),
         "reference": lambda: phrase("temporaries.reference", bytes=format_binary(live["temporaries"])),
-        "loss": lambda: phrase("temporaries.dpo_backward", bytes=format_binary(loss_gradient)) if dpo
+        "loss": lambda: phrase("temporaries.dpo_backward", bytes=format_binary(loss_gradient)) if fused_head
         else phrase("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
                     bytes=format_binary(loss_gradient)),
         "backward_start": lambda: backward_temporaries(),
@@ -116,14 +125,15 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
 
     components = (
         *(at_peak(whole[key]) for key in ("weights", "gradients", "optimizer", "master_weights")),
-        kv_cache_bytes(workload),
+        _grpo_cache(workload, live.get("kv_cache", 0), peak) if is_grpo else kv_cache_bytes(workload),
         at_peak(whole["activations"]),
         at_peak(whole["logits"]),
         Component(key="temporaries", bytes=live["temporaries"], explain=temporaries),
         overhead_bytes(workload),
     )
     sizes_by_key = {key: c.bytes for key, c in whole.items()} | {
-        "kv_cache": 0, "temporaries": max(phase["temporaries"] for phase in by_phase.values()),
+        "kv_cache": max(phase.get("kv_cache", 0) for phase in by_phase.values()),
+        "temporaries": max(phase["temporaries"] for phase in by_phase.values()),
         "overhead": workload.held_bytes}
     return components, sizes_by_key, by_phase, peak
 
@@ -132,6 +142,18 @@ def _with_reference(weights: Component, size: int) -> Component:
     """DPO's reference copy: the policy's weights again, frozen, in their dtype (TRL loads it with the policy's)."""
     return Component(key="weights", bytes=weights.bytes + size, explain=lambda: (
         *weights.formula, phrase("weights.reference", bytes=format_binary(size))))
+
+
+def _grpo_cache(workload: Workload, size: int, peak: str) -> Component:
+    """GRPO's generation at the peak: transformers' cache for the generation batch, or colocated vLLM's share."""
+    if workload.rollout in grpo.VLLM_ROLLOUTS and size:
+        return Component(key="kv_cache", bytes=size, explain=lambda: phrase(
+            "kv_cache.vllm_colocate", utilization=f"{workload.vllm_gpu_memory_utilization:g}",
+            bytes=format_binary(size)))
+    if peak != "generation":
+        return Component(key="kv_cache", bytes=0, explain=lambda: phrase("kv_cache.none"))
+    return Component(key="kv_cache", bytes=size, explain=lambda: phrase(
+        "kv_cache.generate", sequences=f"{grpo.generation_sequences(workload):,}", bytes=format_binary(size)))
 
 
 def _dpo_logits(workload: Workload) -> Component:

@@ -19,6 +19,7 @@ from ..core.choices import (
     OptimizerImpl,
     Recipe,
     Reference,
+    Rollout,
     Runtime,
 )
 from ..core.dtypes import NOMINAL, Precision
@@ -121,6 +122,8 @@ def _layout(key: str, help: str) -> Option:
                   parse=optional(lambda t: parse_int(key, t, 1, MAX_GPUS)))
 
 
+_GRPO = {**_TRAINING, "objective": (Objective.GRPO.value,)}
+
 SHARED_OPTIONS: tuple[Option, ...] = (
     # ---- the model: a preset, or a custom model by three numbers (and four optional ones)
     Option(key="model", default="llama-3-8b", group="model", parse=_model,
@@ -222,16 +225,32 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            "optimizer_in_bwd): no whole gradient, no optimizer phase", shown_when=_TRAINING,
            parse=lambda t: parse_flag("optimizer_in_backward", t)),
     Option(key="objective", default=Objective.SFT.value, group="training", kind=Kind.CHOICE,
-           choices=values_of(Objective), help="sft (supervised) or dpo (TRL's DPOTrainer: chosen and rejected "
-           "sequences, --batch pairs, and a reference model)",
+           choices=values_of(Objective), help="sft (supervised), dpo (TRL's DPOTrainer: chosen and rejected "
+           "sequences, --batch pairs, and a reference model) or grpo (TRL's GRPOTrainer: --batch completions "
+           "generated, then scored)",
            parse=lambda t: parse_choice("objective", t, Objective), shown_when=_TRAINING),
     # empty: TRL's default (adapters off under LoRA, else a frozen copy)
     Option(key="reference", default="", group="training", metavar="MODEL", choices=values_of(Reference),
-           help="DPO's reference model: copy (a frozen copy of the weights), adapters-off (the LoRA policy "
-                "with its adapters disabled) or precomputed (log-probabilities computed before training); "
-                "default: TRL's",
+           help="DPO's or GRPO's reference model: copy (a frozen copy of the weights), adapters-off (the LoRA "
+                "policy with its adapters disabled), precomputed (DPO: log-probabilities computed before training) "
+                "or none (GRPO with beta 0); default: TRL's",
            parse=lambda t: parse_choice("reference", t, Reference),
-           shown_when={**_TRAINING, "objective": (Objective.DPO.value,)}),
+           shown_when={**_TRAINING, "objective": (Objective.DPO.value, Objective.GRPO.value)}),
+    Option(key="num_generations", default="8", group="training", metavar="N", shown_when=_GRPO,
+           help="GRPO: completions per prompt (TRL's default 8); must divide --batch × --grad-accum",
+           parse=lambda t: parse_int("num_generations", t, 2, MAX_BATCH)),
+    Option(key="completion_tokens", default="512", group="training", metavar="N", shown_when=_GRPO,
+           help="GRPO: generated tokens per completion (TRL's max_completion_length, 512), within --seq",
+           parse=lambda t: parse_tokens("completion_tokens", t, 1, MAX_SEQ)),
+    Option(key="rollout", default=Rollout.TRANSFORMERS.value, group="training", kind=Kind.CHOICE,
+           choices=values_of(Rollout), shown_when=_GRPO,
+           help="GRPO's generation: transformers (generate), vllm-colocate (vLLM on this GPU), vllm-colocate-sleep "
+                "(asleep outside generation) or vllm-server (other GPUs)",
+           parse=lambda t: parse_choice("rollout", t, Rollout)),
+    Option(key="vllm_gpu_memory_utilization", default="0.3", group="training", metavar="X",
+           shown_when={**_GRPO, "rollout": (Rollout.VLLM_COLOCATE.value, Rollout.VLLM_COLOCATE_SLEEP.value)},
+           help="GRPO: the card's share colocated vLLM claims (TRL's default 0.3)",
+           parse=lambda t: parse_decimal("vllm_gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False)),
     Option(key="checkpointing", default=Checkpointing.NONE.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Checkpointing), parse=lambda t: parse_choice("checkpointing", t, Checkpointing),
            shown_when=_TRAINING),

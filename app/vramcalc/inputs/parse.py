@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from ..core.choices import Mode, Objective, Recipe, Reference, Runtime
+from ..core.choices import Mode, Objective, Recipe, Reference, Rollout, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..diffusion.pipelines import Pipeline
@@ -344,7 +344,24 @@ def _check_in_backward(workload: Workload) -> None:
         raise ValidationError("optimizer_in_backward", "1", "not modelled with an fp32 master copy; leave "
                               "mixed precision off (torchtune trains in bf16)")
     if workload.objective is not Objective.SFT:
-        raise ValidationError("optimizer_in_backward", "1", "TRL's preference trainers step after the backward")
+        raise ValidationError("optimizer_in_backward", "1", "TRL's DPO and GRPO trainers step after the backward")
+
+
+def _check_grpo(workload: Workload) -> None:
+    """TRL's GRPOConfig checks, and what the estimate needs."""
+    if workload.reference is Reference.PRECOMPUTED:
+        raise ValidationError("reference", "precomputed", "GRPO scores new completions each step")
+    if workload.reference is Reference.COPY and workload.lora:
+        raise ValidationError("reference", "copy", "under LoRA, TRL's GRPO switches the adapters off instead")
+    if workload.completion_tokens >= workload.seq:
+        raise ValidationError("completion_tokens", str(workload.completion_tokens),
+                              "the completion is part of --seq: leave at least one prompt token")
+    if (workload.batch * workload.grad_accum) % workload.num_generations:
+        raise ValidationError("num_generations", str(workload.num_generations),
+                              "must divide the generation batch, --batch × --grad-accum (TRL's check)")
+    if workload.rollout in (Rollout.VLLM_COLOCATE, Rollout.VLLM_COLOCATE_SLEEP) and workload.gpu is None:
+        raise ValidationError("rollout", workload.rollout.value, "colocated vLLM claims a share of the card: "
+                              "choose a GPU (--gpu)")
 
 
 def _check_training(workload: Workload) -> None:
@@ -365,8 +382,12 @@ def _check_training(workload: Workload) -> None:
         raise ValidationError("reference", "adapters-off", "needs LoRA adapters (--lora-rank)")
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
-    if workload.objective is Objective.DPO and workload.fused_ce:
-        raise ValidationError("fused_ce", "1", "DPO scores tokens with TRL's own chunked head")
+    if workload.objective is not Objective.SFT and workload.fused_ce:
+        raise ValidationError("fused_ce", "1", "DPO and GRPO score tokens with TRL's own chunked head")
+    if workload.objective is Objective.GRPO:
+        _check_grpo(workload)
+    elif workload.reference is Reference.NONE:
+        raise ValidationError("reference", "none", "DPO needs its reference (precomputed at least)")
     if workload.recipe in (Recipe.AMP, Recipe.MIXED) and workload.precision not in (Precision.BF16, Precision.FP16):
         raise ValidationError("precision", workload.precision.value,
                               f"recipe {workload.recipe.value} names the 16-bit compute dtype: bf16 or fp16")

@@ -20,7 +20,7 @@ forward in the step.
 
 from __future__ import annotations
 
-from ..core.choices import Checkpointing
+from ..core.choices import Checkpointing, Objective
 from ..core.dtypes import FP32_BYTES
 from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
 from ..workload import Workload
@@ -30,9 +30,16 @@ TILE_VOCAB = 32768  # trainer/utils.py _CHUNKED_LOGPROB_CHUNK_SIZE
 STATS_BYTES = 2 * FP32_BYTES  # log_z and the entropy, fp32 per scored token, saved for backward
 
 
+def sequences(workload: Workload) -> int:
+    """The sequences of one forward: DPO's 2 × pairs; GRPO's --batch completions, each with its prompt (grpo.py)."""
+    return workload.batch if workload.objective is Objective.GRPO else 2 * workload.batch
+
+
 def scored_tokens(workload: Workload) -> int:
-    """The tokens the head scores: every position but the last of the 2 × pairs sequences (an upper bound:
-    TRL scores the answers' tokens only)."""
+    """The tokens the head scores: DPO, every position but the last of the 2 × pairs sequences (an upper bound:
+    TRL scores the answers' tokens only); GRPO, the completions' tokens."""
+    if workload.objective is Objective.GRPO:
+        return workload.batch * workload.completion_tokens
     return 2 * workload.batch * (workload.seq - 1)
 
 
@@ -43,7 +50,7 @@ def head_tile(workload: Workload, e: int) -> int:
 
 def head_forward(workload: Workload, e: int) -> int:
     """The head's forward beside the backbone's: its buffer and the final hidden states it reads."""
-    return head_tile(workload, e) + 2 * workload.batch * workload.seq * workload.model.hidden * e
+    return head_tile(workload, e) + sequences(workload) * workload.seq * workload.model.hidden * e
 
 
 def head_backward(workload: Workload, e: int, head_trains: bool) -> int:
@@ -54,12 +61,12 @@ def head_backward(workload: Workload, e: int, head_trains: bool) -> int:
 
 
 def layer_work(workload: Workload, e: int) -> int:
-    """One layer's forward without gradients on the 2 × pairs sequences: a prefill's work (decoder/prefill.py) with
+    """One layer's forward without gradients on the forward's sequences: a prefill's work (decoder/prefill.py) with
     the layer's K and V, as no cache holds them. The reference's layers run so, and a checkpointed policy's."""
     model = workload.model
-    sequences, seq = 2 * workload.batch, workload.seq
-    return (sequences * seq * (prefill_per_token(model, e, workload.attention, seq) + 2 * model.kv_dim * e)
-            + prefill_masks(model, e, workload.attention, sequences, seq))
+    count, seq = sequences(workload), workload.seq
+    return (count * seq * (prefill_per_token(model, e, workload.attention, seq) + 2 * model.kv_dim * e)
+            + prefill_masks(model, e, workload.attention, count, seq))
 
 
 def forward_work(workload: Workload, e: int) -> int:

@@ -4,10 +4,12 @@ What runs out of memory is the worst instant of a step, not the sum of everythin
 allocates. With `zero_grad(set_to_none=True)` (PyTorch's and the Trainer's default) a steady-state
 step goes through these instants (measured with tools/measure_peak.py, tests/golden/measured_peak.json):
 
+    generation      GRPO only: weights + master + optimizer state + generate's cache and work (grpo.py)
     forward         weights + master + optimizer state + saved activations + logits
                     (+ the gradients of earlier micro-batches under gradient accumulation;
                     DPO: + its fused head's buffer, preference.py)
-    reference       DPO only: the forward's end + the reference model's forward (no_grad)
+    reference       DPO: the forward's end + the reference model's forward (no_grad); GRPO: the states
+                    and that forward alone, as it runs before the policy's
     loss            the forward's end + the loss gradient over the vocabulary: cross-entropy's
                     backward makes two fp32 tensors of batch × seq × vocab (nll_loss's and
                     log_softmax's gradients) before the first is freed
@@ -35,7 +37,7 @@ from ..core.choices import Optimizer, OptimizerImpl
 from ..core.dtypes import FP32_BYTES
 from ..model.tensor import Counted
 
-PHASES = ("forward", "reference", "loss", "backward_start", "backward_end", "optimizer")
+PHASES = ("generation", "forward", "reference", "loss", "backward_start", "backward_end", "optimizer")
 LOSS_GRADIENT_BYTES = 2 * FP32_BYTES  # nll_loss's and log_softmax's fp32 gradients, live together
 
 
@@ -113,6 +115,9 @@ class StepSizes:
     accumulating: bool  # gradient accumulation: earlier micro-batches' gradients are live throughout
     forward_transient: int = 0  # DPO: the fused head's buffer at the forward's end (preference.py)
     reference_transient: int | None = None  # DPO: the reference's forward beside the policy's activations
+    reference_alone: bool = False  # GRPO: the reference's forward before the policy's, no activations beside it
+    generation: tuple[int, int] | None = None  # GRPO: generate's (cache, working bytes), before the forward
+    resident: int = 0  # GRPO with colocated vLLM awake: its share, live in every phase
     # optimizer_in_backward (torchtune's optimizer_in_bwd): each gradient is stepped and freed as it is made
     in_backward: bool = False
     head_update: int = 0  # the head's update's temporaries (its gradient is head_gradient)
@@ -130,9 +135,13 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
     states = {"weights": s.weights + s.weight_copies, "optimizer": s.optimizer, "master_weights": s.master}
     forward = {**states, "gradients": earlier, "activations": s.activations_forward, "logits": s.logits,
                "temporaries": s.forward_transient}
-    reference = {} if s.reference_transient is None else {"reference": {**forward,
-                                                                       "temporaries": s.reference_transient}}
-    return {
+    alone = {**states, "gradients": 0, "activations": 0, "logits": 0}
+    reference = {} if s.reference_transient is None else {"reference": {
+        **(alone if s.reference_alone else forward), "temporaries": s.reference_transient}}
+    generation = {} if s.generation is None else {"generation": {
+        **alone, "kv_cache": s.generation[0], "temporaries": s.generation[1]}}
+    by_phase = {
+        **generation,
         "forward": forward,
         **reference,
         "loss": {**forward, "temporaries": s.loss_gradient},
@@ -149,6 +158,9 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
                       "gradients": s.gradients, "activations": 0, "logits": 0,
                       "temporaries": s.update_temporaries},
     }
+    if s.generation is None:
+        return by_phase
+    return {name: {"kv_cache": s.resident, **live} for name, live in by_phase.items()}
 
 
 def in_backward(s: StepSizes, by_phase: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:

@@ -22,14 +22,19 @@ EN: Mapping[str, str] = {
     "phase.backward_end": "end of the backward pass",
     "phase.optimizer": "optimizer step",
     "phase.reference": "the reference model's forward",
+    "phase.generation": "generating the completions",
+    "temporaries.generate": "generate's work: a layer's prefill or the sampled position's fp32 logits = {bytes}",
+    "kv_cache.generate": "transformers' cache while generating for {sequences} sequences = {bytes}",
+    "kv_cache.vllm_colocate": "colocated vLLM's share: {utilization} × the GPU = {bytes} (from vLLM's source)",
     "temporaries.dpo_head": ("TRL's fused LM head: its tile of up to 4,096 tokens × 32,768 vocabulary entries and "
         "the final hidden states = {bytes}"),
-    "temporaries.reference": ("the reference model's forward (no gradients), the larger of one layer's work and its "
+    "temporaries.reference": ("the reference model's forward (no gradients; GRPO under vLLM, the old policy's too), "
+        "the larger of one layer's work and its "
         "LM head = {bytes}"),
     "temporaries.dpo_backward": ("the fused LM head's backward: its tile and the fp32 gradients of its input and "
         "weight, with their casts = {bytes}"),
-    "weights.reference": " + DPO's reference model, a frozen copy = {bytes}",
-    "logits.dpo": ("DPO: no logits; TRL's fused head keeps 8 B (fp32 log-normaliser and entropy) for each of "
+    "weights.reference": " + the reference model, a frozen copy = {bytes}",
+    "logits.dpo": ("No logits: TRL's fused head keeps 8 B (fp32 log-normaliser and entropy) for each of "
         "{tokens} scored tokens = {bytes}"),
     "phase.line": "Step phase, {phase}: {total}",
     "phase.line.peak": "Step phase, {phase}: {total} (the peak, shown above)",
@@ -415,10 +420,11 @@ EN: Mapping[str, str] = {
     "field.grad_accum.label": "Gradient accumulation",
     "field.grad_accum.help": "Steps per update; memory follows the micro-batch (the batch size above).",
     "field.objective.label": "Objective",
-    "field.objective.help": "sft: supervised fine-tuning; dpo: TRL's DPO, chosen and rejected answers in one forward.",
+    "field.objective.help": ("sft: supervised fine-tuning; dpo: TRL's DPO, chosen and rejected answers in one forward; "
+        "grpo: TRL's GRPO, completions generated then scored (the batch counts completions)."),
     "option.objective.sft": "Supervised (SFT)",
     "option.objective.dpo": "Preference (DPO)",
-    "field.reference.label": "DPO reference model",
+    "field.reference.label": "Reference model (DPO, GRPO)",
     "field.reference.help": (
         "A frozen copy, the policy with its adapters off (LoRA), or log-probabilities computed "
         "beforehand."
@@ -427,6 +433,21 @@ EN: Mapping[str, str] = {
     "option.reference.copy": "a frozen copy",
     "option.reference.adapters-off": "adapters switched off",
     "option.reference.precomputed": "precomputed",
+    "option.reference.none": "none (GRPO, beta 0)",
+    "option.objective.grpo": "Reinforcement (GRPO)",
+    "field.num_generations.label": "Completions per prompt",
+    "field.num_generations.help": (
+        "GRPO's num_generations; it must divide batch × accumulation, and leaves the memory as is."),
+    "field.completion_tokens.label": "Completion tokens",
+    "field.completion_tokens.help": "GRPO's max_completion_length, part of the sequence length.",
+    "field.rollout.label": "Generation",
+    "field.rollout.help": "What generates GRPO's completions.",
+    "option.rollout.transformers": "transformers generate",
+    "option.rollout.vllm-colocate": "vLLM on this GPU",
+    "option.rollout.vllm-colocate-sleep": "vLLM on this GPU, asleep while training",
+    "option.rollout.vllm-server": "vLLM server on other GPUs",
+    "field.vllm_gpu_memory_utilization.label": "vLLM share of the GPU",
+    "field.vllm_gpu_memory_utilization.help": "TRL's vllm_gpu_memory_utilization (0.3).",
     "field.text_only.label": "Text only (leave the vision part out)",
     "field.text_only.help": "For a model that sees images: count its language model alone.",
     "field.no_mmproj_offload.label": "Projector in system RAM (--no-mmproj-offload)",

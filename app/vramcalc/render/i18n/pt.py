@@ -24,14 +24,21 @@ PT: Mapping[str, str] = {
     "phase.backward_end": "fim da passagem reversa",
     "phase.optimizer": "passo do otimizador",
     "phase.reference": "passagem direta do modelo de referência",
+    "phase.generation": "geração das respostas",
+    "temporaries.generate": ("o trabalho do generate: o prefill de uma camada ou os logits fp32 da posição "
+        "amostrada = {bytes}"),
+    "kv_cache.generate": "o cache do transformers ao gerar para {sequences} sequências = {bytes}",
+    "kv_cache.vllm_colocate": ("a parcela do vLLM na mesma GPU: {utilization} × a GPU = {bytes} (do código-fonte "
+        "do vLLM)"),
     "temporaries.dpo_head": ("a cabeça de saída fundida do TRL: seu bloco de até 4.096 tokens × 32.768 entradas do "
         "vocabulário e os estados ocultos finais = {bytes}"),
-    "temporaries.reference": ("a passagem direta do modelo de referência (sem gradientes), o maior entre o trabalho "
+    "temporaries.reference": ("a passagem direta do modelo de referência (sem gradientes; no GRPO com vLLM, também a "
+        "da política antiga), o maior entre o trabalho "
         "de uma camada e sua cabeça de saída = {bytes}"),
     "temporaries.dpo_backward": ("a passagem reversa da cabeça fundida: seu bloco e os gradientes fp32 da entrada e "
         "do peso, com suas conversões = {bytes}"),
-    "weights.reference": " + o modelo de referência do DPO, uma cópia congelada = {bytes}",
-    "logits.dpo": ("DPO: sem logits; a cabeça fundida do TRL guarda 8 B (normalizador logarítmico e entropia em "
+    "weights.reference": " + o modelo de referência, uma cópia congelada = {bytes}",
+    "logits.dpo": ("Sem logits: a cabeça fundida do TRL guarda 8 B (normalizador logarítmico e entropia em "
         "fp32) para cada um dos {tokens} tokens avaliados = {bytes}"),
     "phase.line": "Fase do passo, {phase}: {total}",
     "phase.line.peak": "Fase do passo, {phase}: {total} (o pico, mostrado acima)",
@@ -429,11 +436,11 @@ PT: Mapping[str, str] = {
     "field.objective.label": "Objetivo",
     "field.objective.help": (
         "sft: ajuste supervisionado; dpo: o DPO do TRL, respostas escolhida e rejeitada numa "
-        "passagem."
+        "passagem; grpo: o GRPO do TRL, respostas geradas e depois avaliadas (o lote conta respostas)."
     ),
     "option.objective.sft": "Supervisionado (SFT)",
     "option.objective.dpo": "Preferência (DPO)",
-    "field.reference.label": "Modelo de referência do DPO",
+    "field.reference.label": "Modelo de referência (DPO, GRPO)",
     "field.reference.help": (
         "Uma cópia congelada, a política com os adaptadores desligados (LoRA) ou log-probabilidades "
         "calculadas antes."
@@ -442,6 +449,20 @@ PT: Mapping[str, str] = {
     "option.reference.copy": "uma cópia congelada",
     "option.reference.adapters-off": "adaptadores desligados",
     "option.reference.precomputed": "calculadas antes",
+    "option.reference.none": "nenhum (GRPO, beta 0)",
+    "option.objective.grpo": "Reforço (GRPO)",
+    "field.num_generations.label": "Respostas por prompt",
+    "field.num_generations.help": "O num_generations do GRPO; deve dividir lote × acumulação e não muda a memória.",
+    "field.completion_tokens.label": "Tokens da resposta",
+    "field.completion_tokens.help": "O max_completion_length do GRPO, parte do comprimento da sequência.",
+    "field.rollout.label": "Geração",
+    "field.rollout.help": "O que gera as respostas do GRPO.",
+    "option.rollout.transformers": "generate do transformers",
+    "option.rollout.vllm-colocate": "vLLM nesta GPU",
+    "option.rollout.vllm-colocate-sleep": "vLLM nesta GPU, dormindo durante o treino",
+    "option.rollout.vllm-server": "servidor vLLM em outras GPUs",
+    "field.vllm_gpu_memory_utilization.label": "Parcela da GPU do vLLM",
+    "field.vllm_gpu_memory_utilization.help": "O vllm_gpu_memory_utilization do TRL (0,3).",
     "field.text_only.label": "Só texto (deixar de fora a parte de visão)",
     "field.text_only.help": "Para um modelo que vê imagens: contar só o seu modelo de linguagem.",
     "field.no_mmproj_offload.label": "Projetor na RAM do sistema (--no-mmproj-offload)",
