@@ -224,12 +224,17 @@ def summarize_options(values):
             summary.textContent = WRITTEN[id_, "more"] = text
 
 
-def render(view):
+def render_total(view):
+    """The total, its summary and the parameter count: a language model's or a pipeline's."""
     set_attribute("total", "data-bytes", view.total_bytes)
     set_text("total-gb", view.total_gb)
     set_text("total-gib", view.total_gib)
     set_text("summary", view.summary)
     set_text("param-count", view.params)
+
+
+def render(view):
+    render_total(view)
     for row in view.rows:
         tr = f"row-{row.key}"
         set_attribute(tr, "data-bytes", row.bytes)
@@ -260,11 +265,7 @@ def render_gpus(gpus):
 
 def render_diffusion(view):
     """An image or video pipeline (render/diffusion.py): its peak as the total, its rows, the GPUs it fits."""
-    set_attribute("total", "data-bytes", view.total_bytes)
-    set_text("total-gb", view.total_gb)
-    set_text("total-gib", view.total_gib)
-    set_text("summary", view.summary)
-    set_text("param-count", view.params)
+    render_total(view)
     render_gpus(view.gpus)
     fill_list("diffusion-notes", view.notes)
     if WRITTEN.get(("diffusion-rows", "rows")) != view.rows:
