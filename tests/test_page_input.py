@@ -26,7 +26,7 @@ def test_what_a_link_ignored_is_said_beside_the_answer(watched: Page, server_url
     open_ready(page, server_url, "?model=llama-3.1-70b&seq=32k&gpu=rtx4090&batch=abc")
     expect(page.locator("#seq")).to_have_value("32k")
     expect(page.locator("#gpu")).to_have_value("rtx-4090")
-    values = {"model": "llama-3.1-70b", "seq": "32768"}
+    values = {"model": "llama-3.1-70b", "seq": "32768", "gpu": "rtx-4090"}  # the card sets the overhead
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
     expect(page.locator("#verdict-text")).to_contain_text("RTX 4090")
     notice = page.locator("#notice")
