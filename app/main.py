@@ -424,8 +424,8 @@ def update(*_args):
 
 
 # What only a language model has on the page, hidden for an image or video pipeline (family=diffusion).
-LANGUAGE_ONLY = ("language-inputs", "language-gpus", "language-more", "language-notice", "language-results", "verdict",
-                 "sticky", "speed", "reverse", "capacity-section")
+LANGUAGE_ONLY = ("language-inputs", "language-gpus", "language-more", "language-notice", "language-results",
+                 "verdict-speed", "sticky", "speed", "reverse", "capacity-section")
 
 
 def redraw():
@@ -486,11 +486,18 @@ def redraw():
 def redraw_diffusion(values):
     problems = []
     run = attempt(lambda: evaluate_pipeline(*parse_diffusion(values)), problems)
+    target = attempt(lambda: parse_target(values), problems)
     show_errors(problems)
     mark_stale("results", run is None)
+    mark_stale("verdict", run is None or target is None)
     set_hidden("stale", run is not None)
     if run is not None:
-        render_diffusion(timed(lambda: present_diffusion(run, words=WORDS)))
+        view = timed(lambda: present_diffusion(run, gpu=target.gpu if target else None, words=WORDS))
+        render_diffusion(view)
+        if view.verdict is not None:
+            render_verdict(view.verdict)
+            set_hidden("verdict-changes", True)  # its single changes are a language model's
+            state["shown"]["target"] = None  # the verdict shows the pipeline's: redrawn on the way back
         state["shown"]["gpus"] = None  # the total and the GPU table show the pipeline's: redrawn on the way back
         show_link(encode(values))
 

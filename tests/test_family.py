@@ -108,3 +108,27 @@ def test_every_key_has_its_words_and_its_field_in_both_pages(site_dir):
         for slug, pipeline in load_pipelines().items():
             assert f'<option value="{slug}"' in html and pipeline.display_name in html
         assert 'id="diffusion-fields" hidden' in html and 'id="diffusion-results" hidden' in html
+
+
+def test_a_pipeline_gets_the_answer_first_on_the_forms_card():
+    from vramcalc.analysis.fit import TIGHT_RATIO
+    from vramcalc.diffusion.run import evaluate
+    from vramcalc.inputs.parse import parse_diffusion, parse_target
+    from vramcalc.render.diffusion import pipeline_verdict, present_diffusion
+    from vramcalc.render.messages import ENGLISH, Words
+
+    run = evaluate(*parse_diffusion({**DEFAULTS, "family": "diffusion", "pipeline": "flux.1-dev"}))
+    peak = run.peak.total_bytes
+    for gpu in ("rtx-3060", "rtx-4090", "h100-sxm"):
+        card = parse_target({"gpu": gpu}).gpu
+        used = peak / card.usable_bytes
+        verdict = pipeline_verdict(run, card)
+        kind = "does not fit" if used > 1 else "fits" if used <= TIGHT_RATIO else "tight"
+        assert verdict.kind == kind and card.display_name in verdict.text and not verdict.changes
+        assert present_diffusion(run, gpu=card).verdict == verdict
+        assert card.display_name in pipeline_verdict(run, card, words=Words("pt")).text
+    assert present_diffusion(run).verdict is None
+    sdxl = evaluate(*parse_diffusion({**DEFAULTS, "family": "diffusion", "pipeline": "sdxl"}))
+    assert not sdxl.complete  # its UNet step is not modelled: a fit is a lower bound, and the answer says so
+    assert pipeline_verdict(sdxl, parse_target({"gpu": "h100-sxm"}).gpu).text.endswith(
+        ENGLISH.message("verdict.at_least"))

@@ -9,10 +9,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from test_page import open_ready, settled_url, total_of
-from vramcalc import DEFAULTS
+from vramcalc import DEFAULTS, parse_workload
 from vramcalc.diffusion.run import evaluate
-from vramcalc.inputs.parse import parse_diffusion
-from vramcalc.render.diffusion import present_diffusion
+from vramcalc.inputs.parse import parse_diffusion, parse_target
+from vramcalc.render.diffusion import pipeline_verdict, present_diffusion
+from vramcalc.render.view import present_target
 
 pytestmark = pytest.mark.browser
 
@@ -28,8 +29,13 @@ def test_switching_to_image_or_video_shows_the_pipeline_and_its_total(watched: P
     page.select_option("#family", "diffusion")
     expect(page.locator("#diffusion-fields")).to_be_visible()
     expect(page.locator("#language-inputs")).to_be_hidden()
-    expect(page.locator("#verdict")).to_be_hidden()
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(peak_of({})))
+    gpu = parse_target(DEFAULTS).gpu  # the answer first, on the form's card, as for a language model
+    verdict = pipeline_verdict(evaluate(*parse_diffusion(DEFAULTS)), gpu)
+    expect(page.locator("#verdict-text")).to_have_text(verdict.text)
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", verdict.kind)
+    expect(page.locator("#verdict-changes")).to_be_hidden()
+    expect(page.locator("#verdict-speed")).to_be_hidden()
     run = evaluate(*parse_diffusion(DEFAULTS))
     expect(page.locator("#diffusion-rows tr")).to_have_count(len(run.weights) + len(run.stages))
     expect(page.locator("#diffusion-rows")).to_contain_text("FluxTransformer2DModel")
@@ -48,6 +54,8 @@ def test_switching_to_image_or_video_shows_the_pipeline_and_its_total(watched: P
     expect(page.locator("#diffusion-results")).to_be_hidden()
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({})))
     expect(page.locator("#verdict")).to_be_visible()
+    language = present_target(parse_workload({}), parse_target({})).verdict
+    expect(page.locator("#verdict-text")).to_have_text(language.text)
 
 
 def test_a_diffusion_link_restores_the_form(watched: Page, server_url):

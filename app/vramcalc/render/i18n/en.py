@@ -512,6 +512,9 @@ EN: Mapping[str, str] = {
     "verdict.tight": "Fits on {where}, tightly: {used} of {usable} ({share} used); fragmentation may take the rest.",
     "verdict.no": "Does not fit on {where}: {used} needed of {usable} ({share}). The largest part is the {part} "
                   "({part_share} of it).",
+    "verdict.pipeline_no": "Does not fit on {where}: {used} needed of {usable} ({share}). Try the placement (CPU "
+                           "offload), a smaller precision for the denoiser or the text encoders, or a smaller size.",
+    "verdict.at_least": "At least: a stage's working memory is not modelled yet (below).",
     "verdict.no_pool": "Does not fit on {where}: after its weights, activation peak and overhead, vLLM's share of "
                        "the card leaves {pool} of KV cache for the {kv} the sequences need.",
     "verdict.fits.short": "{used} · fits {where} ({share})",

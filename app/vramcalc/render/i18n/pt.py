@@ -881,6 +881,10 @@ PT: Mapping[str, str] = {
                      "resto.",
     "verdict.no": "Não cabe em {where}: precisa de {used}, há {usable} ({share}). A maior parcela: {part} "
                   "({part_share} do total).",
+    "verdict.pipeline_no": "Não cabe em {where}: precisa de {used}, há {usable} ({share}). Tente o posicionamento "
+                           "(descarregar na CPU), uma precisão menor para o denoiser ou os codificadores de texto, ou "
+                           "um tamanho menor.",
+    "verdict.at_least": "No mínimo: a memória de trabalho de uma etapa ainda não é modelada (abaixo).",
     "verdict.no_pool": "Não cabe em {where}: depois dos pesos, do pico de ativações e da sobrecarga, a fatia da placa "
                        "que o vLLM reserva deixa {pool} de cache KV para os {kv} de que as sequências precisam.",
     "verdict.fits.short": "{used} · cabe em {where} ({share})",
