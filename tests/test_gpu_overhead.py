@@ -108,3 +108,20 @@ def test_another_card_gets_its_own_overhead():
     workload = parse_workload({"model": "llama-3-8b"})
     moved = engine_for(workload.runtime).default_overhead({**vars(workload), "gpu": gpu("rtx-3090")})
     assert moved == CLASSES["sm_86"]["context"] + CLASSES["sm_86"]["workspace"] != workload.overhead_bytes
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-8b", "llama-3-70b"])
+def test_a_cards_row_in_the_fit_table_does_not_depend_on_the_card_the_form_names(model):
+    """Each row counts its own card's overhead (it differs by class): the same row whichever card is chosen."""
+    from vramcalc import estimate, parse_workload
+    from vramcalc.analysis.fit import fit_all
+
+    def rows(form_gpu):
+        return {fit.gpu.slug: (fit.utilization, fit.count)
+                for fit in fit_all(estimate(parse_workload({"model": model, "gpu": form_gpu})))}
+
+    chosen = ("h100-80gb", "rtx-4090", "a100-80gb")
+    tables = {gpu: rows(gpu) for gpu in chosen}
+    for row in chosen:
+        (utilization, count), *others = (tables[form][row] for form in (row, *set(chosen) - {row}))
+        assert all(other[0] == pytest.approx(utilization, rel=1e-12) and other[1] == count for other in others)

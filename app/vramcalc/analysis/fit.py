@@ -9,6 +9,7 @@ import dataclasses
 import enum
 
 from ..core.errors import ValidationError
+from ..engines import engine_for
 from ..memory.components import Breakdown
 from ..sources.gpus import GpuSpec, table_gpus
 from .ranks import PerGpu, per_gpu
@@ -80,11 +81,18 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
 def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     total = breakdown.total_bytes
     ranks: dict[int, PerGpu | None] = {}  # the most loaded GPU by count, the same for every card
-    return tuple(
-        GpuFit(
-            gpu=gpu,
-            utilization=total / gpu.usable_bytes,
-            count=fewest_gpus(breakdown, gpu.usable_bytes, ranks=ranks),
-        )
-        for gpu in table_gpus().values()
-    )
+    fits = []
+    for gpu in table_gpus().values():
+        shift = own_overhead(breakdown, gpu)  # each GPU holds one overhead: the card's, less the form's
+        fits.append(GpuFit(gpu=gpu, utilization=(total + shift) / gpu.usable_bytes,
+                           count=fewest_gpus(breakdown, gpu.usable_bytes - shift, ranks=ranks)))
+    return tuple(fits)
+
+
+def own_overhead(breakdown: Breakdown, gpu: GpuSpec) -> int:
+    """What `gpu`'s own default overhead adds to the breakdown's (transformers': its CUDA context by card class,
+    sources/gpu_overhead.py); none when the user gave the overhead, or the engine's does not depend on the card."""
+    workload = breakdown.workload
+    if workload.overhead_given:
+        return 0
+    return engine_for(workload.runtime).default_overhead({**vars(workload), "gpu": gpu}) - workload.overhead_bytes
