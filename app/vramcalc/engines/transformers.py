@@ -26,7 +26,7 @@ from ..memory.states import (
 from ..model.families.decoder.saved import backward_transient
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.table import counted_tensors
-from ..model.tensor import Counted, layer_of
+from ..model.tensor import Counted, Tensor, layer_of
 from ..parallel.layout import Layout, default_layout
 from ..sources.gpu_overhead import card_overhead
 from ..sources.gpus import GpuSpec
@@ -186,20 +186,25 @@ def _updates_in_backward(workload: Workload, trainable: Counted, state_bytes: in
     if not workload.optimizer_in_backward or not trainable:
         return {}
     impl = implementation(workload.optimizer, workload.optimizer_impl)
+
+    def update(tensor: Tensor | None) -> int:
+        return 0 if tensor is None else update_temporaries(workload.optimizer, impl, ((tensor, 1),), state_bytes,
+                                                            gradient_bytes)
     largest = max(trainable, key=lambda item: item[0].numel)[0]
-    head = _head_gradient_bytes(workload, trainable, gradient_bytes)
-    heads = [t for t, _ in trainable if t.numel * gradient_bytes == head] if head else []
-    return {"head_update": update_temporaries(workload.optimizer, impl, ((heads[0], 1),), state_bytes,
-                                              gradient_bytes) if heads else 0,
-            "largest_gradient": largest.numel * gradient_bytes,
-            "largest_update": update_temporaries(workload.optimizer, impl, ((largest, 1),), state_bytes,
-                                                 gradient_bytes)}
+    return {"head_update": update(_head_tensor(workload, trainable)),
+            "largest_gradient": largest.numel * gradient_bytes, "largest_update": update(largest)}
+
+
+def _head_tensor(workload: Workload, trainable: Counted) -> Tensor | None:
+    """The first weight the backward makes a gradient for: the head (a tied head is the embedding), if it trains."""
+    heads = [t for t, _ in trainable if t.role == "head"] or [t for t, _ in trainable if t.role == "embedding"]
+    return heads[0] if heads and (not workload.lora or workload.lora.embeddings) else None
 
 
 def _head_gradient_bytes(workload: Workload, trainable: Counted, gradient_bytes: int) -> int:
     """The first weight gradient the backward makes: the head's (a tied head's is the embedding's)."""
-    heads = [t for t, _ in trainable if t.role == "head"] or [t for t, _ in trainable if t.role == "embedding"]
-    return heads[0].numel * gradient_bytes if heads and (not workload.lora or workload.lora.embeddings) else 0
+    head = _head_tensor(workload, trainable)
+    return 0 if head is None else head.numel * gradient_bytes
 
 
 def prefill_window(workload: Workload) -> Component:
