@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..analysis.fit import TIGHT_RATIO, GpuFit
+from ..analysis.fit import GpuFit
 from ..analysis.fit import Verdict as FitVerdict
 from ..diffusion.run import Run
 from ..sources.gpus import GpuSpec, table_gpus
 from .messages import ENGLISH, Words
-from .view import GpuRow, Verdict, _gpu_row
+from .view import GpuRow, Verdict, _gpu_row, verdict_if_it_fits
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -28,18 +28,12 @@ class DiffusionView:
 
 
 def pipeline_verdict(run: Run, gpu: GpuSpec, *, words: Words = ENGLISH) -> Verdict:
-    """The answer first, as a language model's: the peak stage on one card (diffusers runs a pipeline on one)."""
-    used = run.peak.total_bytes / gpu.usable_bytes
-    numbers = dict(where=words.message("verdict.one", gpu=gpu.display_name), used=words.gib(run.peak.total_bytes),
-                   usable=words.gib(gpu.usable_bytes), share=f"{used:.0%}")
-    if used <= 1.0:
-        kind = FitVerdict.FITS if used <= TIGHT_RATIO else FitVerdict.TIGHT
-        key = "verdict.fits" if kind is FitVerdict.FITS else "verdict.tight"
-        text = words.message(key, **numbers)  # a stage not modelled makes the peak a lower bound: said so
-        return Verdict(kind=kind.value, text=text if run.complete else f"{text} {words.message('verdict.at_least')}",
-                       percent=round(used * 100, 1), changes=(), short=words.message(key + ".short", **numbers))
-    return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=words.message("verdict.pipeline_no", **numbers),
-                   percent=100.0, changes=(), short=words.message("verdict.no.short", **numbers))
+    """The answer first, as a language model's: the peak stage on one card (diffusers runs a pipeline on one);
+    a stage not modelled makes the peak a lower bound, and a fit says so."""
+    numbers, fitting = verdict_if_it_fits(run.peak.total_bytes, gpu, words.message("verdict.one", gpu=gpu.display_name),
+                                          words=words, caveat="" if run.complete else words.message("verdict.at_least"))
+    return fitting or Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=words.message("verdict.pipeline_no", **numbers),
+                              percent=100.0, changes=(), short=words.message("verdict.no.short", **numbers))
 
 
 def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = ENGLISH) -> DiffusionView:

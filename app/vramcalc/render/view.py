@@ -26,6 +26,7 @@ from ..core.units import GB, MIB
 from ..engines.layouts import resolve_layout
 from ..inputs.options import MAX_BATCH, MAX_SEQ
 from ..memory.components import COMPONENTS, Breakdown
+from ..sources.gpus import GpuSpec
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
@@ -306,19 +307,29 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
     )
 
 
+def verdict_if_it_fits(need: int, gpu: GpuSpec, where: str, *, words: Words = ENGLISH,
+                       caveat: str = "") -> tuple[dict[str, str], Verdict | None]:
+    """The verdict's numbers for `need` bytes on one `gpu`, and the verdict when they fit (fits or tight), with
+    `caveat` after its sentence; None when they do not."""
+    used = need / gpu.usable_bytes
+    numbers = dict(where=where, used=words.gib(need), usable=words.gib(gpu.usable_bytes), share=f"{used:.0%}")
+    if used > 1.0:
+        return numbers, None
+    kind = FitVerdict.FITS if used <= TIGHT_RATIO else FitVerdict.TIGHT
+    key = "verdict.fits" if kind is FitVerdict.FITS else "verdict.tight"
+    text = f"{words.message(key, **numbers)} {caveat}" if caveat else words.message(key, **numbers)
+    return numbers, Verdict(kind=kind.value, text=text, percent=round(used * 100, 1), changes=(),
+                            short=words.message(key + ".short", **numbers))
+
+
 def present_verdict(workload: Workload, target: Target, solution: Solution, rank: PerGpu, *,
                     words: Words = ENGLISH) -> Verdict:
     """`rank`: the most loaded GPU of the workload on the target (pergpu.per_gpu)."""
-    usable = target.gpu.usable_bytes
-    used = rank.total_bytes / usable
     where = words.message("verdict.one", gpu=target.gpu.display_name) if target.count == 1 else words.message(
         "verdict.many", count=target.count, gpu=target.gpu.display_name, layout=rank.layout.describe())
-    numbers = dict(where=where, used=words.gib(rank.total_bytes), usable=words.gib(usable), share=f"{used:.0%}")
-    if rank.runs and used <= 1.0:
-        kind = FitVerdict.FITS if used <= TIGHT_RATIO else FitVerdict.TIGHT
-        key = "verdict.fits" if kind is FitVerdict.FITS else "verdict.tight"
-        return Verdict(kind=kind.value, text=words.message(key, **numbers), percent=round(used * 100, 1), changes=(),
-                       short=words.message(key + ".short", **numbers))
+    numbers, fitting = verdict_if_it_fits(rank.total_bytes, target.gpu, where, words=words)
+    if rank.runs and fitting is not None:
+        return fitting
     if not rank.runs:  # vLLM: its share of the card leaves no room for the sequences asked
         text = words.message("verdict.no_pool", where=where,
                              pool=words.gib(rank.pool.kv_pool_bytes if rank.pool else 0),
