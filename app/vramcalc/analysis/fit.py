@@ -12,6 +12,7 @@ from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..memory.components import Breakdown
 from ..sources.gpus import GpuSpec, table_gpus
+from ..workload import Workload
 from .ranks import PerGpu, per_gpu
 
 TIGHT_RATIO = 0.9  # above 90 % of a card the allocator's fragmentation (2–10 %, reference.md §2.8) may not leave room
@@ -89,10 +90,14 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     return tuple(fits)
 
 
-def own_overhead(breakdown: Breakdown, gpu: GpuSpec) -> int:
-    """What `gpu`'s own default overhead adds to the breakdown's (transformers': its CUDA context by card class,
-    sources/gpu_overhead.py); none when the user gave the overhead, or the engine's does not depend on the card."""
-    workload = breakdown.workload
+def overhead_on(workload: Workload, gpu: GpuSpec) -> int:
+    """The workload's overhead on `gpu`: the user's, or the engine's default for that card (transformers': its
+    CUDA context by card class, sources/gpu_overhead.py)."""
     if workload.overhead_given:
-        return 0
-    return engine_for(workload.runtime).default_overhead({**vars(workload), "gpu": gpu}) - workload.overhead_bytes
+        return workload.overhead_bytes
+    return engine_for(workload.runtime).default_overhead({**vars(workload), "gpu": gpu})
+
+
+def own_overhead(breakdown: Breakdown, gpu: GpuSpec) -> int:
+    """What `gpu`'s own overhead adds to the breakdown's, computed for the form's card."""
+    return overhead_on(breakdown.workload, gpu) - breakdown.workload.overhead_bytes

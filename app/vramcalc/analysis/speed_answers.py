@@ -22,6 +22,7 @@ from ..sources.gpus import gpu
 from ..speed import Cost, Speed, cost_of, decode_rate, default_prices, speed_of, throughput
 from ..workload import Machine, Target, Workload
 from .evaluate import estimate
+from .fit import overhead_on
 from .ranks import most_loaded
 from .solve import fits, max_batch, min_gpus, weight_ladder
 
@@ -171,8 +172,7 @@ def cheapest_card(workload: Workload, target: Target, machine: Machine) -> tuple
     for slug, usd in default_prices().items():
         card = gpu(slug)
         candidate = Target(gpu=card, count=target.count)
-        moved = workload.but(gpu=card) if workload.overhead_given else workload.but(  # the card's own overhead
-            gpu=card, overhead_bytes=engine_for(workload.runtime).default_overhead({**vars(workload), "gpu": card}))
+        moved = workload.but(gpu=card, overhead_bytes=overhead_on(workload, card))  # the card's own overhead
         try:
             if not fits(moved, candidate):
                 continue
