@@ -111,11 +111,20 @@ def test_the_presets_and_gpus_ship_as_one_file_each_in_their_order(site_dir):
             assert list(bundle) == json.loads((data / folder / "order.json").read_text(encoding="utf-8"))
 
 
+def _node(script: str):
+    """Run an ES module in Node.js (the pinned Pyodide boots there) and return its finished process."""
+    import subprocess
+
+    result = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result
+
+
 def test_the_engines_bytecode_still_formats_a_traceback_in_pyodide(site_dir, tmp_path):
     """The engine ships one line per function (tools/precompile.mjs, without_lines): an exception raised in
     it, in the pinned Pyodide, formats with its file, function and def line, and warnings still work."""
     import json
-    import subprocess
 
     engine = tmp_path / "vramcalc.zip"
     engine.write_bytes(gzip.decompress((site_dir / "vramcalc.zip.gz").read_bytes()))
@@ -139,9 +148,7 @@ with warnings.catch_warnings(record=True) as caught:
 text + "|" + str(len(caught))
 `));
 """
-    result = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True,
-                            timeout=120, check=False)
-    assert result.returncode == 0, result.stderr[-2000:]
+    result = _node(script)
     assert 'vramcalc/core/option.py", line ' in result.stdout and ", in parse_int" in result.stdout
     assert "ValidationError" in result.stdout and result.stdout.strip().endswith("|1")
 
@@ -150,7 +157,6 @@ def test_the_standard_librarys_bytecode_still_formats_a_traceback_in_pyodide(sit
     """The standard library ships one line per function too (tools/precompile.mjs, without_lines): the pinned
     Pyodide boots from it, and an exception raised inside it formats with file, function and def line."""
     import json
-    import subprocess
 
     stdlib = tmp_path / "python_stdlib.zip"
     stdlib.write_bytes(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))
@@ -167,8 +173,6 @@ except Exception as error:
 text + "|" + str(len(inspect.stack()) > 0)
 `));
 """
-    result = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True,
-                            timeout=120, check=False)
-    assert result.returncode == 0, result.stderr[-2000:]
+    result = _node(script)
     assert 'json/decoder.py", line ' in result.stdout and ", in raw_decode" in result.stdout
     assert "JSONDecodeError" in result.stdout and result.stdout.strip().endswith("|True")
