@@ -134,3 +134,20 @@ def test_grpo_settings_trl_would_refuse(changes, field):
     with pytest.raises(ValidationError) as error:
         parse_workload({**values, "completion_tokens": "256", **changes})
     assert error.value.field == field
+
+
+@pytest.mark.parametrize(("grad_accum", "step"), [(1, 8), (2, 4), (8, 1)])
+def test_reverse_answers_offer_only_batches_trl_accepts(grad_accum, step):
+    """The largest batch and longest sequence on a card: a batch × grad_accum num_generations divides, a sequence
+    longer than the completion (the verdict once offered batch 6 for GRPO's 8 generations)."""
+    from vramcalc.analysis.solve import fits, max_batch, max_seq
+    from vramcalc.inputs.parse import parse_target, parse_workload
+
+    values = {"model": "qwen3-8b", "mode": "training", "lora_rank": "16", "objective": "grpo", "seq": "1024",
+              "batch": "8", "grad_accum": str(grad_accum), "gpu": "h200"}
+    workload, target = parse_workload(values), parse_target(values)
+    most = max_batch(workload, target)
+    assert most is not None and most % step == 0 and most * grad_accum % 8 == 0
+    assert fits(workload.but(batch=most), target) and not fits(workload.but(batch=most + step), target)
+    longest = max_seq(workload, target)
+    assert longest is not None and longest > workload.completion_tokens

@@ -75,6 +75,31 @@ def test_training_has_a_step_and_no_decode():
     assert cost.run_usd == pytest.approx(cost.run_hours * cost.usd_per_hour)
 
 
+TRAIN = {"model": "qwen3-8b", "mode": "training", "lora_rank": "16", "gpu": "h200", "seq": "1024", "batch": "8"}
+
+
+def test_dpo_trains_on_both_answers_and_runs_the_reference_forward():
+    sft, dpo = speed(TRAIN), speed({**TRAIN, "objective": "dpo", "batch": "4"})  # 4 pairs: 8 sequences, as SFT's
+    precomputed = speed({**TRAIN, "objective": "dpo", "batch": "4", "reference": "precomputed"})
+    assert precomputed.step_s == pytest.approx(sft.step_s)  # the same tokens through the same passes
+    assert dpo.step_s == pytest.approx(sft.step_s * 1.5, rel=0.05)  # LoRA's 4N per token, plus the reference's 2N
+    assert any(p.key == "speed.basis.reference" for p in dpo.basis) and dpo.rollout_s is None
+
+
+def test_grpo_waits_for_its_rollout():
+    grpo = speed({**TRAIN, "objective": "grpo"})
+    vllm = speed({**TRAIN, "objective": "grpo", "rollout": "vllm-colocate"})
+    decode = speed({"model": "qwen3-8b", "gpu": "h200", "batch": "8", "prompt_tokens": "512",
+                    "output_tokens": "512", "seq": "1024"})
+    # the generation batch's prompts prefilled, then 512 decode steps of 8 sequences, as inference times them
+    assert grpo.rollout_s == pytest.approx(512 * decode.tpot_s + 8 * 512 / decode.prefill_tokens_per_s, rel=0.02)
+    assert grpo.rollout_s < grpo.step_s < grpo.rollout_s + speed(TRAIN).step_s * 1.6
+    assert vllm.rollout_s < grpo.rollout_s / 3  # vLLM's decode steps against generate's eager ones
+    assert speed({**TRAIN, "objective": "grpo", "completion_tokens": "256"}).rollout_s < 0.6 * grpo.rollout_s
+    english = ENGLISH.say(speed({**TRAIN, "objective": "grpo"}).basis[1])
+    assert "8 completions of 512 tokens" in english
+
+
 def test_a_cost_needs_a_price():
     values = {**LLAMA, "gpu": "rtx-4060-ti-16gb"}
     result = speed(values)

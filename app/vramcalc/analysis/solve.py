@@ -16,7 +16,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 
-from ..core.choices import Runtime
+from ..core.choices import Objective, Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
@@ -132,16 +132,29 @@ def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
 
 
 def max_seq(workload: Workload, target: Target) -> int | None:
+    """The longest sequence; GRPO's holds its completion and at least one prompt token."""
+    shortest = workload.completion_tokens + 1 if workload.objective is Objective.GRPO else 1
     return last_within(lambda s: need(workload.but(seq=s), target), target.gpu.usable_bytes,
-                       1, MAX_SEQ, workload.seq)
+                       shortest, MAX_SEQ, workload.seq)
+
+
+def batch_step(workload: Workload) -> int:
+    """The batches a workload accepts are multiples of this: GRPO's num_generations must divide
+    --batch × --grad-accum (TRL's check, inputs/parse.py)."""
+    if workload.objective is not Objective.GRPO:
+        return 1
+    return workload.num_generations // math.gcd(workload.num_generations, workload.grad_accum)
 
 
 def max_batch(workload: Workload, target: Target) -> int | None:
-    """The largest batch; on llama.cpp, whose sequences are --parallel slots, the most slots."""
+    """The largest batch (GRPO's: a multiple of `batch_step`); on llama.cpp, whose sequences are
+    --parallel slots, the most slots."""
     key = "batch" if workload.is_training else engine_for(workload.runtime).batch_key
     limit = MAX_BATCH if key == "batch" else engine_for(workload.runtime).max_batch or MAX_BATCH
-    return last_within(lambda n: need(workload.but(**{key: n}), target), target.gpu.usable_bytes,
-                       1, limit, getattr(workload, key))
+    step = batch_step(workload) if key == "batch" else 1
+    most = last_within(lambda n: need(workload.but(**{key: n * step}), target), target.gpu.usable_bytes,
+                       1, limit // step, max(1, getattr(workload, key) // step))
+    return None if most is None else most * step
 
 
 def with_images(workload: Workload, images: int, width: int, height: int) -> Workload:

@@ -18,10 +18,20 @@ from ..engines.layouts import resolve_layout
 from ..memory.components import Breakdown
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
-from ..workload import Machine
+from ..workload import Machine, Workload
 from .hardware import TERA, Device, calibration, device, engine_rates, ram_bandwidth
-from .inference import Prefill, Step, bandwidth_share, compute_share, decode_step, mean_step, placement_of, prefill
-from .training import training_step
+from .inference import (
+    Placement,
+    Prefill,
+    Step,
+    bandwidth_share,
+    compute_share,
+    decode_step,
+    mean_step,
+    placement_of,
+    prefill,
+)
+from .training import rollout, training_step
 
 CURVE_POINTS = 12  # the chart of tokens/s against context length
 
@@ -43,13 +53,14 @@ class Speed:
     step_s: float | None = None
     train_tokens_per_s: float | None = None
     mfu: float | None = None
+    rollout_s: float | None = None  # GRPO: the generation inside step_s
     basis: tuple[Phrase, ...] = ()
     unknown: Phrase | None = None
     curve: tuple[tuple[int, float], ...] = ()  # (context depth, one sequence's tokens/s)
 
     def as_json(self) -> dict[str, object]:
         names = ("prefill_tokens_per_s", "decode_tokens_per_s", "output_tokens_per_s", "ttft_s", "tpot_s", "bound",
-                 "step_s", "train_tokens_per_s", "mfu", "prompt_tokens", "output_tokens", "sequences")
+                 "step_s", "train_tokens_per_s", "mfu", "rollout_s", "prompt_tokens", "output_tokens", "sequences")
         return {name: _rounded(getattr(self, name)) for name in names}
 
 
@@ -113,7 +124,7 @@ def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) ->
         return Speed(unknown=setup)
     card, layout = setup
     if breakdown.workload.is_training:
-        return _training(breakdown, card, layout.tp * layout.pp * layout.cp, layout.dp, layout.stage)
+        return _training(breakdown, card, machine, layout)
     return _inference(breakdown, card, machine, layout)
 
 
@@ -199,22 +210,47 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         basis=tuple(basis), curve=tuple(curve))
 
 
-def _training(breakdown: Breakdown, card: Device, model_parallel: int, replicas: int, stage: int) -> Speed:
+def _rollout_time(workload: Workload, card: Device, machine: Machine, tp: int) -> float:
+    """GRPO's generation before the step: the generation batch's prompts prefilled, then its completions
+    decoded, on the rollout's engine with every layer on the GPU (a breakdown with the workload alone: the
+    speed reads no engine facts for transformers or vLLM)."""
+    run = rollout(workload)
+    if run is None:
+        return 0.0
+    alone = Breakdown(workload=run, params=0, active_params=0, components=(), notes=())
+    placement = Placement(tp=tp)
+    mean, _ = mean_step(alone, card, machine, placement, batch=run.batch, prompt=run.prompt, output=run.output)
+    first = prefill(alone, card, machine, placement, batch=run.batch, prompt=run.prompt)
+    return run.output * mean + (first.seconds if first else 0.0)
+
+
+def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
     workload = breakdown.workload
-    step = training_step(workload, card, model_parallel, replicas=replicas, stage=stage,
-                         gradients=breakdown.sizes.get("gradients", 0), weights=breakdown.sizes.get("weights", 0))
+    model_parallel, replicas = layout.tp * layout.pp * layout.cp, layout.dp
+    generation = _rollout_time(workload, card, machine, layout.tp)
+    step = training_step(workload, card, model_parallel, replicas=replicas, stage=layout.stage,
+                         gradients=breakdown.sizes.get("gradients", 0), weights=breakdown.sizes.get("weights", 0),
+                         generation_s=generation)
     if step is None:
         return Speed(unknown=phrase("speed.unknown_tflops"))
     peak = card.compute("16-bit") or 0.0
     basis: tuple[Phrase, ...] = (phrase(
         "speed.basis.training", tokens=f"{step.tokens:,}", flops=f"{step.flops / 1e15:,.1f}", share=_percent(step.mfu),
         tflops=_tflops(peak), gpus=model_parallel * replicas, basis=phrase(calibration()["training"]["basis"])),)
+    if step.reference_flops:
+        basis += (phrase("speed.basis.reference", flops=f"{step.reference_flops / 1e15:,.2f}"),)
+    if step.generation_s:
+        run = rollout(workload)
+        assert run is not None
+        basis += (phrase("speed.basis.rollout", sequences=f"{run.batch:,}", tokens=f"{run.output:,}",
+                         seconds=f"{step.generation_s:,.1f}", share=_percent(step.generation_s / step.seconds),
+                         engine=phrase(f"option.runtime.{run.runtime.value}")),)
     if step.sync_s:
         basis += (phrase("speed.basis.sync", gpus=replicas, seconds=f"{step.sync_s:,.2f}",
                          compute=f"{step.compute_s:,.2f}",
                          link=_gb_s(card.link)),)
     return Speed(step_s=step.seconds, train_tokens_per_s=replicas * step.tokens / step.seconds, mfu=step.mfu,
-                 basis=basis)
+                 rollout_s=step.generation_s or None, basis=basis)
 
 
 def cost_of(speed: Speed, gpu: GpuSpec, gpus: int, machine: Machine) -> Cost:

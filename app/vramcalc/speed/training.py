@@ -7,13 +7,19 @@
 
 over the GPU's dense 16-bit tensor rate times the share of it the step achieves, fitted to published
 runs (data/speed.json, docs/accuracy.md). N is the parameters a token multiplies by (the active ones
-of a mixture of experts)."""
+of a mixture of experts).
+
+Preference and RL steps (TRL's trainers, training/preference.py and grpo.py) add what they run beside the
+trained tokens: DPO trains on each pair's chosen and rejected sequences; the reference's no-grad forward is
+2 · N per token more; GRPO first generates its completions, timed as the rollout engine decodes them
+(speed/inference.py). None of these is checked against published runs yet (validation.py says so)."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from ..core.choices import Checkpointing
+from ..core.choices import Checkpointing, Mode, Objective, Reference, Rollout, Runtime
+from ..training.grpo import generation_sequences, prompt_tokens, scores_without_gradients
 from ..workload import Workload
 from .hardware import Device, calibration
 from .reads import matmul_params, prompt_attention_flops
@@ -28,6 +34,30 @@ class TrainingStep:
     flops: float  # per replica per step, recompute included
     model_flops: float  # 6N (or 4N with LoRA) per token, without recompute: what MFU counts
     mfu: float
+    reference_flops: float = 0.0  # DPO's and GRPO's no-grad scoring forward, per replica per step (in `flops`)
+    generation_s: float = 0.0  # GRPO's rollout before the step's forward (in `seconds`)
+
+
+def trained_sequences(workload: Workload) -> int:
+    """Sequences one micro-step trains on: DPO's chosen and rejected of each pair; else --batch."""
+    return 2 * workload.batch if workload.objective is Objective.DPO else workload.batch
+
+
+def reference_forward(workload: Workload) -> bool:
+    """Whether the step runs a no-grad scoring forward: DPO's reference (not precomputed), GRPO's (grpo.py)."""
+    if workload.objective is Objective.DPO:
+        return workload.reference is not Reference.PRECOMPUTED
+    return workload.objective is Objective.GRPO and scores_without_gradients(workload)
+
+
+def rollout(workload: Workload) -> Workload | None:
+    """GRPO's generation as an inference workload: the generation batch's prompts, then the completions,
+    on the rollout's engine (transformers `generate`, or vLLM colocated or on a server); None for others."""
+    if workload.objective is not Objective.GRPO:
+        return None
+    runtime = Runtime.TRANSFORMERS if workload.rollout is Rollout.TRANSFORMERS else Runtime.VLLM
+    return workload.but(mode=Mode.INFERENCE, runtime=runtime, batch=generation_sequences(workload),
+                        prompt_tokens=prompt_tokens(workload), output_tokens=workload.completion_tokens)
 
 
 def flops_per_token(workload: Workload) -> tuple[float, float]:
@@ -62,20 +92,26 @@ def sync_bytes(workload: Workload, replicas: int, stage: int, gradients: float, 
 
 
 def training_step(workload: Workload, device: Device, model_parallel: int, *, replicas: int = 1, stage: int = 0,
-                  gradients: float = 0.0, weights: float = 0.0) -> TrainingStep | None:
+                  gradients: float = 0.0, weights: float = 0.0, generation_s: float = 0.0) -> TrainingStep | None:
     """One step on one data-parallel replica of `model_parallel` GPUs; None when the GPU's rate is unknown.
     The replicas' traffic runs beside the backward (bucketed, as DDP and FSDP do), so a step takes the
-    longer of the compute and the traffic over the GPUs' link."""
+    longer of the compute and the traffic over the GPUs' link; GRPO's rollout (`generation_s`, timed by
+    the caller from `rollout`) comes before it."""
     peak = device.compute("16-bit")
     if not peak:
         return None
-    tokens = workload.batch * workload.seq * workload.grad_accum
+    tokens = trained_sequences(workload) * workload.seq * workload.grad_accum
     with_recompute, model_only = flops_per_token(workload)
+    reference = 0.0
+    if reference_forward(workload):
+        reference = tokens * (2 * matmul_params(workload.model) + prompt_attention_flops(workload.model, workload.seq)
+                              / workload.seq)
     utilisation = hardware_utilisation(workload, device)
-    compute = tokens * with_recompute / (utilisation * peak * model_parallel)
+    flops = tokens * with_recompute + reference
+    compute = flops / (utilisation * peak * model_parallel)
     sync = sync_bytes(workload, replicas, stage, gradients, weights) / device.link
-    seconds = max(compute, sync)
+    seconds = max(compute, sync) + generation_s
     # MFU counts the model's FLOPs only: the recompute of checkpointing is time spent beyond them
-    return TrainingStep(seconds=seconds, compute_s=compute, sync_s=sync, tokens=tokens, flops=tokens * with_recompute,
-                        model_flops=tokens * model_only,
-                        mfu=utilisation * model_only / with_recompute * compute / seconds)
+    return TrainingStep(seconds=seconds, compute_s=compute, sync_s=sync, tokens=tokens, flops=flops,
+                        model_flops=tokens * model_only, reference_flops=reference, generation_s=generation_s,
+                        mfu=utilisation * tokens * model_only / flops * compute / seconds)

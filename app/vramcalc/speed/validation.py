@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..core.choices import Objective
 from ..core.phrase import Phrase, phrase
 from ..workload import Workload
 from .hardware import Platform, calibration, platform_of
@@ -19,6 +20,8 @@ def backend(workload: Workload) -> str:
 
 
 def expected_error(workload: Workload) -> Phrase:
+    if workload.objective is not Objective.SFT:
+        return phrase("speed.error.objective")
     stats: Mapping[str, Mapping[str, object]] = calibration().get("validation", {})
     group = stats.get(backend(workload))
     if group is None:

@@ -1061,6 +1061,9 @@ EN: Mapping[str, str] = {
     "speed.error": (
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
     ),
+    "speed.error.objective": (
+        "DPO and GRPO steps are not checked against published runs yet: treat the time as a rough estimate."
+    ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
     "speed.unknown_bandwidth": (
         "Speed unknown: this card's memory bandwidth is not known. Give it (--gpu-bandwidth, in GB/s)."
@@ -1184,6 +1187,12 @@ EN: Mapping[str, str] = {
         "{layers} layers in RAM ({least}); the vertical line is the card's memory."
     ),
     "speed.chart.moe.x": "GPU memory (GiB)",
+    "speed.basis.reference": (
+        "The reference's forward without gradients adds {flops} PFLOP per step (2 × parameters per token)."
+    ),
+    "speed.basis.rollout": (
+        "Before it, {engine} generates {sequences} completions of {tokens} tokens: {seconds} s, {share} of the step."
+    ),
     "speed.basis.sync": (
         "Keeping {gpus} data-parallel copies in step moves {seconds} s of traffic per step over a {link} GB/s link, "
         "beside {compute} s of compute: the step takes the longer."

@@ -1106,6 +1106,10 @@ PT: Mapping[str, str] = {
         "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
         "{backend})."
     ),
+    "speed.error.objective": (
+        "Passos de DPO e GRPO ainda não foram conferidos com execuções publicadas: trate o tempo como estimativa "
+        "grosseira."
+    ),
     "speed.error.none": (
         "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira."
     ),
@@ -1245,6 +1249,12 @@ PT: Mapping[str, str] = {
         "{layers} camadas na RAM ({least}); a linha vertical é a memória da placa."
     ),
     "speed.chart.moe.x": "memória da GPU (GiB)",
+    "speed.basis.reference": (
+        "O forward sem gradientes da referência soma {flops} PFLOP por passo (2 × parâmetros por token)."
+    ),
+    "speed.basis.rollout": (
+        "Antes dele, {engine} gera {sequences} respostas de {tokens} tokens: {seconds} s, {share} do passo."
+    ),
     "speed.basis.sync": (
         "Manter {gpus} cópias de dados paralelos em sincronia leva {seconds} s de tráfego por passo num enlace de "
         "{link} GB/s, ao lado de {compute} s de computação: o passo leva o maior dos dois."
