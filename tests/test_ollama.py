@@ -90,3 +90,55 @@ def test_versions_are_read_as_ollama_prints_them_and_bad_ones_name_the_field():
     with pytest.raises(ValidationError) as error:  # OLLAMA_KV_CACHE_TYPE came with v0.4.8
         parse_workload({**BASE, "ollama_version": "0.4.7", "kv_precision": "q8_0"})
     assert error.value.field == "kv_precision"
+
+
+def _weights_said(breakdown) -> str:
+    return ENGLISH.say(next(c for c in breakdown.components if c.key == "weights").formula)
+
+
+@pytest.mark.parametrize(("model", "card", "experts"), [("qwen3-32b", "rtx-4060-ti-16gb", False),
+                                                         ("qwen3-30b-a3b", "rtx-3060-12gb", True)])
+def test_since_v0_30_the_layers_are_where_llama_servers_fit_puts_them(model, card, experts):
+    """num_gpu not set: Ollama starts llama-server without -ngl and its --fit moves layers (of a mixture of
+    experts, experts) to system RAM until the card holds the rest: the breakdown is of that plan."""
+    from vramcalc.analysis.speed_answers import fit_plan
+    from vramcalc.engines.llamacpp import LlamaCppFacts
+    from vramcalc.inputs.parse import parse_target
+
+    values = {**BASE, "model": model, "gpu": card}
+    workload = parse_workload(values)
+    fitted = estimate(workload)
+    plan = fit_plan(workload, parse_target(values))
+    assert plan is not None and plan.changed and plan.fits and bool(plan.overrides) is experts
+    assert isinstance(fitted.facts, LlamaCppFacts)
+    assert fitted.facts.layout.layers_on_gpu + 1 == plan.gpu_layers and fitted.host_bytes > 0
+    assert fitted.total_bytes <= workload.gpu.usable_bytes
+    assert f"offloaded {plan.gpu_layers}/{workload.model.layers + 1} layers to GPU" in _weights_said(fitted)
+    whole = estimate(workload.but(gpu_layers=workload.model.layers + 1))  # num_gpu set: as asked, all layers
+    older = estimate(workload.but(ollama_version=(0, 29, 0)))  # its own runner then: not reproduced, all layers
+    for kept in (whole, older):
+        assert kept.total_bytes > workload.gpu.usable_bytes and "offloaded" not in _weights_said(kept)
+
+
+def test_the_searches_and_the_card_table_ask_for_the_model_whole():
+    """The reverse answers and the table of cards ask what llama.cpp's do, the model whole on the card: the fit
+    would answer "fits" on every card, at a fit per trial. The run itself is Ollama's, and it starts."""
+    from vramcalc.analysis.fit import fit_all
+    from vramcalc.analysis.solve import solve
+    from vramcalc.analysis.speed_answers import speed_answers
+    from vramcalc.inputs.parse import parse_target
+    from vramcalc.workload import Machine
+
+    values = {**BASE, "model": "qwen3-32b", "gpu": "rtx-4060-ti-16gb"}
+    workload, target = parse_workload(values), parse_target(values)
+    whole = workload.but(gpu_layers=workload.model.layers + 1)
+    assert solve(workload, target) == solve(whole, target)
+    row = next(f for f in fit_all(estimate(workload)) if f.gpu.slug == "rtx-4060-ti-16gb")
+    assert row.utilization > 1 and row == next(f for f in fit_all(estimate(whole)) if f.gpu == row.gpu)
+    answers = speed_answers(workload, target, Machine())
+    assert answers.fits and answers.fastest_format == speed_answers(whole, target, Machine()).fastest_format
+
+
+def test_a_model_the_card_holds_stays_whole():
+    fitted = estimate(parse_workload({**BASE, "gpu": "rtx-4090"}))
+    assert fitted.host_bytes < 10**9 and "offloaded" not in _weights_said(fitted)  # the token embeddings only

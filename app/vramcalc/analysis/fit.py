@@ -10,9 +10,11 @@ import enum
 
 from ..core.errors import ValidationError
 from ..engines import engine_for
+from ..engines.ollama import searched
 from ..memory.components import Breakdown
 from ..sources.gpus import GpuSpec, table_gpus
 from ..workload import Workload
+from .evaluate import estimate
 from .ranks import PerGpu, per_gpu
 
 TIGHT_RATIO = 0.9  # above 90 % of a card the allocator's fragmentation (2–10 %, reference.md §2.8) may not leave room
@@ -80,6 +82,11 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
 
 
 def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
+    """Each table card's share and count, for the model as the searches take it (Ollama's: whole, not as
+    llama-server fitted it to the form's card)."""
+    whole = searched(breakdown.workload)
+    if whole is not breakdown.workload:
+        breakdown = estimate(whole)
     total = breakdown.total_bytes
     ranks: dict[int, PerGpu | None] = {}  # the most loaded GPU by count, the same for every card
     fits = []

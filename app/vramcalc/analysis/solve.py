@@ -20,6 +20,7 @@ from ..core.choices import Objective, Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
+from ..engines.ollama import searched
 from ..formats.weights import NATIVE
 from ..inputs.options import MAX_BATCH, MAX_IMAGES, MAX_PX, MAX_SEQ, parse_precision
 from ..inputs.parse import check_consistency
@@ -262,6 +263,7 @@ def best_kv_format(workload: Workload, target: Target) -> str | None:
 
 
 def solve(workload: Workload, target: Target) -> Solution:
+    workload = searched(workload)
     layers = max_layers(workload, target)
     return Solution(
         best_format=best_format(workload, target),

@@ -15,7 +15,7 @@ from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.llamacpp_fit import FitPlan, llamacpp_fit
 from ..engines.llamacpp_fit_gpus import llamacpp_fit_gpus
-from ..engines.ollama import LLAMA_SERVER, num_ctx, version_of
+from ..engines.ollama import LLAMA_SERVER, num_ctx, searched, version_of
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
 from ..sources.gpus import gpu
@@ -231,6 +231,8 @@ def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> Spee
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:
     now = fits(workload, target)
+    plan = fit_plan(workload, target)
+    workload = searched(workload)  # Ollama's: whole on the card, as llama.cpp's answers ask
     cheap = cheapest_card(workload, target, machine)
     card, per_million = (None, None) if cheap is None else cheap
     if workload.is_training:
@@ -238,7 +240,6 @@ def speed_answers(workload: Workload, target: Target, machine: Machine) -> Speed
         return SpeedAnswers(fits=now, min_gpus_for_run=None if hours is None else min_gpus_for_run(
             workload, target, machine, hours), cheapest_card=card, cheapest_usd_per_million=per_million)
     experts = min_n_cpu_moe(workload, target)
-    plan = fit_plan(workload, target)
     planned = None if plan is None or not plan.fits else _decode(_unplaced(workload).but(
         seq=plan.seq, gpu_layers=plan.gpu_layers, override_tensor=plan.overrides), target, machine)
     return SpeedAnswers(fits=now, cheapest_card=card, cheapest_usd_per_million=per_million,

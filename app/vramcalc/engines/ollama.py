@@ -9,8 +9,9 @@ else 4,096; never more than the model's own context. The sequences: one since v0
 OLLAMA_NUM_PARALLEL was not set, as many as its default (4 from v0.1.49, 2 from v0.6.7) if the model
 then fitted the GPU whole, else one (server/sched.go pickBestFullFitByLibrary). One cache type for K and
 V (OLLAMA_KV_CACHE_TYPE, from v0.4.8). The placement: since v0.30 llama-server's own --fit when num_gpu
-is not set; before, Ollama's own estimate (llm/memory.go), which is not reproduced here. The rest is
-llama.cpp's, which this engine reuses."""
+is not set (engines/llamacpp_fit.py: the breakdown is of the layers it leaves on the card); before, Ollama's
+own estimate (llm/memory.go), which is not reproduced here: all layers on the card. The rest is llama.cpp's,
+which this engine reuses."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from ..sources.hf_config import MAX_POSITIONS
 from ..workload import Workload
 from .base import EngineBreakdown
 from .llamacpp import DEFAULT_UBATCH, LlamaCpp, LlamaCppFacts, llamacpp_breakdown
+from .llamacpp_fit import FitPlan, llamacpp_fit
 from .llamacpp_overrides import overrides_text
 
 # (GiB of GPU memory at least, default num_ctx), the first that holds: server/routes.go
@@ -94,6 +96,26 @@ def num_ctx(workload: Workload) -> tuple[int, bool]:
     return min(tier, workload.model.max_positions or tier), False
 
 
+def fitted(run: Workload, workload: Workload) -> FitPlan | None:
+    """llama-server's own fit of Ollama's run (v0.30 on, num_gpu not set, a card chosen), when it moves layers
+    or experts off the card and the rest then fits; None when everything stays or nothing fits. The card's
+    free memory is its usable memory less the CUDA context and other programs, as speed_answers.fit_plan has."""
+    card = workload.gpu
+    if card is None or workload.gpu_layers is not None or version_of(workload) < LLAMA_SERVER:
+        return None
+    plan = llamacpp_fit(run.but(runtime=Runtime.LLAMACPP), card.usable_bytes - workload.held_bytes)
+    return plan if plan.changed and plan.fits else None
+
+
+def searched(workload: Workload) -> Workload:
+    """What the reverse answers and the card table ask of Ollama: the model whole on the card (num_gpu: every
+    layer), as they ask of llama.cpp. llama-server's fit, which moves layers off until almost anything runs,
+    answers the headline only: searched over, it would answer "fits" everywhere, at a fit per trial."""
+    if workload.runtime is Runtime.OLLAMA and workload.gpu_layers is None and version_of(workload) >= LLAMA_SERVER:
+        return workload.but(gpu_layers=workload.model.layers + 1)
+    return workload
+
+
 class Ollama(LlamaCpp):
     """Ollama: llama.cpp's engine with Ollama's context, sequences and cache defaults."""
 
@@ -154,6 +176,10 @@ class Ollama(LlamaCpp):
             if kept := several.facts.device_bytes <= card.usable_bytes:
                 held = several
         held = held or llamacpp_breakdown(run, outputs=outputs)
+        plan = fitted(run, workload) if held.facts is not None and not kept else None
+        if plan is not None:
+            held = llamacpp_breakdown(run.but(gpu_layers=plan.gpu_layers, override_tensor=plan.overrides),
+                                      outputs=outputs)
         version = version_of(workload)
         when = "" if given or version >= CTX_BY_VRAM else phrase(
             "ollama.before" if version < CTX_4096 else "ollama.between", version=".".join(map(str, version)))
@@ -163,7 +189,13 @@ class Ollama(LlamaCpp):
         if tried > 1:
             why.append(phrase("ollama.parallel_kept" if kept else "ollama.parallel_fell", n=tried))
 
+        placed = () if plan is None else (phrase(
+            "ollama.fit", on_gpu=plan.gpu_layers, layers=workload.model.layers + 1,
+            experts=phrase("ollama.fit_experts") if plan.overrides else ""), "; ")
+
         def with_ctx(component: Component) -> Component:
+            if component.key == "weights" and placed:
+                return dataclasses.replace(component, explain=lambda: (*placed, *component.formula))
             if component.key != "kv_cache":
                 return component
             return dataclasses.replace(component, explain=lambda: (*why, "; ", *component.formula))

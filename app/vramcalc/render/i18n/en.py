@@ -1179,6 +1179,11 @@ EN: Mapping[str, str] = {
         "; with OLLAMA_NUM_PARALLEL not set, this version tries {n} sequences, then one, as with {n} the "
         "model would not fit the GPU whole"
     ),
+    "ollama.fit": (
+        "Ollama lets llama-server fit the model to the card (num_gpu not set; its log: \"offloaded {on_gpu}/{layers} "
+        "layers to GPU\"){experts}; the table of cards counts the model whole on each"
+    ),
+    "ollama.fit_experts": ", with some layers' experts in system RAM",
     "ollama.ctx_given": "Ollama allocates {ctx} tokens per sequence (num_ctx){cut}",
     "ollama.cut": ", whatever the request's {seq}: longer prompts are cut",
     "speed.chart.moe.title": "Speed against GPU memory, as --n-cpu-moe moves experts to system RAM",

@@ -1241,6 +1241,11 @@ PT: Mapping[str, str] = {
         "; sem OLLAMA_NUM_PARALLEL, esta versão tenta {n} sequências e depois uma, pois com {n} o modelo não "
         "caberia inteiro na GPU"
     ),
+    "ollama.fit": (
+        "O Ollama deixa o llama-server ajustar o modelo à placa (num_gpu não definido; no log: \"offloaded "
+        "{on_gpu}/{layers} layers to GPU\"){experts}; a tabela de placas conta o modelo inteiro em cada uma"
+    ),
+    "ollama.fit_experts": ", com os especialistas de algumas camadas na RAM do sistema",
     "ollama.ctx_given": "O Ollama reserva {ctx} tokens por sequência (num_ctx){cut}",
     "ollama.cut": ", qualquer que seja o pedido de {seq}: prompts mais longos são cortados",
     "speed.chart.moe.title": "Velocidade conforme a memória da GPU, quando --n-cpu-moe leva especialistas para a RAM",
