@@ -142,3 +142,18 @@ def test_the_searches_and_the_card_table_ask_for_the_model_whole():
 def test_a_model_the_card_holds_stays_whole():
     fitted = estimate(parse_workload({**BASE, "gpu": "rtx-4090"}))
     assert fitted.host_bytes < 10**9 and "offloaded" not in _weights_said(fitted)  # the token embeddings only
+
+
+def test_its_speed_is_of_the_prompt_its_context_holds():
+    """A request longer than num_ctx is cut to it: the speed is that of the prompt Ollama keeps."""
+    from vramcalc.speed import speed_of
+    from vramcalc.workload import Machine
+
+    def timed(values):
+        workload = parse_workload({**BASE, "gpu": "rtx-4060-ti-16gb", **values})
+        return speed_of(estimate(workload), workload.gpu, 1, Machine())
+
+    cut, kept = timed({"seq": "8192", "output_tokens": "256"}), timed({"seq": "4096", "output_tokens": "256"})
+    assert cut.prompt_tokens == kept.prompt_tokens == 4096 - 256 and cut.ttft_s == kept.ttft_s
+    assert cut.decode_tokens_per_s == kept.decode_tokens_per_s
+    assert timed({"seq": "8192", "output_tokens": "6000"}).output_tokens == 2048  # half the context at most

@@ -107,6 +107,17 @@ def fitted(run: Workload, workload: Workload) -> FitPlan | None:
     return plan if plan.changed and plan.fits else None
 
 
+def within_context(workload: Workload) -> Workload:
+    """The request as Ollama runs it, inside the context it allocates (`num_ctx`): a prompt and output longer
+    than that have their prompt cut to leave the output its room (or half the context, for a longer output);
+    what the speed is then of."""
+    ctx = num_ctx(workload)[0]
+    if workload.runtime is not Runtime.OLLAMA or workload.prompt + workload.output <= ctx:
+        return workload
+    output = min(workload.output, ctx // 2)
+    return workload.but(seq=ctx, prompt_tokens=ctx - output, output_tokens=output)
+
+
 def searched(workload: Workload) -> Workload:
     """What the reverse answers and the card table ask of Ollama: the model whole on the card (num_gpu: every
     layer), as they ask of llama.cpp. llama-server's fit, which moves layers off until almost anything runs,

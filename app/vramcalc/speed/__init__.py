@@ -15,6 +15,7 @@ from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..core.units import GB
 from ..engines.layouts import resolve_layout
+from ..engines.ollama import within_context
 from ..memory.components import Breakdown
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
@@ -106,6 +107,12 @@ def _tflops(value: float) -> str:
     return f"{value / TERA:,.0f}"
 
 
+def _as_run(breakdown: Breakdown) -> Breakdown:
+    """The breakdown with its request as the engine runs it (Ollama cuts a prompt longer than its context)."""
+    run = within_context(breakdown.workload)
+    return breakdown if run is breakdown.workload else dataclasses.replace(breakdown, workload=run)
+
+
 def _setup(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> tuple[Device, Layout] | Phrase:
     """The card and the layout the speed is computed for, or why it cannot be."""
     card = device(gpu, machine)
@@ -119,6 +126,7 @@ def _setup(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> t
 
 def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> Speed:
     """The speed of the breakdown's workload on `gpus` of `gpu`."""
+    breakdown = _as_run(breakdown)
     setup = _setup(breakdown, gpu, gpus, machine)
     if isinstance(setup, Phrase):
         return Speed(unknown=setup)
@@ -137,6 +145,7 @@ def _mean_step(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
 def decode_rate(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> float | None:
     """One sequence's tokens/s, as `speed_of` says it, without the prompt, the chart or the words: what the
     reverse answers search over (None in training, or when the card's bandwidth or the layout is unknown)."""
+    breakdown = _as_run(breakdown)
     setup = _setup(breakdown, gpu, gpus, machine)
     if isinstance(setup, Phrase) or breakdown.workload.is_training:
         return None
@@ -148,6 +157,7 @@ def decode_rate(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine)
 def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> float | None:
     """Tokens/s of all sequences (training: trained tokens/s), as `speed_of` says them, without the rest:
     what the cheapest-card search compares."""
+    breakdown = _as_run(breakdown)
     if breakdown.workload.is_training:
         return speed_of(breakdown, gpu, gpus, machine).train_tokens_per_s
     setup = _setup(breakdown, gpu, gpus, machine)
