@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vramcalc import estimate, parse_workload
-from vramcalc.model.table import param_count
+from vramcalc.model.table import active_param_count, param_count
 from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.sources.readers import READERS
@@ -473,9 +473,23 @@ def test_longcat_flash_counts_its_zero_experts_as_transformers_holds_them_and_sa
     assert spec.layers == 6 and spec.moe_layers == (True, False) * 3
     assert spec.moe.zero_experts == 4 and spec.moe.shared_ffn == spec.ffn == 1024
     assert any("4 zero-computation experts" in ENGLISH.say(n) and "1,572,864" in ENGLISH.say(n) for n in spec.notes)
-    for runtime, said in (("transformers", False), ("vllm", True)):
-        result = estimate(parse_workload({"model": "config", "runtime": runtime}, config=_case("longcat_flash/full")))
-        assert any("zero experts' gate" in ENGLISH.say(a) for a in result.assumptions) is said
+    # vLLM's ZeroExpertFusedMoE holds n_routed_experts' gate/up (the router keeps its rows for all): the weights
+    # are transformers' count less the slots, to the parameter
+    full = _case("longcat_flash/full")
+    meta = next(case["text_params"] for case in CASES if case["name"] == "longcat_flash/full")
+    slots = 28 * 256 * 2 * 2048 * 6144
+
+    def weights(runtime):
+        values = {"model": "config", "runtime": runtime, "precision": "bf16"}
+        return estimate(parse_workload(values, config=full)).bytes_of("weights")
+
+    assert weights("transformers") == 2 * meta and weights("vllm") == 2 * (meta - slots)
+    result = estimate(parse_workload({"model": "config", "runtime": "vllm"}, config=full))
+    assert not any("zero" in ENGLISH.say(a) for a in result.assumptions)
+    # one token's experts: at most moe_topk real ones (a zero expert reads no slot): 12 of 512 per MoE sublayer
+    spec_full = from_hf_config(full)
+    per_expert = 3 * 2048 * 6144
+    assert param_count(spec_full) - active_param_count(spec_full) == 28 * (512 - 12) * per_expert + slots
     result = estimate(parse_workload({"model": "config", "runtime": "llamacpp"}, config=_case("longcat_flash/full")))
     assert any("no architecture for longcat_flash" in ENGLISH.say(a) for a in result.assumptions)
     # each sublayer caches MLA's latent (LongcatFlashMLA: DeepSeek-V3's)
