@@ -57,6 +57,14 @@ def test_an_unknown_layer_kind_is_estimated_and_named_never_refused():
     assert any("mamba" in ENGLISH.say(a) for a in result.assumptions)
 
 
+def test_an_unknown_type_with_head_dim_zero_is_estimated_not_refused():
+    """Glm5NextTextConfig sets head_dim to qk_rope_head_dim, 0 for GLM-5.3 (no RoPE): read as absent."""
+    config = {"model_type": "glm5_next_text", "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+              "intermediate_size": 1024, "vocab_size": 1000, "head_dim": 0}
+    spec = from_hf_config(config)
+    assert spec.head_dim == 64 and any("glm5_next_text" in ENGLISH.say(a) for a in spec.assumptions)
+
+
 def test_the_dsa_indexer_keeps_a_key_per_token_beside_mlas_latent():
     spec = from_hf_config(_case("deepseek_v32/full"))
     assert spec.indexer is not None and (spec.indexer.heads, spec.indexer.head_dim) == (64, 128)
