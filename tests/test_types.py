@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from vramcalc import estimate, parse_workload
-from vramcalc.model.table import param_count
+from vramcalc.model.table import active_param_count, param_count
 from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
-from vramcalc.sources.readers import READERS
+from vramcalc.sources.readers import READERS, TEXT_TYPES
 
 CASES = json.loads((Path(__file__).parent / "golden" / "types.json").read_text(encoding="utf-8"))["cases"]
 
@@ -28,7 +28,7 @@ def test_each_new_type_counts_as_transformers_does(case):
 def test_every_new_type_has_a_full_size_and_a_perturbed_case():
     names = {case["name"] for case in CASES}
     for model_type in {name.split("/")[0] for name in names}:
-        assert model_type in READERS
+        assert model_type in READERS or model_type in TEXT_TYPES  # a type, or a wrapper of one (EXAONE 4.5)
         assert {f"{model_type}/full", f"{model_type}/perturbed"} <= names
 
 
@@ -55,6 +55,14 @@ def test_an_unknown_layer_kind_is_estimated_and_named_never_refused():
     assert any("2 layers of kind 'mamba'" in s for s in said) and any("'conv'" in s for s in said)
     result = estimate(parse_workload({"model": "config", "seq": "1024"}, config=config))
     assert any("mamba" in ENGLISH.say(a) for a in result.assumptions)
+
+
+def test_an_unknown_type_with_head_dim_zero_is_estimated_not_refused():
+    """Glm5NextTextConfig sets head_dim to qk_rope_head_dim, 0 for GLM-5.3 (no RoPE): read as absent."""
+    config = {"model_type": "glm5_next_text", "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+              "intermediate_size": 1024, "vocab_size": 1000, "head_dim": 0}
+    spec = from_hf_config(config)
+    assert spec.head_dim == 64 and any("glm5_next_text" in ENGLISH.say(a) for a in spec.assumptions)
 
 
 def test_the_dsa_indexer_keeps_a_key_per_token_beside_mlas_latent():
@@ -473,9 +481,23 @@ def test_longcat_flash_counts_its_zero_experts_as_transformers_holds_them_and_sa
     assert spec.layers == 6 and spec.moe_layers == (True, False) * 3
     assert spec.moe.zero_experts == 4 and spec.moe.shared_ffn == spec.ffn == 1024
     assert any("4 zero-computation experts" in ENGLISH.say(n) and "1,572,864" in ENGLISH.say(n) for n in spec.notes)
-    for runtime, said in (("transformers", False), ("vllm", True)):
-        result = estimate(parse_workload({"model": "config", "runtime": runtime}, config=_case("longcat_flash/full")))
-        assert any("zero experts' gate" in ENGLISH.say(a) for a in result.assumptions) is said
+    # vLLM's ZeroExpertFusedMoE holds n_routed_experts' gate/up (the router keeps its rows for all): the weights
+    # are transformers' count less the slots, to the parameter
+    full = _case("longcat_flash/full")
+    meta = next(case["text_params"] for case in CASES if case["name"] == "longcat_flash/full")
+    slots = 28 * 256 * 2 * 2048 * 6144
+
+    def weights(runtime):
+        values = {"model": "config", "runtime": runtime, "precision": "bf16"}
+        return estimate(parse_workload(values, config=full)).bytes_of("weights")
+
+    assert weights("transformers") == 2 * meta and weights("vllm") == 2 * (meta - slots)
+    result = estimate(parse_workload({"model": "config", "runtime": "vllm"}, config=full))
+    assert not any("zero" in ENGLISH.say(a) for a in result.assumptions)
+    # one token's experts: at most moe_topk real ones (a zero expert reads no slot): 12 of 512 per MoE sublayer
+    spec_full = from_hf_config(full)
+    per_expert = 3 * 2048 * 6144
+    assert param_count(spec_full) - active_param_count(spec_full) == 28 * (512 - 12) * per_expert + slots
     result = estimate(parse_workload({"model": "config", "runtime": "llamacpp"}, config=_case("longcat_flash/full")))
     assert any("no architecture for longcat_flash" in ENGLISH.say(a) for a in result.assumptions)
     # each sublayer caches MLA's latent (LongcatFlashMLA: DeepSeek-V3's)

@@ -25,6 +25,7 @@ from pathlib import Path
 import torch
 import transformers
 from transformers import AutoConfig, AutoModelForCausalLM
+from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 NOT_TEXT = re.compile(r"(vision|visual|multi_modal_projector|mm_projector|image_newline|patch_embed|audio)")
@@ -242,6 +243,32 @@ CASES: dict[str, tuple[dict, dict]] = {
                      "num_nextn_predict_layers": 1, "moe_layers_enum": "2,3,5", "moe_num_experts": 12,
                      "moe_top_k": 3, "moe_intermediate_size": 128, "share_expert_dim": 192, "attention_bias": True,
                      "mlp_bias": True, "vocab_size": 32000}),
+    # Hy3: a sigmoid router over experts, shared experts of n × moe_intermediate_size, dense layers by mlp_layer_types
+    "hy_v3": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048, "num_attention_heads": 12,
+                   "num_key_value_heads": 4, "head_dim": 64, "num_experts": 12, "num_experts_per_tok": 3,
+                   "num_shared_experts": 2, "moe_intermediate_size": 256,
+                   "mlp_layer_types": ["dense", "sparse", "dense", "sparse", "sparse"], "mlp_bias": True,
+                   "attention_bias": True, "vocab_size": 32000}),
+    "internlm3": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816,
+                       "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64, "qkv_bias": True,
+                       "bias": True, "tie_word_embeddings": True, "vocab_size": 32000}),
+    "iquestcoder": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048,
+                         "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 96, "attention_bias": True,
+                         "vocab_size": 32000}),
+    "cwm": ({}, {"num_hidden_layers": 6, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
+                 "num_key_value_heads": 4, "head_dim": 64, "sliding_window": 512, "mlp_bias": True,
+                 "vocab_size": 32000}),
+    "solar_open": ({}, {"num_hidden_layers": 4, "hidden_size": 768, "num_attention_heads": 12, "num_key_value_heads": 4,
+                        "head_dim": 96, "n_routed_experts": 16, "num_experts_per_tok": 4, "n_shared_experts": 2,
+                        "moe_intermediate_size": 256, "attention_bias": True, "vocab_size": 32000}),
+    "youtu": ({}, {"num_hidden_layers": 5, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 8,
+                   "num_key_value_heads": 8, "q_lora_rank": 384, "kv_lora_rank": 256, "qk_rope_head_dim": 32,
+                   "qk_nope_head_dim": 64, "v_head_dim": 96, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # EXAONE 4.5: EXAONE 4 inside a vision wrapper, its text_config's model_type in the first files' spelling
+    "exaone4_5": ({"text_config": {"model_type": "exaone4", "max_position_embeddings": 65536}},
+                  {"text_config": {"model_type": "exaone4_5_text", "num_hidden_layers": 5, "hidden_size": 768,
+                                   "intermediate_size": 2048, "num_attention_heads": 12, "num_key_value_heads": 4,
+                                   "sliding_window": 256, "max_position_embeddings": 8192, "vocab_size": 32000}}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7"}
@@ -257,7 +284,8 @@ def text_params(config) -> int:
                 outer = getattr(transformers, wrapper + "Config")(text_config=config.to_dict())
                 model = getattr(transformers, wrapper + "ForConditionalGeneration")(outer)
             else:
-                name = type(config).__name__.removesuffix("Config") + "ForCausalLM"
+                name = MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.get(config.model_type)  # a wrapper, whole
+                name = name or type(config).__name__.removesuffix("Config") + "ForCausalLM"
                 model = getattr(transformers, name)(config)
     seen, total = set(), 0
     for name, param in model.named_parameters(remove_duplicate=True):
@@ -279,7 +307,13 @@ def main(argv=None):
         if args.types and model_type not in args.types:
             cases += [kept[name] for name in (f"{model_type}/full", f"{model_type}/perturbed") if name in kept]
             continue
-        full = {k: v for k, v in AutoConfig.for_model(model_type, **full_changes).to_dict().items() if k not in NOISE}
+        if "text_config" in full_changes:  # a wrapper: its text model's defaults, the vision tower left to the class
+            text = dict(full_changes["text_config"])
+            text = AutoConfig.for_model(text.pop("model_type"), **text).to_dict()
+            full = {"text_config": {k: v for k, v in text.items() if k not in NOISE}}
+        else:
+            full = {k: v for k, v in AutoConfig.for_model(model_type, **full_changes).to_dict().items()
+                    if k not in NOISE}
         for label, given in (("full", full), ("perturbed", small)):
             kwargs = {k: v for k, v in given.items() if k != "model_type"}
             count = text_params(AutoConfig.for_model(model_type, **kwargs))

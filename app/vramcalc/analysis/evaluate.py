@@ -79,8 +79,6 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
         extra = (phrase("assumption.altup_activations"),)
     if model.model_type in LLAMACPP_UNREAD and workload.runtime in GGUF_RUNTIMES:
         extra += (phrase("assumption.llamacpp_unsupported", model_type=model.model_type),)
-    if model.moe is not None and model.moe.zero_experts and workload.runtime is not Runtime.TRANSFORMERS:
-        extra += (phrase("assumption.zero_experts"),)
     if model.kv_shared_layers and workload.runtime is not Runtime.TRANSFORMERS:  # vLLM's qkv_proj, llama.cpp's
         # create_tensor_qkv on every layer: the K/V weights transformers does not build for Gemma 3n/4's shared layers
         extra += (phrase("assumption.kv_shared_weights", count=model.kv_shared_layers,

@@ -289,6 +289,8 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
     if not isinstance(precision, (Precision, WeightFormat)):  # as in _checked: a bug in the option table
         raise TypeError(f"precision: its parser returned {precision!r}, expected a Precision or a WeightFormat")
     attributes["precision"] = engine.run_format(model, precision, training=attributes["mode"] is Mode.TRAINING)
+    if model.moe is not None and model.moe.zero_experts and engine.runtime is not Runtime.TRANSFORMERS:
+        model = dataclasses.replace(model, moe=dataclasses.replace(model.moe, zero_slots=False))  # vLLM: no slots
     if attributes["mode"] is Mode.EMBEDDING and model.encoder is None and not model.tie_embeddings:
         model = dataclasses.replace(model, tie_embeddings=True)  # AutoModel, as an embedder loads it: no lm_head
     prompt, output = attributes["prompt_tokens"], attributes["output_tokens"]

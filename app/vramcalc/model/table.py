@@ -27,8 +27,8 @@ def count_params(spec: ModelSpec, *, active: bool) -> int:
     moe = spec.moe
 
     def numel(tensor: Tensor) -> int:
-        if active and moe is not None and tensor.role is Role.EXPERT:
-            return tensor.numel // moe.experts * moe.per_token
+        if active and moe is not None and tensor.role is Role.EXPERT:  # per expert slot (LongCat's zero experts
+            return tensor.numel // tensor.shape[0] * moe.per_token  # have gate/up slots): top-k all real, the most
         return tensor.numel
 
     return sum(numel(t) * count for t, count in counted_tensors(spec))

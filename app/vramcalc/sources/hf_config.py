@@ -150,6 +150,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         assumptions.append(phrase("assumption.unknown_type", model_type=repr(model_type), count=len(supported_types()))
                            if model_type else phrase("assumption.no_type"))
         guessed = _guess_experts(config)
+        if type(config.get("head_dim")) is int and config["head_dim"] == 0:  # GLM-5.3's: its RoPE width, none
+            config = {k: v for k, v in config.items() if k != "head_dim"}
     given = {**config, **{new: config[old] for old, new in LEGACY_KEYS.get(model_type, {}).items() if old in config}}
     # Omitted keys take the transformers class defaults (an explicit null stays null, as there),
     # except the two sizes no real config leaves out; the shape keys so filled are named in a note.

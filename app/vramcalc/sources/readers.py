@@ -390,14 +390,29 @@ READERS: Mapping[str, Reader] = {
                                ("num_mtp_layers", "num_nextn_predict_layers")),
                       extra=frozenset({"share_expert_dim", "moe_layers_enum", "attention_other_setting",
                                        "num_sliding_attention_heads", "per_layer_config", "num_nextn_predict_layers"})),
+    # Hy3 (HYV3ForCausalLM): Apertus' attention (q/k RMSNorm per head), a dense first layer, then a sigmoid router
+    # over num_experts and num_shared_experts × moe_intermediate_size beside them (DeepSeek-V3's layout)
+    "hy_v3": Reader(qk_norm=QkNorm.HEAD, moe=MoeKeys.DEEPSEEK, first_dense=1, reads_mlp_bias=True,
+                    aliases=(("num_experts", "n_routed_experts"), ("num_shared_experts", "n_shared_experts"))),
+    # Llama's classes under other names: InternLM3 (qkv_bias and bias, InternLM3Config's attribute_map) and
+    # IQuest-Coder
+    "internlm3": Reader(reads_mlp_bias=True, aliases=(("qkv_bias", "attention_bias"), ("bias", "mlp_bias"))),
+    "iquestcoder": Reader(reads_mlp_bias=True),
+    # CWM: Llama's layers, unbiased q/k/v/o (CwmAttention), layers 0, 4, 8... full and the others sliding
+    "cwm": Reader(qkv_bias=False, o_bias=False, reads_mlp_bias=True, sliding=Sliding.FIRST, pattern=4),
+    # Solar Open: Llama's attention (attention_bias on q/k/v, none on o) before GLM-4-MoE's experts in every layer
+    "solar_open": Reader(moe=MoeKeys.DEEPSEEK, o_bias=False),
+    # Youtu-LLM: DeepSeek-V3's latent attention before a dense SwiGLU MLP, a tied head
+    "youtu": Reader(mla=True, tie_default=True),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",
               "mistral3": "mistral", "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text",
-              "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5"}
+              "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5",
+              "exaone4_5": "exaone4"}
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
-                "qwen3_vl_moe_text": "qwen3_moe"}
+                "qwen3_vl_moe_text": "qwen3_moe", "exaone4_5_text": "exaone4"}  # Exaone4_5_Config renames it so
 # Older names a config may carry, which its class reads in place of the new ones (Lfm2Config and
 # Lfm2MoeConfig.__post_init__ pop them over the defaults).
 LEGACY_KEYS = {"lfm2": {"block_ff_dim": "intermediate_size", "tie_embedding": "tie_word_embeddings"},

@@ -284,10 +284,6 @@ EN: Mapping[str, str] = {
     "assumption.llamacpp_unsupported": (
         "llama.cpp has no architecture for {model_type}: no GGUF of it runs; the answer is what one would take"
     ),
-    "assumption.zero_experts": (
-        "the weights count the zero experts' gate and up slots, which transformers holds and the checkpoint has not "
-        "(see the note): other engines hold less"
-    ),
     "assumption.lora_moe_experts": "LoRA all-linear on a mixture of experts adapts the attention and dense / shared "
                                    "MLP linears here; peft 0.21 on transformers 5 also wraps the fused expert "
                                    "tensors and the router (ParamWrapper), which this count leaves out.",
@@ -915,7 +911,7 @@ EN: Mapping[str, str] = {
     ),
     "model.note.zero_experts": (
         "transformers 5.23 gives the {count} zero-computation experts gate and up slots too: {params} parameters "
-        "the checkpoint does not have, counted here as transformers holds them (vLLM loads that many fewer)"
+        "the checkpoint does not have, held by transformers only: the other engines' answers leave them out"
     ),
     "model.note.mtp": (
         "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it for inference "

@@ -294,10 +294,6 @@ PT: Mapping[str, str] = {
     "assumption.llamacpp_unsupported": (
         "o llama.cpp não tem arquitetura para {model_type}: nenhum GGUF dele roda; a resposta é o que um exigiria"
     ),
-    "assumption.zero_experts": (
-        "os pesos contam os espaços de gate e up dos experts zero, que o transformers guarda e o checkpoint não tem "
-        "(veja a nota): outros motores guardam menos"
-    ),
     "assumption.lora_moe_experts": "LoRA all-linear numa mistura de especialistas adapta aqui as camadas lineares "
                                    "da atenção e do MLP denso / compartilhado; o peft 0.21 com o transformers 5 "
                                    "também envolve os tensores fundidos dos especialistas e o roteador "
@@ -948,8 +944,8 @@ PT: Mapping[str, str] = {
     ),
     "model.note.zero_experts": (
         "o transformers 5.23 dá aos {count} experts de computação zero espaços de gate e up também: {params} "
-        "parâmetros que o checkpoint não tem, contados aqui como o transformers os guarda (o vLLM carrega esse "
-        "tanto a menos)"
+        "parâmetros que o checkpoint não tem, guardados só pelo transformers: as "
+        "respostas dos outros motores deixam-nos de fora"
     ),
     "model.note.mtp": (
         "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores não a carregam para "

@@ -339,7 +339,8 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
     moe, h = spec.moe, spec.hidden
     assert moe is not None  # layer_is_moe holds only when the spec has experts
     e, i = moe.experts, moe.ffn
-    z = e + moe.zero_experts
+    z = e + moe.zero_experts  # router rows; the gate/up slots too where the engine holds them
+    slots = z if moe.zero_slots else e
     tensors = _linear(p + "ffn_gate_inp", z, h, Role.ROUTER, moe.router_bias)
     if moe.score_bias:
         tensors.append(Tensor(p + "exp_probs_b.bias", (e,), Role.ROUTER))
@@ -348,9 +349,9 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
         tensors += (_linear(p + "ffn_latent_in", moe.latent, h, Role.SHARED_EXPERT, spec.mlp_bias)
                     + _linear(p + "ffn_latent_out", h, moe.latent, Role.SHARED_EXPERT, spec.mlp_bias))
     if moe.gated:
-        tensors.append(Tensor(p + "ffn_gate_exps.weight", (z, i, x), Role.EXPERT))
+        tensors.append(Tensor(p + "ffn_gate_exps.weight", (slots, i, x), Role.EXPERT))
     tensors += [
-        Tensor(p + "ffn_up_exps.weight", (z, i, x), Role.EXPERT),
+        Tensor(p + "ffn_up_exps.weight", (slots, i, x), Role.EXPERT),
         Tensor(p + "ffn_down_exps.weight", (e, x, i), Role.EXPERT),
     ]
     if moe.expert_bias:

@@ -146,6 +146,12 @@ TRAITS: Mapping[str, Traits] = {
     # Step3p7TopKRouter: sigmoid on router_logits.float(), the weights kept fp32; Step3p7RMSNorm: 1 + weight.float()
     "step3p5": Traits(fp32_routing_weights=True, fp32_norm_weight_copies=True),
     "deepseek_v4": DEFAULT,  # DeepseekV4TopKRouter: F.linear in the model's dtype; its norms' weights kept in fp32
+    "hy_v3": Traits(fp32_router=True, fp32_routing_weights=True),  # HYV3TopKRouter: F.linear(hidden.float(), ...)
+    "internlm3": DEFAULT,  # Llama's classes
+    "iquestcoder": DEFAULT,
+    "cwm": DEFAULT,  # Llama's layers, Qwen2's attention
+    "solar_open": Traits(fp32_router=True, fp32_routing_weights=True),  # Glm4MoeTopkRouter: F.linear in fp32
+    "youtu": DEFAULT,  # DeepSeek-V3's attention, Qwen3's MLP, Llama's norms
 }
 
 
