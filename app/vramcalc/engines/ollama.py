@@ -81,12 +81,14 @@ OPTIONS = (
 
 def num_ctx(workload: Workload) -> tuple[int, bool]:
     """The context Ollama allocates per sequence, and whether the user set it. Its default: 2,048 tokens,
-    4,096 from v0.6.7, then tiered by the GPU's memory (one card's: the page sizes one kind of card), and
-    capped at the model's context."""
+    4,096 from v0.6.7, then tiered by the GPUs' memory (one card's for several of one kind: the form sizes one
+    card; a machine of different cards, their sum, as server/routes.go totals the GPUs), and capped at the
+    model's context."""
     if workload.num_ctx is not None:
         return workload.num_ctx, True
     version = version_of(workload)
-    memory = workload.gpu.usable_bytes if workload.gpu is not None else 0
+    memory = sum(card.usable_bytes for card in workload.cards) if workload.cards else (
+        workload.gpu.usable_bytes if workload.gpu is not None else 0)
     if version >= CTX_BY_VRAM:
         tier = next(ctx for gib, ctx in CONTEXT_TIERS if memory >= gib * GIB)
     else:
