@@ -80,6 +80,9 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
 
 
 def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
+    """Each listed card: how full one is, how many of that kind it takes (never the user's mixed cards)."""
+    if breakdown.workload.cards:
+        breakdown = dataclasses.replace(breakdown, workload=breakdown.workload.but(cards=()))
     total = breakdown.total_bytes
     ranks: dict[int, PerGpu | None] = {}  # the most loaded GPU by count, the same for every card
     fits = []
