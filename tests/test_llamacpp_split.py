@@ -285,3 +285,15 @@ def test_the_page_says_each_gpu(language):
     assert view.rank is not None and sum("CUDA" in line for line in view.rank.lines) == 2
     assert "RTX 4060 Ti 16 GB" in view.verdict.text and "RTX 3090" in view.heading
     assert view.answers[2].text == words.message("answer.gpus_mixed")
+
+
+def test_the_longest_sequence_on_different_cards_is_exact():
+    """It fits every GPU's own card and one more token does not; need() (what the solvers and the charts use)
+    crosses the first card's size there."""
+    w = workload("llama-3.1-8b", gpu="24gb,12gb")
+    target = parse_target({"gpu": "24gb,12gb"})
+    view = present_target(w, target)
+    answer = view.answers[0].value
+    assert isinstance(answer, int)
+    assert fits(w.but(seq=answer), target) and not fits(w.but(seq=answer + 1), target)
+    assert need(w.but(seq=answer), target) <= target.gpu.usable_bytes < need(w.but(seq=answer + 1), target)

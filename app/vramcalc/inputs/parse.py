@@ -374,9 +374,9 @@ def _check_machine(workload: Workload) -> None:
     layer split (engines/llamacpp_fit_gpus.device_plan). vLLM and transformers shard a model evenly over
     GPUs of one kind (vLLM's tensor parallelism needs equal shards, the smallest card then limiting each):
     refused rather than answered for one card's size."""
-    if workload.tensor_split and workload.runtime is not Runtime.LLAMACPP:
-        raise ValidationError("tensor_split", split_text(workload.tensor_split), "llama.cpp's own flag (-ts): "
-                              "Ollama and the other engines split the model themselves")
+    if workload.tensor_split and (workload.runtime is not Runtime.LLAMACPP or workload.embeds):
+        raise ValidationError("tensor_split", split_text(workload.tensor_split), "llama.cpp's own flag (-ts) for "
+                              "generating text: Ollama and the other engines split the model themselves")
     if workload.override_tensor and (workload.cards or workload.tensor_split):
         raise ValidationError("override_tensor", overrides_text(workload.override_tensor),
                               "not modelled with several kinds of card or --tensor-split: leave it empty")
