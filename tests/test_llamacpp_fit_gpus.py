@@ -12,7 +12,7 @@ import pytest
 from vramcalc.core.units import GIB
 from vramcalc.engines.llamacpp import llamacpp_breakdown
 from vramcalc.engines.llamacpp_fit import FIT_TARGET, Fraction, llamacpp_fit
-from vramcalc.engines.llamacpp_fit_gpus import Devices, Share, default_split, llamacpp_fit_gpus
+from vramcalc.engines.llamacpp_fit_gpus import Devices, Share, layer_split, llamacpp_fit_gpus
 from vramcalc.inputs.parse import parse_workload
 from vramcalc.memory.states import vision_bytes
 
@@ -52,9 +52,9 @@ def test_on_one_gpu_the_general_fit_is_the_one_gpu_fit(model, precision, gib, ct
 
 def test_without_ts_the_layers_follow_each_gpus_free_memory():
     """llama-model.cpp: layer k of n on the first device whose cumulative share of free memory exceeds k/n."""
-    assert default_split((24, 24), 81) == (41, 40)
-    assert default_split((12, 24), 81) == (27, 54)
-    assert default_split((8, 8, 8), 49) == (17, 16, 16)
+    assert layer_split((24, 24), 81) == (41, 40)
+    assert layer_split((12, 24), 81) == (27, 54)
+    assert layer_split((8, 8, 8), 49) == (17, 16, 16)
 
 
 def test_what_fits_as_split_is_kept():
@@ -107,4 +107,4 @@ def test_several_gpus_lower_the_context_with_an_allowance_for_whole_layers_and_g
 def test_set_layers_or_overrides_stop_the_fit_after_the_context():
     w = workload("qwen3-30b-a3b", n_cpu_moe="10")
     plan = llamacpp_fit_gpus(w, (4 * GIB, 4 * GIB))
-    assert plan.overrides == w.override_tensor and plan.tensor_split == default_split((4 * GIB, 4 * GIB), 49)
+    assert plan.overrides == w.override_tensor and plan.tensor_split == layer_split((4 * GIB, 4 * GIB), 49)

@@ -116,7 +116,8 @@ def test_since_v0_30_the_layers_are_where_llama_servers_fit_puts_them(model, car
     assert f"offloaded {plan.gpu_layers}/{workload.model.layers + 1} layers to GPU" in _weights_said(fitted)
     whole = estimate(workload.but(gpu_layers=workload.model.layers + 1))  # num_gpu set: as asked, all layers
     older = estimate(workload.but(ollama_version=(0, 29, 0)))  # its own runner then: not reproduced, all layers
-    for kept in (whole, older):
+    two = estimate(parse_workload({**values, "gpus": "2"}))  # its fit over two cards is not this one's
+    for kept in (whole, older, two):
         assert kept.total_bytes > workload.gpu.usable_bytes and "offloaded" not in _weights_said(kept)
 
 

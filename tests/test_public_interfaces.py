@@ -138,7 +138,8 @@ def json_names() -> dict[str, set[str]]:
 
     documents = (_breakdown_json(), _breakdown_json(runtime="vllm"), _breakdown_json(runtime="llamacpp"),
                  _breakdown_json(mode="training", gpus="2"), _breakdown_json(mode="training", objective="dpo"),
-                 _breakdown_json(mode="training", objective="grpo", reference="copy", batch="8"))
+                 _breakdown_json(mode="training", objective="grpo", reference="copy", batch="8"),
+                 _breakdown_json(runtime="llamacpp", precision="q4_k_m", gpu="rtx-3090,rtx-4060-ti-16gb", gpus="2"))
     for document in documents:
         add("breakdown", document)
         add("components", document["components"])
@@ -151,6 +152,8 @@ def json_names() -> dict[str, set[str]]:
             add("gpus", fit)
         add("per_gpu", document["per_gpu"])
         add("per_gpu.engine", document["per_gpu"]["engine"])
+        for device in document["per_gpu"]["devices"]:
+            add("per_gpu device", device)
         add(f"runtime {document['runtime']['name']}", document["runtime"])
         add("speed", document["speed"])
         add("cost", document["cost"])
@@ -177,7 +180,8 @@ def json_names() -> dict[str, set[str]]:
 
 def test_the_json_documents_were_all_seen():
     """Guards the test itself: every place it reads was reached (vLLM's per-GPU pool, each engine, ...)."""
-    expected = {"breakdown", "components", "phases", "gpus", "per_gpu", "per_gpu.engine", "runtime transformers",
+    expected = {"breakdown", "components", "phases", "gpus", "per_gpu", "per_gpu.engine", "per_gpu device",
+                "runtime transformers",
                 "runtime vllm", "runtime llamacpp", "fit", "capacity", "capacity row", "capacity cell",
                 "capacity example", "models", "speed", "cost", "diffusion", "diffusion part", "diffusion stage"}
     assert {where for where, found in json_names().items() if found} == expected

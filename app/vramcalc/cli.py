@@ -24,7 +24,7 @@ from pathlib import Path
 from .analysis import capacity
 from .analysis.evaluate import estimate
 from .analysis.fit import GpuFit, fit_all
-from .analysis.ranks import PerGpu, on_gpus, per_gpu
+from .analysis.ranks import DeviceLoad, PerGpu, most_loaded, on_gpus, per_gpu
 from .analysis.solve import fits, solve
 from .analysis.speed_answers import evaluate_speed
 from .core.errors import ValidationError
@@ -40,7 +40,7 @@ from .render.command import run_lines
 from .render.export import to_csv, to_json, to_markdown
 from .render.i18n.en import EN
 from .render.messages import ENGLISH
-from .render.rank import layout_text
+from .render.rank import device_lines, layout_text
 from .render.speed import present_speed, speed_lines
 from .render.view import present_capacity
 from .sources import catalog, hub
@@ -48,7 +48,7 @@ from .sources.gpus import load_gpus
 from .sources.hf_config import supported_types
 from .sources.readers import TEXT_TYPES
 from .speed import Cost, Speed, cost_of, speed_of
-from .workload import Machine, Target
+from .workload import Machine, Target, Workload
 
 EXIT_USAGE = 2
 
@@ -281,7 +281,7 @@ def breakdown_main(argv: Sequence[str]) -> int:
     except ValidationError as error:
         return _usage_error(error)
     try:
-        gpus = parse_target({"gpus": args.gpus}).count
+        gpus = parse_target({"gpu": args.gpu, "gpus": args.gpus}).count
         rank = per_gpu(breakdown, gpus)
     except ValidationError as error:
         return _usage_error(error)
@@ -298,7 +298,8 @@ def breakdown_main(argv: Sequence[str]) -> int:
     elif args.markdown:
         print(to_markdown(breakdown, gpus), end="")
     else:
-        result = evaluate_speed(breakdown.workload, Target(gpu=card, count=gpus), machine)
+        target = Target(gpu=card, count=gpus, cards=breakdown.workload.cards)
+        result = evaluate_speed(breakdown.workload, target, machine)
         print(to_table(on_gpus(breakdown, gpus), gpu_fits) + (_per_gpu_lines(rank) if gpus > 1 else "")
               + speed_lines(present_speed(breakdown.workload, result)))
     return 0
@@ -319,7 +320,7 @@ def _speed(breakdown: Breakdown, gpus: int, machine: Machine) -> tuple[Speed, Co
     card = breakdown.workload.gpu
     assert card is not None  # parse_workload always sets the card
     speed = speed_of(breakdown, card, gpus, machine)
-    return speed, cost_of(speed, card, gpus, machine)
+    return speed, cost_of(speed, card, gpus, machine, breakdown.workload.cards)
 
 
 _SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
@@ -379,6 +380,7 @@ def _per_gpu_lines(rank: PerGpu) -> str:
                   f"{ENGLISH.gib(rank.total_bytes)}")]
     lines += [f"  {EN[key]:<24}{value / 2**30:>10.2f} GiB" for key, value in rank.components.items() if value]
     lines += [f"  {stage}: {ENGLISH.gib(total)}" for stage, total in rank.stages.items()]
+    lines += [f"  {line}" for line in device_lines(rank)]
     if rank.host_bytes:
         lines.append(f"  host memory per node (offloaded states): {ENGLISH.gib(rank.host_bytes)}")
     return "\n".join(lines)
@@ -424,13 +426,16 @@ def fit_main(argv: Sequence[str]) -> int:
         "llamacpp_fit": None if answers.llamacpp_fit is None else {
             **answers.llamacpp_fit.as_json(), "tokens_per_s": answers.llamacpp_fit_tokens_per_s},
         "cheapest_card": answers.cheapest_card,
+        "devices": [device.as_json() for device in _devices(workload, target)],
     }
     if args.json:
         print(json.dumps(result))
         return 0
     lines = [
         f"{workload.model.display_name}, {workload.mode.value}, {workload.precision.value}, batch {workload.batch}, "
-        f"sequence {workload.seq:,} on {ENGLISH.say(target.label)} ({ENGLISH.gib(target.gpu.usable_bytes)} each)"
+        f"sequence {workload.seq:,} on {ENGLISH.say(target.label)} ("
+        + (" + ".join(ENGLISH.gib(card.usable_bytes) for card in target.cards) if target.cards
+           else f"{ENGLISH.gib(target.gpu.usable_bytes)} each") + ")"
         + (f", laid out as {layout_text(workload, per_gpu(estimate(workload), target.count))}" if target.count > 1
            else ""),
         f"now: {ENGLISH.gib(total_bytes)} in total: {'fits' if result['fits'] else 'does not fit'}",
@@ -438,7 +443,8 @@ def fit_main(argv: Sequence[str]) -> int:
     for key, label in (("max_seq", "longest sequence"), ("max_batch", "largest batch"), ("min_gpus", "fewest GPUs"),
                        ("max_params", "largest model")):
         value = result[key]  # a count, or None when none fits
-        text = "none fits" if not isinstance(value, int) else (
+        text = ENGLISH.message("answer.gpus_mixed") if key == "min_gpus" and target.cards else "none fits" if not (
+            isinstance(value, int)) else (
             ENGLISH.count(value) + " parameters" if key == "max_params" else f"{value:,}")
         if key == "max_params" and value is not None:
             text += f" ({solution.max_layers:,} layers)"
@@ -447,8 +453,17 @@ def fit_main(argv: Sequence[str]) -> int:
         none = ("not applicable: training keeps no KV cache" if key == "best_kv_format" and workload.is_training
                 else "none of this engine formats fits")
         lines.append(f"{label:<18}{result[key] or none}")
+    lines += device_lines(most_loaded(workload, target.count)) if target.cards else []
     print("\n".join(lines) + speed_lines(present_speed(workload, timing)))
     return 0
+
+
+def _devices(workload: Workload, target: Target) -> tuple[DeviceLoad, ...]:
+    """llama.cpp's GPUs, each with its layers and bytes, on mixed cards or with -ts (else none)."""
+    try:
+        return most_loaded(workload, target.count).devices
+    except ValidationError:  # a layout these GPUs cannot run
+        return ()
 
 
 def capacity_main(argv: Sequence[str]) -> int:

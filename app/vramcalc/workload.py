@@ -79,7 +79,9 @@ class Workload:
     overhead_given: bool = False  # set by the user; False: the engine's default (inputs/parse.py fills it in)
     reserve_bytes: int | None = None  # memory other programs hold on each GPU (None: none)
     runtime: Runtime = Runtime.TRANSFORMERS
-    gpu: GpuSpec | None = None  # the card the engine runs on (vLLM sizes its pool by it)
+    gpu: GpuSpec | None = None  # the card the engine runs on (vLLM sizes its pool by it); of mixed cards, the first
+    cards: tuple[GpuSpec, ...] = ()  # a machine of different cards, one per device, CUDA0 first (empty: `gpu` only)
+    devices: int = 1  # the GPUs it runs on (`gpus`, or the cards listed): Ollama's own fit is sized for one
     gpu_memory_utilization: float = 0.9
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
@@ -91,6 +93,7 @@ class Workload:
     n_cpu_moe: int = 0  # llama.cpp: the first N layers keep their routed experts in RAM
     cpu_moe: bool = False  # llama.cpp: every layer does
     override_tensor: tuple[tuple[str, str], ...] = ()  # llama.cpp -ot: (pattern, device), the first match wins
+    tensor_split: tuple[float, ...] = ()  # llama.cpp -ts: each GPU's proportion of the layers (empty: by free memory)
     ubatch: int = 512
     parallel: int = 1
     kv_precision_k: Precision | None = None
@@ -193,14 +196,18 @@ class Workload:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Target:
-    """The GPUs the reverse questions are asked about: `count` cards of one kind, sharing evenly."""
+    """The GPUs the reverse questions are asked about: `count` cards of one kind, sharing evenly, or a machine
+    of different cards (`cards`, one per device, CUDA0 first: `gpu` is the first and `count` how many)."""
 
     gpu: GpuSpec
     count: int = 1
+    cards: tuple[GpuSpec, ...] = ()
 
     @property
     def label(self) -> Phrase:
-        """'H100 SXM 80 GB', or '4 × H100 SXM 80 GB' for several."""
+        """'H100 SXM 80 GB', '4 × H100 SXM 80 GB' for several, 'RTX 3090 + RTX 4060 Ti 16 GB' for mixed cards."""
+        if self.cards:
+            return phrase("target.mixed", gpus=" + ".join(card.display_name for card in self.cards))
         if self.count == 1:
             return phrase("target.one", gpu=self.gpu.display_name)
         return phrase("target.many", count=self.count, gpu=self.gpu.display_name)

@@ -82,11 +82,13 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
 
 
 def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
-    """Each table card's share and count, for the model as the searches take it (Ollama's: whole, not as
-    llama-server fitted it to the form's card)."""
+    """Each listed card: how full one is, how many of that kind it takes (never the user's mixed cards), for the
+    model as the searches take it (Ollama's: whole, not as llama-server fitted it to the form's card)."""
     whole = searched(breakdown.workload)
     if whole is not breakdown.workload:
         breakdown = estimate(whole)
+    if breakdown.workload.cards:
+        breakdown = dataclasses.replace(breakdown, workload=breakdown.workload.but(cards=()))
     total = breakdown.total_bytes
     ranks: dict[int, PerGpu | None] = {}  # the most loaded GPU by count, the same for every card
     fits = []

@@ -12,18 +12,44 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from ..core.choices import Fsdp, Offload
+from ..core.choices import GGUF_RUNTIMES, Fsdp, Offload, Runtime
 from ..engines import engine_for
 from ..engines.base import RankPool
 from ..engines.layouts import resolve_layout
+from ..engines.llamacpp import LlamaCppFacts
+from ..engines.llamacpp_fit_gpus import device_plan, free_on
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..parallel.layout import NODE_GPUS, Layout
 from ..parallel.sharding import Shares, activation_share, fsdp_groups, shares
+from ..sources.gpus import GpuSpec
 from ..workload import Workload
 from .evaluate import estimate
 
 STATES = ("gradients", "optimizer", "master_weights")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DeviceLoad:
+    """One GPU of llama.cpp's layer split: its card, its layers (the output layer counted where it is) and
+    what it holds, each part as llama_memory_breakdown_print names it (model, context, compute) with the
+    overhead every GPU keeps."""
+
+    card: GpuSpec
+    layers: int
+    components: dict[str, int]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.components.values())
+
+    @property
+    def share(self) -> float:
+        return self.total_bytes / self.card.usable_bytes
+
+    def as_json(self) -> dict[str, object]:
+        return {"gpu": self.card.slug, "layers": self.layers, "memory_bytes": self.card.usable_bytes,
+                "total_bytes": self.total_bytes, **{f"{key}_bytes": value for key, value in self.components.items()}}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -37,6 +63,7 @@ class PerGpu:
     gather_bytes: int  # ZeRO-3 / FSDP's gathered layer, inside the weights
     stage: int = 0  # the 0-based pipeline stage of this rank
     pool: RankPool | None = None  # what the engine builds on this GPU from what is left (vLLM's KV pool)
+    devices: tuple[DeviceLoad, ...] = ()  # llama.cpp on mixed cards or with -ts: every GPU (this one is the fullest)
 
     @property
     def runs(self) -> bool:
@@ -77,6 +104,8 @@ def on_gpus(breakdown: Breakdown, gpus: int) -> Breakdown:
 def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
     workload = breakdown.workload
     layout = resolve_layout(workload, gpus)
+    if layout.pp > 1 and (workload.cards or workload.tensor_split) and workload.runtime in GGUF_RUNTIMES:
+        return split_layers(breakdown, layout)
     phases = breakdown.phases or {breakdown.peak_phase: {
         c.key: c.bytes for c in breakdown.components if c.key != "overhead"}}
     overhead = breakdown.bytes_of("overhead")
@@ -137,6 +166,27 @@ def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
     return PerGpu(layout=layout, rank=label, components=components, peak_phase=phase,
                   stages={r[0]: sum(r[2].values()) for r in results} if len(results) > 1 else {},
                   host_bytes=host * ranks_per_node, gather_bytes=gather, stage=stage, pool=pool)
+
+
+def split_layers(breakdown: Breakdown, layout: Layout) -> PerGpu:
+    """llama.cpp's layer split over the machine's GPUs, each one exact (engines/llamacpp_fit_gpus.device_plan),
+    at the engine's own context and sequences (Ollama's num_ctx); the fullest GPU for its own card first."""
+    workload, facts = breakdown.workload, breakdown.facts
+    if isinstance(facts, LlamaCppFacts):  # Ollama's context and sequences, as its breakdown ran them
+        workload = workload.but(seq=facts.layout.n_ctx, parallel=facts.layout.n_seq)
+        if workload.runtime is Runtime.OLLAMA:
+            workload = workload.but(kv_precision_k=None, kv_precision_v=None)
+    plan = device_plan(workload, free_on(workload, layout.pp))
+    cards = workload.cards or (workload.gpu,) * layout.pp
+    overhead = breakdown.bytes_of("overhead")
+    devices = tuple(DeviceLoad(card=card, layers=layers, components={
+        "weights": model, "kv_cache": context, "activations": compute, "overhead": overhead})
+        for card, layers, (model, context, compute) in zip(cards, plan.layers, plan.memory, strict=True)
+        if card is not None)
+    fullest = max(range(len(devices)), key=lambda d: devices[d].share)
+    return PerGpu(layout=layout, rank=f"CUDA{fullest}", components=devices[fullest].components,
+                  peak_phase=breakdown.peak_phase, stages={}, host_bytes=0, gather_bytes=0, stage=fullest,
+                  devices=devices)
 
 
 def _gathered(breakdown: Breakdown, layout: Layout, stage: int, share: Shares) -> int:

@@ -50,14 +50,19 @@ class Solution:
 
 def need(workload: Workload, target: Target) -> float:
     """The most loaded GPU's bytes, what the solvers compare with the card's usable bytes; infinite when
-    the layout cannot run at all. vLLM will not start when the requested sequences need more than the
-    KV pool it sizes from the card: then the usable bytes plus that shortfall, so the bytes still grow
-    smoothly with the size and `last_within` can interpolate across the pool's edge instead of bisecting
-    (with room in the pool, the usable bytes less that room, which never decides a fit: at most the limit)."""
+    the layout cannot run at all. On llama.cpp's split over cards of different sizes, the first card's usable
+    bytes plus the largest excess of a GPU over its own card: within the first card exactly when every GPU
+    fits its own, and growing as each GPU's bytes grow. vLLM will not start when the requested sequences
+    need more than the KV pool it sizes from the card: then the usable bytes plus that shortfall, so the bytes
+    still grow smoothly with the size and `last_within` can interpolate across the pool's edge instead of
+    bisecting (with room in the pool, the usable bytes less that room, which never decides a fit: at most the
+    limit)."""
     try:
         rank = most_loaded(workload, target.count)
     except ValidationError:  # a layout these GPUs cannot run (fewer layers than pipeline stages)
         return math.inf
+    if rank.devices:  # llama.cpp's split over cards of their own sizes: the GPU furthest over its own
+        return target.gpu.usable_bytes + max(d.total_bytes - d.card.usable_bytes for d in rank.devices)
     if rank.pool is None:
         return rank.total_bytes
     room = rank.pool.kv_pool_bytes - rank.components.get("kv_cache", 0)
@@ -189,7 +194,10 @@ def largest_image(workload: Workload, target: Target) -> tuple[int, int] | None:
 
 def min_gpus(workload: Workload, target: Target) -> int | None:
     """The fewest GPUs of the target's kind: under the layout the workload names, its own count if it
-    fits; otherwise the mode's default layout (parallel.default_layout) for 1, 2, ... GPUs."""
+    fits; otherwise the mode's default layout (parallel.default_layout) for 1, 2, ... GPUs. None for a
+    machine of different cards, which has no one kind to count."""
+    if target.cards:
+        return None
     return fewest_gpus(estimate(workload), target.gpu.usable_bytes, engine_card=workload.gpu == target.gpu)
 
 

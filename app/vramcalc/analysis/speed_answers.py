@@ -14,7 +14,7 @@ from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.llamacpp_fit import FitPlan, llamacpp_fit
-from ..engines.llamacpp_fit_gpus import llamacpp_fit_gpus
+from ..engines.llamacpp_fit_gpus import free_on, llamacpp_fit_gpus
 from ..engines.ollama import LLAMA_SERVER, num_ctx, searched, version_of
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
@@ -133,10 +133,10 @@ def fit_plan(workload: Workload, target: Target) -> FitPlan | None:
         return None
     if workload.runtime is Runtime.OLLAMA and version_of(workload) < LLAMA_SERVER:
         return None  # its own runner then, placing layers by its own estimate (llm/memory.go)
-    free = target.gpu.usable_bytes - workload.held_bytes  # less the CUDA context and other programs
+    free = free_on(workload.but(gpu=target.gpu), target.count)  # less the CUDA context and others: each card its own
     if target.count == 1:
-        return llamacpp_fit(_unplaced(workload), free)
-    return llamacpp_fit_gpus(_unplaced(workload), (free,) * target.count)
+        return llamacpp_fit(_unplaced(workload), free[0])
+    return llamacpp_fit_gpus(_unplaced(workload), free)
 
 
 def _unplaced(workload: Workload) -> Workload:
@@ -144,7 +144,7 @@ def _unplaced(workload: Workload) -> Workload:
     if workload.runtime is Runtime.OLLAMA:
         workload = workload.but(runtime=Runtime.LLAMACPP, seq=num_ctx(workload)[0], kv_precision_k=None,
                                 kv_precision_v=None)
-    return workload.but(gpu_layers=None, override_tensor=(), n_cpu_moe=0, cpu_moe=False)
+    return workload.but(gpu_layers=None, override_tensor=(), n_cpu_moe=0, cpu_moe=False, tensor_split=())
 
 
 CURVE_POINTS = 8  # the trade of --n-cpu-moe: this many spans from no expert in RAM to all of them
@@ -167,7 +167,9 @@ def n_cpu_moe_curve(workload: Workload, target: Target, machine: Machine) -> tup
 def cheapest_card(workload: Workload, target: Target, machine: Machine) -> tuple[str, float] | None:
     """Of the cards with a default price (data/prices.json, one provider's list), as many as the target
     has, the one that fits and makes a million output tokens (training: trained tokens) for the fewest
-    dollars; the user's own price is for their card and is not compared."""
+    dollars; the user's own price is for their card and is not compared (nor a machine of different cards)."""
+    if target.cards:
+        return None
     best: tuple[float, str] | None = None
     for slug, usd in default_prices().items():
         card = gpu(slug)
@@ -225,7 +227,7 @@ class SpeedResult:
 def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> SpeedResult:
     """The speed and cost of the workload on the target, and the reverse answers of speed."""
     speed = speed_of(estimate(workload), target.gpu, target.count, machine)
-    return SpeedResult(speed=speed, cost=cost_of(speed, target.gpu, target.count, machine),
+    return SpeedResult(speed=speed, cost=cost_of(speed, target.gpu, target.count, machine, target.cards),
                        answers=speed_answers(workload, target, machine), machine=machine, target=target)
 
 
@@ -241,7 +243,8 @@ def speed_answers(workload: Workload, target: Target, machine: Machine) -> Speed
             workload, target, machine, hours), cheapest_card=card, cheapest_usd_per_million=per_million)
     experts = min_n_cpu_moe(workload, target)
     planned = None if plan is None or not plan.fits else _decode(_unplaced(workload).but(
-        seq=plan.seq, gpu_layers=plan.gpu_layers, override_tensor=plan.overrides), target, machine)
+        seq=plan.seq, gpu_layers=plan.gpu_layers, override_tensor=plan.overrides,
+        tensor_split=tuple(map(float, plan.tensor_split))), target, machine)
     return SpeedAnswers(fits=now, cheapest_card=card, cheapest_usd_per_million=per_million,
                         llamacpp_fit=plan, llamacpp_fit_tokens_per_s=planned,
                         fastest_format=fastest_format(workload, target, machine),

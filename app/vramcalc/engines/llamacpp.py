@@ -11,7 +11,17 @@ from collections.abc import Callable, Mapping
 from ..core.choices import Attention, LlamaCppProgram, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
-from ..core.option import Kind, Option, optional, parse_choice, parse_flag, parse_int, parse_tokens, values_of
+from ..core.option import (
+    Kind,
+    Option,
+    optional,
+    parse_choice,
+    parse_decimal,
+    parse_flag,
+    parse_int,
+    parse_tokens,
+    values_of,
+)
 from ..core.phrase import Phrase, phrase
 from ..core.units import MIB, format_binary
 from ..formats import weights
@@ -160,9 +170,10 @@ def recurrent_state_said(spec: ModelSpec) -> tuple[Phrase, ...]:
     return (phrase("llamacpp.kv_state", layers=sum(n for _, n in counts), state=format_binary(state)),)
 
 
-def llama_server_command(workload: Workload, model: str) -> str:
+def llama_server_command(workload: Workload, model: str, split: tuple[int, ...] = ()) -> str:
     """llama-server's flags for the plan: -c is every slot's context together (llama.cpp gives each of the
-    -np slots its share), -ngl the layers on the GPU (all: 999), the experts kept in RAM, the cache types."""
+    -np slots its share), -ngl the layers on the GPU (all: 999), the experts kept in RAM, the cache types;
+    `split`, the layers of each GPU, as --tensor-split (llama.cpp gives each exactly that many)."""
     layout = llamacpp_layout(workload.model, seq=workload.seq, n_seq=workload.parallel, ubatch=workload.ubatch,
                              flash=uses_flash(workload.attention), type_k=Precision.FP16, type_v=Precision.FP16,
                              gpu_layers=workload.gpu_layers)
@@ -187,7 +198,31 @@ def llama_server_command(workload: Workload, model: str) -> str:
         flags.append(f"-np {workload.parallel}")
     if workload.ubatch != DEFAULT_UBATCH:
         flags.append(f"-ub {workload.ubatch}")
+    if split:
+        flags.append(f"--tensor-split {split_text(split)}")
     return " ".join(flags)
+
+
+MAX_TENSOR_SPLIT = 16  # proportions: more GPUs than any desktop holds
+
+
+def parse_tensor_split(field: str, text: str) -> tuple[float, ...]:
+    """-ts as common/arg.cpp:2831-2856 reads it: proportions separated by commas or slashes (each a plain
+    non-negative number here, where llama.cpp's std::stof would take more); empty: none given."""
+    if text.strip(" \t") == "":
+        return ()
+    parts = re.split(r"[,/]+", text.strip(" \t"))
+    if len(parts) > MAX_TENSOR_SPLIT:
+        raise ValidationError(field, text, f"at most {MAX_TENSOR_SPLIT} proportions, one per GPU")
+    values = tuple(parse_decimal(field, part, 0.0, 1e9) for part in parts)
+    if not any(values):
+        raise ValidationError(field, text, "at least one proportion above 0 (all zero: leave it empty)")
+    return values
+
+
+def split_text(values: tuple[float, ...] | tuple[int, ...]) -> str:
+    """Proportions as -ts takes them: 3,1 or 0.75,0.25."""
+    return ",".join(f"{value:g}" for value in values)
 
 
 def quoted(text: str) -> str:
@@ -445,6 +480,10 @@ OPTIONS = (
            help="llama.cpp --override-tensor: tensors whose GGUF name a pattern matches go to that device "
                 "(CPU: system RAM; CUDA0, MTL0, Vulkan0, ROCm0: the GPU), the first match winning",
            parse=lambda t: parse_overrides("override_tensor", t), shown_when=_SHOWN),
+    Option(key="tensor_split", default="", group="engine", metavar="N0,N1,...",
+           help="llama.cpp --tensor-split: each GPU's proportion of the layers, CUDA0 first (e.g. 3,1; default: "
+                "by each GPU's free memory)", parse=lambda t: parse_tensor_split("tensor_split", t),
+           shown_when={**_GGUF_SHOWN, "runtime": ("llamacpp",)}),
     Option(key="gpu_layers", default="", group="engine", metavar="N",
            help="llama.cpp: layers on the GPU, the output layer first (default all)",
            parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_GGUF_SHOWN),
@@ -514,7 +553,13 @@ class LlamaCpp:
         return ("note.ollama",)
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
-        return (llama_server_command(workload, model),)
+        """llama-server's line; on mixed cards or with -ts, --tensor-split in each GPU's layers of the plan."""
+        split: tuple[int, ...] = ()
+        if workload.cards or workload.tensor_split:
+            from .llamacpp_fit_gpus import device_plan, free_on  # it builds on this module
+
+            split = device_plan(workload, free_on(workload, layout.gpus)).layers
+        return (llama_server_command(workload, model, split),)
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         """Several GPUs: llama.cpp's default split by layers (--split-mode layer), one stage per GPU; more

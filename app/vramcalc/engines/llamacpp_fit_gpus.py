@@ -9,11 +9,13 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
-import itertools
 import re
+import struct
+from collections.abc import Sequence
 
 from ..core.dtypes import Precision
 from ..formats import weights
+from ..memory.states import vision_bytes
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import layer_tensors
 from ..workload import Workload
@@ -21,6 +23,8 @@ from .llamacpp import (
     LLAMACPP_PAD,
     OP_OFFLOAD_MIN_BATCH,
     LlamaCppLayout,
+    clip_compute_bytes,
+    cpu_moe_layers,
     ffn_term,
     head_bytes,
     llamacpp_layout,
@@ -92,9 +96,13 @@ class Devices:
         self.ffn_term = ffn_term(spec, whole.n_ub)
         self.offloads, self.head_offloads = (n >= OP_OFFLOAD_MIN_BATCH for n in (whole.n_ub, whole.n_out))
 
-    def memory(self, shares: tuple[Share, ...], to_next: tuple[bool, ...]) -> list[tuple[float, int, int]]:
+    def memory(self, shares: tuple[Share, ...], to_next: tuple[bool, ...],
+               cpu_moe: int = 0) -> list[tuple[float, int, int]]:
         """(model, context, compute) of each GPU for the plan (set_ngl_tensor_split_tbo's layout); the
-        first GPU's compute buffer also holds op offload's copy of the largest weight in RAM."""
+        first GPU's compute buffer also holds op offload's copy of the largest weight in RAM, beside its MLP's
+        tensors (and beside the logits only when it computes them: measured on two devices, the logits stay
+        with the output layer's GPU, tests/test_llamacpp_split.py). `cpu_moe`: the
+        first layers whose routed experts --n-cpu-moe keeps in RAM (the user's; the fit places its own)."""
         layers = self.spec.layers
         nd = len(shares)
         model = [0.0] * nd
@@ -102,16 +110,22 @@ class Devices:
         il = layers + 1 - sum(s.n_layer for s in shares)
         copy = max(self.largest[:il], default=0.0) if self.offloads else 0.0
         head_copy = self.head_size if il > layers and self.head_offloads else 0.0
+        output = 0  # the device computing the logits: the output layer's, else the first (its head copied)
         for d, share in enumerate(shares):
             first_part = il + share.n_full
             for i in range(il, il + share.n_layer):
                 if i == layers:  # the output layer
                     model[d] += self.head
                     compute[d] = max(compute[d], self.out_term)
+                    output = d
                     continue
                 context[d] += self.kv[i]
                 compute[d] = max(compute[d], self.layer_term)
                 held = self.total[i]
+                if i < cpu_moe and i < first_part:  # --n-cpu-moe: the layer's routed experts in RAM
+                    held -= self.moved[Fraction.MOE][i]
+                    if self.offloads:
+                        copy = max(copy, self.largest_moved[Fraction.MOE][i])
                 if i >= first_part:
                     fraction = share.overflow if i == first_part else Fraction.MOE
                     gone = self.moved[fraction][i]
@@ -123,7 +137,8 @@ class Devices:
                 model[d] += held
             il += share.n_layer
         if copy or head_copy:
-            compute[0] = max(compute[0], self.ffn_term + round(copy), self.out_term + round(head_copy))
+            compute[0] = max(compute[0], self.ffn_term + round(copy),
+                             self.out_term + round(head_copy) if output == 0 else 0)
         return [(model[d], context[d], compute[d]) for d in range(nd)]
 
     def used(self, shares: tuple[Share, ...], to_next: tuple[bool, ...]) -> list[int]:
@@ -135,15 +150,82 @@ def totals(memory: list[tuple[float, int, int]]) -> list[int]:
     return [round(m) + c + k for m, c, k in memory]
 
 
-def default_split(free: tuple[int, ...], n: int) -> tuple[int, ...]:
-    """llama-model.cpp without -ts: the GPU layers in shares of the devices' free memory, layer k of n on
-    the first device whose cumulative share exceeds k / n."""
-    total = sum(free)
-    points = list(itertools.accumulate(f / total for f in free))
-    counts = [0] * len(free)
+def _f32(value: float) -> float:
+    """`value` as a C float (IEEE single precision): llama-model.cpp computes its split points in floats."""
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+def layer_split(weights: Sequence[float], n: int) -> tuple[int, ...]:
+    """How many of the n GPU layers (the output layer the last of them) each device gets: llama-model.cpp
+    load_tensors (src/llama-model.cpp:1556-1614). `weights` are -ts as given (:1576; missing entries 0), or,
+    all zero, each device's free memory (:1559-1574). The split points are their running sums over the
+    total, in floats (:1579-1587); GPU layer k goes to the first device whose point exceeds float(k) / n
+    (std::upper_bound, :1597), so each device holds a run of consecutive layers."""
+    if not any(weights):  # no free memory anywhere: nothing will fit, the layers shared evenly
+        weights = (1.0,) * len(weights)
+    points, total = [], 0.0
+    for weight in weights:
+        total = _f32(total + _f32(weight))
+        points.append(total)
+    points = [_f32(point / total) for point in points]
+    counts = [0] * len(weights)
     for k in range(n):
-        counts[min(bisect.bisect_right(points, k / n), len(free) - 1)] += 1
+        counts[min(bisect.bisect_right(points, _f32(k / n)), len(weights) - 1)] += 1
     return tuple(counts)
+
+
+def split_weights(workload: Workload, free: Sequence[int]) -> Sequence[float]:
+    """What llama.cpp splits the layers by on these devices: --tensor-split's first entry per device, missing
+    ones 0 (common/arg.cpp:2845-2851; llama-model.cpp:1576 copies n_devices() of them, so more are ignored),
+    unless those are all zero (:1557): then each device's free memory."""
+    given = (*workload.tensor_split[:len(free)], *(0.0,) * (len(free) - len(workload.tensor_split)))
+    return given if any(given) else free
+
+
+def free_on(workload: Workload, gpus: int) -> tuple[int, ...]:
+    """Each GPU's free memory as llama.cpp reads it (cudaMemGetInfo, after its CUDA context): the card's
+    usable memory less the engine's overhead and what other programs hold; `gpus` of the workload's card,
+    or its mixed cards."""
+    cards = workload.cards or (workload.gpu,) * gpus
+    return tuple(max(0, (card.usable_bytes if card is not None else 0) - workload.held_bytes) for card in cards)
+
+
+@dataclasses.dataclass(frozen=True)
+class DevicePlan:
+    """Each GPU's share of a llama.cpp load as it is given (no fit): its layers (-ts in layers, the output
+    layer counted on the GPU that holds it) and its (model, context, compute) bytes, as
+    llama_memory_breakdown_print shows them per device (the CUDA context and other programs not included)."""
+
+    layers: tuple[int, ...]
+    memory: tuple[tuple[int, int, int], ...]
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(sum(parts) for parts in self.memory)
+
+
+def split_of(workload: Workload, free: Sequence[int]) -> tuple[int, ...]:
+    """Each device's layers as llama.cpp loads the workload as given (-ngl's layers, -ts or free memory)."""
+    layers = workload.model.layers
+    given = layers + 1 if workload.gpu_layers is None else min(workload.gpu_layers, layers + 1)
+    return layer_split(split_weights(workload, free), given)
+
+
+def device_plan(workload: Workload, free: Sequence[int]) -> DevicePlan:
+    """What each of the devices (`free`: each one's free memory, CUDA0 first) holds for the workload as
+    given: -ngl's layers split by layer_split; a layer's weights and its cache on its device, the output
+    layer on the device the rule gives its index (the last one with layers), each device's compute buffer
+    (Devices: the layers' term where it has layers, the logits' where the output is, op offload's copy on
+    the first); the projector (mmproj) and its compute buffer on the first GPU, where clip.cpp starts its
+    backend (tools/mtmd/clip.cpp:196, ggml_backend_init_by_type(GPU): the first GPU device)."""
+    layers = split_of(workload, free)
+    table = Devices(workload, workload.seq)
+    parts = table.memory(tuple(Share(n) for n in layers), (False,) * len(free), cpu_moe=cpu_moe_layers(workload))
+    memory = [(round(model), context, compute) for model, context, compute in parts]
+    if not workload.no_mmproj_offload:
+        model, context, compute = memory[0]
+        memory[0] = (model + vision_bytes(workload), context, compute + clip_compute_bytes(workload)[0])
+    return DevicePlan(layers=layers, memory=tuple(memory))
 
 
 def llamacpp_fit_gpus(workload: Workload, free: tuple[int, ...], *, ctx_auto: bool = False,
@@ -188,7 +270,7 @@ def llamacpp_fit_gpus(workload: Workload, free: tuple[int, ...], *, ctx_auto: bo
                        tensor_split=tuple(s.n_layer for s in shares), devices_bytes=tuple(used))
 
     given = layers + 1 if workload.gpu_layers is None else workload.gpu_layers
-    start = tuple(Share(n) for n in default_split(free, given))
+    start = tuple(Share(n) for n in layer_split(split_weights(workload, free), given))
     trained = spec.max_positions or workload.seq
     seq = trained if ctx_auto else workload.seq
     full = devices(seq).memory(start, cpu)
@@ -207,8 +289,9 @@ def llamacpp_fit_gpus(workload: Workload, free: tuple[int, ...], *, ctx_auto: bo
             seq = max(seq - seq % LLAMACPP_PAD, fit_ctx)
             if nd == 1:  # the context alone is taken to fit, unmeasured
                 return plan(seq, start, cpu, devices(seq).used(start, cpu))
-    if workload.gpu_layers is not None or workload.override_tensor or workload.n_cpu_moe or workload.cpu_moe:
-        return plan(seq, start, cpu, devices(seq).used(start, cpu), changed=True)  # step 3
+    if (workload.gpu_layers is not None or workload.override_tensor or workload.n_cpu_moe or workload.cpu_moe
+            or any(workload.tensor_split)):  # step 3: fit.cpp:463-486, each "already set by user, abort"
+        return plan(seq, start, cpu, devices(seq).used(start, cpu), changed=True)
     table = devices(seq)
     surplus_moe = 0
     if moe:  # every layer's routed experts in RAM, the layers split as in step 1

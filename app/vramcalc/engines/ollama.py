@@ -83,12 +83,14 @@ OPTIONS = (
 
 def num_ctx(workload: Workload) -> tuple[int, bool]:
     """The context Ollama allocates per sequence, and whether the user set it. Its default: 2,048 tokens,
-    4,096 from v0.6.7, then tiered by the GPU's memory (one card's: the page sizes one kind of card), and
-    capped at the model's context."""
+    4,096 from v0.6.7, then tiered by the GPUs' memory (one card's for several of one kind: the form sizes one
+    card; a machine of different cards, their sum, as server/routes.go totals the GPUs), and capped at the
+    model's context."""
     if workload.num_ctx is not None:
         return workload.num_ctx, True
     version = version_of(workload)
-    memory = workload.gpu.usable_bytes if workload.gpu is not None else 0
+    memory = sum(card.usable_bytes for card in workload.cards) if workload.cards else (
+        workload.gpu.usable_bytes if workload.gpu is not None else 0)
     if version >= CTX_BY_VRAM:
         tier = next(ctx for gib, ctx in CONTEXT_TIERS if memory >= gib * GIB)
     else:
@@ -97,11 +99,13 @@ def num_ctx(workload: Workload) -> tuple[int, bool]:
 
 
 def fitted(run: Workload, workload: Workload) -> FitPlan | None:
-    """llama-server's own fit of Ollama's run (v0.30 on, num_gpu not set, a card chosen), when it moves layers
+    """llama-server's own fit of Ollama's run (v0.30 on, num_gpu not set, one card), when it moves layers
     or experts off the card and the rest then fits; None when everything stays or nothing fits. The card's
     free memory is its usable memory less the CUDA context and other programs, as speed_answers.fit_plan has."""
     card = workload.gpu
     if card is None or workload.gpu_layers is not None or version_of(workload) < LLAMA_SERVER:
+        return None
+    if workload.devices > 1:  # several GPUs: its fit over them (speed_answers.fit_plan) is not the breakdown's yet
         return None
     plan = llamacpp_fit(run.but(runtime=Runtime.LLAMACPP), card.usable_bytes - workload.held_bytes)
     return plan if plan.changed and plan.fits else None

@@ -48,7 +48,7 @@ from ..diffusion.weights import GGUF_TYPES, PRECISIONS
 from ..engines.registry import ENGINE_OPTIONS
 from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, parse_format
 from ..formats.weights import names as format_names
-from ..sources.gpus import DEFAULT_MACOS, gpu, load_apple, load_gpus
+from ..sources.gpus import DEFAULT_MACOS, GpuKind, GpuSpec, gpu, load_apple, load_gpus
 from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS
 from ..sources.presets import load_presets
 from ..sources.vision import FAMILIES as VISION_FAMILIES
@@ -92,6 +92,23 @@ def parse_precision(text: str) -> Precision | WeightFormat:
         raise ValidationError("precision", text, "expected one of: " + ", ".join(
             [m.value for m in NOMINAL] + list(format_names())))
     return found
+
+
+MAX_CARDS = 16  # a machine of listed cards: more than any desktop holds
+
+
+def parse_gpus(text: str) -> GpuSpec | tuple[GpuSpec, ...]:
+    """One card (a slug, a name as typed, NNgb), or a machine's cards as a comma-separated list, one per
+    device in the order llama.cpp numbers them (CUDA0 first): a tuple, for parse.py to tell apart."""
+    if not isinstance(text, str) or "," not in text:
+        return gpu(text)
+    parts = text.split(",")
+    if len(parts) > MAX_CARDS:
+        raise ValidationError("gpu", text, f"at most {MAX_CARDS} cards, one per device")
+    cards = tuple(gpu(part.strip(" \t")) for part in parts)
+    if any(card.kind in (GpuKind.APPLE, GpuKind.UNIFIED) for card in cards):
+        raise ValidationError("gpu", text, "a Mac or a unified-memory PC is one device: list cards (or NNgb)")
+    return cards
 
 
 def _model(text: str) -> str:
@@ -271,9 +288,10 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            help="transformers (default; generate with a dynamic cache), vllm (also SGLang), "
                 "llamacpp (also Ollama, LM Studio)", parse=lambda t: parse_choice("runtime", t, Runtime)),
     # ---- the machine: the card the engine runs on and the reverse questions are asked about
-    Option(key="gpu", default="h100-80gb", group="machine", cli_group="engine", parse=lambda t: gpu(t),
+    Option(key="gpu", default="h100-80gb", group="machine", cli_group="engine", parse=parse_gpus,
            help=lambda: "the card the engine runs on (vLLM sizes its KV pool by it): "
-                        f"{', '.join(load_gpus())}; a Mac (apple-m4-max-128gb, ...); or NNgb"),
+                        f"{', '.join(load_gpus())}; a Mac (apple-m4-max-128gb, ...); or NNgb; a machine of "
+                        "different cards as their list, CUDA0 first (rtx-3090,rtx-4060-ti-16gb: llama.cpp, Ollama)"),
     # ---- Apple Silicon
     # sysctl iogpu.wired_limit_mb (MiB); empty or 0: the macOS default
     Option(key="wired_limit_mb", default="", group="machine", cli_group="engine", metavar="MIB",

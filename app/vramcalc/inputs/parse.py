@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from ..core.choices import Mode, Objective, Recipe, Reference, Rollout, Runtime
+from ..core.choices import GGUF_RUNTIMES, Mode, Objective, Recipe, Reference, Rollout, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..diffusion.pipelines import Pipeline
@@ -20,6 +20,9 @@ from ..diffusion.run import Request
 from ..diffusion.run import check as check_run
 from ..engines import engine_for
 from ..engines.layouts import degrees, resolve_layout
+from ..engines.llamacpp import split_text
+from ..engines.llamacpp_overrides import overrides_text
+from ..engines.ollama import LLAMA_SERVER, version_of
 from ..formats.file_weights import WeightsGiven, file_weights
 from ..formats.file_weights import assumptions as file_assumptions
 from ..formats.file_weights import notes as file_notes
@@ -143,7 +146,16 @@ def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | 
         model = dataclasses.replace(model, notes=model.notes + file_notes(held),
                                     assumptions=model.assumptions + file_assumptions(held))
         fields = {**fields, "precision": file_format(held)}
-    return _build(model, fields)
+    return _build(model, fields, _devices(values, fields))
+
+
+def _devices(values: Mapping[str, str], fields: Mapping[str, object]) -> int:
+    """How many GPUs the run has (`gpus`, or the cards `gpu` lists); 1 when they disagree (reported with the
+    target's problems)."""
+    try:
+        return machine({"gpu": fields["gpu"], "gpus": TARGET_PARSERS["gpus"](values.get("gpus", DEFAULTS["gpus"]))})[1]
+    except ValidationError:
+        return 1
 
 
 def parse_workload_lenient(
@@ -160,7 +172,7 @@ def parse_workload_lenient(
     reset: set[str] = set()
     while True:
         try:
-            return _build(model, fields), problems
+            return _build(model, fields, _devices(values, fields)), problems
         except ValidationError as error:
             problems.append(error)
             if error.field in reset or error.field not in FIELD_PARSERS:
@@ -191,11 +203,29 @@ def _parse_fields(
     return fields
 
 
+def _cards(given: object) -> tuple[GpuSpec, ...]:
+    """The cards `gpu` names: one, or a machine's list (options.parse_gpus)."""
+    return given if isinstance(given, tuple) else (_checked("gpu", given, GpuSpec),)
+
+
+def machine(fields: Mapping[str, object]) -> tuple[tuple[GpuSpec, ...], int]:
+    """The machine `gpu` and `gpus` name: its cards when they differ (empty for one kind), and how many GPUs.
+    A list of cards counts itself (gpus then 1, its default, or that number); a list of one kind of card is
+    that many of it, as --gpus says it."""
+    cards, count = _cards(fields["gpu"]), _checked("gpus", fields["gpus"], int)
+    if len(cards) == 1:
+        return (), count
+    if count not in (1, len(cards)):
+        raise ValidationError("gpus", str(count), f"gpu lists {len(cards)} cards: leave gpus out or give {len(cards)}")
+    return (cards if len(set(cards)) > 1 else ()), len(cards)
+
+
 def _target(fields: Mapping[str, object]) -> Target:
-    card = configure(_checked("gpu", fields["gpu"], GpuSpec),
+    card = configure(_cards(fields["gpu"])[0],
                      wired_limit_mb=_checked_optional("wired_limit_mb", fields["wired_limit_mb"], int),
                      macos=_checked("macos", fields["macos"], int))
-    return Target(gpu=card, count=_checked("gpus", fields["gpus"], int))
+    cards, count = machine(fields)
+    return Target(gpu=card, count=count, cards=cards)
 
 
 def _capacity_query(fields: Mapping[str, object]) -> CapacityQuery:
@@ -232,8 +262,13 @@ def parse_link(
     workload, problems = parse_workload_lenient(values, config=config)
     reported = {problem.field for problem in problems}
     fields = _parse_fields(TARGET_PARSERS, values, [])
-    target = Target(gpu=workload.gpu or gpu(DEFAULTS["gpu"]),
-                    count=_checked("gpus", fields["gpus"], int))  # the machine as cleaned above
+    if workload.gpu != _cards(fields["gpu"])[0]:  # the machine as cleaned above (a refused one: the default)
+        fields = {**fields, "gpu": workload.gpu}
+    try:
+        count = machine(fields)[1]
+    except ValidationError:  # gpus disagrees with the cards listed (reported below): the list counts
+        count = len(_cards(fields["gpu"]))
+    target = Target(gpu=workload.gpu or gpu(DEFAULTS["gpu"]), count=count, cards=workload.cards)
     try:
         resolve_layout(workload, target.count)
     except ValidationError as error:  # a layout these GPUs cannot run: the mode's default layout instead
@@ -274,14 +309,22 @@ def parse_diffusion(values: Mapping[str, str],
 
 def _target_problems(values: Mapping[str, str]) -> list[ValidationError]:
     problems: list[ValidationError] = []
-    _parse_fields({"gpus": TARGET_PARSERS["gpus"]}, values, problems)
-    return problems
+    fields = _parse_fields({key: TARGET_PARSERS[key] for key in ("gpu", "gpus")}, values, problems)
+    if not problems:
+        try:
+            machine(fields)
+        except ValidationError as error:
+            problems.append(error)
+    return [problem for problem in problems if problem.field == "gpus"]
 
 
-def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
+def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> Workload:
     attributes = {FIELD_ATTRIBUTE.get(key, key): value for key, value in fields.items()}
+    attributes["devices"] = devices
+    cards = _cards(attributes["gpu"])
+    attributes["cards"] = cards if len(set(cards)) > 1 else ()
     attributes["gpu"] = configure(
-        _checked("gpu", attributes["gpu"], GpuSpec),
+        cards[0],
         wired_limit_mb=_checked_optional("wired_limit_mb", attributes.pop("wired_limit_mb"), int),
         macos=_checked("macos", attributes.pop("macos"), int))
     engine = engine_for(_checked("runtime", attributes["runtime"], Runtime))
@@ -323,6 +366,7 @@ def _build(model: ModelSpec, fields: Mapping[str, object]) -> Workload:
 def check_consistency(workload: Workload) -> None:
     """Rules that involve more than one field."""
     engine_for(workload.runtime).check(workload)
+    _check_machine(workload)
     fmt = workload.precision
     if isinstance(fmt, WeightFormat):
         check_format(workload.model, fmt, workload.group_size)
@@ -335,6 +379,29 @@ def check_consistency(workload: Workload) -> None:
         raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
     if workload.layout_given:
         check(degrees(workload), workload.model, training=workload.is_training)
+
+
+def _check_machine(workload: Workload) -> None:
+    """What a machine of different cards, and llama.cpp's --tensor-split, are modelled with: llama.cpp's
+    layer split (engines/llamacpp_fit_gpus.device_plan). vLLM and transformers shard a model evenly over
+    GPUs of one kind (vLLM's tensor parallelism needs equal shards, the smallest card then limiting each):
+    refused rather than answered for one card's size."""
+    if workload.tensor_split and (workload.runtime is not Runtime.LLAMACPP or workload.embeds):
+        raise ValidationError("tensor_split", split_text(workload.tensor_split), "llama.cpp's own flag (-ts) for "
+                              "generating text: Ollama and the other engines split the model themselves")
+    if workload.override_tensor and (workload.cards or workload.tensor_split):
+        raise ValidationError("override_tensor", overrides_text(workload.override_tensor),
+                              "not modelled with several kinds of card or --tensor-split: leave it empty")
+    if not workload.cards:
+        return
+    names = ",".join(card.slug for card in workload.cards)
+    if workload.runtime not in GGUF_RUNTIMES or workload.embeds:
+        raise ValidationError("gpu", names, "different cards are modelled for llama.cpp and Ollama generating "
+                              "text, which split the layers by each card's memory; vLLM and transformers shard "
+                              "evenly over one kind of card: list one kind")
+    if workload.runtime is Runtime.OLLAMA and version_of(workload) < LLAMA_SERVER:
+        raise ValidationError("ollama_version", ".".join(map(str, version_of(workload))), "Ollama before v0.30 "
+                              "places layers on different cards by its own estimate, not modelled: v0.30 or later")
 
 
 def _check_in_backward(workload: Workload) -> None:

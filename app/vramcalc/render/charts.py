@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable
 
 from ..analysis.ranks import most_loaded
+from ..analysis.solve import need
 from ..core.units import GIB
 from ..inputs.options import MAX_BATCH, MAX_SEQ
 from ..workload import Target, Workload
@@ -102,9 +103,10 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
     grid = sorted({max(1, round(x_max * i / SAMPLES)) for i in range(SAMPLES + 1)})
     memory: dict[int, int] = {}  # the estimates, by index into grid
 
-    def at(index: int) -> int:
+    def at(index: int) -> int:  # different cards: the GPU furthest over its own card, as against the first (need)
         if index not in memory:
-            memory[index] = most_loaded(workload.but(**{key: grid[index]}), target.count).total_bytes
+            moved = workload.but(**{key: grid[index]})
+            memory[index] = round(need(moved, target)) if target.cards else most_loaded(moved, target.count).total_bytes
         return memory[index]
 
     usable = target.gpu.usable_bytes

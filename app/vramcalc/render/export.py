@@ -37,7 +37,8 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
         "host_bytes": breakdown.host_bytes + rank.host_bytes,
         "per_gpu": {"components": rank.components, "total_bytes": rank.total_bytes, "rank": rank.rank,
                     "layout": rank.layout.describe(), "gpus": rank.layout.gpus, "peak_phase": rank.peak_phase,
-                    "stages": rank.stages, "host_bytes": rank.host_bytes, "engine": rank.engine},
+                    "stages": rank.stages, "host_bytes": rank.host_bytes, "engine": rank.engine,
+                    "devices": [device.as_json() for device in rank.devices]},
         "peak_phase": breakdown.peak_phase,
         "phases": breakdown.phase_totals()
         or {breakdown.peak_phase: breakdown.total_bytes - breakdown.bytes_of("overhead")},

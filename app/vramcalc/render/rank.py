@@ -35,7 +35,11 @@ class RankView:
 
 
 def layout_text(workload: Workload, rank: PerGpu, *, words: Words = ENGLISH) -> str:
-    """'TP 4', or 'TP 4, assumed (tensor parallel within the node): set the layout to change it'."""
+    """'TP 4', or 'TP 4, assumed (tensor parallel within the node): set the layout to change it'; llama.cpp's
+    split over cards of their own sizes, 'layers 27 + 54, by each GPU's free memory'."""
+    if rank.devices:
+        return words.message("layout.split_given" if workload.tensor_split else "layout.split_free",
+                             layers=" + ".join(str(device.layers) for device in rank.devices))
     text = rank.layout.describe()
     if workload.layout_given:
         return text
@@ -46,7 +50,8 @@ def layout_text(workload: Workload, rank: PerGpu, *, words: Words = ENGLISH) -> 
 
 
 def present_rank(workload: Workload, target: Target, rank: PerGpu, *, words: Words = ENGLISH) -> RankView:
-    total, usable = rank.total_bytes, target.gpu.usable_bytes
+    total = rank.total_bytes
+    usable = rank.devices[rank.stage].card.usable_bytes if rank.devices else target.gpu.usable_bytes
     scale = max(total, usable)  # the bar is the card, filled; past it, the bar is the total and the card is short
     rows, x = [], 0.0
     how = split_notes(workload, rank, words=words)
@@ -59,6 +64,7 @@ def present_rank(workload: Workload, target: Target, rank: PerGpu, *, words: Wor
         x += width
     stages = "; ".join(f"{name}: {words.gib(b)}" for name, b in rank.stages.items())
     lines = [words.message("rank.stages", stages=stages)] if rank.stages else []
+    lines += device_lines(rank, words=words)
     if rank.host_bytes:
         lines.append(words.message("rank.host", bytes=words.gib(rank.host_bytes)))
     if rank.pool is not None:
@@ -72,12 +78,28 @@ def present_rank(workload: Workload, target: Target, rank: PerGpu, *, words: Wor
     return RankView(title=title, total_bytes=total, rows=tuple(rows), lines=tuple(lines))
 
 
+def device_lines(rank: PerGpu, *, words: Words = ENGLISH) -> list[str]:
+    """Each GPU of llama.cpp's split, as llama_memory_breakdown_print's parts (model, context, compute)."""
+    return [words.message("rank.device", device=f"CUDA{d}", gpu=device.card.display_name, layers=device.layers,
+                          model=words.gib(device.components["weights"]),
+                          context=words.gib(device.components["kv_cache"]),
+                          compute=words.gib(device.components["activations"]),
+                          overhead=words.gib(device.components["overhead"]), total=words.gib(device.total_bytes),
+                          memory=words.gib(device.card.usable_bytes), share=words.localize(f"{device.share:.0%}"))
+            for d, device in enumerate(rank.devices)]
+
+
 def split_notes(workload: Workload, rank: PerGpu, *, words: Words = ENGLISH) -> dict[str, str]:
     """One phrase per component: how the layout split it onto this GPU."""
     layout, model = rank.layout, workload.model
     n, zero = layout.shard_group, layout.stage
     notes: dict[str, list[str]] = {key: [] for key in COMPONENTS}
-    if layout.pp > 1:
+    if rank.devices:  # llama.cpp's own split: this GPU's layers, the output layer among them on the last
+        layers = rank.devices[rank.stage].layers
+        where = words.message("split.device_layers", count=layers, layers=model.layers + 1)
+        for key in ("weights", "kv_cache", "activations"):
+            notes[key].append(where)
+    elif layout.pp > 1:
         on = stage_layers(model.layers, layout.pp, rank.stage)
         where = words.message("split.layers", count=len(on), layers=model.layers)
         ends = (words.message("split.embedding") * (rank.stage == 0)

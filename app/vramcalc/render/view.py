@@ -263,7 +263,9 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
     else:
         batch_text = (words.message("answer.batch_capped", value=batch) if batch >= MAX_BATCH
                       else words.localize(f"{batch:,}"))
-    if solution.min_gpus is None:
+    if target.cards:
+        gpus_text = words.message("answer.gpus_mixed")
+    elif solution.min_gpus is None:
         gpus_text = words.message("answer.gpus_none" if workload.held_bytes >= target.gpu.usable_bytes
                             else "answer.gpus_none_rank")
     else:
@@ -283,8 +285,9 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
     if loaded.layout.gpus == 1 and loaded.layout.offload is Offload.NONE:
         rank = None  # one GPU holds what the breakdown above shows
     heading = words.message(
-        "reverse.heading_split" if rank else "reverse.heading",
+        "reverse.heading_mixed" if target.cards else "reverse.heading_split" if rank else "reverse.heading",
         target=words.say(target.label), memory=words.gib(target.gpu.usable_bytes),
+        memories=" + ".join(words.gib(card.usable_bytes) for card in target.cards),
         layout=rank and layout_text(workload, rank, words=words),
     )
     if target.count == 1 and rank is None and (workload.zero or workload.fsdp.value):
@@ -325,9 +328,15 @@ def verdict_if_it_fits(need: int, gpu: GpuSpec, where: str, *, words: Words = EN
 def present_verdict(workload: Workload, target: Target, solution: Solution, rank: PerGpu, *,
                     words: Words = ENGLISH) -> Verdict:
     """`rank`: the most loaded GPU of the workload on the target (pergpu.per_gpu)."""
-    where = words.message("verdict.one", gpu=target.gpu.display_name) if target.count == 1 else words.message(
-        "verdict.many", count=target.count, gpu=target.gpu.display_name, layout=rank.layout.describe())
-    numbers, fitting = verdict_if_it_fits(rank.total_bytes, target.gpu, where, words=words)
+    card = rank.devices[rank.stage].card if rank.devices else target.gpu  # mixed cards: the fullest for its size
+    if target.cards:
+        where = words.message("verdict.mixed", gpus=words.say(target.label), device=rank.rank, gpu=card.display_name)
+    elif target.count == 1:
+        where = words.message("verdict.one", gpu=target.gpu.display_name)
+    else:
+        where = words.message("verdict.many", count=target.count, gpu=target.gpu.display_name,
+                              layout=rank.layout.describe())
+    numbers, fitting = verdict_if_it_fits(rank.total_bytes, card, where, words=words)
     if rank.runs and fitting is not None:
         return fitting
     if not rank.runs:  # vLLM: its share of the card leaves no room for the sequences asked

@@ -15,12 +15,13 @@ from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..core.units import GB
 from ..engines.layouts import resolve_layout
+from ..engines.llamacpp_fit_gpus import free_on, split_of
 from ..engines.ollama import within_context
 from ..memory.components import Breakdown
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
 from ..workload import Machine, Workload
-from .hardware import TERA, Device, calibration, device, engine_rates, ram_bandwidth
+from .hardware import TERA, Device, calibration, device, engine_rates, ram_bandwidth, split_device
 from .inference import (
     Placement,
     Prefill,
@@ -114,8 +115,13 @@ def _as_run(breakdown: Breakdown) -> Breakdown:
 
 
 def _setup(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> tuple[Device, Layout] | Phrase:
-    """The card and the layout the speed is computed for, or why it cannot be."""
-    card = device(gpu, machine)
+    """The card and the layout the speed is computed for, or why it cannot be; on a machine of different
+    cards, their layer split as one device (hardware.split_device)."""
+    cards = breakdown.workload.cards
+    if len(cards) == gpus:
+        card = split_device(cards, split_of(breakdown.workload, free_on(breakdown.workload, gpus)), machine)
+    else:
+        card = device(gpu, machine)
     if card.bandwidth is None:
         return phrase("speed.unknown_bandwidth")
     try:
@@ -263,17 +269,18 @@ def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layo
                  rollout_s=step.generation_s or None, basis=basis)
 
 
-def cost_of(speed: Speed, gpu: GpuSpec, gpus: int, machine: Machine) -> Cost:
-    """Dollars, from the user's price per GPU-hour or the default for a cloud card (data/prices.json)."""
+def cost_of(speed: Speed, gpu: GpuSpec, gpus: int, machine: Machine, cards: tuple[GpuSpec, ...] = ()) -> Cost:
+    """Dollars, from the user's price per GPU-hour or the default for a cloud card (data/prices.json); a
+    machine of different `cards`, the sum of their own prices (none unless each has one)."""
     price: float | None = machine.gpu_hour_usd
     said = phrase("cost.price.given") if price is not None else None
-    if price is None and gpu.slug in default_prices():
-        price = default_prices()[gpu.slug]
+    priced = [default_prices().get(card.slug) for card in cards or (gpu,) * gpus]
+    if price is None and all(priced):
         said = phrase("cost.price.default", date=_prices()["date"], source=_prices()["source"])
     hours = _run_hours(speed, machine)
-    if price is None:
+    if price is None and not all(priced):
         return Cost(run_hours=hours)
-    per_hour = price * gpus
+    per_hour = price * gpus if price is not None else sum(p for p in priced if p)
     per_million = None
     if speed.output_tokens_per_s:
         per_million = per_hour / (speed.output_tokens_per_s * 3600) * 1e6

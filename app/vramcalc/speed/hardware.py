@@ -10,7 +10,7 @@ import dataclasses
 import enum
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -93,6 +93,24 @@ def device(gpu: GpuSpec, machine: Machine) -> Device:
     return Device(bandwidth=bandwidth, flops=flops, memory=_memory(gpu), platform=platform_of(gpu),
                   nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
                   link=gpu.interconnect_bytes_per_s or pcie_bandwidth())
+
+
+def split_device(cards: Sequence[GpuSpec], layers: Sequence[int], machine: Machine) -> Device:
+    """Cards that run a model's layers one after the other, each its own (llama.cpp's layer split), as one
+    device: a token's time per byte read (and per FLOP) is the mean of theirs weighted by each card's share of
+    the layers; the first card's kind of memory and platform, the slowest link between them."""
+    devices = [device(card, machine) for card in cards]
+    shares = [n / max(1, sum(layers)) for n in layers]
+
+    def mean(values: Sequence[float | None]) -> float | None:
+        if any(not value for value, share in zip(values, shares, strict=True) if share):
+            return None
+        return 1 / sum(share / value for value, share in zip(values, shares, strict=True) if share and value)
+
+    flops = {kind: rate for kind in devices[0].flops
+             if (rate := mean([d.flops.get(kind) for d in devices])) is not None}
+    return dataclasses.replace(devices[0], bandwidth=mean([d.bandwidth for d in devices]), flops=flops,
+                               link=min(d.link for d in devices))
 
 
 def pcie_bandwidth() -> float:

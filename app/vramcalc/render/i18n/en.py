@@ -624,7 +624,8 @@ EN: Mapping[str, str] = {
     "field.gpu.label": "GPU",
     "field.gpu.help": (
         "Usable memory as PyTorch reports it where known; for a Mac, the share its GPU may use. Any other card: "
-        "gpu=24gb in the link (or --gpu 24gb)."
+        "gpu=24gb in the link (or --gpu 24gb). Different cards in one machine, for llama.cpp and Ollama: their "
+        "list, CUDA0 first (gpu=rtx-3090,rtx-4060-ti-16gb)."
     ),
     "field.gpus.label": "Number of GPUs",
     "field.gpus.help": "How many of them. With more than one, set the layout below or keep the default: tensor "
@@ -1252,4 +1253,18 @@ EN: Mapping[str, str] = {
     "diffusion.summary": "{pipeline}, {width} × {height}{frames}, {batch} per prompt, {cfg}; {placement}",
     "diffusion.incomplete": "At least this much: a stage's working memory is not modelled yet (the UNet's denoising "
                             "step, the text encoders' activations), so the peak may be higher.",
+    "target.mixed": "{gpus}",
+    "verdict.mixed": "{gpus}, the fullest for its size being {device} ({gpu})",
+    "reverse.heading_mixed": "On {target} ({memories}), {layout}",
+    "layout.split_free": "layers {layers}: llama.cpp splits them by each GPU's free memory",
+    "layout.split_given": "layers {layers}, as --tensor-split gives them",
+    "rank.device": "{device} {gpu}: {layers} layers; model {model}, context {context}, compute {compute}, overhead "
+                   "{overhead}: {total} of {memory} ({share})",
+    "split.device_layers": "{count} of the {layers} layers -ngl counts (the output layer is one)",
+    "answer.gpus_mixed": "not counted for different cards (the table of GPUs counts cards of one kind)",
+    "field.tensor_split.label": "Layers per GPU (--tensor-split)",
+    "field.tensor_split.help": (
+        "llama.cpp's -ts: each GPU's proportion of the layers, CUDA0 first (e.g. 3,1). Empty: by each GPU's free "
+        "memory. Different cards: list them in the GPU field (rtx-3090,rtx-4060-ti-16gb)."
+    ),
 }

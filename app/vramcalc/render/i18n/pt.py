@@ -596,7 +596,8 @@ PT: Mapping[str, str] = {
     ),
     "field.gpu.label": "GPU",
     "field.gpu.help": "Memória utilizável como o PyTorch a informa, quando conhecida; num Mac, a fração que a GPU pode "
-                      "usar. Qualquer outra placa: gpu=24gb no link (ou --gpu 24gb).",
+                      "usar. Qualquer outra placa: gpu=24gb no link (ou --gpu 24gb). Placas diferentes numa máquina, "
+                      "para o llama.cpp e o Ollama: a lista delas, CUDA0 primeiro (gpu=rtx-3090,rtx-4060-ti-16gb).",
     "field.gpus.label": "Número de GPUs",
     "field.gpus.help": "Quantas delas. Com mais de uma, defina o layout abaixo ou mantenha o padrão: paralelismo de "
                        "tensores para inferência, paralelismo de dados com ZeRO-3 para treinamento.",
@@ -1319,4 +1320,18 @@ PT: Mapping[str, str] = {
     "diffusion.summary": "{pipeline}, {width} × {height}{frames}, {batch} por prompt, {cfg}; {placement}",
     "diffusion.incomplete": "No mínimo isto: a memória de trabalho de uma etapa ainda não é modelada (o passo da UNet, "
                             "as ativações dos codificadores de texto), então o pico pode ser maior.",
+    "target.mixed": "{gpus}",
+    "verdict.mixed": "{gpus}, a mais cheia para o seu tamanho sendo a {device} ({gpu})",
+    "reverse.heading_mixed": "Em {target} ({memories}), {layout}",
+    "layout.split_free": "camadas {layers}: o llama.cpp as divide pela memória livre de cada GPU",
+    "layout.split_given": "camadas {layers}, como o --tensor-split as dá",
+    "rank.device": "{device} {gpu}: {layers} camadas; modelo {model}, contexto {context}, computação {compute}, "
+                   "sobrecarga {overhead}: {total} de {memory} ({share})",
+    "split.device_layers": "{count} das {layers} camadas que o -ngl conta (a camada de saída é uma)",
+    "answer.gpus_mixed": "não contado para placas diferentes (a tabela de GPUs conta placas de um só tipo)",
+    "field.tensor_split.label": "Camadas por GPU (--tensor-split)",
+    "field.tensor_split.help": (
+        "O -ts do llama.cpp: a proporção das camadas de cada GPU, CUDA0 primeiro (ex.: 3,1). Vazio: pela memória "
+        "livre de cada GPU. Placas diferentes: liste-as no campo GPU (rtx-3090,rtx-4060-ti-16gb)."
+    ),
 }
