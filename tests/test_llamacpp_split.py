@@ -297,3 +297,17 @@ def test_the_longest_sequence_on_different_cards_is_exact():
     assert isinstance(answer, int)
     assert fits(w.but(seq=answer), target) and not fits(w.but(seq=answer + 1), target)
     assert need(w.but(seq=answer), target) <= target.gpu.usable_bytes < need(w.but(seq=answer + 1), target)
+
+
+def test_an_answer_with_pipeline_parallelism_says_its_compute_is_low():
+    """Where llama.cpp would turn pipeline parallelism on, the compute row is below the measured buffers: the
+    answer is marked approximate; one GPU, or layers left in RAM, leave it off (src/llama-context.cpp:430)."""
+    from vramcalc.analysis.evaluate import estimate
+
+    def marked(**extra: str) -> bool:
+        said = estimate(workload(**extra)).assumptions
+        return any(getattr(a, "key", "") == "assumption.llamacpp_pipeline" for a in said)
+
+    assert marked(gpu="rtx-3090", gpus="2") and marked(gpu=MIXED) and marked(gpu=MIXED, runtime="ollama")
+    assert not marked(gpu="rtx-3090") and not marked(gpu=MIXED, gpu_layers="20")
+    assert not marked(gpu=MIXED, cpu_moe="1", model="qwen3-30b-a3b")

@@ -66,6 +66,15 @@ def estimate(workload: Workload) -> Breakdown:
 LLAMACPP_UNREAD = frozenset({"longcat_flash"})
 
 
+def pipelined(workload: Workload) -> bool:
+    """llama.cpp turns on pipeline parallelism (src/llama-context.cpp:430-435): several GPUs, every layer and the
+    output on them (-ngl above n_layer), the layer split, the cache on the GPUs, no tensor overrides; its
+    scheduler's copies then hold compute buffers 1.25-2.3x those modelled (tests/test_llamacpp_split.py)."""
+    every_layer = workload.gpu_layers is None or workload.gpu_layers > workload.model.layers
+    return (workload.runtime in GGUF_RUNTIMES and workload.devices > 1 and every_layer and not workload.embeds
+            and not workload.override_tensor and not workload.n_cpu_moe and not workload.cpu_moe)
+
+
 def assumptions(workload: Workload) -> tuple[Part, ...]:
     model = workload.model
     extra: tuple[Phrase, ...] = ()
@@ -79,6 +88,8 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
         extra = (phrase("assumption.altup_activations"),)
     if model.model_type in LLAMACPP_UNREAD and workload.runtime in GGUF_RUNTIMES:
         extra += (phrase("assumption.llamacpp_unsupported", model_type=model.model_type),)
+    if pipelined(workload):
+        extra += (phrase("assumption.llamacpp_pipeline"),)
     if model.kv_shared_layers and workload.runtime is not Runtime.TRANSFORMERS:  # vLLM's qkv_proj, llama.cpp's
         # create_tensor_qkv on every layer: the K/V weights transformers does not build for Gemma 3n/4's shared layers
         extra += (phrase("assumption.kv_shared_weights", count=model.kv_shared_layers,

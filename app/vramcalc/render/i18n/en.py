@@ -281,6 +281,10 @@ EN: Mapping[str, str] = {
         "compressed entries and compressor states in pages of their own: here it is estimated from transformers' "
         "shapes at the cache precision chosen"
     ),
+    "assumption.llamacpp_pipeline": (
+        "llama.cpp runs every layer on several GPUs with pipeline parallelism, whose scheduler keeps copies of the "
+        "compute buffers: measured 1.25-2.3x the compute row here on two devices; the weights and cache are exact"
+    ),
     "assumption.llamacpp_unsupported": (
         "llama.cpp has no architecture for {model_type}: no GGUF of it runs; the answer is what one would take"
     ),

@@ -291,6 +291,11 @@ PT: Mapping[str, str] = {
         "entradas comprimidas e estados dos compressores em páginas próprias: aqui ele é estimado pelas formas do "
         "transformers na precisão de cache escolhida"
     ),
+    "assumption.llamacpp_pipeline": (
+        "o llama.cpp roda todas as camadas em várias GPUs com paralelismo de pipeline, cujo escalonador guarda cópias "
+        "dos buffers de computação: medidos 1,25-2,3x a linha de computação aqui em dois dispositivos; pesos e cache "
+        "são exatos"
+    ),
     "assumption.llamacpp_unsupported": (
         "o llama.cpp não tem arquitetura para {model_type}: nenhum GGUF dele roda; a resposta é o que um exigiria"
     ),
