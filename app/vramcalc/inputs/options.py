@@ -224,6 +224,10 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            help="the optimizer steps each parameter as its gradient is made, then frees it (torchtune's "
            "optimizer_in_bwd): no whole gradient, no optimizer phase", shown_when=_TRAINING,
            parse=lambda t: parse_flag("optimizer_in_backward", t)),
+    Option(key="activation_offload", default="0", group="training", kind=Kind.FLAG,
+           help="saved activations go to host memory in the forward and come back for the backward "
+           "(torchtune's and TRL's activation offloading; with checkpointing, the layer inputs)", shown_when=_TRAINING,
+           parse=lambda t: parse_flag("activation_offload", t)),
     Option(key="objective", default=Objective.SFT.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Objective), help="sft (supervised), dpo (TRL's DPOTrainer: chosen and rejected "
            "sequences, --batch pairs, and a reference model) or grpo (TRL's GRPOTrainer: --batch completions "

@@ -331,6 +331,8 @@ def check_consistency(workload: Workload) -> None:
         _check_training(workload)
     elif workload.fused_ce:
         raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
+    elif workload.activation_offload:
+        raise ValidationError("activation_offload", "1", "activation offloading applies to training only")
     if workload.layout_given:
         check(degrees(workload), workload.model, training=workload.is_training)
 
@@ -382,6 +384,8 @@ def _check_training(workload: Workload) -> None:
         raise ValidationError("reference", "adapters-off", "needs LoRA adapters (--lora-rank)")
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
+    if workload.activation_offload and workload.objective is not Objective.SFT:
+        raise ValidationError("activation_offload", "1", "modelled for supervised steps (sft)")
     if workload.objective is not Objective.SFT and workload.fused_ce:
         raise ValidationError("fused_ce", "1", "DPO and GRPO score tokens with TRL's own chunked head")
     if workload.objective is Objective.GRPO:
