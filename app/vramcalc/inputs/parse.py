@@ -32,6 +32,7 @@ from ..sources.gpus import GpuSpec, configure, gpu
 from ..sources.hf_config import from_hf_config
 from ..sources.presets import preset_spec
 from ..sources.weight_file import spec_from_gguf
+from ..training.frameworks import with_framework
 from ..training.lora import QLORA_FORMATS
 from ..training.lora import adapter_tensors as training_adapters
 from ..training.step import allowed_impls
@@ -133,7 +134,8 @@ def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | 
     """Strict: the first bad field raises ValidationError. Missing keys take their defaults. With
     `weights` (the headers of the user's weight files), the weights are the files' bytes, laid onto
     the model (a preset, a config, or, for model=weights, what a GGUF file's metadata says)."""
-    fields = _parse_fields(FIELD_PARSERS, values, None)
+    values, framework_set = with_framework(values, DEFAULTS)
+    fields = {**_parse_fields(FIELD_PARSERS, values, None), "framework_set": framework_set}
     model = _parse_model(values, config, weights)
     if weights is not None:
         if values.get("precision", "auto") not in ("", "auto"):
@@ -151,7 +153,8 @@ def parse_workload_lenient(
 ) -> tuple[Workload, list[ValidationError]]:
     """For links: every bad field falls back to its default, and is reported."""
     problems: list[ValidationError] = []
-    fields = _parse_fields(FIELD_PARSERS, values, problems)
+    values, framework_set = with_framework(values, DEFAULTS)
+    fields = {**_parse_fields(FIELD_PARSERS, values, problems), "framework_set": framework_set}
     try:
         model = _parse_model(values, config)
     except ValidationError as error:
