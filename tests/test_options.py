@@ -103,6 +103,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "llamacpp_program": ("llama-completion", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "max_run_hours": ("12", TRAINING),
     "optimizer_in_backward": ("1", TRAINING),
+    "activation_offload": ("1", TRAINING),
+    "framework": ("unsloth", TRAINING),
     "text_only": ("1", {"model": "gemma-3-27b-it"}),
     "images": ("2", {"model": "gemma-3-27b-it"}),
     "image_width": ("640", {"model": "gemma-3-27b-it", "images": "1"}),

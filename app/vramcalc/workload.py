@@ -9,6 +9,7 @@ from .core.choices import (
     GGUF_RUNTIMES,
     Attention,
     Checkpointing,
+    Framework,
     Fsdp,
     LlamaCppProgram,
     Mode,
@@ -67,6 +68,9 @@ class Workload:
     grad_accum: int = 1
     fused_ce: bool = False
     optimizer_in_backward: bool = False  # torchtune's optimizer_in_bwd: each gradient stepped and freed as made
+    activation_offload: bool = False  # saved activations kept in host memory between the forward and the backward
+    framework: Framework = Framework.TRAINER  # its defaults were applied by inputs/parse.py; its mechanics stay
+    framework_set: tuple[str, ...] = ()  # the settings its defaults set (training/frameworks.py)
     objective: Objective = Objective.SFT
     reference: Reference = Reference.DEFAULT
     num_generations: int = 8  # GRPO: completions per prompt (TRL's default); --batch counts completions

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.choices import GGUF_RUNTIMES, Runtime
+from ..core.choices import GGUF_RUNTIMES, Framework, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
@@ -31,6 +31,8 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
     if model.mla is not None and not workload.is_training:
         notes.append(phrase("note.mla"))
     notes += (phrase(key) for key in engine_for(workload.runtime).notes(workload))
+    if workload.is_training and workload.framework is not Framework.TRAINER:
+        notes += framework_notes(workload)
     if workload.is_training and model.linear is not None:
         notes.append(phrase("note.linear_training"))
     if model.native_format:
@@ -39,6 +41,20 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
                             format=native_format_phrase(model.native_format)))
     if isinstance(workload.precision, Precision) and not workload.precision.is_float:
         notes.append(phrase("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
+    return tuple(notes)
+
+
+def framework_notes(workload: Workload) -> tuple[Phrase, ...]:
+    """What the framework's defaults set (training/frameworks.py), and what of its mechanics is or is not modelled."""
+    name = workload.framework.value
+    values = {"checkpointing": workload.checkpointing.value, "recipe": workload.recipe.value,
+              "precision": workload.precision.value, "lora_dtype": workload.lora_dtype.value,
+              "lora_targets": ",".join(workload.lora_targets), "lora_dropout": f"{workload.lora_dropout:g}"}
+    settings = ", ".join(f"{key} = {values.get(key, '1')}" for key in workload.framework_set)
+    notes = [phrase("note.framework.set", framework=name, settings=settings) if settings
+             else phrase("note.framework.unchanged", framework=name)]
+    if workload.framework in (Framework.UNSLOTH, Framework.TORCHTUNE):
+        notes.append(phrase(f"note.framework.{name}"))
     return tuple(notes)
 
 

@@ -91,6 +91,16 @@ class Checkpointing(enum.Enum):
     """Chen et al. 2016: ceil(sqrt(L)) segments; keep segment inputs, recompute one segment."""
 
 
+class Framework(enum.Enum):
+    """The program a fine-tuning runs under: its defaults and mechanics (training/frameworks.py)."""
+
+    TRAINER = "trainer"
+    UNSLOTH = "unsloth"
+    TORCHTUNE = "torchtune"
+    LITGPT = "litgpt"
+    AXOLOTL = "axolotl"
+
+
 class Attention(enum.Enum):
     EAGER = "eager"
     """Plain matmul + softmax: stores the s x s attention probabilities."""

@@ -20,6 +20,8 @@ def resolve_layout(workload: Workload, gpus: int) -> Layout:
     if workload.optimizer_in_backward and gpus > 1:  # the step is modelled as torchtune's single-device recipes run it
         raise ValidationError("optimizer_in_backward", "1", "is modelled on one GPU (torchtune's single-device "
                                                              "recipes); with several GPUs leave it off")
+    if workload.activation_offload and gpus > 1:
+        raise ValidationError("activation_offload", "1", "is modelled on one GPU; with several GPUs leave it off")
     if not workload.layout_given:
         return engine_for(workload.runtime).default_layout(workload.model, gpus, training=workload.is_training)
     layout = degrees(workload)

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..core.choices import Attention, Checkpointing, Objective, Recipe, Reference, Rollout, Runtime
+from ..core.choices import Attention, Checkpointing, Framework, Objective, Recipe, Reference, Rollout, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
 from ..formats.weights import WeightFormat
-from ..memory.activations import activations_bytes, embedding_components, training_activations, with_vision
+from ..memory.activations import (
+    activations_bytes,
+    embedding_components,
+    offloaded_activations,
+    training_activations,
+    with_vision,
+)
 from ..memory.components import Breakdown, Component, EngineFacts, no_component, overhead_bytes
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
@@ -33,13 +39,16 @@ from ..sources.gpus import GpuSpec
 from ..training import grpo, preference
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
+from ..training.offload import Offloaded
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
 from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, run_as_published
 
 
-def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str]:
-    """The components live at the worst phase of a steady-state step, each phase's bytes, and its name."""
+def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str,
+                                               int]:
+    """The components live at the worst phase of a steady-state step, each phase's bytes, its name, and the host
+    bytes offloaded activations take."""
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
     fused_head = workload.objective is not Objective.SFT  # DPO and GRPO score tokens with TRL's fused head
@@ -55,6 +64,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     optimizer = optimizer_state_bytes(workload)
     master = master_weights_bytes(workload)
     activations, activations_forward = training_activations(run)
+    moved = offloaded_activations(run)
     tensors, _, gradient_bytes = trainable(workload)
     state_bytes = adapter_bytes(workload) if workload.lora else recipe_states(workload).state
     impl = implementation(workload.optimizer, workload.optimizer_impl)
@@ -77,9 +87,10 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     sizes = StepSizes(
         weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
         gradients=gradients.bytes, head_gradient=_head_gradient_bytes(workload, tensors, gradient_bytes),
-        activations_forward=activations_forward, activations_backward=activations.bytes,
-        activations_recomputed=(activations.bytes - activations_forward
-                                if workload.checkpointing is not Checkpointing.NONE else 0),
+        **(_offloaded_sizes(workload, moved) or {
+            "activations_forward": activations_forward, "activations_backward": activations.bytes,
+            "activations_recomputed": (activations.bytes - activations_forward
+                                       if workload.checkpointing is not Checkpointing.NONE else 0)}),
         gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
         logits=logits.bytes,
         logits_held=0 if workload.fused_ce or fused_head else tokens * model.vocab * e, loss_gradient=loss_gradient,
@@ -113,6 +124,8 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         "optimizer": lambda: phrase(f"temporaries.optimizer.{impl.value}", optimizer=workload.optimizer.value,
                                      bytes=format_binary(update)),
     }[peak]
+    if moved is not None:
+        activations = _with_offload(workload, activations, moved)
     whole = {c.key: c for c in (weights, gradients, optimizer, master, activations, logits)}
     phase_name = phrase(f"phase.{peak}")
 
@@ -135,7 +148,28 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         "kv_cache": max(phase.get("kv_cache", 0) for phase in by_phase.values()),
         "temporaries": max(phase["temporaries"] for phase in by_phase.values()),
         "overhead": workload.held_bytes}
-    return components, sizes_by_key, by_phase, peak
+    return components, sizes_by_key, by_phase, peak, moved.host if moved else 0
+
+
+def _offloaded_sizes(workload: Workload, moved: Offloaded | None) -> dict[str, int]:
+    """The activations' fields of StepSizes under activation offloading (training/offload.py)."""
+    if moved is None:
+        return {}
+    recompute = workload.checkpointing is not Checkpointing.NONE
+    return {"activations_forward": moved.forward + moved.buffers,
+            "activations_backward": moved.backward + moved.buffers,
+            "activations_recomputed": moved.backward + moved.buffers if recompute else 0,
+            "activations_in_flight": moved.buffers + (0 if recompute else moved.backward),
+            "activation_buffers": moved.buffers}
+
+
+def _with_offload(workload: Workload, activations: Component, moved: Offloaded) -> Component:
+    """The activations' explanation says what offloading left on the GPU and moved to host memory."""
+    how = "unsloth" if workload.framework is Framework.UNSLOTH else "hooks"
+    return Component(key="activations", bytes=activations.bytes, explain=lambda: (
+        *activations.formula, phrase(f"activations.offload.{how}", forward=format_binary(moved.forward),
+                                     backward=format_binary(moved.backward), buffers=format_binary(moved.buffers),
+                                     host=format_binary(moved.host))))
 
 
 def _with_reference(weights: Component, size: int) -> Component:
@@ -267,8 +301,9 @@ class Transformers:
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:
         if workload.is_training:
-            components, sizes, by_phase, peak = training_step(workload)
-            return EngineBreakdown(components=components, sizes=sizes, phases=by_phase, peak_phase=peak)
+            components, sizes, by_phase, peak, host = training_step(workload)
+            return EngineBreakdown(components=components, sizes=sizes, phases=by_phase, peak_phase=peak,
+                                   host_bytes=host)
         if workload.embeds:  # sentence-transformers: one forward of the batch
             return EngineBreakdown(components=embedding_components(
                 workload, batch=workload.batch, seq=workload.seq, engine="transformers"))

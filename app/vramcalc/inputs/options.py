@@ -11,6 +11,7 @@ from ..core.choices import (
     GGUF_RUNTIMES,
     Attention,
     Checkpointing,
+    Framework,
     Fsdp,
     Mode,
     Objective,
@@ -241,6 +242,16 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            help="the optimizer steps each parameter as its gradient is made, then frees it (torchtune's "
            "optimizer_in_bwd): no whole gradient, no optimizer phase", shown_when=_TRAINING,
            parse=lambda t: parse_flag("optimizer_in_backward", t)),
+    Option(key="activation_offload", default="0", group="training", kind=Kind.FLAG,
+           help="saved activations go to host memory in the forward and come back for the backward "
+           "(torchtune's and TRL's activation offloading; with checkpointing, the layer inputs)", shown_when=_TRAINING,
+           parse=lambda t: parse_flag("activation_offload", t)),
+    # empty: the trainer (Hugging Face Trainer/TRL with peft), today's model
+    Option(key="framework", default=Framework.TRAINER.value, group="training", kind=Kind.CHOICE,
+           choices=values_of(Framework), shown_when=_TRAINING,
+           help="trainer (Hugging Face Trainer/TRL), unsloth, torchtune, litgpt or axolotl: its defaults for "
+           "the settings left at theirs, and its mechanics",
+           parse=lambda t: parse_choice("framework", t, Framework)),
     Option(key="objective", default=Objective.SFT.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Objective), help="sft (supervised), dpo (TRL's DPOTrainer: chosen and rejected "
            "sequences, --batch pairs, and a reference model) or grpo (TRL's GRPOTrainer: --batch completions "

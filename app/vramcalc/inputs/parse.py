@@ -35,6 +35,7 @@ from ..sources.gpus import GpuSpec, configure, gpu
 from ..sources.hf_config import from_hf_config
 from ..sources.presets import preset_spec
 from ..sources.weight_file import spec_from_gguf
+from ..training.frameworks import with_framework
 from ..training.lora import QLORA_FORMATS
 from ..training.lora import adapter_tensors as training_adapters
 from ..training.step import allowed_impls
@@ -136,7 +137,8 @@ def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | 
     """Strict: the first bad field raises ValidationError. Missing keys take their defaults. With
     `weights` (the headers of the user's weight files), the weights are the files' bytes, laid onto
     the model (a preset, a config, or, for model=weights, what a GGUF file's metadata says)."""
-    fields = _parse_fields(FIELD_PARSERS, values, None)
+    values, framework_set = with_framework(values, DEFAULTS)
+    fields = {**_parse_fields(FIELD_PARSERS, values, None), "framework_set": framework_set}
     model = _parse_model(values, config, weights)
     if weights is not None:
         if values.get("precision", "auto") not in ("", "auto"):
@@ -163,7 +165,8 @@ def parse_workload_lenient(
 ) -> tuple[Workload, list[ValidationError]]:
     """For links: every bad field falls back to its default, and is reported."""
     problems: list[ValidationError] = []
-    fields = _parse_fields(FIELD_PARSERS, values, problems)
+    values, framework_set = with_framework(values, DEFAULTS)
+    fields = {**_parse_fields(FIELD_PARSERS, values, problems), "framework_set": framework_set}
     try:
         model = _parse_model(values, config)
     except ValidationError as error:
@@ -377,6 +380,8 @@ def check_consistency(workload: Workload) -> None:
         _check_training(workload)
     elif workload.fused_ce:
         raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
+    elif workload.activation_offload:
+        raise ValidationError("activation_offload", "1", "activation offloading applies to training only")
     if workload.layout_given:
         check(degrees(workload), workload.model, training=workload.is_training)
 
@@ -451,6 +456,8 @@ def _check_training(workload: Workload) -> None:
         raise ValidationError("reference", "adapters-off", "needs LoRA adapters (--lora-rank)")
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
+    if workload.activation_offload and workload.objective is not Objective.SFT:
+        raise ValidationError("activation_offload", "1", "modelled for supervised steps (sft)")
     if workload.objective is not Objective.SFT and workload.fused_ce:
         raise ValidationError("fused_ce", "1", "DPO and GRPO score tokens with TRL's own chunked head")
     if workload.objective is Objective.GRPO:

@@ -17,8 +17,10 @@ from ..model.families.decoder.saved import (
 )
 from ..model.families.encoder import forward_bytes
 from ..model.families.vision import MEASURED, encoder_peak, image_patches
+from ..model.table import counted_tensors
 from ..model.tensor import layer_of
 from ..training.lora import adapted
+from ..training.offload import Offloaded, offloaded
 from ..workload import Workload
 from .components import Component, no_component, overhead_bytes
 from .kv_cache import kv_cache_bytes
@@ -86,22 +88,45 @@ def with_vision(workload: Workload, activations: Component, beside: int) -> Comp
                                      model.vision.family not in MEASURED else "")))
 
 
-def training_activations(workload: Workload) -> tuple[Component, int]:
-    """(the activations live when the layers' backward starts, the bytes saved at the forward's end).
-    They differ under checkpointing: the forward keeps layer inputs, the backward adds a recompute."""
+def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
+    """Per token: every layer's saved bytes, the largest layer's, what is saved outside the layers; for the
+    batch: the rotary tables; the checkpointed inputs kept and layers held in full (checkpoint_plan)."""
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
-    tokens = workload.batch * workload.seq
     lora = workload.lora if workload.lora and lora_measured(model) else None
     matrices = tuple(t for t, _ in adapted(model, lora) if layer_of(t.name) == 0) if lora else ()
     all_layers, per_layer = layers_saved(model, e, workload.attention, workload.seq, matrices,
                                          lora.rank if lora else 0, workload.lora_dropout,
                                          int(workload.lora_dtype.bits) // 8)
     outside = outside_layers_bytes_per_token(model, e)
-    shared = batch_shared_bytes(model, e, workload.seq)
-    inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden
+    inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
+    return all_layers, per_layer, outside, batch_shared_bytes(model, e, workload.seq), inputs_kept, layers_full, e
+
+
+def offloaded_activations(workload: Workload) -> Offloaded | None:
+    """What activation offloading (training/offload.py) leaves on the GPU and moves to host memory; None without it."""
+    model = workload.model
+    all_layers, per_layer, outside, shared, inputs_kept, layers_full, e = _saved(workload)
+    tokens = workload.batch * workload.seq
+    width = model.ffn if model.moe_layer_count < model.layers else 0
+    if model.moe is not None:
+        width = max(width, model.moe.per_token * model.moe.ffn + model.moe.shared_ffn)
+    weights = e * sum(t.numel * count for t, count in counted_tensors(model)
+                      if len(t.shape) == 2 and layer_of(t.name) is not None)  # linears save their weights
+    return offloaded(workload, layers_full=tokens * all_layers, layer_full=tokens * layers_full * per_layer,
+                     outside=tokens * outside, shared=shared,
+                     input_bytes=tokens * layer_input_bytes_per_token(model, e),
+                     inputs_kept=inputs_kept, weights=weights, mlp_width=width)
+
+
+def training_activations(workload: Workload) -> tuple[Component, int]:
+    """(the activations live when the layers' backward starts, the bytes saved at the forward's end).
+    They differ under checkpointing: the forward keeps layer inputs, the backward adds a recompute."""
+    model = workload.model
+    tokens = workload.batch * workload.seq
+    all_layers, per_layer, outside, shared, inputs_kept, layers_full, e = _saved(workload)
     inputs = inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
     full = all_layers if layers_full == model.layers else layers_full * per_layer  # held in full at the peak
     num_bytes = tokens * (inputs + full + outside) + shared

@@ -35,6 +35,8 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
         "assumptions": [words.say(text) for text in breakdown.assumptions],
         "runtime": dict(breakdown.runtime),
         "host_bytes": breakdown.host_bytes + rank.host_bytes,
+        # training: the host memory offloaded activations take (activation_offload, or Unsloth's checkpointing)
+        "activation_offload_host_bytes": breakdown.host_bytes if breakdown.workload.is_training else 0,
         "per_gpu": {"components": rank.components, "total_bytes": rank.total_bytes, "rank": rank.rank,
                     "layout": rank.layout.describe(), "gpus": rank.layout.gpus, "peak_phase": rank.peak_phase,
                     "stages": rank.stages, "host_bytes": rank.host_bytes, "engine": rank.engine,

@@ -123,6 +123,10 @@ class StepSizes:
     head_update: int = 0  # the head's update's temporaries (its gradient is head_gradient)
     largest_gradient: int = 0  # the largest trainable tensor's gradient
     largest_update: int = 0  # and its update's temporaries
+    # activation offloading (offload.py): what stays beside every gradient at the backward's end, and GPU buffers
+    # kept for the whole step (Unsloth's), counted with the activations in every phase
+    activations_in_flight: int = 0
+    activation_buffers: int = 0
 
 
 def phases(s: StepSizes) -> dict[str, dict[str, int]]:
@@ -149,13 +153,13 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
                            "activations": s.activations_backward, "logits": s.logits_held,
                            "temporaries": s.layer_transient},
         "backward_end": max(
-            ({**states, "gradients": s.gradients, "activations": 0, "logits": s.logits_held,
+            ({**states, "gradients": s.gradients, "activations": s.activations_in_flight, "logits": s.logits_held,
               "temporaries": s.layer_transient},
              {**states, "gradients": max(earlier, s.gradients_before_first_layer),
               "activations": s.activations_recomputed, "logits": s.logits_held, "temporaries": s.layer_transient}),
             key=lambda live: sum(live.values())),
         "optimizer": {"weights": s.weights, "optimizer": s.optimizer, "master_weights": s.master,
-                      "gradients": s.gradients, "activations": 0, "logits": 0,
+                      "gradients": s.gradients, "activations": s.activation_buffers, "logits": 0,
                       "temporaries": s.update_temporaries},
     }
     if s.generation is None:

@@ -49,6 +49,29 @@ EN: Mapping[str, str] = {
                             "× MLP width){dequantised} = {bytes}",
     "temporaries.in_backward": "the {optimizer} update of one tensor inside the backward (the optimizer steps "
                                "each gradient as it is made) = {bytes}",
+    "field.framework.label": "Framework",
+    "field.framework.help": "The program the fine-tuning runs under: its defaults fill the settings left at "
+                            "theirs (a setting you change wins), and its mechanics apply.",
+    "option.framework.trainer": "Hugging Face Trainer / TRL",
+    "option.framework.unsloth": "Unsloth",
+    "option.framework.torchtune": "torchtune",
+    "option.framework.litgpt": "LitGPT",
+    "option.framework.axolotl": "Axolotl",
+    "note.framework.set": "{framework}'s defaults set {settings}; a setting you change wins.",
+    "note.framework.unchanged": "{framework} changes no setting here: its defaults are the ones in the form.",
+    "note.framework.unsloth": "Unsloth's checkpointing offloads each layer's input but the last to host memory, "
+                              "from 512 tokens and above 2 MiB per input.",
+    "note.framework.torchtune": "torch.compile, on in torchtune's published tables, is not modelled: it changes "
+                                "what the step saves.",
+    "field.activation_offload.label": "Offload activations to host memory (torchtune, TRL)",
+    "field.activation_offload.help": "Saved activations are copied to host memory in the forward and brought back for "
+                                     "the backward; with checkpointing, the layer inputs. One GPU, supervised steps.",
+    "activations.offload.hooks": "; offloaded to host memory (saved-tensor hooks, torchtune's and TRL's): on the "
+                                 "GPU {forward} at the forward's end and {backward} while the layers' backward "
+                                 "runs; at least {host} in host memory",
+    "activations.offload.unsloth": "; Unsloth's offloaded checkpointing: the layer inputs but the last in host memory "
+                                   "({host}), on the GPU {forward} at the forward's end, {backward} while a layer "
+                                   "is recomputed, and two buffers of one layer input ({buffers}) for the whole step",
     "field.optimizer_in_backward.label": "Optimizer step inside the backward (torchtune)",
     "field.optimizer_in_backward.help": "Each gradient is applied and freed as soon as it is made: the whole "
                                         "gradient never exists. One GPU, no gradient accumulation.",

@@ -53,6 +53,31 @@ PT: Mapping[str, str] = {
                             "3 × lote × seq × largura do MLP){dequantised} = {bytes}",
     "temporaries.in_backward": "a atualização do {optimizer} de um tensor dentro da passagem reversa (o otimizador "
                                "aplica cada gradiente assim que é feito) = {bytes}",
+    "field.framework.label": "Framework",
+    "field.framework.help": "O programa em que o ajuste fino roda: os seus padrões preenchem os ajustes deixados "
+                            "nos deles (um ajuste que você muda prevalece), e as suas mecânicas se aplicam.",
+    "option.framework.trainer": "Hugging Face Trainer / TRL",
+    "option.framework.unsloth": "Unsloth",
+    "option.framework.torchtune": "torchtune",
+    "option.framework.litgpt": "LitGPT",
+    "option.framework.axolotl": "Axolotl",
+    "note.framework.set": "Os padrões do {framework} definiram {settings}; um ajuste que você muda prevalece.",
+    "note.framework.unchanged": "O {framework} não muda nenhum ajuste aqui: os seus padrões são os do formulário.",
+    "note.framework.unsloth": "O checkpointing do Unsloth descarrega a entrada de cada camada, menos a última, na "
+                              "memória do host, a partir de 512 tokens e acima de 2 MiB por entrada.",
+    "note.framework.torchtune": "O torch.compile, ligado nas tabelas publicadas do torchtune, não é modelado: ele "
+                                "muda o que o passo salva.",
+    "field.activation_offload.label": "Descarregar as ativações na memória do host (torchtune, TRL)",
+    "field.activation_offload.help": "As ativações salvas são copiadas para a memória do host na passagem direta e "
+                                     "trazidas de volta para a reversa; com checkpointing, as entradas das camadas. "
+                                     "Uma GPU, passos supervisionados.",
+    "activations.offload.hooks": "; descarregadas na memória do host (hooks de tensores salvos, do torchtune e do "
+                                 "TRL): na GPU {forward} ao fim da passagem direta e {backward} durante a reversa "
+                                 "das camadas; pelo menos {host} na memória do host",
+    "activations.offload.unsloth": "; checkpointing com descarga do Unsloth: as entradas das camadas, menos a última, "
+                                   "na memória do host ({host}), na GPU {forward} ao fim da passagem direta, "
+                                   "{backward} enquanto uma camada é recomputada, e dois buffers de uma entrada de "
+                                   "camada ({buffers}) durante todo o passo",
     "field.optimizer_in_backward.label": "Passo do otimizador dentro da passagem reversa (torchtune)",
     "field.optimizer_in_backward.help": "Cada gradiente é aplicado e liberado assim que é feito: o gradiente inteiro "
                                         "nunca existe. Uma GPU, sem acumulação de gradientes.",

@@ -1,0 +1,60 @@
+"""Fine-tuning frameworks as a setting: each one's defaults, applied to the settings left at theirs.
+
+A small table, read from each framework's source; an explicit setting (one that differs from the form's default)
+wins. The mechanics a default turns on are the engine's own knobs (activation_offload, optimizer_in_backward,
+fused_ce, checkpointing); Unsloth's checkpointing is its offloaded one (training/offload.py).
+
+trainer     Hugging Face Trainer/TRL with peft: the form's defaults, the engine's model as measured.
+unsloth     unslothai/unsloth at 015bdef: FastLanguageModel.from_pretrained(load_in_4bit=True) loads the base in NF4
+            (under LoRA: QLoRA); get_peft_model(use_gradient_checkpointing="unsloth") checkpoints every layer with
+            its inputs offloaded (unsloth_zoo gradient_checkpointing.py); the adapters are in the model's dtype;
+            its causal-LM forward computes the loss chunked without whole logits (unsloth_zoo loss_utils
+            `unsloth_fused_ce_loss`).
+torchtune   pytorch/torchtune at bd2a0fc, recipes/configs/llama3_2/3B_full_single_device.yaml and
+            3B_lora_single_device.yaml: dtype bf16 (weights, gradients and state in bf16), activation
+            checkpointing on, `LinearCrossEntropyLoss` (the head and the loss chunk by chunk), and for full
+            fine-tuning optimizer_in_bwd; activation offloading and compile off (`compile` is not modelled).
+litgpt      Lightning-AI/litgpt finetune/lora.py and full.py: precision bf16-true (pure bf16), `chunked_cross_entropy`
+            (the loss over chunks of 128 positions), LoRA on query and value with dropout 0.05 in the model's
+            dtype; no activation checkpointing.
+axolotl     runs the Trainer (with peft): its YAML options are the form's, so its defaults are the trainer's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..core.choices import Framework
+
+# (key, value, when): when is "any", "lora" (lora_rank > 0) or "full" (lora_rank 0)
+DEFAULTS: dict[Framework, tuple[tuple[str, str, str], ...]] = {
+    Framework.TRAINER: (),
+    Framework.UNSLOTH: (("precision", "nf4", "lora"), ("checkpointing", "layer", "any"), ("fused_ce", "1", "any"),
+                        ("lora_dtype", "bf16", "lora")),
+    Framework.TORCHTUNE: (("recipe", "bf16", "any"), ("precision", "bf16", "any"), ("checkpointing", "layer", "any"),
+                          ("fused_ce", "1", "any"), ("optimizer_in_backward", "1", "full"),
+                          ("lora_dtype", "bf16", "lora")),
+    Framework.LITGPT: (("recipe", "bf16", "any"), ("precision", "bf16", "any"), ("fused_ce", "1", "any"),
+                       ("lora_targets", "q,v", "lora"), ("lora_dropout", "0.05", "lora"),
+                       ("lora_dtype", "bf16", "lora")),
+    Framework.AXOLOTL: (),
+}
+
+
+def with_framework(values: Mapping[str, str], defaults: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The values with the framework's defaults for the settings left at the form's, and the keys it set."""
+    try:
+        framework = Framework(values.get("framework", defaults["framework"]))
+    except ValueError:
+        return dict(values), ()  # the framework's own parser reports it
+    if values.get("mode", defaults["mode"]) != "training":
+        return dict(values), ()
+    lora = values.get("lora_rank", defaults["lora_rank"]).strip() not in ("", "0")
+    out, changed = dict(values), []
+    for key, value, when in DEFAULTS[framework]:
+        if (when == "lora" and not lora) or (when == "full" and lora):
+            continue
+        if values.get(key, defaults[key]) == defaults[key] and value != defaults[key]:
+            out[key] = value
+            changed.append(key)
+    return out, tuple(changed)
