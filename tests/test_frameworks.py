@@ -83,3 +83,20 @@ def _rows():
 def test_torchtunes_published_table(technique, values):
     published = ROWS[technique]["peak_memory_active_gib"] * GIB
     assert estimate(parse_workload(values)).total_bytes == pytest.approx(published, rel=0.10)
+
+
+@pytest.mark.parametrize("objective", ["dpo", "grpo"])
+def test_preference_and_rl_runs_take_only_the_defaults_trls_trainers_accept(objective):
+    """Unsloth runs TRL's DPO and GRPO trainers: its loading, checkpointing and adapter dtype apply, not the
+    supervised-only chunked loss, which made a run no one set fail on fused_ce. torchtune's and litgpt's own DPO
+    and GRPO recipes are not modelled: refused naming the framework."""
+    from vramcalc.core.errors import ValidationError
+
+    values = {"model": "qwen3-8b", "mode": "training", "lora_rank": "16", "objective": objective, "seq": "1024",
+              "batch": "8", "gpu": "rtx-4090", "framework": "unsloth"}
+    run = parse_workload(values)
+    assert run.precision.value == "nf4" and run.checkpointing is Checkpointing.LAYER and not run.fused_ce
+    for framework in ("torchtune", "litgpt"):
+        with pytest.raises(ValidationError) as error:
+            parse_workload({**values, "framework": framework})
+        assert error.value.field == "framework"

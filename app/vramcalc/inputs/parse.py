@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from ..core.choices import GGUF_RUNTIMES, Mode, Objective, Recipe, Reference, Rollout, Runtime
+from ..core.choices import GGUF_RUNTIMES, Framework, Mode, Objective, Recipe, Reference, Rollout, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..diffusion.pipelines import Pipeline
@@ -456,6 +456,9 @@ def _check_training(workload: Workload) -> None:
         raise ValidationError("reference", "adapters-off", "needs LoRA adapters (--lora-rank)")
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
+    if workload.framework in (Framework.TORCHTUNE, Framework.LITGPT) and workload.objective is not Objective.SFT:
+        raise ValidationError("framework", workload.framework.value, "DPO and GRPO are modelled as TRL's trainers run "
+                              "them: choose trainer, axolotl or unsloth")
     if workload.activation_offload and workload.objective is not Objective.SFT:
         raise ValidationError("activation_offload", "1", "modelled for supervised steps (sft)")
     if workload.objective is not Objective.SFT and workload.fused_ce:

@@ -41,6 +41,11 @@ DEFAULTS: dict[Framework, tuple[tuple[str, str, str], ...]] = {
 }
 
 
+# TRL's DPO and GRPO trainers score with their own chunked head and step after the backward: these defaults are
+# for supervised steps only (Unsloth's DPO and GRPO run TRL's trainers, patched)
+SUPERVISED_ONLY = frozenset({"fused_ce", "optimizer_in_backward", "activation_offload"})
+
+
 def with_framework(values: Mapping[str, str], defaults: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
     """The values with the framework's defaults for the settings left at the form's, and the keys it set."""
     try:
@@ -50,9 +55,10 @@ def with_framework(values: Mapping[str, str], defaults: Mapping[str, str]) -> tu
     if values.get("mode", defaults["mode"]) != "training":
         return dict(values), ()
     lora = values.get("lora_rank", defaults["lora_rank"]).strip() not in ("", "0")
+    supervised = values.get("objective", defaults["objective"]) in ("", "sft")
     out, changed = dict(values), []
     for key, value, when in DEFAULTS[framework]:
-        if (when == "lora" and not lora) or (when == "full" and lora):
+        if (when == "lora" and not lora) or (when == "full" and lora) or (key in SUPERVISED_ONLY and not supervised):
             continue
         if values.get(key, defaults[key]) == defaults[key] and value != defaults[key]:
             out[key] = value
