@@ -231,6 +231,8 @@ def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> Spee
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:
     now = fits(workload, target)
+    if workload.transcribes:  # no speed for a transcription yet: whether it fits
+        return SpeedAnswers(fits=now)
     cheap = cheapest_card(workload, target, machine)
     card, per_million = (None, None) if cheap is None else cheap
     if workload.is_training:
