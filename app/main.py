@@ -147,8 +147,8 @@ def read_form():
     values = {}
     for key in DEFAULTS:
         if key == "mode":
-            values[key] = next((mode for mode in ("training", "embedding") if element(f"mode-{mode}").checked),
-                               "inference")
+            values[key] = next((mode for mode in ("training", "embedding", "speech")
+                                if element(f"mode-{mode}").checked), "inference")
         elif key in CHECKBOXES:
             values[key] = "1" if element(key).checked else "0"
         else:
@@ -161,7 +161,8 @@ def write_form(values):
         if key == "mode":
             element("mode-training").checked = value == "training"
             element("mode-embedding").checked = value == "embedding"
-            element("mode").checked = value not in ("training", "embedding")
+            element("mode-speech").checked = value == "speech"
+            element("mode").checked = value not in ("training", "embedding", "speech")
         elif key in CHECKBOXES:
             element(key).checked = value == "1"
         else:

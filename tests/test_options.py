@@ -109,6 +109,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "images": ("2", {"model": "gemma-3-27b-it"}),
     "image_width": ("640", {"model": "gemma-3-27b-it", "images": "1"}),
     "image_height": ("480", {"model": "gemma-3-27b-it", "images": "1"}),
+    "beams": ("2", {"model": "whisper-small", "mode": "speech"}),
+    "audio_seconds": ("600", {"model": "whisper-small", "mode": "speech"}),
     "no_mmproj_offload": ("1", {"runtime": "llamacpp", "precision": "q4_k_m", "model": "gemma-3-27b-it"}),
     "family": ("diffusion", {}),
     "pipeline": ("sdxl", DIFFUSION),

@@ -34,6 +34,7 @@ from transformers import (
     AutoModelForCausalLM,
     AutoModelForImageTextToText,
     AutoModelForSequenceClassification,
+    AutoModelForSpeechSeq2Seq,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +52,8 @@ def build(config_dict: dict):
     model_type = ALIASES.get(config_dict["model_type"], config_dict["model_type"])
     config = AutoConfig.for_model(model_type, **kwargs)
     with torch.device("meta"):
+        if model_type == "whisper":  # WhisperForConditionalGeneration, as tools/measure_speech.py builds it
+            return AutoModelForSpeechSeq2Seq.from_config(config)
         if model_type in ENCODERS:
             rerank = any("ForSequenceClassification" in name for name in config_dict.get("architectures") or ())
             return (AutoModelForSequenceClassification if rerank else AutoModel).from_config(config)

@@ -60,6 +60,8 @@ class Workload:
     image_width: int = 1024
     image_height: int = 1024
     image_tokens: int = 0  # the tokens they became in each sequence, counted in `seq` (inputs/parse.py)
+    beams: int = 5  # speech: the beam size (transformers' num_beams, faster-whisper's beam_size, whisper.cpp's -bs)
+    audio_seconds: int = 30  # speech: each audio's length; Whisper hears it in 30 s windows
     lora_rank: int = 0
     lora_targets: tuple[str, ...] = (ALL_LINEAR,)
     lora_embeddings: bool = False
@@ -185,6 +187,11 @@ class Workload:
     def embeds(self) -> bool:
         """One forward, no generation: the embedding mode, or an encoder (which cannot generate) not training."""
         return self.mode is Mode.EMBEDDING or (self.model.encoder is not None and not self.is_training)
+
+    @property
+    def transcribes(self) -> bool:
+        """A speech model transcribing: the speech mode, or a speech model (which only transcribes) not training."""
+        return self.model.speech is not None and not self.is_training
 
     def but(self, **changes: object) -> Workload:
         """This workload with `changes`, as dataclasses.replace makes it but without re-running the

@@ -233,6 +233,8 @@ def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> Spee
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:
     now = fits(workload, target)
+    if workload.transcribes:  # no speed for a transcription yet: whether it fits
+        return SpeedAnswers(fits=now)
     plan = fit_plan(workload, target)
     workload = searched(workload)  # Ollama's: whole on the card, as llama.cpp's answers ask
     cheap = cheapest_card(workload, target, machine)

@@ -14,6 +14,9 @@ class Mode(enum.Enum):
     EMBEDDING = "embedding"
     """An embedder or reranker: weights (no LM head) + the activations of one forward over a batch; no logits,
     and no KV cache but the one transformers' forward builds for a decoder."""
+    SPEECH = "speech"
+    """A speech encoder-decoder (Whisper) transcribing: weights, the encoder over 30 s windows, the decoder's
+    self-attention and cross-attention KV for every beam of every window."""
 
 
 class Optimizer(enum.Enum):

@@ -28,6 +28,7 @@ from ..formats import weights
 from ..formats.weights import WeightFormat
 from ..memory.activations import embedding_components
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
+from ..memory.speech import whisper_cpp_components
 from ..memory.states import vision_bytes, weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors
@@ -548,12 +549,16 @@ class LlamaCpp:
                                                      "own format: choose a GGUF type (q8_0, q4_k_m, ...)")
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
+        if workload.transcribes:
+            return ("note.whisper_cpp",)
         if weights.keeps_mxfp4_experts(workload.model):
             return ("note.ollama", "note.gguf_mxfp4_experts")
         return ("note.ollama",)
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """llama-server's line; on mixed cards or with -ts, --tensor-split in each GPU's layers of the plan."""
+        if workload.transcribes:  # whisper.cpp's command line: its beam size, and best_of 5 for the fallback
+            return (f"whisper-cli -m {model} -f audio.wav -bs {workload.beams} -bo 5",)
         split: tuple[int, ...] = ()
         if workload.cards or workload.tensor_split:
             from .llamacpp_fit_gpus import device_plan, free_on  # it builds on this module
@@ -572,6 +577,10 @@ class LlamaCpp:
         return default_layout(model, gpus, training=training)
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:
+        if workload.transcribes:  # a Whisper model: whisper.cpp, ggml's other program
+            held = given_overhead(workload, workload.held_bytes, "llama.cpp", LLAMACPP_CUDA_OVERHEAD,
+                                  lambda: phrase("llamacpp.overhead", bytes=format_binary(workload.overhead_bytes)))
+            return EngineBreakdown(components=whisper_cpp_components(workload, held))
         if workload.embeds and workload.model.encoder is not None:  # --embedding: one n_ubatch, no KV cache
             held = given_overhead(workload, workload.held_bytes, "llama.cpp", LLAMACPP_CUDA_OVERHEAD,
                                       lambda: phrase("llamacpp.overhead", bytes=format_binary(workload.overhead_bytes)))

@@ -19,6 +19,7 @@ from ..memory.activations import (
 from ..memory.components import Breakdown, Component, EngineFacts, no_component, overhead_bytes
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
+from ..memory.speech import transformers_components as speech_components
 from ..memory.states import (
     adapter_bytes,
     gradients_bytes,
@@ -290,10 +291,14 @@ class Transformers:
         dtype = "bfloat16" if workload.activation_precision is Precision.BF16 else "float16"
         attention = "sdpa" if workload.attention is Attention.FLASH else "eager"
         auto = "AutoModel" if workload.embeds else "AutoModelForCausalLM"
+        if workload.transcribes:
+            auto = "WhisperForConditionalGeneration"
         if workload.model.encoder is not None and workload.model.encoder.labels:
             auto = "AutoModelForSequenceClassification"
         call = (f'{auto}.from_pretrained("{model}", dtype="{dtype}", attn_implementation="{attention}", '
                 'device_map="auto")')
+        if workload.transcribes:
+            call += f"  # generate(input_features, num_beams={workload.beams})"
         return (call,)
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
@@ -304,6 +309,8 @@ class Transformers:
             components, sizes, by_phase, peak, host = training_step(workload)
             return EngineBreakdown(components=components, sizes=sizes, phases=by_phase, peak_phase=peak,
                                    host_bytes=host)
+        if workload.transcribes:  # WhisperForConditionalGeneration.generate
+            return EngineBreakdown(components=speech_components(workload))
         if workload.embeds:  # sentence-transformers: one forward of the batch
             return EngineBreakdown(components=embedding_components(
                 workload, batch=workload.batch, seq=workload.seq, engine="transformers"))

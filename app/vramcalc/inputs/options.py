@@ -131,6 +131,11 @@ _APPLE = {"gpu": tuple(load_apple())}  # the settings of a Mac's GPU share
 _VISION: When = {"model": (CONFIG, *(slug for slug, preset in load_presets().items()
                               if preset.config.get("model_type") in VISION_FAMILIES))}
 _IMAGES: When = {**_VISION, "images": Not(("", "0"))}
+# a speech model's settings: the Whisper presets, and an imported config.json
+_SPEECH: When = {"model": (CONFIG, *(slug for slug, preset in load_presets().items()
+                              if preset.config.get("model_type") == "whisper"))}
+MAX_BEAMS = 64
+MAX_AUDIO_SECONDS = 24 * 3600
 MAX_IMAGES = 10_000
 MAX_PX = 100_000
 
@@ -199,6 +204,11 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="image_height", default="1024", group="request", metavar="PX", shown_when=_IMAGES,
            help="each image's height in pixels (default 1024)",
            parse=lambda t: parse_int("image_height", t, 1, MAX_PX)),
+    Option(key="beams", default="5", group="request", metavar="N", shown_when=_SPEECH,
+           help="speech models: the beam size (1: greedy)", parse=lambda t: parse_int("beams", t, 1, MAX_BEAMS)),
+    Option(key="audio_seconds", default="30", group="request", metavar="S", shown_when=_SPEECH,
+           help="speech models: each audio's length in seconds, heard in 30 s windows",
+           parse=lambda t: parse_int("audio_seconds", t, 1, MAX_AUDIO_SECONDS)),
     # ---- training
     Option(key="optimizer", default=Optimizer.ADAMW.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Optimizer), parse=lambda t: parse_choice("optimizer", t, Optimizer), shown_when=_TRAINING),

@@ -27,6 +27,7 @@ from ..formats.file_weights import WeightsGiven, file_weights
 from ..formats.file_weights import assumptions as file_assumptions
 from ..formats.file_weights import notes as file_notes
 from ..formats.weights import WeightFormat, check_format, file_format
+from ..memory.speech import whisper_cpp_weight_type
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.vision import image_tokens, llamacpp_image_tokens
 from ..parallel.layout import check
@@ -368,6 +369,17 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
 
 def check_consistency(workload: Workload) -> None:
     """Rules that involve more than one field."""
+    if workload.model.speech is not None:  # Whisper: generate on transformers, or whisper.cpp (ggml)
+        if workload.is_training:
+            raise ValidationError("mode", workload.mode.value, "a speech model's training is not counted here; "
+                                                               "transcription is (mode speech)")
+        if workload.runtime not in (Runtime.TRANSFORMERS, Runtime.LLAMACPP):
+            raise ValidationError("runtime", workload.runtime.value, "a speech model runs here on transformers or on "
+                                                                     "whisper.cpp (runtime llamacpp)")
+        if workload.runtime is Runtime.LLAMACPP:
+            whisper_cpp_weight_type(workload)  # one ggml type for the whole file
+    elif workload.mode is Mode.SPEECH:
+        raise ValidationError("mode", workload.mode.value, "transcription needs a speech model (Whisper)")
     engine_for(workload.runtime).check(workload)
     _check_machine(workload)
     fmt = workload.precision

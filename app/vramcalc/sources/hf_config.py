@@ -111,7 +111,8 @@ def _defaults() -> Mapping[str, Mapping[str, object]]:
 
 def supported_types() -> tuple[str, ...]:
     from .encoder import ENCODER_TYPES
-    return tuple(sorted(set(READERS) | set(TEXT_TYPES) | set(ENCODER_TYPES)))
+    from .speech import SPEECH_TYPES
+    return tuple(sorted(set(READERS) | set(TEXT_TYPES) | set(ENCODER_TYPES) | set(SPEECH_TYPES)))
 
 
 def from_hf_config(config: Mapping[str, object], *, name: str = "config", display_name: str | None = None,
@@ -128,6 +129,9 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     from .encoder import ENCODER_TYPES, read_encoder  # it reads with this module's typed reads
     if model_type in ENCODER_TYPES:
         return read_encoder(config, model_type, name, display)
+    if model_type == "whisper":
+        from .speech import read_speech
+        return read_speech(config, name, display)
     wrapped = (model_type not in READERS and "hidden_size" not in config
                and isinstance(config.get("text_config"), Mapping))  # any multimodal wrapper: its text_config
     multimodal = model_type in TEXT_TYPES or wrapped

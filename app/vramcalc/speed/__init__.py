@@ -133,6 +133,8 @@ def _setup(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> t
 def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> Speed:
     """The speed of the breakdown's workload on `gpus` of `gpu`."""
     breakdown = _as_run(breakdown)
+    if breakdown.workload.transcribes:  # a transcription's real-time factor is not modelled yet
+        return Speed(unknown=phrase("speed.speech"))
     setup = _setup(breakdown, gpu, gpus, machine)
     if isinstance(setup, Phrase):
         return Speed(unknown=setup)

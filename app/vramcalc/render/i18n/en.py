@@ -186,6 +186,29 @@ EN: Mapping[str, str] = {
     ),
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
+    "kv_cache.speech": (
+        "{rows} rows (windows × beams) × {layers} decoder layers: cross-attention K and V over {frames} "
+        "frames, self-attention over {tokens} tokens = {bytes}"
+    ),
+    "activations.speech": (
+        "generate over {batch} windows × {beams} beams, measured with transformers: the encoder's moment "
+        "{encode}, the decoder's {decode} (with its cache); the log-mel features of {windows} windows per "
+        "audio {features} = {bytes}"
+    ),
+    "logits.speech": "each step's logits are counted in the decoder's moment",
+    "weights.whisper_cpp": (
+        "whisper.cpp: matrices in {type}, convolutions in {conv}, positions, norms and biases in f32 = "
+        "{bytes}"
+    ),
+    "kv_cache.whisper_cpp": (
+        "whisper.cpp: kv_self {self_bytes} (its cells × (decoders + 2) with {beams} beams and best_of 5), "
+        "kv_cross {cross}, kv_pad {pad} = {bytes}"
+    ),
+    "activations.whisper_cpp": "whisper.cpp's compute buffers (conv, encode, cross, decode) are not counted",
+    "note.whisper_cpp": (
+        "A Whisper model on llama.cpp is counted as whisper.cpp runs it; its compute buffers are not counted, "
+        "so the total is short of them."
+    ),
     "kv_cache.encoder": "an encoder keeps no KV cache",
     "llamacpp.input_ram": "; less the input layer (embeddings) in RAM: {bytes}",
     "logits.embedding": "one vector (or score) per sequence: no logits",
@@ -1089,6 +1112,7 @@ EN: Mapping[str, str] = {
         "DPO and GRPO steps are not checked against published runs yet: treat the time as a rough estimate."
     ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
+    "speed.speech": "A transcription's speed (its real-time factor) is not estimated yet.",
     "speed.unknown_bandwidth": (
         "Speed unknown: this card's memory bandwidth is not known. Give it (--gpu-bandwidth, in GB/s)."
     ),
@@ -1163,6 +1187,11 @@ EN: Mapping[str, str] = {
     "field.n_cpu_moe.help": (
         "Mixture of experts: the first N layers keep their experts in RAM, the rest stays on the GPU."
     ),
+    "option.mode.speech": "Speech",
+    "field.beams.label": "Beams",
+    "field.beams.help": "Speech models: the beam size (1: greedy). Every beam keeps its own decoder cache.",
+    "field.audio_seconds.label": "Audio length (seconds)",
+    "field.audio_seconds.help": "Speech models: each audio's length; Whisper hears it in 30-second windows.",
     "field.images.label": "Images per request",
     "field.images.help": "Each becomes the tokens its model's processor makes of it, added to every sequence.",
     "field.image_width.label": "Image width (pixels)",

@@ -193,6 +193,28 @@ PT: Mapping[str, str] = {
     ),
     "kv_cache.mla_width": "um latente MLA de {width}",
     "kv_cache.none": "o treinamento roda sem cache KV",
+    "kv_cache.speech": (
+        "{rows} linhas (janelas × feixes) × {layers} camadas do decodificador: K e V da atenção cruzada sobre "
+        "{frames} quadros, autoatenção sobre {tokens} tokens = {bytes}"
+    ),
+    "activations.speech": (
+        "generate sobre {batch} janelas × {beams} feixes, como medido com transformers: o momento do "
+        "codificador {encode}, o do decodificador {decode} (com a sua cache); os atributos log-mel de "
+        "{windows} janelas por áudio {features} = {bytes}"
+    ),
+    "logits.speech": "os logits de cada passo contam no momento do decodificador",
+    "weights.whisper_cpp": (
+        "whisper.cpp: matrizes em {type}, convoluções em {conv}, posições, normas e vieses em f32 = {bytes}"
+    ),
+    "kv_cache.whisper_cpp": (
+        "whisper.cpp: kv_self {self_bytes} (as suas células × (decodificadores + 2) com {beams} feixes e "
+        "best_of 5), kv_cross {cross}, kv_pad {pad} = {bytes}"
+    ),
+    "activations.whisper_cpp": "os buffers de cálculo do whisper.cpp (conv, encode, cross, decode) não são contados",
+    "note.whisper_cpp": (
+        "Um modelo Whisper no llama.cpp é contado como o whisper.cpp o executa; os seus buffers de cálculo "
+        "não são contados, por isso o total fica aquém deles."
+    ),
     "kv_cache.encoder": "um codificador não guarda cache KV",
     "llamacpp.input_ram": "; menos a camada de entrada (embeddings) na RAM: {bytes}",
     "logits.embedding": "um vetor (ou nota) por sequência: sem logits",
@@ -1140,6 +1162,7 @@ PT: Mapping[str, str] = {
     "speed.error.none": (
         "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira."
     ),
+    "speed.speech": "A velocidade de uma transcrição (o seu fator de tempo real) ainda não é estimada.",
     "speed.unknown_bandwidth": (
         "Velocidade desconhecida: a largura de banda da memória desta placa não é conhecida. Informe-a "
         "(--gpu-bandwidth, em GB/s)."
@@ -1226,6 +1249,13 @@ PT: Mapping[str, str] = {
     "field.n_cpu_moe.help": (
         "Mistura de especialistas: as primeiras N camadas mantêm seus especialistas na RAM; o resto fica na GPU."
     ),
+    "option.mode.speech": "Fala",
+    "field.beams.label": "Feixes",
+    "field.beams.help": (
+        "Modelos de fala: o tamanho do feixe (1: guloso). Cada feixe guarda a sua cache do decodificador."
+    ),
+    "field.audio_seconds.label": "Duração do áudio (segundos)",
+    "field.audio_seconds.help": "Modelos de fala: a duração de cada áudio; o Whisper ouve-o em janelas de 30 segundos.",
     "field.images.label": "Imagens por pedido",
     "field.images.help": "Cada uma vira os tokens que o processador do modelo faz dela, somados a cada sequência.",
     "field.image_width.label": "Largura da imagem (pixels)",

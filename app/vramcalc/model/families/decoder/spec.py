@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from ....core.phrase import Phrase
 from ..encoder import Encoder
+from ..speech import Speech
 from ..vision import Vision
 
 _T = TypeVar("_T")
@@ -339,6 +340,7 @@ class ModelSpec:
     model_type: str = ""  # the config's model_type, as read
     vision: Vision | None = None  # a multimodal model's vision tower and projector, apart from the layers
     encoder: Encoder | None = None  # an encoder embedder or reranker (BERT, XLM-R, ModernBERT): no KV cache
+    speech: Speech | None = None  # a speech encoder-decoder (Whisper): its audio encoder; the layers are the decoder's
     planned_layers: int = 0  # a deeper or shallower variant (solve.scaled_depth): the real model's depth, whose
     # GGUF mixture (llama-quantize's bits per layer) its layers keep on average; 0: this depth is real
 

@@ -14,6 +14,7 @@ import functools
 
 from ...tensor import Role, Tensor
 from ..encoder import Encoder
+from ..speech import decoder_layer_tensors, encoder_tensors
 from .spec import AttentionKind, Block, Compressed, ModelSpec, Norm, QkNorm
 
 
@@ -30,6 +31,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     first = [Tensor("token_embd.weight", (spec.vocab, h), Role.EMBEDDING)]
     if spec.learned_positions:
         first.append(Tensor("position_embd.weight", (spec.learned_positions, h), Role.EMBEDDING))
+    if spec.speech is not None:  # Whisper's audio encoder
+        first += encoder_tensors(spec.speech, h)
     if spec.encoder is not None and spec.encoder.type_vocab:  # BERT's token_type_embeddings
         first.append(Tensor("token_types.weight", (spec.encoder.type_vocab, h), Role.EMBEDDING))
     if spec.per_layer_input:  # Gemma 3n/4's per-layer embeddings: a table, a projection from h, a norm
@@ -86,6 +89,8 @@ def _linear(name: str, out: int, inp: int, role: Role, bias: bool = False) -> li
 
 def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     p, h = f"blk.{index}.", spec.hidden
+    if spec.speech is not None:  # Whisper's decoder layer, with its cross-attention
+        return decoder_layer_tensors(p, h, spec.ffn)
     tensors: list[Tensor] = []
     norm_names = ("attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm")[: spec.norms_per_layer]
     for name in norm_names:
