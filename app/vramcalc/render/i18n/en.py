@@ -1252,4 +1252,21 @@ EN: Mapping[str, str] = {
     "diffusion.summary": "{pipeline}, {width} × {height}{frames}, {batch} per prompt, {cfg}; {placement}",
     "diffusion.incomplete": "At least this much: a stage's working memory is not modelled yet (the UNet's denoising "
                             "step, the text encoders' activations), so the peak may be higher.",
+    "option.runtime.tei": "text-embeddings-inference (TEI)",
+    "field.max_batch_tokens.label": "Max batch tokens",
+    "field.max_batch_tokens.help": "TEI's --max-batch-tokens: the tokens of its largest batch (default 16,384).",
+    "field.max_batch_requests.label": "Max batch requests",
+    "field.max_batch_requests.help": "TEI's --max-batch-requests; empty: no limit.",
+    "tei.kv_cache": "TEI keeps no KV cache",
+    "tei.activations": (
+        "TEI's largest batch: {sequences} × {seq} tokens ({tokens} of --max-batch-tokens {budget}), {attention}, "
+        "as its candle models allocate it (read from its source, not measured: approximate) = {bytes}"
+    ),
+    "tei.flash": "flash attention, unpadded",
+    "tei.padded": "padded, with the attention scores per head",
+    "tei.overhead": "CUDA context with cuBLAS, taken as PyTorch's on this card (approximate for TEI) = {bytes}",
+    "note.tei": (
+        "TEI's figures are read from its source (1.9), not measured: its largest batch as its queue forms it, "
+        "float16 by default; its CUDA context is taken as PyTorch's."
+    ),
 }

@@ -1319,4 +1319,21 @@ PT: Mapping[str, str] = {
     "diffusion.summary": "{pipeline}, {width} × {height}{frames}, {batch} por prompt, {cfg}; {placement}",
     "diffusion.incomplete": "No mínimo isto: a memória de trabalho de uma etapa ainda não é modelada (o passo da UNet, "
                             "as ativações dos codificadores de texto), então o pico pode ser maior.",
+    "option.runtime.tei": "text-embeddings-inference (TEI, da Hugging Face)",
+    "field.max_batch_tokens.label": "Máximo de tokens por lote",
+    "field.max_batch_tokens.help": "O --max-batch-tokens do TEI: os tokens do seu maior lote (padrão 16.384).",
+    "field.max_batch_requests.label": "Máximo de pedidos por lote",
+    "field.max_batch_requests.help": "O --max-batch-requests do TEI; vazio: sem limite.",
+    "tei.kv_cache": "o TEI não guarda cache KV",
+    "tei.activations": (
+        "O maior lote do TEI: {sequences} × {seq} tokens ({tokens} de --max-batch-tokens {budget}), {attention}, "
+        "como seus modelos candle o alocam (lido do código-fonte, não medido: aproximado) = {bytes}"
+    ),
+    "tei.flash": "flash attention, sem padding",
+    "tei.padded": "com padding, com os scores de atenção por cabeça",
+    "tei.overhead": "Contexto CUDA com cuBLAS, tomado como o do PyTorch nesta placa (aproximado para o TEI) = {bytes}",
+    "note.tei": (
+        "Os números do TEI foram lidos do seu código-fonte (1.9), não medidos: seu maior lote como a fila o forma, "
+        "float16 por padrão; seu contexto CUDA é tomado como o do PyTorch."
+    ),
 }
