@@ -91,3 +91,36 @@ def test_the_command_and_the_runtime_the_page_suggests():
     assert ENGINE.command(workload, Layout(), "BAAI/bge-m3") == (line,)
     assert suggested_runtime("auto", "tei", "inference") == "transformers"
     assert suggested_runtime("auto", "tei", "embedding") == "tei"
+
+
+# ---------------------------------------------------------------- embedding speed (speed/, not yet validated)
+
+
+def _speed(gpus=1, **values):
+    from vramcalc.sources.gpus import gpu
+    from vramcalc.speed import speed_of
+    from vramcalc.workload import Machine
+
+    return speed_of(_run(**values), gpu("h100-sxm"), gpus, Machine())
+
+
+def test_an_embedder_has_no_decode_and_its_rates_agree():
+    speed = _speed(model="bge-m3", batch="32", seq="512")
+    assert speed.decode_tokens_per_s is None and speed.ttft_s is None and speed.output_tokens_per_s is None
+    assert speed.prefill_tokens_per_s == pytest.approx(512 * speed.requests_per_s)
+    assert _speed(2, model="bge-m3", batch="32", seq="512").requests_per_s == pytest.approx(2 * speed.requests_per_s)
+    from vramcalc.render.messages import ENGLISH
+
+    assert any("not yet checked" in ENGLISH.say(part) for part in speed.basis)
+
+
+def test_an_embedder_multiplies_by_no_table_and_an_encoder_attends_both_ways():
+    """bge-m3 (XLMRobertaModel, meta-device counts by name): its matmuls are every parameter but the word,
+    position and token-type tables it gathers; each of its 24 layers' 16 heads of 64 attend all s tokens."""
+    from vramcalc.speed.reads import matmul_params, prompt_attention_flops
+
+    model = parse_workload({**TEI, "model": "bge-m3"}).model
+    names = GOLDEN["bge-m3"]["by_name"]
+    tables = sum(names[f"embeddings.{t}_embeddings.weight"] for t in ("word", "position", "token_type"))
+    assert matmul_params(model, head=False) == GOLDEN["bge-m3"]["params"] - tables  # AutoModel's, with the pooler
+    assert prompt_attention_flops(model, 512) == 24 * 2 * 16 * (64 + 64) * 512 * 512

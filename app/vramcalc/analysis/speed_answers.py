@@ -231,6 +231,8 @@ def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> Spee
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:
     now = fits(workload, target)
+    if workload.embeds:  # no decode: the answers about tokens/s per sequence do not apply
+        return SpeedAnswers(fits=now)
     plan = fit_plan(workload, target)
     workload = searched(workload)  # Ollama's: whole on the card, as llama.cpp's answers ask
     cheap = cheapest_card(workload, target, machine)

@@ -1269,4 +1269,12 @@ EN: Mapping[str, str] = {
         "TEI's figures are read from its source (1.9), not measured: its largest batch as its queue forms it, "
         "float16 by default; its CUDA context is taken as PyTorch's."
     ),
+    "speed.figure.embed": "Embedding throughput",
+    "speed.figure.requests": "Sequences embedded",
+    "speed.value.requests_s": "{value} sequences/s",
+    "speed.line.embedding": "About {tokens} tokens/s embedded, {requests} sequences/s.",
+    "speed.embedding.unvalidated": (
+        "Embedding speed is the batch's forward timed as a prompt is (its FLOPs over the engine's share of the "
+        "card's rate): not yet checked against a published embedding run, so treat it as a rough estimate."
+    ),
 }

@@ -1336,4 +1336,13 @@ PT: Mapping[str, str] = {
         "Os números do TEI foram lidos do seu código-fonte (1.9), não medidos: seu maior lote como a fila o forma, "
         "float16 por padrão; seu contexto CUDA é tomado como o do PyTorch."
     ),
+    "speed.figure.embed": "Vazão de embedding",
+    "speed.figure.requests": "Sequências processadas",
+    "speed.value.requests_s": "{value} sequências/s",
+    "speed.line.embedding": "Cerca de {tokens} tokens/s processados, {requests} sequências/s.",
+    "speed.embedding.unvalidated": (
+        "A velocidade de embedding é a passada do lote cronometrada como a de um prompt (seus FLOPs sobre a "
+        "fração da taxa da placa que o motor alcança): ainda não conferida com uma execução publicada, então "
+        "tome-a como estimativa grosseira."
+    ),
 }
