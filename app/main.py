@@ -433,6 +433,7 @@ def redraw():
     """Read the form, check it, and show what changed."""
     values = read_form()
     show_fields(values)
+    set_hidden("runtime", values["mode"] != "embedding", "option[value='tei']")  # TEI serves embedders only
     set_text("model-facts", catalog_words.facts(values["model"], words=WORDS))
     summarize_options(values)
     remember_gpu(values)

@@ -97,6 +97,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "override_tensor": (r"blk\.(1[0-9])\.ffn_.*=CPU,token_embd=CUDA0", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "cpu_moe": ("1", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "tensor_split": ("3,1", {"runtime": "llamacpp", "precision": "q4_k_m", "gpus": "2"}),
+    "max_batch_tokens": ("8192", {"runtime": "tei", "mode": "embedding", "model": "bge-m3"}),
+    "max_batch_requests": ("16", {"runtime": "tei", "mode": "embedding", "model": "bge-m3"}),
     "num_ctx": ("16384", {"runtime": "ollama", "precision": "q4_k_m"}),
     "reserve_gb": ("1.5", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "ollama_version": ("0.9.6", {"runtime": "ollama", "precision": "q4_k_m"}),

@@ -92,6 +92,8 @@ class Workload:
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
     enforce_eager: bool = False
+    max_batch_tokens: int = 16384  # TEI --max-batch-tokens
+    max_batch_requests: int | None = None  # TEI --max-batch-requests (None: no limit)
     gpu_layers: int | None = None
     num_ctx: int | None = None  # Ollama: the context it allocates per sequence (None: its default by VRAM)
     ollama_version: tuple[int, int, int] | None = None  # Ollama's defaults of that version (None: the latest read)

@@ -233,7 +233,7 @@ def evaluate_speed(workload: Workload, target: Target, machine: Machine) -> Spee
 
 def speed_answers(workload: Workload, target: Target, machine: Machine) -> SpeedAnswers:
     now = fits(workload, target)
-    if workload.transcribes:  # no speed for a transcription yet: whether it fits
+    if workload.transcribes or workload.embeds:  # no decode: the answers about tokens/s per sequence do not apply
         return SpeedAnswers(fits=now)
     plan = fit_plan(workload, target)
     workload = searched(workload)  # Ollama's: whole on the card, as llama.cpp's answers ask

@@ -116,6 +116,8 @@ class Runtime(enum.Enum):
     VLLM = "vllm"
     LLAMACPP = "llamacpp"
     OLLAMA = "ollama"
+    TEI = "tei"
+    """Hugging Face text-embeddings-inference: embedders and rerankers only (the embedding mode)."""
 
 
 class LlamaCppProgram(enum.Enum):

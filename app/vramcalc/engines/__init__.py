@@ -7,7 +7,7 @@ catalogues and its options, see CONTRIBUTING.md).
 from __future__ import annotations
 
 from ..core.choices import Runtime
-from . import llamacpp, ollama, transformers, vllm
+from . import llamacpp, ollama, tei, transformers, vllm
 from .base import Engine
 
 ENGINES: dict[Runtime, Engine] = {
@@ -15,6 +15,7 @@ ENGINES: dict[Runtime, Engine] = {
     Runtime.VLLM: vllm.ENGINE,
     Runtime.LLAMACPP: llamacpp.ENGINE,
     Runtime.OLLAMA: ollama.ENGINE,
+    Runtime.TEI: tei.ENGINE,
 }
 
 

@@ -13,6 +13,8 @@ def suggested_runtime(precision: str, runtime: str, mode: str = "inference") -> 
     the format is changed, so choosing q4_k_m does not end in an error."""
     if mode == Mode.TRAINING.value:
         return Runtime.TRANSFORMERS.value  # training runs with transformers, whatever the format
+    if runtime == Runtime.TEI.value and mode != Mode.EMBEDDING.value:
+        return Runtime.TRANSFORMERS.value  # TEI serves embedders only
     try:
         fmt = parse_format(precision) if isinstance(precision, str) else None
     except ValidationError:

@@ -12,7 +12,8 @@ from ..speed.validation import expected_error
 from ..workload import Workload
 from .messages import ENGLISH, Words
 
-FIGURES = ("ttft", "decode", "output", "prefill", "tpot", "step", "train", "mfu", "run", "cost_hour", "cost_tokens",
+FIGURES = ("ttft", "decode", "output", "prefill", "embed", "requests", "tpot", "step", "train", "mfu", "run",
+           "cost_hour", "cost_tokens",
            "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run", "min_n_cpu_moe", "llamacpp_fit",
            "cheapest_card")
 """Every figure the page has a place for, in order (those that do not apply are hidden)."""
@@ -72,8 +73,11 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
         figures.append(("decode", tokens_s(speed.decode_tokens_per_s)))
     if speed.output_tokens_per_s is not None and speed.sequences > 1:
         figures.append(("output", tokens_s(speed.output_tokens_per_s)))
+    embedding = speed.requests_per_s is not None
     if speed.prefill_tokens_per_s is not None:
-        figures.append(("prefill", tokens_s(speed.prefill_tokens_per_s)))
+        figures.append(("embed" if embedding else "prefill", tokens_s(speed.prefill_tokens_per_s)))
+    if speed.requests_per_s is not None:
+        figures.append(("requests", words.message("speed.value.requests_s", value=_number(speed.requests_per_s))))
     if speed.tpot_s is not None:
         figures.append(("tpot", _duration(speed.tpot_s, words)))
     if speed.step_s is not None:
@@ -92,7 +96,7 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
     if cost.run_usd is not None:
         figures.append(("cost_run", words.message("speed.value.usd", value=f"{cost.run_usd:,.0f}")))
     if speed.unknown is None:
-        if not workload.is_training:
+        if not workload.is_training and not embedding:
             figures.append(("fastest_format", answers.fastest_format or words.message("answer.format_none")))
             figures.append(("max_concurrency", words.message(
                 "speed.value.concurrency", count=f"{answers.max_concurrency:,}", rate=f"{machine.min_tokens_per_s:g}")
@@ -136,6 +140,9 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
         line = words.message("speed.line" if speed.ttft_s is not None else "speed.line.no_ttft",
                              decode=_number(speed.decode_tokens_per_s),
                              ttft="" if speed.ttft_s is None else _duration(speed.ttft_s, words))
+    elif speed.requests_per_s is not None and speed.prefill_tokens_per_s is not None:
+        line = words.message("speed.line.embedding", tokens=_number(speed.prefill_tokens_per_s),
+                             requests=_number(speed.requests_per_s))
     else:
         line = ""
     labels = {key: words.message(f"speed.figure.{key}") for key in FIGURES}

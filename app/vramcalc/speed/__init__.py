@@ -56,13 +56,15 @@ class Speed:
     train_tokens_per_s: float | None = None
     mfu: float | None = None
     rollout_s: float | None = None  # GRPO: the generation inside step_s
+    requests_per_s: float | None = None  # an embedder: sequences embedded per second (batch × replicas / forward)
     basis: tuple[Phrase, ...] = ()
     unknown: Phrase | None = None
     curve: tuple[tuple[int, float], ...] = ()  # (context depth, one sequence's tokens/s)
 
     def as_json(self) -> dict[str, object]:
         names = ("prefill_tokens_per_s", "decode_tokens_per_s", "output_tokens_per_s", "ttft_s", "tpot_s", "bound",
-                 "step_s", "train_tokens_per_s", "mfu", "rollout_s", "prompt_tokens", "output_tokens", "sequences")
+                 "step_s", "train_tokens_per_s", "mfu", "rollout_s", "prompt_tokens", "output_tokens", "sequences",
+                 "requests_per_s")
         return {name: _rounded(getattr(self, name)) for name in names}
 
 
@@ -141,7 +143,29 @@ def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) ->
     card, layout = setup
     if breakdown.workload.is_training:
         return _training(breakdown, card, machine, layout)
+    if breakdown.workload.embeds:
+        return _embedding(breakdown, card, machine, layout)
     return _inference(breakdown, card, machine, layout)
+
+
+def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
+    """An embedder's or reranker's batch: one forward of batch × seq tokens, timed as a prefill is (its FLOPs
+    over the engine's share of the card's rate, never faster than reading the weights), no head, no decode.
+    Not yet held to a published embedding run: its basis says so."""
+    workload = breakdown.workload
+    forward = prefill(breakdown, card, machine, placement_of(breakdown, layout.pp, layout.tp), batch=workload.batch,
+                      prompt=workload.seq)
+    if forward is None:
+        return Speed(unknown=phrase("speed.unknown_tflops"))
+    rates = engine_rates(workload.runtime)
+    basis = (phrase("speed.basis.prefill", tokens=f"{workload.batch * workload.seq:,}",
+                    flops=f"{forward.flops / TERA:,.1f}", share=_percent(compute_share(rates, card, forward.kernel)),
+                    tflops=_tflops(forward.peak), kernel=phrase(f"speed.kernel.{forward.kernel}")),
+             phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),
+                    basis=phrase(rates["basis"])), phrase("speed.embedding.unvalidated"))
+    return Speed(prompt_tokens=workload.seq, output_tokens=0, sequences=workload.batch,
+                 prefill_tokens_per_s=layout.dp * workload.batch * workload.seq / forward.seconds,
+                 requests_per_s=layout.dp * workload.batch / forward.seconds, basis=basis)
 
 
 def _mean_step(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> tuple[float, Step]:
@@ -155,7 +179,7 @@ def decode_rate(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine)
     reverse answers search over (None in training, or when the card's bandwidth or the layout is unknown)."""
     breakdown = _as_run(breakdown)
     setup = _setup(breakdown, gpu, gpus, machine)
-    if isinstance(setup, Phrase) or breakdown.workload.is_training:
+    if isinstance(setup, Phrase) or breakdown.workload.is_training or breakdown.workload.embeds:
         return None
     card, layout = setup
     mean, _ = _mean_step(breakdown, card, machine, layout)
@@ -168,6 +192,8 @@ def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) 
     breakdown = _as_run(breakdown)
     if breakdown.workload.is_training:
         return speed_of(breakdown, gpu, gpus, machine).train_tokens_per_s
+    if breakdown.workload.embeds:  # no output tokens to price
+        return None
     setup = _setup(breakdown, gpu, gpus, machine)
     if isinstance(setup, Phrase):
         return None

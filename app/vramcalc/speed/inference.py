@@ -191,9 +191,12 @@ def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: P
     if not peak or device.bandwidth is None:
         return None
     efficiency = compute_share(rates, device, kernel)
-    flops = batch * (2 * matmul_params(model) * prompt + prompt_attention_flops(model, prompt))
+    flops = batch * (2 * matmul_params(model, head=not workload.embeds) * prompt
+                     + prompt_attention_flops(model, prompt))
     compute = flops / placement.tp / (efficiency * peak)
     chunk = workload.ubatch if workload.runtime in GGUF_RUNTIMES else (workload.max_num_batched_tokens or 8192)
+    if workload.runtime is Runtime.TEI:
+        chunk = workload.max_batch_tokens
     chunks = math.ceil(batch * prompt / max(1, chunk))
     gpu_weights, host_weights = split_weights(reads(workload), placement.with_head(), chunk)
     read = chunks * gpu_weights / placement.tp / (bandwidth_share(rates, device, workload.precision) * device.bandwidth)

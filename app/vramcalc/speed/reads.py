@@ -10,7 +10,7 @@ import functools
 from ..core.dtypes import Precision
 from ..formats.weights import WeightFormat, expert_bytes, nominal_bits, stack
 from ..model.families.decoder.spec import ModelSpec
-from ..model.table import active_param_count
+from ..model.table import active_param_count, counted_tensors
 from ..model.tensor import Role
 from ..workload import Workload
 
@@ -87,22 +87,26 @@ def attention_flops(model: ModelSpec, depth: int) -> float:
 
 def prompt_attention_flops(model: ModelSpec, prompt: int) -> float:
     """FLOPs of the attention of a whole causal prompt of `prompt` tokens: token i attends i + 1 tokens,
-    so the sum over the prompt is about prompt²/2 per full layer (a sliding layer at most its window)."""
+    so the sum over the prompt is about prompt²/2 per full layer (a sliding layer at most its window);
+    an encoder's tokens attend every token (prompt²)."""
     total = 0.0
     for kind, count in model.kind_counts():
         if not kind.caches_tokens:  # a recurrent state's update, or no mixer: O(1) per token
             continue
         kept = model.tokens_kept(kind, prompt)
         # tokens attend min(i + 1, kept): the triangle up to `kept`, then a band of width `kept`
-        attended = kept * (kept + 1) / 2 + (prompt - kept) * kept
+        attended = kept * (kept + 1) / 2 + (prompt - kept) * kept if model.encoder is None else prompt * kept
         total += count * 2 * model.heads_of(kind) * (model.head_dim_of(kind) + model.v_dim_of(kind)) * attended
     return total
 
 
-def matmul_params(model: ModelSpec) -> int:
+def matmul_params(model: ModelSpec, *, head: bool = True) -> int:
     """The parameters a token multiplies by: the active ones, less the embedding table it only gathers
-    (a tied head multiplies by it once more, so it stays)."""
+    (a tied head multiplies by it once more, so it stays); an embedder (`head` False) has no head, and an
+    encoder's position and token-type tables are gathered too."""
     active = active_param_count(model)
+    if not head:
+        return active - sum(t.numel * n for t, n in counted_tensors(model) if t.role is Role.EMBEDDING)
     if model.tie_embeddings:
         return active
     return active - model.vocab * model.hidden

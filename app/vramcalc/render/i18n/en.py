@@ -1323,4 +1323,29 @@ EN: Mapping[str, str] = {
         "llama.cpp's -ts: each GPU's proportion of the layers, CUDA0 first (e.g. 3,1). Empty: by each GPU's free "
         "memory. Different cards: list them in the GPU field (rtx-3090,rtx-4060-ti-16gb)."
     ),
+    "option.runtime.tei": "text-embeddings-inference (TEI)",
+    "field.max_batch_tokens.label": "Max batch tokens",
+    "field.max_batch_tokens.help": "TEI's --max-batch-tokens: the tokens of its largest batch (default 16,384).",
+    "field.max_batch_requests.label": "Max batch requests",
+    "field.max_batch_requests.help": "TEI's --max-batch-requests; empty: no limit.",
+    "tei.kv_cache": "TEI keeps no KV cache",
+    "tei.activations": (
+        "TEI's largest batch: {sequences} × {seq} tokens ({tokens} of --max-batch-tokens {budget}), {attention}, "
+        "as its candle models allocate it (read from its source, not measured: approximate) = {bytes}"
+    ),
+    "tei.flash": "flash attention, unpadded",
+    "tei.padded": "padded, with the attention scores per head",
+    "tei.overhead": "CUDA context with cuBLAS, taken as PyTorch's on this card (approximate for TEI) = {bytes}",
+    "note.tei": (
+        "TEI's figures are read from its source (1.9), not measured: its largest batch as its queue forms it, "
+        "float16 by default; its CUDA context is taken as PyTorch's."
+    ),
+    "speed.figure.embed": "Embedding throughput",
+    "speed.figure.requests": "Sequences embedded",
+    "speed.value.requests_s": "{value} sequences/s",
+    "speed.line.embedding": "About {tokens} tokens/s embedded, {requests} sequences/s.",
+    "speed.embedding.unvalidated": (
+        "Embedding speed is the batch's forward timed as a prompt is (its FLOPs over the engine's share of the "
+        "card's rate): not yet checked against a published embedding run, so treat it as a rough estimate."
+    ),
 }

@@ -1394,4 +1394,30 @@ PT: Mapping[str, str] = {
         "O -ts do llama.cpp: a proporção das camadas de cada GPU, CUDA0 primeiro (ex.: 3,1). Vazio: pela memória "
         "livre de cada GPU. Placas diferentes: liste-as no campo GPU (rtx-3090,rtx-4060-ti-16gb)."
     ),
+    "option.runtime.tei": "text-embeddings-inference (TEI, da Hugging Face)",
+    "field.max_batch_tokens.label": "Máximo de tokens por lote",
+    "field.max_batch_tokens.help": "O --max-batch-tokens do TEI: os tokens do seu maior lote (padrão 16.384).",
+    "field.max_batch_requests.label": "Máximo de pedidos por lote",
+    "field.max_batch_requests.help": "O --max-batch-requests do TEI; vazio: sem limite.",
+    "tei.kv_cache": "o TEI não guarda cache KV",
+    "tei.activations": (
+        "O maior lote do TEI: {sequences} × {seq} tokens ({tokens} de --max-batch-tokens {budget}), {attention}, "
+        "como seus modelos candle o alocam (lido do código-fonte, não medido: aproximado) = {bytes}"
+    ),
+    "tei.flash": "flash attention, sem padding",
+    "tei.padded": "com padding, com os scores de atenção por cabeça",
+    "tei.overhead": "Contexto CUDA com cuBLAS, tomado como o do PyTorch nesta placa (aproximado para o TEI) = {bytes}",
+    "note.tei": (
+        "Os números do TEI foram lidos do seu código-fonte (1.9), não medidos: seu maior lote como a fila o forma, "
+        "float16 por padrão; seu contexto CUDA é tomado como o do PyTorch."
+    ),
+    "speed.figure.embed": "Vazão de embedding",
+    "speed.figure.requests": "Sequências processadas",
+    "speed.value.requests_s": "{value} sequências/s",
+    "speed.line.embedding": "Cerca de {tokens} tokens/s processados, {requests} sequências/s.",
+    "speed.embedding.unvalidated": (
+        "A velocidade de embedding é a passada do lote cronometrada como a de um prompt (seus FLOPs sobre a "
+        "fração da taxa da placa que o motor alcança): ainda não conferida com uma execução publicada, então "
+        "tome-a como estimativa grosseira."
+    ),
 }

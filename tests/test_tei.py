@@ -1,0 +1,126 @@
+"""text-embeddings-inference (`runtime=tei`): the rules read from its source (huggingface/text-embeddings-inference
+1.9.3, commit 0d124dc), each test naming the file and lines it holds the engine to. Its activations are read
+from the candle models, not measured, so the tests hold their shape (what grows with what), not a figure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vramcalc import estimate, parse_workload
+from vramcalc.core.errors import ValidationError
+from vramcalc.engines.registry import suggested_runtime
+from vramcalc.engines.tei import ENGINE
+from vramcalc.parallel.layout import Layout
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "params.json").read_text(encoding="utf-8"))["models"]
+TEI = {"runtime": "tei", "mode": "embedding", "gpu": "h100-sxm"}
+
+
+def _run(**values):
+    return estimate(parse_workload({**TEI, **values}))
+
+
+def test_float16_is_the_default_and_an_embedder_loads_no_pooler():
+    """backends/src/dtype.rs: Float16 by default without the python, mkl, accelerate or ort features (the CUDA
+    image); models/flash_bert.rs FlashBertModel::load builds embeddings and encoder only, the pooler with a
+    classifier. Held to transformers' meta-device count less BertPooler's dense."""
+    for slug in ("bge-m3", "bge-large-en-v1.5"):
+        counted = GOLDEN[slug]
+        pooler = counted["by_name"]["pooler.dense.weight"] + counted["by_name"]["pooler.dense.bias"]
+        assert _run(model=slug).bytes_of("weights") == 2 * (counted["params"] - pooler), slug
+    reranker = GOLDEN["bge-reranker-v2-m3"]  # RobertaClassificationHead: all of it loaded
+    assert _run(model="bge-reranker-v2-m3").bytes_of("weights") == 2 * reranker["params"]
+    assert _run(model="bge-m3", precision="fp32").bytes_of("weights") == 2 * _run(model="bge-m3").bytes_of("weights")
+
+
+def test_the_flash_batch_fills_max_batch_tokens_whatever_the_length():
+    """backends/src/lib.rs:321-361 (warmup) and core/src/queue.rs:150-156: an unpadded (flash) model's batch
+    holds sequences until --max-batch-tokens (default 16384, router/src/main.rs:73) is full, so its peak
+    depends on the budget, not on how it is cut into sequences."""
+    short, long = (_run(model="bge-m3", seq=seq).bytes_of("activations") for seq in ("128", "8192"))
+    assert short == long > 0
+    half = _run(model="bge-m3", max_batch_tokens="8192").bytes_of("activations")
+    assert 2 * half == _run(model="bge-m3").bytes_of("activations")
+    assert _run(model="bge-m3").bytes_of("kv_cache") == _run(model="qwen3-embedding-0.6b").bytes_of("kv_cache") == 0
+
+
+def test_max_batch_requests_caps_the_batch():
+    """backends/src/lib.rs:354-358 and queue.rs:179: the batch stops at --max-batch-requests."""
+    capped = _run(model="bge-m3", seq="512", max_batch_requests="8").bytes_of("activations")
+    assert 4 * capped == _run(model="bge-m3", seq="512").bytes_of("activations")  # 8 × 512 of 16,384 tokens
+
+
+def test_a_request_longer_than_the_budget_is_truncated():
+    """router/src/lib.rs:221-233: with --auto-truncate (default true) the longest input is max_batch_tokens."""
+    assert (_run(model="bge-m3", seq="8192", max_batch_tokens="4096", attention="eager").bytes_of("activations")
+            == _run(model="bge-m3", seq="4096", max_batch_tokens="4096", attention="eager").bytes_of("activations"))
+
+
+def test_padded_models_pay_for_their_scores():
+    """lib.rs:379-416: without flash attention (USE_FLASH_ATTENTION=false, or float32) BERT runs models/bert.rs,
+    a padded batch (queue.rs:150: the longest sequence × the sequences within the budget) whose scores,
+    probabilities and broadcast bias are batch × heads × s² each: at a fixed budget they grow with s."""
+    flash = _run(model="bge-m3", seq="512").bytes_of("activations")
+    short, long = (_run(model="bge-m3", seq=seq, attention="eager").bytes_of("activations") for seq in ("512", "2048"))
+    assert flash < short < long
+    assert _run(model="bge-m3", precision="fp32").bytes_of("activations") > 2 * flash  # float32 has no flash model
+
+
+def test_what_tei_refuses():
+    """Training; the inference mode; a type its candle backend does not read (lib.rs `enum Config`); bf16 (the
+    python backend's only); Mistral and Qwen2 without flash attention (lib.rs:478, 518)."""
+    with pytest.raises(ValidationError, match="runtime"):
+        _run(model="llama-3-8b", mode="inference")
+    with pytest.raises(ValidationError, match="runtime"):
+        _run(model="bge-m3", mode="training")
+    with pytest.raises(ValidationError, match="runtime"):
+        _run(model="gpt-oss-20b")
+    with pytest.raises(ValidationError, match="precision"):
+        _run(model="bge-m3", precision="bf16")
+    with pytest.raises(ValidationError, match="attention"):
+        _run(model="qwen2.5-7b", attention="eager")
+
+
+def test_the_command_and_the_runtime_the_page_suggests():
+    workload = parse_workload({**TEI, "model": "bge-m3", "max_batch_requests": "64"})
+    line = ("text-embeddings-router --model-id BAAI/bge-m3 --dtype float16 --max-batch-tokens 16384 "
+            "--max-batch-requests 64")
+    assert ENGINE.command(workload, Layout(), "BAAI/bge-m3") == (line,)
+    assert suggested_runtime("auto", "tei", "inference") == "transformers"
+    assert suggested_runtime("auto", "tei", "embedding") == "tei"
+
+
+# ---------------------------------------------------------------- embedding speed (speed/, not yet validated)
+
+
+def _speed(gpus=1, **values):
+    from vramcalc.sources.gpus import gpu
+    from vramcalc.speed import speed_of
+    from vramcalc.workload import Machine
+
+    return speed_of(_run(**values), gpu("h100-sxm"), gpus, Machine())
+
+
+def test_an_embedder_has_no_decode_and_its_rates_agree():
+    speed = _speed(model="bge-m3", batch="32", seq="512")
+    assert speed.decode_tokens_per_s is None and speed.ttft_s is None and speed.output_tokens_per_s is None
+    assert speed.prefill_tokens_per_s == pytest.approx(512 * speed.requests_per_s)
+    assert _speed(2, model="bge-m3", batch="32", seq="512").requests_per_s == pytest.approx(2 * speed.requests_per_s)
+    from vramcalc.render.messages import ENGLISH
+
+    assert any("not yet checked" in ENGLISH.say(part) for part in speed.basis)
+
+
+def test_an_embedder_multiplies_by_no_table_and_an_encoder_attends_both_ways():
+    """bge-m3 (XLMRobertaModel, meta-device counts by name): its matmuls are every parameter but the word,
+    position and token-type tables it gathers; each of its 24 layers' 16 heads of 64 attend all s tokens."""
+    from vramcalc.speed.reads import matmul_params, prompt_attention_flops
+
+    model = parse_workload({**TEI, "model": "bge-m3"}).model
+    names = GOLDEN["bge-m3"]["by_name"]
+    tables = sum(names[f"embeddings.{t}_embeddings.weight"] for t in ("word", "position", "token_type"))
+    assert matmul_params(model, head=False) == GOLDEN["bge-m3"]["params"] - tables  # AutoModel's, with the pooler
+    assert prompt_attention_flops(model, 512) == 24 * 2 * 16 * (64 + 64) * 512 * 512
