@@ -103,10 +103,23 @@ def test_a_denoising_step_holds_what_was_measured(case):
     assert got == pytest.approx(case["bytes"], rel=TOLERANCE)
 
 
-@pytest.mark.parametrize("case", STAGES["decodes"], ids=lambda c: f"{c['class']}-{c['width']}x{c['height']}")
+@pytest.mark.parametrize("case", STAGES["decodes"],
+                         ids=lambda c: f"{c['class']}-{c['width']}x{c['height']}x{c['frames']}-tile{c['tile']}")
 def test_a_vae_decode_holds_what_was_measured(case):
-    got = decode_bytes(case["class"], case["config"], case["batch"], case["width"], case["height"], case["frames"])
+    """Untiled, and tiled (enable_tiling()) with tiles smaller than the picture and one larger (not tiled)."""
+    got = decode_bytes(case["class"], case["config"], case["batch"], case["width"], case["height"], case["frames"],
+                       tile=case["tile"])
     assert got == pytest.approx(case["bytes"], rel=TOLERANCE)
+
+
+def test_tiles_lower_the_decode_and_a_tile_as_large_as_the_picture_changes_nothing():
+    flux = pipeline("flux.1-dev")
+    decode = {tile: evaluate(flux, _request(vae_tiling=tile)).stages[-1].working_bytes for tile in (0, 256, 512, 1024)}
+    assert decode[0] == decode[1024] > decode[512] > decode[256]
+    wan = pipeline("wan2.1-t2v-14b")
+    one, tiled = (evaluate(wan, _request(width=1280, height=720, frames=81, vae_tiling=t)).stages[-1].working_bytes
+                  for t in (0, 256))
+    assert tiled < one / 2
 
 
 def _request(**changes) -> Request:
@@ -150,7 +163,8 @@ def test_a_unet_step_is_flagged_not_modelled():
 @pytest.mark.parametrize(("field", "changes"), [("width", {"width": 1000}), ("frames", {"frames": 80}),
                                                 ("precision", {"precision": "gguf-q2_k"}),
                                                 ("text_precision", {"text_precision": "gguf-q4_0"}),
-                                                ("placement", {"placement": "disk"})])
+                                                ("placement", {"placement": "disk"}),
+                                                ("vae_tiling", {"vae_tiling": 100})])
 def test_bad_requests_name_their_field(field, changes):
     with pytest.raises(ValidationError, match=field):
         evaluate(pipeline("wan2.1-t2v-1.3b"), _request(frames=81, **changes) if field != "frames" else
@@ -169,5 +183,9 @@ def test_the_command_line_prints_the_run(capsys):
     assert [p["weight_bytes"] for p in document["parts"]] == [w.bytes for w in run.weights]
     assert main(["diffusion", "--pipeline", "sdxl", "--width", "1000"]) == 2
     assert "width" in capsys.readouterr().err
+    assert main(["diffusion", "--pipeline", "sdxl", "--vae-tiling", "512", "--json"]) == 0
+    tiled = json.loads(capsys.readouterr().out)
+    assert tiled["vae_tiling"] == 512 and tiled["stages"][-1]["working_bytes"] == evaluate(
+        pipeline("sdxl"), _request(vae_tiling=512)).stages[-1].working_bytes
     assert main(["diffusion", "--pipeline", "sd1.5"]) == 0
     assert "not modelled yet" in capsys.readouterr().out

@@ -8,10 +8,13 @@ configs of other depth, width and switches, given as a config.json would give th
 counters (vramcalc/diffusion/tensors.py) are tested off the presets too, and loads each small config through
 save_pretrained/from_pretrained in bf16, fp16 and fp32 (and with diffusers' fp8 layerwise casting) for the bytes
 it holds. Then it runs small denoisers and VAEs in bf16 on the CPU (SDPA) under tools/measure_peak.py's tracker
-for the working memory of one denoising step and of one decode (tests/golden/diffusion_stages.json).
+for the working memory of one denoising step and of one decode, untiled and tiled
+(tests/golden/diffusion_stages.json). --only measures one section and keeps the others as the file has them (the
+date of each section is kept).
 tests/test_diffusion.py holds the engine to both files.
 
 Usage: python tools/measure_diffusion.py [--out tests/golden/diffusion_params.json]
+       [--only params|steps|decodes]
 Needs: pip install torch==2.13.0 transformers==5.23.0 diffusers==0.42.1
 """
 
@@ -151,11 +154,21 @@ STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
     ("WanTransformer3DModel", {**WAN, "ffn_dim": 346}, 1, (16, 5, 64, 64), 64),  # 14B's ffn/d, 2.7
     ("WanTransformer3DModel", {**WAN, "ffn_dim": 746}, 2, (16, 3, 64, 64), 128),  # 1.3B's, 5.83
 ]
-DECODES: list[tuple[str, dict, int, int, int, int]] = [
-    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1),
-    ("AutoencoderKL", {**VAE, "block_out_channels": [16, 32, 48, 48]}, 2, 384, 256, 1),
-    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9),
-    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 384, 21),
+# (class, config, batch, width, height, frames, tile: 0 untiled, else enable_tiling() with this tile in pixels)
+DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
+    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1, 0),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [16, 32, 48, 48]}, 2, 384, 256, 1, 0),
+    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9, 0),
+    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 384, 21, 0),
+    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 128, 128, 25, 0),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1, 128),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 512, 384, 1, 128),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 512, 384, 1, 256),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [16, 32, 48, 48]}, 2, 384, 256, 1, 128),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [16, 32, 48, 48]}, 1, 256, 256, 1, 256),  # not tiled: fits
+    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9, 128),
+    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 256, 9, 128),
+    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 320, 5, 256),
 ]
 
 
@@ -196,13 +209,21 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
     return _peak_above_start(model, tensors, lambda: model(**inputs, return_dict=False))
 
 
-def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: int, frames: int) -> int:
+def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: int, frames: int, tile: int) -> int:
+    """Working memory of `decode`, untiled or after `enable_tiling()` with a `tile`-pixel tile (AutoencoderKL's
+    tile_sample_min_size and tile_latent_min_size; Wan's enable_tiling arguments, stride 3/4 of the tile)."""
     torch.manual_seed(0)
     model = build_real(class_name, config).to(torch.bfloat16).eval()
     channels = int(config.get("latent_channels", config.get("z_dim", 16)))
     shape: tuple[int, ...] = (batch, channels, height // 8, width // 8)
     if class_name == "AutoencoderKLWan":
         shape = (batch, channels, (frames - 1) // 4 + 1, height // 8, width // 8)
+        if tile:
+            model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
+                                tile_sample_stride_height=tile * 3 // 4, tile_sample_stride_width=tile * 3 // 4)
+    elif tile:
+        model.enable_tiling()
+        model.tile_sample_min_size, model.tile_latent_min_size = tile, tile // 8
     z = torch.randn(*shape, dtype=torch.bfloat16)
     return _peak_above_start(model, [z], lambda: model.decode(z, return_dict=False))
 
@@ -211,23 +232,40 @@ def build_real(class_name: str, config: dict) -> torch.nn.Module:
     return getattr(diffusers, class_name).from_config(config)
 
 
+SECTIONS = ("steps", "decodes")
+
+
+def measure_stages(path: Path, only: str | None) -> None:
+    """Each section of the working memory, or the one asked for, the others kept as the file has them."""
+    stages = json.loads(path.read_text(encoding="utf-8")) if only and path.exists() else {}
+    dates = {**stages.get("measured", {}).get("dates", {}),
+             **{section: datetime.date.today().isoformat() for section in SECTIONS if only in (None, section)}}
+    stages["measured"] = {"dates": dates, "machine": platform.platform(), "torch": torch.__version__,
+                          "transformers": transformers.__version__, "diffusers": diffusers.__version__,
+                          "device": "cpu", "dtype": "bfloat16", "attention": "sdpa"}
+    if only in (None, "steps"):
+        stages["steps"] = [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
+                            "bytes": step_bytes(c, cfg, b, lat, n)} for c, cfg, b, lat, n in STEPS]
+    if only in (None, "decodes"):
+        stages["decodes"] = [{"class": c, "config": cfg, "batch": b, "width": w, "height": h, "frames": f, "tile": t,
+                              "bytes": decode_bytes(c, cfg, b, w, h, f, t)} for c, cfg, b, w, h, f, t in DECODES]
+    path.write_text(json.dumps(stages, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "diffusion_params.json"))
     parser.add_argument("--stages-out", default=str(ROOT / "tests" / "golden" / "diffusion_stages.json"))
+    parser.add_argument("--only", choices=("params", *SECTIONS),
+                        help="the parameters only, or one kind of stage only (the others kept from --stages-out)")
     args = parser.parse_args()
     transformers.logging.set_verbosity_error()
     diffusers.logging.set_verbosity_error()
-    stages = {
-        "measured": {"date": datetime.date.today().isoformat(), "machine": platform.platform(),
-                     "torch": torch.__version__, "diffusers": diffusers.__version__, "device": "cpu",
-                     "dtype": "bfloat16", "attention": "sdpa"},
-        "steps": [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
-                   "bytes": step_bytes(c, cfg, b, lat, n)} for c, cfg, b, lat, n in STEPS],
-        "decodes": [{"class": c, "config": cfg, "batch": b, "width": w, "height": h, "frames": f,
-                     "bytes": decode_bytes(c, cfg, b, w, h, f)} for c, cfg, b, w, h, f in DECODES],
-    }
-    Path(args.stages_out).write_text(json.dumps(stages, indent=1) + "\n", encoding="utf-8")
+    if args.only != "params":
+        measure_stages(Path(args.stages_out), args.only)
+    if args.only not in (None, "params"):
+        return
     presets = {slug: {part.role: {"class": part.class_name, **counted(part.class_name, part.config)}
                       for part in pipeline.parts}
                for slug, pipeline in load_pipelines().items()}

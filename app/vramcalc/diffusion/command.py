@@ -33,6 +33,8 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     parser.add_argument("--placement", default="gpu", choices=PLACEMENTS,
                         help="gpu: every part on the GPU; model: enable_model_cpu_offload (one part at a time); "
                              "sequential: enable_sequential_cpu_offload (one module at a time)")
+    parser.add_argument("--vae-tiling", type=int, default=0, metavar="PIXELS",
+                        help="decode tile by tile (the VAE's enable_tiling()), this many pixels a side; 0: off")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -41,7 +43,7 @@ def as_json(run: Run) -> dict[str, object]:
     request = run.request
     return {
         "pipeline": run.pipeline.slug, "width": request.width, "height": request.height, "frames": request.frames,
-        "batch": request.batch, "cfg": request.cfg, "placement": request.placement,
+        "batch": request.batch, "cfg": request.cfg, "placement": request.placement, "vae_tiling": request.vae_tiling,
         "parts": [{"role": w.part.role, "class": w.part.class_name, "params": w.part.params,
                    "precision": w.precision, "weight_bytes": w.bytes} for w in run.weights],
         "stages": [{"stage": s.name, "part": s.part, "weight_bytes": s.weight_bytes, "working_bytes": s.working_bytes,
@@ -57,7 +59,8 @@ def _gib(value: int | None) -> str:
 def lines(run: Run) -> list[str]:
     r = run.request
     out = [f"{run.pipeline.display_name}: {r.width} x {r.height}" + (f" x {r.frames} frames" if r.frames > 1 else "")
-           + f", batch {r.batch}, CFG {'on' if r.cfg else 'off'}, placement {r.placement}", "", "weights:"]
+           + f", batch {r.batch}, CFG {'on' if r.cfg else 'off'}, placement {r.placement}"
+           + (f", VAE tiles of {r.vae_tiling} px" if r.vae_tiling else ""), "", "weights:"]
     out += [f"  {w.part.role:<16}{w.part.class_name:<30}{w.part.params:>16,} params  {w.precision:<10}"
             f"{_gib(w.bytes):>12}" for w in run.weights]
     out += ["", "stages (on the GPU: weights + working memory + carried tensors):"]
@@ -76,7 +79,8 @@ def diffusion_main(argv: Sequence[str]) -> int:
             width=args.width or chosen.width, height=args.height or chosen.height,
             frames=args.frames or chosen.frames, batch=args.batch,
             cfg=chosen.cfg if args.cfg is None else args.cfg == "on", placement=args.placement,
-            precision=args.precision, text_precision=args.text_precision, vae_precision=args.vae_precision))
+            precision=args.precision, text_precision=args.text_precision, vae_precision=args.vae_precision,
+            vae_tiling=args.vae_tiling))
     except ValidationError as error:
         print(f"vramcalc: error: {error}", file=sys.stderr)
         return 2

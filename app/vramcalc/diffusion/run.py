@@ -32,6 +32,7 @@ class Request:
     precision: str  # the denoiser's
     text_precision: str
     vae_precision: str
+    vae_tiling: int = 0  # the VAE's tile in pixels (enable_tiling()); 0: decoded in one call
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,6 +95,8 @@ def check(pipeline: Pipeline, request: Request) -> None:
         raise ValidationError("placement", request.placement, f"one of: {', '.join(PLACEMENTS)}")
     if request.precision not in PRECISIONS + GGUF_TYPES:
         raise ValidationError("precision", request.precision, f"one of: {', '.join(PRECISIONS + GGUF_TYPES)}")
+    if request.vae_tiling and not (128 <= request.vae_tiling <= 4096 and request.vae_tiling % 32 == 0):
+        raise ValidationError("vae_tiling", request.vae_tiling, "128 to 4096 pixels, a multiple of 32 (0: off)")
     for key, precision in (("text_precision", request.text_precision), ("vae_precision", request.vae_precision)):
         if precision not in PRECISIONS:
             raise ValidationError(key, precision, f"one of: {', '.join(PRECISIONS)} (GGUF is for the denoiser)")
@@ -131,7 +134,7 @@ def evaluate(pipeline: Pipeline, request: Request) -> Run:
     stages.append(Stage(
         name="decode", part=vae.role, weight_bytes=on_gpu(vae.role), carried_bytes=latent_bytes,
         working_bytes=decode_bytes(vae.class_name, vae.config, request.batch, request.width, request.height,
-                                   request.frames, _activation_bytes(request.vae_precision))))
+                                   request.frames, _activation_bytes(request.vae_precision), request.vae_tiling)))
     return Run(pipeline=pipeline, request=request, weights=weights, stages=tuple(stages))
 
 

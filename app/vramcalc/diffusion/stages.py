@@ -67,8 +67,10 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
 
 
 def decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
-                 e: int = 2) -> int:
-    """Working memory of decoding the latents in one call (no tiling)."""
+                 e: int = 2, tile: int = 0) -> int:
+    """Working memory of decoding the latents in one call, or tile by tile (`tile` pixels, 0: untiled)."""
+    if tile and (width > tile or height > tile):
+        return tiled_decode_bytes(vae_class, vae, batch, width, height, frames, e, tile)
     if vae_class == "AutoencoderKLWan":
         out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1
         # the decoded video (3 channels) and one causal chunk's live tensors
@@ -79,3 +81,27 @@ def decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, he
     # the last up block's first resnet at full resolution: the upsampler's conv output, GroupNorm and SiLU, each
     # with the channels of the block before it
     return batch * 3 * entering_last * width * height * e
+
+
+def _tile_edges(pixels: int, tile: int) -> list[int]:
+    """The pixel edges of the tiles along one side: a tile every 3/4 tile (AutoencoderKL's tile_overlap_factor 0.25,
+    AutoencoderKLWan's default stride 192 of 256), cut at the edge of the latents."""
+    latent, tile_latent = pixels // VAE_SCALE, tile // VAE_SCALE
+    return [VAE_SCALE * min(tile_latent, latent - start) for start in range(0, latent, tile_latent * 3 // 4)]
+
+
+def tiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
+                       e: int, tile: int) -> int:
+    """`tiled_decode` of AutoencoderKL and AutoencoderKLWan (`enable_tiling()`; tile_sample_min_size, or Wan's
+    tile_sample_min_height/width, set to `tile`): every decoded tile is kept in `rows` until all are decoded, then
+    blended in place, cropped into the rows (torch.cat) and the rows into the picture (torch.cat; Wan clamps it into
+    a third copy). The peak is the larger of a tile's decode above the tiles decoded before it, and the assembly."""
+    out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1 if vae_class == "AutoencoderKLWan" else 1
+    pixel = batch * 3 * out_frames * e  # bytes of one decoded pixel of every frame
+    tiles = [(h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile)]
+    before, decoding = 0, 0
+    for h, w in tiles:
+        decoding = max(decoding, before + decode_bytes(vae_class, vae, batch, w, h, frames, e))
+        before += h * w * pixel
+    copies = 3 if vae_class == "AutoencoderKLWan" else 2
+    return max(decoding, before + copies * width * height * pixel)

@@ -43,7 +43,9 @@ def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = EN
             for w in run.weights]
     for stage in run.stages:
         kind, _, role = stage.name.partition(":")
-        label = words.message(f"diffusion.stage.{kind}", role=role)
+        tiled = kind == "decode" and r.vae_tiling and (r.width > r.vae_tiling or r.height > r.vae_tiling)
+        label = words.message("diffusion.stage.decode_tiled" if tiled else f"diffusion.stage.{kind}", role=role,
+                              tile=r.vae_tiling)
         how = words.message("diffusion.stage.how" if stage.working_bytes is not None else "diffusion.stage.how_partial",
                             weights=words.binary(stage.weight_bytes), working=words.binary(stage.working_bytes or 0),
                             carried=words.binary(stage.carried_bytes))

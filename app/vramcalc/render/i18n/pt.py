@@ -1292,12 +1292,16 @@ PT: Mapping[str, str] = {
     "option.cfg.default": "A do pipeline",
     "option.cfg.on": "Ligada",
     "option.cfg.off": "Desligada",
+    "field.vae_tiling.label": "Blocos do VAE (pixels)",
+    "field.vae_tiling.help": "Decodifica bloco a bloco (o enable_tiling() do VAE), blocos com este lado em pixels, a "
+                             "3/4 de bloco um do outro: de 128 a 4.096, múltiplo de 32; vazio: de uma vez.",
     "diffusion.caption": "Os pesos de cada parte e a memória de cada etapa na GPU (GiB = 2³⁰ bytes)",
     "diffusion.weights": "Pesos: {role} ({cls})",
     "diffusion.weights.how": "{params} parâmetros em {precision}",
     "diffusion.stage.encode": "Codificação do texto ({role})",
     "diffusion.stage.denoise": "Um passo de remoção de ruído",
     "diffusion.stage.decode": "Decodificação pelo VAE",
+    "diffusion.stage.decode_tiled": "Decodificação pelo VAE, em blocos de {tile} pixels",
     "diffusion.stage.how": "{weights} de pesos + {working} de memória de trabalho + {carried} carregados",
     "diffusion.peak": "{stage}: o pico",
     "diffusion.stage.how_partial": "{weights} de pesos + {carried} carregados; sua memória de trabalho ainda não é "
