@@ -11,10 +11,11 @@ import pytest
 
 from vramcalc.core.errors import ValidationError
 from vramcalc.diffusion.pipelines import load_pipelines, pipeline
-from vramcalc.diffusion.run import Request, evaluate
+from vramcalc.diffusion.run import Request, evaluate, fewest_blocks_to_swap
 from vramcalc.diffusion.stages import decode_bytes, denoise_bytes, image_tokens
 from vramcalc.diffusion.tensors import PARAMETER_KINDS, tensors
 from vramcalc.diffusion.weights import gguf_type, part_bytes
+from vramcalc.sources.gpus import gpu
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "diffusion_params.json").read_text(encoding="utf-8"))
 
@@ -180,6 +181,7 @@ def test_the_command_line_prints_the_run(capsys):
     run = evaluate(pipeline("wan2.1-t2v-1.3b"), _request(width=832, height=480, frames=81, cfg=True,
                                                          placement="model", precision="gguf-q8_0"))
     assert document["peak_bytes"] == run.peak.total_bytes and document["peak_stage"] == run.peak.name
+    assert document["fewest_blocks_to_swap"] is None  # no --gpu
     assert [p["weight_bytes"] for p in document["parts"]] == [w.bytes for w in run.weights]
     assert main(["diffusion", "--pipeline", "sdxl", "--width", "1000"]) == 2
     assert "width" in capsys.readouterr().err
@@ -187,5 +189,62 @@ def test_the_command_line_prints_the_run(capsys):
     tiled = json.loads(capsys.readouterr().out)
     assert tiled["vae_tiling"] == 512 and tiled["stages"][-1]["working_bytes"] == evaluate(
         pipeline("sdxl"), _request(vae_tiling=512)).stages[-1].working_bytes
+    assert main(["diffusion", "--pipeline", "wan2.1-t2v-14b", "--placement", "model", "--gpu", "rtx-4090",
+                 "--blocks-to-swap", "10", "--json"]) == 0
+    swapped = json.loads(capsys.readouterr().out)
+    fewest = fewest_blocks_to_swap(evaluate(pipeline("wan2.1-t2v-14b"), _request(
+        width=1280, height=720, frames=81, cfg=True, placement="model")), gpu("rtx-4090").usable_bytes)
+    assert swapped["blocks_to_swap"] == 10 and swapped["fewest_blocks_to_swap"] == fewest > 10
     assert main(["diffusion", "--pipeline", "sd1.5"]) == 0
     assert "not modelled yet" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- block swap
+
+BLOCKED = [(slug, role) for slug, role in PRESET_PARTS if "block_params" in GOLDEN["presets"][slug][role]]
+
+
+@pytest.mark.parametrize(("slug", "role"), BLOCKED)
+def test_each_transformer_block_holds_its_modules_parameters(slug, role):
+    """A swapped block's bytes: in fp32 four per parameter, block by block in forward order, as the class on the meta
+    device holds them (nn.ModuleList transformer_blocks, single_transformer_blocks or blocks); in bf16 less, more
+    than two per parameter where diffusers keeps a module in fp32 (Wan's norms)."""
+    assert pipeline(slug).denoiser.role == role
+    blocks = {precision: next(w.blocks for w in evaluate(pipeline(slug), _request(precision=precision)).weights
+                              if w.part.is_denoiser) for precision in ("fp32", "bf16")}
+    params = GOLDEN["presets"][slug][role]["block_params"]
+    assert list(blocks["fp32"]) == [4 * count for count in params]
+    assert all(2 * count <= bf16 < 4 * count for count, bf16 in zip(params, blocks["bf16"], strict=True))
+
+
+def test_swapped_blocks_leave_the_gpu_and_one_comes_back_for_its_turn():
+    wan = pipeline("wan2.1-t2v-14b")
+    size = {"width": 1280, "height": 720, "frames": 81, "cfg": True}
+    whole, swapped = (evaluate(wan, _request(**size, blocks_to_swap=n)) for n in (0, 20))
+    block = next(w.blocks for w in whole.weights if w.part.is_denoiser)[0]  # Wan's 40 blocks are all alike
+    assert [a.weight_bytes - b.weight_bytes for a, b in zip(whole.stages, swapped.stages, strict=True)] == [
+        20 * block, 19 * block, 20 * block]  # every part on the GPU: the denoising brings one block back
+    model = [evaluate(wan, _request(**size, placement="model", blocks_to_swap=n)) for n in (0, 20)]
+    stages = zip(*(run.stages for run in model), strict=True)
+    assert [a.weight_bytes - b.weight_bytes for a, b in stages] == [0, 19 * block, 0]
+
+
+@pytest.mark.parametrize(("slug", "gb"), [("wan2.1-t2v-14b", 24), ("flux.1-dev", 16), ("sd3.5-large", 12)])
+def test_the_fewest_blocks_to_swap_fit_and_one_fewer_does_not(slug, gb):
+    chosen = pipeline(slug)
+    size = {"width": chosen.width, "height": chosen.height, "frames": chosen.frames, "placement": "model"}
+    run = evaluate(chosen, _request(**size))
+    usable = gb * 10**9
+    fewest = fewest_blocks_to_swap(run, usable)
+    assert fewest is not None and fewest > 0
+    assert evaluate(chosen, _request(**size, blocks_to_swap=fewest)).peak.total_bytes <= usable
+    assert evaluate(chosen, _request(**size, blocks_to_swap=fewest - 1)).peak.total_bytes > usable
+    assert fewest_blocks_to_swap(run, 10**9) is None  # the text encoder alone does not fit
+
+
+@pytest.mark.parametrize("changes", [{"blocks_to_swap": 41}, {"blocks_to_swap": 2, "placement": "sequential"}])
+def test_a_swap_the_denoiser_cannot_make_is_refused(changes):
+    with pytest.raises(ValidationError, match="blocks_to_swap"):
+        evaluate(pipeline("wan2.1-t2v-14b"), _request(width=832, height=480, frames=81, **changes))
+    with pytest.raises(ValidationError, match="blocks_to_swap"):
+        evaluate(pipeline("sdxl"), _request(blocks_to_swap=1))  # a UNet has no transformer blocks to swap

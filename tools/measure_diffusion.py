@@ -98,8 +98,11 @@ def build(class_name: str, config: dict) -> torch.nn.Module:
 def counted(class_name: str, config: dict) -> dict:
     model = build(class_name, config)
     parameters = list(model.named_parameters())  # each shared (tied) tensor once, as a checkpoint stores it
+    blocks = [block for name in ("transformer_blocks", "single_transformer_blocks", "blocks")
+              for block in getattr(model, name, ()) if isinstance(getattr(model, name), torch.nn.ModuleList)]
     return {"params": sum(p.numel() for _, p in parameters), "tensors": len(parameters),
-            "vector_params": sum(p.numel() for _, p in parameters if p.dim() == 1)}
+            "vector_params": sum(p.numel() for _, p in parameters if p.dim() == 1),
+            **({"block_params": [sum(p.numel() for p in block.parameters()) for block in blocks]} if blocks else {})}
 
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}

@@ -8,7 +8,7 @@ import dataclasses
 
 from ..analysis.fit import GpuFit
 from ..analysis.fit import Verdict as FitVerdict
-from ..diffusion.run import Run
+from ..diffusion.run import Run, fewest_blocks_to_swap
 from ..sources.gpus import GpuSpec, table_gpus
 from .messages import ENGLISH, Words
 from .view import GpuRow, Verdict, _gpu_row, verdict_if_it_fits
@@ -32,8 +32,14 @@ def pipeline_verdict(run: Run, gpu: GpuSpec, *, words: Words = ENGLISH) -> Verdi
     a stage not modelled makes the peak a lower bound, and a fit says so."""
     numbers, fitting = verdict_if_it_fits(run.peak.total_bytes, gpu, words.message("verdict.one", gpu=gpu.display_name),
                                           words=words, caveat="" if run.complete else words.message("verdict.at_least"))
-    return fitting or Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=words.message("verdict.pipeline_no", **numbers),
-                              percent=100.0, changes=(), short=words.message("verdict.no.short", **numbers))
+    if fitting:
+        return fitting
+    swap = fewest_blocks_to_swap(run, gpu.usable_bytes)
+    blocks = len(next(w.blocks for w in run.weights if w.part.is_denoiser))
+    changes = () if swap is None or swap <= run.request.blocks_to_swap else (
+        words.message("diffusion.change.swap", blocks=swap, total=blocks),)
+    return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=words.message("verdict.pipeline_no", **numbers),
+                   percent=100.0, changes=changes, short=words.message("verdict.no.short", **numbers))
 
 
 def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = ENGLISH) -> DiffusionView:

@@ -1230,6 +1230,9 @@ EN: Mapping[str, str] = {
     "field.vae_tiling.label": "VAE tiles (pixels)",
     "field.vae_tiling.help": "Decode tile by tile (the VAE's enable_tiling()), tiles this many pixels a side, 3/4 of "
                              "a tile apart: 128 to 4,096, a multiple of 32; empty: one piece.",
+    "field.blocks_to_swap.label": "Blocks to swap",
+    "field.blocks_to_swap.help": "The denoiser's first transformer blocks kept in system RAM, each moved to the GPU "
+                                 "for its turn (ComfyUI-WanVideoWrapper's block swap); 0: none.",
     "diffusion.caption": "Each part's weights and each stage's memory on the GPU (GiB = 2³⁰ bytes)",
     "diffusion.weights": "Weights: {role} ({cls})",
     "diffusion.weights.how": "{params} parameters in {precision}",
@@ -1240,6 +1243,8 @@ EN: Mapping[str, str] = {
     "diffusion.stage.how": "{weights} of weights + {working} of working memory + {carried} carried",
     "diffusion.peak": "{stage}: the peak",
     "diffusion.stage.how_partial": "{weights} of weights + {carried} carried; its working memory is not modelled yet",
+    "diffusion.change.swap": "Swap {blocks} of the denoiser's {total} transformer blocks to system RAM (blocks to "
+                             "swap: {blocks}).",
     "diffusion.frames": " × {frames} frames",
     "diffusion.cfg.True": "CFG on",
     "diffusion.cfg.False": "CFG off",
