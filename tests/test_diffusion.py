@@ -12,7 +12,7 @@ import pytest
 from vramcalc.core.errors import ValidationError
 from vramcalc.diffusion.pipelines import load_pipelines, pipeline
 from vramcalc.diffusion.run import Request, evaluate, fewest_blocks_to_swap
-from vramcalc.diffusion.stages import decode_bytes, denoise_bytes, image_tokens
+from vramcalc.diffusion.stages import decode_bytes, denoise_bytes, encode_bytes, image_tokens, unet_step_bytes
 from vramcalc.diffusion.tensors import PARAMETER_KINDS, tensors
 from vramcalc.diffusion.weights import gguf_type, part_bytes
 from vramcalc.sources.gpus import gpu
@@ -156,9 +156,26 @@ def test_more_pixels_and_frames_never_hold_less():
     assert totals == sorted(totals) and len(set(totals)) == 3
 
 
-def test_a_unet_step_is_flagged_not_modelled():
-    run = evaluate(pipeline("sdxl"), _request())
-    assert not run.complete and run.stages[-2].working_bytes is None
+@pytest.mark.parametrize("case", STAGES["unet_steps"], ids=lambda c: (
+    f"unet{c['config']['block_out_channels']}-b{c['batch']}-{c['height']}x{c['width']}"))
+def test_a_unet_step_holds_what_was_measured(case):
+    got = unet_step_bytes(case["config"], case["batch"], case["height"], case["width"])
+    assert got == pytest.approx(case["bytes"], rel=TOLERANCE)
+
+
+@pytest.mark.parametrize("case", STAGES["encoders"],
+                         ids=lambda c: f"{c['class']}-{c['tokens']}-{'hidden' if c['hidden_states'] else 'last'}")
+def test_a_text_encoders_forward_holds_what_was_measured(case):
+    got = encode_bytes(case["class"], case["config"], case["tokens"], case["hidden_states"])
+    assert got == pytest.approx(case["bytes"], rel=TOLERANCE)
+
+
+def test_every_stage_of_every_preset_is_modelled():
+    for slug, chosen in load_pipelines().items():
+        run = evaluate(chosen, _request(width=chosen.width, height=chosen.height, frames=chosen.frames))
+        assert run.complete and all(stage.working_bytes > 0 for stage in run.stages), slug
+    sdxl = [evaluate(pipeline("sdxl"), _request(cfg=cfg)).stages[-2].working_bytes for cfg in (False, True)]
+    assert sdxl[1] == 2 * sdxl[0]  # StableDiffusionXLPipeline concatenates cond and uncond
 
 
 @pytest.mark.parametrize(("field", "changes"), [("width", {"width": 1000}), ("frames", {"frames": 80}),
@@ -196,7 +213,7 @@ def test_the_command_line_prints_the_run(capsys):
         width=1280, height=720, frames=81, cfg=True, placement="model")), gpu("rtx-4090").usable_bytes)
     assert swapped["blocks_to_swap"] == 10 and swapped["fewest_blocks_to_swap"] == fewest > 10
     assert main(["diffusion", "--pipeline", "sd1.5"]) == 0
-    assert "not modelled yet" in capsys.readouterr().out
+    assert "not modelled yet" not in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------- block swap

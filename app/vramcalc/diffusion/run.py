@@ -20,11 +20,13 @@ from dataclasses import dataclass
 
 from ..core.errors import ValidationError
 from .pipelines import Part, Pipeline
-from .stages import decode_bytes, denoise_bytes, image_tokens, latent_shape
+from .stages import decode_bytes, denoise_bytes, encode_bytes, image_tokens, latent_shape, unet_step_bytes
 from .weights import GGUF_TYPES, PRECISIONS, block_bytes, largest_module_bytes, part_bytes
 
 PLACEMENTS = ("gpu", "model", "sequential")
 CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline")  # the others concatenate cond and uncond in one batch
+# the pipelines that ask their CLIP encoders for every layer's output (output_hidden_states=True: the penultimate's)
+CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -164,13 +166,19 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
     latent_bytes = request.batch * _product(latent) * e
     in_one_batch = request.cfg and pipeline.pipeline_class not in CFG_IN_SEPARATE_PASSES
     text_tokens = sequence_text_tokens(pipeline)
-    stages = [Stage(name=f"encode:{p.role}", part=p.role, weight_bytes=on_gpu(p.role), working_bytes=None,
-                    carried_bytes=embeddings) for p in pipeline.parts if p.is_text_encoder]
+    hidden_states = pipeline.pipeline_class in CLIP_HIDDEN_STATES
+    stages = [Stage(name=f"encode:{p.role}", part=p.role, weight_bytes=on_gpu(p.role), carried_bytes=embeddings,
+                    working_bytes=encode_bytes(p.class_name, p.config, pipeline.text_tokens[p.role], hidden_states,
+                                               _activation_bytes(request.text_precision)))
+              for p in pipeline.parts if p.is_text_encoder]
+    batch = request.batch * (2 if in_one_batch else 1)
+    step = (unet_step_bytes(denoiser.config, batch, latent[-2], latent[-1], e)
+            if denoiser.class_name == "UNet2DConditionModel" else
+            denoise_bytes(denoiser.class_name, denoiser.config, batch,
+                          image_tokens(denoiser.class_name, denoiser.config, latent), text_tokens, e))
     stages.append(Stage(
         name="denoise", part=denoiser.role, weight_bytes=on_gpu(denoiser.role) + max(swapped, default=0),
-        carried_bytes=embeddings + latent_bytes,
-        working_bytes=denoise_bytes(denoiser.class_name, denoiser.config, request.batch * (2 if in_one_batch else 1),
-                                    image_tokens(denoiser.class_name, denoiser.config, latent), text_tokens, e)))
+        carried_bytes=embeddings + latent_bytes, working_bytes=step))
     stages.append(Stage(
         name="decode", part=vae.role, weight_bytes=on_gpu(vae.role), carried_bytes=latent_bytes,
         working_bytes=decode_bytes(vae.class_name, vae.config, request.batch, request.width, request.height,
