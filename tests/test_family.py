@@ -92,10 +92,10 @@ def test_the_view_is_the_runs_peak_parts_and_stages():
             assert (gpu.count == "1") == (run.peak.total_bytes <= spec.usable_bytes)
 
 
-def test_a_stage_not_modelled_yet_says_so():
+def test_a_unet_pipeline_is_no_longer_a_lower_bound():
     run = evaluate(*parse_diffusion({**DEFAULTS, "family": "diffusion", "pipeline": "sdxl"}))
-    assert not run.complete
-    assert present_diffusion(run).notes == (EN["diffusion.incomplete"],)
+    assert run.complete and run.stages[-2].working_bytes
+    assert present_diffusion(run).notes == ()
 
 
 def test_every_key_has_its_words_and_its_field_in_both_pages(site_dir):
@@ -112,7 +112,7 @@ def test_every_key_has_its_words_and_its_field_in_both_pages(site_dir):
 
 def test_a_pipeline_gets_the_answer_first_on_the_forms_card():
     from vramcalc.analysis.fit import TIGHT_RATIO
-    from vramcalc.diffusion.run import evaluate
+    from vramcalc.diffusion.run import evaluate, fewest_blocks_to_swap
     from vramcalc.inputs.parse import parse_diffusion, parse_target
     from vramcalc.render.diffusion import pipeline_verdict, present_diffusion
     from vramcalc.render.messages import ENGLISH, Words
@@ -124,11 +124,13 @@ def test_a_pipeline_gets_the_answer_first_on_the_forms_card():
         used = peak / card.usable_bytes
         verdict = pipeline_verdict(run, card)
         kind = "does not fit" if used > 1 else "fits" if used <= TIGHT_RATIO else "tight"
-        assert verdict.kind == kind and card.display_name in verdict.text and not verdict.changes
+        assert verdict.kind == kind and card.display_name in verdict.text
+        swap = fewest_blocks_to_swap(run, card.usable_bytes)  # the one change offered: FLUX.1's 19 + 38 blocks swapped
+        assert verdict.changes == (() if used <= 1 or swap is None else (
+            ENGLISH.message("diffusion.change.swap", blocks=swap, total=57),))
         assert present_diffusion(run, gpu=card).verdict == verdict
         assert card.display_name in pipeline_verdict(run, card, words=Words("pt")).text
     assert present_diffusion(run).verdict is None
     sdxl = evaluate(*parse_diffusion({**DEFAULTS, "family": "diffusion", "pipeline": "sdxl"}))
-    assert not sdxl.complete  # its UNet step is not modelled: a fit is a lower bound, and the answer says so
-    assert pipeline_verdict(sdxl, parse_target({"gpu": "h100-sxm"}).gpu).text.endswith(
-        ENGLISH.message("verdict.at_least"))
+    assert not pipeline_verdict(sdxl, parse_target({"gpu": "h100-sxm"}).gpu).text.endswith(
+        ENGLISH.message("verdict.at_least"))  # every stage of it is modelled now

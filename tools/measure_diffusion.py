@@ -8,10 +8,13 @@ configs of other depth, width and switches, given as a config.json would give th
 counters (vramcalc/diffusion/tensors.py) are tested off the presets too, and loads each small config through
 save_pretrained/from_pretrained in bf16, fp16 and fp32 (and with diffusers' fp8 layerwise casting) for the bytes
 it holds. Then it runs small denoisers and VAEs in bf16 on the CPU (SDPA) under tools/measure_peak.py's tracker
-for the working memory of one denoising step and of one decode (tests/golden/diffusion_stages.json).
+for the working memory of one denoising step (a DiT's, a UNet's) and of one decode, untiled and tiled, and the text
+encoders (transformers' classes) for one prompt's forward (tests/golden/diffusion_stages.json). --only measures one
+section and keeps the others as the file has them (the date of each section is kept).
 tests/test_diffusion.py holds the engine to both files.
 
 Usage: python tools/measure_diffusion.py [--out tests/golden/diffusion_params.json]
+       [--only params|steps|decodes|encoders|unet_steps]
 Needs: pip install torch==2.13.0 transformers==5.23.0 diffusers==0.42.1
 """
 
@@ -95,8 +98,11 @@ def build(class_name: str, config: dict) -> torch.nn.Module:
 def counted(class_name: str, config: dict) -> dict:
     model = build(class_name, config)
     parameters = list(model.named_parameters())  # each shared (tied) tensor once, as a checkpoint stores it
+    blocks = [block for name in ("transformer_blocks", "single_transformer_blocks", "blocks")
+              for block in getattr(model, name, ()) if isinstance(getattr(model, name), torch.nn.ModuleList)]
     return {"params": sum(p.numel() for _, p in parameters), "tensors": len(parameters),
-            "vector_params": sum(p.numel() for _, p in parameters if p.dim() == 1)}
+            "vector_params": sum(p.numel() for _, p in parameters if p.dim() == 1),
+            **({"block_params": [sum(p.numel() for p in block.parameters()) for block in blocks]} if blocks else {})}
 
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
@@ -151,12 +157,89 @@ STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
     ("WanTransformer3DModel", {**WAN, "ffn_dim": 346}, 1, (16, 5, 64, 64), 64),  # 14B's ffn/d, 2.7
     ("WanTransformer3DModel", {**WAN, "ffn_dim": 746}, 2, (16, 3, 64, 64), 128),  # 1.3B's, 5.83
 ]
-DECODES: list[tuple[str, dict, int, int, int, int]] = [
-    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1),
-    ("AutoencoderKL", {**VAE, "block_out_channels": [16, 32, 48, 48]}, 2, 384, 256, 1),
-    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9),
-    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 384, 21),
+# (class, config, batch, width, height, frames, tile: 0 untiled, else enable_tiling() with this tile in pixels)
+DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
+    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1, 0),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [16, 32, 48, 48]}, 2, 384, 256, 1, 0),
+    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9, 0),
+    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 384, 21, 0),
+    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 128, 128, 25, 0),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1, 128),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 512, 384, 1, 128),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 512, 384, 1, 256),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [16, 32, 48, 48]}, 2, 384, 256, 1, 128),
+    ("AutoencoderKL", {**VAE, "block_out_channels": [16, 32, 48, 48]}, 1, 256, 256, 1, 256),  # not tiled: fits
+    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9, 128),
+    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 256, 9, 128),
+    ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 320, 5, 256),
 ]
+
+
+UNET_SD15 = {"block_out_channels": [32, 64, 64, 64], "layers_per_block": 2, "cross_attention_dim": 48,
+             "attention_head_dim": 8, "norm_num_groups": 8, "sample_size": 32,
+             "down_block_types": ["CrossAttnDownBlock2D"] * 3 + ["DownBlock2D"],
+             "up_block_types": ["UpBlock2D"] + ["CrossAttnUpBlock2D"] * 3}
+UNET_SDXL = {"block_out_channels": [32, 64, 96], "layers_per_block": 2, "transformer_layers_per_block": [1, 2, 3],
+             "cross_attention_dim": 64, "attention_head_dim": [2, 4, 6], "norm_num_groups": 8,
+             "use_linear_projection": True, "addition_embed_type": "text_time", "addition_time_embed_dim": 8,
+             "projection_class_embeddings_input_dim": 88, "sample_size": 32,
+             "down_block_types": ["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+             "up_block_types": ["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"]}
+# (config, batch, latent height, latent width, text tokens): one UNet2DConditionModel forward, 4 latent channels
+UNET_STEPS: list[tuple[dict, int, int, int, int]] = [
+    (UNET_SD15, 1, 64, 64, 77),  # a transformer at the top level is the peak
+    (UNET_SD15, 2, 48, 64, 77),
+    (UNET_SDXL, 1, 64, 64, 77),  # the second level's transformer, the top level's skips held
+    (UNET_SDXL, 2, 64, 48, 77),
+    ({**UNET_SDXL, "block_out_channels": [32, 64, 128], "attention_head_dim": [2, 4, 8]}, 1, 64, 64, 77),
+    ({**UNET_SDXL, "block_out_channels": [32, 64, 64], "transformer_layers_per_block": 1,  # the top resnet's cat
+      "attention_head_dim": [2, 4, 4], "down_block_types": ["DownBlock2D", "DownBlock2D", "CrossAttnDownBlock2D"],
+      "up_block_types": ["CrossAttnUpBlock2D", "UpBlock2D", "UpBlock2D"]}, 1, 64, 64, 77),
+]
+
+
+def unet_step_bytes(config: dict, batch: int, height: int, width: int, text_tokens: int) -> int:
+    """Working memory of one UNet2DConditionModel forward (SDXL's added time and text embeddings given)."""
+    torch.manual_seed(0)
+    dtype = torch.bfloat16
+    model = build_real("UNet2DConditionModel", config).to(dtype).eval()
+    inputs = {"sample": torch.randn(batch, 4, height, width, dtype=dtype), "timestep": torch.ones(batch, dtype=dtype),
+              "encoder_hidden_states": torch.randn(batch, text_tokens, config["cross_attention_dim"], dtype=dtype)}
+    extra = {}
+    if config.get("addition_embed_type") == "text_time":
+        pooled = config["projection_class_embeddings_input_dim"] - 6 * config["addition_time_embed_dim"]
+        extra = {"added_cond_kwargs": {"text_embeds": torch.randn(batch, pooled, dtype=dtype),
+                                       "time_ids": torch.zeros(batch, 6, dtype=dtype)}}
+    tensors = [*inputs.values(), *extra.get("added_cond_kwargs", {}).values()]
+    return _peak_above_start(model, tensors, lambda: model(**inputs, **extra, return_dict=False))
+
+
+T5_SMALL = {"d_model": 64, "d_kv": 16, "num_heads": 6, "d_ff": 160, "num_layers": 3, "vocab_size": 700,
+            "feed_forward_proj": "gated-gelu"}
+CLIP_SMALL = {"hidden_size": 64, "intermediate_size": 256, "num_attention_heads": 4, "num_hidden_layers": 3,
+              "vocab_size": 1000, "max_position_embeddings": 77}
+# (class, config, tokens, output_hidden_states): one prompt through a text encoder, as the pipelines call them
+ENCODERS: list[tuple[str, dict, int, bool]] = [
+    ("T5EncoderModel", T5_SMALL, 512, False),  # the position buckets' int64 temporaries are the peak
+    ("T5EncoderModel", {**T5_SMALL, "num_heads": 32, "d_kv": 8}, 512, False),  # the bias and its SDPA mask
+    ("T5EncoderModel", {**T5_SMALL, "num_heads": 2, "d_ff": 2048}, 64, False),  # the feed-forward
+    ("T5EncoderModel", {**T5_SMALL, "d_model": 96, "num_heads": 8, "d_kv": 12, "d_ff": 384}, 256, False),
+    ("UMT5EncoderModel", {**T5_SMALL, "num_heads": 32, "d_kv": 8}, 512, False),
+    ("UMT5EncoderModel", {**T5_SMALL, "num_heads": 4, "d_ff": 1024}, 128, False),
+    ("CLIPTextModel", CLIP_SMALL, 77, False),
+    ("CLIPTextModel", {**CLIP_SMALL, "num_hidden_layers": 4, "intermediate_size": 512}, 77, True),
+    ("CLIPTextModelWithProjection", {**CLIP_SMALL, "num_hidden_layers": 6, "projection_dim": 32}, 77, True),
+    ("CLIPTextModelWithProjection", {**CLIP_SMALL, "num_hidden_layers": 2, "projection_dim": 32}, 77, False),
+]
+
+
+def encode_bytes(class_name: str, config: dict, tokens: int, hidden_states: bool) -> int:
+    """Working memory of a text encoder's forward over one prompt of `tokens` ids (bf16, SDPA)."""
+    torch.manual_seed(0)
+    model_class = getattr(transformers, class_name)
+    model = model_class(model_class.config_class(**config)).to(torch.bfloat16).eval()
+    ids = torch.randint(0, config["vocab_size"], (1, tokens))
+    return _peak_above_start(model, [ids], lambda: model(ids, output_hidden_states=hidden_states))
 
 
 def _peak_above_start(model: torch.nn.Module, inputs: list[torch.Tensor], run) -> int:
@@ -196,13 +279,21 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
     return _peak_above_start(model, tensors, lambda: model(**inputs, return_dict=False))
 
 
-def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: int, frames: int) -> int:
+def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: int, frames: int, tile: int) -> int:
+    """Working memory of `decode`, untiled or after `enable_tiling()` with a `tile`-pixel tile (AutoencoderKL's
+    tile_sample_min_size and tile_latent_min_size; Wan's enable_tiling arguments, stride 3/4 of the tile)."""
     torch.manual_seed(0)
     model = build_real(class_name, config).to(torch.bfloat16).eval()
     channels = int(config.get("latent_channels", config.get("z_dim", 16)))
     shape: tuple[int, ...] = (batch, channels, height // 8, width // 8)
     if class_name == "AutoencoderKLWan":
         shape = (batch, channels, (frames - 1) // 4 + 1, height // 8, width // 8)
+        if tile:
+            model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
+                                tile_sample_stride_height=tile * 3 // 4, tile_sample_stride_width=tile * 3 // 4)
+    elif tile:
+        model.enable_tiling()
+        model.tile_sample_min_size, model.tile_latent_min_size = tile, tile // 8
     z = torch.randn(*shape, dtype=torch.bfloat16)
     return _peak_above_start(model, [z], lambda: model.decode(z, return_dict=False))
 
@@ -211,23 +302,47 @@ def build_real(class_name: str, config: dict) -> torch.nn.Module:
     return getattr(diffusers, class_name).from_config(config)
 
 
+SECTIONS = ("steps", "decodes", "encoders", "unet_steps")
+
+
+def measure_stages(path: Path, only: str | None) -> None:
+    """Each section of the working memory, or the one asked for, the others kept as the file has them."""
+    stages = json.loads(path.read_text(encoding="utf-8")) if only and path.exists() else {}
+    dates = {**stages.get("measured", {}).get("dates", {}),
+             **{section: datetime.date.today().isoformat() for section in SECTIONS if only in (None, section)}}
+    stages["measured"] = {"dates": dates, "machine": platform.platform(), "torch": torch.__version__,
+                          "transformers": transformers.__version__, "diffusers": diffusers.__version__,
+                          "device": "cpu", "dtype": "bfloat16", "attention": "sdpa"}
+    if only in (None, "steps"):
+        stages["steps"] = [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
+                            "bytes": step_bytes(c, cfg, b, lat, n)} for c, cfg, b, lat, n in STEPS]
+    if only in (None, "decodes"):
+        stages["decodes"] = [{"class": c, "config": cfg, "batch": b, "width": w, "height": h, "frames": f, "tile": t,
+                              "bytes": decode_bytes(c, cfg, b, w, h, f, t)} for c, cfg, b, w, h, f, t in DECODES]
+    if only in (None, "encoders"):
+        stages["encoders"] = [{"class": c, "config": cfg, "tokens": n, "hidden_states": h,
+                               "bytes": encode_bytes(c, cfg, n, h)} for c, cfg, n, h in ENCODERS]
+    if only in (None, "unet_steps"):
+        stages["unet_steps"] = [{"class": "UNet2DConditionModel", "config": cfg, "batch": b, "height": h, "width": w,
+                                 "text_tokens": n, "bytes": unet_step_bytes(cfg, b, h, w, n)}
+                                for cfg, b, h, w, n in UNET_STEPS]
+    path.write_text(json.dumps(stages, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "diffusion_params.json"))
     parser.add_argument("--stages-out", default=str(ROOT / "tests" / "golden" / "diffusion_stages.json"))
+    parser.add_argument("--only", choices=("params", *SECTIONS),
+                        help="the parameters only, or one kind of stage only (the others kept from --stages-out)")
     args = parser.parse_args()
     transformers.logging.set_verbosity_error()
     diffusers.logging.set_verbosity_error()
-    stages = {
-        "measured": {"date": datetime.date.today().isoformat(), "machine": platform.platform(),
-                     "torch": torch.__version__, "diffusers": diffusers.__version__, "device": "cpu",
-                     "dtype": "bfloat16", "attention": "sdpa"},
-        "steps": [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
-                   "bytes": step_bytes(c, cfg, b, lat, n)} for c, cfg, b, lat, n in STEPS],
-        "decodes": [{"class": c, "config": cfg, "batch": b, "width": w, "height": h, "frames": f,
-                     "bytes": decode_bytes(c, cfg, b, w, h, f)} for c, cfg, b, w, h, f in DECODES],
-    }
-    Path(args.stages_out).write_text(json.dumps(stages, indent=1) + "\n", encoding="utf-8")
+    if args.only != "params":
+        measure_stages(Path(args.stages_out), args.only)
+    if args.only not in (None, "params"):
+        return
     presets = {slug: {part.role: {"class": part.class_name, **counted(part.class_name, part.config)}
                       for part in pipeline.parts}
                for slug, pipeline in load_pipelines().items()}

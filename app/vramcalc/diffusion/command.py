@@ -9,8 +9,9 @@ from collections.abc import Sequence
 
 from ..core.errors import ValidationError
 from ..core.units import GIB
+from ..sources.gpus import gpu
 from .pipelines import load_pipelines, pipeline
-from .run import PLACEMENTS, Request, Run, evaluate
+from .run import PLACEMENTS, Request, Run, evaluate, fewest_blocks_to_swap
 from .weights import GGUF_TYPES, PRECISIONS
 
 
@@ -33,20 +34,28 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     parser.add_argument("--placement", default="gpu", choices=PLACEMENTS,
                         help="gpu: every part on the GPU; model: enable_model_cpu_offload (one part at a time); "
                              "sequential: enable_sequential_cpu_offload (one module at a time)")
+    parser.add_argument("--vae-tiling", type=int, default=0, metavar="PIXELS",
+                        help="decode tile by tile (the VAE's enable_tiling()), this many pixels a side; 0: off")
+    parser.add_argument("--blocks-to-swap", type=int, default=0, metavar="N",
+                        help="the denoiser's first N transformer blocks kept in system RAM, one at a time on the GPU "
+                             "(ComfyUI-WanVideoWrapper's block swap; placement gpu or model)")
+    parser.add_argument("--gpu", help="a GPU (as the main command's --gpu): the fewest blocks to swap for it")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
-def as_json(run: Run) -> dict[str, object]:
+def as_json(run: Run, fewest_blocks_to_swap: int | None = None) -> dict[str, object]:
     request = run.request
     return {
         "pipeline": run.pipeline.slug, "width": request.width, "height": request.height, "frames": request.frames,
-        "batch": request.batch, "cfg": request.cfg, "placement": request.placement,
+        "batch": request.batch, "cfg": request.cfg, "placement": request.placement, "vae_tiling": request.vae_tiling,
+        "blocks_to_swap": request.blocks_to_swap,
         "parts": [{"role": w.part.role, "class": w.part.class_name, "params": w.part.params,
                    "precision": w.precision, "weight_bytes": w.bytes} for w in run.weights],
         "stages": [{"stage": s.name, "part": s.part, "weight_bytes": s.weight_bytes, "working_bytes": s.working_bytes,
                     "carried_bytes": s.carried_bytes, "total_bytes": s.total_bytes} for s in run.stages],
         "peak_stage": run.peak.name, "peak_bytes": run.peak.total_bytes, "complete": run.complete,
+        "fewest_blocks_to_swap": fewest_blocks_to_swap,
     }
 
 
@@ -57,7 +66,9 @@ def _gib(value: int | None) -> str:
 def lines(run: Run) -> list[str]:
     r = run.request
     out = [f"{run.pipeline.display_name}: {r.width} x {r.height}" + (f" x {r.frames} frames" if r.frames > 1 else "")
-           + f", batch {r.batch}, CFG {'on' if r.cfg else 'off'}, placement {r.placement}", "", "weights:"]
+           + f", batch {r.batch}, CFG {'on' if r.cfg else 'off'}, placement {r.placement}"
+           + (f", VAE tiles of {r.vae_tiling} px" if r.vae_tiling else "")
+           + (f", {r.blocks_to_swap} blocks swapped" if r.blocks_to_swap else ""), "", "weights:"]
     out += [f"  {w.part.role:<16}{w.part.class_name:<30}{w.part.params:>16,} params  {w.precision:<10}"
             f"{_gib(w.bytes):>12}" for w in run.weights]
     out += ["", "stages (on the GPU: weights + working memory + carried tensors):"]
@@ -76,9 +87,18 @@ def diffusion_main(argv: Sequence[str]) -> int:
             width=args.width or chosen.width, height=args.height or chosen.height,
             frames=args.frames or chosen.frames, batch=args.batch,
             cfg=chosen.cfg if args.cfg is None else args.cfg == "on", placement=args.placement,
-            precision=args.precision, text_precision=args.text_precision, vae_precision=args.vae_precision))
+            precision=args.precision, text_precision=args.text_precision, vae_precision=args.vae_precision,
+            vae_tiling=args.vae_tiling, blocks_to_swap=args.blocks_to_swap))
+        card = gpu(args.gpu) if args.gpu else None
     except ValidationError as error:
         print(f"vramcalc: error: {error}", file=sys.stderr)
         return 2
-    print(json.dumps(as_json(run)) if args.json else "\n".join(lines(run)))
+    fewest = fewest_blocks_to_swap(run, card.usable_bytes) if card else None
+    if args.json:
+        print(json.dumps(as_json(run, fewest)))
+        return 0
+    print("\n".join(lines(run)))
+    if card:
+        print(f"fewest blocks to swap for {card.display_name} ({_gib(card.usable_bytes)} usable): "
+              + ("none fits" if fewest is None else str(fewest)))
     return 0

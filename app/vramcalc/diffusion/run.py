@@ -5,20 +5,28 @@ Placements (diffusers):
 - `gpu`: every part on the GPU for the whole run (`pipe.to("cuda")`).
 - `model`: `enable_model_cpu_offload()`, one part on the GPU at a time, the one running.
 - `sequential`: `enable_sequential_cpu_offload()`, one leaf module's weights at a time.
+With `blocks_to_swap` N (gpu or model placement), the denoiser's first N transformer blocks stay in system RAM and each
+is moved to the GPU for its forward and back (ComfyUI-WanVideoWrapper's block swap, model.py at 721cd65: `block.to(
+main_device)`, the forward, `block.to(offload_device, non_blocking=True)`, on one stream): one swapped block is on
+the GPU at a time, during the denoising. diffusers' `enable_group_offload(offload_type="block_level",
+num_blocks_per_group=1)` without streams moves every block so: N = all.
 A stage holds its working memory (stages.py) and what it carries: the prompt embeddings during the denoising, the
 latents during the decode."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..core.errors import ValidationError
 from .pipelines import Part, Pipeline
-from .stages import decode_bytes, denoise_bytes, image_tokens, latent_shape
-from .weights import GGUF_TYPES, PRECISIONS, largest_module_bytes, part_bytes
+from .stages import decode_bytes, denoise_bytes, encode_bytes, image_tokens, latent_shape, unet_step_bytes
+from .weights import GGUF_TYPES, PRECISIONS, block_bytes, largest_module_bytes, part_bytes
 
 PLACEMENTS = ("gpu", "model", "sequential")
 CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline")  # the others concatenate cond and uncond in one batch
+# the pipelines that ask their CLIP encoders for every layer's output (output_hidden_states=True: the penultimate's)
+CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,6 +40,8 @@ class Request:
     precision: str  # the denoiser's
     text_precision: str
     vae_precision: str
+    vae_tiling: int = 0  # the VAE's tile in pixels (enable_tiling()); 0: decoded in one call
+    blocks_to_swap: int = 0  # the denoiser's transformer blocks kept in system RAM
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,6 +50,7 @@ class PartWeights:
     precision: str
     bytes: int
     largest_module_bytes: int
+    blocks: tuple[int, ...] = ()  # the denoiser's transformer blocks' bytes, in forward order
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,6 +105,8 @@ def check(pipeline: Pipeline, request: Request) -> None:
         raise ValidationError("placement", request.placement, f"one of: {', '.join(PLACEMENTS)}")
     if request.precision not in PRECISIONS + GGUF_TYPES:
         raise ValidationError("precision", request.precision, f"one of: {', '.join(PRECISIONS + GGUF_TYPES)}")
+    if request.vae_tiling and not (128 <= request.vae_tiling <= 4096 and request.vae_tiling % 32 == 0):
+        raise ValidationError("vae_tiling", request.vae_tiling, "128 to 4096 pixels, a multiple of 32 (0: off)")
     for key, precision in (("text_precision", request.text_precision), ("vae_precision", request.vae_precision)):
         if precision not in PRECISIONS:
             raise ValidationError(key, precision, f"one of: {', '.join(PRECISIONS)} (GGUF is for the denoiser)")
@@ -104,14 +117,45 @@ def evaluate(pipeline: Pipeline, request: Request) -> Run:
     weights = tuple(PartWeights(
         part=part, precision=_precision(part, request),
         bytes=part_bytes(part.tensors, part.class_name, _precision(part, request)),
-        largest_module_bytes=largest_module_bytes(part.tensors, part.class_name, _precision(part, request)))
+        largest_module_bytes=largest_module_bytes(part.tensors, part.class_name, _precision(part, request)),
+        blocks=block_bytes(part.tensors, part.class_name, request.precision) if part.is_denoiser else ())
         for part in pipeline.parts)
+    blocks = next(w.blocks for w in weights if w.part.is_denoiser)
+    if request.blocks_to_swap and (request.placement == "sequential" or request.blocks_to_swap > len(blocks)):
+        raise ValidationError("blocks_to_swap", request.blocks_to_swap,
+                              f"0 to {len(blocks)}, the denoiser's transformer blocks (placement gpu or model)")
+    return _run(pipeline, request, weights)
+
+
+def fewest_blocks_to_swap(run: Run, usable_bytes: int) -> int | None:
+    """The fewest transformer blocks to swap for the peak to fit in `usable_bytes` (None: swapping every block is
+    not enough, or the placement swaps none); the peak never grows as more blocks are swapped."""
+    blocks = len(next(w.blocks for w in run.weights if w.part.is_denoiser))
+    if run.request.placement == "sequential" or not blocks:
+        return None
+
+    def fits(swapped: int) -> bool:
+        request = dataclasses.replace(run.request, blocks_to_swap=swapped)
+        return _run(run.pipeline, request, run.weights).peak.total_bytes <= usable_bytes
+
+    if not fits(blocks):
+        return None
+    low, high = 0, blocks
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if fits(middle) else (middle + 1, high)
+    return low
+
+
+def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...]) -> Run:
     by_role = {w.part.role: w for w in weights}
+    swapped = next(w.blocks for w in weights if w.part.is_denoiser)[:request.blocks_to_swap]
 
     def on_gpu(role: str) -> int:
+        kept = sum(swapped) if request.placement == "gpu" or by_role[role].part.is_denoiser else 0
         if request.placement == "gpu":
-            return sum(w.bytes for w in weights)
-        return by_role[role].bytes if request.placement == "model" else by_role[role].largest_module_bytes
+            return sum(w.bytes for w in weights) - kept
+        return by_role[role].bytes - kept if request.placement == "model" else by_role[role].largest_module_bytes
 
     denoiser, vae = pipeline.denoiser, pipeline.vae
     e = _activation_bytes(request.precision)
@@ -122,16 +166,23 @@ def evaluate(pipeline: Pipeline, request: Request) -> Run:
     latent_bytes = request.batch * _product(latent) * e
     in_one_batch = request.cfg and pipeline.pipeline_class not in CFG_IN_SEPARATE_PASSES
     text_tokens = sequence_text_tokens(pipeline)
-    stages = [Stage(name=f"encode:{p.role}", part=p.role, weight_bytes=on_gpu(p.role), working_bytes=None,
-                    carried_bytes=embeddings) for p in pipeline.parts if p.is_text_encoder]
+    hidden_states = pipeline.pipeline_class in CLIP_HIDDEN_STATES
+    stages = [Stage(name=f"encode:{p.role}", part=p.role, weight_bytes=on_gpu(p.role), carried_bytes=embeddings,
+                    working_bytes=encode_bytes(p.class_name, p.config, pipeline.text_tokens[p.role], hidden_states,
+                                               _activation_bytes(request.text_precision)))
+              for p in pipeline.parts if p.is_text_encoder]
+    batch = request.batch * (2 if in_one_batch else 1)
+    step = (unet_step_bytes(denoiser.config, batch, latent[-2], latent[-1], e)
+            if denoiser.class_name == "UNet2DConditionModel" else
+            denoise_bytes(denoiser.class_name, denoiser.config, batch,
+                          image_tokens(denoiser.class_name, denoiser.config, latent), text_tokens, e))
     stages.append(Stage(
-        name="denoise", part=denoiser.role, weight_bytes=on_gpu(denoiser.role), carried_bytes=embeddings + latent_bytes,
-        working_bytes=denoise_bytes(denoiser.class_name, denoiser.config, request.batch * (2 if in_one_batch else 1),
-                                    image_tokens(denoiser.class_name, denoiser.config, latent), text_tokens, e)))
+        name="denoise", part=denoiser.role, weight_bytes=on_gpu(denoiser.role) + max(swapped, default=0),
+        carried_bytes=embeddings + latent_bytes, working_bytes=step))
     stages.append(Stage(
         name="decode", part=vae.role, weight_bytes=on_gpu(vae.role), carried_bytes=latent_bytes,
         working_bytes=decode_bytes(vae.class_name, vae.config, request.batch, request.width, request.height,
-                                   request.frames, _activation_bytes(request.vae_precision))))
+                                   request.frames, _activation_bytes(request.vae_precision), request.vae_tiling)))
     return Run(pipeline=pipeline, request=request, weights=weights, stages=tuple(stages))
 
 

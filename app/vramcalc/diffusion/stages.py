@@ -4,7 +4,7 @@ tools/measure_peak.py tracks them) on small random-weight configs of the same cl
 attention score matrix is made). Each formula names the tensors it counts; e is the bytes of an activation value
 (2 for bf16 and fp16), fp32 temporaries count 4. The tests hold the formulas to the measurements within 10 %.
 
-Stages whose working memory is not modelled yet (the UNet's step, the text encoders' own activations) return None."""
+"""
 
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int,
 def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, tokens: int, text_tokens: int,
                   e: int = 2) -> int | None:
     """Working memory of one forward pass of the denoiser over `batch` latents (CFG in one batch doubles it)."""
-    if denoiser_class not in ("FluxTransformer2DModel", "SD3Transformer2DModel", "WanTransformer3DModel"):
-        return None  # UNet2DConditionModel: not modelled yet
+    if denoiser_class == "UNet2DConditionModel":
+        return None  # its latent grid is not a token count: unet_step_bytes
     h = int(config["attention_head_dim"])
     d = int(config["num_attention_heads"]) * h
     if denoiser_class == "FluxTransformer2DModel":
@@ -66,9 +66,70 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
     return batch * (tokens * max(feed_forward, attention) + 3 * text_tokens * d * e) + 2 * tokens * h * e
 
 
+def _per_level(value: Any, levels: int) -> list[int]:
+    return [int(v) for v in value] if isinstance(value, (list, tuple)) else [int(value)] * levels
+
+
+def unet_step_bytes(config: dict[str, Any], batch: int, height: int, width: int, e: int = 2) -> int:
+    """Working memory of one UNet2DConditionModel forward over latents of height x width, the largest moment of its
+    up path (unet_2d_condition.py: the caller keeps every skip tensor of the down path not yet consumed, and the
+    up block's input `sample`, until each up block returns), in each up block:
+    - its first resnet: torch.cat of the input and the last skip, GroupNorm's output and SiLU's (ResnetBlock2D);
+    - a transformer (CrossAttnUpBlock2D): the resnet's output, four tensors of its width over the tokens (proj_in,
+      the attention residual, LayerNorm) and GEGLU's projection (8 x the width), GELU and product (4 x each).
+    Channels per level from block_out_channels, a level's pixels a quarter of the one above it."""
+    channels = [int(c) for c in config.get("block_out_channels", (320, 640, 1280, 1280))]
+    levels = len(channels)
+    layers = _per_level(config.get("layers_per_block", 2), levels)
+    pixels = [(height >> level) * (width >> level) for level in range(levels)]
+    skips = [channels[0] * pixels[0]]  # conv_in's output, then each down resnet's and each downsampler's
+    for level in range(levels):
+        skips += [channels[level] * pixels[level]] * layers[level]
+        if level < levels - 1:
+            skips.append(channels[level] * pixels[level + 1])
+    up_types = config.get("up_block_types", ("UpBlock2D",) + ("CrossAttnUpBlock2D",) * (levels - 1))
+    largest, entering = 0, channels[-1]  # the mid block's output enters the first up block
+    for i, up_type in enumerate(up_types):
+        level = levels - 1 - i
+        n, c = pixels[level], channels[level]
+        held = sum(skips) + entering * n
+        first_resnet = 3 * (entering + skips[-1] // n) * n
+        transformer = (1 + 4 + 16) * c * n if "CrossAttn" in up_type else 0
+        largest = max(largest, held + max(first_resnet, transformer))
+        skips = skips[:-(layers[::-1][i] + 1)]
+        entering = c
+    return batch * largest * e
+
+
+def encode_bytes(encoder_class: str, config: dict[str, Any], tokens: int, hidden_states: bool, e: int = 2) -> int:
+    """Working memory of a text encoder's forward over one prompt (the pipelines encode the prompt and the negative
+    prompt in calls of their own, one sequence each), transformers 5.23 with SDPA; `hidden_states`: the pipeline asks
+    for every layer's output (output_hidden_states=True)."""
+    s = tokens
+    d = int(config.get("d_model", config.get("hidden_size", 0)))
+    if encoder_class in ("T5EncoderModel", "UMT5EncoderModel"):
+        heads, f = int(config.get("num_heads", 8)), int(config.get("d_ff", 2048))
+        inner = heads * int(config.get("d_kv", 64))
+        # T5Attention.compute_bias: the relative-position buckets (six int64 temporaries and a bool mask), and the
+        # bias (seq, seq, heads) with the SDPA mask cloned from it; q, k, v and the attention output beside it;
+        # the gated-GELU feed-forward (wi_0's output and NewGELU's three temporaries), with T5's bias kept for the
+        # next layers (UMT5 makes one per layer: modeling_umt5.py)
+        kept_bias = s * s * heads * e if encoder_class == "T5EncoderModel" else 0
+        buckets = 6 * 8 * s * s + s * s + s * (3 * inner + 2 * d) * e + 2 * 8 * s
+        attention = 2 * s * s * heads * e + s * (4 * inner + 3 * d) * e + FP32 * heads * s
+        feed_forward = 4 * s * f * e + kept_bias + 4 * s * d * e
+        return max(buckets, attention, feed_forward)
+    # CLIPTextModel(WithProjection): the MLP's fc1 output and quick_gelu's two temporaries, four d-wide tensors (the
+    # residual, its LayerNorm, the attention output), and every layer's output but two when they are all returned
+    layers = int(config.get("num_hidden_layers", 12))
+    return s * (3 * int(config.get("intermediate_size", 4 * d)) + (4 + (layers - 2 if hidden_states else 0)) * d) * e
+
+
 def decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
-                 e: int = 2) -> int:
-    """Working memory of decoding the latents in one call (no tiling)."""
+                 e: int = 2, tile: int = 0) -> int:
+    """Working memory of decoding the latents in one call, or tile by tile (`tile` pixels, 0: untiled)."""
+    if tile and (width > tile or height > tile):
+        return tiled_decode_bytes(vae_class, vae, batch, width, height, frames, e, tile)
     if vae_class == "AutoencoderKLWan":
         out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1
         # the decoded video (3 channels) and one causal chunk's live tensors
@@ -79,3 +140,27 @@ def decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, he
     # the last up block's first resnet at full resolution: the upsampler's conv output, GroupNorm and SiLU, each
     # with the channels of the block before it
     return batch * 3 * entering_last * width * height * e
+
+
+def _tile_edges(pixels: int, tile: int) -> list[int]:
+    """The pixel edges of the tiles along one side: a tile every 3/4 tile (AutoencoderKL's tile_overlap_factor 0.25,
+    AutoencoderKLWan's default stride 192 of 256), cut at the edge of the latents."""
+    latent, tile_latent = pixels // VAE_SCALE, tile // VAE_SCALE
+    return [VAE_SCALE * min(tile_latent, latent - start) for start in range(0, latent, tile_latent * 3 // 4)]
+
+
+def tiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
+                       e: int, tile: int) -> int:
+    """`tiled_decode` of AutoencoderKL and AutoencoderKLWan (`enable_tiling()`; tile_sample_min_size, or Wan's
+    tile_sample_min_height/width, set to `tile`): every decoded tile is kept in `rows` until all are decoded, then
+    blended in place, cropped into the rows (torch.cat) and the rows into the picture (torch.cat; Wan clamps it into
+    a third copy). The peak is the larger of a tile's decode above the tiles decoded before it, and the assembly."""
+    out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1 if vae_class == "AutoencoderKLWan" else 1
+    pixel = batch * 3 * out_frames * e  # bytes of one decoded pixel of every frame
+    tiles = [(h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile)]
+    before, decoding = 0, 0
+    for h, w in tiles:
+        decoding = max(decoding, before + decode_bytes(vae_class, vae, batch, w, h, frames, e))
+        before += h * w * pixel
+    copies = 3 if vae_class == "AutoencoderKLWan" else 2
+    return max(decoding, before + copies * width * height * pixel)

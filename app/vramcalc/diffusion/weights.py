@@ -137,3 +137,19 @@ def largest_module_bytes(tensors: tuple[Tensor, ...], class_name: str, precision
     for tensor in tensors:
         modules[tensor.module] = modules.get(tensor.module, 0) + tensor_bytes(tensor, class_name, precision)
     return max(modules.values(), default=0)
+
+
+BLOCK_LISTS = ("transformer_blocks", "single_transformer_blocks", "blocks")  # a DiT's nn.ModuleLists, in forward order
+
+
+def block_bytes(tensors: tuple[Tensor, ...], class_name: str, precision: str) -> tuple[int, ...]:
+    """The bytes of each transformer block, in the order the forward runs them (Flux's double-stream blocks, then its
+    single-stream ones): what a block swap moves. A UNet has none."""
+    blocks: dict[tuple[int, int], int] = {}
+    for tensor in tensors:
+        head, _, rest = tensor.name.partition(".")
+        index = rest.partition(".")[0]
+        if head in BLOCK_LISTS and index.isdigit():
+            key = (BLOCK_LISTS.index(head), int(index))
+            blocks[key] = blocks.get(key, 0) + tensor_bytes(tensor, class_name, precision)
+    return tuple(blocks[key] for key in sorted(blocks))

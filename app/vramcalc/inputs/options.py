@@ -416,6 +416,10 @@ DIFFUSION_OPTIONS: tuple[Option, ...] = (
     _diffusion("per_prompt", "1", "images or videos per prompt (--batch)", lambda t: parse_int("per_prompt", t, 1, 64)),
     _diffusion("cfg", "", "classifier-free guidance: on or off (default: the pipeline's)",
                optional(lambda t: _one_of("cfg", t, ("on", "off")) == "on"), ("on", "off")),
+    _diffusion("vae_tiling", "", "the VAE decodes tile by tile, this many pixels a side (empty: off)",
+               optional(lambda t: parse_int("vae_tiling", t, 0, 4096))),
+    _diffusion("blocks_to_swap", "0", "the denoiser's transformer blocks kept in system RAM, one on the GPU at a time",
+               lambda t: parse_int("blocks_to_swap", t, 0, 1_000)),
 )
 
 OPTIONS: tuple[Option, ...] = (SHARED_OPTIONS + tuple(option for own in ENGINE_OPTIONS.values() for option in own)

@@ -300,12 +300,15 @@ def parse_diffusion(values: Mapping[str, str],
         request = Request(**size, batch=_checked("per_prompt", fields["per_prompt"], int),
                           cfg=chosen.cfg if fields["cfg"] is None else fields["cfg"] is True,
                           placement=str(fields["placement"]), precision=str(fields["denoiser_precision"]),
-                          text_precision=str(fields["text_precision"]), vae_precision=str(fields["vae_precision"]))
+                          text_precision=str(fields["text_precision"]), vae_precision=str(fields["vae_precision"]),
+                          vae_tiling=_checked_optional("vae_tiling", fields["vae_tiling"], int) or 0,
+                          blocks_to_swap=_checked("blocks_to_swap", fields["blocks_to_swap"], int))
         try:
             check_run(chosen, request)  # a size or frame count the pipeline cannot take, named by its key
             return chosen, request
         except ValidationError as error:
-            if problems is None or error.field not in ("width", "height", "frames") or fields[error.field] is None:
+            if problems is None or error.field not in ("width", "height", "frames", "vae_tiling") or (
+                    fields[error.field] is None):
                 raise
             problems.append(error)
             fields[error.field] = None  # the pipeline's own

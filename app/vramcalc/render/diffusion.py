@@ -8,7 +8,7 @@ import dataclasses
 
 from ..analysis.fit import GpuFit
 from ..analysis.fit import Verdict as FitVerdict
-from ..diffusion.run import Run
+from ..diffusion.run import Run, fewest_blocks_to_swap
 from ..sources.gpus import GpuSpec, table_gpus
 from .messages import ENGLISH, Words
 from .view import GpuRow, Verdict, _gpu_row, verdict_if_it_fits
@@ -32,8 +32,14 @@ def pipeline_verdict(run: Run, gpu: GpuSpec, *, words: Words = ENGLISH) -> Verdi
     a stage not modelled makes the peak a lower bound, and a fit says so."""
     numbers, fitting = verdict_if_it_fits(run.peak.total_bytes, gpu, words.message("verdict.one", gpu=gpu.display_name),
                                           words=words, caveat="" if run.complete else words.message("verdict.at_least"))
-    return fitting or Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=words.message("verdict.pipeline_no", **numbers),
-                              percent=100.0, changes=(), short=words.message("verdict.no.short", **numbers))
+    if fitting:
+        return fitting
+    swap = fewest_blocks_to_swap(run, gpu.usable_bytes)
+    blocks = len(next(w.blocks for w in run.weights if w.part.is_denoiser))
+    changes = () if swap is None or swap <= run.request.blocks_to_swap else (
+        words.message("diffusion.change.swap", blocks=swap, total=blocks),)
+    return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=words.message("verdict.pipeline_no", **numbers),
+                   percent=100.0, changes=changes, short=words.message("verdict.no.short", **numbers))
 
 
 def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = ENGLISH) -> DiffusionView:
@@ -43,7 +49,9 @@ def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = EN
             for w in run.weights]
     for stage in run.stages:
         kind, _, role = stage.name.partition(":")
-        label = words.message(f"diffusion.stage.{kind}", role=role)
+        tiled = kind == "decode" and r.vae_tiling and (r.width > r.vae_tiling or r.height > r.vae_tiling)
+        label = words.message("diffusion.stage.decode_tiled" if tiled else f"diffusion.stage.{kind}", role=role,
+                              tile=r.vae_tiling)
         how = words.message("diffusion.stage.how" if stage.working_bytes is not None else "diffusion.stage.how_partial",
                             weights=words.binary(stage.weight_bytes), working=words.binary(stage.working_bytes or 0),
                             carried=words.binary(stage.carried_bytes))

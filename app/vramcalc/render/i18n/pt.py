@@ -1364,16 +1364,25 @@ PT: Mapping[str, str] = {
     "option.cfg.default": "A do pipeline",
     "option.cfg.on": "Ligada",
     "option.cfg.off": "Desligada",
+    "field.vae_tiling.label": "Blocos do VAE (pixels)",
+    "field.vae_tiling.help": "Decodifica bloco a bloco (o enable_tiling() do VAE), blocos com este lado em pixels, a "
+                             "3/4 de bloco um do outro: de 128 a 4.096, múltiplo de 32; vazio: de uma vez.",
+    "field.blocks_to_swap.label": "Blocos em troca (block swap)",
+    "field.blocks_to_swap.help": "Os primeiros blocos transformer do denoiser mantidos na RAM do sistema, cada um "
+                                 "levado à GPU na sua vez (o block swap do ComfyUI-WanVideoWrapper); 0: nenhum.",
     "diffusion.caption": "Os pesos de cada parte e a memória de cada etapa na GPU (GiB = 2³⁰ bytes)",
     "diffusion.weights": "Pesos: {role} ({cls})",
     "diffusion.weights.how": "{params} parâmetros em {precision}",
     "diffusion.stage.encode": "Codificação do texto ({role})",
     "diffusion.stage.denoise": "Um passo de remoção de ruído",
     "diffusion.stage.decode": "Decodificação pelo VAE",
+    "diffusion.stage.decode_tiled": "Decodificação pelo VAE, em blocos de {tile} pixels",
     "diffusion.stage.how": "{weights} de pesos + {working} de memória de trabalho + {carried} carregados",
     "diffusion.peak": "{stage}: o pico",
     "diffusion.stage.how_partial": "{weights} de pesos + {carried} carregados; sua memória de trabalho ainda não é "
                                    "modelada",
+    "diffusion.change.swap": "Troque {blocks} dos {total} blocos transformer do denoiser para a RAM do sistema "
+                             "(blocos em troca: {blocks}).",
     "diffusion.frames": " × {frames} quadros",
     "diffusion.cfg.True": "CFG ligada",
     "diffusion.cfg.False": "CFG desligada",
