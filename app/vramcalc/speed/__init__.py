@@ -20,7 +20,7 @@ from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
 from ..workload import Machine
 from .hardware import TERA, Device, calibration, device, engine_rates, ram_bandwidth
-from .inference import Prefill, Step, bandwidth_share, compute_share, decode_step, mean_step, placement_of, prefill
+from .inference import Prefill, Step, bandwidth_share, decode_step, mean_step, placement_of, prefill
 from .training import training_step
 
 CURVE_POINTS = 12  # the chart of tokens/s against context length
@@ -180,7 +180,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         step=f"{1000 * mean:.1f}")]
     if first is not None:
         basis.append(phrase("speed.basis.prefill", tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
-                            share=_percent(compute_share(rates, card, first.kernel)), tflops=_tflops(first.peak),
+                            share=_percent(first.share), tflops=_tflops(first.peak),
                             kernel=phrase(f"speed.kernel.{first.kernel}")))
     else:
         basis.append(phrase("speed.unknown_tflops"))
