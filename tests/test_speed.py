@@ -175,10 +175,62 @@ def test_prefill_on_macs_meets_the_goal(table):
     assert table["llamacpp-metal prefill"]["median"] <= validate_speed.GOALS["prefill"]
 
 
-def test_prefill_on_cuda_is_not_yet_within_the_goal(table):
-    """docs/accuracy.md: llama.cpp's prompt speed on CUDA changed several-fold between the 2024 and 2025
-    builds the runs come from; one set of rates misses the goal (25 %). Held to what it is today."""
-    assert table["llamacpp-cuda prefill"]["median"] <= 0.50
+def test_prefill_on_cuda_meets_the_goal(table):
+    """llama.cpp's prompt speed on CUDA as its source runs it (speed/inference.py llamacpp_prefill): the
+    median within the 25 % goal, in-sample; the 4 rows still off by 2x (70B Q4_K_M on 4 GPUs of 2024, which
+    ran without the pipeline the source enables) held to what they are (docs/accuracy.md)."""
+    stats = table["llamacpp-cuda prefill"]
+    assert stats["rows"] >= 350
+    assert stats["median"] <= validate_speed.GOALS["prefill"]
+    assert stats["within_2x"] >= stats["rows"] - 4 and stats["worst"] <= 1.25
+
+
+def test_training_meets_the_goal(table):
+    """torchtune's published runs, each with its own activation checkpointing (docs/accuracy.md)."""
+    stats = table["train-cuda train"]
+    assert stats["rows"] >= 15
+    assert stats["median"] <= validate_speed.GOALS["train"]
+    assert stats["within_2x"] == stats["rows"]
+
+
+def test_rows_left_out_say_why():
+    """A published cell is left out of the table only with its reason written in its file, and few are."""
+    left = [row for _, row in validate_speed.rows() if row.get("anomalous")]
+    assert len(left) == 23 and all(len(str(row["anomalous"])) > 40 for row in left)
+
+
+PROMPT = {**LLAMA, "model": "llama-3-8b", "output_tokens": "1"}
+
+
+def test_llamacpp_splits_a_long_prompt_into_a_pipeline_over_gpus():
+    """Layers split over GPUs: the micro-batches of one llama_decode call (n_batch 2048 / ubatch 512) overlap
+    across the cards, so 4 GPUs take (4 + 3) / 16 of one card's time on a long prompt, none on one micro-batch."""
+    for prompt, gain in (("512", 1.0), ("4096", 16 / 7)):
+        one = speed({**PROMPT, "prompt_tokens": prompt, "seq": str(int(prompt) + 1)})
+        four = speed({**PROMPT, "prompt_tokens": prompt, "seq": str(int(prompt) + 1)}, gpus=4)
+        assert four.prefill_tokens_per_s / one.prefill_tokens_per_s == pytest.approx(gain, rel=0.05)
+
+
+def test_attention_without_flash_writes_its_scores():
+    """Without flash attention the scores of every cached cell are written and read: a long prompt slows more."""
+    values = {**PROMPT, "prompt_tokens": "8192", "seq": "8193"}
+    flash, eager = speed(values), speed({**values, "attention": "eager"})
+    short = {**PROMPT, "prompt_tokens": "512", "seq": "513"}
+    assert eager.prefill_tokens_per_s < 0.8 * flash.prefill_tokens_per_s
+    assert speed({**short, "attention": "eager"}).prefill_tokens_per_s > 0.9 * speed(short).prefill_tokens_per_s
+
+
+def test_a_cublas_build_dequantises_quantised_weights_only():
+    """GGML_CUDA_FORCE_CUBLAS (and builds before June 2024): quantised weights are dequantised to f16 per
+    micro-batch, f16 ones are not; today's int8 kernels (MMQ) run at the card's share like f16's cuBLAS."""
+    def rate(precision: str, cublas: bool) -> float:
+        workload = parse_workload({**PROMPT, "precision": precision}).but(llamacpp_cublas=cublas)
+        result = speed_of(estimate(workload), workload.gpu, 1, Machine()).prefill_tokens_per_s
+        assert result is not None
+        return result
+    assert rate("q4_k_m", True) < 0.85 * rate("q4_k_m", False)
+    assert rate("f16", True) == rate("f16", False)
+    assert rate("q4_k_m", False) == pytest.approx(rate("f16", False), rel=0.05)  # the read floor aside
 
 
 @pytest.mark.parametrize(("group", "rows"), [("vllm-cuda serve", 70), ("vllm-rocm serve", 11)])

@@ -4,6 +4,7 @@ search on the median absolute log error of each group, and print the fitted valu
     PYTHONPATH=app python tools/fit_speed.py [--write]             # llama.cpp (tgN, ppN)
     PYTHONPATH=app python tools/fit_speed.py --engine vllm [--write]  # vLLM and SGLang serving runs
     PYTHONPATH=app python tools/fit_speed.py --fit-on xiongjiedai   # fit on those tables, test on the rest
+    PYTHONPATH=app python tools/fit_speed.py --prefill [...]        # llama.cpp's prompt rates alone (faster)
 
 Fitted on every row tools/validate_speed.py predicts: the validation it then prints is in-sample, which
 docs/accuracy.md says; the held-out check is the split by era there (fit on one source, test on another)."""
@@ -40,11 +41,11 @@ PARAMETERS = [  # (path in engines.llamacpp, the values tried)
     (("layer_overhead_s", "cuda"), [1e-5 * i for i in range(13)]),
     (("layer_overhead_s", "cuda-hbm"), [1e-5 * i for i in range(21)]),
     (("layer_overhead_s", "metal"), [2e-5 * i for i in range(16)]),
-    (("prefill_compute", "16-bit"), [0.3 + 0.05 * i for i in range(13)]),
-    (("prefill_compute", "quantised"), [0.1 + 0.05 * i for i in range(15)]),
-    (("prefill_compute", "16-bit-hbm"), [0.05 + 0.025 * i for i in range(20)]),
-    (("prefill_compute", "quantised-hbm"), [0.05 + 0.025 * i for i in range(20)]),
-    (("prefill_compute", "quantised-unified"), [0.1 + 0.05 * i for i in range(15)]),
+    (("prefill_compute", "geforce"), [0.3 + 0.025 * i for i in range(21)]),
+    (("prefill_compute", "gddr"), [0.2 + 0.025 * i for i in range(21)]),
+    (("prefill_compute", "hbm"), [0.1 + 0.025 * i for i in range(21)]),
+    (("prefill_compute", "unified"), [0.1 + 0.025 * i for i in range(21)]),
+    (("activation_bytes",), [2.0 * i for i in range(16)]),
     (("prefill_compute_metal", "16-bit"), [0.3 + 0.05 * i for i in range(13)]),
     (("prefill_compute_metal", "quantised"), [0.3 + 0.05 * i for i in range(13)]),
 ]
@@ -57,11 +58,15 @@ def _set(rates: dict, path: tuple[str, ...], value: float) -> None:
 
 
 FIT_ON = ""  # the tables fitted (validate_speed.rows' filter): all by default
+KINDS: tuple[str, ...] = ()  # the kinds of rows predicted (validate_speed.results' filter): all by default
 ENGINE = "llamacpp"  # the engine fitted: its groups make the loss
 
 
+PREFILL = ("prefill_compute", "activation_bytes")  # --prefill: llama.cpp's prompt rates alone, on its prompt rows
+
+
 def loss() -> float:
-    found = validate_speed.results(FIT_ON)
+    found = validate_speed.results(FIT_ON, kinds=KINDS)
     groups: dict[str, list[float]] = {}
     for r in found:
         groups.setdefault(f"{r['group']} {r['kind']}", []).append(abs(math.log(1 + r["error"])))
@@ -70,7 +75,11 @@ def loss() -> float:
 
 
 def main() -> int:
-    global FIT_ON, ENGINE
+    global FIT_ON, ENGINE, KINDS
+    parameters = PARAMETERS_VLLM if "--engine" in sys.argv and "vllm" in sys.argv else PARAMETERS
+    if "--prefill" in sys.argv:
+        KINDS = ("prefill",)
+        parameters = [(path, values) for path, values in PARAMETERS if path[0].startswith(PREFILL)]
     if "--fit-on" in sys.argv:
         FIT_ON = sys.argv[sys.argv.index("--fit-on") + 1]
     if "--engine" in sys.argv:
@@ -79,7 +88,7 @@ def main() -> int:
     best = loss()
     for _ in range(3):  # passes over the parameters, until one changes nothing
         start = best
-        for path, values in PARAMETERS_VLLM if ENGINE == "vllm" else PARAMETERS:
+        for path, values in parameters:
             chosen = _get(rates, path)  # kept unless a value tried does better
             for value in values:
                 _set(rates, path, value)
@@ -93,7 +102,7 @@ def main() -> int:
     print(json.dumps(rates, indent=2))
     if FIT_ON:  # the rows not fitted: the held-out error
         held_out = FIT_ON[1:] if FIT_ON.startswith("!") else "!" + FIT_ON
-        table = validate_speed.summary(validate_speed.results(held_out))
+        table = validate_speed.summary(validate_speed.results(held_out, kinds=KINDS))
         for name, s in table.items():
             print(f"held out {name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}")
         return 0

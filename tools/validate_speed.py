@@ -13,6 +13,7 @@ Error = predicted / measured - 1."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import statistics
@@ -26,6 +27,7 @@ from vramcalc.analysis.ranks import per_gpu
 from vramcalc.core.errors import ValidationError
 from vramcalc.engines.vllm import vllm_batch_defaults
 from vramcalc.inputs.parse import parse_workload
+from vramcalc.memory.components import Breakdown
 from vramcalc.sources.gpus import all_gpus
 from vramcalc.speed import speed_of
 from vramcalc.workload import Machine, Workload
@@ -40,6 +42,14 @@ CONFIGS: Mapping[str, Mapping[str, object]] = {
 }
 SERVING_ENGINES = ("vllm", "sglang")
 TEST = re.compile(r"(tg|pp)(\d+)")
+BUILD = re.compile(r"\((\d+)\)")  # llama.cpp's build number, as llama-bench prints it: "4426e298 (2824)"
+# llama.cpp's CUDA builds before PR #8075 (merged 2024-06-24) sent quantised weights to cuBLAS at batches above 32;
+# the rows' numbered builds are 2824-2843 (May 2024) and 3622 or later, none in between.
+MMQ_BUILD = 3000
+# llama-bench ran without flash attention unless told (-fa 1) until its default became `auto` (2025): a row that
+# does not say is taken as off when its build is numbered below this (2024), else as the build's default (on).
+FA_AUTO_BUILD = 4000
+UNCHECKPOINTED = ("Baseline", "+ Packed Dataset", "+ Compile", "+ Chunked Cross Entropy")
 GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25, "serve": 0.25}
 
 
@@ -48,8 +58,14 @@ def rows(sources: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
     for path in sorted(DATA.glob("*.json")):
         if sources and (sources.removeprefix("!") in path.stem) == sources.startswith("!"):
             continue
-        for row in json.loads(path.read_text())["rows"]:
+        for row in _table(path)["rows"]:
             yield path.stem, row
+
+
+@functools.cache
+def _table(path: Path) -> Mapping[str, Any]:
+    table: Mapping[str, Any] = json.loads(path.read_text())
+    return table
 
 
 def _slug(row: Mapping[str, Any]) -> str | None:
@@ -85,8 +101,12 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
     weights = str(row["weights"]).lower()
     if row.get("engine") == "torchtune":
         method = str(row.get("method", "")).lower()
+        # torchtune's recipes checkpoint every layer (enable_activation_checkpointing: True), save the rows of its
+        # README's 'Optimization flags' table that come before that technique is added
+        technique = str(row.get("technique", ""))
+        checkpointing = "none" if technique in UNCHECKPOINTED else "layer"
         values |= {"mode": "training", "seq": str(row.get("seq_len") or 2048), "batch": str(row.get("batch") or 1),
-                   "precision": "bf16", "recipe": "bf16", "checkpointing": "layer", "fused_ce": "1"}
+                   "precision": "bf16", "recipe": "bf16", "checkpointing": checkpointing, "fused_ce": "1"}
         if "lora" in method:
             values |= {"lora_rank": "8"}
         if "qlora" in method:
@@ -97,12 +117,19 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
     if row.get("engine") != "llama.cpp":
         return None
     match = TEST.fullmatch(str(row.get("test", "")))
-    split = str(row.get("multi_gpu_split") or "layer")
+    split = str(row.get("multi_gpu_split") or row.get("sm") or "layer")
     if match is None or not (split == "layer" or split.startswith("llama.cpp default -sm layer")):
         return None  # a row split by rows (-sm row) or by tensor: not llama.cpp's default, not modelled
     kind, tokens = match.group(1), int(match.group(2))
     depth = int(row.get("context_depth") or 0)
     values |= {"runtime": "llamacpp", "precision": {"f16": "f16", "bf16": "f16"}.get(weights, weights)}
+    build = BUILD.search(str(row.get("build")))
+    number = int(build.group(1)) if build else None
+    flash = row.get("flash_attn")
+    if flash is False or (flash is None and number is not None and number < FA_AUTO_BUILD):
+        values["attention"] = "eager"
+    if number is not None and number < MMQ_BUILD:
+        values["llamacpp_cublas"] = "1"  # not an option: predict() sets the workload's field
     if kind == "tg":
         prompt = max(1, depth)
         values |= {"prompt_tokens": str(prompt), "output_tokens": str(tokens), "seq": str(prompt + tokens)}
@@ -138,21 +165,41 @@ def running(workload: Workload, gpus: int) -> int:
     return max(1, min(workload.batch, seqs, held))
 
 
+@functools.cache
+def _workload(items: tuple[tuple[str, str], ...], config: str | None) -> Workload:
+    """The row's workload (kept while tools/fit_speed.py varies the rates); `llamacpp_cublas`, no option, set apart."""
+    values = dict(items)
+    workload = parse_workload({key: value for key, value in values.items() if key != "llamacpp_cublas"},
+                              config=None if config is None else json.loads(config))
+    return workload.but(llamacpp_cublas=True) if values.get("llamacpp_cublas") == "1" else workload
+
+
+@functools.cache
+def _estimate(workload: Workload) -> Breakdown:
+    """The byte model's breakdown, which no speed rate changes: kept while tools/fit_speed.py varies the rates."""
+    return estimate(workload)
+
+
 def predict(kind: str, values: Mapping[str, str], config: Mapping[str, object] | None) -> float | None:
-    workload = parse_workload(values, config=config)
+    workload = _workload(tuple(sorted(values.items())), None if config is None else json.dumps(config))
     gpus = int(values["gpus"])
     if kind == "serve":
         workload = workload.but(batch=running(workload, gpus))
-    speed = speed_of(estimate(workload), workload.gpu, gpus, Machine())  # type: ignore[arg-type]
+    speed = speed_of(_estimate(workload), workload.gpu, gpus, Machine())  # type: ignore[arg-type]
     return {"decode": speed.decode_tokens_per_s, "prefill": speed.prefill_tokens_per_s,
             "train": speed.train_tokens_per_s, "serve": speed.output_tokens_per_s}[kind]
 
 
-def results(sources: str = "") -> list[dict[str, Any]]:
+def results(sources: str = "", *, anomalous: bool = False, kinds: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The predicted rows with their errors (of `kinds` only, when given); a row its file marks `anomalous` (a
+    cell suspicious as published, or one whose inputs are not published) only when `anomalous` is asked, and
+    then those alone."""
     out = []
     for source, row in rows(sources):
+        if bool(row.get("anomalous")) != anomalous:
+            continue
         found = case(row)
-        if found is None:
+        if found is None or (kinds and found[0] not in kinds):
             continue
         kind, values, config = found
         try:
@@ -244,6 +291,9 @@ def main() -> int:
     print(f"{'group':<28}{'rows':>5}{'median':>8}{'worst':>8}{'bias':>8}{'<2x':>6}")
     for name, s in table.items():
         print(f"{name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}{s['within_2x']:>6}")
+    for name, s in summary(results(anomalous=True)).items():
+        print(f"{'(anomalous) ' + name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}"
+              f"{s['within_2x']:>6}")
     if args.write:
         data = json.loads(SPEED_JSON.read_text())
         validation: dict[str, dict[str, object]] = {}

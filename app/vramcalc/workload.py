@@ -103,6 +103,10 @@ class Workload:
     override_tensor: tuple[tuple[str, str], ...] = ()  # llama.cpp -ot: (pattern, device), the first match wins
     tensor_split: tuple[float, ...] = ()  # llama.cpp -ts: each GPU's proportion of the layers (empty: by free memory)
     ubatch: int = 512
+    # llama.cpp built with GGML_CUDA_FORCE_CUBLAS, as every CUDA build before PR #8075 (2024-06-24) ran prompts on
+    # tensor-core cards: quantised weights dequantised to f16 for cuBLAS instead of its int8 kernels (MMQ).
+    # No option sets it: tools/validate_speed.py does, for the published runs of those builds.
+    llamacpp_cublas: bool = False
     parallel: int = 1
     kv_precision_k: Precision | None = None
     kv_precision_v: Precision | None = None

@@ -235,7 +235,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         step=f"{1000 * mean:.1f}")]
     if first is not None:
         basis.append(phrase("speed.basis.prefill", tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
-                            share=_percent(compute_share(rates, card, first.kernel)), tflops=_tflops(first.peak),
+                            share=_percent(first.share), tflops=_tflops(first.peak),
                             kernel=phrase(f"speed.kernel.{first.kernel}")))
     else:
         basis.append(phrase("speed.unknown_tflops"))

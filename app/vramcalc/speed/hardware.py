@@ -39,7 +39,7 @@ class Device:
     """One GPU as the speed model sees it: what it can read and compute per second (as specified)."""
 
     bandwidth: float | None  # bytes/s
-    flops: Mapping[str, float]  # FLOP/s by kernel kind: "16-bit", "fp8", "int8" (dense tensor rates)
+    flops: Mapping[str, float]  # FLOP/s by kernel kind: "16-bit", "fp8", "int8", "fp16-acc16" (dense tensor rates)
     memory: Memory
     platform: Platform
     nvlink: bool
@@ -48,6 +48,18 @@ class Device:
     def compute(self, kind: str) -> float | None:
         """The dense rate of `kind`, else the 16-bit rate (a quantised matmul runs no slower than 16-bit)."""
         return self.flops.get(kind) or self.flops.get("16-bit")
+
+    @property
+    def geforce(self) -> bool:
+        """A consumer card: its FP16-accumulate tensor rate is twice its FP32-accumulate one (GeForce; the
+        workstation and datacenter cards run both at one rate)."""
+        return "fp16-acc16" in self.flops
+
+    @property
+    def kind(self) -> str:
+        """The card's class, which the engines' achieved shares are fitted by: geforce, gddr (workstation), hbm or
+        unified."""
+        return "geforce" if self.geforce and self.memory is Memory.GDDR else self.memory.value
 
 
 @functools.cache
@@ -85,7 +97,8 @@ def device(gpu: GpuSpec, machine: Machine) -> Device:
     bandwidth: float | None = None if gpu.bandwidth_gb_s is None else float(gpu.bandwidth_gb_s * GB)
     if machine.gpu_bandwidth_gb_s is not None:
         bandwidth = machine.gpu_bandwidth_gb_s * GB
-    rates = (("16-bit", gpu.fp16_flops), ("fp8", gpu.fp8_flops), ("int8", gpu.int8_ops))
+    rates = (("16-bit", gpu.fp16_flops), ("fp8", gpu.fp8_flops), ("int8", gpu.int8_ops),
+             ("fp16-acc16", gpu.fp16_acc16_flops))
     flops = {kind: float(value) for kind, value in rates if value}
     if machine.gpu_tflops is not None:
         flops = {kind: rate * machine.gpu_tflops * TERA / flops["16-bit"] for kind, rate in flops.items()} if (

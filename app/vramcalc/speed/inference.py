@@ -8,7 +8,9 @@ with bytes = the weights the step touches (a mixture of experts: the experts its
 host's RAM bandwidth, one after the other with the GPU's. Tensor parallelism divides the bytes and
 adds two all-reduces per layer.
 Prefill of a prompt: FLOPs = 2 · matmul params · tokens + causal attention, over the kernels' achieved
-rate, never faster than reading the weights once per micro-batch."""
+rate, never faster than reading the weights once per micro-batch; llama.cpp's off Apple as its source runs it
+(llamacpp_prefill: the head for the last token only, the activations' and scores' traffic, dequantisation of a
+cuBLAS build, the pipeline over GPUs)."""
 
 from __future__ import annotations
 
@@ -19,16 +21,26 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.choices import GGUF_RUNTIMES, Runtime
-from ..engines.llamacpp import LlamaCppFacts
+from ..engines.llamacpp import LlamaCppFacts, uses_flash
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..model.families.decoder.spec import ModelSpec
 from ..workload import Machine
-from .hardware import Device, calibration, engine_rates, pcie_bandwidth, ram_bandwidth
-from .reads import Reads, attention_flops, kv_bytes, matmul_params, prompt_attention_flops, reads
+from .hardware import Device, Platform, calibration, engine_rates, pcie_bandwidth, ram_bandwidth
+from .reads import (
+    Reads,
+    attention_flops,
+    head_params,
+    kv_bytes,
+    matmul_params,
+    prompt_attention_flops,
+    prompt_scores,
+    reads,
+)
 
 DEPTH_SAMPLES = 8  # decode's average over the output: the step time at this many evenly spaced depths
 FP8_FORMATS = ("fp8", "fp8-block")
+FLOAT_GGUF = ("f16", "bf16", "f32")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -74,6 +86,8 @@ def _kernel(workload_precision: object, runtime: Runtime, device: Device) -> str
     name = getattr(workload_precision, "name", "")
     if runtime not in GGUF_RUNTIMES and name in FP8_FORMATS and "fp8" in device.flops:
         return "fp8"
+    if name in FLOAT_GGUF:  # a GGUF file's float types: dense matmuls (llama.cpp: cuBLAS)
+        return "16-bit"
     if isinstance(workload_precision, WeightFormat) or not getattr(workload_precision, "is_float", True):
         return "quantised"
     return "16-bit"
@@ -103,6 +117,8 @@ def compute_share(rates: Mapping[str, Any], device: Device, kernel: str) -> floa
     """The share of the dense tensor rate the engine's matmuls achieve, by kind of kernel (and of card:
     llama.cpp's prompt kernels reach a far smaller share of a datacenter card's rate)."""
     table = rates.get(f"prefill_compute_{device.platform.value}", rates["prefill_compute"])
+    if device.kind in table:  # llama.cpp's: by class of card, whatever the kernel (llamacpp_prefill)
+        return float(table[device.kind])
     return float(table.get(f"{kernel}-{device.memory.value}", table.get(kernel, table["16-bit"])))
 
 
@@ -178,12 +194,22 @@ class Prefill:
     flops: float
     kernel: str  # 16-bit, fp8 or quantised
     peak: float  # the card's dense rate for that kernel, FLOP/s
+    share: float  # of `peak` the matmuls achieve
+
+
+def prompt_flops(model: ModelSpec, prompt: int) -> float:
+    """One sequence's prompt, without its attention: every token through the layers, the last alone
+    through the output head (only the token that samples has its logits computed)."""
+    head = head_params(model)
+    return 2 * ((matmul_params(model) - head) * prompt + head)
 
 
 def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: Placement, *,
             batch: int, prompt: int) -> Prefill | None:
     """The prompt(s) of the batch processed at once, or None when the device's compute is unknown."""
     workload = breakdown.workload
+    if workload.runtime in GGUF_RUNTIMES and device.platform is not Platform.METAL:
+        return llamacpp_prefill(breakdown, device, placement, batch=batch, prompt=prompt)
     rates = engine_rates(workload.runtime)
     model = workload.model
     kernel = _kernel(workload.precision, workload.runtime, device)
@@ -191,8 +217,11 @@ def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: P
     if not peak or device.bandwidth is None:
         return None
     efficiency = compute_share(rates, device, kernel)
-    flops = batch * (2 * matmul_params(model, head=not workload.embeds) * prompt
-                     + prompt_attention_flops(model, prompt))
+    # llama.cpp's rates count the head for the last token only; vLLM's and transformers' were fitted counting it
+    # for every prompt token (their shares absorb it), and are kept so until they are refitted; an embedder has none
+    matmuls = (prompt_flops(model, prompt) if workload.runtime in GGUF_RUNTIMES
+               else 2 * matmul_params(model, head=not workload.embeds) * prompt)
+    flops = batch * (matmuls + prompt_attention_flops(model, prompt))
     compute = flops / placement.tp / (efficiency * peak)
     chunk = workload.ubatch if workload.runtime in GGUF_RUNTIMES else (workload.max_num_batched_tokens or 8192)
     if workload.runtime is Runtime.TEI:
@@ -206,7 +235,67 @@ def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: P
     if placement.tp > 1:
         fixed += allreduce_bytes(model, batch * prompt, placement.tp) / device.link
     return Prefill(seconds=max(compute, read) + fixed, compute_s=compute, read_s=read, flops=flops, kernel=kernel,
-                   peak=peak)
+                   peak=peak, share=efficiency)
+
+
+LLAMACPP_BATCH = 2048  # llama.cpp's n_batch (llama-server, llama-bench): the tokens one llama_decode call takes
+# Bytes each attention score costs without flash attention (llama-graph.cpp build_attn_mha): K·Q written in
+# f32 (4), read and written by soft_max_ext (8), converted to f16 for cuBLAS (4 read, 2 written), read by V·KQ (2).
+SCORE_BYTES = 20
+
+
+def llamacpp_prefill(breakdown: Breakdown, device: Device, placement: Placement, *, batch: int,
+                     prompt: int) -> Prefill | None:
+    """llama.cpp's prompt on a CUDA, ROCm or Vulkan card, as its source runs it, in micro-batches of --ubatch:
+    - the matmuls: f16 weights in cuBLAS accumulating in FP16 (ggml-cuda.cu, CUBLAS_COMPUTE_16F), quantised ones
+      in its int8 kernels (mmq.cu, ggml_cuda_should_use_mmq: every k- and legacy quant on Turing and newer),
+      either at the share of the card's FP16-accumulate rate that its class of card achieves (data/speed.json);
+    - a build that sends quantised weights to cuBLAS (GGML_CUDA_FORCE_CUBLAS; every build before June 2024)
+      first dequantises each to f16, once per micro-batch: its bytes read, 2 bytes per weight written;
+    - between the matmuls, the activations: each value a matmul writes (its output width, about its parameters
+      over the hidden size) is written in f32, read by the norms, RoPE, the gate and the residual adds, and
+      converted for the next matmul: `activation_bytes` per value, fitted (data/speed.json);
+    - without flash attention each score is written to memory and read back (SCORE_BYTES), for every cell
+      cached so far (prompt_scores); with it, only the causal attention's FLOPs;
+    - layers split over GPUs run as a pipeline over the micro-batches of one llama_decode call, when every
+      layer is on a GPU (llama-context.cpp, pipeline_parallel): (k + stages - 1) stage times for k micro-batches
+      instead of k · stages."""
+    workload = breakdown.workload
+    rates = engine_rates(workload.runtime)
+    model = workload.model
+    peak = device.compute("fp16-acc16")
+    if not peak or device.bandwidth is None:
+        return None
+    kernel = _kernel(workload.precision, workload.runtime, device)
+    share = compute_share(rates, device, "16-bit")
+    bandwidth = bandwidth_share(rates, device) * device.bandwidth
+    tokens, ubatch = batch * prompt, max(1, workload.ubatch)
+    chunks = math.ceil(tokens / ubatch)
+    weights = reads(workload)
+    gpu_weights, host_weights = split_weights(weights, placement.with_head(), ubatch)
+    if uses_flash(workload.attention):
+        scores, attention = 0.0, batch * prompt_attention_flops(model, prompt)
+    else:
+        scores, attention = (batch * value for value in prompt_scores(model, prompt, ubatch))
+    flops = batch * prompt_flops(model, prompt) + attention
+    compute = flops / placement.tp / (share * peak)
+    read = chunks * gpu_weights / placement.tp / bandwidth
+    values = tokens * (matmul_params(model) - head_params(model)) / model.hidden  # the matmuls' outputs
+    seconds = max(compute, read) + (values * float(rates["activation_bytes"]) + scores * SCORE_BYTES) / (
+        placement.tp * bandwidth)
+    if kernel == "quantised" and workload.llamacpp_cublas:
+        layers = gpu_weights - weights.head
+        seconds += chunks * (layers + 2 * (matmul_params(model) - head_params(model))) / placement.tp / bandwidth
+    if host_weights:  # the layers in RAM copied to the GPU for each micro-batch
+        seconds += chunks * host_weights / pcie_bandwidth()
+    elif placement.stages > 1:
+        k = math.ceil(min(tokens, LLAMACPP_BATCH) / ubatch)
+        seconds *= (k + placement.stages - 1) / (k * placement.stages)
+    seconds += chunks * model.layers * layer_overhead(rates, device)
+    if placement.tp > 1:
+        seconds += allreduce_bytes(model, tokens, placement.tp) / device.link
+    return Prefill(seconds=seconds, compute_s=compute, read_s=read, flops=flops, kernel=kernel, peak=peak,
+                   share=share)
 
 
 def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:

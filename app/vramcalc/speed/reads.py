@@ -100,6 +100,27 @@ def prompt_attention_flops(model: ModelSpec, prompt: int) -> float:
     return total
 
 
+def prompt_scores(model: ModelSpec, prompt: int, ubatch: int) -> tuple[float, float]:
+    """(Scores, FLOPs) of a prompt's attention when it is processed in micro-batches of `ubatch` tokens without
+    flash attention (llama.cpp's build_attn_mha: KQ = K·Q, soft_max_ext, V·KQ): each micro-batch's queries
+    against every cell cached so far, the masked ones included, per head and layer."""
+    scores = flops = 0.0
+    for kind, count in model.kind_counts():
+        if not kind.caches_tokens:
+            continue
+        cells = sum(min(ubatch, prompt - start) * model.tokens_kept(kind, min(prompt, start + ubatch))
+                    for start in range(0, prompt, ubatch))
+        scores += count * model.heads_of(kind) * cells
+        flops += count * model.heads_of(kind) * cells * 2 * (model.head_dim_of(kind) + model.v_dim_of(kind))
+    return scores, flops
+
+
+def head_params(model: ModelSpec) -> int:
+    """The output head's parameters: a prompt multiplies only its last token by them (the engines compute the
+    logits of the tokens that sample, llama.cpp's inp_out_ids, vLLM's logits_indices)."""
+    return model.vocab * model.hidden
+
+
 def matmul_params(model: ModelSpec, *, head: bool = True) -> int:
     """The parameters a token multiplies by: the active ones, less the embedding table it only gathers
     (a tied head multiplies by it once more, so it stays); an embedder (`head` False) has no head, and an

@@ -72,9 +72,9 @@ def flops_per_token(workload: Workload) -> tuple[float, float]:
 
 
 def hardware_utilisation(workload: Workload, device: Device) -> float:
-    """The share of the dense 16-bit rate a step's FLOPs (recompute included) run at (data/speed.json)."""
-    table = calibration()["training"]
-    return float(table["lora_mfu"] if workload.lora else table["mfu"][device.memory.value])
+    """The share of the dense 16-bit rate a step's FLOPs (recompute included) run at, by kind of card
+    (data/speed.json); LoRA's backward through the frozen weights runs the same matmuls at the same share."""
+    return float(calibration()["training"]["mfu"][device.memory.value])
 
 
 def sync_bytes(workload: Workload, replicas: int, stage: int, gradients: float, weights: float) -> float:

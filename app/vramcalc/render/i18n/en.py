@@ -1155,7 +1155,8 @@ EN: Mapping[str, str] = {
         "with PyTorch II: GPT, Fast')"
     ),
     "speed.fit.training": (
-        "torchtune's README table of fine-tuning tokens/s (Llama 3.1 8B on one RTX 4090 or A6000, 70B on 8 A100s)"
+        "torchtune's README tables of fine-tuning tokens/s (Llama 3.1 8B on one RTX 4090, 70B and 405B on 8 A100s, "
+        "Llama 3.2 3B on one A100)"
     ),
     "speed.figure.fastest_format": "Fastest weights that fit (4 bits or more)",
     "speed.figure.max_concurrency": "Most sequences at the speed asked",

@@ -1214,8 +1214,8 @@ PT: Mapping[str, str] = {
         "Generative AI with PyTorch II: GPT, Fast')"
     ),
     "speed.fit.training": (
-        "a tabela do README do torchtune com tokens/s de ajuste fino (Llama 3.1 8B numa RTX 4090 ou A6000, 70B em 8 "
-        "A100)"
+        "as tabelas do README do torchtune com tokens/s de ajuste fino (Llama 3.1 8B numa RTX 4090, 70B e 405B em 8 "
+        "A100, Llama 3.2 3B numa A100)"
     ),
     "speed.figure.fastest_format": "Pesos mais rápidos que cabem (4 bits ou mais)",
     "speed.figure.max_concurrency": "Mais sequências na velocidade pedida",
