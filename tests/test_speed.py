@@ -395,3 +395,12 @@ def test_the_cheapest_card_is_the_lowest_price_per_token_that_fits():
             rate = speed_of(estimate(moved), there.gpu, 2, Machine()).output_tokens_per_s
             assert price * 2 / (rate * 3600) * 1e6 >= usd - 1e-9, other
     assert fits(workload.but(gpu=gpu(slug)), parse_target({"gpu": slug, "gpus": "2"}))
+
+
+def test_the_prompt_line_says_when_its_rate_is_fp16_accumulate():
+    """llama.cpp's prompt on a GeForce card runs at its FP16-accumulate rate, twice the listed 16-bit one: the
+    line says so, so 330 TFLOPS on a 4090 is not read as a wrong --gpu-tflops."""
+    geforce, a100 = speed(LLAMA), speed({**LLAMA, "gpu": "a100-80gb"})
+    keys = [[p.key for p in s.basis if p.key.startswith("speed.basis.prefill")] for s in (geforce, a100)]
+    assert keys == [["speed.basis.prefill_acc16"], ["speed.basis.prefill"]]
+    assert "330 TFLOPS" in ENGLISH.say(next(p for p in geforce.basis if p.key == "speed.basis.prefill_acc16"))

@@ -234,7 +234,8 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         sequences=sequences, ram=_gb_s(ram_bandwidth(machine)), fixed=f"{1000 * middle.fixed_s:.1f}",
         step=f"{1000 * mean:.1f}")]
     if first is not None:
-        basis.append(phrase("speed.basis.prefill", tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
+        said = "speed.basis.prefill_acc16" if first.accumulate16 else "speed.basis.prefill"
+        basis.append(phrase(said, tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
                             share=_percent(first.share), tflops=_tflops(first.peak),
                             kernel=phrase(f"speed.kernel.{first.kernel}")))
     else:

@@ -195,6 +195,7 @@ class Prefill:
     kernel: str  # 16-bit, fp8 or quantised
     peak: float  # the card's dense rate for that kernel, FLOP/s
     share: float  # of `peak` the matmuls achieve
+    accumulate16: bool = False  # `peak` is the card's FP16-accumulate rate (llama.cpp on a GeForce card)
 
 
 def prompt_flops(model: ModelSpec, prompt: int) -> float:
@@ -295,7 +296,7 @@ def llamacpp_prefill(breakdown: Breakdown, device: Device, placement: Placement,
     if placement.tp > 1:
         seconds += allreduce_bytes(model, tokens, placement.tp) / device.link
     return Prefill(seconds=seconds, compute_s=compute, read_s=read, flops=flops, kernel=kernel, peak=peak,
-                   share=share)
+                   share=share, accumulate16=device.geforce)
 
 
 def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:

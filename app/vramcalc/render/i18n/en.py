@@ -1097,6 +1097,10 @@ EN: Mapping[str, str] = {
         "Bound by fixed costs: {fixed} ms per step of kernel launches and synchronisation, more than reading {bytes} "
         "at {share} of {bandwidth} GB/s ({step} ms per token)."
     ),
+    "speed.basis.prefill_acc16": (
+        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS, the card's rate with FP16 "
+        "accumulation that llama.cpp's kernels use, twice the 16-bit rate listed for GeForce cards ({kernel} matmuls)."
+    ),
     "speed.basis.prefill": (
         "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS ({kernel} matmuls)."
     ),

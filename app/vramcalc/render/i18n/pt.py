@@ -1143,6 +1143,11 @@ PT: Mapping[str, str] = {
         "Limitado por custos fixos: {fixed} ms por passo de lançamentos de kernels e sincronização, mais que ler "
         "{bytes} a {share} de {bandwidth} GB/s ({step} ms por token)."
     ),
+    "speed.basis.prefill_acc16": (
+        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS, a taxa da placa com acumulação em "
+        "FP16 que os kernels do llama.cpp usam, o dobro da taxa de 16 bits listada para placas GeForce "
+        "(multiplicações {kernel})."
+    ),
     "speed.basis.prefill": (
         "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS (multiplicações {kernel})."
     ),
