@@ -434,6 +434,7 @@ def redraw():
     values = read_form()
     show_fields(values)
     set_hidden("runtime", values["mode"] != "embedding", "option[value='tei']")  # TEI serves embedders only
+    set_hidden("runtime", values["mode"] != "speech", "option[value='faster-whisper']")  # Whisper models only
     set_text("model-facts", catalog_words.facts(values["model"], words=WORDS))
     summarize_options(values)
     remember_gpu(values)

@@ -118,6 +118,8 @@ class Runtime(enum.Enum):
     OLLAMA = "ollama"
     TEI = "tei"
     """Hugging Face text-embeddings-inference: embedders and rerankers only (the embedding mode)."""
+    FASTER_WHISPER = "faster-whisper"
+    """faster-whisper on CTranslate2: Whisper models only (the speech mode)."""
 
 
 class LlamaCppProgram(enum.Enum):

@@ -7,7 +7,7 @@ catalogues and its options, see CONTRIBUTING.md).
 from __future__ import annotations
 
 from ..core.choices import Runtime
-from . import llamacpp, ollama, tei, transformers, vllm
+from . import faster_whisper, llamacpp, ollama, tei, transformers, vllm
 from .base import Engine
 
 ENGINES: dict[Runtime, Engine] = {
@@ -16,6 +16,7 @@ ENGINES: dict[Runtime, Engine] = {
     Runtime.LLAMACPP: llamacpp.ENGINE,
     Runtime.OLLAMA: ollama.ENGINE,
     Runtime.TEI: tei.ENGINE,
+    Runtime.FASTER_WHISPER: faster_whisper.ENGINE,
 }
 
 

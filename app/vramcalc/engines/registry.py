@@ -15,6 +15,8 @@ def suggested_runtime(precision: str, runtime: str, mode: str = "inference") -> 
         return Runtime.TRANSFORMERS.value  # training runs with transformers, whatever the format
     if runtime == Runtime.TEI.value and mode != Mode.EMBEDDING.value:
         return Runtime.TRANSFORMERS.value  # TEI serves embedders only
+    if runtime == Runtime.FASTER_WHISPER.value and mode != Mode.SPEECH.value:
+        return Runtime.TRANSFORMERS.value  # faster-whisper transcribes only
     try:
         fmt = parse_format(precision) if isinstance(precision, str) else None
     except ValidationError:

@@ -307,7 +307,8 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="runtime", default=Runtime.TRANSFORMERS.value, group="engine", metavar="NAME",
            choices=values_of(Runtime), shown_when=_INFERENCE,
            help="transformers (default; generate with a dynamic cache), vllm (also SGLang), "
-                "llamacpp (also Ollama, LM Studio), tei (text-embeddings-inference, embedding mode)",
+                "llamacpp (also Ollama, LM Studio), tei (text-embeddings-inference, embedding mode), "
+                "faster-whisper (CTranslate2, speech mode)",
            parse=lambda t: parse_choice("runtime", t, Runtime)),
     # ---- the machine: the card the engine runs on and the reverse questions are asked about
     Option(key="gpu", default="h100-80gb", group="machine", cli_group="engine", parse=parse_gpus,

@@ -376,9 +376,9 @@ def check_consistency(workload: Workload) -> None:
         if workload.is_training:
             raise ValidationError("mode", workload.mode.value, "a speech model's training is not counted here; "
                                                                "transcription is (mode speech)")
-        if workload.runtime not in (Runtime.TRANSFORMERS, Runtime.LLAMACPP):
-            raise ValidationError("runtime", workload.runtime.value, "a speech model runs here on transformers or on "
-                                                                     "whisper.cpp (runtime llamacpp)")
+        if workload.runtime not in (Runtime.TRANSFORMERS, Runtime.LLAMACPP, Runtime.FASTER_WHISPER):
+            raise ValidationError("runtime", workload.runtime.value, "a speech model runs here on transformers, "
+                                                                     "faster-whisper or whisper.cpp (runtime llamacpp)")
         if workload.runtime is Runtime.LLAMACPP:
             whisper_cpp_weight_type(workload)  # one ggml type for the whole file
     elif workload.mode is Mode.SPEECH:

@@ -1362,4 +1362,29 @@ EN: Mapping[str, str] = {
         "Embedding speed is the batch's forward timed as a prompt is (its FLOPs over the engine's share of the "
         "card's rate): not yet checked against a published embedding run, so treat it as a rough estimate."
     ),
+    "option.runtime.faster-whisper": "faster-whisper (CTranslate2)",
+    "faster_whisper.weights": (
+        "CTranslate2 {compute}: matrices and the token embedding in its weight type (int8 with a float32 scale per "
+        "row), convolutions, positions, norms and biases in its float type = {bytes}"
+    ),
+    "faster_whisper.kv_cache": (
+        "{layers} decoder layers: cross-attention K and V over {frames} frames for {cross} rows, self-attention "
+        "over up to {tokens} tokens for {rows} rows ({path}) = {bytes}"
+    ),
+    "faster_whisper.beams": "beam search with {beams} beams shares a window's cross-attention",
+    "faster_whisper.fallback": (
+        "the temperature fallback's best_of {best_of} samples, each with its own cross-attention, outgrow "
+        "{beams} beams"
+    ),
+    "faster_whisper.activations": (
+        "the encoder over {batch} windows {encode}, or beside the caches the encoder's output and the step's "
+        "logits {decode}; read from CTranslate2's source, not measured: approximate = {bytes}"
+    ),
+    "faster_whisper.overhead": (
+        "CUDA context with cuBLAS, taken as PyTorch's on this card (approximate for CTranslate2) = {bytes}"
+    ),
+    "note.faster_whisper": (
+        "faster-whisper's figures are read from CTranslate2's source, not measured: the larger of beam search and "
+        "the temperature fallback (best_of 5); its CUDA context is taken as PyTorch's."
+    ),
 }

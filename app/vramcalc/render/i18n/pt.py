@@ -1434,4 +1434,29 @@ PT: Mapping[str, str] = {
         "fração da taxa da placa que o motor alcança): ainda não conferida com uma execução publicada, então "
         "tome-a como estimativa grosseira."
     ),
+    "option.runtime.faster-whisper": "faster-whisper (CTranslate2)",
+    "faster_whisper.weights": (
+        "CTranslate2 {compute}: matrizes e embedding de tokens no seu tipo de pesos (int8 com uma escala float32 por "
+        "linha), convoluções, posições, normas e vieses no seu tipo de ponto flutuante = {bytes}"
+    ),
+    "faster_whisper.kv_cache": (
+        "{layers} camadas do decodificador: K e V da atenção cruzada sobre {frames} quadros para {cross} linhas, "
+        "autoatenção sobre até {tokens} tokens para {rows} linhas ({path}) = {bytes}"
+    ),
+    "faster_whisper.beams": "a busca em feixe com {beams} feixes partilha a atenção cruzada de uma janela",
+    "faster_whisper.fallback": (
+        "as best_of {best_of} amostras do fallback de temperatura, cada uma com a sua atenção cruzada, superam "
+        "{beams} feixes"
+    ),
+    "faster_whisper.activations": (
+        "o codificador sobre {batch} janelas {encode}, ou ao lado das caches a saída do codificador e os logits "
+        "do passo {decode}; lido do código-fonte do CTranslate2, não medido: aproximado = {bytes}"
+    ),
+    "faster_whisper.overhead": (
+        "Contexto CUDA com cuBLAS, tomado como o do PyTorch nesta placa (aproximado para o CTranslate2) = {bytes}"
+    ),
+    "note.faster_whisper": (
+        "Os números do faster-whisper foram lidos do código-fonte do CTranslate2, não medidos: o maior entre a busca "
+        "em feixe e o fallback de temperatura (best_of 5); o seu contexto CUDA é tomado como o do PyTorch."
+    ),
 }

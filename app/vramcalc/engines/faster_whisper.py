@@ -1,0 +1,180 @@
+"""faster-whisper 1.2 on CTranslate2 4.x (a CUDA card): a Whisper model transcribing, window after window
+(WhisperModel.transcribe) or `batch` windows at once (BatchedInferencePipeline). Read from their sources
+(SYSTRAN/faster-whisper faster_whisper/transcribe.py, OpenNMT/CTranslate2 src/models/model.cc, src/decoding.cc,
+src/layers/transformer.cc, src/layers/attention.cc); not measured here, so the working memory and the CUDA context
+are approximate (docs/accuracy.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from ..core.choices import Runtime
+from ..core.dtypes import Precision
+from ..core.errors import ValidationError
+from ..core.phrase import Phrase, phrase
+from ..core.units import format_binary
+from ..formats import weights as formats
+from ..formats.weights import WeightFormat
+from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
+from ..memory.states import gradients_bytes, master_weights_bytes, optimizer_state_bytes
+from ..model.families.decoder.spec import ModelSpec
+from ..model.families.decoder.tensors import model_tensors
+from ..model.families.speech import windows
+from ..parallel.layout import Layout
+from ..workload import Workload
+from .base import EngineBreakdown, RankPool, refuse_training
+from .tei import tei_overhead
+
+BEST_OF = 5  # transcribe(best_of=5): the temperature fallback samples 5 hypotheses (num_hypotheses)
+# faster-whisper's compute_type for each precision: "int8" on a model saved in float16 (Systran's conversions)
+# runs int8_float16 (CTranslate2 docs/quantization.md: non-quantized layers keep the saved float type)
+COMPUTE_TYPES = {Precision.FP16: "float16", Precision.BF16: "bfloat16", Precision.FP32: "float32",
+                 Precision.INT8: "int8_float16"}
+
+
+def ct2_weights_bytes(model: ModelSpec, precision: Precision) -> int:
+    """CTranslate2's variables on a CUDA card (model.cc Model::set_compute_type): every 2-D "weight" (the linear
+    layers and the token embedding, which the head shares: model_spec.py aliases equal variables) in the weight
+    type, int8 with a float32 scale per row (`weight_scale`, quantize.cc); the convolutions in the float type
+    ("quantized convolution is not supported" on CUDA); the position tables (`encodings`), LayerNorms (gamma,
+    beta) and biases in the float type."""
+    e = 4 if precision is Precision.FP32 else 2
+    total = 0
+    for tensor in model_tensors(model):
+        quantized = precision is Precision.INT8 and len(tensor.shape) == 2 and "position_embd" not in tensor.name
+        total += tensor.numel + 4 * tensor.shape[0] if quantized else tensor.numel * e
+    return total
+
+
+def encoder_per_frame(model: ModelSpec, e: int, *, int8: bool) -> int:
+    """Bytes per frame of an encoder layer at its peak (layers/transformer.cc, attention.cc): the hidden states,
+    their LayerNorm, the fused qkv, q, k and v split per head, the scores (softmax in place) and the context:
+    9·h + heads·frames; or the MLP's input, LayerNorm, inner and output: 3·h + ffn. int8 adds a linear's int8
+    input and int32 output."""
+    speech = model.speech
+    assert speech is not None
+    h = model.hidden
+    size = e * max(9 * h + speech.heads * speech.frames, 3 * h + speech.ffn)
+    return size + (max(h, speech.ffn) + 4 * max(3 * h, speech.ffn) if int8 else 0)
+
+
+def ct2_peaks(workload: Workload) -> tuple[int, int, int, bool]:
+    """(the encoder's moment, the decoder's caches, the decoder's other tensors, whether the fallback is the
+    larger): beam search keeps the cross-attention K and V once per window (TransformerDecoder::replicate_state:
+    "the same for each beam") and self-attention K and V per beam; the temperature fallback samples best_of
+    hypotheses, and decoding.cc repeats the whole state for them, the encoder output too, so each has its own
+    cross-attention. The self-attention cache may reach max_length 448 tokens (prompt and new tokens)."""
+    model = workload.model
+    speech = model.speech
+    assert speech is not None
+    e = 4 if workload.precision is Precision.FP32 else 2
+    batch = min(workload.batch, windows(workload.audio_seconds))
+    h, frames, tokens, layers = model.hidden, speech.frames, model.max_positions or 448, model.layers
+    one = frames * h * e  # a window's encoder output, or one layer's cross K
+    encode = batch * (speech.mels * 2 * frames * e + frames * encoder_per_frame(
+        model, e, int8=workload.precision is Precision.INT8))
+
+    def decoder(cross_rows: int, rows: int) -> tuple[int, int]:
+        kv = 2 * layers * (cross_rows * one + rows * tokens * h * e)
+        return kv, (batch + (cross_rows if cross_rows > batch else 0)) * one + 2 * rows * model.vocab * 4
+
+    beam = decoder(batch, batch * workload.beams)
+    fallback = decoder(batch * BEST_OF, batch * BEST_OF)
+    kv, other = max(beam, fallback, key=sum)
+    return encode, kv, other, sum(fallback) > sum(beam)
+
+
+class FasterWhisper:
+    """faster-whisper: CTranslate2's Whisper, weights in its compute type, caches as its decoder grows them."""
+
+    options = ()
+    runtime = Runtime.FASTER_WHISPER
+    kv_formats: tuple[Precision, ...] = ()
+    weight_ladder = ("fp16", "int8")
+    kv_ladder = (Precision.FP16,)
+    batch_key = "batch"
+    max_batch: int | None = None
+    rank_overhead_bytes = 0
+    keeps_activation_peak_whole = False
+
+    def default_overhead(self, fields: Mapping[str, object]) -> int:
+        return tei_overhead(fields)
+
+    def check(self, workload: Workload) -> None:
+        refuse_training(workload)
+        if not workload.transcribes:
+            raise ValidationError("runtime", "faster-whisper", "faster-whisper transcribes with a Whisper model: "
+                                                               "choose one and the speech mode")
+        if workload.tp or workload.pp:
+            raise ValidationError("tp", workload.tp or workload.pp, "faster-whisper runs a whole model on each GPU")
+
+    def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
+                   training: bool) -> Precision | WeightFormat:
+        """compute_type: "default" keeps the saved type, float16 in Systran's conversions; float16, bfloat16,
+        float32 or int8 (int8_float16 on those files)."""
+        if precision in (formats.AUTO, formats.NATIVE):
+            return Precision.FP16
+        if precision not in COMPUTE_TYPES:
+            raise ValidationError("precision", getattr(precision, "value", str(precision)),
+                                  "faster-whisper's compute types: fp16 (float16), bf16, fp32, int8 (int8_float16)")
+        return precision
+
+    def notes(self, workload: Workload) -> tuple[str, ...]:
+        return ("note.faster_whisper",)
+
+    def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
+        precision = workload.precision
+        assert isinstance(precision, Precision)
+        compute = "int8" if precision is Precision.INT8 else COMPUTE_TYPES[precision]
+        line = f'model = WhisperModel("{model}", device="cuda", compute_type="{compute}")'
+        if workload.batch > 1:
+            batched = (f'BatchedInferencePipeline(model).transcribe("audio.wav", beam_size={workload.beams}, '
+                       f"batch_size={workload.batch})")
+            return (line, batched)
+        return (line, f'model.transcribe("audio.wav", beam_size={workload.beams})')
+
+    def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
+        return Layout(dp=gpus)
+
+    def breakdown(self, workload: Workload) -> EngineBreakdown:
+        model = workload.model
+        speech = model.speech
+        assert speech is not None
+        precision = workload.precision
+        assert isinstance(precision, Precision)
+        weights = ct2_weights_bytes(model, precision)
+        encode, kv, other, fallback = ct2_peaks(workload)
+        activations = max(encode, kv + other) - kv
+        batch = min(workload.batch, windows(workload.audio_seconds))
+        rows = batch * (BEST_OF if fallback else workload.beams)
+        compute = COMPUTE_TYPES[precision]
+        return EngineBreakdown(components=(
+            Component(key="weights", bytes=weights, explain=lambda: phrase(
+                "faster_whisper.weights", compute=compute, bytes=format_binary(weights))),
+            gradients_bytes(workload), optimizer_state_bytes(workload), master_weights_bytes(workload),
+            Component(key="kv_cache", bytes=kv, explain=lambda: phrase(
+                "faster_whisper.kv_cache", layers=model.layers, frames=f"{speech.frames:,}",
+                cross=batch * BEST_OF if fallback else batch, rows=rows, tokens=model.max_positions or 448,
+                path=phrase("faster_whisper.fallback" if fallback else "faster_whisper.beams", best_of=BEST_OF,
+                            beams=workload.beams), bytes=format_binary(kv))),
+            Component(key="activations", bytes=activations, explain=lambda: phrase(
+                "faster_whisper.activations", batch=batch, encode=format_binary(encode),
+                decode=format_binary(other), bytes=format_binary(activations))),
+            no_component("logits", "logits.speech"),
+            no_component("temporaries", "temporaries.inference"),
+            given_overhead(workload, workload.held_bytes, "faster-whisper", tei_overhead(vars(workload)),
+                           lambda: phrase("faster_whisper.overhead", bytes=format_binary(workload.overhead_bytes))),
+        ))
+
+    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
+                  kv_share: float, *, whole: bool) -> RankPool | None:
+        return None
+
+    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
+        return ()
+
+    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
+        return breakdown
+
+
+ENGINE = FasterWhisper()
