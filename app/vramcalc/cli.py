@@ -37,7 +37,7 @@ from .inputs.parse import parse_capacity_query, parse_config_json, parse_machine
 from .memory.components import Breakdown
 from .render import catalog as catalog_words
 from .render.command import run_lines
-from .render.export import to_csv, to_json, to_markdown
+from .render.export import request_summary, to_csv, to_json, to_markdown
 from .render.i18n.en import EN
 from .render.messages import ENGLISH
 from .render.rank import device_lines, layout_text
@@ -225,7 +225,7 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     active = f" ({ENGLISH.count(breakdown.active_params)} active)" if moe else ""
     lines += [
         f"{workload.model.display_name}: {ENGLISH.count(breakdown.params)} parameters" + active,
-        f"{workload.mode.value}, {workload.precision.value}, batch {workload.batch}, sequence {workload.seq:,}",
+        request_summary(workload, key="results.header"),
         "",
         f"{'component':<24}{'GiB':>10}{'GB':>10}  formula",
     ]
@@ -432,8 +432,8 @@ def fit_main(argv: Sequence[str]) -> int:
         print(json.dumps(result))
         return 0
     lines = [
-        f"{workload.model.display_name}, {workload.mode.value}, {workload.precision.value}, batch {workload.batch}, "
-        f"sequence {workload.seq:,} on {ENGLISH.say(target.label)} ("
+        f"{workload.model.display_name}, {request_summary(workload, key='results.header')} "
+        f"on {ENGLISH.say(target.label)} ("
         + (" + ".join(ENGLISH.gib(card.usable_bytes) for card in target.cards) if target.cards
            else f"{ENGLISH.gib(target.gpu.usable_bytes)} each") + ")"
         + (f", laid out as {layout_text(workload, per_gpu(estimate(workload), target.count))}" if target.count > 1

@@ -23,7 +23,7 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
     if workload.image_tokens:
         notes.append(phrase("note.images", images=workload.images, width=workload.image_width,
                             height=workload.image_height, tokens=f"{workload.image_tokens:,}"))
-    if model.max_positions and workload.seq > model.max_positions:
+    if model.max_positions and workload.seq > model.max_positions and not workload.transcribes:
         notes.append(phrase("note.seq_over_context", seq=workload.seq, context=model.max_positions))
     if model.is_moe:
         notes.append(phrase("note.moe", total=format_count(param_count(model)),

@@ -3,12 +3,13 @@ own lines (Engine.command) for the model as its engine names it."""
 
 from __future__ import annotations
 
-from ..core.choices import GGUF_RUNTIMES
+from ..core.choices import GGUF_RUNTIMES, Runtime
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
 from ..engines.vllm import VllmFacts
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
+from ..memory.speech import whisper_cpp_weight_type
 from ..sources.presets import load_presets
 from ..workload import Workload
 from .messages import Words
@@ -16,10 +17,18 @@ from .messages import Words
 
 def model_reference(workload: Workload) -> str:
     """The model as the engine reads it: the user's weight file; a GGUF file named after the preset and
-    the type (llama.cpp and Ollama read a file); else the Hugging Face id."""
+    the type (llama.cpp and Ollama read a file); a Whisper model as whisper.cpp's files are named
+    (ggml-large-v3.bin in f16, ggml-large-v3-q5_0.bin) or as faster-whisper names its sizes (large-v3);
+    else the Hugging Face id."""
     fmt = workload.precision
     if isinstance(fmt, WeightFormat) and fmt.file is not None:
         return fmt.file.name
+    size = workload.model.name.removeprefix("whisper-")
+    if workload.transcribes and workload.runtime is Runtime.LLAMACPP:
+        wtype = whisper_cpp_weight_type(workload)
+        return f"ggml-{size}.bin" if wtype == "f16" else f"ggml-{size}-{wtype}.bin"
+    if workload.runtime is Runtime.FASTER_WHISPER:
+        return size
     if workload.runtime in GGUF_RUNTIMES:
         return f"{workload.model.name}-{fmt.value.upper()}.gguf"
     preset = load_presets().get(workload.model.name)

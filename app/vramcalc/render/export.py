@@ -12,7 +12,9 @@ from ..analysis.fit import GpuFit
 from ..analysis.ranks import on_gpus, per_gpu
 from ..core.choices import Runtime
 from ..memory.components import Breakdown
+from ..model.families.speech import windows
 from ..speed import Cost, Speed
+from ..workload import Workload
 from .i18n.en import EN
 from .messages import ENGLISH, Words
 
@@ -80,9 +82,7 @@ def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link:
     breakdown = on_gpus(breakdown, gpus)
     workload = breakdown.workload
     total = breakdown.total_bytes
-    mode = words.message(f"option.mode.{workload.mode.value}").lower()
-    summary = words.message("results.summary", model=workload.model.display_name, mode=mode,
-                            precision=workload.precision.value, batch=workload.batch, seq=workload.seq)
+    summary = request_summary(workload, words)
     lines = [f"### {summary}", ""]
     if verdict:
         lines += [f"**{verdict}**", ""]
@@ -101,3 +101,19 @@ def to_markdown(breakdown: Breakdown, gpus: int = 1, *, verdict: str = "", link:
     if link:
         lines += ["", f"[Open in the calculator]({link})"]
     return "\n".join(lines) + "\n"
+
+
+def request_summary(workload: Workload, words: Words = ENGLISH, *, key: str = "results.summary") -> str:
+    """What was asked in one line: the model, mode, precision, batch and sequence; for a transcription its beams
+    and audio instead ("results.header" keys: without the model, the mode as the link writes it)."""
+    header = key == "results.header"
+    mode = workload.mode.value if header else words.message(f"option.mode.{workload.mode.value}").lower()
+    if workload.transcribes:
+        return words.message("results.header_speech" if header else "results.summary_speech",
+                             model=workload.model.display_name, mode=mode, precision=workload.precision.value,
+                             beams=workload.beams, seconds=workload.audio_seconds,
+                             windows=windows(workload.audio_seconds), batch=workload.batch)
+    if header:
+        return f"{mode}, {workload.precision.value}, batch {workload.batch}, sequence {workload.seq:,}"
+    return words.message(key, model=workload.model.display_name, mode=mode, precision=workload.precision.value,
+                         batch=workload.batch, seq=workload.seq)

@@ -31,6 +31,7 @@ from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
 from .command import run_lines
+from .export import request_summary
 from .messages import ENGLISH, Words
 from .rank import BAR_WIDTH, RankRow, RankView, layout_text, present_rank
 
@@ -126,11 +127,7 @@ def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> V
         total_bytes=total,
         total_gb=words.gb(total),
         total_gib=words.gib(total),
-        summary=words.message(
-            "results.summary", model=workload.model.display_name,
-            mode=words.message(f"option.mode.{workload.mode.value}").lower(),
-            precision=workload.precision.value, batch=workload.batch, seq=workload.seq,
-        ),
+        summary=request_summary(workload, words),
         params=params,
         rows=tuple(rows),
         bar_text=bar_text,

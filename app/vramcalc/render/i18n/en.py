@@ -748,6 +748,13 @@ EN: Mapping[str, str] = {
     "results.col.size": "Size",
     "results.col.share": "Share",
     "results.col.how": "How it is computed",
+    "results.summary_speech": (
+        "{model}, {mode}, {precision}, {beams} beams, {seconds:,} s of audio ({windows} × 30 s, {batch} "
+        "at once)"
+    ),
+    "results.header_speech": (
+        "{mode}, {precision}, {beams} beams, {seconds:,} s of audio ({windows} × 30 s, {batch} at once)"
+    ),
     "results.summary": "{model}, {mode}, {precision}, batch {batch}, {seq:,} tokens",
     "results.params": "{count} parameters",
     "results.active": " ({count} active per token)",

@@ -725,6 +725,13 @@ PT: Mapping[str, str] = {
     "results.col.size": "Tamanho",
     "results.col.share": "Parcela",
     "results.col.how": "Como é calculado",
+    "results.summary_speech": (
+        "{model}, {mode}, {precision}, {beams} feixes, {seconds:,} s de áudio ({windows} × 30 s, {batch} "
+        "de cada vez)"
+    ),
+    "results.header_speech": (
+        "{mode}, {precision}, {beams} feixes, {seconds:,} s de áudio ({windows} × 30 s, {batch} de cada vez)"
+    ),
     "results.summary": "{model}, {mode}, {precision}, lote {batch}, {seq:,} tokens",
     "results.params": "{count} parâmetros",
     "results.active": " ({count} ativos por token)",
@@ -1434,7 +1441,7 @@ PT: Mapping[str, str] = {
         "fração da taxa da placa que o motor alcança): ainda não conferida com uma execução publicada, então "
         "tome-a como estimativa grosseira."
     ),
-    "option.runtime.faster-whisper": "faster-whisper (CTranslate2)",
+    "option.runtime.faster-whisper": "faster-whisper (sobre o CTranslate2)",
     "faster_whisper.weights": (
         "CTranslate2 {compute}: matrizes e embedding de tokens no seu tipo de pesos (int8 com uma escala float32 por "
         "linha), convoluções, posições, normas e vieses no seu tipo de ponto flutuante = {bytes}"
