@@ -26,6 +26,8 @@ zero_grad(set_to_none=True). The cached latents and text embeddings are made bef
   adapters are added (what sd-scripts' and musubi-tuner's --fp8_base does: Linear weights stored in one byte,
   cast to bf16 for each module's forward); the adapters are then cast back to their dtype (peft gives a new
   adapter the base layer's dtype).
+- The class's `_keep_in_fp32_modules` stay in fp32, as from_pretrained(torch_dtype=bfloat16) leaves them
+  (Wan's time embedder, modulation tables and norms).
 - Checkpointing: diffusers' `enable_gradient_checkpointing()` (torch.utils.checkpoint, non-reentrant, one
   checkpoint per transformer block), or none.
 
@@ -132,6 +134,10 @@ def inputs(class_name: str, config: dict, batch: int, latent: tuple, text_tokens
 def measure(class_name, config, batch, latent, text_tokens, rank, base, adapters, checkpointing, explain=False):
     torch.manual_seed(0)
     model = getattr(diffusers, class_name).from_config(config).to(torch.bfloat16)
+    keep = getattr(model, "_keep_in_fp32_modules", None) or []
+    for name, tensor in [*model.named_parameters(), *model.named_buffers()]:  # as from_pretrained keeps them
+        if any(part in keep for part in name.split(".")) and tensor.is_floating_point():
+            tensor.data = tensor.data.float()
     model.requires_grad_(False)
     if base == "fp8":
         model.enable_layerwise_casting(storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)
