@@ -175,6 +175,9 @@ def json_names() -> dict[str, set[str]]:
             add("diffusion part", part)
         for stage in document["stages"]:
             add("diffusion stage", stage)
+    document = json.loads(_run("diffusion", "--train-lora", "16", "--json"))
+    add("diffusion training", document)
+    add("diffusion train_lora", document["train_lora"])
     return found
 
 
@@ -183,7 +186,8 @@ def test_the_json_documents_were_all_seen():
     expected = {"breakdown", "components", "phases", "gpus", "per_gpu", "per_gpu.engine", "per_gpu device",
                 "runtime transformers",
                 "runtime vllm", "runtime llamacpp", "fit", "capacity", "capacity row", "capacity cell",
-                "capacity example", "models", "speed", "cost", "diffusion", "diffusion part", "diffusion stage"}
+                "capacity example", "models", "speed", "cost", "diffusion", "diffusion part", "diffusion stage",
+                "diffusion training", "diffusion train_lora"}
     assert {where for where, found in json_names().items() if found} == expected
 
 

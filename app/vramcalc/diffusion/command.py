@@ -12,6 +12,7 @@ from ..core.units import GIB
 from ..sources.gpus import gpu
 from .pipelines import load_pipelines, pipeline
 from .run import PLACEMENTS, Request, Run, evaluate, fewest_blocks_to_swap
+from .training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS, training_main
 from .weights import GGUF_TYPES, PRECISIONS
 
 
@@ -40,6 +41,20 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
                         help="the denoiser's first N transformer blocks kept in system RAM, one at a time on the GPU "
                              "(ComfyUI-WanVideoWrapper's block swap; placement gpu or model)")
     parser.add_argument("--gpu", help="a GPU (as the main command's --gpu): the fewest blocks to swap for it")
+    training = parser.add_argument_group("LoRA training (Flux and Wan; the step as sd-scripts, musubi-tuner and "
+                                         "ai-toolkit run it)")
+    training.add_argument("--train-lora", type=int, metavar="RANK", help="one training step of LoRA adapters of "
+                          "this rank instead of a generation; --precision is the frozen base's (bf16 or fp8)")
+    training.add_argument("--lora-targets", default="all", choices=TARGETS, help="all: every Linear of the "
+                          "transformer blocks (sd-scripts, ai-toolkit); no-modulation: less Flux's AdaLN "
+                          "modulation (musubi-tuner)")
+    training.add_argument("--adapter-precision", default="bf16", choices=ADAPTER_DTYPES,
+                          help="the adapters' weights, gradients and AdamW state (fp32: --mixed_precision bf16)")
+    training.add_argument("--optimizer", default="adamw", choices=OPTIMIZERS, help="adamw8bit: bitsandbytes")
+    training.add_argument("--checkpointing", choices=("on", "off"), default="on",
+                          help="gradient checkpointing of the transformer blocks (default on)")
+    training.add_argument("--cache-latents", choices=("on", "off"), default="on", help="latents and text "
+                          "embeddings cached (default on): the VAE and text encoders are not on the GPU")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -81,6 +96,8 @@ def lines(run: Run) -> list[str]:
 
 def diffusion_main(argv: Sequence[str]) -> int:
     args = build_diffusion_parser().parse_args(argv)
+    if args.train_lora is not None:
+        return training_main(args)
     try:
         chosen = pipeline(args.pipeline)
         run = evaluate(chosen, Request(
