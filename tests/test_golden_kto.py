@@ -103,3 +103,20 @@ def test_kto_refuses_what_trl_refuses(changes, field):
     with pytest.raises(ValidationError) as error:
         parse_workload({"model": "llama-3.1-8b", "mode": "training", "objective": "kto", "batch": "4", **changes})
     assert error.value.field == field
+
+
+
+def test_reverse_answers_offer_no_batch_trl_refuses():
+    """The largest batch on a card is at least 2, or none: where one completion fits and two do not, none."""
+    from vramcalc.analysis.solve import fits, max_batch
+    from vramcalc.inputs.parse import parse_target
+
+    values = {"model": "qwen3-8b", "mode": "training", "lora_rank": "16", "objective": "kto", "seq": "4096",
+              "batch": "2", "gpu": "h200"}
+    workload, target = parse_workload(values), parse_target(values)
+    most = max_batch(workload, target)
+    assert most is not None and most >= 2
+    assert fits(workload.but(batch=most), target) and not fits(workload.but(batch=most + 1), target)
+    seq = next(s for s in range(4096, 131072, 1024)
+               if fits(workload.but(seq=s, batch=1), target) and not fits(workload.but(seq=s, batch=2), target))
+    assert max_batch(workload.but(seq=seq), target) is None
