@@ -86,6 +86,15 @@ def test_dpo_trains_on_both_answers_and_runs_the_reference_forward():
     assert any(p.key == "speed.basis.reference" for p in dpo.basis) and dpo.rollout_s is None
 
 
+def test_kto_trains_on_its_completions_and_runs_three_forwards_without_gradients():
+    sft, kto = speed(TRAIN), speed({**TRAIN, "objective": "kto"})  # 8 unpaired completions, as SFT's 8 sequences
+    precomputed = speed({**TRAIN, "objective": "kto", "reference": "precomputed"})
+    # LoRA's 4N per token, plus 2N for each no-grad forward: the policy's KL batch, the reference's KL batch and
+    # completions (precomputed: the policy's KL batch only)
+    assert kto.step_s == pytest.approx(sft.step_s * 10 / 4, rel=0.05)
+    assert precomputed.step_s == pytest.approx(sft.step_s * 6 / 4, rel=0.05)
+
+
 def test_grpo_waits_for_its_rollout():
     grpo = speed({**TRAIN, "objective": "grpo"})
     vllm = speed({**TRAIN, "objective": "grpo", "rollout": "vllm-colocate"})

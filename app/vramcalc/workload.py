@@ -175,8 +175,8 @@ class Workload:
 
     @property
     def reference_model(self) -> Reference | None:
-        """DPO's or GRPO's reference model (TRL's default when not given: DPO, adapters off under LoRA, else a
-        copy; GRPO, none, as its beta is 0)."""
+        """DPO's, KTO's or GRPO's reference model (TRL's default when not given: DPO and KTO, adapters off under
+        LoRA, else a copy; GRPO, none, as its beta is 0)."""
         if not self.is_training or self.objective is Objective.SFT:
             return None
         if self.reference is Reference.DEFAULT:

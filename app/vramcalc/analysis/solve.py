@@ -158,8 +158,9 @@ def max_batch(workload: Workload, target: Target) -> int | None:
     key = "batch" if workload.is_training else engine_for(workload.runtime).batch_key
     limit = MAX_BATCH if key == "batch" else engine_for(workload.runtime).max_batch or MAX_BATCH
     step = batch_step(workload) if key == "batch" else 1
+    fewest = 2 if key == "batch" and workload.objective is Objective.KTO else 1  # KTO's KL term needs two
     most = last_within(lambda n: need(workload.but(**{key: n * step}), target), target.gpu.usable_bytes,
-                       1, limit // step, max(1, getattr(workload, key) // step))
+                       fewest, limit // step, max(fewest, getattr(workload, key) // step))
     return None if most is None else most * step
 
 

@@ -61,13 +61,17 @@ class Objective(enum.Enum):
     GRPO = "grpo"
     """TRL's GRPOTrainer: completions generated each step, then scored by the policy (and a reference
     when beta > 0) with the same chunked LM head."""
+    KTO = "kto"
+    """TRL's KTOTrainer: unpaired completions, each desirable or not (--batch of them), the same chunked LM
+    head, and no-grad forwards of mismatched prompt-completion pairs (the KL batch) by the policy and the
+    reference."""
 
 
 class Reference(enum.Enum):
-    """DPO's and GRPO's reference model."""
+    """DPO's, KTO's and GRPO's reference model."""
 
     DEFAULT = ""
-    """TRL's: DPO, the policy with its adapters off under LoRA, else a frozen copy; GRPO (beta 0), none."""
+    """TRL's: DPO and KTO, the policy with its adapters off under LoRA, else a frozen copy; GRPO (beta 0), none."""
     COPY = "copy"
     ADAPTERS_OFF = "adapters-off"
     PRECOMPUTED = "precomputed"

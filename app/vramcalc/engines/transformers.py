@@ -52,7 +52,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     bytes offloaded activations take."""
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
-    fused_head = workload.objective is not Objective.SFT  # DPO and GRPO score tokens with TRL's fused head
+    fused_head = workload.objective is not Objective.SFT  # DPO, KTO and GRPO score tokens with TRL's fused head
     is_grpo = workload.objective is Objective.GRPO
     run = workload.but(batch=preference.sequences(workload)) if fused_head else workload  # DPO: chosen and rejected
     tokens = run.batch * workload.seq
@@ -99,6 +99,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         forward_transient=preference.forward_work(workload, e) if fused_head else 0,
         reference_transient=preference.reference_forward(workload, e) if dpo_reference else None,
         reference_alone=is_grpo, generation=generation,
+        kl_transient=preference.reference_forward(workload, e) if workload.objective is Objective.KTO else None,
         resident=share if workload.rollout is Rollout.VLLM_COLOCATE else 0,
         in_backward=workload.optimizer_in_backward, **_updates_in_backward(workload, tensors, state_bytes,
                                                                            gradient_bytes))
@@ -114,6 +115,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
 
     temporaries = {
         "generation": lambda: phrase("temporaries.generate", bytes=format_binary(live["temporaries"])),
+        "kl": lambda: phrase("temporaries.kl", bytes=format_binary(live["temporaries"])),
         "forward": lambda: phrase("temporaries.dpo_head", bytes=format_binary(live["temporaries"]))
         if fused_head else phrase("temporaries.none"),
         "reference": lambda: phrase("temporaries.reference", bytes=format_binary(live["temporaries"])),

@@ -264,16 +264,18 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            parse=lambda t: parse_choice("framework", t, Framework)),
     Option(key="objective", default=Objective.SFT.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Objective), help="sft (supervised), dpo (TRL's DPOTrainer: chosen and rejected "
-           "sequences, --batch pairs, and a reference model) or grpo (TRL's GRPOTrainer: --batch completions "
-           "generated, then scored)",
+           "sequences, --batch pairs, and a reference model), grpo (TRL's GRPOTrainer: --batch completions "
+           "generated, then scored) or kto (TRL's KTOTrainer: --batch unpaired completions, at least 2, and a KL "
+           "batch of mismatched pairs)",
            parse=lambda t: parse_choice("objective", t, Objective), shown_when=_TRAINING),
     # empty: TRL's default (adapters off under LoRA, else a frozen copy)
     Option(key="reference", default="", group="training", metavar="MODEL", choices=values_of(Reference),
-           help="DPO's or GRPO's reference model: copy (a frozen copy of the weights), adapters-off (the LoRA "
-                "policy with its adapters disabled), precomputed (DPO: log-probabilities computed before training) "
-                "or none (GRPO with beta 0); default: TRL's",
+           help="DPO's, KTO's or GRPO's reference model: copy (a frozen copy of the weights), adapters-off (the "
+                "LoRA policy with its adapters disabled), precomputed (DPO, KTO: log-probabilities computed before "
+                "training) or none (GRPO with beta 0); default: TRL's",
            parse=lambda t: parse_choice("reference", t, Reference),
-           shown_when={**_TRAINING, "objective": (Objective.DPO.value, Objective.GRPO.value)}),
+           shown_when={**_TRAINING, "objective": (Objective.DPO.value, Objective.KTO.value,
+                                                  Objective.GRPO.value)}),
     Option(key="num_generations", default="8", group="training", metavar="N", shown_when=_GRPO,
            help="GRPO: completions per prompt (TRL's default 8); must divide --batch × --grad-accum",
            parse=lambda t: parse_int("num_generations", t, 2, MAX_BATCH)),

@@ -11,8 +11,10 @@ of a mixture of experts).
 
 Preference and RL steps (TRL's trainers, training/preference.py and grpo.py) add what they run beside the
 trained tokens: DPO trains on each pair's chosen and rejected sequences; the reference's no-grad forward is
-2 · N per token more; GRPO first generates its completions, timed as the rollout engine decodes them
-(speed/inference.py). None of these is checked against published runs yet (validation.py says so)."""
+2 · N per token more (KTO: three such forwards, its KL batch's by the policy and the reference and its
+completions' by the reference; one when the reference's are precomputed); GRPO first generates its completions,
+timed as the rollout engine decodes them (speed/inference.py). None of these is checked against published runs
+yet (validation.py says so)."""
 
 from __future__ import annotations
 
@@ -43,11 +45,15 @@ def trained_sequences(workload: Workload) -> int:
     return 2 * workload.batch if workload.objective is Objective.DPO else workload.batch
 
 
-def reference_forward(workload: Workload) -> bool:
-    """Whether the step runs a no-grad scoring forward: DPO's reference (not precomputed), GRPO's (grpo.py)."""
+def reference_forward(workload: Workload) -> int:
+    """The no-grad scoring forwards a step runs over its trained sequences: DPO's reference (not precomputed),
+    GRPO's (grpo.py); KTO's policy over the KL batch, then the reference's over it and the completions."""
+    scored = workload.reference is not Reference.PRECOMPUTED
+    if workload.objective is Objective.KTO:
+        return 1 + 2 * scored
     if workload.objective is Objective.DPO:
-        return workload.reference is not Reference.PRECOMPUTED
-    return workload.objective is Objective.GRPO and scores_without_gradients(workload)
+        return int(scored)
+    return int(workload.objective is Objective.GRPO and scores_without_gradients(workload))
 
 
 def rollout(workload: Workload) -> Workload | None:
@@ -102,10 +108,8 @@ def training_step(workload: Workload, device: Device, model_parallel: int, *, re
         return None
     tokens = trained_sequences(workload) * workload.seq * workload.grad_accum
     with_recompute, model_only = flops_per_token(workload)
-    reference = 0.0
-    if reference_forward(workload):
-        reference = tokens * (2 * matmul_params(workload.model) + prompt_attention_flops(workload.model, workload.seq)
-                              / workload.seq)
+    reference = reference_forward(workload) * tokens * (
+        2 * matmul_params(workload.model) + prompt_attention_flops(workload.model, workload.seq) / workload.seq)
     utilisation = hardware_utilisation(workload, device)
     flops = tokens * with_recompute + reference
     compute = flops / (utilisation * peak * model_parallel)

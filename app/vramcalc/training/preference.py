@@ -16,6 +16,13 @@ own head); the head's backward; the layers' backward; the update, as a supervise
 (step.py). A reference `copy` is a second set of the policy's weights in their dtype; `adapters-off`
 runs the LoRA policy with its adapters disabled; `precomputed` log-probabilities leave no reference
 forward in the step.
+
+KTO (trainer/kto_trainer.py `_compute_loss`) scores --batch unpaired completions (`per_device_train_batch_size`,
+which must exceed 1 for its KL term) with the same head. Before the policy's forward it scores the KL batch, the
+same prompts with the completions cycled by one (`add_kl_completion_ids`), under no_grad and without the states a
+forward saves (its own phase, `kl`); the reference then scores the KL batch and the completions, one forward after
+the other, beside the policy's activations. Precomputed log-probabilities drop the reference's forwards, not the
+policy's KL one.
 """
 
 from __future__ import annotations
@@ -31,16 +38,17 @@ STATS_BYTES = 2 * FP32_BYTES  # log_z and the entropy, fp32 per scored token, sa
 
 
 def sequences(workload: Workload) -> int:
-    """The sequences of one forward: DPO's 2 × pairs; GRPO's --batch completions, each with its prompt (grpo.py)."""
-    return workload.batch if workload.objective is Objective.GRPO else 2 * workload.batch
+    """The sequences of one forward: DPO's 2 × pairs; KTO's --batch completions and GRPO's (grpo.py), each with its
+    prompt (KTO's KL batch is as many again, in forwards of its own)."""
+    return 2 * workload.batch if workload.objective is Objective.DPO else workload.batch
 
 
 def scored_tokens(workload: Workload) -> int:
-    """The tokens the head scores: DPO, every position but the last of the 2 × pairs sequences (an upper bound:
+    """The tokens the head scores: DPO and KTO, every position but the last of each sequence (an upper bound:
     TRL scores the answers' tokens only); GRPO, the completions' tokens."""
     if workload.objective is Objective.GRPO:
         return workload.batch * workload.completion_tokens
-    return 2 * workload.batch * (workload.seq - 1)
+    return sequences(workload) * (workload.seq - 1)
 
 
 def head_tile(workload: Workload, e: int) -> int:

@@ -5,10 +5,11 @@ allocates. With `zero_grad(set_to_none=True)` (PyTorch's and the Trainer's defau
 step goes through these instants (measured with tools/measure_peak.py, tests/golden/measured_peak.json):
 
     generation      GRPO only: weights + master + optimizer state + generate's cache and work (grpo.py)
+    kl              KTO only: the states and the policy's no_grad forward over its KL batch (preference.py)
     forward         weights + master + optimizer state + saved activations + logits
                     (+ the gradients of earlier micro-batches under gradient accumulation;
                     DPO: + its fused head's buffer, preference.py)
-    reference       DPO: the forward's end + the reference model's forward (no_grad); GRPO: the states
+    reference       DPO, KTO: the forward's end + the reference model's forward (no_grad); GRPO: the states
                     and that forward alone, as it runs before the policy's
     loss            the forward's end + the loss gradient over the vocabulary: cross-entropy's
                     backward makes two fp32 tensors of batch × seq × vocab (nll_loss's and
@@ -37,7 +38,7 @@ from ..core.choices import Optimizer, OptimizerImpl
 from ..core.dtypes import FP32_BYTES
 from ..model.tensor import Counted
 
-PHASES = ("generation", "forward", "reference", "loss", "backward_start", "backward_end", "optimizer")
+PHASES = ("generation", "kl", "forward", "reference", "loss", "backward_start", "backward_end", "optimizer")
 LOSS_GRADIENT_BYTES = 2 * FP32_BYTES  # nll_loss's and log_softmax's fp32 gradients, live together
 
 
@@ -116,6 +117,7 @@ class StepSizes:
     forward_transient: int = 0  # DPO: the fused head's buffer at the forward's end (preference.py)
     reference_transient: int | None = None  # DPO: the reference's forward beside the policy's activations
     reference_alone: bool = False  # GRPO: the reference's forward before the policy's, no activations beside it
+    kl_transient: int | None = None  # KTO: the policy's no_grad forward over the KL batch, before its own
     generation: tuple[int, int] | None = None  # GRPO: generate's (cache, working bytes), before the forward
     resident: int = 0  # GRPO with colocated vLLM awake: its share, live in every phase
     # optimizer_in_backward (torchtune's optimizer_in_bwd): each gradient is stepped and freed as it is made
@@ -144,8 +146,11 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
         **(alone if s.reference_alone else forward), "temporaries": s.reference_transient}}
     generation = {} if s.generation is None else {"generation": {
         **alone, "kv_cache": s.generation[0], "temporaries": s.generation[1]}}
+    kl = {} if s.kl_transient is None else {"kl": {**alone, "gradients": earlier,
+                                                                 "temporaries": s.kl_transient}}
     by_phase = {
         **generation,
+        **kl,
         "forward": forward,
         **reference,
         "loss": {**forward, "temporaries": s.loss_gradient},

@@ -23,6 +23,9 @@ EN: Mapping[str, str] = {
     "phase.optimizer": "optimizer step",
     "phase.reference": "the reference model's forward",
     "phase.generation": "generating the completions",
+    "phase.kl": "the policy's forward over KTO's KL batch",
+    "temporaries.kl": ("the policy's forward without gradients over KTO's KL batch (mismatched prompts and "
+        "completions), the larger of one layer's work and its LM head = {bytes}"),
     "temporaries.generate": "generate's work: a layer's prefill or the sampled position's fp32 logits = {bytes}",
     "kv_cache.generate": "transformers' cache while generating for {sequences} sequences = {bytes}",
     "kv_cache.vllm_colocate": "colocated vLLM's share: {utilization} × the GPU = {bytes} (from vLLM's source)",
@@ -467,10 +470,12 @@ EN: Mapping[str, str] = {
     "field.grad_accum.help": "Steps per update; memory follows the micro-batch (the batch size above).",
     "field.objective.label": "Objective",
     "field.objective.help": ("sft: supervised fine-tuning; dpo: TRL's DPO, chosen and rejected answers in one forward; "
-        "grpo: TRL's GRPO, completions generated then scored (the batch counts completions)."),
+        "grpo: TRL's GRPO, completions generated then scored (the batch counts completions); kto: TRL's KTO, unpaired "
+        "completions marked desirable or not (the batch counts them, at least 2), with a KL batch of mismatched "
+        "pairs."),
     "option.objective.sft": "Supervised (SFT)",
     "option.objective.dpo": "Preference (DPO)",
-    "field.reference.label": "Reference model (DPO, GRPO)",
+    "field.reference.label": "Reference model (DPO, KTO, GRPO)",
     "field.reference.help": (
         "A frozen copy, the policy with its adapters off (LoRA), or log-probabilities computed "
         "beforehand."
@@ -481,6 +486,7 @@ EN: Mapping[str, str] = {
     "option.reference.precomputed": "precomputed",
     "option.reference.none": "none (GRPO, beta 0)",
     "option.objective.grpo": "Reinforcement (GRPO)",
+    "option.objective.kto": "Unpaired preference (KTO)",
     "field.num_generations.label": "Completions per prompt",
     "field.num_generations.help": (
         "GRPO's num_generations; it must divide batch × accumulation, and leaves the memory as is."),
@@ -1120,7 +1126,7 @@ EN: Mapping[str, str] = {
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
     ),
     "speed.error.objective": (
-        "DPO and GRPO steps are not checked against published runs yet: treat the time as a rough estimate."
+        "DPO, KTO and GRPO steps are not checked against published runs yet: treat the time as a rough estimate."
     ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
     "speed.speech": "A transcription's speed (its real-time factor) is not estimated yet.",
@@ -1258,7 +1264,8 @@ EN: Mapping[str, str] = {
     ),
     "speed.chart.moe.x": "GPU memory (GiB)",
     "speed.basis.reference": (
-        "The reference's forward without gradients adds {flops} PFLOP per step (2 × parameters per token)."
+        "The forwards without gradients (the reference's; KTO's KL batch) add {flops} PFLOP per step (2 × "
+        "parameters per token)."
     ),
     "speed.basis.rollout": (
         "Before it, {engine} generates {sequences} completions of {tokens} tokens: {seconds} s, {share} of the step."

@@ -25,6 +25,9 @@ PT: Mapping[str, str] = {
     "phase.optimizer": "passo do otimizador",
     "phase.reference": "passagem direta do modelo de referência",
     "phase.generation": "geração das respostas",
+    "phase.kl": "passagem direta da política sobre o lote KL do KTO",
+    "temporaries.kl": ("a passagem direta da política sem gradientes sobre o lote KL do KTO (prompts e respostas "
+        "trocados), o maior entre o trabalho de uma camada e sua cabeça de saída = {bytes}"),
     "temporaries.generate": ("o trabalho do generate: o prefill de uma camada ou os logits fp32 da posição "
         "amostrada = {bytes}"),
     "kv_cache.generate": "o cache do transformers ao gerar para {sequences} sequências = {bytes}",
@@ -484,11 +487,13 @@ PT: Mapping[str, str] = {
     "field.objective.label": "Objetivo",
     "field.objective.help": (
         "sft: ajuste supervisionado; dpo: o DPO do TRL, respostas escolhida e rejeitada numa "
-        "passagem; grpo: o GRPO do TRL, respostas geradas e depois avaliadas (o lote conta respostas)."
+        "passagem; grpo: o GRPO do TRL, respostas geradas e depois avaliadas (o lote conta respostas); kto: o KTO "
+        "do TRL, respostas avulsas marcadas como desejáveis ou não (o lote as conta, ao menos 2), com um lote KL de "
+        "pares trocados."
     ),
     "option.objective.sft": "Supervisionado (SFT)",
     "option.objective.dpo": "Preferência (DPO)",
-    "field.reference.label": "Modelo de referência (DPO, GRPO)",
+    "field.reference.label": "Modelo de referência (DPO, KTO, GRPO)",
     "field.reference.help": (
         "Uma cópia congelada, a política com os adaptadores desligados (LoRA) ou log-probabilidades "
         "calculadas antes."
@@ -499,6 +504,7 @@ PT: Mapping[str, str] = {
     "option.reference.precomputed": "calculadas antes",
     "option.reference.none": "nenhum (GRPO, beta 0)",
     "option.objective.grpo": "Reforço (GRPO)",
+    "option.objective.kto": "Preferência avulsa (KTO)",
     "field.num_generations.label": "Respostas por prompt",
     "field.num_generations.help": "O num_generations do GRPO; deve dividir lote × acumulação e não muda a memória.",
     "field.completion_tokens.label": "Tokens da resposta",
@@ -1168,7 +1174,7 @@ PT: Mapping[str, str] = {
         "{backend})."
     ),
     "speed.error.objective": (
-        "Passos de DPO e GRPO ainda não foram conferidos com execuções publicadas: trate o tempo como estimativa "
+        "Passos de DPO, KTO e GRPO ainda não foram conferidos com execuções publicadas: trate o tempo como estimativa "
         "grosseira."
     ),
     "speed.error.none": (
@@ -1324,7 +1330,8 @@ PT: Mapping[str, str] = {
     ),
     "speed.chart.moe.x": "memória da GPU (GiB)",
     "speed.basis.reference": (
-        "O forward sem gradientes da referência soma {flops} PFLOP por passo (2 × parâmetros por token)."
+        "Os forwards sem gradientes (o da referência; o lote KL do KTO) somam {flops} PFLOP por passo (2 × "
+        "parâmetros por token)."
     ),
     "speed.basis.rollout": (
         "Antes dele, {engine} gera {sequences} respostas de {tokens} tokens: {seconds} s, {share} do passo."
