@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from vramcalc import estimate, parse_workload
+from vramcalc.core.choices import Optimizer
 from vramcalc.core.errors import ValidationError
+from vramcalc.core.units import format_binary
+from vramcalc.model.table import counted_tensors
+from vramcalc.render.messages import ENGLISH
+from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.training import recipes
 
 PARAMS = 8_030_261_248  # Llama 3.1 8B
 
@@ -59,6 +68,30 @@ def test_qlora_keeps_the_base_in_nf4():
 def test_eight_bit_adamw_is_about_two_bytes_per_parameter():
     optimizer = states(optimizer="adamw-8bit")["optimizer"]
     assert optimizer == pytest.approx(2 * (1 + 4 / 256) * PARAMS, rel=0.001)
+
+
+BNB = json.loads((Path(__file__).parent / "golden" / "measured_bnb_state.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("optimizer", sorted(BNB["optimizers"]))
+def test_bitsandbytes_state_is_the_bytes_it_allocates(optimizer):
+    """bitsandbytes' AdamW8bit, PagedAdamW8bit and PagedAdamW on a small bf16 Llama (tools/measure_bnb_state.py):
+    fp32 state under 4,096 elements, uint8 with an fp32 absmax per 256 above, fp32 for paged AdamW whatever the
+    parameters' dtype; the paged part is both moments of the tensors of 100,000 elements or more (the code
+    books, 2 KiB per optimizer object, are left out)."""
+    measured = BNB["optimizers"][optimizer]
+    tensors = counted_tensors(from_hf_config(BNB["config"]))
+    assert sum(t.numel * n for t, n in tensors) == measured["params"]
+    assert recipes.optimizer_state_bytes(Optimizer(optimizer), tensors, 2) == measured["state_bytes"]
+    assert recipes.paged_state_bytes(Optimizer(optimizer), tensors) == measured["paged_bytes"]
+
+
+def test_paged_adamw_keeps_fp32_state_and_says_what_pytorch_does_not_count():
+    assert states(optimizer="paged-adamw", recipe="bf16")["optimizer"] == 8 * PARAMS
+    result = estimate(parse_workload({"model": "llama-3.1-8b", "mode": "training", "optimizer": "paged-adamw-8bit"}))
+    note = ENGLISH.say(next(c for c in result.components if c.key == "optimizer").formula[-1])
+    paged = 2 * (PARAMS - 65 * 4096)  # both uint8 moments of every tensor but the 65 norms (4,096 values each)
+    assert "max_memory_allocated" in note and f"{format_binary(paged)} of it" in note
 
 
 def test_fused_cross_entropy_never_materialises_the_logits():

@@ -127,8 +127,9 @@ def gradients_bytes(workload: Workload) -> Component:
 
 def optimizer_state_bytes(workload: Workload) -> Component:
     """Optimizer state for the trainable tensors (training.py): Adam(W) two moments in the
-    state dtype, 8-bit AdamW about 2 bytes, Adafactor factored, Lion and SGD with momentum one
-    buffer, SGD none (ZeRO paper §3.1; bitsandbytes; Shazeer & Stern 2018)."""
+    state dtype, bitsandbytes' paged AdamW two fp32 moments, 8-bit AdamW about 2 bytes,
+    Adafactor factored, Lion and SGD with momentum one buffer, SGD none (ZeRO paper §3.1;
+    bitsandbytes; Shazeer & Stern 2018)."""
     if not workload.is_training:
         return Component(key="optimizer", bytes=0, explain=lambda: phrase("optimizer.none"))
     optimizer = workload.optimizer
@@ -137,9 +138,10 @@ def optimizer_state_bytes(workload: Workload) -> Component:
     tensors, params, _ = trainable(workload)
     state = adapter_bytes(workload) if workload.lora else recipe_states(workload).state
     num_bytes = recipes.optimizer_state_bytes(optimizer, tensors, state)
+    paged = recipes.paged_state_bytes(optimizer, tensors)
     listed = sum(t.numel * n for t, n in tensors)
     if listed and listed != params:  # a custom model of three numbers: its tensors only sketch the shapes
-        num_bytes = num_bytes * params // listed
+        num_bytes, paged = num_bytes * params // listed, paged * params // listed
     per_param = num_bytes / params if params else 0
     return Component(
         key="optimizer",
@@ -148,7 +150,7 @@ def optimizer_state_bytes(workload: Workload) -> Component:
             "optimizer.formula", params=format_count(params), per_param=f"{per_param:.3g}",
             optimizer=optimizer.value, what=phrase(f"optimizer.state.{optimizer.value}"),
             bytes=format_binary(num_bytes),
-        ), *((phrase("optimizer.paged"),) if optimizer in PAGED else ())),
+        ), *((phrase("optimizer.paged", bytes=format_binary(paged)),) if optimizer in PAGED else ())),
     )
 
 

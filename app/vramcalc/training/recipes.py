@@ -62,20 +62,25 @@ def compute_precision(recipe: Recipe, precision: Precision) -> Precision:
 
 BNB_BLOCK = 256  # bitsandbytes 8-bit optimizers quantise state in blocks of 256 with an fp32 absmax each
 BNB_MIN_8BIT = 4096  # tensors smaller than this keep 32-bit state (min_8bit_size)
+BNB_MIN_PAGED = 100_000  # paged optimizers page the state of tensors this large or larger (get_state_buffer)
 
 
 def optimizer_state_bytes(optimizer: Optimizer, tensors: Counted, state_bytes: int) -> int:
     """Optimizer state for the trainable tensors.
 
     AdamW / Adam: two moments; Lion and SGD with momentum: one; SGD: none (all in the state
-    dtype). 8-bit AdamW (bitsandbytes): two uint8 moments with an fp32 absmax per 256
-    (32-bit for tensors under 4,096 elements). Adafactor (no first moment, as Hugging Face's
-    default): a row and a column second-moment factor per matrix, a full one per vector."""
+    dtype). bitsandbytes (optim/optimizer.py, Optimizer2State.init_state; measured on the CPU by
+    tools/measure_bnb_state.py): paged AdamW keeps two fp32 moments whatever the parameters' dtype;
+    8-bit AdamW two uint8 moments with an fp32 absmax per 256 (32-bit for tensors under 4,096
+    elements). Adafactor (no first moment, as Hugging Face's default): a row and a column
+    second-moment factor per matrix, a full one per vector."""
     total = 0
     for t, count in tensors:
         n = t.numel
-        if optimizer in (Optimizer.ADAMW, Optimizer.ADAM, Optimizer.PAGED_ADAMW):
+        if optimizer in (Optimizer.ADAMW, Optimizer.ADAM):
             total += 2 * n * state_bytes * count
+        elif optimizer is Optimizer.PAGED_ADAMW:
+            total += 2 * n * FP32 * count
         elif optimizer in (Optimizer.ADAMW_8BIT, Optimizer.PAGED_ADAMW_8BIT):
             total += (2 * n * FP32 if n < BNB_MIN_8BIT else 2 * (n + math.ceil(n / BNB_BLOCK) * FP32)) * count
         elif optimizer is Optimizer.ADAFACTOR:
@@ -83,3 +88,14 @@ def optimizer_state_bytes(optimizer: Optimizer, tensors: Counted, state_bytes: i
         elif optimizer in (Optimizer.LION, Optimizer.SGD_MOMENTUM):
             total += n * state_bytes * count
     return total
+
+
+def paged_state_bytes(optimizer: Optimizer, tensors: Counted) -> int:
+    """The part of a paged optimizer's state bitsandbytes allocates with cudaMallocManaged (F.get_paged,
+    attached to the host): both moments of each tensor of 100,000 elements or more; the absmax scales
+    and the smaller tensors' state stay ordinary CUDA tensors. PyTorch's caching allocator does not
+    see managed memory, so torch.cuda.max_memory_allocated and memory_stats() leave this part out."""
+    if optimizer not in (Optimizer.PAGED_ADAMW, Optimizer.PAGED_ADAMW_8BIT):
+        return 0
+    per_value = 1 if optimizer is Optimizer.PAGED_ADAMW_8BIT else FP32
+    return sum(2 * t.numel * per_value * count for t, count in tensors if t.numel >= BNB_MIN_PAGED)

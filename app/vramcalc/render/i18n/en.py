@@ -93,7 +93,7 @@ EN: Mapping[str, str] = {
     "optimizer.sgd": "plain SGD keeps no state",
     "optimizer.state.adamw": "momentum + variance",
     "optimizer.state.adam": "momentum + variance",
-    "optimizer.state.paged-adamw": "momentum + variance in paged memory",
+    "optimizer.state.paged-adamw": "fp32 momentum + variance in paged memory",
     "optimizer.state.adamw-8bit": "8-bit momentum + variance with fp32 block scales",
     "optimizer.state.paged-adamw-8bit": "8-bit momentum + variance with fp32 block scales, paged",
     "optimizer.state.adafactor": "factored second moments",
@@ -101,7 +101,8 @@ EN: Mapping[str, str] = {
     "optimizer.state.sgd-momentum": "momentum",
     "optimizer.paged": (
         "; paged: under memory pressure the state moves to host memory instead of failing, so the peak on the "
-        "GPU can be lower, at the cost of speed"
+        "GPU can be lower, at the cost of speed. {bytes} of it is CUDA managed memory, which PyTorch's allocator "
+        "does not count: torch.cuda.max_memory_allocated (and torchtune's logged peak) reads that much less"
     ),
     "weights.lora": " + LoRA adapters: {count} trainable parameters in {dtype} = {bytes}",
     "weights.autocast": " + autocast's 16-bit copies of the linear weights, kept through backward = {bytes}",

@@ -99,7 +99,7 @@ PT: Mapping[str, str] = {
     "optimizer.sgd": "o SGD puro não guarda estado",
     "optimizer.state.adamw": "momento + variância",
     "optimizer.state.adam": "momento + variância",
-    "optimizer.state.paged-adamw": "momento + variância em memória paginada",
+    "optimizer.state.paged-adamw": "momento + variância em fp32, em memória paginada",
     "optimizer.state.adamw-8bit": "momento + variância em 8 bits, com escalas de bloco em fp32",
     "optimizer.state.paged-adamw-8bit": "momento + variância em 8 bits, com escalas de bloco em fp32, paginados",
     "optimizer.state.adafactor": "segundos momentos fatorados",
@@ -107,7 +107,8 @@ PT: Mapping[str, str] = {
     "optimizer.state.sgd-momentum": "momento",
     "optimizer.paged": (
         "; paginado: sob pressão de memória, o estado passa para a memória do host em vez de falhar, então o pico na "
-        "GPU pode ser menor, ao custo de velocidade"
+        "GPU pode ser menor, ao custo de velocidade. {bytes} dele é memória gerenciada da CUDA, que o alocador do "
+        "PyTorch não conta: torch.cuda.max_memory_allocated (e o pico que o torchtune registra) mostra isso a menos"
     ),
     "weights.lora": " + adaptadores LoRA: {count} parâmetros treináveis em {dtype} = {bytes}",
     "weights.autocast": " + as cópias de 16 bits dos pesos lineares feitas pelo autocast, mantidas até a passagem "
