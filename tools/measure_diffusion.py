@@ -82,8 +82,9 @@ PERTURBED: list[tuple[str, dict]] = [
     ("AutoencoderKLHunyuanVideo", {"block_out_channels": [16, 32, 48], "layers_per_block": 1, "latent_channels": 8,
                                    "norm_num_groups": 8, "down_block_types": ["HunyuanVideoDownBlock3D"] * 3,
                                    "up_block_types": ["HunyuanVideoUpBlock3D"] * 3, "mid_block_add_attention": False}),
-    ("AutoencoderKLHunyuanVideo", {"block_out_channels": [8, 16, 16, 32, 32], "latent_channels": 4, "norm_num_groups": 4,
-                                   "spatial_compression_ratio": 16, "down_block_types": ["HunyuanVideoDownBlock3D"] * 5,
+    ("AutoencoderKLHunyuanVideo", {"block_out_channels": [8, 16, 16, 32, 32], "latent_channels": 4,
+                                   "norm_num_groups": 4, "spatial_compression_ratio": 16,
+                                   "down_block_types": ["HunyuanVideoDownBlock3D"] * 5,
                                    "up_block_types": ["HunyuanVideoUpBlock3D"] * 5}),
     ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 4, "dim_mult": [1, 2, 2], "num_res_blocks": 1,
                           "temperal_downsample": [True, False]}),
@@ -291,7 +292,8 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
     torch.manual_seed(0)
     dtype = torch.bfloat16
     model = build_real(class_name, config).to(dtype).eval()
-    width = next(model.config[key] for key in ("joint_attention_dim", "text_dim", "text_embed_dim") if key in model.config)
+    width = next(model.config[key] for key in ("joint_attention_dim", "text_dim", "text_embed_dim")
+                 if key in model.config)
     text = torch.randn(batch, text_tokens, width, dtype=dtype)
     t = torch.ones(batch, dtype=dtype)
     if class_name == "FluxTransformer2DModel":

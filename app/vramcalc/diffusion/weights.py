@@ -36,7 +36,8 @@ INDEX_BYTES = 8  # int64 position ids
 # diffusers classes: `_keep_in_fp32_modules` (held in fp32 whatever the dtype) and `_skip_layerwise_casting_patterns`.
 KEEP_FP32 = {"WanTransformer3DModel": ("rope", "time_embedder", "scale_shift_table", "norm1", "norm2", "norm3")}
 KEEP_FP32_UNDER_FP16 = {"T5EncoderModel": ("wo",), "UMT5EncoderModel": ("wo",)}  # transformers
-FP32_BUFFERS = {"LlamaModel": ("rotary_emb",)}  # transformers keeps the rotary inv_freq tables in fp32 whatever the dtype
+# transformers keeps the rotary inv_freq tables in fp32 whatever the dtype
+FP32_BUFFERS = {"LlamaModel": ("rotary_emb",)}
 SKIP_CASTING = {
     "FluxTransformer2DModel": ("pos_embed", "norm"),
     "SD3Transformer2DModel": ("pos_embed", "norm"),
