@@ -184,6 +184,7 @@ STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
                                         "rope_axes_dim": [16, 24, 24]}, 1, (16, 9, 48, 64), 256),
     ("HunyuanVideoTransformer3DModel", {**HUNYUAN, "mlp_ratio": 2.0}, 1, (16, 5, 64, 64), 32),
 ]
+HUNYUAN_VAE = {"block_out_channels": [16, 32, 64, 64], "norm_num_groups": 8, "latent_channels": 16}
 # (class, config, batch, width, height, frames, tile: 0 untiled, else enable_tiling() with this tile in pixels)
 DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
     ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1, 0),
@@ -199,6 +200,13 @@ DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
     ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9, 128),
     ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 256, 9, 128),
     ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 320, 5, 256),
+    # AutoencoderKLHunyuanVideo, framewise (its default): one call up to 4 latent frames, else 5-frame tiles every 3
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 128, 128, 9, 0),
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 128, 128, 33, 0),
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 2, 192, 128, 25, 0),
+    ("AutoencoderKLHunyuanVideo", {**HUNYUAN_VAE, "block_out_channels": [16, 32, 32, 32]}, 1, 160, 96, 45, 0),
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 384, 256, 9, 128),  # enable_tiling(): tiled in space too
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 320, 256, 21, 128),
 ]
 
 
@@ -326,7 +334,7 @@ def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: 
     model = build_real(class_name, config).to(torch.bfloat16).eval()
     channels = int(config.get("latent_channels", config.get("z_dim", 16)))
     shape: tuple[int, ...] = (batch, channels, height // 8, width // 8)
-    if class_name == "AutoencoderKLWan":
+    if class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo"):
         shape = (batch, channels, (frames - 1) // 4 + 1, height // 8, width // 8)
         if tile:
             model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,

@@ -150,13 +150,62 @@ def encode_bytes(encoder_class: str, config: dict[str, Any], tokens: int, hidden
 
 def decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
                  e: int = 2, tile: int = 0) -> int | None:
-    """Working memory of decoding the latents in one call, or tile by tile (`tile` pixels, 0: untiled); None for
-    AutoencoderKLHunyuanVideo, not measured yet."""
+    """Working memory of decoding the latents in one call, or tile by tile (`tile` pixels, 0: untiled); None where
+    not measured (an AutoencoderKLHunyuanVideo of another layout than HunyuanVideo's)."""
     if vae_class == "AutoencoderKLHunyuanVideo":
-        return None
+        return hunyuan_decode_bytes(vae, batch, width, height, frames, e, tile)
     if tile and (width > tile or height > tile):
         return tiled_decode_bytes(vae_class, vae, batch, width, height, frames, e, tile)
     return _untiled_decode_bytes(vae_class, vae, batch, width, height, frames, e)
+
+
+HUNYUAN_TILE, HUNYUAN_STRIDE = 4, 3  # tile_sample_min_num_frames 16 and stride 12, in latent frames
+
+
+def hunyuan_decode_bytes(vae: dict[str, Any], batch: int, width: int, height: int, frames: int, e: int,
+                         tile: int = 0) -> int | None:
+    """AutoencoderKLHunyuanVideo.decode with its default framewise decoding (`_temporal_tiled_decode`): up to
+    HUNYUAN_TILE latent frames in one decoder call, else a call on every HUNYUAN_STRIDE latent frames over the next
+    HUNYUAN_TILE + 1, each decoded tile kept in `row` (a view without its first frame, all but the first, which
+    keeps the whole storage) until the last, then blended in place and concatenated into the video. The peak is
+    the larger of a call above the tiles decoded before it, and the assembly (every tile and the video). With
+    `tile` (enable_tiling()), a call wider or taller than the tile is `tiled_decode`: tiles every 3/4 tile, kept,
+    blended, concatenated into rows and the rows into the frames (two copies), as AutoencoderKL's."""
+    channels = [int(c) for c in vae.get("block_out_channels", (128, 256, 512, 512))]
+    if len(channels) != 4 or int(vae.get("spatial_compression_ratio", 8)) != VAE_SCALE:
+        return None  # measured on the four levels of HunyuanVideo's layout only
+    latent_frames = (frames - 1) // WAN_TEMPORAL + 1
+    z = int(vae.get("latent_channels", 16))
+
+    def call(tile_frames: int, height: int, width: int) -> int:
+        """One decoder call at the last upsampler (its channels, channels[1]): the replicate-padded input of its
+        causal conv (2 more frames, 2 more pixels a side), the conv's output, the torch.cat of the upsampled frames
+        and the nearest-upsampled later frames and first frame; at half resolution the up block's input and its
+        last resnet's output; post_quant_conv's output."""
+        out, half = (tile_frames - 1) * 4 + 1, (tile_frames - 1) * 2 + 1
+        full = channels[1] * ((out + 2) * (height + 2) * (width + 2) + 3 * out * height * width)
+        below = (channels[2] + channels[1]) * half * (height // 2) * (width // 2)
+        return full + below + z * tile_frames * (height // VAE_SCALE) * (width // VAE_SCALE)
+
+    def tiled(tile_frames: int) -> int:
+        if not tile or (width <= tile and height <= tile):
+            return call(tile_frames, height, width)
+        pixel = 3 * ((tile_frames - 1) * 4 + 1)  # one decoded pixel of every frame
+        before, decoding = 0, 0
+        for h, w in [(h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile)]:
+            decoding = max(decoding, before + call(tile_frames, h, w))
+            before += h * w * pixel
+        return max(decoding, before + 2 * width * height * pixel)
+
+    if latent_frames <= HUNYUAN_TILE:
+        return batch * tiled(latent_frames) * e
+    frame = 3 * height * width  # one decoded frame
+    before, largest = 0, 0
+    for start in range(0, latent_frames, HUNYUAN_STRIDE):
+        frames_in = min(HUNYUAN_TILE + 1, latent_frames - start)
+        largest = max(largest, before + tiled(frames_in))
+        before += ((frames_in - 1) * 4 + 1) * frame
+    return batch * max(largest, before + ((latent_frames - 1) * 4 + 1) * frame) * e
 
 
 def _untiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
