@@ -54,6 +54,14 @@ PERTURBED: list[tuple[str, dict]] = [
                                "text_dim": 64, "freq_dim": 32, "in_channels": 8, "out_channels": 8}),
     ("WanTransformer3DModel", {"num_layers": 2, "num_attention_heads": 2, "attention_head_dim": 16, "ffn_dim": 64,
                                "text_dim": 24, "cross_attn_norm": False, "patch_size": [2, 2, 2]}),
+    ("HunyuanVideoTransformer3DModel", {"num_layers": 2, "num_single_layers": 3, "num_refiner_layers": 1,
+                                        "num_attention_heads": 3, "attention_head_dim": 32, "mlp_ratio": 2.5,
+                                        "text_embed_dim": 80, "pooled_projection_dim": 48, "in_channels": 8,
+                                        "out_channels": 4, "patch_size": 1, "patch_size_t": 2,
+                                        "guidance_embeds": False, "rope_axes_dim": [8, 12, 12]}),
+    ("HunyuanVideoTransformer3DModel", {"num_layers": 1, "num_single_layers": 1, "num_refiner_layers": 3,
+                                        "num_attention_heads": 2, "attention_head_dim": 16, "text_embed_dim": 24,
+                                        "pooled_projection_dim": 16, "rope_axes_dim": [4, 6, 6]}),
     ("UNet2DConditionModel", {"block_out_channels": [32, 64], "layers_per_block": 1, "cross_attention_dim": 24,
                               "attention_head_dim": 8, "norm_num_groups": 8,
                               "down_block_types": ["CrossAttnDownBlock2D", "DownBlock2D"],
@@ -71,6 +79,13 @@ PERTURBED: list[tuple[str, dict]] = [
     ("AutoencoderKL", {"block_out_channels": [16, 32, 48], "layers_per_block": 2, "latent_channels": 4,
                        "norm_num_groups": 8, "use_quant_conv": False, "mid_block_add_attention": False,
                        "down_block_types": ["DownEncoderBlock2D"] * 3, "up_block_types": ["UpDecoderBlock2D"] * 3}),
+    ("AutoencoderKLHunyuanVideo", {"block_out_channels": [16, 32, 48], "layers_per_block": 1, "latent_channels": 8,
+                                   "norm_num_groups": 8, "down_block_types": ["HunyuanVideoDownBlock3D"] * 3,
+                                   "up_block_types": ["HunyuanVideoUpBlock3D"] * 3, "mid_block_add_attention": False}),
+    ("AutoencoderKLHunyuanVideo", {"block_out_channels": [8, 16, 16, 32, 32], "latent_channels": 4,
+                                   "norm_num_groups": 4, "spatial_compression_ratio": 16,
+                                   "down_block_types": ["HunyuanVideoDownBlock3D"] * 5,
+                                   "up_block_types": ["HunyuanVideoUpBlock3D"] * 5}),
     ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 4, "dim_mult": [1, 2, 2], "num_res_blocks": 1,
                           "temperal_downsample": [True, False]}),
     ("AutoencoderKLWan", {"base_dim": 8, "decoder_base_dim": 12, "z_dim": 6, "num_res_blocks": 2}),
@@ -84,6 +99,11 @@ PERTURBED: list[tuple[str, dict]] = [
                         "feed_forward_proj": "relu", "relative_attention_num_buckets": 16}),
     ("UMT5EncoderModel", {"d_model": 64, "d_kv": 16, "num_heads": 6, "d_ff": 100, "num_layers": 3,
                           "vocab_size": 700, "feed_forward_proj": "gated-gelu"}),
+    ("LlamaModel", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4, "num_key_value_heads": 2,
+                    "head_dim": 24, "num_hidden_layers": 3, "vocab_size": 500, "attention_bias": True,
+                    "mlp_bias": True}),
+    ("LlamaModel", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 6, "num_hidden_layers": 2,
+                    "vocab_size": 300}),
 ]
 
 
@@ -139,6 +159,8 @@ FLUX_B = {**FLUX_A, "num_attention_heads": 2, "attention_head_dim": 64, "axes_di
 SD3 = {"num_layers": 3, "num_attention_heads": 4, "attention_head_dim": 32, "caption_projection_dim": 128,
        "joint_attention_dim": 64, "pooled_projection_dim": 32, "pos_embed_max_size": 96, "sample_size": 32,
        "qk_norm": "rms_norm"}
+HUNYUAN = {"num_layers": 2, "num_single_layers": 2, "num_refiner_layers": 1, "num_attention_heads": 4,
+           "attention_head_dim": 32, "text_embed_dim": 64, "pooled_projection_dim": 32, "rope_axes_dim": [8, 12, 12]}
 WAN = {"num_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32, "text_dim": 64, "freq_dim": 32}
 VAE = {"down_block_types": ["DownEncoderBlock2D"] * 4, "up_block_types": ["UpDecoderBlock2D"] * 4,
        "layers_per_block": 2, "latent_channels": 16, "norm_num_groups": 8, "use_quant_conv": False,
@@ -156,7 +178,13 @@ STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
     ("WanTransformer3DModel", {**WAN, "ffn_dim": 512}, 1, (16, 5, 64, 64), 64),
     ("WanTransformer3DModel", {**WAN, "ffn_dim": 346}, 1, (16, 5, 64, 64), 64),  # 14B's ffn/d, 2.7
     ("WanTransformer3DModel", {**WAN, "ffn_dim": 746}, 2, (16, 3, 64, 64), 128),  # 1.3B's, 5.83
+    ("HunyuanVideoTransformer3DModel", HUNYUAN, 1, (16, 5, 64, 64), 64),
+    ("HunyuanVideoTransformer3DModel", HUNYUAN, 2, (16, 3, 64, 96), 128),
+    ("HunyuanVideoTransformer3DModel", {**HUNYUAN, "num_attention_heads": 2, "attention_head_dim": 64,
+                                        "rope_axes_dim": [16, 24, 24]}, 1, (16, 9, 48, 64), 256),
+    ("HunyuanVideoTransformer3DModel", {**HUNYUAN, "mlp_ratio": 2.0}, 1, (16, 5, 64, 64), 32),
 ]
+HUNYUAN_VAE = {"block_out_channels": [16, 32, 64, 64], "norm_num_groups": 8, "latent_channels": 16}
 # (class, config, batch, width, height, frames, tile: 0 untiled, else enable_tiling() with this tile in pixels)
 DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
     ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1, 0),
@@ -172,6 +200,13 @@ DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
     ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9, 128),
     ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 256, 9, 128),
     ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 320, 5, 256),
+    # AutoencoderKLHunyuanVideo, framewise (its default): one call up to 4 latent frames, else 5-frame tiles every 3
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 128, 128, 9, 0),
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 128, 128, 33, 0),
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 2, 192, 128, 25, 0),
+    ("AutoencoderKLHunyuanVideo", {**HUNYUAN_VAE, "block_out_channels": [16, 32, 32, 32]}, 1, 160, 96, 45, 0),
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 384, 256, 9, 128),  # enable_tiling(): tiled in space too
+    ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 320, 256, 21, 128),
 ]
 
 
@@ -218,6 +253,8 @@ T5_SMALL = {"d_model": 64, "d_kv": 16, "num_heads": 6, "d_ff": 160, "num_layers"
             "feed_forward_proj": "gated-gelu"}
 CLIP_SMALL = {"hidden_size": 64, "intermediate_size": 256, "num_attention_heads": 4, "num_hidden_layers": 3,
               "vocab_size": 1000, "max_position_embeddings": 77}
+LLAMA_SMALL = {"hidden_size": 64, "intermediate_size": 224, "num_attention_heads": 4, "num_key_value_heads": 2,
+               "num_hidden_layers": 4, "vocab_size": 1000}
 # (class, config, tokens, output_hidden_states): one prompt through a text encoder, as the pipelines call them
 ENCODERS: list[tuple[str, dict, int, bool]] = [
     ("T5EncoderModel", T5_SMALL, 512, False),  # the position buckets' int64 temporaries are the peak
@@ -230,6 +267,11 @@ ENCODERS: list[tuple[str, dict, int, bool]] = [
     ("CLIPTextModel", {**CLIP_SMALL, "num_hidden_layers": 4, "intermediate_size": 512}, 77, True),
     ("CLIPTextModelWithProjection", {**CLIP_SMALL, "num_hidden_layers": 6, "projection_dim": 32}, 77, True),
     ("CLIPTextModelWithProjection", {**CLIP_SMALL, "num_hidden_layers": 2, "projection_dim": 32}, 77, False),
+    ("LlamaModel", LLAMA_SMALL, 351, True),  # HunyuanVideo's 256 + the template's 95
+    ("LlamaModel", LLAMA_SMALL, 351, False),
+    ("LlamaModel", {**LLAMA_SMALL, "num_hidden_layers": 6, "intermediate_size": 400, "num_key_value_heads": 4}, 351,
+     True),
+    ("LlamaModel", {**LLAMA_SMALL, "hidden_size": 96, "num_attention_heads": 6, "head_dim": 24}, 128, True),
 ]
 
 
@@ -258,8 +300,9 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
     torch.manual_seed(0)
     dtype = torch.bfloat16
     model = build_real(class_name, config).to(dtype).eval()
-    text = torch.randn(batch, text_tokens, model.config.joint_attention_dim if "joint_attention_dim" in
-                       model.config else model.config.text_dim, dtype=dtype)
+    width = next(model.config[key] for key in ("joint_attention_dim", "text_dim", "text_embed_dim")
+                 if key in model.config)
+    text = torch.randn(batch, text_tokens, width, dtype=dtype)
     t = torch.ones(batch, dtype=dtype)
     if class_name == "FluxTransformer2DModel":
         c, h, w = latent
@@ -272,6 +315,11 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
         inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
                   "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
                   "timestep": t}
+    elif class_name == "HunyuanVideoTransformer3DModel":  # the prompt's mask all ones: every text token attends
+        inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
+                  "encoder_attention_mask": torch.ones(batch, text_tokens, dtype=torch.int64),
+                  "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
+                  "timestep": t, "guidance": t * 1000}
     else:
         inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
                   "timestep": t}
@@ -286,7 +334,7 @@ def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: 
     model = build_real(class_name, config).to(torch.bfloat16).eval()
     channels = int(config.get("latent_channels", config.get("z_dim", 16)))
     shape: tuple[int, ...] = (batch, channels, height // 8, width // 8)
-    if class_name == "AutoencoderKLWan":
+    if class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo"):
         shape = (batch, channels, (frames - 1) // 4 + 1, height // 8, width // 8)
         if tile:
             model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,

@@ -71,11 +71,13 @@ def run_the_engine():
     decode(encode(DEFAULTS))
     from vramcalc.diffusion.pipelines import load_pipelines
     from vramcalc.diffusion.run import evaluate
+    from vramcalc.diffusion.weights import GGUF_KEEP
     from vramcalc.inputs.parse import parse_diffusion
     from vramcalc.render.diffusion import present_diffusion
 
-    for slug in load_pipelines():  # the image and video pipelines (family=diffusion)
-        present_diffusion(evaluate(*parse_diffusion({"pipeline": slug, "denoiser_precision": "gguf-q4_0"})))
+    for slug, chosen in load_pipelines().items():  # the image and video pipelines (family=diffusion), GGUF if read
+        precision = "gguf-q4_0" if chosen.denoiser.class_name in GGUF_KEEP else "bf16"
+        present_diffusion(evaluate(*parse_diffusion({"pipeline": slug, "denoiser_precision": precision})))
     decode("?family=diffusion&pipeline=sdxl&width=1000&cfg=off")
     decode("?model=nonsense&batch=-1&seq=%FF")
     from_hf_config(parse_config_json(json.dumps({

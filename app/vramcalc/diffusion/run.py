@@ -21,12 +21,17 @@ from dataclasses import dataclass
 from ..core.errors import ValidationError
 from .pipelines import Part, Pipeline
 from .stages import decode_bytes, denoise_bytes, encode_bytes, image_tokens, latent_shape, unet_step_bytes
-from .weights import GGUF_TYPES, PRECISIONS, block_bytes, largest_module_bytes, part_bytes
+from .weights import GGUF_KEEP, GGUF_TYPES, PRECISIONS, block_bytes, largest_module_bytes, part_bytes
 
 PLACEMENTS = ("gpu", "model", "sequential")
-CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline")  # the others concatenate cond and uncond in one batch
+# the others concatenate cond and uncond in one batch (HunyuanVideoPipeline: true_cfg_scale > 1, a negative prompt)
+CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline")
 # the pipelines that ask their CLIP encoders for every layer's output (output_hidden_states=True: the penultimate's)
 CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline")
+# HunyuanVideoPipeline asks its Llama for every layer's output (the third from last's) over the prompt template's
+# tokens and the prompt's, then crops the template's 95 (crop_start) before the transformer
+LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder"}
+HUNYUAN_CROP_START = 95
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,6 +110,9 @@ def check(pipeline: Pipeline, request: Request) -> None:
         raise ValidationError("placement", request.placement, f"one of: {', '.join(PLACEMENTS)}")
     if request.precision not in PRECISIONS + GGUF_TYPES:
         raise ValidationError("precision", request.precision, f"one of: {', '.join(PRECISIONS + GGUF_TYPES)}")
+    if request.precision in GGUF_TYPES and pipeline.denoiser.class_name not in GGUF_KEEP:
+        raise ValidationError("precision", request.precision, f"one of: {', '.join(PRECISIONS)} (no GGUF rules "
+                              f"read for {pipeline.denoiser.class_name})")
     if request.vae_tiling and not (128 <= request.vae_tiling <= 4096 and request.vae_tiling % 32 == 0):
         raise ValidationError("vae_tiling", request.vae_tiling, "128 to 4096 pixels, a multiple of 32 (0: off)")
     for key, precision in (("text_precision", request.text_precision), ("vae_precision", request.vae_precision)):
@@ -166,9 +174,12 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
     latent_bytes = request.batch * _product(latent) * e
     in_one_batch = request.cfg and pipeline.pipeline_class not in CFG_IN_SEPARATE_PASSES
     text_tokens = sequence_text_tokens(pipeline)
-    hidden_states = pipeline.pipeline_class in CLIP_HIDDEN_STATES
+    def hidden_states(part: Part) -> bool:
+        return pipeline.pipeline_class in CLIP_HIDDEN_STATES or LLM_HIDDEN_STATES.get(pipeline.pipeline_class) == (
+            part.role)
+
     stages = [Stage(name=f"encode:{p.role}", part=p.role, weight_bytes=on_gpu(p.role), carried_bytes=embeddings,
-                    working_bytes=encode_bytes(p.class_name, p.config, pipeline.text_tokens[p.role], hidden_states,
+                    working_bytes=encode_bytes(p.class_name, p.config, pipeline.text_tokens[p.role], hidden_states(p),
                                                _activation_bytes(request.text_precision)))
               for p in pipeline.parts if p.is_text_encoder]
     batch = request.batch * (2 if in_one_batch else 1)
@@ -188,8 +199,11 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
 
 def sequence_text_tokens(pipeline: Pipeline) -> int:
     """The text tokens the denoiser attends to: SD3's CLIP pair (side by side, 77) then T5's; Flux's T5 (CLIP gives
-    a pooled vector only); Wan's UMT5; a UNet's CLIP (the widest encoder in every other case)."""
+    a pooled vector only); Wan's UMT5; HunyuanVideo's Llama without the template; a UNet's CLIP (the widest encoder
+    in every other case)."""
     tokens = pipeline.text_tokens
+    if pipeline.pipeline_class == "HunyuanVideoPipeline":
+        return tokens["text_encoder"] - HUNYUAN_CROP_START
     if "text_encoder_3" in tokens:
         return tokens["text_encoder"] + tokens["text_encoder_3"]
     widest = max((p for p in pipeline.parts if p.is_text_encoder), key=_width)

@@ -12,7 +12,8 @@ from typing import Any
 
 FP32 = 4
 VAE_SCALE = 8  # every VAE here: 8x spatial compression (2 ** (len(block_out_channels) - 1) for AutoencoderKL)
-WAN_TEMPORAL = 4  # AutoencoderKLWan: 4x temporal compression, the first frame alone
+WAN_TEMPORAL = 4  # AutoencoderKLWan and AutoencoderKLHunyuanVideo: 4x temporal compression, the first frame alone
+VIDEO_VAES = ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo")
 # Wan VAE decode, one causal chunk: the live tensors per base_dim channel of a full-resolution pixel (the last up
 # block's activations over its 4-frame chunk, its fp32 RMS-norm temporaries and the 2-frame caches of every causal
 # conv above it), counted on base_dim 16, 256 x 256 (tools/measure_diffusion.py, --explain); dims scale with base_dim.
@@ -21,8 +22,9 @@ WAN_DECODE_PER_BASE_CHANNEL = 53
 
 def latent_shape(vae_class: str, vae: dict[str, Any], width: int, height: int, frames: int) -> tuple[int, ...]:
     """(channels, [latent frames,] latent height, latent width) of the VAE's latents."""
-    if vae_class == "AutoencoderKLWan":
-        return (int(vae.get("z_dim", 16)), (frames - 1) // WAN_TEMPORAL + 1, height // VAE_SCALE, width // VAE_SCALE)
+    if vae_class in VIDEO_VAES:
+        channels = int(vae.get("z_dim", vae.get("latent_channels", 16)))
+        return (channels, (frames - 1) // WAN_TEMPORAL + 1, height // VAE_SCALE, width // VAE_SCALE)
     return (int(vae.get("latent_channels", 4)), height // VAE_SCALE, width // VAE_SCALE)
 
 
@@ -33,6 +35,9 @@ def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int,
     if denoiser_class == "WanTransformer3DModel":
         t, p, q = (int(size) for size in config.get("patch_size", (1, 2, 2)))
         return (latent[1] // t) * (latent[2] // p) * (latent[3] // q)
+    if denoiser_class == "HunyuanVideoTransformer3DModel":
+        t, p = int(config.get("patch_size_t", 1)), int(config.get("patch_size", 2))
+        return (latent[1] // t) * (latent[2] // p) * (latent[3] // p)
     patch = int(config.get("patch_size", 2))
     return (latent[-2] // patch) * (latent[-1] // patch)
 
@@ -52,6 +57,14 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
         # temporaries; the image stream's residual; the RoPE cos and sin tables (fp32, not per batch)
         per_token = mlp * e + 6 * d * e + 3 * d * FP32
         return batch * (joint * per_token + tokens * d * e) + 2 * joint * h * FP32
+    if denoiser_class == "HunyuanVideoTransformer3DModel":
+        joint, mlp = tokens + text_tokens, int(d * float(config.get("mlp_ratio", 4.0)))
+        # single-stream block while RoPE turns k (embeddings.apply_rotary_emb, in fp32, the video tokens only): per
+        # joint token the block input (its residual), its AdaLN output, the GELU-tanh'd MLP, v, the rotated q and
+        # k's RMSNorm tensors; per video token the stream's input, the rotation's stack and three fp32
+        # temporaries; the text stream's input; the RoPE cos and sin tables (fp32, not per batch)
+        per_joint, per_video = mlp * e + 6 * d * e, 2 * d * e + 3 * d * FP32
+        return batch * (joint * per_joint + tokens * per_video + text_tokens * d * e) + 2 * tokens * h * FP32
     if denoiser_class == "SD3Transformer2DModel":
         # the image stream's feed-forward: its 4d projection and GELU output, with 5 d-wide tensors of the block
         # (residual, AdaLN output and modulations, attention output), 6 where MMDiT-X adds its second attention
@@ -119,6 +132,16 @@ def encode_bytes(encoder_class: str, config: dict[str, Any], tokens: int, hidden
         attention = 2 * s * s * heads * e + s * (4 * inner + 3 * d) * e + FP32 * heads * s
         feed_forward = 4 * s * f * e + kept_bias + 4 * s * d * e
         return max(buckets, attention, feed_forward)
+    if encoder_class == "LlamaModel":
+        layers, ffn = int(config.get("num_hidden_layers", 32)), int(config.get("intermediate_size", 11008))
+        head_dim = int(config.get("head_dim", d // int(config.get("num_attention_heads", 32))))
+        kv = int(config.get("num_key_value_heads", config.get("num_attention_heads", 32))) * head_dim
+        # the last layer's SwiGLU (gate's SiLU, up, their product); every layer's output kept with the embeddings,
+        # the residual and the RMSNorm output (four hidden-width tensors when the layers' outputs are not asked
+        # for); the KV cache the forward fills (use_cache, on in the config); the rotary cos and sin; the int64
+        # position ids
+        kept = layers + 2 if hidden_states else 4
+        return s * (3 * ffn + kept * d + 2 * layers * kv + 2 * head_dim) * e + 8 * s
     # CLIPTextModel(WithProjection): the MLP's fc1 output and quick_gelu's two temporaries, four d-wide tensors (the
     # residual, its LayerNorm, the attention output), and every layer's output but two when they are all returned
     layers = int(config.get("num_hidden_layers", 12))
@@ -126,10 +149,67 @@ def encode_bytes(encoder_class: str, config: dict[str, Any], tokens: int, hidden
 
 
 def decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
-                 e: int = 2, tile: int = 0) -> int:
-    """Working memory of decoding the latents in one call, or tile by tile (`tile` pixels, 0: untiled)."""
+                 e: int = 2, tile: int = 0) -> int | None:
+    """Working memory of decoding the latents in one call, or tile by tile (`tile` pixels, 0: untiled); None where
+    not measured (an AutoencoderKLHunyuanVideo of another layout than HunyuanVideo's)."""
+    if vae_class == "AutoencoderKLHunyuanVideo":
+        return hunyuan_decode_bytes(vae, batch, width, height, frames, e, tile)
     if tile and (width > tile or height > tile):
         return tiled_decode_bytes(vae_class, vae, batch, width, height, frames, e, tile)
+    return _untiled_decode_bytes(vae_class, vae, batch, width, height, frames, e)
+
+
+HUNYUAN_TILE, HUNYUAN_STRIDE = 4, 3  # tile_sample_min_num_frames 16 and stride 12, in latent frames
+
+
+def hunyuan_decode_bytes(vae: dict[str, Any], batch: int, width: int, height: int, frames: int, e: int,
+                         tile: int = 0) -> int | None:
+    """AutoencoderKLHunyuanVideo.decode with its default framewise decoding (`_temporal_tiled_decode`): up to
+    HUNYUAN_TILE latent frames in one decoder call, else a call on every HUNYUAN_STRIDE latent frames over the next
+    HUNYUAN_TILE + 1, each decoded tile kept in `row` (a view without its first frame, all but the first, which
+    keeps the whole storage) until the last, then blended in place and concatenated into the video. The peak is
+    the larger of a call above the tiles decoded before it, and the assembly (every tile and the video). With
+    `tile` (enable_tiling()), a call wider or taller than the tile is `tiled_decode`: tiles every 3/4 tile, kept,
+    blended, concatenated into rows and the rows into the frames (two copies), as AutoencoderKL's."""
+    channels = [int(c) for c in vae.get("block_out_channels", (128, 256, 512, 512))]
+    if len(channels) != 4 or int(vae.get("spatial_compression_ratio", 8)) != VAE_SCALE:
+        return None  # measured on the four levels of HunyuanVideo's layout only
+    latent_frames = (frames - 1) // WAN_TEMPORAL + 1
+    z = int(vae.get("latent_channels", 16))
+
+    def call(tile_frames: int, height: int, width: int) -> int:
+        """One decoder call at the last upsampler (its channels, channels[1]): the replicate-padded input of its
+        causal conv (2 more frames, 2 more pixels a side), the conv's output, the torch.cat of the upsampled frames
+        and the nearest-upsampled later frames and first frame; at half resolution the up block's input and its
+        last resnet's output; post_quant_conv's output."""
+        out, half = (tile_frames - 1) * 4 + 1, (tile_frames - 1) * 2 + 1
+        full = channels[1] * ((out + 2) * (height + 2) * (width + 2) + 3 * out * height * width)
+        below = (channels[2] + channels[1]) * half * (height // 2) * (width // 2)
+        return full + below + z * tile_frames * (height // VAE_SCALE) * (width // VAE_SCALE)
+
+    def tiled(tile_frames: int) -> int:
+        if not tile or (width <= tile and height <= tile):
+            return call(tile_frames, height, width)
+        pixel = 3 * ((tile_frames - 1) * 4 + 1)  # one decoded pixel of every frame
+        before, decoding = 0, 0
+        for h, w in [(h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile)]:
+            decoding = max(decoding, before + call(tile_frames, h, w))
+            before += h * w * pixel
+        return max(decoding, before + 2 * width * height * pixel)
+
+    if latent_frames <= HUNYUAN_TILE:
+        return batch * tiled(latent_frames) * e
+    frame = 3 * height * width  # one decoded frame
+    before, largest = 0, 0
+    for start in range(0, latent_frames, HUNYUAN_STRIDE):
+        frames_in = min(HUNYUAN_TILE + 1, latent_frames - start)
+        largest = max(largest, before + tiled(frames_in))
+        before += ((frames_in - 1) * 4 + 1) * frame
+    return batch * max(largest, before + ((latent_frames - 1) * 4 + 1) * frame) * e
+
+
+def _untiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
+                          e: int) -> int:
     if vae_class == "AutoencoderKLWan":
         out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1
         # the decoded video (3 channels) and one causal chunk's live tensors
@@ -160,7 +240,7 @@ def tiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: i
     tiles = [(h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile)]
     before, decoding = 0, 0
     for h, w in tiles:
-        decoding = max(decoding, before + decode_bytes(vae_class, vae, batch, w, h, frames, e))
+        decoding = max(decoding, before + _untiled_decode_bytes(vae_class, vae, batch, w, h, frames, e))
         before += h * w * pixel
     copies = 3 if vae_class == "AutoencoderKLWan" else 2
     return max(decoding, before + copies * width * height * pixel)

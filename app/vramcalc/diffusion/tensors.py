@@ -1,6 +1,7 @@
 """Every parameter tensor of a pipeline part, named and shaped as the diffusers or transformers class builds it from
-its config.json (diffusers 0.42 `models/transformers/transformer_{flux,sd3,wan}.py`, `unets/unet_2d_condition.py`,
-`autoencoders/autoencoder_kl{,_wan}.py`; transformers 5.23 `models/clip`, `models/t5`, `models/umt5`). A counter
+its config.json (diffusers 0.42 `models/transformers/transformer_{flux,sd3,wan,hunyuan_video}.py`,
+`unets/unet_2d_condition.py`, `autoencoders/autoencoder_kl{,_wan,_hunyuan_video}.py`; transformers 5.23 `models/clip`,
+`models/t5`, `models/umt5`, `models/llama`). A counter
 mirrors its class's __init__ line by line; tests hold the sum to the class built on PyTorch's meta device.
 
 `tensors(class_name, config)` -> (Tensor(name, shape, kind), ...): kind is "linear" or "conv" for a layer's weight
@@ -182,19 +183,73 @@ def wan(c: Config) -> _Tensors:
     return t
 
 
+def hunyuan_video(c: Config) -> _Tensors:
+    """HunyuanVideoTransformer3DModel (text-to-video, HunyuanVideo 1.0): a 3-D patch embedding, the text's token
+    refiner (its own timestep and pooled-text embedders, proj_in, self-attention blocks with a SiLU MLP gated by
+    HunyuanVideoAdaNorm), then Flux-like dual-stream blocks (GELU-tanh MLPs) and single-stream blocks."""
+    t = _Tensors()
+    head_dim, heads = _get(c, "attention_head_dim", 128), _get(c, "num_attention_heads", 24)
+    inner, patch, patch_t = heads * head_dim, _get(c, "patch_size", 2), _get(c, "patch_size_t", 1)
+    mlp, text, in_channels = int(inner * _get(c, "mlp_ratio", 4.0)), _get(c, "text_embed_dim", 4096), _get(
+        c, "in_channels", 16)
+    if _get(c, "qk_norm", "rms_norm") != "rms_norm":
+        raise ValueError(f"HunyuanVideoTransformer3DModel qk_norm {c.get('qk_norm')!r}")
+    t.conv("x_embedder.proj", in_channels, inner, (patch_t, patch, patch))
+    r = "context_embedder"
+    t.embedding(f"{r}.time_text_embed.timestep_embedder", 256, inner)
+    t.embedding(f"{r}.time_text_embed.text_embedder", text, inner)
+    t.linear(f"{r}.proj_in", text, inner)
+    for i in range(_get(c, "num_refiner_layers", 2)):
+        b = f"{r}.token_refiner.refiner_blocks.{i}"
+        t.norm(f"{b}.norm1", inner)
+        for p in ("to_q", "to_k", "to_v", "to_out.0"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        t.norm(f"{b}.norm2", inner)
+        t.mlp(f"{b}.ff", inner, 4 * inner)  # the refiner is built with its default mlp_ratio 4.0, not the config's
+        t.linear(f"{b}.norm_out.linear", inner, 2 * inner)
+    t.embedding("time_text_embed.timestep_embedder", 256, inner)
+    t.embedding("time_text_embed.text_embedder", _get(c, "pooled_projection_dim", 768), inner)
+    if _get(c, "guidance_embeds", True):
+        t.embedding("time_text_embed.guidance_embedder", 256, inner)
+    for i in range(_get(c, "num_layers", 20)):
+        b = f"transformer_blocks.{i}"
+        t.linear(f"{b}.norm1.linear", inner, 6 * inner)
+        t.linear(f"{b}.norm1_context.linear", inner, 6 * inner)
+        for p in ("to_q", "to_k", "to_v", "add_k_proj", "add_v_proj", "add_q_proj", "to_out.0", "to_add_out"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        for q in ("norm_q", "norm_k", "norm_added_q", "norm_added_k"):
+            t.norm(f"{b}.attn.{q}", head_dim, bias=False)
+        t.mlp(f"{b}.ff", inner, mlp)
+        t.mlp(f"{b}.ff_context", inner, mlp)
+    for i in range(_get(c, "num_single_layers", 40)):
+        b = f"single_transformer_blocks.{i}"
+        for p in ("to_q", "to_k", "to_v"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        t.norm(f"{b}.attn.norm_q", head_dim, bias=False)
+        t.norm(f"{b}.attn.norm_k", head_dim, bias=False)
+        t.linear(f"{b}.norm.linear", inner, 3 * inner)
+        t.linear(f"{b}.proj_mlp", inner, mlp)
+        t.linear(f"{b}.proj_out", inner + mlp, inner)
+    t.linear("norm_out.linear", inner, 2 * inner)
+    t.linear("proj_out", inner, patch_t * patch * patch * _get(c, "out_channels", in_channels))
+    return t
+
+
 # ---------------------------------------------------------------- UNet
 
 
-def _resnet(t: _Tensors, name: str, inputs: int, outputs: int, temb: int | None) -> None:
-    """ResnetBlock2D: GroupNorm, 3x3 conv, (time embedding projection), GroupNorm, 3x3 conv, 1x1 shortcut."""
+def _resnet(t: _Tensors, name: str, inputs: int, outputs: int, temb: int | None, dims: int = 2) -> None:
+    """ResnetBlock2D: GroupNorm, 3x3 conv, (time embedding projection), GroupNorm, 3x3 conv, 1x1 shortcut
+    (HunyuanVideoResnetBlockCausal3D: the same in 3-D, `.conv` inside each causal conv)."""
+    conv = ".conv" if dims == 3 else ""
     t.norm(f"{name}.norm1", inputs)
-    t.conv(f"{name}.conv1", inputs, outputs, (3, 3))
+    t.conv(f"{name}.conv1{conv}", inputs, outputs, (3,) * dims)
     if temb is not None:
         t.linear(f"{name}.time_emb_proj", temb, outputs)
     t.norm(f"{name}.norm2", outputs)
-    t.conv(f"{name}.conv2", outputs, outputs, (3, 3))
+    t.conv(f"{name}.conv2{conv}", outputs, outputs, (3,) * dims)
     if inputs != outputs:
-        t.conv(f"{name}.conv_shortcut", inputs, outputs, (1, 1))
+        t.conv(f"{name}.conv_shortcut{conv}", inputs, outputs, (1,) * dims)
 
 
 def _project(t: _Tensors, name: str, width: int, linear: bool) -> None:
@@ -280,14 +335,14 @@ def unet(c: Config) -> _Tensors:
 # ---------------------------------------------------------------- VAEs
 
 
-def _vae_mid(t: _Tensors, name: str, width: int, attention: bool) -> None:
-    """UNetMidBlock2D of the VAE: resnet, one single-head attention with GroupNorm, resnet."""
-    _resnet(t, f"{name}.resnets.0", width, width, None)
+def _vae_mid(t: _Tensors, name: str, width: int, attention: bool, dims: int = 2) -> None:
+    """UNetMidBlock2D of the VAE (HunyuanVideoMidBlock3D): resnet, one single-head attention with GroupNorm, resnet."""
+    _resnet(t, f"{name}.resnets.0", width, width, None, dims)
     if attention:
         t.norm(f"{name}.attentions.0.group_norm", width)
         for p in ("to_q", "to_k", "to_v", "to_out.0"):
             t.linear(f"{name}.attentions.0.{p}", width, width)
-    _resnet(t, f"{name}.resnets.1", width, width, None)
+    _resnet(t, f"{name}.resnets.1", width, width, None, dims)
 
 
 def autoencoder_kl(c: Config) -> _Tensors:
@@ -324,6 +379,49 @@ def autoencoder_kl(c: Config) -> _Tensors:
             t.conv(f"decoder.up_blocks.{i}.upsamplers.0.conv", out, out, (3, 3))
     t.norm("decoder.conv_norm_out", channels[0])
     t.conv("decoder.conv_out", channels[0], _get(c, "out_channels", 3), (3, 3))
+    return t
+
+
+def autoencoder_kl_hunyuan_video(c: Config) -> _Tensors:
+    """AutoencoderKLHunyuanVideo: AutoencoderKL's layout in causal 3-D convolutions (3x3x3, 1x1x1 shortcuts and
+    quant convs); a level has a down (up) sampler where it compresses space (its index below log2 of the spatial
+    ratio) or time (the levels before the last whose index reaches len - 1 - log2 of the temporal ratio)."""
+    if _get(c, "temporal_compression_ratio", 4) != 4:
+        raise ValueError("AutoencoderKLHunyuanVideo with a temporal ratio other than 4 is not read yet")
+    t = _Tensors()
+    channels = list(_get(c, "block_out_channels", (128, 256, 512, 512)))
+    n, per_block = len(channels), _get(c, "layers_per_block", 2)
+    latent, attention = _get(c, "latent_channels", 16), _get(c, "mid_block_add_attention", True)
+    spatial = _get(c, "spatial_compression_ratio", 8).bit_length() - 1
+
+    def sampled(i: int) -> bool:
+        return i < spatial or (n - 1 - 2 <= i < n - 1)
+
+    t.conv("encoder.conv_in.conv", _get(c, "in_channels", 3), channels[0], (3, 3, 3))
+    out = channels[0]
+    for i in range(n):
+        inputs, out = out, channels[i]
+        for j in range(per_block):
+            _resnet(t, f"encoder.down_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out, None, 3)
+        if sampled(i):
+            t.conv(f"encoder.down_blocks.{i}.downsamplers.0.conv.conv", out, out, (3, 3, 3))
+    _vae_mid(t, "encoder.mid_block", channels[-1], attention, 3)
+    t.norm("encoder.conv_norm_out", channels[-1])
+    t.conv("encoder.conv_out.conv", channels[-1], 2 * latent, (3, 3, 3))
+    t.conv("decoder.conv_in.conv", latent, channels[-1], (3, 3, 3))
+    _vae_mid(t, "decoder.mid_block", channels[-1], attention, 3)
+    reverse = channels[::-1]
+    out = reverse[0]
+    for i in range(n):
+        previous, out = out, reverse[i]
+        for j in range(per_block + 1):
+            _resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", previous if j == 0 else out, out, None, 3)
+        if sampled(i):
+            t.conv(f"decoder.up_blocks.{i}.upsamplers.0.conv.conv", out, out, (3, 3, 3))
+    t.norm("decoder.conv_norm_out", channels[0])
+    t.conv("decoder.conv_out.conv", channels[0], _get(c, "out_channels", 3), (3, 3, 3))
+    t.conv("quant_conv", 2 * latent, 2 * latent, (1, 1, 1))
+    t.conv("post_quant_conv", latent, latent, (1, 1, 1))
     return t
 
 
@@ -439,17 +537,46 @@ def t5_encoder(c: Config, *, umt5: bool = False) -> _Tensors:
     return t
 
 
+def llama(c: Config) -> _Tensors:
+    """LlamaModel (no LM head: HunyuanVideo's LLaVA-Llama-3 text encoder): embeddings, layers of RMSNorm, grouped-query
+    attention and a SwiGLU MLP, a final RMSNorm; the rotary inv_freq and original_inv_freq buffers (fp32)."""
+    t = _Tensors()
+    width, heads = _get(c, "hidden_size", 4096), _get(c, "num_attention_heads", 32)
+    head_dim, kv = _get(c, "head_dim", width // heads), _get(c, "num_key_value_heads", heads)
+    ffn, bias, mlp_bias = _get(c, "intermediate_size", 11008), _get(c, "attention_bias", False), _get(
+        c, "mlp_bias", False)
+    t.add("embed_tokens.weight", _get(c, "vocab_size", 32000), width, kind="embedding")
+    for i in range(_get(c, "num_hidden_layers", 32)):
+        b = f"layers.{i}"
+        t.linear(f"{b}.self_attn.q_proj", width, heads * head_dim, bias=bias)
+        t.linear(f"{b}.self_attn.k_proj", width, kv * head_dim, bias=bias)
+        t.linear(f"{b}.self_attn.v_proj", width, kv * head_dim, bias=bias)
+        t.linear(f"{b}.self_attn.o_proj", heads * head_dim, width, bias=bias)
+        t.linear(f"{b}.mlp.gate_proj", width, ffn, bias=mlp_bias)
+        t.linear(f"{b}.mlp.up_proj", width, ffn, bias=mlp_bias)
+        t.linear(f"{b}.mlp.down_proj", ffn, width, bias=mlp_bias)
+        t.norm(f"{b}.input_layernorm", width, bias=False)
+        t.norm(f"{b}.post_attention_layernorm", width, bias=False)
+    t.norm("norm", width, bias=False)
+    for table in ("inv_freq", "original_inv_freq"):
+        t.add(f"rotary_emb.{table}", head_dim // 2, kind="buffer")
+    return t
+
+
 CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "FluxTransformer2DModel": flux,
     "SD3Transformer2DModel": sd3,
     "WanTransformer3DModel": wan,
+    "HunyuanVideoTransformer3DModel": hunyuan_video,
     "UNet2DConditionModel": unet,
     "AutoencoderKL": autoencoder_kl,
     "AutoencoderKLWan": autoencoder_kl_wan,
+    "AutoencoderKLHunyuanVideo": autoencoder_kl_hunyuan_video,
     "CLIPTextModel": clip_text,
     "CLIPTextModelWithProjection": lambda c: clip_text(c, projection=True),
     "T5EncoderModel": t5_encoder,
     "UMT5EncoderModel": lambda c: t5_encoder(c, umt5=True),
+    "LlamaModel": llama,
 }
 
 

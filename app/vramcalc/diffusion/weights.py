@@ -36,10 +36,13 @@ INDEX_BYTES = 8  # int64 position ids
 # diffusers classes: `_keep_in_fp32_modules` (held in fp32 whatever the dtype) and `_skip_layerwise_casting_patterns`.
 KEEP_FP32 = {"WanTransformer3DModel": ("rope", "time_embedder", "scale_shift_table", "norm1", "norm2", "norm3")}
 KEEP_FP32_UNDER_FP16 = {"T5EncoderModel": ("wo",), "UMT5EncoderModel": ("wo",)}  # transformers
+# transformers keeps the rotary inv_freq tables in fp32 whatever the dtype
+FP32_BUFFERS = {"LlamaModel": ("rotary_emb",)}
 SKIP_CASTING = {
     "FluxTransformer2DModel": ("pos_embed", "norm"),
     "SD3Transformer2DModel": ("pos_embed", "norm"),
     "WanTransformer3DModel": ("patch_embedding", "condition_embedder", "norm"),
+    "HunyuanVideoTransformer3DModel": ("x_embedder", "context_embedder", "norm"),
     "UNet2DConditionModel": ("norm",),
 }
 DEFAULT_SKIP_CASTING = ("pos_embed", "patch_embed", "norm", "^proj_in$", "^proj_out$")
@@ -76,7 +79,8 @@ def _float_bytes(tensor: Tensor, class_name: str, dtype: str) -> int:
     """Bytes per value of a parameter or buffer loaded in `dtype`."""
     if tensor.kind == "index":
         return INDEX_BYTES
-    keep = KEEP_FP32.get(class_name, ()) + (KEEP_FP32_UNDER_FP16.get(class_name, ()) if dtype == "fp16" else ())
+    keep = KEEP_FP32.get(class_name, ()) + FP32_BUFFERS.get(class_name, ()) + (
+        KEEP_FP32_UNDER_FP16.get(class_name, ()) if dtype == "fp16" else ())
     return FLOAT_BYTES["fp32"] if _in_module(tensor.name, keep) else FLOAT_BYTES[dtype]
 
 

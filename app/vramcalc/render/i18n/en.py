@@ -1336,8 +1336,8 @@ EN: Mapping[str, str] = {
     "diffusion.cfg.True": "CFG on",
     "diffusion.cfg.False": "CFG off",
     "diffusion.summary": "{pipeline}, {width} × {height}{frames}, {batch} per prompt, {cfg}; {placement}",
-    "diffusion.incomplete": "At least this much: a stage's working memory is not modelled yet (the UNet's denoising "
-                            "step, the text encoders' activations), so the peak may be higher.",
+    "diffusion.incomplete": "At least this much: a stage's working memory is not modelled yet, so the peak may be "
+                            "higher.",
     "target.mixed": "{gpus}",
     "verdict.mixed": "{gpus}, the fullest for its size being {device} ({gpu})",
     "reverse.heading_mixed": "On {target} ({memories}), {layout}",

@@ -1407,8 +1407,8 @@ PT: Mapping[str, str] = {
     "diffusion.cfg.True": "CFG ligada",
     "diffusion.cfg.False": "CFG desligada",
     "diffusion.summary": "{pipeline}, {width} × {height}{frames}, {batch} por prompt, {cfg}; {placement}",
-    "diffusion.incomplete": "No mínimo isto: a memória de trabalho de uma etapa ainda não é modelada (o passo da UNet, "
-                            "as ativações dos codificadores de texto), então o pico pode ser maior.",
+    "diffusion.incomplete": "No mínimo isto: a memória de trabalho de uma etapa ainda não é modelada, então o pico "
+                            "pode ser maior.",
     "target.mixed": "{gpus}",
     "verdict.mixed": "{gpus}, a mais cheia para o seu tamanho sendo a {device} ({gpu})",
     "reverse.heading_mixed": "Em {target} ({memories}), {layout}",
