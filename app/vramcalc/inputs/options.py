@@ -124,6 +124,7 @@ def _model(text: str) -> str:
 _CUSTOM = {"model": (CUSTOM,)}
 _TRAINING = {"mode": (Mode.TRAINING.value,)}
 _INFERENCE = {"mode": Not((Mode.TRAINING.value,))}
+_GENERATES = {"mode": (Mode.INFERENCE.value,)}  # a prompt and a reply (not an embedder's batch or a transcription)
 _SEVERAL = {"gpus": Not(("", "1"))}
 _LORA: When = {**_TRAINING, "lora_rank": Not(("", "0"))}
 _APPLE = {"gpu": tuple(load_apple())}  # the settings of a Mac's GPU share
@@ -185,13 +186,14 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="batch", default="1", group="request", parse=lambda t: parse_int("batch", t, 1, MAX_BATCH),
            shown_when=({"runtime": Not(tuple(r.value for r in GGUF_RUNTIMES))}, _TRAINING)),  # --parallel instead
     Option(key="seq", default="8192", group="request", help="sequence length in tokens",
+           shown_when={"mode": Not((Mode.SPEECH.value,))},  # a transcription: audio seconds and Whisper's 448 tokens
            parse=lambda t: parse_tokens("seq", t, 1, MAX_SEQ)),
     # speed: a request's prompt and reply (the sequence is their sum unless --seq says more)
     Option(key="prompt_tokens", default="", group="request", metavar="N",
-           help="prompt tokens per sequence (default: the sequence less the output)", shown_when=_INFERENCE,
+           help="prompt tokens per sequence (default: the sequence less the output)", shown_when=_GENERATES,
            parse=optional(lambda t: parse_tokens("prompt_tokens", t, 1, MAX_SEQ))),
     Option(key="output_tokens", default="", group="request", metavar="N",
-           help=f"generated tokens per sequence (default {DEFAULT_OUTPUT_TOKENS})", shown_when=_INFERENCE,
+           help=f"generated tokens per sequence (default {DEFAULT_OUTPUT_TOKENS})", shown_when=_GENERATES,
            parse=optional(lambda t: parse_tokens("output_tokens", t, 1, MAX_SEQ))),
     Option(key="text_only", default="0", group="request", kind=Kind.FLAG, shown_when=_VISION,
            help="a multimodal model without its vision tower and projector: text only (llama.cpp without --mmproj)",
