@@ -141,6 +141,22 @@ class Engine(Protocol):
         ...
 
 
+class NoPool:
+    """The Engine methods of an engine that builds nothing on a GPU beyond its components (transformers,
+    llama.cpp, TEI, faster-whisper; vLLM sizes a KV pool): no pool, no settings of its own to suggest, the
+    breakdown unchanged on a layout."""
+
+    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
+                  kv_share: float, *, whole: bool) -> RankPool | None:
+        return None
+
+    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
+        return ()
+
+    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
+        return breakdown
+
+
 def run_as_published(model: ModelSpec, precision: Precision | WeightFormat, *,
                      training: bool) -> Precision | WeightFormat:
     """`Engine.run_format` for engines that load a checkpoint's own format as it is (vLLM, transformers)."""

@@ -6,23 +6,23 @@ are approximate (docs/accuracy.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
-from ..core.phrase import Phrase, phrase
+from ..core.phrase import phrase
 from ..core.units import format_binary
 from ..formats import weights as formats
 from ..formats.weights import WeightFormat
-from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
+from ..memory.components import Component, given_overhead, no_component
 from ..memory.states import gradients_bytes, master_weights_bytes, optimizer_state_bytes
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import model_tensors
 from ..model.families.speech import windows
 from ..parallel.layout import Layout
 from ..workload import Workload
-from .base import EngineBreakdown, RankPool, refuse_training
+from .base import EngineBreakdown, NoPool, refuse_training
 from .tei import tei_overhead
 
 BEST_OF = 5  # transcribe(best_of=5): the temperature fallback samples 5 hypotheses (num_hypotheses)
@@ -84,7 +84,7 @@ def ct2_peaks(workload: Workload) -> tuple[int, int, int, bool]:
     return encode, kv, other, sum(fallback) > sum(beam)
 
 
-class FasterWhisper:
+class FasterWhisper(NoPool):
     """faster-whisper: CTranslate2's Whisper, weights in its compute type, caches as its decoder grows them."""
 
     options = ()
@@ -166,15 +166,6 @@ class FasterWhisper:
                            lambda: phrase("faster_whisper.overhead", bytes=format_binary(workload.overhead_bytes))),
         ))
 
-    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
-                  kv_share: float, *, whole: bool) -> RankPool | None:
-        return None
-
-    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
-        return ()
-
-    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
-        return breakdown
 
 
 ENGINE = FasterWhisper()

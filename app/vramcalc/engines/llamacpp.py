@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from ..core.choices import Attention, LlamaCppProgram, Runtime
 from ..core.dtypes import Precision
@@ -27,7 +27,7 @@ from ..core.units import MIB, format_binary
 from ..formats import weights
 from ..formats.weights import WeightFormat
 from ..memory.activations import embedding_components
-from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
+from ..memory.components import Component, given_overhead, no_component
 from ..memory.speech import whisper_cpp_components
 from ..memory.states import vision_bytes, weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
@@ -37,7 +37,7 @@ from ..model.tensor import Role
 from ..parallel.layout import Layout, default_layout
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import Workload
-from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_training
+from .base import EngineBreakdown, NoPool, check_kv_formats, refuse_training
 from .llamacpp_overrides import Overrides, device_of, layer_devices, overrides_text, parse_overrides
 
 LLAMACPP_PAD = 256  # n_ctx and the sliding-window cache round up to 256 cells (llama-context.cpp)
@@ -510,7 +510,7 @@ OPTIONS = (
 )
 
 
-class LlamaCpp:
+class LlamaCpp(NoPool):
     """llama.cpp (and Ollama and LM Studio, which run it): GGUF files, layers split by --gpu-layers."""
 
     options: tuple[Option, ...] = OPTIONS
@@ -597,16 +597,6 @@ class LlamaCpp:
                 host_bytes=host)
         return llamacpp_breakdown(workload)
 
-    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
-                  kv_share: float, *, whole: bool) -> RankPool | None:
-        return None
-
-
-    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
-        return ()
-
-    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
-        return breakdown
 
 
 ENGINE = LlamaCpp()

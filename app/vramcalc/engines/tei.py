@@ -6,24 +6,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from ..core.choices import Attention, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import MAX_BATCH, MAX_SEQ, Option, optional, parse_int, parse_tokens
-from ..core.phrase import Phrase, phrase
+from ..core.phrase import phrase
 from ..core.units import format_binary
 from ..formats import weights as formats
 from ..formats.weights import WeightFormat
-from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
+from ..memory.components import Component, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import Block, ModelSpec
 from ..parallel.layout import Layout
 from ..sources.gpu_overhead import card_overhead
 from ..sources.gpus import GpuKind
 from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
-from .base import EngineBreakdown, RankPool, refuse_training
+from .base import EngineBreakdown, NoPool, refuse_training
 
 TEI_MAX_BATCH_TOKENS = 16384  # router/src/main.rs:73, --max-batch-tokens
 # backends/candle/src/lib.rs `enum Config`: the model_type values it reads ("new" is GTE's alias)
@@ -102,7 +102,7 @@ def tei_overhead(fields: Mapping[str, object]) -> int:
     return DEFAULT_OVERHEAD_BYTES if card is None else card[1]["context"] + card[1]["workspace"]
 
 
-class Tei:
+class Tei(NoPool):
     """text-embeddings-inference: one forward over its token budget, no KV cache, no logits."""
 
     options = OPTIONS
@@ -183,15 +183,6 @@ class Tei:
                 "tei.overhead", bytes=format_binary(workload.overhead_bytes))),
         ))
 
-    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
-                  kv_share: float, *, whole: bool) -> RankPool | None:
-        return None
-
-    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
-        return ()
-
-    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
-        return breakdown
 
 
 ENGINE = Tei()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from ..core.choices import Attention, Checkpointing, Framework, Objective, Recipe, Reference, Rollout, Runtime
 from ..core.dtypes import Precision
@@ -16,7 +16,7 @@ from ..memory.activations import (
     training_activations,
     with_vision,
 )
-from ..memory.components import Breakdown, Component, EngineFacts, no_component, overhead_bytes
+from ..memory.components import Component, no_component, overhead_bytes
 from ..memory.kv_cache import kv_cache_bytes
 from ..memory.logits import logits_bytes
 from ..memory.speech import transformers_components as speech_components
@@ -43,7 +43,7 @@ from ..training.lora import QLORA_FORMATS
 from ..training.offload import Offloaded
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
 from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
-from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, run_as_published
+from .base import EngineBreakdown, NoPool, check_kv_formats, refuse_gguf, run_as_published
 
 
 def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str,
@@ -252,7 +252,7 @@ def prefill_window(workload: Workload) -> Component:
                                                                                   bytes=format_binary(window)))
 
 
-class Transformers:
+class Transformers(NoPool):
     """Hugging Face transformers: `generate()` for inference, the Trainer (with peft) for training."""
 
     options = ()  # its settings are the shared ones
@@ -329,16 +329,6 @@ class Transformers:
             overhead_bytes(workload),
         ))
 
-    def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
-                  kv_share: float, *, whole: bool) -> RankPool | None:
-        return None
-
-
-    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
-        return ()
-
-    def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
-        return breakdown
 
 
 ENGINE = Transformers()
