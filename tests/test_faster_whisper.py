@@ -69,6 +69,11 @@ def test_faster_whisper_refuses_what_it_does_not_run():
         estimate(parse_workload({"model": "llama-3.1-8b", "runtime": "faster-whisper"}))
     with pytest.raises(ValidationError, match="precision"):
         _run("q4_k_m")
+    for card in ("m4-max-128gb", "mi300x", "strix-halo"):  # CTranslate2 has CUDA kernels only
+        with pytest.raises(ValidationError) as error:
+            parse_workload({"model": "whisper-large-v3", "mode": "speech", "runtime": "faster-whisper", "gpu": card})
+        assert error.value.field == "runtime" and "CUDA" in str(error.value)
+    parse_workload({"model": "whisper-large-v3", "mode": "speech", "runtime": "faster-whisper", "gpu": "dgx-spark"})
 
 
 def test_a_transcription_is_told_in_beams_and_audio_and_its_files_named_as_its_programs_name_them():

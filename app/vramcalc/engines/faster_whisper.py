@@ -21,6 +21,7 @@ from ..model.families.decoder.spec import ModelSpec
 from ..model.families.decoder.tensors import model_tensors
 from ..model.families.speech import windows
 from ..parallel.layout import Layout
+from ..sources.gpus import GpuKind
 from ..workload import Workload
 from .base import EngineBreakdown, NoPool, refuse_training
 from .tei import tei_overhead
@@ -107,6 +108,10 @@ class FasterWhisper(NoPool):
                                                                "choose one and the speech mode")
         if workload.tp or workload.pp:
             raise ValidationError("tp", workload.tp or workload.pp, "faster-whisper runs a whole model on each GPU")
+        card = workload.gpu
+        if card is not None and (card.kind is GpuKind.APPLE or card.display_name.startswith("AMD")):
+            raise ValidationError("runtime", "faster-whisper", f"CTranslate2 runs on NVIDIA GPUs (CUDA) only: on "
+                                  f"{card.display_name} it runs on the CPU; choose whisper.cpp (runtime llamacpp)")
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:
