@@ -22,7 +22,9 @@ from ..formats.weights import AUTO, WeightFormat, checkpoint_format
 from ..memory.components import Breakdown, Component, EngineFacts
 from ..model.families.decoder.spec import ModelSpec
 from ..parallel.layout import Layout
-from ..workload import Workload
+from ..sources.gpu_overhead import card_overhead
+from ..sources.gpus import GpuSpec
+from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,6 +157,15 @@ class NoPool:
 
     def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
         return breakdown
+
+
+def pytorch_overhead(fields: Mapping[str, object]) -> int:
+    """The card's CUDA context with the kernels a run loads, and cuBLAS's workspace, as measured under PyTorch
+    (sources/gpu_overhead.py); 1 GiB where no figure for the card is published. transformers' own, and TEI's and
+    faster-whisper's for want of a figure for their runtimes."""
+    gpu = fields.get("gpu")
+    card = card_overhead(gpu if isinstance(gpu, GpuSpec) else None)
+    return DEFAULT_OVERHEAD_BYTES if card is None else card[1]["context"] + card[1]["workspace"]
 
 
 def run_as_published(model: ModelSpec, precision: Precision | WeightFormat, *,

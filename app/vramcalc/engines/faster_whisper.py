@@ -23,8 +23,7 @@ from ..model.families.speech import windows
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuKind
 from ..workload import Workload
-from .base import EngineBreakdown, NoPool, refuse_training
-from .tei import tei_overhead
+from .base import EngineBreakdown, NoPool, pytorch_overhead, refuse_training
 
 BEST_OF = 5  # transcribe(best_of=5): the temperature fallback samples 5 hypotheses (num_hypotheses)
 # faster-whisper's compute_type for each precision: "int8" on a model saved in float16 (Systran's conversions)
@@ -99,7 +98,7 @@ class FasterWhisper(NoPool):
     keeps_activation_peak_whole = False
 
     def default_overhead(self, fields: Mapping[str, object]) -> int:
-        return tei_overhead(fields)
+        return pytorch_overhead(fields)
 
     def check(self, workload: Workload) -> None:
         refuse_training(workload)
@@ -167,7 +166,7 @@ class FasterWhisper(NoPool):
                 decode=format_binary(other), bytes=format_binary(activations))),
             no_component("logits", "logits.speech"),
             no_component("temporaries", "temporaries.inference"),
-            given_overhead(workload, workload.held_bytes, "faster-whisper", tei_overhead(vars(workload)),
+            given_overhead(workload, workload.held_bytes, "faster-whisper", pytorch_overhead(vars(workload)),
                            lambda: phrase("faster_whisper.overhead", bytes=format_binary(workload.overhead_bytes))),
         ))
 

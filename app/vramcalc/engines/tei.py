@@ -20,10 +20,9 @@ from ..memory.components import Component, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import Block, ModelSpec
 from ..parallel.layout import Layout
-from ..sources.gpu_overhead import card_overhead
 from ..sources.gpus import GpuKind
-from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
-from .base import EngineBreakdown, NoPool, refuse_training
+from ..workload import Workload
+from .base import EngineBreakdown, NoPool, pytorch_overhead, refuse_training
 
 TEI_MAX_BATCH_TOKENS = 16384  # router/src/main.rs:73, --max-batch-tokens
 # backends/candle/src/lib.rs `enum Config`: the model_type values it reads ("new" is GTE's alias)
@@ -95,13 +94,6 @@ def tei_forward_bytes(model: ModelSpec, e: int, *, tokens: int, seq: int, flash:
     return tokens * (max(attention, mlp) + scores)
 
 
-def tei_overhead(fields: Mapping[str, object]) -> int:
-    """The CUDA context with cuBLAS and cuBLASLt: the card's as measured under PyTorch (sources/gpu_overhead.py),
-    for want of a figure for TEI's Rust runtime; 1 GiB where none is published."""
-    card = card_overhead(fields.get("gpu"))  # type: ignore[arg-type]
-    return DEFAULT_OVERHEAD_BYTES if card is None else card[1]["context"] + card[1]["workspace"]
-
-
 class Tei(NoPool):
     """text-embeddings-inference: one forward over its token budget, no KV cache, no logits."""
 
@@ -116,7 +108,7 @@ class Tei(NoPool):
     keeps_activation_peak_whole = False
 
     def default_overhead(self, fields: Mapping[str, object]) -> int:
-        return tei_overhead(fields)
+        return pytorch_overhead(fields)
 
     def check(self, workload: Workload) -> None:
         refuse_training(workload)
@@ -179,7 +171,7 @@ class Tei(NoPool):
                 attention=phrase("tei.flash" if flash else "tei.padded"))),
             no_component("logits", "logits.embedding"),
             no_component("temporaries", "temporaries.inference"),
-            given_overhead(workload, workload.held_bytes, "TEI", tei_overhead(vars(workload)), lambda: phrase(
+            given_overhead(workload, workload.held_bytes, "TEI", pytorch_overhead(vars(workload)), lambda: phrase(
                 "tei.overhead", bytes=format_binary(workload.overhead_bytes))),
         ))
 

@@ -35,15 +35,13 @@ from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.table import counted_tensors
 from ..model.tensor import Counted, Tensor, layer_of
 from ..parallel.layout import Layout, default_layout
-from ..sources.gpu_overhead import card_overhead
-from ..sources.gpus import GpuSpec
 from ..training import grpo, preference
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
 from ..training.offload import Offloaded
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
-from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
-from .base import EngineBreakdown, NoPool, check_kv_formats, refuse_gguf, run_as_published
+from ..workload import Workload
+from .base import EngineBreakdown, NoPool, check_kv_formats, pytorch_overhead, refuse_gguf, run_as_published
 
 
 def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str,
@@ -267,10 +265,7 @@ class Transformers(NoPool):
     keeps_activation_peak_whole = False
 
     def default_overhead(self, fields: Mapping[str, object]) -> int:
-        """The card's CUDA context with the kernels a run loads, and cuBLAS's workspace (sources/gpu_overhead.py);
-        1 GiB where no figure for the card is published."""
-        card = card_overhead(fields["gpu"] if isinstance(fields["gpu"], GpuSpec) else None)
-        return DEFAULT_OVERHEAD_BYTES if card is None else card[1]["context"] + card[1]["workspace"]
+        return pytorch_overhead(fields)
 
     def check(self, workload: Workload) -> None:
         refuse_gguf(workload)
