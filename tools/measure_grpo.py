@@ -29,7 +29,6 @@ import contextlib
 import os
 import sys
 import tempfile
-import time
 import warnings
 
 import torch
@@ -152,12 +151,7 @@ def measure_grpo(family, attention, batch, generations, prompt, completion, beta
         hook.remove()
     D.TRACKER = None
     assert all(size == (batch, prompt, completion) for size in sizes), sizes
-    phases = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("2.")}
-    weights = sum(p.numel() * p.element_size() for m in models for p in {id(p): p for p in m.parameters()}.values())
-    trainable = sum(p.numel() * p.element_size() for p in params)
-    peak = max(v["peak"] for v in phases.values())
-    return config, {"weight_bytes": weights, "trainable_bytes": trainable, "phases": phases, "peak_bytes": peak,
-                    "peak_phase": max(phases, key=lambda k: phases[k]["peak"])}
+    return config, D.second_step(tracker, models, params)
 
 
 def grpo_plan():
@@ -189,23 +183,8 @@ def main(argv=None):
     parser.add_argument("--out", default="tests/golden/measured_grpo.json")
     parser.add_argument("--only", type=int, nargs="+", help="plan indices")
     args = parser.parse_args(argv)
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    result = {**M.provenance("tools/measure_grpo.py"), "trl": trl.__version__, "grpo": [], "skipped": []}
-    for index, case in enumerate(grpo_plan()):
-        if args.only and index not in args.only:
-            continue
-        started = time.monotonic()
-        try:
-            config, measured = measure_grpo(*case)
-        except Exception as error:  # recorded, as measure_peak.py does
-            result["skipped"].append({"case": list(case), "reason": f"{type(error).__name__}: {error}"})
-            print("SKIPPED", case, repr(error), file=sys.stderr)
-            continue
-        result["grpo"].append({**_entry(*case), "config": config, **measured})
-        print(case, measured["peak_phase"], {k: v["peak"] for k, v in measured["phases"].items()},
-              f"{time.monotonic() - started:.1f}s", file=sys.stderr)
-    M.write_json(args.out, result)
-
+    cases = [case for index, case in enumerate(grpo_plan()) if not args.only or index in args.only]
+    D.run_plan("tools/measure_grpo.py", "grpo", cases, measure_grpo, _entry, args.out)
 
 if __name__ == "__main__":
     with contextlib.suppress(KeyboardInterrupt):

@@ -31,7 +31,6 @@ import contextlib
 import os
 import sys
 import tempfile
-import time
 import warnings
 
 import torch
@@ -134,12 +133,7 @@ def measure_kto(family, attention, recipe, batch, seq, checkpointing="none", ref
     for hook in hooks:
         hook.remove()
     D.TRACKER = None
-    phases = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("2.")}
-    weights = sum(p.numel() * p.element_size() for m in models for p in {id(p): p for p in m.parameters()}.values())
-    trainable = sum(p.numel() * p.element_size() for p in params)
-    peak = max(v["peak"] for name, v in tracker.phases.items() if name.startswith("2."))
-    return config, {"weight_bytes": weights, "trainable_bytes": trainable, "phases": phases, "peak_bytes": peak,
-                    "peak_phase": max(phases, key=lambda k: phases[k]["peak"])}
+    return config, D.second_step(tracker, models, params)
 
 
 def kto_plan():
@@ -170,22 +164,8 @@ def main(argv=None):
     parser.add_argument("--out", default="tests/golden/measured_kto.json")
     parser.add_argument("--families", nargs="+")
     args = parser.parse_args(argv)
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    result = {**M.provenance("tools/measure_kto.py"), "trl": trl.__version__, "kto": [], "skipped": []}
-    for case in kto_plan():
-        if args.families and case[0] not in args.families:
-            continue
-        started = time.monotonic()
-        try:
-            config, measured = measure_kto(*case)
-        except Exception as error:  # recorded, as measure_peak.py does
-            result["skipped"].append({"case": list(case), "reason": f"{type(error).__name__}: {error}"})
-            print("SKIPPED", case, error, file=sys.stderr)
-            continue
-        result["kto"].append({**_entry(*case), "config": config, **measured})
-        print(case, measured["peak_phase"], f"{time.monotonic() - started:.1f}s", file=sys.stderr)
-    M.write_json(args.out, result)
-
+    cases = [case for case in kto_plan() if not args.families or case[0] in args.families]
+    D.run_plan("tools/measure_kto.py", "kto", cases, measure_kto, _entry, args.out)
 
 if __name__ == "__main__":
     with contextlib.suppress(KeyboardInterrupt):

@@ -183,12 +183,7 @@ def measure_dpo(family, attention, recipe, pairs, seq, checkpointing="none", ref
     for hook in hooks:
         hook.remove()
     TRACKER = None
-    phases = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("2.")}
-    weights = sum(p.numel() * p.element_size() for m in models for p in {id(p): p for p in m.parameters()}.values())
-    trainable = sum(p.numel() * p.element_size() for p in params)
-    peak = max(v["peak"] for name, v in tracker.phases.items() if name.startswith("2."))
-    return config, {"weight_bytes": weights, "trainable_bytes": trainable, "phases": phases, "peak_bytes": peak,
-                    "peak_phase": max(phases, key=lambda k: phases[k]["peak"])}
+    return config, second_step(tracker, models, params)
 
 
 def dpo_plan():
@@ -216,27 +211,42 @@ def _entry(family, attention, recipe, pairs, seq, checkpointing, reference, lora
             "lora": {"rank": lora[0], "targets": lora[1]} if lora else None}
 
 
+def second_step(tracker, models, params):
+    """What a golden file keeps of a two-step run: the second step's phases (the first warms the optimizer state and
+    the caches), the models' weight bytes (a shared tensor once), the trainable bytes, the peak and its phase."""
+    phases = {name.split(".", 1)[1]: v for name, v in tracker.phases.items() if name.startswith("2.")}
+    weights = sum(p.numel() * p.element_size() for m in models for p in {id(p): p for p in m.parameters()}.values())
+    return {"weight_bytes": weights, "trainable_bytes": sum(p.numel() * p.element_size() for p in params),
+            "phases": phases, "peak_bytes": max(v["peak"] for v in phases.values()),
+            "peak_phase": max(phases, key=lambda k: phases[k]["peak"])}
+
+
+def run_plan(tool, key, cases, measure, entry, out):
+    """Measure each case with TRL's trainer, record a failing one with its reason (as measure_peak.py does), and write
+    the golden file: {provenance, trl, key: [entry + config + measured], skipped}."""
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    result = {**M.provenance(tool), "trl": trl.__version__, key: [], "skipped": []}
+    for case in cases:
+        started = time.monotonic()
+        try:
+            config, measured = measure(*case)
+        except Exception as error:
+            result["skipped"].append({"case": list(case), "reason": f"{type(error).__name__}: {error}"})
+            print("SKIPPED", case, repr(error), file=sys.stderr)
+            continue
+        result[key].append({**entry(*case), "config": config, **measured})
+        print(case, measured["peak_phase"], {k: v["peak"] for k, v in measured["phases"].items()},
+              f"{time.monotonic() - started:.1f}s", file=sys.stderr)
+    M.write_json(out, result)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="tests/golden/measured_preference.json")
     parser.add_argument("--families", nargs="+")
     args = parser.parse_args(argv)
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    result = {**M.provenance("tools/measure_preference.py"), "trl": trl.__version__, "dpo": [], "skipped": []}
-    for case in dpo_plan():
-        if args.families and case[0] not in args.families:
-            continue
-        started = time.monotonic()
-        try:
-            config, measured = measure_dpo(*case)
-        except Exception as error:  # recorded, as measure_peak.py does
-            result["skipped"].append({"case": list(case), "reason": f"{type(error).__name__}: {error}"})
-            print("SKIPPED", case, error, file=sys.stderr)
-            continue
-        result["dpo"].append({**_entry(*case), "config": config, **measured})
-        print(case, measured["peak_phase"], f"{time.monotonic() - started:.1f}s", file=sys.stderr)
-    M.write_json(args.out, result)
-
+    cases = [case for case in dpo_plan() if not args.families or case[0] in args.families]
+    run_plan("tools/measure_preference.py", "dpo", cases, measure_dpo, _entry, args.out)
 
 if __name__ == "__main__":
     with contextlib.suppress(KeyboardInterrupt):
