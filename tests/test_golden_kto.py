@@ -9,14 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from preference_cases import case_id, case_workload, measured_exactly
 from vramcalc.analysis.evaluate import estimate
-from vramcalc.core.choices import Attention, Checkpointing, Mode, Objective, Recipe, Reference
-from vramcalc.core.dtypes import Precision
+from vramcalc.core.choices import Objective, Reference
 from vramcalc.core.errors import ValidationError
 from vramcalc.inputs.parse import parse_workload
-from vramcalc.model.families.decoder.saved import lora_measured
-from vramcalc.sources.hf_config import from_hf_config
-from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_kto.json").read_text(encoding="utf-8"))
 TOLERANCE = 0.10  # as the supervised step's (test_golden_peak.py)
@@ -25,32 +22,7 @@ PHASES = {"kl": "kl", "forward": "forward", "reference": "reference", "loss": "b
           "optimizer": "optimizer"}
 
 
-def _id(case):
-    lora = case["lora"]
-    return (f"{case['family']}-{case['attention']}-{case['recipe']}-{case['batch']}x{case['seq']}-"
-            f"{case['checkpointing']}-{case['reference']}" + (f"-lora{lora['rank']}-{lora['targets']}" if lora else ""))
-
-
-def _workload(case, **changes):
-    lora = case["lora"]
-    extra = {}
-    if lora:
-        extra = {"lora_rank": lora["rank"], "lora_dtype": Precision.FP32,
-                 "lora_targets": ("all-linear",) if lora["targets"] == "all-linear" else ("q", "v")}
-    fp32 = case["recipe"] == "fp32"
-    return Workload(
-        model=from_hf_config(case["config"]), mode=Mode.TRAINING, recipe=Recipe.FP32 if fp32 else Recipe.BF16,
-        precision=Precision.FP32 if fp32 else Precision.BF16, seq=case["seq"],
-        attention=Attention(case["attention"]), checkpointing=Checkpointing(case["checkpointing"]),
-        overhead_bytes=0, **{"batch": case["batch"], "objective": Objective.KTO,
-                             "reference": Reference(case["reference"]), **extra, **changes})
-
-
-def _exact(case):  # LoRA's activations are measured on dense RMSNorm models only (test_golden_peak.py)
-    return not case["lora"] or lora_measured(from_hf_config(case["config"]))
-
-
-CASES = [pytest.param(case, id=_id(case)) for case in GOLDEN["kto"] if _exact(case)]
+CASES = [pytest.param(case, id=case_id(case)) for case in GOLDEN["kto"] if measured_exactly(case)]
 
 
 def test_every_planned_case_was_measured():
@@ -59,7 +31,7 @@ def test_every_planned_case_was_measured():
 
 @pytest.mark.parametrize("case", CASES)
 def test_kto_peak_and_every_phase(case):
-    breakdown = estimate(_workload(case))
+    breakdown = estimate(case_workload(case, Objective.KTO))
     engine = breakdown.phase_totals()
     engine["layers"] = max(engine["backward_start"], engine["backward_end"])
     measured = case["phases"]
@@ -74,7 +46,7 @@ def test_kto_peak_and_every_phase(case):
 @pytest.mark.parametrize("case", CASES)
 def test_kto_model_states_are_exact(case):
     """The policy's (and a reference copy's) weights, gradients and AdamW state, byte for byte."""
-    breakdown = estimate(_workload(case))
+    breakdown = estimate(case_workload(case, Objective.KTO))
     assert breakdown.size_of("weights") == case["weight_bytes"]
     assert breakdown.size_of("gradients") == case["trainable_bytes"]
     assert breakdown.size_of("optimizer") == 2 * case["trainable_bytes"]
@@ -85,12 +57,12 @@ def test_kto_trains_on_its_batch_and_scores_the_kl_batch_without_gradients():
     and a no-grad forward only, below the reference's, which has the policy's activations beside it."""
     case = next(c for c in GOLDEN["kto"] if c["family"] == "llama" and c["reference"] == "copy" and not c["lora"]
                 and c["checkpointing"] == "none" and c["recipe"] == "bf16")
-    kto = estimate(_workload(case))
-    dpo = estimate(_workload(case, objective=Objective.DPO, batch=case["batch"] // 2))
+    kto = estimate(case_workload(case, Objective.KTO))
+    dpo = estimate(case_workload(case, Objective.DPO, batch=case["batch"] // 2))
     assert kto.size_of("activations") == dpo.size_of("activations")
     assert kto.phases["kl"]["activations"] == 0 < kto.phases["reference"]["activations"]
     assert kto.phase_totals()["kl"] < kto.phase_totals()["reference"]
-    precomputed = estimate(_workload(case, reference=Reference.PRECOMPUTED))
+    precomputed = estimate(case_workload(case, Objective.KTO, reference=Reference.PRECOMPUTED))
     assert "reference" not in precomputed.phases and "kl" in precomputed.phases
 
 

@@ -9,13 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from preference_cases import case_id, case_workload, measured_exactly
 from vramcalc.analysis.evaluate import estimate
-from vramcalc.core.choices import Attention, Checkpointing, Mode, Objective, Recipe, Reference
-from vramcalc.core.dtypes import Precision
-from vramcalc.model.families.decoder.saved import lora_measured
+from vramcalc.core.choices import Objective, Reference
 from vramcalc.render.messages import ENGLISH
-from vramcalc.sources.hf_config import from_hf_config
-from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_preference.json").read_text(encoding="utf-8"))
 TOLERANCE = 0.10  # as the supervised step's (test_golden_peak.py)
@@ -24,33 +21,8 @@ PHASES = {"forward": "forward", "reference": "reference", "loss": "backward", "l
           "optimizer": "optimizer"}
 
 
-def _id(case):
-    lora = case["lora"]
-    return (f"{case['family']}-{case['attention']}-{case['recipe']}-{case['pairs']}x{case['seq']}-"
-            f"{case['checkpointing']}-{case['reference']}" + (f"-lora{lora['rank']}-{lora['targets']}" if lora else ""))
-
-
-def _workload(case, **changes):
-    lora = case["lora"]
-    extra = {}
-    if lora:
-        extra = {"lora_rank": lora["rank"], "lora_dtype": Precision.FP32,
-                 "lora_targets": ("all-linear",) if lora["targets"] == "all-linear" else ("q", "v")}
-    fp32 = case["recipe"] == "fp32"
-    return Workload(
-        model=from_hf_config(case["config"]), mode=Mode.TRAINING, recipe=Recipe.FP32 if fp32 else Recipe.BF16,
-        precision=Precision.FP32 if fp32 else Precision.BF16, seq=case["seq"],
-        attention=Attention(case["attention"]), checkpointing=Checkpointing(case["checkpointing"]),
-        overhead_bytes=0, **{"batch": case["pairs"], "objective": Objective.DPO,
-                             "reference": Reference(case["reference"]), **extra, **changes})
-
-
-def _exact(case):  # LoRA's activations are measured on dense RMSNorm models only (test_golden_peak.py)
-    return not case["lora"] or lora_measured(from_hf_config(case["config"]))
-
-
-CASES = [pytest.param(case, id=_id(case)) for case in GOLDEN["dpo"] if _exact(case)]
-APPROXIMATE = [pytest.param(case, id=_id(case)) for case in GOLDEN["dpo"] if not _exact(case)]
+CASES = [pytest.param(case, id=case_id(case)) for case in GOLDEN["dpo"] if measured_exactly(case)]
+APPROXIMATE = [pytest.param(case, id=case_id(case)) for case in GOLDEN["dpo"] if not measured_exactly(case)]
 
 # Measured and not followed (docs/accuracy.md), by case and phase: asserted to stay off, so that a fix shows up.
 GAPS = {
@@ -61,7 +33,7 @@ GAPS = {
 
 @pytest.mark.parametrize("case", CASES)
 def test_dpo_peak_and_every_phase(case):
-    breakdown = estimate(_workload(case))
+    breakdown = estimate(case_workload(case, Objective.DPO))
     engine = breakdown.phase_totals()
     engine["layers"] = max(engine["backward_start"], engine["backward_end"])
     measured = case["phases"]
@@ -70,7 +42,7 @@ def test_dpo_peak_and_every_phase(case):
     for ours, theirs in PHASES.items():
         if theirs not in measured:
             continue
-        if (_id(case), ours) in GAPS:
+        if (case_id(case), ours) in GAPS:
             assert engine[ours] != pytest.approx(measured[theirs]["peak"], rel=TOLERANCE), "closed: drop the gap"
         else:
             assert engine[ours] == pytest.approx(measured[theirs]["peak"], rel=TOLERANCE), ours
@@ -78,13 +50,13 @@ def test_dpo_peak_and_every_phase(case):
 
 @pytest.mark.parametrize("case", APPROXIMATE)
 def test_dpo_lora_beyond_dense_blocks_says_it_is_approximate(case):
-    assert any("LoRA" in text for text in map(ENGLISH.say, estimate(_workload(case)).assumptions))
+    assert any("LoRA" in text for text in map(ENGLISH.say, estimate(case_workload(case, Objective.DPO)).assumptions))
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_dpo_model_states_are_exact(case):
     """The policy's (and a reference copy's) weights, gradients and AdamW state, byte for byte."""
-    breakdown = estimate(_workload(case))
+    breakdown = estimate(case_workload(case, Objective.DPO))
     assert breakdown.size_of("weights") == case["weight_bytes"]
     assert breakdown.size_of("gradients") == case["trainable_bytes"]
     assert breakdown.size_of("optimizer") == 2 * case["trainable_bytes"]
@@ -93,7 +65,7 @@ def test_dpo_model_states_are_exact(case):
 def test_the_reference_forward_is_the_peak_where_it_outweighs_the_head():
     """Hidden 1,024 on 16,384 tokens: the reference's layers, not its head's tile, set the reference phase."""
     case = next(c for c in GOLDEN["dpo"] if c["family"] == "llama-1k" and c["reference"] == "copy")
-    breakdown = estimate(_workload(case))
+    breakdown = estimate(case_workload(case, Objective.DPO))
     assert breakdown.phases["reference"]["temporaries"] > 1.2 * breakdown.phases["forward"]["temporaries"]
     assert breakdown.phase_totals()["reference"] == pytest.approx(case["phases"]["reference"]["peak"], rel=TOLERANCE)
 
@@ -102,10 +74,10 @@ def test_dpo_differs_from_sft_where_trl_does():
     """Against the supervised step of the same pairs: twice the sequences' activations, no logits, and a copy's
     weights; precomputed log-probabilities drop the reference phase and the copy."""
     case = next(c for c in GOLDEN["dpo"] if c["family"] == "llama" and c["reference"] == "copy" and not c["lora"])
-    dpo, sft = estimate(_workload(case)), estimate(_workload(case, objective=Objective.SFT))
-    assert dpo.size_of("activations") == estimate(_workload(case, objective=Objective.SFT,
+    dpo, sft = estimate(case_workload(case, Objective.DPO)), estimate(case_workload(case, Objective.SFT))
+    assert dpo.size_of("activations") == estimate(case_workload(case, Objective.SFT,
                                                             batch=2 * case["pairs"])).size_of("activations")
     assert dpo.size_of("weights") == 2 * sft.size_of("weights")
     assert dpo.size_of("logits") < sft.size_of("logits") / 100
-    precomputed = estimate(_workload(case, reference=Reference.PRECOMPUTED))
+    precomputed = estimate(case_workload(case, Objective.DPO, reference=Reference.PRECOMPUTED))
     assert "reference" not in precomputed.phases and precomputed.size_of("weights") == sft.size_of("weights")
