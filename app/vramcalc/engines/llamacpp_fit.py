@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 from collections.abc import Callable
 
 from ..core.units import MIB
@@ -56,6 +57,8 @@ class FitPlan:
                 "fits": self.fits, "tensor_split": list(self.tensor_split)}
 
 
+# one change asks it of the same run several times (Ollama's breakdown, the verdict, the Speed section's fit answer)
+@functools.lru_cache(maxsize=16)
 def llamacpp_fit(workload: Workload, free_bytes: int, *, ctx_auto: bool = False, margin: int = FIT_TARGET,
                  fit_ctx: int = FIT_CTX) -> FitPlan:
     """common_params_fit_impl for one GPU with `free_bytes` free (cudaMemGetInfo after the CUDA context):
