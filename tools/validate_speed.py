@@ -258,10 +258,10 @@ def serving_ratios() -> list[dict[str, Any]]:
         breakdown = estimate(workload.but(batch=sequences))
         card, machine = device(target.gpu, Machine()), Machine()
         placement = placement_of(breakdown, 1, 1)
-        first = prefill(breakdown, card, machine, placement, batch=sequences, prompt=prompt)
+        first = prefill(breakdown.workload, card, machine, placement, batch=sequences, prompt=prompt)
         if first is None:
             continue
-        mean, _ = mean_step(breakdown, card, machine, placement, batch=sequences, prompt=prompt, output=output)
+        mean, _ = mean_step(breakdown.workload, card, machine, placement, batch=sequences, prompt=prompt, output=output)
         predicted = sequences * output / (first.seconds + output * mean)
         out.append({"source": source, "model": row["model"], "gpu": row["slug"], "test": row["test"],
                     "measured": float(row["tokens_per_s"]), "predicted": predicted,

@@ -153,7 +153,7 @@ def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     over the engine's share of the card's rate, never faster than reading the weights), no head, no decode.
     Not yet held to a published embedding run: its basis says so."""
     workload = breakdown.workload
-    forward = prefill(breakdown, card, machine, placement_of(breakdown, layout.pp, layout.tp), batch=workload.batch,
+    forward = prefill(workload, card, machine, placement_of(breakdown, layout.pp, layout.tp), batch=workload.batch,
                       prompt=workload.seq)
     if forward is None:
         return Speed(unknown=phrase("speed.unknown_tflops"))
@@ -170,7 +170,7 @@ def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
 
 def _mean_step(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> tuple[float, Step]:
     workload = breakdown.workload
-    return mean_step(breakdown, card, machine, placement_of(breakdown, layout.pp, layout.tp),
+    return mean_step(workload, card, machine, placement_of(breakdown, layout.pp, layout.tp),
                      batch=workload.sequences, prompt=workload.prompt, output=workload.output)
 
 
@@ -199,7 +199,7 @@ def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) 
         return None
     card, layout = setup
     mean, _ = _mean_step(breakdown, card, machine, layout)
-    whole = prefill(breakdown, card, machine, placement_of(breakdown, layout.pp, layout.tp),
+    whole = prefill(breakdown.workload, card, machine, placement_of(breakdown, layout.pp, layout.tp),
                     batch=breakdown.workload.sequences, prompt=breakdown.workload.prompt)
     return _serving_rate(breakdown, layout.dp, mean, whole)
 
@@ -223,8 +223,8 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     prompt, output, sequences, replicas = workload.prompt, workload.output, workload.sequences, layout.dp
     placement = placement_of(breakdown, layout.pp, layout.tp)
     mean, middle = _mean_step(breakdown, card, machine, layout)
-    first = prefill(breakdown, card, machine, placement, batch=1, prompt=prompt)
-    whole = prefill(breakdown, card, machine, placement, batch=sequences, prompt=prompt)
+    first = prefill(breakdown.workload, card, machine, placement, batch=1, prompt=prompt)
+    whole = prefill(breakdown.workload, card, machine, placement, batch=sequences, prompt=prompt)
     rates = engine_rates(workload.runtime)
     assert card.bandwidth is not None
     basis: list[Phrase] = [phrase(
@@ -245,7 +245,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     curve = []
     for i in range(CURVE_POINTS + 1):
         depth = max(1, round(i * workload.seq / CURVE_POINTS))
-        step = decode_step(breakdown, card, machine, placement, batch=sequences, depth=depth)
+        step = decode_step(breakdown.workload, card, machine, placement, batch=sequences, depth=depth)
         curve.append((depth, 1 / step.seconds))
     return Speed(
         prompt_tokens=prompt, output_tokens=output, sequences=sequences,
@@ -257,15 +257,13 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
 
 def _rollout_time(workload: Workload, card: Device, machine: Machine, tp: int) -> float:
     """GRPO's generation before the step: the generation batch's prompts prefilled, then its completions
-    decoded, on the rollout's engine with every layer on the GPU (a breakdown with the workload alone: the
-    speed reads no engine facts for transformers or vLLM)."""
+    decoded, on the rollout's engine with every layer on the GPU."""
     run = rollout(workload)
     if run is None:
         return 0.0
-    alone = Breakdown(workload=run, params=0, active_params=0, components=(), notes=())
     placement = Placement(tp=tp)
-    mean, _ = mean_step(alone, card, machine, placement, batch=run.batch, prompt=run.prompt, output=run.output)
-    first = prefill(alone, card, machine, placement, batch=run.batch, prompt=run.prompt)
+    mean, _ = mean_step(run, card, machine, placement, batch=run.batch, prompt=run.prompt, output=run.output)
+    first = prefill(run, card, machine, placement, batch=run.batch, prompt=run.prompt)
     return run.output * mean + (first.seconds if first else 0.0)
 
 

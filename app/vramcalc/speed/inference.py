@@ -25,7 +25,7 @@ from ..engines.llamacpp import LlamaCppFacts, uses_flash
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..model.families.decoder.spec import ModelSpec
-from ..workload import Machine
+from ..workload import Machine, Workload
 from .hardware import Device, Platform, calibration, engine_rates, pcie_bandwidth, ram_bandwidth
 from .reads import (
     Reads,
@@ -133,9 +133,8 @@ def split_weights(weights: Reads, placement: Placement, batch: int) -> tuple[flo
     return (gpu + weights.head, host) if placement.head_on_gpu else (gpu, host + weights.head)
 
 
-def decode_step(breakdown: Breakdown, device: Device, machine: Machine, placement: Placement, *,
+def decode_step(workload: Workload, device: Device, machine: Machine, placement: Placement, *,
                 batch: int, depth: int) -> Step:
-    workload = breakdown.workload
     rates = engine_rates(workload.runtime)
     model = workload.model
     layers = model.layers
@@ -179,10 +178,10 @@ def depths(prompt: int, output: int) -> tuple[int, ...]:
     return tuple(prompt + round((i + 0.5) * output / samples) for i in range(samples))
 
 
-def mean_step(breakdown: Breakdown, device: Device, machine: Machine, placement: Placement, *,
+def mean_step(workload: Workload, device: Device, machine: Machine, placement: Placement, *,
               batch: int, prompt: int, output: int) -> tuple[float, Step]:
     """The mean step time over the output tokens (the cache grows as they are made), and the middle step."""
-    steps = [decode_step(breakdown, device, machine, placement, batch=batch, depth=d) for d in depths(prompt, output)]
+    steps = [decode_step(workload, device, machine, placement, batch=batch, depth=d) for d in depths(prompt, output)]
     return sum(step.seconds for step in steps) / len(steps), steps[len(steps) // 2]
 
 
@@ -205,12 +204,11 @@ def prompt_flops(model: ModelSpec, prompt: int) -> float:
     return 2 * ((matmul_params(model) - head) * prompt + head)
 
 
-def prefill(breakdown: Breakdown, device: Device, machine: Machine, placement: Placement, *,
+def prefill(workload: Workload, device: Device, machine: Machine, placement: Placement, *,
             batch: int, prompt: int) -> Prefill | None:
     """The prompt(s) of the batch processed at once, or None when the device's compute is unknown."""
-    workload = breakdown.workload
     if workload.runtime in GGUF_RUNTIMES and device.platform is not Platform.METAL:
-        return llamacpp_prefill(breakdown, device, placement, batch=batch, prompt=prompt)
+        return llamacpp_prefill(workload, device, placement, batch=batch, prompt=prompt)
     rates = engine_rates(workload.runtime)
     model = workload.model
     kernel = _kernel(workload.precision, workload.runtime, device)
@@ -245,7 +243,7 @@ LLAMACPP_BATCH = 2048  # llama.cpp's n_batch (llama-server, llama-bench): the to
 SCORE_BYTES = 20
 
 
-def llamacpp_prefill(breakdown: Breakdown, device: Device, placement: Placement, *, batch: int,
+def llamacpp_prefill(workload: Workload, device: Device, placement: Placement, *, batch: int,
                      prompt: int) -> Prefill | None:
     """llama.cpp's prompt on a CUDA, ROCm or Vulkan card, as its source runs it, in micro-batches of --ubatch:
     - the matmuls: f16 weights in cuBLAS accumulating in FP16 (ggml-cuda.cu, CUBLAS_COMPUTE_16F), quantised ones
@@ -261,7 +259,6 @@ def llamacpp_prefill(breakdown: Breakdown, device: Device, placement: Placement,
     - layers split over GPUs run as a pipeline over the micro-batches of one llama_decode call, when every
       layer is on a GPU (llama-context.cpp, pipeline_parallel): (k + stages - 1) stage times for k micro-batches
       instead of k · stages."""
-    workload = breakdown.workload
     rates = engine_rates(workload.runtime)
     model = workload.model
     peak = device.compute("fp16-acc16")
