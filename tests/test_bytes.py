@@ -176,3 +176,11 @@ text + "|" + str(len(inspect.stack()) > 0)
     result = _node(script)
     assert 'json/decoder.py", line ' in result.stdout and ", in raw_decode" in result.stdout
     assert "JSONDecodeError" in result.stdout and result.stdout.strip().endswith("|True")
+
+
+def test_argparse_is_left_out_of_the_standard_library(site_dir):
+    """argparse and the gettext it imports (32 kB gzipped) serve only the command lines, which the page leaves out
+    (build.py ENGINE_LEFT_OUT); a module the page imports that pulls argparse in puts them back."""
+    with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))) as archive:
+        names = set(archive.namelist())
+    assert "json/__init__.pyc" in names and not names & {"argparse.pyc", "gettext.pyc"}

@@ -12,7 +12,8 @@ from ..core.units import GIB
 from ..sources.gpus import gpu
 from .pipelines import load_pipelines, pipeline
 from .run import PLACEMENTS, Request, Run, evaluate, fewest_blocks_to_swap
-from .training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS, training_main
+from .training import ADAPTER_DTYPES, BASES, OPTIMIZERS, TARGETS, Training, encoder_weight_bytes, step
+from .training import as_json as training_json
 from .weights import GGUF_TYPES, PRECISIONS
 
 
@@ -118,4 +119,43 @@ def diffusion_main(argv: Sequence[str]) -> int:
     if card:
         print(f"fewest blocks to swap for {card.display_name} ({_gib(card.usable_bytes)} usable): "
               + ("none fits" if fewest is None else str(fewest)))
+    return 0
+
+
+def training_main(args: argparse.Namespace) -> int:
+    """`vramcalc diffusion --train-lora RANK`: one training step's bytes, part by part."""
+    from .run import check as check_request
+
+    training = Training(rank=args.train_lora, targets=args.lora_targets, base=args.precision,
+                        adapters=args.adapter_precision, optimizer=args.optimizer,
+                        checkpointing=args.checkpointing == "on", cached=args.cache_latents == "on")
+    try:
+        chosen = pipeline(args.pipeline)
+        width, height, frames = args.width or chosen.width, args.height or chosen.height, args.frames or chosen.frames
+        check_request(chosen, Request(width=width, height=height, frames=frames, batch=args.batch, cfg=False,
+                                      placement="gpu", precision=args.precision, text_precision=args.text_precision,
+                                      vae_precision=args.vae_precision))
+        if training.base not in BASES:
+            raise ValidationError("precision", training.base, f"one of: {', '.join(BASES)} for LoRA training")
+        encoders = 0 if training.cached else encoder_weight_bytes(chosen, args.text_precision, args.vae_precision)
+        result = step(chosen, training, batch=args.batch, width=width, height=height, frames=frames,
+                      encoder_bytes=encoders)
+    except ValidationError as error:
+        print(f"vramcalc: error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"pipeline": chosen.slug, "width": width, "height": height, "frames": frames,
+                          "batch": args.batch, "train_lora": training_json(result, training)}))
+        return 0
+    rows = [("frozen denoiser", result.weight_bytes), ("VAE and text encoders", result.encoder_bytes),
+            ("adapters", result.adapter_bytes), ("their gradients", result.gradient_bytes),
+            ("optimizer state", result.optimizer_bytes), ("latents and text embeddings", result.input_bytes),
+            ("saved activations", result.activation_bytes), ("backward transients", result.transient_bytes)]
+    print(f"{chosen.display_name}: LoRA rank {training.rank} ({result.adapter_params:,} params, "
+          f"{training.adapters}), base {training.base}, {width} x {height}"
+          + (f" x {frames} frames" if frames > 1 else "") + f", batch {args.batch}, checkpointing "
+          f"{'on' if training.checkpointing else 'off'}, {training.optimizer}, latents and embeddings "
+          f"{'cached' if training.cached else 'encoded in the step'}\n")
+    print("\n".join(f"  {label:<30}{value / GIB:>10.2f} GiB" for label, value in rows))
+    print(f"\npeak (in the backward): {result.total_bytes / GIB:.2f} GiB")
     return 0
