@@ -54,8 +54,7 @@ PRECOMPILED_STDLIB = "python_stdlib_pyc.zip"
 ENGINE_ZIP = "vramcalc.zip"  # the engine, precompiled; main.py puts it on sys.path
 # What of the engine the page never reads: the command lines, and the data's notes for people.
 ENGINE_LEFT_OUT = (
-    "vramcalc/cli.py", "vramcalc/__main__.py", "vramcalc/diffusion/command.py", "vramcalc/data/README.md",
-    "vramcalc/diffusion/training.py")  # LoRA training of a pipeline: the command line's only, for now
+    "vramcalc/cli.py", "vramcalc/__main__.py", "vramcalc/diffusion/command.py", "vramcalc/data/README.md")
 # Made in the browser on a first visit and restored on later ones (docs/performance.md).
 SNAPSHOT_LOADER, SNAPSHOT_WORKER = "loader.mjs", "snapshot-worker.mjs"
 CACHE = ROOT / ".cache"

@@ -39,6 +39,7 @@ from vramcalc.analysis.fit import fit_all  # noqa: E402
 from vramcalc.analysis.speed_answers import evaluate_speed  # noqa: E402
 from vramcalc.core.units import format_binary  # noqa: E402
 from vramcalc.diffusion.run import evaluate as evaluate_pipeline  # noqa: E402
+from vramcalc.diffusion.training import train  # noqa: E402
 from vramcalc.engines.layouts import resolve_layout  # noqa: E402
 from vramcalc.engines.registry import suggested_runtime  # noqa: E402
 from vramcalc.formats.file_weights import WeightsGiven  # noqa: E402
@@ -48,12 +49,13 @@ from vramcalc.inputs.options import CHECKBOXES, OPTIONS, shown_values  # noqa: E
 from vramcalc.inputs.parse import (  # noqa: E402
     parse_capacity_query,
     parse_diffusion,
+    parse_diffusion_training,
     parse_link,
     parse_machine,
     parse_target,
 )
 from vramcalc.render import catalog as catalog_words  # noqa: E402
-from vramcalc.render.diffusion import present_diffusion  # noqa: E402
+from vramcalc.render.diffusion import present_diffusion, present_training  # noqa: E402
 from vramcalc.render.export import to_csv, to_json, to_markdown  # noqa: E402
 from vramcalc.render.messages import Words  # noqa: E402
 from vramcalc.render.speed import CHARTS as SPEED_CHARTS  # noqa: E402
@@ -268,6 +270,7 @@ def render_diffusion(view):
     """An image or video pipeline (render/diffusion.py): its peak as the total, its rows, the GPUs it fits."""
     render_total(view)
     render_gpus(view.gpus)
+    set_text("diffusion-caption", view.caption)
     fill_list("diffusion-notes", view.notes)
     if WRITTEN.get(("diffusion-rows", "rows")) != view.rows:
         body = element("diffusion-rows")
@@ -487,19 +490,29 @@ def redraw():
 
 
 def redraw_diffusion(values):
+    """A pipeline's generation, or one LoRA training step of its denoiser (train_lora a rank)."""
     problems = []
-    run = attempt(lambda: evaluate_pipeline(*parse_diffusion(values)), problems)
     target = attempt(lambda: parse_target(values), problems)
+    card = target.gpu if target else None
+
+    def answer():
+        chosen, request = parse_diffusion(values)
+        training = parse_diffusion_training(values)
+        if training is None:
+            return present_diffusion(evaluate_pipeline(chosen, request), gpu=card, words=WORDS)
+        step = train(chosen, request, training)
+        return present_training(chosen, request, training, step, gpu=card, words=WORDS)
+
+    view = attempt(lambda: timed(answer), problems)
     show_errors(problems)
-    mark_stale("results", run is None)
-    mark_stale("verdict", run is None or target is None)
-    set_hidden("stale", run is not None)
-    if run is not None:
-        view = timed(lambda: present_diffusion(run, gpu=target.gpu if target else None, words=WORDS))
+    mark_stale("results", view is None)
+    mark_stale("verdict", view is None or target is None)
+    set_hidden("stale", view is not None)
+    if view is not None:
         render_diffusion(view)
         if view.verdict is not None:
             render_verdict(view.verdict)
-            set_hidden("verdict-changes", True)  # its single changes are a language model's
+            set_hidden("verdict-changes", not view.verdict.changes)  # "no single change..." is a language model's
             state["shown"]["target"] = None  # the verdict shows the pipeline's: redrawn on the way back
         state["shown"]["gpus"] = None  # the total and the GPU table show the pipeline's: redrawn on the way back
         show_link(encode(values))

@@ -4,6 +4,7 @@ the `vramcalc diffusion --train-lora` command."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -101,3 +102,62 @@ def test_the_command_line_prints_the_step(capsys):
     assert "peak (in the backward)" in capsys.readouterr().out
     assert main(["diffusion", "--train-lora", "16", "--precision", "nf4"]) == 2
     assert "precision" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the page's training step (train_lora a rank)
+
+def test_the_page_reads_a_training_step_from_the_link_keys():
+    from vramcalc.diffusion.training import train
+    from vramcalc.inputs.parse import parse_diffusion, parse_diffusion_training
+
+    values = {"family": "diffusion", "pipeline": "wan2.1-t2v-14b", "train_lora": "32", "denoiser_precision": "fp8",
+              "adapter_precision": "fp32", "train_optimizer": "adamw8bit", "train_checkpointing": "off",
+              "cache_latents": "off", "train_lora_targets": "no-modulation"}
+    chosen, request = parse_diffusion(values)
+    assert parse_diffusion_training({**values, "train_lora": "0"}) is None  # a generation
+    training = parse_diffusion_training(values)
+    assert training == Training(rank=32, targets="no-modulation", base="fp8", adapters="fp32", optimizer="adamw8bit",
+                                checkpointing=False, cached=False)
+    result = train(chosen, request, training)
+    assert result.encoder_bytes > 0  # latents not cached: the VAE and UMT5 on the GPU
+    assert result == step(chosen, training, batch=1, width=request.width, height=request.height,
+                          frames=request.frames, encoder_bytes=result.encoder_bytes)
+
+
+@pytest.mark.parametrize("precision", ["nf4", "gguf-q8_0"])
+def test_a_base_the_trainers_do_not_train_on_names_the_denoiser_precision(precision):
+    from vramcalc.diffusion.run import Request
+    from vramcalc.diffusion.training import train
+
+    chosen = pipeline("flux.1-dev")
+    request = Request(width=1024, height=1024, frames=1, batch=1, cfg=False, placement="gpu", precision=precision,
+                      text_precision="bf16", vae_precision="bf16")
+    with pytest.raises(ValidationError) as raised:
+        train(chosen, request, Training(rank=16))
+    assert raised.value.field == "denoiser_precision"
+
+
+def test_a_step_too_large_for_the_card_lists_the_single_changes_that_fit_it():
+    from vramcalc.diffusion.run import Request
+    from vramcalc.diffusion.training import single_changes, train
+    from vramcalc.render.diffusion import present_training
+    from vramcalc.sources.gpus import gpu
+
+    chosen, card = pipeline("flux.1-dev"), gpu("rtx-4090")
+    request = Request(width=1024, height=1024, frames=1, batch=1, cfg=False, placement="gpu", precision="bf16",
+                      text_precision="bf16", vae_precision="bf16")
+    training = Training(rank=16)
+    result = train(chosen, request, training)
+    assert result.total_bytes > card.usable_bytes  # bf16 base with AdamW: 25.0 GiB
+    changes = dict(((key, value), need) for key, value, need in single_changes(chosen, request, training))
+    fp8 = train(chosen, dataclasses.replace(request, precision="fp8"), training).total_bytes
+    assert changes[("denoiser_precision", "fp8")] == fp8 < card.usable_bytes
+    assert ("train_checkpointing", "on") not in changes  # already on
+    view = present_training(chosen, request, training, result, gpu=card)
+    assert view.total_bytes == result.total_bytes and view.verdict is not None
+    assert view.verdict.kind == "does not fit"
+    assert [change for change in view.verdict.changes if "fp8" in change] and all(
+        "AdamW8bit" not in change for change in view.verdict.changes)  # AdamW8bit alone leaves it over 24 GB
+    assert len(view.rows) == sum(1 for size in (result.weight_bytes, result.encoder_bytes, result.adapter_bytes,
+                                                result.gradient_bytes, result.optimizer_bytes, result.input_bytes,
+                                                result.activation_bytes, result.transient_bytes) if size)

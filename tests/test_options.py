@@ -11,12 +11,19 @@ import pytest
 
 from vramcalc.cli import COMMAND_LINE_ONLY, OUTPUT_FLAGS, _values, build_capacity_parser, build_parser
 from vramcalc.core.option import Kind, Not
-from vramcalc.diffusion.command import as_json, build_diffusion_parser, diffusion_main
+from vramcalc.diffusion.command import as_json, build_diffusion_parser, diffusion_main, training_document
 from vramcalc.diffusion.run import evaluate
+from vramcalc.diffusion.training import train
 from vramcalc.engines.registry import ENGINE_OPTIONS
 from vramcalc.inputs.link import PAGE_KEYS, decode, encode
 from vramcalc.inputs.options import CHECKBOXES, DEFAULTS, FIELD_PARSERS, OPTION, OPTIONS
-from vramcalc.inputs.parse import parse_capacity_query, parse_diffusion, parse_target, parse_workload
+from vramcalc.inputs.parse import (
+    parse_capacity_query,
+    parse_diffusion,
+    parse_diffusion_training,
+    parse_target,
+    parse_workload,
+)
 from vramcalc.render.messages import ENGLISH
 
 CUSTOM = {"model": "custom", "params": "7", "hidden": "4096", "layers": "32"}
@@ -127,6 +134,12 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "cfg": ("off", DIFFUSION),
     "vae_tiling": ("512", DIFFUSION),
     "blocks_to_swap": ("20", {**DIFFUSION, "pipeline": "wan2.1-t2v-14b"}),
+    "train_lora": ("16", DIFFUSION),
+    "train_lora_targets": ("no-modulation", {**DIFFUSION, "train_lora": "16"}),
+    "adapter_precision": ("fp32", {**DIFFUSION, "train_lora": "16"}),
+    "train_optimizer": ("adamw8bit", {**DIFFUSION, "train_lora": "32", "pipeline": "wan2.1-t2v-14b"}),
+    "train_checkpointing": ("off", {**DIFFUSION, "train_lora": "16", "denoiser_precision": "fp8"}),
+    "cache_latents": ("off", {**DIFFUSION, "train_lora": "16"}),
 }
 
 
@@ -288,7 +301,11 @@ def _diffusion_round_trip(values: dict[str, str]) -> None:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         assert diffusion_main(argv) == 0
-    assert json.loads(printed.getvalue()) == as_json(evaluate(*parse_diffusion(values)))
+    chosen, request = parse_diffusion(values)
+    training = parse_diffusion_training(values)
+    expected = as_json(evaluate(chosen, request)) if training is None else training_document(
+        chosen, request, training, train(chosen, request, training))
+    assert json.loads(printed.getvalue()) == expected
 
 
 def test_every_checkbox_and_choice_has_its_element_in_the_page():

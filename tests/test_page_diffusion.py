@@ -11,9 +11,12 @@ from playwright.sync_api import Page, expect
 from test_page import open_ready, settled_url, total_of
 from vramcalc import DEFAULTS, parse_workload
 from vramcalc.diffusion.run import evaluate
-from vramcalc.inputs.parse import parse_diffusion, parse_target
-from vramcalc.render.diffusion import pipeline_verdict, present_diffusion
+from vramcalc.diffusion.training import train
+from vramcalc.inputs.parse import parse_diffusion, parse_diffusion_training, parse_target
+from vramcalc.render.diffusion import pipeline_verdict, present_diffusion, present_training
+from vramcalc.render.messages import ENGLISH
 from vramcalc.render.view import present_target
+from vramcalc.sources.gpus import gpu
 
 pytestmark = pytest.mark.browser
 
@@ -43,8 +46,9 @@ def test_switching_to_image_or_video_shows_the_pipeline_and_its_total(watched: P
     page.fill("#width", "768")
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(peak_of({"pipeline": "sdxl", "width": "768"})))
     view = present_diffusion(evaluate(*parse_diffusion({**DEFAULTS, "pipeline": "sdxl", "width": "768"})))
-    assert view.notes == ()  # every stage of SDXL is modelled (its UNet step too): no "at least" note
-    expect(page.locator("#diffusion-notes li")).to_have_count(0)
+    # every stage of SDXL is modelled (its UNet step too): no "at least" note, only what the total leaves out
+    assert view.notes == (ENGLISH.message("diffusion.tensors_only"),)
+    expect(page.locator("#diffusion-notes li")).to_have_count(1)
     expect(page.locator("#gpu-rtx-3060 .count")).to_have_text(next(g.count for g in view.gpus if g.slug == "rtx-3060"))
     assert re.search(r"family=diffusion&pipeline=sdxl&width=768", settled_url(page))
     page.fill("#width", "1000")  # not a multiple of 16: named, the results marked stale
@@ -75,3 +79,39 @@ def test_a_diffusion_link_restores_the_form(watched: Page, server_url):
     expect(page.locator("#family")).to_have_value("language")
     expect(page.locator("#diffusion-fields")).to_be_hidden()
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({"model": "mistral-7b"})))
+
+
+def test_lora_training_of_a_pipeline_shows_the_step_and_what_makes_it_fit(watched: Page, server_url):
+    page = watched
+    open_ready(page, server_url, "?family=diffusion&gpu=rtx-4090")
+    expect(page.locator("#train-lora-fields")).to_be_hidden()
+    expect(page.locator("#placement")).to_be_visible()
+    page.fill("#train_lora", "16")
+    expect(page.locator("#train-lora-fields")).to_be_visible()
+    expect(page.locator("#generate-fields")).to_be_hidden()  # placement, CFG, tiles and swap are a generation's
+    values = {**DEFAULTS, "family": "diffusion", "gpu": "rtx-4090", "train_lora": "16"}
+    chosen, request = parse_diffusion(values)
+    training = parse_diffusion_training(values)
+    view = present_training(chosen, request, training, train(chosen, request, training), gpu=gpu("rtx-4090"))
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(view.total_bytes))
+    expect(page.locator("#summary")).to_have_text(view.summary)
+    expect(page.locator("#diffusion-rows tr")).to_have_count(len(view.rows))
+    assert view.verdict is not None and view.verdict.kind == "does not fit"  # a bf16 base with AdamW: 25 GiB
+    expect(page.locator("#verdict-text")).to_have_text(view.verdict.text)
+    expect(page.locator("#verdict-change-list li")).to_have_text(list(view.verdict.changes))
+    page.select_option("#denoiser_precision", "fp8")  # the change the verdict offered
+    values["denoiser_precision"] = "fp8"
+    chosen, request = parse_diffusion(values)
+    fp8 = train(chosen, request, training).total_bytes
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(fp8))
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", "fits")
+    expect(page.locator("#verdict-changes")).to_be_hidden()
+    assert re.search(r"family=diffusion&denoiser_precision=fp8.*&train_lora=16", settled_url(page))
+    page.select_option("#denoiser_precision", "nf4")  # no trainer trains on it: the field says so
+    expect(page.locator("#denoiser_precision-error")).to_contain_text("LoRA training")
+    expect(page.locator("#results")).to_have_class(re.compile("stale"))
+    page.fill("#train_lora", "0")  # a generation again, nf4 being one of its formats
+    expect(page.locator("#denoiser_precision-error")).to_be_empty()
+    expect(page.locator("#generate-fields")).to_be_visible()
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(peak_of(
+        {"gpu": "rtx-4090", "denoiser_precision": "nf4"})))

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from ..core.errors import ValidationError
 from ..core.units import GIB
 from ..sources.gpus import gpu
-from .pipelines import load_pipelines, pipeline
+from .pipelines import Pipeline, load_pipelines, pipeline
 from .run import PLACEMENTS, Request, Run, evaluate, fewest_blocks_to_swap
-from .training import ADAPTER_DTYPES, BASES, OPTIMIZERS, TARGETS, Training, encoder_weight_bytes, step
+from .training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS, Step, Training, train
 from .training import as_json as training_json
 from .weights import GGUF_TYPES, PRECISIONS
 
@@ -45,14 +45,16 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     training = parser.add_argument_group("LoRA training (Flux and Wan; the step as sd-scripts, musubi-tuner and "
                                          "ai-toolkit run it)")
     training.add_argument("--train-lora", type=int, metavar="RANK", help="one training step of LoRA adapters of "
-                          "this rank instead of a generation; --precision is the frozen base's (bf16 or fp8)")
-    training.add_argument("--lora-targets", default="all", choices=TARGETS, help="all: every Linear of the "
-                          "transformer blocks (sd-scripts, ai-toolkit); no-modulation: less Flux's AdaLN "
-                          "modulation (musubi-tuner)")
+                          "this rank instead of a generation (0: a generation); --precision is the frozen base's "
+                          "(bf16 or fp8)")
+    training.add_argument("--lora-targets", "--train-lora-targets", default="all", choices=TARGETS,
+                          help="all: every Linear of the transformer blocks (sd-scripts, ai-toolkit); "
+                               "no-modulation: less Flux's AdaLN modulation (musubi-tuner)")
     training.add_argument("--adapter-precision", default="bf16", choices=ADAPTER_DTYPES,
                           help="the adapters' weights, gradients and AdamW state (fp32: --mixed_precision bf16)")
-    training.add_argument("--optimizer", default="adamw", choices=OPTIMIZERS, help="adamw8bit: bitsandbytes")
-    training.add_argument("--checkpointing", choices=("on", "off"), default="on",
+    training.add_argument("--optimizer", "--train-optimizer", default="adamw", choices=OPTIMIZERS,
+                          help="adamw8bit: bitsandbytes")
+    training.add_argument("--checkpointing", "--train-checkpointing", choices=("on", "off"), default="on",
                           help="gradient checkpointing of the transformer blocks (default on)")
     training.add_argument("--cache-latents", choices=("on", "off"), default="on", help="latents and text "
                           "embeddings cached (default on): the VAE and text encoders are not on the GPU")
@@ -97,7 +99,7 @@ def lines(run: Run) -> list[str]:
 
 def diffusion_main(argv: Sequence[str]) -> int:
     args = build_diffusion_parser().parse_args(argv)
-    if args.train_lora is not None:
+    if args.train_lora:  # 0, as on the page: a generation
         return training_main(args)
     try:
         chosen = pipeline(args.pipeline)
@@ -124,38 +126,37 @@ def diffusion_main(argv: Sequence[str]) -> int:
 
 def training_main(args: argparse.Namespace) -> int:
     """`vramcalc diffusion --train-lora RANK`: one training step's bytes, part by part."""
-    from .run import check as check_request
-
     training = Training(rank=args.train_lora, targets=args.lora_targets, base=args.precision,
                         adapters=args.adapter_precision, optimizer=args.optimizer,
                         checkpointing=args.checkpointing == "on", cached=args.cache_latents == "on")
     try:
         chosen = pipeline(args.pipeline)
-        width, height, frames = args.width or chosen.width, args.height or chosen.height, args.frames or chosen.frames
-        check_request(chosen, Request(width=width, height=height, frames=frames, batch=args.batch, cfg=False,
-                                      placement="gpu", precision=args.precision, text_precision=args.text_precision,
-                                      vae_precision=args.vae_precision))
-        if training.base not in BASES:
-            raise ValidationError("precision", training.base, f"one of: {', '.join(BASES)} for LoRA training")
-        encoders = 0 if training.cached else encoder_weight_bytes(chosen, args.text_precision, args.vae_precision)
-        result = step(chosen, training, batch=args.batch, width=width, height=height, frames=frames,
-                      encoder_bytes=encoders)
+        request = Request(width=args.width or chosen.width, height=args.height or chosen.height,
+                          frames=args.frames or chosen.frames, batch=args.batch, cfg=False, placement="gpu",
+                          precision=args.precision, text_precision=args.text_precision,
+                          vae_precision=args.vae_precision)
+        result = train(chosen, request, training)
     except ValidationError as error:
         print(f"vramcalc: error: {error}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"pipeline": chosen.slug, "width": width, "height": height, "frames": frames,
-                          "batch": args.batch, "train_lora": training_json(result, training)}))
+        print(json.dumps(training_document(chosen, request, training, result)))
         return 0
     rows = [("frozen denoiser", result.weight_bytes), ("VAE and text encoders", result.encoder_bytes),
             ("adapters", result.adapter_bytes), ("their gradients", result.gradient_bytes),
             ("optimizer state", result.optimizer_bytes), ("latents and text embeddings", result.input_bytes),
             ("saved activations", result.activation_bytes), ("backward transients", result.transient_bytes)]
     print(f"{chosen.display_name}: LoRA rank {training.rank} ({result.adapter_params:,} params, "
-          f"{training.adapters}), base {training.base}, {width} x {height}"
-          + (f" x {frames} frames" if frames > 1 else "") + f", batch {args.batch}, checkpointing "
+          f"{training.adapters}), base {request.precision}, {request.width} x {request.height}"
+          + (f" x {request.frames} frames" if request.frames > 1 else "") + f", batch {request.batch}, checkpointing "
           f"{'on' if training.checkpointing else 'off'}, {training.optimizer}, latents and embeddings "
           f"{'cached' if training.cached else 'encoded in the step'}\n")
     print("\n".join(f"  {label:<30}{value / GIB:>10.2f} GiB" for label, value in rows))
     print(f"\npeak (in the backward): {result.total_bytes / GIB:.2f} GiB")
     return 0
+
+
+def training_document(chosen: Pipeline, request: Request, training: Training, result: Step) -> dict[str, object]:
+    """`vramcalc diffusion --train-lora RANK --json`."""
+    return {"pipeline": chosen.slug, "width": request.width, "height": request.height, "frames": request.frames,
+            "batch": request.batch, "train_lora": training_json(result, training)}

@@ -20,12 +20,13 @@ block's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.errors import ValidationError
 from .pipelines import Pipeline
-from .run import sequence_text_tokens
+from .run import Request, sequence_text_tokens
+from .run import check as check_request
 from .stages import image_tokens, latent_shape
 from .tensors import Config, Tensor
 from .tensors import tensors as _tensors
@@ -230,6 +231,30 @@ def encoder_weight_bytes(pipeline: Pipeline, text_precision: str, vae_precision:
     (the trainers encode each batch before the denoiser's forward)."""
     return sum(part_bytes(part.tensors, part.class_name, text_precision if part.is_text_encoder else vae_precision)
                for part in pipeline.parts if not part.is_denoiser)
+
+
+def train(pipeline: Pipeline, request: Request, training: Training) -> Step:
+    """One training step at the request's size and batch, the frozen base in the request's denoiser precision; the
+    VAE and text encoders on the GPU in theirs when latents and embeddings are not cached."""
+    check_request(pipeline, request)
+    if request.precision not in BASES:
+        raise ValidationError("denoiser_precision", request.precision, f"one of: {', '.join(BASES)} for LoRA training")
+    encoders = 0 if training.cached else encoder_weight_bytes(pipeline, request.text_precision, request.vae_precision)
+    return step(pipeline, replace(training, base=request.precision), batch=request.batch, width=request.width,
+                height=request.height, frames=request.frames, encoder_bytes=encoders)
+
+
+def single_changes(pipeline: Pipeline, request: Request, training: Training) -> list[tuple[str, str, int]]:
+    """The settings a trainer turns to save memory, each alone: (key, value, the step's peak with it) for each that
+    differs from the step's own: an fp8 base, AdamW8bit, checkpointing, cached latents, bf16 adapters, batch 1."""
+    candidates = [("denoiser_precision", "fp8", replace(request, precision="fp8"), training),
+                  ("train_optimizer", "adamw8bit", request, replace(training, optimizer="adamw8bit")),
+                  ("train_checkpointing", "on", request, replace(training, checkpointing=True)),
+                  ("cache_latents", "on", request, replace(training, cached=True)),
+                  ("adapter_precision", "bf16", request, replace(training, adapters="bf16")),
+                  ("per_prompt", "1", replace(request, batch=1), training)]
+    return [(key, value, train(pipeline, changed, trained).total_bytes) for key, value, changed, trained in candidates
+            if (changed, trained) != (request, replace(training, base=request.precision))]
 
 
 def as_json(result: Step, training: Training) -> dict[str, object]:

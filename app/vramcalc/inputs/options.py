@@ -45,6 +45,7 @@ from ..core.option import (
 from ..core.units import GB, GIB
 from ..diffusion.pipelines import load_pipelines, pipeline
 from ..diffusion.run import PLACEMENTS
+from ..diffusion.training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS
 from ..diffusion.weights import GGUF_TYPES, PRECISIONS
 from ..engines.registry import ENGINE_OPTIONS
 from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, parse_format
@@ -382,6 +383,9 @@ SHARED_OPTIONS: tuple[Option, ...] = (
 # ---- image and video diffusion pipelines (diffusion/): `vramcalc diffusion`'s flags, shown with family=diffusion
 FAMILIES = ("language", "diffusion")
 _DIFFUSION: When = {"family": ("diffusion",)}
+_GENERATE: When = {**_DIFFUSION, "train_lora": ("", "0")}
+_TRAIN_LORA: When = {**_DIFFUSION, "train_lora": Not(("", "0"))}
+ON_OFF = ("on", "off")
 MAX_DIFFUSION_PX = 16_384
 MAX_FRAMES = 1_025
 
@@ -393,9 +397,14 @@ def _one_of(key: str, text: str, allowed: tuple[str, ...]) -> str:
 
 
 def _diffusion(key: str, default: str, help: str, parse: Callable[[str], object],
-               choices: tuple[str, ...] = ()) -> Option:
+               choices: tuple[str, ...] = (), shown_when: When = _DIFFUSION) -> Option:
     return Option(key=key, default=default, group="diffusion", help=help, choices=choices, parse=parse,
-                  shown_when=_DIFFUSION)
+                  shown_when=shown_when)
+
+
+def _training(key: str, default: str, help: str, choices: tuple[str, ...]) -> Option:
+    """A setting of a pipeline's LoRA training step (diffusion/training.py), shown when train_lora is a rank."""
+    return _diffusion(key, default, help, lambda t: _one_of(key, t, choices), choices, _TRAIN_LORA)
 
 
 DIFFUSION_OPTIONS: tuple[Option, ...] = (
@@ -411,7 +420,7 @@ DIFFUSION_OPTIONS: tuple[Option, ...] = (
     _diffusion("vae_precision", "bf16", "the VAE's weights", lambda t: _one_of("vae_precision", t, PRECISIONS),
                PRECISIONS),
     _diffusion("placement", "gpu", "gpu, model (CPU offload by part) or sequential (by module)",
-               lambda t: _one_of("placement", t, PLACEMENTS), PLACEMENTS),
+               lambda t: _one_of("placement", t, PLACEMENTS), PLACEMENTS, _GENERATE),
     _diffusion("width", "", "pixels (default: the pipeline's)",
                optional(lambda t: parse_int("width", t, 64, MAX_DIFFUSION_PX))),
     _diffusion("height", "", "pixels (default: the pipeline's)",
@@ -420,11 +429,21 @@ DIFFUSION_OPTIONS: tuple[Option, ...] = (
                optional(lambda t: parse_int("frames", t, 1, MAX_FRAMES))),
     _diffusion("per_prompt", "1", "images or videos per prompt (--batch)", lambda t: parse_int("per_prompt", t, 1, 64)),
     _diffusion("cfg", "", "classifier-free guidance: on or off (default: the pipeline's)",
-               optional(lambda t: _one_of("cfg", t, ("on", "off")) == "on"), ("on", "off")),
+               optional(lambda t: _one_of("cfg", t, ON_OFF) == "on"), ON_OFF, _GENERATE),
     _diffusion("vae_tiling", "", "the VAE decodes tile by tile, this many pixels a side (empty: off)",
-               optional(lambda t: parse_int("vae_tiling", t, 0, 4096))),
+               optional(lambda t: parse_int("vae_tiling", t, 0, 4096)), shown_when=_GENERATE),
     _diffusion("blocks_to_swap", "0", "the denoiser's transformer blocks kept in system RAM, one on the GPU at a time",
-               lambda t: parse_int("blocks_to_swap", t, 0, 1_000)),
+               lambda t: parse_int("blocks_to_swap", t, 0, 1_000), shown_when=_GENERATE),
+    # one LoRA training step of a Flux or Wan denoiser instead of a generation (`vramcalc diffusion --train-lora`)
+    _diffusion("train_lora", "0", "LoRA training of the denoiser at this rank (0: a generation)",
+               lambda t: parse_int("train_lora", t, 0, 1024)),
+    _training("train_lora_targets", "all", "all: every Linear of the blocks; no-modulation: less Flux's AdaLN",
+              TARGETS),
+    _training("adapter_precision", "bf16", "the adapters, their gradients and AdamW state", ADAPTER_DTYPES),
+    _training("train_optimizer", "adamw", "adamw8bit: bitsandbytes", OPTIMIZERS),
+    _training("train_checkpointing", "on", "gradient checkpointing of the transformer blocks", ON_OFF),
+    _training("cache_latents", "on", "latents and text embeddings cached: the VAE and text encoders off the GPU",
+              ON_OFF),
 )
 
 OPTIONS: tuple[Option, ...] = (SHARED_OPTIONS + tuple(option for own in ENGINE_OPTIONS.values() for option in own)

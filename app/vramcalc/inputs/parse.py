@@ -18,6 +18,7 @@ from ..core.errors import ValidationError
 from ..diffusion.pipelines import Pipeline
 from ..diffusion.run import Request
 from ..diffusion.run import check as check_run
+from ..diffusion.training import Training
 from ..engines import engine_for
 from ..engines.layouts import degrees, resolve_layout
 from ..engines.llamacpp import split_text
@@ -312,6 +313,20 @@ def parse_diffusion(values: Mapping[str, str],
                 raise
             problems.append(error)
             fields[error.field] = None  # the pipeline's own
+
+
+def parse_diffusion_training(values: Mapping[str, str]) -> Training | None:
+    """A pipeline's LoRA training step (train_lora a rank), or None for a generation (train_lora 0); the frozen base
+    in denoiser_precision (diffusion/training.py train checks it)."""
+    keys = ("train_lora", "train_lora_targets", "adapter_precision", "train_optimizer", "train_checkpointing",
+            "cache_latents", "denoiser_precision")
+    fields = _parse_fields({key: DIFFUSION_PARSERS[key] for key in keys}, values, None)
+    rank = _checked("train_lora", fields["train_lora"], int)
+    if not rank:
+        return None
+    return Training(rank=rank, targets=str(fields["train_lora_targets"]), base=str(fields["denoiser_precision"]),
+                    adapters=str(fields["adapter_precision"]), optimizer=str(fields["train_optimizer"]),
+                    checkpointing=fields["train_checkpointing"] == "on", cached=fields["cache_latents"] == "on")
 
 
 def _target_problems(values: Mapping[str, str]) -> list[ValidationError]:

@@ -8,7 +8,9 @@ import dataclasses
 
 from ..analysis.fit import GpuFit
 from ..analysis.fit import Verdict as FitVerdict
-from ..diffusion.run import Run, fewest_blocks_to_swap
+from ..diffusion.pipelines import Pipeline
+from ..diffusion.run import Request, Run, fewest_blocks_to_swap
+from ..diffusion.training import Step, Training, single_changes
 from ..sources.gpus import GpuSpec, table_gpus
 from .messages import ENGLISH, Words
 from .view import GpuRow, Verdict, _gpu_row, verdict_if_it_fits
@@ -24,6 +26,7 @@ class DiffusionView:
     rows: tuple[tuple[str, str, str], ...]  # (what, size, how): each part's weights, then each stage
     gpus: tuple[GpuRow, ...]
     notes: tuple[str, ...]
+    caption: str  # the breakdown table's
     verdict: Verdict | None = None  # on the form's card, when it names one
 
 
@@ -40,6 +43,40 @@ def pipeline_verdict(run: Run, gpu: GpuSpec, *, words: Words = ENGLISH) -> Verdi
         words.message("diffusion.change.swap", blocks=swap, total=blocks),)
     return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=words.message("verdict.pipeline_no", **numbers),
                    percent=100.0, changes=changes, short=words.message("verdict.no.short", **numbers))
+
+
+def present_training(pipeline: Pipeline, request: Request, training: Training, step: Step, *,
+                     gpu: GpuSpec | None = None, words: Words = ENGLISH) -> DiffusionView:
+    """One LoRA training step of the denoiser (diffusion/training.py): its peak, in the backward, part by part."""
+    parts = (("weights", step.weight_bytes), ("encoders", step.encoder_bytes), ("adapters", step.adapter_bytes),
+             ("gradients", step.gradient_bytes), ("optimizer", step.optimizer_bytes), ("inputs", step.input_bytes),
+             ("activations", step.activation_bytes), ("transients", step.transient_bytes))
+    rows = tuple((words.message(f"diffusion.train.{key}"), words.binary(size), words.message(
+        f"diffusion.train.{key}.how", params=words.count(step.adapter_params), precision=request.precision,
+        adapters=training.adapters, optimizer=training.optimizer)) for key, size in parts if size)
+    total = step.total_bytes
+    frames = words.message("diffusion.frames", frames=request.frames) if request.frames > 1 else ""
+    summary = words.message("diffusion.train.summary", pipeline=pipeline.display_name, rank=training.rank,
+                            width=request.width, height=request.height, frames=frames, batch=request.batch,
+                            checkpointing=words.message(f"diffusion.train.checkpointing.{training.checkpointing}"))
+    verdict = None
+    if gpu is not None:
+        numbers, verdict = verdict_if_it_fits(total, gpu, words.message("verdict.one", gpu=gpu.display_name),
+                                              words=words)
+        if verdict is None:
+            changes = tuple(words.message(f"diffusion.train.change.{key}", value=value, used=words.gib(need))
+                            for key, value, need in single_changes(pipeline, request, training)
+                            if need <= gpu.usable_bytes)
+            verdict = Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=words.message("verdict.train_no", **numbers),
+                              percent=100.0, changes=changes, short=words.message("verdict.no.short", **numbers))
+    fits = (GpuFit(gpu=card, utilization=total / card.usable_bytes, count=1 if total <= card.usable_bytes else None)
+            for card in table_gpus().values())
+    return DiffusionView(
+        total_bytes=total, total_gb=words.gb(total), total_gib=words.gib(total), summary=summary,
+        params=words.message("diffusion.train.params", count=words.count(step.adapter_params)), rows=rows,
+        caption=words.message("diffusion.train.caption"),
+        gpus=tuple(_gpu_row(fit, words=words) for fit in fits),
+        notes=(words.message("diffusion.train.note"), words.message("diffusion.tensors_only")), verdict=verdict)
 
 
 def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = ENGLISH) -> DiffusionView:
@@ -68,5 +105,7 @@ def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = EN
         summary=summary,
         params=words.message("results.params", count=words.count(sum(w.part.params for w in run.weights))),
         rows=tuple(rows), gpus=tuple(_gpu_row(fit, words=words) for fit in fits),
-        notes=() if run.complete else (words.message("diffusion.incomplete"),),
+        caption=words.message("diffusion.caption"),
+        notes=(words.message("diffusion.tensors_only"),) if run.complete else (
+            words.message("diffusion.incomplete"), words.message("diffusion.tensors_only")),
         verdict=pipeline_verdict(run, gpu, words=words) if gpu is not None else None)

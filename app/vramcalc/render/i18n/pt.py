@@ -1409,6 +1409,65 @@ PT: Mapping[str, str] = {
     "diffusion.summary": "{pipeline}, {width} × {height}{frames}, {batch} por prompt, {cfg}; {placement}",
     "diffusion.incomplete": "No mínimo isto: a memória de trabalho de uma etapa ainda não é modelada, então o pico "
                             "pode ser maior.",
+    "diffusion.tensors_only": "Os tensores do PyTorch, como medidos com o diffusers: o contexto CUDA (0,4 a 1 GiB "
+                              "conforme a placa) e a reserva do alocador vêm por cima.",
+    "field.train_lora.label": "Treino LoRA (rank)",
+    "field.train_lora.help": "Um passo de treino de adaptadores LoRA deste rank num denoiser Flux ou Wan, como o "
+                             "sd-scripts, o musubi-tuner e o ai-toolkit o executam; 0: uma geração.",
+    "field.train_lora_targets.label": "Camadas adaptadas",
+    "field.train_lora_targets.help": "Todas as Linear dos blocos transformer, ou todas menos a modulação AdaLN do "
+                                     "Flux (como no musubi-tuner).",
+    "option.train_lora_targets.all": "Todas as Linear dos blocos",
+    "option.train_lora_targets.no-modulation": "Todas menos a modulação",
+    "field.adapter_precision.label": "Adaptadores",
+    "field.adapter_precision.help": "Os adaptadores, os seus gradientes e o estado do AdamW (fp32: --mixed_precision "
+                                    "bf16).",
+    "field.train_optimizer.label": "Otimizador",
+    "field.train_optimizer.help": "adamw8bit: o AdamW de 8 bits do bitsandbytes.",
+    "field.train_checkpointing.label": "Checkpointing de gradientes",
+    "field.train_checkpointing.help": "O forward guarda só a entrada de cada bloco; o backward recalcula um bloco de "
+                                      "cada vez.",
+    "field.cache_latents.label": "Latentes e embeddings em cache",
+    "field.cache_latents.help": "Codificados uma vez antes do treino: o VAE e os codificadores de texto ficam fora "
+                                "da GPU.",
+    "option.train_checkpointing.on": "Ligado",
+    "option.train_checkpointing.off": "Desligado",
+    "option.cache_latents.on": "Em cache",
+    "option.cache_latents.off": "Codificados a cada passo",
+    "diffusion.train.caption": "A memória do passo de treino na GPU no seu pico, no backward (GiB = 2³⁰ bytes)",
+    "diffusion.train.weights": "Denoiser congelado",
+    "diffusion.train.weights.how": "em {precision}, sem gradientes",
+    "diffusion.train.encoders": "VAE e codificadores de texto",
+    "diffusion.train.encoders.how": "na GPU para codificar cada lote (latentes e embeddings sem cache)",
+    "diffusion.train.adapters": "Adaptadores LoRA",
+    "diffusion.train.adapters.how": "{params} parâmetros em {adapters}",
+    "diffusion.train.gradients": "Os seus gradientes",
+    "diffusion.train.gradients.how": "em {adapters}, feitos à medida que o backward chega a cada bloco",
+    "diffusion.train.optimizer": "Estado do otimizador",
+    "diffusion.train.optimizer.how": "{optimizer}: dois momentos por parâmetro dos adaptadores",
+    "diffusion.train.inputs": "Latentes e embeddings de texto",
+    "diffusion.train.inputs.how": "os do lote, em bf16",
+    "diffusion.train.activations": "Ativações guardadas",
+    "diffusion.train.activations.how": "guardadas pelo forward para o backward (com checkpointing: a entrada de cada "
+                                       "bloco, e um bloco recalculado)",
+    "diffusion.train.transients": "Transitórios do backward",
+    "diffusion.train.transients.how": "gradientes em trânsito na camada mais larga, e as cópias bf16 dos pesos de uma "
+                                      "base fp8",
+    "diffusion.train.summary": "{pipeline}: um passo de treino LoRA, rank {rank}, {width} × {height}{frames}, lote "
+                               "{batch}, {checkpointing}",
+    "diffusion.train.checkpointing.True": "com gradient checkpointing",
+    "diffusion.train.checkpointing.False": "sem checkpointing",
+    "diffusion.train.params": "{count} parâmetros treináveis",
+    "diffusion.train.note": "O pico do passo, no seu backward; a menos de 5 % de passos medidos em configs pequenas "
+                            "de Flux e Wan com diffusers e peft (docs/accuracy.md). A troca de blocos durante o treino "
+                            "não é modelada.",
+    "verdict.train_no": "Não cabe em {where}: precisa de {used}, há {usable} ({share}).",
+    "diffusion.train.change.denoiser_precision": "Uma base fp8 (pesos do denoiser: fp8): {used}.",
+    "diffusion.train.change.train_optimizer": "Otimizador AdamW8bit: {used}.",
+    "diffusion.train.change.train_checkpointing": "Checkpointing de gradientes: {used}.",
+    "diffusion.train.change.cache_latents": "Latentes e embeddings em cache: {used}.",
+    "diffusion.train.change.adapter_precision": "Adaptadores bf16: {used}.",
+    "diffusion.train.change.per_prompt": "Um lote de 1: {used}.",
     "target.mixed": "{gpus}",
     "verdict.mixed": "{gpus}, a mais cheia para o seu tamanho sendo a {device} ({gpu})",
     "reverse.heading_mixed": "Em {target} ({memories}), {layout}",
