@@ -155,7 +155,73 @@ def read_form():
             values[key] = "1" if element(key).checked else "0"
         else:
             values[key] = element(key).value
+    cards = [select.value for select in document.querySelectorAll("#cards-list select")]
+    if cards and values["family"] == "language":  # a pipeline runs on one GPU
+        values["gpu"] = ",".join([values["gpu"], *cards])  # one machine's cards, CUDA0 first
     return values
+
+
+# ---------------------------------------------------------------- a machine of different cards (gpu=a,b)
+# llama.cpp and Ollama split a model over the cards of one machine whatever their kinds; the page's other
+# engines take one kind of card (and the engine says so, naming gpu, when cards were added). The first card is
+# the GPU select's (CUDA0); each added one is a copy of it.
+MIXED_RUNTIMES = ("llamacpp", "ollama")
+
+
+def show_cards(values):
+    shown = values["family"] == "language" and (
+        values["runtime"] in MIXED_RUNTIMES or element("cards-list").children.length > 0)
+    set_hidden("cards-box", not shown)
+
+
+def add_card(slug=None):
+    """One more card, CUDA1 on, as the GPU select lists them (a slug it does not list, "24gb", is added)."""
+    items = element("cards-list")
+    index = items.children.length + 1
+    item = element("card-template").content.firstElementChild.cloneNode(True)
+    select = element("gpu").cloneNode(True)
+    select.id = select.name = f"card-{index}"
+    select.removeAttribute("aria-describedby")
+    select.removeAttribute("aria-invalid")
+    slug = slug or element("gpu").value
+    if option_of("gpu", slug) is None:
+        option = document.createElement("option")
+        option.value = option.textContent = slug
+        select.appendChild(option)
+    select.value = slug
+    label = item.querySelector("label")
+    label.htmlFor = select.id
+    label.textContent = f"CUDA{index}"
+    item.insertBefore(select, item.querySelector("button"))
+    items.appendChild(item)
+    return select
+
+
+def set_cards(slugs):
+    """The added cards, from a link or local storage: CUDA1 on."""
+    items = element("cards-list")
+    while items.firstChild:
+        items.removeChild(items.firstChild)
+    for slug in slugs:
+        add_card(slug)
+
+
+@when("click", "#card-add")
+def on_card_add(event):
+    add_card().focus()
+    update()
+
+
+@when("click", "#cards-list")
+def on_card_remove(event):
+    if not event.target.classList.contains("card-remove"):
+        return
+    slugs = [select.value for select in document.querySelectorAll("#cards-list select")]
+    item = event.target.closest("li")
+    del slugs[list(element("cards-list").children).index(item)]
+    set_cards(slugs)  # renumbered: CUDA1 on
+    element("card-add").focus()
+    update()
 
 
 def write_form(values):
@@ -168,6 +234,9 @@ def write_form(values):
         elif key in CHECKBOXES:
             element(key).checked = value == "1"
         else:
+            if key == "gpu":
+                value, *cards = (slug.strip(" \t") for slug in value.split(","))
+                set_cards(cards)
             if key in ("precision", "gpu") and option_of(key, value) is None:
                 option = document.createElement("option")  # a bpw:X.XX or "24gb" card the list does not offer
                 option.value = option.textContent = value
@@ -436,6 +505,7 @@ def redraw():
     """Read the form, check it, and show what changed."""
     values = read_form()
     show_fields(values)
+    show_cards(values)
     set_hidden("runtime", values["mode"] != "embedding", "option[value='tei']")  # TEI serves embedders only
     set_hidden("runtime", values["mode"] != "speech", "option[value='faster-whisper']")  # Whisper models only
     set_text("model-facts", catalog_words.facts(values["model"], words=WORDS))

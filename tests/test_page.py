@@ -348,6 +348,42 @@ def test_a_link_with_any_bits_per_weight_opens(watched: Page, server_url):
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected.total_bytes))
 
 
+def test_a_machine_of_different_cards_is_built_in_the_form(watched: Page, server_url):
+    """gpu=a,b (issue 25): llama.cpp and Ollama split the layers over different cards; the form builds the list."""
+    from vramcalc.inputs.parse import parse_target
+    from vramcalc.render.view import present_target
+
+    page = watched
+    base = {"model": "qwen3-32b", "runtime": "llamacpp", "precision": "q4_k_m", "gpu": "rtx-3090"}
+    open_ready(page, server_url, "?" + "&".join(f"{k}={v}" for k, v in base.items()))
+    expect(page.locator("#cards-box")).to_be_visible()
+    page.click("#card-add")
+    page.select_option("#card-1", "rtx-4060-ti-16gb")
+    mixed = {**base, "gpu": "rtx-3090,rtx-4060-ti-16gb"}
+    verdict = present_target(parse_workload(mixed), parse_target(mixed)).verdict
+    expect(page.locator("#verdict-text")).to_have_text(verdict.text)
+    assert "gpu=rtx-3090%2Crtx-4060-ti-16gb" in settled_url(page)
+    page.click("#card-add")
+    page.select_option("#card-2", "rtx-3060")
+    page.click("#cards-list li:first-child .card-remove")  # CUDA1 goes: the 3060 becomes CUDA1
+    expect(page.locator("#cards-list select")).to_have_count(1)
+    expect(page.locator("#card-1")).to_have_value("rtx-3060")
+    expect(page.locator("#card-add")).to_be_focused()
+    assert "gpu=rtx-3090%2Crtx-3060" in settled_url(page)
+    # a link's list restores the cards, one not listed (24gb) included
+    open_ready(page, server_url, "?model=qwen3-32b&runtime=ollama&precision=q4_k_m&gpu=rtx-3090,rtx-4060-ti-16gb,24gb")
+    expect(page.locator("#gpu")).to_have_value("rtx-3090")
+    expect(page.locator("#card-1")).to_have_value("rtx-4060-ti-16gb")
+    expect(page.locator("#card-2")).to_have_value("24gb")
+    page.select_option("#runtime", "transformers")  # shards over one kind of card: said at the field
+    page.select_option("#precision", "auto")
+    expect(page.locator("#gpu-error")).to_contain_text("llama.cpp and Ollama")
+    page.click("#cards-list li:first-child .card-remove")
+    page.click("#cards-list li:first-child .card-remove")
+    expect(page.locator("#gpu-error")).to_be_empty()
+    expect(page.locator("#cards-box")).to_be_hidden()  # transformers, no card added
+
+
 def test_a_mac_is_fitted_against_its_gpu_share(watched: Page, server_url):
     page = watched
     open_ready(page, server_url, "?model=qwen3-32b&runtime=llamacpp&precision=q4_k_m&seq=32768")

@@ -679,10 +679,15 @@ EN: Mapping[str, str] = {
         "non-torch memory and CUDA graphs, llama.cpp 457 MiB)."
     ),
     "field.gpu.label": "GPU",
+    "field.cards.label": "More cards in this machine",
+    "field.cards.remove": "Remove",
+    "field.cards.add": "Add a different card",
+    "field.cards.help": "llama.cpp and Ollama split the layers over the cards of one machine by each one's memory; "
+                        "the GPU above is CUDA0.",
     "field.gpu.help": (
         "Usable memory as PyTorch reports it where known; for a Mac, the share its GPU may use. Any other card: "
-        "gpu=24gb in the link (or --gpu 24gb). Different cards in one machine, for llama.cpp and Ollama: their "
-        "list, CUDA0 first (gpu=rtx-3090,rtx-4060-ti-16gb)."
+        "gpu=24gb in the link (or --gpu 24gb). Different cards in one machine (llama.cpp and Ollama): add them "
+        "below (in a link, gpu=rtx-3090,rtx-4060-ti-16gb)."
     ),
     "field.gpus.label": "Number of GPUs",
     "field.gpus.help": "How many of them. With more than one, set the layout below or keep the default: tensor "

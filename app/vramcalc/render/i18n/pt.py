@@ -654,9 +654,14 @@ PT: Mapping[str, str] = {
         "memória fora do torch e os CUDA graphs; llama.cpp 457 MiB)."
     ),
     "field.gpu.label": "GPU",
+    "field.cards.label": "Mais placas nesta máquina",
+    "field.cards.remove": "Remover",
+    "field.cards.add": "Acrescentar outra placa",
+    "field.cards.help": "O llama.cpp e o Ollama dividem as camadas pelas placas de uma máquina conforme a memória de "
+                        "cada uma; a GPU acima é a CUDA0.",
     "field.gpu.help": "Memória utilizável como o PyTorch a informa, quando conhecida; num Mac, a fração que a GPU pode "
-                      "usar. Qualquer outra placa: gpu=24gb no link (ou --gpu 24gb). Placas diferentes numa máquina, "
-                      "para o llama.cpp e o Ollama: a lista delas, CUDA0 primeiro (gpu=rtx-3090,rtx-4060-ti-16gb).",
+                      "usar. Qualquer outra placa: gpu=24gb no link (ou --gpu 24gb). Placas diferentes numa máquina "
+                      "(llama.cpp e Ollama): acrescente-as abaixo (no link, gpu=rtx-3090,rtx-4060-ti-16gb).",
     "field.gpus.label": "Número de GPUs",
     "field.gpus.help": "Quantas delas. Com mais de uma, defina o layout abaixo ou mantenha o padrão: paralelismo de "
                        "tensores para inferência, paralelismo de dados com ZeRO-3 para treinamento.",
