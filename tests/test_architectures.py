@@ -35,7 +35,22 @@ def test_every_preset_has_a_meta_device_count():
 def test_parameter_count_equals_transformers_on_the_meta_device(slug):
     # tools/measure_params.py builds each preset with transformers on torch.device("meta");
     # multimodal presets are held to their language model (the vision tower is named in a note).
-    assert param_count(preset_spec(slug)) == GOLDEN[slug]["text_params"]
+    # An embedder is built as AutoModel loads it (Qwen3Model, MistralModel, BertModel: no lm_head): the spec
+    # --mode embedding reads. A reranker scored on its LM head (Qwen3-Reranker) keeps the class its card uses.
+    spec = preset_spec(slug)
+    if load_presets()[slug].family == "Embedding" and GOLDEN[slug]["class"].endswith("Model"):
+        spec = spec.as_embedder()
+    assert param_count(spec) == GOLDEN[slug]["text_params"]
+
+
+def test_an_untied_embedder_loses_its_head_only_in_the_embedding_mode():
+    # Qwen3-Embedding-8B's config is Qwen3-8B's (untied); its checkpoint and AutoModel have no lm_head
+    # (MTEB's n_parameters 7,567,295,488), as the embedding mode counts it; the 8B reranker keeps its head.
+    embedder, reranker = preset_spec("qwen3-embedding-8b"), preset_spec("qwen3-reranker-8b")
+    assert param_count(embedder) - param_count(embedder.as_embedder()) == 151665 * 4096
+    assert param_count(reranker) == GOLDEN["qwen3-reranker-8b"]["params"] == 8188548096
+    weights = estimate(parse_workload({"model": "qwen3-embedding-8b", "mode": "embedding"})).bytes_of("weights")
+    assert weights == 2 * GOLDEN["qwen3-embedding-8b"]["params"]
 
 
 @pytest.mark.parametrize(("slug", "active"), [

@@ -44,10 +44,15 @@ ALIASES = {"kimi_k2": "deepseek_v3"}
 # Encoders (embedders and rerankers): AutoModel as an embedder loads them (no masked-LM head), or the classifier
 # their `architectures` name (AutoModelForSequenceClassification), as tools/measure_encoders.py does.
 ENCODERS = ("bert", "xlm-roberta", "modernbert")
+# Decoder embedders (family "Embedding"): AutoModel, as sentence-transformers and their cards load them (no lm_head,
+# whatever the checkpoint stores), except a reranker scored on its LM head's logits (Qwen3-Reranker: "yes" against
+# "no" at the last token), built with the class its card uses.
+CARD_CLASS = {"qwen3-reranker-0.6b": AutoModelForCausalLM, "qwen3-reranker-4b": AutoModelForCausalLM,
+              "qwen3-reranker-8b": AutoModelForCausalLM}
 VISION = re.compile(r"(vision|visual|multi_modal_projector|mm_projector|image_newline|patch_embed)")
 
 
-def build(config_dict: dict):
+def build(config_dict: dict, embedder: bool = False, card_class=None):
     kwargs = {k: v for k, v in config_dict.items() if k not in ("model_type", "quantization_config")}
     model_type = ALIASES.get(config_dict["model_type"], config_dict["model_type"])
     config = AutoConfig.for_model(model_type, **kwargs)
@@ -57,6 +62,10 @@ def build(config_dict: dict):
         if model_type in ENCODERS:
             rerank = any("ForSequenceClassification" in name for name in config_dict.get("architectures") or ())
             return (AutoModelForSequenceClassification if rerank else AutoModel).from_config(config)
+        if card_class is not None:
+            return card_class.from_config(config)
+        if embedder:
+            return AutoModel.from_config(config)
         try:
             return AutoModelForCausalLM.from_config(config)
         except ValueError:
@@ -91,7 +100,7 @@ def main(argv=None):
     for slug in args.slugs or order:
         preset = json.loads((MODELS / f"{slug}.json").read_text())
         try:
-            model = build(preset["config"])
+            model = build(preset["config"], preset.get("family") == "Embedding", CARD_CLASS.get(slug))
         except Exception as error:  # report and go on: a preset transformers cannot build
             print(f"{slug}: {type(error).__name__}: {error}", file=sys.stderr)
             continue

@@ -358,6 +358,13 @@ class ModelSpec:
         return dataclasses.replace(self, layers=layers, kinds=_resize(self.kinds, layers), compressed=compressed,
                                    moe_layers=_resize(self.moe_layers, layers) if self.moe_layers else ())
 
+    def as_embedder(self) -> ModelSpec:
+        """The model an embedder loads (`AutoModel`, as sentence-transformers does): a decoder without an untied
+        lm_head (Qwen3-Embedding, e5-mistral, gte-Qwen2); an encoder, or a tied decoder, as it is."""
+        if self.encoder is not None or self.tie_embeddings:
+            return self
+        return dataclasses.replace(self, tie_embeddings=True)
+
     # -- the old names the formulas read
 
     @property
