@@ -11,11 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vramcalc import estimate, parse_workload
+from vramcalc import DEFAULTS, estimate, parse_workload
+from vramcalc.analysis.solve import max_layers, scaled_depth
 from vramcalc.core.choices import Mode
 from vramcalc.core.dtypes import Precision
 from vramcalc.core.errors import ValidationError
 from vramcalc.core.units import GIB
+from vramcalc.formats.weights import _planned as planned
+from vramcalc.inputs.parse import parse_target
 from vramcalc.model.families.decoder.spec import AttentionKind
 from vramcalc.model.table import active_param_count, param_count
 from vramcalc.render.messages import ENGLISH
@@ -75,6 +78,23 @@ def test_gemma3_27b_caps_its_local_layers():
     assert (spec.count_kind(AttentionKind.FULL), spec.count_kind(AttentionKind.SLIDING)) == (10, 52)
     assert kv_bytes("gemma-3-27b-it", 131_072) == 10 * 8192 * 131_072 + 52 * 8192 * 1024
     assert round(kv_bytes("gemma-3-27b-it", 131_072) / GIB, 2) == 10.41
+
+
+def test_a_shallower_gemma4_drops_its_kv_sharing_layers_first():
+    # the solvers' deeper and shallower variants (solve.scaled_depth) keep the first layers: E4B's last 18 of 42
+    # layers reuse an earlier layer's K/V, so 30 layers keep 6 of them, 24 or fewer none, and 60 keep 18
+    spec = preset_spec("gemma-4-e4b-it")
+    assert [scaled_depth(spec, n).reusing_layers for n in (1, 24, 30, 42, 60)] == [0, 0, 6, 18, 18]
+    one = scaled_depth(spec, 1)
+    assert param_count(one) > 0 and one.cached_layers(AttentionKind.SLIDING) == 1
+    assert param_count(planned(scaled_depth(spec, 24))) == param_count(spec)  # the real model comes back
+
+
+@pytest.mark.parametrize("runtime", ["llamacpp", "vllm"])
+def test_the_most_layers_of_a_kv_sharing_model_are_found(runtime):
+    # max_layers tries models of one layer: Gemma 4 E4B's 18 K/V-sharing layers made that one layer index past the end
+    workload = parse_workload({**DEFAULTS, "model": "gemma-4-e4b-it", "runtime": runtime, "gpu": "rtx-4090"})
+    assert max_layers(workload, parse_target({**DEFAULTS, "gpu": "rtx-4090"})) is not None
 
 
 def test_gemma3_local_layers_stop_growing_at_32k():

@@ -350,6 +350,14 @@ class ModelSpec:
         if self.moe is not None and not self.moe_layers:
             object.__setattr__(self, "moe_layers", (True,) * self.layers)
 
+    @property
+    def reusing_layers(self) -> int:
+        """How many of the last layers reuse an earlier layer's K/V (Gemma 3n/4's num_kv_shared_layers). A
+        variant of another depth (solve.scaled_depth) keeps the first layers: a shallower one drops the reusing
+        layers first, a deeper one keeps their number; the field keeps the real model's, so its depth comes back."""
+        depth = self.planned_layers or self.layers
+        return min(self.kv_shared_layers, max(0, self.kv_shared_layers + self.layers - depth))
+
     def with_layers(self, layers: int) -> ModelSpec:
         """The same architecture with another depth: fewer layers keep the first ones; more
         layers continue the per-layer pattern (sliding/full, dense/MoE) of the stack's end."""
@@ -417,7 +425,7 @@ class ModelSpec:
         reusing an earlier layer's K/V (no k/v weights, a double-wide MLP)."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
-        reusing = self.layers - self.kv_shared_layers
+        reusing = self.layers - self.reusing_layers
         return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing)) for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
 
@@ -471,7 +479,7 @@ class ModelSpec:
 
     def cached_layers(self, kind: AttentionKind) -> int:
         """Layers of `kind` that keep a cache of their own: all but those reusing an earlier layer's."""
-        return self.count_kind(kind) - self.kinds[self.layers - self.kv_shared_layers:].count(kind)
+        return self.count_kind(kind) - self.kinds[self.layers - self.reusing_layers:].count(kind)
 
     def head_dim_of(self, kind: AttentionKind) -> int:
         return self.full_head_dim if kind is AttentionKind.FULL and self.full_head_dim else self.head_dim

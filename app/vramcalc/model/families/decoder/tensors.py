@@ -112,13 +112,13 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     elif spec.compressed is not None:
         tensors += _compressed(spec, spec.compressed, p, index)
     else:
-        tensors += _attention(spec, p, kind, reuses_kv=index >= spec.layers - spec.kv_shared_layers)
+        tensors += _attention(spec, p, kind, reuses_kv=index >= spec.layers - spec.reusing_layers)
     if spec.parallel_mamba:  # Falcon-H1: a Mamba mixer beside the attention
         tensors += _mamba(spec, p)
     if not spec.layer_has_mlp(kind):
         pass
     else:  # Gemma 4 (use_double_wide_mlp): the dense MLP of a layer reusing K/V is twice as wide, experts or not
-        wide = 2 if spec.double_wide_shared_mlp and index >= spec.layers - spec.kv_shared_layers else 1
+        wide = 2 if spec.double_wide_shared_mlp and index >= spec.layers - spec.reusing_layers else 1
         tensors += _moe(spec, p, wide) if spec.layer_is_moe(index) else _dense_mlp(spec, p, wide * spec.ffn)
     if spec.per_layer_input:  # Gemma 3n/4: the per-layer input's gate, projection and norm
         tensors += (_linear(p + "inp_gate", spec.per_layer_input, h, Role.ATTENTION)
@@ -169,7 +169,7 @@ def reused_kv_params(spec: ModelSpec) -> int:
     """The k/v weights (and k norms) the layers reusing an earlier layer's K/V would have: the checkpoints of Gemma
     3n/4 carry them and llama.cpp loads them, transformers builds none."""
     total = 0
-    for index in range(spec.layers - spec.kv_shared_layers, spec.layers):
+    for index in range(spec.layers - spec.reusing_layers, spec.layers):
         kind = spec.kinds[index]
         built = {t.name for t in _attention(spec, "", kind, reuses_kv=True)}
         total += sum(t.numel for t in _attention(spec, "", kind) if t.name not in built)
