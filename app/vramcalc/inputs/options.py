@@ -267,8 +267,9 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="objective", default=Objective.SFT.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Objective), help="sft (supervised), dpo (TRL's DPOTrainer: chosen and rejected "
            "sequences, --batch pairs, and a reference model), grpo (TRL's GRPOTrainer: --batch completions "
-           "generated, then scored) or kto (TRL's KTOTrainer: --batch unpaired completions, at least 2, and a KL "
-           "batch of mismatched pairs)",
+           "generated, then scored), kto (TRL's KTOTrainer: --batch unpaired completions, at least 2, and a KL "
+           "batch of mismatched pairs) or orpo (TRL's ORPOTrainer: --batch pairs, chosen and rejected, whole "
+           "logits and no reference model)",
            parse=lambda t: parse_choice("objective", t, Objective), shown_when=_TRAINING),
     # empty: TRL's default (adapters off under LoRA, else a frozen copy)
     Option(key="reference", default="", group="training", metavar="MODEL", choices=values_of(Reference),
