@@ -460,7 +460,8 @@ EN: Mapping[str, str] = {
     "field.lora_rank.label": "LoRA rank",
     "field.lora_rank.help": "0: full fine-tuning. With nf4 or nf4-dq weights: QLoRA.",
     "field.lora_targets.label": "LoRA targets",
-    "field.lora_targets.help": "all-linear, or some of q,k,v,o,gate,up,down (comma-separated).",
+    "field.lora_targets.help": ("all-linear (every linear layer but the LM head), all-linear,head, or some of "
+        "q,k,v,o,gate,up,down,head (comma-separated; head: LoRA on the LM head, litgpt's lora_head)."),
     "field.lora_dropout.label": "LoRA dropout",
     "field.lora_dropout.help": (
         "peft's lora_dropout (0 by default): above 0, each adapted layer keeps a mask and a copy."

@@ -477,7 +477,8 @@ PT: Mapping[str, str] = {
     "field.lora_rank.label": "Rank do LoRA",
     "field.lora_rank.help": "0: fine-tuning completo. Com pesos nf4 ou nf4-dq: QLoRA.",
     "field.lora_targets.label": "Alvos do LoRA",
-    "field.lora_targets.help": "all-linear, ou alguns de q,k,v,o,gate,up,down (separados por vírgula).",
+    "field.lora_targets.help": ("all-linear (toda camada linear menos a cabeça de saída), all-linear,head, ou alguns "
+        "de q,k,v,o,gate,up,down,head (separados por vírgula; head: LoRA na cabeça de saída, o lora_head do litgpt)."),
     "field.lora_dropout.label": "Dropout do LoRA",
     "field.lora_dropout.help": "O lora_dropout do peft (0 por padrão): acima de 0, cada camada adaptada guarda uma "
                                "máscara e uma cópia.",
