@@ -1,5 +1,6 @@
 """The measured cases of TRL's preference trainers (tests/golden/measured_preference.json for DPO, measured_kto.json
-for KTO) as pytest ids and as the engine's workloads: one reading for both golden tests."""
+for KTO, measured_orpo.json for ORPO, which has no reference) as pytest ids and as the engine's workloads: one reading
+for the three golden tests."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def sequences(case) -> int:
 def case_id(case) -> str:
     lora = case["lora"]
     return (f"{case['family']}-{case['attention']}-{case['recipe']}-{sequences(case)}x{case['seq']}-"
-            f"{case['checkpointing']}-{case['reference']}" + (f"-lora{lora['rank']}-{lora['targets']}" if lora else ""))
+            f"{case['checkpointing']}-{case.get('reference', 'none')}"
+            + (f"-lora{lora['rank']}-{lora['targets']}" if lora else ""))
 
 
 def case_workload(case, objective: Objective, **changes) -> Workload:
@@ -33,7 +35,7 @@ def case_workload(case, objective: Objective, **changes) -> Workload:
         precision=Precision.FP32 if fp32 else Precision.BF16, seq=case["seq"],
         attention=Attention(case["attention"]), checkpointing=Checkpointing(case["checkpointing"]),
         overhead_bytes=0, **{"batch": sequences(case), "objective": objective,
-                             "reference": Reference(case["reference"]), **extra, **changes})
+                             "reference": Reference(case.get("reference", "")), **extra, **changes})
 
 
 def measured_exactly(case) -> bool:

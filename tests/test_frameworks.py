@@ -89,7 +89,7 @@ def test_torchtunes_published_table(technique, values):
     assert estimate(parse_workload(values)).total_bytes == pytest.approx(published, rel=0.10)
 
 
-@pytest.mark.parametrize("objective", ["dpo", "kto", "grpo"])
+@pytest.mark.parametrize("objective", ["dpo", "kto", "orpo", "grpo"])
 def test_preference_and_rl_runs_take_only_the_defaults_trls_trainers_accept(objective):
     """Unsloth runs TRL's DPO and GRPO trainers: its loading, checkpointing and adapter dtype apply, not the
     supervised-only chunked loss, which made a run no one set fail on fused_ce. torchtune's and litgpt's own DPO

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -20,7 +21,7 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_lora.json").re
 CASES = GOLDEN["cases"]
 ACTIVATION_TOLERANCE = 0.10
 PEFT_NAMES = {"q_proj": "q", "k_proj": "k", "v_proj": "v", "o_proj": "o", "gate_proj": "gate", "up_proj": "up",
-              "down_proj": "down"}
+              "down_proj": "down", "lm_head": "head", "all-linear": "all-linear"}
 
 
 def _id(case):
@@ -69,3 +70,46 @@ def test_lora_on_other_architectures_says_it_is_approximate(case):
 
 def test_the_golden_file_covers_dense_models():
     assert {case["family"] for case in DENSE} >= {"llama", "qwen3"}
+
+
+HEAD = [case for case in CASES if "lm_head" in case["lora"]["target_modules"]]
+
+
+@pytest.mark.parametrize("case", HEAD, ids=[_id(c) for c in HEAD])
+def test_lora_on_the_head_counts_its_adapters_on_tied_and_untied_heads(case):
+    """peft's lm_head LoRA (litgpt's lora_head): A (r × hidden) and B (vocab × r) with their gradients and AdamW state,
+    byte for byte, whether the head is the embedding (gemma3_text, tied) or its own matrix."""
+    breakdown = estimate(_workload(case))
+    assert breakdown.size_of("gradients") == case["gradient_bytes"]
+    assert breakdown.size_of("optimizer") == case["adamw_state_bytes"]
+    without = estimate(dataclasses.replace(_workload(case), lora_targets=tuple(
+        t for t in _workload(case).lora_targets if t != "head")))
+    rank, config = case["lora"]["r"], case["config"]
+    head_parameters = config["vocab_size"] * rank + rank * config["hidden_size"]
+    per_parameter = 2 if case["lora"]["adapter_dtype"] == "bf16" else 4
+    assert breakdown.size_of("gradients") - without.size_of("gradients") == per_parameter * head_parameters
+
+
+def test_the_head_cases_cover_tied_and_untied_heads_and_what_the_adapter_saves():
+    assert {case["family"] for case in HEAD} >= {"llama", "qwen3", "gemma3_text"}
+    for case in HEAD:  # lora_A keeps the head's input (e·h, or the dropped copy and its mask); lora_B A's output
+        saved = case["attribution"]["forward_by_adapted_linear"]["lm_head"]
+        tokens, hidden, rank = case["batch"] * case["seq"], case["config"]["hidden_size"], case["lora"]["r"]
+        a = 2 if case["lora"]["adapter_dtype"] == "bf16" else 4
+        assert saved["lora_A"] == tokens * hidden * a and saved["lora_B"] == tokens * rank * a
+        assert saved.get("lora_dropout", 0) == (tokens * hidden if case["lora"]["lora_dropout"] else 0)
+
+
+@pytest.mark.parametrize("text", ["q,v,head", "all-linear,head", "head,all-linear", "head"])
+def test_the_head_is_a_target(text):
+    from vramcalc.inputs.parse import parse_workload
+    run = parse_workload({"model": "llama-3.1-8b", "mode": "training", "lora_rank": "8", "lora_targets": text})
+    assert "head" in run.lora_targets
+
+
+def test_all_linear_takes_only_the_head_beside_it():
+    from vramcalc.core.errors import ValidationError
+    from vramcalc.inputs.parse import parse_workload
+    with pytest.raises(ValidationError) as error:
+        parse_workload({"model": "llama-3.1-8b", "mode": "training", "lora_rank": "8", "lora_targets": "all-linear,q"})
+    assert error.value.field == "lora_targets"

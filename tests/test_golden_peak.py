@@ -19,6 +19,8 @@ from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_peak.json").read_text(encoding="utf-8"))
 PEAK_TOLERANCE = 0.10
+LORA_TARGETS = {"all-linear": ("all-linear",), "qv": ("q", "v"), "qv+head": ("q", "v", "head"),
+                "all-linear+head": ("all-linear", "head")}  # tools/measure_lora.py's names, the engine's
 RECIPES = {"bf16": Recipe.BF16, "fp32": Recipe.FP32, "amp": Recipe.AMP, "mixed": Recipe.MIXED}
 
 
@@ -33,8 +35,7 @@ def _training_workload(case):
     lora = case["lora"]
     extra = {}
     if lora:
-        extra = {"lora_rank": lora["rank"], "lora_dtype": Precision.BF16,
-                 "lora_targets": ("all-linear",) if lora["targets"] == "all-linear" else ("q", "v")}
+        extra = {"lora_rank": lora["rank"], "lora_dtype": Precision.BF16, "lora_targets": LORA_TARGETS[lora["targets"]]}
     return Workload(
         model=from_hf_config(case["config"]), mode=Mode.TRAINING, recipe=RECIPES[case["recipe"]],
         precision=Precision.FP32 if case["recipe"] == "fp32" else Precision.BF16, batch=case["batch"],

@@ -139,6 +139,7 @@ def json_names() -> dict[str, set[str]]:
     documents = (_breakdown_json(), _breakdown_json(runtime="vllm"), _breakdown_json(runtime="llamacpp"),
                  _breakdown_json(mode="training", gpus="2"), _breakdown_json(mode="training", objective="dpo"),
                  _breakdown_json(mode="training", objective="kto", batch="2"),
+                 _breakdown_json(mode="training", objective="orpo"),
                  _breakdown_json(mode="training", objective="grpo", reference="copy", batch="8"),
                  _breakdown_json(runtime="llamacpp", precision="q4_k_m", gpu="rtx-3090,rtx-4060-ti-16gb", gpus="2"))
     for document in documents:

@@ -77,3 +77,36 @@ def test_nf4_double_quantisation_saves_what_litgpt_saw():
         nf4 = _estimate(model, "nf4", 8, "q,v", 1, 1304).total_bytes
         dq = _estimate(model, "nf4-dq", 8, "q,v", 1, 1304).total_bytes
         assert (nf4 - dq) / 1e9 == pytest.approx(saved_gb, abs=0.15)
+
+
+# litgpt config-hub rows whose configs adapt every linear layer and the head (lora_head: true), LoRA in bf16-true,
+# 2 × 512 / 4 × 512 (an upper bound); Gemma 2 held untied, as litgpt's GPT holds it
+# (docs/research/finetune-published.md)
+# (model, untied, rank, dropout, micro-batch, attention, published GB)
+HEAD_RUNS = [
+    ("phi-3-mini", False, 8, 0.05, 4, "flash", 19.75),  # config_hub/finetune/phi-3/lora.yaml
+    ("gemma-2-2b", True, 8, 0.1, 2, "eager", 14.31),  # config_hub/finetune/gemma2-2b/lora.yaml
+]
+
+
+@pytest.mark.parametrize("run", HEAD_RUNS, ids=[r[0] for r in HEAD_RUNS])
+def test_litgpt_rows_with_lora_on_the_head(run):
+    import dataclasses
+    import json
+    from pathlib import Path
+
+    model, untied, rank, dropout, batch, attention, published_gb = run
+    values = {"mode": "training", "model": model, "precision": "bf16", "recipe": "bf16", "lora_rank": str(rank),
+              "lora_dtype": "bf16", "lora_dropout": str(dropout), "batch": str(batch), "seq": "512",
+              "attention": attention, "overhead_gib": "0", "optimizer": "adamw"}
+    totals = {}
+    for targets in ("all-linear", "all-linear,head"):
+        workload = parse_workload({**values, "lora_targets": targets})
+        if untied:
+            preset = Path(__file__).parents[1] / "app" / "vramcalc" / "data" / "models" / f"{model}.json"
+            config = json.loads(preset.read_text(encoding="utf-8"))["config"]
+            workload = dataclasses.replace(workload, model=from_hf_config({**config, "tie_word_embeddings": False}))
+        totals[targets] = estimate(workload).total_bytes
+    assert totals["all-linear,head"] == pytest.approx(published_gb * 1e9, rel=TOLERANCE), LITGPT_HUB
+    # the head's adapter (vocab × r + r × h) and its saved input are not what separates these rows from ours
+    assert 0 < totals["all-linear,head"] - totals["all-linear"] < 0.005 * published_gb * 1e9

@@ -95,6 +95,12 @@ def test_kto_trains_on_its_completions_and_runs_three_forwards_without_gradients
     assert precomputed.step_s == pytest.approx(sft.step_s * 6 / 4, rel=0.05)
 
 
+def test_orpo_trains_on_both_answers_without_a_reference_forward():
+    sft, orpo = speed({**TRAIN, "batch": "8"}), speed({**TRAIN, "batch": "4", "objective": "orpo"})
+    assert orpo.step_s == pytest.approx(sft.step_s, rel=0.02)  # 4 pairs are SFT's 8 sequences, and nothing more
+    assert not any(p.key == "speed.basis.reference" for p in orpo.basis)
+
+
 def test_grpo_waits_for_its_rollout():
     grpo = speed({**TRAIN, "objective": "grpo"})
     vllm = speed({**TRAIN, "objective": "grpo", "rollout": "vllm-colocate"})

@@ -97,9 +97,14 @@ def _linear_targets(model):
 
 
 def _lora_config(family, model, rank, targets, dropout):
-    """LoraConfig for a case, and notes when the requested targets had to be changed."""
+    """LoraConfig for a case, and notes when the requested targets had to be changed. "+head" adds the output head
+    (peft's `lm_head` module: litgpt's lora_head, torchtune's apply_lora_to_output); "all-linear+head" names the
+    modules all-linear resolves to, as peft's all-linear leaves the head out."""
     notes = []
-    if targets == "qv":
+    if targets.endswith("+head"):
+        base = targets.removesuffix("+head")
+        used = (list(QV) if base == "qv" else _linear_targets(model)) + ["lm_head"]
+    elif targets == "qv":
         used = QV_SUBSTITUTE.get(family, list(QV))
         if family in QV_SUBSTITUTE:
             notes.append(f"no q_proj/v_proj in this architecture: targets {used}")
@@ -209,7 +214,9 @@ def measure(family, attention, batch, seq, checkpointing, rank=None, targets=Non
         wrapped = sorted({f"{n.rsplit('.', 1)[-1]}.{m.parameter_name}" for n, m in top.named_modules()
                           if isinstance(m, lora_layer.ParamWrapper)})
         case["lora"] = {
-            "r": rank, "lora_alpha": 2 * rank, "target_modules": list(QV) if targets == "qv" else "all-linear",
+            "r": rank, "lora_alpha": 2 * rank,
+            "target_modules": {"qv": list(QV), "all-linear": "all-linear", "qv+head": [*QV, "lm_head"],
+                               "all-linear+head": ["all-linear", "lm_head"]}[targets],
             "target_modules_used": used, "lora_dropout": dropout, "bias": "none",
             "adapter_dtype": "fp32" if adapter_fp32 else "bf16",
             "autocast_adapter_dtype": adapter_fp32,
@@ -327,6 +334,23 @@ def plan(family, quick=False):
     return cases
 
 
+def head_plan():
+    """LoRA on the output head (`--head`): llama and qwen3 (untied heads in these small configs) and gemma3_text (tied),
+    q,v and all-linear with the head, dropout 0 and 0.05, bf16 and fp32 adapters, with and without checkpointing."""
+    cases = []
+    for family in ("llama", "qwen3", "gemma3_text"):
+        sdpa = M._any_attention(family)
+        for targets in ("qv+head", "all-linear+head"):
+            for dropout in (0.0, 0.05):
+                cases.append((family, sdpa, 1, 128, "none", 8, targets, dropout, False))
+        if family == "llama":
+            cases.append((family, sdpa, 2, 256, "layer", 8, "qv+head", 0.05, False))
+            cases.append((family, sdpa, 1, 128, "none", 64, "qv+head", 0.0, False))
+            cases.append((family, sdpa, 1, 128, "none", 8, "qv+head", 0.0, True))
+            cases.append((family, sdpa, 1, 128, "none", 8, "all-linear+head", 0.05, True))
+    return cases
+
+
 DETAIL = {("llama", "flash", 1, 128, "none", 8, "all-linear", 0.05, False),
           ("llama", "flash", 1, 128, "none", 8, "qv", 0.0, False),
           ("llama", "flash", 1, 128, "none", 8, "all-linear", 0.05, True),
@@ -338,12 +362,15 @@ def main(argv=None):
     parser.add_argument("--out", default="tests/golden/measured_lora.json")
     parser.add_argument("--families", nargs="+", choices=LORA_FAMILIES, metavar="FAMILY")
     parser.add_argument("--quick", action="store_true", help="only the minimum set of cases")
+    parser.add_argument("--head", action="store_true",
+                        help="only the cases with LoRA on the output head, added to (or replaced in) --out")
     args = parser.parse_args(argv)
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     cases, skipped = [], []
     for family in args.families or LORA_FAMILIES:
         started = time.monotonic()
-        for attention, batch, seq, checkpointing, rank, targets, dropout, fp32 in plan(family, args.quick):
+        planned = ([c[1:] for c in head_plan() if c[0] == family] if args.head else plan(family, args.quick))
+        for attention, batch, seq, checkpointing, rank, targets, dropout, fp32 in planned:
             key = (family, attention, batch, seq, checkpointing, rank, targets, dropout, fp32)
             try:
                 config, case = measure(family, attention, batch, seq, checkpointing, rank, targets, dropout, fp32,
@@ -379,6 +406,17 @@ def main(argv=None):
         "cases": cases,
         "skipped": skipped,
     }
+    if args.head:  # the other cases as they were measured, the head's replaced
+        import json
+        with open(args.out, encoding="utf-8") as f:
+            kept = json.load(f)
+
+        def on_head(case):
+            modules = case["lora"]["target_modules"]
+            return isinstance(modules, list) and "lm_head" in modules
+        kept["cases"] = [c for c in kept["cases"] if not on_head(c)] + cases
+        kept["skipped"] = [s for s in kept["skipped"] if "head" not in str(s["target_modules"])] + skipped
+        result = kept
     M.write_json(args.out, result)
 
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 import time
@@ -339,6 +340,19 @@ def training_plan():
     return cases
 
 
+def head_training_plan():
+    """LoRA on the output head (`--only head`, added to the golden file): llama and qwen3, q,v and all-linear with the
+    head at rank 8 with and without checkpointing, q,v with the head at rank 64."""
+    cases = []
+    for family in ("llama", "qwen3"):
+        attention = M._any_attention(family)
+        for targets in ("qv+head", "all-linear+head"):
+            cases.append((family, attention, "bf16", 2, 128, "none", "adamw", "foreach", (8, targets)))
+            cases.append((family, attention, "bf16", 2, 256, "layer", "adamw", "foreach", (8, targets)))
+        cases.append((family, attention, "bf16", 2, 128, "none", "adamw", "foreach", (64, "qv+head")))
+    return cases
+
+
 # ---------------------------------------------------------------- inference prefill
 
 
@@ -386,7 +400,8 @@ def prefill_plan():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="tests/golden/measured_peak.json")
-    parser.add_argument("--only", choices=("training", "prefill", "toy"))
+    parser.add_argument("--only", choices=("training", "prefill", "toy", "head"),
+                        help="head: only the LoRA-on-the-head cases, added to (or replaced in) --out")
     parser.add_argument("--families", nargs="+")
     parser.add_argument("--explain-prefill", nargs=5, metavar=("FAMILY", "ATTENTION", "DTYPE", "BATCH", "SEQ"),
                         help="measure one prefill and print the largest storages live at its peak (writes nothing)")
@@ -407,6 +422,15 @@ def main(argv=None):
         print({k: v for k, v in measured.items()}, file=sys.stderr)
         return
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    if args.only == "head":  # the other cases as they were measured, the head's replaced
+        with open(args.out, encoding="utf-8") as f:
+            result = json.load(f)
+        result["training"] = [c for c in result["training"]
+                              if not (c["lora"] or {}).get("targets", "").endswith("+head")]
+        _run(head_training_plan(), measure_training, _training_entry, result["training"], result["skipped"],
+             args.families)
+        M.write_json(args.out, result)
+        return
     result = {**M.provenance("tools/measure_peak.py"), "toy": check_tracker(), "training": [], "prefill": [],
               "skipped": []}
     if args.only in (None, "training"):

@@ -176,9 +176,11 @@ class Workload:
     @property
     def reference_model(self) -> Reference | None:
         """DPO's, KTO's or GRPO's reference model (TRL's default when not given: DPO and KTO, adapters off under
-        LoRA, else a copy; GRPO, none, as its beta is 0)."""
+        LoRA, else a copy; GRPO, none, as its beta is 0; ORPO has none)."""
         if not self.is_training or self.objective is Objective.SFT:
             return None
+        if self.objective is Objective.ORPO:
+            return Reference.NONE
         if self.reference is Reference.DEFAULT:
             if self.objective is Objective.GRPO:
                 return Reference.NONE

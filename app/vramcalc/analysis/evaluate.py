@@ -114,6 +114,6 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
         extra += (phrase("assumption.dsv4_vllm"),)
     if workload.lora and not lora_measured(model):
         extra += (phrase("assumption.lora_activations"),)
-    if workload.lora and model.moe is not None and workload.lora.targets == (ALL_LINEAR,):
+    if workload.lora and model.moe is not None and ALL_LINEAR in workload.lora.targets:
         extra += (phrase("assumption.lora_moe_experts"),)
     return model.assumptions + extra

@@ -61,6 +61,10 @@ class Objective(enum.Enum):
     GRPO = "grpo"
     """TRL's GRPOTrainer: completions generated each step, then scored by the policy (and a reference
     when beta > 0) with the same chunked LM head."""
+    ORPO = "orpo"
+    """TRL's ORPOTrainer (trl.experimental.orpo): chosen and rejected sequences in one forward of the policy, whose
+    logits are made whole; the chosen half's cross-entropy plus the odds-ratio term of both halves' log-probabilities,
+    and no reference model."""
     KTO = "kto"
     """TRL's KTOTrainer: unpaired completions, each desirable or not (--batch of them), the same chunked LM
     head, and no-grad forwards of mismatched prompt-completion pairs (the KL batch) by the policy and the

@@ -50,9 +50,10 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     bytes offloaded activations take."""
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
-    fused_head = workload.objective is not Objective.SFT  # DPO, KTO and GRPO score tokens with TRL's fused head
-    is_grpo = workload.objective is Objective.GRPO
-    run = workload.but(batch=preference.sequences(workload)) if fused_head else workload  # DPO: chosen and rejected
+    fused_head = workload.objective in (Objective.DPO, Objective.KTO, Objective.GRPO)  # TRL's fused head scores them
+    is_grpo, is_orpo = workload.objective is Objective.GRPO, workload.objective is Objective.ORPO
+    # DPO, ORPO: chosen and rejected
+    run = workload.but(batch=preference.sequences(workload)) if workload.objective is not Objective.SFT else workload
     tokens = run.batch * workload.seq
     weights = weights_bytes(workload)
     extras = training_weight_extras(workload)[0]
@@ -74,6 +75,9 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     if fused_head:
         logits = _dpo_logits(workload)
         loss_gradient = preference.head_backward(workload, e, head_trains)
+    elif is_orpo:
+        logits = _orpo_logits(workload, e)
+        loss_gradient = 3 * preference.orpo_logits(workload, e)
     else:
         logits = logits_bytes(workload)
         loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * LOSS_GRADIENT_BYTES
@@ -92,9 +96,11 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
                                        if workload.checkpointing is not Checkpointing.NONE else 0)}),
         gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
         logits=logits.bytes,
-        logits_held=0 if workload.fused_ce or fused_head else tokens * model.vocab * e, loss_gradient=loss_gradient,
+        logits_held=0 if workload.fused_ce or fused_head or is_orpo else tokens * model.vocab * e,
+        loss_gradient=loss_gradient, logits_in_loss=0 if is_orpo else None,
         layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1,
-        forward_transient=preference.forward_work(workload, e) if fused_head else 0,
+        forward_transient=(preference.forward_work(workload, e) if fused_head
+                           else preference.orpo_forward(workload, e) if is_orpo else 0),
         reference_transient=preference.reference_forward(workload, e) if dpo_reference else None,
         reference_alone=is_grpo, generation=generation,
         kl_transient=preference.reference_forward(workload, e) if workload.objective is Objective.KTO else None,
@@ -115,9 +121,11 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         "generation": lambda: phrase("temporaries.generate", bytes=format_binary(live["temporaries"])),
         "kl": lambda: phrase("temporaries.kl", bytes=format_binary(live["temporaries"])),
         "forward": lambda: phrase("temporaries.dpo_head", bytes=format_binary(live["temporaries"]))
-        if fused_head else phrase("temporaries.none"),
+        if fused_head else phrase("temporaries.orpo_copy", bytes=format_binary(live["temporaries"])) if is_orpo
+        else phrase("temporaries.none"),
         "reference": lambda: phrase("temporaries.reference", bytes=format_binary(live["temporaries"])),
         "loss": lambda: phrase("temporaries.dpo_backward", bytes=format_binary(loss_gradient)) if fused_head
+        else phrase("temporaries.orpo_backward", bytes=format_binary(loss_gradient)) if is_orpo
         else phrase("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
                     bytes=format_binary(loss_gradient)),
         "backward_start": lambda: backward_temporaries(),
@@ -189,6 +197,15 @@ def _grpo_cache(workload: Workload, size: int, peak: str) -> Component:
         return Component(key="kv_cache", bytes=0, explain=lambda: phrase("kv_cache.none"))
     return Component(key="kv_cache", bytes=size, explain=lambda: phrase(
         "kv_cache.generate", sequences=f"{grpo.generation_sequences(workload):,}", bytes=format_binary(size)))
+
+
+def _orpo_logits(workload: Workload, e: int) -> Component:
+    """ORPO's logits, whole, with what its losses keep: the cross-entropy's log-softmax, the kernel's statistics."""
+    size = preference.orpo_saved(workload, e)
+    return Component(key="logits", bytes=size, explain=lambda: phrase(
+        "logits.orpo", sequences=f"{preference.sequences(workload):,}", seq=f"{workload.seq:,}",
+        vocab=f"{workload.model.vocab:,}", logits=format_binary(preference.orpo_logits(workload, e)),
+        chosen=format_binary(preference.orpo_chosen(workload, e)), bytes=format_binary(size)))
 
 
 def _dpo_logits(workload: Workload) -> Component:

@@ -232,7 +232,8 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            help="LoRA adapters of rank R (0: full fine-tuning); with --precision nf4 or nf4-dq: QLoRA",
            parse=lambda t: parse_int("lora_rank", t, 0, 65536), shown_when=_TRAINING),
     Option(key="lora_targets", default="all-linear", group="training", metavar="LIST",
-           help="all-linear (default) or a subset of q,k,v,o,gate,up,down", parse=parse_targets,
+           help="all-linear (default: every linear layer but the LM head, as peft's), all-linear,head, or a subset "
+                "of q,k,v,o,gate,up,down,head (head: LoRA on the LM head, litgpt's lora_head)", parse=parse_targets,
            shown_when=_LORA),
     # peft's lora_dropout; above 0 each adapted layer keeps a mask and a dropped copy
     Option(key="lora_dropout", default="0", group="training", metavar="P",
@@ -268,8 +269,9 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="objective", default=Objective.SFT.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Objective), help="sft (supervised), dpo (TRL's DPOTrainer: chosen and rejected "
            "sequences, --batch pairs, and a reference model), grpo (TRL's GRPOTrainer: --batch completions "
-           "generated, then scored) or kto (TRL's KTOTrainer: --batch unpaired completions, at least 2, and a KL "
-           "batch of mismatched pairs)",
+           "generated, then scored), kto (TRL's KTOTrainer: --batch unpaired completions, at least 2, and a KL "
+           "batch of mismatched pairs) or orpo (TRL's ORPOTrainer: --batch pairs, chosen and rejected, whole "
+           "logits and no reference model)",
            parse=lambda t: parse_choice("objective", t, Objective), shown_when=_TRAINING),
     # empty: TRL's default (adapters off under LoRA, else a frozen copy)
     Option(key="reference", default="", group="training", metavar="MODEL", choices=values_of(Reference),

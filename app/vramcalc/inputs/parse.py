@@ -448,8 +448,8 @@ def _check_in_backward(workload: Workload) -> None:
         raise ValidationError("optimizer_in_backward", "1", "not modelled with an fp32 master copy; leave "
                               "mixed precision off (torchtune trains in bf16)")
     if workload.objective is not Objective.SFT:
-        raise ValidationError("optimizer_in_backward", "1", "TRL's DPO, KTO and GRPO trainers step after the "
-                              "backward")
+        raise ValidationError("optimizer_in_backward", "1", "TRL's DPO, KTO, ORPO and GRPO trainers step after "
+                              "the backward")
 
 
 def _check_grpo(workload: Workload) -> None:
@@ -488,15 +488,18 @@ def _check_training(workload: Workload) -> None:
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
     if workload.framework in (Framework.TORCHTUNE, Framework.LITGPT) and workload.objective is not Objective.SFT:
-        raise ValidationError("framework", workload.framework.value, "DPO, KTO and GRPO are modelled as TRL's trainers "
-                              "run them: choose trainer, axolotl or unsloth")
+        raise ValidationError("framework", workload.framework.value, "DPO, KTO, ORPO and GRPO are modelled as TRL's "
+                              "trainers run them: choose trainer, axolotl or unsloth")
     if workload.activation_offload and workload.objective is not Objective.SFT:
         raise ValidationError("activation_offload", "1", "modelled for supervised steps (sft)")
     if workload.objective is not Objective.SFT and workload.fused_ce:
-        raise ValidationError("fused_ce", "1", "DPO, KTO and GRPO score tokens with TRL's own chunked "
-                              "head")
+        raise ValidationError("fused_ce", "1", "DPO, KTO and GRPO score tokens with TRL's own chunked head; ORPO "
+                              "computes its losses over the whole logits")
     if workload.objective is Objective.GRPO:
         _check_grpo(workload)
+    elif workload.objective is Objective.ORPO:
+        if workload.reference not in (Reference.DEFAULT, Reference.NONE):
+            raise ValidationError("reference", workload.reference.value, "ORPO has no reference model")
     elif workload.reference is Reference.NONE:
         raise ValidationError("reference", "none", f"{workload.objective.value.upper()} needs its reference "
                               "(precomputed at least)")

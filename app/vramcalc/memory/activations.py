@@ -10,6 +10,7 @@ from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
 from ..model.families.decoder.saved import (
     batch_shared_bytes,
     checkpoint_plan,
+    head_lora_saved,
     layer_input_bytes_per_token,
     layers_saved,
     lora_measured,
@@ -19,7 +20,7 @@ from ..model.families.encoder import forward_bytes
 from ..model.families.vision import MEASURED, encoder_peak, image_patches
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
-from ..training.lora import adapted
+from ..training.lora import HEAD, adapted
 from ..training.offload import Offloaded, offloaded
 from ..workload import Workload
 from .components import Component, no_component, overhead_bytes
@@ -101,6 +102,8 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     outside = outside_layers_bytes_per_token(model, e)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden
+        if HEAD in lora.targets:  # but the head's adapter keeps its input
+            outside += head_lora_saved(model, e, lora.rank, workload.lora_dropout, int(workload.lora_dtype.bits) // 8)
     inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
     return all_layers, per_layer, outside, batch_shared_bytes(model, e, workload.seq), inputs_kept, layers_full, e
 

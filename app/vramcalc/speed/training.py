@@ -41,8 +41,8 @@ class TrainingStep:
 
 
 def trained_sequences(workload: Workload) -> int:
-    """Sequences one micro-step trains on: DPO's chosen and rejected of each pair; else --batch."""
-    return 2 * workload.batch if workload.objective is Objective.DPO else workload.batch
+    """Sequences one micro-step trains on: DPO's and ORPO's chosen and rejected of each pair; else --batch."""
+    return 2 * workload.batch if workload.objective in (Objective.DPO, Objective.ORPO) else workload.batch
 
 
 def reference_forward(workload: Workload) -> int:

@@ -16,7 +16,8 @@ torchtune   pytorch/torchtune at bd2a0fc, recipes/configs/llama3_2/3B_full_singl
             fine-tuning optimizer_in_bwd; activation offloading and compile off (`compile` is not modelled).
 litgpt      Lightning-AI/litgpt finetune/lora.py and full.py: precision bf16-true (pure bf16), `chunked_cross_entropy`
             (the loss over chunks of 128 positions), LoRA on query and value with dropout 0.05 in the model's
-            dtype; no activation checkpointing.
+            dtype (lora_head False, finetune/lora.py's default; its config hub turns it on for Gemma, Phi and
+            TinyLlama: `lora_targets` all-linear,head); no activation checkpointing.
 axolotl     runs the Trainer (with peft): its YAML options are the form's, so its defaults are the trainer's.
 """
 

@@ -20,25 +20,28 @@ TARGETS = {  # link / command-line name: the GGUF-style tensor names it adapts
     "gate": ("ffn_gate", "ffn_gate_shexp"),
     "up": ("ffn_up", "ffn_up_shexp"),
     "down": ("ffn_down", "ffn_down_shexp"),
+    "head": ("output",),  # the LM head: litgpt's lora_head, torchtune's apply_lora_to_output, peft's "lm_head"
 }
 ALL_LINEAR = "all-linear"
+HEAD = "head"
 
 
 @dataclasses.dataclass(frozen=True)
 class Lora:
     rank: int
-    targets: tuple[str, ...]  # names from TARGETS, or ("all-linear",)
+    targets: tuple[str, ...]  # names from TARGETS, or ("all-linear",), or ("all-linear", "head")
     embeddings: bool = False  # train the embeddings and the head in full as well
 
 
 def parse_targets(text: str) -> tuple[str, ...]:
-    if text.strip() == ALL_LINEAR:
-        return (ALL_LINEAR,)
+    """all-linear (peft's: every linear layer but the head), all-linear,head, or some of TARGETS."""
     names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    if ALL_LINEAR in names and set(names) <= {ALL_LINEAR, HEAD}:
+        return (ALL_LINEAR, HEAD) if HEAD in names else (ALL_LINEAR,)
     unknown = [name for name in names if name not in TARGETS]
     if not names or unknown:
-        raise ValidationError("lora_targets", text, "expected all-linear or a comma-separated subset of "
-                                                    + ",".join(TARGETS))
+        raise ValidationError("lora_targets", text, "expected all-linear, all-linear,head or a comma-separated "
+                                                    "subset of " + ",".join(TARGETS))
     return names
 
 
@@ -46,16 +49,21 @@ def parse_targets(text: str) -> tuple[str, ...]:
 def adapted(spec: ModelSpec, lora: Lora) -> Counted:
     """The base matrices LoRA adapts: the linear layers peft's `all-linear` finds (every nn.Linear
     but the head; fused expert tensors are not nn.Linear), or those named; as (tensor, how many of it),
-    tensors.counted_tensors."""
+    tensors.counted_tensors. `head` adapts the LM head, a tied one as well (peft wraps `lm_head`, whose weight is
+    the embedding's; litgpt's GPT keeps its own `lm_head`)."""
     chosen = []
+    if HEAD in lora.targets and spec.tie_embeddings and spec.encoder is None:
+        chosen.append((Tensor("output.weight", (spec.vocab, spec.hidden), Role.HEAD), 1))
     for t, count in counted_tensors(spec):
+        if HEAD in lora.targets and t.role is Role.HEAD and t.name == "output.weight":
+            chosen.append((t, count))
         if not t.name.endswith(".weight") or len(t.shape) != 2 or t.role in (Role.EMBEDDING, Role.HEAD, Role.NORM):
             continue
         name = stem(t.name)
-        if lora.targets == (ALL_LINEAR,):
+        if ALL_LINEAR in lora.targets:
             if t.role in (Role.ATTENTION, Role.MLP, Role.SHARED_EXPERT) and "conv1d" not in name:  # peft leaves routers
                 chosen.append((t, count))
-        elif any(name in TARGETS[target] for target in lora.targets):
+        elif any(name in TARGETS[target] for target in lora.targets if target != HEAD):
             chosen.append((t, count))
     if not chosen:
         raise ValidationError("lora_targets", ",".join(lora.targets), f"{spec.display_name} has none of these layers")

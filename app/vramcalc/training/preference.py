@@ -23,6 +23,15 @@ same prompts with the completions cycled by one (`add_kl_completion_ids`), under
 forward saves (its own phase, `kl`); the reference then scores the KL batch and the completions, one forward after
 the other, beside the policy's activations. Precomputed log-probabilities drop the reference's forwards, not the
 policy's KL one.
+
+ORPO (trl/experimental/orpo/orpo_trainer.py `concatenated_forward`, measured with tools/measure_orpo.py,
+tests/golden/measured_orpo.json) has no reference and no fused head: one forward of the whole model over the 2 × pairs
+sequences makes their logits whole, in the compute dtype. The chosen half's cross-entropy runs on a contiguous copy of
+its logits (all positions but the last) and saves its log-softmax; `get_batch_logps` scores every sequence with
+`selective_log_softmax`, on a GPU TRL's Triton kernel (kernels/logprob_entropy.py), which saves the logits themselves
+and two fp32 statistics per position. Its backward writes one logits-sized gradient, the cross-entropy's another, each
+widened to the whole logits by the slices' backward, and their sum is a third: three logits-sized tensors at once,
+after the logits and the log-softmax are freed.
 """
 
 from __future__ import annotations
@@ -38,9 +47,9 @@ STATS_BYTES = 2 * FP32_BYTES  # log_z and the entropy, fp32 per scored token, sa
 
 
 def sequences(workload: Workload) -> int:
-    """The sequences of one forward: DPO's 2 × pairs; KTO's --batch completions and GRPO's (grpo.py), each with its
-    prompt (KTO's KL batch is as many again, in forwards of its own)."""
-    return 2 * workload.batch if workload.objective is Objective.DPO else workload.batch
+    """The sequences of one forward: DPO's and ORPO's 2 × pairs; KTO's --batch completions and GRPO's (grpo.py), each
+    with its prompt (KTO's KL batch is as many again, in forwards of its own)."""
+    return 2 * workload.batch if workload.objective in (Objective.DPO, Objective.ORPO) else workload.batch
 
 
 def scored_tokens(workload: Workload) -> int:
@@ -87,3 +96,27 @@ def reference_forward(workload: Workload, e: int) -> int:
     """The reference's forward under no_grad: the larger of a layer's work and its head (as the policy's, with the
     scored tokens' hidden states)."""
     return max(layer_work(workload, e), head_forward(workload, e) + scored_tokens(workload) * workload.model.hidden * e)
+
+
+def orpo_logits(workload: Workload, e: int) -> int:
+    """ORPO's logits: the model's, whole (2 × pairs × seq × vocab)."""
+    return sequences(workload) * workload.seq * workload.model.vocab * e
+
+
+def orpo_chosen(workload: Workload, e: int) -> int:
+    """The chosen half's logits but the last position's: the cross-entropy's contiguous copy, and its log-softmax."""
+    return workload.batch * (workload.seq - 1) * workload.model.vocab * e
+
+
+def orpo_saved(workload: Workload, e: int) -> int:
+    """What ORPO's losses keep for the backward: the logits (the log-prob kernel saves them), the cross-entropy's
+    log-softmax, and the kernel's fp32 log_z and expected logit per scored position."""
+    return orpo_logits(workload, e) + orpo_chosen(workload, e) + sequences(workload) * (workload.seq - 1) * STATS_BYTES
+
+
+def orpo_forward(workload: Workload, e: int) -> int:
+    """The forward's worst beyond its saved bytes and the logits: the cross-entropy's copy beside them, or (under
+    checkpointing) a layer's work, before the logits exist."""
+    checkpointed = workload.checkpointing is not Checkpointing.NONE
+    layer = layer_work(workload, e) - orpo_saved(workload, e) if checkpointed else 0
+    return max(orpo_chosen(workload, e), layer)

@@ -13,7 +13,8 @@ step goes through these instants (measured with tools/measure_peak.py, tests/gol
                     and that forward alone, as it runs before the policy's
     loss            the forward's end + the loss gradient over the vocabulary: cross-entropy's
                     backward makes two fp32 tensors of batch × seq × vocab (nll_loss's and
-                    log_softmax's gradients) before the first is freed
+                    log_softmax's gradients) before the first is freed (ORPO: three logits-sized
+                    gradients, the logits and the log-softmax freed by then, preference.py)
     backward_start  the head's backward is done: log-softmax's output and the loss gradient are
                     freed, the head's weight gradient exists; every layer's activations are still
                     saved, and the last layer's backward makes its transients
@@ -118,6 +119,7 @@ class StepSizes:
     reference_transient: int | None = None  # DPO: the reference's forward beside the policy's activations
     reference_alone: bool = False  # GRPO: the reference's forward before the policy's, no activations beside it
     kl_transient: int | None = None  # KTO: the policy's no_grad forward over the KL batch, before its own
+    logits_in_loss: int | None = None  # ORPO: the logits still live at the loss gradient's worst (None: `logits`)
     generation: tuple[int, int] | None = None  # GRPO: generate's (cache, working bytes), before the forward
     resident: int = 0  # GRPO with colocated vLLM awake: its share, live in every phase
     # optimizer_in_backward (torchtune's optimizer_in_bwd): each gradient is stepped and freed as it is made
@@ -153,7 +155,8 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
         **kl,
         "forward": forward,
         **reference,
-        "loss": {**forward, "temporaries": s.loss_gradient},
+        "loss": {**forward, "temporaries": s.loss_gradient,
+                 "logits": s.logits if s.logits_in_loss is None else s.logits_in_loss},
         "backward_start": {**states, "gradients": max(earlier, s.head_gradient),
                            "activations": s.activations_backward, "logits": s.logits_held,
                            "temporaries": s.layer_transient},

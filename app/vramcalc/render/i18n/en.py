@@ -37,6 +37,11 @@ EN: Mapping[str, str] = {
     "temporaries.dpo_backward": ("the fused LM head's backward: its tile and the fp32 gradients of its input and "
         "weight, with their casts = {bytes}"),
     "weights.reference": " + the reference model, a frozen copy = {bytes}",
+    "logits.orpo": ("ORPO's logits, whole: {sequences} sequences × {seq} × {vocab} = {logits}, the chosen half's "
+        "log-softmax for its cross-entropy = {chosen}, and the log-prob kernel's fp32 statistics, in all {bytes}"),
+    "temporaries.orpo_copy": "the chosen half's logits copied for the cross-entropy = {bytes}",
+    "temporaries.orpo_backward": ("the losses' backward: the log-probabilities' and the cross-entropy's gradients, "
+        "each the size of the logits, and their sum = {bytes}"),
     "logits.dpo": ("No logits: TRL's fused head keeps 8 B (fp32 log-normaliser and entropy) for each of "
         "{tokens} scored tokens = {bytes}"),
     "phase.line": "Step phase, {phase}: {total}",
@@ -455,7 +460,8 @@ EN: Mapping[str, str] = {
     "field.lora_rank.label": "LoRA rank",
     "field.lora_rank.help": "0: full fine-tuning. With nf4 or nf4-dq weights: QLoRA.",
     "field.lora_targets.label": "LoRA targets",
-    "field.lora_targets.help": "all-linear, or some of q,k,v,o,gate,up,down (comma-separated).",
+    "field.lora_targets.help": ("all-linear (every linear layer but the LM head), all-linear,head, or some of "
+        "q,k,v,o,gate,up,down,head (comma-separated; head: LoRA on the LM head, litgpt's lora_head)."),
     "field.lora_dropout.label": "LoRA dropout",
     "field.lora_dropout.help": (
         "peft's lora_dropout (0 by default): above 0, each adapted layer keeps a mask and a copy."
@@ -473,7 +479,7 @@ EN: Mapping[str, str] = {
     "field.objective.help": ("sft: supervised fine-tuning; dpo: TRL's DPO, chosen and rejected answers in one forward; "
         "grpo: TRL's GRPO, completions generated then scored (the batch counts completions); kto: TRL's KTO, unpaired "
         "completions marked desirable or not (the batch counts them, at least 2), with a KL batch of mismatched "
-        "pairs."),
+        "pairs; orpo: TRL's ORPO, chosen and rejected answers in one forward, no reference model."),
     "option.objective.sft": "Supervised (SFT)",
     "option.objective.dpo": "Preference (DPO)",
     "field.reference.label": "Reference model (DPO, KTO, GRPO)",
@@ -488,6 +494,7 @@ EN: Mapping[str, str] = {
     "option.reference.none": "none (GRPO, beta 0)",
     "option.objective.grpo": "Reinforcement (GRPO)",
     "option.objective.kto": "Unpaired preference (KTO)",
+    "option.objective.orpo": "Preference without a reference (ORPO)",
     "field.num_generations.label": "Completions per prompt",
     "field.num_generations.help": (
         "GRPO's num_generations; it must divide batch × accumulation, and leaves the memory as is."),
@@ -1132,7 +1139,7 @@ EN: Mapping[str, str] = {
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
     ),
     "speed.error.objective": (
-        "DPO, KTO and GRPO steps are not checked against published runs yet: treat the time as a rough estimate."
+        "DPO, KTO, ORPO and GRPO steps are not checked against published runs yet: treat the time as a rough estimate."
     ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
     "speed.speech": "A transcription's speed (its real-time factor) is not estimated yet.",

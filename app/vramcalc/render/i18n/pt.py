@@ -41,6 +41,12 @@ PT: Mapping[str, str] = {
     "temporaries.dpo_backward": ("a passagem reversa da cabeça fundida: seu bloco e os gradientes fp32 da entrada e "
         "do peso, com suas conversões = {bytes}"),
     "weights.reference": " + o modelo de referência, uma cópia congelada = {bytes}",
+    "logits.orpo": ("Os logits do ORPO, inteiros: {sequences} sequências × {seq} × {vocab} = {logits}, o "
+        "log-softmax da metade escolhida para a entropia cruzada = {chosen}, e as estatísticas fp32 do núcleo de "
+        "log-probabilidades, ao todo {bytes}"),
+    "temporaries.orpo_copy": "os logits da metade escolhida copiados para a entropia cruzada = {bytes}",
+    "temporaries.orpo_backward": ("a passagem reversa das perdas: os gradientes das log-probabilidades e da entropia "
+        "cruzada, cada um do tamanho dos logits, e sua soma = {bytes}"),
     "logits.dpo": ("Sem logits: a cabeça fundida do TRL guarda 8 B (normalizador logarítmico e entropia em "
         "fp32) para cada um dos {tokens} tokens avaliados = {bytes}"),
     "phase.line": "Fase do passo, {phase}: {total}",
@@ -471,7 +477,8 @@ PT: Mapping[str, str] = {
     "field.lora_rank.label": "Rank do LoRA",
     "field.lora_rank.help": "0: fine-tuning completo. Com pesos nf4 ou nf4-dq: QLoRA.",
     "field.lora_targets.label": "Alvos do LoRA",
-    "field.lora_targets.help": "all-linear, ou alguns de q,k,v,o,gate,up,down (separados por vírgula).",
+    "field.lora_targets.help": ("all-linear (toda camada linear menos a cabeça de saída), all-linear,head, ou alguns "
+        "de q,k,v,o,gate,up,down,head (separados por vírgula; head: LoRA na cabeça de saída, o lora_head do litgpt)."),
     "field.lora_dropout.label": "Dropout do LoRA",
     "field.lora_dropout.help": "O lora_dropout do peft (0 por padrão): acima de 0, cada camada adaptada guarda uma "
                                "máscara e uma cópia.",
@@ -490,7 +497,8 @@ PT: Mapping[str, str] = {
         "sft: ajuste supervisionado; dpo: o DPO do TRL, respostas escolhida e rejeitada numa "
         "passagem; grpo: o GRPO do TRL, respostas geradas e depois avaliadas (o lote conta respostas); kto: o KTO "
         "do TRL, respostas avulsas marcadas como desejáveis ou não (o lote as conta, ao menos 2), com um lote KL de "
-        "pares trocados."
+        "pares trocados; orpo: o ORPO do TRL, respostas escolhida e rejeitada numa passagem, sem modelo de "
+        "referência."
     ),
     "option.objective.sft": "Supervisionado (SFT)",
     "option.objective.dpo": "Preferência (DPO)",
@@ -506,6 +514,7 @@ PT: Mapping[str, str] = {
     "option.reference.none": "nenhum (GRPO, beta 0)",
     "option.objective.grpo": "Reforço (GRPO)",
     "option.objective.kto": "Preferência avulsa (KTO)",
+    "option.objective.orpo": "Preferência sem referência (ORPO)",
     "field.num_generations.label": "Respostas por prompt",
     "field.num_generations.help": "O num_generations do GRPO; deve dividir lote × acumulação e não muda a memória.",
     "field.completion_tokens.label": "Tokens da resposta",
@@ -1180,8 +1189,8 @@ PT: Mapping[str, str] = {
         "{backend})."
     ),
     "speed.error.objective": (
-        "Passos de DPO, KTO e GRPO ainda não foram conferidos com execuções publicadas: trate o tempo como estimativa "
-        "grosseira."
+        "Passos de DPO, KTO, ORPO e GRPO ainda não foram conferidos com execuções publicadas: trate o tempo como "
+        "estimativa grosseira."
     ),
     "speed.error.none": (
         "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira."

@@ -223,6 +223,14 @@ def _lora_delta(model: ModelSpec, value_bytes: int, attention: Attention, matric
     return delta
 
 
+def head_lora_saved(model: ModelSpec, value_bytes: int, rank: int, dropout: float, adapter_value_bytes: int) -> int:
+    """What LoRA on the LM head saves per token (peft's lora.Linear on `lm_head`; measured with
+    tools/measure_lora.py): lora_A its input, the final norm's output (e·h; as an fp32 copy under fp32 adapters,
+    or a 1-byte mask and the dropped copy under dropout), and lora_B A's output (r)."""
+    kept = model.hidden * (adapter_value_bytes + (MASK_BYTES if dropout > 0 else 0))
+    return kept + rank * adapter_value_bytes
+
+
 def _window_mask_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int, kind: AttentionKind) -> int:
     """transformers' SDPA path passes a sliding or chunked window to the kernel as an explicit
     s × s additive mask, which the layer saves (s·e per token), and then repeats K and V to
