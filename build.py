@@ -138,6 +138,19 @@ def boot_bytes(out: Path) -> int:
     return sum(path.stat().st_size for pattern in BOOT_FILES for path in out.glob(pattern) if path.is_file())
 
 
+DRAFT_MAX_PARAMS = 10e9  # the draft models the page offers: the small ones (a link may name any preset)
+
+
+def draft_models() -> dict[str, str]:
+    """The presets the page offers as llama.cpp draft models: decoders of at most DRAFT_MAX_PARAMS."""
+    from vramcalc.model.table import count_params
+    from vramcalc.sources.presets import preset_spec
+
+    return {slug: preset.display_name for slug, preset in load_presets().items()
+            if (spec := preset_spec(slug)).encoder is None and spec.speech is None
+            and count_params(spec, active=False) <= DRAFT_MAX_PARAMS}
+
+
 def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
     """The page in one language, prerendered with the default results, in `folder` of the site."""
     words = Words(lang)
@@ -151,6 +164,7 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         root=root,
         others=others,
         presets=load_presets(),
+        draft_models=draft_models(),
         pipelines={slug: pipeline.display_name for slug, pipeline in load_pipelines().items()},
         model_families=catalog.families(),
         model_facts=catalog_words.facts(DEFAULTS["model"], words=words),
@@ -158,6 +172,7 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         defaults=DEFAULTS,
         weight_formats=WEIGHT_FORMAT_GROUPS,
         kv_formats=[p.value for p in KV_FORMATS],
+        gguf_formats=dict(WEIGHT_FORMAT_GROUPS)["gguf"],
         options=OPTION,  # each key's Option (inputs/options.py): a select's choices
         custom_fields=CUSTOM_KEYS,
         t=words.message,

@@ -332,6 +332,18 @@ def test_engine_controls_appear_only_where_they_apply(watched: Page, server_url)
                                         "seq": "32768", "gpu_layers": "40"}))
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected.total_bytes))
     expect(page.locator("#runtime-facts")).to_contain_text("system RAM")
+    expect(page.locator("#draft-fields")).to_be_hidden()
+    page.select_option("#draft_model", "qwen3-0.6b")  # speculative decoding: the draft's own context beside it
+    expect(page.locator("#draft-fields")).to_be_visible()
+    page.select_option("#draft_kv_precision", "q8_0")
+    drafted = estimate(parse_workload({"model": "qwen3-32b", "precision": "q4_k_m", "runtime": "llamacpp",
+                                       "seq": "32768", "gpu_layers": "40", "draft_model": "qwen3-0.6b",
+                                       "draft_kv_precision": "q8_0"}))
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(drafted.total_bytes))
+    assert "draft_model=qwen3-0.6b" in settled_url(page) and "draft_kv_precision=q8_0" in settled_url(page)
+    page.select_option("#draft_model", "llama-3.2-1b")  # another vocabulary: llama.cpp refuses it, and so do we
+    expect(page.locator("#draft_model-error")).to_contain_text("vocabulary")
+    page.select_option("#draft_model", "")
     page.select_option("#precision", "awq-int4")  # a GPU format moves it to vLLM, with its group size
     expect(page.locator("#runtime")).to_have_value("vllm")
     expect(page.locator("#vllm-fields")).to_be_visible()

@@ -110,6 +110,11 @@ class Workload:
     parallel: int = 1
     kv_precision_k: Precision | None = None
     kv_precision_v: Precision | None = None
+    # llama.cpp's speculative decoding with a draft model (-md): its own weights, cache types and layers on the GPU
+    draft_model: ModelSpec | None = None
+    draft_precision: WeightFormat | None = None  # None: the engine's default (q8_0)
+    draft_kv_precision: Precision = Precision.FP16  # -ctkd and -ctvd (llama.cpp's default f16, not -ctk's)
+    draft_gpu_layers: int | None = None  # -ngld (None: all)
     tp: int | None = None  # None: from `gpus` and the mode's default layout (parallel.py)
     pp: int | None = None
     dp: int | None = None

@@ -13,7 +13,9 @@ from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import (
     Kind,
+    Not,
     Option,
+    When,
     optional,
     parse_choice,
     parse_decimal,
@@ -201,6 +203,12 @@ def llama_server_command(workload: Workload, model: str, split: tuple[int, ...] 
         flags.append(f"-ub {workload.ubatch}")
     if split:
         flags.append(f"--tensor-split {split_text(split)}")
+    if workload.draft_model is not None:
+        layers = 999 if workload.draft_gpu_layers is None else workload.draft_gpu_layers
+        flags.append(f"-md {workload.draft_model.name}-{draft_format(workload).name.upper()}.gguf "
+                     f"--spec-type draft-simple -ngld {layers}")
+        if workload.draft_kv_precision is not Precision.FP16:
+            flags.append(f"-ctkd {workload.draft_kv_precision.value} -ctvd {workload.draft_kv_precision.value}")
     return " ".join(flags)
 
 
@@ -365,7 +373,109 @@ def clip_compute_bytes(workload: Workload) -> tuple[int, int]:
     return encoder_peak(vision, 1, width, height, 4, not uses_flash(workload.attention), patches), patches
 
 
+# ---------------------------------------------------------------- speculative decoding with a draft model
+# llama-server -md DRAFT --spec-type draft-simple (common/speculative.cpp, tools/server/server-context.cpp): the
+# draft gets a context of its own with the target's n_ctx and slots, micro-batch and flash attention, its own cache
+# types (-ctkd/-ctvd, f16 by default) and layers on the GPU (-ngld), and one logits row per slot; the target then
+# reserves logits for each slot's sampled token and its drafted ones (common_speculative_get_output_limits).
+DRAFT_N_MAX = 3  # --spec-draft-n-max's default (common.h common_params_speculative_draft.n_max)
+DRAFT_FORMAT = "q8_0"  # the draft's GGUF type when not given: the usual choice for a small draft
+SERVER_N_BATCH = 2048  # llama-server's -b, the cap on those logits rows
+SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128  # common/speculative.cpp: a draft whose vocabulary differs more is refused
+
+
+def draft_format(workload: Workload) -> WeightFormat:
+    """The draft's GGUF type: as given, else DRAFT_FORMAT."""
+    fmt = workload.draft_precision or weights.parse_format(DRAFT_FORMAT)
+    assert fmt is not None, DRAFT_FORMAT
+    return fmt
+
+
+def parse_draft_model(text: str) -> ModelSpec | None:
+    """A preset's slug: the draft model (its GGUF in draft_precision); empty: no draft."""
+    from ..sources.presets import load_presets, preset_spec
+
+    if text == "":
+        return None
+    if text not in load_presets():
+        raise ValidationError("draft_model", text, "a preset's name (a small model of the same family), or empty")
+    spec = preset_spec(text)
+    if spec.encoder is not None or spec.speech is not None:
+        raise ValidationError("draft_model", text, "a draft model generates text: a decoder language model")
+    return spec
+
+
+def parse_draft_precision(text: str) -> WeightFormat | None:
+    if text == "":
+        return None
+    found = weights.parse_format(text.lower())
+    if found is None or found.kind != "gguf":
+        raise ValidationError("draft_precision", text, "a GGUF type (q8_0, q4_k_m, f16, ...)")
+    return found
+
+
+def check_draft(workload: Workload) -> None:
+    """A draft llama.cpp accepts (common_speculative_are_compatible's size rule; its token texts are assumed to
+    match), on one GPU (several: the draft's own split is not modelled)."""
+    draft = workload.draft_model
+    if draft is None:
+        return
+    if workload.runtime is not Runtime.LLAMACPP or workload.llamacpp_program is not LlamaCppProgram.SERVER:
+        raise ValidationError("draft_model", draft.name, "speculative decoding with a draft model is modelled for "
+                                                          "llama.cpp's llama-server (runtime llamacpp)")
+    if abs(draft.vocab - workload.model.vocab) > SPEC_VOCAB_MAX_SIZE_DIFFERENCE:
+        raise ValidationError("draft_model", draft.name, f"llama.cpp refuses a draft whose vocabulary "
+                              f"({draft.vocab:,}) differs from the model's ({workload.model.vocab:,}) by more than "
+                              f"{SPEC_VOCAB_MAX_SIZE_DIFFERENCE} tokens: pick one of the same family")
+    if workload.devices > 1 or workload.cards:
+        raise ValidationError("draft_model", draft.name, "a draft model is modelled on one GPU for now")
+    check_kv_formats(workload, ("draft_kv_precision",), LlamaCpp.kv_formats)
+
+
+def draft_workload(workload: Workload, draft: ModelSpec) -> Workload:
+    """The draft's own context, as common_base_params_to_speculative copies the target's parameters: no overhead
+    of its own (the CUDA context is the process's), none of the target's placement flags."""
+    return workload.but(model=draft, precision=draft_format(workload), kv_precision=workload.draft_kv_precision,
+                        kv_precision_k=None, kv_precision_v=None, gpu_layers=workload.draft_gpu_layers,
+                        override_tensor=(), n_cpu_moe=0, cpu_moe=False, text_only=True, images=0, image_tokens=0,
+                        draft_model=None, overhead_bytes=0, reserve_bytes=None)
+
+
+def target_outputs(workload: Workload) -> int:
+    """The target's logits rows with a draft: each slot's sampled token and its drafted ones, at most -b."""
+    return min(SERVER_N_BATCH, server_outputs(workload.parallel) * (1 + DRAFT_N_MAX))
+
+
 def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> EngineBreakdown:
+    """llama.cpp, with its draft model's context when there is one (-md): both on the same devices."""
+    draft = workload.draft_model
+    if draft is None:
+        return model_breakdown(workload, outputs=outputs)
+    target = model_breakdown(workload, outputs=target_outputs(workload) if outputs is None else outputs)
+    drafted = model_breakdown(draft_workload(workload, draft), outputs=server_outputs(workload.parallel))
+    assert isinstance(target.facts, LlamaCppFacts) and isinstance(drafted.facts, LlamaCppFacts)
+    extra = {component.key: component for component in drafted.components}
+    layout = drafted.facts.layout
+    said = {"weights": phrase("llamacpp.draft_weights", name=draft.display_name,
+                              format=draft_format(workload).name,
+                              bytes=format_binary(extra["weights"].bytes)),
+            "kv_cache": phrase("llamacpp.draft_kv", type=workload.draft_kv_precision.value,
+                               bytes=format_binary(layout.kv_device_bytes)),
+            "activations": phrase("llamacpp.draft_compute", bytes=format_binary(layout.compute_bytes))}
+
+    def joined(component: Component) -> Component:
+        if component.key not in said:
+            return component
+        return Component(key=component.key, bytes=component.bytes + extra[component.key].bytes,
+                         explain=lambda: (*component.formula, "; ", said[component.key]))
+    facts = dataclasses.replace(target.facts, device_bytes=target.facts.device_bytes + drafted.facts.device_bytes,
+                                host_bytes=target.facts.host_bytes + drafted.facts.host_bytes,
+                                draft_device_bytes=drafted.facts.device_bytes)
+    return EngineBreakdown(components=tuple(joined(component) for component in target.components), facts=facts,
+                           host_bytes=target.host_bytes + drafted.host_bytes)
+
+
+def model_breakdown(workload: Workload, *, outputs: int | None = None) -> EngineBreakdown:
     """llama.cpp: weights and cache split between the GPU and system RAM by --gpu-layers, and the
     compute buffers its graph reserves, for `outputs` logits rows (llama-server's, by default).
     Op offload: a matmul of at least 32 rows whose weight is in RAM runs on the GPU, on a copy of that
@@ -449,6 +559,7 @@ class LlamaCppFacts:
     placed: Placed
     device_bytes: int
     host_bytes: int
+    draft_device_bytes: int = 0  # of device_bytes, the draft model's context (-md)
 
     @property
     def gpu_layers(self) -> int:
@@ -461,7 +572,7 @@ class LlamaCppFacts:
                 "device_bytes": self.device_bytes, "host_bytes": self.host_bytes,
                 "compute_buffer_bytes": layout.compute_bytes, "host_compute_buffer_bytes": layout.host_compute_bytes,
                 "kv_device_bytes": layout.kv_device_bytes, "kv_host_bytes": layout.kv_host_bytes,
-                "cpu_moe_layers": self.placed.cpu_moe_layers}
+                "cpu_moe_layers": self.placed.cpu_moe_layers, "draft_device_bytes": self.draft_device_bytes}
 
 
 # ---------------------------------------------------------------- llama.cpp's own input keys
@@ -469,7 +580,8 @@ class LlamaCppFacts:
 
 
 _SHOWN = {"runtime": ("llamacpp",), "mode": ("inference",)}
-_GGUF_SHOWN = {"runtime": ("llamacpp", "ollama"), "mode": ("inference",)}  # Ollama's num_gpu, num_batch, parallel
+_GGUF_SHOWN = {"runtime": ("llamacpp", "ollama"), "mode": ("inference",)}
+_DRAFT: When = {**_SHOWN, "draft_model": Not(("",))}  # Ollama's num_gpu, num_batch, parallel
 OPTIONS = (
     Option(key="n_cpu_moe", default="0", group="engine", metavar="N",
            help="llama.cpp --n-cpu-moe: keep the experts of the first N layers in system RAM (MoE models)",
@@ -507,6 +619,19 @@ OPTIONS = (
     Option(key="kv_precision_v", default="", group="engine", metavar="TYPE",
            help="llama.cpp --cache-type-v (default: --kv-precision)",
            parse=lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision), shown_when=_SHOWN),
+    Option(key="draft_model", default="", group="engine", metavar="PRESET",
+           help="llama-server -md: a draft model for speculative decoding, a preset of the same family (its GGUF in "
+                "--draft-precision), with its own context beside the model's", parse=parse_draft_model,
+           shown_when=_SHOWN),
+    Option(key="draft_precision", default="", group="engine", metavar="TYPE",
+           help=f"the draft model's GGUF type (default {DRAFT_FORMAT})", parse=parse_draft_precision,
+           shown_when=_DRAFT),
+    Option(key="draft_kv_precision", default="fp16", group="engine", metavar="TYPE",
+           help="llama.cpp -ctkd and -ctvd: the draft's cache type (fp16, not --cache-type-k's, by default)",
+           parse=lambda t: parse_choice("draft_kv_precision", t, Precision), shown_when=_DRAFT),
+    Option(key="draft_gpu_layers", default="", group="engine", metavar="N",
+           help="llama.cpp -ngld: the draft's layers on the GPU, the output layer first (default all)",
+           parse=optional(lambda t: parse_int("draft_gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_DRAFT),
 )
 
 
@@ -534,6 +659,7 @@ class LlamaCpp(NoPool):
             raise ValidationError("precision", fmt.name, "llama.cpp runs GGUF files: choose a GGUF type (q4_k_m, "
                                                          "q8_0, f16, ...) or a nominal precision")
         check_kv_formats(workload, ("kv_precision", "kv_precision_k", "kv_precision_v"), self.kv_formats)
+        check_draft(workload)
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:

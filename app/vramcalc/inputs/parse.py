@@ -398,6 +398,9 @@ def check_consistency(workload: Workload) -> None:
             whisper_cpp_weight_type(workload)  # one ggml type for the whole file
     elif workload.mode is Mode.SPEECH:
         raise ValidationError("mode", workload.mode.value, "transcription needs a speech model (Whisper)")
+    if workload.draft_model is not None and workload.runtime is not Runtime.LLAMACPP:
+        raise ValidationError("draft_model", workload.draft_model.name, "speculative decoding with a draft model is "
+                              "modelled for llama.cpp's llama-server (runtime llamacpp)")
     engine_for(workload.runtime).check(workload)
     _check_machine(workload)
     fmt = workload.precision

@@ -242,6 +242,8 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         basis.append(phrase("speed.unknown_tflops"))
     basis.append(phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),
                         basis=phrase(rates["basis"])))
+    if workload.draft_model is not None:  # its memory is counted; what its guesses save is not
+        basis.append(phrase("speed.draft_not_modelled", draft=workload.draft_model.display_name))
     curve = []
     for i in range(CURVE_POINTS + 1):
         depth = max(1, round(i * workload.seq / CURVE_POINTS))

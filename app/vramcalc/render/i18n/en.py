@@ -149,6 +149,9 @@ EN: Mapping[str, str] = {
         "{gpu} of {layers} layers on the GPU{output}; token embeddings and the rest in system RAM: {host}"
     ),
     "llamacpp.no_output": " (the output layer in system RAM)",
+    "llamacpp.draft_weights": "the draft model {name} in {format}: {bytes} on the GPU",
+    "llamacpp.draft_kv": "the draft's own context, as many cells, in {type}: {bytes}",
+    "llamacpp.draft_compute": "the draft's compute buffer: {bytes}",
     "llamacpp.kv": (
         "{n_seq} × {n_ctx} cells (the context padded to 256) × K {k} and V {v}, sliding layers capped at the window "
         "plus one micro-batch = {bytes} on the GPU, {host} in system RAM"
@@ -691,6 +694,17 @@ EN: Mapping[str, str] = {
     "field.cards.add": "Add a different card",
     "field.cards.help": "llama.cpp and Ollama split the layers over the cards of one machine by each one's memory; "
                         "the GPU above is CUDA0.",
+    "field.draft_model.label": "Draft model (speculative decoding)",
+    "field.draft_model.help": "llama-server -md: a small model of the same family guesses tokens the model checks. "
+                              "Its weights, its own context as long as the model's, and its compute buffer.",
+    "option.draft_model.none": "None",
+    "field.draft_precision.label": "Draft model's GGUF type",
+    "field.draft_precision.help": "The draft's file (q8_0 unless chosen).",
+    "option.draft_precision.default": "q8_0 (default)",
+    "field.draft_kv_precision.label": "Draft's cache type (-ctkd, -ctvd)",
+    "field.draft_kv_precision.help": "llama.cpp's default is f16 whatever -ctk says.",
+    "field.draft_gpu_layers.label": "Draft's layers on the GPU (-ngld)",
+    "field.draft_gpu_layers.help": "Empty: all.",
     "field.gpu.help": (
         "Usable memory as PyTorch reports it where known; for a Mac, the share its GPU may use. Any other card: "
         "gpu=24gb in the link (or --gpu 24gb). Different cards in one machine (llama.cpp and Ollama): add them "
@@ -1441,6 +1455,10 @@ EN: Mapping[str, str] = {
     "speed.figure.requests": "Sequences embedded",
     "speed.value.requests_s": "{value} sequences/s",
     "speed.line.embedding": "About {tokens} tokens/s embedded, {requests} sequences/s.",
+    "speed.draft_not_modelled": (
+        "Decoding is timed without speculation: what the draft model ({draft}) saves depends on how many of its "
+        "tokens the model accepts, which is not modelled; its memory is counted above."
+    ),
     "speed.embedding.unvalidated": (
         "Embedding speed is the batch's forward timed as a prompt is (its FLOPs over the engine's share of the "
         "card's rate): not yet checked against a published embedding run, so treat it as a rough estimate."

@@ -159,6 +159,9 @@ PT: Mapping[str, str] = {
     "llamacpp.split": "{gpu} de {layers} camadas na GPU{output}; os embeddings de tokens e o restante na RAM do "
                       "sistema: {host}",
     "llamacpp.no_output": " (a camada de saída na RAM do sistema)",
+    "llamacpp.draft_weights": "o modelo de rascunho {name} em {format}: {bytes} na GPU",
+    "llamacpp.draft_kv": "o contexto próprio do rascunho, com as mesmas células, em {type}: {bytes}",
+    "llamacpp.draft_compute": "o buffer de cálculo do rascunho: {bytes}",
     "llamacpp.kv": (
         "{n_seq} × {n_ctx} células (o contexto arredondado para um múltiplo de 256) × K {k} e V {v}, camadas "
         "deslizantes limitadas à janela mais um microlote = {bytes} na GPU, {host} na RAM do sistema"
@@ -668,6 +671,18 @@ PT: Mapping[str, str] = {
     "field.cards.add": "Acrescentar outra placa",
     "field.cards.help": "O llama.cpp e o Ollama dividem as camadas pelas placas de uma máquina conforme a memória de "
                         "cada uma; a GPU acima é a CUDA0.",
+    "field.draft_model.label": "Modelo de rascunho (decodificação especulativa)",
+    "field.draft_model.help": "llama-server -md: um modelo pequeno da mesma família adivinha tokens que o modelo "
+                              "confere. Os seus pesos, o seu próprio contexto tão longo quanto o do modelo, e o seu "
+                              "buffer de cálculo.",
+    "option.draft_model.none": "Nenhum",
+    "field.draft_precision.label": "Tipo GGUF do rascunho",
+    "field.draft_precision.help": "O arquivo do rascunho (q8_0 se não escolhido).",
+    "option.draft_precision.default": "q8_0 (padrão)",
+    "field.draft_kv_precision.label": "Tipo do cache do rascunho (-ctkd, -ctvd)",
+    "field.draft_kv_precision.help": "O padrão do llama.cpp é f16, seja qual for o -ctk.",
+    "field.draft_gpu_layers.label": "Camadas do rascunho na GPU (-ngld)",
+    "field.draft_gpu_layers.help": "Vazio: todas.",
     "field.gpu.help": "Memória utilizável como o PyTorch a informa, quando conhecida; num Mac, a fração que a GPU pode "
                       "usar. Qualquer outra placa: gpu=24gb no link (ou --gpu 24gb). Placas diferentes numa máquina "
                       "(llama.cpp e Ollama): acrescente-as abaixo (no link, gpu=rtx-3090,rtx-4060-ti-16gb).",
@@ -1517,6 +1532,10 @@ PT: Mapping[str, str] = {
     "speed.figure.requests": "Sequências processadas",
     "speed.value.requests_s": "{value} sequências/s",
     "speed.line.embedding": "Cerca de {tokens} tokens/s processados, {requests} sequências/s.",
+    "speed.draft_not_modelled": (
+        "A decodificação é cronometrada sem especulação: o que o modelo de rascunho ({draft}) poupa depende de "
+        "quantos dos seus tokens o modelo aceita, o que não é modelado; a sua memória está contada acima."
+    ),
     "speed.embedding.unvalidated": (
         "A velocidade de embedding é a passada do lote cronometrada como a de um prompt (seus FLOPs sobre a "
         "fração da taxa da placa que o motor alcança): ainda não conferida com uma execução publicada, então "
