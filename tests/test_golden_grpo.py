@@ -1,6 +1,8 @@
 """GRPO's step, phase by phase, against TRL's GRPOTrainer measured on small models
 (tests/golden/measured_grpo.json, written by tools/measure_grpo.py: every storage an ATen op makes, counted until
-it is freed, over two steps of `GRPOTrainer.training_step` with transformers' `generate`, and AdamW)."""
+it is freed, over two steps of `GRPOTrainer.training_step` with transformers' `generate`, and AdamW); GRPO reusing
+its completions (num_iterations, steps_per_generation) and TRL's RLOOTrainer, the same way
+(tests/golden/measured_grpo_iterations.json, `--plan iterations`)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_grpo.json").read_text(encoding="utf-8"))
+ITERATIONS = json.loads((Path(__file__).parent / "golden" / "measured_grpo_iterations.json").read_text(
+    encoding="utf-8"))
 TOLERANCE = 0.10  # as the supervised and DPO steps' (test_golden_peak.py, test_golden_preference.py)
 # the engine's phase, and the measured phase whose peak it is held to
 PHASES = {"generation": "generation", "reference": "reference", "forward": "forward", "loss": "backward",
@@ -24,8 +28,9 @@ PHASES = {"generation": "generation", "reference": "reference", "forward": "forw
 
 
 def _id(case):
-    lora = case["lora"]
-    return (f"{case['family']}-{case['batch']}x{case['prompt']}+{case['completion']}-g{case['num_generations']}-"
+    lora, spg = case["lora"], case.get("steps_per_generation")
+    return (f"{case.get('objective', 'grpo')}-mu{case.get('num_iterations', 1)}-" + (f"spg{spg}-" if spg else "")
+            + f"{case['family']}-{case['batch']}x{case['prompt']}+{case['completion']}-g{case['num_generations']}-"
             f"beta{case['beta']:g}-{case['checkpointing']}-accum{case['grad_accum']}"
             + (f"-lora{lora['rank']}" if lora else ""))
 
@@ -38,12 +43,20 @@ def _workload(case, **changes):
         model=from_hf_config(case["config"]), mode=Mode.TRAINING, recipe=Recipe.BF16, precision=Precision.BF16,
         seq=case["prompt"] + case["completion"], attention=Attention(case["attention"]),
         checkpointing=Checkpointing(case["checkpointing"]), overhead_bytes=0,
-        **{"batch": case["batch"], "objective": Objective.GRPO, "reference": reference,
+        **{"batch": case["batch"], "objective": Objective(case.get("objective", "grpo")), "reference": reference,
+           "num_iterations": case.get("num_iterations", 1), "steps_per_generation": case.get("steps_per_generation"),
            "num_generations": case["num_generations"], "completion_tokens": case["completion"],
            "grad_accum": case["grad_accum"], **extra, **changes})
 
 
-CASES = [pytest.param(case, id=_id(case)) for case in GOLDEN["grpo"]]
+CASES = [pytest.param(case, id=_id(case)) for case in GOLDEN["grpo"] + ITERATIONS["grpo"]]
+
+
+def _scores_without_gradients(case):
+    """TRL 1.16's rule (grpo_trainer.py `_generate_and_score_completions`; rloo_trainer.py always), from the case's
+    settings: the reference's forward when beta > 0, the old policy's when the generation batch outlives an update."""
+    every = (case.get("steps_per_generation") or case["grad_accum"]) * case.get("num_iterations", 1)
+    return case["beta"] > 0 or case.get("objective") == "rloo" or case["grad_accum"] % every != 0
 
 
 def _engine_phases(workload):
@@ -58,7 +71,7 @@ def test_grpo_peak_and_every_phase(case):
     engine = _engine_phases(_workload(case))
     measured = case["phases"]
     assert breakdown.total_bytes == pytest.approx(case["peak_bytes"], rel=TOLERANCE)
-    assert ("reference" in engine) == ("reference" in measured) == (case["beta"] > 0)
+    assert ("reference" in engine) == ("reference" in measured) == _scores_without_gradients(case)
     for ours, theirs in PHASES.items():
         if theirs in measured:
             assert engine[ours] == pytest.approx(measured[theirs]["peak"], rel=TOLERANCE), ours
@@ -124,6 +137,11 @@ def test_vllm_rollouts_from_source():
     ({"reference": "precomputed"}, "reference"),
     ({"reference": "copy", "lora_rank": "8"}, "reference"),  # TRL switches the adapters off instead
     ({"fused_ce": "1"}, "fused_ce"),
+    ({"batch": "4", "grad_accum": "2", "steps_per_generation": "1"}, "num_generations"),  # a generation batch of 4
+    ({"num_iterations": "0"}, "num_iterations"),
+    ({"steps_per_generation": "0"}, "steps_per_generation"),
+    ({"objective": "rloo", "reference": "precomputed"}, "reference"),
+    ({"objective": "rloo", "reference": "copy", "lora_rank": "8"}, "reference"),
 ])
 def test_grpo_settings_trl_would_refuse(changes, field):
     from vramcalc import DEFAULTS, parse_workload
@@ -136,18 +154,98 @@ def test_grpo_settings_trl_would_refuse(changes, field):
     assert error.value.field == field
 
 
-@pytest.mark.parametrize(("grad_accum", "step"), [(1, 8), (2, 4), (8, 1)])
-def test_reverse_answers_offer_only_batches_trl_accepts(grad_accum, step):
+@pytest.mark.parametrize(("grad_accum", "step", "more"), [
+    (1, 8, {}), (2, 4, {}), (8, 1, {}), (8, 8, {"steps_per_generation": "1"}), (1, 2, {"steps_per_generation": "4"}),
+    (1, 8, {"objective": "rloo", "reference": "none"})])
+def test_reverse_answers_offer_only_batches_trl_accepts(grad_accum, step, more):
     """The largest batch and longest sequence on a card: a batch × grad_accum num_generations divides, a sequence
     longer than the completion (the verdict once offered batch 6 for GRPO's 8 generations)."""
     from vramcalc.analysis.solve import fits, max_batch, max_seq
     from vramcalc.inputs.parse import parse_target, parse_workload
 
     values = {"model": "qwen3-8b", "mode": "training", "lora_rank": "16", "objective": "grpo", "seq": "1024",
-              "batch": "8", "grad_accum": str(grad_accum), "gpu": "h200"}
+              "batch": "8", "grad_accum": str(grad_accum), "gpu": "h200", **more}
     workload, target = parse_workload(values), parse_target(values)
     most = max_batch(workload, target)
-    assert most is not None and most % step == 0 and most * grad_accum % 8 == 0
+    spg = int(more.get("steps_per_generation", grad_accum))
+    assert most is not None and most % step == 0 and most * spg % 8 == 0
     assert fits(workload.but(batch=most), target) and not fits(workload.but(batch=most + step), target)
     longest = max_seq(workload, target)
     assert longest is not None and longest > workload.completion_tokens
+
+
+def test_the_iterations_plan_holds_what_it_is_for():
+    """μ > 1 with and without a reference, a generation batch of 4 steps, RLOO with TRL's beta (a copy, adapters
+    off) and without; each with its no-gradient forward measured."""
+    cases = ITERATIONS["grpo"]
+    assert not ITERATIONS["skipped"]
+    assert {c["num_iterations"] for c in cases if c["objective"] == "grpo"} >= {1, 2, 3}
+    assert any(c["steps_per_generation"] and c["steps_per_generation"] > c["grad_accum"] for c in cases)
+    rloo = [c for c in cases if c["objective"] == "rloo"]
+    assert {(c["beta"] > 0, c["lora"] is not None) for c in rloo} == {(True, False), (True, True), (False, False)}
+    assert all("reference" in c["phases"] for c in cases)
+
+
+def test_rloo_is_grpo_with_the_old_policy_scored():
+    """Measured: RLOO's step at beta 0 is GRPO's with the same completions, plus a no-gradient forward (its forward,
+    backward and update within 64 bytes: the per-sequence log-probabilities it keeps); the engine runs GRPO's
+    step for it, the same bytes as GRPO reusing its completions."""
+    rloo = next(c for c in ITERATIONS["grpo"] if c["objective"] == "rloo" and not c["beta"])
+    grpo = next(c for c in GOLDEN["grpo"] if all(c[k] == rloo[k] for k in (
+        "family", "batch", "num_generations", "prompt", "completion", "beta", "lora", "grad_accum", "checkpointing")))
+    assert "reference" in rloo["phases"] and "reference" not in grpo["phases"]
+    for phase in ("generation", "forward", "backward", "layers", "optimizer"):
+        assert abs(rloo["phases"][phase]["peak"] - grpo["phases"][phase]["peak"]) <= 64, phase
+    as_rloo = estimate(_workload(rloo)).phase_totals()
+    assert as_rloo == estimate(_workload(grpo, num_iterations=2)).phase_totals()
+    assert as_rloo != estimate(_workload(grpo)).phase_totals()
+
+
+@pytest.mark.parametrize(("values", "scores"), [
+    ({}, False),
+    ({"num_iterations": "2"}, True),
+    ({"steps_per_generation": "2"}, True),  # a generation batch of two steps: the second trains after an update
+    ({"grad_accum": "4", "steps_per_generation": "2"}, False),  # two generations within one update
+    ({"grad_accum": "2", "num_iterations": "2"}, True),
+    ({"rollout": "vllm-server"}, True),
+    ({"objective": "rloo", "reference": "none"}, True),
+])
+def test_when_trl_scores_the_old_policy(values, scores):
+    from vramcalc import DEFAULTS, parse_workload
+    from vramcalc.training.grpo import scores_old_policy
+
+    workload = parse_workload({**DEFAULTS, "mode": "training", "objective": "grpo", "batch": "8", "seq": "1024",
+                               "completion_tokens": "256", **values})
+    assert scores_old_policy(workload) is scores
+    assert ("reference" in estimate(workload).phases) is scores
+
+
+@pytest.mark.parametrize(("lora", "reference"), [("0", Reference.COPY), ("16", Reference.ADAPTERS_OFF)])
+def test_rloo_reference_is_trl_default(lora, reference):
+    """RLOOConfig's beta is 0.05: a reference by default, the adapters switched off under LoRA (GRPO's beta 0: none)."""
+    from vramcalc import DEFAULTS, parse_workload
+
+    values = {**DEFAULTS, "mode": "training", "batch": "8", "seq": "1024", "completion_tokens": "256",
+              "lora_rank": lora}
+    assert parse_workload({**values, "objective": "rloo"}).reference_model is reference
+    assert parse_workload({**values, "objective": "grpo"}).reference_model is Reference.NONE
+
+
+def test_a_generation_serves_its_updates_in_the_time():
+    """num_iterations μ: one generation and its no-gradient forwards serve μ steps, so a step carries 1/μ of them;
+    steps_per_generation k over grad_accum g: a batch k/g times as large, generated every k/g steps."""
+    from vramcalc import DEFAULTS, parse_workload
+    from vramcalc.speed import speed_of
+    from vramcalc.workload import Machine
+
+    values = {**DEFAULTS, "model": "qwen3-8b", "mode": "training", "lora_rank": "16", "objective": "grpo",
+              "batch": "8", "seq": "1024", "completion_tokens": "512", "gpu": "h100-80gb"}
+
+    def step(**changes):
+        workload = parse_workload({**values, **changes})
+        return speed_of(estimate(workload), workload.gpu, 1, Machine())
+    once, twice, every_two = step(), step(num_iterations="2"), step(steps_per_generation="2")
+    assert twice.rollout_s == pytest.approx(once.rollout_s / 2)
+    assert twice.step_s < once.step_s
+    # the batch of 16 takes longer to generate than 8, but less than twice as long; half of it per step
+    assert once.rollout_s / 2 < every_two.rollout_s < once.rollout_s

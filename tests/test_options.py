@@ -61,6 +61,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "num_generations": ("4", {**TRAINING, "objective": "grpo", "seq": "1024", "batch": "8"}),
     "completion_tokens": ("256", {**TRAINING, "objective": "grpo", "seq": "1024", "batch": "8"}),
     "rollout": ("vllm-server", {**TRAINING, "objective": "grpo", "seq": "1024", "batch": "8"}),
+    "num_iterations": ("2", {**TRAINING, "objective": "grpo", "seq": "1024", "batch": "8"}),
+    "steps_per_generation": ("2", {**TRAINING, "objective": "grpo", "seq": "1024", "batch": "8"}),
     "vllm_gpu_memory_utilization": ("0.4", {**TRAINING, "objective": "grpo", "seq": "1024", "batch": "8",
                                             "rollout": "vllm-colocate", "gpu": "a100-80gb"}),
     "checkpointing": ("layer", TRAINING),

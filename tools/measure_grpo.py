@@ -18,7 +18,12 @@ beta > 0 without LoRA: TRL would load the reference from the Hub by the policy's
 second model built the same way (in the policy's dtype, with TRL's fused head) instead. With LoRA (`peft_config`),
 TRL disables the adapters for the reference forward.
 
-Usage: python tools/measure_grpo.py [--out tests/golden/measured_grpo.json]
+num_iterations > 1, or steps_per_generation above gradient_accumulation_steps, reuse a generation batch over several
+micro-steps: TRL then scores the old policy's log-probabilities in a no_grad forward after generating (measured as
+`reference`, the phase of no_grad forwards), and the measured step is the next one that generates, the ones between
+warming the optimizer. RLOO (`trl.RLOOTrainer`, trainer/rloo_trainer.py) runs that forward at every generation.
+
+Usage: python tools/measure_grpo.py [--plan grpo|iterations] [--out FILE]
 Needs: pip install torch==2.13.0 transformers peft trl==1.16.0 datasets
 """
 
@@ -67,23 +72,29 @@ def _reward(completions, **kwargs):
 
 
 def measure_grpo(family, attention, batch, generations, prompt, completion, beta, checkpointing="none", lora=None,
-                 grad_accum=1):
+                 grad_accum=1, iterations=1, steps_per_generation=None, objective="grpo"):
     dtype = torch.bfloat16
+    spg = steps_per_generation or grad_accum
+    # TRL generates every spg × num_iterations micro-steps: the measured step is the first to generate again (its
+    # optimizer state made by the steps before it, which reuse the generation batch)
+    every, left = divmod(spg * iterations, grad_accum)
+    assert not left, "the measured step would not start with a generation"
+    measured = every + 1
     model, config = M.build(family, attention, dtype)
     peft_config = None
     if lora is not None:
         import measure_lora as L
         peft_config = L._lora_config(family, model, *lora, 0.0)[0]
     out = tempfile.mkdtemp(prefix="grpo-")
-    args = trl.GRPOConfig(output_dir=out, per_device_train_batch_size=batch, num_generations=generations,
-                          max_completion_length=completion, beta=0.0 if lora is None else beta, use_cpu=True,
-                          bf16=False, fp16=False, report_to=[], gradient_accumulation_steps=grad_accum,
-                          gradient_checkpointing=checkpointing == "layer",
-                          gradient_checkpointing_kwargs={"use_reentrant": True},
-                          generation_kwargs={"min_new_tokens": completion}, save_strategy="no",
-                          logging_strategy="no", seed=0)
-    trainer = trl.GRPOTrainer(model=model, reward_funcs=_reward, args=args, train_dataset=_dataset(prompt),
-                              processing_class=D._tokenizer(), peft_config=peft_config)
+    Config, Trainer = (trl.GRPOConfig, trl.GRPOTrainer) if objective == "grpo" else (trl.RLOOConfig, trl.RLOOTrainer)
+    args = Config(output_dir=out, num_iterations=iterations, steps_per_generation=steps_per_generation,
+                  per_device_train_batch_size=batch, num_generations=generations, max_completion_length=completion,
+                  beta=0.0 if lora is None else beta, use_cpu=True, bf16=False, fp16=False, report_to=[],
+                  gradient_accumulation_steps=grad_accum, gradient_checkpointing=checkpointing == "layer",
+                  gradient_checkpointing_kwargs={"use_reentrant": True},
+                  generation_kwargs={"min_new_tokens": completion}, save_strategy="no", logging_strategy="no", seed=0)
+    trainer = Trainer(model=model, reward_funcs=_reward, args=args, train_dataset=_dataset(prompt),
+                      processing_class=D._tokenizer(), peft_config=peft_config)
     if beta and lora is None:  # the reference TRL would load by name, built here
         trainer.beta = beta
         trainer.ref_model = M.build(family, attention, dtype)[0].eval()
@@ -101,7 +112,7 @@ def measure_grpo(family, attention, batch, generations, prompt, completion, beta
     for m in models:
         tracker.track_all(m.parameters())
         tracker.track_all(m.buffers())
-    step = [0]
+    step = ["0"]
     hooks = []
     for m in models:
         _, _, norm = D._final_norm(m)
@@ -135,7 +146,8 @@ def measure_grpo(family, attention, batch, generations, prompt, completion, beta
     trainer.accelerator.backward = tracked_backward
     sizes = []
     with tracker:
-        for step[0] in (1, 2):
+        for number in range(1, measured + 1):
+            step[0] = "2" if number == measured else f"w{number}"  # second_step keeps the phases of "2."
             for micro in range(grad_accum):
                 inputs = next(loader)
                 with tracker.in_phase(f"{step[0]}.start" if micro == 0 else f"{step[0]}.micro{micro}"):
@@ -151,6 +163,7 @@ def measure_grpo(family, attention, batch, generations, prompt, completion, beta
         hook.remove()
     D.TRACKER = None
     assert all(size == (batch, prompt, completion) for size in sizes), sizes
+    assert "2.generation" in tracker.phases
     return config, D.second_step(tracker, models, params)
 
 
@@ -171,7 +184,30 @@ def grpo_plan():
     return cases
 
 
-def _entry(family, attention, batch, generations, prompt, completion, beta, checkpointing, lora, grad_accum):
+def iterations_plan():
+    """GRPO reusing its generations (num_iterations, steps_per_generation), and RLOO: (grpo_plan's fields,
+    num_iterations, steps_per_generation, objective)."""
+    return [
+        ("llama", "flash", 4, 4, 32, 96, 0.0, "none", None, 1, 2, None, "grpo"),  # the old policy's forward alone
+        ("llama", "flash", 4, 4, 32, 96, 0.04, "none", (8, "all-linear"), 2, 2, None, "grpo"),
+        ("qwen3", "flash", 4, 4, 32, 96, 0.04, "none", None, 1, 2, None, "grpo"),
+        ("llama", "flash", 2, 4, 32, 96, 0.0, "none", None, 1, 1, 4, "grpo"),  # a generation batch of 4 steps
+        ("llama", "flash", 4, 2, 64, 192, 0.0, "layer", None, 1, 3, None, "grpo"),
+        ("llama", "flash", 4, 4, 32, 96, 0.05, "none", None, 1, 1, None, "rloo"),  # TRL's beta: a reference copy
+        ("llama", "flash", 4, 4, 32, 96, 0.05, "none", (8, "all-linear"), 1, 1, None, "rloo"),
+        ("llama", "flash", 8, 2, 32, 96, 0.0, "none", None, 1, 1, None, "rloo"),
+        ("qwen3", "flash", 4, 4, 32, 96, 0.05, "none", (8, "all-linear"), 2, 2, None, "rloo"),
+    ]
+
+
+def _entry(family, attention, batch, generations, prompt, completion, beta, checkpointing, lora, grad_accum,
+           iterations=1, steps_per_generation=None, objective="grpo"):
+    return {"objective": objective, "num_iterations": iterations, "steps_per_generation": steps_per_generation,
+            **_first_entry(family, attention, batch, generations, prompt, completion, beta, checkpointing, lora,
+                           grad_accum)}
+
+
+def _first_entry(family, attention, batch, generations, prompt, completion, beta, checkpointing, lora, grad_accum):
     return {"family": family, "attention": attention, "recipe": "bf16", "batch": batch,
             "num_generations": generations, "prompt": prompt, "completion": completion, "beta": beta,
             "checkpointing": checkpointing, "grad_accum": grad_accum,
@@ -180,11 +216,16 @@ def _entry(family, attention, batch, generations, prompt, completion, beta, chec
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default="tests/golden/measured_grpo.json")
+    parser.add_argument("--plan", choices=("grpo", "iterations"), default="grpo",
+                        help="grpo: measured_grpo.json's cases; iterations: num_iterations, steps_per_generation, RLOO")
+    parser.add_argument("--out", help="default: tests/golden/measured_grpo.json, or measured_grpo_iterations.json")
     parser.add_argument("--only", type=int, nargs="+", help="plan indices")
     args = parser.parse_args(argv)
-    cases = [case for index, case in enumerate(grpo_plan()) if not args.only or index in args.only]
-    D.run_plan("tools/measure_grpo.py", "grpo", cases, measure_grpo, _entry, args.out)
+    plan, entry = (grpo_plan(), _first_entry) if args.plan == "grpo" else (iterations_plan(), _entry)
+    out = args.out or ("tests/golden/measured_grpo.json" if args.plan == "grpo"
+                       else "tests/golden/measured_grpo_iterations.json")
+    cases = [case for index, case in enumerate(plan) if not args.only or index in args.only]
+    D.run_plan("tools/measure_grpo.py", "grpo", cases, measure_grpo, entry, out)
 
 if __name__ == "__main__":
     with contextlib.suppress(KeyboardInterrupt):

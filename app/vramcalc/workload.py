@@ -77,6 +77,8 @@ class Workload:
     reference: Reference = Reference.DEFAULT
     num_generations: int = 8  # GRPO: completions per prompt (TRL's default); --batch counts completions
     completion_tokens: int = 512  # GRPO: TRL's max_completion_length, within --seq (prompt + completion)
+    num_iterations: int = 1  # GRPO, RLOO: TRL's num_iterations (μ), the updates each generation batch is used for
+    steps_per_generation: int | None = None  # GRPO, RLOO: micro-steps one generation serves (None: grad_accum)
     rollout: Rollout = Rollout.TRANSFORMERS
     vllm_gpu_memory_utilization: float = 0.3  # TRL's share of the card for colocated vLLM
     checkpointing: Checkpointing = Checkpointing.NONE
@@ -180,8 +182,8 @@ class Workload:
 
     @property
     def reference_model(self) -> Reference | None:
-        """DPO's, KTO's or GRPO's reference model (TRL's default when not given: DPO and KTO, adapters off under
-        LoRA, else a copy; GRPO, none, as its beta is 0; ORPO has none)."""
+        """DPO's, KTO's, GRPO's or RLOO's reference model (TRL's default when not given: DPO, KTO and RLOO (beta
+        0.05), adapters off under LoRA, else a copy; GRPO, none, as its beta is 0; ORPO has none)."""
         if not self.is_training or self.objective is Objective.SFT:
             return None
         if self.objective is Objective.ORPO:

@@ -16,7 +16,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 
-from ..core.choices import Objective, Runtime
+from ..core.choices import GENERATING, Objective, Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
@@ -29,6 +29,7 @@ from ..model.families.decoder.spec import ModelSpec
 from ..model.families.vision import image_tokens, llamacpp_image_tokens
 from ..model.table import param_count
 from ..sources.hf_config import MAX_LAYERS
+from ..training.grpo import steps_per_generation
 from ..workload import Target, Workload
 from .evaluate import estimate
 from .fit import fewest_gpus
@@ -138,18 +139,18 @@ def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
 
 
 def max_seq(workload: Workload, target: Target) -> int | None:
-    """The longest sequence; GRPO's holds its completion and at least one prompt token."""
-    shortest = workload.completion_tokens + 1 if workload.objective is Objective.GRPO else 1
+    """The longest sequence; GRPO's and RLOO's hold the completion and at least one prompt token."""
+    shortest = workload.completion_tokens + 1 if workload.objective in GENERATING else 1
     return last_within(lambda s: need(workload.but(seq=s), target), target.gpu.usable_bytes,
                        shortest, MAX_SEQ, workload.seq)
 
 
 def batch_step(workload: Workload) -> int:
-    """The batches a workload accepts are multiples of this: GRPO's num_generations must divide
-    --batch × --grad-accum (TRL's check, inputs/parse.py)."""
-    if workload.objective is not Objective.GRPO:
+    """The batches a workload accepts are multiples of this: GRPO's and RLOO's num_generations must divide
+    --batch × steps per generation (TRL's check, inputs/parse.py)."""
+    if workload.objective not in GENERATING:
         return 1
-    return workload.num_generations // math.gcd(workload.num_generations, workload.grad_accum)
+    return workload.num_generations // math.gcd(workload.num_generations, steps_per_generation(workload))
 
 
 def max_batch(workload: Workload, target: Target) -> int | None:

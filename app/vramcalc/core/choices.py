@@ -69,22 +69,30 @@ class Objective(enum.Enum):
     """TRL's KTOTrainer: unpaired completions, each desirable or not (--batch of them), the same chunked LM
     head, and no-grad forwards of mismatched prompt-completion pairs (the KL batch) by the policy and the
     reference."""
+    RLOO = "rloo"
+    """TRL's RLOOTrainer: GRPO's step (training/grpo.py) with a leave-one-out baseline, the old policy scored
+    without gradients at every generation, and a reference by default (beta 0.05) whose KL goes into the reward."""
+
+
+GENERATING = frozenset({Objective.GRPO, Objective.RLOO})
+"""The objectives that generate their completions each step, with TRL's GRPO step (training/grpo.py)."""
 
 
 class Reference(enum.Enum):
-    """DPO's, KTO's and GRPO's reference model."""
+    """DPO's, KTO's, GRPO's and RLOO's reference model."""
 
     DEFAULT = ""
-    """TRL's: DPO and KTO, the policy with its adapters off under LoRA, else a frozen copy; GRPO (beta 0), none."""
+    """TRL's: DPO, KTO and RLOO (beta 0.05), the policy with its adapters off under LoRA, else a frozen copy; GRPO
+    (beta 0), none."""
     COPY = "copy"
     ADAPTERS_OFF = "adapters-off"
     PRECOMPUTED = "precomputed"
     NONE = "none"
-    """GRPO with beta = 0 (TRL's default): no reference model."""
+    """GRPO or RLOO with beta = 0 (GRPO's default): no reference model."""
 
 
 class Rollout(enum.Enum):
-    """What generates GRPO's completions (TRL's use_vllm, vllm_mode, vllm_enable_sleep_mode)."""
+    """What generates GRPO's and RLOO's completions (TRL's use_vllm, vllm_mode, vllm_enable_sleep_mode)."""
 
     TRANSFORMERS = "transformers"
     VLLM_COLOCATE = "vllm-colocate"

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.choices import Attention, Checkpointing, Framework, Objective, Recipe, Reference, Rollout, Runtime
+from ..core.choices import (
+    GENERATING,
+    Attention,
+    Checkpointing,
+    Framework,
+    Objective,
+    Recipe,
+    Reference,
+    Rollout,
+    Runtime,
+)
 from ..core.dtypes import Precision
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
@@ -50,8 +60,9 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     bytes offloaded activations take."""
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
-    fused_head = workload.objective in (Objective.DPO, Objective.KTO, Objective.GRPO)  # TRL's fused head scores them
-    is_grpo, is_orpo = workload.objective is Objective.GRPO, workload.objective is Objective.ORPO
+    # TRL's fused head scores them
+    fused_head = workload.objective in (Objective.DPO, Objective.KTO) or workload.objective in GENERATING
+    is_grpo, is_orpo = workload.objective in GENERATING, workload.objective is Objective.ORPO  # GRPO's step, RLOO's
     # DPO, ORPO: chosen and rejected
     run = workload.but(batch=preference.sequences(workload)) if workload.objective is not Objective.SFT else workload
     tokens = run.batch * workload.seq

@@ -147,7 +147,7 @@ def _layout(key: str, help: str) -> Option:
                   parse=optional(lambda t: parse_int(key, t, 1, MAX_GPUS)))
 
 
-_GRPO = {**_TRAINING, "objective": (Objective.GRPO.value,)}
+_GRPO = {**_TRAINING, "objective": (Objective.GRPO.value, Objective.RLOO.value)}  # and RLOO, which runs its step
 
 SHARED_OPTIONS: tuple[Option, ...] = (
     # ---- the model: a preset, or a custom model by three numbers (and four optional ones)
@@ -269,32 +269,42 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="objective", default=Objective.SFT.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Objective), help="sft (supervised), dpo (TRL's DPOTrainer: chosen and rejected "
            "sequences, --batch pairs, and a reference model), grpo (TRL's GRPOTrainer: --batch completions "
-           "generated, then scored), kto (TRL's KTOTrainer: --batch unpaired completions, at least 2, and a KL "
-           "batch of mismatched pairs) or orpo (TRL's ORPOTrainer: --batch pairs, chosen and rejected, whole "
-           "logits and no reference model)",
+           "generated, then scored), rloo (TRL's RLOOTrainer: GRPO's step with the old policy scored each "
+           "generation and a reference by default), kto (TRL's KTOTrainer: --batch unpaired completions, at "
+           "least 2, and a KL batch of mismatched pairs) or orpo (TRL's ORPOTrainer: --batch pairs, chosen and "
+           "rejected, whole logits and no reference model)",
            parse=lambda t: parse_choice("objective", t, Objective), shown_when=_TRAINING),
     # empty: TRL's default (adapters off under LoRA, else a frozen copy)
     Option(key="reference", default="", group="training", metavar="MODEL", choices=values_of(Reference),
-           help="DPO's, KTO's or GRPO's reference model: copy (a frozen copy of the weights), adapters-off (the "
-                "LoRA policy with its adapters disabled), precomputed (DPO, KTO: log-probabilities computed before "
-                "training) or none (GRPO with beta 0); default: TRL's",
+           help="DPO's, KTO's, GRPO's or RLOO's reference model: copy (a frozen copy of the weights), adapters-off "
+                "(the LoRA policy with its adapters disabled), precomputed (DPO, KTO: log-probabilities computed "
+                "before training) or none (GRPO or RLOO with beta 0); default: TRL's",
            parse=lambda t: parse_choice("reference", t, Reference),
            shown_when={**_TRAINING, "objective": (Objective.DPO.value, Objective.KTO.value,
-                                                  Objective.GRPO.value)}),
+                                                  Objective.GRPO.value, Objective.RLOO.value)}),
     Option(key="num_generations", default="8", group="training", metavar="N", shown_when=_GRPO,
-           help="GRPO: completions per prompt (TRL's default 8); must divide --batch × --grad-accum",
+           help="GRPO, RLOO: completions per prompt (TRL's GRPO default 8; RLOO's is 2); must divide --batch × "
+                "--grad-accum (× --steps-per-generation when given)",
            parse=lambda t: parse_int("num_generations", t, 2, MAX_BATCH)),
     Option(key="completion_tokens", default="512", group="training", metavar="N", shown_when=_GRPO,
-           help="GRPO: generated tokens per completion (TRL's max_completion_length, 512), within --seq",
+           help="GRPO, RLOO: generated tokens per completion (TRL's max_completion_length, 512), within --seq",
            parse=lambda t: parse_tokens("completion_tokens", t, 1, MAX_SEQ)),
+    Option(key="num_iterations", default="1", group="training", metavar="N", shown_when=_GRPO,
+           help="GRPO, RLOO: updates each generation batch is used for (TRL's num_iterations, μ; default 1); above 1 "
+                "the old policy is scored without gradients after generating",
+           parse=lambda t: parse_int("num_iterations", t, 1, 1_000)),
+    Option(key="steps_per_generation", default="", group="training", metavar="N", shown_when=_GRPO,
+           help="GRPO, RLOO: micro-steps one generation batch serves (TRL's steps_per_generation; default: "
+                "--grad-accum); the generation batch is --batch × this",
+           parse=optional(lambda t: parse_int("steps_per_generation", t, 1, 1_000_000))),
     Option(key="rollout", default=Rollout.TRANSFORMERS.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Rollout), shown_when=_GRPO,
-           help="GRPO's generation: transformers (generate), vllm-colocate (vLLM on this GPU), vllm-colocate-sleep "
-                "(asleep outside generation) or vllm-server (other GPUs)",
+           help="GRPO's and RLOO's generation: transformers (generate), vllm-colocate (vLLM on this GPU), "
+                "vllm-colocate-sleep (asleep outside generation) or vllm-server (other GPUs)",
            parse=lambda t: parse_choice("rollout", t, Rollout)),
     Option(key="vllm_gpu_memory_utilization", default="0.3", group="training", metavar="X",
            shown_when={**_GRPO, "rollout": (Rollout.VLLM_COLOCATE.value, Rollout.VLLM_COLOCATE_SLEEP.value)},
-           help="GRPO: the card's share colocated vLLM claims (TRL's default 0.3)",
+           help="GRPO, RLOO: the card's share colocated vLLM claims (TRL's default 0.3)",
            parse=lambda t: parse_decimal("vllm_gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False)),
     Option(key="checkpointing", default=Checkpointing.NONE.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Checkpointing), parse=lambda t: parse_choice("checkpointing", t, Checkpointing),

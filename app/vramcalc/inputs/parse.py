@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from ..core.choices import GGUF_RUNTIMES, Framework, Mode, Objective, Recipe, Reference, Rollout, Runtime
+from ..core.choices import GENERATING, GGUF_RUNTIMES, Framework, Mode, Objective, Recipe, Reference, Rollout, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..diffusion.pipelines import Pipeline
@@ -451,22 +451,26 @@ def _check_in_backward(workload: Workload) -> None:
         raise ValidationError("optimizer_in_backward", "1", "not modelled with an fp32 master copy; leave "
                               "mixed precision off (torchtune trains in bf16)")
     if workload.objective is not Objective.SFT:
-        raise ValidationError("optimizer_in_backward", "1", "TRL's DPO, KTO, ORPO and GRPO trainers step after "
+        raise ValidationError("optimizer_in_backward", "1", "TRL's DPO, KTO, ORPO, GRPO and RLOO trainers step after "
                               "the backward")
 
 
 def _check_grpo(workload: Workload) -> None:
-    """TRL's GRPOConfig checks, and what the estimate needs."""
+    """TRL's GRPOConfig and RLOOConfig checks, and what the estimate needs."""
+    name = workload.objective.value.upper()
     if workload.reference is Reference.PRECOMPUTED:
-        raise ValidationError("reference", "precomputed", "GRPO scores new completions each step")
+        raise ValidationError("reference", "precomputed", f"{name} scores new completions each step")
     if workload.reference is Reference.COPY and workload.lora:
-        raise ValidationError("reference", "copy", "under LoRA, TRL's GRPO switches the adapters off instead")
+        raise ValidationError("reference", "copy", f"under LoRA, TRL's {name} switches the adapters off instead")
     if workload.completion_tokens >= workload.seq:
         raise ValidationError("completion_tokens", str(workload.completion_tokens),
                               "the completion is part of --seq: leave at least one prompt token")
-    if (workload.batch * workload.grad_accum) % workload.num_generations:
+    if workload.steps_per_generation is None and (workload.batch * workload.grad_accum) % workload.num_generations:
         raise ValidationError("num_generations", str(workload.num_generations),
                               "must divide the generation batch, --batch × --grad-accum (TRL's check)")
+    if workload.steps_per_generation and (workload.batch * workload.steps_per_generation) % workload.num_generations:
+        raise ValidationError("num_generations", str(workload.num_generations),
+                              "must divide the generation batch, --batch × --steps-per-generation (TRL's check)")
     if workload.rollout in (Rollout.VLLM_COLOCATE, Rollout.VLLM_COLOCATE_SLEEP) and workload.gpu is None:
         raise ValidationError("rollout", workload.rollout.value, "colocated vLLM claims a share of the card: "
                               "choose a GPU (--gpu)")
@@ -491,14 +495,14 @@ def _check_training(workload: Workload) -> None:
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
     if workload.framework in (Framework.TORCHTUNE, Framework.LITGPT) and workload.objective is not Objective.SFT:
-        raise ValidationError("framework", workload.framework.value, "DPO, KTO, ORPO and GRPO are modelled as TRL's "
-                              "trainers run them: choose trainer, axolotl or unsloth")
+        raise ValidationError("framework", workload.framework.value, "DPO, KTO, ORPO, GRPO and RLOO are modelled as "
+                              "TRL's trainers run them: choose trainer, axolotl or unsloth")
     if workload.activation_offload and workload.objective is not Objective.SFT:
         raise ValidationError("activation_offload", "1", "modelled for supervised steps (sft)")
     if workload.objective is not Objective.SFT and workload.fused_ce:
-        raise ValidationError("fused_ce", "1", "DPO, KTO and GRPO score tokens with TRL's own chunked head; ORPO "
-                              "computes its losses over the whole logits")
-    if workload.objective is Objective.GRPO:
+        raise ValidationError("fused_ce", "1", "DPO, KTO, GRPO and RLOO score tokens with TRL's own chunked head; "
+                              "ORPO computes its losses over the whole logits")
+    if workload.objective in GENERATING:
         _check_grpo(workload)
     elif workload.objective is Objective.ORPO:
         if workload.reference not in (Reference.DEFAULT, Reference.NONE):

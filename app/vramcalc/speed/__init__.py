@@ -20,6 +20,7 @@ from ..engines.ollama import within_context
 from ..memory.components import Breakdown
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
+from ..training.grpo import generations_per_step
 from ..workload import Machine, Workload
 from .hardware import TERA, Device, calibration, device, engine_rates, ram_bandwidth, split_device
 from .inference import (
@@ -258,15 +259,16 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
 
 
 def _rollout_time(workload: Workload, card: Device, machine: Machine, tp: int) -> float:
-    """GRPO's generation before the step: the generation batch's prompts prefilled, then its completions
-    decoded, on the rollout's engine with every layer on the GPU."""
+    """GRPO's and RLOO's generation before the step: the generation batch's prompts prefilled, then its completions
+    decoded, on the rollout's engine with every layer on the GPU; per optimizer step, as many times as a step
+    generates on average (one generation serves steps_per_generation × num_iterations micro-steps)."""
     run = rollout(workload)
     if run is None:
         return 0.0
     placement = Placement(tp=tp)
     mean, _ = mean_step(run, card, machine, placement, batch=run.batch, prompt=run.prompt, output=run.output)
     first = prefill(run, card, machine, placement, batch=run.batch, prompt=run.prompt)
-    return run.output * mean + (first.seconds if first else 0.0)
+    return (run.output * mean + (first.seconds if first else 0.0)) * generations_per_step(workload)
 
 
 def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
@@ -287,7 +289,9 @@ def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layo
     if step.generation_s:
         run = rollout(workload)
         assert run is not None
-        basis += (phrase("speed.basis.rollout", sequences=f"{run.batch:,}", tokens=f"{run.output:,}",
+        per_step = generations_per_step(workload)
+        basis += (phrase("speed.basis.rollout" if per_step == 1 else "speed.basis.rollout_shared",
+                         sequences=f"{run.batch:,}", tokens=f"{run.output:,}", per_step=f"{per_step:,.3g}",
                          seconds=f"{step.generation_s:,.1f}", share=_percent(step.generation_s / step.seconds),
                          engine=phrase(f"option.runtime.{run.runtime.value}")),)
     if step.sync_s:

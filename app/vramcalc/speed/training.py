@@ -12,16 +12,19 @@ of a mixture of experts).
 Preference and RL steps (TRL's trainers, training/preference.py and grpo.py) add what they run beside the
 trained tokens: DPO trains on each pair's chosen and rejected sequences; the reference's no-grad forward is
 2 · N per token more (KTO: three such forwards, its KL batch's by the policy and the reference and its
-completions' by the reference; one when the reference's are precomputed); GRPO first generates its completions,
-timed as the rollout engine decodes them (speed/inference.py). None of these is checked against published runs
-yet (validation.py says so)."""
+completions' by the reference; one when the reference's are precomputed); GRPO and RLOO first generate their
+completions, timed as the rollout engine decodes them (speed/inference.py), then score them without gradients by
+the reference (beta > 0) and the old policy (RLOO always; GRPO as grpo.py says), once per generation batch: with
+num_iterations μ a generation and its forwards serve μ updates, so a step carries 1/μ of them (with
+steps_per_generation, grad_accum / (steps_per_generation × μ) generations a step). None of these is checked
+against published runs yet (validation.py says so)."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from ..core.choices import Checkpointing, Mode, Objective, Reference, Rollout, Runtime
-from ..training.grpo import generation_sequences, prompt_tokens, scores_without_gradients
+from ..core.choices import GENERATING, Checkpointing, Mode, Objective, Reference, Rollout, Runtime
+from ..training.grpo import generation_sequences, no_grad_forwards, prompt_tokens
 from ..workload import Workload
 from .hardware import Device, calibration
 from .reads import matmul_params, prompt_attention_flops
@@ -36,8 +39,8 @@ class TrainingStep:
     flops: float  # per replica per step, recompute included
     model_flops: float  # 6N (or 4N with LoRA) per token, without recompute: what MFU counts
     mfu: float
-    reference_flops: float = 0.0  # DPO's and GRPO's no-grad scoring forward, per replica per step (in `flops`)
-    generation_s: float = 0.0  # GRPO's rollout before the step's forward (in `seconds`)
+    reference_flops: float = 0.0  # DPO's, GRPO's and RLOO's no-grad scoring forwards, per replica per step (in `flops`)
+    generation_s: float = 0.0  # GRPO's and RLOO's rollout before the step's forward, per step (in `seconds`)
 
 
 def trained_sequences(workload: Workload) -> int:
@@ -45,21 +48,24 @@ def trained_sequences(workload: Workload) -> int:
     return 2 * workload.batch if workload.objective in (Objective.DPO, Objective.ORPO) else workload.batch
 
 
-def reference_forward(workload: Workload) -> int:
-    """The no-grad scoring forwards a step runs over its trained sequences: DPO's reference (not precomputed),
-    GRPO's (grpo.py); KTO's policy over the KL batch, then the reference's over it and the completions."""
+def reference_forward(workload: Workload) -> float:
+    """The no-grad scoring forwards a step runs over its trained sequences: DPO's reference (not precomputed);
+    KTO's policy over the KL batch, then the reference's over it and the completions; GRPO's and RLOO's reference
+    and old policy (grpo.py), once per generation batch, which μ = num_iterations steps train on."""
     scored = workload.reference is not Reference.PRECOMPUTED
     if workload.objective is Objective.KTO:
         return 1 + 2 * scored
     if workload.objective is Objective.DPO:
         return int(scored)
-    return int(workload.objective is Objective.GRPO and scores_without_gradients(workload))
+    if workload.objective in GENERATING:
+        return no_grad_forwards(workload) / workload.num_iterations
+    return 0
 
 
 def rollout(workload: Workload) -> Workload | None:
-    """GRPO's generation as an inference workload: the generation batch's prompts, then the completions,
+    """GRPO's and RLOO's generation as an inference workload: the generation batch's prompts, then the completions,
     on the rollout's engine (transformers `generate`, or vLLM colocated or on a server); None for others."""
-    if workload.objective is not Objective.GRPO:
+    if workload.objective not in GENERATING:
         return None
     runtime = Runtime.TRANSFORMERS if workload.rollout is Rollout.TRANSFORMERS else Runtime.VLLM
     return workload.but(mode=Mode.INFERENCE, runtime=runtime, batch=generation_sequences(workload),
@@ -102,7 +108,7 @@ def training_step(workload: Workload, device: Device, model_parallel: int, *, re
     """One step on one data-parallel replica of `model_parallel` GPUs; None when the GPU's rate is unknown.
     The replicas' traffic runs beside the backward (bucketed, as DDP and FSDP do), so a step takes the
     longer of the compute and the traffic over the GPUs' link; GRPO's rollout (`generation_s`, timed by
-    the caller from `rollout`) comes before it."""
+    the caller from `rollout`, per step: grpo.generations_per_step of them) comes before it."""
     peak = device.compute("16-bit")
     if not peak:
         return None

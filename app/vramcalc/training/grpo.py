@@ -5,7 +5,9 @@ tools/measure_grpo.py, tests/golden/measured_grpo.json).
 per_device_train_batch_size × steps_per_generation sequences (steps_per_generation = gradient_accumulation_steps
 by default), the prompts repeated `num_generations` times (`RepeatSampler`), and scores them in micro-batches of
 per_device_train_batch_size. `num_generations` must divide that batch; at a given --batch it changes how many
-prompts there are, not the bytes. --seq is the whole sequence, prompt and completion; `--completion-tokens`
+prompts there are, not the bytes. TRL keeps the generation batch (`_buffered_inputs`) and generates again every
+steps_per_generation × num_iterations micro-steps (`_prepare_inputs`): with `num_iterations` μ > 1 each completion
+is trained on μ times. --seq is the whole sequence, prompt and completion; `--completion-tokens`
 (`max_completion_length`, 512) of it are generated and scored.
 
 The step, in order (step.py's phases):
@@ -16,10 +18,22 @@ The step, in order (step.py's phases):
                 gpu_worker.py claims that share of the card per instance: from source, not measured); a vLLM
                 server on other GPUs holds nothing here.
     reference   beta > 0: the reference's forward under no_grad, still before the policy's (no activations
-                live), in micro-batches of --batch: a layer's work or its fused head (preference.py). With vLLM,
-                TRL scores the old policy's log-probabilities so too (`vllm_importance_sampling_correction`).
+                live), in micro-batches of --batch: a layer's work or its fused head (preference.py). TRL scores
+                the old policy's log-probabilities so too, one forward after the other, when the batch is
+                trained on after the policy has changed (gradient_accumulation_steps not a multiple of
+                steps_per_generation × num_iterations: μ > 1, or more steps per generation than accumulated), and
+                with vLLM (`vllm_importance_sampling_correction`). Those log-probabilities are kept for the
+                loss's ratio, fp32 per completion token: negligible beside the step, as the ratio's tensors
+                (per token, or per sequence for RLOO) are (measured, tests/golden/measured_grpo_iterations.json).
     forward …   the policy's forward and backward over prompt and completion with TRL's fused LM head, then the
                 update, as DPO's (preference.py).
+
+RLOO (trl 1.16, trainer/rloo_trainer.py `_generate_and_score_completions`, `_compute_loss`) runs this step: the same
+generation batch, sampler, fused head and reference (TRL's beta 0.05 by default: a copy, or under LoRA the adapters
+switched off), and the old policy's no_grad forward at every generation, whatever the steps. Its baseline is the
+group's other completions' mean, the KL goes into the reward (per sequence, computed in that no_grad scoring)
+rather than the loss, and its ratio is per sequence: none of these holds memory the GRPO step does not (measured:
+its phases are GRPO's with that forward, within bytes).
 
 Colocated vLLM keeps its share through the whole step; with `vllm_enable_sleep_mode` TRL puts it to sleep
 (`sleep(level=2)`: weights and cache released) after generating and wakes it for the next, so the share counts
@@ -28,7 +42,7 @@ in the generation phase only.
 
 from __future__ import annotations
 
-from ..core.choices import Mode, Reference, Rollout
+from ..core.choices import Mode, Objective, Reference, Rollout
 from ..core.dtypes import FP32_BYTES
 from ..memory.activations import inference_activations
 from ..memory.kv_cache import kv_cache_bytes
@@ -38,9 +52,30 @@ from ..workload import Workload
 VLLM_ROLLOUTS = frozenset({Rollout.VLLM_COLOCATE, Rollout.VLLM_COLOCATE_SLEEP})
 
 
+def steps_per_generation(workload: Workload) -> int:
+    """The micro-steps one generation batch is split into (TRL's steps_per_generation; gradient_accumulation_steps
+    when not given)."""
+    return workload.steps_per_generation or workload.grad_accum
+
+
 def generation_sequences(workload: Workload) -> int:
     """TRL's generation batch on this GPU: per_device_train_batch_size × steps_per_generation."""
-    return workload.batch * workload.grad_accum
+    return workload.batch * steps_per_generation(workload)
+
+
+def generations_per_step(workload: Workload) -> float:
+    """The generations an optimizer step runs on average: one every steps_per_generation × num_iterations
+    micro-steps, gradient_accumulation_steps of them per optimizer step."""
+    return workload.grad_accum / (steps_per_generation(workload) * workload.num_iterations)
+
+
+def scores_old_policy(workload: Workload) -> bool:
+    """TRL scores the old policy without gradients after generating: RLOO always; GRPO when the batch is trained on
+    after an update (`gradient_accumulation_steps % generate_every`), or under vLLM for its sampling correction."""
+    if workload.objective is Objective.RLOO:
+        return True
+    every = steps_per_generation(workload) * workload.num_iterations
+    return workload.grad_accum % every != 0 or workload.rollout is not Rollout.TRANSFORMERS
 
 
 def prompt_tokens(workload: Workload) -> int:
@@ -76,6 +111,11 @@ def colocated_share(workload: Workload) -> int:
     return int(card.usable_bytes * workload.vllm_gpu_memory_utilization) if card is not None else 0
 
 
+def no_grad_forwards(workload: Workload) -> int:
+    """The no_grad forwards over each generation batch: the old policy's and the reference's (beta > 0)."""
+    return int(scores_old_policy(workload)) + int(workload.reference_model is not Reference.NONE)
+
+
 def scores_without_gradients(workload: Workload) -> bool:
-    """A no_grad forward before the policy's: the reference's (beta > 0), or the old policy's under vLLM."""
-    return workload.reference_model is not Reference.NONE or workload.rollout is not Rollout.TRANSFORMERS
+    """A no_grad forward before the policy's: the reference's (beta > 0), or the old policy's."""
+    return no_grad_forwards(workload) > 0

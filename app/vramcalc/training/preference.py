@@ -36,7 +36,7 @@ after the logits and the log-softmax are freed.
 
 from __future__ import annotations
 
-from ..core.choices import Checkpointing, Objective
+from ..core.choices import GENERATING, Checkpointing, Objective
 from ..core.dtypes import FP32_BYTES
 from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
 from ..workload import Workload
@@ -54,8 +54,8 @@ def sequences(workload: Workload) -> int:
 
 def scored_tokens(workload: Workload) -> int:
     """The tokens the head scores: DPO and KTO, every position but the last of each sequence (an upper bound:
-    TRL scores the answers' tokens only); GRPO, the completions' tokens."""
-    if workload.objective is Objective.GRPO:
+    TRL scores the answers' tokens only); GRPO and RLOO, the completions' tokens."""
+    if workload.objective in GENERATING:
         return workload.batch * workload.completion_tokens
     return sequences(workload) * (workload.seq - 1)
 

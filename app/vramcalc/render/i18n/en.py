@@ -31,7 +31,8 @@ EN: Mapping[str, str] = {
     "kv_cache.vllm_colocate": "colocated vLLM's share: {utilization} × the GPU = {bytes} (from vLLM's source)",
     "temporaries.dpo_head": ("TRL's fused LM head: its tile of up to 4,096 tokens × 32,768 vocabulary entries and "
         "the final hidden states = {bytes}"),
-    "temporaries.reference": ("the reference model's forward (no gradients; GRPO under vLLM, the old policy's too), "
+    "temporaries.reference": ("the reference model's forward (no gradients; the old policy's too where TRL scores it: "
+        "RLOO, and GRPO reusing its completions or under vLLM), "
         "the larger of one layer's work and its "
         "LM head = {bytes}"),
     "temporaries.dpo_backward": ("the fused LM head's backward: its tile and the fp32 gradients of its input and "
@@ -480,12 +481,13 @@ EN: Mapping[str, str] = {
     "field.grad_accum.help": "Steps per update; memory follows the micro-batch (the batch size above).",
     "field.objective.label": "Objective",
     "field.objective.help": ("sft: supervised fine-tuning; dpo: TRL's DPO, chosen and rejected answers in one forward; "
-        "grpo: TRL's GRPO, completions generated then scored (the batch counts completions); kto: TRL's KTO, unpaired "
+        "grpo: TRL's GRPO, completions generated then scored (the batch counts completions); rloo: TRL's RLOO, GRPO's "
+        "step with the old policy scored at each generation and a reference by default; kto: TRL's KTO, unpaired "
         "completions marked desirable or not (the batch counts them, at least 2), with a KL batch of mismatched "
         "pairs; orpo: TRL's ORPO, chosen and rejected answers in one forward, no reference model."),
     "option.objective.sft": "Supervised (SFT)",
     "option.objective.dpo": "Preference (DPO)",
-    "field.reference.label": "Reference model (DPO, KTO, GRPO)",
+    "field.reference.label": "Reference model (DPO, KTO, GRPO, RLOO)",
     "field.reference.help": (
         "A frozen copy, the policy with its adapters off (LoRA), or log-probabilities computed "
         "beforehand."
@@ -494,17 +496,25 @@ EN: Mapping[str, str] = {
     "option.reference.copy": "a frozen copy",
     "option.reference.adapters-off": "adapters switched off",
     "option.reference.precomputed": "precomputed",
-    "option.reference.none": "none (GRPO, beta 0)",
+    "option.reference.none": "none (GRPO, RLOO: beta 0)",
     "option.objective.grpo": "Reinforcement (GRPO)",
+    "option.objective.rloo": "Reinforcement, leave-one-out (RLOO)",
     "option.objective.kto": "Unpaired preference (KTO)",
     "option.objective.orpo": "Preference without a reference (ORPO)",
     "field.num_generations.label": "Completions per prompt",
     "field.num_generations.help": (
-        "GRPO's num_generations; it must divide batch × accumulation, and leaves the memory as is."),
+        "GRPO's and RLOO's num_generations; it must divide batch × accumulation (or × steps per generation), and "
+        "leaves the memory as is."),
     "field.completion_tokens.label": "Completion tokens",
-    "field.completion_tokens.help": "GRPO's max_completion_length, part of the sequence length.",
+    "field.completion_tokens.help": "GRPO's and RLOO's max_completion_length, part of the sequence length.",
+    "field.num_iterations.label": "Updates per generation",
+    "field.num_iterations.help": ("TRL's num_iterations (μ): each batch of completions is trained on this many times; "
+        "above 1 the old policy is scored without gradients after generating."),
+    "field.steps_per_generation.label": "Steps per generation",
+    "field.steps_per_generation.help": ("TRL's steps_per_generation: micro-steps one generation serves (empty: the "
+        "accumulation); the generation batch is the batch × this."),
     "field.rollout.label": "Generation",
-    "field.rollout.help": "What generates GRPO's completions.",
+    "field.rollout.help": "What generates GRPO's and RLOO's completions.",
     "option.rollout.transformers": "transformers generate",
     "option.rollout.vllm-colocate": "vLLM on this GPU",
     "option.rollout.vllm-colocate-sleep": "vLLM on this GPU, asleep while training",
@@ -1153,7 +1163,8 @@ EN: Mapping[str, str] = {
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
     ),
     "speed.error.objective": (
-        "DPO, KTO, ORPO and GRPO steps are not checked against published runs yet: treat the time as a rough estimate."
+        "DPO, KTO, ORPO, GRPO and RLOO steps are not checked against published runs yet: treat the time as a rough "
+        "estimate."
     ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
     "speed.speech": "A transcription's speed (its real-time factor) is not estimated yet.",
@@ -1291,11 +1302,16 @@ EN: Mapping[str, str] = {
     ),
     "speed.chart.moe.x": "GPU memory (GiB)",
     "speed.basis.reference": (
-        "The forwards without gradients (the reference's; KTO's KL batch) add {flops} PFLOP per step (2 × "
-        "parameters per token)."
+        "The forwards without gradients (the reference's; the old policy's; KTO's KL batch) add {flops} PFLOP per "
+        "step (2 × parameters per token)."
     ),
     "speed.basis.rollout": (
         "Before it, {engine} generates {sequences} completions of {tokens} tokens: {seconds} s, {share} of the step."
+    ),
+    "speed.basis.rollout_shared": (
+        "Before it, {engine} generates {sequences} completions of {tokens} tokens {per_step} times per step on average "
+        "(one generation serves steps per generation × updates per generation micro-steps): {seconds} s per step, "
+        "{share} of it."
     ),
     "speed.basis.sync": (
         "Keeping {gpus} data-parallel copies in step moves {seconds} s of traffic per step over a {link} GB/s link, "

@@ -35,8 +35,8 @@ PT: Mapping[str, str] = {
         "do vLLM)"),
     "temporaries.dpo_head": ("a cabeça de saída fundida do TRL: seu bloco de até 4.096 tokens × 32.768 entradas do "
         "vocabulário e os estados ocultos finais = {bytes}"),
-    "temporaries.reference": ("a passagem direta do modelo de referência (sem gradientes; no GRPO com vLLM, também a "
-        "da política antiga), o maior entre o trabalho "
+    "temporaries.reference": ("a passagem direta do modelo de referência (sem gradientes; também a da política antiga "
+        "onde o TRL a calcula: RLOO, e GRPO que reusa suas respostas ou com vLLM), o maior entre o trabalho "
         "de uma camada e sua cabeça de saída = {bytes}"),
     "temporaries.dpo_backward": ("a passagem reversa da cabeça fundida: seu bloco e os gradientes fp32 da entrada e "
         "do peso, com suas conversões = {bytes}"),
@@ -498,14 +498,15 @@ PT: Mapping[str, str] = {
     "field.objective.label": "Objetivo",
     "field.objective.help": (
         "sft: ajuste supervisionado; dpo: o DPO do TRL, respostas escolhida e rejeitada numa "
-        "passagem; grpo: o GRPO do TRL, respostas geradas e depois avaliadas (o lote conta respostas); kto: o KTO "
+        "passagem; grpo: o GRPO do TRL, respostas geradas e depois avaliadas (o lote conta respostas); rloo: o RLOO "
+        "do TRL, o passo do GRPO com a política antiga avaliada a cada geração e uma referência por padrão; kto: o KTO "
         "do TRL, respostas avulsas marcadas como desejáveis ou não (o lote as conta, ao menos 2), com um lote KL de "
         "pares trocados; orpo: o ORPO do TRL, respostas escolhida e rejeitada numa passagem, sem modelo de "
         "referência."
     ),
     "option.objective.sft": "Supervisionado (SFT)",
     "option.objective.dpo": "Preferência (DPO)",
-    "field.reference.label": "Modelo de referência (DPO, KTO, GRPO)",
+    "field.reference.label": "Modelo de referência (DPO, KTO, GRPO, RLOO)",
     "field.reference.help": (
         "Uma cópia congelada, a política com os adaptadores desligados (LoRA) ou log-probabilidades "
         "calculadas antes."
@@ -514,16 +515,24 @@ PT: Mapping[str, str] = {
     "option.reference.copy": "uma cópia congelada",
     "option.reference.adapters-off": "adaptadores desligados",
     "option.reference.precomputed": "calculadas antes",
-    "option.reference.none": "nenhum (GRPO, beta 0)",
+    "option.reference.none": "nenhum (GRPO, RLOO: beta 0)",
     "option.objective.grpo": "Reforço (GRPO)",
+    "option.objective.rloo": "Reforço, deixando um de fora (RLOO)",
     "option.objective.kto": "Preferência avulsa (KTO)",
     "option.objective.orpo": "Preferência sem referência (ORPO)",
     "field.num_generations.label": "Respostas por prompt",
-    "field.num_generations.help": "O num_generations do GRPO; deve dividir lote × acumulação e não muda a memória.",
+    "field.num_generations.help": ("O num_generations do GRPO e do RLOO; deve dividir lote × acumulação (ou × passos "
+        "por geração) e não muda a memória."),
     "field.completion_tokens.label": "Tokens da resposta",
-    "field.completion_tokens.help": "O max_completion_length do GRPO, parte do comprimento da sequência.",
+    "field.completion_tokens.help": "O max_completion_length do GRPO e do RLOO, parte do comprimento da sequência.",
+    "field.num_iterations.label": "Atualizações por geração",
+    "field.num_iterations.help": ("O num_iterations (μ) do TRL: cada lote de respostas é treinado esse número de "
+        "vezes; acima de 1, a política antiga é avaliada sem gradientes depois de gerar."),
+    "field.steps_per_generation.label": "Passos por geração",
+    "field.steps_per_generation.help": ("O steps_per_generation do TRL: micropassos que uma geração atende (vazio: a "
+        "acumulação); o lote de geração é o lote × isso."),
     "field.rollout.label": "Geração",
-    "field.rollout.help": "O que gera as respostas do GRPO.",
+    "field.rollout.help": "O que gera as respostas do GRPO e do RLOO.",
     "option.rollout.transformers": "generate do transformers",
     "option.rollout.vllm-colocate": "vLLM nesta GPU",
     "option.rollout.vllm-colocate-sleep": "vLLM nesta GPU, dormindo durante o treino",
@@ -1204,7 +1213,7 @@ PT: Mapping[str, str] = {
         "{backend})."
     ),
     "speed.error.objective": (
-        "Passos de DPO, KTO, ORPO e GRPO ainda não foram conferidos com execuções publicadas: trate o tempo como "
+        "Passos de DPO, KTO, ORPO, GRPO e RLOO ainda não foram conferidos com execuções publicadas: trate o tempo como "
         "estimativa grosseira."
     ),
     "speed.error.none": (
@@ -1360,11 +1369,16 @@ PT: Mapping[str, str] = {
     ),
     "speed.chart.moe.x": "memória da GPU (GiB)",
     "speed.basis.reference": (
-        "Os forwards sem gradientes (o da referência; o lote KL do KTO) somam {flops} PFLOP por passo (2 × "
-        "parâmetros por token)."
+        "Os forwards sem gradientes (o da referência; o da política antiga; o lote KL do KTO) somam {flops} PFLOP "
+        "por passo (2 × parâmetros por token)."
     ),
     "speed.basis.rollout": (
         "Antes dele, {engine} gera {sequences} respostas de {tokens} tokens: {seconds} s, {share} do passo."
+    ),
+    "speed.basis.rollout_shared": (
+        "Antes dele, {engine} gera {sequences} respostas de {tokens} tokens {per_step} vezes por passo em média "
+        "(uma geração atende passos por geração × atualizações por geração micropassos): {seconds} s por passo, "
+        "{share} dele."
     ),
     "speed.basis.sync": (
         "Manter {gpus} cópias de dados paralelos em sincronia leva {seconds} s de tráfego por passo num enlace de "
