@@ -25,13 +25,19 @@ from .weights import GGUF_KEEP, GGUF_TYPES, PRECISIONS, block_bytes, largest_mod
 
 PLACEMENTS = ("gpu", "model", "sequential")
 # the others concatenate cond and uncond in one batch (HunyuanVideoPipeline: true_cfg_scale > 1, a negative prompt)
-CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline")
+# (HunyuanVideo15Pipeline: its ClassifierFreeGuidance guider runs one forward per condition)
+CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline", "HunyuanVideo15Pipeline")
 # the pipelines that ask their CLIP encoders for every layer's output (output_hidden_states=True: the penultimate's)
 CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline")
 # HunyuanVideoPipeline asks its Llama for every layer's output (the third from last's) over the prompt template's
 # tokens and the prompt's, then crops the template's 95 (crop_start) before the transformer
-LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder"}
+LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder", "HunyuanVideo15Pipeline": "text_encoder"}
 HUNYUAN_CROP_START = 95
+# HunyuanVideo15Pipeline: its Qwen2.5-VL reads the system prompt's 108 tokens (prompt_template_encode_start_idx) and
+# the prompt's 1,000, the transformer the 1,000 with ByT5's 256 and 729 image tokens (zeros for text-to-video,
+# vision_num_semantic_tokens of image_embed_dim); the denoiser's input joins the latents, the condition latents
+# (zeros) and a mask channel (prepare_cond_latents_and_mask)
+HUNYUAN15_CROP_START, HUNYUAN15_IMAGE_TOKENS = 108, 729
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -168,10 +174,15 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
     denoiser, vae = pipeline.denoiser, pipeline.vae
     e = _activation_bytes(request.precision)
     prompts = 2 if request.cfg else 1  # the negative prompt's embeddings too
-    embeddings = sum(request.batch * prompts * pipeline.text_tokens[p.role] * _width(p) * e
+    embeddings = sum(request.batch * prompts * _carried_tokens(pipeline, p) * _width(p) * e
                      for p in pipeline.parts if p.is_text_encoder)
     latent = latent_shape(vae.class_name, vae.config, request.width, request.height, request.frames)
     latent_bytes = request.batch * _product(latent) * e
+    denoise_carried = embeddings + latent_bytes
+    if pipeline.pipeline_class == "HunyuanVideo15Pipeline":  # the condition latents, the mask, the joined input
+        grid = _product(latent[1:])
+        denoise_carried += request.batch * e * (grid * (3 * latent[0] + 2) + HUNYUAN15_IMAGE_TOKENS * int(
+            denoiser.config.get("image_embed_dim", 1152)))
     in_one_batch = request.cfg and pipeline.pipeline_class not in CFG_IN_SEPARATE_PASSES
     text_tokens = sequence_text_tokens(pipeline)
     def hidden_states(part: Part) -> bool:
@@ -189,7 +200,7 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
                           image_tokens(denoiser.class_name, denoiser.config, latent), text_tokens, e))
     stages.append(Stage(
         name="denoise", part=denoiser.role, weight_bytes=on_gpu(denoiser.role) + max(swapped, default=0),
-        carried_bytes=embeddings + latent_bytes, working_bytes=step))
+        carried_bytes=denoise_carried, working_bytes=step))
     stages.append(Stage(
         name="decode", part=vae.role, weight_bytes=on_gpu(vae.role), carried_bytes=latent_bytes,
         working_bytes=decode_bytes(vae.class_name, vae.config, request.batch, request.width, request.height,
@@ -199,15 +210,25 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
 
 def sequence_text_tokens(pipeline: Pipeline) -> int:
     """The text tokens the denoiser attends to: SD3's CLIP pair (side by side, 77) then T5's; Flux's T5 (CLIP gives
-    a pooled vector only); Wan's UMT5; HunyuanVideo's Llama without the template; a UNet's CLIP (the widest encoder
-    in every other case)."""
+    a pooled vector only); Wan's UMT5; HunyuanVideo's Llama without the template; HunyuanVideo 1.5's Qwen without its
+    system prompt, ByT5's and the image's; a UNet's CLIP (the widest encoder in every other case)."""
     tokens = pipeline.text_tokens
+    if pipeline.pipeline_class == "HunyuanVideo15Pipeline":
+        return tokens["text_encoder"] - HUNYUAN15_CROP_START + tokens["text_encoder_2"] + HUNYUAN15_IMAGE_TOKENS
     if pipeline.pipeline_class == "HunyuanVideoPipeline":
         return tokens["text_encoder"] - HUNYUAN_CROP_START
     if "text_encoder_3" in tokens:
         return tokens["text_encoder"] + tokens["text_encoder_3"]
     widest = max((p for p in pipeline.parts if p.is_text_encoder), key=_width)
     return tokens[widest.role]
+
+
+def _carried_tokens(pipeline: Pipeline, part: Part) -> int:
+    """The tokens of a text encoder's embeddings kept through the denoising (HunyuanVideo15Pipeline's repeat copies
+    the Qwen output without its system prompt)."""
+    if pipeline.pipeline_class == "HunyuanVideo15Pipeline" and part.role == "text_encoder":
+        return pipeline.text_tokens[part.role] - HUNYUAN15_CROP_START
+    return pipeline.text_tokens[part.role]
 
 
 def _width(part: Part) -> int:
