@@ -10,6 +10,10 @@ is moved to the GPU for its forward and back (ComfyUI-WanVideoWrapper's block sw
 main_device)`, the forward, `block.to(offload_device, non_blocking=True)`, on one stream): one swapped block is on
 the GPU at a time, during the denoising. diffusers' `enable_group_offload(offload_type="block_level",
 num_blocks_per_group=1)` without streams moves every block so: N = all.
+With `text_encoders` "cpu" the text encoders are kept and run on the CPU whatever the placement (ComfyUI's CLIP
+loader with device cpu, `--cpu` text encoders; in diffusers, the text encoders left on the CPU and the prompt
+embeddings made there): their weights never reach the GPU and their stage holds on it only what stays resident and
+the embeddings copied to it.
 A stage holds its working memory (stages.py) and what it carries: the prompt embeddings during the denoising, the
 latents during the decode."""
 
@@ -24,6 +28,7 @@ from .stages import decode_bytes, denoise_bytes, encode_bytes, image_tokens, lat
 from .weights import GGUF_KEEP, GGUF_TYPES, PRECISIONS, block_bytes, largest_module_bytes, part_bytes
 
 PLACEMENTS = ("gpu", "model", "sequential")
+TEXT_ENCODER_DEVICES = ("gpu", "cpu")  # gpu: as the placement says; cpu: kept and run on the CPU
 # the others concatenate cond and uncond in one batch (HunyuanVideoPipeline: true_cfg_scale > 1, a negative prompt)
 # (HunyuanVideo15Pipeline: its ClassifierFreeGuidance guider runs one forward per condition)
 CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline", "HunyuanVideo15Pipeline")
@@ -53,6 +58,7 @@ class Request:
     vae_precision: str
     vae_tiling: int = 0  # the VAE's tile in pixels (enable_tiling()); 0: decoded in one call
     blocks_to_swap: int = 0  # the denoiser's transformer blocks kept in system RAM
+    text_encoders: str = "gpu"  # cpu: the text encoders kept and run on the CPU
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -62,6 +68,7 @@ class PartWeights:
     bytes: int
     largest_module_bytes: int
     blocks: tuple[int, ...] = ()  # the denoiser's transformer blocks' bytes, in forward order
+    device: str = "gpu"  # cpu: never on the GPU (text encoders on the CPU)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,6 +121,8 @@ def check(pipeline: Pipeline, request: Request) -> None:
         raise ValidationError("batch", request.batch, "from 1 to 64")
     if request.placement not in PLACEMENTS:
         raise ValidationError("placement", request.placement, f"one of: {', '.join(PLACEMENTS)}")
+    if request.text_encoders not in TEXT_ENCODER_DEVICES:
+        raise ValidationError("text_encoders", request.text_encoders, f"one of: {', '.join(TEXT_ENCODER_DEVICES)}")
     if request.precision not in PRECISIONS + GGUF_TYPES:
         raise ValidationError("precision", request.precision, f"one of: {', '.join(PRECISIONS + GGUF_TYPES)}")
     if request.precision in GGUF_TYPES and pipeline.denoiser.class_name not in GGUF_KEEP:
@@ -132,7 +141,8 @@ def evaluate(pipeline: Pipeline, request: Request) -> Run:
         part=part, precision=_precision(part, request),
         bytes=part_bytes(part.tensors, part.class_name, _precision(part, request)),
         largest_module_bytes=largest_module_bytes(part.tensors, part.class_name, _precision(part, request)),
-        blocks=block_bytes(part.tensors, part.class_name, request.precision) if part.is_denoiser else ())
+        blocks=block_bytes(part.tensors, part.class_name, request.precision) if part.is_denoiser else (),
+        device="cpu" if part.is_text_encoder and request.text_encoders == "cpu" else "gpu")
         for part in pipeline.parts)
     blocks = next(w.blocks for w in weights if w.part.is_denoiser)
     if request.blocks_to_swap and (request.placement == "sequential" or request.blocks_to_swap > len(blocks)):
@@ -165,10 +175,14 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
     by_role = {w.part.role: w for w in weights}
     swapped = next(w.blocks for w in weights if w.part.is_denoiser)[:request.blocks_to_swap]
 
+    on_cpu = request.text_encoders == "cpu"
+
     def on_gpu(role: str) -> int:
         kept = sum(swapped) if request.placement == "gpu" or by_role[role].part.is_denoiser else 0
         if request.placement == "gpu":
-            return sum(w.bytes for w in weights) - kept
+            return sum(w.bytes for w in weights if w.device == "gpu") - kept
+        if by_role[role].device == "cpu":
+            return 0
         return by_role[role].bytes - kept if request.placement == "model" else by_role[role].largest_module_bytes
 
     denoiser, vae = pipeline.denoiser, pipeline.vae
@@ -190,8 +204,9 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
             part.role)
 
     stages = [Stage(name=f"encode:{p.role}", part=p.role, weight_bytes=on_gpu(p.role), carried_bytes=embeddings,
-                    working_bytes=encode_bytes(p.class_name, p.config, pipeline.text_tokens[p.role], hidden_states(p),
-                                               _activation_bytes(request.text_precision)))
+                    working_bytes=0 if on_cpu else encode_bytes(
+                        p.class_name, p.config, pipeline.text_tokens[p.role], hidden_states(p),
+                        _activation_bytes(request.text_precision)))
               for p in pipeline.parts if p.is_text_encoder]
     batch = request.batch * (2 if in_one_batch else 1)
     step = (unet_step_bytes(denoiser.config, batch, latent[-2], latent[-1], e)
