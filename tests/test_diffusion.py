@@ -57,7 +57,7 @@ def test_an_unknown_pipeline_or_class_is_refused():
     with pytest.raises(ValidationError, match="pipeline"):
         pipeline("flux.2-max")
     with pytest.raises(ValueError, match="not read yet"):
-        tensors("HunyuanVideo15Transformer3DModel", {})
+        tensors("LTXVideoTransformer3DModel", {})
     with pytest.raises(ValueError, match="image-to-video"):
         tensors("WanTransformer3DModel", {"image_dim": 1280})
 
@@ -326,3 +326,71 @@ def test_hunyuanvideo_reads_its_prompt_as_the_pipeline_does():
         "LlamaModel", hunyuan.parts[0].config, 351, True)
     with pytest.raises(ValidationError, match="precision"):
         evaluate(hunyuan, _request(**size, precision="gguf-q8_0"))
+
+
+# ---------------------------------------------------------------- HunyuanVideo 1.5
+
+def test_hunyuanvideo15_reads_its_prompts_and_latents_as_the_pipeline_does():
+    """HunyuanVideo15Pipeline: the Qwen2.5-VL encodes the system prompt's 108 tokens and the prompt's 1,000 with every
+    layer's output; ByT5 256; the transformer joins the 1,000, the 256 and 729 image tokens to the latent tokens of
+    the 16x VAE (patch 1); the guider runs CFG as a second pass; no GGUF rules are read."""
+    from vramcalc.diffusion.run import sequence_text_tokens
+    from vramcalc.diffusion.stages import latent_shape
+
+    hv15 = pipeline("hunyuanvideo1.5-480p")
+    assert sequence_text_tokens(hv15) == 1000 + 256 + 729
+    assert (hv15.width, hv15.height, hv15.frames, hv15.cfg) == (848, 480, 121, True)
+    assert latent_shape(hv15.vae.class_name, hv15.vae.config, 848, 480, 121) == (32, 31, 30, 53)
+    size = {"width": 848, "height": 480, "frames": 121}
+    one, two = (evaluate(hv15, _request(**size, cfg=cfg)) for cfg in (False, True))
+    assert one.stages[-2].working_bytes == two.stages[-2].working_bytes == denoise_bytes(
+        hv15.denoiser.class_name, hv15.denoiser.config, 1, 31 * 30 * 53, 1985)
+    qwen = one.stages[0]
+    assert qwen.name == "encode:text_encoder" and qwen.working_bytes == encode_bytes(
+        "Qwen2_5_VLTextModel", hv15.parts[0].config, 1108, True)
+    with pytest.raises(ValidationError, match="precision"):
+        evaluate(hv15, _request(**size, precision="gguf-q8_0"))
+
+
+def test_hunyuanvideo15s_decode_is_one_call_unless_tiled():
+    """AutoencoderKLHunyuanVideo15 decodes every frame in one call (no framewise decoding): at 480p x 121 frames the
+    decode outgrows the denoising step many times over; enable_tiling()'s 256-pixel tiles bring it below."""
+    hv15 = pipeline("hunyuanvideo1.5-480p")
+    size = {"width": 848, "height": 480, "frames": 121, "cfg": True}
+    whole, tiled = (evaluate(hv15, _request(**size, vae_tiling=t)) for t in (0, 256))
+    assert whole.peak.name == "decode" and whole.stages[-1].working_bytes > 5 * whole.stages[-2].working_bytes
+    assert tiled.stages[-1].working_bytes < whole.stages[-1].working_bytes / 5
+
+
+# ---------------------------------------------------------------- text encoders on the CPU
+
+@pytest.mark.parametrize("placement", ["gpu", "model", "sequential"])
+def test_text_encoders_on_the_cpu_leave_the_gpu_and_send_it_their_embeddings(placement):
+    flux = pipeline("flux.1-dev")
+    on_gpu, on_cpu = (evaluate(flux, _request(placement=placement, text_encoders=device)) for device in ("gpu", "cpu"))
+    text = sum(w.bytes for w in on_gpu.weights if w.part.is_text_encoder)
+    assert [w.device for w in on_cpu.weights] == ["cpu", "cpu", "gpu", "gpu"]
+    for encode in on_cpu.stages[:2]:
+        assert encode.working_bytes == 0 and encode.carried_bytes == on_gpu.stages[0].carried_bytes > 0
+        assert encode.weight_bytes == (on_gpu.stages[0].weight_bytes - text if placement == "gpu" else 0)
+    gpu_denoise, cpu_denoise = on_gpu.stages[-2], on_cpu.stages[-2]
+    assert gpu_denoise.weight_bytes - cpu_denoise.weight_bytes == (text if placement == "gpu" else 0)
+    assert on_cpu.peak.total_bytes <= on_gpu.peak.total_bytes
+
+
+def test_text_encoders_on_the_cpu_are_a_flag_a_link_key_and_a_json_field(capsys):
+    from vramcalc.cli import main
+    from vramcalc.inputs.parse import parse_diffusion
+
+    assert main(["diffusion", "--pipeline", "wan2.1-t2v-14b", "--placement", "model", "--text-encoders", "cpu",
+                 "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["text_encoders"] == "cpu"
+    assert [p["device"] for p in document["parts"]] == ["cpu", "gpu", "gpu"]
+    assert document["stages"][0]["weight_bytes"] == document["stages"][0]["working_bytes"] == 0
+    _, request = parse_diffusion({"family": "diffusion", "pipeline": "flux.1-dev", "text_encoders": "cpu"})
+    assert request.text_encoders == "cpu"
+    with pytest.raises(ValidationError, match="text_encoders"):
+        parse_diffusion({"family": "diffusion", "pipeline": "flux.1-dev", "text_encoders": "disk"})
+    with pytest.raises(ValidationError, match="text_encoders"):
+        evaluate(pipeline("flux.1-dev"), _request(text_encoders="tpu"))

@@ -141,6 +141,7 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "frames": ("49", {**DIFFUSION, "pipeline": "wan2.1-t2v-1.3b"}),
     "per_prompt": ("2", DIFFUSION),
     "cfg": ("off", DIFFUSION),
+    "text_encoders": ("cpu", DIFFUSION),
     "vae_tiling": ("512", DIFFUSION),
     "blocks_to_swap": ("20", {**DIFFUSION, "pipeline": "wan2.1-t2v-14b"}),
     "train_lora": ("16", DIFFUSION),

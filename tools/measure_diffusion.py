@@ -62,6 +62,14 @@ PERTURBED: list[tuple[str, dict]] = [
     ("HunyuanVideoTransformer3DModel", {"num_layers": 1, "num_single_layers": 1, "num_refiner_layers": 3,
                                         "num_attention_heads": 2, "attention_head_dim": 16, "text_embed_dim": 24,
                                         "pooled_projection_dim": 16, "rope_axes_dim": [4, 6, 6]}),
+    ("HunyuanVideo15Transformer3DModel", {"num_layers": 2, "num_refiner_layers": 3, "num_attention_heads": 3,
+                                          "attention_head_dim": 16, "mlp_ratio": 2.5, "text_embed_dim": 40,
+                                          "text_embed_2_dim": 24, "image_embed_dim": 20, "in_channels": 9,
+                                          "out_channels": 4, "patch_size": 2, "use_meanflow": True,
+                                          "rope_axes_dim": [4, 6, 6]}),
+    ("HunyuanVideo15Transformer3DModel", {"num_layers": 1, "num_refiner_layers": 1, "num_attention_heads": 2,
+                                          "attention_head_dim": 32, "text_embed_dim": 48, "text_embed_2_dim": 32,
+                                          "image_embed_dim": 24, "patch_size_t": 2, "rope_axes_dim": [8, 12, 12]}),
     ("UNet2DConditionModel", {"block_out_channels": [32, 64], "layers_per_block": 1, "cross_attention_dim": 24,
                               "attention_head_dim": 8, "norm_num_groups": 8,
                               "down_block_types": ["CrossAttnDownBlock2D", "DownBlock2D"],
@@ -86,6 +94,10 @@ PERTURBED: list[tuple[str, dict]] = [
                                    "norm_num_groups": 4, "spatial_compression_ratio": 16,
                                    "down_block_types": ["HunyuanVideoDownBlock3D"] * 5,
                                    "up_block_types": ["HunyuanVideoUpBlock3D"] * 5}),
+    ("AutoencoderKLHunyuanVideo15", {"block_out_channels": [8, 16, 16, 32, 32], "latent_channels": 4,
+                                     "layers_per_block": 1}),
+    ("AutoencoderKLHunyuanVideo15", {"block_out_channels": [16, 32, 64, 64], "latent_channels": 8,
+                                     "spatial_compression_ratio": 8, "temporal_compression_ratio": 2}),
     ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 4, "dim_mult": [1, 2, 2], "num_res_blocks": 1,
                           "temperal_downsample": [True, False]}),
     ("AutoencoderKLWan", {"base_dim": 8, "decoder_base_dim": 12, "z_dim": 6, "num_res_blocks": 2}),
@@ -104,6 +116,11 @@ PERTURBED: list[tuple[str, dict]] = [
                     "mlp_bias": True}),
     ("LlamaModel", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 6, "num_hidden_layers": 2,
                     "vocab_size": 300}),
+    ("Qwen2_5_VLTextModel", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
+                             "num_key_value_heads": 2, "num_hidden_layers": 3, "vocab_size": 500,
+                             "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]}}),
+    ("Qwen2_5_VLTextModel", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 6,
+                             "num_key_value_heads": 6, "num_hidden_layers": 2, "vocab_size": 300}),
 ]
 
 
@@ -161,6 +178,8 @@ SD3 = {"num_layers": 3, "num_attention_heads": 4, "attention_head_dim": 32, "cap
        "qk_norm": "rms_norm"}
 HUNYUAN = {"num_layers": 2, "num_single_layers": 2, "num_refiner_layers": 1, "num_attention_heads": 4,
            "attention_head_dim": 32, "text_embed_dim": 64, "pooled_projection_dim": 32, "rope_axes_dim": [8, 12, 12]}
+HUNYUAN15 = {"num_layers": 2, "num_refiner_layers": 1, "num_attention_heads": 4, "attention_head_dim": 32,
+             "text_embed_dim": 64, "text_embed_2_dim": 48, "image_embed_dim": 40, "rope_axes_dim": [8, 12, 12]}
 WAN = {"num_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32, "text_dim": 64, "freq_dim": 32}
 VAE = {"down_block_types": ["DownEncoderBlock2D"] * 4, "up_block_types": ["UpDecoderBlock2D"] * 4,
        "layers_per_block": 2, "latent_channels": 16, "norm_num_groups": 8, "use_quant_conv": False,
@@ -183,7 +202,16 @@ STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
     ("HunyuanVideoTransformer3DModel", {**HUNYUAN, "num_attention_heads": 2, "attention_head_dim": 64,
                                         "rope_axes_dim": [16, 24, 24]}, 1, (16, 9, 48, 64), 256),
     ("HunyuanVideoTransformer3DModel", {**HUNYUAN, "mlp_ratio": 2.0}, 1, (16, 5, 64, 64), 32),
+    # HunyuanVideo 1.5: text tokens are the Qwen prompt's, ByT5's 256 and the 729 image tokens
+    ("HunyuanVideo15Transformer3DModel", HUNYUAN15, 1, (65, 5, 32, 32), 1985),
+    ("HunyuanVideo15Transformer3DModel", HUNYUAN15, 2, (65, 3, 16, 24), 1985),
+    ("HunyuanVideo15Transformer3DModel", {**HUNYUAN15, "patch_size": 2}, 1, (65, 5, 48, 48), 1985),
+    ("HunyuanVideo15Transformer3DModel", {**HUNYUAN15, "num_attention_heads": 8, "attention_head_dim": 64,
+                                          "rope_axes_dim": [16, 24, 24]}, 1, (65, 2, 16, 16), 1185),
+    ("HunyuanVideo15Transformer3DModel", {**HUNYUAN15, "num_attention_heads": 8, "attention_head_dim": 128,
+                                          "rope_axes_dim": [32, 48, 48]}, 1, (65, 1, 8, 8), 1985),  # wide, short
 ]
+HUNYUAN15_VAE = {"block_out_channels": [16, 32, 32, 64, 64], "latent_channels": 8}
 HUNYUAN_VAE = {"block_out_channels": [16, 32, 64, 64], "norm_num_groups": 8, "latent_channels": 16}
 # (class, config, batch, width, height, frames, tile: 0 untiled, else enable_tiling() with this tile in pixels)
 DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
@@ -207,6 +235,14 @@ DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
     ("AutoencoderKLHunyuanVideo", {**HUNYUAN_VAE, "block_out_channels": [16, 32, 32, 32]}, 1, 160, 96, 45, 0),
     ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 384, 256, 9, 128),  # enable_tiling(): tiled in space too
     ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 320, 256, 21, 128),
+    # AutoencoderKLHunyuanVideo15: every frame in one call; enable_tiling() tiles in space only
+    ("AutoencoderKLHunyuanVideo15", HUNYUAN15_VAE, 1, 256, 256, 9, 0),
+    # (batch 1 only: with 2 its mid-block attention broadcasts its (batch, seq, seq) mask over the batch and fails)
+    ("AutoencoderKLHunyuanVideo15", HUNYUAN15_VAE, 1, 256, 192, 5, 0),
+    ("AutoencoderKLHunyuanVideo15", {"block_out_channels": [8, 16, 16, 32, 32], "latent_channels": 4}, 1, 320, 256,
+     13, 0),
+    ("AutoencoderKLHunyuanVideo15", HUNYUAN15_VAE, 1, 512, 384, 5, 256),
+    ("AutoencoderKLHunyuanVideo15", HUNYUAN15_VAE, 1, 384, 384, 9, 128),
 ]
 
 
@@ -255,6 +291,7 @@ CLIP_SMALL = {"hidden_size": 64, "intermediate_size": 256, "num_attention_heads"
               "vocab_size": 1000, "max_position_embeddings": 77}
 LLAMA_SMALL = {"hidden_size": 64, "intermediate_size": 224, "num_attention_heads": 4, "num_key_value_heads": 2,
                "num_hidden_layers": 4, "vocab_size": 1000}
+QWEN_SMALL = {**LLAMA_SMALL, "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]}}
 # (class, config, tokens, output_hidden_states): one prompt through a text encoder, as the pipelines call them
 ENCODERS: list[tuple[str, dict, int, bool]] = [
     ("T5EncoderModel", T5_SMALL, 512, False),  # the position buckets' int64 temporaries are the peak
@@ -272,6 +309,12 @@ ENCODERS: list[tuple[str, dict, int, bool]] = [
     ("LlamaModel", {**LLAMA_SMALL, "num_hidden_layers": 6, "intermediate_size": 400, "num_key_value_heads": 4}, 351,
      True),
     ("LlamaModel", {**LLAMA_SMALL, "hidden_size": 96, "num_attention_heads": 6, "head_dim": 24}, 128, True),
+    # HunyuanVideo 1.5's Qwen2.5-VL: 1,000 prompt tokens after its 108, padded (a quarter valid here)
+    ("Qwen2_5_VLTextModel", QWEN_SMALL, 1108, True),  # the masks in the last layer's attention
+    ("Qwen2_5_VLTextModel", {**QWEN_SMALL, "intermediate_size": 4096}, 512, True),  # the SwiGLU
+    ("Qwen2_5_VLTextModel", {**QWEN_SMALL, "num_hidden_layers": 6, "hidden_size": 96, "num_attention_heads": 6},
+     1108, True),
+    ("Qwen2_5_VLTextModel", QWEN_SMALL, 1108, False),
 ]
 
 
@@ -281,6 +324,11 @@ def encode_bytes(class_name: str, config: dict, tokens: int, hidden_states: bool
     model_class = getattr(transformers, class_name)
     model = model_class(model_class.config_class(**config)).to(torch.bfloat16).eval()
     ids = torch.randint(0, config["vocab_size"], (1, tokens))
+    if class_name == "Qwen2_5_VLTextModel":  # HunyuanVideo15Pipeline pads the prompt: a quarter of it valid
+        mask = torch.zeros(1, tokens, dtype=torch.int64)
+        mask[:, :tokens // 4] = 1
+        return _peak_above_start(model, [ids, mask], lambda: model(input_ids=ids, attention_mask=mask,
+                                                                   output_hidden_states=hidden_states))
     return _peak_above_start(model, [ids], lambda: model(ids, output_hidden_states=hidden_states))
 
 
@@ -293,6 +341,9 @@ def _peak_above_start(model: torch.nn.Module, inputs: list[torch.Tensor], run) -
     with torch.no_grad(), tracker:
         run()
     return tracker.peak - start
+
+
+HUNYUAN15_BYT5, HUNYUAN15_IMAGE = 256, 729  # HunyuanVideo15Pipeline: tokenizer_2_max_length, vision tokens
 
 
 def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_tokens: int) -> int:
@@ -315,6 +366,22 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
         inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
                   "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
                   "timestep": t}
+    elif class_name == "HunyuanVideo15Transformer3DModel":
+        # as HunyuanVideo15Pipeline calls it: the Qwen prompt padded to its length (a quarter of it the prompt's
+        # tokens), ByT5's 256 glyph tokens (a quarter valid), the 729 image tokens of zeros (text-to-video)
+        mllm = text_tokens - HUNYUAN15_BYT5 - HUNYUAN15_IMAGE
+        mask = torch.zeros(batch, mllm, dtype=torch.int64)
+        mask[:, :mllm // 4] = 1
+        mask_2 = torch.zeros(batch, HUNYUAN15_BYT5, dtype=torch.int64)
+        mask_2[:, :HUNYUAN15_BYT5 // 4] = 1
+        inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype),
+                  "encoder_hidden_states": torch.randn(batch, mllm, width, dtype=dtype),
+                  "encoder_attention_mask": mask,
+                  "encoder_hidden_states_2": torch.randn(batch, HUNYUAN15_BYT5, config["text_embed_2_dim"],
+                                                         dtype=dtype),
+                  "encoder_attention_mask_2": mask_2,
+                  "image_embeds": torch.zeros(batch, HUNYUAN15_IMAGE, config["image_embed_dim"], dtype=dtype),
+                  "timestep": t}
     elif class_name == "HunyuanVideoTransformer3DModel":  # the prompt's mask all ones: every text token attends
         inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
                   "encoder_attention_mask": torch.ones(batch, text_tokens, dtype=torch.int64),
@@ -334,7 +401,12 @@ def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: 
     model = build_real(class_name, config).to(torch.bfloat16).eval()
     channels = int(config.get("latent_channels", config.get("z_dim", 16)))
     shape: tuple[int, ...] = (batch, channels, height // 8, width // 8)
-    if class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo"):
+    if class_name == "AutoencoderKLHunyuanVideo15":  # 16x in space, enable_tiling(): its own latent tile
+        shape = (batch, channels, (frames - 1) // 4 + 1, height // 16, width // 16)
+        if tile:
+            model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
+                                tile_latent_min_height=tile // 16, tile_latent_min_width=tile // 16)
+    elif class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo"):
         shape = (batch, channels, (frames - 1) // 4 + 1, height // 8, width // 8)
         if tile:
             model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,

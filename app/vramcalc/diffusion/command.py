@@ -11,7 +11,7 @@ from ..core.errors import ValidationError
 from ..core.units import GIB
 from ..sources.gpus import gpu
 from .pipelines import Pipeline, load_pipelines, pipeline
-from .run import PLACEMENTS, Request, Run, evaluate, fewest_blocks_to_swap
+from .run import PLACEMENTS, TEXT_ENCODER_DEVICES, Request, Run, evaluate, fewest_blocks_to_swap
 from .training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS, Step, Training, train
 from .training import as_json as training_json
 from .weights import GGUF_TYPES, PRECISIONS
@@ -36,6 +36,9 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     parser.add_argument("--placement", default="gpu", choices=PLACEMENTS,
                         help="gpu: every part on the GPU; model: enable_model_cpu_offload (one part at a time); "
                              "sequential: enable_sequential_cpu_offload (one module at a time)")
+    parser.add_argument("--text-encoders", default="gpu", choices=TEXT_ENCODER_DEVICES,
+                        help="gpu: as --placement says; cpu: the text encoders kept and run on the CPU, only their "
+                             "prompt embeddings reach the GPU (ComfyUI's CLIP on the CPU)")
     parser.add_argument("--vae-tiling", type=int, default=0, metavar="PIXELS",
                         help="decode tile by tile (the VAE's enable_tiling()), this many pixels a side; 0: off")
     parser.add_argument("--blocks-to-swap", type=int, default=0, metavar="N",
@@ -67,9 +70,9 @@ def as_json(run: Run, fewest_blocks_to_swap: int | None = None) -> dict[str, obj
     return {
         "pipeline": run.pipeline.slug, "width": request.width, "height": request.height, "frames": request.frames,
         "batch": request.batch, "cfg": request.cfg, "placement": request.placement, "vae_tiling": request.vae_tiling,
-        "blocks_to_swap": request.blocks_to_swap,
+        "blocks_to_swap": request.blocks_to_swap, "text_encoders": request.text_encoders,
         "parts": [{"role": w.part.role, "class": w.part.class_name, "params": w.part.params,
-                   "precision": w.precision, "weight_bytes": w.bytes} for w in run.weights],
+                   "precision": w.precision, "weight_bytes": w.bytes, "device": w.device} for w in run.weights],
         "stages": [{"stage": s.name, "part": s.part, "weight_bytes": s.weight_bytes, "working_bytes": s.working_bytes,
                     "carried_bytes": s.carried_bytes, "total_bytes": s.total_bytes} for s in run.stages],
         "peak_stage": run.peak.name, "peak_bytes": run.peak.total_bytes, "complete": run.complete,
@@ -86,9 +89,10 @@ def lines(run: Run) -> list[str]:
     out = [f"{run.pipeline.display_name}: {r.width} x {r.height}" + (f" x {r.frames} frames" if r.frames > 1 else "")
            + f", batch {r.batch}, CFG {'on' if r.cfg else 'off'}, placement {r.placement}"
            + (f", VAE tiles of {r.vae_tiling} px" if r.vae_tiling else "")
-           + (f", {r.blocks_to_swap} blocks swapped" if r.blocks_to_swap else ""), "", "weights:"]
+           + (f", {r.blocks_to_swap} blocks swapped" if r.blocks_to_swap else "")
+           + (", text encoders on the CPU" if r.text_encoders == "cpu" else ""), "", "weights:"]
     out += [f"  {w.part.role:<16}{w.part.class_name:<30}{w.part.params:>16,} params  {w.precision:<10}"
-            f"{_gib(w.bytes):>12}" for w in run.weights]
+            f"{_gib(w.bytes):>12}" + ("  (on the CPU)" if w.device == "cpu" else "") for w in run.weights]
     out += ["", "stages (on the GPU: weights + working memory + carried tensors):"]
     out += [f"  {s.name:<24}{_gib(s.weight_bytes):>12} + {_gib(s.working_bytes):>16} + {_gib(s.carried_bytes):>10}"
             f" = {_gib(s.total_bytes)}" for s in run.stages]
@@ -108,7 +112,7 @@ def diffusion_main(argv: Sequence[str]) -> int:
             frames=args.frames or chosen.frames, batch=args.batch,
             cfg=chosen.cfg if args.cfg is None else args.cfg == "on", placement=args.placement,
             precision=args.precision, text_precision=args.text_precision, vae_precision=args.vae_precision,
-            vae_tiling=args.vae_tiling, blocks_to_swap=args.blocks_to_swap))
+            vae_tiling=args.vae_tiling, blocks_to_swap=args.blocks_to_swap, text_encoders=args.text_encoders))
         card = gpu(args.gpu) if args.gpu else None
     except ValidationError as error:
         print(f"vramcalc: error: {error}", file=sys.stderr)

@@ -61,7 +61,7 @@ class Pipeline:
 
     @property
     def is_video(self) -> bool:
-        return self.vae.class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo")
+        return self.vae.class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo", "AutoencoderKLHunyuanVideo15")
 
 
 @cache

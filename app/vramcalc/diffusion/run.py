@@ -10,6 +10,10 @@ is moved to the GPU for its forward and back (ComfyUI-WanVideoWrapper's block sw
 main_device)`, the forward, `block.to(offload_device, non_blocking=True)`, on one stream): one swapped block is on
 the GPU at a time, during the denoising. diffusers' `enable_group_offload(offload_type="block_level",
 num_blocks_per_group=1)` without streams moves every block so: N = all.
+With `text_encoders` "cpu" the text encoders are kept and run on the CPU whatever the placement (ComfyUI's CLIP
+loader with device cpu, `--cpu` text encoders; in diffusers, the text encoders left on the CPU and the prompt
+embeddings made there): their weights never reach the GPU and their stage holds on it only what stays resident and
+the embeddings copied to it.
 A stage holds its working memory (stages.py) and what it carries: the prompt embeddings during the denoising, the
 latents during the decode."""
 
@@ -24,14 +28,21 @@ from .stages import decode_bytes, denoise_bytes, encode_bytes, image_tokens, lat
 from .weights import GGUF_KEEP, GGUF_TYPES, PRECISIONS, block_bytes, largest_module_bytes, part_bytes
 
 PLACEMENTS = ("gpu", "model", "sequential")
+TEXT_ENCODER_DEVICES = ("gpu", "cpu")  # gpu: as the placement says; cpu: kept and run on the CPU
 # the others concatenate cond and uncond in one batch (HunyuanVideoPipeline: true_cfg_scale > 1, a negative prompt)
-CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline")
+# (HunyuanVideo15Pipeline: its ClassifierFreeGuidance guider runs one forward per condition)
+CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline", "HunyuanVideo15Pipeline")
 # the pipelines that ask their CLIP encoders for every layer's output (output_hidden_states=True: the penultimate's)
 CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline")
 # HunyuanVideoPipeline asks its Llama for every layer's output (the third from last's) over the prompt template's
 # tokens and the prompt's, then crops the template's 95 (crop_start) before the transformer
-LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder"}
+LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder", "HunyuanVideo15Pipeline": "text_encoder"}
 HUNYUAN_CROP_START = 95
+# HunyuanVideo15Pipeline: its Qwen2.5-VL reads the system prompt's 108 tokens (prompt_template_encode_start_idx) and
+# the prompt's 1,000, the transformer the 1,000 with ByT5's 256 and 729 image tokens (zeros for text-to-video,
+# vision_num_semantic_tokens of image_embed_dim); the denoiser's input joins the latents, the condition latents
+# (zeros) and a mask channel (prepare_cond_latents_and_mask)
+HUNYUAN15_CROP_START, HUNYUAN15_IMAGE_TOKENS = 108, 729
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,6 +58,7 @@ class Request:
     vae_precision: str
     vae_tiling: int = 0  # the VAE's tile in pixels (enable_tiling()); 0: decoded in one call
     blocks_to_swap: int = 0  # the denoiser's transformer blocks kept in system RAM
+    text_encoders: str = "gpu"  # cpu: the text encoders kept and run on the CPU
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,6 +68,7 @@ class PartWeights:
     bytes: int
     largest_module_bytes: int
     blocks: tuple[int, ...] = ()  # the denoiser's transformer blocks' bytes, in forward order
+    device: str = "gpu"  # cpu: never on the GPU (text encoders on the CPU)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,6 +121,8 @@ def check(pipeline: Pipeline, request: Request) -> None:
         raise ValidationError("batch", request.batch, "from 1 to 64")
     if request.placement not in PLACEMENTS:
         raise ValidationError("placement", request.placement, f"one of: {', '.join(PLACEMENTS)}")
+    if request.text_encoders not in TEXT_ENCODER_DEVICES:
+        raise ValidationError("text_encoders", request.text_encoders, f"one of: {', '.join(TEXT_ENCODER_DEVICES)}")
     if request.precision not in PRECISIONS + GGUF_TYPES:
         raise ValidationError("precision", request.precision, f"one of: {', '.join(PRECISIONS + GGUF_TYPES)}")
     if request.precision in GGUF_TYPES and pipeline.denoiser.class_name not in GGUF_KEEP:
@@ -126,7 +141,8 @@ def evaluate(pipeline: Pipeline, request: Request) -> Run:
         part=part, precision=_precision(part, request),
         bytes=part_bytes(part.tensors, part.class_name, _precision(part, request)),
         largest_module_bytes=largest_module_bytes(part.tensors, part.class_name, _precision(part, request)),
-        blocks=block_bytes(part.tensors, part.class_name, request.precision) if part.is_denoiser else ())
+        blocks=block_bytes(part.tensors, part.class_name, request.precision) if part.is_denoiser else (),
+        device="cpu" if part.is_text_encoder and request.text_encoders == "cpu" else "gpu")
         for part in pipeline.parts)
     blocks = next(w.blocks for w in weights if w.part.is_denoiser)
     if request.blocks_to_swap and (request.placement == "sequential" or request.blocks_to_swap > len(blocks)):
@@ -159,19 +175,28 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
     by_role = {w.part.role: w for w in weights}
     swapped = next(w.blocks for w in weights if w.part.is_denoiser)[:request.blocks_to_swap]
 
+    on_cpu = request.text_encoders == "cpu"
+
     def on_gpu(role: str) -> int:
         kept = sum(swapped) if request.placement == "gpu" or by_role[role].part.is_denoiser else 0
         if request.placement == "gpu":
-            return sum(w.bytes for w in weights) - kept
+            return sum(w.bytes for w in weights if w.device == "gpu") - kept
+        if by_role[role].device == "cpu":
+            return 0
         return by_role[role].bytes - kept if request.placement == "model" else by_role[role].largest_module_bytes
 
     denoiser, vae = pipeline.denoiser, pipeline.vae
     e = _activation_bytes(request.precision)
     prompts = 2 if request.cfg else 1  # the negative prompt's embeddings too
-    embeddings = sum(request.batch * prompts * pipeline.text_tokens[p.role] * _width(p) * e
+    embeddings = sum(request.batch * prompts * _carried_tokens(pipeline, p) * _width(p) * e
                      for p in pipeline.parts if p.is_text_encoder)
     latent = latent_shape(vae.class_name, vae.config, request.width, request.height, request.frames)
     latent_bytes = request.batch * _product(latent) * e
+    denoise_carried = embeddings + latent_bytes
+    if pipeline.pipeline_class == "HunyuanVideo15Pipeline":  # the condition latents, the mask, the joined input
+        grid = _product(latent[1:])
+        denoise_carried += request.batch * e * (grid * (3 * latent[0] + 2) + HUNYUAN15_IMAGE_TOKENS * int(
+            denoiser.config.get("image_embed_dim", 1152)))
     in_one_batch = request.cfg and pipeline.pipeline_class not in CFG_IN_SEPARATE_PASSES
     text_tokens = sequence_text_tokens(pipeline)
     def hidden_states(part: Part) -> bool:
@@ -179,8 +204,9 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
             part.role)
 
     stages = [Stage(name=f"encode:{p.role}", part=p.role, weight_bytes=on_gpu(p.role), carried_bytes=embeddings,
-                    working_bytes=encode_bytes(p.class_name, p.config, pipeline.text_tokens[p.role], hidden_states(p),
-                                               _activation_bytes(request.text_precision)))
+                    working_bytes=0 if on_cpu else encode_bytes(
+                        p.class_name, p.config, pipeline.text_tokens[p.role], hidden_states(p),
+                        _activation_bytes(request.text_precision)))
               for p in pipeline.parts if p.is_text_encoder]
     batch = request.batch * (2 if in_one_batch else 1)
     step = (unet_step_bytes(denoiser.config, batch, latent[-2], latent[-1], e)
@@ -189,7 +215,7 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
                           image_tokens(denoiser.class_name, denoiser.config, latent), text_tokens, e))
     stages.append(Stage(
         name="denoise", part=denoiser.role, weight_bytes=on_gpu(denoiser.role) + max(swapped, default=0),
-        carried_bytes=embeddings + latent_bytes, working_bytes=step))
+        carried_bytes=denoise_carried, working_bytes=step))
     stages.append(Stage(
         name="decode", part=vae.role, weight_bytes=on_gpu(vae.role), carried_bytes=latent_bytes,
         working_bytes=decode_bytes(vae.class_name, vae.config, request.batch, request.width, request.height,
@@ -199,15 +225,25 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
 
 def sequence_text_tokens(pipeline: Pipeline) -> int:
     """The text tokens the denoiser attends to: SD3's CLIP pair (side by side, 77) then T5's; Flux's T5 (CLIP gives
-    a pooled vector only); Wan's UMT5; HunyuanVideo's Llama without the template; a UNet's CLIP (the widest encoder
-    in every other case)."""
+    a pooled vector only); Wan's UMT5; HunyuanVideo's Llama without the template; HunyuanVideo 1.5's Qwen without its
+    system prompt, ByT5's and the image's; a UNet's CLIP (the widest encoder in every other case)."""
     tokens = pipeline.text_tokens
+    if pipeline.pipeline_class == "HunyuanVideo15Pipeline":
+        return tokens["text_encoder"] - HUNYUAN15_CROP_START + tokens["text_encoder_2"] + HUNYUAN15_IMAGE_TOKENS
     if pipeline.pipeline_class == "HunyuanVideoPipeline":
         return tokens["text_encoder"] - HUNYUAN_CROP_START
     if "text_encoder_3" in tokens:
         return tokens["text_encoder"] + tokens["text_encoder_3"]
     widest = max((p for p in pipeline.parts if p.is_text_encoder), key=_width)
     return tokens[widest.role]
+
+
+def _carried_tokens(pipeline: Pipeline, part: Part) -> int:
+    """The tokens of a text encoder's embeddings kept through the denoising (HunyuanVideo15Pipeline's repeat copies
+    the Qwen output without its system prompt)."""
+    if pipeline.pipeline_class == "HunyuanVideo15Pipeline" and part.role == "text_encoder":
+        return pipeline.text_tokens[part.role] - HUNYUAN15_CROP_START
+    return pipeline.text_tokens[part.role]
 
 
 def _width(part: Part) -> int:

@@ -22,6 +22,9 @@ WAN_DECODE_PER_BASE_CHANNEL = 53
 
 def latent_shape(vae_class: str, vae: dict[str, Any], width: int, height: int, frames: int) -> tuple[int, ...]:
     """(channels, [latent frames,] latent height, latent width) of the VAE's latents."""
+    if vae_class == "AutoencoderKLHunyuanVideo15":
+        scale, temporal = int(vae.get("spatial_compression_ratio", 16)), int(vae.get("temporal_compression_ratio", 4))
+        return (int(vae.get("latent_channels", 32)), (frames - 1) // temporal + 1, height // scale, width // scale)
     if vae_class in VIDEO_VAES:
         channels = int(vae.get("z_dim", vae.get("latent_channels", 16)))
         return (channels, (frames - 1) // WAN_TEMPORAL + 1, height // VAE_SCALE, width // VAE_SCALE)
@@ -35,8 +38,9 @@ def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int,
     if denoiser_class == "WanTransformer3DModel":
         t, p, q = (int(size) for size in config.get("patch_size", (1, 2, 2)))
         return (latent[1] // t) * (latent[2] // p) * (latent[3] // q)
-    if denoiser_class == "HunyuanVideoTransformer3DModel":
-        t, p = int(config.get("patch_size_t", 1)), int(config.get("patch_size", 2))
+    if denoiser_class in ("HunyuanVideoTransformer3DModel", "HunyuanVideo15Transformer3DModel"):
+        t = int(config.get("patch_size_t", 1))
+        p = int(config.get("patch_size", 1 if denoiser_class == "HunyuanVideo15Transformer3DModel" else 2))
         return (latent[1] // t) * (latent[2] // p) * (latent[3] // p)
     patch = int(config.get("patch_size", 2))
     return (latent[-2] // patch) * (latent[-1] // patch)
@@ -65,6 +69,18 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
         # temporaries; the text stream's input; the RoPE cos and sin tables (fp32, not per batch)
         per_joint, per_video = mlp * e + 6 * d * e, 2 * d * e + 3 * d * FP32
         return batch * (joint * per_joint + tokens * per_video + text_tokens * d * e) + 2 * tokens * h * FP32
+    if denoiser_class == "HunyuanVideo15Transformer3DModel":
+        # a dual-stream block's joint attention (transformer_hunyuan_video15.py HunyuanVideo15AttnProcessor2_0): the
+        # processor turns the padded mask into a (batch, 1, joint, joint) bool by repeat, and into another by &
+        # with its transpose, both held while SDPA converts it to an additive mask of the activations' dtype
+        # (convert_boolean_attn_mask); beside them q, k and v joined over the joint tokens, SDPA's output and its
+        # fp32 log-sum-exp per head; the text stream: the reordered text kept in the forward's list and stacked,
+        # its AdaLN output, its normed q and k and its v, and each source's condition-type embedding and sum (the
+        # forward keeps both); the video stream's input and AdaLN output; the RoPE cos and sin (fp32, not per batch)
+        joint, heads = tokens + text_tokens, int(config["num_attention_heads"])
+        masks = joint * joint * (2 + e)
+        per_batch = masks + joint * 4 * d * e + FP32 * heads * joint + 8 * text_tokens * d * e + 2 * tokens * d * e
+        return batch * per_batch + 2 * tokens * h * FP32
     if denoiser_class == "SD3Transformer2DModel":
         # the image stream's feed-forward: its 4d projection and GELU output, with 5 d-wide tensors of the block
         # (residual, AdaLN output and modulations, attention output), 6 where MMDiT-X adds its second attention
@@ -132,6 +148,21 @@ def encode_bytes(encoder_class: str, config: dict[str, Any], tokens: int, hidden
         attention = 2 * s * s * heads * e + s * (4 * inner + 3 * d) * e + FP32 * heads * s
         feed_forward = 4 * s * f * e + kept_bias + 4 * s * d * e
         return max(buckets, attention, feed_forward)
+    if encoder_class == "Qwen2_5_VLTextModel":
+        # HunyuanVideo15Pipeline pads the prompt (an attention mask with zeros): the model keeps a (seq, seq) bool
+        # causal-and-padding mask for every layer, and SDPA turns it into an additive one of the activations'
+        # dtype in each layer. The larger of the last layer's SwiGLU (as LlamaModel's, with the bool mask) and its
+        # attention: every layer's output kept with the embeddings, the RMSNorm output, the rotated q, k and v
+        # repeated to every head (repeat_kv), SDPA's output and its fp32 log-sum-exp, the KV cache, cos and sin
+        layers, ffn = int(config.get("num_hidden_layers", 28)), int(config.get("intermediate_size", 18944))
+        heads = int(config.get("num_attention_heads", 28))
+        head_dim = int(config.get("head_dim", d // heads))
+        kv = int(config.get("num_key_value_heads", heads)) * head_dim
+        shared = s * (2 * layers * kv + 2 * head_dim) * e + 8 * s
+        mlp = s * (3 * ffn + (layers + 2 if hidden_states else 4) * d) * e + s * s + shared
+        attention = s * ((layers + 1 if hidden_states else 2) * d + 4 * heads * head_dim) * e + shared + s * s * (
+            1 + e) + FP32 * heads * s
+        return max(mlp, attention)
     if encoder_class == "LlamaModel":
         layers, ffn = int(config.get("num_hidden_layers", 32)), int(config.get("intermediate_size", 11008))
         head_dim = int(config.get("head_dim", d // int(config.get("num_attention_heads", 32))))
@@ -154,6 +185,8 @@ def decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, he
     not measured (an AutoencoderKLHunyuanVideo of another layout than HunyuanVideo's)."""
     if vae_class == "AutoencoderKLHunyuanVideo":
         return hunyuan_decode_bytes(vae, batch, width, height, frames, e, tile)
+    if vae_class == "AutoencoderKLHunyuanVideo15":
+        return hunyuan15_decode_bytes(vae, batch, width, height, frames, e, tile)
     if tile and (width > tile or height > tile):
         return tiled_decode_bytes(vae_class, vae, batch, width, height, frames, e, tile)
     return _untiled_decode_bytes(vae_class, vae, batch, width, height, frames, e)
@@ -208,6 +241,32 @@ def hunyuan_decode_bytes(vae: dict[str, Any], batch: int, width: int, height: in
     return batch * max(largest, before + ((latent_frames - 1) * 4 + 1) * frame) * e
 
 
+def hunyuan15_decode_bytes(vae: dict[str, Any], batch: int, width: int, height: int, frames: int, e: int,
+                           tile: int = 0) -> int:
+    """AutoencoderKLHunyuanVideo15.decode: every frame in one decoder call (no temporal tiling), the peak at a
+    resnet's second RMS norm in the last up block (full resolution, block_out_channels[0] channels): the up block's
+    input (the caller holds it), the resnet's input and its conv1 output, the norm's fp32 copy and F.normalize's
+    fp32 quotient (the copy is the input itself in fp32), and the fp32 norm over the channels. The mid block's causal
+    attention mask (latent tokens squared) stays below it. With `tile` (enable_tiling(): the latent tile tile / 16,
+    a tile every 3/4 of it), each tile decoded so and kept until the rows and the video are concatenated."""
+    scale, temporal = int(vae.get("spatial_compression_ratio", 16)), int(vae.get("temporal_compression_ratio", 4))
+    channels = int(vae.get("block_out_channels", (128,))[0])
+    out_frames = ((frames - 1) // temporal) * temporal + 1
+
+    def call(height: int, width: int) -> int:
+        pixels = out_frames * height * width
+        return batch * (channels * pixels * (3 * e + (FP32 if e != FP32 else 0) + FP32) + FP32 * pixels)
+
+    if not tile or (width <= tile and height <= tile):
+        return call(height, width)
+    pixel = batch * 3 * out_frames * e
+    before, decoding = 0, 0
+    for h, w in [(h, w) for h in _tile_edges(height, tile, scale) for w in _tile_edges(width, tile, scale)]:
+        decoding = max(decoding, before + call(h, w))
+        before += h * w * pixel
+    return max(decoding, before + 2 * width * height * pixel)
+
+
 def _untiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
                           e: int) -> int:
     if vae_class == "AutoencoderKLWan":
@@ -222,11 +281,11 @@ def _untiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width
     return batch * 3 * entering_last * width * height * e
 
 
-def _tile_edges(pixels: int, tile: int) -> list[int]:
+def _tile_edges(pixels: int, tile: int, scale: int = VAE_SCALE) -> list[int]:
     """The pixel edges of the tiles along one side: a tile every 3/4 tile (AutoencoderKL's tile_overlap_factor 0.25,
     AutoencoderKLWan's default stride 192 of 256), cut at the edge of the latents."""
-    latent, tile_latent = pixels // VAE_SCALE, tile // VAE_SCALE
-    return [VAE_SCALE * min(tile_latent, latent - start) for start in range(0, latent, tile_latent * 3 // 4)]
+    latent, tile_latent = pixels // scale, tile // scale
+    return [scale * min(tile_latent, latent - start) for start in range(0, latent, tile_latent * 3 // 4)]
 
 
 def tiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,

@@ -1,7 +1,8 @@
 """Every parameter tensor of a pipeline part, named and shaped as the diffusers or transformers class builds it from
 its config.json (diffusers 0.42 `models/transformers/transformer_{flux,sd3,wan,hunyuan_video}.py`,
 `unets/unet_2d_condition.py`, `autoencoders/autoencoder_kl{,_wan,_hunyuan_video}.py`; transformers 5.23 `models/clip`,
-`models/t5`, `models/umt5`, `models/llama`). A counter
+`models/t5`, `models/umt5`, `models/llama`, `models/qwen2_5_vl`; diffusers' `transformer_hunyuan_video15.py` and
+`autoencoder_kl_hunyuanvideo15.py`). A counter
 mirrors its class's __init__ line by line; tests hold the sum to the class built on PyTorch's meta device.
 
 `tensors(class_name, config)` -> (Tensor(name, shape, kind), ...): kind is "linear" or "conv" for a layer's weight
@@ -235,6 +236,66 @@ def hunyuan_video(c: Config) -> _Tensors:
     return t
 
 
+def hunyuan_video15(c: Config) -> _Tensors:
+    """HunyuanVideo15Transformer3DModel (HunyuanVideo 1.5): a 3-D patch embedding of the latents with their condition
+    channels, the image (SigLIP) projection, the Qwen text's token refiner (as 1.0's, its MLP at the class's 4.0), the
+    ByT5 glyph projection (2048 wide), the time embedding, three condition-type embeddings, then dual-stream blocks
+    only (1.0's without the single-stream ones); no guidance embedder."""
+    t = _Tensors()
+    head_dim, heads = _get(c, "attention_head_dim", 128), _get(c, "num_attention_heads", 16)
+    inner, patch, patch_t = heads * head_dim, _get(c, "patch_size", 1), _get(c, "patch_size_t", 1)
+    mlp, text, in_channels = int(inner * _get(c, "mlp_ratio", 4.0)), _get(c, "text_embed_dim", 3584), _get(
+        c, "in_channels", 65)
+    image = _get(c, "image_embed_dim", 1152)
+    if _get(c, "qk_norm", "rms_norm") != "rms_norm":
+        raise ValueError(f"HunyuanVideo15Transformer3DModel qk_norm {c.get('qk_norm')!r}")
+    t.conv("x_embedder.proj", in_channels, inner, (patch_t, patch, patch))
+    t.norm("image_embedder.norm_in", image)
+    t.linear("image_embedder.linear_1", image, image)
+    t.linear("image_embedder.linear_2", image, inner)
+    t.norm("image_embedder.norm_out", inner)
+    r = "context_embedder"
+    t.embedding(f"{r}.time_text_embed.timestep_embedder", 256, inner)
+    t.embedding(f"{r}.time_text_embed.text_embedder", text, inner)
+    t.linear(f"{r}.proj_in", text, inner)
+    for i in range(_get(c, "num_refiner_layers", 2)):
+        b = f"{r}.token_refiner.refiner_blocks.{i}"
+        t.norm(f"{b}.norm1", inner)
+        for p in ("to_q", "to_k", "to_v", "to_out.0"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        t.norm(f"{b}.norm2", inner)
+        t.mlp(f"{b}.ff", inner, 4 * inner)
+        t.linear(f"{b}.norm_out.linear", inner, 2 * inner)
+    glyph = _get(c, "text_embed_2_dim", 1472)
+    t.norm("context_embedder_2.norm", glyph)
+    t.linear("context_embedder_2.linear_1", glyph, 2048)
+    t.linear("context_embedder_2.linear_2", 2048, 2048)
+    t.linear("context_embedder_2.linear_3", 2048, inner)
+    t.embedding("time_embed.timestep_embedder", 256, inner)
+    if _get(c, "use_meanflow", False):
+        t.embedding("time_embed.timestep_embedder_r", 256, inner)
+    t.add("cond_type_embed.weight", 3, inner, kind="embedding")
+    for i in range(_get(c, "num_layers", 54)):
+        b = f"transformer_blocks.{i}"
+        t.linear(f"{b}.norm1.linear", inner, 6 * inner)
+        t.linear(f"{b}.norm1_context.linear", inner, 6 * inner)
+        for p in ("to_q", "to_k", "to_v"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        for q in ("norm_q", "norm_k"):
+            t.norm(f"{b}.attn.{q}", head_dim, bias=False)
+        for p in ("add_k_proj", "add_v_proj", "add_q_proj"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        for q in ("norm_added_q", "norm_added_k"):
+            t.norm(f"{b}.attn.{q}", head_dim, bias=False)
+        t.linear(f"{b}.attn.to_out.0", inner, inner)
+        t.linear(f"{b}.attn.to_add_out", inner, inner)
+        t.mlp(f"{b}.ff", inner, mlp)
+        t.mlp(f"{b}.ff_context", inner, mlp)
+    t.linear("norm_out.linear", inner, 2 * inner)
+    t.linear("proj_out", inner, patch_t * patch * patch * _get(c, "out_channels", 32))
+    return t
+
+
 # ---------------------------------------------------------------- UNet
 
 
@@ -425,6 +486,66 @@ def autoencoder_kl_hunyuan_video(c: Config) -> _Tensors:
     return t
 
 
+def _hv15_resnet(t: _Tensors, name: str, inputs: int, outputs: int) -> None:
+    """HunyuanVideo15ResnetBlock: RMS norm (gamma), causal 3x3x3 conv, RMS norm, causal conv, 1x1x1 shortcut."""
+    t.add(f"{name}.norm1.gamma", inputs, 1, 1, 1)
+    t.conv(f"{name}.conv1.conv", inputs, outputs, (3, 3, 3))
+    t.add(f"{name}.norm2.gamma", outputs, 1, 1, 1)
+    t.conv(f"{name}.conv2.conv", outputs, outputs, (3, 3, 3))
+    if inputs != outputs:
+        t.conv(f"{name}.conv_shortcut", inputs, outputs, (1, 1, 1))
+
+
+def _hv15_mid(t: _Tensors, name: str, width: int) -> None:
+    _hv15_resnet(t, f"{name}.resnets.0", width, width)
+    t.add(f"{name}.attentions.0.norm.gamma", width, 1, 1, 1)
+    for p in ("to_q", "to_k", "to_v", "proj_out"):
+        t.conv(f"{name}.attentions.0.{p}", width, width, (1, 1, 1))
+    _hv15_resnet(t, f"{name}.resnets.1", width, width)
+
+
+def autoencoder_kl_hunyuan_video15(c: Config) -> _Tensors:
+    """AutoencoderKLHunyuanVideo15 (HunyuanVideo 1.5's 16x spatial, 4x temporal, 32-channel VAE): causal 3-D
+    convolutions with RMS norms; a down (up) sampler is a conv to the next level's channels over 4 (spatial) or 8
+    (spatial and temporal) then a pixel (un)shuffle; no quant convs."""
+    if _get(c, "downsample_match_channel", True) is not True or _get(c, "upsample_match_channel", True) is not True:
+        raise ValueError("AutoencoderKLHunyuanVideo15 without matched sampler channels is not read yet")
+    t = _Tensors()
+    channels = list(_get(c, "block_out_channels", (128, 256, 512, 1024, 1024)))
+    n, per_block, latent = len(channels), _get(c, "layers_per_block", 2), _get(c, "latent_channels", 32)
+    spatial = _get(c, "spatial_compression_ratio", 16).bit_length() - 1
+    temporal = _get(c, "temporal_compression_ratio", 4).bit_length() - 1
+    t.conv("encoder.conv_in.conv", _get(c, "in_channels", 3), channels[0], (3, 3, 3))
+    inputs = channels[0]
+    for i in range(n):
+        for j in range(per_block):
+            _hv15_resnet(t, f"encoder.down_blocks.{i}.resnets.{j}", inputs if j == 0 else channels[i], channels[i])
+        inputs = channels[i]
+        if i < spatial:
+            factor = 8 if i >= spatial - temporal else 4
+            t.conv(f"encoder.down_blocks.{i}.downsamplers.0.conv.conv", channels[i], channels[i + 1] // factor,
+                   (3, 3, 3))
+            inputs = channels[i + 1]
+    _hv15_mid(t, "encoder.mid_block", channels[-1])
+    t.add("encoder.norm_out.gamma", channels[-1], 1, 1, 1)
+    t.conv("encoder.conv_out.conv", channels[-1], 2 * latent, (3, 3, 3))
+    reverse = channels[::-1]
+    t.conv("decoder.conv_in.conv", latent, reverse[0], (3, 3, 3))
+    _hv15_mid(t, "decoder.mid_block", reverse[0])
+    inputs = reverse[0]
+    for i in range(n):
+        for j in range(per_block + 1):
+            _hv15_resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", inputs if j == 0 else reverse[i], reverse[i])
+        inputs = reverse[i]
+        if i < spatial or i < temporal:
+            factor = 8 if i < temporal else 4
+            t.conv(f"decoder.up_blocks.{i}.upsamplers.0.conv.conv", reverse[i], reverse[i + 1] * factor, (3, 3, 3))
+            inputs = reverse[i + 1]
+    t.add("decoder.norm_out.gamma", reverse[-1], 1, 1, 1)
+    t.conv("decoder.conv_out.conv", reverse[-1], _get(c, "out_channels", 3), (3, 3, 3))
+    return t
+
+
 def _wan_resnet(t: _Tensors, name: str, inputs: int, outputs: int) -> None:
     """WanResidualBlock: RMS norm (gamma only), causal 3x3x3 conv, RMS norm, causal conv, 1x1x1 shortcut."""
     t.add(f"{name}.norm1.gamma", inputs, 1, 1, 1)
@@ -537,9 +658,11 @@ def t5_encoder(c: Config, *, umt5: bool = False) -> _Tensors:
     return t
 
 
-def llama(c: Config) -> _Tensors:
+def llama(c: Config, *, qkv_bias: bool = False) -> _Tensors:
     """LlamaModel (no LM head: HunyuanVideo's LLaVA-Llama-3 text encoder): embeddings, layers of RMSNorm, grouped-query
-    attention and a SwiGLU MLP, a final RMSNorm; the rotary inv_freq and original_inv_freq buffers (fp32)."""
+    attention and a SwiGLU MLP, a final RMSNorm; the rotary inv_freq and original_inv_freq buffers (fp32).
+    Qwen2_5_VLTextModel (HunyuanVideo 1.5's and Qwen-Image's Qwen2.5-VL language model) is the same with biases on
+    q, k and v (`qkv_bias`)."""
     t = _Tensors()
     width, heads = _get(c, "hidden_size", 4096), _get(c, "num_attention_heads", 32)
     head_dim, kv = _get(c, "head_dim", width // heads), _get(c, "num_key_value_heads", heads)
@@ -548,9 +671,9 @@ def llama(c: Config) -> _Tensors:
     t.add("embed_tokens.weight", _get(c, "vocab_size", 32000), width, kind="embedding")
     for i in range(_get(c, "num_hidden_layers", 32)):
         b = f"layers.{i}"
-        t.linear(f"{b}.self_attn.q_proj", width, heads * head_dim, bias=bias)
-        t.linear(f"{b}.self_attn.k_proj", width, kv * head_dim, bias=bias)
-        t.linear(f"{b}.self_attn.v_proj", width, kv * head_dim, bias=bias)
+        t.linear(f"{b}.self_attn.q_proj", width, heads * head_dim, bias=bias or qkv_bias)
+        t.linear(f"{b}.self_attn.k_proj", width, kv * head_dim, bias=bias or qkv_bias)
+        t.linear(f"{b}.self_attn.v_proj", width, kv * head_dim, bias=bias or qkv_bias)
         t.linear(f"{b}.self_attn.o_proj", heads * head_dim, width, bias=bias)
         t.linear(f"{b}.mlp.gate_proj", width, ffn, bias=mlp_bias)
         t.linear(f"{b}.mlp.up_proj", width, ffn, bias=mlp_bias)
@@ -568,15 +691,18 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "SD3Transformer2DModel": sd3,
     "WanTransformer3DModel": wan,
     "HunyuanVideoTransformer3DModel": hunyuan_video,
+    "HunyuanVideo15Transformer3DModel": hunyuan_video15,
     "UNet2DConditionModel": unet,
     "AutoencoderKL": autoencoder_kl,
     "AutoencoderKLWan": autoencoder_kl_wan,
     "AutoencoderKLHunyuanVideo": autoencoder_kl_hunyuan_video,
+    "AutoencoderKLHunyuanVideo15": autoencoder_kl_hunyuan_video15,
     "CLIPTextModel": clip_text,
     "CLIPTextModelWithProjection": lambda c: clip_text(c, projection=True),
     "T5EncoderModel": t5_encoder,
     "UMT5EncoderModel": lambda c: t5_encoder(c, umt5=True),
     "LlamaModel": llama,
+    "Qwen2_5_VLTextModel": lambda c: llama(c, qkv_bias=True),
 }
 
 

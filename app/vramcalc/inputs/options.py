@@ -44,7 +44,7 @@ from ..core.option import (
 )
 from ..core.units import GB, GIB
 from ..diffusion.pipelines import load_pipelines, pipeline
-from ..diffusion.run import PLACEMENTS
+from ..diffusion.run import PLACEMENTS, TEXT_ENCODER_DEVICES
 from ..diffusion.training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS
 from ..diffusion.weights import GGUF_TYPES, PRECISIONS
 from ..engines.registry import ENGINE_OPTIONS
@@ -442,6 +442,8 @@ DIFFUSION_OPTIONS: tuple[Option, ...] = (
     _diffusion("per_prompt", "1", "images or videos per prompt (--batch)", lambda t: parse_int("per_prompt", t, 1, 64)),
     _diffusion("cfg", "", "classifier-free guidance: on or off (default: the pipeline's)",
                optional(lambda t: _one_of("cfg", t, ON_OFF) == "on"), ON_OFF, _GENERATE),
+    _diffusion("text_encoders", "gpu", "gpu: as the placement says; cpu: the text encoders kept and run on the CPU",
+               lambda t: _one_of("text_encoders", t, TEXT_ENCODER_DEVICES), TEXT_ENCODER_DEVICES, _GENERATE),
     _diffusion("vae_tiling", "", "the VAE decodes tile by tile, this many pixels a side (empty: off)",
                optional(lambda t: parse_int("vae_tiling", t, 0, 4096)), shown_when=_GENERATE),
     _diffusion("blocks_to_swap", "0", "the denoiser's transformer blocks kept in system RAM, one on the GPU at a time",

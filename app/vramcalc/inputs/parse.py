@@ -303,7 +303,8 @@ def parse_diffusion(values: Mapping[str, str],
                           placement=str(fields["placement"]), precision=str(fields["denoiser_precision"]),
                           text_precision=str(fields["text_precision"]), vae_precision=str(fields["vae_precision"]),
                           vae_tiling=_checked_optional("vae_tiling", fields["vae_tiling"], int) or 0,
-                          blocks_to_swap=_checked("blocks_to_swap", fields["blocks_to_swap"], int))
+                          blocks_to_swap=_checked("blocks_to_swap", fields["blocks_to_swap"], int),
+                          text_encoders=str(fields["text_encoders"]))
         try:
             check_run(chosen, request)  # a size or frame count the pipeline cannot take, named by its key
             return chosen, request

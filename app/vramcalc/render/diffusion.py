@@ -82,13 +82,15 @@ def present_training(pipeline: Pipeline, request: Request, training: Training, s
 def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = ENGLISH) -> DiffusionView:
     r, peak = run.request, run.peak
     rows = [(words.message("diffusion.weights", role=w.part.role, cls=w.part.class_name), words.binary(w.bytes),
-             words.message("diffusion.weights.how", params=words.count(w.part.params), precision=w.precision))
+             words.message("diffusion.weights.how_cpu" if w.device == "cpu" else "diffusion.weights.how",
+                           params=words.count(w.part.params), precision=w.precision))
             for w in run.weights]
     for stage in run.stages:
         kind, _, role = stage.name.partition(":")
         tiled = kind == "decode" and r.vae_tiling and (r.width > r.vae_tiling or r.height > r.vae_tiling)
-        label = words.message("diffusion.stage.decode_tiled" if tiled else f"diffusion.stage.{kind}", role=role,
-                              tile=r.vae_tiling)
+        on_cpu = kind == "encode" and r.text_encoders == "cpu"
+        label = words.message("diffusion.stage.decode_tiled" if tiled else "diffusion.stage.encode_cpu" if on_cpu
+                              else f"diffusion.stage.{kind}", role=role, tile=r.vae_tiling)
         how = words.message("diffusion.stage.how" if stage.working_bytes is not None else "diffusion.stage.how_partial",
                             weights=words.binary(stage.weight_bytes), working=words.binary(stage.working_bytes or 0),
                             carried=words.binary(stage.carried_bytes))

@@ -1343,6 +1343,12 @@ EN: Mapping[str, str] = {
     "option.placement.gpu": "Every part on the GPU",
     "option.placement.model": "Model CPU offload (one part at a time)",
     "option.placement.sequential": "Sequential CPU offload (one module at a time)",
+    "field.text_encoders.label": "Text encoders",
+    "field.text_encoders.help": "Where the text encoders (T5-XXL, UMT5, Llama, Qwen, CLIP) are kept and run. On the "
+                                "CPU, as ComfyUI can run them, their weights never reach the GPU and only the prompt "
+                                "embeddings are copied to it; encoding is slower and takes system RAM instead.",
+    "option.text_encoders.gpu": "As the placement says",
+    "option.text_encoders.cpu": "On the CPU",
     "field.width.label": "Width (pixels)",
     "field.width.help": "A multiple of 16; empty: the pipeline's.",
     "field.height.label": "Height (pixels)",
@@ -1365,6 +1371,8 @@ EN: Mapping[str, str] = {
     "diffusion.caption": "Each part's weights and each stage's memory on the GPU (GiB = 2³⁰ bytes)",
     "diffusion.weights": "Weights: {role} ({cls})",
     "diffusion.weights.how": "{params} parameters in {precision}",
+    "diffusion.weights.how_cpu": "{params} parameters in {precision}, in system RAM (never on the GPU)",
+    "diffusion.stage.encode_cpu": "Text encoding on the CPU ({role})",
     "diffusion.stage.encode": "Text encoding ({role})",
     "diffusion.stage.denoise": "One denoising step",
     "diffusion.stage.decode": "VAE decode",

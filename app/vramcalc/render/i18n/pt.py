@@ -1413,6 +1413,13 @@ PT: Mapping[str, str] = {
     "option.placement.gpu": "Todas as partes na GPU",
     "option.placement.model": "Offload do modelo para a CPU (uma parte por vez)",
     "option.placement.sequential": "Offload sequencial para a CPU (um módulo por vez)",
+    "field.text_encoders.label": "Codificadores de texto",
+    "field.text_encoders.help": "Onde os codificadores de texto (T5-XXL, UMT5, Llama, Qwen, CLIP) ficam e rodam. Na "
+                                "CPU, como o ComfyUI pode rodá-los, seus pesos nunca chegam à GPU e só os embeddings "
+                                "do prompt são copiados para ela; a codificação fica mais lenta e usa a RAM do "
+                                "sistema.",
+    "option.text_encoders.gpu": "Como diz o posicionamento",
+    "option.text_encoders.cpu": "Na CPU",
     "field.width.label": "Largura (pixels)",
     "field.width.help": "Um múltiplo de 16; vazio: a do pipeline.",
     "field.height.label": "Altura (pixels)",
@@ -1436,6 +1443,8 @@ PT: Mapping[str, str] = {
     "diffusion.caption": "Os pesos de cada parte e a memória de cada etapa na GPU (GiB = 2³⁰ bytes)",
     "diffusion.weights": "Pesos: {role} ({cls})",
     "diffusion.weights.how": "{params} parâmetros em {precision}",
+    "diffusion.weights.how_cpu": "{params} parâmetros em {precision}, na RAM do sistema (nunca na GPU)",
+    "diffusion.stage.encode_cpu": "Codificação do texto na CPU ({role})",
     "diffusion.stage.encode": "Codificação do texto ({role})",
     "diffusion.stage.denoise": "Um passo de remoção de ruído",
     "diffusion.stage.decode": "Decodificação pelo VAE",
