@@ -201,6 +201,8 @@ def llama_server_command(workload: Workload, model: str, split: tuple[int, ...] 
         flags.append(f"-ub {workload.ubatch}")
     if split:
         flags.append(f"--tensor-split {split_text(split)}")
+    if workload.embeds and workload.model.reranker is not None:  # embeddings with RANK pooling (the GGUF's cls.output)
+        flags.append("--reranking")
     return " ".join(flags)
 
 
