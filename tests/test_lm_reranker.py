@@ -128,3 +128,25 @@ def test_tei_and_ollama_cannot_rerank_with_it(runtime, words):
 QWEN3_8B_CONFIG = {k: v for k, v in json.loads(
     (Path(__file__).parents[1] / "app" / "vramcalc" / "data" / "models" / "qwen3-reranker-8b.json").read_text(
         encoding="utf-8"))["config"].items()}
+
+
+
+
+
+@pytest.mark.parametrize("slug", ["qwen3-reranker-0.6b", "qwen3-reranker-8b"])
+def test_transformers_times_the_head_it_keeps(slug):
+    """The causal LM multiplies every position by its head, tied (0.6B: the embedding table, which an embedder only
+    gathers) or not: 2 × vocabulary × h FLOPs a token more than the backbone as vLLM holds it (a 1 × h score)."""
+    from vramcalc.speed.hardware import device
+    from vramcalc.speed.inference import placement_of, prefill
+    from vramcalc.workload import Machine
+
+    spec = preset_spec(slug)
+    kept = estimate(parse_workload({"model": slug, "mode": "embedding", "runtime": "transformers", "batch": "8",
+                                    "seq": "512", "gpu": "h100-sxm"}))
+    backbone = estimate(kept.workload.but(model=spec.as_embedder()))
+    card = device(kept.workload.gpu, Machine())
+    flops = [prefill(one.workload, card, Machine(), placement_of(one, 1, 1), batch=8, prompt=512).flops
+             for one in (kept, backbone)]
+    head = spec.vocab * spec.hidden - spec.hidden
+    assert flops[0] - flops[1] == pytest.approx(2 * head * 8 * 512, rel=1e-6)
