@@ -135,7 +135,8 @@ def test_presets_read_the_same_without_the_keys_the_page_leaves_out():
         if isinstance(config.get("vision_config"), dict):
             config["vision_config"] = {k: v for k, v in config["vision_config"].items()
                                        if k in stripping["vision_read"]}
-        stripped = from_hf_config(config, name=slug, display_name=preset.display_name, notes=preset.notes,
+        stripped = from_hf_config({**config, **preset.hf_overrides}, name=slug, display_name=preset.display_name,
+                                  notes=preset.notes,
                                   native_format=preset.native_format)
         assert stripped == preset.spec(), slug
 

@@ -1,56 +1,94 @@
-"""Measure what a reranker scored on its LM head's logits (Qwen3-Reranker) holds beyond the embedder's forward.
+"""Measure what a decoder reranker's forward holds, for the golden tests (tests/golden/lm_reranker.json).
 
 A developer tool, not run by CI. Qwen3-Reranker's card (and MTEB's wrapper) loads `AutoModelForCausalLM` and reads
-`model(**inputs).logits[:, -1, :]`: the forward computes the logits of every position. This builds one tiny random
-Qwen3 twice, as `AutoModel` (what `--mode embedding` counts for a decoder) and as `AutoModelForCausalLM`, and
-measures each forward's peak above weights and inputs under `torch.no_grad()` on the CPU with
-tools/measure_peak.py's PeakTracker, batch × seq tokens with no padding; the difference is printed beside
-batch × seq × vocab × bytes.
+`model(**inputs).logits[:, -1, :]`: the forward computes the logits of every position. A checkpoint converted to a
+sequence classifier (tomaarsen/Qwen3-Reranker-*-seq-cls: `Qwen3ForSequenceClassification`, `num_labels` 1, the
+"yes" row minus the "no" row as its `score`) is loaded with `AutoModelForSequenceClassification`, whose `score`
+also runs on every position (num_labels values each) before the last one is picked. This builds tiny random Qwen3s
+three ways, as `AutoModel` (what an embedder loads), `AutoModelForCausalLM` and
+`AutoModelForSequenceClassification`, and measures each forward's peak above weights and inputs under
+`torch.no_grad()` on the CPU with tools/measure_peak.py's PeakTracker, batch × seq tokens with no padding, and the
+DynamicCache the forward builds (`use_cache`, the config's default) at its end. Two shapes: one whose KV cache per
+token equals its width (h 256, 2 layers, 2 KV heads of 32) and one where it does not (h 192, 3 layers, 3 KV heads of
+32), so the two cannot be mistaken for each other.
 
-Usage: python tools/measure_lm_reranker.py
+Usage: python tools/measure_lm_reranker.py [--out tests/golden/lm_reranker.json]
+       python tools/measure_lm_reranker.py --explain causal wide bf16 sdpa 4 256
 Needs: pip install torch==2.13.0 transformers==5.23.0
 """
 
 from __future__ import annotations
 
+import argparse
+import datetime
+import json
 import os
+import platform
 import sys
+from pathlib import Path
 
 import torch
-from transformers import AutoConfig, AutoModel, AutoModelForCausalLM
+import transformers
+from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import PeakTracker
+from measure_peak import PeakTracker, explain_peak
 
-TINY = {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
-        "head_dim": 32, "intermediate_size": 688, "vocab_size": 32000, "tie_word_embeddings": True}
+SHAPES = {
+    "tied": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
+             "head_dim": 32, "intermediate_size": 688, "vocab_size": 32000, "tie_word_embeddings": True},
+    "wide": {"hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 6, "num_key_value_heads": 3,
+             "head_dim": 32, "intermediate_size": 512, "vocab_size": 24000, "tie_word_embeddings": False},
+}
+CLASSES = {"model": AutoModel, "causal": AutoModelForCausalLM, "seqcls": AutoModelForSequenceClassification}
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
-def peak(auto, dtype, attention, batch, seq) -> int:
-    cfg = AutoConfig.for_model("qwen3", **TINY)
+def peak(kind: str, shape: str, dtype: str, attention: str, batch: int, seq: int, explain: bool = False) -> int:
+    extra = {"num_labels": 1, "pad_token_id": 0} if kind == "seqcls" else {}
+    cfg = AutoConfig.for_model("qwen3", **SHAPES[shape], **extra)
     torch.manual_seed(0)
-    model = auto.from_config(cfg, attn_implementation=attention).to(dtype).eval()
-    ids, mask = torch.randint(5, 30000, (batch, seq)), torch.ones(batch, seq, dtype=torch.long)
-    tracker = PeakTracker()
+    model = CLASSES[kind].from_config(cfg, attn_implementation=attention).to(DTYPES[dtype]).eval()
+    ids, mask = torch.randint(5, 20000, (batch, seq)), torch.ones(batch, seq, dtype=torch.long)
+    tracker = PeakTracker(explain=explain)
     tracker.track_all(model.parameters())
     tracker.track_all(model.buffers())
     tracker.track_all([ids, mask])
     start = tracker.live
     with torch.no_grad(), tracker, tracker.in_phase("forward"):
         out = model(input_ids=ids, attention_mask=mask)
+    if explain:
+        explain_peak(tracker)
     del out
     return tracker.phases["forward"]["peak"] - start
 
 
-def main():
-    print("dtype attention batch seq | AutoModel | AutoModelForCausalLM | difference | batch*seq*vocab*bytes")
-    for dtype, size in ((torch.float32, 4), (torch.bfloat16, 2)):
-        for attention in ("eager", "sdpa"):
-            for batch, seq in ((1, 128), (4, 256)):
-                embed = peak(AutoModel, dtype, attention, batch, seq)
-                causal = peak(AutoModelForCausalLM, dtype, attention, batch, seq)
-                logits = batch * seq * TINY["vocab_size"] * size
-                print(f"{dtype} {attention} {batch} {seq} | {embed} | {causal} | {causal - embed} | {logits}")
+def plan() -> list[tuple[str, str, str, str, int, int]]:
+    return [(kind, shape, dtype, attention, batch, seq) for shape in SHAPES for kind in CLASSES
+            for dtype in DTYPES for attention in ("eager", "sdpa") for batch, seq in ((1, 128), (4, 256))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default="tests/golden/lm_reranker.json")
+    parser.add_argument("--explain", nargs=6, metavar=("CLASS", "SHAPE", "DTYPE", "ATTENTION", "BATCH", "SEQ"))
+    args = parser.parse_args()
+    if args.explain:
+        kind, shape, dtype, attention, batch, seq = args.explain
+        print(f"{peak(kind, shape, dtype, attention, int(batch), int(seq), explain=True):,}")
+        return
+    cases = []
+    print("class shape dtype attention batch seq | peak | tokens*(vocab+h)*bytes")
+    for kind, shape, dtype, attention, batch, seq in plan():
+        got = peak(kind, shape, dtype, attention, batch, seq)
+        size = 4 if dtype == "fp32" else 2
+        logits = batch * seq * (SHAPES[shape]["vocab_size"] + SHAPES[shape]["hidden_size"]) * size
+        cases.append({"class": kind, "config": {"model_type": "qwen3", **SHAPES[shape]}, "dtype": dtype,
+                      "attention": attention, "batch": batch, "seq": seq, "peak_above_start_bytes": got})
+        print(kind, shape, dtype, attention, batch, seq, f"| {got:,} | {logits:,}")
+    about = (f"tools/measure_lm_reranker.py, {datetime.date.today()}, transformers {transformers.__version__}, "
+             f"torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}")
+    Path(args.out).write_text(json.dumps({"_about": about, "cases": cases}, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

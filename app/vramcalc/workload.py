@@ -200,8 +200,11 @@ class Workload:
 
     @property
     def embeds(self) -> bool:
-        """One forward, no generation: the embedding mode, or an encoder (which cannot generate) not training."""
-        return self.mode is Mode.EMBEDDING or (self.model.encoder is not None and not self.is_training)
+        """One forward, no generation: the embedding mode, or an encoder or a decoder converted to a classifier
+        (which cannot generate) not training."""
+        reranker = self.model.reranker
+        cannot_generate = self.model.encoder is not None or (reranker is not None and not reranker.from_head)
+        return self.mode is Mode.EMBEDDING or (cannot_generate and not self.is_training)
 
     @property
     def transcribes(self) -> bool:

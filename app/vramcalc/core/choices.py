@@ -13,7 +13,8 @@ class Mode(enum.Enum):
     """Weights + gradients + optimizer state (+ master weights) + stored activations + logits."""
     EMBEDDING = "embedding"
     """An embedder or reranker: weights (no LM head) + the activations of one forward over a batch; no logits,
-    and no KV cache but the one transformers' forward builds for a decoder."""
+    and no KV cache but the one transformers' forward builds for a decoder. A decoder reranker scored on its LM
+    head's rows (Qwen3-Reranker) as its engine loads it: transformers keeps the head and every position's logits."""
     SPEECH = "speech"
     """A speech encoder-decoder (Whisper) transcribing: weights, the encoder over 30 s windows, the decoder's
     self-attention and cross-attention KV for every beam of every window."""

@@ -209,6 +209,8 @@ def llama_server_command(workload: Workload, model: str, split: tuple[int, ...] 
                      f"--spec-type draft-simple -ngld {layers}")
         if workload.draft_kv_precision is not Precision.FP16:
             flags.append(f"-ctkd {workload.draft_kv_precision.value} -ctvd {workload.draft_kv_precision.value}")
+    if workload.embeds and workload.model.reranker is not None:  # embeddings with RANK pooling (the GGUF's cls.output)
+        flags.append("--reranking")
     return " ".join(flags)
 
 

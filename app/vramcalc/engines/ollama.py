@@ -139,6 +139,9 @@ class Ollama(LlamaCpp):
 
     def check(self, workload: Workload) -> None:
         super().check(workload)
+        if workload.embeds and workload.model.reranker is not None:
+            raise ValidationError("runtime", "ollama", "Ollama has no reranking endpoint (ollama/ollama#3368): run "
+                                                       "llama.cpp (llama-server --reranking)")
         for key in ("kv_precision_k", "kv_precision_v"):
             if getattr(workload, key) is not None:
                 raise ValidationError(key, getattr(workload, key).value, "Ollama sets one cache type for K and V "

@@ -115,6 +115,9 @@ class Tei(NoPool):
         kind = workload.model.model_type
         if not workload.embeds:
             raise ValidationError("runtime", "tei", "TEI serves embedders and rerankers: choose the embedding mode")
+        if workload.model.reranker is not None:  # candle's Qwen3 (qwen3.rs, flash_qwen3.rs) bails on a classifier
+            raise ValidationError("runtime", "tei", "TEI 1.9.3 cannot rerank with a decoder: its Qwen3 has no "
+                                                    "classifier (huggingface/text-embeddings-inference#643)")
         if kind not in TEI_TYPES:
             raise ValidationError("runtime", "tei", f"TEI does not run {kind or 'this model'} (its candle backend "
                                                     "reads BERT, XLM-RoBERTa, ModernBERT, GTE, Nomic, Qwen2/3, "

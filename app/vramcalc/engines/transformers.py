@@ -318,8 +318,12 @@ class Transformers(NoPool):
         auto = "AutoModel" if workload.embeds else "AutoModelForCausalLM"
         if workload.transcribes:
             auto = "WhisperForConditionalGeneration"
-        if workload.model.encoder is not None and workload.model.encoder.labels:
+        reranker = workload.model.reranker
+        if (workload.model.encoder is not None and workload.model.encoder.labels) or (
+                reranker is not None and not reranker.from_head):
             auto = "AutoModelForSequenceClassification"
+        if workload.embeds and reranker is not None and reranker.from_head:  # its card: the causal LM's logits
+            auto = "AutoModelForCausalLM"
         call = (f'{auto}.from_pretrained("{model}", dtype="{dtype}", attn_implementation="{attention}", '
                 'device_map="auto")')
         if workload.transcribes:

@@ -4,6 +4,7 @@ what each rank of a tensor-parallel layout keeps. Sources in docs/research/engin
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Callable, Mapping
 
@@ -269,6 +270,15 @@ class Vllm:
         checkpoint quantised so; FP8 and bitsandbytes quantise a 16-bit one as it loads)."""
         flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}",
                  f"--gpu-memory-utilization {workload.gpu_memory_utilization:g}"]
+        if workload.embeds:
+            flags.append("--runner pooling")
+        reranker = workload.model.reranker
+        if workload.embeds and reranker is not None and reranker.from_head:  # the online conversion's overrides
+            overrides: dict[str, object] = {"architectures": [reranker.architecture],
+                                            "classifier_from_token": list(reranker.tokens)}
+            overrides.update({"is_original_qwen3_reranker": True} if reranker.architecture.startswith("Qwen3") and (
+                reranker.method == "from_2_way_softmax") else {"method": reranker.method})
+            flags.append(f"--hf_overrides '{json.dumps(overrides)}'")
         method = VLLM_QUANTIZATION.get(workload.precision.value)
         if method:
             flags.append(f"--quantization {method}")
@@ -306,7 +316,9 @@ class Vllm:
         kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens))
                                + vllm_state_bytes(model, kv_precision)
                                + model.indexer_bytes(tokens, 2, fp8_packed=True))
-        peak = VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab + VLLM_PEAK_BASE
+        # a pooling model's profiling run pools instead of sampling (GPUModelRunner.profile_run): no sampler term
+        pooling = workload.embeds
+        peak = (0 if pooling else VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab) + VLLM_PEAK_BASE
         items, item_tokens, encoder = vllm_encoder_dummy(workload, batched, seqs)
         outputs = items * item_tokens * model.hidden * (int(workload.activation_precision.bits) // 8)
         forward = peak
@@ -325,11 +337,11 @@ class Vllm:
             no_component("master_weights", "master_weights.none"),
             kv_component(workload, kv, facts),
             Component(key="activations", bytes=peak, explain=lambda: (phrase(
-                "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}", batched=f"{batched:,}",
-                bytes=format_binary(forward)), *((phrase(
+                "vllm.pooling_peak" if pooling else "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}",
+                batched=f"{batched:,}", bytes=format_binary(forward)), *((phrase(
                     "vllm.encoder", items=items, tokens=f"{item_tokens:,}", bytes=format_binary(encoder),
                     outputs=format_binary(outputs), peak=format_binary(peak)),) if encoder else ()))),
-            no_component("logits", "vllm.logits"),
+            no_component("logits", "logits.embedding" if pooling else "vllm.logits"),
             given_overhead(workload, overhead, "vLLM", self.default_overhead(vars(workload)), lambda: phrase(
                 "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager), holds_reserve=False),
         )

@@ -357,8 +357,10 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     attributes["precision"] = engine.run_format(model, precision, training=attributes["mode"] is Mode.TRAINING)
     if model.moe is not None and model.moe.zero_experts and engine.runtime is not Runtime.TRANSFORMERS:
         model = dataclasses.replace(model, moe=dataclasses.replace(model.moe, zero_slots=False))  # vLLM: no slots
-    if attributes["mode"] is Mode.EMBEDDING:
-        model = model.as_embedder()  # AutoModel, as an embedder loads it: no lm_head
+    if attributes["mode"] is Mode.EMBEDDING:  # AutoModel, as an embedder loads it: no lm_head; a reranker scored on
+        # its head's rows as its engine loads it (transformers: the causal LM; llama.cpp's GGUF: a row per token)
+        model = model.as_embedder(keep_head=engine.runtime is Runtime.TRANSFORMERS,
+                                  row_per_token=engine.runtime in GGUF_RUNTIMES)
     prompt, output = attributes["prompt_tokens"], attributes["output_tokens"]
     if prompt is not None or output is not None:  # the sequence is their sum unless it says more
         asked = _checked_optional("prompt_tokens", prompt, int) or 0

@@ -179,5 +179,23 @@ def embedding_components(workload: Workload, *, batch: int, seq: int, engine: st
         activations = Component(key="activations", bytes=size, explain=lambda: phrase(
             "activations.embedding", batch=batch, seq=f"{seq:,}", engine=engine, bytes=format_binary(size)))
     return (weights_bytes(workload), gradients_bytes(workload), optimizer_state_bytes(workload),
-            master_weights_bytes(workload), kv, activations, no_component("logits", "logits.embedding"),
+            master_weights_bytes(workload), kv, activations, head_logits(run, activations.bytes),
             no_component("temporaries", "temporaries.inference"), overhead or overhead_bytes(workload))
+
+
+def head_logits(workload: Workload, layers_peak: int) -> Component:
+    """A reranker scored on its head's rows and loaded whole (transformers' AutoModelForCausalLM, as Qwen3-Reranker's
+    card runs it): the forward computes the logits of every position before the last one's are read. Measured
+    (tools/measure_lm_reranker.py, tests/golden/lm_reranker.json): the forward then peaks at the KV cache its
+    forward builds plus batch × seq × (vocabulary + h) values in the compute type, the logits beside the final norm's
+    output, whenever that passes the layers' peak; so this component is what it adds above that peak. An embedder,
+    or a reranker whose head its engine replaced by a score, computes no logits."""
+    model = workload.model
+    if model.encoder is not None or model.reranker is None or model.reranker.scored:
+        return no_component("logits", "logits.embedding")
+    tokens, e = workload.batch * workload.seq, int(workload.activation_precision.bits) // 8
+    moment = tokens * (model.vocab + model.hidden) * e
+    num_bytes = max(0, moment - layers_peak)
+    return Component(key="logits", bytes=num_bytes, explain=lambda: phrase(
+        "logits.reranker", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}", hidden=f"{model.hidden:,}", e=e,
+        moment=format_binary(moment), bytes=format_binary(num_bytes)))

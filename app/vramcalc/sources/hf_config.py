@@ -203,6 +203,10 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
         native_format=native_format, model_type=model_type, vision=vision, **spec_fields,
     )
+    from .reranker import read_reranker  # it reads with this module's typed reads
+    reranker = read_reranker(top, model_type)
+    if reranker is not None:  # a converted classifier has a score and no head
+        spec = dataclasses.replace(spec, reranker=reranker, tie_embeddings=spec.tie_embeddings or reranker.scored)
     if spec.kv_shared_layers:  # Gemma 3n/4: K/V weights in the checkpoint that transformers does not build
         note = phrase("model.note.kv_shared", count=spec.kv_shared_layers, params=f"{reused_kv_params(spec):,}")
         spec = dataclasses.replace(spec, notes=(*spec.notes, note))

@@ -28,10 +28,12 @@ class Preset:
     published_params: str = ""
     native_format: str = ""  # the checkpoint's own weight format when it is not 16-bit
     notes: tuple[Phrase, ...] = ()  # what is known of the checkpoint but not counted (MTP layers, vision)
+    hf_overrides: Mapping[str, object] = dataclasses.field(default_factory=dict)  # what its users pass to vLLM
+    # (`--hf_overrides`): Qwen3-Reranker's classifier_from_token, read over the config (sources/reranker.py)
 
     def spec(self) -> ModelSpec:
-        return from_hf_config(self.config, name=self.slug, display_name=self.display_name, notes=self.notes,
-                              native_format=self.native_format)
+        return from_hf_config({**self.config, **self.hf_overrides}, name=self.slug, display_name=self.display_name,
+                              notes=self.notes, native_format=self.native_format)
 
 
 @functools.cache

@@ -217,9 +217,12 @@ def prefill(workload: Workload, device: Device, machine: Machine, placement: Pla
         return None
     efficiency = compute_share(rates, device, kernel)
     # llama.cpp's rates count the head for the last token only; vLLM's and transformers' were fitted counting it
-    # for every prompt token (their shares absorb it), and are kept so until they are refitted; an embedder has none
+    # for every prompt token (their shares absorb it), and are kept so until they are refitted; an embedder has none,
+    # a reranker whose head transformers keeps (AutoModelForCausalLM) multiplies every position by it
+    reranker = model.reranker
+    head = not workload.embeds or (reranker is not None and reranker.from_head and not reranker.scored)
     matmuls = (prompt_flops(model, prompt) if workload.runtime in GGUF_RUNTIMES
-               else 2 * matmul_params(model, head=not workload.embeds) * prompt)
+               else 2 * matmul_params(model, head=head) * prompt)
     flops = batch * (matmuls + prompt_attention_flops(model, prompt))
     compute = flops / placement.tp / (efficiency * peak)
     chunk = workload.ubatch if workload.runtime in GGUF_RUNTIMES else (workload.max_num_batched_tokens or 8192)

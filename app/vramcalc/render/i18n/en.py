@@ -137,6 +137,11 @@ EN: Mapping[str, str] = {
         "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
         "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
     ),
+    "vllm.pooling_peak": (
+        "the activation peak of vLLM's profiling run for a pooling model, which pools instead of sampling (no "
+        "vocabulary-wide buffers): about 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 "
+        "logs) = {bytes}"
+    ),
     "vllm.encoder": (
         "; the profiling run first encodes {items} dummy image(s) of {tokens} tokens, about {bytes} (estimated), "
         "their outputs ({outputs}) kept through the forward: peak {peak}"
@@ -224,6 +229,11 @@ EN: Mapping[str, str] = {
     ),
     "kv_cache.encoder": "an encoder keeps no KV cache",
     "llamacpp.input_ram": "; less the input layer (embeddings) in RAM: {bytes}",
+    "logits.reranker": (
+        "the logits of all {tokens} positions, which AutoModelForCausalLM computes before the last one's are read, "
+        "beside the final norm's output: {tokens} × (vocabulary {vocab} + width {hidden}) × {e} B = {moment} "
+        "(measured); above the layers' peak: {bytes}"
+    ),
     "logits.embedding": "one vector (or score) per sequence: no logits",
     "activations.embedding": "one forward of {batch} × {seq} tokens ({engine}), measured with transformers = {bytes}",
     "activations.training": (

@@ -147,6 +147,11 @@ PT: Mapping[str, str] = {
         "do seu sampler, 32 B por entrada, + 1 GiB para a passagem direta de {batched} tokens (ajustado aos logs "
         "publicados do vLLM V1) = {bytes}"
     ),
+    "vllm.pooling_peak": (
+        "o pico de ativações da execução de profiling do vLLM para um modelo de pooling, que faz pooling em vez de "
+        "amostrar (sem buffers do tamanho do vocabulário): cerca de 1 GiB para a passagem direta de {batched} tokens "
+        "(ajustado aos logs publicados do vLLM V1) = {bytes}"
+    ),
     "vllm.encoder": (
         "; o perfilamento antes codifica {items} imagem(ns) fictícia(s) de {tokens} tokens, cerca de {bytes} "
         "(estimado), com as saídas ({outputs}) guardadas no forward: pico {peak}"
@@ -230,6 +235,11 @@ PT: Mapping[str, str] = {
     ),
     "kv_cache.encoder": "um codificador não guarda cache KV",
     "llamacpp.input_ram": "; menos a camada de entrada (embeddings) na RAM: {bytes}",
+    "logits.reranker": (
+        "os logits de todas as {tokens} posições, que o AutoModelForCausalLM calcula antes de ler os da última, "
+        "ao lado da saída da norma final: {tokens} × (vocabulário {vocab} + largura {hidden}) × {e} B = {moment} "
+        "(medido); acima do pico das camadas: {bytes}"
+    ),
     "logits.embedding": "um vetor (ou nota) por sequência: sem logits",
     "activations.embedding": "uma passada de {batch} × {seq} tokens ({engine}), como medida com transformers = {bytes}",
     "activations.training": (

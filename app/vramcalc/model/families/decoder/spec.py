@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from ....core.phrase import Phrase
 from ..encoder import Encoder
+from ..reranker import Reranker
 from ..speech import Speech
 from ..vision import Vision
 
@@ -340,6 +341,7 @@ class ModelSpec:
     model_type: str = ""  # the config's model_type, as read
     vision: Vision | None = None  # a multimodal model's vision tower and projector, apart from the layers
     encoder: Encoder | None = None  # an encoder embedder or reranker (BERT, XLM-R, ModernBERT): no KV cache
+    reranker: Reranker | None = None  # a decoder reranker: scored on its head's rows, or a converted classifier
     speech: Speech | None = None  # a speech encoder-decoder (Whisper): its audio encoder; the layers are the decoder's
     planned_layers: int = 0  # a deeper or shallower variant (solve.scaled_depth): the real model's depth, whose
     # GGUF mixture (llama-quantize's bits per layer) its layers keep on average; 0: this depth is real
@@ -366,9 +368,19 @@ class ModelSpec:
         return dataclasses.replace(self, layers=layers, kinds=_resize(self.kinds, layers), compressed=compressed,
                                    moe_layers=_resize(self.moe_layers, layers) if self.moe_layers else ())
 
-    def as_embedder(self) -> ModelSpec:
+    def as_embedder(self, *, keep_head: bool = False, row_per_token: bool = False) -> ModelSpec:
         """The model an embedder loads (`AutoModel`, as sentence-transformers does): a decoder without an untied
-        lm_head (Qwen3-Embedding, e5-mistral, gte-Qwen2); an encoder, or a tied decoder, as it is."""
+        lm_head (Qwen3-Embedding, e5-mistral, gte-Qwen2); an encoder, or a tied decoder, as it is. A reranker scored
+        on its head's rows (Qwen3-Reranker) as its engine loads it: `keep_head`, the causal LM whole (transformers'
+        AutoModelForCausalLM); else the head replaced by a score of vLLM's rows (from_2_way_softmax: 1 × h), or one
+        row per token (`row_per_token`: llama.cpp's GGUF, whose converter writes the rows as cls.output)."""
+        reranker = self.reranker
+        if reranker is not None and reranker.from_head and not reranker.scored:
+            if keep_head:
+                return self
+            rows = len(reranker.tokens) if row_per_token else reranker.labels
+            return dataclasses.replace(self, tie_embeddings=True, head_bias=False, reranker=dataclasses.replace(
+                reranker, scored=True, labels=rows))
         if self.encoder is not None or self.tie_embeddings:
             return self
         return dataclasses.replace(self, tie_embeddings=True)

@@ -56,6 +56,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         last.append(Tensor("output.bias", (spec.vocab,), Role.BIAS))
     if spec.encoder is not None:
         last += _encoder_head(spec, spec.encoder)
+    if spec.reranker is not None and spec.reranker.rows:  # a decoder reranker's score (vLLM's, llama.cpp's cls.output)
+        last.append(Tensor("cls.output.weight", (spec.reranker.rows, h), Role.HEAD))
     return first, last
 
 
