@@ -33,7 +33,7 @@ from vramcalc.inputs.parse import parse_capacity_query, parse_machine, parse_tar
 from vramcalc.render import catalog as catalog_words  # noqa: E402
 from vramcalc.render.charts import BOX  # noqa: E402
 from vramcalc.render.messages import GUIDE_ENTRIES, Words  # noqa: E402
-from vramcalc.render.rank import BAR_WIDTH  # noqa: E402
+from vramcalc.render.rank import BAR_WIDTH, DEVICE_COLUMNS  # noqa: E402
 from vramcalc.render.speed import CHARTS as SPEED_CHARTS  # noqa: E402
 from vramcalc.render.speed import FIGURES as SPEED_FIGURES  # noqa: E402
 from vramcalc.render.speed import present_speed  # noqa: E402
@@ -187,6 +187,7 @@ def render_page(env: Environment, out: Path, lang: str, folder: str) -> None:
         speed_charts=SPEED_CHARTS,
         chart_box=BOX,
         bar_width=BAR_WIDTH,
+        device_columns=DEVICE_COLUMNS,
         capacity_columns=["FP16/BF16" if p is Precision.FP16 else p.value.upper() for p in COLUMNS],
         capacity_rows=capacity_rows,
         boot_bytes=boot_bytes(out),

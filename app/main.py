@@ -341,22 +341,29 @@ def render_diffusion(view):
     render_gpus(view.gpus)
     set_text("diffusion-caption", view.caption)
     fill_list("diffusion-notes", view.notes)
-    if WRITTEN.get(("diffusion-rows", "rows")) != view.rows:
-        body = element("diffusion-rows")
-        while body.firstChild:
-            body.removeChild(body.firstChild)
-        for cells in view.rows:
-            row = document.createElement("tr")
-            for index, text in enumerate(cells):
-                cell = document.createElement("th" if index == 0 else "td")
-                if index == 0:
-                    cell.setAttribute("scope", "row")
-                else:  # as the language breakdown's: the formula folds away on a phone
-                    cell.className = ("size", "formula")[min(index, 2) - 1]
-                cell.textContent = text
-                row.appendChild(cell)
-            body.appendChild(row)
-        WRITTEN["diffusion-rows", "rows"] = view.rows
+    fill_rows("diffusion-rows", view.rows, ("size", "formula"))  # as the breakdown's: the formula folds on a phone
+
+
+def fill_rows(id_, rows, classes):
+    """A table body: a row per tuple of cells, the first a row header, the others `classes` in turn
+    (the last class for every further cell)."""
+    if WRITTEN.get((id_, "rows")) == rows:
+        return
+    body = element(id_)
+    while body.firstChild:
+        body.removeChild(body.firstChild)
+    for cells in rows:
+        row = document.createElement("tr")
+        for index, text in enumerate(cells):
+            cell = document.createElement("th" if index == 0 else "td")
+            if index == 0:
+                cell.setAttribute("scope", "row")
+            else:
+                cell.className = classes[min(index, len(classes)) - 1]
+            cell.textContent = text
+            row.appendChild(cell)
+        body.appendChild(row)
+    WRITTEN[id_, "rows"] = rows
 
 
 def fill_list(id_, texts):
@@ -448,6 +455,8 @@ def render_rank(rank):
         set_text(tr, row.how, ".how")
         set_attributes(f"rank-bar-{row.key}", x=row.bar_x, width=row.bar_width)
     fill_list("rank-lines", rank.lines)
+    set_hidden("rank-devices", not rank.devices)
+    fill_rows("rank-device-rows", rank.devices, ("size",))
 
 
 def set_attributes(id_, **attributes):

@@ -232,6 +232,27 @@ def test_each_gpu_is_held_to_its_own_card():
     assert fits(smaller, target) and all(d.share <= 1 for d in most_loaded(smaller, 2).devices)
 
 
+def test_the_panel_tables_each_gpu_and_names_the_fullest():
+    """The page's table of llama.cpp's split (issue 25): a row per device whose parts add up to its total,
+    and a title naming the fullest card, not 'each GPU holds' as if the cards were alike."""
+    w = workload("llama-3.1-70b", gpu=MIXED, seq="4096")
+    target = parse_target({"gpu": MIXED})
+    rank = most_loaded(w, 2)
+    panel = present_target(w, target).rank
+    assert panel is not None and len(panel.devices) == len(rank.devices) == 2
+    for cells, device in zip(panel.devices, rank.devices, strict=True):
+        assert cells[0].endswith(device.card.display_name) and cells[1] == str(device.layers)
+        parts = [float(cell.replace(",", "")) for cell in cells[2:6]]
+        assert sum(parts) == pytest.approx(float(cells[6].replace(",", "")), abs=0.02)
+        assert float(cells[6].replace(",", "")) == pytest.approx(device.total_bytes / GIB, abs=0.005)
+    fullest = rank.devices[rank.stage]
+    assert fullest.share == max(d.share for d in rank.devices)
+    assert panel.title.startswith(f"The fullest GPU, CUDA{rank.stage} {fullest.card.display_name}")
+    assert not any(line.startswith("CUDA") for line in panel.lines)  # the table, not lines too
+    pt = present_target(w, target, words=Words("pt")).rank
+    assert pt is not None and pt.devices[0][2] == panel.devices[0][2].replace(".", ",")
+
+
 def test_the_sum_of_the_cards_is_not_enough():
     """A model whose bytes fit the two cards together but not as the split lays them out does not fit."""
     target = parse_target({"gpu": "24gb,8gb"})

@@ -375,6 +375,10 @@ def test_a_machine_of_different_cards_is_built_in_the_form(watched: Page, server
     verdict = present_target(parse_workload(mixed), parse_target(mixed)).verdict
     expect(page.locator("#verdict-text")).to_have_text(verdict.text)
     assert "gpu=rtx-3090%2Crtx-4060-ti-16gb" in settled_url(page)
+    panel = present_target(parse_workload(mixed), parse_target(mixed)).rank
+    assert panel is not None
+    expect(page.locator("#rank-device-rows tr")).to_have_count(2)  # a row per card, as the engine tables it
+    expect(page.locator("#rank-device-rows tr").nth(1)).to_have_text("".join(panel.devices[1]))
     page.click("#card-add")
     page.select_option("#card-2", "rtx-3060")
     page.click("#cards-list li:first-child .card-remove")  # CUDA1 goes: the 3060 becomes CUDA1

@@ -6,6 +6,7 @@ import dataclasses
 
 from ..analysis.ranks import PerGpu
 from ..core.choices import Offload
+from ..core.units import GIB
 from ..memory.components import COMPONENTS
 from ..parallel.layout import stage_layers
 from ..workload import Target, Workload
@@ -32,6 +33,10 @@ class RankView:
     total_bytes: int
     rows: tuple[RankRow, ...]  # every component, in COMPONENTS order (zero ones too: the page hides them)
     lines: tuple[str, ...]  # the stages side by side, host memory, vLLM's pool on this GPU
+    devices: tuple[tuple[str, ...], ...] = ()  # llama.cpp's split: a row of cells per GPU (DEVICE_COLUMNS)
+
+
+DEVICE_COLUMNS = ("device", "layers", "model", "context", "compute", "overhead", "total", "memory", "share")
 
 
 def layout_text(workload: Workload, rank: PerGpu, *, words: Words = ENGLISH) -> str:
@@ -64,18 +69,32 @@ def present_rank(workload: Workload, target: Target, rank: PerGpu, *, words: Wor
         x += width
     stages = "; ".join(f"{name}: {words.gib(b)}" for name, b in rank.stages.items())
     lines = [words.message("rank.stages", stages=stages)] if rank.stages else []
-    lines += device_lines(rank, words=words)
     if rank.host_bytes:
         lines.append(words.message("rank.host", bytes=words.gib(rank.host_bytes)))
     if rank.pool is not None:
         lines.append(words.message("rank.vllm_pool", pool=words.gib(rank.pool.kv_pool_bytes),
                              tokens=f"{rank.pool.kv_tokens:,}", seq=f"{workload.seq:,}",
                              concurrency=f"{rank.pool.max_concurrency or 0:,.2f}"))
-    title = words.message("rank.title" if rank.stages else "rank.title_same", rank=rank.rank, total=words.gib(total),
-                          share=f"{total / usable:.0%}", memory=words.gib(usable),
+    title = words.message("rank.title_device" if rank.devices else "rank.title" if rank.stages else "rank.title_same",
+                          rank=rank.rank, total=words.gib(total), share=words.localize(f"{total / usable:.0%}"),
+                          memory=words.gib(usable), device=f"CUDA{rank.stage}",
+                          gpu=rank.devices[rank.stage].card.display_name if rank.devices else "",
                           phase=words.message(f"phase.{rank.peak_phase}")
                           if workload.is_training else words.message("rank.inference"))
-    return RankView(title=title, total_bytes=total, rows=tuple(rows), lines=tuple(lines))
+    return RankView(title=title, total_bytes=total, rows=tuple(rows), lines=tuple(lines),
+                    devices=device_cells(rank, words=words))
+
+
+def device_cells(rank: PerGpu, *, words: Words = ENGLISH) -> tuple[tuple[str, ...], ...]:
+    """Each GPU of llama.cpp's split as a table row, in DEVICE_COLUMNS order, in GiB: the parts
+    llama_memory_breakdown_print names (model, context, compute), the overhead, the total, the card's memory."""
+    def gib(value: int) -> str:
+        return words.localize(f"{value / GIB:,.2f}")
+
+    return tuple((f"CUDA{d} {device.card.display_name}", str(device.layers),
+                  *(gib(device.components[key]) for key in ("weights", "kv_cache", "activations", "overhead")),
+                  gib(device.total_bytes), gib(device.card.usable_bytes), words.localize(f"{device.share:.0%}"))
+                 for d, device in enumerate(rank.devices))
 
 
 def device_lines(rank: PerGpu, *, words: Words = ENGLISH) -> list[str]:
