@@ -184,3 +184,54 @@ def test_argparse_is_left_out_of_the_standard_library(site_dir):
     with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))) as archive:
         names = set(archive.namelist())
     assert "json/__init__.pyc" in names and not names & {"argparse.pyc", "gettext.pyc"}
+
+
+def test_what_the_page_runs_imports_nothing_left_out_of_the_standard_library(site_dir, tmp_path):
+    """tools/precompile.mjs leaves out modules only imported to be had if present (OPTIONAL) or imported by
+    the standard library on first use instead (LAZY). Pyodide booted from the shipped zip under Node.js then
+    runs the probe that chose the modules (tools/stdlib_imports.py: the imports of main.py and of PyScript's
+    package, every engine module, every preset and pipeline): a left-out module any of it imports fails here."""
+    import json
+
+    stdlib = tmp_path / "python_stdlib.zip"
+    stdlib.write_bytes(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))
+    pyodide = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
+    pyscript = ROOT / "node_modules" / "@pyscript" / "core" / "src" / "stdlib" / "pyscript.js"
+    left_out = ["ssl", "_ssl", "bz2", "lzma", "compression", "html.entities", "ipaddress", "locale", "tempfile",
+                "random"]
+    script = f"""
+import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
+import {{ default as tree }} from {json.dumps(pyscript.as_uri())};
+import {{ readFileSync, readdirSync, statSync }} from "node:fs";
+import {{ join, relative }} from "node:path";
+const py = await loadPyodide({{ stdLibURL: {json.dumps(str(stdlib))} }});
+const app = {json.dumps(str(ROOT / "app"))};
+const walk = (dir) => readdirSync(dir).flatMap((name) => {{
+  const path = join(dir, name);
+  return name === "__pycache__" ? [] : statSync(path).isDirectory() ? walk(path) : [path];
+}});
+for (const path of [...walk(join(app, "vramcalc")), join(app, "main.py")]) {{
+  const target = "/tmp/app/" + relative(app, path);
+  py.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
+  py.FS.writeFile(target, readFileSync(path));
+}}
+py.FS.writeFile("/tmp/stdlib_imports.py", readFileSync({json.dumps(str(ROOT / "tools" / "stdlib_imports.py"))}));
+const sources = {{}};
+const add = (node, path) => {{
+  for (const [name, value] of Object.entries(node)) {{
+    if (typeof value === "string") sources[path + name] = value; else add(value, path + name + "/");
+  }}
+}};
+add(tree, "");
+py.globals.set("pyscript_sources", py.toPy(sources));
+py.globals.set("left_out", py.toPy({json.dumps(left_out)}));
+console.log(py.runPython(`
+import sys
+sys.path.insert(0, "/tmp")
+import stdlib_imports
+imported = stdlib_imports.main("/tmp/app", pyscript_sources)
+"ran|" + ",".join(name for name in left_out if name in sys.modules)
+`));
+"""
+    result = _node(script)
+    assert result.stdout.strip().endswith("ran|"), result.stdout[-2000:]

@@ -152,6 +152,22 @@ ALWAYS = ("encodings.ascii", "encodings.latin_1")
 # html/__init__ gets it on first use instead, so it is left out; an unescape() of a named reference then
 # fails loudly (ImportError), never silently. tests/test_bytes.py checks that it is left out; every
 # browser test boots PyScript, whose display module imports html.
+# The same for four more, each imported at the top of a module the page imports, for functions it never
+# calls (-50 kB gzip, docs/performance.md): ipaddress by urllib.parse, for a bracketed host in urlsplit()
+# (main.py uses parse_qsl, quote and urlencode); locale by subprocess, for the encoding of a text-mode
+# child process (a browser starts none); tempfile by importlib.resources (as_file() of a resource not on
+# disk; the engine reads its data with read_bytes()) and by Pyodide's package loader (wheels: the page
+# loads no packages), and with it random, which nothing else imports. tests/test_bytes.py boots Pyodide
+# from the shipped zip and runs tools/stdlib_imports.py's probe, so an import of any of them fails there.
+def on_first_use(module):
+    """Python that binds the name module to an object importing the module when an attribute is first asked of it."""
+    return (f"class _OnFirstUse:  # {module} on first use (tools/precompile.mjs, LAZY)\\n"
+            f"    def __getattr__(self, name):\\n"
+            f"        import {module}\\n"
+            f"        return getattr({module}, name)\\n"
+            f"{module} = _OnFirstUse()\\n").encode()
+
+
 LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                              b"class _Html5:  # html.entities on first use\\n"
                              b"    def __contains__(self, key):\\n"
@@ -161,13 +177,25 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                              b"        from html.entities import html5\\n"
                              b"        return html5[key]\\n"
                              b"_html5 = _Html5()\\n",
-                             "html.entities")}
+                             ("html.entities",)),
+        "urllib/parse.py": (b"import ipaddress\\n", on_first_use("ipaddress"), ("ipaddress",)),
+        "subprocess.py": (b"import locale\\n", on_first_use("locale"), ("locale",)),
+        "importlib/resources/_common.py": (b"import tempfile\\n", on_first_use("tempfile"), ("tempfile", "random")),
+        "pyodide/_package_loader.py": (b"from tempfile import NamedTemporaryFile\\n",
+                                       b"def NamedTemporaryFile(*args, **kwargs):  # tempfile on first use\\n"
+                                       b"    import tempfile\\n"
+                                       b"    return tempfile.NamedTemporaryFile(*args, **kwargs)\\n",
+                                       ("tempfile",))}
 # Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
-# ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip).
+# ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip). So do
+# zipfile's and shutil's "import bz2" and "import lzma" (bz2 None, _BZ2_SUPPORTED False; no zip here is
+# bzip2 or LZMA), and asyncio's "import ssl" in base_events, selector_events and sslproto (ssl None: asyncio
+# then offers no TLS streams, and Pyodide's ssl is a stub over a stub _ssl that can open none anyway;
+# -19 kB gzip for the four, docs/performance.md).
 OPTIONAL = ("compression", "compression.zstd", "compression.zstd._zstdfile", "compression._common",
-            "compression._common._streams")
+            "compression._common._streams", "bz2", "lzma", "ssl", "_ssl")
 if keep is not None:
-    keep = [module for module in keep if module not in {lazy for _, _, lazy in LAZY.values()}
+    keep = [module for module in keep if module not in {m for _, _, lazy in LAZY.values() for m in lazy}
             and module not in OPTIONAL]
 
 
@@ -297,9 +325,9 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
         data = zin.read(info)
         if keep is not None and info.filename in LAZY:
             line, replacement, _ = LAZY[info.filename]
-            if line not in data:
-                raise ValueError(f"{info.filename}: {line!r} not found; LAZY needs a look at this Python")
-            data = data.replace(line, replacement)
+            if data.count(b"\\n" + line) != 1:  # once, at the top level
+                raise ValueError(f"{info.filename}: {line!r} not found once; LAZY needs a look at this Python")
+            data = data.replace(b"\\n" + line, b"\\n" + replacement)
         if strip_annotations and CATALOGUE[0] in info.filename and info.filename.endswith(CATALOGUE[1]) \\
                 and not info.filename.endswith("__init__.py"):
             data, table = as_data(data, info.filename)
