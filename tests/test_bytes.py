@@ -63,8 +63,8 @@ def test_html_entities_are_left_out_of_the_standard_library(site_dir):
 
 def test_the_sentence_catalogues_ship_as_json_beside_a_module_that_loads_them(site_dir):
     """tools/precompile.mjs (CATALOGUE): each catalogue's bytecode gzips to 27-29 kB, the same strings as JSON to
-    17-18 kB. What ships must be every sentence Python can ask for, unchanged: all but the form's and the guide's
-    (PAGE_ONLY), which the built page already holds."""
+    17-18 kB, both languages in one file (each key once) less. What ships must be every sentence Python can ask
+    for, unchanged: all but the form's and the guide's (PAGE_ONLY), which the built page already holds."""
     import json
 
     from vramcalc.render.i18n.en import EN
@@ -72,10 +72,13 @@ def test_the_sentence_catalogues_ship_as_json_beside_a_module_that_loads_them(si
 
     page_only = ("field.", "guide.")
     with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[0]).read_bytes()))) as archive:
-        for name, table in (("en", EN), ("pt", PT)):
+        catalogue = json.loads(archive.read("vramcalc/render/i18n/catalogue.json"))
+        names = archive.namelist()
+        for index, (name, table) in enumerate((("en", EN), ("pt", PT))):
             shipped = {key: text for key, text in table.items() if not key.startswith(page_only)}
-            assert json.loads(archive.read(f"vramcalc/render/i18n/{name}.json")) == shipped
+            assert {key: texts[index] for key, texts in catalogue.items()} == shipped
             assert len(archive.read(f"vramcalc/render/i18n/{name}.pyc")) < 1000
+            assert f"vramcalc/render/i18n/{name}.json" not in names
 
 
 def test_no_python_on_the_page_asks_for_a_sentence_left_out_of_the_catalogues():
@@ -145,12 +148,14 @@ except Exception as error:
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     warnings.warn("said")
-text + "|" + str(len(caught))
+from vramcalc.render.i18n.en import EN
+from vramcalc.render.i18n.pt import PT
+text + "|" + EN["weights"] + "/" + PT["weights"] + "|" + str(len(caught))
 `));
 """
     result = _node(script)
     assert 'vramcalc/core/option.py", line ' in result.stdout and ", in parse_int" in result.stdout
-    assert "ValidationError" in result.stdout and result.stdout.strip().endswith("|1")
+    assert "ValidationError" in result.stdout and result.stdout.strip().endswith("|Weights/Pesos|1")
 
 
 def test_the_standard_librarys_bytecode_still_formats_a_traceback_in_pyodide(site_dir, tmp_path):

@@ -203,7 +203,12 @@ if keep is not None:
 # a module that loads it: their bytecode gzips to 27-29 kB each, the same strings as JSON to 17-18 kB.
 # The form's labels and help and the guide's questions are written into the page when it is built, and
 # nothing in Python asks for them (tests/test_bytes.py checks the sources): they stay out (-6 kB gzip).
+# Both languages ship in one catalogue.json, each key once with its sentences in the languages' order
+# ({"weights": ["Weights", "Pesos"], ...}); each module takes its own: as two files of 62-67 kB, gzip's
+# 32 kB window could share nothing between them (-6 kB gzip, docs/performance.md).
 CATALOGUE = ("render/i18n/", ".py")
+CATALOGUE_FILE = "catalogue.json"
+catalogues = {}
 PAGE_ONLY = ("field.", "guide.")
 # The presets, the GPUs and the diffusion pipelines, a file each in the repository, ship as one all.json per
 # folder (sources/folders.py reads either): 143 files' zip headers fewer, -4.6 kB gzip.
@@ -211,9 +216,10 @@ BUNDLED = ("data/models", "data/gpus", "data/diffusion")
 bundles = {}
 
 
-def as_data(data, filename):
-    """(a module that loads the catalogue, the catalogue as JSON) for a module whose one assignment is a
-    dict of string literals; anything else in it is an error here, not a surprise in the browser."""
+def as_data(data, filename, index):
+    """(a module that loads the catalogue, the catalogue) for a module whose one assignment is a dict of
+    string literals, the language at index in CATALOGUE_FILE; anything else in it is an error here, not a
+    surprise in the browser."""
     tree = ast.parse(data, filename)
     body = [node for node in tree.body if not isinstance(node, (ast.Import, ast.ImportFrom))
             and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]  # imports, its docstring
@@ -225,10 +231,14 @@ def as_data(data, filename):
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
         raise ValueError(f"{filename}: a catalogue maps strings to strings")
     table = {k: v for k, v in table.items() if not k.startswith(PAGE_ONLY)}
-    name = filename.rsplit("/", 1)[-1][:-3] + ".json"
     module = (f"import json\\nfrom importlib.resources import files\\n"
-              f"{target.id} = json.loads(files(__package__).joinpath({name!r}).read_bytes())\\n")
-    return module.encode(), json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
+              f"{target.id} = {{key: texts[{index}] for key, texts in "
+              f"json.loads(files(__package__).joinpath({CATALOGUE_FILE!r}).read_bytes()).items()}}\\n")
+    return module.encode(), table
+
+
+def is_catalogue(name):
+    return CATALOGUE[0] in name and name.endswith(CATALOGUE[1]) and not name.endswith("__init__.py")
 
 
 def wanted(name):
@@ -316,6 +326,7 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
     listed = [name for name in zin.namelist() if name.endswith(UNREAD)] if strip_annotations else []
     stripping = json.loads(zin.read(listed[0])) if listed else {"keys": [], "vision_read": None}
     unread, vision_read = set(stripping["keys"]), stripping["vision_read"]
+    languages = sorted(name for name in zin.namelist() if strip_annotations and is_catalogue(name))
     for info in zin.infolist():
         if info.is_dir():
             continue
@@ -328,10 +339,8 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
             if data.count(b"\\n" + line) != 1:  # once, at the top level
                 raise ValueError(f"{info.filename}: {line!r} not found once; LAZY needs a look at this Python")
             data = data.replace(b"\\n" + line, b"\\n" + replacement)
-        if strip_annotations and CATALOGUE[0] in info.filename and info.filename.endswith(CATALOGUE[1]) \\
-                and not info.filename.endswith("__init__.py"):
-            data, table = as_data(data, info.filename)
-            zout.writestr(zipfile.ZipInfo(info.filename[:-3] + ".json", info.date_time), table)
+        if strip_annotations and is_catalogue(info.filename):
+            data, catalogues[info.filename] = as_data(data, info.filename, languages.index(info.filename))
         if info.filename.endswith(".py") and add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
             compiled += 1
         else:  # data files, and test fixtures with deliberate errors (left as source)
@@ -369,6 +378,13 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
             raise ValueError(f"{folder}: order.json and the files differ: {sorted(set(bundle) ^ set(files))}")
         zout.writestr(zipfile.ZipInfo(f"{folder}/all.json", (1980, 1, 1, 0, 0, 0)),
                       json.dumps(bundle, separators=(",", ":"), ensure_ascii=False).encode())
+    if catalogues:  # every key once, with its sentence in each language (languages' order)
+        tables = [catalogues[name] for name in languages]
+        if any(set(table) != set(tables[0]) for table in tables):
+            raise ValueError(f"{CATALOGUE[0]}: the catalogues' keys differ")
+        zout.writestr(zipfile.ZipInfo(languages[0].rpartition("/")[0] + "/" + CATALOGUE_FILE, (1980, 1, 1, 0, 0, 0)),
+                      json.dumps({key: [table[key] for table in tables] for key in tables[0]},
+                                 separators=(",", ":"), ensure_ascii=False).encode())
     for name, (text, filename) in extra.items():
         if not add(zout, name, text.encode(), filename, (1980, 1, 1, 0, 0, 0)):
             raise SyntaxError(name)
