@@ -63,8 +63,8 @@ def test_html_entities_are_left_out_of_the_standard_library(site_dir):
 
 def test_the_sentence_catalogues_ship_as_json_beside_a_module_that_loads_them(site_dir):
     """tools/precompile.mjs (CATALOGUE): each catalogue's bytecode gzips to 27-29 kB, the same strings as JSON to
-    17-18 kB. What ships must be every sentence Python can ask for, unchanged: all but the form's and the guide's
-    (PAGE_ONLY), which the built page already holds."""
+    17-18 kB, both languages in one file (each key once) less. What ships must be every sentence Python can ask
+    for, unchanged: all but the form's and the guide's (PAGE_ONLY), which the built page already holds."""
     import json
 
     from vramcalc.render.i18n.en import EN
@@ -72,10 +72,13 @@ def test_the_sentence_catalogues_ship_as_json_beside_a_module_that_loads_them(si
 
     page_only = ("field.", "guide.")
     with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[0]).read_bytes()))) as archive:
-        for name, table in (("en", EN), ("pt", PT)):
+        catalogue = json.loads(archive.read("vramcalc/render/i18n/catalogue.json"))
+        names = archive.namelist()
+        for index, (name, table) in enumerate((("en", EN), ("pt", PT))):
             shipped = {key: text for key, text in table.items() if not key.startswith(page_only)}
-            assert json.loads(archive.read(f"vramcalc/render/i18n/{name}.json")) == shipped
+            assert {key: texts[index] for key, texts in catalogue.items()} == shipped
             assert len(archive.read(f"vramcalc/render/i18n/{name}.pyc")) < 1000
+            assert f"vramcalc/render/i18n/{name}.json" not in names
 
 
 def test_no_python_on_the_page_asks_for_a_sentence_left_out_of_the_catalogues():
@@ -145,12 +148,14 @@ except Exception as error:
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     warnings.warn("said")
-text + "|" + str(len(caught))
+from vramcalc.render.i18n.en import EN
+from vramcalc.render.i18n.pt import PT
+text + "|" + EN["weights"] + "/" + PT["weights"] + "|" + str(len(caught))
 `));
 """
     result = _node(script)
     assert 'vramcalc/core/option.py", line ' in result.stdout and ", in parse_int" in result.stdout
-    assert "ValidationError" in result.stdout and result.stdout.strip().endswith("|1")
+    assert "ValidationError" in result.stdout and result.stdout.strip().endswith("|Weights/Pesos|1")
 
 
 def test_the_standard_librarys_bytecode_still_formats_a_traceback_in_pyodide(site_dir, tmp_path):
@@ -184,3 +189,54 @@ def test_argparse_is_left_out_of_the_standard_library(site_dir):
     with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))) as archive:
         names = set(archive.namelist())
     assert "json/__init__.pyc" in names and not names & {"argparse.pyc", "gettext.pyc"}
+
+
+def test_what_the_page_runs_imports_nothing_left_out_of_the_standard_library(site_dir, tmp_path):
+    """tools/precompile.mjs leaves out modules only imported to be had if present (OPTIONAL) or imported by
+    the standard library on first use instead (LAZY). Pyodide booted from the shipped zip under Node.js then
+    runs the probe that chose the modules (tools/stdlib_imports.py: the imports of main.py and of PyScript's
+    package, every engine module, every preset and pipeline): a left-out module any of it imports fails here."""
+    import json
+
+    stdlib = tmp_path / "python_stdlib.zip"
+    stdlib.write_bytes(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))
+    pyodide = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
+    pyscript = ROOT / "node_modules" / "@pyscript" / "core" / "src" / "stdlib" / "pyscript.js"
+    left_out = ["ssl", "_ssl", "bz2", "lzma", "compression", "html.entities", "ipaddress", "locale", "tempfile",
+                "random"]
+    script = f"""
+import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
+import {{ default as tree }} from {json.dumps(pyscript.as_uri())};
+import {{ readFileSync, readdirSync, statSync }} from "node:fs";
+import {{ join, relative }} from "node:path";
+const py = await loadPyodide({{ stdLibURL: {json.dumps(str(stdlib))} }});
+const app = {json.dumps(str(ROOT / "app"))};
+const walk = (dir) => readdirSync(dir).flatMap((name) => {{
+  const path = join(dir, name);
+  return name === "__pycache__" ? [] : statSync(path).isDirectory() ? walk(path) : [path];
+}});
+for (const path of [...walk(join(app, "vramcalc")), join(app, "main.py")]) {{
+  const target = "/tmp/app/" + relative(app, path);
+  py.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
+  py.FS.writeFile(target, readFileSync(path));
+}}
+py.FS.writeFile("/tmp/stdlib_imports.py", readFileSync({json.dumps(str(ROOT / "tools" / "stdlib_imports.py"))}));
+const sources = {{}};
+const add = (node, path) => {{
+  for (const [name, value] of Object.entries(node)) {{
+    if (typeof value === "string") sources[path + name] = value; else add(value, path + name + "/");
+  }}
+}};
+add(tree, "");
+py.globals.set("pyscript_sources", py.toPy(sources));
+py.globals.set("left_out", py.toPy({json.dumps(left_out)}));
+console.log(py.runPython(`
+import sys
+sys.path.insert(0, "/tmp")
+import stdlib_imports
+imported = stdlib_imports.main("/tmp/app", pyscript_sources)
+"ran|" + ",".join(name for name in left_out if name in sys.modules)
+`));
+"""
+    result = _node(script)
+    assert result.stdout.strip().endswith("ran|"), result.stdout[-2000:]

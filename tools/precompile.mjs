@@ -152,6 +152,22 @@ ALWAYS = ("encodings.ascii", "encodings.latin_1")
 # html/__init__ gets it on first use instead, so it is left out; an unescape() of a named reference then
 # fails loudly (ImportError), never silently. tests/test_bytes.py checks that it is left out; every
 # browser test boots PyScript, whose display module imports html.
+# The same for four more, each imported at the top of a module the page imports, for functions it never
+# calls (-50 kB gzip, docs/performance.md): ipaddress by urllib.parse, for a bracketed host in urlsplit()
+# (main.py uses parse_qsl, quote and urlencode); locale by subprocess, for the encoding of a text-mode
+# child process (a browser starts none); tempfile by importlib.resources (as_file() of a resource not on
+# disk; the engine reads its data with read_bytes()) and by Pyodide's package loader (wheels: the page
+# loads no packages), and with it random, which nothing else imports. tests/test_bytes.py boots Pyodide
+# from the shipped zip and runs tools/stdlib_imports.py's probe, so an import of any of them fails there.
+def on_first_use(module):
+    """Python that binds the name module to an object importing the module when an attribute is first asked of it."""
+    return (f"class _OnFirstUse:  # {module} on first use (tools/precompile.mjs, LAZY)\\n"
+            f"    def __getattr__(self, name):\\n"
+            f"        import {module}\\n"
+            f"        return getattr({module}, name)\\n"
+            f"{module} = _OnFirstUse()\\n").encode()
+
+
 LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                              b"class _Html5:  # html.entities on first use\\n"
                              b"    def __contains__(self, key):\\n"
@@ -161,13 +177,25 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                              b"        from html.entities import html5\\n"
                              b"        return html5[key]\\n"
                              b"_html5 = _Html5()\\n",
-                             "html.entities")}
+                             ("html.entities",)),
+        "urllib/parse.py": (b"import ipaddress\\n", on_first_use("ipaddress"), ("ipaddress",)),
+        "subprocess.py": (b"import locale\\n", on_first_use("locale"), ("locale",)),
+        "importlib/resources/_common.py": (b"import tempfile\\n", on_first_use("tempfile"), ("tempfile", "random")),
+        "pyodide/_package_loader.py": (b"from tempfile import NamedTemporaryFile\\n",
+                                       b"def NamedTemporaryFile(*args, **kwargs):  # tempfile on first use\\n"
+                                       b"    import tempfile\\n"
+                                       b"    return tempfile.NamedTemporaryFile(*args, **kwargs)\\n",
+                                       ("tempfile",))}
 # Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
-# ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip).
+# ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip). So do
+# zipfile's and shutil's "import bz2" and "import lzma" (bz2 None, _BZ2_SUPPORTED False; no zip here is
+# bzip2 or LZMA), and asyncio's "import ssl" in base_events, selector_events and sslproto (ssl None: asyncio
+# then offers no TLS streams, and Pyodide's ssl is a stub over a stub _ssl that can open none anyway;
+# -19 kB gzip for the four, docs/performance.md).
 OPTIONAL = ("compression", "compression.zstd", "compression.zstd._zstdfile", "compression._common",
-            "compression._common._streams")
+            "compression._common._streams", "bz2", "lzma", "ssl", "_ssl")
 if keep is not None:
-    keep = [module for module in keep if module not in {lazy for _, _, lazy in LAZY.values()}
+    keep = [module for module in keep if module not in {m for _, _, lazy in LAZY.values() for m in lazy}
             and module not in OPTIONAL]
 
 
@@ -175,7 +203,12 @@ if keep is not None:
 # a module that loads it: their bytecode gzips to 27-29 kB each, the same strings as JSON to 17-18 kB.
 # The form's labels and help and the guide's questions are written into the page when it is built, and
 # nothing in Python asks for them (tests/test_bytes.py checks the sources): they stay out (-6 kB gzip).
+# Both languages ship in one catalogue.json, each key once with its sentences in the languages' order
+# ({"weights": ["Weights", "Pesos"], ...}); each module takes its own: as two files of 62-67 kB, gzip's
+# 32 kB window could share nothing between them (-6 kB gzip, docs/performance.md).
 CATALOGUE = ("render/i18n/", ".py")
+CATALOGUE_FILE = "catalogue.json"
+catalogues = {}
 PAGE_ONLY = ("field.", "guide.")
 # The presets, the GPUs and the diffusion pipelines, a file each in the repository, ship as one all.json per
 # folder (sources/folders.py reads either): 143 files' zip headers fewer, -4.6 kB gzip.
@@ -183,9 +216,10 @@ BUNDLED = ("data/models", "data/gpus", "data/diffusion")
 bundles = {}
 
 
-def as_data(data, filename):
-    """(a module that loads the catalogue, the catalogue as JSON) for a module whose one assignment is a
-    dict of string literals; anything else in it is an error here, not a surprise in the browser."""
+def as_data(data, filename, index):
+    """(a module that loads the catalogue, the catalogue) for a module whose one assignment is a dict of
+    string literals, the language at index in CATALOGUE_FILE; anything else in it is an error here, not a
+    surprise in the browser."""
     tree = ast.parse(data, filename)
     body = [node for node in tree.body if not isinstance(node, (ast.Import, ast.ImportFrom))
             and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]  # imports, its docstring
@@ -197,10 +231,14 @@ def as_data(data, filename):
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
         raise ValueError(f"{filename}: a catalogue maps strings to strings")
     table = {k: v for k, v in table.items() if not k.startswith(PAGE_ONLY)}
-    name = filename.rsplit("/", 1)[-1][:-3] + ".json"
     module = (f"import json\\nfrom importlib.resources import files\\n"
-              f"{target.id} = json.loads(files(__package__).joinpath({name!r}).read_bytes())\\n")
-    return module.encode(), json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
+              f"{target.id} = {{key: texts[{index}] for key, texts in "
+              f"json.loads(files(__package__).joinpath({CATALOGUE_FILE!r}).read_bytes()).items()}}\\n")
+    return module.encode(), table
+
+
+def is_catalogue(name):
+    return CATALOGUE[0] in name and name.endswith(CATALOGUE[1]) and not name.endswith("__init__.py")
 
 
 def wanted(name):
@@ -288,6 +326,7 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
     listed = [name for name in zin.namelist() if name.endswith(UNREAD)] if strip_annotations else []
     stripping = json.loads(zin.read(listed[0])) if listed else {"keys": [], "vision_read": None}
     unread, vision_read = set(stripping["keys"]), stripping["vision_read"]
+    languages = sorted(name for name in zin.namelist() if strip_annotations and is_catalogue(name))
     for info in zin.infolist():
         if info.is_dir():
             continue
@@ -297,13 +336,11 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
         data = zin.read(info)
         if keep is not None and info.filename in LAZY:
             line, replacement, _ = LAZY[info.filename]
-            if line not in data:
-                raise ValueError(f"{info.filename}: {line!r} not found; LAZY needs a look at this Python")
-            data = data.replace(line, replacement)
-        if strip_annotations and CATALOGUE[0] in info.filename and info.filename.endswith(CATALOGUE[1]) \\
-                and not info.filename.endswith("__init__.py"):
-            data, table = as_data(data, info.filename)
-            zout.writestr(zipfile.ZipInfo(info.filename[:-3] + ".json", info.date_time), table)
+            if data.count(b"\\n" + line) != 1:  # once, at the top level
+                raise ValueError(f"{info.filename}: {line!r} not found once; LAZY needs a look at this Python")
+            data = data.replace(b"\\n" + line, b"\\n" + replacement)
+        if strip_annotations and is_catalogue(info.filename):
+            data, catalogues[info.filename] = as_data(data, info.filename, languages.index(info.filename))
         if info.filename.endswith(".py") and add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
             compiled += 1
         else:  # data files, and test fixtures with deliberate errors (left as source)
@@ -341,6 +378,13 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
             raise ValueError(f"{folder}: order.json and the files differ: {sorted(set(bundle) ^ set(files))}")
         zout.writestr(zipfile.ZipInfo(f"{folder}/all.json", (1980, 1, 1, 0, 0, 0)),
                       json.dumps(bundle, separators=(",", ":"), ensure_ascii=False).encode())
+    if catalogues:  # every key once, with its sentence in each language (languages' order)
+        tables = [catalogues[name] for name in languages]
+        if any(set(table) != set(tables[0]) for table in tables):
+            raise ValueError(f"{CATALOGUE[0]}: the catalogues' keys differ")
+        zout.writestr(zipfile.ZipInfo(languages[0].rpartition("/")[0] + "/" + CATALOGUE_FILE, (1980, 1, 1, 0, 0, 0)),
+                      json.dumps({key: [table[key] for table in tables] for key in tables[0]},
+                                 separators=(",", ":"), ensure_ascii=False).encode())
     for name, (text, filename) in extra.items():
         if not add(zout, name, text.encode(), filename, (1980, 1, 1, 0, 0, 0)):
             raise SyntaxError(name)
