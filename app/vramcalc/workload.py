@@ -117,6 +117,8 @@ class Workload:
     draft_precision: WeightFormat | None = None  # None: the engine's default (q8_0)
     draft_kv_precision: Precision = Precision.FP16  # -ctkd and -ctvd (llama.cpp's default f16, not -ctk's)
     draft_gpu_layers: int | None = None  # -ngld (None: all)
+    mtp: int = 0  # speculative decoding with the model's MTP layers: tokens drafted per step (0: off; `model` then
+    # holds the MTP layers the engine loads: model/families/decoder/mtp.py)
     tp: int | None = None  # None: from `gpus` and the mode's default layout (parallel.py)
     pp: int | None = None
     dp: int | None = None

@@ -117,6 +117,10 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
                 size += n_seq * spec.state_bytes_of(AttentionKind.MAMBA, 4, trim=1, state_e=4)
         cached = spec.cached_layers(kind)  # layers reusing an earlier layer's K/V keep none (the last ones)
         layers_on_gpu = max(0, on_gpu_kinds.count(kind) - (count - cached))
+        if kind is AttentionKind.FULL and spec.mtp_built:  # the MTP layers' cells are the MTP context's
+            mtp_on_gpu = min(spec.mtp_built, repeating_on_gpu)  # the last layers: on the GPU first
+            layers_on_gpu -= mtp_on_gpu
+            cached -= spec.mtp_built
         device += layers_on_gpu * size
         host += (cached - layers_on_gpu) * size
     if spec.compressed is not None:  # their compressed caches and states follow their layers
@@ -207,8 +211,10 @@ def llama_server_command(workload: Workload, model: str, split: tuple[int, ...] 
         layers = 999 if workload.draft_gpu_layers is None else workload.draft_gpu_layers
         flags.append(f"-md {workload.draft_model.name}-{draft_format(workload).name.upper()}.gguf "
                      f"--spec-type draft-simple -ngld {layers}")
-        if workload.draft_kv_precision is not Precision.FP16:
-            flags.append(f"-ctkd {workload.draft_kv_precision.value} -ctvd {workload.draft_kv_precision.value}")
+    if workload.mtp:
+        flags.append(f"--spec-type draft-mtp --spec-draft-n-max {workload.mtp}")
+    if (workload.draft_model is not None or workload.mtp) and workload.draft_kv_precision is not Precision.FP16:
+        flags.append(f"-ctkd {workload.draft_kv_precision.value} -ctvd {workload.draft_kv_precision.value}")
     if workload.embeds and workload.model.reranker is not None:  # embeddings with RANK pooling (the GGUF's cls.output)
         flags.append("--reranking")
     return " ".join(flags)
@@ -348,7 +354,10 @@ def reserved_outputs(workload: Workload) -> int:
     sequences), llama-completion's whole micro-batch (the library's n_outputs_max = n_batch)."""
     if workload.runtime is Runtime.LLAMACPP and workload.llamacpp_program is LlamaCppProgram.COMPLETION:
         return workload.ubatch
-    return server_outputs(workload.parallel, explicit=workload.runtime is Runtime.OLLAMA)
+    slots = server_outputs(workload.parallel, explicit=workload.runtime is Runtime.OLLAMA)
+    if workload.mtp:  # server_output_limits: each slot's sampled token and its drafted ones, at most -b
+        return min(SERVER_N_BATCH, slots * (1 + workload.mtp))
+    return slots
 
 
 def head_bytes(spec: ModelSpec, stack: weights.LayerBytes) -> float:
@@ -448,9 +457,69 @@ def target_outputs(workload: Workload) -> int:
     return min(SERVER_N_BATCH, server_outputs(workload.parallel) * (1 + DRAFT_N_MAX))
 
 
+# ---------------------------------------------------------------- speculative decoding with the model's MTP layers
+# llama-server --spec-type draft-mtp (common/speculative.cpp common_speculative_init_result): load_mtp creates the
+# nextn tensors of blk.<n_layer> (TENSOR_SKIP otherwise), placed as the last repeating layers are (-ngl counts them:
+# n_layer_all); a second context of type LLAMA_CONTEXT_TYPE_MTP is made on the model's own weights with the model's
+# n_ctx and slots, one logits row per slot, the draft cache types (-ctkd/-ctvd, f16 by default) and "a plain
+# attention KV cache holding only the nextn layer" (src/llama-model.cpp create_memory: dense MLA without the DSA
+# indexer on DeepSeek-V3.2 and GLM-5; the full-attention K and V on Qwen3.5), while the model's own cache leaves
+# that layer out (its layer filter il < n_layer).
+
+
+def mtp_context_spec(spec: ModelSpec) -> ModelSpec:
+    """The MTP context's model as its cache and compute buffer see it: the MTP layers alone, full attention,
+    without the lightning indexer."""
+    n = spec.mtp_built
+    return dataclasses.replace(spec, layers=n, kinds=(AttentionKind.FULL,) * n, indexer=None, mtp_built=0,
+                               moe_layers=spec.moe_layers[-n:] if spec.moe_layers else ())
+
+
+def mtp_context(workload: Workload, main: LlamaCppLayout) -> LlamaCppLayout:
+    """The MTP context's cache (its layers' cells on the GPU when those layers are) and compute buffer (none when
+    nothing of it is on the GPU)."""
+    spec = workload.model
+    on_gpu = min(spec.mtp_built, main.layers_on_gpu) + int(main.output_on_gpu)
+    layout = llamacpp_layout(mtp_context_spec(spec), seq=workload.seq, n_seq=workload.parallel,
+                             ubatch=workload.ubatch, flash=uses_flash(workload.attention),
+                             type_k=workload.draft_kv_precision, type_v=workload.draft_kv_precision,
+                             gpu_layers=on_gpu, n_outputs=server_outputs(workload.parallel))
+    return layout if on_gpu else dataclasses.replace(layout, compute_bytes=0)
+
+
+def with_mtp_context(workload: Workload, target: EngineBreakdown) -> EngineBreakdown:
+    """The model's breakdown with its MTP context's cache and compute buffer added, and said."""
+    assert isinstance(target.facts, LlamaCppFacts)
+    spec = workload.model
+    layout = mtp_context(workload, target.facts.layout)
+    added = {"kv_cache": layout.kv_device_bytes, "activations": layout.compute_bytes}
+    trunk = spec.layers - spec.mtp_built
+    said = {"weights": phrase("llamacpp.mtp_weights", layers=spec.mtp_built, first=trunk),
+            "kv_cache": phrase("llamacpp.mtp_kv", layers=spec.mtp_built, n_seq=layout.n_seq,
+                               n_ctx=f"{layout.n_ctx:,}", type=workload.draft_kv_precision.value,
+                               bytes=format_binary(layout.kv_device_bytes), host=format_binary(layout.kv_host_bytes)),
+            "activations": phrase("llamacpp.mtp_compute", bytes=format_binary(layout.compute_bytes),
+                                  n_out=layout.n_out)}
+
+    def joined(component: Component) -> Component:
+        if component.key not in said:
+            return component
+        return Component(key=component.key, bytes=component.bytes + added.get(component.key, 0),
+                         explain=lambda: (*component.formula, "; ", said[component.key]))
+    device = layout.kv_device_bytes + layout.compute_bytes
+    host = layout.kv_host_bytes + layout.host_compute_bytes
+    facts = dataclasses.replace(target.facts, device_bytes=target.facts.device_bytes + device,
+                                host_bytes=target.facts.host_bytes + host, mtp_device_bytes=device)
+    return EngineBreakdown(components=tuple(joined(component) for component in target.components), facts=facts,
+                           host_bytes=target.host_bytes + host)
+
+
 def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> EngineBreakdown:
-    """llama.cpp, with its draft model's context when there is one (-md): both on the same devices."""
+    """llama.cpp, with its draft model's context when there is one (-md), or its MTP context (--spec-type
+    draft-mtp): both on the same devices."""
     draft = workload.draft_model
+    if workload.mtp:
+        return with_mtp_context(workload, model_breakdown(workload, outputs=outputs))
     if draft is None:
         return model_breakdown(workload, outputs=outputs)
     target = model_breakdown(workload, outputs=target_outputs(workload) if outputs is None else outputs)
@@ -562,6 +631,7 @@ class LlamaCppFacts:
     device_bytes: int
     host_bytes: int
     draft_device_bytes: int = 0  # of device_bytes, the draft model's context (-md)
+    mtp_device_bytes: int = 0  # of device_bytes, the MTP context's cache and compute buffer (--spec-type draft-mtp)
 
     @property
     def gpu_layers(self) -> int:
@@ -574,7 +644,8 @@ class LlamaCppFacts:
                 "device_bytes": self.device_bytes, "host_bytes": self.host_bytes,
                 "compute_buffer_bytes": layout.compute_bytes, "host_compute_buffer_bytes": layout.host_compute_bytes,
                 "kv_device_bytes": layout.kv_device_bytes, "kv_host_bytes": layout.kv_host_bytes,
-                "cpu_moe_layers": self.placed.cpu_moe_layers, "draft_device_bytes": self.draft_device_bytes}
+                "cpu_moe_layers": self.placed.cpu_moe_layers, "draft_device_bytes": self.draft_device_bytes,
+                "mtp_device_bytes": self.mtp_device_bytes}
 
 
 # ---------------------------------------------------------------- llama.cpp's own input keys
@@ -629,8 +700,10 @@ OPTIONS = (
            help=f"the draft model's GGUF type (default {DRAFT_FORMAT})", parse=parse_draft_precision,
            shown_when=_DRAFT),
     Option(key="draft_kv_precision", default="fp16", group="engine", metavar="TYPE",
-           help="llama.cpp -ctkd and -ctvd: the draft's cache type (fp16, not --cache-type-k's, by default)",
-           parse=lambda t: parse_choice("draft_kv_precision", t, Precision), shown_when=_DRAFT),
+           help="llama.cpp -ctkd and -ctvd: the draft's cache type, a draft model's or the MTP context's (fp16, not "
+                "--cache-type-k's, by default)",
+           parse=lambda t: parse_choice("draft_kv_precision", t, Precision),
+           shown_when=(_DRAFT, {**_SHOWN, "mtp": Not(("0",))})),
     Option(key="draft_gpu_layers", default="", group="engine", metavar="N",
            help="llama.cpp -ngld: the draft's layers on the GPU, the output layer first (default all)",
            parse=optional(lambda t: parse_int("draft_gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_DRAFT),
@@ -662,6 +735,10 @@ class LlamaCpp(NoPool):
                                                          "q8_0, f16, ...) or a nominal precision")
         check_kv_formats(workload, ("kv_precision", "kv_precision_k", "kv_precision_v"), self.kv_formats)
         check_draft(workload)
+        if workload.mtp:
+            if workload.devices > 1 or workload.cards:
+                raise ValidationError("mtp", workload.mtp, "llama.cpp's MTP context is modelled on one GPU for now")
+            check_kv_formats(workload, ("draft_kv_precision",), self.kv_formats)
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:

@@ -56,6 +56,20 @@ VLLM_TP_COMMUNICATION = round(0.42 * GIB)
 VLLM_MAX_SUGGESTED_UTILIZATION = 0.95
 
 
+def vllm_mtp_buffers(workload: Workload, batched: int, seqs: int) -> int:
+    """The GPU buffers vLLM 0.19 adds for speculative decoding with MTP layers, max_num_batched_tokens rows each
+    (v1/spec_decode/eagle.py EagleProposer.__init__): hidden_states and inputs_embeds (hidden wide, the model's
+    dtype), input_ids (int32), positions and the slot mapping (int64), an int32 arange of max(max_num_seqs + 1,
+    rows); and, on DeepSeek-V3.2 and GLM-5, each MTP layer's top-k index buffer (deepseek_mtp.py: [rows,
+    index_topk] int32). vLLM allocates them before its profiling run, so its log leaves them out of the budget."""
+    if not workload.mtp:
+        return 0
+    model = workload.model
+    e = int(workload.activation_precision.bits) // 8
+    topk = model.indexer.topk * model.mtp_built if model.indexer else 0
+    return batched * (2 * model.hidden * e + 4 + 8 + 8 + 4 * topk) + 4 * max(seqs + 1, batched)
+
+
 def vllm_batch_defaults(gpu_bytes: int) -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) for `vllm serve` (arg_utils.get_batch_defaults):
     16384/1024 on cards of 160 GiB and more, 8192/1024 from 70 GiB, else 2048/256."""
@@ -292,6 +306,8 @@ class Vllm:
             flags.append("--kv-cache-dtype fp8")
         if workload.enforce_eager:
             flags.append("--enforce-eager")
+        if workload.mtp:  # speculative decoding with the model's own MTP layers
+            flags.append(f"--speculative-config '{{\"method\": \"mtp\", \"num_speculative_tokens\": {workload.mtp}}}'")
         return " ".join(flags), "# or SGLang, whose own memory split (--mem-fraction-static) is not modelled here:", \
             sglang_command(workload, layout, model)
 
@@ -323,6 +339,8 @@ class Vllm:
         outputs = items * item_tokens * model.hidden * (int(workload.activation_precision.bits) // 8)
         forward = peak
         peak = max(peak + outputs, encoder) if encoder else peak  # the outputs stay cached through the forward
+        profiled, proposer = peak, vllm_mtp_buffers(workload, batched, seqs)
+        peak += proposer
         weights = weights_bytes(workload)
         overhead = workload.overhead_bytes
         pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=workload.gpu_memory_utilization,
@@ -340,7 +358,9 @@ class Vllm:
                 "vllm.pooling_peak" if pooling else "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}",
                 batched=f"{batched:,}", bytes=format_binary(forward)), *((phrase(
                     "vllm.encoder", items=items, tokens=f"{item_tokens:,}", bytes=format_binary(encoder),
-                    outputs=format_binary(outputs), peak=format_binary(peak)),) if encoder else ()))),
+                    outputs=format_binary(outputs), peak=format_binary(profiled)),) if encoder else ()), *((phrase(
+                    "vllm.mtp_buffers", batched=f"{batched:,}", bytes=format_binary(proposer),
+                    total=format_binary(peak)),) if proposer else ()))),
             no_component("logits", "logits.embedding" if pooling else "vllm.logits"),
             given_overhead(workload, overhead, "vLLM", self.default_overhead(vars(workload)), lambda: phrase(
                 "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager), holds_reserve=False),

@@ -58,6 +58,8 @@ from ..training.lora import parse_targets
 from ..workload import DEFAULT_OUTPUT_TOKENS
 
 CUSTOM = "custom"
+MAX_MTP_TOKENS = 16  # tokens drafted per step with MTP layers: vLLM and llama.cpp take more, none gains from it
+_MTP: When = {"runtime": ("vllm", "llamacpp"), "mode": ("inference",)}
 CONFIG = "config"
 WEIGHTS = "weights"  # the model a GGUF file's metadata says (--weights, without --model or --config)
 
@@ -327,6 +329,11 @@ SHARED_OPTIONS: tuple[Option, ...] = (
                 "llamacpp (also Ollama, LM Studio), tei (text-embeddings-inference, embedding mode), "
                 "faster-whisper (CTranslate2, speech mode)",
            parse=lambda t: parse_choice("runtime", t, Runtime)),
+    Option(key="mtp", default="0", group="engine", metavar="N", shown_when=_MTP,
+           help="speculative decoding with the model's own multi-token-prediction (MTP) layers, N tokens drafted per "
+                "step (vLLM --speculative-config method mtp; llama-server --spec-type draft-mtp): their weights, "
+                "their cache and the model's extra logits rows are counted; 0 (default): off",
+           parse=lambda t: parse_int("mtp", t, 0, MAX_MTP_TOKENS)),
     # ---- the machine: the card the engine runs on and the reverse questions are asked about
     Option(key="gpu", default="h100-80gb", group="machine", cli_group="engine", parse=parse_gpus,
            help=lambda: "the card the engine runs on (vLLM sizes its KV pool by it): "

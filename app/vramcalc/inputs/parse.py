@@ -12,7 +12,18 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from ..core.choices import GENERATING, GGUF_RUNTIMES, Framework, Mode, Objective, Recipe, Reference, Rollout, Runtime
+from ..core.choices import (
+    GENERATING,
+    GGUF_RUNTIMES,
+    Framework,
+    LlamaCppProgram,
+    Mode,
+    Objective,
+    Recipe,
+    Reference,
+    Rollout,
+    Runtime,
+)
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..diffusion.pipelines import Pipeline
@@ -29,8 +40,10 @@ from ..formats.file_weights import assumptions as file_assumptions
 from ..formats.file_weights import notes as file_notes
 from ..formats.weights import WeightFormat, check_format, file_format
 from ..memory.speech import whisper_cpp_weight_type
+from ..model.families.decoder import mtp
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.vision import image_tokens, llamacpp_image_tokens
+from ..model.table import param_count
 from ..parallel.layout import check
 from ..sources.custom import custom_model
 from ..sources.gpus import GpuSpec, configure, gpu
@@ -378,6 +391,8 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
         attributes["seq"] = _checked("seq", attributes["seq"], int) + tokens
         if prompt is not None:
             attributes["prompt_tokens"] = _checked("prompt_tokens", prompt, int) + tokens
+    if attributes["mtp"]:
+        model = _with_mtp(model, attributes)
     attributes["overhead_given"] = attributes["overhead_bytes"] is not None
     if attributes["overhead_bytes"] is None:
         attributes["overhead_bytes"] = engine.default_overhead(attributes)
@@ -386,6 +401,39 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     workload = Workload(model=model, **attributes)  # type: ignore[arg-type]
     check_consistency(workload)
     return workload
+
+
+def _with_mtp(model: ModelSpec, attributes: Mapping[str, object]) -> ModelSpec:
+    """The model with the MTP layers its engine loads for `mtp` (model/families/decoder/mtp.py), or a refusal naming
+    the key: another mode or engine, no MTP layers in the config, or layers the engine does not run."""
+    tokens = _checked("mtp", attributes["mtp"], int)
+    runtime = attributes["runtime"]
+    if attributes["mode"] is not Mode.INFERENCE:
+        raise ValidationError("mtp", tokens, "speculative decoding with MTP layers is for generating text "
+                              "(mode inference)")
+    if runtime not in (Runtime.VLLM, Runtime.LLAMACPP):
+        raise ValidationError("mtp", tokens, "MTP layers are loaded for speculative decoding by vLLM and llama.cpp's "
+                              "llama-server; transformers, Ollama and the other engines do not run them: set 0")
+    if runtime is Runtime.LLAMACPP and attributes["llamacpp_program"] is not LlamaCppProgram.SERVER:
+        raise ValidationError("mtp", tokens, "llama.cpp drafts with MTP layers in llama-server (--spec-type "
+                              "draft-mtp): choose llamacpp_program llama-server")
+    if attributes["draft_model"] is not None:
+        raise ValidationError("mtp", tokens, "one kind of speculative decoding at a time: a draft model or the MTP "
+                              "layers")
+    if not model.mtp_layers:
+        raise ValidationError("mtp", tokens, f"{model.display_name} has no multi-token-prediction layers in its "
+                              "config (num_nextn_predict_layers, mtp_num_hidden_layers): set 0")
+    types = mtp.VLLM_TYPES if runtime is Runtime.VLLM else mtp.LLAMACPP_TYPES
+    if model.model_type not in types:
+        why = ("its GGUF files have no MTP layers: llama.cpp's converter drops DeepSeek-V3's"
+               if model.model_type == "deepseek_v3" and runtime is Runtime.LLAMACPP else
+               f"the MTP layers of model_type {model.model_type!r} are not modelled for {runtime.value} yet")
+        raise ValidationError("mtp", tokens, why)
+    if runtime is Runtime.VLLM:  # vLLM shares the model's embedding and head with them, copies or not
+        built = mtp.with_mtp(model, copies=False)
+    else:  # llama.cpp loads the copies the GGUF holds, which it holds where the checkpoint does
+        built = mtp.with_mtp(model, copies=model.model_type in mtp.CHECKPOINT_COPIES)
+    return mtp.noted(built, param_count(built) - param_count(model), runtime.value, tokens)
 
 
 def check_consistency(workload: Workload) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..core.errors import ValidationError
 from ..core.phrase import Phrase, join, phrase
+from ..model.families.decoder.mtp import NEXTN, QWEN
 from ..model.families.decoder.spec import (
     AttentionKind,
     Block,
@@ -190,7 +191,11 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         if given[key] not in _NEUTRAL_WHEN_OFF:
             assumptions.append(phrase("assumption.ignored_key", key=key, value=_short(given[key]),
                                       model_type=repr(model_type)))
-    if _int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0):
+    # multi-token-prediction layers past num_hidden_layers (DeepSeek-V3's names; Qwen3.5's mtp.*): not built
+    mtp, mtp_style = _int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0), NEXTN
+    if not mtp:
+        mtp, mtp_style = _int(config, "mtp_num_hidden_layers", 0, MAX_LAYERS, default=0), QWEN
+    if mtp:
         extra_notes.append(phrase("model.note.mtp"))
     moe = spec_fields["moe"]
     if moe is not None and moe.zero_experts:  # LongcatFlashExperts.gate_up_proj: a slot per zero expert too
@@ -201,7 +206,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         extra_notes.append(phrase("model.note.multimodal", model_type=top.get("model_type")))
     spec = ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
-        native_format=native_format, model_type=model_type, vision=vision, **spec_fields,
+        native_format=native_format, model_type=model_type, vision=vision, mtp_layers=mtp,
+        mtp_style=mtp_style if mtp else "", **spec_fields,
     )
     from .reranker import read_reranker  # it reads with this module's typed reads
     reranker = read_reranker(top, model_type)

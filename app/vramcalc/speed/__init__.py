@@ -245,6 +245,8 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                         basis=phrase(rates["basis"])))
     if workload.draft_model is not None:  # its memory is counted; what its guesses save is not
         basis.append(phrase("speed.draft_not_modelled", draft=workload.draft_model.display_name))
+    if workload.mtp:  # the same for the model's own MTP layers
+        basis.append(phrase("speed.mtp_not_modelled", tokens=workload.mtp))
     curve = []
     for i in range(CURVE_POINTS + 1):
         depth = max(1, round(i * workload.seq / CURVE_POINTS))

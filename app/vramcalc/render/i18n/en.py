@@ -137,6 +137,10 @@ EN: Mapping[str, str] = {
         "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
         "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
     ),
+    "vllm.mtp_buffers": (
+        "; the MTP proposer's buffers ({batched} rows of hidden states, input embeddings, token ids, positions and "
+        "slots; vLLM allocates them outside its budget) = {bytes}, {total} in all"
+    ),
     "vllm.pooling_peak": (
         "the activation peak of vLLM's profiling run for a pooling model, which pools instead of sampling (no "
         "vocabulary-wide buffers): about 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 "
@@ -158,6 +162,12 @@ EN: Mapping[str, str] = {
     "llamacpp.draft_weights": "the draft model {name} in {format}: {bytes} on the GPU",
     "llamacpp.draft_kv": "the draft's own context, as many cells, in {type}: {bytes}",
     "llamacpp.draft_compute": "the draft's compute buffer: {bytes}",
+    "llamacpp.mtp_weights": "with the {layers} MTP layer(s) llama-server loads for --spec-type draft-mtp (blk.{first})",
+    "llamacpp.mtp_kv": (
+        "the MTP context's own cache: {layers} MTP layer(s) × {n_seq} × {n_ctx} cells in {type} (-ctkd/-ctvd) = "
+        "{bytes} on the GPU, {host} in system RAM"
+    ),
+    "llamacpp.mtp_compute": "the MTP context's compute buffer ({n_out} logits rows): {bytes}",
     "llamacpp.kv": (
         "{n_seq} × {n_ctx} cells (the context padded to 256) × K {k} and V {v}, sliding layers capped at the window "
         "plus one micro-batch = {bytes} on the GPU, {host} in system RAM"
@@ -722,9 +732,14 @@ EN: Mapping[str, str] = {
     "field.draft_precision.help": "The draft's file (q8_0 unless chosen).",
     "option.draft_precision.default": "q8_0 (default)",
     "field.draft_kv_precision.label": "Draft's cache type (-ctkd, -ctvd)",
-    "field.draft_kv_precision.help": "llama.cpp's default is f16 whatever -ctk says.",
+    "field.draft_kv_precision.help": "A draft model's or the MTP layers' cache; llama.cpp's default is f16 "
+                                     "whatever -ctk says.",
     "field.draft_gpu_layers.label": "Draft's layers on the GPU (-ngld)",
     "field.draft_gpu_layers.help": "Empty: all.",
+    "field.mtp.label": "MTP tokens (speculative decoding)",
+    "field.mtp.help": "Tokens the model's own multi-token-prediction layers draft per step (vLLM method mtp; "
+                      "llama-server --spec-type draft-mtp). Their weights, their cache and the extra logits rows are "
+                      "counted. 0: off.",
     "field.gpu.help": (
         "Usable memory as PyTorch reports it where known; for a Mac, the share its GPU may use. Any other card: "
         "gpu=24gb in the link (or --gpu 24gb). Different cards in one machine (llama.cpp and Ollama): add them "
@@ -1036,9 +1051,31 @@ EN: Mapping[str, str] = {
         "the checkpoint does not have, held by transformers only: the other engines' answers leave them out"
     ),
     "model.note.mtp": (
-        "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines do not load it for inference "
-        "unless speculative decoding uses it (llama.cpp's GGUF files keep it, so a file can be larger than what is "
-        "loaded)"
+        "the multi-token-prediction (MTP) layer in the checkpoint is not counted: engines load it only for speculative "
+        "decoding, which the MTP tokens setting (mtp) counts on vLLM and llama.cpp (llama.cpp's GGUF files may keep "
+        "it, so a file can be larger than what is loaded)"
+    ),
+    "model.note.mtp_on": (
+        "speculative decoding with the multi-token-prediction (MTP) layers, {tokens} token(s) drafted per step on "
+        "{engine}: its {layers} MTP layer(s) are counted, {params} parameters in the total{copies}; {rest}"
+    ),
+    "model.note.mtp_on.shared_vllm": ", sharing the model's embedding and head (vLLM shares them even where the "
+                                     "checkpoint has copies)",
+    "model.note.mtp_on.shared_llamacpp": (
+        ", sharing the model's embedding and head (a GGUF whose MTP layer keeps its own copies, as GLM-4.5's "
+        "checkpoint has them, loads 2 × vocabulary × hidden more)"
+    ),
+    "model.note.mtp_on.embed_head": (
+        ", each with its own copies of the embedding and head (embed_tokens, shared_head.head), as the checkpoint "
+        "has them"
+    ),
+    "model.note.mtp_on.vllm": (
+        "their KV cache shares vLLM's pool, and the proposer's buffers are in the activations row; the drafting and "
+        "rejection sampling's own peak is not modelled"
+    ),
+    "model.note.mtp_on.llamacpp": (
+        "the MTP context's cache and compute buffer, and the model's logits rows for the drafted tokens, are in the "
+        "rows above"
     ),
     "assumption.unknown_type": (
         "model_type {model_type} is not one of the {count} types the calculator reads exactly: it was read as a "
@@ -1500,6 +1537,10 @@ EN: Mapping[str, str] = {
     "speed.figure.requests": "Sequences embedded",
     "speed.value.requests_s": "{value} sequences/s",
     "speed.line.embedding": "About {tokens} tokens/s embedded, {requests} sequences/s.",
+    "speed.mtp_not_modelled": (
+        "Decoding is timed without speculation: what the MTP layers save depends on how many of their {tokens} "
+        "drafted token(s) the model accepts, which is not modelled; their memory is counted above."
+    ),
     "speed.draft_not_modelled": (
         "Decoding is timed without speculation: what the draft model ({draft}) saves depends on how many of its "
         "tokens the model accepts, which is not modelled; its memory is counted above."

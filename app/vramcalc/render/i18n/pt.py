@@ -147,6 +147,10 @@ PT: Mapping[str, str] = {
         "do seu sampler, 32 B por entrada, + 1 GiB para a passagem direta de {batched} tokens (ajustado aos logs "
         "publicados do vLLM V1) = {bytes}"
     ),
+    "vllm.mtp_buffers": (
+        "; os buffers do proponente MTP ({batched} linhas de estados ocultos, embeddings de entrada, ids de tokens, "
+        "posições e slots; o vLLM os aloca fora do seu orçamento) = {bytes}, {total} ao todo"
+    ),
     "vllm.pooling_peak": (
         "o pico de ativações da execução de profiling do vLLM para um modelo de pooling, que faz pooling em vez de "
         "amostrar (sem buffers do tamanho do vocabulário): cerca de 1 GiB para a passagem direta de {batched} tokens "
@@ -167,6 +171,14 @@ PT: Mapping[str, str] = {
     "llamacpp.draft_weights": "o modelo de rascunho {name} em {format}: {bytes} na GPU",
     "llamacpp.draft_kv": "o contexto próprio do rascunho, com as mesmas células, em {type}: {bytes}",
     "llamacpp.draft_compute": "o buffer de cálculo do rascunho: {bytes}",
+    "llamacpp.mtp_weights": (
+        "com a(s) {layers} camada(s) MTP que o llama-server carrega para --spec-type draft-mtp (blk.{first})"
+    ),
+    "llamacpp.mtp_kv": (
+        "o cache próprio do contexto MTP: {layers} camada(s) MTP × {n_seq} × {n_ctx} células em {type} (-ctkd/-ctvd) "
+        "= {bytes} na GPU, {host} na RAM do sistema"
+    ),
+    "llamacpp.mtp_compute": "o buffer de cálculo do contexto MTP ({n_out} linhas de logits): {bytes}",
     "llamacpp.kv": (
         "{n_seq} × {n_ctx} células (o contexto arredondado para um múltiplo de 256) × K {k} e V {v}, camadas "
         "deslizantes limitadas à janela mais um microlote = {bytes} na GPU, {host} na RAM do sistema"
@@ -699,9 +711,14 @@ PT: Mapping[str, str] = {
     "field.draft_precision.help": "O arquivo do rascunho (q8_0 se não escolhido).",
     "option.draft_precision.default": "q8_0 (padrão)",
     "field.draft_kv_precision.label": "Tipo do cache do rascunho (-ctkd, -ctvd)",
-    "field.draft_kv_precision.help": "O padrão do llama.cpp é f16, seja qual for o -ctk.",
+    "field.draft_kv_precision.help": "O cache de um modelo de rascunho ou das camadas MTP; o padrão do llama.cpp é "
+                                     "f16, seja qual for o -ctk.",
     "field.draft_gpu_layers.label": "Camadas do rascunho na GPU (-ngld)",
     "field.draft_gpu_layers.help": "Vazio: todas.",
+    "field.mtp.label": "Tokens MTP (decodificação especulativa)",
+    "field.mtp.help": "Tokens que as camadas de predição de múltiplos tokens do próprio modelo rascunham por passo "
+                      "(vLLM método mtp; llama-server --spec-type draft-mtp). Seus pesos, seu cache e as linhas de "
+                      "logits a mais são contados. 0: desligado.",
     "field.gpu.help": "Memória utilizável como o PyTorch a informa, quando conhecida; num Mac, a fração que a GPU pode "
                       "usar. Qualquer outra placa: gpu=24gb no link (ou --gpu 24gb). Placas diferentes numa máquina "
                       "(llama.cpp e Ollama): acrescente-as abaixo (no link, gpu=rtx-3090,rtx-4060-ti-16gb).",
@@ -1075,9 +1092,32 @@ PT: Mapping[str, str] = {
         "respostas dos outros motores deixam-nos de fora"
     ),
     "model.note.mtp": (
-        "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores não a carregam para "
-        "inferência, a menos que a decodificação especulativa a use (os arquivos GGUF do llama.cpp a guardam, então "
-        "um arquivo pode ser maior do que o que é carregado)"
+        "a camada de predição de múltiplos tokens (MTP) do checkpoint não é contada: os motores só a carregam para a "
+        "decodificação especulativa, que a opção de tokens MTP (mtp) conta no vLLM e no llama.cpp (os arquivos GGUF "
+        "do llama.cpp podem guardá-la, então um arquivo pode ser maior do que o que é carregado)"
+    ),
+    "model.note.mtp_on": (
+        "decodificação especulativa com as camadas de predição de múltiplos tokens (MTP), {tokens} token(s) "
+        "rascunhado(s) por passo no {engine}: sua(s) {layers} camada(s) MTP são contadas, {params} parâmetros no "
+        "total{copies}; {rest}"
+    ),
+    "model.note.mtp_on.shared_vllm": ", compartilhando o embedding e a cabeça do modelo (o vLLM os compartilha "
+                                     "mesmo quando o checkpoint tem cópias)",
+    "model.note.mtp_on.shared_llamacpp": (
+        ", compartilhando o embedding e a cabeça do modelo (um GGUF cuja camada MTP guarda as suas próprias cópias, "
+        "como o checkpoint do GLM-4.5 as tem, carrega 2 × vocabulário × hidden a mais)"
+    ),
+    "model.note.mtp_on.embed_head": (
+        ", cada uma com as suas próprias cópias do embedding e da cabeça (embed_tokens, shared_head.head), como o "
+        "checkpoint as tem"
+    ),
+    "model.note.mtp_on.vllm": (
+        "o seu cache KV divide o pool do vLLM, e os buffers do proponente estão na linha de ativações; o pico próprio "
+        "do rascunho e da amostragem por rejeição não é modelado"
+    ),
+    "model.note.mtp_on.llamacpp": (
+        "o cache e o buffer de cálculo do contexto MTP, e as linhas de logits do modelo para os tokens rascunhados, "
+        "estão nas linhas acima"
     ),
     "assumption.unknown_type": (
         "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um "
@@ -1577,6 +1617,10 @@ PT: Mapping[str, str] = {
     "speed.figure.requests": "Sequências processadas",
     "speed.value.requests_s": "{value} sequências/s",
     "speed.line.embedding": "Cerca de {tokens} tokens/s processados, {requests} sequências/s.",
+    "speed.mtp_not_modelled": (
+        "A decodificação é cronometrada sem especulação: o que as camadas MTP poupam depende de quantos dos seus "
+        "{tokens} token(s) rascunhado(s) o modelo aceita, o que não é modelado; a sua memória está contada acima."
+    ),
     "speed.draft_not_modelled": (
         "A decodificação é cronometrada sem especulação: o que o modelo de rascunho ({draft}) poupa depende de "
         "quantos dos seus tokens o modelo aceita, o que não é modelado; a sua memória está contada acima."

@@ -345,6 +345,13 @@ class ModelSpec:
     speech: Speech | None = None  # a speech encoder-decoder (Whisper): its audio encoder; the layers are the decoder's
     planned_layers: int = 0  # a deeper or shallower variant (solve.scaled_depth): the real model's depth, whose
     # GGUF mixture (llama-quantize's bits per layer) its layers keep on average; 0: this depth is real
+    # Multi-token prediction (MTP): layers the checkpoint holds past `layers` that engines load only for speculative
+    # decoding (num_nextn_predict_layers; Qwen3.5's mtp_num_hidden_layers). Not built unless `mtp_built` says so.
+    mtp_layers: int = 0
+    mtp_style: str = ""  # "nextn": DeepSeek-V3's names (embed_tokens, enorm, hnorm, eh_proj, shared_head.norm and
+    # .head in each MTP layer); "qwen": Qwen3.5's mtp.* (fc, two pre-fc norms, a norm; the model's embedding and head)
+    mtp_built: int = 0  # the last mtp_built of `layers` are those MTP layers, loaded (model/families/decoder/mtp.py)
+    mtp_copies: bool = False  # each built MTP layer holds its own embedding and head copies (vocab × h each)
 
     def __post_init__(self) -> None:
         if not self.kinds:
@@ -434,11 +441,13 @@ class ModelSpec:
     def layer_keys(self) -> tuple[tuple[AttentionKind, bool, int], ...]:
         """Each layer's (attention kind, MoE or not, variant): what its shapes depend on. The variant is the
         indexer shared or not (0, 1) or DeepSeek-V4's compressor type (0 to 2), plus 4 on Gemma 3n/4's layers
-        reusing an earlier layer's K/V (no k/v weights, a double-wide MLP)."""
+        reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
         reusing = self.layers - self.reusing_layers
-        return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing)) for i, (kind, moe) in
+        mtp = self.layers - self.mtp_built  # the MTP layers' own tensors (eh_proj, its norms): 8 more
+        return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp))
+                     for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
 
     @property

@@ -137,6 +137,26 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += (_linear(p + "laurel_l", spec.laurel_rank, h, Role.ATTENTION)
                     + _linear(p + "laurel_r", h, spec.laurel_rank, Role.ATTENTION)
                     + _norm(p + "laurel_post_norm", h, spec.norm))
+    if index >= spec.layers - spec.mtp_built:
+        tensors += mtp_tensors(spec, p)
+    return tensors
+
+
+def mtp_tensors(spec: ModelSpec, p: str) -> list[Tensor]:
+    """What a multi-token-prediction layer holds beside its decoder layer, by llama.cpp's names (src/models/
+    glm4-moe.cpp, deepseek2.cpp, qwen35moe.cpp: LLM_TENSOR_NEXTN_*): the norms of the token's embedding and of the
+    model's hidden state (DeepSeek-V3's enorm and hnorm; Qwen3.5's pre_fc_norm_embedding and pre_fc_norm_hidden), the
+    projection of the two concatenated back to h (eh_proj, h × 2h, no bias; Qwen3.5's fc), the norm before the head
+    (shared_head.norm; Qwen3.5's mtp.norm), and, where the engine holds them, the layer's own head and embedding
+    (DeepSeek-V3's shared_head.head and embed_tokens, vocab × h each: `mtp_copies`). eh_proj is a plain nn.Linear in
+    vLLM (deepseek_mtp.py), neither quantised nor split: the router's role says so."""
+    h = spec.hidden
+    tensors = [*_norm(p + "nextn.enorm", h, spec.norm), *_norm(p + "nextn.hnorm", h, spec.norm),
+               Tensor(p + "nextn.eh_proj.weight", (h, 2 * h), Role.ROUTER),
+               *_norm(p + "nextn.shared_head_norm", h, spec.norm)]
+    if spec.mtp_copies:
+        tensors += [Tensor(p + "nextn.embed_tokens.weight", (spec.vocab, h), Role.EMBEDDING),
+                    Tensor(p + "nextn.shared_head_head.weight", (spec.vocab, h), Role.HEAD)]
     return tensors
 
 
