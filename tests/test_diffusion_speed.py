@@ -17,6 +17,8 @@ from vramcalc.diffusion.flops import decode_flops, encoder_flops
 from vramcalc.diffusion.pipelines import Part, load_pipelines, pipeline
 from vramcalc.diffusion.run import Request, evaluate
 from vramcalc.diffusion.speed import DiffusionSpeed, rates, speed_of, stage_flops
+from vramcalc.render.diffusion import present_diffusion
+from vramcalc.render.messages import Words
 from vramcalc.sources.gpus import gpu
 from vramcalc.speed.hardware import TERA, device
 from vramcalc.workload import Machine
@@ -160,3 +162,11 @@ def test_the_command_line_times_the_run_on_its_gpu():
     assert "time on RTX 4090" in text and "30 steps x" in text and "per image" in text
     bad = _cli("--steps", "0")
     assert bad.returncode == 2 and "steps" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("language", ["en", "pt"])
+def test_the_page_notes_the_time_at_the_pipelines_steps(language):
+    run = evaluate(pipeline("wan2.1-t2v-1.3b"), _request("wan2.1-t2v-1.3b"))
+    notes = present_diffusion(run, gpu=gpu("rtx-4090"), words=Words(language)).notes
+    assert any("RTX 4090" in note and "50" in note for note in notes)
+    assert not any("RTX 4090" in note for note in present_diffusion(run, words=Words(language)).notes)
