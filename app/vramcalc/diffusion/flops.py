@@ -10,6 +10,7 @@ tests/golden/diffusion_flops.json)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -177,10 +178,11 @@ def _kl_call(tensors: Sequence[Tensor], height: int, width: int, frames: Sequenc
     return _count(tensors, positions, attention, skip=r"\.time_conv\.|\.to_qkv\.|\.attentions\.0\.proj\.")
 
 
-def _tiles(height: int, width: int, tile: int) -> list[tuple[int, int]]:
+def _tiles(height: int, width: int, tile: int) -> Counter[tuple[int, int]]:
+    """Each tile size and how many tiles have it (a tile's count depends only on its size: counted once)."""
     if not tile or (width <= tile and height <= tile):
-        return [(height, width)]
-    return [(h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile)]
+        return Counter([(height, width)])
+    return Counter((h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile))
 
 
 def decode_flops(vae_class: str, vae: Mapping[str, Any], tensors: Sequence[Tensor], width: int, height: int,
@@ -188,10 +190,11 @@ def decode_flops(vae_class: str, vae: Mapping[str, Any], tensors: Sequence[Tenso
     """The VAE decode of one sample (pixels width x height, `frames`), tile by tile when tiled (each tile decoded
     whole, overlaps included); None where not counted (HunyuanVideo 1.5's VAE)."""
     if vae_class == "AutoencoderKL":
-        return sum(_kl_call(tensors, h // VAE_SCALE, w // VAE_SCALE) for h, w in _tiles(height, width, tile))
+        return sum(n * _kl_call(tensors, h // VAE_SCALE, w // VAE_SCALE)
+                   for (h, w), n in _tiles(height, width, tile).items())
     if vae_class == "AutoencoderKLWan":
-        return sum(_wan_decode(vae, tensors, h // VAE_SCALE, w // VAE_SCALE, frames)
-                   for h, w in _tiles(height, width, tile))
+        return sum(n * _wan_decode(vae, tensors, h // VAE_SCALE, w // VAE_SCALE, frames)
+                   for (h, w), n in _tiles(height, width, tile).items())
     if vae_class == "AutoencoderKLHunyuanVideo":
         return _hunyuan_decode(tensors, height, width, frames, tile)
     return None
@@ -237,4 +240,5 @@ def _hunyuan_decode(tensors: Sequence[Tensor], height: int, width: int, frames: 
 
     starts = [(0, latent)] if latent <= HUNYUAN_TILE else [
         (start, min(HUNYUAN_TILE + 1, latent - start)) for start in range(0, latent, HUNYUAN_STRIDE)]
-    return sum(call(t, h, w) for _, t in starts for h, w in _tiles(height, width, tile))
+    calls = Counter(t for _, t in starts)
+    return sum(n * m * call(t, h, w) for t, n in calls.items() for (h, w), m in _tiles(height, width, tile).items())
