@@ -177,6 +177,7 @@ def json_names() -> dict[str, set[str]]:
             add("diffusion part", part)
         for stage in document["stages"]:
             add("diffusion stage", stage)
+    add("diffusion speed", json.loads(_run("diffusion", "--gpu", "h100-80gb", "--json"))["speed"])
     document = json.loads(_run("diffusion", "--train-lora", "16", "--json"))
     add("diffusion training", document)
     add("diffusion train_lora", document["train_lora"])
@@ -189,7 +190,7 @@ def test_the_json_documents_were_all_seen():
                 "runtime transformers",
                 "runtime vllm", "runtime llamacpp", "fit", "capacity", "capacity row", "capacity cell",
                 "capacity example", "models", "speed", "cost", "diffusion", "diffusion part", "diffusion stage",
-                "diffusion training", "diffusion train_lora"}
+                "diffusion speed", "diffusion training", "diffusion train_lora"}
     assert {where for where, found in json_names().items() if found} == expected
 
 

@@ -9,9 +9,11 @@ from collections.abc import Sequence
 
 from ..core.errors import ValidationError
 from ..core.units import GIB
+from ..render.messages import ENGLISH
 from ..sources.gpus import gpu
 from .pipelines import Pipeline, load_pipelines, pipeline
 from .run import PLACEMENTS, TEXT_ENCODER_DEVICES, Request, Run, evaluate, fewest_blocks_to_swap
+from .speed import DiffusionSpeed, speed_of
 from .training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS, Step, Training, train
 from .training import as_json as training_json
 from .weights import GGUF_TYPES, PRECISIONS
@@ -44,7 +46,9 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     parser.add_argument("--blocks-to-swap", type=int, default=0, metavar="N",
                         help="the denoiser's first N transformer blocks kept in system RAM, one at a time on the GPU "
                              "(ComfyUI-WanVideoWrapper's block swap; placement gpu or model)")
-    parser.add_argument("--gpu", help="a GPU (as the main command's --gpu): the fewest blocks to swap for it")
+    parser.add_argument("--gpu", help="a GPU (as the main command's --gpu): the fewest blocks to swap for it, and the "
+                                      "run's time on it")
+    parser.add_argument("--steps", type=int, help="denoising steps (num_inference_steps; default: the pipeline's)")
     training = parser.add_argument_group("LoRA training (Flux and Wan; the step as sd-scripts, musubi-tuner and "
                                          "ai-toolkit run it)")
     training.add_argument("--train-lora", type=int, metavar="RANK", help="one training step of LoRA adapters of "
@@ -65,7 +69,8 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def as_json(run: Run, fewest_blocks_to_swap: int | None = None) -> dict[str, object]:
+def as_json(run: Run, fewest_blocks_to_swap: int | None = None, steps: int | None = None,
+            speed: DiffusionSpeed | None = None) -> dict[str, object]:
     request = run.request
     return {
         "pipeline": run.pipeline.slug, "width": request.width, "height": request.height, "frames": request.frames,
@@ -76,7 +81,8 @@ def as_json(run: Run, fewest_blocks_to_swap: int | None = None) -> dict[str, obj
         "stages": [{"stage": s.name, "part": s.part, "weight_bytes": s.weight_bytes, "working_bytes": s.working_bytes,
                     "carried_bytes": s.carried_bytes, "total_bytes": s.total_bytes} for s in run.stages],
         "peak_stage": run.peak.name, "peak_bytes": run.peak.total_bytes, "complete": run.complete,
-        "fewest_blocks_to_swap": fewest_blocks_to_swap,
+        "fewest_blocks_to_swap": fewest_blocks_to_swap, "steps": steps or run.pipeline.steps,
+        "speed": None if speed is None else speed.as_json(),
     }
 
 
@@ -114,18 +120,43 @@ def diffusion_main(argv: Sequence[str]) -> int:
             precision=args.precision, text_precision=args.text_precision, vae_precision=args.vae_precision,
             vae_tiling=args.vae_tiling, blocks_to_swap=args.blocks_to_swap, text_encoders=args.text_encoders))
         card = gpu(args.gpu) if args.gpu else None
+        steps = chosen.steps if args.steps is None else args.steps
+        if not 1 <= steps <= 1000:
+            raise ValidationError("steps", steps, "from 1 to 1000")
     except ValidationError as error:
         print(f"vramcalc: error: {error}", file=sys.stderr)
         return 2
     fewest = fewest_blocks_to_swap(run, card.usable_bytes) if card else None
     if args.json:
-        print(json.dumps(as_json(run, fewest)))
+        timed = speed_of(run, card, steps) if card else None
+        print(json.dumps(as_json(run, fewest, steps, timed if isinstance(timed, DiffusionSpeed) else None)))
         return 0
     print("\n".join(lines(run)))
     if card:
         print(f"fewest blocks to swap for {card.display_name} ({_gib(card.usable_bytes)} usable): "
               + ("none fits" if fewest is None else str(fewest)))
+        timed = speed_of(run, card, steps)
+        print("\n".join(speed_lines(timed, card.display_name, run.request.frames > 1)
+                        if isinstance(timed, DiffusionSpeed) else ["", f"time: {ENGLISH.say(timed)}"]))
     return 0
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "not modelled"
+    return f"{value:,.2f} s" if value < 120 else f"{value:,.0f} s ({value / 60:,.1f} min)"
+
+
+def speed_lines(speed: DiffusionSpeed, card: str, video: bool) -> list[str]:
+    """The run's time on the card, stage by stage, with its basis."""
+    out = ["", f"time on {card} ({'validated' if speed.validated else 'unvalidated'}):",
+           (f"  {speed.steps} steps x {_seconds(speed.step_s)} = {_seconds(speed.denoise_s)} "
+            f"({speed.step_flops / 1e12:,.1f} TFLOP a step, guidance passes: {speed.passes})"),
+           f"  text encoding {_seconds(speed.encode_s)}, VAE decode {_seconds(speed.decode_s)}",
+           f"  total {_seconds(speed.total_s)}, {_seconds(speed.per_output_s)} per {'clip' if video else 'image'}"
+           + (f" (weights moved over PCIe: {_seconds(speed.offload_s)} of it)" if speed.offload_s else "")]
+    out += [f"  {ENGLISH.say(line)}" for line in speed.basis]
+    return out
 
 
 def training_main(args: argparse.Namespace) -> int:

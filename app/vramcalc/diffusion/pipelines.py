@@ -50,6 +50,7 @@ class Pipeline:
     width: int
     height: int
     frames: int
+    steps: int  # num_inference_steps: the pipeline's default (FLUX.1 [schnell]: its model card's 4)
 
     @property
     def denoiser(self) -> Part:
@@ -72,7 +73,7 @@ def load_pipelines() -> dict[str, Pipeline]:
         parts=tuple(Part(role=role, class_name=part["class"], config=part["config"], source=part.get("source", ""))
                     for role, part in entry["components"].items()),
         text_tokens=entry["text_tokens"], cfg=entry["cfg"], width=entry["width"], height=entry["height"],
-        frames=entry["frames"],
+        frames=entry["frames"], steps=entry["steps"],
     ) for slug, entry in read_folder("diffusion")}
 
 

@@ -10,6 +10,7 @@ from ..analysis.fit import GpuFit
 from ..analysis.fit import Verdict as FitVerdict
 from ..diffusion.pipelines import Pipeline
 from ..diffusion.run import Request, Run, fewest_blocks_to_swap
+from ..diffusion.speed import DiffusionSpeed, speed_of
 from ..diffusion.training import Step, Training, single_changes
 from ..sources.gpus import GpuSpec, table_gpus
 from .messages import ENGLISH, Words
@@ -79,6 +80,22 @@ def present_training(pipeline: Pipeline, request: Request, training: Training, s
         notes=(words.message("diffusion.train.note"), words.message("diffusion.tensors_only")), verdict=verdict)
 
 
+def speed_notes(run: Run, gpu: GpuSpec, words: Words) -> tuple[str, ...]:
+    """The run's time on the card at the pipeline's steps (diffusion/speed.py), and its basis; or why not."""
+    speed = speed_of(run, gpu, run.pipeline.steps)
+    if not isinstance(speed, DiffusionSpeed):
+        return (words.say(speed),)
+
+    def s(value: float) -> str:
+        return words.message("speed.value.seconds", value=f"{value:,.3g}" if value < 100 else f"{value:,.0f}")
+
+    return (words.message("diffusion.speed.note", gpu=gpu.display_name, steps=speed.steps, step=s(speed.step_s),
+                          denoise=s(speed.denoise_s), total=s(speed.per_output_s),
+                          output=words.message(f"diffusion.speed.{'clip' if run.request.frames > 1 else 'image'}"),
+                          validated=words.message(f"diffusion.speed.validated.{speed.validated}")),
+            *(words.say(line) for line in speed.basis))
+
+
 def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = ENGLISH) -> DiffusionView:
     r, peak = run.request, run.peak
     rows = [(words.message("diffusion.weights", role=w.part.role, cls=w.part.class_name), words.binary(w.bytes),
@@ -108,6 +125,6 @@ def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = EN
         params=words.message("results.params", count=words.count(sum(w.part.params for w in run.weights))),
         rows=tuple(rows), gpus=tuple(_gpu_row(fit, words=words) for fit in fits),
         caption=words.message("diffusion.caption"),
-        notes=(words.message("diffusion.tensors_only"),) if run.complete else (
-            words.message("diffusion.incomplete"), words.message("diffusion.tensors_only")),
+        notes=(() if run.complete else (words.message("diffusion.incomplete"),))
+        + (words.message("diffusion.tensors_only"),) + (speed_notes(run, gpu, words) if gpu else ()),
         verdict=pipeline_verdict(run, gpu, words=words) if gpu is not None else None)

@@ -1448,6 +1448,25 @@ EN: Mapping[str, str] = {
                             "higher.",
     "diffusion.tensors_only": "PyTorch's tensors, as measured with diffusers: the CUDA context (0.4 to 1 GiB by "
                               "card) and the caching allocator's reserve come on top.",
+    "diffusion.speed.note": "On {gpu}: {steps} steps × {step} = {denoise}; {total} per {output} with the text encoding "
+                            "and the VAE decode ({validated}).",
+    "diffusion.speed.image": "image",
+    "diffusion.speed.clip": "clip",
+    "diffusion.speed.validated.True": "validated against published runs",
+    "diffusion.speed.validated.False": "not validated",
+    "diffusion.speed.unknown_tflops": "Not timed: the card's 16-bit tensor rate is not in the GPU data.",
+    "diffusion.speed.fp32": "Not timed: fp32 weights run at another rate than the 16-bit one the time is fitted to.",
+    "diffusion.speed.basis": "{steps} steps of {tflop} TFLOP each (every image and guidance pass), the text "
+                             "encoding and the VAE decode, counted layer by layer, at {share} of the card's dense "
+                             "16-bit {tflops} TFLOPS: the share published runs reach.",
+    "diffusion.speed.encode_on_cpu": "The text encoders on the CPU: their time is left out.",
+    "diffusion.speed.decode_not_counted": "This VAE's decode is not counted yet: its time is left out.",
+    "diffusion.speed.offload": "Weights moved over PCIe at {pcie} GB/s by the placement: {seconds} s.",
+    "diffusion.speed.dequantise": "GGUF and NF4 weights are dequantised at every layer: expect it slower.",
+    "diffusion.speed.error": "Against {rows} published runs of this kind: {median} median error, {worst} worst; "
+                             "{held_out} median when each source is predicted from the others.",
+    "diffusion.speed.unvalidated": "Not validated: {rows} published runs of this kind of denoiser on this class of "
+                                   "card (docs/accuracy.md).",
     "field.train_lora.label": "LoRA training (rank)",
     "field.train_lora.help": "One training step of LoRA adapters of this rank on a Flux or Wan denoiser, as "
                              "sd-scripts, musubi-tuner and ai-toolkit run it; 0: a generation.",

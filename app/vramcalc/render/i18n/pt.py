@@ -1525,6 +1525,25 @@ PT: Mapping[str, str] = {
                             "pode ser maior.",
     "diffusion.tensors_only": "Os tensores do PyTorch, como medidos com o diffusers: o contexto CUDA (0,4 a 1 GiB "
                               "conforme a placa) e a reserva do alocador vêm por cima.",
+    "diffusion.speed.note": "Em {gpu}: {steps} passos × {step} = {denoise}; {total} por {output} com a codificação do "
+                            "texto e a decodificação do VAE ({validated}).",
+    "diffusion.speed.image": "imagem",
+    "diffusion.speed.clip": "vídeo",
+    "diffusion.speed.validated.True": "validado contra execuções publicadas",
+    "diffusion.speed.validated.False": "não validado",
+    "diffusion.speed.unknown_tflops": "Sem tempo: a taxa de tensores de 16 bits da placa não está nos dados de GPUs.",
+    "diffusion.speed.fp32": "Sem tempo: pesos fp32 rodam a outra taxa que não a de 16 bits à qual o tempo é ajustado.",
+    "diffusion.speed.basis": "{steps} passos de {tflop} TFLOP cada (toda imagem e passada de guidance), a codificação "
+                             "do texto e a decodificação do VAE, contados camada a camada, a {share} dos {tflops} "
+                             "TFLOPS densos de 16 bits da placa: a fração que execuções publicadas atingem.",
+    "diffusion.speed.encode_on_cpu": "Os codificadores de texto na CPU: o tempo deles fica de fora.",
+    "diffusion.speed.decode_not_counted": "A decodificação deste VAE ainda não é contada: o tempo dela fica de fora.",
+    "diffusion.speed.offload": "Pesos movidos pelo PCIe a {pcie} GB/s pelo posicionamento: {seconds} s.",
+    "diffusion.speed.dequantise": "Pesos GGUF e NF4 são desquantizados a cada camada: espere mais lento.",
+    "diffusion.speed.error": "Contra {rows} execuções publicadas deste tipo: erro mediano de {median}, pior {worst}; "
+                             "{held_out} de mediana quando cada fonte é prevista a partir das outras.",
+    "diffusion.speed.unvalidated": "Não validado: {rows} execuções publicadas deste tipo de denoiser nesta classe de "
+                                   "placa (docs/accuracy.md).",
     "field.train_lora.label": "Treino LoRA (rank)",
     "field.train_lora.help": "Um passo de treino de adaptadores LoRA deste rank num denoiser Flux ou Wan, como o "
                              "sd-scripts, o musubi-tuner e o ai-toolkit o executam; 0: uma geração.",

@@ -1,0 +1,186 @@
+"""Count the FLOPs of the diffusion presets' stages with PyTorch's FlopCounterMode, on the meta device.
+
+Each preset's denoiser (one forward over one sample at its size and at a second size), each text encoder (one prompt)
+and the VAE decode are built from the preset's config.json with the diffusers or transformers class and run on
+`torch.device("meta")` (shapes only, so full-size models cost nothing); FlopCounterMode adds up every matmul,
+convolution and attention (2 FLOPs per multiply-add). `tests/test_diffusion_speed.py` holds
+`vramcalc.diffusion.flops` to these counts.
+
+    /work/mvenv/bin/python tools/measure_diffusion_flops.py   # writes tests/golden/diffusion_flops.json
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import sys
+from pathlib import Path
+
+import diffusers
+import torch
+import transformers
+from torch.utils.flop_counter import FlopCounterMode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "app"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from measure_diffusion import build  # noqa: E402
+from vramcalc.diffusion.pipelines import Pipeline, load_pipelines  # noqa: E402
+from vramcalc.diffusion.run import (  # noqa: E402
+    HUNYUAN15_CROP_START,
+    HUNYUAN15_IMAGE_TOKENS,
+    sequence_text_tokens,
+)
+from vramcalc.diffusion.stages import latent_shape  # noqa: E402
+
+META, DTYPE = torch.device("meta"), torch.bfloat16
+# (pipeline, width, height, frames, vae tile): the second size of each denoiser, and the decodes counted
+OTHER_SIZES = [("flux.1-dev", 768, 512, 1), ("sd3.5-large", 768, 1280, 1), ("sd3.5-medium", 512, 512, 1),
+               ("sdxl", 768, 1280, 1), ("sd1.5", 768, 512, 1), ("wan2.1-t2v-1.3b", 480, 832, 33),
+               ("wan2.1-t2v-14b", 832, 480, 81), ("hunyuanvideo", 960, 544, 65), ("hunyuanvideo1.5-480p", 256, 192, 9),
+               ("hunyuanvideo1.5-480p", 320, 320, 5)]
+DECODES = [("flux.1-dev", 1024, 1024, 1, 0), ("flux.1-dev", 1024, 1024, 1, 512), ("sdxl", 1024, 1024, 1, 0),
+           ("sd1.5", 512, 512, 1, 0), ("sd1.5", 768, 512, 1, 256), ("wan2.1-t2v-1.3b", 832, 480, 81, 0),
+           ("wan2.1-t2v-1.3b", 512, 512, 9, 256), ("hunyuanvideo", 256, 256, 33, 0),
+           ("hunyuanvideo", 1280, 720, 129, 256), ("hunyuanvideo", 512, 384, 13, 0)]
+
+
+def _t(*shape: int) -> torch.Tensor:
+    return torch.empty(*shape, device=META, dtype=DTYPE)
+
+
+def _counted(run) -> int:
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        run()
+    return int(counter.get_total_flops())
+
+
+# HunyuanVideo 1.5's transformer, counted at this size on the CPU (its preset's other keys kept)
+HUNYUAN15_SMALL = {"num_layers": 2, "num_refiner_layers": 1, "num_attention_heads": 2, "attention_head_dim": 32,
+                   "rope_axes_dim": [8, 12, 12]}
+
+
+def denoiser_flops(pipeline: Pipeline, width: int, height: int, frames: int) -> int:
+    part = pipeline.denoiser
+    config = part.config
+    if part.class_name == "HunyuanVideo15Transformer3DModel":
+        config = {**config, **HUNYUAN15_SMALL}
+    model = build(part.class_name, config).to(DTYPE)
+    latent = latent_shape(pipeline.vae.class_name, pipeline.vae.config, width, height, frames)
+    text = sequence_text_tokens(pipeline)
+    c, t = config, _t(1)
+    if part.class_name == "UNet2DConditionModel":
+        inputs = {"sample": _t(1, *latent), "timestep": t, "encoder_hidden_states": _t(1, 77, c["cross_attention_dim"])}
+        if c.get("addition_embed_type") == "text_time":
+            pooled = c["projection_class_embeddings_input_dim"] - 6 * c["addition_time_embed_dim"]
+            inputs["added_cond_kwargs"] = {"text_embeds": _t(1, pooled), "time_ids": _t(1, 6)}
+    elif part.class_name == "FluxTransformer2DModel":
+        ch, h, w = latent
+        tokens = (h // 2) * (w // 2)
+        inputs = {"hidden_states": _t(1, tokens, 4 * ch),
+                  "encoder_hidden_states": _t(1, text, c["joint_attention_dim"]),
+                  "pooled_projections": _t(1, c["pooled_projection_dim"]), "timestep": t,
+                  "img_ids": torch.empty(tokens, 3, device=META), "txt_ids": torch.empty(text, 3, device=META)}
+        if c.get("guidance_embeds"):
+            inputs["guidance"] = t
+    elif part.class_name == "SD3Transformer2DModel":
+        inputs = {"hidden_states": _t(1, *latent), "encoder_hidden_states": _t(1, text, c["joint_attention_dim"]),
+                  "pooled_projections": _t(1, c["pooled_projection_dim"]), "timestep": t}
+    elif part.class_name == "WanTransformer3DModel":
+        inputs = {"hidden_states": _t(1, *latent), "encoder_hidden_states": _t(1, text, c.get("text_dim", 4096)),
+                  "timestep": t}
+    elif part.class_name == "HunyuanVideoTransformer3DModel":
+        inputs = {"hidden_states": _t(1, *latent), "encoder_hidden_states": _t(1, text, c.get("text_embed_dim", 4096)),
+                  "encoder_attention_mask": torch.ones(1, text, dtype=torch.int64, device=META),
+                  "pooled_projections": _t(1, c.get("pooled_projection_dim", 768)), "timestep": t, "guidance": t}
+    else:  # HunyuanVideo15Transformer3DModel, as HunyuanVideo15Pipeline calls it (text-to-video)
+        mllm = pipeline.text_tokens["text_encoder"] - HUNYUAN15_CROP_START
+        glyph = pipeline.text_tokens["text_encoder_2"]
+        channels = (latent[0] * 2 + 1, *latent[1:])
+        inputs = {"hidden_states": _t(1, *channels),
+                  "encoder_hidden_states": _t(1, mllm, c.get("text_embed_dim", 3584)),
+                  "encoder_attention_mask": torch.ones(1, mllm, dtype=torch.int64, device=META),
+                  "encoder_hidden_states_2": _t(1, glyph, c.get("text_embed_2_dim", 1472)),
+                  "encoder_attention_mask_2": torch.ones(1, glyph, dtype=torch.int64, device=META),
+                  "image_embeds": _t(1, HUNYUAN15_IMAGE_TOKENS, c.get("image_embed_dim", 1152)), "timestep": t}
+        # its forward reorders the tokens by their masks (boolean indexing, which the meta device cannot size): a
+        # small config (HUNYUAN15_SMALL) runs on the CPU with real zeros instead, and the prompt's masks all ones
+        model = getattr(diffusers, part.class_name).from_config(config).to(DTYPE)
+        inputs = {key: torch.zeros(value.shape, dtype=value.dtype) if value.dtype == DTYPE else torch.ones(
+            value.shape, dtype=value.dtype) for key, value in inputs.items()}
+        # and its attention (SDPA with a boolean mask on the CPU) reaches a kernel FlopCounterMode does not count:
+        # it is run as the two matmuls it is
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        torch.nn.functional.scaled_dot_product_attention = _math_attention
+        try:
+            return _counted(lambda: model(**inputs, return_dict=False))
+        finally:
+            torch.nn.functional.scaled_dot_product_attention = sdpa
+    return _counted(lambda: model(**inputs, return_dict=False))
+
+
+def _math_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                    attn_mask: torch.Tensor | None = None, dropout_p: float = 0.0, is_causal: bool = False,
+                    scale: float | None = None, enable_gqa: bool = False) -> torch.Tensor:
+    scores = query @ key.transpose(-2, -1) * (scale or query.shape[-1] ** -0.5)
+    if attn_mask is not None:
+        scores = scores.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else scores + attn_mask
+    return scores.softmax(-1) @ value
+
+
+def encoder_flops(class_name: str, config: dict, tokens: int) -> int:
+    model = build(class_name, config).to(DTYPE)
+    ids = torch.zeros(1, tokens, dtype=torch.int64, device=META)
+    return _counted(lambda: model(input_ids=ids))
+
+
+def decode_flops(pipeline: Pipeline, width: int, height: int, frames: int, tile: int) -> int:
+    vae = pipeline.vae
+    model = build(vae.class_name, vae.config).to(DTYPE)
+    latent = latent_shape(vae.class_name, vae.config, width, height, frames)
+    if tile and vae.class_name == "AutoencoderKL":
+        model.enable_tiling()
+        model.tile_sample_min_size, model.tile_latent_min_size = tile, tile // 8
+    elif tile:
+        model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
+                            tile_sample_stride_height=tile * 3 // 4, tile_sample_stride_width=tile * 3 // 4)
+    z = _t(1, *latent)
+    return _counted(lambda: model.decode(z, return_dict=False))
+
+
+def main() -> None:
+    pipelines = load_pipelines()
+    rows: list[dict] = []
+    sizes = [(slug, p.width, p.height, p.frames) for slug, p in pipelines.items()  # 1.5's small config: small sizes
+             if p.denoiser.class_name != "HunyuanVideo15Transformer3DModel"] + OTHER_SIZES
+    for slug, width, height, frames in sizes:
+        flops = denoiser_flops(pipelines[slug], width, height, frames)
+        rows.append({"stage": "denoise", "pipeline": slug, "width": width, "height": height, "frames": frames,
+                     "flops": flops})
+        if pipelines[slug].denoiser.class_name == "HunyuanVideo15Transformer3DModel":
+            rows[-1]["config"] = HUNYUAN15_SMALL
+        print(rows[-1], flush=True)
+    for slug, pipeline in pipelines.items():
+        for part in pipeline.parts:
+            if part.is_text_encoder:
+                tokens = pipeline.text_tokens[part.role]
+                rows.append({"stage": f"encode:{part.role}", "pipeline": slug, "tokens": tokens,
+                             "flops": encoder_flops(part.class_name, part.config, tokens)})
+                print(rows[-1], flush=True)
+    for slug, width, height, frames, tile in DECODES:
+        rows.append({"stage": "decode", "pipeline": slug, "width": width, "height": height, "frames": frames,
+                     "tile": tile, "flops": decode_flops(pipelines[slug], width, height, frames, tile)})
+        print(rows[-1], flush=True)
+    document = {"measured": {"date": datetime.date.today().isoformat(), "machine": platform.platform(),
+                             "torch": torch.__version__, "diffusers": diffusers.__version__,
+                             "transformers": transformers.__version__, "device": "meta",
+                             "counter": "torch.utils.flop_counter.FlopCounterMode, batch 1"},
+                "rows": rows}
+    path = ROOT / "tests" / "golden" / "diffusion_flops.json"
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
