@@ -101,6 +101,10 @@ PERTURBED: list[tuple[str, dict]] = [
     ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 4, "dim_mult": [1, 2, 2], "num_res_blocks": 1,
                           "temperal_downsample": [True, False]}),
     ("AutoencoderKLWan", {"base_dim": 8, "decoder_base_dim": 12, "z_dim": 6, "num_res_blocks": 2}),
+    ("AutoencoderKLWan", {"base_dim": 8, "decoder_base_dim": 16, "z_dim": 12, "is_residual": True, "in_channels": 12,
+                          "out_channels": 12, "patch_size": 2, "scale_factor_spatial": 16}),  # Wan 2.2's
+    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 8, "dim_mult": [1, 2, 2], "num_res_blocks": 1, "is_residual": True,
+                          "temperal_downsample": [True, False]}),
     ("CLIPTextModel", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
                        "num_hidden_layers": 3, "vocab_size": 1000, "max_position_embeddings": 40}),
     ("CLIPTextModelWithProjection", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 4,
@@ -211,7 +215,18 @@ STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
     ("HunyuanVideo15Transformer3DModel", {**HUNYUAN15, "num_attention_heads": 8, "attention_head_dim": 128,
                                           "rope_axes_dim": [32, 48, 48]}, 1, (65, 1, 8, 8), 1985),  # wide, short
 ]
+WAN22 = {**WAN, "in_channels": 48, "out_channels": 48}
+# Wan 2.2 TI2V (WanPipeline's expand_timesteps): a timestep per latent token, the same (class, config, ...) tuples
+EXPANDED_STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
+    ("WanTransformer3DModel", {**WAN22, "ffn_dim": 597}, 1, (48, 5, 64, 64), 64),  # TI2V-5B's ffn/d, 4.67
+    ("WanTransformer3DModel", {**WAN22, "ffn_dim": 597}, 2, (48, 3, 64, 64), 128),
+    ("WanTransformer3DModel", {**WAN22, "ffn_dim": 346}, 1, (48, 5, 64, 64), 64),
+    ("WanTransformer3DModel", {**WAN22, "ffn_dim": 1024, "num_attention_heads": 2, "attention_head_dim": 64}, 1,
+     (48, 9, 32, 48), 256),
+]
 HUNYUAN15_VAE = {"block_out_channels": [16, 32, 32, 64, 64], "latent_channels": 8}
+WAN22_VAE = {"base_dim": 16, "decoder_base_dim": 24, "z_dim": 8, "is_residual": True, "in_channels": 12,
+             "out_channels": 12, "patch_size": 2, "scale_factor_spatial": 16}
 HUNYUAN_VAE = {"block_out_channels": [16, 32, 64, 64], "norm_num_groups": 8, "latent_channels": 16}
 # (class, config, batch, width, height, frames, tile: 0 untiled, else enable_tiling() with this tile in pixels)
 DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
@@ -228,6 +243,14 @@ DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
     ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9, 128),
     ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 256, 9, 128),
     ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 320, 5, 256),
+    # Wan 2.2's (is_residual, patch 2, 16x): the first latent frame alone, a second over 1-frame caches, then more
+    ("AutoencoderKLWan", WAN22_VAE, 1, 256, 256, 1, 0),
+    ("AutoencoderKLWan", WAN22_VAE, 1, 256, 256, 5, 0),
+    ("AutoencoderKLWan", WAN22_VAE, 1, 256, 256, 9, 0),
+    ("AutoencoderKLWan", {**WAN22_VAE, "base_dim": 8, "decoder_base_dim": 16}, 1, 384, 256, 13, 0),
+    ("AutoencoderKLWan", WAN22_VAE, 2, 192, 128, 5, 0),
+    ("AutoencoderKLWan", WAN22_VAE, 1, 384, 256, 9, 128),
+    ("AutoencoderKLWan", WAN22_VAE, 1, 512, 384, 5, 256),
     # AutoencoderKLHunyuanVideo, framewise (its default): one call up to 4 latent frames, else 5-frame tiles every 3
     ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 128, 128, 9, 0),
     ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 128, 128, 33, 0),
@@ -346,8 +369,10 @@ def _peak_above_start(model: torch.nn.Module, inputs: list[torch.Tensor], run) -
 HUNYUAN15_BYT5, HUNYUAN15_IMAGE = 256, 729  # HunyuanVideo15Pipeline: tokenizer_2_max_length, vision tokens
 
 
-def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_tokens: int) -> int:
-    """Working memory of one forward of the denoiser (the pipeline's inputs made before it count as there)."""
+def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_tokens: int,
+               expand_timesteps: bool = False) -> int:
+    """Working memory of one forward of the denoiser (the pipeline's inputs made before it count as there);
+    `expand_timesteps`: WanPipeline's Wan 2.2 TI2V timestep, one per latent token (batch, tokens)."""
     torch.manual_seed(0)
     dtype = torch.bfloat16
     model = build_real(class_name, config).to(dtype).eval()
@@ -388,6 +413,10 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
                   "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
                   "timestep": t, "guidance": t * 1000}
     else:
+        if expand_timesteps:  # pipeline_wan.py: (mask[0][0][:, ::2, ::2] * t).flatten() expanded over the batch
+            p_t, p_h, p_w = config.get("patch_size", (1, 2, 2))
+            tokens = (latent[1] // p_t) * (latent[2] // p_h) * (latent[3] // p_w)
+            t = torch.full((tokens,), 500.0).unsqueeze(0).expand(batch, -1)
         inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
                   "timestep": t}
     tensors = [v for v in inputs.values() if isinstance(v, torch.Tensor)]
@@ -407,7 +436,8 @@ def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: 
             model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
                                 tile_latent_min_height=tile // 16, tile_latent_min_width=tile // 16)
     elif class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo"):
-        shape = (batch, channels, (frames - 1) // 4 + 1, height // 8, width // 8)
+        scale = int(config.get("scale_factor_spatial", 8))  # Wan 2.2's VAE: 16
+        shape = (batch, channels, (frames - 1) // 4 + 1, height // scale, width // scale)
         if tile:
             model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
                                 tile_sample_stride_height=tile * 3 // 4, tile_sample_stride_width=tile * 3 // 4)
@@ -436,6 +466,9 @@ def measure_stages(path: Path, only: str | None) -> None:
     if only in (None, "steps"):
         stages["steps"] = [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
                             "bytes": step_bytes(c, cfg, b, lat, n)} for c, cfg, b, lat, n in STEPS]
+        stages["steps"] += [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
+                             "expand_timesteps": True, "bytes": step_bytes(c, cfg, b, lat, n, expand_timesteps=True)}
+                            for c, cfg, b, lat, n in EXPANDED_STEPS]
     if only in (None, "decodes"):
         stages["decodes"] = [{"class": c, "config": cfg, "batch": b, "width": w, "height": h, "frames": f, "tile": t,
                               "bytes": decode_bytes(c, cfg, b, w, h, f, t)} for c, cfg, b, w, h, f, t in DECODES]

@@ -179,8 +179,8 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
 
     def on_gpu(role: str) -> int:
         kept = sum(swapped) if request.placement == "gpu" or by_role[role].part.is_denoiser else 0
-        if request.placement == "gpu":
-            return sum(w.bytes for w in weights if w.device == "gpu") - kept
+        if request.placement == "gpu":  # every denoiser's first blocks kept in system RAM (Wan 2.2 A14B: both)
+            return sum(w.bytes for w in weights if w.device == "gpu") - kept * len(pipeline.denoisers)
         if by_role[role].device == "cpu":
             return 0
         return by_role[role].bytes - kept if request.placement == "model" else by_role[role].largest_module_bytes
@@ -209,13 +209,19 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
                         _activation_bytes(request.text_precision)))
               for p in pipeline.parts if p.is_text_encoder]
     batch = request.batch * (2 if in_one_batch else 1)
-    step = (unet_step_bytes(denoiser.config, batch, latent[-2], latent[-1], e)
-            if denoiser.class_name == "UNet2DConditionModel" else
-            denoise_bytes(denoiser.class_name, denoiser.config, batch,
-                          image_tokens(denoiser.class_name, denoiser.config, latent), text_tokens, e))
-    stages.append(Stage(
-        name="denoise", part=denoiser.role, weight_bytes=on_gpu(denoiser.role) + max(swapped, default=0),
-        carried_bytes=denoise_carried, working_bytes=step))
+    expand = bool(pipeline.options.get("expand_timesteps"))  # Wan 2.2 TI2V: a timestep per token
+
+    def step(part: Part) -> int | None:
+        if part.class_name == "UNet2DConditionModel":
+            return unet_step_bytes(part.config, batch, latent[-2], latent[-1], e)
+        return denoise_bytes(part.class_name, part.config, batch, image_tokens(part.class_name, part.config, latent),
+                             text_tokens, e, expand_timesteps=expand)
+
+    # Wan 2.2 A14B: the high-noise expert's steps, then the low-noise expert's; model offload moves one expert at a
+    # time (WanPipeline's model_cpu_offload_seq text_encoder->transformer->transformer_2->vae)
+    stages += [Stage(name="denoise" if part is denoiser else f"denoise:{part.role}", part=part.role,
+                     weight_bytes=on_gpu(part.role) + max(swapped, default=0), carried_bytes=denoise_carried,
+                     working_bytes=step(part)) for part in pipeline.denoisers]
     stages.append(Stage(
         name="decode", part=vae.role, weight_bytes=on_gpu(vae.role), carried_bytes=latent_bytes,
         working_bytes=decode_bytes(vae.class_name, vae.config, request.batch, request.width, request.height,

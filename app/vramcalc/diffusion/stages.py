@@ -18,6 +18,13 @@ VIDEO_VAES = ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo")
 # block's activations over its 4-frame chunk, its fp32 RMS-norm temporaries and the 2-frame caches of every causal
 # conv above it), counted on base_dim 16, 256 x 256 (tools/measure_diffusion.py, --explain); dims scale with base_dim.
 WAN_DECODE_PER_BASE_CHANNEL = 53
+# Wan 2.2's VAE (AutoencoderKLWan with is_residual, TI2V-5B) decode, one causal chunk: the live values per
+# decoder_base_dim channel of a pixel of the decoder's own grid (the picture over patch_size): the last up block's
+# input, its x_copy (WanResidualUpBlock clones it), the first resnet's shortcut, SiLU, the causal conv's cat with its
+# 2-frame cache and padded input, and every causal conv's cache. By the latent frames decoded: the first chunk
+# alone (1 output frame), a second chunk over the first's 1-frame caches, later chunks over 2-frame caches. Counted
+# on decoder_base_dim 24, 256 x 256 (1, 5 and 9 frames), tools/measure_diffusion.py.
+WAN22_DECODE_PER_BASE_CHANNEL = {1: 22, 2: 72, 3: 84}
 
 
 def latent_shape(vae_class: str, vae: dict[str, Any], width: int, height: int, frames: int) -> tuple[int, ...]:
@@ -26,9 +33,15 @@ def latent_shape(vae_class: str, vae: dict[str, Any], width: int, height: int, f
         scale, temporal = int(vae.get("spatial_compression_ratio", 16)), int(vae.get("temporal_compression_ratio", 4))
         return (int(vae.get("latent_channels", 32)), (frames - 1) // temporal + 1, height // scale, width // scale)
     if vae_class in VIDEO_VAES:
-        channels = int(vae.get("z_dim", vae.get("latent_channels", 16)))
-        return (channels, (frames - 1) // WAN_TEMPORAL + 1, height // VAE_SCALE, width // VAE_SCALE)
+        channels, scale = int(vae.get("z_dim", vae.get("latent_channels", 16))), _spatial_scale(vae_class, vae)
+        return (channels, (frames - 1) // WAN_TEMPORAL + 1, height // scale, width // scale)
     return (int(vae.get("latent_channels", 4)), height // VAE_SCALE, width // VAE_SCALE)
+
+
+def _spatial_scale(vae_class: str, vae: dict[str, Any]) -> int:
+    """Pixels per latent a side: AutoencoderKLWan's scale_factor_spatial (16 for Wan 2.2's, its 8x network and a 2 x 2
+    patch), 8 for the others read here."""
+    return int(vae.get("scale_factor_spatial", VAE_SCALE)) if vae_class == "AutoencoderKLWan" else VAE_SCALE
 
 
 def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int, ...]) -> int:
@@ -47,8 +60,9 @@ def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int,
 
 
 def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, tokens: int, text_tokens: int,
-                  e: int = 2) -> int | None:
-    """Working memory of one forward pass of the denoiser over `batch` latents (CFG in one batch doubles it)."""
+                  e: int = 2, *, expand_timesteps: bool = False) -> int | None:
+    """Working memory of one forward pass of the denoiser over `batch` latents (CFG in one batch doubles it);
+    `expand_timesteps`: WanPipeline's Wan 2.2 TI2V timestep, one per latent token."""
     if denoiser_class == "UNet2DConditionModel":
         return None  # its latent grid is not a token count: unet_step_bytes
     h = int(config["attention_head_dim"])
@@ -92,7 +106,16 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
     # d-wide tensors); the RoPE cos and sin tables in e over the video tokens
     feed_forward = 2 * ffn * e + 4 * d * e
     attention = 5 * d * e + 3 * d * FP32 + FP32
-    return batch * (tokens * max(feed_forward, attention) + 3 * text_tokens * d * e) + 2 * tokens * h * e
+    if not expand_timesteps:
+        return batch * (tokens * max(feed_forward, attention) + 3 * text_tokens * d * e) + 2 * tokens * h * e
+    # a timestep per token (Wan 2.2 TI2V, transformer_wan.py): the time embedding (d) and its projection (6 d) per
+    # token, kept through the blocks, and in each block the fp32 sum of the modulation table and the projection (6 d,
+    # its six chunks views of it); at a block's start beside it the projection's fp32 copy being added (6 d) and the
+    # block's input: a third moment, often the largest
+    kept = 6 * d * FP32 + 7 * d * e
+    modulation = 6 * d * FP32 + d * e
+    per_token = kept + max(feed_forward, attention, modulation)
+    return batch * (tokens * per_token + 3 * text_tokens * d * e) + 2 * tokens * h * e
 
 
 def _per_level(value: Any, levels: int) -> list[int]:
@@ -269,6 +292,14 @@ def hunyuan15_decode_bytes(vae: dict[str, Any], batch: int, width: int, height: 
 
 def _untiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
                           e: int) -> int:
+    if vae_class == "AutoencoderKLWan" and vae.get("is_residual"):
+        # the decoded video (in patches: as many values as 3 channels of the picture) and the last chunk's live values
+        out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1
+        latent_frames, patch = (frames - 1) // WAN_TEMPORAL + 1, int(vae.get("patch_size") or 1)
+        base_dim = int(vae.get("decoder_base_dim") or vae.get("base_dim", 96))
+        per_channel = WAN22_DECODE_PER_BASE_CHANNEL[min(latent_frames, 3)]
+        return batch * e * (3 * out_frames * width * height + per_channel * base_dim * (width // patch) * (
+            height // patch))
     if vae_class == "AutoencoderKLWan":
         out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1
         # the decoded video (3 channels) and one causal chunk's live tensors
@@ -296,7 +327,8 @@ def tiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: i
     a third copy). The peak is the larger of a tile's decode above the tiles decoded before it, and the assembly."""
     out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1 if vae_class == "AutoencoderKLWan" else 1
     pixel = batch * 3 * out_frames * e  # bytes of one decoded pixel of every frame
-    tiles = [(h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile)]
+    scale = _spatial_scale(vae_class, vae)
+    tiles = [(h, w) for h in _tile_edges(height, tile, scale) for w in _tile_edges(width, tile, scale)]
     before, decoding = 0, 0
     for h, w in tiles:
         decoding = max(decoding, before + _untiled_decode_bytes(vae_class, vae, batch, w, h, frames, e))

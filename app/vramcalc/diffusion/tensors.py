@@ -608,6 +608,50 @@ def autoencoder_kl_wan(c: Config) -> _Tensors:
     return t
 
 
+def autoencoder_kl_wan22(c: Config) -> _Tensors:
+    """AutoencoderKLWan with `is_residual` (Wan 2.2's VAE, TI2V-5B): the encoder's levels are WanResidualDownBlocks
+    (the resnets, then a `downsampler` conv, with a time_conv where it halves the frames; the AvgDown3D shortcut has no
+    weights), the decoder's WanResidualUpBlocks (resnets from the previous level's full width, an `upsampler` keeping
+    the width, with a time_conv to twice it where it doubles the frames; DupUp3D has no weights); the pixels enter and
+    leave `patch_size` x `patch_size` patched (in_channels and out_channels 12)."""
+    if _get(c, "attn_scales", []):
+        raise ValueError("AutoencoderKLWan with attn_scales is not read yet")
+    t = _Tensors()
+    base, z = _get(c, "base_dim", 96), _get(c, "z_dim", 16)
+    mult, per_block = list(_get(c, "dim_mult", (1, 2, 4, 4))), _get(c, "num_res_blocks", 2)
+    down = list(_get(c, "temperal_downsample", (False, True, True)))
+    dims = [base * u for u in [1, *mult]]
+    last = len(mult) - 1
+    t.conv("encoder.conv_in", _get(c, "in_channels", 3), dims[0], (3, 3, 3))
+    for i, (inputs, out) in enumerate(pairwise(dims)):
+        for j in range(per_block):
+            _wan_resnet(t, f"encoder.down_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
+        if i != last:
+            t.conv(f"encoder.down_blocks.{i}.downsampler.resample.1", out, out, (3, 3))
+            if down[i]:
+                t.conv(f"encoder.down_blocks.{i}.downsampler.time_conv", out, out, (3, 1, 1))
+    _wan_mid(t, "encoder.mid_block", dims[-1])
+    t.add("encoder.norm_out.gamma", dims[-1], 1, 1, 1)
+    t.conv("encoder.conv_out", dims[-1], 2 * z, (3, 3, 3))
+    t.conv("quant_conv", 2 * z, 2 * z, (1, 1, 1))
+    t.conv("post_quant_conv", z, z, (1, 1, 1))
+    base = _get(c, "decoder_base_dim", base)
+    dims = [base * u for u in [mult[-1], *mult[::-1]]]
+    t.conv("decoder.conv_in", z, dims[0], (3, 3, 3))
+    _wan_mid(t, "decoder.mid_block", dims[0])
+    up = down[::-1]
+    for i, (inputs, out) in enumerate(pairwise(dims)):
+        for j in range(per_block + 1):
+            _wan_resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
+        if i != last:
+            t.conv(f"decoder.up_blocks.{i}.upsampler.resample.1", out, out, (3, 3))
+            if up[i]:
+                t.conv(f"decoder.up_blocks.{i}.upsampler.time_conv", out, 2 * out, (3, 1, 1))
+    t.add("decoder.norm_out.gamma", dims[-1], 1, 1, 1)
+    t.conv("decoder.conv_out", dims[-1], _get(c, "out_channels", 3), (3, 3, 3))
+    return t
+
+
 # ---------------------------------------------------------------- text encoders (transformers)
 
 
@@ -694,7 +738,7 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "HunyuanVideo15Transformer3DModel": hunyuan_video15,
     "UNet2DConditionModel": unet,
     "AutoencoderKL": autoencoder_kl,
-    "AutoencoderKLWan": autoencoder_kl_wan,
+    "AutoencoderKLWan": lambda c: (autoencoder_kl_wan22 if _get(c, "is_residual", False) else autoencoder_kl_wan)(c),
     "AutoencoderKLHunyuanVideo": autoencoder_kl_hunyuan_video,
     "AutoencoderKLHunyuanVideo15": autoencoder_kl_hunyuan_video15,
     "CLIPTextModel": clip_text,

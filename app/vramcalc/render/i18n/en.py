@@ -1385,6 +1385,8 @@ EN: Mapping[str, str] = {
     "diffusion.stage.encode_cpu": "Text encoding on the CPU ({role})",
     "diffusion.stage.encode": "Text encoding ({role})",
     "diffusion.stage.denoise": "One denoising step",
+    "diffusion.stage.denoise_high": "One denoising step of the high-noise expert ({role})",
+    "diffusion.stage.denoise_low": "One denoising step of the low-noise expert ({role})",
     "diffusion.stage.decode": "VAE decode",
     "diffusion.stage.decode_tiled": "VAE decode, tiles of {tile} pixels",
     "diffusion.stage.how": "{weights} of weights + {working} of working memory + {carried} carried",

@@ -1457,6 +1457,8 @@ PT: Mapping[str, str] = {
     "diffusion.stage.encode_cpu": "Codificação do texto na CPU ({role})",
     "diffusion.stage.encode": "Codificação do texto ({role})",
     "diffusion.stage.denoise": "Um passo de remoção de ruído",
+    "diffusion.stage.denoise_high": "Um passo de remoção de ruído do especialista de ruído alto ({role})",
+    "diffusion.stage.denoise_low": "Um passo de remoção de ruído do especialista de ruído baixo ({role})",
     "diffusion.stage.decode": "Decodificação pelo VAE",
     "diffusion.stage.decode_tiled": "Decodificação pelo VAE, em blocos de {tile} pixels",
     "diffusion.stage.how": "{weights} de pesos + {working} de memória de trabalho + {carried} carregados",
