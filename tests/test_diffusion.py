@@ -469,3 +469,36 @@ def test_wan22_ti2v_5b_as_its_readme_runs_it_fits_24_gb_and_not_16():
                                                          vae_precision="fp32"))
     assert run.peak.name == "decode"
     assert 16e9 < run.peak.total_bytes <= gpu("rtx-4090").usable_bytes
+
+
+# ---------------------------------------------------------------- Qwen-Image
+
+def test_qwen_image_reads_its_prompt_and_latents_as_the_pipeline_does():
+    """QwenImagePipeline: the whole Qwen2.5-VL (vision tower and LM head loaded) reads the template's 34 tokens and
+    the prompt unpadded (512, the default max_sequence_length) with every layer's output, and computes the LM head's
+    logits over every position, the encoder's peak at full size; the transformer reads the 512, and 2 x 2 packed
+    latents of the 8x VAE; true CFG (a negative prompt, true_cfg_scale 4) is a second pass. No GGUF rules or LoRA
+    training are read for it."""
+    from vramcalc.diffusion.run import sequence_text_tokens
+    from vramcalc.diffusion.stages import latent_shape
+    from vramcalc.diffusion.training import Training, train
+
+    qwen = pipeline("qwen-image")
+    assert sequence_text_tokens(qwen) == 512 and qwen.text_tokens["text_encoder"] == 546
+    latent = latent_shape(qwen.vae.class_name, qwen.vae.config, 1024, 1024, 1)
+    assert latent == (16, 128, 128) and image_tokens(qwen.denoiser.class_name, qwen.denoiser.config, latent) == 4096
+    one, two = (evaluate(qwen, _request(cfg=cfg)) for cfg in (False, True))
+    assert one.stages[1].working_bytes == two.stages[1].working_bytes == denoise_bytes(
+        qwen.denoiser.class_name, qwen.denoiser.config, 1, 4096, 512)
+    assert two.stages[1].carried_bytes == 2 * 512 * 3584 * 2 + 16 * 128 * 128 * 2
+    encode = one.stages[0]
+    assert encode.working_bytes == encode_bytes("Qwen2_5_VLForConditionalGeneration", qwen.parts[0].config, 546, True)
+    # at full size the logits moment is the larger: the logits, the 29 layers' outputs and the KV cache
+    assert encode.working_bytes == 546 * (152064 + 29 * 3584 + 2 * 28 * 512) * 2
+    model = evaluate(qwen, _request(cfg=True, placement="model"))
+    assert model.peak.name == "denoise" and model.peak.weight_bytes == next(
+        w.bytes for w in model.weights if w.part.role == "transformer")
+    with pytest.raises(ValidationError, match="precision"):
+        evaluate(qwen, _request(precision="gguf-q8_0"))
+    with pytest.raises(ValidationError, match="pipeline"):
+        train(qwen, _request(), Training(rank=16))

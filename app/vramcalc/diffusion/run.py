@@ -31,18 +31,23 @@ PLACEMENTS = ("gpu", "model", "sequential")
 TEXT_ENCODER_DEVICES = ("gpu", "cpu")  # gpu: as the placement says; cpu: kept and run on the CPU
 # the others concatenate cond and uncond in one batch (HunyuanVideoPipeline: true_cfg_scale > 1, a negative prompt)
 # (HunyuanVideo15Pipeline: its ClassifierFreeGuidance guider runs one forward per condition)
-CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline", "HunyuanVideo15Pipeline")
+CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline", "HunyuanVideo15Pipeline",
+                          "QwenImagePipeline")
 # the pipelines that ask their CLIP encoders for every layer's output (output_hidden_states=True: the penultimate's)
 CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline")
 # HunyuanVideoPipeline asks its Llama for every layer's output (the third from last's) over the prompt template's
 # tokens and the prompt's, then crops the template's 95 (crop_start) before the transformer
-LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder", "HunyuanVideo15Pipeline": "text_encoder"}
+LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder", "HunyuanVideo15Pipeline": "text_encoder",
+                     "QwenImagePipeline": "text_encoder"}
 HUNYUAN_CROP_START = 95
 # HunyuanVideo15Pipeline: its Qwen2.5-VL reads the system prompt's 108 tokens (prompt_template_encode_start_idx) and
 # the prompt's 1,000, the transformer the 1,000 with ByT5's 256 and 729 image tokens (zeros for text-to-video,
 # vision_num_semantic_tokens of image_embed_dim); the denoiser's input joins the latents, the condition latents
 # (zeros) and a mask channel (prepare_cond_latents_and_mask)
 HUNYUAN15_CROP_START, HUNYUAN15_IMAGE_TOKENS = 108, 729
+# QwenImagePipeline: its whole Qwen2.5-VL reads the template's 34 tokens (prompt_template_encode_start_idx) and the
+# prompt unpadded, every layer's output asked for (the last one taken); the transformer reads the prompt's tokens
+QWEN_IMAGE_CROP_START = 34
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -238,6 +243,8 @@ def sequence_text_tokens(pipeline: Pipeline) -> int:
         return tokens["text_encoder"] - HUNYUAN15_CROP_START + tokens["text_encoder_2"] + HUNYUAN15_IMAGE_TOKENS
     if pipeline.pipeline_class == "HunyuanVideoPipeline":
         return tokens["text_encoder"] - HUNYUAN_CROP_START
+    if pipeline.pipeline_class == "QwenImagePipeline":
+        return tokens["text_encoder"] - QWEN_IMAGE_CROP_START
     if "text_encoder_3" in tokens:
         return tokens["text_encoder"] + tokens["text_encoder_3"]
     widest = max((p for p in pipeline.parts if p.is_text_encoder), key=_width)
@@ -249,6 +256,8 @@ def _carried_tokens(pipeline: Pipeline, part: Part) -> int:
     the Qwen output without its system prompt)."""
     if pipeline.pipeline_class == "HunyuanVideo15Pipeline" and part.role == "text_encoder":
         return pipeline.text_tokens[part.role] - HUNYUAN15_CROP_START
+    if pipeline.pipeline_class == "QwenImagePipeline":
+        return pipeline.text_tokens[part.role] - QWEN_IMAGE_CROP_START
     return pipeline.text_tokens[part.role]
 
 

@@ -1,8 +1,8 @@
 """Every parameter tensor of a pipeline part, named and shaped as the diffusers or transformers class builds it from
 its config.json (diffusers 0.42 `models/transformers/transformer_{flux,sd3,wan,hunyuan_video}.py`,
 `unets/unet_2d_condition.py`, `autoencoders/autoencoder_kl{,_wan,_hunyuan_video}.py`; transformers 5.23 `models/clip`,
-`models/t5`, `models/umt5`, `models/llama`, `models/qwen2_5_vl`; diffusers' `transformer_hunyuan_video15.py` and
-`autoencoder_kl_hunyuanvideo15.py`). A counter
+`models/t5`, `models/umt5`, `models/llama`, `models/qwen2_5_vl`; diffusers' `transformer_hunyuan_video15.py`,
+`autoencoder_kl_hunyuanvideo15.py` and `transformer_qwenimage.py`). A counter
 mirrors its class's __init__ line by line; tests hold the sum to the class built on PyTorch's meta device.
 
 `tensors(class_name, config)` -> (Tensor(name, shape, kind), ...): kind is "linear" or "conv" for a layer's weight
@@ -109,6 +109,40 @@ def flux(c: Config) -> _Tensors:
             t.linear(f"{b}.attn.{p}", inner, inner)
     t.linear("norm_out.linear", inner, 2 * inner)
     t.linear("proj_out", inner, patch * patch * (_get(c, "out_channels", in_channels)))
+    return t
+
+
+def qwen_image(c: Config) -> _Tensors:
+    """QwenImageTransformer2DModel: every block double-stream (image and text each with a SiLU + Linear modulation to
+    6 d, joint attention with q/k RMSNorm and biases, a GELU MLP 4x); an RMSNorm on the text before txt_in; its RoPE
+    tables are plain attributes, not buffers."""
+    if _get(c, "zero_cond_t", False) or _get(c, "use_additional_t_cond", False) or _get(c, "guidance_embeds", False):
+        raise ValueError("QwenImageTransformer2DModel with zero_cond_t, use_additional_t_cond or guidance is not read")
+    t = _Tensors()
+    head_dim, heads = _get(c, "attention_head_dim", 128), _get(c, "num_attention_heads", 24)
+    inner, in_channels, patch = heads * head_dim, _get(c, "in_channels", 64), _get(c, "patch_size", 2)
+    t.embedding("time_text_embed.timestep_embedder", 256, inner)
+    t.norm("txt_norm", _get(c, "joint_attention_dim", 3584), bias=False)
+    t.linear("img_in", in_channels, inner)
+    t.linear("txt_in", _get(c, "joint_attention_dim", 3584), inner)
+    for i in range(_get(c, "num_layers", 60)):
+        b = f"transformer_blocks.{i}"
+        t.linear(f"{b}.img_mod.1", inner, 6 * inner)
+        for p in ("to_q", "to_k", "to_v"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        for q in ("norm_q", "norm_k"):
+            t.norm(f"{b}.attn.{q}", head_dim, bias=False)
+        for p in ("add_k_proj", "add_v_proj", "add_q_proj"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        for q in ("norm_added_q", "norm_added_k"):
+            t.norm(f"{b}.attn.{q}", head_dim, bias=False)
+        t.linear(f"{b}.attn.to_out.0", inner, inner)
+        t.linear(f"{b}.attn.to_add_out", inner, inner)
+        t.mlp(f"{b}.img_mlp", inner, 4 * inner)
+        t.linear(f"{b}.txt_mod.1", inner, 6 * inner)
+        t.mlp(f"{b}.txt_mlp", inner, 4 * inner)
+    t.linear("norm_out.linear", inner, 2 * inner)
+    t.linear("proj_out", inner, patch * patch * _get(c, "out_channels", in_channels))
     return t
 
 
@@ -730,6 +764,36 @@ def llama(c: Config, *, qkv_bias: bool = False) -> _Tensors:
     return t
 
 
+def qwen2_5_vl(c: Config) -> _Tensors:
+    """Qwen2_5_VLForConditionalGeneration (Qwen-Image's text encoder, loaded whole): the vision tower (a Conv3d patch
+    embedding without bias, blocks of RMSNorms, qkv and proj with biases and a biased SwiGLU, the merger's RMSNorm and
+    two linears over spatial_merge_size^2 patches), the language model as Qwen2_5_VLTextModel, and the LM head."""
+    v, text = c.get("vision_config") or {}, {**c, **(c.get("text_config") or {})}
+    t = _Tensors()
+    width, hidden, heads = _get(v, "hidden_size", 1280), _get(v, "intermediate_size", 3420), _get(v, "num_heads", 16)
+    patch, merged = _get(v, "patch_size", 14), width * _get(v, "spatial_merge_size", 2) ** 2
+    t.conv("model.visual.patch_embed.proj", _get(v, "in_channels", 3), width,
+           (_get(v, "temporal_patch_size", 2), patch, patch), bias=False)
+    for i in range(_get(v, "depth", 32)):
+        b = f"model.visual.blocks.{i}"
+        t.norm(f"{b}.norm1", width, bias=False)
+        t.norm(f"{b}.norm2", width, bias=False)
+        t.linear(f"{b}.attn.qkv", width, 3 * width)
+        t.linear(f"{b}.attn.proj", width, width)
+        for p in ("gate_proj", "up_proj"):
+            t.linear(f"{b}.mlp.{p}", width, hidden)
+        t.linear(f"{b}.mlp.down_proj", hidden, width)
+    t.norm("model.visual.merger.ln_q", width, bias=False)
+    t.linear("model.visual.merger.mlp.0", merged, merged)
+    t.linear("model.visual.merger.mlp.2", merged, _get(v, "out_hidden_size", 3584))
+    for table in ("inv_freq", "original_inv_freq"):
+        t.add(f"model.visual.rotary_pos_emb.{table}", width // heads // 4, kind="buffer")
+    t += [tensor._replace(name=f"model.language_model.{tensor.name}") for tensor in llama(text, qkv_bias=True)]
+    if not _get(c, "tie_word_embeddings", False):
+        t.linear("lm_head", _get(text, "hidden_size", 3584), _get(text, "vocab_size", 152064), bias=False)
+    return t
+
+
 CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "FluxTransformer2DModel": flux,
     "SD3Transformer2DModel": sd3,
@@ -747,6 +811,9 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "UMT5EncoderModel": lambda c: t5_encoder(c, umt5=True),
     "LlamaModel": llama,
     "Qwen2_5_VLTextModel": lambda c: llama(c, qkv_bias=True),
+    "Qwen2_5_VLForConditionalGeneration": qwen2_5_vl,
+    "QwenImageTransformer2DModel": qwen_image,
+    "AutoencoderKLQwenImage": lambda c: autoencoder_kl_wan({**c, "in_channels": _get(c, "input_channels", 3)}),
 }
 
 
