@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from vramcalc.core.phrase import Phrase
 from vramcalc.diffusion.flops import decode_flops, encoder_flops
 from vramcalc.diffusion.pipelines import Part, load_pipelines, pipeline
 from vramcalc.diffusion.run import Request, evaluate
@@ -62,13 +63,22 @@ def test_each_stage_counts_as_pytorchs_flop_counter(row):
                             row["tile"]) == row["flops"]
 
 
-def test_the_golden_covers_every_pipeline_and_stage():
-    stages = {(row["pipeline"], row["stage"].split(":")[0]) for row in GOLDEN}
+def test_the_golden_covers_every_class_the_speed_counts():
+    """Each denoiser, text encoder and VAE class timed is in the golden; the others say they are not timed."""
+    rows = [(pipeline(row["pipeline"]), row["stage"]) for row in GOLDEN]
+    denoisers = {p.denoiser.class_name for p, stage in rows if stage == "denoise"}
+    encoders = {next(x for x in p.parts if x.role == stage.split(":")[1]).class_name
+                for p, stage in rows if stage.startswith("encode:")}
+    vaes = {p.vae.class_name for p, stage in rows if stage == "decode"}
     for slug, chosen in load_pipelines().items():
-        assert (slug, "denoise") in stages and (slug, "encode") in stages
-        if chosen.vae.class_name != "AutoencoderKLHunyuanVideo15":
-            assert (slug, "decode") in stages or chosen.vae.class_name in {
-                pipeline(s).vae.class_name for s, stage in stages if stage == "decode"}
+        result = speed_of(evaluate(chosen, _request(slug)), gpu("h100-80gb"), chosen.steps)
+        if chosen.denoiser.class_name not in denoisers:
+            assert isinstance(result, Phrase) and result.key == "diffusion.speed.not_counted", slug
+            continue
+        assert isinstance(result, DiffusionSpeed)
+        assert {p.class_name for p in chosen.parts if p.is_text_encoder} <= encoders, slug
+        counted = decode_flops(chosen.vae.class_name, chosen.vae.config, chosen.vae.tensors, 64, 64, 1) is not None
+        assert counted == (chosen.vae.class_name in vaes and not chosen.vae.config.get("is_residual")), slug
 
 
 def _speed(slug: str, card: str = "h100-80gb", steps: int = 10, **changes: object) -> DiffusionSpeed:

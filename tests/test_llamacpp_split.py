@@ -303,7 +303,8 @@ def test_the_page_says_each_gpu(language):
     words = Words(language)
     w = workload("llama-3.1-8b", gpu=MIXED)
     view = present_target(w, parse_target({"gpu": MIXED}), words=words)
-    assert view.rank is not None and [row[0] for row in view.rank.devices] == ["CUDA0 RTX 3090", "CUDA1 RTX 4060 Ti 16 GB"]
+    assert view.rank is not None
+    assert [row[0] for row in view.rank.devices] == ["CUDA0 RTX 3090", "CUDA1 RTX 4060 Ti 16 GB"]
     assert "RTX 4060 Ti 16 GB" in view.verdict.text and "RTX 3090" in view.heading
     assert view.answers[2].text == words.message("answer.gpus_mixed")
 

@@ -101,6 +101,27 @@ PERTURBED: list[tuple[str, dict]] = [
     ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 4, "dim_mult": [1, 2, 2], "num_res_blocks": 1,
                           "temperal_downsample": [True, False]}),
     ("AutoencoderKLWan", {"base_dim": 8, "decoder_base_dim": 12, "z_dim": 6, "num_res_blocks": 2}),
+    ("AutoencoderKLWan", {"base_dim": 8, "decoder_base_dim": 16, "z_dim": 12, "is_residual": True, "in_channels": 12,
+                          "out_channels": 12, "patch_size": 2, "scale_factor_spatial": 16}),  # Wan 2.2's
+    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 8, "dim_mult": [1, 2, 2], "num_res_blocks": 1, "is_residual": True,
+                          "temperal_downsample": [True, False]}),
+    ("QwenImageTransformer2DModel", {"num_layers": 2, "num_attention_heads": 3, "attention_head_dim": 32,
+                                     "joint_attention_dim": 80, "in_channels": 32, "out_channels": 8}),
+    ("QwenImageTransformer2DModel", {"num_layers": 1, "num_attention_heads": 2, "attention_head_dim": 48,
+                                     "joint_attention_dim": 64, "in_channels": 16, "patch_size": 1}),
+    ("AutoencoderKLQwenImage", {"base_dim": 16, "z_dim": 8, "dim_mult": [1, 2, 2], "num_res_blocks": 1,
+                                "temperal_downsample": [True, False]}),
+    ("Qwen2_5_VLForConditionalGeneration", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
+                                            "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 500,
+                                            "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]},
+                                            "vision_config": {"depth": 3, "hidden_size": 32, "intermediate_size": 48,
+                                                              "num_heads": 2, "out_hidden_size": 64}}),
+    ("Qwen2_5_VLForConditionalGeneration", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 6,
+                                            "num_key_value_heads": 6, "num_hidden_layers": 3, "vocab_size": 300,
+                                            "tie_word_embeddings": True, "vision_config": {
+                                                "depth": 2, "hidden_size": 48, "intermediate_size": 64,
+                                                "num_heads": 4, "out_hidden_size": 48, "patch_size": 8,
+                                                "spatial_merge_size": 1}}),
     ("CLIPTextModel", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
                        "num_hidden_layers": 3, "vocab_size": 1000, "max_position_embeddings": 40}),
     ("CLIPTextModelWithProjection", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 4,
@@ -211,7 +232,28 @@ STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
     ("HunyuanVideo15Transformer3DModel", {**HUNYUAN15, "num_attention_heads": 8, "attention_head_dim": 128,
                                           "rope_axes_dim": [32, 48, 48]}, 1, (65, 1, 8, 8), 1985),  # wide, short
 ]
+QWEN_IMAGE = {"num_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32, "joint_attention_dim": 64,
+              "in_channels": 64, "axes_dims_rope": [8, 12, 12]}
+STEPS += [  # QwenImageTransformer2DModel: latents (channels, height, width), packed 2 x 2 into in_channels
+    ("QwenImageTransformer2DModel", QWEN_IMAGE, 1, (16, 64, 64), 64),
+    ("QwenImageTransformer2DModel", QWEN_IMAGE, 2, (16, 96, 64), 128),
+    ("QwenImageTransformer2DModel", QWEN_IMAGE, 1, (16, 64, 64), 512),
+    ("QwenImageTransformer2DModel", {**QWEN_IMAGE, "num_attention_heads": 2, "attention_head_dim": 64,
+                                     "axes_dims_rope": [16, 24, 24]}, 1, (16, 96, 96), 256),
+    ("QwenImageTransformer2DModel", {**QWEN_IMAGE, "in_channels": 32, "num_layers": 3}, 1, (8, 64, 64), 64),
+]
+WAN22 = {**WAN, "in_channels": 48, "out_channels": 48}
+# Wan 2.2 TI2V (WanPipeline's expand_timesteps): a timestep per latent token, the same (class, config, ...) tuples
+EXPANDED_STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
+    ("WanTransformer3DModel", {**WAN22, "ffn_dim": 597}, 1, (48, 5, 64, 64), 64),  # TI2V-5B's ffn/d, 4.67
+    ("WanTransformer3DModel", {**WAN22, "ffn_dim": 597}, 2, (48, 3, 64, 64), 128),
+    ("WanTransformer3DModel", {**WAN22, "ffn_dim": 346}, 1, (48, 5, 64, 64), 64),
+    ("WanTransformer3DModel", {**WAN22, "ffn_dim": 1024, "num_attention_heads": 2, "attention_head_dim": 64}, 1,
+     (48, 9, 32, 48), 256),
+]
 HUNYUAN15_VAE = {"block_out_channels": [16, 32, 32, 64, 64], "latent_channels": 8}
+WAN22_VAE = {"base_dim": 16, "decoder_base_dim": 24, "z_dim": 8, "is_residual": True, "in_channels": 12,
+             "out_channels": 12, "patch_size": 2, "scale_factor_spatial": 16}
 HUNYUAN_VAE = {"block_out_channels": [16, 32, 64, 64], "norm_num_groups": 8, "latent_channels": 16}
 # (class, config, batch, width, height, frames, tile: 0 untiled, else enable_tiling() with this tile in pixels)
 DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
@@ -228,6 +270,22 @@ DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
     ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 9, 128),
     ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 256, 9, 128),
     ("AutoencoderKLWan", {"base_dim": 8, "z_dim": 16}, 1, 384, 320, 5, 256),
+    # a single latent frame: Wan 2.1's VAE, and Qwen-Image's (the same network, its decode over one frame)
+    ("AutoencoderKLWan", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 1, 0),
+    ("AutoencoderKLQwenImage", {"base_dim": 16, "z_dim": 16}, 1, 256, 256, 1, 0),
+    ("AutoencoderKLQwenImage", {"base_dim": 8, "z_dim": 16}, 1, 384, 256, 1, 0),
+    ("AutoencoderKLQwenImage", {"base_dim": 16, "z_dim": 16}, 2, 192, 128, 1, 0),
+    ("AutoencoderKLQwenImage", {"base_dim": 32, "z_dim": 16}, 1, 128, 128, 1, 0),
+    ("AutoencoderKLQwenImage", {"base_dim": 16, "z_dim": 16}, 1, 512, 384, 1, 256),
+    ("AutoencoderKLQwenImage", {"base_dim": 16, "z_dim": 16}, 1, 512, 512, 1, 128),
+    # Wan 2.2's (is_residual, patch 2, 16x): the first latent frame alone, a second over 1-frame caches, then more
+    ("AutoencoderKLWan", WAN22_VAE, 1, 256, 256, 1, 0),
+    ("AutoencoderKLWan", WAN22_VAE, 1, 256, 256, 5, 0),
+    ("AutoencoderKLWan", WAN22_VAE, 1, 256, 256, 9, 0),
+    ("AutoencoderKLWan", {**WAN22_VAE, "base_dim": 8, "decoder_base_dim": 16}, 1, 384, 256, 13, 0),
+    ("AutoencoderKLWan", WAN22_VAE, 2, 192, 128, 5, 0),
+    ("AutoencoderKLWan", WAN22_VAE, 1, 384, 256, 9, 128),
+    ("AutoencoderKLWan", WAN22_VAE, 1, 512, 384, 5, 256),
     # AutoencoderKLHunyuanVideo, framewise (its default): one call up to 4 latent frames, else 5-frame tiles every 3
     ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 128, 128, 9, 0),
     ("AutoencoderKLHunyuanVideo", HUNYUAN_VAE, 1, 128, 128, 33, 0),
@@ -292,6 +350,7 @@ CLIP_SMALL = {"hidden_size": 64, "intermediate_size": 256, "num_attention_heads"
 LLAMA_SMALL = {"hidden_size": 64, "intermediate_size": 224, "num_attention_heads": 4, "num_key_value_heads": 2,
                "num_hidden_layers": 4, "vocab_size": 1000}
 QWEN_SMALL = {**LLAMA_SMALL, "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]}}
+QWEN_VISION = {"depth": 2, "hidden_size": 32, "intermediate_size": 48, "num_heads": 2, "out_hidden_size": 64}
 # (class, config, tokens, output_hidden_states): one prompt through a text encoder, as the pipelines call them
 ENCODERS: list[tuple[str, dict, int, bool]] = [
     ("T5EncoderModel", T5_SMALL, 512, False),  # the position buckets' int64 temporaries are the peak
@@ -315,10 +374,17 @@ ENCODERS: list[tuple[str, dict, int, bool]] = [
     ("Qwen2_5_VLTextModel", {**QWEN_SMALL, "num_hidden_layers": 6, "hidden_size": 96, "num_attention_heads": 6},
      1108, True),
     ("Qwen2_5_VLTextModel", QWEN_SMALL, 1108, False),
+    # Qwen-Image's whole Qwen2.5-VL over one unpadded prompt (34 template tokens and 512): the logits, or the SwiGLU
+    ("Qwen2_5_VLForConditionalGeneration", {**QWEN_SMALL, "vision_config": QWEN_VISION}, 546, True),
+    ("Qwen2_5_VLForConditionalGeneration", {**QWEN_SMALL, "vocab_size": 8000, "vision_config": QWEN_VISION}, 546, True),
+    ("Qwen2_5_VLForConditionalGeneration", {**QWEN_SMALL, "intermediate_size": 4096, "vision_config": QWEN_VISION},
+     128, True),
+    ("Qwen2_5_VLForConditionalGeneration", {**QWEN_SMALL, "num_hidden_layers": 6, "hidden_size": 96,
+                                            "num_attention_heads": 6, "vision_config": QWEN_VISION}, 1058, True),
 ]
 
 
-def encode_bytes(class_name: str, config: dict, tokens: int, hidden_states: bool) -> int:
+def encode_bytes(class_name: str, config: dict, tokens: int, hidden_states: bool, explain: bool = False) -> int:
     """Working memory of a text encoder's forward over one prompt of `tokens` ids (bf16, SDPA)."""
     torch.manual_seed(0)
     model_class = getattr(transformers, class_name)
@@ -329,25 +395,34 @@ def encode_bytes(class_name: str, config: dict, tokens: int, hidden_states: bool
         mask[:, :tokens // 4] = 1
         return _peak_above_start(model, [ids, mask], lambda: model(input_ids=ids, attention_mask=mask,
                                                                    output_hidden_states=hidden_states))
+    if class_name == "Qwen2_5_VLForConditionalGeneration":  # QwenImagePipeline: one prompt, padding=True (no pad)
+        mask = torch.ones(1, tokens, dtype=torch.int64)
+        return _peak_above_start(model, [ids, mask], lambda: model(input_ids=ids, attention_mask=mask,
+                                                                   output_hidden_states=hidden_states),
+                                 explain=explain)
     return _peak_above_start(model, [ids], lambda: model(ids, output_hidden_states=hidden_states))
 
 
-def _peak_above_start(model: torch.nn.Module, inputs: list[torch.Tensor], run) -> int:
+def _peak_above_start(model: torch.nn.Module, inputs: list[torch.Tensor], run, explain: bool = False) -> int:
     import measure_peak  # the project's tracker: every storage an ATen op makes, freed with it
 
-    tracker = measure_peak.PeakTracker()
+    tracker = measure_peak.PeakTracker(explain=explain)
     tracker.track_all([*model.parameters(), *model.buffers(), *inputs])
     start = tracker.live
-    with torch.no_grad(), tracker:
+    with torch.no_grad(), tracker, tracker.in_phase("run"):  # (a phase: --explain keeps the storages at the peak)
         run()
+    if explain:
+        measure_peak.explain_peak(tracker)
     return tracker.peak - start
 
 
 HUNYUAN15_BYT5, HUNYUAN15_IMAGE = 256, 729  # HunyuanVideo15Pipeline: tokenizer_2_max_length, vision tokens
 
 
-def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_tokens: int) -> int:
-    """Working memory of one forward of the denoiser (the pipeline's inputs made before it count as there)."""
+def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_tokens: int,
+               expand_timesteps: bool = False, explain: bool = False) -> int:
+    """Working memory of one forward of the denoiser (the pipeline's inputs made before it count as there);
+    `expand_timesteps`: WanPipeline's Wan 2.2 TI2V timestep, one per latent token (batch, tokens)."""
     torch.manual_seed(0)
     dtype = torch.bfloat16
     model = build_real(class_name, config).to(dtype).eval()
@@ -362,6 +437,10 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
                   "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
                   "timestep": t, "img_ids": torch.zeros(tokens, 3), "txt_ids": torch.zeros(text_tokens, 3),
                   "guidance": t}
+    elif class_name == "QwenImageTransformer2DModel":  # QwenImagePipeline: packed 2 x 2, one prompt (mask None)
+        c, h, w = latent
+        inputs = {"hidden_states": torch.randn(batch, (h // 2) * (w // 2), 4 * c, dtype=dtype),
+                  "encoder_hidden_states": text, "timestep": t, "img_shapes": [[(1, h // 2, w // 2)]] * batch}
     elif class_name == "SD3Transformer2DModel":
         inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
                   "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
@@ -388,13 +467,18 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
                   "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
                   "timestep": t, "guidance": t * 1000}
     else:
+        if expand_timesteps:  # pipeline_wan.py: (mask[0][0][:, ::2, ::2] * t).flatten() expanded over the batch
+            p_t, p_h, p_w = config.get("patch_size", (1, 2, 2))
+            tokens = (latent[1] // p_t) * (latent[2] // p_h) * (latent[3] // p_w)
+            t = torch.full((tokens,), 500.0).unsqueeze(0).expand(batch, -1)
         inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
                   "timestep": t}
     tensors = [v for v in inputs.values() if isinstance(v, torch.Tensor)]
-    return _peak_above_start(model, tensors, lambda: model(**inputs, return_dict=False))
+    return _peak_above_start(model, tensors, lambda: model(**inputs, return_dict=False), explain=explain)
 
 
-def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: int, frames: int, tile: int) -> int:
+def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: int, frames: int, tile: int,
+                 explain: bool = False) -> int:
     """Working memory of `decode`, untiled or after `enable_tiling()` with a `tile`-pixel tile (AutoencoderKL's
     tile_sample_min_size and tile_latent_min_size; Wan's enable_tiling arguments, stride 3/4 of the tile)."""
     torch.manual_seed(0)
@@ -406,8 +490,9 @@ def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: 
         if tile:
             model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
                                 tile_latent_min_height=tile // 16, tile_latent_min_width=tile // 16)
-    elif class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo"):
-        shape = (batch, channels, (frames - 1) // 4 + 1, height // 8, width // 8)
+    elif class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo", "AutoencoderKLQwenImage"):
+        scale = int(config.get("scale_factor_spatial", 8))  # Wan 2.2's VAE: 16
+        shape = (batch, channels, (frames - 1) // 4 + 1, height // scale, width // scale)
         if tile:
             model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
                                 tile_sample_stride_height=tile * 3 // 4, tile_sample_stride_width=tile * 3 // 4)
@@ -415,7 +500,7 @@ def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: 
         model.enable_tiling()
         model.tile_sample_min_size, model.tile_latent_min_size = tile, tile // 8
     z = torch.randn(*shape, dtype=torch.bfloat16)
-    return _peak_above_start(model, [z], lambda: model.decode(z, return_dict=False))
+    return _peak_above_start(model, [z], lambda: model.decode(z, return_dict=False), explain=explain)
 
 
 def build_real(class_name: str, config: dict) -> torch.nn.Module:
@@ -436,6 +521,9 @@ def measure_stages(path: Path, only: str | None) -> None:
     if only in (None, "steps"):
         stages["steps"] = [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
                             "bytes": step_bytes(c, cfg, b, lat, n)} for c, cfg, b, lat, n in STEPS]
+        stages["steps"] += [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
+                             "expand_timesteps": True, "bytes": step_bytes(c, cfg, b, lat, n, expand_timesteps=True)}
+                            for c, cfg, b, lat, n in EXPANDED_STEPS]
     if only in (None, "decodes"):
         stages["decodes"] = [{"class": c, "config": cfg, "batch": b, "width": w, "height": h, "frames": f, "tile": t,
                               "bytes": decode_bytes(c, cfg, b, w, h, f, t)} for c, cfg, b, w, h, f, t in DECODES]

@@ -192,7 +192,7 @@ def decode_flops(vae_class: str, vae: Mapping[str, Any], tensors: Sequence[Tenso
     if vae_class == "AutoencoderKL":
         return sum(n * _kl_call(tensors, h // VAE_SCALE, w // VAE_SCALE)
                    for (h, w), n in _tiles(height, width, tile).items())
-    if vae_class == "AutoencoderKLWan":
+    if vae_class == "AutoencoderKLWan" and not vae.get("is_residual"):  # Wan 2.2's residual VAE: not counted yet
         return sum(n * _wan_decode(vae, tensors, h // VAE_SCALE, w // VAE_SCALE, frames)
                    for (h, w), n in _tiles(height, width, tile).items())
     if vae_class == "AutoencoderKLHunyuanVideo":

@@ -3,6 +3,7 @@ upstream spells it, with the source of that config; the request a pipeline is ru
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -11,7 +12,9 @@ from ..core.errors import ValidationError
 from ..sources.folders import read_folder
 from .tensors import PARAMETER_KINDS, Tensor, tensors
 
-DENOISERS = ("transformer", "unet")  # the role diffusers' pipelines give their denoiser
+# the role diffusers' pipelines give their denoiser; Wan 2.2 A14B's WanPipeline has a second one, transformer_2 (the
+# low-noise expert: pipeline_wan.py runs `transformer` while the timestep is at least boundary_ratio x 1000, then it)
+DENOISERS = ("transformer", "unet", "transformer_2")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,10 +54,17 @@ class Pipeline:
     height: int
     frames: int
     steps: int  # num_inference_steps: the pipeline's default (FLUX.1 [schnell]: its model card's 4)
+    # the pipeline's own model_index.json keys (WanPipeline's boundary_ratio, expand_timesteps)
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def denoiser(self) -> Part:
+        """The first (or only) denoiser: Wan 2.2 A14B's high-noise expert."""
         return next(part for part in self.parts if part.is_denoiser)
+
+    @property
+    def denoisers(self) -> tuple[Part, ...]:
+        return tuple(part for part in self.parts if part.is_denoiser)
 
     @property
     def vae(self) -> Part:
@@ -73,7 +83,7 @@ def load_pipelines() -> dict[str, Pipeline]:
         parts=tuple(Part(role=role, class_name=part["class"], config=part["config"], source=part.get("source", ""))
                     for role, part in entry["components"].items()),
         text_tokens=entry["text_tokens"], cfg=entry["cfg"], width=entry["width"], height=entry["height"],
-        frames=entry["frames"], steps=entry["steps"],
+        frames=entry["frames"], steps=entry["steps"], options=entry.get("pipeline_config", {}),
     ) for slug, entry in read_folder("diffusion")}
 
 

@@ -31,18 +31,23 @@ PLACEMENTS = ("gpu", "model", "sequential")
 TEXT_ENCODER_DEVICES = ("gpu", "cpu")  # gpu: as the placement says; cpu: kept and run on the CPU
 # the others concatenate cond and uncond in one batch (HunyuanVideoPipeline: true_cfg_scale > 1, a negative prompt)
 # (HunyuanVideo15Pipeline: its ClassifierFreeGuidance guider runs one forward per condition)
-CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline", "HunyuanVideo15Pipeline")
+CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline", "HunyuanVideo15Pipeline",
+                          "QwenImagePipeline")
 # the pipelines that ask their CLIP encoders for every layer's output (output_hidden_states=True: the penultimate's)
 CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline")
 # HunyuanVideoPipeline asks its Llama for every layer's output (the third from last's) over the prompt template's
 # tokens and the prompt's, then crops the template's 95 (crop_start) before the transformer
-LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder", "HunyuanVideo15Pipeline": "text_encoder"}
+LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder", "HunyuanVideo15Pipeline": "text_encoder",
+                     "QwenImagePipeline": "text_encoder"}
 HUNYUAN_CROP_START = 95
 # HunyuanVideo15Pipeline: its Qwen2.5-VL reads the system prompt's 108 tokens (prompt_template_encode_start_idx) and
 # the prompt's 1,000, the transformer the 1,000 with ByT5's 256 and 729 image tokens (zeros for text-to-video,
 # vision_num_semantic_tokens of image_embed_dim); the denoiser's input joins the latents, the condition latents
 # (zeros) and a mask channel (prepare_cond_latents_and_mask)
 HUNYUAN15_CROP_START, HUNYUAN15_IMAGE_TOKENS = 108, 729
+# QwenImagePipeline: its whole Qwen2.5-VL reads the template's 34 tokens (prompt_template_encode_start_idx) and the
+# prompt unpadded, every layer's output asked for (the last one taken); the transformer reads the prompt's tokens
+QWEN_IMAGE_CROP_START = 34
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -179,8 +184,8 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
 
     def on_gpu(role: str) -> int:
         kept = sum(swapped) if request.placement == "gpu" or by_role[role].part.is_denoiser else 0
-        if request.placement == "gpu":
-            return sum(w.bytes for w in weights if w.device == "gpu") - kept
+        if request.placement == "gpu":  # every denoiser's first blocks kept in system RAM (Wan 2.2 A14B: both)
+            return sum(w.bytes for w in weights if w.device == "gpu") - kept * len(pipeline.denoisers)
         if by_role[role].device == "cpu":
             return 0
         return by_role[role].bytes - kept if request.placement == "model" else by_role[role].largest_module_bytes
@@ -209,13 +214,19 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
                         _activation_bytes(request.text_precision)))
               for p in pipeline.parts if p.is_text_encoder]
     batch = request.batch * (2 if in_one_batch else 1)
-    step = (unet_step_bytes(denoiser.config, batch, latent[-2], latent[-1], e)
-            if denoiser.class_name == "UNet2DConditionModel" else
-            denoise_bytes(denoiser.class_name, denoiser.config, batch,
-                          image_tokens(denoiser.class_name, denoiser.config, latent), text_tokens, e))
-    stages.append(Stage(
-        name="denoise", part=denoiser.role, weight_bytes=on_gpu(denoiser.role) + max(swapped, default=0),
-        carried_bytes=denoise_carried, working_bytes=step))
+    expand = bool(pipeline.options.get("expand_timesteps"))  # Wan 2.2 TI2V: a timestep per token
+
+    def step(part: Part) -> int | None:
+        if part.class_name == "UNet2DConditionModel":
+            return unet_step_bytes(part.config, batch, latent[-2], latent[-1], e)
+        return denoise_bytes(part.class_name, part.config, batch, image_tokens(part.class_name, part.config, latent),
+                             text_tokens, e, expand_timesteps=expand)
+
+    # Wan 2.2 A14B: the high-noise expert's steps, then the low-noise expert's; model offload moves one expert at a
+    # time (WanPipeline's model_cpu_offload_seq text_encoder->transformer->transformer_2->vae)
+    stages += [Stage(name="denoise" if part is denoiser else f"denoise:{part.role}", part=part.role,
+                     weight_bytes=on_gpu(part.role) + max(swapped, default=0), carried_bytes=denoise_carried,
+                     working_bytes=step(part)) for part in pipeline.denoisers]
     stages.append(Stage(
         name="decode", part=vae.role, weight_bytes=on_gpu(vae.role), carried_bytes=latent_bytes,
         working_bytes=decode_bytes(vae.class_name, vae.config, request.batch, request.width, request.height,
@@ -232,6 +243,8 @@ def sequence_text_tokens(pipeline: Pipeline) -> int:
         return tokens["text_encoder"] - HUNYUAN15_CROP_START + tokens["text_encoder_2"] + HUNYUAN15_IMAGE_TOKENS
     if pipeline.pipeline_class == "HunyuanVideoPipeline":
         return tokens["text_encoder"] - HUNYUAN_CROP_START
+    if pipeline.pipeline_class == "QwenImagePipeline":
+        return tokens["text_encoder"] - QWEN_IMAGE_CROP_START
     if "text_encoder_3" in tokens:
         return tokens["text_encoder"] + tokens["text_encoder_3"]
     widest = max((p for p in pipeline.parts if p.is_text_encoder), key=_width)
@@ -243,6 +256,8 @@ def _carried_tokens(pipeline: Pipeline, part: Part) -> int:
     the Qwen output without its system prompt)."""
     if pipeline.pipeline_class == "HunyuanVideo15Pipeline" and part.role == "text_encoder":
         return pipeline.text_tokens[part.role] - HUNYUAN15_CROP_START
+    if pipeline.pipeline_class == "QwenImagePipeline":
+        return pipeline.text_tokens[part.role] - QWEN_IMAGE_CROP_START
     return pipeline.text_tokens[part.role]
 
 

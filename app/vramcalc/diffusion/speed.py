@@ -18,7 +18,7 @@ from ..core.phrase import Phrase, phrase
 from ..sources.gpus import GpuSpec
 from ..speed.hardware import TERA, Device, Memory, calibration, device, pcie_bandwidth
 from ..workload import Machine
-from .flops import decode_flops, dit_flops, encoder_flops, unet_flops
+from .flops import RULES, decode_flops, dit_flops, encoder_flops, unet_flops
 from .run import CFG_IN_SEPARATE_PASSES, HUNYUAN15_CROP_START, HUNYUAN15_IMAGE_TOKENS, Run, sequence_text_tokens
 from .stages import image_tokens, latent_shape
 
@@ -112,6 +112,8 @@ def speed_of(run: Run, gpu: GpuSpec, steps: int, machine: Machine | None = None,
         return phrase("diffusion.speed.unknown_tflops")
     if "fp32" in {run.request.precision, run.request.text_precision, run.request.vae_precision}:
         return phrase("diffusion.speed.fp32")
+    if run.pipeline.denoiser.class_name not in (UNET, *RULES):
+        return phrase("diffusion.speed.not_counted", name=run.pipeline.denoiser.class_name)
     flops = stage_flops(run)
     name = group(run.pipeline.denoiser.class_name, card)
     share = share or float(rates()["share"][name])

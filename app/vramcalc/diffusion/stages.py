@@ -18,6 +18,16 @@ VIDEO_VAES = ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo")
 # block's activations over its 4-frame chunk, its fp32 RMS-norm temporaries and the 2-frame caches of every causal
 # conv above it), counted on base_dim 16, 256 x 256 (tools/measure_diffusion.py, --explain); dims scale with base_dim.
 WAN_DECODE_PER_BASE_CHANNEL = 53
+# ... and for a single latent frame (an image: Qwen-Image's AutoencoderKLQwenImage, the same network), the first chunk
+# alone: 18, counted on base_dim 16 at 256 x 256 (num_res_blocks 2: each resnet adds its causal caches)
+WAN_FIRST_CHUNK_PER_BASE_CHANNEL = 18
+# Wan 2.2's VAE (AutoencoderKLWan with is_residual, TI2V-5B) decode, one causal chunk: the live values per
+# decoder_base_dim channel of a pixel of the decoder's own grid (the picture over patch_size): the last up block's
+# input, its x_copy (WanResidualUpBlock clones it), the first resnet's shortcut, SiLU, the causal conv's cat with its
+# 2-frame cache and padded input, and every causal conv's cache. By the latent frames decoded: the first chunk
+# alone (1 output frame), a second chunk over the first's 1-frame caches, later chunks over 2-frame caches. Counted
+# on decoder_base_dim 24, 256 x 256 (1, 5 and 9 frames), tools/measure_diffusion.py.
+WAN22_DECODE_PER_BASE_CHANNEL = {1: 22, 2: 72, 3: 84}
 
 
 def latent_shape(vae_class: str, vae: dict[str, Any], width: int, height: int, frames: int) -> tuple[int, ...]:
@@ -25,10 +35,18 @@ def latent_shape(vae_class: str, vae: dict[str, Any], width: int, height: int, f
     if vae_class == "AutoencoderKLHunyuanVideo15":
         scale, temporal = int(vae.get("spatial_compression_ratio", 16)), int(vae.get("temporal_compression_ratio", 4))
         return (int(vae.get("latent_channels", 32)), (frames - 1) // temporal + 1, height // scale, width // scale)
+    if vae_class == "AutoencoderKLQwenImage":  # Wan 2.1's VAE over one frame
+        return (int(vae.get("z_dim", 16)), height // VAE_SCALE, width // VAE_SCALE)
     if vae_class in VIDEO_VAES:
-        channels = int(vae.get("z_dim", vae.get("latent_channels", 16)))
-        return (channels, (frames - 1) // WAN_TEMPORAL + 1, height // VAE_SCALE, width // VAE_SCALE)
+        channels, scale = int(vae.get("z_dim", vae.get("latent_channels", 16))), _spatial_scale(vae_class, vae)
+        return (channels, (frames - 1) // WAN_TEMPORAL + 1, height // scale, width // scale)
     return (int(vae.get("latent_channels", 4)), height // VAE_SCALE, width // VAE_SCALE)
+
+
+def _spatial_scale(vae_class: str, vae: dict[str, Any]) -> int:
+    """Pixels per latent a side: AutoencoderKLWan's scale_factor_spatial (16 for Wan 2.2's, its 8x network and a 2 x 2
+    patch), 8 for the others read here."""
+    return int(vae.get("scale_factor_spatial", VAE_SCALE)) if vae_class == "AutoencoderKLWan" else VAE_SCALE
 
 
 def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int, ...]) -> int:
@@ -47,8 +65,9 @@ def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int,
 
 
 def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, tokens: int, text_tokens: int,
-                  e: int = 2) -> int | None:
-    """Working memory of one forward pass of the denoiser over `batch` latents (CFG in one batch doubles it)."""
+                  e: int = 2, *, expand_timesteps: bool = False) -> int | None:
+    """Working memory of one forward pass of the denoiser over `batch` latents (CFG in one batch doubles it);
+    `expand_timesteps`: WanPipeline's Wan 2.2 TI2V timestep, one per latent token."""
     if denoiser_class == "UNet2DConditionModel":
         return None  # its latent grid is not a token count: unet_step_bytes
     h = int(config["attention_head_dim"])
@@ -81,6 +100,14 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
         masks = joint * joint * (2 + e)
         per_batch = masks + joint * 4 * d * e + FP32 * heads * joint + 8 * text_tokens * d * e + 2 * tokens * d * e
         return batch * per_batch + 2 * tokens * h * FP32
+    if denoiser_class == "QwenImageTransformer2DModel":
+        # the image stream's MLP (transformer_qwenimage.py QwenImageTransformerBlock): its 4d projection and GELU
+        # output beside 7 d-wide tensors of the block (its input, norm1 and modulated outputs, the attention output,
+        # the new residual, norm2 and modulated outputs), 5 of the text stream; the complex64 RoPE tables, not per
+        # batch: the 4,096 positive and negative positions moved to the device, the image tokens' table cached by
+        # _compute_video_freqs and its concatenation
+        rope = sum(int(a) for a in config.get("axes_dims_rope", (16, 56, 56))) // 2 * 8
+        return batch * (tokens * 15 * d * e + 5 * text_tokens * d * e) + (2 * 4096 + 2 * tokens) * rope
     if denoiser_class == "SD3Transformer2DModel":
         # the image stream's feed-forward: its 4d projection and GELU output, with 5 d-wide tensors of the block
         # (residual, AdaLN output and modulations, attention output), 6 where MMDiT-X adds its second attention
@@ -92,7 +119,16 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
     # d-wide tensors); the RoPE cos and sin tables in e over the video tokens
     feed_forward = 2 * ffn * e + 4 * d * e
     attention = 5 * d * e + 3 * d * FP32 + FP32
-    return batch * (tokens * max(feed_forward, attention) + 3 * text_tokens * d * e) + 2 * tokens * h * e
+    if not expand_timesteps:
+        return batch * (tokens * max(feed_forward, attention) + 3 * text_tokens * d * e) + 2 * tokens * h * e
+    # a timestep per token (Wan 2.2 TI2V, transformer_wan.py): the time embedding (d) and its projection (6 d) per
+    # token, kept through the blocks, and in each block the fp32 sum of the modulation table and the projection (6 d,
+    # its six chunks views of it); at a block's start beside it the projection's fp32 copy being added (6 d) and the
+    # block's input: a third moment, often the largest
+    kept = 6 * d * FP32 + 7 * d * e
+    modulation = 6 * d * FP32 + d * e
+    per_token = kept + max(feed_forward, attention, modulation)
+    return batch * (tokens * per_token + 3 * text_tokens * d * e) + 2 * tokens * h * e
 
 
 def _per_level(value: Any, levels: int) -> list[int]:
@@ -148,21 +184,29 @@ def encode_bytes(encoder_class: str, config: dict[str, Any], tokens: int, hidden
         attention = 2 * s * s * heads * e + s * (4 * inner + 3 * d) * e + FP32 * heads * s
         feed_forward = 4 * s * f * e + kept_bias + 4 * s * d * e
         return max(buckets, attention, feed_forward)
-    if encoder_class == "Qwen2_5_VLTextModel":
+    if encoder_class in ("Qwen2_5_VLTextModel", "Qwen2_5_VLForConditionalGeneration"):
         # HunyuanVideo15Pipeline pads the prompt (an attention mask with zeros): the model keeps a (seq, seq) bool
         # causal-and-padding mask for every layer, and SDPA turns it into an additive one of the activations'
         # dtype in each layer. The larger of the last layer's SwiGLU (as LlamaModel's, with the bool mask) and its
         # attention: every layer's output kept with the embeddings, the RMSNorm output, the rotated q, k and v
-        # repeated to every head (repeat_kv), SDPA's output and its fp32 log-sum-exp, the KV cache, cos and sin
+        # repeated to every head (repeat_kv), SDPA's output and its fp32 log-sum-exp, the KV cache, cos and sin.
+        # QwenImagePipeline's whole model (ForConditionalGeneration) reads one unpadded prompt: no mask is made,
+        # and its LM head's logits over every position, beside the layers' outputs, are a third moment
+        full = encoder_class == "Qwen2_5_VLForConditionalGeneration"
+        config = {**config, **(config.get("text_config") or {})}
+        d = int(config.get("hidden_size", 3584))
         layers, ffn = int(config.get("num_hidden_layers", 28)), int(config.get("intermediate_size", 18944))
         heads = int(config.get("num_attention_heads", 28))
         head_dim = int(config.get("head_dim", d // heads))
         kv = int(config.get("num_key_value_heads", heads)) * head_dim
-        shared = s * (2 * layers * kv + 2 * head_dim) * e + 8 * s
-        mlp = s * (3 * ffn + (layers + 2 if hidden_states else 4) * d) * e + s * s + shared
-        attention = s * ((layers + 1 if hidden_states else 2) * d + 4 * heads * head_dim) * e + shared + s * s * (
+        shared, mask = s * (2 * layers * kv + 2 * head_dim) * e + 8 * s, 0 if full else s * s
+        mlp = s * (3 * ffn + (layers + 2 if hidden_states else 4) * d) * e + mask + shared
+        attention = s * ((layers + 1 if hidden_states else 2) * d + 4 * heads * head_dim) * e + shared + mask * (
             1 + e) + FP32 * heads * s
-        return max(mlp, attention)
+        # (the logits after the inner model returns: its cos, sin and positions gone, the KV cache returned)
+        logits = s * (int(config.get("vocab_size", 152064)) + (layers + 1 if hidden_states else 1) * d
+                      + 2 * layers * kv) * e
+        return max(mlp, attention, logits if full else 0)
     if encoder_class == "LlamaModel":
         layers, ffn = int(config.get("num_hidden_layers", 32)), int(config.get("intermediate_size", 11008))
         head_dim = int(config.get("head_dim", d // int(config.get("num_attention_heads", 32))))
@@ -187,6 +231,8 @@ def decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, he
         return hunyuan_decode_bytes(vae, batch, width, height, frames, e, tile)
     if vae_class == "AutoencoderKLHunyuanVideo15":
         return hunyuan15_decode_bytes(vae, batch, width, height, frames, e, tile)
+    if vae_class in ("AutoencoderKLWan", "AutoencoderKLQwenImage") and int(vae.get("num_res_blocks", 2)) != 2:
+        return None  # counted with 2 resnets a level (each adds its causal caches)
     if tile and (width > tile or height > tile):
         return tiled_decode_bytes(vae_class, vae, batch, width, height, frames, e, tile)
     return _untiled_decode_bytes(vae_class, vae, batch, width, height, frames, e)
@@ -269,11 +315,20 @@ def hunyuan15_decode_bytes(vae: dict[str, Any], batch: int, width: int, height: 
 
 def _untiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,
                           e: int) -> int:
-    if vae_class == "AutoencoderKLWan":
+    if vae_class == "AutoencoderKLWan" and vae.get("is_residual"):
+        # the decoded video (in patches: as many values as 3 channels of the picture) and the last chunk's live values
+        out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1
+        latent_frames, patch = (frames - 1) // WAN_TEMPORAL + 1, int(vae.get("patch_size") or 1)
+        base_dim = int(vae.get("decoder_base_dim") or vae.get("base_dim", 96))
+        per_channel = WAN22_DECODE_PER_BASE_CHANNEL[min(latent_frames, 3)]
+        return batch * e * (3 * out_frames * width * height + per_channel * base_dim * (width // patch) * (
+            height // patch))
+    if vae_class in ("AutoencoderKLWan", "AutoencoderKLQwenImage"):
         out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1
         # the decoded video (3 channels) and one causal chunk's live tensors
         base_dim = int(vae.get("base_dim", 96))
-        return batch * width * height * e * (3 * out_frames + WAN_DECODE_PER_BASE_CHANNEL * base_dim)
+        per_channel = WAN_FIRST_CHUNK_PER_BASE_CHANNEL if frames < 1 + WAN_TEMPORAL else WAN_DECODE_PER_BASE_CHANNEL
+        return batch * width * height * e * (3 * out_frames + per_channel * base_dim)
     channels = [int(c) for c in vae.get("block_out_channels", (64,))]
     entering_last = channels[1] if len(channels) > 1 else channels[0]
     # the last up block's first resnet at full resolution: the upsampler's conv output, GroupNorm and SiLU, each
@@ -296,10 +351,11 @@ def tiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: i
     a third copy). The peak is the larger of a tile's decode above the tiles decoded before it, and the assembly."""
     out_frames = ((frames - 1) // WAN_TEMPORAL) * WAN_TEMPORAL + 1 if vae_class == "AutoencoderKLWan" else 1
     pixel = batch * 3 * out_frames * e  # bytes of one decoded pixel of every frame
-    tiles = [(h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile)]
+    scale = _spatial_scale(vae_class, vae)
+    tiles = [(h, w) for h in _tile_edges(height, tile, scale) for w in _tile_edges(width, tile, scale)]
     before, decoding = 0, 0
     for h, w in tiles:
         decoding = max(decoding, before + _untiled_decode_bytes(vae_class, vae, batch, w, h, frames, e))
         before += h * w * pixel
-    copies = 3 if vae_class == "AutoencoderKLWan" else 2
+    copies = 3 if vae_class in ("AutoencoderKLWan", "AutoencoderKLQwenImage") else 2
     return max(decoding, before + copies * width * height * pixel)

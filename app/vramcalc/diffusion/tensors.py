@@ -1,8 +1,8 @@
 """Every parameter tensor of a pipeline part, named and shaped as the diffusers or transformers class builds it from
 its config.json (diffusers 0.42 `models/transformers/transformer_{flux,sd3,wan,hunyuan_video}.py`,
 `unets/unet_2d_condition.py`, `autoencoders/autoencoder_kl{,_wan,_hunyuan_video}.py`; transformers 5.23 `models/clip`,
-`models/t5`, `models/umt5`, `models/llama`, `models/qwen2_5_vl`; diffusers' `transformer_hunyuan_video15.py` and
-`autoencoder_kl_hunyuanvideo15.py`). A counter
+`models/t5`, `models/umt5`, `models/llama`, `models/qwen2_5_vl`; diffusers' `transformer_hunyuan_video15.py`,
+`autoencoder_kl_hunyuanvideo15.py` and `transformer_qwenimage.py`). A counter
 mirrors its class's __init__ line by line; tests hold the sum to the class built on PyTorch's meta device.
 
 `tensors(class_name, config)` -> (Tensor(name, shape, kind), ...): kind is "linear" or "conv" for a layer's weight
@@ -109,6 +109,40 @@ def flux(c: Config) -> _Tensors:
             t.linear(f"{b}.attn.{p}", inner, inner)
     t.linear("norm_out.linear", inner, 2 * inner)
     t.linear("proj_out", inner, patch * patch * (_get(c, "out_channels", in_channels)))
+    return t
+
+
+def qwen_image(c: Config) -> _Tensors:
+    """QwenImageTransformer2DModel: every block double-stream (image and text each with a SiLU + Linear modulation to
+    6 d, joint attention with q/k RMSNorm and biases, a GELU MLP 4x); an RMSNorm on the text before txt_in; its RoPE
+    tables are plain attributes, not buffers."""
+    if _get(c, "zero_cond_t", False) or _get(c, "use_additional_t_cond", False) or _get(c, "guidance_embeds", False):
+        raise ValueError("QwenImageTransformer2DModel with zero_cond_t, use_additional_t_cond or guidance is not read")
+    t = _Tensors()
+    head_dim, heads = _get(c, "attention_head_dim", 128), _get(c, "num_attention_heads", 24)
+    inner, in_channels, patch = heads * head_dim, _get(c, "in_channels", 64), _get(c, "patch_size", 2)
+    t.embedding("time_text_embed.timestep_embedder", 256, inner)
+    t.norm("txt_norm", _get(c, "joint_attention_dim", 3584), bias=False)
+    t.linear("img_in", in_channels, inner)
+    t.linear("txt_in", _get(c, "joint_attention_dim", 3584), inner)
+    for i in range(_get(c, "num_layers", 60)):
+        b = f"transformer_blocks.{i}"
+        t.linear(f"{b}.img_mod.1", inner, 6 * inner)
+        for p in ("to_q", "to_k", "to_v"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        for q in ("norm_q", "norm_k"):
+            t.norm(f"{b}.attn.{q}", head_dim, bias=False)
+        for p in ("add_k_proj", "add_v_proj", "add_q_proj"):
+            t.linear(f"{b}.attn.{p}", inner, inner)
+        for q in ("norm_added_q", "norm_added_k"):
+            t.norm(f"{b}.attn.{q}", head_dim, bias=False)
+        t.linear(f"{b}.attn.to_out.0", inner, inner)
+        t.linear(f"{b}.attn.to_add_out", inner, inner)
+        t.mlp(f"{b}.img_mlp", inner, 4 * inner)
+        t.linear(f"{b}.txt_mod.1", inner, 6 * inner)
+        t.mlp(f"{b}.txt_mlp", inner, 4 * inner)
+    t.linear("norm_out.linear", inner, 2 * inner)
+    t.linear("proj_out", inner, patch * patch * _get(c, "out_channels", in_channels))
     return t
 
 
@@ -608,6 +642,50 @@ def autoencoder_kl_wan(c: Config) -> _Tensors:
     return t
 
 
+def autoencoder_kl_wan22(c: Config) -> _Tensors:
+    """AutoencoderKLWan with `is_residual` (Wan 2.2's VAE, TI2V-5B): the encoder's levels are WanResidualDownBlocks
+    (the resnets, then a `downsampler` conv, with a time_conv where it halves the frames; the AvgDown3D shortcut has no
+    weights), the decoder's WanResidualUpBlocks (resnets from the previous level's full width, an `upsampler` keeping
+    the width, with a time_conv to twice it where it doubles the frames; DupUp3D has no weights); the pixels enter and
+    leave `patch_size` x `patch_size` patched (in_channels and out_channels 12)."""
+    if _get(c, "attn_scales", []):
+        raise ValueError("AutoencoderKLWan with attn_scales is not read yet")
+    t = _Tensors()
+    base, z = _get(c, "base_dim", 96), _get(c, "z_dim", 16)
+    mult, per_block = list(_get(c, "dim_mult", (1, 2, 4, 4))), _get(c, "num_res_blocks", 2)
+    down = list(_get(c, "temperal_downsample", (False, True, True)))
+    dims = [base * u for u in [1, *mult]]
+    last = len(mult) - 1
+    t.conv("encoder.conv_in", _get(c, "in_channels", 3), dims[0], (3, 3, 3))
+    for i, (inputs, out) in enumerate(pairwise(dims)):
+        for j in range(per_block):
+            _wan_resnet(t, f"encoder.down_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
+        if i != last:
+            t.conv(f"encoder.down_blocks.{i}.downsampler.resample.1", out, out, (3, 3))
+            if down[i]:
+                t.conv(f"encoder.down_blocks.{i}.downsampler.time_conv", out, out, (3, 1, 1))
+    _wan_mid(t, "encoder.mid_block", dims[-1])
+    t.add("encoder.norm_out.gamma", dims[-1], 1, 1, 1)
+    t.conv("encoder.conv_out", dims[-1], 2 * z, (3, 3, 3))
+    t.conv("quant_conv", 2 * z, 2 * z, (1, 1, 1))
+    t.conv("post_quant_conv", z, z, (1, 1, 1))
+    base = _get(c, "decoder_base_dim", base)
+    dims = [base * u for u in [mult[-1], *mult[::-1]]]
+    t.conv("decoder.conv_in", z, dims[0], (3, 3, 3))
+    _wan_mid(t, "decoder.mid_block", dims[0])
+    up = down[::-1]
+    for i, (inputs, out) in enumerate(pairwise(dims)):
+        for j in range(per_block + 1):
+            _wan_resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
+        if i != last:
+            t.conv(f"decoder.up_blocks.{i}.upsampler.resample.1", out, out, (3, 3))
+            if up[i]:
+                t.conv(f"decoder.up_blocks.{i}.upsampler.time_conv", out, 2 * out, (3, 1, 1))
+    t.add("decoder.norm_out.gamma", dims[-1], 1, 1, 1)
+    t.conv("decoder.conv_out", dims[-1], _get(c, "out_channels", 3), (3, 3, 3))
+    return t
+
+
 # ---------------------------------------------------------------- text encoders (transformers)
 
 
@@ -686,6 +764,36 @@ def llama(c: Config, *, qkv_bias: bool = False) -> _Tensors:
     return t
 
 
+def qwen2_5_vl(c: Config) -> _Tensors:
+    """Qwen2_5_VLForConditionalGeneration (Qwen-Image's text encoder, loaded whole): the vision tower (a Conv3d patch
+    embedding without bias, blocks of RMSNorms, qkv and proj with biases and a biased SwiGLU, the merger's RMSNorm and
+    two linears over spatial_merge_size^2 patches), the language model as Qwen2_5_VLTextModel, and the LM head."""
+    v, text = c.get("vision_config") or {}, {**c, **(c.get("text_config") or {})}
+    t = _Tensors()
+    width, hidden, heads = _get(v, "hidden_size", 1280), _get(v, "intermediate_size", 3420), _get(v, "num_heads", 16)
+    patch, merged = _get(v, "patch_size", 14), width * _get(v, "spatial_merge_size", 2) ** 2
+    t.conv("model.visual.patch_embed.proj", _get(v, "in_channels", 3), width,
+           (_get(v, "temporal_patch_size", 2), patch, patch), bias=False)
+    for i in range(_get(v, "depth", 32)):
+        b = f"model.visual.blocks.{i}"
+        t.norm(f"{b}.norm1", width, bias=False)
+        t.norm(f"{b}.norm2", width, bias=False)
+        t.linear(f"{b}.attn.qkv", width, 3 * width)
+        t.linear(f"{b}.attn.proj", width, width)
+        for p in ("gate_proj", "up_proj"):
+            t.linear(f"{b}.mlp.{p}", width, hidden)
+        t.linear(f"{b}.mlp.down_proj", hidden, width)
+    t.norm("model.visual.merger.ln_q", width, bias=False)
+    t.linear("model.visual.merger.mlp.0", merged, merged)
+    t.linear("model.visual.merger.mlp.2", merged, _get(v, "out_hidden_size", 3584))
+    for table in ("inv_freq", "original_inv_freq"):
+        t.add(f"model.visual.rotary_pos_emb.{table}", width // heads // 4, kind="buffer")
+    t += [tensor._replace(name=f"model.language_model.{tensor.name}") for tensor in llama(text, qkv_bias=True)]
+    if not _get(c, "tie_word_embeddings", False):
+        t.linear("lm_head", _get(text, "hidden_size", 3584), _get(text, "vocab_size", 152064), bias=False)
+    return t
+
+
 CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "FluxTransformer2DModel": flux,
     "SD3Transformer2DModel": sd3,
@@ -694,7 +802,7 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "HunyuanVideo15Transformer3DModel": hunyuan_video15,
     "UNet2DConditionModel": unet,
     "AutoencoderKL": autoencoder_kl,
-    "AutoencoderKLWan": autoencoder_kl_wan,
+    "AutoencoderKLWan": lambda c: (autoencoder_kl_wan22 if _get(c, "is_residual", False) else autoencoder_kl_wan)(c),
     "AutoencoderKLHunyuanVideo": autoencoder_kl_hunyuan_video,
     "AutoencoderKLHunyuanVideo15": autoencoder_kl_hunyuan_video15,
     "CLIPTextModel": clip_text,
@@ -703,6 +811,9 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "UMT5EncoderModel": lambda c: t5_encoder(c, umt5=True),
     "LlamaModel": llama,
     "Qwen2_5_VLTextModel": lambda c: llama(c, qkv_bias=True),
+    "Qwen2_5_VLForConditionalGeneration": qwen2_5_vl,
+    "QwenImageTransformer2DModel": qwen_image,
+    "AutoencoderKLQwenImage": lambda c: autoencoder_kl_wan({**c, "in_channels": _get(c, "input_channels", 3)}),
 }
 
 

@@ -10,7 +10,8 @@ are counted per block from the diffusers 0.42 block source (transformer_flux.py 
 FluxSingleTransformerBlock; transformer_wan.py WanTransformerBlock) as tools/measure_diffusion_lora.py saw them
 live (bf16, SDPA: no score matrix; tests/golden/diffusion_lora.json). With gradient checkpointing (diffusers'
 `enable_gradient_checkpointing`, one checkpoint per block) the forward keeps each block's inputs only, and the
-backward recomputes one block at a time.
+backward recomputes one block at a time. Wan 2.2 A14B: one expert's step, the other off the GPU (both have the
+same tensors).
 
 fp8 base (sd-scripts' and musubi-tuner's --fp8_base; diffusers' layerwise casting): each Linear's weight is cast to
 bf16 for its forward, and autograd keeps that bf16 copy for the backward of its input (F.linear saves the weight
@@ -133,6 +134,9 @@ def wan_block(c: Config, batch: int, tokens: int, text: int, rank: int) -> int:
 def check(pipeline: Pipeline, training: Training) -> None:
     if pipeline.denoiser.class_name not in TRAINABLE:
         raise ValidationError("pipeline", pipeline.slug, "a Flux or Wan pipeline for LoRA training")
+    if pipeline.options.get("expand_timesteps"):  # Wan 2.2 TI2V: a timestep per token, its step not measured
+        raise ValidationError("pipeline", pipeline.slug, "a Flux or Wan pipeline with one timestep per sample for "
+                              "LoRA training (Wan 2.2 TI2V's per-token timesteps are not modelled in training)")
     if not 1 <= training.rank <= 1024:
         raise ValidationError("train_lora", training.rank, "a rank from 1 to 1024")
     for key, value, allowed in (("lora_targets", training.targets, TARGETS), ("base", training.base, BASES),

@@ -37,13 +37,15 @@ INDEX_BYTES = 8  # int64 position ids
 KEEP_FP32 = {"WanTransformer3DModel": ("rope", "time_embedder", "scale_shift_table", "norm1", "norm2", "norm3")}
 KEEP_FP32_UNDER_FP16 = {"T5EncoderModel": ("wo",), "UMT5EncoderModel": ("wo",)}  # transformers
 # transformers keeps the rotary inv_freq tables in fp32 whatever the dtype
-FP32_BUFFERS = {"LlamaModel": ("rotary_emb",), "Qwen2_5_VLTextModel": ("rotary_emb",)}
+FP32_BUFFERS = {"LlamaModel": ("rotary_emb",), "Qwen2_5_VLTextModel": ("rotary_emb",),
+                "Qwen2_5_VLForConditionalGeneration": ("rotary_emb", "rotary_pos_emb")}
 SKIP_CASTING = {
     "FluxTransformer2DModel": ("pos_embed", "norm"),
     "SD3Transformer2DModel": ("pos_embed", "norm"),
     "WanTransformer3DModel": ("patch_embedding", "condition_embedder", "norm"),
     "HunyuanVideoTransformer3DModel": ("x_embedder", "context_embedder", "norm"),
     "HunyuanVideo15Transformer3DModel": ("x_embedder", "context_embedder", "norm"),
+    "QwenImageTransformer2DModel": ("pos_embed", "norm"),
     "UNet2DConditionModel": ("norm",),
 }
 DEFAULT_SKIP_CASTING = ("pos_embed", "patch_embed", "norm", "^proj_in$", "^proj_out$")

@@ -106,8 +106,10 @@ def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = EN
         kind, _, role = stage.name.partition(":")
         tiled = kind == "decode" and r.vae_tiling and (r.width > r.vae_tiling or r.height > r.vae_tiling)
         on_cpu = kind == "encode" and r.text_encoders == "cpu"
+        expert = kind == "denoise" and len(run.pipeline.denoisers) > 1  # Wan 2.2 A14B's two experts
         label = words.message("diffusion.stage.decode_tiled" if tiled else "diffusion.stage.encode_cpu" if on_cpu
-                              else f"diffusion.stage.{kind}", role=role, tile=r.vae_tiling)
+                              else f"diffusion.stage.denoise_{'low' if role else 'high'}" if expert
+                              else f"diffusion.stage.{kind}", role=role or stage.part, tile=r.vae_tiling)
         how = words.message("diffusion.stage.how" if stage.working_bytes is not None else "diffusion.stage.how_partial",
                             weights=words.binary(stage.weight_bytes), working=words.binary(stage.working_bytes or 0),
                             carried=words.binary(stage.carried_bytes))

@@ -1433,6 +1433,8 @@ EN: Mapping[str, str] = {
     "diffusion.stage.encode_cpu": "Text encoding on the CPU ({role})",
     "diffusion.stage.encode": "Text encoding ({role})",
     "diffusion.stage.denoise": "One denoising step",
+    "diffusion.stage.denoise_high": "One denoising step of the high-noise expert ({role})",
+    "diffusion.stage.denoise_low": "One denoising step of the low-noise expert ({role})",
     "diffusion.stage.decode": "VAE decode",
     "diffusion.stage.decode_tiled": "VAE decode, tiles of {tile} pixels",
     "diffusion.stage.how": "{weights} of weights + {working} of working memory + {carried} carried",
@@ -1455,6 +1457,7 @@ EN: Mapping[str, str] = {
     "diffusion.speed.validated.True": "validated against published runs",
     "diffusion.speed.validated.False": "not validated",
     "diffusion.speed.unknown_tflops": "Not timed: the card's 16-bit tensor rate is not in the GPU data.",
+    "diffusion.speed.not_counted": "Not timed: the FLOPs of {name} are not counted yet.",
     "diffusion.speed.fp32": "Not timed: fp32 weights run at another rate than the 16-bit one the time is fitted to.",
     "diffusion.speed.basis": "{steps} steps of {tflop} TFLOP each (every image and guidance pass), the text "
                              "encoding and the VAE decode, counted layer by layer, at {share} of the card's dense "

@@ -1509,6 +1509,8 @@ PT: Mapping[str, str] = {
     "diffusion.stage.encode_cpu": "Codificação do texto na CPU ({role})",
     "diffusion.stage.encode": "Codificação do texto ({role})",
     "diffusion.stage.denoise": "Um passo de remoção de ruído",
+    "diffusion.stage.denoise_high": "Um passo de remoção de ruído do especialista de ruído alto ({role})",
+    "diffusion.stage.denoise_low": "Um passo de remoção de ruído do especialista de ruído baixo ({role})",
     "diffusion.stage.decode": "Decodificação pelo VAE",
     "diffusion.stage.decode_tiled": "Decodificação pelo VAE, em blocos de {tile} pixels",
     "diffusion.stage.how": "{weights} de pesos + {working} de memória de trabalho + {carried} carregados",
@@ -1532,6 +1534,7 @@ PT: Mapping[str, str] = {
     "diffusion.speed.validated.True": "validado contra execuções publicadas",
     "diffusion.speed.validated.False": "não validado",
     "diffusion.speed.unknown_tflops": "Sem tempo: a taxa de tensores de 16 bits da placa não está nos dados de GPUs.",
+    "diffusion.speed.not_counted": "Sem tempo: os FLOPs de {name} ainda não são contados.",
     "diffusion.speed.fp32": "Sem tempo: pesos fp32 rodam a outra taxa que não a de 16 bits à qual o tempo é ajustado.",
     "diffusion.speed.basis": "{steps} passos de {tflop} TFLOP cada (toda imagem e passada de guidance), a codificação "
                              "do texto e a decodificação do VAE, contados camada a camada, a {share} dos {tflops} "
