@@ -256,7 +256,7 @@ def test_serving_throughput_meets_the_goal(table, group, rows):
     stats = table[group]
     assert stats["rows"] >= rows
     assert stats["median"] <= validate_speed.GOALS["serve"]
-    assert stats["within_2x"] >= stats["rows"] - 6 and stats["worst"] <= 1.3
+    assert stats["within_2x"] >= stats["rows"] - 5 and stats["worst"] <= 1.35
 
 
 def test_a_served_prompt_costs_output_rate():
@@ -419,3 +419,64 @@ def test_the_prompt_line_says_when_its_rate_is_fp16_accumulate():
     keys = [[p.key for p in s.basis if p.key.startswith("speed.basis.prefill")] for s in (geforce, a100)]
     assert keys == [["speed.basis.prefill_acc16"], ["speed.basis.prefill"]]
     assert "330 TFLOPS" in ENGLISH.say(next(p for p in geforce.basis if p.key == "speed.basis.prefill_acc16"))
+
+
+def test_vllm_steps_follow_its_scheduler():
+    """speed/serving.py `simulate`, vLLM V1's rules: no step over max_num_batched_tokens, every prompt token and
+    every output token computed once when the KV pool holds them all; a small pool preempts (the last running
+    request recomputed from its start), which costs tokens and never speeds the run up."""
+    from vramcalc.speed.serving import simulate
+
+    workload = parse_workload({"model": "llama-3.1-8b", "runtime": "vllm", "gpu": "h100-80gb",
+                               "prompt_tokens": "3000", "output_tokens": "50", "seq": "3050"})
+    roomy = simulate(workload, requests=40, concurrency=None, max_num_seqs=16, budget=2048, pool_tokens=10**9)
+    assert max(tokens for tokens, _ in roomy.tokens) <= 2048
+    assert roomy.total_tokens == 40 * (3000 + 50 - 1) and roomy.output == 40 * 50 and roomy.rows == 40 * 50
+    tight = simulate(workload, requests=40, concurrency=None, max_num_seqs=16, budget=2048, pool_tokens=8000)
+    assert tight.output == roomy.output and tight.total_tokens > roomy.total_tokens and tight.steps > roomy.steps
+    # a client keeping 4 requests in flight takes more steps than all 40 sent at once
+    paced = simulate(workload, requests=40, concurrency=4, max_num_seqs=16, budget=2048, pool_tokens=10**9)
+    assert paced.total_tokens == roomy.total_tokens and paced.steps > 1.5 * roomy.steps
+
+
+def test_routed_experts_are_the_unused_parameters_scaled():
+    """A token multiplies k of E routed experts: routed_params · (E − k) / k is what it leaves unused."""
+    from vramcalc.model.table import active_param_count, param_count
+    from vramcalc.speed.serving import routed_params
+
+    model = parse_workload({"model": "qwen3-235b-a22b", "runtime": "vllm"}).model
+    assert model.moe is not None
+    unused = param_count(model) - active_param_count(model)
+    moe = model.moe
+    assert routed_params(model) * (moe.experts - moe.per_token) / moe.per_token == pytest.approx(unused)
+    assert 10e9 < routed_params(model) < active_param_count(model)
+    assert routed_params(parse_workload({"model": "llama-3.1-8b"}).model) == 0
+
+
+def test_vllm_batch_defaults_keep_the_a100_small():
+    """vLLM's get_batch_defaults (tests/engine/test_arg_utils.py): 8192 tokens and 1024 sequences per step from
+    70 GiB, except on an A100, which keeps 2048 and 256."""
+    from vramcalc.engines.vllm import vllm_batch_defaults
+    from vramcalc.sources.gpus import gpu
+
+    h100, a100 = gpu("h100-80gb"), gpu("a100-80gb")
+    assert vllm_batch_defaults(h100.usable_bytes, h100.display_name) == (8192, 1024)
+    assert vllm_batch_defaults(a100.usable_bytes, a100.display_name) == (2048, 256)
+
+
+def test_a_moe_serves_slower_than_its_active_size_alone_says():
+    """The routed experts' grouped matmuls run at moe_compute of the 16-bit rate (fused MoE), below a dense GEMM's
+    share: a prompt-heavy load of a mixture of experts is slower than the same FLOPs at the dense share."""
+    from vramcalc.speed import hardware
+
+    values = {"model": "qwen3-30b-a3b", "runtime": "vllm", "gpu": "h100-80gb", "batch": "64",
+              "prompt_tokens": "4000", "output_tokens": "100"}
+    rates = hardware.calibration()["engines"]["vllm"]
+    base = speed(values).output_tokens_per_s
+    kept = rates["moe_compute"]
+    try:
+        rates["moe_compute"] = 10.0  # as if the experts ran at a dense GEMM's rate and more
+        fast = speed(values).output_tokens_per_s
+    finally:
+        rates["moe_compute"] = kept
+    assert fast > 1.1 * base

@@ -5,6 +5,7 @@ search on the median absolute log error of each group, and print the fitted valu
     PYTHONPATH=app python tools/fit_speed.py --engine vllm [--write]  # vLLM and SGLang serving runs
     PYTHONPATH=app python tools/fit_speed.py --fit-on xiongjiedai   # fit on those tables, test on the rest
     PYTHONPATH=app python tools/fit_speed.py --prefill [...]        # llama.cpp's prompt rates alone (faster)
+    PYTHONPATH=app python tools/fit_speed.py --engine vllm --fold 0  # fit on half the rows (fold), test on the other
 
 Fitted on every row tools/validate_speed.py predicts: the validation it then prints is in-sample, which
 docs/accuracy.md says; the held-out check is the split by era there (fit on one source, test on another)."""
@@ -20,17 +21,18 @@ from typing import Any
 import validate_speed
 from vramcalc.speed import hardware
 
-PARAMETERS_VLLM = [  # (path in engines.vllm, the values tried): output tokens/s of serving runs
-    (("decode_bandwidth", "hbm"), [0.4 + 0.05 * i for i in range(11)]),
-    (("decode_bandwidth", "gddr"), [0.4 + 0.05 * i for i in range(11)]),
+PARAMETERS_VLLM = [  # (path in engines.vllm, the values tried: within what such kernels reach): serving runs
+    (("decode_bandwidth", "hbm"), [0.6 + 0.05 * i for i in range(8)]),  # a CUDA-graph decode step's read: 0.6-0.95
+    (("decode_bandwidth", "gddr"), [0.6 + 0.05 * i for i in range(8)]),
     (("layer_overhead_s", "cuda"), [5e-6 * i for i in range(13)]),
     (("layer_overhead_s", "rocm"), [5e-6 * i for i in range(13)]),
-    (("prefill_compute", "16-bit"), [0.1 + 0.05 * i for i in range(15)]),
-    (("prefill_compute", "fp8"), [0.1 + 0.05 * i for i in range(15)]),
-    (("prefill_compute", "quantised"), [0.05 + 0.05 * i for i in range(15)]),
-    (("prefill_compute_rocm", "fp8"), [0.1 + 0.05 * i for i in range(15)]),
-    (("host_s", "request"), [0.0, 1e-3, 2e-3, 3e-3, 5e-3, 7e-3, 1e-2, 1.5e-2, 2e-2]),
-    (("host_s", "token"), [0.0, 2e-5, 4e-5, 6e-5, 8e-5, 1e-4, 1.2e-4, 1.5e-4, 2e-4, 2.5e-4]),
+    (("prefill_compute", "16-bit"), [0.4 + 0.05 * i for i in range(10)]),  # a large-M cuBLAS GEMM: 0.4-0.85
+    (("prefill_compute", "fp8"), [0.3 + 0.05 * i for i in range(12)]),
+    (("prefill_compute", "quantised"), [0.2 + 0.05 * i for i in range(14)]),  # Marlin / MXFP4 kernels
+    (("prefill_compute_rocm", "fp8"), [0.3 + 0.05 * i for i in range(12)]),
+    (("moe_compute",), [0.05 + 0.025 * i for i in range(23)]),  # the fused-MoE grouped GEMM: 0.05-0.6
+    (("host_s", "request"), [0.0, 1e-3, 2e-3, 3e-3, 5e-3, 7e-3, 1e-2]),
+    (("host_s", "token"), [0.0, 2e-5, 4e-5, 6e-5, 8e-5, 1e-4, 1.2e-4, 1.5e-4]),
 ]
 PARAMETERS = [  # (path in engines.llamacpp, the values tried)
     (("decode_bandwidth", "gddr"), [0.7 + 0.025 * i for i in range(13)]),
@@ -65,17 +67,25 @@ ENGINE = "llamacpp"  # the engine fitted: its groups make the loss
 PREFILL = ("prefill_compute", "activation_bytes")  # --prefill: llama.cpp's prompt rates alone, on its prompt rows
 
 
+WORST = 0.25  # the weight of a group's worst row in the loss (--worst W)
+FOLD: int | None = None  # --fold k: fit on the rows of that half (validate_speed.fold), report the other
+
+
 def loss() -> float:
-    found = validate_speed.results(FIT_ON, kinds=KINDS)
+    found = [r for r in validate_speed.results(FIT_ON, kinds=KINDS) if FOLD is None or validate_speed.fold(r) == FOLD]
     groups: dict[str, list[float]] = {}
     for r in found:
         groups.setdefault(f"{r['group']} {r['kind']}", []).append(abs(math.log(1 + r["error"])))
-    return sum(statistics.median(errors) + 0.25 * max(errors) for name, errors in groups.items()
+    return sum(statistics.median(errors) + WORST * max(errors) for name, errors in groups.items()
                if "train" not in name and len(errors) > 5 and name.startswith(ENGINE))
 
 
 def main() -> int:
-    global FIT_ON, ENGINE, KINDS
+    global FIT_ON, ENGINE, KINDS, FOLD, WORST
+    if "--worst" in sys.argv:
+        WORST = float(sys.argv[sys.argv.index("--worst") + 1])
+    if "--fold" in sys.argv:
+        FOLD = int(sys.argv[sys.argv.index("--fold") + 1])
     parameters = PARAMETERS_VLLM if "--engine" in sys.argv and "vllm" in sys.argv else PARAMETERS
     if "--prefill" in sys.argv:
         KINDS = ("prefill",)
@@ -84,6 +94,7 @@ def main() -> int:
         FIT_ON = sys.argv[sys.argv.index("--fit-on") + 1]
     if "--engine" in sys.argv:
         ENGINE = sys.argv[sys.argv.index("--engine") + 1]
+        KINDS = ("serve",) if ENGINE == "vllm" else KINDS
     rates = hardware.calibration()["engines"][ENGINE]  # the cached dict: predictions read it
     best = loss()
     for _ in range(3):  # passes over the parameters, until one changes nothing
@@ -100,6 +111,11 @@ def main() -> int:
         if best > start - 1e-3:
             break
     print(json.dumps(rates, indent=2))
+    if FOLD is not None:  # the other half: the held-out error
+        held = [r for r in validate_speed.results(kinds=KINDS) if validate_speed.fold(r) != FOLD]
+        for name, s in validate_speed.summary(held).items():
+            print(f"held out {name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}")
+        return 0
     if FIT_ON:  # the rows not fitted: the held-out error
         held_out = FIT_ON[1:] if FIT_ON.startswith("!") else "!" + FIT_ON
         table = validate_speed.summary(validate_speed.results(held_out, kinds=KINDS))

@@ -18,6 +18,7 @@ import json
 import re
 import statistics
 import sys
+import zlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,12 @@ from typing import Any
 from vramcalc.analysis.evaluate import estimate
 from vramcalc.analysis.ranks import per_gpu
 from vramcalc.core.errors import ValidationError
-from vramcalc.engines.vllm import vllm_batch_defaults
+from vramcalc.engines.vllm import card_batch_defaults
 from vramcalc.inputs.parse import parse_workload
 from vramcalc.memory.components import Breakdown
 from vramcalc.sources.gpus import all_gpus
-from vramcalc.speed import speed_of
+from vramcalc.speed import served, speed_of
+from vramcalc.speed.serving import Steps, simulate
 from vramcalc.workload import Machine, Workload
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "speed"
@@ -145,10 +147,13 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
 def serving_case(row: Mapping[str, Any], values: dict[str, str],
                  config: Mapping[str, object] | None) -> tuple[str, dict[str, str], Mapping[str, object] | None]:
     """A vLLM or SGLang serving run: `concurrency` requests at a time (None: all `num_prompts` at once,
-    offline), each a prompt of `prompt_tokens` and its answer of `output_tokens` (the mean generated)."""
-    prompt, output = int(row["prompt_tokens"]), max(1, round(float(row["output_tokens"])))
+    offline), each a prompt of `prompt_tokens` and its answer: the mean generated (`generated_per_request`,
+    where answers stopped before the asked `output_tokens`)."""
+    prompt = int(row["prompt_tokens"])
+    output = max(1, round(float(row.get("generated_per_request") or row["output_tokens"])))
     values |= {"runtime": "vllm", "prompt_tokens": str(prompt), "output_tokens": str(output),
-               "seq": str(prompt + output), "batch": str(row.get("concurrency") or row["num_prompts"])}
+               "seq": str(prompt + output), "batch": str(row.get("concurrency") or row["num_prompts"]),
+               "requests": str(row["num_prompts"]), "concurrency": str(row.get("concurrency") or "")}
     if str(row["weights"]) in ("bf16", "fp16", "fp8"):  # else the checkpoint's own format (gpt-oss: MXFP4)
         values["precision"] = "bf16" if row["weights"] == "fp16" else str(row["weights"])
     if row.get("kv"):
@@ -158,13 +163,15 @@ def serving_case(row: Mapping[str, Any], values: dict[str, str],
     return "serve", values, config
 
 
-def running(workload: Workload, gpus: int) -> int:
-    """The sequences vLLM runs at once: those sent (`batch`), at most max_num_seqs (its default by card)
-    and the sequences of the full length its KV pool holds (at least one: the run happened)."""
-    seqs = workload.max_num_seqs or vllm_batch_defaults(workload.gpu.usable_bytes if workload.gpu else 0)[1]
-    pool = per_gpu(estimate(workload.but(batch=1)), gpus).pool
-    held = int(pool.max_concurrency) if pool and pool.max_concurrency is not None else workload.batch
-    return max(1, min(workload.batch, seqs, held))
+def serving_steps(workload: Workload, gpus: int, requests: int, concurrency: int | None) -> Steps:
+    """The run's steps as vLLM's scheduler takes them (speed/serving.py `simulate`): its max_num_seqs and
+    max_num_batched_tokens (defaults by card), the KV pool the memory model computes on each GPU."""
+    tokens, seqs = card_batch_defaults(workload)
+    pool = per_gpu(_estimate(workload.but(batch=1)), gpus).pool
+    held = pool.kv_tokens if pool else 10**9
+    return simulate(workload, requests=requests, concurrency=concurrency,
+                    max_num_seqs=workload.max_num_seqs or seqs, budget=workload.max_num_batched_tokens or tokens,
+                    pool_tokens=held)
 
 
 @functools.cache
@@ -183,10 +190,14 @@ def _estimate(workload: Workload) -> Breakdown:
 
 
 def predict(kind: str, values: Mapping[str, str], config: Mapping[str, object] | None) -> float | None:
+    if kind == "serve":
+        values = dict(values)
+        requests, concurrency = int(values.pop("requests")), values.pop("concurrency")
     workload = _workload(tuple(sorted(values.items())), None if config is None else json.dumps(config))
     gpus = int(values["gpus"])
     if kind == "serve":
-        workload = workload.but(batch=running(workload, gpus))
+        steps = serving_steps(workload, gpus, requests, int(concurrency) if concurrency else None)
+        return served(_estimate(workload.but(batch=1)), workload.gpu, gpus, Machine(), steps)  # type: ignore[arg-type]
     speed = speed_of(_estimate(workload), workload.gpu, gpus, Machine())  # type: ignore[arg-type]
     return {"decode": speed.decode_tokens_per_s, "prefill": speed.prefill_tokens_per_s,
             "train": speed.train_tokens_per_s, "serve": speed.output_tokens_per_s}[kind]
@@ -217,6 +228,13 @@ def results(sources: str = "", *, anomalous: bool = False, kinds: tuple[str, ...
                     "gpus": values["gpus"], "model": row["model"], "weights": row["weights"], "test": row["test"],
                     "measured": measured, "predicted": predicted, "error": predicted / measured - 1})
     return out
+
+
+def fold(result: Mapping[str, Any]) -> int:
+    """Which half of a two-fold split a predicted row falls in (0 or 1): a hash of what names the row, so the
+    halves are fixed and mix every source, card and model (tools/fit_speed.py --fold)."""
+    key = "|".join(str(result[k]) for k in ("source", "model", "weights", "gpu", "gpus", "test"))
+    return zlib.crc32(key.encode()) % 2
 
 
 def summary(found: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -70,14 +70,21 @@ def vllm_mtp_buffers(workload: Workload, batched: int, seqs: int) -> int:
     return batched * (2 * model.hidden * e + 4 + 8 + 8 + 4 * topk) + 4 * max(seqs + 1, batched)
 
 
-def vllm_batch_defaults(gpu_bytes: int) -> tuple[int, int]:
+def vllm_batch_defaults(gpu_bytes: int, name: str = "") -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) for `vllm serve` (arg_utils.get_batch_defaults):
-    16384/1024 on cards of 160 GiB and more, 8192/1024 from 70 GiB, else 2048/256."""
+    16384/1024 on cards of 160 GiB and more, 8192/1024 from 70 GiB, else 2048/256; an A100 of 80 GB
+    keeps 2048/256 (`"a100" not in device_name`: larger batches lowered its throughput, vLLM PR #17885)."""
     if gpu_bytes >= 160 * GIB:
         return 16384, 1024
-    if gpu_bytes >= 70 * GIB:
+    if gpu_bytes >= 70 * GIB and "a100" not in name.lower():
         return 8192, 1024
     return 2048, 256
+
+
+def card_batch_defaults(workload: Workload) -> tuple[int, int]:
+    """vllm_batch_defaults for the workload's card (none: the smallest)."""
+    gpu = workload.gpu
+    return vllm_batch_defaults(gpu.usable_bytes, gpu.display_name) if gpu else vllm_batch_defaults(0)
 
 
 def vllm_kv_tokens(seq: int) -> int:
@@ -318,7 +325,7 @@ class Vllm:
         """What the requested sequences need, and the pool the engine would build on the card."""
         model = workload.model
         card = workload.gpu.usable_bytes if workload.gpu else 0
-        default_tokens, default_seqs = vllm_batch_defaults(card)
+        default_tokens, default_seqs = card_batch_defaults(workload)
         batched = workload.max_num_batched_tokens or default_tokens
         if workload.embeds and model.encoder is not None:  # the pooling runner: its profile run, no KV cache
             held = given_overhead(workload, workload.held_bytes, "vLLM", self.default_overhead(vars(workload)),
@@ -393,8 +400,7 @@ class Vllm:
             if fits(workload.but(gpu_memory_utilization=hundredths / 100)):
                 found.append(phrase("change.gpu_memory_utilization", value=f"{hundredths / 100:.2f}"))
                 break
-        card = workload.gpu.usable_bytes if workload.gpu else 0
-        seqs = workload.max_num_seqs or vllm_batch_defaults(card)[1]
+        seqs = workload.max_num_seqs or card_batch_defaults(workload)[1]
         low, high = workload.batch, seqs - 1  # the largest n in [low, high] that fits: fewer never need more
         if low <= high and fits(workload.but(max_num_seqs=low)):
             while low < high:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..core.units import GB
@@ -33,7 +34,10 @@ from .inference import (
     mean_step,
     placement_of,
     prefill,
+    serving_rates,
+    vllm_budget,
 )
+from .serving import Steps, seconds, steady
 from .training import rollout, training_step
 
 CURVE_POINTS = 12  # the chart of tokens/s against context length
@@ -202,16 +206,37 @@ def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) 
     mean, _ = _mean_step(breakdown, card, machine, layout)
     whole = prefill(breakdown.workload, card, machine, placement_of(breakdown, layout.pp, layout.tp),
                     batch=breakdown.workload.sequences, prompt=breakdown.workload.prompt)
-    return _serving_rate(breakdown, layout.dp, mean, whole)
+    return _serving_rate(breakdown, layout.dp, mean, whole, card, layout.tp)
 
 
-def _serving_rate(breakdown: Breakdown, replicas: int, mean: float, whole: Prefill | None) -> float:
+def served(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine, steps: Steps) -> float | None:
+    """Output tokens/s of vLLM running `steps` (speed/serving.py) on `gpus` of `gpu`: what
+    tools/validate_speed.py predicts a published benchmark's run with (None: the card's figures are unknown)."""
+    breakdown = _as_run(breakdown)
+    setup = _setup(breakdown, gpu, gpus, machine)
+    if isinstance(setup, Phrase):
+        return None
+    card, layout = setup
+    achieved = serving_rates(breakdown.workload, card)
+    if achieved is None:
+        return None
+    return layout.dp * steps.output / seconds(steps, breakdown.workload, card, achieved, tp=layout.tp)
+
+
+def _serving_rate(breakdown: Breakdown, replicas: int, mean: float, whole: Prefill | None, card: Device,
+                  tp: int) -> float:
     """Output tokens/s of all sequences under a steady load: each sequence's prompt is prefilled and its
     output decoded, the engine's time shared between them (continuous batching: the prompts of the
-    requests that replace finished ones run between decode steps). Held to published vLLM and SGLang
-    serving runs (docs/accuracy.md, "Speed"), where the API server's work per request and per streamed
-    token (vLLM's host_s) bounds the rate of many short answers."""
+    requests that replace finished ones run between decode steps). vLLM: its scheduler's steps under a
+    steady load of the sequences (speed/serving.py `steady`: prompt chunks and decoding rows in one step).
+    Held to published vLLM and SGLang serving runs (docs/accuracy.md, "Speed"), where the API server's work
+    per request and per streamed token (vLLM's host_s) bounds the rate of many short answers."""
     workload = breakdown.workload
+    if workload.runtime is Runtime.VLLM:
+        achieved = serving_rates(workload, card)
+        if achieved is not None:
+            steps = steady(workload, running=workload.sequences, budget=vllm_budget(workload))
+            return float(replicas * steps.output / seconds(steps, workload, card, achieved, tp=tp))
     host = engine_rates(workload.runtime).get("host_s", {})  # the server's own work: per request, per token
     tokens = workload.sequences * workload.output
     busy = (workload.output * mean + (whole.seconds if whole else 0.0)
@@ -255,7 +280,8 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     return Speed(
         prompt_tokens=prompt, output_tokens=output, sequences=sequences,
         prefill_tokens_per_s=None if whole is None else sequences * prompt / whole.seconds,
-        decode_tokens_per_s=1 / mean, output_tokens_per_s=_serving_rate(breakdown, replicas, mean, whole),
+        decode_tokens_per_s=1 / mean,
+        output_tokens_per_s=_serving_rate(breakdown, replicas, mean, whole, card, layout.tp),
         ttft_s=None if first is None else first.seconds, tpot_s=mean, bound=middle.bound,
         basis=tuple(basis), curve=tuple(curve))
 

@@ -136,3 +136,11 @@ def ram_bandwidth(machine: Machine) -> float:
     """The host's RAM bandwidth in bytes/s: the user's, else a desktop's (data/speed.json)."""
     gb_s = machine.ram_bandwidth_gb_s if machine.ram_bandwidth_gb_s is not None else calibration()["ram_bandwidth_gb_s"]
     return float(gb_s) * GB
+
+
+def layer_overhead(rates: Mapping[str, Any], device: Device) -> float:
+    """The engine's fixed seconds per layer per step (kernel launches, synchronisation), by platform
+    (CUDA: by kind of memory, the datacenter cards' lower clocks showing)."""
+    table = rates["layer_overhead_s"]
+    key = f"{device.platform.value}-{device.memory.value}"
+    return float(table.get(key, table.get(device.platform.value, table["cuda"])))

@@ -22,11 +22,12 @@ from typing import Any
 
 from ..core.choices import GGUF_RUNTIMES, Runtime
 from ..engines.llamacpp import LlamaCppFacts, uses_flash
+from ..engines.vllm import card_batch_defaults
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..model.families.decoder.spec import ModelSpec
 from ..workload import Machine, Workload
-from .hardware import Device, Platform, calibration, engine_rates, pcie_bandwidth, ram_bandwidth
+from .hardware import Device, Platform, calibration, engine_rates, layer_overhead, pcie_bandwidth, ram_bandwidth
 from .reads import (
     Reads,
     attention_flops,
@@ -37,6 +38,7 @@ from .reads import (
     prompt_scores,
     reads,
 )
+from .serving import Rates, Steps, seconds
 
 DEPTH_SAMPLES = 8  # decode's average over the output: the step time at this many evenly spaced depths
 FP8_FORMATS = ("fp8", "fp8-block")
@@ -81,6 +83,11 @@ class Step:
         return max(parts, key=parts.__getitem__)
 
 
+def vllm_budget(workload: Workload) -> int:
+    """max_num_batched_tokens: the user's, else vLLM's default for the card."""
+    return workload.max_num_batched_tokens or card_batch_defaults(workload)[0]
+
+
 def _kernel(workload_precision: object, runtime: Runtime, device: Device) -> str:
     """Which tensor-core rate a prompt's matmuls run at."""
     name = getattr(workload_precision, "name", "")
@@ -103,14 +110,6 @@ def bandwidth_share(rates: Mapping[str, Any], device: Device, precision: object 
     if K_QUANT.match(getattr(precision, "name", "")):
         share *= float(rates.get("kquant_bandwidth", 1.0))
     return share
-
-
-def layer_overhead(rates: Mapping[str, Any], device: Device) -> float:
-    """The engine's fixed seconds per layer per step (kernel launches, synchronisation), by platform
-    (CUDA: by kind of memory, the datacenter cards' lower clocks showing)."""
-    table = rates["layer_overhead_s"]
-    key = f"{device.platform.value}-{device.memory.value}"
-    return float(table.get(key, table.get(device.platform.value, table["cuda"])))
 
 
 def compute_share(rates: Mapping[str, Any], device: Device, kernel: str) -> float:
@@ -204,11 +203,52 @@ def prompt_flops(model: ModelSpec, prompt: int) -> float:
     return 2 * ((matmul_params(model) - head) * prompt + head)
 
 
+def serving_rates(workload: Workload, device: Device) -> Rates | None:
+    """What vLLM achieves on the card (speed/serving.py): the weights read at its share of the bandwidth, the
+    cache at `kv_bandwidth` of that, the matmuls at the share of their kernel's dense rate (FP8 on a card with
+    FP8 tensor cores, else the 16-bit rate: an A100 runs FP8 weights as W8A16 Marlin), attention at its own
+    share of the 16-bit rate. None when the card's compute or bandwidth is unknown."""
+    rates = engine_rates(workload.runtime)
+    kernel = _kernel(workload.precision, workload.runtime, device)
+    peak, half = device.compute("fp8" if kernel == "fp8" else "16-bit"), device.compute("16-bit")
+    if not peak or not half or device.bandwidth is None:
+        return None
+    weights = bandwidth_share(rates, device, workload.precision) * device.bandwidth
+    return Rates(weights=weights, cache=weights * float(rates.get("kv_bandwidth", 1.0)),
+                 gemm=compute_share(rates, device, kernel) * peak, moe=float(rates.get("moe_compute", 1.0)) * half,
+                 attention=float(rates.get("attention_compute", {}).get(device.memory.value, 0.5)) * half)
+
+
+def vllm_prefill(workload: Workload, device: Device, placement: Placement, *, batch: int, prompt: int,
+                 budget: int) -> Prefill | None:
+    """The prompts of the batch alone, as vLLM's steps run them (speed/serving.py): chunks of `budget` tokens,
+    the head for each prompt's last token."""
+    achieved = serving_rates(workload, device)
+    if achieved is None:
+        return None
+    model = workload.model
+    tokens = batch * prompt
+    full, rest = divmod(tokens, max(1, budget))
+    chunks = ((float(budget), float(full)),) if full else ()
+    steps = Steps(tokens=chunks + (((float(rest), 1.0),) if rest else ()), rows=float(batch), cache_bytes=0.0,
+                  attention_flops=batch * prompt_attention_flops(model, prompt), output=0.0, requests=0.0)
+    time = seconds(steps, workload, device, achieved, tp=placement.tp)
+    flops = batch * (prompt_flops(model, prompt) + prompt_attention_flops(model, prompt))
+    kernel = _kernel(workload.precision, workload.runtime, device)
+    peak = device.compute("fp8" if kernel == "fp8" else "16-bit") or 0.0
+    return Prefill(seconds=time, compute_s=flops / placement.tp / achieved.gemm,
+                   read_s=math.ceil(tokens / max(1, budget)) * reads(workload).layer_bytes(0, model.layers, budget)
+                   / placement.tp / achieved.weights, flops=flops, kernel=kernel, peak=peak,
+                   share=achieved.gemm / peak if peak else 0.0)
+
+
 def prefill(workload: Workload, device: Device, machine: Machine, placement: Placement, *,
             batch: int, prompt: int) -> Prefill | None:
     """The prompt(s) of the batch processed at once, or None when the device's compute is unknown."""
     if workload.runtime in GGUF_RUNTIMES and device.platform is not Platform.METAL:
         return llamacpp_prefill(workload, device, placement, batch=batch, prompt=prompt)
+    if workload.runtime is Runtime.VLLM and not workload.embeds:
+        return vllm_prefill(workload, device, placement, batch=batch, prompt=prompt, budget=vllm_budget(workload))
     rates = engine_rates(workload.runtime)
     model = workload.model
     kernel = _kernel(workload.precision, workload.runtime, device)
