@@ -27,9 +27,10 @@ FORMATTER = string.Formatter()
 
 
 def fields(template: str) -> set[tuple[str, str, str | None]]:
-    """Every replacement field as (name, format spec, conversion)."""
-    return {(name, spec or "", conversion) for _, name, spec, conversion in FORMATTER.parse(template)
-            if name is not None}
+    """Every replacement field as (name, format spec, conversion); a plural's words ({n:one|many}) are the
+    language's own, so only that it is a plural counts."""
+    return {(name, "plural" if "|" in (spec or "") else spec or "", conversion)
+            for _, name, spec, conversion in FORMATTER.parse(template) if name is not None}
 
 
 def dummy(spec: str) -> object:
@@ -72,9 +73,23 @@ def test_allow_list_is_used():
 
 @pytest.mark.parametrize("key", sorted(EN))
 def test_formats(key):
+    from vramcalc.render.messages import Words
+
     values = {name: dummy(spec) for name, spec, _ in fields(PT[key])}
-    PT[key].format(**values)
-    EN[key].format(**values)
+    for language in ("pt", "en"):
+        Words(language).message(key, **values)
+
+
+@pytest.mark.parametrize("count, en, pt", [(1, "1 sequence at once", "1 sequência ao mesmo tempo"),
+                                           (2, "2 sequences at once", "2 sequências ao mesmo tempo"),
+                                           ("1,000", "1,000 sequences at once", "1.000 sequências ao mesmo tempo")])
+def test_a_count_of_one_is_singular(count, en, pt):
+    from vramcalc.render.messages import Words
+
+    template = "{concurrency} {concurrency:sequence|sequences} at once"
+    assert en in Words("en").message("vllm.kv_state", batch=1, bytes="", where="", pool="", concurrency=count)
+    assert pt in Words("pt").message("vllm.kv_state", batch=1, bytes="", where="", pool="", concurrency=count)
+    assert template in EN["vllm.kv_state"]
 
 
 def test_portuguese_numbers_use_a_decimal_comma_and_names_stay():

@@ -30,14 +30,30 @@ class Localized(str):
     """Text whose numbers are already written the language's way (a message leaves it alone)."""
 
 
-class _LocalFormatter(string.Formatter):
-    """str.format, with every numeric field (a number, or a string that is only a number and its unit)
+class _PluralFormatter(string.Formatter):
+    """str.format, where a field formatted `{n:sequence|sequences}` is the word before the bar when n is 1, the one
+    after it otherwise (the count itself is written by its own `{n}`)."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if "|" in format_spec:
+            one, _, many = format_spec.partition("|")
+            return one if str(value) == "1" else many
+        return super().format_field(value, format_spec)
+
+
+_PLURAL = _PluralFormatter()
+
+
+class _LocalFormatter(_PluralFormatter):
+    """The plural formatter, with every numeric field (a number, or a string that is only a number and its unit)
     written the language's way; names such as 'Llama 3.1 8B' or 'q4_k_m' are left alone."""
 
     def __init__(self, words: Words) -> None:
         self.words = words
 
     def format_field(self, value: object, format_spec: str) -> str:
+        if "|" in format_spec:
+            return super().format_field(value, format_spec)
         text: str = super().format_field(value, format_spec)
         if isinstance(value, Localized):
             return text
@@ -64,7 +80,8 @@ class Words:
 
     def message(self, key: str, /, **values: object) -> str:
         if self.language == "en":
-            return EN[key].format(**values)
+            template = EN[key]
+            return _PLURAL.vformat(template, (), values) if "|" in template else template.format(**values)
         return self._formatter.vformat(self.catalogue[key], (), values)
 
     def say(self, said: Part | Formula) -> str:

@@ -27,7 +27,7 @@ EN: Mapping[str, str] = {
     "temporaries.kl": ("the policy's forward without gradients over KTO's KL batch (mismatched prompts and "
         "completions), the larger of one layer's work and its LM head = {bytes}"),
     "temporaries.generate": "generate's work: a layer's prefill or the sampled position's fp32 logits = {bytes}",
-    "kv_cache.generate": "transformers' cache while generating for {sequences} sequences = {bytes}",
+    "kv_cache.generate": "transformers' cache while generating for {sequences} {sequences:sequence|sequences} = {bytes}",
     "kv_cache.vllm_colocate": "colocated vLLM's share: {utilization} × the GPU = {bytes} (from vLLM's source)",
     "temporaries.dpo_head": ("TRL's fused LM head: its tile of up to 4,096 tokens × 32,768 vocabulary entries and "
         "the final hidden states = {bytes}"),
@@ -38,7 +38,7 @@ EN: Mapping[str, str] = {
     "temporaries.dpo_backward": ("the fused LM head's backward: its tile and the fp32 gradients of its input and "
         "weight, with their casts = {bytes}"),
     "weights.reference": " + the reference model, a frozen copy = {bytes}",
-    "logits.orpo": ("ORPO's logits, whole: {sequences} sequences × {seq} × {vocab} = {logits}, the chosen half's "
+    "logits.orpo": ("ORPO's logits, whole: {sequences} {sequences:sequence|sequences} × {seq} × {vocab} = {logits}, the chosen half's "
         "log-softmax for its cross-entropy = {chosen}, and the log-prob kernel's fp32 statistics, in all {bytes}"),
     "temporaries.orpo_copy": "the chosen half's logits copied for the cross-entropy = {bytes}",
     "temporaries.orpo_backward": ("the losses' backward: the log-probabilities' and the cross-entropy's gradients, "
@@ -121,17 +121,17 @@ EN: Mapping[str, str] = {
     "llamacpp.mmproj_ram": "; the mmproj in system RAM (--no-mmproj-offload)",
     "vllm.kv": (
         "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on this card vLLM's pool "
-        "is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
+        "is {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequence|sequences} of {seq} tokens at once"
     ),
     "vllm.kv_state": (
         "{batch} × one recurrent state per sequence, whatever its length = {bytes}; {where}, vLLM's pool is {pool}: "
-        "{concurrency} sequences at once"
+        "{concurrency} {concurrency:sequence|sequences} at once"
     ),
     "vllm.this_card": "on this card",
     "vllm.each_gpu": "on each of the {gpus} GPUs ({layout})",
     "vllm.kv_gpus": (
         "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on each of the {gpus} "
-        "GPUs ({layout}) vLLM's pool is {pool}: {pool_tokens} tokens, {concurrency} sequences of {seq} tokens at once"
+        "GPUs ({layout}) vLLM's pool is {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequence|sequences} of {seq} tokens at once"
     ),
     "vllm.peak": (
         "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
@@ -639,16 +639,16 @@ EN: Mapping[str, str] = {
     "change.qlora_checkpointing": "QLoRA (rank 16, nf4) with per-layer activation checkpointing",
     "runtime.vllm": (
         "vLLM on {gpu} at {util:.0%}: it claims {claimed}; after the weights, the activation peak and its overhead the "
-        "KV pool is {pool}, {tokens} tokens: {concurrency} sequences of {seq} tokens at once."
+        "KV pool is {pool}, {tokens} tokens: {concurrency} {concurrency:sequence|sequences} of {seq} tokens at once."
     ),
     "runtime.vllm_gpus": (
         "vLLM on each of {gpus} × {gpu} ({layout}) at {util:.0%}: it claims {claimed} on each; after that GPU's share "
         "of the weights, the activation peak and its overhead the KV pool on each GPU is {pool}, {tokens} tokens: "
-        "{concurrency} sequences of {seq} tokens at once."
+        "{concurrency} {concurrency:sequence|sequences} of {seq} tokens at once."
     ),
     "runtime.llamacpp": (
         "llama.cpp: {gpu_bytes} on the GPU ({layers} of {total} layers and the output), {host_bytes} in system RAM; "
-        "context {n_ctx} cells × {n_seq} sequence(s)."
+        "context {n_ctx} cells × {n_seq} {n_seq:sequence|sequences}."
     ),
     "field.group_size.label": "Group size",
     "field.group_size.help": "GPTQ and AWQ: weights per fp16 scale (default 128).",
@@ -871,7 +871,7 @@ EN: Mapping[str, str] = {
     "rank.col.split": "How it was split",
     "rank.stages": "Pipeline stages: {stages}",
     "rank.host": "Host memory per node for the offloaded states: {bytes}",
-    "rank.vllm_pool": "vLLM's KV pool on this GPU: {pool}, {tokens} tokens, {concurrency} sequences of {seq} "
+    "rank.vllm_pool": "vLLM's KV pool on this GPU: {pool}, {tokens} tokens, {concurrency} {concurrency:sequence|sequences} of {seq} "
                       "tokens at once",
     "split.layers": "{count} of {layers} layers",
     "split.embedding": " and the embedding",
@@ -1191,14 +1191,14 @@ EN: Mapping[str, str] = {
     "speed.value.usd": "US${value}",
     "speed.basis.memory": (
         "Memory-bound: {bytes} read per step at {share} of {bandwidth} GB/s, plus {fixed} ms of fixed cost per step "
-        "({step} ms per token on average, {sequences} sequence(s) at about {depth} tokens of context)."
+        "({step} ms per token on average, {sequences} {sequences:sequence|sequences} at about {depth} tokens of context)."
     ),
     "speed.basis.host_memory": (
         "Bound by system RAM: {host} read per step from RAM at {ram} GB/s, and {bytes} from the GPU at {share} of "
         "{bandwidth} GB/s ({step} ms per token on average)."
     ),
     "speed.basis.compute": (
-        "Compute-bound: {sequences} sequences per step; the weights' {bytes} read at {share} of {bandwidth} GB/s take "
+        "Compute-bound: {sequences} {sequences:sequence|sequences} per step; the weights' {bytes} read at {share} of {bandwidth} GB/s take "
         "less time than the matmuls ({step} ms per step)."
     ),
     "speed.basis.overhead": (
@@ -1274,7 +1274,7 @@ EN: Mapping[str, str] = {
     "speed.figure.fastest_format": "Fastest weights that fit (4 bits or more)",
     "speed.figure.max_concurrency": "Most sequences at the speed asked",
     "speed.figure.min_gpus_for_run": "Fewest GPUs to finish in time",
-    "speed.value.concurrency": "{count} sequences at {rate} tokens/s or more each",
+    "speed.value.concurrency": "{count} {count:sequence|sequences} at {rate} tokens/s or more each",
     "speed.value.concurrency_none": "none: one sequence alone is slower than {rate} tokens/s",
     "speed.value.gpus_for_run": "{count} GPUs finish it within {hours} h",
     "speed.value.gpus_for_run_none": "none up to 1,024",
@@ -1339,11 +1339,11 @@ EN: Mapping[str, str] = {
     "ollama.before": "before v0.6.7; this is v{version}",
     "ollama.between": "from v0.6.7 to v0.15.4; this is v{version}",
     "ollama.parallel_kept": (
-        "; with OLLAMA_NUM_PARALLEL not set, this version runs {n} sequences of that context, as the model "
+        "; with OLLAMA_NUM_PARALLEL not set, this version runs {n} {n:sequence|sequences} of that context, as the model "
         "then fits the GPU whole"
     ),
     "ollama.parallel_fell": (
-        "; with OLLAMA_NUM_PARALLEL not set, this version tries {n} sequences, then one, as with {n} the "
+        "; with OLLAMA_NUM_PARALLEL not set, this version tries {n} {n:sequence|sequences}, then one, as with {n} the "
         "model would not fit the GPU whole"
     ),
     "ollama.fit": (
@@ -1557,8 +1557,8 @@ EN: Mapping[str, str] = {
     ),
     "speed.figure.embed": "Embedding throughput",
     "speed.figure.requests": "Sequences embedded",
-    "speed.value.requests_s": "{value} sequences/s",
-    "speed.line.embedding": "About {tokens} tokens/s embedded, {requests} sequences/s.",
+    "speed.value.requests_s": "{value} {value:sequence|sequences}/s",
+    "speed.line.embedding": "About {tokens} tokens/s embedded, {requests} {requests:sequence|sequences}/s.",
     "speed.mtp_not_modelled": (
         "Decoding is timed without speculation: what the MTP layers save depends on how many of their {tokens} "
         "drafted token(s) the model accepts, which is not modelled; their memory is counted above."

@@ -30,7 +30,7 @@ PT: Mapping[str, str] = {
         "trocados), o maior entre o trabalho de uma camada e sua cabeça de saída = {bytes}"),
     "temporaries.generate": ("o trabalho do generate: o prefill de uma camada ou os logits fp32 da posição "
         "amostrada = {bytes}"),
-    "kv_cache.generate": "o cache do transformers ao gerar para {sequences} sequências = {bytes}",
+    "kv_cache.generate": "o cache do transformers ao gerar para {sequences} {sequences:sequência|sequências} = {bytes}",
     "kv_cache.vllm_colocate": ("a parcela do vLLM na mesma GPU: {utilization} × a GPU = {bytes} (do código-fonte "
         "do vLLM)"),
     "temporaries.dpo_head": ("a cabeça de saída fundida do TRL: seu bloco de até 4.096 tokens × 32.768 entradas do "
@@ -41,7 +41,7 @@ PT: Mapping[str, str] = {
     "temporaries.dpo_backward": ("a passagem reversa da cabeça fundida: seu bloco e os gradientes fp32 da entrada e "
         "do peso, com suas conversões = {bytes}"),
     "weights.reference": " + o modelo de referência, uma cópia congelada = {bytes}",
-    "logits.orpo": ("Os logits do ORPO, inteiros: {sequences} sequências × {seq} × {vocab} = {logits}, o "
+    "logits.orpo": ("Os logits do ORPO, inteiros: {sequences} {sequences:sequência|sequências} × {seq} × {vocab} = {logits}, o "
         "log-softmax da metade escolhida para a entropia cruzada = {chosen}, e as estatísticas fp32 do núcleo de "
         "log-probabilidades, ao todo {bytes}"),
     "temporaries.orpo_copy": "os logits da metade escolhida copiados para a entropia cruzada = {bytes}",
@@ -128,18 +128,18 @@ PT: Mapping[str, str] = {
     "llamacpp.mmproj_ram": "; o mmproj na RAM do sistema (--no-mmproj-offload)",
     "vllm.kv": (
         "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; nesta "
-        "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de {seq} tokens ao mesmo "
+        "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequência|sequências} de {seq} tokens ao mesmo "
         "tempo"
     ),
     "vllm.kv_state": (
         "{batch} × um estado recorrente por sequência, qualquer que seja o seu comprimento = {bytes}; {where}, o pool "
-        "do vLLM é de {pool}: {concurrency} sequências ao mesmo tempo"
+        "do vLLM é de {pool}: {concurrency} {concurrency:sequência|sequências} ao mesmo tempo"
     ),
     "vllm.this_card": "nesta placa",
     "vllm.each_gpu": "em cada uma das {gpus} GPUs ({layout})",
     "vllm.kv_gpus": (
         "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; em cada uma "
-        "das {gpus} GPUs ({layout}), o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} sequências de "
+        "das {gpus} GPUs ({layout}), o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequência|sequências} de "
         "{seq} tokens ao mesmo tempo"
     ),
     "vllm.peak": (
@@ -609,17 +609,17 @@ PT: Mapping[str, str] = {
     "answer.kv_not_applicable": "não se aplica: o treino não guarda cache KV",
     "runtime.vllm": (
         "vLLM em {gpu} a {util:.0%}: ele reserva {claimed}; depois dos pesos, do pico de ativações e da sua "
-        "sobrecarga, o pool de KV é de {pool}, {tokens} tokens: {concurrency} sequências de {seq} tokens ao mesmo "
+        "sobrecarga, o pool de KV é de {pool}, {tokens} tokens: {concurrency} {concurrency:sequência|sequências} de {seq} tokens ao mesmo "
         "tempo."
     ),
     "runtime.vllm_gpus": (
         "vLLM em cada uma de {gpus} × {gpu} ({layout}) a {util:.0%}: ele reserva {claimed} em cada; depois da parte "
         "dos pesos dessa GPU, do pico de ativações e da sua sobrecarga, o pool de KV em cada GPU é de {pool}, "
-        "{tokens} tokens: {concurrency} sequências de {seq} tokens ao mesmo tempo."
+        "{tokens} tokens: {concurrency} {concurrency:sequência|sequências} de {seq} tokens ao mesmo tempo."
     ),
     "runtime.llamacpp": (
         "llama.cpp: {gpu_bytes} na GPU ({layers} de {total} camadas e a saída), {host_bytes} na RAM do sistema; "
-        "contexto de {n_ctx} células × {n_seq} sequência(s)."
+        "contexto de {n_ctx} células × {n_seq} {n_seq:sequência|sequências}."
     ),
     "field.group_size.label": "Tamanho do grupo",
     "field.group_size.help": "GPTQ e AWQ: pesos por escala fp16 (padrão 128).",
@@ -851,7 +851,7 @@ PT: Mapping[str, str] = {
     "rank.col.split": "Como foi dividido",
     "rank.stages": "Estágios de pipeline: {stages}",
     "rank.host": "Memória do host por nó para os estados em offload: {bytes}",
-    "rank.vllm_pool": "Pool de KV do vLLM nesta GPU: {pool}, {tokens} tokens, {concurrency} sequências de {seq} "
+    "rank.vllm_pool": "Pool de KV do vLLM nesta GPU: {pool}, {tokens} tokens, {concurrency} {concurrency:sequência|sequências} de {seq} "
                       "tokens ao mesmo tempo",
     "split.layers": "{count} de {layers} camadas",
     "split.embedding": " e o embedding",
@@ -1243,14 +1243,14 @@ PT: Mapping[str, str] = {
     "speed.value.usd": "US${value}",
     "speed.basis.memory": (
         "Limitado pela memória: {bytes} lidos por passo a {share} de {bandwidth} GB/s, mais {fixed} ms de custo fixo "
-        "por passo ({step} ms por token em média, {sequences} sequência(s) com cerca de {depth} tokens de contexto)."
+        "por passo ({step} ms por token em média, {sequences} {sequences:sequência|sequências} com cerca de {depth} tokens de contexto)."
     ),
     "speed.basis.host_memory": (
         "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram} GB/s, e {bytes} da GPU a {share} de "
         "{bandwidth} GB/s ({step} ms por token em média)."
     ),
     "speed.basis.compute": (
-        "Limitado pela computação: {sequences} sequências por passo; ler os {bytes} dos pesos a {share} de {bandwidth} "
+        "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes} dos pesos a {share} de {bandwidth} "
         "GB/s leva menos tempo que as multiplicações de matrizes ({step} ms por passo)."
     ),
     "speed.basis.overhead": (
@@ -1339,7 +1339,7 @@ PT: Mapping[str, str] = {
     "speed.figure.fastest_format": "Pesos mais rápidos que cabem (4 bits ou mais)",
     "speed.figure.max_concurrency": "Mais sequências na velocidade pedida",
     "speed.figure.min_gpus_for_run": "Menos GPUs para terminar a tempo",
-    "speed.value.concurrency": "{count} sequências a {rate} tokens/s ou mais cada",
+    "speed.value.concurrency": "{count} {count:sequência|sequências} a {rate} tokens/s ou mais cada",
     "speed.value.concurrency_none": "nenhuma: uma sequência sozinha é mais lenta que {rate} tokens/s",
     "speed.value.gpus_for_run": "{count} GPUs terminam em até {hours} h",
     "speed.value.gpus_for_run_none": "nenhum até 1.024",
@@ -1410,11 +1410,11 @@ PT: Mapping[str, str] = {
     "ollama.before": "antes da v0.6.7; esta é a v{version}",
     "ollama.between": "da v0.6.7 à v0.15.4; esta é a v{version}",
     "ollama.parallel_kept": (
-        "; sem OLLAMA_NUM_PARALLEL, esta versão roda {n} sequências com esse contexto, pois o modelo cabe "
+        "; sem OLLAMA_NUM_PARALLEL, esta versão roda {n} {n:sequência|sequências} com esse contexto, pois o modelo cabe "
         "então inteiro na GPU"
     ),
     "ollama.parallel_fell": (
-        "; sem OLLAMA_NUM_PARALLEL, esta versão tenta {n} sequências e depois uma, pois com {n} o modelo não "
+        "; sem OLLAMA_NUM_PARALLEL, esta versão tenta {n} {n:sequência|sequências} e depois uma, pois com {n} o modelo não "
         "caberia inteiro na GPU"
     ),
     "ollama.fit": (
@@ -1637,8 +1637,8 @@ PT: Mapping[str, str] = {
     ),
     "speed.figure.embed": "Vazão de embedding",
     "speed.figure.requests": "Sequências processadas",
-    "speed.value.requests_s": "{value} sequências/s",
-    "speed.line.embedding": "Cerca de {tokens} tokens/s processados, {requests} sequências/s.",
+    "speed.value.requests_s": "{value} {value:sequência|sequências}/s",
+    "speed.line.embedding": "Cerca de {tokens} tokens/s processados, {requests} {requests:sequência|sequências}/s.",
     "speed.mtp_not_modelled": (
         "A decodificação é cronometrada sem especulação: o que as camadas MTP poupam depende de quantos dos seus "
         "{tokens} token(s) rascunhado(s) o modelo aceita, o que não é modelado; a sua memória está contada acima."
