@@ -38,7 +38,7 @@ class _PluralFormatter(string.Formatter):
         if "|" in format_spec:
             one, _, many = format_spec.partition("|")
             return one if str(value) == "1" else many
-        return super().format_field(value, format_spec)
+        return str(super().format_field(value, format_spec))
 
 
 _PLURAL = _PluralFormatter()
@@ -81,7 +81,7 @@ class Words:
     def message(self, key: str, /, **values: object) -> str:
         if self.language == "en":
             template = EN[key]
-            return _PLURAL.vformat(template, (), values) if "|" in template else template.format(**values)
+            return str(_PLURAL.vformat(template, (), values)) if "|" in template else template.format(**values)
         return self._formatter.vformat(self.catalogue[key], (), values)
 
     def say(self, said: Part | Formula) -> str:

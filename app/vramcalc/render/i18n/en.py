@@ -27,7 +27,9 @@ EN: Mapping[str, str] = {
     "temporaries.kl": ("the policy's forward without gradients over KTO's KL batch (mismatched prompts and "
         "completions), the larger of one layer's work and its LM head = {bytes}"),
     "temporaries.generate": "generate's work: a layer's prefill or the sampled position's fp32 logits = {bytes}",
-    "kv_cache.generate": "transformers' cache while generating for {sequences} {sequences:sequence|sequences} = {bytes}",
+    "kv_cache.generate": (
+        "transformers' cache while generating for {sequences} {sequences:sequence|sequences} = {bytes}"
+    ),
     "kv_cache.vllm_colocate": "colocated vLLM's share: {utilization} × the GPU = {bytes} (from vLLM's source)",
     "temporaries.dpo_head": ("TRL's fused LM head: its tile of up to 4,096 tokens × 32,768 vocabulary entries and "
         "the final hidden states = {bytes}"),
@@ -38,8 +40,9 @@ EN: Mapping[str, str] = {
     "temporaries.dpo_backward": ("the fused LM head's backward: its tile and the fp32 gradients of its input and "
         "weight, with their casts = {bytes}"),
     "weights.reference": " + the reference model, a frozen copy = {bytes}",
-    "logits.orpo": ("ORPO's logits, whole: {sequences} {sequences:sequence|sequences} × {seq} × {vocab} = {logits}, the chosen half's "
-        "log-softmax for its cross-entropy = {chosen}, and the log-prob kernel's fp32 statistics, in all {bytes}"),
+    "logits.orpo": ("ORPO's logits, whole: {sequences} {sequences:sequence|sequences} × {seq} × {vocab} = {logits}, "
+        "the chosen half's log-softmax for its cross-entropy = {chosen}, and the log-prob kernel's fp32 statistics, "
+        "in all {bytes}"),
     "temporaries.orpo_copy": "the chosen half's logits copied for the cross-entropy = {bytes}",
     "temporaries.orpo_backward": ("the losses' backward: the log-probabilities' and the cross-entropy's gradients, "
         "each the size of the logits, and their sum = {bytes}"),
@@ -131,7 +134,8 @@ EN: Mapping[str, str] = {
     "vllm.each_gpu": "on each of the {gpus} GPUs ({layout})",
     "vllm.kv_gpus": (
         "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on each of the {gpus} "
-        "GPUs ({layout}) vLLM's pool is {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequence|sequences} of {seq} tokens at once"
+        "GPUs ({layout}) vLLM's pool is {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequence|sequences} "
+        "of {seq} tokens at once"
     ),
     "vllm.peak": (
         "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
@@ -871,8 +875,8 @@ EN: Mapping[str, str] = {
     "rank.col.split": "How it was split",
     "rank.stages": "Pipeline stages: {stages}",
     "rank.host": "Host memory per node for the offloaded states: {bytes}",
-    "rank.vllm_pool": "vLLM's KV pool on this GPU: {pool}, {tokens} tokens, {concurrency} {concurrency:sequence|sequences} of {seq} "
-                      "tokens at once",
+    "rank.vllm_pool": "vLLM's KV pool on this GPU: {pool}, {tokens} tokens, {concurrency} "
+                      "{concurrency:sequence|sequences} of {seq} tokens at once",
     "split.layers": "{count} of {layers} layers",
     "split.embedding": " and the embedding",
     "split.head": " and the head",
@@ -1191,14 +1195,16 @@ EN: Mapping[str, str] = {
     "speed.value.usd": "US${value}",
     "speed.basis.memory": (
         "Memory-bound: {bytes} read per step at {share} of {bandwidth} GB/s, plus {fixed} ms of fixed cost per step "
-        "({step} ms per token on average, {sequences} {sequences:sequence|sequences} at about {depth} tokens of context)."
+        "({step} ms per token on average, {sequences} {sequences:sequence|sequences} at about {depth} tokens of "
+        "context)."
     ),
     "speed.basis.host_memory": (
         "Bound by system RAM: {host} read per step from RAM at {ram} GB/s, and {bytes} from the GPU at {share} of "
         "{bandwidth} GB/s ({step} ms per token on average)."
     ),
     "speed.basis.compute": (
-        "Compute-bound: {sequences} {sequences:sequence|sequences} per step; the weights' {bytes} read at {share} of {bandwidth} GB/s take "
+        "Compute-bound: {sequences} {sequences:sequence|sequences} per step; the weights' {bytes} read at {share} of "
+        "{bandwidth} GB/s take "
         "less time than the matmuls ({step} ms per step)."
     ),
     "speed.basis.overhead": (
@@ -1339,7 +1345,8 @@ EN: Mapping[str, str] = {
     "ollama.before": "before v0.6.7; this is v{version}",
     "ollama.between": "from v0.6.7 to v0.15.4; this is v{version}",
     "ollama.parallel_kept": (
-        "; with OLLAMA_NUM_PARALLEL not set, this version runs {n} {n:sequence|sequences} of that context, as the model "
+        "; with OLLAMA_NUM_PARALLEL not set, this version runs {n} {n:sequence|sequences} of that context, as the "
+        "model "
         "then fits the GPU whole"
     ),
     "ollama.parallel_fell": (

@@ -41,9 +41,9 @@ PT: Mapping[str, str] = {
     "temporaries.dpo_backward": ("a passagem reversa da cabeça fundida: seu bloco e os gradientes fp32 da entrada e "
         "do peso, com suas conversões = {bytes}"),
     "weights.reference": " + o modelo de referência, uma cópia congelada = {bytes}",
-    "logits.orpo": ("Os logits do ORPO, inteiros: {sequences} {sequences:sequência|sequências} × {seq} × {vocab} = {logits}, o "
-        "log-softmax da metade escolhida para a entropia cruzada = {chosen}, e as estatísticas fp32 do núcleo de "
-        "log-probabilidades, ao todo {bytes}"),
+    "logits.orpo": ("Os logits do ORPO, inteiros: {sequences} {sequences:sequência|sequências} × {seq} × {vocab} = "
+        "{logits}, o log-softmax da metade escolhida para a entropia cruzada = {chosen}, e as estatísticas fp32 do "
+        "núcleo de log-probabilidades, ao todo {bytes}"),
     "temporaries.orpo_copy": "os logits da metade escolhida copiados para a entropia cruzada = {bytes}",
     "temporaries.orpo_backward": ("a passagem reversa das perdas: os gradientes das log-probabilidades e da entropia "
         "cruzada, cada um do tamanho dos logits, e sua soma = {bytes}"),
@@ -128,7 +128,8 @@ PT: Mapping[str, str] = {
     "llamacpp.mmproj_ram": "; o mmproj na RAM do sistema (--no-mmproj-offload)",
     "vllm.kv": (
         "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; nesta "
-        "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequência|sequências} de {seq} tokens ao mesmo "
+        "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequência|sequências} "
+        "de {seq} tokens ao mesmo "
         "tempo"
     ),
     "vllm.kv_state": (
@@ -139,7 +140,8 @@ PT: Mapping[str, str] = {
     "vllm.each_gpu": "em cada uma das {gpus} GPUs ({layout})",
     "vllm.kv_gpus": (
         "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; em cada uma "
-        "das {gpus} GPUs ({layout}), o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequência|sequências} de "
+        "das {gpus} GPUs ({layout}), o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} "
+        "{concurrency:sequência|sequências} de "
         "{seq} tokens ao mesmo tempo"
     ),
     "vllm.peak": (
@@ -609,7 +611,8 @@ PT: Mapping[str, str] = {
     "answer.kv_not_applicable": "não se aplica: o treino não guarda cache KV",
     "runtime.vllm": (
         "vLLM em {gpu} a {util:.0%}: ele reserva {claimed}; depois dos pesos, do pico de ativações e da sua "
-        "sobrecarga, o pool de KV é de {pool}, {tokens} tokens: {concurrency} {concurrency:sequência|sequências} de {seq} tokens ao mesmo "
+        "sobrecarga, o pool de KV é de {pool}, {tokens} tokens: {concurrency} {concurrency:sequência|sequências} de "
+        "{seq} tokens ao mesmo "
         "tempo."
     ),
     "runtime.vllm_gpus": (
@@ -851,8 +854,8 @@ PT: Mapping[str, str] = {
     "rank.col.split": "Como foi dividido",
     "rank.stages": "Estágios de pipeline: {stages}",
     "rank.host": "Memória do host por nó para os estados em offload: {bytes}",
-    "rank.vllm_pool": "Pool de KV do vLLM nesta GPU: {pool}, {tokens} tokens, {concurrency} {concurrency:sequência|sequências} de {seq} "
-                      "tokens ao mesmo tempo",
+    "rank.vllm_pool": "Pool de KV do vLLM nesta GPU: {pool}, {tokens} tokens, {concurrency} "
+                      "{concurrency:sequência|sequências} de {seq} tokens ao mesmo tempo",
     "split.layers": "{count} de {layers} camadas",
     "split.embedding": " e o embedding",
     "split.head": " e a cabeça de saída",
@@ -1243,14 +1246,16 @@ PT: Mapping[str, str] = {
     "speed.value.usd": "US${value}",
     "speed.basis.memory": (
         "Limitado pela memória: {bytes} lidos por passo a {share} de {bandwidth} GB/s, mais {fixed} ms de custo fixo "
-        "por passo ({step} ms por token em média, {sequences} {sequences:sequência|sequências} com cerca de {depth} tokens de contexto)."
+        "por passo ({step} ms por token em média, {sequences} {sequences:sequência|sequências} com cerca de {depth} "
+        "tokens de contexto)."
     ),
     "speed.basis.host_memory": (
         "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram} GB/s, e {bytes} da GPU a {share} de "
         "{bandwidth} GB/s ({step} ms por token em média)."
     ),
     "speed.basis.compute": (
-        "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes} dos pesos a {share} de {bandwidth} "
+        "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes} dos pesos "
+        "a {share} de {bandwidth} "
         "GB/s leva menos tempo que as multiplicações de matrizes ({step} ms por passo)."
     ),
     "speed.basis.overhead": (
@@ -1410,11 +1415,13 @@ PT: Mapping[str, str] = {
     "ollama.before": "antes da v0.6.7; esta é a v{version}",
     "ollama.between": "da v0.6.7 à v0.15.4; esta é a v{version}",
     "ollama.parallel_kept": (
-        "; sem OLLAMA_NUM_PARALLEL, esta versão roda {n} {n:sequência|sequências} com esse contexto, pois o modelo cabe "
+        "; sem OLLAMA_NUM_PARALLEL, esta versão roda {n} {n:sequência|sequências} com esse contexto, pois o modelo "
+        "cabe "
         "então inteiro na GPU"
     ),
     "ollama.parallel_fell": (
-        "; sem OLLAMA_NUM_PARALLEL, esta versão tenta {n} {n:sequência|sequências} e depois uma, pois com {n} o modelo não "
+        "; sem OLLAMA_NUM_PARALLEL, esta versão tenta {n} {n:sequência|sequências} e depois uma, pois com {n} o "
+        "modelo não "
         "caberia inteiro na GPU"
     ),
     "ollama.fit": (
