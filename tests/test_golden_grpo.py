@@ -154,6 +154,18 @@ def test_grpo_settings_trl_would_refuse(changes, field):
     assert error.value.field == field
 
 
+@pytest.mark.parametrize(("objective", "generations"), [("grpo", 8), ("rloo", 2)])
+def test_the_default_batch_of_one_says_what_trl_would_run(objective, generations):
+    """The calculator's batch is 1 by default; TRL's GRPO and RLOO take 8 per device: the message says so."""
+    from vramcalc import DEFAULTS, parse_workload
+    from vramcalc.core.errors import ValidationError
+
+    with pytest.raises(ValidationError) as error:
+        parse_workload({**DEFAULTS, "mode": "training", "objective": objective})
+    assert error.value.field == "num_generations"
+    assert "--grad-accum = 1 " in str(error.value) and f"{generations} generations per prompt" in str(error.value)
+
+
 @pytest.mark.parametrize(("grad_accum", "step", "more"), [
     (1, 8, {}), (2, 4, {}), (8, 1, {}), (8, 8, {"steps_per_generation": "1"}), (1, 2, {"steps_per_generation": "4"}),
     (1, 8, {"objective": "rloo", "reference": "none"})])

@@ -516,12 +516,13 @@ def _check_grpo(workload: Workload) -> None:
     if workload.completion_tokens >= workload.seq:
         raise ValidationError("completion_tokens", str(workload.completion_tokens),
                               "the completion is part of --seq: leave at least one prompt token")
-    if workload.steps_per_generation is None and (workload.batch * workload.grad_accum) % workload.num_generations:
+    steps, named = ((workload.grad_accum, "--grad-accum") if workload.steps_per_generation is None
+                    else (workload.steps_per_generation, "--steps-per-generation"))
+    if (workload.batch * steps) % workload.num_generations:
         raise ValidationError("num_generations", str(workload.num_generations),
-                              "must divide the generation batch, --batch × --grad-accum (TRL's check)")
-    if workload.steps_per_generation and (workload.batch * workload.steps_per_generation) % workload.num_generations:
-        raise ValidationError("num_generations", str(workload.num_generations),
-                              "must divide the generation batch, --batch × --steps-per-generation (TRL's check)")
+                              f"must divide the generation batch, --batch × {named} = {workload.batch * steps} "
+                              f"(TRL's check); TRL's defaults are --batch 8 and {name}'s "
+                              f"{8 if workload.objective is Objective.GRPO else 2} generations per prompt")
     if workload.rollout in (Rollout.VLLM_COLOCATE, Rollout.VLLM_COLOCATE_SLEEP) and workload.gpu is None:
         raise ValidationError("rollout", workload.rollout.value, "colocated vLLM claims a share of the card: "
                               "choose a GPU (--gpu)")
