@@ -119,5 +119,9 @@ def test_the_command_line_answers_for_an_encoder_on_every_engine(runtime, capsys
     from vramcalc.cli import main
 
     assert main(["--model", "bge-reranker-v2-m3", "--runtime", runtime]) == 0
+    table = capsys.readouterr().out
+    assert "\nWeights " in table and "\nKV cache " not in table  # an encoder keeps none: its row is left out
     assert main(["fit", "--model", "bge-m3", "--runtime", runtime, "--json"]) == 0
-    assert "an encoder keeps no KV cache" in capsys.readouterr().out
+    capsys.readouterr()
+    assert main(["--model", "bge-m3", "--runtime", runtime, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["components"]["kv_cache"] == 0  # the JSON keeps every component

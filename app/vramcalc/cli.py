@@ -230,6 +230,8 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         f"{'component':<24}{'GiB':>10}{'GB':>10}  formula",
     ]
     for component in breakdown.components:
+        if not component.bytes:
+            continue  # as on the page: a part this workload does not have (--json keeps every component)
         lines.append(
             f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}"
             f"  {ENGLISH.say(component.formula)}"
@@ -237,11 +239,12 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     lines.append(f"{'Total':<24}{breakdown.total_bytes / 2**30:>10.2f}{breakdown.total_bytes / 1e9:>10.2f}")
     lines.append(f"= {ENGLISH.gib(breakdown.total_bytes)} = {ENGLISH.gb(breakdown.total_bytes)}"
                  f" ({breakdown.total_bytes:,} bytes)")
-    lines += ["", f"{'GPU':<20}{'usable GiB':>11}{'one GPU':>9}{'needed':>8}  verdict"]
+    width = max([20, *(len(fit.gpu.display_name) + 1 for fit in fits)])
+    lines += ["", f"{'GPU':<{width}}{'usable GiB':>11}{'one GPU':>9}{'needed':>8}  verdict"]
     for fit in fits:
         needed = "-" if fit.count is None else str(fit.count)
         lines.append(
-            f"{fit.gpu.display_name:<20}{fit.gpu.usable_bytes / 2**30:>11.2f}{fit.utilization:>9.0%}{needed:>8}"
+            f"{fit.gpu.display_name:<{width}}{fit.gpu.usable_bytes / 2**30:>11.2f}{fit.utilization:>9.0%}{needed:>8}"
             f"  {fit.verdict.value}"
         )
     runtime = {key: value for key, value in breakdown.runtime.items() if key != "name"}

@@ -278,7 +278,7 @@ EN: Mapping[str, str] = {
         "CUDA context and loaded kernels {context} ({basis}) + cuBLAS workspace {workspace} = {bytes}, "
         "transformers' default on {arch} cards"
     ),
-    "overhead.basis.runs": "median of {runs} published runs",
+    "overhead.basis.runs": "median of {runs} published {runs:run|runs}",
     "overhead.basis.bare": "the published bare context, above the median of {runs} runs",
     "overhead.reserve": "with {bytes} that other programs already hold on the GPU (reserve_gb)",
     "overhead.given": "{bytes}, set by you ({runtime}'s default: {default})",

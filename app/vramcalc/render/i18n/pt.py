@@ -285,7 +285,7 @@ PT: Mapping[str, str] = {
         "contexto CUDA e kernels carregados {context} ({basis}) + workspace do cuBLAS {workspace} = {bytes}, o "
         "padrão do transformers nas placas {arch}"
     ),
-    "overhead.basis.runs": "mediana de {runs} execuções publicadas",
+    "overhead.basis.runs": "mediana de {runs} {runs:execução publicada|execuções publicadas}",
     "overhead.basis.bare": "o contexto vazio publicado, acima da mediana de {runs} execuções",
     "overhead.reserve": "com {bytes} que outros programas já ocupam na GPU (reserve_gb)",
     "overhead.given": "{bytes}, definido por você (padrão do {runtime}: {default})",
