@@ -151,7 +151,8 @@ EN: Mapping[str, str] = {
         "logs) = {bytes}"
     ),
     "vllm.encoder": (
-        "; the profiling run first encodes {items} dummy image(s) of {tokens} tokens, about {bytes} (estimated), "
+        "; the profiling run first encodes {items} dummy {items:image|images} of {tokens} tokens, about {bytes} "
+        "(estimated), "
         "their outputs ({outputs}) kept through the forward: peak {peak}"
     ),
     "vllm.logits": "in the activation peak (the sampler's buffers)",
@@ -166,9 +167,12 @@ EN: Mapping[str, str] = {
     "llamacpp.draft_weights": "the draft model {name} in {format}: {bytes} on the GPU",
     "llamacpp.draft_kv": "the draft's own context, as many cells, in {type}: {bytes}",
     "llamacpp.draft_compute": "the draft's compute buffer: {bytes}",
-    "llamacpp.mtp_weights": "with the {layers} MTP layer(s) llama-server loads for --spec-type draft-mtp (blk.{first})",
+    "llamacpp.mtp_weights": (
+        "with the {layers} MTP {layers:layer|layers} llama-server loads for --spec-type draft-mtp (blk.{first})"
+    ),
     "llamacpp.mtp_kv": (
-        "the MTP context's own cache: {layers} MTP layer(s) × {n_seq} × {n_ctx} cells in {type} (-ctkd/-ctvd) = "
+        "the MTP context's own cache: {layers} MTP {layers:layer|layers} × {n_seq} × {n_ctx} cells in {type} "
+        "(-ctkd/-ctvd) = "
         "{bytes} on the GPU, {host} in system RAM"
     ),
     "llamacpp.mtp_compute": "the MTP context's compute buffer ({n_out} logits rows): {bytes}",
@@ -309,7 +313,8 @@ EN: Mapping[str, str] = {
     ),
     "note.assumption": "Assumed: {text}",
     "note.images": (
-        "{images} image(s) of {width} × {height} pixels per request became {tokens} tokens of each sequence, counted "
+        "{images} {images:image|images} of {width} × {height} pixels per request became {tokens} tokens of each "
+        "sequence, counted "
         "in its length (the KV cache and the prefill)"
     ),
     "note.mla": (
@@ -631,7 +636,7 @@ EN: Mapping[str, str] = {
     "change.kv": "KV cache in {format}",
     "change.seq": "a context of {value:,} tokens",
     "change.batch": "a batch of {value:,}",
-    "change.images": "{value:,} image(s) per request",
+    "change.images": "{value:,} {value:image|images} per request",
     "change.image_size": "images of at most {width:,} × {height:,} pixels",
     "change.format": "weights in {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
@@ -1030,7 +1035,8 @@ EN: Mapping[str, str] = {
         "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
     ),
     "activations.vision": (
-        "; before it the vision tower encodes {images} image(s) of {patches} patches: {bytes} with the prompt's "
+        "; before it the vision tower encodes {images} {images:image|images} of {patches} patches: {bytes} with the "
+        "prompt's "
         "embeddings{estimated}, {extra} above the prefill's own peak"
     ),
     "activations.vision.kin": " (estimated like a measured family)",
@@ -1060,8 +1066,10 @@ EN: Mapping[str, str] = {
         "it, so a file can be larger than what is loaded)"
     ),
     "model.note.mtp_on": (
-        "speculative decoding with the multi-token-prediction (MTP) layers, {tokens} token(s) drafted per step on "
-        "{engine}: its {layers} MTP layer(s) are counted, {params} parameters in the total{copies}; {rest}"
+        "speculative decoding with the multi-token-prediction (MTP) layers, {tokens} {tokens:token|tokens} drafted "
+        "per step on "
+        "{engine}: its {layers} MTP {layers:layer is|layers are} counted, {params} parameters in the total{copies}; "
+        "{rest}"
     ),
     "model.note.mtp_on.shared_vllm": ", sharing the model's embedding and head (vLLM shares them even where the "
                                      "checkpoint has copies)",
@@ -1568,7 +1576,7 @@ EN: Mapping[str, str] = {
     "speed.line.embedding": "About {tokens} tokens/s embedded, {requests} {requests:sequence|sequences}/s.",
     "speed.mtp_not_modelled": (
         "Decoding is timed without speculation: what the MTP layers save depends on how many of their {tokens} "
-        "drafted token(s) the model accepts, which is not modelled; their memory is counted above."
+        "drafted {tokens:token|tokens} the model accepts, which is not modelled; their memory is counted above."
     ),
     "speed.draft_not_modelled": (
         "Decoding is timed without speculation: what the draft model ({draft}) saves depends on how many of its "

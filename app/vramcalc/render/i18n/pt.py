@@ -159,7 +159,8 @@ PT: Mapping[str, str] = {
         "(ajustado aos logs publicados do vLLM V1) = {bytes}"
     ),
     "vllm.encoder": (
-        "; o perfilamento antes codifica {items} imagem(ns) fictícia(s) de {tokens} tokens, cerca de {bytes} "
+        "; o perfilamento antes codifica {items} {items:imagem fictícia|imagens fictícias} de {tokens} tokens, cerca "
+        "de {bytes} "
         "(estimado), com as saídas ({outputs}) guardadas no forward: pico {peak}"
     ),
     "vllm.logits": "no pico de ativações (os buffers do sampler)",
@@ -174,10 +175,11 @@ PT: Mapping[str, str] = {
     "llamacpp.draft_kv": "o contexto próprio do rascunho, com as mesmas células, em {type}: {bytes}",
     "llamacpp.draft_compute": "o buffer de cálculo do rascunho: {bytes}",
     "llamacpp.mtp_weights": (
-        "com a(s) {layers} camada(s) MTP que o llama-server carrega para --spec-type draft-mtp (blk.{first})"
+        "com {layers} {layers:camada|camadas} MTP que o llama-server carrega para --spec-type draft-mtp (blk.{first})"
     ),
     "llamacpp.mtp_kv": (
-        "o cache próprio do contexto MTP: {layers} camada(s) MTP × {n_seq} × {n_ctx} células em {type} (-ctkd/-ctvd) "
+        "o cache próprio do contexto MTP: {layers} {layers:camada|camadas} MTP × {n_seq} × {n_ctx} células em {type} "
+        "(-ctkd/-ctvd) "
         "= {bytes} na GPU, {host} na RAM do sistema"
     ),
     "llamacpp.mtp_compute": "o buffer de cálculo do contexto MTP ({n_out} linhas de logits): {bytes}",
@@ -317,7 +319,8 @@ PT: Mapping[str, str] = {
                       "bit em GPTQ, AWQ, GGUF).",
     "note.assumption": "Premissa: {text}",
     "note.images": (
-        "{images} imagem(ns) de {width} × {height} pixels por pedido viraram {tokens} tokens de cada sequência, "
+        "{images} {images:imagem|imagens} de {width} × {height} pixels por pedido viraram {tokens} tokens de cada "
+        "sequência, "
         "contados no seu comprimento (o cache KV e o prefill)"
     ),
     "note.mla": (
@@ -1042,7 +1045,7 @@ PT: Mapping[str, str] = {
     "change.kv": "cache KV em {format}",
     "change.seq": "um contexto de {value:,} tokens",
     "change.batch": "um lote de {value:,}",
-    "change.images": "{value:,} imagem(ns) por pedido",
+    "change.images": "{value:,} {value:imagem|imagens} por pedido",
     "change.image_size": "imagens de até {width:,} × {height:,} pixels",
     "change.format": "pesos em {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
@@ -1069,7 +1072,8 @@ PT: Mapping[str, str] = {
         "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
     ),
     "activations.vision": (
-        "; antes dele a torre de visão codifica {images} imagem(ns) de {patches} patches: {bytes} com os embeddings "
+        "; antes dele a torre de visão codifica {images} {images:imagem|imagens} de {patches} patches: {bytes} com "
+        "os embeddings "
         "do prompt{estimated}, {extra} acima do pico do próprio prefill"
     ),
     "activations.vision.kin": " (estimado como uma família medida)",
@@ -1100,8 +1104,10 @@ PT: Mapping[str, str] = {
         "do llama.cpp podem guardá-la, então um arquivo pode ser maior do que o que é carregado)"
     ),
     "model.note.mtp_on": (
-        "decodificação especulativa com as camadas de predição de múltiplos tokens (MTP), {tokens} token(s) "
-        "rascunhado(s) por passo no {engine}: sua(s) {layers} camada(s) MTP são contadas, {params} parâmetros no "
+        "decodificação especulativa com as camadas de predição de múltiplos tokens (MTP), {tokens} {tokens:token "
+        "rascunhado|tokens rascunhados} "
+        "por passo no {engine}: {layers} {layers:camada MTP é contada|camadas MTP são contadas}, {params} parâmetros "
+        "no "
         "total{copies}; {rest}"
     ),
     "model.note.mtp_on.shared_vllm": ", compartilhando o embedding e a cabeça do modelo (o vLLM os compartilha "
@@ -1648,7 +1654,8 @@ PT: Mapping[str, str] = {
     "speed.line.embedding": "Cerca de {tokens} tokens/s processados, {requests} {requests:sequência|sequências}/s.",
     "speed.mtp_not_modelled": (
         "A decodificação é cronometrada sem especulação: o que as camadas MTP poupam depende de quantos dos seus "
-        "{tokens} token(s) rascunhado(s) o modelo aceita, o que não é modelado; a sua memória está contada acima."
+        "{tokens} {tokens:token rascunhado|tokens rascunhados} o modelo aceita, o que não é modelado; a sua memória "
+        "está contada acima."
     ),
     "speed.draft_not_modelled": (
         "A decodificação é cronometrada sem especulação: o que o modelo de rascunho ({draft}) poupa depende de "
