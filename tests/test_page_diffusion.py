@@ -45,10 +45,11 @@ def test_switching_to_image_or_video_shows_the_pipeline_and_its_total(watched: P
     page.select_option("#pipeline", "sdxl")
     page.fill("#width", "768")
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(peak_of({"pipeline": "sdxl", "width": "768"})))
-    view = present_diffusion(evaluate(*parse_diffusion({**DEFAULTS, "pipeline": "sdxl", "width": "768"})))
-    # every stage of SDXL is modelled (its UNet step too): no "at least" note, only what the total leaves out
-    assert view.notes == (ENGLISH.message("diffusion.tensors_only"),)
-    expect(page.locator("#diffusion-notes li")).to_have_count(1)
+    view = present_diffusion(evaluate(*parse_diffusion({**DEFAULTS, "pipeline": "sdxl", "width": "768"})), gpu=gpu)
+    # every stage of SDXL is modelled (its UNet step too): no "at least" note, only what the total leaves out, then
+    # the time on the form's card and its basis
+    assert view.notes[0] == ENGLISH.message("diffusion.tensors_only") and "50 steps" in view.notes[1]
+    expect(page.locator("#diffusion-notes li")).to_have_text(list(view.notes))
     expect(page.locator("#gpu-rtx-3060 .count")).to_have_text(next(g.count for g in view.gpus if g.slug == "rtx-3060"))
     assert re.search(r"family=diffusion&pipeline=sdxl&width=768", settled_url(page))
     page.fill("#width", "1000")  # not a multiple of 16: named, the results marked stale

@@ -51,3 +51,24 @@ def test_llama_cpps_own_fit_is_shown_where_it_would_change_the_plan(watched: Pag
     expect(page.locator("#speed-llamacpp_fit-value")).to_have_text(figures["llamacpp_fit"])
     page.select_option("#model", "llama-3.1-8b")  # all of it fits with llama.cpp's margin: nothing to say
     expect(page.locator("#speed-llamacpp_fit")).to_be_hidden()
+
+
+def test_the_mtp_field_follows_the_engine_and_counts_the_layers(watched: Page, server_url):
+    """The MTP field shows on vLLM and llama.cpp only; a link's `mtp` counts the layers and says the speed-up is not
+    modelled, and typing 0 turns them off again."""
+    from test_page import settled_url, total_of, unfold
+
+    page = watched
+    values = {"model": "deepseek-v3.2", "runtime": "vllm", "gpu": "h200", "gpus": "8", "mtp": "1"}
+    open_ready(page, server_url, "?" + "&".join(f"{key}={value}" for key, value in values.items()))
+    unfold(page)
+    expect(page.locator("#mtp")).to_be_visible()
+    expect(page.locator("#mtp")).to_have_value("1")
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
+    expect(page.locator("#notes")).to_contain_text("its 1 MTP layer is counted")
+    expect(page.locator("#speed")).to_contain_text("Decoding is timed without speculation")
+    page.fill("#mtp", "0")
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({**values, "mtp": "0"})))
+    assert "mtp=" not in settled_url(page)
+    page.select_option("#runtime", "transformers")
+    expect(page.locator("#mtp")).to_be_hidden()
