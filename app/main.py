@@ -197,11 +197,17 @@ def add_card(slug=None):
     return select
 
 
+def emptied(id_):
+    """The element, its children removed."""
+    parent = element(id_)
+    while parent.firstChild:
+        parent.removeChild(parent.firstChild)
+    return parent
+
+
 def set_cards(slugs):
     """The added cards, from a link or local storage: CUDA1 on."""
-    items = element("cards-list")
-    while items.firstChild:
-        items.removeChild(items.firstChild)
+    emptied("cards-list")
     for slug in slugs:
         add_card(slug)
 
@@ -349,9 +355,7 @@ def fill_rows(id_, rows, classes):
     (the last class for every further cell)."""
     if WRITTEN.get((id_, "rows")) == rows:
         return
-    body = element(id_)
-    while body.firstChild:
-        body.removeChild(body.firstChild)
+    body = emptied(id_)
     for cells in rows:
         row = document.createElement("tr")
         for index, text in enumerate(cells):
@@ -370,9 +374,7 @@ def fill_list(id_, texts):
     texts = list(texts)
     if WRITTEN.get((id_, "items")) == texts:
         return
-    parent = element(id_)
-    while parent.firstChild:
-        parent.removeChild(parent.firstChild)
+    parent = emptied(id_)
     for text in texts:
         item = document.createElement("li")
         item.textContent = text
