@@ -159,6 +159,8 @@ def test_what_is_not_timed_says_why():
     assert on_cpu.encode_s is None and any(p.key == "diffusion.speed.encode_on_cpu" for p in on_cpu.basis)
     hunyuan15 = _speed("hunyuanvideo1.5-480p")
     assert hunyuan15.decode_s is None and any(p.key == "diffusion.speed.decode_not_counted" for p in hunyuan15.basis)
+    assert hunyuan15.basis[0].key == "diffusion.speed.basis_no_decode"  # the basis names no decode it left out
+    assert _speed("flux.1-dev").basis[0].key == "diffusion.speed.basis"
 
 
 def test_the_groups_follow_the_card():

@@ -7,7 +7,8 @@ docs/accuracy.md "Speed of image and video pipelines"), plus the weights the pla
 A step is one denoiser forward per sample and per guidance pass (CFG doubles the batch or runs a second pass: the
 same FLOPs); the run is the text encoders over the prompt (and the negative prompt with CFG), the steps, and the VAE
 decode of every sample. What is not counted says so in the basis: text encoders on the CPU, a VAE whose FLOPs are not
-counted (HunyuanVideo 1.5's), dequantising GGUF or NF4 weights, fp32 weights (another rate)."""
+counted (HunyuanVideo 1.5's: the basis then names the steps and the text encoding only), dequantising GGUF or NF4
+weights, fp32 weights (another rate)."""
 
 from __future__ import annotations
 
@@ -135,8 +136,9 @@ def speed_of(run: Run, gpu: GpuSpec, steps: int, machine: Machine | None = None,
     total = steps * step_s + (encode_s or 0.0) + (decode_s or 0.0) + offload["run"]
     stats = rates()["validation"].get(name, {})
     validated = bool(stats.get("validated", False))
-    basis = [phrase("diffusion.speed.basis", steps=steps, tflop=f"{step_flops / TERA:,.1f}",
-                    share=f"{100 * share:.0f}%", tflops=f"{peak / TERA:,.0f}")]
+    basis = [phrase("diffusion.speed.basis" if decode_s is not None else "diffusion.speed.basis_no_decode",
+                    steps=steps, tflop=f"{step_flops / TERA:,.1f}", share=f"{100 * share:.0f}%",
+                    tflops=f"{peak / TERA:,.0f}")]
     if on_cpu:
         basis.append(phrase("diffusion.speed.encode_on_cpu"))
     if decode_s is None:
