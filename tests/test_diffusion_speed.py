@@ -40,7 +40,7 @@ def _request(slug: str, **changes: object) -> Request:
 
 def _name(row: dict) -> str:
     size = "x".join(str(row[k]) for k in ("width", "height", "frames", "tile", "tokens") if k in row)
-    return f"{row['stage']}-{row['pipeline']}-{size}"
+    return f"{row['stage']}-{row['pipeline']}{'-' + row['role'] if 'role' in row else ''}-{size}"
 
 
 @pytest.mark.parametrize("row", GOLDEN, ids=_name)
@@ -53,6 +53,8 @@ def test_each_stage_counts_as_pytorchs_flop_counter(row):
             chosen = dataclasses.replace(chosen, parts=tuple(small if p is den else p for p in chosen.parts))
         run = evaluate(chosen, _request(row["pipeline"], width=row["width"], height=row["height"],
                                         frames=row["frames"], cfg=False))
+        # a "role" row: Wan 2.2 A14B's second expert, measured apart (stage_flops counts every expert and requires
+        # the same count of each)
         assert stage_flops(run).forward == row["flops"]
     elif row["stage"].startswith("encode:"):
         part = next(p for p in chosen.parts if p.role == row["stage"].split(":")[1])
@@ -69,7 +71,7 @@ def test_the_golden_covers_every_class_the_speed_counts():
     denoisers = {p.denoiser.class_name for p, stage in rows if stage == "denoise"}
     encoders = {next(x for x in p.parts if x.role == stage.split(":")[1]).class_name
                 for p, stage in rows if stage.startswith("encode:")}
-    vaes = {p.vae.class_name for p, stage in rows if stage == "decode"}
+    vaes = {_vae_kind(p.vae) for p, stage in rows if stage == "decode"}
     for slug, chosen in load_pipelines().items():
         result = speed_of(evaluate(chosen, _request(slug)), gpu("h100-80gb"), chosen.steps)
         if chosen.denoiser.class_name not in denoisers:
@@ -78,7 +80,31 @@ def test_the_golden_covers_every_class_the_speed_counts():
         assert isinstance(result, DiffusionSpeed)
         assert {p.class_name for p in chosen.parts if p.is_text_encoder} <= encoders, slug
         counted = decode_flops(chosen.vae.class_name, chosen.vae.config, chosen.vae.tensors, 64, 64, 1) is not None
-        assert counted == (chosen.vae.class_name in vaes and not chosen.vae.config.get("is_residual")), slug
+        assert counted == (_vae_kind(chosen.vae) in vaes), slug
+
+
+def _vae_kind(vae: Part) -> tuple[str, bool]:
+    """A VAE class, and whether it is Wan 2.2's residual kind of AutoencoderKLWan (another decoder)."""
+    return vae.class_name, bool(vae.config.get("is_residual"))
+
+
+def test_a_denoiser_class_without_rules_is_not_timed(monkeypatch):
+    monkeypatch.setattr("vramcalc.diffusion.speed.RULES", {})
+    result = speed_of(evaluate(pipeline("qwen-image"), _request("qwen-image")), gpu("h100-80gb"), 50)
+    assert isinstance(result, Phrase) and result.key == "diffusion.speed.not_counted"
+    assert dict(result.values)["name"] == "QwenImageTransformer2DModel"
+
+
+def test_wan22_experts_count_the_same_and_ti2v_times_each_token():
+    """A14B's two experts have the same shapes: the golden holds each at the same count; TI2V-5B's timestep per token
+    runs its time embedding and projection over every image token (its golden row would fail at one per sample)."""
+    experts = {r.get("role", "transformer"): r["flops"] for r in GOLDEN
+               if r["stage"] == "denoise" and r["pipeline"] == "wan2.2-t2v-a14b"}
+    assert experts["transformer"] == experts["transformer_2"]
+    five = pipeline("wan2.2-ti2v-5b")
+    run = evaluate(five, _request("wan2.2-ti2v-5b", cfg=False))
+    without = evaluate(dataclasses.replace(five, options={}), _request("wan2.2-ti2v-5b", cfg=False))
+    assert stage_flops(run).forward > stage_flops(without).forward
 
 
 def _speed(slug: str, card: str = "h100-80gb", steps: int = 10, **changes: object) -> DiffusionSpeed:
@@ -133,6 +159,8 @@ def test_what_is_not_timed_says_why():
     assert on_cpu.encode_s is None and any(p.key == "diffusion.speed.encode_on_cpu" for p in on_cpu.basis)
     hunyuan15 = _speed("hunyuanvideo1.5-480p")
     assert hunyuan15.decode_s is None and any(p.key == "diffusion.speed.decode_not_counted" for p in hunyuan15.basis)
+    assert hunyuan15.basis[0].key == "diffusion.speed.basis_no_decode"  # the basis names no decode it left out
+    assert _speed("flux.1-dev").basis[0].key == "diffusion.speed.basis"
 
 
 def test_the_groups_follow_the_card():

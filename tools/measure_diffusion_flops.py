@@ -33,18 +33,22 @@ from vramcalc.diffusion.run import (  # noqa: E402
     HUNYUAN15_IMAGE_TOKENS,
     sequence_text_tokens,
 )
-from vramcalc.diffusion.stages import latent_shape  # noqa: E402
+from vramcalc.diffusion.stages import image_tokens, latent_shape  # noqa: E402
 
 META, DTYPE = torch.device("meta"), torch.bfloat16
 # (pipeline, width, height, frames, vae tile): the second size of each denoiser, and the decodes counted
 OTHER_SIZES = [("flux.1-dev", 768, 512, 1), ("sd3.5-large", 768, 1280, 1), ("sd3.5-medium", 512, 512, 1),
                ("sdxl", 768, 1280, 1), ("sd1.5", 768, 512, 1), ("wan2.1-t2v-1.3b", 480, 832, 33),
                ("wan2.1-t2v-14b", 832, 480, 81), ("hunyuanvideo", 960, 544, 65), ("hunyuanvideo1.5-480p", 256, 192, 9),
-               ("hunyuanvideo1.5-480p", 320, 320, 5)]
+               ("hunyuanvideo1.5-480p", 320, 320, 5), ("qwen-image", 1664, 928, 1), ("wan2.2-ti2v-5b", 832, 480, 41)]
+# the second expert of a pipeline that has one (Wan 2.2 A14B's transformer_2), at the pipeline's size
+EXPERTS = ["wan2.2-t2v-a14b"]
 DECODES = [("flux.1-dev", 1024, 1024, 1, 0), ("flux.1-dev", 1024, 1024, 1, 512), ("sdxl", 1024, 1024, 1, 0),
            ("sd1.5", 512, 512, 1, 0), ("sd1.5", 768, 512, 1, 256), ("wan2.1-t2v-1.3b", 832, 480, 81, 0),
            ("wan2.1-t2v-1.3b", 512, 512, 9, 256), ("hunyuanvideo", 256, 256, 33, 0),
-           ("hunyuanvideo", 1280, 720, 129, 256), ("hunyuanvideo", 512, 384, 13, 0)]
+           ("hunyuanvideo", 1280, 720, 129, 256), ("hunyuanvideo", 512, 384, 13, 0), ("qwen-image", 1024, 1024, 1, 0),
+           ("qwen-image", 1328, 1328, 1, 512), ("wan2.2-ti2v-5b", 1280, 704, 121, 0),
+           ("wan2.2-ti2v-5b", 512, 512, 9, 256)]
 
 
 def _t(*shape: int) -> torch.Tensor:
@@ -62,8 +66,8 @@ HUNYUAN15_SMALL = {"num_layers": 2, "num_refiner_layers": 1, "num_attention_head
                    "rope_axes_dim": [8, 12, 12]}
 
 
-def denoiser_flops(pipeline: Pipeline, width: int, height: int, frames: int) -> int:
-    part = pipeline.denoiser
+def denoiser_flops(pipeline: Pipeline, width: int, height: int, frames: int, role: str = "") -> int:
+    part = next(p for p in pipeline.denoisers if p.role == role) if role else pipeline.denoiser
     config = part.config
     if part.class_name == "HunyuanVideo15Transformer3DModel":
         config = {**config, **HUNYUAN15_SMALL}
@@ -91,6 +95,13 @@ def denoiser_flops(pipeline: Pipeline, width: int, height: int, frames: int) -> 
     elif part.class_name == "WanTransformer3DModel":
         inputs = {"hidden_states": _t(1, *latent), "encoder_hidden_states": _t(1, text, c.get("text_dim", 4096)),
                   "timestep": t}
+        if pipeline.options.get("expand_timesteps"):  # Wan 2.2 TI2V: a timestep per latent token, as WanPipeline
+            inputs["timestep"] = _t(1, image_tokens(part.class_name, c, latent))
+    elif part.class_name == "QwenImageTransformer2DModel":  # as QwenImagePipeline calls it (one prompt: no mask)
+        ch, h, w = latent
+        inputs = {"hidden_states": _t(1, (h // 2) * (w // 2), 4 * ch),
+                  "encoder_hidden_states": _t(1, text, c.get("joint_attention_dim", 3584)), "timestep": t,
+                  "img_shapes": [[(1, h // 2, w // 2)]]}
     elif part.class_name == "HunyuanVideoTransformer3DModel":
         inputs = {"hidden_states": _t(1, *latent), "encoder_hidden_states": _t(1, text, c.get("text_embed_dim", 4096)),
                   "encoder_attention_mask": torch.ones(1, text, dtype=torch.int64, device=META),
@@ -146,7 +157,7 @@ def decode_flops(pipeline: Pipeline, width: int, height: int, frames: int, tile:
     elif tile:
         model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
                             tile_sample_stride_height=tile * 3 // 4, tile_sample_stride_width=tile * 3 // 4)
-    z = _t(1, *latent)
+    z = _t(1, latent[0], 1, *latent[1:]) if vae.class_name == "AutoencoderKLQwenImage" else _t(1, *latent)
     return _counted(lambda: model.decode(z, return_dict=False))
 
 
@@ -162,6 +173,12 @@ def main() -> None:
         if pipelines[slug].denoiser.class_name == "HunyuanVideo15Transformer3DModel":
             rows[-1]["config"] = HUNYUAN15_SMALL
         print(rows[-1], flush=True)
+    for slug in EXPERTS:
+        p = pipelines[slug]
+        for part in p.denoisers[1:]:
+            rows.append({"stage": "denoise", "pipeline": slug, "role": part.role, "width": p.width, "height": p.height,
+                         "frames": p.frames, "flops": denoiser_flops(p, p.width, p.height, p.frames, part.role)})
+            print(rows[-1], flush=True)
     for slug, pipeline in pipelines.items():
         for part in pipeline.parts:
             if part.is_text_encoder:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .stages import HUNYUAN_STRIDE, HUNYUAN_TILE, VAE_SCALE, WAN_TEMPORAL, _tile_edges
+from .stages import HUNYUAN_STRIDE, HUNYUAN_TILE, VAE_SCALE, WAN_TEMPORAL, _spatial_scale, _tile_edges
 from .tensors import Tensor
 
 # A rule: a name pattern and the stream its weights run over; the first rule that matches wins. Streams: "sample"
@@ -35,6 +35,8 @@ RULES: Mapping[str, Rules] = {
                                          *_DUAL),
     "WanTransformer3DModel": ((_ADALN, "sample"), (r"^condition_embedder\.text_embedder\.", "text"),
                               (r"\.attn2\.to_(k|v)\.", "text"), (r"^blocks\.", "image"), *_DUAL),
+    "QwenImageTransformer2DModel": ((_ADALN, "sample"), (r"_mod\.", "sample"), (r"^txt_in\.|\.txt_mlp\.", "text"),
+                                    (r"^img_in\.|\.img_mlp\.", "image"), *_DUAL),
 }
 # The attentions: the pattern of the query projection's weight, and the streams of its queries and keys.
 ATTENTIONS: Mapping[str, Sequence[tuple[str, str, str]]] = {
@@ -46,6 +48,7 @@ ATTENTIONS: Mapping[str, Sequence[tuple[str, str, str]]] = {
     "HunyuanVideo15Transformer3DModel": ((r"token_refiner\.refiner_blocks\.\d+\.attn\.to_q\.", "refiner", "refiner"),
                                          (r"^transformer_blocks\.\d+\.attn\.to_q\.", "joint", "joint")),
     "WanTransformer3DModel": ((r"\.attn1\.to_q\.", "image", "image"), (r"\.attn2\.to_q\.", "image", "text")),
+    "QwenImageTransformer2DModel": ((r"^transformer_blocks\.\d+\.attn\.to_q\.", "joint", "joint"),),
 }
 MULTIPLIED = ("linear", "conv")
 
@@ -66,7 +69,8 @@ def _count(tensors: Sequence[Tensor], positions: Callable[[str], int],
 
 def dit_flops(class_name: str, tensors: Sequence[Tensor], streams: Mapping[str, int]) -> int:
     """One forward of a DiT denoiser over one sample: `streams` gives the tokens of each stream ("image", "text" and,
-    for HunyuanVideo 1.5, "refiner", "glyph", "vision"); "joint" and "sample" are derived."""
+    for HunyuanVideo 1.5, "refiner", "glyph", "vision"); "joint" is derived, "sample" is 1 unless given (Wan 2.2
+    TI2V's expand_timesteps: a timestep per image token, its time embedding and projection over each)."""
     sizes = {"sample": 1, "joint": streams["image"] + streams["text"], **streams}
     rules, attentions = RULES[class_name], ATTENTIONS[class_name]
 
@@ -125,13 +129,15 @@ def unet_flops(config: Mapping[str, Any], tensors: Sequence[Tensor], height: int
 
 def encoder_flops(tensors: Sequence[Tensor], tokens: int) -> int:
     """One text encoder's forward over one prompt of `tokens`: every Linear over every token (CLIP's text_projection
-    over the pooled token only), and each layer's self-attention (its query projection named q, q_proj or to_q) over
-    tokens x tokens."""
+    over the pooled token only; Qwen2.5-VL's LM head too, its forward computes the logits of every token), and each
+    layer's self-attention (its query projection named q, q_proj or to_q) over tokens x tokens. Qwen2.5-VL's vision
+    tower does not run on a text prompt (no pixel_values): not counted."""
 
     def attention(name: str, width: int) -> int:
         return 4 * tokens * tokens * width if re.search(r"(\.q|q_proj|to_q)\.weight$", name) else 0
 
-    return _count(tensors, lambda name: 1 if name.startswith("text_projection") else tokens, attention)
+    return _count(tensors, lambda name: 1 if name.startswith("text_projection") else tokens, attention,
+                  skip=r"^model\.visual\.")
 
 
 # ---------------------------------------------------------------- VAE decoders
@@ -144,7 +150,7 @@ def _decoder_level(name: str) -> tuple[int, bool]:
     whether it is in the block's upsampler."""
     match = _UP.match(name)
     if match:
-        return int(match.group(1)), ".upsamplers." in name
+        return int(match.group(1)), ".upsampler" in name  # upsamplers.0 (upsampler: Wan 2.2's residual blocks)
     return (99, False) if name.startswith("decoder.conv_out") else (-1, False)
 
 
@@ -178,23 +184,26 @@ def _kl_call(tensors: Sequence[Tensor], height: int, width: int, frames: Sequenc
     return _count(tensors, positions, attention, skip=r"\.time_conv\.|\.to_qkv\.|\.attentions\.0\.proj\.")
 
 
-def _tiles(height: int, width: int, tile: int) -> Counter[tuple[int, int]]:
+def _tiles(height: int, width: int, tile: int, scale: int = VAE_SCALE) -> Counter[tuple[int, int]]:
     """Each tile size and how many tiles have it (a tile's count depends only on its size: counted once)."""
     if not tile or (width <= tile and height <= tile):
         return Counter([(height, width)])
-    return Counter((h, w) for h in _tile_edges(height, tile) for w in _tile_edges(width, tile))
+    return Counter((h, w) for h in _tile_edges(height, tile, scale) for w in _tile_edges(width, tile, scale))
 
 
 def decode_flops(vae_class: str, vae: Mapping[str, Any], tensors: Sequence[Tensor], width: int, height: int,
                  frames: int, tile: int = 0) -> int | None:
     """The VAE decode of one sample (pixels width x height, `frames`), tile by tile when tiled (each tile decoded
-    whole, overlaps included); None where not counted (HunyuanVideo 1.5's VAE)."""
+    whole, overlaps included); None where not counted (HunyuanVideo 1.5's VAE). Qwen-Image's is Wan 2.1's over one
+    frame; Wan 2.2's (is_residual) decodes at 1/16 of the pixels to the 2 x 2 patches that unpatchify unfolds (no
+    FLOPs, nor in its DupUp3D shortcuts)."""
     if vae_class == "AutoencoderKL":
         return sum(n * _kl_call(tensors, h // VAE_SCALE, w // VAE_SCALE)
                    for (h, w), n in _tiles(height, width, tile).items())
-    if vae_class == "AutoencoderKLWan" and not vae.get("is_residual"):  # Wan 2.2's residual VAE: not counted yet
-        return sum(n * _wan_decode(vae, tensors, h // VAE_SCALE, w // VAE_SCALE, frames)
-                   for (h, w), n in _tiles(height, width, tile).items())
+    if vae_class in ("AutoencoderKLWan", "AutoencoderKLQwenImage"):
+        scale = _spatial_scale(vae_class, vae)
+        return sum(n * _wan_decode(vae, tensors, h // scale, w // scale, frames)
+                   for (h, w), n in _tiles(height, width, tile, scale).items())
     if vae_class == "AutoencoderKLHunyuanVideo":
         return _hunyuan_decode(tensors, height, width, frames, tile)
     return None

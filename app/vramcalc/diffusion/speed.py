@@ -7,7 +7,8 @@ docs/accuracy.md "Speed of image and video pipelines"), plus the weights the pla
 A step is one denoiser forward per sample and per guidance pass (CFG doubles the batch or runs a second pass: the
 same FLOPs); the run is the text encoders over the prompt (and the negative prompt with CFG), the steps, and the VAE
 decode of every sample. What is not counted says so in the basis: text encoders on the CPU, a VAE whose FLOPs are not
-counted (HunyuanVideo 1.5's), dequantising GGUF or NF4 weights, fp32 weights (another rate)."""
+counted (HunyuanVideo 1.5's: the basis then names the steps and the text encoding only), dequantising GGUF or NF4
+weights, fp32 weights (another rate)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,14 @@ def stage_flops(run: Run) -> StageFlops:
         if pipeline.pipeline_class == "HunyuanVideo15Pipeline":
             streams.update(refiner=pipeline.text_tokens["text_encoder"] - HUNYUAN15_CROP_START,
                            glyph=pipeline.text_tokens["text_encoder_2"], vision=HUNYUAN15_IMAGE_TOKENS)
-        forward = dit_flops(denoiser.class_name, denoiser.tensors, streams)
+        if pipeline.options.get("expand_timesteps"):  # Wan 2.2 TI2V: a timestep per image token
+            streams["sample"] = streams["image"]
+        # Wan 2.2 A14B: each step runs one expert (transformer while the timestep is at least boundary_ratio x 1000,
+        # then transformer_2); its two have the same config, so every step counts the same
+        experts = {dit_flops(part.class_name, part.tensors, streams) for part in pipeline.denoisers}
+        if len(experts) > 1:
+            raise ValueError(f"{pipeline.slug}: experts of different sizes, whose share of the steps is not counted")
+        forward = experts.pop()
     prompts = 2 if request.cfg else 1
     encode = {p.role: prompts * encoder_flops(p.tensors, pipeline.text_tokens[p.role])
               for p in pipeline.parts if p.is_text_encoder}
@@ -128,8 +136,9 @@ def speed_of(run: Run, gpu: GpuSpec, steps: int, machine: Machine | None = None,
     total = steps * step_s + (encode_s or 0.0) + (decode_s or 0.0) + offload["run"]
     stats = rates()["validation"].get(name, {})
     validated = bool(stats.get("validated", False))
-    basis = [phrase("diffusion.speed.basis", steps=steps, tflop=f"{step_flops / TERA:,.1f}",
-                    share=f"{100 * share:.0f}%", tflops=f"{peak / TERA:,.0f}")]
+    basis = [phrase("diffusion.speed.basis" if decode_s is not None else "diffusion.speed.basis_no_decode",
+                    steps=steps, tflop=f"{step_flops / TERA:,.1f}", share=f"{100 * share:.0f}%",
+                    tflops=f"{peak / TERA:,.0f}")]
     if on_cpu:
         basis.append(phrase("diffusion.speed.encode_on_cpu"))
     if decode_s is None:

@@ -8,6 +8,7 @@ attention score matrix is made). Each formula names the tensors it counts; e is 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 FP32 = 4
@@ -43,7 +44,7 @@ def latent_shape(vae_class: str, vae: dict[str, Any], width: int, height: int, f
     return (int(vae.get("latent_channels", 4)), height // VAE_SCALE, width // VAE_SCALE)
 
 
-def _spatial_scale(vae_class: str, vae: dict[str, Any]) -> int:
+def _spatial_scale(vae_class: str, vae: Mapping[str, Any]) -> int:
     """Pixels per latent a side: AutoencoderKLWan's scale_factor_spatial (16 for Wan 2.2's, its 8x network and a 2 x 2
     patch), 8 for the others read here."""
     return int(vae.get("scale_factor_spatial", VAE_SCALE)) if vae_class == "AutoencoderKLWan" else VAE_SCALE

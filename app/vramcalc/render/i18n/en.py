@@ -1477,6 +1477,9 @@ EN: Mapping[str, str] = {
     "diffusion.speed.basis": "{steps} steps of {tflop} TFLOP each (every image and guidance pass), the text "
                              "encoding and the VAE decode, counted layer by layer, at {share} of the card's dense "
                              "16-bit {tflops} TFLOPS: the share published runs reach.",
+    "diffusion.speed.basis_no_decode": "{steps} steps of {tflop} TFLOP each (every image and guidance pass) and the "
+                                       "text encoding, counted layer by layer, at {share} of the card's dense 16-bit "
+                                       "{tflops} TFLOPS: the share published runs reach.",
     "diffusion.speed.encode_on_cpu": "The text encoders on the CPU: their time is left out.",
     "diffusion.speed.decode_not_counted": "This VAE's decode is not counted yet: its time is left out.",
     "diffusion.speed.offload": "Weights moved over PCIe at {pcie} GB/s by the placement: {seconds} s.",

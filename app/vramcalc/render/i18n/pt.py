@@ -1552,6 +1552,9 @@ PT: Mapping[str, str] = {
     "diffusion.speed.basis": "{steps} passos de {tflop} TFLOP cada (toda imagem e passada de guidance), a codificação "
                              "do texto e a decodificação do VAE, contados camada a camada, a {share} dos {tflops} "
                              "TFLOPS densos de 16 bits da placa: a fração que execuções publicadas atingem.",
+    "diffusion.speed.basis_no_decode": "{steps} passos de {tflop} TFLOP cada (toda imagem e passada de guidance) e "
+                                       "a codificação do texto, contados camada a camada, a {share} dos {tflops} "
+                                       "TFLOPS densos de 16 bits da placa: a fração que execuções publicadas atingem.",
     "diffusion.speed.encode_on_cpu": "Os codificadores de texto na CPU: o tempo deles fica de fora.",
     "diffusion.speed.decode_not_counted": "A decodificação deste VAE ainda não é contada: o tempo dela fica de fora.",
     "diffusion.speed.offload": "Pesos movidos pelo PCIe a {pcie} GB/s pelo posicionamento: {seconds} s.",
