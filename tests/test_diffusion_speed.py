@@ -208,3 +208,12 @@ def test_the_page_notes_the_time_at_the_pipelines_steps(language):
     notes = present_diffusion(run, gpu=gpu("rtx-4090"), words=Words(language)).notes
     assert any("RTX 4090" in note and "50" in note for note in notes)
     assert not any("RTX 4090" in note for note in present_diffusion(run, words=Words(language)).notes)
+
+
+def test_the_pages_time_note_names_only_the_stages_it_counts():
+    """HunyuanVideo 1.5's VAE decode is not counted: the note says so instead of claiming it."""
+    counted = present_diffusion(evaluate(pipeline("flux.1-dev"), _request("flux.1-dev")), gpu=gpu("h100-80gb"))
+    uncounted = present_diffusion(evaluate(pipeline("hunyuanvideo1.5-480p"), _request("hunyuanvideo1.5-480p")),
+                                  gpu=gpu("h100-80gb"))
+    assert "with the text encoding and the VAE decode (" in counted.notes[1]
+    assert "with the text encoding (the VAE decode not counted)" in uncounted.notes[1]

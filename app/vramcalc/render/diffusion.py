@@ -92,6 +92,8 @@ def speed_notes(run: Run, gpu: GpuSpec, words: Words) -> tuple[str, ...]:
     return (words.message("diffusion.speed.note", gpu=gpu.display_name, steps=speed.steps, step=s(speed.step_s),
                           denoise=s(speed.denoise_s), total=s(speed.per_output_s),
                           output=words.message(f"diffusion.speed.{'clip' if run.request.frames > 1 else 'image'}"),
+                          with_=words.message(f"diffusion.speed.with.{speed.encode_s is not None}."
+                                              f"{speed.decode_s is not None}"),
                           validated=words.message(f"diffusion.speed.validated.{speed.validated}")),
             *(words.say(line) for line in speed.basis))
 

@@ -1465,8 +1465,11 @@ EN: Mapping[str, str] = {
                             "higher.",
     "diffusion.tensors_only": "PyTorch's tensors, as measured with diffusers: the CUDA context (0.4 to 1 GiB by "
                               "card) and the caching allocator's reserve come on top.",
-    "diffusion.speed.note": "On {gpu}: {steps} steps × {step} = {denoise}; {total} per {output} with the text encoding "
-                            "and the VAE decode ({validated}).",
+    "diffusion.speed.note": "On {gpu}: {steps} steps × {step} = {denoise}; {total} per {output} {with_} ({validated}).",
+    "diffusion.speed.with.True.True": "with the text encoding and the VAE decode",
+    "diffusion.speed.with.True.False": "with the text encoding (the VAE decode not counted)",
+    "diffusion.speed.with.False.True": "with the VAE decode (the text encoding on the CPU not counted)",
+    "diffusion.speed.with.False.False": "(the text encoding on the CPU and the VAE decode not counted)",
     "diffusion.speed.image": "image",
     "diffusion.speed.clip": "clip",
     "diffusion.speed.validated.True": "validated against published runs",

@@ -1540,8 +1540,13 @@ PT: Mapping[str, str] = {
                             "pode ser maior.",
     "diffusion.tensors_only": "Os tensores do PyTorch, como medidos com o diffusers: o contexto CUDA (0,4 a 1 GiB "
                               "conforme a placa) e a reserva do alocador vêm por cima.",
-    "diffusion.speed.note": "Em {gpu}: {steps} passos × {step} = {denoise}; {total} por {output} com a codificação do "
-                            "texto e a decodificação do VAE ({validated}).",
+    "diffusion.speed.note": (
+        "Em {gpu}: {steps} passos × {step} = {denoise}; {total} por {output} {with_} ({validated})."
+    ),
+    "diffusion.speed.with.True.True": "com a codificação do texto e a decodificação do VAE",
+    "diffusion.speed.with.True.False": "com a codificação do texto (a decodificação do VAE não contada)",
+    "diffusion.speed.with.False.True": "com a decodificação do VAE (a codificação do texto na CPU não contada)",
+    "diffusion.speed.with.False.False": "(a codificação do texto na CPU e a decodificação do VAE não contadas)",
     "diffusion.speed.image": "imagem",
     "diffusion.speed.clip": "vídeo",
     "diffusion.speed.validated.True": "validado contra execuções publicadas",
