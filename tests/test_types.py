@@ -528,3 +528,13 @@ def test_command_a_plus_slides_by_its_prefix_pattern_then_its_own_and_reads_the_
     text = _case("minimax_m3_vl_text/full")
     wrapped = {"model_type": "minimax_m3_vl", "text_config": text, "vision_config": {"hidden_size": 1280}}
     assert param_count(from_hf_config(wrapped)) >= param_count(from_hf_config(text))
+
+
+def test_minimax_m3_as_the_hubs_files_name_its_text_config():
+    """MiniMax-M3's files name the text config minimax_m3 (vLLM's MiniMaxM3TextConfig) and carry use_qk_norm, an
+    MTP layer and a moe_layer_freq per layer; read as the minimax_m3_vl_text class reads them."""
+    text = {**_case("minimax_m3_vl_text/perturbed"), "model_type": "minimax_m3", "use_qk_norm": True,
+            "num_nextn_predict_layers": 1}
+    spec = from_hf_config({"model_type": "minimax_m3_vl", "text_config": text})
+    assert not spec.assumptions and spec.mtp_layers == 1
+    assert param_count(spec) == param_count(from_hf_config(_case("minimax_m3_vl_text/perturbed")))

@@ -422,7 +422,8 @@ READERS: Mapping[str, Reader] = {
                                  moe=MoeKeys.DEEPSEEK, minimax3=True, extra=frozenset({
                                      "num_local_experts", "dense_intermediate_size", "shared_intermediate_size",
                                      "index_n_heads", "index_head_dim", "index_block_size", "index_topk_blocks",
-                                     "index_local_blocks", "sparse_attention_config", "rotary_dim", "layer_types"})),
+                                     "index_local_blocks", "sparse_attention_config", "rotary_dim", "layer_types",
+                                     "use_qk_norm"})),  # MiniMaxM3VLAttention norms q and k whatever it says
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",
@@ -431,7 +432,8 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text"}
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
-                "qwen3_vl_moe_text": "qwen3_moe", "exaone4_5_text": "exaone4"}  # Exaone4_5_Config renames it so
+                "qwen3_vl_moe_text": "qwen3_moe", "exaone4_5_text": "exaone4",  # Exaone4_5_Config renames it so
+                "minimax_m3": "minimax_m3_vl_text"}  # the hub's MiniMax-M3 files (vLLM's MiniMaxM3TextConfig)
 # Older names a config may carry, which its class reads in place of the new ones (Lfm2Config and
 # Lfm2MoeConfig.__post_init__ pop them over the defaults).
 LEGACY_KEYS = {"lfm2": {"block_ff_dim": "intermediate_size", "tie_embedding": "tie_word_embeddings"},
