@@ -503,3 +503,38 @@ def test_longcat_flash_counts_its_zero_experts_as_transformers_holds_them_and_sa
     assert any("no architecture for longcat_flash" in ENGLISH.say(a) for a in result.assumptions)
     # each sublayer caches MLA's latent (LongcatFlashMLA: DeepSeek-V3's)
     assert spec.kv_values_per_sequence(100) == 6 * 100 * (64 + 16)
+
+
+def test_minimax_m3s_indexer_keeps_one_key_per_token_on_its_sparse_layers_only():
+    """MiniMaxM3VLIndexer on the minimax_m3_sparse layers (the hub's sparse_attention_freq): transformers'
+    MiniMaxM3VLSparseCacheLayer.idx_keys and vLLM's MiniMaxM3IndexerCache (bf16, no fp8 scales as DSA's) keep
+    one key of index_head_dim per token there; the other layers keep only their K and V."""
+    m3 = _case("minimax_m3_vl_text/perturbed")  # sparse on layers 1, 3, 4, 5; index keys of 64
+    spec = from_hf_config(m3)
+    assert spec.indexer is not None and spec.indexer.shared == {0, 2} and spec.indexer.heads == 2
+    dense = {**m3, "sparse_attention_config": {**m3["sparse_attention_config"], "sparse_attention_freq": [0] * 6}}
+    assert from_hf_config(dense).indexer is None
+    tokens = 8192
+    for runtime in ("transformers", "vllm"):
+        assert _kv(m3, runtime) - _kv(dense, runtime) == 4 * tokens * 64 * 2, runtime
+
+
+def test_command_a_plus_slides_by_its_prefix_pattern_then_its_own_and_reads_the_wrapper():
+    """Cohere2MoeConfig: the first_k_dense_replace dense layers attend in full every
+    prefix_dense_sliding_window_pattern-th layer, the others every sliding_window_pattern-th (4)."""
+    spec = from_hf_config(_case("cohere2_moe/perturbed"))
+    assert "".join(k.value[0] for k in spec.kinds) == "sfsssfs"
+    assert spec.moe_layers == (False, False, True, True, True, True, True) and spec.ffn == 2048
+    text = _case("minimax_m3_vl_text/full")
+    wrapped = {"model_type": "minimax_m3_vl", "text_config": text, "vision_config": {"hidden_size": 1280}}
+    assert param_count(from_hf_config(wrapped)) >= param_count(from_hf_config(text))
+
+
+def test_minimax_m3_as_the_hubs_files_name_its_text_config():
+    """MiniMax-M3's files name the text config minimax_m3 (vLLM's MiniMaxM3TextConfig) and carry use_qk_norm, an
+    MTP layer and a moe_layer_freq per layer; read as the minimax_m3_vl_text class reads them."""
+    text = {**_case("minimax_m3_vl_text/perturbed"), "model_type": "minimax_m3", "use_qk_norm": True,
+            "num_nextn_predict_layers": 1}
+    spec = from_hf_config({"model_type": "minimax_m3_vl", "text_config": text})
+    assert not spec.assumptions and spec.mtp_layers == 1
+    assert param_count(spec) == param_count(from_hf_config(_case("minimax_m3_vl_text/perturbed")))

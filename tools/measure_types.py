@@ -269,6 +269,25 @@ CASES: dict[str, tuple[dict, dict]] = {
                   {"text_config": {"model_type": "exaone4_5_text", "num_hidden_layers": 5, "hidden_size": 768,
                                    "intermediate_size": 2048, "num_attention_heads": 12, "num_key_value_heads": 4,
                                    "sliding_window": 256, "max_position_embeddings": 8192, "vocab_size": 32000}}),
+    # Command A Plus: the perturbed one with a dense prefix (its own width and window pattern), a shared expert,
+    # biases, RMSNorms and an untied head, first_k_dense_replace as the hub's files may give it
+    "cohere2_moe": ({}, {"num_hidden_layers": 7, "hidden_size": 768, "intermediate_size": 512,
+                         "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 64, "num_experts": 12,
+                         "num_experts_per_tok": 3, "num_shared_experts": 2, "first_k_dense_replace": 2,
+                         "prefix_dense_intermediate_size": 2048, "prefix_dense_sliding_window_pattern": 2,
+                         "sliding_window": 256, "attention_bias": True, "rms_norm_eps": 1e-5,
+                         "tie_word_embeddings": False, "vocab_size": 32000}),
+    # MiniMax-M3: the perturbed one as the hub's files write it (sparse_attention_config, moe_layer_freq as lists),
+    # a shared expert and dense layers of their own widths, an indexer on four of six layers
+    "minimax_m3_vl_text": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "intermediate_size": 256,
+                                "dense_intermediate_size": 2048, "shared_intermediate_size": 384,
+                                "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 64,
+                                "num_local_experts": 16, "num_experts_per_tok": 4, "moe_layer_freq": [0, 0, 1, 1, 1, 1],
+                                "sparse_attention_config": {"use_sparse_attention": True, "sparse_index_dim": 64,
+                                                            "sparse_num_index_heads": 2, "sparse_topk_blocks": 8,
+                                                            "sparse_block_size": 64,
+                                                            "sparse_attention_freq": [0, 1, 0, 1, 1, 1]},
+                                "vocab_size": 32000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7"}

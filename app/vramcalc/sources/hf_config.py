@@ -94,7 +94,8 @@ MEMORY_KEYS = frozenset({
     "block_ffn_dim_multiplier", "block_multiple_of", "moe_topk", "num_shared_experts", "use_cla", "hc_mult", "o_groups",
     "o_lora_rank", "compress_ratios", "compress_rates", "share_expert_dim", "moe_layers_enum",
     "attention_other_setting", "num_sliding_attention_heads", "num_attention_groups", "moe_top_k", "altup_num_inputs",
-    "laurel_rank",
+    "laurel_rank", "prefix_dense_intermediate_size", "prefix_dense_sliding_window_pattern", "dense_intermediate_size",
+    "index_block_size", "index_topk_blocks", "sparse_attention_config",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -183,6 +184,10 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _longcat_config(config)
     if reader.step:
         config = _step3p5_config(config)
+    if reader.cohere_moe:
+        config, reader = _cohere2_moe_config(config, reader)
+    if reader.minimax3:
+        config = _minimax3_config(config)
     if reader.gemma3n:
         config = {**config, "intermediate_size": _gemma3n_width(config, model_type, assumptions)}
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
@@ -416,6 +421,18 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
             index_head_dim=_int(config, "index_head_dim", 1, MAX_DIM, default=128))
     if reader.mimo:
         fields.update(_read_mimo(config, fields, assumptions))
+    if reader.minimax3:
+        if moe is not None:  # MiniMaxM3VLSparseMoeBlock.shared_experts: a gated MLP of its own width
+            fields["moe"] = dataclasses.replace(moe, shared_ffn=_int(config, "shared_intermediate_size", 1, MAX_DIM))
+        types = config["layer_types"]  # set by _minimax3_config, checked by _read_layers
+        assert isinstance(types, list)
+        sparse = {i for i, t in enumerate(types) if t == "minimax_m3_sparse"}
+        if sparse:
+            fields["indexer"] = Indexer(
+                heads=_int(config, "index_n_heads", 1, MAX_HEADS), head_dim=_int(config, "index_head_dim", 1, MAX_DIM),
+                topk=_int(config, "index_topk_blocks", 1, MAX_POSITIONS) * _int(config, "index_block_size", 1,
+                                                                                   MAX_POSITIONS),
+                shared=frozenset(range(layers)) - sparse, from_hidden=True)
     if reader.step:
         fields.update(_read_step3p5(config, fields, assumptions))
     if reader.gemma3n:
@@ -461,6 +478,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
                  "chunked_attention": AttentionKind.CHUNKED, "linear_attention": AttentionKind.LINEAR}
         if reader.indexer:  # DSA: MLA over the tokens its indexer picks, every layer's cache whole
             names["indexed_attention"] = AttentionKind.FULL
+        if reader.minimax3:  # block-sparse attention over the blocks its indexer picks, the cache whole
+            names["minimax_m3_sparse"] = AttentionKind.FULL
         if reader.mamba is not None:  # transformers 5 names Mamba layers linear_attention
             names |= {"linear_attention": AttentionKind.MAMBA, "mamba": AttentionKind.MAMBA,
                       "attention": AttentionKind.FULL}
@@ -955,6 +974,61 @@ def _longcat_config(config: Mapping[str, object]) -> dict[str, object]:
 
 
 DSV4_TYPES = {"sliding_attention": 0, "compressed_sparse_attention": 1, "heavily_compressed_attention": 2}
+
+
+def _cohere2_moe_config(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, object], Reader]:
+    """A Command A Plus config in DeepSeek's keys, as Cohere2MoeConfig.__post_init__ and Cohere2MoeDecoderLayer read
+    it: `num_experts` of `intermediate_size` (the shared expert `num_shared_experts` times that), the first
+    `first_k_dense_replace` layers (else `mlp_layer_types`) a dense MLP of `prefix_dense_intermediate_size` (else
+    `intermediate_size`); unless `layer_types` says, the prefix's every `prefix_dense_sliding_window_pattern`-th
+    layer and the others' every `sliding_window_pattern`-th attend in full. RMSNorms in place of the LayerNorms
+    when `rms_norm_eps` is set (the same weights)."""
+    config = dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    first = _int(config, "first_k_dense_replace", 0, layers, default=0)
+    if config.get("layer_types") is None:
+        prefix = _int(config, "prefix_dense_sliding_window_pattern", 1, MAX_LAYERS, default=1)
+        rest = _int(config, "sliding_window_pattern", 1, MAX_LAYERS, default=4)
+        config["layer_types"] = [("sliding_attention" if (i + 1) % pattern else "full_attention")
+                                 for count, pattern in ((first, prefix), (layers - first, rest)) for i in range(count)]
+    if config.get("mlp_layer_types") is None:
+        config["mlp_layer_types"] = ["dense" if i < first else "sparse" for i in range(layers)]
+    width = config.get("intermediate_size")
+    config |= {"n_routed_experts": config.get("num_experts"), "n_shared_experts": config.get("num_shared_experts", 0),
+               "moe_intermediate_size": width, "first_k_dense_replace": 0,
+               "intermediate_size": config.get("prefix_dense_intermediate_size") or width}
+    if config.get("rms_norm_eps") is not None:
+        reader = dataclasses.replace(reader, norm=Norm.RMS, compute=NormCompute.RMS)
+    return config, reader
+
+
+def _minimax3_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A MiniMax-M3 text config in DeepSeek's keys, as MiniMaxM3VLTextConfig.__post_init__ reads it: the indexer's
+    sizes from the hub's `sparse_attention_config` (sparse_num_index_heads, sparse_index_dim, ...) and its layers
+    from `sparse_attention_freq` (1: minimax_m3_sparse) unless `layer_types` says; `num_local_experts` experts of
+    `intermediate_size`, dense layers of `dense_intermediate_size` by `mlp_layer_types` or `moe_layer_freq`."""
+    config = dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    sparse = config.get("sparse_attention_config") or {}
+    if not isinstance(sparse, Mapping):
+        raise ValidationError("sparse_attention_config", _short(sparse), "expected an object")
+    for key, legacy in (("index_n_heads", "sparse_num_index_heads"), ("index_head_dim", "sparse_index_dim"),
+                        ("index_block_size", "sparse_block_size"), ("index_topk_blocks", "sparse_topk_blocks")):
+        if legacy in sparse:
+            config[key] = sparse[legacy]
+    if config.get("layer_types") is None:
+        freq = sparse.get("sparse_attention_freq")
+        if freq is not None:
+            flags = _int_list_flags(freq, layers, "sparse_attention_config.sparse_attention_freq")
+            config["layer_types"] = ["minimax_m3_sparse" if f else "full_attention" for f in flags]
+        else:
+            config["layer_types"] = ["full_attention"] * layers
+    if config.get("mlp_layer_types") is None and isinstance(config.get("moe_layer_freq"), list):
+        flags = _int_list_flags(config["moe_layer_freq"], layers, "moe_layer_freq")
+        config["mlp_layer_types"] = ["sparse" if f else "dense" for f in flags]
+    return config | {"n_routed_experts": config.get("num_local_experts"), "n_shared_experts": 0,
+                     "moe_intermediate_size": config.get("intermediate_size"), "first_k_dense_replace": 0,
+                     "moe_layer_freq": 1, "intermediate_size": config.get("dense_intermediate_size")}
 
 
 def _dsv4_config(config: Mapping[str, object]) -> dict[str, object]:

@@ -195,6 +195,10 @@ class Reader:
     # the legacy keys and MTP-padded lists of the hub's files (hf_config._step3p5_config)
     gemma3n: bool = False  # Gemma 3n: AltUp and Laurel in every layer, per-layer embeddings, layers reusing K/V
     mimo: bool = False  # MiMo-V2: sliding layers with twice the KV heads and sinks, a value head of v_head_dim
+    minimax3: bool = False  # MiniMax-M3: a lightning indexer on the minimax_m3_sparse layers, a shared expert of
+    # shared_intermediate_size, dense layers of dense_intermediate_size (hf_config._minimax3_config)
+    cohere_moe: bool = False  # Command A Plus: experts of intermediate_size, a dense prefix of its own width and
+    # window pattern (hf_config._cohere2_moe_config)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -404,15 +408,32 @@ READERS: Mapping[str, Reader] = {
     "solar_open": Reader(moe=MoeKeys.DEEPSEEK, o_bias=False),
     # Youtu-LLM: DeepSeek-V3's latent attention before a dense SwiGLU MLP, a tied head
     "youtu": Reader(mla=True, tie_default=True),
+    # Command A Plus (Cohere2MoeForCausalLM): Cohere 2's parallel block (one norm, attention_bias on q/k/v/o,
+    # sliding layers but every 4th) with experts of intermediate_size and a shared expert of num_shared_experts
+    # times that, after a dense prefix of prefix_dense_intermediate_size
+    "cohere2_moe": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, tie_default=True,
+                          sliding=Sliding.TYPES, pattern=4, moe=MoeKeys.DEEPSEEK, cohere_moe=True, extra=frozenset({
+                              "num_experts", "num_shared_experts", "prefix_dense_intermediate_size",
+                              "prefix_dense_sliding_window_pattern", "rms_norm_eps", "layer_norm_eps"})),
+    # MiniMax-M3 (MiniMaxM3VLForCausalLM): M2's attention (q/k RMSNorm (1 + weight) per head), a lightning indexer
+    # on the minimax_m3_sparse layers, sigmoid-routed experts of intermediate_size beside a shared expert, and
+    # dense layers by mlp_layer_types (or the hub's moe_layer_freq)
+    "minimax_m3_vl_text": Reader(qk_norm=QkNorm.HEAD, compute=NormCompute.RMS_FP32, qkv_bias=False, o_bias=False,
+                                 moe=MoeKeys.DEEPSEEK, minimax3=True, extra=frozenset({
+                                     "num_local_experts", "dense_intermediate_size", "shared_intermediate_size",
+                                     "index_n_heads", "index_head_dim", "index_block_size", "index_topk_blocks",
+                                     "index_local_blocks", "sparse_attention_config", "rotary_dim", "layer_types",
+                                     "use_qk_norm"})),  # MiniMaxM3VLAttention norms q and k whatever it says
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",
               "mistral3": "mistral", "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text",
               "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5",
-              "exaone4_5": "exaone4"}
+              "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text"}
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
-                "qwen3_vl_moe_text": "qwen3_moe", "exaone4_5_text": "exaone4"}  # Exaone4_5_Config renames it so
+                "qwen3_vl_moe_text": "qwen3_moe", "exaone4_5_text": "exaone4",  # Exaone4_5_Config renames it so
+                "minimax_m3": "minimax_m3_vl_text"}  # the hub's MiniMax-M3 files (vLLM's MiniMaxM3TextConfig)
 # Older names a config may carry, which its class reads in place of the new ones (Lfm2Config and
 # Lfm2MoeConfig.__post_init__ pop them over the defaults).
 LEGACY_KEYS = {"lfm2": {"block_ff_dim": "intermediate_size", "tie_embedding": "tie_word_embeddings"},

@@ -121,11 +121,13 @@ class Indexer:
     topk: int
     shared: frozenset[int] = frozenset()  # GLM-5.2's `indexer_types` "shared" layers: they reuse the previous
     # full layer's top-k and have no indexer, no weights and no keys (GlmMoeDsaAttention.skip_topk)
+    from_hidden: bool = False  # MiniMax-M3 (MiniMaxM3VLIndexer): queries from the layer's input, RMSNorms over q
+    # and k, a block's best key chosen; vLLM keeps its keys as they are (MiniMaxM3IndexerCache: bf16, no scales)
 
     def key_bytes_per_token(self, e: int, *, fp8_packed: bool) -> int:
         """One layer's indexer key for one token: `head_dim` values of `e` bytes, or vLLM's fp8 layout,
         `head_dim + head_dim // 128 * 4` bytes (the fp8 values and one 4-byte scale per 128)."""
-        return self.head_dim + self.head_dim // 128 * 4 if fp8_packed else self.head_dim * e
+        return self.head_dim + self.head_dim // 128 * 4 if fp8_packed and not self.from_hidden else self.head_dim * e
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

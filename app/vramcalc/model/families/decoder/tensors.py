@@ -115,6 +115,12 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += _compressed(spec, spec.compressed, p, index)
     else:
         tensors += _attention(spec, p, kind, reuses_kv=index >= spec.layers - spec.reusing_layers)
+        if spec.indexer is not None and index not in spec.indexer.shared:  # MiniMaxM3VLIndexer: q, k, their norms
+            ix = spec.indexer
+            tensors += [*_linear(p + "indexer.attn_q", ix.heads * ix.head_dim, h, Role.ATTENTION),
+                        *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
+                        Tensor(p + "indexer.q_norm.weight", (ix.head_dim,), Role.NORM),
+                        Tensor(p + "indexer.k_norm.weight", (ix.head_dim,), Role.NORM)]
     if spec.parallel_mamba:  # Falcon-H1: a Mamba mixer beside the attention
         tensors += _mamba(spec, p)
     if not spec.layer_has_mlp(kind):

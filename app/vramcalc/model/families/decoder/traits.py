@@ -152,6 +152,9 @@ TRAITS: Mapping[str, Traits] = {
     "cwm": DEFAULT,  # Llama's layers, Qwen2's attention
     "solar_open": Traits(fp32_router=True, fp32_routing_weights=True),  # Glm4MoeTopkRouter: F.linear in fp32
     "youtu": DEFAULT,  # DeepSeek-V3's attention, Qwen3's MLP, Llama's norms
+    "cohere2_moe": DEFAULT,  # Cohere2MoeTopKRouter: F.linear in the model's dtype, the softmax's weights cast back
+    # MiniMaxM3VLTopKRouter: sigmoid on router_logits.float(), the weights kept fp32; its RMSNorm: 1 + weight.float()
+    "minimax_m3_vl_text": Traits(fp32_routing_weights=True, fp32_norm_weight_copies=True),
 }
 
 
