@@ -62,6 +62,8 @@ class Workload:
     image_tokens: int = 0  # the tokens they became in each sequence, counted in `seq` (inputs/parse.py)
     beams: int = 5  # speech: the beam size (transformers' num_beams, faster-whisper's beam_size, whisper.cpp's -bs)
     audio_seconds: int = 30  # speech: each audio's length; Whisper hears it in 30 s windows
+    window_tokens: int | None = None  # faster-whisper: tokens written per window (None: the most, the worst case)
+    no_fallback: bool = False  # faster-whisper, one window at a time: temperature=0, no fallback (best_of 5)
     lora_rank: int = 0
     lora_targets: tuple[str, ...] = (ALL_LINEAR,)
     lora_embeddings: bool = False

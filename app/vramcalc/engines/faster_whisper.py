@@ -1,8 +1,9 @@
 """faster-whisper 1.2 on CTranslate2 4.x (a CUDA card): a Whisper model transcribing, window after window
 (WhisperModel.transcribe) or `batch` windows at once (BatchedInferencePipeline). Read from their sources
-(SYSTRAN/faster-whisper faster_whisper/transcribe.py, OpenNMT/CTranslate2 src/models/model.cc, src/decoding.cc,
-src/layers/transformer.cc, src/layers/attention.cc); not measured here, so the working memory and the CUDA context
-are approximate (docs/accuracy.md)."""
+(SYSTRAN/faster-whisper faster_whisper/transcribe.py, OpenNMT/CTranslate2 src/models/model.cc, src/models/whisper.cc,
+src/decoding.cc, src/layers/decoder.cc, src/layers/transformer.cc, src/layers/attention.cc); not measured here, so
+the working memory and the CUDA context are approximate (docs/accuracy.md). The tokens a window writes and whether
+it falls back depend on the audio: the worst case unless `window_tokens` and `no_fallback` say otherwise."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from ..core.choices import Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
+from ..core.option import Kind, Option, optional, parse_flag, parse_int
 from ..core.phrase import phrase
 from ..core.units import format_binary
 from ..formats import weights as formats
@@ -26,10 +28,23 @@ from ..workload import Workload
 from .base import EngineBreakdown, NoPool, pytorch_overhead, refuse_training
 
 BEST_OF = 5  # transcribe(best_of=5): the temperature fallback samples 5 hypotheses (num_hypotheses)
+MAX_LENGTH = 448  # WhisperModel.max_length: the prompt and the tokens written, per window
 # faster-whisper's compute_type for each precision: "int8" on a model saved in float16 (Systran's conversions)
 # runs int8_float16 (CTranslate2 docs/quantization.md: non-quantized layers keep the saved float type)
 COMPUTE_TYPES = {Precision.FP16: "float16", Precision.BF16: "bfloat16", Precision.FP32: "float32",
                  Precision.INT8: "int8_float16"}
+
+_SHOWN = {"runtime": ("faster-whisper",), "mode": ("speech",)}
+OPTIONS = (
+    Option(key="window_tokens", default="", group="engine", metavar="N", shown_when=_SHOWN,
+           help=f"faster-whisper: the tokens the decoder writes for each 30 s window (default: the most it may, "
+                f"{MAX_LENGTH // 2}: the worst case)",
+           parse=optional(lambda t: parse_int("window_tokens", t, 1, MAX_LENGTH // 2))),
+    Option(key="no_fallback", default="0", group="engine", kind=Kind.FLAG, shown_when=_SHOWN,
+           help="faster-whisper, one window at a time: temperature=0, beam search only (by default the temperature "
+                "fallback's best_of 5 samples, each with its own cross-attention, are counted: the worst case)",
+           parse=lambda t: parse_flag("no_fallback", t)),
+)
 
 
 def ct2_weights_bytes(model: ModelSpec, precision: Precision) -> int:
@@ -44,6 +59,55 @@ def ct2_weights_bytes(model: ModelSpec, precision: Precision) -> int:
         quantized = precision is Precision.INT8 and len(tensor.shape) == 2 and "position_embd" not in tensor.name
         total += tensor.numel + 4 * tensor.shape[0] if quantized else tensor.numel * e
     return total
+
+
+def padded_vocab(model: ModelSpec, precision: Precision) -> int:
+    """The output layer's rows once WhisperReplica::generate calls update_output_layer(preferred_size_multiple):
+    8 for float16 and bfloat16, 16 for int8 on a card with tensor cores (types.cc get_preferred_size_multiple;
+    every CUDA card here has them), 1 for float32."""
+    multiple = {Precision.FP32: 1, Precision.INT8: 16}.get(precision, 8)
+    return -(-model.vocab // multiple) * multiple
+
+
+def output_copy_bytes(model: ModelSpec, precision: Precision) -> int:
+    """A vocabulary that is not a multiple of the preferred size (51,865 or 51,866 for Whisper) is padded:
+    layers/decoder.cc update_output_layer gathers the output layer's weight (and int8 scales) into
+    `_partial_weight` for the padded rows, with a bias of -1e10 on the padding, and keeps it beside the weights."""
+    rows = padded_vocab(model, precision)
+    if rows == model.vocab:
+        return 0
+    e = 4 if precision is Precision.FP32 else 2
+    weight = rows * model.hidden + 4 * rows if precision is Precision.INT8 else rows * model.hidden * e
+    return weight + rows * e
+
+
+def batched(workload: Workload) -> bool:
+    """batch > 1 is BatchedInferencePipeline.transcribe(batch_size=batch): the windows decoded together, with
+    beam search only (`temperatures=temperature[:1]`: no fallback), no previous text (condition_on_previous_text
+    False) and without_timestamps=True."""
+    return workload.batch > 1
+
+
+def decoder_positions(workload: Workload) -> int:
+    """The self-attention cache's positions at a window's last step (transcribe.py get_prompt; CTranslate2
+    models/whisper.cc generate, which forwards the prompt but its last token and decodes at most
+    min(max_length / 2, max_length - start_step) steps, writing a token a step). Batched: <|startoftranscript|>,
+    the language, the task and <|notimestamps|>. One at a time (condition_on_previous_text, timestamps): past
+    the first window, <|startofprev|> and up to max_length / 2 - 1 = 223 earlier tokens before the three. The
+    decoder writes `window_tokens`, or as many as it may (the worst case: a hallucination loop does)."""
+    written = workload.window_tokens or MAX_LENGTH // 2
+    if batched(workload):
+        prompt = 4
+    else:
+        previous = min(MAX_LENGTH // 2 - 1, written * (windows(workload.audio_seconds) - 1))
+        prompt = 3 + (1 + previous if previous else 0)
+    start = prompt - 1
+    return start + min(written + 1, MAX_LENGTH // 2, MAX_LENGTH - start)
+
+
+def fallback_counted(workload: Workload) -> bool:
+    """The temperature fallback runs one window at a time (WhisperModel.transcribe) unless `no_fallback`."""
+    return not workload.no_fallback and not batched(workload)
 
 
 def encoder_per_frame(model: ModelSpec, e: int, *, int8: bool) -> int:
@@ -63,23 +127,26 @@ def ct2_peaks(workload: Workload) -> tuple[int, int, int, bool]:
     larger): beam search keeps the cross-attention K and V once per window (TransformerDecoder::replicate_state:
     "the same for each beam") and self-attention K and V per beam; the temperature fallback samples best_of
     hypotheses, and decoding.cc repeats the whole state for them, the encoder output too, so each has its own
-    cross-attention. The self-attention cache may reach max_length 448 tokens (prompt and new tokens)."""
+    cross-attention. The self-attention cache reaches `decoder_positions`."""
     model = workload.model
     speech = model.speech
     assert speech is not None
-    e = 4 if workload.precision is Precision.FP32 else 2
+    precision = workload.precision
+    assert isinstance(precision, Precision)
+    e = 4 if precision is Precision.FP32 else 2
     batch = min(workload.batch, windows(workload.audio_seconds))
-    h, frames, tokens, layers = model.hidden, speech.frames, model.max_positions or 448, model.layers
+    h, frames, tokens, layers = model.hidden, speech.frames, decoder_positions(workload), model.layers
     one = frames * h * e  # a window's encoder output, or one layer's cross K
     encode = batch * (speech.mels * 2 * frames * e + frames * encoder_per_frame(
-        model, e, int8=workload.precision is Precision.INT8))
+        model, e, int8=precision is Precision.INT8))
+    vocab = padded_vocab(model, precision)
 
     def decoder(cross_rows: int, rows: int) -> tuple[int, int]:
         kv = 2 * layers * (cross_rows * one + rows * tokens * h * e)
-        return kv, (batch + (cross_rows if cross_rows > batch else 0)) * one + 2 * rows * model.vocab * 4
+        return kv, (batch + (cross_rows if cross_rows > batch else 0)) * one + 2 * rows * vocab * 4
 
     beam = decoder(batch, batch * workload.beams)
-    fallback = decoder(batch * BEST_OF, batch * BEST_OF)
+    fallback = decoder(batch * BEST_OF, batch * BEST_OF) if fallback_counted(workload) else (0, 0)
     kv, other = max(beam, fallback, key=sum)
     return encode, kv, other, sum(fallback) > sum(beam)
 
@@ -87,7 +154,7 @@ def ct2_peaks(workload: Workload) -> tuple[int, int, int, bool]:
 class FasterWhisper(NoPool):
     """faster-whisper: CTranslate2's Whisper, weights in its compute type, caches as its decoder grows them."""
 
-    options = ()
+    options = OPTIONS
     runtime = Runtime.FASTER_WHISPER
     kv_formats: tuple[Precision, ...] = ()
     weight_ladder = ("fp16", "int8")
@@ -135,7 +202,8 @@ class FasterWhisper(NoPool):
             batched = (f'BatchedInferencePipeline(model).transcribe("audio.wav", beam_size={workload.beams}, '
                        f"batch_size={workload.batch})")
             return (line, batched)
-        return (line, f'model.transcribe("audio.wav", beam_size={workload.beams})')
+        greedy = ", temperature=0" if workload.no_fallback else ""  # a single temperature: no fallback
+        return (line, f'model.transcribe("audio.wav", beam_size={workload.beams}{greedy})')
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         return Layout(dp=gpus)
@@ -146,7 +214,8 @@ class FasterWhisper(NoPool):
         assert speech is not None
         precision = workload.precision
         assert isinstance(precision, Precision)
-        weights = ct2_weights_bytes(model, precision)
+        stored, copy = ct2_weights_bytes(model, precision), output_copy_bytes(model, precision)
+        weights = stored + copy
         encode, kv, other, fallback = ct2_peaks(workload)
         activations = max(encode, kv + other) - kv
         batch = min(workload.batch, windows(workload.audio_seconds))
@@ -154,13 +223,21 @@ class FasterWhisper(NoPool):
         compute = COMPUTE_TYPES[precision]
         return EngineBreakdown(components=(
             Component(key="weights", bytes=weights, explain=lambda: phrase(
-                "faster_whisper.weights", compute=compute, bytes=format_binary(weights))),
+                "faster_whisper.weights_padded" if copy else "faster_whisper.weights", compute=compute,
+                stored=format_binary(stored),
+                rows=f"{padded_vocab(model, precision):,}", copy=format_binary(copy), bytes=format_binary(weights))),
             gradients_bytes(workload), optimizer_state_bytes(workload), master_weights_bytes(workload),
             Component(key="kv_cache", bytes=kv, explain=lambda: phrase(
                 "faster_whisper.kv_cache", layers=model.layers, frames=f"{speech.frames:,}",
-                cross=batch * BEST_OF if fallback else batch, rows=rows, tokens=model.max_positions or 448,
+                cross=batch * BEST_OF if fallback else batch, rows=rows, tokens=decoder_positions(workload),
                 path=phrase("faster_whisper.fallback" if fallback else "faster_whisper.beams", best_of=BEST_OF,
-                            beams=workload.beams), bytes=format_binary(kv))),
+                            beams=workload.beams),
+                case=phrase("faster_whisper.given" if workload.window_tokens else "faster_whisper.worst",
+                            written=workload.window_tokens or MAX_LENGTH // 2,
+                            fallback=phrase("faster_whisper.batched" if batched(workload) else
+                                            "faster_whisper.no_fallback" if workload.no_fallback else
+                                            "faster_whisper.with_fallback", best_of=BEST_OF)),
+                bytes=format_binary(kv))),
             Component(key="activations", bytes=activations, explain=lambda: phrase(
                 "faster_whisper.activations", batch=batch, encode=format_binary(encode),
                 decode=format_binary(other), bytes=format_binary(activations))),

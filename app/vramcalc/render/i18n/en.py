@@ -1564,6 +1564,16 @@ EN: Mapping[str, str] = {
     "field.max_batch_tokens.help": "TEI's --max-batch-tokens: the tokens of its largest batch (default 16,384).",
     "field.max_batch_requests.label": "Max batch requests",
     "field.max_batch_requests.help": "TEI's --max-batch-requests; empty: no limit.",
+    "field.window_tokens.label": "Tokens per window",
+    "field.window_tokens.help": (
+        "faster-whisper: the tokens the decoder writes for each 30-second window; empty: the most it may, 224 "
+        "(the worst case)."
+    ),
+    "field.no_fallback.label": "No temperature fallback",
+    "field.no_fallback.help": (
+        "faster-whisper, one window at a time: temperature=0, beam search only. Off: the fallback's best_of 5 "
+        "samples, each with its own cross-attention, are counted (the worst case)."
+    ),
     "tei.kv_cache": "TEI keeps no KV cache",
     "tei.activations": (
         "TEI's largest batch: {sequences} × {seq} tokens ({tokens} of --max-batch-tokens {budget}), {attention}, "
@@ -1597,10 +1607,20 @@ EN: Mapping[str, str] = {
         "CTranslate2 {compute}: matrices and the token embedding in its weight type (int8 with a float32 scale per "
         "row), convolutions, positions, norms and biases in its float type = {bytes}"
     ),
+    "faster_whisper.weights_padded": (
+        "CTranslate2 {compute}: matrices and the token embedding in its weight type (int8 with a float32 scale per "
+        "row), convolutions, positions, norms and biases in its float type {stored}, and the output layer copied to "
+        "{rows} rows, a multiple its GEMMs prefer, {copy} = {bytes}"
+    ),
     "faster_whisper.kv_cache": (
         "{layers} decoder layers: cross-attention K and V over {frames} frames for {cross} rows, self-attention "
-        "over up to {tokens} tokens for {rows} rows ({path}) = {bytes}"
+        "over {tokens} positions for {rows} rows ({path}; {case}) = {bytes}"
     ),
+    "faster_whisper.worst": "the worst case: each window writes the most tokens, {written}, {fallback}",
+    "faster_whisper.given": "each window writes {written} tokens, as given, {fallback}",
+    "faster_whisper.with_fallback": "and falls back to sampling best_of {best_of}",
+    "faster_whisper.no_fallback": "with no temperature fallback",
+    "faster_whisper.batched": "the batched pipeline has no temperature fallback",
     "faster_whisper.beams": "beam search with {beams} beams shares a window's cross-attention",
     "faster_whisper.fallback": (
         "the temperature fallback's best_of {best_of} samples, each with its own cross-attention, outgrow "
@@ -1614,7 +1634,9 @@ EN: Mapping[str, str] = {
         "CUDA context with cuBLAS, taken as PyTorch's on this card (approximate for CTranslate2) = {bytes}"
     ),
     "note.faster_whisper": (
-        "faster-whisper's figures are read from CTranslate2's source, not measured: the larger of beam search and "
-        "the temperature fallback (best_of 5); its CUDA context is taken as PyTorch's."
+        "faster-whisper's figures are read from CTranslate2's source, not measured. Unless told otherwise "
+        "(tokens per window, no temperature fallback) they are the worst case: every window writes the most "
+        "tokens and, one window at a time, the temperature fallback samples best_of 5; its CUDA context is taken "
+        "as PyTorch's."
     ),
 }

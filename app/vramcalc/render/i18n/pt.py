@@ -1644,6 +1644,16 @@ PT: Mapping[str, str] = {
     "field.max_batch_tokens.help": "O --max-batch-tokens do TEI: os tokens do seu maior lote (padrão 16.384).",
     "field.max_batch_requests.label": "Máximo de pedidos por lote",
     "field.max_batch_requests.help": "O --max-batch-requests do TEI; vazio: sem limite.",
+    "field.window_tokens.label": "Tokens por janela",
+    "field.window_tokens.help": (
+        "faster-whisper: os tokens que o decodificador escreve em cada janela de 30 segundos; vazio: o máximo "
+        "possível, 224 (o pior caso)."
+    ),
+    "field.no_fallback.label": "Sem fallback de temperatura",
+    "field.no_fallback.help": (
+        "faster-whisper, uma janela de cada vez: temperature=0, só busca em feixe. Desligado: contam-se as best_of 5 "
+        "amostras do fallback, cada uma com a sua atenção cruzada (o pior caso)."
+    ),
     "tei.kv_cache": "o TEI não guarda cache KV",
     "tei.activations": (
         "O maior lote do TEI: {sequences} × {seq} tokens ({tokens} de --max-batch-tokens {budget}), {attention}, "
@@ -1679,10 +1689,20 @@ PT: Mapping[str, str] = {
         "CTranslate2 {compute}: matrizes e embedding de tokens no seu tipo de pesos (int8 com uma escala float32 por "
         "linha), convoluções, posições, normas e vieses no seu tipo de ponto flutuante = {bytes}"
     ),
+    "faster_whisper.weights_padded": (
+        "CTranslate2 {compute}: matrizes e embedding de tokens no seu tipo de pesos (int8 com uma escala float32 por "
+        "linha), convoluções, posições, normas e vieses no seu tipo de ponto flutuante {stored}, e a camada de saída "
+        "copiada para {rows} linhas, um múltiplo que os seus GEMMs preferem, {copy} = {bytes}"
+    ),
     "faster_whisper.kv_cache": (
         "{layers} camadas do decodificador: K e V da atenção cruzada sobre {frames} quadros para {cross} linhas, "
-        "autoatenção sobre até {tokens} tokens para {rows} linhas ({path}) = {bytes}"
+        "autoatenção sobre {tokens} posições para {rows} linhas ({path}; {case}) = {bytes}"
     ),
+    "faster_whisper.worst": "o pior caso: cada janela escreve o máximo de tokens, {written}, {fallback}",
+    "faster_whisper.given": "cada janela escreve {written} tokens, como indicado, {fallback}",
+    "faster_whisper.with_fallback": "e recorre à amostragem best_of {best_of}",
+    "faster_whisper.no_fallback": "sem fallback de temperatura",
+    "faster_whisper.batched": "o pipeline em lotes não tem fallback de temperatura",
     "faster_whisper.beams": "a busca em feixe com {beams} feixes partilha a atenção cruzada de uma janela",
     "faster_whisper.fallback": (
         "as best_of {best_of} amostras do fallback de temperatura, cada uma com a sua atenção cruzada, superam "
@@ -1696,7 +1716,9 @@ PT: Mapping[str, str] = {
         "Contexto CUDA com cuBLAS, tomado como o do PyTorch nesta placa (aproximado para o CTranslate2) = {bytes}"
     ),
     "note.faster_whisper": (
-        "Os números do faster-whisper foram lidos do código-fonte do CTranslate2, não medidos: o maior entre a busca "
-        "em feixe e o fallback de temperatura (best_of 5); o seu contexto CUDA é tomado como o do PyTorch."
+        "Os números do faster-whisper foram lidos do código-fonte do CTranslate2, não medidos. Salvo indicação "
+        "(tokens por janela, sem fallback de temperatura) são o pior caso: cada janela escreve o máximo de tokens "
+        "e, uma janela de cada vez, o fallback de temperatura amostra best_of 5; o seu contexto CUDA é tomado como o "
+        "do PyTorch."
     ),
 }
