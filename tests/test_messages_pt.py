@@ -75,7 +75,9 @@ def test_allow_list_is_used():
 def test_formats(key):
     from vramcalc.render.messages import Words
 
-    values = {name: dummy(spec) for name, spec, _ in fields(PT[key])}
+    values: dict[str, object] = {}
+    for name, spec, _ in sorted(fields(PT[key]), key=lambda field: field[1] == "plural"):
+        values.setdefault(name, dummy(spec))  # a count also written with a numeric spec stays a number
     for language in ("pt", "en"):
         Words(language).message(key, **values)
 

@@ -142,7 +142,8 @@ EN: Mapping[str, str] = {
         "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
     ),
     "vllm.mtp_buffers": (
-        "; the MTP proposer's buffers ({batched} rows of hidden states, input embeddings, token ids, positions and "
+        "; the MTP proposer's buffers ({batched} {batched:row|rows} of hidden states, input embeddings, token ids, "
+        "positions and "
         "slots; vLLM allocates them outside its budget) = {bytes}, {total} in all"
     ),
     "vllm.pooling_peak": (
@@ -175,7 +176,7 @@ EN: Mapping[str, str] = {
         "(-ctkd/-ctvd) = "
         "{bytes} on the GPU, {host} in system RAM"
     ),
-    "llamacpp.mtp_compute": "the MTP context's compute buffer ({n_out} logits rows): {bytes}",
+    "llamacpp.mtp_compute": "the MTP context's compute buffer ({n_out} logits {n_out:row|rows}): {bytes}",
     "llamacpp.kv": (
         "{n_seq} × {n_ctx} cells (the context padded to 256) × K {k} and V {v}, sliding layers capped at the window "
         "plus one micro-batch = {bytes} on the GPU, {host} in system RAM"
@@ -185,7 +186,7 @@ EN: Mapping[str, str] = {
     ),
     "llamacpp.compute": (
         "the compute buffer llama.cpp reserves for a {n_ub}-token micro-batch (flash attention {flash}): the larger of "
-        "the attention scores and the logits of {n_out} rows{copy} = {bytes}"
+        "the attention scores and the logits of {n_out} {n_out:row|rows}{copy} = {bytes}"
     ),
     "llamacpp.clip": (
         "; + the mmproj's compute buffer for an image of {patches} patches (at least clip.cpp's warmup image; "
@@ -223,7 +224,7 @@ EN: Mapping[str, str] = {
     "kv_cache.mla_width": "an MLA latent of {width}",
     "kv_cache.none": "training runs without a KV cache",
     "kv_cache.speech": (
-        "{rows} rows (windows × beams) × {layers} decoder layers: cross-attention K and V over {frames} "
+        "{rows} {rows:row|rows} (windows × beams) × {layers} decoder layers: cross-attention K and V over {frames} "
         "frames, self-attention over {tokens} tokens = {bytes}"
     ),
     "activations.speech": (
@@ -1610,11 +1611,12 @@ EN: Mapping[str, str] = {
     "faster_whisper.weights_padded": (
         "CTranslate2 {compute}: matrices and the token embedding in its weight type (int8 with a float32 scale per "
         "row), convolutions, positions, norms and biases in its float type {stored}, and the output layer copied to "
-        "{rows} rows, a multiple its GEMMs prefer, {copy} = {bytes}"
+        "{rows} {rows:row|rows}, a multiple its GEMMs prefer, {copy} = {bytes}"
     ),
     "faster_whisper.kv_cache": (
-        "{layers} decoder layers: cross-attention K and V over {frames} frames for {cross} rows, self-attention "
-        "over {tokens} positions for {rows} rows ({path}; {case}) = {bytes}"
+        "{layers} decoder layers: cross-attention K and V over {frames} frames for {cross} {cross:row|rows}, "
+        "self-attention "
+        "over {tokens} positions for {rows} {rows:row|rows} ({path}; {case}) = {bytes}"
     ),
     "faster_whisper.worst": "the worst case: each window writes the most tokens, {written}, {fallback}",
     "faster_whisper.given": "each window writes {written} tokens, as given, {fallback}",

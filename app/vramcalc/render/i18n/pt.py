@@ -150,7 +150,8 @@ PT: Mapping[str, str] = {
         "publicados do vLLM V1) = {bytes}"
     ),
     "vllm.mtp_buffers": (
-        "; os buffers do proponente MTP ({batched} linhas de estados ocultos, embeddings de entrada, ids de tokens, "
+        "; os buffers do proponente MTP ({batched} {batched:linha|linhas} de estados ocultos, embeddings de entrada, "
+        "ids de tokens, "
         "posições e slots; o vLLM os aloca fora do seu orçamento) = {bytes}, {total} ao todo"
     ),
     "vllm.pooling_peak": (
@@ -182,7 +183,7 @@ PT: Mapping[str, str] = {
         "(-ctkd/-ctvd) "
         "= {bytes} na GPU, {host} na RAM do sistema"
     ),
-    "llamacpp.mtp_compute": "o buffer de cálculo do contexto MTP ({n_out} linhas de logits): {bytes}",
+    "llamacpp.mtp_compute": "o buffer de cálculo do contexto MTP ({n_out} {n_out:linha|linhas} de logits): {bytes}",
     "llamacpp.kv": (
         "{n_seq} × {n_ctx} células (o contexto arredondado para um múltiplo de 256) × K {k} e V {v}, camadas "
         "deslizantes limitadas à janela mais um microlote = {bytes} na GPU, {host} na RAM do sistema"
@@ -191,7 +192,7 @@ PT: Mapping[str, str] = {
                          "(llama_memory_recurrent)",
     "llamacpp.compute": (
         "o buffer de computação que o llama.cpp reserva para um microlote de {n_ub} tokens (flash attention {flash}): "
-        "o maior entre os escores de atenção e os logits de {n_out} linhas{copy} = {bytes}"
+        "o maior entre os escores de atenção e os logits de {n_out} {n_out:linha|linhas}{copy} = {bytes}"
     ),
     "llamacpp.clip": (
         "; + o buffer de computação do mmproj para uma imagem de {patches} patches (ao menos a imagem de aquecimento "
@@ -228,7 +229,8 @@ PT: Mapping[str, str] = {
     "kv_cache.mla_width": "um latente MLA de {width}",
     "kv_cache.none": "o treinamento roda sem cache KV",
     "kv_cache.speech": (
-        "{rows} linhas (janelas × feixes) × {layers} camadas do decodificador: K e V da atenção cruzada sobre "
+        "{rows} {rows:linha|linhas} (janelas × feixes) × {layers} camadas do decodificador: K e V da atenção cruzada "
+        "sobre "
         "{frames} quadros, autoatenção sobre {tokens} tokens = {bytes}"
     ),
     "activations.speech": (
@@ -1692,11 +1694,12 @@ PT: Mapping[str, str] = {
     "faster_whisper.weights_padded": (
         "CTranslate2 {compute}: matrizes e embedding de tokens no seu tipo de pesos (int8 com uma escala float32 por "
         "linha), convoluções, posições, normas e vieses no seu tipo de ponto flutuante {stored}, e a camada de saída "
-        "copiada para {rows} linhas, um múltiplo que os seus GEMMs preferem, {copy} = {bytes}"
+        "copiada para {rows} {rows:linha|linhas}, um múltiplo que os seus GEMMs preferem, {copy} = {bytes}"
     ),
     "faster_whisper.kv_cache": (
-        "{layers} camadas do decodificador: K e V da atenção cruzada sobre {frames} quadros para {cross} linhas, "
-        "autoatenção sobre {tokens} posições para {rows} linhas ({path}; {case}) = {bytes}"
+        "{layers} camadas do decodificador: K e V da atenção cruzada sobre {frames} quadros para {cross} "
+        "{cross:linha|linhas}, "
+        "autoatenção sobre {tokens} posições para {rows} {rows:linha|linhas} ({path}; {case}) = {bytes}"
     ),
     "faster_whisper.worst": "o pior caso: cada janela escreve o máximo de tokens, {written}, {fallback}",
     "faster_whisper.given": "cada janela escreve {written} tokens, como indicado, {fallback}",
