@@ -57,7 +57,7 @@ def test_an_unknown_pipeline_or_class_is_refused():
     with pytest.raises(ValidationError, match="pipeline"):
         pipeline("flux.2-max")
     with pytest.raises(ValueError, match="not read yet"):
-        tensors("LTXVideoTransformer3DModel", {})
+        tensors("CogVideoXTransformer3DModel", {})
     with pytest.raises(ValueError, match="image-to-video"):
         tensors("WanTransformer3DModel", {"image_dim": 1280})
 
