@@ -57,7 +57,7 @@ def test_an_unknown_pipeline_or_class_is_refused():
     with pytest.raises(ValidationError, match="pipeline"):
         pipeline("flux.2-max")
     with pytest.raises(ValueError, match="not read yet"):
-        tensors("LTXVideoTransformer3DModel", {})
+        tensors("CogVideoXTransformer3DModel", {})
     with pytest.raises(ValueError, match="image-to-video"):
         tensors("WanTransformer3DModel", {"image_dim": 1280})
 
@@ -502,3 +502,50 @@ def test_qwen_image_reads_its_prompt_and_latents_as_the_pipeline_does():
         evaluate(qwen, _request(precision="gguf-q8_0"))
     with pytest.raises(ValidationError, match="pipeline"):
         train(qwen, _request(), Training(rank=16))
+
+
+# ---------------------------------------------------------------- LTX-Video
+
+def test_ltx_video_reads_its_prompt_and_latents_as_the_pipeline_does():
+    """LTXPipeline with LTX-Video 0.9.7 13B (dev): T5-XXL over the prompt padded to 128 tokens (no mask passed to the
+    encoder), latents of the 32x/8x VAE packed with patch 1 (704 x 512 x 161: 21 x 16 x 22 tokens), CFG in one batch
+    of two (with the RoPE tables per sample), the whole video decoded in one call with the decode timestep. Its
+    frames are 8k + 1 and its sizes multiples of 32; GGUF, a tiled decode and LoRA training are refused or said
+    unmodelled in words."""
+    from vramcalc.diffusion.stages import latent_shape
+    from vramcalc.diffusion.training import Training, train
+
+    ltx = pipeline("ltx-video-0.9.7-dev")
+    assert (ltx.width, ltx.height, ltx.frames, ltx.steps, ltx.cfg) == (704, 512, 161, 50, True) and ltx.is_video
+    latent = latent_shape(ltx.vae.class_name, ltx.vae.config, 704, 512, 161)
+    assert latent == (128, 21, 16, 22) and image_tokens(ltx.denoiser.class_name, ltx.denoiser.config, latent) == 7392
+    size = {"width": 704, "height": 512, "frames": 161}
+    one, two = (evaluate(ltx, _request(cfg=cfg, **size)) for cfg in (False, True))
+    assert two.stages[1].working_bytes == 2 * one.stages[1].working_bytes == denoise_bytes(
+        ltx.denoiser.class_name, ltx.denoiser.config, 2, 7392, 128)
+    # the rotation of q or k: 6 d-wide bf16 tensors, 3 fp32 temporaries and the fp32 cos and sin, per token
+    assert one.stages[1].working_bytes == 7392 * 4096 * 32 + (128 + 13) * 4096 * 2
+    assert two.stages[1].carried_bytes == 2 * 128 * 4096 * 2 + 128 * 21 * 16 * 22 * 2
+    assert one.stages[0].working_bytes == encode_bytes("T5EncoderModel", ltx.parts[0].config, 128, False)
+    # the last up block's resnet at its fp32 norm: 128 channels over 161 x 128 x 176, with 256 at half the grid
+    decode = 161 * 128 * 176 * 128 * 12 + 81 * 64 * 88 * 256 * 2
+    assert one.stages[2].working_bytes == two.stages[2].working_bytes == decode
+    model = evaluate(ltx, _request(cfg=True, placement="model", **size))
+    assert model.peak.name == "denoise" and model.peak.weight_bytes == next(
+        w.bytes for w in model.weights if w.part.role == "transformer")
+    assert evaluate(ltx, _request(vae_tiling=256, **size)).stages[2].working_bytes is None
+    for field, changes in (("frames", {"frames": 81 - 4}), ("width", {"width": 720}), ("height", {"height": 496})):
+        with pytest.raises(ValidationError, match=field):
+            evaluate(ltx, _request(**{**size, **changes}))
+    with pytest.raises(ValidationError, match="precision"):
+        evaluate(ltx, _request(precision="gguf-q8_0", **size))
+    with pytest.raises(ValidationError, match="pipeline"):
+        train(ltx, _request(**size), Training(rank=16))
+
+
+def test_ltx_video_decode_is_said_unmodelled_for_the_layouts_not_measured():
+    """0.9.0's decoder (four up blocks, no upsample factor) and 0.9.1's (noise injection) were not measured."""
+    older = {"decoder_block_out_channels": [128, 256, 512, 512]}
+    noisy = {**pipeline("ltx-video-0.9.7-dev").vae.config, "decoder_inject_noise": [True, True, True, False]}
+    assert decode_bytes("AutoencoderKLLTXVideo", older, 1, 704, 512, 161) is None
+    assert decode_bytes("AutoencoderKLLTXVideo", noisy, 1, 704, 512, 161) is None

@@ -122,6 +122,36 @@ PERTURBED: list[tuple[str, dict]] = [
                                                 "depth": 2, "hidden_size": 48, "intermediate_size": 64,
                                                 "num_heads": 4, "out_hidden_size": 48, "patch_size": 8,
                                                 "spatial_merge_size": 1}}),
+    ("LTXVideoTransformer3DModel", {"num_layers": 2, "num_attention_heads": 3, "attention_head_dim": 32,
+                                    "cross_attention_dim": 80, "caption_channels": 48, "in_channels": 32,
+                                    "out_channels": 16}),
+    ("LTXVideoTransformer3DModel", {"num_layers": 1, "num_attention_heads": 2, "attention_head_dim": 48,
+                                    "cross_attention_dim": 96, "caption_channels": 64, "attention_bias": False,
+                                    "attention_out_bias": False}),
+    # LTX-Video 0.9.0's VAE (no timestep conditioning), 0.9.1's (noise injection, a timestep-conditioned decoder)
+    # and 0.9.5's (the 32x encoder), small
+    ("AutoencoderKLLTXVideo", {"block_out_channels": [16, 32, 64, 64], "decoder_block_out_channels": [16, 32, 64, 64],
+                               "latent_channels": 16, "layers_per_block": [1, 2, 1, 1, 1],
+                               "decoder_layers_per_block": [1, 1, 2, 1, 1], "patch_size": 2}),
+    ("AutoencoderKLLTXVideo", {"block_out_channels": [16, 32, 64, 64], "decoder_block_out_channels": [32, 64, 128],
+                               "latent_channels": 16, "layers_per_block": [1, 1, 1, 1, 2],
+                               "decoder_layers_per_block": [1, 2, 1, 1],
+                               "decoder_spatio_temporal_scaling": [True, True, True],
+                               "decoder_inject_noise": [True, True, True, False],
+                               "upsample_residual": [True, True, True], "upsample_factor": [2, 2, 2],
+                               "timestep_conditioning": True}),
+    ("AutoencoderKLLTXVideo", {"block_out_channels": [16, 32, 64, 128, 256],
+                               "decoder_block_out_channels": [32, 64, 128], "latent_channels": 16,
+                               "layers_per_block": [1, 2, 1, 1, 1],
+                               "decoder_layers_per_block": [1, 1, 2, 1],
+                               "down_block_types": ["LTXVideo095DownBlock3D"] * 4,
+                               "downsample_type": ["spatial", "temporal", "spatiotemporal", "spatiotemporal"],
+                               "spatio_temporal_scaling": [True, True, True, True],
+                               "decoder_spatio_temporal_scaling": [True, True, True],
+                               "decoder_inject_noise": [False, False, False, False],
+                               "upsample_residual": [True, True, True], "upsample_factor": [2, 2, 2],
+                               "timestep_conditioning": True, "spatial_compression_ratio": 32,
+                               "temporal_compression_ratio": 8}),
     ("CLIPTextModel", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
                        "num_hidden_layers": 3, "vocab_size": 1000, "max_position_embeddings": 40}),
     ("CLIPTextModelWithProjection", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 4,
@@ -242,6 +272,17 @@ STEPS += [  # QwenImageTransformer2DModel: latents (channels, height, width), pa
                                      "axes_dims_rope": [16, 24, 24]}, 1, (16, 96, 96), 256),
     ("QwenImageTransformer2DModel", {**QWEN_IMAGE, "in_channels": 32, "num_layers": 3}, 1, (8, 64, 64), 64),
 ]
+LTX = {"num_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32, "cross_attention_dim": 128,
+       "caption_channels": 64, "in_channels": 32, "out_channels": 32}
+STEPS += [  # LTXVideoTransformer3DModel: latents (channels, frames, height, width), patch 1 (d 128: RoPE padded)
+    ("LTXVideoTransformer3DModel", LTX, 1, (32, 3, 16, 16), 64),
+    ("LTXVideoTransformer3DModel", LTX, 2, (32, 5, 8, 12), 128),
+    ("LTXVideoTransformer3DModel", {**LTX, "num_attention_heads": 6, "cross_attention_dim": 192}, 1, (32, 3, 16, 16),
+     64),  # d 192: no padding
+    ("LTXVideoTransformer3DModel", {**LTX, "num_attention_heads": 2, "attention_head_dim": 64}, 1, (32, 2, 16, 24), 32),
+    ("LTXVideoTransformer3DModel", {**LTX, "num_layers": 3, "in_channels": 16, "out_channels": 16}, 1,
+     (16, 3, 16, 16), 256),
+]
 WAN22 = {**WAN, "in_channels": 48, "out_channels": 48}
 # Wan 2.2 TI2V (WanPipeline's expand_timesteps): a timestep per latent token, the same (class, config, ...) tuples
 EXPANDED_STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
@@ -255,6 +296,15 @@ HUNYUAN15_VAE = {"block_out_channels": [16, 32, 32, 64, 64], "latent_channels": 
 WAN22_VAE = {"base_dim": 16, "decoder_base_dim": 24, "z_dim": 8, "is_residual": True, "in_channels": 12,
              "out_channels": 12, "patch_size": 2, "scale_factor_spatial": 16}
 HUNYUAN_VAE = {"block_out_channels": [16, 32, 64, 64], "norm_num_groups": 8, "latent_channels": 16}
+LTX_VAE = {"block_out_channels": [16, 32, 64, 128, 256], "decoder_block_out_channels": [32, 64, 128],
+           "decoder_causal": False, "decoder_inject_noise": [False, False, False, False],
+           "decoder_layers_per_block": [5, 5, 5, 5], "decoder_spatio_temporal_scaling": [True, True, True],
+           "down_block_types": ["LTXVideo095DownBlock3D"] * 4,
+           "downsample_type": ["spatial", "temporal", "spatiotemporal", "spatiotemporal"], "encoder_causal": True,
+           "latent_channels": 16, "layers_per_block": [4, 6, 6, 2, 2], "patch_size": 4, "patch_size_t": 1,
+           "spatial_compression_ratio": 32, "spatio_temporal_scaling": [True, True, True, True],
+           "temporal_compression_ratio": 8, "timestep_conditioning": True, "upsample_factor": [2, 2, 2],
+           "upsample_residual": [True, True, True]}  # LTX-Video 0.9.7's layout, narrower
 # (class, config, batch, width, height, frames, tile: 0 untiled, else enable_tiling() with this tile in pixels)
 DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
     ("AutoencoderKL", {**VAE, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1, 0),
@@ -301,6 +351,14 @@ DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
      13, 0),
     ("AutoencoderKLHunyuanVideo15", HUNYUAN15_VAE, 1, 512, 384, 5, 256),
     ("AutoencoderKLHunyuanVideo15", HUNYUAN15_VAE, 1, 384, 384, 9, 128),
+    # AutoencoderKLLTXVideo (0.9.5 on: 32x, 8x, a timestep-conditioned decoder), every frame in one call; one frame:
+    # conv_out's moment
+    ("AutoencoderKLLTXVideo", LTX_VAE, 1, 256, 192, 17, 0),
+    ("AutoencoderKLLTXVideo", LTX_VAE, 2, 128, 128, 9, 0),
+    ("AutoencoderKLLTXVideo", LTX_VAE, 1, 128, 96, 25, 0),
+    ("AutoencoderKLLTXVideo", LTX_VAE, 1, 256, 256, 1, 0),
+    ("AutoencoderKLLTXVideo", {**LTX_VAE, "decoder_block_out_channels": [64, 128, 256]}, 1, 128, 128, 17, 0),
+    ("AutoencoderKLLTXVideo", {**LTX_VAE, "decoder_layers_per_block": [2, 2, 2, 2]}, 1, 192, 128, 17, 0),
 ]
 
 
@@ -426,7 +484,7 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
     torch.manual_seed(0)
     dtype = torch.bfloat16
     model = build_real(class_name, config).to(dtype).eval()
-    width = next(model.config[key] for key in ("joint_attention_dim", "text_dim", "text_embed_dim")
+    width = next(model.config[key] for key in ("joint_attention_dim", "text_dim", "text_embed_dim", "caption_channels")
                  if key in model.config)
     text = torch.randn(batch, text_tokens, width, dtype=dtype)
     t = torch.ones(batch, dtype=dtype)
@@ -441,6 +499,12 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
         c, h, w = latent
         inputs = {"hidden_states": torch.randn(batch, (h // 2) * (w // 2), 4 * c, dtype=dtype),
                   "encoder_hidden_states": text, "timestep": t, "img_shapes": [[(1, h // 2, w // 2)]] * batch}
+    elif class_name == "LTXVideoTransformer3DModel":  # LTXPipeline: latents packed (patch 1), the T5 mask, RoPE scale
+        c, f, h, w = latent
+        inputs = {"hidden_states": torch.randn(batch, f * h * w, c, dtype=dtype),
+                  "encoder_hidden_states": torch.randn(batch, text_tokens, config["caption_channels"], dtype=dtype),
+                  "encoder_attention_mask": torch.ones(batch, text_tokens, dtype=torch.bool), "timestep": t,
+                  "num_frames": f, "height": h, "width": w, "rope_interpolation_scale": (8 / 25, 32, 32)}
     elif class_name == "SD3Transformer2DModel":
         inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "encoder_hidden_states": text,
                   "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
@@ -485,6 +549,13 @@ def decode_bytes(class_name: str, config: dict, batch: int, width: int, height: 
     model = build_real(class_name, config).to(torch.bfloat16).eval()
     channels = int(config.get("latent_channels", config.get("z_dim", 16)))
     shape: tuple[int, ...] = (batch, channels, height // 8, width // 8)
+    if class_name == "AutoencoderKLLTXVideo":  # LTXPipeline: 32x in space, 8x in time, untiled; a decode timestep
+        scale, temporal = config.get("spatial_compression_ratio", 32), config.get("temporal_compression_ratio", 8)
+        shape = (batch, channels, (frames - 1) // temporal + 1, height // scale, width // scale)
+        z = torch.randn(*shape, dtype=torch.bfloat16)
+        timestep = torch.full((batch,), 0.05, dtype=torch.bfloat16) if config.get("timestep_conditioning") else None
+        return _peak_above_start(model, [z] + ([timestep] if timestep is not None else []),
+                                 lambda: model.decode(z, timestep, return_dict=False), explain=explain)
     if class_name == "AutoencoderKLHunyuanVideo15":  # 16x in space, enable_tiling(): its own latent tile
         shape = (batch, channels, (frames - 1) // 4 + 1, height // 16, width // 16)
         if tile:

@@ -28,7 +28,8 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pipeline", default="flux.1-dev", help=f"one of: {', '.join(load_pipelines())}")
     parser.add_argument("--width", type=int, help="pixels (default: the pipeline's)")
     parser.add_argument("--height", type=int, help="pixels (default: the pipeline's)")
-    parser.add_argument("--frames", type=int, help="video frames, 4k + 1 (default: the pipeline's; 1 for images)")
+    parser.add_argument("--frames", type=int,
+                        help="video frames, 4k + 1 (LTX-Video: 8k + 1; default: the pipeline's; 1 for images)")
     parser.add_argument("--batch", "--per-prompt", type=int, default=1, help="images or videos per prompt (default 1)")
     parser.add_argument("--cfg", choices=("on", "off"), help="classifier-free guidance (default: the pipeline's)")
     parser.add_argument("--precision", "--denoiser-precision", default="bf16", choices=PRECISIONS + GGUF_TYPES,

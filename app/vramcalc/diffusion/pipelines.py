@@ -72,7 +72,8 @@ class Pipeline:
 
     @property
     def is_video(self) -> bool:
-        return self.vae.class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo", "AutoencoderKLHunyuanVideo15")
+        return self.vae.class_name in ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo", "AutoencoderKLHunyuanVideo15",
+                                       "AutoencoderKLLTXVideo")
 
 
 @cache

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ..core.errors import ValidationError
 from .pipelines import Part, Pipeline
-from .stages import decode_bytes, denoise_bytes, encode_bytes, image_tokens, latent_shape, unet_step_bytes
+from .stages import decode_bytes, denoise_bytes, encode_bytes, image_tokens, latent_shape, ltx_scales, unet_step_bytes
 from .weights import GGUF_KEEP, GGUF_TYPES, PRECISIONS, block_bytes, largest_module_bytes, part_bytes
 
 PLACEMENTS = ("gpu", "model", "sequential")
@@ -116,12 +116,15 @@ def _precision(part: Part, request: Request) -> str:
 
 
 def check(pipeline: Pipeline, request: Request) -> None:
+    # LTXPipeline: latents of 32 x 32 pixels and 8 frames (the first alone); the others 16 pixels (or less), 4 frames
+    scale, temporal = ltx_scales(pipeline.vae.config) if pipeline.vae.class_name == "AutoencoderKLLTXVideo" else (16, 4)
     for key, value in (("width", request.width), ("height", request.height)):
-        if value < 64 or value % 16:
-            raise ValidationError(key, value, "a multiple of 16, at least 64")
-    if request.frames < 1 or (pipeline.is_video and (request.frames - 1) % 4) or (
+        if value < 64 or value % scale:
+            raise ValidationError(key, value, f"a multiple of {scale}, at least 64")
+    if request.frames < 1 or (pipeline.is_video and (request.frames - 1) % temporal) or (
             not pipeline.is_video and request.frames != 1):
-        raise ValidationError("frames", request.frames, "4k + 1 for a video pipeline (81, 49, ...), 1 for an image one")
+        raise ValidationError("frames", request.frames, f"{temporal}k + 1 for this video pipeline ("
+                              f"{temporal * 20 + 1}, {temporal * 12 + 1}, ...), 1 for an image one")
     if not 1 <= request.batch <= 64:
         raise ValidationError("batch", request.batch, "from 1 to 64")
     if request.placement not in PLACEMENTS:

@@ -36,12 +36,20 @@ def latent_shape(vae_class: str, vae: dict[str, Any], width: int, height: int, f
     if vae_class == "AutoencoderKLHunyuanVideo15":
         scale, temporal = int(vae.get("spatial_compression_ratio", 16)), int(vae.get("temporal_compression_ratio", 4))
         return (int(vae.get("latent_channels", 32)), (frames - 1) // temporal + 1, height // scale, width // scale)
+    if vae_class == "AutoencoderKLLTXVideo":  # 32x in space, 8x in time (0.9.5 on; 0.9.0 and 0.9.1: the defaults)
+        scale, temporal = ltx_scales(vae)
+        return (int(vae.get("latent_channels", 128)), (frames - 1) // temporal + 1, height // scale, width // scale)
     if vae_class == "AutoencoderKLQwenImage":  # Wan 2.1's VAE over one frame
         return (int(vae.get("z_dim", 16)), height // VAE_SCALE, width // VAE_SCALE)
     if vae_class in VIDEO_VAES:
         channels, scale = int(vae.get("z_dim", vae.get("latent_channels", 16))), _spatial_scale(vae_class, vae)
         return (channels, (frames - 1) // WAN_TEMPORAL + 1, height // scale, width // scale)
     return (int(vae.get("latent_channels", 4)), height // VAE_SCALE, width // VAE_SCALE)
+
+
+def ltx_scales(vae: Mapping[str, Any]) -> tuple[int, int]:
+    """AutoencoderKLLTXVideo's (spatial, temporal) compression ratios, its config's or its defaults' (32, 8)."""
+    return int(vae.get("spatial_compression_ratio") or 32), int(vae.get("temporal_compression_ratio") or 8)
 
 
 def _spatial_scale(vae_class: str, vae: Mapping[str, Any]) -> int:
@@ -57,9 +65,10 @@ def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int,
     if denoiser_class == "WanTransformer3DModel":
         t, p, q = (int(size) for size in config.get("patch_size", (1, 2, 2)))
         return (latent[1] // t) * (latent[2] // p) * (latent[3] // q)
-    if denoiser_class in ("HunyuanVideoTransformer3DModel", "HunyuanVideo15Transformer3DModel"):
+    if denoiser_class in ("HunyuanVideoTransformer3DModel", "HunyuanVideo15Transformer3DModel",
+                          "LTXVideoTransformer3DModel"):
         t = int(config.get("patch_size_t", 1))
-        p = int(config.get("patch_size", 1 if denoiser_class == "HunyuanVideo15Transformer3DModel" else 2))
+        p = int(config.get("patch_size", 2 if denoiser_class == "HunyuanVideoTransformer3DModel" else 1))
         return (latent[1] // t) * (latent[2] // p) * (latent[3] // p)
     patch = int(config.get("patch_size", 2))
     return (latent[-2] // patch) * (latent[-1] // patch)
@@ -109,6 +118,18 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
         # _compute_video_freqs and its concatenation
         rope = sum(int(a) for a in config.get("axes_dims_rope", (16, 56, 56))) // 2 * 8
         return batch * (tokens * 15 * d * e + 5 * text_tokens * d * e) + (2 * 4096 + 2 * tokens) * rope
+    if denoiser_class == "LTXVideoTransformer3DModel":
+        # transformer_ltx.py: RoPE's cos and sin tables in fp32 for every token of every sample (d wide, the grid
+        # repeated over the batch), kept through the blocks. The peak is self-attention's rotation of q or k
+        # (apply_rotary_emb, in fp32: the input's copy or the rotated copy, and the two products; with fp32
+        # activations the input is not copied) beside the block's input, its modulated norm1 output, the normed q
+        # and k, v and the rotated stack; the feed-forward (its 4d projection and GELU-tanh output beside the
+        # residual, the cross-attention output and the modulated norm2 output) is the larger only with fp32
+        # activations (read from the code, not measured). Per sample the caption projection's output and the time
+        # embedding (6 d), its modulation sum (6 d) and the embedded timestep (d)
+        copies = 3 if e != FP32 else 2
+        attention, feed_forward = 6 * d * e + copies * d * FP32, 11 * d * e
+        return batch * (tokens * (max(attention, feed_forward) + 2 * d * FP32) + (text_tokens + 13) * d * e)
     if denoiser_class == "SD3Transformer2DModel":
         # the image stream's feed-forward: its 4d projection and GELU output, with 5 d-wide tensors of the block
         # (residual, AdaLN output and modulations, attention output), 6 where MMDiT-X adds its second attention
@@ -232,6 +253,8 @@ def decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, he
         return hunyuan_decode_bytes(vae, batch, width, height, frames, e, tile)
     if vae_class == "AutoencoderKLHunyuanVideo15":
         return hunyuan15_decode_bytes(vae, batch, width, height, frames, e, tile)
+    if vae_class == "AutoencoderKLLTXVideo":
+        return None if tile else ltx_decode_bytes(vae, batch, width, height, frames, e)
     if vae_class in ("AutoencoderKLWan", "AutoencoderKLQwenImage") and int(vae.get("num_res_blocks", 2)) != 2:
         return None  # counted with 2 resnets a level (each adds its causal caches)
     if tile and (width > tile or height > tile):
@@ -312,6 +335,29 @@ def hunyuan15_decode_bytes(vae: dict[str, Any], batch: int, width: int, height: 
         decoding = max(decoding, before + call(h, w))
         before += h * w * pixel
     return max(decoding, before + 2 * width * height * pixel)
+
+
+def ltx_decode_bytes(vae: dict[str, Any], batch: int, width: int, height: int, frames: int, e: int) -> int | None:
+    """AutoencoderKLLTXVideo.decode over every frame in one call (LTXPipeline leaves tiling and framewise decoding
+    off), the 0.9.1-on decoder (three up blocks, each a 2x2x2 depth-to-space with upsample_factor 2, no noise
+    injection; None for other layouts, not measured). Its grid is the video over patch_size (F x H/4 x W/4). The
+    larger of two moments: the last up block's resnet at norm2 (RMSNorm in fp32: the input's fp32 copy and its
+    square), beside the resnet's input and conv1's output, and the up block's input (the previous block's output, at
+    half the grid each way, held by the caller); and conv_out (the SiLU output, its replicate padding of one frame a
+    side and their concatenation, conv_out's output of out_channels x patch_size^2), the larger for one frame."""
+    channels = [int(c) for c in vae.get("decoder_block_out_channels", (128, 256, 512, 512))][::-1]
+    factors = [int(f) for f in vae.get("upsample_factor", (1, 1, 1, 1))][::-1]
+    scaling = vae.get("decoder_spatio_temporal_scaling", (True, True, True, False))
+    if len(channels) != 3 or factors != [2, 2, 2] or not all(scaling) or any(vae.get("decoder_inject_noise") or ()):
+        return None
+    patch, temporal = int(vae.get("patch_size", 4)), ltx_scales(vae)[1]
+    out_frames = (frames - 1) // temporal * temporal + 1
+    plane = (height // patch) * (width // patch)
+    last, before = channels[-1] // 2, channels[-2] // 2
+    norm = last * out_frames * plane * (2 * e + FP32 + (FP32 if e != FP32 else 0)) + before * (
+        (out_frames - 1) // 2 + 1) * plane // 4 * e
+    conv_out = (last * (2 * out_frames + 4) + int(vae.get("out_channels", 3)) * patch * patch * out_frames) * plane * e
+    return batch * max(norm, conv_out)
 
 
 def _untiled_decode_bytes(vae_class: str, vae: dict[str, Any], batch: int, width: int, height: int, frames: int,

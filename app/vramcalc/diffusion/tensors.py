@@ -146,6 +146,37 @@ def qwen_image(c: Config) -> _Tensors:
     return t
 
 
+def ltx_video(c: Config) -> _Tensors:
+    """LTXVideoTransformer3DModel: AdaLN-single (one time embedding projected to 6 d, a 6-row table per block),
+    self-attention and cross-attention with q/k RMSNorm across heads and biases, a GELU-tanh MLP 4x; the caption
+    projection; RoPE computed in the forward (no buffers)."""
+    if _get(c, "qk_norm", "rms_norm_across_heads") != "rms_norm_across_heads" or _get(
+            c, "norm_elementwise_affine", False):
+        raise ValueError("LTXVideoTransformer3DModel with another qk_norm or affine norms is not read")
+    t = _Tensors()
+    head_dim, heads = _get(c, "attention_head_dim", 64), _get(c, "num_attention_heads", 32)
+    inner, cross = heads * head_dim, _get(c, "cross_attention_dim", 2048)
+    bias, out_bias = _get(c, "attention_bias", True), _get(c, "attention_out_bias", True)
+    t.add("scale_shift_table", 2, inner)
+    t.linear("proj_in", _get(c, "in_channels", 128), inner)
+    t.embedding("time_embed.emb.timestep_embedder", 256, inner)
+    t.linear("time_embed.linear", inner, 6 * inner)
+    t.embedding("caption_projection", _get(c, "caption_channels", 4096), inner)
+    for i in range(_get(c, "num_layers", 28)):
+        b = f"transformer_blocks.{i}"
+        t.add(f"{b}.scale_shift_table", 6, inner)
+        for attn, source in (("attn1", inner), ("attn2", cross)):
+            t.norm(f"{b}.{attn}.norm_q", inner, bias=False)
+            t.norm(f"{b}.{attn}.norm_k", inner, bias=False)
+            t.linear(f"{b}.{attn}.to_q", inner, inner, bias=bias)
+            t.linear(f"{b}.{attn}.to_k", source, inner, bias=bias)
+            t.linear(f"{b}.{attn}.to_v", source, inner, bias=bias)
+            t.linear(f"{b}.{attn}.to_out.0", inner, inner, bias=out_bias)
+        t.mlp(f"{b}.ff", inner, 4 * inner)
+    t.linear("proj_out", inner, _get(c, "out_channels", 128))
+    return t
+
+
 def sd3(c: Config) -> _Tensors:
     """SD3Transformer2DModel (MMDiT; SD3.5 adds q/k RMSNorm and, in Medium, a second image-only attention in the
     `dual_attention_layers`, MMDiT-X). The last block is `context_pre_only`: its text stream ends after attention."""
@@ -686,6 +717,85 @@ def autoencoder_kl_wan22(c: Config) -> _Tensors:
     return t
 
 
+def _ltx_resnet(t: _Tensors, name: str, inputs: int, out: int, *, noise: bool = False, timed: bool = False) -> None:
+    """LTXVideoResnetBlock3d: RMSNorms without weights, two causal convs; a LayerNorm and a 1x1x1 shortcut where the
+    width changes; per-channel noise scales, a 4-row scale-shift table with timestep conditioning."""
+    t.conv(f"{name}.conv1.conv", inputs, out, (3, 3, 3))
+    t.conv(f"{name}.conv2.conv", out, out, (3, 3, 3))
+    if inputs != out:
+        t.norm(f"{name}.norm3", inputs)
+        t.conv(f"{name}.conv_shortcut.conv", inputs, out, (1, 1, 1))
+    if noise:
+        t.add(f"{name}.per_channel_scale1", inputs, 1, 1)
+        t.add(f"{name}.per_channel_scale2", inputs, 1, 1)
+    if timed:
+        t.add(f"{name}.scale_shift_table", 4, inputs)
+
+
+def autoencoder_kl_ltx_video(c: Config) -> _Tensors:
+    """AutoencoderKLLTXVideo: the pixels enter patch_size x patch_size patched; the encoder's LTXVideoDownBlock3D
+    (0.9.0: resnets, a strided conv, a resnet to the next width) or LTXVideo095DownBlock3D (0.9.5: resnets, a
+    conv before a space-to-depth of its stride), a mid block, a conv to latent_channels + 1; the decoder's up blocks
+    (a resnet to the new width, a conv before a depth-to-space, resnets), with timestep conditioning (PixArt time
+    embedders, scale-shift tables) and noise injection where the config says."""
+    t = _Tensors()
+    patch, latent = _get(c, "patch_size", 4), _get(c, "latent_channels", 128)
+    channels = list(_get(c, "block_out_channels", (128, 256, 512, 512)))
+    kinds = list(_get(c, "down_block_types", ["LTXVideoDownBlock3D"] * 4))
+    scaling, layers = list(_get(c, "spatio_temporal_scaling", (True, True, True, False))), list(
+        _get(c, "layers_per_block", (4, 3, 3, 3, 4)))
+    down = list(_get(c, "downsample_type", ["conv"] * 4))
+    strides = {"conv": 1, "spatial": 4, "temporal": 2, "spatiotemporal": 8}
+    is_095 = kinds[-1] == "LTXVideo095DownBlock3D"
+    blocks = len(channels) - (1 if is_095 else 0)
+    out = channels[0]
+    t.conv("encoder.conv_in.conv", _get(c, "in_channels", 3) * patch * patch, out, (3, 3, 3))
+    for i in range(blocks):
+        inputs, b = out, f"encoder.down_blocks.{i}"
+        out = channels[i + 1] if is_095 or i + 1 < blocks else channels[i]
+        for j in range(layers[i]):
+            _ltx_resnet(t, f"{b}.resnets.{j}", inputs, inputs)
+        if scaling[i]:
+            conv = down[i] == "conv" or not is_095
+            t.conv(f"{b}.downsamplers.0.conv" + ("" if conv else ".conv"), inputs,
+                   inputs if conv else out // strides[down[i]], (3, 3, 3))
+        if not is_095 and inputs != out:
+            _ltx_resnet(t, f"{b}.conv_out", inputs, out)
+    for j in range(layers[-1]):
+        _ltx_resnet(t, f"encoder.mid_block.resnets.{j}", out, out)
+    t.conv("encoder.conv_out.conv", out, latent + 1, (3, 3, 3))
+    timed = _get(c, "timestep_conditioning", False)
+    channels = list(_get(c, "decoder_block_out_channels", (128, 256, 512, 512)))[::-1]
+    scaling = list(_get(c, "decoder_spatio_temporal_scaling", (True, True, True, False)))[::-1]
+    layers = list(_get(c, "decoder_layers_per_block", (4, 3, 3, 3, 4)))[::-1]
+    noise = list(_get(c, "decoder_inject_noise", [False] * (len(channels) + 1)))[::-1]
+    residual_factor = list(_get(c, "upsample_factor", [1] * len(channels)))[::-1]
+    out = channels[0]
+    t.conv("decoder.conv_in.conv", latent, out, (3, 3, 3))
+    if timed:
+        t.embedding("decoder.mid_block.time_embedder.timestep_embedder", 256, out * 4)
+    for j in range(layers[0]):
+        _ltx_resnet(t, f"decoder.mid_block.resnets.{j}", out, out, noise=noise[0], timed=timed)
+    for i, factor in enumerate(residual_factor):
+        inputs, out, b = out // factor, channels[i] // factor, f"decoder.up_blocks.{i}"
+        if timed:
+            t.embedding(f"{b}.time_embedder.timestep_embedder", 256, inputs * 4)
+        if inputs != out:
+            _ltx_resnet(t, f"{b}.conv_in", inputs, out, noise=noise[i + 1], timed=timed)
+        if scaling[i]:
+            t.conv(f"{b}.upsamplers.0.conv.conv", out * factor, out * factor * 8 // factor, (3, 3, 3))
+        for j in range(layers[i + 1]):
+            _ltx_resnet(t, f"{b}.resnets.{j}", out, out, noise=noise[i + 1], timed=timed)
+    t.conv("decoder.conv_out.conv", out, _get(c, "out_channels", 3) * patch * patch, (3, 3, 3))
+    if timed:
+        t.add("decoder.timestep_scale_multiplier")
+        t.embedding("decoder.time_embedder.timestep_embedder", 256, out * 2)
+        t.add("decoder.scale_shift_table", 2, out)
+    t.add("latents_mean", latent, kind="buffer")
+    t.add("latents_std", latent, kind="buffer")
+    return t
+
+
 # ---------------------------------------------------------------- text encoders (transformers)
 
 
@@ -813,6 +923,8 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "Qwen2_5_VLTextModel": lambda c: llama(c, qkv_bias=True),
     "Qwen2_5_VLForConditionalGeneration": qwen2_5_vl,
     "QwenImageTransformer2DModel": qwen_image,
+    "LTXVideoTransformer3DModel": ltx_video,
+    "AutoencoderKLLTXVideo": autoencoder_kl_ltx_video,
     "AutoencoderKLQwenImage": lambda c: autoencoder_kl_wan({**c, "in_channels": _get(c, "input_channels", 3)}),
 }
 

@@ -46,6 +46,7 @@ SKIP_CASTING = {
     "HunyuanVideoTransformer3DModel": ("x_embedder", "context_embedder", "norm"),
     "HunyuanVideo15Transformer3DModel": ("x_embedder", "context_embedder", "norm"),
     "QwenImageTransformer2DModel": ("pos_embed", "norm"),
+    "LTXVideoTransformer3DModel": ("norm",),
     "UNet2DConditionModel": ("norm",),
 }
 DEFAULT_SKIP_CASTING = ("pos_embed", "patch_embed", "norm", "^proj_in$", "^proj_out$")

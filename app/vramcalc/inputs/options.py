@@ -444,7 +444,7 @@ DIFFUSION_OPTIONS: tuple[Option, ...] = (
                optional(lambda t: parse_int("width", t, 64, MAX_DIFFUSION_PX))),
     _diffusion("height", "", "pixels (default: the pipeline's)",
                optional(lambda t: parse_int("height", t, 64, MAX_DIFFUSION_PX))),
-    _diffusion("frames", "", "video frames, 4k + 1 (default: the pipeline's)",
+    _diffusion("frames", "", "video frames, 4k + 1 (LTX-Video: 8k + 1; default: the pipeline's)",
                optional(lambda t: parse_int("frames", t, 1, MAX_FRAMES))),
     _diffusion("per_prompt", "1", "images or videos per prompt (--batch)", lambda t: parse_int("per_prompt", t, 1, 64)),
     _diffusion("cfg", "", "classifier-free guidance: on or off (default: the pipeline's)",

@@ -1428,7 +1428,8 @@ EN: Mapping[str, str] = {
     "field.height.label": "Height (pixels)",
     "field.height.help": "A multiple of 16; empty: the pipeline's.",
     "field.frames.label": "Frames",
-    "field.frames.help": "Video pipelines: 4k + 1 (81, 49, ...); empty: the pipeline's. Images: 1.",
+    "field.frames.help": ("Video pipelines: 4k + 1 (81, 49, ...), LTX-Video 8k + 1 (161, 121, ...); "
+                          "empty: the pipeline's. Images: 1."),
     "field.per_prompt.label": "Images or videos per prompt",
     "field.per_prompt.help": "Generated together in one batch.",
     "field.cfg.label": "Classifier-free guidance",

@@ -1502,7 +1502,8 @@ PT: Mapping[str, str] = {
     "field.height.label": "Altura (pixels)",
     "field.height.help": "Um múltiplo de 16; vazio: a do pipeline.",
     "field.frames.label": "Quadros",
-    "field.frames.help": "Pipelines de vídeo: 4k + 1 (81, 49, ...); vazio: os do pipeline. Imagens: 1.",
+    "field.frames.help": ("Pipelines de vídeo: 4k + 1 (81, 49, ...), LTX-Video 8k + 1 (161, 121, ...); "
+                          "vazio: os do pipeline. Imagens: 1."),
     "field.per_prompt.label": "Imagens ou vídeos por prompt",
     "field.per_prompt.help": "Gerados juntos em um lote.",
     "field.cfg.label": "Orientação sem classificador (CFG)",
