@@ -109,6 +109,7 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "draft_kv_precision": ("q8_0", {"model": "qwen3-32b", "runtime": "llamacpp", "precision": "q4_k_m",
                                     "draft_model": "qwen3-0.6b"}),
     "mtp": ("2", {"model": "glm-4.5-air", "runtime": "vllm", "gpus": "4"}),
+    "spec_acceptance": ("0.6", {"model": "glm-4.5-air", "runtime": "vllm", "gpus": "4", "mtp": "2"}),
     "draft_gpu_layers": ("10", {"model": "qwen3-32b", "runtime": "llamacpp", "precision": "q4_k_m",
                                 "draft_model": "qwen3-0.6b"}),
     "override_tensor": (r"blk\.(1[0-9])\.ffn_.*=CPU,token_embd=CUDA0", {"runtime": "llamacpp", "precision": "q4_k_m"}),

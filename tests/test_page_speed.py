@@ -66,8 +66,15 @@ def test_the_mtp_field_follows_the_engine_and_counts_the_layers(watched: Page, s
     expect(page.locator("#mtp")).to_have_value("1")
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
     expect(page.locator("#notes")).to_contain_text("its 1 MTP layer is counted")
-    expect(page.locator("#speed")).to_contain_text("Decoding is timed without speculation")
+    expect(page.locator("#spec_acceptance")).to_be_visible()
+    acceptance = {**values, "spec_acceptance": "0.5"}
+    expect(page.locator("#speed")).to_contain_text("each accepted with probability 85%")
+    page.fill("#spec_acceptance", "0.5")
+    expect(page.locator("#speed-decode-value")).to_have_text(
+        dict((key, value) for key, _, value in view_of(acceptance).figures)["decode"])
+    assert view_of(acceptance).figures != view_of(values).figures  # the rate moves the decode speed
     page.fill("#mtp", "0")
+    expect(page.locator("#spec_acceptance")).to_be_hidden()
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of({**values, "mtp": "0"})))
     assert "mtp=" not in settled_url(page)
     page.select_option("#runtime", "transformers")

@@ -121,6 +121,7 @@ class Workload:
     draft_gpu_layers: int | None = None  # -ngld (None: all)
     mtp: int = 0  # speculative decoding with the model's MTP layers: tokens drafted per step (0: off; `model` then
     # holds the MTP layers the engine loads: model/families/decoder/mtp.py)
+    spec_acceptance: float | None = None  # a drafted token's chance of acceptance (None: speculative.py's default)
     tp: int | None = None  # None: from `gpus` and the mode's default layout (parallel.py)
     pp: int | None = None
     dp: int | None = None

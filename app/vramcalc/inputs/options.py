@@ -60,6 +60,8 @@ from ..workload import DEFAULT_OUTPUT_TOKENS
 CUSTOM = "custom"
 MAX_MTP_TOKENS = 16  # tokens drafted per step with MTP layers: vLLM and llama.cpp take more, none gains from it
 _MTP: When = {"runtime": ("vllm", "llamacpp"), "mode": ("inference",)}
+_SPECULATING: tuple[When, ...] = ({**_MTP, "mtp": Not(("0",))},
+                                  {"runtime": ("llamacpp",), "mode": ("inference",), "draft_model": Not(("",))})
 CONFIG = "config"
 WEIGHTS = "weights"  # the model a GGUF file's metadata says (--weights, without --model or --config)
 
@@ -334,6 +336,11 @@ SHARED_OPTIONS: tuple[Option, ...] = (
                 "step (vLLM --speculative-config method mtp; llama-server --spec-type draft-mtp): their weights, "
                 "their cache and the model's extra logits rows are counted; 0 (default): off",
            parse=lambda t: parse_int("mtp", t, 0, MAX_MTP_TOKENS)),
+    Option(key="spec_acceptance", default="", group="engine", metavar="RATE", shown_when=_SPECULATING,
+           help="speculative decoding's acceptance rate: the chance that the model accepts a drafted token, from 0 "
+                "to 1, which the decode speed's tokens per step follow from (default: 0.85 for MTP layers, 0.7 for a "
+                "draft model, from published runs)",
+           parse=optional(lambda t: parse_decimal("spec_acceptance", t, 0.0, 1.0))),
     # ---- the machine: the card the engine runs on and the reverse questions are asked about
     Option(key="gpu", default="h100-80gb", group="machine", cli_group="engine", parse=parse_gpus,
            help=lambda: "the card the engine runs on (vLLM sizes its KV pool by it): "

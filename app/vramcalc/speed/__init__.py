@@ -38,6 +38,7 @@ from .inference import (
     vllm_budget,
 )
 from .serving import Steps, seconds, steady
+from .speculative import speculation, target
 from .training import rollout, training_step
 
 CURVE_POINTS = 12  # the chart of tokens/s against context length
@@ -206,7 +207,7 @@ def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) 
     mean, _ = _mean_step(breakdown, card, machine, layout)
     whole = prefill(breakdown.workload, card, machine, placement_of(breakdown, layout.pp, layout.tp),
                     batch=breakdown.workload.sequences, prompt=breakdown.workload.prompt)
-    return _serving_rate(breakdown, layout.dp, mean, whole, card, layout.tp)
+    return _serving_rate(breakdown, mean, whole, card, machine, layout)
 
 
 def served(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine, steps: Steps) -> float | None:
@@ -223,20 +224,29 @@ def served(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine, step
     return layout.dp * steps.output / seconds(steps, breakdown.workload, card, achieved, tp=layout.tp)
 
 
-def _serving_rate(breakdown: Breakdown, replicas: int, mean: float, whole: Prefill | None, card: Device,
-                  tp: int) -> float:
+def _serving_rate(breakdown: Breakdown, mean: float, whole: Prefill | None, card: Device, machine: Machine,
+                  layout: Layout) -> float:
     """Output tokens/s of all sequences under a steady load: each sequence's prompt is prefilled and its
     output decoded, the engine's time shared between them (continuous batching: the prompts of the
     requests that replace finished ones run between decode steps). vLLM: its scheduler's steps under a
     steady load of the sequences (speed/serving.py `steady`: prompt chunks and decoding rows in one step).
     Held to published vLLM and SGLang serving runs (docs/accuracy.md, "Speed"), where the API server's work
-    per request and per streamed token (vLLM's host_s) bounds the rate of many short answers."""
-    workload = breakdown.workload
+    per request and per streamed token (vLLM's host_s) bounds the rate of many short answers. With speculative
+    decoding, vLLM's decoding share of that time is shortened as the decode step model shortens its step at that
+    batch (`mean`, per token; a compute-bound batch gains less): not held to a published serving run yet."""
+    workload, replicas, tp = breakdown.workload, layout.dp, layout.tp
     if workload.runtime is Runtime.VLLM:
         achieved = serving_rates(workload, card)
         if achieved is not None:
-            steps = steady(workload, running=workload.sequences, budget=vllm_budget(workload))
-            return float(replicas * steps.output / seconds(steps, workload, card, achieved, tp=tp))
+            checker = target(workload)
+            steps = steady(checker, running=workload.sequences, budget=vllm_budget(workload))
+            rate = float(replicas * steps.output / seconds(steps, checker, card, achieved, tp=tp))
+            if speculation(workload) is None:
+                return rate
+            plain, _ = mean_step(checker, card, machine, placement_of(breakdown, layout.pp, tp),
+                                 batch=workload.sequences, prompt=workload.prompt, output=workload.output)
+            decoding = min(1.0, plain * rate / (replicas * workload.sequences))  # decoding's share of the time
+            return rate / (1 - decoding + decoding * mean / plain)
     host = engine_rates(workload.runtime).get("host_s", {})  # the server's own work: per request, per token
     tokens = workload.sequences * workload.output
     busy = (workload.output * mean + (whole.seconds if whole else 0.0)
@@ -246,7 +256,7 @@ def _serving_rate(breakdown: Breakdown, replicas: int, mean: float, whole: Prefi
 
 def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
     workload = breakdown.workload
-    prompt, output, sequences, replicas = workload.prompt, workload.output, workload.sequences, layout.dp
+    prompt, output, sequences = workload.prompt, workload.output, workload.sequences
     placement = placement_of(breakdown, layout.pp, layout.tp)
     mean, middle = _mean_step(breakdown, card, machine, layout)
     first = prefill(breakdown.workload, card, machine, placement, batch=1, prompt=prompt)
@@ -268,10 +278,19 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         basis.append(phrase("speed.unknown_tflops"))
     basis.append(phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),
                         basis=phrase(rates["basis"])))
-    if workload.draft_model is not None:  # its memory is counted; what its guesses save is not
-        basis.append(phrase("speed.draft_not_modelled", draft=workload.draft_model.display_name))
-    if workload.mtp:  # the same for the model's own MTP layers
-        basis.append(phrase("speed.mtp_not_modelled", tokens=workload.mtp))
+    plan = speculation(workload)
+    if plan is not None:
+        drafter = (phrase("speed.speculative.mtp") if plan.kind == "mtp" else
+                   phrase("speed.speculative.draft", draft=workload.draft_model.display_name
+                          if workload.draft_model else ""))
+        basis.append(phrase(
+            "speed.speculative", drafter=drafter, drafted=plan.drafted, acceptance=_percent(plan.acceptance),
+            source=phrase("speed.speculative.given" if plan.given else f"speed.speculative.default_{plan.kind}"),
+            tokens=f"{plan.tokens:.2f}", checked=plan.drafted + 1, draft=f"{1000 * middle.draft_s:.1f}",
+            serving=phrase("speed.speculative.serving" if workload.runtime is Runtime.VLLM
+                           else "speed.speculative.single")))
+        if plan.kind == "draft":  # tests/test_speculative_speed.py: llama.cpp #5877 on an RTX 3060
+            basis.append(phrase("speed.speculative.draft_checked"))
     curve = []
     for i in range(CURVE_POINTS + 1):
         depth = max(1, round(i * workload.seq / CURVE_POINTS))
@@ -281,7 +300,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         prompt_tokens=prompt, output_tokens=output, sequences=sequences,
         prefill_tokens_per_s=None if whole is None else sequences * prompt / whole.seconds,
         decode_tokens_per_s=1 / mean,
-        output_tokens_per_s=_serving_rate(breakdown, replicas, mean, whole, card, layout.tp),
+        output_tokens_per_s=_serving_rate(breakdown, mean, whole, card, machine, layout),
         ttft_s=None if first is None else first.seconds, tpot_s=mean, bound=middle.bound,
         basis=tuple(basis), curve=tuple(curve))
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.choices import GGUF_RUNTIMES, Runtime
-from ..engines.llamacpp import LlamaCppFacts, uses_flash
+from ..engines.llamacpp import LlamaCppFacts, draft_workload, uses_flash
 from ..engines.vllm import card_batch_defaults
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
@@ -39,6 +39,7 @@ from .reads import (
     reads,
 )
 from .serving import Rates, Steps, seconds
+from .speculative import speculation, target
 
 DEPTH_SAMPLES = 8  # decode's average over the output: the step time at this many evenly spaced depths
 FP8_FORMATS = ("fp8", "fp8-block")
@@ -75,6 +76,7 @@ class Step:
     fixed_s: float
     gpu_bytes: float  # read per step from the GPUs' memory (all of them)
     host_bytes: float
+    draft_s: float = 0.0  # speculative decoding: the drafter's forwards in the step
 
     @property
     def bound(self) -> str:
@@ -134,11 +136,47 @@ def split_weights(weights: Reads, placement: Placement, batch: int) -> tuple[flo
 
 def decode_step(workload: Workload, device: Device, machine: Machine, placement: Placement, *,
                 batch: int, depth: int) -> Step:
+    """One decode step of `batch` sequences at `depth`, per token each sequence gains: a forward of one token per
+    sequence, or with speculative decoding (speed/speculative.py) the model's check of k + 1 tokens per sequence
+    and k forwards of the drafter, over the E tokens a step yields on average. Its parts (bytes, bound) are the
+    check's."""
+    plan = speculation(workload)
+    if plan is None:
+        return forward(workload, device, machine, placement, batch=batch, depth=depth)
+    checker = target(workload)
+    check = forward(checker, device, machine, placement, batch=batch, depth=depth, tokens=plan.drafted + 1)
+    drafts = plan.drafted * draft_seconds(workload, checker, device, machine, placement, batch=batch, depth=depth)
+    return dataclasses.replace(check, seconds=(check.seconds + drafts) / plan.tokens, draft_s=drafts)
+
+
+def draft_seconds(workload: Workload, checker: Workload, device: Device, machine: Machine, placement: Placement, *,
+                  batch: int, depth: int) -> float:
+    """One drafted token of each sequence: llama-server's draft model's own decode step (its layers on the GPU as
+    -ngld puts them); or one of the MTP layers (vLLM and llama.cpp run layer i % n for the i-th draft) and the
+    shared head, as the step with them costs more than the step without them, the head read once more."""
+    draft = workload.draft_model
+    if draft is not None:
+        on_gpu = workload.draft_gpu_layers
+        where = Placement() if on_gpu is None else Placement(host_layers=max(0, draft.layers - on_gpu),
+                                                             head_on_gpu=on_gpu > draft.layers)
+        return forward(draft_workload(workload, draft), device, machine, where, batch=batch, depth=depth).seconds
+    with_layers = forward(workload, device, machine, placement, batch=batch, depth=depth)
+    without = forward(checker, device, machine, placement, batch=batch, depth=depth)
+    assert device.bandwidth is not None
+    share = bandwidth_share(engine_rates(workload.runtime), device, workload.precision)
+    head = reads(checker).head / placement.tp / (share * device.bandwidth)
+    return (with_layers.seconds - without.seconds) / workload.model.mtp_built + head
+
+
+def forward(workload: Workload, device: Device, machine: Machine, placement: Placement, *,
+            batch: int, depth: int, tokens: int = 1) -> Step:
+    """One forward of `tokens` new tokens of each of `batch` sequences at `depth`: the weights the batch's tokens
+    touch read once, each sequence's cache read once (its tokens attend it together), FLOPs for every token."""
     rates = engine_rates(workload.runtime)
     model = workload.model
     layers = model.layers
     host_layers = placement.host_layers
-    gpu_weights, host_weights = split_weights(reads(workload), placement, batch)
+    gpu_weights, host_weights = split_weights(reads(workload), placement, batch * tokens)
     cache = batch * kv_bytes(workload, depth)
     gpu_share = (layers - host_layers) / layers
     gpu_bytes = gpu_weights + cache * gpu_share
@@ -149,7 +187,7 @@ def decode_step(workload: Workload, device: Device, machine: Machine, placement:
     kv_share = share * float(rates.get("kv_bandwidth", 1.0))
     gpu_read = (gpu_weights / share + cache * gpu_share / kv_share) / placement.tp / device.bandwidth
     host_read = host_bytes / (rates.get("ram_bandwidth", 0.75) * ram_bandwidth(machine)) if host_bytes else 0.0
-    flops = batch * (2 * matmul_params(model) + attention_flops(model, depth))
+    flops = batch * tokens * (2 * matmul_params(model) + attention_flops(model, depth))
     peak = device.compute("16-bit")
     compute = flops / placement.tp / (compute_share(rates, device, "16-bit") * peak) if peak else 0.0
     fixed = layers * layer_overhead(rates, device)
@@ -159,7 +197,7 @@ def decode_step(workload: Workload, device: Device, machine: Machine, placement:
     if placement.tp > 1:
         link = "nvlink" if device.nvlink else "pcie"
         fixed += 2 * layers * float(calibration()["allreduce_s"][link]) * math.log2(placement.tp)
-        fixed += allreduce_bytes(model, batch, placement.tp) / device.link
+        fixed += allreduce_bytes(model, batch * tokens, placement.tp) / device.link
     seconds = max(gpu_read, compute) + host_read + fixed
     return Step(seconds=seconds, gpu_read_s=gpu_read, host_read_s=host_read, compute_s=compute, fixed_s=fixed,
                 gpu_bytes=gpu_bytes, host_bytes=host_bytes)

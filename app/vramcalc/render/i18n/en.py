@@ -750,6 +750,9 @@ EN: Mapping[str, str] = {
     "field.mtp.help": "Tokens the model's own multi-token-prediction layers draft per step (vLLM method mtp; "
                       "llama-server --spec-type draft-mtp). Their weights, their cache and the extra logits rows are "
                       "counted. 0: off.",
+    "field.spec_acceptance.label": "Acceptance rate (speculative decoding)",
+    "field.spec_acceptance.help": "The chance that the model accepts a drafted token, 0 to 1: the decode speed follows "
+                                  "from it. Empty: 0.85 for MTP layers, 0.7 for a draft model.",
     "field.gpu.help": (
         "Usable memory as PyTorch reports it where known; for a Mac, the share its GPU may use. Any other card: "
         "gpu=24gb in the link (or --gpu 24gb). Different cards in one machine (llama.cpp and Ollama): add them "
@@ -1592,13 +1595,31 @@ EN: Mapping[str, str] = {
     "speed.figure.requests": "Sequences embedded",
     "speed.value.requests_s": "{value} {value:sequence|sequences}/s",
     "speed.line.embedding": "About {tokens} tokens/s embedded, {requests} {requests:sequence|sequences}/s.",
-    "speed.mtp_not_modelled": (
-        "Decoding is timed without speculation: what the MTP layers save depends on how many of their {tokens} "
-        "drafted {tokens:token|tokens} the model accepts, which is not modelled; their memory is counted above."
+    "speed.speculative": (
+        "Speculative decoding with {drafter}: {drafted} {drafted:token|tokens} drafted per step, each accepted with "
+        "probability {acceptance} ({source}), so a step yields {tokens} tokens on average ((1 − a^(k+1)) / (1 − a), "
+        "Leviathan et al. 2023, every position alike). A step costs the model's check of {checked} tokens per "
+        "sequence and the drafts ({draft} ms); the time per token above is a step's over those {tokens}. {serving}"
     ),
-    "speed.draft_not_modelled": (
-        "Decoding is timed without speculation: what the draft model ({draft}) saves depends on how many of its "
-        "tokens the model accepts, which is not modelled; its memory is counted above."
+    "speed.speculative.mtp": "the model's MTP layers",
+    "speed.speculative.draft": "the draft model {draft}",
+    "speed.speculative.given": "as given",
+    "speed.speculative.default_mtp": (
+        "assumed: DeepSeek-V3's report has its second token accepted 85-90 % of the time; give your model's rate "
+        "as the acceptance"
+    ),
+    "speed.speculative.default_draft": (
+        "assumed: a middle value of llama.cpp's published runs, which range from 34 % to 80 %; give your model's rate "
+        "as the acceptance"
+    ),
+    "speed.speculative.draft_checked": (
+        "Held to the one published llama.cpp run with a draft model, this speed-up came out 40 % too high (2.39x "
+        "against 1.71x): llama.cpp samples every drafted and checked token on the CPU, which is not counted."
+    ),
+    "speed.speculative.single": "The acceptance depends on the model, its drafter and the text, not on the card.",
+    "speed.speculative.serving": (
+        "Serving: the decoding share of vLLM's time is shortened as this step model shortens a step of the running "
+        "sequences (a compute-bound batch gains less), not yet held to a published serving run with speculation."
     ),
     "speed.embedding.unvalidated": (
         "Embedding speed is the batch's forward timed as a prompt is (its FLOPs over the engine's share of the "

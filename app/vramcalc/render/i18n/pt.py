@@ -727,6 +727,10 @@ PT: Mapping[str, str] = {
     "field.mtp.help": "Tokens que as camadas de predição de múltiplos tokens do próprio modelo rascunham por passo "
                       "(vLLM método mtp; llama-server --spec-type draft-mtp). Seus pesos, seu cache e as linhas de "
                       "logits a mais são contados. 0: desligado.",
+    "field.spec_acceptance.label": "Taxa de aceitação (decodificação especulativa)",
+    "field.spec_acceptance.help": "A chance de o modelo aceitar um token rascunhado, de 0 a 1: a velocidade de "
+                                  "decodificação decorre dela. Vazio: 0,85 para camadas MTP, 0,7 para um modelo de "
+                                  "rascunho.",
     "field.gpu.help": "Memória utilizável como o PyTorch a informa, quando conhecida; num Mac, a fração que a GPU pode "
                       "usar. Qualquer outra placa: gpu=24gb no link (ou --gpu 24gb). Placas diferentes numa máquina "
                       "(llama.cpp e Ollama): acrescente-as abaixo (no link, gpu=rtx-3090,rtx-4060-ti-16gb).",
@@ -1673,14 +1677,33 @@ PT: Mapping[str, str] = {
     "speed.figure.requests": "Sequências processadas",
     "speed.value.requests_s": "{value} {value:sequência|sequências}/s",
     "speed.line.embedding": "Cerca de {tokens} tokens/s processados, {requests} {requests:sequência|sequências}/s.",
-    "speed.mtp_not_modelled": (
-        "A decodificação é cronometrada sem especulação: o que as camadas MTP poupam depende de quantos dos seus "
-        "{tokens} {tokens:token rascunhado|tokens rascunhados} o modelo aceita, o que não é modelado; a sua memória "
-        "está contada acima."
+    "speed.speculative": (
+        "Decodificação especulativa com {drafter}: {drafted} {drafted:token rascunhado|tokens rascunhados} por passo, "
+        "cada um aceito com probabilidade {acceptance} ({source}), de modo que um passo rende em média {tokens} "
+        "tokens ((1 − a^(k+1)) / (1 − a), Leviathan et al. 2023, todas as posições iguais). Um passo custa a "
+        "verificação de {checked} tokens por sequência pelo modelo e os rascunhos ({draft} ms); o tempo por token "
+        "acima é o de um passo dividido por esses {tokens}. {serving}"
     ),
-    "speed.draft_not_modelled": (
-        "A decodificação é cronometrada sem especulação: o que o modelo de rascunho ({draft}) poupa depende de "
-        "quantos dos seus tokens o modelo aceita, o que não é modelado; a sua memória está contada acima."
+    "speed.speculative.mtp": "as camadas MTP do modelo",
+    "speed.speculative.draft": "o modelo de rascunho {draft}",
+    "speed.speculative.given": "como informado",
+    "speed.speculative.default_mtp": (
+        "suposto: o relatório do DeepSeek-V3 tem o segundo token aceito em 85-90 % das vezes; informe a taxa do "
+        "seu modelo como aceitação"
+    ),
+    "speed.speculative.default_draft": (
+        "suposto: um valor intermediário das execuções publicadas do llama.cpp, que vão de 34 % a 80 %; informe a "
+        "taxa do seu modelo como aceitação"
+    ),
+    "speed.speculative.draft_checked": (
+        "Comparado à única execução publicada do llama.cpp com modelo de rascunho, este ganho saiu 40 % alto demais "
+        "(2,39x contra 1,71x): o llama.cpp amostra na CPU cada token rascunhado e conferido, o que não é contado."
+    ),
+    "speed.speculative.single": "A aceitação depende do modelo, do seu rascunhador e do texto, não da placa.",
+    "speed.speculative.serving": (
+        "Serviço: a parte do tempo do vLLM que é decodificação é encurtada como este modelo de passo encurta um "
+        "passo das sequências em execução (um lote limitado por computação ganha menos), ainda não comparado com "
+        "uma execução de serviço publicada com especulação."
     ),
     "speed.embedding.unvalidated": (
         "A velocidade de embedding é a passada do lote cronometrada como a de um prompt (seus FLOPs sobre a "

@@ -41,6 +41,16 @@ def with_mtp(spec: ModelSpec, *, copies: bool) -> ModelSpec:
         moe_layers=spec.moe_layers + (moe,) * n if spec.moe_layers else (), mtp_built=n, mtp_copies=copies)
 
 
+def without_mtp(spec: ModelSpec) -> ModelSpec:
+    """`with_mtp`'s model as it was: the stack without its built MTP layers (what the model runs to verify a draft)."""
+    n = spec.mtp_built
+    if not n:
+        return spec
+    return dataclasses.replace(spec, layers=spec.layers - n, kinds=spec.kinds[:-n],
+                               moe_layers=spec.moe_layers[:-n] if spec.moe_layers else (), mtp_built=0,
+                               mtp_copies=False)
+
+
 def noted(spec: ModelSpec, params: int, engine: str, tokens: int) -> ModelSpec:
     """`spec` (with_mtp's) whose note on the MTP layers says what is counted of them: model.note.mtp replaced.
     `engine`: "vllm" or "llamacpp"."""
