@@ -40,7 +40,8 @@ META, DTYPE = torch.device("meta"), torch.bfloat16
 OTHER_SIZES = [("flux.1-dev", 768, 512, 1), ("sd3.5-large", 768, 1280, 1), ("sd3.5-medium", 512, 512, 1),
                ("sdxl", 768, 1280, 1), ("sd1.5", 768, 512, 1), ("wan2.1-t2v-1.3b", 480, 832, 33),
                ("wan2.1-t2v-14b", 832, 480, 81), ("hunyuanvideo", 960, 544, 65), ("hunyuanvideo1.5-480p", 256, 192, 9),
-               ("hunyuanvideo1.5-480p", 320, 320, 5), ("qwen-image", 1664, 928, 1), ("wan2.2-ti2v-5b", 832, 480, 41)]
+               ("hunyuanvideo1.5-480p", 320, 320, 5), ("qwen-image", 1664, 928, 1), ("wan2.2-ti2v-5b", 832, 480, 41),
+               ("ltx-video-0.9.7-dev", 768, 512, 97)]
 # the second expert of a pipeline that has one (Wan 2.2 A14B's transformer_2), at the pipeline's size
 EXPERTS = ["wan2.2-t2v-a14b"]
 DECODES = [("flux.1-dev", 1024, 1024, 1, 0), ("flux.1-dev", 1024, 1024, 1, 512), ("sdxl", 1024, 1024, 1, 0),
@@ -48,7 +49,8 @@ DECODES = [("flux.1-dev", 1024, 1024, 1, 0), ("flux.1-dev", 1024, 1024, 1, 512),
            ("wan2.1-t2v-1.3b", 512, 512, 9, 256), ("hunyuanvideo", 256, 256, 33, 0),
            ("hunyuanvideo", 1280, 720, 129, 256), ("hunyuanvideo", 512, 384, 13, 0), ("qwen-image", 1024, 1024, 1, 0),
            ("qwen-image", 1328, 1328, 1, 512), ("wan2.2-ti2v-5b", 1280, 704, 121, 0),
-           ("wan2.2-ti2v-5b", 512, 512, 9, 256)]
+           ("wan2.2-ti2v-5b", 512, 512, 9, 256), ("ltx-video-0.9.7-dev", 704, 512, 161, 0),
+           ("ltx-video-0.9.7-dev", 256, 192, 9, 0), ("ltx-video-0.9.7-dev", 256, 256, 1, 0)]
 
 
 def _t(*shape: int) -> torch.Tensor:
@@ -102,6 +104,11 @@ def denoiser_flops(pipeline: Pipeline, width: int, height: int, frames: int, rol
         inputs = {"hidden_states": _t(1, (h // 2) * (w // 2), 4 * ch),
                   "encoder_hidden_states": _t(1, text, c.get("joint_attention_dim", 3584)), "timestep": t,
                   "img_shapes": [[(1, h // 2, w // 2)]]}
+    elif part.class_name == "LTXVideoTransformer3DModel":  # as LTXPipeline calls it: latents packed (patch 1)
+        ch, f, h, w = latent
+        inputs = {"hidden_states": _t(1, f * h * w, ch), "encoder_hidden_states": _t(1, text, c["caption_channels"]),
+                  "encoder_attention_mask": torch.ones(1, text, dtype=torch.int64, device=META), "timestep": t,
+                  "num_frames": f, "height": h, "width": w, "rope_interpolation_scale": (8 / 25, 32, 32)}
     elif part.class_name == "HunyuanVideoTransformer3DModel":
         inputs = {"hidden_states": _t(1, *latent), "encoder_hidden_states": _t(1, text, c.get("text_embed_dim", 4096)),
                   "encoder_attention_mask": torch.ones(1, text, dtype=torch.int64, device=META),
@@ -158,6 +165,8 @@ def decode_flops(pipeline: Pipeline, width: int, height: int, frames: int, tile:
         model.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile,
                             tile_sample_stride_height=tile * 3 // 4, tile_sample_stride_width=tile * 3 // 4)
     z = _t(1, latent[0], 1, *latent[1:]) if vae.class_name == "AutoencoderKLQwenImage" else _t(1, *latent)
+    if vae.config.get("timestep_conditioning"):  # LTX-Video 0.9.1 on: LTXPipeline passes its decode_timestep
+        return _counted(lambda: model.decode(z, _t(1), return_dict=False))
     return _counted(lambda: model.decode(z, return_dict=False))
 
 

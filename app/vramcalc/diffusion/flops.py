@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .stages import HUNYUAN_STRIDE, HUNYUAN_TILE, VAE_SCALE, WAN_TEMPORAL, _spatial_scale, _tile_edges
+from .stages import HUNYUAN_STRIDE, HUNYUAN_TILE, VAE_SCALE, WAN_TEMPORAL, _spatial_scale, _tile_edges, ltx_scales
 from .tensors import Tensor
 
 # A rule: a name pattern and the stream its weights run over; the first rule that matches wins. Streams: "sample"
@@ -37,6 +37,9 @@ RULES: Mapping[str, Rules] = {
                               (r"\.attn2\.to_(k|v)\.", "text"), (r"^blocks\.", "image"), *_DUAL),
     "QwenImageTransformer2DModel": ((_ADALN, "sample"), (r"_mod\.", "sample"), (r"^txt_in\.|\.txt_mlp\.", "text"),
                                     (r"^img_in\.|\.img_mlp\.", "image"), *_DUAL),
+    # AdaLN-single: one time embedding per sample (time_embed); the caption projection over each text token
+    "LTXVideoTransformer3DModel": ((_ADALN, "sample"), (r"^caption_projection\.|\.attn2\.to_(k|v)\.", "text"),
+                                   (r"^(transformer_blocks|proj_in|proj_out)\.", "image")),
 }
 # The attentions: the pattern of the query projection's weight, and the streams of its queries and keys.
 ATTENTIONS: Mapping[str, Sequence[tuple[str, str, str]]] = {
@@ -49,6 +52,7 @@ ATTENTIONS: Mapping[str, Sequence[tuple[str, str, str]]] = {
                                          (r"^transformer_blocks\.\d+\.attn\.to_q\.", "joint", "joint")),
     "WanTransformer3DModel": ((r"\.attn1\.to_q\.", "image", "image"), (r"\.attn2\.to_q\.", "image", "text")),
     "QwenImageTransformer2DModel": ((r"^transformer_blocks\.\d+\.attn\.to_q\.", "joint", "joint"),),
+    "LTXVideoTransformer3DModel": ((r"\.attn1\.to_q\.", "image", "image"), (r"\.attn2\.to_q\.", "image", "text")),
 }
 MULTIPLIED = ("linear", "conv")
 
@@ -194,9 +198,9 @@ def _tiles(height: int, width: int, tile: int, scale: int = VAE_SCALE) -> Counte
 def decode_flops(vae_class: str, vae: Mapping[str, Any], tensors: Sequence[Tensor], width: int, height: int,
                  frames: int, tile: int = 0) -> int | None:
     """The VAE decode of one sample (pixels width x height, `frames`), tile by tile when tiled (each tile decoded
-    whole, overlaps included); None where not counted (HunyuanVideo 1.5's VAE). Qwen-Image's is Wan 2.1's over one
-    frame; Wan 2.2's (is_residual) decodes at 1/16 of the pixels to the 2 x 2 patches that unpatchify unfolds (no
-    FLOPs, nor in its DupUp3D shortcuts)."""
+    whole, overlaps included); None where not counted (HunyuanVideo 1.5's VAE, LTX-Video's tiled). Qwen-Image's is
+    Wan 2.1's over one frame; Wan 2.2's (is_residual) decodes at 1/16 of the pixels to the 2 x 2 patches that
+    unpatchify unfolds (no FLOPs, nor in its DupUp3D shortcuts)."""
     if vae_class == "AutoencoderKL":
         return sum(n * _kl_call(tensors, h // VAE_SCALE, w // VAE_SCALE)
                    for (h, w), n in _tiles(height, width, tile).items())
@@ -206,6 +210,8 @@ def decode_flops(vae_class: str, vae: Mapping[str, Any], tensors: Sequence[Tenso
                    for (h, w), n in _tiles(height, width, tile, scale).items())
     if vae_class == "AutoencoderKLHunyuanVideo":
         return _hunyuan_decode(tensors, height, width, frames, tile)
+    if vae_class == "AutoencoderKLLTXVideo" and not tile:  # LTXPipeline decodes in one call (tiling: not read)
+        return _ltx_decode(vae, tensors, height, width, frames)
     return None
 
 
@@ -251,3 +257,32 @@ def _hunyuan_decode(tensors: Sequence[Tensor], height: int, width: int, frames: 
         (start, min(HUNYUAN_TILE + 1, latent - start)) for start in range(0, latent, HUNYUAN_STRIDE)]
     calls = Counter(t for _, t in starts)
     return sum(n * m * call(t, h, w) for t, n in calls.items() for (h, w), m in _tiles(height, width, tile).items())
+
+
+_LTX_UP = re.compile(r"^decoder\.up_blocks\.(\d+)\.(conv_in|upsamplers)?")
+
+
+def _ltx_decode(vae: Mapping[str, Any], tensors: Sequence[Tensor], height: int, width: int, frames: int) -> int:
+    """AutoencoderKLLTXVideo.decode of every frame in one call: conv_in and the mid block at the latents' grid; up
+    block i's conv_in (a resnet to its width) and upsampler conv at its input's grid, then the upsampler's 2 x 2 x 2
+    depth-to-space (where decoder_spatio_temporal_scaling, reversed, says so) doubles the pixels each way and the
+    frames (2 t - 1: its first frame dropped), and its resnets run there; conv_out at the last grid (the patch_size
+    unpatchify moves values only); the timestep-conditioned decoder's time embedders once per sample."""
+    scale, temporal = ltx_scales(vae)
+    frames, h, w = (frames - 1) // temporal + 1, height // scale, width // scale
+    grids = [frames * h * w]  # each up block's input grid, then the output's
+    for scaled in list(vae.get("decoder_spatio_temporal_scaling", (True, True, True, False)))[::-1]:
+        if scaled:
+            frames, h, w = 2 * frames - 1, 2 * h, 2 * w
+        grids.append(frames * h * w)
+
+    def positions(name: str) -> int:
+        if not name.startswith("decoder.") or ".time_embedder." in name:
+            return int(name.startswith("decoder."))  # the encoder is not run; a time embedder once per sample
+        match = _LTX_UP.match(name)
+        if match:
+            block = int(match.group(1))
+            return grids[block] if match.group(2) else grids[block + 1]
+        return grids[-1] if name.startswith("decoder.conv_out") else grids[0]
+
+    return _count(tensors, positions, lambda name, width: 0)
