@@ -161,7 +161,10 @@ def test_more_batch_or_sequence_never_means_less(workload, axis):
     small, large = estimate(workload), estimate(bigger)
     assert large.total_bytes >= small.total_bytes
     for key in COMPONENTS:
-        assert large.size_of(key) >= small.size_of(key)
+        if key != "logits":  # where the logits are the part of the head's peak above the layers' (a reranker's
+            assert large.size_of(key) >= small.size_of(key)  # whole-sequence logits), a layer may outgrow them
+    assert (large.size_of("activations") + large.size_of("logits")
+            >= small.size_of("activations") + small.size_of("logits"))
     for phase, total in small.phase_totals().items():
         assert large.phase_totals()[phase] >= total
 
