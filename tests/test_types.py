@@ -538,3 +538,37 @@ def test_minimax_m3_as_the_hubs_files_name_its_text_config():
     spec = from_hf_config({"model_type": "minimax_m3_vl", "text_config": text})
     assert not spec.assumptions and spec.mtp_layers == 1
     assert param_count(spec) == param_count(from_hf_config(_case("minimax_m3_vl_text/perturbed")))
+
+
+def test_minimax_m3s_indexer_cache_on_llamacpp_is_a_second_kv_cache_of_one_head():
+    """llama.cpp (ggml-org/llama.cpp PR #26338, "model: M3: Move MSA into a new memory implementation", merged
+    after #24908): src/llama-kv-cache-msa.cpp, llama_kv_cache_msa::llama_kv_cache_msa (lines 33-48 of the stored
+    version at f9024ef8), builds kv_idx, a plain llama_kv_cache of the same kv_size from a copy of the hparams with
+    n_head_kv_arr all 1 and n_embd_head_k_full = indexer_head_size, given the run's type_k and type_v; it is not MLA,
+    so llama_kv_cache allocates both K (index_head_dim at -ctk) and V (n_embd_head_v, the model's head_dim, at -ctv:
+    "allocates an unused V cache", the PR says) per cell, on the layers whose graph writes an index key
+    (src/models/minimax-m3.cpp: is_msa_layer, il >= n_layer_dense_lead; the config's minimax_m3_sparse layers)."""
+    from vramcalc.core.dtypes import Precision
+    from vramcalc.engines.llamacpp import llamacpp_layout
+
+    m3 = _case("minimax_m3_vl_text/perturbed")  # sparse on layers 1, 3, 4, 5; head_dim 64
+    m3 = {**m3, "sparse_attention_config": {**m3["sparse_attention_config"], "sparse_index_dim": 32}}
+    dense = {**m3, "sparse_attention_config": {**m3["sparse_attention_config"], "sparse_attention_freq": [0] * 6}}
+
+    def kv(config, type_k=Precision.FP16, type_v=Precision.FP16, gpu_layers=None, n_seq=1):
+        layout = llamacpp_layout(from_hf_config(config), seq=1000, n_seq=n_seq, ubatch=512, flash=True,
+                                 type_k=type_k, type_v=type_v, gpu_layers=gpu_layers)
+        return layout.kv_device_bytes, layout.kv_host_bytes
+
+    cells = 1024  # 1,000 tokens padded to 256
+    assert kv(m3)[0] - kv(dense)[0] == 4 * cells * (32 * 2 + 64 * 2)  # f16 key of 32, f16 unused value of 64
+    assert kv(m3, n_seq=3)[0] - kv(dense, n_seq=3)[0] == 3 * 4 * cells * (32 * 2 + 64 * 2)
+    # the key at -ctk's type (q8_0: 34 bytes per 32 values), the value at -ctv's
+    q8k = kv(m3, type_k=Precision.Q8_0)[0] - kv(dense, type_k=Precision.Q8_0)[0]
+    assert q8k == 4 * cells * (34 + 64 * 2)
+    # -ngl 3: the output and the last two layers (4, 5) on the GPU, layers 0-3 in RAM (sparse 1 and 3 among them)
+    (dev, host), (dev0, host0) = kv(m3, gpu_layers=3), kv(dense, gpu_layers=3)
+    assert (dev - dev0, host - host0) == (2 * cells * 192, 2 * cells * 192)
+    result = estimate(parse_workload({"model": "config", "runtime": "llamacpp", "seq": "1000"}, config=m3))
+    said = ENGLISH.say(next(c for c in result.components if c.key == "kv_cache").explain())
+    assert "the indexer cache of 4 sparse layers (llama_kv_cache_msa): a key of 32 values" in said, said

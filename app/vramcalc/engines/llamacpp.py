@@ -123,6 +123,9 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
             cached -= spec.mtp_built
         device += layers_on_gpu * size
         host += (cached - layers_on_gpu) * size
+    msa = msa_index_bytes(spec, n_ctx, type_k, type_v) * n_seq
+    for i in msa_index_layers(spec):  # MiniMax-M3's indexer cache follows its layer (model.dev_layer(il))
+        device, host = (device + msa, host) if i >= first_gpu_layer else (device, host + msa)
     if spec.compressed is not None:  # their compressed caches and states follow their layers
         for i, compressor in enumerate(spec.compressed.types):
             size = n_seq * dsv4_compressed_bytes(spec, compressor, n_ctx, type_k)
@@ -133,6 +136,24 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     return LlamaCppLayout(n_ctx=n_ctx, n_seq=n_seq, n_ub=n_ub, kv_device_bytes=device, kv_host_bytes=host,
                           compute_bytes=max(terms), host_compute_bytes=host_compute,
                           layers_on_gpu=repeating_on_gpu, output_on_gpu=output_on_gpu, n_out=n_out, terms=terms)
+
+
+def msa_index_layers(spec: ModelSpec) -> tuple[int, ...]:
+    """MiniMax-M3's sparse layers, those with a lightning indexer (llama.cpp: il >= n_layer_dense_lead)."""
+    ix = spec.indexer
+    if ix is None or not ix.from_hidden:
+        return ()
+    return tuple(i for i, kind in enumerate(spec.kinds) if kind.caches_tokens and i not in ix.shared)
+
+
+def msa_index_bytes(spec: ModelSpec, n_ctx: int, type_k: Precision, type_v: Precision) -> int:
+    """One sequence's indexer cache in one MiniMax-M3 sparse layer: llama_kv_cache_msa's second llama_kv_cache
+    (src/llama-kv-cache-msa.cpp), the model's hparams with one KV head and index_head_dim as the key head, so
+    n_ctx cells of a key of index_head_dim at -ctk's type and of a value nothing reads of one value head
+    (n_embd_head_v, unchanged) at -ctv's type (PR #26338: "allocates an unused V cache")."""
+    if spec.indexer is None:
+        return 0
+    return type_k.bytes_for(n_ctx * spec.indexer.head_dim) + type_v.bytes_for(n_ctx * spec.v_dim_of(AttentionKind.FULL))
 
 
 def dsv4_compressed_bytes(spec: ModelSpec, kind: int, n_ctx: int, type_k: Precision) -> int:
@@ -175,6 +196,16 @@ def recurrent_state_said(spec: ModelSpec) -> tuple[Phrase, ...]:
         return ()
     state = sum(n * spec.state_bytes_of(kind, 4, trim=1, state_e=4) for kind, n in counts)
     return (phrase("llamacpp.kv_state", layers=sum(n for _, n in counts), state=format_binary(state)),)
+
+
+def msa_index_said(spec: ModelSpec, layout: LlamaCppLayout, type_k: Precision,
+                   type_v: Precision) -> tuple[Phrase, ...]:
+    """MiniMax-M3's indexer cache in words: its layers, key and unused value, bytes per sequence."""
+    layers = len(msa_index_layers(spec))
+    if not layers or spec.indexer is None:
+        return ()
+    return (phrase("llamacpp.kv_msa", layers=layers, key=spec.indexer.head_dim, value=spec.v_dim_of(AttentionKind.FULL),
+                   bytes=format_binary(layers * msa_index_bytes(spec, layout.n_ctx, type_k, type_v))),)
 
 
 def llama_server_command(workload: Workload, model: str, split: tuple[int, ...] = ()) -> str:
@@ -604,7 +635,7 @@ def model_breakdown(workload: Workload, *, outputs: int | None = None) -> Engine
         Component(key="kv_cache", bytes=layout.kv_device_bytes, explain=lambda: (phrase(
             "llamacpp.kv", n_seq=layout.n_seq, n_ctx=f"{layout.n_ctx:,}", k=type_k.value, v=type_v.value,
             bytes=format_binary(layout.kv_device_bytes), host=format_binary(layout.kv_host_bytes)),
-            *recurrent_state_said(workload.model))),
+            *recurrent_state_said(workload.model), *msa_index_said(workload.model, layout, type_k, type_v))),
         Component(key="activations", bytes=layout.compute_bytes + clip_device, explain=lambda: (phrase(
             "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
             n_out=layout.n_out, bytes=format_binary(layout.compute_bytes),

@@ -184,6 +184,10 @@ EN: Mapping[str, str] = {
     "llamacpp.kv_state": (
         "; of it, {layers} recurrent layers' F32 state of {state} per sequence (llama_memory_recurrent)"
     ),
+    "llamacpp.kv_msa": (
+        "; of it, the indexer cache of {layers} sparse {layers:layer|layers} (llama_kv_cache_msa): a key of {key} "
+        "values at K's type and an unused value of {value} at V's type per cell, {bytes} per sequence"
+    ),
     "llamacpp.compute": (
         "the compute buffer llama.cpp reserves for a {n_ub}-token micro-batch (flash attention {flash}): the larger of "
         "the attention scores and the logits of {n_out} {n_out:row|rows}{copy} = {bytes}"

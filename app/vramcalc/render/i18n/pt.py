@@ -190,6 +190,11 @@ PT: Mapping[str, str] = {
     ),
     "llamacpp.kv_state": "; disso, o estado F32 de {layers} camadas recorrentes, {state} por sequência "
                          "(llama_memory_recurrent)",
+    "llamacpp.kv_msa": (
+        "; disso, o cache do indexador de {layers} {layers:camada esparsa|camadas esparsas} (llama_kv_cache_msa): "
+        "uma chave de {key} valores no tipo de K e um valor não lido de {value} no tipo de V por célula, "
+        "{bytes} por sequência"
+    ),
     "llamacpp.compute": (
         "o buffer de computação que o llama.cpp reserva para um microlote de {n_ub} tokens (flash attention {flash}): "
         "o maior entre os escores de atenção e os logits de {n_out} {n_out:linha|linhas}{copy} = {bytes}"
