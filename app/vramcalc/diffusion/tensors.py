@@ -552,13 +552,8 @@ def autoencoder_kl_hunyuan_video(c: Config) -> _Tensors:
 
 
 def _hv15_resnet(t: _Tensors, name: str, inputs: int, outputs: int) -> None:
-    """HunyuanVideo15ResnetBlock: RMS norm (gamma), causal 3x3x3 conv, RMS norm, causal conv, 1x1x1 shortcut."""
-    t.add(f"{name}.norm1.gamma", inputs, 1, 1, 1)
-    t.conv(f"{name}.conv1.conv", inputs, outputs, (3, 3, 3))
-    t.add(f"{name}.norm2.gamma", outputs, 1, 1, 1)
-    t.conv(f"{name}.conv2.conv", outputs, outputs, (3, 3, 3))
-    if inputs != outputs:
-        t.conv(f"{name}.conv_shortcut", inputs, outputs, (1, 1, 1))
+    """HunyuanVideo15ResnetBlock: Wan's block, its causal convs a module deeper (conv1.conv)."""
+    _causal_resnet(t, name, inputs, outputs, conv=".conv")
 
 
 def _hv15_mid(t: _Tensors, name: str, width: int) -> None:
@@ -611,22 +606,23 @@ def autoencoder_kl_hunyuan_video15(c: Config) -> _Tensors:
     return t
 
 
-def _wan_resnet(t: _Tensors, name: str, inputs: int, outputs: int) -> None:
-    """WanResidualBlock: RMS norm (gamma only), causal 3x3x3 conv, RMS norm, causal conv, 1x1x1 shortcut."""
+def _causal_resnet(t: _Tensors, name: str, inputs: int, outputs: int, *, conv: str = "") -> None:
+    """WanResidualBlock: RMS norm (gamma only), causal 3x3x3 conv, RMS norm, causal conv, 1x1x1 shortcut; `conv`
+    names the causal conv inside its module where a VAE nests it."""
     t.add(f"{name}.norm1.gamma", inputs, 1, 1, 1)
-    t.conv(f"{name}.conv1", inputs, outputs, (3, 3, 3))
+    t.conv(f"{name}.conv1{conv}", inputs, outputs, (3, 3, 3))
     t.add(f"{name}.norm2.gamma", outputs, 1, 1, 1)
-    t.conv(f"{name}.conv2", outputs, outputs, (3, 3, 3))
+    t.conv(f"{name}.conv2{conv}", outputs, outputs, (3, 3, 3))
     if inputs != outputs:
         t.conv(f"{name}.conv_shortcut", inputs, outputs, (1, 1, 1))
 
 
 def _wan_mid(t: _Tensors, name: str, width: int) -> None:
-    _wan_resnet(t, f"{name}.resnets.0", width, width)
+    _causal_resnet(t, f"{name}.resnets.0", width, width)
     t.add(f"{name}.attentions.0.norm.gamma", width, 1, 1)
     t.conv(f"{name}.attentions.0.to_qkv", width, 3 * width, (1, 1))
     t.conv(f"{name}.attentions.0.proj", width, width, (1, 1))
-    _wan_resnet(t, f"{name}.resnets.1", width, width)
+    _causal_resnet(t, f"{name}.resnets.1", width, width)
 
 
 def autoencoder_kl_wan(c: Config) -> _Tensors:
@@ -643,7 +639,7 @@ def autoencoder_kl_wan(c: Config) -> _Tensors:
     k = 0
     for i, (inputs, out) in enumerate(pairwise(dims)):
         for _ in range(per_block):
-            _wan_resnet(t, f"encoder.down_blocks.{k}", inputs, out)
+            _causal_resnet(t, f"encoder.down_blocks.{k}", inputs, out)
             inputs, k = out, k + 1
         if i < len(mult) - 1:
             t.conv(f"encoder.down_blocks.{k}.resample.1", out, out, (3, 3))
@@ -663,7 +659,7 @@ def autoencoder_kl_wan(c: Config) -> _Tensors:
     for i, (inputs, out) in enumerate(pairwise(dims)):
         inputs = inputs // 2 if i > 0 else inputs
         for j in range(per_block + 1):
-            _wan_resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
+            _causal_resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
         if i < len(mult) - 1:
             t.conv(f"decoder.up_blocks.{i}.upsamplers.0.resample.1", out, out // 2, (3, 3))
             if up[i]:
@@ -690,7 +686,7 @@ def autoencoder_kl_wan22(c: Config) -> _Tensors:
     t.conv("encoder.conv_in", _get(c, "in_channels", 3), dims[0], (3, 3, 3))
     for i, (inputs, out) in enumerate(pairwise(dims)):
         for j in range(per_block):
-            _wan_resnet(t, f"encoder.down_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
+            _causal_resnet(t, f"encoder.down_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
         if i != last:
             t.conv(f"encoder.down_blocks.{i}.downsampler.resample.1", out, out, (3, 3))
             if down[i]:
@@ -707,7 +703,7 @@ def autoencoder_kl_wan22(c: Config) -> _Tensors:
     up = down[::-1]
     for i, (inputs, out) in enumerate(pairwise(dims)):
         for j in range(per_block + 1):
-            _wan_resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
+            _causal_resnet(t, f"decoder.up_blocks.{i}.resnets.{j}", inputs if j == 0 else out, out)
         if i != last:
             t.conv(f"decoder.up_blocks.{i}.upsampler.resample.1", out, out, (3, 3))
             if up[i]:
