@@ -72,7 +72,8 @@ class Row:
 class GpuRow:
     slug: str
     name: str
-    memory: str
+    memory: str  # usable
+    marketed: str  # the card's advertised size, in words (the page hides it on a phone)
     utilization: str
     bar_percent: float
     count: str
@@ -202,8 +203,8 @@ def _gpu_row(fit: GpuFit, *, words: Words) -> GpuRow:
     return GpuRow(
         slug=fit.gpu.slug,
         name=fit.gpu.display_name,
-        memory=words.message("gpus.memory", usable=words.gib(fit.gpu.usable_bytes),
-                             marketed=fit.gpu.marketed_memory_gb),
+        memory=words.gib(fit.gpu.usable_bytes),
+        marketed=words.message("gpus.marketed", marketed=fit.gpu.marketed_memory_gb),
         utilization=words.localize(f"{fit.utilization:.0%}"),
         bar_percent=round(min(fit.utilization, 1.0) * 100, 2),
         count="–" if fit.count is None else str(fit.count),

@@ -853,7 +853,7 @@ EN: Mapping[str, str] = {
     "gpus.col.use": "Use of one GPU",
     "gpus.col.needed": "GPUs needed",
     "gpus.col.verdict": "Verdict",
-    "gpus.memory": "{usable} ({marketed} GB marketed)",
+    "gpus.marketed": "({marketed} GB marketed)",
     "reverse.title": "What fits on one card, or on several",
     "reverse.heading": "On {target} ({memory} each)",
     "reverse.heading_split": "On {target} ({memory} each), laid out as {layout}",

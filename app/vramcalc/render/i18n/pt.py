@@ -832,7 +832,7 @@ PT: Mapping[str, str] = {
     "gpus.col.use": "Uso de uma GPU",
     "gpus.col.needed": "GPUs necessárias",
     "gpus.col.verdict": "Veredito",
-    "gpus.memory": "{usable} ({marketed} GB anunciados)",
+    "gpus.marketed": "({marketed} GB anunciados)",
     "reverse.title": "O que cabe em uma placa, ou em várias",
     "reverse.heading": "Em {target} ({memory} cada)",
     "reverse.heading_split": "Em {target} ({memory} cada), com o layout {layout}",
