@@ -572,3 +572,12 @@ def test_minimax_m3s_indexer_cache_on_llamacpp_is_a_second_kv_cache_of_one_head(
     result = estimate(parse_workload({"model": "config", "runtime": "llamacpp", "seq": "1000"}, config=m3))
     said = ENGLISH.say(next(c for c in result.components if c.key == "kv_cache").explain())
     assert "the indexer cache of 4 sparse layers (llama_kv_cache_msa): a key of 32 values" in said, said
+
+
+def test_afmoe_attends_in_full_every_global_attn_every_n_layers_th_layer_as_its_class_lists_them():
+    """AfmoeConfig.__post_init__: layer i slides unless (i + 1) % global_attn_every_n_layers == 0."""
+    assert "".join(k.value[0] for k in from_hf_config(_case("afmoe/perturbed")).kinds) == "ssfssfs"  # every 3rd
+    full = _case("afmoe/full")
+    listed = from_hf_config(full).kinds
+    assert [k.value[0] for k in listed] == [t[0] for t in full["layer_types"]]
+    assert from_hf_config({k: v for k, v in full.items() if k != "layer_types"}).kinds == listed

@@ -368,7 +368,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         head_bias=reader.head_bias or (all_bias and reader.bias_key_on_head) or (model_type == "phimoe"
                                                    and _bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
-        qk_norm=qk_norm, attention_gate=reader.attention_gate, sinks=reader.sinks,
+        qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
@@ -645,7 +645,8 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         return None, (), dense_ffn
     moe = Moe(experts=experts, per_token=per_token, ffn=expert_ffn, shared_ffn=shared, shared_gate=shared_gate,
               router_bias=kind is MoeKeys.GPT_OSS, expert_bias=kind is MoeKeys.GPT_OSS,
-              score_bias=kind is MoeKeys.ERNIE, beside_dense=kind is MoeKeys.GEMMA4, gated=kind is not MoeKeys.NEMOTRON,
+              score_bias=kind is MoeKeys.ERNIE or reader.score_bias, beside_dense=kind is MoeKeys.GEMMA4,
+              gated=kind is not MoeKeys.NEMOTRON,
               latent=_int(config, "moe_latent_size", 1, MAX_DIM, default=0) if kind is MoeKeys.NEMOTRON else 0)
     return moe, tuple(moe_layers), dense_ffn
 

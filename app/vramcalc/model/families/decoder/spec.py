@@ -299,6 +299,7 @@ class ModelSpec:
     head_bias: bool = False  # a bias on the LM head (Phi)
     qk_norm: QkNorm | None = None  # a norm on q and k, None: none
     attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)
+    gate_apart: bool = False  # AFMoE (AfmoeAttention.gate_proj): that gate is a projection of its own, unbiased
     sinks: bool = False  # gpt-oss: one learned sink logit per head
     sliding_sinks: bool = False  # MiMo-V2: sinks on the sliding-window layers only
     v_head_dim: int = 0  # a value head narrower than the query/key head (MiMo-V2: 128 of 192); 0: head_dim

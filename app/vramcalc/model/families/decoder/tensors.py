@@ -171,7 +171,7 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
     (Gemma 3n/4's last num_kv_shared_layers: Gemma3nTextAttention, Gemma4TextAttention) has no k/v weights."""
     head_dim, v_dim, heads = spec.head_dim_of(kind), spec.v_dim_of(kind), spec.heads_of(kind)
     h, q, kv = spec.hidden, heads * head_dim, spec.kv_heads_of(kind) * head_dim
-    gate = 2 if spec.attention_gate else 1
+    gate = 2 if spec.attention_gate and not spec.gate_apart else 1
     tensors = (
         _linear(p + "attn_q", gate * q, h, Role.ATTENTION, spec.qkv_bias)
         + ([] if reuses_kv else _linear(p + "attn_k", kv, h, Role.ATTENTION, spec.qkv_bias))
@@ -190,6 +190,8 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors.append(Tensor(p + "attn_sinks.weight", (heads,), Role.NORM))
     if spec.head_gate:  # Lfm3Attention.g_proj, Step3p7Attention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
+    if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
+        tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
     return tensors
 
 
