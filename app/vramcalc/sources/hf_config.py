@@ -395,7 +395,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     mla = _read_mla(config) if reader.mla else None
     fields["mla"] = mla
     if reader.indexer:
-        if mla is None or not mla.q_lora_rank:
+        if mla is None or not (mla.q_lora_rank or reader.large4):
             raise ValidationError("q_lora_rank", None,
                                   "the lightning indexer reads the q latent: q_lora_rank is needed")
         fields["indexer"] = Indexer(heads=_int(config, "index_n_heads", 1, MAX_HEADS),
@@ -419,6 +419,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                    _int(rates, "heavily_compressed_attention", 1, MAX_POSITIONS)),
             index_heads=_int(config, "index_n_heads", 1, MAX_HEADS, default=64),
             index_head_dim=_int(config, "index_head_dim", 1, MAX_DIM, default=128))
+    if reader.large4:
+        fields.update(_read_large4(config, layers, model_type, assumptions))
     if reader.mimo:
         fields.update(_read_mimo(config, fields, assumptions))
     if reader.minimax3:
@@ -669,6 +671,23 @@ def _hunyuan_widths(config: Mapping[str, object], ffn: int, assumptions: list[st
         if given is not None and any(v != built for v in (given if isinstance(given, list) else [given])):
             assumptions.append(phrase("assumption.ignored_key", key=key, value=_short(given),
                                       model_type=repr(model_type_name(config))))
+
+
+def _read_large4(config: Mapping[str, object], layers: int, model_type: str,
+                 assumptions: list[str | Phrase]) -> dict[str, Any]:
+    """Mistral Large 4 (MistralLarge4TextConfig.__post_init__): `no_rope_layers` (1: the layer uses RoPE), else
+    every `no_rope_layer_interval`-th layer (4) without; a `kv_source_layers` that shares latents is not read."""
+    listed = config.get("no_rope_layers")
+    if listed is not None:
+        nope = frozenset(i for i, rope in enumerate(_int_list_flags(listed, layers, "no_rope_layers")) if not rope)
+    else:
+        interval = _int(config, "no_rope_layer_interval", 1, MAX_LAYERS, default=4)
+        nope = frozenset(i for i in range(layers) if (i + 1) % interval == 0)
+    sources = config.get("kv_source_layers")
+    if sources is not None and sources != list(range(layers)):
+        assumptions.append(phrase("assumption.ignored_key", key="kv_source_layers", value=_short(sources),
+                                  model_type=repr(model_type)))
+    return dict(softmax_scaling=True, nope_layers=nope)
 
 
 def _read_mimo(config: Mapping[str, object], fields: Mapping[str, Any],

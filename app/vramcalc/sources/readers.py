@@ -201,6 +201,8 @@ class Reader:
     # window pattern (hf_config._cohere2_moe_config)
     gate_apart: bool = False  # the attention_gate is its own unbiased projection (AFMoE's gate_proj)
     score_bias: bool = False  # a learned bias per expert added to the scores that choose them (AFMoE's expert_bias)
+    large4: bool = False  # Mistral Large 4: MLA's queries and the indexer's from the layer's input, learned softmax
+    # scales, layers without RoPE (no_rope_layers), layers reusing an earlier layer's latent (kv_source_layers)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -436,6 +438,13 @@ READERS: Mapping[str, Reader] = {
                              ("num_dense_layers", "first_k_dense_replace"),
                              ("global_attn_every_n_layers", "sliding_window_pattern")),
                     extra=frozenset({"mup_enabled", "route_scale", "rms_norm_eps"})),
+    # Mistral Large 4 (MistralLarge4TextModel): GLM-5's DSA without a q latent (q_proj from the input; the indexer's
+    # queries from a LayerNorm over it), a learned softmax scale and bias per head, NoPE every 4th layer, DeepSeek's
+    # experts after first_k_dense_replace dense layers, an fp32 softmax router
+    "mistral_large4_text": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True, large4=True, softcap=True,
+                                  aliases=(("num_local_experts", "n_routed_experts"),),
+                                  extra=frozenset({"no_rope_layers", "kv_source_layers", "rms_norm_eps", "n_group",
+                                                   "topk_group", "routed_scaling_factor", "no_rope_layer_interval"})),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",

@@ -211,6 +211,7 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     mla, h, a = spec.mla, spec.hidden, spec.heads
     assert mla is not None  # layer_tensors calls it only for MLA models
     q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
+    rope = 0 if index in spec.nope_layers else mla.qk_rope_head_dim  # MistralLarge4TextAttention: no RoPE, no k_rot
     bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
     if mla.q_lora_rank:
         tensors = [*_linear(p + "attn_q_a", mla.q_lora_rank, h, Role.ATTENTION, bias),
@@ -220,20 +221,26 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
         tensors = _linear(p + "attn_q", q_width, h, Role.ATTENTION)
     tensors = [
         *tensors,
-        *_linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, Role.ATTENTION, bias),
+        *_linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + rope, h, Role.ATTENTION, bias),
         Tensor(p + "attn_kv_a_norm.weight", (mla.kv_lora_rank,), Role.NORM),
-        *_linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION),
+        *_linear(p + "attn_kv_b", a * (q_width // a - rope + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION),
         *_linear(p + "attn_output", h, a * mla.v_head_dim, Role.ATTENTION, bias),
     ]
     if spec.head_gate:  # BailingHybridAttention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", a, h, Role.ATTENTION)
     # DeepseekV32Indexer: wq_b from the q latent, wk, a LayerNorm, weights_proj (none on GLM-5.2's shared layers)
+    if spec.softmax_scaling:  # MistralLarge4TextSoftmaxScaling: a scale and a bias per head
+        tensors += [Tensor(p + "attn_softmax_scale", (a,), Role.NORM), Tensor(p + "attn_softmax_bias", (a,), Role.NORM)]
     if spec.indexer is not None and index not in spec.indexer.shared:
         ix = spec.indexer
-        tensors += [*_linear(p + "indexer.attn_q_b", ix.heads * ix.head_dim, mla.q_lora_rank, Role.ATTENTION),
+        tensors += [*_linear(p + "indexer.attn_q_b", ix.heads * ix.head_dim, mla.q_lora_rank or h, Role.ATTENTION),
                     *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
                     *_norm(p + "indexer.k_norm", ix.head_dim, Norm.LAYER),
                     *_linear(p + "indexer.proj", ix.heads, h, Role.ATTENTION)]
+        if spec.softmax_scaling:  # MistralLarge4TextIndexer: q_input_norm (a LayerNorm over h), its softmax scaling
+            tensors += [*_norm(p + "indexer.q_input_norm", h, Norm.LAYER),
+                        Tensor(p + "indexer.softmax_scale", (ix.heads,), Role.NORM),
+                        Tensor(p + "indexer.softmax_bias", (ix.heads,), Role.NORM)]
     return tensors
 
 
