@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from vramcalc import estimate, parse_workload
+from vramcalc.model.families.decoder.tensors import layer_tensors
 from vramcalc.model.table import active_param_count, param_count
 from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
@@ -572,3 +573,27 @@ def test_minimax_m3s_indexer_cache_on_llamacpp_is_a_second_kv_cache_of_one_head(
     result = estimate(parse_workload({"model": "config", "runtime": "llamacpp", "seq": "1000"}, config=m3))
     said = ENGLISH.say(next(c for c in result.components if c.key == "kv_cache").explain())
     assert "the indexer cache of 4 sparse layers (llama_kv_cache_msa): a key of 32 values" in said, said
+
+
+def test_afmoe_attends_in_full_every_global_attn_every_n_layers_th_layer_as_its_class_lists_them():
+    """AfmoeConfig.__post_init__: layer i slides unless (i + 1) % global_attn_every_n_layers == 0."""
+    assert "".join(k.value[0] for k in from_hf_config(_case("afmoe/perturbed")).kinds) == "ssfssfs"  # every 3rd
+    full = _case("afmoe/full")
+    listed = from_hf_config(full).kinds
+    assert [k.value[0] for k in listed] == [t[0] for t in full["layer_types"]]
+    assert from_hf_config({k: v for k, v in full.items() if k != "layer_types"}).kinds == listed
+
+
+def test_mistral_large4s_nope_layers_have_no_rotary_key_and_a_shared_latent_is_named():
+    """MistralLarge4TextAttention: a layer without RoPE (no_rope_layers 0) projects kv_a to the latent alone and
+    kv_b to keys of qk_nope + qk_rope; kv_source_layers that share latents are not read, and the answer says so."""
+    full = _case("mistral_large4_text/full")
+    spec = from_hf_config(full)
+    assert spec.nope_layers == frozenset(range(3, 72, 4)) and not spec.assumptions
+    names = {t.name: t.shape for t in layer_tensors(spec, 3)}
+    assert names["blk.3.attn_kv_a_mqa.weight"] == (512, 6144) and names["blk.3.attn_kv_b.weight"] == (16384, 512)
+    assert from_hf_config({k: v for k, v in full.items() if k != "no_rope_layers"}).nope_layers == spec.nope_layers
+    shared = from_hf_config({**full, "kv_source_layers": [0, 0, *range(2, 72)]})
+    assert any("kv_source_layers" in ENGLISH.say(a) for a in shared.assumptions)
+    wrapped = {"model_type": "mistral_large4", "text_config": full, "vision_config": {"hidden_size": 1024}}
+    assert param_count(from_hf_config(wrapped)) >= param_count(spec)

@@ -37,7 +37,9 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    "kimi_linear": {"num_key_value_heads"},  # None: num_attention_heads (both classes)
                    "falcon": {"ffn_hidden_size", "num_kv_heads"},  # FalconConfig: 4 × hidden, num_attention_heads
                    "step3p5": {"num_sliding_attention_heads"},  # Step3p7TextConfig: num_attention_heads
-                   "gemma3n_text": {"intermediate_size"}}  # Gemma3nTextConfig: one width per layer, from one
+                   "gemma3n_text": {"intermediate_size"},  # Gemma3nTextConfig: one width per layer, from one
+                   # MistralLarge4TextConfig.__post_init__: from index_topk_pattern, or index_topk_freq and offset
+                   "mistral_large4_text": {"indexer_types"}}
 
 
 def main(argv: list[str]) -> None:

@@ -288,9 +288,23 @@ CASES: dict[str, tuple[dict, dict]] = {
                                                             "sparse_block_size": 64,
                                                             "sparse_attention_freq": [0, 1, 0, 1, 1, 1]},
                                 "vocab_size": 32000}),
+    # AFMoE: the perturbed one with biases (q/k/v/o, not the gate), two dense layers, every third layer full
+    "afmoe": ({}, {"num_hidden_layers": 7, "hidden_size": 768, "intermediate_size": 2048,
+                   "moe_intermediate_size": 256, "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 64,
+                   "num_experts": 12, "num_experts_per_tok": 3, "num_shared_experts": 1, "num_dense_layers": 2,
+                   "global_attn_every_n_layers": 3, "sliding_window": 256, "attention_bias": True,
+                   "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Mistral Large 4: the perturbed one with biases, two dense layers, shared indexers (FFSFSFF), NoPE every 3rd
+    "mistral_large4_text": ({}, {"num_hidden_layers": 7, "hidden_size": 768, "intermediate_size": 2048,
+                                 "moe_intermediate_size": 256, "num_attention_heads": 12, "num_key_value_heads": 12,
+                                 "kv_lora_rank": 128, "qk_rope_head_dim": 32, "qk_nope_head_dim": 48,
+                                 "v_head_dim": 64, "head_dim": 32, "n_routed_experts": 12, "num_experts_per_tok": 3,
+                                 "n_shared_experts": 2, "first_k_dense_replace": 2, "index_n_heads": 4,
+                                 "index_head_dim": 64, "index_topk_pattern": "FFSFSFF", "no_rope_layer_interval": 3,
+                                 "attention_bias": True, "vocab_size": 32000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
-WRAPPED = {"step3p5": "Step3p7"}
+WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}
 
 
 def text_params(config) -> int:

@@ -368,7 +368,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         head_bias=reader.head_bias or (all_bias and reader.bias_key_on_head) or (model_type == "phimoe"
                                                    and _bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
-        qk_norm=qk_norm, attention_gate=reader.attention_gate, sinks=reader.sinks,
+        qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
@@ -395,7 +395,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     mla = _read_mla(config) if reader.mla else None
     fields["mla"] = mla
     if reader.indexer:
-        if mla is None or not mla.q_lora_rank:
+        if mla is None or not (mla.q_lora_rank or reader.large4):
             raise ValidationError("q_lora_rank", None,
                                   "the lightning indexer reads the q latent: q_lora_rank is needed")
         fields["indexer"] = Indexer(heads=_int(config, "index_n_heads", 1, MAX_HEADS),
@@ -419,6 +419,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                    _int(rates, "heavily_compressed_attention", 1, MAX_POSITIONS)),
             index_heads=_int(config, "index_n_heads", 1, MAX_HEADS, default=64),
             index_head_dim=_int(config, "index_head_dim", 1, MAX_DIM, default=128))
+    if reader.large4:
+        fields.update(_read_large4(config, layers, model_type, assumptions))
     if reader.mimo:
         fields.update(_read_mimo(config, fields, assumptions))
     if reader.minimax3:
@@ -645,7 +647,8 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         return None, (), dense_ffn
     moe = Moe(experts=experts, per_token=per_token, ffn=expert_ffn, shared_ffn=shared, shared_gate=shared_gate,
               router_bias=kind is MoeKeys.GPT_OSS, expert_bias=kind is MoeKeys.GPT_OSS,
-              score_bias=kind is MoeKeys.ERNIE, beside_dense=kind is MoeKeys.GEMMA4, gated=kind is not MoeKeys.NEMOTRON,
+              score_bias=kind is MoeKeys.ERNIE or reader.score_bias, beside_dense=kind is MoeKeys.GEMMA4,
+              gated=kind is not MoeKeys.NEMOTRON,
               latent=_int(config, "moe_latent_size", 1, MAX_DIM, default=0) if kind is MoeKeys.NEMOTRON else 0)
     return moe, tuple(moe_layers), dense_ffn
 
@@ -668,6 +671,23 @@ def _hunyuan_widths(config: Mapping[str, object], ffn: int, assumptions: list[st
         if given is not None and any(v != built for v in (given if isinstance(given, list) else [given])):
             assumptions.append(phrase("assumption.ignored_key", key=key, value=_short(given),
                                       model_type=repr(model_type_name(config))))
+
+
+def _read_large4(config: Mapping[str, object], layers: int, model_type: str,
+                 assumptions: list[str | Phrase]) -> dict[str, Any]:
+    """Mistral Large 4 (MistralLarge4TextConfig.__post_init__): `no_rope_layers` (1: the layer uses RoPE), else
+    every `no_rope_layer_interval`-th layer (4) without; a `kv_source_layers` that shares latents is not read."""
+    listed = config.get("no_rope_layers")
+    if listed is not None:
+        nope = frozenset(i for i, rope in enumerate(_int_list_flags(listed, layers, "no_rope_layers")) if not rope)
+    else:
+        interval = _int(config, "no_rope_layer_interval", 1, MAX_LAYERS, default=4)
+        nope = frozenset(i for i in range(layers) if (i + 1) % interval == 0)
+    sources = config.get("kv_source_layers")
+    if sources is not None and sources != list(range(layers)):
+        assumptions.append(phrase("assumption.ignored_key", key="kv_source_layers", value=_short(sources),
+                                  model_type=repr(model_type)))
+    return dict(softmax_scaling=True, nope_layers=nope)
 
 
 def _read_mimo(config: Mapping[str, object], fields: Mapping[str, Any],

@@ -199,6 +199,10 @@ class Reader:
     # shared_intermediate_size, dense layers of dense_intermediate_size (hf_config._minimax3_config)
     cohere_moe: bool = False  # Command A Plus: experts of intermediate_size, a dense prefix of its own width and
     # window pattern (hf_config._cohere2_moe_config)
+    gate_apart: bool = False  # the attention_gate is its own unbiased projection (AFMoE's gate_proj)
+    score_bias: bool = False  # a learned bias per expert added to the scores that choose them (AFMoE's expert_bias)
+    large4: bool = False  # Mistral Large 4: MLA's queries and the indexer's from the layer's input, learned softmax
+    # scales, layers without RoPE (no_rope_layers), layers reusing an earlier layer's latent (kv_source_layers)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -424,6 +428,23 @@ READERS: Mapping[str, Reader] = {
                                      "index_n_heads", "index_head_dim", "index_block_size", "index_topk_blocks",
                                      "index_local_blocks", "sparse_attention_config", "rotary_dim", "layer_types",
                                      "use_qk_norm"})),  # MiniMaxM3VLAttention norms q and k whatever it says
+    # AFMoE (Arcee Trinity): q/k RMSNorm per head, a sigmoid gate per channel over attention's output (gate_proj),
+    # four norms per layer (before and after attention and the MLP), every global_attn_every_n_layers-th layer
+    # full and the others sliding, num_dense_layers dense then sigmoid-routed experts beside num_shared_experts
+    # of moe_intermediate_size and a learned expert_bias (an nn.Parameter: counted)
+    "afmoe": Reader(qk_norm=QkNorm.HEAD, compute=NormCompute.RMS_FP32, norms_per_layer=4, attention_gate=True,
+                    gate_apart=True, score_bias=True, sliding=Sliding.TYPES, pattern=4, moe=MoeKeys.DEEPSEEK,
+                    aliases=(("num_experts", "n_routed_experts"), ("num_shared_experts", "n_shared_experts"),
+                             ("num_dense_layers", "first_k_dense_replace"),
+                             ("global_attn_every_n_layers", "sliding_window_pattern")),
+                    extra=frozenset({"mup_enabled", "route_scale", "rms_norm_eps"})),
+    # Mistral Large 4 (MistralLarge4TextModel): GLM-5's DSA without a q latent (q_proj from the input; the indexer's
+    # queries from a LayerNorm over it), a learned softmax scale and bias per head, NoPE every 4th layer, DeepSeek's
+    # experts after first_k_dense_replace dense layers, an fp32 softmax router
+    "mistral_large4_text": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True, large4=True, softcap=True,
+                                  aliases=(("num_local_experts", "n_routed_experts"),),
+                                  extra=frozenset({"no_rope_layers", "kv_source_layers", "rms_norm_eps", "n_group",
+                                                   "topk_group", "routed_scaling_factor", "no_rope_layer_interval"})),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",

@@ -299,6 +299,11 @@ class ModelSpec:
     head_bias: bool = False  # a bias on the LM head (Phi)
     qk_norm: QkNorm | None = None  # a norm on q and k, None: none
     attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)
+    gate_apart: bool = False  # AFMoE (AfmoeAttention.gate_proj): that gate is a projection of its own, unbiased
+    softmax_scaling: bool = False  # Mistral Large 4 (MistralLarge4TextSoftmaxScaling): a learned scale and bias per
+    # head in MLA and in its indexer, whose queries come from a LayerNorm over the layer's input (no q latent)
+    nope_layers: frozenset[int] = frozenset()  # MLA layers without RoPE (Mistral Large 4's no_rope_layers): kv_a
+    # has no rotary part and kv_b's keys take its width (weights only: the cache is read as the other layers')
     sinks: bool = False  # gpt-oss: one learned sink logit per head
     sliding_sinks: bool = False  # MiMo-V2: sinks on the sliding-window layers only
     v_head_dim: int = 0  # a value head narrower than the query/key head (MiMo-V2: 128 of 192); 0: head_dim
@@ -443,12 +448,15 @@ class ModelSpec:
     def layer_keys(self) -> tuple[tuple[AttentionKind, bool, int], ...]:
         """Each layer's (attention kind, MoE or not, variant): what its shapes depend on. The variant is the
         indexer shared or not (0, 1) or DeepSeek-V4's compressor type (0 to 2), plus 4 on Gemma 3n/4's layers
-        reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers."""
+        reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers, plus 16 on
+        MLA layers without RoPE (`nope_layers`)."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
         reusing = self.layers - self.reusing_layers
         mtp = self.layers - self.mtp_built  # the MTP layers' own tensors (eh_proj, its norms): 8 more
-        return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp))
+        nope = self.nope_layers
+        return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp)
+                      + 16 * (i in nope))
                      for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
 

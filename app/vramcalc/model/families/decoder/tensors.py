@@ -171,7 +171,7 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
     (Gemma 3n/4's last num_kv_shared_layers: Gemma3nTextAttention, Gemma4TextAttention) has no k/v weights."""
     head_dim, v_dim, heads = spec.head_dim_of(kind), spec.v_dim_of(kind), spec.heads_of(kind)
     h, q, kv = spec.hidden, heads * head_dim, spec.kv_heads_of(kind) * head_dim
-    gate = 2 if spec.attention_gate else 1
+    gate = 2 if spec.attention_gate and not spec.gate_apart else 1
     tensors = (
         _linear(p + "attn_q", gate * q, h, Role.ATTENTION, spec.qkv_bias)
         + ([] if reuses_kv else _linear(p + "attn_k", kv, h, Role.ATTENTION, spec.qkv_bias))
@@ -190,6 +190,8 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors.append(Tensor(p + "attn_sinks.weight", (heads,), Role.NORM))
     if spec.head_gate:  # Lfm3Attention.g_proj, Step3p7Attention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
+    if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
+        tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
     return tensors
 
 
@@ -209,6 +211,7 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     mla, h, a = spec.mla, spec.hidden, spec.heads
     assert mla is not None  # layer_tensors calls it only for MLA models
     q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
+    rope = 0 if index in spec.nope_layers else mla.qk_rope_head_dim  # MistralLarge4TextAttention: no RoPE, no k_rot
     bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
     if mla.q_lora_rank:
         tensors = [*_linear(p + "attn_q_a", mla.q_lora_rank, h, Role.ATTENTION, bias),
@@ -218,20 +221,26 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
         tensors = _linear(p + "attn_q", q_width, h, Role.ATTENTION)
     tensors = [
         *tensors,
-        *_linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + mla.qk_rope_head_dim, h, Role.ATTENTION, bias),
+        *_linear(p + "attn_kv_a_mqa", mla.kv_lora_rank + rope, h, Role.ATTENTION, bias),
         Tensor(p + "attn_kv_a_norm.weight", (mla.kv_lora_rank,), Role.NORM),
-        *_linear(p + "attn_kv_b", a * (mla.qk_nope_head_dim + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION),
+        *_linear(p + "attn_kv_b", a * (q_width // a - rope + mla.v_head_dim), mla.kv_lora_rank, Role.ATTENTION),
         *_linear(p + "attn_output", h, a * mla.v_head_dim, Role.ATTENTION, bias),
     ]
     if spec.head_gate:  # BailingHybridAttention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", a, h, Role.ATTENTION)
     # DeepseekV32Indexer: wq_b from the q latent, wk, a LayerNorm, weights_proj (none on GLM-5.2's shared layers)
+    if spec.softmax_scaling:  # MistralLarge4TextSoftmaxScaling: a scale and a bias per head
+        tensors += [Tensor(p + "attn_softmax_scale", (a,), Role.NORM), Tensor(p + "attn_softmax_bias", (a,), Role.NORM)]
     if spec.indexer is not None and index not in spec.indexer.shared:
         ix = spec.indexer
-        tensors += [*_linear(p + "indexer.attn_q_b", ix.heads * ix.head_dim, mla.q_lora_rank, Role.ATTENTION),
+        tensors += [*_linear(p + "indexer.attn_q_b", ix.heads * ix.head_dim, mla.q_lora_rank or h, Role.ATTENTION),
                     *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
                     *_norm(p + "indexer.k_norm", ix.head_dim, Norm.LAYER),
                     *_linear(p + "indexer.proj", ix.heads, h, Role.ATTENTION)]
+        if spec.softmax_scaling:  # MistralLarge4TextIndexer: q_input_norm (a LayerNorm over h), its softmax scaling
+            tensors += [*_norm(p + "indexer.q_input_norm", h, Norm.LAYER),
+                        Tensor(p + "indexer.softmax_scale", (ix.heads,), Role.NORM),
+                        Tensor(p + "indexer.softmax_bias", (ix.heads,), Role.NORM)]
     return tensors
 
 

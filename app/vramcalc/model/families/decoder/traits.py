@@ -155,6 +155,8 @@ TRAITS: Mapping[str, Traits] = {
     "cohere2_moe": DEFAULT,  # Cohere2MoeTopKRouter: F.linear in the model's dtype, the softmax's weights cast back
     # MiniMaxM3VLTopKRouter: sigmoid on router_logits.float(), the weights kept fp32; its RMSNorm: 1 + weight.float()
     "minimax_m3_vl_text": Traits(fp32_routing_weights=True, fp32_norm_weight_copies=True),
+    "afmoe": Traits(fp32_routing_weights=True),  # AfmoeTokenChoiceRouter: sigmoid on the logits .to(float32), kept
+    "mistral_large4_text": Traits(fp32_router=True, fp32_routing_weights=True),  # F.linear(hidden.float(), ...)
 }
 
 
