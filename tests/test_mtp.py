@@ -34,6 +34,11 @@ def test_the_configs_name_their_mtp_layers():
     assert preset_spec("qwen3-32b").mtp_layers == 0
 
 
+def test_the_mtp_note_is_said_once():  # the preset's own note and the config reader's were both printed
+    notes = preset_spec("qwen3.6-35b-a3b").notes
+    assert [getattr(n, "key", n) for n in notes].count("model.note.mtp") == 1
+
+
 def test_deepseek_v3_with_its_mtp_layer_is_the_published_checkpoint():
     """deepseek-ai/DeepSeek-V3's safetensors headers sum to 688,574,839,360 bytes (simpx/model-inspect's README
     lists them: model.layers.61 holds a MoE decoder layer, embed_tokens and shared_head.head [129280, 7168], enorm,

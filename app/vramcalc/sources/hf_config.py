@@ -210,7 +210,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     if multimodal and vision is None and top.get("vision_config") is not None:
         extra_notes.append(phrase("model.note.multimodal", model_type=top.get("model_type")))
     spec = ModelSpec(
-        name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(extra_notes),
+        name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(dict.fromkeys(extra_notes)),
         native_format=native_format, model_type=model_type, vision=vision, mtp_layers=mtp,
         mtp_style=mtp_style if mtp else "", **spec_fields,
     )
