@@ -4,6 +4,7 @@ tests/data/speed/ (the numbers docs/accuracy.md reports, recomputed here so they
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -419,6 +420,18 @@ def test_the_prompt_line_says_when_its_rate_is_fp16_accumulate():
     keys = [[p.key for p in s.basis if p.key.startswith("speed.basis.prefill")] for s in (geforce, a100)]
     assert keys == [["speed.basis.prefill_acc16"], ["speed.basis.prefill"]]
     assert "330 TFLOPS" in ENGLISH.say(next(p for p in geforce.basis if p.key == "speed.basis.prefill_acc16"))
+
+
+def test_the_prompt_line_says_what_copying_layers_from_ram_costs():
+    """With layers in system RAM, llama.cpp copies them to the GPU for every micro-batch of the prompt: on a
+    model that does not fit, that copy is most of the time to first token, and the basis says how much."""
+    whole = speed({**LLAMA, "prompt_tokens": "4096"})
+    assert not [p for p in whole.basis if p.key == "speed.basis.prefill_host"]
+    split = speed({**LLAMA, "model": "llama-3.1-70b", "prompt_tokens": "4096", "gpu_layers": "40"})
+    said = ENGLISH.say(next(p for p in split.basis if p.key == "speed.basis.prefill_host"))
+    assert "each of its 8 micro-batches" in said and "GB/s over PCIe" in said
+    copy, total = (float(x) for x in re.findall(r"([0-9.]+) s", said)[1::-1])
+    assert 0.5 * total < copy < total
 
 
 def test_vllm_steps_follow_its_scheduler():

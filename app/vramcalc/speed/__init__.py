@@ -23,7 +23,7 @@ from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
 from ..training.grpo import generations_per_step
 from ..workload import Machine, Workload
-from .hardware import TERA, Device, calibration, device, engine_rates, ram_bandwidth, split_device
+from .hardware import TERA, Device, calibration, device, engine_rates, pcie_bandwidth, ram_bandwidth, split_device
 from .inference import (
     Placement,
     Prefill,
@@ -274,6 +274,11 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         basis.append(phrase(said, tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
                             share=_percent(first.share), tflops=_tflops(first.peak),
                             kernel=phrase(f"speed.kernel.{first.kernel}")))
+        if first.host_bytes:
+            basis.append(phrase("speed.basis.prefill_host", bytes=f"{first.host_bytes / GB:.2f} GB",
+                                chunks=first.chunks, pcie=_gb_s(pcie_bandwidth()),
+                                seconds=f"{first.chunks * first.host_bytes / pcie_bandwidth():.1f}",
+                                total=f"{first.seconds:.1f}"))
     else:
         basis.append(phrase("speed.unknown_tflops"))
     basis.append(phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),

@@ -232,6 +232,8 @@ class Prefill:
     peak: float  # the card's dense rate for that kernel, FLOP/s
     share: float  # of `peak` the matmuls achieve
     accumulate16: bool = False  # `peak` is the card's FP16-accumulate rate (llama.cpp on a GeForce card)
+    host_bytes: float = 0.0  # weights in system RAM that llama.cpp copies to the GPU for each micro-batch
+    chunks: int = 1  # the micro-batches
 
 
 def prompt_flops(model: ModelSpec, prompt: int) -> float:
@@ -315,7 +317,7 @@ def prefill(workload: Workload, device: Device, machine: Machine, placement: Pla
     if placement.tp > 1:
         fixed += allreduce_bytes(model, batch * prompt, placement.tp) / device.link
     return Prefill(seconds=max(compute, read) + fixed, compute_s=compute, read_s=read, flops=flops, kernel=kernel,
-                   peak=peak, share=efficiency)
+                   peak=peak, share=efficiency, host_bytes=host_weights, chunks=chunks)
 
 
 LLAMACPP_BATCH = 2048  # llama.cpp's n_batch (llama-server, llama-bench): the tokens one llama_decode call takes
@@ -374,7 +376,7 @@ def llamacpp_prefill(workload: Workload, device: Device, placement: Placement, *
     if placement.tp > 1:
         seconds += allreduce_bytes(model, tokens, placement.tp) / device.link
     return Prefill(seconds=seconds, compute_s=compute, read_s=read, flops=flops, kernel=kernel, peak=peak,
-                   share=share, accumulate16=device.geforce)
+                   share=share, accumulate16=device.geforce, host_bytes=host_weights, chunks=chunks)
 
 
 def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:

@@ -1234,6 +1234,10 @@ EN: Mapping[str, str] = {
     "speed.basis.prefill": (
         "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS ({kernel} matmuls)."
     ),
+    "speed.basis.prefill_host": (
+        "Of the prompt's {total} s, {seconds} s copy the {bytes} of weights in system RAM to the GPU, once for each of "
+        "its {chunks} {chunks:micro-batch|micro-batches}, at {pcie} GB/s over PCIe."
+    ),
     "speed.basis.engine": "Rates of {engine} fitted to: {basis}.",
     "speed.basis.training": (
         "Step: {flops} PFLOP for {tokens} tokens per replica at {share} model FLOPs utilisation of {tflops} TFLOPS per "

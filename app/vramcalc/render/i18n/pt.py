@@ -1287,6 +1287,10 @@ PT: Mapping[str, str] = {
     "speed.basis.prefill": (
         "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS (multiplicações {kernel})."
     ),
+    "speed.basis.prefill_host": (
+        "Dos {total} s do prompt, {seconds} s copiam os {bytes} de pesos na RAM do sistema para a GPU, uma vez por "
+        "cada um dos seus {chunks} {chunks:microlote|microlotes}, a {pcie} GB/s pelo PCIe."
+    ),
     "speed.basis.engine": "Ritmos do {engine} ajustados a: {basis}.",
     "speed.basis.training": (
         "Passo: {flops} PFLOP para {tokens} tokens por réplica a {share} de utilização de FLOPs do modelo de {tflops} "
