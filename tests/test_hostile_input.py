@@ -140,3 +140,13 @@ def test_every_cli_flag_takes_hostile_values(key, value):
     code, err = run([f"--{key.replace('_', '-')}", value])
     assert code in (0, 2), (code, err)
     assert code == 0 or err, "exit 2 without a message"
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("qlora", "QLoRA adds --precision nf4"),  # torchtune's recipe names are not this field's
+    ("x", "expected one of: fp32, bf16, amp, mixed or nothing (the default)"),  # no bare ", " for the empty default
+])
+def test_a_wrong_recipe_says_what_the_field_takes(text, says):
+    with pytest.raises(ValidationError, match="recipe") as refused:
+        parse_workload({"model": "qwen3-8b", "mode": "training", "recipe": text})
+    assert says in str(refused.value)

@@ -145,7 +145,9 @@ def parse_choice(field: str, text: str, enum_type: type[enum.Enum]) -> object:
     loose = [m for m in enum_type if _loose(str(m.value)) == _loose(text)]  # llama.cpp, vLLM, adamw_8bit
     if len(loose) == 1:
         return loose[0]
-    raise ValidationError(field, text, "expected one of: " + ", ".join(m.value for m in enum_type))
+    named = [str(m.value) for m in enum_type if m.value != ""]
+    empty = " or nothing (the default)" if len(named) < len(enum_type) else ""
+    raise ValidationError(field, text, "expected one of: " + ", ".join(named) + empty)
 
 
 def _loose(text: str) -> str:

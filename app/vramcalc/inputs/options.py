@@ -85,6 +85,14 @@ def parse_float_precision(field: str, text: str) -> Precision:
     raise ValidationError(field, text, "expected one of: fp32, bf16, fp16")
 
 
+def _recipe(text: str) -> object:
+    if text.strip().lower() in ("lora", "qlora", "full"):  # a recipe here is the precision, not torchtune's
+        raise ValidationError("recipe", text, "the recipe is the training's precision (fp32, bf16, amp, mixed); "
+                              "LoRA is --lora-rank R (link lora_rank), QLoRA adds --precision nf4, full "
+                              "fine-tuning is --lora-rank 0")
+    return parse_choice("recipe", text, Recipe)
+
+
 def parse_precision(text: str) -> Precision | WeightFormat:
     """The weights' format: a nominal precision of the first version (fp32 ... int2, every
     parameter at that many bits) or a real format (a GGUF type, a GPU format, bpw:X.XX, native), in any
@@ -231,7 +239,7 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="recipe", default="", group="training", metavar="NAME", choices=values_of(Recipe),
            help="fp32, bf16 (pure), amp (fp32 weights under autocast --precision), mixed (16-bit weights, "
                 "fp32 gradients and master: Megatron/DeepSpeed); default: --precision and --mixed-precision",
-           parse=lambda t: parse_choice("recipe", t, Recipe), shown_when=_TRAINING),
+           parse=_recipe, shown_when=_TRAINING),
     Option(key="lora_rank", default="0", group="training", metavar="R",  # 0: full fine-tuning
            help="LoRA adapters of rank R (0: full fine-tuning); with --precision nf4 or nf4-dq: QLoRA",
            parse=lambda t: parse_int("lora_rank", t, 0, 65536), shown_when=_TRAINING),
