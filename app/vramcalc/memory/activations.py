@@ -136,6 +136,7 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
     forward_bytes = tokens * (inputs + (full if workload.checkpointing is Checkpointing.NONE else 0) + outside) + shared
     per_layer_text: str | Phrase = f"{per_layer:,}"
     kept: str | Phrase
+    full = model.layers if workload.checkpointing is Checkpointing.NONE else layers_full  # for "layer|layers"
     if workload.checkpointing is Checkpointing.NONE:
         kept, recompute = str(model.layers), ""
         if all_layers != model.layers * per_layer:  # dense and MoE layers differ
@@ -151,7 +152,7 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
             else phrase("checkpointing.sqrt", segments=inputs_kept, segment_layers=layers_full)
         )
     explain = lambda: phrase(  # noqa: E731
-        "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept,
+        "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept, full=full,
         per_layer=per_layer_text, recompute=recompute, outside=f"{outside:,}",
         constant=phrase("activations.constant", constant_bytes=format_binary(shared)) if shared else "",
         bytes=format_binary(num_bytes), attention=phrase(f"attention.{workload.attention.value}"),

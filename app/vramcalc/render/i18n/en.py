@@ -206,9 +206,9 @@ EN: Mapping[str, str] = {
     "master_weights.formula": "{params} parameters × 4 bytes (fp32 copy kept by mixed precision) = {bytes}",
     "master_weights.none": "only with mixed-precision training",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
-    "kv_cache.layers.full": "{count} layers × {per_token} × {kept} tokens",
-    "kv_cache.layers.sliding": "{count} sliding layers × {per_token} × {kept} tokens (window {window})",
-    "kv_cache.layers.chunked": "{count} chunked layers × {per_token} × {kept} tokens (chunk {window})",
+    "kv_cache.layers.full": "{count} {count:layer|layers} × {per_token} × {kept} tokens",
+    "kv_cache.layers.sliding": "{count} sliding {count:layer|layers} × {per_token} × {kept} tokens (window {window})",
+    "kv_cache.layers.chunked": "{count} chunked {count:layer|layers} × {per_token} × {kept} tokens (chunk {window})",
     "kv_cache.indexer": " + {batch} × the lightning indexer's keys ({head_dim} values per token and layer): {bytes}",
     "kv_cache.linear": (
         " + {batch} × {count} linear-attention layers × a fixed {state} (fp32 recurrent state + convolution window)"
@@ -260,7 +260,7 @@ EN: Mapping[str, str] = {
     "logits.embedding": "one vector (or score) per sequence: no logits",
     "activations.embedding": "one forward of {batch} × {seq} tokens ({engine}), measured with transformers = {bytes}",
     "activations.training": (
-        "{batch} × {seq} tokens × ({layers_kept} layers × {per_layer} B/token/layer{recompute} "
+        "{batch} × {seq} tokens × ({layers_kept} {full:layer|layers} × {per_layer} B/token/layer{recompute} "
         "+ {outside} B/token outside the layers){constant} = {bytes}; {attention} attention, {checkpointing}"
     ),
     "activations.recompute": " + 1 layer recomputed in backward at {per_layer_full} B/token",
@@ -1241,7 +1241,7 @@ EN: Mapping[str, str] = {
     "speed.basis.engine": "Rates of {engine} fitted to: {basis}.",
     "speed.basis.training": (
         "Step: {flops} PFLOP for {tokens} tokens per replica at {share} model FLOPs utilisation of {tflops} TFLOPS per "
-        "GPU, on {gpus} GPU(s); rates fitted to: {basis}."
+        "GPU, on {gpus} {gpus:GPU|GPUs}; rates fitted to: {basis}."
     ),
     "speed.error": (
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
@@ -1315,7 +1315,9 @@ EN: Mapping[str, str] = {
     "speed.fit.none": "nothing: this engine has no rates of its own yet, so transformers' are used",
     "speed.not_fit": "It does not fit these GPUs: these speeds are those it would have if it did.",
     "speed.value.concurrency_no_fit": "none: one sequence does not fit",
-    "llamacpp.cpu_moe": "; the routed experts of the first {layers} layers are in system RAM (--n-cpu-moe)",
+    "llamacpp.cpu_moe": (
+        "; the routed experts of the first {layers} {layers:layer|layers} are in system RAM (--n-cpu-moe)"
+    ),
     "llamacpp.override_ram": "; --override-tensor moves {bytes} (net) of the weights to system RAM",
     "llamacpp.override_gpu": "; --override-tensor moves {bytes} (net) of the weights to the GPU",
     "field.override_tensor.label": "Tensor placement (--override-tensor)",
@@ -1563,8 +1565,8 @@ EN: Mapping[str, str] = {
     "reverse.heading_mixed": "On {target} ({memories}), {layout}",
     "layout.split_free": "layers {layers}: llama.cpp splits them by each GPU's free memory",
     "layout.split_given": "layers {layers}, as --tensor-split gives them",
-    "rank.device": "{device} {gpu}: {layers} layers; model {model}, context {context}, compute {compute}, overhead "
-                   "{overhead}: {total} of {memory} ({share})",
+    "rank.device": "{device} {gpu}: {layers} {layers:layer|layers}; model {model}, context {context}, "
+                   "compute {compute}, overhead {overhead}: {total} of {memory} ({share})",
     "split.device_layers": "{count} of the {layers} layers -ngl counts (the output layer is one)",
     "answer.gpus_mixed": "not counted for different cards (the table of GPUs counts cards of one kind)",
     "field.tensor_split.label": "Layers per GPU (--tensor-split)",

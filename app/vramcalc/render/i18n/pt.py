@@ -213,9 +213,13 @@ PT: Mapping[str, str] = {
     "master_weights.formula": "{params} parâmetros × 4 bytes (cópia em fp32 mantida pela precisão mista) = {bytes}",
     "master_weights.none": "só no treinamento com precisão mista",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
-    "kv_cache.layers.full": "{count} camadas × {per_token} × {kept} tokens",
-    "kv_cache.layers.sliding": "{count} camadas deslizantes × {per_token} × {kept} tokens (janela {window})",
-    "kv_cache.layers.chunked": "{count} camadas em blocos × {per_token} × {kept} tokens (bloco {window})",
+    "kv_cache.layers.full": "{count} {count:camada|camadas} × {per_token} × {kept} tokens",
+    "kv_cache.layers.sliding": (
+        "{count} {count:camada deslizante|camadas deslizantes} × {per_token} × {kept} tokens (janela {window})"
+    ),
+    "kv_cache.layers.chunked": (
+        "{count} {count:camada|camadas} em blocos × {per_token} × {kept} tokens (bloco {window})"
+    ),
     "kv_cache.indexer": (
         " + {batch} × as chaves do indexador (lightning indexer; {head_dim} valores por token e camada): {bytes}"
     ),
@@ -266,7 +270,7 @@ PT: Mapping[str, str] = {
     "logits.embedding": "um vetor (ou nota) por sequência: sem logits",
     "activations.embedding": "uma passada de {batch} × {seq} tokens ({engine}), como medida com transformers = {bytes}",
     "activations.training": (
-        "{batch} × {seq} tokens × ({layers_kept} camadas × {per_layer} B/token/camada{recompute} "
+        "{batch} × {seq} tokens × ({layers_kept} {full:camada|camadas} × {per_layer} B/token/camada{recompute} "
         "+ {outside} B/token fora das camadas){constant} = {bytes}; atenção {attention}, {checkpointing}"
     ),
     "activations.recompute": " + 1 camada recomputada na passagem reversa, a {per_layer_full} B/token",
@@ -1294,7 +1298,7 @@ PT: Mapping[str, str] = {
     "speed.basis.engine": "Ritmos do {engine} ajustados a: {basis}.",
     "speed.basis.training": (
         "Passo: {flops} PFLOP para {tokens} tokens por réplica a {share} de utilização de FLOPs do modelo de {tflops} "
-        "TFLOPS por GPU, em {gpus} GPU(s); ritmos ajustados a: {basis}."
+        "TFLOPS por GPU, em {gpus} {gpus:GPU|GPUs}; ritmos ajustados a: {basis}."
     ),
     "speed.error": (
         "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
@@ -1381,7 +1385,8 @@ PT: Mapping[str, str] = {
     "speed.not_fit": "Não cabe nestas GPUs: estas velocidades são as que teria se coubesse.",
     "speed.value.concurrency_no_fit": "nenhuma: uma sequência não cabe",
     "llamacpp.cpu_moe": (
-        "; os especialistas roteados das primeiras {layers} camadas ficam na RAM do sistema (--n-cpu-moe)"
+        "; os especialistas roteados de {layers} {layers:camada|camadas} (as primeiras) ficam na RAM do sistema "
+        "(--n-cpu-moe)"
     ),
     "llamacpp.override_ram": "; o --override-tensor leva {bytes} (líquidos) dos pesos para a RAM do sistema",
     "llamacpp.override_gpu": "; o --override-tensor leva {bytes} (líquidos) dos pesos para a GPU",
@@ -1646,8 +1651,8 @@ PT: Mapping[str, str] = {
     "reverse.heading_mixed": "Em {target} ({memories}), {layout}",
     "layout.split_free": "camadas {layers}: o llama.cpp as divide pela memória livre de cada GPU",
     "layout.split_given": "camadas {layers}, como o --tensor-split as dá",
-    "rank.device": "{device} {gpu}: {layers} camadas; modelo {model}, contexto {context}, computação {compute}, "
-                   "sobrecarga {overhead}: {total} de {memory} ({share})",
+    "rank.device": "{device} {gpu}: {layers} {layers:camada|camadas}; modelo {model}, contexto {context}, "
+                   "computação {compute}, sobrecarga {overhead}: {total} de {memory} ({share})",
     "split.device_layers": "{count} das {layers} camadas que o -ngl conta (a camada de saída é uma)",
     "answer.gpus_mixed": "não contado para placas diferentes (a tabela de GPUs conta placas de um só tipo)",
     "field.tensor_split.label": "Camadas por GPU (--tensor-split)",
