@@ -155,3 +155,14 @@ def test_fused_cross_entropy_removes_the_loss_gradient():
     assert plain.phases["loss"]["temporaries"] == 2 * 4 * 4096 * 128_256
     assert fused.phases["loss"]["temporaries"] == 0
     assert fused.total_bytes < plain.total_bytes
+
+
+def test_a_part_live_only_before_the_peak_keeps_its_row():
+    """At the optimizer's peak a full fine-tune's activations are freed (0 B): the row stays, saying so, where a
+    part the workload never has (the KV cache in training) is left out of the table."""
+    from vramcalc.render.view import absent
+
+    result = estimate(parse_workload({"model": "qwen3-8b", "mode": "training", "checkpointing": "none",
+                                      "seq": "2048"}))
+    assert result.bytes_of("activations") == 0 and result.phases["forward"]["activations"] > 0
+    assert not absent(result, "activations") and absent(result, "kv_cache")

@@ -42,7 +42,7 @@ from .render.i18n.en import EN
 from .render.messages import ENGLISH
 from .render.rank import device_lines, layout_text
 from .render.speed import present_speed, speed_lines
-from .render.view import present_capacity
+from .render.view import absent, present_capacity
 from .sources import catalog, hub
 from .sources.gpus import load_gpus
 from .sources.hf_config import supported_types
@@ -230,7 +230,7 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         f"{'component':<24}{'GiB':>10}{'GB':>10}  formula",
     ]
     for component in breakdown.components:
-        if not component.bytes:
+        if absent(breakdown, component.key):
             continue  # as on the page: a part this workload does not have (--json keeps every component)
         lines.append(
             f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}"

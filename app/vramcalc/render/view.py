@@ -66,6 +66,7 @@ class Row:
     formula: str
     bar_x: float
     bar_width: float
+    absent: bool = False  # a part this workload has not, at its peak or in any phase (gradients in inference)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -97,6 +98,12 @@ class View:
     command: str = ""  # the lines that run it on its engine (render/command.py)
 
 
+def absent(breakdown: Breakdown, key: str) -> bool:
+    """No byte of this component at the peak nor in any phase of a training step (where activations are 0 at the
+    optimizer's peak, the row stays, saying so)."""
+    return not breakdown.bytes_of(key) and not any(live.get(key) for live in breakdown.phases.values())
+
+
 def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> View:
     """The breakdown's view; on `gpus` GPUs, with the engine's figures for their layout (ranks.on_gpus)."""
     breakdown = on_gpus(breakdown, gpus)
@@ -116,6 +123,7 @@ def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> V
                 formula=words.say(component.formula),
                 bar_x=round(x, 3),
                 bar_width=round(width, 3),
+                absent=absent(breakdown, component.key),
             )
         )
         x += width
