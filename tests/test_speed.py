@@ -434,6 +434,19 @@ def test_the_prompt_line_says_what_copying_layers_from_ram_costs():
     assert 0.5 * total < copy < total
 
 
+def test_the_all_sequences_rate_says_what_the_prompts_take():
+    """Under a steady load the engine also prefills new requests' prompts: 32 sequences at 38 tokens/s each give
+    fewer than 32 × 38 output tokens/s, and the basis says by how much, not a bare lower number."""
+    values = {"model": "qwen3-32b", "runtime": "vllm", "gpu": "h100-80gb", "batch": "32", "seq": "8192"}
+    s = speed(values, gpus=2)
+    said = ENGLISH.say(next(p for p in s.basis if p.key == "speed.basis.output"))
+    assert f"{s.output_tokens_per_s:,.0f} output tokens/s" in said
+    assert f"would give {32 / s.tpot_s:,.0f}" in said
+    share = 1 - s.output_tokens_per_s * s.tpot_s / 32
+    assert f"about {share:.0%} of the engine's time" in said and 0 < share < 1
+    assert not [p for p in speed(LLAMA).basis if p.key == "speed.basis.output"]  # one sequence: no such figure
+
+
 def test_vllm_steps_follow_its_scheduler():
     """speed/serving.py `simulate`, vLLM V1's rules: no step over max_num_batched_tokens, every prompt token and
     every output token computed once when the KV pool holds them all; a small pool preempts (the last running

@@ -296,6 +296,11 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                            else "speed.speculative.single")))
         if plan.kind == "draft":  # tests/test_speculative_speed.py: llama.cpp #5877 on an RTX 3060
             basis.append(phrase("speed.speculative.draft_checked"))
+    serving = _serving_rate(breakdown, mean, whole, card, machine, layout)
+    if sequences > 1:  # the steady rate is below sequences × per-sequence speed by the prompts' share of the time
+        decoding = min(1.0, serving * mean / (layout.dp * sequences))
+        basis.append(phrase("speed.basis.output", rate=f"{serving:,.0f}", sequences=sequences, prompt=f"{prompt:,}",
+                            decoding=f"{layout.dp * sequences / mean:,.0f}", share=_percent(1 - decoding)))
     curve = []
     for i in range(CURVE_POINTS + 1):
         depth = max(1, round(i * workload.seq / CURVE_POINTS))
@@ -305,7 +310,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         prompt_tokens=prompt, output_tokens=output, sequences=sequences,
         prefill_tokens_per_s=None if whole is None else sequences * prompt / whole.seconds,
         decode_tokens_per_s=1 / mean,
-        output_tokens_per_s=_serving_rate(breakdown, mean, whole, card, machine, layout),
+        output_tokens_per_s=serving,
         ttft_s=None if first is None else first.seconds, tpot_s=mean, bound=middle.bound,
         basis=tuple(basis), curve=tuple(curve))
 

@@ -1238,6 +1238,11 @@ EN: Mapping[str, str] = {
         "Of the prompt's {total} s, {seconds} s copy the {bytes} of weights in system RAM to the GPU, once for each of "
         "its {chunks} {chunks:micro-batch|micro-batches}, at {pcie} GB/s over PCIe."
     ),
+    "speed.basis.output": (
+        "All sequences: {rate} output tokens/s under a steady load of {sequences} sequences, where decoding alone "
+        "would give {decoding}: each new request's {prompt}-token prompt is processed between the decode steps, "
+        "about {share} of the engine's time."
+    ),
     "speed.basis.engine": "Rates of {engine} fitted to: {basis}.",
     "speed.basis.training": (
         "Step: {flops} PFLOP for {tokens} tokens per replica at {share} model FLOPs utilisation of {tflops} TFLOPS per "

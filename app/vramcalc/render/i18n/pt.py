@@ -1295,6 +1295,11 @@ PT: Mapping[str, str] = {
         "Dos {total} s do prompt, {seconds} s copiam os {bytes} de pesos na RAM do sistema para a GPU, uma vez por "
         "cada um dos seus {chunks} {chunks:microlote|microlotes}, a {pcie} GB/s pelo PCIe."
     ),
+    "speed.basis.output": (
+        "Todas as sequências: {rate} tokens de saída/s sob uma carga contínua de {sequences} sequências, onde só a "
+        "decodificação daria {decoding}: o prompt de {prompt} tokens de cada novo pedido é processado entre os passos "
+        "de decodificação, cerca de {share} do tempo do motor."
+    ),
     "speed.basis.engine": "Ritmos do {engine} ajustados a: {basis}.",
     "speed.basis.training": (
         "Passo: {flops} PFLOP para {tokens} tokens por réplica a {share} de utilização de FLOPs do modelo de {tflops} "
