@@ -150,3 +150,14 @@ def test_a_wrong_recipe_says_what_the_field_takes(text, says):
     with pytest.raises(ValidationError, match="recipe") as refused:
         parse_workload({"model": "qwen3-8b", "mode": "training", "recipe": text})
     assert says in str(refused.value)
+
+
+def test_a_pipeline_named_as_a_model_says_where_it_is():
+    with pytest.raises(ValidationError, match="model") as refused:
+        parse_workload({"model": "flux.1-dev"})
+    assert "vramcalc diffusion --pipeline flux.1-dev" in str(refused.value)
+
+
+def test_the_diffusion_command_takes_model_as_the_other_commands_do(capsys):
+    assert main(["diffusion", "--model", "sd1.5", "--json"]) in (0, None)
+    assert json.loads(capsys.readouterr().out)["pipeline"] == "sd1.5"

@@ -25,7 +25,7 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
         description="GPU memory of a diffusers image or video pipeline: each part's weights in its precision and "
                     "the working memory of each stage (text encoding, one denoising step, VAE decode); the peak is "
                     "the largest stage with what stays on the GPU.")
-    parser.add_argument("--pipeline", default="flux.1-dev", help=f"one of: {', '.join(load_pipelines())}")
+    parser.add_argument("--pipeline", "--model", default="flux.1-dev", help=f"one of: {', '.join(load_pipelines())}")
     parser.add_argument("--width", type=int, help="pixels (default: the pipeline's)")
     parser.add_argument("--height", type=int, help="pixels (default: the pipeline's)")
     parser.add_argument("--frames", type=int,

@@ -125,9 +125,12 @@ def parse_gpus(text: str) -> GpuSpec | tuple[GpuSpec, ...]:
     return cards
 
 
-def _model(text: str) -> str:
+def model_slug(text: str) -> str:
     """A preset's slug, `custom` (the keys below), `config` (an imported config.json) or `weights` (a
     GGUF file's own metadata)."""
+    if text in load_pipelines():
+        raise ValidationError("model", text, "an image or video pipeline: choose the family 'image or video' "
+                              f"(link family=diffusion&pipeline={text}; vramcalc diffusion --pipeline {text})")
     if text not in (CUSTOM, CONFIG, WEIGHTS) and text not in load_presets():
         raise ValidationError("model", text, "expected one of: " + ", ".join(load_presets()))
     return text
@@ -163,7 +166,7 @@ _GRPO = {**_TRAINING, "objective": (Objective.GRPO.value, Objective.RLOO.value)}
 
 SHARED_OPTIONS: tuple[Option, ...] = (
     # ---- the model: a preset, or a custom model by three numbers (and four optional ones)
-    Option(key="model", default="llama-3-8b", group="model", parse=_model,
+    Option(key="model", default="llama-3-8b", group="model", parse=model_slug,
            help=lambda: f"a preset: {', '.join(load_presets())}"),
     Option(key="params", default="", group="model", metavar="B", help="custom: parameters, in billions",
            parse=optional(lambda t: round(parse_decimal("params", t, 0.0, MAX_PARAMS_B, low_inclusive=False) * 1e9)),

@@ -70,6 +70,7 @@ from .options import (
     SPEED_PARSERS,
     TARGET_PARSERS,
     WEIGHTS,
+    model_slug,
 )
 
 MAX_CONFIG_DEPTH = 32  # nesting of arrays and objects; real configs have 3 or 4
@@ -134,7 +135,7 @@ def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None,
             raise ValidationError("model", slug, "no config.json has been imported")
         return from_hf_config(config)
     if slug != CUSTOM:
-        return preset_spec(slug)
+        return preset_spec(model_slug(slug))
     numbers: dict[str, int | None] = {}
     for key in CUSTOM_KEYS:
         text = values.get(key, "")
