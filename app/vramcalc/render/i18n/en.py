@@ -232,8 +232,10 @@ EN: Mapping[str, str] = {
         "frames, self-attention over {tokens} tokens = {bytes}"
     ),
     "activations.speech": (
-        "generate over {batch} windows × {beams} beams, measured with transformers: the encoder's moment "
-        "{encode}, the decoder's {decode} (with its cache); the log-mel features of {windows} windows per "
+        "generate over {batch} {batch:window|windows} × {beams} {beams:beam|beams}, measured with transformers: the "
+        "encoder's moment "
+        "{encode}, the decoder's {decode} (with its cache); the log-mel features of {windows} "
+        "{windows:window|windows} per "
         "audio {features} = {bytes}"
     ),
     "logits.speech": "each step's logits are counted in the decoder's moment",

@@ -243,9 +243,10 @@ PT: Mapping[str, str] = {
         "{frames} quadros, autoatenção sobre {tokens} tokens = {bytes}"
     ),
     "activations.speech": (
-        "generate sobre {batch} janelas × {beams} feixes, como medido com transformers: o momento do "
+        "generate sobre {batch} {batch:janela|janelas} × {beams} {beams:feixe|feixes}, como medido com transformers: "
+        "o momento do "
         "codificador {encode}, o do decodificador {decode} (com a sua cache); os atributos log-mel de "
-        "{windows} janelas por áudio {features} = {bytes}"
+        "{windows} {windows:janela|janelas} por áudio {features} = {bytes}"
     ),
     "logits.speech": "os logits de cada passo contam no momento do decodificador",
     "weights.whisper_cpp": (
