@@ -281,6 +281,11 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                                 total=f"{first.seconds:.1f}"))
     else:
         basis.append(phrase("speed.unknown_tflops"))
+    serving = _serving_rate(breakdown, mean, whole, card, machine, layout)
+    if sequences > 1:  # the steady rate is below sequences × per-sequence speed by the prompts' share of the time
+        decoding = min(1.0, serving * mean / (layout.dp * sequences))
+        basis.append(phrase("speed.basis.output", rate=f"{serving:,.0f}", sequences=sequences, prompt=f"{prompt:,}",
+                            decoding=f"{layout.dp * sequences / mean:,.0f}", share=_percent(1 - decoding)))
     basis.append(phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),
                         basis=phrase(rates["basis"])))
     plan = speculation(workload)
@@ -296,11 +301,6 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                            else "speed.speculative.single")))
         if plan.kind == "draft":  # tests/test_speculative_speed.py: llama.cpp #5877 on an RTX 3060
             basis.append(phrase("speed.speculative.draft_checked"))
-    serving = _serving_rate(breakdown, mean, whole, card, machine, layout)
-    if sequences > 1:  # the steady rate is below sequences × per-sequence speed by the prompts' share of the time
-        decoding = min(1.0, serving * mean / (layout.dp * sequences))
-        basis.append(phrase("speed.basis.output", rate=f"{serving:,.0f}", sequences=sequences, prompt=f"{prompt:,}",
-                            decoding=f"{layout.dp * sequences / mean:,.0f}", share=_percent(1 - decoding)))
     curve = []
     for i in range(CURVE_POINTS + 1):
         depth = max(1, round(i * workload.seq / CURVE_POINTS))
