@@ -597,3 +597,53 @@ def test_mistral_large4s_nope_layers_have_no_rotary_key_and_a_shared_latent_is_n
     assert any("kv_source_layers" in ENGLISH.say(a) for a in shared.assumptions)
     wrapped = {"model_type": "mistral_large4", "text_config": full, "vision_config": {"hidden_size": 1024}}
     assert param_count(from_hf_config(wrapped)) >= param_count(spec)
+
+
+def test_hy4_caches_the_latent_everywhere_and_index_keys_where_its_indexer_is_its_own():
+    """HYV4Config.__post_init__: layers 0, 1, 5, 9... run their own indexer (the others reuse its top-k). transformers
+    5.23 (bf16, 7 tokens, hy_v4/perturbed) was seen to keep per layer a DynamicIndexedLayer of keys (1, 1, 7, 128)
+    (the latent) and values (1, 1, 7, 32) (the rotary key), and indexer_keys (1, 7, 64) on layers 0, 1 and 5 only:
+    16,128 bytes."""
+    hy4 = _case("hy_v4/perturbed")
+    spec = from_hf_config(hy4)
+    assert spec.indexer.shared == {2, 3, 4} and spec.hyper == 3
+    assert _kv(hy4, "transformers", seq="7") == 16_128 == 7 * 2 * (6 * (128 + 32) + 3 * 64)
+    full = _case("hy_v4/full")  # the class's own list, and the same rule without it
+    listed = {i for i, t in enumerate(full["indexer_types"]) if t == "shared"}
+    assert listed == from_hf_config({k: v for k, v in full.items() if k != "indexer_types"}).indexer.shared
+    assert len(listed) == 24 and from_hf_config(full).indexer.shared == listed
+    # vLLM (as GLM-5.2: DeepseekV32IndexerCache, head_dim + head_dim // 128 × 4 bytes, on the "full" layers) and
+    # llama.cpp (llama_kv_cache_dsa: its index-key cache takes the latent cache's layers, every one, at type_k)
+    assert _kv(hy4, "vllm") == 8192 * (6 * 160 * 2 + 3 * 64)
+    assert _kv(hy4, "llamacpp", seq="4096") == 4096 * 6 * (160 + 64) * 2
+    result = estimate(parse_workload({"model": "config", "runtime": "vllm"}, config=hy4))
+    said = [ENGLISH.say(a) for a in result.assumptions]
+    assert any("vllm_fl" in s for s in said) and any("3 residual streams" in s for s in said)
+
+
+def test_hy4_names_the_parameters_transformers_keeps_in_fp32():
+    """HYV4ForCausalLM._keep_in_fp32_modules_strict: from_pretrained(dtype=bf16) of this config (saved by transformers
+    5.23) held 155,341 parameters in fp32 (lm_head, the hyper-connections, sinks, weights_proj, k_norm)."""
+    from vramcalc.model.families.decoder.tensors import fp32_kept_params
+
+    tiny = {"model_type": "hy_v4", "num_hidden_layers": 3, "hidden_size": 128, "intermediate_size": 256,
+            "moe_intermediate_size": 64, "num_attention_heads": 4, "q_lora_rank": 64, "kv_lora_rank": 32,
+            "qk_nope_head_dim": 16, "qk_rope_head_dim": 16, "v_head_dim": 16, "n_routed_experts": 4,
+            "num_experts_per_tok": 2, "index_n_heads": 2, "index_head_dim": 32, "vocab_size": 1000}
+    assert fp32_kept_params(from_hf_config(tiny)) == 155_341
+    said = [ENGLISH.say(a) for a in estimate(parse_workload({"model": "config"}, config=tiny)).assumptions]
+    assert any("155K of its parameters" in s and "fp32" in s for s in said), said
+
+
+def test_gemma4_unified_is_gemma4s_attention_without_experts_or_per_layer_inputs():
+    """Gemma4UnifiedTextModel: Gemma 4's layers, no MoE block, no per-layer embeddings. transformers 5.23 (bf16,
+    7 tokens, gemma4_unified_text/perturbed) kept 5 sliding layers of K and V (1, 4, 7, 64), the full layer's (1, 2, 7,
+    128) twice (K = V) and nothing on the layer reusing them: 43,008 bytes and five int64 window scalars."""
+    text = _case("gemma4_unified_text/perturbed")
+    assert _kv(text, "transformers", seq="7") == 43_008 == 2 * 7 * 2 * (5 * 4 * 64 + 2 * 128)
+    wrapped = {"model_type": "gemma4_unified", "text_config": text, "vision_config": {"patch_size": 16}}
+    spec = from_hf_config(wrapped)
+    assert not spec.assumptions and param_count(spec) == param_count(from_hf_config(text))
+    # the keys of Gemma 4's per-layer inputs, which this class does not build, change nothing
+    ple = {**text, "hidden_size_per_layer_input": 32, "vocab_size_per_layer_input": 1000}
+    assert param_count(from_hf_config(ple)) == param_count(from_hf_config(text))

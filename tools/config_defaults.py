@@ -39,7 +39,8 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    "step3p5": {"num_sliding_attention_heads"},  # Step3p7TextConfig: num_attention_heads
                    "gemma3n_text": {"intermediate_size"},  # Gemma3nTextConfig: one width per layer, from one
                    # MistralLarge4TextConfig.__post_init__: from index_topk_pattern, or index_topk_freq and offset
-                   "mistral_large4_text": {"indexer_types"}}
+                   "mistral_large4_text": {"indexer_types"},
+                   "hy_v4": {"indexer_types"}}  # HYV4Config.__post_init__: layer 0 and every 4th from 1 full
 
 
 def main(argv: list[str]) -> None:

@@ -302,6 +302,21 @@ CASES: dict[str, tuple[dict, dict]] = {
                                  "n_shared_experts": 2, "first_k_dense_replace": 2, "index_n_heads": 4,
                                  "index_head_dim": 64, "index_topk_pattern": "FFSFSFF", "no_rope_layer_interval": 3,
                                  "attention_bias": True, "vocab_size": 32000}),
+    # Hy4: the perturbed one with other streams, heads, experts and depth, two shared experts, biases, a tied head,
+    # dense layers by mlp_layer_types and the class's own indexer_types (layers 0, 1 and 5 full)
+    "hy_v4": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "intermediate_size": 2048, "moe_intermediate_size": 256,
+                   "num_attention_heads": 8, "q_lora_rank": 384, "kv_lora_rank": 128, "qk_nope_head_dim": 48,
+                   "qk_rope_head_dim": 32, "v_head_dim": 64, "n_routed_experts": 12, "num_experts_per_tok": 3,
+                   "n_shared_experts": 2, "index_n_heads": 4, "index_head_dim": 64, "hc_mult": 3,
+                   "mlp_layer_types": ["dense", "dense", "sparse", "sparse", "dense", "sparse"],
+                   "attention_bias": True, "tie_word_embeddings": True, "vocab_size": 32000, "pad_token_id": 1}),
+    # Gemma 4 unified: the perturbed one with full layers of their own head (K = V, 2 KV heads), a layer reusing
+    # K/V with a double-wide MLP, an untied head
+    "gemma4_unified_text": ({}, {"num_hidden_layers": 7, "hidden_size": 512, "intermediate_size": 1024,
+                                 "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 64,
+                                 "global_head_dim": 128, "attention_k_eq_v": True, "num_global_key_value_heads": 2,
+                                 "num_kv_shared_layers": 1, "use_double_wide_mlp": True, "sliding_window": 128,
+                                 "tie_word_embeddings": False, "vocab_size": 32000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}

@@ -25,7 +25,10 @@ from vramcalc.sources.hf_config import from_hf_config
 
 def survey(model_type: str) -> dict:
     row: dict = {"type": model_type}
-    config = AutoConfig.for_model(model_type)
+    try:
+        config = AutoConfig.for_model(model_type)
+    except Exception as error:  # the class refuses its own defaults (Gemma4AssistantConfig's validation)
+        return row | {"truth_err": f"{type(error).__name__}: {str(error)[:120]}", "status": "no-truth"}
     given = {k: v for k, v in config.to_dict().items() if k not in NOISE} | {"model_type": model_type}
     try:
         row["truth"] = text_params(config)

@@ -10,7 +10,7 @@ from ..engines import engine_for
 from ..formats.weights import native_format_phrase
 from ..memory.components import Breakdown
 from ..model.families.decoder.saved import lora_measured
-from ..model.families.decoder.tensors import reused_kv_params
+from ..model.families.decoder.tensors import fp32_kept_params, reused_kv_params
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
 from ..model.table import active_param_count, param_count
 from ..training.lora import ALL_LINEAR
@@ -112,6 +112,10 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
                          params=format_count(reused_kv_params(model))),)
     if model.compressed is not None and workload.runtime is Runtime.VLLM:
         extra += (phrase("assumption.dsv4_vllm"),)
+    if model.hyper:  # Hy4
+        extra += (phrase("assumption.hy4", streams=model.hyper, params=format_count(fp32_kept_params(model))),)
+        if workload.runtime is Runtime.VLLM:
+            extra += (phrase("assumption.hy4_vllm"),)
     if workload.lora and not lora_measured(model):
         extra += (phrase("assumption.lora_activations"),)
     if workload.lora and model.moe is not None and ALL_LINEAR in workload.lora.targets:

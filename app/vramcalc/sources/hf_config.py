@@ -401,9 +401,11 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields["indexer"] = Indexer(heads=_int(config, "index_n_heads", 1, MAX_HEADS),
                                     head_dim=_int(config, "index_head_dim", 1, MAX_DIM),
                                     topk=_int(config, "index_topk", 1, MAX_POSITIONS, default=2048),
-                                    shared=_indexer_shared(config, layers))
+                                    shared=_indexer_shared(config, layers, 4 if reader.hyper else 1))
     if reader.global_attention:
-        fields.update(_read_gemma4(config, fields, assumptions))
+        fields.update(_read_gemma4(config, fields, assumptions, per_layer=reader.moe is not None))
+    if reader.hyper:
+        fields["hyper"] = _int(config, "hc_mult", 1, MAX_HEADS, default=4)
     if reader.compressed:
         groups = _int(config, "o_groups", 1, heads, default=8)
         if heads % groups:
@@ -815,8 +817,8 @@ def _step3p5_config(config: Mapping[str, object]) -> dict[str, object]:
     return config | {"n_shared_experts": 0}
 
 
-def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any],
-                 assumptions: list[str | Phrase]) -> dict[str, Any]:
+def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any], assumptions: list[str | Phrase], *,
+                 per_layer: bool = True) -> dict[str, Any]:
     """Gemma4TextConfig: full-attention layers with a head of `global_head_dim` (512 when not given) and,
     where `attention_k_eq_v` holds, `num_global_key_value_heads` KV heads whose keys are their values; the
     last `num_kv_shared_layers` layers reusing an earlier layer's K/V; per-layer embeddings of
@@ -834,7 +836,7 @@ def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any],
         raise ValidationError("num_global_key_value_heads", kv_heads,
                               f"must divide num_attention_heads ({fields['heads']})")
     shared = _int(config, "num_kv_shared_layers", 0, fields["layers"] - 1, default=0)
-    ple = _int(config, "hidden_size_per_layer_input", 0, MAX_DIM, default=0)
+    ple = _int(config, "hidden_size_per_layer_input", 0, MAX_DIM, default=0) if per_layer else 0  # unified: none
     return dict(full_head_dim=head_dim, full_kv_heads=kv_heads, full_k_eq_v=k_eq_v, kv_shared_layers=shared,
                 double_wide_shared_mlp=_bool(config, "use_double_wide_mlp", default=False), per_layer_input=ple,
                 per_layer_vocab=_int(config, "vocab_size_per_layer_input", 1, MAX_DIM * 10,
@@ -1200,10 +1202,11 @@ def _int(config: Mapping[str, object], key: str, low: int, high: int, *, default
     return number
 
 
-def _indexer_shared(config: Mapping[str, object], layers: int) -> frozenset[int]:
+def _indexer_shared(config: Mapping[str, object], layers: int, freq: int = 1) -> frozenset[int]:
     """The layers whose indexer is shared (GlmMoeDsaConfig.__post_init__): `indexer_types` of "full" and "shared",
     else `index_topk_pattern` of F and S, else every `index_topk_freq`-th layer from `index_skip_topk_offset` - 1
-    runs its own (freq 1, offset 2: every layer, as DeepSeek-V3.2 and GLM-5 do)."""
+    runs its own (freq 1, offset 2: every layer, as DeepSeek-V3.2 and GLM-5 do; Hy4's `freq` 4: layer 0 and
+    every 4th from 1, as HYV4Config.__post_init__ lists them)."""
     types = config.get("indexer_types")
     pattern = config.get("index_topk_pattern")
     if types is None and pattern is not None:
@@ -1211,7 +1214,7 @@ def _indexer_shared(config: Mapping[str, object], layers: int) -> frozenset[int]
             raise ValidationError("index_topk_pattern", _short(pattern), f"expected {layers} letters, each F or S")
         types = [{"F": "full", "S": "shared"}[c] for c in pattern]
     if types is None:
-        freq = _int(config, "index_topk_freq", 1, MAX_LAYERS, default=1)
+        freq = _int(config, "index_topk_freq", 1, MAX_LAYERS, default=freq)
         offset = _int(config, "index_skip_topk_offset", 0, MAX_LAYERS, default=2)
         return frozenset(i for i in range(layers) if max(i - offset + 1, 0) % freq)
     if not isinstance(types, list) or len(types) != layers or any(t not in ("full", "shared") for t in types):

@@ -203,9 +203,12 @@ class Reader:
     score_bias: bool = False  # a learned bias per expert added to the scores that choose them (AFMoE's expert_bias)
     large4: bool = False  # Mistral Large 4: MLA's queries and the indexer's from the layer's input, learned softmax
     # scales, layers without RoPE (no_rope_layers), layers reusing an earlier layer's latent (kv_source_layers)
+    hyper: bool = False  # Hy4: hc_mult residual streams (HYV4HyperConnection), an indexer of its own every 4th layer
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
+_GEMMA4 = Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD, softcap=True,
+                 tie_default=True, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.GEMMA4, global_attention=True)
 COMMON_KEYS = frozenset({
     "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
     "vocab_size", "tie_word_embeddings", "max_position_embeddings", "attention_bias", "partial_rotary_factor",
@@ -315,9 +318,9 @@ READERS: Mapping[str, Reader] = {
                               "compress_ratios", "compress_rates", "compress_rate_csa", "compress_rate_hca", "hc_mult",
                               "o_groups", "o_lora_rank", "q_lora_rank", "index_n_heads", "index_head_dim",
                               "index_topk", "num_hash_layers", "qk_rope_head_dim"})),
-    "gemma4_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
-                          softcap=True, tie_default=True, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.GEMMA4,
-                          global_attention=True),
+    "gemma4_text": _GEMMA4,
+    "gemma4_unified_text": dataclasses.replace(_GEMMA4, moe=None),  # Gemma4UnifiedTextModel: no experts, no per-layer
+    # inputs (hf_config._read_gemma4), otherwise Gemma 4's layers
     # Gemma 3n (Gemma3nTextModel): Gemma 3's layers (four norms, q/k norms per head) with AltUp's streams, a Laurel
     # block, per-layer embeddings, and the last num_kv_shared_layers layers reusing an earlier layer's K/V
     "gemma3n_text": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD,
@@ -445,12 +448,20 @@ READERS: Mapping[str, Reader] = {
                                   aliases=(("num_local_experts", "n_routed_experts"),),
                                   extra=frozenset({"no_rope_layers", "kv_source_layers", "rms_norm_eps", "n_group",
                                                    "topk_group", "routed_scaling_factor", "no_rope_layer_interval"})),
+    # Hy4 (HYV4ForCausalLM): GLM-5's DSA (MLA, an indexer on the indexer_types "full" layers) with a sigmoid gate per
+    # value channel (gate_proj) and a sink per head, GLM-4.7-Flash's experts after a dense first layer, and hc_mult
+    # residual streams mixed around each block (HYV4HyperConnection) and collapsed before the final norm
+    "hy_v4": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True, first_dense=1, attention_gate=True, gate_apart=True,
+                    sinks=True, hyper=True, aliases=(("num_local_experts", "n_routed_experts"),),
+                    extra=frozenset({"hc_mult", "hc_magnitude", "hc_eps", "learnable_sink_init", "swiglu_limit",
+                                     "rms_norm_eps", "n_group", "topk_group", "routed_scaling_factor"})),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",
               "mistral3": "mistral", "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text",
               "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5",
-              "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text"}
+              "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text",
+              "gemma4_unified": "gemma4_unified_text"}
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
                 "qwen3_vl_moe_text": "qwen3_moe", "exaone4_5_text": "exaone4",  # Exaone4_5_Config renames it so

@@ -371,6 +371,15 @@ EN: Mapping[str, str] = {
         "the temporaries of DeepSeek-V4's compressors, indexer and hyper-connections are estimated, not measured "
         "(weights and the KV cache are exact)"
     ),
+    "assumption.hy4": (
+        "the temporaries of Hy4's {streams} residual streams are estimated, not measured, and transformers keeps "
+        "{params} of its parameters (the head, the streams' mixing weights, sinks, indexer weights) in fp32, counted "
+        "here at the weights' precision"
+    ),
+    "assumption.hy4_vllm": (
+        "vLLM's own sources (as stored) have no Hy4 model: its cache is read as a plugin's (vllm_fl) keeps it, "
+        "GLM-5.2's: the MLA latent on every layer and DeepseekV32IndexerCache on the indexer_types \"full\" layers"
+    ),
     "assumption.dsv4_vllm": (
         "vLLM keeps DeepSeek-V4's cache in fp8 only (fp8_ds_mla, 584 bytes per 512-wide entry), its windows, "
         "compressed entries and compressor states in pages of their own: here it is estimated from transformers' "

@@ -385,6 +385,16 @@ PT: Mapping[str, str] = {
         "os temporários dos compressores, do indexador e das hiperconexões do DeepSeek-V4 são estimados, não "
         "medidos (pesos e cache KV são exatos)"
     ),
+    "assumption.hy4": (
+        "os temporários dos {streams} fluxos residuais do Hy4 são estimados, não medidos, e o transformers mantém "
+        "{params} dos seus parâmetros (a cabeça, os pesos de mistura dos fluxos, sinks, pesos do indexador) em fp32, "
+        "contados aqui na precisão dos pesos"
+    ),
+    "assumption.hy4_vllm": (
+        "o código do próprio vLLM (como guardado) não tem o modelo Hy4: seu cache é lido como um plugin (vllm_fl) o "
+        "guarda, o do GLM-5.2: o latente MLA em toda camada e o DeepseekV32IndexerCache nas camadas \"full\" de "
+        "indexer_types"
+    ),
     "assumption.dsv4_vllm": (
         "o vLLM guarda o cache do DeepSeek-V4 só em fp8 (fp8_ds_mla, 584 bytes por entrada de 512), suas janelas, "
         "entradas comprimidas e estados dos compressores em páginas próprias: aqui ele é estimado pelas formas do "

@@ -329,6 +329,7 @@ class ModelSpec:
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
     compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
+    hyper: int = 0  # Hy4 (HYV4HyperConnection): the residual streams mixed before and after each block (0: none)
     repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
     # decoder architecture broadcasts them before its cache; vLLM and llama.cpp keep the KV heads)
     sliding_heads: int = 0  # Step 3.5/3.7: the sliding layers' own query heads (0: as the others)

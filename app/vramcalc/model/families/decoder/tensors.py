@@ -44,8 +44,7 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         first += [Tensor("altup_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION),
                   Tensor("altup_unembd_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION)]
     last = []
-    if spec.compressed:  # DeepseekV4HyperHead: the streams' final collapse
-        n = spec.compressed.hc_mult
+    if n := spec.compressed.hc_mult if spec.compressed else spec.hyper:  # DeepseekV4HyperHead, HYV4HyperHead
         last += [Tensor("output_hc_fn.weight", (n, n * h), Role.NORM),
                  Tensor("output_hc_base.weight", (n,), Role.NORM), Tensor("output_hc_scale.weight", (1,), Role.NORM)]
     if spec.final_norm:
@@ -143,6 +142,11 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += (_linear(p + "laurel_l", spec.laurel_rank, h, Role.ATTENTION)
                     + _linear(p + "laurel_r", h, spec.laurel_rank, Role.ATTENTION)
                     + _norm(p + "laurel_post_norm", h, spec.norm))
+    for name in ("hc_attn", "hc_ffn") if spec.hyper else ():  # HYV4HyperConnection: pre and post mixes, 2 scales
+        n = spec.hyper
+        tensors += [Tensor(f"{p}{name}_fn.weight", (2 * n, n * h), Role.NORM),
+                    Tensor(f"{p}{name}_base.weight", (2 * n,), Role.NORM),
+                    Tensor(f"{p}{name}_scale.weight", (2,), Role.NORM)]
     if index >= spec.layers - spec.mtp_built:
         tensors += mtp_tensors(spec, p)
     return tensors
@@ -206,6 +210,14 @@ def reused_kv_params(spec: ModelSpec) -> int:
     return total
 
 
+def fp32_kept_params(spec: ModelSpec) -> int:
+    """Hy4's parameters transformers holds in fp32 whatever the dtype (HYV4ForCausalLM._keep_in_fp32_modules_strict:
+    lm_head, the hyper-connections' fn, base and scale, sinks, the indexer's weights_proj and k_norm)."""
+    kept = ("hc_", "attn_sinks", "indexer.proj", "indexer.k_norm")
+    return sum(t.numel for t in model_tensors(spec) if t.name == "output.weight" or any(k in t.name for k in kept)
+               ) if spec.hyper else 0
+
+
 def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     """DeepSeek-V2/V3 attention: q through a low-rank pair (or directly), K/V from a latent."""
     mla, h, a = spec.mla, spec.hidden, spec.heads
@@ -228,6 +240,10 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     ]
     if spec.head_gate:  # BailingHybridAttention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", a, h, Role.ATTENTION)
+    if spec.gate_apart:  # HYV4Attention: gate_proj, a sigmoid gate per value channel, and a sink per head
+        tensors += _linear(p + "attn_gate", a * mla.v_head_dim, h, Role.ATTENTION)
+    if spec.sinks:
+        tensors.append(Tensor(p + "attn_sinks.weight", (a,), Role.NORM))
     # DeepseekV32Indexer: wq_b from the q latent, wk, a LayerNorm, weights_proj (none on GLM-5.2's shared layers)
     if spec.softmax_scaling:  # MistralLarge4TextSoftmaxScaling: a scale and a bias per head
         tensors += [Tensor(p + "attn_softmax_scale", (a,), Role.NORM), Tensor(p + "attn_softmax_bias", (a,), Role.NORM)]

@@ -157,6 +157,8 @@ TRAITS: Mapping[str, Traits] = {
     "minimax_m3_vl_text": Traits(fp32_routing_weights=True, fp32_norm_weight_copies=True),
     "afmoe": Traits(fp32_routing_weights=True),  # AfmoeTokenChoiceRouter: sigmoid on the logits .to(float32), kept
     "mistral_large4_text": Traits(fp32_router=True, fp32_routing_weights=True),  # F.linear(hidden.float(), ...)
+    "hy_v4": Traits(fp32_router=True, fp32_routing_weights=True),  # HYV4TopkRouter: F.linear on .type(torch.float32)
+    "gemma4_unified_text": _GEMMA,  # Gemma4UnifiedRMSNorm: the weight multiply on weight.float()
 }
 
 
