@@ -14,7 +14,7 @@ section and keeps the others as the file has them (the date of each section is k
 tests/test_diffusion.py holds the engine to both files.
 
 Usage: python tools/measure_diffusion.py [--out tests/golden/diffusion_params.json]
-       [--only params|steps|decodes|encoders|unet_steps]
+       [--only params|steps|decodes|encoders|unet_steps] [--classes Flux2Transformer2DModel,...]
 Needs: pip install torch==2.13.0 transformers==5.23.0 diffusers==0.42.1
 """
 
@@ -172,6 +172,44 @@ PERTURBED: list[tuple[str, dict]] = [
                              "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]}}),
     ("Qwen2_5_VLTextModel", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 6,
                              "num_key_value_heads": 6, "num_hidden_layers": 2, "vocab_size": 300}),
+    # FLUX.2: its transformer (guidance embedded or not, another MLP ratio), VAE, Mistral 3 and Qwen3 text encoders
+    ("Flux2Transformer2DModel", {"num_layers": 2, "num_single_layers": 3, "num_attention_heads": 3,
+                                 "attention_head_dim": 32, "joint_attention_dim": 96, "in_channels": 64,
+                                 "timestep_guidance_channels": 64, "axes_dims_rope": [8, 8, 8, 8]}),
+    ("Flux2Transformer2DModel", {"num_layers": 1, "num_single_layers": 2, "num_attention_heads": 2,
+                                 "attention_head_dim": 48, "joint_attention_dim": 72, "in_channels": 32,
+                                 "out_channels": 16, "mlp_ratio": 2.5, "guidance_embeds": False,
+                                 "axes_dims_rope": [12, 12, 12, 12]}),
+    ("AutoencoderKLFlux2", {"block_out_channels": [32, 64], "layers_per_block": 1, "latent_channels": 8,
+                            "norm_num_groups": 8, "down_block_types": ["DownEncoderBlock2D"] * 2,
+                            "up_block_types": ["UpDecoderBlock2D"] * 2}),
+    ("AutoencoderKLFlux2", {"block_out_channels": [16, 32, 48], "layers_per_block": 2, "latent_channels": 4,
+                            "norm_num_groups": 8, "use_quant_conv": False, "mid_block_add_attention": False,
+                            "patch_size": [1, 1], "down_block_types": ["DownEncoderBlock2D"] * 3,
+                            "up_block_types": ["UpDecoderBlock2D"] * 3}),
+    ("Mistral3ForConditionalGeneration", {"text_config": {"model_type": "mistral", "hidden_size": 64,
+                                                          "intermediate_size": 96, "num_attention_heads": 4,
+                                                          "num_key_value_heads": 2, "head_dim": 24,
+                                                          "num_hidden_layers": 3, "vocab_size": 500},
+                                          "vision_config": {"model_type": "pixtral", "hidden_size": 32,
+                                                            "intermediate_size": 48, "num_attention_heads": 2,
+                                                            "num_hidden_layers": 2, "patch_size": 14},
+                                          "tie_word_embeddings": False}),
+    ("Mistral3ForConditionalGeneration", {"text_config": {"model_type": "mistral", "hidden_size": 48,
+                                                          "intermediate_size": 128, "num_attention_heads": 6,
+                                                          "num_key_value_heads": 6, "num_hidden_layers": 2,
+                                                          "vocab_size": 300},
+                                          "vision_config": {"model_type": "pixtral", "hidden_size": 48,
+                                                            "intermediate_size": 64, "num_attention_heads": 4,
+                                                            "head_dim": 16, "num_hidden_layers": 3,
+                                                            "patch_size": 8},
+                                          "spatial_merge_size": 1, "multimodal_projector_bias": True}),
+    ("Qwen3ForCausalLM", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
+                          "num_key_value_heads": 2, "head_dim": 24, "num_hidden_layers": 3, "vocab_size": 500,
+                          "attention_bias": True}),
+    ("Qwen3ForCausalLM", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 6,
+                          "num_key_value_heads": 6, "num_hidden_layers": 2, "vocab_size": 300,
+                          "tie_word_embeddings": True}),
 ]
 
 
@@ -283,6 +321,16 @@ STEPS += [  # LTXVideoTransformer3DModel: latents (channels, frames, height, wid
     ("LTXVideoTransformer3DModel", {**LTX, "num_layers": 3, "in_channels": 16, "out_channels": 16}, 1,
      (16, 3, 16, 16), 256),
 ]
+FLUX2 = {"num_layers": 2, "num_single_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32,
+         "joint_attention_dim": 96, "in_channels": 128, "axes_dims_rope": [8, 8, 8, 8]}
+STEPS += [  # Flux2Transformer2DModel: latents (32 channels, height, width), 2 x 2-patched into in_channels and packed
+    ("Flux2Transformer2DModel", FLUX2, 1, (32, 64, 64), 64),
+    ("Flux2Transformer2DModel", FLUX2, 2, (32, 96, 64), 128),
+    ("Flux2Transformer2DModel", FLUX2, 1, (32, 128, 128), 512),
+    ("Flux2Transformer2DModel", {**FLUX2, "num_attention_heads": 2, "attention_head_dim": 64,
+                                 "axes_dims_rope": [16, 16, 16, 16]}, 1, (32, 96, 96), 256),
+    ("Flux2Transformer2DModel", {**FLUX2, "guidance_embeds": False, "num_single_layers": 3}, 1, (32, 64, 96), 512),
+]
 WAN22 = {**WAN, "in_channels": 48, "out_channels": 48}
 # Wan 2.2 TI2V (WanPipeline's expand_timesteps): a timestep per latent token, the same (class, config, ...) tuples
 EXPANDED_STEPS: list[tuple[str, dict, int, tuple[int, ...], int]] = [
@@ -359,6 +407,12 @@ DECODES: list[tuple[str, dict, int, int, int, int, int]] = [
     ("AutoencoderKLLTXVideo", LTX_VAE, 1, 256, 256, 1, 0),
     ("AutoencoderKLLTXVideo", {**LTX_VAE, "decoder_block_out_channels": [64, 128, 256]}, 1, 128, 128, 17, 0),
     ("AutoencoderKLLTXVideo", {**LTX_VAE, "decoder_layers_per_block": [2, 2, 2, 2]}, 1, 192, 128, 17, 0),
+    # AutoencoderKLFlux2: AutoencoderKL's decoder over 32 latent channels, untiled and tiled
+    ("AutoencoderKLFlux2", {**VAE, "latent_channels": 32, "block_out_channels": [32, 64, 64, 64]}, 1, 256, 256, 1, 0),
+    ("AutoencoderKLFlux2", {**VAE, "latent_channels": 32, "block_out_channels": [16, 32, 48, 48]}, 2, 384, 256, 1,
+     0),
+    ("AutoencoderKLFlux2", {**VAE, "latent_channels": 32, "block_out_channels": [32, 64, 64, 64]}, 1, 512, 384, 1,
+     128),
 ]
 
 
@@ -409,6 +463,11 @@ LLAMA_SMALL = {"hidden_size": 64, "intermediate_size": 224, "num_attention_heads
                "num_hidden_layers": 4, "vocab_size": 1000}
 QWEN_SMALL = {**LLAMA_SMALL, "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]}}
 QWEN_VISION = {"depth": 2, "hidden_size": 32, "intermediate_size": 48, "num_heads": 2, "out_hidden_size": 64}
+MISTRAL3_TEXT = {**LLAMA_SMALL, "model_type": "mistral", "head_dim": 16}
+MISTRAL3_SMALL = {"text_config": MISTRAL3_TEXT, "tie_word_embeddings": False,
+                  "vision_config": {"model_type": "pixtral", "hidden_size": 32, "intermediate_size": 48,
+                                    "num_attention_heads": 2, "num_hidden_layers": 2, "patch_size": 14}}
+QWEN3_SMALL = {**LLAMA_SMALL, "head_dim": 16, "tie_word_embeddings": False}
 # (class, config, tokens, output_hidden_states): one prompt through a text encoder, as the pipelines call them
 ENCODERS: list[tuple[str, dict, int, bool]] = [
     ("T5EncoderModel", T5_SMALL, 512, False),  # the position buckets' int64 temporaries are the peak
@@ -439,6 +498,20 @@ ENCODERS: list[tuple[str, dict, int, bool]] = [
      128, True),
     ("Qwen2_5_VLForConditionalGeneration", {**QWEN_SMALL, "num_hidden_layers": 6, "hidden_size": 96,
                                             "num_attention_heads": 6, "vision_config": QWEN_VISION}, 1058, True),
+    # FLUX.2's text encoders over one prompt padded to 512 (Flux2Pipeline: Mistral 3 whole, its logits over every
+    # position; Flux2KleinPipeline: Qwen3ForCausalLM), every layer's output asked for
+    ("Mistral3ForConditionalGeneration", MISTRAL3_SMALL, 512, True),
+    ("Mistral3ForConditionalGeneration", {**MISTRAL3_SMALL, "text_config": {**MISTRAL3_TEXT, "vocab_size": 8000}},
+     512, True),
+    ("Mistral3ForConditionalGeneration", {**MISTRAL3_SMALL, "text_config": {**MISTRAL3_TEXT,
+                                                                            "intermediate_size": 4096}}, 128, True),
+    ("Mistral3ForConditionalGeneration", {**MISTRAL3_SMALL, "text_config": {
+        **MISTRAL3_TEXT, "num_hidden_layers": 6, "hidden_size": 96, "num_attention_heads": 6}}, 512, True),
+    ("Qwen3ForCausalLM", QWEN3_SMALL, 512, True),
+    ("Qwen3ForCausalLM", {**QWEN3_SMALL, "vocab_size": 8000}, 512, True),
+    ("Qwen3ForCausalLM", {**QWEN3_SMALL, "intermediate_size": 4096}, 128, True),
+    ("Qwen3ForCausalLM", {**QWEN3_SMALL, "num_hidden_layers": 6, "hidden_size": 96, "num_attention_heads": 6,
+                          "tie_word_embeddings": True}, 512, True),
 ]
 
 
@@ -447,7 +520,8 @@ def encode_bytes(class_name: str, config: dict, tokens: int, hidden_states: bool
     torch.manual_seed(0)
     model_class = getattr(transformers, class_name)
     model = model_class(model_class.config_class(**config)).to(torch.bfloat16).eval()
-    ids = torch.randint(0, config["vocab_size"], (1, tokens))
+    vocab = config["text_config"]["vocab_size"] if "text_config" in config else config["vocab_size"]
+    ids = torch.randint(0, vocab, (1, tokens))
     if class_name == "Qwen2_5_VLTextModel":  # HunyuanVideo15Pipeline pads the prompt: a quarter of it valid
         mask = torch.zeros(1, tokens, dtype=torch.int64)
         mask[:, :tokens // 4] = 1
@@ -458,6 +532,13 @@ def encode_bytes(class_name: str, config: dict, tokens: int, hidden_states: bool
         return _peak_above_start(model, [ids, mask], lambda: model(input_ids=ids, attention_mask=mask,
                                                                    output_hidden_states=hidden_states),
                                  explain=explain)
+    if class_name in ("Mistral3ForConditionalGeneration", "Qwen3ForCausalLM"):
+        # Flux2Pipeline and Flux2KleinPipeline pad the prompt to max_length (512): a quarter of it valid here
+        mask = torch.zeros(1, tokens, dtype=torch.int64)
+        mask[:, :tokens // 4] = 1
+        return _peak_above_start(model, [ids, mask], lambda: model(input_ids=ids, attention_mask=mask,
+                                                                   output_hidden_states=hidden_states,
+                                                                   use_cache=False), explain=explain)
     return _peak_above_start(model, [ids], lambda: model(ids, output_hidden_states=hidden_states))
 
 
@@ -495,6 +576,14 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
                   "pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
                   "timestep": t, "img_ids": torch.zeros(tokens, 3), "txt_ids": torch.zeros(text_tokens, 3),
                   "guidance": t}
+    elif class_name == "Flux2Transformer2DModel":  # Flux2Pipeline: 2 x 2-patched latents packed, (t, h, w, l) ids
+        c, h, w = latent
+        grid = torch.cartesian_prod(torch.arange(1), torch.arange(h // 2), torch.arange(w // 2), torch.arange(1))
+        words = torch.cartesian_prod(torch.arange(1), torch.arange(1), torch.arange(1), torch.arange(text_tokens))
+        inputs = {"hidden_states": torch.randn(batch, (h // 2) * (w // 2), 4 * c, dtype=dtype),
+                  "encoder_hidden_states": text, "timestep": t, "img_ids": grid.expand(batch, -1, -1),
+                  "txt_ids": words.expand(batch, -1, -1),
+                  "guidance": t if config.get("guidance_embeds", True) else None}  # Flux2KleinPipeline: None
     elif class_name == "QwenImageTransformer2DModel":  # QwenImagePipeline: packed 2 x 2, one prompt (mask None)
         c, h, w = latent
         inputs = {"hidden_states": torch.randn(batch, (h // 2) * (w // 2), 4 * c, dtype=dtype),
@@ -581,30 +670,49 @@ def build_real(class_name: str, config: dict) -> torch.nn.Module:
 SECTIONS = ("steps", "decodes", "encoders", "unet_steps")
 
 
-def measure_stages(path: Path, only: str | None) -> None:
-    """Each section of the working memory, or the one asked for, the others kept as the file has them."""
-    stages = json.loads(path.read_text(encoding="utf-8")) if only and path.exists() else {}
+def _entry(old: list[dict], entry: dict, measure, classes: set[str] | None) -> dict:
+    """`entry` with its bytes: measured, or (--classes, a class left out) kept as the file has it."""
+    if classes and entry["class"] not in classes:
+        kept = next((e for e in old if {k: v for k, v in e.items() if k != "bytes"} == entry), None)
+        if kept is not None:
+            return kept
+    return {**entry, "bytes": measure()}
+
+
+def measure_stages(path: Path, only: str | None, classes: set[str] | None = None) -> None:
+    """Each section of the working memory, or the one asked for, the others kept as the file has them; with
+    `classes`, only the cases of those classes are measured, the others kept."""
+    stages = json.loads(path.read_text(encoding="utf-8")) if (only or classes) and path.exists() else {}
     dates = {**stages.get("measured", {}).get("dates", {}),
              **{section: datetime.date.today().isoformat() for section in SECTIONS if only in (None, section)}}
     stages["measured"] = {"dates": dates, "machine": platform.platform(), "torch": torch.__version__,
                           "transformers": transformers.__version__, "diffusers": diffusers.__version__,
                           "device": "cpu", "dtype": "bfloat16", "attention": "sdpa"}
+
+    def entries(section: str, made: list[tuple[dict, object]]) -> list[dict]:
+        return [_entry(stages.get(section, []), entry, measure, classes) for entry, measure in made]
+
     if only in (None, "steps"):
-        stages["steps"] = [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
-                            "bytes": step_bytes(c, cfg, b, lat, n)} for c, cfg, b, lat, n in STEPS]
-        stages["steps"] += [{"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n,
-                             "expand_timesteps": True, "bytes": step_bytes(c, cfg, b, lat, n, expand_timesteps=True)}
-                            for c, cfg, b, lat, n in EXPANDED_STEPS]
+        stages["steps"] = entries("steps", [
+            ({"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n},
+             lambda c=c, cfg=cfg, b=b, lat=lat, n=n: step_bytes(c, cfg, b, lat, n)) for c, cfg, b, lat, n in STEPS])
+        stages["steps"] += entries("steps", [
+            ({"class": c, "config": cfg, "batch": b, "latent": list(lat), "text_tokens": n, "expand_timesteps": True},
+             lambda c=c, cfg=cfg, b=b, lat=lat, n=n: step_bytes(c, cfg, b, lat, n, expand_timesteps=True))
+            for c, cfg, b, lat, n in EXPANDED_STEPS])
     if only in (None, "decodes"):
-        stages["decodes"] = [{"class": c, "config": cfg, "batch": b, "width": w, "height": h, "frames": f, "tile": t,
-                              "bytes": decode_bytes(c, cfg, b, w, h, f, t)} for c, cfg, b, w, h, f, t in DECODES]
+        stages["decodes"] = entries("decodes", [
+            ({"class": c, "config": cfg, "batch": b, "width": w, "height": h, "frames": f, "tile": t},
+             lambda c=c, cfg=cfg, b=b, w=w, h=h, f=f, t=t: decode_bytes(c, cfg, b, w, h, f, t))
+            for c, cfg, b, w, h, f, t in DECODES])
     if only in (None, "encoders"):
-        stages["encoders"] = [{"class": c, "config": cfg, "tokens": n, "hidden_states": h,
-                               "bytes": encode_bytes(c, cfg, n, h)} for c, cfg, n, h in ENCODERS]
+        stages["encoders"] = entries("encoders", [
+            ({"class": c, "config": cfg, "tokens": n, "hidden_states": h},
+             lambda c=c, cfg=cfg, n=n, h=h: encode_bytes(c, cfg, n, h)) for c, cfg, n, h in ENCODERS])
     if only in (None, "unet_steps"):
-        stages["unet_steps"] = [{"class": "UNet2DConditionModel", "config": cfg, "batch": b, "height": h, "width": w,
-                                 "text_tokens": n, "bytes": unet_step_bytes(cfg, b, h, w, n)}
-                                for cfg, b, h, w, n in UNET_STEPS]
+        stages["unet_steps"] = entries("unet_steps", [
+            ({"class": "UNet2DConditionModel", "config": cfg, "batch": b, "height": h, "width": w, "text_tokens": n},
+             lambda cfg=cfg, b=b, h=h, w=w, n=n: unet_step_bytes(cfg, b, h, w, n)) for cfg, b, h, w, n in UNET_STEPS])
     path.write_text(json.dumps(stages, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {path}")
 
@@ -615,18 +723,23 @@ def main() -> None:
     parser.add_argument("--stages-out", default=str(ROOT / "tests" / "golden" / "diffusion_stages.json"))
     parser.add_argument("--only", choices=("params", *SECTIONS),
                         help="the parameters only, or one kind of stage only (the others kept from --stages-out)")
+    parser.add_argument("--classes", help="comma-separated classes: measure only their cases and perturbed configs, "
+                                          "keep the others' numbers from the files")
     args = parser.parse_args()
+    classes = set(args.classes.split(",")) if args.classes else None
     transformers.logging.set_verbosity_error()
     diffusers.logging.set_verbosity_error()
     if args.only != "params":
-        measure_stages(Path(args.stages_out), args.only)
+        measure_stages(Path(args.stages_out), args.only, classes)
     if args.only not in (None, "params"):
         return
     presets = {slug: {part.role: {"class": part.class_name, **counted(part.class_name, part.config)}
                       for part in pipeline.parts}
                for slug, pipeline in load_pipelines().items()}
-    perturbed = [{"class": name, "config": config, **counted(name, config),
-                  "bytes": {p: loaded_bytes(name, config, p) for p in ("bf16", "fp16", "fp32", "fp8")}}
+    old = json.loads(Path(args.out).read_text(encoding="utf-8"))["perturbed"] if classes else []
+    perturbed = [_entry(old, {"class": name, "config": config, **counted(name, config)},
+                        lambda name=name, config=config: {p: loaded_bytes(name, config, p)
+                                                          for p in ("bf16", "fp16", "fp32", "fp8")}, classes)
                  for name, config in PERTURBED]
     document = {
         "measured": {"date": datetime.date.today().isoformat(), "machine": platform.platform(),

@@ -7,6 +7,7 @@ convolution and attention (2 FLOPs per multiply-add). `tests/test_diffusion_spee
 `vramcalc.diffusion.flops` to these counts.
 
     /work/mvenv/bin/python tools/measure_diffusion_flops.py   # writes tests/golden/diffusion_flops.json
+    ... --pipelines flux.2-dev,flux.2-klein-4b   # counts only those presets' rows, keeps the others'
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ OTHER_SIZES = [("flux.1-dev", 768, 512, 1), ("sd3.5-large", 768, 1280, 1), ("sd3
                ("sdxl", 768, 1280, 1), ("sd1.5", 768, 512, 1), ("wan2.1-t2v-1.3b", 480, 832, 33),
                ("wan2.1-t2v-14b", 832, 480, 81), ("hunyuanvideo", 960, 544, 65), ("hunyuanvideo1.5-480p", 256, 192, 9),
                ("hunyuanvideo1.5-480p", 320, 320, 5), ("qwen-image", 1664, 928, 1), ("wan2.2-ti2v-5b", 832, 480, 41),
-               ("ltx-video-0.9.7-dev", 768, 512, 97)]
+               ("ltx-video-0.9.7-dev", 768, 512, 97), ("flux.2-dev", 768, 1360, 1), ("flux.2-klein-4b", 512, 512, 1)]
 # the second expert of a pipeline that has one (Wan 2.2 A14B's transformer_2), at the pipeline's size
 EXPERTS = ["wan2.2-t2v-a14b"]
 DECODES = [("flux.1-dev", 1024, 1024, 1, 0), ("flux.1-dev", 1024, 1024, 1, 512), ("sdxl", 1024, 1024, 1, 0),
@@ -50,7 +51,8 @@ DECODES = [("flux.1-dev", 1024, 1024, 1, 0), ("flux.1-dev", 1024, 1024, 1, 512),
            ("hunyuanvideo", 1280, 720, 129, 256), ("hunyuanvideo", 512, 384, 13, 0), ("qwen-image", 1024, 1024, 1, 0),
            ("qwen-image", 1328, 1328, 1, 512), ("wan2.2-ti2v-5b", 1280, 704, 121, 0),
            ("wan2.2-ti2v-5b", 512, 512, 9, 256), ("ltx-video-0.9.7-dev", 704, 512, 161, 0),
-           ("ltx-video-0.9.7-dev", 256, 192, 9, 0), ("ltx-video-0.9.7-dev", 256, 256, 1, 0)]
+           ("ltx-video-0.9.7-dev", 256, 192, 9, 0), ("ltx-video-0.9.7-dev", 256, 256, 1, 0),
+           ("flux.2-dev", 1024, 1024, 1, 0), ("flux.2-dev", 1360, 768, 1, 512)]
 
 
 def _t(*shape: int) -> torch.Tensor:
@@ -91,6 +93,14 @@ def denoiser_flops(pipeline: Pipeline, width: int, height: int, frames: int, rol
                   "img_ids": torch.empty(tokens, 3, device=META), "txt_ids": torch.empty(text, 3, device=META)}
         if c.get("guidance_embeds"):
             inputs["guidance"] = t
+    elif part.class_name == "Flux2Transformer2DModel":  # as Flux2Pipeline calls it: 2 x 2-patched latents packed
+        ch, h, w = latent
+        tokens = (h // 2) * (w // 2)
+        inputs = {"hidden_states": _t(1, tokens, 4 * ch),
+                  "encoder_hidden_states": _t(1, text, c["joint_attention_dim"]), "timestep": t,
+                  "img_ids": torch.zeros(1, tokens, 4, dtype=torch.int64, device=META),
+                  "txt_ids": torch.zeros(1, text, 4, dtype=torch.int64, device=META),
+                  "guidance": t if c.get("guidance_embeds", True) else None}
     elif part.class_name == "SD3Transformer2DModel":
         inputs = {"hidden_states": _t(1, *latent), "encoder_hidden_states": _t(1, text, c["joint_attention_dim"]),
                   "pooled_projections": _t(1, c["pooled_projection_dim"]), "timestep": t}
@@ -158,7 +168,7 @@ def decode_flops(pipeline: Pipeline, width: int, height: int, frames: int, tile:
     vae = pipeline.vae
     model = build(vae.class_name, vae.config).to(DTYPE)
     latent = latent_shape(vae.class_name, vae.config, width, height, frames)
-    if tile and vae.class_name == "AutoencoderKL":
+    if tile and vae.class_name in ("AutoencoderKL", "AutoencoderKLFlux2"):
         model.enable_tiling()
         model.tile_sample_min_size, model.tile_latent_min_size = tile, tile // 8
     elif tile:
@@ -170,41 +180,64 @@ def decode_flops(pipeline: Pipeline, width: int, height: int, frames: int, tile:
     return _counted(lambda: model.decode(z, return_dict=False))
 
 
+class _Rows(list):
+    """The rows, each counted, or (a preset left out of --pipelines) kept as the file has it: `append` is given the
+    row with a `flops` function."""
+
+    def __init__(self, old: list[dict], chosen: set[str] | None) -> None:
+        super().__init__()
+        self.old, self.chosen = old, chosen
+
+    def append(self, row: dict) -> None:
+        count = row.pop("flops")
+        if self.chosen and row["pipeline"] not in self.chosen:
+            kept = next((r for r in self.old if {k: v for k, v in r.items() if k != "flops"} == row), None)
+            if kept is not None:
+                super().append(kept)
+                return
+        super().append({**row, "flops": count() if callable(count) else count})
+
+
 def main() -> None:
+    """--pipelines a,b: count only those presets' rows, keep the others' as tests/golden/diffusion_flops.json has
+    them."""
     pipelines = load_pipelines()
-    rows: list[dict] = []
+    path = ROOT / "tests" / "golden" / "diffusion_flops.json"
+    chosen = set(sys.argv[sys.argv.index("--pipelines") + 1].split(",")) if "--pipelines" in sys.argv else None
+    old = json.loads(path.read_text(encoding="utf-8"))["rows"] if chosen else []
+    rows: list[dict] = _Rows(old, chosen)
     sizes = [(slug, p.width, p.height, p.frames) for slug, p in pipelines.items()  # 1.5's small config: small sizes
              if p.denoiser.class_name != "HunyuanVideo15Transformer3DModel"] + OTHER_SIZES
     for slug, width, height, frames in sizes:
-        flops = denoiser_flops(pipelines[slug], width, height, frames)
+        small = pipelines[slug].denoiser.class_name == "HunyuanVideo15Transformer3DModel"
         rows.append({"stage": "denoise", "pipeline": slug, "width": width, "height": height, "frames": frames,
-                     "flops": flops})
-        if pipelines[slug].denoiser.class_name == "HunyuanVideo15Transformer3DModel":
-            rows[-1]["config"] = HUNYUAN15_SMALL
+                     "flops": lambda s=slug, w=width, h=height, f=frames: denoiser_flops(pipelines[s], w, h, f),
+                     **({"config": HUNYUAN15_SMALL} if small else {})})
         print(rows[-1], flush=True)
     for slug in EXPERTS:
         p = pipelines[slug]
         for part in p.denoisers[1:]:
             rows.append({"stage": "denoise", "pipeline": slug, "role": part.role, "width": p.width, "height": p.height,
-                         "frames": p.frames, "flops": denoiser_flops(p, p.width, p.height, p.frames, part.role)})
+                         "frames": p.frames,
+                         "flops": lambda p=p, r=part.role: denoiser_flops(p, p.width, p.height, p.frames, r)})
             print(rows[-1], flush=True)
     for slug, pipeline in pipelines.items():
         for part in pipeline.parts:
             if part.is_text_encoder:
                 tokens = pipeline.text_tokens[part.role]
                 rows.append({"stage": f"encode:{part.role}", "pipeline": slug, "tokens": tokens,
-                             "flops": encoder_flops(part.class_name, part.config, tokens)})
+                             "flops": lambda part=part, n=tokens: encoder_flops(part.class_name, part.config, n)})
                 print(rows[-1], flush=True)
     for slug, width, height, frames, tile in DECODES:
         rows.append({"stage": "decode", "pipeline": slug, "width": width, "height": height, "frames": frames,
-                     "tile": tile, "flops": decode_flops(pipelines[slug], width, height, frames, tile)})
+                     "tile": tile, "flops": lambda s=slug, w=width, h=height, f=frames, t=tile: decode_flops(
+                         pipelines[s], w, h, f, t)})
         print(rows[-1], flush=True)
     document = {"measured": {"date": datetime.date.today().isoformat(), "machine": platform.platform(),
                              "torch": torch.__version__, "diffusers": diffusers.__version__,
                              "transformers": transformers.__version__, "device": "meta",
                              "counter": "torch.utils.flop_counter.FlopCounterMode, batch 1"},
                 "rows": rows}
-    path = ROOT / "tests" / "golden" / "diffusion_flops.json"
     path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
 

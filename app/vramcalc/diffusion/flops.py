@@ -28,6 +28,9 @@ _DUAL = ((r"^transformer_blocks\.\d+\.(attn\.(add_|to_add_out)|ff_context\.)", "
          (r"^single_transformer_blocks\.", "joint"), (r"^(x_embedder|pos_embed|proj_out|patch_embedding)", "image"))
 RULES: Mapping[str, Rules] = {
     "FluxTransformer2DModel": ((_ADALN, "sample"), (r"^context_embedder\.", "text"), *_DUAL),
+    # FLUX.2: three shared modulations over the time embedding, once per sample; its SwiGLU MLPs (ff.linear_in/out)
+    "Flux2Transformer2DModel": ((_ADALN, "sample"), (r"_modulation_?\w*\.linear\.", "sample"),
+                                (r"^context_embedder\.", "text"), *_DUAL),
     "SD3Transformer2DModel": ((_ADALN, "sample"), (r"^context_embedder\.", "text"), *_DUAL),
     "HunyuanVideoTransformer3DModel": ((_ADALN, "sample"), (r"^context_embedder\.", "text"), *_DUAL),
     "HunyuanVideo15Transformer3DModel": ((_ADALN, "sample"), (r"^context_embedder\.", "refiner"),
@@ -44,6 +47,9 @@ RULES: Mapping[str, Rules] = {
 # The attentions: the pattern of the query projection's weight, and the streams of its queries and keys.
 ATTENTIONS: Mapping[str, Sequence[tuple[str, str, str]]] = {
     "FluxTransformer2DModel": ((r"transformer_blocks\.\d+\.attn\.to_q\.", "joint", "joint"),),
+    # a single-stream block's q comes out of its fused to_qkv_mlp_proj: its attention is counted at to_out (d rows)
+    "Flux2Transformer2DModel": ((r"^transformer_blocks\.\d+\.attn\.to_q\.", "joint", "joint"),
+                                (r"^single_transformer_blocks\.\d+\.attn\.to_out\.", "joint", "joint")),
     "SD3Transformer2DModel": ((r"^transformer_blocks\.\d+\.attn\.to_q\.", "joint", "joint"),
                               (r"^transformer_blocks\.\d+\.attn2\.to_q\.", "image", "image")),
     "HunyuanVideoTransformer3DModel": ((r"token_refiner\.refiner_blocks\.\d+\.attn\.to_q\.", "text", "text"),
@@ -135,13 +141,19 @@ def encoder_flops(tensors: Sequence[Tensor], tokens: int) -> int:
     """One text encoder's forward over one prompt of `tokens`: every Linear over every token (CLIP's text_projection
     over the pooled token only; Qwen2.5-VL's LM head too, its forward computes the logits of every token), and each
     layer's self-attention (its query projection named q, q_proj or to_q) over tokens x tokens. Qwen2.5-VL's vision
-    tower does not run on a text prompt (no pixel_values): not counted."""
+    tower does not run on a text prompt (no pixel_values): not counted, nor Mistral 3's (FLUX.2 [dev]'s) with its
+    projector. A causal LM's head tied to its embeddings (no lm_head tensor) computes the logits all the same."""
 
     def attention(name: str, width: int) -> int:
         return 4 * tokens * tokens * width if re.search(r"(\.q|q_proj|to_q)\.weight$", name) else 0
 
-    return _count(tensors, lambda name: 1 if name.startswith("text_projection") else tokens, attention,
-                  skip=r"^model\.visual\.")
+    total = _count(tensors, lambda name: 1 if name.startswith("text_projection") else tokens, attention,
+                   skip=r"^model\.(visual|vision_tower|multi_modal_projector)\.")
+    # a causal LM whose head is tied to its embeddings (FLUX.2 [klein] 4B's Qwen3): the logits are still computed
+    names = {t.name: t for t in tensors}
+    embedding = r"model\.(language_model\.)?embed_tokens\.weight"
+    tied = next((t for name, t in names.items() if re.fullmatch(embedding, name)), None)
+    return total + (2 * tokens * tied.numel if tied is not None and "lm_head.weight" not in names else 0)
 
 
 # ---------------------------------------------------------------- VAE decoders
@@ -201,7 +213,7 @@ def decode_flops(vae_class: str, vae: Mapping[str, Any], tensors: Sequence[Tenso
     whole, overlaps included); None where not counted (HunyuanVideo 1.5's VAE, LTX-Video's tiled). Qwen-Image's is
     Wan 2.1's over one frame; Wan 2.2's (is_residual) decodes at 1/16 of the pixels to the 2 x 2 patches that
     unpatchify unfolds (no FLOPs, nor in its DupUp3D shortcuts)."""
-    if vae_class == "AutoencoderKL":
+    if vae_class in ("AutoencoderKL", "AutoencoderKLFlux2"):  # FLUX.2's: AutoencoderKL's decoder and tiling
         return sum(n * _kl_call(tensors, h // VAE_SCALE, w // VAE_SCALE)
                    for (h, w), n in _tiles(height, width, tile).items())
     if vae_class in ("AutoencoderKLWan", "AutoencoderKLQwenImage"):

@@ -32,13 +32,14 @@ TEXT_ENCODER_DEVICES = ("gpu", "cpu")  # gpu: as the placement says; cpu: kept a
 # the others concatenate cond and uncond in one batch (HunyuanVideoPipeline: true_cfg_scale > 1, a negative prompt)
 # (HunyuanVideo15Pipeline: its ClassifierFreeGuidance guider runs one forward per condition)
 CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline", "HunyuanVideo15Pipeline",
-                          "QwenImagePipeline")
+                          "QwenImagePipeline", "Flux2Pipeline", "Flux2KleinPipeline")
 # the pipelines that ask their CLIP encoders for every layer's output (output_hidden_states=True: the penultimate's)
 CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline")
 # HunyuanVideoPipeline asks its Llama for every layer's output (the third from last's) over the prompt template's
 # tokens and the prompt's, then crops the template's 95 (crop_start) before the transformer
 LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder", "HunyuanVideo15Pipeline": "text_encoder",
-                     "QwenImagePipeline": "text_encoder"}
+                     "QwenImagePipeline": "text_encoder", "Flux2Pipeline": "text_encoder",
+                     "Flux2KleinPipeline": "text_encoder"}
 HUNYUAN_CROP_START = 95
 # HunyuanVideo15Pipeline: its Qwen2.5-VL reads the system prompt's 108 tokens (prompt_template_encode_start_idx) and
 # the prompt's 1,000, the transformer the 1,000 with ByT5's 256 and 729 image tokens (zeros for text-to-video,
@@ -48,6 +49,9 @@ HUNYUAN15_CROP_START, HUNYUAN15_IMAGE_TOKENS = 108, 729
 # QwenImagePipeline: its whole Qwen2.5-VL reads the template's 34 tokens (prompt_template_encode_start_idx) and the
 # prompt unpadded, every layer's output asked for (the last one taken); the transformer reads the prompt's tokens
 QWEN_IMAGE_CROP_START = 34
+# Flux2Pipeline (Mistral 3) and Flux2KleinPipeline (Qwen3) pad the prompt to 512 tokens and stack three layers'
+# outputs (text_encoder_out_layers (10, 20, 30), (9, 18, 27)) into each token's embedding: three hidden sizes wide
+FLUX2_PIPELINES, FLUX2_STACKED_LAYERS = ("Flux2Pipeline", "Flux2KleinPipeline"), 3
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,7 +200,7 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
     denoiser, vae = pipeline.denoiser, pipeline.vae
     e = _activation_bytes(request.precision)
     prompts = 2 if request.cfg else 1  # the negative prompt's embeddings too
-    embeddings = sum(request.batch * prompts * _carried_tokens(pipeline, p) * _width(p) * e
+    embeddings = sum(request.batch * prompts * _carried_tokens(pipeline, p) * _carried_width(pipeline, p) * e
                      for p in pipeline.parts if p.is_text_encoder)
     latent = latent_shape(vae.class_name, vae.config, request.width, request.height, request.frames)
     latent_bytes = request.batch * _product(latent) * e
@@ -262,6 +266,15 @@ def _carried_tokens(pipeline: Pipeline, part: Part) -> int:
     if pipeline.pipeline_class == "QwenImagePipeline":
         return pipeline.text_tokens[part.role] - QWEN_IMAGE_CROP_START
     return pipeline.text_tokens[part.role]
+
+
+def _carried_width(pipeline: Pipeline, part: Part) -> int:
+    """The width of a text encoder's embeddings kept through the denoising (FLUX.2's: three layers' outputs side by
+    side, its language model's hidden size three times)."""
+    if pipeline.pipeline_class in FLUX2_PIPELINES:
+        text = part.config.get("text_config") or part.config
+        return FLUX2_STACKED_LAYERS * int(text.get("hidden_size", 0))
+    return _width(part)
 
 
 def _width(part: Part) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .tensors import QWEN3_DEFAULTS
+
 FP32 = 4
 VAE_SCALE = 8  # every VAE here: 8x spatial compression (2 ** (len(block_out_channels) - 1) for AutoencoderKL)
 WAN_TEMPORAL = 4  # AutoencoderKLWan and AutoencoderKLHunyuanVideo: 4x temporal compression, the first frame alone
@@ -62,6 +64,8 @@ def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int,
     """Tokens of the latent sequence: the latent grid over the patch (Flux packs 2 x 2 latents before its patch 1)."""
     if denoiser_class == "FluxTransformer2DModel":
         return (latent[-2] // 2) * (latent[-1] // 2)
+    if denoiser_class == "Flux2Transformer2DModel":  # Flux2Pipeline: the 8x VAE's latents 2 x 2-patched, patch 1
+        return (latent[-2] // 2) * (latent[-1] // 2)
     if denoiser_class == "WanTransformer3DModel":
         t, p, q = (int(size) for size in config.get("patch_size", (1, 2, 2)))
         return (latent[1] // t) * (latent[2] // p) * (latent[3] // q)
@@ -90,6 +94,17 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
         # temporaries; the image stream's residual; the RoPE cos and sin tables (fp32, not per batch)
         per_token = mlp * e + 6 * d * e + 3 * d * FP32
         return batch * (joint * per_token + tokens * d * e) + 2 * joint * h * FP32
+    if denoiser_class == "Flux2Transformer2DModel":
+        joint, mlp = tokens + text_tokens, int(d * float(config.get("mlp_ratio", 3.0)))
+        # a single-stream block joining attention and SwiGLU (transformer_flux2.py Flux2ParallelSelfAttnProcessor)
+        # at the concatenation before its output projection: per joint token the block input, its modulated norm,
+        # the fused projection (q, k, v and the SwiGLU input, 3 d + 2 mlp; q, k, v and the MLP halves views of it),
+        # the rotated q and k, the attention output, the SwiGLU output and the concatenation (d + mlp); the text
+        # stream's last double-block output; the modulations of the three streams and the time embedding (16 d)
+        # per sample; the RoPE cos and sin tables in fp32 of the joint, the image and the text tokens (not per batch)
+        per_joint = (9 * d + 4 * mlp) * e
+        return batch * (joint * per_joint + text_tokens * d * e + 16 * d * e) + 2 * h * FP32 * (
+            joint + tokens + text_tokens)
     if denoiser_class == "HunyuanVideoTransformer3DModel":
         joint, mlp = tokens + text_tokens, int(d * float(config.get("mlp_ratio", 4.0)))
         # single-stream block while RoPE turns k (embeddings.apply_rotary_emb, in fp32, the video tokens only): per
@@ -206,6 +221,26 @@ def encode_bytes(encoder_class: str, config: dict[str, Any], tokens: int, hidden
         attention = 2 * s * s * heads * e + s * (4 * inner + 3 * d) * e + FP32 * heads * s
         feed_forward = 4 * s * f * e + kept_bias + 4 * s * d * e
         return max(buckets, attention, feed_forward)
+    if encoder_class in ("Mistral3ForConditionalGeneration", "Qwen3ForCausalLM"):
+        # FLUX.2's (Flux2Pipeline, Flux2KleinPipeline): the prompt padded to max_length (a mask with zeros) and
+        # use_cache=False. The model keeps a (seq, seq) bool causal-and-padding mask through the layers, SDPA makes an
+        # additive one of the activations' dtype in each. The largest of the last layer's attention (the layers'
+        # outputs kept, the RMSNorm output, the rotated q and k, v, k and v repeated to every head, SDPA's output and
+        # its fp32 log-sum-exp), its SwiGLU (the layers' outputs, the residual and the norm, three ffn-wide tensors)
+        # and the LM head's logits over every position beside every layer's output, after the inner model returns
+        text = {**(QWEN3_DEFAULTS if encoder_class == "Qwen3ForCausalLM" else {}),
+                **(config.get("text_config") or config)}
+        d, layers = int(text.get("hidden_size", 4096)), int(text.get("num_hidden_layers", 32))
+        ffn, heads = int(text.get("intermediate_size", 14336)), int(text.get("num_attention_heads", 32))
+        head_dim = int(text.get("head_dim") or d // heads)
+        kv = int(text.get("num_key_value_heads", heads)) * head_dim
+        kept = layers if hidden_states else 1
+        shared, mask = 2 * head_dim * s * e + 8 * s, s * s
+        attention = s * ((kept + 1) * d + 4 * heads * head_dim + 2 * kv) * e + FP32 * heads * s + mask * (
+            1 + e) + shared
+        mlp = s * (3 * ffn + (kept + 2) * d) * e + mask + shared
+        logits = s * (int(text.get("vocab_size", 32000)) + (kept + 1) * d) * e
+        return max(attention, mlp, logits)
     if encoder_class in ("Qwen2_5_VLTextModel", "Qwen2_5_VLForConditionalGeneration"):
         # HunyuanVideo15Pipeline pads the prompt (an attention mask with zeros): the model keeps a (seq, seq) bool
         # causal-and-padding mask for every layer, and SDPA turns it into an additive one of the activations'

@@ -112,6 +112,43 @@ def flux(c: Config) -> _Tensors:
     return t
 
 
+def flux2(c: Config) -> _Tensors:
+    """Flux2Transformer2DModel (FLUX.2): bias-free throughout; the time (and guidance) embedding feeds three shared
+    modulations (double-stream image and text to 6 d, single-stream to 3 d) instead of per-block AdaLN layers;
+    double-stream blocks with joint attention (q/k RMSNorm per head) and SwiGLU MLPs (linear_in to 2 x mlp_ratio x d),
+    single-stream blocks with one fused projection to q, k, v and the SwiGLU input and one output projection."""
+    t = _Tensors()
+    head_dim, heads = _get(c, "attention_head_dim", 128), _get(c, "num_attention_heads", 48)
+    inner, in_channels = heads * head_dim, _get(c, "in_channels", 128)
+    mlp, channels = int(inner * _get(c, "mlp_ratio", 3.0)), _get(c, "timestep_guidance_channels", 256)
+    for embedder in ("timestep_embedder",) + (("guidance_embedder",) if _get(c, "guidance_embeds", True) else ()):
+        t.linear(f"time_guidance_embed.{embedder}.linear_1", channels, inner, bias=False)
+        t.linear(f"time_guidance_embed.{embedder}.linear_2", inner, inner, bias=False)
+    for name, sets in (("double_stream_modulation_img", 2), ("double_stream_modulation_txt", 2),
+                       ("single_stream_modulation", 1)):
+        t.linear(f"{name}.linear", inner, 3 * sets * inner, bias=False)
+    t.linear("x_embedder", in_channels, inner, bias=False)
+    t.linear("context_embedder", _get(c, "joint_attention_dim", 15360), inner, bias=False)
+    for i in range(_get(c, "num_layers", 8)):
+        b = f"transformer_blocks.{i}"
+        for p in ("to_q", "to_k", "to_v", "to_out.0", "add_q_proj", "add_k_proj", "add_v_proj", "to_add_out"):
+            t.linear(f"{b}.attn.{p}", inner, inner, bias=False)
+        for q in ("norm_q", "norm_k", "norm_added_q", "norm_added_k"):
+            t.norm(f"{b}.attn.{q}", head_dim, bias=False)
+        for ff in ("ff", "ff_context"):
+            t.linear(f"{b}.{ff}.linear_in", inner, 2 * mlp, bias=False)
+            t.linear(f"{b}.{ff}.linear_out", mlp, inner, bias=False)
+    for i in range(_get(c, "num_single_layers", 48)):
+        b = f"single_transformer_blocks.{i}.attn"
+        t.linear(f"{b}.to_qkv_mlp_proj", inner, 3 * inner + 2 * mlp, bias=False)
+        t.norm(f"{b}.norm_q", head_dim, bias=False)
+        t.norm(f"{b}.norm_k", head_dim, bias=False)
+        t.linear(f"{b}.to_out", inner + mlp, inner, bias=False)
+    t.linear("norm_out.linear", inner, 2 * inner, bias=False)
+    t.linear("proj_out", inner, _get(c, "patch_size", 1) ** 2 * _get(c, "out_channels", in_channels), bias=False)
+    return t
+
+
 def qwen_image(c: Config) -> _Tensors:
     """QwenImageTransformer2DModel: every block double-stream (image and text each with a SiLU + Linear modulation to
     6 d, joint attention with q/k RMSNorm and biases, a GELU MLP 4x); an RMSNorm on the text before txt_in; its RoPE
@@ -508,6 +545,21 @@ def autoencoder_kl(c: Config) -> _Tensors:
     return t
 
 
+def autoencoder_kl_flux2(c: Config) -> _Tensors:
+    """AutoencoderKLFlux2 (FLUX.2's VAE): AutoencoderKL's encoder and decoder at its own defaults (4 levels to 512,
+    2 resnets a level, 32 latent channels, both quant convs), and a BatchNorm without affine weights over the
+    2 x 2-patched latents whose running mean and variance the pipeline reads to denormalise them."""
+    if _get(c, "decoder_block_out_channels", None) not in (None, _get(c, "block_out_channels", None)):
+        raise ValueError("AutoencoderKLFlux2 with its own decoder_block_out_channels is not read yet")
+    defaults = {"block_out_channels": (128, 256, 512, 512), "layers_per_block": 2, "latent_channels": 32}
+    t = autoencoder_kl({**defaults, **{key: value for key, value in c.items() if value is not None}})
+    channels = prod(_get(c, "patch_size", (2, 2))) * _get(c, "latent_channels", 32)
+    t.add("bn.running_mean", channels, kind="buffer")
+    t.add("bn.running_var", channels, kind="buffer")
+    t.add("bn.num_batches_tracked", kind="index")
+    return t
+
+
 def autoencoder_kl_hunyuan_video(c: Config) -> _Tensors:
     """AutoencoderKLHunyuanVideo: AutoencoderKL's layout in causal 3-D convolutions (3x3x3, 1x1x1 shortcuts and
     quant convs); a level has a down (up) sampler where it compresses space (its index below log2 of the spatial
@@ -900,6 +952,59 @@ def qwen2_5_vl(c: Config) -> _Tensors:
     return t
 
 
+def mistral3(c: Config) -> _Tensors:
+    """Mistral3ForConditionalGeneration (FLUX.2 [dev]'s text encoder, loaded whole): the Pixtral vision tower (a
+    bias-free patch conv, RMSNorms, bias-free attention and SwiGLU), the projector (an RMSNorm, the patch merger
+    over spatial_merge_size^2 patches, two linears), the Mistral language model as LlamaModel, and the LM head unless
+    tie_word_embeddings (Mistral3Config's default True)."""
+    v, text = c.get("vision_config") or {}, c.get("text_config") or {}
+    t, m = _Tensors(), "model.vision_tower"
+    width, hidden, depth = _get(v, "hidden_size", 1024), _get(v, "intermediate_size", 4096), _get(
+        v, "num_hidden_layers", 24)
+    patch, heads = _get(v, "patch_size", 16), _get(v, "num_attention_heads", 16)
+    t.conv(f"{m}.patch_conv", _get(v, "num_channels", 3), width, (patch, patch), bias=False)
+    t.norm(f"{m}.ln_pre", width, bias=False)
+    for i in range(depth):
+        b = f"{m}.transformer.layers.{i}"
+        t.norm(f"{b}.attention_norm", width, bias=False)
+        for p in ("gate_proj", "up_proj"):
+            t.linear(f"{b}.feed_forward.{p}", width, hidden, bias=False)
+        t.linear(f"{b}.feed_forward.down_proj", hidden, width, bias=False)
+        for p in ("k_proj", "v_proj", "q_proj", "o_proj"):
+            t.linear(f"{b}.attention.{p}", width, width, bias=False)
+        t.norm(f"{b}.ffn_norm", width, bias=False)
+    for table in ("inv_freq", "original_inv_freq"):
+        t.add(f"{m}.patch_positional_embedding.{table}", _get(v, "head_dim", width // heads) // 2, kind="buffer")
+    p, d, bias = "model.multi_modal_projector", _get(text, "hidden_size", 4096), _get(
+        c, "multimodal_projector_bias", False)
+    layers = _get(c, "vision_feature_layer", -1)
+    t.norm(f"{p}.norm", width, bias=False)
+    t.linear(f"{p}.patch_merger.merging_layer", width * _get(c, "spatial_merge_size", 2) ** 2, width, bias=False)
+    t.linear(f"{p}.linear_1", width * (len(layers) if isinstance(layers, list) else 1), d, bias=bias)
+    t.linear(f"{p}.linear_2", d, d, bias=bias)
+    t += [tensor._replace(name=f"model.language_model.{tensor.name}") for tensor in llama(text)]
+    if not _get(c, "tie_word_embeddings", True):
+        t.linear("lm_head", d, _get(text, "vocab_size", 32000), bias=False)
+    return t
+
+
+QWEN3_DEFAULTS = {"intermediate_size": 22016, "head_dim": 128, "vocab_size": 151936}  # Qwen3Config's, not Llama's
+
+
+def qwen3_causal_lm(c: Config) -> _Tensors:
+    """Qwen3ForCausalLM (FLUX.2 [klein]'s text encoder): LlamaModel's layers with an RMSNorm over each head of q and k
+    (q_norm, k_norm), and the LM head unless tie_word_embeddings."""
+    c = {**QWEN3_DEFAULTS, **{key: value for key, value in c.items() if value is not None}}
+    t = _Tensors(tensor._replace(name=f"model.{tensor.name}") for tensor in llama(c))
+    width = _get(c, "hidden_size", 4096)
+    for i in range(_get(c, "num_hidden_layers", 32)):
+        for q in ("q_norm", "k_norm"):
+            t.norm(f"model.layers.{i}.self_attn.{q}", c["head_dim"], bias=False)
+    if not _get(c, "tie_word_embeddings", False):
+        t.linear("lm_head", width, _get(c, "vocab_size", 151936), bias=False)
+    return t
+
+
 CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "FluxTransformer2DModel": flux,
     "SD3Transformer2DModel": sd3,
@@ -922,6 +1027,10 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "LTXVideoTransformer3DModel": ltx_video,
     "AutoencoderKLLTXVideo": autoencoder_kl_ltx_video,
     "AutoencoderKLQwenImage": lambda c: autoencoder_kl_wan({**c, "in_channels": _get(c, "input_channels", 3)}),
+    "Flux2Transformer2DModel": flux2,
+    "AutoencoderKLFlux2": autoencoder_kl_flux2,
+    "Mistral3ForConditionalGeneration": mistral3,
+    "Qwen3ForCausalLM": qwen3_causal_lm,
 }
 
 

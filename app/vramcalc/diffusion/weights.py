@@ -38,9 +38,12 @@ KEEP_FP32 = {"WanTransformer3DModel": ("rope", "time_embedder", "scale_shift_tab
 KEEP_FP32_UNDER_FP16 = {"T5EncoderModel": ("wo",), "UMT5EncoderModel": ("wo",)}  # transformers
 # transformers keeps the rotary inv_freq tables in fp32 whatever the dtype
 FP32_BUFFERS = {"LlamaModel": ("rotary_emb",), "Qwen2_5_VLTextModel": ("rotary_emb",),
-                "Qwen2_5_VLForConditionalGeneration": ("rotary_emb", "rotary_pos_emb")}
+                "Qwen2_5_VLForConditionalGeneration": ("rotary_emb", "rotary_pos_emb"),
+                "Mistral3ForConditionalGeneration": ("rotary_emb", "patch_positional_embedding"),
+                "Qwen3ForCausalLM": ("rotary_emb",)}
 SKIP_CASTING = {
     "FluxTransformer2DModel": ("pos_embed", "norm"),
+    "Flux2Transformer2DModel": ("pos_embed", "norm"),
     "SD3Transformer2DModel": ("pos_embed", "norm"),
     "WanTransformer3DModel": ("patch_embedding", "condition_embedder", "norm"),
     "HunyuanVideoTransformer3DModel": ("x_embedder", "context_embedder", "norm"),
