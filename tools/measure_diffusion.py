@@ -152,6 +152,20 @@ PERTURBED: list[tuple[str, dict]] = [
                                "upsample_residual": [True, True, True], "upsample_factor": [2, 2, 2],
                                "timestep_conditioning": True, "spatial_compression_ratio": 32,
                                "temporal_compression_ratio": 8}),
+    # HiDream-I1's: routed experts (one active), and a dense feed-forward (no experts)
+    ("HiDreamImageTransformer2DModel", {"num_layers": 2, "num_single_layers": 3, "num_attention_heads": 3,
+                                        "attention_head_dim": 32, "caption_channels": [48, 64], "text_emb_dim": 40,
+                                        "in_channels": 8, "out_channels": 4, "num_routed_experts": 3,
+                                        "num_activated_experts": 1, "llama_layers": [0, 1, 2, 3, 4],
+                                        "axes_dims_rope": [16, 8, 8], "patch_size": 2}),
+    ("HiDreamImageTransformer2DModel", {"num_layers": 1, "num_single_layers": 1, "num_attention_heads": 2,
+                                        "attention_head_dim": 48, "caption_channels": [32, 32], "text_emb_dim": 24,
+                                        "in_channels": 4, "patch_size": 1, "num_routed_experts": 0,
+                                        "llama_layers": [0, 0], "axes_dims_rope": [16, 16, 16]}),
+    ("LlamaForCausalLM", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
+                          "num_key_value_heads": 2, "num_hidden_layers": 3, "vocab_size": 500}),
+    ("LlamaForCausalLM", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 6, "num_hidden_layers": 2,
+                          "vocab_size": 300, "tie_word_embeddings": True, "attention_bias": True}),
     ("CLIPTextModel", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
                        "num_hidden_layers": 3, "vocab_size": 1000, "max_position_embeddings": 40}),
     ("CLIPTextModelWithProjection", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 4,
@@ -186,7 +200,8 @@ def build(class_name: str, config: dict) -> torch.nn.Module:
 def counted(class_name: str, config: dict) -> dict:
     model = build(class_name, config)
     parameters = list(model.named_parameters())  # each shared (tied) tensor once, as a checkpoint stores it
-    blocks = [block for name in ("transformer_blocks", "single_transformer_blocks", "blocks")
+    blocks = [block for name in ("transformer_blocks", "single_transformer_blocks", "blocks", "double_stream_blocks",
+                                 "single_stream_blocks")
               for block in getattr(model, name, ()) if isinstance(getattr(model, name), torch.nn.ModuleList)]
     return {"params": sum(p.numel() for _, p in parameters), "tensors": len(parameters),
             "vector_params": sum(p.numel() for _, p in parameters if p.dim() == 1),

@@ -146,6 +146,57 @@ def qwen_image(c: Config) -> _Tensors:
     return t
 
 
+def _swiglu(t: _Tensors, name: str, width: int, hidden: int) -> None:
+    """HiDreamImageFeedForwardSwiGLU(width, hidden): w1, w3 to int(2 hidden / 3) rounded up to 256, w2 back."""
+    inner = 256 * -(-int(2 * hidden / 3) // 256)
+    t.linear(f"{name}.w1", width, inner, bias=False)
+    t.linear(f"{name}.w2", inner, width, bias=False)
+    t.linear(f"{name}.w3", width, inner, bias=False)
+
+
+def hidream(c: Config) -> _Tensors:
+    """HiDreamImageTransformer2DModel (HiDream-I1): double-stream blocks (one SiLU + Linear modulation to 12 d, joint
+    attention with q/k RMSNorm across heads and biases on both streams, the image's MoE feed-forward, the text's
+    SwiGLU), then single-stream blocks (6 d, the MoE); an MoE is a shared SwiGLU expert of half the width, every routed
+    expert and the gate's table; a bias-free caption projection per block's Llama layer and one for T5."""
+    t = _Tensors()
+    heads, head_dim = _get(c, "num_attention_heads", 20), _get(c, "attention_head_dim", 128)
+    d, patch, experts = heads * head_dim, _get(c, "patch_size", 2) or 1, _get(c, "num_routed_experts", 4)
+    layers, single = _get(c, "num_layers", 16), _get(c, "num_single_layers", 32)
+    captions = list(_get(c, "caption_channels", ()))
+    t.embedding("t_embedder.timestep_embedder", 256, d)
+    t.embedding("p_embedder.pooled_embedder", _get(c, "text_emb_dim", 2048), d)
+    in_channels = _get(c, "in_channels", 64)
+    t.linear("x_embedder.proj", in_channels * patch * patch, d)
+
+    def block(b: str, double: bool) -> None:
+        t.linear(f"{b}.adaLN_modulation.1", d, (12 if double else 6) * d)
+        for suffix in ("", "_t") if double else ("",):
+            for p in ("to_q", "to_k", "to_v", "to_out"):
+                t.linear(f"{b}.attn1.{p}{suffix}", d, d)
+            t.norm(f"{b}.attn1.q_rms_norm{suffix}", d, bias=False)
+            t.norm(f"{b}.attn1.k_rms_norm{suffix}", d, bias=False)
+        if experts > 0:
+            _swiglu(t, f"{b}.ff_i.shared_experts", d, 2 * d)
+            for e in range(experts):
+                _swiglu(t, f"{b}.ff_i.experts.{e}", d, 4 * d)
+            t.add(f"{b}.ff_i.gate.weight", experts, d)
+        else:
+            _swiglu(t, f"{b}.ff_i", d, 4 * d)
+        if double:
+            _swiglu(t, f"{b}.ff_t", d, 4 * d)
+
+    for i in range(layers):
+        block(f"double_stream_blocks.{i}.block", True)
+    for i in range(single):
+        block(f"single_stream_blocks.{i}.block", False)
+    t.linear("final_layer.linear", d, patch * patch * (_get(c, "out_channels", None) or in_channels))
+    t.linear("final_layer.adaLN_modulation.1", d, 2 * d)
+    for i, channels in enumerate([captions[1]] * (layers + single) + [captions[0]]):
+        t.linear(f"caption_projection.{i}.linear", channels, d, bias=False)
+    return t
+
+
 def ltx_video(c: Config) -> _Tensors:
     """LTXVideoTransformer3DModel: AdaLN-single (one time embedding projected to 6 d, a 6-row table per block),
     self-attention and cross-attention with q/k RMSNorm across heads and biases, a GELU-tanh MLP 4x; the caption
@@ -870,6 +921,14 @@ def llama(c: Config, *, qkv_bias: bool = False) -> _Tensors:
     return t
 
 
+def llama_causal_lm(c: Config) -> _Tensors:
+    """LlamaForCausalLM (HiDream's Llama 3.1 8B Instruct): LlamaModel under `model.` and the LM head."""
+    t = _Tensors(tensor._replace(name=f"model.{tensor.name}") for tensor in llama(c))
+    if not _get(c, "tie_word_embeddings", False):
+        t.linear("lm_head", _get(c, "hidden_size", 4096), _get(c, "vocab_size", 32000), bias=False)
+    return t
+
+
 def qwen2_5_vl(c: Config) -> _Tensors:
     """Qwen2_5_VLForConditionalGeneration (Qwen-Image's text encoder, loaded whole): the vision tower (a Conv3d patch
     embedding without bias, blocks of RMSNorms, qkv and proj with biases and a biased SwiGLU, the merger's RMSNorm and
@@ -921,6 +980,8 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "QwenImageTransformer2DModel": qwen_image,
     "LTXVideoTransformer3DModel": ltx_video,
     "AutoencoderKLLTXVideo": autoencoder_kl_ltx_video,
+    "HiDreamImageTransformer2DModel": hidream,
+    "LlamaForCausalLM": llama_causal_lm,
     "AutoencoderKLQwenImage": lambda c: autoencoder_kl_wan({**c, "in_channels": _get(c, "input_channels", 3)}),
 }
 
