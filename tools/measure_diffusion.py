@@ -287,6 +287,20 @@ STEPS += [  # QwenImageTransformer2DModel: latents (channels, height, width), pa
                                      "axes_dims_rope": [16, 24, 24]}, 1, (16, 96, 96), 256),
     ("QwenImageTransformer2DModel", {**QWEN_IMAGE, "in_channels": 32, "num_layers": 3}, 1, (8, 64, 64), 64),
 ]
+HIDREAM = {"num_layers": 2, "num_single_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32,
+           "caption_channels": [64, 64], "text_emb_dim": 32, "in_channels": 16, "out_channels": 16, "patch_size": 2,
+           "llama_layers": [0, 1, 2, 3], "axes_dims_rope": [16, 8, 8], "max_resolution": [64, 64]}
+STEPS += [  # HiDreamImageTransformer2DModel: latents (channels, height, width); the text tokens its blocks attend to,
+    # three prompts' worth (T5's, the last Llama layer's, the block's own Llama layer's: T5 and the Llama read a third
+    # each); a non-square latent is padded to max_resolution's tokens
+    ("HiDreamImageTransformer2DModel", HIDREAM, 1, (16, 64, 64), 384),
+    ("HiDreamImageTransformer2DModel", HIDREAM, 2, (16, 64, 48), 384),
+    ("HiDreamImageTransformer2DModel", {**HIDREAM, "num_attention_heads": 2, "attention_head_dim": 64,
+                                        "axes_dims_rope": [32, 16, 16]}, 1, (16, 48, 48), 384),
+    ("HiDreamImageTransformer2DModel", {**HIDREAM, "num_layers": 1, "num_single_layers": 3, "num_routed_experts": 3,
+                                        "num_activated_experts": 1}, 1, (16, 64, 64), 192),
+    ("HiDreamImageTransformer2DModel", {**HIDREAM, "num_attention_heads": 8}, 1, (16, 32, 32), 384),
+]
 LTX = {"num_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32, "cross_attention_dim": 128,
        "caption_channels": 64, "in_channels": 32, "out_channels": 32}
 STEPS += [  # LTXVideoTransformer3DModel: latents (channels, frames, height, width), patch 1 (d 128: RoPE padded)
@@ -447,6 +461,14 @@ ENCODERS: list[tuple[str, dict, int, bool]] = [
     ("Qwen2_5_VLTextModel", {**QWEN_SMALL, "num_hidden_layers": 6, "hidden_size": 96, "num_attention_heads": 6},
      1108, True),
     ("Qwen2_5_VLTextModel", QWEN_SMALL, 1108, False),
+    # HiDream-I1's Llama 3.1 (LlamaForCausalLM) over its prompt padded to 128 tokens: the logits, or the SwiGLU; its
+    # long CLIPs over 128 tokens
+    ("LlamaForCausalLM", LLAMA_SMALL, 128, True),
+    ("LlamaForCausalLM", {**LLAMA_SMALL, "vocab_size": 8000}, 128, True),
+    ("LlamaForCausalLM", {**LLAMA_SMALL, "intermediate_size": 4096}, 128, True),
+    ("LlamaForCausalLM", {**LLAMA_SMALL, "num_hidden_layers": 6, "hidden_size": 96, "num_attention_heads": 6}, 256,
+     True),
+    ("CLIPTextModelWithProjection", {**CLIP_SMALL, "max_position_embeddings": 248, "projection_dim": 32}, 128, True),
     # Qwen-Image's whole Qwen2.5-VL over one unpadded prompt (34 template tokens and 512): the logits, or the SwiGLU
     ("Qwen2_5_VLForConditionalGeneration", {**QWEN_SMALL, "vision_config": QWEN_VISION}, 546, True),
     ("Qwen2_5_VLForConditionalGeneration", {**QWEN_SMALL, "vocab_size": 8000, "vision_config": QWEN_VISION}, 546, True),
@@ -473,6 +495,13 @@ def encode_bytes(class_name: str, config: dict, tokens: int, hidden_states: bool
         return _peak_above_start(model, [ids, mask], lambda: model(input_ids=ids, attention_mask=mask,
                                                                    output_hidden_states=hidden_states),
                                  explain=explain)
+    if class_name == "LlamaForCausalLM":  # HiDreamImagePipeline: the prompt padded (a quarter of it valid), every
+        # layer's output, output_attentions (which SDPA, the default attention, does not return)
+        mask = torch.zeros(1, tokens, dtype=torch.int64)
+        mask[:, :tokens // 4] = 1
+        return _peak_above_start(model, [ids, mask], lambda: model(input_ids=ids, attention_mask=mask,
+                                                                   output_hidden_states=hidden_states,
+                                                                   output_attentions=True), explain=explain)
     return _peak_above_start(model, [ids], lambda: model(ids, output_hidden_states=hidden_states))
 
 
@@ -501,6 +530,7 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
     model = build_real(class_name, config).to(dtype).eval()
     width = next(model.config[key] for key in ("joint_attention_dim", "text_dim", "text_embed_dim", "caption_channels")
                  if key in model.config)
+    width = width[0] if isinstance(width, list) else width  # HiDream's caption_channels
     text = torch.randn(batch, text_tokens, width, dtype=dtype)
     t = torch.ones(batch, dtype=dtype)
     if class_name == "FluxTransformer2DModel":
@@ -514,6 +544,14 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
         c, h, w = latent
         inputs = {"hidden_states": torch.randn(batch, (h // 2) * (w // 2), 4 * c, dtype=dtype),
                   "encoder_hidden_states": text, "timestep": t, "img_shapes": [[(1, h // 2, w // 2)]] * batch}
+    elif class_name == "HiDreamImageTransformer2DModel":  # as HiDreamImagePipeline calls it: the latents unpacked,
+        # T5's output, every Llama layer's output stacked, the pooled CLIPs
+        llama_layers, prompt = max(config["llama_layers"]) + 1, text_tokens // 3
+        t5, llama = config["caption_channels"]
+        inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "timesteps": t,
+                  "encoder_hidden_states_t5": torch.randn(batch, prompt, t5, dtype=dtype),
+                  "encoder_hidden_states_llama3": torch.randn(llama_layers, batch, prompt, llama, dtype=dtype),
+                  "pooled_embeds": torch.randn(batch, config["text_emb_dim"], dtype=dtype)}
     elif class_name == "LTXVideoTransformer3DModel":  # LTXPipeline: latents packed (patch 1), the T5 mask, RoPE scale
         c, f, h, w = latent
         inputs = {"hidden_states": torch.randn(batch, f * h * w, c, dtype=dtype),

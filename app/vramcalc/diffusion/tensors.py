@@ -2,7 +2,7 @@
 its config.json (diffusers 0.42 `models/transformers/transformer_{flux,sd3,wan,hunyuan_video}.py`,
 `unets/unet_2d_condition.py`, `autoencoders/autoencoder_kl{,_wan,_hunyuan_video}.py`; transformers 5.23 `models/clip`,
 `models/t5`, `models/umt5`, `models/llama`, `models/qwen2_5_vl`; diffusers' `transformer_hunyuan_video15.py`,
-`autoencoder_kl_hunyuanvideo15.py` and `transformer_qwenimage.py`). A counter
+`autoencoder_kl_hunyuanvideo15.py`, `transformer_qwenimage.py` and `transformer_hidream_image.py`). A counter
 mirrors its class's __init__ line by line; tests hold the sum to the class built on PyTorch's meta device.
 
 `tensors(class_name, config)` -> (Tensor(name, shape, kind), ...): kind is "linear" or "conv" for a layer's weight
