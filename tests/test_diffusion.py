@@ -606,3 +606,47 @@ def test_flux2_dev_in_4_bit_is_near_its_guides_figures(changes, published):
     engine gives 19.9 GB (+10.6 %) and 19.3 GB (-3.3 %): within 12 % (docs/accuracy.md)."""
     run = evaluate(pipeline("flux.2-dev"), _request(precision="nf4", **changes))
     assert run.peak.total_bytes == pytest.approx(published, rel=0.12)
+
+
+# ---------------------------------------------------------------- HiDream-I1
+
+def test_hidream_reads_its_prompts_and_latents_as_the_pipeline_does():
+    """HiDreamImagePipeline: its four encoders read the prompt padded to 128 tokens; the pooled CLIP outputs, T5's and
+    every Llama layer's output (32 x 128 tokens) are kept, the negative prompt's too (their variables outlive the join);
+    each block attends to T5's, the last Llama layer's and its own Llama layer's tokens (384); CFG doubles the batch;
+    any size is scaled to 1024 x 1024's area, a non-square latent padded to max_resolution's 4,096 tokens."""
+    from vramcalc.diffusion.run import hidream_size, sequence_text_tokens
+    from vramcalc.diffusion.stages import latent_shape
+
+    full = pipeline("hidream-i1-full")
+    assert sequence_text_tokens(full) == 384 and set(full.text_tokens.values()) == {128}
+    assert (full.cfg, full.steps) == (True, 50)
+    transformer = full.denoiser
+    square = latent_shape(full.vae.class_name, full.vae.config, 1024, 1024, 1)
+    wide = latent_shape(full.vae.class_name, full.vae.config, 1344, 768, 1)
+    assert square == (16, 128, 128) and image_tokens(transformer.class_name, transformer.config, square) == 4096
+    assert image_tokens(transformer.class_name, transformer.config, wide) == 4096  # 84 x 48 real, padded
+    assert hidream_size(2048, 2048) == (1024, 1024) and hidream_size(1360, 768) == (1360, 768)
+    assert evaluate(full, _request(width=1536, height=1536)).request.width == 1024
+    one, two = (evaluate(full, _request(cfg=cfg)) for cfg in (False, True))
+    assert two.stages[4].working_bytes == 2 * one.stages[4].working_bytes == denoise_bytes(
+        transformer.class_name, transformer.config, 2, 4096, 384)
+    prompt = (768 + 1280 + 128 * 4096 + 32 * 128 * 4096) * 2
+    assert one.stages[4].carried_bytes == prompt + 16 * 128 * 128 * 2
+    assert two.stages[4].carried_bytes == 3 * prompt + 16 * 128 * 128 * 2
+    llama = one.stages[3]
+    assert llama.name == "encode:text_encoder_4" and llama.working_bytes == encode_bytes(
+        "LlamaForCausalLM", full.parts[3].config, 128, True)
+    with pytest.raises(ValidationError, match="precision"):
+        evaluate(full, _request(precision="gguf-q8_0"))
+
+
+def test_hidream_dev_and_fast_are_the_full_models_tensors_with_their_defaults():
+    """HiDream-I1 Dev and Fast: the same classes and configs as Full, guidance-distilled (guidance_scale 0: no CFG),
+    28 and 16 steps; 48 transformer blocks to swap."""
+    full, dev, fast = (pipeline(f"hidream-i1-{name}") for name in ("full", "dev", "fast"))
+    assert [(p.class_name, p.config) for p in dev.parts] == [(p.class_name, p.config) for p in full.parts]
+    assert [(p.class_name, p.config) for p in fast.parts] == [(p.class_name, p.config) for p in full.parts]
+    assert (dev.cfg, dev.steps, fast.cfg, fast.steps) == (False, 28, False, 16)
+    blocks = next(w.blocks for w in evaluate(full, _request()).weights if w.part.is_denoiser)
+    assert len(blocks) == 48 and blocks[0] > blocks[-1]  # a double-stream block holds more than a single-stream one

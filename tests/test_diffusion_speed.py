@@ -217,3 +217,18 @@ def test_the_pages_time_note_names_only_the_stages_it_counts():
                                   gpu=gpu("h100-80gb"))
     assert "with the text encoding and the VAE decode (" in counted.notes[1]
     assert "with the text encoding (the VAE decode not counted)" in uncounted.notes[1]
+
+
+def test_hidreams_moe_counts_the_active_experts_over_every_token():
+    """HiDream's MoE runs num_activated_experts (2) of its 4 routed experts for each token: raising it to 4 adds two
+    experts' weights over every token of every MoE (the double-stream blocks' image tokens, the single-stream blocks'
+    joint ones), 2 FLOPs per weight and token."""
+    from vramcalc.diffusion.flops import dit_flops
+
+    transformer = pipeline("hidream-i1-full").denoiser
+    streams = {"image": 4096, "text": 384, "caption": 128}
+    two, four = (dit_flops(transformer.class_name, transformer.tensors, streams,
+                           {**transformer.config, "num_activated_experts": k}) for k in (2, 4))
+    expert = sum(t.numel for t in transformer.tensors
+                 if t.name.startswith("double_stream_blocks.0.block.ff_i.experts.0."))
+    assert four - two == 2 * 2 * expert * (16 * 4096 + 32 * (4096 + 384))

@@ -152,6 +152,20 @@ PERTURBED: list[tuple[str, dict]] = [
                                "upsample_residual": [True, True, True], "upsample_factor": [2, 2, 2],
                                "timestep_conditioning": True, "spatial_compression_ratio": 32,
                                "temporal_compression_ratio": 8}),
+    # HiDream-I1's: routed experts (one active), and a dense feed-forward (no experts)
+    ("HiDreamImageTransformer2DModel", {"num_layers": 2, "num_single_layers": 3, "num_attention_heads": 3,
+                                        "attention_head_dim": 32, "caption_channels": [48, 64], "text_emb_dim": 40,
+                                        "in_channels": 8, "out_channels": 4, "num_routed_experts": 3,
+                                        "num_activated_experts": 1, "llama_layers": [0, 1, 2, 3, 4],
+                                        "axes_dims_rope": [16, 8, 8], "patch_size": 2}),
+    ("HiDreamImageTransformer2DModel", {"num_layers": 1, "num_single_layers": 1, "num_attention_heads": 2,
+                                        "attention_head_dim": 48, "caption_channels": [32, 32], "text_emb_dim": 24,
+                                        "in_channels": 4, "patch_size": 1, "num_routed_experts": 0,
+                                        "llama_layers": [0, 0], "axes_dims_rope": [16, 16, 16]}),
+    ("LlamaForCausalLM", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
+                          "num_key_value_heads": 2, "num_hidden_layers": 3, "vocab_size": 500}),
+    ("LlamaForCausalLM", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 6, "num_hidden_layers": 2,
+                          "vocab_size": 300, "tie_word_embeddings": True, "attention_bias": True}),
     ("CLIPTextModel", {"hidden_size": 64, "intermediate_size": 96, "num_attention_heads": 4,
                        "num_hidden_layers": 3, "vocab_size": 1000, "max_position_embeddings": 40}),
     ("CLIPTextModelWithProjection", {"hidden_size": 48, "intermediate_size": 128, "num_attention_heads": 4,
@@ -224,7 +238,8 @@ def build(class_name: str, config: dict) -> torch.nn.Module:
 def counted(class_name: str, config: dict) -> dict:
     model = build(class_name, config)
     parameters = list(model.named_parameters())  # each shared (tied) tensor once, as a checkpoint stores it
-    blocks = [block for name in ("transformer_blocks", "single_transformer_blocks", "blocks")
+    blocks = [block for name in ("transformer_blocks", "single_transformer_blocks", "blocks", "double_stream_blocks",
+                                 "single_stream_blocks")
               for block in getattr(model, name, ()) if isinstance(getattr(model, name), torch.nn.ModuleList)]
     return {"params": sum(p.numel() for _, p in parameters), "tensors": len(parameters),
             "vector_params": sum(p.numel() for _, p in parameters if p.dim() == 1),
@@ -309,6 +324,20 @@ STEPS += [  # QwenImageTransformer2DModel: latents (channels, height, width), pa
     ("QwenImageTransformer2DModel", {**QWEN_IMAGE, "num_attention_heads": 2, "attention_head_dim": 64,
                                      "axes_dims_rope": [16, 24, 24]}, 1, (16, 96, 96), 256),
     ("QwenImageTransformer2DModel", {**QWEN_IMAGE, "in_channels": 32, "num_layers": 3}, 1, (8, 64, 64), 64),
+]
+HIDREAM = {"num_layers": 2, "num_single_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32,
+           "caption_channels": [64, 64], "text_emb_dim": 32, "in_channels": 16, "out_channels": 16, "patch_size": 2,
+           "llama_layers": [0, 1, 2, 3], "axes_dims_rope": [16, 8, 8], "max_resolution": [64, 64]}
+STEPS += [  # HiDreamImageTransformer2DModel: latents (channels, height, width); the text tokens its blocks attend to,
+    # three prompts' worth (T5's, the last Llama layer's, the block's own Llama layer's: T5 and the Llama read a third
+    # each); a non-square latent is padded to max_resolution's tokens
+    ("HiDreamImageTransformer2DModel", HIDREAM, 1, (16, 64, 64), 384),
+    ("HiDreamImageTransformer2DModel", HIDREAM, 2, (16, 64, 48), 384),
+    ("HiDreamImageTransformer2DModel", {**HIDREAM, "num_attention_heads": 2, "attention_head_dim": 64,
+                                        "axes_dims_rope": [32, 16, 16]}, 1, (16, 48, 48), 384),
+    ("HiDreamImageTransformer2DModel", {**HIDREAM, "num_layers": 1, "num_single_layers": 3, "num_routed_experts": 3,
+                                        "num_activated_experts": 1}, 1, (16, 64, 64), 192),
+    ("HiDreamImageTransformer2DModel", {**HIDREAM, "num_attention_heads": 8}, 1, (16, 32, 32), 384),
 ]
 LTX = {"num_layers": 2, "num_attention_heads": 4, "attention_head_dim": 32, "cross_attention_dim": 128,
        "caption_channels": 64, "in_channels": 32, "out_channels": 32}
@@ -491,6 +520,14 @@ ENCODERS: list[tuple[str, dict, int, bool]] = [
     ("Qwen2_5_VLTextModel", {**QWEN_SMALL, "num_hidden_layers": 6, "hidden_size": 96, "num_attention_heads": 6},
      1108, True),
     ("Qwen2_5_VLTextModel", QWEN_SMALL, 1108, False),
+    # HiDream-I1's Llama 3.1 (LlamaForCausalLM) over its prompt padded to 128 tokens: the logits, or the SwiGLU; its
+    # long CLIPs over 128 tokens
+    ("LlamaForCausalLM", LLAMA_SMALL, 128, True),
+    ("LlamaForCausalLM", {**LLAMA_SMALL, "vocab_size": 8000}, 128, True),
+    ("LlamaForCausalLM", {**LLAMA_SMALL, "intermediate_size": 4096}, 128, True),
+    ("LlamaForCausalLM", {**LLAMA_SMALL, "num_hidden_layers": 6, "hidden_size": 96, "num_attention_heads": 6}, 256,
+     True),
+    ("CLIPTextModelWithProjection", {**CLIP_SMALL, "max_position_embeddings": 248, "projection_dim": 32}, 128, True),
     # Qwen-Image's whole Qwen2.5-VL over one unpadded prompt (34 template tokens and 512): the logits, or the SwiGLU
     ("Qwen2_5_VLForConditionalGeneration", {**QWEN_SMALL, "vision_config": QWEN_VISION}, 546, True),
     ("Qwen2_5_VLForConditionalGeneration", {**QWEN_SMALL, "vocab_size": 8000, "vision_config": QWEN_VISION}, 546, True),
@@ -532,13 +569,16 @@ def encode_bytes(class_name: str, config: dict, tokens: int, hidden_states: bool
         return _peak_above_start(model, [ids, mask], lambda: model(input_ids=ids, attention_mask=mask,
                                                                    output_hidden_states=hidden_states),
                                  explain=explain)
-    if class_name in ("Mistral3ForConditionalGeneration", "Qwen3ForCausalLM"):
-        # Flux2Pipeline and Flux2KleinPipeline pad the prompt to max_length (512): a quarter of it valid here
+    if class_name in ("Mistral3ForConditionalGeneration", "Qwen3ForCausalLM", "LlamaForCausalLM"):
+        # Flux2Pipeline and Flux2KleinPipeline pad the prompt to max_length (512), HiDreamImagePipeline to 128: a
+        # quarter of it valid here; HiDream asks every layer's output and output_attentions (which SDPA, the default
+        # attention, does not return)
         mask = torch.zeros(1, tokens, dtype=torch.int64)
         mask[:, :tokens // 4] = 1
+        extra = {"output_attentions": True} if class_name == "LlamaForCausalLM" else {"use_cache": False}
         return _peak_above_start(model, [ids, mask], lambda: model(input_ids=ids, attention_mask=mask,
-                                                                   output_hidden_states=hidden_states,
-                                                                   use_cache=False), explain=explain)
+                                                                   output_hidden_states=hidden_states, **extra),
+                                 explain=explain)
     return _peak_above_start(model, [ids], lambda: model(ids, output_hidden_states=hidden_states))
 
 
@@ -567,6 +607,7 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
     model = build_real(class_name, config).to(dtype).eval()
     width = next(model.config[key] for key in ("joint_attention_dim", "text_dim", "text_embed_dim", "caption_channels")
                  if key in model.config)
+    width = width[0] if isinstance(width, list) else width  # HiDream's caption_channels
     text = torch.randn(batch, text_tokens, width, dtype=dtype)
     t = torch.ones(batch, dtype=dtype)
     if class_name == "FluxTransformer2DModel":
@@ -588,6 +629,14 @@ def step_bytes(class_name: str, config: dict, batch: int, latent: tuple, text_to
         c, h, w = latent
         inputs = {"hidden_states": torch.randn(batch, (h // 2) * (w // 2), 4 * c, dtype=dtype),
                   "encoder_hidden_states": text, "timestep": t, "img_shapes": [[(1, h // 2, w // 2)]] * batch}
+    elif class_name == "HiDreamImageTransformer2DModel":  # as HiDreamImagePipeline calls it: the latents unpacked,
+        # T5's output, every Llama layer's output stacked, the pooled CLIPs
+        llama_layers, prompt = max(config["llama_layers"]) + 1, text_tokens // 3
+        t5, llama = config["caption_channels"]
+        inputs = {"hidden_states": torch.randn(batch, *latent, dtype=dtype), "timesteps": t,
+                  "encoder_hidden_states_t5": torch.randn(batch, prompt, t5, dtype=dtype),
+                  "encoder_hidden_states_llama3": torch.randn(llama_layers, batch, prompt, llama, dtype=dtype),
+                  "pooled_embeds": torch.randn(batch, config["text_emb_dim"], dtype=dtype)}
     elif class_name == "LTXVideoTransformer3DModel":  # LTXPipeline: latents packed (patch 1), the T5 mask, RoPE scale
         c, f, h, w = latent
         inputs = {"hidden_states": torch.randn(batch, f * h * w, c, dtype=dtype),

@@ -68,13 +68,18 @@ def _counted(run) -> int:
 # HunyuanVideo 1.5's transformer, counted at this size on the CPU (its preset's other keys kept)
 HUNYUAN15_SMALL = {"num_layers": 2, "num_refiner_layers": 1, "num_attention_heads": 2, "attention_head_dim": 32,
                    "rope_axes_dim": [8, 12, 12]}
+# HiDream's transformer too: its MoE (moe_infer) counts each expert's tokens on the host, which the meta device cannot
+# give; on the CPU the gate routes real activations (the preset's experts, text widths and Llama layers kept)
+HIDREAM_SMALL = {"num_layers": 2, "num_single_layers": 2, "num_attention_heads": 2, "attention_head_dim": 32,
+                 "axes_dims_rope": [16, 8, 8], "llama_layers": [0, 1, 30, 31]}
+SMALL = {"HunyuanVideo15Transformer3DModel": HUNYUAN15_SMALL, "HiDreamImageTransformer2DModel": HIDREAM_SMALL}
+HIDREAM_SIZES = [("hidream-i1-full", 1344, 768, 1)]  # a size HiDreamImagePipeline keeps: padded to 4,096 tokens
 
 
 def denoiser_flops(pipeline: Pipeline, width: int, height: int, frames: int, role: str = "") -> int:
     part = next(p for p in pipeline.denoisers if p.role == role) if role else pipeline.denoiser
     config = part.config
-    if part.class_name == "HunyuanVideo15Transformer3DModel":
-        config = {**config, **HUNYUAN15_SMALL}
+    config = {**config, **SMALL.get(part.class_name, {})}
     model = build(part.class_name, config).to(DTYPE)
     latent = latent_shape(pipeline.vae.class_name, pipeline.vae.config, width, height, frames)
     text = sequence_text_tokens(pipeline)
@@ -114,6 +119,17 @@ def denoiser_flops(pipeline: Pipeline, width: int, height: int, frames: int, rol
         inputs = {"hidden_states": _t(1, (h // 2) * (w // 2), 4 * ch),
                   "encoder_hidden_states": _t(1, text, c.get("joint_attention_dim", 3584)), "timestep": t,
                   "img_shapes": [[(1, h // 2, w // 2)]]}
+    elif part.class_name == "HiDreamImageTransformer2DModel":  # as HiDreamImagePipeline calls it, on the CPU
+        torch.manual_seed(0)
+        model = getattr(diffusers, part.class_name).from_config(config).to(DTYPE).eval()
+        llama_part = next(p for p in pipeline.parts if p.role == "text_encoder_4")
+        prompt, layers = pipeline.text_tokens["text_encoder_4"], llama_part.config["num_hidden_layers"]
+        t5, llama = c["caption_channels"]
+        cpu = {"hidden_states": torch.randn(1, *latent, dtype=DTYPE), "timesteps": torch.ones(1, dtype=DTYPE),
+               "encoder_hidden_states_t5": torch.randn(1, pipeline.text_tokens["text_encoder_3"], t5, dtype=DTYPE),
+               "encoder_hidden_states_llama3": torch.randn(layers, 1, prompt, llama, dtype=DTYPE),
+               "pooled_embeds": torch.randn(1, c["text_emb_dim"], dtype=DTYPE)}
+        return _counted_math_attention(lambda: model(**cpu, return_dict=False))
     elif part.class_name == "LTXVideoTransformer3DModel":  # as LTXPipeline calls it: latents packed (patch 1)
         ch, f, h, w = latent
         inputs = {"hidden_states": _t(1, f * h * w, ch), "encoder_hidden_states": _t(1, text, c["caption_channels"]),
@@ -138,15 +154,18 @@ def denoiser_flops(pipeline: Pipeline, width: int, height: int, frames: int, rol
         model = getattr(diffusers, part.class_name).from_config(config).to(DTYPE)
         inputs = {key: torch.zeros(value.shape, dtype=value.dtype) if value.dtype == DTYPE else torch.ones(
             value.shape, dtype=value.dtype) for key, value in inputs.items()}
-        # and its attention (SDPA with a boolean mask on the CPU) reaches a kernel FlopCounterMode does not count:
-        # it is run as the two matmuls it is
-        sdpa = torch.nn.functional.scaled_dot_product_attention
-        torch.nn.functional.scaled_dot_product_attention = _math_attention
-        try:
-            return _counted(lambda: model(**inputs, return_dict=False))
-        finally:
-            torch.nn.functional.scaled_dot_product_attention = sdpa
+        return _counted_math_attention(lambda: model(**inputs, return_dict=False))
     return _counted(lambda: model(**inputs, return_dict=False))
+
+
+def _counted_math_attention(run) -> int:
+    """On the CPU, SDPA reaches a kernel FlopCounterMode does not count: it is run as the two matmuls it is."""
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    torch.nn.functional.scaled_dot_product_attention = _math_attention
+    try:
+        return _counted(run)
+    finally:
+        torch.nn.functional.scaled_dot_product_attention = sdpa
 
 
 def _math_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
@@ -207,12 +226,12 @@ def main() -> None:
     old = json.loads(path.read_text(encoding="utf-8"))["rows"] if chosen else []
     rows: list[dict] = _Rows(old, chosen)
     sizes = [(slug, p.width, p.height, p.frames) for slug, p in pipelines.items()  # 1.5's small config: small sizes
-             if p.denoiser.class_name != "HunyuanVideo15Transformer3DModel"] + OTHER_SIZES
+             if p.denoiser.class_name != "HunyuanVideo15Transformer3DModel"] + OTHER_SIZES + HIDREAM_SIZES
     for slug, width, height, frames in sizes:
-        small = pipelines[slug].denoiser.class_name == "HunyuanVideo15Transformer3DModel"
         rows.append({"stage": "denoise", "pipeline": slug, "width": width, "height": height, "frames": frames,
-                     "flops": lambda s=slug, w=width, h=height, f=frames: denoiser_flops(pipelines[s], w, h, f),
-                     **({"config": HUNYUAN15_SMALL} if small else {})})
+                     "flops": lambda s=slug, w=width, h=height, f=frames: denoiser_flops(pipelines[s], w, h, f)})
+        if pipelines[slug].denoiser.class_name in SMALL:
+            rows[-1]["config"] = SMALL[pipelines[slug].denoiser.class_name]
         print(rows[-1], flush=True)
     for slug in EXPERTS:
         p = pipelines[slug]

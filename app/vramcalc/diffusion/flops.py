@@ -40,6 +40,13 @@ RULES: Mapping[str, Rules] = {
                               (r"\.attn2\.to_(k|v)\.", "text"), (r"^blocks\.", "image"), *_DUAL),
     "QwenImageTransformer2DModel": ((_ADALN, "sample"), (r"_mod\.", "sample"), (r"^txt_in\.|\.txt_mlp\.", "text"),
                                     (r"^img_in\.|\.img_mlp\.", "image"), *_DUAL),
+    # HiDream: the caption projections over each prompt's tokens (a Llama layer per block, T5's); the double-stream
+    # blocks' text stream (T5's, the last Llama layer's and the block's own: "text"), the single-stream blocks over all
+    "HiDreamImageTransformer2DModel": ((r"^(t_embedder|p_embedder)\.|\.adaLN_modulation\.", "sample"),
+                                       (r"^caption_projection\.", "caption"),
+                                       (r"^double_stream_blocks\.\d+\.block\.(attn1\.\w+_t\.|ff_t\.)", "text"),
+                                       (r"^(double_stream_blocks|x_embedder|final_layer)\.", "image"),
+                                       (r"^single_stream_blocks\.", "joint")),
     # AdaLN-single: one time embedding per sample (time_embed); the caption projection over each text token
     "LTXVideoTransformer3DModel": ((_ADALN, "sample"), (r"^caption_projection\.|\.attn2\.to_(k|v)\.", "text"),
                                    (r"^(transformer_blocks|proj_in|proj_out)\.", "image")),
@@ -59,6 +66,7 @@ ATTENTIONS: Mapping[str, Sequence[tuple[str, str, str]]] = {
     "WanTransformer3DModel": ((r"\.attn1\.to_q\.", "image", "image"), (r"\.attn2\.to_q\.", "image", "text")),
     "QwenImageTransformer2DModel": ((r"^transformer_blocks\.\d+\.attn\.to_q\.", "joint", "joint"),),
     "LTXVideoTransformer3DModel": ((r"\.attn1\.to_q\.", "image", "image"), (r"\.attn2\.to_q\.", "image", "text")),
+    "HiDreamImageTransformer2DModel": ((r"\.attn1\.to_q\.", "joint", "joint"),),
 }
 MULTIPLIED = ("linear", "conv")
 
@@ -77,10 +85,17 @@ def _count(tensors: Sequence[Tensor], positions: Callable[[str], int],
     return total
 
 
-def dit_flops(class_name: str, tensors: Sequence[Tensor], streams: Mapping[str, int]) -> int:
+def dit_flops(class_name: str, tensors: Sequence[Tensor], streams: Mapping[str, int],
+              config: Mapping[str, Any] | None = None) -> int:
     """One forward of a DiT denoiser over one sample: `streams` gives the tokens of each stream ("image", "text" and,
-    for HunyuanVideo 1.5, "refiner", "glyph", "vision"); "joint" is derived, "sample" is 1 unless given (Wan 2.2
-    TI2V's expand_timesteps: a timestep per image token, its time embedding and projection over each)."""
+    for HunyuanVideo 1.5, "refiner", "glyph", "vision"; HiDream's "caption", one prompt's); "joint" is derived,
+    "sample" is 1 unless given (Wan 2.2 TI2V's expand_timesteps: a timestep per image token, its time embedding and
+    projection over each). HiDream's MoE (its `config`): each token runs num_activated_experts of the routed experts,
+    all of one size, so the first that many count over every token; the gate's table over every token too."""
+    if class_name == "HiDreamImageTransformer2DModel":
+        active = int((config or {}).get("num_activated_experts", 2))
+        tensors = [t._replace(kind="linear") if t.name.endswith(".gate.weight") else t for t in tensors
+                   if not ((match := re.search(r"\.experts\.(\d+)\.", t.name)) and int(match.group(1)) >= active)]
     sizes = {"sample": 1, "joint": streams["image"] + streams["text"], **streams}
     rules, attentions = RULES[class_name], ATTENTIONS[class_name]
 

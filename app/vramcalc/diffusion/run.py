@@ -20,6 +20,7 @@ latents during the decode."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 from ..core.errors import ValidationError
@@ -34,12 +35,12 @@ TEXT_ENCODER_DEVICES = ("gpu", "cpu")  # gpu: as the placement says; cpu: kept a
 CFG_IN_SEPARATE_PASSES = ("FluxPipeline", "WanPipeline", "HunyuanVideoPipeline", "HunyuanVideo15Pipeline",
                           "QwenImagePipeline", "Flux2Pipeline", "Flux2KleinPipeline")
 # the pipelines that ask their CLIP encoders for every layer's output (output_hidden_states=True: the penultimate's)
-CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline")
+CLIP_HIDDEN_STATES = ("StableDiffusionXLPipeline", "StableDiffusion3Pipeline", "HiDreamImagePipeline")
 # HunyuanVideoPipeline asks its Llama for every layer's output (the third from last's) over the prompt template's
 # tokens and the prompt's, then crops the template's 95 (crop_start) before the transformer
 LLM_HIDDEN_STATES = {"HunyuanVideoPipeline": "text_encoder", "HunyuanVideo15Pipeline": "text_encoder",
                      "QwenImagePipeline": "text_encoder", "Flux2Pipeline": "text_encoder",
-                     "Flux2KleinPipeline": "text_encoder"}
+                     "Flux2KleinPipeline": "text_encoder", "HiDreamImagePipeline": "text_encoder_4"}
 HUNYUAN_CROP_START = 95
 # HunyuanVideo15Pipeline: its Qwen2.5-VL reads the system prompt's 108 tokens (prompt_template_encode_start_idx) and
 # the prompt's 1,000, the transformer the 1,000 with ByT5's 256 and 729 image tokens (zeros for text-to-video,
@@ -52,6 +53,17 @@ QWEN_IMAGE_CROP_START = 34
 # Flux2Pipeline (Mistral 3) and Flux2KleinPipeline (Qwen3) pad the prompt to 512 tokens and stack three layers'
 # outputs (text_encoder_out_layers (10, 20, 30), (9, 18, 27)) into each token's embedding: three hidden sizes wide
 FLUX2_PIPELINES, FLUX2_STACKED_LAYERS = ("Flux2Pipeline", "Flux2KleinPipeline"), 3
+# HiDreamImagePipeline: every encoder reads the prompt padded to max_sequence_length (128); the pooled CLIP outputs,
+# T5's and every Llama layer's output (hidden_states[1:]) are kept; each block attends to T5's tokens, the last
+# Llama layer's and its own Llama layer's (sequence_text_tokens)
+HIDREAM = "HiDreamImagePipeline"
+
+
+def hidream_size(width: int, height: int, side: int = 1024, multiple: int = 16) -> tuple[int, int]:
+    """HiDreamImagePipeline.__call__ scales any requested size to the area of its default 1024 x 1024
+    (default_sample_size x vae_scale_factor) and down to a multiple of 16 (the VAE's 8 x the patch)."""
+    scale = math.sqrt(side * side / (width * height))
+    return int(width * scale // multiple * multiple), int(height * scale // multiple * multiple)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,6 +161,9 @@ def check(pipeline: Pipeline, request: Request) -> None:
 
 def evaluate(pipeline: Pipeline, request: Request) -> Run:
     check(pipeline, request)
+    if pipeline.pipeline_class == HIDREAM:  # the size the pipeline generates
+        width, height = hidream_size(request.width, request.height)
+        request = dataclasses.replace(request, width=width, height=height)
     weights = tuple(PartWeights(
         part=part, precision=_precision(part, request),
         bytes=part_bytes(part.tensors, part.class_name, _precision(part, request)),
@@ -200,7 +215,9 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
     denoiser, vae = pipeline.denoiser, pipeline.vae
     e = _activation_bytes(request.precision)
     prompts = 2 if request.cfg else 1  # the negative prompt's embeddings too
-    embeddings = sum(request.batch * prompts * _carried_tokens(pipeline, p) * _carried_width(pipeline, p) * e
+    # HiDreamImagePipeline joins the negative and positive embeddings and keeps the negative ones' variables
+    copies = prompts + (1 if request.cfg and pipeline.pipeline_class == HIDREAM else 0)
+    embeddings = sum(request.batch * copies * _carried_tokens(pipeline, p) * _carried_width(pipeline, p) * e
                      for p in pipeline.parts if p.is_text_encoder)
     latent = latent_shape(vae.class_name, vae.config, request.width, request.height, request.frames)
     latent_bytes = request.batch * _product(latent) * e
@@ -244,8 +261,11 @@ def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...])
 def sequence_text_tokens(pipeline: Pipeline) -> int:
     """The text tokens the denoiser attends to: SD3's CLIP pair (side by side, 77) then T5's; Flux's T5 (CLIP gives
     a pooled vector only); Wan's UMT5; HunyuanVideo's Llama without the template; HunyuanVideo 1.5's Qwen without its
-    system prompt, ByT5's and the image's; a UNet's CLIP (the widest encoder in every other case)."""
+    system prompt, ByT5's and the image's; HiDream's T5 and twice its Llama's (the last layer's, each block's own);
+    a UNet's CLIP (the widest encoder in every other case)."""
     tokens = pipeline.text_tokens
+    if pipeline.pipeline_class == HIDREAM:
+        return tokens["text_encoder_3"] + 2 * tokens["text_encoder_4"]
     if pipeline.pipeline_class == "HunyuanVideo15Pipeline":
         return tokens["text_encoder"] - HUNYUAN15_CROP_START + tokens["text_encoder_2"] + HUNYUAN15_IMAGE_TOKENS
     if pipeline.pipeline_class == "HunyuanVideoPipeline":
@@ -260,11 +280,15 @@ def sequence_text_tokens(pipeline: Pipeline) -> int:
 
 def _carried_tokens(pipeline: Pipeline, part: Part) -> int:
     """The tokens of a text encoder's embeddings kept through the denoising (HunyuanVideo15Pipeline's repeat copies
-    the Qwen output without its system prompt)."""
+    the Qwen output without its system prompt; HiDream keeps its CLIPs' pooled outputs and every Llama layer's)."""
     if pipeline.pipeline_class == "HunyuanVideo15Pipeline" and part.role == "text_encoder":
         return pipeline.text_tokens[part.role] - HUNYUAN15_CROP_START
     if pipeline.pipeline_class == "QwenImagePipeline":
         return pipeline.text_tokens[part.role] - QWEN_IMAGE_CROP_START
+    if pipeline.pipeline_class == HIDREAM and part.class_name.startswith("CLIP"):  # the pooled output
+        return 1
+    if pipeline.pipeline_class == HIDREAM and part.class_name == "LlamaForCausalLM":  # every layer's output
+        return int(part.config["num_hidden_layers"]) * pipeline.text_tokens[part.role]
     return pipeline.text_tokens[part.role]
 
 

@@ -46,11 +46,13 @@ def stage_flops(run: Run) -> StageFlops:
         if pipeline.pipeline_class == "HunyuanVideo15Pipeline":
             streams.update(refiner=pipeline.text_tokens["text_encoder"] - HUNYUAN15_CROP_START,
                            glyph=pipeline.text_tokens["text_encoder_2"], vision=HUNYUAN15_IMAGE_TOKENS)
+        if pipeline.pipeline_class == "HiDreamImagePipeline":  # each caption projection over one prompt's tokens
+            streams["caption"] = pipeline.text_tokens["text_encoder_4"]
         if pipeline.options.get("expand_timesteps"):  # Wan 2.2 TI2V: a timestep per image token
             streams["sample"] = streams["image"]
         # Wan 2.2 A14B: each step runs one expert (transformer while the timestep is at least boundary_ratio x 1000,
         # then transformer_2); its two have the same config, so every step counts the same
-        experts = {dit_flops(part.class_name, part.tensors, streams) for part in pipeline.denoisers}
+        experts = {dit_flops(part.class_name, part.tensors, streams, part.config) for part in pipeline.denoisers}
         if len(experts) > 1:
             raise ValueError(f"{pipeline.slug}: experts of different sizes, whose share of the steps is not counted")
         forward = experts.pop()

@@ -9,6 +9,7 @@ attention score matrix is made). Each formula names the tensors it counts; e is 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from math import prod
 from typing import Any
 
 from .tensors import QWEN3_DEFAULTS
@@ -17,6 +18,7 @@ FP32 = 4
 VAE_SCALE = 8  # every VAE here: 8x spatial compression (2 ** (len(block_out_channels) - 1) for AutoencoderKL)
 WAN_TEMPORAL = 4  # AutoencoderKLWan and AutoencoderKLHunyuanVideo: 4x temporal compression, the first frame alone
 VIDEO_VAES = ("AutoencoderKLWan", "AutoencoderKLHunyuanVideo")
+HIDREAM = "HiDreamImageTransformer2DModel"
 # Wan VAE decode, one causal chunk: the live tensors per base_dim channel of a full-resolution pixel (the last up
 # block's activations over its 4-frame chunk, its fp32 RMS-norm temporaries and the 2-frame caches of every causal
 # conv above it), counted on base_dim 16, 256 x 256 (tools/measure_diffusion.py, --explain); dims scale with base_dim.
@@ -75,6 +77,8 @@ def image_tokens(denoiser_class: str, config: dict[str, Any], latent: tuple[int,
         p = int(config.get("patch_size", 2 if denoiser_class == "HunyuanVideoTransformer3DModel" else 1))
         return (latent[1] // t) * (latent[2] // p) * (latent[3] // p)
     patch = int(config.get("patch_size", 2))
+    if denoiser_class == HIDREAM and latent[-2] != latent[-1]:  # patchify pads a non-square latent to max_seq
+        return prod(int(side) for side in config.get("max_resolution", (128, 128))) // patch ** 2
     return (latent[-2] // patch) * (latent[-1] // patch)
 
 
@@ -133,6 +137,19 @@ def denoise_bytes(denoiser_class: str, config: dict[str, Any], batch: int, token
         # _compute_video_freqs and its concatenation
         rope = sum(int(a) for a in config.get("axes_dims_rope", (16, 56, 56))) // 2 * 8
         return batch * (tokens * 15 * d * e + 5 * text_tokens * d * e) + (2 * 4096 + 2 * tokens) * rope
+    if denoiser_class == HIDREAM:
+        # transformer_hidream_image.py: a double-stream block's attention while apply_rope turns q and k in fp32 (their
+        # copies, q's rotated, and k's two products and their sum: 4 fp32 temporaries, 2 more when the activations
+        # are not fp32), beside q, k and v joined over the joint tokens; the image stream's input, modulated norm and
+        # q, k, v; the text stream's (the previous block's output, its join with the block's Llama layer, the
+        # modulated norm, q, k, v); the fp32 RoPE table over the joint tokens; the forward's caption projections (a
+        # Llama layer per block and T5's, a third of the text tokens each). The MoE feed-forward (an expert at a
+        # time over its tokens) holds less. Per sample
+        joint, prompt = tokens + text_tokens, text_tokens // 3
+        captions = int(config.get("num_layers", 16)) + int(config.get("num_single_layers", 32)) + 1
+        rotation = (4 + (2 if e != FP32 else 0)) * FP32 + 3 * e
+        return batch * (joint * (d * rotation + 2 * h * FP32) + (5 * tokens + 6 * text_tokens + captions * prompt)
+                        * d * e)
     if denoiser_class == "LTXVideoTransformer3DModel":
         # transformer_ltx.py: RoPE's cos and sin tables in fp32 for every token of every sample (d wide, the grid
         # repeated over the batch), kept through the blocks. The peak is self-attention's rotation of q or k
@@ -241,7 +258,7 @@ def encode_bytes(encoder_class: str, config: dict[str, Any], tokens: int, hidden
         mlp = s * (3 * ffn + (kept + 2) * d) * e + mask + shared
         logits = s * (int(text.get("vocab_size", 32000)) + (kept + 1) * d) * e
         return max(attention, mlp, logits)
-    if encoder_class in ("Qwen2_5_VLTextModel", "Qwen2_5_VLForConditionalGeneration"):
+    if encoder_class in ("Qwen2_5_VLTextModel", "Qwen2_5_VLForConditionalGeneration", "LlamaForCausalLM"):
         # HunyuanVideo15Pipeline pads the prompt (an attention mask with zeros): the model keeps a (seq, seq) bool
         # causal-and-padding mask for every layer, and SDPA turns it into an additive one of the activations'
         # dtype in each layer. The larger of the last layer's SwiGLU (as LlamaModel's, with the bool mask) and its
@@ -249,14 +266,16 @@ def encode_bytes(encoder_class: str, config: dict[str, Any], tokens: int, hidden
         # repeated to every head (repeat_kv), SDPA's output and its fp32 log-sum-exp, the KV cache, cos and sin.
         # QwenImagePipeline's whole model (ForConditionalGeneration) reads one unpadded prompt: no mask is made,
         # and its LM head's logits over every position, beside the layers' outputs, are a third moment
-        full = encoder_class == "Qwen2_5_VLForConditionalGeneration"
+        # HiDreamImagePipeline's LlamaForCausalLM reads its prompt padded (the mask) and computes the logits
+        full = encoder_class != "Qwen2_5_VLTextModel"
         config = {**config, **(config.get("text_config") or {})}
         d = int(config.get("hidden_size", 3584))
         layers, ffn = int(config.get("num_hidden_layers", 28)), int(config.get("intermediate_size", 18944))
         heads = int(config.get("num_attention_heads", 28))
         head_dim = int(config.get("head_dim", d // heads))
         kv = int(config.get("num_key_value_heads", heads)) * head_dim
-        shared, mask = s * (2 * layers * kv + 2 * head_dim) * e + 8 * s, 0 if full else s * s
+        shared = s * (2 * layers * kv + 2 * head_dim) * e + 8 * s
+        mask = 0 if encoder_class == "Qwen2_5_VLForConditionalGeneration" else s * s
         mlp = s * (3 * ffn + (layers + 2 if hidden_states else 4) * d) * e + mask + shared
         attention = s * ((layers + 1 if hidden_states else 2) * d + 4 * heads * head_dim) * e + shared + mask * (
             1 + e) + FP32 * heads * s

@@ -2,7 +2,7 @@
 its config.json (diffusers 0.42 `models/transformers/transformer_{flux,sd3,wan,hunyuan_video}.py`,
 `unets/unet_2d_condition.py`, `autoencoders/autoencoder_kl{,_wan,_hunyuan_video}.py`; transformers 5.23 `models/clip`,
 `models/t5`, `models/umt5`, `models/llama`, `models/qwen2_5_vl`; diffusers' `transformer_hunyuan_video15.py`,
-`autoencoder_kl_hunyuanvideo15.py` and `transformer_qwenimage.py`). A counter
+`autoencoder_kl_hunyuanvideo15.py`, `transformer_qwenimage.py` and `transformer_hidream_image.py`). A counter
 mirrors its class's __init__ line by line; tests hold the sum to the class built on PyTorch's meta device.
 
 `tensors(class_name, config)` -> (Tensor(name, shape, kind), ...): kind is "linear" or "conv" for a layer's weight
@@ -180,6 +180,57 @@ def qwen_image(c: Config) -> _Tensors:
         t.mlp(f"{b}.txt_mlp", inner, 4 * inner)
     t.linear("norm_out.linear", inner, 2 * inner)
     t.linear("proj_out", inner, patch * patch * _get(c, "out_channels", in_channels))
+    return t
+
+
+def _swiglu(t: _Tensors, name: str, width: int, hidden: int) -> None:
+    """HiDreamImageFeedForwardSwiGLU(width, hidden): w1, w3 to int(2 hidden / 3) rounded up to 256, w2 back."""
+    inner = 256 * -(-int(2 * hidden / 3) // 256)
+    t.linear(f"{name}.w1", width, inner, bias=False)
+    t.linear(f"{name}.w2", inner, width, bias=False)
+    t.linear(f"{name}.w3", width, inner, bias=False)
+
+
+def hidream(c: Config) -> _Tensors:
+    """HiDreamImageTransformer2DModel (HiDream-I1): double-stream blocks (one SiLU + Linear modulation to 12 d, joint
+    attention with q/k RMSNorm across heads and biases on both streams, the image's MoE feed-forward, the text's
+    SwiGLU), then single-stream blocks (6 d, the MoE); an MoE is a shared SwiGLU expert of half the width, every routed
+    expert and the gate's table; a bias-free caption projection per block's Llama layer and one for T5."""
+    t = _Tensors()
+    heads, head_dim = _get(c, "num_attention_heads", 20), _get(c, "attention_head_dim", 128)
+    d, patch, experts = heads * head_dim, _get(c, "patch_size", 2) or 1, _get(c, "num_routed_experts", 4)
+    layers, single = _get(c, "num_layers", 16), _get(c, "num_single_layers", 32)
+    captions = list(_get(c, "caption_channels", ()))
+    t.embedding("t_embedder.timestep_embedder", 256, d)
+    t.embedding("p_embedder.pooled_embedder", _get(c, "text_emb_dim", 2048), d)
+    in_channels = _get(c, "in_channels", 64)
+    t.linear("x_embedder.proj", in_channels * patch * patch, d)
+
+    def block(b: str, double: bool) -> None:
+        t.linear(f"{b}.adaLN_modulation.1", d, (12 if double else 6) * d)
+        for suffix in ("", "_t") if double else ("",):
+            for p in ("to_q", "to_k", "to_v", "to_out"):
+                t.linear(f"{b}.attn1.{p}{suffix}", d, d)
+            t.norm(f"{b}.attn1.q_rms_norm{suffix}", d, bias=False)
+            t.norm(f"{b}.attn1.k_rms_norm{suffix}", d, bias=False)
+        if experts > 0:
+            _swiglu(t, f"{b}.ff_i.shared_experts", d, 2 * d)
+            for e in range(experts):
+                _swiglu(t, f"{b}.ff_i.experts.{e}", d, 4 * d)
+            t.add(f"{b}.ff_i.gate.weight", experts, d)
+        else:
+            _swiglu(t, f"{b}.ff_i", d, 4 * d)
+        if double:
+            _swiglu(t, f"{b}.ff_t", d, 4 * d)
+
+    for i in range(layers):
+        block(f"double_stream_blocks.{i}.block", True)
+    for i in range(single):
+        block(f"single_stream_blocks.{i}.block", False)
+    t.linear("final_layer.linear", d, patch * patch * (_get(c, "out_channels", None) or in_channels))
+    t.linear("final_layer.adaLN_modulation.1", d, 2 * d)
+    for i, channels in enumerate([captions[1]] * (layers + single) + [captions[0]]):
+        t.linear(f"caption_projection.{i}.linear", channels, d, bias=False)
     return t
 
 
@@ -922,6 +973,14 @@ def llama(c: Config, *, qkv_bias: bool = False) -> _Tensors:
     return t
 
 
+def llama_causal_lm(c: Config) -> _Tensors:
+    """LlamaForCausalLM (HiDream's Llama 3.1 8B Instruct): LlamaModel under `model.` and the LM head."""
+    t = _Tensors(tensor._replace(name=f"model.{tensor.name}") for tensor in llama(c))
+    if not _get(c, "tie_word_embeddings", False):
+        t.linear("lm_head", _get(c, "hidden_size", 4096), _get(c, "vocab_size", 32000), bias=False)
+    return t
+
+
 def qwen2_5_vl(c: Config) -> _Tensors:
     """Qwen2_5_VLForConditionalGeneration (Qwen-Image's text encoder, loaded whole): the vision tower (a Conv3d patch
     embedding without bias, blocks of RMSNorms, qkv and proj with biases and a biased SwiGLU, the merger's RMSNorm and
@@ -1026,6 +1085,8 @@ CLASSES: dict[str, Callable[[Config], _Tensors]] = {
     "QwenImageTransformer2DModel": qwen_image,
     "LTXVideoTransformer3DModel": ltx_video,
     "AutoencoderKLLTXVideo": autoencoder_kl_ltx_video,
+    "HiDreamImageTransformer2DModel": hidream,
+    "LlamaForCausalLM": llama_causal_lm,
     "AutoencoderKLQwenImage": lambda c: autoencoder_kl_wan({**c, "in_channels": _get(c, "input_channels", 3)}),
     "Flux2Transformer2DModel": flux2,
     "AutoencoderKLFlux2": autoencoder_kl_flux2,

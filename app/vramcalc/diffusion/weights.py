@@ -37,7 +37,8 @@ INDEX_BYTES = 8  # int64 position ids
 KEEP_FP32 = {"WanTransformer3DModel": ("rope", "time_embedder", "scale_shift_table", "norm1", "norm2", "norm3")}
 KEEP_FP32_UNDER_FP16 = {"T5EncoderModel": ("wo",), "UMT5EncoderModel": ("wo",)}  # transformers
 # transformers keeps the rotary inv_freq tables in fp32 whatever the dtype
-FP32_BUFFERS = {"LlamaModel": ("rotary_emb",), "Qwen2_5_VLTextModel": ("rotary_emb",),
+FP32_BUFFERS = {"LlamaModel": ("rotary_emb",), "LlamaForCausalLM": ("rotary_emb",),
+                "Qwen2_5_VLTextModel": ("rotary_emb",),
                 "Qwen2_5_VLForConditionalGeneration": ("rotary_emb", "rotary_pos_emb"),
                 "Mistral3ForConditionalGeneration": ("rotary_emb", "patch_positional_embedding"),
                 "Qwen3ForCausalLM": ("rotary_emb",)}
@@ -150,7 +151,9 @@ def largest_module_bytes(tensors: tuple[Tensor, ...], class_name: str, precision
     return max(modules.values(), default=0)
 
 
-BLOCK_LISTS = ("transformer_blocks", "single_transformer_blocks", "blocks")  # a DiT's nn.ModuleLists, in forward order
+# a DiT's nn.ModuleLists, in forward order (HiDream's double_stream_blocks, then its single_stream_blocks)
+BLOCK_LISTS = ("transformer_blocks", "single_transformer_blocks", "blocks", "double_stream_blocks",
+               "single_stream_blocks")
 
 
 def block_bytes(tensors: tuple[Tensor, ...], class_name: str, precision: str) -> tuple[int, ...]:
