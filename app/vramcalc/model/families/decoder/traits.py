@@ -157,6 +157,8 @@ TRAITS: Mapping[str, Traits] = {
     "minimax_m3_vl_text": Traits(fp32_routing_weights=True, fp32_norm_weight_copies=True),
     "afmoe": Traits(fp32_routing_weights=True),  # AfmoeTokenChoiceRouter: sigmoid on the logits .to(float32), kept
     "mistral_large4_text": Traits(fp32_router=True, fp32_routing_weights=True),  # F.linear(hidden.float(), ...)
+    "glm4v_text": DEFAULT,
+    "glm4v_moe_text": Traits(fp32_router=True, fp32_routing_weights=True),  # Glm4vMoeTextTopkRouter: F.linear in fp32
 }
 
 
