@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -221,3 +222,17 @@ def test_glm_4_5v_counts_the_tensors_of_its_release():
 
     spec = load_presets()["glm-4.5v"].spec()
     assert spec.vision is not None and param_count(spec) + spec.vision.params == 107_710_933_120 - 45 * 128
+
+
+def test_vllm_profiles_internvl_on_an_image_of_the_most_tiles():
+    """vLLM's InternVL dummy is the target ratio of the most tiles (12 and a thumbnail: 3,330 tokens), not a
+    square (which gets 3 × 3 and a thumbnail)."""
+    from vramcalc import parse_workload
+    from vramcalc.engines.vllm import vllm_encoder_dummy
+    from vramcalc.model.families.vision import image_tokens
+
+    config = next(c["config"] for c in CASES if c["name"] == "internvl/full")
+    workload = parse_workload({"model": "qwen2.5-vl-7b-instruct", "runtime": "vllm", "seq": "8192", "images": "1"})
+    workload = dataclasses.replace(workload, model=from_hf_config(config))
+    assert vllm_encoder_dummy(workload, 8192, 1)[:2] == (2, 3330)  # an 8,192-token budget holds two
+    assert image_tokens(workload.model.vision, 10_000, 10_000) == 2 + 10 * 256
