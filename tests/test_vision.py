@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -57,7 +58,8 @@ def test_llama_cpp_keeps_the_mmproj_on_the_gpu_unless_told_not_to():
 
 # the processor settings each golden column was made with, and a model of that family (Qwen3.5 shares Qwen3-VL's)
 TOKEN_MODELS = {"qwen2_5_vl": "qwen2.5-vl-7b-instruct", "qwen3_vl": "qwen3.5-27b", "gemma4": "gemma-4-31b-it",
-                "llama4": "llama-4-scout-17b-16e-instruct", "mistral3": "mistral3/full", "gemma3": "gemma-3-27b-it"}
+                "llama4": "llama-4-scout-17b-16e-instruct", "mistral3": "mistral3/full", "gemma3": "gemma-3-27b-it",
+                "internvl": "internvl/full", "glm4v": "glm4v_moe/full"}
 
 
 def _vision(name):
@@ -211,3 +213,26 @@ def test_the_most_images_and_the_largest_image_that_fit():
     most = max_images(small, target)
     assert fits(with_images(small, most, 448, 448), target) and not fits(with_images(small, most + 1, 448, 448), target)
     assert with_images(small, most, 448, 448).seq == 1024 + most * 256  # 448 × 448: 256 tokens each
+
+
+def test_glm_4_5v_counts_the_tensors_of_its_release():
+    """The report the glm-4.5v preset's config comes from lists 107,710,933,120 values in the checkpoint; 5,760 of
+    them are the 45 MoE layers' fp32 e_score_correction_bias, a buffer in transformers, not a parameter."""
+    from vramcalc.sources.presets import load_presets
+
+    spec = load_presets()["glm-4.5v"].spec()
+    assert spec.vision is not None and param_count(spec) + spec.vision.params == 107_710_933_120 - 45 * 128
+
+
+def test_vllm_profiles_internvl_on_an_image_of_the_most_tiles():
+    """vLLM's InternVL dummy is the target ratio of the most tiles (12 and a thumbnail: 3,330 tokens), not a
+    square (which gets 3 × 3 and a thumbnail)."""
+    from vramcalc import parse_workload
+    from vramcalc.engines.vllm import vllm_encoder_dummy
+    from vramcalc.model.families.vision import image_tokens
+
+    config = next(c["config"] for c in CASES if c["name"] == "internvl/full")
+    workload = parse_workload({"model": "qwen2.5-vl-7b-instruct", "runtime": "vllm", "seq": "8192", "images": "1"})
+    workload = dataclasses.replace(workload, model=from_hf_config(config))
+    assert vllm_encoder_dummy(workload, 8192, 1)[:2] == (2, 3330)  # an 8,192-token budget holds two
+    assert image_tokens(workload.model.vision, 10_000, 10_000) == 2 + 10 * 256

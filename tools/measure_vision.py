@@ -18,6 +18,7 @@ import datetime
 import json
 import platform
 from pathlib import Path
+from typing import Any
 
 import torch
 import transformers
@@ -35,6 +36,26 @@ QWEN3_VL_4B = {
                       "hidden_size": 1024, "in_channels": 3, "intermediate_size": 4096, "num_heads": 16,
                       "num_position_embeddings": 2304, "out_hidden_size": 2560, "patch_size": 16,
                       "spatial_merge_size": 2, "temporal_patch_size": 2}}
+# InternViT-300M-448px as OpenGVLab's own custom-to-HF converter writes it (InternVL3.5's; find_string id 49265602798)
+INTERNVIT_300M = {"attention_bias": True, "hidden_act": "gelu", "hidden_size": 1024, "image_size": [448, 448],
+                  "intermediate_size": 4096, "layer_norm_eps": 1e-06, "layer_scale_init_value": 0.1,
+                  "model_type": "internvl_vision", "norm_type": "layer_norm", "num_attention_heads": 16,
+                  "num_channels": 3, "num_hidden_layers": 24, "patch_size": [14, 14],
+                  "use_absolute_position_embeddings": True, "use_mask_token": False, "use_mean_pooling": True,
+                  "use_qk_norm": False}
+# GLM-4.5V's config, as transformers 5.7.0 printed it from the released files (find_string id 62538297598)
+GLM_45V: dict[str, Any] = {
+    "text_config": {"attention_bias": True, "first_k_dense_replace": 1, "head_dim": 128, "hidden_size": 4096,
+                    "intermediate_size": 10944, "max_position_embeddings": 65536, "model_type": "glm4v_moe_text",
+                    "moe_intermediate_size": 1408, "n_group": 1, "n_routed_experts": 128, "n_shared_experts": 1,
+                    "norm_topk_prob": True, "num_attention_heads": 96, "num_experts_per_tok": 8,
+                    "num_hidden_layers": 46, "num_key_value_heads": 8, "partial_rotary_factor": 0.5,
+                    "tie_word_embeddings": False, "topk_group": 1, "use_qk_norm": False, "vocab_size": 151552},
+    "tie_word_embeddings": False,
+    "vision_config": {"attention_bias": False, "depth": 24, "hidden_act": "silu", "hidden_size": 1536,
+                      "image_size": 336, "in_channels": 3, "intermediate_size": 10944, "model_type": "glm4v_moe_vision",
+                      "num_heads": 12, "out_hidden_size": 4096, "patch_size": 14, "spatial_merge_size": 2,
+                      "temporal_patch_size": 2}}
 SMALL_QWEN_TEXT = {"hidden_size": 512, "intermediate_size": 1024, "num_hidden_layers": 3, "num_attention_heads": 8,
                    "num_key_value_heads": 2, "vocab_size": 32000}
 
@@ -97,6 +118,28 @@ CASES: dict[str, tuple[dict, dict]] = {
                           "num_attention_heads": 6, "patch_size": 16, "image_size": 1024, "num_channels": 4},
         "spatial_merge_size": 3, "vision_feature_layer": [-1, -4], "multimodal_projector_bias": True,
         "tie_word_embeddings": False}),
+    "internvl": ({"text_config": {**preset("qwen3-8b"), "model_type": "qwen3"}, "vision_config": INTERNVIT_300M,
+                  "downsample_ratio": 0.5, "tie_word_embeddings": False}, {
+        "text_config": {**SMALL_QWEN_TEXT, "model_type": "qwen2"},
+        "vision_config": {"hidden_size": 384, "intermediate_size": 1000, "num_hidden_layers": 3,
+                          "num_attention_heads": 6, "image_size": [224, 280], "patch_size": 14, "norm_type": "rms_norm",
+                          "use_qk_norm": True, "use_mask_token": True, "use_mean_pooling": False, "num_channels": 4},
+        "downsample_ratio": 0.25}),
+    "glm4v": ({}, {"text_config": {**SMALL_QWEN_TEXT, "model_type": "glm4v_text", "vocab_size": 1000},
+                   "vision_config": {"depth": 3, "hidden_size": 256, "out_hidden_size": 512, "intermediate_size": 700,
+                                     "num_heads": 4, "image_size": 224, "patch_size": 16, "spatial_merge_size": 3,
+                                     "temporal_patch_size": 1, "in_channels": 4, "attention_bias": True}}),
+    "glm4v_moe": (GLM_45V, {"text_config": {**GLM_45V["text_config"], "hidden_size": 512, "num_hidden_layers": 3,
+                                           "num_attention_heads": 8, "head_dim": 96, "n_routed_experts": 8,
+                                           "moe_intermediate_size": 128, "intermediate_size": 1024,
+                                           "n_shared_experts": 2, "first_k_dense_replace": 2, "attention_bias": False,
+                                           "vocab_size": 2000},
+                            "vision_config": {"depth": 2, "hidden_size": 192, "out_hidden_size": 512,
+                                              "intermediate_size": 640, "num_heads": 3, "image_size": 280}}),
+    "glm46v": ({}, {"text_config": {"hidden_size": 384, "intermediate_size": 768, "num_hidden_layers": 2,
+                                    "num_attention_heads": 6, "num_key_value_heads": 3, "vocab_size": 1000},
+                    "vision_config": {"depth": 2, "hidden_size": 128, "out_hidden_size": 384, "intermediate_size": 500,
+                                      "num_heads": 2, "patch_size": 7}}),
 }
 
 
@@ -144,6 +187,7 @@ SIZES = [(224, 224), (50, 40), (640, 480), (1280, 720), (1920, 1080), (2592, 194
 def image_tokens() -> list[dict]:
     """Tokens one image of each size becomes, by the processor with the released models' preprocessor_config.json
     (Qwen2/2.5-VL: min 3,136, max 12,845,056 pixels; Qwen3-VL and Qwen3.5: 65,536 and 16,777,216, patch 16;
+    InternVL3: 448-pixel tiles, at most 12; GLM-4.1V/4.5V: 12,544 and 9,633,792;
     Mistral Small 3.1: longest edge 1,540, patch 14 × merge 2; the others the class defaults)."""
     import sys
     import types
@@ -155,6 +199,9 @@ def image_tokens() -> list[dict]:
     sys.modules["torchvision.transforms.v2"].functional = types.ModuleType("functional")  # type: ignore[attr-defined]
     from transformers.image_utils import SizeDict
     from transformers.models.gemma4.image_processing_pil_gemma4 import Gemma4ImageProcessorPil
+    from transformers.models.glm4v.image_processing_pil_glm4v import Glm4vImageProcessorPil
+    from transformers.models.got_ocr2.image_processing_pil_got_ocr2 import GotOcr2ImageProcessorPil
+    from transformers.models.internvl.processing_internvl import InternVLProcessor
     from transformers.models.llama4.image_processing_llama4 import find_supported_resolutions, get_best_fit
     from transformers.models.llama4.processing_llama4 import Llama4Processor
     from transformers.models.pixtral.image_processing_pil_pixtral import PixtralImageProcessorPil
@@ -177,7 +224,19 @@ def image_tokens() -> list[dict]:
         height, width = (int(x) for x in pixtral(images=image)["image_sizes"][0])
         return (width // 28 + 1) * (height // 28)  # PixtralProcessor: a break after each row, the last one the end
 
+    internvl = GotOcr2ImageProcessorPil(size={"height": 448, "width": 448}, crop_to_patches=True, max_patches=12)
+    internvl_prompt = types.SimpleNamespace(start_image_token="<img>", image_token="<IMG_CONTEXT>",
+                                            end_image_token="</img>", image_seq_length=256)
+
+    def internvl_tokens(image):  # InternVL3's 448-pixel tiles, InternVLProcessor's <img>, 256 per tile, </img>
+        text = InternVLProcessor.replace_image_token(internvl_prompt, internvl(images=image), 0)
+        return text.count("<IMG_CONTEXT>") + text.count("img>")
+
+    # GLM-4.1V/4.5V's preprocessor_config.json size, as quoted in find_string ids 56156970137 and 67245192323
+    glm = Glm4vImageProcessorPil(size={"shortest_edge": 12544, "longest_edge": 9633792})
     counters = {"qwen2_5_vl": qwen(14, 3136, 12845056), "qwen3_vl": qwen(16, 65536, 16777216),
+                "internvl": internvl_tokens,
+                "glm4v": lambda image: int(np.prod(glm(images=image)["image_grid_thw"][0].tolist())) // 4,
                 "gemma4": lambda image: int(gemma4(images=image)["num_soft_tokens_per_image"][0]),
                 "llama4": llama4_tokens, "mistral3": pixtral_tokens}
     rows = []

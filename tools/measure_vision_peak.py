@@ -1,6 +1,7 @@
 """Measure the vision tower's activation peak per request: the live tensor bytes `get_image_features` reaches.
 
-A developer tool, not run by CI. For Qwen2.5-VL, Gemma 3 (SigLIP) and Mistral 3 (Pixtral) it builds the whole
+A developer tool, not run by CI. For Qwen2.5-VL, Gemma 3 (SigLIP), Mistral 3 (Pixtral), InternVL and GLM-4.1V/4.5V
+(Glm4vMoe's tower is the same code) it builds the whole
 multimodal model with `AutoModelForImageTextToText.from_config` (random weights, bf16, a tiny language model) in
 two shapes: small (narrow, few layers) and full-width (a released model's vision_config with two layers, one of
 Qwen2.5-VL's windowed and one full-attention), under eager and sdpa attention; then runs the model's own
@@ -27,10 +28,13 @@ from pathlib import Path
 import torch
 import transformers
 from transformers import AutoConfig, AutoModelForImageTextToText
+from transformers.models.glm4v.image_processing_pil_glm4v import smart_resize as glm_resize
+from transformers.models.got_ocr2.image_processing_pil_got_ocr2 import GotOcr2ImageProcessorPil
 from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from measure_peak import PeakTracker
+from measure_vision import GLM_45V, INTERNVIT_300M
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = {"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 1, "num_attention_heads": 4,
@@ -59,13 +63,24 @@ CONFIGS: dict[str, dict[str, tuple[dict, dict]]] = {
         # Mistral3Config's own vision_config (Mistral Small 3.1's), given whole: a dict takes PixtralVisionConfig's
         "full": ({"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 16,
                   "head_dim": 64, "patch_size": 14, "image_size": 1540, "hidden_act": "gelu"}, {})},
+    "internvl": {
+        "small": ({"hidden_size": 256, "intermediate_size": 768, "num_hidden_layers": 2, "num_attention_heads": 4,
+                   "attention_bias": True}, {}),
+        "full": ({**INTERNVIT_300M, "num_hidden_layers": 2}, {})},  # InternVL3.5's InternViT-300M
+    "glm4v": {
+        "small": ({"depth": 2, "hidden_size": 256, "out_hidden_size": 512, "intermediate_size": 640, "num_heads": 4},
+                  {}),
+        "full": ({**GLM_45V["vision_config"], "depth": 2, "model_type": "glm4v_vision"}, {})},  # GLM-4.5V's
 }
 # (images, width, height): Gemma 3 resizes every image to its image_size, so only the count matters there
 SIZES = {
     "qwen2_5_vl": [(1, 448, 448), (1, 1024, 768), (1, 1024, 1024), (2, 700, 500), (3, 448, 448)],
     "gemma3": [(1, 0, 0), (2, 0, 0), (3, 0, 0)],
     "mistral3": [(1, 448, 448), (1, 1024, 768), (1, 1120, 1120), (2, 700, 500), (3, 448, 448)],
+    "internvl": [(1, 448, 448), (1, 896, 448), (1, 1024, 768), (2, 700, 500), (3, 448, 448)],
+    "glm4v": [(1, 448, 448), (1, 1024, 768), (1, 1024, 1024), (2, 700, 500), (3, 448, 448)],
 }
+INTERNVL_TILES = GotOcr2ImageProcessorPil(size={"height": 448, "width": 448}, crop_to_patches=True, max_patches=12)
 
 
 def raw_config(family: str, shape: str) -> dict:
@@ -91,6 +106,16 @@ def inputs(family: str, config, images: int, width: int, height: int) -> tuple[d
         gh, gw = h // v.patch_size, w // v.patch_size
         pixels = torch.randn(images * gh * gw, v.in_channels * v.temporal_patch_size * v.patch_size ** 2)
         return {"pixel_values": pixels, "image_grid_thw": torch.tensor([[1, gh, gw]] * images)}, gh * gw
+    if family == "glm4v":  # Glm4vImageProcessor: smart_resize of two frames, then rows of t × c × p × p, fp32
+        f = v.patch_size * v.spatial_merge_size
+        h, w = glm_resize(2, height, width, 2, f, 12544, 9633792)
+        gh, gw = h // v.patch_size, w // v.patch_size
+        pixels = torch.randn(images * gh * gw, v.in_channels * v.temporal_patch_size * v.patch_size ** 2)
+        return {"pixel_values": pixels, "image_grid_thw": torch.tensor([[1, gh, gw]] * images)}, gh * gw
+    if family == "internvl":  # GotOcr2ImageProcessor: 448-pixel tiles and a thumbnail, each with a class token
+        tiles = INTERNVL_TILES.get_number_of_image_patches(height, width)
+        side, p = v.image_size[0], v.patch_size[0]
+        return {"pixel_values": torch.randn(images * tiles, 3, side, side)}, tiles * ((side // p) ** 2 + 1)
     if family == "gemma3":  # every image resized to image_size × image_size
         return {"pixel_values": torch.randn(images, 3, v.image_size, v.image_size)}, (v.image_size // v.patch_size) ** 2
     # PixtralImageProcessor (Mistral 3's): within the longest edge, sides rounded up to patch × merge pixels

@@ -40,12 +40,13 @@ def vllm_encoder_dummy(workload: Workload, batched: int, seqs: int) -> tuple[int
     vision = workload.model.vision
     if vision is None or workload.text_only or not workload.images:
         return 0, 0, 0
-    tokens = image_tokens(vision, LARGEST, LARGEST)
+    # InternVL's dummy (internvl.py get_image_size_with_most_features): a grid of the most tiles, 4 × 3 of 12
+    w, h = (4 * vision.size, 3 * vision.size) if vision.family == "internvl" else (LARGEST, LARGEST)
+    tokens = image_tokens(vision, w, h)
     per_prompt = max(1, min(VLLM_MM_LIMIT, workload.seq // tokens))
     items = max(1, min(max(batched, tokens) // tokens, seqs * per_prompt))
     e = int(workload.activation_precision.bits) // 8
-    return items, tokens, encoder_peak(vision, items, LARGEST, LARGEST, e, False,
-                                       image_patches(vision, LARGEST, LARGEST))
+    return items, tokens, encoder_peak(vision, items, w, h, e, False, image_patches(vision, w, h))
 VLLM_NON_TORCH = round(0.14 * GIB)  # V1 logs, one GPU: 0.13-0.14 GiB (engines.md §2d rows 3-6)
 VLLM_CUDA_GRAPHS = round(0.4 * GIB)  # the graph estimate subtracted since 0.20: 0.2-0.7 GiB typical (§4.3)
 # Several GPUs: NCCL communicators and the custom all-reduce buffers. V1 logs non-torch memory of 0.55 GiB

@@ -17,7 +17,7 @@ from ..model.families.decoder.saved import (
     outside_layers_bytes_per_token,
 )
 from ..model.families.encoder import forward_bytes
-from ..model.families.vision import MEASURED, encoder_peak, image_patches
+from ..model.families.vision import GLM, MEASURED, encoder_peak, image_patches
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
 from ..training.lora import HEAD, adapted
@@ -86,7 +86,7 @@ def with_vision(workload: Workload, activations: Component, beside: int) -> Comp
                                      patches=f"{patches:,}", bytes=format_binary(encoder + embeddings),
                                      extra=format_binary(extra),
                                      estimated=phrase("activations.vision.kin") if model.vision and
-                                     model.vision.family not in MEASURED else "")))
+                                     model.vision.family not in MEASURED + GLM else "")))
 
 
 def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:

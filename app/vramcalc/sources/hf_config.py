@@ -49,6 +49,7 @@ from .readers import (
     SLIDING_KEYS,
     TEXT_ALIASES,
     TEXT_TYPES,
+    WRAPPER_TIES,
     MambaKeys,
     MoeKeys,
     Reader,
@@ -143,8 +144,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
             inner = (_text(text, "model_type", field="text_config.model_type")
                      or TEXT_TYPES.get(model_type, f"{model_type}_text"))
             config = {**text, "model_type": TEXT_ALIASES.get(inner, inner)}
-            if "tie_word_embeddings" in top:  # transformers ties the wrapper's head by its own key
-                config["tie_word_embeddings"] = top["tie_word_embeddings"]
+            if "tie_word_embeddings" in top or model_type in WRAPPER_TIES:  # transformers ties by the wrapper's key
+                config["tie_word_embeddings"] = top.get("tie_word_embeddings", True)
         else:
             config = {k: v for k, v in config.items() if k != "vision_config"} | {"model_type": TEXT_TYPES[model_type]}
         model_type = str(config["model_type"])

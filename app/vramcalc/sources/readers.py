@@ -271,6 +271,12 @@ READERS: Mapping[str, Reader] = {
     "deepseek_v3": Reader(mla=True, moe=MoeKeys.DEEPSEEK),
     "kimi_k2": Reader(mla=True, moe=MoeKeys.DEEPSEEK),  # DeepSeek-V3's architecture under its own name
     "glm4_moe": Reader(qk_norm=QkNorm.HEAD, qk_norm_switched=True, moe=MoeKeys.DEEPSEEK, o_bias=False),
+    # GLM-4.1V/4.6V's language model (Glm4vTextModel): biased q/k/v whatever attention_bias says, an unbiased
+    # output, a fused gate_up MLP, norms after attention and the MLP too; head_dim is hidden / heads
+    "glm4v_text": Reader(qkv_bias=True, o_bias=False, norms_per_layer=4),
+    # GLM-4.5V's (Glm4vMoeTextModel): GLM-4.5-Air's layers without the q/k norm, whatever use_qk_norm says
+    "glm4v_moe_text": Reader(moe=MoeKeys.DEEPSEEK, o_bias=False, aliases=(("num_local_experts", "n_routed_experts"),),
+                             extra=frozenset({"use_qk_norm"})),
     "gemma": Reader(tie_default=True, compute=NormCompute.RMS_FP32),
     "gemma2": Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, softcap=True,
                      tie_default=True, sliding=Sliding.TYPES, pattern=2),
@@ -461,7 +467,11 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "mistral3": "mistral", "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text",
               "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5",
               "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text",
-              "gemma4_unified": "gemma4_unified_text"}
+              "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
+              "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text"}
+# Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
+# transformers 5.23 ties by the wrapper's key, not its text_config's
+WRAPPER_TIES = frozenset({"internvl", "mistral3"})
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
                 "qwen3_vl_moe_text": "qwen3_moe", "exaone4_5_text": "exaone4",  # Exaone4_5_Config renames it so

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..core.errors import ValidationError
 from ..model.families.vision import Vision
 
 Key = Callable[[str, Any], Any]  # a key of the vision_config (v) or of the whole config (t), with its class default
@@ -106,10 +107,51 @@ def _mistral3(v: Key, t: Key, text: int) -> Vision:
                   heads=v("num_attention_heads", 16), inter=i, channels=v("num_channels", 3))
 
 
+def _sides(v: Key, key: str, default: int) -> list[int]:
+    """A size given as one number or as [height, width] (InternVL's image_size and patch_size)."""
+    value: list[int] = v(key, [default])
+    if not value or len(value) > 2 or any(type(x) is not int or x < 1 for x in value):
+        raise ValidationError(f"vision_config.{key}", value, "expected a positive integer or two")
+    return value
+
+
+def _internvl(v: Key, t: Key, text: int) -> Vision:
+    """InternVLVisionModel: a class token, learned positions, a biased Conv2d patch embedding, layers of two norms
+    (LayerNorm, or RMSNorm by norm_type), q/k/v (biased by attention_bias, RMSNorms over q and k by use_qk_norm), a
+    biased output, LayerScale's two vectors and a GELU MLP, a last LayerNorm unless use_mean_pooling; and
+    InternVLMultiModalProjector: a LayerNorm over the pixel-shuffled width, two Linears to the text hidden size."""
+    h, i, size, p = v("hidden_size", 1024), v("intermediate_size", 4096), _sides(v, "image_size", 448), _sides(
+        v, "patch_size", 14)
+    s, bias, norm = int(1 / t("downsample_ratio", 0.5)), v("attention_bias", False), v("norm_type", "layer_norm")
+    layer = ((2 if norm == "rms_norm" else 4) * h + 3 * _lin(h, h, bias) + _lin(h, h) + 2 * h * v("use_qk_norm", False)
+             + _lin(h, i) + _lin(i, h) + 2 * h)
+    grid = (size[0] // p[0]) * (size[-1] // p[-1])
+    embed = h * (1 + v("use_mask_token", False)) + _lin(v("num_channels", 3) * p[0] * p[-1], h) + (
+        grid + 1) * h * v("use_absolute_position_embeddings", True)
+    params = (embed + v("num_hidden_layers", 24) * layer + 2 * h * (not v("use_mean_pooling", True))
+              + 2 * h * s * s + _lin(h * s * s, text) + _lin(text, text))
+    return Vision("internvl", params, p[0], s, size[0], hidden=h, heads=v("num_attention_heads", 16), inter=i,
+                  channels=v("num_channels", 3))
+
+
+def _glm4v(v: Key, t: Key, text: int) -> Vision:
+    """Glm4vVisionModel (GLM-4.1V, GLM-4.5V, GLM-4.6V): a biased Conv3d, an RMSNorm, learned positions over an
+    image_size grid, RMSNorm blocks with a fused qkv (biased by attention_bias), an unbiased output and a gated MLP
+    out_hidden_size wide, an RMSNorm, a Conv2d merging spatial_merge_size² patches out to out_hidden_size, then
+    the merger: a Linear, a LayerNorm and a gated MLP of intermediate_size."""
+    h, o, i, s = v("hidden_size", 1536), v("out_hidden_size", 4096), v("intermediate_size", 13696), v(
+        "spatial_merge_size", 2)
+    p, c = _sides(v, "patch_size", 14)[0], v("in_channels", 3) * v("temporal_patch_size", 2)
+    block = 2 * h + _lin(h, 3 * h, v("attention_bias", False)) + h * h + 3 * h * o
+    params = (_lin(c * p * p, h) + h + (_sides(v, "image_size", 336)[0] // p) ** 2 * h + v("depth", 24) * block + h
+              + _lin(h * s * s, o) + o * o + 2 * o + 3 * o * i)
+    return Vision(t("model_type", ""), params, p, s, hidden=h, heads=v("num_heads", 12), inter=o, channels=c)
+
+
 FAMILIES: Mapping[str, Callable[[Key, Key, int], Vision]] = {
     "qwen2_vl": _qwen2_vl, "qwen2_5_vl": _qwen2_5_vl, "qwen3_vl": _qwen3_vl, "qwen3_vl_moe": _qwen3_vl,
     "qwen3_5": _qwen3_vl, "qwen3_5_moe": _qwen3_vl, "gemma3": _gemma3, "gemma4": _gemma4, "llama4": _llama4,
-    "mistral3": _mistral3}
+    "mistral3": _mistral3, "internvl": _internvl, "glm4v": _glm4v, "glm4v_moe": _glm4v, "glm46v": _glm4v}
 """The multimodal model types whose vision part is counted; the wrapper's own defaults create a tower when
 the config gives no vision_config (Gemma 4's create none)."""
 

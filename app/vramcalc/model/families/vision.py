@@ -44,6 +44,14 @@ def image_tokens(vision: Vision, width: int, height: int) -> int:
         if ratio > 1:
             width, height = math.floor(width / ratio), math.floor(height / ratio)
         return ((width - 1) // f + 2) * ((height - 1) // f + 1)
+    if family == "internvl":  # GotOcr2ImageProcessor's tiles of size pixels (and a thumbnail when more than one)
+        return 2 + _internvl_tiles(vision.size, width, height) * (vision.size // p) ** 2 // (k * k)  # <img>, </img>
+    if family in GLM:  # Glm4vImageProcessor's smart_resize of two frames within 12,544 and 9,633,792 pixels, a
+        f = p * k  # side under patch × merge scaled up to it first
+        if width < f or height < f:
+            scale = max(f / height, f / width)
+            width, height = int(width * scale), int(height * scale)
+        return _smart_resize(f, width, height, 6272, 4816896)
     # Qwen2VLImageProcessor's smart_resize: sides rounded to patch × merge, the area within min and max pixels
     low, high = (3136, 12845056) if family in ("qwen2_vl", "qwen2_5_vl") else (65536, 16777216)
     return _smart_resize(p * k, width, height, low, high)
@@ -61,6 +69,20 @@ def _smart_resize(f: int, width: int, height: int, low: int, high: int) -> int:
     return h * w // (f * f)
 
 
+def _internvl_tiles(size: int, width: int, height: int, most: int = 12) -> int:
+    """get_optimal_tiled_canvas: the grid of at most `most` tiles nearest the image's aspect ratio (ties to the
+    larger grid while the image covers more than half its area), and a thumbnail beside more than one tile."""
+    best, diff = (1, 1), math.inf
+    for a, b in sorted(((a, b) for a in range(1, most + 1) for b in range(1, most + 1) if a * b <= most),
+                       key=lambda g: g[0] * g[1]):
+        d = abs(width / height - a / b)
+        if d < diff:
+            best, diff = (a, b), d
+        elif d == diff and width * height > 0.5 * size * size * a * b:
+            best = (a, b)
+    return best[0] * best[1] + (best != (1, 1))
+
+
 def _llama4_tiles(size: int, width: int, height: int, chunks: int = 16) -> tuple[int, int]:
     """find_supported_resolutions and get_best_fit: the smallest upscale (else the least downscale) among the
     canvases of at most `chunks` tiles, the smallest area among equals."""
@@ -76,7 +98,9 @@ def _llama4_tiles(size: int, width: int, height: int, chunks: int = 16) -> tuple
 
 
 QWEN = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
-MEASURED = ("qwen2_5_vl", "gemma3", "mistral3")  # held to tools/measure_vision_peak.py; the others like their kin
+GLM = ("glm4v", "glm4v_moe", "glm46v")
+# held to tools/measure_vision_peak.py (GLM-4.5V's and GLM-4.6V's towers are Glm4v's code); the others like their kin
+MEASURED = ("qwen2_5_vl", "gemma3", "mistral3", "internvl", "glm4v")
 
 
 LLAMACPP_MAX_TOKENS = 4096  # clip.cpp: Qwen-VL's set_limit_image_tokens(8, 4096), --image-max-tokens to change
@@ -101,7 +125,9 @@ def image_patches(vision: Vision, width: int, height: int) -> int:
         if ratio > 1:
             width, height = math.floor(width / ratio), math.floor(height / ratio)
         return ((width - 1) // f + 1) * ((height - 1) // f + 1) * k * k
-    return image_tokens(vision, width, height) * k * k  # Qwen's smart_resize grid, Gemma 4's pooled patches
+    if vision.family == "internvl":  # each tile's patches and its class token
+        return _internvl_tiles(vision.size, width, height) * ((vision.size // p) ** 2 + 1)
+    return image_tokens(vision, width, height) * k * k  # Qwen's and GLM's smart_resize grid, Gemma 4's pooled
 
 
 def encoder_peak(vision: Vision, images: int, width: int, height: int, e: int, eager: bool,
@@ -118,9 +144,15 @@ def encoder_peak(vision: Vision, images: int, width: int, height: int, e: int, e
     big, d = images * n, h // a
     pixels = big * vision.channels * p * p * 4  # the processor's fp32 pixel values
     scores = a * (e + 4 + (4 if e < 4 else 0))  # per query-key pair
-    if vision.family in QWEN:  # one sequence of all patches, attention image by image (cu_seqlens)
-        # the pixels' cast, rotary cos/sin in fp32, position and window indices
-        base = pixels + big * (vision.channels * p * p * e + 8 * d + 18)
+    if vision.family == "internvl":  # a batch of tiles, each its patches and a class token (m); the pixels' cast
+        m = (vision.size // p) ** 2 + 1  # kept; eager's scores scaled and softmaxed in the compute dtype (2e)
+        tiles = big // m
+        pixels = tiles * vision.channels * vision.size ** 2 * (4 + (e if e < 4 else 0))
+        mlp = pixels + big * (5 * h + 2 * i) * e  # fc1's output and GELU's, five h-wide tensors
+        return max(mlp, pixels + 6 * big * h * e + tiles * a * m * m * 2 * e) if eager else mlp
+    if vision.family in QWEN + GLM:  # one sequence of all patches, attention image by image (cu_seqlens)
+        # the pixels' cast, rotary cos/sin in fp32, position (and Qwen's window) indices
+        base = pixels + big * (vision.channels * p * p * e + 8 * d + (16 if vision.family in GLM else 18))
         rotary = base + big * h * (5 * e + 24)  # residual, norm, qkv, and q, k and their rotation in fp32
         attention = base + 7 * big * h * e + (big - n) * h * e + scores * n * n  # earlier images' outputs
         return max(rotary, attention) if eager else rotary
