@@ -158,3 +158,11 @@ def test_its_speed_is_of_the_prompt_its_context_holds():
     assert cut.prompt_tokens == kept.prompt_tokens == 4096 - 256 and cut.ttft_s == kept.ttft_s
     assert cut.decode_tokens_per_s == kept.decode_tokens_per_s
     assert timed({"seq": "8192", "output_tokens": "6000"}).output_tokens == 2048  # half the context at most
+
+
+@pytest.mark.parametrize(("precision", "said"), [("auto", True), ("f16", True), ("q4_k_m", False)])
+def test_a_16_bit_file_says_ollamas_tags_are_q4_k_m(precision, said):
+    """`ollama run gemma4:31b` downloads Q4_K_M; the calculator's auto for a GGUF engine is the 16-bit file, a size
+    three times that: the answer says so rather than leave the 16-bit total as Ollama's."""
+    workload = parse_workload({"model": "gemma-4-31b-it", "runtime": "ollama", "precision": precision})
+    assert ("note.ollama_tags" in [note.key for note in estimate(workload).notes]) is said

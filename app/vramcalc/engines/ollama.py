@@ -174,7 +174,9 @@ class Ollama(LlamaCpp):
         return tuple(lines)
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
-        return tuple(note for note in super().notes(workload) if note != "note.ollama")
+        kept = tuple(note for note in super().notes(workload) if note != "note.ollama")
+        full = getattr(workload.precision, "name", "").lower() in ("bf16", "fp16", "f16", "fp32", "f32")
+        return (*kept, "note.ollama_tags") if full and not workload.transcribes else kept
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:
         """llama.cpp's memory at Ollama's context and sequences: before v0.9.7, with OLLAMA_NUM_PARALLEL

@@ -1380,6 +1380,10 @@ EN: Mapping[str, str] = {
         "Ollama allocates {ctx} tokens per sequence (its default for this GPU's memory, v0.15.5 and later){cut}"
     ),
     "ollama.ctx_default_fixed": "Ollama allocates {ctx} tokens per sequence (its default {when}){cut}",
+    "note.ollama_tags": (
+        "This is a 16-bit file. Ollama's library tags (ollama run NAME:SIZE) are Q4_K_M unless the tag names another "
+        "type (gpt-oss's MXFP4, a :fp16 or :q8_0 tag): choose q4_k_m to size what ollama run downloads."
+    ),
     "ollama.before": "before v0.6.7; this is v{version}",
     "ollama.between": "from v0.6.7 to v0.15.4; this is v{version}",
     "ollama.parallel_kept": (

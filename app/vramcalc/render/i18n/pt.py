@@ -1454,6 +1454,11 @@ PT: Mapping[str, str] = {
         "O Ollama reserva {ctx} tokens por sequência (o padrão para a memória desta GPU, v0.15.5 em diante){cut}"
     ),
     "ollama.ctx_default_fixed": "O Ollama reserva {ctx} tokens por sequência (o padrão {when}){cut}",
+    "note.ollama_tags": (
+        "Este é um arquivo de 16 bits. As tags da biblioteca do Ollama (ollama run NOME:TAMANHO) são Q4_K_M, a menos "
+        "que a tag nomeie outro tipo (o MXFP4 do gpt-oss, uma tag :fp16 ou :q8_0): escolha q4_k_m para dimensionar o "
+        "que o ollama run baixa."
+    ),
     "ollama.before": "antes da v0.6.7; esta é a v{version}",
     "ollama.between": "da v0.6.7 à v0.15.4; esta é a v{version}",
     "ollama.parallel_kept": (
