@@ -845,7 +845,7 @@ PT: Mapping[str, str] = {
     "gpus.col.gpu": "GPU",
     "gpus.col.memory": "Memória",
     "gpus.col.use": "Uso de uma GPU",
-    "gpus.col.needed": "GPUs necessárias",
+    "gpus.col.needed": "Quantas GPUs",
     "gpus.col.verdict": "Veredito",
     "gpus.marketed": "({marketed} GB anunciados)",
     "reverse.title": "O que cabe em uma placa, ou em várias",
