@@ -50,13 +50,14 @@ class Transcription:
 
 
 def kernel(breakdown: Breakdown, card: Device) -> str:
-    """The encoder's matmul rate: int8 tensor cores for CTranslate2's int8, FP16 accumulation for CTranslate2's
-    float16 and whisper.cpp, else the 16-bit rate (Device.compute falls back to it)."""
+    """The encoder's matmul rate, where the card has it: int8 tensor cores for CTranslate2's int8, FP16 accumulation
+    (a GeForce card's) for CTranslate2's float16 and whisper.cpp, else the 16-bit rate."""
     workload = breakdown.workload
-    if workload.runtime is Runtime.FASTER_WHISPER:
-        return "int8" if workload.precision is Precision.INT8 and "int8" in card.flops else (
-            "fp16-acc16" if workload.precision is Precision.FP16 else "16-bit")
-    return "fp16-acc16" if workload.runtime is Runtime.LLAMACPP else "16-bit"
+    fw = workload.runtime is Runtime.FASTER_WHISPER
+    if fw and workload.precision is Precision.INT8 and "int8" in card.flops:
+        return "int8"
+    acc16 = workload.runtime is Runtime.LLAMACPP or (fw and workload.precision is Precision.FP16)
+    return "fp16-acc16" if acc16 and "fp16-acc16" in card.flops else "16-bit"
 
 
 def transcription(breakdown: Breakdown, card: Device, fitted: Mapping[str, Any] | None = None) -> Transcription | None:
