@@ -60,6 +60,8 @@ def rows(sources: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
     for path in sorted(DATA.glob("*.json")):
         if path.stem.startswith("diffusion_"):  # image and video pipelines: tools/validate_diffusion_speed.py
             continue
+        if path.stem.startswith("speech_"):  # transcriptions: tools/validate_speech_speed.py
+            continue
         if path.stem.startswith("speculative_"):  # speed-ups of speculative decoding: tests/test_speculative_speed.py
             continue
         if sources and (sources.removeprefix("!") in path.stem) == sources.startswith("!"):

@@ -12,7 +12,8 @@ from ..speed.validation import expected_error
 from ..workload import Workload
 from .messages import ENGLISH, Words
 
-FIGURES = ("ttft", "decode", "output", "prefill", "embed", "requests", "tpot", "step", "train", "mfu", "run",
+FIGURES = ("ttft", "decode", "output", "prefill", "embed", "requests", "transcribe", "rtf", "tpot", "step", "train",
+           "mfu", "run",
            "cost_hour", "cost_tokens",
            "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run", "min_n_cpu_moe", "llamacpp_fit",
            "cheapest_card")
@@ -78,6 +79,10 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
         figures.append(("embed" if embedding else "prefill", tokens_s(speed.prefill_tokens_per_s)))
     if speed.requests_per_s is not None:
         figures.append(("requests", words.message("speed.value.requests_s", value=_number(speed.requests_per_s))))
+    if speed.transcribe_s is not None and speed.real_time_factor:
+        figures.append(("transcribe", _duration(speed.transcribe_s, words)))
+        figures.append(("rtf", words.message("speed.value.rtf", value=f"{speed.real_time_factor:.3g}",
+                                             speed=_number(1 / speed.real_time_factor))))
     if speed.tpot_s is not None:
         figures.append(("tpot", _duration(speed.tpot_s, words)))
     if speed.step_s is not None:
@@ -96,7 +101,7 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
     if cost.run_usd is not None:
         figures.append(("cost_run", words.message("speed.value.usd", value=f"{cost.run_usd:,.0f}")))
     if speed.unknown is None:
-        if not workload.is_training and not embedding:
+        if not workload.is_training and not embedding and speed.transcribe_s is None:
             figures.append(("fastest_format", answers.fastest_format or words.message("answer.format_none")))
             figures.append(("max_concurrency", words.message(
                 "speed.value.concurrency", count=f"{answers.max_concurrency:,}", rate=f"{machine.min_tokens_per_s:g}")
@@ -143,6 +148,9 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
     elif speed.requests_per_s is not None and speed.prefill_tokens_per_s is not None:
         line = words.message("speed.line.embedding", tokens=_number(speed.prefill_tokens_per_s),
                              requests=_number(speed.requests_per_s))
+    elif speed.transcribe_s is not None and speed.real_time_factor:
+        line = words.message("speed.line.speech", audio=_duration(speed.transcribe_s / speed.real_time_factor, words),
+                             time=_duration(speed.transcribe_s, words), speed=_number(1 / speed.real_time_factor))
     else:
         line = ""
     labels = {key: words.message(f"speed.figure.{key}") for key in FIGURES}

@@ -39,6 +39,7 @@ from .inference import (
 )
 from .serving import Steps, seconds, steady
 from .speculative import speculation, target
+from .speech import transcription
 from .training import rollout, training_step
 
 CURVE_POINTS = 12  # the chart of tokens/s against context length
@@ -63,6 +64,8 @@ class Speed:
     mfu: float | None = None
     rollout_s: float | None = None  # GRPO: the generation inside step_s
     requests_per_s: float | None = None  # an embedder: sequences embedded per second (batch × replicas / forward)
+    transcribe_s: float | None = None  # a speech model: seconds to transcribe the audio (speed/speech.py)
+    real_time_factor: float | None = None  # those seconds over the audio's
     basis: tuple[Phrase, ...] = ()
     unknown: Phrase | None = None
     curve: tuple[tuple[int, float], ...] = ()  # (context depth, one sequence's tokens/s)
@@ -70,7 +73,7 @@ class Speed:
     def as_json(self) -> dict[str, object]:
         names = ("prefill_tokens_per_s", "decode_tokens_per_s", "output_tokens_per_s", "ttft_s", "tpot_s", "bound",
                  "step_s", "train_tokens_per_s", "mfu", "rollout_s", "prompt_tokens", "output_tokens", "sequences",
-                 "requests_per_s")
+                 "requests_per_s", "transcribe_s", "real_time_factor")
         return {name: _rounded(getattr(self, name)) for name in names}
 
 
@@ -141,12 +144,12 @@ def _setup(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> t
 def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> Speed:
     """The speed of the breakdown's workload on `gpus` of `gpu`."""
     breakdown = _as_run(breakdown)
-    if breakdown.workload.transcribes:  # a transcription's real-time factor is not modelled yet
-        return Speed(unknown=phrase("speed.speech"))
     setup = _setup(breakdown, gpu, gpus, machine)
     if isinstance(setup, Phrase):
         return Speed(unknown=setup)
     card, layout = setup
+    if breakdown.workload.transcribes:
+        return _transcription(breakdown, card)
     if breakdown.workload.is_training:
         return _training(breakdown, card, machine, layout)
     if breakdown.workload.embeds:
@@ -174,6 +177,25 @@ def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                  requests_per_s=layout.dp * workload.batch / forward.seconds, basis=basis)
 
 
+def _transcription(breakdown: Breakdown, card: Device) -> Speed:
+    """A speech model's audio heard window after window (speed/speech.py); several GPUs each run a whole model on
+    their own audio, so one GPU's time is the answer."""
+    run = transcription(breakdown, card)
+    if run is None:
+        return Speed(unknown=phrase("speed.unknown_tflops"))
+    held = calibration()["speech"]["validation"]
+    basis = (phrase("speed.speech.basis", audio=f"{run.audio:,.0f}", windows=run.windows, groups=run.groups,
+                    rows=run.rows, encode=f"{run.encode_s:,.1f}", flops=f"{run.flops / TERA:,.2f}",
+                    share=_percent(run.share), tflops=_tflops(run.peak), kernel=phrase(f"speed.kernel.{run.kernel}"),
+                    decode=f"{run.decode_s:,.1f}", tokens=run.tokens, step=f"{1000 * run.step_s:.1f}",
+                    fixed=f"{1000 * run.fixed_s:.1f}", host=f"{run.host_s:,.1f}",
+                    given=phrase("speed.speech.given" if breakdown.workload.window_tokens else "speed.speech.typical")),
+             phrase("speed.speech.error", fit=_percent(held["fit"]["worst"]), rows=held["fit"]["rows"],
+                    held=_percent(held["held_out"]["worst"])))
+    return Speed(prompt_tokens=0, output_tokens=run.tokens, sequences=run.rows, transcribe_s=run.seconds,
+                 real_time_factor=run.seconds / run.audio, basis=basis)
+
+
 def _mean_step(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> tuple[float, Step]:
     workload = breakdown.workload
     return mean_step(workload, card, machine, placement_of(breakdown, layout.pp, layout.tp),
@@ -185,7 +207,8 @@ def decode_rate(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine)
     reverse answers search over (None in training, or when the card's bandwidth or the layout is unknown)."""
     breakdown = _as_run(breakdown)
     setup = _setup(breakdown, gpu, gpus, machine)
-    if isinstance(setup, Phrase) or breakdown.workload.is_training or breakdown.workload.embeds:
+    if isinstance(setup, Phrase) or breakdown.workload.is_training or breakdown.workload.embeds or (
+            breakdown.workload.transcribes):
         return None
     card, layout = setup
     mean, _ = _mean_step(breakdown, card, machine, layout)
@@ -198,7 +221,7 @@ def throughput(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) 
     breakdown = _as_run(breakdown)
     if breakdown.workload.is_training:
         return speed_of(breakdown, gpu, gpus, machine).train_tokens_per_s
-    if breakdown.workload.embeds:  # no output tokens to price
+    if breakdown.workload.embeds or breakdown.workload.transcribes:  # no output tokens to price
         return None
     setup = _setup(breakdown, gpu, gpus, machine)
     if isinstance(setup, Phrase):

@@ -1267,7 +1267,6 @@ EN: Mapping[str, str] = {
         "estimate."
     ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
-    "speed.speech": "A transcription's speed (its real-time factor) is not estimated yet.",
     "speed.unknown_bandwidth": (
         "Speed unknown: this card's memory bandwidth is not known. Give it (--gpu-bandwidth, in GB/s)."
     ),
@@ -1693,4 +1692,25 @@ EN: Mapping[str, str] = {
         "tokens and, one window at a time, the temperature fallback samples best_of 5; its CUDA context is taken "
         "as PyTorch's."
     ),
+    "speed.speech.basis": (
+        "Transcription of {audio} s of audio: {windows} {windows:window|windows} of 30 s in {groups} "
+        "{groups:pass|passes} of {rows} decoder {rows:row|rows} (windows × beams). Encoder {encode} s: {flops} TFLOP a "
+        "window, and the decoder's prompt (its cross-attention K and V included), at {share} of {tflops} TFLOPS "
+        "({kernel} matmuls). Decoder {decode} s: {tokens} tokens a window ({given}), {step} ms a step that reads the "
+        "weights and the caches once, {fixed} ms of it fixed. The audio decoded and its spectrogram on the CPU: "
+        "{host} s."
+    ),
+    "speed.speech.given": "as given",
+    "speed.speech.typical": "about 30 s of speech; the words spoken set it",
+    "speed.speech.error": (
+        "Rates fitted to {rows} published runs (faster-whisper and whisper.cpp, Whisper large-v2 on an RTX 3070 Ti), "
+        "within {fit} of each; runs held out (transformers, an older faster-whisper on a V100S) within {held} "
+        "(docs/accuracy.md). A window that writes more tokens, or falls back to sampling, takes longer."
+    ),
+    "speed.figure.transcribe": "Transcription time",
+    "speed.figure.rtf": "Real-time factor",
+    "speed.value.rtf": "{value} ({speed}× real time)",
+    "speed.line.speech": "Transcribes {audio} of audio in {time} ({speed}× real time).",
+    "speed.kernel.int8": "int8",
+    "speed.kernel.fp16-acc16": "FP16-accumulate",
 }

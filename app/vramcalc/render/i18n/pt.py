@@ -1327,7 +1327,6 @@ PT: Mapping[str, str] = {
     "speed.error.none": (
         "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira."
     ),
-    "speed.speech": "A velocidade de uma transcrição (o seu fator de tempo real) ainda não é estimada.",
     "speed.unknown_bandwidth": (
         "Velocidade desconhecida: a largura de banda da memória desta placa não é conhecida. Informe-a "
         "(--gpu-bandwidth, em GB/s)."
@@ -1783,4 +1782,26 @@ PT: Mapping[str, str] = {
         "e, uma janela de cada vez, o fallback de temperatura amostra best_of 5; o seu contexto CUDA é tomado como o "
         "do PyTorch."
     ),
+    "speed.speech.basis": (
+        "Transcrição de {audio} s de áudio: {windows} {windows:janela|janelas} de 30 s em {groups} "
+        "{groups:passada|passadas} de {rows} {rows:linha|linhas} do decodificador (janelas × feixes). Codificador "
+        "{encode} s: {flops} TFLOP por janela, e o prompt do decodificador (com o K e o V da sua atenção cruzada), a "
+        "{share} de "
+        "{tflops} TFLOPS (multiplicações {kernel}). Decodificador {decode} s: {tokens} tokens por janela ({given}), "
+        "{step} ms por passo que lê os pesos e os caches uma vez, {fixed} ms dele fixos. O áudio decodificado e seu "
+        "espectrograma na CPU: {host} s."
+    ),
+    "speed.speech.given": "como informado",
+    "speed.speech.typical": "cerca de 30 s de fala; as palavras faladas o determinam",
+    "speed.speech.error": (
+        "Taxas ajustadas a {rows} execuções publicadas (faster-whisper e whisper.cpp, Whisper large-v2 numa RTX 3070 "
+        "Ti), a até {fit} de cada; execuções deixadas de fora (transformers, um faster-whisper antigo numa V100S) a "
+        "até {held} (docs/accuracy.md). Uma janela que escreve mais tokens, ou recorre à amostragem, demora mais."
+    ),
+    "speed.figure.transcribe": "Tempo de transcrição",
+    "speed.figure.rtf": "Fator de tempo real",
+    "speed.value.rtf": "{value} ({speed}× o tempo real)",
+    "speed.line.speech": "Transcreve {audio} de áudio em {time} ({speed}× o tempo real).",
+    "speed.kernel.int8": "de int8",
+    "speed.kernel.fp16-acc16": "com acumulação FP16",
 }
