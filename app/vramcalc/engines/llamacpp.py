@@ -298,6 +298,8 @@ def moved(spec: ModelSpec, stack: weights.LayerBytes, *, first_gpu_layer: int, c
     --n-cpu-moe N is llama.cpp's pattern `blk\\.i\\.ffn_(up|down|gate)_exps` to the CPU for i < N, placed
     after the user's own (common/arg.cpp); its tensors are the routed experts (role `expert`)."""
     if not overrides:  # the common case, without a walk over the tensors
+        if cpu_moe <= first_gpu_layer:  # no layer on the GPU keeps its experts in RAM (a dense model: none)
+            return 0.0, 0.0
         return 0.0, float(sum(weights.expert_bytes(spec, stack)[first_gpu_layer:cpu_moe]))
     roles = _expert_flags(spec)
     dense = experts = 0.0
