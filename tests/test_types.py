@@ -647,3 +647,21 @@ def test_gemma4_unified_is_gemma4s_attention_without_experts_or_per_layer_inputs
     # the keys of Gemma 4's per-layer inputs, which this class does not build, change nothing
     ple = {**text, "hidden_size_per_layer_input": 32, "vocab_size_per_layer_input": 1000}
     assert param_count(from_hf_config(ple)) == param_count(from_hf_config(text))
+
+
+def test_laguna_reads_heads_per_layer_kind_and_its_gate_per_head_or_per_channel():
+    """LagunaAttention: num_attention_heads_per_layer query heads (8 full, 12 sliding here), KV heads alike in every
+    layer; g_proj one gate per head (gating True, the class's default) or per channel ("per-element"). transformers
+    5.23 (bf16, 7 tokens, laguna/perturbed) kept K and V (1, 4, 7, 64) on each of the 6 layers: 43,008 bytes; at 200
+    tokens the sliding layers kept 127 (sliding_window - 1), the engine counts the window, 128."""
+    config = _case("laguna/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.heads, spec.sliding_heads, spec.head_gate, spec.gate_apart) == (8, 12, False, True)
+    assert spec.moe.shared_ffn == 384 and spec.moe.score_bias and spec.moe_layers == (False, False) + (True,) * 4
+    assert _kv(config, "transformers", seq="7") == 43_008 == 6 * 7 * 4 * 64 * 2 * 2
+    assert _kv(config, "transformers", seq="200") == (2 * 200 + 4 * 128) * 4 * 64 * 2 * 2
+    per_head = from_hf_config({**config, "gating": True})  # g_proj: 8 or 12 outputs, not heads x 64
+    h = 768
+    assert param_count(spec) - param_count(per_head) == h * 64 * (2 * 8 + 4 * 12) - h * (2 * 8 + 4 * 12)
+    mixed = {**config, "num_attention_heads_per_layer": [8, 12, 16, 8, 12, 12]}  # a kind of two head counts: said
+    assert any("num_attention_heads_per_layer" in ENGLISH.say(a) for a in from_hf_config(mixed).assumptions)

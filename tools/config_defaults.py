@@ -40,7 +40,8 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    "gemma3n_text": {"intermediate_size"},  # Gemma3nTextConfig: one width per layer, from one
                    # MistralLarge4TextConfig.__post_init__: from index_topk_pattern, or index_topk_freq and offset
                    "mistral_large4_text": {"indexer_types"},
-                   "hy_v4": {"indexer_types"}}  # HYV4Config.__post_init__: layer 0 and every 4th from 1 full
+                   "hy_v4": {"indexer_types"},  # HYV4Config.__post_init__: layer 0 and every 4th from 1 full
+                   "laguna": {"num_attention_heads_per_layer"}}  # LagunaConfig: num_attention_heads per layer
 
 
 def main(argv: list[str]) -> None:
