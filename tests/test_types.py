@@ -665,3 +665,15 @@ def test_laguna_reads_heads_per_layer_kind_and_its_gate_per_head_or_per_channel(
     assert param_count(spec) - param_count(per_head) == h * 64 * (2 * 8 + 4 * 12) - h * (2 * 8 + 4 * 12)
     mixed = {**config, "num_attention_heads_per_layer": [8, 12, 16, 8, 12, 12]}  # a kind of two head counts: said
     assert any("num_attention_heads_per_layer" in ENGLISH.say(a) for a in from_hf_config(mixed).assumptions)
+
+
+def test_axk1_norms_each_moe_blocks_output_and_keeps_one_dense_layer_unless_told():
+    """AXK1MoE.post_mlp_layernorm: an RMSNorm (hidden wide) after each MoE block, none after the dense MLP.
+    AXK1Config.__post_init__ pops first_k_dense_replace (default 1) to make mlp_layer_types."""
+    full = _case("axk1/full")
+    bare = {k: v for k, v in full.items() if k != "mlp_layer_types"}
+    assert param_count(from_hf_config(bare)) == param_count(from_hf_config(full))
+    spec = from_hf_config(_case("axk1/perturbed"))
+    assert spec.moe.post_norm and spec.moe_layers == (False, False, True, True, True)
+    as_v3 = from_hf_config({**_case("axk1/perturbed"), "model_type": "deepseek_v3"})
+    assert param_count(spec) - param_count(as_v3) == 3 * 768

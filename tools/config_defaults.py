@@ -44,6 +44,10 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    "laguna": {"num_attention_heads_per_layer"}}  # LagunaConfig: num_attention_heads per layer
 
 
+# keys a class pops from its kwargs with a default of its own, which to_dict() does not show
+POPPED_BY_TYPE = {"axk1": {"first_k_dense_replace": 1}}  # AXK1Config.__post_init__: mlp_layer_types from it
+
+
 def main(argv: list[str]) -> None:
     only = set(argv)
     defaults = json.loads(OUT.read_text(encoding="utf-8")) if only else {}
@@ -80,7 +84,7 @@ def main(argv: list[str]) -> None:
                 fixed = True
             if values.get(key) is not None and fixed and key not in derived:
                 chosen[key] = values[key]
-        defaults[model_type] = chosen
+        defaults[model_type] = chosen | POPPED_BY_TYPE.get(model_type, {})
     OUT.write_text(json.dumps(defaults, indent=1) + "\n", encoding="utf-8")
 
 

@@ -389,6 +389,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         moe = dataclasses.replace(moe, shared_ffn=dense_ffn, zero_experts=_int(config, "zero_expert_num", 0,
                                                                                 MAX_EXPERTS, default=256),
                                   router_bias=_bool(config, "router_bias", default=False))
+    if reader.moe_post_norm and moe is not None:
+        moe = dataclasses.replace(moe, post_norm=True)
     fields.update(ffn=dense_ffn, moe=moe, moe_layers=moe_layers)
     if reader.moe is MoeKeys.HUNYUAN:
         _hunyuan_widths(config, ffn, assumptions)

@@ -204,6 +204,7 @@ class Reader:
     large4: bool = False  # Mistral Large 4: MLA's queries and the indexer's from the layer's input, learned softmax
     # scales, layers without RoPE (no_rope_layers), layers reusing an earlier layer's latent (kv_source_layers)
     hyper: bool = False  # Hy4: hc_mult residual streams (HYV4HyperConnection), an indexer of its own every 4th layer
+    moe_post_norm: bool = False  # A.X-K1: a norm over the MoE block's output (AXK1MoE.post_mlp_layernorm)
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
@@ -467,6 +468,11 @@ READERS: Mapping[str, Reader] = {
                      extra=frozenset({"shared_expert_intermediate_size", "num_attention_heads_per_layer", "gating",
                                       "mlp_only_layers", "decoder_sparse_step", "rms_norm_eps",
                                       "moe_routed_scaling_factor", "moe_router_logit_softcapping"})),
+    # A.X-K1 (AXK1ForCausalLM): DeepSeek-V3 (MLA with a q latent, its experts after first_k_dense_replace dense
+    # layers: 1 when not given, AXK1Config pops it) with an RMSNorm over each MoE block's output
+    "axk1": Reader(mla=True, moe=MoeKeys.DEEPSEEK, moe_post_norm=True,
+                   aliases=(("num_local_experts", "n_routed_experts"),),
+                   extra=frozenset({"rms_norm_eps", "n_group", "topk_group", "routed_scaling_factor"})),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",

@@ -270,6 +270,7 @@ class Moe:
     latent: int = 0  # Nemotron 3 Super: experts work in a latent of this width, projected from and back to h
     zero_experts: int = 0  # LongCat-Flash: experts that return their input, routed like the others; transformers
     # gives them router rows and gate/up slots too (LongcatFlashExperts.gate_up_proj), not down
+    post_norm: bool = False  # A.X-K1 (AXK1MoE.post_mlp_layernorm): an RMSNorm over the block's output
     zero_slots: bool = True  # those gate/up slots are held (transformers); False: vLLM's ZeroExpertFusedMoE,
     # num_experts = n_routed_experts, router rows only (inputs/parse.py, for every engine but transformers)
 

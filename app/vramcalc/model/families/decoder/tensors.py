@@ -422,6 +422,8 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
         tensors += _dense_mlp(spec, p, wide * moe.shared_ffn, suffix="_shexp", role=Role.SHARED_EXPERT)
     if moe.shared_gate:
         tensors.append(Tensor(p + "ffn_gate_inp_shexp.weight", (1, h), Role.ROUTER))
+    if moe.post_norm:
+        tensors += _norm(p + "ffn_post_norm", h, spec.norm)
     if moe.beside_dense:  # Gemma4TextRouter's scale and per_expert_scale; the experts' own three norms
         tensors += [Tensor(p + "ffn_gate_inp.scale", (h,), Role.ROUTER), Tensor(p + "exp_probs_s", (e,), Role.ROUTER),
                     *_norm(p + "post_ffw_norm_1", h, spec.norm), *_norm(p + "post_ffw_norm_2", h, spec.norm),
