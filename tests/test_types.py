@@ -677,3 +677,17 @@ def test_axk1_norms_each_moe_blocks_output_and_keeps_one_dense_layer_unless_told
     assert spec.moe.post_norm and spec.moe_layers == (False, False, True, True, True)
     as_v3 = from_hf_config({**_case("axk1/perturbed"), "model_type": "deepseek_v3"})
     assert param_count(spec) - param_count(as_v3) == 3 * 768
+
+
+def test_axk2_gates_its_norms_and_values_and_caches_as_deepseek_v32():
+    """AXK2Attention.q_gate_proj reads [q_a_layernorm(q_a), q_a] (2 × q_lora_rank) into q and a gate per value
+    channel; AXK2GatedRMSNorm adds fc1 (hidden → gated_norm_rank) and fc2 after input_layernorm, and after
+    post_attention_layernorm on MoE layers. Its cache is DeepSeek-V3.2's (MLA latent, an index key per layer):
+    transformers' DynamicCache, vLLM's DeepseekV32 DSA platform (vllm/models/axk2, read, not run)."""
+    axk2 = _case("axk2/perturbed")
+    spec, as_v32 = from_hf_config(axk2), from_hf_config({**axk2, "model_type": "deepseek_v32"})
+    q_gate = 5 * (256 * 8 * (48 + 32 + 64) + 8 * 64 * 256)  # per layer: the wider input, the gate's output
+    norms = (5 + 3) * 2 * 24 * 768  # input gates on 5 layers, post-attention ones on the 3 MoE layers
+    assert param_count(spec) - param_count(as_v32) == q_gate + norms
+    for runtime in ("transformers", "vllm", "llamacpp"):
+        assert _kv(axk2, runtime) == _kv({**axk2, "model_type": "deepseek_v32"}, runtime)

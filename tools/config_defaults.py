@@ -45,7 +45,8 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
 
 
 # keys a class pops from its kwargs with a default of its own, which to_dict() does not show
-POPPED_BY_TYPE = {"axk1": {"first_k_dense_replace": 1}}  # AXK1Config.__post_init__: mlp_layer_types from it
+# (AXK1Config and AXK2Config.__post_init__: mlp_layer_types from first_k_dense_replace)
+POPPED_BY_TYPE = {"axk1": {"first_k_dense_replace": 1}, "axk2": {"first_k_dense_replace": 1}}
 
 
 def main(argv: list[str]) -> None:

@@ -335,6 +335,13 @@ CASES: dict[str, tuple[dict, dict]] = {
                   "num_experts_per_tok": 3, "n_group": 4, "topk_group": 2, "n_shared_experts": 2,
                   "first_k_dense_replace": 2, "attention_bias": True, "tie_word_embeddings": False,
                   "vocab_size": 32000}),
+    # A.X-K2: the perturbed one with two dense layers, two shared experts, another gate rank, biases, an untied head
+    "axk2": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048, "moe_intermediate_size": 256,
+                  "num_attention_heads": 8, "num_key_value_heads": 8, "q_lora_rank": 256, "kv_lora_rank": 128,
+                  "qk_rope_head_dim": 32, "qk_nope_head_dim": 48, "v_head_dim": 64, "n_routed_experts": 12,
+                  "num_experts_per_tok": 3, "n_shared_experts": 2, "first_k_dense_replace": 2, "index_n_heads": 4,
+                  "index_head_dim": 64, "gated_norm_rank": 24, "attention_bias": True, "tie_word_embeddings": False,
+                  "vocab_size": 32000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}

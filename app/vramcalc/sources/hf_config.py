@@ -96,6 +96,7 @@ MEMORY_KEYS = frozenset({
     "attention_other_setting", "num_sliding_attention_heads", "num_attention_groups", "moe_top_k", "altup_num_inputs",
     "laurel_rank", "prefix_dense_intermediate_size", "prefix_dense_sliding_window_pattern", "dense_intermediate_size",
     "index_block_size", "index_topk_blocks", "sparse_attention_config", "num_attention_heads_per_layer", "gating",
+    "gated_norm_rank",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -406,6 +407,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                     shared=_indexer_shared(config, layers, 4 if reader.hyper else 1))
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions, per_layer=reader.moe is not None))
+    if reader.gated_norm:
+        fields["gated_norm"] = _int(config, "gated_norm_rank", 1, MAX_DIM, default=16)
     if reader.hyper:
         fields["hyper"] = _int(config, "hc_mult", 1, MAX_HEADS, default=4)
     if reader.compressed:

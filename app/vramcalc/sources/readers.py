@@ -205,6 +205,7 @@ class Reader:
     # scales, layers without RoPE (no_rope_layers), layers reusing an earlier layer's latent (kv_source_layers)
     hyper: bool = False  # Hy4: hc_mult residual streams (HYV4HyperConnection), an indexer of its own every 4th layer
     moe_post_norm: bool = False  # A.X-K1: a norm over the MoE block's output (AXK1MoE.post_mlp_layernorm)
+    gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
@@ -473,6 +474,12 @@ READERS: Mapping[str, Reader] = {
     "axk1": Reader(mla=True, moe=MoeKeys.DEEPSEEK, moe_post_norm=True,
                    aliases=(("num_local_experts", "n_routed_experts"),),
                    extra=frozenset({"rms_norm_eps", "n_group", "topk_group", "routed_scaling_factor"})),
+    # A.X-K2 (AXK2ForCausalLM): DeepSeek-V3.2 (MLA, its indexer on every layer) whose q_gate_proj reads the q latent
+    # and its norm side by side and adds a sigmoid gate per value channel (attention_gate), with a low-rank gate
+    # on input_layernorm and, on MoE layers, post_attention_layernorm; first_k_dense_replace 1 when not given
+    "axk2": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True, attention_gate=True, gated_norm=True,
+                   extra=frozenset({"gated_norm_rank", "rms_norm_eps", "n_group", "topk_group",
+                                    "routed_scaling_factor"})),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",
