@@ -229,7 +229,7 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     rope = 0 if index in spec.nope_layers else mla.qk_rope_head_dim  # MistralLarge4TextAttention: no RoPE, no k_rot
     bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
     if mla.q_lora_rank:  # AXK2Attention.q_gate_proj: q and a gate per value channel from q_a's input and output
-        gate = spec.attention_gate
+        gate = spec.attention_gate and not spec.gate_apart  # Hy4's gate is a projection of its own
         tensors = [*_linear(p + "attn_q_a", mla.q_lora_rank, h, Role.ATTENTION, bias),
                    Tensor(p + "attn_q_a_norm.weight", (mla.q_lora_rank,), Role.NORM),
                    *_linear(p + "attn_q_b", q_width + gate * a * mla.v_head_dim, (1 + gate) * mla.q_lora_rank,
