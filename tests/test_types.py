@@ -647,3 +647,47 @@ def test_gemma4_unified_is_gemma4s_attention_without_experts_or_per_layer_inputs
     # the keys of Gemma 4's per-layer inputs, which this class does not build, change nothing
     ple = {**text, "hidden_size_per_layer_input": 32, "vocab_size_per_layer_input": 1000}
     assert param_count(from_hf_config(ple)) == param_count(from_hf_config(text))
+
+
+def test_laguna_reads_heads_per_layer_kind_and_its_gate_per_head_or_per_channel():
+    """LagunaAttention: num_attention_heads_per_layer query heads (8 full, 12 sliding here), KV heads alike in every
+    layer; g_proj one gate per head (gating True, the class's default) or per channel ("per-element"). transformers
+    5.23 (bf16, 7 tokens, laguna/perturbed) kept K and V (1, 4, 7, 64) on each of the 6 layers: 43,008 bytes; at 200
+    tokens the sliding layers kept 127 (sliding_window - 1), the engine counts the window, 128."""
+    config = _case("laguna/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.heads, spec.sliding_heads, spec.head_gate, spec.gate_apart) == (8, 12, False, True)
+    assert spec.moe.shared_ffn == 384 and spec.moe.score_bias and spec.moe_layers == (False, False) + (True,) * 4
+    assert _kv(config, "transformers", seq="7") == 43_008 == 6 * 7 * 4 * 64 * 2 * 2
+    assert _kv(config, "transformers", seq="200") == (2 * 200 + 4 * 128) * 4 * 64 * 2 * 2
+    per_head = from_hf_config({**config, "gating": True})  # g_proj: 8 or 12 outputs, not heads x 64
+    h = 768
+    assert param_count(spec) - param_count(per_head) == h * 64 * (2 * 8 + 4 * 12) - h * (2 * 8 + 4 * 12)
+    mixed = {**config, "num_attention_heads_per_layer": [8, 12, 16, 8, 12, 12]}  # a kind of two head counts: said
+    assert any("num_attention_heads_per_layer" in ENGLISH.say(a) for a in from_hf_config(mixed).assumptions)
+
+
+def test_axk1_norms_each_moe_blocks_output_and_keeps_one_dense_layer_unless_told():
+    """AXK1MoE.post_mlp_layernorm: an RMSNorm (hidden wide) after each MoE block, none after the dense MLP.
+    AXK1Config.__post_init__ pops first_k_dense_replace (default 1) to make mlp_layer_types."""
+    full = _case("axk1/full")
+    bare = {k: v for k, v in full.items() if k != "mlp_layer_types"}
+    assert param_count(from_hf_config(bare)) == param_count(from_hf_config(full))
+    spec = from_hf_config(_case("axk1/perturbed"))
+    assert spec.moe.post_norm and spec.moe_layers == (False, False, True, True, True)
+    as_v3 = from_hf_config({**_case("axk1/perturbed"), "model_type": "deepseek_v3"})
+    assert param_count(spec) - param_count(as_v3) == 3 * 768
+
+
+def test_axk2_gates_its_norms_and_values_and_caches_as_deepseek_v32():
+    """AXK2Attention.q_gate_proj reads [q_a_layernorm(q_a), q_a] (2 × q_lora_rank) into q and a gate per value
+    channel; AXK2GatedRMSNorm adds fc1 (hidden → gated_norm_rank) and fc2 after input_layernorm, and after
+    post_attention_layernorm on MoE layers. Its cache is DeepSeek-V3.2's (MLA latent, an index key per layer):
+    transformers' DynamicCache, vLLM's DeepseekV32 DSA platform (vllm/models/axk2, read, not run)."""
+    axk2 = _case("axk2/perturbed")
+    spec, as_v32 = from_hf_config(axk2), from_hf_config({**axk2, "model_type": "deepseek_v32"})
+    q_gate = 5 * (256 * 8 * (48 + 32 + 64) + 8 * 64 * 256)  # per layer: the wider input, the gate's output
+    norms = (5 + 3) * 2 * 24 * 768  # input gates on 5 layers, post-attention ones on the 3 MoE layers
+    assert param_count(spec) - param_count(as_v32) == q_gate + norms
+    for runtime in ("transformers", "vllm", "llamacpp"):
+        assert _kv(axk2, runtime) == _kv({**axk2, "model_type": "deepseek_v32"}, runtime)

@@ -40,7 +40,13 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    "gemma3n_text": {"intermediate_size"},  # Gemma3nTextConfig: one width per layer, from one
                    # MistralLarge4TextConfig.__post_init__: from index_topk_pattern, or index_topk_freq and offset
                    "mistral_large4_text": {"indexer_types"},
-                   "hy_v4": {"indexer_types"}}  # HYV4Config.__post_init__: layer 0 and every 4th from 1 full
+                   "hy_v4": {"indexer_types"},  # HYV4Config.__post_init__: layer 0 and every 4th from 1 full
+                   "laguna": {"num_attention_heads_per_layer"}}  # LagunaConfig: num_attention_heads per layer
+
+
+# keys a class pops from its kwargs with a default of its own, which to_dict() does not show
+# (AXK1Config and AXK2Config.__post_init__: mlp_layer_types from first_k_dense_replace)
+POPPED_BY_TYPE = {"axk1": {"first_k_dense_replace": 1}, "axk2": {"first_k_dense_replace": 1}}
 
 
 def main(argv: list[str]) -> None:
@@ -79,7 +85,7 @@ def main(argv: list[str]) -> None:
                 fixed = True
             if values.get(key) is not None and fixed and key not in derived:
                 chosen[key] = values[key]
-        defaults[model_type] = chosen
+        defaults[model_type] = chosen | POPPED_BY_TYPE.get(model_type, {})
     OUT.write_text(json.dumps(defaults, indent=1) + "\n", encoding="utf-8")
 
 

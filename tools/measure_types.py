@@ -317,6 +317,31 @@ CASES: dict[str, tuple[dict, dict]] = {
                                  "global_head_dim": 128, "attention_k_eq_v": True, "num_global_key_value_heads": 2,
                                  "num_kv_shared_layers": 1, "use_double_wide_mlp": True, "sliding_window": 128,
                                  "tie_word_embeddings": False, "vocab_size": 32000}),
+    # Laguna: the perturbed one with sliding layers of their own heads (12, full 8), a gate per channel, biases,
+    # two dense layers, a shared expert of its own width, a tied head
+    "laguna": ({}, {"num_hidden_layers": 6, "hidden_size": 768, "intermediate_size": 2048, "num_attention_heads": 8,
+                    "num_key_value_heads": 4, "head_dim": 64, "num_attention_heads_per_layer": [8, 12, 12, 8, 12, 12],
+                    "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "full_attention",
+                                    "sliding_attention", "sliding_attention"], "sliding_window": 128,
+                    "mlp_layer_types": ["dense", "dense", "sparse", "sparse", "sparse", "sparse"], "num_experts": 12,
+                    "num_experts_per_tok": 3, "moe_intermediate_size": 256, "shared_expert_intermediate_size": 384,
+                    "gating": "per-element", "attention_bias": True, "tie_word_embeddings": True,
+                    "vocab_size": 32000}),
+    # A.X-K1: the perturbed one with two dense layers (first_k_dense_replace, which AXK1Config pops), two shared
+    # experts, biases (q_a, kv_a, o), an untied head
+    "axk1": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048, "moe_intermediate_size": 256,
+                  "num_attention_heads": 8, "num_key_value_heads": 8, "q_lora_rank": 256, "kv_lora_rank": 128,
+                  "qk_rope_head_dim": 32, "qk_nope_head_dim": 48, "v_head_dim": 64, "n_routed_experts": 12,
+                  "num_experts_per_tok": 3, "n_group": 4, "topk_group": 2, "n_shared_experts": 2,
+                  "first_k_dense_replace": 2, "attention_bias": True, "tie_word_embeddings": False,
+                  "vocab_size": 32000}),
+    # A.X-K2: the perturbed one with two dense layers, two shared experts, another gate rank, biases, an untied head
+    "axk2": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048, "moe_intermediate_size": 256,
+                  "num_attention_heads": 8, "num_key_value_heads": 8, "q_lora_rank": 256, "kv_lora_rank": 128,
+                  "qk_rope_head_dim": 32, "qk_nope_head_dim": 48, "v_head_dim": 64, "n_routed_experts": 12,
+                  "num_experts_per_tok": 3, "n_shared_experts": 2, "first_k_dense_replace": 2, "index_n_heads": 4,
+                  "index_head_dim": 64, "gated_norm_rank": 24, "attention_bias": True, "tie_word_embeddings": False,
+                  "vocab_size": 32000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}

@@ -96,7 +96,8 @@ MEMORY_KEYS = frozenset({
     "o_lora_rank", "compress_ratios", "compress_rates", "share_expert_dim", "moe_layers_enum",
     "attention_other_setting", "num_sliding_attention_heads", "num_attention_groups", "moe_top_k", "altup_num_inputs",
     "laurel_rank", "prefix_dense_intermediate_size", "prefix_dense_sliding_window_pattern", "dense_intermediate_size",
-    "index_block_size", "index_topk_blocks", "sparse_attention_config",
+    "index_block_size", "index_topk_blocks", "sparse_attention_config", "num_attention_heads_per_layer", "gating",
+    "gated_norm_rank",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -390,6 +391,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         moe = dataclasses.replace(moe, shared_ffn=dense_ffn, zero_experts=_int(config, "zero_expert_num", 0,
                                                                                 MAX_EXPERTS, default=256),
                                   router_bias=_bool(config, "router_bias", default=False))
+    if reader.moe_post_norm and moe is not None:
+        moe = dataclasses.replace(moe, post_norm=True)
     fields.update(ffn=dense_ffn, moe=moe, moe_layers=moe_layers)
     if reader.moe is MoeKeys.HUNYUAN:
         _hunyuan_widths(config, ffn, assumptions)
@@ -405,6 +408,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                     shared=_indexer_shared(config, layers, 4 if reader.hyper else 1))
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions, per_layer=reader.moe is not None))
+    if reader.gated_norm:
+        fields["gated_norm"] = _int(config, "gated_norm_rank", 1, MAX_DIM, default=16)
     if reader.hyper:
         fields["hyper"] = _int(config, "hc_mult", 1, MAX_HEADS, default=4)
     if reader.compressed:
@@ -440,6 +445,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                 shared=frozenset(range(layers)) - sparse, from_hidden=True)
     if reader.step:
         fields.update(_read_step3p5(config, fields, assumptions))
+    if reader.laguna:
+        fields.update(_read_laguna(config, fields, assumptions))
     if reader.gemma3n:
         fields.update(_read_gemma3n(config, fields))
     if reader.mamba is not None:
@@ -765,6 +772,39 @@ def _read_step3p5(config: Mapping[str, object], fields: Mapping[str, Any],
     if moe is not None:
         moe = dataclasses.replace(moe, shared_ffn=_int(config, "share_expert_dim", 1, MAX_DIM, default=1280))
     return dict(sliding_heads=heads if heads != fields["heads"] else 0, head_gate=True, moe=moe)
+
+
+def _read_laguna(config: Mapping[str, object], fields: Mapping[str, Any],
+                 assumptions: list[str | Phrase]) -> dict[str, Any]:
+    """LagunaAttention: `num_attention_heads_per_layer` query heads (read per kind: the full layers' and the sliding
+    layers'; a kind whose layers differ is read at its most, and said), num_key_value_heads in every layer; g_proj
+    (unbiased) a gate per head when `gating` is True or "per-head", else per channel. LagunaSparseMoeBlock: a shared
+    expert of shared_expert_intermediate_size (0: none)."""
+    kinds, kv = fields["kinds"], fields["kv_heads"]
+    listed = config.get("num_attention_heads_per_layer")
+    if listed is not None and (not isinstance(listed, list) or len(listed) != len(kinds)):
+        raise ValidationError("num_attention_heads_per_layer", _short(listed), f"expected a list of {len(kinds)}")
+    per_layer = [fields["heads"]] * len(kinds) if listed is None else [
+        _int({"num_attention_heads_per_layer": n}, "num_attention_heads_per_layer", 1, MAX_HEADS) for n in listed]
+    by_kind: dict[AttentionKind, set[int]] = {}
+    for kind, heads in zip(kinds, per_layer, strict=True):
+        if heads % kv:
+            raise ValidationError("num_attention_heads_per_layer", heads, f"must be a multiple of num_key_value_heads "
+                                                                           f"({kv})")
+        by_kind.setdefault(kind, set()).add(heads)
+    if any(len(counts) > 1 for counts in by_kind.values()):
+        assumptions.append(phrase("assumption.ignored_key", key="num_attention_heads_per_layer", value=_short(listed),
+                                  model_type=repr(model_type_name(config))))
+    full = max(by_kind.get(AttentionKind.FULL, {fields["heads"]}))
+    sliding = max(by_kind.get(AttentionKind.SLIDING, {full}))
+    gating = config.get("gating", True)
+    per_head = gating is True or gating == "per-head"
+    moe = fields["moe"]
+    if moe is not None:
+        moe = dataclasses.replace(moe, shared_ffn=_int(config, "shared_expert_intermediate_size", 0, MAX_DIM,
+                                                       default=512))
+    return dict(heads=full, sliding_heads=0 if sliding == full else sliding, head_gate=per_head,
+                attention_gate=not per_head, gate_apart=not per_head, moe=moe)
 
 
 def _step3p5_config(config: Mapping[str, object]) -> dict[str, object]:

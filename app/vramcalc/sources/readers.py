@@ -204,6 +204,9 @@ class Reader:
     large4: bool = False  # Mistral Large 4: MLA's queries and the indexer's from the layer's input, learned softmax
     # scales, layers without RoPE (no_rope_layers), layers reusing an earlier layer's latent (kv_source_layers)
     hyper: bool = False  # Hy4: hc_mult residual streams (HYV4HyperConnection), an indexer of its own every 4th layer
+    moe_post_norm: bool = False  # A.X-K1: a norm over the MoE block's output (AXK1MoE.post_mlp_layernorm)
+    gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
+    laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -406,7 +409,8 @@ READERS: Mapping[str, Reader] = {
                                ("share_expert_dims", "share_expert_dim"),
                                ("num_mtp_layers", "num_nextn_predict_layers")),
                       extra=frozenset({"share_expert_dim", "moe_layers_enum", "attention_other_setting",
-                                       "num_sliding_attention_heads", "per_layer_config", "num_nextn_predict_layers"})),
+                                       "num_sliding_attention_heads", "per_layer_config", "num_nextn_predict_layers",
+                                       "gating"})),
     # Hy3 (HYV3ForCausalLM): Apertus' attention (q/k RMSNorm per head), a dense first layer, then a sigmoid router
     # over num_experts and num_shared_experts × moe_intermediate_size beside them (DeepSeek-V3's layout)
     "hy_v3": Reader(qk_norm=QkNorm.HEAD, moe=MoeKeys.DEEPSEEK, first_dense=1, reads_mlp_bias=True,
@@ -461,6 +465,27 @@ READERS: Mapping[str, Reader] = {
                     sinks=True, hyper=True, aliases=(("num_local_experts", "n_routed_experts"),),
                     extra=frozenset({"hc_mult", "hc_magnitude", "hc_eps", "learnable_sink_init", "swiglu_limit",
                                      "rms_norm_eps", "n_group", "topk_group", "routed_scaling_factor"})),
+    # Laguna (LagunaForCausalLM): AFMoE's attention (q/k RMSNorm per head, sliding layers by layer_types) with
+    # num_attention_heads_per_layer query heads and a softplus gate g_proj; a dense first layer (mlp_layer_types),
+    # then sigmoid-routed experts beside a shared expert of shared_expert_intermediate_size, the router's
+    # e_score_correction_bias an nn.Parameter (counted). Qwen2-MoE's mlp_only_layers and decoder_sparse_step are
+    # not read by LagunaConfig; no layer_types: every layer full (pattern 1).
+    "laguna": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.TYPES, pattern=1, moe=MoeKeys.DEEPSEEK, first_dense=1,
+                     score_bias=True, laguna=True, aliases=(("num_experts", "n_routed_experts"),),
+                     extra=frozenset({"shared_expert_intermediate_size", "num_attention_heads_per_layer", "gating",
+                                      "mlp_only_layers", "decoder_sparse_step", "rms_norm_eps",
+                                      "moe_routed_scaling_factor", "moe_router_logit_softcapping"})),
+    # A.X-K1 (AXK1ForCausalLM): DeepSeek-V3 (MLA with a q latent, its experts after first_k_dense_replace dense
+    # layers: 1 when not given, AXK1Config pops it) with an RMSNorm over each MoE block's output
+    "axk1": Reader(mla=True, moe=MoeKeys.DEEPSEEK, moe_post_norm=True,
+                   aliases=(("num_local_experts", "n_routed_experts"),),
+                   extra=frozenset({"rms_norm_eps", "n_group", "topk_group", "routed_scaling_factor"})),
+    # A.X-K2 (AXK2ForCausalLM): DeepSeek-V3.2 (MLA, its indexer on every layer) whose q_gate_proj reads the q latent
+    # and its norm side by side and adds a sigmoid gate per value channel (attention_gate), with a low-rank gate
+    # on input_layernorm and, on MoE layers, post_attention_layernorm; first_k_dense_replace 1 when not given
+    "axk2": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True, attention_gate=True, gated_norm=True,
+                   extra=frozenset({"gated_norm_rank", "rms_norm_eps", "n_group", "topk_group",
+                                    "routed_scaling_factor"})),
 }
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",

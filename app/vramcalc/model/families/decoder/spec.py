@@ -270,6 +270,7 @@ class Moe:
     latent: int = 0  # Nemotron 3 Super: experts work in a latent of this width, projected from and back to h
     zero_experts: int = 0  # LongCat-Flash: experts that return their input, routed like the others; transformers
     # gives them router rows and gate/up slots too (LongcatFlashExperts.gate_up_proj), not down
+    post_norm: bool = False  # A.X-K1 (AXK1MoE.post_mlp_layernorm): an RMSNorm over the block's output
     zero_slots: bool = True  # those gate/up slots are held (transformers); False: vLLM's ZeroExpertFusedMoE,
     # num_experts = n_routed_experts, router rows only (inputs/parse.py, for every engine but transformers)
 
@@ -329,6 +330,8 @@ class ModelSpec:
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
     compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
+    gated_norm: int = 0  # A.X-K2 (AXK2GatedRMSNorm): the rank of a sigmoid gate (fc1, fc2) after input_layernorm,
+    # and after post_attention_layernorm on MoE layers (0: none)
     hyper: int = 0  # Hy4 (HYV4HyperConnection): the residual streams mixed before and after each block (0: none)
     repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
     # decoder architecture broadcasts them before its cache; vLLM and llama.cpp keep the KV heads)

@@ -96,6 +96,9 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     norm_names = ("attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm")[: spec.norms_per_layer]
     for name in norm_names:
         tensors += _norm(p + name, h, spec.norm)
+    for name in ("attn_norm", "ffn_norm")[:1 + spec.layer_is_moe(index)] if spec.gated_norm else ():
+        tensors += (_linear(f"{p}{name}_gate_a", spec.gated_norm, h, Role.NORM)
+                    + _linear(f"{p}{name}_gate_b", h, spec.gated_norm, Role.NORM))
     kind = spec.kinds[index]
     if spec.block is Block.GPT2:
         tensors += _linear(p + "attn_qkv", 3 * h, h, Role.ATTENTION, bias=True)
@@ -225,10 +228,12 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
     rope = 0 if index in spec.nope_layers else mla.qk_rope_head_dim  # MistralLarge4TextAttention: no RoPE, no k_rot
     bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
-    if mla.q_lora_rank:
+    if mla.q_lora_rank:  # AXK2Attention.q_gate_proj: q and a gate per value channel from q_a's input and output
+        gate = spec.attention_gate and not spec.gate_apart  # Hy4's gate is a projection of its own
         tensors = [*_linear(p + "attn_q_a", mla.q_lora_rank, h, Role.ATTENTION, bias),
                    Tensor(p + "attn_q_a_norm.weight", (mla.q_lora_rank,), Role.NORM),
-                   *_linear(p + "attn_q_b", q_width, mla.q_lora_rank, Role.ATTENTION)]
+                   *_linear(p + "attn_q_b", q_width + gate * a * mla.v_head_dim, (1 + gate) * mla.q_lora_rank,
+                            Role.ATTENTION)]
     else:
         tensors = _linear(p + "attn_q", q_width, h, Role.ATTENTION)
     tensors = [
@@ -422,6 +427,8 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
         tensors += _dense_mlp(spec, p, wide * moe.shared_ffn, suffix="_shexp", role=Role.SHARED_EXPERT)
     if moe.shared_gate:
         tensors.append(Tensor(p + "ffn_gate_inp_shexp.weight", (1, h), Role.ROUTER))
+    if moe.post_norm:
+        tensors += _norm(p + "ffn_post_norm", h, spec.norm)
     if moe.beside_dense:  # Gemma4TextRouter's scale and per_expert_scale; the experts' own three norms
         tensors += [Tensor(p + "ffn_gate_inp.scale", (h,), Role.ROUTER), Tensor(p + "exp_probs_s", (e,), Role.ROUTER),
                     *_norm(p + "post_ffw_norm_1", h, spec.norm), *_norm(p + "post_ffw_norm_2", h, spec.norm),
