@@ -147,3 +147,26 @@ def test_a_context_that_does_not_fit_even_at_fit_ctx_goes_on_to_the_layers():
     plan = llamacpp_fit(w, 23 * GIB, ctx_auto=True)
     assert on_gpu(w, seq=FIT_CTX) > 23 * GIB - FIT_TARGET  # all layers at --fit-ctx: still too much
     assert plan.seq == FIT_CTX and plan.gpu_layers == llamacpp_fit(w.but(seq=FIT_CTX), 23 * GIB).gpu_layers
+
+
+@pytest.mark.parametrize(("model", "said", "flag"), [
+    ("qwen3.6-35b-a3b", "change.n_cpu_moe", "n_cpu_moe"),  # a mixture of experts: its experts to RAM
+    ("qwen3-32b", "change.gpu_layers", "gpu_layers"),  # a dense model: its last layers to RAM
+])
+def test_a_model_larger_than_the_card_is_offered_llama_servers_own_ways(model, said, flag):
+    """What users of llama.cpp do first when a model does not fit a 12 GB card, offered beside a smaller format
+    and more cards: the fewest expert layers in RAM, or the most layers on the GPU, that fit, and no fewer."""
+    from vramcalc.analysis.solve import fits, solve
+    from vramcalc.analysis.suggest import changes
+    from vramcalc.inputs.parse import parse_target
+
+    values = {"model": model, "runtime": "llamacpp", "precision": "q4_k_m", "gpu": "rtx-4070", "seq": "32768"}
+    workload, target = parse_workload(values), parse_target(values)
+    offered = [c for c in changes(workload, target, solve(workload, target)) if c.key == said]
+    assert len(offered) == 1
+    value = dict(offered[0].values)["value"]
+    assert fits(workload.but(**{flag: value}), target)
+    closer = value - 1 if flag == "n_cpu_moe" else value + 1  # one more layer's experts, or one more layer, on it
+    assert not fits(workload.but(**{flag: closer}), target)
+    ollama = parse_workload({**values, "runtime": "ollama"})  # Ollama places layers itself
+    assert not [c for c in changes(ollama, target, solve(ollama, target)) if c.key == said]

@@ -506,3 +506,17 @@ def test_a_moe_serves_slower_than_its_active_size_alone_says():
     finally:
         rates["moe_compute"] = kept
     assert fast > 1.1 * base
+
+
+def test_the_verdicts_speed_line_says_when_the_run_cannot_start():
+    """The verdict of a model the card cannot hold said 'About 98 tokens/s per sequence' as if it ran."""
+    from vramcalc.analysis.speed_answers import evaluate_speed
+    from vramcalc.inputs.parse import parse_machine, parse_target
+    from vramcalc.render.speed import present_speed
+
+    def line(gpu: str) -> str:
+        values = {**LLAMA, "model": "qwen3.6-35b-a3b", "gpu": gpu}
+        workload = parse_workload(values)
+        return present_speed(workload, evaluate_speed(workload, parse_target(values), parse_machine(values))).line
+
+    assert line("rtx-4070").endswith(", if it fit.") and not line("rtx-5090").endswith(", if it fit.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..core.choices import Attention, LlamaCppProgram, Runtime
 from ..core.dtypes import Precision
@@ -743,6 +743,16 @@ OPTIONS = (
 )
 
 
+def _first(holds: Callable[[int], bool], low: int, high: int) -> int | None:
+    """The smallest n in [low, high] for which `holds`, false below it and true from it on (None: not even high)."""
+    if not holds(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if holds(middle) else (middle + 1, high)
+    return low
+
+
 class LlamaCpp(NoPool):
     """llama.cpp (and Ollama and LM Studio, which run it): GGUF files, layers split by --gpu-layers."""
 
@@ -756,6 +766,21 @@ class LlamaCpp(NoPool):
     max_batch: int | None = MAX_PARALLEL
     rank_overhead_bytes = 0
     keeps_activation_peak_whole = False
+
+    def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:
+        """llama-server's own ways to fit a model larger than the card, all layers asked on the GPU: a mixture of
+        experts keeps the routed experts of its first N layers in RAM (--n-cpu-moe, the fewest N), any other
+        model its last layers (-ngl, the most on the GPU). Ollama places layers itself (its fit)."""
+        if (workload.runtime is not Runtime.LLAMACPP or workload.gpu_layers is not None or workload.cpu_moe
+                or workload.n_cpu_moe or workload.override_tensor or workload.transcribes):
+            return ()
+        layers = workload.model.layers
+        if workload.model.moe is not None:
+            least = _first(lambda n: fits(workload.but(n_cpu_moe=n)), 1, layers)
+            if least is not None:
+                return (phrase("change.n_cpu_moe", value=least),)
+        off = _first(lambda k: fits(workload.but(gpu_layers=layers - k)), 1, layers)  # the fewest layers off
+        return () if off is None else (phrase("change.gpu_layers", value=layers - off, layers=layers + 1),)
 
     def default_overhead(self, fields: Mapping[str, object]) -> int:
         return LLAMACPP_CUDA_OVERHEAD

@@ -153,6 +153,8 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
                              time=_duration(speed.transcribe_s, words), speed=_number(1 / speed.real_time_factor))
     else:
         line = ""
+    if line and not answers.fits:  # the verdict says it does not fit: its speed is a run that cannot start
+        line = words.message("speed.line.not_fit", line=line.rstrip("."))
     labels = {key: words.message(f"speed.figure.{key}") for key in FIGURES}
     charts = {"context": _context_chart(speed.curve, words),
               "moe": _moe_chart(answers.n_cpu_moe_curve, result.target.gpu.usable_bytes, words)}

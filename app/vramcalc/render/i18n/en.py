@@ -655,6 +655,8 @@ EN: Mapping[str, str] = {
     "change.images": "{value:,} {value:image|images} per request",
     "change.image_size": "images of at most {width:,} × {height:,} pixels",
     "change.format": "weights in {format}",
+    "change.n_cpu_moe": "the experts of the first {value} {value:layer|layers} in system RAM (--n-cpu-moe {value})",
+    "change.gpu_layers": "{value} of {layers} layers on the GPU, the rest in system RAM (-ngl {value}; slower)",
     "change.gpus": "{count:,} × {gpu} ({layout})",
     "change.gpu_memory_utilization": "vLLM's gpu_memory_utilization at {value}",
     "change.max_num_seqs": "vLLM's max_num_seqs at {value:,}",
@@ -1199,6 +1201,7 @@ EN: Mapping[str, str] = {
         "in published runs; typical error below."
     ),
     "speed.line": "About {decode} tokens/s per sequence, first token in {ttft}.",
+    "speed.line.not_fit": "{line}, if it fit.",
     "speed.line.no_ttft": "About {decode} tokens/s per sequence.",
     "speed.line.training": "About {tokens} training tokens/s, {step} per step.",
     "speed.figure.ttft": "Time to first token",

@@ -1073,6 +1073,9 @@ PT: Mapping[str, str] = {
     "change.batch": "um lote de {value:,}",
     "change.images": "{value:,} {value:imagem|imagens} por pedido",
     "change.image_size": "imagens de até {width:,} × {height:,} pixels",
+    "change.n_cpu_moe": "os especialistas de {value} {value:camada|camadas} (as primeiras) na RAM do sistema "
+                        "(--n-cpu-moe {value})",
+    "change.gpu_layers": "{value} de {layers} camadas na GPU, o resto na RAM do sistema (-ngl {value}; mais lento)",
     "change.format": "pesos em {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
     "change.gpu_memory_utilization": "gpu_memory_utilization do vLLM em {value}",
@@ -1255,6 +1258,7 @@ PT: Mapping[str, str] = {
         "em execuções publicadas; erro típico abaixo."
     ),
     "speed.line": "Cerca de {decode} tokens/s por sequência, primeiro token em {ttft}.",
+    "speed.line.not_fit": "{line}, se coubesse.",
     "speed.line.no_ttft": "Cerca de {decode} tokens/s por sequência.",
     "speed.line.training": "Cerca de {tokens} tokens de treino/s, {step} por passo.",
     "speed.figure.ttft": "Tempo até o primeiro token",
