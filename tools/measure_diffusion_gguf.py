@@ -140,7 +140,7 @@ def measure(class_name: str, config: dict) -> dict:
     original = flux2_original(state) if arch == "flux" else state
     detect = "double_blocks.0.img_attn.proj.weight" if arch == "flux" else "caption_projection.0.linear.weight"
     assert detect in original, detect
-    result = {}
+    result: dict[str, object] = {}
     for ftype in FILE_TYPES:
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "model.gguf")
