@@ -89,6 +89,36 @@ def test_gguf_keeps_what_city96s_tools_keep():
         for t in flux.tensors if gguf_type(t, flux.class_name, "q8_0") != "q8_0")
     with pytest.raises(ValueError, match="GGUF"):
         part_bytes(pipeline("flux.1-dev").parts[1].tensors, "T5EncoderModel", "gguf-q4_0")
+    # lcpp.patch's FFN-down rule reads the checkpoint's names: FLUX's "img_mlp.2" is not on its list
+    assert gguf_type(next(t for t in flux.tensors if t.name.endswith("0.ff.net.2.weight")), flux.class_name,
+                     "q4_0") == "q4_0"
+
+
+GGUF_FILES = json.loads((Path(__file__).parent / "golden" / "diffusion_gguf.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", GGUF_FILES["cases"], ids=lambda case: case["class"])
+@pytest.mark.parametrize("ftype", ["q8_0", "q5_1", "q5_0", "q4_1", "q4_0"])
+def test_gguf_bytes_are_those_of_files_written_as_city96s_tools_write_them(case, ftype):
+    """tools/measure_diffusion_gguf.py: small FLUX.2 and HiDream transformers under their checkpoints' names, each
+    tensor typed by convert.py's and lcpp.patch's rules read from those names, quantised and written by gguf-py."""
+    listed = tensors(case["class"], case["config"])
+    assert part_bytes(listed, case["class"], f"gguf-{ftype}") == case["bytes"][ftype]
+
+
+def test_gguf_sizes_are_city96s_published_files_less_their_headers():
+    """Bytes of city96's files (FLUX.2-dev-gguf, FLUX.1-dev-gguf) as a 2026 downloader lists them. The header is the
+    file less its tensors in the BF16 / F16 file (no quantisation: every tensor's bytes known); the Q8_0 and Q4_0
+    files are the engine's tensors plus that header exactly. FLUX.1's files (August 2024) predate convert.py's F32
+    vectors: their 1-D tensors are F16."""
+    dev = pipeline("flux.2-dev").denoiser
+    header = 64_446_616_544 - sum(t.numel * (4 if len(t.shape) == 1 else 2) for t in dev.tensors)
+    assert part_bytes(dev.tensors, dev.class_name, "gguf-q8_0") + header == 35_002_602_464
+    one = pipeline("flux.1-dev").denoiser
+    vectors = sum(t.numel for t in one.tensors if len(t.shape) == 1)
+    header = 23_802_870_944 - 2 * sum(t.numel for t in one.tensors)
+    for ftype, published in (("q8_0", 12_708_281_504), ("q4_0", 6_791_167_136)):
+        assert part_bytes(one.tensors, one.class_name, f"gguf-{ftype}") - 2 * vectors + header == published
 
 
 # ---------------------------------------------------------------- working memory and the run
@@ -558,7 +588,7 @@ def test_flux2_reads_its_prompt_and_latents_as_the_pipeline_does():
     every layer's output and computes the logits over every position; the transformer reads 512 tokens of three of its
     layers' outputs side by side (15,360 wide) and the 8x VAE's 32-channel latents 2 x 2-patched (4,096 tokens at
     1024 x 1024); the guidance is embedded, no CFG pass. Flux2KleinPipeline: Qwen3's three layers (7,680 wide for
-    4B), the distilled model's 4 steps; CFG (the base models') is a second pass. No GGUF rules or LoRA training."""
+    4B), the distilled model's 4 steps; CFG (the base models') is a second pass. No LoRA training."""
     from vramcalc.diffusion.run import sequence_text_tokens
     from vramcalc.diffusion.stages import latent_shape
     from vramcalc.diffusion.training import Training, train
@@ -579,11 +609,18 @@ def test_flux2_reads_its_prompt_and_latents_as_the_pipeline_does():
     one, two = (evaluate(klein, _request(cfg=cfg)) for cfg in (False, True))
     assert one.stages[1].working_bytes == two.stages[1].working_bytes
     assert two.stages[1].carried_bytes == 2 * 512 * 7680 * 2 + 32 * 128 * 128 * 2
-    for field, changes in (("width", {"width": 1000}), ("precision", {"precision": "gguf-q8_0"})):
-        with pytest.raises(ValidationError, match=field):
-            evaluate(dev, _request(**changes))
-    with pytest.raises(ValidationError, match="pipeline"):
-        train(klein, _request(), Training(rank=16))
+    with pytest.raises(ValidationError, match="width"):
+        evaluate(dev, _request(width=1000))
+    # city96's GGUF: the embedders, the shared modulations and the final layer stay BF16 (lcpp.patch's flux2 lines)
+    types = {t.name: gguf_type(t, dev.denoiser.class_name, "q4_0") for t in dev.denoiser.tensors}
+    assert types["double_stream_modulation_img.linear.weight"] == types["context_embedder.weight"] == "bf16"
+    assert types["single_transformer_blocks.0.attn.to_qkv_mlp_proj.weight"] == "q4_0"
+    assert types["transformer_blocks.0.attn.norm_q.weight"] == "f32"
+    run = evaluate(dev, _request(precision="gguf-q8_0"))
+    assert next(w.bytes for w in run.weights if w.part.is_denoiser) == 35_002_580_992
+    # LoRA training as ai-toolkit runs it (qfloat8 transformer: the fp8 base; adapters on the blocks only)
+    trained = train(klein, _request(precision="fp8"), Training(rank=16))
+    assert trained.weight_bytes == part_bytes(klein.denoiser.tensors, klein.denoiser.class_name, "fp8")
 
 
 def test_flux2_dev_fits_an_h100_only_a_part_at_a_time_as_its_guide_says():
@@ -637,8 +674,12 @@ def test_hidream_reads_its_prompts_and_latents_as_the_pipeline_does():
     llama = one.stages[3]
     assert llama.name == "encode:text_encoder_4" and llama.working_bytes == encode_bytes(
         "LlamaForCausalLM", full.parts[3].config, 128, True)
-    with pytest.raises(ValidationError, match="precision"):
-        evaluate(full, _request(precision="gguf-q8_0"))
+    # city96's GGUF: the experts' down projections one type up, the MoE gates F32, the caption projections BF16
+    types = {t.name: gguf_type(t, transformer.class_name, "q4_0") for t in transformer.tensors}
+    block = "double_stream_blocks.0.block."
+    assert types[block + "ff_i.experts.0.w2.weight"] == types[block + "ff_i.shared_experts.w2.weight"] == "q4_1"
+    assert types[block + "ff_t.w2.weight"] == types[block + "ff_i.experts.0.w1.weight"] == "q4_0"
+    assert types[block + "ff_i.gate.weight"] == "f32" and types["caption_projection.0.linear.weight"] == "bf16"
 
 
 def test_hidream_dev_and_fast_are_the_full_models_tensors_with_their_defaults():

@@ -1,6 +1,6 @@
 """LoRA training of a diffusion transformer: one step's peak against the steps tools/measure_diffusion_lora.py
-measured on small FluxTransformer2DModel and WanTransformer3DModel configs (tests/golden/diffusion_lora.json), and
-the `vramcalc diffusion --train-lora` command."""
+measured on small FluxTransformer2DModel, Flux2Transformer2DModel and WanTransformer3DModel configs
+(tests/golden/diffusion_lora.json), and the `vramcalc diffusion --train-lora` command."""
 
 from __future__ import annotations
 
@@ -48,10 +48,11 @@ def test_a_training_step_peaks_where_it_was_measured(case):
     assert above == pytest.approx(case["peak_bytes"] - start, rel=TOLERANCE)
 
 
-def test_the_golden_file_covers_both_classes_and_every_switch():
+def test_the_golden_file_covers_every_class_and_every_switch():
     cases = GOLDEN["cases"]
-    assert {c["class"] for c in cases} == {"FluxTransformer2DModel", "WanTransformer3DModel"}
-    for cls in ("FluxTransformer2DModel", "WanTransformer3DModel"):
+    classes = {"FluxTransformer2DModel", "Flux2Transformer2DModel", "WanTransformer3DModel"}
+    assert {c["class"] for c in cases} == classes
+    for cls in classes:
         mine = [c for c in cases if c["class"] == cls]
         assert {(c["base"], c["adapters"], c["checkpointing"]) for c in mine} >= {
             ("bf16", "bf16", False), ("bf16", "bf16", True), ("fp8", "bf16", False), ("fp8", "bf16", True),
@@ -71,6 +72,13 @@ def test_full_size_answers_move_the_right_way():
     assert musubi.adapter_params < checkpointed.adapter_params
     eight_bit = step(flux, Training(rank=16, base="fp8", optimizer="adamw8bit"), **size)
     assert eight_bit.optimizer_bytes < checkpointed.optimizer_bytes
+    # FLUX.2 as ai-toolkit trains it: one adapter on each stream's fused qkv (lora_A shared by q, k and v)
+    klein = pipeline("flux.2-klein-4b")
+    d, blocks = 3072, (5, 20)
+    fused = step(klein, Training(rank=16, base="fp8"), **size)
+    assert fused.adapter_params == 16 * (blocks[0] * 2 * (4 * d + 2 * d + (d + 18432) + (9216 + d))
+                                         + blocks[1] * ((d + 3 * d + 18432) + (d + 9216 + d)))
+    assert fused.total_bytes < step(klein, Training(rank=16), **size).total_bytes
     wan = pipeline("wan2.1-t2v-14b")
     frames = [step(wan, Training(rank=32, base="fp8"), batch=1, width=832, height=480, frames=f).total_bytes
               for f in (17, 49, 81)]

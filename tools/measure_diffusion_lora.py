@@ -1,9 +1,9 @@
 """Measure the bytes one LoRA training step of a diffusion transformer holds, for the golden tests.
 
-A developer tool, not run by CI. It builds small random-weight FluxTransformer2DModel and WanTransformer3DModel
-configs (diffusers 0.42), wraps them as the LoRA trainers of 2026 do and runs two training steps on the CPU under
-tools/measure_peak.py's tracker (every storage an ATen op makes, freed with it); the second step's phases are
-recorded, as tools/measure_peak.py records a language model's.
+A developer tool, not run by CI. It builds small random-weight FluxTransformer2DModel, Flux2Transformer2DModel and
+WanTransformer3DModel configs (diffusers 0.42), wraps them as the LoRA trainers of 2026 do and runs two training
+steps on the CPU under tools/measure_peak.py's tracker (every storage an ATen op makes, freed with it); the second
+step's phases are recorded, as tools/measure_peak.py records a language model's.
 
 The step, as kohya-ss sd-scripts (flux_train_network.py), musubi-tuner (wan_train_network.py) and ostris ai-toolkit
 run it with cached latents and text embeddings (the VAE and text encoders are not on the GPU during the step):
@@ -15,7 +15,9 @@ zero_grad(set_to_none=True). The cached latents and text embeddings are made bef
   the transformer blocks: Flux's transformer_blocks and single_transformer_blocks (attention q/k/v/out and the
   context ones, the MLPs, proj_mlp/proj_out and the AdaLN modulation linears: sd-scripts' and ai-toolkit's
   default; musubi-tuner leaves the modulation out) and Wan's blocks (self- and cross-attention q/k/v/out, the FFN:
-  musubi-tuner's WanAttentionBlock linears).
+  musubi-tuner's WanAttentionBlock linears). FLUX.2 as ai-toolkit trains it (extensions_built_in/diffusion_models/
+  flux2, BFL's blocks): each double block's q, k and v fused into one Linear per stream (diffusers'
+  fuse_projections, the separate ones removed), then every nn.Linear of the double and single blocks.
 - Adapters `bf16` (a pure-bf16 step, as musubi-tuner's --full_bf16 or ai-toolkit's dtype bf16) or `fp32` with the
   step under `torch.autocast(bfloat16)` (accelerate's --mixed_precision bf16, the trainers' default). The adapters
   take their bf16 input as it is (peft's input casting off: sd-scripts' and musubi-tuner's LoRA modules call
@@ -67,7 +69,10 @@ FLUX = {"num_layers": 2, "num_single_layers": 3, "num_attention_heads": 4, "atte
         "guidance_embeds": True}
 WAN = {"num_layers": 3, "num_attention_heads": 4, "attention_head_dim": 32, "ffn_dim": 346, "text_dim": 64,
        "freq_dim": 32, "cross_attn_norm": True}
+FLUX2 = {"num_layers": 2, "num_single_layers": 3, "num_attention_heads": 4, "attention_head_dim": 32,
+         "joint_attention_dim": 64, "in_channels": 64, "timestep_guidance_channels": 32, "axes_dims_rope": [8, 8, 8, 8]}
 BLOCKS = {"FluxTransformer2DModel": ("transformer_blocks.", "single_transformer_blocks."),
+          "Flux2Transformer2DModel": ("transformer_blocks.", "single_transformer_blocks."),
           "WanTransformer3DModel": ("blocks.",)}
 
 # (class, config, batch, latent (channels, [frames,] height, width), text tokens, rank, base, adapters, checkpointing)
@@ -90,6 +95,18 @@ CASES = [
     ("WanTransformer3DModel", WAN, 1, (16, 9, 48, 48), 128, 16, "fp8", "bf16", True),
     ("WanTransformer3DModel", WAN, 1, (16, 5, 32, 32), 128, 16, "bf16", "fp32", False),
     ("WanTransformer3DModel", WAN, 1, (16, 9, 48, 48), 256, 16, "fp8", "fp32", True),
+    # FLUX.2 as ai-toolkit trains it: q, k and v fused (BFL's qkv), adapters on the blocks' linears
+    ("Flux2Transformer2DModel", FLUX2, 1, (16, 64, 64), 128, 16, "bf16", "bf16", False),
+    ("Flux2Transformer2DModel", FLUX2, 1, (16, 64, 64), 128, 16, "bf16", "bf16", True),
+    ("Flux2Transformer2DModel", FLUX2, 2, (16, 96, 96), 256, 16, "bf16", "bf16", False),
+    ("Flux2Transformer2DModel", FLUX2, 2, (16, 96, 96), 256, 16, "bf16", "bf16", True),
+    ("Flux2Transformer2DModel", {**FLUX2, "num_attention_heads": 2, "attention_head_dim": 64, "mlp_ratio": 2.0,
+                                 "axes_dims_rope": [16, 16, 16, 16], "guidance_embeds": False},
+     1, (16, 128, 128), 128, 32, "bf16", "bf16", True),
+    ("Flux2Transformer2DModel", FLUX2, 1, (16, 64, 64), 128, 16, "fp8", "bf16", False),
+    ("Flux2Transformer2DModel", FLUX2, 1, (16, 96, 96), 128, 16, "fp8", "bf16", True),
+    ("Flux2Transformer2DModel", FLUX2, 1, (16, 64, 64), 128, 16, "bf16", "fp32", False),
+    ("Flux2Transformer2DModel", FLUX2, 1, (16, 96, 96), 256, 16, "fp8", "fp32", True),
 ]
 
 
@@ -125,10 +142,27 @@ def inputs(class_name: str, config: dict, batch: int, latent: tuple, text_tokens
         extra = {"pooled_projections": torch.randn(batch, config["pooled_projection_dim"], dtype=dtype),
                  "img_ids": torch.zeros(tokens, 3), "txt_ids": torch.zeros(text_tokens, 3),
                  "guidance": torch.ones(batch, dtype=dtype)}
+    elif class_name == "Flux2Transformer2DModel":  # Flux2Pipeline's packing and (t, h, w, l) ids
+        c, h, w = latent
+        tokens = (h // 2) * (w // 2)
+        x0 = torch.randn(batch, tokens, 4 * c, dtype=dtype)
+        grid = torch.cartesian_prod(torch.arange(1), torch.arange(h // 2), torch.arange(w // 2), torch.arange(1))
+        words = torch.cartesian_prod(torch.arange(1), torch.arange(1), torch.arange(1), torch.arange(text_tokens))
+        extra = {"img_ids": grid.expand(batch, -1, -1), "txt_ids": words.expand(batch, -1, -1),
+                 "guidance": torch.ones(batch, dtype=dtype) if config.get("guidance_embeds", True) else None}
     else:
         x0 = torch.randn(batch, *latent, dtype=dtype)
         extra = {}
     return x0, text, extra
+
+
+def fuse_qkv(model) -> None:
+    """BFL's (and ai-toolkit's) FLUX.2 double blocks project q, k and v with one Linear per stream: diffusers'
+    fuse_projections, the separate projections then removed."""
+    for block in model.transformer_blocks:
+        block.attn.fuse_projections()
+        for name in ("to_q", "to_k", "to_v", "add_q_proj", "add_k_proj", "add_v_proj"):
+            delattr(block.attn, name)
 
 
 def measure(class_name, config, batch, latent, text_tokens, rank, base, adapters, checkpointing, explain=False):
@@ -138,6 +172,8 @@ def measure(class_name, config, batch, latent, text_tokens, rank, base, adapters
     for name, tensor in [*model.named_parameters(), *model.named_buffers()]:  # as from_pretrained keeps them
         if any(part in keep for part in name.split(".")) and tensor.is_floating_point():
             tensor.data = tensor.data.float()
+    if class_name == "Flux2Transformer2DModel":
+        fuse_qkv(model)
     model.requires_grad_(False)
     if base == "fp8":
         model.enable_layerwise_casting(storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)

@@ -50,8 +50,8 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gpu", help="a GPU (as the main command's --gpu): the fewest blocks to swap for it, and the "
                                       "run's time on it")
     parser.add_argument("--steps", type=int, help="denoising steps (num_inference_steps; default: the pipeline's)")
-    training = parser.add_argument_group("LoRA training (Flux and Wan; the step as sd-scripts, musubi-tuner and "
-                                         "ai-toolkit run it)")
+    training = parser.add_argument_group("LoRA training (Flux, FLUX.2 and Wan; the step as sd-scripts, musubi-tuner "
+                                         "and ai-toolkit run it)")
     training.add_argument("--train-lora", type=int, metavar="RANK", help="one training step of LoRA adapters of "
                           "this rank instead of a generation (0: a generation); --precision is the frozen base's "
                           "(bf16 or fp8)")

@@ -7,11 +7,14 @@ The step's peak is in its backward: what stays on the GPU (the frozen weights, t
 optimizer state, the cached inputs, and the VAE and text encoders when the latents and embeddings are not cached)
 plus the activations autograd saved in the forward, plus the backward's transient gradients. The saved activations
 are counted per block from the diffusers 0.42 block source (transformer_flux.py FluxTransformerBlock,
-FluxSingleTransformerBlock; transformer_wan.py WanTransformerBlock) as tools/measure_diffusion_lora.py saw them
+FluxSingleTransformerBlock; transformer_flux2.py Flux2TransformerBlock, Flux2SingleTransformerBlock;
+transformer_wan.py WanTransformerBlock) as tools/measure_diffusion_lora.py saw them
 live (bf16, SDPA: no score matrix; tests/golden/diffusion_lora.json). With gradient checkpointing (diffusers'
 `enable_gradient_checkpointing`, one checkpoint per block) the forward keeps each block's inputs only, and the
 backward recomputes one block at a time. Wan 2.2 A14B: one expert's step, the other off the GPU (both have the
-same tensors).
+same tensors). FLUX.2 as ai-toolkit (27a03a9, extensions_built_in/diffusion_models/flux2) trains it: BFL's blocks,
+whose q, k and v are one Linear per stream (one adapter, its lora_A shared), adapters on the double and single
+blocks' linears only (lora_special.py: a model with single_blocks); its default qfloat8 transformer is the fp8 base.
 
 fp8 base (sd-scripts' and musubi-tuner's --fp8_base; diffusers' layerwise casting): each Linear's weight is cast to
 bf16 for its forward, and autograd keeps that bf16 copy for the backward of its input (F.linear saves the weight
@@ -33,9 +36,12 @@ from .tensors import Config, Tensor
 from .tensors import tensors as _tensors
 from .weights import FLOAT_BYTES, part_bytes, tensor_bytes
 
-TRAINABLE = ("FluxTransformer2DModel", "WanTransformer3DModel")
+TRAINABLE = ("FluxTransformer2DModel", "Flux2Transformer2DModel", "WanTransformer3DModel")
 BLOCKS = {"FluxTransformer2DModel": ("transformer_blocks.", "single_transformer_blocks."),
+          "Flux2Transformer2DModel": ("transformer_blocks.", "single_transformer_blocks."),
           "WanTransformer3DModel": ("blocks.",)}
+# FLUX.2's fused qkv: k and v add their lora_B rows only (their lora_A is q's)
+FUSED = {"Flux2Transformer2DModel": (".attn.to_k", ".attn.to_v", ".attn.add_k_proj", ".attn.add_v_proj")}
 # the AdaLN modulation linears of Flux's blocks (their input is the time embedding); musubi-tuner leaves them out
 MODULATION = (".norm1.linear", ".norm1_context.linear", ".norm.linear")
 TARGETS = ("all", "no-modulation")  # sd-scripts and ai-toolkit: every Linear of the blocks; musubi-tuner: less these
@@ -84,9 +90,13 @@ def adapted(tensors: tuple[Tensor, ...], class_name: str, targets: str) -> list[
             and not (targets == "no-modulation" and t.module.endswith(MODULATION))]
 
 
+def _lora(t: Tensor, class_name: str, rank: int) -> int:
+    return rank * (t.shape[0] + (0 if t.module.endswith(FUSED.get(class_name, ())) else t.shape[1]))
+
+
 def adapter_params(tensors: tuple[Tensor, ...], class_name: str, rank: int, targets: str) -> int:
     """lora_A (rank x in) and lora_B (out x rank) per adapted Linear."""
-    return sum(rank * (t.shape[0] + t.shape[1]) for t in adapted(tensors, class_name, targets))
+    return sum(_lora(t, class_name, rank) for t in adapted(tensors, class_name, targets))
 
 
 def optimizer_bytes(params: int, adapter_bytes: int, optimizer: str) -> int:
@@ -116,6 +126,22 @@ def flux_blocks(c: Config, batch: int, tokens: int, text: int, rank: int) -> tup
     return double, single
 
 
+def flux2_blocks(c: Config, batch: int, tokens: int, text: int, rank: int) -> tuple[int, int]:
+    """Bytes one Flux2TransformerBlock and one Flux2SingleTransformerBlock save, over the joint sequence."""
+    h, heads = int(c.get("attention_head_dim", 128)), int(c.get("num_attention_heads", 48))
+    d = h * heads
+    m = int(d * float(c.get("mlp_ratio", 3.0)))
+    joint = batch * (tokens + text)
+    # per stream: the two LayerNorms' inputs and modulated outputs, the SwiGLU's input (2m), SiLU output and product;
+    # q and k in fp32 for their RMSNorms (torch.nn.RMSNorm) with the rsqrt per head; the joint q and k after RoPE, v,
+    # the SDPA output and logsumexp; the LayerNorms' mean and rstd; four lora_A outputs (qkv, out, the MLP's two)
+    double = joint * (E * (8 * d + 4 * m) + FP32 * (2 * d + 3 * heads + 4) + 4 * rank * E)
+    # the LayerNorm's input and modulated output, the fused qkv + MLP projection (3d + 2m), q and k in fp32, the
+    # RoPE'd q and k and the SDPA output (v a view of the projection), the SiLU output, to_out's input (d + m)
+    single = joint * (E * (9 * d + 4 * m) + FP32 * (2 * d + 3 * heads + 2) + 2 * rank * E)
+    return double, single
+
+
 def wan_block(c: Config, batch: int, tokens: int, text: int, rank: int) -> int:
     """Bytes one WanTransformerBlock saves (cross_attn_norm on, as the Wan 2.1 configs have it)."""
     h, heads = int(c.get("attention_head_dim", 128)), int(c.get("num_attention_heads", 40))
@@ -133,7 +159,7 @@ def wan_block(c: Config, batch: int, tokens: int, text: int, rank: int) -> int:
 
 def check(pipeline: Pipeline, training: Training) -> None:
     if pipeline.denoiser.class_name not in TRAINABLE:
-        raise ValidationError("pipeline", pipeline.slug, "a Flux or Wan pipeline for LoRA training")
+        raise ValidationError("pipeline", pipeline.slug, "a Flux, FLUX.2 or Wan pipeline for LoRA training")
     if pipeline.options.get("expand_timesteps"):  # Wan 2.2 TI2V: a timestep per token, its step not measured
         raise ValidationError("pipeline", pipeline.slug, "a Flux or Wan pipeline with one timestep per sample for "
                               "LoRA training (Wan 2.2 TI2V's per-token timesteps are not modelled in training)")
@@ -179,6 +205,14 @@ def denoiser_step(name: str, c: dict[str, Any], training: Training, batch: int, 
         counts = [int(c.get("num_layers", 19)), int(c.get("num_single_layers", 38))]
         sequence = joint  # each block's inputs: the image and the text stream
         rope = 2 * (tokens + text) * h * FP32  # cos and sin, fp32
+    elif name == "Flux2Transformer2DModel":
+        double, single = flux2_blocks(c, batch, tokens, text, training.rank)
+        joint, m = batch * (tokens + text), int(d * float(c.get("mlp_ratio", 3.0)))
+        kinds = [("transformer_blocks.", double, E * (2 * batch * tokens * 2 * m + joint * d)),
+                 ("single_transformer_blocks.", single, E * joint * 5 * m)]
+        counts = [int(c.get("num_layers", 8)), int(c.get("num_single_layers", 48))]
+        sequence = joint
+        rope = 2 * (tokens + text) * h * FP32
     else:
         f = int(c.get("ffn_dim", 13824))
         kinds = [("blocks.", wan_block(c, batch, tokens, text, training.rank),
@@ -210,7 +244,7 @@ def denoiser_step(name: str, c: dict[str, Any], training: Training, batch: int, 
             prefix, saved, flight = blocks[index]
             candidates.append(((index + 1) * sequence * d * E + rope,
                                saved + flight + copies(prefix) + loss_backward, done))
-            done += sum(training.rank * (t.shape[0] + t.shape[1]) for t in in_block(prefix, lora))
+            done += sum(_lora(t, name, training.rank) for t in in_block(prefix, lora))
     else:
         kept = sum(saved for _, saved, _ in blocks) + rope + copies("")
         candidates.append((kept, loss_forward, 0))

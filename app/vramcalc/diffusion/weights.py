@@ -12,10 +12,12 @@ Formats (a part's `precision`):
 - `nf4`: bitsandbytes 4-bit NF4 (`BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4")`): each Linear
   weight in 4 bits plus an fp32 absmax per 64 values; biases and every other tensor in bf16.
 - `gguf-q8_0`, `gguf-q5_1`, `gguf-q5_0`, `gguf-q4_1`, `gguf-q4_0` (the denoiser only): city96's GGUF files as
-  ComfyUI-GGUF keeps them on the GPU. city96/ComfyUI-GGUF `tools/convert.py` (8ccadf2) writes 1-D tensors, tensors of
+  ComfyUI-GGUF keeps them on the GPU. city96/ComfyUI-GGUF `tools/convert.py` (795e451) writes 1-D tensors, tensors of
   at most 1,024 values and `keys_hiprec` in F32, more than 4-D ones in F32 (`tools/fix_5d_tensors.py`), the rest in
-  BF16; its patched llama-quantize (`tools/lcpp.patch`) quantises only 2-D tensors whose name ends in `weight`, not
-  the per-architecture input and output layers, and stores the FFN down projections of Q4_0/Q5_0 in Q4_1/Q5_1.
+  BF16; its patched llama-quantize (`tools/lcpp.patch`; FLUX.2's lines on branch auto_convert, ec7506d) quantises
+  only 2-D tensors whose name ends in `weight`, not the per-architecture input and output layers, and stores the FFN
+  down projections of Q4_0/Q5_0 in Q4_1/Q5_1 where the original checkpoint's name matches its list (Wan's `.ffn.2`,
+  SD's `.ff.net.2`, HiDream's experts' `w2`; not FLUX's `img_mlp.2` nor SD3's `mlp.fc2`).
 """
 
 from __future__ import annotations
@@ -66,9 +68,18 @@ GGUF_KEEP = {
     "WanTransformer3DModel": ("scale_shift_table", "patch_embedding.", "condition_embedder.", "proj_out."),
     # time_embedding, add_embedding (label_emb), conv_in, conv_out
     "UNet2DConditionModel": ("time_embedding.", "add_embedding.", "conv_in.", "conv_out."),
+    # img_in, txt_in, time_in, guidance_in, double_stream_modulation_*, single_stream_modulation, final_layer
+    "Flux2Transformer2DModel": ("x_embedder.", "context_embedder.", "time_guidance_embed.", "double_stream_modulation_",
+                                "single_stream_modulation.", "norm_out.", "proj_out."),
+    # HiDream's diffusers names are its checkpoint's; ".ff_i.gate.weight" is kept too (F32 by keys_hiprec)
+    "HiDreamImageTransformer2DModel": ("p_embedder.", "t_embedder.", "x_embedder.", "final_layer.",
+                                       "caption_projection."),
 }
-GGUF_HIPREC = {"WanTransformer3DModel": ("scale_shift_table",)}  # convert.py keys_hiprec (".modulation")
-GGUF_FFN_DOWN = re.compile(r"\.ffn\.net\.2\.weight$|\.ff\.net\.2\.weight$")  # Wan ".ffn.2", SD1/SDXL ".ff.net.2"
+# convert.py keys_hiprec: Wan's ".modulation", HiDream's MoE gates
+GGUF_HIPREC = {"WanTransformer3DModel": ("scale_shift_table",), "HiDreamImageTransformer2DModel": (r"\.ff_i\.gate\.",)}
+# the FFN down projections lcpp.patch stores one type up: Wan ".ffn.2", SD1/SDXL ".ff.net.2", HiDream "experts." w2
+GGUF_FFN_DOWN = {"WanTransformer3DModel": r"\.ffn\.net\.2\.weight$", "UNet2DConditionModel": r"\.ff\.net\.2\.weight$",
+                 "HiDreamImageTransformer2DModel": r"experts\.(\d+\.)?w2\.weight$"}
 GGUF_ONE_UP = {"q4_0": "q4_1", "q5_0": "q5_1"}
 GGUF_RESHAPED = ("UNet2DConditionModel",)  # convert.py shape_fix (sd1, sdxl): rows of 256 where the last dim is not
 GGUF_QUANTIZATION_THRESHOLD = 1024
@@ -125,7 +136,8 @@ def gguf_type(tensor: Tensor, class_name: str, ftype: str) -> str:
                  and not any(tensor.name.startswith(prefix) for prefix in GGUF_KEEP[class_name]))
     if not quantised:
         return "bf16"
-    return GGUF_ONE_UP.get(ftype, ftype) if GGUF_FFN_DOWN.search(tensor.name) else ftype
+    down = GGUF_FFN_DOWN.get(class_name)
+    return GGUF_ONE_UP.get(ftype, ftype) if down and re.search(down, tensor.name) else ftype
 
 
 def _gguf_bytes(tensor: Tensor, class_name: str, ftype: str) -> int:

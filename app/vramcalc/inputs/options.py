@@ -473,7 +473,8 @@ DIFFUSION_OPTIONS: tuple[Option, ...] = (
                optional(lambda t: parse_int("vae_tiling", t, 0, 4096)), shown_when=_GENERATE),
     _diffusion("blocks_to_swap", "0", "the denoiser's transformer blocks kept in system RAM, one on the GPU at a time",
                lambda t: parse_int("blocks_to_swap", t, 0, 1_000), shown_when=_GENERATE),
-    # one LoRA training step of a Flux or Wan denoiser instead of a generation (`vramcalc diffusion --train-lora`)
+    # one LoRA training step of a Flux, FLUX.2 or Wan denoiser instead of a generation
+    # (`vramcalc diffusion --train-lora`)
     _diffusion("train_lora", "0", "LoRA training of the denoiser at this rank (0: a generation)",
                lambda t: parse_int("train_lora", t, 0, 1024)),
     _training("train_lora_targets", "all", "all: every Linear of the blocks; no-modulation: less Flux's AdaLN",

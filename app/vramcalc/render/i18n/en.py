@@ -1529,7 +1529,7 @@ EN: Mapping[str, str] = {
     "diffusion.speed.unvalidated": "Not validated: {rows} published runs of this kind of denoiser on this class of "
                                    "card (docs/accuracy.md).",
     "field.train_lora.label": "LoRA training (rank)",
-    "field.train_lora.help": "One training step of LoRA adapters of this rank on a Flux or Wan denoiser, as "
+    "field.train_lora.help": "One training step of LoRA adapters of this rank on a Flux, FLUX.2 or Wan denoiser, as "
                              "sd-scripts, musubi-tuner and ai-toolkit run it; 0: a generation.",
     "field.train_lora_targets.label": "Adapted layers",
     "field.train_lora_targets.help": "Every Linear of the transformer blocks, or all but Flux's AdaLN modulation "
@@ -1572,9 +1572,9 @@ EN: Mapping[str, str] = {
     "diffusion.train.checkpointing.True": "gradient checkpointing",
     "diffusion.train.checkpointing.False": "no checkpointing",
     "diffusion.train.params": "{count} trainable parameters",
-    "diffusion.train.note": "The step's peak, in its backward; within 5 % of steps measured on small Flux and Wan "
-                            "configs with diffusers and peft (docs/accuracy.md). Block swapping while training is "
-                            "not modelled.",
+    "diffusion.train.note": "The step's peak, in its backward; within 5 % of steps measured on small Flux, FLUX.2 "
+                            "and Wan configs with diffusers and peft (docs/accuracy.md). Block swapping while "
+                            "training is not modelled.",
     "verdict.train_no": "Does not fit on {where}: {used} needed of {usable} ({share}).",
     "diffusion.train.change.denoiser_precision": "An fp8 base (denoiser weights: fp8): {used}.",
     "diffusion.train.change.train_optimizer": "AdamW8bit: {used}.",

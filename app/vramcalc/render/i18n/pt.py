@@ -1614,8 +1614,8 @@ PT: Mapping[str, str] = {
     "diffusion.speed.unvalidated": "Não validado: {rows} execuções publicadas deste tipo de denoiser nesta classe de "
                                    "placa (docs/accuracy.md).",
     "field.train_lora.label": "Treino LoRA (rank)",
-    "field.train_lora.help": "Um passo de treino de adaptadores LoRA deste rank num denoiser Flux ou Wan, como o "
-                             "sd-scripts, o musubi-tuner e o ai-toolkit o executam; 0: uma geração.",
+    "field.train_lora.help": "Um passo de treino de adaptadores LoRA deste rank num denoiser Flux, FLUX.2 ou Wan, "
+                             "como o sd-scripts, o musubi-tuner e o ai-toolkit o executam; 0: uma geração.",
     "field.train_lora_targets.label": "Camadas adaptadas",
     "field.train_lora_targets.help": "Todas as Linear dos blocos transformer, ou todas menos a modulação AdaLN do "
                                      "Flux (como no musubi-tuner).",
@@ -1661,8 +1661,8 @@ PT: Mapping[str, str] = {
     "diffusion.train.checkpointing.False": "sem checkpointing",
     "diffusion.train.params": "{count} parâmetros treináveis",
     "diffusion.train.note": "O pico do passo, no seu backward; a menos de 5 % de passos medidos em configs pequenas "
-                            "de Flux e Wan com diffusers e peft (docs/accuracy.md). A troca de blocos durante o treino "
-                            "não é modelada.",
+                            "de Flux, FLUX.2 e Wan com diffusers e peft (docs/accuracy.md). A troca de blocos "
+                            "durante o treino não é modelada.",
     "verdict.train_no": "Não cabe em {where}: precisa de {used}, há {usable} ({share}).",
     "diffusion.train.change.denoiser_precision": "Uma base fp8 (pesos do denoiser: fp8): {used}.",
     "diffusion.train.change.train_optimizer": "Otimizador AdamW8bit: {used}.",
