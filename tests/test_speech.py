@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vramcalc.model.families.speech import transformers_peaks, whisper_cpp_caches
+from vramcalc.model.families.speech import transformers_peaks, whisper_cpp_buffers, whisper_cpp_caches
 from vramcalc.model.table import param_count
 from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
@@ -94,6 +94,38 @@ def test_whisper_cpp_buffers_are_its_sources_and_a_published_log():
     assert [round(x / 1e6, 2) for x in (kv_self, kv_cross, kv_pad)] == [83.89, 251.66, 7.86]
     # beam search over 5 decoders reallocates kv_self for decoders + 2 ("fragmentation")
     assert result.bytes_of("kv_cache") == 7 * kv_self + kv_cross + kv_pad
+
+
+WCPP = json.loads((Path(__file__).parent / "golden" / "whisper_cpp_buffers.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("row", WCPP["rows"], ids=[row["model"] for row in WCPP["rows"]])
+@pytest.mark.parametrize("flash", [True, False])
+def test_whisper_cpp_compute_buffers_are_the_measured_ones(row, flash):
+    """whisper.cpp 233fe1fc9's four compute buffers on the CPU backend (measured, tests/golden), to the byte, and
+    the engine's activations are their sum, flash attention on (its default) or off; beams change none of them."""
+    spec = from_hf_config(next(case for case in PARAMS if case["name"] == row["model"])["config"])
+    assert spec.speech is not None
+    got = whisper_cpp_buffers(spec.speech, spec.hidden, 448, spec.vocab, flash=flash)
+    assert got == tuple(row["encode" if flash else "encode_no_flash"] if g == "encode" else row[g]
+                        for g in ("conv", "encode", "cross", "decode"))
+    for beams in ("1", "5"):
+        result = _run(model=row["model"], runtime="llamacpp", precision="f16", beams=beams,
+                      attention="flash" if flash else "eager")
+        assert result.bytes_of("activations") == sum(got)
+
+
+def test_whisper_cpp_buffers_meet_a_published_metal_log():
+    """large-v3 with flash attention on Metal (docs/accuracy.md): conv 37.69 and decode 100.04 MB are the device
+    buffers plus the scheduler's meta and the graph inputs it keeps on the host (the mel; tokens, positions and
+    the 512 × 448 mask); Metal reorders the encoder's and cross graphs for concurrency, which hold more there."""
+    spec = from_hf_config(next(case for case in PARAMS if case["name"] == "whisper-large-v3")["config"])
+    assert spec.speech is not None
+    conv, encode, cross, decode = whisper_cpp_buffers(spec.speech, spec.hidden, 448, spec.vocab, flash=True)
+    meta = 1_589_936
+    assert round((conv + 4 * 3000 * 128 + meta) / 1e6, 2) == 37.69
+    assert round((decode + 4 * (2 * 448 + 512 * 448) + meta) / 1e6, 2) == 100.04
+    assert (encode + meta) / 1e6 < 67.31 and (cross + meta) / 1e6 < 132.15
 
 
 def test_speech_refuses_what_it_does_not_count():

@@ -821,7 +821,8 @@ class LlamaCpp(NoPool):
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """llama-server's line; on mixed cards or with -ts, --tensor-split in each GPU's layers of the plan."""
         if workload.transcribes:  # whisper.cpp's command line: its beam size, and best_of 5 for the fallback
-            return (f"whisper-cli -m {model} -f audio.wav -bs {workload.beams} -bo 5",)
+            off = "" if uses_flash(workload.attention) else " -nfa"  # flash attention is its default
+            return (f"whisper-cli -m {model} -f audio.wav -bs {workload.beams} -bo 5{off}",)
         split: tuple[int, ...] = ()
         if workload.cards or workload.tensor_split:
             from .llamacpp_fit_gpus import device_plan, free_on  # it builds on this module

@@ -11,7 +11,7 @@ from ..core.units import format_binary
 from ..formats.ggml_types import GGML_TYPES
 from ..formats.weights import WeightFormat
 from ..model.families.decoder.tensors import model_tensors
-from ..model.families.speech import MEL_FRAMES, transformers_peaks, whisper_cpp_caches, windows
+from ..model.families.speech import MEL_FRAMES, transformers_peaks, whisper_cpp_buffers, whisper_cpp_caches, windows
 from ..workload import Workload
 from .components import Component, no_component, overhead_bytes
 from .states import gradients_bytes, master_weights_bytes, optimizer_state_bytes, weights_bytes
@@ -60,8 +60,8 @@ def whisper_cpp_weight_type(workload: Workload) -> str:
 def whisper_cpp_components(workload: Workload, overhead: Component) -> tuple[Component, ...]:
     """whisper.cpp (src/whisper.cpp whisper_model_load, whisper_init_state): the matrices and the token embedding in
     the file's type, the convolutions in F16 (F32 in an f32 file), the position tables, norms and biases in F32;
-    kv_self, kv_cross and kv_pad in F16 (`whisper_cpp_caches`). Its four compute buffers (conv, encode, cross,
-    decode: ggml's allocator over each graph) are not counted: the answer is short of them."""
+    kv_self, kv_cross and kv_pad in F16 (`whisper_cpp_caches`); its four compute buffers (conv, encode, cross,
+    decode: `whisper_cpp_buffers`) on the GPU, with flash attention or without (-nfa)."""
     model = workload.model
     speech = model.speech
     assert speech is not None
@@ -74,14 +74,21 @@ def whisper_cpp_components(workload: Workload, overhead: Component) -> tuple[Com
         return -(-numel // values) * nbytes
 
     weights = sum(size(t.name, t.shape, t.numel) for t in model_tensors(model))
-    kv_self, kv_cross, kv_pad = whisper_cpp_caches(speech, model.hidden, model.layers,
-                                                   model.max_positions or model.learned_positions, workload.beams)
+    text_ctx = model.max_positions or model.learned_positions
+    kv_self, kv_cross, kv_pad = whisper_cpp_caches(speech, model.hidden, model.layers, text_ctx, workload.beams)
     kv = kv_self + kv_cross + kv_pad
+    flash = workload.attention is Attention.FLASH  # whisper.cpp's default (whisper_context_default_params)
+    buffers = whisper_cpp_buffers(speech, model.hidden, text_ctx, model.vocab, flash=flash)
+    compute = sum(buffers)
     return (Component(key="weights", bytes=weights, explain=lambda: phrase(
                 "weights.whisper_cpp", type=wtype, conv=conv, bytes=format_binary(weights))),
             gradients_bytes(workload), optimizer_state_bytes(workload), master_weights_bytes(workload),
             Component(key="kv_cache", bytes=kv, explain=lambda: phrase(
                 "kv_cache.whisper_cpp", self_bytes=format_binary(kv_self), cross=format_binary(kv_cross),
                 pad=format_binary(kv_pad), beams=workload.beams, bytes=format_binary(kv))),
-            no_component("activations", "activations.whisper_cpp"), no_component("logits", "logits.speech"),
+            Component(key="activations", bytes=compute, explain=lambda: phrase(
+                "activations.whisper_cpp", flash="on" if flash else "off",
+                **dict(zip(("conv", "encode", "cross", "decode"), map(format_binary, buffers), strict=True)),
+                bytes=format_binary(compute))),
+            no_component("logits", "logits.speech"),
             no_component("temporaries", "temporaries.inference"), overhead)

@@ -116,3 +116,16 @@ def whisper_cpp_caches(speech: Speech, h: int, layers: int, text_ctx: int, beams
     factor = decoders + 2 if decoders > 1 else 1
     text, audio = (-(-n // 256) * 256 for n in (text_ctx, speech.frames))
     return 2 * 2 * h * layers * text * factor, 2 * 2 * h * layers * audio, 2 * 2 * h * audio
+
+
+def whisper_cpp_buffers(speech: Speech, h: int, text_ctx: int, vocab: int, *, flash: bool) -> tuple[int, int, int, int]:
+    """(conv, encode, cross, decode): the device part of whisper.cpp's four compute buffers (src/whisper.cpp
+    whisper_init_state: ggml_gallocr over each graph, allocated at once, beams or not), in bytes, as ggml-alloc
+    places the graphs in their own order (CPU, CUDA; tests/golden/whisper_cpp_buffers.json, exact). With c audio
+    positions (1500), X = 4·c·h, the F32 activation: conv holds the mel (4·2c·mels), conv1's F16 im2col (6·2c·mels)
+    and two 2c × h outputs (the bias add after the reshape is not in place); encode three X beside the MLP's
+    4·c·ffn, or without flash attention four X beside the scores 4·heads·c²; cross one X (K, then V); decode two
+    4·T·h rows under the logits 4·T·vocab of the worst case, T = n_text_ctx tokens."""
+    c, x = speech.frames, 4 * speech.frames * h
+    encode = 3 * x + 4 * c * speech.ffn if flash else 4 * x + 4 * speech.heads * c * c
+    return 20 * c * speech.mels + 4 * x, encode, x, 8 * text_ctx * h + 4 * text_ctx * vocab

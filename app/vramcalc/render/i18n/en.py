@@ -247,10 +247,13 @@ EN: Mapping[str, str] = {
         "whisper.cpp: kv_self {self_bytes} (its cells × (decoders + 2) with {beams} beams and best_of 5), "
         "kv_cross {cross}, kv_pad {pad} = {bytes}"
     ),
-    "activations.whisper_cpp": "whisper.cpp's compute buffers (conv, encode, cross, decode) are not counted",
+    "activations.whisper_cpp": (
+        "whisper.cpp's compute buffers (ggml's allocator over each graph, flash attention {flash}): conv {conv}, "
+        "encode {encode}, cross {cross}, decode {decode} = {bytes}"
+    ),
     "note.whisper_cpp": (
-        "A Whisper model on llama.cpp is counted as whisper.cpp runs it; its compute buffers are not counted, "
-        "so the total is short of them."
+        "A Whisper model on llama.cpp is counted as whisper.cpp runs it, its compute buffers in ggml's graph "
+        "order on CUDA; Metal and Vulkan reorder the encoder's graphs and hold more."
     ),
     "kv_cache.encoder": "an encoder keeps no KV cache",
     "llamacpp.input_ram": "; less the input layer (embeddings) in RAM: {bytes}",

@@ -256,10 +256,13 @@ PT: Mapping[str, str] = {
         "whisper.cpp: kv_self {self_bytes} (as suas células × (decodificadores + 2) com {beams} feixes e "
         "best_of 5), kv_cross {cross}, kv_pad {pad} = {bytes}"
     ),
-    "activations.whisper_cpp": "os buffers de cálculo do whisper.cpp (conv, encode, cross, decode) não são contados",
+    "activations.whisper_cpp": (
+        "buffers de cálculo do whisper.cpp (o alocador do ggml sobre cada grafo, flash attention {flash}): "
+        "conv {conv}, encode {encode}, cross {cross}, decode {decode} = {bytes}"
+    ),
     "note.whisper_cpp": (
-        "Um modelo Whisper no llama.cpp é contado como o whisper.cpp o executa; os seus buffers de cálculo "
-        "não são contados, por isso o total fica aquém deles."
+        "Um modelo Whisper no llama.cpp é contado como o whisper.cpp o executa, os seus buffers de cálculo na "
+        "ordem dos grafos do ggml em CUDA; Metal e Vulkan reordenam os grafos do codificador e guardam mais."
     ),
     "kv_cache.encoder": "um codificador não guarda cache KV",
     "llamacpp.input_ram": "; menos a camada de entrada (embeddings) na RAM: {bytes}",
