@@ -67,6 +67,9 @@ CONFIGS: dict[str, dict[str, tuple[dict, dict]]] = {
         "small": ({"hidden_size": 256, "intermediate_size": 768, "num_hidden_layers": 2, "num_attention_heads": 4,
                    "attention_bias": True}, {}),
         "full": ({**INTERNVIT_300M, "num_hidden_layers": 2}, {})},  # InternVL3.5's InternViT-300M
+    "qwen3_vl": {  # videos only (its images are held as Qwen2.5-VL's form, not measured)
+        "small": ({"depth": 2, "hidden_size": 256, "intermediate_size": 640, "num_heads": 4, "out_hidden_size": 256,
+                   "num_position_embeddings": 576, "deepstack_visual_indexes": [0]}, {})},
     "glm4v": {
         "small": ({"depth": 2, "hidden_size": 256, "out_hidden_size": 512, "intermediate_size": 640, "num_heads": 4},
                   {}),
@@ -80,6 +83,9 @@ SIZES = {
     "internvl": [(1, 448, 448), (1, 896, 448), (1, 1024, 768), (2, 700, 500), (3, 448, 448)],
     "glm4v": [(1, 448, 448), (1, 1024, 768), (1, 1024, 1024), (2, 700, 500), (3, 448, 448)],
 }
+# (videos, frames, width, height): a short clip, as the video processors sample and resize it (small towers)
+VIDEOS = {"qwen2_5_vl": [(1, 4, 448, 448), (2, 6, 320, 240)], "qwen3_vl": [(1, 4, 448, 448), (2, 6, 320, 240)],
+          "glm4v": [(1, 4, 448, 448), (2, 6, 320, 240)]}
 INTERNVL_TILES = GotOcr2ImageProcessorPil(size={"height": 448, "width": 448}, crop_to_patches=True, max_patches=12)
 
 
@@ -128,21 +134,38 @@ def inputs(family: str, config, images: int, width: int, height: int) -> tuple[d
         h // p) * (w // p)
 
 
-def measure(family: str, shape: str, attention: str, images: int, width: int, height: int) -> dict:
+def video_inputs(family: str, config, videos: int, frames: int, width: int, height: int) -> tuple[dict, int]:
+    """A video processor's output: frames resized (Qwen2-VL's per frame within Qwen2.5-VL's image pixels; Qwen3-VL's
+    and GLM's over the whole clip), rows of t × c × p × p in fp32 for each frame pair."""
+    v = config.vision_config
+    f = v.patch_size * v.spatial_merge_size
+    if family == "qwen2_5_vl":
+        h, w = smart_resize(height, width, factor=f, min_pixels=3136, max_pixels=12845056)
+    else:
+        low, high = (4096, 25165824) if family == "qwen3_vl" else (12544, 47040000)
+        h, w = glm_resize(frames, height, width, 2, f, low, high)  # Qwen3-VL's video smart_resize is the same
+    t, gh, gw = -(-frames // 2), h // v.patch_size, w // v.patch_size
+    pixels = torch.randn(videos * t * gh * gw, v.in_channels * v.temporal_patch_size * v.patch_size ** 2)
+    return {"pixel_values_videos": pixels, "video_grid_thw": torch.tensor([[t, gh, gw]] * videos)}, gh * gw
+
+
+def measure(family: str, shape: str, attention: str, images: int, width: int, height: int, frames: int = 0) -> dict:
     model, config = build(family, shape, attention)
-    given, patches = inputs(family, config, images, width, height)
+    given, patches = (video_inputs(family, config, images, frames, width, height) if frames
+                      else inputs(family, config, images, width, height))
     tracker = PeakTracker()
     tracker.track_all(model.parameters())
     tracker.track_all(model.buffers())
     start = tracker.live
     tracker.track_all(given.values())  # the processor's fp32 pixel values, on the device through the forward
     with torch.no_grad(), tracker, tracker.in_phase("encode"):
-        out = model.model.get_image_features(**given, return_dict=True)
+        out = (model.model.get_video_features if frames else model.model.get_image_features)(**given, return_dict=True)
         features = out.pooler_output
         del out
     kept = sum(t.numel() * t.element_size() for t in (features if isinstance(features, (list, tuple)) else [features]))
     v = config.vision_config
     return {"family": family, "shape": shape, "attention": attention, "images": images, "width": width,
+            **({"video_frames": frames, "pairs": images * -(-frames // 2)} if frames else {}),
             "height": height, "patches_per_image": patches,
             "vision": {k: getattr(v, k) for k in ("hidden_size", "intermediate_size", "patch_size") if hasattr(v, k)}
             | {"heads": getattr(v, "num_heads", None) or v.num_attention_heads,
@@ -161,10 +184,12 @@ def main(argv=None):
     torch.manual_seed(0)
     cases = []
     for family in args.families:
-        for shape in ("small", "full"):
+        for shape in CONFIGS[family]:
             for attention in ("eager", "sdpa"):
-                for images, width, height in SIZES[family]:
-                    case = measure(family, shape, attention, images, width, height)
+                runs = [(*size, 0) for size in SIZES.get(family, []) if shape in CONFIGS[family]]
+                runs += [(n, w, h, frames) for n, frames, w, h in VIDEOS.get(family, []) if shape == "small"]
+                for images, width, height, frames in runs:
+                    case = measure(family, shape, attention, images, width, height, frames)
                     print(json.dumps(case), file=sys.stderr, flush=True)
                     cases.append(case)
     if args.merge:  # the other families' cases as they were
@@ -174,7 +199,7 @@ def main(argv=None):
     out = {"measured": datetime.date.today().isoformat(), "machine": platform.machine(),
            "torch": torch.__version__, "transformers": transformers.__version__, "dtype": "bfloat16",
            "configs": {f"{family}/{shape}": raw_config(family, shape) for family in args.families
-                       for shape in ("small", "full")}, "cases": cases}
+                       for shape in CONFIGS[family]}, "cases": cases}
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
 

@@ -54,7 +54,7 @@ def _qwen3_vl(v: Key, t: Key, text: int) -> Vision:
     params = (v("in_channels", 3) * v("temporal_patch_size", 2) * p * p * h + h + v("num_position_embeddings", 2304) * h
               + v("depth", 27) * block + merger(h) + deep * merger(merged))
     return Vision(t("model_type", ""), params, p, s, hidden=h, heads=v("num_heads", 16), inter=i,
-                  channels=v("in_channels", 3) * v("temporal_patch_size", 2))
+                  channels=v("in_channels", 3) * v("temporal_patch_size", 2), deep=deep * v("out_hidden_size", 3584))
 
 
 def _gemma3(v: Key, t: Key, text: int) -> Vision:

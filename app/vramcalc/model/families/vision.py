@@ -19,6 +19,7 @@ class Vision:
     heads: int = 1
     inter: int = 0
     channels: int = 3  # values per pixel of a patch (Qwen's in_channels × temporal_patch_size)
+    deep: int = 0  # Qwen3-VL: the deepstack mergers' outputs kept through the tower, values per merged token
 
 
 def image_tokens(vision: Vision, width: int, height: int) -> int:
@@ -57,14 +58,15 @@ def image_tokens(vision: Vision, width: int, height: int) -> int:
     return _smart_resize(p * k, width, height, low, high)
 
 
-def _smart_resize(f: int, width: int, height: int, low: int, high: int) -> int:
-    """The f × f-pixel tokens of an image resized to sides of multiples of f within low and high pixels."""
+def _smart_resize(f: int, width: int, height: int, low: int, high: int, frames: int = 1, t: int = 1) -> int:
+    """The f × f-pixel tokens of an image resized to sides of multiples of f within low and high pixels (a video's
+    `frames`, t of them rounded to pairs, within them together: Qwen3-VL's and GLM's video smart_resize)."""
     h, w = round(height / f) * f, round(width / f) * f
-    if h * w > high:
-        beta = math.sqrt(height * width / high)
+    if t * h * w > high:
+        beta = math.sqrt(frames * height * width / high)
         h, w = max(f, math.floor(height / beta / f) * f), max(f, math.floor(width / beta / f) * f)
-    elif h * w < low:
-        beta = math.sqrt(low / (height * width))
+    elif t * h * w < low:
+        beta = math.sqrt(low / (frames * height * width))
         h, w = math.ceil(height * beta / f) * f, math.ceil(width * beta / f) * f
     return h * w // (f * f)
 
@@ -97,8 +99,49 @@ def _llama4_tiles(size: int, width: int, height: int, chunks: int = 16) -> tuple
     return min((c for c, s in zip(canvases, scales, strict=True) if s == best), key=lambda c: c[0] * c[1])
 
 
+def video_grid(vision: Vision, seconds: float, fps: float, width: int, height: int) -> tuple[int, int, int]:
+    """(frame pairs, tokens of each, the text tokens beside them) of one video of `seconds` sampled at `fps`, frames of
+    width × height, as transformers 5.23's video processor and processor make them (tools/measure_vision.py), the
+    video's own frame rate above `fps`. Qwen2/2.5-VL (Qwen2VLVideoProcessor sampling at fps): 4 to 768 frames, in
+    pairs, each frame as an image (the released preprocessor_config.json's pixels). Qwen3-VL, Qwen3.5: int(seconds ×
+    fps) frames within 4 and 768, the whole video's pixels within 4,096 and 25,165,824 (video_preprocessor_config.json),
+    each pair after "<t seconds>" (t to one decimal, a token per digit: Qwen's tokenizer) and between vision_start
+    and vision_end. GLM-4.xV (Glm4vVideoProcessor's defaults): fps frames a second up to 300 s (else 300 × fps over
+    the video), in pairs within 12,544 and 47,040,000 pixels, each pair between begin/end of image and then its
+    first frame's whole second (a token per three digits, GLM's tokenizer splitting numbers so; not measured)."""
+    f, family = vision.patch * vision.merge, vision.family
+    if family in ("qwen2_vl", "qwen2_5_vl"):
+        frames = math.floor(min(max(seconds * fps, 4), 768) / 2) * 2
+        return frames // 2, image_tokens(vision, width, height), 0
+    if width < f or height < f:  # a side under f scaled up first
+        scale = max(f / height, f / width)
+        width, height = int(width * scale), int(height * scale)
+    if family in GLM:
+        frames = max(math.floor(seconds * fps), 1) if seconds <= 300 else int(300 * fps)
+        frames += frames % 2
+        step = 1 / fps if seconds <= 300 else seconds / (frames - 1)  # linspace over the video beyond 300 s
+        text = sum(2 + -(-len(str(int(2 * g * step))) // 3) for g in range(frames // 2))
+        low, high = 12544, 47040000
+    else:
+        frames = min(max(int(seconds * fps), 4), 768)
+        step = seconds / (frames - 1)  # np.linspace over the video; a pair's timestamp is its frames' mean
+        text = sum(5 + len(f"{(2 * g + 0.5) * step:.1f}") for g in range(-(-frames // 2)))
+        low, high = 4096, 25165824
+    groups = -(-frames // 2)
+    tokens = _smart_resize(f, width, height, low, high, frames, round(frames / 2) * 2)
+    return groups, tokens, text
+
+
+def video_tokens(vision: Vision, seconds: float, fps: float, width: int, height: int) -> int:
+    """Tokens one video becomes in the prompt (video_grid): its frame pairs' and their timestamps'."""
+    groups, tokens, text = video_grid(vision, seconds, fps, width, height)
+    return groups * tokens + text
+
+
 QWEN = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
 GLM = ("glm4v", "glm4v_moe", "glm46v")
+QWEN3 = QWEN[2:]  # Qwen3VLVisionModel's and Qwen3.5's: learned positions interpolated, no windows
+VIDEO = QWEN + GLM  # the families whose processor takes videos (video_grid)
 # held to tools/measure_vision_peak.py (GLM-4.5V's and GLM-4.6V's towers are Glm4v's code); the others like their kin
 MEASURED = ("qwen2_5_vl", "gemma3", "mistral3", "internvl", "glm4v")
 
@@ -153,6 +196,8 @@ def encoder_peak(vision: Vision, images: int, width: int, height: int, e: int, e
     if vision.family in QWEN + GLM:  # one sequence of all patches, attention image by image (cu_seqlens)
         # the pixels' cast, rotary cos/sin in fp32, position (and Qwen's window) indices
         base = pixels + big * (vision.channels * p * p * e + 8 * d + (16 if vision.family in GLM else 18))
+        if vision.family in QWEN3:  # no window index; the interpolated positions kept in fp32 with their four
+            base += big * (4 * h + 46) + big // (vision.merge ** 2) * vision.deep * e  # indices and weights
         rotary = base + big * h * (5 * e + 24)  # residual, norm, qkv, and q, k and their rotation in fp32
         attention = base + 7 * big * h * e + (big - n) * h * e + scores * n * n  # earlier images' outputs
         return max(rotary, attention) if eager else rotary
