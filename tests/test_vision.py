@@ -59,7 +59,8 @@ def test_llama_cpp_keeps_the_mmproj_on_the_gpu_unless_told_not_to():
 # the processor settings each golden column was made with, and a model of that family (Qwen3.5 shares Qwen3-VL's)
 TOKEN_MODELS = {"qwen2_5_vl": "qwen2.5-vl-7b-instruct", "qwen3_vl": "qwen3.5-27b", "gemma4": "gemma-4-31b-it",
                 "llama4": "llama-4-scout-17b-16e-instruct", "mistral3": "mistral3/full", "gemma3": "gemma-3-27b-it",
-                "internvl": "internvl/full", "glm4v": "glm4v_moe/full"}
+                "internvl": "internvl/full", "glm4v": "glm4v_moe/full", "llava": "llava/full",
+                "llava_next": "llava_next/full", "llava_onevision": "llava_onevision/full"}
 
 
 def _vision(name):
@@ -277,3 +278,17 @@ def test_video_tokens_join_each_sequence_and_the_encoder_runs_on_their_frame_pai
                     {"video_fps": "0"}, {"video_seconds": "x"}):
         with pytest.raises(ValidationError):
             parse_workload({**videos, **refused})
+
+
+def test_a_llava_config_without_its_tower_gets_its_classs_and_one_given_takes_the_towers_defaults():
+    """LlavaConfig's CLIP-L/336 and LlavaOnevisionConfig's SigLIP so400m when vision_config is absent (golden full
+    cases); a vision_config given takes CLIPVisionConfig's defaults for what it omits (hidden 768, patch 32)."""
+    full = next(c["config"] for c in CASES if c["name"] == "llava/full")
+    bare = from_hf_config({k: v for k, v in full.items() if k != "vision_config"}).vision
+    assert bare is not None and bare.params == 324_487_168 and bare.tokens == 576
+    partial = from_hf_config({**full, "vision_config": {"num_hidden_layers": 2}}).vision
+    assert partial is not None and partial.hidden == 768 and partial.patch == 32 and partial.tokens == 49
+    from vramcalc import ValidationError
+
+    with pytest.raises(ValidationError, match="image_grid_pinpoints"):
+        from_hf_config({**full, "model_type": "llava_next", "image_grid_pinpoints": [[100, 50]]})

@@ -141,6 +141,18 @@ CASES: dict[str, tuple[dict, dict]] = {
                                     "num_attention_heads": 6, "num_key_value_heads": 3, "vocab_size": 1000},
                     "vision_config": {"depth": 2, "hidden_size": 128, "out_hidden_size": 384, "intermediate_size": 500,
                                       "num_heads": 2, "patch_size": 7}}),
+    # LLaVA 1.5 and NeXT (CLIP-L/336 and Llama 2 7B: the classes' defaults, llava-1.5-7b's and llava-v1.6's shape),
+    # OneVision (SigLIP so400m and Qwen2): perturbed with SigLIP and CLIP towers, several feature layers, no biases
+    "llava": ({}, {"text_config": {**SMALL_QWEN_TEXT, "model_type": "llama"}, "vision_config": {
+        "model_type": "siglip_vision_model", "hidden_size": 384, "intermediate_size": 1000, "num_hidden_layers": 3,
+        "num_attention_heads": 6, "image_size": 224, "patch_size": 16}, "vision_feature_layer": [-2, -5],
+        "multimodal_projector_bias": False}),
+    "llava_next": ({}, {"text_config": {**SMALL_QWEN_TEXT, "model_type": "mistral"}, "vision_config": {
+        "hidden_size": 256, "intermediate_size": 700, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "image_size": 280, "patch_size": 14}, "image_grid_pinpoints": [[280, 560], [560, 280]]}),
+    "llava_onevision": ({}, {"text_config": {**SMALL_QWEN_TEXT, "model_type": "qwen2"}, "vision_config": {
+        "model_type": "clip_vision_model", "hidden_size": 320, "intermediate_size": 900, "num_hidden_layers": 2,
+        "num_attention_heads": 5, "image_size": 224, "patch_size": 14}, "vision_feature_layer": -1}),
 }
 
 
@@ -237,7 +249,33 @@ def image_tokens() -> list[dict]:
 
     # GLM-4.1V/4.5V's preprocessor_config.json size, as quoted in find_string ids 56156970137 and 67245192323
     glm = Glm4vImageProcessorPil(size={"shortest_edge": 12544, "longest_edge": 9633792})
-    counters = {"qwen2_5_vl": qwen(14, 3136, 12845056), "qwen3_vl": qwen(16, 65536, 16777216),
+    from transformers.models.llava.image_processing_pil_llava import LlavaImageProcessorPil
+    from transformers.models.llava.processing_llava import LlavaProcessor
+    from transformers.models.llava_next.image_processing_pil_llava_next import LlavaNextImageProcessorPil
+    from transformers.models.llava_next.processing_llava_next import LlavaNextProcessor
+    from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
+        LlavaOnevisionImageProcessorPil,
+    )
+    from transformers.models.llava_onevision.processing_llava_onevision import LlavaOnevisionProcessor
+
+    def llava(processor_class, image_processor, **settings):  # the released processor_config.json's settings
+        prompt = types.SimpleNamespace(image_processor=image_processor, image_token="<image>", **settings)
+        for name in ("_get_number_of_features", "_get_unpadded_features"):
+            if hasattr(processor_class, name):
+                setattr(prompt, name, getattr(processor_class, name).__get__(prompt))
+        return lambda image: processor_class.replace_image_token(
+            prompt, {**image_processor(images=image), "batch_num_images": [1]}, 0).count("<image>")
+
+    # llava-1.5 and NeXT: CLIP's 336 crop (NeXT: the class's pinpoints, llava-v1.6's: find_string id 35614015929);
+    # OneVision: the class's 384 tiles and pinpoints, 729 tokens, anyres_max_9
+    clip = {"patch_size": 14, "num_additional_image_tokens": 1, "vision_feature_select_strategy": "default"}
+    crop = {"size": {"shortest_edge": 336}, "crop_size": {"height": 336, "width": 336}}
+    counters = {"llava": llava(LlavaProcessor, LlavaImageProcessorPil(**crop), **clip),
+                "llava_next": llava(LlavaNextProcessor, LlavaNextImageProcessorPil(**crop), **clip),
+                "llava_onevision": llava(LlavaOnevisionProcessor, LlavaOnevisionImageProcessorPil(),
+                                         num_image_tokens=729, vision_aspect_ratio="anyres_max_9",
+                                         vision_feature_select_strategy="full")}
+    counters |= {"qwen2_5_vl": qwen(14, 3136, 12845056), "qwen3_vl": qwen(16, 65536, 16777216),
                 "internvl": internvl_tokens,
                 "glm4v": lambda image: int(np.prod(glm(images=image)["image_grid_thw"][0].tolist())) // 4,
                 "gemma4": lambda image: int(gemma4(images=image)["num_soft_tokens_per_image"][0]),

@@ -20,14 +20,19 @@ class Vision:
     inter: int = 0
     channels: int = 3  # values per pixel of a patch (Qwen's in_channels × temporal_patch_size)
     deep: int = 0  # Qwen3-VL: the deepstack mergers' outputs kept through the tower, values per merged token
+    grid: tuple[tuple[int, int], ...] = ()  # LLaVA-NeXT's image_grid_pinpoints (height, width)
+    out: int = 0  # LLaVA: the projector's width (the text's hidden size)
+    cls: bool = False  # LLaVA: CLIP's tower, with a class token and a quick-GELU MLP (else SigLIP's)
 
 
 def image_tokens(vision: Vision, width: int, height: int) -> int:
     """Tokens an image of width × height pixels becomes in the prompt, as transformers 5.23's processor makes
     them with the released preprocessor_config.json (tools/measure_vision.py holds each family to it)."""
     p, k, family = vision.patch, vision.merge, vision.family
-    if family == "gemma3":  # Gemma3Processor: mm_tokens_per_image, whatever the size (no pan-and-scan crops)
-        return vision.tokens
+    if family in ("gemma3", "llava"):  # Gemma3Processor's mm_tokens_per_image (no pan-and-scan crops); LLaVA's
+        return vision.tokens  # (image_size / patch)², the class token as the feature strategy keeps it
+    if family in LLAVA:  # LLaVA-NeXT/OneVision: the base tile's and the unpadded grid's tokens, a newline each row
+        return vision.tokens + _anyres(vision, width, height)[0]
     if family == "gemma4":  # get_aspect_ratio_preserving_size: at most tokens × k² patches, sides of k × patch
         side, scale = k * p, math.sqrt(vision.tokens * k * k * p * p / (height * width))
         h, w = math.floor(height * scale / side) * side, math.floor(width * scale / side) * side
@@ -69,6 +74,29 @@ def _smart_resize(f: int, width: int, height: int, low: int, high: int, frames: 
         beta = math.sqrt(low / (frames * height * width))
         h, w = math.ceil(height * beta / f) * f, math.ceil(width * beta / f) * f
     return h * w // (f * f)
+
+
+def _anyres(vision: Vision, width: int, height: int) -> tuple[int, int]:
+    """(tokens, tiles) of LLaVA-NeXT's and OneVision's grid beside the base tile: select_best_resolution among
+    image_grid_pinpoints, the grid's patches less the padding (_get_unpadded_features) and a newline per row;
+    OneVision's anyres_max_9 shrinks a grid of more than 9 tiles' patches (by more than 1.1) to about that."""
+    best = (0, -math.inf, 0, 0)
+    for h, w in vision.grid:  # the first of the most kept pixels, then of the least waste
+        scale = min(w / width, h / height)
+        kept = min(int(width * scale) * int(height * scale), width * height)
+        if (kept, kept - w * h) > best[:2]:
+            best = (kept, kept - w * h, h, w)
+    side = vision.size // vision.patch
+    rows, cols = best[2] // vision.size * side, best[3] // vision.size * side
+    if width / height > cols / rows:
+        rows -= (rows - int(round(height * (cols / width), 7))) // 2 * 2
+    else:
+        cols -= (cols - int(round(width * (rows / height), 7))) // 2 * 2
+    tiles = best[2] // vision.size * (best[3] // vision.size)
+    ratio = math.sqrt(rows * cols / (9 * side * side))
+    if vision.family == "llava_onevision" and ratio > 1.1:
+        rows, cols = int(rows // ratio), int(cols // ratio)
+    return rows * cols + rows, tiles
 
 
 def _internvl_tiles(size: int, width: int, height: int, most: int = 12) -> int:
@@ -140,10 +168,11 @@ def video_tokens(vision: Vision, seconds: float, fps: float, width: int, height:
 
 QWEN = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
 GLM = ("glm4v", "glm4v_moe", "glm46v")
+LLAVA = ("llava_next", "llava_onevision")  # anyres: a base tile and a grid of tiles, each through the tower
 QWEN3 = QWEN[2:]  # Qwen3VLVisionModel's and Qwen3.5's: learned positions interpolated, no windows
 VIDEO = QWEN + GLM  # the families whose processor takes videos (video_grid)
 # held to tools/measure_vision_peak.py (GLM-4.5V's and GLM-4.6V's towers are Glm4v's code); the others like their kin
-MEASURED = ("qwen2_5_vl", "gemma3", "mistral3", "internvl", "glm4v")
+MEASURED = ("qwen2_5_vl", "gemma3", "mistral3", "internvl", "glm4v", "llava", "llava_next", "llava_onevision")
 
 
 LLAMACPP_MAX_TOKENS = 4096  # clip.cpp: Qwen-VL's set_limit_image_tokens(8, 4096), --image-max-tokens to change
@@ -163,6 +192,8 @@ def image_patches(vision: Vision, width: int, height: int) -> int:
     p, k = vision.patch, vision.merge
     if vision.family in ("gemma3", "llama4"):  # resized to the square image (a tile)
         return (vision.size // p) ** 2
+    if vision.family.startswith("llava"):  # each crop's (a base tile and anyres' grid) and CLIP's class token
+        return (1 + (_anyres(vision, width, height)[1] if vision.grid else 0)) * ((vision.size // p) ** 2 + vision.cls)
     if vision.family == "mistral3":  # sides rounded up to patch × merge pixels within the longest edge
         ratio, f = max(width, height) / vision.size, p * k
         if ratio > 1:
@@ -205,6 +236,21 @@ def encoder_peak(vision: Vision, images: int, width: int, height: int, e: int, e
         base = pixels + big * big * e + 2 * big * d * e + 16 * big
         mlp = base + 5 * big * h * e + 3 * big * i * e  # the gated MLP's three i-wide tensors
         return max(mlp, base + 7 * big * h * e + scores * big * big) if eager else mlp
-    # SigLIP (Gemma 3; Gemma 4 and Llama 4 alike): a batch of images, the embeddings kept through the encoder
-    mlp = pixels + 4 * big * h * e + 2 * big * i * e
-    return max(mlp, pixels + 6 * big * h * e + images * scores * n * n) if eager else mlp
+    # SigLIP (Gemma 3, LLaVA-OneVision; Gemma 4 and Llama 4 alike) and CLIP (LLaVA): a batch of images (crops),
+    crops, m = images, n  # the embeddings kept through the encoder; CLIP's quick GELU holds three i-wide tensors
+    if vision.family.startswith("llava"):
+        m = (vision.size // p) ** 2 + vision.cls
+        crops = big // m
+        pixels = crops * vision.channels * vision.size ** 2 * 4 * (2 if vision.grid else 1)  # anyres: cat's copy
+    mlp = pixels + 4 * big * h * e + (2 + vision.cls) * big * i * e
+    peak = max(mlp, pixels + 6 * big * h * e + crops * scores * m * m) if eager else mlp
+    if vision.out:  # LLaVA: the tower's last and chosen states kept through the projector (its two out-wide
+        kept, t = pixels + 2 * big * h * e, vision.out * e  # tensors) and NeXT's packing of each image
+        chosen = big - crops * (vision.tokens == m - 1)  # the class token dropped ("default")
+        peak = max(peak, kept + 2 * chosen * t)
+        if vision.grid:  # the projected crops, earlier images' packed features, the grid's permuted copy or
+            each, grid = image_tokens(vision, width, height), crops // images - 1  # the packed so far, a newline
+            rows = each - vision.tokens  # cat's output, then the image's with its base tile
+            peak = max(peak, kept + chosen * t + max(images * each, (images - 1) * each + grid * vision.tokens) * t
+                       + rows * t)
+    return peak
