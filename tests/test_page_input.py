@@ -227,3 +227,25 @@ def test_a_phone_is_never_wider_than_its_screen_with_every_panel_open(watched: P
         .map((e) => e.id || e.tagName)""")
     assert wide == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_images_and_videos_of_a_vision_model_follow_the_form_and_the_link(watched: Page, server_url):
+    """A vision-language preset shows the images' and videos' fields; a video's length and frame rate show once a
+    video is asked; the totals are the engine's and the link carries them (issue 26)."""
+    from test_page import settled_url
+
+    page = watched
+    open_ready(page, server_url, "?model=qwen2.5-vl-7b-instruct")
+    expect(page.locator("#videos")).to_be_visible()
+    expect(page.locator("#video_seconds")).to_be_hidden()
+    expect(page.locator("#image_width")).to_be_hidden()
+    page.fill("#videos", "1")
+    page.fill("#video_seconds", "60")
+    values = {"model": "qwen2.5-vl-7b-instruct", "videos": "1", "video_seconds": "60"}
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(total_of(values)))
+    assert total_of(values) > total_of({"model": "qwen2.5-vl-7b-instruct"})  # the frames' tokens join the cache
+    expect(page.locator("#image_width")).to_be_visible()  # frames take the image size
+    assert "videos=1" in settled_url(page) and "video_seconds=60" in settled_url(page)
+    page.select_option("#model", "llama-3.1-8b")  # no vision part: the fields go
+    expect(page.locator("#videos")).to_be_hidden()
+    expect(page.locator("#video_seconds")).to_be_hidden()

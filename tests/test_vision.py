@@ -59,7 +59,8 @@ def test_llama_cpp_keeps_the_mmproj_on_the_gpu_unless_told_not_to():
 # the processor settings each golden column was made with, and a model of that family (Qwen3.5 shares Qwen3-VL's)
 TOKEN_MODELS = {"qwen2_5_vl": "qwen2.5-vl-7b-instruct", "qwen3_vl": "qwen3.5-27b", "gemma4": "gemma-4-31b-it",
                 "llama4": "llama-4-scout-17b-16e-instruct", "mistral3": "mistral3/full", "gemma3": "gemma-3-27b-it",
-                "internvl": "internvl/full", "glm4v": "glm4v_moe/full"}
+                "internvl": "internvl/full", "glm4v": "glm4v_moe/full", "llava": "llava/full",
+                "llava_next": "llava_next/full", "llava_onevision": "llava_onevision/full"}
 
 
 def _vision(name):
@@ -102,24 +103,34 @@ PEAK = json.loads((Path(__file__).parent / "golden" / "vision_peak.json").read_t
 
 
 @pytest.mark.parametrize("case", PEAK["cases"], ids=lambda c: "{family}/{shape}/{attention}/{images}x{width}x{height}"
-                         .format(**c))
+                         .format(**c) + (f"x{c['video_frames']}f" if "video_frames" in c else ""))
 def test_the_vision_towers_peak_is_the_measured_one(case):
-    """encoder_peak against the live tensor bytes of transformers' own get_image_features (bf16, CPU, the
-    processor's fp32 pixels included): within 0.01 %, what is left being a few index tensors of hundreds of bytes."""
-    from vramcalc.model.families.vision import encoder_peak, image_patches
+    """encoder_peak against the live tensor bytes of transformers' own get_image_features or get_video_features
+    (bf16, CPU, the processor's fp32 pixels included): within 0.01 %, what is left being a few index tensors of
+    hundreds of bytes. A video's frame pairs are its images (each attends within itself)."""
+    from vramcalc.model.families.vision import encoder_peak, image_patches, video_grid
 
     vision = from_hf_config(PEAK["configs"][f"{case['family']}/{case['shape']}"]).vision
     width, height = case["width"] or 1, case["height"] or 1  # Gemma 3 resizes every image to its own side
-    assert image_patches(vision, width, height) == case["patches_per_image"]
-    got = encoder_peak(vision, case["images"], width, height, 2, case["attention"] == "eager")
+    eager, patches = case["attention"] == "eager", case["patches_per_image"]
+    if "video_frames" in case:  # frames sampled at 2 a second: the processors' own counts
+        groups, tokens, _ = video_grid(vision, case["video_frames"] / 2, 2, width, height)
+        assert (groups * case["images"], tokens * vision.merge ** 2) == (case["pairs"], patches)
+        got = encoder_peak(vision, case["pairs"], 0, 0, 2, eager, patches)
+    else:
+        assert image_patches(vision, width, height) == patches
+        got = encoder_peak(vision, case["images"], width, height, 2, eager)
     assert got == pytest.approx(case["peak_bytes"], rel=1e-4)
 
 
 def test_every_measured_family_has_small_and_full_width_cases_in_both_attentions():
-    from vramcalc.model.families.vision import MEASURED
+    from vramcalc.model.families.vision import MEASURED, VIDEO
 
-    seen = {(c["family"], c["shape"], c["attention"]) for c in PEAK["cases"]}
+    seen = {(c["family"], c["shape"], c["attention"]) for c in PEAK["cases"] if "video_frames" not in c}
     assert seen == {(f, s, a) for f in MEASURED for s in ("small", "full") for a in ("eager", "sdpa")}
+    videos = {(c["family"], c["attention"]) for c in PEAK["cases"] if "video_frames" in c}
+    assert {family for family, _ in videos} == {"qwen2_5_vl", "qwen3_vl", "glm4v"} <= set(VIDEO)
+    assert len(videos) == 6
 
 
 def _prefill(**values):
@@ -236,3 +247,48 @@ def test_vllm_profiles_internvl_on_an_image_of_the_most_tiles():
     workload = dataclasses.replace(workload, model=from_hf_config(config))
     assert vllm_encoder_dummy(workload, 8192, 1)[:2] == (2, 3330)  # an 8,192-token budget holds two
     assert image_tokens(workload.model.vision, 10_000, 10_000) == 2 + 10 * 256
+
+
+@pytest.mark.parametrize("video", GOLDEN["video_tokens"], ids=lambda v: "{width}x{height}x{seconds}s/{fps}".format(**v))
+def test_a_video_becomes_the_tokens_its_processor_makes(video):
+    """Frame pairs (and Qwen3-VL's and GLM's timestamps) as each video processor and processor make them."""
+    from vramcalc.model.families.vision import video_tokens
+
+    got = {family: video_tokens(_vision(TOKEN_MODELS[family]), video["seconds"], video["fps"], video["width"],
+                                video["height"]) for family in ("qwen2_5_vl", "qwen3_vl", "glm4v")}
+    assert got == {family: video[family] for family in got}
+
+
+def test_video_tokens_join_each_sequence_and_the_encoder_runs_on_their_frame_pairs():
+    from vramcalc import ValidationError, estimate, parse_workload
+
+    base = {"model": "qwen2.5-vl-7b-instruct", "seq": "4096", "batch": "2", "image_width": "640",
+            "image_height": "480", "attention": "eager"}
+    videos = {**base, "videos": "2", "video_seconds": "10", "video_fps": "2", "prompt_tokens": "1000"}
+    workload = parse_workload(videos)
+    assert workload.video_tokens == 2 * 3910 and workload.seq == 4096 + 2 * 3910  # golden: 640 × 480, 10 s
+    assert workload.prompt_tokens == 1000 + 2 * 3910
+    both = parse_workload({**videos, "images": "1"})
+    assert both.seq == workload.seq + 391 and both.image_tokens == 391
+    result = estimate(workload)
+    said = ENGLISH.say(next(c for c in result.components if c.key == "activations").formula[-1])
+    assert "4 videos, 40 frame pairs of 1,564 patches" in said
+    assert any("3,910 tokens" in ENGLISH.say(n) or "7,820 tokens" in ENGLISH.say(n) for n in result.notes)
+    for refused in ({"model": "gemma-3-27b-it"}, {"text_only": "1"}, {"runtime": "llamacpp", "precision": "q4_k_m"},
+                    {"video_fps": "0"}, {"video_seconds": "x"}):
+        with pytest.raises(ValidationError):
+            parse_workload({**videos, **refused})
+
+
+def test_a_llava_config_without_its_tower_gets_its_classs_and_one_given_takes_the_towers_defaults():
+    """LlavaConfig's CLIP-L/336 and LlavaOnevisionConfig's SigLIP so400m when vision_config is absent (golden full
+    cases); a vision_config given takes CLIPVisionConfig's defaults for what it omits (hidden 768, patch 32)."""
+    full = next(c["config"] for c in CASES if c["name"] == "llava/full")
+    bare = from_hf_config({k: v for k, v in full.items() if k != "vision_config"}).vision
+    assert bare is not None and bare.params == 324_487_168 and bare.tokens == 576
+    partial = from_hf_config({**full, "vision_config": {"num_hidden_layers": 2}}).vision
+    assert partial is not None and partial.hidden == 768 and partial.patch == 32 and partial.tokens == 49
+    from vramcalc import ValidationError
+
+    with pytest.raises(ValidationError, match="image_grid_pinpoints"):
+        from_hf_config({**full, "model_type": "llava_next", "image_grid_pinpoints": [[100, 50]]})

@@ -8,7 +8,8 @@ parameter outside the language model (`language_model`, `lm_head`) is the vision
 counts in tests/golden/vision.json, which tests/test_vision.py holds the reader to.
 
 Usage: python tools/measure_vision.py [--out tests/golden/vision.json]
-Needs: pip install torch==2.13.0 transformers==5.23.0
+Needs: pip install torch==2.13.0 transformers==5.23.0 (and torchvision for the video processors: here 0.28.0's
+Python transforms, its compiled ops not loaded, on PYTHONPATH)
 """
 
 from __future__ import annotations
@@ -140,6 +141,18 @@ CASES: dict[str, tuple[dict, dict]] = {
                                     "num_attention_heads": 6, "num_key_value_heads": 3, "vocab_size": 1000},
                     "vision_config": {"depth": 2, "hidden_size": 128, "out_hidden_size": 384, "intermediate_size": 500,
                                       "num_heads": 2, "patch_size": 7}}),
+    # LLaVA 1.5 and NeXT (CLIP-L/336 and Llama 2 7B: the classes' defaults, llava-1.5-7b's and llava-v1.6's shape),
+    # OneVision (SigLIP so400m and Qwen2): perturbed with SigLIP and CLIP towers, several feature layers, no biases
+    "llava": ({}, {"text_config": {**SMALL_QWEN_TEXT, "model_type": "llama"}, "vision_config": {
+        "model_type": "siglip_vision_model", "hidden_size": 384, "intermediate_size": 1000, "num_hidden_layers": 3,
+        "num_attention_heads": 6, "image_size": 224, "patch_size": 16}, "vision_feature_layer": [-2, -5],
+        "multimodal_projector_bias": False}),
+    "llava_next": ({}, {"text_config": {**SMALL_QWEN_TEXT, "model_type": "mistral"}, "vision_config": {
+        "hidden_size": 256, "intermediate_size": 700, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "image_size": 280, "patch_size": 14}, "image_grid_pinpoints": [[280, 560], [560, 280]]}),
+    "llava_onevision": ({}, {"text_config": {**SMALL_QWEN_TEXT, "model_type": "qwen2"}, "vision_config": {
+        "model_type": "clip_vision_model", "hidden_size": 320, "intermediate_size": 900, "num_hidden_layers": 2,
+        "num_attention_heads": 5, "image_size": 224, "patch_size": 14}, "vision_feature_layer": -1}),
 }
 
 
@@ -173,7 +186,7 @@ def main(argv=None):
     tokens = image_tokens()
     about = (f"tools/measure_vision.py, {datetime.date.today()}, transformers {transformers.__version__}, "
              f"torch {torch.__version__}, Python {platform.python_version()}")
-    out = {"_about": about, "cases": cases, "image_tokens": tokens}
+    out = {"_about": about, "cases": cases, "image_tokens": tokens, "video_tokens": video_tokens()}
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
 
@@ -189,14 +202,16 @@ def image_tokens() -> list[dict]:
     (Qwen2/2.5-VL: min 3,136, max 12,845,056 pixels; Qwen3-VL and Qwen3.5: 65,536 and 16,777,216, patch 16;
     InternVL3: 448-pixel tiles, at most 12; GLM-4.1V/4.5V: 12,544 and 9,633,792;
     Mistral Small 3.1: longest edge 1,540, patch 14 × merge 2; the others the class defaults)."""
+    import importlib.util
     import sys
     import types
 
     import numpy as np
     import torch
-    for name in ("torchvision", "torchvision.transforms", "torchvision.transforms.v2"):  # not installed: the module
-        sys.modules.setdefault(name, types.ModuleType(name))  # imports it, the two functions used never call it
-    sys.modules["torchvision.transforms.v2"].functional = types.ModuleType("functional")  # type: ignore[attr-defined]
+    if importlib.util.find_spec("torchvision") is None:  # the video processors need it
+        for name in ("torchvision", "torchvision.transforms", "torchvision.transforms.v2"):  # the module imports it,
+            sys.modules.setdefault(name, types.ModuleType(name))  # the two functions used never call it
+        sys.modules["torchvision.transforms.v2"].functional = types.ModuleType("functional")  # type: ignore[attr-defined]
     from transformers.image_utils import SizeDict
     from transformers.models.gemma4.image_processing_pil_gemma4 import Gemma4ImageProcessorPil
     from transformers.models.glm4v.image_processing_pil_glm4v import Glm4vImageProcessorPil
@@ -234,7 +249,33 @@ def image_tokens() -> list[dict]:
 
     # GLM-4.1V/4.5V's preprocessor_config.json size, as quoted in find_string ids 56156970137 and 67245192323
     glm = Glm4vImageProcessorPil(size={"shortest_edge": 12544, "longest_edge": 9633792})
-    counters = {"qwen2_5_vl": qwen(14, 3136, 12845056), "qwen3_vl": qwen(16, 65536, 16777216),
+    from transformers.models.llava.image_processing_pil_llava import LlavaImageProcessorPil
+    from transformers.models.llava.processing_llava import LlavaProcessor
+    from transformers.models.llava_next.image_processing_pil_llava_next import LlavaNextImageProcessorPil
+    from transformers.models.llava_next.processing_llava_next import LlavaNextProcessor
+    from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
+        LlavaOnevisionImageProcessorPil,
+    )
+    from transformers.models.llava_onevision.processing_llava_onevision import LlavaOnevisionProcessor
+
+    def llava(processor_class, image_processor, **settings):  # the released processor_config.json's settings
+        prompt = types.SimpleNamespace(image_processor=image_processor, image_token="<image>", **settings)
+        for name in ("_get_number_of_features", "_get_unpadded_features"):
+            if hasattr(processor_class, name):
+                setattr(prompt, name, getattr(processor_class, name).__get__(prompt))
+        return lambda image: processor_class.replace_image_token(
+            prompt, {**image_processor(images=image), "batch_num_images": [1]}, 0).count("<image>")
+
+    # llava-1.5 and NeXT: CLIP's 336 crop (NeXT: the class's pinpoints, llava-v1.6's: find_string id 35614015929);
+    # OneVision: the class's 384 tiles and pinpoints, 729 tokens, anyres_max_9
+    clip = {"patch_size": 14, "num_additional_image_tokens": 1, "vision_feature_select_strategy": "default"}
+    crop = {"size": {"shortest_edge": 336}, "crop_size": {"height": 336, "width": 336}}
+    counters = {"llava": llava(LlavaProcessor, LlavaImageProcessorPil(**crop), **clip),
+                "llava_next": llava(LlavaNextProcessor, LlavaNextImageProcessorPil(**crop), **clip),
+                "llava_onevision": llava(LlavaOnevisionProcessor, LlavaOnevisionImageProcessorPil(),
+                                         num_image_tokens=729, vision_aspect_ratio="anyres_max_9",
+                                         vision_feature_select_strategy="full")}
+    counters |= {"qwen2_5_vl": qwen(14, 3136, 12845056), "qwen3_vl": qwen(16, 65536, 16777216),
                 "internvl": internvl_tokens,
                 "glm4v": lambda image: int(np.prod(glm(images=image)["image_grid_thw"][0].tolist())) // 4,
                 "gemma4": lambda image: int(gemma4(images=image)["num_soft_tokens_per_image"][0]),
@@ -243,6 +284,65 @@ def image_tokens() -> list[dict]:
     for width, height in SIZES:
         image = np.zeros((height, width, 3), dtype=np.uint8)
         row = {"width": width, "height": height, **{family: count(image) for family, count in counters.items()}}
+        print(row)
+        rows.append(row)
+    return rows
+
+
+# (width, height, seconds, fps): sizes and durations of videos, the frames' source rate 24 per second
+VIDEOS = [(640, 480, 10, 2), (1280, 720, 4, 2), (1920, 1080, 3, 1), (3840, 2160, 2, 2), (64, 48, 1, 2),
+          (224, 224, 3, 1), (320, 240, 60, 2), (160, 120, 600, 2), (96, 64, 1500, 2), (854, 480, 45, 0.5),
+          (300, 1200, 7, 3), (1000, 40, 20, 2)]
+
+
+def video_tokens() -> list[dict]:
+    """Tokens one video becomes, by each family's video processor and processor's replace_video_token, with the
+    released settings: Qwen2.5-VL's preprocessor_config.json pixels (no video_preprocessor_config.json: the video
+    processor reads those), sampling at fps; Qwen3-VL's video_preprocessor_config.json (4,096 to 25,165,824 pixels,
+    fps sampling, find_string id 52457624213); Glm4vVideoProcessor's defaults. Timestamps in tokens: Qwen's a token
+    per character of "0.5" with "<", " seconds", ">" (its tokenizer: [27, 15, 13, 20, 6486, 29] for "<0.5 seconds>",
+    find_string id 58496177140); GLM's a token per three digits (not checked against its tokenizer).
+    Needs torchvision (0.28.0's Python transforms: its compiled ops are not used)."""
+    import re
+    import types
+
+    from transformers.models.glm4v.processing_glm4v import Glm4vProcessor
+    from transformers.models.glm4v.video_processing_glm4v import Glm4vVideoProcessor
+    from transformers.models.qwen2_vl.video_processing_qwen2_vl import Qwen2VLVideoProcessor
+    from transformers.models.qwen3_vl.processing_qwen3_vl import Qwen3VLProcessor
+    from transformers.models.qwen3_vl.video_processing_qwen3_vl import Qwen3VLVideoProcessor
+    from transformers.video_utils import VideoMetadata
+
+    qwen2 = Qwen2VLVideoProcessor(min_pixels=3136, max_pixels=12845056, cap_pixels_per_frame=False)
+    qwen3 = types.SimpleNamespace(video_processor=Qwen3VLVideoProcessor(
+        size={"longest_edge": 25165824, "shortest_edge": 4096}, cap_pixels_per_frame=False),
+        vision_start_token="<|vision_start|>", video_token="<|video_pad|>", vision_end_token="<|vision_end|>")
+    qwen3._calculate_timestamps = lambda *a: Qwen3VLProcessor._calculate_timestamps(qwen3, *a)
+    glm = types.SimpleNamespace(video_processor=Glm4vVideoProcessor(), image_token="<|image|>")
+    glm.replace_frame_token_id = lambda *a, **k: Glm4vProcessor.replace_frame_token_id(glm, *a, **k)
+
+    def run(processor, width, height, seconds, fps):
+        frames = int(seconds * 24)
+        video = torch.zeros(1, 3, height, width, dtype=torch.uint8).expand(frames, 3, height, width)
+        meta = VideoMetadata(total_num_frames=frames, fps=24, width=width, height=height, duration=seconds)
+        return processor(videos=[video], video_metadata=[meta], do_sample_frames=True, fps=fps, return_metadata=True)
+
+    def qwen3_tokens(*video):
+        text = Qwen3VLProcessor.replace_video_token(qwen3, run(qwen3.video_processor, *video), 0)
+        stamps = re.findall(r"<([0-9.]+) seconds>", text)
+        return text.count("<|v") + sum(len(t) + 3 for t in stamps)  # video_pad, vision_start, vision_end
+
+    def glm_tokens(*video):
+        text = Glm4vProcessor.replace_video_token(glm, run(glm.video_processor, *video), 0)
+        return text.count("<|") + sum(-(-len(t) // 3) for t in re.findall(r"\|>([0-9]+)", text))
+
+    counters = {"qwen2_5_vl": lambda *v: int(np.prod(run(qwen2, *v)["video_grid_thw"][0].tolist())) // 4,
+                "qwen3_vl": qwen3_tokens, "glm4v": glm_tokens}
+    import numpy as np
+    rows = []
+    for video in VIDEOS:
+        row = {**dict(zip(("width", "height", "seconds", "fps"), video, strict=True)),
+               **{family: count(*video) for family, count in counters.items()}}
         print(row)
         rows.append(row)
     return rows

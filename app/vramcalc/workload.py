@@ -60,6 +60,10 @@ class Workload:
     image_width: int = 1024
     image_height: int = 1024
     image_tokens: int = 0  # the tokens they became in each sequence, counted in `seq` (inputs/parse.py)
+    videos: int = 0  # videos per request, video_seconds long, sampled at video_fps, frames of the image size
+    video_seconds: float = 10.0
+    video_fps: float = 2.0
+    video_tokens: int = 0  # the tokens they became in each sequence, counted in `seq`
     beams: int = 5  # speech: the beam size (transformers' num_beams, faster-whisper's beam_size, whisper.cpp's -bs)
     audio_seconds: int = 30  # speech: each audio's length; Whisper hears it in 30 s windows
     window_tokens: int | None = None  # faster-whisper: tokens written per window (None: the most, the worst case)

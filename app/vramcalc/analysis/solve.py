@@ -26,7 +26,7 @@ from ..inputs.options import MAX_BATCH, MAX_IMAGES, MAX_PX, MAX_SEQ, parse_preci
 from ..inputs.parse import check_consistency
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import ModelSpec
-from ..model.families.vision import image_tokens, llamacpp_image_tokens
+from ..model.families.vision import image_tokens, llamacpp_image_tokens, video_tokens
 from ..model.table import param_count
 from ..sources.hf_config import MAX_LAYERS
 from ..training.grpo import steps_per_generation
@@ -170,9 +170,12 @@ def with_images(workload: Workload, images: int, width: int, height: int) -> Wor
     assert workload.model.vision is not None
     per = llamacpp_image_tokens if workload.runtime is Runtime.LLAMACPP else image_tokens
     tokens = images * per(workload.model.vision, width, height)
-    prompt = None if workload.prompt_tokens is None else workload.prompt_tokens - workload.image_tokens + tokens
+    videos = workload.videos * video_tokens(workload.model.vision, workload.video_seconds, workload.video_fps,
+                                            width, height) if workload.videos else 0  # frames of the image size
+    more = tokens + videos - workload.image_tokens - workload.video_tokens
+    prompt = None if workload.prompt_tokens is None else workload.prompt_tokens + more
     return workload.but(images=images, image_width=width, image_height=height, image_tokens=tokens,
-                        seq=workload.seq - workload.image_tokens + tokens, prompt_tokens=prompt)
+                        video_tokens=videos, seq=workload.seq + more, prompt_tokens=prompt)
 
 
 def max_images(workload: Workload, target: Target) -> int | None:

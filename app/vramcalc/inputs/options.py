@@ -50,6 +50,7 @@ from ..diffusion.weights import GGUF_TYPES, PRECISIONS
 from ..engines.registry import ENGINE_OPTIONS
 from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, parse_format
 from ..formats.weights import names as format_names
+from ..model.families.vision import VIDEO as VIDEO_FAMILIES
 from ..sources.gpus import DEFAULT_MACOS, GpuKind, GpuSpec, gpu, load_apple, load_gpus
 from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS
 from ..sources.presets import load_presets
@@ -148,6 +149,8 @@ _APPLE = {"gpu": tuple(load_apple())}  # the settings of a Mac's GPU share
 _VISION: When = {"model": (CONFIG, *(slug for slug, preset in load_presets().items()
                               if preset.config.get("model_type") in VISION_FAMILIES))}
 _IMAGES: When = {**_VISION, "images": Not(("", "0"))}
+_VIDEOS: When = {"model": (CONFIG, *(slug for slug, preset in load_presets().items()
+                              if preset.config.get("model_type") in VIDEO_FAMILIES)), "videos": Not(("", "0"))}
 # a speech model's settings: the Whisper presets, and an imported config.json
 _SPEECH: When = {"model": (CONFIG, *(slug for slug, preset in load_presets().items()
                               if preset.config.get("model_type") == "whisper"))}
@@ -217,11 +220,21 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="images", default="0", group="request", metavar="N", shown_when=_VISION,
            help="images per request (multimodal models): their tokens join each sequence",
            parse=lambda t: parse_int("images", t, 0, MAX_IMAGES)),
-    Option(key="image_width", default="1024", group="request", metavar="PX", shown_when=_IMAGES,
-           help="each image's width in pixels (default 1024)", parse=lambda t: parse_int("image_width", t, 1, MAX_PX)),
-    Option(key="image_height", default="1024", group="request", metavar="PX", shown_when=_IMAGES,
-           help="each image's height in pixels (default 1024)",
+    Option(key="image_width", default="1024", group="request", metavar="PX", shown_when=(_IMAGES, _VIDEOS),
+           help="each image's (and video frame's) width in pixels (default 1024)",
+           parse=lambda t: parse_int("image_width", t, 1, MAX_PX)),
+    Option(key="image_height", default="1024", group="request", metavar="PX", shown_when=(_IMAGES, _VIDEOS),
+           help="each image's (and video frame's) height in pixels (default 1024)",
            parse=lambda t: parse_int("image_height", t, 1, MAX_PX)),
+    Option(key="videos", default="0", group="request", metavar="N", shown_when={"model": _VIDEOS["model"]},
+           help="videos per request (Qwen2/2.5/3-VL, Qwen3.5, GLM-4.xV), frames of the image size: their tokens join "
+           "each sequence", parse=lambda t: parse_int("videos", t, 0, MAX_IMAGES)),
+    Option(key="video_seconds", default="10", group="request", metavar="S", shown_when=_VIDEOS,
+           help="each video's length in seconds (default 10)",
+           parse=lambda t: parse_decimal("video_seconds", t, 0.1, MAX_AUDIO_SECONDS)),
+    Option(key="video_fps", default="2", group="request", metavar="FPS", shown_when=_VIDEOS,
+           help="frames the processor samples per second of video (default 2, the processors' own)",
+           parse=lambda t: parse_decimal("video_fps", t, 0.1, 60)),
     Option(key="beams", default="5", group="request", metavar="N", shown_when=_SPEECH,
            help="speech models: the beam size (1: greedy)", parse=lambda t: parse_int("beams", t, 1, MAX_BEAMS)),
     Option(key="audio_seconds", default="30", group="request", metavar="S", shown_when=_SPEECH,

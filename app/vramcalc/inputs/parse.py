@@ -42,7 +42,7 @@ from ..formats.weights import WeightFormat, check_format, file_format
 from ..memory.speech import whisper_cpp_weight_type
 from ..model.families.decoder import mtp
 from ..model.families.decoder.spec import ModelSpec
-from ..model.families.vision import image_tokens, llamacpp_image_tokens
+from ..model.families.vision import VIDEO, image_tokens, llamacpp_image_tokens, video_tokens
 from ..model.table import param_count
 from ..parallel.layout import check
 from ..sources.custom import custom_model
@@ -392,6 +392,22 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
         attributes["seq"] = _checked("seq", attributes["seq"], int) + tokens
         if prompt is not None:
             attributes["prompt_tokens"] = _checked("prompt_tokens", prompt, int) + tokens
+    if attributes["videos"]:  # as images: each video's frame pairs and timestamps join each sequence
+        if model.vision is None or model.vision.family not in VIDEO or attributes["text_only"]:
+            raise ValidationError("videos", attributes["videos"], "text_only leaves the vision part out"
+                                  if attributes["text_only"] and model.vision else
+                                  "this model's processor takes no videos (Qwen2/2.5/3-VL, Qwen3.5 and GLM-4.xV do)")
+        if engine.runtime in GGUF_RUNTIMES:
+            raise ValidationError("videos", attributes["videos"], "llama.cpp's mtmd takes images, not videos")
+        tokens = _checked("videos", attributes["videos"], int) * video_tokens(
+            model.vision, _checked("video_seconds", attributes["video_seconds"], float),
+            _checked("video_fps", attributes["video_fps"], float),
+            _checked("image_width", attributes["image_width"], int),
+            _checked("image_height", attributes["image_height"], int))
+        attributes["video_tokens"] = tokens
+        attributes["seq"] = _checked("seq", attributes["seq"], int) + tokens
+        if attributes["prompt_tokens"] is not None:
+            attributes["prompt_tokens"] = _checked("prompt_tokens", attributes["prompt_tokens"], int) + tokens
     if attributes["mtp"]:
         model = _with_mtp(model, attributes)
     attributes["overhead_given"] = attributes["overhead_bytes"] is not None

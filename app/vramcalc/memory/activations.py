@@ -17,7 +17,7 @@ from ..model.families.decoder.saved import (
     outside_layers_bytes_per_token,
 )
 from ..model.families.encoder import forward_bytes
-from ..model.families.vision import GLM, MEASURED, encoder_peak, image_patches
+from ..model.families.vision import GLM, MEASURED, encoder_peak, image_patches, video_grid
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
 from ..training.lora import HEAD, adapted
@@ -69,21 +69,42 @@ def vision_encoder_bytes(workload: Workload, images: int, eager: bool) -> int:
     return encoder_peak(vision, images, workload.image_width, workload.image_height, e, eager)
 
 
+def video_encoder(workload: Workload) -> tuple[int, int, int]:
+    """(bytes, frame pairs, patches of each) of the tower over the batch's videos at once (get_video_features):
+    each frame pair attends within itself, as an image of the pair's patches does (families/vision.py)."""
+    vision = workload.model.vision
+    if vision is None or not workload.videos:
+        return 0, 0, 0
+    groups, tokens, _ = video_grid(vision, workload.video_seconds, workload.video_fps, workload.image_width,
+                                   workload.image_height)
+    pairs, patches = workload.batch * workload.videos * groups, tokens * vision.merge ** 2
+    e = int(workload.activation_precision.bits) // 8
+    eager = workload.attention is Attention.EAGER
+    return encoder_peak(vision, pairs, 0, 0, e, eager, patches), pairs, patches
+
+
 def with_vision(workload: Workload, activations: Component, beside: int) -> Component:
-    """transformers' prefill encodes every image of the batch first (`get_image_features`), the cache still
-    empty and only the prompt's embeddings beside it; the language model's layers come after. The peak is the
-    larger moment: the activations grow by what the encoder's exceeds the prefill's (activations + `beside`)."""
+    """transformers' prefill encodes every image of the batch first (`get_image_features`), then every video
+    (`get_video_features`), the cache still empty and only the prompt's embeddings beside them; the language
+    model's layers come after. The peak is the larger moment: the activations grow by what the encoder's exceeds
+    the prefill's (activations + `beside`)."""
     encoder = vision_encoder_bytes(workload, workload.batch * workload.images, workload.attention is Attention.EAGER)
-    if not encoder:
+    video, pairs, patches = video_encoder(workload)
+    if not encoder and not video:
         return activations
     model = workload.model
     embeddings = workload.batch * workload.seq * model.hidden * (int(workload.activation_precision.bits) // 8)
-    extra = max(0, encoder + embeddings - activations.bytes - beside)
+    extra = max(0, max(encoder, video) + embeddings - activations.bytes - beside)
     assert model.vision is not None
-    patches = image_patches(model.vision, workload.image_width, workload.image_height)
+    if video > encoder:
+        said = phrase("activations.video", videos=workload.batch * workload.videos, pairs=f"{pairs:,}",
+                      patches=f"{patches:,}")
+    else:
+        patches = image_patches(model.vision, workload.image_width, workload.image_height)
+        said = phrase("activations.images", images=workload.batch * workload.images, patches=f"{patches:,}")
     return Component(key="activations", bytes=activations.bytes + extra, explain=lambda: (
-        *activations.formula, phrase("activations.vision", images=workload.batch * workload.images,
-                                     patches=f"{patches:,}", bytes=format_binary(encoder + embeddings),
+        *activations.formula, phrase("activations.vision", encodes=said,
+                                     bytes=format_binary(max(encoder, video) + embeddings),
                                      extra=format_binary(extra),
                                      estimated=phrase("activations.vision.kin") if model.vision and
                                      model.vision.family not in MEASURED + GLM else "")))

@@ -54,7 +54,7 @@ def _qwen3_vl(v: Key, t: Key, text: int) -> Vision:
     params = (v("in_channels", 3) * v("temporal_patch_size", 2) * p * p * h + h + v("num_position_embeddings", 2304) * h
               + v("depth", 27) * block + merger(h) + deep * merger(merged))
     return Vision(t("model_type", ""), params, p, s, hidden=h, heads=v("num_heads", 16), inter=i,
-                  channels=v("in_channels", 3) * v("temporal_patch_size", 2))
+                  channels=v("in_channels", 3) * v("temporal_patch_size", 2), deep=deep * v("out_hidden_size", 3584))
 
 
 def _gemma3(v: Key, t: Key, text: int) -> Vision:
@@ -148,10 +148,47 @@ def _glm4v(v: Key, t: Key, text: int) -> Vision:
     return Vision(t("model_type", ""), params, p, s, hidden=h, heads=v("num_heads", 12), inter=o, channels=c)
 
 
+def _llava(v: Key, t: Key, text: int) -> Vision:
+    """LLaVA (1.5), LLaVA-NeXT (1.6) and LLaVA-OneVision: the vision_config's tower whole (AutoModel:
+    CLIPVisionModel, a class token and LayerNorms before and after, or SigLIP's: a biased patch embedding, a
+    LayerNorm after; keys it omits take that class's defaults), the projector's two Linears (from the
+    vision_feature_layer widths, biased by multimodal_projector_bias) and NeXT's and OneVision's image_newline."""
+    family, layers = t("model_type", ""), t("vision_feature_layer", [-2])
+    bias = bool(t("multimodal_projector_bias", True))
+    siglip = v("model_type", "siglip_vision_model" if family == "llava_onevision" else "") == "siglip_vision_model"
+    h, i, p, size = v("hidden_size", 768), v("intermediate_size", 3072), v("patch_size", 16 if siglip else 32), v(
+        "image_size", 224)
+    grid = (size // p) ** 2
+    tower = (v("num_channels", 3) * p * p * h + (grid + (not siglip)) * h + (3 + 2 * (not siglip)) * h
+             + v("num_hidden_layers", 12) * (4 * h + 4 * _lin(h, h) + _lin(h, i) + _lin(i, h)))
+    if siglip and v("vision_use_head", True):
+        tower += h + _lin(h, 3 * h) + _lin(h, h) + 2 * h + _lin(h, i) + _lin(i, h)
+    params = tower + _lin(h * len(layers), text, bias) + _lin(text, text, bias) + text * (family != "llava")
+    pinpoints = t("image_grid_pinpoints", [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]] if
+                  family != "llava_onevision" else [[384 * a, 384 * b] for a in range(1, 7) for b in range(1, 7)])
+    if not pinpoints or any(not isinstance(x, list) or len(x) != 2 or any(type(n) is not int or n < size for n in x)
+                            for x in pinpoints):
+        raise ValidationError("image_grid_pinpoints", pinpoints, "expected [height, width] pairs of whole tiles")
+    strategy = t("vision_feature_select_strategy", "full" if family == "llava_onevision" else "default")
+    return Vision(family, params, p, 1, size, grid + (not siglip) - (strategy == "default"), h,
+                  v("num_attention_heads", 12), i, v("num_channels", 3), out=text, cls=not siglip,
+                  grid=tuple((a, b) for a, b in pinpoints) if family != "llava" else ())
+
+
+CLIP_L = {"model_type": "clip_vision_model", "hidden_size": 1024, "intermediate_size": 4096, "patch_size": 14,
+          "image_size": 336, "num_hidden_layers": 24, "num_attention_heads": 16}
+# the tower a LLaVA config without a vision_config gets: its config class's (LLaVA 1.5's and NeXT's CLIP-L/336,
+# OneVision's SigLIP so400m without its head)
+LLAVA_TOWERS = {"llava": CLIP_L, "llava_next": CLIP_L, "llava_onevision": {
+    "model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304, "patch_size": 14,
+    "image_size": 384, "num_hidden_layers": 26, "num_attention_heads": 16, "vision_use_head": False}}
+
+
 FAMILIES: Mapping[str, Callable[[Key, Key, int], Vision]] = {
     "qwen2_vl": _qwen2_vl, "qwen2_5_vl": _qwen2_5_vl, "qwen3_vl": _qwen3_vl, "qwen3_vl_moe": _qwen3_vl,
     "qwen3_5": _qwen3_vl, "qwen3_5_moe": _qwen3_vl, "gemma3": _gemma3, "gemma4": _gemma4, "llama4": _llama4,
-    "mistral3": _mistral3, "internvl": _internvl, "glm4v": _glm4v, "glm4v_moe": _glm4v, "glm46v": _glm4v}
+    "mistral3": _mistral3, "internvl": _internvl, "glm4v": _glm4v, "glm4v_moe": _glm4v, "glm46v": _glm4v,
+    "llava": _llava, "llava_next": _llava, "llava_onevision": _llava}
 """The multimodal model types whose vision part is counted; the wrapper's own defaults create a tower when
 the config gives no vision_config (Gemma 4's create none)."""
 
@@ -163,6 +200,6 @@ def read_vision(config: Mapping[str, object], text_hidden: int, read: Callable[.
     given = config.get("vision_config")
     if family is None or (given is None and config.get("model_type") == "gemma4"):
         return None
-    keys = given if isinstance(given, Mapping) else {}
+    keys = given if isinstance(given, Mapping) else LLAVA_TOWERS.get(str(config.get("model_type")), {})
     return family(lambda key, default: read(keys, f"vision_config.{key}", key, default),
                   lambda key, default: read(config, key, key, default), text_hidden)

@@ -19,14 +19,20 @@ class Vision:
     heads: int = 1
     inter: int = 0
     channels: int = 3  # values per pixel of a patch (Qwen's in_channels × temporal_patch_size)
+    deep: int = 0  # Qwen3-VL: the deepstack mergers' outputs kept through the tower, values per merged token
+    grid: tuple[tuple[int, int], ...] = ()  # LLaVA-NeXT's image_grid_pinpoints (height, width)
+    out: int = 0  # LLaVA: the projector's width (the text's hidden size)
+    cls: bool = False  # LLaVA: CLIP's tower, with a class token and a quick-GELU MLP (else SigLIP's)
 
 
 def image_tokens(vision: Vision, width: int, height: int) -> int:
     """Tokens an image of width × height pixels becomes in the prompt, as transformers 5.23's processor makes
     them with the released preprocessor_config.json (tools/measure_vision.py holds each family to it)."""
     p, k, family = vision.patch, vision.merge, vision.family
-    if family == "gemma3":  # Gemma3Processor: mm_tokens_per_image, whatever the size (no pan-and-scan crops)
-        return vision.tokens
+    if family in ("gemma3", "llava"):  # Gemma3Processor's mm_tokens_per_image (no pan-and-scan crops); LLaVA's
+        return vision.tokens  # (image_size / patch)², the class token as the feature strategy keeps it
+    if family in LLAVA:  # LLaVA-NeXT/OneVision: the base tile's and the unpadded grid's tokens, a newline each row
+        return vision.tokens + _anyres(vision, width, height)[0]
     if family == "gemma4":  # get_aspect_ratio_preserving_size: at most tokens × k² patches, sides of k × patch
         side, scale = k * p, math.sqrt(vision.tokens * k * k * p * p / (height * width))
         h, w = math.floor(height * scale / side) * side, math.floor(width * scale / side) * side
@@ -57,16 +63,40 @@ def image_tokens(vision: Vision, width: int, height: int) -> int:
     return _smart_resize(p * k, width, height, low, high)
 
 
-def _smart_resize(f: int, width: int, height: int, low: int, high: int) -> int:
-    """The f × f-pixel tokens of an image resized to sides of multiples of f within low and high pixels."""
+def _smart_resize(f: int, width: int, height: int, low: int, high: int, frames: int = 1, t: int = 1) -> int:
+    """The f × f-pixel tokens of an image resized to sides of multiples of f within low and high pixels (a video's
+    `frames`, t of them rounded to pairs, within them together: Qwen3-VL's and GLM's video smart_resize)."""
     h, w = round(height / f) * f, round(width / f) * f
-    if h * w > high:
-        beta = math.sqrt(height * width / high)
+    if t * h * w > high:
+        beta = math.sqrt(frames * height * width / high)
         h, w = max(f, math.floor(height / beta / f) * f), max(f, math.floor(width / beta / f) * f)
-    elif h * w < low:
-        beta = math.sqrt(low / (height * width))
+    elif t * h * w < low:
+        beta = math.sqrt(low / (frames * height * width))
         h, w = math.ceil(height * beta / f) * f, math.ceil(width * beta / f) * f
     return h * w // (f * f)
+
+
+def _anyres(vision: Vision, width: int, height: int) -> tuple[int, int]:
+    """(tokens, tiles) of LLaVA-NeXT's and OneVision's grid beside the base tile: select_best_resolution among
+    image_grid_pinpoints, the grid's patches less the padding (_get_unpadded_features) and a newline per row;
+    OneVision's anyres_max_9 shrinks a grid of more than 9 tiles' patches (by more than 1.1) to about that."""
+    best = (0, -math.inf, 0, 0)
+    for h, w in vision.grid:  # the first of the most kept pixels, then of the least waste
+        scale = min(w / width, h / height)
+        kept = min(int(width * scale) * int(height * scale), width * height)
+        if (kept, kept - w * h) > best[:2]:
+            best = (kept, kept - w * h, h, w)
+    side = vision.size // vision.patch
+    rows, cols = best[2] // vision.size * side, best[3] // vision.size * side
+    if width / height > cols / rows:
+        rows -= (rows - int(round(height * (cols / width), 7))) // 2 * 2
+    else:
+        cols -= (cols - int(round(width * (rows / height), 7))) // 2 * 2
+    tiles = best[2] // vision.size * (best[3] // vision.size)
+    ratio = math.sqrt(rows * cols / (9 * side * side))
+    if vision.family == "llava_onevision" and ratio > 1.1:
+        rows, cols = int(rows // ratio), int(cols // ratio)
+    return rows * cols + rows, tiles
 
 
 def _internvl_tiles(size: int, width: int, height: int, most: int = 12) -> int:
@@ -97,10 +127,52 @@ def _llama4_tiles(size: int, width: int, height: int, chunks: int = 16) -> tuple
     return min((c for c, s in zip(canvases, scales, strict=True) if s == best), key=lambda c: c[0] * c[1])
 
 
+def video_grid(vision: Vision, seconds: float, fps: float, width: int, height: int) -> tuple[int, int, int]:
+    """(frame pairs, tokens of each, the text tokens beside them) of one video of `seconds` sampled at `fps`, frames of
+    width × height, as transformers 5.23's video processor and processor make them (tools/measure_vision.py), the
+    video's own frame rate above `fps`. Qwen2/2.5-VL (Qwen2VLVideoProcessor sampling at fps): 4 to 768 frames, in
+    pairs, each frame as an image (the released preprocessor_config.json's pixels). Qwen3-VL, Qwen3.5: int(seconds ×
+    fps) frames within 4 and 768, the whole video's pixels within 4,096 and 25,165,824 (video_preprocessor_config.json),
+    each pair after "<t seconds>" (t to one decimal, a token per digit: Qwen's tokenizer) and between vision_start
+    and vision_end. GLM-4.xV (Glm4vVideoProcessor's defaults): fps frames a second up to 300 s (else 300 × fps over
+    the video), in pairs within 12,544 and 47,040,000 pixels, each pair between begin/end of image and then its
+    first frame's whole second (a token per three digits, GLM's tokenizer splitting numbers so; not measured)."""
+    f, family = vision.patch * vision.merge, vision.family
+    if family in ("qwen2_vl", "qwen2_5_vl"):
+        frames = math.floor(min(max(seconds * fps, 4), 768) / 2) * 2
+        return frames // 2, image_tokens(vision, width, height), 0
+    if width < f or height < f:  # a side under f scaled up first
+        scale = max(f / height, f / width)
+        width, height = int(width * scale), int(height * scale)
+    if family in GLM:
+        frames = max(math.floor(seconds * fps), 1) if seconds <= 300 else int(300 * fps)
+        frames += frames % 2
+        step = 1 / fps if seconds <= 300 else seconds / (frames - 1)  # linspace over the video beyond 300 s
+        text = sum(2 + -(-len(str(int(2 * g * step))) // 3) for g in range(frames // 2))
+        low, high = 12544, 47040000
+    else:
+        frames = min(max(int(seconds * fps), 4), 768)
+        step = seconds / (frames - 1)  # np.linspace over the video; a pair's timestamp is its frames' mean
+        text = sum(5 + len(f"{(2 * g + 0.5) * step:.1f}") for g in range(-(-frames // 2)))
+        low, high = 4096, 25165824
+    groups = -(-frames // 2)
+    tokens = _smart_resize(f, width, height, low, high, frames, round(frames / 2) * 2)
+    return groups, tokens, text
+
+
+def video_tokens(vision: Vision, seconds: float, fps: float, width: int, height: int) -> int:
+    """Tokens one video becomes in the prompt (video_grid): its frame pairs' and their timestamps'."""
+    groups, tokens, text = video_grid(vision, seconds, fps, width, height)
+    return groups * tokens + text
+
+
 QWEN = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
 GLM = ("glm4v", "glm4v_moe", "glm46v")
+LLAVA = ("llava_next", "llava_onevision")  # anyres: a base tile and a grid of tiles, each through the tower
+QWEN3 = QWEN[2:]  # Qwen3VLVisionModel's and Qwen3.5's: learned positions interpolated, no windows
+VIDEO = QWEN + GLM  # the families whose processor takes videos (video_grid)
 # held to tools/measure_vision_peak.py (GLM-4.5V's and GLM-4.6V's towers are Glm4v's code); the others like their kin
-MEASURED = ("qwen2_5_vl", "gemma3", "mistral3", "internvl", "glm4v")
+MEASURED = ("qwen2_5_vl", "gemma3", "mistral3", "internvl", "glm4v", "llava", "llava_next", "llava_onevision")
 
 
 LLAMACPP_MAX_TOKENS = 4096  # clip.cpp: Qwen-VL's set_limit_image_tokens(8, 4096), --image-max-tokens to change
@@ -120,6 +192,8 @@ def image_patches(vision: Vision, width: int, height: int) -> int:
     p, k = vision.patch, vision.merge
     if vision.family in ("gemma3", "llama4"):  # resized to the square image (a tile)
         return (vision.size // p) ** 2
+    if vision.family.startswith("llava"):  # each crop's (a base tile and anyres' grid) and CLIP's class token
+        return (1 + (_anyres(vision, width, height)[1] if vision.grid else 0)) * ((vision.size // p) ** 2 + vision.cls)
     if vision.family == "mistral3":  # sides rounded up to patch × merge pixels within the longest edge
         ratio, f = max(width, height) / vision.size, p * k
         if ratio > 1:
@@ -153,6 +227,8 @@ def encoder_peak(vision: Vision, images: int, width: int, height: int, e: int, e
     if vision.family in QWEN + GLM:  # one sequence of all patches, attention image by image (cu_seqlens)
         # the pixels' cast, rotary cos/sin in fp32, position (and Qwen's window) indices
         base = pixels + big * (vision.channels * p * p * e + 8 * d + (16 if vision.family in GLM else 18))
+        if vision.family in QWEN3:  # no window index; the interpolated positions kept in fp32 with their four
+            base += big * (4 * h + 46) + big // (vision.merge ** 2) * vision.deep * e  # indices and weights
         rotary = base + big * h * (5 * e + 24)  # residual, norm, qkv, and q, k and their rotation in fp32
         attention = base + 7 * big * h * e + (big - n) * h * e + scores * n * n  # earlier images' outputs
         return max(rotary, attention) if eager else rotary
@@ -160,6 +236,21 @@ def encoder_peak(vision: Vision, images: int, width: int, height: int, e: int, e
         base = pixels + big * big * e + 2 * big * d * e + 16 * big
         mlp = base + 5 * big * h * e + 3 * big * i * e  # the gated MLP's three i-wide tensors
         return max(mlp, base + 7 * big * h * e + scores * big * big) if eager else mlp
-    # SigLIP (Gemma 3; Gemma 4 and Llama 4 alike): a batch of images, the embeddings kept through the encoder
-    mlp = pixels + 4 * big * h * e + 2 * big * i * e
-    return max(mlp, pixels + 6 * big * h * e + images * scores * n * n) if eager else mlp
+    # SigLIP (Gemma 3, LLaVA-OneVision; Gemma 4 and Llama 4 alike) and CLIP (LLaVA): a batch of images (crops),
+    crops, m = images, n  # the embeddings kept through the encoder; CLIP's quick GELU holds three i-wide tensors
+    if vision.family.startswith("llava"):
+        m = (vision.size // p) ** 2 + vision.cls
+        crops = big // m
+        pixels = crops * vision.channels * vision.size ** 2 * 4 * (2 if vision.grid else 1)  # anyres: cat's copy
+    mlp = pixels + 4 * big * h * e + (2 + vision.cls) * big * i * e
+    peak = max(mlp, pixels + 6 * big * h * e + crops * scores * m * m) if eager else mlp
+    if vision.out:  # LLaVA: the tower's last and chosen states kept through the projector (its two out-wide
+        kept, t = pixels + 2 * big * h * e, vision.out * e  # tensors) and NeXT's packing of each image
+        chosen = big - crops * (vision.tokens == m - 1)  # the class token dropped ("default")
+        peak = max(peak, kept + 2 * chosen * t)
+        if vision.grid:  # the projected crops, earlier images' packed features, the grid's permuted copy or
+            each, grid = image_tokens(vision, width, height), crops // images - 1  # the packed so far, a newline
+            rows = each - vision.tokens  # cat's output, then the image's with its base tile
+            peak = max(peak, kept + chosen * t + max(images * each, (images - 1) * each + grid * vision.tokens) * t
+                       + rows * t)
+    return peak

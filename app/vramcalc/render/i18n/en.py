@@ -322,6 +322,10 @@ EN: Mapping[str, str] = {
         "GGUF)."
     ),
     "note.assumption": "Assumed: {text}",
+    "note.videos": (
+        "{videos} {videos:video|videos} of {seconds} s sampled at {fps} frames a second, frames of {width} × {height} "
+        "pixels, per request became {tokens} tokens of each sequence, counted in its length"
+    ),
     "note.images": (
         "{images} {images:image|images} of {width} × {height} pixels per request became {tokens} tokens of each "
         "sequence, counted "
@@ -1059,10 +1063,11 @@ EN: Mapping[str, str] = {
         "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
     ),
     "activations.vision": (
-        "; before it the vision tower encodes {images} {images:image|images} of {patches} patches: {bytes} with the "
-        "prompt's "
-        "embeddings{estimated}, {extra} above the prefill's own peak"
+        "; before it the vision tower encodes {encodes}: {bytes} with the prompt's embeddings{estimated}, {extra} "
+        "above the prefill's own peak"
     ),
+    "activations.images": "{images} {images:image|images} of {patches} patches",
+    "activations.video": "{videos} {videos:video|videos}, {pairs} frame pairs of {patches} patches",
     "activations.vision.kin": " (estimated like a measured family)",
     "activations.kept": "{inputs} inputs × {input_bytes} B + {layers}",
     "model.note.multimodal": (
@@ -1357,10 +1362,16 @@ EN: Mapping[str, str] = {
     "field.audio_seconds.help": "Speech models: each audio's length; Whisper hears it in 30-second windows.",
     "field.images.label": "Images per request",
     "field.images.help": "Each becomes the tokens its model's processor makes of it, added to every sequence.",
+    "field.videos.label": "Videos per request",
+    "field.videos.help": "Each becomes its frame pairs' tokens (and timestamps), frames of the image size.",
+    "field.video_seconds.label": "Video length (seconds)",
+    "field.video_seconds.help": "Each video's length.",
+    "field.video_fps.label": "Video frames sampled per second",
+    "field.video_fps.help": "The frames the processor takes from each second (2 by default).",
     "field.image_width.label": "Image width (pixels)",
-    "field.image_width.help": "Each image's width.",
+    "field.image_width.help": "Each image's width (and each video frame's).",
     "field.image_height.label": "Image height (pixels)",
-    "field.image_height.help": "Each image's height.",
+    "field.image_height.help": "Each image's height (and each video frame's).",
     "field.cpu_moe.label": "All experts in system RAM (--cpu-moe)",
     "field.cpu_moe.help": "Every layer's experts in RAM: attention, shared experts and the cache stay on the GPU.",
     "speed.figure.llamacpp_fit": "llama.cpp's own fit (without \u2011ngl, as Ollama runs it)",

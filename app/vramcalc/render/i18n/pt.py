@@ -333,6 +333,10 @@ PT: Mapping[str, str] = {
     "note.quantised": "Pesos em {precision}: {bits} bits nominais por peso, sem as escalas de quantização (+0,1–0,5 "
                       "bit em GPTQ, AWQ, GGUF).",
     "note.assumption": "Premissa: {text}",
+    "note.videos": (
+        "{videos} {videos:vídeo|vídeos} de {seconds} s amostrados a {fps} quadros por segundo, quadros de {width} × "
+        "{height} pixels, por pedido viraram {tokens} tokens de cada sequência, contados no seu comprimento"
+    ),
     "note.images": (
         "{images} {images:imagem|imagens} de {width} × {height} pixels por pedido viraram {tokens} tokens de cada "
         "sequência, "
@@ -1104,10 +1108,11 @@ PT: Mapping[str, str] = {
         "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
     ),
     "activations.vision": (
-        "; antes dele a torre de visão codifica {images} {images:imagem|imagens} de {patches} patches: {bytes} com "
-        "os embeddings "
-        "do prompt{estimated}, {extra} acima do pico do próprio prefill"
+        "; antes dele a torre de visão codifica {encodes}: {bytes} com os embeddings do prompt{estimated}, {extra} "
+        "acima do pico do próprio prefill"
     ),
+    "activations.images": "{images} {images:imagem|imagens} de {patches} patches",
+    "activations.video": "{videos} {videos:vídeo|vídeos}, {pairs} pares de quadros de {patches} patches",
     "activations.vision.kin": " (estimado como uma família medida)",
     "activations.kept": "{inputs} entradas × {input_bytes} B + {layers}",
     "model.note.multimodal": (
@@ -1430,10 +1435,17 @@ PT: Mapping[str, str] = {
     "field.audio_seconds.help": "Modelos de fala: a duração de cada áudio; o Whisper ouve-o em janelas de 30 segundos.",
     "field.images.label": "Imagens por pedido",
     "field.images.help": "Cada uma vira os tokens que o processador do modelo faz dela, somados a cada sequência.",
+    "field.videos.label": "Vídeos por pedido",
+    "field.videos.help": (
+        "Cada um vira os tokens dos seus pares de quadros (e carimbos de tempo), quadros do tamanho da imagem."),
+    "field.video_seconds.label": "Duração do vídeo (segundos)",
+    "field.video_seconds.help": "A duração de cada vídeo.",
+    "field.video_fps.label": "Quadros amostrados por segundo",
+    "field.video_fps.help": "Os quadros que o processador toma de cada segundo (2 por padrão).",
     "field.image_width.label": "Largura da imagem (pixels)",
-    "field.image_width.help": "A largura de cada imagem.",
+    "field.image_width.help": "A largura de cada imagem (e de cada quadro de vídeo).",
     "field.image_height.label": "Altura da imagem (pixels)",
-    "field.image_height.help": "A altura de cada imagem.",
+    "field.image_height.help": "A altura de cada imagem (e de cada quadro de vídeo).",
     "field.cpu_moe.label": "Todos os especialistas na RAM do sistema (--cpu-moe)",
     "field.cpu_moe.help": (
         "Os especialistas de todas as camadas na RAM: atenção, especialistas compartilhados e cache ficam na GPU."
