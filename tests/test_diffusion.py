@@ -691,3 +691,47 @@ def test_hidream_dev_and_fast_are_the_full_models_tensors_with_their_defaults():
     assert (dev.cfg, dev.steps, fast.cfg, fast.steps) == (False, 28, False, 16)
     blocks = next(w.blocks for w in evaluate(full, _request()).weights if w.part.is_denoiser)
     assert len(blocks) == 48 and blocks[0] > blocks[-1]  # a double-stream block holds more than a single-stream one
+
+
+# ---------------------------------------------------------------- what makes a run fit (issue 27's reverse answers)
+
+@pytest.mark.parametrize("slug", ["flux.1-dev", "wan2.2-ti2v-5b", "wan2.1-t2v-14b", "sd3.5-large"])
+def test_each_fix_offered_fits_and_the_next_size_or_frames_up_does_not(slug):
+    """`single_fixes`: each setting (or settings together) offered makes the run fit the card; a size or a frame
+    count offered is the largest that fits (one step more does not), and a format the most faithful one that fits."""
+    import dataclasses
+
+    from vramcalc.diffusion.command import settings_of
+    from vramcalc.diffusion.run import DENOISER_LADDER, single_fixes
+
+    chosen = pipeline(slug)
+    request = _request(width=chosen.width, height=chosen.height, frames=chosen.frames, cfg=chosen.cfg)
+    usable = gpu("rtx-4090").usable_bytes
+    run = evaluate(chosen, request)
+    assert run.peak.total_bytes > usable
+    fixes = single_fixes(run, usable)
+    assert fixes
+
+    def fits(**settings) -> bool:
+        return evaluate(chosen, dataclasses.replace(request, **settings)).peak.total_bytes <= usable
+
+    for key, value in fixes:
+        settings = settings_of(key, value)
+        assert fits(**settings), (key, value)
+        if key == "frames":
+            assert not fits(frames=value + 4)
+        if key == "size":
+            assert not fits(width=value[0] + 16, height=round(value[1] * (value[0] + 16) / value[0] / 16) * 16)
+        if key == "precision":
+            assert not any(fits(precision=p) for p in DENOISER_LADDER[:DENOISER_LADDER.index(value)])
+        if key == "together":  # each setting of it is needed
+            assert all(not fits(**{k: v for k, v in settings.items() if k != drop}) for drop in settings)
+
+
+def test_the_command_line_says_what_makes_it_fit(capsys):
+    from vramcalc.cli import main
+
+    assert main(["diffusion", "--pipeline", "flux.1-dev", "--gpu", "rtx-4090", "--json"]) in (0, None)
+    assert json.loads(capsys.readouterr().out)["fits_with"] == [{"placement": "model"}, {"precision": "gguf-q8_0"}]
+    main(["diffusion", "--pipeline", "sd1.5", "--gpu", "rtx-4090", "--json"])
+    assert json.loads(capsys.readouterr().out)["fits_with"] == []  # it fits: nothing to change

@@ -112,9 +112,9 @@ def test_every_key_has_its_words_and_its_field_in_both_pages(site_dir):
 
 def test_a_pipeline_gets_the_answer_first_on_the_forms_card():
     from vramcalc.analysis.fit import TIGHT_RATIO
-    from vramcalc.diffusion.run import evaluate, fewest_blocks_to_swap
+    from vramcalc.diffusion.run import evaluate, fewest_blocks_to_swap, single_fixes
     from vramcalc.inputs.parse import parse_diffusion, parse_target
-    from vramcalc.render.diffusion import pipeline_verdict, present_diffusion
+    from vramcalc.render.diffusion import fix_text, pipeline_verdict, present_diffusion
     from vramcalc.render.messages import ENGLISH, Words
 
     run = evaluate(*parse_diffusion({**DEFAULTS, "family": "diffusion", "pipeline": "flux.1-dev"}))
@@ -125,9 +125,10 @@ def test_a_pipeline_gets_the_answer_first_on_the_forms_card():
         verdict = pipeline_verdict(run, card)
         kind = "does not fit" if used > 1 else "fits" if used <= TIGHT_RATIO else "tight"
         assert verdict.kind == kind and card.display_name in verdict.text
-        swap = fewest_blocks_to_swap(run, card.usable_bytes)  # the one change offered: FLUX.1's 19 + 38 blocks swapped
-        assert verdict.changes == (() if used <= 1 or swap is None else (
-            ENGLISH.message("diffusion.change.swap", blocks=swap, total=57),))
+        swap = fewest_blocks_to_swap(run, card.usable_bytes)  # after the single settings: FLUX.1's 19 + 38 blocks
+        fixes = tuple(fix_text(key, value) for key, value in single_fixes(run, card.usable_bytes))
+        assert verdict.changes == (() if used <= 1 else fixes + (
+            () if swap is None else (ENGLISH.message("diffusion.change.swap", blocks=swap, total=57),)))
         assert present_diffusion(run, gpu=card).verdict == verdict
         assert card.display_name in pipeline_verdict(run, card, words=Words("pt")).text
     assert present_diffusion(run).verdict is None

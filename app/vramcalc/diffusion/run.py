@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.errors import ValidationError
 from .pipelines import Part, Pipeline
@@ -164,11 +166,8 @@ def evaluate(pipeline: Pipeline, request: Request) -> Run:
     if pipeline.pipeline_class == HIDREAM:  # the size the pipeline generates
         width, height = hidream_size(request.width, request.height)
         request = dataclasses.replace(request, width=width, height=height)
-    weights = tuple(PartWeights(
-        part=part, precision=_precision(part, request),
-        bytes=part_bytes(part.tensors, part.class_name, _precision(part, request)),
-        largest_module_bytes=largest_module_bytes(part.tensors, part.class_name, _precision(part, request)),
-        blocks=block_bytes(part.tensors, part.class_name, request.precision) if part.is_denoiser else (),
+    weights = tuple(dataclasses.replace(
+        _part_weights(part, _precision(part, request)),
         device="cpu" if part.is_text_encoder and request.text_encoders == "cpu" else "gpu")
         for part in pipeline.parts)
     blocks = next(w.blocks for w in weights if w.part.is_denoiser)
@@ -176,6 +175,25 @@ def evaluate(pipeline: Pipeline, request: Request) -> Run:
         raise ValidationError("blocks_to_swap", request.blocks_to_swap,
                               f"0 to {len(blocks)}, the denoiser's transformer blocks (placement gpu or model)")
     return _run(pipeline, request, weights)
+
+
+_WEIGHTS: dict[tuple[int, str], tuple[Part, PartWeights]] = {}
+
+
+def _part_weights(part: Part, precision: str) -> PartWeights:
+    """A part's bytes in a precision, remembered: a walk over its tensors that the searches (`single_fixes`,
+    `fewest_blocks_to_swap`) would otherwise repeat for every trial (kept by the part's identity, checked)."""
+    hit = _WEIGHTS.get((id(part), precision))
+    if hit is not None and hit[0] is part:
+        return hit[1]
+    tensors = part.tensors
+    found = PartWeights(part=part, precision=precision, bytes=part_bytes(tensors, part.class_name, precision),
+                        largest_module_bytes=largest_module_bytes(tensors, part.class_name, precision),
+                        blocks=block_bytes(tensors, part.class_name, precision) if part.is_denoiser else ())
+    if len(_WEIGHTS) > 512:
+        _WEIGHTS.clear()
+    _WEIGHTS[id(part), precision] = (part, found)
+    return found
 
 
 def fewest_blocks_to_swap(run: Run, usable_bytes: int) -> int | None:
@@ -195,6 +213,81 @@ def fewest_blocks_to_swap(run: Run, usable_bytes: int) -> int | None:
     while low < high:
         middle = (low + high) // 2
         low, high = (low, middle) if fits(middle) else (middle + 1, high)
+    return low
+
+
+DENOISER_LADDER = ("fp8", "gguf-q8_0", "gguf-q5_0", "gguf-q4_0", "nf4")  # from the most faithful to the least
+
+
+def single_fixes(run: Run, usable_bytes: int) -> tuple[tuple[str, object], ...]:
+    """The single settings that make a run that does not fit `usable_bytes` fit, each alone, as (key, value): the
+    ones that keep the picture first (diffusers' model CPU offload, the text encoders on the CPU, a tiled VAE
+    decode), then the denoiser's most faithful smaller format, then the largest size (same aspect) and the most
+    frames that fit. The fewest blocks to swap is `fewest_blocks_to_swap`."""
+    request, pipeline = run.request, run.pipeline
+
+    def fits(**change: Any) -> bool:
+        try:
+            return evaluate(pipeline, dataclasses.replace(request, **change)).peak.total_bytes <= usable_bytes
+        except ValidationError:
+            return False
+
+    fixes: list[tuple[str, object]] = []
+    for key, value in (("placement", "model"), ("text_encoders", "cpu"), ("vae_tiling", 512)):
+        if getattr(request, key) in ("gpu", 0) and fits(**{key: value}):
+            fixes.append((key, value))
+    ladder = DENOISER_LADDER[DENOISER_LADDER.index(request.precision) + 1:] if request.precision in DENOISER_LADDER \
+        else DENOISER_LADDER
+    smaller = next((p for p in ladder if fits(precision=p)), None)
+    if smaller is not None:
+        fixes.append(("precision", smaller))
+    step = ltx_scales(pipeline.vae.config)[0] if pipeline.vae.class_name == "AutoencoderKLLTXVideo" else 16
+    sizes = [(w, round(request.height * w / request.width / step) * step)
+             for w in range(step * max(1, 64 // step), request.width, step)]
+    sizes = [(w, h) for w, h in sizes if h >= 64]
+    largest = _last(lambda i: fits(width=sizes[i][0], height=sizes[i][1]), len(sizes))
+    if largest is not None:
+        fixes.append(("size", sizes[largest]))
+    if pipeline.is_video and request.frames > 1:
+        temporal = ltx_scales(pipeline.vae.config)[1] if pipeline.vae.class_name == "AutoencoderKLLTXVideo" else 4
+        counts = list(range(1, request.frames, temporal))
+        most = _last(lambda i: fits(frames=counts[i]), len(counts))
+        if most is not None:
+            fixes.append(("frames", counts[most]))
+    if not any(key in ("placement", "text_encoders", "vae_tiling", "precision") for key, _ in fixes):
+        together = _together(fits, request)  # no one setting is enough at this size: the first few together
+        if together:
+            fixes.insert(0, ("together", together))
+    return tuple(fixes)
+
+
+def _together(fits: Callable[..., bool], request: Request) -> tuple[tuple[str, object], ...]:
+    """The settings of `single_fixes` added one after another (the denoiser's formats one at a time, the last
+    one kept) until the run fits at its size: () when even all of them do not."""
+    chosen: dict[str, object] = {}
+    for key, value in (("placement", "model"), ("text_encoders", "cpu"), ("vae_tiling", 512)):
+        if getattr(request, key) in ("gpu", 0):
+            chosen[key] = value
+            if fits(**chosen):
+                return tuple(chosen.items())
+    precision = next((p for p in DENOISER_LADDER if fits(**chosen, precision=p)), None)
+    if precision is None:
+        return ()
+    chosen["precision"] = precision
+    for key in ("placement", "text_encoders", "vae_tiling"):  # those the smaller format makes needless
+        if key in chosen and fits(**{k: v for k, v in chosen.items() if k != key}):
+            del chosen[key]
+    return tuple(chosen.items())
+
+
+def _last(holds: Callable[[int], bool], count: int) -> int | None:
+    """The largest i < count for which `holds`, true up to it and false after (None: not even 0)."""
+    if not count or not holds(0):
+        return None
+    low, high = 0, count - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if holds(middle) else (low, middle - 1)
     return low
 
 

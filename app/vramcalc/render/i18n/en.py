@@ -1509,6 +1509,13 @@ EN: Mapping[str, str] = {
     "diffusion.change.swap": "Swap {blocks} of the denoiser's {total} transformer blocks to system RAM (blocks to "
                              "swap: {blocks}).",
     "diffusion.frames": " × {frames} frames",
+    "diffusion.fix.placement": "placement: model CPU offload (one part on the GPU at a time)",
+    "diffusion.fix.text_encoders": "the text encoders kept and run on the CPU",
+    "diffusion.fix.vae_tiling": "a tiled VAE decode ({value} px tiles)",
+    "diffusion.fix.precision": "the denoiser in {value}",
+    "diffusion.fix.size": "images of {width} × {height} px",
+    "diffusion.fix.frames": "{value} {value:frame|frames}",
+    "diffusion.fix.together": "all of: {fixes}",
     "diffusion.cfg.True": "CFG on",
     "diffusion.cfg.False": "CFG off",
     "diffusion.summary": "{pipeline}, {width} × {height}{frames}, {batch} per prompt, {cfg}; {placement}",

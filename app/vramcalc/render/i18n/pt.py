@@ -1593,6 +1593,13 @@ PT: Mapping[str, str] = {
     "diffusion.change.swap": "Troque {blocks} dos {total} blocos transformer do denoiser para a RAM do sistema "
                              "(blocos em troca: {blocks}).",
     "diffusion.frames": " × {frames} quadros",
+    "diffusion.fix.placement": "posicionamento: offload do modelo para a CPU (uma parte na GPU por vez)",
+    "diffusion.fix.text_encoders": "os codificadores de texto mantidos e executados na CPU",
+    "diffusion.fix.vae_tiling": "uma decodificação do VAE em blocos ({value} px)",
+    "diffusion.fix.precision": "o denoiser em {value}",
+    "diffusion.fix.size": "imagens de {width} × {height} px",
+    "diffusion.fix.frames": "{value} {value:quadro|quadros}",
+    "diffusion.fix.together": "tudo isto: {fixes}",
     "diffusion.cfg.True": "CFG ligada",
     "diffusion.cfg.False": "CFG desligada",
     "diffusion.summary": "{pipeline}, {width} × {height}{frames}, {batch} por prompt, {cfg}; {placement}",
