@@ -897,6 +897,7 @@ EN: Mapping[str, str] = {
     "rank.col.component": "Component",
     "rank.col.size": "On this GPU",
     "rank.col.split": "How it was split",
+    "rank.stage": "stage {stage} of {stages}",
     "rank.stages": "Pipeline stages: {stages}",
     "rank.host": "Host memory per node for the offloaded states: {bytes}",
     "rank.vllm_pool": "vLLM's KV pool on this GPU: {pool}, {tokens} tokens, {concurrency} "

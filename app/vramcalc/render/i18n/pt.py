@@ -881,6 +881,7 @@ PT: Mapping[str, str] = {
     "rank.col.component": "Componente",
     "rank.col.size": "Nesta GPU",
     "rank.col.split": "Como foi dividido",
+    "rank.stage": "estágio {stage} de {stages}",
     "rank.stages": "Estágios de pipeline: {stages}",
     "rank.host": "Memória do host por nó para os estados em offload: {bytes}",
     "rank.vllm_pool": "Pool de KV do vLLM nesta GPU: {pool}, {tokens} tokens, {concurrency} "
