@@ -67,6 +67,11 @@ def test_active_parameters_match_the_published_figures(slug, active):
     assert active_param_count(preset_spec(slug)) == pytest.approx(active, rel=0.005)
 
 
+def test_qwen3_coder_30b_counts_its_safetensors_index():
+    # the index beside the config in ztxz16/fastllm (the preset's source): total_size 61,064,245,248 bytes, all bf16
+    assert 2 * param_count(preset_spec("qwen3-coder-30b-a3b-instruct")) == 61_064_245_248
+
+
 def kv_bytes(slug, seq, batch=1, kv="bf16"):
     return estimate(parse_workload({"model": slug, "seq": str(seq), "batch": str(batch),
                                     "kv_precision": kv})).bytes_of("kv_cache")

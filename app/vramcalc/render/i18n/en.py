@@ -1122,6 +1122,7 @@ EN: Mapping[str, str] = {
     "assumption.weights_file.no_layer": "layer {layer} has no tensors in the file",
     "assumption.weights_file.no_embedding": "there is no token embedding table in the file",
     "assumption.weights_file.more": "and {count} more",
+    "model.note.same_shapes": "the same shapes as {model}: only its context ({context} tokens) and RoPE base differ",
     "model.note.kv_shared": (
         "the last {count} layers reuse an earlier layer's keys and values: they keep no cache, and transformers "
         "builds no K/V projections for them; the checkpoint still carries those {params} parameters, which vLLM and "
