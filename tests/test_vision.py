@@ -236,3 +236,14 @@ def test_vllm_profiles_internvl_on_an_image_of_the_most_tiles():
     workload = dataclasses.replace(workload, model=from_hf_config(config))
     assert vllm_encoder_dummy(workload, 8192, 1)[:2] == (2, 3330)  # an 8,192-token budget holds two
     assert image_tokens(workload.model.vision, 10_000, 10_000) == 2 + 10 * 256
+
+
+@pytest.mark.parametrize(("slug", "tensors"), [("qwen3-vl-8b-instruct", 8_767_123_696),
+                                               ("qwen3-vl-30b-a3b-instruct", 31_070_754_032)])
+def test_qwen3_vl_counts_the_tensors_of_its_release(slug, tensors):
+    """The reports the presets' configs come from list these many values in the checkpoints, the tower's
+    (deepstack mergers included) and the language model's; they hold no buffers."""
+    from vramcalc.sources.presets import load_presets
+
+    spec = load_presets()[slug].spec()
+    assert spec.vision is not None and param_count(spec) + spec.vision.params == tensors
