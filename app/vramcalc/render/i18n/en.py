@@ -1179,6 +1179,7 @@ EN: Mapping[str, str] = {
     "format.bpw": "EXL2/EXL3 at {bpw} bits per weight",
     "format.native_mxfp4": "expert FFNs in MXFP4 (4.25 bits)",
     "format.native_int4_experts": "routed experts in int4 with a bf16 scale per 32 weights (4.5 bits)",
+    "format.native_fp8_tensor": "linear layers in FP8 with one scale per matrix",
     "format.native_fp8_block": "linear layers in FP8 with 128 × 128 block scales",
     # how presets' checkpoints store their weights (data/models/*.json native_format)
     "native.int4_experts": (
@@ -1188,6 +1189,10 @@ EN: Mapping[str, str] = {
     "native.mxfp4": (
         "MXFP4 experts (4.25 bits per weight: 4-bit values and one 8-bit scale per 32); attention, router, embeddings "
         "and head in bf16"
+    ),
+    "native.fp8_tensor": (
+        "FP8 (e4m3) with one scale per weight matrix and static activation scales; embeddings, head, norms "
+        "and any vision tower in bf16"
     ),
     "native.fp8_block": "FP8 (e4m3) with one fp32 scale per 128 × 128 block; head, norms and routers in bf16",
     "native.fp8_block_embeddings": (
