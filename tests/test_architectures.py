@@ -67,6 +67,23 @@ def test_active_parameters_match_the_published_figures(slug, active):
     assert active_param_count(preset_spec(slug)) == pytest.approx(active, rel=0.005)
 
 
+def test_qwen3_coder_30b_counts_its_safetensors_index():
+    # the index beside the config in ztxz16/fastllm (the preset's source): total_size 61,064,245,248 bytes, all bf16
+    assert 2 * param_count(preset_spec("qwen3-coder-30b-a3b-instruct")) == 61_064_245_248
+
+
+@pytest.mark.parametrize(("slug", "moe_layers", "experts", "tensors"), [("glm-4.5", 89, 160, 358_337_791_296),
+                                                                     ("glm-4.5-air", 45, 128, 110_468_824_832)])
+def test_glm_4_5_counts_its_safetensors_with_the_mtp_layer(slug, moe_layers, experts, tensors):
+    # llmfit's scrape of the hub (the presets' sources): the stack, its MTP layer with the embedding and head copies
+    # GLM-4.5's checkpoints keep (family/decoder/mtp.py), and each MoE layer's fp32 e_score_correction_bias (a buffer
+    # in transformers), the MTP layer's included; q/k/v biases on both, q/k norms on the 355B only
+    from vramcalc.model.families.decoder.mtp import with_mtp
+
+    spec = with_mtp(preset_spec(slug), copies=True)
+    assert param_count(spec) + (moe_layers + 1) * experts == tensors
+
+
 def kv_bytes(slug, seq, batch=1, kv="bf16"):
     return estimate(parse_workload({"model": slug, "seq": str(seq), "batch": str(batch),
                                     "kv_precision": kv})).bytes_of("kv_cache")

@@ -199,7 +199,19 @@ NATIVE = [slug for slug, preset in load_presets().items() if preset.native_forma
 def test_the_quantised_checkpoints_are_the_ones_we_expect():
     assert set(NATIVE) == {"gpt-oss-20b", "gpt-oss-120b", "deepseek-v3", "deepseek-r1", "kimi-k2-instruct",
                            "qwen3-235b-a22b-fp8", "deepseek-v3.2", "minimax-m2.7", "minimax-m2.5", "kimi-k2.5",
-                           "mimo-v2-flash"}
+                           "mimo-v2-flash", "devstral-small-2-24b-instruct-2512", "devstral-2-123b-instruct-2512"}
+
+
+@pytest.mark.parametrize("slug", ["devstral-small-2-24b-instruct-2512", "devstral-2-123b-instruct-2512"])
+def test_a_per_tensor_fp8_checkpoint_opens_at_the_fp8_formats_size(slug):
+    # Mistral's FP8 releases scale each weight matrix once (weight_block_size null), as the fp8 format does; the
+    # block checkpoints' 128 x 128 scales would be more bytes: the two must not be mixed up
+    native = parse_workload({**DEFAULTS, "model": slug})
+    assert native.precision.value == "native"
+    size = weights_bytes(native).bytes
+    assert size == weights_bytes(native.but(precision=parse_precision("fp8"))).bytes
+    assert size < weights_bytes(native.but(precision=parse_precision("fp8-block"))).bytes
+    assert any("one scale per weight matrix" in ENGLISH.say(note) for note in estimate(native).notes)
 
 
 @pytest.mark.parametrize("slug", NATIVE)

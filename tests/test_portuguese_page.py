@@ -122,3 +122,8 @@ def test_what_a_config_json_made_us_assume_in_portuguese(config, field):
 def test_the_custom_models_assumptions_in_portuguese():
     workload = parse_workload({**DEFAULTS, "model": "custom", "params": "7", "hidden": "4096", "layers": "32"})
     assert_portuguese(_strings(present(estimate(workload), words=PT)), "custom model")
+
+
+def test_a_pipeline_stage_is_named_in_portuguese():
+    # the analysis labels a stage "stage 2 of 2" (its JSON's words); gpt2-xl's 25 heads split into two stages on vLLM
+    test_the_reverse_answers_in_portuguese("gpt2-xl", "vllm on 2 GPUs")

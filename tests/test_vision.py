@@ -292,3 +292,14 @@ def test_a_llava_config_without_its_tower_gets_its_classs_and_one_given_takes_th
 
     with pytest.raises(ValidationError, match="image_grid_pinpoints"):
         from_hf_config({**full, "model_type": "llava_next", "image_grid_pinpoints": [[100, 50]]})
+
+
+@pytest.mark.parametrize(("slug", "tensors"), [("qwen3-vl-8b-instruct", 8_767_123_696),
+                                               ("qwen3-vl-30b-a3b-instruct", 31_070_754_032)])
+def test_qwen3_vl_counts_the_tensors_of_its_release(slug, tensors):
+    """The reports the presets' configs come from list these many values in the checkpoints, the tower's
+    (deepstack mergers included) and the language model's; they hold no buffers."""
+    from vramcalc.sources.presets import load_presets
+
+    spec = load_presets()[slug].spec()
+    assert spec.vision is not None and param_count(spec) + spec.vision.params == tensors

@@ -106,10 +106,17 @@ def keeps_mxfp4_experts(spec: ModelSpec) -> bool:
     return spec.native_format.startswith("MXFP4")
 
 
+def _fp8_per_tensor(native_format: str) -> bool:
+    """Mistral's FP8 checkpoints (Devstral 2): one scale per weight matrix, not per 128 × 128 block."""
+    return native_format.startswith("FP8") and "per tensor" in native_format
+
+
 def native_format_phrase(native_format: str) -> Phrase:
     """How a preset's checkpoint stores its weights (its `native_format`, data/README.md), in words."""
     if native_format.startswith("MXFP4"):
         return phrase("native.mxfp4")
+    if _fp8_per_tensor(native_format):
+        return phrase("native.fp8_tensor")
     if native_format.startswith("FP8"):
         return phrase("native.fp8_block_embeddings" if "embeddings" in native_format else "native.fp8_block")
     if native_format.startswith("INT4"):
@@ -242,7 +249,8 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
         experts_only = spec.native_format.startswith(("MXFP4", "INT4"))
         quantised = _is_expert if experts_only else _is_linear
         inner_name = ("mxfp4" if spec.native_format.startswith("MXFP4")
-                      else INT4_EXPERTS if spec.native_format.startswith("INT4") else "fp8-block")
+                      else INT4_EXPERTS if spec.native_format.startswith("INT4")
+                      else "fp8" if _fp8_per_tensor(spec.native_format) else "fp8-block")
         inner = WeightFormat(inner_name, "gpu", phrase("format.native"))
         size = lambda t: _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES  # noqa: E731
     else:
@@ -371,12 +379,15 @@ def _check_blocks(tensors: Counted, block: int, name: str) -> None:
 
 
 def _native(spec: ModelSpec, tensors: Counted) -> tuple[WeightShare, ...]:
-    """The checkpoint as published: gpt-oss's MXFP4 experts, the FP8 block checkpoints."""
+    """The checkpoint as published: gpt-oss's MXFP4 experts, the FP8 block and per-tensor checkpoints."""
     native = spec.native_format
     if native.startswith("MXFP4"):
         fmt = WeightFormat("mxfp4", "gpu", phrase("format.native_mxfp4"))
         return _split(tensors, _is_expert, lambda t: _gpu_bytes(t, fmt, 0), fmt.label,
                       phrase("weights.part.rest_mxfp4"))
+    if _fp8_per_tensor(native):
+        fmt = WeightFormat("fp8", "gpu", phrase("format.native_fp8_tensor"))
+        return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, 0), fmt.label)
     if native.startswith("FP8"):
         fmt = WeightFormat("fp8-block", "gpu", phrase("format.native_fp8_block"))
         return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, 0), fmt.label)

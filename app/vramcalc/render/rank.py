@@ -67,7 +67,10 @@ def present_rank(workload: Workload, target: Target, rank: PerGpu, *, words: Wor
                             size=words.binary(value) if value else "0", how=how.get(key, ""),
                             bar_x=round(x, 3), bar_width=round(width, 3)))
         x += width
-    stages = "; ".join(f"{name}: {words.gib(b)}" for name, b in rank.stages.items())
+    def stage(index: int) -> str:  # the analysis names stages in English (its JSON); the answer in its language
+        return words.message("rank.stage", stage=index + 1, stages=len(rank.stages))
+
+    stages = "; ".join(f"{stage(i)}: {words.gib(b)}" for i, b in enumerate(rank.stages.values()))
     lines = [words.message("rank.stages", stages=stages)] if rank.stages else []
     if rank.host_bytes:
         lines.append(words.message("rank.host", bytes=words.gib(rank.host_bytes)))
@@ -76,7 +79,8 @@ def present_rank(workload: Workload, target: Target, rank: PerGpu, *, words: Wor
                              tokens=f"{rank.pool.kv_tokens:,}", seq=f"{workload.seq:,}",
                              concurrency=f"{rank.pool.max_concurrency or 0:,.2f}"))
     title = words.message("rank.title_device" if rank.devices else "rank.title" if rank.stages else "rank.title_same",
-                          rank=rank.rank, total=words.gib(total), share=words.localize(f"{total / usable:.0%}"),
+                          rank=stage(rank.stage) if rank.stages else rank.rank, total=words.gib(total),
+                          share=words.localize(f"{total / usable:.0%}"),
                           memory=words.gib(usable), device=f"CUDA{rank.stage}",
                           gpu=rank.devices[rank.stage].card.display_name if rank.devices else "",
                           phase=words.message(f"phase.{rank.peak_phase}")

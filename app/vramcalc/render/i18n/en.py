@@ -906,6 +906,7 @@ EN: Mapping[str, str] = {
     "rank.col.component": "Component",
     "rank.col.size": "On this GPU",
     "rank.col.split": "How it was split",
+    "rank.stage": "stage {stage} of {stages}",
     "rank.stages": "Pipeline stages: {stages}",
     "rank.host": "Host memory per node for the offloaded states: {bytes}",
     "rank.vllm_pool": "vLLM's KV pool on this GPU: {pool}, {tokens} tokens, {concurrency} "
@@ -1131,6 +1132,7 @@ EN: Mapping[str, str] = {
     "assumption.weights_file.no_layer": "layer {layer} has no tensors in the file",
     "assumption.weights_file.no_embedding": "there is no token embedding table in the file",
     "assumption.weights_file.more": "and {count} more",
+    "model.note.same_shapes": "the same shapes as {model}: only its context ({context} tokens) and RoPE base differ",
     "model.note.kv_shared": (
         "the last {count} layers reuse an earlier layer's keys and values: they keep no cache, and transformers "
         "builds no K/V projections for them; the checkpoint still carries those {params} parameters, which vLLM and "
@@ -1187,6 +1189,7 @@ EN: Mapping[str, str] = {
     "format.bpw": "EXL2/EXL3 at {bpw} bits per weight",
     "format.native_mxfp4": "expert FFNs in MXFP4 (4.25 bits)",
     "format.native_int4_experts": "routed experts in int4 with a bf16 scale per 32 weights (4.5 bits)",
+    "format.native_fp8_tensor": "linear layers in FP8 with one scale per matrix",
     "format.native_fp8_block": "linear layers in FP8 with 128 × 128 block scales",
     # how presets' checkpoints store their weights (data/models/*.json native_format)
     "native.int4_experts": (
@@ -1196,6 +1199,10 @@ EN: Mapping[str, str] = {
     "native.mxfp4": (
         "MXFP4 experts (4.25 bits per weight: 4-bit values and one 8-bit scale per 32); attention, router, embeddings "
         "and head in bf16"
+    ),
+    "native.fp8_tensor": (
+        "FP8 (e4m3) with one scale per weight matrix and static activation scales; embeddings, head, norms "
+        "and any vision tower in bf16"
     ),
     "native.fp8_block": "FP8 (e4m3) with one fp32 scale per 128 × 128 block; head, norms and routers in bf16",
     "native.fp8_block_embeddings": (

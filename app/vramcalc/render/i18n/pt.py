@@ -888,6 +888,7 @@ PT: Mapping[str, str] = {
     "rank.col.component": "Componente",
     "rank.col.size": "Nesta GPU",
     "rank.col.split": "Como foi dividido",
+    "rank.stage": "estágio {stage} de {stages}",
     "rank.stages": "Estágios de pipeline: {stages}",
     "rank.host": "Memória do host por nó para os estados em offload: {bytes}",
     "rank.vllm_pool": "Pool de KV do vLLM nesta GPU: {pool}, {tokens} tokens, {concurrency} "
@@ -1180,6 +1181,7 @@ PT: Mapping[str, str] = {
     "assumption.weights_file.no_layer": "a camada {layer} não tem tensores no arquivo",
     "assumption.weights_file.no_embedding": "não há tabela de embeddings de tokens no arquivo",
     "assumption.weights_file.more": "e mais {count}",
+    "model.note.same_shapes": "as mesmas formas de {model}: só o contexto ({context} tokens) e a base do RoPE mudam",
     "model.note.kv_shared": (
         "as últimas {count} camadas reutilizam as chaves e valores de uma camada anterior: não guardam cache, e o "
         "transformers não cria projeções K/V para elas; o checkpoint ainda traz esses {params} parâmetros, que o "
@@ -1241,6 +1243,7 @@ PT: Mapping[str, str] = {
     "format.bpw": "EXL2/EXL3 a {bpw} bits por peso",
     "format.native_int4_experts": "especialistas roteados em int4 com uma escala bf16 a cada 32 pesos (4,5 bits)",
     "format.native_mxfp4": "FFNs dos especialistas em MXFP4 (4,25 bits)",
+    "format.native_fp8_tensor": "camadas lineares em FP8 com uma escala por matriz",
     "format.native_fp8_block": "camadas lineares em FP8 com escalas por bloco de 128 × 128",
     # how presets' checkpoints store their weights (data/models/*.json native_format)
     "native.int4_experts": (
@@ -1250,6 +1253,10 @@ PT: Mapping[str, str] = {
     "native.mxfp4": (
         "especialistas em MXFP4 (4,25 bits por peso: valores de 4 bits e uma escala de 8 bits a cada 32); atenção, "
         "roteador, embeddings e cabeça de saída em bf16"
+    ),
+    "native.fp8_tensor": (
+        "FP8 (e4m3) com uma escala por matriz de pesos e escalas de ativação estáticas; embeddings, cabeça, "
+        "normas e a torre de visão, se houver, em bf16"
     ),
     "native.fp8_block": (
         "FP8 (e4m3) com uma escala fp32 por bloco de 128 × 128; cabeça de saída, normalizações e roteadores em bf16"
