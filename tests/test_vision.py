@@ -303,3 +303,16 @@ def test_qwen3_vl_counts_the_tensors_of_its_release(slug, tensors):
 
     spec = load_presets()[slug].spec()
     assert spec.vision is not None and param_count(spec) + spec.vision.params == tensors
+
+
+def test_the_towers_weights_say_llama_cpps_mmproj_only_on_llama_cpp():
+    """vLLM's answer said the tower was "llama.cpp's mmproj file"; a 16-bit model's tower is not "kept unquantized"."""
+    from vramcalc import estimate, parse_workload
+
+    def said(**values: str) -> str:
+        result = estimate(parse_workload({"model": "qwen3-vl-8b-instruct", **values}))
+        return ENGLISH.say(next(c for c in result.components if c.key == "weights").formula)
+
+    assert "mmproj" not in said(runtime="vllm") and "unquantized" not in said(runtime="vllm")
+    assert "llama.cpp's mmproj file" in said(runtime="llamacpp", precision="q4_k_m")
+    assert "kept unquantized" in said(runtime="vllm", precision="awq-int4")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..core.choices import PAGED, Optimizer, Recipe
+from ..core.choices import GGUF_RUNTIMES, PAGED, Optimizer, Recipe
 from ..core.dtypes import Precision
 from ..core.phrase import Formula, Phrase, phrase
 from ..core.units import format_binary, format_count
@@ -62,8 +62,11 @@ def vision_said(workload: Workload) -> tuple[Phrase, ...]:
     if workload.text_only:
         return (phrase("weights.vision_off", params=format_count(vision.params)),)
     size = vision_bytes(workload)
+    full = isinstance(workload.precision, Precision) and workload.precision.is_float
+    kept = ("weights.vision.mmproj" if workload.runtime in GGUF_RUNTIMES
+            else "" if full else "weights.vision.unquantized")  # a 16-bit model's tower is simply 16-bit too
     return (phrase("weights.vision", params=format_count(vision.params), bits=size * 8 // vision.params,
-                   bytes=format_binary(size)),)
+                   bytes=format_binary(size), kept=phrase(kept) if kept else ""),)
 
 
 def training_weight_extras(workload: Workload) -> tuple[int, Callable[[], Formula]]:

@@ -116,10 +116,9 @@ EN: Mapping[str, str] = {
     "weights.lora": " + LoRA adapters: {count} trainable parameters in {dtype} = {bytes}",
     "weights.autocast": " + autocast's 16-bit copies of the linear weights, kept through backward = {bytes}",
     "weights.format": "{format}: {parts} = {bytes}",
-    "weights.vision": (
-        "; with the vision tower and projector: {params} parameters × {bits} bits = {bytes} (kept unquantized; "
-        "llama.cpp's mmproj file, f16)"
-    ),
+    "weights.vision": "; with the vision tower and projector: {params} parameters × {bits} bits = {bytes}{kept}",
+    "weights.vision.mmproj": " (llama.cpp's mmproj file, f16)",
+    "weights.vision.unquantized": " (kept unquantized, as quantized checkpoints keep it)",
     "weights.vision_off": "; the vision tower and projector ({params} parameters) left out: text only",
     "llamacpp.mmproj_ram": "; the mmproj in system RAM (--no-mmproj-offload)",
     "vllm.kv": (

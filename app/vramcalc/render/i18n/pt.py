@@ -120,10 +120,9 @@ PT: Mapping[str, str] = {
     "weights.autocast": " + as cópias de 16 bits dos pesos lineares feitas pelo autocast, mantidas até a passagem "
                         "reversa = {bytes}",
     "weights.format": "{format}: {parts} = {bytes}",
-    "weights.vision": (
-        "; com a torre de visão e o projetor: {params} parâmetros × {bits} bits = {bytes} (sem quantização; "
-        "o arquivo mmproj do llama.cpp, f16)"
-    ),
+    "weights.vision": "; com a torre de visão e o projetor: {params} parâmetros × {bits} bits = {bytes}{kept}",
+    "weights.vision.mmproj": " (o arquivo mmproj do llama.cpp, f16)",
+    "weights.vision.unquantized": " (sem quantização, como os checkpoints quantizados a mantêm)",
     "weights.vision_off": "; a torre de visão e o projetor ({params} parâmetros) deixados de fora: só texto",
     "llamacpp.mmproj_ram": "; o mmproj na RAM do sistema (--no-mmproj-offload)",
     "vllm.kv": (
