@@ -21,6 +21,9 @@ from vramcalc.diffusion.pipelines import Pipeline, load_pipelines
 from vramcalc.diffusion.run import PLACEMENTS, Request, evaluate, fewest_blocks_to_swap
 from vramcalc.diffusion.speed import speed_of
 from vramcalc.diffusion.training import Training, train
+from vramcalc.inputs.link import decode, encode
+from vramcalc.inputs.parse import parse_diffusion
+from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.gpus import gpu
 
 PRESETS = load_pipelines()
@@ -112,6 +115,23 @@ def test_the_flags_of_a_preset_run_an_imported_pipeline_alike(tmp_path):
              "--gpu", "rtx-4090"]
     assert without_origin(document("--folder", str(folder), *flags)) == without_origin(
         document("--pipeline", "flux.1-schnell", *flags))
+
+
+def test_the_page_imports_through_the_link_values_and_the_link_leaves_the_pipeline_out(tmp_path):
+    preset = PRESETS["wan2.2-t2v-a14b"]
+    imported = import_pipeline(json.dumps(model_index(preset)),
+                               {part.role: json.dumps(part.config) for part in preset.parts},
+                               "Wan-AI/Wan2.2-T2V-A14B-Diffusers")
+    values = {"family": "diffusion", "pipeline": IMPORTED, "frames": "49"}
+    chosen, request = parse_diffusion(values, None, imported)
+    assert chosen is imported and request.frames == 49 and imported.options == {"boundary_ratio": 0.875}
+    assert evaluate(chosen, request).peak.total_bytes == evaluate(preset, request).peak.total_bytes
+    with pytest.raises(ValidationError, match=r"pipeline: got 'config'; no model_index\.json has been imported"):
+        parse_diffusion(values)
+    assert encode(values) == "family=diffusion&frames=49"
+    opened = decode("family=diffusion&pipeline=config&width=768")  # the default pipeline's size then
+    assert opened.values == {"family": "diffusion", "width": "768"}
+    assert "Ignored from the link: pipeline 'config'" in ENGLISH.say(opened.notices[0])
 
 
 # ---------------------------------------------------------------- refusals, one line naming the field
