@@ -176,7 +176,8 @@ def test_a_model_index_this_calculator_cannot_count_is_refused_naming_the_field(
 @pytest.mark.parametrize(("change", "start"), [
     ({"num_layers": 10**6}, "transformer/config.json num_layers: got 1000000; an integer from -1 to 1,000"),
     ({"num_single_layers": -5}, "transformer/config.json num_single_layers: got -5; an integer from -1 to 1,000"),
-    ({"attention_head_dim": 10**12}, "transformer/config.json attention_head_dim: got 1000000000000; an integer"),
+    ({"attention_head_dim": 10**12}, ("transformer/config.json attention_head_dim: got 1000000000000; an integer from "
+                                      "-1,000,000,000")),
     ({"axes_dims_rope": list(range(2000))}, "transformer/config.json axes_dims_rope: got '2,000 items'; at most"),
     ({"joint_attention_dim": float("nan")}, "transformer/config.json joint_attention_dim: got nan; a finite number"),
     ({"num_attention_heads": "24"}, ("transformer/config.json: got 'FluxTransformer2DModel'; a FluxTransformer2DModel"

@@ -47,7 +47,8 @@ def _json(field: str, text: str) -> dict[str, Any]:
 
 
 def _check_numbers(field: str, value: object, key: str = "") -> None:
-    """Numbers finite, integers from -1 to 10^9, counts and lists at most MAX_COUNT (tensors are listed one by one)."""
+    """Numbers finite, integers within 10^9, counts (from -1) and lists at most MAX_COUNT (tensors are listed one
+    by one)."""
     if isinstance(value, dict):
         for inner, item in value.items():
             _check_numbers(field, item, str(inner))
@@ -58,10 +59,10 @@ def _check_numbers(field: str, value: object, key: str = "") -> None:
             _check_numbers(field, item, key)
     elif isinstance(value, float) and not math.isfinite(value):
         raise ValidationError(f"{field} {key}", value, "a finite number")
-    elif isinstance(value, int) and not isinstance(value, bool) and not (
-            -1 <= value <= (MAX_COUNT if _COUNTS.search(key) else MAX_INT)):
-        limit = MAX_COUNT if _COUNTS.search(key) else MAX_INT
-        raise ValidationError(f"{field} {key}", value, f"an integer from -1 to {limit:,}")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        low, high = (-1, MAX_COUNT) if _COUNTS.search(key) else (-MAX_INT, MAX_INT)  # ignore_index: -100
+        if not low <= value <= high:
+            raise ValidationError(f"{field} {key}", value, f"an integer from {low:,} to {high:,}")
 
 
 def counted(role: str) -> bool:
