@@ -358,3 +358,45 @@ def test_hf_file_on_a_repository_without_gguf_files_says_so(stub):
     url, _ = stub
     code, message = run("--hf", "tiny/qwen3-sharded", "--hf-endpoint", url, "--hf-file", "Q4_K_M")
     _one_line(code, message, "vramcalc: error: hf-file: got 'Q4_K_M'; tiny/qwen3-sharded holds no GGUF model file")
+
+
+# ---------------------------------------------------------------- a diffusers pipeline (vramcalc diffusion --hf)
+
+
+def test_a_diffusers_repository_is_imported_as_its_preset_reading_only_the_counted_configs(stub):
+    url, state = stub
+    code, data = run("diffusion", "--hf", "tiny/sd-pipeline", "--hf-endpoint", url, "--gpu", "h100-80gb")
+    assert code == 0, data
+    _, preset = run("diffusion", "--pipeline", "sd1.5", "--gpu", "h100-80gb")
+    sha = REPOS["tiny/sd-pipeline"]["sha"]
+    assert data | {"pipeline": "sd1.5"} == preset | {"imported_from": f"tiny/sd-pipeline@{sha}",
+                                                     "defaults_of": "sd1.5", "ignored": data["ignored"]}
+    assert {(i["role"], i["class"]) for i in data["ignored"]} == {
+        ("feature_extractor", "CLIPImageProcessor"), ("safety_checker", "StableDiffusionSafetyChecker"),
+        ("scheduler", "PNDMScheduler"), ("tokenizer", "CLIPTokenizer")}
+    read = sorted(path.rsplit(f"/resolve/{sha}/", 1)[-1] for _, path, _ in state.log if "/resolve/" in path)
+    assert read == ["model_index.json", "text_encoder/config.json", "unet/config.json", "vae/config.json"]
+
+
+@pytest.mark.parametrize(("hf", "words"), [
+    ("tiiuae/Falcon3-7B-Instruct", "holds no model_index.json, so no diffusers pipeline (a language model: vramcalc"),
+    ("tiny/no-such-model", "no repository tiny/no-such-model on http://127.0.0.1:"),
+    ("tiny/sd-pipeline@no-such-branch", "tiny/sd-pipeline has no revision 'no-such-branch'"),
+])
+def test_a_repository_that_is_no_diffusers_pipeline_says_so(stub, hf, words):
+    url, _ = stub
+    code, message = run("diffusion", "--hf", hf, "--hf-endpoint", url)
+    _one_line(code, message, f"vramcalc: error: hf: got '{hf}'; ")
+    assert words in str(message)
+
+
+@pytest.mark.parametrize(("args", "start"), [
+    (("--hf", "a/b", "--pipeline", "sdxl"), "vramcalc: error: hf: got 'a/b'; give one of --pipeline, --folder and"),
+    (("--hf", "a/b", "--folder", "."), "vramcalc: error: hf: got 'a/b'; give one of --pipeline, --folder and --hf"),
+    (("--hf-endpoint", "http://x"), "vramcalc: error: hf-endpoint: got 'http://x'; --hf-endpoint goes with --hf"),
+    (("--hf", "a/b", "--hf-endpoint", "ftp://mirror"), "vramcalc: error: hf-endpoint: got 'ftp://mirror'; expected"),
+])
+def test_what_the_diffusion_hf_cannot_go_with_is_said(stub, args, start):
+    code, message = run("diffusion", *args)
+    _one_line(code, message, start)
+    assert not stub[1].log

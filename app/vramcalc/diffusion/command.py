@@ -4,19 +4,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import quote
 
 from ..core.errors import ValidationError
 from ..core.units import GIB
 from ..render.messages import ENGLISH
+from ..sources import hub
 from ..sources.gpus import gpu
+from .imported import INDEX, MAX_JSON_CHARS, counted, import_pipeline
 from .pipelines import Pipeline, load_pipelines, pipeline
 from .run import PLACEMENTS, TEXT_ENCODER_DEVICES, Request, Run, evaluate, fewest_blocks_to_swap, single_fixes
 from .speed import DiffusionSpeed, speed_of
 from .training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS, Step, Training, train
 from .training import as_json as training_json
 from .weights import GGUF_TYPES, PRECISIONS
+
+DEFAULT = "flux.1-dev"
+_FOLDER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 def build_diffusion_parser() -> argparse.ArgumentParser:
@@ -25,7 +34,15 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
         description="GPU memory of a diffusers image or video pipeline: each part's weights in its precision and "
                     "the working memory of each stage (text encoding, one denoising step, VAE decode); the peak is "
                     "the largest stage with what stays on the GPU.")
-    parser.add_argument("--pipeline", "--model", default="flux.1-dev", help=f"one of: {', '.join(load_pipelines())}")
+    parser.add_argument("--pipeline", "--model", help=f"one of: {', '.join(load_pipelines())} (default {DEFAULT})")
+    parser.add_argument("--folder", metavar="DIR", help="instead of --pipeline, a diffusers folder: its "
+                        "model_index.json and each component's <folder>/config.json (the run's defaults: the closest "
+                        "preset's)")
+    parser.add_argument("--hf", metavar="ORG/NAME[@REV]", help="instead of --pipeline, a diffusers repository on the "
+                        "Hugging Face Hub, its model_index.json and components' config.json read (HF_TOKEN from the "
+                        "environment)")
+    parser.add_argument("--hf-endpoint", metavar="URL", help="the Hub's address for --hf (default: HF_ENDPOINT, else "
+                                                             "https://huggingface.co)")
     parser.add_argument("--width", type=int, help="pixels (default: the pipeline's)")
     parser.add_argument("--height", type=int, help="pixels (default: the pipeline's)")
     parser.add_argument("--frames", type=int,
@@ -92,9 +109,85 @@ def as_json(run: Run, fewest_blocks_to_swap: int | None = None, steps: int | Non
                     "carried_bytes": s.carried_bytes, "total_bytes": s.total_bytes} for s in run.stages],
         "peak_stage": run.peak.name, "peak_bytes": run.peak.total_bytes, "complete": run.complete,
         "fewest_blocks_to_swap": fewest_blocks_to_swap, "steps": steps or run.pipeline.steps,
-        "speed": None if speed is None else speed.as_json(),
+        "speed": None if speed is None else speed.as_json(), **imported_json(run.pipeline),
         "fits_with": [settings_of(key, value) for key, value in fixes],
     }
+
+
+def imported_json(chosen: Pipeline) -> dict[str, object]:
+    """An imported pipeline's origin, the preset whose defaults it runs with, and its components not counted."""
+    return {"imported_from": chosen.hf_id if chosen.defaults_of else None, "defaults_of": chosen.defaults_of or None,
+            "ignored": [{"role": role, "class": cls} for role, cls in chosen.ignored]}
+
+
+def imported_lines(chosen: Pipeline) -> list[str]:
+    if not chosen.defaults_of:
+        return []
+    preset = load_pipelines()[chosen.defaults_of]
+    return [f"imported from {chosen.hf_id}: {chosen.pipeline_class}; defaults of {preset.display_name} "
+            f"({preset.slug}): {preset.width} x {preset.height}" + (f" x {preset.frames} frames" if preset.frames > 1
+                                                                     else "")
+            + f", {preset.steps} steps, CFG {'on' if preset.cfg else 'off'}"] + (
+        ["not counted: " + ", ".join(f"{role} ({cls})" for role, cls in chosen.ignored)] if chosen.ignored else [])
+
+
+def read_folder(folder: str) -> tuple[str, dict[str, str]]:
+    """A diffusers folder's model_index.json and each of its components' <folder>/config.json, as text."""
+    root = Path(folder)
+
+    def text(path: Path, field: str) -> str:
+        try:
+            with path.open(encoding="utf-8") as file:
+                return file.read(MAX_JSON_CHARS + 1)
+        except UnicodeDecodeError:
+            raise ValidationError(field, str(path), "UTF-8 text") from None
+        except OSError as error:
+            raise ValidationError(field, str(path), f"a file this user can read ({error.strerror or error})") from None
+
+    if not (root / INDEX).is_file():
+        raise ValidationError("folder", folder, f"a diffusers folder: {INDEX} and a folder per component with its "
+                                                "config.json")
+    index = text(root / INDEX, INDEX)
+    try:
+        keys = json.loads(index)
+    except (ValueError, RecursionError):
+        keys = {}  # imported.py says what is wrong with it
+    folders = [key for key in keys if isinstance(keys, dict) and isinstance(key, str) and counted(key)
+               and _FOLDER_NAME.fullmatch(key) and (root / key / "config.json").is_file()]
+    return index, {key: text(root / key / "config.json", f"{key}/config.json") for key in folders}
+
+
+def hub_files(hf: str, endpoint: str | None) -> tuple[str, dict[str, str], str]:
+    """`--hf`: a diffusers repository's model_index.json and the config.json of each counted component it names,
+    read at the commit the model info names (sources/hub.py: the token, the endpoint, the errors in words)."""
+    repo, reader, info, commit = hub.model_info(hf, endpoint, os.environ)
+    names = {name for name, _ in hub.files_of(info)}
+    if INDEX not in names:
+        said = " (a language model: vramcalc --hf reads it)" if "config.json" in names else ""
+        raise ValidationError("hf", hf, f"{repo} holds no {INDEX}, so no diffusers pipeline{said}")
+    resolve = f"{repo}/resolve/{quote(commit, safe='')}/"
+    index = reader.text(resolve + INDEX)
+    try:
+        keys = json.loads(index)
+    except (ValueError, RecursionError):
+        keys = {}  # imported.py says what is wrong with it
+    folders = [key for key in keys if isinstance(keys, dict) and isinstance(key, str) and counted(key)
+               and f"{key}/config.json" in names][:64]
+    return index, {key: reader.text(f"{resolve}{quote(key)}/config.json") for key in folders}, f"{repo}@{commit}"
+
+
+def chosen_pipeline(args: argparse.Namespace) -> Pipeline:
+    """--pipeline's preset, or the pipeline --folder or --hf imports."""
+    given = [flag for flag, value in (("pipeline", args.pipeline), ("folder", args.folder), ("hf", args.hf)) if value]
+    if len(given) > 1:
+        raise ValidationError(given[1], getattr(args, given[1]), "give one of --pipeline, --folder and --hf")
+    if args.hf_endpoint and not args.hf:
+        raise ValidationError("hf-endpoint", args.hf_endpoint, "--hf-endpoint goes with --hf ORG/NAME")
+    if args.folder:
+        return import_pipeline(*read_folder(args.folder), str(Path(args.folder).resolve()))
+    if args.hf:
+        return import_pipeline(*hub_files(args.hf, args.hf_endpoint))
+    return pipeline(args.pipeline or DEFAULT)
 
 
 def _gib(value: int | None) -> str:
@@ -107,7 +200,8 @@ def lines(run: Run) -> list[str]:
            + f", batch {r.batch}, CFG {'on' if r.cfg else 'off'}, placement {r.placement}"
            + (f", VAE tiles of {r.vae_tiling} px" if r.vae_tiling else "")
            + (f", {r.blocks_to_swap} blocks swapped" if r.blocks_to_swap else "")
-           + (", text encoders on the CPU" if r.text_encoders == "cpu" else ""), "", "weights:"]
+           + (", text encoders on the CPU" if r.text_encoders == "cpu" else ""), *imported_lines(run.pipeline), "",
+           "weights:"]
     out += [f"  {w.part.role:<16}{w.part.class_name:<30}{w.part.params:>16,} params  {w.precision:<10}"
             f"{_gib(w.bytes):>12}" + ("  (on the CPU)" if w.device == "cpu" else "") for w in run.weights]
     out += ["", "stages (on the GPU: weights + working memory + carried tensors):"]
@@ -123,7 +217,7 @@ def diffusion_main(argv: Sequence[str]) -> int:
     if args.train_lora:  # 0, as on the page: a generation
         return training_main(args)
     try:
-        chosen = pipeline(args.pipeline)
+        chosen = chosen_pipeline(args)
         run = evaluate(chosen, Request(
             width=args.width or chosen.width, height=args.height or chosen.height,
             frames=args.frames or chosen.frames, batch=args.batch,
@@ -180,7 +274,7 @@ def training_main(args: argparse.Namespace) -> int:
                         adapters=args.adapter_precision, optimizer=args.optimizer,
                         checkpointing=args.checkpointing == "on", cached=args.cache_latents == "on")
     try:
-        chosen = pipeline(args.pipeline)
+        chosen = chosen_pipeline(args)
         request = Request(width=args.width or chosen.width, height=args.height or chosen.height,
                           frames=args.frames or chosen.frames, batch=args.batch, cfg=False, placement="gpu",
                           precision=args.precision, text_precision=args.text_precision,
@@ -209,4 +303,4 @@ def training_main(args: argparse.Namespace) -> int:
 def training_document(chosen: Pipeline, request: Request, training: Training, result: Step) -> dict[str, object]:
     """`vramcalc diffusion --train-lora RANK --json`."""
     return {"pipeline": chosen.slug, "width": request.width, "height": request.height, "frames": request.frames,
-            "batch": request.batch, "train_lora": training_json(result, training)}
+            "batch": request.batch, "train_lora": training_json(result, training), **imported_json(chosen)}

@@ -56,6 +56,9 @@ class Pipeline:
     steps: int  # num_inference_steps: the pipeline's default (FLUX.1 [schnell]: its model card's 4)
     # the pipeline's own model_index.json keys (WanPipeline's boundary_ratio, expand_timesteps)
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # an imported pipeline (imported.py): the preset whose defaults it runs with, and the components not counted
+    defaults_of: str = ""
+    ignored: tuple[tuple[str, str], ...] = ()  # (role, class): scheduler, tokenizer, feature_extractor, ...
 
     @property
     def denoiser(self) -> Part:

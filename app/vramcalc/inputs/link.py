@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
+from ..diffusion.imported import IMPORTED
 from ..sources.gpus import named
 from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, shown_values
 from .parse import parse_link
@@ -70,6 +71,9 @@ def decode(query: str) -> Decoded:
     if values.get("model") == CONFIG:
         notices.append(phrase("link.config"))
         del values["model"]
+    if values.get("pipeline") == IMPORTED:
+        notices.append(phrase("link.pipeline_config"))
+        del values["pipeline"]
     values = _with_plus(values)
     if "gpu" in values:  # a card named as people type it ("rtx4090", "4090") opens as its slug
         with contextlib.suppress(ValidationError):  # a card's memory ("24gb"), or refused below with the reason
@@ -122,4 +126,6 @@ def encode(values: Mapping[str, str]) -> str:
             keep.pop(key, None)
     if values.get("model") == CONFIG:
         keep.pop("model")  # an imported file stays on this machine; the link cannot carry it
+    if values.get("pipeline") == IMPORTED:
+        keep.pop("pipeline", None)  # as model=config: the imported pipeline's files stay on this machine
     return urlencode(keep)

@@ -43,6 +43,7 @@ from ..core.option import (
     values_of,
 )
 from ..core.units import GB, GIB
+from ..diffusion.imported import IMPORTED
 from ..diffusion.pipelines import load_pipelines, pipeline
 from ..diffusion.run import PLACEMENTS, TEXT_ENCODER_DEVICES
 from ..diffusion.training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS
@@ -461,7 +462,8 @@ DIFFUSION_OPTIONS: tuple[Option, ...] = (
     Option(key="family", default="language", group="diffusion", kind=Kind.CHOICE, choices=FAMILIES,
            help="language (a language model) or diffusion (an image or video pipeline)",
            parse=lambda t: _one_of("family", t, FAMILIES)),
-    _diffusion("pipeline", "flux.1-dev", "an image or video pipeline", lambda t: pipeline(t),
+    _diffusion("pipeline", "flux.1-dev", "an image or video pipeline (config: the one imported, as model=config)",
+               lambda t: t if t == IMPORTED else pipeline(t),
                tuple(load_pipelines())),
     _diffusion("denoiser_precision", "bf16", "the denoiser's weights (--precision)",
                lambda t: _one_of("denoiser_precision", t, PRECISIONS + GGUF_TYPES), PRECISIONS + GGUF_TYPES),

@@ -26,6 +26,7 @@ from ..core.choices import (
 )
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
+from ..diffusion.imported import IMPORTED
 from ..diffusion.pipelines import Pipeline
 from ..diffusion.run import Request
 from ..diffusion.run import check as check_run
@@ -275,7 +276,7 @@ def parse_capacity_query(values: Mapping[str, str]) -> CapacityQuery:
 
 
 def parse_link(
-    values: Mapping[str, str], *, config: Mapping[str, object] | None = None
+    values: Mapping[str, str], *, config: Mapping[str, object] | None = None, imported: Pipeline | None = None
 ) -> tuple[Workload, Target, CapacityQuery, list[ValidationError]]:
     """Everything a link carries; every bad field falls back to its default and is reported."""
     workload, problems = parse_workload_lenient(values, config=config)
@@ -299,15 +300,23 @@ def parse_link(
     problems = list({(p.field, str(p)): p for p in problems}.values())  # a rule retried reports once
     query = _capacity_query(_parse_fields(CAPACITY_PARSERS, values, problems))
     parse_machine(values, problems)
-    parse_diffusion(values, problems)
+    parse_diffusion(values, problems, imported)
     return workload, target, query, problems
 
 
-def parse_diffusion(values: Mapping[str, str],
-                    problems: list[ValidationError] | None = None) -> tuple[Pipeline, Request]:
+def parse_diffusion(values: Mapping[str, str], problems: list[ValidationError] | None = None,
+                    imported: Pipeline | None = None) -> tuple[Pipeline, Request]:
     """A diffusion pipeline and its run (family=diffusion; the flags of `vramcalc diffusion`): empty width,
-    height, frames and cfg are the pipeline's own. Lenient with `problems`, as _parse_fields."""
+    height, frames and cfg are the pipeline's own; pipeline=config is `imported` (diffusion/imported.py
+    import_pipeline). Lenient with `problems`, as _parse_fields."""
     fields = _parse_fields(DIFFUSION_PARSERS, values, problems)
+    if fields["pipeline"] == IMPORTED:
+        if imported is None:
+            error = ValidationError("pipeline", IMPORTED, "no model_index.json has been imported")
+            if problems is None:
+                raise error
+            problems.append(error)
+        fields["pipeline"] = imported or DIFFUSION_PARSERS["pipeline"](DEFAULTS["pipeline"])
     while True:
         chosen = _checked("pipeline", fields["pipeline"], Pipeline)
         size = {key: _checked_optional(key, fields[key], int) or getattr(chosen, key)

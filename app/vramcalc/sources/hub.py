@@ -149,13 +149,7 @@ def load(hf: str, *, endpoint: str | None = None, file: str | None = None,
          environ: Mapping[str, str] = os.environ) -> HubModel:
     """The model `hf` names, read from the Hub: its config.json and its safetensors headers, or, for a GGUF
     repository, the header of the file chosen (`file`, see choose_gguf)."""
-    repo, revision = parse_id(hf)
-    hub = _Hub(endpoint_of(endpoint, environ), hf, environ.get("HF_TOKEN") or None)
-    info = hub.json(f"api/models/{repo}/revision/{quote(revision, safe='')}?blobs=true")
-    if not isinstance(info, dict):
-        raise ValidationError(FIELD, hf, f"{hub.endpoint} did not answer with a model's info")
-    sha = info.get("sha")
-    commit = sha if isinstance(sha, str) and _COMMIT.fullmatch(sha) else revision
+    repo, hub, info, commit = model_info(hf, endpoint, environ)
     siblings = files_of(info)
     names = {name for name, _ in siblings}
     stats = info.get("safetensors")
@@ -169,13 +163,24 @@ def load(hf: str, *, endpoint: str | None = None, file: str | None = None,
         headers = hub.headers([resolve + quote(part) for part in chosen.parts])
         return HubModel(repo, commit, None, WeightsGiven(f"{repo}/{chosen.name}", headers), models, parameters)
     if "config.json" not in names:
-        said = ("a diffusers pipeline (model_index.json), not a language model" if "model_index.json" in names
-                else "no config.json and no GGUF file")
+        said = ("a diffusers pipeline (model_index.json), not a language model (vramcalc diffusion --hf reads it)"
+                if "model_index.json" in names else "no config.json and no GGUF file")
         raise ValidationError(FIELD, hf, f"{repo} holds {said}: this calculator reads a language model's "
                                          "config.json or its GGUF files")
     config = hub.text(resolve + "config.json")
     weights = WeightsGiven(repo, hub.headers([resolve + quote(s) for s in shards])) if shards else None
     return HubModel(repo, commit, config, weights, models, parameters)
+
+
+def model_info(hf: str, endpoint: str | None, environ: Mapping[str, str]) -> tuple[str, Hub, dict[str, object], str]:
+    """The repository, its Hub (`text` reads a file), its model info and the commit every file is then read at."""
+    repo, revision = parse_id(hf)
+    hub = Hub(endpoint_of(endpoint, environ), hf, environ.get("HF_TOKEN") or None)
+    info = hub.json(f"api/models/{repo}/revision/{quote(revision, safe='')}?blobs=true")
+    if not isinstance(info, dict):
+        raise ValidationError(FIELD, hf, f"{hub.endpoint} did not answer with a model's info")
+    sha = info.get("sha")
+    return repo, hub, info, sha if isinstance(sha, str) and _COMMIT.fullmatch(sha) else revision
 
 
 def files_of(info: Mapping[str, object]) -> list[tuple[str, int | None]]:
@@ -190,7 +195,7 @@ def files_of(info: Mapping[str, object]) -> list[tuple[str, int | None]]:
     return siblings
 
 
-def _safetensors_files(resolve: str, names: set[str], hub: _Hub) -> list[str]:
+def _safetensors_files(resolve: str, names: set[str], hub: Hub) -> list[str]:
     """The files of the checkpoint at the repository's top: the shards its index names, or its one file."""
     if "model.safetensors.index.json" in names:
         _, weight_map = read_safetensors_index(hub.text(resolve + "model.safetensors.index.json"))
@@ -215,7 +220,7 @@ def _opener() -> urllib.request.OpenerDirector:
     return urllib.request.build_opener(SameHostToken)
 
 
-class _Hub:
+class Hub:
     """Requests to one endpoint for one id, every failure in words naming the id."""
 
     def __init__(self, endpoint: str, hf: str, token: str | None) -> None:

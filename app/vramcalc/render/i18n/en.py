@@ -969,6 +969,8 @@ EN: Mapping[str, str] = {
     "link.too_many": "The link had more than {limit} parts; the rest were ignored.",
     "link.value_too_long": "Ignored from the link: {field}: longer than {limit} characters.",
     "link.config": "Ignored from the link: model 'config' (an imported config.json never leaves its machine).",
+    "link.pipeline_config": "Ignored from the link: pipeline 'config' (an imported diffusers folder never leaves its "
+                            "machine).",
     "link.hidden": "Ignored from the link: {keys}, a layout of several GPUs, with one GPU.",
     "link.ignored": "Ignored from the link: {problem}",
     "link.unknown": "Ignored unknown link keys: {keys}",

@@ -951,6 +951,8 @@ PT: Mapping[str, str] = {
     "link.too_many": "O link tinha mais de {limit} partes; as demais foram ignoradas.",
     "link.value_too_long": "Ignorado do link: {field}: mais de {limit} caracteres.",
     "link.config": "Ignorado do link: modelo 'config' (um config.json importado nunca sai da máquina onde está).",
+    "link.pipeline_config": "Ignorado do link: pipeline 'config' (uma pasta diffusers importada nunca sai da máquina "
+                            "onde está).",
     "link.hidden": "Ignorado do link: {keys}, uma distribuição entre várias GPUs, com uma GPU.",
     "link.ignored": "Ignorado do link: {problem}",
     "link.unknown": "Chaves desconhecidas ignoradas no link: {keys}",
