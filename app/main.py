@@ -38,6 +38,8 @@ from vramcalc import DEFAULTS, ValidationError, estimate, parse_config_json, par
 from vramcalc.analysis.fit import fit_all  # noqa: E402
 from vramcalc.analysis.speed_answers import evaluate_speed  # noqa: E402
 from vramcalc.core.units import format_binary  # noqa: E402
+from vramcalc.diffusion.imported import IMPORTED, MAX_JSON_CHARS, counted, import_pipeline  # noqa: E402
+from vramcalc.diffusion.pipelines import load_pipelines  # noqa: E402
 from vramcalc.diffusion.run import evaluate as evaluate_pipeline  # noqa: E402
 from vramcalc.diffusion.training import train  # noqa: E402
 from vramcalc.engines.layouts import resolve_layout  # noqa: E402
@@ -578,7 +580,7 @@ def redraw_diffusion(values):
     card = target.gpu if target else None
 
     def answer():
-        chosen, request = parse_diffusion(values)
+        chosen, request = parse_diffusion(values, imported=state.get("pipeline"))
         training = parse_diffusion_training(values)
         if training is None:
             return present_diffusion(evaluate_pipeline(chosen, request), gpu=card, words=WORDS)
@@ -747,6 +749,50 @@ async def on_config_file(event):
     text = await files.item(0).text()
     element("config-text").value = text
     use_config(text)
+
+
+# ---------------------------------------------------------------- a diffusers pipeline's folder: its JSON only
+
+
+@when("change", "#pipeline-folder")
+async def on_pipeline_folder(event):
+    """model_index.json at the folder's top and each counted part's <part>/config.json, read as text (the weights
+    beside them are listed by the browser, never opened); the pipeline imported as pipeline=config."""
+    files = {file.webkitRelativePath: file for file in
+             (event.target.files.item(i) for i in range(event.target.files.length))}
+    error = element("pipeline-folder-error")
+    index = next((path for path in files if path.count("/") == 1 and path.endswith("/model_index.json")), None)
+    try:
+        if index is None:
+            raise ValidationError("model_index.json", "not found", "a diffusers pipeline's folder has it at its top")
+        root = index.split("/")[0]
+        wanted = {path.split("/")[1]: path for path in files
+                  if path.count("/") == 2 and path.startswith(root + "/") and path.endswith("/config.json")
+                  and counted(path.split("/")[1])}
+        for path in (index, *wanted.values()):
+            if files[path].size > MAX_JSON_CHARS * 4:
+                raise ValidationError(path.split("/", 1)[1], f"{files[path].size:,} bytes", "a config's JSON text")
+        texts = {role: await files[path].text() for role, path in wanted.items()}
+        chosen = import_pipeline(await files[index].text(), texts, name=root)
+    except ValidationError as problem:
+        error.textContent = str(problem)
+        return
+    error.textContent = ""
+    state["pipeline"] = chosen
+    select = element("pipeline")
+    option = select.querySelector(f"option[value='{IMPORTED}']")
+    if option in (None, jsnull):
+        option = document.createElement("option")
+        option.value = IMPORTED
+        select.appendChild(option)
+    option.textContent = WORDS.message("page.imported", name=chosen.display_name)
+    select.value = IMPORTED
+    element("pipeline-status").textContent = WORDS.message(
+        "import.pipeline.status", name=chosen.display_name,
+        parts=", ".join(f"{part.role} {part.class_name}" for part in chosen.parts),
+        defaults=load_pipelines()[chosen.defaults_of].display_name,
+        ignored=", ".join(role for role, _ in chosen.ignored) or "-")
+    update()
 
 
 # ---------------------------------------------------------------- weight files: their headers only

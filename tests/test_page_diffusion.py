@@ -116,3 +116,30 @@ def test_lora_training_of_a_pipeline_shows_the_step_and_what_makes_it_fit(watche
     expect(page.locator("#generate-fields")).to_be_visible()
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(peak_of(
         {"gpu": "rtx-4090", "denoiser_precision": "nf4"})))
+
+
+def test_a_diffusers_folder_is_imported_in_the_page(watched: Page, server_url, tmp_path):
+    """A diffusers pipeline's folder picked in the page: only its JSON read, the pipeline sized as its preset is (the
+    same parts, the same peak), the preset whose defaults it takes named; a folder without model_index.json refused
+    naming it (issue 27)."""
+    from test_diffusion_import import model_index, write
+    from vramcalc.diffusion.pipelines import load_pipelines
+
+    preset = load_pipelines()["sd1.5"]
+    folder = write(tmp_path / "my-sd15", model_index(preset), {p.role: p.config for p in preset.parts})
+    (folder / "scheduler").mkdir()
+    (folder / "scheduler" / "scheduler_config.json").write_text("{}", encoding="utf-8")
+    page = watched
+    open_ready(page, server_url, "?family=diffusion&pipeline=sd1.5&gpu=rtx-4090")
+    expected = present_diffusion(evaluate(*parse_diffusion({**DEFAULTS, "family": "diffusion", "pipeline": "sd1.5"})))
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected.total_bytes))
+    page.locator("#pipeline-import summary").click()
+    page.set_input_files("#pipeline-folder", str(folder))
+    expect(page.locator("#pipeline")).to_have_value("config")
+    expect(page.locator("#pipeline-status")).to_contain_text("defaults of Stable Diffusion 1.5")
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected.total_bytes))
+    empty = tmp_path / "not-a-pipeline"
+    empty.mkdir()
+    (empty / "config.json").write_text("{}", encoding="utf-8")
+    page.set_input_files("#pipeline-folder", str(empty))
+    expect(page.locator("#pipeline-folder-error")).to_contain_text("model_index.json")

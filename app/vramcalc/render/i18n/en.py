@@ -814,6 +814,13 @@ EN: Mapping[str, str] = {
     "import.paste": "or paste it",
     "import.apply": "Use this config",
     "import.private": "Read in your browser only; never uploaded.",
+    "import.pipeline.summary": "Import a diffusers pipeline folder",
+    "import.pipeline.folder": "The folder with model_index.json",
+    "import.pipeline.help": (
+        "Only model_index.json and each part's config.json are read, in your browser; never uploaded (the browser may "
+        "still ask whether to \"upload\" the folder: nothing leaves this page)."
+    ),
+    "import.pipeline.status": "{name}: {parts}; defaults of {defaults}; not counted: {ignored}",
     "import.weights": "or weight files (.gguf, .safetensors shards): their headers only, for exact weights",
     "import.weights_clear": "Forget the weight file",
     "import.hf": "or a Hugging Face id (ORG/NAME or ORG/NAME@revision), read on request",

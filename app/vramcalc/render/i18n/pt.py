@@ -792,6 +792,13 @@ PT: Mapping[str, str] = {
     "import.paste": "ou cole-o aqui",
     "import.apply": "Usar esta configuração",
     "import.private": "Lido apenas no seu navegador; nunca é enviado.",
+    "import.pipeline.summary": "Importar a pasta de um pipeline do diffusers",
+    "import.pipeline.folder": "A pasta com o model_index.json",
+    "import.pipeline.help": (
+        "Só o model_index.json e o config.json de cada parte são lidos, no seu navegador; nunca são enviados (o "
+        "navegador pode perguntar se deve \"enviar\" a pasta: nada sai desta página)."
+    ),
+    "import.pipeline.status": "{name}: {parts}; padrões de {defaults}; não contados: {ignored}",
     "import.weights": "ou arquivos de pesos (.gguf, partes .safetensors): só os cabeçalhos, para pesos exatos",
     "import.weights_clear": "Esquecer o arquivo de pesos",
     "import.hf": "ou um id do Hugging Face (ORG/NOME ou ORG/NOME@revisão), lido quando você pedir",
