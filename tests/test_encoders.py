@@ -86,14 +86,15 @@ def test_an_encoder_keeps_no_kv_cache_and_no_logits_on_every_engine():
 
 def test_each_engine_runs_its_own_token_budget():
     """transformers: the batch of padded sequences; vLLM's pooling runner: max_num_batched_tokens; llama.cpp's
-    --embedding: one n_ubatch (n_batch = n_ubatch)."""
+    --embedding: one n_ubatch (n_batch = n_ubatch), its n × n mask with it."""
     base = _run(model="bge-m3", batch="1", seq="4096").bytes_of("activations")
     assert _run(model="bge-m3", batch="2", seq="2048").bytes_of("activations") == base  # 8192 tokens, no s² term
     vllm = _run(model="bge-m3", runtime="vllm", max_num_batched_tokens="4096", seq="512").bytes_of("activations")
     assert vllm == base
-    small = _run(model="bge-m3", runtime="llamacpp", precision="f16", ubatch="512").bytes_of("activations")
-    large = _run(model="bge-m3", runtime="llamacpp", precision="f16", ubatch="4096").bytes_of("activations")
-    assert large == base == 8 * small
+    for ubatch in (512, 4096):  # ggml's graph of n_ubatch tokens (tests/test_llamacpp_embedding.py), 4 slots' CLS ids
+        n, h = ubatch, 1024
+        llama = _run(model="bge-m3", runtime="llamacpp", precision="f16", ubatch=str(ubatch), seq="8192")
+        assert llama.bytes_of("activations") == 12 * n + 32 + 2 * n * n + 12 * n * h + 4 * n * 4096
 
 
 def test_llama_cpp_keeps_the_input_layer_in_ram():

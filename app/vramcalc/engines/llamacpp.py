@@ -34,6 +34,7 @@ from ..memory.speech import whisper_cpp_components
 from ..memory.states import vision_bytes, weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.decoder.tensors import layer_tensors
+from ..model.families.encoder import ggml_forward_bytes
 from ..model.families.vision import QWEN, encoder_peak, image_patches, llamacpp_image_tokens
 from ..model.tensor import Role
 from ..parallel.layout import Layout, default_layout
@@ -89,7 +90,7 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     n_out the logits rows: `n_outputs` (llama-server's slots), else the library's default, the micro-batch.
     Offload (--gpu-layers N): the output layer first, then the last N - 1 repeating layers."""
     n_ctx = pad(seq, LLAMACPP_PAD)
-    n_ub = min(ubatch, n_ctx)
+    n_ub = min(ubatch, n_ctx * n_seq)  # n_tokens = min(cparams.n_ctx, n_ubatch): every sequence's cells
     n_out = min(n_ub, n_outputs or n_ub)  # n_outputs_pp = min(n_tokens, n_outputs_max) (llama-context.cpp)
     layers = spec.layers
     on_gpu = layers + 1 if gpu_layers is None else min(gpu_layers, layers + 1)
@@ -246,12 +247,17 @@ def llama_server_command(workload: Workload, model: str, split: tuple[int, ...] 
         flags.append(f"--spec-type draft-mtp --spec-draft-n-max {workload.mtp}")
     if (workload.draft_model is not None or workload.mtp) and workload.draft_kv_precision is not Precision.FP16:
         flags.append(f"-ctkd {workload.draft_kv_precision.value} -ctvd {workload.draft_kv_precision.value}")
-    if workload.embeds and workload.model.reranker is not None:  # embeddings with RANK pooling (the GGUF's cls.output)
-        flags.append("--reranking")
+    if workload.embeds:  # --reranking: embeddings with RANK pooling (the GGUF's cls.output)
+        flags.append("--reranking" if reranks(workload.model) else "--embedding")
     return " ".join(flags)
 
 
 MAX_TENSOR_SPLIT = 16  # proportions: more GPUs than any desktop holds
+
+
+def reranks(model: ModelSpec) -> bool:
+    """A reranker: a decoder scored on its head's rows or an encoder with a classifier (both RANK pooling)."""
+    return model.reranker is not None or bool(model.encoder and model.encoder.labels)
 
 
 def parse_tensor_split(field: str, text: str) -> tuple[float, ...]:
@@ -384,8 +390,10 @@ def place_weights(model: ModelSpec, stack: weights.LayerBytes, layout: LlamaCppL
 
 def reserved_outputs(workload: Workload) -> int:
     """The logits rows the program reserves for: llama-server's slots (Ollama from v0.30 runs it with -np its
-    sequences), llama-completion's whole micro-batch (the library's n_outputs_max = n_batch)."""
-    if workload.runtime is Runtime.LLAMACPP and workload.llamacpp_program is LlamaCppProgram.COMPLETION:
+    sequences), llama-completion's whole micro-batch (the library's n_outputs_max = n_batch), and --embedding's
+    (server_output_limits: n_batch, which llama-server sets to n_ubatch; a decoder computes every token's logits)."""
+    if workload.runtime is Runtime.LLAMACPP and (workload.embeds or workload.llamacpp_program is
+                                                 LlamaCppProgram.COMPLETION):
         return workload.ubatch
     slots = server_outputs(workload.parallel, explicit=workload.runtime is Runtime.OLLAMA)
     if workload.mtp:  # server_output_limits: each slot's sampled token and its drafted ones, at most -b
@@ -848,8 +856,15 @@ class LlamaCpp(NoPool):
         if workload.embeds and workload.model.encoder is not None:  # --embedding: one n_ubatch, no KV cache
             held = given_overhead(workload, workload.held_bytes, "llama.cpp", LLAMACPP_CUDA_OVERHEAD,
                                       lambda: phrase("llamacpp.overhead", bytes=format_binary(workload.overhead_bytes)))
-            components = embedding_components(workload, batch=1, seq=workload.ubatch, engine="llama.cpp",
-                                              overhead=held)
+            model, flash, seqs = workload.model, uses_flash(workload.attention), server_outputs(workload.parallel)
+            n = min(pad(workload.seq, LLAMACPP_PAD) * workload.parallel, workload.ubatch)  # min(n_ctx, n_ubatch)
+            size = ggml_forward_bytes(model.hidden, model.ffn, model.heads, tokens=n, seqs=seqs, flash=flash,
+                                      pooling="rank" if reranks(model) else "cls")
+            graph = Component(key="activations", bytes=size, explain=lambda: phrase(
+                "llamacpp.embedding_compute", n=f"{n:,}", seqs=seqs, flash="on" if flash else "off",
+                bytes=format_binary(size)))
+            components = tuple(graph if c.key == "activations" else c for c in embedding_components(
+                workload, batch=1, seq=n, engine="llama.cpp", overhead=held))
             fmt = workload.precision if isinstance(workload.precision, WeightFormat) else None
             stack = weights.stack(workload.model, fmt, group_size=workload.group_size,
                                   nominal_bits=weights.nominal_bits(workload.precision))

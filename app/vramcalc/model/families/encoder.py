@@ -18,6 +18,21 @@ class Encoder:
     head_norm: int = 0  # ModernBERT's prediction head LayerNorm: 1 weight, 2 with norm_bias
 
 
+def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, flash: bool, pooling: str) -> int:
+    """llama.cpp's compute buffer for an encoder's --embedding graph (src/models/bert.cpp at 0c1e57098): ggml-alloc's
+    peak over the graph of `tokens` (n_ubatch) tokens and `seqs` sequences, measured to the byte on a CPU build
+    (docs/accuracy.md, tests/golden/llamacpp_embedding.json). The inputs stay allocated: token ids, positions and output
+    ids (12·n), the pooling's (`pooling` cls or last: the rows' ids, 4·seqs padded to 32; mean: the n × seqs weights,
+    4·n·seqs; rank: none at the peak) and the n × n mask (F32; F16 with flash attention). Above them the larger of two
+    moments of the first layer, all in F32: attention (the embeddings, the layer's input, Q, K, V and V made contiguous:
+    24·n·h, and without flash attention the scores, 4·heads·n²) or the FFN (the embeddings, its input and output:
+    12·n·h, and the up projection with its GELU in place: 4·n·ffn)."""
+    n = tokens
+    pooled = {"rank": 0, "mean": 4 * n * seqs}.get(pooling, -(-4 * seqs // 32) * 32)
+    inputs = 12 * n + pooled + (2 if flash else 4) * n * n
+    return inputs + max(24 * n * h + (0 if flash else 4 * heads * n * n), 12 * n * h + 4 * n * ffn)
+
+
 def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, modern: bool, *, e: int, eager: bool,
                   batch: int, seq: int) -> int:
     """The peak above the weights of one encoder forward under no_grad over `batch` unpadded sequences of `seq`

@@ -187,6 +187,11 @@ EN: Mapping[str, str] = {
         "; of it, the indexer cache of {layers} sparse {layers:layer|layers} (llama_kv_cache_msa): a key of {key} "
         "values at K's type and an unused value of {value} at V's type per cell, {bytes} per sequence"
     ),
+    "llamacpp.embedding_compute": (
+        "the compute buffer llama.cpp reserves for its --embedding graph of {n} tokens and {seqs} sequences (flash "
+        "attention {flash}): the inputs, the tokens × tokens mask, and attention's moment or the FFN's, whichever is "
+        "larger (measured to the byte on a CPU build) = {bytes}"
+    ),
     "llamacpp.compute": (
         "the compute buffer llama.cpp reserves for a {n_ub}-token micro-batch (flash attention {flash}): the larger of "
         "the attention scores and the logits of {n_out} {n_out:row|rows}{copy} = {bytes}"

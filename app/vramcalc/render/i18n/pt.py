@@ -194,6 +194,11 @@ PT: Mapping[str, str] = {
         "uma chave de {key} valores no tipo de K e um valor não lido de {value} no tipo de V por célula, "
         "{bytes} por sequência"
     ),
+    "llamacpp.embedding_compute": (
+        "o buffer de computação que o llama.cpp reserva para o seu grafo --embedding de {n} tokens e {seqs} "
+        "sequências (flash attention {flash}): as entradas, a máscara tokens × tokens, e o momento da atenção ou o da "
+        "FFN, o maior (medido ao byte num build para CPU) = {bytes}"
+    ),
     "llamacpp.compute": (
         "o buffer de computação que o llama.cpp reserva para um microlote de {n_ub} tokens (flash attention {flash}): "
         "o maior entre os escores de atenção e os logits de {n_out} {n_out:linha|linhas}{copy} = {bytes}"

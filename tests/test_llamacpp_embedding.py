@@ -1,0 +1,64 @@
+"""llama.cpp's --embedding and --reranking compute buffers, measured on a CPU build
+(tests/golden/llamacpp_embedding.json, docs/accuracy.md): an encoder's graph to the byte (encoder.py
+`ggml_forward_bytes`); a decoder embedder's is its logits over every token of the micro-batch, which the engine's
+decoder buffer now reserves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vramcalc import estimate, parse_workload
+from vramcalc.core.dtypes import Precision
+from vramcalc.engines.llamacpp import llamacpp_layout
+from vramcalc.model.families.encoder import ggml_forward_bytes
+from vramcalc.sources.hf_config import from_hf_config
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "llamacpp_embedding.json").read_text(encoding="utf-8"))
+MODELS = GOLDEN["models"]
+ENCODERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "encoder"]
+DECODERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "decoder"]
+
+
+def _id(case: dict) -> str:
+    return f"{case['model']} {case['args']}"
+
+
+@pytest.mark.parametrize("case", ENCODERS, ids=[_id(case) for case in ENCODERS])
+def test_an_encoder_graph_is_counted_to_the_byte(case):
+    model = MODELS[case["model"]]
+    assert ggml_forward_bytes(model["hidden"], model["ffn"], model["heads"], tokens=case["n_ubatch"],
+                              seqs=case["seqs"], flash=case["flash"], pooling=model["pooling"]) == case["bytes"]
+
+
+@pytest.mark.parametrize("case", DECODERS, ids=[_id(case) for case in DECODERS])
+def test_a_decoder_embedder_reserves_the_logits_of_every_token(case):
+    """The engine's buffer (the logits of n_ubatch rows and the final norm, as a CUDA device holds them) against
+    the CPU's, which also holds the graph's inputs (ids, positions, the KV indices and the n_kv × n mask) that a
+    CUDA build keeps in its host buffer; where no hole below them holds the last layer's output, 4·n·h more."""
+    model, n, seqs = MODELS[case["model"]], case["n_ubatch"], case["seqs"]
+    h, flash, n_kv = model["hidden"], case["flash"], case["n_ctx"] // seqs
+    spec = from_hf_config({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": h,
+                           "intermediate_size": model["ffn"], "num_attention_heads": model["heads"],
+                           "num_key_value_heads": model["kv_heads"], "head_dim": model["head_dim"],
+                           "vocab_size": model["vocab"], "num_hidden_layers": 2, "tie_word_embeddings": True,
+                           "max_position_embeddings": 32768})
+    layout = llamacpp_layout(spec, seq=n_kv, n_seq=seqs, ubatch=n, flash=flash, type_k=Precision.FP16,
+                             type_v=Precision.FP16, gpu_layers=None, n_outputs=n)
+    assert layout.compute_bytes == 4 * n * (model["vocab"] + h)
+    v_idxs = 8 * n if flash else 8 * n * model["kv_heads"] * model["head_dim"]
+    inputs = 20 * n + v_idxs + (2 if flash else 4) * n_kv * n + 32 * -(-4 * seqs // 32)  # ids, pos, k_idxs, out_ids
+    extra = case["bytes"] - layout.compute_bytes - inputs
+    assert extra in (0, 4 * n * h) or (n % 32 and 0 < extra - 4 * n * h * (extra > 4 * n * h) <= 64)
+
+
+def test_bge_reranker_v2_m3_as_gpustack_ran_it():
+    """gpustack/gpustack#2412: bge-reranker-v2-m3 F16, -c 8192 -ngl 99, 926 MiB used: a 512-token micro-batch with
+    flash attention (llama-server's default on CUDA), 4 slots, RANK pooling."""
+    result = estimate(parse_workload({"model": "bge-reranker-v2-m3", "runtime": "llamacpp", "precision": "f16",
+                                      "seq": "8192"}))
+    n, h = 512, 1024
+    assert result.bytes_of("activations") == 12 * n + 2 * n * n + 12 * n * h + 4 * n * 4096  # RANK: no ids
+    assert 1.10 < result.total_bytes / (926 * 2**20) < 1.15
