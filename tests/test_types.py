@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from vramcalc import estimate, parse_workload
+from vramcalc.core.errors import ValidationError
 from vramcalc.model.families.decoder.tensors import layer_tensors
 from vramcalc.model.table import active_param_count, param_count
 from vramcalc.render.messages import ENGLISH
@@ -691,3 +692,31 @@ def test_axk2_gates_its_norms_and_values_and_caches_as_deepseek_v32():
     assert param_count(spec) - param_count(as_v32) == q_gate + norms
     for runtime in ("transformers", "vllm", "llamacpp"):
         assert _kv(axk2, runtime) == _kv({**axk2, "model_type": "deepseek_v32"}, runtime)
+
+
+@pytest.mark.parametrize(("model_type", "config", "said"), [
+    ("rwkv", {"hidden_size": 512, "num_hidden_layers": 3, "vocab_size": 1000}, "RWKV's time mixing"),
+    ("xlstm", {"embedding_dim": 512, "num_blocks": 3, "num_heads": 4, "vocab_size": 1000}, "mLSTM"),
+    ("cpmant", {"hidden_size": 512, "num_hidden_layers": 3, "num_attention_heads": 8, "dim_head": 64, "dim_ff": 1024,
+                "vocab_size": 1000}, "CPM-Ant"),
+    ("gpt_neox_japanese", {"hidden_size": 512, "num_hidden_layers": 3, "num_attention_heads": 8, "vocab_size": 1000},
+     "attention-output bias"),
+    ("opt", {"hidden_size": 1024, "num_hidden_layers": 3, "num_attention_heads": 16, "word_embed_proj_dim": 512,
+             "vocab_size": 1000}, "word_embed_proj_dim"),
+])
+def test_a_layer_kind_of_2019_23_the_engine_does_not_model_is_estimated_and_said(model_type, config, said):
+    spec = from_hf_config({"model_type": model_type, **config})
+    assert any(said in ENGLISH.say(a) for a in spec.assumptions)
+    assert param_count(spec) > 0
+
+
+def test_a_recurrent_state_is_not_counted_as_a_growing_cache():
+    spec = from_hf_config({"model_type": "rwkv", "hidden_size": 512, "num_hidden_layers": 3, "vocab_size": 1000})
+    assert spec.sliding_window == 1 and spec.learned_positions == 0
+
+
+@pytest.mark.parametrize(("model_type", "said"), [("bart", "an encoder-decoder model: not read yet"),
+                                                   ("xlnet", "XLNet's layers are not read yet")])
+def test_an_encoder_decoder_type_is_refused_by_what_it_is_not_by_a_missing_size(model_type, said):
+    with pytest.raises(ValidationError, match=said):
+        from_hf_config({"model_type": model_type, "d_model": 1024, "encoder_layers": 12})

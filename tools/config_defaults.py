@@ -41,7 +41,11 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    # MistralLarge4TextConfig.__post_init__: from index_topk_pattern, or index_topk_freq and offset
                    "mistral_large4_text": {"indexer_types"},
                    "hy_v4": {"indexer_types"},  # HYV4Config.__post_init__: layer 0 and every 4th from 1 full
-                   "laguna": {"num_attention_heads_per_layer"}}  # LagunaConfig: num_attention_heads per layer
+                   "laguna": {"num_attention_heads_per_layer"},  # LagunaConfig: num_attention_heads per layer
+                   # from multi_query and attn_config.kv_n_heads; RwkvConfig: 4 × hidden_size
+                   "gpt_bigcode": {"num_key_value_heads"}, "dbrx": {"num_key_value_heads"},
+                   "rwkv": {"intermediate_size", "attention_hidden_size"},
+                   "falcon_mamba": {"intermediate_size"}}
 
 
 # keys a class pops from its kwargs with a default of its own, which to_dict() does not show
@@ -69,6 +73,9 @@ def main(argv: list[str]) -> None:
         text = config.get_text_config() if hasattr(config, "get_text_config") else config
         values = text.to_dict()
         derived = DERIVED | DERIVED_BY_TYPE.get(model_type, set())
+        # the two sizes no real config leaves out are never filled (hf_config._REQUIRED), nor their other names
+        derived |= {"hidden_size", "num_hidden_layers"} | {old for old, new in READERS[model_type].aliases
+                                                          if new in ("hidden_size", "num_hidden_layers")}
         chosen = {k: values[k] for k in sorted(MEMORY_KEYS) if k in values and k not in derived}
         # head_dim and num_key_value_heads default to hidden / heads and heads in most classes:
         # keep them only where the class fixes them (Gemma 3: head_dim 256), found by changing those.

@@ -342,12 +342,37 @@ CASES: dict[str, tuple[dict, dict]] = {
                   "num_experts_per_tok": 3, "n_shared_experts": 2, "first_k_dense_replace": 2, "index_n_heads": 4,
                   "index_head_dim": 64, "gated_norm_rank": 24, "attention_bias": True, "tie_word_embeddings": False,
                   "vocab_size": 32000}),
+    # decoders of 2019-23 (readers.Legacy), their keys under their own names
+    "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
+                  "tie_word_embeddings": True}),
+    "codegen": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000}),
+    "gpt_neo": ({}, {"num_layers": 5, "hidden_size": 512, "num_heads": 8, "intermediate_size": 1536,
+                     "attention_types": [[["global", "local", "local"], 1], [["global", "local"], 1]],
+                     "window_size": 64, "max_position_embeddings": 512, "vocab_size": 1000}),
+    "gpt_bigcode": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "multi_query": False,
+                         "n_positions": 300, "vocab_size": 1000, "tie_word_embeddings": False}),
+    "bloom": ({"hidden_size": 4096, "n_layer": 30, "n_head": 32}, {"n_layer": 3, "hidden_size": 512, "n_head": 8,
+                                                                    "vocab_size": 1000}),
+    "opt": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "num_attention_heads": 8, "ffn_dim": 1536,
+                 "max_position_embeddings": 300, "do_layer_norm_before": False, "enable_bias": False,
+                 "word_embed_proj_dim": 512, "vocab_size": 1000}),
+    "xglm": ({}, {"num_layers": 3, "d_model": 512, "attention_heads": 8, "ffn_dim": 1536, "vocab_size": 1000}),
+    "ctrl": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "dff": 1536, "vocab_size": 1000}),
+    "mpt": ({}, {"n_layers": 3, "d_model": 512, "n_heads": 8, "max_seq_len": 300, "vocab_size": 1000}),
+    "dbrx": ({}, {"n_layers": 3, "d_model": 512, "n_heads": 8, "vocab_size": 1000, "attn_config": {"kv_n_heads": 2},
+                  "ffn_config": {"ffn_hidden_size": 768, "moe_num_experts": 6, "moe_top_k": 2}}),
+    "falcon_mamba": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "state_size": 8, "expand": 3,
+                          "time_step_rank": 40, "vocab_size": 1000}),
+    "gpt-sw3": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "vocab_size": 1000}),
+    "openai-gpt": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_positions": 300, "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}
 
 
 def text_params(config) -> int:
+    if config.model_type == "dbrx":  # DbrxAttention reads attn_config.rope_theta, which 5.23's DbrxConfig never sets
+        config.attn_config.rope_theta = config.rope_parameters["rope_theta"]
     with torch.device("meta"):
         try:
             model = AutoModelForCausalLM.from_config(config)

@@ -40,16 +40,19 @@ from ..model.families.decoder.spec import (
 from ..model.families.decoder.tensors import reused_kv_params
 from .readers import (
     COMMON_KEYS,
+    ENCODER_DECODER,
     EXPERTS_KEY,
     LEGACY_KEYS,
     MAMBA_KEYS,
     MOE_KEYS,
     NEMOTRON_H_ALIASES,
+    NOT_READ,
     READERS,
     SLIDING_KEYS,
     TEXT_ALIASES,
     TEXT_TYPES,
     WRAPPER_TIES,
+    Legacy,
     MambaKeys,
     MoeKeys,
     Reader,
@@ -97,7 +100,9 @@ MEMORY_KEYS = frozenset({
     "attention_other_setting", "num_sliding_attention_heads", "num_attention_groups", "moe_top_k", "altup_num_inputs",
     "laurel_rank", "prefix_dense_intermediate_size", "prefix_dense_sliding_window_pattern", "dense_intermediate_size",
     "index_block_size", "index_topk_blocks", "sparse_attention_config", "num_attention_heads_per_layer", "gating",
-    "gated_norm_rank",
+    "gated_norm_rank", "d_model", "n_heads", "n_layers", "max_seq_len", "expansion_ratio", "ffn_dim", "dff",
+    "enable_bias", "word_embed_proj_dim", "do_layer_norm_before", "attention_heads", "intermediate_multiple_size",
+    "dim_head", "dim_ff", "window_size", "attention_hidden_size", "embedding_dim", "ffn_proj_factor",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -128,8 +133,14 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     display = display_name or _text(config, "_name_or_path", MAX_NAME_CHARS) or model_type or "custom config"
     extra_notes = list(notes)
     top = config
-    if model_type == "gpt2":
-        return _read_gpt2(config, name, display)
+    if model_type in ("gpt2", "gpt-sw3", "openai-gpt"):
+        return _read_gpt2(config, name, display, model_type)
+    if model_type in ENCODER_DECODER or config.get("is_encoder_decoder") is True:
+        raise ValidationError("model_type", model_type or None, "an encoder-decoder model: not read yet (the "
+                              "calculator reads decoder-only models, encoders and Whisper)")
+    if model_type in NOT_READ:
+        raise ValidationError("model_type", model_type, f"{NOT_READ[model_type]} layers are not read yet (the "
+                              "calculator reads decoder-only models, encoders and Whisper)")
     from .encoder import ENCODER_TYPES, read_encoder  # it reads with this module's typed reads
     if model_type in ENCODER_TYPES:
         return read_encoder(config, model_type, name, display)
@@ -160,12 +171,19 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         guessed = _guess_experts(config)
         if type(config.get("head_dim")) is int and config["head_dim"] == 0:  # GLM-5.3's: its RoPE width, none
             config = {k: v for k, v in config.items() if k != "head_dim"}
+    if reader.legacy is not None:  # MPT's attn_config, DBRX's ffn_config: the keys it names, as top-level ones
+        names = {old for old, _ in reader.aliases} | reader.extra
+        for key in reader.legacy.nested:
+            sub = config.get(key)
+            if isinstance(sub, Mapping):
+                config = {**{k: v for k, v in sub.items() if k in names}, **config}
     given = {**config, **{new: config[old] for old, new in LEGACY_KEYS.get(model_type, {}).items() if old in config}}
     # Omitted keys take the transformers class defaults (an explicit null stays null, as there),
     # except the two sizes no real config leaves out; the shape keys so filled are named in a note.
     aliased = {new for old, new in reader.aliases if old in given}  # given under its class's other name
+    renamed = dict(reader.aliases)
     defaults = {k: v for k, v in _defaults().get(model_type, {}).items()
-                if k not in given and k not in _REQUIRED and k not in aliased}
+                if k not in given and k not in _REQUIRED and renamed.get(k) not in _REQUIRED and k not in aliased}
     config = {**defaults, **given}
     filled = [phrase("model.note.default_value", key=k, value=f"{v:,}")
               for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
@@ -174,6 +192,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     for old, new in reader.aliases:
         if old in config and new not in given:
             config[new] = config[old]
+    if reader.legacy is not None:
+        config = _legacy(config, reader)
     if reader.mamba is not None:
         config = _mamba_layer_types(config, reader.mamba)
     if reader.kda:
@@ -193,6 +213,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     if reader.gemma3n:
         config = {**config, "intermediate_size": _gemma3n_width(config, model_type, assumptions)}
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
+    if reader.legacy is not None:
+        spec_fields.update(_legacy_fields(config, reader.legacy, spec_fields, model_type, assumptions))
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
         if given[key] not in _NEUTRAL_WHEN_OFF:
@@ -934,6 +956,57 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
     return config
 
 
+def _legacy(config: Mapping[str, object], reader: Reader) -> dict[str, object]:
+    """A 2019-23 decoder's config in the keys the readers know (readers.Legacy): its class's fixed values, the MLP's
+    width from a factor of hidden_size, StarCoder's multi_query (one KV head, else every head), GPT-Neo's
+    attention_layers (or attention_types, [[pattern, repeats], ...]) of "global" and "local" as layer_types."""
+    legacy = reader.legacy
+    assert legacy is not None
+    config = {**config, **dict(legacy.fixed)}
+    if config.get("intermediate_size") is None:
+        key, factor, multiple = legacy.ffn
+        value = factor if not key or config.get(key) is None else config[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1000:
+            raise ValidationError(key, _short(value), "expected a number above 0")
+        width = math.ceil(value * _int(config, "hidden_size", 1, MAX_DIM))
+        step = _int(config, multiple, 1, MAX_DIM, default=1) if multiple else 1
+        config["intermediate_size"] = -(-width // step) * step
+    if "multi_query" in reader.extra:
+        config["num_key_value_heads"] = 1 if _bool(config, "multi_query", default=True) else config.get(
+            "num_attention_heads")
+    if "attention_layers" in reader.extra:
+        layers, spans = config.get("attention_layers"), config.get("attention_types")
+        if layers is None and isinstance(spans, list):
+            layers = [t for span in spans if isinstance(span, list) and len(span) == 2 and isinstance(span[1], int)
+                      for t in span[0] * span[1]]
+        if layers is not None:
+            if not isinstance(layers, list):
+                raise ValidationError("attention_layers", _short(layers), "expected a list of global and local")
+            config["layer_types"] = [{"global": "full_attention", "local": "sliding_attention"}.get(t, t)
+                                     for t in layers]
+    return config
+
+
+def _legacy_fields(config: Mapping[str, object], legacy: Legacy, fields: Mapping[str, Any], model_type: str,
+                   assumptions: list[str | Phrase]) -> dict[str, Any]:
+    """The spec fields a 2019-23 decoder adds: learned positions (OPT's table 2 rows longer), BLOOM's LayerNorm over
+    the embeddings, OPT's final norm only with do_layer_norm_before; what is assumed said."""
+    out: dict[str, Any] = {"embed_norm": legacy.embed_norm,
+                           "final_norm": _bool(config, "do_layer_norm_before", default=True)}
+    if legacy.positions >= 0:
+        positions = fields["max_positions"]
+        if positions is None:
+            raise ValidationError("max_position_embeddings", None, "learned positions need a table size")
+        out["learned_positions"] = positions + legacy.positions
+    proj = config.get("word_embed_proj_dim")
+    if proj is not None and proj != fields["hidden"]:  # OPT-350m: project_in and project_out
+        assumptions.append(phrase("assumption.ignored_key", key="word_embed_proj_dim", value=_short(proj),
+                                  model_type=repr(model_type)))
+    if legacy.approx:
+        assumptions.append(phrase(f"assumption.legacy.{legacy.approx}"))
+    return out
+
+
 def _falcon(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, object], Reader]:
     """Falcon's config in the keys the readers know, as FalconAttention and FalconDecoderLayer read it: the
     new decoder architecture keeps num_kv_heads (transformers caches them repeated to every head), multi-query
@@ -1206,7 +1279,8 @@ def _read_mla(config: Mapping[str, object]) -> Mla:
     )
 
 
-def _read_gpt2(config: Mapping[str, object], name: str, display: str) -> ModelSpec:
+def _read_gpt2(config: Mapping[str, object], name: str, display: str, model_type: str) -> ModelSpec:
+    """GPT-2, GPT-SW3 (GPT2Config) and GPT-1 (OpenAIGPTModel: the same layers, no final LayerNorm)."""
     hidden = _int(config, "n_embd", 1, MAX_DIM, default=768)
     heads = _int(config, "n_head", 1, MAX_HEADS, default=12)
     if hidden % heads:
@@ -1215,7 +1289,8 @@ def _read_gpt2(config: Mapping[str, object], name: str, display: str) -> ModelSp
     ffn = 4 * hidden if inner is None else _int(config, "n_inner", 1, MAX_DIM)
     positions = _int(config, "n_positions", 1, MAX_DIM * 10, default=1024)
     return ModelSpec(
-        name=name, display_name=display, block=Block.GPT2, hidden=hidden, model_type="gpt2",
+        name=name, display_name=display, block=Block.GPT2, hidden=hidden, model_type=model_type,
+        final_norm=model_type != "openai-gpt",
         layers=_int(config, "n_layer", 1, MAX_LAYERS, default=12), heads=heads, kv_heads=heads,
         head_dim=hidden // heads, ffn=ffn, vocab=_int(config, "vocab_size", 1, MAX_DIM * 10, default=50257),
         tie_embeddings=_bool(config, "tie_word_embeddings", default=True), gated_mlp=False, norm=Norm.LAYER,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
 
 from ..model.families.decoder.spec import Block, Norm, NormCompute, QkNorm
 
@@ -139,6 +138,21 @@ NEMOTRON_H_ALIASES = {"mamba_n_groups": "n_groups", "mamba_d_conv": "conv_kernel
 
 
 @dataclasses.dataclass(frozen=True)
+class Legacy:
+    """What a decoder of 2019-23 says in its own way (hf_config._legacy): sub-objects read as top-level keys, the
+    MLP `ffn[1]` × hidden wide when intermediate_size is not given (times `ffn[0]`'s value when given, rounded up
+    to a multiple of `ffn[2]`'s), learned positions (max_position_embeddings + `positions` rows; -1: none, as
+    rotary or ALiBi), values its class fixes, and, for a layer kind the engine does not model, what is assumed."""
+
+    nested: tuple[str, ...] = ()
+    ffn: tuple[str, float, str] = ("", 4, "")
+    positions: int = -1
+    embed_norm: bool = False
+    fixed: tuple[tuple[str, object], ...] = ()
+    approx: str = ""  # the assumption's phrase: assumption.legacy.<approx>
+
+
+@dataclasses.dataclass(frozen=True)
 class Reader:
     """How one model_type maps onto the ModelSpec: data, read by `_read_decoder`."""
 
@@ -207,6 +221,7 @@ class Reader:
     moe_post_norm: bool = False  # A.X-K1: a norm over the MoE block's output (AXK1MoE.post_mlp_layernorm)
     gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
+    legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -249,7 +264,7 @@ SLIDING_KEYS = {
     Sliding.MIMO: {"sliding_window", "layer_types", "sliding_window_size", "hybrid_layer_pattern"},
 }
 
-READERS: Mapping[str, Reader] = {
+READERS: dict[str, Reader] = {
     "gpt2": Reader(block=Block.GPT2),  # read by _read_gpt2
     "llama": Reader(reads_mlp_bias=True),
     "granite": Reader(reads_mlp_bias=True),
@@ -487,6 +502,68 @@ READERS: Mapping[str, Reader] = {
                    extra=frozenset({"gated_norm_rank", "rms_norm_eps", "n_group", "topk_group",
                                     "routed_scaling_factor"})),
 }
+# Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
+# device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.
+_GPT = (("n_embd", "hidden_size"), ("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"),
+        ("n_positions", "max_position_embeddings"), ("n_inner", "intermediate_size"))
+_MPT = (("d_model", "hidden_size"), ("n_heads", "num_attention_heads"), ("n_layers", "num_hidden_layers"),
+        ("max_seq_len", "max_position_embeddings"))
+_LN = Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, legacy=Legacy())
+_BIASED = dataclasses.replace(_LN, qkv_bias=True, o_bias=True, mlp_bias=True, tie_default=True)
+_new = dataclasses.replace
+_GPTJ = _new(_LN, block=Block.PHI, norms_per_layer=1, qkv_bias=False, o_bias=False, mlp_bias=True, head_bias=True,
+             aliases=_GPT, extra=frozenset({"rotary_dim", "n_ctx"}))  # parallel attention and MLP
+_RECURRENT = (("num_attention_heads", 1), ("sliding_window", 1))  # a fixed state: one token's K/V per layer
+READERS.update({"gpt-sw3": Reader(block=Block.GPT2), "openai-gpt": Reader(block=Block.GPT2),  # _read_gpt2
+           "gptj": _GPTJ, "codegen": dataclasses.replace(_GPTJ, fused_qkv=True),
+           "gpt_neo": _new(_BIASED, qkv_bias=False, sliding=Sliding.TYPES, legacy=Legacy(positions=0),
+                             aliases=(("num_layers", "num_hidden_layers"), ("num_heads", "num_attention_heads"),
+                                      ("window_size", "sliding_window")),
+                             extra=frozenset({"attention_layers", "attention_types"})),
+           "gpt_bigcode": _new(_BIASED, fused_qkv=True, aliases=_GPT, legacy=Legacy(positions=0),
+                                 extra=frozenset({"multi_query"})),
+           "bloom": _new(_BIASED, fused_qkv=True, legacy=Legacy(embed_norm=True),
+                           aliases=(("n_layer", "num_hidden_layers"), ("n_head", "num_attention_heads"),
+                                    ("n_embed", "hidden_size"))),
+           "opt": _new(_LN, tie_default=True, bias_key="enable_bias", aliases=(("ffn_dim", "intermediate_size"),),
+                         legacy=Legacy(positions=2), extra=frozenset({"word_embed_proj_dim", "do_layer_norm_before"})),
+           "xglm": _new(_BIASED, aliases=(
+               ("d_model", "hidden_size"), ("num_layers", "num_hidden_layers"),
+               ("attention_heads", "num_attention_heads"), ("ffn_dim", "intermediate_size"))),
+           "ctrl": _new(_BIASED, head_bias=True, aliases=(*_GPT, ("dff", "intermediate_size"))),
+           "mpt": _new(_LN, norm=Norm.LAYER_NO_BIAS, fused_qkv=True, qkv_bias=False, o_bias=False,
+                         tie_default=True, aliases=_MPT, legacy=Legacy(nested=("attn_config",),
+                                                                       ffn=("expansion_ratio", 4, "")),
+                         extra=frozenset({"expansion_ratio", "no_bias", "attn_config", "learned_pos_emb"})),
+           "dbrx": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER, fused_qkv=True, qkv_bias=False,
+                          o_bias=False, moe=MoeKeys.MIXTRAL, legacy=Legacy(nested=("attn_config", "ffn_config")),
+                          aliases=(*_MPT, ("kv_n_heads", "num_key_value_heads"),
+                                   ("ffn_hidden_size", "intermediate_size"),
+                                   ("moe_num_experts", "num_local_experts"), ("moe_top_k", "num_experts_per_tok")),
+                          extra=frozenset({"attn_config", "ffn_config", "clip_qkv"})),
+           "gpt_neox_japanese": _new(_LN, fused_qkv=True, tie_default=True, legacy=Legacy(
+               ffn=("intermediate_multiple_size", 4, ""), approx="gpt_neox_japanese"),
+               extra=frozenset({"intermediate_multiple_size"})),
+           "falcon_mamba": READERS["mamba"],  # FalconMambaMixer: Mamba's weights, RMS norms without any
+           "rwkv": _new(_LN, sliding=Sliding.ALL, aliases=(("attention_hidden_size", "head_dim"),
+                                                                ("context_length", "max_position_embeddings")),
+                          legacy=Legacy(fixed=_RECURRENT, approx="rwkv")),
+           "xlstm": Reader(sliding=Sliding.ALL, aliases=(("embedding_dim", "hidden_size"),
+                                                         ("num_blocks", "num_hidden_layers"),
+                                                         ("num_heads", "num_attention_heads")),
+                           legacy=Legacy(ffn=("ffn_proj_factor", 2.667, "ffn_round_up_to_multiple_of"),
+                                         fixed=_RECURRENT[1:], approx="xlstm"),
+                           extra=frozenset({"ffn_proj_factor", "ffn_round_up_to_multiple_of", "qk_dim_factor"})),
+           "cpmant": Reader(qkv_bias=False, o_bias=False,
+                            aliases=(("dim_head", "head_dim"), ("dim_ff", "intermediate_size")),
+                            legacy=Legacy(fixed=(("tie_word_embeddings", False),), approx="cpmant")),
+                })
+# Types not read yet, refused by name: encoder-decoder models, and others whose layers are no decoder's.
+ENCODER_DECODER = frozenset({"bart", "marian", "mbart", "pegasus", "blenderbot", "blenderbot-small", "plbart",
+                             "prophetnet", "mvp", "trocr", "bigbird_pegasus", "musicgen", "musicgen_melody", "moshi",
+                             "pegasus_x", "t5", "mt5", "umt5", "longt5", "switch_transformers"})
+NOT_READ = {"xlm": "XLM's", "xlnet": "XLNet's", "reformer": "Reformer's", "blt": "BLT's byte-level"}
+
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",
               "mistral3": "mistral", "qwen2_5_vl": "qwen2", "qwen2_vl": "qwen2", "qwen3_5": "qwen3_5_text",

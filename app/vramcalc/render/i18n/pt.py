@@ -1183,6 +1183,24 @@ PT: Mapping[str, str] = {
         "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um "
         "decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)"
     ),
+    "assumption.legacy.rwkv": (
+        "a mistura temporal do RWKV foi lida como atenção de uma cabeça de attention_hidden_size sobre uma janela"
+        " de um token, e a mistura de canais como um MLP simples: os pesos de receptância (hidden_size² por "
+        "camada), os vetores de mistura temporal e a LayerNorm extra da primeira camada não são contados, e o "
+        "estado recorrente (cinco vetores de hidden_size por camada, fp32) é contado como o K/V de um token"
+    ),
+    "assumption.legacy.xlstm": (
+        "as camadas mLSTM do xLSTM foram lidas como atenção (q, k, v e o gate de saída juntos somam quatro "
+        "projeções hidden_size²) sobre uma janela de um token: os gates de entrada e de esquecimento, a norma "
+        "multi-cabeça e o estado de memória por cabeça (head_dim² por cabeça) não são contados"
+    ),
+    "assumption.legacy.cpmant": (
+        "as linhas de prompt da embedding do CPM-Ant, sua embedding de segmento e seu viés de posição relativa "
+        "não são contados"
+    ),
+    "assumption.legacy.gpt_neox_japanese": (
+        "o viés da saída da atenção da última camada (hidden_size valores) não é contado"
+    ),
     "assumption.layer_kind": (
         "{count} camadas do tipo {kind} não são um tipo que a calculadora lê para o model_type {model_type}: "
         "foram contadas como camadas de atenção completa"

@@ -310,6 +310,7 @@ class ModelSpec:
     v_head_dim: int = 0  # a value head narrower than the query/key head (MiMo-V2: 128 of 192); 0: head_dim
     fused_qkv: bool = False  # Phi-3: one qkv_proj, so V is a view of the fused output
     learned_positions: int = 0  # GPT-2: a position-embedding table of this many rows
+    embed_norm: bool = False  # BLOOM: a LayerNorm over the token embeddings (word_embeddings_layernorm)
     dropout: bool = False  # GPT-2 trains with dropout; the others default to 0
     attention_softcap: bool = False
     final_logit_softcap: bool = False

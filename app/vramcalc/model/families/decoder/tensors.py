@@ -31,6 +31,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     first = [Tensor("token_embd.weight", (spec.vocab, h), Role.EMBEDDING)]
     if spec.learned_positions:
         first.append(Tensor("position_embd.weight", (spec.learned_positions, h), Role.EMBEDDING))
+    if spec.embed_norm:
+        first += _norm("token_embd_norm", h, spec.norm)
     if spec.speech is not None:  # Whisper's audio encoder
         first += encoder_tensors(spec.speech, h)
     if spec.encoder is not None and spec.encoder.type_vocab:  # BERT's token_type_embeddings
