@@ -316,3 +316,16 @@ def test_the_towers_weights_say_llama_cpps_mmproj_only_on_llama_cpp():
     assert "mmproj" not in said(runtime="vllm") and "unquantized" not in said(runtime="vllm")
     assert "llama.cpp's mmproj file" in said(runtime="llamacpp", precision="q4_k_m")
     assert "kept unquantized" in said(runtime="vllm", precision="awq-int4")
+
+
+@pytest.mark.parametrize("slug", ["llava-1.5-7b-hf", "llava-v1.6-mistral-7b-hf"])
+def test_llava_presets_count_their_tower_as_transformers_builds_it(slug):
+    """transformers 5.23 builds the presets' configs (AutoModelForImageTextToText, meta device) with 324,487,168
+    (1.5) and 324,491,264 (NeXT: image_newline) values in the CLIP tower and projector; tests/golden/params.json
+    holds the language models."""
+    from vramcalc.sources.presets import load_presets
+
+    golden = json.loads((Path(__file__).parent / "golden" / "params.json").read_text(encoding="utf-8"))["models"][slug]
+    spec = load_presets()[slug].spec()
+    assert spec.vision is not None and spec.vision.params == golden["vision_params"]
+    assert param_count(spec) + spec.vision.params == golden["params"]
