@@ -329,3 +329,19 @@ def test_llava_presets_count_their_tower_as_transformers_builds_it(slug):
     spec = load_presets()[slug].spec()
     assert spec.vision is not None and spec.vision.params == golden["vision_params"]
     assert param_count(spec) + spec.vision.params == golden["params"]
+
+
+def test_a_wrappers_text_config_without_its_sizes_takes_the_text_classs_defaults():
+    """LLaVA's hub config.json gives its text_config only the context, the norm's epsilon and the vocabulary:
+    transformers makes LlamaConfig's defaults (Vicuna 7B's sizes) of the rest. Pasted, it was refused for a missing
+    hidden_size; now it is the preset's model, with a note naming the sizes so taken."""
+    from vramcalc.sources.presets import load_presets
+
+    preset = load_presets()["llava-1.5-7b-hf"]
+    hub = {**preset.config, "text_config": {key: preset.config["text_config"][key] for key in
+                                            ("max_position_embeddings", "model_type", "rms_norm_eps", "vocab_size")}}
+    pasted, kept = from_hf_config(hub), preset.spec()
+    assert param_count(pasted) == param_count(kept) == 6_738_939_904
+    assert pasted.vision is not None and kept.vision is not None and pasted.vision.params == kept.vision.params
+    said = " ".join(ENGLISH.say(note) for note in pasted.notes)
+    assert "hidden_size 4,096" in said and "num_hidden_layers 32" in said

@@ -179,14 +179,17 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
                 config = {**{k: v for k, v in sub.items() if k in names}, **config}
     given = {**config, **{new: config[old] for old, new in LEGACY_KEYS.get(model_type, {}).items() if old in config}}
     # Omitted keys take the transformers class defaults (an explicit null stays null, as there),
-    # except the two sizes no real config leaves out; the shape keys so filled are named in a note.
+    # except the two sizes no real top-level config leaves out; a wrapper's text_config may (LLaVA's hub files give
+    # only the vocabulary and the context: LlamaConfig's defaults make Vicuna 7B); the shape keys so filled are
+    # named in a note.
     aliased = {new for old, new in reader.aliases if old in given}  # given under its class's other name
     renamed = dict(reader.aliases)
+    required = () if multimodal else _REQUIRED
     defaults = {k: v for k, v in _defaults().get(model_type, {}).items()
-                if k not in given and k not in _REQUIRED and renamed.get(k) not in _REQUIRED and k not in aliased}
+                if k not in given and k not in required and renamed.get(k) not in required and k not in aliased}
     config = {**defaults, **given}
     filled = [phrase("model.note.default_value", key=k, value=f"{v:,}")
-              for k, v in defaults.items() if k in _SHAPE_KEYS and isinstance(v, int)]
+              for k, v in defaults.items() if k in (*_SHAPE_KEYS, *_REQUIRED) and isinstance(v, int)]
     if filled and reader is READERS.get(model_type):
         extra_notes.append(phrase("model.note.defaults", model_type=model_type, keys=join(", ", filled)))
     for old, new in reader.aliases:
