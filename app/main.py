@@ -318,7 +318,7 @@ def render(view):
     for row in view.rows:
         tr = f"row-{row.key}"
         set_attribute(tr, "data-bytes", row.bytes)
-        set_attribute(tr, "data-absent", "" if row.absent else None)
+        set_attribute(tr, "data-absent", "1" if row.absent else None)  # not "": what was written starts as ""
         set_text(tr, row.size, ".size")
         set_text(tr, row.share, ".share")
         set_text(tr, row.formula, ".formula")

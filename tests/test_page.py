@@ -597,3 +597,13 @@ def test_tensors_placed_by_a_pattern_change_the_total_the_link_and_the_command(w
     expect(page.locator("#run-command")).to_have_text(command_lines(parse_workload(placed))[0])
     page.fill("#override_tensor", "token_embd=GPU")
     expect(page.locator("#override_tensor-error")).to_contain_text("CUDA0")
+
+
+def test_a_link_opened_on_llama_cpp_leaves_out_its_logits_row(watched: Page, server_url):
+    """llama.cpp's logits are in its compute buffer: the row of 0 is left out, also on the first answer of a link
+    (the page's cache of written attributes starts at "", which an empty data-absent once matched)."""
+    page = watched
+    open_ready(page, server_url, "?model=qwen3-32b&runtime=llamacpp&precision=q4_k_m")
+    expect(page.locator("#row-kv_cache")).to_be_visible()
+    expect(page.locator("#row-logits")).to_be_hidden()
+    expect(page.locator("#row-gradients")).to_be_hidden()
