@@ -938,6 +938,8 @@ async def read_hub(text):
             if models:
                 listed = "; ".join(m.describe() for m in models)
                 return None, WORDS.message("page.hf.gguf", repo=repo, files=listed), False
+            if "model_index.json" in {name for name, _ in files}:  # a diffusers pipeline: its folder, or the CLI
+                return None, WORDS.message("page.hf.pipeline", repo=repo), False
             return None, WORDS.message("page.hf.no_model", repo=repo), False
         body, response, why = await hub_text(config_url)
         if body is not None:

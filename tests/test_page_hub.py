@@ -88,7 +88,7 @@ def test_the_answer_is_kept_for_offline_use(hub_page, server_url, hub_down):
     ("nobody/nothing-here", "gated or private"),  # the Hub answers 401 without a token, as for a private one
     ("tiiuae/Falcon3-7B-Instruct@no-such-branch", "404"),
     ("tiny/llama-GGUF", "holds GGUF files"),
-    ("tiny/sd-pipeline", "no config.json and no GGUF"),
+    ("tiny/sd-pipeline", "a diffusers pipeline (model_index.json)"),  # its folder can be imported under the family
     ("not an id", "hf: "),
 ])
 def test_what_cannot_be_read_is_said_naming_the_field(hub_page, server_url, hf, said):

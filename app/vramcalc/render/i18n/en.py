@@ -852,6 +852,10 @@ EN: Mapping[str, str] = {
         "hf: {repo} holds GGUF files and no config.json: download one and open it above as a weight file. "
         "Its models: {files}"
     ),
+    "page.hf.pipeline": (
+        "hf: {repo} is a diffusers pipeline (model_index.json), not a language model: choose “Image or video” and "
+        "import its downloaded folder there, or run vramcalc diffusion --hf {repo}."
+    ),
     "page.hf.no_model": "hf: {repo} holds no config.json and no GGUF file: not a language model this page reads.",
     "page.hf.not_json": "hf: what huggingface.co sent for {url} is not JSON.",
     "link.hf": "This link names the Hugging Face model {repo}: click “{button}” under “{where}” to read it. "

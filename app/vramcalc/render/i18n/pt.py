@@ -833,6 +833,10 @@ PT: Mapping[str, str] = {
         "hf: {repo} tem arquivos GGUF e nenhum config.json: baixe um e abra-o acima como arquivo de pesos. "
         "Os seus modelos: {files}"
     ),
+    "page.hf.pipeline": (
+        "hf: {repo} é um pipeline do diffusers (model_index.json), não um modelo de linguagem: escolha “Imagem ou "
+        "vídeo” e importe lá a sua pasta baixada, ou rode vramcalc diffusion --hf {repo}."
+    ),
     "page.hf.no_model": (
         "hf: {repo} não tem config.json nem arquivo GGUF: não é um modelo de linguagem que esta página lê."
     ),
