@@ -161,3 +161,12 @@ def test_a_pipeline_named_as_a_model_says_where_it_is():
 def test_the_diffusion_command_takes_model_as_the_other_commands_do(capsys):
     assert main(["diffusion", "--model", "sd1.5", "--json"]) in (0, None)
     assert json.loads(capsys.readouterr().out)["pipeline"] == "sd1.5"
+
+
+@pytest.mark.parametrize(("values", "field"), [
+    ({"videos": "10000", "video_seconds": "86400"}, "videos"),  # 5,256,968,192 tokens: answered before, silently
+    ({"images": "10000", "image_width": "100000", "image_height": "100000", "runtime": "vllm"}, "images"),
+])
+def test_images_or_videos_cannot_make_a_sequence_the_seq_field_refuses(values, field):
+    with pytest.raises(ValidationError, match=field):
+        parse_workload({"model": "qwen2.5-vl-7b-instruct", **values})

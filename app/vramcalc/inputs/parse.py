@@ -26,6 +26,7 @@ from ..core.choices import (
 )
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
+from ..core.option import MAX_SEQ
 from ..diffusion.imported import IMPORTED
 from ..diffusion.pipelines import Pipeline
 from ..diffusion.run import Request
@@ -119,6 +120,13 @@ def nesting(text: str) -> int:
     """The deepest nesting of arrays and objects in JSON text (strings skipped), without parsing it."""
     brackets = re.findall(r"[\[\]{}]", _STRINGS.sub("", text))
     return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
+
+
+def _within_seq(field: str, seq: int) -> int:
+    """A sequence its images or videos lengthen stays within what the seq field itself takes."""
+    if seq > MAX_SEQ:
+        raise ValidationError(field, f"a sequence of {seq:,} tokens", f"at most {MAX_SEQ:,} tokens with the prompt")
+    return seq
 
 
 def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None,
@@ -398,7 +406,7 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
             model.vision, _checked("image_width", attributes["image_width"], int),
             _checked("image_height", attributes["image_height"], int))
         attributes["image_tokens"] = tokens
-        attributes["seq"] = _checked("seq", attributes["seq"], int) + tokens
+        attributes["seq"] = _within_seq("images", _checked("seq", attributes["seq"], int) + tokens)
         if prompt is not None:
             attributes["prompt_tokens"] = _checked("prompt_tokens", prompt, int) + tokens
     if attributes["videos"]:  # as images: each video's frame pairs and timestamps join each sequence
@@ -414,7 +422,7 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
             _checked("image_width", attributes["image_width"], int),
             _checked("image_height", attributes["image_height"], int))
         attributes["video_tokens"] = tokens
-        attributes["seq"] = _checked("seq", attributes["seq"], int) + tokens
+        attributes["seq"] = _within_seq("videos", _checked("seq", attributes["seq"], int) + tokens)
         if attributes["prompt_tokens"] is not None:
             attributes["prompt_tokens"] = _checked("prompt_tokens", attributes["prompt_tokens"], int) + tokens
     if attributes["mtp"]:
