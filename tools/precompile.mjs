@@ -363,6 +363,7 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                 if "/data/diffusion/" in "/" + info.filename and isinstance(parsed, dict):
                     for part in parsed.get("components", {}).values():  # each config's provenance: no page shows it
                         part.pop("source", None)
+                    parsed.pop("source", None)  # a variant's (same_parts)
                 if "/data/gpus/" in "/" + info.filename and isinstance(parsed, dict):
                     for key in ("source", "compute_source"):  # each figure's provenance: no page shows it
                         parsed.pop(key, None)

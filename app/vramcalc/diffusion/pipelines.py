@@ -81,14 +81,20 @@ class Pipeline:
 
 @cache
 def load_pipelines() -> dict[str, Pipeline]:
-    """Every preset, in data/diffusion/order.json's order."""
-    return {slug: Pipeline(
-        slug=slug, display_name=entry["display_name"], hf_id=entry["hf_id"], pipeline_class=entry["pipeline"],
-        parts=tuple(Part(role=role, class_name=part["class"], config=part["config"], source=part.get("source", ""))
-                    for role, part in entry["components"].items()),
-        text_tokens=entry["text_tokens"], cfg=entry["cfg"], width=entry["width"], height=entry["height"],
-        frames=entry["frames"], steps=entry["steps"], options=entry.get("pipeline_config", {}),
-    ) for slug, entry in read_folder("diffusion")}
+    """Every preset, in data/diffusion/order.json's order. A checkpoint of another's tensors (FLUX.1 [schnell],
+    HiDream-I1 Dev and Fast) names it in `same_parts` and gives only what differs: its name, CFG and steps."""
+    pipelines: dict[str, Pipeline] = {}
+    for slug, entry in read_folder("diffusion"):
+        base = pipelines[entry["same_parts"]] if "same_parts" in entry else None
+        pipelines[slug] = dataclasses.replace(base, slug=slug, display_name=entry["display_name"],
+                                              hf_id=entry["hf_id"], cfg=entry["cfg"], steps=entry["steps"]) \
+            if base is not None else Pipeline(
+            slug=slug, display_name=entry["display_name"], hf_id=entry["hf_id"], pipeline_class=entry["pipeline"],
+            parts=tuple(Part(role=role, class_name=part["class"], config=part["config"], source=part.get("source", ""))
+                        for role, part in entry["components"].items()),
+            text_tokens=entry["text_tokens"], cfg=entry["cfg"], width=entry["width"], height=entry["height"],
+            frames=entry["frames"], steps=entry["steps"], options=entry.get("pipeline_config", {}))
+    return pipelines
 
 
 def pipeline(slug: str) -> Pipeline:
