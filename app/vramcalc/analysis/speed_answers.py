@@ -12,6 +12,7 @@ import re
 
 from ..core.choices import Runtime
 from ..core.errors import ValidationError
+from ..core.search import first_true, last_true
 from ..engines import engine_for
 from ..engines.llamacpp_fit import FitPlan, llamacpp_fit
 from ..engines.llamacpp_fit_gpus import free_on, llamacpp_fit_gpus
@@ -86,16 +87,9 @@ def max_concurrency(workload: Workload, target: Target, machine: Machine, tokens
     weights once for all of them, so each gets less as they grow (binary search: the rate only falls)."""
     key = engine_for(workload.runtime).batch_key
     memory_limit = max_batch(workload, target)
-    if memory_limit is None or _decode(workload.but(**{key: 1}), target, machine) < tokens_per_s:
+    if memory_limit is None:
         return None
-    low, high = 1, memory_limit
-    while low < high:
-        middle = (low + high + 1) // 2
-        if _decode(workload.but(**{key: middle}), target, machine) >= tokens_per_s:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+    return last_true(lambda n: _decode(workload.but(**{key: n}), target, machine) >= tokens_per_s, 1, memory_limit)
 
 
 def _moves_experts(workload: Workload) -> bool:
@@ -110,17 +104,7 @@ def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
     when it does not apply (`_moves_experts`) or even all of them do not fit."""
     if not _moves_experts(workload):
         return None
-    layers = workload.model.layers
-    if not fits(workload.but(n_cpu_moe=layers), target):
-        return None
-    low, high = 0, layers
-    while low < high:
-        middle = (low + high) // 2
-        if fits(workload.but(n_cpu_moe=middle), target):
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    return first_true(lambda n: fits(workload.but(n_cpu_moe=n), target), 0, workload.model.layers)
 
 
 def fit_plan(workload: Workload, target: Target) -> FitPlan | None:

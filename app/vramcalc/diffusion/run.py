@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import ValidationError
+from ..core.search import first_true, last_true
 from .pipelines import Part, Pipeline
 from .stages import decode_bytes, denoise_bytes, encode_bytes, image_tokens, latent_shape, ltx_scales, unet_step_bytes
 from .weights import GGUF_KEEP, GGUF_TYPES, PRECISIONS, block_bytes, largest_module_bytes, part_bytes
@@ -207,13 +208,7 @@ def fewest_blocks_to_swap(run: Run, usable_bytes: int) -> int | None:
         request = dataclasses.replace(run.request, blocks_to_swap=swapped)
         return _run(run.pipeline, request, run.weights).peak.total_bytes <= usable_bytes
 
-    if not fits(blocks):
-        return None
-    low, high = 0, blocks
-    while low < high:
-        middle = (low + high) // 2
-        low, high = (low, middle) if fits(middle) else (middle + 1, high)
-    return low
+    return first_true(fits, 0, blocks)
 
 
 DENOISER_LADDER = ("fp8", "gguf-q8_0", "gguf-q5_0", "gguf-q4_0", "nf4")  # from the most faithful to the least
@@ -245,13 +240,13 @@ def single_fixes(run: Run, usable_bytes: int) -> tuple[tuple[str, object], ...]:
     sizes = [(w, round(request.height * w / request.width / step) * step)
              for w in range(step * max(1, 64 // step), request.width, step)]
     sizes = [(w, h) for w, h in sizes if h >= 64]
-    largest = _last(lambda i: fits(width=sizes[i][0], height=sizes[i][1]), len(sizes))
+    largest = last_true(lambda i: fits(width=sizes[i][0], height=sizes[i][1]), 0, len(sizes) - 1)
     if largest is not None:
         fixes.append(("size", sizes[largest]))
     if pipeline.is_video and request.frames > 1:
         temporal = ltx_scales(pipeline.vae.config)[1] if pipeline.vae.class_name == "AutoencoderKLLTXVideo" else 4
         counts = list(range(1, request.frames, temporal))
-        most = _last(lambda i: fits(frames=counts[i]), len(counts))
+        most = last_true(lambda i: fits(frames=counts[i]), 0, len(counts) - 1)
         if most is not None:
             fixes.append(("frames", counts[most]))
     if not any(key in ("placement", "text_encoders", "vae_tiling", "precision") for key, _ in fixes):
@@ -278,17 +273,6 @@ def _together(fits: Callable[..., bool], request: Request) -> tuple[tuple[str, o
         if key in chosen and fits(**{k: v for k, v in chosen.items() if k != key}):
             del chosen[key]
     return tuple(chosen.items())
-
-
-def _last(holds: Callable[[int], bool], count: int) -> int | None:
-    """The largest i < count for which `holds`, true up to it and false after (None: not even 0)."""
-    if not count or not holds(0):
-        return None
-    low, high = 0, count - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if holds(middle) else (low, middle - 1)
-    return low
 
 
 def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...]) -> Run:

@@ -25,6 +25,7 @@ from ..core.option import (
     values_of,
 )
 from ..core.phrase import Phrase, phrase
+from ..core.search import first_true
 from ..core.units import MIB, format_binary
 from ..formats import weights
 from ..formats.weights import WeightFormat
@@ -751,16 +752,6 @@ OPTIONS = (
 )
 
 
-def _first(holds: Callable[[int], bool], low: int, high: int) -> int | None:
-    """The smallest n in [low, high] for which `holds`, false below it and true from it on (None: not even high)."""
-    if not holds(high):
-        return None
-    while low < high:
-        middle = (low + high) // 2
-        low, high = (low, middle) if holds(middle) else (middle + 1, high)
-    return low
-
-
 class LlamaCpp(NoPool):
     """llama.cpp (and Ollama and LM Studio, which run it): GGUF files, layers split by --gpu-layers."""
 
@@ -784,10 +775,10 @@ class LlamaCpp(NoPool):
             return ()
         layers = workload.model.layers
         if workload.model.moe is not None:
-            least = _first(lambda n: fits(workload.but(n_cpu_moe=n)), 1, layers)
+            least = first_true(lambda n: fits(workload.but(n_cpu_moe=n)), 1, layers)
             if least is not None:
                 return (phrase("change.n_cpu_moe", value=least),)
-        off = _first(lambda k: fits(workload.but(gpu_layers=layers - k)), 1, layers)  # the fewest layers off
+        off = first_true(lambda k: fits(workload.but(gpu_layers=layers - k)), 1, layers)  # the fewest layers off
         return () if off is None else (phrase("change.gpu_layers", value=layers - off, layers=layers + 1),)
 
     def default_overhead(self, fields: Mapping[str, object]) -> int:

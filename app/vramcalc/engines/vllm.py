@@ -13,6 +13,7 @@ from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_decimal, parse_flag, parse_int, parse_tokens
 from ..core.phrase import Phrase, phrase
+from ..core.search import last_true
 from ..core.units import GB, GIB, format_binary
 from ..formats.weights import WeightFormat
 from ..memory.activations import embedding_components
@@ -402,12 +403,9 @@ class Vllm:
                 found.append(phrase("change.gpu_memory_utilization", value=f"{hundredths / 100:.2f}"))
                 break
         seqs = workload.max_num_seqs or card_batch_defaults(workload)[1]
-        low, high = workload.batch, seqs - 1  # the largest n in [low, high] that fits: fewer never need more
-        if low <= high and fits(workload.but(max_num_seqs=low)):
-            while low < high:
-                middle = (low + high + 1) // 2
-                low, high = (middle, high) if fits(workload.but(max_num_seqs=middle)) else (low, middle - 1)
-            found.append(phrase("change.max_num_seqs", value=low))
+        most = last_true(lambda n: fits(workload.but(max_num_seqs=n)), workload.batch, seqs - 1)  # fewer need less
+        if most is not None:
+            found.append(phrase("change.max_num_seqs", value=most))
         return tuple(found)
 
     def on_layout(self, breakdown: Breakdown, pool: RankPool, layout: Layout) -> Breakdown:
