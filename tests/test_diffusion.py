@@ -701,7 +701,6 @@ def test_each_fix_offered_fits_and_the_next_size_or_frames_up_does_not(slug):
     count offered is the largest that fits (one step more does not), and a format the most faithful one that fits."""
     import dataclasses
 
-    from vramcalc.diffusion.command import settings_of
     from vramcalc.diffusion.run import DENOISER_LADDER, single_fixes
 
     chosen = pipeline(slug)
@@ -715,17 +714,17 @@ def test_each_fix_offered_fits_and_the_next_size_or_frames_up_does_not(slug):
     def fits(**settings) -> bool:
         return evaluate(chosen, dataclasses.replace(request, **settings)).peak.total_bytes <= usable
 
-    for key, value in fixes:
-        settings = settings_of(key, value)
-        assert fits(**settings), (key, value)
-        if key == "frames":
-            assert not fits(frames=value + 4)
-        if key == "size":
-            assert not fits(width=value[0] + 16, height=round(value[1] * (value[0] + 16) / value[0] / 16) * 16)
-        if key == "precision":
-            assert not any(fits(precision=p) for p in DENOISER_LADDER[:DENOISER_LADDER.index(value)])
-        if key == "together":  # each setting of it is needed
-            assert all(not fits(**{k: v for k, v in settings.items() if k != drop}) for drop in settings)
+    for fix in fixes:
+        assert fits(**fix), fix
+        if set(fix) == {"frames"}:
+            assert not fits(frames=fix["frames"] + 4)
+        elif set(fix) == {"width", "height"}:
+            width, height = fix["width"], fix["height"]
+            assert not fits(width=width + 16, height=round(height * (width + 16) / width / 16) * 16)
+        elif set(fix) == {"precision"}:
+            assert not any(fits(precision=p) for p in DENOISER_LADDER[:DENOISER_LADDER.index(fix["precision"])])
+        elif len(fix) > 1:  # several together: each setting of it is needed
+            assert all(not fits(**{k: v for k, v in fix.items() if k != drop}) for drop in fix)
 
 
 def test_the_command_line_says_what_makes_it_fit(capsys):

@@ -126,7 +126,7 @@ def test_a_pipeline_gets_the_answer_first_on_the_forms_card():
         kind = "does not fit" if used > 1 else "fits" if used <= TIGHT_RATIO else "tight"
         assert verdict.kind == kind and card.display_name in verdict.text
         swap = fewest_blocks_to_swap(run, card.usable_bytes)  # after the single settings: FLUX.1's 19 + 38 blocks
-        fixes = tuple(fix_text(key, value) for key, value in single_fixes(run, card.usable_bytes))
+        fixes = tuple(fix_text(fix) for fix in single_fixes(run, card.usable_bytes))
         assert verdict.changes == (() if used <= 1 else fixes + (
             () if swap is None else (ENGLISH.message("diffusion.change.swap", blocks=swap, total=57),)))
         assert present_diffusion(run, gpu=card).verdict == verdict

@@ -18,7 +18,7 @@ from ..sources import hub
 from ..sources.gpus import gpu
 from .imported import INDEX, MAX_JSON_CHARS, counted, import_pipeline
 from .pipelines import Pipeline, load_pipelines, pipeline
-from .run import PLACEMENTS, TEXT_ENCODER_DEVICES, Request, Run, evaluate, fewest_blocks_to_swap, single_fixes
+from .run import PLACEMENTS, TEXT_ENCODER_DEVICES, Request, Run, Settings, evaluate, fewest_blocks_to_swap, single_fixes
 from .speed import DiffusionSpeed, speed_of
 from .training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS, Step, Training, train
 from .training import as_json as training_json
@@ -87,17 +87,8 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def settings_of(key: str, value: object) -> dict[str, object]:
-    """One of `single_fixes` as the settings it changes (a size is width and height; together, all of them)."""
-    if key == "together" and isinstance(value, tuple):
-        return {k: v for sub_key, sub_value in value for k, v in settings_of(sub_key, sub_value).items()}
-    if key == "size" and isinstance(value, tuple):
-        return {"width": value[0], "height": value[1]}
-    return {key: value}
-
-
 def as_json(run: Run, fewest_blocks_to_swap: int | None = None, steps: int | None = None,
-            speed: DiffusionSpeed | None = None, fixes: tuple[tuple[str, object], ...] = ()) -> dict[str, object]:
+            speed: DiffusionSpeed | None = None, fixes: tuple[Settings, ...] = ()) -> dict[str, object]:
     request = run.request
     return {
         "pipeline": run.pipeline.slug, "width": request.width, "height": request.height, "frames": request.frames,
@@ -110,7 +101,7 @@ def as_json(run: Run, fewest_blocks_to_swap: int | None = None, steps: int | Non
         "peak_stage": run.peak.name, "peak_bytes": run.peak.total_bytes, "complete": run.complete,
         "fewest_blocks_to_swap": fewest_blocks_to_swap, "steps": steps or run.pipeline.steps,
         "speed": None if speed is None else speed.as_json(), **imported_json(run.pipeline),
-        "fits_with": [settings_of(key, value) for key, value in fixes],
+        "fits_with": list(fixes),
     }
 
 
@@ -243,7 +234,7 @@ def diffusion_main(argv: Sequence[str]) -> int:
               + ("none fits" if fewest is None else str(fewest)))
         if fixes:
             print("it fits with any one of: " + "; ".join(
-                ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in settings_of(*fix).items()) for fix in fixes))
+                ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in fix.items()) for fix in fixes))
         timed = speed_of(run, card, steps)
         print("\n".join(speed_lines(timed, card.display_name, run.request.frames > 1)
                         if isinstance(timed, DiffusionSpeed) else ["", f"time: {ENGLISH.say(timed)}"]))

@@ -214,11 +214,15 @@ def fewest_blocks_to_swap(run: Run, usable_bytes: int) -> int | None:
 DENOISER_LADDER = ("fp8", "gguf-q8_0", "gguf-q5_0", "gguf-q4_0", "nf4")  # from the most faithful to the least
 
 
-def single_fixes(run: Run, usable_bytes: int) -> tuple[tuple[str, object], ...]:
-    """The single settings that make a run that does not fit `usable_bytes` fit, each alone, as (key, value): the
+Settings = dict[str, object]  # a Request's fields to change: {"placement": "model"}, {"width": .., "height": ..}
+
+
+def single_fixes(run: Run, usable_bytes: int) -> tuple[Settings, ...]:
+    """The single settings that make a run that does not fit `usable_bytes` fit, each alone: the
     ones that keep the picture first (diffusers' model CPU offload, the text encoders on the CPU, a tiled VAE
     decode), then the denoiser's most faithful smaller format, then the largest size (same aspect) and the most
-    frames that fit. The fewest blocks to swap is `fewest_blocks_to_swap`."""
+    frames that fit; when none of the first four is enough alone, the fewest of them together first. The fewest blocks
+    to swap is `fewest_blocks_to_swap`."""
     request, pipeline = run.request, run.pipeline
 
     def fits(**change: Any) -> bool:
@@ -227,36 +231,36 @@ def single_fixes(run: Run, usable_bytes: int) -> tuple[tuple[str, object], ...]:
         except ValidationError:
             return False
 
-    fixes: list[tuple[str, object]] = []
+    fixes: list[Settings] = []
     for key, value in (("placement", "model"), ("text_encoders", "cpu"), ("vae_tiling", 512)):
         if getattr(request, key) in ("gpu", 0) and fits(**{key: value}):
-            fixes.append((key, value))
+            fixes.append({key: value})
     ladder = DENOISER_LADDER[DENOISER_LADDER.index(request.precision) + 1:] if request.precision in DENOISER_LADDER \
         else DENOISER_LADDER
     smaller = next((p for p in ladder if fits(precision=p)), None)
     if smaller is not None:
-        fixes.append(("precision", smaller))
+        fixes.append({"precision": smaller})
     step = ltx_scales(pipeline.vae.config)[0] if pipeline.vae.class_name == "AutoencoderKLLTXVideo" else 16
     sizes = [(w, round(request.height * w / request.width / step) * step)
              for w in range(step * max(1, 64 // step), request.width, step)]
     sizes = [(w, h) for w, h in sizes if h >= 64]
     largest = last_true(lambda i: fits(width=sizes[i][0], height=sizes[i][1]), 0, len(sizes) - 1)
     if largest is not None:
-        fixes.append(("size", sizes[largest]))
+        fixes.append({"width": sizes[largest][0], "height": sizes[largest][1]})
     if pipeline.is_video and request.frames > 1:
         temporal = ltx_scales(pipeline.vae.config)[1] if pipeline.vae.class_name == "AutoencoderKLLTXVideo" else 4
         counts = list(range(1, request.frames, temporal))
         most = last_true(lambda i: fits(frames=counts[i]), 0, len(counts) - 1)
         if most is not None:
-            fixes.append(("frames", counts[most]))
-    if not any(key in ("placement", "text_encoders", "vae_tiling", "precision") for key, _ in fixes):
+            fixes.append({"frames": counts[most]})
+    if not any(fix.keys() & {"placement", "text_encoders", "vae_tiling", "precision"} for fix in fixes):
         together = _together(fits, request)  # no one setting is enough at this size: the first few together
         if together:
-            fixes.insert(0, ("together", together))
+            fixes.insert(0, together)
     return tuple(fixes)
 
 
-def _together(fits: Callable[..., bool], request: Request) -> tuple[tuple[str, object], ...]:
+def _together(fits: Callable[..., bool], request: Request) -> Settings:
     """The settings of `single_fixes` added one after another (the denoiser's formats one at a time, the last
     one kept) until the run fits at its size: () when even all of them do not."""
     chosen: dict[str, object] = {}
@@ -264,15 +268,15 @@ def _together(fits: Callable[..., bool], request: Request) -> tuple[tuple[str, o
         if getattr(request, key) in ("gpu", 0):
             chosen[key] = value
             if fits(**chosen):
-                return tuple(chosen.items())
+                return chosen
     precision = next((p for p in DENOISER_LADDER if fits(**chosen, precision=p)), None)
     if precision is None:
-        return ()
+        return {}
     chosen["precision"] = precision
     for key in ("placement", "text_encoders", "vae_tiling"):  # those the smaller format makes needless
         if key in chosen and fits(**{k: v for k, v in chosen.items() if k != key}):
             del chosen[key]
-    return tuple(chosen.items())
+    return chosen
 
 
 def _run(pipeline: Pipeline, request: Request, weights: tuple[PartWeights, ...]) -> Run:

@@ -9,7 +9,7 @@ import dataclasses
 from ..analysis.fit import GpuFit
 from ..analysis.fit import Verdict as FitVerdict
 from ..diffusion.pipelines import Pipeline
-from ..diffusion.run import Request, Run, fewest_blocks_to_swap, single_fixes
+from ..diffusion.run import Request, Run, Settings, fewest_blocks_to_swap, single_fixes
 from ..diffusion.speed import DiffusionSpeed, speed_of
 from ..diffusion.training import Step, Training, single_changes
 from ..sources.gpus import GpuSpec, table_gpus
@@ -40,22 +40,19 @@ def pipeline_verdict(run: Run, gpu: GpuSpec, *, words: Words = ENGLISH) -> Verdi
         return fitting
     swap = fewest_blocks_to_swap(run, gpu.usable_bytes)
     blocks = len(next(w.blocks for w in run.weights if w.part.is_denoiser))
-    changes = tuple(fix_text(key, value, words) for key, value in single_fixes(run, gpu.usable_bytes))
+    changes = tuple(fix_text(fix, words) for fix in single_fixes(run, gpu.usable_bytes))
     if swap is not None and swap > run.request.blocks_to_swap:
         changes += (words.message("diffusion.change.swap", blocks=swap, total=blocks),)
     return Verdict(kind=FitVerdict.DOES_NOT_FIT.value, text=words.message("verdict.pipeline_no", **numbers),
                    percent=100.0, changes=changes, short=words.message("verdict.no.short", **numbers))
 
 
-def fix_text(key: str, value: object, words: Words = ENGLISH) -> str:
-    """One of `single_fixes` in words (a size as width × height, several settings together joined)."""
-    if key == "together":
-        assert isinstance(value, tuple)
-        return words.message("diffusion.fix.together", fixes="; ".join(fix_text(k, v, words) for k, v in value))
-    if key == "size":
-        assert isinstance(value, tuple)
-        return words.message("diffusion.fix.size", width=value[0], height=value[1])
-    return words.message(f"diffusion.fix.{key}", value=value)
+def fix_text(fix: Settings, words: Words = ENGLISH) -> str:
+    """One of `single_fixes` in words: a size as width × height, several settings together joined."""
+    said = [words.message("diffusion.fix.size", width=fix["width"], height=fix["height"])] if "width" in fix else []
+    said += [words.message(f"diffusion.fix.{key}", value=value) for key, value in fix.items()
+             if key not in ("width", "height")]
+    return said[0] if len(said) == 1 else words.message("diffusion.fix.together", fixes="; ".join(said))
 
 
 def present_training(pipeline: Pipeline, request: Request, training: Training, step: Step, *,
