@@ -299,8 +299,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                             kernel=phrase(f"speed.kernel.{first.kernel}")))
         if first.host_bytes:
             basis.append(phrase("speed.basis.prefill_host", bytes=f"{first.host_bytes / GB:.2f} GB",
-                                chunks=first.chunks, pcie=_gb_s(pcie_bandwidth()),
-                                seconds=f"{first.chunks * first.host_bytes / pcie_bandwidth():.1f}",
+                                chunks=first.chunks, pcie=_gb_s(pcie_bandwidth()), seconds=f"{first.host_s:.1f}",
                                 total=f"{first.seconds:.1f}"))
     else:
         basis.append(phrase("speed.unknown_tflops"))

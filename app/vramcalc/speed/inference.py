@@ -234,6 +234,7 @@ class Prefill:
     accumulate16: bool = False  # `peak` is the card's FP16-accumulate rate (llama.cpp on a GeForce card)
     host_bytes: float = 0.0  # weights in system RAM that llama.cpp copies to the GPU for each micro-batch
     chunks: int = 1  # the micro-batches
+    host_s: float = 0.0  # the time of those copies, chunks × host_bytes over PCIe
 
 
 def prompt_flops(model: ModelSpec, prompt: int) -> float:
@@ -311,13 +312,13 @@ def prefill(workload: Workload, device: Device, machine: Machine, placement: Pla
     chunks = math.ceil(batch * prompt / max(1, chunk))
     gpu_weights, host_weights = split_weights(reads(workload), placement.with_head(), chunk)
     read = chunks * gpu_weights / placement.tp / (bandwidth_share(rates, device, workload.precision) * device.bandwidth)
-    if host_weights:  # llama.cpp copies the layers in RAM to the GPU for each micro-batch of a prompt
-        read += chunks * host_weights / pcie_bandwidth()
+    host_s = chunks * host_weights / pcie_bandwidth()  # llama.cpp copies the layers in RAM for each micro-batch
+    read += host_s
     fixed = chunks * model.layers * layer_overhead(rates, device)
     if placement.tp > 1:
         fixed += allreduce_bytes(model, batch * prompt, placement.tp) / device.link
     return Prefill(seconds=max(compute, read) + fixed, compute_s=compute, read_s=read, flops=flops, kernel=kernel,
-                   peak=peak, share=efficiency, host_bytes=host_weights, chunks=chunks)
+                   peak=peak, share=efficiency, host_bytes=host_weights, chunks=chunks, host_s=host_s)
 
 
 LLAMACPP_BATCH = 2048  # llama.cpp's n_batch (llama-server, llama-bench): the tokens one llama_decode call takes
@@ -367,8 +368,9 @@ def llamacpp_prefill(workload: Workload, device: Device, placement: Placement, *
     if kernel == "quantised" and workload.llamacpp_cublas:
         layers = gpu_weights - weights.head
         seconds += chunks * (layers + 2 * (matmul_params(model) - head_params(model))) / placement.tp / bandwidth
-    if host_weights:  # the layers in RAM copied to the GPU for each micro-batch
-        seconds += chunks * host_weights / pcie_bandwidth()
+    host_s = chunks * host_weights / pcie_bandwidth()  # the layers in RAM copied to the GPU for each micro-batch
+    if host_weights:
+        seconds += host_s
     elif placement.stages > 1:
         k = math.ceil(min(tokens, LLAMACPP_BATCH) / ubatch)
         seconds *= (k + placement.stages - 1) / (k * placement.stages)
@@ -376,7 +378,7 @@ def llamacpp_prefill(workload: Workload, device: Device, placement: Placement, *
     if placement.tp > 1:
         seconds += allreduce_bytes(model, tokens, placement.tp) / device.link
     return Prefill(seconds=seconds, compute_s=compute, read_s=read, flops=flops, kernel=kernel, peak=peak,
-                   share=share, accumulate16=device.geforce, host_bytes=host_weights, chunks=chunks)
+                   share=share, accumulate16=device.geforce, host_bytes=host_weights, chunks=chunks, host_s=host_s)
 
 
 def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:
