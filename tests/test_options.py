@@ -124,6 +124,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "max_run_hours": ("12", TRAINING),
     "optimizer_in_backward": ("1", TRAINING),
     "activation_offload": ("1", TRAINING),
+    "compile": ("1", TRAINING),
+    "ce_output_chunks": ("8", TRAINING),
     "framework": ("unsloth", TRAINING),
     "text_only": ("1", {"model": "gemma-3-27b-it"}),
     "images": ("2", {"model": "gemma-3-27b-it"}),

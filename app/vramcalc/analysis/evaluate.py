@@ -8,8 +8,9 @@ from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
 from ..engines import engine_for
 from ..formats.weights import native_format_phrase
+from ..memory.activations import compiled
 from ..memory.components import Breakdown
-from ..model.families.decoder.saved import lora_measured
+from ..model.families.decoder.saved import layers_saved, lora_measured
 from ..model.families.decoder.tensors import fp32_kept_params, reused_kv_params
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
 from ..model.table import active_param_count, param_count
@@ -37,6 +38,10 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
     notes += (phrase(key) for key in engine_for(workload.runtime).notes(workload))
     if workload.is_training and workload.framework is not Framework.TRAINER:
         notes += framework_notes(workload)
+    if compiled(workload):
+        e, attention, seq = int(workload.activation_precision.bits) // 8, workload.attention, workload.seq
+        notes.append(phrase("note.compile", bytes=f"{layers_saved(model, e, attention, seq, compiled=True)[1]:,}",
+                            eager=f"{layers_saved(model, e, attention, seq)[1]:,}"))
     if workload.is_training and model.linear is not None:
         notes.append(phrase("note.linear_training"))
     if model.native_format:
@@ -122,6 +127,8 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
             extra += (phrase("assumption.hy4_vllm"),)
     if workload.lora and not lora_measured(model):
         extra += (phrase("assumption.lora_activations"),)
+    if workload.compile and workload.is_training and not compiled(workload):
+        extra += (phrase("assumption.compile"),)
     if workload.lora and model.moe is not None and ALL_LINEAR in workload.lora.targets:
         extra += (phrase("assumption.lora_moe_experts"),)
     return model.assumptions + extra

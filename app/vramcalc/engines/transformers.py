@@ -28,7 +28,7 @@ from ..memory.activations import (
 )
 from ..memory.components import Component, no_component, overhead_bytes
 from ..memory.kv_cache import kv_cache_bytes
-from ..memory.logits import logits_bytes
+from ..memory.logits import chunked_output_loss, logits_bytes
 from ..memory.speech import transformers_components as speech_components
 from ..memory.states import (
     adapter_bytes,
@@ -83,6 +83,8 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     dequantised = _dequantised_bytes(workload, e)
     transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
     head_trains = not workload.lora or workload.lora.embeddings
+    in_loss: int | None = None  # the logits live at the loss backward's worst, when not the forward's (None)
+    chunk_upcast = 0
     if fused_head:
         logits = _dpo_logits(workload)
         loss_gradient = preference.head_backward(workload, e, head_trains)
@@ -92,6 +94,9 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     else:
         logits = logits_bytes(workload)
         loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * LOSS_GRADIENT_BYTES
+        if workload.ce_output_chunks:
+            _, in_loss, loss_gradient = chunked_output_loss(workload)
+            chunk_upcast = 0 if workload.compile else loss_gradient // 2  # the last chunk's fp32 copy, eager
     dpo_reference = (grpo.scores_without_gradients(workload) if is_grpo
                      else fused_head and workload.reference_model is not Reference.PRECOMPUTED)
     share = grpo.colocated_share(workload) if workload.rollout in grpo.VLLM_ROLLOUTS else 0
@@ -107,11 +112,12 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
                                        if workload.checkpointing is not Checkpointing.NONE else 0)}),
         gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
         logits=logits.bytes,
-        logits_held=0 if workload.fused_ce or fused_head or is_orpo else tokens * model.vocab * e,
-        loss_gradient=loss_gradient, logits_in_loss=0 if is_orpo else None,
+        logits_held=0 if workload.fused_ce or workload.ce_output_chunks or fused_head or is_orpo
+        else tokens * model.vocab * e,
+        loss_gradient=loss_gradient, logits_in_loss=0 if is_orpo else in_loss,
         layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1,
         forward_transient=(preference.forward_work(workload, e) if fused_head
-                           else preference.orpo_forward(workload, e) if is_orpo else 0),
+                           else preference.orpo_forward(workload, e) if is_orpo else chunk_upcast),
         reference_transient=preference.reference_forward(workload, e) if dpo_reference else None,
         reference_alone=is_grpo, generation=generation,
         kl_transient=preference.reference_forward(workload, e) if workload.objective is Objective.KTO else None,
@@ -133,10 +139,13 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         "kl": lambda: phrase("temporaries.kl", bytes=format_binary(live["temporaries"])),
         "forward": lambda: phrase("temporaries.dpo_head", bytes=format_binary(live["temporaries"]))
         if fused_head else phrase("temporaries.orpo_copy", bytes=format_binary(live["temporaries"])) if is_orpo
+        else phrase("temporaries.chunk_upcast", bytes=format_binary(chunk_upcast)) if chunk_upcast
         else phrase("temporaries.none"),
         "reference": lambda: phrase("temporaries.reference", bytes=format_binary(live["temporaries"])),
         "loss": lambda: phrase("temporaries.dpo_backward", bytes=format_binary(loss_gradient)) if fused_head
         else phrase("temporaries.orpo_backward", bytes=format_binary(loss_gradient)) if is_orpo
+        else phrase("temporaries.loss_chunk", chunks=workload.ce_output_chunks, bytes=format_binary(loss_gradient))
+        if workload.ce_output_chunks
         else phrase("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
                     bytes=format_binary(loss_gradient)),
         "backward_start": lambda: backward_temporaries(),

@@ -289,6 +289,14 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            help="saved activations go to host memory in the forward and come back for the backward "
            "(torchtune's and TRL's activation offloading; with checkpointing, the layer inputs)", shown_when=_TRAINING,
            parse=lambda t: parse_flag("activation_offload", t)),
+    Option(key="ce_output_chunks", default="0", group="training", metavar="N",
+           help="torchtune's chunked output loss (CEWithChunkedOutputLoss, 8 in its recipes): the head makes the "
+           "logits in N chunks, all kept, and the loss upcasts one chunk at a time; 0: whole logits",
+           shown_when=_TRAINING, parse=lambda t: parse_int("ce_output_chunks", t, 0, 4096)),
+    Option(key="compile", default="0", group="training", kind=Kind.FLAG,
+           help="torch.compile each layer (torchtune's compile: True): the compiled layers keep fewer tensors "
+           "for the backward (measured for Llama-style dense layers; elsewhere counted as without it)",
+           shown_when=_TRAINING, parse=lambda t: parse_flag("compile", t)),
     # empty: the trainer (Hugging Face Trainer/TRL with peft), today's model
     Option(key="framework", default=Framework.TRAINER.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Framework), shown_when=_TRAINING,

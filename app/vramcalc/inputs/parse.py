@@ -500,6 +500,10 @@ def check_consistency(workload: Workload) -> None:
         raise ValidationError("fused_ce", "1", "fused cross-entropy applies to training only")
     elif workload.activation_offload:
         raise ValidationError("activation_offload", "1", "activation offloading applies to training only")
+    elif workload.compile:
+        raise ValidationError("compile", "1", "torch.compile's saved activations apply to training only")
+    elif workload.ce_output_chunks:
+        raise ValidationError("ce_output_chunks", str(workload.ce_output_chunks), "a training loss")
     if workload.layout_given:
         check(degrees(workload), workload.model, training=workload.is_training)
 
@@ -588,6 +592,12 @@ def _check_training(workload: Workload) -> None:
     if workload.objective is not Objective.SFT and workload.fused_ce:
         raise ValidationError("fused_ce", "1", "DPO, KTO, GRPO and RLOO score tokens with TRL's own chunked head; "
                               "ORPO computes its losses over the whole logits")
+    if workload.ce_output_chunks and (workload.fused_ce or workload.objective is not Objective.SFT):
+        raise ValidationError("ce_output_chunks", str(workload.ce_output_chunks),
+                              "one loss at a time: not with fused_ce, and for supervised steps (sft)")
+    if workload.ce_output_chunks > workload.seq:
+        raise ValidationError("ce_output_chunks", str(workload.ce_output_chunks),
+                              f"at most one chunk per position: {workload.seq:,} (seq)")
     if workload.objective in GENERATING:
         _check_grpo(workload)
     elif workload.objective is Objective.ORPO:

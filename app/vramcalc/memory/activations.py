@@ -10,6 +10,8 @@ from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
 from ..model.families.decoder.saved import (
     batch_shared_bytes,
     checkpoint_plan,
+    compile_measured,
+    compiled_lora_measured,
     head_lora_saved,
     layer_input_bytes_per_token,
     layers_saved,
@@ -119,7 +121,7 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     matrices = tuple(t for t, _ in adapted(model, lora) if layer_of(t.name) == 0) if lora else ()
     all_layers, per_layer = layers_saved(model, e, workload.attention, workload.seq, matrices,
                                          lora.rank if lora else 0, workload.lora_dropout,
-                                         int(workload.lora_dtype.bits) // 8)
+                                         int(workload.lora_dtype.bits) // 8, compiled=compiled(workload))
     outside = outside_layers_bytes_per_token(model, e)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden
@@ -127,6 +129,19 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
             outside += head_lora_saved(model, e, lora.rank, workload.lora_dropout, int(workload.lora_dtype.bits) // 8)
     inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
     return all_layers, per_layer, outside, batch_shared_bytes(model, e, workload.seq), inputs_kept, layers_full, e
+
+
+def compiled(workload: Workload) -> bool:
+    """Whether torch.compile's saved bytes are counted: compile asked for, on layers and LoRA settings measured
+    under it (saved.compile_measured, compiled_lora_measured); otherwise the layers count as eager."""
+    if not (workload.compile and workload.is_training):
+        return False
+    model, e = workload.model, int(workload.activation_precision.bits) // 8
+    if not compile_measured(model, e, workload.attention):
+        return False
+    lora = workload.lora
+    return lora is None or compiled_lora_measured(tuple(t for t, _ in adapted(model, lora) if layer_of(t.name) == 0),
+                                                  workload.lora_dropout, int(workload.lora_dtype.bits) // 8, e)
 
 
 def offloaded_activations(workload: Workload) -> Offloaded | None:

@@ -23,6 +23,11 @@ def logits_bytes(workload: Workload) -> Component:
                                    bytes=format_binary(num_bytes)),
         )
     e = int(workload.activation_precision.bits) // 8
+    if workload.ce_output_chunks:
+        kept = chunked_output_loss(workload)[0]
+        return Component(key="logits", bytes=kept, explain=lambda: phrase(
+            "logits.chunked_compiled" if workload.compile else "logits.chunked", chunks=workload.ce_output_chunks,
+            tokens=f"{workload.batch * workload.seq:,}", vocab=f"{model.vocab:,}", bytes=format_binary(kept)))
     if workload.fused_ce:
         tokens = workload.batch * workload.seq
         chunk = fused_ce_chunk(tokens, model.vocab, model.hidden)
@@ -39,6 +44,27 @@ def logits_bytes(workload: Workload) -> Component:
             per_value=per_value, precision=workload.activation_precision.value, bytes=format_binary(num_bytes),
         ),
     )
+
+
+def chunked_output_loss(workload: Workload) -> tuple[int, int, int]:
+    """torchtune's CEWithChunkedOutputLoss (torchtune 0.6.1 modules/loss/ce_chunked_output_loss.py; its decoder's
+    chunked_output): the head makes the bf16 logits of each of N chunks of positions (`h.chunk(N, dim=1)`), all
+    returned; the loss upcasts one chunk at a time and the recipe deletes the list after the loss (`del logits`).
+    (at the forward's end, at the loss backward's worst, that backward's transient), measured with
+    tools/measure_chunked_loss.py:
+    eager: every chunk's fp32 log-softmax (4 B) beside the bf16 logits (e B) at the forward's end, the log-softmax
+    alone once the logits are deleted, and one chunk's two fp32 gradients (8 B) at a time;
+    compiled (compile: torchtune compiles compute_cross_entropy): the compiled loss keeps each chunk's bf16 logits
+    and two fp32 values per token (its max and log-sum-exp), and its backward kernel writes one chunk's gradient in
+    the compute type (read from the backward graph; inductor's kernels are not tracked on the CPU)."""
+    model = workload.model
+    e = int(workload.activation_precision.bits) // 8
+    tokens = workload.batch * workload.seq
+    chunk = workload.batch * -(-workload.seq // workload.ce_output_chunks)  # torch.chunk: ceil(seq / N) positions
+    if workload.compile:
+        kept = tokens * model.vocab * e + 2 * FP32_BYTES * tokens
+        return kept, kept, chunk * model.vocab * e
+    return tokens * model.vocab * (FP32_BYTES + e), tokens * model.vocab * FP32_BYTES, chunk * model.vocab * 8
 
 
 def fused_ce_chunk(tokens: int, vocab: int, hidden: int) -> int:

@@ -10,10 +10,12 @@ unsloth     unslothai/unsloth at 015bdef: FastLanguageModel.from_pretrained(load
             its inputs offloaded (unsloth_zoo gradient_checkpointing.py); the adapters are in the model's dtype;
             its causal-LM forward computes the loss chunked without whole logits (unsloth_zoo loss_utils
             `unsloth_fused_ce_loss`).
-torchtune   pytorch/torchtune at bd2a0fc, recipes/configs/llama3_2/3B_full_single_device.yaml and
-            3B_lora_single_device.yaml: dtype bf16 (weights, gradients and state in bf16), activation
-            checkpointing on, `LinearCrossEntropyLoss` (the head and the loss chunk by chunk), and for full
-            fine-tuning optimizer_in_bwd; activation offloading and compile off (`compile` is not modelled).
+torchtune   torchtune 0.6.1 (its last release, 2025-04, what pip installs), recipes/configs/llama3_2/
+            3B_full_single_device.yaml and 3B_lora_single_device.yaml: dtype bf16 (weights, gradients and state in
+            bf16), activation checkpointing on, `CEWithChunkedOutputLoss` (the head's logits in 8 chunks, the loss
+            upcasting one at a time: ce_output_chunks), and for full fine-tuning optimizer_in_bwd; activation
+            offloading and compile off (`compile`, its own setting). Its main branch (bd2a0fc, unreleased) has the
+            same defaults with `LinearCrossEntropyLoss`, a fused head: fused_ce.
 litgpt      Lightning-AI/litgpt finetune/lora.py and full.py: precision bf16-true (pure bf16), `chunked_cross_entropy`
             (the loss over chunks of 128 positions), LoRA on query and value with dropout 0.05 in the model's
             dtype (lora_head False, finetune/lora.py's default; its config hub turns it on for Gemma, Phi and
@@ -33,7 +35,7 @@ DEFAULTS: dict[Framework, tuple[tuple[str, str, str], ...]] = {
     Framework.UNSLOTH: (("precision", "nf4", "lora"), ("checkpointing", "layer", "any"), ("fused_ce", "1", "any"),
                         ("lora_dtype", "bf16", "lora")),
     Framework.TORCHTUNE: (("recipe", "bf16", "any"), ("precision", "bf16", "any"), ("checkpointing", "layer", "any"),
-                          ("fused_ce", "1", "any"), ("optimizer_in_backward", "1", "full"),
+                          ("ce_output_chunks", "8", "any"), ("optimizer_in_backward", "1", "full"),
                           ("lora_dtype", "bf16", "lora")),
     Framework.LITGPT: (("recipe", "bf16", "any"), ("precision", "bf16", "any"), ("fused_ce", "1", "any"),
                        ("lora_targets", "q,v", "lora"), ("lora_dropout", "0.05", "lora"),
@@ -44,7 +46,7 @@ DEFAULTS: dict[Framework, tuple[tuple[str, str, str], ...]] = {
 
 # TRL's DPO and GRPO trainers score with their own chunked head and step after the backward: these defaults are
 # for supervised steps only (Unsloth's DPO and GRPO run TRL's trainers, patched)
-SUPERVISED_ONLY = frozenset({"fused_ce", "optimizer_in_backward", "activation_offload"})
+SUPERVISED_ONLY = frozenset({"fused_ce", "ce_output_chunks", "optimizer_in_backward", "activation_offload"})
 
 
 def with_framework(values: Mapping[str, str], defaults: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:

@@ -208,10 +208,7 @@ def _lora_delta(model: ModelSpec, value_bytes: int, attention: Attention, matric
         delta -= e * (q + model.kv_dim)
     groups: dict[str, list[int]] = {}
     for t in matrices:
-        name = stem(t.name)
-        source = ("attn_in" if name in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_kv_a_mqa")
-                  else "mlp_in" if name.startswith(("ffn_gate", "ffn_up")) or name == "ffn_gate_inp" else name)
-        groups.setdefault(source, []).append(t.shape[1])
+        groups.setdefault(_lora_source(stem(t.name)), []).append(t.shape[1])
         delta += rank * adapter_value_bytes  # lora_B's input
     for source, widths in groups.items():
         if dropout > 0:
@@ -273,11 +270,38 @@ def mlp_saved(model: ModelSpec, value_bytes: int, moe: bool) -> int:
     return 4 * e * model.ffn
 
 
+def compile_measured(model: ModelSpec, value_bytes: int, attention: Attention) -> bool:
+    """Whether torch.compile's saved bytes are measured for these layers (tools/measure_compile.py): dense
+    Llama-style blocks (RMSNorm, pre-norm, gated MLP, q/k norms per head or none), SDPA over full attention,
+    in a 16-bit compute type."""
+    return (lora_measured(model) and model.qk_norm in (None, QkNorm.HEAD) and attention is Attention.FLASH
+            and value_bytes == 2 and set(model.kinds) <= {AttentionKind.FULL} and not model.fused_qkv
+            and not model.attention_gate and not model.sinks and not model.sliding_heads and model.gated_mlp)
+
+
+def _compiled_layer_saved(model: ModelSpec, value_bytes: int, seq: int) -> int:
+    """Bytes per token one layer saves under torch.compile (inductor; AOTAutograd's min-cut partitioner
+    chooses them), measured on transformers' Llama, Qwen2 and Qwen3 layers (tools/measure_compile.py, exact on
+    9 shapes): the layer's input and the residual after attention (2·e·h), each norm's output and 1/rms
+    (2·(e·h + 4)), attention's tensors as without compile, q and k before their per-head norms with one 1/rms
+    per head (e·(a + kv)·d + 4·(a + kv)), and of the MLP gate, up and their product (3·e·I): the norms' fp32
+    copies and the activation are recomputed in the backward."""
+    e, h = value_bytes, model.hidden
+    qk = model.heads + model.kv_heads
+    qk_norms = e * qk * model.head_dim + FP32_BYTES * qk if model.qk_norm is QkNorm.HEAD else 0
+    return (2 * e * h + 2 * (e * h + FP32_BYTES) + _attention_saved(model, e, Attention.FLASH, seq) + qk_norms
+            + 3 * e * model.ffn)
+
+
 def layer_activation_bytes_per_token(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
-                                     moe: bool | None = None, kind: AttentionKind | None = None) -> int:
+                                     moe: bool | None = None, kind: AttentionKind | None = None,
+                                     compiled: bool = False) -> int:
     """Everything one transformer layer saves for backward, per token (an MoE layer when `moe`,
-    else a dense one; by default the model's first layer's kinds)."""
+    else a dense one; by default the model's first layer's kinds); under torch.compile when `compiled`
+    (for the layers compile_measured accepts)."""
     e = value_bytes
+    if compiled:
+        return _compiled_layer_saved(model, e, seq)
     moe = model.layer_is_moe(0) if moe is None else moe
     kind = model.kinds[0] if kind is None else kind
     if model.sliding_heads and kind is AttentionKind.SLIDING:  # Step 3.7: the sliding layers' own query heads
@@ -306,14 +330,35 @@ def layer_activation_bytes_per_token(model: ModelSpec, value_bytes: int, attenti
     return norms + attention_part + mlp_part
 
 
+def compiled_lora_measured(matrices: tuple[Tensor, ...], dropout: float, adapter_value_bytes: int,
+                           value_bytes: int) -> bool:
+    """Whether LoRA under torch.compile is measured: adapters in the compute type, no dropout, and every
+    input of the layer's linears adapted (q, k or v; o; gate or up; down), as torchtune's recipes do."""
+    inputs = {_lora_source(stem(t.name)) for t in matrices}
+    return dropout == 0 and adapter_value_bytes == value_bytes and {"attn_in", "attn_output", "mlp_in",
+                                                                     "ffn_down"} <= inputs
+
+
+def _lora_source(name: str) -> str:
+    """The input an adapted matrix reads: adapters on matrices that read one input keep it once."""
+    return ("attn_in" if name in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_kv_a_mqa")
+            else "mlp_in" if name.startswith(("ffn_gate", "ffn_up")) or name == "ffn_gate_inp" else name)
+
+
 def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
                  lora_matrices: tuple[Tensor, ...] = (), lora_rank: int = 0, lora_dropout: float = 0.0,
-                 adapter_value_bytes: int = 4) -> tuple[int, int]:
+                 adapter_value_bytes: int = 4, compiled: bool = False) -> tuple[int, int]:
     """(the sum over all layers, the largest layer) of the bytes per token layers save:
     layers differ by their attention kind and by dense or MoE MLP. With LoRA, `lora_matrices` are the
-    matrices it adapts in one layer (training/lora.py `adapted`), each with `lora_rank` adapters."""
+    matrices it adapts in one layer (training/lora.py `adapted`), each with `lora_rank` adapters. Compiled
+    (compile_measured, compiled_lora_measured), the inputs of the linears are kept anyway: LoRA adds only
+    lora_B's input, r·e per adapted matrix (measured)."""
     e = value_bytes
     groups = {key: count for key, _, count in model.layer_groups}
+    if compiled:
+        lora = lora_rank * adapter_value_bytes * len(lora_matrices)
+        size = layer_activation_bytes_per_token(model, e, attention, seq, compiled=True) + lora
+        return size * model.layers, size
     sizes = {key: layer_activation_bytes_per_token(model, e, attention, seq, moe=key[1], kind=key[0])
              + (_lora_delta(model, e, attention, lora_matrices, lora_rank, lora_dropout, adapter_value_bytes,
                             moe=key[1])
