@@ -126,6 +126,7 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "activation_offload": ("1", TRAINING),
     "compile": ("1", TRAINING),
     "ce_output_chunks": ("8", TRAINING),
+    "bnb_version": ("0.41.1", {**TRAINING, "lora_rank": "8", "precision": "nf4"}),
     "framework": ("unsloth", TRAINING),
     "text_only": ("1", {"model": "gemma-3-27b-it"}),
     "images": ("2", {"model": "gemma-3-27b-it"}),

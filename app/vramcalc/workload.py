@@ -78,6 +78,7 @@ class Workload:
     optimizer_in_backward: bool = False  # torchtune's optimizer_in_bwd: each gradient stepped and freed as made
     activation_offload: bool = False  # saved activations kept in host memory between the forward and the backward
     ce_output_chunks: int = 0  # torchtune's CEWithChunkedOutputLoss: the head's logits in N chunks (0: whole)
+    bnb_version: tuple[int, ...] | None = None  # bitsandbytes' version, when given (None: a current one)
     compile: bool = False  # torch.compile on each layer (torchtune's compile: True): fewer saved activations
     framework: Framework = Framework.TRAINER  # its defaults were applied by inputs/parse.py; its mechanics stay
     framework_set: tuple[str, ...] = ()  # the settings its defaults set (training/frameworks.py)

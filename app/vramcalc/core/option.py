@@ -107,6 +107,19 @@ def parse_int(field: str, text: str, low: int, high: int) -> int:
     return value
 
 
+_VERSION_RE = re.compile(r"\s*v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:-rc\d+|\.post\d+)?\s*")
+
+
+def parse_version(field: str, text: str, example: str) -> tuple[int, int, int] | None:
+    """A program's version (0.15.5, v0.6.7, 0.9): None when empty or 'latest'."""
+    if text.strip() in ("", "latest"):
+        return None
+    match = _VERSION_RE.fullmatch(text)
+    if not match:
+        raise ValidationError(field, text, f"a version such as {example}")
+    return int(match[1]), int(match[2]), int(match[3] or 0)
+
+
 _TOKENS_RE = re.compile(r"[ \t]*([0-9]{1,12})[ \t]*[kK][ \t]*")
 
 

@@ -16,12 +16,11 @@ which this engine reuses."""
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from ..core.choices import Attention, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
-from ..core.option import Option, optional, parse_tokens
+from ..core.option import Option, optional, parse_tokens, parse_version
 from ..core.phrase import phrase
 from ..core.units import GIB
 from ..memory.components import Component
@@ -47,15 +46,10 @@ LLAMA_SERVER: Version = (0, 30, 0)  # 9db4bdbad: llama-server runs GGUF models; 
 AUTO_PARALLEL = (((0, 0, 0), 1), ((0, 1, 49), 4), ((0, 6, 7), 2), ((0, 9, 7), 1))
 
 
-def parse_version(field: str, text: str) -> Version | None:
+def parse_ollama_version(field: str, text: str) -> Version | None:
     """An Ollama version as `ollama -v` prints it (0.15.5, v0.6.7, 0.9): empty is the latest read."""
-    match = re.fullmatch(r"\s*v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?(?:-rc\d+)?\s*", text)
-    if text.strip() in ("", "latest"):
-        return None
-    if not match:
-        raise ValidationError(field, text, "an Ollama version as `ollama -v` prints it, such as 0.15.5")
-    version = (int(match[1]), int(match[2]), int(match[3] or 0))
-    if version < (0, 1, 0):
+    version = parse_version(field, text, "0.15.5, as `ollama -v` prints it")
+    if version is not None and version < (0, 1, 0):
         raise ValidationError(field, text, "Ollama's first release was 0.1.0")
     return version
 
@@ -76,7 +70,7 @@ OPTIONS = (
            shown_when={"runtime": ("ollama",), "mode": ("inference",)}),
     Option(key="ollama_version", default="", group="engine", metavar="X.Y.Z",
            help="the Ollama version, whose defaults differ (context, sequences, placement; default: the latest read, "
-                "0.33)", parse=lambda t: parse_version("ollama_version", t),
+                "0.33)", parse=lambda t: parse_ollama_version("ollama_version", t),
            shown_when={"runtime": ("ollama",), "mode": ("inference",)}),
 )
 

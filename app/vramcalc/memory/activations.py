@@ -22,7 +22,7 @@ from ..model.families.encoder import forward_bytes
 from ..model.families.vision import GLM, MEASURED, encoder_peak, image_patches, video_grid
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
-from ..training.lora import HEAD, adapted
+from ..training.lora import HEAD, QLORA_FORMATS, adapted
 from ..training.offload import Offloaded, offloaded
 from ..workload import Workload
 from .components import Component, no_component, overhead_bytes
@@ -121,7 +121,8 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     matrices = tuple(t for t, _ in adapted(model, lora) if layer_of(t.name) == 0) if lora else ()
     all_layers, per_layer = layers_saved(model, e, workload.attention, workload.seq, matrices,
                                          lora.rank if lora else 0, workload.lora_dropout,
-                                         int(workload.lora_dtype.bits) // 8, compiled=compiled(workload))
+                                         int(workload.lora_dtype.bits) // 8, compiled=compiled(workload),
+                                         old_4bit=old_bitsandbytes(workload))
     outside = outside_layers_bytes_per_token(model, e)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden
@@ -129,6 +130,12 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
             outside += head_lora_saved(model, e, lora.rank, workload.lora_dropout, int(workload.lora_dtype.bits) // 8)
     inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
     return all_layers, per_layer, outside, batch_shared_bytes(model, e, workload.seq), inputs_kept, layers_full, e
+
+
+def old_bitsandbytes(workload: Workload) -> bool:
+    """QLoRA on bitsandbytes before 0.43.2, which kept every 4-bit matmul's input (saved.frozen_4bit_inputs)."""
+    return (workload.lora is not None and workload.precision.value in QLORA_FORMATS
+            and workload.bnb_version is not None and workload.bnb_version < (0, 43, 2))
 
 
 def compiled(workload: Workload) -> bool:

@@ -87,6 +87,11 @@ EN: Mapping[str, str] = {
     "field.ce_output_chunks.label": "Chunked output loss (torchtune), chunks",
     "field.ce_output_chunks.help": "The head makes the logits in this many chunks and the loss upcasts one at a time "
                                    "(torchtune's recipes: 8). 0: whole logits.",
+    "field.bnb_version.label": "bitsandbytes version",
+    "field.bnb_version.help": "Before 0.43.2 every 4-bit layer kept its input for the backward, its weight frozen or "
+                              "not. Empty: a current one.",
+    "note.bnb_old": "bitsandbytes {version}: each layer's 4-bit matmuls keep their inputs for the backward, "
+                    "{bytes} B per token and layer more (fixed in 0.43.2).",
     "field.compile.label": "torch.compile (torchtune)",
     "field.compile.help": "Each layer compiled: it keeps fewer tensors for the backward and recomputes the rest.",
     "field.activation_offload.label": "Offload activations to host memory (torchtune, TRL)",

@@ -88,6 +88,11 @@ PT: Mapping[str, str] = {
     "field.ce_output_chunks.label": "Loss com saída em blocos (torchtune), blocos",
     "field.ce_output_chunks.help": "A cabeça produz os logits neste número de blocos e a loss converte um por vez "
                                    "(receitas do torchtune: 8). 0: logits inteiros.",
+    "field.bnb_version.label": "Versão do bitsandbytes",
+    "field.bnb_version.help": "Antes da 0.43.2 cada camada de 4 bits guardava a sua entrada para a passagem reversa, "
+                              "com o peso congelado ou não. Vazio: uma versão atual.",
+    "note.bnb_old": "bitsandbytes {version}: as multiplicações de 4 bits de cada camada guardam as suas entradas para "
+                    "a passagem reversa, {bytes} B por token e camada a mais (corrigido na 0.43.2).",
     "field.compile.label": "Compilar as camadas (torch.compile, torchtune)",
     "field.compile.help": "Cada camada compilada: guarda menos tensores para a passagem reversa e recalcula o resto.",
     "field.activation_offload.label": "Descarregar as ativações na memória do host (torchtune, TRL)",
