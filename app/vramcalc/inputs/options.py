@@ -167,6 +167,7 @@ def _layout(key: str, help: str) -> Option:
 
 
 _GRPO = {**_TRAINING, "objective": (Objective.GRPO.value, Objective.RLOO.value)}  # and RLOO, which runs its step
+_PPO = {**_TRAINING, "objective": (Objective.PPO.value,)}
 
 SHARED_OPTIONS: tuple[Option, ...] = (
     # ---- the model: a preset, or a custom model by three numbers (and four optional ones)
@@ -299,24 +300,28 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            choices=values_of(Objective), help="sft (supervised), dpo (TRL's DPOTrainer: chosen and rejected "
            "sequences, --batch pairs, and a reference model), grpo (TRL's GRPOTrainer: --batch completions "
            "generated, then scored), rloo (TRL's RLOOTrainer: GRPO's step with the old policy scored each "
-           "generation and a reference by default), kto (TRL's KTOTrainer: --batch unpaired completions, at "
+           "generation and a reference by default), ppo (TRL's PPOTrainer: --batch × --grad-accum prompts rolled out, "
+           "then the policy and a value model trained; reference and reward models beside), kto (TRL's KTOTrainer: "
+           "--batch unpaired completions, at "
            "least 2, and a KL batch of mismatched pairs) or orpo (TRL's ORPOTrainer: --batch pairs, chosen and "
            "rejected, whole logits and no reference model)",
            parse=lambda t: parse_choice("objective", t, Objective), shown_when=_TRAINING),
     # empty: TRL's default (adapters off under LoRA, else a frozen copy)
     Option(key="reference", default="", group="training", metavar="MODEL", choices=values_of(Reference),
-           help="DPO's, KTO's, GRPO's or RLOO's reference model: copy (a frozen copy of the weights), adapters-off "
-                "(the LoRA policy with its adapters disabled), precomputed (DPO, KTO: log-probabilities computed "
-                "before training) or none (GRPO or RLOO with beta 0); default: TRL's",
+           help="DPO's, KTO's, GRPO's, RLOO's or PPO's reference model: copy (a frozen copy of the weights), "
+                "adapters-off (the LoRA policy with its adapters disabled), precomputed (DPO, KTO: log-probabilities "
+                "computed before training) or none (GRPO or RLOO with beta 0); default: TRL's",
            parse=lambda t: parse_choice("reference", t, Reference),
-           shown_when={**_TRAINING, "objective": (Objective.DPO.value, Objective.KTO.value,
-                                                  Objective.GRPO.value, Objective.RLOO.value)}),
+           shown_when={**_TRAINING, "objective": (Objective.DPO.value, Objective.KTO.value, Objective.GRPO.value,
+                                                  Objective.RLOO.value, Objective.PPO.value)}),
     Option(key="num_generations", default="8", group="training", metavar="N", shown_when=_GRPO,
            help="GRPO, RLOO: completions per prompt (TRL's GRPO default 8; RLOO's is 2); must divide --batch × "
                 "--grad-accum (× --steps-per-generation when given)",
            parse=lambda t: parse_int("num_generations", t, 2, MAX_BATCH)),
-    Option(key="completion_tokens", default="512", group="training", metavar="N", shown_when=_GRPO,
-           help="GRPO, RLOO: generated tokens per completion (TRL's max_completion_length, 512), within --seq",
+    Option(key="completion_tokens", default="512", group="training", metavar="N",
+           shown_when={**_GRPO, "objective": (*_GRPO["objective"], Objective.PPO.value)},
+           help="GRPO, RLOO: generated tokens per completion (TRL's max_completion_length, 512), within --seq; PPO: "
+                "response_length (TRL's default 53)",
            parse=lambda t: parse_tokens("completion_tokens", t, 1, MAX_SEQ)),
     Option(key="num_iterations", default="1", group="training", metavar="N", shown_when=_GRPO,
            help="GRPO, RLOO: updates each generation batch is used for (TRL's num_iterations, μ; default 1); above 1 "
@@ -326,6 +331,12 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            help="GRPO, RLOO: micro-steps one generation batch serves (TRL's steps_per_generation; default: "
                 "--grad-accum); the generation batch is --batch × this",
            parse=optional(lambda t: parse_int("steps_per_generation", t, 1, 1_000_000))),
+    Option(key="local_rollout_forward_batch_size", default="64", group="training", metavar="N", shown_when=_PPO,
+           help="PPO: prompts generated and scored at once in the rollout (TRL's default 64)",
+           parse=lambda t: parse_int("local_rollout_forward_batch_size", t, 1, MAX_BATCH)),
+    Option(key="num_ppo_epochs", default="4", group="training", metavar="N", shown_when=_PPO,
+           help="PPO: passes over each rollout, an optimizer step each (TRL's default 4): the step's time",
+           parse=lambda t: parse_int("num_ppo_epochs", t, 1, 1_000)),
     Option(key="rollout", default=Rollout.TRANSFORMERS.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Rollout), shown_when=_GRPO,
            help="GRPO's and RLOO's generation: transformers (generate), vllm-colocate (vLLM on this GPU), "
