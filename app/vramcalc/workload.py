@@ -88,6 +88,8 @@ class Workload:
     completion_tokens: int = 512  # GRPO: TRL's max_completion_length, within --seq (prompt + completion)
     num_iterations: int = 1  # GRPO, RLOO: TRL's num_iterations (μ), the updates each generation batch is used for
     steps_per_generation: int | None = None  # GRPO, RLOO: micro-steps one generation serves (None: grad_accum)
+    local_rollout_forward_batch_size: int = 64  # PPO: TRL's rollout chunk (generation and no_grad forwards)
+    num_ppo_epochs: int = 4  # PPO: TRL's passes over each rollout, num_mini_batches optimizer steps each
     rollout: Rollout = Rollout.TRANSFORMERS
     vllm_gpu_memory_utilization: float = 0.3  # TRL's share of the card for colocated vLLM
     checkpointing: Checkpointing = Checkpointing.NONE

@@ -45,7 +45,7 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
         assert lora is not None and workload.bnb_version is not None  # old_bitsandbytes holds under QLoRA only
         matrices = tuple(t for t, _ in adapted(model, lora) if layer_of(t.name) == 0)
         extra = frozen_4bit_inputs(model, e, workload.attention, matrices, workload.lora_dropout,
-                                   int(workload.lora_dtype.bits) // 8)
+                                   int(workload.lora_dtype.bits) // 8, workload.precision.mlp_only)
         notes.append(phrase("note.bnb_old", version=".".join(map(str, workload.bnb_version)), bytes=f"{extra:,}"))
     if compiled(workload):
         e, attention, seq = int(workload.activation_precision.bits) // 8, workload.attention, workload.seq

@@ -139,8 +139,9 @@ def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
 
 
 def max_seq(workload: Workload, target: Target) -> int | None:
-    """The longest sequence; GRPO's and RLOO's hold the completion and at least one prompt token."""
-    shortest = workload.completion_tokens + 1 if workload.objective in GENERATING else 1
+    """The longest sequence; GRPO's, RLOO's and PPO's hold the completion and at least one prompt token."""
+    generates = workload.objective in GENERATING or workload.objective is Objective.PPO
+    shortest = workload.completion_tokens + 1 if generates else 1
     return last_within(lambda s: need(workload.but(seq=s), target), target.gpu.usable_bytes,
                        shortest, MAX_SEQ, workload.seq)
 

@@ -73,6 +73,9 @@ class Objective(enum.Enum):
     RLOO = "rloo"
     """TRL's RLOOTrainer: GRPO's step (training/grpo.py) with a leave-one-out baseline, the old policy scored
     without gradients at every generation, and a reference by default (beta 0.05) whose KL goes into the reward."""
+    PPO = "ppo"
+    """TRL's PPOTrainer: a rollout generated and scored by the reference, value and reward models, then the policy
+    and the value model trained together on it (training/ppo.py)."""
 
 
 GENERATING = frozenset({Objective.GRPO, Objective.RLOO})

@@ -32,6 +32,11 @@ class Precision(enum.Enum):
     def is_float(self) -> bool:
         return self in (Precision.FP32, Precision.FP16, Precision.BF16)
 
+    @property
+    def mlp_only(self) -> bool:
+        """Read like a WeightFormat's: a nominal precision stores every weight alike."""
+        return False
+
     def bytes_for(self, count: int) -> int:
         """Bytes to store `count` values: whole blocks, and whole bytes."""
         values, nbytes = _PRECISION_BLOCK[self]

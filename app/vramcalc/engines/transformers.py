@@ -45,7 +45,7 @@ from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.table import counted_tensors
 from ..model.tensor import Counted, Tensor, layer_of
 from ..parallel.layout import Layout, default_layout
-from ..training import grpo, preference
+from ..training import grpo, ppo, preference
 from ..training import step as step_module
 from ..training.lora import QLORA_FORMATS
 from ..training.offload import Offloaded
@@ -80,12 +80,39 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     state_bytes = adapter_bytes(workload) if workload.lora else recipe_states(workload).state
     impl = implementation(workload.optimizer, workload.optimizer_impl)
     update = update_temporaries(workload.optimizer, impl, tensors, state_bytes, gradient_bytes)
+    is_ppo, value_activations, ppo_sizes = workload.objective is Objective.PPO, 0, {}
+    if is_ppo:  # the value model trains beside the policy, whole, and the reward model is frozen (training/ppo.py)
+        value = workload.but(model=ppo.classifier(model), lora_rank=0)
+        value_weights = weights_bytes(value).bytes
+        weights = _plus(weights, 2 * value_weights, "weights.ppo")
+        gradients, optimizer, master = (_plus(c, v, "ppo.value") for c, v in (
+            (gradients, gradients_bytes(value).bytes), (optimizer, optimizer_state_bytes(value).bytes),
+            (master, master_weights_bytes(value).bytes)))
+        value_tensors, _, value_gradient = trainable(value)
+        value_state = recipe_states(value).state
+        update = (update_temporaries(workload.optimizer, impl, (*tensors, *value_tensors), state_bytes, gradient_bytes)
+                  if (value_gradient, value_state) == (gradient_bytes, state_bytes)  # one foreach over both
+                  else update + update_temporaries(workload.optimizer, impl, value_tensors, value_state,
+                                                   value_gradient))
+        value_activations = training_activations(value.but(model=model))[0].bytes
+        e_out, accumulating = ppo.output(workload, e), workload.grad_accum > 1
+        entropy = ppo.responses(workload, e) if accumulating else 0  # the previous micro-batch's softmax
+        activations = _plus(activations, value_activations, "ppo.value")
+        activations_forward += value_activations
+        # the policy's backward ends with the value's activations live, before the value's gradients are made
+        ppo_sizes = {"held": ppo.held(workload), "logits_in_update": e_out + entropy, "logits_held": e_out + entropy,
+                     "activations_recomputed": value_activations,
+                     "gradients_before_first_layer": gradients.bytes - gradients_bytes(value).bytes}
     dequantised = _dequantised_bytes(workload, e)
     transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
     head_trains = not workload.lora or workload.lora.embeddings
     in_loss: int | None = None  # the logits live at the loss backward's worst, when not the forward's (None)
     chunk_upcast = 0
-    if fused_head:
+    if is_ppo:
+        logits = _ppo_logits(workload, e)
+        loss_gradient = ppo.loss_gradient(workload, e)
+        ppo_sizes["logits"] = logits.bytes - ppo.held(workload)
+    elif fused_head:
         logits = _dpo_logits(workload)
         loss_gradient = preference.head_backward(workload, e, head_trains)
     elif is_orpo:
@@ -100,10 +127,10 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     dpo_reference = (grpo.scores_without_gradients(workload) if is_grpo
                      else fused_head and workload.reference_model is not Reference.PRECOMPUTED)
     share = grpo.colocated_share(workload) if workload.rollout in grpo.VLLM_ROLLOUTS else 0
-    generation = None
+    generation = ppo.generation(workload) if is_ppo else None
     if is_grpo:
         generation = (share, 0) if workload.rollout is not Rollout.TRANSFORMERS else grpo.generate_sizes(workload)
-    sizes = StepSizes(
+    fields = dict(
         weights=weights.bytes - copies, weight_copies=copies, master=master.bytes, optimizer=optimizer.bytes,
         gradients=gradients.bytes, head_gradient=_head_gradient_bytes(workload, tensors, gradient_bytes),
         **(_offloaded_sizes(workload, moved) or {
@@ -118,12 +145,14 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1,
         forward_transient=(preference.forward_work(workload, e) if fused_head
                            else preference.orpo_forward(workload, e) if is_orpo else chunk_upcast),
-        reference_transient=preference.reference_forward(workload, e) if dpo_reference else None,
-        reference_alone=is_grpo, generation=generation,
+        reference_transient=(ppo.rollout_forward(workload, e) if is_ppo else preference.reference_forward(
+            workload, e) if dpo_reference else None),
+        reference_alone=is_grpo or is_ppo, generation=generation,
         kl_transient=preference.reference_forward(workload, e) if workload.objective is Objective.KTO else None,
         resident=share if workload.rollout is Rollout.VLLM_COLOCATE else 0,
         in_backward=workload.optimizer_in_backward, **_updates_in_backward(workload, tensors, state_bytes,
                                                                            gradient_bytes))
+    sizes = StepSizes(**{**fields, **ppo_sizes})  # type: ignore[arg-type]
     by_phase = phases(sizes)
     peak = step_module.peak(by_phase)
     live = by_phase[peak]
@@ -135,14 +164,17 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
             "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else "")
 
     temporaries = {
-        "generation": lambda: phrase("temporaries.generate", bytes=format_binary(live["temporaries"])),
+        "generation": lambda: phrase("temporaries.ppo_generate" if is_ppo else "temporaries.generate",
+                                     chunk=ppo.chunk(workload), bytes=format_binary(live["temporaries"])),
         "kl": lambda: phrase("temporaries.kl", bytes=format_binary(live["temporaries"])),
         "forward": lambda: phrase("temporaries.dpo_head", bytes=format_binary(live["temporaries"]))
         if fused_head else phrase("temporaries.orpo_copy", bytes=format_binary(live["temporaries"])) if is_orpo
         else phrase("temporaries.chunk_upcast", bytes=format_binary(chunk_upcast)) if chunk_upcast
         else phrase("temporaries.none"),
-        "reference": lambda: phrase("temporaries.reference", bytes=format_binary(live["temporaries"])),
-        "loss": lambda: phrase("temporaries.dpo_backward", bytes=format_binary(loss_gradient)) if fused_head
+        "reference": lambda: phrase("temporaries.ppo_reference" if is_ppo else "temporaries.reference",
+                                    chunk=ppo.chunk(workload), bytes=format_binary(live["temporaries"])),
+        "loss": lambda: phrase("temporaries.ppo_backward", bytes=format_binary(loss_gradient)) if is_ppo
+        else phrase("temporaries.dpo_backward", bytes=format_binary(loss_gradient)) if fused_head
         else phrase("temporaries.orpo_backward", bytes=format_binary(loss_gradient)) if is_orpo
         else phrase("temporaries.loss_chunk", chunks=workload.ce_output_chunks, bytes=format_binary(loss_gradient))
         if workload.ce_output_chunks
@@ -167,7 +199,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
 
     components = (
         *(at_peak(whole[key]) for key in ("weights", "gradients", "optimizer", "master_weights")),
-        _grpo_cache(workload, live.get("kv_cache", 0), peak) if is_grpo else kv_cache_bytes(workload),
+        _grpo_cache(workload, live.get("kv_cache", 0), peak) if is_grpo or is_ppo else kv_cache_bytes(workload),
         at_peak(whole["activations"]),
         at_peak(whole["logits"]),
         Component(key="temporaries", bytes=live["temporaries"], explain=temporaries),
@@ -201,6 +233,21 @@ def _with_offload(workload: Workload, activations: Component, moved: Offloaded) 
                                      host=format_binary(moved.host))))
 
 
+def _plus(component: Component, size: int, key: str) -> Component:
+    """PPO: a component with the value (and reward) model's share, said after the policy's."""
+    return Component(key=component.key, bytes=component.bytes + size, explain=lambda: (
+        *component.formula, phrase(key, bytes=format_binary(size))))
+
+
+def _ppo_logits(workload: Workload, e: int) -> Component:
+    """PPO's micro-batch: the policy's logits and hidden states, the saved log-softmax rows; under accumulation the
+    previous micro-batch's output and softmax."""
+    size = (1 + (workload.grad_accum > 1)) * (ppo.output(workload, e) + ppo.responses(workload, e))
+    return Component(key="logits", bytes=size + ppo.held(workload), explain=lambda: phrase(
+        "logits.ppo", batch=workload.batch, seq=f"{workload.seq:,}", vocab=f"{workload.model.vocab:,}",
+        bytes=format_binary(size), scores=format_binary(ppo.held(workload))))
+
+
 def _with_reference(weights: Component, size: int) -> Component:
     """DPO's reference copy: the policy's weights again, frozen, in their dtype (TRL loads it with the policy's)."""
     return Component(key="weights", bytes=weights.bytes + size, explain=lambda: (
@@ -215,8 +262,9 @@ def _grpo_cache(workload: Workload, size: int, peak: str) -> Component:
             bytes=format_binary(size)))
     if peak != "generation":
         return Component(key="kv_cache", bytes=0, explain=lambda: phrase("kv_cache.none"))
+    sequences = ppo.chunk(workload) if workload.objective is Objective.PPO else grpo.generation_sequences(workload)
     return Component(key="kv_cache", bytes=size, explain=lambda: phrase(
-        "kv_cache.generate", sequences=f"{grpo.generation_sequences(workload):,}", bytes=format_binary(size)))
+        "kv_cache.generate", sequences=f"{sequences:,}", bytes=format_binary(size)))
 
 
 def _orpo_logits(workload: Workload, e: int) -> Component:
@@ -240,8 +288,9 @@ def _dequantised_bytes(workload: Workload, e: int) -> int:
     and backward, and frees it after: one matrix at a time, the largest (out × in × e)."""
     if not isinstance(workload.precision, WeightFormat) or workload.precision.name not in QLORA_FORMATS:
         return 0
-    return max((t.numel for t, _ in counted_tensors(workload.model) if len(t.shape) == 2 and t.role in (
-        "attention", "mlp", "shared_expert")), default=0) * e
+    roles = ("mlp", "shared_expert") if workload.precision.mlp_only else ("attention", "mlp", "shared_expert")
+    return max((t.numel for t, _ in counted_tensors(workload.model) if len(t.shape) == 2 and t.role in roles),
+               default=0) * e
 
 
 def _last_gradient_bytes(workload: Workload, trainable: Counted, gradient_bytes: int) -> int:
@@ -315,7 +364,8 @@ class Transformers(NoPool):
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         encoder = ("note.encoder_training",) if workload.is_training and workload.model.encoder is not None else ()
-        return ("note.counter", *encoder)  # which counter the total reads against
+        ppo_models = ("note.ppo",) if workload.is_training and workload.objective is Objective.PPO else ()
+        return ("note.counter", *encoder, *ppo_models)  # which counter the total reads against
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """Inference: the from_pretrained call the answer assumes (its dtype and attention); training runs

@@ -45,6 +45,7 @@ class WeightFormat:
     label: Phrase  # what the page says
     bpw: float = 0.0  # bits per quantised weight for bpw:X.XX
     file: FileWeights | None = None  # the weights of a file the user named (`file_format`)
+    mlp_only: bool = False  # GPU formats: the MLPs and experts quantised, attention kept in 16-bit (`quantise=mlp`)
 
     is_float = False  # read like a Precision where the workload asks: quantised weights compute in 16-bit
 
@@ -255,7 +256,8 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
         size = lambda t: _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES  # noqa: E731
     else:
         check_format(spec, fmt, group_size)
-        size = lambda t: _gpu_bytes(t, fmt, group_size) if _is_linear(t) else t.numel * BF16_BYTES  # noqa: E731
+        quantises = quantised_by(fmt)
+        size = lambda t: _gpu_bytes(t, fmt, group_size) if quantises(t) else t.numel * BF16_BYTES  # noqa: E731
     first, last = outside_tensors(spec)
     return LayerBytes(outside=tuple((t, size(t)) for t in (*first, *last)), keys=spec.layer_keys,
                  by_group={key: tuple(size(t) for t in layer_tensors(spec, index))
@@ -293,7 +295,21 @@ def _parts(spec: ModelSpec, tensors: Counted, fmt: WeightFormat, group_size: int
     if fmt.kind == "native":
         return _native(spec, tensors)
     check_format(spec, fmt, group_size)
+    if fmt.mlp_only:
+        return _split(tensors, quantised_by(fmt), lambda t: _gpu_bytes(t, fmt, group_size), phrase("weights.part.mlp"),
+                      phrase("weights.part.rest_attention"))
     return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, group_size), phrase("weights.part.linear"))
+
+
+def quantised_by(fmt: WeightFormat) -> Callable[[Tensor], bool]:
+    """The tensors a GPU format converts: every linear layer's weight, or with `mlp_only` those of the MLPs and
+    experts (a checkpoint that keeps attention in 16-bit: transformers' and vLLM's `modules_to_not_convert` or
+    ignore list, as Meta's FP8 Llama 3.1 405B, which quantises only the MLPs)."""
+    return _mlp_linear if fmt.mlp_only else _is_linear
+
+
+def _mlp_linear(t: Tensor) -> bool:
+    return _is_linear(t) and t.role is not Role.ATTENTION
 
 
 def _is_linear(t: Tensor) -> bool:

@@ -50,7 +50,7 @@ from ..diffusion.run import PLACEMENTS, TEXT_ENCODER_DEVICES
 from ..diffusion.training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS
 from ..diffusion.weights import GGUF_TYPES, PRECISIONS
 from ..engines.registry import ENGINE_OPTIONS
-from ..formats.weights import DEFAULT_GROUP_SIZE, GROUPED, WeightFormat, parse_format
+from ..formats.weights import DEFAULT_GROUP_SIZE, GPU_FORMATS, GROUPED, WeightFormat, parse_format
 from ..formats.weights import names as format_names
 from ..model.families.vision import VIDEO as VIDEO_FAMILIES
 from ..sources.gpus import DEFAULT_MACOS, GpuKind, GpuSpec, gpu, load_apple, load_gpus
@@ -167,7 +167,15 @@ def _layout(key: str, help: str) -> Option:
                   parse=optional(lambda t: parse_int(key, t, 1, MAX_GPUS)))
 
 
+def parse_quantise(text: str) -> bool:
+    """quantise: all (False) or mlp (True: attention stays 16-bit)."""
+    if text.strip() not in ("all", "mlp"):
+        raise ValidationError("quantise", text, "expected one of: all, mlp")
+    return text.strip() == "mlp"
+
+
 _GRPO = {**_TRAINING, "objective": (Objective.GRPO.value, Objective.RLOO.value)}  # and RLOO, which runs its step
+_PPO = {**_TRAINING, "objective": (Objective.PPO.value,)}
 
 SHARED_OPTIONS: tuple[Option, ...] = (
     # ---- the model: a preset, or a custom model by three numbers (and four optional ones)
@@ -200,6 +208,10 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="group_size", default=str(DEFAULT_GROUP_SIZE), group="request", metavar="N",
            help="GPTQ/AWQ group size (default 128)", shown_when={"precision": GROUPED},
            parse=lambda t: parse_int("group_size", t, 1, MAX_GROUP_SIZE)),
+    Option(key="quantise", default="all", group="request", kind=Kind.CHOICE, choices=("all", "mlp"),
+           help="which linear layers a GPU format quantises: all, or mlp (the MLPs and experts; attention kept in "
+           "16-bit, as Meta's FP8 Llama 3.1 405B and modules_to_not_convert do)",
+           shown_when={"precision": GPU_FORMATS}, parse=lambda t: parse_quantise(t)),
     # empty: follow the weights (16-bit when they are integer-quantised)
     Option(key="kv_precision", default="", group="request", kind=Kind.CHOICE, choices=values_of(Precision),
            help="KV cache (default: the weights' float type, else fp16)",
@@ -311,24 +323,28 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            choices=values_of(Objective), help="sft (supervised), dpo (TRL's DPOTrainer: chosen and rejected "
            "sequences, --batch pairs, and a reference model), grpo (TRL's GRPOTrainer: --batch completions "
            "generated, then scored), rloo (TRL's RLOOTrainer: GRPO's step with the old policy scored each "
-           "generation and a reference by default), kto (TRL's KTOTrainer: --batch unpaired completions, at "
+           "generation and a reference by default), ppo (TRL's PPOTrainer: --batch × --grad-accum prompts rolled out, "
+           "then the policy and a value model trained; reference and reward models beside), kto (TRL's KTOTrainer: "
+           "--batch unpaired completions, at "
            "least 2, and a KL batch of mismatched pairs) or orpo (TRL's ORPOTrainer: --batch pairs, chosen and "
            "rejected, whole logits and no reference model)",
            parse=lambda t: parse_choice("objective", t, Objective), shown_when=_TRAINING),
     # empty: TRL's default (adapters off under LoRA, else a frozen copy)
     Option(key="reference", default="", group="training", metavar="MODEL", choices=values_of(Reference),
-           help="DPO's, KTO's, GRPO's or RLOO's reference model: copy (a frozen copy of the weights), adapters-off "
-                "(the LoRA policy with its adapters disabled), precomputed (DPO, KTO: log-probabilities computed "
-                "before training) or none (GRPO or RLOO with beta 0); default: TRL's",
+           help="DPO's, KTO's, GRPO's, RLOO's or PPO's reference model: copy (a frozen copy of the weights), "
+                "adapters-off (the LoRA policy with its adapters disabled), precomputed (DPO, KTO: log-probabilities "
+                "computed before training) or none (GRPO or RLOO with beta 0); default: TRL's",
            parse=lambda t: parse_choice("reference", t, Reference),
-           shown_when={**_TRAINING, "objective": (Objective.DPO.value, Objective.KTO.value,
-                                                  Objective.GRPO.value, Objective.RLOO.value)}),
+           shown_when={**_TRAINING, "objective": (Objective.DPO.value, Objective.KTO.value, Objective.GRPO.value,
+                                                  Objective.RLOO.value, Objective.PPO.value)}),
     Option(key="num_generations", default="8", group="training", metavar="N", shown_when=_GRPO,
            help="GRPO, RLOO: completions per prompt (TRL's GRPO default 8; RLOO's is 2); must divide --batch × "
                 "--grad-accum (× --steps-per-generation when given)",
            parse=lambda t: parse_int("num_generations", t, 2, MAX_BATCH)),
-    Option(key="completion_tokens", default="512", group="training", metavar="N", shown_when=_GRPO,
-           help="GRPO, RLOO: generated tokens per completion (TRL's max_completion_length, 512), within --seq",
+    Option(key="completion_tokens", default="512", group="training", metavar="N",
+           shown_when={**_GRPO, "objective": (*_GRPO["objective"], Objective.PPO.value)},
+           help="GRPO, RLOO: generated tokens per completion (TRL's max_completion_length, 512), within --seq; PPO: "
+                "response_length (TRL's default 53)",
            parse=lambda t: parse_tokens("completion_tokens", t, 1, MAX_SEQ)),
     Option(key="num_iterations", default="1", group="training", metavar="N", shown_when=_GRPO,
            help="GRPO, RLOO: updates each generation batch is used for (TRL's num_iterations, μ; default 1); above 1 "
@@ -338,6 +354,12 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            help="GRPO, RLOO: micro-steps one generation batch serves (TRL's steps_per_generation; default: "
                 "--grad-accum); the generation batch is --batch × this",
            parse=optional(lambda t: parse_int("steps_per_generation", t, 1, 1_000_000))),
+    Option(key="local_rollout_forward_batch_size", default="64", group="training", metavar="N", shown_when=_PPO,
+           help="PPO: prompts generated and scored at once in the rollout (TRL's default 64)",
+           parse=lambda t: parse_int("local_rollout_forward_batch_size", t, 1, MAX_BATCH)),
+    Option(key="num_ppo_epochs", default="4", group="training", metavar="N", shown_when=_PPO,
+           help="PPO: passes over each rollout, an optimizer step each (TRL's default 4): the step's time",
+           parse=lambda t: parse_int("num_ppo_epochs", t, 1, 1_000)),
     Option(key="rollout", default=Rollout.TRANSFORMERS.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Rollout), shown_when=_GRPO,
            help="GRPO's and RLOO's generation: transformers (generate), vllm-colocate (vLLM on this GPU), "

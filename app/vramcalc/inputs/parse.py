@@ -15,6 +15,7 @@ from typing import TypeVar
 from ..core.choices import (
     GENERATING,
     GGUF_RUNTIMES,
+    Checkpointing,
     Framework,
     LlamaCppProgram,
     Mode,
@@ -386,6 +387,12 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     if not isinstance(precision, (Precision, WeightFormat)):  # as in _checked: a bug in the option table
         raise TypeError(f"precision: its parser returned {precision!r}, expected a Precision or a WeightFormat")
     attributes["precision"] = engine.run_format(model, precision, training=attributes["mode"] is Mode.TRAINING)
+    if attributes.pop("quantise"):  # quantise=mlp: attention kept in 16-bit
+        fmt = attributes["precision"]
+        if not isinstance(fmt, WeightFormat) or fmt.kind != "gpu" or fmt.file is not None:
+            raise ValidationError("quantise", "mlp", "keeps attention in 16-bit under a GPU format (fp8, nf4, "
+                                  "gptq-int4, ...): choose one as the precision")
+        attributes["precision"] = dataclasses.replace(fmt, mlp_only=True)
     if model.moe is not None and model.moe.zero_experts and engine.runtime is not Runtime.TRANSFORMERS:
         model = dataclasses.replace(model, moe=dataclasses.replace(model.moe, zero_slots=False))  # vLLM: no slots
     if attributes["mode"] is Mode.EMBEDDING:  # AutoModel, as an embedder loads it: no lm_head; a reranker scored on
@@ -540,8 +547,8 @@ def _check_in_backward(workload: Workload) -> None:
         raise ValidationError("optimizer_in_backward", "1", "not modelled with an fp32 master copy; leave "
                               "mixed precision off (torchtune trains in bf16)")
     if workload.objective is not Objective.SFT:
-        raise ValidationError("optimizer_in_backward", "1", "TRL's DPO, KTO, ORPO, GRPO and RLOO trainers step after "
-                              "the backward")
+        raise ValidationError("optimizer_in_backward", "1", "TRL's DPO, KTO, ORPO, GRPO, RLOO and PPO trainers step "
+                              "after the backward")
 
 
 def _check_grpo(workload: Workload) -> None:
@@ -566,6 +573,24 @@ def _check_grpo(workload: Workload) -> None:
                               "choose a GPU (--gpu)")
 
 
+def _check_ppo(workload: Workload) -> None:
+    """What TRL's PPOTrainer (trl 1.9.0, trl/experimental/ppo) runs, and what the estimate needs."""
+    if workload.reference in (Reference.PRECOMPUTED, Reference.NONE):
+        raise ValidationError("reference", workload.reference.value, "PPO scores each new rollout by its reference")
+    if workload.reference is Reference.COPY and workload.lora:
+        raise ValidationError("reference", "copy", "under LoRA, TRL's PPO switches the adapters off instead")
+    if workload.completion_tokens >= workload.seq:
+        raise ValidationError("completion_tokens", str(workload.completion_tokens),
+                              "the response is part of --seq: leave at least one prompt token")
+    if workload.checkpointing is not Checkpointing.NONE:
+        raise ValidationError("checkpointing", workload.checkpointing.value, "TRL's PPOTrainer never enables it")
+    if not isinstance(workload.precision, Precision):
+        raise ValidationError("precision", workload.precision.value, "PPO trains the whole value model, loaded as "
+                              "the policy is: 16- or 32-bit weights")
+    if workload.rollout is not Rollout.TRANSFORMERS:
+        raise ValidationError("rollout", workload.rollout.value, "TRL's PPO generates with transformers")
+
+
 def _check_training(workload: Workload) -> None:
     qlora = workload.lora is not None and workload.precision.value in QLORA_FORMATS
     if not workload.precision.is_float and not qlora:
@@ -585,13 +610,13 @@ def _check_training(workload: Workload) -> None:
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
     if workload.framework in (Framework.TORCHTUNE, Framework.LITGPT) and workload.objective is not Objective.SFT:
-        raise ValidationError("framework", workload.framework.value, "DPO, KTO, ORPO, GRPO and RLOO are modelled as "
-                              "TRL's trainers run them: choose trainer, axolotl or unsloth")
+        raise ValidationError("framework", workload.framework.value, "DPO, KTO, ORPO, GRPO, RLOO and PPO are modelled "
+                              "as TRL's trainers run them: choose trainer, axolotl or unsloth")
     if workload.activation_offload and workload.objective is not Objective.SFT:
         raise ValidationError("activation_offload", "1", "modelled for supervised steps (sft)")
     if workload.objective is not Objective.SFT and workload.fused_ce:
         raise ValidationError("fused_ce", "1", "DPO, KTO, GRPO and RLOO score tokens with TRL's own chunked head; "
-                              "ORPO computes its losses over the whole logits")
+                              "ORPO and PPO compute their losses over the whole logits")
     if workload.ce_output_chunks and (workload.fused_ce or workload.objective is not Objective.SFT):
         raise ValidationError("ce_output_chunks", str(workload.ce_output_chunks),
                               "one loss at a time: not with fused_ce, and for supervised steps (sft)")
@@ -600,6 +625,8 @@ def _check_training(workload: Workload) -> None:
                               f"at most one chunk per position: {workload.seq:,} (seq)")
     if workload.objective in GENERATING:
         _check_grpo(workload)
+    elif workload.objective is Objective.PPO:
+        _check_ppo(workload)
     elif workload.objective is Objective.ORPO:
         if workload.reference not in (Reference.DEFAULT, Reference.NONE):
             raise ValidationError("reference", workload.reference.value, "ORPO has no reference model")

@@ -122,7 +122,8 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     all_layers, per_layer = layers_saved(model, e, workload.attention, workload.seq, matrices,
                                          lora.rank if lora else 0, workload.lora_dropout,
                                          int(workload.lora_dtype.bits) // 8, compiled=compiled(workload),
-                                         old_4bit=old_bitsandbytes(workload))
+                                         old_4bit=("mlp" if workload.precision.mlp_only else "all")
+                                         if old_bitsandbytes(workload) else "")
     outside = outside_layers_bytes_per_token(model, e)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden

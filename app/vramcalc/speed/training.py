@@ -17,7 +17,10 @@ completions, timed as the rollout engine decodes them (speed/inference.py), then
 the reference (beta > 0) and the old policy (RLOO always; GRPO as grpo.py says), once per generation batch: with
 num_iterations μ a generation and its forwards serve μ updates, so a step carries 1/μ of them (with
 steps_per_generation, grad_accum / (steps_per_generation × μ) generations a step). None of these is checked
-against published runs yet (validation.py says so)."""
+against published runs yet (validation.py says so). PPO (training/ppo.py) trains the value model beside the policy,
+whole (6 · N per token more, its N without the LM head), generates its rollout in chunks of
+local_rollout_forward_batch_size and scores it by the reference, value and reward models, once every
+num_ppo_epochs steps."""
 
 from __future__ import annotations
 
@@ -59,16 +62,19 @@ def reference_forward(workload: Workload) -> float:
         return int(scored)
     if workload.objective in GENERATING:
         return no_grad_forwards(workload) / workload.num_iterations
-    return 0
+    return 3 / workload.num_ppo_epochs if workload.objective is Objective.PPO else 0
 
 
 def rollout(workload: Workload) -> Workload | None:
     """GRPO's and RLOO's generation as an inference workload: the generation batch's prompts, then the completions,
     on the rollout's engine (transformers `generate`, or vLLM colocated or on a server); None for others."""
-    if workload.objective not in GENERATING:
+    if workload.objective not in GENERATING and workload.objective is not Objective.PPO:
         return None
     runtime = Runtime.TRANSFORMERS if workload.rollout is Rollout.TRANSFORMERS else Runtime.VLLM
-    return workload.but(mode=Mode.INFERENCE, runtime=runtime, batch=generation_sequences(workload),
+    batch = generation_sequences(workload)
+    if workload.objective is Objective.PPO:  # one chunk at a time (grpo.generations_per_step counts them)
+        batch = min(batch, workload.local_rollout_forward_batch_size)
+    return workload.but(mode=Mode.INFERENCE, runtime=runtime, batch=batch,
                         prompt_tokens=prompt_tokens(workload), output_tokens=workload.completion_tokens)
 
 
@@ -79,6 +85,8 @@ def flops_per_token(workload: Workload) -> tuple[float, float]:
     attention = prompt_attention_flops(model, workload.seq) / workload.seq  # forward, per token
     passes = 2 if workload.lora else 3  # forward + backward (LoRA skips the frozen weights' gradients)
     model_flops = passes * (2 * n + attention)
+    if workload.objective is Objective.PPO:  # the value model, whole: no LM head
+        model_flops += 3 * (2 * (n - model.vocab * model.hidden) + attention)
     recompute = (2 * n + attention) if workload.checkpointing is not Checkpointing.NONE else 0.0
     return model_flops + recompute, model_flops
 

@@ -4,13 +4,13 @@ What runs out of memory is the worst instant of a step, not the sum of everythin
 allocates. With `zero_grad(set_to_none=True)` (PyTorch's and the Trainer's default) a steady-state
 step goes through these instants (measured with tools/measure_peak.py, tests/golden/measured_peak.json):
 
-    generation      GRPO only: weights + master + optimizer state + generate's cache and work (grpo.py)
+    generation      GRPO, PPO: weights + master + optimizer state + generate's cache and work (grpo.py, ppo.py)
     kl              KTO only: the states and the policy's no_grad forward over its KL batch (preference.py)
     forward         weights + master + optimizer state + saved activations + logits
                     (+ the gradients of earlier micro-batches under gradient accumulation;
                     DPO: + its fused head's buffer, preference.py)
-    reference       DPO, KTO: the forward's end + the reference model's forward (no_grad); GRPO: the states
-                    and that forward alone, as it runs before the policy's
+    reference       DPO, KTO: the forward's end + the reference model's forward (no_grad); GRPO, PPO: the
+                    states and that forward alone, as it runs before the policy's
     loss            the forward's end + the loss gradient over the vocabulary: cross-entropy's
                     backward makes two fp32 tensors of batch × seq × vocab (nll_loss's and
                     log_softmax's gradients) before the first is freed (ORPO: three logits-sized
@@ -131,6 +131,8 @@ class StepSizes:
     # kept for the whole step (Unsloth's), counted with the activations in every phase
     activations_in_flight: int = 0
     activation_buffers: int = 0
+    held: int = 0  # PPO: the rollout's scores, live in every phase (ppo.py)
+    logits_in_update: int = 0  # PPO: the micro-batch's output, still held by the update
 
 
 def phases(s: StepSizes) -> dict[str, dict[str, int]]:
@@ -167,9 +169,11 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
               "activations": s.activations_recomputed, "logits": s.logits_held, "temporaries": s.layer_transient}),
             key=lambda live: sum(live.values())),
         "optimizer": {"weights": s.weights, "optimizer": s.optimizer, "master_weights": s.master,
-                      "gradients": s.gradients, "activations": s.activation_buffers, "logits": 0,
+                      "gradients": s.gradients, "activations": s.activation_buffers, "logits": s.logits_in_update,
                       "temporaries": s.update_temporaries},
     }
+    if s.held:
+        by_phase = {name: {**live, "logits": live["logits"] + s.held} for name, live in by_phase.items()}
     if s.generation is None:
         return by_phase
     return {name: {"kv_cache": s.resident, **live} for name, live in by_phase.items()}

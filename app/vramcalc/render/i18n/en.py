@@ -40,6 +40,16 @@ EN: Mapping[str, str] = {
     "temporaries.dpo_backward": ("the fused LM head's backward: its tile and the fp32 gradients of its input and "
         "weight, with their casts = {bytes}"),
     "weights.reference": " + the reference model, a frozen copy = {bytes}",
+    "weights.ppo": " + the value and reward models (each the backbone with a 1-output score) = {bytes}",
+    "ppo.value": " + the value model's, trained with the policy = {bytes}",
+    "temporaries.ppo_generate": ("the rollout's generation in chunks of {chunk}: the new tokens' fp32 scores, kept, "
+        "stacked and padded into one tensor = {bytes}"),
+    "temporaries.ppo_reference": ("the reference's forward over a chunk of {chunk} without gradients (its cache, "
+        "hidden states and logits, or a layer's work; the value and reward models' are smaller) = {bytes}"),
+    "temporaries.ppo_backward": "the head's backward: two logits-sized gradients and a response-sized one = {bytes}",
+    "logits.ppo": ("The policy's logits ({batch} × {seq} × {vocab}), its hidden states and the saved log-softmax of "
+        "the responses (under accumulation the previous micro-batch's too) = {bytes}, and the rollout's fp32 scores, "
+        "kept through the update = {scores}"),
     "logits.orpo": ("ORPO's logits, whole: {sequences} {sequences:sequence|sequences} × {seq} × {vocab} = {logits}, "
         "the chosen half's log-softmax for its cross-entropy = {chosen}, and the log-prob kernel's fp32 statistics, "
         "in all {bytes}"),
@@ -92,6 +102,11 @@ EN: Mapping[str, str] = {
                               "not. Empty: a current one.",
     "note.bnb_old": "bitsandbytes {version}: each layer's 4-bit matmuls keep their inputs for the backward, "
                     "{bytes} B per token and layer more (fixed in 0.43.2).",
+    "field.quantise.label": "Quantised layers",
+    "field.quantise.help": "All linear layers, or only the MLPs and experts with attention kept in 16-bit (Meta's FP8 "
+                           "Llama 3.1 405B; modules_to_not_convert).",
+    "option.quantise.all": "all linear layers",
+    "option.quantise.mlp": "MLPs and experts only",
     "field.compile.label": "torch.compile (torchtune)",
     "field.compile.help": "Each layer compiled: it keeps fewer tensors for the backward and recomputes the rest.",
     "field.activation_offload.label": "Offload activations to host memory (torchtune, TRL)",
@@ -348,6 +363,8 @@ EN: Mapping[str, str] = {
     ),
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
     "note.encoder_training": "Training an encoder is estimated as a decoder's step; its inference forward is measured.",
+    "note.ppo": ("PPO: the value and reward models are taken to be the policy's architecture, as TRL's example loads "
+        "them; attention as FlashAttention-2 runs it (SDPA with padded prompts repeats K and V and keeps a mask)."),
     "note.quantised": (
         "{precision} weights: nominal {bits} bits per weight, without quantisation scales (+0.1–0.5 bit in GPTQ, AWQ, "
         "GGUF)."
@@ -567,10 +584,12 @@ EN: Mapping[str, str] = {
         "grpo: TRL's GRPO, completions generated then scored (the batch counts completions); rloo: TRL's RLOO, GRPO's "
         "step with the old policy scored at each generation and a reference by default; kto: TRL's KTO, unpaired "
         "completions marked desirable or not (the batch counts them, at least 2), with a KL batch of mismatched "
-        "pairs; orpo: TRL's ORPO, chosen and rejected answers in one forward, no reference model."),
+        "pairs; orpo: TRL's ORPO, chosen and rejected answers in one forward, no reference model; ppo: TRL's PPO, "
+        "batch × accumulation prompts rolled out, then the policy and a value model trained, reference and reward "
+        "models beside."),
     "option.objective.sft": "Supervised (SFT)",
     "option.objective.dpo": "Preference (DPO)",
-    "field.reference.label": "Reference model (DPO, KTO, GRPO, RLOO)",
+    "field.reference.label": "Reference model (DPO, KTO, GRPO, RLOO, PPO)",
     "field.reference.help": (
         "A frozen copy, the policy with its adapters off (LoRA), or log-probabilities computed "
         "beforehand."
@@ -584,12 +603,19 @@ EN: Mapping[str, str] = {
     "option.objective.rloo": "Reinforcement, leave-one-out (RLOO)",
     "option.objective.kto": "Unpaired preference (KTO)",
     "option.objective.orpo": "Preference without a reference (ORPO)",
+    "option.objective.ppo": "Reinforcement with a value model (PPO)",
+    "field.local_rollout_forward_batch_size.label": "Rollout chunk",
+    "field.local_rollout_forward_batch_size.help": "PPO's local_rollout_forward_batch_size: prompts generated and "
+        "scored at once (64).",
+    "field.num_ppo_epochs.label": "PPO epochs",
+    "field.num_ppo_epochs.help": "Passes over each rollout, an optimizer step each (4); the memory stays as it is.",
     "field.num_generations.label": "Completions per prompt",
     "field.num_generations.help": (
         "GRPO's and RLOO's num_generations; it must divide batch × accumulation (or × steps per generation), and "
         "leaves the memory as is."),
     "field.completion_tokens.label": "Completion tokens",
-    "field.completion_tokens.help": "GRPO's and RLOO's max_completion_length, part of the sequence length.",
+    "field.completion_tokens.help": ("GRPO's and RLOO's max_completion_length, PPO's response_length (TRL's 53), part "
+        "of the sequence length."),
     "field.num_iterations.label": "Updates per generation",
     "field.num_iterations.help": ("TRL's num_iterations (μ): each batch of completions is trained on this many times; "
         "above 1 the old policy is scored without gradients after generating."),
@@ -1102,6 +1128,8 @@ EN: Mapping[str, str] = {
     "weights.share": "{what}: {params} at {bits} bpw",
     "weights.part.linear": "linear layers",
     "weights.part.rest": "embeddings, head, norms, routers and biases in bf16",
+    "weights.part.mlp": "MLP and expert layers",
+    "weights.part.rest_attention": "attention, embeddings, head, norms, routers and biases in bf16",
     "weights.part.rest_mxfp4": "attention, router, embeddings, head, norms and biases in bf16",
     "weights.part.rest_int4": "attention, dense and shared MLPs, router, embeddings, head and norms in bf16",
     "activations.masks": (
@@ -1121,7 +1149,8 @@ EN: Mapping[str, str] = {
     ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Not in the config, taken from transformers' defaults for {model_type}: {keys}",
-    "model.note.fp8_variant": "the publisher also ships {hf_id}, whose FFN weights are FP8 and the rest bf16",
+    "model.note.fp8_variant": "the publisher also ships {hf_id}, whose FFN weights are FP8 and the rest bf16: "
+                              "precision fp8 with quantise mlp (its row-wise scales counted as one per tensor)",
     "model.note.mtp_undescribed": (
         "the checkpoint also carries one multi-token-prediction (MTP) layer (about {params} parameters) that the "
         "config does not describe; engines load it only for speculative decoding, and it is not counted"
@@ -1343,8 +1372,8 @@ EN: Mapping[str, str] = {
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
     ),
     "speed.error.objective": (
-        "DPO, KTO, ORPO, GRPO and RLOO steps are not checked against published runs yet: treat the time as a rough "
-        "estimate."
+        "DPO, KTO, ORPO, GRPO, RLOO and PPO steps are not checked against published runs yet: treat the time as a "
+        "rough estimate."
     ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
     "speed.unknown_bandwidth": (
@@ -1494,15 +1523,16 @@ EN: Mapping[str, str] = {
     ),
     "speed.chart.moe.x": "GPU memory (GiB)",
     "speed.basis.reference": (
-        "The forwards without gradients (the reference's; the old policy's; KTO's KL batch) add {flops} PFLOP per "
-        "step (2 × parameters per token)."
+        "The forwards without gradients (the reference's; the old policy's; KTO's KL batch; PPO's value and reward "
+        "models) add {flops} PFLOP per step (2 × parameters per token)."
     ),
     "speed.basis.rollout": (
         "Before it, {engine} generates {sequences} completions of {tokens} tokens: {seconds} s, {share} of the step."
     ),
     "speed.basis.rollout_shared": (
         "Before it, {engine} generates {sequences} completions of {tokens} tokens {per_step} times per step on average "
-        "(one generation serves steps per generation × updates per generation micro-steps): {seconds} s per step, "
+        "(one generation serves steps per generation × updates per generation micro-steps; PPO: its chunks, for its "
+        "epochs): {seconds} s per step, "
         "{share} of it."
     ),
     "speed.basis.sync": (

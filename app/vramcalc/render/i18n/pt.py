@@ -41,6 +41,18 @@ PT: Mapping[str, str] = {
     "temporaries.dpo_backward": ("a passagem reversa da cabeça fundida: seu bloco e os gradientes fp32 da entrada e "
         "do peso, com suas conversões = {bytes}"),
     "weights.reference": " + o modelo de referência, uma cópia congelada = {bytes}",
+    "weights.ppo": " + os modelos de valor e de recompensa (cada um o tronco com uma saída de 1 valor) = {bytes}",
+    "ppo.value": " + os do modelo de valor, treinado com a política = {bytes}",
+    "temporaries.ppo_generate": ("a geração do rollout em blocos de {chunk}: os escores fp32 dos novos tokens, "
+        "guardados, empilhados e copiados num só tensor = {bytes}"),
+    "temporaries.ppo_reference": ("a passagem direta da referência sobre um bloco de {chunk} sem gradientes (seu "
+        "cache, estados ocultos e logits, ou o trabalho de uma camada; as dos modelos de valor e de recompensa são "
+        "menores) = {bytes}"),
+    "temporaries.ppo_backward": ("a passagem reversa da cabeça: dois gradientes do tamanho dos logits e um do das "
+        "respostas = {bytes}"),
+    "logits.ppo": ("Os logits da política ({batch} × {seq} × {vocab}), seus estados ocultos e o log-softmax das "
+        "respostas guardado (com acumulação, também os do microlote anterior) = {bytes}, e os escores fp32 do "
+        "rollout, guardados durante a atualização = {scores}"),
     "logits.orpo": ("Os logits do ORPO, inteiros: {sequences} {sequences:sequência|sequências} × {seq} × {vocab} = "
         "{logits}, o log-softmax da metade escolhida para a entropia cruzada = {chosen}, e as estatísticas fp32 do "
         "núcleo de log-probabilidades, ao todo {bytes}"),
@@ -93,6 +105,11 @@ PT: Mapping[str, str] = {
                               "com o peso congelado ou não. Vazio: uma versão atual.",
     "note.bnb_old": "bitsandbytes {version}: as multiplicações de 4 bits de cada camada guardam as suas entradas para "
                     "a passagem reversa, {bytes} B por token e camada a mais (corrigido na 0.43.2).",
+    "field.quantise.label": "Camadas quantizadas",
+    "field.quantise.help": "Todas as camadas lineares, ou só as MLPs e os especialistas, com a atenção em 16 bits (o "
+                           "Llama 3.1 405B FP8 da Meta; modules_to_not_convert).",
+    "option.quantise.all": "todas as camadas lineares",
+    "option.quantise.mlp": "só MLPs e especialistas",
     "field.compile.label": "Compilar as camadas (torch.compile, torchtune)",
     "field.compile.help": "Cada camada compilada: guarda menos tensores para a passagem reversa e recalcula o resto.",
     "field.activation_offload.label": "Descarregar as ativações na memória do host (torchtune, TRL)",
@@ -359,6 +376,9 @@ PT: Mapping[str, str] = {
         "áudio, ou camadas de predição de vários tokens, que os motores só carregam quando pedido."
     ),
     "note.encoder_training": "O treino de um codificador é estimado como o de um decodificador; a inferência é medida.",
+    "note.ppo": ("PPO: os modelos de valor e de recompensa são tomados com a arquitetura da política, como o exemplo "
+        "do TRL os carrega; atenção como a FlashAttention-2 a executa (o SDPA com prompts preenchidos repete K e V e "
+        "guarda uma máscara)."),
     "note.moe": "Mistura de especialistas: todos os {total} parâmetros ficam na memória; {active} são usados por "
                 "token.",
     "note.quantised": "Pesos em {precision}: {bits} bits nominais por peso, sem as escalas de quantização (+0,1–0,5 "
@@ -589,11 +609,12 @@ PT: Mapping[str, str] = {
         "do TRL, o passo do GRPO com a política antiga avaliada a cada geração e uma referência por padrão; kto: o KTO "
         "do TRL, respostas avulsas marcadas como desejáveis ou não (o lote as conta, ao menos 2), com um lote KL de "
         "pares trocados; orpo: o ORPO do TRL, respostas escolhida e rejeitada numa passagem, sem modelo de "
-        "referência."
+        "referência; ppo: o PPO do TRL, lote × acumulação prompts no rollout, depois a política e um modelo de valor "
+        "treinados, com modelos de referência e de recompensa ao lado."
     ),
     "option.objective.sft": "Supervisionado (SFT)",
     "option.objective.dpo": "Preferência (DPO)",
-    "field.reference.label": "Modelo de referência (DPO, KTO, GRPO, RLOO)",
+    "field.reference.label": "Modelo de referência (DPO, KTO, GRPO, RLOO, PPO)",
     "field.reference.help": (
         "Uma cópia congelada, a política com os adaptadores desligados (LoRA) ou log-probabilidades "
         "calculadas antes."
@@ -607,11 +628,18 @@ PT: Mapping[str, str] = {
     "option.objective.rloo": "Reforço, deixando um de fora (RLOO)",
     "option.objective.kto": "Preferência avulsa (KTO)",
     "option.objective.orpo": "Preferência sem referência (ORPO)",
+    "option.objective.ppo": "Reforço com modelo de valor (PPO)",
+    "field.local_rollout_forward_batch_size.label": "Bloco do rollout",
+    "field.local_rollout_forward_batch_size.help": ("O local_rollout_forward_batch_size do PPO: prompts gerados e "
+        "avaliados de uma vez (64)."),
+    "field.num_ppo_epochs.label": "Épocas do PPO",
+    "field.num_ppo_epochs.help": "Passagens sobre cada rollout, um passo do otimizador cada (4); a memória não muda.",
     "field.num_generations.label": "Respostas por prompt",
     "field.num_generations.help": ("O num_generations do GRPO e do RLOO; deve dividir lote × acumulação (ou × passos "
         "por geração) e não muda a memória."),
     "field.completion_tokens.label": "Tokens da resposta",
-    "field.completion_tokens.help": "O max_completion_length do GRPO e do RLOO, parte do comprimento da sequência.",
+    "field.completion_tokens.help": ("O max_completion_length do GRPO e do RLOO, o response_length do PPO (53 no TRL), "
+        "parte do comprimento da sequência."),
     "field.num_iterations.label": "Atualizações por geração",
     "field.num_iterations.help": ("O num_iterations (μ) do TRL: cada lote de respostas é treinado esse número de "
         "vezes; acima de 1, a política antiga é avaliada sem gradientes depois de gerar."),
@@ -1147,6 +1175,8 @@ PT: Mapping[str, str] = {
     "weights.share": "{what}: {params} a {bits} bits por peso",
     "weights.part.linear": "camadas lineares",
     "weights.part.rest": "embeddings, cabeça de saída, normalizações, roteadores e vieses em bf16",
+    "weights.part.mlp": "camadas de MLP e de especialistas",
+    "weights.part.rest_attention": "atenção, embeddings, cabeça de saída, normalizações, roteadores e vieses em bf16",
     "weights.part.rest_int4": "atenção, MLPs densas e compartilhadas, roteador, embeddings, cabeça e normas em bf16",
     "weights.part.rest_mxfp4": "atenção, roteador, embeddings, cabeça de saída, normalizações e vieses em bf16",
     "activations.masks": (
@@ -1166,7 +1196,8 @@ PT: Mapping[str, str] = {
     ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Ausentes do config, tomados dos padrões do transformers para {model_type}: {keys}",
-    "model.note.fp8_variant": "a editora também publica {hf_id}, com os pesos das FFNs em FP8 e o resto em bf16",
+    "model.note.fp8_variant": "a editora também publica {hf_id}, com os pesos das FFNs em FP8 e o resto em bf16: "
+                              "precisão fp8 com quantise mlp (as suas escalas por linha contadas como uma por tensor)",
     "model.note.mtp_undescribed": (
         "o checkpoint também traz uma camada de predição de múltiplos tokens (MTP) (cerca de {params} de parâmetros) "
         "que o config não descreve; os motores só a carregam para decodificação especulativa, e ela não é contada"
@@ -1402,8 +1433,8 @@ PT: Mapping[str, str] = {
         "{backend})."
     ),
     "speed.error.objective": (
-        "Passos de DPO, KTO, ORPO, GRPO e RLOO ainda não foram conferidos com execuções publicadas: trate o tempo como "
-        "estimativa grosseira."
+        "Passos de DPO, KTO, ORPO, GRPO, RLOO e PPO ainda não foram conferidos com execuções publicadas: trate o tempo "
+        "como estimativa grosseira."
     ),
     "speed.error.none": (
         "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira."
@@ -1572,7 +1603,8 @@ PT: Mapping[str, str] = {
     ),
     "speed.chart.moe.x": "memória da GPU (GiB)",
     "speed.basis.reference": (
-        "Os forwards sem gradientes (o da referência; o da política antiga; o lote KL do KTO) somam {flops} PFLOP "
+        "Os forwards sem gradientes (o da referência; o da política antiga; o lote KL do KTO; os modelos de valor "
+        "e de recompensa do PPO) somam {flops} PFLOP "
         "por passo (2 × parâmetros por token)."
     ),
     "speed.basis.rollout": (
@@ -1580,7 +1612,8 @@ PT: Mapping[str, str] = {
     ),
     "speed.basis.rollout_shared": (
         "Antes dele, {engine} gera {sequences} respostas de {tokens} tokens {per_step} vezes por passo em média "
-        "(uma geração atende passos por geração × atualizações por geração micropassos): {seconds} s por passo, "
+        "(uma geração atende passos por geração × atualizações por geração micropassos; PPO: seus blocos, por suas "
+        "épocas): {seconds} s por passo, "
         "{share} dele."
     ),
     "speed.basis.sync": (

@@ -346,16 +346,17 @@ def _lora_source(name: str) -> str:
 
 
 def frozen_4bit_inputs(model: ModelSpec, value_bytes: int, attention: Attention, matrices: tuple[Tensor, ...],
-                       dropout: float, adapter_value_bytes: int) -> int:
+                       dropout: float, adapter_value_bytes: int, mlp_only: bool = False) -> int:
     """bitsandbytes before 0.43.2 saved every 4-bit matmul's input for backward, its weight frozen or not
     (`MatMul4Bit.forward`; since bitsandbytes PR #1270 only when the weight needs a gradient). Per token and dense
     layer, the inputs nothing else keeps then: the norms' outputs
     (e·h each, for q/k/v and for gate/up), down's input (e·I) and, under eager attention, o_proj's (e·q; SDPA's output
     is that tensor under flash), less those an adapter keeps itself (compute-type adapters without dropout; with
-    dropout or fp32 adapters lora_A keeps a copy)."""
+    dropout or fp32 adapters lora_A keeps a copy). `mlp_only`: attention's matmuls are 16-bit (quantise=mlp)."""
     e = value_bytes
-    inputs = {"attn_in": model.hidden, "mlp_in": model.hidden, "ffn_down": model.ffn,
-              "attn_output": model.q_dim if attention is Attention.EAGER else 0}
+    inputs = {"mlp_in": model.hidden, "ffn_down": model.ffn}
+    if not mlp_only:
+        inputs.update(attn_in=model.hidden, attn_output=model.q_dim if attention is Attention.EAGER else 0)
     if dropout == 0 and adapter_value_bytes == e:
         for t in matrices:
             inputs.pop(_lora_source(stem(t.name)), None)
@@ -364,13 +365,13 @@ def frozen_4bit_inputs(model: ModelSpec, value_bytes: int, attention: Attention,
 
 def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
                  lora_matrices: tuple[Tensor, ...] = (), lora_rank: int = 0, lora_dropout: float = 0.0,
-                 adapter_value_bytes: int = 4, compiled: bool = False, old_4bit: bool = False) -> tuple[int, int]:
+                 adapter_value_bytes: int = 4, compiled: bool = False, old_4bit: str = "") -> tuple[int, int]:
     """(the sum over all layers, the largest layer) of the bytes per token layers save:
     layers differ by their attention kind and by dense or MoE MLP. With LoRA, `lora_matrices` are the
     matrices it adapts in one layer (training/lora.py `adapted`), each with `lora_rank` adapters. Compiled
     (compile_measured, compiled_lora_measured), the inputs of the linears are kept anyway: LoRA adds only
-    lora_B's input, r·e per adapted matrix (measured). `old_4bit`: bitsandbytes before 0.43.2 under QLoRA, each
-    dense layer's frozen_4bit_inputs more."""
+    lora_B's input, r·e per adapted matrix (measured). `old_4bit`: bitsandbytes before 0.43.2 under QLoRA ("all"
+    its linears, "mlp" its MLPs only; "" not), each dense layer's frozen_4bit_inputs more."""
     e = value_bytes
     groups = {key: count for key, _, count in model.layer_groups}
     if compiled:
@@ -381,7 +382,8 @@ def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: 
              + (_lora_delta(model, e, attention, lora_matrices, lora_rank, lora_dropout, adapter_value_bytes,
                             moe=key[1])
                 if lora_matrices else 0)
-             + (frozen_4bit_inputs(model, e, attention, lora_matrices, lora_dropout, adapter_value_bytes)
+             + (frozen_4bit_inputs(model, e, attention, lora_matrices, lora_dropout, adapter_value_bytes,
+                                   old_4bit == "mlp")
                 if old_4bit and not key[1] else 0)
              for key in groups}
     return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
