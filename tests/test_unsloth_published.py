@@ -1,0 +1,114 @@
+"""Unsloth's published context-length tables against the engine (tests/data/unsloth_published.json, which quotes
+each source and lists what it states and what it leaves out; docs/accuracy.md, "Unsloth's published figures").
+
+The README's tables (unslothai/unsloth e3162dc5, Unsloth 2025.1.5): Llama 3.1 8B Instruct and Llama 3.3 70B
+Instruct, 4-bit QLoRA on q, k, v, o, gate, up and down at rank 32, batch 1, sequences padded to the length; the
+answer is the longest sequence that trained on a card of that memory. Assumed, as the same README's example runs:
+AdamW 8-bit and Unsloth's offloaded checkpointing (what `--framework unsloth` sets); "GB" read as GiB (an A100 80GB
+has 80 GiB), the card's whole memory, CUDA context included.
+
+A context length is the memory left after the fixed part divided by the bytes per token, so an error in either
+moves it by more than its own share: 15 % for these reverse answers, where the bytes are held at 10 %. The tables
+are straight lines (every row on one slope), so their two parts are tested on their own as well: the memory at no
+tokens, which the engine matches, and the bytes per token, which it counts about 1.34 times Unsloth's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vramcalc import parse_workload
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.analysis.solve import last_within
+from vramcalc.core.units import GIB
+from vramcalc.inputs.options import MAX_SEQ
+
+DATA = json.loads((Path(__file__).parent / "data" / "unsloth_published.json").read_text(encoding="utf-8"))
+TABLES = {table["model"]: table for table in DATA["context_tables"]}
+CONTEXT_TOLERANCE = 0.15
+TOLERANCE = 0.10
+
+# The engine counts transformers' and peft's layer (measured on the CPU: model/families/decoder/saved.py) in the
+# recompute, and three MLP-wide gradient tensors in its backward. Unsloth replaces both with its kernels
+# (unsloth/kernels/fast_lora.py: LoRA_MLP saves X, e and g and computes the SwiGLU backward in place, one MLP-wide
+# tensor, DW; LoRA_QKV and LoRA_W save their input; its Triton RMSNorm saves X and r). Counted from that source,
+# about 21 to 22.5 hidden sizes per token, under the 27.5 the tables imply; the engine's 37. Not measurable here.
+PER_TOKEN_GAP = ("the engine counts 304,200 B a token for Llama 3.1 8B and 603,336 for Llama 3.3 70B, the tables "
+                 "227,500 and 444,600 (1.34 and 1.36 times): transformers' and peft's layer and 3 MLP-wide "
+                 "gradients, where Unsloth's fast_lora kernels save X, e, g and compute the SwiGLU backward in place")
+
+
+def setup(model: str) -> dict[str, str]:
+    return {"mode": "training", "model": model, "framework": "unsloth", "lora_rank": "32",
+            "lora_targets": "q,k,v,o,gate,up,down", "batch": "1", "optimizer": "adamw-8bit"}
+
+
+def total(values: dict[str, str], seq: int) -> int:
+    return estimate(parse_workload({**values, "seq": str(seq)})).total_bytes
+
+
+def longest(values: dict[str, str], capacity: int) -> int | None:
+    """The engine's reverse answer, as `vramcalc fit` finds it (analysis/solve.py), on a card of `capacity` bytes."""
+    return last_within(lambda seq: total(values, seq), capacity, 1, MAX_SEQ, 4096)
+
+
+def line(table: dict) -> tuple[float, float]:
+    """The table's straight line: (bytes at no tokens, bytes per token), from its first and last rows."""
+    rows = table["rows"]
+    first, last = rows[0], rows[-1]
+    per_token = (last["gpu_gb"] - first["gpu_gb"]) * GIB / (last["unsloth"] - first["unsloth"])
+    return first["gpu_gb"] * GIB - first["unsloth"] * per_token, per_token
+
+
+def engine_line(model: str) -> tuple[float, float]:
+    """The engine's bytes against the sequence are a straight line above Unsloth's 512-token threshold."""
+    a, b = total(setup(model), 20_000), total(setup(model), 40_000)
+    return 2 * a - b, (b - a) / 20_000
+
+
+# (model, card GiB): the rows within 15 %; every other row is a strict expected failure, so a fix shows up
+WITHIN = {("llama-3.1-8b", 8)}
+
+
+def _rows():
+    for model, table in TABLES.items():
+        for row in table["rows"]:
+            within = (model, row["gpu_gb"]) in WITHIN
+            yield pytest.param(model, row["gpu_gb"], row["unsloth"], id=f"{model}-{row['gpu_gb']}GB",
+                               marks=() if within else pytest.mark.xfail(strict=True, reason=PER_TOKEN_GAP))
+
+
+@pytest.mark.parametrize(("model", "gib", "published"), _rows())
+def test_unsloths_published_context_lengths(model, gib, published):
+    assert longest(setup(model), gib * GIB) == pytest.approx(published, rel=CONTEXT_TOLERANCE)
+
+
+def test_the_tables_are_straight_lines():
+    """Every row on its table's line within 10 tokens: the rows are one slope, measured and extended, so the line's
+    two parts are what there is to compare."""
+    for table in TABLES.values():
+        fixed, per_token = line(table)
+        for row in table["rows"]:
+            assert (row["gpu_gb"] * GIB - fixed) / per_token == pytest.approx(row["unsloth"], abs=10)
+
+
+@pytest.mark.parametrize("model", list(TABLES))
+def test_the_memory_at_no_tokens_matches(model):
+    """Weights in NF4 with bf16 embeddings and head, the rank-32 adapters, their gradients and 8-bit state, the
+    CUDA context: 7.17 GiB for 8B against the table's 7.37, 43.51 for 70B against 42.99."""
+    assert engine_line(model)[0] == pytest.approx(line(TABLES[model])[0], rel=TOLERANCE)
+
+
+@pytest.mark.parametrize("model", list(TABLES))
+@pytest.mark.xfail(strict=True, reason=PER_TOKEN_GAP)
+def test_the_bytes_per_token_match(model):
+    assert engine_line(model)[1] == pytest.approx(line(TABLES[model])[1], rel=TOLERANCE)
+
+
+def test_the_gap_is_per_token_not_fixed():
+    """Both models miss by the same factor per token (the same layer kernels), within 3 %: a fixed-part error would
+    not scale with the model's width."""
+    ratios = [engine_line(model)[1] / line(TABLES[model])[1] for model in TABLES]
+    assert min(ratios) > 1.25 and max(ratios) / min(ratios) < 1.03
