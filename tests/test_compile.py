@@ -16,10 +16,9 @@ from vramcalc.core.choices import Attention
 from vramcalc.memory.activations import compiled
 from vramcalc.memory.logits import chunked_output_loss
 from vramcalc.model.families.decoder.saved import compile_measured, layers_saved
-from vramcalc.model.tensor import layer_of
 from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
-from vramcalc.training.lora import Lora, adapted
+from vramcalc.training.lora import Lora, layer_matrices
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_compile.json").read_text(encoding="utf-8"))
 TRANSFORMERS = [case for case in GOLDEN["cases"] if case["family"] != "torchtune"]
@@ -39,7 +38,7 @@ def _layer(case, *, compiled_layer: bool) -> int:
     matrices = ()
     if lora:
         spec = Lora(rank=lora["rank"], targets=TARGETS[lora["targets"]])
-        matrices = tuple(t for t, _ in adapted(model, spec) if layer_of(t.name) == 0)
+        matrices = layer_matrices(model, spec)
     assert compile_measured(model, 2, Attention.FLASH)
     return layers_saved(model, 2, Attention.FLASH, case["seq"], matrices, lora["rank"] if lora else 0, 0.0, 2,
                         compiled=compiled_layer)[1]

@@ -14,8 +14,7 @@ from ..model.families.decoder.saved import frozen_4bit_inputs, layers_saved, lor
 from ..model.families.decoder.tensors import fp32_kept_params, reused_kv_params
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
 from ..model.table import active_param_count, param_count
-from ..model.tensor import layer_of
-from ..training.lora import ALL_LINEAR, adapted
+from ..training.lora import ALL_LINEAR, layer_matrices
 from ..workload import Workload
 
 
@@ -43,7 +42,7 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
         e = int(workload.activation_precision.bits) // 8
         lora = workload.lora
         assert lora is not None and workload.bnb_version is not None  # old_bitsandbytes holds under QLoRA only
-        matrices = tuple(t for t, _ in adapted(model, lora) if layer_of(t.name) == 0)
+        matrices = layer_matrices(model, lora)
         extra = frozen_4bit_inputs(model, e, workload.attention, matrices, workload.lora_dropout,
                                    int(workload.lora_dtype.bits) // 8, workload.precision.mlp_only)
         notes.append(phrase("note.bnb_old", version=".".join(map(str, workload.bnb_version)), bytes=f"{extra:,}"))

@@ -22,7 +22,7 @@ from ..model.families.encoder import forward_bytes
 from ..model.families.vision import GLM, MEASURED, encoder_peak, image_patches, video_grid
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
-from ..training.lora import HEAD, QLORA_FORMATS, adapted
+from ..training.lora import HEAD, QLORA_FORMATS, layer_matrices
 from ..training.offload import Offloaded, offloaded
 from ..workload import Workload
 from .components import Component, no_component, overhead_bytes
@@ -118,7 +118,7 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
     lora = workload.lora if workload.lora and lora_measured(model) else None
-    matrices = tuple(t for t, _ in adapted(model, lora) if layer_of(t.name) == 0) if lora else ()
+    matrices = layer_matrices(model, lora) if lora else ()
     all_layers, per_layer = layers_saved(model, e, workload.attention, workload.seq, matrices,
                                          lora.rank if lora else 0, workload.lora_dropout,
                                          int(workload.lora_dtype.bits) // 8, compiled=compiled(workload),
@@ -148,7 +148,7 @@ def compiled(workload: Workload) -> bool:
     if not compile_measured(model, e, workload.attention):
         return False
     lora = workload.lora
-    return lora is None or compiled_lora_measured(tuple(t for t, _ in adapted(model, lora) if layer_of(t.name) == 0),
+    return lora is None or compiled_lora_measured(layer_matrices(model, lora),
                                                   workload.lora_dropout, int(workload.lora_dtype.bits) // 8, e)
 
 

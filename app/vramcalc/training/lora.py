@@ -8,7 +8,7 @@ import functools
 from ..core.errors import ValidationError
 from ..model.families.decoder.spec import ModelSpec
 from ..model.table import counted_tensors
-from ..model.tensor import Counted, Role, Tensor, stem
+from ..model.tensor import Counted, Role, Tensor, layer_of, stem
 
 # ---------------------------------------------------------------- LoRA
 
@@ -71,6 +71,11 @@ def adapted(spec: ModelSpec, lora: Lora) -> Counted:
 
 
 @functools.lru_cache(maxsize=64)
+
+def layer_matrices(spec: ModelSpec, lora: Lora) -> tuple[Tensor, ...]:
+    """The matrices LoRA adapts in one layer (the first), as the per-layer activation terms read them."""
+    return tuple(t for t, _ in adapted(spec, lora) if layer_of(t.name) == 0)
+
 def adapter_tensors(spec: ModelSpec, lora: Lora) -> Counted:
     """The trainable tensors: A (r × in) and B (out × r) per adapted matrix, and with
     `embeddings` the embedding and head in full; as (tensor, how many of it)."""
