@@ -169,7 +169,7 @@ class Ollama(LlamaCpp):
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         kept = tuple(note for note in super().notes(workload) if note != "note.ollama")
-        full = getattr(workload.precision, "name", "").lower() in ("bf16", "fp16", "f16", "fp32", "f32")
+        full = workload.precision.is_float or workload.precision.value == "f16"  # 16 or 32 bits, or GGUF's F16
         return (*kept, "note.ollama_tags") if full and not workload.transcribes else kept
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:
