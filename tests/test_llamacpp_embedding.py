@@ -20,6 +20,7 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "llamacpp_embedding.json
 MODELS = GOLDEN["models"]
 ENCODERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "encoder"]
 DECODERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "decoder"]
+MODERN = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "modernbert"]
 
 
 def _id(case: dict) -> str:
@@ -31,6 +32,40 @@ def test_an_encoder_graph_is_counted_to_the_byte(case):
     model = MODELS[case["model"]]
     assert ggml_forward_bytes(model["hidden"], model["ffn"], model["heads"], tokens=case["n_ubatch"],
                               seqs=case["seqs"], flash=case["flash"], pooling=model["pooling"]) == case["bytes"]
+
+
+@pytest.mark.parametrize("case", MODERN, ids=[_id(case) for case in MODERN])
+def test_a_modernbert_graph_is_counted_to_the_byte(case):
+    """Exact but where the golden file says by how much and why: a 3-layer model whose only global layer is the
+    first (its mask freed after it: the formula above), and a last layer whose FFN found no hole (4·n·h below)."""
+    model = MODELS[case["model"]]
+    counted = ggml_forward_bytes(model["hidden"], model["ffn"], model["heads"], tokens=case["n_ubatch"],
+                                 seqs=case["seqs"], flash=case["flash"], pooling=model["pooling"], modern=True)
+    assert counted - case["bytes"] == case.get("formula_over", 0)
+    n, over = case["n_ubatch"], case.get("formula_over", 0)
+    if over > 0:  # at most the freed global mask, of a 3-layer model only
+        assert model["layers"] == 3 and over <= (2 if case["flash"] else 4) * n * n
+    elif over:
+        assert over == -4 * n * model["hidden"]
+
+
+def test_modernbert_rank_keeps_the_ids_as_cls_does():
+    """A ModernBERT reranker (--reranking, its classifier) logs the CLS embedder's bytes at every grid point."""
+    rank = {case["args"]: case["bytes"] for case in MODERN if case["model"] == "mb-rerank"}
+    assert rank == {f"{case['args']} --reranking": case["bytes"] for case in MODERN if case["model"] == "mb-small"}
+    assert len(rank) == 9
+
+
+def test_the_engine_counts_modernbert_with_its_own_graph():
+    """llama.cpp --embedding of gte-modernbert-base (h 768, 12 heads, FFN 1152): modern-bert.cpp's graph, not
+    BERT's, for 512 tokens over 4 slots with flash attention (the server's default on CUDA)."""
+    result = estimate(parse_workload({"model": "gte-modernbert-base", "runtime": "llamacpp", "precision": "f16",
+                                      "seq": "512"}))
+    n, h = 512, 768
+    expected = 12 * n + 32 + 2 * 2 * n * n + max(30 * n * h, 12 * n * h + 12 * n * 1152)
+    assert result.bytes_of("activations") == expected
+    bert = ggml_forward_bytes(h, 1152, 12, tokens=n, seqs=4, flash=True, pooling="cls")
+    assert expected - bert == 2 * n * n + 6 * n * h  # the window's mask, and attention's 30·n·h over BERT's 24
 
 
 @pytest.mark.parametrize("case", DECODERS, ids=[_id(case) for case in DECODERS])

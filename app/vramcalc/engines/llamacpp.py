@@ -850,7 +850,8 @@ class LlamaCpp(NoPool):
             model, flash, seqs = workload.model, uses_flash(workload.attention), server_outputs(workload.parallel)
             n = min(pad(workload.seq, LLAMACPP_PAD) * workload.parallel, workload.ubatch)  # min(n_ctx, n_ubatch)
             size = ggml_forward_bytes(model.hidden, model.ffn, model.heads, tokens=n, seqs=seqs, flash=flash,
-                                      pooling="rank" if reranks(model) else "cls")
+                                      pooling="rank" if reranks(model) else "cls",
+                                      modern=model.model_type == "modernbert")
             graph = Component(key="activations", bytes=size, explain=lambda: phrase(
                 "llamacpp.embedding_compute", n=f"{n:,}", seqs=seqs, flash="on" if flash else "off",
                 bytes=format_binary(size)))
