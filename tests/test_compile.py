@@ -91,6 +91,8 @@ def test_where_compile_is_not_measured_the_layers_count_as_eager_and_the_answer_
 def test_lora_on_every_input_is_measured_under_compile():
     run = parse_workload({**TRAINING, "compile": "1", "lora_rank": "16", "lora_dtype": "bf16"})
     assert compiled(run)
+    said = [ENGLISH.say(n) for n in estimate(run).notes]  # LoRA's layer, compiled and not (r·e per matrix more)
+    assert any("keeps 90,440 B per token, 119,112 B without it" in n for n in said)
 
 
 def test_compile_is_a_training_setting():
@@ -121,7 +123,22 @@ def test_torchtunes_defaults_are_its_release():
     branch's LinearCrossEntropyLoss, and one loss is chosen at a time."""
     run = parse_workload({**TRAINING, "framework": "torchtune"})
     assert run.ce_output_chunks == 8 and not run.fused_ce
-    for extra in ({"fused_ce": "1", "ce_output_chunks": "8"}, {"ce_output_chunks": "4096"}):
-        with pytest.raises(ValidationError) as error:
-            parse_workload({**TRAINING, **extra})
-        assert error.value.field == "ce_output_chunks"
+    main_branch = parse_workload({**TRAINING, "framework": "torchtune", "fused_ce": "1"})  # LinearCrossEntropyLoss
+    assert main_branch.fused_ce and not main_branch.ce_output_chunks
+    short = estimate(parse_workload({**TRAINING, "framework": "torchtune", "seq": "4"}))  # h.chunk(8): 4 chunks
+    assert "(4 chunks)" in _logits_said(short)
+    with pytest.raises(ValidationError) as error:
+        parse_workload({**TRAINING, "fused_ce": "1", "ce_output_chunks": "8"})
+    assert error.value.field == "ce_output_chunks"
+
+
+def test_in_fp32_the_chunked_loss_copies_nothing_and_says_4_bytes():
+    run = estimate(parse_workload({"mode": "training", "model": "llama-3.2-1b", "precision": "fp32", "seq": "1024",
+                                   "ce_output_chunks": "8"}))
+    said = _logits_said(run)
+    assert "× 8 B" in said and "fp32 logits" in said
+    assert run.size_of("logits") == 1024 * 128_256 * 8
+
+
+def _logits_said(run) -> str:
+    return " ".join(ENGLISH.say(p) for p in next(c for c in run.components if c.key == "logits").formula)

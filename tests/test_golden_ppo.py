@@ -67,7 +67,7 @@ def test_ppo_model_states_are_exact(case):
     assert (case["weight_bytes"]["reference"] == 0) == (case["lora"] is not None)
 
 
-def test_the_plan_holds_what_it_is_for():
+def test_golden_data_the_plan_holds_what_it_is_for():
     """A rollout in one chunk and in several, accumulation, LoRA (the reference is the policy, adapters off; the
     value model still whole), two families, and no case left out."""
     cases = GOLDEN["ppo"]
@@ -92,7 +92,7 @@ def test_the_engine_picks_the_generation_instant_measured():
     assert pads
 
 
-def test_the_statistics_after_the_step_stay_below_the_forward():
+def test_golden_data_the_statistics_after_the_step_stay_below_the_forward():
     """The no-gradient entropy after each step (a softmax over the responses) is not an engine phase: measured, it
     stays below the forward's worst."""
     for case in GOLDEN["ppo"]:
@@ -102,7 +102,9 @@ def test_the_statistics_after_the_step_stay_below_the_forward():
 @pytest.mark.parametrize(("changes", "field"), [
     ({"reference": "precomputed"}, "reference"),
     ({"reference": "none"}, "reference"),
-    ({"reference": "copy", "lora_rank": "8"}, "reference"),
+    ({"compile": "1"}, "compile"),
+    ({"steps_per_generation": "2"}, "steps_per_generation"),
+    ({"num_iterations": "2"}, "num_iterations"),
     ({"completion_tokens": "1024"}, "completion_tokens"),
     ({"checkpointing": "layer"}, "checkpointing"),
     ({"rollout": "vllm-server"}, "rollout"),
@@ -130,6 +132,19 @@ def test_ppo_reference_is_trl_default(lora, reference):
     workload = parse_workload({**DEFAULTS, "mode": "training", "objective": "ppo", "batch": "4", "seq": "1024",
                                "completion_tokens": "256", "lora_rank": lora})
     assert workload.reference_model is reference
+
+
+def test_an_explicit_reference_copy_under_lora_is_counted():
+    """TRL's PPOTrainer takes a `ref_model` under peft too (trl 1.9.0 ppo_trainer.py: `if ref_model:`); only its
+    default is the adapters switched off. The copy's weights are counted beside the policy's."""
+    from vramcalc import DEFAULTS, parse_workload
+
+    values = {**DEFAULTS, "mode": "training", "objective": "ppo", "batch": "4", "seq": "1024",
+              "completion_tokens": "256", "lora_rank": "16"}
+    off, copy = (estimate(parse_workload({**values, "reference": r})) for r in ("adapters-off", "copy"))
+    assert copy.workload.reference_model is Reference.COPY
+    base = estimate(parse_workload({**DEFAULTS, "mode": "training", "precision": "bf16"})).bytes_of("weights")
+    assert copy.bytes_of("weights") - off.bytes_of("weights") == base  # the base model again, in bf16
 
 
 def test_lora_leaves_the_value_model_whole():

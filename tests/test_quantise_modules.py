@@ -55,3 +55,20 @@ def test_qlora_on_the_mlps_dequantises_and_keeps_only_what_4bit_layers_do():
     tokens = 1024
     assert grown["mlp"] == tokens * m.layers * 2 * (m.hidden + m.ffn)  # gate/up's input and down's
     assert grown["all"] == tokens * m.layers * 2 * (2 * m.hidden + m.ffn)  # and q/k/v's: dropout keeps a copy
+
+
+def test_old_bitsandbytes_on_moe_layers_keeps_attentions_inputs_only():
+    """transformers' fused experts are 3-D parameters, not bitsandbytes' Linear4bit: an MoE layer without a shared
+    expert keeps only its attention's 4-bit inputs (q/k/v's, copied by fp32 adapters: peft's default)."""
+    values = {"model": "qwen3-30b-a3b", "mode": "training", "precision": "nf4", "lora_rank": "16", "seq": "1024"}
+    old, new = (estimate(parse_workload({**values, **extra})) for extra in ({"bnb_version": "0.41.1"}, {}))
+    m = old.workload.model
+    assert old.bytes_of("activations") - new.bytes_of("activations") == 1024 * m.layers * 2 * m.hidden
+
+
+@pytest.mark.parametrize("framework", ["torchtune", "unsloth"])
+def test_old_bitsandbytes_is_the_trainers_and_litgpts(framework):
+    with pytest.raises(ValidationError) as error:
+        parse_workload({"model": "llama-3.1-8b", "mode": "training", "precision": "nf4", "lora_rank": "16",
+                        "framework": framework, "bnb_version": "0.41.1"})
+    assert error.value.field == "bnb_version"

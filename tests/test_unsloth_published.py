@@ -85,7 +85,7 @@ def test_unsloths_published_context_lengths(model, gib, published):
     assert longest(setup(model), gib * GIB) == pytest.approx(published, rel=CONTEXT_TOLERANCE)
 
 
-def test_the_tables_are_straight_lines():
+def test_golden_data_the_tables_are_straight_lines():
     """Every row on its table's line within 10 tokens: the rows are one slope, measured and extended, so the line's
     two parts are what there is to compare."""
     for table in TABLES.values():

@@ -8,13 +8,13 @@ from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
 from ..engines import engine_for
 from ..formats.weights import native_format_phrase
-from ..memory.activations import compiled, old_bitsandbytes
+from ..memory.activations import compiled, largest_layer_saved, old_bitsandbytes, saved_per_token
 from ..memory.components import Breakdown
-from ..model.families.decoder.saved import frozen_4bit_inputs, layers_saved, lora_measured
+from ..model.families.decoder.saved import lora_measured
 from ..model.families.decoder.tensors import fp32_kept_params, reused_kv_params
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
 from ..model.table import active_param_count, param_count
-from ..training.lora import ALL_LINEAR, layer_matrices
+from ..training.lora import ALL_LINEAR
 from ..workload import Workload
 
 
@@ -38,18 +38,14 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
     notes += (phrase(key) for key in engine_for(workload.runtime).notes(workload))
     if workload.is_training and workload.framework is not Framework.TRAINER:
         notes += framework_notes(workload)
-    if old_bitsandbytes(workload):
-        e = int(workload.activation_precision.bits) // 8
-        lora = workload.lora
-        assert lora is not None and workload.bnb_version is not None  # old_bitsandbytes holds under QLoRA only
-        matrices = layer_matrices(model, lora)
-        extra = frozen_4bit_inputs(model, e, workload.attention, matrices, workload.lora_dropout,
-                                   int(workload.lora_dtype.bits) // 8, workload.precision.mlp_only)
-        notes.append(phrase("note.bnb_old", version=".".join(map(str, workload.bnb_version)), bytes=f"{extra:,}"))
+    if old_bitsandbytes(workload) and workload.bnb_version is not None:
+        extra = saved_per_token(workload) - saved_per_token(workload.but(bnb_version=None))
+        if extra:
+            notes.append(phrase("note.bnb_old", version=".".join(map(str, workload.bnb_version)), bytes=f"{extra:,}"))
     if compiled(workload):
-        e, attention, seq = int(workload.activation_precision.bits) // 8, workload.attention, workload.seq
-        notes.append(phrase("note.compile", bytes=f"{layers_saved(model, e, attention, seq, compiled=True)[1]:,}",
-                            eager=f"{layers_saved(model, e, attention, seq)[1]:,}"))
+        notes.append(phrase("note.compile_chunked" if workload.ce_output_chunks else "note.compile",
+                            bytes=f"{largest_layer_saved(workload):,}",
+                            eager=f"{largest_layer_saved(workload.but(compile=False)):,}"))
     if workload.is_training and model.linear is not None:
         notes.append(phrase("note.linear_training"))
     if model.native_format:

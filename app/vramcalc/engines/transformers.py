@@ -123,7 +123,8 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         loss_gradient = 0 if workload.fused_ce else tokens * model.vocab * LOSS_GRADIENT_BYTES
         if workload.ce_output_chunks:
             _, in_loss, loss_gradient = chunked_output_loss(workload)
-            chunk_upcast = 0 if workload.compile else loss_gradient // 2  # the last chunk's fp32 copy, eager
+            # eager: the last chunk's fp32 copy (none in fp32, where .float() returns the logits themselves)
+            chunk_upcast = 0 if workload.compile or e == 4 else loss_gradient // 2
     dpo_reference = (grpo.scores_without_gradients(workload) if is_grpo
                      else fused_head and workload.reference_model is not Reference.PRECOMPUTED)
     share = grpo.colocated_share(workload) if workload.rollout in grpo.VLLM_ROLLOUTS else 0
@@ -176,7 +177,8 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         "loss": lambda: phrase("temporaries.ppo_backward", bytes=format_binary(loss_gradient)) if is_ppo
         else phrase("temporaries.dpo_backward", bytes=format_binary(loss_gradient)) if fused_head
         else phrase("temporaries.orpo_backward", bytes=format_binary(loss_gradient)) if is_orpo
-        else phrase("temporaries.loss_chunk", chunks=workload.ce_output_chunks, bytes=format_binary(loss_gradient))
+        else phrase("temporaries.loss_chunk", chunks=min(workload.ce_output_chunks, workload.seq),
+                    bytes=format_binary(loss_gradient))
         if workload.ce_output_chunks
         else phrase("temporaries.loss", tokens=f"{tokens:,}", vocab=f"{model.vocab:,}",
                     bytes=format_binary(loss_gradient)),

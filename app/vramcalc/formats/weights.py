@@ -282,9 +282,9 @@ def check_format(spec: ModelSpec, fmt: WeightFormat, group_size: int = DEFAULT_G
     if fmt.kind == "native":
         _native(spec, tensors)
     if fmt.name in GROUPED:
-        _check_group(tensors, group_size)
+        _check_group(tensors, group_size, quantised_by(fmt))
     if fmt.name in ("mxfp4", "nvfp4"):
-        _check_blocks(tensors, 32 if fmt.name == "mxfp4" else 16, fmt.name)
+        _check_blocks(tensors, 32 if fmt.name == "mxfp4" else 16, fmt.name, quantised_by(fmt))
 
 
 def _parts(spec: ModelSpec, tensors: Counted, fmt: WeightFormat, group_size: int) -> tuple[WeightShare, ...]:
@@ -380,16 +380,16 @@ def _split(tensors: Counted, quantise: Callable[[Tensor], bool], bytes_of: Calla
     return tuple(parts)
 
 
-def _check_group(tensors: Counted, group: int) -> None:
+def _check_group(tensors: Counted, group: int, quantised: Callable[[Tensor], bool]) -> None:
     for t, _ in tensors:
-        if _is_linear(t) and _matrices(t)[2] % group:
+        if quantised(t) and _matrices(t)[2] % group:
             raise ValidationError("group_size", group, f"must divide every quantised layer's input width "
                                                       f"({t.name} has {_matrices(t)[2]:,})")
 
 
-def _check_blocks(tensors: Counted, block: int, name: str) -> None:
+def _check_blocks(tensors: Counted, block: int, name: str, quantised: Callable[[Tensor], bool]) -> None:
     for t, _ in tensors:
-        if _is_linear(t) and _matrices(t)[2] % block:
+        if quantised(t) and _matrices(t)[2] % block:
             raise ValidationError("precision", name, f"{name} needs input widths divisible by {block} "
                                                      f"({t.name} has {_matrices(t)[2]:,})")
 

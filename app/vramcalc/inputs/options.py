@@ -344,7 +344,7 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="completion_tokens", default="512", group="training", metavar="N",
            shown_when={**_GRPO, "objective": (*_GRPO["objective"], Objective.PPO.value)},
            help="GRPO, RLOO: generated tokens per completion (TRL's max_completion_length, 512), within --seq; PPO: "
-                "response_length (TRL's default 53)",
+                "response_length (TRL's default 53; 512 kept here, GRPO's)",
            parse=lambda t: parse_tokens("completion_tokens", t, 1, MAX_SEQ)),
     Option(key="num_iterations", default="1", group="training", metavar="N", shown_when=_GRPO,
            help="GRPO, RLOO: updates each generation batch is used for (TRL's num_iterations, μ; default 1); above 1 "

@@ -510,7 +510,7 @@ def check_consistency(workload: Workload) -> None:
     elif workload.compile:
         raise ValidationError("compile", "1", "torch.compile's saved activations apply to training only")
     elif workload.ce_output_chunks:
-        raise ValidationError("ce_output_chunks", str(workload.ce_output_chunks), "a training loss")
+        raise ValidationError("ce_output_chunks", str(workload.ce_output_chunks), "applies to training only")
     if workload.layout_given:
         check(degrees(workload), workload.model, training=workload.is_training)
 
@@ -577,8 +577,6 @@ def _check_ppo(workload: Workload) -> None:
     """What TRL's PPOTrainer (trl 1.9.0, trl/experimental/ppo) runs, and what the estimate needs."""
     if workload.reference in (Reference.PRECOMPUTED, Reference.NONE):
         raise ValidationError("reference", workload.reference.value, "PPO scores each new rollout by its reference")
-    if workload.reference is Reference.COPY and workload.lora:
-        raise ValidationError("reference", "copy", "under LoRA, TRL's PPO switches the adapters off instead")
     if workload.completion_tokens >= workload.seq:
         raise ValidationError("completion_tokens", str(workload.completion_tokens),
                               "the response is part of --seq: leave at least one prompt token")
@@ -589,6 +587,13 @@ def _check_ppo(workload: Workload) -> None:
                               "the policy is: 16- or 32-bit weights")
     if workload.rollout is not Rollout.TRANSFORMERS:
         raise ValidationError("rollout", workload.rollout.value, "TRL's PPO generates with transformers")
+    if workload.compile:
+        raise ValidationError("compile", "1", "TRL's PPOTrainer does not compile the model (its Accelerator has no "
+                              "dynamo plugin)")
+    if workload.steps_per_generation or workload.num_iterations != 1:
+        field = "steps_per_generation" if workload.steps_per_generation else "num_iterations"
+        raise ValidationError(field, str(getattr(workload, field)), "GRPO's and RLOO's: PPO rolls out --batch × "
+                              "--grad-accum prompts and trains on them num_ppo_epochs times")
 
 
 def _check_training(workload: Workload) -> None:
@@ -609,6 +614,10 @@ def _check_training(workload: Workload) -> None:
         raise ValidationError("reference", "adapters-off", "needs LoRA adapters (--lora-rank)")
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
+    if workload.bnb_version is not None and workload.framework in (Framework.TORCHTUNE, Framework.UNSLOTH):
+        raise ValidationError("bnb_version", ".".join(map(str, workload.bnb_version)), "torchtune quantises with "
+                              "torchao's NF4 and Unsloth's LoRA kernels dequantise for themselves: neither runs "
+                              "bitsandbytes' MatMul4Bit")
     if workload.framework in (Framework.TORCHTUNE, Framework.LITGPT) and workload.objective is not Objective.SFT:
         raise ValidationError("framework", workload.framework.value, "DPO, KTO, ORPO, GRPO, RLOO and PPO are modelled "
                               "as TRL's trainers run them: choose trainer, axolotl or unsloth")
@@ -620,9 +629,6 @@ def _check_training(workload: Workload) -> None:
     if workload.ce_output_chunks and (workload.fused_ce or workload.objective is not Objective.SFT):
         raise ValidationError("ce_output_chunks", str(workload.ce_output_chunks),
                               "one loss at a time: not with fused_ce, and for supervised steps (sft)")
-    if workload.ce_output_chunks > workload.seq:
-        raise ValidationError("ce_output_chunks", str(workload.ce_output_chunks),
-                              f"at most one chunk per position: {workload.seq:,} (seq)")
     if workload.objective in GENERATING:
         _check_grpo(workload)
     elif workload.objective is Objective.PPO:

@@ -133,6 +133,16 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     return all_layers, per_layer, outside, batch_shared_bytes(model, e, workload.seq), inputs_kept, layers_full, e
 
 
+def saved_per_token(workload: Workload) -> int:
+    """What every layer saves for backward, per token (the notes compare it with a setting and without)."""
+    return _saved(workload)[0]
+
+
+def largest_layer_saved(workload: Workload) -> int:
+    """The largest layer's saved bytes per token, LoRA's included."""
+    return _saved(workload)[1]
+
+
 def old_bitsandbytes(workload: Workload) -> bool:
     """QLoRA on bitsandbytes before 0.43.2, which kept every 4-bit matmul's input (saved.frozen_4bit_inputs)."""
     return (workload.lora is not None and workload.precision.value in QLORA_FORMATS

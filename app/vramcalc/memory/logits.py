@@ -26,8 +26,10 @@ def logits_bytes(workload: Workload) -> Component:
     if workload.ce_output_chunks:
         kept = chunked_output_loss(workload)[0]
         return Component(key="logits", bytes=kept, explain=lambda: phrase(
-            "logits.chunked_compiled" if workload.compile else "logits.chunked", chunks=workload.ce_output_chunks,
-            tokens=f"{workload.batch * workload.seq:,}", vocab=f"{model.vocab:,}", bytes=format_binary(kept)))
+            "logits.chunked_compiled" if workload.compile else "logits.chunked",
+            chunks=min(workload.ce_output_chunks, workload.seq), tokens=f"{workload.batch * workload.seq:,}",
+            vocab=f"{model.vocab:,}", per_value=FP32_BYTES + e, e=e, precision=workload.activation_precision.value,
+            bytes=format_binary(kept)))
     if workload.fused_ce:
         tokens = workload.batch * workload.seq
         chunk = fused_ce_chunk(tokens, model.vocab, model.hidden)
@@ -60,7 +62,8 @@ def chunked_output_loss(workload: Workload) -> tuple[int, int, int]:
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
     tokens = workload.batch * workload.seq
-    chunk = workload.batch * -(-workload.seq // workload.ce_output_chunks)  # torch.chunk: ceil(seq / N) positions
+    # torch.chunk: ceil(seq / N) positions a chunk (so at most seq chunks)
+    chunk = workload.batch * -(-workload.seq // workload.ce_output_chunks)
     if workload.compile:
         kept = tokens * model.vocab * e + 2 * FP32_BYTES * tokens
         return kept, kept, chunk * model.vocab * e

@@ -47,6 +47,8 @@ DEFAULTS: dict[Framework, tuple[tuple[str, str, str], ...]] = {
 # TRL's DPO and GRPO trainers score with their own chunked head and step after the backward: these defaults are
 # for supervised steps only (Unsloth's DPO and GRPO run TRL's trainers, patched)
 SUPERVISED_ONLY = frozenset({"fused_ce", "ce_output_chunks", "optimizer_in_backward", "activation_offload"})
+# one loss at a time: a default is left out when you set the other (torchtune's main branch: fused_ce)
+EXCLUDES = {"ce_output_chunks": "fused_ce", "fused_ce": "ce_output_chunks"}
 
 
 def with_framework(values: Mapping[str, str], defaults: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
@@ -62,6 +64,9 @@ def with_framework(values: Mapping[str, str], defaults: Mapping[str, str]) -> tu
     out, changed = dict(values), []
     for key, value, when in DEFAULTS[framework]:
         if (when == "lora" and not lora) or (when == "full" and lora) or (key in SUPERVISED_ONLY and not supervised):
+            continue
+        other = EXCLUDES.get(key)
+        if other is not None and values.get(other, defaults[other]) != defaults[other]:
             continue
         if values.get(key, defaults[key]) == defaults[key] and value != defaults[key]:
             out[key] = value

@@ -70,12 +70,12 @@ def adapted(spec: ModelSpec, lora: Lora) -> Counted:
     return tuple(chosen)
 
 
-@functools.lru_cache(maxsize=64)
-
 def layer_matrices(spec: ModelSpec, lora: Lora) -> tuple[Tensor, ...]:
     """The matrices LoRA adapts in one layer (the first), as the per-layer activation terms read them."""
     return tuple(t for t, _ in adapted(spec, lora) if layer_of(t.name) == 0)
 
+
+@functools.lru_cache(maxsize=64)
 def adapter_tensors(spec: ModelSpec, lora: Lora) -> Counted:
     """The trainable tensors: A (r × in) and B (out × r) per adapted matrix, and with
     `embeddings` the embedding and head in full; as (tensor, how many of it)."""
@@ -90,4 +90,6 @@ def adapter_tensors(spec: ModelSpec, lora: Lora) -> Counted:
     if lora.embeddings:
         out += [(t, count) for t, count in counted_tensors(spec) if t.role in (Role.EMBEDDING, Role.HEAD)]
     return tuple(out)
+
+
 QLORA_FORMATS = ("nf4", "nf4-dq")

@@ -91,6 +91,8 @@ EN: Mapping[str, str] = {
                                 "tables, is the compile setting.",
     "note.compile": "torch.compile: each layer keeps {bytes} B per token, {eager} B without it (measured on "
                     "transformers' Llama, Qwen2 and Qwen3 layers). The loss is counted as without it.",
+    "note.compile_chunked": "torch.compile: each layer keeps {bytes} B per token, {eager} B without it (measured on "
+                            "transformers' Llama, Qwen2 and Qwen3 layers), and the chunked loss is compiled too.",
     "assumption.compile": "torch.compile is measured for dense Llama-style layers with SDPA in bf16 or fp16, and "
                           "LoRA with 16-bit adapters on every linear's input, no dropout: here the layers are counted "
                           "as without it, more than the compiled step keeps",
@@ -100,8 +102,8 @@ EN: Mapping[str, str] = {
     "field.bnb_version.label": "bitsandbytes version",
     "field.bnb_version.help": "Before 0.43.2 every 4-bit layer kept its input for the backward, its weight frozen or "
                               "not. Empty: a current one.",
-    "note.bnb_old": "bitsandbytes {version}: each layer's 4-bit matmuls keep their inputs for the backward, "
-                    "{bytes} B per token and layer more (fixed in 0.43.2).",
+    "note.bnb_old": "bitsandbytes {version}: the layers' 4-bit matmuls keep their inputs for the backward, "
+                    "{bytes} B per token more over all layers (fixed in 0.43.2).",
     "field.quantise.label": "Quantised layers",
     "field.quantise.help": "All linear layers, or only the MLPs and experts with attention kept in 16-bit (Meta's FP8 "
                            "Llama 3.1 405B; modules_to_not_convert).",
@@ -318,12 +320,12 @@ EN: Mapping[str, str] = {
         "type), plus the fp32 gradient of the {tokens} tokens' hidden states = {bytes}"
     ),
     "logits.chunked": (
-        "torchtune's chunked output ({chunks} chunks): {tokens} tokens × {vocab} vocabulary × 6 B (each chunk's fp32 "
-        "log-softmax kept for the loss + the 16-bit logits, deleted after it) = {bytes}"
+        "torchtune's chunked output ({chunks} chunks): {tokens} tokens × {vocab} vocabulary × {per_value} B (each "
+        "chunk's fp32 log-softmax kept for the loss + the {precision} logits, deleted after it) = {bytes}"
     ),
     "logits.chunked_compiled": (
-        "torchtune's chunked output ({chunks} chunks), its loss compiled: {tokens} tokens × {vocab} vocabulary × 2 B "
-        "(the 16-bit logits the compiled loss keeps) + 8 B per token = {bytes}"
+        "torchtune's chunked output ({chunks} chunks), its loss compiled: {tokens} tokens × {vocab} vocabulary × {e} B "
+        "(the {precision} logits the compiled loss keeps) + 8 B per token = {bytes}"
     ),
     "logits.training": (
         "{batch} × {seq} tokens × {vocab} vocabulary × {per_value} B "

@@ -94,6 +94,8 @@ PT: Mapping[str, str] = {
                                 "torch.compile, ligado nas tabelas publicadas dele, é o ajuste compile.",
     "note.compile": "torch.compile: cada camada guarda {bytes} B por token, {eager} B sem ele (medido nas camadas "
                     "Llama, Qwen2 e Qwen3 do transformers). A loss é contada como sem ele.",
+    "note.compile_chunked": "torch.compile: cada camada guarda {bytes} B por token, {eager} B sem ele (medido nas "
+                            "camadas Llama, Qwen2 e Qwen3 do transformers), e a loss em blocos também é compilada.",
     "assumption.compile": "o torch.compile foi medido em camadas densas do tipo Llama com SDPA em bf16 ou fp16, e "
                           "LoRA com adaptadores de 16 bits na entrada de cada linear, sem dropout: aqui as camadas são "
                           "contadas como sem ele, mais do que o passo compilado guarda",
@@ -103,8 +105,8 @@ PT: Mapping[str, str] = {
     "field.bnb_version.label": "Versão do bitsandbytes",
     "field.bnb_version.help": "Antes da 0.43.2 cada camada de 4 bits guardava a sua entrada para a passagem reversa, "
                               "com o peso congelado ou não. Vazio: uma versão atual.",
-    "note.bnb_old": "bitsandbytes {version}: as multiplicações de 4 bits de cada camada guardam as suas entradas para "
-                    "a passagem reversa, {bytes} B por token e camada a mais (corrigido na 0.43.2).",
+    "note.bnb_old": "bitsandbytes {version}: as multiplicações de 4 bits das camadas guardam as suas entradas para a "
+                    "passagem reversa, {bytes} B por token a mais somadas as camadas (corrigido na 0.43.2).",
     "field.quantise.label": "Camadas quantizadas",
     "field.quantise.help": "Todas as camadas lineares, ou só as MLPs e os especialistas, com a atenção em 16 bits (o "
                            "Llama 3.1 405B FP8 da Meta; modules_to_not_convert).",
@@ -330,12 +332,13 @@ PT: Mapping[str, str] = {
         "tipo de computação), mais o gradiente fp32 dos estados ocultos dos {tokens} tokens = {bytes}"
     ),
     "logits.chunked": (
-        "saída em blocos do torchtune ({chunks} blocos): {tokens} tokens × {vocab} de vocabulário × 6 B (o log-softmax "
-        "fp32 de cada bloco guardado para a loss + os logits de 16 bits, apagados depois dela) = {bytes}"
+        "saída em blocos do torchtune ({chunks} blocos): {tokens} tokens × {vocab} de vocabulário × {per_value} B "
+        "(o log-softmax fp32 de cada bloco guardado para a loss + os logits em {precision}, apagados depois dela) = "
+        "{bytes}"
     ),
     "logits.chunked_compiled": (
         "saída em blocos do torchtune ({chunks} blocos), com a loss compilada: {tokens} tokens × {vocab} de "
-        "vocabulário × 2 B (os logits de 16 bits que a loss compilada guarda) + 8 B por token = {bytes}"
+        "vocabulário × {e} B (os logits em {precision} que a loss compilada guarda) + 8 B por token = {bytes}"
     ),
     "logits.training": (
         "{batch} × {seq} tokens × vocabulário de {vocab} × {per_value} B "

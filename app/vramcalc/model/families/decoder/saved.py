@@ -346,16 +346,18 @@ def _lora_source(name: str) -> str:
 
 
 def frozen_4bit_inputs(model: ModelSpec, value_bytes: int, attention: Attention, matrices: tuple[Tensor, ...],
-                       dropout: float, adapter_value_bytes: int, mlp_only: bool = False) -> int:
+                       dropout: float, adapter_value_bytes: int, *, attention_4bit: bool, mlp_width: int) -> int:
     """bitsandbytes before 0.43.2 saved every 4-bit matmul's input for backward, its weight frozen or not
     (`MatMul4Bit.forward`; since bitsandbytes PR #1270 only when the weight needs a gradient). Per token and dense
     layer, the inputs nothing else keeps then: the norms' outputs
     (e·h each, for q/k/v and for gate/up), down's input (e·I) and, under eager attention, o_proj's (e·q; SDPA's output
     is that tensor under flash), less those an adapter keeps itself (compute-type adapters without dropout; with
-    dropout or fp32 adapters lora_A keeps a copy). `mlp_only`: attention's matmuls are 16-bit (quantise=mlp)."""
+    dropout or fp32 adapters lora_A keeps a copy). `attention_4bit`: attention's projections are 4-bit (not under
+    quantise=mlp); `mlp_width`: the 4-bit MLP's (a dense layer's, or an MoE layer's shared expert; transformers'
+    fused experts are 3-D parameters, not bitsandbytes' Linear4bit: 0 without a shared expert)."""
     e = value_bytes
-    inputs = {"mlp_in": model.hidden, "ffn_down": model.ffn}
-    if not mlp_only:
+    inputs = {"mlp_in": model.hidden, "ffn_down": mlp_width} if mlp_width else {}
+    if attention_4bit:
         inputs.update(attn_in=model.hidden, attn_output=model.q_dim if attention is Attention.EAGER else 0)
     if dropout == 0 and adapter_value_bytes == e:
         for t in matrices:
@@ -383,8 +385,9 @@ def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: 
                             moe=key[1])
                 if lora_matrices else 0)
              + (frozen_4bit_inputs(model, e, attention, lora_matrices, lora_dropout, adapter_value_bytes,
-                                   old_4bit == "mlp")
-                if old_4bit and not key[1] else 0)
+                                   attention_4bit=old_4bit == "all",
+                                   mlp_width=(model.moe.shared_ffn if model.moe else 0) if key[1] else model.ffn)
+                if old_4bit and key[0] in (AttentionKind.FULL, AttentionKind.SLIDING, AttentionKind.CHUNKED) else 0)
              for key in groups}
     return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
 
