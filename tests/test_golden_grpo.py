@@ -168,7 +168,7 @@ def test_the_default_batch_of_one_says_what_trl_would_run(objective, generations
 
 @pytest.mark.parametrize(("grad_accum", "step", "more"), [
     (1, 8, {}), (2, 4, {}), (8, 1, {}), (8, 8, {"steps_per_generation": "1"}), (1, 2, {"steps_per_generation": "4"}),
-    (1, 8, {"objective": "rloo", "reference": "none"})])
+    (1, 2, {"objective": "rloo", "reference": "none"})])  # RLOO: TRL's 2 generations by default
 def test_reverse_answers_offer_only_batches_trl_accepts(grad_accum, step, more):
     """The largest batch and longest sequence on a card: a batch × grad_accum num_generations divides, a sequence
     longer than the completion (the verdict once offered batch 6 for GRPO's 8 generations)."""
@@ -180,10 +180,22 @@ def test_reverse_answers_offer_only_batches_trl_accepts(grad_accum, step, more):
     workload, target = parse_workload(values), parse_target(values)
     most = max_batch(workload, target)
     spg = int(more.get("steps_per_generation", grad_accum))
-    assert most is not None and most % step == 0 and most * spg % 8 == 0
+    assert most is not None and most % step == 0 and most * spg % workload.generations == 0
     assert fits(workload.but(batch=most), target) and not fits(workload.but(batch=most + step), target)
     longest = max_seq(workload, target)
     assert longest is not None and longest > workload.completion_tokens
+
+
+def test_generations_default_to_trls_for_each_trainer():
+    """GRPOConfig's num_generations is 8 and RLOOConfig's 2 (trl 1.16); an empty field takes the trainer's, so RLOO
+    at TRL's own batch of 2 or 4 is accepted. The bytes do not depend on it."""
+    from vramcalc.inputs.parse import parse_workload
+
+    values = {"model": "qwen3-8b", "mode": "training", "lora_rank": "16", "seq": "1024", "batch": "4"}
+    assert parse_workload({**values, "objective": "rloo"}).generations == 2
+    assert parse_workload({**values, "objective": "grpo", "batch": "8"}).generations == 8
+    eight = parse_workload({**values, "objective": "rloo", "batch": "8", "num_generations": "8"})
+    assert estimate(eight).total_bytes == estimate(eight.but(num_generations=None)).total_bytes
 
 
 def test_the_iterations_plan_holds_what_it_is_for():

@@ -84,7 +84,7 @@ class Workload:
     framework_set: tuple[str, ...] = ()  # the settings its defaults set (training/frameworks.py)
     objective: Objective = Objective.SFT
     reference: Reference = Reference.DEFAULT
-    num_generations: int = 8  # GRPO: completions per prompt (TRL's default); --batch counts completions
+    num_generations: int | None = None  # GRPO, RLOO: completions per prompt (None: TRL's, `generations`)
     completion_tokens: int = 512  # GRPO: TRL's max_completion_length, within --seq (prompt + completion)
     num_iterations: int = 1  # GRPO, RLOO: TRL's num_iterations (μ), the updates each generation batch is used for
     steps_per_generation: int | None = None  # GRPO, RLOO: micro-steps one generation serves (None: grad_accum)
@@ -193,6 +193,13 @@ class Workload:
         if not self.is_training or self.lora_rank == 0:
             return None
         return Lora(rank=self.lora_rank, targets=self.lora_targets, embeddings=self.lora_embeddings)
+
+    @property
+    def generations(self) -> int:
+        """GRPO's and RLOO's completions per prompt: as given, else TRL's default (GRPOConfig 8, RLOOConfig 2)."""
+        if self.num_generations is not None:
+            return self.num_generations
+        return 2 if self.objective is Objective.RLOO else 8
 
     @property
     def reference_model(self) -> Reference | None:

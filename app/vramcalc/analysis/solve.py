@@ -151,7 +151,7 @@ def batch_step(workload: Workload) -> int:
     --batch × steps per generation (TRL's check, inputs/parse.py)."""
     if workload.objective not in GENERATING:
         return 1
-    return workload.num_generations // math.gcd(workload.num_generations, steps_per_generation(workload))
+    return workload.generations // math.gcd(workload.generations, steps_per_generation(workload))
 
 
 def max_batch(workload: Workload, target: Target) -> int | None:

@@ -337,10 +337,11 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            parse=lambda t: parse_choice("reference", t, Reference),
            shown_when={**_TRAINING, "objective": (Objective.DPO.value, Objective.KTO.value, Objective.GRPO.value,
                                                   Objective.RLOO.value, Objective.PPO.value)}),
-    Option(key="num_generations", default="8", group="training", metavar="N", shown_when=_GRPO,
-           help="GRPO, RLOO: completions per prompt (TRL's GRPO default 8; RLOO's is 2); must divide --batch × "
-                "--grad-accum (× --steps-per-generation when given)",
-           parse=lambda t: parse_int("num_generations", t, 2, MAX_BATCH)),
+    # empty: TRL's default for the objective (GRPO 8, RLOO 2)
+    Option(key="num_generations", default="", group="training", metavar="N", shown_when=_GRPO,
+           help="GRPO, RLOO: completions per prompt (default: TRL's, 8 for GRPO and 2 for RLOO); must divide "
+                "--batch × --grad-accum (× --steps-per-generation when given)",
+           parse=optional(lambda t: parse_int("num_generations", t, 2, MAX_BATCH))),
     Option(key="completion_tokens", default="512", group="training", metavar="N",
            shown_when={**_GRPO, "objective": (*_GRPO["objective"], Objective.PPO.value)},
            help="GRPO, RLOO: generated tokens per completion (TRL's max_completion_length, 512), within --seq; PPO: "

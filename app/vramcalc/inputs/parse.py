@@ -563,8 +563,8 @@ def _check_grpo(workload: Workload) -> None:
                               "the completion is part of --seq: leave at least one prompt token")
     steps, named = ((workload.grad_accum, "--grad-accum") if workload.steps_per_generation is None
                     else (workload.steps_per_generation, "--steps-per-generation"))
-    if (workload.batch * steps) % workload.num_generations:
-        raise ValidationError("num_generations", str(workload.num_generations),
+    if (workload.batch * steps) % workload.generations:
+        raise ValidationError("num_generations", str(workload.generations),
                               f"must divide the generation batch, --batch × {named} = {workload.batch * steps} "
                               f"(TRL's check); TRL's defaults are --batch 8 and {name}'s "
                               f"{8 if workload.objective is Objective.GRPO else 2} generations per prompt")
