@@ -108,12 +108,13 @@ def request_summary(workload: Workload, words: Words = ENGLISH, *, key: str = "r
     and audio instead ("results.header" keys: without the model, the mode as the link writes it)."""
     header = key == "results.header"
     mode = workload.mode.value if header else words.message(f"option.mode.{workload.mode.value}").lower()
+    precision = workload.precision.value + (" (quantise=mlp)" if workload.precision.mlp_only else "")
     if workload.transcribes:
         return words.message("results.header_speech" if header else "results.summary_speech",
-                             model=workload.model.display_name, mode=mode, precision=workload.precision.value,
+                             model=workload.model.display_name, mode=mode, precision=precision,
                              beams=workload.beams, seconds=workload.audio_seconds,
                              windows=windows(workload.audio_seconds), batch=workload.batch)
     if header:
-        return f"{mode}, {workload.precision.value}, batch {workload.batch}, sequence {workload.seq:,}"
-    return words.message(key, model=workload.model.display_name, mode=mode, precision=workload.precision.value,
+        return f"{mode}, {precision}, batch {workload.batch}, sequence {workload.seq:,}"
+    return words.message(key, model=workload.model.display_name, mode=mode, precision=precision,
                          batch=workload.batch, seq=workload.seq)
