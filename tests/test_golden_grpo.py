@@ -273,3 +273,14 @@ def test_a_generation_serves_its_updates_in_the_time():
     assert twice.step_s < once.step_s
     # the batch of 16 takes longer to generate than 8, but less than twice as long; half of it per step
     assert once.rollout_s / 2 < every_two.rollout_s < once.rollout_s
+
+
+def test_the_page_names_the_smallest_batch_trl_accepts_when_none_fits():
+    """GRPO's batches are multiples of its 8 generations: 'even 8 does not fit', not 'even 1'."""
+    from vramcalc.inputs.parse import parse_target, parse_workload
+    from vramcalc.render.view import present_target
+
+    values = {"model": "qwen3-8b", "mode": "training", "lora_rank": "16", "objective": "grpo", "batch": "8",
+              "gpu": "rtx-4090"}
+    texts = {a.key: a.text for a in present_target(parse_workload(values), parse_target(values)).answers}
+    assert texts["max_batch"] == "none: even 8 does not fit"

@@ -18,7 +18,7 @@ from ..analysis.capacity import Cell, Placement, table
 from ..analysis.fit import TIGHT_RATIO, GpuFit, fit_all
 from ..analysis.fit import Verdict as FitVerdict
 from ..analysis.ranks import PerGpu, most_loaded, on_gpus
-from ..analysis.solve import Solution, solve
+from ..analysis.solve import Solution, batch_step, solve
 from ..analysis.suggest import changes
 from ..core.choices import Offload
 from ..core.dtypes import Precision
@@ -265,7 +265,7 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
             seq_text += words.message("answer.seq_beyond_context", context=model.max_positions)
     batch = solution.max_batch
     if batch is None:
-        batch_text = words.message("answer.batch_none")
+        batch_text = words.message("answer.batch_none", smallest=batch_step(workload))  # GRPO: its step
     else:
         batch_text = (words.message("answer.batch_capped", value=batch) if batch >= MAX_BATCH
                       else words.localize(f"{batch:,}"))

@@ -1015,7 +1015,7 @@ EN: Mapping[str, str] = {
     "answer.seq_capped": "at least {value:,} tokens (the input limit)",
     "answer.seq": "{value:,} tokens",
     "answer.seq_beyond_context": " (beyond the model's {context:,}-token context)",
-    "answer.batch_none": "none: even 1 does not fit",
+    "answer.batch_none": "none: even {smallest} does not fit",
     "answer.batch_capped": "at least {value:,} (the input limit)",
     "answer.gpus_none": "none: the overhead alone fills one GPU",
     "answer.gpus_none_rank": "none up to 1,024: what every GPU keeps whatever the count (its own micro-batch, the "

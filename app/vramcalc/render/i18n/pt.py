@@ -1000,7 +1000,7 @@ PT: Mapping[str, str] = {
     "answer.seq_capped": "pelo menos {value:,} tokens (o limite de entrada)",
     "answer.seq": "{value:,} tokens",
     "answer.seq_beyond_context": " (além do contexto de {context:,} tokens do modelo)",
-    "answer.batch_none": "nenhum: nem 1 cabe",
+    "answer.batch_none": "nenhum: nem {smallest} cabe",
     "answer.batch_capped": "pelo menos {value:,} (o limite de entrada)",
     "answer.gpus_none": "nenhum: só a sobrecarga já enche uma GPU",
     "answer.gpus_none_rank": "nenhum até 1.024: o que cada GPU guarda, qualquer que seja a quantidade (o seu próprio "
