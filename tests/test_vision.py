@@ -197,10 +197,10 @@ def test_vllm_profiles_the_encoder_on_dummy_images_of_the_most_tokens():
     base = {"model": "gemma-3-27b-it", "runtime": "vllm", "gpu": "h100-sxm-80gb", "seq": "4096"}
     text, images = estimate(parse_workload(base)), estimate(parse_workload({**base, "images": "1"}))
     workload = images.workload
-    items, tokens, encoder = vllm_encoder_dummy(workload, 8192, 1024)
-    assert (items, tokens) == (32, 256) and encoder > 0
+    items, tokens, encoder, pairs = vllm_encoder_dummy(workload, 8192, 1024)
+    assert (items, tokens, pairs) == (32, 256, 0) and encoder > 0
     assert images.bytes_of("activations") == max(text.bytes_of("activations") + 32 * 256 * 5376 * 2, encoder)
-    assert vllm_encoder_dummy(parse_workload(base), 8192, 1024) == (0, 0, 0)
+    assert vllm_encoder_dummy(parse_workload(base), 8192, 1024) == (0, 0, 0, 0)
 
 
 def test_the_most_images_and_the_largest_image_that_fit():
@@ -247,6 +247,81 @@ def test_vllm_profiles_internvl_on_an_image_of_the_most_tiles():
     workload = dataclasses.replace(workload, model=from_hf_config(config))
     assert vllm_encoder_dummy(workload, 8192, 1)[:2] == (2, 3330)  # an 8,192-token budget holds two
     assert image_tokens(workload.model.vision, 10_000, 10_000) == 2 + 10 * 256
+
+
+def _vllm(model, seq, **values):
+    from vramcalc import estimate, parse_workload
+
+    return estimate(parse_workload({"model": model, "runtime": "vllm", "gpu": "h100-sxm-80gb", "seq": str(seq),
+                                    **values}))
+
+
+def test_vllm_profiles_qwen2_5_vl_on_a_dummy_video_of_the_most_tokens():
+    """Derived by hand from vLLM 0.34.0's source. Qwen2.5-VL's image dummy: the 12,845,056 pixels of its
+    preprocessor_config as 12,845,056 // 28² = 16,384 = 128 × 128 tokens, 3584 × 3584 pixels (qwen2_vl.py:1079-1128).
+    Its video dummy: frames of that size while ceil(n / 2) × 16,384 ≤ max_model_len (qwen2_vl.py:1141-1162), at most
+    _MAX_FRAMES_PER_VIDEO = 14 (qwen2_vl.py:120, 1164-1177): 4 frames, 2 pairs, 32,768 tokens at 32,768; 14 frames,
+    7 pairs, 114,688 tokens at 128,000. The budget counts one item of each modality (encoder_budget.py:93) and
+    profiles the one of the most tokens, a tie to "video" (encoder_budget.py:184-188): the video. Its encoder budget
+    max(max_num_batched_tokens 8,192, 32,768) (encoder_cache_manager.py:369-371) holds 32,768 // 32,768 = 1 of them
+    (encoder_budget.py:142-180). Before, one 16,384-token image was profiled (max(8,192, 16,384) // 16,384)."""
+    from vramcalc.engines.vllm import vllm_encoder_dummy
+    from vramcalc.model.families.vision import encoder_peak
+
+    # max_model_len 32,768 and the image's 1,369 tokens (34,137) or the video's 13,690 (46,458): 2 pairs either way
+    text, images, videos = (_vllm("qwen2.5-vl-7b-instruct", 32768, **v) for v in ({}, {"images": "1"}, {"videos": "1"}))
+    vision, hidden = images.workload.model.vision, images.workload.model.hidden
+    peak = encoder_peak(vision, 2, 0, 0, 2, False, 4 * 16384)  # two frame pairs of 128 × 128 merged patches
+    assert vllm_encoder_dummy(images.workload, 8192, 1024) == (1, 32768, peak, 2)
+    assert peak > 1.9 * encoder_peak(vision, 1, 3584, 3584, 2, False)  # twice the former image dummy's
+    for served in (images, videos):  # the videos asked for or not, the same profiling run
+        assert served.bytes_of("activations") == max(text.bytes_of("activations") + 32768 * hidden * 2, peak)
+    assert served.bytes_of("activations") > text.bytes_of("activations") + 16384 * hidden * 2
+    long = _vllm("qwen2.5-vl-7b-instruct", 128000, images="1").workload
+    assert vllm_encoder_dummy(long, 8192, 1024)[:2] + vllm_encoder_dummy(long, 8192, 1024)[3:] == (1, 114688, 7)
+    short = _vllm("qwen2.5-vl-7b-instruct", 16384, images="1").workload  # 1 frame: a pair as many tokens as an
+    assert vllm_encoder_dummy(short, 65536, 1024)[:2] == (4, 16384)  # image, the tie to video; 65,536 // 16,384
+    said = ENGLISH.say(next(c for c in images.components if c.key == "activations").explain())
+    assert "encodes 1 dummy video of 2 frame pairs, 32,768 tokens" in said
+
+
+def test_vllm_profiles_glm_4_5v_on_a_dummy_video_of_the_most_tokens():
+    """Derived by hand from vLLM 0.34.0's glm4_1v.py. The image dummy: smart_resize of a 9,999,999-pixel square as
+    2 frames within 9,633,792 pixels (1250-1263): 78 × 28 = 2184 pixels a side, 78² = 6,084 tokens. The video dummy
+    (1286-1309): of 1 to 600 frames (140) of 2184 × 2184, the count of the most tokens within the room, each n frames
+    resized within 47,040,000 pixels (Glm4vVideoProcessor's size) in ceil(n / 2) pairs (1170-1207): 11 frames
+    (t_bar 12 > 47,040,000 / 2184², beta √(11 × 2184² / 47,040,000) = 1.0561, 73 × 28 = 2044 a side) give 6 pairs of
+    73² = 5,329, 31,974 tokens, the most of all (9 frames 30,420, 13 frames 31,423). Glm4vProcessor's budget counts
+    the placeholders of a dummy of one image and one video (1118-1126, encoder_budget.py:30-40), whose frames have
+    the room less the image (1311-1318): at 65,536 (the config's max_position_embeddings) still 11 frames; at 32,768,
+    26,684 of room, 271 frames (136 pairs of 14² = 196, 26,656 tokens), while the dummy profiled has only the video
+    (encoder_budget.py:208): 11 frames. Videos are limited to 1 a prompt (1092): a 60,000-token budget holds
+    60,000 // 26,656 = 2 of them, each 31,974 tokens (not 60,000 // 31,974 = 1)."""
+    from vramcalc.engines.vllm import vllm_encoder_dummy, vllm_video_dummy
+    from vramcalc.model.families.vision import encoder_peak, image_tokens
+
+    full = _vllm("glm-4.5v", 65536, images="1").workload
+    vision = full.model.vision
+    assert image_tokens(vision, 10**7, 10**7) == 6084
+    assert vllm_video_dummy(vision, 65536, 6084) == (31974, 6, 5329)
+    assert vllm_video_dummy(vision, 32768, 6084) == (26656, 6, 5329)
+    peak = encoder_peak(vision, 6, 0, 0, 2, False, 4 * 5329)
+    assert vllm_encoder_dummy(full, 8192, 1024) == (1, 31974, peak, 6)
+    half = dataclasses.replace(_vllm("glm-4.5v", 32768, videos="1").workload, seq=32768)  # max_model_len 32,768
+    assert vllm_encoder_dummy(half, 60000, 1024) == (2, 31974, encoder_peak(vision, 12, 0, 0, 2, False, 4 * 5329), 6)
+    assert vllm_encoder_dummy(half, 60000, 1)[0] == 1  # max_num_seqs × 1 video a prompt
+    small = _vllm("glm-4.5v", 8192, images="1").workload  # no room for 2 pairs: 1 pair, as many tokens as an image
+    assert vllm_encoder_dummy(small, 8192, 1024)[:2] + vllm_encoder_dummy(small, 8192, 1024)[3:] == (1, 6084, 1)
+
+
+def test_vllm_profiles_qwen3_vl_on_images_whose_dummy_outranks_its_video():
+    """Qwen3-VL's video dummy is one pair within half its 25,165,824 pixels, 12,582,912 // 32² = 12,288 tokens
+    (qwen3_vl.py get_max_video_tokens, 1041-1071), fewer than its image dummy's 16,384: images profiled."""
+    from vramcalc.engines.vllm import vllm_encoder_dummy, vllm_video_dummy
+
+    workload = _vllm("qwen3-vl-8b-instruct", 32768, videos="1").workload
+    assert vllm_video_dummy(workload.model.vision, 32768, 16384) == (0, 0, 0)
+    assert vllm_encoder_dummy(workload, 8192, 1024)[:2] + vllm_encoder_dummy(workload, 8192, 1024)[3:] == (1, 16384, 0)
 
 
 @pytest.mark.parametrize("video", GOLDEN["video_tokens"], ids=lambda v: "{width}x{height}x{seconds}s/{fps}".format(**v))

@@ -4,6 +4,7 @@ what each rank of a tensor-parallel layout keeps. Sources in docs/research/engin
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -20,7 +21,7 @@ from ..memory.activations import embedding_components
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
-from ..model.families.vision import encoder_peak, image_patches, image_tokens
+from ..model.families.vision import GLM, Vision, _smart_resize, encoder_peak, image_patches, image_tokens
 from ..parallel.layout import Layout, default_layout
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
@@ -32,22 +33,59 @@ VLLM_MM_LIMIT = 999  # MultiModalConfig.get_limit_per_prompt: a modality --limit
 LARGEST = 10_000_000  # get_image_size_with_most_features: Qwen's smart_resize of a 9,999,999-pixel square
 
 
-def vllm_encoder_dummy(workload: Workload, batched: int, seqs: int) -> tuple[int, int, int]:
-    """(items, tokens each, peak bytes) of the profiling run's encoder pass over dummy images of the most
-    tokens (gpu_model_runner.profile_run, multimodal/encoder_budget.py MultiModalBudget): the encoder budget
-    max(max_num_batched_tokens, tokens) holds budget // tokens of them, at most max_num_seqs × the images a
-    prompt of max_model_len fits. Its peak: the tower's measured transformers peak under sdpa (approximate:
-    vLLM runs its own tower, with flash attention). None without images asked (vLLM may profile it anyway)."""
+def vllm_encoder_dummy(workload: Workload, batched: int, seqs: int) -> tuple[int, int, int, int]:
+    """(items, tokens each, peak bytes, frame pairs each: 0 for images) of the profiling run's encoder pass
+    (vLLM 0.34: multimodal/encoder_budget.py MultiModalBudget, v1/worker/gpu/model_runner.py profile_run): dummy
+    items of the one modality of the most tokens (get_modality_with_max_tokens, a tie to video); the encoder budget
+    max(max_num_batched_tokens, tokens) holds budget // tokens of them, at most max_num_seqs × the items a prompt of
+    max_model_len fits (--limit-mm-per-prompt: 999, GLM's videos 1). Its peak: the tower's measured transformers
+    peak under sdpa (approximate: vLLM runs its own tower, with flash attention). None without images or videos
+    asked (vLLM profiles it anyway)."""
     vision = workload.model.vision
-    if vision is None or workload.text_only or not workload.images:
-        return 0, 0, 0
+    if vision is None or workload.text_only or not (workload.images or workload.videos):
+        return 0, 0, 0, 0
     # InternVL's dummy (internvl.py get_image_size_with_most_features): a grid of the most tiles, 4 × 3 of 12
     w, h = (4 * vision.size, 3 * vision.size) if vision.family == "internvl" else (LARGEST, LARGEST)
-    tokens = image_tokens(vision, w, h)
-    per_prompt = max(1, min(VLLM_MM_LIMIT, workload.seq // tokens))
-    items = max(1, min(max(batched, tokens) // tokens, seqs * per_prompt))
+    tokens = counted = image_tokens(vision, w, h)
+    pairs, limit, patches = 0, VLLM_MM_LIMIT, image_patches(vision, w, h)
+    video = vllm_video_dummy(vision, workload.seq, tokens)
+    if video[0] >= tokens:  # the dummy video: items counted with the budget's tokens, each encoded as the dummy's
+        counted, pairs, each, limit = video[0], video[1], video[2], 1 if vision.family in GLM else limit
+        tokens, patches = pairs * each, each * vision.merge ** 2
+    per_prompt = max(1, min(limit, workload.seq // counted))
+    items = max(1, min(max(batched, counted) // counted, seqs * per_prompt))
     e = int(workload.activation_precision.bits) // 8
-    return items, tokens, encoder_peak(vision, items, w, h, e, False, image_patches(vision, w, h))
+    return items, tokens, encoder_peak(vision, items * max(pairs, 1), w, h, e, False, patches), pairs
+
+
+@functools.cache
+def _glm_video_tokens(f: int, side: int) -> tuple[int, ...]:
+    """Tokens of GLM's dummy video of 1 to 600 frames of side × side pixels (glm4_1v.py _get_vision_info, vLLM 0.34):
+    transformers' smart_resize of max(n, 2) frames within 12,544 and 47,040,000 pixels, ceil(n / 2) pairs."""
+    return tuple(-(-n // 2) * _smart_resize(f, side, side, 12544, 47040000, max(n, 2), round(max(n, 2) / 2) * 2)
+                 for n in range(1, 601))
+
+
+def vllm_video_dummy(vision: Vision, seq: int, image: int) -> tuple[int, int, int]:
+    """(tokens the budget counts, frame pairs, tokens of a pair) of vLLM 0.34's dummy video, frames of the image
+    dummy's size (`image` tokens). Qwen2/2.5-VL (qwen2_vl.py get_num_frames_with_most_features): as many frames as
+    max_model_len holds, at most 14. GLM-4.xV (glm4_1v.py _get_max_video_frames): the count of 1 to 600 of the most
+    tokens within max_model_len, less an image's in the budget (it counts the placeholders of one image and one
+    video). Qwen3-VL and Qwen3.5: one pair within half the video's 25,165,824 pixels, 12,288 tokens, fewer than an
+    image's 16,384, so images are profiled (qwen3_vl.py get_max_video_tokens); (0, 0, 0) for them and the rest."""
+    f = vision.patch * vision.merge
+    if vision.family in ("qwen2_vl", "qwen2_5_vl"):
+        pairs = max(1, min(7, seq // image))
+        return pairs * image, pairs, image
+    if vision.family not in GLM:
+        return 0, 0, 0
+    counts = _glm_video_tokens(f, math.isqrt(image) * f)
+    most = [max(((t, -n) for n, t in enumerate(counts, 1) if t <= room), default=(counts[0], -1))
+            for room in (seq - image, seq)]
+    pairs = (1 - most[1][1]) // 2  # ceil(frames / 2)
+    return most[0][0], pairs, most[1][0] // pairs
+
+
 VLLM_NON_TORCH = round(0.14 * GIB)  # V1 logs, one GPU: 0.13-0.14 GiB (engines.md §2d rows 3-6)
 VLLM_CUDA_GRAPHS = round(0.4 * GIB)  # the graph estimate subtracted since 0.20: 0.2-0.7 GiB typical (§4.3)
 # Several GPUs: NCCL communicators and the custom all-reduce buffers. V1 logs non-torch memory of 0.55 GiB
@@ -344,7 +382,7 @@ class Vllm:
         # a pooling model's profiling run pools instead of sampling (GPUModelRunner.profile_run): no sampler term
         pooling = workload.embeds
         peak = (0 if pooling else VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab) + VLLM_PEAK_BASE
-        items, item_tokens, encoder = vllm_encoder_dummy(workload, batched, seqs)
+        items, item_tokens, encoder, pairs = vllm_encoder_dummy(workload, batched, seqs)
         outputs = items * item_tokens * model.hidden * (int(workload.activation_precision.bits) // 8)
         forward = peak
         peak = max(peak + outputs, encoder) if encoder else peak  # the outputs stay cached through the forward
@@ -366,8 +404,9 @@ class Vllm:
             Component(key="activations", bytes=peak, explain=lambda: (phrase(
                 "vllm.pooling_peak" if pooling else "vllm.peak", seqs=seqs, vocab=f"{model.vocab:,}",
                 batched=f"{batched:,}", bytes=format_binary(forward)), *((phrase(
-                    "vllm.encoder", items=items, tokens=f"{item_tokens:,}", bytes=format_binary(encoder),
-                    outputs=format_binary(outputs), peak=format_binary(profiled)),) if encoder else ()), *((phrase(
+                    "vllm.encoder_video" if pairs else "vllm.encoder", items=items, pairs=pairs,
+                    tokens=f"{item_tokens:,}", bytes=format_binary(encoder), outputs=format_binary(outputs),
+                    peak=format_binary(profiled)),) if encoder else ()), *((phrase(
                     "vllm.mtp_buffers", batched=f"{batched:,}", bytes=format_binary(proposer),
                     total=format_binary(peak)),) if proposer else ()))),
             no_component("logits", "logits.embedding" if pooling else "vllm.logits"),

@@ -186,6 +186,10 @@ EN: Mapping[str, str] = {
         "vocabulary-wide buffers): about 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 "
         "logs) = {bytes}"
     ),
+    "vllm.encoder_video": (
+        "; the profiling run first encodes {items} dummy {items:video|videos} of {pairs} frame pairs, {tokens} tokens, "
+        "about {bytes} (estimated), their outputs ({outputs}) kept through the forward: peak {peak}"
+    ),
     "vllm.encoder": (
         "; the profiling run first encodes {items} dummy {items:image|images} of {tokens} tokens, about {bytes} "
         "(estimated), "

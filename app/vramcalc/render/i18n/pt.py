@@ -196,6 +196,10 @@ PT: Mapping[str, str] = {
         "amostrar (sem buffers do tamanho do vocabulário): cerca de 1 GiB para a passagem direta de {batched} tokens "
         "(ajustado aos logs publicados do vLLM V1) = {bytes}"
     ),
+    "vllm.encoder_video": (
+        "; o perfilamento antes codifica {items} {items:vídeo fictício|vídeos fictícios} de {pairs} pares de quadros, "
+        "{tokens} tokens, cerca de {bytes} (estimado), com as saídas ({outputs}) guardadas no forward: pico {peak}"
+    ),
     "vllm.encoder": (
         "; o perfilamento antes codifica {items} {items:imagem fictícia|imagens fictícias} de {tokens} tokens, cerca "
         "de {bytes} "
