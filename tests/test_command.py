@@ -101,3 +101,13 @@ def test_sglang_gets_the_same_plan_in_its_own_flags():
                  "--max-running-requests 64", "--disable-cuda-graph"):
         assert flag in sglang
     assert "--mem-fraction-static" not in sglang  # its own split, not vLLM's share translated
+
+
+def test_vllm_serves_a_vision_model_text_only_with_language_model_only():
+    """text_only leaves the tower out of the weights and the dummy images out of the profiling run: vLLM does both
+    with --language-model-only; without it the command loads the tower and profiles it."""
+    code, line = run("--model", "qwen2.5-vl-7b-instruct", "--runtime", "vllm", "--gpu", "h100-sxm-80gb",
+                     "--text-only", "--command")
+    assert code == 0 and "--language-model-only" in line
+    code, line = run("--model", "qwen2.5-vl-7b-instruct", "--runtime", "vllm", "--gpu", "h100-sxm-80gb", "--command")
+    assert code == 0 and "--language-model-only" not in line

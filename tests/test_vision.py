@@ -195,12 +195,16 @@ def test_vllm_profiles_the_encoder_on_dummy_images_of_the_most_tokens():
     from vramcalc.engines.vllm import vllm_encoder_dummy
 
     base = {"model": "gemma-3-27b-it", "runtime": "vllm", "gpu": "h100-sxm-80gb", "seq": "4096"}
+    bare = estimate(parse_workload({**base, "text_only": "1"}))  # --language-model-only: no tower, no dummies
     text, images = estimate(parse_workload(base)), estimate(parse_workload({**base, "images": "1"}))
     workload = images.workload
     items, tokens, encoder, pairs = vllm_encoder_dummy(workload, 8192, 1024)
     assert (items, tokens, pairs) == (32, 256, 0) and encoder > 0
-    assert images.bytes_of("activations") == max(text.bytes_of("activations") + 32 * 256 * 5376 * 2, encoder)
-    assert vllm_encoder_dummy(parse_workload(base), 8192, 1024) == (0, 0, 0, 0)
+    assert images.bytes_of("activations") == max(bare.bytes_of("activations") + 32 * 256 * 5376 * 2, encoder)
+    # text requests too: profile_run encodes the dummies whatever is asked, and the answer says so
+    assert text.bytes_of("activations") == images.bytes_of("activations")
+    assert "note.vllm_mm_profile" in [n.key for n in text.notes]
+    assert vllm_encoder_dummy(bare.workload, 8192, 1024) == (0, 0, 0, 0)
 
 
 def test_the_most_images_and_the_largest_image_that_fit():
@@ -269,7 +273,8 @@ def test_vllm_profiles_qwen2_5_vl_on_a_dummy_video_of_the_most_tokens():
     from vramcalc.model.families.vision import encoder_peak
 
     # max_model_len 32,768 and the image's 1,369 tokens (34,137) or the video's 13,690 (46,458): 2 pairs either way
-    text, images, videos = (_vllm("qwen2.5-vl-7b-instruct", 32768, **v) for v in ({}, {"images": "1"}, {"videos": "1"}))
+    text, images, videos = (_vllm("qwen2.5-vl-7b-instruct", 32768, **v)
+                            for v in ({"text_only": "1"}, {"images": "1"}, {"videos": "1"}))
     vision, hidden = images.workload.model.vision, images.workload.model.hidden
     peak = encoder_peak(vision, 2, 0, 0, 2, False, 4 * 16384)  # two frame pairs of 128 × 128 merged patches
     assert vllm_encoder_dummy(images.workload, 8192, 1024) == (1, 32768, peak, 2)

@@ -39,10 +39,11 @@ def vllm_encoder_dummy(workload: Workload, batched: int, seqs: int) -> tuple[int
     items of the one modality of the most tokens (get_modality_with_max_tokens, a tie to video); the encoder budget
     max(max_num_batched_tokens, tokens) holds budget // tokens of them, at most max_num_seqs × the items a prompt of
     max_model_len fits (--limit-mm-per-prompt: 999, GLM's videos 1). Its peak: the tower's measured transformers
-    peak under sdpa (approximate: vLLM runs its own tower, with flash attention). None without images or videos
-    asked (vLLM profiles it anyway)."""
+    peak under sdpa (approximate: vLLM runs its own tower, with flash attention). Whatever the requests ask, text
+    included (profile_run encodes them unless --language-model-only, `text_only` here, or every modality's limit is
+    0); none for a model without a vision part."""
     vision = workload.model.vision
-    if vision is None or workload.text_only or not (workload.images or workload.videos):
+    if vision is None or workload.text_only:
         return 0, 0, 0, 0
     # InternVL's dummy (internvl.py get_image_size_with_most_features): a grid of the most tiles, 4 × 3 of 12
     w, h = (4 * vision.size, 3 * vision.size) if vision.family == "internvl" else (LARGEST, LARGEST)
@@ -324,7 +325,9 @@ class Vllm:
         return run_as_published(model, precision, training=training)
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
-        return ("note.vllm_fit",)
+        model = workload.model
+        profiled = model.vision is not None and not workload.text_only and not (workload.images or workload.videos)
+        return ("note.vllm_fit", *(("note.vllm_mm_profile",) if profiled and not workload.embeds else ()))
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """`vllm serve` with the settings the pool was sized with; a GPU format named (AWQ and GPTQ need a
@@ -333,6 +336,8 @@ class Vllm:
                  f"--gpu-memory-utilization {workload.gpu_memory_utilization:g}"]
         if workload.embeds:
             flags.append("--runner pooling")
+        if workload.text_only and workload.model.vision is not None:  # no tower loaded, no dummy images profiled
+            flags.append("--language-model-only")
         reranker = workload.model.reranker
         if workload.embeds and reranker is not None and reranker.from_head:  # the online conversion's overrides
             overrides: dict[str, object] = {"architectures": [reranker.architecture],

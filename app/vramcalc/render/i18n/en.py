@@ -190,6 +190,9 @@ EN: Mapping[str, str] = {
         "; the profiling run first encodes {items} dummy {items:video|videos} of {pairs} frame pairs, {tokens} tokens, "
         "about {bytes} (estimated), their outputs ({outputs}) kept through the forward: peak {peak}"
     ),
+    "note.vllm_mm_profile": ("vLLM encodes dummy images (or videos) of the most tokens when it starts, for text "
+                             "requests too, and sizes its KV pool after them: 'text only' (--language-model-only) "
+                             "skips the vision part and them."),
     "vllm.encoder": (
         "; the profiling run first encodes {items} dummy {items:image|images} of {tokens} tokens, about {bytes} "
         "(estimated), "

@@ -200,6 +200,9 @@ PT: Mapping[str, str] = {
         "; o perfilamento antes codifica {items} {items:vídeo fictício|vídeos fictícios} de {pairs} pares de quadros, "
         "{tokens} tokens, cerca de {bytes} (estimado), com as saídas ({outputs}) guardadas no forward: pico {peak}"
     ),
+    "note.vllm_mm_profile": ("O vLLM codifica imagens (ou vídeos) fictícios com o máximo de tokens ao iniciar, também "
+                             "para pedidos só de texto, e dimensiona o pool de KV depois deles: 'só texto' "
+                             "(--language-model-only) deixa de fora a parte de visão e eles."),
     "vllm.encoder": (
         "; o perfilamento antes codifica {items} {items:imagem fictícia|imagens fictícias} de {tokens} tokens, cerca "
         "de {bytes} "
