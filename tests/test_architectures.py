@@ -227,8 +227,7 @@ def test_contradictory_llama_configs_name_the_field(change, field):
 
 @pytest.mark.parametrize(("config", "field"), [
     ({"model_type": "mixtral", **LLAMA_SMALL, "num_local_experts": 4, "num_experts_per_tok": 8}, "num_experts_per_tok"),
-    ({"model_type": "mistral", **LLAMA_SMALL, "sliding_window": 9000, "max_position_embeddings": 4096},
-     "sliding_window"),
+    # a window wider than the context is not a contradiction: transformers builds it (test_types.py)
     ({"model_type": "qwen3_moe", **LLAMA_SMALL, "num_experts": 8, "num_experts_per_tok": 2,
       "moe_intermediate_size": 64, "mlp_only_layers": [7]}, "mlp_only_layers"),
     ({"model_type": "deepseek_v3", **LLAMA_SMALL, "n_routed_experts": 8, "num_experts_per_tok": 2,

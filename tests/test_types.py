@@ -720,3 +720,16 @@ def test_a_recurrent_state_is_not_counted_as_a_growing_cache():
 def test_an_encoder_decoder_type_is_refused_by_what_it_is_not_by_a_missing_size(model_type, said):
     with pytest.raises(ValidationError, match=said):
         from_hf_config({"model_type": model_type, "d_model": 1024, "encoder_layers": 12})
+
+
+def test_a_window_wider_than_the_context_is_read_as_transformers_reads_it():
+    """EXAONE 4's and OLMo 3's class defaults give a 4,096-token window over 2,048 positions: transformers builds
+    them, so the reader does too (the count unchanged); within the context the window never binds."""
+    from vramcalc.model.table import count_params
+
+    for name in ("exaone4/full", "olmo3/full"):
+        case = next(c for c in CASES if c["name"] == name)
+        config = {**case["config"], "max_position_embeddings": 2048, "sliding_window": 4096}
+        spec = from_hf_config(config)
+        assert count_params(spec, active=False) == case["text_params"]
+        assert spec.sliding_window == 4096

@@ -580,8 +580,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
         kinds[-1] = AttentionKind.FULL
     if not window:  # a sliding layer without a window attends to everything (any reader)
         kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
-    if window and max_positions and window > max_positions:
-        raise ValidationError("sliding_window", window, f"must not exceed max_position_embeddings ({max_positions:,})")
+    # a window wider than max_position_embeddings is accepted, as transformers does: within the context it never
+    # binds (EXAONE 4's and OLMo 3's class defaults: 4,096 over 2,048); beyond it, it still bounds the cache
     if AttentionKind.CHUNKED in kinds and not chunk:
         raise ValidationError("attention_chunk_size", None, "chunked_attention layers need an attention_chunk_size")
     return dict(kinds=tuple(kinds), sliding_window=window, attention_chunk=chunk)
