@@ -72,3 +72,10 @@ def test_old_bitsandbytes_is_the_trainers_and_litgpts(framework):
         parse_workload({"model": "llama-3.1-8b", "mode": "training", "precision": "nf4", "lora_rank": "16",
                         "framework": framework, "bnb_version": "0.41.1"})
     assert error.value.field == "bnb_version"
+
+
+def test_a_current_bitsandbytes_named_under_torchtune_changes_nothing():
+    values = {"model": "llama-3.1-8b", "mode": "training", "precision": "nf4", "lora_rank": "16", "seq": "1024",
+              "framework": "torchtune"}
+    assert estimate(parse_workload({**values, "bnb_version": "0.44.0"})).total_bytes == estimate(
+        parse_workload(values)).total_bytes

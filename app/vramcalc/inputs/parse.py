@@ -614,7 +614,8 @@ def _check_training(workload: Workload) -> None:
         raise ValidationError("reference", "adapters-off", "needs LoRA adapters (--lora-rank)")
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
-    if workload.bnb_version is not None and workload.framework in (Framework.TORCHTUNE, Framework.UNSLOTH):
+    old_bnb = workload.bnb_version is not None and workload.bnb_version < (0, 43, 2)
+    if old_bnb and workload.framework in (Framework.TORCHTUNE, Framework.UNSLOTH):
         raise ValidationError("bnb_version", ".".join(map(str, workload.bnb_version)), "torchtune quantises with "
                               "torchao's NF4 and Unsloth's LoRA kernels dequantise for themselves: neither runs "
                               "bitsandbytes' MatMul4Bit")
@@ -636,7 +637,7 @@ def _check_training(workload: Workload) -> None:
     elif workload.objective is Objective.ORPO:
         if workload.reference not in (Reference.DEFAULT, Reference.NONE):
             raise ValidationError("reference", workload.reference.value, "ORPO has no reference model")
-    elif workload.reference is Reference.NONE:
+    elif workload.reference is Reference.NONE and workload.objective is not Objective.SFT:  # SFT has none to read
         raise ValidationError("reference", "none", f"{workload.objective.value.upper()} needs its reference "
                               "(precomputed at least)")
     if workload.objective is Objective.KTO and workload.batch < 2:
