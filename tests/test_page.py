@@ -607,3 +607,21 @@ def test_a_link_opened_on_llama_cpp_leaves_out_its_logits_row(watched: Page, ser
     expect(page.locator("#row-kv_cache")).to_be_visible()
     expect(page.locator("#row-logits")).to_be_hidden()
     expect(page.locator("#row-gradients")).to_be_hidden()
+
+
+def test_training_objective_fields_appear_only_for_their_objectives(watched: Page, server_url):
+    """The reference, GRPO's generation settings, the completion length and PPO's rollout settings are hidden
+    under supervised fine-tuning and shown for the objectives that read them (quantise: under a GPU format)."""
+    page = watched
+    open_ready(page, server_url, "?mode=training&model=llama-3.2-1b")
+    unfold(page)
+    expect(page.locator("#training-fields")).to_be_visible()
+    for wrapper in ("#reference-field", "#generation-fields", "#completion-field", "#ppo-fields", "#quantise-field"):
+        expect(page.locator(wrapper)).to_be_hidden()
+    page.select_option("#objective", "grpo")
+    for wrapper in ("#reference-field", "#generation-fields", "#completion-field"):
+        expect(page.locator(wrapper)).to_be_visible()
+    expect(page.locator("#ppo-fields")).to_be_hidden()
+    page.select_option("#objective", "ppo")
+    expect(page.locator("#ppo-fields")).to_be_visible()
+    expect(page.locator("#generation-fields")).to_be_hidden()
