@@ -614,9 +614,9 @@ def _check_training(workload: Workload) -> None:
         raise ValidationError("reference", "adapters-off", "needs LoRA adapters (--lora-rank)")
     if workload.optimizer_in_backward:
         _check_in_backward(workload)
-    old_bnb = workload.bnb_version is not None and workload.bnb_version < (0, 43, 2)
-    if old_bnb and workload.framework in (Framework.TORCHTUNE, Framework.UNSLOTH):
-        raise ValidationError("bnb_version", ".".join(map(str, workload.bnb_version)), "torchtune quantises with "
+    bnb = workload.bnb_version
+    if bnb is not None and bnb < (0, 43, 2) and workload.framework in (Framework.TORCHTUNE, Framework.UNSLOTH):
+        raise ValidationError("bnb_version", ".".join(map(str, bnb)), "torchtune quantises with "
                               "torchao's NF4 and Unsloth's LoRA kernels dequantise for themselves: neither runs "
                               "bitsandbytes' MatMul4Bit")
     if workload.framework in (Framework.TORCHTUNE, Framework.LITGPT) and workload.objective is not Objective.SFT:
