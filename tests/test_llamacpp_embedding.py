@@ -1,7 +1,8 @@
 """llama.cpp's --embedding and --reranking compute buffers, measured on a CPU build
 (tests/golden/llamacpp_embedding.json, docs/accuracy.md): an encoder's graph to the byte (encoder.py
 `ggml_forward_bytes`); a decoder embedder's is its logits over every token of the micro-batch, which the engine's
-decoder buffer now reserves."""
+decoder buffer now reserves; a Qwen3 reranker's (RANK pooling, --reranking) is the same graph, its head's logits
+included, which the engine counts for it too."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from vramcalc import estimate, parse_workload
 from vramcalc.core.dtypes import Precision
 from vramcalc.engines.llamacpp import llamacpp_layout
 from vramcalc.model.families.encoder import ggml_forward_bytes
+from vramcalc.render.command import command_lines
 from vramcalc.sources.hf_config import from_hf_config
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "llamacpp_embedding.json").read_text(encoding="utf-8"))
@@ -21,6 +23,7 @@ MODELS = GOLDEN["models"]
 ENCODERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "encoder"]
 DECODERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "decoder"]
 MODERN = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "modernbert"]
+RERANKERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "decoder-rerank"]
 
 
 def _id(case: dict) -> str:
@@ -83,10 +86,51 @@ def test_a_decoder_embedder_reserves_the_logits_of_every_token(case):
     layout = llamacpp_layout(spec, seq=n_kv, n_seq=seqs, ubatch=n, flash=flash, type_k=Precision.FP16,
                              type_v=Precision.FP16, gpu_layers=None, n_outputs=n)
     assert layout.compute_bytes == 4 * n * (model["vocab"] + h)
+    _holds_the_rest(case, layout.compute_bytes)
+
+
+def _holds_the_rest(case: dict, counted: int) -> None:
+    """The CPU buffer less the engine's: the graph's inputs (ids, positions, the KV indices, the n_kv × n mask, the
+    output and pooling ids), and 4·n·h more where the last layer's output found no hole (48 B of padding at n = 300)."""
+    model, n, seqs, flash = MODELS[case["model"]], case["n_ubatch"], case["seqs"], case["flash"]
+    h, n_kv = model["hidden"], case["n_ctx"] // seqs
     v_idxs = 8 * n if flash else 8 * n * model["kv_heads"] * model["head_dim"]
     inputs = 20 * n + v_idxs + (2 if flash else 4) * n_kv * n + 32 * -(-4 * seqs // 32)  # ids, pos, k_idxs, out_ids
-    extra = case["bytes"] - layout.compute_bytes - inputs
+    extra = case["bytes"] - counted - inputs
     assert extra in (0, 4 * n * h) or (n % 32 and 0 < extra - 4 * n * h * (extra > 4 * n * h) <= 64)
+
+
+@pytest.mark.parametrize("case", RERANKERS, ids=[_id(case) for case in RERANKERS])
+def test_a_qwen3_reranker_computes_every_tokens_logits_as_the_embedder(case):
+    """convert_hf_to_gguf.py writes the head's yes/no rows as cls.output and keeps token_embd (an untied lm_head is
+    dropped: llama.cpp reads the head from token_embd); qwen3.cpp still multiplies every token by the whole head
+    before RANK's get_rows and cls.output, so the engine's reranker (a config with vLLM's keys, as the presets give
+    them, under --reranking) reserves the embedder's n_ubatch × vocabulary logits, not the two rows'."""
+    model, n, seqs = MODELS[case["model"]], case["n_ubatch"], case["seqs"]
+    config = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": model["hidden"],
+              "intermediate_size": model["ffn"], "num_attention_heads": model["heads"],
+              "num_key_value_heads": model["kv_heads"], "head_dim": model["head_dim"], "vocab_size": model["vocab"],
+              "num_hidden_layers": model["layers"], "tie_word_embeddings": model["tied"],
+              "max_position_embeddings": 32768, "classifier_from_token": ["no", "yes"],
+              "is_original_qwen3_reranker": True}
+    result = estimate(parse_workload({
+        "model": "config", "runtime": "llamacpp", "mode": "embedding", "precision": "f16",
+        "seq": str(case["n_ctx"] // seqs), "parallel": str(seqs), "ubatch": str(n),
+        "attention": "flash" if case["flash"] else "eager"}, config=config))
+    assert result.workload.model.reranker is not None and "--reranking" in " ".join(command_lines(result.workload))
+    assert result.bytes_of("activations") == 4 * n * (model["vocab"] + model["hidden"])
+    _holds_the_rest(case, result.bytes_of("activations"))
+
+
+def test_rank_pooling_logs_the_last_embedders_bytes():
+    """Tied or untied, a Qwen3 reranker logs the bytes of the LAST-pooled embedder of its size at every grid point:
+    RANK's two-row cls.output and soft_max add nothing at the peak, which the logits hold."""
+    embedders = {(case["model"], case["args"]): case["bytes"] for case in DECODERS}
+    twin = {"qwen3-reranker-small": "qwen3-emb-small", "qwen3-reranker-untied": "qwen3-emb-small",
+            "qwen3-reranker-odd": "qwen3-odd"}
+    for case in RERANKERS:
+        assert case["bytes"] == embedders[twin[case["model"]], case["args"].removesuffix(" --reranking")]
+    assert len(RERANKERS) == 27
 
 
 def test_bge_reranker_v2_m3_as_gpustack_ran_it():
