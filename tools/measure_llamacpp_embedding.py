@@ -130,11 +130,11 @@ def run(server: Path, model: Path, args: list[str]) -> dict[str, Any]:
     return {"model": model.name, "args": " ".join(args), **dict(CONTEXT.findall(log)), "compute": int(found[1])}
 
 
-def grid(out: Path, tree: Path, lines: Path) -> None:
+def sweep(tree: Path, models: list[tuple[Path, list[str]]], lines: Path) -> None:
+    """One llama-server run per model (with its extra flags) and GRID point, each a JSON line appended to `lines`."""
     server = tree / "build" / "bin" / "llama-server"
     with lines.open("a", encoding="utf-8") as sink:
-        for model in sorted((out / "gguf").glob("mb-*.gguf")):
-            extra = ["--reranking"] if model.name.startswith("mb-rerank") else []
+        for model, extra in models:
             for ubatch, slots, flash, context in GRID:
                 result = run(server, model, ["-c", str(context), "-b", str(ubatch), "-ub", str(ubatch), "-np",
                                              str(slots), "-fa", flash, *extra])
@@ -143,13 +143,23 @@ def grid(out: Path, tree: Path, lines: Path) -> None:
                 print(json.dumps(result))
 
 
-if __name__ == "__main__":
+def grid(out: Path, tree: Path, lines: Path) -> None:
+    models = sorted((out / "gguf").glob("mb-*.gguf"))
+    sweep(tree, [(m, ["--reranking"] if m.name.startswith("mb-rerank") else []) for m in models], lines)
+
+
+def main(steps: dict[str, Any]) -> None:
+    """`make DIR`, `convert DIR TREE` (which runs `_convert TREE ARGS...` in a child) or `grid DIR TREE OUT`."""
     step, *rest = sys.argv[1:]
     if step == "make":
-        make(Path(rest[0]))
+        steps["make"](Path(rest[0]))
     elif step == "convert":
-        convert(Path(rest[0]), Path(rest[1]))
+        steps["convert"](Path(rest[0]), Path(rest[1]))
     elif step == "_convert":
-        _convert(Path(rest[0]), rest[1:])
+        steps["_convert"](Path(rest[0]), rest[1:])
     else:
-        grid(Path(rest[0]), Path(rest[1]), Path(rest[2]))
+        steps["grid"](Path(rest[0]), Path(rest[1]), Path(rest[2]))
+
+
+if __name__ == "__main__":
+    main({"make": make, "convert": convert, "_convert": _convert, "grid": grid})

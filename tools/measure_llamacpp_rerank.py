@@ -16,14 +16,13 @@ cls.output = the head's yes/no rows, pooling RANK, an untied lm_head dropped. `g
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from measure_llamacpp_embedding import GRID, run
+from measure_llamacpp_embedding import main, sweep
 
 # name: hidden, layers, heads, KV heads, head_dim, intermediate, tied (the sizes of the Qwen3 embedders measured)
 MODELS = {"qwen3-reranker-small": (128, 2, 4, 2, 32, 384, True),
@@ -79,25 +78,8 @@ def _convert(tree: Path, argv: list[str]) -> None:
 
 
 def grid(out: Path, tree: Path, lines: Path) -> None:
-    server = tree / "build" / "bin" / "llama-server"
-    with lines.open("a", encoding="utf-8") as sink:
-        for name in MODELS:
-            for ubatch, slots, flash, context in GRID:
-                result = run(server, out / "gguf" / f"{name}-f16.gguf", [
-                    "-c", str(context), "-b", str(ubatch), "-ub", str(ubatch), "-np", str(slots), "-fa", flash,
-                    "--reranking"])
-                sink.write(json.dumps(result) + "\n")
-                sink.flush()
-                print(json.dumps(result))
+    sweep(tree, [(out / "gguf" / f"{name}-f16.gguf", ["--reranking"]) for name in MODELS], lines)
 
 
 if __name__ == "__main__":
-    step, *rest = sys.argv[1:]
-    if step == "make":
-        make(Path(rest[0]))
-    elif step == "convert":
-        convert(Path(rest[0]), Path(rest[1]))
-    elif step == "_convert":
-        _convert(Path(rest[0]), rest[1:])
-    else:
-        grid(Path(rest[0]), Path(rest[1]), Path(rest[2]))
+    main({"make": make, "convert": convert, "_convert": _convert, "grid": grid})
