@@ -21,7 +21,6 @@ from ..engines.ollama import within_context
 from ..memory.components import Breakdown
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
-from ..training.grpo import generations_per_step
 from ..workload import Machine, Workload
 from .hardware import TERA, Device, calibration, device, engine_rates, pcie_bandwidth, ram_bandwidth, split_device
 from .inference import (
@@ -40,7 +39,7 @@ from .inference import (
 from .serving import Steps, seconds, steady
 from .speculative import speculation, target
 from .speech import transcription
-from .training import rollout, training_step
+from .training import rollout, rollouts, training_step
 
 CURVE_POINTS = 12  # the chart of tokens/s against context length
 
@@ -347,7 +346,7 @@ def _rollout_time(workload: Workload, card: Device, machine: Machine, tp: int) -
     placement = Placement(tp=tp)
     mean, _ = mean_step(run, card, machine, placement, batch=run.batch, prompt=run.prompt, output=run.output)
     first = prefill(run, card, machine, placement, batch=run.batch, prompt=run.prompt)
-    return (run.output * mean + (first.seconds if first else 0.0)) * generations_per_step(workload)
+    return (run.output * mean + (first.seconds if first else 0.0)) * rollouts(workload)
 
 
 def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
@@ -368,7 +367,7 @@ def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layo
     if step.generation_s:
         run = rollout(workload)
         assert run is not None
-        per_step = generations_per_step(workload)
+        per_step = rollouts(workload)
         basis += (phrase("speed.basis.rollout" if per_step == 1 else "speed.basis.rollout_shared",
                          sequences=f"{run.batch:,}", tokens=f"{run.output:,}", per_step=f"{per_step:,.3g}",
                          seconds=f"{step.generation_s:,.1f}", share=_percent(step.generation_s / step.seconds),

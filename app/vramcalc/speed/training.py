@@ -27,7 +27,8 @@ from __future__ import annotations
 import dataclasses
 
 from ..core.choices import GENERATING, Checkpointing, Mode, Objective, Reference, Rollout, Runtime
-from ..training.grpo import generation_sequences, no_grad_forwards, prompt_tokens
+from ..training import ppo
+from ..training.grpo import generation_sequences, generations_per_step, no_grad_forwards, prompt_tokens
 from ..workload import Workload
 from .hardware import Device, calibration
 from .reads import matmul_params, prompt_attention_flops
@@ -71,9 +72,7 @@ def rollout(workload: Workload) -> Workload | None:
     if workload.objective not in GENERATING and workload.objective is not Objective.PPO:
         return None
     runtime = Runtime.TRANSFORMERS if workload.rollout is Rollout.TRANSFORMERS else Runtime.VLLM
-    batch = generation_sequences(workload)
-    if workload.objective is Objective.PPO:  # one chunk at a time (grpo.generations_per_step counts them)
-        batch = min(batch, workload.local_rollout_forward_batch_size)
+    batch = ppo.chunk(workload) if workload.objective is Objective.PPO else generation_sequences(workload)
     return workload.but(mode=Mode.INFERENCE, runtime=runtime, batch=batch,
                         prompt_tokens=prompt_tokens(workload), output_tokens=workload.completion_tokens)
 
@@ -116,7 +115,7 @@ def training_step(workload: Workload, device: Device, model_parallel: int, *, re
     """One step on one data-parallel replica of `model_parallel` GPUs; None when the GPU's rate is unknown.
     The replicas' traffic runs beside the backward (bucketed, as DDP and FSDP do), so a step takes the
     longer of the compute and the traffic over the GPUs' link; GRPO's rollout (`generation_s`, timed by
-    the caller from `rollout`, per step: grpo.generations_per_step of them) comes before it."""
+    the caller from `rollout`, per step: `rollouts` of them) comes before it."""
     peak = device.compute("16-bit")
     if not peak:
         return None
@@ -133,3 +132,8 @@ def training_step(workload: Workload, device: Device, model_parallel: int, *, re
     return TrainingStep(seconds=seconds, compute_s=compute, sync_s=sync, tokens=tokens, flops=flops,
                         model_flops=tokens * model_only, reference_flops=reference, generation_s=generation_s,
                         mfu=utilisation * tokens * model_only / flops * compute / seconds)
+
+
+def rollouts(workload: Workload) -> float:
+    """The generations (GRPO, RLOO) or rollout chunks (PPO) an optimizer step runs on average."""
+    return ppo.rollouts_per_step(workload) if workload.objective is Objective.PPO else generations_per_step(workload)

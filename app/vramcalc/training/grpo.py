@@ -65,11 +65,7 @@ def generation_sequences(workload: Workload) -> int:
 
 def generations_per_step(workload: Workload) -> float:
     """The generations an optimizer step runs on average: one every steps_per_generation × num_iterations
-    micro-steps, gradient_accumulation_steps of them per optimizer step. PPO (ppo.py): its rollout's chunks, once
-    every num_ppo_epochs steps."""
-    if workload.objective is Objective.PPO:
-        rows = min(workload.local_rollout_forward_batch_size, generation_sequences(workload))
-        return -(-generation_sequences(workload) // rows) / workload.num_ppo_epochs
+    micro-steps, gradient_accumulation_steps of them per optimizer step (PPO's: ppo.rollouts_per_step)."""
     return workload.grad_accum / (steps_per_generation(workload) * workload.num_iterations)
 
 

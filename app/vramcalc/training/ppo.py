@@ -46,9 +46,6 @@ from ..model.families.reranker import Reranker
 from ..training import grpo, preference
 from ..workload import Workload
 
-DEFAULT_ROLLOUT_BATCH = 64  # ppo_config.py local_rollout_forward_batch_size
-DEFAULT_EPOCHS = 4  # ppo_config.py num_ppo_epochs
-
 
 def classifier(model: ModelSpec) -> ModelSpec:
     """The value and reward models: `AutoModelForSequenceClassification` with num_labels 1, the backbone without an
@@ -63,6 +60,11 @@ def rollout_sequences(workload: Workload) -> int:
 
 def chunk(workload: Workload) -> int:
     return min(workload.local_rollout_forward_batch_size, rollout_sequences(workload))
+
+
+def rollouts_per_step(workload: Workload) -> float:
+    """The rollout's chunks an optimizer step runs on average: all of them once every num_ppo_epochs steps."""
+    return math.ceil(rollout_sequences(workload) / chunk(workload)) / workload.num_ppo_epochs
 
 
 def chunk_scores(workload: Workload) -> int:
