@@ -5,6 +5,8 @@ search on the median absolute log error of each group, and print the fitted valu
     PYTHONPATH=app python tools/fit_speed.py --engine vllm [--write]  # vLLM and SGLang serving runs
     PYTHONPATH=app python tools/fit_speed.py --fit-on xiongjiedai   # fit on those tables, test on the rest
     PYTHONPATH=app python tools/fit_speed.py --prefill [...]        # llama.cpp's prompt rates alone (faster)
+    PYTHONPATH=app python tools/fit_speed.py --rocm                 # llama.cpp's ROCm rates alone
+    PYTHONPATH=app python tools/fit_speed.py --rocm --leave-one-out  # each refitted without one card, then it
     PYTHONPATH=app python tools/fit_speed.py --engine vllm --fold 0  # fit on half the rows (fold), test on the other
 
 Fitted on every row tools/validate_speed.py predicts: the validation it then prints is in-sample, which
@@ -12,6 +14,7 @@ docs/accuracy.md says; the held-out check is the split by era there (fit on one 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import statistics
@@ -51,6 +54,13 @@ PARAMETERS = [  # (path in engines.llamacpp, the values tried)
     (("prefill_compute_metal", "16-bit"), [0.3 + 0.05 * i for i in range(13)]),
     (("prefill_compute_metal", "quantised"), [0.3 + 0.05 * i for i in range(13)]),
 ]
+# --rocm: llama.cpp's ROCm (HIP) build alone; an RDNA card (gddr) keeps CUDA's workstation prompt share, unfitted
+PARAMETERS_ROCM: list[tuple[tuple[str, ...], list[float]]] = [
+    (("layer_overhead_s", "rocm"), [1e-5 * i for i in range(21)]),
+    (("layer_overhead_s", "rocm-hbm"), [1e-5 * i for i in range(31)]),
+    (("prefill_compute_rocm", "hbm"), [0.05 + 0.025 * i for i in range(17)]),
+    (("prefill_compute_rocm", "unified"), [0.05 + 0.025 * i for i in range(17)]),
+]
 
 
 def _set(rates: dict, path: tuple[str, ...], value: float) -> None:
@@ -80,6 +90,39 @@ def loss() -> float:
                if "train" not in name and len(errors) > 5 and name.startswith(ENGINE))
 
 
+def _rocm_rows(kind: str, path: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The ROCm rows of `kind` a rate applies to, by its class of card: `hbm` and `rocm-hbm` the CDNA cards,
+    `unified` Strix Halo, `rocm` the others (RDNA and Strix Halo)."""
+    calibration = hardware.calibration()
+    hbm, unified = set(calibration["hbm"]), set(calibration["unified"])
+    cards = {"hbm": hbm, "rocm-hbm": hbm, "unified": unified}
+    found = [r for r in validate_speed.results(kinds=(kind,)) if r["group"] == "llamacpp-rocm"]
+    if path[-1] in cards:
+        return [r for r in found if r["gpu"] in cards[path[-1]]]
+    return [r for r in found if r["gpu"] not in cards["hbm"]]
+
+
+def _loss_without(path: tuple[str, ...], kind: str, left: str, value: float) -> float:
+    _set(hardware.calibration()["engines"][ENGINE], path, value)
+    errors = [abs(math.log(1 + r["error"])) for r in _rocm_rows(kind, path) if r["gpu"] != left]
+    return statistics.median(errors) + WORST * max(errors)
+
+
+def leave_one_out() -> None:
+    """Each ROCm rate refitted (the fitter's loss) on its class's rows less one card, then that card predicted."""
+    rates = hardware.calibration()["engines"][ENGINE]
+    for path, values in PARAMETERS_ROCM:
+        kind = "prefill" if path[0].startswith("prefill") else "decode"
+        keep = _get(rates, path)
+        cards = [r["gpu"] for r in _rocm_rows(kind, path)]
+        for left in cards if len(cards) > 1 else ():
+            fitted = min(values, key=functools.partial(_loss_without, path, kind, left))
+            _set(rates, path, fitted)
+            error = next(r["error"] for r in _rocm_rows(kind, path) if r["gpu"] == left)
+            print(f"{'.'.join(path)} fitted without {left}: {fitted:.3g}; {left} {kind} {error:+.1%}")
+        _set(rates, path, keep)
+
+
 def main() -> int:
     global FIT_ON, ENGINE, KINDS, FOLD, WORST
     if "--worst" in sys.argv:
@@ -87,6 +130,11 @@ def main() -> int:
     if "--fold" in sys.argv:
         FOLD = int(sys.argv[sys.argv.index("--fold") + 1])
     parameters = PARAMETERS_VLLM if "--engine" in sys.argv and "vllm" in sys.argv else PARAMETERS
+    if "--rocm" in sys.argv:
+        parameters = PARAMETERS_ROCM
+        if "--leave-one-out" in sys.argv:
+            leave_one_out()
+            return 0
     if "--prefill" in sys.argv:
         KINDS = ("prefill",)
         parameters = [(path, values) for path, values in PARAMETERS if path[0].startswith(PREFILL)]

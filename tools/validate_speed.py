@@ -52,6 +52,7 @@ MMQ_BUILD = 3000
 # does not say is taken as off when its build is numbered below this (2024), else as the build's default (on).
 FA_AUTO_BUILD = 4000
 UNCHECKPOINTED = ("Baseline", "+ Packed Dataset", "+ Compile", "+ Chunked Cross Entropy")
+HIDDEN = ("llamacpp_cublas", "llamacpp_vulkan")  # Workload fields no option sets: the build a row ran
 GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25, "serve": 0.25}
 
 
@@ -138,6 +139,8 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
         values["attention"] = "eager"
     if number is not None and number < MMQ_BUILD:
         values["llamacpp_cublas"] = "1"  # not an option: predict() sets the workload's field
+    if str(row.get("backend")).lower() == "vulkan":
+        values["llamacpp_vulkan"] = "1"  # likewise
     if kind == "tg":
         prompt = max(1, depth)
         values |= {"prompt_tokens": str(prompt), "output_tokens": str(tokens), "seq": str(prompt + tokens)}
@@ -180,11 +183,11 @@ def serving_steps(workload: Workload, gpus: int, requests: int, concurrency: int
 
 @functools.cache
 def _workload(items: tuple[tuple[str, str], ...], config: str | None) -> Workload:
-    """The row's workload (kept while tools/fit_speed.py varies the rates); `llamacpp_cublas`, no option, set apart."""
+    """The row's workload (kept while tools/fit_speed.py varies the rates); the fields no option sets, apart."""
     values = dict(items)
-    workload = parse_workload({key: value for key, value in values.items() if key != "llamacpp_cublas"},
+    workload = parse_workload({key: value for key, value in values.items() if key not in HIDDEN},
                               config=None if config is None else json.loads(config))
-    return workload.but(llamacpp_cublas=True) if values.get("llamacpp_cublas") == "1" else workload
+    return workload.but(**{key: True for key in HIDDEN if values.get(key) == "1"})
 
 
 @functools.cache

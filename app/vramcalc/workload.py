@@ -120,6 +120,9 @@ class Workload:
     # tensor-core cards: quantised weights dequantised to f16 for cuBLAS instead of its int8 kernels (MMQ).
     # No option sets it: tools/validate_speed.py does, for the published runs of those builds.
     llamacpp_cublas: bool = False
+    # llama.cpp's Vulkan build on a card whose own platform is CUDA or ROCm: the prompt rates of the CUDA classes
+    # of card, not ROCm's (data/speed.json). No option sets it: tools/validate_speed.py does, for Vulkan runs.
+    llamacpp_vulkan: bool = False
     parallel: int = 1
     kv_precision_k: Precision | None = None
     kv_precision_v: Precision | None = None

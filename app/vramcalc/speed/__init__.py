@@ -22,7 +22,17 @@ from ..memory.components import Breakdown
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
 from ..workload import Machine, Workload
-from .hardware import TERA, Device, calibration, device, engine_rates, pcie_bandwidth, ram_bandwidth, split_device
+from .hardware import (
+    TERA,
+    Device,
+    Platform,
+    calibration,
+    device,
+    engine_rates,
+    pcie_bandwidth,
+    ram_bandwidth,
+    split_device,
+)
 from .inference import (
     Placement,
     Prefill,
@@ -132,6 +142,8 @@ def _setup(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) -> t
         card = split_device(cards, split_of(breakdown.workload, free_on(breakdown.workload, gpus)), machine)
     else:
         card = device(gpu, machine)
+    if breakdown.workload.llamacpp_vulkan:
+        card = dataclasses.replace(card, platform=Platform.VULKAN)
     if card.bandwidth is None:
         return phrase("speed.unknown_bandwidth")
     try:

@@ -32,6 +32,7 @@ class Platform(enum.StrEnum):
     CUDA = "cuda"
     ROCM = "rocm"
     METAL = "metal"
+    VULKAN = "vulkan"  # llama.cpp's Vulkan build on any card (Workload.llamacpp_vulkan)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -1416,7 +1416,7 @@ EN: Mapping[str, str] = {
     "legend.speed": "Speed and cost",
     "speed.fit.llamacpp": (
         "llama-bench runs of 2024-25 (tests/data/speed: XiongjieDai's Llama 3 tables, ggml-org/llama.cpp discussions "
-        "#4167 and #15013)"
+        "#4167, #15013 and, for ROCm, #15021)"
     ),
     "speed.fit.vllm": (
         "84 published serving runs of vLLM 0.6-0.11 and SGLang (tests/data/speed: GPUStack's Performance Lab on "

@@ -1488,7 +1488,7 @@ PT: Mapping[str, str] = {
     "legend.speed": "Velocidade e custo",
     "speed.fit.llamacpp": (
         "execuções do llama-bench de 2024-25 (tests/data/speed: as tabelas de Llama 3 de XiongjieDai, as discussões "
-        "#4167 e #15013 de ggml-org/llama.cpp)"
+        "#4167, #15013 e, para ROCm, #15021 de ggml-org/llama.cpp)"
     ),
     "speed.fit.vllm": (
         "84 execuções publicadas de vLLM 0.6-0.11 e SGLang servindo (tests/data/speed: o Performance Lab da GPUStack "
