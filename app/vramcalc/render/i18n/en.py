@@ -249,7 +249,7 @@ EN: Mapping[str, str] = {
         "of 32 tokens or more (op offload)"
     ),
     "llamacpp.logits": "in the compute buffer",
-    "llamacpp.overhead": "CUDA context and driver, as Ollama reserves it (457 MiB) = {bytes}",
+    "llamacpp.overhead": "GPU context and driver (CUDA or ROCm), as Ollama reserves it (457 MiB) = {bytes}",
     "master_weights.formula": "{params} parameters × 4 bytes (fp32 copy kept by mixed precision) = {bytes}",
     "master_weights.none": "only with mixed-precision training",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",

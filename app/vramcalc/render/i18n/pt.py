@@ -258,7 +258,7 @@ PT: Mapping[str, str] = {
         "tokens ou mais (op offload)"
     ),
     "llamacpp.logits": "no buffer de computação",
-    "llamacpp.overhead": "contexto CUDA e driver, como o Ollama os reserva (457 MiB) = {bytes}",
+    "llamacpp.overhead": "contexto da GPU e driver (CUDA ou ROCm), como o Ollama os reserva (457 MiB) = {bytes}",
     "master_weights.formula": "{params} parâmetros × 4 bytes (cópia em fp32 mantida pela precisão mista) = {bytes}",
     "master_weights.none": "só no treinamento com precisão mista",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
