@@ -1,0 +1,113 @@
+"""TRL's GRPO (and, when found, DPO/PPO/RLOO) step times against published runs (tests/data/speed/trl_published.json).
+
+Each row is run through the engine as its source ran it (parse_workload, estimate, speed_of, as
+tools/validate_speed.py does for torchtune's rows): the objective, the model's shapes, the training GPUs, the
+per-device batch of completions, gradient accumulation, the rollout engine, lengths, ZeRO stage, checkpointing and
+the reference model the row names. Its predicted seconds per optimizer step are set beside the published ones.
+No rate is fitted here: data/speed.json's "training" share (fitted to torchtune's SFT table) and the inference
+model's decode rates are used as they are.
+
+    .venv/bin/python tools/validate_trl_speed.py            # measured, predicted, error per row; median and worst
+    .venv/bin/python tools/validate_trl_speed.py --parts    # the predicted step split into rollout and the rest
+
+Error = predicted / measured - 1. A row marked `anomalous` is not predicted (its reason is printed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "app"))
+
+from vramcalc.analysis.evaluate import estimate  # noqa: E402
+from vramcalc.inputs.parse import parse_workload  # noqa: E402
+from vramcalc.speed import Speed, speed_of  # noqa: E402
+from vramcalc.workload import Machine  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "speed" / "trl_published.json"
+
+
+def table() -> Mapping[str, Any]:
+    data: Mapping[str, Any] = json.loads(DATA.read_text())
+    return data
+
+
+def values(row: Mapping[str, Any]) -> dict[str, str]:
+    """The form values of a row: what its source ran, in the calculator's options."""
+    out = {"model": str(row["model"]), "mode": "training", "objective": str(row["objective"]),
+           "gpu": str(row["slug"]), "gpus": str(row["gpus"]), "batch": str(row["batch"]),
+           "grad_accum": str(row["grad_accum"]), "seq": str(row["seq"]), "precision": "bf16",
+           "checkpointing": str(row.get("checkpointing") or "none"), "attention": str(row.get("attention") or "eager"),
+           "lora_rank": str(row.get("lora_rank") or 0)}
+    if row.get("zero") is not None:
+        out |= {"zero": str(row["zero"]), "recipe": "mixed"}  # DeepSpeed bf16: fp32 master weights and Adam states
+    if row["objective"] in ("grpo", "rloo"):
+        # the engine checks num_generations against the per-device generation batch; TRL checks it against the
+        # global one (processes x batch x steps_per_generation): the rows' 7 generations over 7 processes pass TRL's
+        # check, not the engine's. The step's time does not depend on it, so the largest divisor of the per-device
+        # generation batch (at least 2) stands in for it.
+        generation = int(row["batch"]) * int(row.get("steps_per_generation") or row["grad_accum"])
+        wanted = int(row.get("num_generations") or 8)
+        fits = wanted if generation % wanted == 0 else max(d for d in range(2, generation + 1) if generation % d == 0)
+        out |= {"num_generations": str(fits), "completion_tokens": str(row["completion_tokens"]),
+                "rollout": str(row["rollout"]), "steps_per_generation": str(row.get("steps_per_generation") or ""),
+                "reference": str(row.get("reference") or "")}
+    return {key: value for key, value in out.items() if value != ""}
+
+
+def predict(row: Mapping[str, Any]) -> Speed:
+    workload = parse_workload(values(row))
+    return speed_of(estimate(workload), workload.gpu, int(row["gpus"]), Machine())  # type: ignore[arg-type]
+
+
+def results() -> list[dict[str, Any]]:
+    """Every row not marked anomalous, with its prediction and error."""
+    out = []
+    for row in table()["rows"]:
+        if row.get("anomalous"):
+            continue
+        speed = predict(row)
+        assert speed.step_s is not None, row["id"]
+        measured = float(row["step_s"])
+        out.append({"id": row["id"], "objective": row["objective"], "gpu": row["slug"], "gpus": row["gpus"],
+                    "rollout": row["rollout"], "measured": measured, "predicted": speed.step_s,
+                    "rollout_s": speed.rollout_s or 0.0, "error": speed.step_s / measured - 1,
+                    "approximate": bool(row.get("approximate")), "assumed": bool(row.get("inputs_assumed"))})
+    return out
+
+
+def summary(found: list[dict[str, Any]]) -> dict[str, float]:
+    absolute = [abs(r["error"]) for r in found]
+    return {"rows": len(found), "median": statistics.median(absolute), "worst": max(absolute),
+            "bias": statistics.median(r["error"] for r in found),
+            "within_2x": sum(1 for r in found if 0.5 < 1 + r["error"] < 2)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--parts", action="store_true", help="also print the predicted rollout seconds")
+    args = parser.parse_args()
+    found = results()
+    print(f"{'row':<46}{'gpus':>5} {'rollout':<13}{'measured s':>11}{'predicted s':>12}{'error':>8}"
+          + (f"{'rollout s':>11}" if args.parts else ""))
+    for r in found:
+        flags = ("~" if r["approximate"] else "") + ("*" if r["assumed"] else "")
+        print(f"{r['id']:<46}{r['gpus']:>5} {r['rollout']:<13}{r['measured']:>11.1f}{r['predicted']:>12.1f}"
+              f"{r['error']:>+8.0%}" + (f"{r['rollout_s']:>11.1f}" if args.parts else "") + f" {flags}")
+    s = summary(found)
+    print(f"{s['rows']} rows: median |error| {s['median']:.0%}, worst {s['worst']:.0%}, bias {s['bias']:+.0%}, "
+          f"within 2x {s['within_2x']}/{s['rows']}  (~ approximate time, * inputs assumed)")
+    for row in table()["rows"]:
+        if row.get("anomalous"):
+            print(f"not predicted: {row['id']}: {row['anomalous']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
