@@ -154,6 +154,21 @@ def test_grpo_settings_trl_would_refuse(changes, field):
     assert error.value.field == field
 
 
+def test_num_generations_divides_the_batch_of_every_gpu():
+    """TRL's GRPOConfig checks num_generations against per_device_train_batch_size × world_size ×
+    steps_per_generation (grpo_config.py): open-r1's 7 completions a prompt over 7 GPUs of batch 2 run."""
+    from vramcalc import DEFAULTS, parse_workload
+    from vramcalc.analysis.solve import batch_step
+    from vramcalc.core.errors import ValidationError
+
+    values = {**DEFAULTS, "model": "qwen2.5-7b", "mode": "training", "objective": "grpo", "seq": "1024",
+              "completion_tokens": "256", "batch": "2", "num_generations": "7", "gpu": "h100-80gb"}
+    assert batch_step(parse_workload({**values, "gpus": "7"})) == 1
+    with pytest.raises(ValidationError) as error:
+        parse_workload({**values, "gpus": "6"})
+    assert error.value.field == "num_generations" and "= 12 " in str(error.value)
+
+
 @pytest.mark.parametrize(("objective", "generations"), [("grpo", 8), ("rloo", 2)])
 def test_the_default_batch_of_one_says_what_trl_would_run(objective, generations):
     """The calculator's batch is 1 by default; TRL's GRPO and RLOO take 8 per device: the message says so."""

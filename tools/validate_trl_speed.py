@@ -48,14 +48,8 @@ def values(row: Mapping[str, Any]) -> dict[str, str]:
     if row.get("zero") is not None:
         out |= {"zero": str(row["zero"]), "recipe": "mixed"}  # DeepSpeed bf16: fp32 master weights and Adam states
     if row["objective"] in ("grpo", "rloo"):
-        # the engine checks num_generations against the per-device generation batch; TRL checks it against the
-        # global one (processes x batch x steps_per_generation): the rows' 7 generations over 7 processes pass TRL's
-        # check, not the engine's. The step's time does not depend on it, so the largest divisor of the per-device
-        # generation batch (at least 2) stands in for it.
-        generation = int(row["batch"]) * int(row.get("steps_per_generation") or row["grad_accum"])
-        wanted = int(row.get("num_generations") or 8)
-        fits = wanted if generation % wanted == 0 else max(d for d in range(2, generation + 1) if generation % d == 0)
-        out |= {"num_generations": str(fits), "completion_tokens": str(row["completion_tokens"]),
+        out |= {"num_generations": str(row.get("num_generations") or 8),
+                "completion_tokens": str(row["completion_tokens"]),
                 "rollout": str(row["rollout"]), "steps_per_generation": str(row.get("steps_per_generation") or ""),
                 "reference": str(row.get("reference") or "")}
     return {key: value for key, value in out.items() if value != ""}

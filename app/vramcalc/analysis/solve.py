@@ -148,10 +148,10 @@ def max_seq(workload: Workload, target: Target) -> int | None:
 
 def batch_step(workload: Workload) -> int:
     """The batches a workload accepts are multiples of this: GRPO's and RLOO's num_generations must divide
-    --batch × steps per generation (TRL's check, inputs/parse.py)."""
+    --batch × GPUs × steps per generation (TRL's check, inputs/parse.py)."""
     if workload.objective not in GENERATING:
         return 1
-    return workload.generations // math.gcd(workload.generations, steps_per_generation(workload))
+    return workload.generations // math.gcd(workload.generations, workload.devices * steps_per_generation(workload))
 
 
 def max_batch(workload: Workload, target: Target) -> int | None:

@@ -563,9 +563,10 @@ def _check_grpo(workload: Workload) -> None:
                               "the completion is part of --seq: leave at least one prompt token")
     steps, named = ((workload.grad_accum, "--grad-accum") if workload.steps_per_generation is None
                     else (workload.steps_per_generation, "--steps-per-generation"))
-    if (workload.batch * steps) % workload.generations:
+    total = workload.batch * workload.devices * steps  # TRL's generation_batch_size, over world_size GPUs
+    if total % workload.generations:
         raise ValidationError("num_generations", str(workload.generations),
-                              f"must divide the generation batch, --batch × {named} = {workload.batch * steps} "
+                              f"must divide the generation batch, --batch × GPUs × {named} = {total} "
                               f"(TRL's check); TRL's defaults are --batch 8 and {name}'s "
                               f"{8 if workload.objective is Objective.GRPO else 2} generations per prompt")
     if workload.rollout in (Rollout.VLLM_COLOCATE, Rollout.VLLM_COLOCATE_SLEEP) and workload.gpu is None:

@@ -621,7 +621,7 @@ EN: Mapping[str, str] = {
     "field.num_generations.label": "Completions per prompt",
     "field.num_generations.help": (
         "GRPO's and RLOO's num_generations (empty: TRL's, 8 for GRPO and 2 for RLOO); it must divide batch × "
-        "accumulation (or × steps per generation), and leaves the memory as is."),
+        "GPUs × accumulation (or × steps per generation), and leaves the memory as is."),
     "field.completion_tokens.label": "Completion tokens",
     "field.completion_tokens.help": ("GRPO's and RLOO's max_completion_length, PPO's response_length (TRL's 53), part "
         "of the sequence length."),

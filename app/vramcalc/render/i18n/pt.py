@@ -646,7 +646,7 @@ PT: Mapping[str, str] = {
     "field.num_ppo_epochs.help": "Passagens sobre cada rollout, um passo do otimizador cada (4); a memória não muda.",
     "field.num_generations.label": "Respostas por prompt",
     "field.num_generations.help": ("O num_generations do GRPO e do RLOO (vazio: o do TRL, 8 no GRPO e 2 no RLOO); "
-        "deve dividir lote × acumulação (ou × passos por geração) e não muda a memória."),
+        "deve dividir lote × GPUs × acumulação (ou × passos por geração) e não muda a memória."),
     "field.completion_tokens.label": "Tokens da resposta",
     "field.completion_tokens.help": ("O max_completion_length do GRPO e do RLOO, o response_length do PPO (53 no TRL), "
         "parte do comprimento da sequência."),
