@@ -4,7 +4,9 @@ Each row is run through `vramcalc.diffusion.speed` as the source ran it (pipelin
 placement, the card); its predicted end-to-end seconds are set beside the published ones. Fitting: the share of
 the card's dense 16-bit rate each kind of denoiser reaches (DiT, UNet) is the median over its rows of the share that
 makes the row exact (the log errors' median is then zero); the held-out check fits on every source but one and
-predicts that one. Rows whose card is not in the data, or marked `anomalous`, are printed apart.
+predicts that one. Rows whose card is not in the data, or marked `anomalous`, are printed apart. Rows marked
+`held_out` (added after the fit: FLUX.2) inform no share: they are predicted at the stored shares, in a table of
+their own.
 
     .venv/bin/python tools/validate_diffusion_speed.py          # the table, the rates as data/speed.json has them
     .venv/bin/python tools/validate_diffusion_speed.py --fit    # fit the shares and write them to data/speed.json
@@ -83,8 +85,27 @@ def summary(errors: list[float]) -> dict[str, Any]:
 
 
 def usable() -> list[dict[str, Any]]:
-    """The rows the model describes, on cards in the data."""
-    return [row for row in rows() if row["slug"] and not row.get("anomalous")]
+    """The rows the model describes, on cards in the data, that the shares are fitted to."""
+    return [row for row in rows() if row["slug"] and not row.get("anomalous") and not row.get("held_out")]
+
+
+def held_out() -> list[dict[str, Any]]:
+    """The rows kept out of the fit (`held_out`) on cards in the data: each with its error at `rates()["share"]`."""
+    return [row for row in rows() if row["slug"] and row.get("held_out") and not row.get("anomalous")]
+
+
+def held_out_table(shares: dict[str, float]) -> tuple[list[str], list[float]]:
+    """The held-out rows' markdown lines and their errors at `shares` (none of them informs a share)."""
+    header = "| group | pipeline | card | size | steps | placement | encoders | published s | predicted s | error |"
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
+    errors = []
+    for row in held_out():
+        predicted = predict(row, shares[group(row)])
+        errors.append(predicted / row["seconds"] - 1)
+        lines.append(f"| {group(row)} | {row['pipeline']} | {row['slug']} | {row['width']}x{row['height']} | "
+                     f"{row['steps']} | {row['placement']} | {row['text_encoders']} | {row['seconds']:,.2f}"
+                     f"{' ~' if row.get('approximate') else ''} | {predicted:,.2f} | {100 * errors[-1]:+.1f}% |")
+    return lines, errors
 
 
 def table(shares: dict[str, float]) -> tuple[list[str], dict[str, dict[str, Any]]]:
@@ -150,6 +171,10 @@ def main() -> None:
     print("\n".join(lines))
     for name, stats in validation.items():
         print(f"{name}: {stats}")
+    lines, errors = held_out_table(shares)
+    if errors:
+        print("held out (not fitted), at the shares above:")
+        print("\n".join(lines))
     for row in rows():
         if not row["slug"] or row.get("anomalous"):
             why = row.get("anomalous") or f"{row['gpu']}: not in the GPU data"

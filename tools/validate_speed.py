@@ -67,6 +67,8 @@ def rows(sources: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
             continue
         if path.stem.startswith("trl_"):  # TRL's GRPO/DPO step times: tools/validate_trl_speed.py
             continue
+        if path.stem.startswith("embedding_"):  # embedders' throughput: tools/validate_embedding_speed.py
+            continue
         if sources and (sources.removeprefix("!") in path.stem) == sources.startswith("!"):
             continue
         for row in _table(path)["rows"]:
