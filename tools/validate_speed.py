@@ -52,6 +52,10 @@ MMQ_BUILD = 3000
 # does not say is taken as off when its build is numbered below this (2024), else as the build's default (on).
 FA_AUTO_BUILD = 4000
 UNCHECKPOINTED = ("Baseline", "+ Packed Dataset", "+ Compile", "+ Chunked Cross Entropy")
+# tables another validator reads: image and video pipelines (tools/validate_diffusion_speed.py), transcriptions
+# (validate_speech_speed.py), speculative decoding's speed-ups (tests/test_speculative_speed.py), TRL's step times
+# (validate_trl_speed.py), embedders' throughput (validate_embedding_speed.py)
+ELSEWHERE = ("diffusion_", "speech_", "speculative_", "trl_", "embedding_")
 HIDDEN = ("llamacpp_cublas", "llamacpp_vulkan")  # Workload fields no option sets: the build a row ran
 GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25, "serve": 0.25}
 
@@ -59,15 +63,7 @@ GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25, "serve": 0.25}
 def rows(sources: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
     """The published rows, of the tables whose file name contains `sources` (a "!" before it: the others)."""
     for path in sorted(DATA.glob("*.json")):
-        if path.stem.startswith("diffusion_"):  # image and video pipelines: tools/validate_diffusion_speed.py
-            continue
-        if path.stem.startswith("speech_"):  # transcriptions: tools/validate_speech_speed.py
-            continue
-        if path.stem.startswith("speculative_"):  # speed-ups of speculative decoding: tests/test_speculative_speed.py
-            continue
-        if path.stem.startswith("trl_"):  # TRL's GRPO/DPO step times: tools/validate_trl_speed.py
-            continue
-        if path.stem.startswith("embedding_"):  # embedders' throughput: tools/validate_embedding_speed.py
+        if path.stem.startswith(ELSEWHERE):  # tables another validator reads
             continue
         if sources and (sources.removeprefix("!") in path.stem) == sources.startswith("!"):
             continue
