@@ -31,6 +31,7 @@ from vramcalc.speed import Speed, speed_of  # noqa: E402
 from vramcalc.workload import Machine  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "speed" / "trl_published.json"
+SPEED_JSON = ROOT / "app" / "vramcalc" / "data" / "speed.json"
 
 
 def table() -> Mapping[str, Any]:
@@ -86,6 +87,7 @@ def summary(found: list[dict[str, Any]]) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parts", action="store_true", help="also print the predicted rollout seconds")
+    parser.add_argument("--write", action="store_true", help='store the GRPO errors in data/speed.json "validation"')
     args = parser.parse_args()
     found = results()
     print(f"{'row':<46}{'gpus':>5} {'rollout':<13}{'measured s':>11}{'predicted s':>12}{'error':>8}"
@@ -100,6 +102,12 @@ def main() -> int:
     for row in table()["rows"]:
         if row.get("anomalous"):
             print(f"not predicted: {row['id']}: {row['anomalous']}")
+    if args.write:  # the page's error line for GRPO (speed/validation.py)
+        grpo = summary([r for r in found if r["objective"] == "grpo"])
+        data = json.loads(SPEED_JSON.read_text())
+        data["validation"]["trl-grpo"] = {"median": round(grpo["median"], 3), "worst": round(grpo["worst"], 3),
+                                          "rows": grpo["rows"]}
+        SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return 0
 
 

@@ -20,9 +20,13 @@ def backend(workload: Workload) -> str:
 
 
 def expected_error(workload: Workload) -> Phrase:
+    stats: Mapping[str, Mapping[str, object]] = calibration().get("validation", {})
+    if workload.objective is Objective.GRPO and "trl-grpo" in stats:  # tools/validate_trl_speed.py --write
+        grpo = stats["trl-grpo"]
+        return phrase("speed.error.grpo", median=f"{grpo['median']:.0%}", worst=f"{grpo['worst']:.0%}",
+                      rows=grpo["rows"])
     if workload.objective is not Objective.SFT:
         return phrase("speed.error.objective")
-    stats: Mapping[str, Mapping[str, object]] = calibration().get("validation", {})
     group = stats.get(backend(workload))
     if group is None:
         return phrase("speed.error.none")

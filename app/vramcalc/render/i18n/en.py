@@ -1381,8 +1381,12 @@ EN: Mapping[str, str] = {
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
     ),
     "speed.error.objective": (
-        "DPO, KTO, ORPO, GRPO, RLOO and PPO steps are not checked against published runs yet: treat the time as a "
+        "DPO, KTO, ORPO, RLOO and PPO steps are not checked against published runs yet: treat the time as a "
         "rough estimate."
+    ),
+    "speed.error.grpo": (
+        "Against published GRPO runs: {median} at the median, {worst} at worst ({rows} open-r1 runs, 7B models on "
+        "H100s); other sizes and cards are not checked yet."
     ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
     "speed.unknown_bandwidth": (

@@ -1443,8 +1443,12 @@ PT: Mapping[str, str] = {
         "{backend})."
     ),
     "speed.error.objective": (
-        "Passos de DPO, KTO, ORPO, GRPO, RLOO e PPO ainda não foram conferidos com execuções publicadas: trate o tempo "
+        "Passos de DPO, KTO, ORPO, RLOO e PPO ainda não foram conferidos com execuções publicadas: trate o tempo "
         "como estimativa grosseira."
+    ),
+    "speed.error.grpo": (
+        "Frente a execuções publicadas de GRPO: {median} na mediana, {worst} no pior caso ({rows} execuções do "
+        "open-r1, modelos de 7B em H100s); outros tamanhos e placas ainda não foram conferidos."
     ),
     "speed.error.none": (
         "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira."
