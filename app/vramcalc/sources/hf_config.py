@@ -26,6 +26,7 @@ from ..model.families.decoder.mtp import NEXTN, QWEN
 from ..model.families.decoder.spec import (
     AttentionKind,
     Block,
+    Cca,
     Compressed,
     Indexer,
     LinearAttention,
@@ -100,6 +101,7 @@ MEMORY_KEYS = frozenset({
     "attention_other_setting", "num_sliding_attention_heads", "num_attention_groups", "moe_top_k", "altup_num_inputs",
     "laurel_rank", "prefix_dense_intermediate_size", "prefix_dense_sliding_window_pattern", "dense_intermediate_size",
     "index_block_size", "index_topk_blocks", "sparse_attention_config", "num_attention_heads_per_layer", "gating",
+    "cca_time0", "cca_time1", "router_hidden_size",
     "gated_norm_rank", "d_model", "n_heads", "n_layers", "max_seq_len", "expansion_ratio", "ffn_dim", "dff",
     "enable_bias", "word_embed_proj_dim", "do_layer_norm_before", "attention_heads", "intermediate_multiple_size",
     "dim_head", "dim_ff", "window_size", "attention_hidden_size", "embedding_dim", "ffn_proj_factor",
@@ -392,7 +394,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         dropout=isinstance(resid_pdrop, (int, float)) and resid_pdrop > 0,
         qkv_bias=qkv_bias, o_bias=o_bias,
         mlp_bias=reader.mlp_bias or all_bias or (reader.reads_mlp_bias and _bool(config, "mlp_bias", default=False)),
-        head_bias=reader.head_bias or (all_bias and reader.bias_key_on_head) or (model_type == "phimoe"
+        head_bias=reader.head_bias or (all_bias and reader.bias_key_on_head) or (model_type in ("phimoe", "zaya")
                                                    and _bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
         qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
@@ -435,6 +437,13 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields.update(_read_gemma4(config, fields, assumptions, per_layer=reader.moe is not None))
     if reader.gated_norm:
         fields["gated_norm"] = _int(config, "gated_norm_rank", 1, MAX_DIM, default=16)
+    if reader.cca:  # ZayaCCAProjection's kernels, ZayaRouter's width
+        if kv_heads * head_dim % 2:
+            raise ValidationError("head_dim", head_dim, "ZAYA splits each value in halves: KV heads × head_dim must "
+                                                        "be even")
+        fields["cca"] = Cca(time0=_int(config, "cca_time0", 1, MAX_DIM, default=2),
+                            time1=_int(config, "cca_time1", 1, MAX_DIM, default=2),
+                            router=_int(config, "router_hidden_size", 1, MAX_DIM, default=256))
     if reader.hyper:
         fields["hyper"] = _int(config, "hc_mult", 1, MAX_HEADS, default=4)
     if reader.compressed:
@@ -524,6 +533,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             names |= {"mlp": AttentionKind.NONE, "moe": AttentionKind.NONE}
         if reader.short_conv:
             names["conv"] = AttentionKind.CONV
+        if reader.cca:  # ZAYA: attention beside convolutions, whole or windowed
+            names |= {"hybrid": AttentionKind.FULL, "hybrid_sliding": AttentionKind.SLIDING}
         unknown: dict[str, int] = {}
         for i, value in enumerate(layer_types):
             if not isinstance(value, str) or len(value) > 100:

@@ -15,7 +15,7 @@ import functools
 from ...tensor import Role, Tensor
 from ..encoder import Encoder
 from ..speech import decoder_layer_tensors, encoder_tensors
-from .spec import AttentionKind, Block, Compressed, ModelSpec, Norm, QkNorm
+from .spec import AttentionKind, Block, Cca, Compressed, ModelSpec, Norm, QkNorm
 
 
 @functools.lru_cache(maxsize=64)  # a spec's tensors never change; estimates ask for them many times per update
@@ -42,6 +42,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         first += [Tensor("per_layer_token_embd.weight", (spec.per_layer_vocab, packed), Role.EMBEDDING),
                   Tensor("per_layer_model_proj.weight", (packed, h), Role.ATTENTION),
                   Tensor("per_layer_proj_norm.weight", (spec.per_layer_input,), Role.NORM)]
+    if spec.cca is not None:  # ZayaModel.input_hidden_states_scale and _bias, over the embeddings
+        first += [Tensor("token_embd_scale.weight", (h,), Role.NORM), Tensor("token_embd_scale.bias", (h,), Role.NORM)]
     if spec.altup_inputs > 1:  # Gemma3nTextModel.altup_projections and altup_unembed_projections, one h × h per stream
         first += [Tensor("altup_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION),
                   Tensor("altup_unembd_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION)]
@@ -117,6 +119,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += _mla(spec, p, index)
     elif spec.compressed is not None:
         tensors += _compressed(spec, spec.compressed, p, index)
+    elif spec.cca is not None:
+        tensors += _cca(spec, spec.cca, p, index)
     else:
         tensors += _attention(spec, p, kind, reuses_kv=index >= spec.layers - spec.reusing_layers)
         if spec.indexer is not None and index not in spec.indexer.shared:  # MiniMaxM3VLIndexer: q, k, their norms
@@ -201,6 +205,31 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
         tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
+    return tensors
+
+
+def _cca(spec: ModelSpec, cca: Cca, p: str, index: int) -> list[Tensor]:
+    """ZayaAttention: ZayaCCAProjection's q and k, the two value halves (v_proj_current, v_proj_delayed), the
+    depthwise convolution over q and k (time0 taps a channel) and the grouped one (a group per q and k head, head_dim
+    inputs, time1 taps), both with biases; ZayaQKNorm's key scale per KV head; o_proj. Then what ZAYA adds around the
+    block: the two ZayaResidualScaling (a scale and bias on the block's output and on the residual each), and, past
+    the first layer, ZayaRouter.router_states_scale over the state the previous layer's router passes on."""
+    h, bias, d = spec.hidden, spec.qkv_bias, spec.head_dim
+    q, kv, half = spec.q_dim, spec.kv_dim, spec.kv_dim // 2
+    width = q + kv
+    tensors = [*_linear(p + "attn_q", q, h, Role.ATTENTION, bias), *_linear(p + "attn_k", kv, h, Role.ATTENTION, bias),
+               *_linear(p + "attn_v", half, h, Role.ATTENTION, bias),
+               *_linear(p + "attn_v_prev", half, h, Role.ATTENTION, bias),
+               Tensor(p + "cca_conv_dw.weight", (width, 1, cca.time0), Role.ATTENTION),
+               Tensor(p + "cca_conv_dw.bias", (width,), Role.BIAS),
+               Tensor(p + "cca_conv_gr.weight", (width, d, cca.time1), Role.ATTENTION),
+               Tensor(p + "cca_conv_gr.bias", (width,), Role.BIAS),
+               Tensor(p + "attn_k_temp.weight", (spec.kv_heads,), Role.NORM),
+               *_linear(p + "attn_output", h, q, Role.ATTENTION, spec.o_bias)]
+    for name in ("attn_res", "ffn_res"):
+        tensors += [Tensor(f"{p}{name}_{part}", (h,), Role.NORM) for part in ("hs_scale", "hs_bias", "scale", "bias")]
+    if index and spec.layer_is_moe(index):
+        tensors.append(Tensor(p + "ffn_router_states_scale", (cca.router,), Role.ROUTER))
     return tensors
 
 
@@ -406,7 +435,15 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
     e, i = moe.experts, moe.ffn
     z = e + moe.zero_experts  # router rows; the gate/up slots too where the engine holds them
     slots = z if moe.zero_slots else e
-    tensors = _linear(p + "ffn_gate_inp", z, h, Role.ROUTER, moe.router_bias)
+    if spec.cca is not None:  # ZayaRouter: down_proj to the router's width, an RMSNorm, two biased h -> h layers
+        r = spec.cca.router  # of that width (ZayaRouterMLP), and out_proj to the experts and one skip expert
+        tensors = [*_linear(p + "ffn_router_down", r, h, Role.ROUTER, bias=True),
+                   Tensor(p + "ffn_router_norm.weight", (r,), Role.ROUTER),
+                   *_linear(p + "ffn_router_fc1", r, r, Role.ROUTER, bias=True),
+                   *_linear(p + "ffn_router_fc2", r, r, Role.ROUTER, bias=True),
+                   *_linear(p + "ffn_gate_inp", z + 1, r, Role.ROUTER)]
+    else:
+        tensors = _linear(p + "ffn_gate_inp", z, h, Role.ROUTER, moe.router_bias)
     if moe.score_bias:
         tensors.append(Tensor(p + "exp_probs_b.bias", (e,), Role.ROUTER))
     x = moe.latent or h  # the width the experts read and write
