@@ -752,3 +752,19 @@ def test_zaya_keeps_its_convolution_window_and_delayed_value_beside_kv():
     # the first layer's router reads no earlier router's state: no router_states_scale (router_hidden_size 96)
     first, second = (sum(t.numel for t in layer_tensors(spec, i)) for i in (0, 1))
     assert second - first == 96
+
+
+def test_inkling_keeps_four_fp32_convolution_windows_per_layer_beside_kv_of_each_kind():
+    """InklingAttention: sliding layers of swa_num_key_value_heads × swa_head_dim (4 × 32 here), full ones of
+    num_key_value_heads × head_dim (2 × 64); each layer's four InklingShortConvolution keep their last
+    conv_kernel_size inputs in fp32 (k and v: 128 wide, attention's and the MLP's output: 512). transformers 5.23
+    (bf16, inkling_text/perturbed) kept 113,664 bytes at 7 tokens (and 32 in the sliding layers' int64 window
+    scalars); after a 100-token prompt and one decode step 326,656 bytes of storage, the sliding layers 64 tokens."""
+    config = _case("inkling_text/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.heads, spec.sliding_heads, spec.kv_heads, spec.full_kv_heads) == (8, 12, 4, 2)
+    assert not spec.tie_embeddings and spec.embed_norm  # InklingForCausalLM ties nothing
+    state = 6 * (2 * 128 + 2 * 512) * 3 * 4
+    assert spec.recurrent_state_bytes(2) == state == 92_160
+    assert _kv(config, "transformers", seq="7") == 113_664 == 6 * 7 * 2 * 128 * 2 + state
+    assert _kv(config, "transformers", seq="101") == 326_656 == (2 * 101 + 4 * 64) * 2 * 128 * 2 + state

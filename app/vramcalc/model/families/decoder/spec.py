@@ -271,6 +271,25 @@ class Cca:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class Inkling:
+    """Inkling (InklingAttention, InklingDecoderLayer): r_proj, d_rel relative-position values per head scored by a
+    table of d_rel × rel_extent (a sliding layer's extent is its window); depthwise causal convolutions of `kernel`
+    taps, no bias, over k, v, attention's output and the MLP's output (InklingShortConvolution). Per layer and
+    sequence transformers keeps each convolution's last `kernel` inputs in fp32 (four conv_states). The router
+    scores the `shared` shared experts too (InklingTopkRouter), and a learned global scale sits on the router and
+    on each dense MLP."""
+
+    kernel: int
+    d_rel: int
+    rel_extent: int
+    shared: int
+
+    def state_values(self, kv_dim: int, hidden: int) -> int:
+        """Values one layer keeps for one sequence: the four convolutions' windows (k and v of kv_dim, two of h)."""
+        return (2 * kv_dim + 2 * hidden) * self.kernel
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Moe:
     """A mixture-of-experts MLP: `experts` routed experts of width `ffn`, `per_token` used
     per token, plus shared experts (always used) of total width `shared_ffn`."""
@@ -352,6 +371,7 @@ class ModelSpec:
     compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
     gated_norm: int = 0  # A.X-K2 (AXK2GatedRMSNorm): the rank of a sigmoid gate (fc1, fc2) after input_layernorm,
     # and after post_attention_layernorm on MoE layers (0: none)
+    inkling: Inkling | None = None  # Inkling: relative logits, four short convolutions a layer, routed shared experts
     cca: Cca | None = None  # ZAYA: convolutional q/k, a delayed value half, residual scalings, an MLP router
     hyper: int = 0  # Hy4 (HYV4HyperConnection): the residual streams mixed before and after each block (0: none)
     repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
@@ -583,8 +603,12 @@ class ModelSpec:
     def recurrent_state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
         """Bytes the recurrent mixers (linear attention, Mamba, convolutions) keep for one sequence, whatever its
         length (transformers' layout unless told: `state_bytes_of`), and ZAYA's convolution windows and delayed values
-        beside every attention layer's K/V (in e bytes: ZayaCCAProjection's conv_states and recurrent_states)."""
+        beside every attention layer's K/V (in e bytes: ZayaCCAProjection's conv_states and recurrent_states), and
+        Inkling's four convolution windows per layer (in state_e bytes)."""
         cca = self.layers * self.cca.state_values(self.q_dim, self.kv_dim) * e if self.cca else 0
+        if self.inkling is not None:  # InklingShortConvolution's conv_states, fp32 (measured)
+            cca += sum(n * self.inkling.state_values(self.kv_heads_of(kind) * self.head_dim_of(kind), self.hidden)
+                       for kind, n in self.kind_counts()) * state_e
         return cca + sum(n * self.state_bytes_of(kind, e, trim=trim, state_e=state_e)
                          for kind, n in self.recurrent_counts())
 

@@ -15,7 +15,7 @@ import functools
 from ...tensor import Role, Tensor
 from ..encoder import Encoder
 from ..speech import decoder_layer_tensors, encoder_tensors
-from .spec import AttentionKind, Block, Cca, Compressed, ModelSpec, Norm, QkNorm
+from .spec import AttentionKind, Block, Cca, Compressed, Inkling, ModelSpec, Norm, QkNorm
 
 
 @functools.lru_cache(maxsize=64)  # a spec's tensors never change; estimates ask for them many times per update
@@ -129,6 +129,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
                         *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
                         Tensor(p + "indexer.q_norm.weight", (ix.head_dim,), Role.NORM),
                         Tensor(p + "indexer.k_norm.weight", (ix.head_dim,), Role.NORM)]
+    if spec.inkling is not None:
+        tensors += _inkling(spec, spec.inkling, p, kind, index)
     if spec.parallel_mamba:  # Falcon-H1: a Mamba mixer beside the attention
         tensors += _mamba(spec, p)
     if not spec.layer_has_mlp(kind):
@@ -230,6 +232,21 @@ def _cca(spec: ModelSpec, cca: Cca, p: str, index: int) -> list[Tensor]:
         tensors += [Tensor(f"{p}{name}_{part}", (h,), Role.NORM) for part in ("hs_scale", "hs_bias", "scale", "bias")]
     if index and spec.layer_is_moe(index):
         tensors.append(Tensor(p + "ffn_router_states_scale", (cca.router,), Role.ROUTER))
+    return tensors
+
+
+def _inkling(spec: ModelSpec, ink: Inkling, p: str, kind: AttentionKind, index: int) -> list[Tensor]:
+    """What InklingAttention and InklingDecoderLayer add to q, k, v, o and the q/k norms: r_proj (d_rel per head),
+    the relative-logits table (d_rel × the layer kind's extent), the four depthwise convolutions (k_sconv, v_sconv,
+    attn_sconv, mlp_sconv: no bias), and a dense layer's InklingMLP.global_scale."""
+    h, heads, kv = spec.hidden, spec.heads_of(kind), spec.kv_heads_of(kind) * spec.head_dim_of(kind)
+    extent = spec.sliding_window if kind is AttentionKind.SLIDING else ink.rel_extent
+    tensors = [*_linear(p + "attn_rel", heads * ink.d_rel, h, Role.ATTENTION),
+               Tensor(p + "attn_rel_logits", (ink.d_rel, extent), Role.NORM)]
+    for name, width in (("attn_k_conv", kv), ("attn_v_conv", kv), ("attn_out_conv", h), ("ffn_out_conv", h)):
+        tensors.append(Tensor(f"{p}{name}.weight", (width, 1, ink.kernel), Role.ATTENTION))
+    if not spec.layer_is_moe(index):
+        tensors.append(Tensor(p + "ffn_scale", (1,), Role.NORM))
     return tensors
 
 
@@ -442,6 +459,9 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
                    *_linear(p + "ffn_router_fc1", r, r, Role.ROUTER, bias=True),
                    *_linear(p + "ffn_router_fc2", r, r, Role.ROUTER, bias=True),
                    *_linear(p + "ffn_gate_inp", z + 1, r, Role.ROUTER)]
+    elif spec.inkling is not None:  # InklingTopkRouter: rows for the shared experts too, and a global scale
+        tensors = [*_linear(p + "ffn_gate_inp", z + spec.inkling.shared, h, Role.ROUTER),
+                   Tensor(p + "ffn_gate_inp.scale", (1,), Role.ROUTER)]
     else:
         tensors = _linear(p + "ffn_gate_inp", z, h, Role.ROUTER, moe.router_bias)
     if moe.score_bias:
