@@ -733,3 +733,38 @@ def test_a_window_wider_than_the_context_is_read_as_transformers_reads_it():
         spec = from_hf_config(config)
         assert count_params(spec, active=False) == case["text_params"]
         assert spec.sliding_window == 4096
+
+
+def test_zaya_keeps_its_convolution_window_and_delayed_value_beside_kv():
+    """ZayaCCAProjection: per layer and sequence the last cca_time0 - 1 + cca_time1 - 1 inputs of the convolutions
+    over q and k, and the previous token's delayed value half, in the compute type. transformers 5.23 (bf16,
+    zaya/perturbed: 5 layers, q 384, kv 96, kernels 3 and 2) kept K and V (1, 2, 7, 48), conv_states (1, 480, 3) and
+    recurrent_states (1, 48) on each layer: 28,320 bytes at 7 tokens (and 24 in the sliding layers' int64 window
+    scalars); after a 200-token prompt and one decode step, 316,704 bytes of storage, the sliding layers 128 tokens."""
+    config = _case("zaya/perturbed")
+    spec = from_hf_config(config)
+    assert spec.cca is not None and spec.head_bias and [k.value for k in spec.kinds] == [
+        "sliding", "full", "sliding", "sliding", "full"]
+    state = 5 * ((384 + 96) * (2 + 1) + 48) * 2
+    assert state == 14_880 and spec.recurrent_state_bytes(2) == state
+    assert _kv(config, "transformers", seq="7") == 28_320 == 5 * 7 * 2 * 96 * 2 + state
+    assert _kv(config, "transformers", seq="201") == 316_704 == (2 * 201 + 3 * 128) * 2 * 96 * 2 + state
+    # the first layer's router reads no earlier router's state: no router_states_scale (router_hidden_size 96)
+    first, second = (sum(t.numel for t in layer_tensors(spec, i)) for i in (0, 1))
+    assert second - first == 96
+
+
+def test_inkling_keeps_four_fp32_convolution_windows_per_layer_beside_kv_of_each_kind():
+    """InklingAttention: sliding layers of swa_num_key_value_heads × swa_head_dim (4 × 32 here), full ones of
+    num_key_value_heads × head_dim (2 × 64); each layer's four InklingShortConvolution keep their last
+    conv_kernel_size inputs in fp32 (k and v: 128 wide, attention's and the MLP's output: 512). transformers 5.23
+    (bf16, inkling_text/perturbed) kept 113,664 bytes at 7 tokens (and 32 in the sliding layers' int64 window
+    scalars); after a 100-token prompt and one decode step 326,656 bytes of storage, the sliding layers 64 tokens."""
+    config = _case("inkling_text/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.heads, spec.sliding_heads, spec.kv_heads, spec.full_kv_heads) == (8, 12, 4, 2)
+    assert not spec.tie_embeddings and spec.embed_norm  # InklingForCausalLM ties nothing
+    state = 6 * (2 * 128 + 2 * 512) * 3 * 4
+    assert spec.recurrent_state_bytes(2) == state == 92_160
+    assert _kv(config, "transformers", seq="7") == 113_664 == 6 * 7 * 2 * 128 * 2 + state
+    assert _kv(config, "transformers", seq="101") == 326_656 == (2 * 101 + 4 * 64) * 2 * 128 * 2 + state

@@ -50,6 +50,9 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
 
 # keys a class pops from its kwargs with a default of its own, which to_dict() does not show
 # (AXK1Config and AXK2Config.__post_init__: mlp_layer_types from first_k_dense_replace)
+# keys a type reads that are not memory keys for every type (Gemma 2's hub files carry a sliding_window_size its
+# class ignores): InklingTextConfig's window, under the name its to_dict() gives it
+EXTRA_BY_TYPE = {"inkling_text": {"sliding_window_size"}}
 POPPED_BY_TYPE = {"axk1": {"first_k_dense_replace": 1}, "axk2": {"first_k_dense_replace": 1}}
 
 
@@ -76,7 +79,8 @@ def main(argv: list[str]) -> None:
         # the two sizes no real config leaves out are never filled (hf_config._REQUIRED), nor their other names
         derived |= {"hidden_size", "num_hidden_layers"} | {old for old, new in READERS[model_type].aliases
                                                           if new in ("hidden_size", "num_hidden_layers")}
-        chosen = {k: values[k] for k in sorted(MEMORY_KEYS) if k in values and k not in derived}
+        chosen = {k: values[k] for k in sorted(MEMORY_KEYS | EXTRA_BY_TYPE.get(model_type, set()))
+                  if k in values and k not in derived}
         # head_dim and num_key_value_heads default to hidden / heads and heads in most classes:
         # keep them only where the class fixes them (Gemma 3: head_dim 256), found by changing those.
         try:

@@ -342,6 +342,27 @@ CASES: dict[str, tuple[dict, dict]] = {
                   "num_experts_per_tok": 3, "n_shared_experts": 2, "first_k_dense_replace": 2, "index_n_heads": 4,
                   "index_head_dim": 64, "gated_norm_rank": 24, "attention_bias": True, "tie_word_embeddings": False,
                   "vocab_size": 32000}),
+    # Inkling: the perturbed one with sliding layers of their own heads, KV heads and head size, another window,
+    # relative extent, d_rel and kernel, two dense layers, one shared expert; tie_word_embeddings, which
+    # InklingForCausalLM does not act on
+    "inkling_text": ({}, {"num_hidden_layers": 6, "hidden_size": 512, "num_attention_heads": 8,
+                          "num_key_value_heads": 2, "head_dim": 64, "swa_num_attention_heads": 12,
+                          "swa_num_key_value_heads": 4,
+                          "swa_head_dim": 32, "sliding_window_size": 64, "rel_extent": 96, "d_rel": 8,
+                          "conv_kernel_size": 3, "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding",
+                                                                 "hybrid_sliding", "hybrid_sliding", "hybrid"],
+                          "mlp_layer_types": ["dense", "dense", "sparse", "sparse", "sparse", "sparse"],
+                          "intermediate_size": 1024, "n_routed_experts": 8, "num_experts_per_tok": 2,
+                          "n_shared_experts": 1, "moe_intermediate_size": 256, "vocab_size": 32000,
+                          "tie_word_embeddings": True}),
+    # ZAYA: the perturbed one with sliding layers, other kernels, another router width, biases (q/k/v/o and the
+    # head's), an untied head
+    "zaya": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "num_attention_heads": 8, "num_key_value_heads": 2,
+                  "head_dim": 48, "num_experts": 6, "moe_intermediate_size": 512, "router_hidden_size": 96,
+                  "cca_time0": 3, "cca_time1": 2, "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding",
+                                                                  "hybrid_sliding", "hybrid"],
+                  "sliding_window": 128, "attention_bias": True, "lm_head_bias": True, "tie_word_embeddings": False,
+                  "vocab_size": 32000, "eos_token_id": 1}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

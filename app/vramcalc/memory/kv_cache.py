@@ -69,6 +69,9 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
     if model.mamba is not None and mamba_layers:
         text += (phrase("kv_cache.mamba", batch=workload.batch, count=mamba_layers,
                         state=format_binary(model.mamba.state_bytes(e))),)
+    if model.cca is not None:  # ZayaCCAProjection's conv_states and recurrent_states, in the compute type
+        text += (phrase("kv_cache.cca", batch=workload.batch, count=model.layers,
+                        state=format_binary(model.cca.state_values(model.q_dim, model.kv_dim) * e)),)
     if model.short_conv is not None and model.count_kind(AttentionKind.CONV):
         text += (phrase("kv_cache.conv", batch=workload.batch, count=model.count_kind(AttentionKind.CONV),
                         state=format_binary(model.short_conv.state_bytes(e))),)

@@ -26,8 +26,10 @@ from ..model.families.decoder.mtp import NEXTN, QWEN
 from ..model.families.decoder.spec import (
     AttentionKind,
     Block,
+    Cca,
     Compressed,
     Indexer,
+    Inkling,
     LinearAttention,
     Mamba,
     Mla,
@@ -100,6 +102,8 @@ MEMORY_KEYS = frozenset({
     "attention_other_setting", "num_sliding_attention_heads", "num_attention_groups", "moe_top_k", "altup_num_inputs",
     "laurel_rank", "prefix_dense_intermediate_size", "prefix_dense_sliding_window_pattern", "dense_intermediate_size",
     "index_block_size", "index_topk_blocks", "sparse_attention_config", "num_attention_heads_per_layer", "gating",
+    "cca_time0", "cca_time1", "router_hidden_size", "swa_num_attention_heads", "swa_num_key_value_heads",
+    "swa_head_dim", "d_rel", "rel_extent", "conv_kernel_size",
     "gated_norm_rank", "d_model", "n_heads", "n_layers", "max_seq_len", "expansion_ratio", "ffn_dim", "dff",
     "enable_bias", "word_embed_proj_dim", "do_layer_norm_before", "attention_heads", "intermediate_multiple_size",
     "dim_head", "dim_ff", "window_size", "attention_hidden_size", "embedding_dim", "ffn_proj_factor",
@@ -213,6 +217,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config, reader = _cohere2_moe_config(config, reader)
     if reader.minimax3:
         config = _minimax3_config(config)
+    if reader.inkling:
+        config = _inkling_config(config)
     if reader.gemma3n:
         config = {**config, "intermediate_size": _gemma3n_width(config, model_type, assumptions)}
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
@@ -392,7 +398,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         dropout=isinstance(resid_pdrop, (int, float)) and resid_pdrop > 0,
         qkv_bias=qkv_bias, o_bias=o_bias,
         mlp_bias=reader.mlp_bias or all_bias or (reader.reads_mlp_bias and _bool(config, "mlp_bias", default=False)),
-        head_bias=reader.head_bias or (all_bias and reader.bias_key_on_head) or (model_type == "phimoe"
+        head_bias=reader.head_bias or (all_bias and reader.bias_key_on_head) or (model_type in ("phimoe", "zaya")
                                                    and _bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
         qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
@@ -435,6 +441,13 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields.update(_read_gemma4(config, fields, assumptions, per_layer=reader.moe is not None))
     if reader.gated_norm:
         fields["gated_norm"] = _int(config, "gated_norm_rank", 1, MAX_DIM, default=16)
+    if reader.cca:  # ZayaCCAProjection's kernels, ZayaRouter's width
+        if kv_heads * head_dim % 2:
+            raise ValidationError("head_dim", head_dim, "ZAYA splits each value in halves: KV heads × head_dim must "
+                                                        "be even")
+        fields["cca"] = Cca(time0=_int(config, "cca_time0", 1, MAX_DIM, default=2),
+                            time1=_int(config, "cca_time1", 1, MAX_DIM, default=2),
+                            router=_int(config, "router_hidden_size", 1, MAX_DIM, default=256))
     if reader.hyper:
         fields["hyper"] = _int(config, "hc_mult", 1, MAX_HEADS, default=4)
     if reader.compressed:
@@ -472,6 +485,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields.update(_read_step3p5(config, fields, assumptions))
     if reader.laguna:
         fields.update(_read_laguna(config, fields, assumptions))
+    if reader.inkling:
+        fields.update(_read_inkling(config, fields))
     if reader.gemma3n:
         fields.update(_read_gemma3n(config, fields))
     if reader.mamba is not None:
@@ -524,6 +539,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             names |= {"mlp": AttentionKind.NONE, "moe": AttentionKind.NONE}
         if reader.short_conv:
             names["conv"] = AttentionKind.CONV
+        if reader.cca or reader.inkling:  # ZAYA, Inkling: attention beside convolutions, whole or windowed
+            names |= {"hybrid": AttentionKind.FULL, "hybrid_sliding": AttentionKind.SLIDING}
         unknown: dict[str, int] = {}
         for i, value in enumerate(layer_types):
             if not isinstance(value, str) or len(value) > 100:
@@ -830,6 +847,44 @@ def _read_laguna(config: Mapping[str, object], fields: Mapping[str, Any],
                                                        default=512))
     return dict(heads=full, sliding_heads=0 if sliding == full else sliding, head_gate=per_head,
                 attention_gate=not per_head, gate_apart=not per_head, moe=moe)
+
+
+def _inkling_config(config: Mapping[str, object]) -> dict[str, object]:
+    """An Inkling text config as InklingTextConfig.__post_init__ reads it: layer_types from local_layer_ids (the
+    sliding ones) when not given; mlp_layer_types dense before `dense_mlp_idx` (0); a checkpoint's
+    dense_intermediate_size is the dense MLP's width, its intermediate_size then the experts'."""
+    config = dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    if config.get("layer_types") is None and config.get("local_layer_ids") is not None:
+        local = _int_list(config, "local_layer_ids", layers)
+        config["layer_types"] = ["hybrid_sliding" if i in local else "hybrid" for i in range(layers)]
+    if config.get("mlp_layer_types") is None:
+        dense = _int(config, "dense_mlp_idx", 0, layers, default=0)
+        config["mlp_layer_types"] = ["dense" if i < dense else "sparse" for i in range(layers)]
+    if config.get("dense_intermediate_size") is not None:
+        config["moe_intermediate_size"] = config.get("intermediate_size")
+        config["intermediate_size"] = config["dense_intermediate_size"]
+    return config
+
+
+def _read_inkling(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """InklingAttention: a sliding layer's heads, KV heads and head size from the swa_* keys, a full layer's from
+    num_attention_heads, num_key_value_heads and head_dim; d_rel and rel_extent; conv_kernel_size; the router's rows
+    for n_shared_experts. InklingForCausalLM ties nothing (_tied_weights_keys = {}): lm_head is its own, whatever
+    tie_word_embeddings says."""
+    heads, kv, dim = fields["heads"], fields["kv_heads"], fields["head_dim"]
+    swa_heads = _int(config, "swa_num_attention_heads", 1, MAX_HEADS, default=heads)
+    swa_kv = _int(config, "swa_num_key_value_heads", 1, MAX_HEADS, default=kv)
+    if swa_heads % swa_kv:
+        raise ValidationError("swa_num_key_value_heads", swa_kv, f"must divide swa_num_attention_heads ({swa_heads})")
+    moe = fields["moe"]
+    return dict(kv_heads=swa_kv, head_dim=_int(config, "swa_head_dim", 1, MAX_DIM, default=dim), full_kv_heads=kv,
+                full_head_dim=dim, sliding_heads=swa_heads if swa_heads != heads else 0, embed_norm=True,
+                tie_embeddings=False,
+                inkling=Inkling(kernel=_int(config, "conv_kernel_size", 1, MAX_DIM, default=4),
+                                d_rel=_int(config, "d_rel", 1, MAX_DIM, default=16),
+                                rel_extent=_int(config, "rel_extent", 1, MAX_POSITIONS, default=1024),
+                                shared=moe.shared_ffn // moe.ffn if moe is not None else 0))
 
 
 def _step3p5_config(config: Mapping[str, object]) -> dict[str, object]:

@@ -220,6 +220,9 @@ class Reader:
     hyper: bool = False  # Hy4: hc_mult residual streams (HYV4HyperConnection), an indexer of its own every 4th layer
     moe_post_norm: bool = False  # A.X-K1: a norm over the MoE block's output (AXK1MoE.post_mlp_layernorm)
     gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
+    inkling: bool = False  # Inkling: sliding layers of their own heads and sizes (swa_*), relative logits, four
+    # short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
+    cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -501,6 +504,28 @@ READERS: dict[str, Reader] = {
     "axk2": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True, attention_gate=True, gated_norm=True,
                    extra=frozenset({"gated_norm_rank", "rms_norm_eps", "n_group", "topk_group",
                                     "routed_scaling_factor"})),
+    # Inkling (InklingForCausalLM; the text model of InklingForConditionalGeneration): "hybrid" layers (full) of
+    # num_attention_heads, num_key_value_heads and head_dim, "hybrid_sliding" ones of the swa_* keys and
+    # sliding_window_size; q/k RMSNorm per head, r_proj and a relative-logits table, four short convolutions; a
+    # normed embedding; sigmoid-routed experts (DeepSeek's keys, mlp_layer_types) beside n_shared_experts stacked
+    "inkling_text": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.DEEPSEEK, inkling=True,
+                           qkv_bias=False, o_bias=False,
+                           aliases=(("sliding_window_size", "sliding_window"),
+                                    ("num_local_experts", "n_routed_experts"),
+                                    ("sconv_kernel_size", "conv_kernel_size"),
+                                    ("model_max_length", "max_position_embeddings")),
+                           extra=frozenset({"swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim",
+                                            "d_rel", "rel_extent", "conv_kernel_size", "local_layer_ids", "layer_types",
+                                            "dense_intermediate_size", "dense_mlp_idx", "unpadded_vocab_size",
+                                            "num_mtp_layers", "rms_norm_eps", "route_scale", "shared_expert_sink"})),
+    # ZAYA (ZayaForCausalLM): CCA attention (convolutions over q and k, a delayed value half, a key scale per KV
+    # head) on "hybrid" layers (full) and "hybrid_sliding" ones, every layer num_experts of moe_intermediate_size
+    # (OLMoE's keys) routed top-1 by an MLP of router_hidden_size among them and a skip expert; the residual and
+    # each block's output scaled and shifted; lm_head_bias
+    "zaya": Reader(moe=MoeKeys.OLMOE, sliding=Sliding.TYPES, pattern=1, tie_default=True, cca=True,
+                   aliases=(("moe_intermediate_size", "intermediate_size"),),
+                   extra=frozenset({"router_hidden_size", "cca_time0", "cca_time1", "lm_head_bias", "rms_norm_eps",
+                                    "layer_types"})),
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.

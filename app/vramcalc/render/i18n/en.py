@@ -265,6 +265,8 @@ EN: Mapping[str, str] = {
     ),
     "kv_cache.no_attention": "0 (no layer attends)",
     "kv_cache.conv": " + {batch} × {count} convolution layers × a fixed {state} (their last inputs)",
+    "kv_cache.cca": " + {batch} × {count} layers × a fixed {state} (CCA's convolution window over q and k and the "
+                    "previous token's value half)",
     "kv_cache.kv_width_v": "{kv_heads} KV heads × ({head_dim} for K + {v_dim} for V)",
     "kv_cache.kv_width": "2 (K and V) × {kv_heads} KV heads × {head_dim}",
     "kv_cache.k_is_v": "one head of {head_dim} (its keys are its values)",

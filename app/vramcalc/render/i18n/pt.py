@@ -276,6 +276,8 @@ PT: Mapping[str, str] = {
                        "janela de convolução)",
     "kv_cache.no_attention": "0 (nenhuma camada tem atenção)",
     "kv_cache.conv": " + {batch} × {count} camadas de convolução × um {state} fixo (as suas últimas entradas)",
+    "kv_cache.cca": " + {batch} × {count} camadas × um {state} fixo (a janela de convolução da CCA sobre q e k e a "
+                    "metade do valor do token anterior)",
     "kv_cache.mamba": " + {batch} × {count} camadas Mamba × um {state} fixo (estado SSM fp32 + janela de convolução)",
     "kv_cache.kv_width_v": "{kv_heads} cabeças KV × ({head_dim} para K + {v_dim} para V)",
     "kv_cache.kv_width": "2 (K e V) × {kv_heads} cabeças KV × {head_dim}",

@@ -252,6 +252,44 @@ class ShortConv:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class Cca:
+    """ZAYA's Compressed Convolutional Attention (ZayaCCAProjection; arXiv 2510.04476): q and k projected, then
+    mixed over time by a depthwise convolution of `time0` taps and a grouped one (a group per head) of `time1`, both
+    with biases; the value half from the current token, half from the previous one (v_proj_current and
+    v_proj_delayed). Per sequence it keeps the convolutions' last time0 - 1 + time1 - 1 inputs and the previous
+    token's delayed value (transformers' conv_states and recurrent_states, in the compute type). ZAYA's layers also
+    scale and shift the residual and the block's output (ZayaResidualScaling, 4 × h each, twice per layer, and
+    once over the embeddings) and route by an MLP (ZayaRouter) of `router` wide."""
+
+    time0: int
+    time1: int
+    router: int
+
+    def state_values(self, q_dim: int, kv_dim: int) -> int:
+        """Values one layer keeps for one sequence: the convolution window over q and k, the delayed value."""
+        return (q_dim + kv_dim) * (self.time0 - 1 + self.time1 - 1) + kv_dim // 2
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Inkling:
+    """Inkling (InklingAttention, InklingDecoderLayer): r_proj, d_rel relative-position values per head scored by a
+    table of d_rel × rel_extent (a sliding layer's extent is its window); depthwise causal convolutions of `kernel`
+    taps, no bias, over k, v, attention's output and the MLP's output (InklingShortConvolution). Per layer and
+    sequence transformers keeps each convolution's last `kernel` inputs in fp32 (four conv_states). The router
+    scores the `shared` shared experts too (InklingTopkRouter), and a learned global scale sits on the router and
+    on each dense MLP."""
+
+    kernel: int
+    d_rel: int
+    rel_extent: int
+    shared: int
+
+    def state_values(self, kv_dim: int, hidden: int) -> int:
+        """Values one layer keeps for one sequence: the four convolutions' windows (k and v of kv_dim, two of h)."""
+        return (2 * kv_dim + 2 * hidden) * self.kernel
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Moe:
     """A mixture-of-experts MLP: `experts` routed experts of width `ffn`, `per_token` used
     per token, plus shared experts (always used) of total width `shared_ffn`."""
@@ -333,6 +371,8 @@ class ModelSpec:
     compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
     gated_norm: int = 0  # A.X-K2 (AXK2GatedRMSNorm): the rank of a sigmoid gate (fc1, fc2) after input_layernorm,
     # and after post_attention_layernorm on MoE layers (0: none)
+    inkling: Inkling | None = None  # Inkling: relative logits, four short convolutions a layer, routed shared experts
+    cca: Cca | None = None  # ZAYA: convolutional q/k, a delayed value half, residual scalings, an MLP router
     hyper: int = 0  # Hy4 (HYV4HyperConnection): the residual streams mixed before and after each block (0: none)
     repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
     # decoder architecture broadcasts them before its cache; vLLM and llama.cpp keep the KV heads)
@@ -454,14 +494,14 @@ class ModelSpec:
         """Each layer's (attention kind, MoE or not, variant): what its shapes depend on. The variant is the
         indexer shared or not (0, 1) or DeepSeek-V4's compressor type (0 to 2), plus 4 on Gemma 3n/4's layers
         reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers, plus 16 on
-        MLA layers without RoPE (`nope_layers`)."""
+        MLA layers without RoPE (`nope_layers`), plus 32 on ZAYA's first layer (its router reads no earlier one's)."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
         reusing = self.layers - self.reusing_layers
         mtp = self.layers - self.mtp_built  # the MTP layers' own tensors (eh_proj, its norms): 8 more
         nope = self.nope_layers
         return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp)
-                      + 16 * (i in nope))
+                      + 16 * (i in nope) + 32 * (i == 0 and self.cca is not None))
                      for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
 
@@ -562,8 +602,15 @@ class ModelSpec:
 
     def recurrent_state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
         """Bytes the recurrent mixers (linear attention, Mamba, convolutions) keep for one sequence, whatever its
-        length (transformers' layout unless told: `state_bytes_of`)."""
-        return sum(n * self.state_bytes_of(kind, e, trim=trim, state_e=state_e) for kind, n in self.recurrent_counts())
+        length (transformers' layout unless told: `state_bytes_of`), and ZAYA's convolution windows and delayed values
+        beside every attention layer's K/V (in e bytes: ZayaCCAProjection's conv_states and recurrent_states), and
+        Inkling's four convolution windows per layer (in state_e bytes)."""
+        cca = self.layers * self.cca.state_values(self.q_dim, self.kv_dim) * e if self.cca else 0
+        if self.inkling is not None:  # InklingShortConvolution's conv_states, fp32 (measured)
+            cca += sum(n * self.inkling.state_values(self.kv_heads_of(kind) * self.head_dim_of(kind), self.hidden)
+                       for kind, n in self.kind_counts()) * state_e
+        return cca + sum(n * self.state_bytes_of(kind, e, trim=trim, state_e=state_e)
+                         for kind, n in self.recurrent_counts())
 
     def state_bytes_of(self, kind: AttentionKind, e: int, *, trim: int = 0, state_e: int = 4) -> int:
         """One recurrent layer's fixed state for one sequence (0 for other kinds): a convolution window of

@@ -15,7 +15,7 @@ import functools
 from ...tensor import Role, Tensor
 from ..encoder import Encoder
 from ..speech import decoder_layer_tensors, encoder_tensors
-from .spec import AttentionKind, Block, Compressed, ModelSpec, Norm, QkNorm
+from .spec import AttentionKind, Block, Cca, Compressed, Inkling, ModelSpec, Norm, QkNorm
 
 
 @functools.lru_cache(maxsize=64)  # a spec's tensors never change; estimates ask for them many times per update
@@ -42,6 +42,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         first += [Tensor("per_layer_token_embd.weight", (spec.per_layer_vocab, packed), Role.EMBEDDING),
                   Tensor("per_layer_model_proj.weight", (packed, h), Role.ATTENTION),
                   Tensor("per_layer_proj_norm.weight", (spec.per_layer_input,), Role.NORM)]
+    if spec.cca is not None:  # ZayaModel.input_hidden_states_scale and _bias, over the embeddings
+        first += [Tensor("token_embd_scale.weight", (h,), Role.NORM), Tensor("token_embd_scale.bias", (h,), Role.NORM)]
     if spec.altup_inputs > 1:  # Gemma3nTextModel.altup_projections and altup_unembed_projections, one h × h per stream
         first += [Tensor("altup_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION),
                   Tensor("altup_unembd_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION)]
@@ -117,6 +119,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += _mla(spec, p, index)
     elif spec.compressed is not None:
         tensors += _compressed(spec, spec.compressed, p, index)
+    elif spec.cca is not None:
+        tensors += _cca(spec, spec.cca, p, index)
     else:
         tensors += _attention(spec, p, kind, reuses_kv=index >= spec.layers - spec.reusing_layers)
         if spec.indexer is not None and index not in spec.indexer.shared:  # MiniMaxM3VLIndexer: q, k, their norms
@@ -125,6 +129,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
                         *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
                         Tensor(p + "indexer.q_norm.weight", (ix.head_dim,), Role.NORM),
                         Tensor(p + "indexer.k_norm.weight", (ix.head_dim,), Role.NORM)]
+    if spec.inkling is not None:
+        tensors += _inkling(spec, spec.inkling, p, kind, index)
     if spec.parallel_mamba:  # Falcon-H1: a Mamba mixer beside the attention
         tensors += _mamba(spec, p)
     if not spec.layer_has_mlp(kind):
@@ -201,6 +207,46 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
         tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
+    return tensors
+
+
+def _cca(spec: ModelSpec, cca: Cca, p: str, index: int) -> list[Tensor]:
+    """ZayaAttention: ZayaCCAProjection's q and k, the two value halves (v_proj_current, v_proj_delayed), the
+    depthwise convolution over q and k (time0 taps a channel) and the grouped one (a group per q and k head, head_dim
+    inputs, time1 taps), both with biases; ZayaQKNorm's key scale per KV head; o_proj. Then what ZAYA adds around the
+    block: the two ZayaResidualScaling (a scale and bias on the block's output and on the residual each), and, past
+    the first layer, ZayaRouter.router_states_scale over the state the previous layer's router passes on."""
+    h, bias, d = spec.hidden, spec.qkv_bias, spec.head_dim
+    q, kv, half = spec.q_dim, spec.kv_dim, spec.kv_dim // 2
+    width = q + kv
+    tensors = [*_linear(p + "attn_q", q, h, Role.ATTENTION, bias), *_linear(p + "attn_k", kv, h, Role.ATTENTION, bias),
+               *_linear(p + "attn_v", half, h, Role.ATTENTION, bias),
+               *_linear(p + "attn_v_prev", half, h, Role.ATTENTION, bias),
+               Tensor(p + "cca_conv_dw.weight", (width, 1, cca.time0), Role.ATTENTION),
+               Tensor(p + "cca_conv_dw.bias", (width,), Role.BIAS),
+               Tensor(p + "cca_conv_gr.weight", (width, d, cca.time1), Role.ATTENTION),
+               Tensor(p + "cca_conv_gr.bias", (width,), Role.BIAS),
+               Tensor(p + "attn_k_temp.weight", (spec.kv_heads,), Role.NORM),
+               *_linear(p + "attn_output", h, q, Role.ATTENTION, spec.o_bias)]
+    for name in ("attn_res", "ffn_res"):
+        tensors += [Tensor(f"{p}{name}_{part}", (h,), Role.NORM) for part in ("hs_scale", "hs_bias", "scale", "bias")]
+    if index and spec.layer_is_moe(index):
+        tensors.append(Tensor(p + "ffn_router_states_scale", (cca.router,), Role.ROUTER))
+    return tensors
+
+
+def _inkling(spec: ModelSpec, ink: Inkling, p: str, kind: AttentionKind, index: int) -> list[Tensor]:
+    """What InklingAttention and InklingDecoderLayer add to q, k, v, o and the q/k norms: r_proj (d_rel per head),
+    the relative-logits table (d_rel × the layer kind's extent), the four depthwise convolutions (k_sconv, v_sconv,
+    attn_sconv, mlp_sconv: no bias), and a dense layer's InklingMLP.global_scale."""
+    h, heads, kv = spec.hidden, spec.heads_of(kind), spec.kv_heads_of(kind) * spec.head_dim_of(kind)
+    extent = spec.sliding_window if kind is AttentionKind.SLIDING else ink.rel_extent
+    tensors = [*_linear(p + "attn_rel", heads * ink.d_rel, h, Role.ATTENTION),
+               Tensor(p + "attn_rel_logits", (ink.d_rel, extent), Role.NORM)]
+    for name, width in (("attn_k_conv", kv), ("attn_v_conv", kv), ("attn_out_conv", h), ("ffn_out_conv", h)):
+        tensors.append(Tensor(f"{p}{name}.weight", (width, 1, ink.kernel), Role.ATTENTION))
+    if not spec.layer_is_moe(index):
+        tensors.append(Tensor(p + "ffn_scale", (1,), Role.NORM))
     return tensors
 
 
@@ -406,7 +452,18 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
     e, i = moe.experts, moe.ffn
     z = e + moe.zero_experts  # router rows; the gate/up slots too where the engine holds them
     slots = z if moe.zero_slots else e
-    tensors = _linear(p + "ffn_gate_inp", z, h, Role.ROUTER, moe.router_bias)
+    if spec.cca is not None:  # ZayaRouter: down_proj to the router's width, an RMSNorm, two biased h -> h layers
+        r = spec.cca.router  # of that width (ZayaRouterMLP), and out_proj to the experts and one skip expert
+        tensors = [*_linear(p + "ffn_router_down", r, h, Role.ROUTER, bias=True),
+                   Tensor(p + "ffn_router_norm.weight", (r,), Role.ROUTER),
+                   *_linear(p + "ffn_router_fc1", r, r, Role.ROUTER, bias=True),
+                   *_linear(p + "ffn_router_fc2", r, r, Role.ROUTER, bias=True),
+                   *_linear(p + "ffn_gate_inp", z + 1, r, Role.ROUTER)]
+    elif spec.inkling is not None:  # InklingTopkRouter: rows for the shared experts too, and a global scale
+        tensors = [*_linear(p + "ffn_gate_inp", z + spec.inkling.shared, h, Role.ROUTER),
+                   Tensor(p + "ffn_gate_inp.scale", (1,), Role.ROUTER)]
+    else:
+        tensors = _linear(p + "ffn_gate_inp", z, h, Role.ROUTER, moe.router_bias)
     if moe.score_bias:
         tensors.append(Tensor(p + "exp_probs_b.bias", (e,), Role.ROUTER))
     x = moe.latent or h  # the width the experts read and write

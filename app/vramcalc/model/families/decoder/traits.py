@@ -164,6 +164,12 @@ TRAITS: Mapping[str, Traits] = {
     "laguna": DEFAULT,  # LagunaTopKRouter: F.linear in the model's dtype, sigmoid on .float(), the weights cast back
     "axk1": Traits(fp32_router=True, fp32_routing_weights=True),  # DeepSeek-V3's router: F.linear on .type(float32)
     "axk2": Traits(fp32_router=True, fp32_routing_weights=True),  # AXK2TopkRouter: F.linear on .type(float32)
+    # ZayaRouter: its MLP and softmax in the model's dtype (only the balancing-bias choice in fp32); the residual stream
+    # is kept in fp32 (residual_in_fp32), which the training activations do not model: not measured
+    "zaya": DEFAULT,
+    # InklingTopkRouter: F.linear(flat.float(), weight.float()), its routing weights made in fp32 (cast back to the
+    # hidden dtype after); its short convolutions run in fp32 (not modelled in training activations)
+    "inkling_text": Traits(fp32_router=True, fp32_routing_weights=True),
     # decoders of 2019-23 (readers.Legacy): parameters checked on the meta device, training activations not measured
     **dict.fromkeys(("gpt-sw3", "openai-gpt", "gptj", "codegen", "gpt_neo", "gpt_bigcode", "bloom", "opt", "xglm",
                      "ctrl", "mpt", "dbrx", "gpt_neox_japanese", "falcon_mamba", "rwkv", "xlstm", "cpmant"), DEFAULT),
