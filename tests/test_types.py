@@ -11,6 +11,7 @@ import pytest
 
 from vramcalc import estimate, parse_workload
 from vramcalc.core.errors import ValidationError
+from vramcalc.model.families.decoder.spec import AttentionKind
 from vramcalc.model.families.decoder.tensors import layer_tensors
 from vramcalc.model.table import active_param_count, param_count
 from vramcalc.render.messages import ENGLISH
@@ -733,3 +734,21 @@ def test_a_window_wider_than_the_context_is_read_as_transformers_reads_it():
         spec = from_hf_config(config)
         assert count_params(spec, active=False) == case["text_params"]
         assert spec.sliding_window == 4096
+
+
+def test_starcoder2_has_layernorms_biases_a_plain_mlp_and_a_window_on_every_layer():
+    """Starcoder2ForCausalLM: LayerNorms (weight and bias), use_bias on q/k/v/o, c_fc and c_proj, no gate. transformers
+    5.23 (bf16, starcoder2/perturbed) kept K and V (1, 4, 7, 64) on each of its 5 layers at 7 tokens, 35,840 bytes; at
+    200 tokens 127 of them (sliding_window - 1; the engine counts the window, 128). llama.cpp's StarCoder2 graph reads
+    no window (src/models/starcoder2.cpp: build_attn_inp_kv): every layer keeps n_ctx cells."""
+    config = _case("starcoder2/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.gated_mlp, spec.qkv_bias, spec.o_bias, spec.mlp_bias, spec.head_bias) == (False, True, True, True,
+                                                                                           False)
+    assert set(spec.kinds) == {AttentionKind.SLIDING} and spec.sliding_window == 128
+    assert _kv(config, "transformers", seq="7") == 35_840 == 5 * 7 * 4 * 64 * 2 * 2
+    assert _kv(config, "transformers", seq="200") == 5 * 128 * 4 * 64 * 2 * 2
+    assert _kv(config, "llamacpp", seq="4096", kv_precision="fp16") == 5 * 4096 * 4 * 64 * 2 * 2
+    unbiased = from_hf_config({**config, "use_bias": False})
+    h, kv, ffn, layers = 768, 256, 3072, 5
+    assert param_count(spec) - param_count(unbiased) == layers * (h + 2 * kv + h + ffn + h)

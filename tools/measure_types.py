@@ -342,6 +342,13 @@ CASES: dict[str, tuple[dict, dict]] = {
                   "num_experts_per_tok": 3, "n_shared_experts": 2, "first_k_dense_replace": 2, "index_n_heads": 4,
                   "index_head_dim": 64, "gated_norm_rank": 24, "attention_bias": True, "tie_word_embeddings": False,
                   "vocab_size": 32000}),
+    # StarCoder2: the perturbed one as StarCoder2-15B's config.json gives it (a window on every layer, GQA, the
+    # hub's norm_type and mlp_type, dropouts) at other sizes, an untied head
+    "starcoder2": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 3072,
+                        "num_attention_heads": 12, "num_key_value_heads": 4, "sliding_window": 128,
+                        "max_position_embeddings": 4096, "use_bias": True, "norm_type": "layer_norm",
+                        "mlp_type": "default", "residual_dropout": 0.1, "embedding_dropout": 0.1,
+                        "attention_dropout": 0.1, "tie_word_embeddings": False, "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

@@ -501,6 +501,11 @@ READERS: dict[str, Reader] = {
     "axk2": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True, attention_gate=True, gated_norm=True,
                    extra=frozenset({"gated_norm_rank", "rms_norm_eps", "n_group", "topk_group",
                                     "routed_scaling_factor"})),
+    # StarCoder2 (Starcoder2ForCausalLM): Mistral's attention (every layer windowed when sliding_window is set)
+    # with LayerNorms (weight and bias), a plain c_fc/c_proj MLP, `use_bias` on q/k/v/o and the MLP (not the
+    # head), a tied head by default; the hub's norm_type and mlp_type are not read by the class
+    "starcoder2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, bias_key="use_bias",
+                         tie_default=True, sliding=Sliding.ALL),
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.
