@@ -752,3 +752,14 @@ def test_starcoder2_has_layernorms_biases_a_plain_mlp_and_a_window_on_every_laye
     unbiased = from_hf_config({**config, "use_bias": False})
     h, kv, ffn, layers = 768, 256, 3072, 5
     assert param_count(spec) - param_count(unbiased) == layers * (h + 2 * kv + h + ffn + h)
+
+
+def test_arcee_is_llama_with_an_ungated_mlp_biased_by_mlp_bias():
+    """ArceeMLP (NemotronMLP): up_proj and down_proj, ReLU², no gate, biased by mlp_bias. transformers 5.23 (bf16,
+    arcee/perturbed) kept K and V (1, 2, 7, 96) on each of its 5 layers at 7 tokens: 26,880 bytes."""
+    config = _case("arcee/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.gated_mlp, spec.mlp_bias, spec.qkv_bias, spec.o_bias) == (False, True, True, True)
+    assert _kv(config, "transformers", seq="7") == 26_880 == 5 * 7 * 2 * 96 * 2 * 2
+    unbiased = from_hf_config({**config, "mlp_bias": False})
+    assert param_count(spec) - param_count(unbiased) == 5 * (4608 + 640)

@@ -349,6 +349,10 @@ CASES: dict[str, tuple[dict, dict]] = {
                         "max_position_embeddings": 4096, "use_bias": True, "norm_type": "layer_norm",
                         "mlp_type": "default", "residual_dropout": 0.1, "embedding_dropout": 0.1,
                         "attention_dropout": 0.1, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # Arcee AFM: the perturbed one with GQA, a head_dim of its own, biases on attention and the MLP, a tied head
+    "arcee": ({}, {"num_hidden_layers": 5, "hidden_size": 640, "intermediate_size": 4608, "num_attention_heads": 10,
+                   "num_key_value_heads": 2, "head_dim": 96, "attention_bias": True, "mlp_bias": True,
+                   "tie_word_embeddings": True, "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

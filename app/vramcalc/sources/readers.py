@@ -506,6 +506,8 @@ READERS: dict[str, Reader] = {
     # head), a tied head by default; the hub's norm_type and mlp_type are not read by the class
     "starcoder2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, bias_key="use_bias",
                          tie_default=True, sliding=Sliding.ALL),
+    # Arcee AFM (ArceeForCausalLM): Llama's layers with NemotronMLP's up/down MLP (ReLU², no gate), mlp_bias on it
+    "arcee": Reader(gated_mlp=False, reads_mlp_bias=True),
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.
