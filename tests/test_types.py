@@ -763,3 +763,15 @@ def test_arcee_is_llama_with_an_ungated_mlp_biased_by_mlp_bias():
     assert _kv(config, "transformers", seq="7") == 26_880 == 5 * 7 * 2 * 96 * 2 * 2
     unbiased = from_hf_config({**config, "mlp_bias": False})
     assert param_count(spec) - param_count(unbiased) == 5 * (4608 + 640)
+
+
+def test_jais2_has_layernorms_and_an_ungated_mlp_biased_by_default():
+    """Jais2ForCausalLM: LayerNorms (weight and bias), up/down MLP (ReLU², no gate); attention_bias and mlp_bias are
+    on unless the config says otherwise (Jais2Config). transformers 5.23 (bf16, jais2/perturbed) kept K and V
+    (1, 13, 7, 64) on each of its 5 layers at 7 tokens: 116,480 bytes."""
+    config = _case("jais2/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.gated_mlp, spec.mlp_bias, spec.qkv_bias, spec.kv_heads) == (False, True, False, 13)
+    assert _kv(config, "transformers", seq="7") == 116_480 == 5 * 7 * 13 * 64 * 2 * 2
+    without = {k: v for k, v in config.items() if k != "attention_bias"}  # the class's default: biased
+    assert param_count(from_hf_config(without)) - param_count(spec) == 5 * 4 * 832

@@ -353,6 +353,10 @@ CASES: dict[str, tuple[dict, dict]] = {
     "arcee": ({}, {"num_hidden_layers": 5, "hidden_size": 640, "intermediate_size": 4608, "num_attention_heads": 10,
                    "num_key_value_heads": 2, "head_dim": 96, "attention_bias": True, "mlp_bias": True,
                    "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Jais 2: the perturbed one with no KV heads given (the class's: all heads), no biases on attention (the class's
+    # default is on), the MLP's left to the class (on)
+    "jais2": ({}, {"num_hidden_layers": 5, "hidden_size": 832, "intermediate_size": 3328, "num_attention_heads": 13,
+                   "attention_bias": False, "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

@@ -508,6 +508,9 @@ READERS: dict[str, Reader] = {
                          tie_default=True, sliding=Sliding.ALL),
     # Arcee AFM (ArceeForCausalLM): Llama's layers with NemotronMLP's up/down MLP (ReLU², no gate), mlp_bias on it
     "arcee": Reader(gated_mlp=False, reads_mlp_bias=True),
+    # Jais 2 (Jais2ForCausalLM): Llama's attention (attention_bias on q/k/v/o, True by default) with LayerNorms (weight
+    # and bias) and an up/down MLP (ReLU², no gate) biased by mlp_bias (True by default), an untied head
+    "jais2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, reads_mlp_bias=True),
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.
