@@ -775,3 +775,20 @@ def test_jais2_has_layernorms_and_an_ungated_mlp_biased_by_default():
     assert _kv(config, "transformers", seq="7") == 116_480 == 5 * 7 * 13 * 64 * 2 * 2
     without = {k: v for k, v in config.items() if k != "attention_bias"}  # the class's default: biased
     assert param_count(from_hf_config(without)) - param_count(spec) == 5 * 4 * 832
+
+
+def test_mellum_reads_its_window_and_dense_layers_by_layer_lists_and_its_experts_by_either_name():
+    """MellumForCausalLM: Qwen3-MoE's attention and experts, sliding layers by layer_types, dense layers by
+    mlp_layer_types. transformers 5.23 (bf16, mellum/perturbed: layers 3 and 7 full, the others sliding at 128) kept
+    K and V (1, 2, 7, 64) on each of 8 layers at 7 tokens, 28,672 bytes; at 200 tokens the sliding layers kept 127."""
+    config = _case("mellum/perturbed")
+    spec = from_hf_config(config)
+    assert [k is AttentionKind.FULL for k in spec.kinds] == [i % 4 == 3 for i in range(8)]
+    assert spec.moe_layers == (False, False) + (True,) * 6 and spec.moe.experts == 12 and not spec.moe.shared_ffn
+    assert _kv(config, "transformers", seq="7") == 28_672 == 8 * 7 * 2 * 64 * 2 * 2
+    assert _kv(config, "transformers", seq="200") == (2 * 200 + 6 * 128) * 2 * 64 * 2 * 2
+    # the class's defaults: every layer sparse, every layer full; num_local_experts is num_experts (attribute_map)
+    bare = {k: v for k, v in config.items() if k not in ("mlp_layer_types", "layer_types", "num_experts")}
+    spec = from_hf_config({**bare, "num_local_experts": 12})
+    assert spec.moe_layers == (True,) * 8 and set(spec.kinds) == {AttentionKind.FULL} and spec.moe.experts == 12
+    assert not spec.assumptions

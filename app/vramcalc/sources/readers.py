@@ -511,6 +511,16 @@ READERS: dict[str, Reader] = {
     # Jais 2 (Jais2ForCausalLM): Llama's attention (attention_bias on q/k/v/o, True by default) with LayerNorms (weight
     # and bias) and an up/down MLP (ReLU², no gate) biased by mlp_bias (True by default), an untied head
     "jais2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, reads_mlp_bias=True),
+    # Mellum 2 (MellumForCausalLM): Qwen3-MoE's attention (q/k RMSNorm per head) and experts (softmax router, no
+    # shared expert), sliding layers by layer_types (every layer full without it), dense gated MLPs of
+    # intermediate_size where mlp_layer_types says "dense" (every layer sparse without it). MellumConfig's
+    # attribute_map reads num_experts as num_local_experts; the hub's use_sliding_window and max_window_layers
+    # (Qwen's) are not read; its MTP layers (num_mtp_layers) are not built (mtp.* ignored on load).
+    "mellum": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.TYPES, pattern=1, moe=MoeKeys.DEEPSEEK, first_dense=0,
+                     aliases=(("num_local_experts", "n_routed_experts"), ("num_experts", "n_routed_experts")),
+                     extra=frozenset({"use_sliding_window", "max_window_layers", "num_mtp_layers",
+                                      "num_nextn_predict_layers", "mtp_layer_types", "mtp_mlp_layer_types",
+                                      "rms_norm_eps"})),
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.
