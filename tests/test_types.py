@@ -792,3 +792,16 @@ def test_mellum_reads_its_window_and_dense_layers_by_layer_lists_and_its_experts
     spec = from_hf_config({**bare, "num_local_experts": 12})
     assert spec.moe_layers == (True,) * 8 and set(spec.kinds) == {AttentionKind.FULL} and spec.moe.experts == 12
     assert not spec.assumptions
+
+
+def test_nanochat_has_no_norm_weights_and_an_ungated_mlp():
+    """NanoChatRMSNorm is F.rms_norm without a weight (the layers' two, the q/k norms per head, the final one):
+    NanoChatForCausalLM holds only q/k/v/o (attention_bias), fc1, fc2, the embedding and the head. transformers 5.23
+    (bf16, nanochat/perturbed) kept K and V (1, 2, 7, 96) on each of its 5 layers at 7 tokens: 26,880 bytes."""
+    config = _case("nanochat/perturbed")
+    spec = from_hf_config(config)
+    h, q, kv, ffn = 640, 8 * 96, 2 * 96, 2560
+    layer = (h + 1) * q + 2 * (h + 1) * kv + (q + 1) * h + 2 * h * ffn
+    assert param_count(spec) == 5 * layer + 32000 * h  # tied: the embedding once, no norm anywhere
+    assert spec.final_logit_softcap and not spec.attention_softcap
+    assert _kv(config, "transformers", seq="7") == 26_880 == 5 * 7 * 2 * 96 * 2 * 2

@@ -369,6 +369,10 @@ CASES: dict[str, tuple[dict, dict]] = {
                     "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 500000.0},
                                         "sliding_attention": {"rope_type": "default", "rope_theta": 500000.0}},
                     "tie_word_embeddings": False, "vocab_size": 32000}),
+    # NanoChat: the perturbed one with GQA, a head_dim of its own, biases on attention, a tied head
+    "nanochat": ({}, {"num_hidden_layers": 5, "hidden_size": 640, "intermediate_size": 2560,
+                      "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 96, "attention_bias": True,
+                      "final_logit_softcapping": 30.0, "tie_word_embeddings": True, "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

@@ -508,6 +508,11 @@ READERS: dict[str, Reader] = {
                          tie_default=True, sliding=Sliding.ALL),
     # Arcee AFM (ArceeForCausalLM): Llama's layers with NemotronMLP's up/down MLP (ReLU², no gate), mlp_bias on it
     "arcee": Reader(gated_mlp=False, reads_mlp_bias=True),
+    # NanoChat (NanoChatForCausalLM): every norm an RMSNorm without a weight (F.rms_norm: the layers' two, the q/k
+    # norms per head, the one over the embeddings and the final one), attention_bias on q/k/v/o, an unbiased fc1/fc2
+    # MLP (ReLU², no gate), final_logit_softcapping, an untied head
+    "nanochat": Reader(norm=Norm.NONE, qk_norm=QkNorm.HEAD, gated_mlp=False, softcap=True,
+                       extra=frozenset({"rms_norm_eps"})),
     # Jais 2 (Jais2ForCausalLM): Llama's attention (attention_bias on q/k/v/o, True by default) with LayerNorms (weight
     # and bias) and an up/down MLP (ReLU², no gate) biased by mlp_bias (True by default), an untied head
     "jais2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, reads_mlp_bias=True),
