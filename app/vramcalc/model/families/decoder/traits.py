@@ -164,6 +164,12 @@ TRAITS: Mapping[str, Traits] = {
     "laguna": DEFAULT,  # LagunaTopKRouter: F.linear in the model's dtype, sigmoid on .float(), the weights cast back
     "axk1": Traits(fp32_router=True, fp32_routing_weights=True),  # DeepSeek-V3's router: F.linear on .type(float32)
     "axk2": Traits(fp32_router=True, fp32_routing_weights=True),  # AXK2TopkRouter: F.linear on .type(float32)
+    "starcoder2": DEFAULT,  # Mistral's attention, torch LayerNorms
+    "arcee": DEFAULT,  # Llama's classes, NemotronMLP
+    "jais2": DEFAULT,
+    "nanochat": DEFAULT,  # NanoChatRMSNorm: F.rms_norm, no weight
+    "mellum": DEFAULT,  # MellumTopKRouter (Qwen3-MoE's): F.linear in the model's dtype, the softmax's weights cast back
+    "persimmon": DEFAULT,
     # decoders of 2019-23 (readers.Legacy): parameters checked on the meta device, training activations not measured
     **dict.fromkeys(("gpt-sw3", "openai-gpt", "gptj", "codegen", "gpt_neo", "gpt_bigcode", "bloom", "opt", "xglm",
                      "ctrl", "mpt", "dbrx", "gpt_neox_japanese", "falcon_mamba", "rwkv", "xlstm", "cpmant"), DEFAULT),
