@@ -805,3 +805,21 @@ def test_nanochat_has_no_norm_weights_and_an_ungated_mlp():
     assert param_count(spec) == 5 * layer + 32000 * h  # tied: the embedding once, no norm anywhere
     assert spec.final_logit_softcap and not spec.attention_softcap
     assert _kv(config, "transformers", seq="7") == 26_880 == 5 * 7 * 2 * 96 * 2 * 2
+
+
+def test_persimmon_has_a_layernorm_per_q_and_k_head_and_no_gqa_whatever_the_config_says():
+    """PersimmonAttention: a biased fused query_key_value and dense, q_layernorm and k_layernorm (LayerNorms of head_dim
+    with weight and bias) when qk_layernorm (on by default), every head its own K/V, head_dim hidden / heads.
+    transformers 5.23 (bf16, persimmon/perturbed) kept K and V (1, 12, 7, 64) on each of 5 layers: 107,520 bytes."""
+    config = _case("persimmon/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.fused_qkv, spec.qkv_bias, spec.o_bias, spec.mlp_bias, spec.gated_mlp) == (True, True, True, True,
+                                                                                         False)
+    assert _kv(config, "transformers", seq="7") == 107_520 == 5 * 7 * 12 * 64 * 2 * 2
+    normed = from_hf_config({k: v for k, v in config.items() if k != "qk_layernorm"})  # the class's default: on
+    assert param_count(normed) - param_count(spec) == 5 * 2 * 2 * 64
+    assert param_count(from_hf_config({**config, "num_key_value_heads": 4, "head_dim": 32})) == param_count(spec)
+    fuyu = {"model_type": "fuyu", "text_config": config, "patch_size": 30, "num_channels": 3}
+    assert param_count(from_hf_config(fuyu)) == param_count(spec)
+    flat = {**config, "model_type": "fuyu", "patch_size": 30, "num_channels": 3}  # the text keys at the top
+    assert param_count(from_hf_config(flat)) == param_count(spec) and not from_hf_config(flat).assumptions

@@ -373,6 +373,10 @@ CASES: dict[str, tuple[dict, dict]] = {
     "nanochat": ({}, {"num_hidden_layers": 5, "hidden_size": 640, "intermediate_size": 2560,
                       "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 96, "attention_bias": True,
                       "final_logit_softcapping": 30.0, "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Persimmon: the perturbed one at other sizes and rotary fraction, with the q/k LayerNorms off
+    "persimmon": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 3072,
+                       "num_attention_heads": 12, "qk_layernorm": False, "partial_rotary_factor": 0.25,
+                       "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

@@ -516,6 +516,14 @@ READERS: dict[str, Reader] = {
     # Jais 2 (Jais2ForCausalLM): Llama's attention (attention_bias on q/k/v/o, True by default) with LayerNorms (weight
     # and bias) and an up/down MLP (ReLU², no gate) biased by mlp_bias (True by default), an untied head
     "jais2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, reads_mlp_bias=True),
+    # Persimmon (PersimmonForCausalLM; Fuyu's language model): LayerNorms (weight and bias), a biased fused
+    # query_key_value and dense, a LayerNorm (weight and bias) per q and k head when qk_layernorm (on by default), a
+    # biased dense_h_to_4h/dense_4h_to_h MLP (ReLU², no gate), an untied head; every head its own K/V and head_dim
+    # hidden / heads, whatever a config says (PersimmonAttention reads neither key)
+    "persimmon": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, fused_qkv=True, qkv_bias=True, o_bias=True,
+                        mlp_bias=True, gated_mlp=False, qk_norm=QkNorm.HEAD, qk_norm_switched=True,
+                        aliases=(("qk_layernorm", "use_qk_norm"),),
+                        legacy=Legacy(fixed=(("head_dim", None), ("num_key_value_heads", None)))),
     # Mellum 2 (MellumForCausalLM): Qwen3-MoE's attention (q/k RMSNorm per head) and experts (softmax router, no
     # shared expert), sliding layers by layer_types (every layer full without it), dense gated MLPs of
     # intermediate_size where mlp_layer_types says "dense" (every layer sparse without it). MellumConfig's
@@ -595,7 +603,8 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5",
               "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text",
               "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
-              "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text"}
+              "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text",
+              "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
 # transformers 5.23 ties by the wrapper's key, not its text_config's
 WRAPPER_TIES = frozenset({"internvl", "mistral3"})
