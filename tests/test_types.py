@@ -739,8 +739,9 @@ def test_a_window_wider_than_the_context_is_read_as_transformers_reads_it():
 def test_starcoder2_has_layernorms_biases_a_plain_mlp_and_a_window_on_every_layer():
     """Starcoder2ForCausalLM: LayerNorms (weight and bias), use_bias on q/k/v/o, c_fc and c_proj, no gate. transformers
     5.23 (bf16, starcoder2/perturbed) kept K and V (1, 4, 7, 64) on each of its 5 layers at 7 tokens, 35,840 bytes; at
-    200 tokens 127 of them (sliding_window - 1; the engine counts the window, 128). llama.cpp's StarCoder2 graph reads
-    no window (src/models/starcoder2.cpp: build_attn_inp_kv): every layer keeps n_ctx cells."""
+    200 tokens tensors of 127 (sliding_window - 1), views of the prompt's whole K/V: their storage, 1,024,000 bytes, is
+    the engine's window (655,360) plus its prefill-window temporaries (368,640). llama.cpp's StarCoder2 graph reads no
+    window (src/models/starcoder2.cpp: build_attn_inp_kv): every layer keeps n_ctx cells."""
     config = _case("starcoder2/perturbed")
     spec = from_hf_config(config)
     assert (spec.gated_mlp, spec.qkv_bias, spec.o_bias, spec.mlp_bias, spec.head_bias) == (False, True, True, True,
@@ -748,6 +749,9 @@ def test_starcoder2_has_layernorms_biases_a_plain_mlp_and_a_window_on_every_laye
     assert set(spec.kinds) == {AttentionKind.SLIDING} and spec.sliding_window == 128
     assert _kv(config, "transformers", seq="7") == 35_840 == 5 * 7 * 4 * 64 * 2 * 2
     assert _kv(config, "transformers", seq="200") == 5 * 128 * 4 * 64 * 2 * 2
+    held = estimate(parse_workload({"model": "config", "seq": "200", "runtime": "transformers", "kv_precision": "bf16"},
+                                   config=config))
+    assert held.bytes_of("kv_cache") + held.bytes_of("temporaries") == 1_024_000 == 5 * 200 * 4 * 64 * 2 * 2
     assert _kv(config, "llamacpp", seq="4096", kv_precision="fp16") == 5 * 4096 * 4 * 64 * 2 * 2
     unbiased = from_hf_config({**config, "use_bias": False})
     h, kv, ffn, layers = 768, 256, 3072, 5
@@ -780,7 +784,8 @@ def test_jais2_has_layernorms_and_an_ungated_mlp_biased_by_default():
 def test_mellum_reads_its_window_and_dense_layers_by_layer_lists_and_its_experts_by_either_name():
     """MellumForCausalLM: Qwen3-MoE's attention and experts, sliding layers by layer_types, dense layers by
     mlp_layer_types. transformers 5.23 (bf16, mellum/perturbed: layers 3 and 7 full, the others sliding at 128) kept
-    K and V (1, 2, 7, 64) on each of 8 layers at 7 tokens, 28,672 bytes; at 200 tokens the sliding layers kept 127."""
+    K and V (1, 2, 7, 64) on each of 8 layers at 7 tokens, 28,672 bytes; at 200 tokens the sliding layers showed 127,
+    views of the prompt's K/V (the storage, 819,200 bytes: the engine's kv_cache and prefill-window temporaries)."""
     config = _case("mellum/perturbed")
     spec = from_hf_config(config)
     assert [k is AttentionKind.FULL for k in spec.kinds] == [i % 4 == 3 for i in range(8)]
