@@ -11,6 +11,7 @@ import pytest
 
 from vramcalc import estimate, parse_workload
 from vramcalc.core.errors import ValidationError
+from vramcalc.model.families.decoder.spec import AttentionKind
 from vramcalc.model.families.decoder.tensors import layer_tensors
 from vramcalc.model.table import active_param_count, param_count
 from vramcalc.render.messages import ENGLISH
@@ -768,3 +769,97 @@ def test_inkling_keeps_four_fp32_convolution_windows_per_layer_beside_kv_of_each
     assert spec.recurrent_state_bytes(2) == state == 92_160
     assert _kv(config, "transformers", seq="7") == 113_664 == 6 * 7 * 2 * 128 * 2 + state
     assert _kv(config, "transformers", seq="101") == 326_656 == (2 * 101 + 4 * 64) * 2 * 128 * 2 + state
+
+
+def test_starcoder2_has_layernorms_biases_a_plain_mlp_and_a_window_on_every_layer():
+    """Starcoder2ForCausalLM: LayerNorms (weight and bias), use_bias on q/k/v/o, c_fc and c_proj, no gate. transformers
+    5.23 (bf16, starcoder2/perturbed) kept K and V (1, 4, 7, 64) on each of its 5 layers at 7 tokens, 35,840 bytes; at
+    200 tokens tensors of 127 (sliding_window - 1), views of the prompt's whole K/V: their storage, 1,024,000 bytes, is
+    the engine's window (655,360) plus its prefill-window temporaries (368,640). llama.cpp's StarCoder2 graph reads no
+    window (src/models/starcoder2.cpp: build_attn_inp_kv): every layer keeps n_ctx cells."""
+    config = _case("starcoder2/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.gated_mlp, spec.qkv_bias, spec.o_bias, spec.mlp_bias, spec.head_bias) == (False, True, True, True,
+                                                                                           False)
+    assert set(spec.kinds) == {AttentionKind.SLIDING} and spec.sliding_window == 128
+    assert _kv(config, "transformers", seq="7") == 35_840 == 5 * 7 * 4 * 64 * 2 * 2
+    assert _kv(config, "transformers", seq="200") == 5 * 128 * 4 * 64 * 2 * 2
+    held = estimate(parse_workload({"model": "config", "seq": "200", "runtime": "transformers", "kv_precision": "bf16"},
+                                   config=config))
+    assert held.bytes_of("kv_cache") + held.bytes_of("temporaries") == 1_024_000 == 5 * 200 * 4 * 64 * 2 * 2
+    assert _kv(config, "llamacpp", seq="4096", kv_precision="fp16") == 5 * 4096 * 4 * 64 * 2 * 2
+    unbiased = from_hf_config({**config, "use_bias": False})
+    h, kv, ffn, layers = 768, 256, 3072, 5
+    assert param_count(spec) - param_count(unbiased) == layers * (h + 2 * kv + h + ffn + h)
+
+
+def test_arcee_is_llama_with_an_ungated_mlp_biased_by_mlp_bias():
+    """ArceeMLP (NemotronMLP): up_proj and down_proj, ReLU², no gate, biased by mlp_bias. transformers 5.23 (bf16,
+    arcee/perturbed) kept K and V (1, 2, 7, 96) on each of its 5 layers at 7 tokens: 26,880 bytes."""
+    config = _case("arcee/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.gated_mlp, spec.mlp_bias, spec.qkv_bias, spec.o_bias) == (False, True, True, True)
+    assert _kv(config, "transformers", seq="7") == 26_880 == 5 * 7 * 2 * 96 * 2 * 2
+    unbiased = from_hf_config({**config, "mlp_bias": False})
+    assert param_count(spec) - param_count(unbiased) == 5 * (4608 + 640)
+
+
+def test_jais2_has_layernorms_and_an_ungated_mlp_biased_by_default():
+    """Jais2ForCausalLM: LayerNorms (weight and bias), up/down MLP (ReLU², no gate); attention_bias and mlp_bias are
+    on unless the config says otherwise (Jais2Config). transformers 5.23 (bf16, jais2/perturbed) kept K and V
+    (1, 13, 7, 64) on each of its 5 layers at 7 tokens: 116,480 bytes."""
+    config = _case("jais2/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.gated_mlp, spec.mlp_bias, spec.qkv_bias, spec.kv_heads) == (False, True, False, 13)
+    assert _kv(config, "transformers", seq="7") == 116_480 == 5 * 7 * 13 * 64 * 2 * 2
+    without = {k: v for k, v in config.items() if k != "attention_bias"}  # the class's default: biased
+    assert param_count(from_hf_config(without)) - param_count(spec) == 5 * 4 * 832
+
+
+def test_mellum_reads_its_window_and_dense_layers_by_layer_lists_and_its_experts_by_either_name():
+    """MellumForCausalLM: Qwen3-MoE's attention and experts, sliding layers by layer_types, dense layers by
+    mlp_layer_types. transformers 5.23 (bf16, mellum/perturbed: layers 3 and 7 full, the others sliding at 128) kept
+    K and V (1, 2, 7, 64) on each of 8 layers at 7 tokens, 28,672 bytes; at 200 tokens the sliding layers showed 127,
+    views of the prompt's K/V (the storage, 819,200 bytes: the engine's kv_cache and prefill-window temporaries)."""
+    config = _case("mellum/perturbed")
+    spec = from_hf_config(config)
+    assert [k is AttentionKind.FULL for k in spec.kinds] == [i % 4 == 3 for i in range(8)]
+    assert spec.moe_layers == (False, False) + (True,) * 6 and spec.moe.experts == 12 and not spec.moe.shared_ffn
+    assert _kv(config, "transformers", seq="7") == 28_672 == 8 * 7 * 2 * 64 * 2 * 2
+    assert _kv(config, "transformers", seq="200") == (2 * 200 + 6 * 128) * 2 * 64 * 2 * 2
+    # the class's defaults: every layer sparse, every layer full; num_local_experts is num_experts (attribute_map)
+    bare = {k: v for k, v in config.items() if k not in ("mlp_layer_types", "layer_types", "num_experts")}
+    spec = from_hf_config({**bare, "num_local_experts": 12})
+    assert spec.moe_layers == (True,) * 8 and set(spec.kinds) == {AttentionKind.FULL} and spec.moe.experts == 12
+    assert not spec.assumptions
+
+
+def test_nanochat_has_no_norm_weights_and_an_ungated_mlp():
+    """NanoChatRMSNorm is F.rms_norm without a weight (the layers' two, the q/k norms per head, the final one):
+    NanoChatForCausalLM holds only q/k/v/o (attention_bias), fc1, fc2, the embedding and the head. transformers 5.23
+    (bf16, nanochat/perturbed) kept K and V (1, 2, 7, 96) on each of its 5 layers at 7 tokens: 26,880 bytes."""
+    config = _case("nanochat/perturbed")
+    spec = from_hf_config(config)
+    h, q, kv, ffn = 640, 8 * 96, 2 * 96, 2560
+    layer = (h + 1) * q + 2 * (h + 1) * kv + (q + 1) * h + 2 * h * ffn
+    assert param_count(spec) == 5 * layer + 32000 * h  # tied: the embedding once, no norm anywhere
+    assert spec.final_logit_softcap and not spec.attention_softcap
+    assert _kv(config, "transformers", seq="7") == 26_880 == 5 * 7 * 2 * 96 * 2 * 2
+
+
+def test_persimmon_has_a_layernorm_per_q_and_k_head_and_no_gqa_whatever_the_config_says():
+    """PersimmonAttention: a biased fused query_key_value and dense, q_layernorm and k_layernorm (LayerNorms of head_dim
+    with weight and bias) when qk_layernorm (on by default), every head its own K/V, head_dim hidden / heads.
+    transformers 5.23 (bf16, persimmon/perturbed) kept K and V (1, 12, 7, 64) on each of 5 layers: 107,520 bytes."""
+    config = _case("persimmon/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.fused_qkv, spec.qkv_bias, spec.o_bias, spec.mlp_bias, spec.gated_mlp) == (True, True, True, True,
+                                                                                         False)
+    assert _kv(config, "transformers", seq="7") == 107_520 == 5 * 7 * 12 * 64 * 2 * 2
+    normed = from_hf_config({k: v for k, v in config.items() if k != "qk_layernorm"})  # the class's default: on
+    assert param_count(normed) - param_count(spec) == 5 * 2 * 2 * 64
+    assert param_count(from_hf_config({**config, "num_key_value_heads": 4, "head_dim": 32})) == param_count(spec)
+    fuyu = {"model_type": "fuyu", "text_config": config, "patch_size": 30, "num_channels": 3}
+    assert param_count(from_hf_config(fuyu)) == param_count(spec)
+    flat = {**config, "model_type": "fuyu", "patch_size": 30, "num_channels": 3}  # the text keys at the top
+    assert param_count(from_hf_config(flat)) == param_count(spec) and not from_hf_config(flat).assumptions

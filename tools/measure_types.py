@@ -363,6 +363,41 @@ CASES: dict[str, tuple[dict, dict]] = {
                                                                   "hybrid_sliding", "hybrid"],
                   "sliding_window": 128, "attention_bias": True, "lm_head_bias": True, "tie_word_embeddings": False,
                   "vocab_size": 32000, "eos_token_id": 1}),
+    # StarCoder2: the perturbed one as StarCoder2-15B's config.json gives it (a window on every layer, GQA, the
+    # hub's norm_type and mlp_type, dropouts) at other sizes, an untied head
+    "starcoder2": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 3072,
+                        "num_attention_heads": 12, "num_key_value_heads": 4, "sliding_window": 128,
+                        "max_position_embeddings": 4096, "use_bias": True, "norm_type": "layer_norm",
+                        "mlp_type": "default", "residual_dropout": 0.1, "embedding_dropout": 0.1,
+                        "attention_dropout": 0.1, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # Arcee AFM: the perturbed one with GQA, a head_dim of its own, biases on attention and the MLP, a tied head
+    "arcee": ({}, {"num_hidden_layers": 5, "hidden_size": 640, "intermediate_size": 4608, "num_attention_heads": 10,
+                   "num_key_value_heads": 2, "head_dim": 96, "attention_bias": True, "mlp_bias": True,
+                   "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Jais 2: the perturbed one with no KV heads given (the class's: all heads), no biases on attention (the class's
+    # default is on), the MLP's left to the class (on)
+    "jais2": ({}, {"num_hidden_layers": 5, "hidden_size": 832, "intermediate_size": 3328, "num_attention_heads": 13,
+                   "attention_bias": False, "vocab_size": 32000}),
+    # Mellum 2: the perturbed one as Mellum 2.1's config.json gives it (three sliding layers then a full one,
+    # num_experts, Qwen's use_sliding_window and max_window_layers, per-kind rope_parameters) with two dense layers,
+    # biases on q/k/v/o and another head size
+    "mellum": ({}, {"num_hidden_layers": 8, "hidden_size": 768, "intermediate_size": 2048, "num_attention_heads": 8,
+                    "num_key_value_heads": 2, "head_dim": 64, "num_experts": 12, "num_experts_per_tok": 3,
+                    "moe_intermediate_size": 256, "sliding_window": 128, "use_sliding_window": True,
+                    "max_window_layers": 0, "attention_bias": True,
+                    "layer_types": ["full_attention" if i % 4 == 3 else "sliding_attention" for i in range(8)],
+                    "mlp_layer_types": ["dense", "dense"] + ["sparse"] * 6,
+                    "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 500000.0},
+                                        "sliding_attention": {"rope_type": "default", "rope_theta": 500000.0}},
+                    "tie_word_embeddings": False, "vocab_size": 32000}),
+    # NanoChat: the perturbed one with GQA, a head_dim of its own, biases on attention, a tied head
+    "nanochat": ({}, {"num_hidden_layers": 5, "hidden_size": 640, "intermediate_size": 2560,
+                      "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 96, "attention_bias": True,
+                      "final_logit_softcapping": 30.0, "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Persimmon: the perturbed one at other sizes and rotary fraction, with the q/k LayerNorms off
+    "persimmon": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 3072,
+                       "num_attention_heads": 12, "qk_layernorm": False, "partial_rotary_factor": 0.25,
+                       "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

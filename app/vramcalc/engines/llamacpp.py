@@ -47,6 +47,9 @@ from .llamacpp_overrides import Overrides, device_of, layer_devices, overrides_t
 LLAMACPP_PAD = 256  # n_ctx and the sliding-window cache round up to 256 cells (llama-context.cpp)
 MAX_PARALLEL = 4096  # llama.cpp sequences
 LLAMACPP_CUDA_OVERHEAD = 457 * MIB  # CUDA context and driver, as Ollama reserves it (engines.md §4.1)
+# Types whose llama.cpp graph reads no window and keeps every layer whole, whatever the config's sliding_window:
+# StarCoder2 (src/models/starcoder2.cpp: build_attn_inp_kv, no LLM_KV_ATTENTION_SLIDING_WINDOW read)
+NO_WINDOW = frozenset({"starcoder2"})
 
 
 def pad(value: int, multiple: int) -> int:
@@ -99,6 +102,8 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     repeating_on_gpu = max(0, on_gpu - 1)
     first_gpu_layer = layers - repeating_on_gpu
     swa_cells = min(n_ctx, pad((spec.sliding_window or spec.attention_chunk) + n_ub, LLAMACPP_PAD))
+    if spec.model_type in NO_WINDOW:
+        swa_cells = n_ctx
     device = host = 0
     on_gpu_kinds = spec.kinds[first_gpu_layer:]
     for kind, count in spec.kind_counts():

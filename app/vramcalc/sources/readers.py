@@ -526,6 +526,39 @@ READERS: dict[str, Reader] = {
                    aliases=(("moe_intermediate_size", "intermediate_size"),),
                    extra=frozenset({"router_hidden_size", "cca_time0", "cca_time1", "lm_head_bias", "rms_norm_eps",
                                     "layer_types"})),
+    # StarCoder2 (Starcoder2ForCausalLM): Mistral's attention (every layer windowed when sliding_window is set)
+    # with LayerNorms (weight and bias), a plain c_fc/c_proj MLP, `use_bias` on q/k/v/o and the MLP (not the
+    # head), a tied head by default; the hub's norm_type and mlp_type are not read by the class
+    "starcoder2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, bias_key="use_bias",
+                         tie_default=True, sliding=Sliding.ALL),
+    # Arcee AFM (ArceeForCausalLM): Llama's layers with NemotronMLP's up/down MLP (ReLU², no gate), mlp_bias on it
+    "arcee": Reader(gated_mlp=False, reads_mlp_bias=True),
+    # NanoChat (NanoChatForCausalLM): every norm an RMSNorm without a weight (F.rms_norm: the layers' two, the q/k
+    # norms per head, the one over the embeddings and the final one), attention_bias on q/k/v/o, an unbiased fc1/fc2
+    # MLP (ReLU², no gate), final_logit_softcapping, an untied head
+    "nanochat": Reader(norm=Norm.NONE, qk_norm=QkNorm.HEAD, gated_mlp=False, softcap=True,
+                       extra=frozenset({"rms_norm_eps"})),
+    # Jais 2 (Jais2ForCausalLM): Llama's attention (attention_bias on q/k/v/o, True by default) with LayerNorms (weight
+    # and bias) and an up/down MLP (ReLU², no gate) biased by mlp_bias (True by default), an untied head
+    "jais2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, reads_mlp_bias=True),
+    # Persimmon (PersimmonForCausalLM; Fuyu's language model): LayerNorms (weight and bias), a biased fused
+    # query_key_value and dense, a LayerNorm (weight and bias) per q and k head when qk_layernorm (on by default), a
+    # biased dense_h_to_4h/dense_4h_to_h MLP (ReLU², no gate), an untied head; every head its own K/V and head_dim
+    # hidden / heads, whatever a config says (PersimmonAttention reads neither key)
+    "persimmon": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, fused_qkv=True, qkv_bias=True, o_bias=True,
+                        mlp_bias=True, gated_mlp=False, qk_norm=QkNorm.HEAD, qk_norm_switched=True,
+                        aliases=(("qk_layernorm", "use_qk_norm"),),
+                        legacy=Legacy(fixed=(("head_dim", None), ("num_key_value_heads", None)))),
+    # Mellum 2 (MellumForCausalLM): Qwen3-MoE's attention (q/k RMSNorm per head) and experts (softmax router, no
+    # shared expert), sliding layers by layer_types (every layer full without it), dense gated MLPs of
+    # intermediate_size where mlp_layer_types says "dense" (every layer sparse without it). MellumConfig's
+    # attribute_map reads num_experts as num_local_experts; the hub's use_sliding_window and max_window_layers
+    # (Qwen's) are not read; its MTP layers (num_mtp_layers) are not built (mtp.* ignored on load).
+    "mellum": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.TYPES, pattern=1, moe=MoeKeys.DEEPSEEK, first_dense=0,
+                     aliases=(("num_local_experts", "n_routed_experts"), ("num_experts", "n_routed_experts")),
+                     extra=frozenset({"use_sliding_window", "max_window_layers", "num_mtp_layers",
+                                      "num_nextn_predict_layers", "mtp_layer_types", "mtp_mlp_layer_types",
+                                      "rms_norm_eps"})),
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.
@@ -595,7 +628,8 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5",
               "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text",
               "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
-              "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text"}
+              "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text",
+              "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
 # transformers 5.23 ties by the wrapper's key, not its text_config's
 WRAPPER_TIES = frozenset({"internvl", "mistral3"})

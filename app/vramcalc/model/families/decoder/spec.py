@@ -40,9 +40,11 @@ class QkNorm(enum.StrEnum):
     """A norm on the queries and keys before attention, and what its weights span."""
 
     HEAD = "head"
-    """An RMSNorm per head, with a weight of head_dim (Qwen3, Gemma 3, GLM-4-MoE with use_qk_norm)."""
+    """A norm per head over head_dim (Qwen3, Gemma 3, GLM-4-MoE with use_qk_norm), of the model's norm kind: an RMSNorm
+    weight, a LayerNorm's weight and bias (Persimmon), none (NanoChat)."""
     FULL = "full"
-    """A norm over all heads at once, with weights of q_dim and kv_dim (OLMo 2; Cohere with use_qk_norm)."""
+    """A norm over all heads at once, over q_dim and kv_dim, of the model's norm kind (OLMo 2; Cohere with
+    use_qk_norm)."""
     L2 = "l2"
     """Llama 4's L2 norm without weights, on its RoPE (chunked) layers only."""
 
@@ -81,6 +83,7 @@ class Norm(enum.Enum):
     RMS = "rms"  # a weight of width h
     LAYER = "layer"  # LayerNorm: weight and bias
     LAYER_NO_BIAS = "layer_no_bias"  # Cohere: LayerNorm without a bias
+    NONE = "none"  # an RMSNorm without a weight (NanoChat's F.rms_norm): no parameters
 
 
 class NormCompute(enum.Enum):

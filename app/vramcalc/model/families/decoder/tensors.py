@@ -79,6 +79,8 @@ def _encoder_head(spec: ModelSpec, encoder: Encoder) -> list[Tensor]:
 
 
 def _norm(prefix: str, width: int, norm: Norm) -> list[Tensor]:
+    if norm is Norm.NONE:
+        return []
     tensors = [Tensor(f"{prefix}.weight", (width,), Role.NORM)]
     if norm is Norm.LAYER:
         tensors.append(Tensor(f"{prefix}.bias", (width,), Role.NORM))
@@ -194,13 +196,12 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
            else _linear(p + "attn_v", spec.kv_heads_of(kind) * v_dim, h, Role.ATTENTION, spec.qkv_bias))
         + _linear(p + "attn_output", h, heads * v_dim, Role.ATTENTION, spec.o_bias)
     )
-    if spec.qk_norm is QkNorm.HEAD:
-        tensors.append(Tensor(p + "attn_q_norm.weight", (head_dim,), Role.NORM))
+    if spec.qk_norm is QkNorm.HEAD:  # of the model's norm kind: Persimmon's LayerNorms, NanoChat's weightless ones
+        tensors += _norm(p + "attn_q_norm", head_dim, spec.norm)
         if not reuses_kv:
-            tensors.append(Tensor(p + "attn_k_norm.weight", (head_dim,), Role.NORM))
+            tensors += _norm(p + "attn_k_norm", head_dim, spec.norm)
     elif spec.qk_norm is QkNorm.FULL:
-        tensors += [Tensor(p + "attn_q_norm.weight", (q,), Role.NORM),
-                    Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
+        tensors += [*_norm(p + "attn_q_norm", q, spec.norm), *_norm(p + "attn_k_norm", kv, spec.norm)]
     if spec.sinks or (spec.sliding_sinks and kind is AttentionKind.SLIDING):
         tensors.append(Tensor(p + "attn_sinks.weight", (heads,), Role.NORM))
     if spec.head_gate:  # Lfm3Attention.g_proj, Step3p7Attention.g_proj: a gate per head from the layer's input

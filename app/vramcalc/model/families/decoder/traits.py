@@ -170,6 +170,12 @@ TRAITS: Mapping[str, Traits] = {
     # InklingTopkRouter: F.linear(flat.float(), weight.float()), its routing weights made in fp32 (cast back to the
     # hidden dtype after); its short convolutions run in fp32 (not modelled in training activations)
     "inkling_text": Traits(fp32_router=True, fp32_routing_weights=True),
+    "starcoder2": DEFAULT,  # Mistral's attention, torch LayerNorms
+    "arcee": DEFAULT,  # Llama's classes, NemotronMLP
+    "jais2": DEFAULT,
+    "nanochat": DEFAULT,  # NanoChatRMSNorm: F.rms_norm, no weight
+    "mellum": DEFAULT,  # MellumTopKRouter (Qwen3-MoE's): F.linear in the model's dtype, the softmax's weights cast back
+    "persimmon": DEFAULT,
     # decoders of 2019-23 (readers.Legacy): parameters checked on the meta device, training activations not measured
     **dict.fromkeys(("gpt-sw3", "openai-gpt", "gptj", "codegen", "gpt_neo", "gpt_bigcode", "bloom", "opt", "xglm",
                      "ctrl", "mpt", "dbrx", "gpt_neox_japanese", "falcon_mamba", "rwkv", "xlstm", "cpmant"), DEFAULT),
