@@ -159,13 +159,15 @@ ALWAYS = ("encodings.ascii", "encodings.latin_1")
 # disk; the engine reads its data with read_bytes()) and by Pyodide's package loader (wheels: the page
 # loads no packages), and with it random, which nothing else imports. tests/test_bytes.py boots Pyodide
 # from the shipped zip and runs tools/stdlib_imports.py's probe, so an import of any of them fails there.
-def on_first_use(module):
-    """Python that binds the name module to an object importing the module when an attribute is first asked of it."""
+def on_first_use(module, name=None):
+    """Python that binds the name (the module's, or name) to an object importing the module when an attribute
+    is first asked of it."""
+    name = name or module
     return (f"class _OnFirstUse:  # {module} on first use (tools/precompile.mjs, LAZY)\\n"
-            f"    def __getattr__(self, name):\\n"
+            f"    def __getattr__(self, attribute):\\n"
             f"        import {module}\\n"
-            f"        return getattr({module}, name)\\n"
-            f"{module} = _OnFirstUse()\\n").encode()
+            f"        return getattr({module}, attribute)\\n"
+            f"{name} = _OnFirstUse()\\n").encode()
 
 
 LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
@@ -185,7 +187,13 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                                        b"def NamedTemporaryFile(*args, **kwargs):  # tempfile on first use\\n"
                                        b"    import tempfile\\n"
                                        b"    return tempfile.NamedTemporaryFile(*args, **kwargs)\\n",
-                                       ("tempfile",))}
+                                       ("tempfile",)),
+        # asyncio's TLS protocol: base_events and selector_events import it at the top for their TLS methods
+        # alone (ssl is left out below, so asyncio offers no TLS anyway; -7 kB gzip)
+        "asyncio/base_events.py": (b"from . import sslproto\\n", on_first_use("asyncio.sslproto", "sslproto"),
+                                   ("asyncio.sslproto",)),
+        "asyncio/selector_events.py": (b"from . import sslproto\\n", on_first_use("asyncio.sslproto", "sslproto"),
+                                       ("asyncio.sslproto",))}
 # Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
 # ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip). So do
 # zipfile's and shutil's "import bz2" and "import lzma" (bz2 None, _BZ2_SUPPORTED False; no zip here is
