@@ -733,3 +733,39 @@ def test_a_window_wider_than_the_context_is_read_as_transformers_reads_it():
         spec = from_hf_config(config)
         assert count_params(spec, active=False) == case["text_params"]
         assert spec.sliding_window == 4096
+
+
+def test_minimax_keeps_a_lightning_state_per_sequence_and_kv_on_its_softmax_layers():
+    """MiniMaxLightningAttention keeps K^T V per head (heads × head_dim², the compute type), whatever the length;
+    the softmax layers K and V per token. transformers 5.23 (bf16, minimax/perturbed: 5 lightning layers of 8 heads
+    of 48, 2 softmax layers of 2 KV heads) kept 189,696 bytes at 7 tokens and 337,920 at 200 (MiniMaxCache)."""
+    config = _case("minimax/perturbed")
+    spec = from_hf_config(config)
+    assert spec.linear.lightning and spec.linear.conv_dim == 0
+    assert spec.recurrent_state_bytes(2) == 5 * 8 * 48 * 48 * 2
+    assert _kv(config, "transformers", seq="7") == 189_696 == 5 * 8 * 48 * 48 * 2 + 2 * 2 * 2 * 48 * 7 * 2
+    assert _kv(config, "transformers", seq="200") == 337_920
+    # vLLM (MambaStateShapeCalculator.linear_attention_state_shape, the model's dtype): the same state, its page
+    # padded to whole 16-token blocks of an attention layer's K and V (384 bytes a token here)
+    assert spec.state_bytes_of(spec.kinds[0], 2, trim=1, state_e=4) == 8 * 48 * 48 * 2
+
+
+def test_minimax_hub_files_read_as_the_hf_conversion():
+    """MiniMaxAI/MiniMax-Text-01 and MiniMax-M1 (remote code, minimax_text_01 / minimax_m1): attn_type_list (0
+    lightning, 1 softmax) for layer_types, layernorm_* factors and postnorm (no weights); a config without either
+    takes MiniMaxConfig's alternation (layers 0, 2, 4... softmax)."""
+    hf = _case("minimax/full")
+    legacy = {k: v for k, v in hf.items() if k != "layer_types"} | {
+        "model_type": "minimax_text_01", "attn_type_list": [int(t == "full_attention") for t in hf["layer_types"]],
+        "postnorm": True, "layernorm_full_attention_alpha": 3.5565588200778455, "rotary_dim": 64,
+        "shared_intermediate_size": 0}
+    spec = from_hf_config(legacy)
+    assert not spec.assumptions
+    assert param_count(spec) == param_count(from_hf_config(hf)) == 456_089_655_296
+    assert param_count(from_hf_config({**legacy, "model_type": "minimax_m1"})) == param_count(spec)
+    bare = from_hf_config({k: v for k, v in _case("minimax/perturbed").items() if k != "layer_types"})
+    assert [k.value for k in bare.kinds] == ["full", "linear"] * 3 + ["full"]
+    with pytest.raises(ValidationError, match="attn_type_list"):
+        from_hf_config({**legacy, "attn_type_list": [0, 1]})
+    shared = from_hf_config({**legacy, "shared_intermediate_size": 4096})  # built by vLLM's remote-code class only
+    assert any("shared_intermediate_size" in ENGLISH.say(a) for a in shared.assumptions)

@@ -342,6 +342,17 @@ CASES: dict[str, tuple[dict, dict]] = {
                   "num_experts_per_tok": 3, "n_shared_experts": 2, "first_k_dense_replace": 2, "index_n_heads": 4,
                   "index_head_dim": 64, "gated_norm_rank": 24, "attention_bias": True, "tie_word_embeddings": False,
                   "vocab_size": 32000}),
+    # MiniMax-Text-01 / MiniMax-M1 (the hub's MiniMax-Text-01-hf sizes: 80 layers, every 8th softmax attention);
+    # the perturbed one with its own layer kinds, a head_dim apart from hidden / heads, other experts, a tied head
+    "minimax": ({"vocab_size": 200064, "hidden_size": 6144, "intermediate_size": 9216, "num_hidden_layers": 80,
+                 "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "num_local_experts": 32,
+                 "num_experts_per_tok": 2, "max_position_embeddings": 10240000,
+                 "layer_types": ["full_attention" if i % 8 == 7 else "linear_attention" for i in range(80)]},
+                {"num_hidden_layers": 7, "hidden_size": 512, "intermediate_size": 384, "num_attention_heads": 8,
+                 "num_key_value_heads": 2, "head_dim": 48, "num_local_experts": 6, "num_experts_per_tok": 3,
+                 "layer_types": ["linear_attention", "linear_attention", "full_attention", "linear_attention",
+                                 "full_attention", "linear_attention", "linear_attention"],
+                 "tie_word_embeddings": True, "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

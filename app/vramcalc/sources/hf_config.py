@@ -213,6 +213,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config, reader = _cohere2_moe_config(config, reader)
     if reader.minimax3:
         config = _minimax3_config(config)
+    if reader.lightning:
+        config = _minimax_config(config)
     if reader.gemma3n:
         config = {**config, "intermediate_size": _gemma3n_width(config, model_type, assumptions)}
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
@@ -487,7 +489,10 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                          bias=_bool(config, "conv_bias", default=False))
         if reader.lfm2_ffn and _bool(config, "block_auto_adjust_ff_dim", default=True):
             fields["ffn"] = _lfm2_ffn(config, dense_ffn)
-    if reader.linear:
+    if reader.lightning:  # MiniMaxLightningAttention: the attention heads and head_dim
+        fields["linear"] = LinearAttention(key_heads=heads, value_heads=heads, key_head_dim=head_dim,
+                                           value_head_dim=head_dim, conv_kernel=0, lightning=True)
+    elif reader.linear:
         fields["linear"] = LinearAttention(
             key_heads=_int(config, "linear_num_key_heads", 1, MAX_HEADS),
             value_heads=_int(config, "linear_num_value_heads", 1, MAX_HEADS),
@@ -1168,6 +1173,21 @@ def _minimax3_config(config: Mapping[str, object]) -> dict[str, object]:
     return config | {"n_routed_experts": config.get("num_local_experts"), "n_shared_experts": 0,
                      "moe_intermediate_size": config.get("intermediate_size"), "first_k_dense_replace": 0,
                      "moe_layer_freq": 1, "intermediate_size": config.get("dense_intermediate_size")}
+
+
+def _minimax_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A MiniMax-01 config with its layer_types: as given, else from the hub's `attn_type_list` (0 lightning, 1
+    softmax attention: MiniMaxText01ForCausalLM), else MiniMaxConfig.__post_init__'s (layers 0, 2, 4... full)."""
+    if config.get("layer_types") is not None:
+        return dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    listed = config.get("attn_type_list")
+    if listed is None:
+        types = ["full_attention" if i % 2 == 0 else "linear_attention" for i in range(layers)]
+    else:
+        types = ["full_attention" if f else "linear_attention"
+                 for f in _int_list_flags(listed, layers, "attn_type_list")]
+    return {**config, "layer_types": types}
 
 
 def _dsv4_config(config: Mapping[str, object]) -> dict[str, object]:

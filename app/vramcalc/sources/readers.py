@@ -221,12 +221,17 @@ class Reader:
     moe_post_norm: bool = False  # A.X-K1: a norm over the MoE block's output (AXK1MoE.post_mlp_layernorm)
     gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
+    lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
+    # (LinearAttention.lightning), layer_types as MiniMaxConfig makes them or from attn_type_list (_minimax_config)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
 _GEMMA4 = Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD, softcap=True,
                  tie_default=True, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.GEMMA4, global_attention=True)
+_MINIMAX = Reader(qkv_bias=False, o_bias=False, moe=MoeKeys.MIXTRAL, linear=True, lightning=True,
+                  aliases=(("num_experts", "num_local_experts"),), extra=frozenset({
+                      "attn_type_list", "block_size", "postnorm", "rotary_dim"}))
 COMMON_KEYS = frozenset({
     "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
     "vocab_size", "tie_word_embeddings", "max_position_embeddings", "attention_bias", "partial_rotary_factor",
@@ -362,6 +367,13 @@ READERS: dict[str, Reader] = {
                      tie_default=True, bias_key="bias", falcon=True,
                      extra=frozenset({"multi_query", "new_decoder_architecture", "num_kv_heads", "parallel_attn",
                                       "num_ln_in_parallel_attn", "ffn_hidden_size", "alibi"})),
+    # MiniMax-Text-01 and MiniMax-M1 (MiniMaxForCausalLM): lightning-attention layers (no convolution, a state of
+    # head_dim² per head) among Llama-style attention layers without biases (every 8th in the releases), Mixtral's
+    # experts in every layer. The hub's remote-code files (minimax_text_01, minimax_m1) give attn_type_list and
+    # layernorm_* factors instead; their shared_intermediate_size (0 in every release) is not read
+    "minimax": _MINIMAX,
+    "minimax_text_01": _MINIMAX,
+    "minimax_m1": _MINIMAX,
     # Mamba-2 hybrids. Nemotron-H: one RMSNorm and one mixer per layer, relu² MLPs and experts (up, down).
     "nemotron_h": Reader(norms_per_layer=1, qkv_bias=False, o_bias=False, reads_mlp_bias=True, gated_mlp=False,
                          mamba=MambaKeys.NEMOTRON_H, mlp_apart=True, moe=MoeKeys.NEMOTRON,

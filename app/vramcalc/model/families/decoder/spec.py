@@ -179,15 +179,23 @@ class LinearAttention:
     kda: bool = False  # Kimi Delta Attention (Kimi Linear): q, k, v apart, a low-rank forget gate per channel and a
     # low-rank output gate; the same convolution and state shapes
     full_rank_gates: bool = False  # KDA's two gates as one projection each (Ling's bailing_hybrid)
+    lightning: bool = False  # MiniMax-01's lightning attention (MiniMaxLightningAttention): a fused qkv_proj, an
+    # output gate and an RMSNorm over all heads, no convolution; its state, K^T V per head, in the model's dtype
 
     @property
     def conv_dim(self) -> int:
+        if self.lightning:
+            return 0
         return 2 * self.key_heads * self.key_head_dim + self.value_heads * self.value_head_dim
 
     def state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
         """Bytes one sequence keeps per layer: the convolution window of conv_kernel - trim tokens in e bytes
         and the recurrent state in state_e (transformers: the whole kernel in the compute type, the state in
-        fp32; llama.cpp and vLLM keep conv_kernel - 1 tokens: `ModelSpec.state_bytes_of`)."""
+        fp32; llama.cpp and vLLM keep conv_kernel - 1 tokens: `ModelSpec.state_bytes_of`). Lightning
+        attention keeps heads × head_dim² in e bytes, whatever state_e (transformers' MiniMaxCache.linear_cache
+        in the compute type, measured; vLLM's linear_attention_state_dtype: the model's dtype, fp32 refused)."""
+        if self.lightning:
+            return self.value_heads * self.key_head_dim * self.value_head_dim * e
         return (self.conv_dim * (self.conv_kernel - trim) * e
                 + state_e * self.value_heads * self.key_head_dim * self.value_head_dim)
 

@@ -310,6 +310,12 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
         return _kimi_delta_attention(spec, p)
     lin, h = spec.linear, spec.hidden
     assert lin is not None  # a LINEAR layer exists only with a LinearAttention spec (hf_config._read_layers)
+    if lin.lightning:  # MiniMaxLightningAttention: qkv_proj, output_gate, norm over all heads, out_proj; no biases
+        width = lin.value_heads * lin.value_head_dim
+        return (_linear(p + "attn_qkv", 3 * width, h, Role.ATTENTION)
+                + _linear(p + "attn_gate", width, h, Role.ATTENTION)
+                + [Tensor(p + "attn_norm_out.weight", (width,), Role.NORM)]
+                + _linear(p + "attn_output", h, width, Role.ATTENTION))
     key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
     return (
         _linear(p + "attn_qkvz", 2 * key + 2 * value, h, Role.ATTENTION)
