@@ -11,6 +11,7 @@ import pytest
 
 from vramcalc import estimate, parse_workload
 from vramcalc.core.errors import ValidationError
+from vramcalc.model.families.decoder.spec import AttentionKind
 from vramcalc.model.families.decoder.tensors import layer_tensors
 from vramcalc.model.table import active_param_count, param_count
 from vramcalc.render.messages import ENGLISH
@@ -769,3 +770,24 @@ def test_minimax_hub_files_read_as_the_hf_conversion():
         from_hf_config({**legacy, "attn_type_list": [0, 1]})
     shared = from_hf_config({**legacy, "shared_intermediate_size": 4096})  # built by vLLM's remote-code class only
     assert any("shared_intermediate_size" in ENGLISH.say(a) for a in shared.assumptions)
+
+
+def test_zamba2_holds_each_shared_block_once_with_a_lora_per_use_and_caches_every_layers_state():
+    """Zamba2: num_mem_blocks shared blocks (2h-wide attention input, heads of 2h / heads, a gated MLP) serve the
+    hybrid layers in turn, each use with its own LoRA (gate_up; q, k, v with use_shared_attention_adapter) and its own
+    linear; a Mamba-2 mixer in every layer. transformers 5.23 ties the blocks' uses only with tie_word_embeddings
+    (get_expanded_tied_weights_keys): zamba2/perturbed (untied) holds a copy per use, tied it counts 43,417,600 on
+    the meta device. Cache (bf16, zamba2/perturbed): K and V (1, 8, t, 128) on the 3 hybrid layers, conv (1, 1152, 3)
+    bf16 and SSM (1, 16, 64, 32) fp32 states on all 8: 1,189,888 bytes at 7 tokens, 3,561,472 at 200."""
+    config = _case("zamba2/perturbed")
+    spec = from_hf_config(config)
+    assert [k.value for k in spec.kinds] == ["none", "none", "full", "none", "full", "none", "full", "none"]
+    assert spec.head_dim == 128 and spec.parallel_mamba and spec.mamba.conv_bias  # biased whatever use_conv_bias says
+    tied = from_hf_config({**config, "tie_word_embeddings": True})
+    assert not tied.assumptions and param_count(tied) == 43_417_600
+    states = 8 * (1152 * 3 * 2 + 16 * 64 * 32 * 4)
+    assert _kv(config, "transformers", seq="7") == 1_189_888 == 3 * 2 * 8 * 128 * 7 * 2 + states
+    assert _kv(config, "transformers", seq="200") == 3_561_472
+    # the class's 54-layer default list whatever num_hidden_layers says, and head_dim from 2 × hidden
+    bare = from_hf_config({"model_type": "zamba2", "hidden_size": 1024, "num_hidden_layers": 12})
+    assert bare.layers == 54 and bare.count_kind(AttentionKind.FULL) == 9 and bare.head_dim == 64

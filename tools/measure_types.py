@@ -353,6 +353,14 @@ CASES: dict[str, tuple[dict, dict]] = {
                  "layer_types": ["linear_attention", "linear_attention", "full_attention", "linear_attention",
                                  "full_attention", "linear_attention", "linear_attention"],
                  "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Zamba2: the perturbed one with two shared blocks, attention adapters of another rank, biases, grouped B and C,
+    # the hub's older "mamba" layer names, a use_conv_bias the class ignores, an untied head
+    "zamba2": ({}, {"hidden_size": 512, "num_attention_heads": 8, "num_key_value_heads": 8, "intermediate_size": 1536,
+                    "num_hidden_layers": 8, "layers_block_type": ["mamba", "mamba", "hybrid", "mamba", "hybrid",
+                                                                   "mamba", "hybrid", "mamba"],
+                    "num_mem_blocks": 2, "use_shared_attention_adapter": True, "adapter_rank": 32,
+                    "add_bias_linear": True, "n_mamba_heads": 16, "mamba_ngroups": 2, "mamba_d_state": 32,
+                    "mamba_d_conv": 3, "use_conv_bias": False, "tie_word_embeddings": False, "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

@@ -35,6 +35,7 @@ from ..model.families.decoder.spec import (
     Moe,
     Norm,
     NormCompute,
+    SharedBlock,
     ShortConv,
 )
 from ..model.families.decoder.tensors import reused_kv_params
@@ -103,6 +104,8 @@ MEMORY_KEYS = frozenset({
     "gated_norm_rank", "d_model", "n_heads", "n_layers", "max_seq_len", "expansion_ratio", "ffn_dim", "dff",
     "enable_bias", "word_embed_proj_dim", "do_layer_norm_before", "attention_heads", "intermediate_multiple_size",
     "dim_head", "dim_ff", "window_size", "attention_hidden_size", "embedding_dim", "ffn_proj_factor",
+    "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter", "add_bias_linear", "n_mamba_heads",
+    "mamba_ngroups",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -197,6 +200,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
             config[new] = config[old]
     if reader.legacy is not None:
         config = _legacy(config, reader)
+    if reader.shared_block:
+        config = _zamba2_config(config)
     if reader.mamba is not None:
         config = _mamba_layer_types(config, reader.mamba)
     if reader.kda:
@@ -479,6 +484,12 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.mamba is not None:
         fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart,
                       parallel_mamba=reader.parallel_mamba)
+    if reader.shared_block:
+        fields["shared_block"] = SharedBlock(
+            blocks=_int(config, "num_mem_blocks", 1, MAX_LAYERS, default=1),
+            rank=_int(config, "adapter_rank", 1, MAX_DIM, default=128),
+            attention_adapters=_bool(config, "use_shared_attention_adapter", default=False),
+            tied=bool(fields["tie_embeddings"]))
     if reader.falcon:
         fields["repeated_kv_cache"] = bool(config.get("repeated_kv_cache"))
     if reader.lfm3:  # Lfm3DecoderLayer: post_operator_norm and post_ffn_norm; Lfm3Attention.g_proj
@@ -525,6 +536,9 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
         if reader.mamba is not None:  # transformers 5 names Mamba layers linear_attention
             names |= {"linear_attention": AttentionKind.MAMBA, "mamba": AttentionKind.MAMBA,
                       "attention": AttentionKind.FULL}
+        if reader.shared_block:  # Zamba2: "hybrid" layers attend (a shared block), the others a Mamba mixer alone
+            names |= {"hybrid": AttentionKind.FULL, "linear_attention": AttentionKind.NONE,
+                      "mamba": AttentionKind.NONE}
         if reader.mlp_apart:  # Nemotron-H's layers of an MLP or experts only
             names |= {"mlp": AttentionKind.NONE, "moe": AttentionKind.NONE}
         if reader.short_conv:
@@ -1173,6 +1187,26 @@ def _minimax3_config(config: Mapping[str, object]) -> dict[str, object]:
     return config | {"n_routed_experts": config.get("num_local_experts"), "n_shared_experts": 0,
                      "moe_intermediate_size": config.get("intermediate_size"), "first_k_dense_replace": 0,
                      "moe_layer_freq": 1, "intermediate_size": config.get("dense_intermediate_size")}
+
+
+ZAMBA2_DEFAULT_LAYERS = (["linear_attention"] + (["linear_attention"] * 5 + ["hybrid"]) * 7 + ["linear_attention"] * 4
+                         + ["hybrid"] + ["linear_attention"] * 3 + ["hybrid"] + ["linear_attention"] * 2)
+
+
+def _zamba2_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A Zamba2 config as Zamba2Config.__post_init__ reads it: `layers_block_type` (its 54-layer default when not
+    given) makes the layers, its length the depth whatever num_hidden_layers says; the attention's heads 2 × hidden ÷
+    num_attention_heads wide whatever head_dim says; intermediate_size 4 × hidden unless given."""
+    hidden = _int(config, "hidden_size", 1, MAX_DIM)
+    heads = _int(config, "num_attention_heads", 1, MAX_HEADS, default=32)
+    if 2 * hidden % heads:
+        raise ValidationError("num_attention_heads", heads, f"must divide 2 × hidden_size ({2 * hidden})")
+    types = config.get("layers_block_type", config.get("layer_types"))
+    types = list(ZAMBA2_DEFAULT_LAYERS) if types is None else types
+    if not isinstance(types, list) or not types or len(types) > MAX_LAYERS:
+        raise ValidationError("layers_block_type", _short(types), "expected a list of layer types")
+    return {**config, "layer_types": types, "num_hidden_layers": len(types), "head_dim": 2 * hidden // heads,
+            "intermediate_size": config.get("intermediate_size") or 4 * hidden}
 
 
 def _minimax_config(config: Mapping[str, object]) -> dict[str, object]:

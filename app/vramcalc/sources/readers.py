@@ -91,6 +91,9 @@ class MambaKeys(enum.Enum):
     biased by `projectors_bias`."""
     MAMBA2 = "mamba2"
     """Mamba-2 alone (Codestral Mamba): every layer one Mamba mixer, no attention, no MLP."""
+    ZAMBA2 = "zamba2"
+    """Zamba2: a Mamba-2 mixer in every layer (`layers_block_type`, its length the depth); the "hybrid" layers run a
+    shared transformer block first (Reader.shared_block)."""
     MAMBA1 = "mamba"
     """Mamba-1 alone (state-spaces/mamba): every layer one Mamba-1 mixer of `intermediate_size`, no MLP."""
     JAMBA = "jamba"
@@ -128,6 +131,10 @@ MAMBA_KEYS = {
     MambaKeys.MAMBA1: MambaKeyNames(heads="", head_dim="", groups="", state="state_size", conv="conv_kernel",
                                     conv_bias="use_conv_bias", proj_bias="use_bias", expand="expand",
                                     dt_rank="time_step_rank"),
+    # Zamba2MambaMixer: expand × hidden ÷ n_mamba_heads per head, a biased conv1d whatever use_conv_bias says
+    MambaKeys.ZAMBA2: MambaKeyNames(heads="n_mamba_heads", head_dim="", groups="mamba_ngroups", state="mamba_d_state",
+                                    conv="mamba_d_conv", conv_bias="", proj_bias="add_bias_linear",
+                                    expand="mamba_expand"),
     MambaKeys.JAMBA: MambaKeyNames(heads="", head_dim="", groups="", state="mamba_d_state", conv="mamba_d_conv",
                                    conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias", expand="mamba_expand",
                                    dt_rank="mamba_dt_rank"),
@@ -221,6 +228,7 @@ class Reader:
     moe_post_norm: bool = False  # A.X-K1: a norm over the MoE block's output (AXK1MoE.post_mlp_layernorm)
     gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
+    shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
     lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
     # (LinearAttention.lightning), layer_types as MiniMaxConfig makes them or from attn_type_list (_minimax_config)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
@@ -385,6 +393,16 @@ READERS: dict[str, Reader] = {
     "falcon_h1": Reader(reads_mlp_bias=True, mamba=MambaKeys.FALCON_H1, parallel_mamba=True,
                         extra=frozenset({"mamba_d_ssm", "mamba_rms_norm", "projectors_bias", "mamba_norm_before_gate",
                                          "mamba_chunk_size"})),
+    # Zamba2 (Zyphra): a Mamba-2 mixer (and its norm) in every layer; each "hybrid" layer first runs one of
+    # num_mem_blocks shared transformer blocks (a norm over the input and the embeddings side by side, attention from
+    # that 2 × hidden width with heads of 2 × hidden ÷ heads, a norm and a gated MLP of intermediate_size) with a LoRA
+    # of adapter_rank per use on the MLP's gate_up (and on q, k, v with use_shared_attention_adapter), then a linear
+    # hidden → hidden of its own; add_bias_linear biases the mixer's and the MLP's projections
+    "zamba2": Reader(norms_per_layer=1, qkv_bias=False, o_bias=False, tie_default=True, bias_key="add_bias_linear",
+                     mamba=MambaKeys.ZAMBA2, parallel_mamba=True, shared_block=True, extra=frozenset({
+                         "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter", "use_conv_bias",
+                         "attention_hidden_size", "attention_head_dim", "mamba_headdim", "kv_channels",
+                         "num_query_groups", "hybrid_layer_ids", "use_long_context", "use_mem_rope"})),
     # Mamba-1: the original selective scan alone (Mamba), or with attention and experts (Jamba)
     "mamba": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA1, mlp_apart=True, tie_default=True,
                     extra=frozenset({"intermediate_size"})),  # MambaConfig: expand × hidden, whatever it says

@@ -243,6 +243,21 @@ class Mamba:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class SharedBlock:
+    """Zamba2's shared transformer blocks (Zamba2AttentionDecoderLayer): `blocks` of them (num_mem_blocks) serve the
+    hybrid layers in turn, their weights held once; each use adds a LoRA of `rank` on the MLP's gate_up and, with
+    `attention_adapters`, on q, k and v (the adapters of every use held once too). The attention reads the layer's
+    input and the embeddings side by side (2 × hidden), its heads 2 × hidden ÷ heads wide; each hybrid layer
+    keeps its own K and V, and a linear hidden → hidden after the block."""
+
+    blocks: int
+    rank: int
+    attention_adapters: bool = False
+    tied: bool = True  # the uses of a block share its weights; transformers 5.23 ties them only with
+    # tie_word_embeddings (PreTrainedModel.get_expanded_tied_weights_keys), so an untied head gives every use a copy
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ShortConv:
     """LFM2's gated short convolution (Lfm2ShortConv): in_proj to B, C and x (3 × width), a depthwise causal
     convolution of `kernel` taps over B·x, out_proj of C times its output. Per sequence it keeps the last
@@ -348,6 +363,8 @@ class ModelSpec:
     head_gate: bool = False  # a sigmoid gate per head on attention's output, from the layer's input (Ling, LFM3)
     mamba: Mamba | None = None
     short_conv: ShortConv | None = None
+    shared_block: SharedBlock | None = None  # Zamba2: the hybrid (FULL) layers' shared transformer blocks; the other
+    # layers are kind NONE, a Mamba mixer in every layer (parallel_mamba)
     parallel_mamba: bool = False  # Falcon-H1: every layer runs attention and a Mamba mixer side by side
     mlp_apart: bool = False  # Nemotron-H: a layer is one mixer or one MLP: attention and Mamba layers have no
     # MLP, and the MLP and MoE layers (kind NONE) no attention
@@ -462,16 +479,31 @@ class ModelSpec:
         """Each layer's (attention kind, MoE or not, variant): what its shapes depend on. The variant is the
         indexer shared or not (0, 1) or DeepSeek-V4's compressor type (0 to 2), plus 4 on Gemma 3n/4's layers
         reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers, plus 16 on
-        MLA layers without RoPE (`nope_layers`)."""
+        MLA layers without RoPE (`nope_layers`), plus 32 × the adapters a layer holding a Zamba2 shared block holds."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
         reusing = self.layers - self.reusing_layers
         mtp = self.layers - self.mtp_built  # the MTP layers' own tensors (eh_proj, its norms): 8 more
         nope = self.nope_layers
         return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp)
-                      + 16 * (i in nope))
+                      + 16 * (i in nope) + 32 * self.shared_block_adapters(i))
                      for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
+
+    @functools.cached_property
+    def _shared_block_holders(self) -> dict[int, int]:
+        block = self.shared_block
+        if block is None:
+            return {}
+        uses = [i for i, kind in enumerate(self.kinds) if kind is AttentionKind.FULL]
+        per_block = [len(uses[b::block.blocks]) for b in range(block.blocks)]
+        return {i: per_block[u % block.blocks] for u, i in enumerate(uses) if not block.tied or u < block.blocks}
+
+    def shared_block_adapters(self, index: int) -> int:
+        """Zamba2: how many uses' adapters layer `index` holds with its shared block's weights (the uses of its
+        block, Zamba2MLP's gate_up_proj_adapter_list: `i % num_mem_blocks == block_id`); 0 when it holds no block
+        (a Mamba layer, or a later use of a tied block)."""
+        return self._shared_block_holders.get(index, 0)
 
     @property
     def moe_layer_count(self) -> int:
@@ -508,7 +540,10 @@ class ModelSpec:
         return total + (self.compressed.values(tokens, self.head_dim) if self.compressed else 0)
 
     def layer_has_mlp(self, kind: AttentionKind) -> bool:
-        """Whether a layer of `kind` has an MLP (or experts) after its mixer."""
+        """Whether a layer of `kind` has an MLP (or experts) after its mixer (Zamba2: the hybrid layers' shared
+        block's)."""
+        if self.shared_block is not None:
+            return kind is AttentionKind.FULL
         return not self.mlp_apart or kind is AttentionKind.NONE
 
     @functools.cached_property
