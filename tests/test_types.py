@@ -791,3 +791,23 @@ def test_zamba2_holds_each_shared_block_once_with_a_lora_per_use_and_caches_ever
     # the class's 54-layer default list whatever num_hidden_layers says, and head_dim from 2 × hidden
     bare = from_hf_config({"model_type": "zamba2", "hidden_size": 1024, "num_hidden_layers": 12})
     assert bare.layers == 54 and bare.count_kind(AttentionKind.FULL) == 9 and bare.head_dim == 64
+
+
+def test_zamba_is_zamba2s_layout_with_mamba1_mixers_and_one_shared_block_without_adapters():
+    """ZambaMambaMixer: n_mamba_heads Mamba-1 mixers side by side, one mixer's shapes in all; one shared block
+    (attention_hidden_size in, attention_head_dim heads), no adapters; hybrid layers: layer 2, then every
+    attn_layer_period-th from attn_layer_offset. Cache (bf16, zamba/perturbed): K and V (1, 4, t, 96) on the 3
+    hybrid layers, conv (1, 1024, 4) bf16 and SSM (1, 4, 256, 8) fp32 on all 9: 400,896 bytes at 7 tokens,
+    1,290,240 at 200."""
+    config = _case("zamba/perturbed")
+    spec = from_hf_config(config)
+    assert [i for i, k in enumerate(spec.kinds) if k is AttentionKind.FULL] == [2, 4, 7]
+    assert spec.mamba.version == 1 and spec.mamba.dt_rank == 24 and spec.shared_block.rank == 0
+    states = 9 * (1024 * 4 * 2 + 1024 * 8 * 4)
+    assert _kv(config, "transformers", seq="7") == 400_896 == 3 * 2 * 4 * 96 * 7 * 2 + states
+    assert _kv(config, "transformers", seq="200") == 1_290_240
+    # an untied head gives each of the 3 uses its block (transformers 5.23 ties only with tie_word_embeddings)
+    tied = from_hf_config({**config, "tie_word_embeddings": True})
+    h, wide, q, kv, ffn = 512, 1024, 8 * 96, 4 * 96, 1536
+    block = wide + q * wide + 2 * kv * wide + h * q + h + 3 * ffn * h
+    assert param_count(spec) - param_count(tied) == 2 * block + 32000 * h

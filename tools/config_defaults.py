@@ -46,7 +46,8 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    "gpt_bigcode": {"num_key_value_heads"}, "dbrx": {"num_key_value_heads"},
                    "rwkv": {"intermediate_size", "attention_hidden_size"},
                    "falcon_mamba": {"intermediate_size"},
-                   # Zamba2Config.__post_init__: 4 × hidden_size, num_attention_heads, 2 × hidden ÷ heads, ...
+                   # ZambaConfig and Zamba2Config.__post_init__: 2 × hidden, 2 × hidden ÷ heads, 4 × hidden, ...
+                   "zamba": {"attention_hidden_size", "attention_head_dim", "mamba_dt_rank"},
                    "zamba2": {"intermediate_size", "num_key_value_heads", "attention_hidden_size", "attention_head_dim",
                               "mamba_headdim", "kv_channels", "num_query_groups", "hybrid_layer_ids"}}
 

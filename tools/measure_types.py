@@ -361,6 +361,13 @@ CASES: dict[str, tuple[dict, dict]] = {
                     "num_mem_blocks": 2, "use_shared_attention_adapter": True, "adapter_rank": 32,
                     "add_bias_linear": True, "n_mamba_heads": 16, "mamba_ngroups": 2, "mamba_d_state": 32,
                     "mamba_d_conv": 3, "use_conv_bias": False, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # Zamba: the perturbed one with its hybrid layers by another period and offset, its own attention head size, KV
+    # heads, time-step rank and Mamba heads, projection biases, an unbiased conv, an untied head (a block per use)
+    "zamba": ({}, {"hidden_size": 512, "num_hidden_layers": 9, "num_attention_heads": 8, "num_key_value_heads": 4,
+                   "attention_head_dim": 96, "intermediate_size": 1536, "attn_layer_period": 3,
+                   "attn_layer_offset": 1, "n_mamba_heads": 4, "mamba_d_state": 8, "mamba_dt_rank": 24,
+                   "mamba_proj_bias": True, "mamba_conv_bias": False, "tie_word_embeddings": False,
+                   "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

@@ -201,7 +201,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     if reader.legacy is not None:
         config = _legacy(config, reader)
     if reader.shared_block:
-        config = _zamba2_config(config)
+        config = _zamba_config(config, reader.mamba is MambaKeys.ZAMBA)
     if reader.mamba is not None:
         config = _mamba_layer_types(config, reader.mamba)
     if reader.kda:
@@ -487,7 +487,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.shared_block:
         fields["shared_block"] = SharedBlock(
             blocks=_int(config, "num_mem_blocks", 1, MAX_LAYERS, default=1),
-            rank=_int(config, "adapter_rank", 1, MAX_DIM, default=128),
+            rank=0 if reader.mamba is MambaKeys.ZAMBA else _int(config, "adapter_rank", 1, MAX_DIM, default=128),
+            width=_int(config, "attention_hidden_size", 1, MAX_DIM),
             attention_adapters=_bool(config, "use_shared_attention_adapter", default=False),
             tied=bool(fields["tie_embeddings"]))
     if reader.falcon:
@@ -1193,20 +1194,32 @@ ZAMBA2_DEFAULT_LAYERS = (["linear_attention"] + (["linear_attention"] * 5 + ["hy
                          + ["hybrid"] + ["linear_attention"] * 3 + ["hybrid"] + ["linear_attention"] * 2)
 
 
-def _zamba2_config(config: Mapping[str, object]) -> dict[str, object]:
-    """A Zamba2 config as Zamba2Config.__post_init__ reads it: `layers_block_type` (its 54-layer default when not
-    given) makes the layers, its length the depth whatever num_hidden_layers says; the attention's heads 2 × hidden ÷
-    num_attention_heads wide whatever head_dim says; intermediate_size 4 × hidden unless given."""
+def _zamba_config(config: Mapping[str, object], zamba1: bool) -> dict[str, object]:
+    """A Zamba2 (or Zamba) config as Zamba2Config.__post_init__ (ZambaConfig's) reads it: `layers_block_type` makes
+    the layers, its length the depth whatever num_hidden_layers says; when not given, Zamba2's 54-layer list (Zamba:
+    layer 2 and every attn_layer_period-th of the rest from attn_layer_offset). The shared attention reads 2 × hidden
+    (Zamba: attention_hidden_size if given) with heads of 2 × hidden ÷ num_attention_heads (Zamba: attention_head_dim
+    if given; Zamba2 whatever head_dim says); Zamba2's intermediate_size 4 × hidden unless given."""
     hidden = _int(config, "hidden_size", 1, MAX_DIM)
     heads = _int(config, "num_attention_heads", 1, MAX_HEADS, default=32)
     if 2 * hidden % heads:
         raise ValidationError("num_attention_heads", heads, f"must divide 2 × hidden_size ({2 * hidden})")
     types = config.get("layers_block_type", config.get("layer_types"))
+    if types is None and zamba1:
+        layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+        period = _int(config, "attn_layer_period", 1, MAX_LAYERS, default=6)
+        offset = _int(config, "attn_layer_offset", 0, MAX_LAYERS, default=4)
+        types = ["linear_attention", "linear_attention", "hybrid"] + [
+            "hybrid" if i % period == offset else "linear_attention" for i in range(layers - 3)]
     types = list(ZAMBA2_DEFAULT_LAYERS) if types is None else types
     if not isinstance(types, list) or not types or len(types) > MAX_LAYERS:
         raise ValidationError("layers_block_type", _short(types), "expected a list of layer types")
-    return {**config, "layer_types": types, "num_hidden_layers": len(types), "head_dim": 2 * hidden // heads,
-            "intermediate_size": config.get("intermediate_size") or 4 * hidden}
+    head_dim = 2 * hidden // heads
+    if zamba1:
+        head_dim = _int(config, "attention_head_dim", 1, MAX_DIM, default=head_dim)
+    return {**config, "layer_types": types, "num_hidden_layers": len(types), "head_dim": head_dim,
+            "attention_hidden_size": _int(config, "attention_hidden_size", 1, MAX_DIM, default=2 * hidden)
+            if zamba1 else 2 * hidden, "intermediate_size": config.get("intermediate_size") or 4 * hidden}
 
 
 def _minimax_config(config: Mapping[str, object]) -> dict[str, object]:
@@ -1297,7 +1310,7 @@ def _read_mamba1(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> 
 
 
 def _read_mamba(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> Mamba:
-    if keys in (MambaKeys.MAMBA1, MambaKeys.JAMBA):
+    if keys in (MambaKeys.MAMBA1, MambaKeys.JAMBA, MambaKeys.ZAMBA):
         return _read_mamba1(config, keys, hidden)
     names = MAMBA_KEYS[keys]
     heads = _int(config, names.heads, 1, MAX_HEADS)

@@ -91,6 +91,9 @@ class MambaKeys(enum.Enum):
     biased by `projectors_bias`."""
     MAMBA2 = "mamba2"
     """Mamba-2 alone (Codestral Mamba): every layer one Mamba mixer, no attention, no MLP."""
+    ZAMBA = "zamba"
+    """Zamba: Zamba2's layout with Mamba-1 mixers (n_mamba_heads of them side by side, the same shapes in all) and
+    one shared block without adapters; "hybrid" layers every attn_layer_period-th from attn_layer_offset."""
     ZAMBA2 = "zamba2"
     """Zamba2: a Mamba-2 mixer in every layer (`layers_block_type`, its length the depth); the "hybrid" layers run a
     shared transformer block first (Reader.shared_block)."""
@@ -135,6 +138,9 @@ MAMBA_KEYS = {
     MambaKeys.ZAMBA2: MambaKeyNames(heads="n_mamba_heads", head_dim="", groups="mamba_ngroups", state="mamba_d_state",
                                     conv="mamba_d_conv", conv_bias="", proj_bias="add_bias_linear",
                                     expand="mamba_expand"),
+    MambaKeys.ZAMBA: MambaKeyNames(heads="", head_dim="", groups="", state="mamba_d_state", conv="mamba_d_conv",
+                                   conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias", expand="mamba_expand",
+                                   dt_rank="mamba_dt_rank"),
     MambaKeys.JAMBA: MambaKeyNames(heads="", head_dim="", groups="", state="mamba_d_state", conv="mamba_d_conv",
                                    conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias", expand="mamba_expand",
                                    dt_rank="mamba_dt_rank"),
@@ -403,6 +409,12 @@ READERS: dict[str, Reader] = {
                          "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter", "use_conv_bias",
                          "attention_hidden_size", "attention_head_dim", "mamba_headdim", "kv_channels",
                          "num_query_groups", "hybrid_layer_ids", "use_long_context", "use_mem_rope"})),
+    # Zamba (Zamba-7B): Zamba2's layout with a Mamba-1 mixer (ZambaMambaMixer: n_mamba_heads heads side by side, the
+    # shapes of one Mamba-1 mixer) and one shared block of attention_hidden_size input, no adapters
+    "zamba": Reader(norms_per_layer=1, qkv_bias=False, o_bias=False, tie_default=True, mamba=MambaKeys.ZAMBA,
+                    parallel_mamba=True, shared_block=True, extra=frozenset({
+                        "attention_hidden_size", "attention_head_dim", "n_mamba_heads", "attn_layer_period",
+                        "attn_layer_offset", "use_associative_scan"})),
     # Mamba-1: the original selective scan alone (Mamba), or with attention and experts (Jamba)
     "mamba": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA1, mlp_apart=True, tie_default=True,
                     extra=frozenset({"intermediate_size"})),  # MambaConfig: expand × hidden, whatever it says

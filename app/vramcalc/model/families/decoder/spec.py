@@ -251,7 +251,8 @@ class SharedBlock:
     keeps its own K and V, and a linear hidden → hidden after the block."""
 
     blocks: int
-    rank: int
+    rank: int  # 0: no adapters (Zamba)
+    width: int  # the attention's input: the layer's input and the embeddings side by side (attention_hidden_size)
     attention_adapters: bool = False
     tied: bool = True  # the uses of a block share its weights; transformers 5.23 ties them only with
     # tie_word_embeddings (PreTrainedModel.get_expanded_tied_weights_keys), so an untied head gives every use a copy

@@ -169,7 +169,7 @@ def _shared_block_layer(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     tensors = _norm(p + "ssm_in_norm", h, spec.norm) + _mamba(spec, p)
     if spec.kinds[index] is not AttentionKind.FULL:
         return tensors
-    r, wide, n = block.rank, 2 * h, spec.shared_block_adapters(index)
+    r, wide, n = block.rank, block.width, spec.shared_block_adapters(index)
     tensors += _linear(p + "shared_out", h, h, Role.ATTENTION)
     if not n:  # a later use of a tied block: its weights and adapters are the first use's
         return tensors
@@ -178,7 +178,7 @@ def _shared_block_layer(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
                 + _linear(p + "attn_k", kv, wide, Role.ATTENTION) + _linear(p + "attn_v", kv, wide, Role.ATTENTION)
                 + _linear(p + "attn_output", h, q, Role.ATTENTION) + _norm(p + "ffn_norm", h, spec.norm)
                 + _dense_mlp(spec, p, spec.ffn))
-    for use in range(n):  # the adapters of each use of this block
+    for use in range(n if r else 0):  # the adapters of each use of this block
         tensors += (_linear(f"{p}ffn_gate_up_lora_a.{use}", r, h, Role.MLP)
                     + _linear(f"{p}ffn_gate_up_lora_b.{use}", 2 * spec.ffn, r, Role.MLP))
         for name in ("q", "k", "v") if block.attention_adapters else ():

@@ -129,7 +129,7 @@ TRAITS: Mapping[str, Traits] = {
     "lfm3": DEFAULT,
     "olmo_hybrid": DEFAULT,
     "falcon_h1": DEFAULT,
-    "zamba2": DEFAULT,  # Zamba2RMSNorm: Llama's (the weight times the input cast back); no router
+    "zamba": DEFAULT, "zamba2": DEFAULT,  # Zamba2RMSNorm: Llama's (the weight times the input cast back); no router
     "mamba": DEFAULT,
     "jamba": DEFAULT,
     "gemma3n_text": _GEMMA,  # Gemma3nRMSNorm: normed * self.weight.float()
