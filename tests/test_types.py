@@ -863,3 +863,80 @@ def test_persimmon_has_a_layernorm_per_q_and_k_head_and_no_gqa_whatever_the_conf
     assert param_count(from_hf_config(fuyu)) == param_count(spec)
     flat = {**config, "model_type": "fuyu", "patch_size": 30, "num_channels": 3}  # the text keys at the top
     assert param_count(from_hf_config(flat)) == param_count(spec) and not from_hf_config(flat).assumptions
+
+
+def test_minimax_keeps_a_lightning_state_per_sequence_and_kv_on_its_softmax_layers():
+    """MiniMaxLightningAttention keeps K^T V per head (heads × head_dim², the compute type), whatever the length;
+    the softmax layers K and V per token. transformers 5.23 (bf16, minimax/perturbed: 5 lightning layers of 8 heads
+    of 48, 2 softmax layers of 2 KV heads) kept 189,696 bytes at 7 tokens and 337,920 at 200 (MiniMaxCache)."""
+    config = _case("minimax/perturbed")
+    spec = from_hf_config(config)
+    assert spec.linear.lightning and spec.linear.conv_dim == 0
+    assert spec.recurrent_state_bytes(2) == 5 * 8 * 48 * 48 * 2
+    assert _kv(config, "transformers", seq="7") == 189_696 == 5 * 8 * 48 * 48 * 2 + 2 * 2 * 2 * 48 * 7 * 2
+    assert _kv(config, "transformers", seq="200") == 337_920
+    # vLLM (MambaStateShapeCalculator.linear_attention_state_shape, the model's dtype): the same state, its page
+    # padded to whole 16-token blocks of an attention layer's K and V (384 bytes a token here)
+    assert spec.state_bytes_of(spec.kinds[0], 2, trim=1, state_e=4) == 8 * 48 * 48 * 2
+
+
+def test_minimax_hub_files_read_as_the_hf_conversion():
+    """MiniMaxAI/MiniMax-Text-01 and MiniMax-M1 (remote code, minimax_text_01 / minimax_m1): attn_type_list (0
+    lightning, 1 softmax) for layer_types, layernorm_* factors and postnorm (no weights); a config without either
+    takes MiniMaxConfig's alternation (layers 0, 2, 4... softmax)."""
+    hf = _case("minimax/full")
+    legacy = {k: v for k, v in hf.items() if k != "layer_types"} | {
+        "model_type": "minimax_text_01", "attn_type_list": [int(t == "full_attention") for t in hf["layer_types"]],
+        "postnorm": True, "layernorm_full_attention_alpha": 3.5565588200778455, "rotary_dim": 64,
+        "shared_intermediate_size": 0}
+    spec = from_hf_config(legacy)
+    assert not spec.assumptions
+    assert param_count(spec) == param_count(from_hf_config(hf)) == 456_089_655_296
+    assert param_count(from_hf_config({**legacy, "model_type": "minimax_m1"})) == param_count(spec)
+    bare = from_hf_config({k: v for k, v in _case("minimax/perturbed").items() if k != "layer_types"})
+    assert [k.value for k in bare.kinds] == ["full", "linear"] * 3 + ["full"]
+    with pytest.raises(ValidationError, match="attn_type_list"):
+        from_hf_config({**legacy, "attn_type_list": [0, 1]})
+    shared = from_hf_config({**legacy, "shared_intermediate_size": 4096})  # built by vLLM's remote-code class only
+    assert any("shared_intermediate_size" in ENGLISH.say(a) for a in shared.assumptions)
+
+
+def test_zamba2_holds_each_shared_block_once_with_a_lora_per_use_and_caches_every_layers_state():
+    """Zamba2: num_mem_blocks shared blocks (2h-wide attention input, heads of 2h / heads, a gated MLP) serve the
+    hybrid layers in turn, each use with its own LoRA (gate_up; q, k, v with use_shared_attention_adapter) and its own
+    linear; a Mamba-2 mixer in every layer. transformers 5.23 ties the blocks' uses only with tie_word_embeddings
+    (get_expanded_tied_weights_keys): zamba2/perturbed (untied) holds a copy per use, tied it counts 43,417,600 on
+    the meta device. Cache (bf16, zamba2/perturbed): K and V (1, 8, t, 128) on the 3 hybrid layers, conv (1, 1152, 3)
+    bf16 and SSM (1, 16, 64, 32) fp32 states on all 8: 1,189,888 bytes at 7 tokens, 3,561,472 at 200."""
+    config = _case("zamba2/perturbed")
+    spec = from_hf_config(config)
+    assert [k.value for k in spec.kinds] == ["none", "none", "full", "none", "full", "none", "full", "none"]
+    assert spec.head_dim == 128 and spec.parallel_mamba and spec.mamba.conv_bias  # biased whatever use_conv_bias says
+    tied = from_hf_config({**config, "tie_word_embeddings": True})
+    assert not tied.assumptions and param_count(tied) == 43_417_600
+    states = 8 * (1152 * 3 * 2 + 16 * 64 * 32 * 4)
+    assert _kv(config, "transformers", seq="7") == 1_189_888 == 3 * 2 * 8 * 128 * 7 * 2 + states
+    assert _kv(config, "transformers", seq="200") == 3_561_472
+    # the class's 54-layer default list whatever num_hidden_layers says, and head_dim from 2 × hidden
+    bare = from_hf_config({"model_type": "zamba2", "hidden_size": 1024, "num_hidden_layers": 12})
+    assert bare.layers == 54 and bare.count_kind(AttentionKind.FULL) == 9 and bare.head_dim == 64
+
+
+def test_zamba_is_zamba2s_layout_with_mamba1_mixers_and_one_shared_block_without_adapters():
+    """ZambaMambaMixer: n_mamba_heads Mamba-1 mixers side by side, one mixer's shapes in all; one shared block
+    (attention_hidden_size in, attention_head_dim heads), no adapters; hybrid layers: layer 2, then every
+    attn_layer_period-th from attn_layer_offset. Cache (bf16, zamba/perturbed): K and V (1, 4, t, 96) on the 3
+    hybrid layers, conv (1, 1024, 4) bf16 and SSM (1, 4, 256, 8) fp32 on all 9: 400,896 bytes at 7 tokens,
+    1,290,240 at 200."""
+    config = _case("zamba/perturbed")
+    spec = from_hf_config(config)
+    assert [i for i, k in enumerate(spec.kinds) if k is AttentionKind.FULL] == [2, 4, 7]
+    assert spec.mamba.version == 1 and spec.mamba.dt_rank == 24 and spec.shared_block.rank == 0
+    states = 9 * (1024 * 4 * 2 + 1024 * 8 * 4)
+    assert _kv(config, "transformers", seq="7") == 400_896 == 3 * 2 * 4 * 96 * 7 * 2 + states
+    assert _kv(config, "transformers", seq="200") == 1_290_240
+    # an untied head gives each of the 3 uses its block (transformers 5.23 ties only with tie_word_embeddings)
+    tied = from_hf_config({**config, "tie_word_embeddings": True})
+    h, wide, q, kv, ffn = 512, 1024, 8 * 96, 4 * 96, 1536
+    block = wide + q * wide + 2 * kv * wide + h * q + h + 3 * ffn * h
+    assert param_count(spec) - param_count(tied) == 2 * block + 32000 * h

@@ -45,7 +45,11 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    # from multi_query and attn_config.kv_n_heads; RwkvConfig: 4 × hidden_size
                    "gpt_bigcode": {"num_key_value_heads"}, "dbrx": {"num_key_value_heads"},
                    "rwkv": {"intermediate_size", "attention_hidden_size"},
-                   "falcon_mamba": {"intermediate_size"}}
+                   "falcon_mamba": {"intermediate_size"},
+                   # ZambaConfig and Zamba2Config.__post_init__: 2 × hidden, 2 × hidden ÷ heads, 4 × hidden, ...
+                   "zamba": {"attention_hidden_size", "attention_head_dim", "mamba_dt_rank"},
+                   "zamba2": {"intermediate_size", "num_key_value_heads", "attention_hidden_size", "attention_head_dim",
+                              "mamba_headdim", "kv_channels", "num_query_groups", "hybrid_layer_ids"}}
 
 
 # keys a class pops from its kwargs with a default of its own, which to_dict() does not show

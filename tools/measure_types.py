@@ -398,6 +398,32 @@ CASES: dict[str, tuple[dict, dict]] = {
     "persimmon": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 3072,
                        "num_attention_heads": 12, "qk_layernorm": False, "partial_rotary_factor": 0.25,
                        "vocab_size": 32000}),
+    # MiniMax-Text-01 / MiniMax-M1 (the hub's MiniMax-Text-01-hf sizes: 80 layers, every 8th softmax attention);
+    # the perturbed one with its own layer kinds, a head_dim apart from hidden / heads, other experts, a tied head
+    "minimax": ({"vocab_size": 200064, "hidden_size": 6144, "intermediate_size": 9216, "num_hidden_layers": 80,
+                 "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "num_local_experts": 32,
+                 "num_experts_per_tok": 2, "max_position_embeddings": 10240000,
+                 "layer_types": ["full_attention" if i % 8 == 7 else "linear_attention" for i in range(80)]},
+                {"num_hidden_layers": 7, "hidden_size": 512, "intermediate_size": 384, "num_attention_heads": 8,
+                 "num_key_value_heads": 2, "head_dim": 48, "num_local_experts": 6, "num_experts_per_tok": 3,
+                 "layer_types": ["linear_attention", "linear_attention", "full_attention", "linear_attention",
+                                 "full_attention", "linear_attention", "linear_attention"],
+                 "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Zamba2: the perturbed one with two shared blocks, attention adapters of another rank, biases, grouped B and C,
+    # the hub's older "mamba" layer names, a use_conv_bias the class ignores, an untied head
+    "zamba2": ({}, {"hidden_size": 512, "num_attention_heads": 8, "num_key_value_heads": 8, "intermediate_size": 1536,
+                    "num_hidden_layers": 8, "layers_block_type": ["mamba", "mamba", "hybrid", "mamba", "hybrid",
+                                                                   "mamba", "hybrid", "mamba"],
+                    "num_mem_blocks": 2, "use_shared_attention_adapter": True, "adapter_rank": 32,
+                    "add_bias_linear": True, "n_mamba_heads": 16, "mamba_ngroups": 2, "mamba_d_state": 32,
+                    "mamba_d_conv": 3, "use_conv_bias": False, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # Zamba: the perturbed one with its hybrid layers by another period and offset, its own attention head size, KV
+    # heads, time-step rank and Mamba heads, projection biases, an unbiased conv, an untied head (a block per use)
+    "zamba": ({}, {"hidden_size": 512, "num_hidden_layers": 9, "num_attention_heads": 8, "num_key_value_heads": 4,
+                   "attention_head_dim": 96, "intermediate_size": 1536, "attn_layer_period": 3,
+                   "attn_layer_offset": 1, "n_mamba_heads": 4, "mamba_d_state": 8, "mamba_dt_rank": 24,
+                   "mamba_proj_bias": True, "mamba_conv_bias": False, "tie_word_embeddings": False,
+                   "vocab_size": 32000}),
     # decoders of 2019-23 (readers.Legacy), their keys under their own names
     "gptj": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "rotary_dim": 32, "vocab_size": 1000,
                   "tie_word_embeddings": True}),

@@ -107,8 +107,9 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     device = host = 0
     on_gpu_kinds = spec.kinds[first_gpu_layer:]
     for kind, count in spec.kind_counts():
-        if kind is AttentionKind.NONE:  # Nemotron-H's MLP and expert layers keep nothing
-            size = 0
+        if kind is AttentionKind.NONE:  # Nemotron-H's MLP and expert layers keep nothing; Zamba2's Mamba-only ones
+            # (parallel_mamba: a mixer in every layer) their Mamba state
+            size = n_seq * spec.state_bytes_of(AttentionKind.MAMBA, 4, trim=1, state_e=4) if spec.parallel_mamba else 0
         elif kind.recurrent:  # llama_memory_recurrent: d_conv - 1 tokens (n_embd_r) and the state (n_embd_s), F32
             size = n_seq * spec.state_bytes_of(kind, 4, trim=1, state_e=4)
         else:

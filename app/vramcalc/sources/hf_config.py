@@ -37,6 +37,7 @@ from ..model.families.decoder.spec import (
     Moe,
     Norm,
     NormCompute,
+    SharedBlock,
     ShortConv,
 )
 from ..model.families.decoder.tensors import reused_kv_params
@@ -107,6 +108,8 @@ MEMORY_KEYS = frozenset({
     "gated_norm_rank", "d_model", "n_heads", "n_layers", "max_seq_len", "expansion_ratio", "ffn_dim", "dff",
     "enable_bias", "word_embed_proj_dim", "do_layer_norm_before", "attention_heads", "intermediate_multiple_size",
     "dim_head", "dim_ff", "window_size", "attention_hidden_size", "embedding_dim", "ffn_proj_factor",
+    "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter", "add_bias_linear", "n_mamba_heads",
+    "mamba_ngroups",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -201,6 +204,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
             config[new] = config[old]
     if reader.legacy is not None:
         config = _legacy(config, reader)
+    if reader.shared_block:
+        config = _zamba_config(config, reader.mamba is MambaKeys.ZAMBA)
     if reader.mamba is not None:
         config = _mamba_layer_types(config, reader.mamba)
     if reader.kda:
@@ -219,6 +224,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _minimax3_config(config)
     if reader.inkling:
         config = _inkling_config(config)
+    if reader.lightning:
+        config = _minimax_config(config)
     if reader.gemma3n:
         config = {**config, "intermediate_size": _gemma3n_width(config, model_type, assumptions)}
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
@@ -492,6 +499,13 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.mamba is not None:
         fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart,
                       parallel_mamba=reader.parallel_mamba)
+    if reader.shared_block:
+        fields["shared_block"] = SharedBlock(
+            blocks=_int(config, "num_mem_blocks", 1, MAX_LAYERS, default=1),
+            rank=0 if reader.mamba is MambaKeys.ZAMBA else _int(config, "adapter_rank", 1, MAX_DIM, default=128),
+            width=_int(config, "attention_hidden_size", 1, MAX_DIM),
+            attention_adapters=_bool(config, "use_shared_attention_adapter", default=False),
+            tied=bool(fields["tie_embeddings"]))
     if reader.falcon:
         fields["repeated_kv_cache"] = bool(config.get("repeated_kv_cache"))
     if reader.lfm3:  # Lfm3DecoderLayer: post_operator_norm and post_ffn_norm; Lfm3Attention.g_proj
@@ -502,7 +516,10 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                          bias=_bool(config, "conv_bias", default=False))
         if reader.lfm2_ffn and _bool(config, "block_auto_adjust_ff_dim", default=True):
             fields["ffn"] = _lfm2_ffn(config, dense_ffn)
-    if reader.linear:
+    if reader.lightning:  # MiniMaxLightningAttention: the attention heads and head_dim
+        fields["linear"] = LinearAttention(key_heads=heads, value_heads=heads, key_head_dim=head_dim,
+                                           value_head_dim=head_dim, conv_kernel=0, lightning=True)
+    elif reader.linear:
         fields["linear"] = LinearAttention(
             key_heads=_int(config, "linear_num_key_heads", 1, MAX_HEADS),
             value_heads=_int(config, "linear_num_value_heads", 1, MAX_HEADS),
@@ -535,6 +552,9 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
         if reader.mamba is not None:  # transformers 5 names Mamba layers linear_attention
             names |= {"linear_attention": AttentionKind.MAMBA, "mamba": AttentionKind.MAMBA,
                       "attention": AttentionKind.FULL}
+        if reader.shared_block:  # Zamba2: "hybrid" layers attend (a shared block), the others a Mamba mixer alone
+            names |= {"hybrid": AttentionKind.FULL, "linear_attention": AttentionKind.NONE,
+                      "mamba": AttentionKind.NONE}
         if reader.mlp_apart:  # Nemotron-H's layers of an MLP or experts only
             names |= {"mlp": AttentionKind.NONE, "moe": AttentionKind.NONE}
         if reader.short_conv:
@@ -1225,6 +1245,53 @@ def _minimax3_config(config: Mapping[str, object]) -> dict[str, object]:
                      "moe_layer_freq": 1, "intermediate_size": config.get("dense_intermediate_size")}
 
 
+ZAMBA2_DEFAULT_LAYERS = (["linear_attention"] + (["linear_attention"] * 5 + ["hybrid"]) * 7 + ["linear_attention"] * 4
+                         + ["hybrid"] + ["linear_attention"] * 3 + ["hybrid"] + ["linear_attention"] * 2)
+
+
+def _zamba_config(config: Mapping[str, object], zamba1: bool) -> dict[str, object]:
+    """A Zamba2 (or Zamba) config as Zamba2Config.__post_init__ (ZambaConfig's) reads it: `layers_block_type` makes
+    the layers, its length the depth whatever num_hidden_layers says; when not given, Zamba2's 54-layer list (Zamba:
+    layer 2 and every attn_layer_period-th of the rest from attn_layer_offset). The shared attention reads 2 × hidden
+    (Zamba: attention_hidden_size if given) with heads of 2 × hidden ÷ num_attention_heads (Zamba: attention_head_dim
+    if given; Zamba2 whatever head_dim says); Zamba2's intermediate_size 4 × hidden unless given."""
+    hidden = _int(config, "hidden_size", 1, MAX_DIM)
+    heads = _int(config, "num_attention_heads", 1, MAX_HEADS, default=32)
+    if 2 * hidden % heads:
+        raise ValidationError("num_attention_heads", heads, f"must divide 2 × hidden_size ({2 * hidden})")
+    types = config.get("layers_block_type", config.get("layer_types"))
+    if types is None and zamba1:
+        layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+        period = _int(config, "attn_layer_period", 1, MAX_LAYERS, default=6)
+        offset = _int(config, "attn_layer_offset", 0, MAX_LAYERS, default=4)
+        types = ["linear_attention", "linear_attention", "hybrid"] + [
+            "hybrid" if i % period == offset else "linear_attention" for i in range(layers - 3)]
+    types = list(ZAMBA2_DEFAULT_LAYERS) if types is None else types
+    if not isinstance(types, list) or not types or len(types) > MAX_LAYERS:
+        raise ValidationError("layers_block_type", _short(types), "expected a list of layer types")
+    head_dim = 2 * hidden // heads
+    if zamba1:
+        head_dim = _int(config, "attention_head_dim", 1, MAX_DIM, default=head_dim)
+    return {**config, "layer_types": types, "num_hidden_layers": len(types), "head_dim": head_dim,
+            "attention_hidden_size": _int(config, "attention_hidden_size", 1, MAX_DIM, default=2 * hidden)
+            if zamba1 else 2 * hidden, "intermediate_size": config.get("intermediate_size") or 4 * hidden}
+
+
+def _minimax_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A MiniMax-01 config with its layer_types: as given, else from the hub's `attn_type_list` (0 lightning, 1
+    softmax attention: MiniMaxText01ForCausalLM), else MiniMaxConfig.__post_init__'s (layers 0, 2, 4... full)."""
+    if config.get("layer_types") is not None:
+        return dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    listed = config.get("attn_type_list")
+    if listed is None:
+        types = ["full_attention" if i % 2 == 0 else "linear_attention" for i in range(layers)]
+    else:
+        types = ["full_attention" if f else "linear_attention"
+                 for f in _int_list_flags(listed, layers, "attn_type_list")]
+    return {**config, "layer_types": types}
+
+
 def _dsv4_config(config: Mapping[str, object]) -> dict[str, object]:
     """A DeepSeek-V4 config in the keys the readers know, as DeepseekV4Config.__post_init__ reads it: each layer's
     compressor (0 none, 1 CSA, 2 HCA, `compressed_types`) from `layer_types`, else the per-layer
@@ -1298,7 +1365,7 @@ def _read_mamba1(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> 
 
 
 def _read_mamba(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> Mamba:
-    if keys in (MambaKeys.MAMBA1, MambaKeys.JAMBA):
+    if keys in (MambaKeys.MAMBA1, MambaKeys.JAMBA, MambaKeys.ZAMBA):
         return _read_mamba1(config, keys, hidden)
     names = MAMBA_KEYS[keys]
     heads = _int(config, names.heads, 1, MAX_HEADS)

@@ -91,6 +91,12 @@ class MambaKeys(enum.Enum):
     biased by `projectors_bias`."""
     MAMBA2 = "mamba2"
     """Mamba-2 alone (Codestral Mamba): every layer one Mamba mixer, no attention, no MLP."""
+    ZAMBA = "zamba"
+    """Zamba: Zamba2's layout with Mamba-1 mixers (n_mamba_heads of them side by side, the same shapes in all) and
+    one shared block without adapters; "hybrid" layers every attn_layer_period-th from attn_layer_offset."""
+    ZAMBA2 = "zamba2"
+    """Zamba2: a Mamba-2 mixer in every layer (`layers_block_type`, its length the depth); the "hybrid" layers run a
+    shared transformer block first (Reader.shared_block)."""
     MAMBA1 = "mamba"
     """Mamba-1 alone (state-spaces/mamba): every layer one Mamba-1 mixer of `intermediate_size`, no MLP."""
     JAMBA = "jamba"
@@ -128,6 +134,13 @@ MAMBA_KEYS = {
     MambaKeys.MAMBA1: MambaKeyNames(heads="", head_dim="", groups="", state="state_size", conv="conv_kernel",
                                     conv_bias="use_conv_bias", proj_bias="use_bias", expand="expand",
                                     dt_rank="time_step_rank"),
+    # Zamba2MambaMixer: expand × hidden ÷ n_mamba_heads per head, a biased conv1d whatever use_conv_bias says
+    MambaKeys.ZAMBA2: MambaKeyNames(heads="n_mamba_heads", head_dim="", groups="mamba_ngroups", state="mamba_d_state",
+                                    conv="mamba_d_conv", conv_bias="", proj_bias="add_bias_linear",
+                                    expand="mamba_expand"),
+    MambaKeys.ZAMBA: MambaKeyNames(heads="", head_dim="", groups="", state="mamba_d_state", conv="mamba_d_conv",
+                                   conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias", expand="mamba_expand",
+                                   dt_rank="mamba_dt_rank"),
     MambaKeys.JAMBA: MambaKeyNames(heads="", head_dim="", groups="", state="mamba_d_state", conv="mamba_d_conv",
                                    conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias", expand="mamba_expand",
                                    dt_rank="mamba_dt_rank"),
@@ -224,12 +237,18 @@ class Reader:
     # short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
+    shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
+    lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
+    # (LinearAttention.lightning), layer_types as MiniMaxConfig makes them or from attn_type_list (_minimax_config)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
 _GEMMA4 = Reader(block=Block.GEMMA2, norms_per_layer=4, compute=NormCompute.RMS_FP32, qk_norm=QkNorm.HEAD, softcap=True,
                  tie_default=True, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.GEMMA4, global_attention=True)
+_MINIMAX = Reader(qkv_bias=False, o_bias=False, moe=MoeKeys.MIXTRAL, linear=True, lightning=True,
+                  aliases=(("num_experts", "num_local_experts"),), extra=frozenset({
+                      "attn_type_list", "block_size", "postnorm", "rotary_dim"}))
 COMMON_KEYS = frozenset({
     "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
     "vocab_size", "tie_word_embeddings", "max_position_embeddings", "attention_bias", "partial_rotary_factor",
@@ -365,6 +384,13 @@ READERS: dict[str, Reader] = {
                      tie_default=True, bias_key="bias", falcon=True,
                      extra=frozenset({"multi_query", "new_decoder_architecture", "num_kv_heads", "parallel_attn",
                                       "num_ln_in_parallel_attn", "ffn_hidden_size", "alibi"})),
+    # MiniMax-Text-01 and MiniMax-M1 (MiniMaxForCausalLM): lightning-attention layers (no convolution, a state of
+    # head_dim² per head) among Llama-style attention layers without biases (every 8th in the releases), Mixtral's
+    # experts in every layer. The hub's remote-code files (minimax_text_01, minimax_m1) give attn_type_list and
+    # layernorm_* factors instead; their shared_intermediate_size (0 in every release) is not read
+    "minimax": _MINIMAX,
+    "minimax_text_01": _MINIMAX,
+    "minimax_m1": _MINIMAX,
     # Mamba-2 hybrids. Nemotron-H: one RMSNorm and one mixer per layer, relu² MLPs and experts (up, down).
     "nemotron_h": Reader(norms_per_layer=1, qkv_bias=False, o_bias=False, reads_mlp_bias=True, gated_mlp=False,
                          mamba=MambaKeys.NEMOTRON_H, mlp_apart=True, moe=MoeKeys.NEMOTRON,
@@ -376,6 +402,22 @@ READERS: dict[str, Reader] = {
     "falcon_h1": Reader(reads_mlp_bias=True, mamba=MambaKeys.FALCON_H1, parallel_mamba=True,
                         extra=frozenset({"mamba_d_ssm", "mamba_rms_norm", "projectors_bias", "mamba_norm_before_gate",
                                          "mamba_chunk_size"})),
+    # Zamba2 (Zyphra): a Mamba-2 mixer (and its norm) in every layer; each "hybrid" layer first runs one of
+    # num_mem_blocks shared transformer blocks (a norm over the input and the embeddings side by side, attention from
+    # that 2 × hidden width with heads of 2 × hidden ÷ heads, a norm and a gated MLP of intermediate_size) with a LoRA
+    # of adapter_rank per use on the MLP's gate_up (and on q, k, v with use_shared_attention_adapter), then a linear
+    # hidden → hidden of its own; add_bias_linear biases the mixer's and the MLP's projections
+    "zamba2": Reader(norms_per_layer=1, qkv_bias=False, o_bias=False, tie_default=True, bias_key="add_bias_linear",
+                     mamba=MambaKeys.ZAMBA2, parallel_mamba=True, shared_block=True, extra=frozenset({
+                         "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter", "use_conv_bias",
+                         "attention_hidden_size", "attention_head_dim", "mamba_headdim", "kv_channels",
+                         "num_query_groups", "hybrid_layer_ids", "use_long_context", "use_mem_rope"})),
+    # Zamba (Zamba-7B): Zamba2's layout with a Mamba-1 mixer (ZambaMambaMixer: n_mamba_heads heads side by side, the
+    # shapes of one Mamba-1 mixer) and one shared block of attention_hidden_size input, no adapters
+    "zamba": Reader(norms_per_layer=1, qkv_bias=False, o_bias=False, tie_default=True, mamba=MambaKeys.ZAMBA,
+                    parallel_mamba=True, shared_block=True, extra=frozenset({
+                        "attention_hidden_size", "attention_head_dim", "n_mamba_heads", "attn_layer_period",
+                        "attn_layer_offset", "use_associative_scan"})),
     # Mamba-1: the original selective scan alone (Mamba), or with attention and experts (Jamba)
     "mamba": Reader(norms_per_layer=1, mamba=MambaKeys.MAMBA1, mlp_apart=True, tie_default=True,
                     extra=frozenset({"intermediate_size"})),  # MambaConfig: expand × hidden, whatever it says

@@ -312,8 +312,8 @@ def layer_activation_bytes_per_token(model: ModelSpec, value_bytes: int, attenti
         attention_part = _mamba_saved(model, e)
     elif kind is AttentionKind.CONV:  # estimated: in_proj's B, C, x; B·x; the convolution; C times it; out_proj's input
         attention_part = 7 * e * model.hidden
-    elif kind is AttentionKind.NONE:
-        attention_part = 0
+    elif kind is AttentionKind.NONE:  # Zamba2's Mamba-only layers (parallel_mamba): their mixer
+        attention_part = _mamba_saved(model, e) if model.parallel_mamba else 0
     else:
         attention_part = _attention_saved(model, e, attention, seq) + _window_mask_saved(model, e, attention, seq, kind)
         if model.attention_gate:  # Qwen3-Next: sigmoid(gate) and the attention output it multiplies

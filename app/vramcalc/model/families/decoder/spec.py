@@ -182,15 +182,23 @@ class LinearAttention:
     kda: bool = False  # Kimi Delta Attention (Kimi Linear): q, k, v apart, a low-rank forget gate per channel and a
     # low-rank output gate; the same convolution and state shapes
     full_rank_gates: bool = False  # KDA's two gates as one projection each (Ling's bailing_hybrid)
+    lightning: bool = False  # MiniMax-01's lightning attention (MiniMaxLightningAttention): a fused qkv_proj, an
+    # output gate and an RMSNorm over all heads, no convolution; its state, K^T V per head, in the model's dtype
 
     @property
     def conv_dim(self) -> int:
+        if self.lightning:
+            return 0
         return 2 * self.key_heads * self.key_head_dim + self.value_heads * self.value_head_dim
 
     def state_bytes(self, e: int, *, trim: int = 0, state_e: int = 4) -> int:
         """Bytes one sequence keeps per layer: the convolution window of conv_kernel - trim tokens in e bytes
         and the recurrent state in state_e (transformers: the whole kernel in the compute type, the state in
-        fp32; llama.cpp and vLLM keep conv_kernel - 1 tokens: `ModelSpec.state_bytes_of`)."""
+        fp32; llama.cpp and vLLM keep conv_kernel - 1 tokens: `ModelSpec.state_bytes_of`). Lightning
+        attention keeps heads × head_dim² in e bytes, whatever state_e (transformers' MiniMaxCache.linear_cache
+        in the compute type, measured; vLLM's linear_attention_state_dtype: the model's dtype, fp32 refused)."""
+        if self.lightning:
+            return self.value_heads * self.key_head_dim * self.value_head_dim * e
         return (self.conv_dim * (self.conv_kernel - trim) * e
                 + state_e * self.value_heads * self.key_head_dim * self.value_head_dim)
 
@@ -235,6 +243,22 @@ class Mamba:
         recurrent_states); llama.cpp (n_embd_r, n_embd_s, both F32) and vLLM (MambaStateShapeCalculator)
         keep conv_kernel - 1 tokens."""
         return self.conv_dim * (self.conv_kernel - trim) * e + state_e * self.inner * self.state
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SharedBlock:
+    """Zamba2's shared transformer blocks (Zamba2AttentionDecoderLayer): `blocks` of them (num_mem_blocks) serve the
+    hybrid layers in turn, their weights held once; each use adds a LoRA of `rank` on the MLP's gate_up and, with
+    `attention_adapters`, on q, k and v (the adapters of every use held once too). The attention reads the layer's
+    input and the embeddings side by side (2 × hidden), its heads 2 × hidden ÷ heads wide; each hybrid layer
+    keeps its own K and V, and a linear hidden → hidden after the block."""
+
+    blocks: int
+    rank: int  # 0: no adapters (Zamba)
+    width: int  # the attention's input: the layer's input and the embeddings side by side (attention_hidden_size)
+    attention_adapters: bool = False
+    tied: bool = True  # the uses of a block share its weights; transformers 5.23 ties them only with
+    # tie_word_embeddings (PreTrainedModel.get_expanded_tied_weights_keys), so an untied head gives every use a copy
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -383,6 +407,8 @@ class ModelSpec:
     head_gate: bool = False  # a sigmoid gate per head on attention's output, from the layer's input (Ling, LFM3)
     mamba: Mamba | None = None
     short_conv: ShortConv | None = None
+    shared_block: SharedBlock | None = None  # Zamba2: the hybrid (FULL) layers' shared transformer blocks; the other
+    # layers are kind NONE, a Mamba mixer in every layer (parallel_mamba)
     parallel_mamba: bool = False  # Falcon-H1: every layer runs attention and a Mamba mixer side by side
     mlp_apart: bool = False  # Nemotron-H: a layer is one mixer or one MLP: attention and Mamba layers have no
     # MLP, and the MLP and MoE layers (kind NONE) no attention
@@ -497,16 +523,33 @@ class ModelSpec:
         """Each layer's (attention kind, MoE or not, variant): what its shapes depend on. The variant is the
         indexer shared or not (0, 1) or DeepSeek-V4's compressor type (0 to 2), plus 4 on Gemma 3n/4's layers
         reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers, plus 16 on
-        MLA layers without RoPE (`nope_layers`), plus 32 on ZAYA's first layer (its router reads no earlier one's)."""
+        MLA layers without RoPE (`nope_layers`), plus 32 on ZAYA's first layer (its router reads no earlier one's),
+        plus 32 × the adapters a layer holding a Zamba2 shared block holds."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
         reusing = self.layers - self.reusing_layers
         mtp = self.layers - self.mtp_built  # the MTP layers' own tensors (eh_proj, its norms): 8 more
         nope = self.nope_layers
         return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp)
-                      + 16 * (i in nope) + 32 * (i == 0 and self.cca is not None))
+                      + 16 * (i in nope) + 32 * (i == 0 and self.cca is not None)
+                      + 32 * self.shared_block_adapters(i))
                      for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
+
+    @functools.cached_property
+    def _shared_block_holders(self) -> dict[int, int]:
+        block = self.shared_block
+        if block is None:
+            return {}
+        uses = [i for i, kind in enumerate(self.kinds) if kind is AttentionKind.FULL]
+        per_block = [len(uses[b::block.blocks]) for b in range(block.blocks)]
+        return {i: per_block[u % block.blocks] for u, i in enumerate(uses) if not block.tied or u < block.blocks}
+
+    def shared_block_adapters(self, index: int) -> int:
+        """Zamba2: how many uses' adapters layer `index` holds with its shared block's weights (the uses of its
+        block, Zamba2MLP's gate_up_proj_adapter_list: `i % num_mem_blocks == block_id`); 0 when it holds no block
+        (a Mamba layer, or a later use of a tied block)."""
+        return self._shared_block_holders.get(index, 0)
 
     @property
     def moe_layer_count(self) -> int:
@@ -543,7 +586,10 @@ class ModelSpec:
         return total + (self.compressed.values(tokens, self.head_dim) if self.compressed else 0)
 
     def layer_has_mlp(self, kind: AttentionKind) -> bool:
-        """Whether a layer of `kind` has an MLP (or experts) after its mixer."""
+        """Whether a layer of `kind` has an MLP (or experts) after its mixer (Zamba2: the hybrid layers' shared
+        block's)."""
+        if self.shared_block is not None:
+            return kind is AttentionKind.FULL
         return not self.mlp_apart or kind is AttentionKind.NONE
 
     @functools.cached_property

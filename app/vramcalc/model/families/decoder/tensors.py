@@ -98,6 +98,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     p, h = f"blk.{index}.", spec.hidden
     if spec.speech is not None:  # Whisper's decoder layer, with its cross-attention
         return decoder_layer_tensors(p, h, spec.ffn)
+    if spec.shared_block is not None:  # Zamba2: a Mamba mixer, and on hybrid layers a shared block first
+        return _shared_block_layer(spec, p, index)
     tensors: list[Tensor] = []
     norm_names = ("attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm")[: spec.norms_per_layer]
     for name in norm_names:
@@ -162,6 +164,34 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
                     Tensor(f"{p}{name}_scale.weight", (2,), Role.NORM)]
     if index >= spec.layers - spec.mtp_built:
         tensors += mtp_tensors(spec, p)
+    return tensors
+
+
+def _shared_block_layer(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
+    """A Zamba2 layer (Zamba2MambaDecoderLayer, Zamba2HybridLayer): the mixer's norm and the Mamba-2 mixer; on a
+    hybrid layer the linear after the shared block, the block's own weights on its first use (q, k, v from the
+    2h-wide norm over the input and the embeddings, o back to h, a norm, the gated MLP) and this use's adapters
+    (gate_up's h -> rank -> 2I; q's, k's and v's 2h -> rank -> 2h)."""
+    block, h = spec.shared_block, spec.hidden
+    assert block is not None
+    tensors = _norm(p + "ssm_in_norm", h, spec.norm) + _mamba(spec, p)
+    if spec.kinds[index] is not AttentionKind.FULL:
+        return tensors
+    r, wide, n = block.rank, block.width, spec.shared_block_adapters(index)
+    tensors += _linear(p + "shared_out", h, h, Role.ATTENTION)
+    if not n:  # a later use of a tied block: its weights and adapters are the first use's
+        return tensors
+    q, kv = spec.heads * spec.head_dim, spec.kv_heads * spec.head_dim
+    tensors += (_norm(p + "attn_norm", wide, spec.norm) + _linear(p + "attn_q", q, wide, Role.ATTENTION)
+                + _linear(p + "attn_k", kv, wide, Role.ATTENTION) + _linear(p + "attn_v", kv, wide, Role.ATTENTION)
+                + _linear(p + "attn_output", h, q, Role.ATTENTION) + _norm(p + "ffn_norm", h, spec.norm)
+                + _dense_mlp(spec, p, spec.ffn))
+    for use in range(n if r else 0):  # the adapters of each use of this block
+        tensors += (_linear(f"{p}ffn_gate_up_lora_a.{use}", r, h, Role.MLP)
+                    + _linear(f"{p}ffn_gate_up_lora_b.{use}", 2 * spec.ffn, r, Role.MLP))
+        for name in ("q", "k", "v") if block.attention_adapters else ():
+            tensors += (_linear(f"{p}attn_{name}_lora_a.{use}", r, wide, Role.ATTENTION)
+                        + _linear(f"{p}attn_{name}_lora_b.{use}", wide, r, Role.ATTENTION))
     return tensors
 
 
@@ -357,6 +387,12 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
         return _kimi_delta_attention(spec, p)
     lin, h = spec.linear, spec.hidden
     assert lin is not None  # a LINEAR layer exists only with a LinearAttention spec (hf_config._read_layers)
+    if lin.lightning:  # MiniMaxLightningAttention: qkv_proj, output_gate, norm over all heads, out_proj; no biases
+        width = lin.value_heads * lin.value_head_dim
+        return (_linear(p + "attn_qkv", 3 * width, h, Role.ATTENTION)
+                + _linear(p + "attn_gate", width, h, Role.ATTENTION)
+                + [Tensor(p + "attn_norm_out.weight", (width,), Role.NORM)]
+                + _linear(p + "attn_output", h, width, Role.ATTENTION))
     key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
     return (
         _linear(p + "attn_qkvz", 2 * key + 2 * value, h, Role.ATTENTION)

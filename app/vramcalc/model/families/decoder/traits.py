@@ -129,6 +129,7 @@ TRAITS: Mapping[str, Traits] = {
     "lfm3": DEFAULT,
     "olmo_hybrid": DEFAULT,
     "falcon_h1": DEFAULT,
+    "zamba": DEFAULT, "zamba2": DEFAULT,  # Zamba2RMSNorm: Llama's (the weight times the input cast back); no router
     "mamba": DEFAULT,
     "jamba": DEFAULT,
     "gemma3n_text": _GEMMA,  # Gemma3nRMSNorm: normed * self.weight.float()
@@ -161,6 +162,9 @@ TRAITS: Mapping[str, Traits] = {
     "gemma4_unified_text": _GEMMA,  # Gemma4UnifiedRMSNorm: the weight multiply on weight.float()
     "glm4v_text": DEFAULT,
     "glm4v_moe_text": Traits(fp32_router=True, fp32_routing_weights=True),  # Glm4vMoeTextTopkRouter: F.linear in fp32
+    # MiniMaxTopKRouter: Mixtral's (softmax on router_logits.float(), the top-k weights kept fp32)
+    "minimax": Traits(fp32_routing_weights=True), "minimax_text_01": Traits(fp32_routing_weights=True),
+    "minimax_m1": Traits(fp32_routing_weights=True),
     "laguna": DEFAULT,  # LagunaTopKRouter: F.linear in the model's dtype, sigmoid on .float(), the weights cast back
     "axk1": Traits(fp32_router=True, fp32_routing_weights=True),  # DeepSeek-V3's router: F.linear on .type(float32)
     "axk2": Traits(fp32_router=True, fp32_routing_weights=True),  # AXK2TopkRouter: F.linear on .type(float32)
