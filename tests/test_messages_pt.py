@@ -20,7 +20,7 @@ SAME_IN_BOTH = frozenset({
     "Hugging Face transformers (generate)", "--cache-type-v.", " · checkpoint: {format}",
     "{value:,} tokens", "{batch} × ({layers}) × {bits} bits ({precision})", "MQA, head_dim {head_dim}",
     "GGUF {name} (llama.cpp)",
-    "FP8", "{value} tokens/s", "{value} s", "{value} ms", "{value} h", "US${value}",  # units
+    "FP8", "FP32", "{value} tokens/s", "{value} s", "{value} ms", "{value} h", "US${value}",  # units
 })
 
 FORMATTER = string.Formatter()

@@ -90,8 +90,10 @@ class GpuSpec:
     # Compute and interconnect, in base units (FLOP/s, op/s, bytes/s); None where unknown or absent. Dense
     # (no sparsity) tensor rates: `fp16_flops` is BF16/FP16 inputs with FP32 accumulate (what PyTorch's 16-bit
     # GEMMs use), `fp16_acc16_flops` the FP16-accumulate rate where it differs (GeForce: twice), FP8 with FP32
-    # accumulate. Apple: the FP32 ALU rate, which is also its FP16 matmul rate before M5.
+    # accumulate. Apple: the FP32 ALU rate, which is also its FP16 matmul rate before M5. `fp32_flops`: the dense
+    # FP32 rate PyTorch's fp32 GEMMs run at without TF32 (NVIDIA: the CUDA cores, not the tensor cores).
     fp16_flops: float | None = None
+    fp32_flops: float | None = None
     fp16_acc16_flops: float | None = None
     fp8_flops: float | None = None
     int8_ops: float | None = None
@@ -283,6 +285,7 @@ def _load_all() -> Mapping[str, GpuSpec]:
 
 # data key -> (GpuSpec field, factor to base units)
 _SCALED = {"fp16_tflops": ("fp16_flops", TERA), "fp16_acc16_tflops": ("fp16_acc16_flops", TERA),
+           "fp32_tflops": ("fp32_flops", TERA),
            "fp8_tflops": ("fp8_flops", TERA), "int8_tops": ("int8_ops", TERA), "fp4_tflops": ("fp4_flops", TERA),
            "interconnect_gb_s": ("interconnect_bytes_per_s", GB)}
 _COMPUTE_KEYS = frozenset(_SCALED) | {"interconnect", "compute_source", "gpu_cores", "gpu_clock_mhz"}

@@ -49,6 +49,7 @@ from .inference import (
 from .serving import Steps, seconds, steady
 from .speculative import speculation, target
 from .speech import transcription
+from .training import kernel as training_kernel
 from .training import rollout, rollouts, training_step
 
 CURVE_POINTS = 12  # the chart of tokens/s against context length
@@ -370,10 +371,12 @@ def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layo
                          generation_s=generation)
     if step is None:
         return Speed(unknown=phrase("speed.unknown_tflops"))
-    peak = card.compute("16-bit") or 0.0
+    matmuls = training_kernel(workload)
+    peak = card.compute(matmuls) or 0.0
     basis: tuple[Phrase, ...] = (phrase(
         "speed.basis.training", tokens=f"{step.tokens:,}", flops=f"{step.flops / 1e15:,.1f}", share=_percent(step.mfu),
-        tflops=_tflops(peak), gpus=model_parallel * replicas, basis=phrase(calibration()["training"]["basis"])),)
+        tflops=_tflops(peak), gpus=model_parallel * replicas, basis=phrase(calibration()["training"]["basis"]),
+        kernel=phrase(f"speed.kernel.{matmuls}")),)
     if step.reference_flops:
         basis += (phrase("speed.basis.reference", flops=f"{step.reference_flops / 1e15:,.2f}"),)
     if step.generation_s:

@@ -1,6 +1,6 @@
 """The devices a run reads and computes on, and how much of each an engine achieves (data/speed.json).
 
-A card's figures come from data/gpus (bandwidth, dense tensor TFLOPS by dtype); the user's own
+A card's figures come from data/gpus (bandwidth, dense tensor TFLOPS by dtype, the FP32 units' rate); the user's own
 figures (--gpu-bandwidth, --gpu-tflops, --ram-bandwidth) win. What an engine achieves of them was
 fitted to published runs (docs/accuracy.md, "Speed")."""
 
@@ -40,15 +40,17 @@ class Device:
     """One GPU as the speed model sees it: what it can read and compute per second (as specified)."""
 
     bandwidth: float | None  # bytes/s
-    flops: Mapping[str, float]  # FLOP/s by kernel kind: "16-bit", "fp8", "int8", "fp16-acc16" (dense tensor rates)
+    # FLOP/s by kernel kind: "16-bit", "fp8", "int8", "fp16-acc16" (dense tensor rates), "fp32" (FP32 without TF32)
+    flops: Mapping[str, float]
     memory: Memory
     platform: Platform
     nvlink: bool
     link: float  # bytes/s one GPU sends to another, per direction (PCIe's when the card does not say)
 
     def compute(self, kind: str) -> float | None:
-        """The dense rate of `kind`, else the 16-bit rate (a quantised matmul runs no slower than 16-bit)."""
-        return self.flops.get(kind) or self.flops.get("16-bit")
+        """The dense rate of `kind`, else the 16-bit rate (a quantised matmul runs no slower than 16-bit); "fp32"
+        only its own: an fp32 matmul runs on the FP32 units, up to 16 times slower than the 16-bit tensor rate."""
+        return self.flops.get(kind) if kind == "fp32" else self.flops.get(kind) or self.flops.get("16-bit")
 
     @property
     def geforce(self) -> bool:
@@ -94,16 +96,17 @@ def platform_of(gpu: GpuSpec) -> Platform:
 
 def device(gpu: GpuSpec, machine: Machine) -> Device:
     """The card as the speed model sees it, the user's figures winning: --gpu-bandwidth, and --gpu-tflops
-    scaling every dense rate the card lists (or the only one, for a card that lists none)."""
+    scaling every dense rate the card lists, the FP32 units' too (or the only one, for a card that lists none: the
+    basis line then names it for fp32 matmuls as for 16-bit ones)."""
     bandwidth: float | None = None if gpu.bandwidth_gb_s is None else float(gpu.bandwidth_gb_s * GB)
     if machine.gpu_bandwidth_gb_s is not None:
         bandwidth = machine.gpu_bandwidth_gb_s * GB
     rates = (("16-bit", gpu.fp16_flops), ("fp8", gpu.fp8_flops), ("int8", gpu.int8_ops),
-             ("fp16-acc16", gpu.fp16_acc16_flops))
+             ("fp16-acc16", gpu.fp16_acc16_flops), ("fp32", gpu.fp32_flops))
     flops = {kind: float(value) for kind, value in rates if value}
-    if machine.gpu_tflops is not None:
+    if machine.gpu_tflops is not None:  # a card without figures (typed "24gb"): the rate typed, whatever the kernel
         flops = {kind: rate * machine.gpu_tflops * TERA / flops["16-bit"] for kind, rate in flops.items()} if (
-            "16-bit" in flops) else {"16-bit": machine.gpu_tflops * TERA}
+            "16-bit" in flops) else {"16-bit": machine.gpu_tflops * TERA, "fp32": machine.gpu_tflops * TERA}
     return Device(bandwidth=bandwidth, flops=flops, memory=_memory(gpu), platform=platform_of(gpu),
                   nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
                   link=gpu.interconnect_bytes_per_s or pcie_bandwidth())

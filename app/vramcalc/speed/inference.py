@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.choices import GGUF_RUNTIMES, Runtime
+from ..core.dtypes import Precision
 from ..engines.llamacpp import LlamaCppFacts, draft_workload, uses_flash
 from ..engines.vllm import card_batch_defaults
 from ..formats.weights import WeightFormat
@@ -91,8 +92,11 @@ def vllm_budget(workload: Workload) -> int:
 
 
 def _kernel(workload_precision: object, runtime: Runtime, device: Device) -> str:
-    """Which tensor-core rate a prompt's matmuls run at."""
+    """Which rate a prompt's matmuls run at: fp32 weights on the FP32 units (PyTorch's default leaves TF32 off in
+    matmuls, torch.backends.cuda.matmul.allow_tf32; llama.cpp sends f32 weights to cublasSgemm), else a tensor rate."""
     name = getattr(workload_precision, "name", "")
+    if name in ("fp32", "f32") or workload_precision is Precision.FP32:
+        return "fp32"
     if runtime not in GGUF_RUNTIMES and name in FP8_FORMATS and "fp8" in device.flops:
         return "fp8"
     if name in FLOAT_GGUF:  # a GGUF file's float types: dense matmuls (llama.cpp: cuBLAS)
@@ -100,6 +104,12 @@ def _kernel(workload_precision: object, runtime: Runtime, device: Device) -> str
     if isinstance(workload_precision, WeightFormat) or not getattr(workload_precision, "is_float", True):
         return "quantised"
     return "16-bit"
+
+
+def peak_kind(kernel: str) -> str:
+    """The Device rate a kernel runs at: FP8's and FP32's own, else the 16-bit tensor rate (quantised kernels
+    dequantise to 16-bit)."""
+    return kernel if kernel in ("fp8", "fp32") else "16-bit"
 
 
 K_QUANT = re.compile(r"(q[2-6]_k|iq[1-4])")  # llama.cpp's k-quants and i-quants: more work to dequantise
@@ -188,7 +198,7 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
     gpu_read = (gpu_weights / share + cache * gpu_share / kv_share) / placement.tp / device.bandwidth
     host_read = host_bytes / (rates.get("ram_bandwidth", 0.75) * ram_bandwidth(machine)) if host_bytes else 0.0
     flops = batch * tokens * (2 * matmul_params(model) + attention_flops(model, depth))
-    peak = device.compute("16-bit")
+    peak = device.compute("fp32" if _kernel(workload.precision, workload.runtime, device) == "fp32" else "16-bit")
     compute = flops / placement.tp / (compute_share(rates, device, "16-bit") * peak) if peak else 0.0
     fixed = layers * layer_overhead(rates, device)
     if workload.runtime is Runtime.VLLM and workload.enforce_eager:
@@ -228,7 +238,7 @@ class Prefill:
     compute_s: float
     read_s: float
     flops: float
-    kernel: str  # 16-bit, fp8 or quantised
+    kernel: str  # 16-bit, fp8, fp32 or quantised
     peak: float  # the card's dense rate for that kernel, FLOP/s
     share: float  # of `peak` the matmuls achieve
     accumulate16: bool = False  # `peak` is the card's FP16-accumulate rate (llama.cpp on a GeForce card)
@@ -251,7 +261,8 @@ def serving_rates(workload: Workload, device: Device) -> Rates | None:
     share of the 16-bit rate. None when the card's compute or bandwidth is unknown."""
     rates = engine_rates(workload.runtime)
     kernel = _kernel(workload.precision, workload.runtime, device)
-    peak, half = device.compute("fp8" if kernel == "fp8" else "16-bit"), device.compute("16-bit")
+    peak = device.compute(peak_kind(kernel))
+    half = peak if kernel == "fp32" else device.compute("16-bit")  # fp32 attention and experts: the FP32 units too
     if not peak or not half or device.bandwidth is None:
         return None
     weights = bandwidth_share(rates, device, workload.precision) * device.bandwidth
@@ -276,7 +287,7 @@ def vllm_prefill(workload: Workload, device: Device, placement: Placement, *, ba
     time = seconds(steps, workload, device, achieved, tp=placement.tp)
     flops = batch * (prompt_flops(model, prompt) + prompt_attention_flops(model, prompt))
     kernel = _kernel(workload.precision, workload.runtime, device)
-    peak = device.compute("fp8" if kernel == "fp8" else "16-bit") or 0.0
+    peak = device.compute(peak_kind(kernel)) or 0.0
     return Prefill(seconds=time, compute_s=flops / placement.tp / achieved.gemm,
                    read_s=math.ceil(tokens / max(1, budget)) * reads(workload).layer_bytes(0, model.layers, budget)
                    / placement.tp / achieved.weights, flops=flops, kernel=kernel, peak=peak,
@@ -293,7 +304,7 @@ def prefill(workload: Workload, device: Device, machine: Machine, placement: Pla
     rates = engine_rates(workload.runtime)
     model = workload.model
     kernel = _kernel(workload.precision, workload.runtime, device)
-    peak = device.compute("fp8" if kernel == "fp8" else "16-bit")
+    peak = device.compute(peak_kind(kernel))
     if not peak or device.bandwidth is None:
         return None
     efficiency = compute_share(rates, device, kernel)
@@ -330,7 +341,8 @@ SCORE_BYTES = 20
 def llamacpp_prefill(workload: Workload, device: Device, placement: Placement, *, batch: int,
                      prompt: int) -> Prefill | None:
     """llama.cpp's prompt on a CUDA, ROCm or Vulkan card, as its source runs it, in micro-batches of --ubatch:
-    - the matmuls: f16 weights in cuBLAS accumulating in FP16 (ggml-cuda.cu, CUBLAS_COMPUTE_16F), quantised ones
+    - the matmuls: f16 weights in cuBLAS accumulating in FP16 (ggml-cuda.cu, CUBLAS_COMPUTE_16F; f32 weights in
+      cublasSgemm, at the FP32 rate), quantised ones
       in its int8 kernels (mmq.cu, ggml_cuda_should_use_mmq: every k- and legacy quant on Turing and newer),
       either at the share of the card's FP16-accumulate rate that its class of card achieves (data/speed.json);
     - a build that sends quantised weights to cuBLAS (GGML_CUDA_FORCE_CUBLAS; every build before June 2024)
@@ -345,10 +357,10 @@ def llamacpp_prefill(workload: Workload, device: Device, placement: Placement, *
       instead of k · stages."""
     rates = engine_rates(workload.runtime)
     model = workload.model
-    peak = device.compute("fp16-acc16")
+    kernel = _kernel(workload.precision, workload.runtime, device)
+    peak = device.compute("fp32" if kernel == "fp32" else "fp16-acc16")  # f32 weights: cublasSgemm
     if not peak or device.bandwidth is None:
         return None
-    kernel = _kernel(workload.precision, workload.runtime, device)
     share = compute_share(rates, device, "16-bit")
     bandwidth = bandwidth_share(rates, device) * device.bandwidth
     tokens, ubatch = batch * prompt, max(1, workload.ubatch)
@@ -378,7 +390,8 @@ def llamacpp_prefill(workload: Workload, device: Device, placement: Placement, *
     if placement.tp > 1:
         seconds += allreduce_bytes(model, tokens, placement.tp) / device.link
     return Prefill(seconds=seconds, compute_s=compute, read_s=read, flops=flops, kernel=kernel, peak=peak,
-                   share=share, accumulate16=device.geforce, host_bytes=host_weights, chunks=chunks, host_s=host_s)
+                   share=share, accumulate16=device.geforce and kernel != "fp32", host_bytes=host_weights,
+                   chunks=chunks, host_s=host_s)
 
 
 def placement_of(breakdown: Breakdown, stages: int, tp: int) -> Placement:

@@ -51,8 +51,11 @@ class Transcription:
 
 def kernel(breakdown: Breakdown, card: Device) -> str:
     """The encoder's matmul rate, where the card has it: int8 tensor cores for CTranslate2's int8, FP16 accumulation
-    (a GeForce card's) for CTranslate2's float16 and whisper.cpp, else the 16-bit rate."""
+    (a GeForce card's) for CTranslate2's float16 and whisper.cpp, the FP32 units' for fp32 weights (no TF32), else the
+    16-bit rate."""
     workload = breakdown.workload
+    if workload.precision is Precision.FP32:
+        return "fp32"
     fw = workload.runtime is Runtime.FASTER_WHISPER
     if fw and workload.precision is Precision.INT8 and "int8" in card.flops:
         return "int8"
@@ -68,7 +71,7 @@ def transcription(breakdown: Breakdown, card: Device, fitted: Mapping[str, Any] 
     assert speech is not None and card.bandwidth is not None
     rates = engine_rates(workload.runtime)
     which = kernel(breakdown, card)
-    peak, half = card.compute(which), card.compute("16-bit")
+    peak, half = card.compute(which), card.compute("fp32" if which == "fp32" else "16-bit")
     if not peak or not half:
         return None
     share = compute_share(rates, card, which)

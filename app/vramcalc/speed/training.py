@@ -5,7 +5,8 @@
     not the weights' own), the adapters' FLOPs being negligible; activation checkpointing recomputes
     the forward (+ 2 · N and its attention once more).
 
-over the GPU's dense 16-bit tensor rate times the share of it the step achieves, fitted to published
+over the GPU's dense 16-bit tensor rate (its FP32 rate for a step computed in fp32) times the share of it the step
+achieves, fitted to published
 runs (data/speed.json, docs/accuracy.md). N is the parameters a token multiplies by (the active ones
 of a mixture of experts).
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..core.choices import GENERATING, Checkpointing, Mode, Objective, Reference, Rollout, Runtime
+from ..core.dtypes import Precision
 from ..training import ppo
 from ..training.grpo import generation_sequences, generations_per_step, no_grad_forwards, prompt_tokens
 from ..workload import Workload
@@ -90,6 +92,12 @@ def flops_per_token(workload: Workload) -> tuple[float, float]:
     return model_flops + recompute, model_flops
 
 
+def kernel(workload: Workload) -> str:
+    """The rate a step's matmuls run at: the FP32 units' when it computes in fp32 without autocast (--recipe fp32, or
+    fp32 weights; PyTorch leaves TF32 off in matmuls), else the 16-bit tensor rate."""
+    return "fp32" if workload.activation_precision is Precision.FP32 else "16-bit"
+
+
 def hardware_utilisation(workload: Workload, device: Device) -> float:
     """The share of the dense 16-bit rate a step's FLOPs (recompute included) run at, by kind of card
     (data/speed.json); LoRA's backward through the frozen weights runs the same matmuls at the same share."""
@@ -116,7 +124,7 @@ def training_step(workload: Workload, device: Device, model_parallel: int, *, re
     The replicas' traffic runs beside the backward (bucketed, as DDP and FSDP do), so a step takes the
     longer of the compute and the traffic over the GPUs' link; GRPO's rollout (`generation_s`, timed by
     the caller from `rollout`, per step: `rollouts` of them) comes before it."""
-    peak = device.compute("16-bit")
+    peak = device.compute(kernel(workload))
     if not peak:
         return None
     tokens = trained_sequences(workload) * workload.seq * workload.grad_accum

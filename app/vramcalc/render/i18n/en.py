@@ -1377,7 +1377,7 @@ EN: Mapping[str, str] = {
     "speed.basis.engine": "Rates of {engine} fitted to: {basis}.",
     "speed.basis.training": (
         "Step: {flops} PFLOP for {tokens} tokens per replica at {share} model FLOPs utilisation of {tflops} TFLOPS per "
-        "GPU, on {gpus} {gpus:GPU|GPUs}; rates fitted to: {basis}."
+        "GPU ({kernel} matmuls), on {gpus} {gpus:GPU|GPUs}; rates fitted to: {basis}."
     ),
     "speed.error": (
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
@@ -1451,6 +1451,7 @@ EN: Mapping[str, str] = {
     "speed.kernel.16-bit": "16-bit",
     "speed.kernel.fp8": "FP8",
     "speed.kernel.quantised": "quantised",
+    "speed.kernel.fp32": "FP32",
     "speed.fit.none": "nothing: this engine has no rates of its own yet, so transformers' are used",
     "speed.not_fit": "It does not fit these GPUs: these speeds are those it would have if it did.",
     "speed.value.concurrency_no_fit": "none: one sequence does not fit",

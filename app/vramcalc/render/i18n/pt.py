@@ -1438,7 +1438,7 @@ PT: Mapping[str, str] = {
     "speed.basis.engine": "Ritmos do {engine} ajustados a: {basis}.",
     "speed.basis.training": (
         "Passo: {flops} PFLOP para {tokens} tokens por réplica a {share} de utilização de FLOPs do modelo de {tflops} "
-        "TFLOPS por GPU, em {gpus} {gpus:GPU|GPUs}; ritmos ajustados a: {basis}."
+        "TFLOPS por GPU (multiplicações {kernel}), em {gpus} {gpus:GPU|GPUs}; ritmos ajustados a: {basis}."
     ),
     "speed.error": (
         "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
@@ -1524,6 +1524,7 @@ PT: Mapping[str, str] = {
     "speed.kernel.16-bit": "de 16 bits",
     "speed.kernel.fp8": "FP8",
     "speed.kernel.quantised": "quantizadas",
+    "speed.kernel.fp32": "FP32",
     "speed.fit.none": "nada: este motor ainda não tem ritmos próprios, então os do transformers são usados",
     "speed.not_fit": "Não cabe nestas GPUs: estas velocidades são as que teria se coubesse.",
     "speed.value.concurrency_no_fit": "nenhuma: uma sequência não cabe",
