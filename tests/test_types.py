@@ -940,3 +940,17 @@ def test_zamba_is_zamba2s_layout_with_mamba1_mixers_and_one_shared_block_without
     h, wide, q, kv, ffn = 512, 1024, 8 * 96, 4 * 96, 1536
     block = wide + q * wide + 2 * kv * wide + h * q + h + 3 * ffn * h
     assert param_count(spec) - param_count(tied) == 2 * block + 32000 * h
+
+
+def test_recurrent_gemma_keeps_an_rg_lru_state_per_sequence_and_a_window_on_its_attention_layers():
+    """RecurrentGemmaRecurrentBlock keeps conv1d_state (lru_width × (conv1d_width - 1), the compute type) and the
+    RG-LRU's recurrent_states (lru_width, fp32) on the module; the local-attention layers K and V of the last
+    attention_window_size tokens. transformers 5.23 (bf16, recurrent_gemma/perturbed: 3 recurrent layers of 384, kernel
+    3; 2 attention layers of 2 KV heads of 64, window 16) kept 9,216 bytes of states and 7,168 of K/V at 7 tokens."""
+    config = _case("recurrent_gemma/perturbed")
+    spec = from_hf_config(config)
+    assert "".join(k.value[0] for k in spec.kinds) == "lslsl" and spec.sliding_window == 16 and spec.ffn == 768
+    assert spec.recurrent_state_bytes(2) == 9_216 == 3 * (384 * 2 * 2 + 384 * 4)
+    assert _kv(config, "transformers", seq="7") == 9_216 + 7_168
+    # DynamicSlidingWindowLayer stores window - 1 tokens between steps, a decode step's concatenation the window
+    assert _kv(config, "transformers", seq="40") == 9_216 + 2 * 16 * 2 * 2 * 64 * 2

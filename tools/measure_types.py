@@ -447,6 +447,10 @@ CASES: dict[str, tuple[dict, dict]] = {
                           "time_step_rank": 40, "vocab_size": 1000}),
     "gpt-sw3": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "vocab_size": 1000}),
     "openai-gpt": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_positions": 300, "vocab_size": 1000}),
+    "recurrent_gemma": ({}, {"num_hidden_layers": 5, "hidden_size": 512, "intermediate_size": 1536,
+                             "num_attention_heads": 8, "num_key_value_heads": 2, "lru_width": 384, "conv1d_width": 3,
+                             "attention_window_size": 16, "block_types": ["recurrent", "attention"],
+                             "attention_bias": True, "tie_word_embeddings": False, "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}

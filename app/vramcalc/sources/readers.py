@@ -237,6 +237,7 @@ class Reader:
     # short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
+    griffin: bool = False  # RecurrentGemma: RG-LRU blocks among local-attention ones (hf_config._griffin_config)
     shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
     lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
     # (LinearAttention.lightning), layer_types as MiniMaxConfig makes them or from attn_type_list (_minimax_config)
@@ -388,6 +389,10 @@ READERS: dict[str, Reader] = {
     # head_dim² per head) among Llama-style attention layers without biases (every 8th in the releases), Mixtral's
     # experts in every layer. The hub's remote-code files (minimax_text_01, minimax_m1) give attn_type_list and
     # layernorm_* factors instead; their shared_intermediate_size (0 in every release) is not read
+    # RecurrentGemma (Griffin): RG-LRU recurrent blocks and local attention by block_types, o_proj and MLPs biased
+    "recurrent_gemma": Reader(compute=NormCompute.RMS_FP32, o_bias=True, mlp_bias=True, tie_default=True, linear=True,
+                              sliding=Sliding.ALL, griffin=True, extra=frozenset({"block_types", "lru_width",
+                              "conv1d_width", "logits_soft_cap", "attention_window_size"})),
     "minimax": _MINIMAX,
     "minimax_text_01": _MINIMAX,
     "minimax_m1": _MINIMAX,

@@ -184,6 +184,7 @@ class LinearAttention:
     full_rank_gates: bool = False  # KDA's two gates as one projection each (Ling's bailing_hybrid)
     lightning: bool = False  # MiniMax-01's lightning attention (MiniMaxLightningAttention): a fused qkv_proj, an
     # output gate and an RMSNorm over all heads, no convolution; its state, K^T V per head, in the model's dtype
+    griffin: bool = False  # RecurrentGemma's RG-LRU (key_heads 0): transformers keeps conv_kernel - 1 tokens
 
     @property
     def conv_dim(self) -> int:
@@ -199,7 +200,7 @@ class LinearAttention:
         in the compute type, measured; vLLM's linear_attention_state_dtype: the model's dtype, fp32 refused)."""
         if self.lightning:
             return self.value_heads * self.key_head_dim * self.value_head_dim * e
-        return (self.conv_dim * (self.conv_kernel - trim) * e
+        return (self.conv_dim * (self.conv_kernel - max(trim, self.griffin)) * e
                 + state_e * self.value_heads * self.key_head_dim * self.value_head_dim)
 
 

@@ -394,6 +394,14 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
                 + [Tensor(p + "attn_norm_out.weight", (width,), Role.NORM)]
                 + _linear(p + "attn_output", h, width, Role.ATTENTION))
     key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
+    if lin.griffin:  # RecurrentGemmaRecurrentBlock: linear_y, linear_x, conv_1d, RG-LRU's gates per head, linear_out
+        n, b, a = lin.value_heads, lin.value_head_dim, Role.ATTENTION
+        return (_linear(p + "ssm_y", value, h, a, True) + _linear(p + "ssm_x", value, h, a, True)
+                + [Tensor(p + "ssm_conv1d.weight", (value, 1, lin.conv_kernel), a),
+                   Tensor(p + "ssm_conv1d.bias", (value,), Role.BIAS), Tensor(p + "ssm_a", (value,), Role.NORM)]
+                + [Tensor(f"{p}ssm_gate_{g}.{w}", (n, b, b)[:3 - i], (a, Role.BIAS)[i])
+                   for g in "xa" for i, w in ((0, "weight"), (1, "bias"))]
+                + _linear(p + "ssm_out", h, value, a, True))
     return (
         _linear(p + "attn_qkvz", 2 * key + 2 * value, h, Role.ATTENTION)
         + _linear(p + "attn_ba", 2 * lin.value_heads, h, Role.ATTENTION)
