@@ -954,3 +954,15 @@ def test_recurrent_gemma_keeps_an_rg_lru_state_per_sequence_and_a_window_on_its_
     assert _kv(config, "transformers", seq="7") == 9_216 + 7_168
     # DynamicSlidingWindowLayer stores window - 1 tokens between steps, a decode step's concatenation the window
     assert _kv(config, "transformers", seq="40") == 9_216 + 2 * 16 * 2 * 2 * 64 * 2
+
+
+def test_jetmoe_routes_its_query_and_output_projections_and_caches_its_kv_heads():
+    """JetMoeMoA: num_key_value_heads × num_experts_per_tok query heads whatever the config says, q and o per expert
+    (active per token as the MLP's experts); K and V of the KV heads (kv_channels) cached once, repeated only in
+    attention. transformers 5.23 (bf16, jetmoe/perturbed: 3 layers of 4 KV heads of 48) kept 16,128 bytes at 7 tokens
+    and 460,800 at 200 (DynamicCache)."""
+    config = _case("jetmoe/perturbed")
+    spec = from_hf_config({**config, "num_attention_heads": 7})
+    assert (spec.heads, spec.kv_heads, spec.head_dim) == (12, 4, 48)
+    assert active_param_count(spec) == param_count(spec) - 3 * (6 - 3) * (2 * 192 * 512 + 3 * 384 * 512)
+    assert _kv(config, "transformers", seq="7") == 16_128 and _kv(config, "transformers", seq="200") == 460_800

@@ -451,6 +451,9 @@ CASES: dict[str, tuple[dict, dict]] = {
                              "num_attention_heads": 8, "num_key_value_heads": 2, "lru_width": 384, "conv1d_width": 3,
                              "attention_window_size": 16, "block_types": ["recurrent", "attention"],
                              "attention_bias": True, "tie_word_embeddings": False, "vocab_size": 1000}),
+    "jetmoe": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "intermediate_size": 384, "num_key_value_heads": 4,
+                    "kv_channels": 48, "num_local_experts": 6, "num_experts_per_tok": 3, "tie_word_embeddings": False,
+                    "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}

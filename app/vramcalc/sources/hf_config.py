@@ -228,6 +228,9 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _minimax_config(config)
     if reader.griffin:
         config = _griffin_config(config)
+    if reader.moa:  # JetMoeConfig.__post_init__
+        config = {**config, "num_attention_heads": _int(config, "num_key_value_heads", 1, MAX_HEADS) * _int(
+            config, "num_experts_per_tok", 1, MAX_EXPERTS)}
     if reader.gemma3n:
         config = {**config, "intermediate_size": _gemma3n_width(config, model_type, assumptions)}
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
@@ -411,6 +414,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                                    and _bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
         qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
+        moa=reader.moa,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,

@@ -237,6 +237,7 @@ class Reader:
     # short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
+    moa: bool = False  # JetMoE: attention experts (JetMoeMoA), num_key_value_heads × num_experts_per_tok heads
     griffin: bool = False  # RecurrentGemma: RG-LRU blocks among local-attention ones (hf_config._griffin_config)
     shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
     lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
@@ -393,6 +394,9 @@ READERS: dict[str, Reader] = {
     "recurrent_gemma": Reader(compute=NormCompute.RMS_FP32, o_bias=True, mlp_bias=True, tie_default=True, linear=True,
                               sliding=Sliding.ALL, griffin=True, extra=frozenset({"block_types", "lru_width",
                               "conv1d_width", "logits_soft_cap", "attention_window_size"})),
+    # JetMoE: q and o projections per expert (a mixture of attention heads) beside the MLP experts, each with a bias
+    "jetmoe": Reader(qkv_bias=False, o_bias=False, tie_default=True, moe=MoeKeys.MIXTRAL, moa=True,
+                     aliases=(("kv_channels", "head_dim"),)),
     "minimax": _MINIMAX,
     "minimax_text_01": _MINIMAX,
     "minimax_m1": _MINIMAX,

@@ -371,6 +371,7 @@ class ModelSpec:
     # head in MLA and in its indexer, whose queries come from a LayerNorm over the layer's input (no q latent)
     nope_layers: frozenset[int] = frozenset()  # MLA layers without RoPE (Mistral Large 4's no_rope_layers): kv_a
     # has no rotary part and kv_b's keys take its width (weights only: the cache is read as the other layers')
+    moa: bool = False  # JetMoE (JetMoeMoA): q and o per expert of kv_heads × head_dim, routed as the MLP's
     sinks: bool = False  # gpt-oss: one learned sink logit per head
     sliding_sinks: bool = False  # MiMo-V2: sinks on the sliding-window layers only
     v_head_dim: int = 0  # a value head narrower than the query/key head (MiMo-V2: 128 of 192); 0: head_dim

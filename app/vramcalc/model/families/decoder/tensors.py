@@ -219,6 +219,12 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
     head_dim, v_dim, heads = spec.head_dim_of(kind), spec.v_dim_of(kind), spec.heads_of(kind)
     h, q, kv = spec.hidden, heads * head_dim, spec.kv_heads_of(kind) * head_dim
     gate = 2 if spec.attention_gate and not spec.gate_apart else 1
+    if spec.moa and spec.moe:  # JetMoeMoA: q and o per expert, its router, a bias on its output; kv_proj
+        e = spec.moe.experts
+        return [Tensor(p + "attn_q_exps.weight", (e, kv, h), Role.EXPERT),
+                *_linear(p + "attn_kv", 2 * kv, h, Role.ATTENTION), Tensor(p + "attn_output_exps.weight", (e, h, kv),
+                                                                             Role.EXPERT),
+                *_linear(p + "attn_gate_inp", e, h, Role.ROUTER), Tensor(p + "attn_output.bias", (h,), Role.BIAS)]
     tensors = (
         _linear(p + "attn_q", gate * q, h, Role.ATTENTION, spec.qkv_bias)
         + ([] if reuses_kv else _linear(p + "attn_k", kv, h, Role.ATTENTION, spec.qkv_bias))
@@ -531,6 +537,8 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
         tensors += _dense_mlp(spec, p, wide * moe.shared_ffn, suffix="_shexp", role=Role.SHARED_EXPERT)
     if moe.shared_gate:
         tensors.append(Tensor(p + "ffn_gate_inp_shexp.weight", (1, h), Role.ROUTER))
+    if spec.moa:  # JetMoeMoE.bias
+        tensors.append(Tensor(p + "ffn_out.bias", (h,), Role.BIAS))
     if moe.post_norm:
         tensors += _norm(p + "ffn_post_norm", h, spec.norm)
     if moe.beside_dense:  # Gemma4TextRouter's scale and per_expert_scale; the experts' own three norms
