@@ -966,3 +966,16 @@ def test_jetmoe_routes_its_query_and_output_projections_and_caches_its_kv_heads(
     assert (spec.heads, spec.kv_heads, spec.head_dim) == (12, 4, 48)
     assert active_param_count(spec) == param_count(spec) - 3 * (6 - 3) * (2 * 192 * 512 + 3 * 384 * 512)
     assert _kv(config, "transformers", seq="7") == 16_128 and _kv(config, "transformers", seq="200") == 460_800
+
+
+def test_phi4_multimodal_is_read_as_its_phi3_text_model_with_its_own_class_defaults():
+    """Phi4MultimodalForCausalLM: a Phi-3 decoder (fused qkv_proj and gate_up_proj) beside its image and audio towers
+    (embed_tokens_extend, counted apart and named); transformers 5.23 builds no LoRA for them. Omitted keys take
+    Phi4MultimodalConfig's defaults (200,064 tokens, 8 KV heads), not Phi-3's. K/V as Phi-3's: transformers 5.23
+    (bf16, phi4_multimodal/perturbed: 3 layers of 8 KV heads of 64) kept 43,008 bytes at 7 tokens."""
+    config = _case("phi4_multimodal/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.vocab, spec.kv_heads, spec.fused_qkv) == (200_064, 8, True) and not spec.assumptions
+    assert _kv(config, "transformers", seq="7") == 43_008
+    full = from_hf_config(_case("phi4_multimodal/full"))
+    assert not full.assumptions and any("phi4_multimodal" in ENGLISH.say(n) for n in full.notes)

@@ -166,7 +166,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
             if "tie_word_embeddings" in top or model_type in WRAPPER_TIES:  # transformers ties by the wrapper's key
                 config["tie_word_embeddings"] = top.get("tie_word_embeddings", True)
         else:
-            config = {k: v for k, v in config.items() if k != "vision_config"} | {"model_type": TEXT_TYPES[model_type]}
+            config = {**_defaults().get(model_type, {}), **config, "model_type": TEXT_TYPES[model_type]}
+            config.pop("vision_config", None)  # the wrapper's own class defaults first (Phi4MultimodalConfig's)
         model_type = str(config["model_type"])
     assumptions: list[str | Phrase] = []
     reader = READERS.get(model_type)

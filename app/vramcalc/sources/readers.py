@@ -680,6 +680,7 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text",
               "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
               "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text",
+              "phi4_multimodal": "phi3",  # Phi4MultimodalConfig: a Phi-3's keys at the top, towers beside
               "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
 # transformers 5.23 ties by the wrapper's key, not its text_config's
