@@ -979,3 +979,16 @@ def test_phi4_multimodal_is_read_as_its_phi3_text_model_with_its_own_class_defau
     assert _kv(config, "transformers", seq="7") == 43_008
     full = from_hf_config(_case("phi4_multimodal/full"))
     assert not full.assumptions and any("phi4_multimodal" in ENGLISH.say(n) for n in full.notes)
+
+
+def test_aria_text_has_experts_and_shared_experts_of_intermediate_size_in_every_layer():
+    """AriaTextMoELayer: moe_num_experts of intermediate_size (moe_topk per token) and moe_num_shared_experts of that
+    width as one MLP (mlp_bias on it, not on the experts), in every layer; also read under its wrapper `aria`.
+    transformers 5.23 (bf16, aria_text/perturbed: 3 layers of 2 KV heads of 64) kept 10,752 bytes at 7 tokens."""
+    config = _case("aria_text/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.moe.experts, spec.moe.per_token, spec.moe.ffn, spec.moe.shared_ffn) == (12, 3, 192, 384)
+    assert spec.moe_layers == (True,) * 3 and spec.mlp_bias and not spec.assumptions
+    wrapped = from_hf_config({"model_type": "aria", "text_config": config, "vision_config": {"hidden_size": 1152}})
+    assert param_count(wrapped) == param_count(spec) and not wrapped.assumptions
+    assert _kv(config, "transformers", seq="7") == 10_752

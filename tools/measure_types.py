@@ -457,6 +457,9 @@ CASES: dict[str, tuple[dict, dict]] = {
                     "vocab_size": 1000}),
     "phi4_multimodal": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "intermediate_size": 1536,
                              "num_attention_heads": 8, "tie_word_embeddings": True}),
+    "aria_text": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "intermediate_size": 192, "num_attention_heads": 8,
+                       "num_key_value_heads": 2, "moe_num_experts": 12, "moe_topk": 3, "mlp_bias": True,
+                       "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}

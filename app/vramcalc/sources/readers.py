@@ -397,6 +397,10 @@ READERS: dict[str, Reader] = {
     # JetMoE: q and o projections per expert (a mixture of attention heads) beside the MLP experts, each with a bias
     "jetmoe": Reader(qkv_bias=False, o_bias=False, tie_default=True, moe=MoeKeys.MIXTRAL, moa=True,
                      aliases=(("kv_channels", "head_dim"),)),
+    # Aria's MoE text model: experts of intermediate_size in every layer beside moe_num_shared_experts of that width
+    "aria_text": Reader(moe=MoeKeys.DEEPSEEK, reads_mlp_bias=True, aliases=(
+        ("moe_num_experts", "n_routed_experts"), ("moe_topk", "num_experts_per_tok"),
+        ("moe_num_shared_experts", "n_shared_experts"), ("intermediate_size", "moe_intermediate_size"))),
     "minimax": _MINIMAX,
     "minimax_text_01": _MINIMAX,
     "minimax_m1": _MINIMAX,
@@ -679,7 +683,7 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5",
               "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text",
               "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
-              "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text",
+              "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text", "aria": "aria_text",
               "phi4_multimodal": "phi3",  # Phi4MultimodalConfig: a Phi-3's keys at the top, towers beside
               "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
