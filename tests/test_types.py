@@ -940,3 +940,55 @@ def test_zamba_is_zamba2s_layout_with_mamba1_mixers_and_one_shared_block_without
     h, wide, q, kv, ffn = 512, 1024, 8 * 96, 4 * 96, 1536
     block = wide + q * wide + 2 * kv * wide + h * q + h + 3 * ffn * h
     assert param_count(spec) - param_count(tied) == 2 * block + 32000 * h
+
+
+def test_recurrent_gemma_keeps_an_rg_lru_state_per_sequence_and_a_window_on_its_attention_layers():
+    """RecurrentGemmaRecurrentBlock keeps conv1d_state (lru_width × (conv1d_width - 1), the compute type) and the
+    RG-LRU's recurrent_states (lru_width, fp32) on the module; the local-attention layers K and V of the last
+    attention_window_size tokens. transformers 5.23 (bf16, recurrent_gemma/perturbed: 3 recurrent layers of 384, kernel
+    3; 2 attention layers of 2 KV heads of 64, window 16) kept 9,216 bytes of states and 7,168 of K/V at 7 tokens."""
+    config = _case("recurrent_gemma/perturbed")
+    spec = from_hf_config(config)
+    assert "".join(k.value[0] for k in spec.kinds) == "lslsl" and spec.sliding_window == 16 and spec.ffn == 768
+    assert spec.recurrent_state_bytes(2) == 9_216 == 3 * (384 * 2 * 2 + 384 * 4)
+    assert _kv(config, "transformers", seq="7") == 9_216 + 7_168
+    # DynamicSlidingWindowLayer stores window - 1 tokens between steps, a decode step's concatenation the window
+    assert _kv(config, "transformers", seq="40") == 9_216 + 2 * 16 * 2 * 2 * 64 * 2
+
+
+def test_jetmoe_routes_its_query_and_output_projections_and_caches_its_kv_heads():
+    """JetMoeMoA: num_key_value_heads × num_experts_per_tok query heads whatever the config says, q and o per expert
+    (active per token as the MLP's experts); K and V of the KV heads (kv_channels) cached once, repeated only in
+    attention. transformers 5.23 (bf16, jetmoe/perturbed: 3 layers of 4 KV heads of 48) kept 16,128 bytes at 7 tokens
+    and 460,800 at 200 (DynamicCache)."""
+    config = _case("jetmoe/perturbed")
+    spec = from_hf_config({**config, "num_attention_heads": 7})
+    assert (spec.heads, spec.kv_heads, spec.head_dim) == (12, 4, 48)
+    assert active_param_count(spec) == param_count(spec) - 3 * (6 - 3) * (2 * 192 * 512 + 3 * 384 * 512)
+    assert _kv(config, "transformers", seq="7") == 16_128 and _kv(config, "transformers", seq="200") == 460_800
+
+
+def test_phi4_multimodal_is_read_as_its_phi3_text_model_with_its_own_class_defaults():
+    """Phi4MultimodalForCausalLM: a Phi-3 decoder (fused qkv_proj and gate_up_proj) beside its image and audio towers
+    (embed_tokens_extend, counted apart and named); transformers 5.23 builds no LoRA for them. Omitted keys take
+    Phi4MultimodalConfig's defaults (200,064 tokens, 8 KV heads), not Phi-3's. K/V as Phi-3's: transformers 5.23
+    (bf16, phi4_multimodal/perturbed: 3 layers of 8 KV heads of 64) kept 43,008 bytes at 7 tokens."""
+    config = _case("phi4_multimodal/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.vocab, spec.kv_heads, spec.fused_qkv) == (200_064, 8, True) and not spec.assumptions
+    assert _kv(config, "transformers", seq="7") == 43_008
+    full = from_hf_config(_case("phi4_multimodal/full"))
+    assert not full.assumptions and any("phi4_multimodal" in ENGLISH.say(n) for n in full.notes)
+
+
+def test_aria_text_has_experts_and_shared_experts_of_intermediate_size_in_every_layer():
+    """AriaTextMoELayer: moe_num_experts of intermediate_size (moe_topk per token) and moe_num_shared_experts of that
+    width as one MLP (mlp_bias on it, not on the experts), in every layer; also read under its wrapper `aria`.
+    transformers 5.23 (bf16, aria_text/perturbed: 3 layers of 2 KV heads of 64) kept 10,752 bytes at 7 tokens."""
+    config = _case("aria_text/perturbed")
+    spec = from_hf_config(config)
+    assert (spec.moe.experts, spec.moe.per_token, spec.moe.ffn, spec.moe.shared_ffn) == (12, 3, 192, 384)
+    assert spec.moe_layers == (True,) * 3 and spec.mlp_bias and not spec.assumptions
+    wrapped = from_hf_config({"model_type": "aria", "text_config": config, "vision_config": {"hidden_size": 1152}})
+    assert param_count(wrapped) == param_count(spec) and not wrapped.assumptions
+    assert _kv(config, "transformers", seq="7") == 10_752

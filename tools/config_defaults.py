@@ -24,12 +24,12 @@ from transformers import AutoConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "app"))
 from vramcalc.sources.hf_config import MEMORY_KEYS
-from vramcalc.sources.readers import READERS
+from vramcalc.sources.readers import READERS, TEXT_TYPES
 
 OUT = Path(__file__).resolve().parent.parent / "app" / "vramcalc" / "data" / "config_defaults.json"
 # computed from other keys by the class
 DERIVED = {"layer_types", "no_rope_layers", "moe_layers", "mlp_layer_types", "per_layer_config", "layers_block_type",
-           "hybrid_override_pattern", "attn_layer_indices", "mamba_d_head", "full_attn_idxs"}
+           "hybrid_override_pattern", "attn_layer_indices", "mamba_d_head", "full_attn_idxs", "vision_config"}
 DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hidden_size, always
                    # BailingHybridConfig.__post_init__: from head_dim, num_attention_heads, short_conv_kernel_size
                    "bailing_hybrid": {"linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim", "head_dim",
@@ -81,7 +81,8 @@ def main(argv: list[str]) -> None:
         values = text.to_dict()
         derived = DERIVED | DERIVED_BY_TYPE.get(model_type, set())
         # the two sizes no real config leaves out are never filled (hf_config._REQUIRED), nor their other names
-        derived |= {"hidden_size", "num_hidden_layers"} | {old for old, new in READERS[model_type].aliases
+        reader = READERS[TEXT_TYPES.get(model_type, model_type)]  # a wrapper with its text keys at the top: its own
+        derived |= {"hidden_size", "num_hidden_layers"} | {old for old, new in reader.aliases
                                                           if new in ("hidden_size", "num_hidden_layers")}
         chosen = {k: values[k] for k in sorted(MEMORY_KEYS | EXTRA_BY_TYPE.get(model_type, set()))
                   if k in values and k not in derived}

@@ -28,7 +28,8 @@ from transformers import AutoConfig, AutoModelForCausalLM
 from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
-NOT_TEXT = re.compile(r"(vision|visual|multi_modal_projector|mm_projector|image_newline|patch_embed|audio)")
+NOT_TEXT = re.compile(r"(vision|visual|multi_modal_projector|mm_projector|image_newline|patch_embed|audio"
+                      r"|embed_tokens_extend)")  # Phi4MultimodalModel's towers: image_embed, audio_embed
 # Keys of a class's to_dict() that say nothing about the model's shape.
 NOISE = {"transformers_version", "architectures", "output_hidden_states", "return_dict", "dtype",
          "chunk_size_feed_forward", "is_encoder_decoder", "id2label", "label2id", "problem_type",
@@ -447,6 +448,18 @@ CASES: dict[str, tuple[dict, dict]] = {
                           "time_step_rank": 40, "vocab_size": 1000}),
     "gpt-sw3": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_inner": 1536, "vocab_size": 1000}),
     "openai-gpt": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_positions": 300, "vocab_size": 1000}),
+    "recurrent_gemma": ({}, {"num_hidden_layers": 5, "hidden_size": 512, "intermediate_size": 1536,
+                             "num_attention_heads": 8, "num_key_value_heads": 2, "lru_width": 384, "conv1d_width": 3,
+                             "attention_window_size": 16, "block_types": ["recurrent", "attention"],
+                             "attention_bias": True, "tie_word_embeddings": False, "vocab_size": 1000}),
+    "jetmoe": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "intermediate_size": 384, "num_key_value_heads": 4,
+                    "kv_channels": 48, "num_local_experts": 6, "num_experts_per_tok": 3, "tie_word_embeddings": False,
+                    "vocab_size": 1000}),
+    "phi4_multimodal": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "intermediate_size": 1536,
+                             "num_attention_heads": 8, "tie_word_embeddings": True}),
+    "aria_text": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "intermediate_size": 192, "num_attention_heads": 8,
+                       "num_key_value_heads": 2, "moe_num_experts": 12, "moe_topk": 3, "mlp_bias": True,
+                       "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}

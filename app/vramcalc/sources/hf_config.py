@@ -166,7 +166,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
             if "tie_word_embeddings" in top or model_type in WRAPPER_TIES:  # transformers ties by the wrapper's key
                 config["tie_word_embeddings"] = top.get("tie_word_embeddings", True)
         else:
-            config = {k: v for k, v in config.items() if k != "vision_config"} | {"model_type": TEXT_TYPES[model_type]}
+            config = {**_defaults().get(model_type, {}), **config, "model_type": TEXT_TYPES[model_type]}
+            config.pop("vision_config", None)  # the wrapper's own class defaults first (Phi4MultimodalConfig's)
         model_type = str(config["model_type"])
     assumptions: list[str | Phrase] = []
     reader = READERS.get(model_type)
@@ -226,6 +227,11 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _inkling_config(config)
     if reader.lightning:
         config = _minimax_config(config)
+    if reader.griffin:
+        config = _griffin_config(config)
+    if reader.moa:  # JetMoeConfig.__post_init__
+        config = {**config, "num_attention_heads": _int(config, "num_key_value_heads", 1, MAX_HEADS) * _int(
+            config, "num_experts_per_tok", 1, MAX_EXPERTS)}
     if reader.gemma3n:
         config = {**config, "intermediate_size": _gemma3n_width(config, model_type, assumptions)}
     spec_fields, reader = _read_guessing(config, reader, guessed, model_type, assumptions)
@@ -409,6 +415,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                                    and _bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
         qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
+        moa=reader.moa,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
@@ -516,7 +523,14 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                          bias=_bool(config, "conv_bias", default=False))
         if reader.lfm2_ffn and _bool(config, "block_auto_adjust_ff_dim", default=True):
             fields["ffn"] = _lfm2_ffn(config, dense_ffn)
-    if reader.lightning:  # MiniMaxLightningAttention: the attention heads and head_dim
+    if reader.griffin:  # RecurrentGemmaRglru: lru_width in blocks of one per head, no key heads
+        lru = _int(config, "lru_width", 1, MAX_DIM, default=hidden)
+        if lru % heads:
+            raise ValidationError("lru_width", lru, f"must be a multiple of num_attention_heads ({heads})")
+        fields["linear"] = LinearAttention(key_heads=0, value_heads=heads, key_head_dim=1, value_head_dim=lru // heads,
+                                           conv_kernel=_int(config, "conv1d_width", 1, MAX_DIM, default=4),
+                                           griffin=True)
+    elif reader.lightning:  # MiniMaxLightningAttention: the attention heads and head_dim
         fields["linear"] = LinearAttention(key_heads=heads, value_heads=heads, key_head_dim=head_dim,
                                            value_head_dim=head_dim, conv_kernel=0, lightning=True)
     elif reader.linear:
@@ -590,7 +604,7 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             else:  # transformers' default: every 4th layer is global attention without RoPE
                 uses_rope = [(i + 1) % 4 != 0 for i in range(layers)]
             kinds = [AttentionKind.CHUNKED if rope else AttentionKind.FULL for rope in uses_rope]
-    elif reader.sliding is not None:
+    if reader.sliding is not None:
         sliding_on = reader.sliding is not Sliding.QWEN or _bool(config, "use_sliding_window", default=False)
         window = _int(config, "sliding_window", 1, MAX_POSITIONS, default=0) if sliding_on else 0
         if reader.sliding is Sliding.MIMO and config.get("sliding_window_size") is not None:
@@ -1290,6 +1304,18 @@ def _minimax_config(config: Mapping[str, object]) -> dict[str, object]:
         types = ["full_attention" if f else "linear_attention"
                  for f in _int_list_flags(listed, layers, "attn_type_list")]
     return {**config, "layer_types": types}
+
+
+def _griffin_config(config: Mapping[str, object]) -> dict[str, object]:
+    """RecurrentGemmaConfig.layers_block_type (block_types over and over: recurrent, else local attention) and
+    RecurrentGemmaMlp's width, half intermediate_size."""
+    blocks = config.get("block_types", ["recurrent", "recurrent", "attention"])
+    if not isinstance(blocks, list) or not blocks:
+        raise ValidationError("block_types", _short(blocks), "expected a list of block types")
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    return {**config, "intermediate_size": _int(config, "intermediate_size", 2, MAX_DIM) // 2,
+            "sliding_window": config.get("attention_window_size", 2048), "layer_types": [
+        "linear_attention" if b == "recurrent" else "sliding_attention" for b in (blocks * layers)[:layers]]}
 
 
 def _dsv4_config(config: Mapping[str, object]) -> dict[str, object]:

@@ -237,6 +237,8 @@ class Reader:
     # short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
+    moa: bool = False  # JetMoE: attention experts (JetMoeMoA), num_key_value_heads × num_experts_per_tok heads
+    griffin: bool = False  # RecurrentGemma: RG-LRU blocks among local-attention ones (hf_config._griffin_config)
     shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
     lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
     # (LinearAttention.lightning), layer_types as MiniMaxConfig makes them or from attn_type_list (_minimax_config)
@@ -388,6 +390,17 @@ READERS: dict[str, Reader] = {
     # head_dim² per head) among Llama-style attention layers without biases (every 8th in the releases), Mixtral's
     # experts in every layer. The hub's remote-code files (minimax_text_01, minimax_m1) give attn_type_list and
     # layernorm_* factors instead; their shared_intermediate_size (0 in every release) is not read
+    # RecurrentGemma (Griffin): RG-LRU recurrent blocks and local attention by block_types, o_proj and MLPs biased
+    "recurrent_gemma": Reader(compute=NormCompute.RMS_FP32, o_bias=True, mlp_bias=True, tie_default=True, linear=True,
+                              sliding=Sliding.ALL, griffin=True, extra=frozenset({"block_types", "lru_width",
+                              "conv1d_width", "logits_soft_cap", "attention_window_size"})),
+    # JetMoE: q and o projections per expert (a mixture of attention heads) beside the MLP experts, each with a bias
+    "jetmoe": Reader(qkv_bias=False, o_bias=False, tie_default=True, moe=MoeKeys.MIXTRAL, moa=True,
+                     aliases=(("kv_channels", "head_dim"),)),
+    # Aria's MoE text model: experts of intermediate_size in every layer beside moe_num_shared_experts of that width
+    "aria_text": Reader(moe=MoeKeys.DEEPSEEK, reads_mlp_bias=True, aliases=(
+        ("moe_num_experts", "n_routed_experts"), ("moe_topk", "num_experts_per_tok"),
+        ("moe_num_shared_experts", "n_shared_experts"), ("intermediate_size", "moe_intermediate_size"))),
     "minimax": _MINIMAX,
     "minimax_text_01": _MINIMAX,
     "minimax_m1": _MINIMAX,
@@ -670,7 +683,8 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "step3p7": "step3p5",
               "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text",
               "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
-              "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text",
+              "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text", "aria": "aria_text",
+              "phi4_multimodal": "phi3",  # Phi4MultimodalConfig: a Phi-3's keys at the top, towers beside
               "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
 # transformers 5.23 ties by the wrapper's key, not its text_config's

@@ -184,6 +184,7 @@ class LinearAttention:
     full_rank_gates: bool = False  # KDA's two gates as one projection each (Ling's bailing_hybrid)
     lightning: bool = False  # MiniMax-01's lightning attention (MiniMaxLightningAttention): a fused qkv_proj, an
     # output gate and an RMSNorm over all heads, no convolution; its state, K^T V per head, in the model's dtype
+    griffin: bool = False  # RecurrentGemma's RG-LRU (key_heads 0): transformers keeps conv_kernel - 1 tokens
 
     @property
     def conv_dim(self) -> int:
@@ -199,7 +200,7 @@ class LinearAttention:
         in the compute type, measured; vLLM's linear_attention_state_dtype: the model's dtype, fp32 refused)."""
         if self.lightning:
             return self.value_heads * self.key_head_dim * self.value_head_dim * e
-        return (self.conv_dim * (self.conv_kernel - trim) * e
+        return (self.conv_dim * (self.conv_kernel - max(trim, self.griffin)) * e
                 + state_e * self.value_heads * self.key_head_dim * self.value_head_dim)
 
 
@@ -370,6 +371,7 @@ class ModelSpec:
     # head in MLA and in its indexer, whose queries come from a LayerNorm over the layer's input (no q latent)
     nope_layers: frozenset[int] = frozenset()  # MLA layers without RoPE (Mistral Large 4's no_rope_layers): kv_a
     # has no rotary part and kv_b's keys take its width (weights only: the cache is read as the other layers')
+    moa: bool = False  # JetMoE (JetMoeMoA): q and o per expert of kv_heads × head_dim, routed as the MLP's
     sinks: bool = False  # gpt-oss: one learned sink logit per head
     sliding_sinks: bool = False  # MiMo-V2: sinks on the sliding-window layers only
     v_head_dim: int = 0  # a value head narrower than the query/key head (MiMo-V2: 128 of 192); 0: head_dim

@@ -219,6 +219,12 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
     head_dim, v_dim, heads = spec.head_dim_of(kind), spec.v_dim_of(kind), spec.heads_of(kind)
     h, q, kv = spec.hidden, heads * head_dim, spec.kv_heads_of(kind) * head_dim
     gate = 2 if spec.attention_gate and not spec.gate_apart else 1
+    if spec.moa and spec.moe:  # JetMoeMoA: q and o per expert, its router, a bias on its output; kv_proj
+        e = spec.moe.experts
+        return [Tensor(p + "attn_q_exps.weight", (e, kv, h), Role.EXPERT),
+                *_linear(p + "attn_kv", 2 * kv, h, Role.ATTENTION), Tensor(p + "attn_output_exps.weight", (e, h, kv),
+                                                                             Role.EXPERT),
+                *_linear(p + "attn_gate_inp", e, h, Role.ROUTER), Tensor(p + "attn_output.bias", (h,), Role.BIAS)]
     tensors = (
         _linear(p + "attn_q", gate * q, h, Role.ATTENTION, spec.qkv_bias)
         + ([] if reuses_kv else _linear(p + "attn_k", kv, h, Role.ATTENTION, spec.qkv_bias))
@@ -394,6 +400,14 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
                 + [Tensor(p + "attn_norm_out.weight", (width,), Role.NORM)]
                 + _linear(p + "attn_output", h, width, Role.ATTENTION))
     key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
+    if lin.griffin:  # RecurrentGemmaRecurrentBlock: linear_y, linear_x, conv_1d, RG-LRU's gates per head, linear_out
+        n, b, a = lin.value_heads, lin.value_head_dim, Role.ATTENTION
+        return (_linear(p + "ssm_y", value, h, a, True) + _linear(p + "ssm_x", value, h, a, True)
+                + [Tensor(p + "ssm_conv1d.weight", (value, 1, lin.conv_kernel), a),
+                   Tensor(p + "ssm_conv1d.bias", (value,), Role.BIAS), Tensor(p + "ssm_a", (value,), Role.NORM)]
+                + [Tensor(f"{p}ssm_gate_{g}.{w}", (n, b, b)[:3 - i], (a, Role.BIAS)[i])
+                   for g in "xa" for i, w in ((0, "weight"), (1, "bias"))]
+                + _linear(p + "ssm_out", h, value, a, True))
     return (
         _linear(p + "attn_qkvz", 2 * key + 2 * value, h, Role.ATTENTION)
         + _linear(p + "attn_ba", 2 * lin.value_heads, h, Role.ATTENTION)
@@ -523,6 +537,8 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
         tensors += _dense_mlp(spec, p, wide * moe.shared_ffn, suffix="_shexp", role=Role.SHARED_EXPERT)
     if moe.shared_gate:
         tensors.append(Tensor(p + "ffn_gate_inp_shexp.weight", (1, h), Role.ROUTER))
+    if spec.moa:  # JetMoeMoE.bias
+        tensors.append(Tensor(p + "ffn_out.bias", (h,), Role.BIAS))
     if moe.post_norm:
         tensors += _norm(p + "ffn_post_norm", h, spec.norm)
     if moe.beside_dense:  # Gemma4TextRouter's scale and per_expert_scale; the experts' own three norms

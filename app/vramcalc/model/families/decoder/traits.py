@@ -163,6 +163,9 @@ TRAITS: Mapping[str, Traits] = {
     "glm4v_text": DEFAULT,
     "glm4v_moe_text": Traits(fp32_router=True, fp32_routing_weights=True),  # Glm4vMoeTextTopkRouter: F.linear in fp32
     # MiniMaxTopKRouter: Mixtral's (softmax on router_logits.float(), the top-k weights kept fp32)
+    "recurrent_gemma": _GEMMA,  # RecurrentGemmaRMSNorm: 1 + weight.float()
+    "aria_text": DEFAULT,  # AriaTextTopKRouter: F.linear and the top-k softmax in the model's dtype
+    "jetmoe": DEFAULT,  # JetMoeTopKGating: softmax over the top-k logits in fp32, the weights cast back
     "minimax": Traits(fp32_routing_weights=True), "minimax_text_01": Traits(fp32_routing_weights=True),
     "minimax_m1": Traits(fp32_routing_weights=True),
     "laguna": DEFAULT,  # LagunaTopKRouter: F.linear in the model's dtype, sigmoid on .float(), the weights cast back
