@@ -189,9 +189,12 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                                        b"    return tempfile.NamedTemporaryFile(*args, **kwargs)\\n",
                                        ("tempfile",)),
         # asyncio's TLS protocol: base_events and selector_events import it at the top for their TLS methods
-        # alone (ssl is left out below, so asyncio offers no TLS anyway; -7 kB gzip)
-        "asyncio/base_events.py": (b"from . import sslproto\\n", on_first_use("asyncio.sslproto", "sslproto"),
-                                   ("asyncio.sslproto",)),
+        # alone (ssl is left out below, so asyncio offers no TLS anyway; -7 kB gzip); base_events imports
+        # staggered, on the next line, for create_connection's Happy Eyeballs race alone (no socket here)
+        "asyncio/base_events.py": (b"from . import sslproto\\nfrom . import staggered\\n",
+                                   on_first_use("asyncio.sslproto", "sslproto")
+                                   + on_first_use("asyncio.staggered", "staggered"),
+                                   ("asyncio.sslproto", "asyncio.staggered")),
         "asyncio/selector_events.py": (b"from . import sslproto\\n", on_first_use("asyncio.sslproto", "sslproto"),
                                        ("asyncio.sslproto",))}
 # Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
