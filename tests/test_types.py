@@ -940,3 +940,19 @@ def test_zamba_is_zamba2s_layout_with_mamba1_mixers_and_one_shared_block_without
     h, wide, q, kv, ffn = 512, 1024, 8 * 96, 4 * 96, 1536
     block = wide + q * wide + 2 * kv * wide + h * q + h + 3 * ffn * h
     assert param_count(spec) - param_count(tied) == 2 * block + 32000 * h
+
+
+def test_inkling2_keeps_four_fp32_convolution_windows_per_layer_its_dynamic_ones_too():
+    """Inkling 2 (inkling2_text/perturbed: layers 0, 3 and 6 full of 2 × 64, the others sliding of 4 × 32, window
+    64, conv_kernel_size 3): each layer's two k/v convolutions (static or input-dependent taps) and two on attention's
+    and the MLP's output keep their last 3 inputs in fp32. transformers 5.23 (bf16) kept 132,640 bytes at 7 tokens
+    (32 of them the sliding layers' int64 window scalars); after a 100-token prompt and one decode step 393,760."""
+    config = _case("inkling2_text/perturbed")
+    spec = from_hf_config(config)
+    assert spec.inkling is not None and spec.inkling.two and not spec.tie_embeddings
+    state = 7 * (2 * 128 + 2 * 512) * 3 * 4
+    assert spec.recurrent_state_bytes(2) == state == 107_520
+    assert _kv(config, "transformers", seq="7") == 132_640 - 32 == 7 * 7 * 2 * 128 * 2 + state
+    assert _kv(config, "transformers", seq="101") == 393_760 - 32 == (3 * 101 + 4 * 64) * 2 * 128 * 2 + state
+    wrapped = {"model_type": "inkling2", "text_config": config, "vision_config": {}}
+    assert param_count(from_hf_config(wrapped)) == param_count(spec) == 60_858_432

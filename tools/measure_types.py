@@ -355,6 +355,16 @@ CASES: dict[str, tuple[dict, dict]] = {
                           "intermediate_size": 1024, "n_routed_experts": 8, "num_experts_per_tok": 2,
                           "n_shared_experts": 1, "moe_intermediate_size": 256, "vocab_size": 32000,
                           "tie_word_embeddings": True}),
+    # Inkling 2: the perturbed one with sliding layers of their own heads, KV heads and head size, its own layer
+    # kinds (a full first layer), window, extent, d_rel, kernel and block length; a tie_word_embeddings it ignores
+    "inkling2_text": ({}, {"num_hidden_layers": 7, "hidden_size": 512, "num_attention_heads": 8,
+                           "num_key_value_heads": 2, "head_dim": 64, "swa_num_attention_heads": 12,
+                           "swa_num_key_value_heads": 4, "swa_head_dim": 32, "sliding_window_size": 64,
+                           "rel_extent": 96, "d_rel": 8, "conv_kernel_size": 3, "n_layers_per_attn_res_block": 3,
+                           "layer_types": ["hybrid", "hybrid_sliding", "hybrid_sliding", "hybrid",
+                                           "hybrid_sliding", "hybrid_sliding", "hybrid"],
+                           "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 256,
+                           "vocab_size": 32000, "tie_word_embeddings": True}),
     # ZAYA: the perturbed one with sliding layers, other kernels, another router width, biases (q/k/v/o and the
     # head's), an untied head
     "zaya": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "num_attention_heads": 8, "num_key_value_heads": 2,

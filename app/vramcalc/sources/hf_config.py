@@ -493,7 +493,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.laguna:
         fields.update(_read_laguna(config, fields, assumptions))
     if reader.inkling:
-        fields.update(_read_inkling(config, fields))
+        fields.update(_read_inkling(config, fields, two=reader.inkling == 2))
     if reader.gemma3n:
         fields.update(_read_gemma3n(config, fields))
     if reader.mamba is not None:
@@ -887,11 +887,11 @@ def _inkling_config(config: Mapping[str, object]) -> dict[str, object]:
     return config
 
 
-def _read_inkling(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
+def _read_inkling(config: Mapping[str, object], fields: Mapping[str, Any], two: bool) -> dict[str, Any]:
     """InklingAttention: a sliding layer's heads, KV heads and head size from the swa_* keys, a full layer's from
     num_attention_heads, num_key_value_heads and head_dim; d_rel and rel_extent; conv_kernel_size; the router's rows
     for n_shared_experts. InklingForCausalLM ties nothing (_tied_weights_keys = {}): lm_head is its own, whatever
-    tie_word_embeddings says."""
+    tie_word_embeddings says. Inkling 2 (`two`): no shared experts."""
     heads, kv, dim = fields["heads"], fields["kv_heads"], fields["head_dim"]
     swa_heads = _int(config, "swa_num_attention_heads", 1, MAX_HEADS, default=heads)
     swa_kv = _int(config, "swa_num_key_value_heads", 1, MAX_HEADS, default=kv)
@@ -904,7 +904,7 @@ def _read_inkling(config: Mapping[str, object], fields: Mapping[str, Any]) -> di
                 inkling=Inkling(kernel=_int(config, "conv_kernel_size", 1, MAX_DIM, default=4),
                                 d_rel=_int(config, "d_rel", 1, MAX_DIM, default=16),
                                 rel_extent=_int(config, "rel_extent", 1, MAX_POSITIONS, default=1024),
-                                shared=moe.shared_ffn // moe.ffn if moe is not None else 0))
+                                shared=moe.shared_ffn // moe.ffn if moe is not None else 0, two=two))
 
 
 def _step3p5_config(config: Mapping[str, object]) -> dict[str, object]:

@@ -233,8 +233,8 @@ class Reader:
     hyper: bool = False  # Hy4: hc_mult residual streams (HYV4HyperConnection), an indexer of its own every 4th layer
     moe_post_norm: bool = False  # A.X-K1: a norm over the MoE block's output (AXK1MoE.post_mlp_layernorm)
     gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
-    inkling: bool = False  # Inkling: sliding layers of their own heads and sizes (swa_*), relative logits, four
-    # short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
+    inkling: int = 0  # Inkling (1), Inkling 2 (2): sliding layers of their own heads and sizes (swa_*), relative
+    # logits, four short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
@@ -550,7 +550,7 @@ READERS: dict[str, Reader] = {
     # num_attention_heads, num_key_value_heads and head_dim, "hybrid_sliding" ones of the swa_* keys and
     # sliding_window_size; q/k RMSNorm per head, r_proj and a relative-logits table, four short convolutions; a
     # normed embedding; sigmoid-routed experts (DeepSeek's keys, mlp_layer_types) beside n_shared_experts stacked
-    "inkling_text": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.DEEPSEEK, inkling=True,
+    "inkling_text": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.DEEPSEEK, inkling=1,
                            qkv_bias=False, o_bias=False,
                            aliases=(("sliding_window_size", "sliding_window"),
                                     ("num_local_experts", "n_routed_experts"),
@@ -560,6 +560,18 @@ READERS: dict[str, Reader] = {
                                             "d_rel", "rel_extent", "conv_kernel_size", "local_layer_ids", "layer_types",
                                             "dense_intermediate_size", "dense_mlp_idx", "unpadded_vocab_size",
                                             "num_mtp_layers", "rms_norm_eps", "route_scale", "shared_expert_sink"})),
+    # Inkling 2 (Inkling2ForCausalLM): Inkling's layers, untied head and keys with an output gate (gate_proj), a sink
+    # logit per head from h (sink_proj), learned q and relative-state clip scales in place of q/k norms, full layers'
+    # separate q/k/v input norms and input-dependent k/v taps, attention-residual queries; no shared or dense MLPs
+    "inkling2_text": Reader(sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.DEEPSEEK, inkling=2, attention_gate=True,
+                            gate_apart=True, softcap=True,
+                            aliases=(("sliding_window_size", "sliding_window"),
+                                     ("num_local_experts", "n_routed_experts"),
+                                     ("sconv_kernel_size", "conv_kernel_size")),
+                            extra=frozenset({"swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim",
+                                             "d_rel", "rel_extent", "conv_kernel_size", "layer_types",
+                                             "unpadded_vocab_size", "rms_norm_eps", "route_scale",
+                                             "n_layers_per_attn_res_block"})),
     # ZAYA (ZayaForCausalLM): CCA attention (convolutions over q and k, a delayed value half, a key scale per KV
     # head) on "hybrid" layers (full) and "hybrid_sliding" ones, every layer num_experts of moe_intermediate_size
     # (OLMoE's keys) routed top-1 by an MLP of router_hidden_size among them and a skip expert; the residual and

@@ -310,6 +310,8 @@ class Inkling:
     d_rel: int
     rel_extent: int
     shared: int
+    two: bool = False  # Inkling 2: gates, sinks, clip scales, input-dependent k/v taps on full layers, q/k/v input
+    # norms, attention-residual queries (Inkling2BlockAttentionResidual); no dense MLPs, no router scale
 
     def state_values(self, kv_dim: int, hidden: int) -> int:
         """Values one layer keeps for one sequence: the four convolutions' windows (k and v of kv_dim, two of h)."""
@@ -523,7 +525,8 @@ class ModelSpec:
         """Each layer's (attention kind, MoE or not, variant): what its shapes depend on. The variant is the
         indexer shared or not (0, 1) or DeepSeek-V4's compressor type (0 to 2), plus 4 on Gemma 3n/4's layers
         reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers, plus 16 on
-        MLA layers without RoPE (`nope_layers`), plus 32 on ZAYA's first layer (its router reads no earlier one's),
+        MLA layers without RoPE (`nope_layers`), plus 32 on ZAYA's first layer (its router reads no earlier one's)
+        and Inkling's (no attention-residual query),
         plus 32 × the adapters a layer holding a Zamba2 shared block holds."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
@@ -531,7 +534,7 @@ class ModelSpec:
         mtp = self.layers - self.mtp_built  # the MTP layers' own tensors (eh_proj, its norms): 8 more
         nope = self.nope_layers
         return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp)
-                      + 16 * (i in nope) + 32 * (i == 0 and self.cca is not None)
+                      + 16 * (i in nope) + 32 * (i == 0 and (self.cca is not None or self.inkling is not None))
                       + 32 * self.shared_block_adapters(i))
                      for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))

@@ -51,6 +51,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     if n := spec.compressed.hc_mult if spec.compressed else spec.hyper:  # DeepseekV4HyperHead, HYV4HyperHead
         last += [Tensor("output_hc_fn.weight", (n, n * h), Role.NORM),
                  Tensor("output_hc_base.weight", (n,), Role.NORM), Tensor("output_hc_scale.weight", (1,), Role.NORM)]
+    if spec.inkling is not None and spec.inkling.two:  # Inkling2TextModel.final_input
+        last.append(Tensor("output_res.weight", (h,), Role.NORM))
     if spec.final_norm:
         last.extend(_norm("output_norm", h, spec.norm))
     if not spec.tie_embeddings:
@@ -278,6 +280,14 @@ def _inkling(spec: ModelSpec, ink: Inkling, p: str, kind: AttentionKind, index: 
         tensors.append(Tensor(f"{p}{name}.weight", (width, 1, ink.kernel), Role.ATTENTION))
     if not spec.layer_is_moe(index):
         tensors.append(Tensor(p + "ffn_scale", (1,), Role.NORM))
+    if ink.two:  # Inkling2*Attention, Inkling2*DecoderLayer (its gate_proj: attention_gate, gate_apart)
+        full = kind is AttentionKind.FULL
+        tensors += [*_linear(p + "attn_sink", heads, h, Role.ATTENTION),
+                    Tensor(p + "attn_q_scale", (heads * (spec.head_dim_of(kind) + ink.d_rel),), Role.NORM),
+                    Tensor(p + "res_query", ((((3 if full else 1) if index else 0) + 1) * h,), Role.NORM)]
+        if full:  # k and v input norms; Inkling2DynamicShortConvolution.weight_proj
+            tensors += [Tensor(p + "attn_kv_norm", (2 * h,), Role.NORM),
+                        *_linear(p + "attn_kv_taps", 2 * spec.kv_heads_of(kind) * ink.kernel, h, Role.ATTENTION)]
     return tensors
 
 
@@ -496,7 +506,7 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
                    *_linear(p + "ffn_router_fc1", r, r, Role.ROUTER, bias=True),
                    *_linear(p + "ffn_router_fc2", r, r, Role.ROUTER, bias=True),
                    *_linear(p + "ffn_gate_inp", z + 1, r, Role.ROUTER)]
-    elif spec.inkling is not None:  # InklingTopkRouter: rows for the shared experts too, and a global scale
+    elif spec.inkling is not None and not spec.inkling.two:  # InklingTopkRouter: shared experts' rows, a global scale
         tensors = [*_linear(p + "ffn_gate_inp", z + spec.inkling.shared, h, Role.ROUTER),
                    Tensor(p + "ffn_gate_inp.scale", (1,), Role.ROUTER)]
     else:
