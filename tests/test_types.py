@@ -956,3 +956,18 @@ def test_inkling2_keeps_four_fp32_convolution_windows_per_layer_its_dynamic_ones
     assert _kv(config, "transformers", seq="101") == 393_760 - 32 == (3 * 101 + 4 * 64) * 2 * 128 * 2 + state
     wrapped = {"model_type": "inkling2", "text_config": config, "vision_config": {}}
     assert param_count(from_hf_config(wrapped)) == param_count(spec) == 60_858_432
+
+
+def test_dots3_caches_each_layer_kinds_latent_and_fp32_indexer_keys_on_indexed_layers_only():
+    """Dots3 (dots3_note_text/perturbed, as its released files give it): layers 0, 2 and 5 indexed MLA of latent
+    64 + rope 16, the others sliding MLA of 128 + 32 keeping 65 tokens (sliding_window_size); the indexer's keys (32)
+    on the indexed layers only, in fp32 (Dots3NoteTextModel makes their rotary tables from fp32 embeddings).
+    transformers 5.23 (bf16) kept 12,792 bytes at 7 tokens and 149,688 after a 100-token prompt and one decode step,
+    24 of them the sliding layers' int64 window scalars."""
+    config = _case("dots3_note_text/perturbed")
+    spec = from_hf_config(config)
+    assert spec.indexer is not None and spec.indexer.shared == {1, 3, 4} and spec.sliding_window == 65
+    assert _kv(config, "transformers", seq="7") == 12_792 - 24 == 3 * 7 * (80 + 160) * 2 + 3 * 7 * 32 * 4
+    assert _kv(config, "transformers", seq="101") == 149_688 - 24 == (3 * 101 * 80 + 3 * 65 * 160) * 2 + 3 * 101 * 128
+    # the wrapper, with its text keys at the top as the released files keep them
+    assert param_count(from_hf_config({**config, "model_type": "dots3_note"})) == param_count(spec) == 28_977_568

@@ -56,8 +56,10 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
 # (AXK1Config and AXK2Config.__post_init__: mlp_layer_types from first_k_dense_replace)
 # keys a type reads that are not memory keys for every type (Gemma 2's hub files carry a sliding_window_size its
 # class ignores): InklingTextConfig's window, under the name its to_dict() gives it
-EXTRA_BY_TYPE = {"inkling_text": {"sliding_window_size"}, "inkling2_text": {"sliding_window_size"}}
-POPPED_BY_TYPE = {"axk1": {"first_k_dense_replace": 1}, "axk2": {"first_k_dense_replace": 1}}
+EXTRA_BY_TYPE = {"inkling_text": {"sliding_window_size"}, "inkling2_text": {"sliding_window_size"},
+                 "dots3_note_text": {"shared_experts_intermediate_size", "index_topk"}}
+POPPED_BY_TYPE = {"axk1": {"first_k_dense_replace": 1}, "axk2": {"first_k_dense_replace": 1},
+                  "dots3_note_text": {"first_k_dense_replace": 1}}  # Dots3NoteTextConfig.__post_init__ too
 
 
 def main(argv: list[str]) -> None:

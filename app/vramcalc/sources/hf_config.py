@@ -224,6 +224,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _minimax3_config(config)
     if reader.inkling:
         config = _inkling_config(config)
+    if reader.dots3:
+        config = _dots3_config(config)
     if reader.lightning:
         config = _minimax_config(config)
     if reader.gemma3n:
@@ -492,6 +494,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields.update(_read_step3p5(config, fields, assumptions))
     if reader.laguna:
         fields.update(_read_laguna(config, fields, assumptions))
+    if reader.dots3:
+        fields.update(_read_dots3(config, fields))
     if reader.inkling:
         fields.update(_read_inkling(config, fields, two=reader.inkling == 2))
     if reader.gemma3n:
@@ -885,6 +889,53 @@ def _inkling_config(config: Mapping[str, object]) -> dict[str, object]:
         config["moe_intermediate_size"] = config.get("intermediate_size")
         config["intermediate_size"] = config["dense_intermediate_size"]
     return config
+
+
+def _dots3_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A Dots3 text config as Dots3NoteTextConfig.__post_init__ reads it: layer_types (when not given "indexed" at
+    layers 0, 1 and every 4th from 1, sliding elsewhere, unless use_sliding_window is false), "full_attention" read
+    as "indexed_attention" unless use_dsa is false or per_layer_config is given; the indexer on indexed layers only
+    (as indexer_types); the sliding layers' MLA sizes as swa_* keys, from per_layer_config over the model's keys or
+    from the swa_* keys (64 heads, q and kv ranks 1024, head_dim 256 of which nope 192, v 128 by default)."""
+    config = dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    per_layer = config.get("per_layer_config")
+    use_dsa = config.get("use_dsa", None if per_layer is not None else True)
+    slides = config.get("use_sliding_window", True)
+    types = config.get("layer_types") or ["sliding_attention" if slides and i > 1 and i % 4 != 1
+                                          else "indexed_attention" for i in range(layers)]
+    if not isinstance(types, list) or len(types) != layers:
+        raise ValidationError("layer_types", _short(types), f"expected a list of {layers} layer types")
+    if use_dsa is not None:
+        old, new = ("full_attention", "indexed_attention")[:: 1 if use_dsa else -1]
+        types = [new if t == old else t for t in types]
+    config |= {"layer_types": types, "indexer_types": ["full" if t == "indexed_attention" else "shared" for t in types]}
+    first = types.index("sliding_attention") if "sliding_attention" in types else -1
+    keys = ("num_attention_heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+    if isinstance(per_layer, Mapping):
+        entry = next((v for k, v in per_layer.items() if str(k).isdigit() and int(k) == first), None)
+        entry = entry if isinstance(entry, Mapping) else {}
+        config |= {"swa_" + k: entry.get(k, config.get(k)) for k in keys}
+    else:
+        for key, value in zip(keys, (64, 1024, 1024, 192, None, 128), strict=True):
+            config.setdefault("swa_" + key, value)
+        if config["swa_qk_rope_head_dim"] is None:
+            config["swa_qk_rope_head_dim"] = _int(config, "swa_head_dim", 1, MAX_DIM, default=256) - _int(
+                config, "swa_qk_nope_head_dim", 0, MAX_DIM)
+    return config
+
+
+def _read_dots3(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Dots3NoteTextAttention: MLA of the swa_* sizes on sliding layers, g_proj (a gate per head), an RMSNorm over
+    the rotary key (k_rope_only_layernorm); Dots3NoteTextMoE's shared MLP is n_shared_experts ×
+    shared_experts_intermediate_size wide. transformers keeps the indexer's keys in fp32 (measured)."""
+    moe, swa = fields["moe"], {k[4:]: v for k, v in config.items() if k.startswith("swa_")}
+    if moe is not None:
+        width = _int(config, "shared_experts_intermediate_size", 1, MAX_DIM, default=1536)
+        moe = dataclasses.replace(moe, shared_ffn=width * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=1))
+    heads = _int(config, "swa_num_attention_heads", 1, MAX_HEADS)
+    return dict(moe=moe, sliding_mla=_read_mla(swa), sliding_heads=0 if heads == fields["heads"] else heads,
+                head_gate=True, rope_norm=True, indexer=dataclasses.replace(fields["indexer"], key_e=4))
 
 
 def _read_inkling(config: Mapping[str, object], fields: Mapping[str, Any], two: bool) -> dict[str, Any]:

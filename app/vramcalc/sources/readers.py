@@ -235,6 +235,7 @@ class Reader:
     gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
     inkling: int = 0  # Inkling (1), Inkling 2 (2): sliding layers of their own heads and sizes (swa_*), relative
     # logits, four short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
+    dots3: bool = False  # Dots3: sliding layers of their own MLA sizes, the indexer on indexed layers only
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
@@ -560,6 +561,20 @@ READERS: dict[str, Reader] = {
                                             "d_rel", "rel_extent", "conv_kernel_size", "local_layer_ids", "layer_types",
                                             "dense_intermediate_size", "dense_mlp_idx", "unpadded_vocab_size",
                                             "num_mtp_layers", "rms_norm_eps", "route_scale", "shared_expert_sink"})),
+    # Dots3 (Dots3NoteForCausalLM; the text model of Dots3NoteForConditionalGeneration, whose released files keep
+    # the text keys at the top): MLA with a gate per head and a normed rotary key, sliding layers of their own sizes
+    # (per_layer_config or swa_*), DSA's indexer on the indexed layers, DeepSeek's experts beside a shared MLP
+    "dots3_note_text": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True, sliding=Sliding.TYPES, dots3=True,
+                              aliases=(("sliding_window_size", "sliding_window"),
+                                       ("num_local_experts", "n_routed_experts"),
+                                       ("moe_shared_expert_intermediate_size", "shared_experts_intermediate_size")),
+                              extra=frozenset({"per_layer_config", "use_dsa", "use_sliding_window", "swa_head_dim",
+                                               "shared_experts_intermediate_size", "first_k_dense_replace",
+                                               "moe_layer_freq", "rms_norm_eps", "n_group", "topk_group",
+                                               "routed_scaling_factor", *("swa_" + k for k in (
+                                                   "num_attention_heads", "num_key_value_heads", "q_lora_rank",
+                                                   "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                                                   "v_head_dim"))})),
     # Inkling 2 (Inkling2ForCausalLM): Inkling's layers, untied head and keys with an output gate (gate_proj), a sink
     # logit per head from h (sink_proj), learned q and relative-state clip scales in place of q/k norms, full layers'
     # separate q/k/v input norms and input-dependent k/v taps, attention-residual queries; no shared or dense MLPs
@@ -683,6 +698,7 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "exaone4_5": "exaone4", "minimax_m3_vl": "minimax_m3_vl_text",
               "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
               "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text",
+              "dots3_note": "dots3_note_text",  # Dots3NoteConfig: the released files' text keys at the top
               "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
 # transformers 5.23 ties by the wrapper's key, not its text_config's

@@ -126,11 +126,14 @@ class Indexer:
     # full layer's top-k and have no indexer, no weights and no keys (GlmMoeDsaAttention.skip_topk)
     from_hidden: bool = False  # MiniMax-M3 (MiniMaxM3VLIndexer): queries from the layer's input, RMSNorms over q
     # and k, a block's best key chosen; vLLM keeps its keys as they are (MiniMaxM3IndexerCache: bf16, no scales)
+    key_e: int = 0  # bytes of a key value in transformers' cache, 0: the compute type's (Dots3: 4, its indexed
+    # layers' rotary tables made from fp32 embeddings, Dots3NoteTextModel.forward)
 
     def key_bytes_per_token(self, e: int, *, fp8_packed: bool) -> int:
         """One layer's indexer key for one token: `head_dim` values of `e` bytes, or vLLM's fp8 layout,
         `head_dim + head_dim // 128 * 4` bytes (the fp8 values and one 4-byte scale per 128)."""
-        return self.head_dim + self.head_dim // 128 * 4 if fp8_packed and not self.from_hidden else self.head_dim * e
+        return (self.head_dim + self.head_dim // 128 * 4 if fp8_packed and not self.from_hidden
+                else self.head_dim * (self.key_e or e))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -385,6 +388,8 @@ class ModelSpec:
     sliding_window: int = 0
     attention_chunk: int = 0
     mla: Mla | None = None
+    sliding_mla: Mla | None = None  # Dots3: the sliding layers' own MLA sizes (their heads: sliding_heads)
+    rope_norm: bool = False  # Dots3 (k_rope_only_layernorm): an RMSNorm over MLA's rotary key
     full_kv_heads: int = 0  # Gemma 4: the full-attention layers' own KV heads and head size (0: as the others)
     full_head_dim: int = 0
     full_k_eq_v: bool = False  # Gemma 4 (attention_k_eq_v): full layers have no v_proj; their keys are the values
@@ -615,6 +620,10 @@ class ModelSpec:
     def heads_of(self, kind: AttentionKind) -> int:
         return self.sliding_heads if kind is AttentionKind.SLIDING and self.sliding_heads else self.heads
 
+    def mla_of(self, kind: AttentionKind) -> Mla:
+        assert self.mla is not None
+        return self.sliding_mla if kind is AttentionKind.SLIDING and self.sliding_mla else self.mla
+
     def kv_heads_of(self, kind: AttentionKind) -> int:
         return self.full_kv_heads if kind is AttentionKind.FULL and self.full_kv_heads else self.kv_heads
 
@@ -622,7 +631,7 @@ class ModelSpec:
         """Values one layer of `kind` caches per token: K and V of its KV heads × head size (both kept
         where the keys are the values: transformers' cache stores what it is given twice), or MLA's latent."""
         if self.mla is not None:
-            return self.mla.latent_width
+            return self.mla_of(kind).latent_width
         if self.compressed is not None:  # DeepSeek-V4: one head, its keys are its values, cached once
             return self.head_dim
         return self.kv_heads_of(kind) * (self.head_dim_of(kind) + self.v_dim_of(kind))

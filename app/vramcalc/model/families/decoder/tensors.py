@@ -312,8 +312,8 @@ def fp32_kept_params(spec: ModelSpec) -> int:
 
 def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     """DeepSeek-V2/V3 attention: q through a low-rank pair (or directly), K/V from a latent."""
-    mla, h, a = spec.mla, spec.hidden, spec.heads
-    assert mla is not None  # layer_tensors calls it only for MLA models
+    kind = spec.kinds[index]
+    mla, h, a = spec.mla_of(kind), spec.hidden, spec.heads_of(kind)
     q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
     rope = 0 if index in spec.nope_layers else mla.qk_rope_head_dim  # MistralLarge4TextAttention: no RoPE, no k_rot
     bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
@@ -334,6 +334,8 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     ]
     if spec.head_gate:  # BailingHybridAttention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", a, h, Role.ATTENTION)
+    if spec.rope_norm:
+        tensors.append(Tensor(p + "attn_k_rope_norm.weight", (rope,), Role.NORM))
     if spec.gate_apart:  # HYV4Attention: gate_proj, a sigmoid gate per value channel, and a sink per head
         tensors += _linear(p + "attn_gate", a * mla.v_head_dim, h, Role.ATTENTION)
     if spec.sinks:
