@@ -355,6 +355,18 @@ CASES: dict[str, tuple[dict, dict]] = {
                           "intermediate_size": 1024, "n_routed_experts": 8, "num_experts_per_tok": 2,
                           "n_shared_experts": 1, "moe_intermediate_size": 256, "vocab_size": 32000,
                           "tie_word_embeddings": True}),
+    # GLM-5.3: the perturbed one with Kimi's linear_attn_config, its own layer kinds ("full_attention" read as
+    # indexed), an index_topk_pattern with a shared layer, other MLA, pool, stream and expert sizes
+    "glm5_next_text": ({}, {"num_hidden_layers": 6, "hidden_size": 512, "intermediate_size": 1024,
+                            "num_attention_heads": 8, "num_key_value_heads": 8, "q_lora_rank": 128, "kv_lora_rank": 64,
+                            "qk_nope_head_dim": 32, "v_head_dim": 48,
+                            "linear_attn_config": {"num_heads": 4, "head_dim": 32, "short_conv_kernel_size": 3},
+                            "layer_types": ["linear_attention", "full_attention", "linear_attention",
+                                            "linear_attention", "full_attention", "full_attention"],
+                            "index_topk_pattern": "FFFFFS", "index_n_heads": 4, "index_head_dim": 32,
+                            "index_topk": 64, "index_kpool": 8, "hc_mult": 3, "n_routed_experts": 8,
+                            "num_experts_per_tok": 2, "moe_intermediate_size": 128, "n_shared_experts": 2,
+                            "vocab_size": 32000, "pad_token_id": 0}),
     # Dots3: the perturbed one as its released files give it (top-level keys, "full_attention" layers read as
     # indexed, swa_* sizes, sliding_window_size, first_k_dense_replace, the shared MLP's own width), with other
     # sizes everywhere, biases, two shared experts and a tied head
@@ -475,7 +487,7 @@ CASES: dict[str, tuple[dict, dict]] = {
     "openai-gpt": ({}, {"n_layer": 3, "n_embd": 512, "n_head": 8, "n_positions": 300, "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
-WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}
+WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}
 
 
 def text_params(config) -> int:

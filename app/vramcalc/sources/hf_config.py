@@ -208,6 +208,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _zamba_config(config, reader.mamba is MambaKeys.ZAMBA)
     if reader.mamba is not None:
         config = _mamba_layer_types(config, reader.mamba)
+    if reader.glm5:
+        config = _glm5_config(config)
     if reader.kda:
         config = _kda_config(config, reader.kda)
     if reader.falcon:
@@ -445,7 +447,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields["indexer"] = Indexer(heads=_int(config, "index_n_heads", 1, MAX_HEADS),
                                     head_dim=_int(config, "index_head_dim", 1, MAX_DIM),
                                     topk=_int(config, "index_topk", 1, MAX_POSITIONS, default=2048),
-                                    shared=_indexer_shared(config, layers, 4 if reader.hyper else 1))
+                                    shared=_indexer_shared(config, layers, 4 if reader.hyper > reader.glm5 else 1),
+                                    kpool=_int(config, "index_kpool", 1, MAX_DIM, default=16) if reader.glm5 else 0)
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions, per_layer=reader.moe is not None))
     if reader.gated_norm:
@@ -459,6 +462,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                             router=_int(config, "router_hidden_size", 1, MAX_DIM, default=256))
     if reader.hyper:
         fields["hyper"] = _int(config, "hc_mult", 1, MAX_HEADS, default=4)
+        fields["hyper_comb"] = reader.glm5
     if reader.compressed:
         groups = _int(config, "o_groups", 1, heads, default=8)
         if heads % groups:
@@ -1156,6 +1160,21 @@ def _falcon(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, obj
     return config, dataclasses.replace(reader, norms_per_layer=norms, block=Block.PHI if parallel else Block.LLAMA)
 
 
+def _glm5_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A GLM-5.3 text config as Glm5NextTextConfig.__post_init__ reads it: layer_types (KDA "linear_attention" but
+    every 4th layer from the 4th, "full_attention" read as "indexed_attention"), three dense layers first; its
+    head_dim is qk_rope_head_dim (0), read as the query head's nope + rope."""
+    config = dict(config)
+    config["head_dim"] = _int(config, "qk_nope_head_dim", 1, MAX_DIM) + _int(config, "qk_rope_head_dim", 0, MAX_DIM)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    types = config.get("layer_types") or ["indexed_attention" if i % 4 == 3 else "linear_attention"
+                                          for i in range(layers)]
+    if isinstance(types, list):
+        config["layer_types"] = ["indexed_attention" if t == "full_attention" else t for t in types]
+    config.setdefault("mlp_layer_types", ["dense" if i < 3 else "sparse" for i in range(layers)])
+    return config
+
+
 def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]:
     """A Kimi Delta Attention hybrid's config in the keys the readers know, as its config class reads it, the
     experts as DeepSeek names them. Kimi Linear (KimiLinearConfig.__post_init__): the heads, head size and
@@ -1450,7 +1469,7 @@ def _read_mla(config: Mapping[str, object]) -> Mla:
         q_lora_rank=0 if q_lora is None else _int(config, "q_lora_rank", 1, MAX_DIM),
         kv_lora_rank=_int(config, "kv_lora_rank", 1, MAX_DIM),
         qk_nope_head_dim=_int(config, "qk_nope_head_dim", 0, MAX_DIM),
-        qk_rope_head_dim=_int(config, "qk_rope_head_dim", 1, MAX_DIM),
+        qk_rope_head_dim=_int(config, "qk_rope_head_dim", 0, MAX_DIM),  # GLM-5.3: 0, no RoPE
         v_head_dim=_int(config, "v_head_dim", 1, MAX_DIM),
     )
 

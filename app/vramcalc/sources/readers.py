@@ -235,6 +235,7 @@ class Reader:
     gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
     inkling: int = 0  # Inkling (1), Inkling 2 (2): sliding layers of their own heads and sizes (swa_*), relative
     # logits, four short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
+    glm5: bool = False  # GLM-5.3: KDA layers, MLA without RoPE, mHC streams, a pooled indexer (_glm5_config)
     dots3: bool = False  # Dots3: sliding layers of their own MLA sizes, the indexer on indexed layers only
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
@@ -561,6 +562,14 @@ READERS: dict[str, Reader] = {
                                             "d_rel", "rel_extent", "conv_kernel_size", "local_layer_ids", "layer_types",
                                             "dense_intermediate_size", "dense_mlp_idx", "unpadded_vocab_size",
                                             "num_mtp_layers", "rms_norm_eps", "route_scale", "shared_expert_sink"})),
+    # GLM-5.3 (the text model of Glm5NextForConditionalGeneration): Kimi's KDA layers and MLA without RoPE, DSA's
+    # indexer (shared on indexer_types' "shared" layers) scoring pools of index_kpool keys, mHC streams (hc_mult)
+    "glm5_next_text": Reader(mla=True, linear=True, kda="kimi", moe=MoeKeys.DEEPSEEK, indexer=True, hyper=True,
+                             glm5=True, aliases=(("num_local_experts", "n_routed_experts"),),
+                             extra=frozenset({"linear_attn_config", "linear_num_heads", "linear_head_dim", "hc_mult",
+                                              "hc_eps", "hc_sinkhorn_iters", "index_kpool", "swiglu_limit",
+                                              "linear_lower_bound", "rms_norm_eps", "n_group", "topk_group",
+                                              "routed_scaling_factor", "index_kpool_always_select_tail"})),
     # Dots3 (Dots3NoteForCausalLM; the text model of Dots3NoteForConditionalGeneration, whose released files keep
     # the text keys at the top): MLA with a gate per head and a normed rotary key, sliding layers of their own sizes
     # (per_layer_config or swa_*), DSA's indexer on the indexed layers, DeepSeek's experts beside a shared MLP

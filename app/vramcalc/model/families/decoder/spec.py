@@ -126,6 +126,8 @@ class Indexer:
     # full layer's top-k and have no indexer, no weights and no keys (GlmMoeDsaAttention.skip_topk)
     from_hidden: bool = False  # MiniMax-M3 (MiniMaxM3VLIndexer): queries from the layer's input, RMSNorms over q
     # and k, a block's best key chosen; vLLM keeps its keys as they are (MiniMaxM3IndexerCache: bf16, no scales)
+    kpool: int = 0  # GLM-5.3 (Glm5NextTextIndexer): keys scored in pools of kpool, a gate score per key channel
+    # (index_kpool_compress_gate, _ape); its cache packs key, gate scores and a valid flag per token
     key_e: int = 0  # bytes of a key value in transformers' cache, 0: the compute type's (Dots3: 4, its indexed
     # layers' rotary tables made from fp32 embeddings, Dots3NoteTextModel.forward)
 
@@ -133,7 +135,7 @@ class Indexer:
         """One layer's indexer key for one token: `head_dim` values of `e` bytes, or vLLM's fp8 layout,
         `head_dim + head_dim // 128 * 4` bytes (the fp8 values and one 4-byte scale per 128)."""
         return (self.head_dim + self.head_dim // 128 * 4 if fp8_packed and not self.from_hidden
-                else self.head_dim * (self.key_e or e))
+                else (self.head_dim * (2 if self.kpool else 1) + bool(self.kpool)) * (self.key_e or e))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -408,6 +410,8 @@ class ModelSpec:
     inkling: Inkling | None = None  # Inkling: relative logits, four short convolutions a layer, routed shared experts
     cca: Cca | None = None  # ZAYA: convolutional q/k, a delayed value half, residual scalings, an MLP router
     hyper: int = 0  # Hy4 (HYV4HyperConnection): the residual streams mixed before and after each block (0: none)
+    hyper_comb: bool = False  # GLM-5.3 (Glm5NextTextHyperConnection): a comb mix too ((2 + n) × n rows, three
+    # scales) and an unweighted mean at the head (no parameters)
     repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
     # decoder architecture broadcasts them before its cache; vLLM and llama.cpp keep the KV heads)
     sliding_heads: int = 0  # Step 3.5/3.7: the sliding layers' own query heads (0: as the others)

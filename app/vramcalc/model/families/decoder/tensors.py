@@ -48,7 +48,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         first += [Tensor("altup_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION),
                   Tensor("altup_unembd_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION)]
     last = []
-    if n := spec.compressed.hc_mult if spec.compressed else spec.hyper:  # DeepseekV4HyperHead, HYV4HyperHead
+    # DeepseekV4HyperHead, HYV4HyperHead (GLM-5.3's a mean: no parameters)
+    if n := spec.compressed.hc_mult if spec.compressed else spec.hyper * (not spec.hyper_comb):
         last += [Tensor("output_hc_fn.weight", (n, n * h), Role.NORM),
                  Tensor("output_hc_base.weight", (n,), Role.NORM), Tensor("output_hc_scale.weight", (1,), Role.NORM)]
     if spec.inkling is not None and spec.inkling.two:  # Inkling2TextModel.final_input
@@ -160,10 +161,10 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
                     + _linear(p + "laurel_r", h, spec.laurel_rank, Role.ATTENTION)
                     + _norm(p + "laurel_post_norm", h, spec.norm))
     for name in ("hc_attn", "hc_ffn") if spec.hyper else ():  # HYV4HyperConnection: pre and post mixes, 2 scales
-        n = spec.hyper
-        tensors += [Tensor(f"{p}{name}_fn.weight", (2 * n, n * h), Role.NORM),
-                    Tensor(f"{p}{name}_base.weight", (2 * n,), Role.NORM),
-                    Tensor(f"{p}{name}_scale.weight", (2,), Role.NORM)]
+        n, comb = spec.hyper, spec.hyper_comb  # Glm5NextTextHyperConnection: a comb of n × n and its scale too
+        tensors += [Tensor(f"{p}{name}_fn.weight", ((2 + comb * n) * n, n * h), Role.NORM),
+                    Tensor(f"{p}{name}_base.weight", ((2 + comb * n) * n,), Role.NORM),
+                    Tensor(f"{p}{name}_scale.weight", (2 + comb,), Role.NORM)]
     if index >= spec.layers - spec.mtp_built:
         tensors += mtp_tensors(spec, p)
     return tensors
@@ -307,7 +308,7 @@ def fp32_kept_params(spec: ModelSpec) -> int:
     lm_head, the hyper-connections' fn, base and scale, sinks, the indexer's weights_proj and k_norm)."""
     kept = ("hc_", "attn_sinks", "indexer.proj", "indexer.k_norm")
     return sum(t.numel for t in model_tensors(spec) if t.name == "output.weight" or any(k in t.name for k in kept)
-               ) if spec.hyper else 0
+               ) if spec.hyper and not spec.hyper_comb else 0
 
 
 def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
@@ -349,6 +350,9 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
                     *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
                     *_norm(p + "indexer.k_norm", ix.head_dim, Norm.LAYER),
                     *_linear(p + "indexer.proj", ix.heads, h, Role.ATTENTION)]
+        if ix.kpool:  # Glm5NextTextIndexer: index_kpool_compress_ape and _gate
+            tensors += [Tensor(p + "indexer.pool_ape", (ix.kpool, ix.head_dim), Role.NORM),
+                        *_linear(p + "indexer.pool_gate", ix.head_dim, h, Role.ATTENTION)]
         if spec.softmax_scaling:  # MistralLarge4TextIndexer: q_input_norm (a LayerNorm over h), its softmax scaling
             tensors += [*_norm(p + "indexer.q_input_norm", h, Norm.LAYER),
                         Tensor(p + "indexer.softmax_scale", (ix.heads,), Role.NORM),
