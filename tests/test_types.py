@@ -61,11 +61,13 @@ def test_an_unknown_layer_kind_is_estimated_and_named_never_refused():
 
 
 def test_an_unknown_type_with_head_dim_zero_is_estimated_not_refused():
-    """Glm5NextTextConfig sets head_dim to qk_rope_head_dim, 0 for GLM-5.3 (no RoPE): read as absent."""
-    config = {"model_type": "glm5_next_text", "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+    """Glm5NextTextConfig sets head_dim to qk_rope_head_dim, 0 for GLM-5.3 (no RoPE): a type not read that does the
+    same has it read as absent (GLM-5.3 itself is read: its query head's width)."""
+    assert from_hf_config(_case("glm5_next_text/perturbed")).head_dim == 32
+    config = {"model_type": "glm9_next_text", "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
               "intermediate_size": 1024, "vocab_size": 1000, "head_dim": 0}
     spec = from_hf_config(config)
-    assert spec.head_dim == 64 and any("glm5_next_text" in ENGLISH.say(a) for a in spec.assumptions)
+    assert spec.head_dim == 64 and any("glm9_next_text" in ENGLISH.say(a) for a in spec.assumptions)
 
 
 def test_the_dsa_indexer_keeps_a_key_per_token_beside_mlas_latent():
@@ -992,3 +994,48 @@ def test_aria_text_has_experts_and_shared_experts_of_intermediate_size_in_every_
     wrapped = from_hf_config({"model_type": "aria", "text_config": config, "vision_config": {"hidden_size": 1152}})
     assert param_count(wrapped) == param_count(spec) and not wrapped.assumptions
     assert _kv(config, "transformers", seq="7") == 10_752
+
+
+def test_inkling2_keeps_four_fp32_convolution_windows_per_layer_its_dynamic_ones_too():
+    """Inkling 2 (inkling2_text/perturbed: layers 0, 3 and 6 full of 2 × 64, the others sliding of 4 × 32, window
+    64, conv_kernel_size 3): each layer's two k/v convolutions (static or input-dependent taps) and two on attention's
+    and the MLP's output keep their last 3 inputs in fp32. transformers 5.23 (bf16) kept 132,640 bytes at 7 tokens
+    (32 of them the sliding layers' int64 window scalars); after a 100-token prompt and one decode step 393,760."""
+    config = _case("inkling2_text/perturbed")
+    spec = from_hf_config(config)
+    assert spec.inkling is not None and spec.inkling.two and not spec.tie_embeddings
+    state = 7 * (2 * 128 + 2 * 512) * 3 * 4
+    assert spec.recurrent_state_bytes(2) == state == 107_520
+    assert _kv(config, "transformers", seq="7") == 132_640 - 32 == 7 * 7 * 2 * 128 * 2 + state
+    assert _kv(config, "transformers", seq="101") == 393_760 - 32 == (3 * 101 + 4 * 64) * 2 * 128 * 2 + state
+    wrapped = {"model_type": "inkling2", "text_config": config, "vision_config": {}}
+    assert param_count(from_hf_config(wrapped)) == param_count(spec) == 60_858_432
+
+
+def test_dots3_caches_each_layer_kinds_latent_and_fp32_indexer_keys_on_indexed_layers_only():
+    """Dots3 (dots3_note_text/perturbed, as its released files give it): layers 0, 2 and 5 indexed MLA of latent
+    64 + rope 16, the others sliding MLA of 128 + 32 keeping 65 tokens (sliding_window_size); the indexer's keys (32)
+    on the indexed layers only, in fp32 (Dots3NoteTextModel makes their rotary tables from fp32 embeddings).
+    transformers 5.23 (bf16) kept 12,792 bytes at 7 tokens and 149,688 after a 100-token prompt and one decode step,
+    24 of them the sliding layers' int64 window scalars."""
+    config = _case("dots3_note_text/perturbed")
+    spec = from_hf_config(config)
+    assert spec.indexer is not None and spec.indexer.shared == {1, 3, 4} and spec.sliding_window == 65
+    assert _kv(config, "transformers", seq="7") == 12_792 - 24 == 3 * 7 * (80 + 160) * 2 + 3 * 7 * 32 * 4
+    assert _kv(config, "transformers", seq="101") == 149_688 - 24 == (3 * 101 * 80 + 3 * 65 * 160) * 2 + 3 * 101 * 128
+    # the wrapper, with its text keys at the top as the released files keep them
+    assert param_count(from_hf_config({**config, "model_type": "dots3_note"})) == param_count(spec) == 28_977_568
+
+
+def test_glm5_next_keeps_kda_states_latents_and_packed_pooled_indexer_rows():
+    """GLM-5.3 (glm5_next_text/perturbed): three KDA layers (4 heads of 32, kernel 3) keep a bf16 window of 3 inputs
+    over q, k and v and an fp32 state per head; three MLA layers a latent of 64 (no RoPE) per token; the two that run
+    their own indexer (layer 5 shares layer 4's) a packed row per token of key, gate scores (32 each) and a valid
+    flag in bf16. transformers 5.23 (bf16) kept 60,572 bytes at 7 tokens and 121,108 after 100 + 1."""
+    config = _case("glm5_next_text/perturbed")
+    spec = from_hf_config(config)
+    assert spec.indexer is not None and spec.indexer.kpool == 8 and spec.hyper == 3 and spec.hyper_comb
+    state = 3 * (384 * 3 * 2 + 4 * 32 * 32 * 4)
+    assert spec.recurrent_state_bytes(2) == state == 56_064
+    assert _kv(config, "transformers", seq="7") == 60_572 == state + 3 * 7 * 64 * 2 + 2 * 7 * 65 * 2
+    assert _kv(config, "transformers", seq="101") == 121_108 == state + 3 * 101 * 64 * 2 + 2 * 101 * 65 * 2

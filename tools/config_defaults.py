@@ -41,6 +41,7 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    # MistralLarge4TextConfig.__post_init__: from index_topk_pattern, or index_topk_freq and offset
                    "mistral_large4_text": {"indexer_types"},
                    "hy_v4": {"indexer_types"},  # HYV4Config.__post_init__: layer 0 and every 4th from 1 full
+                   "glm5_next_text": {"indexer_types"},  # Glm5NextTextConfig: from index_topk_pattern or freq
                    "laguna": {"num_attention_heads_per_layer"},  # LagunaConfig: num_attention_heads per layer
                    # from multi_query and attn_config.kv_n_heads; RwkvConfig: 4 × hidden_size
                    "gpt_bigcode": {"num_key_value_heads"}, "dbrx": {"num_key_value_heads"},
@@ -56,8 +57,10 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
 # (AXK1Config and AXK2Config.__post_init__: mlp_layer_types from first_k_dense_replace)
 # keys a type reads that are not memory keys for every type (Gemma 2's hub files carry a sliding_window_size its
 # class ignores): InklingTextConfig's window, under the name its to_dict() gives it
-EXTRA_BY_TYPE = {"inkling_text": {"sliding_window_size"}}
-POPPED_BY_TYPE = {"axk1": {"first_k_dense_replace": 1}, "axk2": {"first_k_dense_replace": 1}}
+EXTRA_BY_TYPE = {"inkling_text": {"sliding_window_size"}, "inkling2_text": {"sliding_window_size"},
+                 "dots3_note_text": {"shared_experts_intermediate_size", "index_topk"}}
+POPPED_BY_TYPE = {"axk1": {"first_k_dense_replace": 1}, "axk2": {"first_k_dense_replace": 1},
+                  "dots3_note_text": {"first_k_dense_replace": 1}}  # Dots3NoteTextConfig.__post_init__ too
 
 
 def main(argv: list[str]) -> None:

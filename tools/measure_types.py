@@ -356,6 +356,44 @@ CASES: dict[str, tuple[dict, dict]] = {
                           "intermediate_size": 1024, "n_routed_experts": 8, "num_experts_per_tok": 2,
                           "n_shared_experts": 1, "moe_intermediate_size": 256, "vocab_size": 32000,
                           "tie_word_embeddings": True}),
+    # GLM-5.3: the perturbed one with Kimi's linear_attn_config, its own layer kinds ("full_attention" read as
+    # indexed), an index_topk_pattern with a shared layer, other MLA, pool, stream and expert sizes
+    "glm5_next_text": ({}, {"num_hidden_layers": 6, "hidden_size": 512, "intermediate_size": 1024,
+                            "num_attention_heads": 8, "num_key_value_heads": 8, "q_lora_rank": 128, "kv_lora_rank": 64,
+                            "qk_nope_head_dim": 32, "v_head_dim": 48,
+                            "linear_attn_config": {"num_heads": 4, "head_dim": 32, "short_conv_kernel_size": 3},
+                            "layer_types": ["linear_attention", "full_attention", "linear_attention",
+                                            "linear_attention", "full_attention", "full_attention"],
+                            "index_topk_pattern": "FFFFFS", "index_n_heads": 4, "index_head_dim": 32,
+                            "index_topk": 64, "index_kpool": 8, "hc_mult": 3, "n_routed_experts": 8,
+                            "num_experts_per_tok": 2, "moe_intermediate_size": 128, "n_shared_experts": 2,
+                            "vocab_size": 32000, "pad_token_id": 0}),
+    # Dots3: the perturbed one as its released files give it (top-level keys, "full_attention" layers read as
+    # indexed, swa_* sizes, sliding_window_size, first_k_dense_replace, the shared MLP's own width), with other
+    # sizes everywhere, biases, two shared experts and a tied head
+    "dots3_note_text": ({}, {"num_hidden_layers": 6, "hidden_size": 512, "intermediate_size": 1024,
+                             "num_attention_heads": 8, "num_key_value_heads": 8, "q_lora_rank": 128,
+                             "kv_lora_rank": 64, "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 32,
+                             "swa_num_attention_heads": 4, "swa_num_key_value_heads": 4, "swa_q_lora_rank": 96,
+                             "swa_kv_lora_rank": 128, "swa_qk_nope_head_dim": 48, "swa_qk_rope_head_dim": 32,
+                             "swa_head_dim": 80, "swa_v_head_dim": 40, "sliding_window_size": 65,
+                             "layer_types": ["full_attention", "sliding_attention", "full_attention",
+                                             "sliding_attention", "sliding_attention", "full_attention"],
+                             "index_n_heads": 4, "index_head_dim": 32, "n_routed_experts": 8, "num_experts_per_tok": 2,
+                             "moe_intermediate_size": 128, "n_shared_experts": 2,
+                             "moe_shared_expert_intermediate_size": 96, "first_k_dense_replace": 2,
+                             "attention_bias": True, "tie_word_embeddings": True, "vocab_size": 32000,
+                             "pad_token_id": 0}),
+    # Inkling 2: the perturbed one with sliding layers of their own heads, KV heads and head size, its own layer
+    # kinds (a full first layer), window, extent, d_rel, kernel and block length; a tie_word_embeddings it ignores
+    "inkling2_text": ({}, {"num_hidden_layers": 7, "hidden_size": 512, "num_attention_heads": 8,
+                           "num_key_value_heads": 2, "head_dim": 64, "swa_num_attention_heads": 12,
+                           "swa_num_key_value_heads": 4, "swa_head_dim": 32, "sliding_window_size": 64,
+                           "rel_extent": 96, "d_rel": 8, "conv_kernel_size": 3, "n_layers_per_attn_res_block": 3,
+                           "layer_types": ["hybrid", "hybrid_sliding", "hybrid_sliding", "hybrid",
+                                           "hybrid_sliding", "hybrid_sliding", "hybrid"],
+                           "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 256,
+                           "vocab_size": 32000, "tie_word_embeddings": True}),
     # ZAYA: the perturbed one with sliding layers, other kernels, another router width, biases (q/k/v/o and the
     # head's), an untied head
     "zaya": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "num_attention_heads": 8, "num_key_value_heads": 2,
@@ -462,7 +500,7 @@ CASES: dict[str, tuple[dict, dict]] = {
                        "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
-WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4"}
+WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}
 
 
 def text_params(config) -> int:

@@ -115,7 +115,7 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
         else:
             cells = swa_cells if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED) else n_ctx
             if spec.mla is not None:  # the indexer's keys (llama_kv_cache_dsa): K only, at type_k
-                width = spec.mla.latent_width + (spec.indexer.head_dim if spec.indexer else 0)
+                width = spec.mla_of(kind).latent_width + (spec.indexer.head_dim if spec.indexer else 0)
                 size = n_seq * type_k.bytes_for(cells * width)
             else:
                 k_width = spec.k_width(kind)

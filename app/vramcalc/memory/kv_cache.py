@@ -44,7 +44,7 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
     for kind, _ in model.kind_counts():
         if not kind.caches_tokens:
             continue
-        per_token = (phrase("kv_cache.mla_width", width=model.mla.latent_width) if model.mla
+        per_token = (phrase("kv_cache.mla_width", width=model.mla_of(kind).latent_width) if model.mla
                      else phrase("kv_cache.k_is_v", head_dim=model.head_dim) if model.compressed
                      else phrase("kv_cache.kv_width", kv_heads=model.kv_heads_of(kind),
                                  head_dim=model.head_dim_of(kind)) if not model.v_head_dim

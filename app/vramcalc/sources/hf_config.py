@@ -209,6 +209,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _zamba_config(config, reader.mamba is MambaKeys.ZAMBA)
     if reader.mamba is not None:
         config = _mamba_layer_types(config, reader.mamba)
+    if reader.glm5:
+        config = _glm5_config(config)
     if reader.kda:
         config = _kda_config(config, reader.kda)
     if reader.falcon:
@@ -225,6 +227,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _minimax3_config(config)
     if reader.inkling:
         config = _inkling_config(config)
+    if reader.dots3:
+        config = _dots3_config(config)
     if reader.lightning:
         config = _minimax_config(config)
     if reader.griffin:
@@ -450,7 +454,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields["indexer"] = Indexer(heads=_int(config, "index_n_heads", 1, MAX_HEADS),
                                     head_dim=_int(config, "index_head_dim", 1, MAX_DIM),
                                     topk=_int(config, "index_topk", 1, MAX_POSITIONS, default=2048),
-                                    shared=_indexer_shared(config, layers, 4 if reader.hyper else 1))
+                                    shared=_indexer_shared(config, layers, 4 if reader.hyper > reader.glm5 else 1),
+                                    kpool=_int(config, "index_kpool", 1, MAX_DIM, default=16) if reader.glm5 else 0)
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions, per_layer=reader.moe is not None))
     if reader.gated_norm:
@@ -464,6 +469,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                             router=_int(config, "router_hidden_size", 1, MAX_DIM, default=256))
     if reader.hyper:
         fields["hyper"] = _int(config, "hc_mult", 1, MAX_HEADS, default=4)
+        fields["hyper_comb"] = reader.glm5
     if reader.compressed:
         groups = _int(config, "o_groups", 1, heads, default=8)
         if heads % groups:
@@ -499,8 +505,10 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields.update(_read_step3p5(config, fields, assumptions))
     if reader.laguna:
         fields.update(_read_laguna(config, fields, assumptions))
+    if reader.dots3:
+        fields.update(_read_dots3(config, fields))
     if reader.inkling:
-        fields.update(_read_inkling(config, fields))
+        fields.update(_read_inkling(config, fields, two=reader.inkling == 2))
     if reader.gemma3n:
         fields.update(_read_gemma3n(config, fields))
     if reader.mamba is not None:
@@ -901,11 +909,58 @@ def _inkling_config(config: Mapping[str, object]) -> dict[str, object]:
     return config
 
 
-def _read_inkling(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
+def _dots3_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A Dots3 text config as Dots3NoteTextConfig.__post_init__ reads it: layer_types (when not given "indexed" at
+    layers 0, 1 and every 4th from 1, sliding elsewhere, unless use_sliding_window is false), "full_attention" read
+    as "indexed_attention" unless use_dsa is false or per_layer_config is given; the indexer on indexed layers only
+    (as indexer_types); the sliding layers' MLA sizes as swa_* keys, from per_layer_config over the model's keys or
+    from the swa_* keys (64 heads, q and kv ranks 1024, head_dim 256 of which nope 192, v 128 by default)."""
+    config = dict(config)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    per_layer = config.get("per_layer_config")
+    use_dsa = config.get("use_dsa", None if per_layer is not None else True)
+    slides = config.get("use_sliding_window", True)
+    types = config.get("layer_types") or ["sliding_attention" if slides and i > 1 and i % 4 != 1
+                                          else "indexed_attention" for i in range(layers)]
+    if not isinstance(types, list) or len(types) != layers:
+        raise ValidationError("layer_types", _short(types), f"expected a list of {layers} layer types")
+    if use_dsa is not None:
+        old, new = ("full_attention", "indexed_attention")[:: 1 if use_dsa else -1]
+        types = [new if t == old else t for t in types]
+    config |= {"layer_types": types, "indexer_types": ["full" if t == "indexed_attention" else "shared" for t in types]}
+    first = types.index("sliding_attention") if "sliding_attention" in types else -1
+    keys = ("num_attention_heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+    if isinstance(per_layer, Mapping):
+        entry = next((v for k, v in per_layer.items() if str(k).isdigit() and int(k) == first), None)
+        entry = entry if isinstance(entry, Mapping) else {}
+        config |= {"swa_" + k: entry.get(k, config.get(k)) for k in keys}
+    else:
+        for key, value in zip(keys, (64, 1024, 1024, 192, None, 128), strict=True):
+            config.setdefault("swa_" + key, value)
+        if config["swa_qk_rope_head_dim"] is None:
+            config["swa_qk_rope_head_dim"] = _int(config, "swa_head_dim", 1, MAX_DIM, default=256) - _int(
+                config, "swa_qk_nope_head_dim", 0, MAX_DIM)
+    return config
+
+
+def _read_dots3(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Dots3NoteTextAttention: MLA of the swa_* sizes on sliding layers, g_proj (a gate per head), an RMSNorm over
+    the rotary key (k_rope_only_layernorm); Dots3NoteTextMoE's shared MLP is n_shared_experts ×
+    shared_experts_intermediate_size wide. transformers keeps the indexer's keys in fp32 (measured)."""
+    moe, swa = fields["moe"], {k[4:]: v for k, v in config.items() if k.startswith("swa_")}
+    if moe is not None:
+        width = _int(config, "shared_experts_intermediate_size", 1, MAX_DIM, default=1536)
+        moe = dataclasses.replace(moe, shared_ffn=width * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=1))
+    heads = _int(config, "swa_num_attention_heads", 1, MAX_HEADS)
+    return dict(moe=moe, sliding_mla=_read_mla(swa), sliding_heads=0 if heads == fields["heads"] else heads,
+                head_gate=True, rope_norm=True, indexer=dataclasses.replace(fields["indexer"], key_e=4))
+
+
+def _read_inkling(config: Mapping[str, object], fields: Mapping[str, Any], two: bool) -> dict[str, Any]:
     """InklingAttention: a sliding layer's heads, KV heads and head size from the swa_* keys, a full layer's from
     num_attention_heads, num_key_value_heads and head_dim; d_rel and rel_extent; conv_kernel_size; the router's rows
     for n_shared_experts. InklingForCausalLM ties nothing (_tied_weights_keys = {}): lm_head is its own, whatever
-    tie_word_embeddings says."""
+    tie_word_embeddings says. Inkling 2 (`two`): no shared experts."""
     heads, kv, dim = fields["heads"], fields["kv_heads"], fields["head_dim"]
     swa_heads = _int(config, "swa_num_attention_heads", 1, MAX_HEADS, default=heads)
     swa_kv = _int(config, "swa_num_key_value_heads", 1, MAX_HEADS, default=kv)
@@ -918,7 +973,7 @@ def _read_inkling(config: Mapping[str, object], fields: Mapping[str, Any]) -> di
                 inkling=Inkling(kernel=_int(config, "conv_kernel_size", 1, MAX_DIM, default=4),
                                 d_rel=_int(config, "d_rel", 1, MAX_DIM, default=16),
                                 rel_extent=_int(config, "rel_extent", 1, MAX_POSITIONS, default=1024),
-                                shared=moe.shared_ffn // moe.ffn if moe is not None else 0))
+                                shared=moe.shared_ffn // moe.ffn if moe is not None else 0, two=two))
 
 
 def _step3p5_config(config: Mapping[str, object]) -> dict[str, object]:
@@ -1117,6 +1172,21 @@ def _falcon(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, obj
     norms = _int(config, "num_ln_in_parallel_attn", 1, 2, default=2 if new else 1) if parallel else 2
     config["repeated_kv_cache"] = new
     return config, dataclasses.replace(reader, norms_per_layer=norms, block=Block.PHI if parallel else Block.LLAMA)
+
+
+def _glm5_config(config: Mapping[str, object]) -> dict[str, object]:
+    """A GLM-5.3 text config as Glm5NextTextConfig.__post_init__ reads it: layer_types (KDA "linear_attention" but
+    every 4th layer from the 4th, "full_attention" read as "indexed_attention"), three dense layers first; its
+    head_dim is qk_rope_head_dim (0), read as the query head's nope + rope."""
+    config = dict(config)
+    config["head_dim"] = _int(config, "qk_nope_head_dim", 1, MAX_DIM) + _int(config, "qk_rope_head_dim", 0, MAX_DIM)
+    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    types = config.get("layer_types") or ["indexed_attention" if i % 4 == 3 else "linear_attention"
+                                          for i in range(layers)]
+    if isinstance(types, list):
+        config["layer_types"] = ["indexed_attention" if t == "full_attention" else t for t in types]
+    config.setdefault("mlp_layer_types", ["dense" if i < 3 else "sparse" for i in range(layers)])
+    return config
 
 
 def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]:
@@ -1425,7 +1495,7 @@ def _read_mla(config: Mapping[str, object]) -> Mla:
         q_lora_rank=0 if q_lora is None else _int(config, "q_lora_rank", 1, MAX_DIM),
         kv_lora_rank=_int(config, "kv_lora_rank", 1, MAX_DIM),
         qk_nope_head_dim=_int(config, "qk_nope_head_dim", 0, MAX_DIM),
-        qk_rope_head_dim=_int(config, "qk_rope_head_dim", 1, MAX_DIM),
+        qk_rope_head_dim=_int(config, "qk_rope_head_dim", 0, MAX_DIM),  # GLM-5.3: 0, no RoPE
         v_head_dim=_int(config, "v_head_dim", 1, MAX_DIM),
     )
 

@@ -233,8 +233,10 @@ class Reader:
     hyper: bool = False  # Hy4: hc_mult residual streams (HYV4HyperConnection), an indexer of its own every 4th layer
     moe_post_norm: bool = False  # A.X-K1: a norm over the MoE block's output (AXK1MoE.post_mlp_layernorm)
     gated_norm: bool = False  # A.X-K2: gated_norm_rank gates on its norms (AXK2GatedRMSNorm)
-    inkling: bool = False  # Inkling: sliding layers of their own heads and sizes (swa_*), relative logits, four
-    # short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
+    inkling: int = 0  # Inkling (1), Inkling 2 (2): sliding layers of their own heads and sizes (swa_*), relative
+    # logits, four short convolutions per layer, the router scoring the shared experts (hf_config._read_inkling)
+    glm5: bool = False  # GLM-5.3: KDA layers, MLA without RoPE, mHC streams, a pooled indexer (_glm5_config)
+    dots3: bool = False  # Dots3: sliding layers of their own MLA sizes, the indexer on indexed layers only
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     moa: bool = False  # JetMoE: attention experts (JetMoeMoA), num_key_value_heads × num_experts_per_tok heads
@@ -563,7 +565,7 @@ READERS: dict[str, Reader] = {
     # num_attention_heads, num_key_value_heads and head_dim, "hybrid_sliding" ones of the swa_* keys and
     # sliding_window_size; q/k RMSNorm per head, r_proj and a relative-logits table, four short convolutions; a
     # normed embedding; sigmoid-routed experts (DeepSeek's keys, mlp_layer_types) beside n_shared_experts stacked
-    "inkling_text": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.DEEPSEEK, inkling=True,
+    "inkling_text": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.DEEPSEEK, inkling=1,
                            qkv_bias=False, o_bias=False,
                            aliases=(("sliding_window_size", "sliding_window"),
                                     ("num_local_experts", "n_routed_experts"),
@@ -573,6 +575,40 @@ READERS: dict[str, Reader] = {
                                             "d_rel", "rel_extent", "conv_kernel_size", "local_layer_ids", "layer_types",
                                             "dense_intermediate_size", "dense_mlp_idx", "unpadded_vocab_size",
                                             "num_mtp_layers", "rms_norm_eps", "route_scale", "shared_expert_sink"})),
+    # GLM-5.3 (the text model of Glm5NextForConditionalGeneration): Kimi's KDA layers and MLA without RoPE, DSA's
+    # indexer (shared on indexer_types' "shared" layers) scoring pools of index_kpool keys, mHC streams (hc_mult)
+    "glm5_next_text": Reader(mla=True, linear=True, kda="kimi", moe=MoeKeys.DEEPSEEK, indexer=True, hyper=True,
+                             glm5=True, aliases=(("num_local_experts", "n_routed_experts"),),
+                             extra=frozenset({"linear_attn_config", "linear_num_heads", "linear_head_dim", "hc_mult",
+                                              "hc_eps", "hc_sinkhorn_iters", "index_kpool", "swiglu_limit",
+                                              "linear_lower_bound", "rms_norm_eps", "n_group", "topk_group",
+                                              "routed_scaling_factor", "index_kpool_always_select_tail"})),
+    # Dots3 (Dots3NoteForCausalLM; the text model of Dots3NoteForConditionalGeneration, whose released files keep
+    # the text keys at the top): MLA with a gate per head and a normed rotary key, sliding layers of their own sizes
+    # (per_layer_config or swa_*), DSA's indexer on the indexed layers, DeepSeek's experts beside a shared MLP
+    "dots3_note_text": Reader(mla=True, moe=MoeKeys.DEEPSEEK, indexer=True, sliding=Sliding.TYPES, dots3=True,
+                              aliases=(("sliding_window_size", "sliding_window"),
+                                       ("num_local_experts", "n_routed_experts"),
+                                       ("moe_shared_expert_intermediate_size", "shared_experts_intermediate_size")),
+                              extra=frozenset({"per_layer_config", "use_dsa", "use_sliding_window", "swa_head_dim",
+                                               "shared_experts_intermediate_size", "first_k_dense_replace",
+                                               "moe_layer_freq", "rms_norm_eps", "n_group", "topk_group",
+                                               "routed_scaling_factor", *("swa_" + k for k in (
+                                                   "num_attention_heads", "num_key_value_heads", "q_lora_rank",
+                                                   "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                                                   "v_head_dim"))})),
+    # Inkling 2 (Inkling2ForCausalLM): Inkling's layers, untied head and keys with an output gate (gate_proj), a sink
+    # logit per head from h (sink_proj), learned q and relative-state clip scales in place of q/k norms, full layers'
+    # separate q/k/v input norms and input-dependent k/v taps, attention-residual queries; no shared or dense MLPs
+    "inkling2_text": Reader(sliding=Sliding.TYPES, pattern=6, moe=MoeKeys.DEEPSEEK, inkling=2, attention_gate=True,
+                            gate_apart=True, softcap=True,
+                            aliases=(("sliding_window_size", "sliding_window"),
+                                     ("num_local_experts", "n_routed_experts"),
+                                     ("sconv_kernel_size", "conv_kernel_size")),
+                            extra=frozenset({"swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim",
+                                             "d_rel", "rel_extent", "conv_kernel_size", "layer_types",
+                                             "unpadded_vocab_size", "rms_norm_eps", "route_scale",
+                                             "n_layers_per_attn_res_block"})),
     # ZAYA (ZayaForCausalLM): CCA attention (convolutions over q and k, a delayed value half, a key scale per KV
     # head) on "hybrid" layers (full) and "hybrid_sliding" ones, every layer num_experts of moe_intermediate_size
     # (OLMoE's keys) routed top-1 by an MLP of router_hidden_size among them and a skip expert; the residual and
@@ -685,6 +721,7 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
               "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text", "aria": "aria_text",
               "phi4_multimodal": "phi3",  # Phi4MultimodalConfig: a Phi-3's keys at the top, towers beside
+              "dots3_note": "dots3_note_text",  # Dots3NoteConfig: the released files' text keys at the top
               "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
 # transformers 5.23 ties by the wrapper's key, not its text_config's

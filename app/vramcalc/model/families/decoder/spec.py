@@ -126,11 +126,16 @@ class Indexer:
     # full layer's top-k and have no indexer, no weights and no keys (GlmMoeDsaAttention.skip_topk)
     from_hidden: bool = False  # MiniMax-M3 (MiniMaxM3VLIndexer): queries from the layer's input, RMSNorms over q
     # and k, a block's best key chosen; vLLM keeps its keys as they are (MiniMaxM3IndexerCache: bf16, no scales)
+    kpool: int = 0  # GLM-5.3 (Glm5NextTextIndexer): keys scored in pools of kpool, a gate score per key channel
+    # (index_kpool_compress_gate, _ape); its cache packs key, gate scores and a valid flag per token
+    key_e: int = 0  # bytes of a key value in transformers' cache, 0: the compute type's (Dots3: 4, its indexed
+    # layers' rotary tables made from fp32 embeddings, Dots3NoteTextModel.forward)
 
     def key_bytes_per_token(self, e: int, *, fp8_packed: bool) -> int:
         """One layer's indexer key for one token: `head_dim` values of `e` bytes, or vLLM's fp8 layout,
         `head_dim + head_dim // 128 * 4` bytes (the fp8 values and one 4-byte scale per 128)."""
-        return self.head_dim + self.head_dim // 128 * 4 if fp8_packed and not self.from_hidden else self.head_dim * e
+        return (self.head_dim + self.head_dim // 128 * 4 if fp8_packed and not self.from_hidden
+                else (self.head_dim * (2 if self.kpool else 1) + bool(self.kpool)) * (self.key_e or e))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -311,6 +316,8 @@ class Inkling:
     d_rel: int
     rel_extent: int
     shared: int
+    two: bool = False  # Inkling 2: gates, sinks, clip scales, input-dependent k/v taps on full layers, q/k/v input
+    # norms, attention-residual queries (Inkling2BlockAttentionResidual); no dense MLPs, no router scale
 
     def state_values(self, kv_dim: int, hidden: int) -> int:
         """Values one layer keeps for one sequence: the four convolutions' windows (k and v of kv_dim, two of h)."""
@@ -385,6 +392,8 @@ class ModelSpec:
     sliding_window: int = 0
     attention_chunk: int = 0
     mla: Mla | None = None
+    sliding_mla: Mla | None = None  # Dots3: the sliding layers' own MLA sizes (their heads: sliding_heads)
+    rope_norm: bool = False  # Dots3 (k_rope_only_layernorm): an RMSNorm over MLA's rotary key
     full_kv_heads: int = 0  # Gemma 4: the full-attention layers' own KV heads and head size (0: as the others)
     full_head_dim: int = 0
     full_k_eq_v: bool = False  # Gemma 4 (attention_k_eq_v): full layers have no v_proj; their keys are the values
@@ -403,6 +412,8 @@ class ModelSpec:
     inkling: Inkling | None = None  # Inkling: relative logits, four short convolutions a layer, routed shared experts
     cca: Cca | None = None  # ZAYA: convolutional q/k, a delayed value half, residual scalings, an MLP router
     hyper: int = 0  # Hy4 (HYV4HyperConnection): the residual streams mixed before and after each block (0: none)
+    hyper_comb: bool = False  # GLM-5.3 (Glm5NextTextHyperConnection): a comb mix too ((2 + n) × n rows, three
+    # scales) and an unweighted mean at the head (no parameters)
     repeated_kv_cache: bool = False  # transformers caches K and V repeated to every query head (Falcon's new
     # decoder architecture broadcasts them before its cache; vLLM and llama.cpp keep the KV heads)
     sliding_heads: int = 0  # Step 3.5/3.7: the sliding layers' own query heads (0: as the others)
@@ -525,7 +536,8 @@ class ModelSpec:
         """Each layer's (attention kind, MoE or not, variant): what its shapes depend on. The variant is the
         indexer shared or not (0, 1) or DeepSeek-V4's compressor type (0 to 2), plus 4 on Gemma 3n/4's layers
         reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers, plus 16 on
-        MLA layers without RoPE (`nope_layers`), plus 32 on ZAYA's first layer (its router reads no earlier one's),
+        MLA layers without RoPE (`nope_layers`), plus 32 on ZAYA's first layer (its router reads no earlier one's)
+        and Inkling's (no attention-residual query),
         plus 32 × the adapters a layer holding a Zamba2 shared block holds."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
@@ -533,7 +545,7 @@ class ModelSpec:
         mtp = self.layers - self.mtp_built  # the MTP layers' own tensors (eh_proj, its norms): 8 more
         nope = self.nope_layers
         return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp)
-                      + 16 * (i in nope) + 32 * (i == 0 and self.cca is not None)
+                      + 16 * (i in nope) + 32 * (i == 0 and (self.cca is not None or self.inkling is not None))
                       + 32 * self.shared_block_adapters(i))
                      for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
@@ -614,6 +626,10 @@ class ModelSpec:
     def heads_of(self, kind: AttentionKind) -> int:
         return self.sliding_heads if kind is AttentionKind.SLIDING and self.sliding_heads else self.heads
 
+    def mla_of(self, kind: AttentionKind) -> Mla:
+        assert self.mla is not None
+        return self.sliding_mla if kind is AttentionKind.SLIDING and self.sliding_mla else self.mla
+
     def kv_heads_of(self, kind: AttentionKind) -> int:
         return self.full_kv_heads if kind is AttentionKind.FULL and self.full_kv_heads else self.kv_heads
 
@@ -621,7 +637,7 @@ class ModelSpec:
         """Values one layer of `kind` caches per token: K and V of its KV heads × head size (both kept
         where the keys are the values: transformers' cache stores what it is given twice), or MLA's latent."""
         if self.mla is not None:
-            return self.mla.latent_width
+            return self.mla_of(kind).latent_width
         if self.compressed is not None:  # DeepSeek-V4: one head, its keys are its values, cached once
             return self.head_dim
         return self.kv_heads_of(kind) * (self.head_dim_of(kind) + self.v_dim_of(kind))

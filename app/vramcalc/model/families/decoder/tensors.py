@@ -48,9 +48,12 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         first += [Tensor("altup_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION),
                   Tensor("altup_unembd_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION)]
     last = []
-    if n := spec.compressed.hc_mult if spec.compressed else spec.hyper:  # DeepseekV4HyperHead, HYV4HyperHead
+    # DeepseekV4HyperHead, HYV4HyperHead (GLM-5.3's a mean: no parameters)
+    if n := spec.compressed.hc_mult if spec.compressed else spec.hyper * (not spec.hyper_comb):
         last += [Tensor("output_hc_fn.weight", (n, n * h), Role.NORM),
                  Tensor("output_hc_base.weight", (n,), Role.NORM), Tensor("output_hc_scale.weight", (1,), Role.NORM)]
+    if spec.inkling is not None and spec.inkling.two:  # Inkling2TextModel.final_input
+        last.append(Tensor("output_res.weight", (h,), Role.NORM))
     if spec.final_norm:
         last.extend(_norm("output_norm", h, spec.norm))
     if not spec.tie_embeddings:
@@ -158,10 +161,10 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
                     + _linear(p + "laurel_r", h, spec.laurel_rank, Role.ATTENTION)
                     + _norm(p + "laurel_post_norm", h, spec.norm))
     for name in ("hc_attn", "hc_ffn") if spec.hyper else ():  # HYV4HyperConnection: pre and post mixes, 2 scales
-        n = spec.hyper
-        tensors += [Tensor(f"{p}{name}_fn.weight", (2 * n, n * h), Role.NORM),
-                    Tensor(f"{p}{name}_base.weight", (2 * n,), Role.NORM),
-                    Tensor(f"{p}{name}_scale.weight", (2,), Role.NORM)]
+        n, comb = spec.hyper, spec.hyper_comb  # Glm5NextTextHyperConnection: a comb of n × n and its scale too
+        tensors += [Tensor(f"{p}{name}_fn.weight", ((2 + comb * n) * n, n * h), Role.NORM),
+                    Tensor(f"{p}{name}_base.weight", ((2 + comb * n) * n,), Role.NORM),
+                    Tensor(f"{p}{name}_scale.weight", (2 + comb,), Role.NORM)]
     if index >= spec.layers - spec.mtp_built:
         tensors += mtp_tensors(spec, p)
     return tensors
@@ -284,6 +287,14 @@ def _inkling(spec: ModelSpec, ink: Inkling, p: str, kind: AttentionKind, index: 
         tensors.append(Tensor(f"{p}{name}.weight", (width, 1, ink.kernel), Role.ATTENTION))
     if not spec.layer_is_moe(index):
         tensors.append(Tensor(p + "ffn_scale", (1,), Role.NORM))
+    if ink.two:  # Inkling2*Attention, Inkling2*DecoderLayer (its gate_proj: attention_gate, gate_apart)
+        full = kind is AttentionKind.FULL
+        tensors += [*_linear(p + "attn_sink", heads, h, Role.ATTENTION),
+                    Tensor(p + "attn_q_scale", (heads * (spec.head_dim_of(kind) + ink.d_rel),), Role.NORM),
+                    Tensor(p + "res_query", ((((3 if full else 1) if index else 0) + 1) * h,), Role.NORM)]
+        if full:  # k and v input norms; Inkling2DynamicShortConvolution.weight_proj
+            tensors += [Tensor(p + "attn_kv_norm", (2 * h,), Role.NORM),
+                        *_linear(p + "attn_kv_taps", 2 * spec.kv_heads_of(kind) * ink.kernel, h, Role.ATTENTION)]
     return tensors
 
 
@@ -303,13 +314,13 @@ def fp32_kept_params(spec: ModelSpec) -> int:
     lm_head, the hyper-connections' fn, base and scale, sinks, the indexer's weights_proj and k_norm)."""
     kept = ("hc_", "attn_sinks", "indexer.proj", "indexer.k_norm")
     return sum(t.numel for t in model_tensors(spec) if t.name == "output.weight" or any(k in t.name for k in kept)
-               ) if spec.hyper else 0
+               ) if spec.hyper and not spec.hyper_comb else 0
 
 
 def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     """DeepSeek-V2/V3 attention: q through a low-rank pair (or directly), K/V from a latent."""
-    mla, h, a = spec.mla, spec.hidden, spec.heads
-    assert mla is not None  # layer_tensors calls it only for MLA models
+    kind = spec.kinds[index]
+    mla, h, a = spec.mla_of(kind), spec.hidden, spec.heads_of(kind)
     q_width = a * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
     rope = 0 if index in spec.nope_layers else mla.qk_rope_head_dim  # MistralLarge4TextAttention: no RoPE, no k_rot
     bias = spec.qkv_bias  # DeepSeek's attention_bias: on q_a, kv_a and the output projection
@@ -330,6 +341,8 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
     ]
     if spec.head_gate:  # BailingHybridAttention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", a, h, Role.ATTENTION)
+    if spec.rope_norm:
+        tensors.append(Tensor(p + "attn_k_rope_norm.weight", (rope,), Role.NORM))
     if spec.gate_apart:  # HYV4Attention: gate_proj, a sigmoid gate per value channel, and a sink per head
         tensors += _linear(p + "attn_gate", a * mla.v_head_dim, h, Role.ATTENTION)
     if spec.sinks:
@@ -343,6 +356,9 @@ def _mla(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
                     *_linear(p + "indexer.attn_k", ix.head_dim, h, Role.ATTENTION),
                     *_norm(p + "indexer.k_norm", ix.head_dim, Norm.LAYER),
                     *_linear(p + "indexer.proj", ix.heads, h, Role.ATTENTION)]
+        if ix.kpool:  # Glm5NextTextIndexer: index_kpool_compress_ape and _gate
+            tensors += [Tensor(p + "indexer.pool_ape", (ix.kpool, ix.head_dim), Role.NORM),
+                        *_linear(p + "indexer.pool_gate", ix.head_dim, h, Role.ATTENTION)]
         if spec.softmax_scaling:  # MistralLarge4TextIndexer: q_input_norm (a LayerNorm over h), its softmax scaling
             tensors += [*_norm(p + "indexer.q_input_norm", h, Norm.LAYER),
                         Tensor(p + "indexer.softmax_scale", (ix.heads,), Role.NORM),
@@ -510,7 +526,7 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
                    *_linear(p + "ffn_router_fc1", r, r, Role.ROUTER, bias=True),
                    *_linear(p + "ffn_router_fc2", r, r, Role.ROUTER, bias=True),
                    *_linear(p + "ffn_gate_inp", z + 1, r, Role.ROUTER)]
-    elif spec.inkling is not None:  # InklingTopkRouter: rows for the shared experts too, and a global scale
+    elif spec.inkling is not None and not spec.inkling.two:  # InklingTopkRouter: shared experts' rows, a global scale
         tensors = [*_linear(p + "ffn_gate_inp", z + spec.inkling.shared, h, Role.ROUTER),
                    Tensor(p + "ffn_gate_inp.scale", (1,), Role.ROUTER)]
     else:

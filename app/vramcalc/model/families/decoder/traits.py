@@ -177,6 +177,9 @@ TRAITS: Mapping[str, Traits] = {
     # InklingTopkRouter: F.linear(flat.float(), weight.float()), its routing weights made in fp32 (cast back to the
     # hidden dtype after); its short convolutions run in fp32 (not modelled in training activations)
     "inkling_text": Traits(fp32_router=True, fp32_routing_weights=True),
+    "glm5_next_text": Traits(fp32_router=True, fp32_routing_weights=True),  # Glm5NextTextTopkRouter: DeepSeek's
+    "dots3_note_text": Traits(fp32_router=True, fp32_routing_weights=True),  # Dots3NoteTextTopkRouter: DeepSeek's
+    "inkling2_text": Traits(fp32_router=True, fp32_routing_weights=True),  # Inkling2TopKRouter: the same
     "starcoder2": DEFAULT,  # Mistral's attention, torch LayerNorms
     "arcee": DEFAULT,  # Llama's classes, NemotronMLP
     "jais2": DEFAULT,
