@@ -5,7 +5,7 @@ runtime, precision, card, batch and tokens a sequence): the predicted sequences 
 are set beside the published ones (sequences / seconds). Nothing is fitted: the embedders take the engines' prompt
 rates (TEI takes transformers'), which no row here informs. `not_modelled` rows are listed with their reason.
 
-    .venv/bin/python tools/validate_embedding_speed.py
+    .venv/bin/python tools/validate_embedding_speed.py [--write]   # --write: the page's error line (speed.json)
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from vramcalc.speed import speed_of  # noqa: E402
 from vramcalc.workload import Machine  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "speed" / "embedding_published.json"
+SPEED_JSON = ROOT / "app" / "vramcalc" / "data" / "speed.json"
 
 
 def data() -> dict[str, Any]:
@@ -88,6 +89,10 @@ def main() -> None:
     print(f"errors (|predicted / published - 1|): {found}")
     for row in rows("not_modelled"):
         print(f"not modelled: {row['id']}: {measured(row):,.1f} seq/s published ({row['why']})")
+    if "--write" in sys.argv:  # the error line of every embedding answer (speed/__init__.py _embedding)
+        speed = json.loads(SPEED_JSON.read_text(encoding="utf-8"))
+        speed["validation"]["embedding"] = {key: found[key] for key in ("rows", "median", "worst", "within_2x")}
+        SPEED_JSON.write_text(json.dumps(speed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

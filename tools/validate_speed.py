@@ -328,8 +328,9 @@ def main() -> int:
             group, kind = name.split()
             if kind in ("decode", "train", "serve"):  # what the page's error line speaks for
                 validation[group] = {"median": round(s["median"], 3), "worst": round(s["worst"], 3), "rows": s["rows"]}
-        kept = {name: group for name, group in data.get("validation", {}).items() if name.startswith("trl-")}
-        data["validation"] = {**validation, **kept}  # TRL's step times: tools/validate_trl_speed.py --write
+        kept = {name: group for name, group in data.get("validation", {}).items()
+                if name.startswith("trl-") or name == "embedding"}  # validate_trl_speed.py, validate_embedding_speed.py
+        data["validation"] = {**validation, **kept}
         SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return 0
 

@@ -169,10 +169,17 @@ def speed_of(breakdown: Breakdown, gpu: GpuSpec, gpus: int, machine: Machine) ->
     return _inference(breakdown, card, machine, layout)
 
 
+def _embedding_error() -> Phrase:
+    """The embedders' error against published runs (tools/validate_embedding_speed.py --write)."""
+    found = calibration()["validation"]["embedding"]
+    return phrase("speed.embedding.checked", rows=found["rows"], median=f"{found['median']:.0%}",
+                  within=found["within_2x"])
+
+
 def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
     """An embedder's or reranker's batch: one forward of batch × seq tokens, timed as a prefill is (its FLOPs
     over the engine's share of the card's rate, never faster than reading the weights), no head, no decode.
-    Not yet held to a published embedding run: its basis says so."""
+    Held to published embedding runs (tools/validate_embedding_speed.py): its basis gives the error."""
     workload = breakdown.workload
     forward = prefill(workload, card, machine, placement_of(breakdown, layout.pp, layout.tp), batch=workload.batch,
                       prompt=workload.seq)
@@ -183,7 +190,7 @@ def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                     flops=f"{forward.flops / TERA:,.1f}", share=_percent(compute_share(rates, card, forward.kernel)),
                     tflops=_tflops(forward.peak), kernel=phrase(f"speed.kernel.{forward.kernel}")),
              phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),
-                    basis=phrase(rates["basis"])), phrase("speed.embedding.unvalidated"))
+                    basis=phrase(rates["basis"])), _embedding_error())
     return Speed(prompt_tokens=workload.seq, output_tokens=0, sequences=workload.batch,
                  prefill_tokens_per_s=layout.dp * workload.batch * workload.seq / forward.seconds,
                  requests_per_s=layout.dp * workload.batch / forward.seconds, basis=basis)
