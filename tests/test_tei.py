@@ -93,7 +93,7 @@ def test_the_command_and_the_runtime_the_page_suggests():
     assert suggested_runtime("auto", "tei", "embedding") == "tei"
 
 
-# ---------------------------------------------------------------- embedding speed (speed/; tools/validate_embedding_speed.py)
+# ------------------------------------------------- embedding speed (speed/; tools/validate_embedding_speed.py)
 
 
 def _speed(gpus=1, **values):
