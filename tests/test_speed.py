@@ -212,6 +212,17 @@ def test_rocm_meets_the_goal(table, group, goal):
     assert stats["within_2x"] == stats["rows"]
 
 
+def test_rdna_cards_take_cudas_workstation_prompt_share_unfitted():
+    """docs/accuracy.md ("llama.cpp on AMD cards") and the CHANGELOG say the RDNA cards' ROCm prompt share is CUDA's
+    workstation share, not fitted (tools/fit_speed.py --rocm fits only CDNA's and Strix Halo's): the two entries
+    of data/speed.json must stay one value, or a refit of CUDA's would leave the RDNA rows on the old one."""
+    rates = calibration()["engines"]["llamacpp"]
+    assert rates["prefill_compute_rocm"]["gddr"] == rates["prefill_compute"]["gddr"]
+    import fit_speed  # tools/, on the path above
+
+    assert not any(path == ("prefill_compute_rocm", "gddr") for path, _ in fit_speed.PARAMETERS_ROCM)
+
+
 def test_a_vulkan_build_keeps_cudas_prompt_share_on_an_amd_card():
     """Strix Halo's published runs: Vulkan 882 prompt tokens/s, ROCm 344 (Llama 2 7B Q4_0, pp512): the ROCm
     build's share is its own, the Vulkan build's the CUDA class's."""

@@ -43,3 +43,13 @@ def test_the_runs_with_vllm_on_a_gpu_apart_are_under_predicted_and_rollout_bound
 
 def test_the_general_speed_table_leaves_these_rows_to_their_own_tool():
     assert not any(source.startswith("trl_") for source, _ in validate_speed.rows())
+
+
+def test_the_stored_grpo_error_is_the_measured_one():
+    """data/speed.json's "trl-grpo" (the page's GRPO error line, speed/validation.py) is what
+    `tools/validate_trl_speed.py --write` stores from these rows, not a stale copy."""
+    from vramcalc.speed.hardware import calibration
+
+    stored = calibration()["validation"]["trl-grpo"]
+    found = validate_trl_speed.summary([r for r in validate_trl_speed.results() if r["objective"] == "grpo"])
+    assert stored == {"median": round(found["median"], 3), "worst": round(found["worst"], 3), "rows": found["rows"]}

@@ -919,9 +919,14 @@ def test_zamba2_holds_each_shared_block_once_with_a_lora_per_use_and_caches_ever
     states = 8 * (1152 * 3 * 2 + 16 * 64 * 32 * 4)
     assert _kv(config, "transformers", seq="7") == 1_189_888 == 3 * 2 * 8 * 128 * 7 * 2 + states
     assert _kv(config, "transformers", seq="200") == 3_561_472
-    # the class's 54-layer default list whatever num_hidden_layers says, and head_dim from 2 × hidden
-    bare = from_hf_config({"model_type": "zamba2", "hidden_size": 1024, "num_hidden_layers": 12})
+    # the class's 54-layer default list, and head_dim from 2 × hidden
+    bare = from_hf_config({"model_type": "zamba2", "hidden_size": 1024})
     assert bare.layers == 54 and bare.count_kind(AttentionKind.FULL) == 9 and bare.head_dim == 64
+    # a num_hidden_layers other than the list's length: transformers 5.23 refuses it ("`num_hidden_layers` (12) must
+    # be equal to the number of `layer_types` (54)"), so no 54-layer answer for a 12-layer config
+    for depth, listed in ((12, None), (12, config["layers_block_type"])):
+        with pytest.raises(ValidationError, match="num_hidden_layers"):
+            from_hf_config({**config, "num_hidden_layers": depth, "layers_block_type": listed})
 
 
 def test_zamba_is_zamba2s_layout_with_mamba1_mixers_and_one_shared_block_without_adapters():

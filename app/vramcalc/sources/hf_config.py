@@ -1335,7 +1335,8 @@ ZAMBA2_DEFAULT_LAYERS = (["linear_attention"] + (["linear_attention"] * 5 + ["hy
 
 def _zamba_config(config: Mapping[str, object], zamba1: bool) -> dict[str, object]:
     """A Zamba2 (or Zamba) config as Zamba2Config.__post_init__ (ZambaConfig's) reads it: `layers_block_type` makes
-    the layers, its length the depth whatever num_hidden_layers says; when not given, Zamba2's 54-layer list (Zamba:
+    the layers, its length the depth (a num_hidden_layers given must equal it: transformers 5.23's validate_layer_type
+    refuses the config otherwise); when not given, Zamba2's 54-layer list (Zamba:
     layer 2 and every attn_layer_period-th of the rest from attn_layer_offset). The shared attention reads 2 × hidden
     (Zamba: attention_hidden_size if given) with heads of 2 × hidden ÷ num_attention_heads (Zamba: attention_head_dim
     if given; Zamba2 whatever head_dim says); Zamba2's intermediate_size 4 × hidden unless given."""
@@ -1353,6 +1354,9 @@ def _zamba_config(config: Mapping[str, object], zamba1: bool) -> dict[str, objec
     types = list(ZAMBA2_DEFAULT_LAYERS) if types is None else types
     if not isinstance(types, list) or not types or len(types) > MAX_LAYERS:
         raise ValidationError("layers_block_type", _short(types), "expected a list of layer types")
+    if config.get("num_hidden_layers") is not None and config["num_hidden_layers"] != len(types):
+        raise ValidationError("num_hidden_layers", _short(config["num_hidden_layers"]),
+                              f"must equal the {len(types)} layers of layers_block_type (transformers refuses it)")
     head_dim = 2 * hidden // heads
     if zamba1:
         head_dim = _int(config, "attention_head_dim", 1, MAX_DIM, default=head_dim)

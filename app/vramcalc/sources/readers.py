@@ -120,6 +120,10 @@ class MambaKeyNames:
 _BAMBA_NAMES = MambaKeyNames(heads="mamba_n_heads", head_dim="mamba_d_head", groups="mamba_n_groups",
                              state="mamba_d_state", conv="mamba_d_conv", conv_bias="mamba_conv_bias",
                              proj_bias="mamba_proj_bias", expand="mamba_expand")
+# Jamba's and Zamba's Mamba-1 mixers (JambaConfig, ZambaConfig): the same mamba_* names
+_JAMBA_NAMES = MambaKeyNames(heads="", head_dim="", groups="", state="mamba_d_state", conv="mamba_d_conv",
+                             conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias", expand="mamba_expand",
+                             dt_rank="mamba_dt_rank")
 MAMBA_KEYS = {
     MambaKeys.NEMOTRON_H: MambaKeyNames(heads="mamba_num_heads", head_dim="mamba_head_dim", groups="n_groups",
                                         state="ssm_state_size", conv="conv_kernel", conv_bias="use_conv_bias",
@@ -138,12 +142,8 @@ MAMBA_KEYS = {
     MambaKeys.ZAMBA2: MambaKeyNames(heads="n_mamba_heads", head_dim="", groups="mamba_ngroups", state="mamba_d_state",
                                     conv="mamba_d_conv", conv_bias="", proj_bias="add_bias_linear",
                                     expand="mamba_expand"),
-    MambaKeys.ZAMBA: MambaKeyNames(heads="", head_dim="", groups="", state="mamba_d_state", conv="mamba_d_conv",
-                                   conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias", expand="mamba_expand",
-                                   dt_rank="mamba_dt_rank"),
-    MambaKeys.JAMBA: MambaKeyNames(heads="", head_dim="", groups="", state="mamba_d_state", conv="mamba_d_conv",
-                                   conv_bias="mamba_conv_bias", proj_bias="mamba_proj_bias", expand="mamba_expand",
-                                   dt_rank="mamba_dt_rank"),
+    MambaKeys.ZAMBA: _JAMBA_NAMES,
+    MambaKeys.JAMBA: _JAMBA_NAMES,
 }
 # Older Nemotron-H configs' names, which NemotronHConfig.__post_init__ renames.
 NEMOTRON_H_ALIASES = {"mamba_n_groups": "n_groups", "mamba_d_conv": "conv_kernel", "mamba_conv_bias": "use_conv_bias",

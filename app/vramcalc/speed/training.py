@@ -99,8 +99,9 @@ def kernel(workload: Workload) -> str:
 
 
 def hardware_utilisation(workload: Workload, device: Device) -> float:
-    """The share of the dense 16-bit rate a step's FLOPs (recompute included) run at, by kind of card
-    (data/speed.json); LoRA's backward through the frozen weights runs the same matmuls at the same share."""
+    """The share of the step's matmul rate (the dense 16-bit one, or FP32's: `kernel`) its FLOPs (recompute
+    included) run at, by kind of card (data/speed.json, fitted to 16-bit runs); LoRA's backward through the frozen
+    weights runs the same matmuls at the same share."""
     return float(calibration()["training"]["mfu"][device.memory.value])
 
 

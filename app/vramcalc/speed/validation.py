@@ -1,5 +1,6 @@
 """The error each kind of run has against published runs (data/speed.json "validation", written by
-tools/validate_speed.py from tests/data/speed/ and checked by tests/test_speed.py)."""
+tools/validate_speed.py from tests/data/speed/ and checked by tests/test_speed.py; GRPO's "trl-grpo" by
+tools/validate_trl_speed.py --write, checked by tests/test_trl_speed.py)."""
 
 from __future__ import annotations
 
