@@ -14,7 +14,7 @@ from vramcalc.render.i18n.pt import PT
 SAME_IN_BOTH = frozenset({
     "Logits", "GPU", "CSV", "JSON", "English", "Português", "Hardware", "Total", "VRAM", "FSDP", "Adam", "AdamW", "SGD",
     "Adafactor", "Lion", "Framework", "Hugging Face Trainer / TRL", "Unsloth", "torchtune", "LitGPT", "Axolotl",
-    "fp32", "bf16", "fp16", "eager", "flash", "Eager", "Flash / SDPA",
+    "HBM", "GDDR", "fp32", "bf16", "fp16", "eager", "flash", "Eager", "Flash / SDPA",
     "llama-server", "foreach", "fused", "for-loop", "full-shard", "shard-grad-op", "hybrid-shard",
     "iogpu.wired_limit_mb (MiB)", "GGUF (llama.cpp, Ollama, LM Studio)", "llama.cpp / Ollama / LM Studio",
     "Hugging Face transformers (generate)", "--cache-type-v.", " · checkpoint: {format}",

@@ -223,6 +223,18 @@ def test_rdna_cards_take_cudas_workstation_prompt_share_unfitted():
     assert not any(path == ("prefill_compute_rocm", "gddr") for path, _ in fit_speed.PARAMETERS_ROCM)
 
 
+def test_an_error_line_says_when_no_published_run_was_on_this_kind_of_card():
+    """vLLM's ROCm rows are all MI300X (HBM): on an RDNA card the line says so instead of claiming their error."""
+    from vramcalc.render.messages import ENGLISH
+    from vramcalc.speed.validation import expected_error
+
+    served = {"model": "llama-3.1-8b", "runtime": "vllm", "prompt_tokens": "512", "output_tokens": "128"}
+    on_rdna = ENGLISH.say(expected_error(parse_workload({**served, "gpu": "rx-7900-xtx"})))
+    on_cdna = ENGLISH.say(expected_error(parse_workload({**served, "gpu": "mi300x"})))
+    assert "all on HBM cards: none on this kind of card" in on_rdna
+    assert "vllm-rocm" in on_cdna and "none on this kind" not in on_cdna
+
+
 def test_a_vulkan_build_keeps_cudas_prompt_share_on_an_amd_card():
     """Strix Halo's published runs: Vulkan 882 prompt tokens/s, ROCm 344 (Llama 2 7B Q4_0, pp512): the ROCm
     build's share is its own, the Vulkan build's the CUDA class's."""

@@ -137,7 +137,7 @@ def main() -> int:
             return 0
     if "--prefill" in sys.argv:
         KINDS = ("prefill",)
-        parameters = [(path, values) for path, values in PARAMETERS if path[0].startswith(PREFILL)]
+        parameters = [(path, values) for path, values in parameters if path[0].startswith(PREFILL)]  # of --rocm's too
     if "--fit-on" in sys.argv:
         FIT_ON = sys.argv[sys.argv.index("--fit-on") + 1]
     if "--engine" in sys.argv:

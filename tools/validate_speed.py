@@ -29,8 +29,9 @@ from vramcalc.core.errors import ValidationError
 from vramcalc.engines.vllm import card_batch_defaults
 from vramcalc.inputs.parse import parse_workload
 from vramcalc.memory.components import Breakdown
-from vramcalc.sources.gpus import all_gpus
+from vramcalc.sources.gpus import all_gpus, gpu
 from vramcalc.speed import served, speed_of
+from vramcalc.speed.hardware import memory_of
 from vramcalc.speed.serving import Steps, simulate
 from vramcalc.workload import Machine, Workload
 
@@ -327,7 +328,9 @@ def main() -> int:
         for name, s in table.items():
             group, kind = name.split()
             if kind in ("decode", "train", "serve"):  # what the page's error line speaks for
-                validation[group] = {"median": round(s["median"], 3), "worst": round(s["worst"], 3), "rows": s["rows"]}
+                kinds = sorted({memory_of(gpu(r["gpu"])).value for r in found if f"{r['group']} {r['kind']}" == name})
+                validation[group] = {"median": round(s["median"], 3), "worst": round(s["worst"], 3), "rows": s["rows"],
+                                     "memory": kinds}
         kept = {name: group for name, group in data.get("validation", {}).items()
                 if name.startswith("trl-") or name == "embedding"}  # validate_trl_speed.py, validate_embedding_speed.py
         data["validation"] = {**validation, **kept}

@@ -83,7 +83,8 @@ def engine_rates(runtime: Runtime) -> Mapping[str, Any]:
     return {**engines["transformers"], "basis": "speed.fit.none"}
 
 
-def _memory(gpu: GpuSpec) -> Memory:
+def memory_of(gpu: GpuSpec) -> Memory:
+    """The card's kind of memory: unified (Apple, DGX Spark, Strix Halo), HBM (data/speed.json) or GDDR."""
     if gpu.kind is GpuKind.APPLE or gpu.slug in calibration()["unified"]:
         return Memory.UNIFIED
     return Memory.HBM if gpu.slug in calibration()["hbm"] else Memory.GDDR
@@ -108,7 +109,7 @@ def device(gpu: GpuSpec, machine: Machine) -> Device:
     if machine.gpu_tflops is not None:  # a card without figures (typed "24gb"): the rate typed, whatever the kernel
         flops = {kind: rate * machine.gpu_tflops * TERA / flops["16-bit"] for kind, rate in flops.items()} if (
             "16-bit" in flops) else {"16-bit": machine.gpu_tflops * TERA, "fp32": machine.gpu_tflops * TERA}
-    return Device(bandwidth=bandwidth, flops=flops, memory=_memory(gpu), platform=platform_of(gpu),
+    return Device(bandwidth=bandwidth, flops=flops, memory=memory_of(gpu), platform=platform_of(gpu),
                   nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
                   link=gpu.interconnect_bytes_per_s or pcie_bandwidth())
 

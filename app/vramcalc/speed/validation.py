@@ -5,11 +5,12 @@ tools/validate_trl_speed.py --write, checked by tests/test_trl_speed.py)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ..core.choices import Objective
-from ..core.phrase import Phrase, phrase
+from ..core.phrase import Phrase, join, phrase
 from ..workload import Workload
-from .hardware import Platform, calibration, platform_of
+from .hardware import Platform, calibration, memory_of, platform_of
 
 
 def backend(workload: Workload) -> str:
@@ -21,15 +22,20 @@ def backend(workload: Workload) -> str:
 
 
 def expected_error(workload: Workload) -> Phrase:
-    stats: Mapping[str, Mapping[str, object]] = calibration().get("validation", {})
+    stats: Mapping[str, Mapping[str, Any]] = calibration().get("validation", {})
     if workload.objective is Objective.GRPO and "trl-grpo" in stats:  # tools/validate_trl_speed.py --write
         grpo = stats["trl-grpo"]
         return phrase("speed.error.grpo", median=f"{grpo['median']:.0%}", worst=f"{grpo['worst']:.0%}",
                       rows=grpo["rows"])
     if workload.objective is not Objective.SFT:
-        return phrase("speed.error.objective")
+        return phrase("speed.error.objective", objective=workload.objective.value.upper())
     group = stats.get(backend(workload))
     if group is None:
         return phrase("speed.error.none")
-    return phrase("speed.error", median=f"{group['median']:.0%}",
-                  worst=f"{group['worst']:.0%}", rows=group["rows"], backend=backend(workload))
+    numbers = {"median": f"{group['median']:.0%}", "worst": f"{group['worst']:.0%}", "rows": group["rows"],
+               "backend": backend(workload)}
+    kinds = group.get("memory", ())  # the kinds of card its runs were on (vLLM on ROCm: MI300X alone)
+    if kinds and workload.gpu is not None and memory_of(workload.gpu).value not in kinds:
+        return phrase("speed.error.other_cards", **numbers,
+                      kinds=join(" / ", (phrase(f"speed.memory.{kind}") for kind in kinds)))
+    return phrase("speed.error", **numbers)

@@ -1383,14 +1383,20 @@ EN: Mapping[str, str] = {
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
     ),
     "speed.error.objective": (
-        "DPO, KTO, ORPO, RLOO and PPO steps are not checked against published runs yet: treat the time as a "
-        "rough estimate."
+        "{objective} steps are not checked against published runs yet: treat the time as a rough estimate."
     ),
     "speed.error.grpo": (
         "Against published GRPO runs: {median} at the median, {worst} at worst ({rows} open-r1 runs, 7B models on "
         "H100s); other sizes and cards are not checked yet."
     ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
+    "speed.error.other_cards": (
+        "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend}), all "
+        "on {kinds} cards: none on this kind of card, so treat it as a rough estimate."
+    ),
+    "speed.memory.hbm": "HBM",
+    "speed.memory.gddr": "GDDR",
+    "speed.memory.unified": "unified-memory",
     "speed.unknown_bandwidth": (
         "Speed unknown: this card's memory bandwidth is not known. Give it (--gpu-bandwidth, in GB/s)."
     ),

@@ -1445,8 +1445,8 @@ PT: Mapping[str, str] = {
         "{backend})."
     ),
     "speed.error.objective": (
-        "Passos de DPO, KTO, ORPO, RLOO e PPO ainda não foram conferidos com execuções publicadas: trate o tempo "
-        "como estimativa grosseira."
+        "Passos de {objective} ainda não foram conferidos com execuções publicadas: trate o tempo como estimativa "
+        "grosseira."
     ),
     "speed.error.grpo": (
         "Frente a execuções publicadas de GRPO: {median} na mediana, {worst} no pior caso ({rows} execuções do "
@@ -1455,6 +1455,13 @@ PT: Mapping[str, str] = {
     "speed.error.none": (
         "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira."
     ),
+    "speed.error.other_cards": (
+        "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
+        "{backend}), todas em placas {kinds}: nenhuma neste tipo de placa, então trate como estimativa grosseira."
+    ),
+    "speed.memory.hbm": "HBM",
+    "speed.memory.gddr": "GDDR",
+    "speed.memory.unified": "de memória unificada",
     "speed.unknown_bandwidth": (
         "Velocidade desconhecida: a largura de banda da memória desta placa não é conhecida. Informe-a "
         "(--gpu-bandwidth, em GB/s)."
