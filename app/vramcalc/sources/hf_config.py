@@ -16,7 +16,7 @@ import dataclasses
 import functools
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -215,24 +215,11 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config = _kda_config(config, reader.kda)
     if reader.falcon:
         config, reader = _falcon(config, reader)
-    if reader.compressed:
-        config = _dsv4_config(config)
-    if reader.longcat:
-        config = _longcat_config(config)
-    if reader.step:
-        config = _step3p5_config(config)
     if reader.cohere_moe:
         config, reader = _cohere2_moe_config(config, reader)
-    if reader.minimax3:
-        config = _minimax3_config(config)
-    if reader.inkling:
-        config = _inkling_config(config)
-    if reader.dots3:
-        config = _dots3_config(config)
-    if reader.lightning:
-        config = _minimax_config(config)
-    if reader.griffin:
-        config = _griffin_config(config)
+    for flag, rewrite in _REWRITES:  # a family's keys as its config class reads them
+        if getattr(reader, flag):
+            config = rewrite(config)
     if reader.moa:  # JetMoeConfig.__post_init__
         config = {**config, "num_attention_heads": _int(config, "num_key_value_heads", 1, MAX_HEADS) * _int(
             config, "num_experts_per_tok", 1, MAX_EXPERTS)}
@@ -1609,3 +1596,10 @@ def _short(value: object) -> str:
     except (ValueError, RecursionError):  # not JSON (a float nan is), or nested too deep
         text = type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+# Families whose config class derives its keys before the read (from_hf_config): the Reader's flag, the rewrite.
+_REWRITES: tuple[tuple[str, Callable[[Mapping[str, object]], dict[str, object]]], ...] = (
+    ("compressed", _dsv4_config), ("longcat", _longcat_config), ("step", _step3p5_config),
+    ("minimax3", _minimax3_config), ("inkling", _inkling_config), ("dots3", _dots3_config),
+    ("lightning", _minimax_config), ("griffin", _griffin_config))
