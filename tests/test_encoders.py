@@ -28,8 +28,28 @@ def test_an_encoder_counts_as_transformers_builds_it(case):
     assert (param_count(embedder), param_count(reranker)) == (case["embedder_params"], case["reranker_params"])
 
 
+REMOTE = GOLDEN["remote"]
+
+
+@pytest.mark.parametrize("case", REMOTE, ids=[case["name"] for case in REMOTE])
+def test_a_remote_code_encoder_counts_as_its_code_builds_it(case):
+    """nomic_bert (modeling_hf_nomic_bert.py built on the meta device) and JinaBERT v2 (a `bert` with ALiBi and a GLU
+    MLP: MTEB's count of the checkpoint), read from their config.json, not as BERT."""
+    spec = from_hf_config(case["config"])
+    assert not spec.assumptions and spec.encoder is not None
+    assert bool(spec.learned_positions) == (case["config"].get("rotary_emb_fraction", 1) == 0)  # rotary, ALiBi: none
+    assert param_count(spec) == case["embedder_params"]
+
+
+def test_jina_v2_is_no_longer_counted_as_bert():
+    base = {case["name"]: case for case in REMOTE}["jina-bert-v2/jina-embeddings-v2-base-en"]["config"]
+    bert = from_hf_config({**base, "position_embedding_type": "absolute", "feed_forward_type": None})
+    assert param_count(bert) == 115_385_088  # BERT's MLP and an 8,192-row position table: what it was counted as
+    assert param_count(from_hf_config(base)) - param_count(bert) == 12 * (3072 * 768 - 3072) - 8192 * 768
+
+
 def test_every_encoder_type_has_a_full_size_and_a_perturbed_case():
-    names = {case["name"] for case in PARAMS}
+    names = {case["name"] for case in PARAMS + REMOTE}
     assert all(f"{kind}/perturbed" in names and sum(n.startswith(kind + "/") for n in names) >= 3
                for kind in ENCODER_TYPES)
 

@@ -1,5 +1,6 @@
-"""Encoder embedders and rerankers in a config.json (`bert`, `xlm-roberta`, `modernbert`), read as transformers
-5.23 builds them: an embedder as `AutoModel` loads it (no masked-LM head; BERT's and XLM-R's pooler), a reranker
+"""Encoder embedders and rerankers in a config.json (`bert`, `xlm-roberta`, `modernbert`, remote-code `nomic_bert`
+and JinaBERT v2, a `bert` with ALiBi), read as transformers 5.23 builds them (remote code as its own file does):
+an embedder as `AutoModel` loads it (no masked-LM head; BERT's and XLM-R's pooler), a reranker
 (`architectures` naming a *ForSequenceClassification) with its classifier, as many outputs as id2label (else
 num_labels, else 2). Keys a config omits take the config class's defaults. Held to the meta device by
 tests/golden/encoders.json (tools/measure_encoders.py)."""
@@ -12,12 +13,14 @@ from typing import Any
 from ..core.errors import ValidationError
 from ..model.families.decoder.spec import Block, ModelSpec, Norm, NormCompute
 from ..model.families.encoder import Encoder
-from .hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS, _bool, _int
+from .hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS, _bool, _int, _text
 
 # the config classes' defaults: hidden_size, num_attention_heads, num_hidden_layers, intermediate_size, vocab_size,
 # max_position_embeddings
 ENCODER_TYPES = {"bert": (768, 12, 12, 3072, 30522, 512), "xlm-roberta": (768, 12, 12, 3072, 30522, 512),
-                 "modernbert": (768, 12, 22, 1152, 50368, 8192)}
+                 "modernbert": (768, 12, 22, 1152, 50368, 8192), "nomic_bert": (768, 12, 12, 0, 50257, 1024)}
+# nomic_bert (NomicBertConfig, a GPT2Config): the keys it reads in place of BERT's
+NOMIC_KEYS = ("n_embd", "n_head", "n_layer", "n_inner", "vocab_size", "n_positions")
 
 
 def read_encoder(config: Mapping[str, object], model_type: str, name: str, display: str) -> ModelSpec:
@@ -27,10 +30,12 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
     their LayerNorm (counted as the first layer's attn_norm, an Identity), layers of a fused Wqkv, Wo, a GeGLU MLP
     and two LayerNorms, biases by attention_bias, mlp_bias, norm_bias. (Its sliding-window layers are read as
     full: an encoder keeps no KV cache, and its measured forward builds the window's mask whatever the window.)"""
-    h, a, n, i, v, p = (_int(config, key, 1, high, default=default) for key, high, default in zip(
-        ("hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size", "vocab_size",
-         "max_position_embeddings"), (MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_DIM, MAX_DIM * 10, MAX_DIM * 10),
-        ENCODER_TYPES[model_type], strict=True))
+    nomic = model_type == "nomic_bert"
+    h, a, n, i, v, p = (_int(config, key, 0 if key == "n_inner" else 1, high, default=default) for key, high, default
+                        in zip(NOMIC_KEYS if nomic else ("hidden_size", "num_attention_heads", "num_hidden_layers",
+                               "intermediate_size", "vocab_size", "max_position_embeddings"),
+                               (MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_DIM, MAX_DIM * 10, MAX_DIM * 10),
+                               ENCODER_TYPES[model_type], strict=True))
     if h % a:
         raise ValidationError("num_attention_heads", a, f"must divide hidden_size ({h})")
     names = config.get("architectures")
@@ -42,6 +47,15 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
     common: dict[str, Any] = {"name": name, "display_name": display, "model_type": model_type, "hidden": h,
                               "heads": a, "layers": n, "kv_heads": a, "head_dim": h // a, "ffn": i, "vocab": v,
                               "tie_embeddings": True, "max_positions": p, "norm_compute": NormCompute.LAYER}
+    if nomic:
+        return _nomic(config, common, labels)
+    if model_type == "bert" and _text(config, "position_embedding_type") == "alibi":
+        # JinaBERT v2 (jinaai/jina-bert-implementation, modeling_bert.py): no position table; its GLU MLP
+        # (feed_forward_type geglu/reglu) is gated_layers h -> 2·I without a bias and wo I -> h with one
+        gated = _text(config, "feed_forward_type") not in ("", "original")
+        return ModelSpec(**common, block=Block.LLAMA if gated else Block.GPT2, gated_mlp=gated, norm=Norm.LAYER,
+                         qkv_bias=True, o_bias=True, mlp_bias=not gated, down_bias=True, encoder=Encoder(
+                             model_type, _int(config, "type_vocab_size", 0, MAX_DIM, default=2), True, labels))
     if model_type != "modernbert":
         roberta = model_type == "xlm-roberta" and labels > 0
         return ModelSpec(**common, block=Block.GPT2, gated_mlp=False, norm=Norm.LAYER, qkv_bias=True, o_bias=True,
@@ -54,3 +68,27 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
         o_bias=attention, mlp_bias=_bool(config, "mlp_bias", default=False), encoder=Encoder(
             model_type, 0, False, labels, labels > 0, _bool(config, "classifier_bias", default=False),
             (1 + bias) * (labels > 0)))
+
+
+def _nomic(config: Mapping[str, object], common: dict[str, Any], labels: int) -> ModelSpec:
+    """NomicBertModel (nomic-ai/nomic-bert-2048, modeling_hf_nomic_bert.py), as its from_pretrained builds it: no
+    pooler. The vocabulary padded to pad_vocab_size_multiple; word and token-type embeddings (type_vocab_size,
+    default 2) and emb_ln; a position table only without rotary (rotary_emb_fraction 0); layers of a fused Wqkv and
+    out_proj (biases: qkv_proj_bias), post-norm LayerNorms norm1 and norm2 (emb_ln counted as the final norm), and
+    a GELU MLP fc1, fc2 (n_inner, default 4·h) or, for swiglu/geglu/glu, fc11, fc12 and fc2 of n_inner (default
+    8·h/3) rounded up to 256; fc1 biases mlp_fc1_bias, fc2 mlp_fc2_bias."""
+    h, multiple = common["hidden"], _int(config, "pad_vocab_size_multiple", 1, MAX_DIM, default=1)
+    gated = _text(config, "activation_function") in ("swiglu", "geglu", "glu")
+    ffn = common["ffn"] or (8 * h // 3 if gated else 4 * h)
+    rotary = config.get("rotary_emb_fraction", 0.0)
+    if not isinstance(rotary, (int, float)) or isinstance(rotary, bool) or not 0 <= rotary <= 1:
+        raise ValidationError("rotary_emb_fraction", rotary, "expected a number from 0 to 1")
+    bias = _bool(config, "qkv_proj_bias", default=True)
+    spec = {**common, "vocab": -(-common["vocab"] // multiple) * multiple,
+            "ffn": -(-ffn // 256) * 256 if gated else ffn}
+    return ModelSpec(**spec, block=Block.LLAMA, gated_mlp=gated, norm=Norm.LAYER, qkv_bias=bias, o_bias=bias,
+                     mlp_bias=_bool(config, "mlp_fc1_bias", default=True),
+                     down_bias=_bool(config, "mlp_fc2_bias", default=True),
+                     learned_positions=0 if rotary > 0 else common["max_positions"],
+                     encoder=Encoder("nomic_bert", _int(config, "type_vocab_size", 0, MAX_DIM, default=2), False,
+                                     labels))

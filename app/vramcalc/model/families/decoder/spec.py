@@ -370,6 +370,7 @@ class ModelSpec:
     qkv_bias: bool = False
     o_bias: bool = False  # a bias on the attention output projection (gpt-oss, Phi)
     mlp_bias: bool = False  # biases on the dense MLP projections (Phi)
+    down_bias: bool | None = None  # the down projection's, when not mlp_bias's (JinaBERT's wo, nomic's mlp_fc2_bias)
     head_bias: bool = False  # a bias on the LM head (Phi)
     qk_norm: QkNorm | None = None  # a norm on q and k, None: none
     attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)

@@ -500,14 +500,15 @@ def _short_conv(spec: ModelSpec, p: str) -> list[Tensor]:
 
 def _dense_mlp(spec: ModelSpec, p: str, width: int, suffix: str = "", role: Role = Role.MLP) -> list[Tensor]:
     h, bias = spec.hidden, spec.mlp_bias or spec.block is Block.GPT2
+    down = bias if spec.down_bias is None else spec.down_bias
     if spec.block is Block.GPT2 or not spec.gated_mlp:
         activation = [Tensor(f"{p}ffn_act.{i}", (1,), Role.NORM) for i in range(spec.activation_params)]
         return (_linear(f"{p}ffn_up{suffix}", width, h, role, bias)
-                + _linear(f"{p}ffn_down{suffix}", h, width, role, bias) + activation)
+                + _linear(f"{p}ffn_down{suffix}", h, width, role, down) + activation)
     return (
         _linear(f"{p}ffn_gate{suffix}", width, h, role, spec.mlp_bias)
         + _linear(f"{p}ffn_up{suffix}", width, h, role, spec.mlp_bias)
-        + _linear(f"{p}ffn_down{suffix}", h, width, role, spec.mlp_bias)
+        + _linear(f"{p}ffn_down{suffix}", h, width, role, down)
     )
 
 
