@@ -190,13 +190,19 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                                        ("tempfile",)),
         # asyncio's TLS protocol: base_events and selector_events import it at the top for their TLS methods
         # alone (ssl is left out below, so asyncio offers no TLS anyway; -7 kB gzip); base_events imports
-        # staggered, on the next line, for create_connection's Happy Eyeballs race alone (no socket here)
-        "asyncio/base_events.py": (b"from . import sslproto\\nfrom . import staggered\\n",
+        # staggered for create_connection's Happy Eyeballs race alone, and both import trsock for the socket
+        # a server or transport exposes (the page opens no socket): the block of imports they sit in, rewritten
+        "asyncio/base_events.py": (b"from . import sslproto\\nfrom . import staggered\\nfrom . import tasks\\n"
+                                   b"from . import timeouts\\nfrom . import transports\\nfrom . import trsock\\n",
                                    on_first_use("asyncio.sslproto", "sslproto")
-                                   + on_first_use("asyncio.staggered", "staggered"),
-                                   ("asyncio.sslproto", "asyncio.staggered")),
-        "asyncio/selector_events.py": (b"from . import sslproto\\n", on_first_use("asyncio.sslproto", "sslproto"),
-                                       ("asyncio.sslproto",))}
+                                   + on_first_use("asyncio.staggered", "staggered")
+                                   + b"from . import tasks\\nfrom . import timeouts\\nfrom . import transports\\n"
+                                   + on_first_use("asyncio.trsock", "trsock"),
+                                   ("asyncio.sslproto", "asyncio.staggered", "asyncio.trsock")),
+        "asyncio/selector_events.py": (b"from . import sslproto\\nfrom . import transports\\nfrom . import trsock\\n",
+                                       on_first_use("asyncio.sslproto", "sslproto")
+                                       + b"from . import transports\\n" + on_first_use("asyncio.trsock", "trsock"),
+                                       ("asyncio.sslproto", "asyncio.trsock"))}
 # Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
 # ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip). So do
 # zipfile's and shutil's "import bz2" and "import lzma" (bz2 None, _BZ2_SUPPORTED False; no zip here is
