@@ -223,6 +223,20 @@ def test_rdna_cards_take_cudas_workstation_prompt_share_unfitted():
     assert not any(path == ("prefill_compute_rocm", "gddr") for path, _ in fit_speed.PARAMETERS_ROCM)
 
 
+def test_a_run_with_no_known_rate_says_speed_not_prompt_speed_unknown():
+    """A card with no TFLOPS (Apple M5: no published clock): a training run's whole speed is unknown, a served
+    run's prompt alone (its decode reads memory)."""
+    from vramcalc.render.messages import ENGLISH
+
+    values = {"model": "qwen3-8b", "gpu": "apple-m5-max-128gb", "seq": "1024"}
+    trained = parse_workload({**values, "mode": "training"})
+    unknown = speed_of(estimate(trained), trained.gpu, 1, Machine()).unknown
+    assert unknown is not None and ENGLISH.say(unknown).startswith("Speed unknown: ")
+    served = parse_workload({**values, "prompt_tokens": "512", "output_tokens": "128"})
+    speed = speed_of(estimate(served), served.gpu, 1, Machine())
+    assert speed.decode_tokens_per_s and any(ENGLISH.say(p).startswith("Prompt speed unknown") for p in speed.basis)
+
+
 def test_an_error_line_says_when_no_published_run_was_on_this_kind_of_card():
     """vLLM's ROCm rows are all MI300X (HBM): on an RDNA card the line says so instead of claiming their error."""
     from vramcalc.render.messages import ENGLISH

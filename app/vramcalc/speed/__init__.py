@@ -184,7 +184,7 @@ def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     forward = prefill(workload, card, machine, placement_of(breakdown, layout.pp, layout.tp), batch=workload.batch,
                       prompt=workload.seq)
     if forward is None:
-        return Speed(unknown=phrase("speed.unknown_tflops"))
+        return Speed(unknown=phrase("speed.unknown_tflops_run"))
     rates = engine_rates(workload.runtime)
     basis = (phrase("speed.basis.prefill", tokens=f"{workload.batch * workload.seq:,}",
                     flops=f"{forward.flops / TERA:,.1f}", share=_percent(compute_share(rates, card, forward.kernel)),
@@ -201,7 +201,7 @@ def _transcription(breakdown: Breakdown, card: Device) -> Speed:
     their own audio, so one GPU's time is the answer."""
     run = transcription(breakdown, card)
     if run is None:
-        return Speed(unknown=phrase("speed.unknown_tflops"))
+        return Speed(unknown=phrase("speed.unknown_tflops_run"))
     held = calibration()["speech"]["validation"]
     basis = (phrase("speed.speech.basis", audio=f"{run.audio:,.0f}", windows=run.windows, groups=run.groups,
                     rows=run.rows, encode=f"{run.encode_s:,.1f}", flops=f"{run.flops / TERA:,.2f}",
@@ -377,7 +377,7 @@ def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layo
                          gradients=breakdown.sizes.get("gradients", 0), weights=breakdown.sizes.get("weights", 0),
                          generation_s=generation)
     if step is None:
-        return Speed(unknown=phrase("speed.unknown_tflops"))
+        return Speed(unknown=phrase("speed.unknown_tflops_run"))
     matmuls = training_kernel(workload)
     peak = card.compute(matmuls) or 0.0
     basis: tuple[Phrase, ...] = (phrase(

@@ -1401,6 +1401,7 @@ EN: Mapping[str, str] = {
         "Speed unknown: this card's memory bandwidth is not known. Give it (--gpu-bandwidth, in GB/s)."
     ),
     "speed.unknown_tflops": "Prompt speed unknown: this card's 16-bit TFLOPS are not known. Give them (--gpu-tflops).",
+    "speed.unknown_tflops_run": "Speed unknown: this card's 16-bit TFLOPS are not known. Give them (--gpu-tflops).",
     "speed.unknown_layout": "Speed unknown: these GPUs cannot run this layout.",
     "speed.chart.context.title": "Generation speed against context length",
     "speed.chart.context.desc": (

@@ -1470,6 +1470,9 @@ PT: Mapping[str, str] = {
         "Velocidade do prompt desconhecida: os TFLOPS de 16 bits desta placa não são conhecidos. Informe-os "
         "(--gpu-tflops)."
     ),
+    "speed.unknown_tflops_run": (
+        "Velocidade desconhecida: os TFLOPS de 16 bits desta placa não são conhecidos. Informe-os (--gpu-tflops)."
+    ),
     "speed.unknown_layout": "Velocidade desconhecida: estas GPUs não rodam este arranjo.",
     "speed.chart.context.title": "Velocidade de geração conforme o tamanho do contexto",
     "speed.chart.context.desc": (
