@@ -1044,3 +1044,16 @@ def test_glm5_next_keeps_kda_states_latents_and_packed_pooled_indexer_rows():
     assert spec.recurrent_state_bytes(2) == state == 56_064
     assert _kv(config, "transformers", seq="7") == 60_572 == state + 3 * 7 * 64 * 2 + 2 * 7 * 65 * 2
     assert _kv(config, "transformers", seq="101") == 121_108 == state + 3 * 101 * 64 * 2 + 2 * 101 * 65 * 2
+
+
+def test_mistral_keeps_its_whole_context_under_llamacpp_and_its_window_elsewhere():
+    """Mistral 7B v0.1 (sliding_window 4,096): llama.cpp converts MistralForCausalLM as LLM_ARCH_LLAMA
+    (conversion/__init__.py), writes no window and its graph reads none (src/models/llama.cpp: build_attn_inp_kv),
+    so 16,384 cells on every layer; transformers and vLLM keep the window."""
+    values = {"model": "mistral-7b", "seq": "16384"}
+    run = estimate(parse_workload({**values, "runtime": "llamacpp", "precision": "q4_k_m"}))
+    kv = next(c for c in run.components if c.key == "kv_cache")
+    assert kv.bytes == 32 * 2 * 8 * 128 * 16_384 * 2
+    assert "reads no window" in ENGLISH.say(kv.explain())
+    windowed = estimate(parse_workload({**values, "runtime": "transformers"}))
+    assert next(c for c in windowed.components if c.key == "kv_cache").bytes == 32 * 2 * 8 * 128 * 4_096 * 2

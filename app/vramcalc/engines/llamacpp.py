@@ -48,8 +48,10 @@ LLAMACPP_PAD = 256  # n_ctx and the sliding-window cache round up to 256 cells (
 MAX_PARALLEL = 4096  # llama.cpp sequences
 LLAMACPP_CUDA_OVERHEAD = 457 * MIB  # CUDA context and driver, as Ollama reserves it (engines.md §4.1)
 # Types whose llama.cpp graph reads no window and keeps every layer whole, whatever the config's sliding_window:
-# StarCoder2 (src/models/starcoder2.cpp: build_attn_inp_kv, no LLM_KV_ATTENTION_SLIDING_WINDOW read)
-NO_WINDOW = frozenset({"starcoder2"})
+# StarCoder2 (src/models/starcoder2.cpp: build_attn_inp_kv, no LLM_KV_ATTENTION_SLIDING_WINDOW read), and Mistral
+# and Mixtral, converted as LLM_ARCH_LLAMA (conversion/__init__.py), whose writer adds no window and whose graph
+# (src/models/llama.cpp: build_attn_inp_kv) reads none: Mistral 7B v0.1's 4,096-token window is not kept
+NO_WINDOW = frozenset({"starcoder2", "mistral", "mixtral"})
 
 
 def pad(value: int, multiple: int) -> int:
@@ -652,7 +654,9 @@ def model_breakdown(workload: Workload, *, outputs: int | None = None) -> Engine
         Component(key="kv_cache", bytes=layout.kv_device_bytes, explain=lambda: (phrase(
             "llamacpp.kv", n_seq=layout.n_seq, n_ctx=f"{layout.n_ctx:,}", k=type_k.value, v=type_v.value,
             bytes=format_binary(layout.kv_device_bytes), host=format_binary(layout.kv_host_bytes)),
-            *recurrent_state_said(workload.model), *msa_index_said(workload.model, layout, type_k, type_v))),
+            *recurrent_state_said(workload.model), *msa_index_said(workload.model, layout, type_k, type_v),
+            *((phrase("llamacpp.kv_no_window"),) if workload.model.model_type in NO_WINDOW and (
+                workload.model.sliding_window) else ()))),
         Component(key="activations", bytes=layout.compute_bytes + clip_device, explain=lambda: (phrase(
             "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
             n_out=layout.n_out, bytes=format_binary(layout.compute_bytes),

@@ -223,6 +223,7 @@ EN: Mapping[str, str] = {
         "{n_seq} × {n_ctx} cells (the context padded to 256) × K {k} and V {v}, sliding layers capped at the window "
         "plus one micro-batch = {bytes} on the GPU, {host} in system RAM"
     ),
+    "llamacpp.kv_no_window": "; llama.cpp reads no window for this architecture: every layer keeps the whole context",
     "llamacpp.kv_state": (
         "; of it, {layers} recurrent layers' F32 state of {state} per sequence (llama_memory_recurrent)"
     ),

@@ -232,6 +232,9 @@ PT: Mapping[str, str] = {
         "{n_seq} × {n_ctx} células (o contexto arredondado para um múltiplo de 256) × K {k} e V {v}, camadas "
         "deslizantes limitadas à janela mais um microlote = {bytes} na GPU, {host} na RAM do sistema"
     ),
+    "llamacpp.kv_no_window": (
+        "; o llama.cpp não lê janela para esta arquitetura: toda camada guarda o contexto inteiro"
+    ),
     "llamacpp.kv_state": "; disso, o estado F32 de {layers} camadas recorrentes, {state} por sequência "
                          "(llama_memory_recurrent)",
     "llamacpp.kv_msa": (
