@@ -1057,3 +1057,16 @@ def test_mistral_keeps_its_whole_context_under_llamacpp_and_its_window_elsewhere
     assert "reads no window" in ENGLISH.say(kv.explain())
     windowed = estimate(parse_workload({**values, "runtime": "transformers"}))
     assert next(c for c in windowed.components if c.key == "kv_cache").bytes == 32 * 2 * 8 * 128 * 4_096 * 2
+
+
+def test_mistrals_decode_under_llamacpp_reads_its_whole_context():
+    """The speed follows the cache llama.cpp keeps: at 16,384 tokens Mistral 7B v0.1 reads its whole K/V per token
+    under llama.cpp (not 4,096 tokens' worth, as with the window): slower than at 4,096."""
+    from vramcalc.speed import speed_of
+    from vramcalc.workload import Machine
+
+    values = {"model": "mistral-7b", "gpu": "rtx-4090", "prompt_tokens": "16128", "output_tokens": "256"}
+    long, short = (parse_workload({**values, "runtime": "llamacpp", "precision": "q4_k_m", **more})
+                   for more in ({}, {"prompt_tokens": "3840"}))
+    slow, fast = (speed_of(estimate(w), w.gpu, 1, Machine()).decode_tokens_per_s for w in (long, short))
+    assert slow is not None and fast is not None and slow < 0.8 * fast  # windowed, both would read 4,096 tokens' K/V
