@@ -364,8 +364,12 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
             if strip_annotations and info.filename.endswith(".json"):  # the engine's data, without its indentation
                 parsed = json.loads(data)
                 if isinstance(parsed, dict):  # what the data says of itself, read by people, not by the engine
-                    for key in [key for key in parsed if key.startswith("about")]:
+                    for key in [key for key in parsed if key.startswith(("about", "_generated_by", "_comment"))]:
                         del parsed[key]
+                    for inner in parsed.values():  # and of its sections (speed.json's speculative, diffusion, speech)
+                        if isinstance(inner, dict):
+                            for key in [key for key in inner if key.startswith("about")]:
+                                del inner[key]
                 if "/data/models/" in "/" + info.filename and isinstance(parsed, dict) and "config" in parsed:
                     parsed.pop("source", None)  # its provenance, for people reading the data: no page shows it
                     config = parsed["config"]  # a preset: its config less the keys nothing reads
