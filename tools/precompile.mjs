@@ -370,6 +370,9 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                         if isinstance(inner, dict):
                             for key in [key for key in inner if key.startswith("about")]:
                                 del inner[key]
+                if info.filename.endswith("/data/examples.json") and isinstance(parsed, dict):
+                    for entry in parsed.get("models", []):  # each count's provenance: no page shows it
+                        entry.pop("source", None)
                 if "/data/models/" in "/" + info.filename and isinstance(parsed, dict) and "config" in parsed:
                     parsed.pop("source", None)  # its provenance, for people reading the data: no page shows it
                     config = parsed["config"]  # a preset: its config less the keys nothing reads

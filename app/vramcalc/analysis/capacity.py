@@ -90,7 +90,7 @@ def load_examples() -> tuple[Example, ...]:
                                     source=preset.source))
         else:
             examples.append(Example(name=entry["name"], params=entry["params"], exact=entry["exact"],
-                                    source=entry["source"]))
+                                    source=entry.get("source", "")))  # the page's copy leaves it out
     return tuple(examples)
 
 
