@@ -375,6 +375,7 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
                         entry.pop("source", None)
                 if "/data/models/" in "/" + info.filename and isinstance(parsed, dict) and "config" in parsed:
                     parsed.pop("source", None)  # its provenance, for people reading the data: no page shows it
+                    parsed.pop("published_params", None)  # the publisher's figure, for people: no code reads it
                     config = parsed["config"]  # a preset: its config less the keys nothing reads
                     kept = set(stripping.get("encoder_read", ())) if config.get("model_type") in stripping.get(
                         "encoder_types", ()) else set()  # an encoder's reranker class and labels
