@@ -54,6 +54,14 @@ LLAMACPP_CUDA_OVERHEAD = 457 * MIB  # CUDA context and driver, as Ollama reserve
 NO_WINDOW = frozenset({"starcoder2", "mistral", "mixtral"})
 
 
+def as_kept(spec: ModelSpec) -> ModelSpec:
+    """The model as llama.cpp keeps its cache: without its window for the architectures that read none (NO_WINDOW),
+    so that its sliding layers keep every cell; itself otherwise."""
+    if spec.model_type in NO_WINDOW and spec.sliding_window:
+        return dataclasses.replace(spec, sliding_window=0)
+    return spec
+
+
 def pad(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
@@ -103,9 +111,9 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
     output_on_gpu = on_gpu >= 1
     repeating_on_gpu = max(0, on_gpu - 1)
     first_gpu_layer = layers - repeating_on_gpu
-    swa_cells = min(n_ctx, pad((spec.sliding_window or spec.attention_chunk) + n_ub, LLAMACPP_PAD))
-    if spec.model_type in NO_WINDOW:
-        swa_cells = n_ctx
+    spec = as_kept(spec)
+    window = spec.sliding_window or spec.attention_chunk
+    swa_cells = min(n_ctx, pad(window + n_ub, LLAMACPP_PAD)) if window else n_ctx
     device = host = 0
     on_gpu_kinds = spec.kinds[first_gpu_layer:]
     for kind, count in spec.kind_counts():
@@ -655,8 +663,7 @@ def model_breakdown(workload: Workload, *, outputs: int | None = None) -> Engine
             "llamacpp.kv", n_seq=layout.n_seq, n_ctx=f"{layout.n_ctx:,}", k=type_k.value, v=type_v.value,
             bytes=format_binary(layout.kv_device_bytes), host=format_binary(layout.kv_host_bytes)),
             *recurrent_state_said(workload.model), *msa_index_said(workload.model, layout, type_k, type_v),
-            *((phrase("llamacpp.kv_no_window"),) if workload.model.model_type in NO_WINDOW and (
-                workload.model.sliding_window) else ()))),
+            *((phrase("llamacpp.kv_no_window"),) if as_kept(workload.model) is not workload.model else ()))),
         Component(key="activations", bytes=layout.compute_bytes + clip_device, explain=lambda: (phrase(
             "llamacpp.compute", n_ub=layout.n_ub, flash="on" if uses_flash(workload.attention) else "off",
             n_out=layout.n_out, bytes=format_binary(layout.compute_bytes),

@@ -16,7 +16,7 @@ from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..core.units import GB
 from ..engines.layouts import resolve_layout
-from ..engines.llamacpp import NO_WINDOW
+from ..engines.llamacpp import as_kept
 from ..engines.llamacpp_fit_gpus import free_on, split_of
 from ..engines.ollama import within_context
 from ..memory.components import Breakdown
@@ -132,11 +132,10 @@ def _tflops(value: float) -> str:
 
 def _as_run(breakdown: Breakdown) -> Breakdown:
     """The breakdown with its request as the engine runs it (Ollama cuts a prompt longer than its context; llama.cpp
-    keeps every layer whole for the architectures whose window it does not read, engines/llamacpp.py NO_WINDOW)."""
+    keeps every layer whole for the architectures whose window it does not read, engines/llamacpp.py as_kept)."""
     run = within_context(breakdown.workload)
-    model = run.model
-    if run.runtime in GGUF_RUNTIMES and model.model_type in NO_WINDOW and model.sliding_window:
-        run = run.but(model=dataclasses.replace(model, sliding_window=0))
+    if run.runtime in GGUF_RUNTIMES and (kept := as_kept(run.model)) is not run.model:
+        run = run.but(model=kept)
     return breakdown if run is breakdown.workload else dataclasses.replace(breakdown, workload=run)
 
 
