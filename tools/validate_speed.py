@@ -57,6 +57,8 @@ UNCHECKPOINTED = ("Baseline", "+ Packed Dataset", "+ Compile", "+ Chunked Cross 
 # (validate_speech_speed.py), speculative decoding's speed-ups (tests/test_speculative_speed.py), TRL's step times
 # (validate_trl_speed.py), embedders' throughput (validate_embedding_speed.py)
 ELSEWHERE = ("diffusion_", "speech_", "speculative_", "trl_", "embedding_")
+ENGINE_OF_KIND = {"train": "train", "serve": "vllm"}  # a row's validation group: engine-platform (else llama.cpp's)
+OWN_GROUPS = tuple(f"{engine}-" for engine in ("llamacpp", *ENGINE_OF_KIND.values()))
 HIDDEN = ("llamacpp_cublas", "llamacpp_vulkan")  # Workload fields no option sets: the build a row ran
 GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25, "serve": 0.25}
 
@@ -230,7 +232,7 @@ def results(sources: str = "", *, anomalous: bool = False, kinds: tuple[str, ...
         if predicted is None:
             continue
         measured = float(row["tokens_per_s"])
-        engine = {"train": "train", "serve": "vllm"}.get(kind, "llamacpp")
+        engine = ENGINE_OF_KIND.get(kind, "llamacpp")
         platform = "metal" if str(values["gpu"]).startswith("apple") else str(row.get("backend", "cuda")).lower()
         out.append({"source": source, "kind": kind, "group": f"{engine}-{platform}", "gpu": values["gpu"],
                     "gpus": values["gpus"], "model": row["model"], "weights": row["weights"], "test": row["test"],
@@ -331,8 +333,9 @@ def main() -> int:
                 kinds = sorted({memory_of(gpu(r["gpu"])).value for r in found if f"{r['group']} {r['kind']}" == name})
                 validation[group] = {"median": round(s["median"], 3), "worst": round(s["worst"], 3), "rows": s["rows"],
                                      "memory": kinds}
-        kept = {name: group for name, group in data.get("validation", {}).items()
-                if name.startswith("trl-") or name == "embedding"}  # validate_trl_speed.py, validate_embedding_speed.py
+        # this tool's groups are its engines' ("llamacpp-cuda"); the others' (validate_trl_speed.py's "trl-grpo",
+        # validate_embedding_speed.py's "embedding") are theirs to write, kept as they are
+        kept = {name: group for name, group in data.get("validation", {}).items() if not name.startswith(OWN_GROUPS)}
         data["validation"] = {**validation, **kept}
         SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return 0
