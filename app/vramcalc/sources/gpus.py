@@ -315,7 +315,8 @@ def _apple_configurations(name: str, raw: Mapping[str, Any]) -> list[GpuSpec]:  
             source=str(raw.get("source", "")),  # the browser's copy leaves provenance out (tools/precompile.mjs)
             kind=GpuKind.APPLE,
             table=bool(config.get("table", False)),
-            **_compute({key: value for key, value in raw.items() if key != "configurations"}, config),
+            **_compute({key: value for key, value in raw.items() if key != "configurations"}, config,
+                       {"fp32_tflops": config.get("fp16_tflops")} if raw.get("fp32_is_fp16") else {}),
         )
         for config in raw["configurations"]
     ]
