@@ -28,6 +28,8 @@ from .ranks import most_loaded
 from .solve import fits, max_batch, min_gpus, weight_ladder
 
 MAX_GPUS_FOR_RUN = 1024  # as min_gpus: beyond, "none"
+CLEAR_GAIN = 1.10  # formats within 10 % of the fastest decode are not ranked: the most precise of them is named
+# (decode's goal is a 15 % median error, docs/accuracy.md)
 MIN_FASTEST_BITS = 4  # "the fastest format": 4-bit formats and wider (q4_k_s, iq4_xs, nf4, awq-int4; not q3_k_l)
 _GGUF_BITS = re.compile(r"i?q(\d)_")
 _NAMED_BITS = re.compile(r"(?:int|bpw:)(\d+(?:\.\d+)?)")
@@ -63,11 +65,13 @@ def _nominal_bits(name: str) -> float:
 
 
 def fastest_format(workload: Workload, target: Target, machine: Machine) -> str | None:
-    """Of the engine's formats named by at least MIN_FASTEST_BITS bits (the checkpoint's own first),
-    the one that fits and decodes fastest: fewer bytes read per token is faster, but not always
-    (llama.cpp's k-quants read more slowly per byte). Below 4 bits quality falls off, and the answer
-    would always be the smallest format: those are left to "the most precise weights that fit"."""
-    best: tuple[float, str] | None = None
+    """Of the engine's formats named by at least MIN_FASTEST_BITS bits (the checkpoint's own first) that
+    fit, the most precise whose decode is within CLEAR_GAIN of the fastest: fewer bytes read per token is
+    faster, but not always (llama.cpp's k-quants read more slowly per byte, and fixed per-step costs can
+    hide the bytes saved), and closer than that the estimates cannot rank them. Below 4 bits quality falls
+    off, and the answer would always be the smallest format: those are left to "the most precise weights
+    that fit"."""
+    rates: list[tuple[str, float]] = []  # from the most precise down
     for name in weight_ladder(workload):
         if _nominal_bits(name) < MIN_FASTEST_BITS:
             continue
@@ -76,10 +80,9 @@ def fastest_format(workload: Workload, target: Target, machine: Machine) -> str 
                 workload.model, parse_precision(name), training=False))
             check_consistency(candidate)
             if fits(candidate, target):
-                rate = _decode(candidate, target, machine)
-                if best is None or rate > best[0]:
-                    best = (rate, name)
-    return None if best is None else best[1]
+                rates.append((name, _decode(candidate, target, machine)))
+    fastest = max((rate for _, rate in rates), default=0.0)
+    return next((name for name, rate in rates if rate * CLEAR_GAIN >= fastest), None)
 
 
 def max_concurrency(workload: Workload, target: Target, machine: Machine, tokens_per_s: float) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from ..core.choices import (
@@ -18,7 +19,7 @@ from ..core.choices import (
 from ..core.dtypes import Precision
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
-from ..formats.weights import WeightFormat
+from ..formats.weights import BNB_FORMATS, WeightFormat
 from ..memory.activations import (
     activations_bytes,
     embedding_components,
@@ -362,12 +363,14 @@ class Transformers(NoPool):
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:
-        return run_as_published(model, precision, training=training)
+        published = run_as_published(model, precision, training=training)
+        return published if training else as_loaded(model, published)  # training: by its framework (parse)
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         encoder = ("note.encoder_training",) if workload.is_training and workload.model.encoder is not None else ()
         ppo_models = ("note.ppo",) if workload.is_training and workload.objective is Objective.PPO else ()
-        return ("note.counter", *encoder, *ppo_models)  # which counter the total reads against
+        experts = ("note.bnb_experts",) if getattr(workload.precision, "experts_kept", False) else ()
+        return ("note.counter", *encoder, *ppo_models, *experts)  # which counter the total reads against
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """Inference: the from_pretrained call the answer assumes (its dtype and attention); training runs
@@ -432,3 +435,19 @@ def prefill_window_bytes(workload: Workload) -> int:
                 * (model.tokens_kept(AttentionKind.FULL, workload.seq) - model.tokens_kept(kind, workload.seq))
                 for kind, _ in model.kind_counts() if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED))
     return workload.effective_kv_precision.bytes_for(workload.batch * extra)
+
+
+LOADS_FUSED_EXPERTS = (Framework.TRAINER, Framework.AXOLOTL)  # through transformers' own from_pretrained
+
+
+def as_loaded(model: ModelSpec, precision: Precision | WeightFormat,
+              framework: Framework = Framework.TRAINER) -> Precision | WeightFormat:
+    """The format as transformers 5 loads it (its from_pretrained, also under the Trainer and axolotl):
+    bitsandbytes converts `nn.Linear` modules only, so a mixture of experts' fused expert stacks (3-D
+    `gate_up_proj` and `down_proj` parameters) stay in the compute dtype (measured by
+    tools/measure_bnb_experts.py; bitsandbytes#1849). Unsloth converts them since 2026.6 (unsloth#4032);
+    litgpt and torchtune build modules of their own."""
+    if (isinstance(precision, WeightFormat) and precision.name in BNB_FORMATS and model.moe is not None
+            and framework in LOADS_FUSED_EXPERTS):
+        return dataclasses.replace(precision, experts_kept=True)
+    return precision

@@ -46,6 +46,7 @@ class WeightFormat:
     bpw: float = 0.0  # bits per quantised weight for bpw:X.XX
     file: FileWeights | None = None  # the weights of a file the user named (`file_format`)
     mlp_only: bool = False  # GPU formats: the MLPs and experts quantised, attention kept in 16-bit (`quantise=mlp`)
+    experts_kept: bool = False  # bitsandbytes under transformers 5: the fused expert stacks stay 16-bit (BNB_FORMATS)
 
     is_float = False  # read like a Precision where the workload asks: quantised weights compute in 16-bit
 
@@ -61,6 +62,7 @@ GGUF_FORMATS = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_k
                 "iq4_xs", "iq4_nl", "q3_k_l", "q3_k_m", "q3_k_s", "iq3_m", "iq3_s", "iq3_xxs", "q2_k", "q2_k_s",
                 "iq2_m", "iq2_s", "iq2_xs", "iq2_xxs", "iq1_m", "iq1_s", "mxfp4_moe")
 GROUPED = ("gptq-int4", "gptq-int8", "awq-int4")
+BNB_FORMATS = ("nf4", "nf4-dq", "bnb-int8")  # bitsandbytes' Linear4bit and Linear8bitLt
 COMMON_BPW = ("bpw:2.5", "bpw:3.0", "bpw:3.5", "bpw:4.0", "bpw:4.65", "bpw:5.0", "bpw:6.0", "bpw:8.0")
 WEIGHT_FORMAT_GROUPS = (
     ("auto", ("auto",)),
@@ -295,17 +297,22 @@ def _parts(spec: ModelSpec, tensors: Counted, fmt: WeightFormat, group_size: int
     if fmt.kind == "native":
         return _native(spec, tensors)
     check_format(spec, fmt, group_size)
-    if fmt.mlp_only:
-        return _split(tensors, quantised_by(fmt), lambda t: _gpu_bytes(t, fmt, group_size), phrase("weights.part.mlp"),
-                      phrase("weights.part.rest_attention"))
-    return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, group_size), phrase("weights.part.linear"))
+    rest = phrase("weights.part.rest_attention") if fmt.mlp_only else REST
+    if fmt.experts_kept:
+        rest = phrase("weights.part.rest_experts", rest=rest)
+    return _split(tensors, quantised_by(fmt), lambda t: _gpu_bytes(t, fmt, group_size),
+                  phrase("weights.part.mlp" if fmt.mlp_only else "weights.part.linear"), rest)
 
 
 def quantised_by(fmt: WeightFormat) -> Callable[[Tensor], bool]:
     """The tensors a GPU format converts: every linear layer's weight, or with `mlp_only` those of the MLPs and
     experts (a checkpoint that keeps attention in 16-bit: transformers' and vLLM's `modules_to_not_convert` or
-    ignore list, as Meta's FP8 Llama 3.1 405B, which quantises only the MLPs)."""
-    return _mlp_linear if fmt.mlp_only else _is_linear
+    ignore list, as Meta's FP8 Llama 3.1 405B, which quantises only the MLPs); with `experts_kept` not the
+    routed experts' stacked tensors (bitsandbytes converts `nn.Linear` modules only)."""
+    converts = _mlp_linear if fmt.mlp_only else _is_linear
+    if fmt.experts_kept:
+        return lambda t: converts(t) and t.role is not Role.EXPERT
+    return converts
 
 
 def _mlp_linear(t: Tensor) -> bool:

@@ -38,6 +38,7 @@ from ..engines.layouts import degrees, resolve_layout
 from ..engines.llamacpp import split_text
 from ..engines.llamacpp_overrides import overrides_text
 from ..engines.ollama import LLAMA_SERVER, version_of
+from ..engines.transformers import as_loaded
 from ..formats.file_weights import WeightsGiven, file_weights
 from ..formats.file_weights import assumptions as file_assumptions
 from ..formats.file_weights import notes as file_notes
@@ -386,7 +387,11 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     precision = attributes["precision"]
     if not isinstance(precision, (Precision, WeightFormat)):  # as in _checked: a bug in the option table
         raise TypeError(f"precision: its parser returned {precision!r}, expected a Precision or a WeightFormat")
-    attributes["precision"] = engine.run_format(model, precision, training=attributes["mode"] is Mode.TRAINING)
+    training = attributes["mode"] is Mode.TRAINING
+    run = engine.run_format(model, precision, training=training)
+    if engine.runtime is Runtime.TRANSFORMERS and training:  # loaded by its framework
+        run = as_loaded(model, run, _checked("framework", attributes["framework"], Framework))
+    attributes["precision"] = run
     if attributes.pop("quantise"):  # quantise=mlp: attention kept in 16-bit
         fmt = attributes["precision"]
         if not isinstance(fmt, WeightFormat) or fmt.kind != "gpu" or fmt.file is not None:

@@ -367,6 +367,10 @@ EN: Mapping[str, str] = {
         "that row) and the allocator's free reserved blocks, left out here: 0–51 % of the allocated memory in "
         "published out-of-memory reports (median 0.6 %)."
     ),
+    "note.bnb_experts": (
+        "transformers 5 converts only nn.Linear layers to bitsandbytes: the routed experts, stored as fused "
+        "tensors, stay in bf16 (bitsandbytes#1849; transformers 4 and Unsloth convert them)."
+    ),
     "note.seq_over_context": "Sequence length {seq:,} is longer than the model's context of {context:,} tokens.",
     "note.weights_file": "The weights are {name} as its header lists them: {bytes}, tensor by tensor.",
     "note.weights_file_apart": (
@@ -1142,6 +1146,7 @@ EN: Mapping[str, str] = {
     "weights.part.rest": "embeddings, head, norms, routers and biases in bf16",
     "weights.part.mlp": "MLP and expert layers",
     "weights.part.rest_attention": "attention, embeddings, head, norms, routers and biases in bf16",
+    "weights.part.rest_experts": "routed experts, {rest}",
     "weights.part.rest_mxfp4": "attention, router, embeddings, head, norms and biases in bf16",
     "weights.part.rest_int4": "attention, dense and shared MLPs, router, embeddings, head and norms in bf16",
     "activations.masks": (
@@ -1444,7 +1449,7 @@ EN: Mapping[str, str] = {
         "torchtune's README tables of fine-tuning tokens/s (Llama 3.1 8B on one RTX 4090, 70B and 405B on 8 A100s, "
         "Llama 3.2 3B on one A100)"
     ),
-    "speed.figure.fastest_format": "Fastest weights that fit (4 bits or more)",
+    "speed.figure.fastest_format": "Fastest weights that fit (4 bits or more; ties within 10 % go to the most precise)",
     "speed.figure.max_concurrency": "Most sequences at the speed asked",
     "speed.figure.min_gpus_for_run": "Fewest GPUs to finish in time",
     "speed.value.concurrency": "{count} {count:sequence|sequences} at {rate} tokens/s or more each",

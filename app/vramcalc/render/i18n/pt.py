@@ -378,6 +378,11 @@ PT: Mapping[str, str] = {
     "attention.eager": "eager",
     "attention.flash": "flash",
     # notes
+    "note.bnb_experts": (
+        "O transformers 5 converte para bitsandbytes só as camadas nn.Linear: os especialistas roteados, "
+        "guardados como tensores fundidos, ficam em bf16 (bitsandbytes#1849; o transformers 4 e o Unsloth os "
+        "convertem)."
+    ),
     "note.counter": (
         "Compare com o nvidia-smi, que conta a linha de sobrecarga (torch.cuda.max_memory_allocated: o total menos "
         "essa linha) e os blocos reservados livres do alocador, aqui de fora: 0–51 % da memória alocada em "
@@ -1193,6 +1198,7 @@ PT: Mapping[str, str] = {
     "weights.part.mlp": "camadas de MLP e de especialistas",
     "weights.part.rest_attention": "atenção, embeddings, cabeça de saída, normalizações, roteadores e vieses em bf16",
     "weights.part.rest_int4": "atenção, MLPs densas e compartilhadas, roteador, embeddings, cabeça e normas em bf16",
+    "weights.part.rest_experts": "especialistas roteados, {rest}",
     "weights.part.rest_mxfp4": "atenção, roteador, embeddings, cabeça de saída, normalizações e vieses em bf16",
     "activations.masks": (
         "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
@@ -1522,7 +1528,9 @@ PT: Mapping[str, str] = {
         "as tabelas do README do torchtune com tokens/s de ajuste fino (Llama 3.1 8B numa RTX 4090, 70B e 405B em 8 "
         "A100, Llama 3.2 3B numa A100)"
     ),
-    "speed.figure.fastest_format": "Pesos mais rápidos que cabem (4 bits ou mais)",
+    "speed.figure.fastest_format": (
+        "Pesos mais rápidos que cabem (4 bits ou mais; empates até 10 % ficam com os mais precisos)"
+    ),
     "speed.figure.max_concurrency": "Mais sequências na velocidade pedida",
     "speed.figure.min_gpus_for_run": "Menos GPUs para terminar a tempo",
     "speed.value.concurrency": "{count} {count:sequência|sequências} a {rate} tokens/s ou mais cada",

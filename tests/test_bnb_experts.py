@@ -1,0 +1,48 @@
+"""bitsandbytes under transformers 5 converts nn.Linear modules only: a mixture of experts' fused expert
+tensors stay in bf16. Held to the bytes measured by tools/measure_bnb_experts.py (transformers 5.23,
+bitsandbytes 0.50.2, small random models loaded in 4 and 8 bits on the CPU)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vramcalc import parse_workload
+from vramcalc.analysis.evaluate import breakdown_notes
+from vramcalc.formats.weights import weights
+from vramcalc.render.messages import ENGLISH
+
+MEASURED = json.loads((Path(__file__).parent / "golden" / "measured_bnb_experts.json").read_text(encoding="utf-8"))
+CASES = MEASURED["cases"]
+PACKED = {"nf4": ("other uint8", 2), "bnb-int8": ("other int8", 1)}  # values per stored byte
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['config']['model_type']}-{c['precision']}" for c in CASES])
+def test_the_experts_stay_in_bf16_as_measured(case):
+    workload = parse_workload({"model": "config", "precision": case["precision"]}, config=case["config"])
+    quantised, rest = weights(workload.model, workload.precision)
+    key, per_byte = PACKED[case["precision"]]
+    assert quantised.params == case["bytes"][key] * per_byte
+    assert rest.params * 2 == case["bytes"]["experts bfloat16"] + case["bytes"]["other bfloat16"]
+
+
+def _precision(config, **values):
+    return parse_workload({"model": "config", "precision": "nf4", **values}, config=config).precision
+
+
+def test_who_loads_the_model_decides():
+    moe = CASES[0]["config"]
+    assert _precision(moe).experts_kept  # transformers' from_pretrained
+    assert _precision(moe, mode="training", lora_rank="16").experts_kept  # the Trainer loads it so too
+    assert not _precision(moe, mode="training", lora_rank="16", framework="unsloth").experts_kept  # converts them
+    assert not _precision(moe, runtime="vllm").experts_kept  # vLLM's own bitsandbytes MoE method
+    dense = {key: value for key, value in moe.items() if "expert" not in key} | {"model_type": "qwen3"}
+    assert not _precision(dense).experts_kept
+
+
+def test_the_answer_says_why():
+    workload = parse_workload({"model": "config", "precision": "nf4"}, config=CASES[0]["config"])
+    notes = [ENGLISH.say(note) for note in breakdown_notes(workload)]
+    assert any("bitsandbytes#1849" in note for note in notes), notes
