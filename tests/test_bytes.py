@@ -160,7 +160,9 @@ text + "|" + EN["weights"] + "/" + PT["weights"] + "|" + str(len(caught))
 
 def test_the_standard_librarys_bytecode_still_formats_a_traceback_in_pyodide(site_dir, tmp_path):
     """The standard library ships one line per function too (tools/precompile.mjs, without_lines): the pinned
-    Pyodide boots from it, and an exception raised inside it formats with file, function and def line."""
+    Pyodide boots from it, and an exception raised inside it formats with file, function and def line; every
+    frame of a stack has a line (what inspect.stack() needs; it also needs dis, left out: LAZY). inspect's CO_*
+    flags, which it takes from a literal instead of dis, still tell a coroutine function (PyScript's `when`)."""
     import json
 
     stdlib = tmp_path / "python_stdlib.zip"
@@ -170,17 +172,22 @@ def test_the_standard_librarys_bytecode_still_formats_a_traceback_in_pyodide(sit
 import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
 const py = await loadPyodide({{ stdLibURL: {json.dumps(str(stdlib))} }});
 console.log(py.runPython(`
-import inspect, json, traceback
+import inspect, json, sys, traceback
 try:
     json.loads("{{x")
 except Exception as error:
     text = "".join(traceback.format_exception(error))
-text + "|" + str(len(inspect.stack()) > 0)
+async def coroutine(): pass
+def generator(): yield
+stack = traceback.extract_stack()
+flags = (inspect.iscoroutinefunction(coroutine), inspect.isgeneratorfunction(generator),
+         inspect.iscoroutinefunction(generator), inspect.CO_COROUTINE, inspect.CO_VARARGS)
+text + "|" + str(len(stack) > 1 and all(isinstance(frame.lineno, int) for frame in stack)) + str(flags)
 `));
 """
     result = _node(script)
     assert 'json/decoder.py", line ' in result.stdout and ", in raw_decode" in result.stdout
-    assert "JSONDecodeError" in result.stdout and result.stdout.strip().endswith("|True")
+    assert "JSONDecodeError" in result.stdout and result.stdout.strip().endswith("|True(True, True, False, 128, 4)")
 
 
 def test_argparse_is_left_out_of_the_standard_library(site_dir):
@@ -203,7 +210,7 @@ def test_what_the_page_runs_imports_nothing_left_out_of_the_standard_library(sit
     pyodide = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
     pyscript = ROOT / "node_modules" / "@pyscript" / "core" / "src" / "stdlib" / "pyscript.js"
     left_out = ["ssl", "_ssl", "bz2", "lzma", "compression", "html.entities", "ipaddress", "locale", "tempfile",
-                "random"]
+                "random", "dis", "opcode", "_opcode_metadata"]
     script = f"""
 import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
 import {{ default as tree }} from {json.dumps(pyscript.as_uri())};

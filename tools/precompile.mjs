@@ -137,6 +137,7 @@ pyodide.globals.set("left_out_already", leaveOut.length);
 pyodide.globals.set("strip_annotations", Boolean(packageDir));
 const summary = pyodide.runPython(`
 import ast
+import dis
 import importlib._bootstrap_external as bootstrap
 import json
 import importlib.util
@@ -202,7 +203,15 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
         "asyncio/selector_events.py": (b"from . import sslproto\\nfrom . import transports\\nfrom . import trsock\\n",
                                        on_first_use("asyncio.sslproto", "sslproto")
                                        + b"from . import transports\\n" + on_first_use("asyncio.trsock", "trsock"),
-                                       ("asyncio.sslproto", "asyncio.trsock"))}
+                                       ("asyncio.sslproto", "asyncio.trsock")),
+        # dis (with opcode and _opcode_metadata, -17 kB gzip), imported by inspect for getclosurevars() and the
+        # positions in getframeinfo()/stack() alone (nothing the page runs calls them; importlib.resources
+        # would, for files() without a package, and the engine always names one), and at its top for the
+        # CO_* flags, which the loop then takes from dis.COMPILER_FLAG_NAMES as this interpreter has it
+        "inspect.py": ((b"import dis\\n", b"for k, v in dis.COMPILER_FLAG_NAMES.items():\\n"),
+                       (on_first_use("dis"),
+                        f"for k, v in {dis.COMPILER_FLAG_NAMES!r}.items():  # dis.COMPILER_FLAG_NAMES\\n".encode()),
+                       ("dis", "opcode", "_opcode_metadata"))}
 # Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
 # ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip). So do
 # zipfile's and shutil's "import bz2" and "import lzma" (bz2 None, _BZ2_SUPPORTED False; no zip here is
@@ -352,10 +361,13 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
             continue
         data = zin.read(info)
         if keep is not None and info.filename in LAZY:
-            line, replacement, _ = LAZY[info.filename]
-            if data.count(b"\\n" + line) != 1:  # once, at the top level
-                raise ValueError(f"{info.filename}: {line!r} not found once; LAZY needs a look at this Python")
-            data = data.replace(b"\\n" + line, b"\\n" + replacement)
+            lines, replacements, _ = LAZY[info.filename]
+            if isinstance(lines, bytes):  # one line, or a tuple of them
+                lines, replacements = (lines,), (replacements,)
+            for line, replacement in zip(lines, replacements, strict=True):
+                if data.count(b"\\n" + line) != 1:  # once, at the top level
+                    raise ValueError(f"{info.filename}: {line!r} not found once; LAZY needs a look at this Python")
+                data = data.replace(b"\\n" + line, b"\\n" + replacement)
         if strip_annotations and is_catalogue(info.filename):
             data, catalogues[info.filename] = as_data(data, info.filename, languages.index(info.filename))
         if info.filename.endswith(".py") and add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
