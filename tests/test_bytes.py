@@ -210,7 +210,7 @@ def test_what_the_page_runs_imports_nothing_left_out_of_the_standard_library(sit
     pyodide = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
     pyscript = ROOT / "node_modules" / "@pyscript" / "core" / "src" / "stdlib" / "pyscript.js"
     left_out = ["ssl", "_ssl", "bz2", "lzma", "compression", "html.entities", "ipaddress", "locale", "tempfile",
-                "random", "dis", "opcode", "_opcode_metadata"]
+                "random", "dis", "opcode", "_opcode_metadata", "logging"]
     script = f"""
 import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
 import {{ default as tree }} from {json.dumps(pyscript.as_uri())};
@@ -247,3 +247,45 @@ imported = stdlib_imports.main("/tmp/app", pyscript_sources)
 """
     result = _node(script)
     assert result.stdout.strip().endswith("ran|"), result.stdout[-2000:]
+
+
+def test_asyncio_runs_without_logging_in_pyodide(site_dir, tmp_path):
+    """logging is left out (tools/precompile.mjs, LAZY): asyncio.log's and concurrent.futures' loggers import it on
+    first use, which only asyncio's own loops and a concurrent future's failing callback would make. In the pinned
+    Pyodide booted from the shipped zip, Pyodide's WebLoop runs tasks, gathers them and reports a task's exception
+    nobody retrieved (its handler prints), a concurrent future runs its callbacks, and logging is never imported."""
+    import json
+
+    stdlib = tmp_path / "python_stdlib.zip"
+    stdlib.write_bytes(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))
+    pyodide = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
+    script = f"""
+import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
+const py = await loadPyodide({{ stdLibURL: {json.dumps(str(stdlib))} }});
+console.log(await py.runPythonAsync(`
+import asyncio, concurrent.futures, gc, sys
+async def twice(x):
+    await asyncio.sleep(0)
+    return 2 * x
+async def fails():
+    raise ValueError("nobody looks")
+results = await asyncio.gather(twice(1), twice(2))
+task = asyncio.ensure_future(fails())
+await asyncio.sleep(0.01)
+del task
+gc.collect()
+future = concurrent.futures.Future()
+seen = []
+future.add_done_callback(lambda done: seen.append(done.result()))
+future.set_result(3)
+try:
+    asyncio.log.logger.info("x")
+except ImportError as error:
+    lazy = error.name
+f"{{results}}|{{seen}}|{{asyncio.futures.STACK_DEBUG}}|{{lazy}}|{{'logging' in sys.modules}}|"
+`));
+"""
+    result = _node(script)
+    assert "[2, 4]|[3]|9|logging|False|" in result.stdout, result.stdout[-2000:]
+    output = result.stdout + result.stderr  # the handler's report, printed whenever the task is collected
+    assert "Unhandled exception in event loop" in output and "ValueError: nobody looks" in output, output[-2000:]

@@ -138,6 +138,7 @@ pyodide.globals.set("strip_annotations", Boolean(packageDir));
 const summary = pyodide.runPython(`
 import ast
 import dis
+import logging
 import importlib._bootstrap_external as bootstrap
 import json
 import importlib.util
@@ -169,6 +170,15 @@ def on_first_use(module, name=None):
             f"        import {module}\\n"
             f"        return getattr({module}, attribute)\\n"
             f"{name} = _OnFirstUse()\\n").encode()
+
+
+def logger_on_first_use(name, logger):
+    """Python that binds name to an object asking logging.getLogger(logger) for each attribute asked of it."""
+    return (f"class _LoggerOnFirstUse:  # logging.getLogger({logger}) on first use (tools/precompile.mjs, LAZY)\\n"
+            f"    def __getattr__(self, attribute):\\n"
+            f"        import logging\\n"
+            f"        return getattr(logging.getLogger({logger}), attribute)\\n"
+            f"{name} = _LoggerOnFirstUse()\\n").encode()
 
 
 LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
@@ -211,7 +221,22 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
         "inspect.py": ((b"import dis\\n", b"for k, v in dis.COMPILER_FLAG_NAMES.items():\\n"),
                        (on_first_use("dis"),
                         f"for k, v in {dis.COMPILER_FLAG_NAMES!r}.items():  # dis.COMPILER_FLAG_NAMES\\n".encode()),
-                       ("dis", "opcode", "_opcode_metadata"))}
+                       ("dis", "opcode", "_opcode_metadata")),
+        # logging (-17 kB gzip): imported at the top of asyncio.log and concurrent.futures for a logger each, which
+        # only asyncio's own loops (base_events, selector_events, unix_events: the page runs Pyodide's WebLoop,
+        # whose exception handler prints) and a concurrent future's failing callback log to, and of
+        # asyncio.futures for logging.DEBUG, written as this interpreter's logging has it
+        "asyncio/log.py": ((b"import logging\\n", b"logger = logging.getLogger(__package__)\\n"),
+                           (on_first_use("logging"), logger_on_first_use("logger", "__package__")), ("logging",)),
+        "asyncio/futures.py": ((b"import logging\\n", b"STACK_DEBUG = logging.DEBUG - 1  # heavy-duty debugging\\n"),
+                               (on_first_use("logging"),
+                                f"STACK_DEBUG = {logging.DEBUG - 1}  # logging.DEBUG - 1\\n".encode()),
+                               ("logging",)),
+        "concurrent/futures/_base.py": ((b"import logging\\n",
+                                         b'LOGGER = logging.getLogger("concurrent.futures")\\n'),
+                                        (on_first_use("logging"),
+                                         logger_on_first_use("LOGGER", '"concurrent.futures"')),
+                                        ("logging",))}
 # Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
 # ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip). So do
 # zipfile's and shutil's "import bz2" and "import lzma" (bz2 None, _BZ2_SUPPORTED False; no zip here is
