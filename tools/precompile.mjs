@@ -139,6 +139,7 @@ const summary = pyodide.runPython(`
 import ast
 import dis
 import logging
+import importlib
 import importlib._bootstrap_external as bootstrap
 import json
 import importlib.util
@@ -179,6 +180,12 @@ def logger_on_first_use(name, logger):
             f"        import logging\\n"
             f"        return getattr(logging.getLogger({logger}), attribute)\\n"
             f"{name} = _LoggerOnFirstUse()\\n").encode()
+
+
+# asyncio's modules its __init__ imports on first use instead (LAZY below), with the names they export
+ASYNCIO_ON_FIRST_USE = {name: importlib.import_module(f"asyncio.{name}").__all__
+                        for name in ("graph", "streams", "subprocess", "taskgroups")}
+asyncio_on_first_use = {name: module for module, names in ASYNCIO_ON_FIRST_USE.items() for name in (module, *names)}
 
 
 LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
@@ -236,7 +243,25 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                                          b'LOGGER = logging.getLogger("concurrent.futures")\\n'),
                                         (on_first_use("logging"),
                                          logger_on_first_use("LOGGER", '"concurrent.futures"')),
-                                        ("logging",))}
+                                        ("logging",)),
+        # asyncio's streams, subprocesses, call graphs and task groups (-10 kB gzip): its __init__ star-imports them
+        # all, and nothing the page runs uses them (PyScript's and Pyodide's asyncio: tasks, futures, gather, the
+        # loop and its policy). Their names are then had on first use through the package's __getattr__, and
+        # __all__ lists them as this interpreter's modules do ("from asyncio import *" would import them all)
+        "asyncio/__init__.py": (tuple(f"from .{name} import *\\n".encode() for name in ASYNCIO_ON_FIRST_USE)
+                                + tuple(f"           {name}.__all__ +\\n".encode() for name in ASYNCIO_ON_FIRST_USE)
+                                + (b"def __getattr__(name: str):\\n",),
+                                (b"",) * len(ASYNCIO_ON_FIRST_USE)
+                                + tuple(f"           {tuple(names)!r} +\\n".encode()
+                                        for names in ASYNCIO_ON_FIRST_USE.values())
+                                + (f"_ON_FIRST_USE = {asyncio_on_first_use!r}  # tools/precompile.mjs, LAZY\\n"
+                                   f"def __getattr__(name: str):\\n"
+                                   f"    if name in _ON_FIRST_USE:\\n"
+                                   f"        import importlib\\n"
+                                   f"        module = importlib.import_module('asyncio.' + _ON_FIRST_USE[name])\\n"
+                                   f"        return module if name == _ON_FIRST_USE[name] else getattr(module, name)\\n"
+                                   .encode(),),
+                                tuple(f"asyncio.{name}" for name in ASYNCIO_ON_FIRST_USE))}
 # Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
 # ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip). So do
 # zipfile's and shutil's "import bz2" and "import lzma" (bz2 None, _BZ2_SUPPORTED False; no zip here is
