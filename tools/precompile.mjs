@@ -123,8 +123,9 @@ if (packageDir) {
   pyodide.runPython(`
 import zipfile
 with zipfile.ZipFile("/tmp/source.zip", "w") as z:
-    for name in names:
-        z.write("/tmp/src/" + name, name)
+    for name in names:  # dated 1980-01-01, not when copied: the same sources, the same zip (and gzip) bytes
+        with open("/tmp/src/" + name, "rb") as file:
+            z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), file.read())
 `);
   source = "/tmp/source.zip";
   prefix = "/home/pyodide/" + basename(out); // where main.py puts the engine zip on sys.path
