@@ -211,7 +211,7 @@ def test_what_the_page_runs_imports_nothing_left_out_of_the_standard_library(sit
     pyscript = ROOT / "node_modules" / "@pyscript" / "core" / "src" / "stdlib" / "pyscript.js"
     left_out = ["ssl", "_ssl", "bz2", "lzma", "compression", "html.entities", "ipaddress", "locale", "tempfile",
                 "random", "dis", "opcode", "_opcode_metadata", "logging", "asyncio.graph",
-                "asyncio.streams", "asyncio.subprocess", "asyncio.taskgroups"]
+                "asyncio.streams", "asyncio.subprocess", "asyncio.taskgroups", "subprocess", "selectors"]
     script = f"""
 import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
 import {{ default as tree }} from {json.dumps(pyscript.as_uri())};
@@ -250,13 +250,14 @@ imported = stdlib_imports.main("/tmp/app", pyscript_sources)
     assert result.stdout.strip().endswith("ran|"), result.stdout[-2000:]
 
 
-def test_asyncio_runs_without_logging_and_four_of_its_modules_in_pyodide(site_dir, tmp_path):
+def test_asyncio_runs_without_logging_subprocess_and_four_of_its_modules_in_pyodide(site_dir, tmp_path):
     """logging is left out (tools/precompile.mjs, LAZY): asyncio.log's and concurrent.futures' loggers import it on
     first use, which only asyncio's own loops and a concurrent future's failing callback would make. In the pinned
     Pyodide booted from the shipped zip, Pyodide's WebLoop runs tasks, gathers them and reports a task's exception
     nobody retrieved (its handler prints), a concurrent future runs its callbacks, and logging is never imported.
     asyncio's streams, subprocess, graph and taskgroups are left out too, imported by the package on first use:
-    its __all__ is still, name for name, that of the npm package's standard library."""
+    its __all__ is still, name for name, that of the npm package's standard library. So are subprocess and
+    selectors, which only asyncio's own loops use: their methods' defaults still read subprocess.PIPE."""
     import json
 
     stdlib = tmp_path / "python_stdlib.zip"
@@ -292,11 +293,12 @@ try:
     asyncio.TaskGroup
 except ImportError as error:
     lazy += "," + error.name
-f"{{results}}|{{seen}}|{{asyncio.futures.STACK_DEBUG}}|{{lazy}}|{{'logging' in sys.modules}}|"
+pipe = asyncio.base_events.BaseEventLoop.subprocess_exec.__kwdefaults__["stdin"]
+f"{{results}}|{{seen}}|{{asyncio.futures.STACK_DEBUG}}|{{lazy}}|{{'logging' in sys.modules}}|{{pipe}}|"
 `));
 """
     result = _node(script)
     assert "same __all__" in result.stdout, result.stdout[-2000:]
-    assert "[2, 4]|[3]|9|logging,asyncio.taskgroups|False|" in result.stdout, result.stdout[-2000:]
+    assert "[2, 4]|[3]|9|logging,asyncio.taskgroups|False|-1|" in result.stdout, result.stdout[-2000:]
     output = result.stdout + result.stderr  # the handler's report, printed whenever the task is collected
     assert "Unhandled exception in event loop" in output and "ValueError: nobody looks" in output, output[-2000:]

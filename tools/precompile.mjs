@@ -163,11 +163,14 @@ ALWAYS = ("encodings.ascii", "encodings.latin_1")
 # disk; the engine reads its data with read_bytes()) and by Pyodide's package loader (wheels: the page
 # loads no packages), and with it random, which nothing else imports. tests/test_bytes.py boots Pyodide
 # from the shipped zip and runs tools/stdlib_imports.py's probe, so an import of any of them fails there.
-def on_first_use(module, name=None):
+def on_first_use(module, name=None, constants=()):
     """Python that binds the name (the module's, or name) to an object importing the module when an attribute
-    is first asked of it."""
+    is first asked of it, but for the module's constants named, which it holds as this interpreter has them."""
     name = name or module
+    values = "".join(f"    {constant} = {getattr(importlib.import_module(module), constant)!r}\\n"
+                     for constant in constants)
     return (f"class _OnFirstUse:  # {module} on first use (tools/precompile.mjs, LAZY)\\n"
+            f"{values}"
             f"    def __getattr__(self, attribute):\\n"
             f"        import {module}\\n"
             f"        return getattr({module}, attribute)\\n"
@@ -211,17 +214,31 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
         # alone (ssl is left out below, so asyncio offers no TLS anyway; -7 kB gzip); base_events imports
         # staggered for create_connection's Happy Eyeballs race alone, and both import trsock for the socket
         # a server or transport exposes (the page opens no socket): the block of imports they sit in, rewritten
-        "asyncio/base_events.py": (b"from . import sslproto\\nfrom . import staggered\\nfrom . import tasks\\n"
-                                   b"from . import timeouts\\nfrom . import transports\\nfrom . import trsock\\n",
-                                   on_first_use("asyncio.sslproto", "sslproto")
-                                   + on_first_use("asyncio.staggered", "staggered")
-                                   + b"from . import tasks\\nfrom . import timeouts\\nfrom . import transports\\n"
-                                   + on_first_use("asyncio.trsock", "trsock"),
-                                   ("asyncio.sslproto", "asyncio.staggered", "asyncio.trsock")),
-        "asyncio/selector_events.py": (b"from . import sslproto\\nfrom . import transports\\nfrom . import trsock\\n",
-                                       on_first_use("asyncio.sslproto", "sslproto")
-                                       + b"from . import transports\\n" + on_first_use("asyncio.trsock", "trsock"),
-                                       ("asyncio.sslproto", "asyncio.trsock")),
+        # subprocess and selectors (-24 kB gzip), imported at the top of asyncio's own loops (base_events, events'
+        # abstract loop, base_subprocess, unix_events, selector_events) for their methods that start a process or
+        # watch file descriptors; the page runs Pyodide's WebLoop, which does neither. The one use at import is
+        # subprocess.PIPE in those methods' defaults: the object holds it as this interpreter's subprocess has it
+        "asyncio/base_events.py": ((b"from . import sslproto\\nfrom . import staggered\\nfrom . import tasks\\n"
+                                    b"from . import timeouts\\nfrom . import transports\\nfrom . import trsock\\n",
+                                    b"import subprocess\\n"),
+                                   (on_first_use("asyncio.sslproto", "sslproto")
+                                    + on_first_use("asyncio.staggered", "staggered")
+                                    + b"from . import tasks\\nfrom . import timeouts\\nfrom . import transports\\n"
+                                    + on_first_use("asyncio.trsock", "trsock"),
+                                    on_first_use("subprocess", constants=("PIPE",))),
+                                   ("asyncio.sslproto", "asyncio.staggered", "asyncio.trsock", "subprocess")),
+        "asyncio/events.py": (b"import subprocess\\n", on_first_use("subprocess", constants=("PIPE",)), ("subprocess",)),
+        "asyncio/base_subprocess.py": (b"import subprocess\\n", on_first_use("subprocess", constants=("PIPE",)),
+                                       ("subprocess",)),
+        "asyncio/unix_events.py": ((b"import selectors\\n", b"import subprocess\\n"),
+                                   (on_first_use("selectors"), on_first_use("subprocess", constants=("PIPE",))),
+                                   ("selectors", "subprocess")),
+        "asyncio/selector_events.py": ((b"from . import sslproto\\nfrom . import transports\\nfrom . import trsock\\n",
+                                        b"import selectors\\n"),
+                                       (on_first_use("asyncio.sslproto", "sslproto")
+                                        + b"from . import transports\\n" + on_first_use("asyncio.trsock", "trsock"),
+                                        on_first_use("selectors")),
+                                       ("asyncio.sslproto", "asyncio.trsock", "selectors")),
         # dis (with opcode and _opcode_metadata, -17 kB gzip), imported by inspect for getclosurevars() and the
         # positions in getframeinfo()/stack() alone (nothing the page runs calls them; importlib.resources
         # would, for files() without a package, and the engine always names one), and at its top for the
