@@ -160,7 +160,9 @@ text + "|" + EN["weights"] + "/" + PT["weights"] + "|" + str(len(caught))
 
 def test_the_standard_librarys_bytecode_still_formats_a_traceback_in_pyodide(site_dir, tmp_path):
     """The standard library ships one line per function too (tools/precompile.mjs, without_lines): the pinned
-    Pyodide boots from it, and an exception raised inside it formats with file, function and def line."""
+    Pyodide boots from it, and an exception raised inside it formats with file, function and def line; every
+    frame of a stack has a line (what inspect.stack() needs; it also needs dis, left out: LAZY). inspect's CO_*
+    flags, which it takes from a literal instead of dis, still tell a coroutine function (PyScript's `when`)."""
     import json
 
     stdlib = tmp_path / "python_stdlib.zip"
@@ -170,17 +172,22 @@ def test_the_standard_librarys_bytecode_still_formats_a_traceback_in_pyodide(sit
 import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
 const py = await loadPyodide({{ stdLibURL: {json.dumps(str(stdlib))} }});
 console.log(py.runPython(`
-import inspect, json, traceback
+import inspect, json, sys, traceback
 try:
     json.loads("{{x")
 except Exception as error:
     text = "".join(traceback.format_exception(error))
-text + "|" + str(len(inspect.stack()) > 0)
+async def coroutine(): pass
+def generator(): yield
+stack = traceback.extract_stack()
+flags = (inspect.iscoroutinefunction(coroutine), inspect.isgeneratorfunction(generator),
+         inspect.iscoroutinefunction(generator), inspect.CO_COROUTINE, inspect.CO_VARARGS)
+text + "|" + str(len(stack) > 1 and all(isinstance(frame.lineno, int) for frame in stack)) + str(flags)
 `));
 """
     result = _node(script)
     assert 'json/decoder.py", line ' in result.stdout and ", in raw_decode" in result.stdout
-    assert "JSONDecodeError" in result.stdout and result.stdout.strip().endswith("|True")
+    assert "JSONDecodeError" in result.stdout and result.stdout.strip().endswith("|True(True, True, False, 128, 4)")
 
 
 def test_argparse_is_left_out_of_the_standard_library(site_dir):
@@ -203,7 +210,8 @@ def test_what_the_page_runs_imports_nothing_left_out_of_the_standard_library(sit
     pyodide = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
     pyscript = ROOT / "node_modules" / "@pyscript" / "core" / "src" / "stdlib" / "pyscript.js"
     left_out = ["ssl", "_ssl", "bz2", "lzma", "compression", "html.entities", "ipaddress", "locale", "tempfile",
-                "random"]
+                "random", "dis", "opcode", "_opcode_metadata", "logging", "asyncio.graph",
+                "asyncio.streams", "asyncio.subprocess", "asyncio.taskgroups", "subprocess", "selectors"]
     script = f"""
 import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
 import {{ default as tree }} from {json.dumps(pyscript.as_uri())};
@@ -240,3 +248,57 @@ imported = stdlib_imports.main("/tmp/app", pyscript_sources)
 """
     result = _node(script)
     assert result.stdout.strip().endswith("ran|"), result.stdout[-2000:]
+
+
+def test_asyncio_runs_without_logging_subprocess_and_four_of_its_modules_in_pyodide(site_dir, tmp_path):
+    """logging is left out (tools/precompile.mjs, LAZY): asyncio.log's and concurrent.futures' loggers import it on
+    first use, which only asyncio's own loops and a concurrent future's failing callback would make. In the pinned
+    Pyodide booted from the shipped zip, Pyodide's WebLoop runs tasks, gathers them and reports a task's exception
+    nobody retrieved (its handler prints), a concurrent future runs its callbacks, and logging is never imported.
+    asyncio's streams, subprocess, graph and taskgroups are left out too, imported by the package on first use:
+    its __all__ is still, name for name, that of the npm package's standard library. So are subprocess and
+    selectors, which only asyncio's own loops use: their methods' defaults still read subprocess.PIPE."""
+    import json
+
+    stdlib = tmp_path / "python_stdlib.zip"
+    stdlib.write_bytes(gzip.decompress((site_dir / ZIPS[1]).read_bytes()))
+    pyodide = ROOT / "node_modules" / "pyodide" / "pyodide.mjs"
+    script = f"""
+import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
+const py = await loadPyodide({{ stdLibURL: {json.dumps(str(stdlib))} }});
+const npm = await loadPyodide();
+const all = "import asyncio; repr(asyncio.__all__)";
+console.log(py.runPython(all) === npm.runPython(all) ? "same __all__" : py.runPython(all));
+console.log(await py.runPythonAsync(`
+import asyncio, concurrent.futures, gc, sys
+async def twice(x):
+    await asyncio.sleep(0)
+    return 2 * x
+async def fails():
+    raise ValueError("nobody looks")
+results = await asyncio.gather(twice(1), twice(2))
+task = asyncio.ensure_future(fails())
+await asyncio.sleep(0.01)
+del task
+gc.collect()
+future = concurrent.futures.Future()
+seen = []
+future.add_done_callback(lambda done: seen.append(done.result()))
+future.set_result(3)
+try:
+    asyncio.log.logger.info("x")
+except ImportError as error:
+    lazy = error.name
+try:
+    asyncio.TaskGroup
+except ImportError as error:
+    lazy += "," + error.name
+pipe = asyncio.base_events.BaseEventLoop.subprocess_exec.__kwdefaults__["stdin"]
+f"{{results}}|{{seen}}|{{asyncio.futures.STACK_DEBUG}}|{{lazy}}|{{'logging' in sys.modules}}|{{pipe}}|"
+`));
+"""
+    result = _node(script)
+    assert "same __all__" in result.stdout, result.stdout[-2000:]
+    assert "[2, 4]|[3]|9|logging,asyncio.taskgroups|False|-1|" in result.stdout, result.stdout[-2000:]
+    output = result.stdout + result.stderr  # the handler's report, printed whenever the task is collected
+    assert "Unhandled exception in event loop" in output and "ValueError: nobody looks" in output, output[-2000:]

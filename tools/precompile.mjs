@@ -123,8 +123,9 @@ if (packageDir) {
   pyodide.runPython(`
 import zipfile
 with zipfile.ZipFile("/tmp/source.zip", "w") as z:
-    for name in names:
-        z.write("/tmp/src/" + name, name)
+    for name in names:  # dated 1980-01-01, not when copied: the same sources, the same zip (and gzip) bytes
+        with open("/tmp/src/" + name, "rb") as file:
+            z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), file.read())
 `);
   source = "/tmp/source.zip";
   prefix = "/home/pyodide/" + basename(out); // where main.py puts the engine zip on sys.path
@@ -137,6 +138,9 @@ pyodide.globals.set("left_out_already", leaveOut.length);
 pyodide.globals.set("strip_annotations", Boolean(packageDir));
 const summary = pyodide.runPython(`
 import ast
+import dis
+import logging
+import importlib
 import importlib._bootstrap_external as bootstrap
 import json
 import importlib.util
@@ -159,15 +163,33 @@ ALWAYS = ("encodings.ascii", "encodings.latin_1")
 # disk; the engine reads its data with read_bytes()) and by Pyodide's package loader (wheels: the page
 # loads no packages), and with it random, which nothing else imports. tests/test_bytes.py boots Pyodide
 # from the shipped zip and runs tools/stdlib_imports.py's probe, so an import of any of them fails there.
-def on_first_use(module, name=None):
+def on_first_use(module, name=None, constants=()):
     """Python that binds the name (the module's, or name) to an object importing the module when an attribute
-    is first asked of it."""
+    is first asked of it, but for the module's constants named, which it holds as this interpreter has them."""
     name = name or module
+    values = "".join(f"    {constant} = {getattr(importlib.import_module(module), constant)!r}\\n"
+                     for constant in constants)
     return (f"class _OnFirstUse:  # {module} on first use (tools/precompile.mjs, LAZY)\\n"
+            f"{values}"
             f"    def __getattr__(self, attribute):\\n"
             f"        import {module}\\n"
             f"        return getattr({module}, attribute)\\n"
             f"{name} = _OnFirstUse()\\n").encode()
+
+
+def logger_on_first_use(name, logger):
+    """Python that binds name to an object asking logging.getLogger(logger) for each attribute asked of it."""
+    return (f"class _LoggerOnFirstUse:  # logging.getLogger({logger}) on first use (tools/precompile.mjs, LAZY)\\n"
+            f"    def __getattr__(self, attribute):\\n"
+            f"        import logging\\n"
+            f"        return getattr(logging.getLogger({logger}), attribute)\\n"
+            f"{name} = _LoggerOnFirstUse()\\n").encode()
+
+
+# asyncio's modules its __init__ imports on first use instead (LAZY below), with the names they export
+ASYNCIO_ON_FIRST_USE = {name: importlib.import_module(f"asyncio.{name}").__all__
+                        for name in ("graph", "streams", "subprocess", "taskgroups")}
+asyncio_on_first_use = {name: module for module, names in ASYNCIO_ON_FIRST_USE.items() for name in (module, *names)}
 
 
 LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
@@ -192,17 +214,72 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
         # alone (ssl is left out below, so asyncio offers no TLS anyway; -7 kB gzip); base_events imports
         # staggered for create_connection's Happy Eyeballs race alone, and both import trsock for the socket
         # a server or transport exposes (the page opens no socket): the block of imports they sit in, rewritten
-        "asyncio/base_events.py": (b"from . import sslproto\\nfrom . import staggered\\nfrom . import tasks\\n"
-                                   b"from . import timeouts\\nfrom . import transports\\nfrom . import trsock\\n",
-                                   on_first_use("asyncio.sslproto", "sslproto")
-                                   + on_first_use("asyncio.staggered", "staggered")
-                                   + b"from . import tasks\\nfrom . import timeouts\\nfrom . import transports\\n"
-                                   + on_first_use("asyncio.trsock", "trsock"),
-                                   ("asyncio.sslproto", "asyncio.staggered", "asyncio.trsock")),
-        "asyncio/selector_events.py": (b"from . import sslproto\\nfrom . import transports\\nfrom . import trsock\\n",
-                                       on_first_use("asyncio.sslproto", "sslproto")
-                                       + b"from . import transports\\n" + on_first_use("asyncio.trsock", "trsock"),
-                                       ("asyncio.sslproto", "asyncio.trsock"))}
+        # subprocess and selectors (-24 kB gzip), imported at the top of asyncio's own loops (base_events, events'
+        # abstract loop, base_subprocess, unix_events, selector_events) for their methods that start a process or
+        # watch file descriptors; the page runs Pyodide's WebLoop, which does neither. The one use at import is
+        # subprocess.PIPE in those methods' defaults: the object holds it as this interpreter's subprocess has it
+        "asyncio/base_events.py": ((b"from . import sslproto\\nfrom . import staggered\\nfrom . import tasks\\n"
+                                    b"from . import timeouts\\nfrom . import transports\\nfrom . import trsock\\n",
+                                    b"import subprocess\\n"),
+                                   (on_first_use("asyncio.sslproto", "sslproto")
+                                    + on_first_use("asyncio.staggered", "staggered")
+                                    + b"from . import tasks\\nfrom . import timeouts\\nfrom . import transports\\n"
+                                    + on_first_use("asyncio.trsock", "trsock"),
+                                    on_first_use("subprocess", constants=("PIPE",))),
+                                   ("asyncio.sslproto", "asyncio.staggered", "asyncio.trsock", "subprocess")),
+        "asyncio/events.py": (b"import subprocess\\n", on_first_use("subprocess", constants=("PIPE",)), ("subprocess",)),
+        "asyncio/base_subprocess.py": (b"import subprocess\\n", on_first_use("subprocess", constants=("PIPE",)),
+                                       ("subprocess",)),
+        "asyncio/unix_events.py": ((b"import selectors\\n", b"import subprocess\\n"),
+                                   (on_first_use("selectors"), on_first_use("subprocess", constants=("PIPE",))),
+                                   ("selectors", "subprocess")),
+        "asyncio/selector_events.py": ((b"from . import sslproto\\nfrom . import transports\\nfrom . import trsock\\n",
+                                        b"import selectors\\n"),
+                                       (on_first_use("asyncio.sslproto", "sslproto")
+                                        + b"from . import transports\\n" + on_first_use("asyncio.trsock", "trsock"),
+                                        on_first_use("selectors")),
+                                       ("asyncio.sslproto", "asyncio.trsock", "selectors")),
+        # dis (with opcode and _opcode_metadata, -17 kB gzip), imported by inspect for getclosurevars() and the
+        # positions in getframeinfo()/stack() alone (nothing the page runs calls them; importlib.resources
+        # would, for files() without a package, and the engine always names one), and at its top for the
+        # CO_* flags, which the loop then takes from dis.COMPILER_FLAG_NAMES as this interpreter has it
+        "inspect.py": ((b"import dis\\n", b"for k, v in dis.COMPILER_FLAG_NAMES.items():\\n"),
+                       (on_first_use("dis"),
+                        f"for k, v in {dis.COMPILER_FLAG_NAMES!r}.items():  # dis.COMPILER_FLAG_NAMES\\n".encode()),
+                       ("dis", "opcode", "_opcode_metadata")),
+        # logging (-17 kB gzip): imported at the top of asyncio.log and concurrent.futures for a logger each, which
+        # only asyncio's own loops (base_events, selector_events, unix_events: the page runs Pyodide's WebLoop,
+        # whose exception handler prints) and a concurrent future's failing callback log to, and of
+        # asyncio.futures for logging.DEBUG, written as this interpreter's logging has it
+        "asyncio/log.py": ((b"import logging\\n", b"logger = logging.getLogger(__package__)\\n"),
+                           (on_first_use("logging"), logger_on_first_use("logger", "__package__")), ("logging",)),
+        "asyncio/futures.py": ((b"import logging\\n", b"STACK_DEBUG = logging.DEBUG - 1  # heavy-duty debugging\\n"),
+                               (on_first_use("logging"),
+                                f"STACK_DEBUG = {logging.DEBUG - 1}  # logging.DEBUG - 1\\n".encode()),
+                               ("logging",)),
+        "concurrent/futures/_base.py": ((b"import logging\\n",
+                                         b'LOGGER = logging.getLogger("concurrent.futures")\\n'),
+                                        (on_first_use("logging"),
+                                         logger_on_first_use("LOGGER", '"concurrent.futures"')),
+                                        ("logging",)),
+        # asyncio's streams, subprocesses, call graphs and task groups (-10 kB gzip): its __init__ star-imports them
+        # all, and nothing the page runs uses them (PyScript's and Pyodide's asyncio: tasks, futures, gather, the
+        # loop and its policy). Their names are then had on first use through the package's __getattr__, and
+        # __all__ lists them as this interpreter's modules do ("from asyncio import *" would import them all)
+        "asyncio/__init__.py": (tuple(f"from .{name} import *\\n".encode() for name in ASYNCIO_ON_FIRST_USE)
+                                + tuple(f"           {name}.__all__ +\\n".encode() for name in ASYNCIO_ON_FIRST_USE)
+                                + (b"def __getattr__(name: str):\\n",),
+                                (b"",) * len(ASYNCIO_ON_FIRST_USE)
+                                + tuple(f"           {tuple(names)!r} +\\n".encode()
+                                        for names in ASYNCIO_ON_FIRST_USE.values())
+                                + (f"_ON_FIRST_USE = {asyncio_on_first_use!r}  # tools/precompile.mjs, LAZY\\n"
+                                   f"def __getattr__(name: str):\\n"
+                                   f"    if name in _ON_FIRST_USE:\\n"
+                                   f"        import importlib\\n"
+                                   f"        module = importlib.import_module('asyncio.' + _ON_FIRST_USE[name])\\n"
+                                   f"        return module if name == _ON_FIRST_USE[name] else getattr(module, name)\\n"
+                                   .encode(),),
+                                tuple(f"asyncio.{name}" for name in ASYNCIO_ON_FIRST_USE))}
 # Imported only to be had if present: zipfile's "from compression import zstd" sits in a try/except
 # ImportError (zstd None without it), and nothing here reads a Zstandard zip (-9.6 kB gzip). So do
 # zipfile's and shutil's "import bz2" and "import lzma" (bz2 None, _BZ2_SUPPORTED False; no zip here is
@@ -352,10 +429,13 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
             continue
         data = zin.read(info)
         if keep is not None and info.filename in LAZY:
-            line, replacement, _ = LAZY[info.filename]
-            if data.count(b"\\n" + line) != 1:  # once, at the top level
-                raise ValueError(f"{info.filename}: {line!r} not found once; LAZY needs a look at this Python")
-            data = data.replace(b"\\n" + line, b"\\n" + replacement)
+            lines, replacements, _ = LAZY[info.filename]
+            if isinstance(lines, bytes):  # one line, or a tuple of them
+                lines, replacements = (lines,), (replacements,)
+            for line, replacement in zip(lines, replacements, strict=True):
+                if data.count(b"\\n" + line) != 1:  # once, at the top level
+                    raise ValueError(f"{info.filename}: {line!r} not found once; LAZY needs a look at this Python")
+                data = data.replace(b"\\n" + line, b"\\n" + replacement)
         if strip_annotations and is_catalogue(info.filename):
             data, catalogues[info.filename] = as_data(data, info.filename, languages.index(info.filename))
         if info.filename.endswith(".py") and add(zout, info.filename, data, f"{prefix}/{info.filename}", info.date_time):
