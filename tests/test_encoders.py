@@ -146,3 +146,60 @@ def test_the_command_line_answers_for_an_encoder_on_every_engine(runtime, capsys
     capsys.readouterr()
     assert main(["--model", "bge-m3", "--runtime", runtime, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["components"]["kv_cache"] == 0  # the JSON keeps every component
+
+
+REMOTE_FORWARD = json.loads((Path(__file__).parent / "golden" / "remote_encoders.json").read_text(
+    encoding="utf-8"))["forward"]
+
+
+@pytest.mark.parametrize("case", REMOTE_FORWARD, ids=[f"{c['name']}-{c['attention']}-{c['dtype']}-{c['batch']}x"
+                                                      f"{c['seq']}" for c in REMOTE_FORWARD])
+def test_a_remote_code_encoder_forward_is_the_measured_peak(case):
+    """nomic-bert (its modeling_hf_nomic_bert.py) and JinaBERT v2 (rebuilt, with and without qk-post-norm), one
+    forward under no_grad measured on the CPU (tools/measure_remote_encoders.py): exactly, above the weights and
+    JinaBERT's ALiBi table, which is the buffer the model held before the forward."""
+    from vramcalc import estimate, parse_workload
+    from vramcalc.model.families.encoder import alibi_bytes
+
+    spec = from_hf_config(case["config"])
+    assert not spec.assumptions and spec.encoder.family == case["family"] + (
+        "-qk-post-norm" if "_name_or_path" in case["config"] else "")
+    workload = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2"})
+    workload = workload.but(model=spec, mode=type(workload.mode)("embedding"), batch=case["batch"], seq=case["seq"],
+                            precision=type(workload.effective_kv_precision)(case["dtype"]),
+                            attention=type(workload.attention)("eager" if case["attention"] == "eager" else "flash"))
+    e = 4 if case["dtype"] == "fp32" else 2
+    alibi = alibi_bytes(spec.heads, spec.max_positions, case["seq"], e) if "alibi_buffer_bytes" in case else 0
+    assert alibi == case.get("alibi_buffer_bytes", 0)
+    assert estimate(workload).bytes_of("activations") - alibi == case["peak_above_start_bytes"]
+
+
+def test_jina_v2_holds_its_alibi_table_under_transformers():
+    """jina-embeddings-v2-base-en's 12 heads × 8,192² table, 1.5 GiB in bf16, beside the forward under transformers
+    (its code's); a batch longer than the table rebuilds it at the batch's length."""
+    from vramcalc import estimate, parse_workload
+    from vramcalc.model.families.encoder import forward_bytes
+
+    spec = from_hf_config({case["name"]: case for case in REMOTE}["jina-bert-v2/jina-embeddings-v2-base-en"]["config"])
+    for seq, side in ((512, 8192), (9000, 9000)):
+        workload = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2",
+                                   "precision": "bf16"})
+        workload = workload.but(model=spec, mode=type(workload.mode)("embedding"), batch=2, seq=seq)
+        forward = forward_bytes(768, 3072, 12, 64, "jina-bert-v2", e=2, eager=False, batch=2, seq=seq, layers=12)
+        assert estimate(workload).bytes_of("activations") - forward == 12 * side * side * 2
+
+
+def test_jina_v2_base_code_reads_its_qk_post_norm_layers():
+    """jinaai/jina-bert-v2-qk-post-norm (TEI's jina_code.rs): LayerNorms over the query and key projections and a
+    third one a layer, 6·h more a layer than jina-bert-implementation's, named as TEI tells them apart."""
+    base = {case["name"]: case for case in REMOTE}["jina-bert-v2/jina-embeddings-v2-base-en"]["config"]
+    plain = param_count(from_hf_config(base))
+    for named in ({"_name_or_path": "jinaai/jina-bert-v2-qk-post-norm"},
+                  {"auto_map": {"AutoConfig": "jinaai/jina-bert-v2-qk-post-norm--configuration_bert.JinaBertConfig"}}):
+        code = from_hf_config({**base, **named})
+        assert code.encoder.family == "jina-bert-v2-qk-post-norm" and not code.assumptions
+        assert param_count(code) - plain == 12 * 6 * 768
+    # with the code model's 61,056-token vocabulary: 160,869,120, the model card's "161 million parameters"
+    assert param_count(from_hf_config({**base, "vocab_size": 61056, **named})) == 160_869_120
+    other = {"auto_map": {"AutoConfig": "jinaai/jina-bert-implementation--configuration_bert.JinaBertConfig"}}
+    assert param_count(from_hf_config({**base, **other})) == plain

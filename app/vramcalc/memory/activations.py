@@ -18,7 +18,7 @@ from ..model.families.decoder.saved import (
     lora_measured,
     outside_layers_bytes_per_token,
 )
-from ..model.families.encoder import forward_bytes
+from ..model.families.encoder import alibi_bytes, forward_bytes
 from ..model.families.vision import GLM, MEASURED, encoder_peak, image_patches, video_grid
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
@@ -228,11 +228,17 @@ def embedding_components(workload: Workload, *, batch: int, seq: int, engine: st
         kv, activations = kv_cache_bytes(run), inference_activations(run)
     else:
         kv = no_component("kv_cache", "kv_cache.encoder")
-        size = forward_bytes(model.hidden, model.ffn, model.heads, model.head_dim, model.model_type == "modernbert",
-                             e=int(workload.activation_precision.bits) // 8, batch=batch, seq=seq,
-                             eager=workload.attention is Attention.EAGER and engine == "transformers")
-        activations = Component(key="activations", bytes=size, explain=lambda: phrase(
-            "activations.embedding", batch=batch, seq=f"{seq:,}", engine=engine, bytes=format_binary(size)))
+        e = int(workload.activation_precision.bits) // 8
+        forward = forward_bytes(model.hidden, model.ffn, model.heads, model.head_dim, model.encoder.family, e=e,
+                                batch=batch, seq=seq, layers=model.layers, gated=model.gated_mlp,
+                                eager=workload.attention is Attention.EAGER and engine == "transformers")
+        alibi = (alibi_bytes(model.heads, model.max_positions or 0, seq, e)
+                 if model.encoder.family.startswith("jina-bert-v2") and engine == "transformers" else 0)
+        size = forward + alibi
+        activations = Component(key="activations", bytes=size, explain=lambda: (phrase(
+            "activations.embedding", batch=batch, seq=f"{seq:,}", engine=engine, bytes=format_binary(forward)),
+            *((phrase("activations.alibi", heads=model.heads, side=f"{max(model.max_positions or 0, seq):,}",
+                      bytes=format_binary(alibi)),) if alibi else ())))
     return (weights_bytes(workload), gradients_bytes(workload), optimizer_state_bytes(workload),
             master_weights_bytes(workload), kv, activations, head_logits(run, activations.bytes),
             no_component("temporaries", "temporaries.inference"), overhead or overhead_bytes(workload))

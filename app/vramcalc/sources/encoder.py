@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import ValidationError
-from ..model.families.decoder.spec import Block, ModelSpec, Norm, NormCompute
+from ..model.families.decoder.spec import Block, ModelSpec, Norm, NormCompute, QkNorm
 from ..model.families.encoder import Encoder
 from .hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS, _bool, _int, _text
 
@@ -53,9 +53,12 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
         # JinaBERT v2 (jinaai/jina-bert-implementation, modeling_bert.py): no position table; its GLU MLP
         # (feed_forward_type geglu/reglu) is gated_layers h -> 2·I without a bias and wo I -> h with one
         gated = _text(config, "feed_forward_type") not in ("", "original")
+        code = _qk_post_norm(config)
         return ModelSpec(**common, block=Block.LLAMA if gated else Block.GPT2, gated_mlp=gated, norm=Norm.LAYER,
-                         qkv_bias=True, o_bias=True, mlp_bias=not gated, down_bias=True, encoder=Encoder(
-                             model_type, _int(config, "type_vocab_size", 0, MAX_DIM, default=2), True, labels))
+                         qkv_bias=True, o_bias=True, mlp_bias=not gated, down_bias=True,
+                         qk_norm=QkNorm.FULL if code else None, norms_per_layer=3 if code else 2, encoder=Encoder(
+                             "jina-bert-v2-qk-post-norm" if code else "jina-bert-v2",
+                             _int(config, "type_vocab_size", 0, MAX_DIM, default=2), True, labels))
     if model_type != "modernbert":
         roberta = model_type == "xlm-roberta" and labels > 0
         return ModelSpec(**common, block=Block.GPT2, gated_mlp=False, norm=Norm.LAYER, qkv_bias=True, o_bias=True,
@@ -68,6 +71,17 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
         o_bias=attention, mlp_bias=_bool(config, "mlp_bias", default=False), encoder=Encoder(
             model_type, 0, False, labels, labels > 0, _bool(config, "classifier_bias", default=False),
             (1 + bias) * (labels > 0)))
+
+
+def _qk_post_norm(config: Mapping[str, object]) -> bool:
+    """jina-embeddings-v2-base-code runs jinaai/jina-bert-v2-qk-post-norm's code, which its config names only in
+    `_name_or_path` or `auto_map`'s AutoConfig, as TEI tells them apart (backends/candle/src/lib.rs:108-117 at
+    0d124dc). That code (TEI's models/jina_code.rs) has LayerNorms with biases over the whole query and key
+    projections, and a third LayerNorm a layer (layer_norm_1 after the attention's output LayerNorm)."""
+    auto = config.get("auto_map")
+    auto_config = auto.get("AutoConfig") if isinstance(auto, Mapping) else None
+    named = (_text(config, "_name_or_path", 300), auto_config if isinstance(auto_config, str) else "")
+    return named[0] == "jinaai/jina-bert-v2-qk-post-norm" or "jinaai/jina-bert-v2-qk-post-norm" in named[1]
 
 
 def _nomic(config: Mapping[str, object], common: dict[str, Any], labels: int) -> ModelSpec:

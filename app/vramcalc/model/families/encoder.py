@@ -9,7 +9,7 @@ import dataclasses
 
 @dataclasses.dataclass(frozen=True)
 class Encoder:
-    family: str  # the config's model_type: bert, xlm-roberta, modernbert
+    family: str  # the config's model_type (bert, xlm-roberta, modernbert, nomic_bert); jina-bert-v2(-qk-post-norm)
     type_vocab: int = 0  # BERT's token_type_embeddings rows (type_vocab_size)
     pooler: bool = False  # BertPooler: a dense h -> h with its bias (AutoModel of BERT and XLM-R)
     labels: int = 0  # a reranker's classifier (AutoModelForSequenceClassification): its outputs; 0: an embedder
@@ -47,8 +47,8 @@ def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, 
     return inputs + max(24 * n * h + (0 if flash else 4 * heads * n * n), 12 * n * h + 4 * n * ffn)
 
 
-def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, modern: bool, *, e: int, eager: bool,
-                  batch: int, seq: int) -> int:
+def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e: int, eager: bool,
+                  batch: int, seq: int, layers: int = 1, gated: bool = True) -> int:
     """The peak above the weights of one encoder forward under no_grad over `batch` unpadded sequences of `seq`
     tokens, `e` bytes per value, as transformers 5.23 allocates it (measured: tools/measure_encoders.py).
 
@@ -64,10 +64,36 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, modern: bool, *, 
     eager's probabilities); eager's scores in e, their fp32 copy and the fp32 softmax beside q and k cast back, or
     SDPA's call with q and k rotated, its output and the window's mask made additive (s·e per token). The
     sliding-window mask, built once (SDPA: a bool batch × s × s; eager: additive in e), and the cos and sin of both
-    layer types."""
+    layer types.
+
+    nomic-bert and JinaBERT v2 run their own remote code (measured: tools/measure_remote_encoders.py,
+    tests/golden/remote_encoders.json), `family` telling them apart. Both keep the embeddings' output (the model's
+    forward holds it) and the extended mask (batch × s in e) through the layers; after the first layer the layer's
+    input too. nomic-bert (modeling_hf_nomic_bert.py), which calls SDPA whatever the attention asked: attention's
+    moment, the fused Wqkv (3·h), q and k rotated and their stack (5·h) beside those two; or the SwiGLU MLP's, fc11,
+    fc12, the SiLU and the product (4·I) beside them, out_proj's output (the block keeps it) and norm1's. Each
+    layer's rotary module keeps its cos and sin tables (s × head_dim / 2 each) after its first forward. (The GELU
+    MLP of rotary_emb_fraction 0, no checkpoint's, is counted as fc1 and its GELU, 2·I: not measured.) JinaBERT v2
+    (jinaai/jina-bert-implementation, rebuilt: the tool says from what): attention as BERT's, q, k, v and with SDPA
+    (attn_implementation "torch") its output and fp32 log-sum-exp, and the mask plus the ALiBi slice summed per
+    layer, batch × heads × s × s; eager, the scores, the ALiBi added and the softmax (3·a·s per token); or the GLU
+    MLP's moment, gated_layers (2·I), the GELU and the product, beside attention's output (qk-post-norm,
+    jina-embeddings-v2-base-code's: and layer_norm_1's, the residual its layer keeps). Its ALiBi table, built at
+    load, is `alibi_bytes`."""
     tokens = batch * seq
     probabilities = heads * seq * e if eager else 0
-    if not modern:
+    if family == "nomic_bert":
+        attention = 10 * h  # embeddings, the layer's input, Wqkv (3·h), q and k rotated (2·h), torch.stack (3·h)
+        mlp = 4 * h + (4 if gated else 2) * ffn  # the same two, out_proj's and norm1's outputs; fc11, fc12, SiLU, ·
+        return tokens * (max(attention, mlp) + 1) * e + layers * seq * head_dim * e
+    if family.startswith("jina-bert-v2"):
+        # embeddings, the layer's input, q, k, v; SDPA's output and log-sum-exp, mask + ALiBi (heads × s a token);
+        # eager: no output yet, the scores, their sum with the ALiBi and the softmax
+        attention = (5 * h + 3 * heads * seq) * e if eager else (6 * h + heads * seq) * e + 4 * heads
+        # embeddings, input, attention's output (and qk-post-norm's layer_norm_1); 2·I, the GELU, the product
+        mlp = ((4 if family.endswith("qk-post-norm") else 3) * h + (4 if gated else 2) * ffn) * e
+        return tokens * (max(attention, mlp) + e)
+    if family != "modernbert":
         attention = 5 * h * e + 2 * heads * seq * e if eager else 7 * h * e + 4 * heads
         mlp = (3 * h + 2 * ffn) * e + probabilities
         output = (6 * h + ffn + 2) * e + probabilities
@@ -78,3 +104,12 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, modern: bool, *, 
     scores = 8 * h * e + heads * seq * (e + 8 if e != 4 else 8) if eager else (9 * h + seq) * e + 4 * heads
     mask = batch * seq * seq * (e if eager else 1)
     return tokens * max(rotary, mlp, scores) + mask + 4 * seq * head_dim * e + 8 * seq
+
+
+def alibi_bytes(heads: int, positions: int, seq: int, e: int) -> int:
+    """JinaBERT v2's ALiBi bias under transformers: its encoder builds the 1 × heads × L × L table at load, L the
+    config's max_position_embeddings (8,192 for the checkpoints), in the model's dtype, and rebuilds it at a longer
+    batch's length; every forward slices it (jina's modeling_jbert.py, roycms/jina-embeddings-v2-base-en at
+    78371375; the MLX port of Nexa AI's SDK keeps the line). 3 GiB in fp32 for the 12 heads of v2-base-en."""
+    side = max(positions, seq)
+    return heads * side * side * e

@@ -313,6 +313,7 @@ EN: Mapping[str, str] = {
         "(measured); above the layers' peak: {bytes}"
     ),
     "logits.embedding": "one vector (or score) per sequence: no logits",
+    "activations.alibi": "+ the ALiBi table JinaBERT's code builds at load, {heads} × {side}² values = {bytes}",
     "activations.embedding": "one forward of {batch} × {seq} tokens ({engine}), measured with transformers = {bytes}",
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} {full:layer|layers} × {per_layer} B/token/layer{recompute} "

@@ -326,6 +326,9 @@ PT: Mapping[str, str] = {
         "(medido); acima do pico das camadas: {bytes}"
     ),
     "logits.embedding": "um vetor (ou nota) por sequência: sem logits",
+    "activations.alibi": (
+        "+ a tabela ALiBi que o código do JinaBERT monta ao carregar, {heads} × {side}² valores = {bytes}"
+    ),
     "activations.embedding": "uma passada de {batch} × {seq} tokens ({engine}), como medida com transformers = {bytes}",
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} {full:camada|camadas} × {per_layer} B/token/camada{recompute} "
