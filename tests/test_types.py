@@ -1070,3 +1070,15 @@ def test_mistrals_decode_under_llamacpp_reads_its_whole_context():
                    for more in ({}, {"prompt_tokens": "3840"}))
     slow, fast = (speed_of(estimate(w), w.gpu, 1, Machine()).decode_tokens_per_s for w in (long, short))
     assert slow is not None and fast is not None and slow < 0.8 * fast  # windowed, both would read 4,096 tokens' K/V
+
+
+def test_biogpt_has_opts_positions_biased_layernorm_layers_and_a_tied_head():
+    """BioGptForCausalLM: a position table of max_position_embeddings + 2 rows (OPTLearnedPositionalEmbedding), BART's
+    pre-LN layers with biases on q/k/v/out and fc1/fc2, a final LayerNorm. transformers 5.23 (bf16, 7 tokens,
+    biogpt/perturbed) kept K and V (1, 8, 7, 64) on each of its 3 layers: 43,008 bytes."""
+    config = _case("biogpt/perturbed")
+    spec = from_hf_config(config)
+    assert spec.learned_positions == 302 and spec.final_norm and spec.qkv_bias and spec.o_bias and spec.mlp_bias
+    assert not spec.gated_mlp and not spec.tie_embeddings and from_hf_config(_case("biogpt/full")).tie_embeddings
+    assert _kv(config, "transformers", seq="7") == 43_008 == 3 * 7 * 2 * 512 * 2
+

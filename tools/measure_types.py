@@ -498,6 +498,9 @@ CASES: dict[str, tuple[dict, dict]] = {
     "aria_text": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "intermediate_size": 192, "num_attention_heads": 8,
                        "num_key_value_heads": 2, "moe_num_experts": 12, "moe_topk": 3, "mlp_bias": True,
                        "vocab_size": 1000}),
+    # BioGPT: the perturbed one at other sizes and context, an untied head
+    "biogpt": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "num_attention_heads": 8, "intermediate_size": 1536,
+                    "max_position_embeddings": 300, "tie_word_embeddings": False, "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}

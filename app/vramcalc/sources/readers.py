@@ -693,6 +693,8 @@ READERS.update({"gpt-sw3": Reader(block=Block.GPT2), "openai-gpt": Reader(block=
            "gpt_neox_japanese": _new(_LN, fused_qkv=True, tie_default=True, legacy=Legacy(
                ffn=("intermediate_multiple_size", 4, ""), approx="gpt_neox_japanese"),
                extra=frozenset({"intermediate_multiple_size"})),
+           # BioGPT: OPT's learned positions (2 rows more), BART's pre-LN layers, biases everywhere, a tied head
+           "biogpt": _new(_BIASED, legacy=Legacy(positions=2)),
            "falcon_mamba": READERS["mamba"],  # FalconMambaMixer: Mamba's weights, RMS norms without any
            "rwkv": _new(_LN, sliding=Sliding.ALL, aliases=(("attention_hidden_size", "head_dim"),
                                                                 ("context_length", "max_position_embeddings")),
