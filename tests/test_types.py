@@ -1082,3 +1082,14 @@ def test_biogpt_has_opts_positions_biased_layernorm_layers_and_a_tied_head():
     assert not spec.gated_mlp and not spec.tie_embeddings and from_hf_config(_case("biogpt/full")).tie_embeddings
     assert _kv(config, "transformers", seq="7") == 43_008 == 3 * 7 * 2 * 512 * 2
 
+
+def test_git_is_a_post_ln_bert_decoder_with_a_biased_head_its_image_tower_noted():
+    """GitForCausalLM's text side: learned positions and a LayerNorm over the embeddings, BERT's post-LN layers (no
+    final norm), biases everywhere, the head's kept when tied. transformers 5.23 (bf16, 7 text tokens, git/perturbed)
+    kept K and V (1, 8, 7, 64) on each of its 3 layers: 43,008 bytes."""
+    config = _case("git/perturbed")
+    spec = from_hf_config(config)
+    assert spec.learned_positions == 300 and spec.embed_norm and not spec.final_norm
+    assert spec.head_bias and spec.tie_embeddings and not spec.assumptions
+    assert any("vision tower" in ENGLISH.say(n) for n in spec.notes)
+    assert _kv(config, "transformers", seq="7") == 43_008

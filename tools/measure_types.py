@@ -501,6 +501,11 @@ CASES: dict[str, tuple[dict, dict]] = {
     # BioGPT: the perturbed one at other sizes and context, an untied head
     "biogpt": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "num_attention_heads": 8, "intermediate_size": 1536,
                     "max_position_embeddings": 300, "tie_word_embeddings": False, "vocab_size": 1000}),
+    # GIT: the perturbed one at other sizes and context, a tied head (its bias kept), its own image tower
+    "git": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "num_attention_heads": 8, "intermediate_size": 1536,
+                 "max_position_embeddings": 300, "tie_word_embeddings": True, "vocab_size": 1000,
+                 "vision_config": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
+                                   "intermediate_size": 512, "image_size": 64}}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}

@@ -244,7 +244,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         slots = sum(spec_fields["moe_layers"]) * moe.zero_experts * 2 * moe.ffn * spec_fields["hidden"]
         extra_notes.append(phrase("model.note.zero_experts", count=moe.zero_experts, params=f"{slots:,}"))
     vision = read_vision(top, spec_fields["hidden"], _vision_value) if multimodal else None
-    if multimodal and vision is None and top.get("vision_config") is not None:
+    if (multimodal or "vision_config" in reader.extra) and vision is None and top.get("vision_config") is not None:
         extra_notes.append(phrase("model.note.multimodal", model_type=top.get("model_type")))
     spec = ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(dict.fromkeys(extra_notes)),

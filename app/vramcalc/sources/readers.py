@@ -695,6 +695,11 @@ READERS.update({"gpt-sw3": Reader(block=Block.GPT2), "openai-gpt": Reader(block=
                extra=frozenset({"intermediate_multiple_size"})),
            # BioGPT: OPT's learned positions (2 rows more), BART's pre-LN layers, biases everywhere, a tied head
            "biogpt": _new(_BIASED, legacy=Legacy(positions=2)),
+           # GIT's text decoder (GitForCausalLM): BERT's post-LN layers (no final norm), a LayerNorm over the
+           # embeddings and learned positions, biases everywhere, the head's too; its image tower is not read
+           "git": _new(_BIASED, head_bias=True, tie_default=False, legacy=Legacy(
+               positions=0, embed_norm=True, fixed=(("do_layer_norm_before", False),)),
+                       extra=frozenset({"vision_config", "num_image_with_embedding"})),
            "falcon_mamba": READERS["mamba"],  # FalconMambaMixer: Mamba's weights, RMS norms without any
            "rwkv": _new(_LN, sliding=Sliding.ALL, aliases=(("attention_hidden_size", "head_dim"),
                                                                 ("context_length", "max_position_embeddings")),
