@@ -1093,3 +1093,19 @@ def test_git_is_a_post_ln_bert_decoder_with_a_biased_head_its_image_tower_noted(
     assert spec.head_bias and spec.tie_embeddings and not spec.assumptions
     assert any("vision tower" in ENGLISH.say(n) for n in spec.notes)
     assert _kv(config, "transformers", seq="7") == 43_008
+
+
+def test_kolibri1_has_experts_in_every_layer_beside_an_ungated_shared_mlp_of_its_own_width():
+    """Kolibri1SparseMoeBlock: experts of moe_intermediate_size and shared_experts (a gated MLP of
+    shared_expert_intermediate_size, no sigmoid gate on it); e_score_correction_bias a buffer (not counted); four
+    norms per layer. transformers 5.23 (bf16, kolibri1/perturbed: 2 sliding layers of window 64, 2 full, 2 KV heads
+    of 48) kept 10,752 bytes of K/V at 7 tokens (and 16 in the sliding layers' int64 scalars); at 100 the sliding
+    layers kept 63 tokens (window - 1), the engine counts the window."""
+    config = _case("kolibri1/perturbed")
+    spec = from_hf_config(config)
+    assert spec.moe.shared_ffn == 320 and not spec.moe.shared_gate and not spec.moe.score_bias
+    assert spec.moe_layers == (True,) * 4 and spec.norms_per_layer == 4 and spec.sliding_window == 64
+    assert _kv(config, "transformers", seq="7") == 10_752 == 4 * 7 * 2 * 2 * 48 * 2
+    assert _kv(config, "transformers", seq="100") == (2 * 100 + 2 * 64) * 2 * 2 * 48 * 2
+    assert [k.value for k in from_hf_config({**config, "layer_types": None}).kinds] == ["sliding"] * 4  # every 5th
+    assert not from_hf_config({**config, "use_sliding_window": True, "attention_bias": True}).assumptions  # dropped

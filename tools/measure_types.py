@@ -506,6 +506,12 @@ CASES: dict[str, tuple[dict, dict]] = {
                  "max_position_embeddings": 300, "tie_word_embeddings": True, "vocab_size": 1000,
                  "vision_config": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
                                    "intermediate_size": 512, "image_size": 64}}),
+    # Kolibri-1: the perturbed one with its own layer kinds and window, a shared MLP of its own width, a tied head
+    "kolibri1": ({}, {"num_hidden_layers": 4, "hidden_size": 512, "num_attention_heads": 8, "num_key_value_heads": 2,
+                      "head_dim": 48, "num_experts": 12, "num_experts_per_tok": 3, "moe_intermediate_size": 128,
+                      "shared_expert_intermediate_size": 320, "sliding_window": 64,
+                      "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+                      "tie_word_embeddings": True, "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}

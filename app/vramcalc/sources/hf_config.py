@@ -703,7 +703,8 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         moe_layers = [i not in dense_only and (i + 1) % step == 0 for i in range(layers)]
     elif kind is MoeKeys.DEEPSEEK:
         expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
-        shared = expert_ffn * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=0)
+        shared = (_int(config, reader.shared_key, 0, MAX_DIM, default=0) if reader.shared_key
+                  else expert_ffn * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=0))
         types = config.get("mlp_layer_types")
         if types is not None:  # transformers 5: "dense" or "sparse" per layer, which wins over the counts
             if not isinstance(types, list) or len(types) != layers or any(t not in ("dense", "sparse") for t in types):

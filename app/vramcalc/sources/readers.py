@@ -227,6 +227,7 @@ class Reader:
     cohere_moe: bool = False  # Command A Plus: experts of intermediate_size, a dense prefix of its own width and
     # window pattern (hf_config._cohere2_moe_config)
     gate_apart: bool = False  # the attention_gate is its own unbiased projection (AFMoE's gate_proj)
+    shared_key: str = ""  # DeepSeek's keys, but one ungated shared expert of this key's width (Kolibri's)
     score_bias: bool = False  # a learned bias per expert added to the scores that choose them (AFMoE's expert_bias)
     large4: bool = False  # Mistral Large 4: MLA's queries and the indexer's from the layer's input, learned softmax
     # scales, layers without RoPE (no_rope_layers), layers reusing an earlier layer's latent (kv_source_layers)
@@ -650,6 +651,14 @@ READERS: dict[str, Reader] = {
                      extra=frozenset({"use_sliding_window", "max_window_layers", "num_mtp_layers",
                                       "num_nextn_predict_layers", "mtp_layer_types", "mtp_mlp_layer_types",
                                       "rms_norm_eps"})),
+    # Kolibri-1 (Kolibri1ForCausalLM): EXAONE 4's attention (q/k RMSNorm per head, no biases), four norms per layer
+    # (GLM-4's), sliding layers by layer_types (every 5th full), experts of moe_intermediate_size in every layer beside
+    # an ungated shared MLP; num_experts is num_local_experts (its attribute_map), e_score_correction_bias a buffer
+    "kolibri1": Reader(qk_norm=QkNorm.HEAD, norms_per_layer=4, qkv_bias=False, o_bias=False, sliding=Sliding.TYPES,
+                       pattern=5, moe=MoeKeys.DEEPSEEK, first_dense=0, shared_key="shared_expert_intermediate_size",
+                       aliases=(("num_local_experts", "n_routed_experts"), ("num_experts", "n_routed_experts")),
+                       extra=frozenset({"shared_expert_intermediate_size", "norm_topk_prob", "rms_norm_eps",
+                                        "use_sliding_window"})),  # in public ports' files; the class drops it
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.
