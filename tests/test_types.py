@@ -4,6 +4,7 @@ layer kinds cache; and configs of types the calculator does not know, estimated 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -1109,3 +1110,18 @@ def test_kolibri1_has_experts_in_every_layer_beside_an_ungated_shared_mlp_of_its
     assert _kv(config, "transformers", seq="100") == (2 * 100 + 2 * 64) * 2 * 2 * 48 * 2
     assert [k.value for k in from_hf_config({**config, "layer_types": None}).kinds] == ["sliding"] * 4  # every 5th
     assert not from_hf_config({**config, "use_sliding_window": True, "attention_bias": True}).assumptions  # dropped
+
+
+def test_beam_gates_attention_per_channel_with_a_bias_per_head_and_attends_in_full_on_its_last_layer():
+    """BeamAttention: gate_proj (h -> heads x head_dim, unbiased) and gate_bias, one per head; four norms per layer;
+    BeamConfig without layer_types: every 6th layer and the last full. transformers 5.23 (bf16, beam/perturbed: 8
+    layers, 2 KV heads of 48, window 64) kept 21,504 bytes of K/V at 7 tokens (and 48 in int64 scalars); at 100 the
+    6 sliding layers kept 63 tokens (window - 1), the engine counts the window."""
+    config = _case("beam/perturbed")
+    spec = from_hf_config(config)
+    assert "".join(k.value[0] for k in spec.kinds) == "sssssfsf" and spec.moe_layers == (False,) * 2 + (True,) * 6
+    assert spec.gate_apart and spec.gate_bias and spec.norms_per_layer == 4 and not spec.moe.shared_ffn
+    unbiased = param_count(from_hf_config(config)) - param_count(dataclasses.replace(spec, gate_bias=False))
+    assert unbiased == 8 * 8
+    assert _kv(config, "transformers", seq="7") == 21_504 == 8 * 7 * 2 * 2 * 48 * 2
+    assert _kv(config, "transformers", seq="100") == (2 * 100 + 6 * 64) * 2 * 2 * 48 * 2

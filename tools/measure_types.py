@@ -512,6 +512,13 @@ CASES: dict[str, tuple[dict, dict]] = {
                       "shared_expert_intermediate_size": 320, "sliding_window": 64,
                       "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
                       "tie_word_embeddings": True, "vocab_size": 1000}),
+    # Beam: the perturbed one without layer_types (every 6th and the last full), two dense layers, biases on q/k/v/o,
+    # no soft-capping, a tied head
+    "beam": ({}, {"num_hidden_layers": 8, "hidden_size": 512, "intermediate_size": 1536, "num_attention_heads": 8,
+                  "num_key_value_heads": 2, "head_dim": 48, "num_experts": 16, "num_experts_per_tok": 4,
+                  "moe_intermediate_size": 128, "n_group": 4, "topk_group": 2, "sliding_window": 64,
+                  "mlp_layer_types": ["dense", "dense"] + ["sparse"] * 6, "attention_bias": True,
+                  "final_logit_softcapping": None, "tie_word_embeddings": True, "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}

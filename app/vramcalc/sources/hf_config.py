@@ -406,6 +406,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                                    and _bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
         qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
+        gate_bias=reader.gate_bias,
         moa=reader.moa,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
@@ -620,6 +621,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             else:
                 pattern = _int(config, "sliding_window_pattern", 1, MAX_LAYERS, default=reader.pattern)
                 kinds = [AttentionKind.FULL if (i + 1) % pattern == 0 else AttentionKind.SLIDING for i in range(layers)]
+                if reader.last_full:
+                    kinds[-1] = AttentionKind.FULL
         if not window:
             kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
     if reader.global_attention and kinds:  # Gemma4TextConfig forces its last layer to full attention

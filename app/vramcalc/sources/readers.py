@@ -227,6 +227,8 @@ class Reader:
     cohere_moe: bool = False  # Command A Plus: experts of intermediate_size, a dense prefix of its own width and
     # window pattern (hf_config._cohere2_moe_config)
     gate_apart: bool = False  # the attention_gate is its own unbiased projection (AFMoE's gate_proj)
+    gate_bias: bool = False  # Beam: a learned bias per head on the gate_apart gate (BeamAttention.gate_bias)
+    last_full: bool = False  # without layer_types the last layer attends in full too (BeamConfig)
     shared_key: str = ""  # DeepSeek's keys, but one ungated shared expert of this key's width (Kolibri's)
     score_bias: bool = False  # a learned bias per expert added to the scores that choose them (AFMoE's expert_bias)
     large4: bool = False  # Mistral Large 4: MLA's queries and the indexer's from the layer's input, learned softmax
@@ -659,6 +661,15 @@ READERS: dict[str, Reader] = {
                        aliases=(("num_local_experts", "n_routed_experts"), ("num_experts", "n_routed_experts")),
                        extra=frozenset({"shared_expert_intermediate_size", "norm_topk_prob", "rms_norm_eps",
                                         "use_sliding_window"})),  # in public ports' files; the class drops it
+    # Beam (BeamForCausalLM): Qwen3-MoE's attention (q/k RMSNorm per head) with an unbiased sigmoid gate per channel
+    # and a learned bias per head on it, four norms per layer, sliding layers by layer_types (every 6th and the last
+    # full, without RoPE), three dense layers (mlp_layer_types) then experts of moe_intermediate_size, no shared
+    # expert, the router's e_score_correction_bias a buffer; final_logit_softcapping
+    "beam": Reader(qk_norm=QkNorm.HEAD, norms_per_layer=4, attention_gate=True, gate_apart=True, gate_bias=True,
+                   sliding=Sliding.TYPES, pattern=6, last_full=True, moe=MoeKeys.DEEPSEEK, first_dense=3, softcap=True,
+                   aliases=(("num_experts", "n_routed_experts"),),
+                   extra=frozenset({"norm_topk_prob", "n_group", "topk_group", "routed_scaling_factor",
+                                    "rms_norm_eps"})),
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.

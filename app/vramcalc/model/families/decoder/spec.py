@@ -375,6 +375,7 @@ class ModelSpec:
     qk_norm: QkNorm | None = None  # a norm on q and k, None: none
     attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)
     gate_apart: bool = False  # AFMoE (AfmoeAttention.gate_proj): that gate is a projection of its own, unbiased
+    gate_bias: bool = False  # Beam (BeamAttention.gate_bias): a learned bias per head on that gate
     softmax_scaling: bool = False  # Mistral Large 4 (MistralLarge4TextSoftmaxScaling): a learned scale and bias per
     # head in MLA and in its indexer, whose queries come from a LayerNorm over the layer's input (no q latent)
     nope_layers: frozenset[int] = frozenset()  # MLA layers without RoPE (Mistral Large 4's no_rope_layers): kv_a

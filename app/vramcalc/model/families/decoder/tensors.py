@@ -247,6 +247,8 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
         tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
+    if spec.gate_bias:  # BeamAttention.gate_bias: one per head, broadcast over head_dim
+        tensors.append(Tensor(p + "attn_gate.bias", (heads,), Role.BIAS))
     return tensors
 
 
