@@ -699,7 +699,6 @@ def test_axk2_gates_its_norms_and_values_and_caches_as_deepseek_v32():
 
 
 @pytest.mark.parametrize(("model_type", "config", "said"), [
-    ("rwkv", {"hidden_size": 512, "num_hidden_layers": 3, "vocab_size": 1000}, "RWKV's time mixing"),
     ("xlstm", {"embedding_dim": 512, "num_blocks": 3, "num_heads": 4, "vocab_size": 1000}, "mLSTM"),
     ("cpmant", {"hidden_size": 512, "num_hidden_layers": 3, "num_attention_heads": 8, "dim_head": 64, "dim_ff": 1024,
                 "vocab_size": 1000}, "CPM-Ant"),
@@ -714,9 +713,18 @@ def test_a_layer_kind_of_2019_23_the_engine_does_not_model_is_estimated_and_said
     assert param_count(spec) > 0
 
 
-def test_a_recurrent_state_is_not_counted_as_a_growing_cache():
-    spec = from_hf_config({"model_type": "rwkv", "hidden_size": 512, "num_hidden_layers": 3, "vocab_size": 1000})
-    assert spec.sliding_window == 1 and spec.learned_positions == 0
+def test_rwkv_keeps_five_vectors_of_hidden_size_per_layer_whatever_the_length():
+    """RwkvModel.forward's state: five (batch, hidden_size, layers) tensors, the two shifted inputs in the compute type
+    and the three WKV numerator, denominator and max in fp32. transformers 5.23 (bf16, 3 layers of 512, 7 and 100
+    tokens) kept 24,576 bytes both times. Its weights: time mixing of attention_hidden_size (key, value, receptance,
+    output, time_decay and time_first), three time-mix vectors, channel mixing's receptance and two vectors, the first
+    layer's pre_ln over the embeddings."""
+    config = {**_case("rwkv/perturbed"), "attention_hidden_size": 512}
+    spec = from_hf_config(config)
+    assert spec.kinds == (AttentionKind.LINEAR,) * 3 and spec.embed_norm and spec.learned_positions == 0
+    assert spec.linear.value_head_dim == 512 and from_hf_config(_case("rwkv/perturbed")).linear.value_head_dim == 384
+    assert _kv(config, "transformers", seq="7") == _kv(config, "transformers", seq="100") == 24_576
+    assert spec.recurrent_state_bytes(2) == 3 * 512 * (2 * 2 + 3 * 4)
 
 
 @pytest.mark.parametrize(("model_type", "said"), [("bart", "an encoder-decoder model: not read yet"),

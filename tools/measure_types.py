@@ -519,6 +519,9 @@ CASES: dict[str, tuple[dict, dict]] = {
                   "moe_intermediate_size": 128, "n_group": 4, "topk_group": 2, "sliding_window": 64,
                   "mlp_layer_types": ["dense", "dense"] + ["sparse"] * 6, "attention_bias": True,
                   "final_logit_softcapping": None, "tie_word_embeddings": True, "vocab_size": 1000}),
+    # RWKV-4: the perturbed one with a time mixing narrower than hidden_size, its own MLP width and context, a tied head
+    "rwkv": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "attention_hidden_size": 384, "intermediate_size": 1536,
+                  "context_length": 300, "tie_word_embeddings": True, "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}

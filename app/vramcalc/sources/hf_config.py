@@ -526,6 +526,9 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields["linear"] = LinearAttention(key_heads=0, value_heads=heads, key_head_dim=1, value_head_dim=lru // heads,
                                            conv_kernel=_int(config, "conv1d_width", 1, MAX_DIM, default=4),
                                            griffin=True)
+    elif reader.rwkv:  # RwkvSelfAttention: attention_hidden_size wide (head_dim, one head); the state h wide
+        fields["linear"] = LinearAttention(key_heads=0, value_heads=1, key_head_dim=hidden, value_head_dim=head_dim,
+                                           conv_kernel=0, rwkv=True)
     elif reader.lightning:  # MiniMaxLightningAttention: the attention heads and head_dim
         fields["linear"] = LinearAttention(key_heads=heads, value_heads=heads, key_head_dim=head_dim,
                                            value_head_dim=head_dim, conv_kernel=0, lightning=True)
@@ -588,7 +591,9 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
         full = _int_list(config, "full_attn_idxs", layers) if config.get("full_attn_idxs") is not None else None
         kinds = [AttentionKind.FULL if full is None or i in full else AttentionKind.CONV for i in range(layers)]
     if reader.linear:
-        if layer_types is None:
+        if reader.rwkv:
+            kinds = [AttentionKind.LINEAR] * layers
+        elif layer_types is None:
             interval = _int(config, "full_attention_interval", 1, MAX_LAYERS, default=4)
             kinds = [AttentionKind.FULL if (i + 1) % interval == 0 else AttentionKind.LINEAR for i in range(layers)]
     elif reader.chunked:

@@ -247,6 +247,7 @@ class Reader:
     shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
     lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
     # (LinearAttention.lightning), layer_types as MiniMaxConfig makes them or from attn_type_list (_minimax_config)
+    rwkv: bool = False  # RWKV-4: every layer time mixing and channel mixing (LinearAttention.rwkv)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
@@ -721,9 +722,12 @@ READERS.update({"gpt-sw3": Reader(block=Block.GPT2), "openai-gpt": Reader(block=
                positions=0, embed_norm=True, fixed=(("do_layer_norm_before", False),)),
                        extra=frozenset({"vision_config", "num_image_with_embedding"})),
            "falcon_mamba": READERS["mamba"],  # FalconMambaMixer: Mamba's weights, RMS norms without any
-           "rwkv": _new(_LN, sliding=Sliding.ALL, aliases=(("attention_hidden_size", "head_dim"),
-                                                                ("context_length", "max_position_embeddings")),
-                          legacy=Legacy(fixed=_RECURRENT, approx="rwkv")),
+           # RWKV-4: every layer time mixing (a recurrence of one head of attention_hidden_size, its state five
+           # vectors of hidden_size: LinearAttention.rwkv) and channel mixing (key and value as a plain MLP,
+           # receptance beside them), two LayerNorms, the first layer's pre_ln over the embeddings
+           "rwkv": _new(_LN, linear=True, rwkv=True, aliases=(("attention_hidden_size", "head_dim"),
+                                                              ("context_length", "max_position_embeddings")),
+                          legacy=Legacy(fixed=_RECURRENT[:1], embed_norm=True)),
            "xlstm": Reader(sliding=Sliding.ALL, aliases=(("embedding_dim", "hidden_size"),
                                                          ("num_blocks", "num_hidden_layers"),
                                                          ("num_heads", "num_attention_heads")),

@@ -190,6 +190,8 @@ class LinearAttention:
     lightning: bool = False  # MiniMax-01's lightning attention (MiniMaxLightningAttention): a fused qkv_proj, an
     # output gate and an RMSNorm over all heads, no convolution; its state, K^T V per head, in the model's dtype
     griffin: bool = False  # RecurrentGemma's RG-LRU (key_heads 0): transformers keeps conv_kernel - 1 tokens
+    rwkv: bool = False  # RWKV-4 (RwkvSelfAttention, value_head_dim attention_hidden_size wide): its state five
+    # vectors of key_head_dim (hidden_size), two in the compute type (the shifted inputs), three in fp32
 
     @property
     def conv_dim(self) -> int:
@@ -205,6 +207,8 @@ class LinearAttention:
         in the compute type, measured; vLLM's linear_attention_state_dtype: the model's dtype, fp32 refused)."""
         if self.lightning:
             return self.value_heads * self.key_head_dim * self.value_head_dim * e
+        if self.rwkv:  # RwkvModel.forward's state: 5 × (batch, hidden_size, layers), [0] and [1] in the input's dtype
+            return self.key_head_dim * (2 * e + 3 * state_e)
         return (self.conv_dim * (self.conv_kernel - max(trim, self.griffin)) * e
                 + state_e * self.value_heads * self.key_head_dim * self.value_head_dim)
 

@@ -418,6 +418,14 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
                 + [Tensor(p + "attn_norm_out.weight", (width,), Role.NORM)]
                 + _linear(p + "attn_output", h, width, Role.ATTENTION))
     key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
+    if lin.rwkv:  # RwkvSelfAttention: key, value, receptance, output, time_decay, time_first and three time_mix of h;
+        # RwkvFeedForward's receptance and two time_mix (its key and value are the MLP's up and down)
+        kvr = [t for n in ("key", "value", "receptance") for t in _linear(f"{p}time_mix_{n}", value, h, Role.ATTENTION)]
+        return (kvr + _linear(p + "time_mix_output", h, value, Role.ATTENTION)
+                + [Tensor(p + f"time_mix_{n}", (value,), Role.NORM) for n in ("decay", "first")]
+                + [Tensor(p + f"time_mix_lerp_{n}", (h,), Role.NORM) for n in ("k", "v", "r")]
+                + _linear(p + "channel_mix_receptance", h, h, Role.MLP)
+                + [Tensor(p + f"channel_mix_lerp_{n}", (h,), Role.NORM) for n in ("k", "r")])
     if lin.griffin:  # RecurrentGemmaRecurrentBlock: linear_y, linear_x, conv_1d, RG-LRU's gates per head, linear_out
         n, b, a = lin.value_heads, lin.value_head_dim, Role.ATTENTION
         return (_linear(p + "ssm_y", value, h, a, True) + _linear(p + "ssm_x", value, h, a, True)
