@@ -1133,3 +1133,19 @@ def test_beam_gates_attention_per_channel_with_a_bias_per_head_and_attends_in_fu
     assert unbiased == 8 * 8
     assert _kv(config, "transformers", seq="7") == 21_504 == 8 * 7 * 2 * 2 * 48 * 2
     assert _kv(config, "transformers", seq="100") == (2 * 100 + 6 * 64) * 2 * 2 * 48 * 2
+
+
+def test_hrm_text_caches_every_pass_of_its_two_stacks_and_holds_each_stacks_weights_once():
+    """HrmTextModel: H_cycles times, L_cycles passes of the L stack and one of the H stack, each a DynamicCache slot
+    (num_hidden_layers = num_layers_per_stack × H_cycles × (L_cycles + 1)); weights once per stack, norms without
+    weights, gate_proj biased by attention_bias, z_L_init. transformers 5.23 (bf16, hrm_text/perturbed: 2 layers a
+    stack, 2 H cycles of 2 L passes, 4 heads of 48) kept K and V (1, 4, 7, 48) in 12 slots at 7 tokens: 64,512 bytes."""
+    config = _case("hrm_text/perturbed")
+    spec = from_hf_config(config)
+    assert spec.layers == 12 and spec.kv_heads == spec.heads == 4 and spec.gate_bias == 48
+    assert [i for i in range(12) if not spec.reuses_weights(i)] == [0, 1, 4, 5]  # the first L pass, the first H pass
+    assert _kv(config, "transformers", seq="7") == 64_512 == 12 * 7 * 2 * 4 * 48 * 2
+    saved = {**config, "num_hidden_layers": 12, "num_layers_per_stack": 2}  # as HrmTextConfig.to_dict() writes it
+    assert param_count(from_hf_config(saved)) == param_count(spec)
+    with pytest.raises(ValidationError, match="num_layers_per_stack"):
+        from_hf_config({**saved, "num_hidden_layers": 10})

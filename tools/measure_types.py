@@ -522,6 +522,10 @@ CASES: dict[str, tuple[dict, dict]] = {
     # RWKV-4: the perturbed one with a time mixing narrower than hidden_size, its own MLP width and context, a tied head
     "rwkv": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "attention_hidden_size": 384, "intermediate_size": 1536,
                   "context_length": 300, "tie_word_embeddings": True, "vocab_size": 1000}),
+    # HRM-Text: the perturbed one with other cycles, its own head size, biases on attention and the MLP, a tied head
+    "hrm_text": ({}, {"num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4,
+                      "head_dim": 48, "H_cycles": 2, "L_cycles": 2, "attention_bias": True, "mlp_bias": True,
+                      "tie_word_embeddings": True, "vocab_size": 1000}),
 }
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}

@@ -406,7 +406,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                                    and _bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
         qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
-        gate_bias=reader.gate_bias,
+        gate_bias=int(reader.gate_bias),
         moa=reader.moa,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
@@ -499,6 +499,9 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields.update(_read_inkling(config, fields, two=reader.inkling == 2))
     if reader.gemma3n:
         fields.update(_read_gemma3n(config, fields))
+    if reader.hrm:  # HrmTextAttention.gate_proj: biased by attention_bias, as q, k, v and o
+        fields.update(hrm=(config["num_layers_per_stack"], _int(config, "L_cycles", 1, MAX_LAYERS, default=3)),
+                      gate_bias=head_dim * attention_bias)
     if reader.mamba is not None:
         fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart,
                       parallel_mamba=reader.parallel_mamba)
@@ -1607,8 +1610,25 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _hrm_config(config: Mapping[str, object]) -> dict[str, object]:
+    """An HRM-Text config as HrmTextConfig.__post_init__ reads it: num_hidden_layers is the stacks' depth unless
+    num_layers_per_stack is given, and becomes one layer per stack pass, num_layers_per_stack × H_cycles ×
+    (L_cycles + 1) (DynamicCache's slots); every head its own K/V (HrmTextAttention)."""
+    config = dict(config)
+    cycles = _int(config, "H_cycles", 1, MAX_LAYERS, default=2) * (_int(config, "L_cycles", 1, MAX_LAYERS, default=3)
+                                                                    + 1)
+    given = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    per = _int(config, "num_layers_per_stack", 1, MAX_LAYERS, default=0)
+    if per and given != per * cycles:
+        raise ValidationError("num_hidden_layers", given, f"expected num_layers_per_stack × H_cycles × (L_cycles + 1) "
+                                                          f"= {per * cycles}")
+    config.update(num_layers_per_stack=per or given, num_hidden_layers=(per or given) * cycles,
+                  num_key_value_heads=config.get("num_attention_heads"))
+    return config
+
+
 # Families whose config class derives its keys before the read (from_hf_config): the Reader's flag, the rewrite.
 _REWRITES: tuple[tuple[str, Callable[[Mapping[str, object]], dict[str, object]]], ...] = (
     ("compressed", _dsv4_config), ("longcat", _longcat_config), ("step", _step3p5_config),
     ("minimax3", _minimax3_config), ("inkling", _inkling_config), ("dots3", _dots3_config),
-    ("lightning", _minimax_config), ("griffin", _griffin_config))
+    ("lightning", _minimax_config), ("griffin", _griffin_config), ("hrm", _hrm_config))

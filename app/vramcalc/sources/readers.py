@@ -247,6 +247,7 @@ class Reader:
     shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
     lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
     # (LinearAttention.lightning), layer_types as MiniMaxConfig makes them or from attn_type_list (_minimax_config)
+    hrm: bool = False  # HRM-Text: two stacks run in cycles, each invocation a layer of its own cache (_hrm_config)
     rwkv: bool = False  # RWKV-4: every layer time mixing and channel mixing (LinearAttention.rwkv)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -671,6 +672,12 @@ READERS: dict[str, Reader] = {
                    aliases=(("num_experts", "n_routed_experts"),),
                    extra=frozenset({"norm_topk_prob", "n_group", "topk_group", "routed_scaling_factor",
                                     "rms_norm_eps"})),
+    # HRM-Text (HrmTextForCausalLM): two stacks (L and H) of num_layers_per_stack Llama layers, every head its own K/V,
+    # an output gate per channel (gate_proj, biased by attention_bias), norms without weights, run H_cycles times as
+    # L_cycles L-stack passes and one H-stack pass, each pass a cache slot; z_L_init, an untied head
+    "hrm_text": Reader(norm=Norm.NONE, attention_gate=True, gate_apart=True, reads_mlp_bias=True, hrm=True,
+                       extra=frozenset({"H_cycles", "L_cycles", "L_bp_cycles", "num_layers_per_stack",
+                                        "embedding_scale", "prefix_lm", "rms_norm_eps"})),
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.

@@ -379,7 +379,11 @@ class ModelSpec:
     qk_norm: QkNorm | None = None  # a norm on q and k, None: none
     attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)
     gate_apart: bool = False  # AFMoE (AfmoeAttention.gate_proj): that gate is a projection of its own, unbiased
-    gate_bias: bool = False  # Beam (BeamAttention.gate_bias): a learned bias per head on that gate
+    gate_bias: int = 0  # a learned bias on that gate, values per head: Beam's 1 (BeamAttention.gate_bias), HRM-Text's
+    # head_dim (gate_proj's, with attention_bias)
+    hrm: tuple[int, ...] = ()  # HRM-Text (num_layers_per_stack, L_cycles): the layers are every pass of its L and H
+    # stacks in turn (L_cycles of L then one of H, H_cycles times), each caching its own K/V; only the first pass of
+    # each stack holds weights (`reuses_weights`), and z_L_init (h) is held once
     softmax_scaling: bool = False  # Mistral Large 4 (MistralLarge4TextSoftmaxScaling): a learned scale and bias per
     # head in MLA and in its indexer, whose queries come from a LayerNorm over the layer's input (no q latent)
     nope_layers: frozenset[int] = frozenset()  # MLA layers without RoPE (Mistral Large 4's no_rope_layers): kv_a
@@ -544,7 +548,7 @@ class ModelSpec:
         reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers, plus 16 on
         MLA layers without RoPE (`nope_layers`), plus 32 on ZAYA's first layer (its router reads no earlier one's)
         and Inkling's (no attention-residual query),
-        plus 32 × the adapters a layer holding a Zamba2 shared block holds."""
+        plus 32 × the adapters a layer holding a Zamba2 shared block holds, plus 64 on HRM-Text's later passes."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
         reusing = self.layers - self.reusing_layers
@@ -552,7 +556,7 @@ class ModelSpec:
         nope = self.nope_layers
         return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp)
                       + 16 * (i in nope) + 32 * (i == 0 and (self.cca is not None or self.inkling is not None))
-                      + 32 * self.shared_block_adapters(i))
+                      + 32 * self.shared_block_adapters(i) + 64 * self.reuses_weights(i))
                      for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
 
@@ -579,6 +583,10 @@ class ModelSpec:
     def layer_moe_values(self) -> frozenset[bool]:
         """Whether layers are MoE, over all layers: {False}, {True} or both."""
         return frozenset(moe for (_, moe, _), _, _ in self.layer_groups)
+
+    def reuses_weights(self, index: int) -> bool:
+        """HRM-Text: layer `index` is a later pass of a stack layer whose weights an earlier pass holds."""
+        return bool(self.hrm) and index // self.hrm[0] not in (0, self.hrm[1])
 
     def layer_is_moe(self, index: int) -> bool:
         return bool(self.moe_layers) and self.moe_layers[index]

@@ -42,6 +42,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         first += [Tensor("per_layer_token_embd.weight", (spec.per_layer_vocab, packed), Role.EMBEDDING),
                   Tensor("per_layer_model_proj.weight", (packed, h), Role.ATTENTION),
                   Tensor("per_layer_proj_norm.weight", (spec.per_layer_input,), Role.NORM)]
+    if spec.hrm:  # HrmTextModel.z_L_init, the L stack's first input (a parameter, not trained)
+        first.append(Tensor("z_l_init", (h,), Role.NORM))
     if spec.cca is not None:  # ZayaModel.input_hidden_states_scale and _bias, over the embeddings
         first += [Tensor("token_embd_scale.weight", (h,), Role.NORM), Tensor("token_embd_scale.bias", (h,), Role.NORM)]
     if spec.altup_inputs > 1:  # Gemma3nTextModel.altup_projections and altup_unembed_projections, one h × h per stream
@@ -103,6 +105,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         return decoder_layer_tensors(p, h, spec.ffn)
     if spec.shared_block is not None:  # Zamba2: a Mamba mixer, and on hybrid layers a shared block first
         return _shared_block_layer(spec, p, index)
+    if spec.reuses_weights(index):  # HRM-Text: a later pass of a stack layer, its weights the first pass's
+        return []
     tensors: list[Tensor] = []
     norm_names = ("attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm")[: spec.norms_per_layer]
     for name in norm_names:
@@ -247,8 +251,8 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
         tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
-    if spec.gate_bias:  # BeamAttention.gate_bias: one per head, broadcast over head_dim
-        tensors.append(Tensor(p + "attn_gate.bias", (heads,), Role.BIAS))
+    if spec.gate_bias:  # BeamAttention.gate_bias (one per head, broadcast over head_dim), HrmTextAttention's
+        tensors.append(Tensor(p + "attn_gate.bias", (heads * spec.gate_bias,), Role.BIAS))
     return tensors
 
 
