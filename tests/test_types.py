@@ -1149,3 +1149,27 @@ def test_hrm_text_caches_every_pass_of_its_two_stacks_and_holds_each_stacks_weig
     assert param_count(from_hf_config(saved)) == param_count(spec)
     with pytest.raises(ValidationError, match="num_layers_per_stack"):
         from_hf_config({**saved, "num_hidden_layers": 10})
+
+
+def test_qwen4_exp_mixes_residual_streams_and_caches_states_kv_index_keys_positions_and_ple_windows():
+    """Qwen4ExpTextGatedResidual before attention and before the MLP (hc_norm over hc_count × h, a rank-hc_lowrank mix,
+    injection weights) and once at the end; the QSA indexer on the indexed ("full_attention") layers; PLE tables of
+    prime rows. transformers 5.23 (bf16, qwen4_exp_text/perturbed, 7 tokens) kept 257,992 bytes: the 4 Gated DeltaNet
+    layers' conv_states (1, 640, 3) bf16 and recurrent_states (1, 8, 32, 48) fp32; K and V (1, 2, 7, 64) and an index
+    key (1, 7, 64) on the 2 indexed layers; the 3 mRoPE position ids of every token (int64, indexer_position_ids); on
+    the 2 PLE layers the conv's (1, 1536, 6) bf16 and the last 2 token ids (int64). 287,984 at 30 tokens."""
+    config = _case("qwen4_exp_text/perturbed")
+    spec = from_hf_config(config)
+    assert spec.gated_residual == (3, 48) and not spec.final_norm and spec.norms_per_layer == 0
+    assert spec.indexer.shared == frozenset({0, 1, 3, 4}) and spec.indexer.heads == 2
+    assert spec.ple.layers == (1, 3) and spec.ple.rows == (6128, 6336)  # 1009 + ... + 1033 = 6126, padded to 8
+    states = 4 * (640 * 3 * 2 + 8 * 32 * 48 * 4) + 2 * (1536 * 6 * 2 + 2 * 8)
+    assert _kv(config, "transformers", seq="7") == 257_992 == states + 7 * (2 * (2 * 2 * 64 * 2 + 64 * 2) + 3 * 8)
+    assert _kv(config, "transformers", seq="30") == 287_984
+    wrapped = {"model_type": "qwen4_exp", "text_config": {**config, "model_type": "qwen4_exp_text"},
+               "vision_config": {"depth": 2}}
+    assert param_count(from_hf_config(wrapped)) == param_count(spec)
+    with pytest.raises(ValidationError, match="ple_layer_ids"):  # PLE on an indexed layer: the class refuses it
+        from_hf_config({**config, "ple_layer_ids": [3]})
+    with pytest.raises(ValidationError, match="indexer_n_heads"):  # the class defaults: no QSA keys, no build
+        from_hf_config({**config, "indexer_n_heads": None})

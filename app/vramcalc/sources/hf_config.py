@@ -37,6 +37,7 @@ from ..model.families.decoder.spec import (
     Moe,
     Norm,
     NormCompute,
+    Ple,
     SharedBlock,
     ShortConv,
 )
@@ -109,7 +110,7 @@ MEMORY_KEYS = frozenset({
     "enable_bias", "word_embed_proj_dim", "do_layer_norm_before", "attention_heads", "intermediate_multiple_size",
     "dim_head", "dim_ff", "window_size", "attention_hidden_size", "embedding_dim", "ffn_proj_factor",
     "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter", "add_bias_linear", "n_mamba_heads",
-    "mamba_ngroups",
+    "mamba_ngroups", "ple_layer_ids",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -499,6 +500,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields.update(_read_inkling(config, fields, two=reader.inkling == 2))
     if reader.gemma3n:
         fields.update(_read_gemma3n(config, fields))
+    if reader.qwen4:
+        fields.update(_read_qwen4(config, fields))
     if reader.hrm:  # HrmTextAttention.gate_proj: biased by attention_bias, as q, k, v and o
         fields.update(hrm=(config["num_layers_per_stack"], _int(config, "L_cycles", 1, MAX_LAYERS, default=3)),
                       gate_bias=head_dim * attention_bias)
@@ -561,7 +564,7 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             raise ValidationError("layer_types", _short(layer_types), f"expected a list of {layers} layer types")
         names = {"full_attention": AttentionKind.FULL, "sliding_attention": AttentionKind.SLIDING,
                  "chunked_attention": AttentionKind.CHUNKED, "linear_attention": AttentionKind.LINEAR}
-        if reader.indexer:  # DSA: MLA over the tokens its indexer picks, every layer's cache whole
+        if reader.indexer or reader.qwen4:  # DSA, QSA: attention over the tokens its indexer picks, the cache whole
             names["indexed_attention"] = AttentionKind.FULL
         if reader.minimax3:  # block-sparse attention over the blocks its indexer picks, the cache whole
             names["minimax_m3_sparse"] = AttentionKind.FULL
@@ -1608,6 +1611,54 @@ def _short(value: object) -> str:
     except (ValueError, RecursionError):  # not JSON (a float nan is), or nested too deep
         text = type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _read_qwen4(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Qwen4-Exp: hc_count residual streams mixed at rank hc_lowrank (Qwen4ExpTextGatedResidual), no other norm; on
+    the indexed (full) layers Qwen4ExpTextQSAIndexer: indexer_n_heads queries and one key of indexer_head_dim from the
+    layer's input (index_qk_proj), q and k RMSNorms, the key of every token cached (update_indexer)."""
+    kinds = fields["kinds"]
+    full = frozenset(i for i, kind in enumerate(kinds) if kind is AttentionKind.FULL)
+    if full and config.get("indexer_n_heads") is None:
+        raise ValidationError("indexer_n_heads", None, "indexed_attention layers need the QSA indexer's keys "
+                                                       "(indexer_n_heads, indexer_head_dim, indexer_budget)")
+    indexer = Indexer(heads=_int(config, "indexer_n_heads", 1, MAX_HEADS), head_dim=_int(config, "indexer_head_dim", 1,
+                                                                                         MAX_DIM),
+                      topk=_int(config, "indexer_budget", 1, MAX_POSITIONS), shared=frozenset(range(len(kinds))) - full,
+                      from_hidden=True, positions=3) if full else None
+    listed = config.get("ple_layer_ids") or []
+    if not isinstance(listed, list) or any(type(i) is not int or not 0 < i <= len(kinds) or kinds[i - 1] is not
+                                           AttentionKind.LINEAR for i in listed):
+        raise ValidationError("ple_layer_ids", _short(listed), "expected layer numbers from 1 of linear_attention "
+                                                               "layers")
+    ple = None
+    if listed:  # Qwen4ExpTextNGramEmbedding: head g of PLE layer k takes the (k × heads + g + 1)-th prime from base
+        ngram = _int(config, "ngram_size", 2, 64, default=3)
+        heads = (ngram - 1) * _int(config, "heads_per_ngram", 1, MAX_HEADS, default=8)
+        width = _int(config, "ple_embed_dim", 1, MAX_DIM, default=fields["hidden"])
+        if width % heads:
+            raise ValidationError("ple_embed_dim", width, f"must be a multiple of the n-gram heads ({heads})")
+        layers = sorted(set(listed))
+        primes = _primes_from(_int(config, "ngram_vocab_size_base", 2, MAX_DIM * 100, default=20_000_000),
+                              heads * len(layers))
+        step = _int(config, "make_ngram_vocab_size_divisible_by", 1, MAX_DIM, default=128)
+        ple = Ple(layers=tuple(i - 1 for i in layers), width=width, heads=heads, ngram=ngram,
+                  rows=tuple(-(-sum(primes[k * heads:(k + 1) * heads]) // step) * step for k in range(len(layers))),
+                  kernel=_int(config, "ple_conv_kernel_size", 1, MAX_DIM, default=4))
+    return dict(indexer=indexer, final_norm=False, ple=ple, gated_residual=(
+        _int(config, "hc_count", 2, MAX_HEADS, default=4), _int(config, "hc_lowrank", 1, MAX_DIM, default=320)))
+
+
+@functools.cache
+def _primes_from(start: int, count: int) -> tuple[int, ...]:
+    """The first `count` primes from `start` on (trial division: Qwen4-Exp's n-gram vocabularies, near 20M)."""
+    found: list[int] = []
+    n = start
+    while len(found) < count:
+        if n > 1 and all(n % d for d in range(2, math.isqrt(n) + 1)):
+            found.append(n)
+        n += 1
+    return tuple(found)
 
 
 def _hrm_config(config: Mapping[str, object]) -> dict[str, object]:

@@ -247,6 +247,7 @@ class Reader:
     shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
     lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
     # (LinearAttention.lightning), layer_types as MiniMaxConfig makes them or from attn_type_list (_minimax_config)
+    qwen4: bool = False  # Qwen4-Exp: gated residual streams, the QSA indexer on indexed layers (_read_qwen4)
     hrm: bool = False  # HRM-Text: two stacks run in cycles, each invocation a layer of its own cache (_hrm_config)
     rwkv: bool = False  # RWKV-4: every layer time mixing and channel mixing (LinearAttention.rwkv)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
@@ -672,6 +673,16 @@ READERS: dict[str, Reader] = {
                    aliases=(("num_experts", "n_routed_experts"),),
                    extra=frozenset({"norm_topk_prob", "n_group", "topk_group", "routed_scaling_factor",
                                     "rms_norm_eps"})),
+    # Qwen4-Exp (Qwen4ExpForCausalLM; the text model of Qwen4ExpForConditionalGeneration): Qwen3.5-MoE's Gated
+    # DeltaNet and gated attention with the QSA indexer (a key per token) on its indexed layers, no norm but the
+    # hc_count residual streams' (Qwen4ExpTextGatedResidual, before attention and the MLP, once at the end); PLE
+    "qwen4_exp_text": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True,
+                             compute=NormCompute.RMS_FP32, norms_per_layer=0, qwen4=True, extra=frozenset({
+                                 "hc_count", "hc_lowrank", "indexer_n_heads", "indexer_kv_heads", "indexer_head_dim",
+                                 "indexer_budget", "indexer_compress_ratio", "output_gate_type", "norm_topk_prob",
+                                 "rms_norm_eps", "full_attention_interval", "ple_layer_ids", "ple_embed_dim",
+                                 "ple_conv_kernel_size", "ngram_size", "heads_per_ngram", "ngram_vocab_size_base",
+                                 "make_ngram_vocab_size_divisible_by", "seed", "split_ngram_parts"})),
     # HRM-Text (HrmTextForCausalLM): two stacks (L and H) of num_layers_per_stack Llama layers, every head its own K/V,
     # an output gate per channel (gate_proj, biased by attention_bias), norms without weights, run H_cycles times as
     # L_cycles L-stack passes and one H-stack pass, each pass a cache slot; z_L_init, an untied head
@@ -759,6 +770,7 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
               "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text", "aria": "aria_text",
               "phi4_multimodal": "phi3",  # Phi4MultimodalConfig: a Phi-3's keys at the top, towers beside
+              "qwen4_exp": "qwen4_exp_text",
               "dots3_note": "dots3_note_text",  # Dots3NoteConfig: the released files' text keys at the top
               "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):

@@ -54,6 +54,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     if n := spec.compressed.hc_mult if spec.compressed else spec.hyper * (not spec.hyper_comb):
         last += [Tensor("output_hc_fn.weight", (n, n * h), Role.NORM),
                  Tensor("output_hc_base.weight", (n,), Role.NORM), Tensor("output_hc_scale.weight", (1,), Role.NORM)]
+    if spec.gated_residual:  # Qwen4ExpTextModel.hyper_connection_mixer
+        last += _gated_residual(spec, "output_hc", inject=False)
     if spec.inkling is not None and spec.inkling.two:  # Inkling2TextModel.final_input
         last.append(Tensor("output_res.weight", (h,), Role.NORM))
     if spec.final_norm:
@@ -169,9 +171,27 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += [Tensor(f"{p}{name}_fn.weight", ((2 + comb * n) * n, n * h), Role.NORM),
                     Tensor(f"{p}{name}_base.weight", ((2 + comb * n) * n,), Role.NORM),
                     Tensor(f"{p}{name}_scale.weight", (2 + comb,), Role.NORM)]
+    if spec.ple and index in spec.ple.layers:  # Qwen4ExpTextPLELayer
+        ple, w = spec.ple, spec.gated_residual[0] * h
+        tensors += [Tensor(p + "ple_embd.weight", (ple.rows[ple.layers.index(index)], ple.width // ple.heads),
+                           Role.EMBEDDING), *_linear(p + "ple_key", w, ple.width, Role.ATTENTION),
+                    *_linear(p + "ple_value", h, ple.width, Role.ATTENTION),
+                    *[Tensor(f"{p}ple_norm_{n}.weight", (w,), Role.NORM) for n in "kqc"],
+                    Tensor(p + "ple_conv1d.weight", (w, 1, ple.kernel), Role.ATTENTION)]
+    for name in ("hc_attn", "hc_ffn") if spec.gated_residual else ():
+        tensors += _gated_residual(spec, p + name)
     if index >= spec.layers - spec.mtp_built:
         tensors += mtp_tensors(spec, p)
     return tensors
+
+
+def _gated_residual(spec: ModelSpec, name: str, *, inject: bool = True) -> list[Tensor]:
+    """Qwen4ExpTextGatedResidual: hc_norm over the n streams, input_mix_weight_down and _up (rank r), and
+    block_inject_weight (n outputs) where it injects the block's output back."""
+    n, r = spec.gated_residual
+    w = n * spec.hidden
+    return ([Tensor(name + "_norm.weight", (w,), Role.NORM), *_linear(name + "_down", r, w, Role.NORM),
+             *_linear(name + "_up", w, r, Role.NORM)] + (_linear(name + "_inject", n, w, Role.NORM) if inject else []))
 
 
 def _shared_block_layer(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
