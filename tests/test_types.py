@@ -4,6 +4,7 @@ layer kinds cache; and configs of types the calculator does not know, estimated 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -698,7 +699,6 @@ def test_axk2_gates_its_norms_and_values_and_caches_as_deepseek_v32():
 
 
 @pytest.mark.parametrize(("model_type", "config", "said"), [
-    ("rwkv", {"hidden_size": 512, "num_hidden_layers": 3, "vocab_size": 1000}, "RWKV's time mixing"),
     ("xlstm", {"embedding_dim": 512, "num_blocks": 3, "num_heads": 4, "vocab_size": 1000}, "mLSTM"),
     ("cpmant", {"hidden_size": 512, "num_hidden_layers": 3, "num_attention_heads": 8, "dim_head": 64, "dim_ff": 1024,
                 "vocab_size": 1000}, "CPM-Ant"),
@@ -713,9 +713,18 @@ def test_a_layer_kind_of_2019_23_the_engine_does_not_model_is_estimated_and_said
     assert param_count(spec) > 0
 
 
-def test_a_recurrent_state_is_not_counted_as_a_growing_cache():
-    spec = from_hf_config({"model_type": "rwkv", "hidden_size": 512, "num_hidden_layers": 3, "vocab_size": 1000})
-    assert spec.sliding_window == 1 and spec.learned_positions == 0
+def test_rwkv_keeps_five_vectors_of_hidden_size_per_layer_whatever_the_length():
+    """RwkvModel.forward's state: five (batch, hidden_size, layers) tensors, the two shifted inputs in the compute type
+    and the three WKV numerator, denominator and max in fp32. transformers 5.23 (bf16, 3 layers of 512, 7 and 100
+    tokens) kept 24,576 bytes both times. Its weights: time mixing of attention_hidden_size (key, value, receptance,
+    output, time_decay and time_first), three time-mix vectors, channel mixing's receptance and two vectors, the first
+    layer's pre_ln over the embeddings."""
+    config = {**_case("rwkv/perturbed"), "attention_hidden_size": 512}
+    spec = from_hf_config(config)
+    assert spec.kinds == (AttentionKind.LINEAR,) * 3 and spec.embed_norm and spec.learned_positions == 0
+    assert spec.linear.value_head_dim == 512 and from_hf_config(_case("rwkv/perturbed")).linear.value_head_dim == 384
+    assert _kv(config, "transformers", seq="7") == _kv(config, "transformers", seq="100") == 24_576
+    assert spec.recurrent_state_bytes(2) == 3 * 512 * (2 * 2 + 3 * 4)
 
 
 @pytest.mark.parametrize(("model_type", "said"), [("bart", "an encoder-decoder model: not read yet"),
@@ -1070,3 +1079,97 @@ def test_mistrals_decode_under_llamacpp_reads_its_whole_context():
                    for more in ({}, {"prompt_tokens": "3840"}))
     slow, fast = (speed_of(estimate(w), w.gpu, 1, Machine()).decode_tokens_per_s for w in (long, short))
     assert slow is not None and fast is not None and slow < 0.8 * fast  # windowed, both would read 4,096 tokens' K/V
+
+
+def test_biogpt_has_opts_positions_biased_layernorm_layers_and_a_tied_head():
+    """BioGptForCausalLM: a position table of max_position_embeddings + 2 rows (OPTLearnedPositionalEmbedding), BART's
+    pre-LN layers with biases on q/k/v/out and fc1/fc2, a final LayerNorm. transformers 5.23 (bf16, 7 tokens,
+    biogpt/perturbed) kept K and V (1, 8, 7, 64) on each of its 3 layers: 43,008 bytes."""
+    config = _case("biogpt/perturbed")
+    spec = from_hf_config(config)
+    assert spec.learned_positions == 302 and spec.final_norm and spec.qkv_bias and spec.o_bias and spec.mlp_bias
+    assert not spec.gated_mlp and not spec.tie_embeddings and from_hf_config(_case("biogpt/full")).tie_embeddings
+    assert _kv(config, "transformers", seq="7") == 43_008 == 3 * 7 * 2 * 512 * 2
+
+
+def test_git_is_a_post_ln_bert_decoder_with_a_biased_head_its_image_tower_noted():
+    """GitForCausalLM's text side: learned positions and a LayerNorm over the embeddings, BERT's post-LN layers (no
+    final norm), biases everywhere, the head's kept when tied. transformers 5.23 (bf16, 7 text tokens, git/perturbed)
+    kept K and V (1, 8, 7, 64) on each of its 3 layers: 43,008 bytes."""
+    config = _case("git/perturbed")
+    spec = from_hf_config(config)
+    assert spec.learned_positions == 300 and spec.embed_norm and not spec.final_norm
+    assert spec.head_bias and spec.tie_embeddings and not spec.assumptions
+    assert any("vision tower" in ENGLISH.say(n) for n in spec.notes)
+    assert _kv(config, "transformers", seq="7") == 43_008
+
+
+def test_kolibri1_has_experts_in_every_layer_beside_an_ungated_shared_mlp_of_its_own_width():
+    """Kolibri1SparseMoeBlock: experts of moe_intermediate_size and shared_experts (a gated MLP of
+    shared_expert_intermediate_size, no sigmoid gate on it); e_score_correction_bias a buffer (not counted); four
+    norms per layer. transformers 5.23 (bf16, kolibri1/perturbed: 2 sliding layers of window 64, 2 full, 2 KV heads
+    of 48) kept 10,752 bytes of K/V at 7 tokens (and 16 in the sliding layers' int64 scalars); at 100 the sliding
+    layers kept 63 tokens (window - 1), the engine counts the window."""
+    config = _case("kolibri1/perturbed")
+    spec = from_hf_config(config)
+    assert spec.moe.shared_ffn == 320 and not spec.moe.shared_gate and not spec.moe.score_bias
+    assert spec.moe_layers == (True,) * 4 and spec.norms_per_layer == 4 and spec.sliding_window == 64
+    assert _kv(config, "transformers", seq="7") == 10_752 == 4 * 7 * 2 * 2 * 48 * 2
+    assert _kv(config, "transformers", seq="100") == (2 * 100 + 2 * 64) * 2 * 2 * 48 * 2
+    assert [k.value for k in from_hf_config({**config, "layer_types": None}).kinds] == ["sliding"] * 4  # every 5th
+    assert not from_hf_config({**config, "use_sliding_window": True, "attention_bias": True}).assumptions  # dropped
+
+
+def test_beam_gates_attention_per_channel_with_a_bias_per_head_and_attends_in_full_on_its_last_layer():
+    """BeamAttention: gate_proj (h -> heads x head_dim, unbiased) and gate_bias, one per head; four norms per layer;
+    BeamConfig without layer_types: every 6th layer and the last full. transformers 5.23 (bf16, beam/perturbed: 8
+    layers, 2 KV heads of 48, window 64) kept 21,504 bytes of K/V at 7 tokens (and 48 in int64 scalars); at 100 the
+    6 sliding layers kept 63 tokens (window - 1), the engine counts the window."""
+    config = _case("beam/perturbed")
+    spec = from_hf_config(config)
+    assert "".join(k.value[0] for k in spec.kinds) == "sssssfsf" and spec.moe_layers == (False,) * 2 + (True,) * 6
+    assert spec.gate_apart and spec.gate_bias and spec.norms_per_layer == 4 and not spec.moe.shared_ffn
+    unbiased = param_count(from_hf_config(config)) - param_count(dataclasses.replace(spec, gate_bias=False))
+    assert unbiased == 8 * 8
+    assert _kv(config, "transformers", seq="7") == 21_504 == 8 * 7 * 2 * 2 * 48 * 2
+    assert _kv(config, "transformers", seq="100") == (2 * 100 + 6 * 64) * 2 * 2 * 48 * 2
+
+
+def test_hrm_text_caches_every_pass_of_its_two_stacks_and_holds_each_stacks_weights_once():
+    """HrmTextModel: H_cycles times, L_cycles passes of the L stack and one of the H stack, each a DynamicCache slot
+    (num_hidden_layers = num_layers_per_stack × H_cycles × (L_cycles + 1)); weights once per stack, norms without
+    weights, gate_proj biased by attention_bias, z_L_init. transformers 5.23 (bf16, hrm_text/perturbed: 2 layers a
+    stack, 2 H cycles of 2 L passes, 4 heads of 48) kept K and V (1, 4, 7, 48) in 12 slots at 7 tokens: 64,512 bytes."""
+    config = _case("hrm_text/perturbed")
+    spec = from_hf_config(config)
+    assert spec.layers == 12 and spec.kv_heads == spec.heads == 4 and spec.gate_bias == 48
+    assert [i for i in range(12) if not spec.reuses_weights(i)] == [0, 1, 4, 5]  # the first L pass, the first H pass
+    assert _kv(config, "transformers", seq="7") == 64_512 == 12 * 7 * 2 * 4 * 48 * 2
+    saved = {**config, "num_hidden_layers": 12, "num_layers_per_stack": 2}  # as HrmTextConfig.to_dict() writes it
+    assert param_count(from_hf_config(saved)) == param_count(spec)
+    with pytest.raises(ValidationError, match="num_layers_per_stack"):
+        from_hf_config({**saved, "num_hidden_layers": 10})
+
+
+def test_qwen4_exp_mixes_residual_streams_and_caches_states_kv_index_keys_positions_and_ple_windows():
+    """Qwen4ExpTextGatedResidual before attention and before the MLP (hc_norm over hc_count × h, a rank-hc_lowrank mix,
+    injection weights) and once at the end; the QSA indexer on the indexed ("full_attention") layers; PLE tables of
+    prime rows. transformers 5.23 (bf16, qwen4_exp_text/perturbed, 7 tokens) kept 257,992 bytes: the 4 Gated DeltaNet
+    layers' conv_states (1, 640, 3) bf16 and recurrent_states (1, 8, 32, 48) fp32; K and V (1, 2, 7, 64) and an index
+    key (1, 7, 64) on the 2 indexed layers; the 3 mRoPE position ids of every token (int64, indexer_position_ids); on
+    the 2 PLE layers the conv's (1, 1536, 6) bf16 and the last 2 token ids (int64). 287,984 at 30 tokens."""
+    config = _case("qwen4_exp_text/perturbed")
+    spec = from_hf_config(config)
+    assert spec.gated_residual == (3, 48) and not spec.final_norm and spec.norms_per_layer == 0
+    assert spec.indexer.shared == frozenset({0, 1, 3, 4}) and spec.indexer.heads == 2
+    assert spec.ple.layers == (1, 3) and spec.ple.rows == (6128, 6336)  # 1009 + ... + 1033 = 6126, padded to 8
+    states = 4 * (640 * 3 * 2 + 8 * 32 * 48 * 4) + 2 * (1536 * 6 * 2 + 2 * 8)
+    assert _kv(config, "transformers", seq="7") == 257_992 == states + 7 * (2 * (2 * 2 * 64 * 2 + 64 * 2) + 3 * 8)
+    assert _kv(config, "transformers", seq="30") == 287_984
+    wrapped = {"model_type": "qwen4_exp", "text_config": {**config, "model_type": "qwen4_exp_text"},
+               "vision_config": {"depth": 2}}
+    assert param_count(from_hf_config(wrapped)) == param_count(spec)
+    with pytest.raises(ValidationError, match="ple_layer_ids"):  # PLE on an indexed layer: the class refuses it
+        from_hf_config({**config, "ple_layer_ids": [3]})
+    with pytest.raises(ValidationError, match="indexer_n_heads"):  # the class defaults: no QSA keys, no build
+        from_hf_config({**config, "indexer_n_heads": None})

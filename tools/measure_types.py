@@ -498,7 +498,67 @@ CASES: dict[str, tuple[dict, dict]] = {
     "aria_text": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "intermediate_size": 192, "num_attention_heads": 8,
                        "num_key_value_heads": 2, "moe_num_experts": 12, "moe_topk": 3, "mlp_bias": True,
                        "vocab_size": 1000}),
+    # BioGPT: the perturbed one at other sizes and context, an untied head
+    "biogpt": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "num_attention_heads": 8, "intermediate_size": 1536,
+                    "max_position_embeddings": 300, "tie_word_embeddings": False, "vocab_size": 1000}),
+    # GIT: the perturbed one at other sizes and context, a tied head (its bias kept), its own image tower
+    "git": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "num_attention_heads": 8, "intermediate_size": 1536,
+                 "max_position_embeddings": 300, "tie_word_embeddings": True, "vocab_size": 1000,
+                 "vision_config": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
+                                   "intermediate_size": 512, "image_size": 64}}),
+    # Kolibri-1: the perturbed one with its own layer kinds and window, a shared MLP of its own width, a tied head
+    "kolibri1": ({}, {"num_hidden_layers": 4, "hidden_size": 512, "num_attention_heads": 8, "num_key_value_heads": 2,
+                      "head_dim": 48, "num_experts": 12, "num_experts_per_tok": 3, "moe_intermediate_size": 128,
+                      "shared_expert_intermediate_size": 320, "sliding_window": 64,
+                      "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+                      "tie_word_embeddings": True, "vocab_size": 1000}),
+    # Beam: the perturbed one without layer_types (every 6th and the last full), two dense layers, biases on q/k/v/o,
+    # no soft-capping, a tied head
+    "beam": ({}, {"num_hidden_layers": 8, "hidden_size": 512, "intermediate_size": 1536, "num_attention_heads": 8,
+                  "num_key_value_heads": 2, "head_dim": 48, "num_experts": 16, "num_experts_per_tok": 4,
+                  "moe_intermediate_size": 128, "n_group": 4, "topk_group": 2, "sliding_window": 64,
+                  "mlp_layer_types": ["dense", "dense"] + ["sparse"] * 6, "attention_bias": True,
+                  "final_logit_softcapping": None, "tie_word_embeddings": True, "vocab_size": 1000}),
+    # RWKV-4: the perturbed one with a time mixing narrower than hidden_size, its own MLP width and context, a tied head
+    "rwkv": ({}, {"num_hidden_layers": 3, "hidden_size": 512, "attention_hidden_size": 384, "intermediate_size": 1536,
+                  "context_length": 300, "tie_word_embeddings": True, "vocab_size": 1000}),
+    # HRM-Text: the perturbed one with other cycles, its own head size, biases on attention and the MLP, a tied head
+    "hrm_text": ({}, {"num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4,
+                      "head_dim": 48, "H_cycles": 2, "L_cycles": 2, "attention_bias": True, "mlp_bias": True,
+                      "tie_word_embeddings": True, "vocab_size": 1000}),
+    # Qwen4-Exp: its class defaults do not build (indexed_attention layers without the QSA keys: None // None); the
+    # smallest change that builds gives the five (indexer_head_dim at least head_dim × partial_rotary_factor, 256).
+    # The perturbed one as the checkpoint writes its layers ("full_attention"), other streams and rank, two PLE layers,
+    # a tied head
+    "qwen4_exp_text": ({"indexer_n_heads": 4, "indexer_kv_heads": 1, "indexer_head_dim": 256, "indexer_budget": 2048,
+                        "indexer_compress_ratio": 4},
+                       {"num_hidden_layers": 6, "hidden_size": 512, "num_attention_heads": 8, "num_key_value_heads": 2,
+                        "head_dim": 64, "linear_num_key_heads": 4, "linear_num_value_heads": 8,
+                        "linear_key_head_dim": 32, "linear_value_head_dim": 48, "linear_conv_kernel_dim": 3,
+                        "layer_types": ["linear_attention", "linear_attention", "full_attention", "linear_attention",
+                                        "linear_attention", "full_attention"], "num_experts": 12,
+                        "num_experts_per_tok": 3, "moe_intermediate_size": 128, "shared_expert_intermediate_size": 192,
+                        "hc_count": 3, "hc_lowrank": 48, "indexer_n_heads": 2, "indexer_kv_heads": 1,
+                        "indexer_head_dim": 64, "indexer_budget": 16, "indexer_compress_ratio": 4,
+                        "ple_layer_ids": [2, 4], "ple_embed_dim": 96, "heads_per_ngram": 3, "ple_conv_kernel_size": 3,
+                        "ngram_vocab_size_base": 1000, "make_ngram_vocab_size_divisible_by": 8, "eos_token_id": 5,
+                        "tie_word_embeddings": True, "vocab_size": 1000}),
 }
+# Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
+# its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)
+RELEASED = {"qwen4_exp_text": {
+    "vocab_size": 248320, "hidden_size": 2560, "num_hidden_layers": 48, "num_attention_heads": 24,
+    "num_key_value_heads": 2, "head_dim": 256, "max_position_embeddings": 262144,
+    "layer_types": ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(48)],
+    "linear_num_key_heads": 16, "linear_num_value_heads": 48, "linear_key_head_dim": 128,
+    "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "num_experts": 512, "num_experts_per_tok": 10,
+    "moe_intermediate_size": 640, "shared_expert_intermediate_size": 640, "hc_count": 4, "hc_lowrank": 320,
+    "indexer_n_heads": 4, "indexer_kv_heads": 1, "indexer_head_dim": 128, "indexer_budget": 2048,
+    "indexer_compress_ratio": 4, "ple_layer_ids": [2], "ple_embed_dim": 2560, "ple_conv_kernel_size": 4,
+    "ngram_size": 3, "heads_per_ngram": 8, "ngram_vocab_size_base": 20000000, "split_ngram_parts": 128,
+    "make_ngram_vocab_size_divisible_by": 128, "output_gate_type": "sigmoid", "eos_token_id": 248044,
+    "rope_parameters": {"mrope_interleaved": True, "mrope_section": [11, 11, 10], "partial_rotary_factor": 0.25,
+                        "rope_theta": 10000000, "rope_type": "default"}, "tie_word_embeddings": False}}
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}
 
@@ -536,7 +596,8 @@ def main(argv=None):
     cases = []
     for model_type, (full_changes, small) in CASES.items():
         if args.types and model_type not in args.types:
-            cases += [kept[name] for name in (f"{model_type}/full", f"{model_type}/perturbed") if name in kept]
+            cases += [kept[name] for name in (f"{model_type}/full", f"{model_type}/perturbed", f"{model_type}/released")
+                      if name in kept]
             continue
         if "text_config" in full_changes:  # a wrapper: its text model's defaults, the vision tower left to the class
             text = dict(full_changes["text_config"])
@@ -545,7 +606,8 @@ def main(argv=None):
         else:
             full = {k: v for k, v in AutoConfig.for_model(model_type, **full_changes).to_dict().items()
                     if k not in NOISE}
-        for label, given in (("full", full), ("perturbed", small)):
+        released = (("released", RELEASED[model_type]),) if model_type in RELEASED else ()
+        for label, given in (("full", full), ("perturbed", small), *released):
             kwargs = {k: v for k, v in given.items() if k != "model_type"}
             count = text_params(AutoConfig.for_model(model_type, **kwargs))
             cases.append({"name": f"{model_type}/{label}", "config": {"model_type": model_type, **kwargs},

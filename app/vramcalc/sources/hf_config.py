@@ -37,6 +37,7 @@ from ..model.families.decoder.spec import (
     Moe,
     Norm,
     NormCompute,
+    Ple,
     SharedBlock,
     ShortConv,
 )
@@ -109,7 +110,7 @@ MEMORY_KEYS = frozenset({
     "enable_bias", "word_embed_proj_dim", "do_layer_norm_before", "attention_heads", "intermediate_multiple_size",
     "dim_head", "dim_ff", "window_size", "attention_hidden_size", "embedding_dim", "ffn_proj_factor",
     "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter", "add_bias_linear", "n_mamba_heads",
-    "mamba_ngroups",
+    "mamba_ngroups", "ple_layer_ids",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -244,7 +245,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         slots = sum(spec_fields["moe_layers"]) * moe.zero_experts * 2 * moe.ffn * spec_fields["hidden"]
         extra_notes.append(phrase("model.note.zero_experts", count=moe.zero_experts, params=f"{slots:,}"))
     vision = read_vision(top, spec_fields["hidden"], _vision_value) if multimodal else None
-    if multimodal and vision is None and top.get("vision_config") is not None:
+    if (multimodal or "vision_config" in reader.extra) and vision is None and top.get("vision_config") is not None:
         extra_notes.append(phrase("model.note.multimodal", model_type=top.get("model_type")))
     spec = ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(dict.fromkeys(extra_notes)),
@@ -406,6 +407,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                                    and _bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
         qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
+        gate_bias=int(reader.gate_bias),
         moa=reader.moa,
         fused_qkv=reader.fused_qkv, max_positions=max_positions,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
@@ -498,6 +500,11 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields.update(_read_inkling(config, fields, two=reader.inkling == 2))
     if reader.gemma3n:
         fields.update(_read_gemma3n(config, fields))
+    if reader.qwen4:
+        fields.update(_read_qwen4(config, fields))
+    if reader.hrm:  # HrmTextAttention.gate_proj: biased by attention_bias, as q, k, v and o
+        fields.update(hrm=(config["num_layers_per_stack"], _int(config, "L_cycles", 1, MAX_LAYERS, default=3)),
+                      gate_bias=head_dim * attention_bias)
     if reader.mamba is not None:
         fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart,
                       parallel_mamba=reader.parallel_mamba)
@@ -525,6 +532,9 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         fields["linear"] = LinearAttention(key_heads=0, value_heads=heads, key_head_dim=1, value_head_dim=lru // heads,
                                            conv_kernel=_int(config, "conv1d_width", 1, MAX_DIM, default=4),
                                            griffin=True)
+    elif reader.rwkv:  # RwkvSelfAttention: attention_hidden_size wide (head_dim, one head); the state h wide
+        fields["linear"] = LinearAttention(key_heads=0, value_heads=1, key_head_dim=hidden, value_head_dim=head_dim,
+                                           conv_kernel=0, rwkv=True)
     elif reader.lightning:  # MiniMaxLightningAttention: the attention heads and head_dim
         fields["linear"] = LinearAttention(key_heads=heads, value_heads=heads, key_head_dim=head_dim,
                                            value_head_dim=head_dim, conv_kernel=0, lightning=True)
@@ -554,7 +564,7 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             raise ValidationError("layer_types", _short(layer_types), f"expected a list of {layers} layer types")
         names = {"full_attention": AttentionKind.FULL, "sliding_attention": AttentionKind.SLIDING,
                  "chunked_attention": AttentionKind.CHUNKED, "linear_attention": AttentionKind.LINEAR}
-        if reader.indexer:  # DSA: MLA over the tokens its indexer picks, every layer's cache whole
+        if reader.indexer or reader.qwen4:  # DSA, QSA: attention over the tokens its indexer picks, the cache whole
             names["indexed_attention"] = AttentionKind.FULL
         if reader.minimax3:  # block-sparse attention over the blocks its indexer picks, the cache whole
             names["minimax_m3_sparse"] = AttentionKind.FULL
@@ -587,7 +597,9 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
         full = _int_list(config, "full_attn_idxs", layers) if config.get("full_attn_idxs") is not None else None
         kinds = [AttentionKind.FULL if full is None or i in full else AttentionKind.CONV for i in range(layers)]
     if reader.linear:
-        if layer_types is None:
+        if reader.rwkv:
+            kinds = [AttentionKind.LINEAR] * layers
+        elif layer_types is None:
             interval = _int(config, "full_attention_interval", 1, MAX_LAYERS, default=4)
             kinds = [AttentionKind.FULL if (i + 1) % interval == 0 else AttentionKind.LINEAR for i in range(layers)]
     elif reader.chunked:
@@ -620,6 +632,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             else:
                 pattern = _int(config, "sliding_window_pattern", 1, MAX_LAYERS, default=reader.pattern)
                 kinds = [AttentionKind.FULL if (i + 1) % pattern == 0 else AttentionKind.SLIDING for i in range(layers)]
+                if reader.last_full:
+                    kinds[-1] = AttentionKind.FULL
         if not window:
             kinds = [AttentionKind.FULL if k is AttentionKind.SLIDING else k for k in kinds]
     if reader.global_attention and kinds:  # Gemma4TextConfig forces its last layer to full attention
@@ -703,7 +717,8 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
         moe_layers = [i not in dense_only and (i + 1) % step == 0 for i in range(layers)]
     elif kind is MoeKeys.DEEPSEEK:
         expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
-        shared = expert_ffn * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=0)
+        shared = (_int(config, reader.shared_key, 0, MAX_DIM, default=0) if reader.shared_key
+                  else expert_ffn * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=0))
         types = config.get("mlp_layer_types")
         if types is not None:  # transformers 5: "dense" or "sparse" per layer, which wins over the counts
             if not isinstance(types, list) or len(types) != layers or any(t not in ("dense", "sparse") for t in types):
@@ -1598,8 +1613,73 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _read_qwen4(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Qwen4-Exp: hc_count residual streams mixed at rank hc_lowrank (Qwen4ExpTextGatedResidual), no other norm; on
+    the indexed (full) layers Qwen4ExpTextQSAIndexer: indexer_n_heads queries and one key of indexer_head_dim from the
+    layer's input (index_qk_proj), q and k RMSNorms, the key of every token cached (update_indexer)."""
+    kinds = fields["kinds"]
+    full = frozenset(i for i, kind in enumerate(kinds) if kind is AttentionKind.FULL)
+    if full and config.get("indexer_n_heads") is None:
+        raise ValidationError("indexer_n_heads", None, "indexed_attention layers need the QSA indexer's keys "
+                                                       "(indexer_n_heads, indexer_head_dim, indexer_budget)")
+    indexer = Indexer(heads=_int(config, "indexer_n_heads", 1, MAX_HEADS), head_dim=_int(config, "indexer_head_dim", 1,
+                                                                                         MAX_DIM),
+                      topk=_int(config, "indexer_budget", 1, MAX_POSITIONS), shared=frozenset(range(len(kinds))) - full,
+                      from_hidden=True, positions=3) if full else None
+    listed = config.get("ple_layer_ids") or []
+    if not isinstance(listed, list) or any(type(i) is not int or not 0 < i <= len(kinds) or kinds[i - 1] is not
+                                           AttentionKind.LINEAR for i in listed):
+        raise ValidationError("ple_layer_ids", _short(listed), "expected layer numbers from 1 of linear_attention "
+                                                               "layers")
+    ple = None
+    if listed:  # Qwen4ExpTextNGramEmbedding: head g of PLE layer k takes the (k × heads + g + 1)-th prime from base
+        ngram = _int(config, "ngram_size", 2, 64, default=3)
+        heads = (ngram - 1) * _int(config, "heads_per_ngram", 1, MAX_HEADS, default=8)
+        width = _int(config, "ple_embed_dim", 1, MAX_DIM, default=fields["hidden"])
+        if width % heads:
+            raise ValidationError("ple_embed_dim", width, f"must be a multiple of the n-gram heads ({heads})")
+        layers = sorted(set(listed))
+        primes = _primes_from(_int(config, "ngram_vocab_size_base", 2, MAX_DIM * 100, default=20_000_000),
+                              heads * len(layers))
+        step = _int(config, "make_ngram_vocab_size_divisible_by", 1, MAX_DIM, default=128)
+        ple = Ple(layers=tuple(i - 1 for i in layers), width=width, heads=heads, ngram=ngram,
+                  rows=tuple(-(-sum(primes[k * heads:(k + 1) * heads]) // step) * step for k in range(len(layers))),
+                  kernel=_int(config, "ple_conv_kernel_size", 1, MAX_DIM, default=4))
+    return dict(indexer=indexer, final_norm=False, ple=ple, gated_residual=(
+        _int(config, "hc_count", 2, MAX_HEADS, default=4), _int(config, "hc_lowrank", 1, MAX_DIM, default=320)))
+
+
+@functools.cache
+def _primes_from(start: int, count: int) -> tuple[int, ...]:
+    """The first `count` primes from `start` on (trial division: Qwen4-Exp's n-gram vocabularies, near 20M)."""
+    found: list[int] = []
+    n = start
+    while len(found) < count:
+        if n > 1 and all(n % d for d in range(2, math.isqrt(n) + 1)):
+            found.append(n)
+        n += 1
+    return tuple(found)
+
+
+def _hrm_config(config: Mapping[str, object]) -> dict[str, object]:
+    """An HRM-Text config as HrmTextConfig.__post_init__ reads it: num_hidden_layers is the stacks' depth unless
+    num_layers_per_stack is given, and becomes one layer per stack pass, num_layers_per_stack × H_cycles ×
+    (L_cycles + 1) (DynamicCache's slots); every head its own K/V (HrmTextAttention)."""
+    config = dict(config)
+    cycles = _int(config, "H_cycles", 1, MAX_LAYERS, default=2) * (_int(config, "L_cycles", 1, MAX_LAYERS, default=3)
+                                                                    + 1)
+    given = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    per = _int(config, "num_layers_per_stack", 1, MAX_LAYERS, default=0)
+    if per and given != per * cycles:
+        raise ValidationError("num_hidden_layers", given, f"expected num_layers_per_stack × H_cycles × (L_cycles + 1) "
+                                                          f"= {per * cycles}")
+    config.update(num_layers_per_stack=per or given, num_hidden_layers=(per or given) * cycles,
+                  num_key_value_heads=config.get("num_attention_heads"))
+    return config
+
+
 # Families whose config class derives its keys before the read (from_hf_config): the Reader's flag, the rewrite.
 _REWRITES: tuple[tuple[str, Callable[[Mapping[str, object]], dict[str, object]]], ...] = (
     ("compressed", _dsv4_config), ("longcat", _longcat_config), ("step", _step3p5_config),
     ("minimax3", _minimax3_config), ("inkling", _inkling_config), ("dots3", _dots3_config),
-    ("lightning", _minimax_config), ("griffin", _griffin_config))
+    ("lightning", _minimax_config), ("griffin", _griffin_config), ("hrm", _hrm_config))

@@ -227,6 +227,9 @@ class Reader:
     cohere_moe: bool = False  # Command A Plus: experts of intermediate_size, a dense prefix of its own width and
     # window pattern (hf_config._cohere2_moe_config)
     gate_apart: bool = False  # the attention_gate is its own unbiased projection (AFMoE's gate_proj)
+    gate_bias: bool = False  # Beam: a learned bias per head on the gate_apart gate (BeamAttention.gate_bias)
+    last_full: bool = False  # without layer_types the last layer attends in full too (BeamConfig)
+    shared_key: str = ""  # DeepSeek's keys, but one ungated shared expert of this key's width (Kolibri's)
     score_bias: bool = False  # a learned bias per expert added to the scores that choose them (AFMoE's expert_bias)
     large4: bool = False  # Mistral Large 4: MLA's queries and the indexer's from the layer's input, learned softmax
     # scales, layers without RoPE (no_rope_layers), layers reusing an earlier layer's latent (kv_source_layers)
@@ -244,6 +247,9 @@ class Reader:
     shared_block: bool = False  # Zamba2: transformer blocks shared by the hybrid layers (hf_config._zamba2_config)
     lightning: bool = False  # MiniMax-01: its linear layers lightning attention of the attention heads and head_dim
     # (LinearAttention.lightning), layer_types as MiniMaxConfig makes them or from attn_type_list (_minimax_config)
+    qwen4: bool = False  # Qwen4-Exp: gated residual streams, the QSA indexer on indexed layers (_read_qwen4)
+    hrm: bool = False  # HRM-Text: two stacks run in cycles, each invocation a layer of its own cache (_hrm_config)
+    rwkv: bool = False  # RWKV-4: every layer time mixing and channel mixing (LinearAttention.rwkv)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
@@ -650,6 +656,39 @@ READERS: dict[str, Reader] = {
                      extra=frozenset({"use_sliding_window", "max_window_layers", "num_mtp_layers",
                                       "num_nextn_predict_layers", "mtp_layer_types", "mtp_mlp_layer_types",
                                       "rms_norm_eps"})),
+    # Kolibri-1 (Kolibri1ForCausalLM): EXAONE 4's attention (q/k RMSNorm per head, no biases), four norms per layer
+    # (GLM-4's), sliding layers by layer_types (every 5th full), experts of moe_intermediate_size in every layer beside
+    # an ungated shared MLP; num_experts is num_local_experts (its attribute_map), e_score_correction_bias a buffer
+    "kolibri1": Reader(qk_norm=QkNorm.HEAD, norms_per_layer=4, qkv_bias=False, o_bias=False, sliding=Sliding.TYPES,
+                       pattern=5, moe=MoeKeys.DEEPSEEK, first_dense=0, shared_key="shared_expert_intermediate_size",
+                       aliases=(("num_local_experts", "n_routed_experts"), ("num_experts", "n_routed_experts")),
+                       extra=frozenset({"shared_expert_intermediate_size", "norm_topk_prob", "rms_norm_eps",
+                                        "use_sliding_window"})),  # in public ports' files; the class drops it
+    # Beam (BeamForCausalLM): Qwen3-MoE's attention (q/k RMSNorm per head) with an unbiased sigmoid gate per channel
+    # and a learned bias per head on it, four norms per layer, sliding layers by layer_types (every 6th and the last
+    # full, without RoPE), three dense layers (mlp_layer_types) then experts of moe_intermediate_size, no shared
+    # expert, the router's e_score_correction_bias a buffer; final_logit_softcapping
+    "beam": Reader(qk_norm=QkNorm.HEAD, norms_per_layer=4, attention_gate=True, gate_apart=True, gate_bias=True,
+                   sliding=Sliding.TYPES, pattern=6, last_full=True, moe=MoeKeys.DEEPSEEK, first_dense=3, softcap=True,
+                   aliases=(("num_experts", "n_routed_experts"),),
+                   extra=frozenset({"norm_topk_prob", "n_group", "topk_group", "routed_scaling_factor",
+                                    "rms_norm_eps"})),
+    # Qwen4-Exp (Qwen4ExpForCausalLM; the text model of Qwen4ExpForConditionalGeneration): Qwen3.5-MoE's Gated
+    # DeltaNet and gated attention with the QSA indexer (a key per token) on its indexed layers, no norm but the
+    # hc_count residual streams' (Qwen4ExpTextGatedResidual, before attention and the MLP, once at the end); PLE
+    "qwen4_exp_text": Reader(qk_norm=QkNorm.HEAD, attention_gate=True, moe=MoeKeys.QWEN, linear=True,
+                             compute=NormCompute.RMS_FP32, norms_per_layer=0, qwen4=True, extra=frozenset({
+                                 "hc_count", "hc_lowrank", "indexer_n_heads", "indexer_kv_heads", "indexer_head_dim",
+                                 "indexer_budget", "indexer_compress_ratio", "output_gate_type", "norm_topk_prob",
+                                 "rms_norm_eps", "full_attention_interval", "ple_layer_ids", "ple_embed_dim",
+                                 "ple_conv_kernel_size", "ngram_size", "heads_per_ngram", "ngram_vocab_size_base",
+                                 "make_ngram_vocab_size_divisible_by", "seed", "split_ngram_parts"})),
+    # HRM-Text (HrmTextForCausalLM): two stacks (L and H) of num_layers_per_stack Llama layers, every head its own K/V,
+    # an output gate per channel (gate_proj, biased by attention_bias), norms without weights, run H_cycles times as
+    # L_cycles L-stack passes and one H-stack pass, each pass a cache slot; z_L_init, an untied head
+    "hrm_text": Reader(norm=Norm.NONE, attention_gate=True, gate_apart=True, reads_mlp_bias=True, hrm=True,
+                       extra=frozenset({"H_cycles", "L_cycles", "L_bp_cycles", "num_layers_per_stack",
+                                        "embedding_scale", "prefix_lm", "rms_norm_eps"})),
 }
 # Decoders of 2019-23 (transformers 5.23's classes), their keys under their own names; each counted on the meta
 # device, full-size and perturbed (tests/golden/types.json), but those whose Legacy names an approximation.
@@ -693,10 +732,20 @@ READERS.update({"gpt-sw3": Reader(block=Block.GPT2), "openai-gpt": Reader(block=
            "gpt_neox_japanese": _new(_LN, fused_qkv=True, tie_default=True, legacy=Legacy(
                ffn=("intermediate_multiple_size", 4, ""), approx="gpt_neox_japanese"),
                extra=frozenset({"intermediate_multiple_size"})),
+           # BioGPT: OPT's learned positions (2 rows more), BART's pre-LN layers, biases everywhere, a tied head
+           "biogpt": _new(_BIASED, legacy=Legacy(positions=2)),
+           # GIT's text decoder (GitForCausalLM): BERT's post-LN layers (no final norm), a LayerNorm over the
+           # embeddings and learned positions, biases everywhere, the head's too; its image tower is not read
+           "git": _new(_BIASED, head_bias=True, tie_default=False, legacy=Legacy(
+               positions=0, embed_norm=True, fixed=(("do_layer_norm_before", False),)),
+                       extra=frozenset({"vision_config", "num_image_with_embedding"})),
            "falcon_mamba": READERS["mamba"],  # FalconMambaMixer: Mamba's weights, RMS norms without any
-           "rwkv": _new(_LN, sliding=Sliding.ALL, aliases=(("attention_hidden_size", "head_dim"),
-                                                                ("context_length", "max_position_embeddings")),
-                          legacy=Legacy(fixed=_RECURRENT, approx="rwkv")),
+           # RWKV-4: every layer time mixing (a recurrence of one head of attention_hidden_size, its state five
+           # vectors of hidden_size: LinearAttention.rwkv) and channel mixing (key and value as a plain MLP,
+           # receptance beside them), two LayerNorms, the first layer's pre_ln over the embeddings
+           "rwkv": _new(_LN, linear=True, rwkv=True, aliases=(("attention_hidden_size", "head_dim"),
+                                                              ("context_length", "max_position_embeddings")),
+                          legacy=Legacy(fixed=_RECURRENT[:1], embed_norm=True)),
            "xlstm": Reader(sliding=Sliding.ALL, aliases=(("embedding_dim", "hidden_size"),
                                                          ("num_blocks", "num_hidden_layers"),
                                                          ("num_heads", "num_attention_heads")),
@@ -721,6 +770,7 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "gemma4_unified": "gemma4_unified_text", "internvl": "qwen2",
               "glm4v": "glm4v_text", "glm46v": "glm4v_text", "glm4v_moe": "glm4v_moe_text", "aria": "aria_text",
               "phi4_multimodal": "phi3",  # Phi4MultimodalConfig: a Phi-3's keys at the top, towers beside
+              "qwen4_exp": "qwen4_exp_text",
               "dots3_note": "dots3_note_text",  # Dots3NoteConfig: the released files' text keys at the top
               "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):

@@ -1214,12 +1214,6 @@ EN: Mapping[str, str] = {
         "model_type {model_type} is not one of the {count} types the calculator reads exactly: it was read as a "
         "Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
     ),
-    "assumption.legacy.rwkv": (
-        "RWKV's time mixing was read as attention of one head of attention_hidden_size over a window of one "
-        "token, and its channel mixing as a plain MLP: the receptance weights (hidden_size² per layer), the time-"
-        "mix vectors and the first layer's extra LayerNorm are not counted, and the recurrent state (five vectors"
-        " of hidden_size per layer, fp32) is counted as one token's K/V"
-    ),
     "assumption.legacy.xlstm": (
         "xLSTM's mLSTM layers were read as attention (q, k, v and the output gate together are as wide as four "
         "hidden_size² projections) over a window of one token: the input and forget gates, the multi-head norm "

@@ -1269,12 +1269,6 @@ PT: Mapping[str, str] = {
         "model_type {model_type} não é um dos {count} tipos que a calculadora lê com exatidão: foi lido como um "
         "decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com gate)"
     ),
-    "assumption.legacy.rwkv": (
-        "a mistura temporal do RWKV foi lida como atenção de uma cabeça de attention_hidden_size sobre uma janela"
-        " de um token, e a mistura de canais como um MLP simples: os pesos de receptância (hidden_size² por "
-        "camada), os vetores de mistura temporal e a LayerNorm extra da primeira camada não são contados, e o "
-        "estado recorrente (cinco vetores de hidden_size por camada, fp32) é contado como o K/V de um token"
-    ),
     "assumption.legacy.xlstm": (
         "as camadas mLSTM do xLSTM foram lidas como atenção (q, k, v e o gate de saída juntos somam quatro "
         "projeções hidden_size²) sobre uma janela de um token: os gates de entrada e de esquecimento, a norma "

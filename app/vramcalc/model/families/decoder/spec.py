@@ -128,6 +128,8 @@ class Indexer:
     # and k, a block's best key chosen; vLLM keeps its keys as they are (MiniMaxM3IndexerCache: bf16, no scales)
     kpool: int = 0  # GLM-5.3 (Glm5NextTextIndexer): keys scored in pools of kpool, a gate score per key channel
     # (index_kpool_compress_gate, _ape); its cache packs key, gate scores and a valid flag per token
+    positions: int = 0  # Qwen4-Exp: transformers also keeps each token's 3 mRoPE position ids (int64) once, on the
+    # first indexed layer (indexer_position_ids)
     key_e: int = 0  # bytes of a key value in transformers' cache, 0: the compute type's (Dots3: 4, its indexed
     # layers' rotary tables made from fp32 embeddings, Dots3NoteTextModel.forward)
 
@@ -190,6 +192,8 @@ class LinearAttention:
     lightning: bool = False  # MiniMax-01's lightning attention (MiniMaxLightningAttention): a fused qkv_proj, an
     # output gate and an RMSNorm over all heads, no convolution; its state, K^T V per head, in the model's dtype
     griffin: bool = False  # RecurrentGemma's RG-LRU (key_heads 0): transformers keeps conv_kernel - 1 tokens
+    rwkv: bool = False  # RWKV-4 (RwkvSelfAttention, value_head_dim attention_hidden_size wide): its state five
+    # vectors of key_head_dim (hidden_size), two in the compute type (the shifted inputs), three in fp32
 
     @property
     def conv_dim(self) -> int:
@@ -205,6 +209,8 @@ class LinearAttention:
         in the compute type, measured; vLLM's linear_attention_state_dtype: the model's dtype, fp32 refused)."""
         if self.lightning:
             return self.value_heads * self.key_head_dim * self.value_head_dim * e
+        if self.rwkv:  # RwkvModel.forward's state: 5 × (batch, hidden_size, layers), [0] and [1] in the input's dtype
+            return self.key_head_dim * (2 * e + 3 * state_e)
         return (self.conv_dim * (self.conv_kernel - max(trim, self.griffin)) * e
                 + state_e * self.value_heads * self.key_head_dim * self.value_head_dim)
 
@@ -325,6 +331,22 @@ class Inkling:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class Ple:
+    """Qwen4-Exp's per-layer n-gram embeddings (Qwen4ExpTextPLELayer) on `layers`: a hashed table per layer of `rows`
+    (its n-gram heads' prime vocabularies summed, padded), `width` ÷ `heads` wide; key (streams × h) and value (h)
+    projections from `width`, three norms over the streams, a depthwise conv of `kernel` taps at dilation `ngram`.
+    Per layer and sequence transformers keeps the conv's last (kernel - 1) × ngram inputs (streams × h, the compute
+    type) and the last ngram - 1 token ids (int64)."""
+
+    layers: tuple[int, ...]
+    rows: tuple[int, ...]
+    width: int
+    heads: int
+    kernel: int
+    ngram: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Moe:
     """A mixture-of-experts MLP: `experts` routed experts of width `ffn`, `per_token` used
     per token, plus shared experts (always used) of total width `shared_ffn`."""
@@ -375,6 +397,15 @@ class ModelSpec:
     qk_norm: QkNorm | None = None  # a norm on q and k, None: none
     attention_gate: bool = False  # Qwen3-Next: q_proj also produces an output gate (twice as wide)
     gate_apart: bool = False  # AFMoE (AfmoeAttention.gate_proj): that gate is a projection of its own, unbiased
+    gate_bias: int = 0  # a learned bias on that gate, values per head: Beam's 1 (BeamAttention.gate_bias), HRM-Text's
+    # head_dim (gate_proj's, with attention_bias)
+    gated_residual: tuple[int, ...] = ()  # Qwen4-Exp (Qwen4ExpTextGatedResidual): (streams, rank): before attention and
+    # before the MLP a norm over the streams (streams × h), a low-rank mix (down, up) and injection weights; a mixer
+    # (norm, down, up) after the last layer
+    ple: Ple | None = None  # Qwen4-Exp's per-layer n-gram embeddings
+    hrm: tuple[int, ...] = ()  # HRM-Text (num_layers_per_stack, L_cycles): the layers are every pass of its L and H
+    # stacks in turn (L_cycles of L then one of H, H_cycles times), each caching its own K/V; only the first pass of
+    # each stack holds weights (`reuses_weights`), and z_L_init (h) is held once
     softmax_scaling: bool = False  # Mistral Large 4 (MistralLarge4TextSoftmaxScaling): a learned scale and bias per
     # head in MLA and in its indexer, whose queries come from a LayerNorm over the layer's input (no q latent)
     nope_layers: frozenset[int] = frozenset()  # MLA layers without RoPE (Mistral Large 4's no_rope_layers): kv_a
@@ -539,7 +570,8 @@ class ModelSpec:
         reusing an earlier layer's K/V (no k/v weights, a double-wide MLP), plus 8 on built MTP layers, plus 16 on
         MLA layers without RoPE (`nope_layers`), plus 32 on ZAYA's first layer (its router reads no earlier one's)
         and Inkling's (no attention-residual query),
-        plus 32 × the adapters a layer holding a Zamba2 shared block holds."""
+        plus 32 × the adapters a layer holding a Zamba2 shared block holds, plus 64 on HRM-Text's later passes, plus
+        128 × (its place + 1) on a Qwen4-Exp PLE layer (each its own table)."""
         shared = self.indexer.shared if self.indexer else frozenset()
         types = self.compressed.types if self.compressed else ()
         reusing = self.layers - self.reusing_layers
@@ -547,7 +579,8 @@ class ModelSpec:
         nope = self.nope_layers
         return tuple((kind, moe, int(types[i] if types else i in shared) + 4 * (i >= reusing) + 8 * (i >= mtp)
                       + 16 * (i in nope) + 32 * (i == 0 and (self.cca is not None or self.inkling is not None))
-                      + 32 * self.shared_block_adapters(i))
+                      + 32 * self.shared_block_adapters(i) + 64 * self.reuses_weights(i)
+                      + 128 * (self.ple.layers.index(i) + 1 if self.ple and i in self.ple.layers else 0))
                      for i, (kind, moe) in
                      enumerate(zip(self.kinds, self.moe_layers or (False,) * self.layers, strict=False)))
 
@@ -574,6 +607,10 @@ class ModelSpec:
     def layer_moe_values(self) -> frozenset[bool]:
         """Whether layers are MoE, over all layers: {False}, {True} or both."""
         return frozenset(moe for (_, moe, _), _, _ in self.layer_groups)
+
+    def reuses_weights(self, index: int) -> bool:
+        """HRM-Text: layer `index` is a later pass of a stack layer whose weights an earlier pass holds."""
+        return bool(self.hrm) and index // self.hrm[0] not in (0, self.hrm[1])
 
     def layer_is_moe(self, index: int) -> bool:
         return bool(self.moe_layers) and self.moe_layers[index]
@@ -658,7 +695,8 @@ class ModelSpec:
         if self.indexer is None:
             return 0
         layers = sum(kind.caches_tokens and i not in self.indexer.shared for i, kind in enumerate(self.kinds))
-        return layers * tokens * self.indexer.key_bytes_per_token(e, fp8_packed=fp8_packed)
+        return tokens * (layers * self.indexer.key_bytes_per_token(e, fp8_packed=fp8_packed)
+                         + 8 * self.indexer.positions * (not fp8_packed))
 
     def recurrent_counts(self) -> tuple[tuple[AttentionKind, int], ...]:
         """The recurrent mixers by kind, with how many layers have one: the recurrent layers, and Falcon-H1's
@@ -677,6 +715,9 @@ class ModelSpec:
         if self.inkling is not None:  # InklingShortConvolution's conv_states, fp32 (measured)
             cca += sum(n * self.inkling.state_values(self.kv_heads_of(kind) * self.head_dim_of(kind), self.hidden)
                        for kind, n in self.kind_counts()) * state_e
+        if (ple := self.ple) is not None:  # Qwen4ExpTextPLELayer's conv_states 1 and 2 (measured)
+            n = self.gated_residual[0] * self.hidden
+            cca += len(ple.layers) * (n * (ple.kernel - 1) * ple.ngram * e + (ple.ngram - 1) * 8)
         return cca + sum(n * self.state_bytes_of(kind, e, trim=trim, state_e=state_e)
                          for kind, n in self.recurrent_counts())
 

@@ -42,6 +42,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         first += [Tensor("per_layer_token_embd.weight", (spec.per_layer_vocab, packed), Role.EMBEDDING),
                   Tensor("per_layer_model_proj.weight", (packed, h), Role.ATTENTION),
                   Tensor("per_layer_proj_norm.weight", (spec.per_layer_input,), Role.NORM)]
+    if spec.hrm:  # HrmTextModel.z_L_init, the L stack's first input (a parameter, not trained)
+        first.append(Tensor("z_l_init", (h,), Role.NORM))
     if spec.cca is not None:  # ZayaModel.input_hidden_states_scale and _bias, over the embeddings
         first += [Tensor("token_embd_scale.weight", (h,), Role.NORM), Tensor("token_embd_scale.bias", (h,), Role.NORM)]
     if spec.altup_inputs > 1:  # Gemma3nTextModel.altup_projections and altup_unembed_projections, one h × h per stream
@@ -52,6 +54,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     if n := spec.compressed.hc_mult if spec.compressed else spec.hyper * (not spec.hyper_comb):
         last += [Tensor("output_hc_fn.weight", (n, n * h), Role.NORM),
                  Tensor("output_hc_base.weight", (n,), Role.NORM), Tensor("output_hc_scale.weight", (1,), Role.NORM)]
+    if spec.gated_residual:  # Qwen4ExpTextModel.hyper_connection_mixer
+        last += _gated_residual(spec, "output_hc", inject=False)
     if spec.inkling is not None and spec.inkling.two:  # Inkling2TextModel.final_input
         last.append(Tensor("output_res.weight", (h,), Role.NORM))
     if spec.final_norm:
@@ -103,6 +107,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         return decoder_layer_tensors(p, h, spec.ffn)
     if spec.shared_block is not None:  # Zamba2: a Mamba mixer, and on hybrid layers a shared block first
         return _shared_block_layer(spec, p, index)
+    if spec.reuses_weights(index):  # HRM-Text: a later pass of a stack layer, its weights the first pass's
+        return []
     tensors: list[Tensor] = []
     norm_names = ("attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm")[: spec.norms_per_layer]
     for name in norm_names:
@@ -165,9 +171,27 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
         tensors += [Tensor(f"{p}{name}_fn.weight", ((2 + comb * n) * n, n * h), Role.NORM),
                     Tensor(f"{p}{name}_base.weight", ((2 + comb * n) * n,), Role.NORM),
                     Tensor(f"{p}{name}_scale.weight", (2 + comb,), Role.NORM)]
+    if spec.ple and index in spec.ple.layers:  # Qwen4ExpTextPLELayer
+        ple, w = spec.ple, spec.gated_residual[0] * h
+        tensors += [Tensor(p + "ple_embd.weight", (ple.rows[ple.layers.index(index)], ple.width // ple.heads),
+                           Role.EMBEDDING), *_linear(p + "ple_key", w, ple.width, Role.ATTENTION),
+                    *_linear(p + "ple_value", h, ple.width, Role.ATTENTION),
+                    *[Tensor(f"{p}ple_norm_{n}.weight", (w,), Role.NORM) for n in "kqc"],
+                    Tensor(p + "ple_conv1d.weight", (w, 1, ple.kernel), Role.ATTENTION)]
+    for name in ("hc_attn", "hc_ffn") if spec.gated_residual else ():
+        tensors += _gated_residual(spec, p + name)
     if index >= spec.layers - spec.mtp_built:
         tensors += mtp_tensors(spec, p)
     return tensors
+
+
+def _gated_residual(spec: ModelSpec, name: str, *, inject: bool = True) -> list[Tensor]:
+    """Qwen4ExpTextGatedResidual: hc_norm over the n streams, input_mix_weight_down and _up (rank r), and
+    block_inject_weight (n outputs) where it injects the block's output back."""
+    n, r = spec.gated_residual
+    w = n * spec.hidden
+    return ([Tensor(name + "_norm.weight", (w,), Role.NORM), *_linear(name + "_down", r, w, Role.NORM),
+             *_linear(name + "_up", w, r, Role.NORM)] + (_linear(name + "_inject", n, w, Role.NORM) if inject else []))
 
 
 def _shared_block_layer(spec: ModelSpec, p: str, index: int) -> list[Tensor]:
@@ -247,6 +271,8 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
         tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
+    if spec.gate_bias:  # BeamAttention.gate_bias (one per head, broadcast over head_dim), HrmTextAttention's
+        tensors.append(Tensor(p + "attn_gate.bias", (heads * spec.gate_bias,), Role.BIAS))
     return tensors
 
 
@@ -416,6 +442,14 @@ def _linear_attention(spec: ModelSpec, p: str) -> list[Tensor]:
                 + [Tensor(p + "attn_norm_out.weight", (width,), Role.NORM)]
                 + _linear(p + "attn_output", h, width, Role.ATTENTION))
     key, value = lin.key_heads * lin.key_head_dim, lin.value_heads * lin.value_head_dim
+    if lin.rwkv:  # RwkvSelfAttention: key, value, receptance, output, time_decay, time_first and three time_mix of h;
+        # RwkvFeedForward's receptance and two time_mix (its key and value are the MLP's up and down)
+        kvr = [t for n in ("key", "value", "receptance") for t in _linear(f"{p}time_mix_{n}", value, h, Role.ATTENTION)]
+        return (kvr + _linear(p + "time_mix_output", h, value, Role.ATTENTION)
+                + [Tensor(p + f"time_mix_{n}", (value,), Role.NORM) for n in ("decay", "first")]
+                + [Tensor(p + f"time_mix_lerp_{n}", (h,), Role.NORM) for n in ("k", "v", "r")]
+                + _linear(p + "channel_mix_receptance", h, h, Role.MLP)
+                + [Tensor(p + f"channel_mix_lerp_{n}", (h,), Role.NORM) for n in ("k", "r")])
     if lin.griffin:  # RecurrentGemmaRecurrentBlock: linear_y, linear_x, conv_1d, RG-LRU's gates per head, linear_out
         n, b, a = lin.value_heads, lin.value_head_dim, Role.ATTENTION
         return (_linear(p + "ssm_y", value, h, a, True) + _linear(p + "ssm_x", value, h, a, True)

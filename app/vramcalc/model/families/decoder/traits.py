@@ -186,9 +186,14 @@ TRAITS: Mapping[str, Traits] = {
     "nanochat": DEFAULT,  # NanoChatRMSNorm: F.rms_norm, no weight
     "mellum": DEFAULT,  # MellumTopKRouter (Qwen3-MoE's): F.linear in the model's dtype, the softmax's weights cast back
     "persimmon": DEFAULT,
+    "kolibri1": Traits(fp32_router=True, fp32_routing_weights=True),  # Kolibri1TopKRouter: F.linear on fp32 input
+    "qwen4_exp_text": Traits(fp32_norm_weight_copies=True),  # Qwen4ExpTextRMSNorm: (1.0 + self.weight.float())
+    "hrm_text": DEFAULT,  # no router; HrmTextRMSNorm without a weight (training activations not measured)
+    "beam": Traits(fp32_router=True, fp32_routing_weights=True),  # BeamTopKRouter: F.linear(hidden.float(), ...)
     # decoders of 2019-23 (readers.Legacy): parameters checked on the meta device, training activations not measured
     **dict.fromkeys(("gpt-sw3", "openai-gpt", "gptj", "codegen", "gpt_neo", "gpt_bigcode", "bloom", "opt", "xglm",
-                     "ctrl", "mpt", "dbrx", "gpt_neox_japanese", "falcon_mamba", "rwkv", "xlstm", "cpmant"), DEFAULT),
+                     "ctrl", "mpt", "dbrx", "gpt_neox_japanese", "falcon_mamba", "rwkv", "xlstm", "cpmant",
+                     "biogpt", "git"), DEFAULT),
 }
 
 
