@@ -21,10 +21,6 @@ OFF_BY_2X = {
         "sentence-transformers' encode() tokenises on the host inside the timed call and ran BERT's eager attention "
         "(transformers of early 2024); the engine counts the forward's FLOPs only: infinity's torch engine on the "
         "same card and batch is predicted within 33 %"),
-    "fast-mteb-a100-b1-s512": (
-        "one short sequence: the engine adds its fixed cost per layer (fitted to language models' prompts: 10.8 ms "
-        "for bge-base's 12 layers, more than the 7.3 ms the same run takes for 16 tokens) to 9.1 ms of fp32 matmuls "
-        "at 55 % of the A100's 19.5 TFLOPS, where the launches overlap the GPU's work: -52 %"),
 }
 
 

@@ -153,14 +153,14 @@ def test_the_fastest_format_that_fits_is_a_4_bit_one_that_fits():
 
 
 def test_formats_within_ten_percent_are_not_ranked():
-    """Bound by its fixed per-step costs, transformers decodes nf4 little faster than bf16: bf16 is named,
-    not a format that trades precision for a gain the estimate cannot see."""
+    """Bound by the host's work per layer, transformers decodes nf4 no faster than bf16 (bitsandbytes' layers add
+    their own, speed/bnb.py): bf16 is named, not a format that trades precision for a gain the estimate cannot see."""
     workload = parse_workload({"model": "llama-3.2-1b", "gpu": "h100-80gb"})
     target, machine = parse_target({"gpu": "h100-80gb"}), Machine()
     assert speed_answers(workload, target, machine).fastest_format == "bf16"
     bf16 = speed_of(estimate(workload), target.gpu, 1, machine).decode_tokens_per_s
     nf4 = speed_of(estimate(workload.but(precision=parse_format("nf4"))), target.gpu, 1, machine).decode_tokens_per_s
-    assert bf16 < nf4 < bf16 * 1.10
+    assert nf4 < bf16
 
 
 def test_the_most_sequences_keep_the_speed_asked():

@@ -8,6 +8,7 @@ search on the median absolute log error of each group, and print the fitted valu
     PYTHONPATH=app python tools/fit_speed.py --rocm                 # llama.cpp's ROCm rates alone
     PYTHONPATH=app python tools/fit_speed.py --rocm --leave-one-out  # each refitted without one card, then it
     PYTHONPATH=app python tools/fit_speed.py --engine vllm --fold 0  # fit on half the rows (fold), test on the other
+    PYTHONPATH=app python tools/fit_speed.py --engine transformers [--fit-on benchmarking_v045]  # generate, bnb
 
 Fitted on every row tools/validate_speed.py predicts: the validation it then prints is in-sample, which
 docs/accuracy.md says; the held-out check is the split by era there (fit on one source, test on another)."""
@@ -36,6 +37,15 @@ PARAMETERS_VLLM = [  # (path in engines.vllm, the values tried: within what such
     (("moe_compute",), [0.05 + 0.025 * i for i in range(23)]),  # the fused-MoE grouped GEMM: 0.05-0.6
     (("host_s", "request"), [0.0, 1e-3, 2e-3, 3e-3, 5e-3, 7e-3, 1e-2]),
     (("host_s", "token"), [0.0, 2e-5, 4e-5, 6e-5, 8e-5, 1e-4, 1.2e-4, 1.5e-4]),
+]
+PARAMETERS_TRANSFORMERS = [  # (path in engines.transformers, the values tried): transformers generate, bitsandbytes
+    (("decode_bandwidth", "gddr"), [0.6 + 0.025 * i for i in range(15)]),
+    (("decode_bandwidth", "hbm"), [0.6 + 0.025 * i for i in range(15)]),
+    (("layer_overhead_s", "cuda"), [5e-5 * i for i in range(25)]),  # the host's Python and launches per layer
+    (("bnb", "linear_s", "4bit"), [5e-6 * i for i in range(31)]),  # per bitsandbytes layer: gemv_4bit's dispatch
+    (("bnb", "linear_s", "4bit-dequant"), [1e-5 * i for i in range(31)]),  # dequantize_4bit + F.linear
+    (("bnb", "linear_s", "nested"), [5e-6 * i for i in range(21)]),  # nf4-dq: the absmax's own dequantisation
+    (("bnb", "linear_s", "int8"), [2e-5 * i for i in range(41)]),  # MatMul8bitLt, its host synchronisation
 ]
 PARAMETERS = [  # (path in engines.llamacpp, the values tried)
     (("decode_bandwidth", "gddr"), [0.7 + 0.025 * i for i in range(13)]),
@@ -77,6 +87,7 @@ ENGINE = "llamacpp"  # the engine fitted: its groups make the loss
 PREFILL = ("prefill_compute", "activation_bytes")  # --prefill: llama.cpp's prompt rates alone, on its prompt rows
 
 
+OWN_TABLES = "\0"  # --engine transformers: the tables of its rows (no table name holds a NUL)
 WORST = 0.25  # the weight of a group's worst row in the loss (--worst W)
 FOLD: int | None = None  # --fold k: fit on the rows of that half (validate_speed.fold), report the other
 
@@ -124,12 +135,14 @@ def leave_one_out() -> None:
 
 
 def main() -> int:
-    global FIT_ON, ENGINE, KINDS, FOLD, WORST
+    global FIT_ON, ENGINE, KINDS, FOLD, WORST, OWN_TABLES
     if "--worst" in sys.argv:
         WORST = float(sys.argv[sys.argv.index("--worst") + 1])
     if "--fold" in sys.argv:
         FOLD = int(sys.argv[sys.argv.index("--fold") + 1])
     parameters = PARAMETERS_VLLM if "--engine" in sys.argv and "vllm" in sys.argv else PARAMETERS
+    if "--engine" in sys.argv and "transformers" in sys.argv:
+        parameters = PARAMETERS_TRANSFORMERS
     if "--rocm" in sys.argv:
         parameters = PARAMETERS_ROCM
         if "--leave-one-out" in sys.argv:
@@ -143,6 +156,9 @@ def main() -> int:
     if "--engine" in sys.argv:
         ENGINE = sys.argv[sys.argv.index("--engine") + 1]
         KINDS = ("serve",) if ENGINE == "vllm" else KINDS
+        if ENGINE == "transformers":  # its rows' tables alone (the others' rows do not move with its rates)
+            OWN_TABLES = "transformers_"
+            FIT_ON = FIT_ON or OWN_TABLES
     rates = hardware.calibration()["engines"][ENGINE]  # the cached dict: predictions read it
     best = loss()
     for _ in range(3):  # passes over the parameters, until one changes nothing
@@ -164,9 +180,14 @@ def main() -> int:
         for name, s in validate_speed.summary(held).items():
             print(f"held out {name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}")
         return 0
-    if FIT_ON:  # the rows not fitted: the held-out error
+    if FIT_ON and FIT_ON != OWN_TABLES:  # the rows not fitted: the held-out error
         held_out = FIT_ON[1:] if FIT_ON.startswith("!") else "!" + FIT_ON
-        table = validate_speed.summary(validate_speed.results(held_out, kinds=KINDS))
+        if ENGINE == "transformers":  # its other tables
+            held_out = OWN_TABLES
+            found = [r for r in validate_speed.results(held_out, kinds=KINDS) if FIT_ON not in r["source"]]
+        else:
+            found = validate_speed.results(held_out, kinds=KINDS)
+        table = validate_speed.summary(found)
         for name, s in table.items():
             print(f"held out {name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}")
         return 0

@@ -42,6 +42,14 @@ CONFIGS: Mapping[str, Mapping[str, object]] = {
     "llama-2-7b": {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
                    "num_key_value_heads": 32, "intermediate_size": 11008, "vocab_size": 32000,
                    "max_position_embeddings": 4096, "tie_word_embeddings": False, "rms_norm_eps": 1e-5},
+    # Qwen/Qwen2.5-14B-Instruct config.json (the same qwen2 shapes as Qwen3-14B-era copies of it in public repos)
+    "qwen2.5-14b": {"model_type": "qwen2", "hidden_size": 5120, "num_hidden_layers": 48, "num_attention_heads": 40,
+                    "num_key_value_heads": 8, "intermediate_size": 13824, "vocab_size": 152064,
+                    "max_position_embeddings": 32768, "tie_word_embeddings": False, "rms_norm_eps": 1e-6},
+    # Qwen2.5-32B-Instruct: the shapes of the qwen2.5-coder-32b-instruct preset (its "source" says they are the same)
+    "qwen2.5-32b": {"model_type": "qwen2", "hidden_size": 5120, "num_hidden_layers": 64, "num_attention_heads": 40,
+                    "num_key_value_heads": 8, "intermediate_size": 27648, "vocab_size": 152064,
+                    "max_position_embeddings": 32768, "tie_word_embeddings": False, "rms_norm_eps": 1e-6},
 }
 SERVING_ENGINES = ("vllm", "sglang")
 TEST = re.compile(r"(tg|pp)(\d+)")
@@ -58,7 +66,7 @@ UNCHECKPOINTED = ("Baseline", "+ Packed Dataset", "+ Compile", "+ Chunked Cross 
 # (validate_trl_speed.py), embedders' throughput (validate_embedding_speed.py)
 ELSEWHERE = ("diffusion_", "speech_", "speculative_", "trl_", "embedding_")
 ENGINE_OF_KIND = {"train": "train", "serve": "vllm"}  # a row's validation group: engine-platform (else llama.cpp's)
-OWN_GROUPS = tuple(f"{engine}-" for engine in ("llamacpp", *ENGINE_OF_KIND.values()))
+OWN_GROUPS = tuple(f"{engine}-" for engine in ("llamacpp", "transformers", *ENGINE_OF_KIND.values()))
 HIDDEN = ("llamacpp_cublas", "llamacpp_vulkan")  # Workload fields no option sets: the build a row ran
 GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25, "serve": 0.25}
 
@@ -126,6 +134,8 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
         return "train", values, config
     if row.get("engine") in SERVING_ENGINES:
         return serving_case(row, values, config)
+    if row.get("engine") == "transformers":
+        return transformers_case(row, values, config)
     if row.get("engine") != "llama.cpp":
         return None
     match = TEST.fullmatch(str(row.get("test", "")))
@@ -152,6 +162,25 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
         return None
     values |= {"prompt_tokens": str(tokens), "output_tokens": "1", "seq": str(tokens + 1)}
     return "prefill", values, config
+
+
+TRANSFORMERS_WEIGHTS = ("bf16", "fp16", "nf4", "nf4-dq", "bnb-int8")  # bitsandbytes' int8 at threshold 0: no format
+
+
+Case = tuple[str, dict[str, str], Mapping[str, object] | None]
+
+
+def transformers_case(row: Mapping[str, Any], values: dict[str, str],
+                      config: Mapping[str, object] | None) -> Case | None:
+    """A Hugging Face transformers `generate` run: `batch` sequences, each a prompt of `prompt_tokens` and
+    `output_tokens` generated; measured as one sequence's decode tokens/s (1 / the step's latency)."""
+    weights = str(row["weights"])
+    if weights not in TRANSFORMERS_WEIGHTS or not row.get("prompt_tokens"):
+        return None
+    prompt, output = int(row["prompt_tokens"]), int(row["output_tokens"])
+    values |= {"runtime": "transformers", "precision": weights, "prompt_tokens": str(prompt),
+               "output_tokens": str(output), "seq": str(prompt + output), "batch": str(row.get("batch") or 1)}
+    return "decode", values, config
 
 
 def serving_case(row: Mapping[str, Any], values: dict[str, str],
@@ -232,7 +261,7 @@ def results(sources: str = "", *, anomalous: bool = False, kinds: tuple[str, ...
         if predicted is None:
             continue
         measured = float(row["tokens_per_s"])
-        engine = ENGINE_OF_KIND.get(kind, "llamacpp")
+        engine = "transformers" if row.get("engine") == "transformers" else ENGINE_OF_KIND.get(kind, "llamacpp")
         platform = "metal" if str(values["gpu"]).startswith("apple") else str(row.get("backend", "cuda")).lower()
         out.append({"source": source, "kind": kind, "group": f"{engine}-{platform}", "gpu": values["gpu"],
                     "gpus": values["gpus"], "model": row["model"], "weights": row["weights"], "test": row["test"],

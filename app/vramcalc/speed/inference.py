@@ -3,6 +3,8 @@ the FLOPs each token costs (speed/reads.py), over what the engine achieves of th
 
 Decode, one step of `batch` sequences at `depth` tokens of context:
     t = max(bytes read / (η_bw · bandwidth), FLOPs / (η_c · TFLOPS)) + fixed cost per layer
+(transformers: the host's cost per layer overlaps the GPU's work, t = max(read, FLOPs, host), unless bitsandbytes'
+int8 layers make the host wait for the GPU at every layer; speed/bnb.py adds bitsandbytes' own costs)
 with bytes = the weights the step touches (a mixture of experts: the experts its tokens route to)
 + each sequence's cache at that depth; layers in system RAM (llama.cpp --gpu-layers) are read at the
 host's RAM bandwidth, one after the other with the GPU's. Tensor parallelism divides the bytes and
@@ -28,6 +30,7 @@ from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..model.families.decoder.spec import ModelSpec
 from ..workload import Machine, Workload
+from .bnb import bnb_cost
 from .hardware import Device, Platform, calibration, engine_rates, layer_overhead, pcie_bandwidth, ram_bandwidth
 from .reads import (
     Reads,
@@ -200,15 +203,26 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
     flops = batch * tokens * (2 * matmul_params(model) + attention_flops(model, depth))
     peak = device.compute("fp32" if _kernel(workload.precision, workload.runtime, device) == "fp32" else "16-bit")
     compute = flops / placement.tp / (compute_share(rates, device, "16-bit") * peak) if peak else 0.0
-    fixed = layers * layer_overhead(rates, device)
+    launch = layers * layer_overhead(rates, device)
     if workload.runtime is Runtime.VLLM and workload.enforce_eager:
-        fixed = layers * float(rates["eager_layer_overhead_s"])
-    fixed += (placement.stages - 1) * float(rates.get("gpu_hop_s", 0.0))
+        launch = layers * float(rates["eager_layer_overhead_s"])
+    bnb = bnb_cost(workload, rates, batch * tokens)
+    if bnb is not None:
+        gpu_read += bnb.gpu_bytes / placement.tp / (share * device.bandwidth)
+        gpu_bytes += bnb.gpu_bytes
+        launch += bnb.host_s
+    fixed = (placement.stages - 1) * float(rates.get("gpu_hop_s", 0.0))
     if placement.tp > 1:
         link = "nvlink" if device.nvlink else "pcie"
         fixed += 2 * layers * float(calibration()["allreduce_s"][link]) * math.log2(placement.tp)
         fixed += allreduce_bytes(model, batch * tokens, placement.tp) / device.link
-    seconds = max(gpu_read, compute) + host_read + fixed
+    if rates.get("host_overlap") and not (bnb is not None and bnb.serial):
+        # eager PyTorch launches asynchronously: the host's work per layer runs while the GPU reads, a step takes
+        # the longer of the two (transformers)
+        seconds = max(gpu_read, compute, launch) + host_read + fixed
+    else:
+        seconds = max(gpu_read, compute) + host_read + launch + fixed
+    fixed += launch
     return Step(seconds=seconds, gpu_read_s=gpu_read, host_read_s=host_read, compute_s=compute, fixed_s=fixed,
                 gpu_bytes=gpu_bytes, host_bytes=host_bytes)
 

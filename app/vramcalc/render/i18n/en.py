@@ -1437,8 +1437,9 @@ EN: Mapping[str, str] = {
         "A100/H100/H200, Oracle's MI300X tables, an RTX 4090 sweep; output tokens/s at the run's concurrency)"
     ),
     "speed.fit.transformers": (
-        "PyTorch eager generate, 25.5 tokens/s for Llama 2 7B on an A100 (pytorch.org, 'Accelerating Generative AI "
-        "with PyTorch II: GPT, Fast')"
+        "transformers generate against published decode runs (tests/data/speed/transformers_bnb_*.json: bitsandbytes' "
+        "v0.45 benchmarks on an RTX 4090 and an H100, optimum's Llama 2 13B on an A100, optimum-quanto's on an A10G; "
+        "bf16/fp16, nf4, nf4-dq and bnb-int8 at batch 1 to 32)"
     ),
     "speed.fit.training": (
         "torchtune's README tables of fine-tuning tokens/s (Llama 3.1 8B on one RTX 4090, 70B and 405B on 8 A100s, "

@@ -1518,8 +1518,9 @@ PT: Mapping[str, str] = {
         "concorrência da execução)"
     ),
     "speed.fit.transformers": (
-        "o generate do PyTorch em modo eager, 25,5 tokens/s para o Llama 2 7B numa A100 (pytorch.org, 'Accelerating "
-        "Generative AI with PyTorch II: GPT, Fast')"
+        "o generate do transformers contra execuções de decodificação publicadas (tests/data/speed/transformers_bnb_*"
+        ".json: os benchmarks da v0.45 do bitsandbytes numa RTX 4090 e numa H100, o Llama 2 13B do optimum numa A100, "
+        "o do optimum-quanto numa A10G; bf16/fp16, nf4, nf4-dq e bnb-int8 com lotes de 1 a 32)"
     ),
     "speed.fit.training": (
         "as tabelas do README do torchtune com tokens/s de ajuste fino (Llama 3.1 8B numa RTX 4090, 70B e 405B em 8 "

@@ -1,0 +1,64 @@
+"""What bitsandbytes' layers add to a transformers decode step, as bitsandbytes 0.45-0.49 runs them
+(bitsandbytes/autograd/_functions.py, backends/cuda/ops.py):
+- 4-bit (Linear4bit, `matmul_4bit`): one token (A.numel() == A.shape[-1]) goes to `gemv_4bit`, which reads the packed
+  weights and their absmax; more tokens go to `dequantize_4bit`, which writes the weight out in 16-bit, and
+  `F.linear` reads it back: 2 + 2 bytes per weight more than the 4-bit read (`dequant_bytes`). Double quantisation
+  (nf4-dq) first dequantises each layer's absmax (`nested`);
+- 8-bit (Linear8bitLt, `MatMul8bitLt` at load_in_8bit's outlier threshold 6.0): the activations quantised,
+  `if outliers.any()` read on the host (a synchronisation at every layer), the int8 GEMM and its dequantisation, the
+  outlier columns in 16-bit. The host then waits for the GPU at every linear layer, so their times add (`serial`)
+  instead of overlapping;
+- each layer's Python and launches on the host: seconds per linear layer (`linear_s`), fitted to published runs
+  (data/speed.json engines.transformers.bnb, tools/fit_speed.py --engine transformers).
+bitsandbytes 0.50's 4-bit GEMM kernels for several tokens (PR #1949, 2026-05) are not measured: not modelled."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from ..formats.weights import BNB_FORMATS, WeightFormat, quantised_by
+from ..model.families.decoder.spec import ModelSpec
+from ..model.table import counted_tensors
+from ..workload import Workload
+
+
+@dataclasses.dataclass(frozen=True)
+class BnbCost:
+    gpu_bytes: float  # read and written on the GPU beyond the weights' own bytes (the 4-bit dequantisation)
+    host_s: float  # the host's seconds for the linear layers' Python and launches
+    serial: bool  # the host waits for the GPU at every layer (LLM.int8()'s outlier check)
+
+
+@functools.lru_cache(maxsize=64)
+def _linears(model: ModelSpec, fmt: WeightFormat) -> tuple[int, int]:
+    """(modules, weights) of the linear layers bitsandbytes converts (formats.weights.quantised_by): a stacked
+    expert tensor counts one module per expert."""
+    convert = quantised_by(fmt)
+    modules = weights = 0
+    for tensor, count in counted_tensors(model):
+        if convert(tensor):
+            modules += (tensor.shape[0] if len(tensor.shape) == 3 else 1) * count
+            weights += tensor.numel * count
+    return modules, weights
+
+
+def bnb_cost(workload: Workload, rates: Mapping[str, Any], tokens: int) -> BnbCost | None:
+    """A step of `tokens` tokens (batch × tokens per sequence) through the model's bitsandbytes layers, or None when
+    its weights are not a bitsandbytes format or the engine has no such rates."""
+    fmt = workload.precision
+    table = rates.get("bnb")
+    if table is None or not isinstance(fmt, WeightFormat) or fmt.name not in BNB_FORMATS:
+        return None
+    modules, weights = _linears(workload.model, fmt)
+    per_linear = table["linear_s"]
+    if fmt.name == "bnb-int8":
+        return BnbCost(gpu_bytes=0.0, host_s=modules * float(per_linear["int8"]), serial=True)
+    dequantised = tokens > 1
+    host = float(per_linear["4bit-dequant" if dequantised else "4bit"])
+    if fmt.name == "nf4-dq":
+        host += float(per_linear["nested"])
+    extra = weights * float(table["dequant_bytes"]) if dequantised else 0.0
+    return BnbCost(gpu_bytes=extra, host_s=modules * host, serial=False)
