@@ -33,7 +33,7 @@ import transformers
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import PeakTracker
+from measure_peak import forward_peak
 
 warnings.filterwarnings("ignore")
 transformers.logging.set_verbosity_error()
@@ -107,15 +107,7 @@ def measure_forward(name: str, attention: str, dtype: str, batch: int, seq: int,
     model = auto.from_config(cfg, attn_implementation=attention).to(DTYPES[dtype]).eval()
     ids = torch.randint(5, 900, (batch, seq))
     mask = torch.ones(batch, seq, dtype=torch.long)
-    tracker = PeakTracker()
-    tracker.track_all(model.parameters())
-    tracker.track_all(model.buffers())
-    tracker.track_all([ids, mask])
-    start = tracker.live
-    with torch.no_grad(), tracker, tracker.in_phase("forward"):
-        out = model(input_ids=ids, attention_mask=mask)
-    del out
-    return tracker.phases["forward"]["peak"] - start
+    return forward_peak(model, ids, mask)
 
 
 def forward_plan() -> list[tuple[str, str, str, int, int, bool]]:

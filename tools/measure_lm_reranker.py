@@ -32,7 +32,7 @@ import transformers
 from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import PeakTracker, explain_peak
+from measure_peak import forward_peak
 
 SHAPES = {
     "tied": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
@@ -50,17 +50,7 @@ def peak(kind: str, shape: str, dtype: str, attention: str, batch: int, seq: int
     torch.manual_seed(0)
     model = CLASSES[kind].from_config(cfg, attn_implementation=attention).to(DTYPES[dtype]).eval()
     ids, mask = torch.randint(5, 20000, (batch, seq)), torch.ones(batch, seq, dtype=torch.long)
-    tracker = PeakTracker(explain=explain)
-    tracker.track_all(model.parameters())
-    tracker.track_all(model.buffers())
-    tracker.track_all([ids, mask])
-    start = tracker.live
-    with torch.no_grad(), tracker, tracker.in_phase("forward"):
-        out = model(input_ids=ids, attention_mask=mask)
-    if explain:
-        explain_peak(tracker)
-    del out
-    return tracker.phases["forward"]["peak"] - start
+    return forward_peak(model, ids, mask, explain)
 
 
 def plan() -> list[tuple[str, str, str, str, int, int]]:

@@ -163,6 +163,23 @@ def explain_peak(tracker, top=25, file=sys.stderr):
         print(f"  {size:>12,}  {op:<40} {shape!s:<24} {dtype:<9} {frame}", file=file)
 
 
+def forward_peak(model, ids, mask, explain: bool = False) -> int:
+    """The bytes one no-grad forward of `model` on `ids` adds above what lives before it (its weights, buffers
+    and inputs): the embedders' measurement (tools/measure_encoders.py, measure_lm_reranker.py,
+    measure_remote_encoders.py)."""
+    tracker = PeakTracker(explain=explain)
+    tracker.track_all(model.parameters())
+    tracker.track_all(model.buffers())
+    tracker.track_all([ids, mask])
+    start = tracker.live
+    with torch.no_grad(), tracker, tracker.in_phase("forward"):
+        out = model(input_ids=ids, attention_mask=mask)
+    del out
+    if explain:
+        explain_peak(tracker)
+    return tracker.phases["forward"]["peak"] - start
+
+
 def check_tracker():
     """A toy step worked out by hand: Linear(256 -> 512, no bias) in fp32, x of 64 × 256, loss =
     (y ** 2).sum(), SGD without momentum.

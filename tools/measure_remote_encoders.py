@@ -52,7 +52,7 @@ import transformers
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import PeakTracker
+from measure_peak import forward_peak
 
 warnings.filterwarnings("ignore")
 transformers.logging.set_verbosity_error()
@@ -237,20 +237,10 @@ def measure(name: str, attention: str, dtype: str, batch: int, seq: int, nomic=N
     model = build(name, attention, dtype, nomic)
     ids = torch.randint(5, 900, (batch, seq))
     mask = torch.ones(batch, seq, dtype=torch.long)
-    tracker = PeakTracker(explain=explain)
-    tracker.track_all(model.parameters())
-    tracker.track_all(model.buffers())
-    tracker.track_all([ids, mask])
-    start = tracker.live
-    with torch.no_grad(), tracker, tracker.in_phase("forward"):
-        out = model(input_ids=ids, attention_mask=mask)
-    del out
+    peak = forward_peak(model, ids, mask, explain)
     alibi = getattr(model, "alibi", None)
     table = 0 if alibi is None else alibi.untyped_storage().nbytes()  # a buffer: counted at the start
-    if explain:
-        for size, op, shape, kind, frame in sorted(tracker.at_peak, reverse=True)[:25]:
-            print(f"{size:>12,} {op:24s} {shape!s:28s} {kind:9s} {frame}")
-    return tracker.phases["forward"]["peak"] - start, table
+    return peak, table
 
 
 def plan() -> list[tuple[str, str, str, int, int]]:
