@@ -192,3 +192,17 @@ def test_a_folder_of_several_gguf_files_asks_which(tmp_path):
 def test_what_a_weight_file_cannot_answer_gets_words(args, words):
     code, message = answer(*args)
     assert code != 0 and words in message, message
+
+
+@pytest.mark.parametrize("make", ["empty-index", "zero-parts"])
+def test_weights_that_name_no_file_get_words(make, tmp_path):
+    """An index whose weight_map is empty, or a split GGUF named as part 0 of 0: no file to read (before: an
+    IndexError traceback)."""
+    if make == "empty-index":
+        (tmp_path / "model.safetensors.index.json").write_text('{"metadata": {"total_size": 0}, "weight_map": {}}')
+        path = tmp_path
+    else:
+        path = tmp_path / "model-00000-of-00000.gguf"
+        path.write_bytes((DATA / "tiny-llama-q4_k_m.gguf").read_bytes())
+    code, message = answer("--weights", str(path))
+    assert code == 2 and message.startswith("vramcalc: error: weights:"), message
