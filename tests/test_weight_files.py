@@ -206,3 +206,22 @@ def test_weights_that_name_no_file_get_words(make, tmp_path):
         path.write_bytes((DATA / "tiny-llama-q4_k_m.gguf").read_bytes())
     code, message = answer("--weights", str(path))
     assert code == 2 and message.startswith("vramcalc: error: weights:"), message
+
+
+def with_metadata_string(gguf: bytes, key: str, text: str) -> bytes:
+    """The GGUF with one more string key-value pair, written first (its header grows by the pair)."""
+    version, n_tensors, n_keys = struct.unpack_from("<IQQ", gguf, 4)
+    pair = struct.pack("<Q", len(key)) + key.encode() + struct.pack("<IQ", 8, len(text)) + text.encode()
+    return b"GGUF" + struct.pack("<IQQ", version, n_tensors, n_keys + 1) + pair + gguf[24:]
+
+
+def test_a_gguf_whose_header_is_most_of_the_file_is_read(tmp_path):
+    """A header over the first read (1 MB: a large tokenizer) and less data than header, as a vocabulary-only GGUF
+    or a small model with a large vocabulary has: the header fits in the file (before: "the file ends inside its
+    header", the reader having asked for twice what it had)."""
+    path = tmp_path / "big-vocab.gguf"
+    path.write_bytes(with_metadata_string((DATA / "tiny-llama-q4_k_m.gguf").read_bytes(), "x.pad", "t" * 1_500_000))
+    code, data = answer("--weights", str(path))
+    assert code == 0, data
+    assert data["components"]["weights"] == _bytes("tiny-llama-q4_k_m.gguf") - _bytes("tiny-llama-q4_k_m.gguf",
+                                                                                        "token_embd")

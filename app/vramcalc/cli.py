@@ -357,16 +357,17 @@ def _read_header(path: Path) -> Header:
     """One file's header: a first MB, then as much as the reader asks for, never the tensors' data."""
     try:
         with path.open("rb") as handle:
-            data = handle.read(FIRST_READ)
+            asked = FIRST_READ
+            data = handle.read(asked)
             while True:
                 try:
                     return read_header(data, path.name)
                 except Truncated as more:
-                    handle.seek(0)
-                    grown = handle.read(more.needed)
-                    if len(grown) < more.needed:
+                    if len(data) < asked:  # the whole file was read and the header runs past its end
                         raise ValidationError("weights", path.name, "the file ends inside its header") from None
-                    data = grown
+                    handle.seek(0)
+                    asked = more.needed  # the reader may ask for more than its header needs: the file may be shorter
+                    data = handle.read(asked)
     except OSError as error:
         raise ValidationError("weights", str(path), f"cannot read the file ({error.__class__.__name__})") from None
 
