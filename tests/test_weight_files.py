@@ -225,3 +225,41 @@ def test_a_gguf_whose_header_is_most_of_the_file_is_read(tmp_path):
     assert code == 0, data
     assert data["components"]["weights"] == _bytes("tiny-llama-q4_k_m.gguf") - _bytes("tiny-llama-q4_k_m.gguf",
                                                                                         "token_embd")
+
+
+def _gguf(n_tensors: int, n_keys: int, body: bytes) -> bytes:
+    return b"GGUF" + struct.pack("<IQQ", 3, n_tensors, n_keys) + body
+
+
+def _key(name: str, kind: int) -> bytes:
+    return struct.pack("<Q", len(name)) + name.encode() + struct.pack("<I", kind)
+
+
+def _strings(name: str, n: int) -> bytes:
+    """A key whose value is an array of n empty strings."""
+    return _key(name, 9) + struct.pack("<IQ", 8, n) + bytes(8 * n)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _gguf(0, 1, _strings("tokenizer.ggml.tokens", 4_000_000)),  # 32 MB of empty strings
+    lambda: _gguf(0, 8, b"".join(_strings(f"k{i}", 500_000) for i in range(8))),  # as many, over 8 arrays
+    lambda: _gguf(0, 1_000_000, b"".join(_key(f"k{i}", 4) + struct.pack("<I", i) for i in range(1_000_000))),
+    lambda: _gguf(1_000_000, 0, (struct.pack("<Q", 4) + b"tttt" + struct.pack("<IQIQ", 1, 32, 0, 0)) * 1_000_000),
+], ids=["strings", "arrays", "keys", "tensors"])
+def test_a_header_of_millions_of_items_is_answered_within_a_second(make):
+    """Within MAX_HEADER_BYTES but beyond any real file (a tokenizer holds some 300,000 strings, a GGUF a few thousand
+    tensors and tens of keys): before, 2 to 25 s walking them one by one."""
+    import time
+
+    data = make()
+    start = time.perf_counter()
+    with contextlib.suppress(ValidationError):
+        read_header(data)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_a_safetensors_header_of_more_tensors_than_any_file_is_refused_in_words():
+    entry = {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}
+    text = json.dumps({f"t{i}": entry for i in range(100_001)}).encode()
+    with pytest.raises(ValidationError, match="100,001 tensors"):
+        read_header(struct.pack("<Q", len(text)) + text)
