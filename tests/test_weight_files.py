@@ -263,3 +263,14 @@ def test_a_safetensors_header_of_more_tensors_than_any_file_is_refused_in_words(
     text = json.dumps({f"t{i}": entry for i in range(100_001)}).encode()
     with pytest.raises(ValidationError, match="100,001 tensors"):
         read_header(struct.pack("<Q", len(text)) + text)
+
+
+@pytest.mark.parametrize("data", [
+    _gguf(1, 0, struct.pack("<Q", 4) + b"huge" + struct.pack("<IQQIQ", 2, 2**62, 2**62, 1, 0)),  # f16, 2^124 values
+    (lambda text: struct.pack("<Q", len(text)) + text)(json.dumps(
+        {"huge": {"dtype": "BF16", "shape": [2**40, 2**40], "data_offsets": [0, 2**81]}}).encode()),
+], ids=["gguf", "safetensors"])
+def test_a_tensor_larger_than_any_file_is_refused_in_words(data):
+    """Before: read, and answered as 39,614,081,257,132,168,796,771,975,168 GiB of weights."""
+    with pytest.raises(ValidationError, match="larger than any real weight file"):
+        read_header(data)

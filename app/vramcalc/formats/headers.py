@@ -31,6 +31,7 @@ MAX_KEYS = 10_000  # a GGUF's metadata: tens of keys
 MAX_STRINGS = 2_000_000  # strings in a GGUF's arrays, all told: Llama 3's tokenizer holds 128,256 tokens and
 # 280,147 merges; walking each is what a header costs, so more than any real file holds is refused in words
 MAX_DIMS = 8
+MAX_TENSOR_BYTES = 2**44  # 16 TiB: the largest real tensors (merged experts) take a few GB
 MAX_NAME = 4096
 FIELD = "weights"
 
@@ -214,7 +215,14 @@ def _ggml_bytes(name: str, ne: tuple[int, ...], ggml_type: str) -> int:
     if ne[0] % per_block:
         raise ValidationError(FIELD, f"{name}: {ne[0]:,} values per row",
                               f"{ggml_type} stores rows in blocks of {per_block}")
-    return math.prod(ne[1:]) * (ne[0] // per_block) * block_bytes
+    return _bounded(name, math.prod(ne[1:]) * (ne[0] // per_block) * block_bytes)
+
+
+def _bounded(name: str, nbytes: int) -> int:
+    """A tensor's bytes, refused when no file could hold them (a lying header's shape)."""
+    if nbytes > MAX_TENSOR_BYTES:
+        raise ValidationError(FIELD, f"{name}: {nbytes:,} bytes", "a tensor larger than any real weight file")
+    return nbytes
 
 
 # ---------------------------------------------------------------- safetensors
@@ -257,7 +265,7 @@ def _safetensor(name: str, info: object) -> FileTensor:
             or any(isinstance(o, bool) or not isinstance(o, int) for o in offsets)
             or not 0 <= offsets[0] <= offsets[1]):
         raise ValidationError(FIELD, f"{name}: data_offsets {offsets!r}", "expected [start, end]")
-    nbytes = offsets[1] - offsets[0]
+    nbytes = _bounded(name, offsets[1] - offsets[0])
     expected = math.ceil(math.prod(shape) * SAFETENSORS_BITS[dtype] / 8)
     if nbytes != expected:
         raise ValidationError(FIELD, f"{name}: {nbytes:,} bytes",
