@@ -170,3 +170,21 @@ def test_the_diffusion_command_takes_model_as_the_other_commands_do(capsys):
 def test_images_or_videos_cannot_make_a_sequence_the_seq_field_refuses(values, field):
     with pytest.raises(ValidationError, match=field):
         parse_workload({"model": "qwen2.5-vl-7b-instruct", **values})
+
+
+@pytest.mark.parametrize("quantization", [
+    {"quant_method": "fp8", "weight_block_size": [128, 128]},
+    {"quant_method": "gptq", "bits": 4, "group_size": 128},
+    {"quant_method": "banana"},
+])
+def test_a_quantised_checkpoints_config_says_its_format_was_not_read(quantization):
+    """config.json's quantization_config is not read: with precision auto the weights are counted in 16-bit, twice
+    an FP8 checkpoint's and four times a GPTQ one's; before, with no word of it."""
+    config = {**BASES["llama-3.1-8b"], "quantization_config": quantization}
+    said = parse_workload({**DEFAULTS, "model": "config"}, config=config).model.assumptions
+    from vramcalc.render.messages import Words
+
+    assert any(f"quantization_config ({quantization['quant_method']}) is not read" in Words("en").say(a)
+               for a in said), said
+    asked = parse_workload({**DEFAULTS, "model": "config", "precision": "fp8"}, config=config).model.assumptions
+    assert asked == parse_workload({**DEFAULTS, "model": "config"}, config=BASES["llama-3.1-8b"]).model.assumptions
