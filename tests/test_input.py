@@ -411,3 +411,14 @@ def test_formats_and_cache_types_are_read_in_any_case():
                             "kv_precision_k": "q8_0", "mode": "inference"})
     assert upper == lower
     assert upper.precision.name == "q4_k_m"
+
+
+@pytest.mark.parametrize(("hidden", "heads", "head_dim"), [(4095, 21, 195), (100, 1, 100), (64, 1, 64),
+                                                           (4096, 32, 128)])
+def test_custom_heads_left_out_divide_the_hidden_size_and_say_their_width(hidden, heads, head_dim):
+    """Before: 4095 refused as 'heads: got 31', a value nobody gave; hidden 100 said 'head_dim 128' for 100."""
+    from vramcalc.render.messages import Words
+
+    model = parse_workload({"model": "custom", "params": "7", "hidden": str(hidden), "layers": "2"}).model
+    assert (model.heads, model.head_dim) == (heads, head_dim)
+    assert f"heads not given: assumed {heads} (head_dim {head_dim})" in [Words("en").say(a) for a in model.assumptions]
