@@ -413,6 +413,14 @@ def test_formats_and_cache_types_are_read_in_any_case():
     assert upper.precision.name == "q4_k_m"
 
 
+def test_custom_parameters_fewer_than_its_layers_hold_are_refused_naming_params():
+    """1,000 layers of hidden size 65,536 hold at least 1,000 × 65,536² parameters (each query projection):
+    before, 0.001 B parameters were read as 1.91 MiB of weights beside a 2,000 GiB KV cache, silently."""
+    with pytest.raises(ValidationError, match=r"at least 4\.29T") as caught:
+        parse_workload({"model": "custom", "params": "0.001", "hidden": "65536", "layers": "1000"})
+    assert caught.value.field == "params"
+
+
 @pytest.mark.parametrize(("hidden", "heads", "head_dim"), [(4095, 21, 195), (100, 1, 100), (64, 1, 64),
                                                            (4096, 32, 128)])
 def test_custom_heads_left_out_divide_the_hidden_size_and_say_their_width(hidden, heads, head_dim):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..core.errors import ValidationError
 from ..core.phrase import phrase
+from ..core.units import format_count
 from ..model.families.decoder.spec import Block, ModelSpec
 
 
@@ -42,6 +43,9 @@ def custom_model(
     if hidden % heads:
         # heads·head_dim must equal hidden for the classic KV formula
         raise ValidationError("heads", heads, f"must divide the hidden size ({hidden})")
+    if params < layers * hidden * hidden:  # each layer's query projection alone is hidden × hidden
+        raise ValidationError("params", format_count(params), f"{layers:,} layers of hidden size {hidden:,} hold at "
+                              f"least {format_count(layers * hidden * hidden)} parameters (each query projection)")
     assumptions.append(phrase("assumption.custom.block"))
     return ModelSpec(
         name="custom",
