@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import time
 
 import pytest
@@ -188,3 +189,20 @@ def test_a_quantised_checkpoints_config_says_its_format_was_not_read(quantizatio
                for a in said), said
     asked = parse_workload({**DEFAULTS, "model": "config", "precision": "fp8"}, config=config).model.assumptions
     assert asked == parse_workload({**DEFAULTS, "model": "config"}, config=BASES["llama-3.1-8b"]).model.assumptions
+
+
+def test_the_tables_columns_stay_apart_for_the_largest_numbers():
+    """A 1,000,000 B-parameter model: 1,862,643 GiB of weights and a 15,852,287 % share of a card. Before, the
+    columns ran together ('1862643.291999998.00', '11.7515852287%')."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--params", "999999", "--hidden", "64", "--layers", "1"]) in (0, None)
+    lines = out.getvalue().splitlines()
+    rows = lines[lines.index(next(line for line in lines if line.startswith("component"))) + 1:]
+    for line in rows[:rows.index("")]:
+        if not line.startswith("="):
+            gib, gb = line[24:].split()[:2]  # after the component's name
+            assert float(gib) * 2**30 == pytest.approx(float(gb) * 1e9, rel=1e-2, abs=1e7), line
+    cards = rows[rows.index("") + 2:]
+    for line in cards[:5]:
+        assert re.search(r"\s\d+\.\d\d\s+\d+%\s", line), line

@@ -233,10 +233,10 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         if absent(breakdown, component.key):
             continue  # as on the page: a part this workload does not have (--json keeps every component)
         lines.append(
-            f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}"
+            f"{EN[component.key]:<24} {component.bytes / 2**30:>9.2f} {component.bytes / 1e9:>9.2f}"
             f"  {ENGLISH.say(component.formula)}"
         )
-    lines.append(f"{'Total':<24}{breakdown.total_bytes / 2**30:>10.2f}{breakdown.total_bytes / 1e9:>10.2f}")
+    lines.append(f"{'Total':<24} {breakdown.total_bytes / 2**30:>9.2f} {breakdown.total_bytes / 1e9:>9.2f}")
     lines.append(f"= {ENGLISH.gib(breakdown.total_bytes)} = {ENGLISH.gb(breakdown.total_bytes)}"
                  f" ({breakdown.total_bytes:,} bytes)")
     width = max([20, *(len(fit.gpu.display_name) + 1 for fit in fits)])
@@ -244,7 +244,7 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     for fit in fits:
         needed = "-" if fit.count is None else str(fit.count)
         lines.append(
-            f"{fit.gpu.display_name:<{width}}{fit.gpu.usable_bytes / 2**30:>11.2f}{fit.utilization:>9.0%}{needed:>8}"
+            f"{fit.gpu.display_name:<{width}} {fit.gpu.usable_bytes / 2**30:>10.2f} {fit.utilization:>8.0%} {needed:>7}"
             f"  {fit.verdict.value}"
         )
     runtime = {key: value for key, value in breakdown.runtime.items() if key != "name"}
@@ -257,7 +257,7 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         lines += ["", f"{'step phase (with overhead)':<34}{'GiB':>10}{'GB':>10}"]
         for name, total in breakdown.phase_totals().items():
             mark = "  <- peak" if name == breakdown.peak_phase else ""
-            lines.append(f"{name:<34}{(total + overhead) / 2**30:>10.2f}{(total + overhead) / 1e9:>10.2f}{mark}")
+            lines.append(f"{name:<34} {(total + overhead) / 2**30:>9.2f} {(total + overhead) / 1e9:>9.2f}{mark}")
     lines += [f"note: {ENGLISH.say(note)}" for note in breakdown.notes]
     return "\n".join(lines)
 
