@@ -206,3 +206,18 @@ def test_the_tables_columns_stay_apart_for_the_largest_numbers():
     cards = rows[rows.index("") + 2:]
     for line in cards[:5]:
         assert re.search(r"\s\d+\.\d\d\s+\d+%\s", line), line
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    (["--blocks-to-swap", "-1"], "blocks_to_swap"),  # before: all blocks but the last swapped, said "-1 blocks swapped"
+    (["--width", "0"], "width"),  # before: the pipeline's 1024, silently
+    (["--height", "0"], "height"),
+    (["--width", "100000", "--height", "100000"], "width"),  # before: answered; the page's field stops at 16,384
+    (["--pipeline", "wan2.1-t2v-1.3b", "--frames", "1000000001"], "frames"),  # before: 17,713,321.89 GiB answered
+    (["--pipeline", "wan2.1-t2v-1.3b", "--frames", "0"], "frames"),
+    (["--train-lora", "16", "--width", "0"], "width"),
+    (["--train-lora", "16", "--pipeline", "wan2.1-t2v-1.3b", "--frames", "1000000001"], "frames"),
+])
+def test_the_diffusion_command_refuses_what_the_pages_fields_refuse(args, field):
+    code, err = timed(lambda: run(["diffusion", *args]))
+    assert code == 2 and err.startswith(f"vramcalc: error: {field}:"), err
