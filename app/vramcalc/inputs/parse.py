@@ -491,6 +491,9 @@ def check_consistency(workload: Workload) -> None:
         if workload.is_training:
             raise ValidationError("mode", workload.mode.value, "a speech model's training is not counted here; "
                                                                "transcription is (mode speech)")
+        if workload.mode is Mode.EMBEDDING:
+            raise ValidationError("mode", workload.mode.value, "a speech model transcribes (mode speech); it makes "
+                                                               "no embeddings")
         if workload.runtime not in (Runtime.TRANSFORMERS, Runtime.LLAMACPP, Runtime.FASTER_WHISPER):
             raise ValidationError("runtime", workload.runtime.value, "a speech model runs here on transformers, "
                                                                      "faster-whisper or whisper.cpp (runtime llamacpp)")
