@@ -430,3 +430,16 @@ def test_custom_heads_left_out_divide_the_hidden_size_and_say_their_width(hidden
     model = parse_workload({"model": "custom", "params": "7", "hidden": str(hidden), "layers": "2"}).model
     assert (model.heads, model.head_dim) == (heads, head_dim)
     assert f"heads not given: assumed {heads} (head_dim {head_dim})" in [Words("en").say(a) for a in model.assumptions]
+
+
+def test_the_command_line_piped_into_a_reader_that_stops_early_ends_quietly():
+    """`vramcalc ... | head -3`: before, a BrokenPipeError traceback once head had read its lines (or, when the
+    reader left before any, 'Exception ignored ... BrokenPipeError' and exit code 120)."""
+    with subprocess.Popen([sys.executable, "-m", "vramcalc", "--model", "llama-3.1-8b"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env={"PYTHONPATH": str(ROOT / "app"), "PATH": "/usr/bin:/bin"},
+                          cwd=ROOT) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # the reader is gone before the first line
+        err = process.stderr.read().decode()
+        process.wait(timeout=30)
+    assert "BrokenPipeError" not in err and process.returncode == 1, err
