@@ -221,3 +221,24 @@ def test_the_tables_columns_stay_apart_for_the_largest_numbers():
 def test_the_diffusion_command_refuses_what_the_pages_fields_refuse(args, field):
     code, err = timed(lambda: run(["diffusion", *args]))
     assert code == 2 and err.startswith(f"vramcalc: error: {field}:"), err
+
+
+@pytest.mark.parametrize(("args", "ignored"), [
+    (["--model", "llama-3.1-8b", "--lora-rank", "16", "--optimizer", "adafactor"], ["--lora-rank", "--optimizer"]),
+    (["--model", "llama-3.1-8b", "--gpu-layers", "3", "--max-num-seqs", "3"], ["--gpu-layers", "--max-num-seqs"]),
+    (["--model", "llama-3.1-8b", "--mode", "training", "--objective", "sft", "--num-generations", "4"],
+     ["--num-generations"]),
+    (["--model", "llama-3.1-8b", "--mode", "training", "--lora-rank", "16"], []),
+    (["--model", "llama-3.1-8b", "--runtime", "llamacpp", "--gpu-layers", "3", "--json"], []),
+])
+def test_flags_that_do_not_apply_are_said_to_be_ignored(args, ignored):
+    """Before: a training flag in inference, or another engine's setting, was dropped without a word (the answer is
+    the one without it, as the page, which hides such fields, gives)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(args) in (0, None)
+    notes = [line for line in err.getvalue().splitlines() if "ignored" in line]
+    assert [flag for flag in ignored if any(flag in line for line in notes)] == ignored, err.getvalue()
+    assert bool(notes) == bool(ignored), err.getvalue()
+    if "--json" in args:
+        json.loads(out.getvalue())

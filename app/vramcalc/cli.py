@@ -18,7 +18,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .analysis import capacity
@@ -32,7 +32,17 @@ from .core.option import Kind, Option
 from .diffusion.command import diffusion_main
 from .formats.file_weights import WeightsGiven
 from .formats.headers import Header, Truncated, read_header, read_safetensors_index
-from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS, WEIGHTS
+from .inputs.options import (
+    CONFIG,
+    CUSTOM,
+    CUSTOM_KEYS,
+    DEFAULTS,
+    MAX_CONFIG_BYTES,
+    OPTION,
+    OPTIONS,
+    WEIGHTS,
+    shown_values,
+)
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_machine, parse_target, parse_workload
 from .memory.components import Breakdown
 from .render import catalog as catalog_words
@@ -283,6 +293,7 @@ def breakdown_main(argv: Sequence[str]) -> int:
         machine = parse_machine(values)
     except ValidationError as error:
         return _usage_error(error)
+    _note_ignored(values)
     try:
         gpus = parse_target({"gpu": args.gpu, "gpus": args.gpus}).count
         rank = per_gpu(breakdown, gpus)
@@ -399,6 +410,7 @@ def fit_main(argv: Sequence[str]) -> int:
                                "macos": args.macos})
     except ValidationError as error:
         return _usage_error(error)
+    _note_ignored(values)
     solution = solve(workload, target)
     breakdown = estimate(workload)
     total_bytes = breakdown.total_bytes
@@ -516,6 +528,18 @@ def capacity_json(headroom: float, rows: Sequence[capacity.Row], *, user: bool) 
             for index, row in enumerate(rows)
         ],
     }
+
+
+def _note_ignored(values: Mapping[str, str]) -> None:
+    """Say on stderr which flags were given but do not apply (a training setting in inference, another engine's
+    option): the answer is the one without them, as the page's, which hides such fields, is."""
+    given = {key: value for key, value in values.items() if value not in ("", DEFAULTS.get(key))}
+    shown = shown_values(given)
+    ignored = [f"{OPTION[key].cli_flags[0]} {value}" if not OPTION[key].checkbox else OPTION[key].cli_flags[0]
+               for key, value in given.items() if key in OPTION and shown[key] != value]
+    if ignored:
+        print(f"vramcalc: note: ignored, as it does not apply to this mode, engine, model or GPU count: "
+              f"{', '.join(ignored)}", file=sys.stderr)
 
 
 def _usage_error(error: ValidationError) -> int:
