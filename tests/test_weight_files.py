@@ -274,3 +274,41 @@ def test_a_tensor_larger_than_any_file_is_refused_in_words(data):
     """Before: read, and answered as 39,614,081,257,132,168,796,771,975,168 GiB of weights."""
     with pytest.raises(ValidationError, match="larger than any real weight file"):
         read_header(data)
+
+
+def _u32(name: str, value: int) -> bytes:
+    return _key(name, 4) + struct.pack("<I", value)
+
+
+def _arch(arch: str, *pairs: bytes) -> bytes:
+    """A GGUF of one tensor (the embedding table) and `arch`'s sizes, then `pairs`."""
+    keys = [_key("general.architecture", 8) + struct.pack("<Q", len(arch)) + arch.encode(),
+            _u32(f"{arch}.block_count", 2), _u32(f"{arch}.embedding_length", 64),
+            _u32(f"{arch}.feed_forward_length", 128), *pairs]
+    embedding = struct.pack("<Q", 17) + b"token_embd.weight" + struct.pack("<IQQIQ", 2, 64, 1000, 1, 0)
+    return _gguf(1, len(keys), b"".join(keys) + embedding)
+
+
+@pytest.mark.parametrize("arch", ["qwen2", "qwen3", "mistral", "gemma", "llama"])
+def test_a_gguf_without_head_count_kv_has_as_many_kv_heads_as_heads(arch):
+    """llama.cpp's rule (llama-model.cpp: n_head_kv defaults to n_head); before, the transformers class default:
+    32 for qwen2 and qwen3, 8 for mistral, 16 for gemma, refused or a wrong KV cache."""
+    from vramcalc.sources.weight_file import spec_from_gguf
+
+    spec = spec_from_gguf(read_header(_arch(arch, _u32(f"{arch}.attention.head_count", 4))), "x.gguf")
+    assert (spec.heads, spec.kv_heads) == (4, 4)
+
+
+@pytest.mark.parametrize(("pairs", "words"), [
+    ([_key("llama.attention.head_count", 6) + struct.pack("<f", 4.0)], "llama.attention.head_count"),
+    ([_key("llama.context_length", 8) + struct.pack("<Q", 3) + b"two"], "llama.context_length"),
+    ([_u32("llama.attention.head_count", 4), _u32("llama.attention.head_count", 8)], "twice"),
+], ids=["float", "string", "twice"])
+def test_gguf_metadata_of_the_wrong_kind_or_given_twice_is_refused_naming_it(pairs, words):
+    """Before: a float head count or a string context length were dropped silently (the class default's 32 heads),
+    a key given twice read as its last value; llama.cpp refuses a key given twice (gguf.cpp: duplicate key)."""
+    from vramcalc.sources.weight_file import spec_from_gguf
+
+    with pytest.raises(ValidationError, match=words) as refused:
+        spec_from_gguf(read_header(_arch("llama", *pairs)), "x.gguf")
+    assert refused.value.field == "weights"

@@ -187,6 +187,8 @@ def read_gguf(data: bytes) -> Header:
     metadata: dict[str, object] = {}
     for _ in range(n_keys):
         key = r.string()
+        if key in metadata:  # llama.cpp's gguf.cpp refuses the file: "duplicate key"
+            raise ValidationError(FIELD, key[:100], "a metadata key given twice (llama.cpp refuses the file)")
         metadata[key] = r.value(r.u32())
     alignment = metadata.get("general.alignment", 32)
     if not isinstance(alignment, int) or alignment <= 0 or alignment % 8:
