@@ -28,7 +28,7 @@ MAX_HEADER_BYTES = 256 * 2**20  # a GGUF's metadata holds its tokenizer: megabyt
 MAX_SAFETENSORS_HEADER = 100_000_000  # the safetensors library's own limit (MAX_HEADER_SIZE)
 MAX_TENSORS = 100_000  # a GGUF holds a few thousand (experts merged), a safetensors shard fewer
 MAX_KEYS = 10_000  # a GGUF's metadata: tens of keys
-MAX_STRINGS = 2_000_000  # strings in a GGUF's arrays, all told: Llama 3's tokenizer holds 128,256 tokens and
+MAX_STRINGS = 1_000_000  # strings in a GGUF's arrays, all told: Llama 3's tokenizer holds 128,256 tokens and
 # 280,147 merges; walking each is what a header costs, so more than any real file holds is refused in words
 MAX_DIMS = 8
 MAX_TENSOR_BYTES = 2**44  # 16 TiB: the largest real tensors (merged experts) take a few GB
