@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import time
 
 import pytest
@@ -170,3 +171,74 @@ def test_the_diffusion_command_takes_model_as_the_other_commands_do(capsys):
 def test_images_or_videos_cannot_make_a_sequence_the_seq_field_refuses(values, field):
     with pytest.raises(ValidationError, match=field):
         parse_workload({"model": "qwen2.5-vl-7b-instruct", **values})
+
+
+@pytest.mark.parametrize("quantization", [
+    {"quant_method": "fp8", "weight_block_size": [128, 128]},
+    {"quant_method": "gptq", "bits": 4, "group_size": 128},
+    {"quant_method": "banana"},
+])
+def test_a_quantised_checkpoints_config_says_its_format_was_not_read(quantization):
+    """config.json's quantization_config is not read: with precision auto the weights are counted in 16-bit, twice
+    an FP8 checkpoint's and four times a GPTQ one's; before, with no word of it."""
+    config = {**BASES["llama-3.1-8b"], "quantization_config": quantization}
+    said = parse_workload({**DEFAULTS, "model": "config"}, config=config).model.assumptions
+    from vramcalc.render.messages import Words
+
+    assert any(f"quantization_config ({quantization['quant_method']}) is not read" in Words("en").say(a)
+               for a in said), said
+    asked = parse_workload({**DEFAULTS, "model": "config", "precision": "fp8"}, config=config).model.assumptions
+    assert asked == parse_workload({**DEFAULTS, "model": "config"}, config=BASES["llama-3.1-8b"]).model.assumptions
+
+
+def test_the_tables_columns_stay_apart_for_the_largest_numbers():
+    """A 1,000,000 B-parameter model: 1,862,643 GiB of weights and a 15,852,287 % share of a card. Before, the
+    columns ran together ('1862643.291999998.00', '11.7515852287%')."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--params", "999999", "--hidden", "64", "--layers", "1"]) in (0, None)
+    lines = out.getvalue().splitlines()
+    rows = lines[lines.index(next(line for line in lines if line.startswith("component"))) + 1:]
+    for line in rows[:rows.index("")]:
+        if not line.startswith("="):
+            gib, gb = line[24:].split()[:2]  # after the component's name
+            assert float(gib) * 2**30 == pytest.approx(float(gb) * 1e9, rel=1e-2, abs=1e7), line
+    cards = rows[rows.index("") + 2:]
+    for line in cards[:5]:
+        assert re.search(r"\s\d+\.\d\d\s+\d+%\s", line), line
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    (["--blocks-to-swap", "-1"], "blocks_to_swap"),  # before: all blocks but the last swapped, said "-1 blocks swapped"
+    (["--width", "0"], "width"),  # before: the pipeline's 1024, silently
+    (["--height", "0"], "height"),
+    (["--width", "100000", "--height", "100000"], "width"),  # before: answered; the page's field stops at 16,384
+    (["--pipeline", "wan2.1-t2v-1.3b", "--frames", "1000000001"], "frames"),  # before: 17,713,321.89 GiB answered
+    (["--pipeline", "wan2.1-t2v-1.3b", "--frames", "0"], "frames"),
+    (["--train-lora", "16", "--width", "0"], "width"),
+    (["--train-lora", "16", "--pipeline", "wan2.1-t2v-1.3b", "--frames", "1000000001"], "frames"),
+])
+def test_the_diffusion_command_refuses_what_the_pages_fields_refuse(args, field):
+    code, err = timed(lambda: run(["diffusion", *args]))
+    assert code == 2 and err.startswith(f"vramcalc: error: {field}:"), err
+
+
+@pytest.mark.parametrize(("args", "ignored"), [
+    (["--model", "llama-3.1-8b", "--lora-rank", "16", "--optimizer", "adafactor"], ["--lora-rank", "--optimizer"]),
+    (["--model", "llama-3.1-8b", "--gpu-layers", "3", "--max-num-seqs", "3"], ["--gpu-layers", "--max-num-seqs"]),
+    (["--model", "llama-3.1-8b", "--mode", "training", "--objective", "sft", "--num-generations", "4"],
+     ["--num-generations"]),
+    (["--model", "llama-3.1-8b", "--mode", "training", "--lora-rank", "16"], []),
+    (["--model", "llama-3.1-8b", "--runtime", "llamacpp", "--gpu-layers", "3", "--json"], []),
+])
+def test_flags_that_do_not_apply_are_said_to_be_ignored(args, ignored):
+    """Before: a training flag in inference, or another engine's setting, was dropped without a word (the answer is
+    the one without it, as the page, which hides such fields, gives)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(args) in (0, None)
+    notes = [line for line in err.getvalue().splitlines() if "ignored" in line]
+    assert [flag for flag in ignored if any(flag in line for line in notes)] == ignored, err.getvalue()
+    assert bool(notes) == bool(ignored), err.getvalue()
+    if "--json" in args:
+        json.loads(out.getvalue())

@@ -411,3 +411,35 @@ def test_formats_and_cache_types_are_read_in_any_case():
                             "kv_precision_k": "q8_0", "mode": "inference"})
     assert upper == lower
     assert upper.precision.name == "q4_k_m"
+
+
+def test_custom_parameters_fewer_than_its_layers_hold_are_refused_naming_params():
+    """1,000 layers of hidden size 65,536 hold at least 1,000 × 65,536² parameters (each query projection):
+    before, 0.001 B parameters were read as 1.91 MiB of weights beside a 2,000 GiB KV cache, silently."""
+    with pytest.raises(ValidationError, match=r"at least 4\.29T") as caught:
+        parse_workload({"model": "custom", "params": "0.001", "hidden": "65536", "layers": "1000"})
+    assert caught.value.field == "params"
+
+
+@pytest.mark.parametrize(("hidden", "heads", "head_dim"), [(4095, 21, 195), (100, 1, 100), (64, 1, 64),
+                                                           (4096, 32, 128)])
+def test_custom_heads_left_out_divide_the_hidden_size_and_say_their_width(hidden, heads, head_dim):
+    """Before: 4095 refused as 'heads: got 31', a value nobody gave; hidden 100 said 'head_dim 128' for 100."""
+    from vramcalc.render.messages import Words
+
+    model = parse_workload({"model": "custom", "params": "7", "hidden": str(hidden), "layers": "2"}).model
+    assert (model.heads, model.head_dim) == (heads, head_dim)
+    assert f"heads not given: assumed {heads} (head_dim {head_dim})" in [Words("en").say(a) for a in model.assumptions]
+
+
+def test_the_command_line_piped_into_a_reader_that_stops_early_ends_quietly():
+    """`vramcalc ... | head -3`: before, a BrokenPipeError traceback once head had read its lines (or, when the
+    reader left before any, 'Exception ignored ... BrokenPipeError' and exit code 120)."""
+    with subprocess.Popen([sys.executable, "-m", "vramcalc", "--model", "llama-3.1-8b"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env={"PYTHONPATH": str(ROOT / "app"), "PATH": "/usr/bin:/bin"},
+                          cwd=ROOT) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # the reader is gone before the first line
+        err = process.stderr.read().decode()
+        process.wait(timeout=30)
+    assert "BrokenPipeError" not in err and process.returncode == 1, err

@@ -148,3 +148,13 @@ def test_the_command_line_answers_for_whisper(runtime, capsys):
                  "--audio-seconds", "600", *precision]) == 0
     assert main(["--model", "whisper-small", "--runtime", runtime, "--json", *precision]) == 0
     assert "beams" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("runtime", ["transformers", "llamacpp"])
+def test_a_speech_model_asked_to_embed_is_refused_naming_mode(runtime):
+    """Before: answered as a transcription under the heading 'embedding, bf16, 5 beams, 30 s of audio'."""
+    from vramcalc.core.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="speech") as refused:
+        _run(model="whisper-tiny", mode="embedding", runtime=runtime)
+    assert refused.value.field == "mode"

@@ -192,3 +192,123 @@ def test_a_folder_of_several_gguf_files_asks_which(tmp_path):
 def test_what_a_weight_file_cannot_answer_gets_words(args, words):
     code, message = answer(*args)
     assert code != 0 and words in message, message
+
+
+@pytest.mark.parametrize("make", ["empty-index", "zero-parts"])
+def test_weights_that_name_no_file_get_words(make, tmp_path):
+    """An index whose weight_map is empty, or a split GGUF named as part 0 of 0: no file to read (before: an
+    IndexError traceback)."""
+    if make == "empty-index":
+        (tmp_path / "model.safetensors.index.json").write_text('{"metadata": {"total_size": 0}, "weight_map": {}}')
+        path = tmp_path
+    else:
+        path = tmp_path / "model-00000-of-00000.gguf"
+        path.write_bytes((DATA / "tiny-llama-q4_k_m.gguf").read_bytes())
+    code, message = answer("--weights", str(path))
+    assert code == 2 and message.startswith("vramcalc: error: weights:"), message
+
+
+def with_metadata_string(gguf: bytes, key: str, text: str) -> bytes:
+    """The GGUF with one more string key-value pair, written first (its header grows by the pair)."""
+    version, n_tensors, n_keys = struct.unpack_from("<IQQ", gguf, 4)
+    pair = struct.pack("<Q", len(key)) + key.encode() + struct.pack("<IQ", 8, len(text)) + text.encode()
+    return b"GGUF" + struct.pack("<IQQ", version, n_tensors, n_keys + 1) + pair + gguf[24:]
+
+
+def test_a_gguf_whose_header_is_most_of_the_file_is_read(tmp_path):
+    """A header over the first read (1 MB: a large tokenizer) and less data than header, as a vocabulary-only GGUF
+    or a small model with a large vocabulary has: the header fits in the file (before: "the file ends inside its
+    header", the reader having asked for twice what it had)."""
+    path = tmp_path / "big-vocab.gguf"
+    path.write_bytes(with_metadata_string((DATA / "tiny-llama-q4_k_m.gguf").read_bytes(), "x.pad", "t" * 1_500_000))
+    code, data = answer("--weights", str(path))
+    assert code == 0, data
+    assert data["components"]["weights"] == _bytes("tiny-llama-q4_k_m.gguf") - _bytes("tiny-llama-q4_k_m.gguf",
+                                                                                        "token_embd")
+
+
+def _gguf(n_tensors: int, n_keys: int, body: bytes) -> bytes:
+    return b"GGUF" + struct.pack("<IQQ", 3, n_tensors, n_keys) + body
+
+
+def _key(name: str, kind: int) -> bytes:
+    return struct.pack("<Q", len(name)) + name.encode() + struct.pack("<I", kind)
+
+
+def _strings(name: str, n: int) -> bytes:
+    """A key whose value is an array of n empty strings."""
+    return _key(name, 9) + struct.pack("<IQ", 8, n) + bytes(8 * n)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _gguf(0, 1, _strings("tokenizer.ggml.tokens", 4_000_000)),  # 32 MB of empty strings
+    lambda: _gguf(0, 8, b"".join(_strings(f"k{i}", 250_000) for i in range(8))),  # half as many, over 8 arrays
+    lambda: _gguf(0, 1_000_000, b"".join(_key(f"k{i}", 4) + struct.pack("<I", i) for i in range(1_000_000))),
+    lambda: _gguf(1_000_000, 0, (struct.pack("<Q", 4) + b"tttt" + struct.pack("<IQIQ", 1, 32, 0, 0)) * 1_000_000),
+], ids=["strings", "arrays", "keys", "tensors"])
+def test_a_header_of_millions_of_items_is_answered_within_a_second(make):
+    """Within MAX_HEADER_BYTES but beyond any real file (a tokenizer holds some 300,000 strings, a GGUF a few thousand
+    tensors and tens of keys): before, 2 to 25 s walking them one by one."""
+    import time
+
+    data = make()
+    start = time.perf_counter()
+    with contextlib.suppress(ValidationError):
+        read_header(data)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_a_safetensors_header_of_more_tensors_than_any_file_is_refused_in_words():
+    entry = {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}
+    text = json.dumps({f"t{i}": entry for i in range(100_001)}).encode()
+    with pytest.raises(ValidationError, match="100,001 tensors"):
+        read_header(struct.pack("<Q", len(text)) + text)
+
+
+@pytest.mark.parametrize("data", [
+    _gguf(1, 0, struct.pack("<Q", 4) + b"huge" + struct.pack("<IQQIQ", 2, 2**62, 2**62, 1, 0)),  # f16, 2^124 values
+    (lambda text: struct.pack("<Q", len(text)) + text)(json.dumps(
+        {"huge": {"dtype": "BF16", "shape": [2**40, 2**40], "data_offsets": [0, 2**81]}}).encode()),
+], ids=["gguf", "safetensors"])
+def test_a_tensor_larger_than_any_file_is_refused_in_words(data):
+    """Before: read, and answered as 39,614,081,257,132,168,796,771,975,168 GiB of weights."""
+    with pytest.raises(ValidationError, match="larger than any real weight file"):
+        read_header(data)
+
+
+def _u32(name: str, value: int) -> bytes:
+    return _key(name, 4) + struct.pack("<I", value)
+
+
+def _arch(arch: str, *pairs: bytes) -> bytes:
+    """A GGUF of one tensor (the embedding table) and `arch`'s sizes, then `pairs`."""
+    keys = [_key("general.architecture", 8) + struct.pack("<Q", len(arch)) + arch.encode(),
+            _u32(f"{arch}.block_count", 2), _u32(f"{arch}.embedding_length", 64),
+            _u32(f"{arch}.feed_forward_length", 128), *pairs]
+    embedding = struct.pack("<Q", 17) + b"token_embd.weight" + struct.pack("<IQQIQ", 2, 64, 1000, 1, 0)
+    return _gguf(1, len(keys), b"".join(keys) + embedding)
+
+
+@pytest.mark.parametrize("arch", ["qwen2", "qwen3", "mistral", "gemma", "llama"])
+def test_a_gguf_without_head_count_kv_has_as_many_kv_heads_as_heads(arch):
+    """llama.cpp's rule (llama-model.cpp: n_head_kv defaults to n_head); before, the transformers class default:
+    32 for qwen2 and qwen3, 8 for mistral, 16 for gemma, refused or a wrong KV cache."""
+    from vramcalc.sources.weight_file import spec_from_gguf
+
+    spec = spec_from_gguf(read_header(_arch(arch, _u32(f"{arch}.attention.head_count", 4))), "x.gguf")
+    assert (spec.heads, spec.kv_heads) == (4, 4)
+
+
+@pytest.mark.parametrize(("pairs", "words"), [
+    ([_key("llama.attention.head_count", 6) + struct.pack("<f", 4.0)], "llama.attention.head_count"),
+    ([_key("llama.context_length", 8) + struct.pack("<Q", 3) + b"two"], "llama.context_length"),
+    ([_u32("llama.attention.head_count", 4), _u32("llama.attention.head_count", 8)], "twice"),
+], ids=["float", "string", "twice"])
+def test_gguf_metadata_of_the_wrong_kind_or_given_twice_is_refused_naming_it(pairs, words):
+    """Before: a float head count or a string context length were dropped silently (the class default's 32 heads),
+    a key given twice read as its last value; llama.cpp refuses a key given twice (gguf.cpp: duplicate key)."""
+    from vramcalc.sources.weight_file import spec_from_gguf
+
+    with pytest.raises(ValidationError, match=words) as refused:
+        spec_from_gguf(read_header(_arch("llama", *pairs)), "x.gguf")
+    assert refused.value.field == "weights"

@@ -18,7 +18,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .analysis import capacity
@@ -32,7 +32,17 @@ from .core.option import Kind, Option
 from .diffusion.command import diffusion_main
 from .formats.file_weights import WeightsGiven
 from .formats.headers import Header, Truncated, read_header, read_safetensors_index
-from .inputs.options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, MAX_CONFIG_BYTES, OPTION, OPTIONS, WEIGHTS
+from .inputs.options import (
+    CONFIG,
+    CUSTOM,
+    CUSTOM_KEYS,
+    DEFAULTS,
+    MAX_CONFIG_BYTES,
+    OPTION,
+    OPTIONS,
+    WEIGHTS,
+    shown_values,
+)
 from .inputs.parse import parse_capacity_query, parse_config_json, parse_machine, parse_target, parse_workload
 from .memory.components import Breakdown
 from .render import catalog as catalog_words
@@ -233,10 +243,10 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         if absent(breakdown, component.key):
             continue  # as on the page: a part this workload does not have (--json keeps every component)
         lines.append(
-            f"{EN[component.key]:<24}{component.bytes / 2**30:>10.2f}{component.bytes / 1e9:>10.2f}"
+            f"{EN[component.key]:<24} {component.bytes / 2**30:>9.2f} {component.bytes / 1e9:>9.2f}"
             f"  {ENGLISH.say(component.formula)}"
         )
-    lines.append(f"{'Total':<24}{breakdown.total_bytes / 2**30:>10.2f}{breakdown.total_bytes / 1e9:>10.2f}")
+    lines.append(f"{'Total':<24} {breakdown.total_bytes / 2**30:>9.2f} {breakdown.total_bytes / 1e9:>9.2f}")
     lines.append(f"= {ENGLISH.gib(breakdown.total_bytes)} = {ENGLISH.gb(breakdown.total_bytes)}"
                  f" ({breakdown.total_bytes:,} bytes)")
     width = max([20, *(len(fit.gpu.display_name) + 1 for fit in fits)])
@@ -244,7 +254,7 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     for fit in fits:
         needed = "-" if fit.count is None else str(fit.count)
         lines.append(
-            f"{fit.gpu.display_name:<{width}}{fit.gpu.usable_bytes / 2**30:>11.2f}{fit.utilization:>9.0%}{needed:>8}"
+            f"{fit.gpu.display_name:<{width}} {fit.gpu.usable_bytes / 2**30:>10.2f} {fit.utilization:>8.0%} {needed:>7}"
             f"  {fit.verdict.value}"
         )
     runtime = {key: value for key, value in breakdown.runtime.items() if key != "name"}
@@ -257,7 +267,7 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
         lines += ["", f"{'step phase (with overhead)':<34}{'GiB':>10}{'GB':>10}"]
         for name, total in breakdown.phase_totals().items():
             mark = "  <- peak" if name == breakdown.peak_phase else ""
-            lines.append(f"{name:<34}{(total + overhead) / 2**30:>10.2f}{(total + overhead) / 1e9:>10.2f}{mark}")
+            lines.append(f"{name:<34} {(total + overhead) / 2**30:>9.2f} {(total + overhead) / 1e9:>9.2f}{mark}")
     lines += [f"note: {ENGLISH.say(note)}" for note in breakdown.notes]
     return "\n".join(lines)
 
@@ -283,6 +293,7 @@ def breakdown_main(argv: Sequence[str]) -> int:
         machine = parse_machine(values)
     except ValidationError as error:
         return _usage_error(error)
+    _note_ignored(values)
     try:
         gpus = parse_target({"gpu": args.gpu, "gpus": args.gpus}).count
         rank = per_gpu(breakdown, gpus)
@@ -357,16 +368,17 @@ def _read_header(path: Path) -> Header:
     """One file's header: a first MB, then as much as the reader asks for, never the tensors' data."""
     try:
         with path.open("rb") as handle:
-            data = handle.read(FIRST_READ)
+            asked = FIRST_READ
+            data = handle.read(asked)
             while True:
                 try:
                     return read_header(data, path.name)
                 except Truncated as more:
-                    handle.seek(0)
-                    grown = handle.read(more.needed)
-                    if len(grown) < more.needed:
+                    if len(data) < asked:  # the whole file was read and the header runs past its end
                         raise ValidationError("weights", path.name, "the file ends inside its header") from None
-                    data = grown
+                    handle.seek(0)
+                    asked = more.needed  # the reader may ask for more than its header needs: the file may be shorter
+                    data = handle.read(asked)
     except OSError as error:
         raise ValidationError("weights", str(path), f"cannot read the file ({error.__class__.__name__})") from None
 
@@ -398,6 +410,7 @@ def fit_main(argv: Sequence[str]) -> int:
                                "macos": args.macos})
     except ValidationError as error:
         return _usage_error(error)
+    _note_ignored(values)
     solution = solve(workload, target)
     breakdown = estimate(workload)
     total_bytes = breakdown.total_bytes
@@ -515,6 +528,18 @@ def capacity_json(headroom: float, rows: Sequence[capacity.Row], *, user: bool) 
             for index, row in enumerate(rows)
         ],
     }
+
+
+def _note_ignored(values: Mapping[str, str]) -> None:
+    """Say on stderr which flags were given but do not apply (a training setting in inference, another engine's
+    option): the answer is the one without them, as the page's, which hides such fields, is."""
+    given = {key: value for key, value in values.items() if value not in ("", DEFAULTS.get(key))}
+    shown = shown_values(given)
+    ignored = [f"{OPTION[key].cli_flags[0]} {value}" if not OPTION[key].checkbox else OPTION[key].cli_flags[0]
+               for key, value in given.items() if key in OPTION and shown[key] != value]
+    if ignored:
+        print(f"vramcalc: note: ignored, as it does not apply to this mode, engine, model or GPU count: "
+              f"{', '.join(ignored)}", file=sys.stderr)
 
 
 def _usage_error(error: ValidationError) -> int:

@@ -203,6 +203,11 @@ def lines(run: Run) -> list[str]:
     return out
 
 
+def _given(value: int | None, default: int) -> int:
+    """A flag's value, or the pipeline's own when it is left out (0 is a value, refused by run.check)."""
+    return default if value is None else value
+
+
 def diffusion_main(argv: Sequence[str]) -> int:
     args = build_diffusion_parser().parse_args(argv)
     if args.train_lora:  # 0, as on the page: a generation
@@ -210,8 +215,8 @@ def diffusion_main(argv: Sequence[str]) -> int:
     try:
         chosen = chosen_pipeline(args)
         run = evaluate(chosen, Request(
-            width=args.width or chosen.width, height=args.height or chosen.height,
-            frames=args.frames or chosen.frames, batch=args.batch,
+            width=_given(args.width, chosen.width), height=_given(args.height, chosen.height),
+            frames=_given(args.frames, chosen.frames), batch=args.batch,
             cfg=chosen.cfg if args.cfg is None else args.cfg == "on", placement=args.placement,
             precision=args.precision, text_precision=args.text_precision, vae_precision=args.vae_precision,
             vae_tiling=args.vae_tiling, blocks_to_swap=args.blocks_to_swap, text_encoders=args.text_encoders))
@@ -266,8 +271,8 @@ def training_main(args: argparse.Namespace) -> int:
                         checkpointing=args.checkpointing == "on", cached=args.cache_latents == "on")
     try:
         chosen = chosen_pipeline(args)
-        request = Request(width=args.width or chosen.width, height=args.height or chosen.height,
-                          frames=args.frames or chosen.frames, batch=args.batch, cfg=False, placement="gpu",
+        request = Request(width=_given(args.width, chosen.width), height=_given(args.height, chosen.height),
+                          frames=_given(args.frames, chosen.frames), batch=args.batch, cfg=False, placement="gpu",
                           precision=args.precision, text_precision=args.text_precision,
                           vae_precision=args.vae_precision)
         result = train(chosen, request, training)

@@ -69,6 +69,10 @@ def hidream_size(width: int, height: int, side: int = 1024, multiple: int = 16) 
     return int(width * scale // multiple * multiple), int(height * scale // multiple * multiple)
 
 
+MAX_DIFFUSION_PX = 16_384  # width and height, in pixels
+MAX_FRAMES = 1_025  # a video's frames
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Request:
     width: int
@@ -138,9 +142,9 @@ def check(pipeline: Pipeline, request: Request) -> None:
     # LTXPipeline: latents of 32 x 32 pixels and 8 frames (the first alone); the others 16 pixels (or less), 4 frames
     scale, temporal = ltx_scales(pipeline.vae.config) if pipeline.vae.class_name == "AutoencoderKLLTXVideo" else (16, 4)
     for key, value in (("width", request.width), ("height", request.height)):
-        if value < 64 or value % scale:
-            raise ValidationError(key, value, f"a multiple of {scale}, at least 64")
-    if request.frames < 1 or (pipeline.is_video and (request.frames - 1) % temporal) or (
+        if value < 64 or value % scale or value > MAX_DIFFUSION_PX:
+            raise ValidationError(key, value, f"a multiple of {scale}, from 64 to {MAX_DIFFUSION_PX:,}")
+    if not 1 <= request.frames <= MAX_FRAMES or (pipeline.is_video and (request.frames - 1) % temporal) or (
             not pipeline.is_video and request.frames != 1):
         raise ValidationError("frames", request.frames, f"{temporal}k + 1 for this video pipeline ("
                               f"{temporal * 20 + 1}, {temporal * 12 + 1}, ...), 1 for an image one")
@@ -172,7 +176,7 @@ def evaluate(pipeline: Pipeline, request: Request) -> Run:
         device="cpu" if part.is_text_encoder and request.text_encoders == "cpu" else "gpu")
         for part in pipeline.parts)
     blocks = next(w.blocks for w in weights if w.part.is_denoiser)
-    if request.blocks_to_swap and (request.placement == "sequential" or request.blocks_to_swap > len(blocks)):
+    if not 0 <= request.blocks_to_swap <= len(blocks) or (request.blocks_to_swap and request.placement == "sequential"):
         raise ValidationError("blocks_to_swap", request.blocks_to_swap,
                               f"0 to {len(blocks)}, the denoiser's transformer blocks (placement gpu or model)")
     return _run(pipeline, request, weights)

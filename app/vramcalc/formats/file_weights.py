@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
+from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
 from ..model.families.decoder.spec import ModelSpec
@@ -38,6 +39,10 @@ class WeightsGiven:
 
     name: str
     headers: tuple[Header, ...]
+
+    def __post_init__(self) -> None:
+        if not self.headers:  # an index with an empty weight_map, a split GGUF named as part 0 of 0
+            raise ValidationError("weights", self.name, "it names no weight file to read")
 
     @property
     def kind(self) -> str:

@@ -25,8 +25,13 @@ from ..core.errors import ValidationError
 from .ggml_types import GGML_TYPES
 
 MAX_HEADER_BYTES = 256 * 2**20  # a GGUF's metadata holds its tokenizer: megabytes, never this
-MAX_TENSORS = 1_000_000
+MAX_SAFETENSORS_HEADER = 100_000_000  # the safetensors library's own limit (MAX_HEADER_SIZE)
+MAX_TENSORS = 100_000  # a GGUF holds a few thousand (experts merged), a safetensors shard fewer
+MAX_KEYS = 10_000  # a GGUF's metadata: tens of keys
+MAX_STRINGS = 1_000_000  # strings in a GGUF's arrays, all told: Llama 3's tokenizer holds 128,256 tokens and
+# 280,147 merges; walking each is what a header costs, so more than any real file holds is refused in words
 MAX_DIMS = 8
+MAX_TENSOR_BYTES = 2**44  # 16 TiB: the largest real tensors (merged experts) take a few GB
 MAX_NAME = 4096
 FIELD = "weights"
 
@@ -91,12 +96,14 @@ def read_header(data: bytes, name: str = "") -> Header:
 
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
+_U64 = struct.Struct("<Q")
 ARRAY_KEPT = 8  # items of an array kept in the metadata (a tokenizer's 150,000 tokens are not)
 
 
 class _Reader:
     def __init__(self, data: bytes) -> None:
         self.data, self.at = data, 0
+        self.strings_left = MAX_STRINGS
 
     def take(self, n: int) -> bytes:
         end = self.at + n
@@ -133,6 +140,15 @@ class _Reader:
         except UnicodeDecodeError:
             return raw.decode("utf-8", "replace")
 
+    def skip_strings(self, n: int) -> None:
+        """Past n strings, reading only their lengths (a tokenizer's 150,000 tokens, quickly)."""
+        data, at = self.data, self.at
+        for _ in range(n):
+            if at + 8 > len(data):
+                self.take(at + 8 - self.at)  # raises Truncated, or refuses a header past MAX_HEADER_BYTES
+            at += 8 + _U64.unpack_from(data, at)[0]
+        self.take(at - self.at)
+
     def value(self, kind: int, depth: int = 0) -> object:
         if kind in _SCALARS:
             return self.unpack(_SCALARS[kind])
@@ -145,6 +161,14 @@ class _Reader:
                 size = struct.calcsize(_SCALARS[inner])
                 kept = [struct.unpack_from(_SCALARS[inner], self.take(size))[0] for _ in range(min(n, ARRAY_KEPT))]
                 self.take(size * (n - len(kept)))
+                return {"length": n, "items": kept}
+            if inner == _STRING:
+                if n > self.strings_left:
+                    raise ValidationError(FIELD, f"{n:,} strings in an array",
+                                          f"more strings than any real GGUF file holds ({MAX_STRINGS:,} in all)")
+                self.strings_left -= n
+                kept = [self.string() for _ in range(min(n, ARRAY_KEPT))]
+                self.skip_strings(n - len(kept))
                 return {"length": n, "items": kept}
             items = [self.value(inner, depth + 1) for _ in range(n)]
             return {"length": n, "items": items[:ARRAY_KEPT]}
@@ -159,10 +183,12 @@ def read_gguf(data: bytes) -> Header:
     if version not in (2, 3):
         raise ValidationError(FIELD, f"GGUF version {version}", "only GGUF versions 2 and 3 are read")
     n_tensors = r.count("tensors", MAX_TENSORS)
-    n_keys = r.count("metadata keys", MAX_TENSORS)
+    n_keys = r.count("metadata keys", MAX_KEYS)
     metadata: dict[str, object] = {}
     for _ in range(n_keys):
         key = r.string()
+        if key in metadata:  # llama.cpp's gguf.cpp refuses the file: "duplicate key"
+            raise ValidationError(FIELD, key[:100], "a metadata key given twice (llama.cpp refuses the file)")
         metadata[key] = r.value(r.u32())
     alignment = metadata.get("general.alignment", 32)
     if not isinstance(alignment, int) or alignment <= 0 or alignment % 8:
@@ -191,7 +217,14 @@ def _ggml_bytes(name: str, ne: tuple[int, ...], ggml_type: str) -> int:
     if ne[0] % per_block:
         raise ValidationError(FIELD, f"{name}: {ne[0]:,} values per row",
                               f"{ggml_type} stores rows in blocks of {per_block}")
-    return math.prod(ne[1:]) * (ne[0] // per_block) * block_bytes
+    return _bounded(name, math.prod(ne[1:]) * (ne[0] // per_block) * block_bytes)
+
+
+def _bounded(name: str, nbytes: int) -> int:
+    """A tensor's bytes, refused when no file could hold them (a lying header's shape)."""
+    if nbytes > MAX_TENSOR_BYTES:
+        raise ValidationError(FIELD, f"{name}: {nbytes:,} bytes", "a tensor larger than any real weight file")
+    return nbytes
 
 
 # ---------------------------------------------------------------- safetensors
@@ -201,7 +234,7 @@ def read_safetensors(data: bytes) -> Header:
     if len(data) < 8:
         raise Truncated(8)
     (length,) = struct.unpack("<Q", data[:8])
-    if length > MAX_HEADER_BYTES:
+    if length > MAX_SAFETENSORS_HEADER:
         raise ValidationError(FIELD, f"a {length:,}-byte header", "not a safetensors file (nor a GGUF one)")
     if len(data) < 8 + length:
         raise Truncated(8 + length)
@@ -212,6 +245,9 @@ def read_safetensors(data: bytes) -> Header:
     if not isinstance(parsed, dict):
         raise ValidationError(FIELD, "the header", "not a safetensors file: its header is not a JSON object")
     metadata = parsed.pop("__metadata__", None) or {}
+    if len(parsed) > MAX_TENSORS:
+        raise ValidationError(FIELD, f"{len(parsed):,} tensors",
+                              f"more than any real safetensors file holds ({MAX_TENSORS:,})")
     tensors = []
     for name, info in parsed.items():
         tensors.append(_safetensor(name, info))
@@ -231,7 +267,7 @@ def _safetensor(name: str, info: object) -> FileTensor:
             or any(isinstance(o, bool) or not isinstance(o, int) for o in offsets)
             or not 0 <= offsets[0] <= offsets[1]):
         raise ValidationError(FIELD, f"{name}: data_offsets {offsets!r}", "expected [start, end]")
-    nbytes = offsets[1] - offsets[0]
+    nbytes = _bounded(name, offsets[1] - offsets[0])
     expected = math.ceil(math.prod(shape) * SAFETENSORS_BITS[dtype] / 8)
     if nbytes != expected:
         raise ValidationError(FIELD, f"{name}: {nbytes:,} bytes",

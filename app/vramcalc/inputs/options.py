@@ -46,7 +46,7 @@ from ..core.option import (
 from ..core.units import GB, GIB
 from ..diffusion.imported import IMPORTED
 from ..diffusion.pipelines import load_pipelines, pipeline
-from ..diffusion.run import PLACEMENTS, TEXT_ENCODER_DEVICES
+from ..diffusion.run import MAX_DIFFUSION_PX, MAX_FRAMES, PLACEMENTS, TEXT_ENCODER_DEVICES
 from ..diffusion.training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS
 from ..diffusion.weights import GGUF_TYPES, PRECISIONS
 from ..engines.registry import ENGINE_OPTIONS
@@ -472,8 +472,6 @@ _DIFFUSION: When = {"family": ("diffusion",)}
 _GENERATE: When = {**_DIFFUSION, "train_lora": ("", "0")}
 _TRAIN_LORA: When = {**_DIFFUSION, "train_lora": Not(("", "0"))}
 ON_OFF = ("on", "off")
-MAX_DIFFUSION_PX = 16_384
-MAX_FRAMES = 1_025
 
 
 def _one_of(key: str, text: str, allowed: tuple[str, ...]) -> str:

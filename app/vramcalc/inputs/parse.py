@@ -28,6 +28,7 @@ from ..core.choices import (
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.option import MAX_SEQ
+from ..core.phrase import phrase
 from ..diffusion.imported import IMPORTED
 from ..diffusion.pipelines import Pipeline
 from ..diffusion.run import Request
@@ -144,7 +145,14 @@ def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None,
     if slug == CONFIG:
         if config is None:
             raise ValidationError("model", slug, "no config.json has been imported")
-        return from_hf_config(config)
+        spec = from_hf_config(config)
+        quantised = config.get("quantization_config")
+        if isinstance(quantised, Mapping) and weights is None and values.get("precision", "auto") in ("", "auto"):
+            # a quantised checkpoint's format is not read from its config: the weights are counted in 16-bit
+            method = "".join(c for c in str(quantised.get("quant_method", "?"))[:30] if c.isprintable())
+            spec = dataclasses.replace(spec, assumptions=(*spec.assumptions, phrase("assumption.quantised",
+                                                                                     method=method)))
+        return spec
     if slug != CUSTOM:
         return preset_spec(model_slug(slug))
     numbers: dict[str, int | None] = {}
@@ -488,6 +496,9 @@ def check_consistency(workload: Workload) -> None:
         if workload.is_training:
             raise ValidationError("mode", workload.mode.value, "a speech model's training is not counted here; "
                                                                "transcription is (mode speech)")
+        if workload.mode is Mode.EMBEDDING:
+            raise ValidationError("mode", workload.mode.value, "a speech model transcribes (mode speech); it makes "
+                                                               "no embeddings")
         if workload.runtime not in (Runtime.TRANSFORMERS, Runtime.LLAMACPP, Runtime.FASTER_WHISPER):
             raise ValidationError("runtime", workload.runtime.value, "a speech model runs here on transformers, "
                                                                      "faster-whisper or whisper.cpp (runtime llamacpp)")

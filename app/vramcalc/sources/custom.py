@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..core.errors import ValidationError
 from ..core.phrase import phrase
+from ..core.units import format_count
 from ..model.families.decoder.spec import Block, ModelSpec
 
 
@@ -20,13 +21,14 @@ def custom_model(
     """A model from the original calculator's three numbers (plus optional details).
 
     What is not given is assumed, and each assumption is recorded: multi-head
-    attention (so the KV cache is the classic 2·b·s·h·L·bytes), head_dim 128,
+    attention (so the KV cache is the classic 2·b·s·h·L·bytes), head_dim 128 (or wider: the most heads that
+    divide the hidden size),
     a Llama-style gated MLP of width 8h/3, and a 32,000-token vocabulary.
     """
     assumptions = []
-    if heads is None:
-        heads = max(1, hidden // 128)
-        assumptions.append(phrase("assumption.custom.heads", heads=heads))
+    if heads is None:  # the most heads of width 128 or more that divide the hidden size
+        heads = max(d for d in range(1, max(1, hidden // 128) + 1) if hidden % d == 0)
+        assumptions.append(phrase("assumption.custom.heads", heads=heads, head_dim=hidden // heads))
     if kv_heads is None:
         kv_heads = heads
         assumptions.append(phrase("assumption.custom.kv_heads"))
@@ -41,6 +43,9 @@ def custom_model(
     if hidden % heads:
         # heads·head_dim must equal hidden for the classic KV formula
         raise ValidationError("heads", heads, f"must divide the hidden size ({hidden})")
+    if params < layers * hidden * hidden:  # each layer's query projection alone is hidden × hidden
+        raise ValidationError("params", format_count(params), f"{layers:,} layers of hidden size {hidden:,} hold at "
+                              f"least {format_count(layers * hidden * hidden)} parameters (each query projection)")
     assumptions.append(phrase("assumption.custom.block"))
     return ModelSpec(
         name="custom",

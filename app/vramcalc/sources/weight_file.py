@@ -43,6 +43,10 @@ def config_from_gguf(header: Header) -> dict[str, object]:
             items = value.get("items")
             if isinstance(items, list) and items and isinstance(items[0], int):
                 config[config_key] = items[0]
+        elif value is not None:  # llama.cpp reads these as integers and refuses another type
+            raise ValidationError("weights", f"{arch}.{key} = {str(value)[:40]}", "expected an integer")
+    if "num_attention_heads" in config and "num_key_value_heads" not in config:
+        config["num_key_value_heads"] = config["num_attention_heads"]  # llama-model.cpp: n_head_kv defaults to n_head
     names = {t.name: t for t in header.tensors}
     embedding = names.get("token_embd.weight")
     if embedding is not None:

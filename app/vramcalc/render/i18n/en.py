@@ -1249,8 +1249,10 @@ EN: Mapping[str, str] = {
     "assumption.no_type": (
         "the config has no model_type: it was read as a Llama-style decoder (RMSNorm, rotary attention, gated MLP)"
     ),
+    "assumption.quantised": ("config.json's quantization_config ({method}) is not read: the weights are counted in "
+                             "the precision shown, not the checkpoint's format (choose it: fp8, gptq-int4, ...)"),
     "assumption.ignored_key": "{key} = {value} is not understood for model_type {model_type} and was ignored",
-    "assumption.custom.heads": "heads not given: assumed {heads} (head_dim 128)",
+    "assumption.custom.heads": "heads not given: assumed {heads} (head_dim {head_dim})",
     "assumption.custom.kv_heads": "KV heads not given: assumed multi-head attention (KV heads = heads)",
     "assumption.custom.vocab": "vocabulary not given: assumed {vocab} tokens",
     "assumption.custom.ffn": "FFN size not given: assumed {ffn} (gated MLP, about 8h/3)",

@@ -1307,8 +1307,10 @@ PT: Mapping[str, str] = {
         "o config não tem model_type: foi lido como um decoder no estilo Llama (RMSNorm, atenção rotativa, MLP com "
         "gate)"
     ),
+    "assumption.quantised": ("o quantization_config do config.json ({method}) não é lido: os pesos são contados na "
+                             "precisão mostrada, não no formato do checkpoint (escolha-o: fp8, gptq-int4, ...)"),
     "assumption.ignored_key": "{key} = {value} não é entendido para o model_type {model_type} e foi ignorado",
-    "assumption.custom.heads": "cabeças não informadas: assumidas {heads} (head_dim 128)",
+    "assumption.custom.heads": "cabeças não informadas: assumidas {heads} (head_dim {head_dim})",
     "assumption.custom.kv_heads": "cabeças KV não informadas: assumida atenção multi-cabeça (cabeças KV = cabeças)",
     "assumption.custom.vocab": "vocabulário não informado: assumidos {vocab} tokens",
     "assumption.custom.ffn": "tamanho da FFN não informado: assumido {ffn} (MLP com gate, cerca de 8h/3)",
