@@ -1173,3 +1173,14 @@ def test_qwen4_exp_mixes_residual_streams_and_caches_states_kv_index_keys_positi
         from_hf_config({**config, "ple_layer_ids": [3]})
     with pytest.raises(ValidationError, match="indexer_n_heads"):  # the class defaults: no QSA keys, no build
         from_hf_config({**config, "indexer_n_heads": None})
+
+
+def test_dots1_slides_from_max_window_layers_whatever_use_sliding_window_says():
+    """Dots1Config: layer i slides when sliding_window is set and i >= max_window_layers; use_sliding_window is not
+    read (Qwen2's class reads it)."""
+    config = {k: v for k, v in _case("dots1/perturbed").items() if k != "layer_types"}
+    for use in (None, False, True):
+        given = config if use is None else {**config, "use_sliding_window": use}
+        spec = from_hf_config(given)
+        assert [k.value for k in spec.kinds] == ["full"] * 3 + ["sliding"] * 2 and not spec.assumptions
+    assert set(from_hf_config({**config, "sliding_window": None}).kinds) == {AttentionKind.FULL}

@@ -543,6 +543,14 @@ CASES: dict[str, tuple[dict, dict]] = {
                         "ple_layer_ids": [2, 4], "ple_embed_dim": 96, "heads_per_ngram": 3, "ple_conv_kernel_size": 3,
                         "ngram_vocab_size_base": 1000, "make_ngram_vocab_size_divisible_by": 8, "eos_token_id": 5,
                         "tie_word_embeddings": True, "vocab_size": 1000}),
+    # dots.llm1: the class leaves n_routed_experts, n_shared_experts and num_experts_per_tok None (torch.empty(None,
+    # ...)); the smallest change that builds gives dots.llm1's 128, 2 and 6. The perturbed one: two dense layers,
+    # sliding layers from max_window_layers on (no use_sliding_window: Dots1Config does not read it), biases, tied
+    "dots1": ({"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6},
+              {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048, "moe_intermediate_size": 256,
+               "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 64, "n_routed_experts": 12,
+               "num_experts_per_tok": 3, "n_shared_experts": 1, "first_k_dense_replace": 2, "sliding_window": 64,
+               "max_window_layers": 3, "attention_bias": True, "tie_word_embeddings": True, "vocab_size": 32000}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)
@@ -558,7 +566,13 @@ RELEASED = {"qwen4_exp_text": {
     "ngram_size": 3, "heads_per_ngram": 8, "ngram_vocab_size_base": 20000000, "split_ngram_parts": 128,
     "make_ngram_vocab_size_divisible_by": 128, "output_gate_type": "sigmoid", "eos_token_id": 248044,
     "rope_parameters": {"mrope_interleaved": True, "mrope_section": [11, 11, 10], "partial_rotary_factor": 0.25,
-                        "rope_theta": 10000000, "rope_type": "default"}, "tie_word_embeddings": False}}
+                        "rope_theta": 10000000, "rope_type": "default"}, "tie_word_embeddings": False},
+    # dots.llm1.inst as a port's test copies it (mlxcel, models/dots1 tests)
+    "dots1": {"hidden_size": 4096, "num_hidden_layers": 62, "intermediate_size": 10944, "num_attention_heads": 32,
+              "num_key_value_heads": 32, "rms_norm_eps": 1e-05, "vocab_size": 152064, "first_k_dense_replace": 1,
+              "moe_intermediate_size": 1408, "n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6,
+              "norm_topk_prob": True, "routed_scaling_factor": 2.5, "max_position_embeddings": 32768,
+              "attention_bias": False, "tie_word_embeddings": False}}
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}
 

@@ -19,6 +19,9 @@ class Sliding(enum.Enum):
     QWEN = "qwen"
     """Only when `use_sliding_window` is true, the layers from `max_window_layers` on (Qwen2/3, SmolLM3);
     `layer_types` when given."""
+    WINDOW_LAYERS = "window_layers"
+    """The layers from `max_window_layers` on whenever `sliding_window` is set, whatever `use_sliding_window` says
+    (Dots1Config); `layer_types` when given."""
     MIMO = "mimo"
     """`layer_types`, else `hybrid_layer_pattern` (1: sliding), else layer 0 and every 6th full
     (MiMoV2FlashConfig); the window `sliding_window_size` + 1, as transformers reads it."""
@@ -291,6 +294,7 @@ EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts"
 SLIDING_KEYS = {
     Sliding.ALL: {"sliding_window", "layer_types"},
     Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
+    Sliding.WINDOW_LAYERS: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
     Sliding.TYPES: {"sliding_window", "layer_types", "sliding_window_pattern"},
     Sliding.FIRST: {"sliding_window", "layer_types"},
     Sliding.MIMO: {"sliding_window", "layer_types", "sliding_window_size", "hybrid_layer_pattern"},
@@ -556,6 +560,14 @@ READERS: dict[str, Reader] = {
                      extra=frozenset({"shared_expert_intermediate_size", "num_attention_heads_per_layer", "gating",
                                       "mlp_only_layers", "decoder_sparse_step", "rms_norm_eps",
                                       "moe_routed_scaling_factor", "moe_router_logit_softcapping"})),
+    # dots.llm1 (Dots1ForCausalLM): Qwen3's attention (q/k RMSNorm per head, attention_bias on q/k/v/o; the layers
+    # from max_window_layers on sliding when sliding_window is set) before DeepSeek-V3's experts (a sigmoid router,
+    # n_shared_experts × moe_intermediate_size beside them, its e_score_correction_bias a buffer) after
+    # first_k_dense_replace dense layers (0 by default); moe_layer_freq is not read by Dots1DecoderLayer
+    "dots1": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.WINDOW_LAYERS, moe=MoeKeys.DEEPSEEK,
+                    aliases=(("num_local_experts", "n_routed_experts"),),
+                    extra=frozenset({"rms_norm_eps", "n_group", "topk_group", "routed_scaling_factor",
+                                     "norm_topk_prob", "scoring_func"})),
     # A.X-K1 (AXK1ForCausalLM): DeepSeek-V3 (MLA with a q latent, its experts after first_k_dense_replace dense
     # layers: 1 when not given, AXK1Config pops it) with an RMSNorm over each MoE block's output
     "axk1": Reader(mla=True, moe=MoeKeys.DEEPSEEK, moe_post_norm=True,
