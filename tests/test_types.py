@@ -1184,3 +1184,9 @@ def test_dots1_slides_from_max_window_layers_whatever_use_sliding_window_says():
         spec = from_hf_config(given)
         assert [k.value for k in spec.kinds] == ["full"] * 3 + ["sliding"] * 2 and not spec.assumptions
     assert set(from_hf_config({**config, "sliding_window": None}).kinds) == {AttentionKind.FULL}
+
+
+def test_nemotron_has_an_ungated_mlp_and_layernorms_with_a_bias():
+    spec = from_hf_config(_case("nemotron/perturbed"))
+    names = {t.name for t in layer_tensors(spec, 0)}
+    assert "blk.0.ffn_gate.weight" not in names and {"blk.0.attn_norm.bias", "blk.0.ffn_norm.bias"} <= names

@@ -551,6 +551,13 @@ CASES: dict[str, tuple[dict, dict]] = {
                "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 64, "n_routed_experts": 12,
                "num_experts_per_tok": 3, "n_shared_experts": 1, "first_k_dense_replace": 2, "sliding_window": 64,
                "max_window_layers": 3, "attention_bias": True, "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Nemotron-4: the class leaves num_key_value_heads None, which NemotronAttention divides by; the smallest change
+    # that builds gives Nemotron-4-15B's 8 (GQA). The perturbed one: its own head size, biases on attention and the
+    # MLP, a quarter of each head rotary, a tied head
+    "nemotron": ({"num_key_value_heads": 8}, {"num_hidden_layers": 4, "hidden_size": 768, "intermediate_size": 3072,
+                                              "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 96,
+                                              "attention_bias": True, "mlp_bias": True, "partial_rotary_factor": 0.25,
+                                              "tie_word_embeddings": True, "vocab_size": 32000}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)

@@ -568,6 +568,11 @@ READERS: dict[str, Reader] = {
                     aliases=(("num_local_experts", "n_routed_experts"),),
                     extra=frozenset({"rms_norm_eps", "n_group", "topk_group", "routed_scaling_factor",
                                      "norm_topk_prob", "scoring_func"})),
+    # Nemotron-4 and Minitron (NemotronForCausalLM): Llama's attention (attention_bias on q/k/v/o, partial rotary)
+    # with LayerNorm1P (a LayerNorm, weight and bias, scaling by 1 + weight) and an up/down MLP (ReLU², no gate)
+    # biased by mlp_bias, an untied head
+    "nemotron": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, reads_mlp_bias=True,
+                       extra=frozenset({"norm_eps"})),
     # A.X-K1 (AXK1ForCausalLM): DeepSeek-V3 (MLA with a q latent, its experts after first_k_dense_replace dense
     # layers: 1 when not given, AXK1Config pops it) with an RMSNorm over each MoE block's output
     "axk1": Reader(mla=True, moe=MoeKeys.DEEPSEEK, moe_post_norm=True,
