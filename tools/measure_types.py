@@ -558,6 +558,19 @@ CASES: dict[str, tuple[dict, dict]] = {
                                               "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 96,
                                               "attention_bias": True, "mlp_bias": True, "partial_rotary_factor": 0.25,
                                               "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Cohere Compass (North-Micro-Vision's text model): the class's rope_parameters have no entry per layer kind, which
+    # its rotary embedding looks up (KeyError 'full_attention'); the smallest change that builds gives the full layers
+    # one. The perturbed one as the hub's file writes it: sliding layers with their rope, NoPE full ones, its own head
+    # size, biases, an untied head
+    "cohere_compass_text": ({"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}},
+                            {"num_hidden_layers": 6, "hidden_size": 768, "intermediate_size": 2048,
+                             "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 32, "sliding_window": 64,
+                             "layer_types": ["sliding_attention", "sliding_attention", "full_attention",
+                                             "sliding_attention", "sliding_attention", "full_attention"],
+                             "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 50000.0},
+                                                 "full_attention": None},
+                             "attention_bias": True, "logit_scale": 0.25, "tie_word_embeddings": False,
+                             "vocab_size": 32000}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)
@@ -579,7 +592,17 @@ RELEASED = {"qwen4_exp_text": {
               "num_key_value_heads": 32, "rms_norm_eps": 1e-05, "vocab_size": 152064, "first_k_dense_replace": 1,
               "moe_intermediate_size": 1408, "n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6,
               "norm_topk_prob": True, "routed_scaling_factor": 2.5, "max_position_embeddings": 32768,
-              "attention_bias": False, "tie_word_embeddings": False}}
+              "attention_bias": False, "tie_word_embeddings": False},
+    # North-Micro-Vision's text model as a port's notes give it: 28 layers, every 4th full (NoPE), tied
+    "cohere_compass_text": {"vocab_size": 262144, "hidden_size": 2048, "intermediate_size": 6144,
+                            "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 8,
+                            "head_dim": 128, "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 7,
+                            "sliding_window": 4096,
+                            "logit_scale": 0.25, "tie_word_embeddings": True,
+                            "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 50000.0,
+                                                                      "mrope_section": [24, 20, 20],
+                                                                      "mrope_interleaved": True},
+                                                "full_attention": None}}}
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}
 

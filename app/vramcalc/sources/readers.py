@@ -560,6 +560,12 @@ READERS: dict[str, Reader] = {
                      extra=frozenset({"shared_expert_intermediate_size", "num_attention_heads_per_layer", "gating",
                                       "mlp_only_layers", "decoder_sparse_step", "rms_norm_eps",
                                       "moe_routed_scaling_factor", "moe_router_logit_softcapping"})),
+    # Cohere Compass (North-Micro-Vision's language model, CohereCompassForCausalLM): Cohere 2's parallel block (one
+    # LayerNorm without bias, attention_bias on q/k/v/o, a tied head) with layers by layer_types (every layer full
+    # without it: pattern 1); rope_parameters per layer kind (None: NoPE), no parameters
+    "cohere_compass_text": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1,
+                                  tie_default=True, sliding=Sliding.TYPES, pattern=1,
+                                  extra=frozenset({"logit_scale", "pooling", "layer_norm_eps"})),
     # dots.llm1 (Dots1ForCausalLM): Qwen3's attention (q/k RMSNorm per head, attention_bias on q/k/v/o; the layers
     # from max_window_layers on sliding when sliding_window is set) before DeepSeek-V3's experts (a sigmoid router,
     # n_shared_experts × moe_intermediate_size beside them, its e_score_correction_bias a buffer) after
