@@ -1175,6 +1175,17 @@ def test_qwen4_exp_mixes_residual_streams_and_caches_states_kv_index_keys_positi
         from_hf_config({**config, "indexer_n_heads": None})
 
 
+@pytest.mark.parametrize(("name", "kept"), [
+    ("ministral/perturbed", 64_512), ("dots1/perturbed", 35_840), ("nemotron/perturbed", 43_008),
+    ("cohere_compass_text/perturbed", 21_504), ("lfm2_moe/perturbed", 28_160), ("hunyuan_v1_moe/perturbed", 14_336),
+    ("hunyuan_v1_dense/perturbed", 53_760), ("gemma3n/perturbed", 17_920)])
+def test_the_cache_of_types_whose_class_defaults_do_not_build_is_what_transformers_kept(name, kept):
+    """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
+    the bytes of the cache's K/V (and LFM2's convolution state) tensors; Gemma 3n's through its text model's causal
+    LM (its wrapper needs timm for the vision tower)."""
+    assert _kv(_case(name), "transformers", seq="7") == kept
+
+
 def test_dots1_slides_from_max_window_layers_whatever_use_sliding_window_says():
     """Dots1Config: layer i slides when sliding_window is set and i >= max_window_layers; use_sliding_window is not
     read (Qwen2's class reads it)."""

@@ -543,6 +543,15 @@ CASES: dict[str, tuple[dict, dict]] = {
                         "ple_layer_ids": [2, 4], "ple_embed_dim": 96, "heads_per_ngram": 3, "ple_conv_kernel_size": 3,
                         "ngram_vocab_size_base": 1000, "make_ngram_vocab_size_divisible_by": 8, "eos_token_id": 5,
                         "tie_word_embeddings": True, "vocab_size": 1000}),
+    # Ministral: the class leaves head_dim None, which MinistralAttention reads as is (getattr finds the None): the
+    # smallest change that builds is head_dim 128 (hidden / heads, Ministral-8B's). The perturbed one interleaves
+    # full and sliding layers by layer_types, a tied head
+    "ministral": ({"head_dim": 128}, {"num_hidden_layers": 6, "hidden_size": 768, "intermediate_size": 2048,
+                                      "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 96,
+                                      "sliding_window": 64, "layer_types": ["full_attention", "sliding_attention",
+                                                                            "sliding_attention", "sliding_attention",
+                                                                            "full_attention", "sliding_attention"],
+                                      "tie_word_embeddings": True, "vocab_size": 32000}),
     # dots.llm1: the class leaves n_routed_experts, n_shared_experts and num_experts_per_tok None (torch.empty(None,
     # ...)); the smallest change that builds gives dots.llm1's 128, 2 and 6. The perturbed one: two dense layers,
     # sliding layers from max_window_layers on (no use_sliding_window: Dots1Config does not read it), biases, tied
@@ -571,6 +580,13 @@ CASES: dict[str, tuple[dict, dict]] = {
                                                  "full_attention": None},
                              "attention_bias": True, "logit_scale": 0.25, "tie_word_embeddings": False,
                              "vocab_size": 32000}),
+    # Gemma 3n's wrapper: its text_config's defaults (E4B's), and a perturbed text_config; the towers apart
+    "gemma3n": ({"text_config": {"model_type": "gemma3n_text"}},
+                {"text_config": {"num_hidden_layers": 10, "hidden_size": 512, "intermediate_size": 1536,
+                                 "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
+                                 "sliding_window": 128, "num_kv_shared_layers": 5, "hidden_size_per_layer_input": 48,
+                                 "vocab_size_per_layer_input": 1000, "altup_num_inputs": 2, "laurel_rank": 32,
+                                 "vocab_size": 32000}}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)
@@ -587,6 +603,25 @@ RELEASED = {"qwen4_exp_text": {
     "make_ngram_vocab_size_divisible_by": 128, "output_gate_type": "sigmoid", "eos_token_id": 248044,
     "rope_parameters": {"mrope_interleaved": True, "mrope_section": [11, 11, 10], "partial_rotary_factor": 0.25,
                         "rope_theta": 10000000, "rope_type": "default"}, "tie_word_embeddings": False},
+    # LFM2-8B-A1B as a port's test copies its config.json (mlxcel, models/lfm2 tests: the shape keys, tie left to the
+    # class: tied)
+    "lfm2_moe": {"vocab_size": 65536, "hidden_size": 2048, "intermediate_size": 7168, "moe_intermediate_size": 1792,
+                 "num_hidden_layers": 24, "num_attention_heads": 32, "num_key_value_heads": 8,
+                 "max_position_embeddings": 128000, "norm_eps": 1e-05, "conv_bias": False, "conv_L_cache": 3,
+                 "num_dense_layers": 2, "num_experts": 32, "num_experts_per_tok": 4, "norm_topk_prob": True,
+                 "use_expert_bias": True, "routed_scaling_factor": 1.0,
+                 "layer_types": ["conv", "conv", "full_attention", "conv", "conv", "conv", "full_attention", "conv",
+                                 "conv", "conv", "full_attention", "conv", "conv", "conv", "full_attention", "conv",
+                                 "conv", "conv", "full_attention", "conv", "conv", "full_attention", "conv", "conv"]},
+    # Hunyuan-A13B as a port's test copies it (per-layer lists; tie left to the class: untied)
+    "hunyuan_v1_moe": {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                       "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 3072, "vocab_size": 128167,
+                       "num_experts": 64, "moe_intermediate_size": [3072] * 32, "moe_topk": [8] * 32,
+                       "num_shared_expert": [1] * 32},
+    # Hunyuan-7B as a port's test copies it
+    "hunyuan_v1_dense": {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                         "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 128167,
+                         "tie_word_embeddings": True, "max_position_embeddings": 32768},
     # dots.llm1.inst as a port's test copies it (mlxcel, models/dots1 tests)
     "dots1": {"hidden_size": 4096, "num_hidden_layers": 62, "intermediate_size": 10944, "num_attention_heads": 32,
               "num_key_value_heads": 32, "rms_norm_eps": 1e-05, "vocab_size": 152064, "first_k_dense_replace": 1,
@@ -613,6 +648,9 @@ def text_params(config) -> int:
     with torch.device("meta"):
         try:
             model = AutoModelForCausalLM.from_config(config)
+        except ImportError:  # Gemma 3n's wrapper builds its vision tower with timm: the language model and the
+            # head are its text_config's causal LM's, the towers (left out below) apart
+            model = AutoModelForCausalLM.from_config(config.text_config)
         except ValueError:  # a text model the Auto map lists only inside its multimodal wrapper (Mistral 4)
             wrapper = WRAPPED.get(config.model_type)
             if wrapper:
