@@ -1201,3 +1201,13 @@ def test_nemotron_has_an_ungated_mlp_and_layernorms_with_a_bias():
     spec = from_hf_config(_case("nemotron/perturbed"))
     names = {t.name for t in layer_tensors(spec, 0)}
     assert "blk.0.ffn_gate.weight" not in names and {"blk.0.attn_norm.bias", "blk.0.ffn_norm.bias"} <= names
+
+
+@pytest.mark.parametrize("model_type", ["gemma4_assistant", "gemma4_unified_assistant"])
+def test_a_gemma4_drafter_is_refused_by_name_not_read_as_its_text_model(model_type):
+    """Gemma4AssistantForCausalLM reuses the target's K/V in every layer and projects to and from its width: reading
+    its text_config as a Gemma 4 model would count K/V projections and a cache it does not have."""
+    config = {"model_type": model_type, "text_config": {**_case("gemma4_text/perturbed"), "num_kv_shared_layers": 7}}
+    with pytest.raises(ValidationError) as refused:
+        from_hf_config(config)
+    assert refused.value.field == "model_type" and "drafter" in str(refused.value)

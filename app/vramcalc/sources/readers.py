@@ -783,7 +783,11 @@ READERS.update({"gpt-sw3": Reader(block=Block.GPT2), "openai-gpt": Reader(block=
 ENCODER_DECODER = frozenset({"bart", "marian", "mbart", "pegasus", "blenderbot", "blenderbot-small", "plbart",
                              "prophetnet", "mvp", "trocr", "bigbird_pegasus", "musicgen", "musicgen_melody", "moshi",
                              "pegasus_x", "t5", "mt5", "umt5", "longt5", "switch_transformers"})
-NOT_READ = {"xlm": "XLM's", "xlnet": "XLNet's", "reformer": "Reformer's", "blt": "BLT's byte-level"}
+NOT_READ = {"xlm": "XLM's", "xlnet": "XLNet's", "reformer": "Reformer's", "blt": "BLT's byte-level",
+            # drafters whose every layer reuses the target model's K/V, with projections to and from its width
+            # (Gemma4AssistantForCausalLM): not their text_config's Gemma 4 model
+            "gemma4_assistant": "Gemma 4 assistant's (drafter)",
+            "gemma4_unified_assistant": "Gemma 4 unified assistant's (drafter)"}
 
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",
