@@ -1195,6 +1195,11 @@ def test_dots1_slides_from_max_window_layers_whatever_use_sliding_window_says():
         spec = from_hf_config(given)
         assert [k.value for k in spec.kinds] == ["full"] * 3 + ["sliding"] * 2 and not spec.assumptions
     assert set(from_hf_config({**config, "sliding_window": None}).kinds) == {AttentionKind.FULL}
+    # its class defaults leave the experts None, which transformers cannot build: refused, not read as dense
+    for key in ("n_routed_experts", "n_shared_experts", "num_experts_per_tok"):
+        with pytest.raises(ValidationError) as refused:
+            from_hf_config({k: v for k, v in config.items() if k != key})
+        assert refused.value.field == key
 
 
 def test_nemotron_has_an_ungated_mlp_and_layernorms_with_a_bias():

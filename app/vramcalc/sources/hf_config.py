@@ -204,6 +204,9 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     for old, new in reader.aliases:
         if old in config and new not in given:
             config[new] = config[old]
+    for key in reader.needs:  # Dots1MoE: torch.empty(None, ...) and moe_intermediate_size * None
+        if config.get(key) is None:
+            raise ValidationError(key, None, f"{model_type} cannot be built without it (its class leaves it None)")
     if reader.legacy is not None:
         config = _legacy(config, reader)
     if reader.shared_block:

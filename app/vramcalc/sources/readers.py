@@ -254,6 +254,7 @@ class Reader:
     hrm: bool = False  # HRM-Text: two stacks run in cycles, each invocation a layer of its own cache (_hrm_config)
     rwkv: bool = False  # RWKV-4: every layer time mixing and channel mixing (LinearAttention.rwkv)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
+    needs: tuple[str, ...] = ()  # keys its class cannot build without: absent or null, the config is refused
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -572,6 +573,7 @@ READERS: dict[str, Reader] = {
     # first_k_dense_replace dense layers (0 by default); moe_layer_freq is not read by Dots1DecoderLayer
     "dots1": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.WINDOW_LAYERS, moe=MoeKeys.DEEPSEEK,
                     aliases=(("num_local_experts", "n_routed_experts"),),
+                    needs=("n_routed_experts", "n_shared_experts", "num_experts_per_tok"),
                     extra=frozenset({"rms_norm_eps", "n_group", "topk_group", "routed_scaling_factor",
                                      "norm_topk_prob", "scoring_func"})),
     # Nemotron-4 and Minitron (NemotronForCausalLM): Llama's attention (attention_bias on q/k/v/o, partial rotary)
