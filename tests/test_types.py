@@ -1173,3 +1173,46 @@ def test_qwen4_exp_mixes_residual_streams_and_caches_states_kv_index_keys_positi
         from_hf_config({**config, "ple_layer_ids": [3]})
     with pytest.raises(ValidationError, match="indexer_n_heads"):  # the class defaults: no QSA keys, no build
         from_hf_config({**config, "indexer_n_heads": None})
+
+
+@pytest.mark.parametrize(("name", "kept"), [
+    ("ministral/perturbed", 64_512), ("dots1/perturbed", 35_840), ("nemotron/perturbed", 43_008),
+    ("cohere_compass_text/perturbed", 21_504), ("lfm2_moe/perturbed", 28_160), ("hunyuan_v1_moe/perturbed", 14_336),
+    ("hunyuan_v1_dense/perturbed", 53_760), ("gemma3n/perturbed", 17_920)])
+def test_the_cache_of_types_whose_class_defaults_do_not_build_is_what_transformers_kept(name, kept):
+    """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
+    the bytes of the cache's K/V (and LFM2's convolution state) tensors; Gemma 3n's through its text model's causal
+    LM (its wrapper needs timm for the vision tower)."""
+    assert _kv(_case(name), "transformers", seq="7") == kept
+
+
+def test_dots1_slides_from_max_window_layers_whatever_use_sliding_window_says():
+    """Dots1Config: layer i slides when sliding_window is set and i >= max_window_layers; use_sliding_window is not
+    read (Qwen2's class reads it)."""
+    config = {k: v for k, v in _case("dots1/perturbed").items() if k != "layer_types"}
+    for use in (None, False, True):
+        given = config if use is None else {**config, "use_sliding_window": use}
+        spec = from_hf_config(given)
+        assert [k.value for k in spec.kinds] == ["full"] * 3 + ["sliding"] * 2 and not spec.assumptions
+    assert set(from_hf_config({**config, "sliding_window": None}).kinds) == {AttentionKind.FULL}
+    # its class defaults leave the experts None, which transformers cannot build: refused, not read as dense
+    for key in ("n_routed_experts", "n_shared_experts", "num_experts_per_tok"):
+        with pytest.raises(ValidationError) as refused:
+            from_hf_config({k: v for k, v in config.items() if k != key})
+        assert refused.value.field == key
+
+
+def test_nemotron_has_an_ungated_mlp_and_layernorms_with_a_bias():
+    spec = from_hf_config(_case("nemotron/perturbed"))
+    names = {t.name for t in layer_tensors(spec, 0)}
+    assert "blk.0.ffn_gate.weight" not in names and {"blk.0.attn_norm.bias", "blk.0.ffn_norm.bias"} <= names
+
+
+@pytest.mark.parametrize("model_type", ["gemma4_assistant", "gemma4_unified_assistant"])
+def test_a_gemma4_drafter_is_refused_by_name_not_read_as_its_text_model(model_type):
+    """Gemma4AssistantForCausalLM reuses the target's K/V in every layer and projects to and from its width: reading
+    its text_config as a Gemma 4 model would count K/V projections and a cache it does not have."""
+    config = {"model_type": model_type, "text_config": {**_case("gemma4_text/perturbed"), "num_kv_shared_layers": 7}}
+    with pytest.raises(ValidationError) as refused:
+        from_hf_config(config)
+    assert refused.value.field == "model_type" and "drafter" in str(refused.value)

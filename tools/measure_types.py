@@ -543,6 +543,50 @@ CASES: dict[str, tuple[dict, dict]] = {
                         "ple_layer_ids": [2, 4], "ple_embed_dim": 96, "heads_per_ngram": 3, "ple_conv_kernel_size": 3,
                         "ngram_vocab_size_base": 1000, "make_ngram_vocab_size_divisible_by": 8, "eos_token_id": 5,
                         "tie_word_embeddings": True, "vocab_size": 1000}),
+    # Ministral: the class leaves head_dim None, which MinistralAttention reads as is (getattr finds the None): the
+    # smallest change that builds is head_dim 128 (hidden / heads, Ministral-8B's). The perturbed one interleaves
+    # full and sliding layers by layer_types, a tied head
+    "ministral": ({"head_dim": 128}, {"num_hidden_layers": 6, "hidden_size": 768, "intermediate_size": 2048,
+                                      "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 96,
+                                      "sliding_window": 64, "layer_types": ["full_attention", "sliding_attention",
+                                                                            "sliding_attention", "sliding_attention",
+                                                                            "full_attention", "sliding_attention"],
+                                      "tie_word_embeddings": True, "vocab_size": 32000}),
+    # dots.llm1: the class leaves n_routed_experts, n_shared_experts and num_experts_per_tok None (torch.empty(None,
+    # ...)); the smallest change that builds gives dots.llm1's 128, 2 and 6. The perturbed one: two dense layers,
+    # sliding layers from max_window_layers on (no use_sliding_window: Dots1Config does not read it), biases, tied
+    "dots1": ({"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6},
+              {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048, "moe_intermediate_size": 256,
+               "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 64, "n_routed_experts": 12,
+               "num_experts_per_tok": 3, "n_shared_experts": 1, "first_k_dense_replace": 2, "sliding_window": 64,
+               "max_window_layers": 3, "attention_bias": True, "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Nemotron-4: the class leaves num_key_value_heads None, which NemotronAttention divides by; the smallest change
+    # that builds gives Nemotron-4-15B's 8 (GQA). The perturbed one: its own head size, biases on attention and the
+    # MLP, a quarter of each head rotary, a tied head
+    "nemotron": ({"num_key_value_heads": 8}, {"num_hidden_layers": 4, "hidden_size": 768, "intermediate_size": 3072,
+                                              "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 96,
+                                              "attention_bias": True, "mlp_bias": True, "partial_rotary_factor": 0.25,
+                                              "tie_word_embeddings": True, "vocab_size": 32000}),
+    # Cohere Compass (North-Micro-Vision's text model): the class's rope_parameters have no entry per layer kind, which
+    # its rotary embedding looks up (KeyError 'full_attention'); the smallest change that builds gives the full layers
+    # one. The perturbed one as the hub's file writes it: sliding layers with their rope, NoPE full ones, its own head
+    # size, biases, an untied head
+    "cohere_compass_text": ({"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}},
+                            {"num_hidden_layers": 6, "hidden_size": 768, "intermediate_size": 2048,
+                             "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 32, "sliding_window": 64,
+                             "layer_types": ["sliding_attention", "sliding_attention", "full_attention",
+                                             "sliding_attention", "sliding_attention", "full_attention"],
+                             "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 50000.0},
+                                                 "full_attention": None},
+                             "attention_bias": True, "logit_scale": 0.25, "tie_word_embeddings": False,
+                             "vocab_size": 32000}),
+    # Gemma 3n's wrapper: its text_config's defaults (E4B's), and a perturbed text_config; the towers apart
+    "gemma3n": ({"text_config": {"model_type": "gemma3n_text"}},
+                {"text_config": {"num_hidden_layers": 10, "hidden_size": 512, "intermediate_size": 1536,
+                                 "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
+                                 "sliding_window": 128, "num_kv_shared_layers": 5, "hidden_size_per_layer_input": 48,
+                                 "vocab_size_per_layer_input": 1000, "altup_num_inputs": 2, "laurel_rank": 32,
+                                 "vocab_size": 32000}}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)
@@ -558,7 +602,42 @@ RELEASED = {"qwen4_exp_text": {
     "ngram_size": 3, "heads_per_ngram": 8, "ngram_vocab_size_base": 20000000, "split_ngram_parts": 128,
     "make_ngram_vocab_size_divisible_by": 128, "output_gate_type": "sigmoid", "eos_token_id": 248044,
     "rope_parameters": {"mrope_interleaved": True, "mrope_section": [11, 11, 10], "partial_rotary_factor": 0.25,
-                        "rope_theta": 10000000, "rope_type": "default"}, "tie_word_embeddings": False}}
+                        "rope_theta": 10000000, "rope_type": "default"}, "tie_word_embeddings": False},
+    # LFM2-8B-A1B as a port's test copies its config.json (mlxcel, models/lfm2 tests: the shape keys, tie left to the
+    # class: tied)
+    "lfm2_moe": {"vocab_size": 65536, "hidden_size": 2048, "intermediate_size": 7168, "moe_intermediate_size": 1792,
+                 "num_hidden_layers": 24, "num_attention_heads": 32, "num_key_value_heads": 8,
+                 "max_position_embeddings": 128000, "norm_eps": 1e-05, "conv_bias": False, "conv_L_cache": 3,
+                 "num_dense_layers": 2, "num_experts": 32, "num_experts_per_tok": 4, "norm_topk_prob": True,
+                 "use_expert_bias": True, "routed_scaling_factor": 1.0,
+                 "layer_types": ["conv", "conv", "full_attention", "conv", "conv", "conv", "full_attention", "conv",
+                                 "conv", "conv", "full_attention", "conv", "conv", "conv", "full_attention", "conv",
+                                 "conv", "conv", "full_attention", "conv", "conv", "full_attention", "conv", "conv"]},
+    # Hunyuan-A13B as a port's test copies it (per-layer lists; tie left to the class: untied)
+    "hunyuan_v1_moe": {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                       "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 3072, "vocab_size": 128167,
+                       "num_experts": 64, "moe_intermediate_size": [3072] * 32, "moe_topk": [8] * 32,
+                       "num_shared_expert": [1] * 32},
+    # Hunyuan-7B as a port's test copies it
+    "hunyuan_v1_dense": {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                         "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 128167,
+                         "tie_word_embeddings": True, "max_position_embeddings": 32768},
+    # dots.llm1.inst as a port's test copies it (mlxcel, models/dots1 tests)
+    "dots1": {"hidden_size": 4096, "num_hidden_layers": 62, "intermediate_size": 10944, "num_attention_heads": 32,
+              "num_key_value_heads": 32, "rms_norm_eps": 1e-05, "vocab_size": 152064, "first_k_dense_replace": 1,
+              "moe_intermediate_size": 1408, "n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6,
+              "norm_topk_prob": True, "routed_scaling_factor": 2.5, "max_position_embeddings": 32768,
+              "attention_bias": False, "tie_word_embeddings": False},
+    # North-Micro-Vision's text model as a port's notes give it: 28 layers, every 4th full (NoPE), tied
+    "cohere_compass_text": {"vocab_size": 262144, "hidden_size": 2048, "intermediate_size": 6144,
+                            "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 8,
+                            "head_dim": 128, "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 7,
+                            "sliding_window": 4096,
+                            "logit_scale": 0.25, "tie_word_embeddings": True,
+                            "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 50000.0,
+                                                                      "mrope_section": [24, 20, 20],
+                                                                      "mrope_interleaved": True},
+                                                "full_attention": None}}}
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}
 
@@ -569,6 +648,9 @@ def text_params(config) -> int:
     with torch.device("meta"):
         try:
             model = AutoModelForCausalLM.from_config(config)
+        except ImportError:  # Gemma 3n's wrapper builds its vision tower with timm: the language model and the
+            # head are its text_config's causal LM's, the towers (left out below) apart
+            model = AutoModelForCausalLM.from_config(config.text_config)
         except ValueError:  # a text model the Auto map lists only inside its multimodal wrapper (Mistral 4)
             wrapper = WRAPPED.get(config.model_type)
             if wrapper:

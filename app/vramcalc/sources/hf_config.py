@@ -204,6 +204,9 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     for old, new in reader.aliases:
         if old in config and new not in given:
             config[new] = config[old]
+    for key in reader.needs:  # Dots1MoE: torch.empty(None, ...) and moe_intermediate_size * None
+        if config.get(key) is None:
+            raise ValidationError(key, None, f"{model_type} cannot be built without it (its class leaves it None)")
     if reader.legacy is not None:
         config = _legacy(config, reader)
     if reader.shared_block:
@@ -613,6 +616,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             kinds = [AttentionKind.CHUNKED if rope else AttentionKind.FULL for rope in uses_rope]
     if reader.sliding is not None:
         sliding_on = reader.sliding is not Sliding.QWEN or _bool(config, "use_sliding_window", default=False)
+        if reader.sliding is Sliding.WINDOW_LAYERS and config.get("sliding_window") is None:
+            sliding_on = False
         window = _int(config, "sliding_window", 1, MAX_POSITIONS, default=0) if sliding_on else 0
         if reader.sliding is Sliding.MIMO and config.get("sliding_window_size") is not None:
             window = _int(config, "sliding_window_size", 1, MAX_POSITIONS - 1) + 1  # the query too (MiMoV2FlashConfig)
@@ -624,7 +629,7 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
                 kinds = [AttentionKind.SLIDING if slide else AttentionKind.FULL for slide in slides]
             elif reader.sliding is Sliding.ALL:
                 kinds = [AttentionKind.SLIDING] * layers
-            elif reader.sliding is Sliding.QWEN:  # transformers Qwen2/3: layers from max_window_layers on slide
+            elif reader.sliding in (Sliding.QWEN, Sliding.WINDOW_LAYERS):  # layers from max_window_layers on slide
                 first = _int(config, "max_window_layers", 0, MAX_LAYERS, default=0)
                 kinds = [AttentionKind.SLIDING if i >= first else AttentionKind.FULL for i in range(layers)]
             elif reader.sliding is Sliding.FIRST:

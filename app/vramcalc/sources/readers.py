@@ -19,6 +19,9 @@ class Sliding(enum.Enum):
     QWEN = "qwen"
     """Only when `use_sliding_window` is true, the layers from `max_window_layers` on (Qwen2/3, SmolLM3);
     `layer_types` when given."""
+    WINDOW_LAYERS = "window_layers"
+    """The layers from `max_window_layers` on whenever `sliding_window` is set, whatever `use_sliding_window` says
+    (Dots1Config); `layer_types` when given."""
     MIMO = "mimo"
     """`layer_types`, else `hybrid_layer_pattern` (1: sliding), else layer 0 and every 6th full
     (MiMoV2FlashConfig); the window `sliding_window_size` + 1, as transformers reads it."""
@@ -251,6 +254,7 @@ class Reader:
     hrm: bool = False  # HRM-Text: two stacks run in cycles, each invocation a layer of its own cache (_hrm_config)
     rwkv: bool = False  # RWKV-4: every layer time mixing and channel mixing (LinearAttention.rwkv)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
+    needs: tuple[str, ...] = ()  # keys its class cannot build without: absent or null, the config is refused
     extra: frozenset[str] = frozenset()  # other keys this reader understands
 
 
@@ -291,6 +295,7 @@ EXPERTS_KEY = {MoeKeys.MIXTRAL: "num_local_experts", MoeKeys.QWEN: "num_experts"
 SLIDING_KEYS = {
     Sliding.ALL: {"sliding_window", "layer_types"},
     Sliding.QWEN: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
+    Sliding.WINDOW_LAYERS: {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
     Sliding.TYPES: {"sliding_window", "layer_types", "sliding_window_pattern"},
     Sliding.FIRST: {"sliding_window", "layer_types"},
     Sliding.MIMO: {"sliding_window", "layer_types", "sliding_window_size", "hybrid_layer_pattern"},
@@ -556,6 +561,26 @@ READERS: dict[str, Reader] = {
                      extra=frozenset({"shared_expert_intermediate_size", "num_attention_heads_per_layer", "gating",
                                       "mlp_only_layers", "decoder_sparse_step", "rms_norm_eps",
                                       "moe_routed_scaling_factor", "moe_router_logit_softcapping"})),
+    # Cohere Compass (North-Micro-Vision's language model, CohereCompassForCausalLM): Cohere 2's parallel block (one
+    # LayerNorm without bias, attention_bias on q/k/v/o, a tied head) with layers by layer_types (every layer full
+    # without it: pattern 1); rope_parameters per layer kind (None: NoPE), no parameters
+    "cohere_compass_text": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1,
+                                  tie_default=True, sliding=Sliding.TYPES, pattern=1,
+                                  extra=frozenset({"logit_scale", "pooling", "layer_norm_eps"})),
+    # dots.llm1 (Dots1ForCausalLM): Qwen3's attention (q/k RMSNorm per head, attention_bias on q/k/v/o; the layers
+    # from max_window_layers on sliding when sliding_window is set) before DeepSeek-V3's experts (a sigmoid router,
+    # n_shared_experts × moe_intermediate_size beside them, its e_score_correction_bias a buffer) after
+    # first_k_dense_replace dense layers (0 by default); moe_layer_freq is not read by Dots1DecoderLayer
+    "dots1": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.WINDOW_LAYERS, moe=MoeKeys.DEEPSEEK,
+                    aliases=(("num_local_experts", "n_routed_experts"),),
+                    needs=("n_routed_experts", "n_shared_experts", "num_experts_per_tok"),
+                    extra=frozenset({"rms_norm_eps", "n_group", "topk_group", "routed_scaling_factor",
+                                     "norm_topk_prob", "scoring_func"})),
+    # Nemotron-4 and Minitron (NemotronForCausalLM): Llama's attention (attention_bias on q/k/v/o, partial rotary)
+    # with LayerNorm1P (a LayerNorm, weight and bias, scaling by 1 + weight) and an up/down MLP (ReLU², no gate)
+    # biased by mlp_bias, an untied head
+    "nemotron": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, reads_mlp_bias=True,
+                       extra=frozenset({"norm_eps"})),
     # A.X-K1 (AXK1ForCausalLM): DeepSeek-V3 (MLA with a q latent, its experts after first_k_dense_replace dense
     # layers: 1 when not given, AXK1Config pops it) with an RMSNorm over each MoE block's output
     "axk1": Reader(mla=True, moe=MoeKeys.DEEPSEEK, moe_post_norm=True,
@@ -760,7 +785,11 @@ READERS.update({"gpt-sw3": Reader(block=Block.GPT2), "openai-gpt": Reader(block=
 ENCODER_DECODER = frozenset({"bart", "marian", "mbart", "pegasus", "blenderbot", "blenderbot-small", "plbart",
                              "prophetnet", "mvp", "trocr", "bigbird_pegasus", "musicgen", "musicgen_melody", "moshi",
                              "pegasus_x", "t5", "mt5", "umt5", "longt5", "switch_transformers"})
-NOT_READ = {"xlm": "XLM's", "xlnet": "XLNet's", "reformer": "Reformer's", "blt": "BLT's byte-level"}
+NOT_READ = {"xlm": "XLM's", "xlnet": "XLNet's", "reformer": "Reformer's", "blt": "BLT's byte-level",
+            # drafters whose every layer reuses the target model's K/V, with projections to and from its width
+            # (Gemma4AssistantForCausalLM): not their text_config's Gemma 4 model
+            "gemma4_assistant": "Gemma 4 assistant's (drafter)",
+            "gemma4_unified_assistant": "Gemma 4 unified assistant's (drafter)"}
 
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",

@@ -169,6 +169,9 @@ TRAITS: Mapping[str, Traits] = {
     "minimax": Traits(fp32_routing_weights=True), "minimax_text_01": Traits(fp32_routing_weights=True),
     "minimax_m1": Traits(fp32_routing_weights=True),
     "laguna": DEFAULT,  # LagunaTopKRouter: F.linear in the model's dtype, sigmoid on .float(), the weights cast back
+    "dots1": Traits(fp32_router=True, fp32_routing_weights=True),  # Dots1TopkRouter: F.linear on .type(float32)
+    "nemotron": DEFAULT,
+    "cohere_compass_text": DEFAULT,
     "axk1": Traits(fp32_router=True, fp32_routing_weights=True),  # DeepSeek-V3's router: F.linear on .type(float32)
     "axk2": Traits(fp32_router=True, fp32_routing_weights=True),  # AXK2TopkRouter: F.linear on .type(float32)
     # ZayaRouter: its MLP and softmax in the model's dtype (only the balancing-bias choice in fp32); the residual stream
