@@ -24,6 +24,7 @@ ENCODERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] ==
 DECODERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "decoder"]
 MODERN = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "modernbert"]
 RERANKERS = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] == "decoder-rerank"]
+REMOTE = [case for case in GOLDEN["cases"] if MODELS[case["model"]]["kind"] in ("nomic-bert", "jina-bert-v2")]
 
 
 def _id(case: dict) -> str:
@@ -43,7 +44,8 @@ def test_a_modernbert_graph_is_counted_to_the_byte(case):
     first (its mask freed after it: the formula above), and a last layer whose FFN found no hole (4·n·h below)."""
     model = MODELS[case["model"]]
     counted = ggml_forward_bytes(model["hidden"], model["ffn"], model["heads"], tokens=case["n_ubatch"],
-                                 seqs=case["seqs"], flash=case["flash"], pooling=model["pooling"], modern=True)
+                                 seqs=case["seqs"], flash=case["flash"], pooling=model["pooling"], family="modernbert",
+                                 gated=True)
     assert counted - case["bytes"] == case.get("formula_over", 0)
     n, over = case["n_ubatch"], case.get("formula_over", 0)
     if over > 0:  # at most the freed global mask, of a 3-layer model only
@@ -69,6 +71,58 @@ def test_the_engine_counts_modernbert_with_its_own_graph():
     assert result.bytes_of("activations") == expected
     bert = ggml_forward_bytes(h, 1152, 12, tokens=n, seqs=4, flash=True, pooling="cls")
     assert expected - bert == 2 * n * n + 6 * n * h  # the window's mask, and attention's 30·n·h over BERT's 24
+
+
+@pytest.mark.parametrize("case", REMOTE, ids=[_id(case) for case in REMOTE])
+def test_nomic_and_jina_graphs_are_counted_to_the_byte(case):
+    """nomic-bert (rotary Q and K from a fused QKV, SwiGLU) and JinaBERT v2 (ALiBi, GEGLU; and the qk-post-norm
+    layout of jina-embeddings-v2-base-code) through bert.cpp, F16 and Q8_0 alike: every measured run exactly but
+    one, where the golden file says why: the formula's FFN moment holds a freed n × h hole below layer 0's FFN
+    input (ModernBERT's too), and in that run ggml-alloc placed the input with none, 4·n·h lower."""
+    model = MODELS[case["model"]]
+    counted = ggml_forward_bytes(model["hidden"], model["ffn"], model["heads"], tokens=case["n_ubatch"],
+                                 seqs=case["seqs"], flash=case["flash"], pooling=model["pooling"],
+                                 family=model["family"], gated=True)
+    assert counted - case["bytes"] == case.get("formula_over", 0) in (0, 4 * case["n_ubatch"] * model["hidden"])
+
+
+def test_nomic_and_jina_are_not_counted_as_bert():
+    """BERT's formula, which the engine used for them, gives 0.47 to 1.09 of the measured bytes and only one run
+    exactly (nb-narrow at 128 tokens without flash attention, where the scores fit in the freed QKV); and the grid
+    reaches both moments of each graph, attention (the narrow models, FFN h / 2) and the gated FFN, with flash
+    attention and without."""
+    ratios = []
+    moments = set()
+    for case in REMOTE:
+        model, n, flash = MODELS[case["model"]], case["n_ubatch"], case["flash"]
+        bert = ggml_forward_bytes(model["hidden"], model["ffn"], model["heads"], tokens=n, seqs=case["seqs"],
+                                  flash=flash, pooling=model["pooling"])
+        ratios.append(bert / case["bytes"])
+        ids = (8 if model["kind"] == "jina-bert-v2" else 12) * n
+        pooled = 4 * n * case["seqs"] if model["pooling"] == "mean" else -(-4 * case["seqs"] // 32) * 32
+        ffn = ids + pooled + (2 if flash else 4) * n * n + 12 * n * model["hidden"] + 12 * n * model["ffn"]
+        moments.add((model["kind"], flash, case["bytes"] + case.get("formula_over", 0) == ffn))
+    assert len(REMOTE) == 81 and sum("formula_over" in case for case in REMOTE) == 1
+    assert sum(ratio == 1 for ratio in ratios) == 1 and 0.46 < min(ratios) < 0.48 and 1.08 < max(ratios) < 1.09
+    both = {(kind, flash, peak) for kind in ("nomic-bert", "jina-bert-v2") for flash in (False, True)
+            for peak in (False, True)}
+    assert moments == both
+
+
+def test_the_engine_counts_nomic_and_jina_with_their_graphs():
+    """nomic-embed-text-v1.5 and jina-embeddings-v2-base-en (h 768, 12 heads, FFN 3072) under llama.cpp
+    --embedding, 512 tokens over 4 slots with flash attention: the SwiGLU's or GEGLU's FFN, 12·n·h + 12·n·3072,
+    above the inputs (jina's without positions), as measured; 12.6 MiB over the BERT formula it used."""
+    remote = {case["name"]: case["config"] for case in json.loads(
+        (Path(__file__).parent / "golden" / "encoders.json").read_text(encoding="utf-8"))["remote"]}
+    n, h = 512, 768
+    for name, ids in (("nomic_bert/nomic-embed-text-v1.5", 12), ("jina-bert-v2/jina-embeddings-v2-base-en", 8)):
+        result = estimate(parse_workload({"model": "config", "runtime": "llamacpp", "mode": "embedding",
+                                          "precision": "f16", "seq": "512"}, config=remote[name]))
+        expected = ids * n + 32 + 2 * n * n + 12 * n * h + 12 * n * 3072
+        assert result.bytes_of("activations") == expected
+        bert = ggml_forward_bytes(h, 3072, 12, tokens=n, seqs=4, flash=True, pooling="cls")
+        assert expected - bert == 8 * n * 3072 + (ids - 12) * n
 
 
 @pytest.mark.parametrize("case", DECODERS, ids=[_id(case) for case in DECODERS])

@@ -125,3 +125,46 @@ def test_an_embedder_multiplies_by_no_table_and_an_encoder_attends_both_ways():
     tables = sum(names[f"embeddings.{t}_embeddings.weight"] for t in ("word", "position", "token_type"))
     assert matmul_params(model, head=False) == GOLDEN["bge-m3"]["params"] - tables  # AutoModel's, with the pooler
     assert prompt_attention_flops(model, 512) == 24 * 2 * 16 * (64 + 64) * 512 * 512
+
+
+REMOTE = {case["name"]: case["config"] for case in json.loads(
+    (Path(__file__).parent / "golden" / "encoders.json").read_text(encoding="utf-8"))["remote"]}
+
+
+def _remote(name: str, **values):
+    return estimate(parse_workload({**TEI, "model": "config", **values}, config=REMOTE[name]))
+
+
+def test_nomic_and_jina_follow_their_own_candle_models():
+    """Read from models/flash_nomic.rs, flash_jina.rs, flash_jina_code.rs (0d124dc), not the pre-norm formula they
+    fell to (8·h + 4·I a token): on an H100 in float16 the flash models' MLP is the peak, 16,384 tokens of
+    nomic-embed-text-v1.5's SwiGLU beside three hidden states (3·h + 3·I, and cos and sin), JinaBERT v2's GLU
+    beside four (4·h + 4·I), and the qk-post-norm variant's beside five (layer_norm_1's output too)."""
+    h, i, tokens = 768, 3072, 16384
+    nomic = _remote("nomic_bert/nomic-embed-text-v1.5").bytes_of("activations")
+    assert nomic == tokens * 2 * (3 * h + 3 * i + 64)
+    base = REMOTE["jina-bert-v2/jina-embeddings-v2-base-en"]
+    jina = _remote("jina-bert-v2/jina-embeddings-v2-base-en").bytes_of("activations")
+    assert jina == tokens * 2 * (4 * h + 4 * i)
+    code = estimate(parse_workload({**TEI, "model": "config"}, config={
+        **base, "_name_or_path": "jinaai/jina-bert-v2-qk-post-norm"})).bytes_of("activations")
+    assert code - jina == tokens * 2 * h
+
+
+def test_jina_padded_keeps_its_alibi_table_and_flash_only_slopes():
+    """jina.rs JinaBertModel::load builds the 1 × heads × L × L table (alibi.rs build_alibi_tensor, L the config's
+    8,192 positions) in the model's dtype; FlashJinaBertModel keeps the heads' slopes (flash_jina.rs). In
+    float32 (no flash model) jina-embeddings-v2-base-en holds 3 GiB of it whatever the batch."""
+    name = "jina-bert-v2/jina-embeddings-v2-base-en"
+    flash, fp32 = (_remote(name, seq="512", precision=p) for p in ("fp16", "fp32"))
+    short = _remote(name, seq="512", precision="fp32", max_batch_tokens="512")
+    from vramcalc.render.messages import ENGLISH
+
+    def said(result) -> str:
+        return " ".join(ENGLISH.say(part) for part in next(
+            c for c in result.components if c.key == "activations").formula)
+
+    table = 12 * 8192**2 * 4
+    assert fp32.bytes_of("activations") - short.bytes_of("activations") < table < short.bytes_of("activations")
+    assert flash.bytes_of("activations") < table and "ALiBi" in said(fp32) and "ALiBi" not in said(flash)
+    assert "12 × 8,192² values = 3.00 GiB" in said(short)

@@ -865,10 +865,11 @@ class LlamaCpp(NoPool):
             held = given_overhead(workload, workload.held_bytes, "llama.cpp", LLAMACPP_CUDA_OVERHEAD,
                                       lambda: phrase("llamacpp.overhead", bytes=format_binary(workload.overhead_bytes)))
             model, flash, seqs = workload.model, uses_flash(workload.attention), server_outputs(workload.parallel)
+            encoder = workload.model.encoder
             n = min(pad(workload.seq, LLAMACPP_PAD) * workload.parallel, workload.ubatch)  # min(n_ctx, n_ubatch)
             size = ggml_forward_bytes(model.hidden, model.ffn, model.heads, tokens=n, seqs=seqs, flash=flash,
-                                      pooling="rank" if reranks(model) else "cls",
-                                      modern=model.model_type == "modernbert")
+                                      pooling="rank" if reranks(model) else "cls", family=encoder.family,
+                                      gated=model.gated_mlp)
             graph = Component(key="activations", bytes=size, explain=lambda: phrase(
                 "llamacpp.embedding_compute", n=f"{n:,}", seqs=seqs, flash="on" if flash else "off",
                 bytes=format_binary(size)))

@@ -19,6 +19,7 @@ from ..formats.weights import WeightFormat
 from ..memory.components import Component, given_overhead, no_component
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import Block, ModelSpec
+from ..model.families.encoder import alibi_bytes
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuKind
 from ..workload import Workload
@@ -78,11 +79,36 @@ def tei_forward_bytes(model: ModelSpec, e: int, *, tokens: int, seq: int, flash:
     (4·h), q, k and v, q and k normed, the attention's output and o_proj's (h), or beside the seven hidden
     states the MLP's gate_up (2·I), activation and product (I each) and down (h); cos and sin per token.
     Flash attention adds its fp32 log-sum-exp per head; the padded models (models/bert.rs) their scores and
-    probabilities per head (a·s each per token) and the attention bias broadcast once for the forward."""
+    probabilities per head (a·s each per token) and the attention bias broadcast once for the forward.
+
+    JinaBERT v2 (flash_jina.rs, jina.rs): BERT's attention (the same code), then the GLU MLP beside the layer's
+    input and the attention's output: gated_layers (2·I), the GELU of its first half and the product (I each),
+    wo and the LayerNorm: 4·h + 4·I. Its qk-post-norm variant (flash_jina_code.rs, jina_code.rs): q and k copied
+    out of the fused qkv and LayerNormed (4·h more: 11·h with flash attention; padded, q, k and v made contiguous
+    once more, 12·h beside the scores, then 14·h), and layer_norm_1 before the MLP (5·h + 4·I). nomic-bert
+    (flash_nomic.rs, nomic.rs): no LayerNorm inside the attention (input, qkv, output, out_proj: 6·h, rotary in
+    place; padded, q and k contiguous and rotated apart, 9·h beside the scores, 11·h while k is rotated, then
+    10·h), and the SwiGLU MLP beside the layer's input, the attention's output and norm1's: fc11 and fc12 as one
+    matmul (2·I) and the SwiGLU's output (I), 3·h + 3·I; cos and sin per token (head_dim/2 each, padded head_dim
+    each). JinaBERT's padded model also keeps its ALiBi table (`alibi_bytes`, added by the breakdown)."""
     h, i, a = model.hidden, model.ffn, model.heads
     q, kv = a * model.head_dim, model.kv_heads * model.head_dim
     scores = 0 if flash else a * seq * e  # per token: batch × a × s² over batch × s tokens
     lse = 4 * a if flash else 0
+    family = model.encoder.family if model.encoder else ""
+    if family.startswith("jina-bert-v2"):
+        code = family.endswith("qk-post-norm")
+        attention = (11 if code else 7) * h * e + lse if flash else (12 if code else 7) * h * e + 2 * scores
+        mlp = ((5 if code else 4) * h + 4 * i) * e
+        if not flash:
+            mlp = max(mlp, (14 if code else 9) * h * e)
+        return tokens * (max(attention, mlp) + scores)
+    if family == "nomic_bert":
+        mlp = max((3 * h + 3 * i) * e if model.gated_mlp else (4 * h + i) * e, 5 * h * e)
+        if flash:
+            return tokens * (max(6 * h * e + lse, mlp) + model.head_dim * e)
+        attention = max(9 * h * e + 2 * scores, 11 * h * e)  # after the scores: 10·h
+        return tokens * (max(attention, mlp) + scores + 2 * model.head_dim * e)
     if model.block is Block.GPT2:
         attention, mlp = 7 * h * e + lse + 2 * scores, (4 * h + i) * e
         if not flash:  # q and k made contiguous, the context transposed back: 9·h once the scores are freed
@@ -161,17 +187,25 @@ class Tei(NoPool):
         run = workload.but(model=model)
         sequences, seq, tokens = tei_batch(run)
         flash = tei_flash(run)
-        size = tei_forward_bytes(model, int(run.activation_precision.bits) // 8, tokens=tokens, seq=seq, flash=flash)
+        e = int(run.activation_precision.bits) // 8
+        forward = tei_forward_bytes(model, e, tokens=tokens, seq=seq, flash=flash)
+        # jina.rs builds JinaBERT's 1 × heads × L × L ALiBi table at load (alibi.rs build_alibi_tensor); the flash
+        # model keeps the heads' slopes only
+        alibi = (alibi_bytes(model.heads, model.max_positions or 0, seq, e) if encoder is not None
+                 and encoder.family.startswith("jina-bert-v2") and not flash else 0)
+        size = forward + alibi
         return EngineBreakdown(components=(
             weights_bytes(run),
             no_component("gradients", "gradients.none"),
             no_component("optimizer", "optimizer.none"),
             no_component("master_weights", "master_weights.none"),
             no_component("kv_cache", "tei.kv_cache"),
-            Component(key="activations", bytes=size, explain=lambda: phrase(
+            Component(key="activations", bytes=size, explain=lambda: (phrase(
                 "tei.activations", sequences=sequences, seq=f"{seq:,}", tokens=f"{tokens:,}",
-                budget=f"{workload.max_batch_tokens:,}", bytes=format_binary(size),
-                attention=phrase("tei.flash" if flash else "tei.padded"))),
+                budget=f"{workload.max_batch_tokens:,}", bytes=format_binary(forward),
+                attention=phrase("tei.flash" if flash else "tei.padded")), *((phrase(
+                    "activations.alibi", heads=model.heads, side=f"{max(model.max_positions or 0, seq):,}",
+                    bytes=format_binary(alibi)),) if alibi else ()))),
             no_component("logits", "logits.embedding"),
             no_component("temporaries", "temporaries.inference"),
             given_overhead(workload, workload.held_bytes, "TEI", pytorch_overhead(vars(workload)), lambda: phrase(

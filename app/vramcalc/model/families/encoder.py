@@ -19,7 +19,7 @@ class Encoder:
 
 
 def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, flash: bool, pooling: str,
-                       modern: bool = False) -> int:
+                       family: str = "bert", gated: bool = False) -> int:
     """llama.cpp's compute buffer for an encoder's --embedding graph (src/models/bert.cpp at 0c1e57098): ggml-alloc's
     peak over the graph of `tokens` (n_ubatch) tokens and `seqs` sequences, measured to the byte on a CPU build
     (docs/accuracy.md, tests/golden/llamacpp_embedding.json). The inputs stay allocated: token ids, positions and output
@@ -27,24 +27,33 @@ def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, 
     4·n·seqs; rank: none at the peak) and the n × n mask (F32; F16 with flash attention). Above them the larger of two
     moments of the first layer, all in F32: attention (the embeddings, the layer's input, Q, K, V and V made contiguous:
     24·n·h, and without flash attention the scores, 4·heads·n²) or the FFN (the embeddings, its input and output:
-    12·n·h, and the up projection with its GELU in place: 4·n·ffn).
+    12·n·h, and the up projection with its GELU in place: 4·n·ffn; `gated`, the up projection and gate and the
+    GLU's own output: 12·n·ffn).
 
-    `modern`: ModernBERT (src/models/modern-bert.cpp), measured the same way. A second n × n mask for the
+    `family` modernbert: ModernBERT (src/models/modern-bert.cpp), measured the same way. A second n × n mask for the
     sliding-window layers; RANK keeps the rows' ids as CLS does. Attention: the embeddings, their norm (layer 0 has
     none), the fused QKV (12·n·h, Q, K and V are views of it), Q and K rotated and, without flash attention, V made
     contiguous: 32·n·h, then the scores, 4·heads·n², unless they fit in the freed QKV; with flash attention K cast to
     F16 while Q, K and the QKV are alive: 30·n·h. The FFN: the embeddings, the attention's output and a freed n × h,
     12·n·h, the up projection to 2·ffn and the GeGLU's output, 12·n·ffn. Exact while a global layer follows layer 0
-    (every checkpoint): with only layer 0 global its mask is freed after it and later tensors may reuse it."""
+    (every checkpoint): with only layer 0 global its mask is freed after it and later tensors may reuse it.
+
+    nomic_bert (bert.cpp's nomic path): ModernBERT's attention (the token embeddings, their norm, the fused QKV, Q
+    and K rotated, V made contiguous or K cast to F16) with one mask, and the SwiGLU FFN, up and gate apart and their
+    product, 12·n·ffn. jina-bert-v2 (and its qk-post-norm variant): no positions (8·n of ids), BERT's attention with
+    the ALiBi slope applied inside the soft-max (no bias tensor), 22·n·h with flash attention (the K cast to F16, not
+    V's), and the GEGLU FFN, the fused up of 2·ffn and the product, 12·n·ffn."""
     n = tokens
+    modern, jina = family == "modernbert", family.startswith("jina-bert-v2")
     ids = 0 if pooling == "rank" and not modern else -(-4 * seqs // 32) * 32
     pooled = 4 * n * seqs if pooling == "mean" else ids
-    inputs = 12 * n + pooled + (1 + modern) * (2 if flash else 4) * n * n
-    if modern:
-        kq = 0 if flash else 4 * heads * n * n
+    inputs = (8 if jina else 12) * n + pooled + (1 + modern) * (2 if flash else 4) * n * n
+    kq = 0 if flash else 4 * heads * n * n
+    if modern or family == "nomic_bert":
         attention = 30 * n * h if flash else 32 * n * h + (kq if kq > 12 * n * h else 0)
-        return inputs + max(attention, 12 * n * h + 12 * n * ffn)
-    return inputs + max(24 * n * h + (0 if flash else 4 * heads * n * n), 12 * n * h + 4 * n * ffn)
+    else:
+        attention = (22 if jina and flash else 24) * n * h + kq
+    return inputs + max(attention, 12 * n * h + (12 if gated else 4) * n * ffn)
 
 
 def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e: int, eager: bool,
