@@ -128,6 +128,20 @@ def card_batch_defaults(workload: Workload) -> tuple[int, int]:
     return vllm_batch_defaults(gpu.usable_bytes, gpu.display_name) if gpu else vllm_batch_defaults(0)
 
 
+def chunks_prompts(workload: Workload) -> bool:
+    """Whether vLLM 0.34 splits a prompt over steps (chunked prefill): not for a pooling model of bidirectional
+    attention, the encoders here (config/model.py `attn_type` "encoder_only", `is_chunked_prefill_supported`)."""
+    return not (workload.embeds and workload.model.encoder is not None)
+
+
+def vllm_batched_tokens(workload: Workload) -> int:
+    """max_num_batched_tokens: the user's, else vLLM's default for the card, and without chunked prefill at least
+    max_model_len (engine/arg_utils.py `_set_default_max_num_seqs_and_batched_tokens_args`: "If max_model_len is
+    too short, use the default for higher throughput")."""
+    default = card_batch_defaults(workload)[0]
+    return workload.max_num_batched_tokens or (default if chunks_prompts(workload) else max(default, workload.seq))
+
+
 def vllm_kv_tokens(seq: int) -> int:
     """Tokens of KV vLLM allocates for one sequence: whole 16-token blocks."""
     return math.ceil(seq / VLLM_BLOCK_TOKENS) * VLLM_BLOCK_TOKENS
@@ -310,6 +324,14 @@ class Vllm:
         refuse_training(workload)
         refuse_gguf(workload)
         check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+        encoder = workload.model.encoder if workload.embeds else None
+        if encoder is not None and encoder.family.startswith("jina-bert-v2"):
+            raise ValidationError("runtime", "vllm", "vLLM has no JinaBERT v2 (ALiBi): its encoders are BERT, "
+                                                     "XLM-RoBERTa, ModernBERT, nomic-bert and GTE (models/registry.py)")
+        given = workload.max_num_batched_tokens
+        if encoder is not None and given is not None and given < workload.seq:  # config/scheduler.py
+            raise ValidationError("max_num_batched_tokens", given, f"vLLM runs an encoder's prompt in one step (no "
+                                  f"chunked prefill): it must hold max_model_len, {workload.seq:,} tokens")
         reserve, card = workload.reserve_bytes or 0, workload.gpu
         claimed = card.usable_bytes * workload.gpu_memory_utilization if card is not None else 0
         if reserve and card is not None and claimed > card.usable_bytes - reserve:
@@ -327,6 +349,8 @@ class Vllm:
     def notes(self, workload: Workload) -> tuple[str, ...]:
         model = workload.model
         profiled = model.vision is not None and not workload.text_only and not (workload.images or workload.videos)
+        if not chunks_prompts(workload):  # an encoder: no profiling run, no pool claimed (v1/engine/core.py)
+            return ()
         return ("note.vllm_fit", *(("note.vllm_mm_profile",) if profiled and not workload.embeds else ()))
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
@@ -370,9 +394,12 @@ class Vllm:
         """What the requested sequences need, and the pool the engine would build on the card."""
         model = workload.model
         card = workload.gpu.usable_bytes if workload.gpu else 0
-        default_tokens, default_seqs = card_batch_defaults(workload)
-        batched = workload.max_num_batched_tokens or default_tokens
-        if workload.embeds and model.encoder is not None:  # the pooling runner: its profile run, no KV cache
+        default_seqs = card_batch_defaults(workload)[1]
+        batched = vllm_batched_tokens(workload)
+        if not chunks_prompts(workload):
+            # an encoder-only pooling model: no KV-cache spec, so EngineCore._initialize_kv_caches neither profiles
+            # nor builds a pool ("Attention free models don't need memory for kv cache"); the card then holds the
+            # weights, the largest step (max_num_batched_tokens) the caching allocator keeps, and the overhead
             held = given_overhead(workload, workload.held_bytes, "vLLM", self.default_overhead(vars(workload)),
                                       lambda: phrase("vllm.overhead", bytes=format_binary(workload.overhead_bytes),
                                                      eager=workload.enforce_eager))

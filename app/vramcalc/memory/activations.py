@@ -18,7 +18,7 @@ from ..model.families.decoder.saved import (
     lora_measured,
     outside_layers_bytes_per_token,
 )
-from ..model.families.encoder import alibi_bytes, forward_bytes
+from ..model.families.encoder import alibi_bytes, forward_bytes, vllm_forward_bytes
 from ..model.families.vision import GLM, MEASURED, encoder_peak, image_patches, video_grid
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
@@ -222,20 +222,27 @@ def embedding_components(workload: Workload, *, batch: int, seq: int, engine: st
     """An embedder's or reranker's memory: the weights and one forward over `batch` sequences of `seq` tokens, no
     logits. An encoder keeps no KV cache and its forward is as measured (encoder.py `forward_bytes`); a decoder
     embedder's forward is the prefill, with the DynamicCache transformers' forward builds (use_cache). transformers
-    runs the padded batch; vLLM's pooling runner and llama.cpp's --embedding one padding-free budget of tokens."""
+    runs the padded batch; vLLM's pooling runner and llama.cpp's --embedding one padding-free budget of tokens (vLLM's
+    encoder forward is read from its source: encoder.py `vllm_forward_bytes`)."""
     model, run = workload.model, workload.but(batch=batch, seq=seq)
     if model.encoder is None:
         kv, activations = kv_cache_bytes(run), inference_activations(run)
     else:
         kv = no_component("kv_cache", "kv_cache.encoder")
         e = int(workload.activation_precision.bits) // 8
-        forward = forward_bytes(model.hidden, model.ffn, model.heads, model.head_dim, model.encoder.family, e=e,
-                                batch=batch, seq=seq, layers=model.layers, gated=model.gated_mlp,
-                                eager=workload.attention is Attention.EAGER and engine == "transformers")
+        if engine == "vLLM":  # one step of the pooling runner: `seq` tokens flattened, varlen attention
+            forward = vllm_forward_bytes(model.hidden, model.ffn, model.heads, model.encoder.family, e=e,
+                                         tokens=batch * seq, gated=model.gated_mlp)
+        else:
+            forward = forward_bytes(model.hidden, model.ffn, model.heads, model.head_dim, model.encoder.family, e=e,
+                                    batch=batch, seq=seq, layers=model.layers, gated=model.gated_mlp,
+                                    eager=workload.attention is Attention.EAGER and engine == "transformers")
         alibi = (alibi_bytes(model.heads, model.max_positions or 0, seq, e)
                  if model.encoder.family.startswith("jina-bert-v2") and engine == "transformers" else 0)
         size = forward + alibi
         activations = Component(key="activations", bytes=size, explain=lambda: (phrase(
+            "activations.embedding_vllm", tokens=f"{batch * seq:,}", bytes=format_binary(forward))
+            if engine == "vLLM" else phrase(
             "activations.embedding", batch=batch, seq=f"{seq:,}", engine=engine, bytes=format_binary(forward)),
             *((phrase("activations.alibi", heads=model.heads, side=f"{max(model.max_positions or 0, seq):,}",
                       bytes=format_binary(alibi)),) if alibi else ())))

@@ -25,7 +25,7 @@ from typing import Any
 from ..core.choices import GGUF_RUNTIMES, Runtime
 from ..core.dtypes import Precision
 from ..engines.llamacpp import LlamaCppFacts, draft_workload, uses_flash
-from ..engines.vllm import card_batch_defaults
+from ..engines.vllm import vllm_batched_tokens
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..model.families.decoder.spec import ModelSpec
@@ -90,8 +90,8 @@ class Step:
 
 
 def vllm_budget(workload: Workload) -> int:
-    """max_num_batched_tokens: the user's, else vLLM's default for the card."""
-    return workload.max_num_batched_tokens or card_batch_defaults(workload)[0]
+    """max_num_batched_tokens: the user's, else vLLM's default for the card (engines/vllm.py)."""
+    return vllm_batched_tokens(workload)
 
 
 def _kernel(workload_precision: object, runtime: Runtime, device: Device) -> str:

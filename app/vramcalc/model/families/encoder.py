@@ -115,6 +115,32 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     return tokens * max(rotary, mlp, scores) + mask + 4 * seq * head_dim * e + 8 * seq
 
 
+def vllm_forward_bytes(h: int, ffn: int, heads: int, family: str, *, e: int, tokens: int, gated: bool = True) -> int:
+    """The peak above the weights of one step of vLLM 0.34's pooling runner over `tokens` tokens, read from its
+    source (not measured). The step is the requests' tokens flattened into one [tokens, h] batch (no padding), and
+    encoder-only attention is FlashAttention's varlen kernel over each request's own span (v1/attention/backends/
+    flash_attn.py `_forward_encoder_attention`; Triton and FlexAttention, the fallbacks, are varlen too): no
+    seq × seq scores, mask or bias, so nothing grows with a sequence's square; per token, the largest moment of a
+    layer after the first, with what the model's Python keeps alive (eager; torch.compile, vLLM's default, may free
+    the embeddings' output sooner). The kernel's log-sum-exp is fp32 per head (4·heads bytes).
+
+    BERT and XLM-R (models/bert.py; roberta.py builds the same BertModel): the embeddings' output and the layer's
+    input beside the fused QKV (3·h) and attention's output, or the intermediate and its GELU (2·I) beside
+    attention's output, or BertOutput's dense, residual add and LayerNorm beside the GELU (3·h + I).
+    ModernBERT (modernbert.py): the embeddings, the input, attn_norm's output, the fused QKV rotated in place and
+    attention's output (7·h); the GeGLU MLP, Wi to 2·I, the GELU and the product (4·I) beside the embeddings, the
+    input, the sum, attention's output and mlp_norm's (5·h); Wo's output beside Wi's and the product.
+    nomic-bert (bert_with_rope.py NomicBertModel, post-norm): out_proj beside the QKV and attention's output (7·h);
+    the SwiGLU MLP, gate_up (2·I) and SiluAndMul (I), then down_proj beside them (5·h + 3·I); GELU: up, act (2·I)."""
+    lse = 4 * heads
+    if family == "modernbert":
+        return tokens * max(7 * h * e + lse, (5 * h + 4 * ffn) * e, (6 * h + 3 * ffn) * e)
+    if family == "nomic_bert":
+        mlp = 5 * h + 3 * ffn if gated else max(4 * h + 2 * ffn, 5 * h + ffn)
+        return tokens * max(6 * h * e + lse, 7 * h * e, mlp * e)
+    return tokens * max(6 * h * e + lse, (3 * h + 2 * ffn) * e, (6 * h + ffn) * e)
+
+
 def alibi_bytes(heads: int, positions: int, seq: int, e: int) -> int:
     """JinaBERT v2's ALiBi bias under transformers: its encoder builds the 1 × heads × L × L table at load, L the
     config's max_position_embeddings (8,192 for the checkpoints), in the model's dtype, and rebuilds it at a longer

@@ -314,6 +314,10 @@ EN: Mapping[str, str] = {
     ),
     "logits.embedding": "one vector (or score) per sequence: no logits",
     "activations.alibi": "+ the ALiBi table JinaBERT's code builds at load, {heads} × {side}² values = {bytes}",
+    "activations.embedding_vllm": (
+        "one step of {tokens} tokens (max_num_batched_tokens) in vLLM's pooling runner: the requests flattened, "
+        "FlashAttention over each one's span, no seq × seq term; read from vLLM's source = {bytes}"
+    ),
     "activations.embedding": "one forward of {batch} × {seq} tokens ({engine}), measured with transformers = {bytes}",
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} {full:layer|layers} × {per_layer} B/token/layer{recompute} "

@@ -329,6 +329,10 @@ PT: Mapping[str, str] = {
     "activations.alibi": (
         "+ a tabela ALiBi que o código do JinaBERT monta ao carregar, {heads} × {side}² valores = {bytes}"
     ),
+    "activations.embedding_vllm": (
+        "um passo de {tokens} tokens (max_num_batched_tokens) no executor de pooling do vLLM: os pedidos "
+        "concatenados, FlashAttention sobre o trecho de cada um, sem termo seq × seq; lido do código do vLLM = {bytes}"
+    ),
     "activations.embedding": "uma passada de {batch} × {seq} tokens ({engine}), como medida com transformers = {bytes}",
     "activations.training": (
         "{batch} × {seq} tokens × ({layers_kept} {full:camada|camadas} × {per_layer} B/token/camada{recompute} "
