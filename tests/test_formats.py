@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from vramcalc import estimate, parse_workload
@@ -10,7 +12,7 @@ from vramcalc.core.errors import ValidationError
 from vramcalc.core.units import GB, GIB
 from vramcalc.formats.weights import parse_format, weights
 from vramcalc.sources.hf_config import from_hf_config
-from vramcalc.sources.presets import preset_spec
+from vramcalc.sources.presets import load_presets, preset_spec
 
 # llama.cpp tools/quantize/README.md, meta-llama/Llama-3.1-8B (shared/docs/reference.md §2.9), GiB
 LLAMA_31_8B_GGUF = {
@@ -50,6 +52,85 @@ def test_fp8_block_scales_match_the_kimi_k2_checkpoint():
     fp8 = weights(spec, parse_format("native"))[0]
     scales = (fp8.bytes - fp8.params) // 4
     assert scales == pytest.approx(62_521_648 - 60 * 384, rel=0.001)
+
+
+def _dsv4_checkpoint(config: dict, *, mtp: bool) -> dict[str, int]:
+    """DeepSeek-V4's safetensors payload by dtype, tensor by tensor as DeepSeek's inference/model.py declares it
+    (read in a public copy; vLLM's deepseek_v4.py and deepseek_v4_attention.py load the same names): written here
+    apart from weights.py, in the checkpoint's own names, so that the two can disagree."""
+    d, layers, heads, hd = (config[k] for k in ("hidden_size", "num_hidden_layers", "num_attention_heads",
+                                                  "head_dim"))
+    ql, groups, ol = config["q_lora_rank"], config["o_groups"], config["o_lora_rank"]
+    experts, inter, vocab, top_k = (config[k] for k in ("n_routed_experts", "moe_intermediate_size", "vocab_size",
+                                                         "num_experts_per_tok"))
+    ih, ihd, hc = config["index_n_heads"], config["index_head_dim"], config["hc_mult"]
+    sizes = {"F8_E4M3": 0, "F8_E8M0": 0, "I8": 0, "BF16": 0, "F32": 0, "I64": 0}
+
+    def fp8(out, inp):  # Linear(dtype=float8_e4m3fn): weight [out, in], scale [ceil(out/128), ceil(in/128)] e8m0
+        sizes["F8_E4M3"] += out * inp
+        sizes["F8_E8M0"] += -(-out // 128) * -(-inp // 128)
+
+    def fp4(out, inp):  # Linear(dtype=float4_e2m1fn_x2), stored I8: weight [out, in/2], scale [out, in/32] e8m0
+        sizes["I8"] += out * inp // 2
+        sizes["F8_E8M0"] += out * inp // 32
+
+    def add(dtype, *shape):
+        sizes[dtype] += {"BF16": 2, "F32": 4, "I64": 8}[dtype] * math.prod(shape)
+
+    def block(index, ratio):
+        add("BF16", d), add("BF16", d), add("F32", heads)  # attn_norm, ffn_norm, attn.attn_sink
+        fp8(ql, d), add("BF16", ql), fp8(heads * hd, ql), fp8(hd, d), add("BF16", hd)  # wq_a, q_norm, wq_b, wkv
+        fp8(groups * ol, heads * hd // groups), fp8(d, groups * ol)  # wo_a, wo_b
+        for width, kept in ((hd, ratio), (ihd, ratio == 4)):  # attn.compressor; the indexer's own (CSA)
+            if kept:
+                wide = (1 + (ratio == 4)) * width  # ape fp32, wkv and wgate bf16, norm
+                add("F32", ratio, wide), add("BF16", wide, d), add("BF16", wide, d), add("BF16", width)
+        if ratio == 4:
+            fp8(ih * ihd, ql), add("BF16", ih, d)  # indexer.wq_b, indexer.weights_proj
+        add("BF16", experts, d)  # ffn.gate.weight; a hash layer's tid2eid, the others' bias
+        add("I64", vocab, top_k) if index < config["num_hash_layers"] else add("F32", experts)
+        for _ in range(experts):
+            fp4(inter, d), fp4(d, inter), fp4(inter, d)
+        fp8(inter, d), fp8(d, inter), fp8(inter, d)  # shared_experts
+        mix = (2 + hc) * hc  # hc_attn_* and hc_ffn_*: fn, base, scale
+        for _ in range(2):
+            add("F32", mix, hc * d), add("F32", mix), add("F32", 3)
+
+    add("BF16", vocab, d), add("BF16", vocab, d), add("BF16", d)  # embed, head, norm
+    add("F32", hc, hc * d), add("F32", hc), add("F32", 1)  # hc_head_fn, base, scale
+    ratios = config["compress_ratios"]
+    for index in range(layers):
+        block(index, ratios[index])
+    for index in range(layers, layers + config["num_nextn_predict_layers"] if mtp else layers):
+        block(index, ratios[index])  # mtp.0: a block, e_proj and h_proj, enorm, hnorm, norm, its own hc_head
+        fp8(d, d), fp8(d, d), add("BF16", d), add("BF16", d), add("BF16", d)
+        add("F32", hc, hc * d), add("F32", hc), add("F32", 1)
+    return sizes
+
+
+# model.safetensors.index.json metadata.total_size of deepseek-ai/DeepSeek-V4-Flash (46 shards, 69,187 tensors)
+# and DeepSeek-V4-Pro@b5968e9 (64 shards, 145,116 tensors), as public repositories' checkpoint checks quote them
+DSV4_TOTAL_SIZE = {"deepseek-v4-flash": 159_609_485_896, "deepseek-v4-pro": 864_704_792_696}
+
+
+@pytest.mark.parametrize("slug", DSV4_TOTAL_SIZE)
+def test_deepseek_v4_native_is_its_checkpoint_to_the_byte(slug):
+    config = load_presets()[slug].config
+    assert sum(_dsv4_checkpoint(config, mtp=True).values()) == DSV4_TOTAL_SIZE[slug]  # the layout read is right
+    layout = _dsv4_checkpoint(config, mtp=False)
+    if slug == "deepseek-v4-pro":  # the same source's byte groups: the model without MTP, its hash tables
+        assert sum(layout.values()) == 850_748_205_004 and layout["I64"] == 18_616_320
+    # the native format counts the tensors of the model transformers builds, whose router bias and hash layers'
+    # tid2eid are buffers (not counted); the MTP layer is loaded only to draft
+    bias = 4 * config["n_routed_experts"] * (config["num_hidden_layers"] - config["num_hash_layers"])
+    experts, fp8, fp32, rest = weights(preset_spec(slug), parse_format("native"))
+    assert experts.bits == 4.25 and experts.bytes == layout["I8"] + experts.params // 32
+    assert fp8.bytes == layout["F8_E4M3"] + layout["F8_E8M0"] - experts.params // 32
+    assert fp32.bytes == layout["F32"] - bias and rest.bytes == layout["BF16"]
+    # as published on the engines that load the checkpoint's own format; llama.cpp has no such GGUF
+    for runtime in ("vllm", "transformers"):
+        assert parse_workload({"model": slug, "runtime": runtime}).precision.value == "native"
+    assert parse_workload({"model": slug, "runtime": "llamacpp"}).precision.value == "bf16"
 
 
 LLAMA_2_7B = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,

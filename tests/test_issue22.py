@@ -199,7 +199,8 @@ NATIVE = [slug for slug, preset in load_presets().items() if preset.native_forma
 def test_the_quantised_checkpoints_are_the_ones_we_expect():
     assert set(NATIVE) == {"gpt-oss-20b", "gpt-oss-120b", "deepseek-v3", "deepseek-r1", "kimi-k2-instruct",
                            "qwen3-235b-a22b-fp8", "deepseek-v3.2", "minimax-m2.7", "minimax-m2.5", "kimi-k2.5",
-                           "mimo-v2-flash", "devstral-small-2-24b-instruct-2512", "devstral-2-123b-instruct-2512"}
+                           "mimo-v2-flash", "devstral-small-2-24b-instruct-2512", "devstral-2-123b-instruct-2512",
+                           "deepseek-v4-flash", "deepseek-v4-pro"}
 
 
 @pytest.mark.parametrize("slug", ["devstral-small-2-24b-instruct-2512", "devstral-2-123b-instruct-2512"])

@@ -58,6 +58,7 @@ class WeightFormat:
 GPU_FORMATS = ("gptq-int4", "gptq-int8", "awq-int4", "nf4", "nf4-dq",
                "bnb-int8", "fp8", "fp8-block", "mxfp4", "nvfp4")  # described in the catalogues, format.NAME
 INT4_EXPERTS = "int4-experts"  # a published checkpoint's experts in W4A16, group 32 (Kimi K2.5): native only
+FP4_EXPERTS = "FP4 routed experts"  # native_format of DeepSeek-V4's checkpoints: FP4 experts, FP8 blocks (_fp4_fp8)
 GGUF_FORMATS = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q5_1", "q5_0", "q4_k_m", "q4_k_s", "q4_1", "q4_0",
                 "iq4_xs", "iq4_nl", "q3_k_l", "q3_k_m", "q3_k_s", "iq3_m", "iq3_s", "iq3_xxs", "q2_k", "q2_k_s",
                 "iq2_m", "iq2_s", "iq2_xs", "iq2_xxs", "iq1_m", "iq1_s", "mxfp4_moe")
@@ -98,8 +99,9 @@ def file_format(weights: FileWeights) -> WeightFormat:
 
 def checkpoint_format(spec: ModelSpec, *, training: bool) -> WeightFormat | None:
     """What `auto` means for this model: its published quantised format for inference (gpt-oss's MXFP4
-    experts, DeepSeek's FP8 blocks), None for the 16-bit default (a checkpoint published in 16-bit, or
-    training, which trains 16-bit weights: bf16 LoRA over a dequantised gpt-oss, or QLoRA when asked)."""
+    experts, DeepSeek's FP8 blocks, DeepSeek-V4's FP4 experts and FP8 blocks), None for the 16-bit default (a
+    checkpoint published in 16-bit, or training, which trains 16-bit weights: bf16 LoRA over a dequantised
+    gpt-oss, or QLoRA when asked)."""
     return NATIVE if spec.native_format and not training else None
 
 
@@ -124,6 +126,8 @@ def native_format_phrase(native_format: str) -> Phrase:
         return phrase("native.fp8_block_embeddings" if "embeddings" in native_format else "native.fp8_block")
     if native_format.startswith("INT4"):
         return phrase("native.int4_experts")
+    if native_format.startswith(FP4_EXPERTS):
+        return phrase("native.fp4_fp8")
     raise ValueError(f"native format {native_format!r}: not one the catalogues describe")
 
 
@@ -249,13 +253,8 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
     if fmt is None:
         size = lambda t: math.ceil(t.numel * nominal_bits / 8)  # noqa: E731
     elif fmt.kind == "native":
-        experts_only = spec.native_format.startswith(("MXFP4", "INT4"))
-        quantised = _is_expert if experts_only else _is_linear
-        inner_name = ("mxfp4" if spec.native_format.startswith("MXFP4")
-                      else INT4_EXPERTS if spec.native_format.startswith("INT4")
-                      else "fp8" if _fp8_per_tensor(spec.native_format) else "fp8-block")
-        inner = WeightFormat(inner_name, "gpu", phrase("format.native"))
-        size = lambda t: _gpu_bytes(t, inner, 0) if quantised(t) else t.numel * BF16_BYTES  # noqa: E731
+        shares, _ = _native_shares(spec)
+        size = lambda t: next((s.size(t) for s in shares if s.holds(t)), t.numel * BF16_BYTES)  # noqa: E731
     else:
         check_format(spec, fmt, group_size)
         quantises = quantised_by(fmt)
@@ -357,9 +356,9 @@ def _gpu_bytes(t: Tensor, fmt: WeightFormat, group: int) -> int:
     if name == "fp8":
         return numel + 4
     if name == "fp8-block":
-        return numel + n * math.ceil(out / FP8_BLOCK) * math.ceil(inp / FP8_BLOCK) * 4
+        return _fp8_block_bytes(t, 4)
     if name == "mxfp4":
-        return numel // 32 * 17
+        return _mxfp4_bytes(t)
     if name == INT4_EXPERTS:  # compressed-tensors pack-quantized: int4 packed in int32, a bf16 scale per 32 inputs
         # and each matrix's weight_shape (two int64)
         return numel // 2 + n * out * (inp // 32) * BF16_BYTES + n * 16
@@ -368,23 +367,46 @@ def _gpu_bytes(t: Tensor, fmt: WeightFormat, group: int) -> int:
     return math.ceil(numel * fmt.bpw / 8)  # bpw:X.XX
 
 
+def _fp8_block_bytes(t: Tensor, scale_bytes: int) -> int:
+    """FP8 e4m3 values and one scale per 128 × 128 block: an fp32 (DeepSeek-V3's `weight_scale_inv`) or a
+    ue8m0 byte (DeepSeek-V4's `.scale`, float8_e8m0fnu)."""
+    n, out, inp = _matrices(t)
+    return n * out * inp + n * math.ceil(out / FP8_BLOCK) * math.ceil(inp / FP8_BLOCK) * scale_bytes
+
+
+def _mxfp4_bytes(t: Tensor) -> int:
+    """Two 4-bit (e2m1) values a byte and one 8-bit (e8m0) scale per 32 along the input: 4.25 bits."""
+    return t.numel // 32 * 17
+
+
 REST = phrase("weights.part.rest")  # embeddings, head, norms, routers and biases in bf16
+
+
+@dataclasses.dataclass(frozen=True)
+class _Share:
+    """A part of a checkpoint at one width: what it is in words, which tensors it holds, their bytes."""
+
+    label: str | Phrase
+    holds: Callable[[Tensor], bool]
+    size: Callable[[Tensor], int]
 
 
 def _split(tensors: Counted, quantise: Callable[[Tensor], bool], bytes_of: Callable[[Tensor], int],
            label: str | Phrase, rest_label: Phrase = REST) -> tuple[WeightShare, ...]:
     """`tensors` as (tensor, how many of it), counted_tensors."""
-    q_params = q_bytes = rest = 0
+    return _shares(tensors, (_Share(label, quantise, bytes_of),), rest_label)
+
+
+def _shares(tensors: Counted, shares: tuple[_Share, ...], rest_label: Phrase) -> tuple[WeightShare, ...]:
+    """Each tensor in the first share that holds it, the others in bf16 (`rest_label`)."""
+    params = [0] * (len(shares) + 1)
+    sizes = [0] * (len(shares) + 1)
     for t, count in tensors:
-        if quantise(t):
-            q_params += t.numel * count
-            q_bytes += bytes_of(t) * count
-        else:
-            rest += t.numel * count
-    parts = [WeightShare(label, q_params, q_bytes)] if q_params else []
-    if rest:
-        parts.append(WeightShare(rest_label, rest, rest * BF16_BYTES))
-    return tuple(parts)
+        at = next((i for i, share in enumerate(shares) if share.holds(t)), len(shares))
+        params[at] += t.numel * count
+        sizes[at] += (shares[at].size(t) if at < len(shares) else t.numel * BF16_BYTES) * count
+    labels = [share.label for share in shares] + [rest_label]
+    return tuple(WeightShare(label, p, b) for label, p, b in zip(labels, params, sizes, strict=True) if p)
 
 
 def _check_group(tensors: Counted, group: int, quantised: Callable[[Tensor], bool]) -> None:
@@ -402,24 +424,50 @@ def _check_blocks(tensors: Counted, block: int, name: str, quantised: Callable[[
 
 
 def _native(spec: ModelSpec, tensors: Counted) -> tuple[WeightShare, ...]:
-    """The checkpoint as published: gpt-oss's MXFP4 experts, the FP8 block and per-tensor checkpoints."""
+    """The checkpoint as published, in parts (`_native_shares`)."""
+    return _shares(tensors, *_native_shares(spec))
+
+
+def _native_shares(spec: ModelSpec) -> tuple[tuple[_Share, ...], Phrase]:
+    """How the preset's checkpoint stores its tensors (its `native_format`): the quantised parts and the label
+    of the rest (bf16): gpt-oss's MXFP4 experts, the FP8 block and per-tensor checkpoints, Kimi K2.5's INT4
+    experts, DeepSeek-V4's FP4 experts with FP8 blocks (`_fp4_fp8`)."""
     native = spec.native_format
     if native.startswith("MXFP4"):
-        fmt = WeightFormat("mxfp4", "gpu", phrase("format.native_mxfp4"))
-        return _split(tensors, _is_expert, lambda t: _gpu_bytes(t, fmt, 0), fmt.label,
-                      phrase("weights.part.rest_mxfp4"))
+        return (_Share(phrase("format.native_mxfp4"), _is_expert, _mxfp4_bytes),), phrase("weights.part.rest_mxfp4")
     if _fp8_per_tensor(native):
-        fmt = WeightFormat("fp8", "gpu", phrase("format.native_fp8_tensor"))
-        return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, 0), fmt.label)
+        fp8 = WeightFormat("fp8", "gpu", phrase("format.native_fp8_tensor"))
+        return (_Share(fp8.label, _is_linear, lambda t: _gpu_bytes(t, fp8, 0)),), REST
     if native.startswith("FP8"):
-        fmt = WeightFormat("fp8-block", "gpu", phrase("format.native_fp8_block"))
-        return _split(tensors, _is_linear, lambda t: _gpu_bytes(t, fmt, 0), fmt.label)
+        return (_Share(phrase("format.native_fp8_block"), _is_linear, lambda t: _fp8_block_bytes(t, 4)),), REST
     if native.startswith("INT4"):
-        fmt = WeightFormat(INT4_EXPERTS, "gpu", phrase("format.native_int4_experts"))
-        return _split(tensors, _is_expert, lambda t: _gpu_bytes(t, fmt, 0), fmt.label,
-                      phrase("weights.part.rest_int4"))
+        int4 = WeightFormat(INT4_EXPERTS, "gpu", phrase("format.native_int4_experts"))
+        return (_Share(int4.label, _is_expert, lambda t: _gpu_bytes(t, int4, 0)),), phrase("weights.part.rest_int4")
+    if native.startswith(FP4_EXPERTS):
+        return _fp4_fp8()
     raise ValidationError("precision", "native", f"{spec.display_name} is published in 16-bit; it has no quantised "
                                                  "native format (choose bf16, a GGUF type or a GPU format)")
+
+
+_V4_BF16 = re.compile(r"compressor_(kv|gate)\.|indexer\.proj\.")
+_V4_FP32 = re.compile(r"hc_|attn_sinks\.|compressor_ape\.")
+
+
+def _fp4_fp8() -> tuple[tuple[_Share, ...], Phrase]:
+    """DeepSeek-V4's checkpoints as published, tensor by tensor (DeepSeek's inference/model.py, which vLLM's
+    deepseek_v4.py and transformers 5.23's DeepseekV4 load alike): the routed experts in FP4 (`I8` [out, in/2]
+    holding two e2m1 values, an `F8_E8M0` scale [out, in/32]: MXFP4's 4.25 bits); the other linear layers (q_a,
+    q_b, kv, the grouped o_a, o_b, the indexer's q_b, the shared expert) FP8 e4m3 with one `F8_E8M0` scale per
+    128 × 128 block; the compressors' kv and gate and the indexer's weights_proj bf16 ("stored in bf16", vLLM
+    quant_config=None); the hyper-connections' fn, base and scale, the attention sinks and the compressors'
+    position biases (ape) fp32; embeddings, head, norms and router bf16. Summed with the router's fp32 bias
+    and the hash layers' I64 tid2eid (buffers, not counted here) and the MTP layer, this is the published
+    model.safetensors.index.json total_size to the byte (tests/test_formats.py)."""
+    experts = _Share(phrase("weights.part.fp4_experts"), _is_expert, _mxfp4_bytes)
+    fp8 = _Share(phrase("weights.part.fp8_ue8m0"), lambda t: _is_linear(t) and not _V4_BF16.search(t.name),
+                 lambda t: _fp8_block_bytes(t, 1))
+    fp32 = _Share(phrase("weights.part.fp32_v4"), lambda t: bool(_V4_FP32.search(t.name)), lambda t: 4 * t.numel)
+    return (experts, fp8, fp32), phrase("weights.part.rest_v4")
 
 
 def _gguf_plan(spec: ModelSpec, tensors: Iterable[Tensor], ftype: str) -> list[tuple[GgufTensor, str]]:

@@ -1154,6 +1154,10 @@ EN: Mapping[str, str] = {
     "weights.part.rest_experts": "routed experts, {rest}",
     "weights.part.rest_mxfp4": "attention, router, embeddings, head, norms and biases in bf16",
     "weights.part.rest_int4": "attention, dense and shared MLPs, router, embeddings, head and norms in bf16",
+    "weights.part.fp4_experts": "routed experts in FP4 with a ue8m0 scale per 32 weights (4.25 bits)",
+    "weights.part.fp8_ue8m0": "other linear layers in FP8 with a ue8m0 scale per 128 × 128 block",
+    "weights.part.fp32_v4": "hyper-connections, attention sinks and compressor position biases in fp32",
+    "weights.part.rest_v4": "compressors, indexer weights, router, embeddings, head and norms in bf16",
     "activations.masks": (
         "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
     ),
@@ -1176,10 +1180,6 @@ EN: Mapping[str, str] = {
     "model.note.mtp_undescribed": (
         "the checkpoint also carries one multi-token-prediction (MTP) layer (about {params} parameters) that the "
         "config does not describe; engines load it only for speculative decoding, and it is not counted"
-    ),
-    "model.note.fp4_experts": (
-        "the checkpoint keeps its routed experts in FP4 and the rest in FP8: a mix the calculator does not offer as "
-        "its native format, so choose the precision to run"
     ),
     "model.note.zero_experts": (
         "transformers 5.23 gives the {count} zero-computation experts gate and up slots too: {params} parameters "
@@ -1314,6 +1314,10 @@ EN: Mapping[str, str] = {
         "and any vision tower in bf16"
     ),
     "native.fp8_block": "FP8 (e4m3) with one fp32 scale per 128 × 128 block; head, norms and routers in bf16",
+    "native.fp4_fp8": (
+        "FP4 routed experts (a ue8m0 scale per 32 weights, 4.25 bits), the other linear layers FP8 (e4m3) with a "
+        "ue8m0 scale per 128 × 128 block; compressors, indexer weights, router, embeddings, head and norms in bf16"
+    ),
     "native.fp8_block_embeddings": (
         "FP8 (e4m3) with one fp32 scale per 128 × 128 block; embeddings, head, norms and router in bf16"
     ),

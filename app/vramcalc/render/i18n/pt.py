@@ -1205,6 +1205,10 @@ PT: Mapping[str, str] = {
     "weights.part.mlp": "camadas de MLP e de especialistas",
     "weights.part.rest_attention": "atenção, embeddings, cabeça de saída, normalizações, roteadores e vieses em bf16",
     "weights.part.rest_int4": "atenção, MLPs densas e compartilhadas, roteador, embeddings, cabeça e normas em bf16",
+    "weights.part.fp4_experts": "especialistas roteados em FP4 com uma escala ue8m0 a cada 32 pesos (4,25 bits)",
+    "weights.part.fp8_ue8m0": "demais camadas lineares em FP8 com uma escala ue8m0 por bloco de 128 × 128",
+    "weights.part.fp32_v4": "hiperconexões, sinks de atenção e vieses de posição dos compressores em fp32",
+    "weights.part.rest_v4": "compressores, pesos do indexador, roteador, embeddings, cabeça e normas em bf16",
     "weights.part.rest_experts": "especialistas roteados, {rest}",
     "weights.part.rest_mxfp4": "atenção, roteador, embeddings, cabeça de saída, normalizações e vieses em bf16",
     "activations.masks": (
@@ -1229,10 +1233,6 @@ PT: Mapping[str, str] = {
     "model.note.mtp_undescribed": (
         "o checkpoint também traz uma camada de predição de múltiplos tokens (MTP) (cerca de {params} de parâmetros) "
         "que o config não descreve; os motores só a carregam para decodificação especulativa, e ela não é contada"
-    ),
-    "model.note.fp4_experts": (
-        "o checkpoint guarda os experts roteados em FP4 e o resto em FP8: uma mistura que a calculadora não oferece "
-        "como formato nativo, então escolha a precisão de execução"
     ),
     "model.note.zero_experts": (
         "o transformers 5.23 dá aos {count} experts de computação zero espaços de gate e up também: {params} "
@@ -1363,6 +1363,11 @@ PT: Mapping[str, str] = {
     "format.native_fp8_tensor": "camadas lineares em FP8 com uma escala por matriz",
     "format.native_fp8_block": "camadas lineares em FP8 com escalas por bloco de 128 × 128",
     # how presets' checkpoints store their weights (data/models/*.json native_format)
+    "native.fp4_fp8": (
+        "especialistas roteados em FP4 (uma escala ue8m0 a cada 32 pesos, 4,25 bits), as demais camadas lineares em "
+        "FP8 (e4m3) com uma escala ue8m0 por bloco de 128 × 128; compressores, pesos do indexador, roteador, "
+        "embeddings, cabeça e normas em bf16"
+    ),
     "native.int4_experts": (
         "especialistas roteados em int4 (compressed-tensors W4A16: uma escala bf16 a cada 32 pesos, 4,5 bits); "
         "atenção, MLPs densas e compartilhadas, embeddings e cabeça em bf16"
