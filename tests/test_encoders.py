@@ -149,14 +149,15 @@ def test_the_command_line_answers_for_an_encoder_on_every_engine(runtime, capsys
     assert json.loads(capsys.readouterr().out)["components"]["kv_cache"] == 0  # the JSON keeps every component
 
 
-REMOTE_FORWARD = json.loads((Path(__file__).parent / "golden" / "remote_encoders.json").read_text(
-    encoding="utf-8"))["forward"]
+REMOTE_FORWARD = [case for case in json.loads((Path(__file__).parent / "golden" / "remote_encoders.json").read_text(
+    encoding="utf-8"))["forward"] if case["family"] != "nomic_bert" or case["code"] == "transformers"]
+# nomic-bert's remote code, measured beside (its peaks 16-23 % above), fails on transformers 5: not what runs
 
 
 @pytest.mark.parametrize("case", REMOTE_FORWARD, ids=[f"{c['name']}-{c['attention']}-{c['dtype']}-{c['batch']}x"
                                                       f"{c['seq']}" for c in REMOTE_FORWARD])
 def test_a_remote_code_encoder_forward_is_the_measured_peak(case):
-    """nomic-bert (its modeling_hf_nomic_bert.py) and JinaBERT v2 (rebuilt, with and without qk-post-norm), one
+    """nomic-bert (transformers 5's NomicBertModel) and JinaBERT v2 (rebuilt, with and without qk-post-norm), one
     forward under no_grad measured on the CPU (tools/measure_remote_encoders.py): exactly, above the weights and
     JinaBERT's ALiBi table, which is the buffer the model held before the forward."""
     from vramcalc import estimate, parse_workload
@@ -186,7 +187,7 @@ def test_jina_v2_holds_its_alibi_table_under_transformers():
         workload = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2",
                                    "precision": "bf16"})
         workload = workload.but(model=spec, mode=type(workload.mode)("embedding"), batch=2, seq=seq)
-        forward = forward_bytes(768, 3072, 12, 64, "jina-bert-v2", e=2, eager=False, batch=2, seq=seq, layers=12)
+        forward = forward_bytes(768, 3072, 12, 64, "jina-bert-v2", e=2, eager=False, batch=2, seq=seq)
         assert estimate(workload).bytes_of("activations") - forward == 12 * side * side * 2
 
 

@@ -3,9 +3,10 @@
 A developer tool, not run by CI. Same method as tools/measure_encoders.py: one forward of a batch of `batch`
 sequences of `seq` tokens under `torch.no_grad()` on the CPU, tiny random-weight models, fp32 and bf16, no padding
 (every attention_mask 1), the peak of live tensor storages above the weights, buffers and inputs
-(tools/measure_peak.py's PeakTracker). Neither model has a class in transformers; both run as Hugging Face remote
-code, which calls `get_extended_attention_mask`, gone from transformers 5: it is put back on the model as
-transformers 4.57 wrote it (mask[:, None, None, :] cast to the model's dtype, (1 - mask) · finfo.min).
+(tools/measure_peak.py's PeakTracker). Both run as Hugging Face remote code, which calls
+`get_extended_attention_mask`, gone from transformers 5: it is put back on the model as transformers 4.57 wrote it
+(mask[:, None, None, :] cast to the model's dtype, (1 - mask) · finfo.min). nomic-bert also has a class of its own in
+transformers 5 (`native_nomic`), measured beside its remote code ("code": "transformers"): the one the engine models.
 
 nomic-bert: `NomicBertModel(config, add_pooling_layer=False)` from nomic-ai's `modeling_hf_nomic_bert.py` (the copy
 in aahrong/nomic-embed-text-v1.5 at 3185eb0, with its configuration_hf_nomic_bert.py), which is not committed here:
@@ -63,6 +64,7 @@ DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 NOMIC = {
     "nomic-256": {"n_embd": 256, "n_head": 8, "n_layer": 2, "n_inner": 768, "vocab_size": 1000},
     "nomic-192": {"n_embd": 192, "n_head": 3, "n_layer": 3, "n_inner": 500, "vocab_size": 900},
+    "nomic-256-narrow-mlp": {"n_embd": 256, "n_head": 8, "n_layer": 2, "n_inner": 128, "vocab_size": 1000},  # attention
 }
 NOMIC_COMMON = {"activation_function": "swiglu", "rotary_emb_fraction": 1.0, "rotary_emb_base": 1000,
                 "qkv_proj_bias": False, "mlp_fc1_bias": False, "mlp_fc2_bias": False, "prenorm": False,
@@ -221,9 +223,26 @@ def nomic_module(code: str):
             importlib.import_module("nomic_code.configuration_hf_nomic_bert"))
 
 
-def build(name: str, attention: str, dtype: str, nomic=None) -> nn.Module:
+def native_nomic(name: str, attention: str) -> nn.Module:
+    """transformers 5's own NomicBertModel (models/nomic_bert: separate q, k and v, gate, up and down, one rotary
+    table a forward), which loads the checkpoints through conversion_mapping.py's nomic_bert renames: what
+    `AutoModel.from_pretrained` runs without trust_remote_code (the remote code fails on transformers 5). Its MLP is
+    the checkpoint's width: the remote code's fc11 rounds n_inner up to 256."""
+    from transformers import AutoConfig, AutoModel
+
+    c = NOMIC[name]
+    config = AutoConfig.for_model("nomic_bert", hidden_size=c["n_embd"], num_attention_heads=c["n_head"],
+                                  num_hidden_layers=c["n_layer"], intermediate_size=-(-c["n_inner"] // 256) * 256,
+                                  vocab_size=c["vocab_size"], max_position_embeddings=NOMIC_COMMON["n_positions"],
+                                  layer_norm_eps=NOMIC_COMMON["layer_norm_epsilon"])
+    return AutoModel.from_config(config, attn_implementation=attention)
+
+
+def build(name: str, attention: str, dtype: str, nomic=None, code: str = "remote") -> nn.Module:
     torch.manual_seed(0)
-    if name in NOMIC:
+    if name in NOMIC and code == "transformers":
+        model = native_nomic(name, attention)
+    elif name in NOMIC:
         modeling, configuration = nomic
         config = configuration.NomicBertConfig(**NOMIC[name], **NOMIC_COMMON)
         model = modeling.NomicBertModel(config, add_pooling_layer=False)
@@ -233,8 +252,9 @@ def build(name: str, attention: str, dtype: str, nomic=None) -> nn.Module:
     return model.to(DTYPES[dtype]).eval()
 
 
-def measure(name: str, attention: str, dtype: str, batch: int, seq: int, nomic=None, explain: bool = False):
-    model = build(name, attention, dtype, nomic)
+def measure(name: str, attention: str, dtype: str, batch: int, seq: int, nomic=None, explain: bool = False,
+            code: str = "remote"):
+    model = build(name, attention, dtype, nomic, code)
     ids = torch.randint(5, 900, (batch, seq))
     mask = torch.ones(batch, seq, dtype=torch.long)
     peak = forward_peak(model, ids, mask, explain)
@@ -243,12 +263,16 @@ def measure(name: str, attention: str, dtype: str, batch: int, seq: int, nomic=N
     return peak, table
 
 
-def plan() -> list[tuple[str, str, str, int, int]]:
+def plan() -> list[tuple[str, str, str, str, int, int]]:
+    """(name, code, attention, dtype, batch, seq): nomic-bert's remote code (SDPA only) and transformers' own
+    class, JinaBERT v2 rebuilt."""
     cases = []
-    for name in (*NOMIC, *JINA):
-        for attention in ("sdpa",) if name in NOMIC else ("sdpa", "eager"):
+    for name, code, attentions in ([(name, "remote", ("sdpa",)) for name in NOMIC]
+                                   + [(name, "transformers", ("sdpa", "eager")) for name in NOMIC]
+                                   + [(name, "remote", ("sdpa", "eager")) for name in JINA]):
+        for attention in attentions:
             for dtype in DTYPES:
-                cases += [(name, attention, dtype, batch, seq) for batch, seq in SHAPES]
+                cases += [(name, code, attention, dtype, batch, seq) for batch, seq in SHAPES]
     return cases
 
 
@@ -266,15 +290,16 @@ def main(argv=None):
         print(f"{measure(name, attention, dtype, int(batch), int(seq), nomic, explain=True)[0]:,}")
         return
     forwards = []
-    for name, attention, dtype, batch, seq in plan():
-        peak, table = measure(name, attention, dtype, batch, seq, nomic)
+    for name, code, attention, dtype, batch, seq in plan():
+        peak, table = measure(name, attention, dtype, batch, seq, nomic, code=code)
         family = "nomic_bert" if name in NOMIC else "jina-bert-v2"
         config = ({"model_type": "nomic_bert", **NOMIC[name], **NOMIC_COMMON} if name in NOMIC
                   else {**JINA_COMMON, **JINA[name]})
-        forwards.append({"name": name, "family": family, "config": config, "attention": attention, "dtype": dtype,
+        forwards.append({"name": name, "family": family, "code": code, "config": config, "attention": attention,
+                         "dtype": dtype,
                          "batch": batch, "seq": seq, "peak_above_start_bytes": peak,
                          **({"alibi_buffer_bytes": table} if family == "jina-bert-v2" else {})})
-        print(name, attention, dtype, batch, seq, f"{peak:,}", f"{peak / (batch * seq):,.0f}/token")
+        print(name, code, attention, dtype, batch, seq, f"{peak:,}", f"{peak / (batch * seq):,.0f}/token")
     about = (f"tools/measure_remote_encoders.py, {datetime.date.today()}, transformers {transformers.__version__}, "
              f"torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}; nomic-bert: "
              "modeling_hf_nomic_bert.py of aahrong/nomic-embed-text-v1.5 at 3185eb0; JinaBERT v2: rebuilt (docstring)")

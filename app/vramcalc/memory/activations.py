@@ -235,7 +235,7 @@ def embedding_components(workload: Workload, *, batch: int, seq: int, engine: st
                                          tokens=batch * seq, gated=model.gated_mlp)
         else:
             forward = forward_bytes(model.hidden, model.ffn, model.heads, model.head_dim, model.encoder.family, e=e,
-                                    batch=batch, seq=seq, layers=model.layers, gated=model.gated_mlp,
+                                    batch=batch, seq=seq, gated=model.gated_mlp,
                                     eager=workload.attention is Attention.EAGER and engine == "transformers")
         alibi = (alibi_bytes(model.heads, model.max_positions or 0, seq, e)
                  if model.encoder.family.startswith("jina-bert-v2") and engine == "transformers" else 0)

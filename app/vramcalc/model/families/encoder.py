@@ -57,7 +57,7 @@ def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, 
 
 
 def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e: int, eager: bool,
-                  batch: int, seq: int, layers: int = 1, gated: bool = True) -> int:
+                  batch: int, seq: int, gated: bool = True) -> int:
     """The peak above the weights of one encoder forward under no_grad over `batch` unpadded sequences of `seq`
     tokens, `e` bytes per value, as transformers 5.23 allocates it (measured: tools/measure_encoders.py).
 
@@ -75,14 +75,17 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     sliding-window mask, built once (SDPA: a bool batch × s × s; eager: additive in e), and the cos and sin of both
     layer types.
 
-    nomic-bert and JinaBERT v2 run their own remote code (measured: tools/measure_remote_encoders.py,
-    tests/golden/remote_encoders.json), `family` telling them apart. Both keep the embeddings' output (the model's
-    forward holds it) and the extended mask (batch × s in e) through the layers; after the first layer the layer's
-    input too. nomic-bert (modeling_hf_nomic_bert.py), which calls SDPA whatever the attention asked: attention's
-    moment, the fused Wqkv (3·h), q and k rotated and their stack (5·h) beside those two; or the SwiGLU MLP's, fc11,
-    fc12, the SiLU and the product (4·I) beside them, out_proj's output (the block keeps it) and norm1's. Each
-    layer's rotary module keeps its cos and sin tables (s × head_dim / 2 each) after its first forward. (The GELU
-    MLP of rotary_emb_fraction 0, no checkpoint's, is counted as fc1 and its GELU, 2·I: not measured.) JinaBERT v2
+    nomic-bert as transformers 5 runs it: its own NomicBertModel (models/nomic_bert, which loads the checkpoints
+    through conversion_mapping.py; their remote code fails on transformers 5), measured beside that remote code
+    (tools/measure_remote_encoders.py, tests/golden/remote_encoders.json, "code"). Per token the larger of
+    attention's moment, q, k and v, q and k rotated, SDPA's output and o_proj's beside the embeddings' output, the
+    layer's input and its norm (9·h), eager's scores and probabilities (2·a·s) beside 5·h; and the SwiGLU MLP's,
+    gate, its SiLU, up and their product (3·I) beside 4·h, with eager's probabilities still held. The rotary cos
+    and sin (s × head_dim each, once a forward) and the position ids (int64). (The remote code holds 10·h and 4·I,
+    and a table per layer: 16–23 % more. The GELU MLP of rotary_emb_fraction 0, which the class does not build, is
+    counted as up and its GELU, 2·I: not measured.) JinaBERT v2 runs its own remote code, which keeps the
+    embeddings' output and the extended mask (batch × s in e) through the layers, after the first layer the
+    layer's input too; JinaBERT v2
     (jinaai/jina-bert-implementation, rebuilt: the tool says from what): attention as BERT's, q, k, v and with SDPA
     (attn_implementation "torch") its output and fp32 log-sum-exp, and the mask plus the ALiBi slice summed per
     layer, batch × heads × s × s; eager, the scores, the ALiBi added and the softmax (3·a·s per token); or the GLU
@@ -92,9 +95,9 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     tokens = batch * seq
     probabilities = heads * seq * e if eager else 0
     if family == "nomic_bert":
-        attention = 10 * h  # embeddings, the layer's input, Wqkv (3·h), q and k rotated (2·h), torch.stack (3·h)
-        mlp = 4 * h + (4 if gated else 2) * ffn  # the same two, out_proj's and norm1's outputs; fc11, fc12, SiLU, ·
-        return tokens * (max(attention, mlp) + 1) * e + layers * seq * head_dim * e
+        attention = 5 * h + 2 * heads * seq if eager else 9 * h
+        mlp = 4 * h + (3 if gated else 2) * ffn + (heads * seq if eager else 0)  # eager's probabilities held
+        return tokens * max(attention, mlp) * e + seq * 2 * head_dim * e + 8 * seq
     if family.startswith("jina-bert-v2"):
         # embeddings, the layer's input, q, k, v; SDPA's output and log-sum-exp, mask + ALiBi (heads × s a token);
         # eager: no output yet, the scores, their sum with the ALiBi and the softmax
