@@ -46,3 +46,34 @@ def test_the_answer_says_why():
     workload = parse_workload({"model": "config", "precision": "nf4"}, config=CASES[0]["config"])
     notes = [ENGLISH.say(note) for note in breakdown_notes(workload)]
     assert any("bitsandbytes#1849" in note for note in notes), notes
+
+
+def test_the_reverse_answers_load_the_formats_as_the_answer_does():
+    """"The most precise weights that fit" and the suggestions try each format as transformers 5 loads it: Qwen3.5
+    35B-A3B in nf4 keeps its experts in bf16 (63.5 GiB of weights), so on a 24 GB card no format fits, though nf4
+    with the experts converted (20.4 GiB) would."""
+    from vramcalc.analysis.solve import solve
+    from vramcalc.analysis.suggest import changes
+    from vramcalc.inputs.parse import parse_target
+
+    target = parse_target({"gpu": "rtx-4090"})
+    for precision in ("bf16", "nf4"):
+        workload = parse_workload({"model": "qwen3.5-35b-a3b", "precision": precision, "seq": "1024"})
+        solution = solve(workload, target)
+        assert solution.best_format is None, precision
+        assert not any(change.key == "change.format" for change in changes(workload, target, solution))
+
+
+def test_qlora_is_suggested_as_the_trainer_loads_it():
+    """The trainer loads nf4 through from_pretrained: the experts stay bf16, and QLoRA does not fit a 48 GB card
+    (Unsloth converts them: there it does)."""
+    from vramcalc.analysis.solve import solve
+    from vramcalc.analysis.suggest import changes
+    from vramcalc.inputs.parse import parse_target
+
+    target = parse_target({"gpu": "rtx-6000-ada"})
+    for framework, suggested in (("trainer", False), ("unsloth", True)):
+        workload = parse_workload({"model": "qwen3-30b-a3b", "mode": "training", "seq": "512",
+                                   "framework": framework})
+        keys = [change.key for change in changes(workload, target, solve(workload, target))]
+        assert ("change.qlora" in keys or "change.qlora_checkpointing" in keys) is suggested, (framework, keys)

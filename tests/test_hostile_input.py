@@ -242,3 +242,39 @@ def test_flags_that_do_not_apply_are_said_to_be_ignored(args, ignored):
     assert bool(notes) == bool(ignored), err.getvalue()
     if "--json" in args:
         json.loads(out.getvalue())
+
+
+QWEN4_SMALL = {"model_type": "qwen4_exp_text", "hidden_size": 64, "num_hidden_layers": 8, "num_attention_heads": 4,
+               "num_key_value_heads": 1, "head_dim": 16, "vocab_size": 100, "linear_num_key_heads": 2,
+               "linear_num_value_heads": 2, "linear_key_head_dim": 16, "linear_value_head_dim": 16,
+               "layer_types": ["linear_attention"] * 8, "num_experts": 4, "num_experts_per_tok": 1,
+               "moe_intermediate_size": 32, "shared_expert_intermediate_size": 32, "hc_count": 2, "hc_lowrank": 8}
+
+
+@pytest.mark.parametrize("ple", [
+    {"ple_layer_ids": list(range(1, 9)), "ngram_size": 64, "heads_per_ngram": 1000, "ple_embed_dim": 63_000,
+     "ngram_vocab_size_base": 99_000_000},  # 504,000 primes near 10^8: trial division took minutes
+    {"ple_layer_ids": [1], "heads_per_ngram": 100_000, "ple_embed_dim": 200_000}])
+def test_qwen4_exp_n_gram_tables_of_hostile_sizes_are_refused_in_time(ple):
+    with pytest.raises(ValidationError) as refused:
+        timed(lambda: parse_workload({"model": "config"}, config={**QWEN4_SMALL, **ple}))
+    assert refused.value.field == "heads_per_ngram"
+
+
+def test_qwen4_exp_n_gram_tables_as_large_as_allowed_are_read_in_time():
+    """4,096 n-gram heads (256 times the release's 16), their prime vocabularies near 10^8."""
+    config = {**QWEN4_SMALL, "ple_layer_ids": [1, 2, 3, 4], "ngram_size": 3, "heads_per_ngram": 512,
+              "ple_embed_dim": 1024, "ngram_vocab_size_base": 99_000_000}
+    assert timed(lambda: parse_workload({"model": "config"}, config=config)).model.ple is not None
+
+
+def test_the_n_gram_vocabularies_are_the_primes_trial_division_finds():
+    from math import isqrt
+
+    from vramcalc.sources.hf_config import _primes_from
+
+    def prime(n: int) -> bool:
+        return n > 1 and all(n % d for d in range(2, isqrt(n) + 1))
+
+    assert _primes_from(20_000_000, 40) == tuple(n for n in range(20_000_000, 20_001_000) if prime(n))[:40]
+    assert _primes_from(2, 10) == (2, 3, 5, 7, 11, 13, 17, 19, 23, 29)

@@ -152,9 +152,20 @@ def test_the_fastest_format_that_fits_is_a_4_bit_one_that_fits():
     assert small.fastest_format is None  # no 4-bit 70B fits 24 GB
 
 
-def test_formats_within_ten_percent_are_not_ranked():
+@pytest.mark.parametrize(("nf4_gain", "named"), [(1.05, "bf16"), (1.099, "bf16"), (1.11, "nf4")])
+def test_formats_within_ten_percent_are_not_ranked(monkeypatch, nf4_gain, named):
+    """The rule itself, on decode rates given: nf4 faster than bf16 by less than 10 % is not named, by more it is."""
+    from vramcalc.analysis import speed_answers as answers
+
+    rates = {"bf16": 100.0, "bnb-int8": 50.0, "nf4": 100.0 * nf4_gain}
+    monkeypatch.setattr(answers, "_decode", lambda candidate, target, machine: rates[candidate.precision.value])
+    workload = parse_workload({"model": "llama-3.2-1b", "gpu": "h100-80gb"})
+    assert answers.fastest_format(workload, parse_target({"gpu": "h100-80gb"}), Machine()) == named
+
+
+def test_transformers_names_bf16_where_bitsandbytes_decodes_slower():
     """Bound by the host's work per layer, transformers decodes nf4 no faster than bf16 (bitsandbytes' layers add
-    their own, speed/bnb.py): bf16 is named, not a format that trades precision for a gain the estimate cannot see."""
+    their own, speed/bnb.py): bf16 is named, not a format that trades precision for nothing."""
     workload = parse_workload({"model": "llama-3.2-1b", "gpu": "h100-80gb"})
     target, machine = parse_target({"gpu": "h100-80gb"}), Machine()
     assert speed_answers(workload, target, machine).fastest_format == "bf16"

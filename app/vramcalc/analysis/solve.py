@@ -23,7 +23,7 @@ from ..engines.layouts import resolve_layout
 from ..engines.ollama import searched
 from ..formats.weights import NATIVE
 from ..inputs.options import MAX_BATCH, MAX_IMAGES, MAX_PX, MAX_SEQ, parse_precision
-from ..inputs.parse import check_consistency
+from ..inputs.parse import as_run, check_consistency
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.vision import image_tokens, llamacpp_image_tokens, video_tokens
@@ -234,7 +234,7 @@ def weight_ladder(workload: Workload) -> list[str]:
     smaller: list[tuple[int, str]] = []
     for name in names:
         with contextlib.suppress(ValidationError):
-            size = weights_bytes(workload.but(precision=parse_precision(name))).bytes
+            size = weights_bytes(workload.but(precision=as_run(workload, parse_precision(name)))).bytes
             if size < own_bytes:
                 smaller.append((size, name))
     # largest first (stable: of two files of one size, the engine's more precise type): gpt-oss's GGUF types
@@ -249,7 +249,7 @@ def best_format(workload: Workload, target: Target) -> str | None:
     current = weights_bytes(workload).bytes if fits(workload, target) else None
     for name in weight_ladder(workload):
         try:
-            candidate = workload.but(precision=parse_precision(name))
+            candidate = workload.but(precision=as_run(workload, parse_precision(name)))  # as loaded
             check_consistency(candidate)  # a format this model or mode cannot take (QLoRA's without LoRA)
             if current is not None and weights_bytes(candidate).bytes < current:
                 return workload.precision.value  # what remains has fewer bits than the current format

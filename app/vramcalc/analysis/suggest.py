@@ -10,7 +10,7 @@ from ..core.phrase import Phrase, phrase
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
 from ..inputs.options import parse_precision
-from ..inputs.parse import check_consistency
+from ..inputs.parse import as_run, check_consistency
 from ..workload import Target, Workload
 from .solve import Solution, fits, largest_image, max_images
 
@@ -47,6 +47,8 @@ def changes(workload: Workload, target: Target, solution: Solution) -> tuple[Phr
                 continue
             try:
                 candidate = dataclasses.replace(workload, **change)
+                if "precision" in change:  # QLoRA's nf4 as its framework loads it
+                    candidate = candidate.but(precision=as_run(candidate, candidate.precision))
                 check_consistency(candidate)
                 if fits(candidate, target):
                     changes.append(phrase(key))

@@ -395,11 +395,9 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     precision = attributes["precision"]
     if not isinstance(precision, (Precision, WeightFormat)):  # as in _checked: a bug in the option table
         raise TypeError(f"precision: its parser returned {precision!r}, expected a Precision or a WeightFormat")
-    training = attributes["mode"] is Mode.TRAINING
-    run = engine.run_format(model, precision, training=training)
-    if engine.runtime is Runtime.TRANSFORMERS and training:  # loaded by its framework
-        run = as_loaded(model, run, _checked("framework", attributes["framework"], Framework))
-    attributes["precision"] = run
+    attributes["precision"] = run_format(model, precision, runtime=engine.runtime,
+                                         training=attributes["mode"] is Mode.TRAINING,
+                                         framework=_checked("framework", attributes["framework"], Framework))
     if attributes.pop("quantise"):  # quantise=mlp: attention kept in 16-bit
         fmt = attributes["precision"]
         if not isinstance(fmt, WeightFormat) or fmt.kind != "gpu" or fmt.file is not None:
@@ -455,6 +453,23 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     workload = Workload(model=model, **attributes)  # type: ignore[arg-type]
     check_consistency(workload)
     return workload
+
+
+def run_format(model: ModelSpec, precision: Precision | WeightFormat, *, runtime: Runtime, training: bool,
+               framework: Framework) -> Precision | WeightFormat:
+    """The format `precision` runs in: the engine's (Engine.run_format: `auto` the checkpoint as published), and
+    for training under transformers as its framework loads it (engines.transformers.as_loaded: bitsandbytes keeps
+    a mixture of experts' fused experts in bf16 but under Unsloth)."""
+    run = engine_for(runtime).run_format(model, precision, training=training)
+    if runtime is Runtime.TRANSFORMERS and training:  # loaded by its framework
+        run = as_loaded(model, run, framework)
+    return run
+
+
+def as_run(workload: Workload, precision: Precision | WeightFormat) -> Precision | WeightFormat:
+    """`precision` as this workload's engine and framework run it (the reverse answers' candidates, as _build)."""
+    return run_format(workload.model, precision, runtime=workload.runtime, training=workload.is_training,
+                      framework=workload.framework)
 
 
 def _with_mtp(model: ModelSpec, attributes: Mapping[str, object]) -> ModelSpec:

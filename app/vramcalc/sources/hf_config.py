@@ -69,6 +69,7 @@ MAX_LAYERS = 10_000
 MAX_HEADS = 100_000
 MAX_EXPERTS = 100_000
 MAX_POSITIONS = MAX_DIM * 100
+MAX_NGRAM_HEADS = 4096  # Qwen4-Exp's n-gram tables over all PLE layers: the release has 16
 
 # Every key that changes how much memory a model takes. A key here that the reader of
 # a config's model_type does not read makes the estimate approximate.
@@ -1644,6 +1645,9 @@ def _read_qwen4(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict
         if width % heads:
             raise ValidationError("ple_embed_dim", width, f"must be a multiple of the n-gram heads ({heads})")
         layers = sorted(set(listed))
+        if heads * len(layers) > MAX_NGRAM_HEADS:  # each head's vocabulary a prime found by search: bounded
+            raise ValidationError("heads_per_ngram", heads // (ngram - 1), f"(ngram_size - 1) × heads_per_ngram × "
+                                  f"the {len(layers)} PLE layers: at most {MAX_NGRAM_HEADS:,} n-gram tables")
         primes = _primes_from(_int(config, "ngram_vocab_size_base", 2, MAX_DIM * 100, default=20_000_000),
                               heads * len(layers))
         step = _int(config, "make_ngram_vocab_size_divisible_by", 1, MAX_DIM, default=128)
@@ -1656,14 +1660,40 @@ def _read_qwen4(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict
 
 @functools.cache
 def _primes_from(start: int, count: int) -> tuple[int, ...]:
-    """The first `count` primes from `start` on (trial division: Qwen4-Exp's n-gram vocabularies, near 20M)."""
+    """The first `count` primes from `start` on (Qwen4-Exp's n-gram vocabularies, near 20M)."""
     found: list[int] = []
     n = start
     while len(found) < count:
-        if n > 1 and all(n % d for d in range(2, math.isqrt(n) + 1)):
+        if _is_prime(n):
             found.append(n)
         n += 1
     return tuple(found)
+
+
+def _is_prime(n: int) -> bool:
+    """Miller-Rabin with the bases 2 to 17, deterministic below 341,550,071,728,321 (Jaeschke, 1993): far above
+    ngram_vocab_size_base's bound."""
+    if n < 2:
+        return False
+    bases = (2, 3, 5, 7, 11, 13, 17)
+    if n in bases:
+        return True
+    if any(n % p == 0 for p in bases):
+        return False
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in bases:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
 
 
 def _hrm_config(config: Mapping[str, object]) -> dict[str, object]:
