@@ -331,9 +331,9 @@ def prefill(workload: Workload, device: Device, machine: Machine, placement: Pla
                else 2 * matmul_params(model, head=head) * prompt)
     flops = batch * (matmuls + prompt_attention_flops(model, prompt))
     compute = flops / placement.tp / (efficiency * peak)
-    chunk = workload.ubatch if workload.runtime in GGUF_RUNTIMES else (workload.max_num_batched_tokens or 8192)
-    if workload.runtime is Runtime.TEI:
-        chunk = workload.max_batch_tokens
+    chunk = (workload.ubatch if workload.runtime in GGUF_RUNTIMES else vllm_budget(workload)
+             if workload.runtime is Runtime.VLLM else workload.max_batch_tokens if workload.runtime is Runtime.TEI
+             else workload.max_num_batched_tokens or 8192)
     chunks = math.ceil(batch * prompt / max(1, chunk))
     gpu_weights, host_weights = split_weights(reads(workload), placement.with_head(), chunk)
     read = chunks * gpu_weights / placement.tp / (bandwidth_share(rates, device, workload.precision) * device.bandwidth)
