@@ -243,6 +243,25 @@ def test_gte_switches_no_checkpoint_uses_are_refused_by_name(key, value):
         from_hf_config({**base, key: value})
 
 
+@pytest.mark.parametrize("case", GTE["forward"], ids=[f"{c['name']}-{c['attention']}-{c['dtype']}-{c['batch']}x"
+                                                      f"{c['seq']}{'-reranker' if c['reranker'] else ''}"
+                                                      for c in GTE["forward"]])
+def test_a_gte_forward_is_the_measured_peak(case):
+    """transformers 5.23's GteModel, one forward under no_grad measured on the CPU (tools/measure_gte.py): exactly."""
+    from vramcalc import estimate, parse_workload
+
+    config = case["config"]
+    if case["reranker"]:
+        config = {**config, "architectures": ["GteForSequenceClassification"]}
+    spec = from_hf_config(config)
+    assert not spec.assumptions and spec.encoder.family == "gte"
+    workload = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2"})
+    workload = workload.but(model=spec, mode=type(workload.mode)("embedding"), batch=case["batch"], seq=case["seq"],
+                            precision=type(workload.effective_kv_precision)(case["dtype"]),
+                            attention=type(workload.attention)("eager" if case["attention"] == "eager" else "flash"))
+    assert estimate(workload).bytes_of("activations") == case["peak_above_start_bytes"]
+
+
 def test_llama_cpp_has_no_gte():
     """llama.cpp has no GTE graph (convert_hf_to_gguf.py has no NewModel, ggml-org/llama.cpp#6821): refused, naming
     the runtime."""
@@ -251,3 +270,12 @@ def test_llama_cpp_has_no_gte():
     for runtime in ("llamacpp", "ollama"):
         with pytest.raises(ValidationError, match="runtime"):
             _run(model="gte-multilingual-base", runtime=runtime, mode="embedding")
+
+
+def test_gte_on_vllm_is_read_from_its_source():
+    """vLLM runs the hub's GTE as bert_with_rope.py GteNewModel (GteNewForSequenceClassification for the reranker):
+    the BertWithRope layers nomic-bert runs, a GeGLU MLP: per token max(6·h·e + 4·heads, 7·h·e, (5·h + 3·I)·e)
+    (the embeddings' output kept, gate_up, its GeluAndMul, down); it read as BERT's layer before."""
+    result = _run(model="gte-base-en-v1.5", runtime="vllm", mode="embedding", seq="8192", precision="bf16")
+    assert result.bytes_of("kv_cache") == 0
+    assert result.bytes_of("activations") == 8192 * (5 * 768 + 3 * 3072) * 2
