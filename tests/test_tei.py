@@ -185,3 +185,19 @@ def test_an_encoder_keeps_its_embeddings_output_while_its_layers_run(slug, h, pe
         "model_type": "bert", "hidden_size": 1024, "num_attention_heads": 16, "num_hidden_layers": 1,
         "intermediate_size": 4096}))
     assert one_layer.bytes_of("activations") == 16384 * 2 * (4 * 1024 + 4096)  # one layer: its input is the output
+
+
+def test_gte_follows_its_candle_models():
+    """flash_gte.rs (0d124dc): the GLU beside the layer's input, the attention's output and attn_ln's (4·h + 4·I), the
+    word lookup the forward keeps bound (and the token-type one: none for gte-base-en-v1.5's type_vocab_size 0,
+    one for gte-multilingual-base's 1), cos and sin; its hidden_states reassigned, so no embeddings' output. gte.rs,
+    the padded model (float32), keeps that output too, and the scores."""
+    h, i, tokens = 768, 3072, 16384
+    base = _run(model="gte-base-en-v1.5").bytes_of("activations")
+    assert base == tokens * 2 * (4 * h + 4 * i + h + 64)
+    assert _run(model="gte-multilingual-base").bytes_of("activations") - base == tokens * 2 * h
+    large = _run(model="gte-large-en-v1.5").bytes_of("activations")
+    assert large == tokens * 2 * (4 * 1024 + 4 * 4096 + 2 * 1024 + 64)
+    padded = _run(model="gte-base-en-v1.5", precision="fp32", seq="512")
+    assert padded.bytes_of("activations") > 3 * base  # 32 sequences of 512: 12 heads × 512 scores a token, in fp32
+    assert _run(model="gte-multilingual-reranker-base").bytes_of("weights") == 2 * 305_924_353  # pooler, classifier
