@@ -85,10 +85,10 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     and sin (s × head_dim each, once a forward) and the position ids (int64). (The remote code holds 10·h and 4·I,
     and a table per layer: 16–23 % more. The GELU MLP of rotary_emb_fraction 0, which the class does not build, is
     counted as up and its GELU, 2·I: not measured.) GTE (transformers 5's GteModel, models/gte, which the hub's
-    `new` checkpoints load into) runs the same layer, its biases aside: measured to the byte, the same formula
-    (tools/measure_gte.py, tests/golden/gte.json, 37 forwards). JinaBERT v2 runs its own remote code, which keeps the
-    embeddings' output and the extended mask (batch × s in e) through the layers, after the first layer the
-    layer's input too; JinaBERT v2
+    `new` checkpoints load into: jina_embeddings_v3's layer and Gemma's MLP) keeps the same tensors alive, its
+    biases aside: measured to the byte, the same formula (tools/measure_gte.py, tests/golden/gte.json, 37
+    forwards). JinaBERT v2 runs its own remote code, which keeps the embeddings' output and the extended mask
+    (batch × s in e) through the layers, after the first layer the layer's input too; JinaBERT v2
     (jinaai/jina-bert-implementation, rebuilt: the tool says from what): attention as BERT's, q, k, v and with SDPA
     (attn_implementation "torch") its output and fp32 log-sum-exp, and the mask plus the ALiBi slice summed per
     layer, batch × heads × s × s; eager, the scores, the ALiBi added and the softmax (3·a·s per token); or the GLU
