@@ -49,7 +49,8 @@ def test_jina_v2_is_no_longer_counted_as_bert():
 
 
 def test_every_encoder_type_has_a_full_size_and_a_perturbed_case():
-    names = {case["name"] for case in PARAMS + REMOTE}
+    gte = json.loads((Path(__file__).parent / "golden" / "gte.json").read_text(encoding="utf-8"))["params"]
+    names = {case["name"] for case in PARAMS + REMOTE + gte}
     assert all(f"{kind}/perturbed" in names and sum(n.startswith(kind + "/") for n in names) >= 3
                for kind in ENCODER_TYPES)
 
@@ -205,3 +206,76 @@ def test_jina_v2_base_code_reads_its_qk_post_norm_layers():
     assert param_count(from_hf_config({**base, "vocab_size": 61056, **named})) == 160_869_120
     other = {"auto_map": {"AutoConfig": "jinaai/jina-bert-implementation--configuration_bert.JinaBertConfig"}}
     assert param_count(from_hf_config({**base, **other})) == plain
+
+
+GTE = json.loads((Path(__file__).parent / "golden" / "gte.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", GTE["params"], ids=[case["name"] for case in GTE["params"]])
+def test_gte_counts_as_transformers_gte_model_builds_it(case):
+    """Alibaba's GTE: the hub's `new` configs (remote code NewModel) and transformers' `gte`, counted as transformers
+    5.23's GteModel builds them on the meta device (tools/measure_gte.py), as an embedder (AutoModel, no pooler) and
+    as a reranker (the pooler's dense and the classifier)."""
+    config = {k: v for k, v in case["config"].items() if k != "architectures"}
+    embedder = from_hf_config({**config, "architectures": ["NewModel"]})
+    reranker = from_hf_config({**config, "architectures": ["NewForSequenceClassification"]})
+    assert not embedder.assumptions and embedder.encoder.family == reranker.encoder.family == "gte"
+    assert not embedder.learned_positions and embedder.encoder.labels == 0 < reranker.encoder.labels
+    assert (param_count(embedder), param_count(reranker)) == (case["embedder_params"], case["reranker_params"])
+
+
+def test_gte_is_no_longer_read_as_a_llama_decoder():
+    """gte-base-en-v1.5 (model_type new) was read as a Llama-style decoder, approximately, with a KV cache; now an
+    encoder of 136,776,192 parameters (its card: 137M; gte-large-en-v1.5 434M, gte-multilingual-base 305M)."""
+    from vramcalc import estimate, parse_workload
+
+    result = estimate(parse_workload({"model": "gte-base-en-v1.5", "mode": "embedding", "seq": "8192"}))
+    assert not result.workload.model.assumptions and result.bytes_of("kv_cache") == 0
+    assert param_count(result.workload.model) == 136_776_192
+
+
+@pytest.mark.parametrize(("key", "value"), [("position_embedding_type", "absolute"), ("layer_norm_type", "rms_norm")])
+def test_gte_switches_no_checkpoint_uses_are_refused_by_name(key, value):
+    from vramcalc.core.errors import ValidationError
+
+    base = {case["name"]: case for case in GTE["params"]}["new/gte-base-en-v1.5"]["config"]
+    with pytest.raises(ValidationError, match=key):
+        from_hf_config({**base, key: value})
+
+
+@pytest.mark.parametrize("case", GTE["forward"], ids=[f"{c['name']}-{c['attention']}-{c['dtype']}-{c['batch']}x"
+                                                      f"{c['seq']}{'-reranker' if c['reranker'] else ''}"
+                                                      for c in GTE["forward"]])
+def test_a_gte_forward_is_the_measured_peak(case):
+    """transformers 5.23's GteModel, one forward under no_grad measured on the CPU (tools/measure_gte.py): exactly."""
+    from vramcalc import estimate, parse_workload
+
+    config = case["config"]
+    if case["reranker"]:
+        config = {**config, "architectures": ["GteForSequenceClassification"]}
+    spec = from_hf_config(config)
+    assert not spec.assumptions and spec.encoder.family == "gte"
+    workload = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2"})
+    workload = workload.but(model=spec, mode=type(workload.mode)("embedding"), batch=case["batch"], seq=case["seq"],
+                            precision=type(workload.effective_kv_precision)(case["dtype"]),
+                            attention=type(workload.attention)("eager" if case["attention"] == "eager" else "flash"))
+    assert estimate(workload).bytes_of("activations") == case["peak_above_start_bytes"]
+
+
+def test_llama_cpp_has_no_gte():
+    """llama.cpp has no GTE graph (convert_hf_to_gguf.py has no NewModel, ggml-org/llama.cpp#6821): refused, naming
+    the runtime."""
+    from vramcalc.core.errors import ValidationError
+
+    for runtime in ("llamacpp", "ollama"):
+        with pytest.raises(ValidationError, match="runtime"):
+            _run(model="gte-multilingual-base", runtime=runtime, mode="embedding")
+
+
+def test_gte_on_vllm_is_read_from_its_source():
+    """vLLM runs the hub's GTE as bert_with_rope.py GteNewModel (GteNewForSequenceClassification for the reranker):
+    the BertWithRope layers nomic-bert runs, a GeGLU MLP: per token max(6·h·e + 4·heads, 7·h·e, (5·h + 3·I)·e)
+    (the embeddings' output kept, gate_up, its GeluAndMul, down); it read as BERT's layer before."""
+    result = _run(model="gte-base-en-v1.5", runtime="vllm", mode="embedding", seq="8192", precision="bf16")
+    assert result.bytes_of("kv_cache") == 0
+    assert result.bytes_of("activations") == 8192 * (5 * 768 + 3 * 3072) * 2

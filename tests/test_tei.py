@@ -139,13 +139,14 @@ def test_nomic_and_jina_follow_their_own_candle_models():
     """Read from models/flash_nomic.rs, flash_jina.rs, flash_jina_code.rs (0d124dc), not the pre-norm formula they
     fell to (8·h + 4·I a token): on an H100 in float16 the flash models' MLP is the peak, 16,384 tokens of
     nomic-embed-text-v1.5's SwiGLU beside three hidden states (3·h + 3·I, and cos and sin), JinaBERT v2's GLU
-    beside four (4·h + 4·I), and the qk-post-norm variant's beside five (layer_norm_1's output too)."""
+    beside four (4·h + 4·I), and the qk-post-norm variant's beside five (layer_norm_1's output too); each with
+    the embeddings' output its model keeps (h)."""
     h, i, tokens = 768, 3072, 16384
     nomic = _remote("nomic_bert/nomic-embed-text-v1.5").bytes_of("activations")
-    assert nomic == tokens * 2 * (3 * h + 3 * i + 64)
+    assert nomic == tokens * 2 * (3 * h + 3 * i + 64 + h)
     base = REMOTE["jina-bert-v2/jina-embeddings-v2-base-en"]
     jina = _remote("jina-bert-v2/jina-embeddings-v2-base-en").bytes_of("activations")
-    assert jina == tokens * 2 * (4 * h + 4 * i)
+    assert jina == tokens * 2 * (4 * h + 4 * i + h)
     code = estimate(parse_workload({**TEI, "model": "config"}, config={
         **base, "_name_or_path": "jinaai/jina-bert-v2-qk-post-norm"})).bytes_of("activations")
     assert code - jina == tokens * 2 * h
@@ -168,3 +169,35 @@ def test_jina_padded_keeps_its_alibi_table_and_flash_only_slopes():
     assert fp32.bytes_of("activations") - short.bytes_of("activations") < table < short.bytes_of("activations")
     assert flash.bytes_of("activations") < table and "ALiBi" in said(fp32) and "ALiBi" not in said(flash)
     assert "12 × 8,192² values = 3.00 GiB" in said(short)
+
+
+@pytest.mark.parametrize(("slug", "h", "peak"), [
+    ("bge-m3", 1024, 4 * 1024 + 4096),  # flash_bert.rs: the MLP's input, attention output, intermediate, output, norm
+    ("modernbert-base", 768, 8 * 768 + 4 * 1152 + 64),  # flash_modernbert.rs: the pre-norm layer's GeGLU
+])
+def test_an_encoder_keeps_its_embeddings_output_while_its_layers_run(slug, h, peak):
+    """flash_bert.rs FlashBertModel::forward binds `embedding_output` and passes it to the encoder, whose loop
+    reassigns its own copy of the handle (BertEncoder::forward): the embeddings' output lives until the forward
+    returns, so from the second layer on each token holds h values beside the layer's own (flash_modernbert.rs:
+    the first `hidden_states`, shadowed, not dropped). 16,384 tokens in float16 on an H100."""
+    assert _run(model=slug).bytes_of("activations") == 16384 * 2 * (peak + h)
+    one_layer = estimate(parse_workload({**TEI, "model": "config"}, config={
+        "model_type": "bert", "hidden_size": 1024, "num_attention_heads": 16, "num_hidden_layers": 1,
+        "intermediate_size": 4096}))
+    assert one_layer.bytes_of("activations") == 16384 * 2 * (4 * 1024 + 4096)  # one layer: its input is the output
+
+
+def test_gte_follows_its_candle_models():
+    """flash_gte.rs (0d124dc): the GLU beside the layer's input, the attention's output and attn_ln's (4·h + 4·I), the
+    word lookup the forward keeps bound (and the token-type one: none for gte-base-en-v1.5's type_vocab_size 0,
+    one for gte-multilingual-base's 1), cos and sin; its hidden_states reassigned, so no embeddings' output. gte.rs,
+    the padded model (float32), keeps that output too, and the scores."""
+    h, i, tokens = 768, 3072, 16384
+    base = _run(model="gte-base-en-v1.5").bytes_of("activations")
+    assert base == tokens * 2 * (4 * h + 4 * i + h + 64)
+    assert _run(model="gte-multilingual-base").bytes_of("activations") - base == tokens * 2 * h
+    large = _run(model="gte-large-en-v1.5").bytes_of("activations")
+    assert large == tokens * 2 * (4 * 1024 + 4 * 4096 + 2 * 1024 + 64)
+    padded = _run(model="gte-base-en-v1.5", precision="fp32", seq="512")
+    assert padded.bytes_of("activations") > 3 * base  # 32 sequences of 512: 12 heads × 512 scores a token, in fp32
+    assert _run(model="gte-multilingual-reranker-base").bytes_of("weights") == 2 * 305_924_353  # pooler, classifier

@@ -43,7 +43,7 @@ MODELS = ROOT / "app" / "vramcalc" / "data" / "models"
 ALIASES = {"kimi_k2": "deepseek_v3"}
 # Encoders (embedders and rerankers): AutoModel as an embedder loads them (no masked-LM head), or the classifier
 # their `architectures` name (AutoModelForSequenceClassification), as tools/measure_encoders.py does.
-ENCODERS = ("bert", "xlm-roberta", "modernbert")
+ENCODERS = ("bert", "xlm-roberta", "modernbert", "gte")
 # Decoder embedders (family "Embedding"): AutoModel, as sentence-transformers and their cards load them (no lm_head,
 # whatever the checkpoint stores), except a reranker scored on its LM head's logits (Qwen3-Reranker: "yes" against
 # "no" at the last token), built with the class its card uses.
@@ -55,7 +55,11 @@ VISION = re.compile(r"(vision|visual|multi_modal_projector|mm_projector|image_ne
 def build(config_dict: dict, embedder: bool = False, card_class=None):
     kwargs = {k: v for k, v in config_dict.items() if k not in ("model_type", "quantization_config")}
     model_type = ALIASES.get(config_dict["model_type"], config_dict["model_type"])
-    config = AutoConfig.for_model(model_type, **kwargs)
+    if model_type == "new":  # GTE's remote code: transformers' own GteModel, keys as tools/measure_gte.py passes them
+        from measure_gte import gte_config
+        config, model_type = gte_config(config_dict), "gte"
+    else:
+        config = AutoConfig.for_model(model_type, **kwargs)
     with torch.device("meta"):
         if model_type == "whisper":  # WhisperForConditionalGeneration, as tools/measure_speech.py builds it
             return AutoModelForSpeechSeq2Seq.from_config(config)

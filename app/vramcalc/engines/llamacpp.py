@@ -809,6 +809,10 @@ class LlamaCpp(NoPool):
                                                          "q8_0, f16, ...) or a nominal precision")
         check_kv_formats(workload, ("kv_precision", "kv_precision_k", "kv_precision_v"), self.kv_formats)
         check_draft(workload)
+        encoder = workload.model.encoder
+        if encoder is not None and encoder.family == "gte":  # convert_hf_to_gguf.py has no NewModel
+            raise ValidationError("runtime", workload.runtime.value, "llama.cpp has no GTE (NewModel) graph: its "
+                                  "converter refuses the checkpoints (ggml-org/llama.cpp#6821)")
         if workload.mtp:
             if workload.devices > 1 or workload.cards:
                 raise ValidationError("mtp", workload.mtp, "llama.cpp's MTP context is modelled on one GPU for now")

@@ -90,25 +90,45 @@ def tei_forward_bytes(model: ModelSpec, e: int, *, tokens: int, seq: int, flash:
     place; padded, q and k contiguous and rotated apart, 9·h beside the scores, 11·h while k is rotated, then
     10·h), and the SwiGLU MLP beside the layer's input, the attention's output and norm1's: fc11 and fc12 as one
     matmul (2·I) and the SwiGLU's output (I), 3·h + 3·I; cos and sin per token (head_dim/2 each, padded head_dim
-    each). JinaBERT's padded model also keeps its ALiBi table (`alibi_bytes`, added by the breakdown)."""
+    each). GTE (flash_gte.rs, gte.rs): nomic-bert's attention (flash: the input, the fused qkv rotated in place,
+    the output and o_proj's, 6·h; padded, as nomic.rs line for line), and the GLU beside the layer's input, the
+    attention's output and attn_ln's: up_gate_proj (2·I), the GELU of its gate half and the product (I each) and
+    down_proj, 4·h + 4·I; the forward keeps the word and token-type lookups (h each; none for type_vocab_size 0),
+    and cos and sin. JinaBERT's padded model also keeps its ALiBi table (`alibi_bytes`, added by the breakdown).
+
+    Every encoder's model forward (flash_bert.rs, bert.rs, the Jina, nomic and ModernBERT pairs, gte.rs) holds the
+    embeddings' output (`embedding_output`; ModernBERT's first `hidden_states`, shadowed, not dropped) while its
+    encoder runs, so from the second layer on, beside the layer's own input, each token keeps h values more
+    (`kept`). Decoders (flash_qwen3.rs, flash_mistral.rs) and flash_gte.rs reassign their `hidden_states`, which
+    drops it."""
     h, i, a = model.hidden, model.ffn, model.heads
     q, kv = a * model.head_dim, model.kv_heads * model.head_dim
     scores = 0 if flash else a * seq * e  # per token: batch × a × s² over batch × s tokens
     lse = 4 * a if flash else 0
     family = model.encoder.family if model.encoder else ""
+    kept = h * e if model.encoder is not None and model.layers > 1 else 0
     if family.startswith("jina-bert-v2"):
         code = family.endswith("qk-post-norm")
         attention = (11 if code else 7) * h * e + lse if flash else (12 if code else 7) * h * e + 2 * scores
         mlp = ((5 if code else 4) * h + 4 * i) * e
         if not flash:
             mlp = max(mlp, (14 if code else 9) * h * e)
-        return tokens * (max(attention, mlp) + scores)
+        return tokens * (max(attention, mlp) + scores + kept)
+    if family == "gte":
+        # the word and token-type lookups stay bound beside their LayerNorm's output; the GLU beside the layer's
+        # input, the attention's output and attn_ln's: up_gate (2·I), the GELU of its gate half, the product, down
+        looked = (1 + (model.encoder is not None and model.encoder.type_vocab > 0)) * h * e
+        mlp = max((4 * h + 4 * i) * e, 6 * h * e)  # then mlp_ln's fused add and norm beside the four
+        if flash:  # the input, qkv, the attention's output and o_proj's; the norm's output goes with layer 1
+            return tokens * (max(6 * h * e, mlp) + looked + model.head_dim * e)
+        attention = max(9 * h * e + 2 * scores, 11 * h * e)  # nomic.rs's attention, line for line
+        return tokens * (max(attention, mlp) + scores + looked + kept + 2 * model.head_dim * e)
     if family == "nomic_bert":
         mlp = max((3 * h + 3 * i) * e if model.gated_mlp else (4 * h + i) * e, 5 * h * e)
         if flash:
-            return tokens * (max(6 * h * e + lse, mlp) + model.head_dim * e)
+            return tokens * (max(6 * h * e + lse, mlp) + model.head_dim * e + kept)
         attention = max(9 * h * e + 2 * scores, 11 * h * e)  # after the scores: 10·h
-        return tokens * (max(attention, mlp) + scores + 2 * model.head_dim * e)
+        return tokens * (max(attention, mlp) + scores + 2 * model.head_dim * e + kept)
     if model.block is Block.GPT2:
         attention, mlp = 7 * h * e + lse + 2 * scores, (4 * h + i) * e
         if not flash:  # q and k made contiguous, the context transposed back: 9·h once the scores are freed
@@ -117,7 +137,7 @@ def tei_forward_bytes(model: ModelSpec, e: int, *, tokens: int, seq: int, flash:
         norm = q + kv if model.qk_norm else 0
         attention = (5 * h + 2 * q + 2 * kv + norm + model.head_dim) * e + lse + 2 * scores
         mlp = (8 * h + (4 if model.gated_mlp else 2) * i + model.head_dim) * e
-    return tokens * (max(attention, mlp) + scores)
+    return tokens * (max(attention, mlp) + scores + kept)
 
 
 class Tei(NoPool):

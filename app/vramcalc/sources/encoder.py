@@ -1,9 +1,10 @@
 """Encoder embedders and rerankers in a config.json (`bert`, `xlm-roberta`, `modernbert`, remote-code `nomic_bert`
-and JinaBERT v2, a `bert` with ALiBi), read as transformers 5.23 builds them (remote code as its own file does):
+and JinaBERT v2, a `bert` with ALiBi, Alibaba's GTE: remote-code `new` and transformers' `gte`), read as
+transformers 5.23 builds them (remote code as its own file does):
 an embedder as `AutoModel` loads it (no masked-LM head; BERT's and XLM-R's pooler), a reranker
 (`architectures` naming a *ForSequenceClassification) with its classifier, as many outputs as id2label (else
 num_labels, else 2). Keys a config omits take the config class's defaults. Held to the meta device by
-tests/golden/encoders.json (tools/measure_encoders.py)."""
+tests/golden/encoders.json (tools/measure_encoders.py) and tests/golden/gte.json (tools/measure_gte.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from .hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS, _bool, _int, _text
 # the config classes' defaults: hidden_size, num_attention_heads, num_hidden_layers, intermediate_size, vocab_size,
 # max_position_embeddings
 ENCODER_TYPES = {"bert": (768, 12, 12, 3072, 30522, 512), "xlm-roberta": (768, 12, 12, 3072, 30522, 512),
-                 "modernbert": (768, 12, 22, 1152, 50368, 8192), "nomic_bert": (768, 12, 12, 0, 50257, 1024)}
+                 "modernbert": (768, 12, 22, 1152, 50368, 8192), "nomic_bert": (768, 12, 12, 0, 50257, 1024),
+                 "new": (768, 12, 12, 3072, 30528, 2048), "gte": (768, 12, 12, 3072, 250048, 8192)}
 # nomic_bert (NomicBertConfig, a GPT2Config): the keys it reads in place of BERT's
 NOMIC_KEYS = ("n_embd", "n_head", "n_layer", "n_inner", "vocab_size", "n_positions")
 
@@ -49,6 +51,8 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
                               "tie_embeddings": True, "max_positions": p, "norm_compute": NormCompute.LAYER}
     if nomic:
         return _nomic(config, common, labels)
+    if model_type in ("new", "gte"):
+        return _gte(config, common, labels, model_type)
     if model_type == "bert" and _text(config, "position_embedding_type") == "alibi":
         # JinaBERT v2 (jinaai/jina-bert-implementation, modeling_bert.py): no position table; its GLU MLP
         # (feed_forward_type geglu/reglu) is gated_layers h -> 2·I without a bias and wo I -> h with one
@@ -106,3 +110,25 @@ def _nomic(config: Mapping[str, object], common: dict[str, Any], labels: int) ->
                      learned_positions=0 if rotary > 0 else common["max_positions"],
                      encoder=Encoder("nomic_bert", _int(config, "type_vocab_size", 0, MAX_DIM, default=2), False,
                                      labels))
+
+
+def _gte(config: Mapping[str, object], common: dict[str, Any], labels: int, model_type: str) -> ModelSpec:
+    """Alibaba's GTE v1.5 / multilingual (gte-base-en-v1.5, gte-multilingual-base...): its hub configs name the
+    remote code's NewModel (model_type `new`, Alibaba-NLP/new-impl modeling.py), which transformers 5.23 builds as its
+    own GteModel (models/gte; conversion_mapping.py's "gte" entry loads the `new.` tensors, qkv_proj and up_gate_proj
+    chunked): word embeddings, token-type embeddings unless type_vocab_size is 0 (NewConfig's default 1), their
+    LayerNorm (counted as the final norm), layers of q, k, v and o with biases, a GLU MLP (up and gate without a
+    bias, down with one) and two post-norm LayerNorms; rotary positions, no table. AutoModel has no pooler; a
+    reranker (NewForSequenceClassification / GteForSequenceClassification) has the pooler's dense and the
+    classifier. The remote code's other switches, absolute positions and RMSNorm layers, are no released
+    checkpoint's and transformers' class has neither: refused."""
+    if model_type == "new":
+        if (kind := _text(config, "position_embedding_type") or "rope") != "rope":
+            raise ValidationError("position_embedding_type", kind, "GTE is read with rotary positions (rope), as "
+                                  "transformers' GteModel and every released checkpoint run it")
+        if (norm := _text(config, "layer_norm_type") or "layer_norm") != "layer_norm":
+            raise ValidationError("layer_norm_type", norm, "GTE is read with LayerNorm (layer_norm), as transformers' "
+                                  "GteModel and every released checkpoint run it")
+    return ModelSpec(**common, block=Block.LLAMA, gated_mlp=True, norm=Norm.LAYER, qkv_bias=True, o_bias=True,
+                     mlp_bias=False, down_bias=True, encoder=Encoder(
+                         "gte", _int(config, "type_vocab_size", 0, MAX_DIM, default=1), labels > 0, labels))

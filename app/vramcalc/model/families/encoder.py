@@ -9,7 +9,8 @@ import dataclasses
 
 @dataclasses.dataclass(frozen=True)
 class Encoder:
-    family: str  # the config's model_type (bert, xlm-roberta, modernbert, nomic_bert); jina-bert-v2(-qk-post-norm)
+    family: str  # the config's model_type (bert, xlm-roberta, modernbert, nomic_bert); jina-bert-v2(-qk-post-norm); gte
+    # (GTE's `new` and `gte`)
     type_vocab: int = 0  # BERT's token_type_embeddings rows (type_vocab_size)
     pooler: bool = False  # BertPooler: a dense h -> h with its bias (AutoModel of BERT and XLM-R)
     labels: int = 0  # a reranker's classifier (AutoModelForSequenceClassification): its outputs; 0: an embedder
@@ -83,9 +84,11 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     gate, its SiLU, up and their product (3·I) beside 4·h, with eager's probabilities still held. The rotary cos
     and sin (s × head_dim each, once a forward) and the position ids (int64). (The remote code holds 10·h and 4·I,
     and a table per layer: 16–23 % more. The GELU MLP of rotary_emb_fraction 0, which the class does not build, is
-    counted as up and its GELU, 2·I: not measured.) JinaBERT v2 runs its own remote code, which keeps the
-    embeddings' output and the extended mask (batch × s in e) through the layers, after the first layer the
-    layer's input too; JinaBERT v2
+    counted as up and its GELU, 2·I: not measured.) GTE (transformers 5's GteModel, models/gte, which the hub's
+    `new` checkpoints load into: jina_embeddings_v3's layer and Gemma's MLP) keeps the same tensors alive, its
+    biases aside: measured to the byte, the same formula (tools/measure_gte.py, tests/golden/gte.json, 37
+    forwards). JinaBERT v2 runs its own remote code, which keeps the embeddings' output and the extended mask
+    (batch × s in e) through the layers, after the first layer the layer's input too; JinaBERT v2
     (jinaai/jina-bert-implementation, rebuilt: the tool says from what): attention as BERT's, q, k, v and with SDPA
     (attn_implementation "torch") its output and fp32 log-sum-exp, and the mask plus the ALiBi slice summed per
     layer, batch × heads × s × s; eager, the scores, the ALiBi added and the softmax (3·a·s per token); or the GLU
@@ -94,7 +97,7 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     load, is `alibi_bytes`."""
     tokens = batch * seq
     probabilities = heads * seq * e if eager else 0
-    if family == "nomic_bert":
+    if family in ("nomic_bert", "gte"):
         attention = 5 * h + 2 * heads * seq if eager else 9 * h
         mlp = 4 * h + (3 if gated else 2) * ffn + (heads * seq if eager else 0)  # eager's probabilities held
         return tokens * max(attention, mlp) * e + seq * 2 * head_dim * e + 8 * seq
@@ -134,11 +137,13 @@ def vllm_forward_bytes(h: int, ffn: int, heads: int, family: str, *, e: int, tok
     attention's output (7·h); the GeGLU MLP, Wi to 2·I, the GELU and the product (4·I) beside the embeddings, the
     input, the sum, attention's output and mlp_norm's (5·h); Wo's output beside Wi's and the product.
     nomic-bert (bert_with_rope.py NomicBertModel, post-norm): out_proj beside the QKV and attention's output (7·h);
-    the SwiGLU MLP, gate_up (2·I) and SiluAndMul (I), then down_proj beside them (5·h + 3·I); GELU: up, act (2·I)."""
+    the SwiGLU MLP, gate_up (2·I) and SiluAndMul (I), then down_proj beside them (5·h + 3·I); GELU: up, act (2·I).
+    GTE (bert_with_rope.py GteNewModel, and GteNewForSequenceClassification around it) is the same BertWithRope, its
+    GLU the GeGLU ("geglu": GeluAndMul) and gate_up_proj without a bias: nomic-bert's figures."""
     lse = 4 * heads
     if family == "modernbert":
         return tokens * max(7 * h * e + lse, (5 * h + 4 * ffn) * e, (6 * h + 3 * ffn) * e)
-    if family == "nomic_bert":
+    if family in ("nomic_bert", "gte"):
         mlp = 5 * h + 3 * ffn if gated else max(4 * h + 2 * ffn, 5 * h + ffn)
         return tokens * max(6 * h * e + lse, 7 * h * e, mlp * e)
     return tokens * max(6 * h * e + lse, (3 * h + 2 * ffn) * e, (6 * h + ffn) * e)
