@@ -11,6 +11,7 @@ from vramcalc.core.dtypes import Precision
 from vramcalc.core.errors import ValidationError
 from vramcalc.core.units import GB, GIB
 from vramcalc.formats.weights import parse_format, weights
+from vramcalc.memory.states import weights_bytes
 from vramcalc.sources.hf_config import from_hf_config
 from vramcalc.sources.presets import load_presets, preset_spec
 
@@ -127,10 +128,14 @@ def test_deepseek_v4_native_is_its_checkpoint_to_the_byte(slug):
     assert experts.bits == 4.25 and experts.bytes == layout["I8"] + experts.params // 32
     assert fp8.bytes == layout["F8_E4M3"] + layout["F8_E8M0"] - experts.params // 32
     assert fp32.bytes == layout["F32"] - bias and rest.bytes == layout["BF16"]
-    # as published on the engines that load the checkpoint's own format; llama.cpp has no such GGUF
+    # as published on the engines that load the checkpoint's own format; llama.cpp's converter (0c1e57098bba)
+    # repacks the FP4 experts into MXFP4 bit for bit and writes the FP8 layers as Q8_0: an MXFP4_MOE file
     for runtime in ("vllm", "transformers"):
         assert parse_workload({"model": slug, "runtime": runtime}).precision.value == "native"
-    assert parse_workload({"model": slug, "runtime": "llamacpp"}).precision.value == "q8_0"  # no 16-bit experts
+    for precision in ("auto", "native"):
+        gguf = parse_workload({"model": slug, "runtime": "llamacpp", "precision": precision})
+        assert gguf.precision.value == "mxfp4_moe"
+        assert weights_bytes(gguf).bytes < 1.01 * sum(layout.values())  # experts at 4.25 bits, as published
 
 
 LLAMA_2_7B = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,

@@ -278,3 +278,13 @@ def test_the_n_gram_vocabularies_are_the_primes_trial_division_finds():
 
     assert _primes_from(20_000_000, 40) == tuple(n for n in range(20_000_000, 20_001_000) if prime(n))[:40]
     assert _primes_from(2, 10) == (2, 3, 5, 7, 11, 13, 17, 19, 23, 29)
+
+
+def test_miller_rabin_rejects_the_strong_pseudoprimes_of_fewer_bases():
+    """The smallest composites that pass Miller-Rabin to the first 1..6 prime bases (Jaeschke, 1993; OEIS A014233):
+    each must fail with bases 2 to 17, or a base dropped from `_is_prime` would go unseen (near 20M, where the
+    n-gram vocabularies are, base 2 alone finds the same primes)."""
+    from vramcalc.sources.hf_config import _is_prime
+
+    for composite in (2047, 1_373_653, 25_326_001, 3_215_031_751, 2_152_302_898_747, 3_474_749_660_383):
+        assert not _is_prime(composite), composite

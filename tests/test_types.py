@@ -1195,6 +1195,11 @@ def test_dots1_slides_from_max_window_layers_whatever_use_sliding_window_says():
         spec = from_hf_config(given)
         assert [k.value for k in spec.kinds] == ["full"] * 3 + ["sliding"] * 2 and not spec.assumptions
     assert set(from_hf_config({**config, "sliding_window": None}).kinds) == {AttentionKind.FULL}
+    # the class's defaults when the keys are absent: sliding_window 4096 from max_window_layers 62 on
+    bare = {k: v for k, v in config.items() if k not in ("sliding_window", "max_window_layers")}
+    kinds = [k.value for k in from_hf_config({**bare, "num_hidden_layers": 64}).kinds]
+    assert kinds == ["full"] * 62 + ["sliding"] * 2
+    assert from_hf_config({**bare, "num_hidden_layers": 64}).sliding_window == 4096
     # its class defaults leave the experts None, which transformers cannot build: refused, not read as dense
     for key in ("n_routed_experts", "n_shared_experts", "num_experts_per_tok"):
         with pytest.raises(ValidationError) as refused:

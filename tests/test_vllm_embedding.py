@@ -47,6 +47,15 @@ def test_an_encoders_budget_holds_its_max_model_len(gpu, seq, tokens):
     assert _run(model="bge-m3", gpu=gpu, seq=seq).bytes_of("activations") == tokens * 22_528
 
 
+def test_the_default_budget_is_at_most_max_num_seqs_prompts():
+    """engine/arg_utils.py caps the default budget at max_num_seqs × max_model_len ("does not exceed model limit"):
+    one 512-token sequence a step on a 24 GB card is a step of 512 tokens, not the card's 2,048."""
+    assert _run(model="bge-m3", gpu="rtx-4090", seq=512, max_num_seqs=1).bytes_of("activations") == 512 * 22_528
+    assert _run(model="bge-m3", gpu="rtx-4090", seq=512, max_num_seqs=3).bytes_of("activations") == 1536 * 22_528
+    decoder = _run(model="qwen3-embedding-0.6b", gpu="rtx-4090", seq=512, max_num_seqs=2)
+    assert decoder.facts.max_num_batched_tokens == 1024
+
+
 def test_a_decoder_embedder_keeps_the_cards_budget():
     """Qwen3-Embedding pools the last token, so vLLM chunks its prompts and keeps the card's default budget."""
     result = _run(model="qwen3-embedding-0.6b", gpu="rtx-4090", seq=32768)

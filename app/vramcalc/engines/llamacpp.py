@@ -821,15 +821,14 @@ class LlamaCpp(NoPool):
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:
         """The checkpoint as published is a GGUF file: gpt-oss's is ggml-org's MXFP4_MOE (experts in MXFP4,
-        the rest Q8_0). llama.cpp has no FP8 type, so an FP8 checkpoint has no GGUF of its own; `auto` is bf16, or
-        for DeepSeek-V4, whose converter writes no 16-bit experts, q8_0."""
+        the rest Q8_0); DeepSeek-V4's is what its converter writes (conversion/deepseek.py at 0c1e57098bba,
+        `_write_mxfp4_expert_tensor`): the FP4 experts repacked into MXFP4 as they are, the FP8 layers dequantised
+        to Q8_0, the file type MOSTLY_MXFP4_MOE. llama.cpp has no FP8 type, so an FP8 checkpoint has no GGUF of
+        its own; `auto` is then bf16."""
         if precision not in (weights.AUTO, weights.NATIVE):
             return precision
-        if weights.keeps_mxfp4_experts(model):
+        if weights.keeps_mxfp4_experts(model) or model.native_format.startswith(weights.FP4_EXPERTS):
             return weights.parse_format("mxfp4_moe") or precision
-        if precision is weights.AUTO and model.native_format.startswith(weights.FP4_EXPERTS):
-            return weights.parse_format("q8_0") or precision  # DeepSeek-V4: conversion/deepseek.py writes its
-            # experts only as q8_0 or a 2-bit type, never 16-bit: the widest file it makes
         if precision is weights.AUTO:
             return Precision.BF16
         raise ValidationError("precision", "native", f"llama.cpp has no GGUF type for {model.display_name}'s "

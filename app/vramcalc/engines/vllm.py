@@ -135,11 +135,15 @@ def chunks_prompts(workload: Workload) -> bool:
 
 
 def vllm_batched_tokens(workload: Workload) -> int:
-    """max_num_batched_tokens: the user's, else vLLM's default for the card, and without chunked prefill at least
-    max_model_len (engine/arg_utils.py `_set_default_max_num_seqs_and_batched_tokens_args`: "If max_model_len is
-    too short, use the default for higher throughput")."""
-    default = card_batch_defaults(workload)[0]
-    return workload.max_num_batched_tokens or (default if chunks_prompts(workload) else max(default, workload.seq))
+    """max_num_batched_tokens: the user's, else vLLM's default for the card, without chunked prefill at least
+    max_model_len ("If max_model_len is too short, use the default for higher throughput"), and at most
+    max_num_seqs × max_model_len ("Ensure max_num_batched_tokens does not exceed model limit"): engine/arg_utils.py
+    `_set_default_max_num_seqs_and_batched_tokens_args`."""
+    if workload.max_num_batched_tokens:
+        return workload.max_num_batched_tokens
+    default, seqs = card_batch_defaults(workload)
+    budget = default if chunks_prompts(workload) else max(default, workload.seq)
+    return min((workload.max_num_seqs or seqs) * workload.seq, budget)
 
 
 def vllm_kv_tokens(seq: int) -> int:

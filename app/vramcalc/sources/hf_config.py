@@ -617,9 +617,12 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             kinds = [AttentionKind.CHUNKED if rope else AttentionKind.FULL for rope in uses_rope]
     if reader.sliding is not None:
         sliding_on = reader.sliding is not Sliding.QWEN or _bool(config, "use_sliding_window", default=False)
-        if reader.sliding is Sliding.WINDOW_LAYERS and config.get("sliding_window") is None:
+        # Dots1Config: sliding_window 4096 and max_window_layers 62 when absent; an explicit null turns it off
+        dots = reader.sliding is Sliding.WINDOW_LAYERS
+        if dots and "sliding_window" in config and config["sliding_window"] is None:
             sliding_on = False
-        window = _int(config, "sliding_window", 1, MAX_POSITIONS, default=0) if sliding_on else 0
+        window = (_int(config, "sliding_window", 1, MAX_POSITIONS, default=4096 if dots else 0)
+                  if sliding_on else 0)
         if reader.sliding is Sliding.MIMO and config.get("sliding_window_size") is not None:
             window = _int(config, "sliding_window_size", 1, MAX_POSITIONS - 1) + 1  # the query too (MiMoV2FlashConfig)
         if window and layer_types is None:
@@ -631,7 +634,8 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             elif reader.sliding is Sliding.ALL:
                 kinds = [AttentionKind.SLIDING] * layers
             elif reader.sliding in (Sliding.QWEN, Sliding.WINDOW_LAYERS):  # layers from max_window_layers on slide
-                first = _int(config, "max_window_layers", 0, MAX_LAYERS, default=0)
+                first = _int(config, "max_window_layers", 0, MAX_LAYERS,
+                             default=62 if reader.sliding is Sliding.WINDOW_LAYERS else 0)
                 kinds = [AttentionKind.SLIDING if i >= first else AttentionKind.FULL for i in range(layers)]
             elif reader.sliding is Sliding.FIRST:
                 kinds = [AttentionKind.SLIDING if i % reader.pattern else AttentionKind.FULL for i in range(layers)]
