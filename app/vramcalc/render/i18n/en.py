@@ -1316,7 +1316,8 @@ EN: Mapping[str, str] = {
     "native.fp8_block": "FP8 (e4m3) with one fp32 scale per 128 × 128 block; head, norms and routers in bf16",
     "native.fp4_fp8": (
         "FP4 routed experts (a ue8m0 scale per 32 weights, 4.25 bits), the other linear layers FP8 (e4m3) with a "
-        "ue8m0 scale per 128 × 128 block; compressors, indexer weights, router, embeddings, head and norms in bf16"
+        "ue8m0 scale per 128 × 128 block; compressors, indexer weights, router, embeddings, head and norms in bf16; "
+        "hyper-connections, attention sinks and compressor position biases in fp32"
     ),
     "native.fp8_block_embeddings": (
         "FP8 (e4m3) with one fp32 scale per 128 × 128 block; embeddings, head, norms and router in bf16"

@@ -1366,7 +1366,8 @@ PT: Mapping[str, str] = {
     "native.fp4_fp8": (
         "especialistas roteados em FP4 (uma escala ue8m0 a cada 32 pesos, 4,25 bits), as demais camadas lineares em "
         "FP8 (e4m3) com uma escala ue8m0 por bloco de 128 × 128; compressores, pesos do indexador, roteador, "
-        "embeddings, cabeça e normas em bf16"
+        "embeddings, cabeça e normas em bf16; hiperconexões, sinks de atenção e vieses de posição dos compressores "
+        "em fp32"
     ),
     "native.int4_experts": (
         "especialistas roteados em int4 (compressed-tensors W4A16: uma escala bf16 a cada 32 pesos, 4,5 bits); "
