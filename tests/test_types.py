@@ -1149,6 +1149,9 @@ def test_hrm_text_caches_every_pass_of_its_two_stacks_and_holds_each_stacks_weig
     assert param_count(from_hf_config(saved)) == param_count(spec)
     with pytest.raises(ValidationError, match="num_layers_per_stack"):
         from_hf_config({**saved, "num_hidden_layers": 10})
+    with pytest.raises(ValidationError) as caught:  # the passes are named, not a depth nobody typed
+        from_hf_config({**config, "H_cycles": 10_000, "L_cycles": 10_000})
+    assert caught.value.field == "H_cycles" and "200,020,000 passes" in str(caught.value)
 
 
 def test_qwen4_exp_mixes_residual_streams_and_caches_states_kv_index_keys_positions_and_ple_windows():

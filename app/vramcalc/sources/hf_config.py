@@ -1712,6 +1712,9 @@ def _hrm_config(config: Mapping[str, object]) -> dict[str, object]:
     if per and given != per * cycles:
         raise ValidationError("num_hidden_layers", given, f"expected num_layers_per_stack × H_cycles × (L_cycles + 1) "
                                                           f"= {per * cycles}")
+    if (per or given) * cycles > MAX_LAYERS:  # the passes, not a depth anyone typed
+        raise ValidationError("H_cycles", config.get("H_cycles", 2), f"{per or given} layers a stack × H_cycles × "
+                              f"(L_cycles + 1) = {(per or given) * cycles:,} passes: at most {MAX_LAYERS:,}")
     config.update(num_layers_per_stack=per or given, num_hidden_layers=(per or given) * cycles,
                   num_key_value_heads=config.get("num_attention_heads"))
     return config
