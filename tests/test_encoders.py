@@ -234,6 +234,70 @@ def test_gte_is_no_longer_read_as_a_llama_decoder():
     assert param_count(result.workload.model) == 136_776_192
 
 
+GTE_REMOTE = json.loads((Path(__file__).parent / "golden" / "gte_remote.json").read_text(encoding="utf-8"))["forward"]
+
+
+@pytest.mark.parametrize("case", GTE_REMOTE, ids=[f"{c['name']}-{c['dtype']}-{c['batch']}x{c['seq']}"
+                                                  f"{'-reranker' if c['reranker'] else ''}" for c in GTE_REMOTE])
+@pytest.mark.parametrize("asked", ["eager", "flash"])
+def test_a_new_gte_config_runs_the_hub_code_measured(case, asked):
+    """A `new` config runs the hub's remote code (NewModel) under transformers 5.23, which has no `new` config class,
+    and loads it eager whatever is asked (no SDPA declared): one forward under no_grad measured on the CPU
+    (tools/measure_gte.py --remote-code), exactly, above the weights and the cos/sin cache built at load, itself
+    exact."""
+    from vramcalc import estimate, parse_workload
+    from vramcalc.model.families.encoder import rotary_cache_bytes
+
+    assert case["code"] == "remote" and case["attention"] == "eager" and case["config"]["model_type"] == "new"
+    config = case["config"]
+    if case["reranker"]:
+        config = {**config, "architectures": ["NewForSequenceClassification"]}
+    spec = from_hf_config(config)
+    assert not spec.assumptions and spec.encoder.family == "gte" and spec.encoder.rotary_rows > 0
+    workload = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2"})
+    workload = workload.but(model=spec, mode=type(workload.mode)("embedding"), batch=case["batch"], seq=case["seq"],
+                            precision=type(workload.effective_kv_precision)(case["dtype"]),
+                            attention=type(workload.attention)(asked))
+    e = 4 if case["dtype"] == "fp32" else 2
+    cache = rotary_cache_bytes(spec.encoder.rotary_rows, spec.head_dim, case["seq"], e)
+    assert cache == case["rotary_cache_bytes"]
+    assert estimate(workload).bytes_of("activations") - cache == case["peak_above_start_bytes"]
+
+
+def test_a_new_gte_config_elsewhere_and_a_gte_one_keep_their_own_forward():
+    """The remote code's forward is transformers' only: a `gte` config is GteModel's (tests/golden/gte.json), and
+    TEI and vLLM read `new` and `gte` alike. gte-multilingual-base (8,192 positions, NTK factor 8) holds a cos/sin
+    cache of 65,536 × 64 × 2 values: 16 MiB in fp16."""
+    from vramcalc import estimate, parse_workload
+
+    new = {case["name"]: case for case in GTE["params"]}["new/gte-multilingual-base"]["config"]
+    gte = {key: value for key, value in new.items() if key not in ("rope_scaling", "position_embedding_type",
+                                                                   "layer_norm_type", "pack_qkv")}
+    spec_new, spec_gte = from_hf_config(new), from_hf_config({**gte, "model_type": "gte"})
+    assert spec_new.encoder.rotary_rows == 65_536 and spec_gte.encoder.rotary_rows == 0
+    sizes = {}
+    for runtime in ("transformers", "vllm", "tei"):
+        for name, spec in (("new", spec_new), ("gte", spec_gte)):
+            workload = parse_workload({"model": "gte-multilingual-base", "mode": "embedding", "precision": "fp16",
+                                       "runtime": runtime, "batch": "4", "seq": "512"})
+            workload = workload.but(model=spec)
+            sizes[runtime, name] = estimate(workload).bytes_of("activations")
+    assert sizes["vllm", "new"] == sizes["vllm", "gte"] and sizes["tei", "new"] == sizes["tei", "gte"]
+    h, i, a, d, e, t = 768, 3072, 12, 64, 2, 4 * 512
+    remote = t * (max(9 * h + 2 * a * 512, 5 * h + 4 * i) + 2 * d) * e + t * e + 2 * 65_536 * d * e
+    assert sizes["transformers", "new"] == remote and sizes["transformers", "gte"] != remote
+
+
+@pytest.mark.parametrize(("key", "value"), [("rope_scaling", {"type": "linear", "factor": 2.0}),
+                                            ("rope_scaling", {"type": "ntk", "factor": "2"}), ("rope_scaling", 2)])
+def test_gte_rope_scaling_the_code_cannot_build_is_refused_by_name(key, value):
+    from vramcalc.core.errors import ValidationError
+
+    base = {case["name"]: case for case in GTE["params"]}["new/gte-base-en-v1.5"]["config"]
+    with pytest.raises(ValidationError, match=key):
+        from_hf_config({**base, key: value})
+
+
 @pytest.mark.parametrize(("key", "value"), [("position_embedding_type", "absolute"), ("layer_norm_type", "rms_norm")])
 def test_gte_switches_no_checkpoint_uses_are_refused_by_name(key, value):
     from vramcalc.core.errors import ValidationError

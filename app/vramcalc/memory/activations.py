@@ -18,7 +18,7 @@ from ..model.families.decoder.saved import (
     lora_measured,
     outside_layers_bytes_per_token,
 )
-from ..model.families.encoder import alibi_bytes, forward_bytes, vllm_forward_bytes
+from ..model.families.encoder import alibi_bytes, forward_bytes, rotary_cache_bytes, vllm_forward_bytes
 from ..model.families.vision import GLM, MEASURED, encoder_peak, image_patches, video_grid
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
@@ -233,19 +233,25 @@ def embedding_components(workload: Workload, *, batch: int, seq: int, engine: st
         if engine == "vLLM":  # one step of the pooling runner: `seq` tokens flattened, varlen attention
             forward = vllm_forward_bytes(model.hidden, model.ffn, model.heads, model.encoder.family, e=e,
                                          tokens=batch * seq, gated=model.gated_mlp)
-        else:
-            forward = forward_bytes(model.hidden, model.ffn, model.heads, model.head_dim, model.encoder.family, e=e,
-                                    batch=batch, seq=seq, gated=model.gated_mlp,
+        else:  # GTE's `new` configs run the hub's remote code under transformers (encoder.py `forward_bytes`)
+            remote = model.encoder.rotary_rows > 0 and engine == "transformers"
+            forward = forward_bytes(model.hidden, model.ffn, model.heads, model.head_dim,
+                                    "new" if remote else model.encoder.family, e=e, batch=batch, seq=seq,
+                                    gated=model.gated_mlp,
                                     eager=workload.attention is Attention.EAGER and engine == "transformers")
         alibi = (alibi_bytes(model.heads, model.max_positions or 0, seq, e)
                  if model.encoder.family.startswith("jina-bert-v2") and engine == "transformers" else 0)
-        size = forward + alibi
+        rows = model.encoder.rotary_rows if engine == "transformers" else 0
+        rotary = rotary_cache_bytes(rows, model.head_dim, seq, e) if rows else 0
+        size = forward + alibi + rotary
         activations = Component(key="activations", bytes=size, explain=lambda: (phrase(
             "activations.embedding_vllm", tokens=f"{batch * seq:,}", bytes=format_binary(forward))
             if engine == "vLLM" else phrase(
             "activations.embedding", batch=batch, seq=f"{seq:,}", engine=engine, bytes=format_binary(forward)),
             *((phrase("activations.alibi", heads=model.heads, side=f"{max(model.max_positions or 0, seq):,}",
-                      bytes=format_binary(alibi)),) if alibi else ())))
+                      bytes=format_binary(alibi)),) if alibi else ()),
+            *((phrase("activations.rotary_cache", rows=f"{max(rows, seq):,}",
+                      width=model.head_dim, bytes=format_binary(rotary)),) if rotary else ())))
     return (weights_bytes(workload), gradients_bytes(workload), optimizer_state_bytes(workload),
             master_weights_bytes(workload), kv, activations, head_logits(run, activations.bytes),
             no_component("temporaries", "temporaries.inference"), overhead or overhead_bytes(workload))

@@ -8,6 +8,7 @@ tests/golden/encoders.json (tools/measure_encoders.py) and tests/golden/gte.json
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -121,8 +122,22 @@ def _gte(config: Mapping[str, object], common: dict[str, Any], labels: int, mode
     bias, down with one) and two post-norm LayerNorms; rotary positions, no table. AutoModel has no pooler; a
     reranker (NewForSequenceClassification / GteForSequenceClassification) has the pooler's dense and the
     classifier. The remote code's other switches, absolute positions and RMSNorm layers, are no released
-    checkpoint's and transformers' class has neither: refused."""
+    checkpoint's and transformers' class has neither: refused. A `new` config runs that remote code under
+    transformers (AutoConfig has no `new`): its rotary cos/sin cache has max_position_embeddings × rope_scaling's
+    factor rows (NTK, the only type the code builds)."""
+    rows = 0
     if model_type == "new":
+        scaling = config.get("rope_scaling")
+        factor: object = 1
+        if isinstance(scaling, Mapping):
+            if (kind := str(scaling.get("type", ""))) != "ntk":
+                raise ValidationError("rope_scaling", kind, "GTE's code (NewModel) builds only the \"ntk\" type")
+            factor = scaling.get("factor")
+        elif scaling is not None:
+            raise ValidationError("rope_scaling", scaling, "expected an object with type and factor, or null")
+        if not isinstance(factor, (int, float)) or isinstance(factor, bool) or not 0 < factor <= 1024:
+            raise ValidationError("rope_scaling.factor", factor, "expected a number above 0 (at most 1024)")
+        rows = math.ceil(common["max_positions"] * factor)
         if (kind := _text(config, "position_embedding_type") or "rope") != "rope":
             raise ValidationError("position_embedding_type", kind, "GTE is read with rotary positions (rope), as "
                                   "transformers' GteModel and every released checkpoint run it")
@@ -131,4 +146,5 @@ def _gte(config: Mapping[str, object], common: dict[str, Any], labels: int, mode
                                   "GteModel and every released checkpoint run it")
     return ModelSpec(**common, block=Block.LLAMA, gated_mlp=True, norm=Norm.LAYER, qkv_bias=True, o_bias=True,
                      mlp_bias=False, down_bias=True, encoder=Encoder(
-                         "gte", _int(config, "type_vocab_size", 0, MAX_DIM, default=1), labels > 0, labels))
+                         "gte", _int(config, "type_vocab_size", 0, MAX_DIM, default=1), labels > 0, labels,
+                         rotary_rows=rows))

@@ -17,6 +17,8 @@ class Encoder:
     head_dense: bool = False  # the classifier's dense h -> h before it (XLM-R's and ModernBERT's heads)
     head_bias: bool = True  # ... with a bias (ModernBERT: classifier_bias)
     head_norm: int = 0  # ModernBERT's prediction head LayerNorm: 1 weight, 2 with norm_bias
+    rotary_rows: int = 0  # GTE's `new` configs, which transformers runs as the hub's remote code (NewModel): the rows
+    # of the cos and sin cache it builds at load (max_position_embeddings × the NTK factor); 0: not that code
 
 
 def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, flash: bool, pooling: str,
@@ -94,9 +96,21 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     layer, batch × heads × s × s; eager, the scores, the ALiBi added and the softmax (3·a·s per token); or the GLU
     MLP's moment, gated_layers (2·I), the GELU and the product, beside attention's output (qk-post-norm,
     jina-embeddings-v2-base-code's: and layer_norm_1's, the residual its layer keeps). Its ALiBi table, built at
-    load, is `alibi_bytes`."""
+    load, is `alibi_bytes`.
+
+    `new` (GTE's hub configs, family "new" here): transformers 5.23 has no config class for it, so a `new` checkpoint
+    runs the hub's remote code (Alibaba-NLP/new-impl NewModel, trust_remote_code), which declares no SDPA: it is
+    loaded eager whatever is asked (sdpa is refused). Measured to the byte (tools/measure_gte.py --remote-code,
+    tests/golden/gte_remote.json, 19 forwards): per token the larger of attention's moment, the embeddings' output,
+    the layer's input, the fused qkv (3·h, its value a view), q and k rotated, v made contiguous and the matmul's
+    output (9·h) beside the biased scores and their softmax (2·a·s), and the GLU's, up_gate (2·I) held by its views,
+    the GELU of the gate and the product (4·I) and down_proj's output beside three norms' outputs and o_proj's (5·h);
+    and the whole forward long, cos and sin gathered per token (2·head_dim) and the extended mask (batch × s in e).
+    Its cos/sin cache, built at load, is `rotary_cache_bytes`."""
     tokens = batch * seq
     probabilities = heads * seq * e if eager else 0
+    if family == "new":
+        return tokens * (max(9 * h + 2 * heads * seq, 5 * h + 4 * ffn) + 2 * head_dim) * e + batch * seq * e
     if family in ("nomic_bert", "gte"):
         attention = 5 * h + 2 * heads * seq if eager else 9 * h
         mlp = 4 * h + (3 if gated else 2) * ffn + (heads * seq if eager else 0)  # eager's probabilities held
@@ -147,6 +161,14 @@ def vllm_forward_bytes(h: int, ffn: int, heads: int, family: str, *, e: int, tok
         mlp = 5 * h + 3 * ffn if gated else max(4 * h + 2 * ffn, 5 * h + ffn)
         return tokens * max(6 * h * e + lse, 7 * h * e, mlp * e)
     return tokens * max(6 * h * e + lse, (3 * h + 2 * ffn) * e, (6 * h + ffn) * e)
+
+
+def rotary_cache_bytes(rows: int, head_dim: int, seq: int, e: int) -> int:
+    """The cos and sin cache GTE's remote code (`new`, NewEmbeddings' RotaryEmbedding / NTKScalingRotaryEmbedding)
+    builds at load, `rows` (max_position_embeddings × the NTK factor) × head_dim each in the model's dtype (measured
+    beside the forward: tests/golden/gte_remote.json "rotary_cache_bytes"); a batch longer rebuilds it at its
+    length (read, not measured)."""
+    return 2 * max(rows, seq) * head_dim * e
 
 
 def alibi_bytes(heads: int, positions: int, seq: int, e: int) -> int:

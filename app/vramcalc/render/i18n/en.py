@@ -313,7 +313,8 @@ EN: Mapping[str, str] = {
         "(measured); above the layers' peak: {bytes}"
     ),
     "logits.embedding": "one vector (or score) per sequence: no logits",
-    "activations.alibi": "+ the ALiBi table JinaBERT's code builds at load, {heads} × {side}² values = {bytes}",
+    "activations.alibi": " + the ALiBi table JinaBERT's code builds at load, {heads} × {side}² values = {bytes}",
+    "activations.rotary_cache": " + the cos and sin GTE's code builds at load, 2 × {rows} × {width} values = {bytes}",
     "activations.embedding_vllm": (
         "one step of {tokens} tokens (max_num_batched_tokens) in vLLM's pooling runner: the requests flattened, "
         "FlashAttention over each one's span, no seq × seq term; read from vLLM's source = {bytes}"

@@ -327,7 +327,10 @@ PT: Mapping[str, str] = {
     ),
     "logits.embedding": "um vetor (ou nota) por sequência: sem logits",
     "activations.alibi": (
-        "+ a tabela ALiBi que o código do JinaBERT monta ao carregar, {heads} × {side}² valores = {bytes}"
+        " + a tabela ALiBi que o código do JinaBERT monta ao carregar, {heads} × {side}² valores = {bytes}"
+    ),
+    "activations.rotary_cache": (
+        " + o cos e o sin que o código do GTE monta ao carregar, 2 × {rows} × {width} valores = {bytes}"
     ),
     "activations.embedding_vllm": (
         "um passo de {tokens} tokens (max_num_batched_tokens) no executor de pooling do vLLM: os pedidos "
