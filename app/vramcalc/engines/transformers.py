@@ -370,7 +370,9 @@ class Transformers(NoPool):
         encoder = ("note.encoder_training",) if workload.is_training and workload.model.encoder is not None else ()
         ppo_models = ("note.ppo",) if workload.is_training and workload.objective is Objective.PPO else ()
         experts = ("note.bnb_experts",) if getattr(workload.precision, "experts_kept", False) else ()
-        return ("note.counter", *encoder, *ppo_models, *experts)  # which counter the total reads against
+        remote = workload.model.encoder
+        gte = ("note.gte_remote",) if workload.embeds and remote is not None and remote.rotary_rows else ()  # `new`
+        return ("note.counter", *encoder, *ppo_models, *experts, *gte)  # which counter the total reads against
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """Inference: the from_pretrained call the answer assumes (its dtype and attention); training runs

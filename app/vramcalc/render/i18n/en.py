@@ -384,6 +384,10 @@ EN: Mapping[str, str] = {
         "multi-token-prediction layers, which engines load only when asked to."
     ),
     "note.moe": "Mixture of experts: all {total} parameters are held in memory; {active} are used per token.",
+    "note.gte_remote": (
+        "GTE's hub code (model_type new, trust_remote_code) runs under transformers 5 with eager attention whatever "
+        "attn_implementation asks: its scores grow with the square of the sequence."
+    ),
     "note.encoder_training": "Training an encoder is estimated as a decoder's step; its inference forward is measured.",
     "note.ppo": ("PPO: the value and reward models are taken to be the policy's architecture, as TRL's example loads "
         "them; attention as FlashAttention-2 runs it (SDPA with padded prompts repeats K and V and keeps a mask)."),

@@ -405,6 +405,10 @@ PT: Mapping[str, str] = {
         "O arquivo também contém {bytes} de tensores que esta resposta não conta: uma torre de visão ou de "
         "áudio, ou camadas de predição de vários tokens, que os motores só carregam quando pedido."
     ),
+    "note.gte_remote": (
+        "O código do GTE no hub (model_type new, trust_remote_code) roda no transformers 5 com atenção eager, seja "
+        "qual for o attn_implementation: seus escores crescem com o quadrado da sequência."
+    ),
     "note.encoder_training": "O treino de um codificador é estimado como o de um decodificador; a inferência é medida.",
     "note.ppo": ("PPO: os modelos de valor e de recompensa são tomados com a arquitetura da política, como o exemplo "
         "do TRL os carrega; atenção como a FlashAttention-2 a executa (o SDPA com prompts preenchidos repete K e V e "
