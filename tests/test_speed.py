@@ -357,7 +357,9 @@ def test_the_stored_errors_are_the_measured_ones(table):
     stored = calibration()["validation"]
     for name, stats in table.items():
         group, kind = name.split()
-        if kind in ("decode", "train", "serve"):
+        if kind in ("decode", "train", "serve") and stats["rows"] < validate_speed.MIN_ROWS:
+            assert group not in stored, group  # too few runs to speak for the group: its answers say "not checked"
+        elif kind in ("decode", "train", "serve"):
             assert stored[group]["rows"] == stats["rows"]
             assert stored[group]["median"] == pytest.approx(stats["median"], abs=0.0015), group
 

@@ -30,7 +30,11 @@ def expected_error(workload: Workload) -> Phrase:
     if workload.objective is not Objective.SFT:
         return phrase("speed.error.objective", objective=workload.objective.value.upper())
     group = stats.get(backend(workload))
-    if group is None:
+    if group is None:  # the engine's runs on another platform (transformers: CUDA's) do not speak for this one
+        engine = backend(workload).rsplit("-", 1)[0]
+        checked = sorted(name for name in stats if name.rsplit("-", 1)[0] == engine)
+        if checked:
+            return phrase("speed.error.platform", backend=backend(workload), checked=", ".join(checked))
         return phrase("speed.error.none")
     numbers = {"median": f"{group['median']:.0%}", "worst": f"{group['worst']:.0%}", "rows": group["rows"],
                "backend": backend(workload)}

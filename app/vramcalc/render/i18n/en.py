@@ -1407,6 +1407,10 @@ EN: Mapping[str, str] = {
         "H100s); other sizes and cards are not checked yet."
     ),
     "speed.error.none": "Not checked against published runs for this engine yet: treat it as a rough estimate.",
+    "speed.error.platform": (
+        "Not checked against published runs on this platform yet ({backend}; only {checked}): treat it as a rough "
+        "estimate."
+    ),
     "speed.error.other_cards": (
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend}), all "
         "on {kinds} cards: none on this kind of card, so treat it as a rough estimate."

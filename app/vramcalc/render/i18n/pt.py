@@ -1480,6 +1480,10 @@ PT: Mapping[str, str] = {
     "speed.error.none": (
         "Ainda não conferido com execuções publicadas para este motor: trate como estimativa grosseira."
     ),
+    "speed.error.platform": (
+        "Ainda não conferido com execuções publicadas nesta plataforma ({backend}; só {checked}): trate como "
+        "estimativa grosseira."
+    ),
     "speed.error.other_cards": (
         "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
         "{backend}), todas em placas {kinds}: nenhuma neste tipo de placa, então trate como estimativa grosseira."
