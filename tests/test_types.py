@@ -1216,11 +1216,35 @@ def test_nemotron_has_an_ungated_mlp_and_layernorms_with_a_bias():
     assert "blk.0.ffn_gate.weight" not in names and {"blk.0.attn_norm.bias", "blk.0.ffn_norm.bias"} <= names
 
 
-@pytest.mark.parametrize("model_type", ["gemma4_assistant", "gemma4_unified_assistant"])
-def test_a_gemma4_drafter_is_refused_by_name_not_read_as_its_text_model(model_type):
-    """Gemma4AssistantForCausalLM reuses the target's K/V in every layer and projects to and from its width: reading
-    its text_config as a Gemma 4 model would count K/V projections and a cache it does not have."""
-    config = {"model_type": model_type, "text_config": {**_case("gemma4_text/perturbed"), "num_kv_shared_layers": 7}}
+@pytest.mark.parametrize("name", ["gemma4_assistant/perturbed", "gemma4_unified_assistant/perturbed",
+                                  "gemma4_assistant/released"])
+def test_a_gemma4_drafter_reuses_its_targets_kv_in_every_layer(name):
+    """Gemma4AssistantForCausalLM: every layer reuses the target's K/V (no k/v weights) and it keeps no cache:
+    transformers 5.23 (bf16, random weights, the perturbed configs, the target's K/V of 7 tokens handed in,
+    use_cache=True) returned logits and a hidden state, no cache. Its projections to and from the target's width are
+    counted."""
+    config = _case(name)
+    spec = from_hf_config(config)
+    assert spec.reusing_layers == spec.layers and not spec.assumptions
+    assert not any(t.name.endswith(("attn_k.weight", "attn_v.weight")) for t in layer_tensors(spec, 0))
+    for runtime in ("transformers", "vllm", "llamacpp"):
+        assert _kv(config, runtime, seq="7") == 0
+    backbone, h = config["backbone_hidden_size"], spec.hidden
+    bare = from_hf_config({**config, "use_ordered_embeddings": False})
+    centroids = config["num_centroids"] * h if config.get("use_ordered_embeddings") else 0
+    assert param_count(spec) - param_count(bare) == centroids
+    assert param_count(from_hf_config({**config, "backbone_hidden_size": backbone + 1})) - param_count(spec) == 3 * h
+
+
+@pytest.mark.parametrize(("key", "value"), [("num_kv_shared_layers", 3), ("enable_moe_block", True),
+                                            ("hidden_size_per_layer_input", 32), ("vocab_size_per_layer_input", None)])
+def test_a_gemma4_drafter_transformers_refuses_is_refused_naming_the_key(key, value):
+    """Gemma4AssistantConfig.validate_architecture: no per-layer inputs (whose class default is on), no experts, every
+    layer reusing K/V."""
+    config = _case("gemma4_assistant/perturbed")
+    text = {k: v for k, v in config["text_config"].items() if k != key}
+    if value is not None:
+        text[key] = value
     with pytest.raises(ValidationError) as refused:
-        from_hf_config(config)
-    assert refused.value.field == "model_type" and "drafter" in str(refused.value)
+        from_hf_config({**config, "text_config": text})
+    assert key in refused.value.field

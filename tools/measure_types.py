@@ -587,6 +587,30 @@ CASES: dict[str, tuple[dict, dict]] = {
                                  "sliding_window": 128, "num_kv_shared_layers": 5, "hidden_size_per_layer_input": 48,
                                  "vocab_size_per_layer_input": 1000, "altup_num_inputs": 2, "laurel_rank": 32,
                                  "vocab_size": 32000}}),
+    # Gemma 4's drafters (Gemma4AssistantForCausalLM): every layer reuses the target's K/V. Their class defaults fail:
+    # gemma4_assistant's text_config keeps Gemma4TextConfig's per-layer inputs, which validate_architecture refuses
+    # (the smallest change: none, hidden_size_per_layer_input 0, vocab_size_per_layer_input 0); both then need the
+    # kv_sharing_modes patch below. The perturbed ones with their own head sizes, K = V full layers, another
+    # backbone width, the centroid head (use_ordered_embeddings) and an untied head
+    "gemma4_assistant": ({"text_config": {"model_type": "gemma4_text", "hidden_size_per_layer_input": 0,
+                                          "vocab_size_per_layer_input": 0}},
+                         {"backbone_hidden_size": 768, "use_ordered_embeddings": True, "num_centroids": 64,
+                          "tie_word_embeddings": False,
+                          "text_config": {"num_hidden_layers": 4, "hidden_size": 256, "intermediate_size": 1024,
+                                          "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64,
+                                          "global_head_dim": 128, "attention_k_eq_v": True,
+                                          "num_global_key_value_heads": 1, "hidden_size_per_layer_input": 0,
+                                          "vocab_size_per_layer_input": 0, "sliding_window": 128,
+                                          "layer_types": ["sliding_attention"] * 3 + ["full_attention"],
+                                          "vocab_size": 32000}}),
+    "gemma4_unified_assistant": ({}, {"backbone_hidden_size": 640, "use_ordered_embeddings": True, "num_centroids": 32,
+                                      "text_config": {"num_hidden_layers": 3, "hidden_size": 384,
+                                                      "intermediate_size": 768, "num_attention_heads": 6,
+                                                      "num_key_value_heads": 2, "head_dim": 64,
+                                                      "global_head_dim": 96, "sliding_window": 64,
+                                                      "layer_types": ["full_attention", "sliding_attention",
+                                                                      "full_attention"],
+                                                      "vocab_size": 32768}}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)
@@ -638,6 +662,40 @@ RELEASED = {"qwen4_exp_text": {
                                                                       "mrope_section": [24, 20, 20],
                                                                       "mrope_interleaved": True},
                                                 "full_attention": None}}}
+# Gemma 4's released drafters as ports' notes and tests copy their config.json (no file stored): E2B's (centroid head,
+# backbone 1536) and the 12B unified model's (K = V full layers, backbone 3840)
+_DRAFTER = {"num_hidden_layers": 4, "num_kv_shared_layers": 4, "head_dim": 256, "global_head_dim": 512,
+            "vocab_size": 262144, "hidden_size_per_layer_input": 0,
+            "layer_types": ["sliding_attention"] * 3 + ["full_attention"]}
+RELEASED.update({
+    "gemma4_assistant": {"backbone_hidden_size": 1536, "use_ordered_embeddings": True, "num_centroids": 2048,
+                         "centroid_intermediate_top_k": 32, "tie_word_embeddings": True, "text_config": {
+                             **_DRAFTER, "hidden_size": 256, "intermediate_size": 2048, "num_attention_heads": 4,
+                             "num_key_value_heads": 1, "vocab_size_per_layer_input": 0, "sliding_window": 512,
+                             "enable_moe_block": False, "use_double_wide_mlp": False, "attention_k_eq_v": False,
+                             "max_position_embeddings": 131072}},
+    "gemma4_unified_assistant": {"backbone_hidden_size": 3840, "use_ordered_embeddings": False, "num_centroids": 2048,
+                                 "centroid_intermediate_top_k": 32, "tie_word_embeddings": True, "text_config": {
+                                     **_DRAFTER, "model_type": "gemma4_unified_text", "hidden_size": 1024,
+                                     "intermediate_size": 8192, "num_attention_heads": 16, "num_key_value_heads": 8,
+                                     "num_global_key_value_heads": 1, "attention_k_eq_v": True, "sliding_window": 1024,
+                                     "max_position_embeddings": 262144}}})
+
+
+def _all_layers_reuse(config_class) -> None:
+    """transformers 5.23's Gemma4TextConfig.kv_sharing_modes (and Gemma4UnifiedTextConfig's) raises when every layer
+    reuses K/V ("The set of layer types producing a cache is different ..."), which a drafter's text_config must
+    (Gemma4AssistantConfig.validate_architecture): the class cannot build. Patched to what the drafter's layers are,
+    every one "reuse" (Gemma4TextAttention without k_proj, v_proj, k_norm, v_norm); other configs unchanged."""
+    modes = config_class.kv_sharing_modes
+
+    def patched(self):
+        if self.num_kv_shared_layers == self.num_hidden_layers:
+            return ["reuse"] * self.num_hidden_layers
+        return modes.fget(self)
+    config_class.kv_sharing_modes = property(patched)
+
+
 # Text configs with no causal LM of their own: counted inside their wrapper (its towers left out by NOT_TEXT)
 WRAPPED = {"step3p5": "Step3p7", "mistral_large4_text": "MistralLarge4", "glm5_next_text": "Glm5Next"}
 
@@ -669,6 +727,10 @@ def text_params(config) -> int:
 
 
 def main(argv=None):
+    from transformers.models.gemma4.configuration_gemma4 import Gemma4TextConfig
+    from transformers.models.gemma4_unified.configuration_gemma4_unified import Gemma4UnifiedTextConfig
+    _all_layers_reuse(Gemma4TextConfig)
+    _all_layers_reuse(Gemma4UnifiedTextConfig)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "types.json"))
     parser.add_argument("types", nargs="*")

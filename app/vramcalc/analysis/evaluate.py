@@ -119,8 +119,9 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
         extra += (phrase("assumption.llamacpp_unsupported", model_type=model.model_type),)
     if pipelined(workload):
         extra += (phrase("assumption.llamacpp_pipeline"),)
-    if model.reusing_layers and workload.runtime is not Runtime.TRANSFORMERS:  # vLLM's qkv_proj, llama.cpp's
-        # create_tensor_qkv on every layer: the K/V weights transformers does not build for Gemma 3n/4's shared layers
+    if model.reusing_layers and not model.drafter_backbone and workload.runtime is not Runtime.TRANSFORMERS:
+        # vLLM's qkv_proj, llama.cpp's create_tensor_qkv on every layer: the K/V weights transformers does not build
+        # for Gemma 3n/4's shared layers (a drafter's checkpoint has none: llama_model_gemma4_assistant loads q, o)
         extra += (phrase("assumption.kv_shared_weights", count=model.reusing_layers,
                          params=format_count(reused_kv_params(model))),)
     if model.compressed is not None and workload.runtime is Runtime.VLLM:

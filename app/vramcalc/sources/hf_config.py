@@ -44,6 +44,7 @@ from ..model.families.decoder.spec import (
 from ..model.families.decoder.tensors import reused_kv_params
 from .readers import (
     COMMON_KEYS,
+    DRAFTERS,
     ENCODER_DECODER,
     EXPERTS_KEY,
     LEGACY_KEYS,
@@ -159,6 +160,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     wrapped = (model_type not in READERS and "hidden_size" not in config
                and isinstance(config.get("text_config"), Mapping))  # any multimodal wrapper: its text_config
     multimodal = model_type in TEXT_TYPES or wrapped
+    drafter = model_type if model_type in DRAFTERS else ""
     if multimodal:
         text = config.get("text_config")
         if isinstance(text, Mapping):  # Gemma 3, Llama 4, Mistral 3; Qwen2.5-VL keeps its text keys at the top
@@ -167,6 +169,14 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
             config = {**text, "model_type": TEXT_ALIASES.get(inner, inner)}
             if "tie_word_embeddings" in top or model_type in WRAPPER_TIES:  # transformers ties by the wrapper's key
                 config["tie_word_embeddings"] = top.get("tie_word_embeddings", True)
+            if drafter:  # every layer reuses the target's K/V: read apart (_drafter), not as Gemma 4's last ones
+                config.pop("num_kv_shared_layers", None)
+                if drafter == "gemma4_assistant":  # Gemma4AssistantConfig.validate_architecture, the class defaults'
+                    for key, default in (("hidden_size_per_layer_input", 256), ("vocab_size_per_layer_input", 262144),
+                                         ("enable_moe_block", False), ("use_double_wide_mlp", False)):
+                        if text.get(key, default) not in (0, False):
+                            raise ValidationError(f"text_config.{key}", text.get(key), "must be 0 or false in a "
+                                                  "Gemma 4 assistant (Gemma4AssistantConfig; the class default is not)")
         else:
             config = {**_defaults().get(model_type, {}), **config, "model_type": TEXT_TYPES[model_type]}
             config.pop("vision_config", None)  # the wrapper's own class defaults first (Phi4MultimodalConfig's)
@@ -260,7 +270,9 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     reranker = read_reranker(top, model_type)
     if reranker is not None:  # a converted classifier has a score and no head
         spec = dataclasses.replace(spec, reranker=reranker, tie_embeddings=spec.tie_embeddings or reranker.scored)
-    if spec.kv_shared_layers:  # Gemma 3n/4: K/V weights in the checkpoint that transformers does not build
+    if drafter:
+        spec = _drafter(spec, top, drafter)
+    elif spec.kv_shared_layers:  # Gemma 3n/4: K/V weights in the checkpoint that transformers does not build
         note = phrase("model.note.kv_shared", count=spec.kv_shared_layers, params=f"{reused_kv_params(spec):,}")
         spec = dataclasses.replace(spec, notes=(*spec.notes, note))
     return spec
@@ -1063,6 +1075,28 @@ def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any], assump
                 double_wide_shared_mlp=_bool(config, "use_double_wide_mlp", default=False), per_layer_input=ple,
                 per_layer_vocab=_int(config, "vocab_size_per_layer_input", 1, MAX_DIM * 10,
                                      default=fields["vocab"]) if ple else 0)
+
+
+def _drafter(spec: ModelSpec, top: Mapping[str, object], model_type: str) -> ModelSpec:
+    """Gemma4AssistantForCausalLM (and its unified twin): the text_config's layers, every one reusing the target's
+    K/V (num_kv_shared_layers: all, what Gemma4AssistantConfig sets when not given), pre_projection from the target's
+    embedding and last hidden state (2 × backbone_hidden_size) to the drafter's width, post_projection back, and with
+    use_ordered_embeddings the centroids that pick the head's rows (Gemma4AssistantMaskedEmbedder; its token_ordering
+    is a buffer, not a parameter). Gemma4AssistantConfig.validate_architecture's refusals are kept."""
+    text = top.get("text_config")
+    text = text if isinstance(text, Mapping) else {}
+    shared = _int(text, "num_kv_shared_layers", 0, MAX_LAYERS, default=0)
+    if shared not in (0, spec.layers):
+        raise ValidationError("text_config.num_kv_shared_layers", shared,
+                              f"a drafter's every layer reuses the target's K/V: {spec.layers} (or not given)")
+    backbone = _int(top, "backbone_hidden_size", 1, MAX_DIM, default=1536 if model_type == "gemma4_assistant" else 3840)
+    centroids = _int(top, "num_centroids", 1, MAX_DIM, default=2048)
+    ordered = _bool(top, "use_ordered_embeddings", default=False)
+    if ordered and spec.vocab % centroids:
+        raise ValidationError("num_centroids", centroids, f"must divide the vocabulary ({spec.vocab})")
+    note = phrase("model.note.drafter", count=spec.layers, backbone=f"{backbone:,}")
+    return dataclasses.replace(spec, kv_shared_layers=spec.layers, drafter_backbone=backbone,
+                               drafter_centroids=centroids if ordered else 0, notes=(*spec.notes, note))
 
 
 NEMOTRON_H_PATTERN = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}

@@ -785,11 +785,11 @@ READERS.update({"gpt-sw3": Reader(block=Block.GPT2), "openai-gpt": Reader(block=
 ENCODER_DECODER = frozenset({"bart", "marian", "mbart", "pegasus", "blenderbot", "blenderbot-small", "plbart",
                              "prophetnet", "mvp", "trocr", "bigbird_pegasus", "musicgen", "musicgen_melody", "moshi",
                              "pegasus_x", "t5", "mt5", "umt5", "longt5", "switch_transformers"})
-NOT_READ = {"xlm": "XLM's", "xlnet": "XLNet's", "reformer": "Reformer's", "blt": "BLT's byte-level",
-            # drafters whose every layer reuses the target model's K/V, with projections to and from its width
-            # (Gemma4AssistantForCausalLM): not their text_config's Gemma 4 model
-            "gemma4_assistant": "Gemma 4 assistant's (drafter)",
-            "gemma4_unified_assistant": "Gemma 4 unified assistant's (drafter)"}
+NOT_READ = {"xlm": "XLM's", "xlnet": "XLNet's", "reformer": "Reformer's", "blt": "BLT's byte-level"}
+# Gemma 4's drafters (Gemma4AssistantForCausalLM): their text_config's layers, every one reusing the target's K/V (no
+# k/v weights, no cache of their own), a projection from twice the target's width and one back to it
+# (hf_config._drafter)
+DRAFTERS = {"gemma4_assistant": "gemma4_text", "gemma4_unified_assistant": "gemma4_unified_text"}
 
 # Multimodal wrappers: the language model is in `text_config` (or, for Qwen2.5-VL, at the top level).
 TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gemma4_text", "llama4": "llama4_text",
@@ -801,10 +801,11 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "phi4_multimodal": "phi3",  # Phi4MultimodalConfig: a Phi-3's keys at the top, towers beside
               "qwen4_exp": "qwen4_exp_text",
               "dots3_note": "dots3_note_text",  # Dots3NoteConfig: the released files' text keys at the top
-              "fuyu": "persimmon"}  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
+              "fuyu": "persimmon",  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
+              **DRAFTERS}
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
 # transformers 5.23 ties by the wrapper's key, not its text_config's
-WRAPPER_TIES = frozenset({"internvl", "mistral3"})
+WRAPPER_TIES = frozenset({"internvl", "mistral3", *DRAFTERS})  # Gemma4AssistantConfig too (tie_word_embeddings: True)
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
                 "qwen3_vl_moe_text": "qwen3_moe", "exaone4_5_text": "exaone4",  # Exaone4_5_Config renames it so

@@ -1245,6 +1245,10 @@ EN: Mapping[str, str] = {
     "assumption.weights_file.no_embedding": "there is no token embedding table in the file",
     "assumption.weights_file.more": "and {count} more",
     "model.note.same_shapes": "the same shapes as {model}: only its context ({context} tokens) and RoPE base differ",
+    "model.note.drafter": (
+        "a drafter for speculative decoding: every one of its {count} layers attends to its target's keys and values "
+        "(a Gemma 4 model {backbone} wide), so it keeps no cache of its own; counted here alone, without the target"
+    ),
     "model.note.kv_shared": (
         "the last {count} layers reuse an earlier layer's keys and values: they keep no cache, and transformers "
         "builds no K/V projections for them; the checkpoint still carries those {params} parameters, which vLLM and "

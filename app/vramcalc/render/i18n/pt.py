@@ -1304,6 +1304,11 @@ PT: Mapping[str, str] = {
     "assumption.weights_file.no_embedding": "não há tabela de embeddings de tokens no arquivo",
     "assumption.weights_file.more": "e mais {count}",
     "model.note.same_shapes": "as mesmas formas de {model}: só o contexto ({context} tokens) e a base do RoPE mudam",
+    "model.note.drafter": (
+        "um rascunhador para decodificação especulativa: cada uma das suas {count} camadas atende às chaves e valores "
+        "do seu alvo (um modelo Gemma 4 de largura {backbone}), então não guarda cache próprio; contado aqui sozinho, "
+        "sem o alvo"
+    ),
     "model.note.kv_shared": (
         "as últimas {count} camadas reutilizam as chaves e valores de uma camada anterior: não guardam cache, e o "
         "transformers não cria projeções K/V para elas; o checkpoint ainda traz esses {params} parâmetros, que o "

@@ -430,6 +430,9 @@ class ModelSpec:
     full_head_dim: int = 0
     full_k_eq_v: bool = False  # Gemma 4 (attention_k_eq_v): full layers have no v_proj; their keys are the values
     kv_shared_layers: int = 0  # Gemma 3n/4: the last layers reuse an earlier layer's K/V (no cache, no K/V weights)
+    drafter_backbone: int = 0  # Gemma 4's drafters: the target's width (every layer reuses the target's K/V; a
+    # projection from twice the width, one back to it); 0: no drafter
+    drafter_centroids: int = 0  # ... and the centroids of their ordered head (use_ordered_embeddings; 0: none)
     altup_inputs: int = 0  # Gemma 3n's AltUp: the streams its layers predict and correct (0: none)
     laurel_rank: int = 0  # Gemma 3n's Laurel block: a low-rank residual of this rank in every layer (0: none)
     double_wide_shared_mlp: bool = False  # Gemma 4 (use_double_wide_mlp): those layers' MLP is twice as wide
@@ -490,6 +493,8 @@ class ModelSpec:
         """How many of the last layers reuse an earlier layer's K/V (Gemma 3n/4's num_kv_shared_layers). A
         variant of another depth (solve.scaled_depth) keeps the first layers: a shallower one drops the reusing
         layers first, a deeper one keeps their number; the field keeps the real model's, so its depth comes back."""
+        if self.drafter_backbone:  # every layer, whatever the depth
+            return self.layers
         depth = self.planned_layers or self.layers
         return min(self.kv_shared_layers, max(0, self.kv_shared_layers + self.layers - depth))
 

@@ -46,6 +46,8 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         first.append(Tensor("z_l_init", (h,), Role.NORM))
     if spec.cca is not None:  # ZayaModel.input_hidden_states_scale and _bias, over the embeddings
         first += [Tensor("token_embd_scale.weight", (h,), Role.NORM), Tensor("token_embd_scale.bias", (h,), Role.NORM)]
+    if spec.drafter_backbone:  # Gemma4AssistantForCausalLM.pre_projection: the target's embedding and hidden state
+        first.append(Tensor("nextn.pre_projection.weight", (h, 2 * spec.drafter_backbone), Role.ATTENTION))
     if spec.altup_inputs > 1:  # Gemma3nTextModel.altup_projections and altup_unembed_projections, one h × h per stream
         first += [Tensor("altup_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION),
                   Tensor("altup_unembd_proj.weight", (spec.altup_inputs - 1, h, h), Role.ATTENTION)]
@@ -64,6 +66,10 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
         last.append(Tensor("output.weight", (spec.vocab, h), Role.HEAD))
     if spec.head_bias:
         last.append(Tensor("output.bias", (spec.vocab,), Role.BIAS))
+    if spec.drafter_backbone:  # ... post_projection back to the target's width; Gemma4AssistantMaskedEmbedder.centroids
+        last.append(Tensor("nextn.post_projection.weight", (spec.drafter_backbone, h), Role.ATTENTION))
+        if spec.drafter_centroids:
+            last.append(Tensor("masked_embd_centroids.weight", (spec.drafter_centroids, h), Role.ATTENTION))
     if spec.encoder is not None:
         last += _encoder_head(spec, spec.encoder)
     if spec.reranker is not None and spec.reranker.rows:  # a decoder reranker's score (vLLM's, llama.cpp's cls.output)
