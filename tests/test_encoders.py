@@ -288,6 +288,27 @@ def test_a_new_gte_config_elsewhere_and_a_gte_one_keep_their_own_forward():
     assert sizes["transformers", "new"] == remote and sizes["transformers", "gte"] != remote
 
 
+def test_the_gte_presets_keep_their_configs_ntk_factor():
+    """Every released GTE v1.5 / multilingual config.json sets rope_scaling ntk (gte-base-en-v1.5's and
+    gte-large-en-v1.5's factor 2, the multilingual ones' 8): the remote code's cos/sin cache is 8,192 × that factor
+    rows. gte-base-en-v1.5's preset once came from a trimmed copy without the key, and answered 8,192 rows."""
+    from vramcalc import estimate, parse_workload
+
+    rows = {"gte-base-en-v1.5": 16_384, "gte-large-en-v1.5": 16_384, "gte-multilingual-base": 65_536,
+            "gte-multilingual-reranker-base": 65_536}
+    for name, expected in rows.items():
+        result = estimate(parse_workload({"model": name, "mode": "embedding", "precision": "bf16",
+                                          "runtime": "transformers", "batch": "1", "seq": "8192"}))
+        assert result.workload.model.encoder.rotary_rows == expected, name
+    h, i, a, d, e, t = 768, 3072, 12, 64, 2, 8192  # gte-base-en-v1.5, bf16, 1 × 8,192: 3,186.0 MiB
+    forward = t * (max(9 * h + 2 * a * t, 5 * h + 4 * i) + 2 * d) * e + t * e
+    assert result.bytes_of("activations") > 0
+    base = estimate(parse_workload({"model": "gte-base-en-v1.5", "mode": "embedding", "precision": "bf16",
+                                    "runtime": "transformers", "batch": "1", "seq": "8192"}))
+    assert base.bytes_of("activations") == forward + 2 * 16_384 * d * e
+    assert round(base.bytes_of("activations") / 2**20, 1) == 3186.0
+
+
 @pytest.mark.parametrize(("key", "value"), [("rope_scaling", {"type": "linear", "factor": 2.0}),
                                             ("rope_scaling", {"type": "ntk", "factor": "2"}), ("rope_scaling", 2)])
 def test_gte_rope_scaling_the_code_cannot_build_is_refused_by_name(key, value):

@@ -1152,6 +1152,9 @@ def test_hrm_text_caches_every_pass_of_its_two_stacks_and_holds_each_stacks_weig
     with pytest.raises(ValidationError) as caught:  # the passes are named, not a depth nobody typed
         from_hf_config({**config, "H_cycles": 10_000, "L_cycles": 10_000})
     assert caught.value.field == "H_cycles" and "200,020,000 passes" in str(caught.value)
+    with pytest.raises(ValidationError) as caught:  # the field named is the one that overflows, not always H_cycles
+        from_hf_config({**config, "H_cycles": 2, "L_cycles": 5_000})
+    assert caught.value.field == "L_cycles" and "20,004 passes" in str(caught.value)
 
 
 def test_qwen4_exp_mixes_residual_streams_and_caches_states_kv_index_keys_positions_and_ple_windows():

@@ -1739,16 +1739,17 @@ def _hrm_config(config: Mapping[str, object]) -> dict[str, object]:
     num_layers_per_stack is given, and becomes one layer per stack pass, num_layers_per_stack × H_cycles ×
     (L_cycles + 1) (DynamicCache's slots); every head its own K/V (HrmTextAttention)."""
     config = dict(config)
-    cycles = _int(config, "H_cycles", 1, MAX_LAYERS, default=2) * (_int(config, "L_cycles", 1, MAX_LAYERS, default=3)
-                                                                    + 1)
+    high, low = _int(config, "H_cycles", 1, MAX_LAYERS, default=2), _int(config, "L_cycles", 1, MAX_LAYERS, default=3)
+    cycles = high * (low + 1)
     given = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
     per = _int(config, "num_layers_per_stack", 1, MAX_LAYERS, default=0)
     if per and given != per * cycles:
         raise ValidationError("num_hidden_layers", given, f"expected num_layers_per_stack × H_cycles × (L_cycles + 1) "
                                                           f"= {per * cycles}")
     if (per or given) * cycles > MAX_LAYERS:  # the passes, not a depth anyone typed
-        raise ValidationError("H_cycles", config.get("H_cycles", 2), f"{per or given} layers a stack × H_cycles × "
-                              f"(L_cycles + 1) = {(per or given) * cycles:,} passes: at most {MAX_LAYERS:,}")
+        key, value = ("H_cycles", high) if high >= low else ("L_cycles", low)  # the larger factor
+        raise ValidationError(key, value, f"{per or given} layers a stack × H_cycles ({high:,}) × (L_cycles "
+                              f"({low:,}) + 1) = {(per or given) * cycles:,} passes: at most {MAX_LAYERS:,}")
     config.update(num_layers_per_stack=per or given, num_hidden_layers=(per or given) * cycles,
                   num_key_value_heads=config.get("num_attention_heads"))
     return config
