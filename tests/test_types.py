@@ -1232,6 +1232,8 @@ def test_a_gemma4_drafter_reuses_its_targets_kv_in_every_layer(name):
     assert not any(t.name.endswith(("attn_k.weight", "attn_v.weight")) for t in layer_tensors(spec, 0))
     for runtime in ("transformers", "vllm", "llamacpp"):
         assert _kv(config, runtime, seq="7") == 0
+        result = estimate(parse_workload({"model": "config", "runtime": runtime}, config=config))
+        assert any("runs only beside its target" in ENGLISH.say(a) for a in result.assumptions)  # never alone
     backbone, h = config["backbone_hidden_size"], spec.hidden
     bare = from_hf_config({**config, "use_ordered_embeddings": False})
     centroids = config["num_centroids"] * h if config.get("use_ordered_embeddings") else 0

@@ -124,6 +124,8 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
         # for Gemma 3n/4's shared layers (a drafter's checkpoint has none: llama_model_gemma4_assistant loads q, o)
         extra += (phrase("assumption.kv_shared_weights", count=model.reusing_layers,
                          params=format_count(reused_kv_params(model))),)
+    if model.drafter_backbone:  # it decodes only beside its target (and transformers 5.23 cannot build it)
+        extra += (phrase("assumption.drafter_alone"),)
     if model.compressed is not None and workload.runtime is Runtime.VLLM:
         extra += (phrase("assumption.dsv4_vllm"),)
     if model.hyper:  # Hy4

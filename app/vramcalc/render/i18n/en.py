@@ -1245,6 +1245,11 @@ EN: Mapping[str, str] = {
     "assumption.weights_file.no_embedding": "there is no token embedding table in the file",
     "assumption.weights_file.more": "and {count} more",
     "model.note.same_shapes": "the same shapes as {model}: only its context ({context} tokens) and RoPE base differ",
+    "assumption.drafter_alone": (
+        "a drafter runs only beside its target model, whose memory is not in this answer, and transformers 5.23 "
+        "cannot build one (its kv_sharing_modes refuses a model whose every layer reuses K/V): the weights are "
+        "exact, the total and speed are the drafter's share alone"
+    ),
     "model.note.drafter": (
         "a drafter for speculative decoding: every one of its {count} layers attends to its target's keys and values "
         "(a Gemma 4 model {backbone} wide), so it keeps no cache of its own; counted here alone, without the target"

@@ -1304,6 +1304,11 @@ PT: Mapping[str, str] = {
     "assumption.weights_file.no_embedding": "não há tabela de embeddings de tokens no arquivo",
     "assumption.weights_file.more": "e mais {count}",
     "model.note.same_shapes": "as mesmas formas de {model}: só o contexto ({context} tokens) e a base do RoPE mudam",
+    "assumption.drafter_alone": (
+        "um rascunhador só roda ao lado do seu modelo alvo, cuja memória não está nesta resposta, e o transformers "
+        "5.23 não consegue construí-lo (seu kv_sharing_modes recusa um modelo em que toda camada reusa K/V): os pesos "
+        "são exatos; o total e a velocidade são só a parte do rascunhador"
+    ),
     "model.note.drafter": (
         "um rascunhador para decodificação especulativa: cada uma das suas {count} camadas atende às chaves e valores "
         "do seu alvo (um modelo Gemma 4 de largura {backbone}), então não guarda cache próprio; contado aqui sozinho, "
