@@ -253,3 +253,18 @@ def test_chart_curve_is_drawn_within_half_a_pixel_of_every_grid_point(values, ke
         (x0, y0), (x1, y1) = next((a, b) for a, b in segments if a[0] - 0.02 <= px <= b[0] + 0.02)
         drawn = y0 + (y1 - y0) * (px - x0) / (x1 - x0) if x1 > x0 else y0
         assert abs(drawn - py) <= 0.5 + 0.02, (x, drawn, py)
+
+
+def test_sequence_parallel_alone_rides_on_the_default_tensor_parallel():
+    """`--sp` without `--tp` names no layout: on 2 GPUs it splits the default tensor parallel's activations (it
+    answered a replicated DP 2 × SP, twice the memory a GPU), and on one GPU the fewest GPUs are still counted."""
+    from vramcalc.engines.layouts import resolve_layout
+
+    values = {"model": "llama-3.1-70b", "gpu": "h100-80gb", "seq": "32768", "batch": "8"}
+    alone = parse_workload({**values, "gpus": "2", "sp": "1"})
+    named = parse_workload({**values, "gpus": "2", "sp": "1", "tp": "2"})
+    assert not alone.layout_given and resolve_layout(alone, 2) == resolve_layout(named, 2)
+    assert resolve_layout(alone, 2).tp == 2 and resolve_layout(alone, 2).sp
+    assert most_loaded(alone, 2).components == most_loaded(named, 2).components
+    one = parse_workload({**values, "model": "llama-3.1-8b", "sp": "1"})
+    assert solve(one, parse_target({"gpu": "rtx-3060-12gb"})).min_gpus is not None

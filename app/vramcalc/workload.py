@@ -169,8 +169,10 @@ class Workload:
 
     @property
     def layout_given(self) -> bool:
+        """Whether the user named a layout; sequence parallelism alone names none (it splits tensor parallel's
+        activations, so without tp it does nothing: the command line says it is ignored)."""
         return any(getattr(self, key) is not None for key in ("tp", "pp", "dp", "ep", "cp", "zero")) or (
-            self.fsdp is not Fsdp.NONE or self.offload is not Offload.NONE or self.sp or self.vpp > 1)
+            self.fsdp is not Fsdp.NONE or self.offload is not Offload.NONE or self.vpp > 1)
 
     @property
     def effective_kv_precision(self) -> Precision:

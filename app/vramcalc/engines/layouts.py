@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..core.errors import ValidationError
 from ..parallel.layout import Layout, check
 from ..workload import Workload
@@ -22,8 +24,9 @@ def resolve_layout(workload: Workload, gpus: int) -> Layout:
                                                              "recipes); with several GPUs leave it off")
     if workload.activation_offload and gpus > 1:
         raise ValidationError("activation_offload", "1", "is modelled on one GPU; with several GPUs leave it off")
-    if not workload.layout_given:
-        return engine_for(workload.runtime).default_layout(workload.model, gpus, training=workload.is_training)
+    if not workload.layout_given:  # sequence parallelism, asked alone, rides on the default's tensor parallel
+        default = engine_for(workload.runtime).default_layout(workload.model, gpus, training=workload.is_training)
+        return dataclasses.replace(default, sp=True) if workload.sp and default.tp > 1 else default
     layout = degrees(workload)
     if workload.dp is None:
         rest = layout.tp * layout.pp * layout.cp
