@@ -25,7 +25,6 @@ import json
 import os
 import platform
 import sys
-import warnings
 from pathlib import Path
 
 import torch
@@ -33,10 +32,8 @@ import transformers
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import forward_peak
+from measure_peak import DTYPES, forward_peak
 
-warnings.filterwarnings("ignore")
-transformers.logging.set_verbosity_error()
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ROOT / "app" / "vramcalc" / "data" / "models"
 
@@ -94,7 +91,6 @@ TINY: dict[str, dict] = {
     "qwen3": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
               "head_dim": 32, "intermediate_size": 688, "vocab_size": 1000, "tie_word_embeddings": True},
 }
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
 def measure_forward(name: str, attention: str, dtype: str, batch: int, seq: int, reranker: bool = False) -> int:

@@ -43,7 +43,6 @@ import json
 import os
 import platform
 import sys
-import warnings
 from pathlib import Path
 
 import torch
@@ -51,13 +50,10 @@ import transformers
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import forward_peak
+from measure_peak import DTYPES, forward_peak
 
-warnings.filterwarnings("ignore")
-transformers.logging.set_verbosity_error()
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ROOT / "app" / "vramcalc" / "data" / "models"
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 # GteConfig's keys a "new" config shares (the rest are NewConfig's switches, or rope keys that make no parameter)
 KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act",
         "max_position_embeddings", "type_vocab_size", "layer_norm_eps", "num_labels", "id2label")

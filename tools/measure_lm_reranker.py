@@ -32,7 +32,7 @@ import transformers
 from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import forward_peak
+from measure_peak import DTYPES, forward_peak
 
 SHAPES = {
     "tied": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
@@ -41,7 +41,6 @@ SHAPES = {
              "head_dim": 32, "intermediate_size": 512, "vocab_size": 24000, "tie_word_embeddings": False},
 }
 CLASSES = {"model": AutoModel, "causal": AutoModelForCausalLM, "seqcls": AutoModelForSequenceClassification}
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
 def peak(kind: str, shape: str, dtype: str, attention: str, batch: int, seq: int, explain: bool = False) -> int:

@@ -65,8 +65,9 @@ import measure_reference as M
 import transformers
 # isort: on
 
-warnings.filterwarnings("ignore")
+warnings.filterwarnings("ignore")  # for every tool that imports this one too
 transformers.logging.set_verbosity_error()
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}  # the forwards' two precisions
 
 
 class PeakTracker(TorchDispatchMode):

@@ -44,7 +44,6 @@ import math
 import os
 import platform
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +52,9 @@ import transformers
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import forward_peak
+from measure_peak import DTYPES, forward_peak
 
-warnings.filterwarnings("ignore")
-transformers.logging.set_verbosity_error()
 ROOT = Path(__file__).resolve().parent.parent
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 # tiny configs: nomic-embed-text-v1.5's switches (rotary on the whole head, SwiGLU, no biases), two widths
 NOMIC = {

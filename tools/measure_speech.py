@@ -25,7 +25,6 @@ import json
 import os
 import platform
 import sys
-import warnings
 from pathlib import Path
 
 import torch
@@ -33,10 +32,8 @@ import transformers
 from transformers import AutoConfig, AutoModelForSpeechSeq2Seq, GenerationConfig, WhisperForConditionalGeneration
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import PeakTracker
+from measure_peak import DTYPES, PeakTracker
 
-warnings.filterwarnings("ignore")
-transformers.logging.set_verbosity_error()
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ROOT / "app" / "vramcalc" / "data" / "models"
 FULL = ("whisper-tiny", "whisper-base", "whisper-small", "whisper-medium", "whisper-large-v3", "whisper-large-v3-turbo")
@@ -66,7 +63,6 @@ TINY = {"d_model": 256, "encoder_layers": 2, "decoder_layers": 3, "encoder_atten
         "decoder_start_token_id": 997}
 NARROW = {**TINY, "d_model": 192, "encoder_attention_heads": 3, "decoder_attention_heads": 6, "encoder_ffn_dim": 500,
           "decoder_layers": 3, "vocab_size": 3000, "pad_token_id": 2999, "eos_token_id": 2999}
-DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
 def measure(config: dict, attention: str, dtype: str, batch: int, beams: int, new_tokens: int) -> dict:
