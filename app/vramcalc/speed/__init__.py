@@ -19,6 +19,7 @@ from ..engines.layouts import resolve_layout
 from ..engines.llamacpp import as_kept
 from ..engines.llamacpp_fit_gpus import free_on, split_of
 from ..engines.ollama import within_context
+from ..engines.vllm import vllm_batched_tokens
 from ..memory.components import Breakdown
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuSpec
@@ -45,7 +46,6 @@ from .inference import (
     placement_of,
     prefill,
     serving_rates,
-    vllm_budget,
 )
 from .serving import Steps, seconds, steady
 from .speculative import speculation, target
@@ -285,7 +285,7 @@ def _serving_rate(breakdown: Breakdown, mean: float, whole: Prefill | None, card
         achieved = serving_rates(workload, card)
         if achieved is not None:
             checker = target(workload)
-            steps = steady(checker, running=workload.sequences, budget=vllm_budget(workload))
+            steps = steady(checker, running=workload.sequences, budget=vllm_batched_tokens(workload))
             rate = float(replicas * steps.output / seconds(steps, checker, card, achieved, tp=tp))
             if speculation(workload) is None:
                 return rate

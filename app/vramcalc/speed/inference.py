@@ -89,11 +89,6 @@ class Step:
         return max(parts, key=parts.__getitem__)
 
 
-def vllm_budget(workload: Workload) -> int:
-    """max_num_batched_tokens: the user's, else vLLM's default for the card (engines/vllm.py)."""
-    return vllm_batched_tokens(workload)
-
-
 def _kernel(workload_precision: object, runtime: Runtime, device: Device) -> str:
     """Which rate a prompt's matmuls run at: fp32 weights on the FP32 units (PyTorch's default leaves TF32 off in
     matmuls, torch.backends.cuda.matmul.allow_tf32; llama.cpp sends f32 weights to cublasSgemm), else a tensor rate."""
@@ -308,13 +303,26 @@ def vllm_prefill(workload: Workload, device: Device, placement: Placement, *, ba
                    share=achieved.gemm / peak if peak else 0.0)
 
 
+def _prefill_chunk(workload: Workload) -> int:
+    """The tokens one prefill step takes, each step reading the weights once: llama.cpp's --ubatch, vLLM's token
+    budget (engines/vllm.py, as its memory answer), TEI's --max-batch-tokens; else max_num_batched_tokens or 8,192."""
+    if workload.runtime in GGUF_RUNTIMES:
+        return workload.ubatch
+    if workload.runtime is Runtime.VLLM:
+        return vllm_batched_tokens(workload)
+    if workload.runtime is Runtime.TEI:
+        return workload.max_batch_tokens
+    return workload.max_num_batched_tokens or 8192
+
+
 def prefill(workload: Workload, device: Device, machine: Machine, placement: Placement, *,
             batch: int, prompt: int) -> Prefill | None:
     """The prompt(s) of the batch processed at once, or None when the device's compute is unknown."""
     if workload.runtime in GGUF_RUNTIMES and device.platform is not Platform.METAL:
         return llamacpp_prefill(workload, device, placement, batch=batch, prompt=prompt)
     if workload.runtime is Runtime.VLLM and not workload.embeds:
-        return vllm_prefill(workload, device, placement, batch=batch, prompt=prompt, budget=vllm_budget(workload))
+        return vllm_prefill(workload, device, placement, batch=batch, prompt=prompt,
+                            budget=vllm_batched_tokens(workload))
     rates = engine_rates(workload.runtime)
     model = workload.model
     kernel = _kernel(workload.precision, workload.runtime, device)
@@ -331,9 +339,7 @@ def prefill(workload: Workload, device: Device, machine: Machine, placement: Pla
                else 2 * matmul_params(model, head=head) * prompt)
     flops = batch * (matmuls + prompt_attention_flops(model, prompt))
     compute = flops / placement.tp / (efficiency * peak)
-    chunk = (workload.ubatch if workload.runtime in GGUF_RUNTIMES else vllm_budget(workload)
-             if workload.runtime is Runtime.VLLM else workload.max_batch_tokens if workload.runtime is Runtime.TEI
-             else workload.max_num_batched_tokens or 8192)
+    chunk = _prefill_chunk(workload)
     chunks = math.ceil(batch * prompt / max(1, chunk))
     gpu_weights, host_weights = split_weights(reads(workload), placement.with_head(), chunk)
     read = chunks * gpu_weights / placement.tp / (bandwidth_share(rates, device, workload.precision) * device.bandwidth)
