@@ -20,19 +20,16 @@ Needs: pip install torch==2.13.0 transformers==5.23.0
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import sys
 from pathlib import Path
 
 import torch
-import transformers
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import DTYPES, forward_peak
+from measure_peak import DTYPES, forward_peak, write_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ROOT / "app" / "vramcalc" / "data" / "models"
@@ -139,10 +136,7 @@ def main(argv=None):
                          "dtype": dtype, "batch": batch, "seq": seq, "reranker": reranker,
                          "peak_above_start_bytes": peak})
         print(name, attention, dtype, batch, seq, reranker, f"{peak:,}", f"{peak / (batch * seq):,.0f}/token")
-    about = (f"tools/measure_encoders.py, {datetime.date.today()}, transformers {transformers.__version__}, "
-             f"torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}")
-    out = {"_about": about, "params": params, "forward": forwards}
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    write_golden(args.out, "measure_encoders.py", {"params": params, "forward": forwards})
 
 
 if __name__ == "__main__":

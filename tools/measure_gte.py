@@ -50,7 +50,7 @@ import transformers
 from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import DTYPES, forward_peak
+from measure_peak import DTYPES, forward_peak, write_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ROOT / "app" / "vramcalc" / "data" / "models"
@@ -222,10 +222,7 @@ def main(argv=None):
                          "dtype": dtype, "batch": batch, "seq": seq, "reranker": reranker,
                          "peak_above_start_bytes": peak})
         print(name, attention, dtype, batch, seq, reranker, f"{peak:,}", f"{peak / (batch * seq):,.0f}/token")
-    about = (f"tools/measure_gte.py, {datetime.date.today()}, transformers {transformers.__version__} (models/gte "
-             f"GteModel), torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}")
-    out = {"_about": about, "params": params, "forward": forwards}
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    write_golden(args.out, "measure_gte.py", {"params": params, "forward": forwards}, "; models/gte GteModel")
 
 
 if __name__ == "__main__":

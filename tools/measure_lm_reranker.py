@@ -20,19 +20,14 @@ Needs: pip install torch==2.13.0 transformers==5.23.0
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
-import platform
 import sys
-from pathlib import Path
 
 import torch
-import transformers
 from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoModelForSequenceClassification
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import DTYPES, forward_peak
+from measure_peak import DTYPES, forward_peak, write_golden
 
 SHAPES = {
     "tied": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
@@ -75,9 +70,7 @@ def main() -> None:
         cases.append({"class": kind, "config": {"model_type": "qwen3", **SHAPES[shape]}, "dtype": dtype,
                       "attention": attention, "batch": batch, "seq": seq, "peak_above_start_bytes": got})
         print(kind, shape, dtype, attention, batch, seq, f"| {got:,} | {logits:,}")
-    about = (f"tools/measure_lm_reranker.py, {datetime.date.today()}, transformers {transformers.__version__}, "
-             f"torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}")
-    Path(args.out).write_text(json.dumps({"_about": about, "cases": cases}, indent=1) + "\n", encoding="utf-8")
+    write_golden(args.out, "measure_lm_reranker.py", {"cases": cases})
 
 
 if __name__ == "__main__":

@@ -164,6 +164,18 @@ def explain_peak(tracker, top=25, file=sys.stderr):
         print(f"  {size:>12,}  {op:<40} {shape!s:<24} {dtype:<9} {frame}", file=file)
 
 
+def write_golden(path: str | os.PathLike, tool: str, sections: dict, note: str = "") -> None:
+    """A golden file: `sections` under an `_about` line naming the tool, the date and the versions it ran with."""
+    import datetime
+    import json
+    import platform
+    from pathlib import Path
+
+    about = (f"tools/{tool}, {datetime.date.today()}, transformers {transformers.__version__}, torch "
+             f"{torch.__version__}, Python {platform.python_version()}, {platform.machine()}{note}")
+    Path(path).write_text(json.dumps({"_about": about, **sections}, indent=1) + "\n", encoding="utf-8")
+
+
 def forward_peak(model, ids, mask, explain: bool = False) -> int:
     """The bytes one no-grad forward of `model` on `ids` adds above what lives before it (its weights, buffers
     and inputs): the embedders' measurement (tools/measure_encoders.py, measure_lm_reranker.py,

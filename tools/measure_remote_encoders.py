@@ -36,23 +36,19 @@ Needs: pip install torch==2.13.0 transformers==5.23.0 einops
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib
 import importlib.util
-import json
 import math
 import os
-import platform
 import sys
 from pathlib import Path
 from typing import Any
 
 import torch
-import transformers
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import DTYPES, forward_peak
+from measure_peak import DTYPES, forward_peak, write_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -296,10 +292,9 @@ def main(argv=None):
                          "batch": batch, "seq": seq, "peak_above_start_bytes": peak,
                          **({"alibi_buffer_bytes": table} if family == "jina-bert-v2" else {})})
         print(name, code, attention, dtype, batch, seq, f"{peak:,}", f"{peak / (batch * seq):,.0f}/token")
-    about = (f"tools/measure_remote_encoders.py, {datetime.date.today()}, transformers {transformers.__version__}, "
-             f"torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}; nomic-bert: "
-             "modeling_hf_nomic_bert.py of aahrong/nomic-embed-text-v1.5 at 3185eb0; JinaBERT v2: rebuilt (docstring)")
-    Path(args.out).write_text(json.dumps({"_about": about, "forward": forwards}, indent=1) + "\n", encoding="utf-8")
+    write_golden(args.out, "measure_remote_encoders.py", {"forward": forwards},
+                 "; nomic-bert: modeling_hf_nomic_bert.py of aahrong/nomic-embed-text-v1.5 at 3185eb0; "
+                 "JinaBERT v2: rebuilt (docstring)")
 
 
 if __name__ == "__main__":

@@ -20,19 +20,16 @@ Needs: pip install torch==2.13.0 transformers==5.23.0
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import sys
 from pathlib import Path
 
 import torch
-import transformers
 from transformers import AutoConfig, AutoModelForSpeechSeq2Seq, GenerationConfig, WhisperForConditionalGeneration
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_peak import DTYPES, PeakTracker
+from measure_peak import DTYPES, PeakTracker, write_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ROOT / "app" / "vramcalc" / "data" / "models"
@@ -124,10 +121,7 @@ def main(argv=None):
         runs.append({"config": {"model_type": "whisper", **config}, "attention": attention, "dtype": dtype,
                      "batch": batch, "beams": beams, "new_tokens": tokens, **peaks})
         print(name, config["max_source_positions"], attention, dtype, batch, beams, tokens, peaks, flush=True)
-    about = (f"tools/measure_speech.py, {datetime.date.today()}, transformers {transformers.__version__}, "
-             f"torch {torch.__version__}, Python {platform.python_version()}, {platform.machine()}")
-    Path(args.out).write_text(json.dumps({"_about": about, "params": params, "generate": runs}, indent=1) + "\n",
-                              encoding="utf-8")
+    write_golden(args.out, "measure_speech.py", {"params": params, "generate": runs})
 
 
 if __name__ == "__main__":
