@@ -81,6 +81,20 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
     return next(n for n in range(high // 2 + step, high + 1, step) if ok(n)) if high > step else high
 
 
+def room_on(gpu: GpuSpec, ram: int) -> int:
+    """The bytes the GPU part of a workload may take on `gpu`: its usable memory; on a Mac or a unified-memory PC,
+    whose one memory the GPU shares with the CPU, no more than what system RAM's part (`ram`: llama.cpp's layers or
+    experts off the GPU, offloaded activations or states) leaves of it."""
+    shared = gpu.shared_memory_bytes
+    return gpu.usable_bytes if shared is None or not ram else min(gpu.usable_bytes, shared - ram)
+
+
+def with_shared_memory(gpu: GpuSpec, device: float, ram: int) -> float:
+    """`device` bytes raised by what `ram` takes of a shared memory beyond the GPU's usable part: within
+    `gpu.usable_bytes` exactly when `device` is within `room_on(gpu, ram)`, and growing with `device`."""
+    return device + gpu.usable_bytes - room_on(gpu, ram)
+
+
 def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     """Each listed card: how full one is, how many of that kind it takes (never the user's mixed cards), for the
     model as the searches take it (Ollama's: whole, not as llama-server fitted it to the form's card)."""
@@ -92,10 +106,14 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     total = breakdown.total_bytes
     ranks: dict[int, PerGpu | None] = {}  # the most loaded GPU by count, the same for every card
     fits = []
+    ram = breakdown.host_bytes
     for gpu in table_gpus().values():
         shift = own_overhead(breakdown, gpu)  # each GPU holds one overhead: the card's, less the form's
-        fits.append(GpuFit(gpu=gpu, utilization=(total + shift) / gpu.usable_bytes,
-                           count=fewest_gpus(breakdown, gpu.usable_bytes - shift, ranks=ranks)))
+        used, shared = (total + shift) / gpu.usable_bytes, gpu.shared_memory_bytes
+        if shared is not None and ram:  # a Mac's or unified PC's one memory also holds what is in system RAM
+            used = max(used, (total + shift + ram) / shared)
+        fits.append(GpuFit(gpu=gpu, utilization=used,
+                           count=fewest_gpus(breakdown, room_on(gpu, ram) - shift, ranks=ranks)))
     return tuple(fits)
 
 

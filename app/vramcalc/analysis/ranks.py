@@ -64,6 +64,7 @@ class PerGpu:
     stage: int = 0  # the 0-based pipeline stage of this rank
     pool: RankPool | None = None  # what the engine builds on this GPU from what is left (vLLM's KV pool)
     devices: tuple[DeviceLoad, ...] = ()  # llama.cpp on mixed cards or with -ts: every GPU (this one is the fullest)
+    ram_bytes: int = 0  # the workload's system RAM (llama.cpp's buffers off the GPU, offloaded activations)
 
     @property
     def runs(self) -> bool:
@@ -102,6 +103,12 @@ def on_gpus(breakdown: Breakdown, gpus: int) -> Breakdown:
 
 
 def per_gpu(breakdown: Breakdown, gpus: int) -> PerGpu:
+    """The most loaded GPU of `breakdown` on `gpus` GPUs, with the system RAM the workload keeps beside them."""
+    rank = _most_loaded_rank(breakdown, gpus)
+    return dataclasses.replace(rank, ram_bytes=breakdown.host_bytes) if breakdown.host_bytes else rank
+
+
+def _most_loaded_rank(breakdown: Breakdown, gpus: int) -> PerGpu:
     workload = breakdown.workload
     layout = resolve_layout(workload, gpus)
     if layout.pp > 1 and (workload.cards or workload.tensor_split) and workload.runtime in GGUF_RUNTIMES:

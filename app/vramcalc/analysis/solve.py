@@ -32,7 +32,7 @@ from ..sources.hf_config import MAX_LAYERS
 from ..training.grpo import steps_per_generation
 from ..workload import Target, Workload
 from .evaluate import estimate
-from .fit import fewest_gpus
+from .fit import fewest_gpus, room_on, with_shared_memory
 from .ranks import most_loaded
 
 # The formats each engine runs, tried from the most bits down (the answer is the first that fits).
@@ -57,7 +57,8 @@ def need(workload: Workload, target: Target) -> float:
     need more than the KV pool it sizes from the card: then the usable bytes plus that shortfall, so the bytes
     still grow smoothly with the size and `last_within` can interpolate across the pool's edge instead of
     bisecting (with room in the pool, the usable bytes less that room, which never decides a fit: at most the
-    limit)."""
+    limit). On a Mac or a unified-memory PC, what is kept in system RAM shares the machine's memory with the
+    GPU's part (fit.with_shared_memory)."""
     try:
         rank = most_loaded(workload, target.count)
     except ValidationError:  # a layout these GPUs cannot run (fewer layers than pipeline stages)
@@ -65,7 +66,7 @@ def need(workload: Workload, target: Target) -> float:
     if rank.devices:  # llama.cpp's split over cards of their own sizes: the GPU furthest over its own
         return target.gpu.usable_bytes + max(d.total_bytes - d.card.usable_bytes for d in rank.devices)
     if rank.pool is None:
-        return rank.total_bytes
+        return with_shared_memory(target.gpu, rank.total_bytes, rank.ram_bytes + rank.host_bytes)
     room = rank.pool.kv_pool_bytes - rank.components.get("kv_cache", 0)
     return max(rank.total_bytes, target.gpu.usable_bytes - room)
 
@@ -204,7 +205,8 @@ def min_gpus(workload: Workload, target: Target) -> int | None:
     machine of different cards, which has no one kind to count."""
     if target.cards:
         return None
-    return fewest_gpus(estimate(workload), target.gpu.usable_bytes, engine_card=workload.gpu == target.gpu)
+    breakdown = estimate(workload)
+    return fewest_gpus(breakdown, room_on(target.gpu, breakdown.host_bytes), engine_card=workload.gpu == target.gpu)
 
 
 def max_layers(workload: Workload, target: Target) -> int | None:

@@ -231,9 +231,11 @@ def speed_answers(workload: Workload, target: Target, machine: Machine) -> Speed
         return SpeedAnswers(fits=now, min_gpus_for_run=None if hours is None else min_gpus_for_run(
             workload, target, machine, hours), cheapest_card=card, cheapest_usd_per_million=per_million)
     experts = min_n_cpu_moe(workload, target)
-    planned = None if plan is None or not plan.fits else _decode(_unplaced(workload).but(
+    placed = None if plan is None or not plan.fits else _unplaced(workload).but(
         seq=plan.seq, gpu_layers=plan.gpu_layers, override_tensor=plan.overrides,
-        tensor_split=tuple(map(float, plan.tensor_split))), target, machine)
+        tensor_split=tuple(map(float, plan.tensor_split)))
+    # llama.cpp fits the GPU's free memory only: on a Mac what it leaves in system RAM may not fit the rest
+    planned = _decode(placed, target, machine) if placed is not None and fits(placed, target) else None
     return SpeedAnswers(fits=now, cheapest_card=card, cheapest_usd_per_million=per_million,
                         llamacpp_fit=plan, llamacpp_fit_tokens_per_s=planned,
                         fastest_format=fastest_format(workload, target, machine),

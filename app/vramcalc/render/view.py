@@ -343,9 +343,16 @@ def present_verdict(workload: Workload, target: Target, solution: Solution, rank
         where = words.message("verdict.many", count=target.count, gpu=target.gpu.display_name,
                               layout=rank.layout.describe())
     numbers, fitting = verdict_if_it_fits(rank.total_bytes, card, where, words=words)
-    if rank.runs and fitting is not None:
+    ram, shared = rank.ram_bytes + rank.host_bytes, card.shared_memory_bytes
+    # the GPU's part fits its share, but with system RAM's part not the whole memory of a Mac or unified PC
+    over_shared = fitting is not None and shared is not None and ram > 0 and rank.total_bytes + ram > shared
+    if rank.runs and fitting is not None and not over_shared:
         return fitting
-    if not rank.runs:  # vLLM: its share of the card leaves no room for the sequences asked
+    if over_shared:  # a Mac or a unified-memory PC: the GPU's part and system RAM's share one memory
+        text = words.message("verdict.no_shared", where=where, used=words.gib(rank.total_bytes), ram=words.gib(ram),
+                             total=words.gib(rank.total_bytes + ram), memory=words.gib(shared or 0),
+                             share=f"{(rank.total_bytes + ram) / (shared or 1):.0%}")
+    elif not rank.runs:  # vLLM: its share of the card leaves no room for the sequences asked
         text = words.message("verdict.no_pool", where=where,
                              pool=words.gib(rank.pool.kv_pool_bytes if rank.pool else 0),
                              kv=words.gib(rank.components.get("kv_cache", 0)))

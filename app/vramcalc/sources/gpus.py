@@ -143,6 +143,13 @@ class GpuSpec:
         return int(self.marketed_memory_gb) if self.kind is GpuKind.APPLE else None
 
     @property
+    def shared_memory_bytes(self) -> int | None:
+        """A Mac's or a unified-memory PC's whole memory, which the GPU shares with the CPU: what the GPU holds and
+        what is kept in system RAM (llama.cpp's layers or experts off the GPU, offloaded activations) come out of
+        it together. None for a card with memory of its own. (Apple's GB are GiB; so are these PCs' 128 GB.)"""
+        return round(self.marketed_memory_gb * GIB) if self.kind in (GpuKind.APPLE, GpuKind.UNIFIED) else None
+
+    @property
     def _usable(self) -> tuple[int, MemorySource, str]:
         if self.kind is GpuKind.APPLE:
             if self.wired_limit_mb is not None:

@@ -1171,6 +1171,8 @@ PT: Mapping[str, str] = {
                            "(descarregar na CPU), uma precisão menor para o denoiser ou os codificadores de texto, ou "
                            "um tamanho menor.",
     "verdict.at_least": "No mínimo: a memória de trabalho de uma etapa ainda não é modelada (abaixo).",
+    "verdict.no_shared": "Não cabe em {where}: {used} na GPU e {ram} na RAM do sistema, {total} ao todo, de {memory} "
+                         "de memória unificada ({share}), que a GPU e a CPU dividem.",
     "verdict.no_pool": "Não cabe em {where}: depois dos pesos, do pico de ativações e da sobrecarga, a fatia da placa "
                        "que o vLLM reserva deixa {pool} de cache KV para os {kv} de que as sequências precisam.",
     "verdict.fits.short": "{used} · cabe em {where} ({share})",

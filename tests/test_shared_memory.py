@@ -1,0 +1,65 @@
+"""A Mac or a unified-memory PC (DGX Spark, Strix Halo) has one memory for the GPU and the CPU: what llama.cpp keeps
+in system RAM (layers off the GPU, experts under --n-cpu-moe) comes out of the same memory as the GPU's part. Before,
+only the GPU's part was compared with Metal's working set, so gpt-oss-120b with 30 layers' experts in "system RAM"
+was said to fit a 24 GB Mac: 13.2 GiB on the GPU and 48.0 GiB beside it, 61.2 GiB of 24."""
+
+from __future__ import annotations
+
+import pytest
+
+from vramcalc import parse_workload
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.analysis.fit import fit_all, room_on
+from vramcalc.analysis.ranks import most_loaded
+from vramcalc.analysis.solve import fits, max_seq
+from vramcalc.analysis.speed_answers import speed_answers
+from vramcalc.core.units import GIB
+from vramcalc.inputs.parse import parse_target
+from vramcalc.render.view import present_target
+from vramcalc.sources.gpus import gpu
+from vramcalc.workload import Machine
+
+OSS = {"model": "gpt-oss-120b", "runtime": "llamacpp", "seq": "32768", "n_cpu_moe": "30"}
+
+
+def _values(card: str, **extra: str) -> dict[str, str]:
+    return {**OSS, "gpu": card, **extra}
+
+
+def test_system_ram_on_a_mac_comes_out_of_its_one_memory():
+    values = _values("apple-m4-24gb")
+    workload, target = parse_workload(values), parse_target(values)
+    rank = most_loaded(workload, 1)
+    assert rank.total_bytes < target.gpu.usable_bytes  # the GPU's part alone is within Metal's working set
+    assert rank.total_bytes + rank.ram_bytes > 24 * GIB  # but not with what is in system RAM
+    assert not fits(workload, target)
+    verdict = present_target(workload, target).verdict
+    assert verdict.kind == "does not fit" and "24.00 GiB of unified memory" in verdict.text
+    row = next(fit for fit in fit_all(estimate(workload)) if fit.gpu.slug == "apple-m4-24gb")
+    assert row.verdict.value == "does not fit" and row.count is None
+    assert row.utilization == pytest.approx((rank.total_bytes + rank.ram_bytes) / (24 * GIB))
+
+
+def test_the_same_setup_fits_a_card_with_memory_of_its_own():
+    values = _values("rtx-4090")
+    assert fits(parse_workload(values), parse_target(values))
+    assert room_on(gpu("rtx-4090"), 48 * GIB) == gpu("rtx-4090").usable_bytes
+
+
+def test_the_longest_context_on_a_big_mac_stops_at_its_whole_memory():
+    """M4 Max 128 GB: 96 GiB of working set, 48 GiB in system RAM. The longest context is where the GPU's part
+    reaches the 80 GiB the RAM leaves, not the 96 of the working set."""
+    values = _values("apple-m4-max-128gb")
+    workload, target = parse_workload(values), parse_target(values)
+    longest = max_seq(workload, target)
+    assert longest is not None
+    at, past = most_loaded(workload.but(seq=longest), 1), most_loaded(workload.but(seq=longest + 1), 1)
+    assert at.total_bytes + at.ram_bytes <= 128 * GIB < past.total_bytes + past.ram_bytes
+    assert past.total_bytes < target.gpu.usable_bytes  # the working set would have allowed more
+
+
+def test_llamacpps_own_fit_is_not_offered_when_the_mac_cannot_hold_the_rest():
+    values = {**OSS, "gpu": "apple-m4-24gb", "n_cpu_moe": "0"}
+    answers = speed_answers(parse_workload(values), parse_target(values), Machine())
+    assert answers.llamacpp_fit is not None and answers.llamacpp_fit_tokens_per_s is None
+    assert answers.min_n_cpu_moe is None
