@@ -398,11 +398,12 @@ def test_the_towers_weights_say_llama_cpps_mmproj_only_on_llama_cpp():
     assert "kept unquantized" in said(runtime="vllm", precision="awq-int4")
 
 
-@pytest.mark.parametrize("slug", ["llava-1.5-7b-hf", "llava-v1.6-mistral-7b-hf"])
+@pytest.mark.parametrize("slug", ["llava-1.5-7b-hf", "llava-v1.6-mistral-7b-hf", "llava-onevision-qwen2-7b-ov-hf"])
 def test_llava_presets_count_their_tower_as_transformers_builds_it(slug):
     """transformers 5.23 builds the presets' configs (AutoModelForImageTextToText, meta device) with 324,487,168
-    (1.5) and 324,491,264 (NeXT: image_newline) values in the CLIP tower and projector; tests/golden/params.json
-    holds the language models."""
+    (1.5) and 324,491,264 (NeXT: image_newline) values in the CLIP tower and projector, and 414,732,320 in
+    OneVision's SigLIP tower, projector (to Qwen2-7B's 3,584) and image_newline; tests/golden/params.json holds
+    the language models."""
     from vramcalc.sources.presets import load_presets
 
     golden = json.loads((Path(__file__).parent / "golden" / "params.json").read_text(encoding="utf-8"))["models"][slug]

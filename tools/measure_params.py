@@ -58,6 +58,9 @@ def build(config_dict: dict, embedder: bool = False, card_class=None):
     if model_type == "new":  # GTE's remote code: transformers' own GteModel, keys as tools/measure_gte.py passes them
         from measure_gte import gte_config
         config, model_type = gte_config(config_dict), "gte"
+    elif model_type == "gemma3n":  # its wrapper builds the MobileNet-V5 tower with timm: the text model alone
+        text = {k: v for k, v in config_dict["text_config"].items() if k != "model_type"}
+        config, model_type = AutoConfig.for_model("gemma3n_text", **text), "gemma3n_text"
     else:
         config = AutoConfig.for_model(model_type, **kwargs)
     with torch.device("meta"):
