@@ -68,6 +68,10 @@ ELSEWHERE = ("diffusion_", "speech_", "speculative_", "trl_", "embedding_")
 ENGINE_OF_KIND = {"train": "train", "serve": "vllm"}  # a row's validation group: engine-platform (else llama.cpp's)
 OWN_GROUPS = tuple(f"{engine}-" for engine in ("llamacpp", "transformers", *ENGINE_OF_KIND.values()))
 HIDDEN = ("llamacpp_cublas", "llamacpp_vulkan")  # Workload fields no option sets: the build a row ran
+# a llama.cpp row's placement in system RAM and its batch, as the row states them: form keys of the same names
+# (llamacpp_host_ram_published.json: -ngl, --n-cpu-moe, --cpu-moe, -ub, -ctk/-ctv)
+HOST_KEYS = ("gpu_layers", "n_cpu_moe", "ubatch")
+RAM = "ram_bandwidth"  # the host's RAM bandwidth (GB/s): a Machine field, not the workload's
 # a group with fewer rows is printed but not written to data/speed.json: its answers keep saying "not checked"
 # (transformers on ROCm: one published run, docs/accuracy.md "transformers decode on Apple and AMD GPUs")
 MIN_ROWS = 3
@@ -157,6 +161,13 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
         values["llamacpp_cublas"] = "1"  # not an option: predict() sets the workload's field
     if str(row.get("backend")).lower() == "vulkan":
         values["llamacpp_vulkan"] = "1"  # likewise
+    values |= {key: str(row[key]) for key in HOST_KEYS if row.get(key) is not None}
+    if row.get("cpu_moe"):
+        values["cpu_moe"] = "1"
+    if row.get("kv"):
+        values["kv_precision"] = str(row["kv"])
+    if row.get("ram_bandwidth_gb_s"):
+        values[RAM] = str(row["ram_bandwidth_gb_s"])  # not a workload key: predict() gives it to the Machine
     if kind == "tg":
         prompt = max(1, depth)
         values |= {"prompt_tokens": str(prompt), "output_tokens": str(tokens), "seq": str(prompt + tokens)}
@@ -233,15 +244,17 @@ def _estimate(workload: Workload) -> Breakdown:
 
 
 def predict(kind: str, values: Mapping[str, str], config: Mapping[str, object] | None) -> float | None:
+    values = dict(values)
+    ram = values.pop(RAM, None)
+    machine = Machine(ram_bandwidth_gb_s=float(ram)) if ram else Machine()
     if kind == "serve":
-        values = dict(values)
         requests, concurrency = int(values.pop("requests")), values.pop("concurrency")
     workload = _workload(tuple(sorted(values.items())), None if config is None else json.dumps(config))
     gpus = int(values["gpus"])
     if kind == "serve":
         steps = serving_steps(workload, gpus, requests, int(concurrency) if concurrency else None)
-        return served(_estimate(workload.but(batch=1)), workload.gpu, gpus, Machine(), steps)  # type: ignore[arg-type]
-    speed = speed_of(_estimate(workload), workload.gpu, gpus, Machine())  # type: ignore[arg-type]
+        return served(_estimate(workload.but(batch=1)), workload.gpu, gpus, machine, steps)  # type: ignore[arg-type]
+    speed = speed_of(_estimate(workload), workload.gpu, gpus, machine)  # type: ignore[arg-type]
     return {"decode": speed.decode_tokens_per_s, "prefill": speed.prefill_tokens_per_s,
             "train": speed.train_tokens_per_s, "serve": speed.output_tokens_per_s}[kind]
 
@@ -266,6 +279,8 @@ def results(sources: str = "", *, anomalous: bool = False, kinds: tuple[str, ...
             continue
         measured = float(row["tokens_per_s"])
         engine = "transformers" if row.get("engine") == "transformers" else ENGINE_OF_KIND.get(kind, "llamacpp")
+        if RAM in values:  # weights or experts in system RAM: their own group, apart from the all-on-GPU runs
+            engine = f"{engine}-host"
         platform = "metal" if str(values["gpu"]).startswith("apple") else str(row.get("backend", "cuda")).lower()
         out.append({"source": source, "kind": kind, "group": f"{engine}-{platform}", "gpu": values["gpu"],
                     "gpus": values["gpus"], "model": row["model"], "weights": row["weights"], "test": row["test"],
