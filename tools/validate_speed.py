@@ -151,7 +151,9 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
         return None  # a row split by rows (-sm row) or by tensor: not llama.cpp's default, not modelled
     kind, tokens = match.group(1), int(match.group(2))
     depth = int(row.get("context_depth") or 0)
-    values |= {"runtime": "llamacpp", "precision": {"f16": "f16", "bf16": "f16"}.get(weights, weights)}
+    # "mxfp4": gpt-oss's GGUF files (ggml-org's, MXFP4 experts beside higher-precision attention), a MOSTLY_MXFP4_MOE
+    values |= {"runtime": "llamacpp",
+               "precision": {"f16": "f16", "bf16": "f16", "mxfp4": "mxfp4_moe"}.get(weights, weights)}
     build = BUILD.search(str(row.get("build")))
     number = int(build.group(1)) if build else None
     flash = row.get("flash_attn")
