@@ -275,7 +275,7 @@ def results(sources: str = "", *, anomalous: bool = False, kinds: tuple[str, ...
         kind, values, config = found
         try:
             predicted = predict(kind, values, config)
-        except ValidationError:
+        except ValidationError:  # a model or format the calculator does not know: refused(), printed by main()
             continue
         if predicted is None:
             continue
@@ -288,6 +288,22 @@ def results(sources: str = "", *, anomalous: bool = False, kinds: tuple[str, ...
                     "gpus": values["gpus"], "model": row["model"], "weights": row["weights"], "test": row["test"],
                     "measured": measured, "predicted": predicted, "error": predicted / measured - 1})
     return out
+
+
+def refused() -> dict[tuple[str, str], int]:
+    """The rows a case is made of that the calculator refuses, counted by (field, value) of its refusal: what the
+    table leaves out besides the anomalous rows, so that nothing drops out of it unsaid."""
+    counts: dict[tuple[str, str], int] = {}
+    for _, row in rows():
+        found = case(row)
+        if found is None:
+            continue
+        try:
+            predict(*found)
+        except ValidationError as error:
+            key = (error.field, str(error.value))
+            counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def fold(result: Mapping[str, Any]) -> int:
@@ -374,6 +390,8 @@ def main() -> int:
     for name, s in summary(results(anomalous=True)).items():
         print(f"{'(anomalous) ' + name:<28}{s['rows']:>5}{s['median']:>8.1%}{s['worst']:>8.1%}{s['bias']:>+8.1%}"
               f"{s['within_2x']:>6}")
+    for (field, value), count in sorted(refused().items()):
+        print(f"(refused) {count:>3} rows: {field} {value!r}")
     if args.write:
         data = json.loads(SPEED_JSON.read_text())
         validation: dict[str, dict[str, object]] = {}
