@@ -63,3 +63,19 @@ def test_llamacpps_own_fit_is_not_offered_when_the_mac_cannot_hold_the_rest():
     answers = speed_answers(parse_workload(values), parse_target(values), Machine())
     assert answers.llamacpp_fit is not None and answers.llamacpp_fit_tokens_per_s is None
     assert answers.min_n_cpu_moe is None
+
+
+def test_a_mac_copies_weights_in_system_ram_within_its_memory_not_over_pcie():
+    """llama.cpp multiplies the weights it keeps in system RAM on the GPU for micro-batches of 32 tokens or more
+    (op offload, ggml-metal.cpp's offload_op as CUDA's): a card copies them over PCIe, a Mac within its one
+    memory, reading and writing each byte."""
+    from vramcalc.speed import speed_of
+    from vramcalc.speed.hardware import device, host_copy_bandwidth, pcie_bandwidth
+
+    mac, card = gpu("apple-m4-max-128gb"), gpu("rtx-4090")
+    assert host_copy_bandwidth(device(mac, Machine())) == mac.bandwidth_gb_s * 1e9 / 2
+    assert host_copy_bandwidth(device(card, Machine())) == pcie_bandwidth()
+    values = _values("apple-m4-max-128gb", prompt_tokens="4096", output_tokens="16")
+    basis = speed_of(estimate(parse_workload(values)), mac, 1, Machine()).basis
+    said = next(part for part in basis if part.key.startswith("speed.basis.prefill_host"))
+    assert said.key == "speed.basis.prefill_host_unified" and dict(said.values)["pcie"] == "273"

@@ -27,11 +27,12 @@ from ..workload import Machine, Workload
 from .hardware import (
     TERA,
     Device,
+    Memory,
     Platform,
     calibration,
     device,
     engine_rates,
-    pcie_bandwidth,
+    host_copy_bandwidth,
     ram_bandwidth,
     split_device,
 )
@@ -321,8 +322,9 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                             share=_percent(first.share), tflops=_tflops(first.peak),
                             kernel=phrase(f"speed.kernel.{first.kernel}")))
         if first.host_bytes:
-            basis.append(phrase("speed.basis.prefill_host", bytes=f"{first.host_bytes / GB:.2f} GB",
-                                chunks=first.chunks, pcie=_gb_s(pcie_bandwidth()), seconds=f"{first.host_s:.1f}",
+            said = "speed.basis.prefill_host" + ("_unified" if card.memory is Memory.UNIFIED else "")
+            basis.append(phrase(said, bytes=f"{first.host_bytes / GB:.2f} GB", chunks=first.chunks,
+                                pcie=_gb_s(host_copy_bandwidth(card)), seconds=f"{first.host_s:.1f}",
                                 total=f"{first.seconds:.1f}"))
     else:
         basis.append(phrase("speed.unknown_tflops"))

@@ -138,6 +138,15 @@ def pcie_bandwidth() -> float:
     return float(calibration()["pcie_gb_s"]) * GB
 
 
+def host_copy_bandwidth(gpu: Device) -> float:
+    """Bytes/s at which weights kept in system RAM are copied to the GPU's buffers (llama.cpp's op offload of a
+    micro-batch): over PCIe for a card; on a unified-memory machine a copy within its one memory, which reads
+    and writes each byte (half its bandwidth)."""
+    if gpu.memory is Memory.UNIFIED and gpu.bandwidth is not None:
+        return gpu.bandwidth / 2
+    return pcie_bandwidth()
+
+
 def ram_bandwidth(machine: Machine) -> float:
     """The host's RAM bandwidth in bytes/s: the user's, else a desktop's (data/speed.json)."""
     gb_s = machine.ram_bandwidth_gb_s if machine.ram_bandwidth_gb_s is not None else calibration()["ram_bandwidth_gb_s"]

@@ -31,7 +31,15 @@ from ..memory.components import Breakdown
 from ..model.families.decoder.spec import ModelSpec
 from ..workload import Machine, Workload
 from .bnb import bnb_cost
-from .hardware import Device, Platform, calibration, engine_rates, layer_overhead, pcie_bandwidth, ram_bandwidth
+from .hardware import (
+    Device,
+    Platform,
+    calibration,
+    engine_rates,
+    host_copy_bandwidth,
+    layer_overhead,
+    ram_bandwidth,
+)
 from .reads import (
     Reads,
     attention_flops,
@@ -343,7 +351,7 @@ def prefill(workload: Workload, device: Device, machine: Machine, placement: Pla
     chunks = math.ceil(batch * prompt / max(1, chunk))
     gpu_weights, host_weights = split_weights(reads(workload), placement.with_head(), chunk)
     read = chunks * gpu_weights / placement.tp / (bandwidth_share(rates, device, workload.precision) * device.bandwidth)
-    host_s = chunks * host_weights / pcie_bandwidth()  # llama.cpp copies the layers in RAM for each micro-batch
+    host_s = chunks * host_weights / host_copy_bandwidth(device)  # llama.cpp copies the layers in RAM each micro-batch
     read += host_s
     fixed = chunks * model.layers * layer_overhead(rates, device)
     if placement.tp > 1:
@@ -400,7 +408,7 @@ def llamacpp_prefill(workload: Workload, device: Device, placement: Placement, *
     if kernel == "quantised" and workload.llamacpp_cublas:
         layers = gpu_weights - weights.head
         seconds += chunks * (layers + 2 * (matmul_params(model) - head_params(model))) / placement.tp / bandwidth
-    host_s = chunks * host_weights / pcie_bandwidth()  # the layers in RAM copied to the GPU for each micro-batch
+    host_s = chunks * host_weights / host_copy_bandwidth(device)  # the layers in RAM copied for each micro-batch
     if host_weights:
         seconds += host_s
     elif placement.stages > 1:

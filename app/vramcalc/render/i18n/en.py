@@ -1393,6 +1393,11 @@ EN: Mapping[str, str] = {
     "speed.basis.prefill": (
         "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS ({kernel} matmuls)."
     ),
+    "speed.basis.prefill_host_unified": (
+        "Of the prompt's {total} s, {seconds} s copy the {bytes} of weights in system RAM to the GPU's buffers, once "
+        "for each of its {chunks} {chunks:micro-batch|micro-batches}, at {pcie} GB/s (half the unified memory's "
+        "bandwidth: each byte read and written)."
+    ),
     "speed.basis.prefill_host": (
         "Of the prompt's {total} s, {seconds} s copy the {bytes} of weights in system RAM to the GPU, once for each of "
         "its {chunks} {chunks:micro-batch|micro-batches}, at {pcie} GB/s over PCIe."

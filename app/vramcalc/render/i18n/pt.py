@@ -1463,6 +1463,11 @@ PT: Mapping[str, str] = {
     "speed.basis.prefill": (
         "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS (multiplicações {kernel})."
     ),
+    "speed.basis.prefill_host_unified": (
+        "Dos {total} s do prompt, {seconds} s copiam os {bytes} de pesos na RAM do sistema para os buffers da GPU, uma "
+        "vez por cada um dos seus {chunks} {chunks:microlote|microlotes}, a {pcie} GB/s (metade da largura de banda "
+        "da memória unificada: cada byte lido e escrito)."
+    ),
     "speed.basis.prefill_host": (
         "Dos {total} s do prompt, {seconds} s copiam os {bytes} de pesos na RAM do sistema para a GPU, uma vez por "
         "cada um dos seus {chunks} {chunks:microlote|microlotes}, a {pcie} GB/s pelo PCIe."
