@@ -9,6 +9,7 @@ search on the median absolute log error of each group, and print the fitted valu
     PYTHONPATH=app python tools/fit_speed.py --rocm --leave-one-out  # each refitted without one card, then it
     PYTHONPATH=app python tools/fit_speed.py --engine vllm --fold 0  # fit on half the rows (fold), test on the other
     PYTHONPATH=app python tools/fit_speed.py --engine transformers [--fit-on benchmarking_v045]  # generate, bnb
+    PYTHONPATH=app python tools/fit_speed.py --moe-metal [--fit-on disc15396]  # Metal's cost per MoE layer alone
 
 Fitted on every row tools/validate_speed.py predicts: the validation it then prints is in-sample, which
 docs/accuracy.md says; the held-out check is the split by era there (fit on one source, test on another)."""
@@ -153,6 +154,8 @@ def main() -> int:
         parameters = [(path, values) for path, values in parameters if path[0].startswith(PREFILL)]  # of --rocm's too
     if "--fit-on" in sys.argv:
         FIT_ON = sys.argv[sys.argv.index("--fit-on") + 1]
+    if "--moe-metal" in sys.argv:
+        return moe_metal(FIT_ON or "benches_mac_m2_ultra")
     if "--engine" in sys.argv:
         ENGINE = sys.argv[sys.argv.index("--engine") + 1]
         KINDS = ("serve",) if ENGINE == "vllm" else KINDS
@@ -195,6 +198,41 @@ def main() -> int:
         data = json.loads(validate_speed.SPEED_JSON.read_text())
         data["engines"][ENGINE] = {key: _round(value) for key, value in rates.items()}
         validate_speed.SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+MOE_METAL = ("moe_layer_overhead_s", "metal")
+MOE_METAL_VALUES = [5e-6 * i for i in range(41)]
+
+
+def moe_metal(fit_on: str) -> int:
+    """llama.cpp's further cost per MoE layer on Metal alone, fitted (median absolute log error) to the Metal decode
+    rows of mixtures of experts in the tables matching `fit_on` (default: llama.cpp's own M2 Ultra benches, one
+    build), then the other tables' such rows predicted (held out) and the whole table printed."""
+    rates = hardware.calibration()["engines"]["llamacpp"]
+
+    def metal(value: float) -> list[dict[str, Any]]:
+        _set(rates, MOE_METAL, value)
+        return [r for r in validate_speed.results(kinds=("decode",)) if r["group"] == "llamacpp-metal"]
+
+    without, moved = metal(0.0), metal(1e-4)  # the rows the cost moves: those of a mixture of experts
+    moe = {i for i, (a, b) in enumerate(zip(without, moved, strict=True)) if a["predicted"] != b["predicted"]}
+
+    def rows(value: float, held: bool) -> list[dict[str, Any]]:
+        found = metal(value)
+        return [found[i] for i in sorted(moe) if (fit_on in found[i]["source"]) != held]
+
+    def loss(value: float) -> float:
+        return statistics.median(abs(math.log(1 + r["error"])) for r in rows(value, False))
+
+    fitted = min(MOE_METAL_VALUES, key=loss)
+    for held in (False, True):
+        for value, name in ((0.0, "without"), (fitted, f"{fitted:.3g} s")):
+            found = rows(value, held)
+            errors = [r["error"] for r in found]
+            print(f"{'held out' if held else 'fitted  '} {name:<9}{len(found):>4} rows, median "
+                  f"{statistics.median(abs(e) for e in errors):.1%}, bias {statistics.median(errors):+.1%}: "
+                  + ", ".join(f"{r['model']} {r['gpu']} {r['error']:+.0%}" for r in found))
     return 0
 
 

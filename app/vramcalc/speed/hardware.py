@@ -159,3 +159,11 @@ def layer_overhead(rates: Mapping[str, Any], device: Device) -> float:
     table = rates["layer_overhead_s"]
     key = f"{device.platform.value}-{device.memory.value}"
     return float(table.get(key, table.get(device.platform.value, table["cuda"])))
+
+
+def moe_layer_overhead(rates: Mapping[str, Any], device: Device) -> float:
+    """The engine's further fixed seconds per mixture-of-experts layer per step, by platform (0 where none
+    is given): llama.cpp's routing kernels on Metal (the router, soft_max, argsort, get_rows, the weights'
+    normalisation, the expert-output multiply and sum: about ten more dependent kernels than a dense FFN,
+    llama-graph.cpp build_moe_ffn; docs/accuracy.md, "llama.cpp's mixtures of experts on Metal")."""
+    return float(rates.get("moe_layer_overhead_s", {}).get(device.platform.value, 0.0))

@@ -38,6 +38,7 @@ from .hardware import (
     engine_rates,
     host_copy_bandwidth,
     layer_overhead,
+    moe_layer_overhead,
     ram_bandwidth,
 )
 from .reads import (
@@ -192,7 +193,8 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
     model = workload.model
     layers = model.layers
     host_layers = placement.host_layers
-    gpu_weights, host_weights = split_weights(reads(workload), placement, batch * tokens)
+    weights = reads(workload)
+    gpu_weights, host_weights = split_weights(weights, placement, batch * tokens)
     cache = batch * kv_bytes(workload, depth)
     gpu_share = (layers - host_layers) / layers
     gpu_bytes = gpu_weights + cache * gpu_share
@@ -206,7 +208,7 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
     flops = batch * tokens * (2 * matmul_params(model) + attention_flops(model, depth))
     peak = device.compute("fp32" if _kernel(workload.precision, workload.runtime, device) == "fp32" else "16-bit")
     compute = flops / placement.tp / (compute_share(rates, device, "16-bit") * peak) if peak else 0.0
-    launch = layers * layer_overhead(rates, device)
+    launch = layers * layer_overhead(rates, device) + weights.moe_layers * moe_layer_overhead(rates, device)
     if workload.runtime is Runtime.VLLM and workload.enforce_eager:
         launch = layers * float(rates["eager_layer_overhead_s"])
     bnb = bnb_cost(workload, rates, batch * tokens)
@@ -349,11 +351,13 @@ def prefill(workload: Workload, device: Device, machine: Machine, placement: Pla
     compute = flops / placement.tp / (efficiency * peak)
     chunk = _prefill_chunk(workload)
     chunks = math.ceil(batch * prompt / max(1, chunk))
-    gpu_weights, host_weights = split_weights(reads(workload), placement.with_head(), chunk)
+    weights = reads(workload)
+    gpu_weights, host_weights = split_weights(weights, placement.with_head(), chunk)
     read = chunks * gpu_weights / placement.tp / (bandwidth_share(rates, device, workload.precision) * device.bandwidth)
     host_s = chunks * host_weights / host_copy_bandwidth(device)  # llama.cpp copies the layers in RAM each micro-batch
     read += host_s
-    fixed = chunks * model.layers * layer_overhead(rates, device)
+    per_step = model.layers * layer_overhead(rates, device) + weights.moe_layers * moe_layer_overhead(rates, device)
+    fixed = chunks * per_step
     if placement.tp > 1:
         fixed += allreduce_bytes(model, batch * prompt, placement.tp) / device.link
     return Prefill(seconds=max(compute, read) + fixed, compute_s=compute, read_s=read, flops=flops, kernel=kernel,

@@ -41,6 +41,11 @@ class Reads:
             return 1.0
         return 1.0 - (1.0 - self.per_token / self.experts) ** batch
 
+    @property
+    def moe_layers(self) -> int:
+        """The layers with routed experts."""
+        return sum(1 for layer in self.layers if layer.experts)
+
     def layer_bytes(self, start: int, stop: int, batch: int) -> float:
         share = self.touched(batch)
         return sum(layer.dense + layer.experts * share for layer in self.layers[start:stop])
