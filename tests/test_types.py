@@ -1253,3 +1253,23 @@ def test_a_gemma4_drafter_transformers_refuses_is_refused_naming_the_key(key, va
     with pytest.raises(ValidationError) as refused:
         from_hf_config({**config, "text_config": text})
     assert key in refused.value.field
+
+
+def test_glm4_norms_after_attention_and_the_mlp_and_glm_does_not():
+    """Glm4DecoderLayer: input_layernorm, post_self_attn_layernorm, post_attention_layernorm, post_mlp_layernorm;
+    GlmDecoderLayer the first and third only. Both: q/k/v biased by attention_bias (True by default), o_proj never;
+    head_dim 128 when a config leaves it out, whatever hidden / heads (the class's default)."""
+    glm4, glm = from_hf_config(_case("glm4/perturbed")), from_hf_config(_case("glm/perturbed"))
+    assert (glm4.norms_per_layer, glm.norms_per_layer) == (4, 2) and not glm4.qkv_bias and glm.qkv_bias
+    assert not glm4.o_bias and not glm.o_bias and glm.head_dim == 128 and glm4.head_dim == 80
+    names = {t.name for t in layer_tensors(glm4, 0)}
+    assert {"blk.0.post_attention_norm.weight", "blk.0.post_ffw_norm.weight"} <= names
+    biased = from_hf_config({**_case("glm4/perturbed"), "attention_bias": True})
+    assert param_count(biased) - param_count(glm4) == 5 * (12 + 2 * 4) * 80
+
+
+@pytest.mark.parametrize(("name", "kept"), [("glm4/perturbed", 44_800), ("glm/perturbed", 57_344)])
+def test_the_cache_of_the_llama_like_types_is_what_transformers_kept(name, kept):
+    """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
+    the bytes of every tensor the returned cache holds (DynamicCache's keys and values)."""
+    assert _kv(_case(name), "transformers", seq="7") == kept

@@ -611,6 +611,16 @@ CASES: dict[str, tuple[dict, dict]] = {
                                                       "layer_types": ["full_attention", "sliding_attention",
                                                                       "full_attention"],
                                                       "vocab_size": 32768}}),
+    # GLM-4-0414: the perturbed one with a head_dim of its own (not hidden / heads), GQA, partial rotary as the
+    # released files give it, no q/k/v bias, a tied head
+    "glm4": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048, "num_attention_heads": 12,
+                  "num_key_value_heads": 4, "head_dim": 80, "partial_rotary_factor": 0.5, "attention_bias": False,
+                  "rms_norm_eps": 1e-05, "tie_word_embeddings": True, "vocab_size": 32000, "pad_token_id": 0}),
+    # GLM-4-9B-chat's class: the perturbed one with head_dim left to the class (128 whatever hidden / heads), GQA,
+    # the q/k/v bias by default, partial rotary
+    "glm": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
+                 "num_key_value_heads": 4, "partial_rotary_factor": 0.5, "rms_norm_eps": 1.5625e-07,
+                 "vocab_size": 32000, "pad_token_id": 0}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)

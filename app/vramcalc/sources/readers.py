@@ -329,6 +329,12 @@ READERS: dict[str, Reader] = {
     # GLM-4.1V/4.6V's language model (Glm4vTextModel): biased q/k/v whatever attention_bias says, an unbiased
     # output, a fused gate_up MLP, norms after attention and the MLP too; head_dim is hidden / heads
     "glm4v_text": Reader(qkv_bias=True, o_bias=False, norms_per_layer=4),
+    # GLM-4-0414 (Glm4ForCausalLM: GLM-4-9B/32B-0414, GLM-Z1): q/k/v biased by attention_bias (True by default), an
+    # unbiased output, a fused gate_up MLP, RMSNorms before and after attention and the MLP (post_self_attn_layernorm,
+    # post_mlp_layernorm); head_dim 128 by default, whatever hidden / heads is
+    "glm4": Reader(o_bias=False, norms_per_layer=4, extra=frozenset({"rms_norm_eps"})),
+    # GLM-4-9B-chat (GlmForCausalLM): GLM-4-0414's layers with two norms each, as Llama's
+    "glm": Reader(o_bias=False, extra=frozenset({"rms_norm_eps"})),
     # GLM-4.5V's (Glm4vMoeTextModel): GLM-4.5-Air's layers without the q/k norm, whatever use_qk_norm says
     "glm4v_moe_text": Reader(moe=MoeKeys.DEEPSEEK, o_bias=False, aliases=(("num_local_experts", "n_routed_experts"),),
                              extra=frozenset({"use_qk_norm"})),
