@@ -1268,7 +1268,22 @@ def test_glm4_norms_after_attention_and_the_mlp_and_glm_does_not():
     assert param_count(biased) - param_count(glm4) == 5 * (12 + 2 * 4) * 80
 
 
-@pytest.mark.parametrize(("name", "kept"), [("glm4/perturbed", 44_800), ("glm/perturbed", 57_344)])
+def test_stablelm_reads_its_own_bias_key_a_norm_per_head_and_the_parallel_block():
+    """StableLmAttention: q/k/v biased by use_qkv_bias (attention_bias is not read), o_proj never, a LayerNorm without
+    bias of its own per q and k head with qk_layernorm (heads x head_dim weights, llama.cpp's {head_dim, n_head}),
+    head_dim hidden / heads; StableLmDecoderLayer: no post_attention_layernorm with use_parallel_residual."""
+    config = _case("stablelm/perturbed")  # 16 heads of 64, 4 KV heads, 4 layers
+    spec = from_hf_config(config)
+    assert (spec.norms_per_layer, spec.qkv_bias, spec.o_bias, spec.head_dim) == (1, True, False, 64)
+    serial = from_hf_config({**config, "use_parallel_residual": False, "qk_layernorm": False, "use_qkv_bias": False,
+                             "attention_bias": True})
+    h = 1024
+    assert param_count(spec) - param_count(serial) == 4 * ((16 + 4) * 64 + (16 + 8) * 64 - 2 * h)
+    assert param_count(from_hf_config({**config, "head_dim": 32})) == param_count(spec)
+
+
+@pytest.mark.parametrize(("name", "kept"), [("glm4/perturbed", 44_800), ("glm/perturbed", 57_344),
+                                            ("stablelm/perturbed", 28_672)])
 def test_the_cache_of_the_llama_like_types_is_what_transformers_kept(name, kept):
     """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
     the bytes of every tensor the returned cache holds (DynamicCache's keys and values)."""

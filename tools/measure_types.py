@@ -621,6 +621,12 @@ CASES: dict[str, tuple[dict, dict]] = {
     "glm": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
                  "num_key_value_heads": 4, "partial_rotary_factor": 0.5, "rms_norm_eps": 1.5625e-07,
                  "vocab_size": 32000, "pad_token_id": 0}),
+    # StableLM: the perturbed one as StableLM 2 12B's config.json sets it (q/k/v biases, a LayerNorm per q and k
+    # head, parallel attention and MLP, partial rotary) at other sizes, with GQA
+    "stablelm": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816,
+                      "num_attention_heads": 16, "num_key_value_heads": 4, "use_qkv_bias": True,
+                      "qk_layernorm": True, "use_parallel_residual": True, "partial_rotary_factor": 0.25,
+                      "layer_norm_eps": 1e-05, "tie_word_embeddings": False, "vocab_size": 32000}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)

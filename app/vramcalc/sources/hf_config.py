@@ -232,6 +232,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config, reader = _falcon(config, reader)
     if reader.cohere_moe:
         config, reader = _cohere2_moe_config(config, reader)
+    if reader.stablelm:
+        config, reader = _stablelm(config, reader)
     for flag, rewrite in _REWRITES:  # a family's keys as its config class reads them
         if getattr(reader, flag):
             config = rewrite(config)
@@ -1218,6 +1220,16 @@ def _falcon(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, obj
     norms = _int(config, "num_ln_in_parallel_attn", 1, 2, default=2 if new else 1) if parallel else 2
     config["repeated_kv_cache"] = new
     return config, dataclasses.replace(reader, norms_per_layer=norms, block=Block.PHI if parallel else Block.LLAMA)
+
+
+def _stablelm(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, object], Reader]:
+    """StableLM's config as StableLmAttention and StableLmDecoderLayer read it: q/k/v biased by use_qkv_bias (not
+    attention_bias), head_dim hidden / heads (a head_dim key is not read), and with use_parallel_residual one
+    LayerNorm feeding attention and the MLP side by side (no post_attention_layernorm)."""
+    config = {k: v for k, v in config.items() if k != "head_dim"}
+    config["attention_bias"] = _bool(config, "use_qkv_bias", default=False)
+    parallel = _bool(config, "use_parallel_residual", default=False)
+    return config, dataclasses.replace(reader, norms_per_layer=1 if parallel else 2)
 
 
 def _glm5_config(config: Mapping[str, object]) -> dict[str, object]:

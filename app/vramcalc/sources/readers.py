@@ -244,6 +244,7 @@ class Reader:
     glm5: bool = False  # GLM-5.3: KDA layers, MLA without RoPE, mHC streams, a pooled indexer (_glm5_config)
     dots3: bool = False  # Dots3: sliding layers of their own MLA sizes, the indexer on indexed layers only
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
+    stablelm: bool = False  # StableLM: use_qkv_bias, use_parallel_residual, head_dim hidden / heads (_stablelm)
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     moa: bool = False  # JetMoE: attention experts (JetMoeMoA), num_key_value_heads × num_experts_per_tok heads
     griffin: bool = False  # RecurrentGemma: RG-LRU blocks among local-attention ones (hf_config._griffin_config)
@@ -659,6 +660,13 @@ READERS: dict[str, Reader] = {
     # head), a tied head by default; the hub's norm_type and mlp_type are not read by the class
     "starcoder2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, bias_key="use_bias",
                          tie_default=True, sliding=Sliding.ALL),
+    # StableLM (StableLmForCausalLM: StableLM-3B-4E1T, StableLM 2): LayerNorms (weight and bias), q/k/v biased by
+    # use_qkv_bias, an unbiased o_proj, a LayerNorm without bias of its own per q and k head when qk_layernorm,
+    # Llama's gated MLP, one norm and attention beside the MLP when use_parallel_residual (StableLM 2 12B), an untied
+    # head; head_dim hidden / heads whatever a config says (StableLmAttention reads no head_dim)
+    "stablelm": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, o_bias=False, qk_norm=QkNorm.PER_HEAD,
+                       qk_norm_switched=True, stablelm=True, aliases=(("qk_layernorm", "use_qk_norm"),),
+                       extra=frozenset({"use_qkv_bias", "use_parallel_residual", "layer_norm_eps"})),
     # Arcee AFM (ArceeForCausalLM): Llama's layers with NemotronMLP's up/down MLP (ReLU², no gate), mlp_bias on it
     "arcee": Reader(gated_mlp=False, reads_mlp_bias=True),
     # NanoChat (NanoChatForCausalLM): every norm an RMSNorm without a weight (F.rms_norm: the layers' two, the q/k

@@ -45,6 +45,9 @@ class QkNorm(enum.StrEnum):
     FULL = "full"
     """A norm over all heads at once, over q_dim and kv_dim, of the model's norm kind (OLMo 2; Cohere with
     use_qk_norm)."""
+    PER_HEAD = "per_head"
+    """A norm of its own per head, without a bias (StableLM's StableLmLayerNormPerHead: heads × head_dim weights for
+    q, KV heads × head_dim for k)."""
     L2 = "l2"
     """Llama 4's L2 norm without weights, on its RoPE (chunked) layers only."""
 

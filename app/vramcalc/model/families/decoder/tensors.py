@@ -269,6 +269,9 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _norm(p + "attn_q_norm", head_dim, spec.norm)
         if not reuses_kv:
             tensors += _norm(p + "attn_k_norm", head_dim, spec.norm)
+    elif spec.qk_norm is QkNorm.PER_HEAD:  # a LayerNorm(head_dim, bias=False) for each head
+        tensors += [Tensor(p + "attn_q_norm.weight", (q,), Role.NORM),
+                    Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
     elif spec.qk_norm is QkNorm.FULL:
         tensors += [*_norm(p + "attn_q_norm", q, spec.norm), *_norm(p + "attn_k_norm", kv, spec.norm)]
     if spec.sinks or (spec.sliding_sinks and kind is AttentionKind.SLIDING):
