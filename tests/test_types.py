@@ -1282,8 +1282,19 @@ def test_stablelm_reads_its_own_bias_key_a_norm_per_head_and_the_parallel_block(
     assert param_count(from_hf_config({**config, "head_dim": 32})) == param_count(spec)
 
 
+def test_olmo_has_norms_without_parameters_and_biases_by_attention_bias():
+    """OlmoLayerNorm: F.layer_norm without weight or bias (two a layer and the final one: no parameters); q/k/v/o
+    biased by attention_bias."""
+    config = _case("olmo/perturbed")
+    spec = from_hf_config(config)
+    assert spec.norm.value == "none" and spec.qkv_bias and spec.o_bias
+    assert not any("norm" in t.name for t in layer_tensors(spec, 0))
+    assert param_count(spec) - param_count(from_hf_config({**config, "attention_bias": False})) == 4 * (
+        (16 + 2 * 4) * 64 + 1024)
+
+
 @pytest.mark.parametrize(("name", "kept"), [("glm4/perturbed", 44_800), ("glm/perturbed", 57_344),
-                                            ("stablelm/perturbed", 28_672)])
+                                            ("stablelm/perturbed", 28_672), ("olmo/perturbed", 28_672)])
 def test_the_cache_of_the_llama_like_types_is_what_transformers_kept(name, kept):
     """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
     the bytes of every tensor the returned cache holds (DynamicCache's keys and values)."""

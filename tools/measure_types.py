@@ -627,6 +627,11 @@ CASES: dict[str, tuple[dict, dict]] = {
                       "num_attention_heads": 16, "num_key_value_heads": 4, "use_qkv_bias": True,
                       "qk_layernorm": True, "use_parallel_residual": True, "partial_rotary_factor": 0.25,
                       "layer_norm_eps": 1e-05, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # OLMo 1: the perturbed one as OLMo-7B-0424-hf's config.json sets it (clip_qkv) at other sizes, with GQA, biases
+    # on q/k/v/o and a tied head
+    "olmo": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
+                  "num_key_value_heads": 4, "clip_qkv": 8.0, "attention_bias": True, "tie_word_embeddings": True,
+                  "max_position_embeddings": 4096, "vocab_size": 32000}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)

@@ -353,6 +353,9 @@ READERS: dict[str, Reader] = {
     "phi3": Reader(fused_qkv=True, sliding=Sliding.ALL, qkv_bias=False, o_bias=False),
     "phimoe": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, sliding=Sliding.ALL, moe=MoeKeys.MIXTRAL,
                      extra=frozenset({"lm_head_bias"})),
+    # OLMo 1 (OlmoForCausalLM: OLMo-1B/7B-hf, OLMo-7B-0424/0724-hf): Llama's layers with OlmoLayerNorm, a LayerNorm
+    # without weight or bias (F.layer_norm: no parameters), attention_bias on q/k/v/o, q/k/v clamped by clip_qkv
+    "olmo": Reader(norm=Norm.NONE, compute=NormCompute.LAYER, extra=frozenset({"clip_qkv"})),
     "olmo2": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True),
     "cohere": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, qk_norm=QkNorm.FULL,
                      qk_norm_switched=True, tie_default=True),
