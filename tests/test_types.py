@@ -1293,8 +1293,26 @@ def test_olmo_has_norms_without_parameters_and_biases_by_attention_bias():
         (16 + 2 * 4) * 64 + 1024)
 
 
+def test_minicpm3_keeps_its_latent_in_transformers_and_k_and_v_per_head_in_vllm_and_llamacpp():
+    """MiniCPM3Attention (transformers 5.23) caches the normed latent and the rotary key: (1, 1, 7, 128) and
+    (1, 1, 7, 16) bf16 on each of the 4 layers, 8,064 bytes (measured, perturbed, 7 tokens). vLLM's MiniCPM3Attention
+    (minicpm3.py) caches Attention(num_heads, qk_head_dim, num_kv_heads=num_heads): K and V per head, V padded to
+    qk_nope + qk_rope; llama.cpp's llm_build_minicpm3 builds K (nope + rope) and V (v_head_dim) per head into its
+    unified cache. v_head_dim is hidden / heads when a config leaves it out (MiniCPM3-4B's does)."""
+    config = _case("minicpm3/perturbed")  # 12 heads, nope 48 + rope 16, latent 128, v 768 / 12 = 64
+    spec = from_hf_config(config)
+    assert spec.mla.v_head_dim == 64 and spec.mla_per_head and spec.mla.latent_width == 144
+    assert _kv(config, "transformers", seq="7") == 8_064 == 4 * 7 * 144 * 2
+    assert _kv(config, "vllm", seq="7") == 4 * 16 * 2 * 12 * 64 * 2  # one 16-token block
+    assert _kv(config, "llamacpp", seq="7") == 4 * 256 * 12 * (64 + 64) * 2  # 256 cells
+    direct = from_hf_config({**config, "q_lora_rank": None})  # q_proj from the input: 73,905,984 in transformers
+    h = 768  # q_a (biased), its norm and q_b against q_proj
+    assert param_count(direct) - param_count(spec) == 4 * (h * 12 * 64 - (192 * h + 2 * 192 + 192 * 12 * 64))
+
+
 @pytest.mark.parametrize(("name", "kept"), [("glm4/perturbed", 44_800), ("glm/perturbed", 57_344),
-                                            ("stablelm/perturbed", 28_672), ("olmo/perturbed", 28_672)])
+                                            ("stablelm/perturbed", 28_672), ("olmo/perturbed", 28_672),
+                                            ("minicpm3/perturbed", 8_064)])
 def test_the_cache_of_the_llama_like_types_is_what_transformers_kept(name, kept):
     """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
     the bytes of every tensor the returned cache holds (DynamicCache's keys and values)."""

@@ -632,6 +632,12 @@ CASES: dict[str, tuple[dict, dict]] = {
     "olmo": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
                   "num_key_value_heads": 4, "clip_qkv": 8.0, "attention_bias": True, "tie_word_embeddings": True,
                   "max_position_embeddings": 4096, "vocab_size": 32000}),
+    # MiniCPM3: the perturbed one as MiniCPM3-4B's config.json gives it (no v_head_dim: hidden / heads; scale_emb,
+    # scale_depth, dim_model_base) at other sizes and ranks, with biases on q_a, kv_a, o and the MLP, an untied head
+    "minicpm3": ({}, {"num_hidden_layers": 4, "hidden_size": 768, "intermediate_size": 2048, "num_attention_heads": 12,
+                      "num_key_value_heads": 12, "q_lora_rank": 192, "kv_lora_rank": 128, "qk_nope_head_dim": 48,
+                      "qk_rope_head_dim": 16, "scale_emb": 12, "scale_depth": 1.4, "dim_model_base": 256,
+                      "attention_bias": True, "mlp_bias": True, "tie_word_embeddings": False, "vocab_size": 32000}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)

@@ -453,7 +453,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.moe is MoeKeys.HUNYUAN:
         _hunyuan_widths(config, ffn, assumptions)
     mla = _read_mla(config) if reader.mla else None
-    fields["mla"] = mla
+    fields.update(mla=mla, mla_per_head=reader.minicpm3)
     if reader.indexer:
         if mla is None or not (mla.q_lora_rank or reader.large4):
             raise ValidationError("q_lora_rank", None,
@@ -1222,6 +1222,14 @@ def _falcon(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, obj
     return config, dataclasses.replace(reader, norms_per_layer=norms, block=Block.PHI if parallel else Block.LLAMA)
 
 
+def _minicpm3_config(config: Mapping[str, object]) -> dict[str, object]:
+    """MiniCPM3Config.__post_init__: v_head_dim hidden / heads when None or not given."""
+    if config.get("v_head_dim") is not None:
+        return dict(config)
+    return {**config, "v_head_dim": _int(config, "hidden_size", 1, MAX_DIM) // _int(
+        config, "num_attention_heads", 1, MAX_HEADS)}
+
+
 def _stablelm(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, object], Reader]:
     """StableLM's config as StableLmAttention and StableLmDecoderLayer read it: q/k/v biased by use_qkv_bias (not
     attention_bias), head_dim hidden / heads (a head_dim key is not read), and with use_parallel_residual one
@@ -1771,4 +1779,5 @@ def _hrm_config(config: Mapping[str, object]) -> dict[str, object]:
 _REWRITES: tuple[tuple[str, Callable[[Mapping[str, object]], dict[str, object]]], ...] = (
     ("compressed", _dsv4_config), ("longcat", _longcat_config), ("step", _step3p5_config),
     ("minimax3", _minimax3_config), ("inkling", _inkling_config), ("dots3", _dots3_config),
-    ("lightning", _minimax_config), ("griffin", _griffin_config), ("hrm", _hrm_config))
+    ("lightning", _minimax_config), ("griffin", _griffin_config), ("hrm", _hrm_config),
+    ("minicpm3", _minicpm3_config))

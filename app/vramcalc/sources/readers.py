@@ -244,6 +244,7 @@ class Reader:
     glm5: bool = False  # GLM-5.3: KDA layers, MLA without RoPE, mHC streams, a pooled indexer (_glm5_config)
     dots3: bool = False  # Dots3: sliding layers of their own MLA sizes, the indexer on indexed layers only
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
+    minicpm3: bool = False  # MiniCPM3: v_head_dim hidden / heads when not given (hf_config._minicpm3_config)
     stablelm: bool = False  # StableLM: use_qkv_bias, use_parallel_residual, head_dim hidden / heads (_stablelm)
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     moa: bool = False  # JetMoE: attention experts (JetMoeMoA), num_key_value_heads × num_experts_per_tok heads
@@ -519,6 +520,12 @@ READERS: dict[str, Reader] = {
     "cwm": Reader(qkv_bias=False, o_bias=False, reads_mlp_bias=True, sliding=Sliding.FIRST, pattern=4),
     # Solar Open: Llama's attention (attention_bias on q/k/v, none on o) before GLM-4-MoE's experts in every layer
     "solar_open": Reader(moe=MoeKeys.DEEPSEEK, o_bias=False),
+    # MiniCPM3 (MiniCPM3ForCausalLM, MiniCPM3-4B): DeepSeek-V2's latent attention (a q latent of q_lora_rank, or q_proj
+    # when None; attention_bias on q_a, kv_a and o) before Llama's gated MLP (mlp_bias), a tied head by default;
+    # scale_emb, scale_depth and dim_model_base scale activations only
+    "minicpm3": Reader(mla=True, tie_default=True, reads_mlp_bias=True, minicpm3=True,
+                       extra=frozenset({"scale_emb", "scale_depth", "dim_model_base", "rms_norm_eps",
+                                        "pretraining_tp"})),
     # Youtu-LLM: DeepSeek-V3's latent attention before a dense SwiGLU MLP, a tied head
     "youtu": Reader(mla=True, tie_default=True),
     # Command A Plus (Cohere2MoeForCausalLM): Cohere 2's parallel block (one norm, attention_bias on q/k/v/o,

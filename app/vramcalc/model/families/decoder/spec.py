@@ -427,6 +427,8 @@ class ModelSpec:
     sliding_window: int = 0
     attention_chunk: int = 0
     mla: Mla | None = None
+    mla_per_head: bool = False  # vLLM and llama.cpp expand the latent and cache K and V per head (MiniCPM3:
+    # vllm/model_executor/models/minicpm3.py, src/models/minicpm3.cpp); transformers keeps the latent
     sliding_mla: Mla | None = None  # Dots3: the sliding layers' own MLA sizes (their heads: sliding_heads)
     rope_norm: bool = False  # Dots3 (k_rope_only_layernorm): an RMSNorm over MLA's rotary key
     full_kv_heads: int = 0  # Gemma 4: the full-attention layers' own KV heads and head size (0: as the others)
@@ -632,7 +634,7 @@ class ModelSpec:
 
     # -- KV cache
 
-    def kv_values_per_sequence(self, tokens: int) -> int:
+    def kv_values_per_sequence(self, tokens: int, *, vllm: bool = False) -> int:
         """Values the attention layers' cache holds for one sequence of `tokens` tokens.
 
         Full attention: K and V of kv_heads × head_dim per token; sliding and chunked layers
@@ -642,7 +644,7 @@ class ModelSpec:
         total = 0
         for kind, _ in self.kind_counts():
             if kind.caches_tokens:
-                total += self.cached_layers(kind) * self.kv_width(kind) * self.tokens_kept(kind, tokens)
+                total += self.cached_layers(kind) * self.kv_width(kind, vllm=vllm) * self.tokens_kept(kind, tokens)
         return total + (self.compressed.values(tokens, self.head_dim) if self.compressed else 0)
 
     def layer_has_mlp(self, kind: AttentionKind) -> bool:
@@ -679,9 +681,14 @@ class ModelSpec:
     def kv_heads_of(self, kind: AttentionKind) -> int:
         return self.full_kv_heads if kind is AttentionKind.FULL and self.full_kv_heads else self.kv_heads
 
-    def kv_width(self, kind: AttentionKind) -> int:
+    def kv_width(self, kind: AttentionKind, *, vllm: bool = False) -> int:
         """Values one layer of `kind` caches per token: K and V of its KV heads × head size (both kept
-        where the keys are the values: transformers' cache stores what it is given twice), or MLA's latent."""
+        where the keys are the values: transformers' cache stores what it is given twice), or MLA's latent;
+        under vLLM a `mla_per_head` model's K and V per head, V padded to K's width (MiniCPM3Attention's
+        Attention(num_heads, qk_head_dim, num_kv_heads=num_heads))."""
+        if self.mla is not None and vllm and self.mla_per_head:
+            mla = self.mla_of(kind)
+            return 2 * self.heads_of(kind) * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
         if self.mla is not None:
             return self.mla_of(kind).latent_width
         if self.compressed is not None:  # DeepSeek-V4: one head, its keys are its values, cached once
