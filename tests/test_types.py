@@ -1310,9 +1310,19 @@ def test_minicpm3_keeps_its_latent_in_transformers_and_k_and_v_per_head_in_vllm_
     assert param_count(direct) - param_count(spec) == 4 * (h * 12 * 64 - (192 * h + 2 * 192 + 192 * 12 * 64))
 
 
+def test_bitnet_norms_attentions_output_and_the_mlps_gated_product():
+    """BitNetAttention.attn_sub_norm (hidden wide, before o_proj) and BitNetMLP.ffn_sub_norm (intermediate wide, before
+    down_proj), as llama.cpp's BITNET loads them (attn_sub_norm {n_embd}, ffn_sub_norm {n_ff}); the 2B4T bf16
+    release's card lists 2,412,820,480 parameters, the engine's count (bitnet/released)."""
+    spec = from_hf_config(_case("bitnet/perturbed"))
+    names = {t.name: t.shape for t in layer_tensors(spec, 0)}
+    assert names["blk.0.attn_sub_norm.weight"] == (1024,) and names["blk.0.ffn_sub_norm.weight"] == (2816,)
+    assert param_count(from_hf_config(_case("bitnet/released"))) == 2_412_820_480
+
+
 @pytest.mark.parametrize(("name", "kept"), [("glm4/perturbed", 44_800), ("glm/perturbed", 57_344),
                                             ("stablelm/perturbed", 28_672), ("olmo/perturbed", 28_672),
-                                            ("minicpm3/perturbed", 8_064)])
+                                            ("minicpm3/perturbed", 8_064), ("bitnet/perturbed", 28_672)])
 def test_the_cache_of_the_llama_like_types_is_what_transformers_kept(name, kept):
     """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
     the bytes of every tensor the returned cache holds (DynamicCache's keys and values)."""

@@ -638,6 +638,10 @@ CASES: dict[str, tuple[dict, dict]] = {
                       "num_key_value_heads": 12, "q_lora_rank": 192, "kv_lora_rank": 128, "qk_nope_head_dim": 48,
                       "qk_rope_head_dim": 16, "scale_emb": 12, "scale_depth": 1.4, "dim_model_base": 256,
                       "attention_bias": True, "mlp_bias": True, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # BitNet b1.58: the perturbed one at other sizes, with GQA, biases on q/k/v/o and a tied head
+    "bitnet": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
+                    "num_key_value_heads": 4, "attention_bias": True, "tie_word_embeddings": True,
+                    "hidden_act": "relu2", "vocab_size": 32000, "bos_token_id": 1, "eos_token_id": 2}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)
@@ -689,6 +693,13 @@ RELEASED = {"qwen4_exp_text": {
                                                                       "mrope_section": [24, 20, 20],
                                                                       "mrope_interleaved": True},
                                                 "full_attention": None}}}
+# BitNet b1.58 2B4T's bf16 release as a public model card copies its config.json (its quantization_config, bitnet
+# autobitlinear online, left out: from_config builds no quantizer; the card lists 2,412,820,480 parameters)
+RELEASED["bitnet"] = {"hidden_act": "relu2", "hidden_size": 2560, "intermediate_size": 6912,
+                      "max_position_embeddings": 4096, "rms_norm_eps": 1e-05, "num_attention_heads": 20,
+                      "num_hidden_layers": 30, "num_key_value_heads": 5, "rope_theta": 500000.0,
+                      "tie_word_embeddings": True, "vocab_size": 128256, "bos_token_id": 128000,
+                      "eos_token_id": 128001}
 # Gemma 4's released drafters as ports' notes and tests copy their config.json (no file stored): E2B's (centroid head,
 # backbone 1536) and the 12B unified model's (K = V full layers, backbone 3840)
 _DRAFTER = {"num_hidden_layers": 4, "num_kv_shared_layers": 4, "head_dim": 256, "global_head_dim": 512,

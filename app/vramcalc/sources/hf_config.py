@@ -453,7 +453,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.moe is MoeKeys.HUNYUAN:
         _hunyuan_widths(config, ffn, assumptions)
     mla = _read_mla(config) if reader.mla else None
-    fields.update(mla=mla, mla_per_head=reader.minicpm3)
+    fields.update(mla=mla, mla_per_head=reader.minicpm3, sub_norms=reader.sub_norms)
     if reader.indexer:
         if mla is None or not (mla.q_lora_rank or reader.large4):
             raise ValidationError("q_lora_rank", None,

@@ -244,6 +244,7 @@ class Reader:
     glm5: bool = False  # GLM-5.3: KDA layers, MLA without RoPE, mHC streams, a pooled indexer (_glm5_config)
     dots3: bool = False  # Dots3: sliding layers of their own MLA sizes, the indexer on indexed layers only
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
+    sub_norms: bool = False  # BitNet: attn_sub_norm before o_proj, ffn_sub_norm before down_proj
     minicpm3: bool = False  # MiniCPM3: v_head_dim hidden / heads when not given (hf_config._minicpm3_config)
     stablelm: bool = False  # StableLM: use_qkv_bias, use_parallel_residual, head_dim hidden / heads (_stablelm)
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
@@ -520,6 +521,10 @@ READERS: dict[str, Reader] = {
     "cwm": Reader(qkv_bias=False, o_bias=False, reads_mlp_bias=True, sliding=Sliding.FIRST, pattern=4),
     # Solar Open: Llama's attention (attention_bias on q/k/v, none on o) before GLM-4-MoE's experts in every layer
     "solar_open": Reader(moe=MoeKeys.DEEPSEEK, o_bias=False),
+    # BitNet b1.58 (BitNetForCausalLM, bitnet-b1.58-2B-4T): Llama's layers (attention_bias on q/k/v/o) with an RMSNorm
+    # over attention's output before o_proj and one over the gated product (ReLU²) before down_proj; its released
+    # weights are ternary, packed four to a byte (quantization_config: bitnet), which the answer names as unread
+    "bitnet": Reader(sub_norms=True, extra=frozenset({"rms_norm_eps"})),
     # MiniCPM3 (MiniCPM3ForCausalLM, MiniCPM3-4B): DeepSeek-V2's latent attention (a q latent of q_lora_rank, or q_proj
     # when None; attention_bias on q_a, kv_a and o) before Llama's gated MLP (mlp_bias), a tied head by default;
     # scale_emb, scale_depth and dim_model_base scale activations only

@@ -119,6 +119,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     norm_names = ("attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm")[: spec.norms_per_layer]
     for name in norm_names:
         tensors += _norm(p + name, h, spec.norm)
+    if spec.sub_norms:  # BitNetAttention.attn_sub_norm, BitNetMLP.ffn_sub_norm (llama.cpp names them alike)
+        tensors += _norm(p + "attn_sub_norm", h, spec.norm) + _norm(p + "ffn_sub_norm", spec.ffn, spec.norm)
     for name in ("attn_norm", "ffn_norm")[:1 + spec.layer_is_moe(index)] if spec.gated_norm else ():
         tensors += (_linear(f"{p}{name}_gate_a", spec.gated_norm, h, Role.NORM)
                     + _linear(f"{p}{name}_gate_b", h, spec.gated_norm, Role.NORM))
