@@ -1320,10 +1320,31 @@ def test_bitnet_norms_attentions_output_and_the_mlps_gated_product():
     assert param_count(from_hf_config(_case("bitnet/released"))) == 2_412_820_480
 
 
+def test_vaultgemma_has_gemma2s_attention_with_two_norms_and_hyperclovax_its_post_norms_by_a_switch():
+    """VaultGemmaDecoderLayer: input_layernorm and pre_feedforward_layernorm only; layers by layer_types (every other
+    one sliding without it). HyperCLOVAXDecoderLayer: post_norm1 and post_norm2 while use_post_norm (True by default).
+    HeliumMLP: mlp_bias on gate, up and down."""
+    vault = from_hf_config(_case("vaultgemma/perturbed"))
+    assert vault.norms_per_layer == 2 and vault.attention_softcap and vault.final_logit_softcap
+    assert [k.value for k in vault.kinds] == ["sliding", "sliding", "full", "sliding", "full"]
+    bare = {k: v for k, v in _case("vaultgemma/perturbed").items() if k != "layer_types"}
+    assert [k.value for k in from_hf_config(bare).kinds] == ["sliding", "full"] * 2 + ["sliding"]
+    clova = _case("hyperclovax/perturbed")
+    assert from_hf_config(clova).norms_per_layer == 4
+    assert param_count(from_hf_config(clova)) - param_count(from_hf_config({**clova, "use_post_norm": False})) == (
+        4 * 2 * 1024)
+    helium = _case("helium/perturbed")
+    assert param_count(from_hf_config(helium)) - param_count(from_hf_config({**helium, "mlp_bias": False})) == 4 * (
+        2 * 2816 + 1024)
+
+
 @pytest.mark.parametrize(("name", "kept"), [("glm4/perturbed", 44_800), ("glm/perturbed", 57_344),
                                             ("stablelm/perturbed", 28_672), ("olmo/perturbed", 28_672),
-                                            ("minicpm3/perturbed", 8_064), ("bitnet/perturbed", 28_672)])
+                                            ("minicpm3/perturbed", 8_064), ("bitnet/perturbed", 28_672),
+                                            ("helium/perturbed", 28_672), ("hyperclovax/perturbed", 35_840),
+                                            ("vaultgemma/perturbed", 26_880)])
 def test_the_cache_of_the_llama_like_types_is_what_transformers_kept(name, kept):
     """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
-    the bytes of every tensor the returned cache holds (DynamicCache's keys and values)."""
+    the bytes of the keys and values the returned DynamicCache holds (VaultGemma's three sliding layers also hold an
+    int64 scalar each, _sliding_window_tensor: 24 bytes of bookkeeping, not counted)."""
     assert _kv(_case(name), "transformers", seq="7") == kept

@@ -642,6 +642,23 @@ CASES: dict[str, tuple[dict, dict]] = {
     "bitnet": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
                     "num_key_value_heads": 4, "attention_bias": True, "tie_word_embeddings": True,
                     "hidden_act": "relu2", "vocab_size": 32000, "bos_token_id": 1, "eos_token_id": 2}),
+    # Helium: the perturbed one at other sizes, with GQA, biases on q/k/v and the MLP, a tied head
+    "helium": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 8,
+                    "num_key_value_heads": 2, "head_dim": 128, "attention_bias": True, "mlp_bias": True,
+                    "tie_word_embeddings": True, "vocab_size": 32000}),
+    # VaultGemma: the perturbed one with its own layer kinds, window and head size, biases on q/k/v/o, an untied head
+    "vaultgemma": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048,
+                        "num_attention_heads": 6, "num_key_value_heads": 2, "head_dim": 96, "sliding_window": 128,
+                        "layer_types": ["sliding_attention", "sliding_attention", "full_attention",
+                                        "sliding_attention", "full_attention"], "query_pre_attn_scalar": 96,
+                        "attention_bias": True, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # HyperCLOVA X SEED: the perturbed one with GQA, a head_dim of its own, biases on q/k/v/o and the MLP, the muP
+    # multipliers, a tied head (post-norms on, the class default)
+    "hyperclovax": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816,
+                         "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 80, "attention_bias": True,
+                         "mlp_bias": True, "embedding_multiplier": 10.0, "logits_scaling": 0.125,
+                         "residual_multiplier": 0.5, "attention_multiplier": 0.0125, "tie_word_embeddings": True,
+                         "vocab_size": 32000}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)

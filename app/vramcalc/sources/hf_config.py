@@ -535,6 +535,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
             tied=bool(fields["tie_embeddings"]))
     if reader.falcon:
         fields["repeated_kv_cache"] = bool(config.get("repeated_kv_cache"))
+    if reader.post_norm_key:  # HyperCLOVAXDecoderLayer: post_norm1 and post_norm2
+        fields["norms_per_layer"] = 4 if _bool(config, reader.post_norm_key, default=True) else 2
     if reader.lfm3:  # Lfm3DecoderLayer: post_operator_norm and post_ffn_norm; Lfm3Attention.g_proj
         fields["norms_per_layer"] = 4 if _bool(config, "use_sandwich_norm", default=True) else 2
         fields["head_gate"] = _bool(config, "use_attention_gate", default=True)

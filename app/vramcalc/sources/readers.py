@@ -244,6 +244,7 @@ class Reader:
     glm5: bool = False  # GLM-5.3: KDA layers, MLA without RoPE, mHC streams, a pooled indexer (_glm5_config)
     dots3: bool = False  # Dots3: sliding layers of their own MLA sizes, the indexer on indexed layers only
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
+    post_norm_key: str = ""  # a key, true by default, that adds norms after attention and the MLP (HyperCLOVA X)
     sub_norms: bool = False  # BitNet: attn_sub_norm before o_proj, ffn_sub_norm before down_proj
     minicpm3: bool = False  # MiniCPM3: v_head_dim hidden / heads when not given (hf_config._minicpm3_config)
     stablelm: bool = False  # StableLM: use_qkv_bias, use_parallel_residual, head_dim hidden / heads (_stablelm)
@@ -521,6 +522,19 @@ READERS: dict[str, Reader] = {
     "cwm": Reader(qkv_bias=False, o_bias=False, reads_mlp_bias=True, sliding=Sliding.FIRST, pattern=4),
     # Solar Open: Llama's attention (attention_bias on q/k/v, none on o) before GLM-4-MoE's experts in every layer
     "solar_open": Reader(moe=MoeKeys.DEEPSEEK, o_bias=False),
+    # Helium (HeliumForCausalLM, Helium-1): Llama's layers, q/k/v biased by attention_bias, an unbiased o_proj,
+    # mlp_bias on the MLP; HeliumRMSNorm multiplies by its weight in fp32
+    "helium": Reader(o_bias=False, reads_mlp_bias=True, compute=NormCompute.RMS_FP32,
+                     extra=frozenset({"rms_norm_eps"})),
+    # VaultGemma (VaultGemmaForCausalLM): Gemma 2's attention (attention_bias on q/k/v/o, logit soft-capping, every
+    # other layer sliding by layer_types) with two RMSNorms (1 + weight) a layer, no post-norms; a tied head
+    "vaultgemma": Reader(compute=NormCompute.RMS_FP32, softcap=True, tie_default=True, sliding=Sliding.TYPES,
+                         pattern=2, extra=frozenset({"query_pre_attn_scalar", "rms_norm_eps"})),
+    # HyperCLOVA X SEED (HyperCLOVAXForCausalLM): Llama's layers (attention_bias on q/k/v/o, mlp_bias) with norms
+    # after attention and the MLP too while use_post_norm (Peri-LN, on by default); muP multipliers scale activations
+    "hyperclovax": Reader(reads_mlp_bias=True, post_norm_key="use_post_norm",
+                          extra=frozenset({"use_post_norm", "embedding_multiplier", "logits_scaling",
+                                           "residual_multiplier", "attention_multiplier", "rms_norm_eps"})),
     # BitNet b1.58 (BitNetForCausalLM, bitnet-b1.58-2B-4T): Llama's layers (attention_bias on q/k/v/o) with an RMSNorm
     # over attention's output before o_proj and one over the gated product (ReLU²) before down_proj; its released
     # weights are ternary, packed four to a byte (quantization_config: bitnet), which the answer names as unread
