@@ -1338,11 +1338,22 @@ def test_vaultgemma_has_gemma2s_attention_with_two_norms_and_hyperclovax_its_pos
         2 * 2816 + 1024)
 
 
+def test_diffllama_learns_four_lambda_vectors_a_layer_and_needs_an_even_number_of_kv_heads():
+    """DiffLlamaAttention: lambda_q1, lambda_k1, lambda_q2, lambda_k2 (head_dim each), a GroupNorm without weights;
+    it splits the values in two along the KV heads and raises on an odd number (so does the reader, by name)."""
+    config = _case("diffllama/perturbed")
+    spec = from_hf_config(config)
+    assert sum(t.numel for t in layer_tensors(spec, 0) if "lambda" in t.name) == 4 * 80
+    with pytest.raises(ValidationError) as refused:
+        from_hf_config({**config, "num_key_value_heads": 1})
+    assert refused.value.field == "num_key_value_heads"
+
+
 @pytest.mark.parametrize(("name", "kept"), [("glm4/perturbed", 44_800), ("glm/perturbed", 57_344),
                                             ("stablelm/perturbed", 28_672), ("olmo/perturbed", 28_672),
                                             ("minicpm3/perturbed", 8_064), ("bitnet/perturbed", 28_672),
                                             ("helium/perturbed", 28_672), ("hyperclovax/perturbed", 35_840),
-                                            ("vaultgemma/perturbed", 26_880)])
+                                            ("vaultgemma/perturbed", 26_880), ("diffllama/perturbed", 35_840)])
 def test_the_cache_of_the_llama_like_types_is_what_transformers_kept(name, kept):
     """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
     the bytes of the keys and values the returned DynamicCache holds (VaultGemma's three sliding layers also hold an

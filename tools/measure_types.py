@@ -659,6 +659,11 @@ CASES: dict[str, tuple[dict, dict]] = {
                          "mlp_bias": True, "embedding_multiplier": 10.0, "logits_scaling": 0.125,
                          "residual_multiplier": 0.5, "attention_multiplier": 0.0125, "tie_word_embeddings": True,
                          "vocab_size": 32000}),
+    # DiffLlama: the perturbed one with GQA (an even number of KV heads), a head_dim of its own, biases on q/k/v/o,
+    # a tied head
+    "diffllama": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816,
+                       "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 80, "attention_bias": True,
+                       "lambda_std_dev": 0.1, "tie_word_embeddings": True, "vocab_size": 32000}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)

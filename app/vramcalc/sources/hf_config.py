@@ -453,7 +453,10 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.moe is MoeKeys.HUNYUAN:
         _hunyuan_widths(config, ffn, assumptions)
     mla = _read_mla(config) if reader.mla else None
-    fields.update(mla=mla, mla_per_head=reader.minicpm3, sub_norms=reader.sub_norms)
+    fields.update(mla=mla, mla_per_head=reader.minicpm3, sub_norms=reader.sub_norms, diff_lambdas=reader.diff)
+    if reader.diff and kv_heads % 2:  # DiffLlamaAttention: torch.chunk(value_states, 2, dim=1) over the KV heads
+        raise ValidationError("num_key_value_heads", kv_heads, "DiffLlama splits the values in two along the KV "
+                                                               "heads: it needs an even number")
     if reader.indexer:
         if mla is None or not (mla.q_lora_rank or reader.large4):
             raise ValidationError("q_lora_rank", None,

@@ -245,6 +245,7 @@ class Reader:
     dots3: bool = False  # Dots3: sliding layers of their own MLA sizes, the indexer on indexed layers only
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
     post_norm_key: str = ""  # a key, true by default, that adds norms after attention and the MLP (HyperCLOVA X)
+    diff: bool = False  # DiffLlama: four lambda vectors of head_dim per layer, an even number of KV heads
     sub_norms: bool = False  # BitNet: attn_sub_norm before o_proj, ffn_sub_norm before down_proj
     minicpm3: bool = False  # MiniCPM3: v_head_dim hidden / heads when not given (hf_config._minicpm3_config)
     stablelm: bool = False  # StableLM: use_qkv_bias, use_parallel_residual, head_dim hidden / heads (_stablelm)
@@ -535,6 +536,10 @@ READERS: dict[str, Reader] = {
     "hyperclovax": Reader(reads_mlp_bias=True, post_norm_key="use_post_norm",
                           extra=frozenset({"use_post_norm", "embedding_multiplier", "logits_scaling",
                                            "residual_multiplier", "attention_multiplier", "rms_norm_eps"})),
+    # DiffLlama (DiffLlamaForCausalLM): Llama's layers (attention_bias on q/k/v/o) with differential attention: two
+    # softmax maps over the halves of the heads, lambda_q1, lambda_k1, lambda_q2, lambda_k2 (head_dim each) learned,
+    # a GroupNorm without weights; the values split in two along the KV heads, which must be even
+    "diffllama": Reader(diff=True, extra=frozenset({"lambda_std_dev", "rms_norm_eps"})),
     # BitNet b1.58 (BitNetForCausalLM, bitnet-b1.58-2B-4T): Llama's layers (attention_bias on q/k/v/o) with an RMSNorm
     # over attention's output before o_proj and one over the gated product (ReLU²) before down_proj; its released
     # weights are ternary, packed four to a byte (quantization_config: bitnet), which the answer names as unread

@@ -447,6 +447,7 @@ class ModelSpec:
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
     compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
+    diff_lambdas: bool = False  # DiffLlama: lambda_q1, lambda_k1, lambda_q2, lambda_k2 of head_dim a layer
     sub_norms: bool = False  # BitNet: a norm over attention's output before o_proj (attn_sub_norm, hidden wide) and
     # over the MLP's gated product before down_proj (ffn_sub_norm, intermediate wide)
     gated_norm: int = 0  # A.X-K2 (AXK2GatedRMSNorm): the rank of a sigmoid gate (fc1, fc2) after input_layernorm,

@@ -282,6 +282,8 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
         tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
+    if spec.diff_lambdas:  # DiffLlamaAttention: the differential attention's four learned vectors
+        tensors += [Tensor(f"{p}attn_lambda_{name}", (head_dim,), Role.NORM) for name in ("q1", "k1", "q2", "k2")]
     if spec.gate_bias:  # BeamAttention.gate_bias (one per head, broadcast over head_dim), HrmTextAttention's
         tensors.append(Tensor(p + "attn_gate.bias", (heads * spec.gate_bias,), Role.BIAS))
     return tensors
