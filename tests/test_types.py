@@ -1253,3 +1253,109 @@ def test_a_gemma4_drafter_transformers_refuses_is_refused_naming_the_key(key, va
     with pytest.raises(ValidationError) as refused:
         from_hf_config({**config, "text_config": text})
     assert key in refused.value.field
+
+
+def test_glm4_norms_after_attention_and_the_mlp_and_glm_does_not():
+    """Glm4DecoderLayer: input_layernorm, post_self_attn_layernorm, post_attention_layernorm, post_mlp_layernorm;
+    GlmDecoderLayer the first and third only. Both: q/k/v biased by attention_bias (True by default), o_proj never;
+    head_dim 128 when a config leaves it out, whatever hidden / heads (the class's default)."""
+    glm4, glm = from_hf_config(_case("glm4/perturbed")), from_hf_config(_case("glm/perturbed"))
+    assert (glm4.norms_per_layer, glm.norms_per_layer) == (4, 2) and not glm4.qkv_bias and glm.qkv_bias
+    assert not glm4.o_bias and not glm.o_bias and glm.head_dim == 128 and glm4.head_dim == 80
+    names = {t.name for t in layer_tensors(glm4, 0)}
+    assert {"blk.0.post_attention_norm.weight", "blk.0.post_ffw_norm.weight"} <= names
+    biased = from_hf_config({**_case("glm4/perturbed"), "attention_bias": True})
+    assert param_count(biased) - param_count(glm4) == 5 * (12 + 2 * 4) * 80
+
+
+def test_stablelm_reads_its_own_bias_key_a_norm_per_head_and_the_parallel_block():
+    """StableLmAttention: q/k/v biased by use_qkv_bias (attention_bias is not read), o_proj never, a LayerNorm without
+    bias of its own per q and k head with qk_layernorm (heads x head_dim weights, llama.cpp's {head_dim, n_head}),
+    head_dim hidden / heads; StableLmDecoderLayer: no post_attention_layernorm with use_parallel_residual."""
+    config = _case("stablelm/perturbed")  # 16 heads of 64, 4 KV heads, 4 layers
+    spec = from_hf_config(config)
+    assert (spec.norms_per_layer, spec.qkv_bias, spec.o_bias, spec.head_dim) == (1, True, False, 64)
+    serial = from_hf_config({**config, "use_parallel_residual": False, "qk_layernorm": False, "use_qkv_bias": False,
+                             "attention_bias": True})
+    h = 1024
+    assert param_count(spec) - param_count(serial) == 4 * ((16 + 4) * 64 + (16 + 8) * 64 - 2 * h)
+    assert param_count(from_hf_config({**config, "head_dim": 32})) == param_count(spec)
+
+
+def test_olmo_has_norms_without_parameters_and_biases_by_attention_bias():
+    """OlmoLayerNorm: F.layer_norm without weight or bias (two a layer and the final one: no parameters); q/k/v/o
+    biased by attention_bias."""
+    config = _case("olmo/perturbed")
+    spec = from_hf_config(config)
+    assert spec.norm.value == "none" and spec.qkv_bias and spec.o_bias
+    assert not any("norm" in t.name for t in layer_tensors(spec, 0))
+    assert param_count(spec) - param_count(from_hf_config({**config, "attention_bias": False})) == 4 * (
+        (16 + 2 * 4) * 64 + 1024)
+
+
+def test_minicpm3_keeps_its_latent_in_transformers_and_k_and_v_per_head_in_vllm_and_llamacpp():
+    """MiniCPM3Attention (transformers 5.23) caches the normed latent and the rotary key: (1, 1, 7, 128) and
+    (1, 1, 7, 16) bf16 on each of the 4 layers, 8,064 bytes (measured, perturbed, 7 tokens). vLLM's MiniCPM3Attention
+    (minicpm3.py) caches Attention(num_heads, qk_head_dim, num_kv_heads=num_heads): K and V per head, V padded to
+    qk_nope + qk_rope; llama.cpp's llm_build_minicpm3 builds K (nope + rope) and V (v_head_dim) per head into its
+    unified cache. v_head_dim is hidden / heads when a config leaves it out (MiniCPM3-4B's does)."""
+    config = _case("minicpm3/perturbed")  # 12 heads, nope 48 + rope 16, latent 128, v 768 / 12 = 64
+    spec = from_hf_config(config)
+    assert spec.mla.v_head_dim == 64 and spec.mla_per_head and spec.mla.latent_width == 144
+    assert _kv(config, "transformers", seq="7") == 8_064 == 4 * 7 * 144 * 2
+    assert _kv(config, "vllm", seq="7") == 4 * 16 * 2 * 12 * 64 * 2  # one 16-token block
+    assert _kv(config, "llamacpp", seq="7") == 4 * 256 * 12 * (64 + 64) * 2  # 256 cells
+    direct = from_hf_config({**config, "q_lora_rank": None})  # q_proj from the input: 73,905,984 in transformers
+    h = 768  # q_a (biased), its norm and q_b against q_proj
+    assert param_count(direct) - param_count(spec) == 4 * (h * 12 * 64 - (192 * h + 2 * 192 + 192 * 12 * 64))
+
+
+def test_bitnet_norms_attentions_output_and_the_mlps_gated_product():
+    """BitNetAttention.attn_sub_norm (hidden wide, before o_proj) and BitNetMLP.ffn_sub_norm (intermediate wide, before
+    down_proj), as llama.cpp's BITNET loads them (attn_sub_norm {n_embd}, ffn_sub_norm {n_ff}); the 2B4T bf16
+    release's card lists 2,412,820,480 parameters, the engine's count (bitnet/released)."""
+    spec = from_hf_config(_case("bitnet/perturbed"))
+    names = {t.name: t.shape for t in layer_tensors(spec, 0)}
+    assert names["blk.0.attn_sub_norm.weight"] == (1024,) and names["blk.0.ffn_sub_norm.weight"] == (2816,)
+    assert param_count(from_hf_config(_case("bitnet/released"))) == 2_412_820_480
+
+
+def test_vaultgemma_has_gemma2s_attention_with_two_norms_and_hyperclovax_its_post_norms_by_a_switch():
+    """VaultGemmaDecoderLayer: input_layernorm and pre_feedforward_layernorm only; layers by layer_types (every other
+    one sliding without it). HyperCLOVAXDecoderLayer: post_norm1 and post_norm2 while use_post_norm (True by default).
+    HeliumMLP: mlp_bias on gate, up and down."""
+    vault = from_hf_config(_case("vaultgemma/perturbed"))
+    assert vault.norms_per_layer == 2 and vault.attention_softcap and vault.final_logit_softcap
+    assert [k.value for k in vault.kinds] == ["sliding", "sliding", "full", "sliding", "full"]
+    bare = {k: v for k, v in _case("vaultgemma/perturbed").items() if k != "layer_types"}
+    assert [k.value for k in from_hf_config(bare).kinds] == ["sliding", "full"] * 2 + ["sliding"]
+    clova = _case("hyperclovax/perturbed")
+    assert from_hf_config(clova).norms_per_layer == 4
+    assert param_count(from_hf_config(clova)) - param_count(from_hf_config({**clova, "use_post_norm": False})) == (
+        4 * 2 * 1024)
+    helium = _case("helium/perturbed")
+    assert param_count(from_hf_config(helium)) - param_count(from_hf_config({**helium, "mlp_bias": False})) == 4 * (
+        2 * 2816 + 1024)
+
+
+def test_diffllama_learns_four_lambda_vectors_a_layer_and_needs_an_even_number_of_kv_heads():
+    """DiffLlamaAttention: lambda_q1, lambda_k1, lambda_q2, lambda_k2 (head_dim each), a GroupNorm without weights;
+    it splits the values in two along the KV heads and raises on an odd number (so does the reader, by name)."""
+    config = _case("diffllama/perturbed")
+    spec = from_hf_config(config)
+    assert sum(t.numel for t in layer_tensors(spec, 0) if "lambda" in t.name) == 4 * 80
+    with pytest.raises(ValidationError) as refused:
+        from_hf_config({**config, "num_key_value_heads": 1})
+    assert refused.value.field == "num_key_value_heads"
+
+
+@pytest.mark.parametrize(("name", "kept"), [("glm4/perturbed", 44_800), ("glm/perturbed", 57_344),
+                                            ("stablelm/perturbed", 28_672), ("olmo/perturbed", 28_672),
+                                            ("minicpm3/perturbed", 8_064), ("bitnet/perturbed", 28_672),
+                                            ("helium/perturbed", 28_672), ("hyperclovax/perturbed", 35_840),
+                                            ("vaultgemma/perturbed", 26_880), ("diffllama/perturbed", 35_840)])
+def test_the_cache_of_the_llama_like_types_is_what_transformers_kept(name, kept):
+    """Measured 2026-12-07 (transformers 5.23.0, torch 2.13.0+cpu, bf16, random weights, 7 tokens, use_cache=True):
+    the bytes of the keys and values the returned DynamicCache holds (VaultGemma's three sliding layers also hold an
+    int64 scalar each, _sliding_window_tensor: 24 bytes of bookkeeping, not counted)."""
+    assert _kv(_case(name), "transformers", seq="7") == kept

@@ -42,7 +42,9 @@ DERIVED_BY_TYPE = {"mamba": {"intermediate_size"},  # MambaConfig: expand × hid
                    "mistral_large4_text": {"indexer_types"},
                    "hy_v4": {"indexer_types"},  # HYV4Config.__post_init__: layer 0 and every 4th from 1 full
                    "glm5_next_text": {"indexer_types"},  # Glm5NextTextConfig: from index_topk_pattern or freq
-                   "laguna": {"num_attention_heads_per_layer"},  # LagunaConfig: num_attention_heads per layer
+                   "laguna": {"num_attention_heads_per_layer"},
+                   # MiniCPM3Config.__post_init__: v_head_dim hidden / heads, head_dim qk_rope_head_dim
+                   "minicpm3": {"v_head_dim", "head_dim"},  # LagunaConfig: num_attention_heads per layer
                    # from multi_query and attn_config.kv_n_heads; RwkvConfig: 4 × hidden_size
                    "gpt_bigcode": {"num_key_value_heads"}, "dbrx": {"num_key_value_heads"},
                    "rwkv": {"intermediate_size", "attention_hidden_size"},

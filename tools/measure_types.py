@@ -611,6 +611,59 @@ CASES: dict[str, tuple[dict, dict]] = {
                                                       "layer_types": ["full_attention", "sliding_attention",
                                                                       "full_attention"],
                                                       "vocab_size": 32768}}),
+    # GLM-4-0414: the perturbed one with a head_dim of its own (not hidden / heads), GQA, partial rotary as the
+    # released files give it, no q/k/v bias, a tied head
+    "glm4": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048, "num_attention_heads": 12,
+                  "num_key_value_heads": 4, "head_dim": 80, "partial_rotary_factor": 0.5, "attention_bias": False,
+                  "rms_norm_eps": 1e-05, "tie_word_embeddings": True, "vocab_size": 32000, "pad_token_id": 0}),
+    # GLM-4-9B-chat's class: the perturbed one with head_dim left to the class (128 whatever hidden / heads), GQA,
+    # the q/k/v bias by default, partial rotary
+    "glm": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
+                 "num_key_value_heads": 4, "partial_rotary_factor": 0.5, "rms_norm_eps": 1.5625e-07,
+                 "vocab_size": 32000, "pad_token_id": 0}),
+    # StableLM: the perturbed one as StableLM 2 12B's config.json sets it (q/k/v biases, a LayerNorm per q and k
+    # head, parallel attention and MLP, partial rotary) at other sizes, with GQA
+    "stablelm": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816,
+                      "num_attention_heads": 16, "num_key_value_heads": 4, "use_qkv_bias": True,
+                      "qk_layernorm": True, "use_parallel_residual": True, "partial_rotary_factor": 0.25,
+                      "layer_norm_eps": 1e-05, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # OLMo 1: the perturbed one as OLMo-7B-0424-hf's config.json sets it (clip_qkv) at other sizes, with GQA, biases
+    # on q/k/v/o and a tied head
+    "olmo": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
+                  "num_key_value_heads": 4, "clip_qkv": 8.0, "attention_bias": True, "tie_word_embeddings": True,
+                  "max_position_embeddings": 4096, "vocab_size": 32000}),
+    # MiniCPM3: the perturbed one as MiniCPM3-4B's config.json gives it (no v_head_dim: hidden / heads; scale_emb,
+    # scale_depth, dim_model_base) at other sizes and ranks, with biases on q_a, kv_a, o and the MLP, an untied head
+    "minicpm3": ({}, {"num_hidden_layers": 4, "hidden_size": 768, "intermediate_size": 2048, "num_attention_heads": 12,
+                      "num_key_value_heads": 12, "q_lora_rank": 192, "kv_lora_rank": 128, "qk_nope_head_dim": 48,
+                      "qk_rope_head_dim": 16, "scale_emb": 12, "scale_depth": 1.4, "dim_model_base": 256,
+                      "attention_bias": True, "mlp_bias": True, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # BitNet b1.58: the perturbed one at other sizes, with GQA, biases on q/k/v/o and a tied head
+    "bitnet": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 16,
+                    "num_key_value_heads": 4, "attention_bias": True, "tie_word_embeddings": True,
+                    "hidden_act": "relu2", "vocab_size": 32000, "bos_token_id": 1, "eos_token_id": 2}),
+    # Helium: the perturbed one at other sizes, with GQA, biases on q/k/v and the MLP, a tied head
+    "helium": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 8,
+                    "num_key_value_heads": 2, "head_dim": 128, "attention_bias": True, "mlp_bias": True,
+                    "tie_word_embeddings": True, "vocab_size": 32000}),
+    # VaultGemma: the perturbed one with its own layer kinds, window and head size, biases on q/k/v/o, an untied head
+    "vaultgemma": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 2048,
+                        "num_attention_heads": 6, "num_key_value_heads": 2, "head_dim": 96, "sliding_window": 128,
+                        "layer_types": ["sliding_attention", "sliding_attention", "full_attention",
+                                        "sliding_attention", "full_attention"], "query_pre_attn_scalar": 96,
+                        "attention_bias": True, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # HyperCLOVA X SEED: the perturbed one with GQA, a head_dim of its own, biases on q/k/v/o and the MLP, the muP
+    # multipliers, a tied head (post-norms on, the class default)
+    "hyperclovax": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816,
+                         "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 80, "attention_bias": True,
+                         "mlp_bias": True, "embedding_multiplier": 10.0, "logits_scaling": 0.125,
+                         "residual_multiplier": 0.5, "attention_multiplier": 0.0125, "tie_word_embeddings": True,
+                         "vocab_size": 32000}),
+    # DiffLlama: the perturbed one with GQA (an even number of KV heads), a head_dim of its own, biases on q/k/v/o,
+    # a tied head
+    "diffllama": ({}, {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 2816,
+                       "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 80, "attention_bias": True,
+                       "lambda_std_dev": 0.1, "tie_word_embeddings": True, "vocab_size": 32000}),
 }
 # Released configs as public copies give them: a third case, "<type>/released". Qwen3.8-Flash-Next (qwen4_exp_text):
 # its text_config as ports' tests copy it (48 layers, every 4th full_attention, PLE on layer 2; no config.json stored)
@@ -662,6 +715,13 @@ RELEASED = {"qwen4_exp_text": {
                                                                       "mrope_section": [24, 20, 20],
                                                                       "mrope_interleaved": True},
                                                 "full_attention": None}}}
+# BitNet b1.58 2B4T's bf16 release as a public model card copies its config.json (its quantization_config, bitnet
+# autobitlinear online, left out: from_config builds no quantizer; the card lists 2,412,820,480 parameters)
+RELEASED["bitnet"] = {"hidden_act": "relu2", "hidden_size": 2560, "intermediate_size": 6912,
+                      "max_position_embeddings": 4096, "rms_norm_eps": 1e-05, "num_attention_heads": 20,
+                      "num_hidden_layers": 30, "num_key_value_heads": 5, "rope_theta": 500000.0,
+                      "tie_word_embeddings": True, "vocab_size": 128256, "bos_token_id": 128000,
+                      "eos_token_id": 128001}
 # Gemma 4's released drafters as ports' notes and tests copy their config.json (no file stored): E2B's (centroid head,
 # backbone 1536) and the 12B unified model's (K = V full layers, backbone 3840)
 _DRAFTER = {"num_hidden_layers": 4, "num_kv_shared_layers": 4, "head_dim": 256, "global_head_dim": 512,

@@ -124,7 +124,11 @@ def llamacpp_layout(spec: ModelSpec, *, seq: int, n_seq: int, ubatch: int, flash
             size = n_seq * spec.state_bytes_of(kind, 4, trim=1, state_e=4)
         else:
             cells = swa_cells if kind in (AttentionKind.SLIDING, AttentionKind.CHUNKED) else n_ctx
-            if spec.mla is not None:  # the indexer's keys (llama_kv_cache_dsa): K only, at type_k
+            if spec.mla is not None and spec.mla_per_head:  # llm_build_minicpm3: K (nope + rope) and V per head
+                mla, heads = spec.mla_of(kind), spec.heads_of(kind)
+                size = n_seq * (type_k.bytes_for(cells * heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim))
+                                + type_v.bytes_for(cells * heads * mla.v_head_dim))
+            elif spec.mla is not None:  # the indexer's keys (llama_kv_cache_dsa): K only, at type_k
                 width = spec.mla_of(kind).latent_width + (spec.indexer.head_dim if spec.indexer else 0)
                 size = n_seq * type_k.bytes_for(cells * width)
             else:

@@ -166,7 +166,7 @@ class VllmPool:
 
 def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
     """One KV block: 16 tokens of every attention layer."""
-    per_token = sum(spec.cached_layers(kind) * spec.kv_width(kind) for kind, _ in spec.kind_counts()
+    per_token = sum(spec.cached_layers(kind) * spec.kv_width(kind, vllm=True) for kind, _ in spec.kind_counts()
                     if kind.caches_tokens)
     return (kv_precision.bytes_for(per_token * VLLM_BLOCK_TOKENS)
             + spec.indexer_bytes(VLLM_BLOCK_TOKENS, 2, fp8_packed=True))
@@ -180,7 +180,7 @@ def vllm_state_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
     block grows to B = 16 · ceil(state / (16 · A)) tokens, A an attention layer's bytes per token, and the
     state's page is padded to B · A."""
     attention = [kind for kind, _ in spec.kind_counts() if kind.caches_tokens]
-    per_token = kv_precision.bytes_for(spec.kv_width(attention[0])) if attention else 0
+    per_token = kv_precision.bytes_for(spec.kv_width(attention[0], vllm=True)) if attention else 0
     total = 0
     for kind, count in spec.recurrent_counts():
         state_e = spec.mamba.ssm_cache_bytes if kind is AttentionKind.MAMBA and spec.mamba else 4
@@ -200,7 +200,7 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
     pool = max(0, claimed - non_kv)
     per_block = vllm_block_bytes(spec, kv_precision)
     tokens = pool // per_block * VLLM_BLOCK_TOKENS if per_block else 0
-    per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(vllm_kv_tokens(seq)))
+    per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(vllm_kv_tokens(seq), vllm=True))
                     + vllm_state_bytes(spec, kv_precision)
                     + spec.indexer_bytes(vllm_kv_tokens(seq), 2, fp8_packed=True))
     concurrency = pool / per_sequence if per_sequence else math.inf
@@ -412,7 +412,7 @@ class Vllm:
         seqs = workload.max_num_seqs or default_seqs
         kv_precision = workload.effective_kv_precision
         tokens = vllm_kv_tokens(workload.seq)
-        kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens))
+        kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens, vllm=True))
                                + vllm_state_bytes(model, kv_precision)
                                + model.indexer_bytes(tokens, 2, fp8_packed=True))
         # a pooling model's profiling run pools instead of sampling (GPUModelRunner.profile_run): no sampler term

@@ -232,6 +232,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         config, reader = _falcon(config, reader)
     if reader.cohere_moe:
         config, reader = _cohere2_moe_config(config, reader)
+    if reader.stablelm:
+        config, reader = _stablelm(config, reader)
     for flag, rewrite in _REWRITES:  # a family's keys as its config class reads them
         if getattr(reader, flag):
             config = rewrite(config)
@@ -451,7 +453,10 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.moe is MoeKeys.HUNYUAN:
         _hunyuan_widths(config, ffn, assumptions)
     mla = _read_mla(config) if reader.mla else None
-    fields["mla"] = mla
+    fields.update(mla=mla, mla_per_head=reader.minicpm3, sub_norms=reader.sub_norms, diff_lambdas=reader.diff)
+    if reader.diff and kv_heads % 2:  # DiffLlamaAttention: torch.chunk(value_states, 2, dim=1) over the KV heads
+        raise ValidationError("num_key_value_heads", kv_heads, "DiffLlama splits the values in two along the KV "
+                                                               "heads: it needs an even number")
     if reader.indexer:
         if mla is None or not (mla.q_lora_rank or reader.large4):
             raise ValidationError("q_lora_rank", None,
@@ -533,6 +538,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
             tied=bool(fields["tie_embeddings"]))
     if reader.falcon:
         fields["repeated_kv_cache"] = bool(config.get("repeated_kv_cache"))
+    if reader.post_norm_key:  # HyperCLOVAXDecoderLayer: post_norm1 and post_norm2
+        fields["norms_per_layer"] = 4 if _bool(config, reader.post_norm_key, default=True) else 2
     if reader.lfm3:  # Lfm3DecoderLayer: post_operator_norm and post_ffn_norm; Lfm3Attention.g_proj
         fields["norms_per_layer"] = 4 if _bool(config, "use_sandwich_norm", default=True) else 2
         fields["head_gate"] = _bool(config, "use_attention_gate", default=True)
@@ -1220,6 +1227,24 @@ def _falcon(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, obj
     return config, dataclasses.replace(reader, norms_per_layer=norms, block=Block.PHI if parallel else Block.LLAMA)
 
 
+def _minicpm3_config(config: Mapping[str, object]) -> dict[str, object]:
+    """MiniCPM3Config.__post_init__: v_head_dim hidden / heads when None or not given."""
+    if config.get("v_head_dim") is not None:
+        return dict(config)
+    return {**config, "v_head_dim": _int(config, "hidden_size", 1, MAX_DIM) // _int(
+        config, "num_attention_heads", 1, MAX_HEADS)}
+
+
+def _stablelm(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, object], Reader]:
+    """StableLM's config as StableLmAttention and StableLmDecoderLayer read it: q/k/v biased by use_qkv_bias (not
+    attention_bias), head_dim hidden / heads (a head_dim key is not read), and with use_parallel_residual one
+    LayerNorm feeding attention and the MLP side by side (no post_attention_layernorm)."""
+    config = {k: v for k, v in config.items() if k != "head_dim"}
+    config["attention_bias"] = _bool(config, "use_qkv_bias", default=False)
+    parallel = _bool(config, "use_parallel_residual", default=False)
+    return config, dataclasses.replace(reader, norms_per_layer=1 if parallel else 2)
+
+
 def _glm5_config(config: Mapping[str, object]) -> dict[str, object]:
     """A GLM-5.3 text config as Glm5NextTextConfig.__post_init__ reads it: layer_types (KDA "linear_attention" but
     every 4th layer from the 4th, "full_attention" read as "indexed_attention"), three dense layers first; its
@@ -1759,4 +1784,5 @@ def _hrm_config(config: Mapping[str, object]) -> dict[str, object]:
 _REWRITES: tuple[tuple[str, Callable[[Mapping[str, object]], dict[str, object]]], ...] = (
     ("compressed", _dsv4_config), ("longcat", _longcat_config), ("step", _step3p5_config),
     ("minimax3", _minimax3_config), ("inkling", _inkling_config), ("dots3", _dots3_config),
-    ("lightning", _minimax_config), ("griffin", _griffin_config), ("hrm", _hrm_config))
+    ("lightning", _minimax_config), ("griffin", _griffin_config), ("hrm", _hrm_config),
+    ("minicpm3", _minicpm3_config))

@@ -244,6 +244,11 @@ class Reader:
     glm5: bool = False  # GLM-5.3: KDA layers, MLA without RoPE, mHC streams, a pooled indexer (_glm5_config)
     dots3: bool = False  # Dots3: sliding layers of their own MLA sizes, the indexer on indexed layers only
     cca: bool = False  # ZAYA: CCA attention on "hybrid" and "hybrid_sliding" layers, residual scalings, an MLP router
+    post_norm_key: str = ""  # a key, true by default, that adds norms after attention and the MLP (HyperCLOVA X)
+    diff: bool = False  # DiffLlama: four lambda vectors of head_dim per layer, an even number of KV heads
+    sub_norms: bool = False  # BitNet: attn_sub_norm before o_proj, ffn_sub_norm before down_proj
+    minicpm3: bool = False  # MiniCPM3: v_head_dim hidden / heads when not given (hf_config._minicpm3_config)
+    stablelm: bool = False  # StableLM: use_qkv_bias, use_parallel_residual, head_dim hidden / heads (_stablelm)
     laguna: bool = False  # Laguna: query heads per layer, a gate per head or per channel (hf_config._read_laguna)
     moa: bool = False  # JetMoE: attention experts (JetMoeMoA), num_key_value_heads × num_experts_per_tok heads
     griffin: bool = False  # RecurrentGemma: RG-LRU blocks among local-attention ones (hf_config._griffin_config)
@@ -329,6 +334,12 @@ READERS: dict[str, Reader] = {
     # GLM-4.1V/4.6V's language model (Glm4vTextModel): biased q/k/v whatever attention_bias says, an unbiased
     # output, a fused gate_up MLP, norms after attention and the MLP too; head_dim is hidden / heads
     "glm4v_text": Reader(qkv_bias=True, o_bias=False, norms_per_layer=4),
+    # GLM-4-0414 (Glm4ForCausalLM: GLM-4-9B/32B-0414, GLM-Z1): q/k/v biased by attention_bias (True by default), an
+    # unbiased output, a fused gate_up MLP, RMSNorms before and after attention and the MLP (post_self_attn_layernorm,
+    # post_mlp_layernorm); head_dim 128 by default, whatever hidden / heads is
+    "glm4": Reader(o_bias=False, norms_per_layer=4, extra=frozenset({"rms_norm_eps"})),
+    # GLM-4-9B-chat (GlmForCausalLM): GLM-4-0414's layers with two norms each, as Llama's
+    "glm": Reader(o_bias=False, extra=frozenset({"rms_norm_eps"})),
     # GLM-4.5V's (Glm4vMoeTextModel): GLM-4.5-Air's layers without the q/k norm, whatever use_qk_norm says
     "glm4v_moe_text": Reader(moe=MoeKeys.DEEPSEEK, o_bias=False, aliases=(("num_local_experts", "n_routed_experts"),),
                              extra=frozenset({"use_qk_norm"})),
@@ -346,6 +357,9 @@ READERS: dict[str, Reader] = {
     "phi3": Reader(fused_qkv=True, sliding=Sliding.ALL, qkv_bias=False, o_bias=False),
     "phimoe": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, sliding=Sliding.ALL, moe=MoeKeys.MIXTRAL,
                      extra=frozenset({"lm_head_bias"})),
+    # OLMo 1 (OlmoForCausalLM: OLMo-1B/7B-hf, OLMo-7B-0424/0724-hf): Llama's layers with OlmoLayerNorm, a LayerNorm
+    # without weight or bias (F.layer_norm: no parameters), attention_bias on q/k/v/o, q/k/v clamped by clip_qkv
+    "olmo": Reader(norm=Norm.NONE, compute=NormCompute.LAYER, extra=frozenset({"clip_qkv"})),
     "olmo2": Reader(qk_norm=QkNorm.FULL, compute=NormCompute.RMS_FP32, post_norms=True),
     "cohere": Reader(norm=Norm.LAYER_NO_BIAS, compute=NormCompute.LAYER_FP32, norms_per_layer=1, qk_norm=QkNorm.FULL,
                      qk_norm_switched=True, tie_default=True),
@@ -509,6 +523,33 @@ READERS: dict[str, Reader] = {
     "cwm": Reader(qkv_bias=False, o_bias=False, reads_mlp_bias=True, sliding=Sliding.FIRST, pattern=4),
     # Solar Open: Llama's attention (attention_bias on q/k/v, none on o) before GLM-4-MoE's experts in every layer
     "solar_open": Reader(moe=MoeKeys.DEEPSEEK, o_bias=False),
+    # Helium (HeliumForCausalLM, Helium-1): Llama's layers, q/k/v biased by attention_bias, an unbiased o_proj,
+    # mlp_bias on the MLP; HeliumRMSNorm multiplies by its weight in fp32
+    "helium": Reader(o_bias=False, reads_mlp_bias=True, compute=NormCompute.RMS_FP32,
+                     extra=frozenset({"rms_norm_eps"})),
+    # VaultGemma (VaultGemmaForCausalLM): Gemma 2's attention (attention_bias on q/k/v/o, logit soft-capping, every
+    # other layer sliding by layer_types) with two RMSNorms (1 + weight) a layer, no post-norms; a tied head
+    "vaultgemma": Reader(compute=NormCompute.RMS_FP32, softcap=True, tie_default=True, sliding=Sliding.TYPES,
+                         pattern=2, extra=frozenset({"query_pre_attn_scalar", "rms_norm_eps"})),
+    # HyperCLOVA X SEED (HyperCLOVAXForCausalLM): Llama's layers (attention_bias on q/k/v/o, mlp_bias) with norms
+    # after attention and the MLP too while use_post_norm (Peri-LN, on by default); muP multipliers scale activations
+    "hyperclovax": Reader(reads_mlp_bias=True, post_norm_key="use_post_norm",
+                          extra=frozenset({"use_post_norm", "embedding_multiplier", "logits_scaling",
+                                           "residual_multiplier", "attention_multiplier", "rms_norm_eps"})),
+    # DiffLlama (DiffLlamaForCausalLM): Llama's layers (attention_bias on q/k/v/o) with differential attention: two
+    # softmax maps over the halves of the heads, lambda_q1, lambda_k1, lambda_q2, lambda_k2 (head_dim each) learned,
+    # a GroupNorm without weights; the values split in two along the KV heads, which must be even
+    "diffllama": Reader(diff=True, extra=frozenset({"lambda_std_dev", "rms_norm_eps"})),
+    # BitNet b1.58 (BitNetForCausalLM, bitnet-b1.58-2B-4T): Llama's layers (attention_bias on q/k/v/o) with an RMSNorm
+    # over attention's output before o_proj and one over the gated product (ReLU²) before down_proj; its released
+    # weights are ternary, packed four to a byte (quantization_config: bitnet), which the answer names as unread
+    "bitnet": Reader(sub_norms=True, extra=frozenset({"rms_norm_eps"})),
+    # MiniCPM3 (MiniCPM3ForCausalLM, MiniCPM3-4B): DeepSeek-V2's latent attention (a q latent of q_lora_rank, or q_proj
+    # when None; attention_bias on q_a, kv_a and o) before Llama's gated MLP (mlp_bias), a tied head by default;
+    # scale_emb, scale_depth and dim_model_base scale activations only
+    "minicpm3": Reader(mla=True, tie_default=True, reads_mlp_bias=True, minicpm3=True,
+                       extra=frozenset({"scale_emb", "scale_depth", "dim_model_base", "rms_norm_eps",
+                                        "pretraining_tp"})),
     # Youtu-LLM: DeepSeek-V3's latent attention before a dense SwiGLU MLP, a tied head
     "youtu": Reader(mla=True, tie_default=True),
     # Command A Plus (Cohere2MoeForCausalLM): Cohere 2's parallel block (one norm, attention_bias on q/k/v/o,
@@ -653,6 +694,13 @@ READERS: dict[str, Reader] = {
     # head), a tied head by default; the hub's norm_type and mlp_type are not read by the class
     "starcoder2": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, gated_mlp=False, bias_key="use_bias",
                          tie_default=True, sliding=Sliding.ALL),
+    # StableLM (StableLmForCausalLM: StableLM-3B-4E1T, StableLM 2): LayerNorms (weight and bias), q/k/v biased by
+    # use_qkv_bias, an unbiased o_proj, a LayerNorm without bias of its own per q and k head when qk_layernorm,
+    # Llama's gated MLP, one norm and attention beside the MLP when use_parallel_residual (StableLM 2 12B), an untied
+    # head; head_dim hidden / heads whatever a config says (StableLmAttention reads no head_dim)
+    "stablelm": Reader(norm=Norm.LAYER, compute=NormCompute.LAYER, o_bias=False, qk_norm=QkNorm.PER_HEAD,
+                       qk_norm_switched=True, stablelm=True, aliases=(("qk_layernorm", "use_qk_norm"),),
+                       extra=frozenset({"use_qkv_bias", "use_parallel_residual", "layer_norm_eps"})),
     # Arcee AFM (ArceeForCausalLM): Llama's layers with NemotronMLP's up/down MLP (ReLU², no gate), mlp_bias on it
     "arcee": Reader(gated_mlp=False, reads_mlp_bias=True),
     # NanoChat (NanoChatForCausalLM): every norm an RMSNorm without a weight (F.rms_norm: the layers' two, the q/k

@@ -82,7 +82,7 @@ def _layer_norms_saved(model: ModelSpec, value_bytes: int, kind: AttentionKind) 
     if model.qk_norm is QkNorm.L2:  # fp32 input and 1/norm per head, for q and k; nothing cast back
         return norms + (FP32_BYTES * (a + kv) * d + FP32_BYTES * (a + kv) if kind is AttentionKind.CHUNKED else 0)
     if model.qk_norm is not None:
-        per_head = model.qk_norm is QkNorm.HEAD or model.norm_compute is NormCompute.LAYER_FP32
+        per_head = model.qk_norm in (QkNorm.HEAD, QkNorm.PER_HEAD) or model.norm_compute is NormCompute.LAYER_FP32
         norms += _norm_saved(model, e, a * d, feeds_linear=False, rows=a if per_head else 1)
         norms += _norm_saved(model, e, kv * d, feeds_linear=False, rows=kv if per_head else 1)
     return norms

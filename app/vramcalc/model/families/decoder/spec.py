@@ -45,6 +45,9 @@ class QkNorm(enum.StrEnum):
     FULL = "full"
     """A norm over all heads at once, over q_dim and kv_dim, of the model's norm kind (OLMo 2; Cohere with
     use_qk_norm)."""
+    PER_HEAD = "per_head"
+    """A norm of its own per head, without a bias (StableLM's StableLmLayerNormPerHead: heads × head_dim weights for
+    q, KV heads × head_dim for k)."""
     L2 = "l2"
     """Llama 4's L2 norm without weights, on its RoPE (chunked) layers only."""
 
@@ -424,6 +427,8 @@ class ModelSpec:
     sliding_window: int = 0
     attention_chunk: int = 0
     mla: Mla | None = None
+    mla_per_head: bool = False  # vLLM and llama.cpp expand the latent and cache K and V per head (MiniCPM3:
+    # vllm/model_executor/models/minicpm3.py, src/models/minicpm3.cpp); transformers keeps the latent
     sliding_mla: Mla | None = None  # Dots3: the sliding layers' own MLA sizes (their heads: sliding_heads)
     rope_norm: bool = False  # Dots3 (k_rope_only_layernorm): an RMSNorm over MLA's rotary key
     full_kv_heads: int = 0  # Gemma 4: the full-attention layers' own KV heads and head size (0: as the others)
@@ -442,6 +447,9 @@ class ModelSpec:
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
     compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
+    diff_lambdas: bool = False  # DiffLlama: lambda_q1, lambda_k1, lambda_q2, lambda_k2 of head_dim a layer
+    sub_norms: bool = False  # BitNet: a norm over attention's output before o_proj (attn_sub_norm, hidden wide) and
+    # over the MLP's gated product before down_proj (ffn_sub_norm, intermediate wide)
     gated_norm: int = 0  # A.X-K2 (AXK2GatedRMSNorm): the rank of a sigmoid gate (fc1, fc2) after input_layernorm,
     # and after post_attention_layernorm on MoE layers (0: none)
     inkling: Inkling | None = None  # Inkling: relative logits, four short convolutions a layer, routed shared experts
@@ -629,7 +637,7 @@ class ModelSpec:
 
     # -- KV cache
 
-    def kv_values_per_sequence(self, tokens: int) -> int:
+    def kv_values_per_sequence(self, tokens: int, *, vllm: bool = False) -> int:
         """Values the attention layers' cache holds for one sequence of `tokens` tokens.
 
         Full attention: K and V of kv_heads × head_dim per token; sliding and chunked layers
@@ -639,7 +647,7 @@ class ModelSpec:
         total = 0
         for kind, _ in self.kind_counts():
             if kind.caches_tokens:
-                total += self.cached_layers(kind) * self.kv_width(kind) * self.tokens_kept(kind, tokens)
+                total += self.cached_layers(kind) * self.kv_width(kind, vllm=vllm) * self.tokens_kept(kind, tokens)
         return total + (self.compressed.values(tokens, self.head_dim) if self.compressed else 0)
 
     def layer_has_mlp(self, kind: AttentionKind) -> bool:
@@ -676,9 +684,14 @@ class ModelSpec:
     def kv_heads_of(self, kind: AttentionKind) -> int:
         return self.full_kv_heads if kind is AttentionKind.FULL and self.full_kv_heads else self.kv_heads
 
-    def kv_width(self, kind: AttentionKind) -> int:
+    def kv_width(self, kind: AttentionKind, *, vllm: bool = False) -> int:
         """Values one layer of `kind` caches per token: K and V of its KV heads × head size (both kept
-        where the keys are the values: transformers' cache stores what it is given twice), or MLA's latent."""
+        where the keys are the values: transformers' cache stores what it is given twice), or MLA's latent;
+        under vLLM a `mla_per_head` model's K and V per head, V padded to K's width (MiniCPM3Attention's
+        Attention(num_heads, qk_head_dim, num_kv_heads=num_heads))."""
+        if self.mla is not None and vllm and self.mla_per_head:
+            mla = self.mla_of(kind)
+            return 2 * self.heads_of(kind) * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
         if self.mla is not None:
             return self.mla_of(kind).latent_width
         if self.compressed is not None:  # DeepSeek-V4: one head, its keys are its values, cached once

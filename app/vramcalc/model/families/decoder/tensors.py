@@ -119,6 +119,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     norm_names = ("attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm")[: spec.norms_per_layer]
     for name in norm_names:
         tensors += _norm(p + name, h, spec.norm)
+    if spec.sub_norms:  # BitNetAttention.attn_sub_norm, BitNetMLP.ffn_sub_norm (llama.cpp names them alike)
+        tensors += _norm(p + "attn_sub_norm", h, spec.norm) + _norm(p + "ffn_sub_norm", spec.ffn, spec.norm)
     for name in ("attn_norm", "ffn_norm")[:1 + spec.layer_is_moe(index)] if spec.gated_norm else ():
         tensors += (_linear(f"{p}{name}_gate_a", spec.gated_norm, h, Role.NORM)
                     + _linear(f"{p}{name}_gate_b", h, spec.gated_norm, Role.NORM))
@@ -269,6 +271,9 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _norm(p + "attn_q_norm", head_dim, spec.norm)
         if not reuses_kv:
             tensors += _norm(p + "attn_k_norm", head_dim, spec.norm)
+    elif spec.qk_norm is QkNorm.PER_HEAD:  # a LayerNorm(head_dim, bias=False) for each head
+        tensors += [Tensor(p + "attn_q_norm.weight", (q,), Role.NORM),
+                    Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
     elif spec.qk_norm is QkNorm.FULL:
         tensors += [*_norm(p + "attn_q_norm", q, spec.norm), *_norm(p + "attn_k_norm", kv, spec.norm)]
     if spec.sinks or (spec.sliding_sinks and kind is AttentionKind.SLIDING):
@@ -277,6 +282,8 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
         tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
+    if spec.diff_lambdas:  # DiffLlamaAttention: the differential attention's four learned vectors
+        tensors += [Tensor(f"{p}attn_lambda_{name}", (head_dim,), Role.NORM) for name in ("q1", "k1", "q2", "k2")]
     if spec.gate_bias:  # BeamAttention.gate_bias (one per head, broadcast over head_dim), HrmTextAttention's
         tensors.append(Tensor(p + "attn_gate.bias", (heads * spec.gate_bias,), Role.BIAS))
     return tensors

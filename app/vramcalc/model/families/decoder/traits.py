@@ -161,6 +161,10 @@ TRAITS: Mapping[str, Traits] = {
     "hy_v4": Traits(fp32_router=True, fp32_routing_weights=True),  # HYV4TopkRouter: F.linear on .type(torch.float32)
     "gemma4_unified_text": _GEMMA,  # Gemma4UnifiedRMSNorm: the weight multiply on weight.float()
     "glm4v_text": DEFAULT,
+    # Llama's norms and no router: GLM-4-0414, GLM-4-9B-chat, StableLM (nn.LayerNorm), OLMo 1, MiniCPM3
+    "glm4": DEFAULT, "glm": DEFAULT, "stablelm": DEFAULT, "olmo": DEFAULT, "minicpm3": DEFAULT,
+    "bitnet": DEFAULT, "helium": DEFAULT, "hyperclovax": DEFAULT, "diffllama": DEFAULT,
+    "vaultgemma": _GEMMA,  # VaultGemmaRMSNorm: output * (1.0 + self.weight.float())
     "glm4v_moe_text": Traits(fp32_router=True, fp32_routing_weights=True),  # Glm4vMoeTextTopkRouter: F.linear in fp32
     # MiniMaxTopKRouter: Mixtral's (softmax on router_logits.float(), the top-k weights kept fp32)
     "recurrent_gemma": _GEMMA,  # RecurrentGemmaRMSNorm: 1 + weight.float()
