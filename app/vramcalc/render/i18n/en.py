@@ -373,6 +373,12 @@ EN: Mapping[str, str] = {
         "that row) and the allocator's free reserved blocks, left out here: 0–51 % of the allocated memory in "
         "published out-of-memory reports (median 0.6 %)."
     ),
+    "note.no_bf16": (
+        "The {gpu} (compute capability 7.5) has no bfloat16: transformers and Unsloth run float16 there (Unsloth's "
+        "dtype=None picks it), vLLM's --dtype auto casts a bf16 checkpoint to float16 (Gemma 2 and 3 to float32) "
+        "and refuses --dtype bfloat16. float16 is 2 bytes too, so the memory is as shown; the speed is the FP16 "
+        "rate."
+    ),
     "note.bnb_experts": (
         "transformers 5 converts only nn.Linear layers to bitsandbytes: the routed experts, stored as fused "
         "tensors, stay in bf16 (bitsandbytes#1849; transformers 4 and Unsloth convert them)."
