@@ -68,8 +68,11 @@ def engine_line(model: str) -> tuple[float, float]:
     return 2 * a - b, (b - a) / 20_000
 
 
-# (model, card GiB): the rows within 15 %; every other row is a strict expected failure, so a fix shows up
-WITHIN = {("llama-3.1-8b", 8)}
+# (model, card GiB): the rows within 15 %; every other row is a strict expected failure, so a fix shows up. The
+# 8 GB row of Llama 3.1 8B was within while the engine kept Unsloth's adapters in bf16 (its fixed part 0.31 GiB
+# under, offsetting the per-token excess); Unsloth keeps them in fp32 (frameworks.py), which leaves 0.52 GiB for
+# tokens, not 0.83: 1,841 tokens against 2,972.
+WITHIN: set[tuple[str, int]] = set()
 
 
 def _rows():
@@ -97,7 +100,7 @@ def test_golden_data_the_tables_are_straight_lines():
 @pytest.mark.parametrize("model", list(TABLES))
 def test_the_memory_at_no_tokens_matches(model):
     """Weights in NF4 with bf16 embeddings and head, the rank-32 adapters, their gradients and 8-bit state, the
-    CUDA context: 7.17 GiB for 8B against the table's 7.37, 43.51 for 70B against 42.99."""
+    CUDA context: 7.48 GiB for 8B against the table's 7.37, 45.04 for 70B against 42.99."""
     assert engine_line(model)[0] == pytest.approx(line(TABLES[model])[0], rel=TOLERANCE)
 
 
@@ -112,3 +115,4 @@ def test_the_gap_is_per_token_not_fixed():
     not scale with the model's width."""
     ratios = [engine_line(model)[1] / line(TABLES[model])[1] for model in TABLES]
     assert min(ratios) > 1.25 and max(ratios) / min(ratios) < 1.03
+

@@ -603,7 +603,8 @@ EN: Mapping[str, str] = {
         "peft's lora_dropout (0 by default): above 0, each adapted layer keeps a mask and a copy."
     ),
     "field.lora_dtype.label": "Adapter dtype",
-    "field.lora_dtype.help": "peft upcasts adapters to fp32 by default; Unsloth and others keep them in bf16.",
+    "field.lora_dtype.help": "peft upcasts adapters to fp32 by default, and so does Unsloth; torchtune and LitGPT keep "
+                             "them in bf16.",
     "option.lora_dtype.fp32": "fp32 (peft's default)",
     "option.lora_dtype.bf16": "bf16",
     "option.lora_dtype.fp16": "fp16",

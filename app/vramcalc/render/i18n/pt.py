@@ -633,8 +633,8 @@ PT: Mapping[str, str] = {
     "field.lora_dropout.help": "O lora_dropout do peft (0 por padrão): acima de 0, cada camada adaptada guarda uma "
                                "máscara e uma cópia.",
     "field.lora_dtype.label": "dtype dos adaptadores",
-    "field.lora_dtype.help": "O peft converte os adaptadores para fp32 por padrão; o Unsloth e outros os mantêm em "
-                             "bf16.",
+    "field.lora_dtype.help": "O peft converte os adaptadores para fp32 por padrão, e o Unsloth também; o torchtune e "
+                             "o LitGPT os mantêm em bf16.",
     "option.lora_dtype.fp32": "fp32 (padrão do peft)",
     "option.lora_dtype.bf16": "bf16",
     "option.lora_dtype.fp16": "fp16",
