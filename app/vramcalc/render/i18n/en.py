@@ -371,7 +371,7 @@ EN: Mapping[str, str] = {
     "note.counter": (
         "Read against nvidia-smi, which counts the overhead row (torch.cuda.max_memory_allocated: the total less "
         "that row) and the allocator's free reserved blocks, left out here: 0–51 % of the allocated memory in "
-        "published out-of-memory reports (median 0.6 %)."
+        "published out-of-memory reports (median 1.9 %)."
     ),
     "note.no_bf16": (
         "The {gpu} (compute capability 7.5) has no bfloat16: transformers and Unsloth run float16 there (Unsloth's "

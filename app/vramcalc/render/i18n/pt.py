@@ -402,7 +402,7 @@ PT: Mapping[str, str] = {
     "note.counter": (
         "Compare com o nvidia-smi, que conta a linha de sobrecarga (torch.cuda.max_memory_allocated: o total menos "
         "essa linha) e os blocos reservados livres do alocador, aqui de fora: 0–51 % da memória alocada em "
-        "relatórios publicados de falta de memória (mediana 0,6 %)."
+        "relatórios publicados de falta de memória (mediana 1,9 %)."
     ),
     "note.seq_over_context": "O comprimento da sequência, {seq:,}, é maior que o contexto do modelo, de {context:,} "
                              "tokens.",
