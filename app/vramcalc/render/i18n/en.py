@@ -374,10 +374,9 @@ EN: Mapping[str, str] = {
         "published out-of-memory reports (median 1.9 %)."
     ),
     "note.no_bf16": (
-        "The {gpu} (compute capability 7.5) has no bfloat16: transformers and Unsloth run float16 there (Unsloth's "
-        "dtype=None picks it), vLLM's --dtype auto casts a bf16 checkpoint to float16 (Gemma 2 and 3 to float32) "
-        "and refuses --dtype bfloat16. float16 is 2 bytes too, so the memory is as shown; the speed is the FP16 "
-        "rate."
+        "The {gpu} (compute capability 7.5) has no bfloat16: Unsloth picks float16 there, transformers' Trainer "
+        "refuses bf16 training, and vLLM casts a bf16 checkpoint to float16 (Gemma 2 and 3 to float32) and refuses "
+        "--dtype bfloat16. float16 is 2 bytes too, so the memory is as shown; the speed is the FP16 rate."
     ),
     "note.bnb_experts": (
         "transformers 5 converts only nn.Linear layers to bitsandbytes: the routed experts, stored as fused "

@@ -389,10 +389,10 @@ PT: Mapping[str, str] = {
     "attention.flash": "flash",
     # notes
     "note.no_bf16": (
-        "A {gpu} (capacidade de computação 7.5) não tem bfloat16: o transformers e o Unsloth rodam em float16 "
-        "nela (o dtype=None do Unsloth o escolhe), o --dtype auto do vLLM converte um checkpoint bf16 para float16 "
-        "(Gemma 2 e 3 para float32) e recusa --dtype bfloat16. float16 também tem 2 bytes, então a memória é a "
-        "mostrada; a velocidade é a taxa FP16."
+        "A {gpu} (capacidade de computação 7.5) não tem bfloat16: o Unsloth escolhe float16 nela, o Trainer do "
+        "transformers recusa treino em bf16, e o vLLM converte um checkpoint bf16 para float16 (Gemma 2 e 3 para "
+        "float32) e recusa --dtype bfloat16. float16 também tem 2 bytes, então a memória é a mostrada; a velocidade "
+        "é a taxa FP16."
     ),
     "note.bnb_experts": (
         "O transformers 5 converte para bitsandbytes só as camadas nn.Linear: os especialistas roteados, "
