@@ -11,6 +11,7 @@ import pytest
 from vramcalc import parse_workload
 from vramcalc.analysis.evaluate import estimate
 from vramcalc.core.choices import Checkpointing, Framework
+from vramcalc.core.dtypes import Precision
 from vramcalc.core.units import GIB
 from vramcalc.render.messages import ENGLISH
 
@@ -27,7 +28,9 @@ def test_the_trainer_is_todays_model_exactly(extra):
 def test_a_frameworks_defaults_fill_what_is_left_and_what_is_set_wins():
     unsloth = parse_workload({**TRAINING, "framework": "unsloth", "lora_rank": "16"})
     assert unsloth.checkpointing is Checkpointing.LAYER and unsloth.fused_ce and unsloth.precision.value == "nf4"
-    assert unsloth.framework_set == ("precision", "checkpointing", "fused_ce", "lora_dtype")
+    assert unsloth.framework_set == ("precision", "checkpointing", "fused_ce")
+    # Unsloth upcasts the adapters to float32 whatever the model's dtype (unsloth_zoo prepare_model_for_training)
+    assert unsloth.lora_dtype is Precision.FP32
     mine = parse_workload({**TRAINING, "framework": "unsloth", "lora_rank": "16", "checkpointing": "sqrt",
                            "precision": "bf16"})
     assert mine.checkpointing is Checkpointing.SQRT and mine.precision.value == "bf16"

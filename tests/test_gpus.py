@@ -421,3 +421,18 @@ def test_unknown_slug_names_the_field():
         with pytest.raises(ValidationError) as caught:
             gpu(value)
         assert caught.value.field == "gpu"
+
+
+# ---------------------------------------------------------------- the Tesla T4 (issue 24)
+
+
+def test_tesla_t4():
+    """The free Colab and Kaggle card: PyTorch's smallest published total (Unsloth's notebooks print 14.563, 14.741
+    and 14.748 GiB), the T4 datasheet's rates, Turing's lack of bf16 and FP8."""
+    t4 = gpu("tesla-t4")
+    assert t4.usable_source is MemorySource.TORCH and t4.usable_bytes == round(14.563 * GIB)
+    assert t4.nvidia_smi_total_mib == 15109 and t4.bandwidth_gb_s == 320 and t4.table
+    assert (t4.fp16_flops, t4.int8_ops, t4.fp32_flops) == (65 * TERA, 130 * TERA, pytest.approx(8.1 * TERA))
+    assert t4.fp8_flops is None and t4.fp4_flops is None and t4.fp16_acc16_flops is None
+    assert t4.interconnect == "pcie" and t4.interconnect_bytes_per_s == 16 * GB  # PCIe 3.0 x16
+    assert not t4.bf16 and all(spec.bf16 for slug, spec in all_gpus().items() if slug != "tesla-t4")

@@ -68,8 +68,11 @@ def engine_line(model: str) -> tuple[float, float]:
     return 2 * a - b, (b - a) / 20_000
 
 
-# (model, card GiB): the rows within 15 %; every other row is a strict expected failure, so a fix shows up
-WITHIN = {("llama-3.1-8b", 8)}
+# (model, card GiB): the rows within 15 %; every other row is a strict expected failure, so a fix shows up. The
+# 8 GB row of Llama 3.1 8B was within while the engine kept Unsloth's adapters in bf16 (its fixed part 0.31 GiB
+# under, offsetting the per-token excess); Unsloth keeps them in fp32 (frameworks.py), which leaves 0.52 GiB for
+# tokens, not 0.83: 1,841 tokens against 2,972.
+WITHIN: set[tuple[str, int]] = set()
 
 
 def _rows():
@@ -97,7 +100,7 @@ def test_golden_data_the_tables_are_straight_lines():
 @pytest.mark.parametrize("model", list(TABLES))
 def test_the_memory_at_no_tokens_matches(model):
     """Weights in NF4 with bf16 embeddings and head, the rank-32 adapters, their gradients and 8-bit state, the
-    CUDA context: 7.17 GiB for 8B against the table's 7.37, 43.51 for 70B against 42.99."""
+    CUDA context: 7.48 GiB for 8B against the table's 7.37, 45.04 for 70B against 42.99."""
     assert engine_line(model)[0] == pytest.approx(line(TABLES[model])[0], rel=TOLERANCE)
 
 
@@ -112,3 +115,75 @@ def test_the_gap_is_per_token_not_fixed():
     not scale with the model's width."""
     ratios = [engine_line(model)[1] / line(TABLES[model])[1] for model in TABLES]
     assert min(ratios) > 1.25 and max(ratios) / min(ratios) < 1.03
+
+
+# ---------------------------------------------------------------- Unsloth's notebooks, as saved with their outputs
+
+# unslothai/notebooks print torch.cuda.max_memory_reserved() / 1024^3 after loading (the model, NF4, with its
+# adapters) and after training (the session's peak). The engine's counters: `weights` (with the adapters) for the
+# first, the total less the overhead row (its torch.cuda.max_memory_allocated) for the second, at the padded length
+# each run's "assumed" says. Reserved holds the allocator's free blocks too, and the length is assumed: 10 % for the
+# loaded weights, 15 % for the peak (the engine moves 8 to 14 % between 512 and 2,048 tokens on these runs).
+RUNS = {run["id"]: run for run in DATA["notebook_runs"]}
+LOADED_TOLERANCE = 0.10
+PEAK_TOLERANCE = 0.15
+
+PRE_CCE = ("Unsloth before Cut Cross Entropy (unslothai/unsloth fa8e59e, 2024-11-17) computed the whole logits of "
+           "its large vocabulary (128K to 256K) in its Triton loss; the engine counts today's fused loss: under by "
+           "{error}; with transformers' unfused loss (an fp32 copy and gradient) over by 18 to 53 %")
+LOADED_OFF = {
+    "gemma-2-2b-alpaca": "0.46 GiB more reserved after loading than the NF4 layers, bf16 embeddings (tied to the head) "
+                         "and fp32 adapters: not determined (load-time blocks left in the cache, or an untied head)",
+    "llama-3.2-3b-finetome": "0.33 GiB more reserved after loading, also a model with tied embeddings: not determined",
+    "qwen3-14b-reasoning": "1.6 GiB more reserved after loading: unsloth/Qwen3-14B with load_in_4bit loads "
+                           "Unsloth's dynamic 4-bit checkpoint (models/mapper.py), which keeps some linear layers in "
+                           "16-bit where the engine's nf4 quantises all; on Qwen3 32B, mapped the same way, the engine "
+                           "is 5.9 % over (an A100), so not the whole cause (the T4's float16 is the other difference)",
+}
+PEAK_OFF = {"llama-3.1-8b-alpaca": "16 %", "qwen2.5-7b-alpaca": "16 %", "gemma-2-9b-alpaca": "21 %",
+            "llama-3-8b-guanaco": "24 %", "llama-3.2-3b-finetome": "51 %", "gemma-2-2b-alpaca": "63 %"}
+
+
+def notebook_setup(run: dict) -> dict[str, str]:
+    stated, engine = run["stated"], run["engine"]
+    return {"mode": "training", "framework": "unsloth", "model": engine["model"], "gpu": engine["gpu"],
+            "lora_rank": str(stated["lora_rank"]), "lora_targets": stated["lora_targets"],
+            "batch": str(stated["per_device_train_batch_size"]), "seq": str(engine["seq"]), "optimizer": "adamw-8bit"}
+
+
+def notebook_counters(run: dict) -> tuple[float, float]:
+    """(weights with the adapters, total less the overhead row), in GiB."""
+    parts = {part.key: part.bytes for part in estimate(parse_workload(notebook_setup(run))).components}
+    return parts["weights"] / GIB, (sum(parts.values()) - parts["overhead"]) / GIB
+
+
+def _notebook(off: dict[str, str], reason: str):
+    for name in RUNS:
+        why = reason.format(error=off[name], why=off[name]) if name in off else ""
+        marks = pytest.mark.xfail(strict=True, reason=why) if name in off else ()
+        yield pytest.param(name, id=name, marks=marks)
+
+
+@pytest.mark.parametrize("name", _notebook(LOADED_OFF, "{why}"))
+def test_unsloths_notebooks_weights_after_loading(name):
+    run = RUNS[name]
+    assert notebook_counters(run)[0] == pytest.approx(run["start_gib"], rel=LOADED_TOLERANCE)
+
+
+@pytest.mark.parametrize("name", _notebook(PEAK_OFF, PRE_CCE))
+def test_unsloths_notebooks_peak(name):
+    run = RUNS[name]
+    assert notebook_counters(run)[1] == pytest.approx(run["peak_reserved_gib"], rel=PEAK_TOLERANCE)
+
+
+def test_golden_data_the_notebook_runs():
+    assert len(RUNS) >= 10 and all(run["source"].startswith("unslothai/notebooks@") for run in RUNS.values())
+    for run in RUNS.values():
+        # the three printed figures agree: the peak less what was reserved before training
+        assert run["peak_reserved_gib"] - run["start_gib"] == pytest.approx(run["training_gib"], abs=0.002)
+        assert f"Peak reserved memory = {run['peak_reserved_gib']} GB." in run["quote"]
+        assert run["assumed"]["padded_length"] == run["engine"]["seq"] <= run["stated"]["max_seq_length"]
+    # the runs that miss the peak are the ones of Unsloth before Cut Cross Entropy (2024.11)
+    def version(run: dict) -> tuple[int, ...]:
+        return tuple(int(part) for part in run["unsloth"].split(".")[:2])
+    assert all(version(RUNS[name]) < (2024, 11) for name in PEAK_OFF)

@@ -54,7 +54,15 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
                             format=native_format_phrase(model.native_format)))
     if isinstance(workload.precision, Precision) and not workload.precision.is_float:
         notes.append(phrase("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
+    if workload.gpu is not None and not workload.gpu.bf16 and uses_bf16(workload):
+        notes.append(phrase("note.no_bf16", gpu=workload.gpu.display_name))
     return tuple(notes)
+
+
+def uses_bf16(workload: Workload) -> bool:
+    """Whether any tensor the answer counts is in bfloat16 (weights, cache, activations, adapters)."""
+    used = {workload.precision, workload.effective_kv_precision, workload.activation_precision}
+    return Precision.BF16 in used or (workload.lora is not None and workload.lora_dtype is Precision.BF16)
 
 
 def framework_notes(workload: Workload) -> tuple[Phrase, ...]:

@@ -3,7 +3,7 @@ whole batch; the per-token and per-layer terms are the model family's (model/fam
 
 from __future__ import annotations
 
-from ..core.choices import Attention, Checkpointing
+from ..core.choices import Attention, Checkpointing, Framework
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
 from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
@@ -112,6 +112,15 @@ def with_vision(workload: Workload, activations: Component, beside: int) -> Comp
                                      model.vision.family not in MEASURED + GLM else "")))
 
 
+def lora_compute_bytes(workload: Workload) -> int:
+    """Bytes per value of what the adapters' matmuls save: peft casts the input to the adapters' dtype (fp32 by
+    default); Unsloth keeps its fp32 adapters but casts them to the input's dtype in its kernels (unsloth/kernels/
+    utils.py `matmul_lora`: X @ A.to(X.dtype)), so it saves nothing wider than the activations."""
+    if workload.framework is Framework.UNSLOTH:
+        return int(workload.activation_precision.bits) // 8
+    return int(workload.lora_dtype.bits) // 8
+
+
 def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     """Per token: every layer's saved bytes, the largest layer's, what is saved outside the layers; for the
     batch: the rotary tables; the checkpointed inputs kept and layers held in full (checkpoint_plan)."""
@@ -121,14 +130,14 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     matrices = layer_matrices(model, lora) if lora else ()
     all_layers, per_layer = layers_saved(model, e, workload.attention, workload.seq, matrices,
                                          lora.rank if lora else 0, workload.lora_dropout,
-                                         int(workload.lora_dtype.bits) // 8, compiled=compiled(workload),
+                                         lora_compute_bytes(workload), compiled=compiled(workload),
                                          old_4bit=("mlp" if workload.precision.mlp_only else "all")
                                          if old_bitsandbytes(workload) else "")
     outside = outside_layers_bytes_per_token(model, e)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden
         if HEAD in lora.targets:  # but the head's adapter keeps its input
-            outside += head_lora_saved(model, e, lora.rank, workload.lora_dropout, int(workload.lora_dtype.bits) // 8)
+            outside += head_lora_saved(model, e, lora.rank, workload.lora_dropout, lora_compute_bytes(workload))
     inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
     return all_layers, per_layer, outside, batch_shared_bytes(model, e, workload.seq), inputs_kept, layers_full, e
 
@@ -159,7 +168,7 @@ def compiled(workload: Workload) -> bool:
         return False
     lora = workload.lora
     return lora is None or compiled_lora_measured(layer_matrices(model, lora),
-                                                  workload.lora_dropout, int(workload.lora_dtype.bits) // 8, e)
+                                                  workload.lora_dropout, lora_compute_bytes(workload), e)
 
 
 def offloaded_activations(workload: Workload) -> Offloaded | None:

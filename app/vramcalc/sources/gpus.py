@@ -102,6 +102,8 @@ class GpuSpec:
     interconnect_bytes_per_s: float | None = None  # GPU to GPU, per direction
     gpu_cores: int | None = None  # Apple: GPU cores of the configuration
     compute_source: str | None = None
+    # False on NVIDIA cards before compute capability 8.0 (Tesla T4, Turing): no bfloat16 (frameworks run float16)
+    bf16: bool = True
     # Unified-memory PCs: the GPU share in GiB as set (None: the default), the data's default, and its maximum
     gpu_share_gib: float | None = None
     default_gpu_share_gib: float | None = None

@@ -7,7 +7,9 @@ fused_ce, checkpointing); Unsloth's checkpointing is its offloaded one (training
 trainer     Hugging Face Trainer/TRL with peft: the form's defaults, the engine's model as measured.
 unsloth     unslothai/unsloth at 015bdef: FastLanguageModel.from_pretrained(load_in_4bit=True) loads the base in NF4
             (under LoRA: QLoRA); get_peft_model(use_gradient_checkpointing="unsloth") checkpoints every layer with
-            its inputs offloaded (unsloth_zoo gradient_checkpointing.py); the adapters are in the model's dtype;
+            its inputs offloaded (unsloth_zoo gradient_checkpointing.py); the adapters in float32, the form's
+            default (unsloth_zoo training_utils.py `prepare_model_for_training` upcasts lora_A and lora_B
+            whatever the model's dtype, as unsloth/models/_utils.py did in 2024: "Also must be in float32!");
             its causal-LM forward computes the loss chunked without whole logits (unsloth_zoo loss_utils
             `unsloth_fused_ce_loss`).
 torchtune   torchtune 0.6.1 (its last release, 2025-04, what pip installs), recipes/configs/llama3_2/
@@ -32,8 +34,7 @@ from ..core.choices import Framework
 # (key, value, when): when is "any", "lora" (lora_rank > 0) or "full" (lora_rank 0)
 DEFAULTS: dict[Framework, tuple[tuple[str, str, str], ...]] = {
     Framework.TRAINER: (),
-    Framework.UNSLOTH: (("precision", "nf4", "lora"), ("checkpointing", "layer", "any"), ("fused_ce", "1", "any"),
-                        ("lora_dtype", "bf16", "lora")),
+    Framework.UNSLOTH: (("precision", "nf4", "lora"), ("checkpointing", "layer", "any"), ("fused_ce", "1", "any")),
     Framework.TORCHTUNE: (("recipe", "bf16", "any"), ("precision", "bf16", "any"), ("checkpointing", "layer", "any"),
                           ("ce_output_chunks", "8", "any"), ("optimizer_in_backward", "1", "full"),
                           ("lora_dtype", "bf16", "lora")),

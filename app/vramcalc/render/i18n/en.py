@@ -371,7 +371,12 @@ EN: Mapping[str, str] = {
     "note.counter": (
         "Read against nvidia-smi, which counts the overhead row (torch.cuda.max_memory_allocated: the total less "
         "that row) and the allocator's free reserved blocks, left out here: 0–51 % of the allocated memory in "
-        "published out-of-memory reports (median 0.6 %)."
+        "published out-of-memory reports (median 1.9 %)."
+    ),
+    "note.no_bf16": (
+        "The {gpu} (compute capability 7.5) has no bfloat16: Unsloth picks float16 there, transformers' Trainer "
+        "refuses bf16 training, and vLLM casts a bf16 checkpoint to float16 (Gemma 2 and 3 to float32) and refuses "
+        "--dtype bfloat16. float16 is 2 bytes too, so the memory is as shown; the speed is the FP16 rate."
     ),
     "note.bnb_experts": (
         "transformers 5 converts only nn.Linear layers to bitsandbytes: the routed experts, stored as fused "
@@ -597,7 +602,8 @@ EN: Mapping[str, str] = {
         "peft's lora_dropout (0 by default): above 0, each adapted layer keeps a mask and a copy."
     ),
     "field.lora_dtype.label": "Adapter dtype",
-    "field.lora_dtype.help": "peft upcasts adapters to fp32 by default; Unsloth and others keep them in bf16.",
+    "field.lora_dtype.help": "peft upcasts adapters to fp32 by default, and so does Unsloth; torchtune and LitGPT keep "
+                             "them in bf16.",
     "option.lora_dtype.fp32": "fp32 (peft's default)",
     "option.lora_dtype.bf16": "bf16",
     "option.lora_dtype.fp16": "fp16",

@@ -388,6 +388,12 @@ PT: Mapping[str, str] = {
     "attention.eager": "eager",
     "attention.flash": "flash",
     # notes
+    "note.no_bf16": (
+        "A {gpu} (capacidade de computação 7.5) não tem bfloat16: o Unsloth escolhe float16 nela, o Trainer do "
+        "transformers recusa treino em bf16, e o vLLM converte um checkpoint bf16 para float16 (Gemma 2 e 3 para "
+        "float32) e recusa --dtype bfloat16. float16 também tem 2 bytes, então a memória é a mostrada; a velocidade "
+        "é a taxa FP16."
+    ),
     "note.bnb_experts": (
         "O transformers 5 converte para bitsandbytes só as camadas nn.Linear: os especialistas roteados, "
         "guardados como tensores fundidos, ficam em bf16 (bitsandbytes#1849; o transformers 4 e o Unsloth os "
@@ -396,7 +402,7 @@ PT: Mapping[str, str] = {
     "note.counter": (
         "Compare com o nvidia-smi, que conta a linha de sobrecarga (torch.cuda.max_memory_allocated: o total menos "
         "essa linha) e os blocos reservados livres do alocador, aqui de fora: 0–51 % da memória alocada em "
-        "relatórios publicados de falta de memória (mediana 0,6 %)."
+        "relatórios publicados de falta de memória (mediana 1,9 %)."
     ),
     "note.seq_over_context": "O comprimento da sequência, {seq:,}, é maior que o contexto do modelo, de {context:,} "
                              "tokens.",
@@ -627,8 +633,8 @@ PT: Mapping[str, str] = {
     "field.lora_dropout.help": "O lora_dropout do peft (0 por padrão): acima de 0, cada camada adaptada guarda uma "
                                "máscara e uma cópia.",
     "field.lora_dtype.label": "dtype dos adaptadores",
-    "field.lora_dtype.help": "O peft converte os adaptadores para fp32 por padrão; o Unsloth e outros os mantêm em "
-                             "bf16.",
+    "field.lora_dtype.help": "O peft converte os adaptadores para fp32 por padrão, e o Unsloth também; o torchtune e "
+                             "o LitGPT os mantêm em bf16.",
     "option.lora_dtype.fp32": "fp32 (padrão do peft)",
     "option.lora_dtype.bf16": "bf16",
     "option.lora_dtype.fp16": "fp16",

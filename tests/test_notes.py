@@ -1,0 +1,29 @@
+"""Notes an answer carries for the card it runs on."""
+
+from __future__ import annotations
+
+import pytest
+
+from vramcalc import parse_workload
+from vramcalc.analysis.evaluate import estimate
+
+QLORA = {"mode": "training", "model": "llama-3.1-8b", "framework": "unsloth", "lora_rank": "16", "seq": "1024"}
+
+
+def keys(values: dict[str, str]) -> list[str]:
+    return [getattr(note, "key", "") for note in estimate(parse_workload(values)).notes]
+
+
+@pytest.mark.parametrize("values", [
+    QLORA,  # 4-bit weights compute in bf16
+    {"model": "llama-3.1-8b", "precision": "bf16"},
+    {"model": "llama-3.1-8b", "precision": "bf16", "runtime": "vllm"},
+])
+def test_a_card_without_bf16_says_what_runs_instead(values):
+    assert "note.no_bf16" in keys({**values, "gpu": "tesla-t4"})
+    assert "note.no_bf16" not in keys({**values, "gpu": "l4"})
+    assert "note.no_bf16" not in keys(values)
+
+
+def test_no_note_where_nothing_is_bf16():
+    assert "note.no_bf16" not in keys({"model": "llama-3.1-8b", "precision": "fp16", "gpu": "tesla-t4"})
