@@ -299,3 +299,16 @@ def test_the_page_names_the_smallest_batch_trl_accepts_when_none_fits():
               "gpu": "rtx-4090"}
     texts = {a.key: a.text for a in present_target(parse_workload(values), parse_target(values)).answers}
     assert texts["max_batch"] == "none: even 8 does not fit"
+
+
+def test_unsloths_lora_outputs_are_in_the_inputs_dtype():
+    """peft makes lora_B's output in the adapters' dtype (fp32 by default); Unsloth keeps its adapters in fp32 but
+    multiplies in the input's dtype (unsloth/kernels/utils.py matmul_lora), so a GRPO prefill holds bf16 outputs."""
+    from vramcalc import DEFAULTS, parse_workload
+    from vramcalc.training.grpo import adapter_outputs
+
+    values = {**DEFAULTS, "mode": "training", "objective": "grpo", "batch": "8", "seq": "1024",
+              "completion_tokens": "256", "lora_rank": "16", "model": "llama-3.1-8b"}
+    peft, unsloth = (adapter_outputs(parse_workload({**values, "framework": f})) for f in ("trainer", "unsloth"))
+    assert parse_workload({**values, "framework": "unsloth"}).lora_dtype.bits == 32
+    assert peft == 2 * 14336 * 4 and unsloth == 2 * 14336 * 2

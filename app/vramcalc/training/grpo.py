@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from ..core.choices import Mode, Objective, Reference, Rollout
 from ..core.dtypes import FP32_BYTES
-from ..memory.activations import inference_activations
+from ..memory.activations import inference_activations, lora_compute_bytes
 from ..memory.kv_cache import kv_cache_bytes
 from ..training.lora import adapted
 from ..workload import Workload
@@ -99,10 +99,11 @@ def generate_sizes(workload: Workload) -> tuple[int, int]:
 
 def adapter_outputs(workload: Workload) -> int:
     """Per prefill token under LoRA: peft's `Linear.forward` makes lora_B's output in the adapters' dtype and its
-    scaled copy (`lora_B(lora_A(x)) * scaling`) beside the layer's work, for the widest adapted matrix."""
+    scaled copy (`lora_B(lora_A(x)) * scaling`) beside the layer's work, for the widest adapted matrix (Unsloth's
+    matmul_lora makes them in the input's dtype: memory/activations.lora_compute_bytes)."""
     if not workload.lora:
         return 0
-    return 2 * max(t.shape[0] for t, _ in adapted(workload.model, workload.lora)) * int(workload.lora_dtype.bits) // 8
+    return 2 * max(t.shape[0] for t, _ in adapted(workload.model, workload.lora)) * lora_compute_bytes(workload)
 
 
 def colocated_share(workload: Workload) -> int:
