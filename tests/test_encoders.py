@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from vramcalc.model.families.decoder.tensors import model_tensors
 from vramcalc.model.table import param_count
 from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.encoder import ENCODER_TYPES
@@ -66,8 +67,8 @@ def test_a_reranker_has_its_classifier_and_an_embedder_its_pooler():
 FORWARD = GOLDEN["forward"]
 
 
-NAMES = [f"{c['config']['model_type']}-{c['config']['hidden_size']}-{c['attention']}-{c['dtype']}-{c['batch']}x"
-         f"{c['seq']}-{c['reranker']}" for c in FORWARD]
+NAMES = [f"{c['config']['model_type']}-{c['config'].get('hidden_size', c['config'].get('dim'))}-{c['attention']}-"
+         f"{c['dtype']}-{c['batch']}x{c['seq']}-{c['reranker']}" for c in FORWARD]  # DistilBERT's width: dim
 
 
 @pytest.mark.parametrize("case", FORWARD, ids=NAMES)
@@ -364,3 +365,60 @@ def test_gte_on_vllm_is_read_from_its_source():
     result = _run(model="gte-base-en-v1.5", runtime="vllm", mode="embedding", seq="8192", precision="bf16")
     assert result.bytes_of("kv_cache") == 0
     assert result.bytes_of("activations") == 8192 * (5 * 768 + 3 * 3072) * 2
+
+
+def test_bert_s_other_members_are_read_as_encoders_not_decoders():
+    """RoBERTa, ELECTRA, DistilBERT, DeBERTa-v2... were read as Llama-style decoders, approximately, with a KV cache
+    (tools/survey_types.py): now encoders, exactly (the golden params above), with no assumption."""
+    for case in PARAMS:
+        spec = from_hf_config(case["config"])
+        assert spec.encoder is not None and not spec.assumptions, case["name"]
+    electra = from_hf_config({"model_type": "electra"})  # embedding_size 128 of 256: tables and LayerNorm narrow
+    shapes = {t.name: t.shape for t in model_tensors(electra)}
+    assert shapes["token_embd.weight"] == (30522, 128) and shapes["token_embd_proj.weight"] == (256, 128)
+    assert shapes["token_embd_norm.weight"] == (128,) and "output_norm.weight" not in shapes
+
+
+def test_deberta_runs_eager_under_transformers_whatever_is_asked():
+    """transformers 5.23 has no SDPA for DebertaV2Model: the measured eager forward answers a flash request too."""
+    config = {case["name"]: case for case in PARAMS}["deberta-v2/v3-base"]["config"]
+    from vramcalc import estimate, parse_workload
+
+    spec = from_hf_config(config)
+    base = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2"})
+    got = {attention: estimate(base.but(model=spec, mode=type(base.mode)("embedding"), batch=2, seq=512,
+                                        attention=type(base.attention)(attention))).bytes_of("activations")
+           for attention in ("eager", "flash")}
+    assert got["eager"] == got["flash"] > 0
+
+
+@pytest.mark.parametrize("kind", ["electra", "deberta-v2", "data2vec-text", "xlm-roberta-xl", "ernie",
+                                  "roberta-prelayernorm", "megatron-bert"])
+def test_llama_cpp_and_vllm_refuse_the_encoders_they_have_no_class_for(kind):
+    """convert_hf_to_gguf.py (conversion/bert.py) and vLLM 0.34's registry have no class for these: refused,
+    naming the runtime."""
+    from vramcalc import parse_workload
+    from vramcalc.core.errors import ValidationError
+    from vramcalc.engines import engine_for
+
+    spec = from_hf_config({"model_type": kind})
+    for runtime in ("llamacpp", "vllm"):
+        base = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2", "runtime": runtime})
+        workload = base.but(model=spec, mode=type(base.mode)("embedding"), batch=1, seq=512)
+        with pytest.raises(ValidationError, match="runtime"):
+            engine_for(workload.runtime).check(workload)
+
+
+@pytest.mark.parametrize("kind", ["roberta", "camembert", "distilbert"])
+def test_llama_cpp_converts_roberta_camembert_and_distilbert(kind):
+    from vramcalc import estimate, parse_workload
+
+    spec = from_hf_config({"model_type": kind})
+    base = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2", "runtime": "llamacpp",
+                           "precision": "f16"})
+    from vramcalc.engines import engine_for
+
+    workload = base.but(model=spec, mode=type(base.mode)("embedding"), batch=1, seq=512)
+    engine_for(workload.runtime).check(workload)
+    result = estimate(workload)
+    assert result.bytes_of("kv_cache") == 0 and result.bytes_of("activations") > 0

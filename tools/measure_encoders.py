@@ -2,10 +2,13 @@
 
 A developer tool, not run by CI.
 
-Parameters: each encoder type (bert, xlm-roberta, modernbert) built with transformers on PyTorch's `meta`
-device, as an embedder uses it (`AutoModel`: no masked-LM head; BERT and XLM-R with their pooler) and as a
-reranker (`AutoModelForSequenceClassification`: the classifier head), full-size (a released model's config.json,
-or the class's defaults, which are a released model's) and perturbed (other depth, widths, labels and switches).
+Parameters: each encoder type (bert, xlm-roberta, modernbert, and BERT's other members: roberta, camembert,
+data2vec-text, xlm-roberta-xl, electra, distilbert, deberta-v2, ernie, roberta-prelayernorm, megatron-bert) built
+with transformers on PyTorch's `meta` device, as an embedder uses it (`AutoModel`: no masked-LM head; the pooler
+where the class builds one) and as a reranker (`AutoModelForSequenceClassification`: the classifier head),
+full-size (a released model's config.json, or the class's defaults) and perturbed (other depth, widths, labels and
+switches). DeBERTa-v2 runs eager only (transformers 5.23 has no SDPA for it): its forwards are eager, and one more
+sequence length (32) where the MLP's moment is the peak.
 
 Activations: one forward of a batch of `batch` sequences of `seq` tokens under `torch.no_grad()` on the CPU,
 tiny random-weight models, eager and sdpa attention, fp32 and bf16, the peak of live tensor storages above the
@@ -65,6 +68,88 @@ CASES: dict[str, list[tuple[str, dict]]] = {
                        "mlp_bias": True, "classifier_bias": True, "pad_token_id": 0,
                        "id2label": {"0": "x", "1": "y", "2": "z"}}),
     ],
+    # BERT's other members (2026-12-07): the class's defaults ({}), a larger or released layout, and perturbed
+    "roberta": [
+        ("defaults", {}),
+        ("large", {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096,
+                   "max_position_embeddings": 514, "type_vocab_size": 1, "layer_norm_eps": 1e-5, "pad_token_id": 1}),
+        ("perturbed", {"hidden_size": 320, "num_hidden_layers": 3, "num_attention_heads": 5, "intermediate_size": 900,
+                       "vocab_size": 5003, "max_position_embeddings": 130, "type_vocab_size": 3, "num_labels": 3}),
+    ],
+    "camembert": [
+        ("defaults", {}),
+        ("base", {"vocab_size": 32005, "max_position_embeddings": 514, "type_vocab_size": 1}),
+        ("perturbed", {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 600,
+                       "vocab_size": 3001, "max_position_embeddings": 66, "type_vocab_size": 1, "num_labels": 1}),
+    ],
+    "data2vec-text": [
+        ("defaults", {}),
+        ("large", {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096,
+                   "vocab_size": 50265, "max_position_embeddings": 514, "type_vocab_size": 1}),
+        ("perturbed", {"hidden_size": 192, "num_hidden_layers": 4, "num_attention_heads": 3, "intermediate_size": 500,
+                       "vocab_size": 2001, "max_position_embeddings": 100, "type_vocab_size": 2, "num_labels": 4}),
+    ],
+    "xlm-roberta-xl": [
+        ("defaults", {}),
+        ("xxl", {"hidden_size": 4096, "num_hidden_layers": 48, "num_attention_heads": 32,
+                 "intermediate_size": 16384}),
+        ("perturbed", {"hidden_size": 320, "num_hidden_layers": 3, "num_attention_heads": 5, "intermediate_size": 700,
+                       "vocab_size": 6007, "max_position_embeddings": 200, "type_vocab_size": 2, "num_labels": 3}),
+    ],
+    "electra": [
+        ("defaults", {}),
+        ("base", {"embedding_size": 768, "hidden_size": 768, "num_attention_heads": 12, "intermediate_size": 3072}),
+        ("large", {"embedding_size": 1024, "hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
+                   "intermediate_size": 4096}),
+        ("perturbed", {"embedding_size": 96, "hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3,
+                       "intermediate_size": 500, "vocab_size": 4001, "max_position_embeddings": 300,
+                       "type_vocab_size": 3, "id2label": {"0": "a", "1": "b", "2": "c"}}),
+    ],
+    "distilbert": [
+        ("defaults", {}),
+        ("multilingual", {"vocab_size": 119547}),
+        ("perturbed", {"dim": 192, "n_layers": 3, "n_heads": 3, "hidden_dim": 500, "vocab_size": 4001,
+                       "max_position_embeddings": 300, "sinusoidal_pos_embds": True, "num_labels": 3}),
+    ],
+    "deberta-v2": [
+        ("defaults", {}),
+        ("v3-base", {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+                     "intermediate_size": 3072, "relative_attention": True, "position_buckets": 256,
+                     "norm_rel_ebd": "layer_norm", "share_att_key": True, "pos_att_type": "p2c|c2p",
+                     "layer_norm_eps": 1e-7, "max_relative_positions": -1, "position_biased_input": False,
+                     "type_vocab_size": 0, "vocab_size": 128100}),
+        ("v2-xlarge", {"hidden_size": 1536, "num_hidden_layers": 24, "num_attention_heads": 24,
+                       "attention_head_size": 64, "intermediate_size": 6144, "relative_attention": True,
+                       "position_buckets": 256, "norm_rel_ebd": "layer_norm", "share_att_key": True,
+                       "pos_att_type": "p2c|c2p", "conv_kernel_size": 3, "conv_act": "gelu",
+                       "position_biased_input": False, "type_vocab_size": 0, "vocab_size": 128100}),
+        ("perturbed", {"hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3, "intermediate_size": 500,
+                       "vocab_size": 4001, "embedding_size": 128, "relative_attention": True,
+                       "max_relative_positions": 64, "share_att_key": False, "pos_att_type": ["c2p", "p2c"],
+                       "type_vocab_size": 2, "conv_kernel_size": 5, "conv_groups": 3, "position_biased_input": True,
+                       "id2label": {"0": "a", "1": "b", "2": "c"}}),
+    ],
+    "ernie": [
+        ("defaults", {}),
+        ("task-ids", {"use_task_id": True, "vocab_size": 40000, "max_position_embeddings": 2048,
+                      "type_vocab_size": 4}),
+        ("perturbed", {"hidden_size": 256, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 700,
+                       "vocab_size": 3001, "max_position_embeddings": 200, "use_task_id": True,
+                       "task_type_vocab_size": 5, "type_vocab_size": 3, "num_labels": 3}),
+    ],
+    "roberta-prelayernorm": [
+        ("defaults", {}),
+        ("large", {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096,
+                   "max_position_embeddings": 514, "type_vocab_size": 1}),
+        ("perturbed", {"hidden_size": 256, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 700,
+                       "vocab_size": 3001, "max_position_embeddings": 200, "type_vocab_size": 3, "num_labels": 3}),
+    ],
+    "megatron-bert": [
+        ("defaults", {}),
+        ("uncased", {"vocab_size": 30592}),
+        ("perturbed", {"hidden_size": 256, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 700,
+                       "vocab_size": 3001, "max_position_embeddings": 200, "type_vocab_size": 3, "num_labels": 3}),
+    ],
 }
 
 
@@ -76,6 +161,13 @@ def count(model_type: str, config: dict, auto) -> int:
 
 # ---------------------------------------------------------------- one embedding forward
 
+# DeBERTa-v3's layout (relative attention, position buckets, shared keys, both disentangled terms), tiny
+DEBERTA_V3 = {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 700,
+              "vocab_size": 1000, "max_position_embeddings": 512, "relative_attention": True, "position_buckets": 64,
+              "norm_rel_ebd": "layer_norm", "share_att_key": True, "pos_att_type": "p2c|c2p",
+              "position_biased_input": False, "max_relative_positions": -1}
+NARROW = {"hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3, "intermediate_size": 500,
+          "vocab_size": 900, "max_position_embeddings": 2050}
 TINY: dict[str, dict] = {
     "bert": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 1024,
              "vocab_size": 1000, "max_position_embeddings": 2048},
@@ -87,7 +179,24 @@ TINY: dict[str, dict] = {
                    "vocab_size": 1000, "local_attention": 64, "pad_token_id": 0},
     "qwen3": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
               "head_dim": 32, "intermediate_size": 688, "vocab_size": 1000, "tie_word_embeddings": True},
+    "roberta": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 1024,
+                "vocab_size": 1000, "max_position_embeddings": 2050},
+    "electra": {"hidden_size": 256, "embedding_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+                "intermediate_size": 700, "vocab_size": 1000, "max_position_embeddings": 2048},
+    "distilbert": {"dim": 256, "n_layers": 2, "n_heads": 8, "hidden_dim": 1024, "vocab_size": 1000,
+                   "max_position_embeddings": 2048},
+    "deberta-v2": DEBERTA_V3,
+    "deberta-v2-mlp": {**DEBERTA_V3, "model_type": "deberta-v2", "hidden_size": 128, "num_attention_heads": 2,
+                       "intermediate_size": 2048},
+    "deberta-v2-wide": {**DEBERTA_V3, "model_type": "deberta-v2", "position_buckets": 256},
+    "xlm-roberta-xl": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 1024,
+                       "vocab_size": 1000, "max_position_embeddings": 2050},
+    "xlm-roberta-xl-narrow": {"model_type": "xlm-roberta-xl", **NARROW},
+    "roberta-prelayernorm": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8,
+                             "intermediate_size": 1024, "vocab_size": 1000, "max_position_embeddings": 2050},
+    "roberta-prelayernorm-narrow": {"model_type": "roberta-prelayernorm", **NARROW},
 }
+EAGER_ONLY = {"deberta-v2"}  # transformers 5.23 refuses sdpa for DebertaV2Model (and MegatronBertModel)
 
 
 def measure_forward(name: str, attention: str, dtype: str, batch: int, seq: int, reranker: bool = False) -> int:
@@ -105,13 +214,15 @@ def measure_forward(name: str, attention: str, dtype: str, batch: int, seq: int,
 
 def forward_plan() -> list[tuple[str, str, str, int, int, bool]]:
     cases = []
-    for name in TINY:
-        for attention in ("eager", "sdpa"):
+    for name, config in TINY.items():
+        eager_only = config.get("model_type", name) in EAGER_ONLY
+        for attention in ("eager",) if eager_only else ("eager", "sdpa"):
             for dtype in ("fp32", "bf16"):
-                for batch, seq in ((1, 128), (4, 256), (2, 1024)):
+                for batch, seq in ((1, 32), (1, 128), (4, 256), (2, 1024)) if eager_only else (
+                        (1, 128), (4, 256), (2, 1024)):
                     cases.append((name, attention, dtype, batch, seq, False))
-    for name in ("bert", "xlm-roberta", "modernbert"):
-        cases.append((name, "sdpa", "bf16", 4, 256, True))
+    for name in ("bert", "xlm-roberta", "modernbert", "roberta", "electra", "distilbert", "deberta-v2"):
+        cases.append((name, "eager" if name in EAGER_ONLY else "sdpa", "bf16", 4, 256, True))
     return cases
 
 
@@ -136,7 +247,10 @@ def main(argv=None):
                          "dtype": dtype, "batch": batch, "seq": seq, "reranker": reranker,
                          "peak_above_start_bytes": peak})
         print(name, attention, dtype, batch, seq, reranker, f"{peak:,}", f"{peak / (batch * seq):,.0f}/token")
-    write_golden(args.out, "measure_encoders.py", {"params": params, "forward": forwards})
+    # keep the sections other tools or hands wrote ("remote": nomic-bert and JinaBERT v2's counts)
+    kept = {key: value for key, value in json.loads(Path(args.out).read_text(encoding="utf-8")).items()
+            if key not in ("_about", "params", "forward")} if Path(args.out).exists() else {}
+    write_golden(args.out, "measure_encoders.py", {"params": params, "forward": forwards, **kept})
 
 
 if __name__ == "__main__":

@@ -53,6 +53,11 @@ LLAMACPP_CUDA_OVERHEAD = 457 * MIB  # CUDA context and driver, as Ollama reserve
 # (src/models/llama.cpp: build_attn_inp_kv) reads none: Mistral 7B v0.1's 4,096-token window is not kept
 NO_WINDOW = frozenset({"starcoder2", "mistral", "mixtral"})
 
+# encoder types convert_hf_to_gguf.py (conversion/bert.py: BertModel, CamembertModel, DistilBertModel, RobertaModel,
+# XLMRobertaModel, NomicBertModel, JinaBertModel, ModernBertModel) registers no class for
+NO_GGUF_ENCODERS = frozenset({"electra", "deberta-v2", "data2vec-text", "xlm-roberta-xl", "ernie",
+                              "roberta-prelayernorm", "megatron-bert"})
+
 
 def as_kept(spec: ModelSpec) -> ModelSpec:
     """The model as llama.cpp keeps its cache: without its window for the architectures that read none (NO_WINDOW),
@@ -817,6 +822,10 @@ class LlamaCpp(NoPool):
         if encoder is not None and encoder.family == "gte":  # convert_hf_to_gguf.py has no NewModel
             raise ValidationError("runtime", workload.runtime.value, "llama.cpp has no GTE (NewModel) graph: its "
                                   "converter refuses the checkpoints (ggml-org/llama.cpp#6821)")
+        if encoder is not None and encoder.family in NO_GGUF_ENCODERS:
+            raise ValidationError("runtime", workload.runtime.value, f"llama.cpp has no {encoder.family} graph: its "
+                                  "converter (conversion/bert.py) takes BERT, CamemBERT, DistilBERT, RoBERTa, XLM-R, "
+                                  "nomic-bert, JinaBERT and ModernBERT encoders")
         if workload.mtp:
             if workload.devices > 1 or workload.cards:
                 raise ValidationError("mtp", workload.mtp, "llama.cpp's MTP context is modelled on one GPU for now")

@@ -26,6 +26,11 @@ from ..parallel.layout import Layout, default_layout
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
 
+# the encoder families vLLM 0.34's registry builds (models/registry.py _EMBEDDING_MODELS and _CROSS_ENCODER_MODELS:
+# BertModel, RobertaModel and XLMRobertaModel with their *ForSequenceClassification, ModernBert*, NomicBertModel,
+# GteModel/GteNewModel); CamemBERT, ELECTRA, DistilBERT, DeBERTa-v2 and the rest have no class there
+VLLM_ENCODERS = frozenset({"bert", "roberta", "xlm-roberta", "modernbert", "nomic_bert", "gte"})
+
 VLLM_BLOCK_TOKENS = 16  # KV block size (vllm/config/cache.py, 0.33 and earlier; 0.34 moved to 64)
 VLLM_SAMPLER_BYTES = 32  # peak ≈ 32 B × max_num_seqs × vocab + ~1 GiB: fitted to V1 logs (engines.md §2a)
 VLLM_PEAK_BASE = 1 * GIB  # the ~0.9-1.2 GiB the same fit leaves after the sampler term
@@ -329,8 +334,9 @@ class Vllm:
         refuse_gguf(workload)
         check_kv_formats(workload, ("kv_precision",), self.kv_formats)
         encoder = workload.model.encoder if workload.embeds else None
-        if encoder is not None and encoder.family.startswith("jina-bert-v2"):
-            raise ValidationError("runtime", "vllm", "vLLM has no JinaBERT v2 (ALiBi): its encoders are BERT, "
+        if encoder is not None and encoder.family not in VLLM_ENCODERS:
+            kind = "JinaBERT v2 (ALiBi)" if encoder.family.startswith("jina-bert-v2") else encoder.family
+            raise ValidationError("runtime", "vllm", f"vLLM has no {kind}: its encoders are BERT, RoBERTa, "
                                                      "XLM-RoBERTa, ModernBERT, nomic-bert and GTE (models/registry.py)")
         given = workload.max_num_batched_tokens
         if encoder is not None and given is not None and given < workload.seq:  # config/scheduler.py

@@ -19,11 +19,26 @@ from .hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS, _bool, _int, _text
 
 # the config classes' defaults: hidden_size, num_attention_heads, num_hidden_layers, intermediate_size, vocab_size,
 # max_position_embeddings
-ENCODER_TYPES = {"bert": (768, 12, 12, 3072, 30522, 512), "xlm-roberta": (768, 12, 12, 3072, 30522, 512),
+_BERT = (768, 12, 12, 3072, 30522, 512)
+ENCODER_TYPES = {"bert": _BERT, "xlm-roberta": _BERT, "camembert": _BERT, "data2vec-text": _BERT, "ernie": _BERT,
+                 "roberta": (768, 12, 12, 3072, 50265, 512), "roberta-prelayernorm": (768, 12, 12, 3072, 50265, 512),
+                 "xlm-roberta-xl": (2560, 32, 36, 10240, 250880, 514), "electra": (256, 4, 12, 1024, 30522, 512),
+                 "megatron-bert": (1024, 16, 24, 4096, 29056, 512), "distilbert": (768, 12, 6, 3072, 30522, 512),
+                 "deberta-v2": (1536, 24, 24, 6144, 128100, 512),
                  "modernbert": (768, 12, 22, 1152, 50368, 8192), "nomic_bert": (768, 12, 12, 0, 50257, 1024),
                  "new": (768, 12, 12, 3072, 30528, 2048), "gte": (768, 12, 12, 3072, 250048, 8192)}
-# nomic_bert (NomicBertConfig, a GPT2Config): the keys it reads in place of BERT's
+# nomic_bert (NomicBertConfig, a GPT2Config) and distilbert (DistilBertConfig): the keys they read in place of BERT's
 NOMIC_KEYS = ("n_embd", "n_head", "n_layer", "n_inner", "vocab_size", "n_positions")
+DISTIL_KEYS = ("dim", "n_heads", "n_layers", "hidden_dim", "vocab_size", "max_position_embeddings")
+# BERT's layout under other names (transformers 5.23's classes): how AutoModel and *ForSequenceClassification end.
+# "bert": BertPooler in both, the classifier on it (ErnieModel, MegatronBertModel); "roberta": the pooler in AutoModel
+# only, the reranker's head a dense and out_proj (RoBERTa, CamemBERT, Data2VecText, XLM-R, XLM-R-XL,
+# RobertaPreLayerNorm); "dense": no pooler, the reranker's a dense with a bias and the classifier
+# (ElectraClassificationHead, DistilBERT's pre_classifier, DeBERTa-v2's ContextPooler)
+HEADS = {"bert": "bert", "ernie": "bert", "megatron-bert": "bert", "electra": "dense", "distilbert": "dense",
+         "deberta-v2": "dense"}
+# type_vocab_size's default where it is not 2 (XLMRobertaXLConfig 1, DebertaV2Config 0, DistilBERT has none)
+TYPE_VOCAB = {"xlm-roberta-xl": 1, "deberta-v2": 0, "distilbert": 0}
 
 
 def read_encoder(config: Mapping[str, object], model_type: str, name: str, display: str) -> ModelSpec:
@@ -35,8 +50,9 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
     full: an encoder keeps no KV cache, and its measured forward builds the window's mask whatever the window.)"""
     nomic = model_type == "nomic_bert"
     h, a, n, i, v, p = (_int(config, key, 0 if key == "n_inner" else 1, high, default=default) for key, high, default
-                        in zip(NOMIC_KEYS if nomic else ("hidden_size", "num_attention_heads", "num_hidden_layers",
-                               "intermediate_size", "vocab_size", "max_position_embeddings"),
+                        in zip(NOMIC_KEYS if nomic else DISTIL_KEYS if model_type == "distilbert" else (
+                               "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
+                               "vocab_size", "max_position_embeddings"),
                                (MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_DIM, MAX_DIM * 10, MAX_DIM * 10),
                                ENCODER_TYPES[model_type], strict=True))
     if h % a:
@@ -65,17 +81,70 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
                              "jina-bert-v2-qk-post-norm" if code else "jina-bert-v2",
                              _int(config, "type_vocab_size", 0, MAX_DIM, default=2), True, labels))
     if model_type != "modernbert":
-        roberta = model_type == "xlm-roberta" and labels > 0
-        return ModelSpec(**common, block=Block.GPT2, gated_mlp=False, norm=Norm.LAYER, qkv_bias=True, o_bias=True,
-                         mlp_bias=True, learned_positions=p, encoder=Encoder(
-                             model_type, _int(config, "type_vocab_size", 0, MAX_DIM, default=2), not roberta,
-                             labels, roberta))
+        return _bert_like(config, common, labels, model_type)
     bias, attention = _bool(config, "norm_bias", default=False), _bool(config, "attention_bias", default=False)
     return ModelSpec(
         **common, block=Block.LLAMA, norm=Norm.LAYER if bias else Norm.LAYER_NO_BIAS, qkv_bias=attention,
         o_bias=attention, mlp_bias=_bool(config, "mlp_bias", default=False), encoder=Encoder(
             model_type, 0, False, labels, labels > 0, _bool(config, "classifier_bias", default=False),
             (1 + bias) * (labels > 0)))
+
+
+def _bert_like(config: Mapping[str, object], common: dict[str, Any], labels: int, model_type: str) -> ModelSpec:
+    """BERT's layout, as transformers 5.23 builds each class: word, position and token-type embeddings, layers of q,
+    k, v, o and a GELU MLP with biases and two LayerNorms, a LayerNorm the embeddings' or the encoder's last (counted
+    as the final norm: XLM-R-XL and Megatron-BERT, pre-LN, have the encoder's only; RobertaPreLayerNorm both), and the
+    head `HEADS` names. ELECTRA's embeddings are embedding_size wide (LayerNorm included) and projected to h;
+    DistilBERT has no token types; ERNIE adds task-type embeddings with use_task_id; DeBERTa-v2 (`_deberta`)."""
+    head = HEADS.get(model_type, "roberta")
+    wide = _int(config, "embedding_size", 1, MAX_DIM, default=128 if model_type == "electra" else common["hidden"])
+    types = _int(config, "type_vocab_size", 0, MAX_DIM, default=TYPE_VOCAB.get(model_type, 2))
+    if model_type == "distilbert":
+        types = 0  # DistilBertEmbeddings: word and position tables only
+    extra: dict[str, Any] = {}
+    if model_type == "ernie" and _bool(config, "use_task_id", default=False):
+        extra["task_types"] = _int(config, "task_type_vocab_size", 1, MAX_DIM, default=3)
+    if model_type in ("electra", "deberta-v2") and wide != common["hidden"]:
+        extra |= {"embedding": wide, "projection_bias": model_type == "electra"}
+    positions = common["max_positions"]
+    if model_type == "deberta-v2":
+        positions *= _bool(config, "position_biased_input", default=True)
+        extra |= _deberta(config, common)
+    encoder = Encoder(model_type, types, head == "bert" or (head == "roberta" and not labels), labels,
+                      head != "bert" and labels > 0, **extra)
+    return ModelSpec(**common, block=Block.GPT2, gated_mlp=False, norm=Norm.LAYER, qkv_bias=True, o_bias=True,
+                     mlp_bias=True, learned_positions=positions, embed_norm=model_type == "roberta-prelayernorm",
+                     final_norm=not encoder.projection_bias, encoder=encoder)
+
+
+def _deberta(config: Mapping[str, object], common: dict[str, Any]) -> dict[str, Any]:
+    """DebertaV2Model (modeling_deberta_v2.py): with relative_attention, rel_embeddings of 2 × position_buckets rows
+    (else 2 × max_relative_positions, else 2 × max_position_embeddings) and, without share_att_key, pos_key_proj
+    (c2p) and pos_query_proj (p2c) a layer, biased; the encoder's LayerNorm (norm_rel_ebd layer_norm) and ConvLayer
+    (conv_kernel_size, conv_groups) whatever relative_attention says. The reranker's ContextPooler is a dense of
+    pooler_hidden_size, which its classifier reads as h: refused unless they are equal."""
+    h, heads = common["hidden"], common["heads"]
+    if _int(config, "attention_head_size", 1, MAX_DIM, default=h // heads) * heads != h:
+        raise ValidationError("attention_head_size", config.get("attention_head_size"),
+                              f"read only as hidden_size / num_attention_heads ({h // heads})")
+    if _int(config, "pooler_hidden_size", 1, MAX_DIM, default=h) != h:
+        raise ValidationError("pooler_hidden_size", config.get("pooler_hidden_size"), f"must be hidden_size ({h})")
+    kinds = config.get("pos_att_type") or []
+    if isinstance(kinds, str):
+        kinds = [x.strip() for x in kinds.lower().split("|")]
+    if not isinstance(kinds, list) or not all(isinstance(x, str) for x in kinds):
+        raise ValidationError("pos_att_type", str(kinds)[:60], 'expected "p2c|c2p" or a list of "c2p", "p2c"')
+    relative = _bool(config, "relative_attention", default=False)
+    buckets = _int(config, "position_buckets", -1, MAX_DIM, default=-1)
+    span = _int(config, "max_relative_positions", -1, MAX_DIM * 10, default=-1)
+    span = buckets if buckets > 0 else span if span >= 1 else common["max_positions"]
+    norms = [x.strip() for x in (_text(config, "norm_rel_ebd") or "none").lower().split("|")]
+    kernel, groups = (_int(config, "conv_kernel_size", 0, 64, default=0), _int(config, "conv_groups", 1, h, default=1))
+    if h % groups:
+        raise ValidationError("conv_groups", groups, f"must divide hidden_size ({h})")
+    shared = _bool(config, "share_att_key", default=False)
+    return {"relative": 2 * span * relative, "relative_norm": "layer_norm" in norms, "conv": (kernel, groups),
+            "position_projections": 0 if shared or not relative else ("c2p" in kinds) + ("p2c" in kinds)}
 
 
 def _qk_post_norm(config: Mapping[str, object]) -> bool:

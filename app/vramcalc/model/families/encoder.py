@@ -9,8 +9,8 @@ import dataclasses
 
 @dataclasses.dataclass(frozen=True)
 class Encoder:
-    family: str  # the config's model_type (bert, xlm-roberta, modernbert, nomic_bert); jina-bert-v2(-qk-post-norm); gte
-    # (GTE's `new` and `gte`)
+    family: str  # the config's model_type (bert, xlm-roberta, modernbert, nomic_bert, roberta, electra, distilbert,
+    # deberta-v2...); jina-bert-v2(-qk-post-norm); gte (GTE's `new` and `gte`)
     type_vocab: int = 0  # BERT's token_type_embeddings rows (type_vocab_size)
     pooler: bool = False  # BertPooler: a dense h -> h with its bias (AutoModel of BERT and XLM-R)
     labels: int = 0  # a reranker's classifier (AutoModelForSequenceClassification): its outputs; 0: an embedder
@@ -19,6 +19,15 @@ class Encoder:
     head_norm: int = 0  # ModernBERT's prediction head LayerNorm: 1 weight, 2 with norm_bias
     rotary_rows: int = 0  # GTE's `new` configs, which transformers runs as the hub's remote code (NewModel): the rows
     # of the cos and sin cache it builds at load (max_position_embeddings × the NTK factor); 0: not that code
+    embedding: int = 0  # ELECTRA's and DeBERTa-v2's embedding_size when it is not the hidden size: the word,
+    # position and token-type tables this wide, then a projection to the hidden size; 0: the hidden size
+    projection_bias: bool = False  # ELECTRA's embeddings_project has a bias and its embeddings' LayerNorm is
+    # `embedding` wide, before it (DeBERTa-v2's embed_proj has none, its LayerNorm after it, the hidden size wide)
+    task_types: int = 0  # ERNIE's task_type_embeddings rows (use_task_id)
+    relative: int = 0  # DeBERTa-v2's rel_embeddings rows (relative_attention: 2 × position_buckets or 2 × the span)
+    relative_norm: bool = False  # ... and its encoder's LayerNorm over them (norm_rel_ebd layer_norm)
+    position_projections: int = 0  # DeBERTa-v2's pos_key_proj and pos_query_proj a layer (without share_att_key)
+    conv: tuple[int, int] = (0, 1)  # DeBERTa-v2's ConvLayer (conv_kernel_size, conv_groups); kernel 0: none
 
 
 def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, flash: bool, pooling: str,
@@ -60,7 +69,7 @@ def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, 
 
 
 def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e: int, eager: bool,
-                  batch: int, seq: int, gated: bool = True) -> int:
+                  batch: int, seq: int, gated: bool = True, relative: int = 0, relative_norm: bool = False) -> int:
     """The peak above the weights of one encoder forward under no_grad over `batch` unpadded sequences of `seq`
     tokens, `e` bytes per value, as transformers 5.23 allocates it (measured: tools/measure_encoders.py).
 
@@ -106,8 +115,17 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     output (9·h) beside the biased scores and their softmax (2·a·s), and the GLU's, up_gate (2·I) held by its views,
     the GELU of the gate and the product (4·I) and down_proj's output beside three norms' outputs and o_proj's (5·h);
     and the whole forward long, cos and sin gathered per token (2·head_dim) and the extended mask (batch × s in e).
-    Its cos/sin cache, built at load, is `rotary_cache_bytes`."""
+    Its cos/sin cache, built at load, is `rotary_cache_bytes`.
+
+    RoBERTa, CamemBERT, Data2VecText, ERNIE, ELECTRA (its narrow embeddings projected first) and DistilBERT keep
+    BERT's tensors (measured: tools/measure_encoders.py). The pre-LN layers keep the norm's output beside attention
+    (h a token more) and have no LayerNorm after the MLP's residual: RobertaPreLayerNorm's MLP moment is BERT's,
+    XLM-R-XL's holds h more too. Megatron-BERT has no SDPA in transformers 5.23 (it runs eager whatever is asked) and
+    is read as BERT's eager layer: measured 33-52 % above it (docs/accuracy.md), approximate. DeBERTa-v2: `_deberta`."""
     tokens = batch * seq
+    if family == "deberta-v2":
+        return _deberta(h, ffn, heads, e, batch, seq, relative, relative_norm)
+    eager = eager or family == "megatron-bert"
     probabilities = heads * seq * e if eager else 0
     if family == "new":
         return tokens * (max(9 * h + 2 * heads * seq, 5 * h + 4 * ffn) + 2 * head_dim) * e + batch * seq * e
@@ -126,6 +144,8 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
         attention = 5 * h * e + 2 * heads * seq * e if eager else 7 * h * e + 4 * heads
         mlp = (3 * h + 2 * ffn) * e + probabilities
         output = (6 * h + ffn + 2) * e + probabilities
+        if family in ("roberta-prelayernorm", "xlm-roberta-xl"):  # pre-LN: the norm's output held beside attention
+            return tokens * max(attention + h * e, mlp + h * e * (family == "xlm-roberta-xl"))
         return tokens * max(attention, mlp, output)
     rotary = 6 * h * e + 14 * h + (4 * h if e != 4 else 0)
     mlp = (5 * h + 4 * ffn) * e + probabilities
@@ -133,6 +153,30 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     scores = 8 * h * e + heads * seq * (e + 8 if e != 4 else 8) if eager else (9 * h + seq) * e + 4 * heads
     mask = batch * seq * seq * (e if eager else 1)
     return tokens * max(rotary, mlp, scores) + mask + 4 * seq * head_dim * e + 8 * seq
+
+
+def _deberta(h: int, ffn: int, heads: int, e: int, batch: int, seq: int, relative: int, norm: bool) -> int:
+    """DeBERTa-v2's forward under transformers 5.23 (modeling_deberta_v2.py), which has no SDPA: eager whatever is
+    asked. Measured to the byte with relative attention, share_att_key, pos_att_type p2c|c2p, position buckets and
+    norm_rel_ebd layer_norm (DeBERTa-v3's and mxbai-rerank's layout; tools/measure_encoders.py). Through a layer after
+    the first: the embeddings' output, the layer's input, q, k, v (5·h a token), the int64 mask (batch × s²), the
+    int64 relative positions (s²), the LayerNorm of the `relative` rows of rel_embeddings it uses (with `norm`) and
+    the int64 token-type ids. Then the largest of: the projections of those rows by query_proj and key_proj, each
+    repeated per sequence (beside the content scores); the disentangled bias, both repeats, two int64 index tables
+    (s² each) and five batch × heads × s² tensors in e (the scores, c2p gathered, their sum, p2c gathered and
+    scaled), or four and p2c's raw product of s × `relative` per head; the MLP (3·h + 2·I a token) and BERT's output
+    moment. Without relative attention (the class's default, no released checkpoint): the scores and the softmax,
+    read, not measured. Its ConvLayer (v2-xlarge) is not counted."""
+    tokens, squares = batch * seq, seq * seq
+    held = 8 * batch * squares + 8 * squares + relative * h * e * norm + 8 * tokens
+    scores = batch * heads * squares * e
+    mlp = tokens * max(3 * h + 2 * ffn, 6 * h + ffn + 2) * e + held
+    if not relative:
+        return max(mlp, 5 * tokens * h * e + held + 2 * scores + 4)
+    rows = relative * h * e
+    project = scores + rows * max(batch + 2, 2 * batch + 1) + 4
+    bias = 16 * squares + 2 * batch * rows + 8 + max(5 * scores + 2 * (e == 2), 4 * scores + scores * relative // seq)
+    return max(mlp, 5 * tokens * h * e + held + max(project, bias))
 
 
 def vllm_forward_bytes(h: int, ffn: int, heads: int, family: str, *, e: int, tokens: int, gated: bool = True) -> int:

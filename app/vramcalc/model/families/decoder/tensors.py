@@ -28,15 +28,16 @@ def model_tensors(spec: ModelSpec) -> tuple[Tensor, ...]:
 def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     """The tensors before the layers (embeddings) and after them (final norm, head)."""
     h = spec.hidden
-    first = [Tensor("token_embd.weight", (spec.vocab, h), Role.EMBEDDING)]
+    wide = spec.encoder.embedding if spec.encoder is not None and spec.encoder.embedding else h  # ELECTRA's tables
+    first = [Tensor("token_embd.weight", (spec.vocab, wide), Role.EMBEDDING)]
     if spec.learned_positions:
-        first.append(Tensor("position_embd.weight", (spec.learned_positions, h), Role.EMBEDDING))
+        first.append(Tensor("position_embd.weight", (spec.learned_positions, wide), Role.EMBEDDING))
     if spec.embed_norm:
         first += _norm("token_embd_norm", h, spec.norm)
     if spec.speech is not None:  # Whisper's audio encoder
         first += encoder_tensors(spec.speech, h)
-    if spec.encoder is not None and spec.encoder.type_vocab:  # BERT's token_type_embeddings
-        first.append(Tensor("token_types.weight", (spec.encoder.type_vocab, h), Role.EMBEDDING))
+    if spec.encoder is not None:
+        first += _encoder_embeddings(spec.encoder, h, wide)
     if spec.per_layer_input:  # Gemma 3n/4's per-layer embeddings: a table, a projection from h, a norm
         packed = spec.layers * spec.per_layer_input
         first += [Tensor("per_layer_token_embd.weight", (spec.per_layer_vocab, packed), Role.EMBEDDING),
@@ -75,6 +76,25 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     if spec.reranker is not None and spec.reranker.rows:  # a decoder reranker's score (vLLM's, llama.cpp's cls.output)
         last.append(Tensor("cls.output.weight", (spec.reranker.rows, h), Role.HEAD))
     return first, last
+
+
+def _encoder_embeddings(encoder: Encoder, h: int, wide: int) -> list[Tensor]:
+    """BERT's token_type_embeddings, ERNIE's task_type_embeddings; ELECTRA's LayerNorm at the embeddings' width and
+    embeddings_project (DeBERTa-v2's embed_proj); DeBERTa-v2's rel_embeddings, their LayerNorm and its ConvLayer."""
+    tensors = [Tensor("token_types.weight", (encoder.type_vocab, wide), Role.EMBEDDING)] if encoder.type_vocab else []
+    if encoder.task_types:
+        tensors.append(Tensor("task_types.weight", (encoder.task_types, wide), Role.EMBEDDING))
+    if encoder.embedding:
+        tensors += _norm("token_embd_norm", wide, Norm.LAYER) if encoder.projection_bias else []
+        tensors += _linear("token_embd_proj", h, wide, Role.ATTENTION, encoder.projection_bias)
+    if encoder.relative:
+        tensors.append(Tensor("rel_embd.weight", (encoder.relative, h), Role.EMBEDDING))
+    tensors += _norm("rel_embd_norm", h, Norm.LAYER) if encoder.relative_norm else []
+    kernel, groups = encoder.conv
+    if kernel:
+        tensors += [Tensor("conv.weight", (h, h // groups, kernel), Role.ATTENTION),
+                    Tensor("conv.bias", (h,), Role.BIAS), *_norm("conv_norm", h, Norm.LAYER)]
+    return tensors
 
 
 def _encoder_head(spec: ModelSpec, encoder: Encoder) -> list[Tensor]:
@@ -128,6 +148,8 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
     if spec.block is Block.GPT2:
         tensors += _linear(p + "attn_qkv", 3 * h, h, Role.ATTENTION, bias=True)
         tensors += _linear(p + "attn_output", h, h, Role.ATTENTION, bias=True)
+        if spec.encoder is not None and spec.encoder.position_projections:  # DeBERTa-v2's pos_key_proj, pos_query_proj
+            tensors += _linear(p + "attn_pos", spec.encoder.position_projections * h, h, Role.ATTENTION, bias=True)
     elif kind is AttentionKind.LINEAR:
         tensors += _linear_attention(spec, p)
     elif kind is AttentionKind.MAMBA:
