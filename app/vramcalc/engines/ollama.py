@@ -67,11 +67,11 @@ OPTIONS = (
     Option(key="num_ctx", default="", group="engine", metavar="N",
            help="Ollama's num_ctx: the context it allocates per sequence (default: by the GPU's memory)",
            parse=optional(lambda t: parse_tokens("num_ctx", t, 1, MAX_POSITIONS)),
-           shown_when={"runtime": ("ollama",), "mode": ("inference",)}),
+           shown_when={"runtime": ("ollama",), "mode": ("inference", "embedding")}),
     Option(key="ollama_version", default="", group="engine", metavar="X.Y.Z",
            help="the Ollama version, whose defaults differ (context, sequences, placement; default: the latest read, "
                 "0.33)", parse=lambda t: parse_ollama_version("ollama_version", t),
-           shown_when={"runtime": ("ollama",), "mode": ("inference",)}),
+           shown_when={"runtime": ("ollama",), "mode": ("inference", "embedding")}),
 )
 
 
