@@ -6,14 +6,21 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from pathlib import Path
 
 import pytest
 
+from vramcalc import estimate
 from vramcalc.analysis.solve import need, scaled_depth
 from vramcalc.cli import main
+from vramcalc.inputs.link import decode, encode
+from vramcalc.inputs.options import DEFAULTS, OPTION
 from vramcalc.inputs.parse import parse_workload
+from vramcalc.render.view import _answer_label
 from vramcalc.sources.gpus import gpu
 from vramcalc.workload import Target
+
+WEIGHTS_DATA = Path(__file__).parent / "data" / "weights"
 
 
 def run(argv: list[str]) -> tuple[int, str, str]:
@@ -45,3 +52,70 @@ def test_fit_answers_a_gemma_4_split_over_gpus_in_a_gguf_type():
                           "q4_k_m", "--gpus", "8", "--gpu", "24gb"])
     assert code == 0, err
     assert json.loads(out)["max_layers"] >= 8
+
+
+# ---------------------------------------------------------------- the command line, the link and the page agree
+
+def cli_bytes(values: dict[str, str]) -> tuple[int, str]:
+    argv = ["--json"]
+    for key, value in values.items():
+        flag = OPTION[key].cli_flags[0]
+        argv += ([flag] if value == "1" else []) if OPTION[key].checkbox else [flag, value]
+    code, out, err = run(argv)
+    assert code == 0, err
+    return json.loads(out)["total_bytes"], err
+
+
+def link_bytes(values: dict[str, str]) -> int:
+    """What the page answers for a link of these values: decoded (hidden keys dropped), then estimated."""
+    return estimate(parse_workload({**DEFAULTS, **decode(encode(values)).values})).total_bytes
+
+
+SETUPS = [
+    # flags the page hides in this mode or engine: the command line said "ignored" and used them anyway
+    ({"model": "qwen3-30b-a3b", "mode": "embedding", "runtime": "llamacpp", "precision": "q4_k_m", "cpu_moe": "1"},
+     "--cpu-moe"),  # 20.0 GB said as 2.4 GB
+    ({"model": "qwen3-30b-a3b", "mode": "embedding", "runtime": "llamacpp", "precision": "q4_k_m",
+      "draft_model": "qwen3-0.6b"}, "--draft-model"),  # a draft model's bytes counted for embeddings
+    ({"model": "gemma-3-4b-it", "runtime": "ollama", "precision": "q4_k_m", "images": "1", "no_mmproj_offload": "1"},
+     "--no-mmproj-offload"),  # an option of llama-server's, not Ollama's
+    ({"model": "llama-3.1-8b", "runtime": "vllm", "kv_precision_k": "q8_0"}, "--kv-precision-k"),
+    # keys the engine reads in embedding mode too (llama-server --embedding -np -ub -ngl, Ollama's num_ctx): shown
+    ({"model": "qwen3-embedding-0.6b", "mode": "embedding", "runtime": "llamacpp", "precision": "q8_0",
+      "parallel": "4", "ubatch": "2048", "gpu_layers": "10"}, None),
+    ({"model": "qwen3-30b-a3b", "mode": "embedding", "runtime": "ollama", "precision": "q4_k_m", "num_ctx": "4096",
+      "parallel": "2"}, None),
+]
+
+
+@pytest.mark.parametrize(("values", "ignored"), SETUPS)
+def test_the_command_line_answers_what_the_link_answers(values, ignored):
+    """Before: a flag the page hides was said on stderr to be ignored, yet it changed the command line's answer,
+    which then differed from the same setup's link (which drops the hidden key) and from the page."""
+    total, err = cli_bytes(values)
+    assert total == link_bytes(values)
+    assert (ignored is not None and ignored in err) == ("ignored" in err), err
+
+
+def test_a_flag_the_engine_reads_in_embedding_mode_changes_the_answer():
+    base = {"model": "qwen3-embedding-0.6b", "mode": "embedding", "runtime": "llamacpp", "precision": "q8_0"}
+    assert cli_bytes({**base, "parallel": "4"})[0] > cli_bytes(base)[0]
+    assert decode(encode({**base, "parallel": "4"})).values["parallel"] == "4"
+
+
+def test_a_gguf_file_in_training_is_refused_naming_the_weights():
+    """Before: the command line chose llama.cpp for the file, then said that --runtime llamacpp (never typed) was
+    ignored, and refused precision 'file' (never typed either)."""
+    code, _, err = run(["--weights", str(WEIGHTS_DATA / "tiny-llama-q4_k_m.gguf"), "--mode", "training"])
+    assert code == 2 and "ignored" not in err and err.startswith("vramcalc: error: weights:"), err
+
+
+@pytest.mark.parametrize("runtime", ["llamacpp", "ollama"])
+def test_the_largest_batch_on_a_gguf_engine_is_named_by_its_field(runtime):
+    """llama.cpp's and Ollama's sequences are --parallel slots, which "the largest batch" varies there; under
+    Ollama the answer was labelled "Largest batch", a field the page hides for it."""
+    workload = parse_workload({"model": "qwen3-8b", "runtime": runtime, "precision": "q4_k_m"})
+    assert _answer_label("max_batch", workload) == "answer.max_parallel"
+    code, out, _ = run(["fit", "--model", "qwen3-8b", "--runtime", runtime, "--precision", "q4_k_m", "--gpu",
+                        "rtx-3060"])
+    assert code == 0 and "most --parallel" in out and "largest batch" not in out

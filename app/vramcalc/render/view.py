@@ -23,6 +23,7 @@ from ..analysis.suggest import changes
 from ..core.choices import Offload
 from ..core.dtypes import Precision
 from ..core.units import GB, MIB
+from ..engines import engine_for
 from ..engines.layouts import resolve_layout
 from ..inputs.options import MAX_BATCH, MAX_SEQ
 from ..memory.components import COMPONENTS, Breakdown
@@ -149,8 +150,8 @@ def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> V
 
 
 def _answer_label(key: str, workload: Workload) -> str:
-    if key == "max_batch" and workload.runtime.value == "llamacpp" and not workload.is_training:
-        return "answer.max_parallel"  # llama.cpp's sequences are --parallel slots
+    if key == "max_batch" and engine_for(workload.runtime).batch_key == "parallel" and not workload.is_training:
+        return "answer.max_parallel"  # llama.cpp's and Ollama's sequences are --parallel slots
     return f"answer.{key}"
 
 
