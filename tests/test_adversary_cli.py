@@ -119,3 +119,43 @@ def test_the_largest_batch_on_a_gguf_engine_is_named_by_its_field(runtime):
     code, out, _ = run(["fit", "--model", "qwen3-8b", "--runtime", runtime, "--precision", "q4_k_m", "--gpu",
                         "rtx-3060"])
     assert code == 0 and "most --parallel" in out and "largest batch" not in out
+
+
+# ---------------------------------------------------------------- reverse answers fed back
+
+
+def fit(*args: str) -> dict:
+    code, out, err = run(["fit", "--json", *args])
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_ollamas_longest_sequence_is_its_num_ctx():
+    """Ollama allocates num_ctx whatever the sequence: its longest sequence was "at least 100,000,000 tokens (the
+    input limit)" for Qwen3 8B on a 12 GB card. Now the largest num_ctx, which fits and one more does not."""
+    plan = ("--model", "qwen3-8b", "--runtime", "ollama", "--precision", "q4_k_m", "--gpu", "rtx-3060")
+    whole = ("--gpu-layers", "37")  # the answers take the model whole on the card (ollama.searched)
+    answer = fit(*plan)["max_seq"]
+    assert 4_096 < answer < 100_000_000
+    assert fit(*plan, *whole, "--num-ctx", str(answer))["fits"]
+    assert not fit(*plan, *whole, "--num-ctx", str(answer + 1))["fits"]
+    workload = parse_workload({"model": "qwen3-8b", "runtime": "ollama", "precision": "q4_k_m"})
+    assert _answer_label("max_seq", workload) == "answer.max_num_ctx"
+    assert "largest --num-ctx" in run(["fit", *plan])[1]
+
+
+def test_an_ollama_encoders_longest_sequence_is_still_the_sequence():
+    """An encoder's embeddings run llama.cpp's --embedding at the sequence, under Ollama too."""
+    answer = fit("--model", "bge-m3", "--mode", "embedding", "--runtime", "ollama", "--precision", "f16",
+                 "--gpu", "rtx-3060", "--seq", "512")["max_seq"]
+    workload = parse_workload({"model": "bge-m3", "mode": "embedding", "runtime": "ollama", "precision": "f16"})
+    assert _answer_label("max_seq", workload) == "answer.max_seq" and answer is not None
+
+
+def test_fit_answers_whisper_on_whisper_cpp_in_a_quantized_type():
+    """The best format compared the weights' bytes through llama-quantize's plan, which refuses Whisper's
+    convolutions (whisper.cpp's files come from whisper-quantize): `fit --model whisper-small --mode speech
+    --runtime llamacpp --precision q8_0` was a traceback."""
+    result = fit("--model", "whisper-small", "--mode", "speech", "--runtime", "llamacpp", "--precision", "q8_0",
+                 "--gpu", "rtx-4060-ti-8gb")
+    assert result["fits"] and result["best_format"] == "f16"

@@ -32,6 +32,7 @@ from .core.errors import ValidationError
 from .core.option import Kind, Option
 from .diffusion.command import diffusion_main
 from .engines import engine_for
+from .engines.ollama import context_key
 from .formats.file_weights import WeightsGiven
 from .formats.headers import Header, Truncated, read_header, read_safetensors_index
 from .inputs.options import (
@@ -460,7 +461,8 @@ def fit_main(argv: Sequence[str]) -> int:
         f"now: {ENGLISH.gib(total_bytes)} in total: {'fits' if result['fits'] else 'does not fit'}",
     ]
     slots = engine_for(workload.runtime).batch_key == "parallel" and not workload.is_training  # llama.cpp, Ollama
-    for key, label in (("max_seq", "longest sequence"), ("max_batch", "most --parallel" if slots else "largest batch"),
+    context = "largest --num-ctx" if context_key(workload) == "num_ctx" else "longest sequence"  # Ollama's context
+    for key, label in (("max_seq", context), ("max_batch", "most --parallel" if slots else "largest batch"),
                        ("min_gpus", "fewest GPUs"), ("max_params", "largest model")):
         value = result[key]  # a count, or None when none fits
         text = ENGLISH.message("answer.gpus_mixed") if key == "min_gpus" and target.cards else "none fits" if not (

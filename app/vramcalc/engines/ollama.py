@@ -92,6 +92,14 @@ def num_ctx(workload: Workload) -> tuple[int, bool]:
     return min(tier, workload.model.max_positions or tier), False
 
 
+def context_key(workload: Workload) -> str:
+    """The Workload field "the longest sequence" varies: Ollama allocates num_ctx whatever the request's length (an
+    encoder's embeddings excepted: llama.cpp's, at the sequence), so a longer sequence costs nothing there."""
+    if workload.runtime is Runtime.OLLAMA and not (workload.embeds and workload.model.encoder is not None):
+        return "num_ctx"
+    return "seq"
+
+
 def fitted(run: Workload, workload: Workload) -> FitPlan | None:
     """llama-server's own fit of Ollama's run (v0.30 on, num_gpu not set, one card), when it moves layers
     or experts off the card and the rest then fits; None when everything stays or nothing fits. The card's

@@ -18,14 +18,15 @@ from ..analysis.capacity import Cell, Placement, table
 from ..analysis.fit import TIGHT_RATIO, GpuFit, fit_all
 from ..analysis.fit import Verdict as FitVerdict
 from ..analysis.ranks import PerGpu, most_loaded, on_gpus
-from ..analysis.solve import Solution, batch_step, solve
+from ..analysis.solve import Solution, batch_step, seq_limit, solve
 from ..analysis.suggest import changes
 from ..core.choices import Offload
 from ..core.dtypes import Precision
 from ..core.units import GB, MIB
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
-from ..inputs.options import MAX_BATCH, MAX_SEQ
+from ..engines.ollama import context_key
+from ..inputs.options import MAX_BATCH
 from ..memory.components import COMPONENTS, Breakdown
 from ..sources.gpus import GpuSpec
 from ..sources.hf_config import MAX_LAYERS
@@ -150,6 +151,8 @@ def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> V
 
 
 def _answer_label(key: str, workload: Workload) -> str:
+    if key == "max_seq" and context_key(workload) == "num_ctx":
+        return "answer.max_num_ctx"  # Ollama's context, whatever the sequence
     if key == "max_batch" and engine_for(workload.runtime).batch_key == "parallel" and not workload.is_training:
         return "answer.max_parallel"  # llama.cpp's and Ollama's sequences are --parallel slots
     return f"answer.{key}"
@@ -258,7 +261,7 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
     seq = solution.max_seq
     if seq is None:
         seq_text = words.message("answer.seq_none")
-    elif seq >= MAX_SEQ:
+    elif seq >= seq_limit(workload):
         seq_text = words.message("answer.seq_capped", value=seq)
     else:
         seq_text = words.message("answer.seq", value=seq)
