@@ -159,3 +159,23 @@ def test_fit_answers_whisper_on_whisper_cpp_in_a_quantized_type():
     result = fit("--model", "whisper-small", "--mode", "speech", "--runtime", "llamacpp", "--precision", "q8_0",
                  "--gpu", "rtx-4060-ti-8gb")
     assert result["fits"] and result["best_format"] == "f16"
+
+
+@pytest.mark.parametrize("plan", [
+    ("--model", "gemma-3-27b-it", "--images", "1", "--seq", "1", "--gpu", "h100-80gb"),
+    ("--model", "qwen2.5-vl-7b-instruct", "--images", "4", "--gpu", "rtx-4090", "--runtime", "vllm"),
+    ("--model", "gemma-3-4b-it", "--mode", "training", "--images", "1", "--lora-rank", "16", "--precision", "nf4",
+     "--gpu", "rx-7900-xtx", "--seq", "131072"),
+])
+def test_the_longest_sequence_with_images_is_the_seq_fields(plan):
+    """The images' tokens join the typed sequence; the longest sequence was the sum, so fed back as --seq it did not
+    fit (Gemma 3 27B with one image on an H100: 40,271, of which 256 the image's)."""
+    answer = fit(*plan)["max_seq"]
+    assert fit(*plan, "--seq", str(answer))["fits"]
+    assert not fit(*plan, "--seq", str(answer + 1))["fits"]
+
+
+def test_images_that_alone_do_not_fit_leave_no_longest_sequence():
+    """Before: "4 tokens", a sequence shorter than its four images' 1,024."""
+    assert fit("--model", "gemma-3-27b-it", "--mode", "training", "--gpu", "mi300x", "--lora-rank", "16", "--images",
+               "4", "--batch", "1000", "--seq", "512")["max_seq"] is None

@@ -24,7 +24,7 @@ from vramcalc.cli import main
 from vramcalc.core.choices import Runtime
 from vramcalc.engines import engine_for
 from vramcalc.engines.ollama import context_key
-from vramcalc.inputs.options import MAX_BATCH
+from vramcalc.inputs.options import MAX_BATCH, shown_values
 from vramcalc.inputs.parse import parse_workload
 
 MODELS = ("llama-3.1-8b", "qwen3-30b-a3b", "gemma-3-27b-it", "qwen3-0.6b", "mistral-7b", "gpt-oss-20b",
@@ -78,9 +78,13 @@ def sample(rng: random.Random) -> dict[str, str]:
         if rng.random() < 0.3:
             flags["--kv-precision"] = rng.choice(("fp8", "q8_0", "q4_0", "int8"))
     if rng.random() < 0.3:
-        flags["--gpus"] = rng.choice(("2", "4", "8"))
-    flags["--batch"] = str(rng.choice((1, 1, 2, 4, 8, 32)))
-    flags["--seq"] = str(rng.choice((512, 2048, 8192, 32768)))
+        flags["--gpus"] = rng.choice(("2", "3", "4", "6", "8", "1024"))
+        if rng.random() < 0.3:
+            flags["--tp"] = rng.choice(("2", "3", "4"))
+    if rng.random() < 0.2:
+        flags["--images"] = rng.choice(("1", "4"))
+    flags["--batch"] = str(rng.choice((1, 1, 2, 4, 8, 32, 1000)))
+    flags["--seq"] = str(rng.choice((1, 512, 2048, 8192, 32768, 131072)))
     return flags
 
 
@@ -92,7 +96,7 @@ def fits(flags: dict[str, str]) -> bool | None:
 
 def check(flags: dict[str, str], result: dict[str, Any]) -> list[str]:
     problems = []
-    workload = parse_workload({flag[2:].replace("-", "_"): value for flag, value in flags.items()})
+    workload = parse_workload(shown_values({flag[2:].replace("-", "_"): value for flag, value in flags.items()}))
     if workload.runtime is Runtime.OLLAMA:  # the answers take the model whole on the card (ollama.searched)
         flags = {**flags, "--gpu-layers": str(workload.model.layers + 1)}
     seq_flag = "--" + context_key(workload).replace("_", "-")  # Ollama: its num_ctx

@@ -138,21 +138,35 @@ def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
                                planned_layers=model.planned_layers or model.layers)
 
 
+def media_tokens(workload: Workload) -> int:
+    """The tokens the request's images and videos add to each sequence (inputs/parse.py counts them in `seq`)."""
+    return workload.image_tokens + workload.video_tokens
+
+
 def seq_limit(workload: Workload) -> int:
-    """The most "the longest sequence" answers: the seq field's bound, or Ollama's num_ctx's (`context_key`)."""
-    return MAX_POSITIONS if context_key(workload) == "num_ctx" else MAX_SEQ
+    """The most "the longest sequence" answers: the seq field's bound less the images' and videos' tokens, or
+    Ollama's num_ctx's (`context_key`)."""
+    return MAX_POSITIONS if context_key(workload) == "num_ctx" else MAX_SEQ - media_tokens(workload)
+
+
+def seq_now(workload: Workload) -> int:
+    """The value "the longest sequence" is set beside: the seq field's (without the images' and videos' tokens),
+    or Ollama's num_ctx."""
+    return num_ctx(workload)[0] if context_key(workload) == "num_ctx" else workload.seq - media_tokens(workload)
 
 
 def max_seq(workload: Workload, target: Target) -> int | None:
-    """The longest sequence; GRPO's, RLOO's and PPO's hold the completion and at least one prompt token. Under
-    Ollama the largest num_ctx, the context it allocates whatever the sequence."""
+    """The longest sequence, as the seq field takes it: the request's images and videos join it (their tokens
+    added); GRPO's, RLOO's and PPO's hold the completion and at least one prompt token. Under Ollama the largest
+    num_ctx, the context it allocates whatever the sequence."""
     if context_key(workload) == "num_ctx":
         return last_within(lambda n: need(workload.but(num_ctx=n), target), target.gpu.usable_bytes,
                            1, MAX_POSITIONS, num_ctx(workload)[0])
     generates = workload.objective in GENERATING or workload.objective is Objective.PPO
     shortest = workload.completion_tokens + 1 if generates else 1
-    return last_within(lambda s: need(workload.but(seq=s), target), target.gpu.usable_bytes,
-                       shortest, MAX_SEQ, workload.seq)
+    media = media_tokens(workload)
+    return last_within(lambda s: need(workload.but(seq=s + media), target), target.gpu.usable_bytes,
+                       shortest, MAX_SEQ - media, max(shortest, workload.seq - media))
 
 
 def batch_step(workload: Workload) -> int:

@@ -18,7 +18,7 @@ from ..analysis.capacity import Cell, Placement, table
 from ..analysis.fit import TIGHT_RATIO, GpuFit, fit_all
 from ..analysis.fit import Verdict as FitVerdict
 from ..analysis.ranks import PerGpu, most_loaded, on_gpus
-from ..analysis.solve import Solution, batch_step, seq_limit, solve
+from ..analysis.solve import Solution, batch_step, media_tokens, seq_limit, solve
 from ..analysis.suggest import changes
 from ..core.choices import Offload
 from ..core.dtypes import Precision
@@ -265,7 +265,8 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
         seq_text = words.message("answer.seq_capped", value=seq)
     else:
         seq_text = words.message("answer.seq", value=seq)
-        if model.max_positions and seq > model.max_positions:
+        media = 0 if context_key(workload) == "num_ctx" else media_tokens(workload)  # num_ctx holds them
+        if model.max_positions and seq + media > model.max_positions:
             seq_text += words.message("answer.seq_beyond_context", context=model.max_positions)
     batch = solution.max_batch
     if batch is None:
