@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import struct
 from pathlib import Path
 
 import pytest
@@ -179,3 +180,29 @@ def test_images_that_alone_do_not_fit_leave_no_longest_sequence():
     """Before: "4 tokens", a sequence shorter than its four images' 1,024."""
     assert fit("--model", "gemma-3-27b-it", "--mode", "training", "--gpu", "mi300x", "--lora-rank", "16", "--images",
                "4", "--batch", "1000", "--seq", "512")["max_seq"] is None
+
+
+# ---------------------------------------------------------------- weight files
+
+
+def _safetensors(path: Path, header: bytes) -> Path:
+    path.write_bytes(struct.pack("<Q", len(header)) + header)
+    return path
+
+
+@pytest.mark.parametrize("make", ["deep-header", "deep-index", "index-metadata-list", "no-tensors"])
+def test_odd_weight_files_are_refused_in_words(make, tmp_path):
+    """Before: a RecursionError for a header or an index nested 100,000 deep (on the page the interpreter's
+    stack), an AttributeError for an index whose metadata is a list, and a file of metadata alone answered
+    with no weights at all (approximate)."""
+    if make == "deep-header":
+        path = _safetensors(tmp_path / "model.safetensors", b'{"a":' * 100_000 + b"1" + b"}" * 100_000)
+    elif make == "no-tensors":
+        path = _safetensors(tmp_path / "model.safetensors", b'{"__metadata__":{"format":"pt"}}')
+    else:
+        path = tmp_path
+        index = ('{"weight_map":' + "[" * 100_000 + "]" * 100_000 + "}" if make == "deep-index"
+                 else '{"metadata":[1],"weight_map":{"a":"model.safetensors"}}')
+        (path / "model.safetensors.index.json").write_text(index)
+    code, _, err = run(["--model", "qwen3-0.6b", "--weights", str(path)])
+    assert code == 2 and err.startswith("vramcalc: error: weights:"), err
