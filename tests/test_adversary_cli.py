@@ -14,11 +14,13 @@ import pytest
 from vramcalc import estimate
 from vramcalc.analysis.solve import need, scaled_depth
 from vramcalc.cli import main
+from vramcalc.core.errors import ValidationError
 from vramcalc.inputs.link import decode, encode
 from vramcalc.inputs.options import DEFAULTS, OPTION
 from vramcalc.inputs.parse import parse_workload
 from vramcalc.render.view import _answer_label
 from vramcalc.sources.gpus import gpu
+from vramcalc.sources.presets import load_presets
 from vramcalc.workload import Target
 
 WEIGHTS_DATA = Path(__file__).parent / "data" / "weights"
@@ -206,3 +208,19 @@ def test_odd_weight_files_are_refused_in_words(make, tmp_path):
         (path / "model.safetensors.index.json").write_text(index)
     code, _, err = run(["--model", "qwen3-0.6b", "--weights", str(path)])
     assert code == 2 and err.startswith("vramcalc: error: weights:"), err
+
+
+# ---------------------------------------------------------------- config.json's nested parts
+
+
+@pytest.mark.parametrize(("slug", "vision", "runtime"), [
+    ("llava-1.5-7b-hf", {"patch_size": 1_000_000}, "vllm"),  # vLLM's dummy image: tokens 0, a ZeroDivisionError
+    ("llava-v1.6-mistral-7b-hf", {"image_size": 1}, "llamacpp"),  # LLaVA-NeXT's grid of 0 patches a side
+    ("gemma-3-4b-it", {"patch_size": 1000}, "transformers"),
+])
+def test_a_patch_larger_than_the_image_is_refused_naming_it(slug, vision, runtime):
+    config = json.loads(json.dumps(load_presets()[slug].config))
+    config["vision_config"] = {**config.get("vision_config", {}), **vision}
+    with pytest.raises(ValidationError) as refused:
+        estimate(parse_workload({**DEFAULTS, "model": "config", "runtime": runtime, "images": "1"}, config=config))
+    assert refused.value.field == "vision_config.patch_size"
