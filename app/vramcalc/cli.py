@@ -413,10 +413,11 @@ def fit_main(argv: Sequence[str]) -> int:
         workload = parse_workload(values, config=config, weights=weights)
         target = parse_target({"gpu": args.gpu, "gpus": args.gpus, "wired_limit_mb": args.wired_limit_mb,
                                "macos": args.macos})
+        breakdown = estimate(workload)
+        per_gpu(breakdown, target.count)  # a layout these GPUs cannot run is refused, as the breakdown refuses it
     except ValidationError as error:
         return _usage_error(error)
     solution = solve(workload, target)
-    breakdown = estimate(workload)
     total_bytes = breakdown.total_bytes
     try:
         machine = parse_machine(values)
