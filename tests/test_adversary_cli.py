@@ -258,3 +258,16 @@ def test_whisper_on_a_large_card_is_answered_within_the_bound():
     assert fit("--model", "whisper-large-v3", "--runtime", "llamacpp", "--mode", "speech", "--gpu",
                "1024gb")["max_layers"] == 10_000
     assert time.process_time() - start < 0.3
+
+
+# ---------------------------------------------------------------- the link
+
+
+def test_a_link_of_two_cards_alike_keeps_both():
+    """A card list was matched as one name: gpu=rtx-3090,rtx-3090 (the command line's two cards, TP 2) opened as
+    one RTX 3090. Each card is matched on its own ("rtx 3090, 4090" opens as rtx-3090,rtx-4090)."""
+    assert decode("gpu=rtx-3090,rtx-3090").values["gpu"] == "rtx-3090,rtx-3090"
+    values = decode("gpu=rtx-3090,rtx-3090").values
+    assert parse_workload({**DEFAULTS, **values}).devices == 2
+    assert decode("gpu=rtx 3090, 4090&runtime=llamacpp&precision=q4_k_m").values["gpu"] == "rtx-3090,rtx-4090"
+    assert decode("gpu=rtx4090").values["gpu"] == "rtx-4090"
