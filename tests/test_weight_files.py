@@ -186,7 +186,8 @@ def test_a_folder_of_several_gguf_files_asks_which(tmp_path):
 @pytest.mark.parametrize(("args", "words"), [
     (("--weights", str(DATA / "tiny-qwen3.safetensors")), "does not say its architecture"),
     (("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"), "--precision", "q8_0"), "leave precision out"),
-    (("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"), "--mode", "training"), "training runs with"),
+    (("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"), "--mode", "training"),
+     "GGUF files are for llama.cpp inference"),
     (("--weights", str(DATA / "no-such-file.gguf")), "cannot read the file"),
 ])
 def test_what_a_weight_file_cannot_answer_gets_words(args, words):

@@ -27,9 +27,12 @@ from .analysis.fit import GpuFit, fit_all
 from .analysis.ranks import DeviceLoad, PerGpu, most_loaded, on_gpus, per_gpu
 from .analysis.solve import fits, solve
 from .analysis.speed_answers import evaluate_speed
+from .core.choices import Mode
 from .core.errors import ValidationError
 from .core.option import Kind, Option
 from .diffusion.command import diffusion_main
+from .engines import engine_for
+from .engines.ollama import context_key
 from .formats.file_weights import WeightsGiven
 from .formats.headers import Header, Truncated, read_header, read_safetensors_index
 from .inputs.options import (
@@ -167,7 +170,8 @@ def _values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, object]
         else:
             raise ValidationError("weights", args.weights, "a safetensors checkpoint does not say its architecture: "
                                                             "give its config.json (--config) or a --model")
-    if weights is not None and weights.kind == "gguf" and args.runtime == OPTION["runtime"].default:
+    if weights is not None and weights.kind == "gguf" and args.runtime == OPTION["runtime"].default and (
+            args.mode != Mode.TRAINING.value):  # training has no engine to choose: its check names the GGUF file
         args.runtime = "llamacpp"  # what runs a GGUF file (the default engine cannot), unless Ollama is asked
     values, config = _model_values(args)
     return values, config, weights
@@ -183,7 +187,7 @@ def _hub_values(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, obj
     repo = hub.load(args.hf, endpoint=args.hf_endpoint, file=args.hf_file)
     if repo.config_text is None:
         args.model = WEIGHTS
-        if args.runtime == OPTION["runtime"].default:
+        if args.runtime == OPTION["runtime"].default and args.mode != Mode.TRAINING.value:
             args.runtime = "llamacpp"  # what runs a GGUF file, as with --weights
     values, _ = _model_values(args)
     if repo.config_text is None:
@@ -289,11 +293,11 @@ def breakdown_main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
         values, config, weights = _values(args)
+        values = _without_ignored(values)
         breakdown = estimate(parse_workload(values, config=config, weights=weights))
         machine = parse_machine(values)
     except ValidationError as error:
         return _usage_error(error)
-    _note_ignored(values)
     try:
         gpus = parse_target({"gpu": args.gpu, "gpus": args.gpus}).count
         rank = per_gpu(breakdown, gpus)
@@ -405,14 +409,15 @@ def fit_main(argv: Sequence[str]) -> int:
     args = build_parser(target=True).parse_args(argv)
     try:
         values, config, weights = _values(args)
+        values = _without_ignored(values)
         workload = parse_workload(values, config=config, weights=weights)
         target = parse_target({"gpu": args.gpu, "gpus": args.gpus, "wired_limit_mb": args.wired_limit_mb,
                                "macos": args.macos})
+        breakdown = estimate(workload)
+        per_gpu(breakdown, target.count)  # a layout these GPUs cannot run is refused, as the breakdown refuses it
     except ValidationError as error:
         return _usage_error(error)
-    _note_ignored(values)
     solution = solve(workload, target)
-    breakdown = estimate(workload)
     total_bytes = breakdown.total_bytes
     try:
         machine = parse_machine(values)
@@ -456,8 +461,10 @@ def fit_main(argv: Sequence[str]) -> int:
            else ""),
         f"now: {ENGLISH.gib(total_bytes)} in total: {'fits' if result['fits'] else 'does not fit'}",
     ]
-    for key, label in (("max_seq", "longest sequence"), ("max_batch", "largest batch"), ("min_gpus", "fewest GPUs"),
-                       ("max_params", "largest model")):
+    slots = engine_for(workload.runtime).batch_key == "parallel" and not workload.is_training  # llama.cpp, Ollama
+    context = "largest --num-ctx" if context_key(workload) == "num_ctx" else "longest sequence"  # Ollama's context
+    for key, label in (("max_seq", context), ("max_batch", "most --parallel" if slots else "largest batch"),
+                       ("min_gpus", "fewest GPUs"), ("max_params", "largest model")):
         value = result[key]  # a count, or None when none fits
         text = ENGLISH.message("answer.gpus_mixed") if key == "min_gpus" and target.cards else "none fits" if not (
             isinstance(value, int)) else (
@@ -530,16 +537,22 @@ def capacity_json(headroom: float, rows: Sequence[capacity.Row], *, user: bool) 
     }
 
 
-def _note_ignored(values: Mapping[str, str]) -> None:
-    """Say on stderr which flags were given but do not apply (a training setting in inference, another engine's
-    option): the answer is the one without them, as the page's, which hides such fields, is."""
+# read in every mode, though the page shows it among the training settings only (flash there in inference)
+BEYOND_THE_PAGE = ("attention",)
+
+
+def _without_ignored(values: Mapping[str, str]) -> dict[str, str]:
+    """The values without the flags that do not apply (a training setting in inference, another engine's option),
+    each said on stderr: the answer is the one without them, as the page's, which hides such fields, and a
+    link's, which drops them, are (but for BEYOND_THE_PAGE)."""
     given = {key: value for key, value in values.items() if value not in ("", DEFAULTS.get(key))}
-    shown = shown_values(given)
+    shown = {**shown_values(given), **{key: given[key] for key in BEYOND_THE_PAGE if key in given}}
     ignored = [f"{OPTION[key].cli_flags[0]} {value}" if not OPTION[key].checkbox else OPTION[key].cli_flags[0]
                for key, value in given.items() if key in OPTION and shown[key] != value]
     if ignored:
         print(f"vramcalc: note: ignored, as it does not apply to this mode, engine, model or GPU count: "
               f"{', '.join(ignored)}", file=sys.stderr)
+    return {**shown_values(values), **{key: values[key] for key in BEYOND_THE_PAGE if key in values}}
 
 
 def _usage_error(error: ValidationError) -> int:

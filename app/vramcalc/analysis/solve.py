@@ -20,7 +20,7 @@ from ..core.choices import GENERATING, Objective, Runtime
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
-from ..engines.ollama import searched
+from ..engines.ollama import context_key, num_ctx, searched
 from ..formats.weights import NATIVE
 from ..inputs.options import MAX_BATCH, MAX_IMAGES, MAX_PX, MAX_SEQ, parse_precision
 from ..inputs.parse import as_run, check_consistency
@@ -28,7 +28,7 @@ from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.vision import image_tokens, llamacpp_image_tokens, video_tokens
 from ..model.table import param_count
-from ..sources.hf_config import MAX_LAYERS
+from ..sources.hf_config import MAX_LAYERS, MAX_POSITIONS
 from ..training.grpo import steps_per_generation
 from ..workload import Target, Workload
 from .evaluate import estimate
@@ -139,12 +139,35 @@ def scaled_depth(model: ModelSpec, layers: int) -> ModelSpec:
                                planned_layers=model.planned_layers or model.layers)
 
 
+def media_tokens(workload: Workload) -> int:
+    """The tokens the request's images and videos add to each sequence (inputs/parse.py counts them in `seq`)."""
+    return workload.image_tokens + workload.video_tokens
+
+
+def seq_limit(workload: Workload) -> int:
+    """The most "the longest sequence" answers: the seq field's bound less the images' and videos' tokens, or
+    Ollama's num_ctx's (`context_key`)."""
+    return MAX_POSITIONS if context_key(workload) == "num_ctx" else MAX_SEQ - media_tokens(workload)
+
+
+def seq_now(workload: Workload) -> int:
+    """The value "the longest sequence" is set beside: the seq field's (without the images' and videos' tokens),
+    or Ollama's num_ctx."""
+    return num_ctx(workload)[0] if context_key(workload) == "num_ctx" else workload.seq - media_tokens(workload)
+
+
 def max_seq(workload: Workload, target: Target) -> int | None:
-    """The longest sequence; GRPO's, RLOO's and PPO's hold the completion and at least one prompt token."""
+    """The longest sequence, as the seq field takes it: the request's images and videos join it (their tokens
+    added); GRPO's, RLOO's and PPO's hold the completion and at least one prompt token. Under Ollama the largest
+    num_ctx, the context it allocates whatever the sequence."""
+    if context_key(workload) == "num_ctx":
+        return last_within(lambda n: need(workload.but(num_ctx=n), target), target.gpu.usable_bytes,
+                           1, MAX_POSITIONS, num_ctx(workload)[0])
     generates = workload.objective in GENERATING or workload.objective is Objective.PPO
     shortest = workload.completion_tokens + 1 if generates else 1
-    return last_within(lambda s: need(workload.but(seq=s), target), target.gpu.usable_bytes,
-                       shortest, MAX_SEQ, workload.seq)
+    media = media_tokens(workload)
+    return last_within(lambda s: need(workload.but(seq=s + media), target), target.gpu.usable_bytes,
+                       shortest, MAX_SEQ - media, max(shortest, workload.seq - media))
 
 
 def batch_step(workload: Workload) -> int:
@@ -244,16 +267,24 @@ def weight_ladder(workload: Workload) -> list[str]:
     return [own.value, *(name for _, name in sorted(smaller, key=lambda item: -item[0]))]
 
 
+def _weights_size(workload: Workload) -> int:
+    """The weights' bytes in the workload's format: whisper.cpp's own types for a speech model on llama.cpp (its
+    files come from whisper-quantize, not llama-quantize, whose plan refuses Whisper's convolutions)."""
+    if workload.transcribes and workload.runtime is Runtime.LLAMACPP:
+        return estimate(workload).bytes_of("weights")
+    return weights_bytes(workload).bytes
+
+
 def best_format(workload: Workload, target: Target) -> str | None:
     """The weight format with the most bits, among those this engine runs and the workload can take
     (training: fp32, fp16 or bf16, or nf4 under LoRA), at which the workload fits; the current format
     when it fits and none of those with more bits does (it may be none of the ladder's: fp32, nf4-dq)."""
-    current = weights_bytes(workload).bytes if fits(workload, target) else None
+    current = _weights_size(workload) if fits(workload, target) else None
     for name in weight_ladder(workload):
         try:
             candidate = workload.but(precision=as_run(workload, parse_precision(name)))  # as loaded
             check_consistency(candidate)  # a format this model or mode cannot take (QLoRA's without LoRA)
-            if current is not None and weights_bytes(candidate).bytes < current:
+            if current is not None and _weights_size(candidate) < current:
                 return workload.precision.value  # what remains has fewer bits than the current format
             if fits(candidate, target):
                 return name

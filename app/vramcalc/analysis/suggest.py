@@ -12,7 +12,7 @@ from ..engines.layouts import resolve_layout
 from ..inputs.options import parse_precision
 from ..inputs.parse import as_run, check_consistency
 from ..workload import Target, Workload
-from .solve import Solution, fits, largest_image, max_images
+from .solve import Solution, fits, largest_image, max_images, seq_now
 
 
 def changes(workload: Workload, target: Target, solution: Solution) -> tuple[Phrase, ...]:
@@ -21,7 +21,7 @@ def changes(workload: Workload, target: Target, solution: Solution) -> tuple[Phr
     changes = []
     if solution.best_kv_format and solution.best_kv_format != workload.effective_kv_precision.value:
         changes.append(phrase("change.kv", format=solution.best_kv_format))
-    if solution.max_seq and solution.max_seq < workload.seq:
+    if solution.max_seq and solution.max_seq < seq_now(workload):
         changes.append(phrase("change.seq", value=solution.max_seq))
     if solution.max_batch and solution.max_batch < workload.batch:
         changes.append(phrase("change.batch", value=solution.max_batch))

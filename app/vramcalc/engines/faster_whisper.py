@@ -20,8 +20,8 @@ from ..formats.weights import WeightFormat
 from ..memory.components import Component, given_overhead, no_component
 from ..memory.states import gradients_bytes, master_weights_bytes, optimizer_state_bytes
 from ..model.families.decoder.spec import ModelSpec
-from ..model.families.decoder.tensors import model_tensors
 from ..model.families.speech import windows
+from ..model.table import counted_tensors
 from ..parallel.layout import Layout
 from ..sources.gpus import GpuKind
 from ..workload import Workload
@@ -55,9 +55,9 @@ def ct2_weights_bytes(model: ModelSpec, precision: Precision) -> int:
     beta) and biases in the float type."""
     e = 4 if precision is Precision.FP32 else 2
     total = 0
-    for tensor in model_tensors(model):
+    for tensor, count in counted_tensors(model):  # one layer of each kind: the solvers ask this of deep models
         quantized = precision is Precision.INT8 and len(tensor.shape) == 2 and "position_embd" not in tensor.name
-        total += tensor.numel + 4 * tensor.shape[0] if quantized else tensor.numel * e
+        total += (tensor.numel + 4 * tensor.shape[0] if quantized else tensor.numel * e) * count
     return total
 
 

@@ -722,6 +722,8 @@ class LlamaCppFacts:
 
 _SHOWN = {"runtime": ("llamacpp",), "mode": ("inference",)}
 _GGUF_SHOWN = {"runtime": ("llamacpp", "ollama"), "mode": ("inference",)}
+# what llama-server --embedding (and Ollama's embed) read too: its layers on the GPU, slots and micro-batch
+_GGUF_EMBEDS = {"runtime": ("llamacpp", "ollama"), "mode": ("inference", "embedding")}
 _DRAFT: When = {**_SHOWN, "draft_model": Not(("",))}  # Ollama's num_gpu, num_batch, parallel
 OPTIONS = (
     Option(key="n_cpu_moe", default="0", group="engine", metavar="N",
@@ -740,17 +742,17 @@ OPTIONS = (
            shown_when={**_GGUF_SHOWN, "runtime": ("llamacpp",)}),
     Option(key="gpu_layers", default="", group="engine", metavar="N",
            help="llama.cpp: layers on the GPU, the output layer first (default all)",
-           parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_GGUF_SHOWN),
+           parse=optional(lambda t: parse_int("gpu_layers", t, 0, MAX_LAYERS + 1)), shown_when=_GGUF_EMBEDS),
     Option(key="llamacpp_program", default=LlamaCppProgram.SERVER.value, group="engine", kind=Kind.CHOICE,
            choices=values_of(LlamaCppProgram),
            help="llama.cpp program: llama-server reserves logits for one row per slot; llama-completion "
                 "(and llama-bench, llama-cpp-python) for the whole micro-batch",
            parse=lambda t: parse_choice("llamacpp_program", t, LlamaCppProgram), shown_when=_SHOWN),
     Option(key="ubatch", default=str(DEFAULT_UBATCH), group="engine", metavar="N", help="llama.cpp micro-batch (512)",
-           parse=lambda t: parse_tokens("ubatch", t, 1, 65536), shown_when=_GGUF_SHOWN),
+           parse=lambda t: parse_tokens("ubatch", t, 1, 65536), shown_when=_GGUF_EMBEDS),
     Option(key="parallel", default="1", group="engine", metavar="N",
            help="llama.cpp: sequences, each with its own context (1)",
-           parse=lambda t: parse_int("parallel", t, 1, MAX_PARALLEL), shown_when=_GGUF_SHOWN),
+           parse=lambda t: parse_int("parallel", t, 1, MAX_PARALLEL), shown_when=_GGUF_EMBEDS),
     Option(key="no_mmproj_offload", default="0", group="engine", kind=Kind.FLAG,
            help="llama.cpp --no-mmproj-offload: a multimodal model's projector (mmproj) in system RAM",
            parse=lambda t: parse_flag("no_mmproj_offload", t), shown_when=_SHOWN),

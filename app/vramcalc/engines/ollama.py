@@ -67,11 +67,11 @@ OPTIONS = (
     Option(key="num_ctx", default="", group="engine", metavar="N",
            help="Ollama's num_ctx: the context it allocates per sequence (default: by the GPU's memory)",
            parse=optional(lambda t: parse_tokens("num_ctx", t, 1, MAX_POSITIONS)),
-           shown_when={"runtime": ("ollama",), "mode": ("inference",)}),
+           shown_when={"runtime": ("ollama",), "mode": ("inference", "embedding")}),
     Option(key="ollama_version", default="", group="engine", metavar="X.Y.Z",
            help="the Ollama version, whose defaults differ (context, sequences, placement; default: the latest read, "
                 "0.33)", parse=lambda t: parse_ollama_version("ollama_version", t),
-           shown_when={"runtime": ("ollama",), "mode": ("inference",)}),
+           shown_when={"runtime": ("ollama",), "mode": ("inference", "embedding")}),
 )
 
 
@@ -90,6 +90,14 @@ def num_ctx(workload: Workload) -> tuple[int, bool]:
     else:
         tier = 4_096 if version >= CTX_4096 else 2_048
     return min(tier, workload.model.max_positions or tier), False
+
+
+def context_key(workload: Workload) -> str:
+    """The Workload field "the longest sequence" varies: Ollama allocates num_ctx whatever the request's length (an
+    encoder's embeddings excepted: llama.cpp's, at the sequence), so a longer sequence costs nothing there."""
+    if workload.runtime is Runtime.OLLAMA and not (workload.embeds and workload.model.encoder is not None):
+        return "num_ctx"
+    return "seq"
 
 
 def fitted(run: Workload, workload: Workload) -> FitPlan | None:

@@ -70,6 +70,8 @@ class FileWeights:
 def file_weights(name: str, headers: Sequence[Header], spec: ModelSpec) -> FileWeights:
     """The tensors of `headers` (one file, or a model's shards) laid onto `spec`'s layers."""
     tensors = [t for header in headers for t in header.tensors]
+    if not tensors:  # metadata alone: its weights would be counted as none at all
+        raise ValidationError("weights", name, "the file holds no tensors")
     kind = headers[0].kind if headers else "safetensors"
     layers = [[0, 0] for _ in range(spec.layers)]
     embedding = rest = apart = 0

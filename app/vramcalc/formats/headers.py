@@ -16,8 +16,10 @@ ValidationError naming the field "weights".
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
+import re
 import struct
 from collections.abc import Mapping
 
@@ -34,6 +36,7 @@ MAX_DIMS = 8
 MAX_TENSOR_BYTES = 2**44  # 16 TiB: the largest real tensors (merged experts) take a few GB
 MAX_NAME = 4096
 FIELD = "weights"
+MAX_JSON_DEPTH = 32  # nesting of a header's or an index's arrays and objects; real ones have 3
 
 # GGML_TYPE_* numbers (ggml/include/ggml.h) -> the names of ggml_types.GGML_TYPES; those it lacks added here
 GGML_TYPE_IDS: dict[int, str] = {
@@ -230,6 +233,18 @@ def _bounded(name: str, nbytes: int) -> int:
 # ---------------------------------------------------------------- safetensors
 
 
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _json(text: str, what: str) -> object:
+    """JSON text checked for nesting before it is parsed (a deep one exhausts the parser's stack: a RecursionError,
+    or the page's interpreter dies of it)."""
+    depth = itertools.accumulate((c in "[{") - (c in "]}") for c in re.sub(r"[^\[\]{}]", "", _STRINGS.sub("", text)))
+    if max(depth, default=0) > MAX_JSON_DEPTH:
+        raise ValidationError(FIELD, what, f"nested more than {MAX_JSON_DEPTH} levels deep: not a real one")
+    return json.loads(text)
+
+
 def read_safetensors(data: bytes) -> Header:
     if len(data) < 8:
         raise Truncated(8)
@@ -239,7 +254,9 @@ def read_safetensors(data: bytes) -> Header:
     if len(data) < 8 + length:
         raise Truncated(8 + length)
     try:
-        parsed = json.loads(data[8:8 + length].decode("utf-8"))
+        parsed = _json(data[8:8 + length].decode("utf-8"), "the header")
+    except ValidationError:
+        raise
     except (UnicodeDecodeError, ValueError):
         raise ValidationError(FIELD, "the header", "not a safetensors file: its header is not JSON") from None
     if not isinstance(parsed, dict):
@@ -278,10 +295,13 @@ def _safetensor(name: str, info: object) -> FileTensor:
 def read_safetensors_index(text: str) -> tuple[int, Mapping[str, str]]:
     """`model.safetensors.index.json`: (metadata.total_size, tensor name -> shard file)."""
     try:
-        parsed = json.loads(text)
+        parsed = _json(text, "model.safetensors.index.json")
+    except ValidationError:
+        raise
     except ValueError:
         raise ValidationError(FIELD, "model.safetensors.index.json", "not JSON") from None
-    total = parsed.get("metadata", {}).get("total_size") if isinstance(parsed, dict) else None
+    metadata = parsed.get("metadata") if isinstance(parsed, dict) else None
+    total = metadata.get("total_size") if isinstance(metadata, dict) else None
     weight_map = parsed.get("weight_map") if isinstance(parsed, dict) else None
     if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
         raise ValidationError(FIELD, "model.safetensors.index.json", "expected a weight_map of tensor -> file")

@@ -244,7 +244,9 @@ def _stack(spec: ModelSpec, fmt: WeightFormat | None, group_size: int, nominal_b
             for key, sizes in real.layers:
                 count, totals = sums.get(key, (0, [0] * len(sizes)))
                 sums[key] = (count + 1, [a + b for a, b in zip(totals, sizes, strict=True)])
-            average = {key: tuple(total / count for total in totals) for key, (count, totals) in sums.items()}
+            present = set(spec.layer_keys)  # a shallower variant may lack some of the real model's groups
+            average = {key: tuple(total / count for total in totals) for key, (count, totals) in sums.items()
+                       if key in present}
             return LayerBytes(outside=real.outside, keys=spec.layer_keys, by_group=average)
         outside, layers = _gguf_layers(spec, fmt.name)
         return LayerBytes(outside=tuple((t, size) for t, _, size in outside), keys=spec.layer_keys,

@@ -10,7 +10,6 @@ the keys they carry.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
@@ -75,9 +74,8 @@ def decode(query: str) -> Decoded:
         notices.append(phrase("link.pipeline_config"))
         del values["pipeline"]
     values = _with_plus(values)
-    if "gpu" in values:  # a card named as people type it ("rtx4090", "4090") opens as its slug
-        with contextlib.suppress(ValidationError):  # a card's memory ("24gb"), or refused below with the reason
-            values["gpu"] = named(values["gpu"])
+    if "gpu" in values:  # a card named as people type it ("rtx4090", "4090") opens as its slug; each of a list
+        values["gpu"] = ",".join(_slug(card) for card in values["gpu"].split(","))  # (two alike: not one card)
     shown = shown_values(values)  # a key the page would hide (tp with one GPU) opens as its default
     # the layout's keys are said (they made the page refuse one GPU); others a hidden field holds never counted
     hidden = sorted(key for key in LAYOUT_KEYS if key in values and shown[key] != values[key])
@@ -100,6 +98,14 @@ def decode(query: str) -> Decoded:
         notices.append(phrase("link.repeated", keys=", ".join(sorted(set(repeated)))))
     values = {key: value for key, value in values.items() if value != DEFAULTS[key]}
     return Decoded(values=values, notices=tuple(notices))
+
+
+def _slug(card: str) -> str:
+    """A card's slug, or the text as typed: a card's memory ("24gb"), or refused below with the reason."""
+    try:
+        return named(card.strip(" \t")) if "," not in card else card
+    except ValidationError:
+        return card
 
 
 def _with_plus(values: dict[str, str]) -> dict[str, str]:

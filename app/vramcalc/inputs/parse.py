@@ -530,8 +530,10 @@ def check_consistency(workload: Workload) -> None:
     if isinstance(fmt, WeightFormat):
         check_format(workload.model, fmt, workload.group_size)
     if workload.is_training and isinstance(fmt, WeightFormat) and fmt.kind == "gguf":
-        raise ValidationError("precision", fmt.name, "GGUF files are for llama.cpp inference; training needs fp32, "
-                                                     "fp16 or bf16 weights, or nf4/nf4-dq under LoRA (QLoRA)")
+        given = fmt.file is not None  # the user's weight file (--weights): "file" is no precision they typed
+        raise ValidationError("weights" if given else "precision", "a GGUF file" if given else fmt.name,
+                              "GGUF files are for llama.cpp inference; training needs fp32, fp16 or bf16 weights, "
+                              "or nf4/nf4-dq under LoRA (QLoRA)")
     if workload.is_training:
         _check_training(workload)
     elif workload.fused_ce:

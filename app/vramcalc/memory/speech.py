@@ -10,8 +10,8 @@ from ..core.phrase import phrase
 from ..core.units import format_binary
 from ..formats.ggml_types import GGML_TYPES
 from ..formats.weights import WeightFormat
-from ..model.families.decoder.tensors import model_tensors
 from ..model.families.speech import MEL_FRAMES, transformers_peaks, whisper_cpp_buffers, whisper_cpp_caches, windows
+from ..model.table import counted_tensors
 from ..workload import Workload
 from .components import Component, no_component, overhead_bytes
 from .states import gradients_bytes, master_weights_bytes, optimizer_state_bytes, weights_bytes
@@ -73,7 +73,7 @@ def whisper_cpp_components(workload: Workload, overhead: Component) -> tuple[Com
         values, nbytes = GGML_TYPES[kind]
         return -(-numel // values) * nbytes
 
-    weights = sum(size(t.name, t.shape, t.numel) for t in model_tensors(model))
+    weights = sum(size(t.name, t.shape, t.numel) * count for t, count in counted_tensors(model))  # a layer a kind
     text_ctx = model.max_positions or model.learned_positions
     kv_self, kv_cross, kv_pad = whisper_cpp_caches(speech, model.hidden, model.layers, text_ctx, workload.beams)
     kv = kv_self + kv_cross + kv_pad

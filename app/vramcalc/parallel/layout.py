@@ -70,7 +70,7 @@ def default_layout(model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         return Layout()
     if training:
         return Layout(dp=gpus, zero=3)
-    tp = max(d for d in range(1, gpus + 1) if gpus % d == 0 and model.heads % d == 0)
+    tp = max(d for d in range(1, min(gpus, model.heads) + 1) if gpus % d == 0 and model.heads % d == 0)  # d | heads
     rest = gpus // tp
     pp = max(d for d in range(1, min(rest, model.layers) + 1) if rest % d == 0)
     return Layout(tp=tp, pp=pp, dp=rest // pp)

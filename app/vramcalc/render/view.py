@@ -18,13 +18,15 @@ from ..analysis.capacity import Cell, Placement, table
 from ..analysis.fit import TIGHT_RATIO, GpuFit, fit_all
 from ..analysis.fit import Verdict as FitVerdict
 from ..analysis.ranks import PerGpu, most_loaded, on_gpus
-from ..analysis.solve import Solution, batch_step, solve
+from ..analysis.solve import Solution, batch_step, media_tokens, seq_limit, solve
 from ..analysis.suggest import changes
 from ..core.choices import Offload
 from ..core.dtypes import Precision
 from ..core.units import GB, MIB
+from ..engines import engine_for
 from ..engines.layouts import resolve_layout
-from ..inputs.options import MAX_BATCH, MAX_SEQ
+from ..engines.ollama import context_key
+from ..inputs.options import MAX_BATCH
 from ..memory.components import COMPONENTS, Breakdown
 from ..sources.gpus import GpuSpec
 from ..sources.hf_config import MAX_LAYERS
@@ -149,8 +151,10 @@ def present(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> V
 
 
 def _answer_label(key: str, workload: Workload) -> str:
-    if key == "max_batch" and workload.runtime.value == "llamacpp" and not workload.is_training:
-        return "answer.max_parallel"  # llama.cpp's sequences are --parallel slots
+    if key == "max_seq" and context_key(workload) == "num_ctx":
+        return "answer.max_num_ctx"  # Ollama's context, whatever the sequence
+    if key == "max_batch" and engine_for(workload.runtime).batch_key == "parallel" and not workload.is_training:
+        return "answer.max_parallel"  # llama.cpp's and Ollama's sequences are --parallel slots
     return f"answer.{key}"
 
 
@@ -257,11 +261,12 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
     seq = solution.max_seq
     if seq is None:
         seq_text = words.message("answer.seq_none")
-    elif seq >= MAX_SEQ:
+    elif seq >= seq_limit(workload):
         seq_text = words.message("answer.seq_capped", value=seq)
     else:
         seq_text = words.message("answer.seq", value=seq)
-        if model.max_positions and seq > model.max_positions:
+        media = 0 if context_key(workload) == "num_ctx" else media_tokens(workload)  # num_ctx holds them
+        if model.max_positions and seq + media > model.max_positions:
             seq_text += words.message("answer.seq_beyond_context", context=model.max_positions)
     batch = solution.max_batch
     if batch is None:

@@ -201,5 +201,9 @@ def read_vision(config: Mapping[str, object], text_hidden: int, read: Callable[.
     if family is None or (given is None and config.get("model_type") == "gemma4"):
         return None
     keys = given if isinstance(given, Mapping) else LLAVA_TOWERS.get(str(config.get("model_type")), {})
-    return family(lambda key, default: read(keys, f"vision_config.{key}", key, default),
-                  lambda key, default: read(config, key, key, default), text_hidden)
+    vision = family(lambda key, default: read(keys, f"vision_config.{key}", key, default),
+                    lambda key, default: read(config, key, key, default), text_hidden)
+    if vision.size and vision.patch > vision.size:  # no whole patch along a side: no tokens, nothing to divide by
+        raise ValidationError("vision_config.patch_size", str(vision.patch),
+                              f"at most the image's side, vision_config.image_size ({vision.size} pixels)")
+    return vision

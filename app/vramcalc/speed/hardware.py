@@ -119,6 +119,8 @@ def split_device(cards: Sequence[GpuSpec], layers: Sequence[int], machine: Machi
     device: a token's time per byte read (and per FLOP) is the mean of theirs weighted by each card's share of
     the layers; the first card's kind of memory and platform, the slowest link between them."""
     devices = [device(card, machine) for card in cards]
+    if not any(layers):  # every layer in system RAM (-ngl 0): no card's rate weighs on them; the first card's kind
+        return devices[0]
     shares = [n / max(1, sum(layers)) for n in layers]
 
     def mean(values: Sequence[float | None]) -> float | None:

@@ -1039,6 +1039,7 @@ EN: Mapping[str, str] = {
         "Exact: the answer fits and one more token, sample or layer does not. “Fits” means at most 100 % of each "
         "GPU's memory; keep some margin for fragmentation."
     ),
+    "answer.max_num_ctx": "Largest context (num_ctx)",
     "answer.max_seq": "Longest sequence",
     "answer.max_batch": "Largest batch",
     "answer.min_gpus": "Fewest GPUs",

@@ -1029,6 +1029,7 @@ PT: Mapping[str, str] = {
         "Exato: a resposta cabe, e um token, amostra ou camada a mais não cabe. “Cabe” significa no máximo 100% da "
         "memória de cada GPU; deixe alguma margem para a fragmentação."
     ),
+    "answer.max_num_ctx": "Maior contexto (num_ctx)",
     "answer.max_seq": "Sequência mais longa",
     "answer.max_batch": "Maior lote",
     "answer.min_gpus": "Menor número de GPUs",
