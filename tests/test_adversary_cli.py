@@ -309,3 +309,17 @@ def test_the_default_layout_of_many_gpus_is_found_among_the_heads_divisors():
     for _ in range(100):
         default_layout(model, 100_000, training=False)
     assert time.process_time() - start < 0.05
+
+
+def test_attention_is_read_in_inference_by_the_page_the_link_and_the_cli_alike():
+    """Eager attention in inference (transformers' eager, llama.cpp without -fa) changes the answer (Llama 3.1 8B at
+    32,768 tokens: 25 GB with flash, 369 GB eager); the page showed the field among the training settings only, so a
+    link dropped what the command line read. It is now an engine setting, hidden only on vLLM (its own backends)."""
+    from vramcalc import estimate, parse_workload
+    from vramcalc.inputs.options import shown_values
+
+    values = {"model": "llama-3.1-8b", "seq": "32768", "attention": "eager"}
+    assert shown_values(values)["attention"] == "eager"
+    assert shown_values({**values, "runtime": "vllm"})["attention"] == "flash"
+    eager, flash = (estimate(parse_workload({**values, "attention": a})).total_bytes for a in ("eager", "flash"))
+    assert eager > 10 * flash

@@ -373,9 +373,11 @@ SHARED_OPTIONS: tuple[Option, ...] = (
     Option(key="checkpointing", default=Checkpointing.NONE.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Checkpointing), parse=lambda t: parse_choice("checkpointing", t, Checkpointing),
            shown_when=_TRAINING),
+    # read in inference too (transformers' eager or SDPA, llama.cpp's -fa, TEI's flash): shown but on vLLM, which
+    # picks its own attention backend
     Option(key="attention", default=Attention.FLASH.value, group="training", kind=Kind.CHOICE,
            choices=values_of(Attention), parse=lambda t: parse_choice("attention", t, Attention),
-           shown_when=_TRAINING),
+           shown_when=(_TRAINING, {"runtime": Not((Runtime.VLLM.value,))})),
     # ---- the engine (its own keys: ENGINE_OPTIONS, at the end)
     # empty: the engine's own (transformers 1 GiB; vLLM non-torch + CUDA graphs; llama.cpp 457 MiB)
     Option(key="overhead_gib", default="", group="engine", cli_group="", metavar="X", attribute="overhead_bytes",

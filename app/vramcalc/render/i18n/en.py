@@ -832,7 +832,8 @@ EN: Mapping[str, str] = {
         "Per layer keeps each layer's input and recomputes one layer at a time; sqrt(L) keeps segment inputs."
     ),
     "field.attention.label": "Attention",
-    "field.attention.help": "Eager attention stores the s × s probabilities; FlashAttention does not.",
+    "field.attention.help": ("Eager attention stores the s × s probabilities; FlashAttention (transformers' SDPA, "
+                             "llama.cpp's -fa) does not."),
     "field.reserve_gb.label": "Held by other programs (GB)",
     "field.reserve_gb.help": (
         "Memory other programs already hold on each GPU (a desktop keeps 0.5-1.5 GB): added to the "

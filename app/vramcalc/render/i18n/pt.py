@@ -818,7 +818,8 @@ PT: Mapping[str, str] = {
         "segmentos."
     ),
     "field.attention.label": "Atenção",
-    "field.attention.help": "A atenção eager armazena as probabilidades s × s; a FlashAttention, não.",
+    "field.attention.help": ("A atenção eager armazena as probabilidades s × s; a FlashAttention (o SDPA do "
+                             "transformers, o -fa do llama.cpp), não."),
     "field.reserve_gb.label": "Ocupado por outros programas (GB)",
     "field.reserve_gb.help": (
         "Memória que outros programas já ocupam em cada GPU (um desktop guarda 0,5-1,5 GB): somada à "
