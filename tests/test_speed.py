@@ -457,7 +457,11 @@ def test_n_cpu_moe_moves_exactly_the_expert_tensors(model, n):
 
 def test_a_dense_model_has_no_experts_to_move():
     values = {**LLAMA, "n_cpu_moe": "10"}
-    assert estimate(parse_workload(values)).total_bytes == estimate(parse_workload(LLAMA)).total_bytes
+    moved = estimate(parse_workload(values))
+    assert moved.total_bytes == estimate(parse_workload(LLAMA)).total_bytes
+    assert any(getattr(note, "key", "") == "note.no_experts_to_move" for note in moved.notes)  # said, not silent
+    moe = estimate(parse_workload({**values, "model": "qwen3-30b-a3b"}))
+    assert not any(getattr(note, "key", "") == "note.no_experts_to_move" for note in moe.notes)
 
 
 def test_experts_in_ram_trade_speed_for_memory_and_the_fewest_that_fit_is_answered():

@@ -852,9 +852,12 @@ class LlamaCpp(NoPool):
     def notes(self, workload: Workload) -> tuple[str, ...]:
         if workload.transcribes:
             return ("note.whisper_cpp",)
+        # --n-cpu-moe and --cpu-moe match ffn_*_exps tensors, which a dense model has none of: they move nothing
+        dense = ("note.no_experts_to_move",) if (workload.n_cpu_moe or workload.cpu_moe) and not workload.model.is_moe \
+            else ()
         if weights.keeps_mxfp4_experts(workload.model):
-            return ("note.ollama", "note.gguf_mxfp4_experts")
-        return ("note.ollama",)
+            return ("note.ollama", "note.gguf_mxfp4_experts", *dense)
+        return ("note.ollama", *dense)
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """llama-server's line; on mixed cards or with -ts, --tensor-split in each GPU's layers of the plan."""

@@ -419,6 +419,10 @@ EN: Mapping[str, str] = {
         "Linear-attention layers: the activations are what transformers saves with its own PyTorch kernels "
         "(measured); with the flash-linear-attention kernels installed, much of it is recomputed instead."
     ),
+    "note.no_experts_to_move": (
+        "This model has no routed experts: --n-cpu-moe and --cpu-moe move nothing to system RAM (they match the "
+        "ffn_*_exps tensors only). Keep layers in RAM with --gpu-layers instead."
+    ),
     "note.ollama": (
         "Ollama runs llama.cpp with defaults of its own: a context of 4,096 tokens (v0.6.7 to v0.15.4; since v0.15.5 "
         "chosen by VRAM: 4,096 under 23 GiB, 32,768, or 262,144 from 47 GiB) and one sequence at a time; "

@@ -442,6 +442,10 @@ PT: Mapping[str, str] = {
         "Camadas de atenção linear: as ativações são o que o transformers salva com seus próprios kernels PyTorch "
         "(medido); com os kernels do flash-linear-attention instalados, boa parte delas é recomputada."
     ),
+    "note.no_experts_to_move": (
+        "Este modelo não tem especialistas roteados: --n-cpu-moe e --cpu-moe não movem nada para a RAM do sistema "
+        "(só casam com os tensores ffn_*_exps). Para manter camadas na RAM, use --gpu-layers."
+    ),
     "note.ollama": (
         "O Ollama roda o llama.cpp com padrões próprios: um contexto de 4.096 tokens (da v0.6.7 à v0.15.4; desde a "
         "v0.15.5, escolhido pela VRAM: 4.096 abaixo de 23 GiB, 32.768, ou 262.144 a partir de 47 GiB) e uma sequência "
