@@ -323,3 +323,19 @@ def test_attention_is_read_in_inference_by_the_page_the_link_and_the_cli_alike()
     assert shown_values({**values, "runtime": "vllm"})["attention"] == "flash"
     eager, flash = (estimate(parse_workload({**values, "attention": a})).total_bytes for a in ("eager", "flash"))
     assert eager > 10 * flash
+
+
+def test_eager_attention_that_does_not_fit_suggests_flash_first():
+    """The s × s probabilities of eager attention are most of the activations at long contexts: switching to
+    FlashAttention is the first single change offered, and only where it fits."""
+    from vramcalc import parse_workload
+    from vramcalc.analysis.solve import solve
+    from vramcalc.analysis.suggest import changes
+    from vramcalc.inputs.parse import parse_target
+
+    values = {"model": "llama-3.1-8b", "seq": "32768", "attention": "eager", "gpu": "tesla-t4", "precision": "nf4"}
+    workload, target = parse_workload(values), parse_target(values)
+    found = changes(workload, target, solve(workload, target))
+    assert found[0].key == "change.attention"
+    flash = parse_workload({**values, "attention": "flash"})
+    assert not any(c.key == "change.attention" for c in changes(flash, target, solve(flash, target)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core.choices import Checkpointing
+from ..core.choices import Attention, Checkpointing
 from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..engines import engine_for
@@ -19,6 +19,14 @@ def changes(workload: Workload, target: Target, solution: Solution) -> tuple[Phr
     """The single changes that fit, from the reverse answers: a smaller KV format, a shorter context or
     batch keep the model as it is, so they come first; then a smaller weight format; then more GPUs."""
     changes = []
+    if workload.attention is Attention.EAGER:  # the s × s probabilities go: the first change to try where it runs
+        try:
+            candidate = workload.but(attention=Attention.FLASH)
+            check_consistency(candidate)
+            if fits(candidate, target):
+                changes.append(phrase("change.attention"))
+        except ValidationError:
+            pass
     if solution.best_kv_format and solution.best_kv_format != workload.effective_kv_precision.value:
         changes.append(phrase("change.kv", format=solution.best_kv_format))
     if solution.max_seq and solution.max_seq < seq_now(workload):

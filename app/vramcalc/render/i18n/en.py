@@ -751,6 +751,7 @@ EN: Mapping[str, str] = {
     "verdict.none": "No single change in context, batch, format, recipe or GPU count makes it fit: combine them, "
                     "or pick a smaller model.",
     "verdict.change_card": "Change the card",
+    "change.attention": "FlashAttention (transformers' SDPA, llama.cpp's -fa) instead of eager",
     "change.kv": "KV cache in {format}",
     "change.seq": "a context of {value:,} tokens",
     "change.batch": "a batch of {value:,}",

@@ -1196,6 +1196,7 @@ PT: Mapping[str, str] = {
         "escolha um modelo menor."
     ),
     "verdict.change_card": "Trocar a placa",
+    "change.attention": "FlashAttention (o SDPA do transformers, o -fa do llama.cpp) em vez de eager",
     "change.kv": "cache KV em {format}",
     "change.seq": "um contexto de {value:,} tokens",
     "change.batch": "um lote de {value:,}",
