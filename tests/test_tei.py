@@ -193,11 +193,28 @@ def test_gte_follows_its_candle_models():
     one for gte-multilingual-base's 1), cos and sin; its hidden_states reassigned, so no embeddings' output. gte.rs,
     the padded model (float32), keeps that output too, and the scores."""
     h, i, tokens = 768, 3072, 16384
+    tables = 2 * 8192 * 32 * 2  # cos and sin, built at load (test_flash_gte_keeps_its_cos_and_sin_tables)
     base = _run(model="gte-base-en-v1.5").bytes_of("activations")
-    assert base == tokens * 2 * (4 * h + 4 * i + h + 64)
+    assert base == tokens * 2 * (4 * h + 4 * i + h + 64) + tables
     assert _run(model="gte-multilingual-base").bytes_of("activations") - base == tokens * 2 * h
     large = _run(model="gte-large-en-v1.5").bytes_of("activations")
-    assert large == tokens * 2 * (4 * 1024 + 4 * 4096 + 2 * 1024 + 64)
+    assert large == tokens * 2 * (4 * 1024 + 4 * 4096 + 2 * 1024 + 64) + tables
     padded = _run(model="gte-base-en-v1.5", precision="fp32", seq="512")
     assert padded.bytes_of("activations") > 3 * base  # 32 sequences of 512: 12 heads × 512 scores a token, in fp32
     assert _run(model="gte-multilingual-reranker-base").bytes_of("weights") == 2 * 305_924_353  # pooler, classifier
+
+
+def test_flash_gte_keeps_its_cos_and_sin_tables():
+    """flash_gte.rs: get_cos_sin(config.max_position_embeddings, inv_freqs, fp16, false) at load, two tables of
+    max_position_embeddings × head_dim / 2 kept beside every forward (gte-base-en-v1.5: 8,192 × 32 × 2 × 2 B,
+    1 MiB); the padded GTE and other families add none here."""
+    from vramcalc.engines.tei import tei_batch, tei_flash, tei_forward_bytes
+
+    run = parse_workload({**TEI, "model": "gte-base-en-v1.5"})
+    _, seq, tokens = tei_batch(run)
+    forward = tei_forward_bytes(run.model, 2, tokens=tokens, seq=seq, flash=tei_flash(run))
+    assert estimate(run).bytes_of("activations") - forward == 2 * 8192 * 32 * 2
+    bert = parse_workload({**TEI, "model": "bge-large-en-v1.5"})
+    _, seq, tokens = tei_batch(bert)
+    assert estimate(bert).bytes_of("activations") == tei_forward_bytes(bert.model, 2, tokens=tokens, seq=seq,
+                                                                        flash=tei_flash(bert))

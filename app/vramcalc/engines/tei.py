@@ -213,7 +213,12 @@ class Tei(NoPool):
         # model keeps the heads' slopes only
         alibi = (alibi_bytes(model.heads, model.max_positions or 0, seq, e) if encoder is not None
                  and encoder.family.startswith("jina-bert-v2") and not flash else 0)
-        size = forward + alibi
+        # flash_gte.rs builds cos and sin tables of max_position_embeddings × head_dim / 2 at load, in the model's
+        # dtype (get_cos_sin(..., repeat_freqs false)), and keeps them beside every forward
+        half = model.head_dim // 2
+        rotary = (2 * (model.max_positions or 0) * half * e if encoder is not None and encoder.family == "gte"
+                  and flash else 0)
+        size = forward + alibi + rotary
         return EngineBreakdown(components=(
             weights_bytes(run),
             no_component("gradients", "gradients.none"),
@@ -225,7 +230,9 @@ class Tei(NoPool):
                 budget=f"{workload.max_batch_tokens:,}", bytes=format_binary(forward),
                 attention=phrase("tei.flash" if flash else "tei.padded")), *((phrase(
                     "activations.alibi", heads=model.heads, side=f"{max(model.max_positions or 0, seq):,}",
-                    bytes=format_binary(alibi)),) if alibi else ()))),
+                    bytes=format_binary(alibi)),) if alibi else ()), *((phrase(
+                    "tei.rotary_cache", rows=f"{model.max_positions or 0:,}", width=half,
+                    bytes=format_binary(rotary)),) if rotary else ()))),
             no_component("logits", "logits.embedding"),
             no_component("temporaries", "temporaries.inference"),
             given_overhead(workload, workload.held_bytes, "TEI", pytorch_overhead(vars(workload)), lambda: phrase(

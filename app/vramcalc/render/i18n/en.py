@@ -1810,6 +1810,9 @@ EN: Mapping[str, str] = {
         "TEI's largest batch: {sequences} × {seq} tokens ({tokens} of --max-batch-tokens {budget}), {attention}, "
         "as its candle models allocate it (read from its source, not measured: approximate) = {bytes}"
     ),
+    "tei.rotary_cache": (
+        " + the cos and sin tables TEI's flash GTE builds at load, 2 × {rows} × {width} values = {bytes}"
+    ),
     "tei.flash": "flash attention, unpadded",
     "tei.padded": "padded, with the attention scores per head",
     "tei.overhead": "CUDA context with cuBLAS, taken as PyTorch's on this card (approximate for TEI) = {bytes}",

@@ -1917,6 +1917,10 @@ PT: Mapping[str, str] = {
         "O maior lote do TEI: {sequences} × {seq} tokens ({tokens} de --max-batch-tokens {budget}), {attention}, "
         "como seus modelos candle o alocam (lido do código-fonte, não medido: aproximado) = {bytes}"
     ),
+    "tei.rotary_cache": (
+        " + as tabelas de cosseno e seno que o GTE flash do TEI monta ao carregar, 2 × {rows} × {width} valores = "
+        "{bytes}"
+    ),
     "tei.flash": "flash attention, sem padding",
     "tei.padded": "com padding, com os scores de atenção por cabeça",
     "tei.overhead": "Contexto CUDA com cuBLAS, tomado como o do PyTorch nesta placa (aproximado para o TEI) = {bytes}",
