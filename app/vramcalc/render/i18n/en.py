@@ -731,6 +731,8 @@ EN: Mapping[str, str] = {
     "verdict.at_least": "At least: a stage's working memory is not modelled yet (below).",
     "verdict.no_shared": "Does not fit on {where}: {used} on the GPU and {ram} in system RAM, {total} in all, of "
                          "its {memory} of unified memory ({share}), which the GPU and the CPU share.",
+    "verdict.no_carve_out": "Does not fit on {where}: {ram} in system RAM, of the {left} its GPU's {share} carve-out "
+                             "leaves of {memory} ({fill}): the carve-out is the GPU's whether used or not.",
     "verdict.no_pool": "Does not fit on {where}: after its weights, activation peak and overhead, vLLM's share of "
                        "the card leaves {pool} of KV cache for the {kv} the sequences need.",
     "verdict.fits.short": "{used} · fits {where} ({share})",

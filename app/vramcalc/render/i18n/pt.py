@@ -1181,6 +1181,8 @@ PT: Mapping[str, str] = {
     "verdict.at_least": "No mínimo: a memória de trabalho de uma etapa ainda não é modelada (abaixo).",
     "verdict.no_shared": "Não cabe em {where}: {used} na GPU e {ram} na RAM do sistema, {total} ao todo, de {memory} "
                          "de memória unificada ({share}), que a GPU e a CPU dividem.",
+    "verdict.no_carve_out": "Não cabe em {where}: {ram} na RAM do sistema, dos {left} que a reserva de {share} da GPU "
+                             "deixa de {memory} ({fill}): a reserva é da GPU, usada ou não.",
     "verdict.no_pool": "Não cabe em {where}: depois dos pesos, do pico de ativações e da sobrecarga, a fatia da placa "
                        "que o vLLM reserva deixa {pool} de cache KV para os {kv} de que as sequências precisam.",
     "verdict.fits.short": "{used} · cabe em {where} ({share})",
