@@ -12,7 +12,7 @@ from vramcalc.analysis.evaluate import estimate
 from vramcalc.analysis.fit import fit_all, room_on
 from vramcalc.analysis.ranks import most_loaded
 from vramcalc.analysis.solve import fits, max_seq
-from vramcalc.analysis.speed_answers import speed_answers
+from vramcalc.analysis.speed_answers import min_n_cpu_moe, speed_answers
 from vramcalc.core.units import GIB
 from vramcalc.inputs.parse import parse_target
 from vramcalc.render.view import present_target
@@ -96,6 +96,16 @@ def test_a_strix_halo_carve_out_is_the_gpus_whether_used_or_not():
     assert verdict.kind == "does not fit" and "32.00 GiB its GPU's 96.00 GiB carve-out" in verdict.text
     assert fits(*(lambda v: (parse_workload(v), parse_target(v)))(_values("strix-halo", n_cpu_moe="0")))
 
+
+def test_the_fewest_experts_in_ram_under_a_carve_out():
+    """GLM-4.5-Air in q8_0 fills more than Strix Halo's 96 GiB carve-out: some layers' experts must go to RAM,
+    but no more than the 32 GiB it leaves. The fits lie in a window of --n-cpu-moe, not from some N on."""
+    values = {"model": "glm-4.5-air", "runtime": "llamacpp", "seq": "8192", "gpu": "strix-halo", "precision": "q8_0"}
+    workload, target = parse_workload(values), parse_target(values)
+    least = min_n_cpu_moe(workload, target)
+    assert least is not None and fits(workload.but(n_cpu_moe=least), target)
+    assert not fits(workload.but(n_cpu_moe=least - 1), target)
+    assert not fits(workload.but(n_cpu_moe=workload.model.layers), target)  # all experts in RAM: over 32 GiB
 
 
 def test_a_dgx_spark_shares_its_cuda_total_not_its_128_gb():
