@@ -120,3 +120,14 @@ def test_a_dgx_spark_shares_its_cuda_total_not_its_128_gb():
     assert longest is not None
     at = most_loaded(workload.but(seq=longest), 1)
     assert at.ram_bytes > 0 and at.total_bytes + at.ram_bytes <= spark.usable_bytes
+
+
+def test_zero_offload_on_two_sparks_keeps_each_ranks_states_on_its_own_machine():
+    """Each DGX Spark is a machine of one GPU: its memory holds its own rank's offloaded optimizer states, not
+    both ranks' as eight GPUs of one node would share a host (Qwen3 14B: 33.4 GiB on the GPU, 68.8 GiB of states)."""
+    values = {"mode": "training", "model": "qwen3-14b", "offload": "optimizer", "gpu": "dgx-spark", "gpus": "2",
+              "seq": "2048", "batch": "1", "checkpointing": "layer"}
+    workload, target = parse_workload(values), parse_target(values)
+    rank = most_loaded(workload, 2)
+    assert rank.total_bytes + rank.host_bytes < target.gpu.usable_bytes < rank.total_bytes + 2 * rank.host_bytes
+    assert fits(workload, target)
