@@ -373,6 +373,11 @@ EN: Mapping[str, str] = {
         "that row) and the allocator's free reserved blocks, left out here: 0–51 % of the allocated memory in "
         "published out-of-memory reports (median 1.9 %)."
     ),
+    "note.no_bf16_fp32": (
+        "The {gpu} (compute capability 7.5) has no bfloat16, and vLLM refuses float16 for {model_type} (numerical "
+        "instability, config/model.py): it loads the model in float32, twice the weights' bytes shown here. Give "
+        "precision fp32 to count that."
+    ),
     "note.no_bf16": (
         "The {gpu} (compute capability 7.5) has no bfloat16: Unsloth picks float16 there, transformers' Trainer "
         "refuses bf16 training, and vLLM casts a bf16 checkpoint to float16 (Gemma 2 and 3 to float32) and refuses "

@@ -388,6 +388,11 @@ PT: Mapping[str, str] = {
     "attention.eager": "eager",
     "attention.flash": "flash",
     # notes
+    "note.no_bf16_fp32": (
+        "A {gpu} (capacidade de computação 7.5) não tem bfloat16, e o vLLM recusa float16 para {model_type} "
+        "(instabilidade numérica, config/model.py): carrega o modelo em float32, o dobro dos bytes de pesos mostrados "
+        "aqui. Escolha a precisão fp32 para contar isso."
+    ),
     "note.no_bf16": (
         "A {gpu} (capacidade de computação 7.5) não tem bfloat16: o Unsloth escolhe float16 nela, o Trainer do "
         "transformers recusa treino em bf16, e o vLLM converte um checkpoint bf16 para float16 (Gemma 2 e 3 para "
