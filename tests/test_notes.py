@@ -27,3 +27,12 @@ def test_a_card_without_bf16_says_what_runs_instead(values):
 
 def test_no_note_where_nothing_is_bf16():
     assert "note.no_bf16" not in keys({"model": "llama-3.1-8b", "precision": "fp16", "gpu": "tesla-t4"})
+
+
+def test_vllm_on_a_card_without_bf16_loads_gemma_in_fp32():
+    """vLLM refuses float16 for Gemma 2 and 3 (config/model.py _FLOAT16_NOT_SUPPORTED_MODELS), so on a T4 its auto
+    dtype is float32: the note does not say the memory is as shown, but that the weights double."""
+    gemma = {"model": "gemma-3-12b-it", "runtime": "vllm", "gpu": "tesla-t4"}
+    assert "note.no_bf16_fp32" in keys(gemma) and "note.no_bf16" not in keys(gemma)
+    assert "note.no_bf16_fp32" not in keys({**gemma, "runtime": "transformers"})
+    assert "note.no_bf16" in keys({**gemma, "model": "qwen3-8b"})

@@ -12,11 +12,11 @@ from vramcalc.analysis.evaluate import estimate
 from vramcalc.analysis.fit import fit_all, room_on
 from vramcalc.analysis.ranks import most_loaded
 from vramcalc.analysis.solve import fits, max_seq
-from vramcalc.analysis.speed_answers import speed_answers
+from vramcalc.analysis.speed_answers import min_n_cpu_moe, speed_answers
 from vramcalc.core.units import GIB
 from vramcalc.inputs.parse import parse_target
 from vramcalc.render.view import present_target
-from vramcalc.sources.gpus import gpu
+from vramcalc.sources.gpus import configure, gpu
 from vramcalc.workload import Machine
 
 OSS = {"model": "gpt-oss-120b", "runtime": "llamacpp", "seq": "32768", "n_cpu_moe": "30"}
@@ -79,3 +79,55 @@ def test_a_mac_copies_weights_in_system_ram_within_its_memory_not_over_pcie():
     basis = speed_of(estimate(parse_workload(values)), mac, 1, Machine()).basis
     said = next(part for part in basis if part.key.startswith("speed.basis.prefill_host"))
     assert said.key == "speed.basis.prefill_host_unified" and dict(said.values)["pcie"] == "273"
+
+
+def test_a_strix_halo_carve_out_is_the_gpus_whether_used_or_not():
+    """Strix Halo's default share, 96 GiB, is a BIOS carve-out: the OS and what llama.cpp keeps in system RAM have
+    the other 32 GiB, however little the GPU holds. 30 layers' experts (48 GiB) in RAM do not fit there, though the
+    GPU's part and RAM's sum to 65 of 128 GiB; a larger share is Linux's GTT pool, shared as used."""
+    strix = gpu("strix-halo")
+    assert strix.carved_out and room_on(strix, 32 * GIB) == strix.usable_bytes and room_on(strix, 33 * GIB) < 0
+    gtt = configure(strix, gpu_share_gib=120)
+    assert not gtt.carved_out and room_on(gtt, 20 * GIB) == 108 * GIB
+    values = _values("strix-halo")
+    workload, target = parse_workload(values), parse_target(values)
+    assert not fits(workload, target)
+    verdict = present_target(workload, target).verdict
+    assert verdict.kind == "does not fit" and "32.00 GiB its GPU's 96.00 GiB carve-out" in verdict.text
+    assert fits(*(lambda v: (parse_workload(v), parse_target(v)))(_values("strix-halo", n_cpu_moe="0")))
+
+
+def test_the_fewest_experts_in_ram_under_a_carve_out():
+    """GLM-4.5-Air in q8_0 fills more than Strix Halo's 96 GiB carve-out: some layers' experts must go to RAM,
+    but no more than the 32 GiB it leaves. The fits lie in a window of --n-cpu-moe, not from some N on."""
+    values = {"model": "glm-4.5-air", "runtime": "llamacpp", "seq": "8192", "gpu": "strix-halo", "precision": "q8_0"}
+    workload, target = parse_workload(values), parse_target(values)
+    least = min_n_cpu_moe(workload, target)
+    assert least is not None and fits(workload.but(n_cpu_moe=least), target)
+    assert not fits(workload.but(n_cpu_moe=least - 1), target)
+    assert not fits(workload.but(n_cpu_moe=workload.model.layers), target)  # all experts in RAM: over 32 GiB
+
+
+def test_a_dgx_spark_shares_its_cuda_total_not_its_128_gb():
+    """CUDA's total on the DGX Spark, 119.61 GiB, is all its OS has (128 GB less the kernel's): what llama.cpp
+    keeps in system RAM comes out of it, not out of the 8.4 GiB beyond it."""
+    spark = gpu("dgx-spark")
+    assert spark.shared_memory_bytes == spark.usable_bytes == round(119.61 * GIB)
+    values = {"model": "glm-4.5-air", "runtime": "llamacpp", "seq": "8192", "n_cpu_moe": "8", "gpu": "dgx-spark",
+              "precision": "q4_k_m"}
+    workload, target = parse_workload(values), parse_target(values)
+    longest = max_seq(workload, target)
+    assert longest is not None
+    at = most_loaded(workload.but(seq=longest), 1)
+    assert at.ram_bytes > 0 and at.total_bytes + at.ram_bytes <= spark.usable_bytes
+
+
+def test_zero_offload_on_two_sparks_keeps_each_ranks_states_on_its_own_machine():
+    """Each DGX Spark is a machine of one GPU: its memory holds its own rank's offloaded optimizer states, not
+    both ranks' as eight GPUs of one node would share a host (Qwen3 14B: 33.4 GiB on the GPU, 68.8 GiB of states)."""
+    values = {"mode": "training", "model": "qwen3-14b", "offload": "optimizer", "gpu": "dgx-spark", "gpus": "2",
+              "seq": "2048", "batch": "1", "checkpointing": "layer"}
+    workload, target = parse_workload(values), parse_target(values)
+    rank = most_loaded(workload, 2)
+    assert rank.total_bytes + rank.host_bytes < target.gpu.usable_bytes < rank.total_bytes + 2 * rank.host_bytes
+    assert fits(workload, target)

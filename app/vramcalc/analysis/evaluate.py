@@ -55,8 +55,15 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
     if isinstance(workload.precision, Precision) and not workload.precision.is_float:
         notes.append(phrase("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
     if workload.gpu is not None and not workload.gpu.bf16 and uses_bf16(workload):
-        notes.append(phrase("note.no_bf16", gpu=workload.gpu.display_name))
+        fp32 = workload.runtime is Runtime.VLLM and model.model_type in VLLM_NO_FP16 and (
+            workload.precision is Precision.BF16)  # vLLM loads these in float32 there: not as shown
+        notes.append(phrase("note.no_bf16_fp32" if fp32 else "note.no_bf16", gpu=workload.gpu.display_name,
+                            model_type=model.model_type))
     return tuple(notes)
+
+
+# vLLM's config/model.py _FLOAT16_NOT_SUPPORTED_MODELS: on a card without bfloat16 its auto dtype is float32
+VLLM_NO_FP16 = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
 
 
 def uses_bf16(workload: Workload) -> bool:

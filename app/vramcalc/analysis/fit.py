@@ -84,9 +84,24 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
 def room_on(gpu: GpuSpec, ram: int) -> int:
     """The bytes the GPU part of a workload may take on `gpu`: its usable memory; on a Mac or a unified-memory PC,
     whose one memory the GPU shares with the CPU, no more than what system RAM's part (`ram`: llama.cpp's layers or
-    experts off the GPU, offloaded activations or states) leaves of it."""
+    experts off the GPU, offloaded activations or states) leaves of it. Under a BIOS carve-out (`carved_out`) the
+    share is the GPU's whether used or not: the whole share while `ram` fits the rest, else less than nothing."""
     shared = gpu.shared_memory_bytes
-    return gpu.usable_bytes if shared is None or not ram else min(gpu.usable_bytes, shared - ram)
+    if shared is None or not ram:
+        return gpu.usable_bytes
+    if gpu.carved_out:
+        left = shared - gpu.usable_bytes  # what the OS and system RAM's part have
+        return gpu.usable_bytes if ram <= left else left - ram
+    return min(gpu.usable_bytes, shared - ram)
+
+
+def shared_fill(gpu: GpuSpec, device: float, ram: int) -> float | None:
+    """How full a shared memory is with `device` bytes on the GPU and `ram` in system RAM (over 1: it does not
+    hold them), as `room_on` rules; None for a card of its own memory, or with nothing in system RAM."""
+    shared = gpu.shared_memory_bytes
+    if shared is None or not ram:
+        return None
+    return ram / (shared - gpu.usable_bytes) if gpu.carved_out else (device + ram) / shared
 
 
 def with_shared_memory(gpu: GpuSpec, device: float, ram: int) -> float:
@@ -109,9 +124,10 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     ram = breakdown.host_bytes
     for gpu in table_gpus().values():
         shift = own_overhead(breakdown, gpu)  # each GPU holds one overhead: the card's, less the form's
-        used, shared = (total + shift) / gpu.usable_bytes, gpu.shared_memory_bytes
-        if shared is not None and ram:  # a Mac's or unified PC's one memory also holds what is in system RAM
-            used = max(used, (total + shift + ram) / shared)
+        used = (total + shift) / gpu.usable_bytes
+        fill = shared_fill(gpu, total + shift, ram)  # a Mac's or unified PC's one memory also holds system RAM's
+        if fill is not None:
+            used = max(used, fill)
         fits.append(GpuFit(gpu=gpu, utilization=used,
                            count=fewest_gpus(breakdown, room_on(gpu, ram) - shift, ranks=ranks)))
     return tuple(fits)

@@ -169,7 +169,9 @@ def _most_loaded_rank(breakdown: Breakdown, gpus: int) -> PerGpu:
         results.append((label, best_name, components, host, gather, stage, pool))
     label, phase, components, host, gather, stage, pool = max(  # a stage whose pool falls short first
         results, key=lambda r: ((r[6].kv_pool_bytes if r[6] else 0) < r[2].get("kv_cache", 0), sum(r[2].values())))
-    ranks_per_node = min(layout.gpus, NODE_GPUS)
+    # a Mac or a unified PC (DGX Spark) is a machine of one GPU: its memory holds its own rank's offloaded states
+    one = workload.gpu is not None and workload.gpu.shared_memory_bytes is not None
+    ranks_per_node = 1 if one else min(layout.gpus, NODE_GPUS)
     return PerGpu(layout=layout, rank=label, components=components, peak_phase=phase,
                   stages={r[0]: sum(r[2].values()) for r in results} if len(results) > 1 else {},
                   host_bytes=host * ranks_per_node, gather_bytes=gather, stage=stage, pool=pool)

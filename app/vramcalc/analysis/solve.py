@@ -49,7 +49,7 @@ class Solution:
     best_kv_format: str | None = None  # the most precise KV format of this engine that fits (inference)
 
 
-def need(workload: Workload, target: Target) -> float:
+def need(workload: Workload, target: Target, *, shared: bool = True) -> float:
     """The most loaded GPU's bytes, what the solvers compare with the card's usable bytes; infinite when
     the layout cannot run at all. On llama.cpp's split over cards of different sizes, the first card's usable
     bytes plus the largest excess of a GPU over its own card: within the first card exactly when every GPU
@@ -58,7 +58,7 @@ def need(workload: Workload, target: Target) -> float:
     still grow smoothly with the size and `last_within` can interpolate across the pool's edge instead of
     bisecting (with room in the pool, the usable bytes less that room, which never decides a fit: at most the
     limit). On a Mac or a unified-memory PC, what is kept in system RAM shares the machine's memory with the
-    GPU's part (fit.with_shared_memory)."""
+    GPU's part (fit.with_shared_memory), unless `shared` is false: the GPU's part alone."""
     try:
         rank = most_loaded(workload, target.count)
     except ValidationError:  # a layout these GPUs cannot run (fewer layers than pipeline stages)
@@ -66,14 +66,16 @@ def need(workload: Workload, target: Target) -> float:
     if rank.devices:  # llama.cpp's split over cards of their own sizes: the GPU furthest over its own
         return target.gpu.usable_bytes + max(d.total_bytes - d.card.usable_bytes for d in rank.devices)
     if rank.pool is None:
-        return with_shared_memory(target.gpu, rank.total_bytes, rank.ram_bytes + rank.host_bytes)
+        ram = rank.ram_bytes + rank.host_bytes if shared else 0
+        return with_shared_memory(target.gpu, rank.total_bytes, ram)
     room = rank.pool.kv_pool_bytes - rank.components.get("kv_cache", 0)
     return max(rank.total_bytes, target.gpu.usable_bytes - room)
 
 
-def fits(workload: Workload, target: Target) -> bool:
-    """The per-GPU bytes within the card (and, for vLLM, the sequences within its KV pool)."""
-    return need(workload, target) <= target.gpu.usable_bytes
+def fits(workload: Workload, target: Target, *, shared: bool = True) -> bool:
+    """The per-GPU bytes within the card (and, for vLLM, the sequences within its KV pool); with `shared` false,
+    without system RAM's part of a Mac's or unified PC's one memory."""
+    return need(workload, target, shared=shared) <= target.gpu.usable_bytes
 
 
 def last_within(size: Callable[[int], float], limit: float, low: int, high: int, start: int = 1) -> int | None:

@@ -104,10 +104,13 @@ def _moves_experts(workload: Workload) -> bool:
 def min_n_cpu_moe(workload: Workload, target: Target) -> int | None:
     """llama.cpp with a mixture of experts: the smallest --n-cpu-moe at which the workload fits (each layer's
     experts moved to RAM frees their bytes on the GPU, so the memory falls as N grows: bisect), or None
-    when it does not apply (`_moves_experts`) or even all of them do not fit."""
+    when it does not apply (`_moves_experts`) or even all of them do not fit. On a Mac or a unified PC the
+    experts moved also fill its one memory, more as N grows (under a BIOS carve-out they fit only up to some N):
+    the smallest N at which the GPU's part fits, if system RAM's part fits beside it there, else none."""
     if not _moves_experts(workload):
         return None
-    return first_true(lambda n: fits(workload.but(n_cpu_moe=n), target), 0, workload.model.layers)
+    least = first_true(lambda n: fits(workload.but(n_cpu_moe=n), target, shared=False), 0, workload.model.layers)
+    return least if least is not None and fits(workload.but(n_cpu_moe=least), target) else None
 
 
 def fit_plan(workload: Workload, target: Target) -> FitPlan | None:

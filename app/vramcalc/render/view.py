@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from ..analysis import capacity as analysis_capacity
 from ..analysis.capacity import Cell, Placement, table
-from ..analysis.fit import TIGHT_RATIO, GpuFit, fit_all
+from ..analysis.fit import TIGHT_RATIO, GpuFit, fit_all, room_on, shared_fill
 from ..analysis.fit import Verdict as FitVerdict
 from ..analysis.ranks import PerGpu, most_loaded, on_gpus
 from ..analysis.solve import Solution, batch_step, media_tokens, seq_limit, solve
@@ -348,14 +348,19 @@ def present_verdict(workload: Workload, target: Target, solution: Solution, rank
         where = words.message("verdict.many", count=target.count, gpu=target.gpu.display_name,
                               layout=rank.layout.describe())
     numbers, fitting = verdict_if_it_fits(rank.total_bytes, card, where, words=words)
-    ram, shared = rank.ram_bytes + rank.host_bytes, card.shared_memory_bytes
+    ram, shared = rank.ram_bytes + rank.host_bytes, card.shared_memory_bytes or 0
     # the GPU's part fits its share, but with system RAM's part not the whole memory of a Mac or unified PC
-    over_shared = fitting is not None and shared is not None and ram > 0 and rank.total_bytes + ram > shared
+    over_shared = fitting is not None and rank.total_bytes > room_on(card, ram)
     if rank.runs and fitting is not None and not over_shared:
         return fitting
-    if over_shared:  # a Mac or a unified-memory PC: the GPU's part and system RAM's share one memory
+    if over_shared and card.carved_out:  # a BIOS carve-out: system RAM's part has only what the share leaves
+        text = words.message("verdict.no_carve_out", where=where, ram=words.gib(ram),
+                             share=words.gib(card.usable_bytes), left=words.gib(shared - card.usable_bytes),
+                             memory=words.gib(shared),
+                             fill=f"{shared_fill(card, rank.total_bytes, ram) or 0:.0%}")
+    elif over_shared:  # a Mac or a unified-memory PC: the GPU's part and system RAM's share one memory
         text = words.message("verdict.no_shared", where=where, used=words.gib(rank.total_bytes), ram=words.gib(ram),
-                             total=words.gib(rank.total_bytes + ram), memory=words.gib(shared or 0),
+                             total=words.gib(rank.total_bytes + ram), memory=words.gib(shared),
                              share=f"{(rank.total_bytes + ram) / (shared or 1):.0%}")
     elif not rank.runs:  # vLLM: its share of the card leaves no room for the sequences asked
         text = words.message("verdict.no_pool", where=where,

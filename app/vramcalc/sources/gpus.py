@@ -148,8 +148,21 @@ class GpuSpec:
     def shared_memory_bytes(self) -> int | None:
         """A Mac's or a unified-memory PC's whole memory, which the GPU shares with the CPU: what the GPU holds and
         what is kept in system RAM (llama.cpp's layers or experts off the GPU, offloaded activations) come out of
-        it together. None for a card with memory of its own. (Apple's GB are GiB; so are these PCs' 128 GB.)"""
+        it together. None for a card with memory of its own. A Mac's hw.memsize (Apple's GB are GiB); a PC's CUDA
+        total where known, which on the DGX Spark is all the OS has (its 128 GB less the kernel's: 119.61 GiB),
+        else its 128 GB (GiB)."""
+        if self.kind is GpuKind.UNIFIED and self.torch_total_gib is not None:
+            return round(self.torch_total_gib * GIB)
         return round(self.marketed_memory_gb * GIB) if self.kind in (GpuKind.APPLE, GpuKind.UNIFIED) else None
+
+    @property
+    def carved_out(self) -> bool:
+        """Whether the GPU's share is a BIOS carve-out (Strix Halo's default 96 GiB, the largest its BIOS offers,
+        or a smaller share): the GPU's whether used or not, so system RAM is what it leaves of the memory. A
+        larger share is Linux's GTT pool, taken from the one memory only as used (data/README.md)."""
+        share = self.gpu_share_gib if self.gpu_share_gib is not None else self.default_gpu_share_gib
+        return self.kind is GpuKind.UNIFIED and share is not None and self.default_gpu_share_gib is not None and (
+            share <= self.default_gpu_share_gib)
 
     @property
     def _usable(self) -> tuple[int, MemorySource, str]:

@@ -373,6 +373,11 @@ EN: Mapping[str, str] = {
         "that row) and the allocator's free reserved blocks, left out here: 0–51 % of the allocated memory in "
         "published out-of-memory reports (median 1.9 %)."
     ),
+    "note.no_bf16_fp32": (
+        "The {gpu} (compute capability 7.5) has no bfloat16, and vLLM refuses float16 for {model_type} (numerical "
+        "instability, config/model.py): it loads the model in float32, twice the weights' bytes shown here. Give "
+        "precision fp32 to count that."
+    ),
     "note.no_bf16": (
         "The {gpu} (compute capability 7.5) has no bfloat16: Unsloth picks float16 there, transformers' Trainer "
         "refuses bf16 training, and vLLM casts a bf16 checkpoint to float16 (Gemma 2 and 3 to float32) and refuses "
@@ -735,6 +740,8 @@ EN: Mapping[str, str] = {
     "verdict.at_least": "At least: a stage's working memory is not modelled yet (below).",
     "verdict.no_shared": "Does not fit on {where}: {used} on the GPU and {ram} in system RAM, {total} in all, of "
                          "its {memory} of unified memory ({share}), which the GPU and the CPU share.",
+    "verdict.no_carve_out": "Does not fit on {where}: {ram} in system RAM, of the {left} its GPU's {share} carve-out "
+                             "leaves of {memory} ({fill}): the carve-out is the GPU's whether used or not.",
     "verdict.no_pool": "Does not fit on {where}: after its weights, activation peak and overhead, vLLM's share of "
                        "the card leaves {pool} of KV cache for the {kv} the sequences need.",
     "verdict.fits.short": "{used} · fits {where} ({share})",

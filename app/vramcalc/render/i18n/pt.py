@@ -388,6 +388,11 @@ PT: Mapping[str, str] = {
     "attention.eager": "eager",
     "attention.flash": "flash",
     # notes
+    "note.no_bf16_fp32": (
+        "A {gpu} (capacidade de computação 7.5) não tem bfloat16, e o vLLM recusa float16 para {model_type} "
+        "(instabilidade numérica, config/model.py): carrega o modelo em float32, o dobro dos bytes de pesos mostrados "
+        "aqui. Escolha a precisão fp32 para contar isso."
+    ),
     "note.no_bf16": (
         "A {gpu} (capacidade de computação 7.5) não tem bfloat16: o Unsloth escolhe float16 nela, o Trainer do "
         "transformers recusa treino em bf16, e o vLLM converte um checkpoint bf16 para float16 (Gemma 2 e 3 para "
@@ -1185,6 +1190,8 @@ PT: Mapping[str, str] = {
     "verdict.at_least": "No mínimo: a memória de trabalho de uma etapa ainda não é modelada (abaixo).",
     "verdict.no_shared": "Não cabe em {where}: {used} na GPU e {ram} na RAM do sistema, {total} ao todo, de {memory} "
                          "de memória unificada ({share}), que a GPU e a CPU dividem.",
+    "verdict.no_carve_out": "Não cabe em {where}: {ram} na RAM do sistema, dos {left} que a reserva de {share} da GPU "
+                             "deixa de {memory} ({fill}): a reserva é da GPU, usada ou não.",
     "verdict.no_pool": "Não cabe em {where}: depois dos pesos, do pico de ativações e da sobrecarga, a fatia da placa "
                        "que o vLLM reserva deixa {pool} de cache KV para os {kv} de que as sequências precisam.",
     "verdict.fits.short": "{used} · cabe em {where} ({share})",
