@@ -537,7 +537,6 @@ def capacity_json(headroom: float, rows: Sequence[capacity.Row], *, user: bool) 
     }
 
 
-# read in every mode, though the page shows it among the training settings only (flash there in inference)
 BEYOND_THE_PAGE: tuple[str, ...] = ()  # keys the command line reads where the page hides them: none
 
 
