@@ -112,7 +112,7 @@ MEMORY_KEYS = frozenset({
     "enable_bias", "word_embed_proj_dim", "do_layer_norm_before", "attention_heads", "intermediate_multiple_size",
     "dim_head", "dim_ff", "window_size", "attention_hidden_size", "embedding_dim", "ffn_proj_factor",
     "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter", "add_bias_linear", "n_mamba_heads",
-    "mamba_ngroups", "ple_layer_ids",
+    "mamba_ngroups", "ple_layer_ids", "cross_attention_layers",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -434,7 +434,9 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     ffn = _int(config, "intermediate_size", 1, MAX_DIM,
                default=0 if reader.moe is not None or reader.mlp_apart else None)
     layer_fields = _read_layers(config, reader, layers, max_positions, assumptions)
-    fields.update(layer_fields)
+    if reader.cross:
+        layer_fields["kinds"] = _cross_layers(config, layer_fields["kinds"])
+    fields.update(layer_fields, image_rows=8 * reader.cross)
     moe, moe_layers, dense_ffn = _read_moe(config, reader, layers, ffn)
     if not dense_ffn and AttentionKind.NONE not in layer_fields["kinds"] and reader.mlp_apart:
         pass  # Mamba-2 alone: no layer has an MLP
@@ -674,6 +676,27 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
     if AttentionKind.CHUNKED in kinds and not chunk:
         raise ValidationError("attention_chunk_size", None, "chunked_attention layers need an attention_chunk_size")
     return dict(kinds=tuple(kinds), sliding_window=window, attention_chunk=chunk)
+
+
+def _cross_layers(config: Mapping[str, object], kinds: tuple[AttentionKind, ...]) -> tuple[AttentionKind, ...]:
+    """MllamaTextModel: the layers whose index cross_attention_layers lists attend to the image (indices past the
+    depth build nothing, as there); its config class's default when not given."""
+    given = config.get("cross_attention_layers")
+    if not isinstance(given, list) or any(type(i) is not int or i < 0 for i in given):
+        raise ValidationError("cross_attention_layers", _short(given), "expected a list of layer indices")
+    cross = set(given)
+    return tuple(AttentionKind.CROSS if i in cross else kind for i, kind in enumerate(kinds))
+
+
+def _mllama_config(config: Mapping[str, object]) -> dict[str, object]:
+    """MllamaTextConfig has no head_dim: its attention is hidden_size / num_attention_heads wide, whatever is given;
+    the head is never tied (transformers 5.23's Mllama classes tie nothing, whatever tie_word_embeddings says), and
+    the embedding's padding row must be one of its vocab_size + 8 rows (nn.Embedding refuses it otherwise)."""
+    rows = _int(config, "vocab_size", 1, MAX_DIM * 10) + 8
+    pad = config.get("pad_token_id", 128004)
+    if type(pad) is int and not -rows <= pad < rows:
+        raise ValidationError("pad_token_id", pad, f"must be a row of the embedding (vocab_size + 8 = {rows:,} rows)")
+    return {**{k: v for k, v in config.items() if k != "head_dim"}, "tie_word_embeddings": False}
 
 
 def model_type_name(config: Mapping[str, object]) -> str:
@@ -1785,4 +1808,4 @@ _REWRITES: tuple[tuple[str, Callable[[Mapping[str, object]], dict[str, object]]]
     ("compressed", _dsv4_config), ("longcat", _longcat_config), ("step", _step3p5_config),
     ("minimax3", _minimax3_config), ("inkling", _inkling_config), ("dots3", _dots3_config),
     ("lightning", _minimax_config), ("griffin", _griffin_config), ("hrm", _hrm_config),
-    ("minicpm3", _minicpm3_config))
+    ("minicpm3", _minicpm3_config), ("cross", _mllama_config))

@@ -257,6 +257,10 @@ EN: Mapping[str, str] = {
     "kv_cache.layers.full": "{count} {count:layer|layers} × {per_token} × {kept} tokens",
     "kv_cache.layers.sliding": "{count} sliding {count:layer|layers} × {per_token} × {kept} tokens (window {window})",
     "kv_cache.layers.chunked": "{count} chunked {count:layer|layers} × {per_token} × {kept} tokens (chunk {window})",
+    "kv_cache.layers.cross": (
+        "{count} cross-attention {count:layer|layers} × {per_token} × {kept} vision tokens ({images} "
+        "{images:image|images}, each its tiles' patches and class tokens, whatever the text's length)"
+    ),
     "kv_cache.indexer": " + {batch} × the lightning indexer's keys ({head_dim} values per token and layer): {bytes}",
     "kv_cache.linear": (
         " + {batch} × {count} linear-attention layers × a fixed {state} (fp32 recurrent state + convolution window)"
@@ -1298,6 +1302,7 @@ EN: Mapping[str, str] = {
     "model.arch.kind.mamba": "{count} Mamba{window}",
     "model.arch.kind.none": "{count} MLP-only{window}",
     "model.arch.kind.conv": "{count} short-convolution{window}",
+    "model.arch.kind.cross": "{count} cross-attention (to the image){window}",
     "model.arch.window": " ({window})",
     "model.arch.moe": "MoE {experts} experts, {per_token} per token{shared}{partial}",
     "model.arch.moe.shared": " + shared",

@@ -272,6 +272,10 @@ PT: Mapping[str, str] = {
     "kv_cache.layers.chunked": (
         "{count} {count:camada|camadas} em blocos × {per_token} × {kept} tokens (bloco {window})"
     ),
+    "kv_cache.layers.cross": (
+        "{count} {count:camada|camadas} de atenção cruzada × {per_token} × {kept} tokens de visão ({images} "
+        "{images:imagem|imagens}, cada uma os patches e tokens de classe dos seus blocos, seja qual for o texto)"
+    ),
     "kv_cache.indexer": (
         " + {batch} × as chaves do indexador (lightning indexer; {head_dim} valores por token e camada): {bytes}"
     ),
@@ -1359,6 +1363,7 @@ PT: Mapping[str, str] = {
     "model.arch.kind.mamba": "{count} camadas Mamba{window}",
     "model.arch.kind.none": "{count} só MLP{window}",
     "model.arch.kind.conv": "{count} de convolução curta{window}",
+    "model.arch.kind.cross": "{count} de atenção cruzada (à imagem){window}",
     "model.arch.window": " ({window})",
     "model.arch.moe": "MoE {experts} especialistas, {per_token} por token{shared}{partial}",
     "model.arch.moe.shared": " + compartilhado",

@@ -62,6 +62,8 @@ class AttentionKind(enum.Enum):
     MAMBA = "mamba"  # a Mamba selective state-space mixer (Mamba-2, or Mamba-1): a convolution window and a state
     CONV = "conv"  # a short gated convolution (LFM2): a window of conv_L_cache tokens
     NONE = "none"  # no mixer at all: a layer that is only an MLP or experts (Nemotron-H's '-' and 'E')
+    CROSS = "cross"  # attends to an image's tokens, not the text's (Llama 3.2 Vision's cross_attention_layers): its
+    # cache holds each image's K/V whatever the text's length (`cross_kv_values`), none without images
 
     @property
     def caches_tokens(self) -> bool:
@@ -79,7 +81,7 @@ class AttentionKind(enum.Enum):
 
 
 _RECURRENT = frozenset({AttentionKind.LINEAR, AttentionKind.MAMBA, AttentionKind.CONV})
-_NO_TOKEN_CACHE = _RECURRENT | {AttentionKind.NONE}
+_NO_TOKEN_CACHE = _RECURRENT | {AttentionKind.NONE, AttentionKind.CROSS}
 
 
 class Norm(enum.Enum):
@@ -443,6 +445,8 @@ class ModelSpec:
     double_wide_shared_mlp: bool = False  # Gemma 4 (use_double_wide_mlp): those layers' MLP is twice as wide
     per_layer_input: int = 0  # Gemma 3n/4 per-layer embeddings: values per layer and token (0: none)
     per_layer_vocab: int = 0  # ... and the rows of their table
+    image_rows: int = 0  # Llama 3.2 Vision (MllamaTextModel.embed_tokens): rows past the vocabulary in the embedding
+    # table (8), none in the head
     indexer: Indexer | None = None  # DeepSeek Sparse Attention (with MLA)
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
@@ -649,6 +653,11 @@ class ModelSpec:
             if kind.caches_tokens:
                 total += self.cached_layers(kind) * self.kv_width(kind, vllm=vllm) * self.tokens_kept(kind, tokens)
         return total + (self.compressed.values(tokens, self.head_dim) if self.compressed else 0)
+
+    def cross_kv_values(self, image_tokens: int) -> int:
+        """Values the cross-attention layers' cache holds for one sequence whose images became `image_tokens`
+        vision tokens (MllamaTextCrossAttention: K and V of the KV heads per token, after k_norm), whatever the text."""
+        return self.count_kind(AttentionKind.CROSS) * self.kv_width(AttentionKind.CROSS) * image_tokens
 
     def layer_has_mlp(self, kind: AttentionKind) -> bool:
         """Whether a layer of `kind` has an MLP (or experts) after its mixer (Zamba2: the hybrid layers' shared

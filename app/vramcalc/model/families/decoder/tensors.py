@@ -29,7 +29,7 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     """The tensors before the layers (embeddings) and after them (final norm, head)."""
     h = spec.hidden
     wide = spec.encoder.embedding if spec.encoder is not None and spec.encoder.embedding else h  # ELECTRA's tables
-    first = [Tensor("token_embd.weight", (spec.vocab, wide), Role.EMBEDDING)]
+    first = [Tensor("token_embd.weight", (spec.vocab + spec.image_rows, wide), Role.EMBEDDING)]
     if spec.learned_positions:
         first.append(Tensor("position_embd.weight", (spec.learned_positions, wide), Role.EMBEDDING))
     if spec.embed_norm:
@@ -298,6 +298,11 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
                     Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
     elif spec.qk_norm is QkNorm.FULL:
         tensors += [*_norm(p + "attn_q_norm", q, spec.norm), *_norm(p + "attn_k_norm", kv, spec.norm)]
+    if kind is AttentionKind.CROSS:  # MllamaTextCrossAttention's q_norm and k_norm, the layer's two tanh gates
+        tensors += [*_norm(p + "cross_attn_q_norm", head_dim, spec.norm), *_norm(p + "cross_attn_k_norm", head_dim,
+                                                                                  spec.norm),
+                    Tensor(p + "cross_attn_attn_gate", (1,), Role.NORM), Tensor(p + "cross_attn_mlp_gate", (1,),
+                                                                                Role.NORM)]
     if spec.sinks or (spec.sliding_sinks and kind is AttentionKind.SLIDING):
         tensors.append(Tensor(p + "attn_sinks.weight", (heads,), Role.NORM))
     if spec.head_gate:  # Lfm3Attention.g_proj, Step3p7Attention.g_proj: a gate per head from the layer's input
