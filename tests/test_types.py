@@ -1398,3 +1398,11 @@ def test_llama_32_vision_reads_its_tiles_and_is_refused_where_no_engine_runs_it(
     for key, value in (("cross_attention_layers", [1, "3"]), ("pad_token_id", 1008)):
         with pytest.raises(ValidationError, match=key):
             from_hf_config({**SMALL_MLLAMA, "text_config": {**SMALL_MLLAMA["text_config"], key: value}})
+
+
+# transformers 5.23 (torch 2.13 CPU, bf16, random weights, the perturbed config, 7 tokens): Emu3's DynamicLayer keys
+# and values summed
+def test_emu3_keeps_the_kv_transformers_keeps_and_names_its_vq_vae():
+    assert _kv(_case("emu3/perturbed"), "transformers", seq="7") == 53760
+    emu3 = from_hf_config({**_case("emu3/full"), "vq_config": {}})
+    assert any("VQ-VAE" in ENGLISH.say(note) for note in emu3.notes)

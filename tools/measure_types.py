@@ -272,6 +272,12 @@ CASES: dict[str, tuple[dict, dict]] = {
                                 "intermediate_size": 2048, "num_attention_heads": 12, "num_key_value_heads": 4,
                                 "cross_attention_layers": [0, 4, 9], "vocab_size": 32000, "pad_token_id": 0,
                                 "tie_word_embeddings": True}}),
+    # Emu3's language model inside its wrapper (the VQ-VAE apart): head_dim given, q/k/v/o and MLP biases
+    "emu3": ({"text_config": {"model_type": "emu3_text_model"}},
+             {"text_config": {"model_type": "emu3_text_model", "num_hidden_layers": 5, "hidden_size": 768,
+                              "intermediate_size": 2048, "num_attention_heads": 12, "num_key_value_heads": 4,
+                              "head_dim": 96, "attention_bias": True, "mlp_bias": True, "vocab_size": 32000,
+                              "pad_token_id": 0}}),
     # EXAONE 4.5: EXAONE 4 inside a vision wrapper, its text_config's model_type in the first files' spelling
     "exaone4_5": ({"text_config": {"model_type": "exaone4", "max_position_embeddings": 65536}},
                   {"text_config": {"model_type": "exaone4_5_text", "num_hidden_layers": 5, "hidden_size": 768,

@@ -263,6 +263,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     vision = read_vision(top, spec_fields["hidden"], _vision_value) if multimodal else None
     if (multimodal or "vision_config" in reader.extra) and vision is None and top.get("vision_config") is not None:
         extra_notes.append(phrase("model.note.multimodal", model_type=top.get("model_type")))
+    if multimodal and top.get("model_type") == "emu3":  # Emu3ForConditionalGeneration's vqmodel
+        extra_notes.append(phrase("model.note.vq_vae"))
     spec = ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(dict.fromkeys(extra_notes)),
         native_format=native_format, model_type=model_type, vision=vision, mtp_layers=mtp,
@@ -415,7 +417,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     resid_pdrop = config.get("resid_pdrop") if model_type == "phi" else None
     fields = dict(
         block=reader.block, hidden=hidden, layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
-        vocab=vocab, tie_embeddings=_bool(config, "tie_word_embeddings", default=reader.tie_default),
+        vocab=vocab, tie_embeddings=_bool(config, "tie_word_embeddings", default=reader.tie_default)
+        and not reader.never_tied,  # transformers 5.23's Mllama classes tie nothing
         gated_mlp=reader.gated_mlp, norm=reader.norm, norms_per_layer=reader.norms_per_layer,
         norm_compute=reader.compute, post_norms=reader.post_norms,
         dropout=isinstance(resid_pdrop, (int, float)) and resid_pdrop > 0,
@@ -690,13 +693,12 @@ def _cross_layers(config: Mapping[str, object], kinds: tuple[AttentionKind, ...]
 
 def _mllama_config(config: Mapping[str, object]) -> dict[str, object]:
     """MllamaTextConfig has no head_dim: its attention is hidden_size / num_attention_heads wide, whatever is given;
-    the head is never tied (transformers 5.23's Mllama classes tie nothing, whatever tie_word_embeddings says), and
     the embedding's padding row must be one of its vocab_size + 8 rows (nn.Embedding refuses it otherwise)."""
     rows = _int(config, "vocab_size", 1, MAX_DIM * 10) + 8
     pad = config.get("pad_token_id", 128004)
     if type(pad) is int and not -rows <= pad < rows:
         raise ValidationError("pad_token_id", pad, f"must be a row of the embedding (vocab_size + 8 = {rows:,} rows)")
-    return {**{k: v for k, v in config.items() if k != "head_dim"}, "tie_word_embeddings": False}
+    return {k: v for k, v in config.items() if k != "head_dim"}
 
 
 def model_type_name(config: Mapping[str, object]) -> str:

@@ -259,6 +259,7 @@ class Reader:
     hrm: bool = False  # HRM-Text: two stacks run in cycles, each invocation a layer of its own cache (_hrm_config)
     rwkv: bool = False  # RWKV-4: every layer time mixing and channel mixing (LinearAttention.rwkv)
     cross: bool = False  # Llama 3.2 Vision: cross_attention_layers attend to the image (AttentionKind.CROSS)
+    never_tied: bool = False  # the classes tie no head, whatever tie_word_embeddings says (Mllama's)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     needs: tuple[str, ...] = ()  # keys its class cannot build without: absent or null, the config is refused
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -761,7 +762,11 @@ READERS: dict[str, Reader] = {
     # says; no biases) but those cross_attention_layers list, which attend to the image's tokens instead of the text's
     # (MllamaCrossAttentionDecoderLayer: q, k, v, o, RMSNorms over q and k per head, two tanh gates; the MLP); an
     # embedding of vocab_size + 8 rows, an untied head of vocab_size (hf_config._read_decoder)
-    "mllama_text_model": Reader(cross=True, extra=frozenset({"cross_attention_layers", "rms_norm_eps"})),
+    "mllama_text_model": Reader(cross=True, never_tied=True, extra=frozenset({"cross_attention_layers",
+                                                                               "rms_norm_eps"})),
+    # Emu3's language model (Emu3ForCausalLM; Emu3ForConditionalGeneration's text_config beside its VQ-VAE, which is
+    # not counted and said): Llama's layers, head_dim when given, q/k/v/o biased by attention_bias, the MLP by mlp_bias
+    "emu3_text_model": Reader(reads_mlp_bias=True, extra=frozenset({"rms_norm_eps"})),
     # HRM-Text (HrmTextForCausalLM): two stacks (L and H) of num_layers_per_stack Llama layers, every head its own K/V,
     # an output gate per channel (gate_proj, biased by attention_bias), norms without weights, run H_cycles times as
     # L_cycles L-stack passes and one H-stack pass, each pass a cache slot; z_L_init, an untied head
@@ -856,7 +861,7 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "qwen4_exp": "qwen4_exp_text",
               "dots3_note": "dots3_note_text",  # Dots3NoteConfig: the released files' text keys at the top
               "fuyu": "persimmon",  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
-              "mllama": "mllama_text_model",
+              "mllama": "mllama_text_model", "emu3": "emu3_text_model",
               **DRAFTERS}
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
 # transformers 5.23 ties by the wrapper's key, not its text_config's

@@ -1192,6 +1192,10 @@ EN: Mapping[str, str] = {
         "{model_type} is multimodal: the language model is counted; its vision tower and projector are not, as "
         "this type's are not read (engines load them unless told to skip images)"
     ),
+    "model.note.vq_vae": (
+        "Emu3 is multimodal: the language model is counted; its VQ-VAE image tokenizer (vq_config) is not "
+        "(270,740,287 parameters with Emu3VQVAEConfig's defaults, transformers 5.23)"
+    ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Not in the config, taken from transformers' defaults for {model_type}: {keys}",
     "model.note.fp8_variant": "the publisher also ships {hf_id}, whose FFN weights are FP8 and the rest bf16: "

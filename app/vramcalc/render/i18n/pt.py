@@ -1247,6 +1247,10 @@ PT: Mapping[str, str] = {
         "{model_type} é multimodal: o modelo de linguagem é contado; sua torre de visão e seu projetor não, pois os "
         "deste tipo não são lidos (os motores os carregam, a menos que sejam instruídos a ignorar imagens)"
     ),
+    "model.note.vq_vae": (
+        "O Emu3 é multimodal: o modelo de linguagem é contado; seu tokenizador de imagens VQ-VAE (vq_config) não "
+        "(270.740.287 parâmetros com os padrões de Emu3VQVAEConfig, transformers 5.23)"
+    ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Ausentes do config, tomados dos padrões do transformers para {model_type}: {keys}",
     "model.note.fp8_variant": "a editora também publica {hf_id}, com os pesos das FFNs em FP8 e o resto em bf16: "
