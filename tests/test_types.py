@@ -1400,9 +1400,17 @@ def test_llama_32_vision_reads_its_tiles_and_is_refused_where_no_engine_runs_it(
             from_hf_config({**SMALL_MLLAMA, "text_config": {**SMALL_MLLAMA["text_config"], key: value}})
 
 
-# transformers 5.23 (torch 2.13 CPU, bf16, random weights, the perturbed config, 7 tokens): Emu3's DynamicLayer keys
-# and values summed
-def test_emu3_keeps_the_kv_transformers_keeps_and_names_its_vq_vae():
-    assert _kv(_case("emu3/perturbed"), "transformers", seq="7") == 53760
+# transformers 5.23 (torch 2.13 CPU, bf16, random weights, the perturbed configs, 7 tokens): Emu3's and Doge's
+# DynamicLayer/DynamicSlidingWindowLayer keys and values summed
+@pytest.mark.parametrize(("name", "measured"), [("emu3/perturbed", 53760), ("doge/perturbed", 53760)])
+def test_emu3_and_doge_keep_the_kv_transformers_keeps(name, measured):
+    assert _kv(_case(name), "transformers", seq="7") == measured
+
+
+def test_doge_reads_its_product_key_experts_and_emu3_names_its_vq_vae():
+    doge = from_hf_config(_case("doge/perturbed"))
+    assert doge.moe is not None and doge.moe.product_keys and doge.moe.ffn == 1 and doge.moe.shared_ffn == 1536
+    assert set(doge.kinds) == {AttentionKind.SLIDING} and doge.sliding_window == 256
+    assert not from_hf_config({**_case("doge/perturbed"), "is_moe": False}).moe
     emu3 = from_hf_config({**_case("emu3/full"), "vq_config": {}})
     assert any("VQ-VAE" in ENGLISH.say(note) for note in emu3.notes)

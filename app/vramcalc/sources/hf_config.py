@@ -440,7 +440,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.cross:
         layer_fields["kinds"] = _cross_layers(config, layer_fields["kinds"])
     fields.update(layer_fields, image_rows=8 * reader.cross)
-    moe, moe_layers, dense_ffn = _read_moe(config, reader, layers, ffn)
+    moe, moe_layers, dense_ffn = _read_doge(config, layers, ffn) if reader.doge else _read_moe(config, reader,
+                                                                                               layers, ffn)
     if not dense_ffn and AttentionKind.NONE not in layer_fields["kinds"] and reader.mlp_apart:
         pass  # Mamba-2 alone: no layer has an MLP
     elif not dense_ffn:  # no intermediate_size: every layer must have experts (Qwen3.5-MoE), which set the width
@@ -458,7 +459,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.moe is MoeKeys.HUNYUAN:
         _hunyuan_widths(config, ffn, assumptions)
     mla = _read_mla(config) if reader.mla else None
-    fields.update(mla=mla, mla_per_head=reader.minicpm3, sub_norms=reader.sub_norms, diff_lambdas=reader.diff)
+    fields.update(mla=mla, mla_per_head=reader.minicpm3, sub_norms=reader.sub_norms, diff_lambdas=reader.diff,
+                  dynamic_mask=reader.doge)
     if reader.diff and kv_heads % 2:  # DiffLlamaAttention: torch.chunk(value_states, 2, dim=1) over the KV heads
         raise ValidationError("num_key_value_heads", kv_heads, "DiffLlama splits the values in two along the KV "
                                                                "heads: it needs an even number")
@@ -679,6 +681,20 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
     if AttentionKind.CHUNKED in kinds and not chunk:
         raise ValidationError("attention_chunk_size", None, "chunked_attention layers need an attention_chunk_size")
     return dict(kinds=tuple(kinds), sliding_window=window, attention_chunk=chunk)
+
+
+def _read_doge(config: Mapping[str, object], layers: int, ffn: int) -> tuple[Moe | None, tuple[bool, ...], int]:
+    """DogeDecoderLayer's MLP: DogeMLP, or with is_moe DogeCDMoE: that gated MLP (the shared expert) beside
+    num_experts experts of one row each (up_embed and down_embed, no gate), num_experts_per_tok of them a token,
+    chosen by product keys (router_gate: hidden to 2 × floor(√num_experts), unbiased)."""
+    if not _bool(config, "is_moe", default=False):
+        return None, (), ffn
+    experts = _int(config, "num_experts", 1, MAX_EXPERTS, default=16384)
+    per_token = _int(config, "num_experts_per_tok", 1, MAX_EXPERTS, default=64)
+    if per_token > experts:
+        raise ValidationError("num_experts_per_tok", per_token, f"must not exceed the number of experts ({experts})")
+    return (Moe(experts=experts, per_token=per_token, ffn=1, shared_ffn=ffn, gated=False, product_keys=True),
+            (True,) * layers, ffn)
 
 
 def _cross_layers(config: Mapping[str, object], kinds: tuple[AttentionKind, ...]) -> tuple[AttentionKind, ...]:

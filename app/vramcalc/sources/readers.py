@@ -260,6 +260,7 @@ class Reader:
     rwkv: bool = False  # RWKV-4: every layer time mixing and channel mixing (LinearAttention.rwkv)
     cross: bool = False  # Llama 3.2 Vision: cross_attention_layers attend to the image (AttentionKind.CROSS)
     never_tied: bool = False  # the classes tie no head, whatever tie_word_embeddings says (Mllama's)
+    doge: bool = False  # Doge: the dynamic mask's A and dt_proj, residual scales, is_moe's CDMoE (hf_config._read_doge)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     needs: tuple[str, ...] = ()  # keys its class cannot build without: absent or null, the config is refused
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -767,6 +768,12 @@ READERS: dict[str, Reader] = {
     # Emu3's language model (Emu3ForCausalLM; Emu3ForConditionalGeneration's text_config beside its VQ-VAE, which is
     # not counted and said): Llama's layers, head_dim when given, q/k/v/o biased by attention_bias, the MLP by mlp_bias
     "emu3_text_model": Reader(reads_mlp_bias=True, extra=frozenset({"rms_norm_eps"})),
+    # Doge (DogeForCausalLM): Llama's attention biased by attention_bias (o too) with an RMSNorm over q and k per head,
+    # the dynamic mask's A and dt_proj, two residual scales a layer, every layer sliding when sliding_window is set;
+    # the MLP by mlp_bias, or with is_moe DogeCDMoE: that MLP shared beside num_experts one-row experts
+    # (num_experts_per_tok a token) routed by product keys
+    "doge": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.ALL, reads_mlp_bias=True, doge=True, extra=frozenset({
+        "keep_window_size", "is_moe", "num_experts", "num_experts_per_tok", "norm_topk_prob", "rms_norm_eps"})),
     # HRM-Text (HrmTextForCausalLM): two stacks (L and H) of num_layers_per_stack Llama layers, every head its own K/V,
     # an output gate per channel (gate_proj, biased by attention_bias), norms without weights, run H_cycles times as
     # L_cycles L-stack passes and one H-stack pass, each pass a cache slot; z_L_init, an untied head

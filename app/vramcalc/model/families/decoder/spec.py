@@ -371,6 +371,8 @@ class Moe:
     zero_experts: int = 0  # LongCat-Flash: experts that return their input, routed like the others; transformers
     # gives them router rows and gate/up slots too (LongcatFlashExperts.gate_up_proj), not down
     post_norm: bool = False  # A.X-K1 (AXK1MoE.post_mlp_layernorm): an RMSNorm over the block's output
+    product_keys: bool = False  # Doge (DogeCDMoE): experts of one row each (up_embed, down_embed), chosen by a router
+    # of 2 × floor(√experts) product keys (router_gate) rather than a row per expert
     zero_slots: bool = True  # those gate/up slots are held (transformers); False: vLLM's ZeroExpertFusedMoE,
     # num_experts = n_routed_experts, router rows only (inputs/parse.py, for every engine but transformers)
 
@@ -452,6 +454,8 @@ class ModelSpec:
     linear: LinearAttention | None = None
     compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
     diff_lambdas: bool = False  # DiffLlama: lambda_q1, lambda_k1, lambda_q2, lambda_k2 of head_dim a layer
+    dynamic_mask: bool = False  # Doge: its dynamic mask's A (a value per KV head) and dt_proj (the values to one per KV
+    # head, biased by attention_bias), and the layer's two residual scales (input_residual, post_attention_residual)
     sub_norms: bool = False  # BitNet: a norm over attention's output before o_proj (attn_sub_norm, hidden wide) and
     # over the MLP's gated product before down_proj (ffn_sub_norm, intermediate wide)
     gated_norm: int = 0  # A.X-K2 (AXK2GatedRMSNorm): the rank of a sigmoid gate (fc1, fc2) after input_layernorm,

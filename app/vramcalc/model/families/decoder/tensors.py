@@ -11,6 +11,7 @@ stacked experts are one 3-D tensor (experts, out, in), as GGUF stores them.
 from __future__ import annotations
 
 import functools
+import math
 
 from ...tensor import Role, Tensor
 from ..encoder import Encoder
@@ -309,6 +310,11 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
         tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
+    if spec.dynamic_mask:  # DogeAttention.A and dt_proj; DogeDecoderLayer's input_residual, post_attention_residual
+        tensors += [Tensor(p + "attn_dt_a", (spec.kv_heads_of(kind),), Role.NORM),
+                    *_linear(p + "attn_dt", spec.kv_heads_of(kind), kv, Role.ATTENTION, spec.qkv_bias),
+                    Tensor(p + "attn_residual.weight", (h,), Role.NORM), Tensor(p + "ffn_residual.weight", (h,),
+                                                                                Role.NORM)]
     if spec.diff_lambdas:  # DiffLlamaAttention: the differential attention's four learned vectors
         tensors += [Tensor(f"{p}attn_lambda_{name}", (head_dim,), Role.NORM) for name in ("q1", "k1", "q2", "k2")]
     if spec.gate_bias:  # BeamAttention.gate_bias (one per head, broadcast over head_dim), HrmTextAttention's
@@ -604,8 +610,9 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
     elif spec.inkling is not None and not spec.inkling.two:  # InklingTopkRouter: shared experts' rows, a global scale
         tensors = [*_linear(p + "ffn_gate_inp", z + spec.inkling.shared, h, Role.ROUTER),
                    Tensor(p + "ffn_gate_inp.scale", (1,), Role.ROUTER)]
-    else:
-        tensors = _linear(p + "ffn_gate_inp", z, h, Role.ROUTER, moe.router_bias)
+    else:  # DogeCDMoE.router_gate: two sets of √experts product keys
+        tensors = _linear(p + "ffn_gate_inp", 2 * math.isqrt(e) if moe.product_keys else z, h, Role.ROUTER,
+                          moe.router_bias)
     if moe.score_bias:
         tensors.append(Tensor(p + "exp_probs_b.bias", (e,), Role.ROUTER))
     x = moe.latent or h  # the width the experts read and write
