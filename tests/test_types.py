@@ -1359,3 +1359,58 @@ def test_the_cache_of_the_llama_like_types_is_what_transformers_kept(name, kept)
     the bytes of the keys and values the returned DynamicCache holds (VaultGemma's three sliding layers also hold an
     int64 scalar each, _sliding_window_tensor: 24 bytes of bookkeeping, not counted)."""
     assert _kv(_case(name), "transformers", seq="7") == kept
+
+
+# A small Llama 3.2 Vision whose cache transformers 5.23 was seen to keep (torch 2.13 CPU, bf16, MllamaImageProcessor
+# with 56-pixel tiles, a 7-token prompt whose <|image|> tokens are among the 7): the self-attention layers (1, 2, 7,
+# 32) keys and values, each cross-attention layer (1, 2, 68, 32): 4 tiles × 17 per image, a 56 × 56 and a 112 × 56
+# image alike; nothing in them without an image. 5,376 bytes, 40,192 with one image, 75,008 with two.
+SMALL_MLLAMA = {"model_type": "mllama", "image_token_index": 999,
+                "text_config": {"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 5,
+                                "num_attention_heads": 8, "num_key_value_heads": 2, "cross_attention_layers": [1, 3],
+                                "vocab_size": 1000, "pad_token_id": 0},
+                "vision_config": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 3,
+                                  "num_global_layers": 1, "attention_heads": 4, "image_size": 56, "patch_size": 14,
+                                  "intermediate_layers_indices": [0, 2], "vision_output_dim": 192}}
+
+
+@pytest.mark.parametrize(("images", "width", "measured"), [(0, 56, 5376), (1, 56, 40192), (1, 112, 40192),
+                                                            (2, 56, 75008)])
+def test_cross_attention_layers_keep_each_images_tiles_whatever_the_text(images, width, measured):
+    spec = from_hf_config(SMALL_MLLAMA)
+    assert [kind.value for kind in spec.kinds] == ["full", "cross", "full", "cross", "full"]
+    values = {"seq": str(7 - images)}  # each image adds its one <|image|> token to the prompt
+    if images:
+        values.update(images=str(images), image_width=str(width), image_height="56")
+    assert _kv(SMALL_MLLAMA, "transformers", **values) == measured
+
+
+def test_llama_32_vision_reads_its_tiles_and_is_refused_where_no_engine_runs_it():
+    from vramcalc.model.families.vision import cross_tokens, image_tokens
+
+    full = _case("mllama/full")
+    vision = from_hf_config({**full, "vision_config": {"image_size": 560}}).vision
+    assert vision is not None and image_tokens(vision, 1280, 853) == 1 and cross_tokens(vision) == 4 * 1601
+    for runtime, said in (("vllm", "V0 encoder-decoder"), ("llamacpp", "no Llama 3.2 Vision"),
+                          ("ollama", "its own engine")):
+        with pytest.raises(ValidationError, match=said):
+            _kv(SMALL_MLLAMA, runtime)
+    for key, value in (("cross_attention_layers", [1, "3"]), ("pad_token_id", 1008)):
+        with pytest.raises(ValidationError, match=key):
+            from_hf_config({**SMALL_MLLAMA, "text_config": {**SMALL_MLLAMA["text_config"], key: value}})
+
+
+# transformers 5.23 (torch 2.13 CPU, bf16, random weights, the perturbed configs, 7 tokens): Emu3's and Doge's
+# DynamicLayer/DynamicSlidingWindowLayer keys and values summed
+@pytest.mark.parametrize(("name", "measured"), [("emu3/perturbed", 53760), ("doge/perturbed", 53760)])
+def test_emu3_and_doge_keep_the_kv_transformers_keeps(name, measured):
+    assert _kv(_case(name), "transformers", seq="7") == measured
+
+
+def test_doge_reads_its_product_key_experts_and_emu3_names_its_vq_vae():
+    doge = from_hf_config(_case("doge/perturbed"))
+    assert doge.moe is not None and doge.moe.product_keys and doge.moe.ffn == 1 and doge.moe.shared_ffn == 1536
+    assert set(doge.kinds) == {AttentionKind.SLIDING} and doge.sliding_window == 256
+    assert not from_hf_config({**_case("doge/perturbed"), "is_moe": False}).moe
+    emu3 = from_hf_config({**_case("emu3/full"), "vq_config": {}})
+    assert any("VQ-VAE" in ENGLISH.say(note) for note in emu3.notes)

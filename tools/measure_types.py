@@ -265,6 +265,25 @@ CASES: dict[str, tuple[dict, dict]] = {
     "youtu": ({}, {"num_hidden_layers": 5, "hidden_size": 1024, "intermediate_size": 2816, "num_attention_heads": 8,
                    "num_key_value_heads": 8, "q_lora_rank": 384, "kv_lora_rank": 256, "qk_rope_head_dim": 32,
                    "qk_nope_head_dim": 64, "v_head_dim": 96, "tie_word_embeddings": False, "vocab_size": 32000}),
+    # Llama 3.2 Vision's language model inside its wrapper (the tower apart): cross-attention layers (one past the
+    # depth, built by nothing), a tie the classes never make, a padding row within the 8 extra embedding rows
+    "mllama": ({"text_config": {"model_type": "mllama_text_model"}},
+               {"text_config": {"model_type": "mllama_text_model", "num_hidden_layers": 6, "hidden_size": 768,
+                                "intermediate_size": 2048, "num_attention_heads": 12, "num_key_value_heads": 4,
+                                "cross_attention_layers": [0, 4, 9], "vocab_size": 32000, "pad_token_id": 0,
+                                "tie_word_embeddings": True}}),
+    # Emu3's language model inside its wrapper (the VQ-VAE apart): head_dim given, q/k/v/o and MLP biases
+    "emu3": ({"text_config": {"model_type": "emu3_text_model"}},
+             {"text_config": {"model_type": "emu3_text_model", "num_hidden_layers": 5, "hidden_size": 768,
+                              "intermediate_size": 2048, "num_attention_heads": 12, "num_key_value_heads": 4,
+                              "head_dim": 96, "attention_bias": True, "mlp_bias": True, "vocab_size": 32000,
+                              "pad_token_id": 0}}),
+    # Doge: the class's dense model; perturbed with DogeCDMoE (is_moe: 1,000 one-row experts, 31 product keys a
+    # set), biases, head_dim given, a window, a tied head
+    "doge": ({}, {"num_hidden_layers": 5, "hidden_size": 768, "intermediate_size": 1536, "num_attention_heads": 12,
+                  "num_key_value_heads": 4, "head_dim": 96, "attention_bias": True, "mlp_bias": True,
+                  "sliding_window": 256, "is_moe": True, "num_experts": 1000, "num_experts_per_tok": 16,
+                  "tie_word_embeddings": True, "vocab_size": 32000}),
     # EXAONE 4.5: EXAONE 4 inside a vision wrapper, its text_config's model_type in the first files' spelling
     "exaone4_5": ({"text_config": {"model_type": "exaone4", "max_position_embeddings": 65536}},
                   {"text_config": {"model_type": "exaone4_5_text", "num_hidden_layers": 5, "hidden_size": 768,

@@ -7,7 +7,8 @@ small config of other depth, widths and switches, the keys only, as a config.jso
 parameter outside the language model (`language_model`, `lm_head`) is the vision part; it records both
 counts in tests/golden/vision.json, which tests/test_vision.py holds the reader to.
 
-Usage: python tools/measure_vision.py [--out tests/golden/vision.json]
+Usage: python tools/measure_vision.py [--out tests/golden/vision.json] [MODEL_TYPE ...]
+With model types, only their counts are measured and the rest of the file kept as it is.
 Needs: pip install torch==2.13.0 transformers==5.23.0 (and torchvision for the video processors: here 0.28.0's
 Python transforms, its compiled ops not loaded, on PYTHONPATH)
 """
@@ -57,6 +58,13 @@ GLM_45V: dict[str, Any] = {
                       "image_size": 336, "in_channels": 3, "intermediate_size": 10944, "model_type": "glm4v_moe_vision",
                       "num_heads": 12, "out_hidden_size": 4096, "patch_size": 14, "spatial_merge_size": 2,
                       "temporal_patch_size": 2}}
+# Llama 3.2 11B Vision's vision_config as danbev/learning-ai's notes copy it from the release (notes/vision/
+# mllama.md: 560-pixel tiles; find_string id 40415686548), beside the classes' text model (the 11B's)
+MLLAMA_11B_VISION = {"attention_heads": 16, "hidden_act": "gelu", "hidden_size": 1280, "image_size": 560,
+                     "intermediate_size": 5120, "max_num_tiles": 4, "model_type": "mllama_vision_model",
+                     "num_channels": 3, "num_global_layers": 8, "num_hidden_layers": 32, "patch_size": 14,
+                     "supported_aspect_ratios": [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]],
+                     "vision_output_dim": 7680}
 SMALL_QWEN_TEXT = {"hidden_size": 512, "intermediate_size": 1024, "num_hidden_layers": 3, "num_attention_heads": 8,
                    "num_key_value_heads": 2, "vocab_size": 32000}
 
@@ -153,6 +161,18 @@ CASES: dict[str, tuple[dict, dict]] = {
     "llava_onevision": ({}, {"text_config": {**SMALL_QWEN_TEXT, "model_type": "qwen2"}, "vision_config": {
         "model_type": "clip_vision_model", "hidden_size": 320, "intermediate_size": 900, "num_hidden_layers": 2,
         "num_attention_heads": 5, "image_size": 224, "patch_size": 14}, "vision_feature_layer": -1}),
+    # Llama 3.2 Vision: the 11B's tower over the classes' text model; perturbed with 2 tiles of 112 pixels, three
+    # aspect ratios, 4 channels and the tower's heads under their attribute_map name
+    "mllama": ({"text_config": {k: v for k, v in AutoConfig.for_model("mllama_text_model").to_dict().items()
+                                if k not in ("transformers_version", "architectures", "dtype")},
+                "vision_config": MLLAMA_11B_VISION}, {
+        "text_config": {"model_type": "mllama_text_model", "num_hidden_layers": 6, "hidden_size": 768,
+                        "intermediate_size": 2048, "num_attention_heads": 12, "num_key_value_heads": 4,
+                        "cross_attention_layers": [0, 4, 9], "vocab_size": 32000, "pad_token_id": 0},
+        "vision_config": {"hidden_size": 256, "intermediate_size": 640, "num_hidden_layers": 3,
+                          "num_global_layers": 2, "num_attention_heads": 4, "image_size": 112, "patch_size": 16,
+                          "max_num_tiles": 2, "supported_aspect_ratios": [[1, 1], [1, 2], [2, 1]],
+                          "intermediate_layers_indices": [0, 2], "vision_output_dim": 768, "num_channels": 4}}),
 }
 
 
@@ -172,9 +192,15 @@ def counts(config) -> tuple[int, int]:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "vision.json"))
+    parser.add_argument("types", nargs="*", help="only these families' counts (the rest of the file kept)")
     args = parser.parse_args(argv)
+    before = json.loads(Path(args.out).read_text(encoding="utf-8")) if args.types else {}
+    kept = {case["name"]: case for case in before.get("cases", [])}
     cases = []
     for model_type, (full, small) in CASES.items():
+        if args.types and model_type not in args.types:
+            cases += [kept[name] for name in (f"{model_type}/full", f"{model_type}/perturbed") if name in kept]
+            continue
         if not full:
             full = {k: v for k, v in AutoConfig.for_model(model_type).to_dict().items()
                     if k not in ("transformers_version", "architectures", "model_type")}
@@ -183,10 +209,12 @@ def main(argv=None):
             cases.append({"name": f"{model_type}/{label}", "config": {"model_type": model_type, **given},
                           "vision_params": vision, "text_params": text})
             print(f"{model_type:14s} {label:9s} {vision:>15,} {text:>18,}")
-    tokens = image_tokens()
     about = (f"tools/measure_vision.py, {datetime.date.today()}, transformers {transformers.__version__}, "
              f"torch {torch.__version__}, Python {platform.python_version()}")
-    out = {"_about": about, "cases": cases, "image_tokens": tokens, "video_tokens": video_tokens()}
+    if args.types:
+        out = {**before, "_about": f"{before['_about']}; {', '.join(args.types)}: {about}", "cases": cases}
+    else:
+        out = {"_about": about, "cases": cases, "image_tokens": image_tokens(), "video_tokens": video_tokens()}
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
 

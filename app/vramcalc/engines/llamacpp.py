@@ -820,6 +820,9 @@ class LlamaCpp(NoPool):
                                                          "q8_0, f16, ...) or a nominal precision")
         check_kv_formats(workload, ("kv_precision", "kv_precision_k", "kv_precision_v"), self.kv_formats)
         check_draft(workload)
+        if workload.model.count_kind(AttentionKind.CROSS):  # no LLM_ARCH_MLLAMA, no converter (0c1e57098bba)
+            raise ValidationError("runtime", workload.runtime.value, "llama.cpp has no Llama 3.2 Vision (mllama) "
+                                  "graph: neither its converter nor its source at 0c1e57098bba reads one")
         encoder = workload.model.encoder
         if encoder is not None and encoder.family == "gte":  # convert_hf_to_gguf.py has no NewModel
             raise ValidationError("runtime", workload.runtime.value, "llama.cpp has no GTE (NewModel) graph: its "

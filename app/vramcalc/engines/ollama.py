@@ -24,6 +24,7 @@ from ..core.option import Option, optional, parse_tokens, parse_version
 from ..core.phrase import phrase
 from ..core.units import GIB
 from ..memory.components import Component
+from ..model.families.decoder.spec import AttentionKind
 from ..parallel.layout import Layout
 from ..sources.hf_config import MAX_POSITIONS
 from ..workload import Workload
@@ -140,6 +141,10 @@ class Ollama(LlamaCpp):
     runtime = Runtime.OLLAMA
 
     def check(self, workload: Workload) -> None:
+        if workload.model.count_kind(AttentionKind.CROSS):  # before llama.cpp's refusal
+            raise ValidationError("runtime", "ollama", "Ollama runs Llama 3.2 Vision with its own engine "
+                                  "(model/models/mllama: a causal cache beside an encoder cache of the last image's "
+                                  "tiles), which is not modelled; llama.cpp has no mllama graph")
         super().check(workload)
         if workload.embeds and workload.model.reranker is not None:
             raise ValidationError("runtime", "ollama", "Ollama has no reranking endpoint (ollama/ollama#3368): run "

@@ -333,6 +333,10 @@ class Vllm:
         refuse_training(workload)
         refuse_gguf(workload)
         check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+        if workload.model.count_kind(AttentionKind.CROSS):
+            raise ValidationError("runtime", "vllm", "vLLM dropped Llama 3.2 Vision (MllamaForConditionalGeneration) "
+                                  "with its V0 encoder-decoder runner (vllm-project/vllm#24907, 2025-09): run "
+                                  "transformers")
         encoder = workload.model.encoder if workload.embeds else None
         if encoder is not None and encoder.family not in VLLM_ENCODERS:
             kind = "JinaBERT v2 (ALiBi)" if encoder.family.startswith("jina-bert-v2") else encoder.family

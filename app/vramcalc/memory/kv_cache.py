@@ -6,6 +6,7 @@ from ..core.dtypes import Precision
 from ..core.phrase import Formula, join, phrase
 from ..core.units import format_binary
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
+from ..model.families.vision import cross_tokens
 from ..workload import Workload
 from .components import Component
 
@@ -24,7 +25,8 @@ def kv_cache_bytes(workload: Workload) -> Component:
         return Component(key="kv_cache", bytes=0, explain=lambda: phrase("kv_cache.none"))
     model = workload.model
     precision = workload.effective_kv_precision
-    values = workload.batch * model.kv_values_per_sequence(workload.seq)
+    values = workload.batch * (model.kv_values_per_sequence(workload.seq)
+                               + model.cross_kv_values(image_cross_tokens(workload)))
     if model.repeated_kv_cache:  # FalconAttention broadcasts K and V to every head before it caches them
         values = values * model.heads // model.kv_heads
     e = int(workload.activation_precision.bits) // 8
@@ -35,6 +37,13 @@ def kv_cache_bytes(workload: Workload) -> Component:
         bytes=num_bytes,
         explain=lambda: kv_explain(model, workload, precision, e, num_bytes),
     )
+
+
+def image_cross_tokens(workload: Workload) -> int:
+    """The vision tokens each sequence's cross-attention layers cache: its images' (Llama 3.2 Vision), none
+    without images."""
+    vision = workload.model.vision
+    return workload.images * cross_tokens(vision) if vision is not None and vision.tiles else 0
 
 
 def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: int, num_bytes: int) -> Formula:
@@ -54,6 +63,10 @@ def kv_explain(model: ModelSpec, workload: Workload, precision: Precision, e: in
         kept = model.tokens_kept(kind, workload.seq)
         parts.append(phrase(f"kv_cache.layers.{kind.value}", count=count, per_token=per_token, kept=f"{kept:,}",
                              window=f"{model.sliding_window or model.attention_chunk:,}"))
+    if cross := model.count_kind(AttentionKind.CROSS):  # Llama 3.2 Vision: the images' tokens, not the text's
+        parts.append(phrase("kv_cache.layers.cross", count=cross, per_token=phrase(
+            "kv_cache.kv_width", kv_heads=model.kv_heads, head_dim=model.head_dim),
+                             kept=f"{image_cross_tokens(workload):,}", images=workload.images))
     if model.compressed:
         parts.append(phrase("kv_cache.layers.compressed", csa=model.compressed.rates[0], hca=model.compressed.rates[1],
                             values=f"{model.compressed.values(workload.seq, model.head_dim):,}"))

@@ -112,7 +112,7 @@ MEMORY_KEYS = frozenset({
     "enable_bias", "word_embed_proj_dim", "do_layer_norm_before", "attention_heads", "intermediate_multiple_size",
     "dim_head", "dim_ff", "window_size", "attention_hidden_size", "embedding_dim", "ffn_proj_factor",
     "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter", "add_bias_linear", "n_mamba_heads",
-    "mamba_ngroups", "ple_layer_ids",
+    "mamba_ngroups", "ple_layer_ids", "cross_attention_layers",
 })
 _REQUIRED = ("hidden_size", "num_hidden_layers")
 _SHAPE_KEYS = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
@@ -263,6 +263,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     vision = read_vision(top, spec_fields["hidden"], _vision_value) if multimodal else None
     if (multimodal or "vision_config" in reader.extra) and vision is None and top.get("vision_config") is not None:
         extra_notes.append(phrase("model.note.multimodal", model_type=top.get("model_type")))
+    if multimodal and top.get("model_type") == "emu3":  # Emu3ForConditionalGeneration's vqmodel
+        extra_notes.append(phrase("model.note.vq_vae"))
     spec = ModelSpec(
         name=name, display_name=display, assumptions=tuple(assumptions), notes=tuple(dict.fromkeys(extra_notes)),
         native_format=native_format, model_type=model_type, vision=vision, mtp_layers=mtp,
@@ -415,7 +417,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     resid_pdrop = config.get("resid_pdrop") if model_type == "phi" else None
     fields = dict(
         block=reader.block, hidden=hidden, layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
-        vocab=vocab, tie_embeddings=_bool(config, "tie_word_embeddings", default=reader.tie_default),
+        vocab=vocab, tie_embeddings=_bool(config, "tie_word_embeddings", default=reader.tie_default)
+        and not reader.never_tied,  # transformers 5.23's Mllama classes tie nothing
         gated_mlp=reader.gated_mlp, norm=reader.norm, norms_per_layer=reader.norms_per_layer,
         norm_compute=reader.compute, post_norms=reader.post_norms,
         dropout=isinstance(resid_pdrop, (int, float)) and resid_pdrop > 0,
@@ -434,8 +437,11 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     ffn = _int(config, "intermediate_size", 1, MAX_DIM,
                default=0 if reader.moe is not None or reader.mlp_apart else None)
     layer_fields = _read_layers(config, reader, layers, max_positions, assumptions)
-    fields.update(layer_fields)
-    moe, moe_layers, dense_ffn = _read_moe(config, reader, layers, ffn)
+    if reader.cross:
+        layer_fields["kinds"] = _cross_layers(config, layer_fields["kinds"])
+    fields.update(layer_fields, image_rows=8 * reader.cross)
+    moe, moe_layers, dense_ffn = _read_doge(config, layers, ffn) if reader.doge else _read_moe(config, reader,
+                                                                                               layers, ffn)
     if not dense_ffn and AttentionKind.NONE not in layer_fields["kinds"] and reader.mlp_apart:
         pass  # Mamba-2 alone: no layer has an MLP
     elif not dense_ffn:  # no intermediate_size: every layer must have experts (Qwen3.5-MoE), which set the width
@@ -453,7 +459,8 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.moe is MoeKeys.HUNYUAN:
         _hunyuan_widths(config, ffn, assumptions)
     mla = _read_mla(config) if reader.mla else None
-    fields.update(mla=mla, mla_per_head=reader.minicpm3, sub_norms=reader.sub_norms, diff_lambdas=reader.diff)
+    fields.update(mla=mla, mla_per_head=reader.minicpm3, sub_norms=reader.sub_norms, diff_lambdas=reader.diff,
+                  dynamic_mask=reader.doge)
     if reader.diff and kv_heads % 2:  # DiffLlamaAttention: torch.chunk(value_states, 2, dim=1) over the KV heads
         raise ValidationError("num_key_value_heads", kv_heads, "DiffLlama splits the values in two along the KV "
                                                                "heads: it needs an even number")
@@ -674,6 +681,40 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
     if AttentionKind.CHUNKED in kinds and not chunk:
         raise ValidationError("attention_chunk_size", None, "chunked_attention layers need an attention_chunk_size")
     return dict(kinds=tuple(kinds), sliding_window=window, attention_chunk=chunk)
+
+
+def _read_doge(config: Mapping[str, object], layers: int, ffn: int) -> tuple[Moe | None, tuple[bool, ...], int]:
+    """DogeDecoderLayer's MLP: DogeMLP, or with is_moe DogeCDMoE: that gated MLP (the shared expert) beside
+    num_experts experts of one row each (up_embed and down_embed, no gate), num_experts_per_tok of them a token,
+    chosen by product keys (router_gate: hidden to 2 × floor(√num_experts), unbiased)."""
+    if not _bool(config, "is_moe", default=False):
+        return None, (), ffn
+    experts = _int(config, "num_experts", 1, MAX_EXPERTS, default=16384)
+    per_token = _int(config, "num_experts_per_tok", 1, MAX_EXPERTS, default=64)
+    if per_token > experts:
+        raise ValidationError("num_experts_per_tok", per_token, f"must not exceed the number of experts ({experts})")
+    return (Moe(experts=experts, per_token=per_token, ffn=1, shared_ffn=ffn, gated=False, product_keys=True),
+            (True,) * layers, ffn)
+
+
+def _cross_layers(config: Mapping[str, object], kinds: tuple[AttentionKind, ...]) -> tuple[AttentionKind, ...]:
+    """MllamaTextModel: the layers whose index cross_attention_layers lists attend to the image (indices past the
+    depth build nothing, as there); its config class's default when not given."""
+    given = config.get("cross_attention_layers")
+    if not isinstance(given, list) or any(type(i) is not int or i < 0 for i in given):
+        raise ValidationError("cross_attention_layers", _short(given), "expected a list of layer indices")
+    cross = set(given)
+    return tuple(AttentionKind.CROSS if i in cross else kind for i, kind in enumerate(kinds))
+
+
+def _mllama_config(config: Mapping[str, object]) -> dict[str, object]:
+    """MllamaTextConfig has no head_dim: its attention is hidden_size / num_attention_heads wide, whatever is given;
+    the embedding's padding row must be one of its vocab_size + 8 rows (nn.Embedding refuses it otherwise)."""
+    rows = _int(config, "vocab_size", 1, MAX_DIM * 10) + 8
+    pad = config.get("pad_token_id", 128004)
+    if type(pad) is int and not -rows <= pad < rows:
+        raise ValidationError("pad_token_id", pad, f"must be a row of the embedding (vocab_size + 8 = {rows:,} rows)")
+    return {k: v for k, v in config.items() if k != "head_dim"}
 
 
 def model_type_name(config: Mapping[str, object]) -> str:
@@ -1785,4 +1826,4 @@ _REWRITES: tuple[tuple[str, Callable[[Mapping[str, object]], dict[str, object]]]
     ("compressed", _dsv4_config), ("longcat", _longcat_config), ("step", _step3p5_config),
     ("minimax3", _minimax3_config), ("inkling", _inkling_config), ("dots3", _dots3_config),
     ("lightning", _minimax_config), ("griffin", _griffin_config), ("hrm", _hrm_config),
-    ("minicpm3", _minicpm3_config))
+    ("minicpm3", _minicpm3_config), ("cross", _mllama_config))

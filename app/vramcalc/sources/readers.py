@@ -258,6 +258,9 @@ class Reader:
     qwen4: bool = False  # Qwen4-Exp: gated residual streams, the QSA indexer on indexed layers (_read_qwen4)
     hrm: bool = False  # HRM-Text: two stacks run in cycles, each invocation a layer of its own cache (_hrm_config)
     rwkv: bool = False  # RWKV-4: every layer time mixing and channel mixing (LinearAttention.rwkv)
+    cross: bool = False  # Llama 3.2 Vision: cross_attention_layers attend to the image (AttentionKind.CROSS)
+    never_tied: bool = False  # the classes tie no head, whatever tie_word_embeddings says (Mllama's)
+    doge: bool = False  # Doge: the dynamic mask's A and dt_proj, residual scales, is_moe's CDMoE (hf_config._read_doge)
     legacy: Legacy | None = None  # a decoder of 2019-23 (hf_config._legacy)
     needs: tuple[str, ...] = ()  # keys its class cannot build without: absent or null, the config is refused
     extra: frozenset[str] = frozenset()  # other keys this reader understands
@@ -756,6 +759,21 @@ READERS: dict[str, Reader] = {
                                  "rms_norm_eps", "full_attention_interval", "ple_layer_ids", "ple_embed_dim",
                                  "ple_conv_kernel_size", "ngram_size", "heads_per_ngram", "ngram_vocab_size_base",
                                  "make_ngram_vocab_size_divisible_by", "seed", "split_ngram_parts"})),
+    # Llama 3.2 Vision's language model (MllamaTextModel): Llama's layers (head_dim hidden / heads, whatever a config
+    # says; no biases) but those cross_attention_layers list, which attend to the image's tokens instead of the text's
+    # (MllamaCrossAttentionDecoderLayer: q, k, v, o, RMSNorms over q and k per head, two tanh gates; the MLP); an
+    # embedding of vocab_size + 8 rows, an untied head of vocab_size (hf_config._read_decoder)
+    "mllama_text_model": Reader(cross=True, never_tied=True, extra=frozenset({"cross_attention_layers",
+                                                                               "rms_norm_eps"})),
+    # Emu3's language model (Emu3ForCausalLM; Emu3ForConditionalGeneration's text_config beside its VQ-VAE, which is
+    # not counted and said): Llama's layers, head_dim when given, q/k/v/o biased by attention_bias, the MLP by mlp_bias
+    "emu3_text_model": Reader(reads_mlp_bias=True, extra=frozenset({"rms_norm_eps"})),
+    # Doge (DogeForCausalLM): Llama's attention biased by attention_bias (o too) with an RMSNorm over q and k per head,
+    # the dynamic mask's A and dt_proj, two residual scales a layer, every layer sliding when sliding_window is set;
+    # the MLP by mlp_bias, or with is_moe DogeCDMoE: that MLP shared beside num_experts one-row experts
+    # (num_experts_per_tok a token) routed by product keys
+    "doge": Reader(qk_norm=QkNorm.HEAD, sliding=Sliding.ALL, reads_mlp_bias=True, doge=True, extra=frozenset({
+        "keep_window_size", "is_moe", "num_experts", "num_experts_per_tok", "norm_topk_prob", "rms_norm_eps"})),
     # HRM-Text (HrmTextForCausalLM): two stacks (L and H) of num_layers_per_stack Llama layers, every head its own K/V,
     # an output gate per channel (gate_proj, biased by attention_bias), norms without weights, run H_cycles times as
     # L_cycles L-stack passes and one H-stack pass, each pass a cache slot; z_L_init, an untied head
@@ -850,6 +868,7 @@ TEXT_TYPES = {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "gemma4": "gem
               "qwen4_exp": "qwen4_exp_text",
               "dots3_note": "dots3_note_text",  # Dots3NoteConfig: the released files' text keys at the top
               "fuyu": "persimmon",  # FuyuConfig: a Persimmon text_config (adept/fuyu-8b's keys also at the top)
+              "mllama": "mllama_text_model", "emu3": "emu3_text_model",
               **DRAFTERS}
 # Wrappers whose class ties the head when the config omits tie_word_embeddings (InternVLConfig, Mistral3Config):
 # transformers 5.23 ties by the wrapper's key, not its text_config's
@@ -857,7 +876,8 @@ WRAPPER_TIES = frozenset({"internvl", "mistral3", *DRAFTERS})  # Gemma4Assistant
 # The model_type a multimodal config's text_config may carry, read as the language model it is.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen2_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
                 "qwen3_vl_moe_text": "qwen3_moe", "exaone4_5_text": "exaone4",  # Exaone4_5_Config renames it so
-                "minimax_m3": "minimax_m3_vl_text"}  # the hub's MiniMax-M3 files (vLLM's MiniMaxM3TextConfig)
+                "minimax_m3": "minimax_m3_vl_text",  # the hub's MiniMax-M3 files (vLLM's MiniMaxM3TextConfig)
+                "mllama": "mllama_text_model"}  # transformers' own test configs name Llama 3.2 Vision's text so
 # Older names a config may carry, which its class reads in place of the new ones (Lfm2Config and
 # Lfm2MoeConfig.__post_init__ pop them over the defaults).
 LEGACY_KEYS = {"lfm2": {"block_ff_dim": "intermediate_size", "tie_embedding": "tie_word_embeddings"},

@@ -175,6 +175,26 @@ def _llava(v: Key, t: Key, text: int) -> Vision:
                   grid=tuple((a, b) for a, b in pinpoints) if family != "llava" else ())
 
 
+def _mllama(v: Key, t: Key, text: int) -> Vision:
+    """MllamaVisionModel: a Conv2d patch embedding without bias, a class token, gated positions with a table per
+    aspect ratio of every tile's patches, two gated tile embeddings (pre and post), LayerNorms before and after, the
+    local layers (LayerNorms, unbiased q/k/v/o, a biased GELU MLP) and the global ones (two gates each more); and the
+    multi_modal_projector: a biased Linear from vision_output_dim to the text hidden size."""
+    h, i, p, size = v("hidden_size", 1280), v("intermediate_size", 5120), v("patch_size", 14), v("image_size", 448)
+    tiles, ratios = v("max_num_tiles", 4), v("supported_aspect_ratios", [])
+    if not ratios and tiles != 4:  # MllamaVisionConfig.validate_architecture: the default ratios are 4 tiles'
+        raise ValidationError("vision_config.max_num_tiles", tiles, "must be 4 with the default "
+                              "supported_aspect_ratios: give the ratios")
+    rows, n = (len(ratios) or 8) + 1, (size // p) ** 2 + 1  # an embedding row per ratio and one for padding
+    layer = 4 * h + 4 * h * h + _lin(h, i) + _lin(i, h)
+    params = (v("num_channels", 3) * p * p * h + h + 1 + n * h + rows * tiles * n * h + 2 * (rows * tiles * h + 1)
+              + 4 * h + v("num_hidden_layers", 32) * layer + v("num_global_layers", 8) * (layer + 2)
+              + _lin(v("vision_output_dim", 7680), text))
+    heads = v("attention_heads", 0) or v("num_attention_heads", 16)  # MllamaVisionConfig's attribute_map
+    return Vision("mllama", params, p, 1, size, hidden=h, heads=heads, inter=i,
+                  channels=v("num_channels", 3), tiles=tiles)
+
+
 CLIP_L = {"model_type": "clip_vision_model", "hidden_size": 1024, "intermediate_size": 4096, "patch_size": 14,
           "image_size": 336, "num_hidden_layers": 24, "num_attention_heads": 16}
 # the tower a LLaVA config without a vision_config gets: its config class's (LLaVA 1.5's and NeXT's CLIP-L/336,
@@ -188,7 +208,7 @@ FAMILIES: Mapping[str, Callable[[Key, Key, int], Vision]] = {
     "qwen2_vl": _qwen2_vl, "qwen2_5_vl": _qwen2_5_vl, "qwen3_vl": _qwen3_vl, "qwen3_vl_moe": _qwen3_vl,
     "qwen3_5": _qwen3_vl, "qwen3_5_moe": _qwen3_vl, "gemma3": _gemma3, "gemma4": _gemma4, "llama4": _llama4,
     "mistral3": _mistral3, "internvl": _internvl, "glm4v": _glm4v, "glm4v_moe": _glm4v, "glm46v": _glm4v,
-    "llava": _llava, "llava_next": _llava, "llava_onevision": _llava}
+    "llava": _llava, "llava_next": _llava, "llava_onevision": _llava, "mllama": _mllama}
 """The multimodal model types whose vision part is counted; the wrapper's own defaults create a tower when
 the config gives no vision_config (Gemma 4's create none)."""
 

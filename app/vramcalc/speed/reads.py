@@ -9,6 +9,7 @@ import functools
 
 from ..core.dtypes import Precision
 from ..formats.weights import WeightFormat, expert_bytes, nominal_bits, stack
+from ..memory.kv_cache import image_cross_tokens
 from ..model.families.decoder.spec import ModelSpec
 from ..model.table import active_param_count, counted_tensors
 from ..model.tensor import Role
@@ -71,11 +72,13 @@ def reads(workload: Workload) -> Reads:
 
 def kv_bytes(workload: Workload, depth: int) -> float:
     """The cache one sequence reads per decoded token at `depth` tokens of context: every attention
-    layer's keys and values kept (a sliding layer at most its window), and a recurrent layer's state."""
+    layer's keys and values kept (a sliding layer at most its window), a cross-attention layer's of the images,
+    and a recurrent layer's state."""
     model = workload.model
     precision: Precision = workload.effective_kv_precision
     e = int(workload.activation_precision.bits) // 8
-    return precision.bytes_for(model.kv_values_per_sequence(depth)) + model.recurrent_state_bytes(e)
+    cross = model.cross_kv_values(image_cross_tokens(workload))  # Llama 3.2 Vision: every image's, whatever the depth
+    return precision.bytes_for(model.kv_values_per_sequence(depth) + cross) + model.recurrent_state_bytes(e)
 
 
 def attention_flops(model: ModelSpec, depth: int) -> float:

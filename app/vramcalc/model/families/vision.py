@@ -23,12 +23,15 @@ class Vision:
     grid: tuple[tuple[int, int], ...] = ()  # LLaVA-NeXT's image_grid_pinpoints (height, width)
     out: int = 0  # LLaVA: the projector's width (the text's hidden size)
     cls: bool = False  # LLaVA: CLIP's tower, with a class token and a quick-GELU MLP (else SigLIP's)
+    tiles: int = 0  # Llama 3.2 Vision: max_num_tiles, the tiles of size pixels every image is padded to
 
 
 def image_tokens(vision: Vision, width: int, height: int) -> int:
     """Tokens an image of width × height pixels becomes in the prompt, as transformers 5.23's processor makes
     them with the released preprocessor_config.json (tools/measure_vision.py holds each family to it)."""
     p, k, family = vision.patch, vision.merge, vision.family
+    if family == "mllama":  # MllamaProcessor: one <|image|> token; its tiles reach the cross-attention layers
+        return 1  # (cross_tokens), not the prompt
     if family in ("gemma3", "llava"):  # Gemma3Processor's mm_tokens_per_image (no pan-and-scan crops); LLaVA's
         return vision.tokens  # (image_size / patch)², the class token as the feature strategy keeps it
     if family in LLAVA:  # LLaVA-NeXT/OneVision: the base tile's and the unpadded grid's tokens, a newline each row
@@ -61,6 +64,14 @@ def image_tokens(vision: Vision, width: int, height: int) -> int:
     # Qwen2VLImageProcessor's smart_resize: sides rounded to patch × merge, the area within min and max pixels
     low, high = (3136, 12845056) if family in ("qwen2_vl", "qwen2_5_vl") else (65536, 16777216)
     return _smart_resize(p * k, width, height, low, high)
+
+
+def cross_tokens(vision: Vision) -> int:
+    """Llama 3.2 Vision: the vision tokens of one image its cross-attention layers attend to and cache, as
+    transformers 5.23 keeps them: the processor pads every image to max_num_tiles tiles (pack_images), each tile
+    (size / patch)² patches and a class token, whatever the image's size (measured: 4 × 17 at 56-pixel tiles
+    for a 56 × 56 and a 112 × 56 image alike)."""
+    return vision.tiles * ((vision.size // vision.patch) ** 2 + 1)
 
 
 def _smart_resize(f: int, width: int, height: int, low: int, high: int, frames: int = 1, t: int = 1) -> int:
@@ -190,6 +201,8 @@ def llamacpp_image_tokens(vision: Vision, width: int, height: int) -> int:
 def image_patches(vision: Vision, width: int, height: int) -> int:
     """The patches the tower sees of one image (before any merge)."""
     p, k = vision.patch, vision.merge
+    if vision.family == "mllama":  # every tile, its class token, padded to a multiple of 8 (MllamaVisionModel)
+        return vision.tiles * -(-((vision.size // p) ** 2 + 1) // 8) * 8
     if vision.family in ("gemma3", "llama4"):  # resized to the square image (a tile)
         return (vision.size // p) ** 2
     if vision.family.startswith("llava"):  # each crop's (a base tile and anyres' grid) and CLIP's class token

@@ -257,6 +257,10 @@ EN: Mapping[str, str] = {
     "kv_cache.layers.full": "{count} {count:layer|layers} × {per_token} × {kept} tokens",
     "kv_cache.layers.sliding": "{count} sliding {count:layer|layers} × {per_token} × {kept} tokens (window {window})",
     "kv_cache.layers.chunked": "{count} chunked {count:layer|layers} × {per_token} × {kept} tokens (chunk {window})",
+    "kv_cache.layers.cross": (
+        "{count} cross-attention {count:layer|layers} × {per_token} × {kept} vision tokens ({images} "
+        "{images:image|images}, each its tiles' patches and class tokens, whatever the text's length)"
+    ),
     "kv_cache.indexer": " + {batch} × the lightning indexer's keys ({head_dim} values per token and layer): {bytes}",
     "kv_cache.linear": (
         " + {batch} × {count} linear-attention layers × a fixed {state} (fp32 recurrent state + convolution window)"
@@ -1200,6 +1204,10 @@ EN: Mapping[str, str] = {
         "{model_type} is multimodal: the language model is counted; its vision tower and projector are not, as "
         "this type's are not read (engines load them unless told to skip images)"
     ),
+    "model.note.vq_vae": (
+        "Emu3 is multimodal: the language model is counted; its VQ-VAE image tokenizer (vq_config) is not "
+        "(270,740,287 parameters with Emu3VQVAEConfig's defaults, transformers 5.23)"
+    ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Not in the config, taken from transformers' defaults for {model_type}: {keys}",
     "model.note.fp8_variant": "the publisher also ships {hf_id}, whose FFN weights are FP8 and the rest bf16: "
@@ -1310,6 +1318,7 @@ EN: Mapping[str, str] = {
     "model.arch.kind.mamba": "{count} Mamba{window}",
     "model.arch.kind.none": "{count} MLP-only{window}",
     "model.arch.kind.conv": "{count} short-convolution{window}",
+    "model.arch.kind.cross": "{count} cross-attention (to the image){window}",
     "model.arch.window": " ({window})",
     "model.arch.moe": "MoE {experts} experts, {per_token} per token{shared}{partial}",
     "model.arch.moe.shared": " + shared",

@@ -272,6 +272,10 @@ PT: Mapping[str, str] = {
     "kv_cache.layers.chunked": (
         "{count} {count:camada|camadas} em blocos × {per_token} × {kept} tokens (bloco {window})"
     ),
+    "kv_cache.layers.cross": (
+        "{count} {count:camada|camadas} de atenção cruzada × {per_token} × {kept} tokens de visão ({images} "
+        "{images:imagem|imagens}, cada uma os patches e tokens de classe dos seus blocos, seja qual for o texto)"
+    ),
     "kv_cache.indexer": (
         " + {batch} × as chaves do indexador (lightning indexer; {head_dim} valores por token e camada): {bytes}"
     ),
@@ -1255,6 +1259,10 @@ PT: Mapping[str, str] = {
         "{model_type} é multimodal: o modelo de linguagem é contado; sua torre de visão e seu projetor não, pois os "
         "deste tipo não são lidos (os motores os carregam, a menos que sejam instruídos a ignorar imagens)"
     ),
+    "model.note.vq_vae": (
+        "O Emu3 é multimodal: o modelo de linguagem é contado; seu tokenizador de imagens VQ-VAE (vq_config) não "
+        "(270.740.287 parâmetros com os padrões de Emu3VQVAEConfig, transformers 5.23)"
+    ),
     "model.note.default_value": "{key} {value}",
     "model.note.defaults": "Ausentes do config, tomados dos padrões do transformers para {model_type}: {keys}",
     "model.note.fp8_variant": "a editora também publica {hf_id}, com os pesos das FFNs em FP8 e o resto em bf16: "
@@ -1371,6 +1379,7 @@ PT: Mapping[str, str] = {
     "model.arch.kind.mamba": "{count} camadas Mamba{window}",
     "model.arch.kind.none": "{count} só MLP{window}",
     "model.arch.kind.conv": "{count} de convolução curta{window}",
+    "model.arch.kind.cross": "{count} de atenção cruzada (à imagem){window}",
     "model.arch.window": " ({window})",
     "model.arch.moe": "MoE {experts} especialistas, {per_token} por token{shared}{partial}",
     "model.arch.moe.shared": " + compartilhado",

@@ -62,6 +62,8 @@ class AttentionKind(enum.Enum):
     MAMBA = "mamba"  # a Mamba selective state-space mixer (Mamba-2, or Mamba-1): a convolution window and a state
     CONV = "conv"  # a short gated convolution (LFM2): a window of conv_L_cache tokens
     NONE = "none"  # no mixer at all: a layer that is only an MLP or experts (Nemotron-H's '-' and 'E')
+    CROSS = "cross"  # attends to an image's tokens, not the text's (Llama 3.2 Vision's cross_attention_layers): its
+    # cache holds each image's K/V whatever the text's length (`cross_kv_values`), none without images
 
     @property
     def caches_tokens(self) -> bool:
@@ -79,7 +81,7 @@ class AttentionKind(enum.Enum):
 
 
 _RECURRENT = frozenset({AttentionKind.LINEAR, AttentionKind.MAMBA, AttentionKind.CONV})
-_NO_TOKEN_CACHE = _RECURRENT | {AttentionKind.NONE}
+_NO_TOKEN_CACHE = _RECURRENT | {AttentionKind.NONE, AttentionKind.CROSS}
 
 
 class Norm(enum.Enum):
@@ -369,6 +371,8 @@ class Moe:
     zero_experts: int = 0  # LongCat-Flash: experts that return their input, routed like the others; transformers
     # gives them router rows and gate/up slots too (LongcatFlashExperts.gate_up_proj), not down
     post_norm: bool = False  # A.X-K1 (AXK1MoE.post_mlp_layernorm): an RMSNorm over the block's output
+    product_keys: bool = False  # Doge (DogeCDMoE): experts of one row each (up_embed, down_embed), chosen by a router
+    # of 2 × floor(√experts) product keys (router_gate) rather than a row per expert
     zero_slots: bool = True  # those gate/up slots are held (transformers); False: vLLM's ZeroExpertFusedMoE,
     # num_experts = n_routed_experts, router rows only (inputs/parse.py, for every engine but transformers)
 
@@ -443,11 +447,15 @@ class ModelSpec:
     double_wide_shared_mlp: bool = False  # Gemma 4 (use_double_wide_mlp): those layers' MLP is twice as wide
     per_layer_input: int = 0  # Gemma 3n/4 per-layer embeddings: values per layer and token (0: none)
     per_layer_vocab: int = 0  # ... and the rows of their table
+    image_rows: int = 0  # Llama 3.2 Vision (MllamaTextModel.embed_tokens): rows past the vocabulary in the embedding
+    # table (8), none in the head
     indexer: Indexer | None = None  # DeepSeek Sparse Attention (with MLA)
     activation_params: int = 0  # learned scalars of each layer's MLP activation (Apertus' xIELU: alpha_p, alpha_n)
     linear: LinearAttention | None = None
     compressed: Compressed | None = None  # DeepSeek-V4's attention, its compressors and hyper-connections
     diff_lambdas: bool = False  # DiffLlama: lambda_q1, lambda_k1, lambda_q2, lambda_k2 of head_dim a layer
+    dynamic_mask: bool = False  # Doge: its dynamic mask's A (a value per KV head) and dt_proj (the values to one per KV
+    # head, biased by attention_bias), and the layer's two residual scales (input_residual, post_attention_residual)
     sub_norms: bool = False  # BitNet: a norm over attention's output before o_proj (attn_sub_norm, hidden wide) and
     # over the MLP's gated product before down_proj (ffn_sub_norm, intermediate wide)
     gated_norm: int = 0  # A.X-K2 (AXK2GatedRMSNorm): the rank of a sigmoid gate (fc1, fc2) after input_layernorm,
@@ -649,6 +657,11 @@ class ModelSpec:
             if kind.caches_tokens:
                 total += self.cached_layers(kind) * self.kv_width(kind, vllm=vllm) * self.tokens_kept(kind, tokens)
         return total + (self.compressed.values(tokens, self.head_dim) if self.compressed else 0)
+
+    def cross_kv_values(self, image_tokens: int) -> int:
+        """Values the cross-attention layers' cache holds for one sequence whose images became `image_tokens`
+        vision tokens (MllamaTextCrossAttention: K and V of the KV heads per token, after k_norm), whatever the text."""
+        return self.count_kind(AttentionKind.CROSS) * self.kv_width(AttentionKind.CROSS) * image_tokens
 
     def layer_has_mlp(self, kind: AttentionKind) -> bool:
         """Whether a layer of `kind` has an MLP (or experts) after its mixer (Zamba2: the hybrid layers' shared

@@ -11,6 +11,7 @@ stacked experts are one 3-D tensor (experts, out, in), as GGUF stores them.
 from __future__ import annotations
 
 import functools
+import math
 
 from ...tensor import Role, Tensor
 from ..encoder import Encoder
@@ -29,7 +30,7 @@ def outside_tensors(spec: ModelSpec) -> tuple[list[Tensor], list[Tensor]]:
     """The tensors before the layers (embeddings) and after them (final norm, head)."""
     h = spec.hidden
     wide = spec.encoder.embedding if spec.encoder is not None and spec.encoder.embedding else h  # ELECTRA's tables
-    first = [Tensor("token_embd.weight", (spec.vocab, wide), Role.EMBEDDING)]
+    first = [Tensor("token_embd.weight", (spec.vocab + spec.image_rows, wide), Role.EMBEDDING)]
     if spec.learned_positions:
         first.append(Tensor("position_embd.weight", (spec.learned_positions, wide), Role.EMBEDDING))
     if spec.embed_norm:
@@ -298,12 +299,22 @@ def _attention(spec: ModelSpec, p: str, kind: AttentionKind, *, reuses_kv: bool 
                     Tensor(p + "attn_k_norm.weight", (kv,), Role.NORM)]
     elif spec.qk_norm is QkNorm.FULL:
         tensors += [*_norm(p + "attn_q_norm", q, spec.norm), *_norm(p + "attn_k_norm", kv, spec.norm)]
+    if kind is AttentionKind.CROSS:  # MllamaTextCrossAttention's q_norm and k_norm, the layer's two tanh gates
+        tensors += [*_norm(p + "cross_attn_q_norm", head_dim, spec.norm), *_norm(p + "cross_attn_k_norm", head_dim,
+                                                                                  spec.norm),
+                    Tensor(p + "cross_attn_attn_gate", (1,), Role.NORM), Tensor(p + "cross_attn_mlp_gate", (1,),
+                                                                                Role.NORM)]
     if spec.sinks or (spec.sliding_sinks and kind is AttentionKind.SLIDING):
         tensors.append(Tensor(p + "attn_sinks.weight", (heads,), Role.NORM))
     if spec.head_gate:  # Lfm3Attention.g_proj, Step3p7Attention.g_proj: a gate per head from the layer's input
         tensors += _linear(p + "attn_gate", heads, spec.hidden, Role.ATTENTION)
     if spec.gate_apart:  # AfmoeAttention.gate_proj: an output gate per channel, no bias
         tensors += _linear(p + "attn_gate", q, h, Role.ATTENTION)
+    if spec.dynamic_mask:  # DogeAttention.A and dt_proj; DogeDecoderLayer's input_residual, post_attention_residual
+        tensors += [Tensor(p + "attn_dt_a", (spec.kv_heads_of(kind),), Role.NORM),
+                    *_linear(p + "attn_dt", spec.kv_heads_of(kind), kv, Role.ATTENTION, spec.qkv_bias),
+                    Tensor(p + "attn_residual.weight", (h,), Role.NORM), Tensor(p + "ffn_residual.weight", (h,),
+                                                                                Role.NORM)]
     if spec.diff_lambdas:  # DiffLlamaAttention: the differential attention's four learned vectors
         tensors += [Tensor(f"{p}attn_lambda_{name}", (head_dim,), Role.NORM) for name in ("q1", "k1", "q2", "k2")]
     if spec.gate_bias:  # BeamAttention.gate_bias (one per head, broadcast over head_dim), HrmTextAttention's
@@ -599,8 +610,9 @@ def _moe(spec: ModelSpec, p: str, wide: int = 1) -> list[Tensor]:
     elif spec.inkling is not None and not spec.inkling.two:  # InklingTopkRouter: shared experts' rows, a global scale
         tensors = [*_linear(p + "ffn_gate_inp", z + spec.inkling.shared, h, Role.ROUTER),
                    Tensor(p + "ffn_gate_inp.scale", (1,), Role.ROUTER)]
-    else:
-        tensors = _linear(p + "ffn_gate_inp", z, h, Role.ROUTER, moe.router_bias)
+    else:  # DogeCDMoE.router_gate: two sets of √experts product keys
+        tensors = _linear(p + "ffn_gate_inp", 2 * math.isqrt(e) if moe.product_keys else z, h, Role.ROUTER,
+                          moe.router_bias)
     if moe.score_bias:
         tensors.append(Tensor(p + "exp_probs_b.bias", (e,), Role.ROUTER))
     x = moe.latent or h  # the width the experts read and write
