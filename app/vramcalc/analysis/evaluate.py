@@ -23,11 +23,11 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
     notes: list[Part] = list(model.notes)
     if workload.image_tokens:
         notes.append(phrase("note.images", images=workload.images, width=workload.image_width,
-                            height=workload.image_height, tokens=f"{workload.image_tokens:,}"))
+                            height=workload.image_height, tokens=workload.image_tokens))
     if workload.video_tokens:
         notes.append(phrase("note.videos", videos=workload.videos, seconds=f"{workload.video_seconds:g}",
                             fps=f"{workload.video_fps:g}", width=workload.image_width, height=workload.image_height,
-                            tokens=f"{workload.video_tokens:,}"))
+                            tokens=workload.video_tokens))
     if model.max_positions and workload.seq > model.max_positions and not workload.transcribes:
         notes.append(phrase("note.seq_over_context", seq=workload.seq, context=model.max_positions))
     if model.is_moe:

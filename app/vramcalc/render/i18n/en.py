@@ -412,12 +412,11 @@ EN: Mapping[str, str] = {
     "note.assumption": "Assumed: {text}",
     "note.videos": (
         "{videos} {videos:video|videos} of {seconds} s sampled at {fps} frames a second, frames of {width} × {height} "
-        "pixels, per request became {tokens} tokens of each sequence, counted in its length"
+        "pixels, per request became {tokens:,} {tokens:token|tokens} of each sequence, counted in its length"
     ),
     "note.images": (
-        "{images} {images:image|images} of {width} × {height} pixels per request became {tokens} tokens of each "
-        "sequence, counted "
-        "in its length (the KV cache and the prefill)"
+        "{images} {images:image|images} of {width} × {height} pixels per request became {tokens:,} "
+        "{tokens:token|tokens} of each sequence, counted in its length (the KV cache and the prefill)"
     ),
     "note.mla": (
         "Multi-head latent attention: the cache keeps one compressed latent per token and layer, as vLLM, "

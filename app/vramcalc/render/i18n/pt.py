@@ -435,12 +435,13 @@ PT: Mapping[str, str] = {
     "note.assumption": "Premissa: {text}",
     "note.videos": (
         "{videos} {videos:vídeo|vídeos} de {seconds} s amostrados a {fps} quadros por segundo, quadros de {width} × "
-        "{height} pixels, por pedido viraram {tokens} tokens de cada sequência, contados no seu comprimento"
+        "{height} pixels, por pedido {videos:virou|viraram} {tokens:,} {tokens:token|tokens} de cada sequência, "
+        "{tokens:contado|contados} no seu comprimento"
     ),
     "note.images": (
-        "{images} {images:imagem|imagens} de {width} × {height} pixels por pedido viraram {tokens} tokens de cada "
-        "sequência, "
-        "contados no seu comprimento (o cache KV e o prefill)"
+        "{images} {images:imagem|imagens} de {width} × {height} pixels por pedido {images:virou|viraram} {tokens:,} "
+        "{tokens:token|tokens} de cada sequência, {tokens:contado|contados} no seu comprimento (o cache KV e o "
+        "prefill)"
     ),
     "note.mla": (
         "Atenção latente multi-cabeça: o cache guarda um latente comprimido por token e camada, como fazem o vLLM, "
