@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from vramcalc.core.errors import ValidationError
 from vramcalc.model.families.decoder.tensors import model_tensors
 from vramcalc.model.table import param_count
 from vramcalc.render.messages import ENGLISH
@@ -23,10 +24,15 @@ PARAMS = GOLDEN["params"]
 def test_an_encoder_counts_as_transformers_builds_it(case):
     config = {k: v for k, v in case["config"].items() if k != "architectures"}
     embedder = from_hf_config({**config, "architectures": ["XLMRobertaModel"]})
-    reranker = from_hf_config({**config, "architectures": ["XLMRobertaForSequenceClassification"]})
     assert not embedder.assumptions, [ENGLISH.say(a) for a in embedder.assumptions]
-    assert embedder.encoder is not None and not embedder.encoder.labels and reranker.encoder.labels
-    assert (param_count(embedder), param_count(reranker)) == (case["embedder_params"], case["reranker_params"])
+    assert embedder.encoder is not None and not embedder.encoder.labels
+    assert param_count(embedder) == case["embedder_params"]
+    if case["reranker_params"] is None:  # BertGeneration: transformers has no *ForSequenceClassification
+        with pytest.raises(ValidationError, match="architectures"):
+            from_hf_config({**config, "architectures": ["XLMRobertaForSequenceClassification"]})
+        return
+    reranker = from_hf_config({**config, "architectures": ["XLMRobertaForSequenceClassification"]})
+    assert reranker.encoder.labels and param_count(reranker) == case["reranker_params"]
 
 
 REMOTE = GOLDEN["remote"]
@@ -393,7 +399,8 @@ def test_deberta_runs_eager_under_transformers_whatever_is_asked():
 
 
 @pytest.mark.parametrize("kind", ["electra", "deberta-v2", "data2vec-text", "xlm-roberta-xl", "ernie",
-                                  "roberta-prelayernorm", "megatron-bert"])
+                                  "roberta-prelayernorm", "megatron-bert", "rembert", "roformer", "xmod", "roc_bert",
+                                  "big_bird", "bert-generation"])
 def test_llama_cpp_and_vllm_refuse_the_encoders_they_have_no_class_for(kind):
     """convert_hf_to_gguf.py (conversion/bert.py) and vLLM 0.34's registry have no class for these: refused,
     naming the runtime."""
@@ -422,3 +429,41 @@ def test_llama_cpp_converts_roberta_camembert_and_distilbert(kind):
     engine_for(workload.runtime).check(workload)
     result = estimate(workload)
     assert result.bytes_of("kv_cache") == 0 and result.bytes_of("activations") > 0
+
+
+LAST = ("rembert", "roformer", "xmod", "roc_bert", "big_bird", "bert-generation")
+
+
+@pytest.mark.parametrize("kind", LAST)
+def test_tei_refuses_the_family_s_last_members(kind):
+    """TEI's candle backend (backends/candle/src/lib.rs `enum Config`) has none of them: refused, naming runtime."""
+    from vramcalc import parse_workload
+    from vramcalc.engines import engine_for
+
+    base = parse_workload({"model": "custom", "params": "1", "hidden": "64", "layers": "2"})
+    workload = base.but(model=from_hf_config({"model_type": kind}), mode=type(base.mode)("embedding"), batch=1,
+                        seq=512, runtime=type(base.runtime)("tei"))
+    with pytest.raises(ValidationError, match="TEI does not run"):
+        engine_for(workload.runtime).check(workload)
+
+
+def test_the_family_s_last_members_read_their_own_tensors():
+    """RemBERT's narrow tables projected with a bias (always, even at the hidden width), RoFormer's sinusoidal
+    parameter and no position table, X-MOD's adapters a language a layer, RoCBERT's pronunciation and shape tables
+    and map_inputs_layer, BigBird's q, k, v without a bias (use_bias false) and its pooler beside the reranker's
+    dense head, BertGeneration's lack of token types and pooler."""
+    def shapes(config):
+        return {t.name: t.shape for t in model_tensors(from_hf_config(config))}
+
+    rembert = shapes({"model_type": "rembert", "input_embedding_size": 1152})
+    assert rembert["token_embd_proj.weight"] == (1152, 1152) and "token_embd_proj.bias" in rembert
+    roformer = shapes({"model_type": "roformer"})
+    assert roformer["extra_embd.0.weight"] == (1536, 64) and "position_embd.weight" not in roformer
+    xmod = shapes({"model_type": "xmod", "languages": ["en_XX", "de_DE", "fr_XX"]})
+    assert xmod["blk.11.adapter.2.down.weight"] == (384, 768) and "blk.0.adapter.3.up.weight" not in xmod
+    roc = shapes({"model_type": "roc_bert", "enable_shape": False})
+    assert roc["token_embd_map.weight"] == (768, 768 + 768) and roc["extra_embd.1.weight"] == (24858, 512)
+    bird = shapes({"model_type": "big_bird", "use_bias": False, "architectures": ["BigBirdForSequenceClassification"]})
+    assert "blk.0.attn_qkv.bias" not in bird and {"cls.pooler.weight", "cls.dense.weight"} <= set(bird)
+    generation = shapes({"model_type": "bert-generation"})
+    assert "token_types.weight" not in generation and "cls.pooler.weight" not in generation

@@ -150,10 +150,61 @@ CASES: dict[str, list[tuple[str, dict]]] = {
         ("perturbed", {"hidden_size": 256, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 700,
                        "vocab_size": 3001, "max_position_embeddings": 200, "type_vocab_size": 3, "num_labels": 3}),
     ],
+    # the family's last members (2026-12-07, enc3)
+    "rembert": [
+        ("defaults", {}),
+        ("equal-width", {"input_embedding_size": 1152}),
+        ("perturbed", {"hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3, "intermediate_size": 500,
+                       "vocab_size": 4001, "max_position_embeddings": 300, "input_embedding_size": 64,
+                       "output_embedding_size": 80, "type_vocab_size": 3, "id2label": {"0": "a", "1": "b", "2": "c"}}),
+    ],
+    "roformer": [
+        ("defaults", {}),
+        ("small", {"embedding_size": 128, "hidden_size": 384, "num_attention_heads": 6, "intermediate_size": 1536,
+                   "num_hidden_layers": 6, "vocab_size": 50000}),
+        ("perturbed", {"embedding_size": 96, "hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3,
+                       "intermediate_size": 500, "vocab_size": 4001, "max_position_embeddings": 300,
+                       "type_vocab_size": 3, "rotary_value": True, "num_labels": 3}),
+    ],
+    "xmod": [
+        ("defaults", {}),
+        ("81-languages", {"vocab_size": 250002, "max_position_embeddings": 514, "type_vocab_size": 1,
+                          "languages": [f"l{i:02d}_XX" for i in range(81)]}),
+        ("perturbed", {"hidden_size": 256, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 700,
+                       "vocab_size": 3001, "max_position_embeddings": 200, "type_vocab_size": 3, "pre_norm": True,
+                       "adapter_reduction_factor": 3, "adapter_layer_norm": True,
+                       "languages": ["en_XX", "de_DE", "fr_XX"], "num_labels": 3}),
+    ],
+    "roc_bert": [
+        ("defaults", {}),
+        ("no-concat", {"concat_input": False}),
+        ("perturbed", {"hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3, "intermediate_size": 500,
+                       "vocab_size": 4001, "max_position_embeddings": 300, "pronunciation_vocab_size": 77,
+                       "pronunciation_embed_dim": 40, "shape_vocab_size": 999, "shape_embed_dim": 24,
+                       "enable_shape": False, "type_vocab_size": 3, "num_labels": 3}),
+    ],
+    "big_bird": [
+        ("defaults", {}),
+        ("large-no-bias", {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
+                           "intermediate_size": 4096, "use_bias": False}),
+        ("perturbed", {"hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3, "intermediate_size": 500,
+                       "vocab_size": 4001, "max_position_embeddings": 1024, "type_vocab_size": 3, "block_size": 16,
+                       "num_random_blocks": 2, "id2label": {"0": "a", "1": "b", "2": "c"}}),
+    ],
+    "bert-generation": [  # no *ForSequenceClassification: the encoder only
+        ("defaults", {}),
+        ("base", {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072}),
+        ("perturbed", {"hidden_size": 192, "num_hidden_layers": 3, "num_attention_heads": 3, "intermediate_size": 500,
+                       "vocab_size": 4001, "max_position_embeddings": 300}),
+    ],
 }
 
 
-def count(model_type: str, config: dict, auto) -> int:
+def count(model_type: str, config: dict, auto) -> int | None:
+    """The parameters of `auto`'s model of the config; None where transformers has no such class (BertGeneration's
+    *ForSequenceClassification)."""
+    if model_type == "bert-generation" and auto is AutoModelForSequenceClassification:
+        return None
     with torch.device("meta"):
         model = auto.from_config(AutoConfig.for_model(model_type, **json.loads(json.dumps(config))))
     return sum(p.numel() for p in model.parameters())  # unique: a tied weight once
@@ -195,6 +246,12 @@ TINY: dict[str, dict] = {
     "roberta-prelayernorm": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8,
                              "intermediate_size": 1024, "vocab_size": 1000, "max_position_embeddings": 2050},
     "roberta-prelayernorm-narrow": {"model_type": "roberta-prelayernorm", **NARROW},
+    # enc3: RoCBERT (its pronunciation and shape tables at the input) and BertGeneration keep BERT's tensors
+    "roc_bert": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 1024,
+                 "vocab_size": 1000, "max_position_embeddings": 2048, "pronunciation_embed_dim": 64,
+                 "shape_embed_dim": 32, "pronunciation_vocab_size": 50, "shape_vocab_size": 60},
+    "bert-generation": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8,
+                        "intermediate_size": 1024, "vocab_size": 1000, "max_position_embeddings": 2048},
 }
 EAGER_ONLY = {"deberta-v2"}  # transformers 5.23 refuses sdpa for DebertaV2Model (and MegatronBertModel)
 
@@ -229,18 +286,26 @@ def forward_plan() -> list[tuple[str, str, str, int, int, bool]]:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "golden" / "encoders.json"))
+    parser.add_argument("--types", default="", help="comma-separated model_types: measure only their counts and "
+                        "forwards and keep the file's others (a partial rerun)")
     args = parser.parse_args(argv)
+    only = set(filter(None, args.types.split(",")))
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    params = []
+    old = json.loads(Path(args.out).read_text(encoding="utf-8")) if Path(args.out).exists() else {}
+    params = [case for case in old.get("params", []) if only and case["config"]["model_type"] not in only]
     for model_type, cases in CASES.items():
+        if only and model_type not in only:
+            continue
         for label, config in cases:
             embedder = count(model_type, config, AutoModel)
             reranker = count(model_type, config, AutoModelForSequenceClassification)
             params.append({"name": f"{model_type}/{label}", "config": {"model_type": model_type, **config},
                            "embedder_params": embedder, "reranker_params": reranker})
-            print(f"{model_type:12s} {label:20s} {embedder:>14,} {reranker:>14,}")
-    forwards = []
+            print(f"{model_type:12s} {label:20s} {embedder:>14,} {reranker or 0:>14,}")
+    forwards = [case for case in old.get("forward", []) if only and case["config"]["model_type"] not in only]
     for name, attention, dtype, batch, seq, reranker in forward_plan():
+        if only and TINY[name].get("model_type", name) not in only:
+            continue
         peak = measure_forward(name, attention, dtype, batch, seq, reranker)
         config = dict(TINY[name])
         forwards.append({"config": {"model_type": config.pop("model_type", name), **config}, "attention": attention,
@@ -248,8 +313,7 @@ def main(argv=None):
                          "peak_above_start_bytes": peak})
         print(name, attention, dtype, batch, seq, reranker, f"{peak:,}", f"{peak / (batch * seq):,.0f}/token")
     # keep the sections other tools or hands wrote ("remote": nomic-bert and JinaBERT v2's counts)
-    kept = {key: value for key, value in json.loads(Path(args.out).read_text(encoding="utf-8")).items()
-            if key not in ("_about", "params", "forward")} if Path(args.out).exists() else {}
+    kept = {key: value for key, value in old.items() if key not in ("_about", "params", "forward")}
     write_golden(args.out, "measure_encoders.py", {"params": params, "forward": forwards, **kept})
 
 

@@ -56,7 +56,8 @@ NO_WINDOW = frozenset({"starcoder2", "mistral", "mixtral"})
 # encoder types convert_hf_to_gguf.py (conversion/bert.py: BertModel, CamembertModel, DistilBertModel, RobertaModel,
 # XLMRobertaModel, NomicBertModel, JinaBertModel, ModernBertModel) registers no class for
 NO_GGUF_ENCODERS = frozenset({"electra", "deberta-v2", "data2vec-text", "xlm-roberta-xl", "ernie",
-                              "roberta-prelayernorm", "megatron-bert"})
+                              "roberta-prelayernorm", "megatron-bert", "rembert", "roformer", "xmod", "roc_bert",
+                              "big_bird", "bert-generation"})
 
 
 def as_kept(spec: ModelSpec) -> ModelSpec:

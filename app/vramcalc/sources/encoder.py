@@ -24,7 +24,9 @@ ENCODER_TYPES = {"bert": _BERT, "xlm-roberta": _BERT, "camembert": _BERT, "data2
                  "roberta": (768, 12, 12, 3072, 50265, 512), "roberta-prelayernorm": (768, 12, 12, 3072, 50265, 512),
                  "xlm-roberta-xl": (2560, 32, 36, 10240, 250880, 514), "electra": (256, 4, 12, 1024, 30522, 512),
                  "megatron-bert": (1024, 16, 24, 4096, 29056, 512), "distilbert": (768, 12, 6, 3072, 30522, 512),
-                 "deberta-v2": (1536, 24, 24, 6144, 128100, 512),
+                 "deberta-v2": (1536, 24, 24, 6144, 128100, 512), "rembert": (1152, 18, 32, 4608, 250300, 512),
+                 "roformer": (768, 12, 12, 3072, 50000, 1536), "xmod": _BERT, "roc_bert": _BERT,
+                 "big_bird": (768, 12, 12, 3072, 50358, 4096), "bert-generation": (1024, 16, 24, 4096, 50358, 512),
                  "modernbert": (768, 12, 22, 1152, 50368, 8192), "nomic_bert": (768, 12, 12, 0, 50257, 1024),
                  "new": (768, 12, 12, 3072, 30528, 2048), "gte": (768, 12, 12, 3072, 250048, 8192)}
 # nomic_bert (NomicBertConfig, a GPT2Config) and distilbert (DistilBertConfig): the keys they read in place of BERT's
@@ -34,11 +36,19 @@ DISTIL_KEYS = ("dim", "n_heads", "n_layers", "hidden_dim", "vocab_size", "max_po
 # "bert": BertPooler in both, the classifier on it (ErnieModel, MegatronBertModel); "roberta": the pooler in AutoModel
 # only, the reranker's head a dense and out_proj (RoBERTa, CamemBERT, Data2VecText, XLM-R, XLM-R-XL,
 # RobertaPreLayerNorm); "dense": no pooler, the reranker's a dense with a bias and the classifier
-# (ElectraClassificationHead, DistilBERT's pre_classifier, DeBERTa-v2's ContextPooler)
-HEADS = {"bert": "bert", "ernie": "bert", "megatron-bert": "bert", "electra": "dense", "distilbert": "dense",
-         "deberta-v2": "dense"}
-# type_vocab_size's default where it is not 2 (XLMRobertaXLConfig 1, DebertaV2Config 0, DistilBERT has none)
-TYPE_VOCAB = {"xlm-roberta-xl": 1, "deberta-v2": 0, "distilbert": 0}
+# (ElectraClassificationHead, DistilBERT's pre_classifier, DeBERTa-v2's ContextPooler, RoFormer's);
+# "both": the pooler in both and the reranker's dense and out_proj after it (BigBird); "none": no pooler and no
+# *ForSequenceClassification (BertGenerationEncoder). RemBERT and RoCBERT as BERT, X-MOD as RoBERTa.
+HEADS = {"bert": "bert", "ernie": "bert", "megatron-bert": "bert", "rembert": "bert", "roc_bert": "bert",
+         "electra": "dense", "distilbert": "dense", "deberta-v2": "dense", "roformer": "dense", "big_bird": "both",
+         "bert-generation": "none"}
+# type_vocab_size's default where it is not 2 (XLMRobertaXLConfig 1, DebertaV2Config 0, DistilBERT and
+# BertGeneration have none)
+TYPE_VOCAB = {"xlm-roberta-xl": 1, "deberta-v2": 0, "distilbert": 0, "bert-generation": 0}
+# the embeddings' own width, its key and default (0: the hidden size), projected to the hidden size with a bias after
+# their LayerNorm (ELECTRA, RoFormer when it differs; RemBERT's embedding_hidden_mapping_in always)
+WIDE = {"electra": ("embedding_size", 128), "roformer": ("embedding_size", 0), "rembert": ("input_embedding_size", 256),
+        "deberta-v2": ("embedding_size", 0)}
 
 
 def read_encoder(config: Mapping[str, object], model_type: str, name: str, display: str) -> ModelSpec:
@@ -97,24 +107,59 @@ def _bert_like(config: Mapping[str, object], common: dict[str, Any], labels: int
     head `HEADS` names. ELECTRA's embeddings are embedding_size wide (LayerNorm included) and projected to h;
     DistilBERT has no token types; ERNIE adds task-type embeddings with use_task_id; DeBERTa-v2 (`_deberta`)."""
     head = HEADS.get(model_type, "roberta")
-    wide = _int(config, "embedding_size", 1, MAX_DIM, default=128 if model_type == "electra" else common["hidden"])
+    if head == "none" and labels:
+        raise ValidationError("architectures", str(config.get("architectures"))[:80], f"transformers has no "
+                              f"{model_type} *ForSequenceClassification: read as the encoder (AutoModel) only")
+    h = common["hidden"]
+    key, default = WIDE.get(model_type, ("", 0))
+    wide = _int(config, key, 1, MAX_DIM, default=default or h) if key else h
     types = _int(config, "type_vocab_size", 0, MAX_DIM, default=TYPE_VOCAB.get(model_type, 2))
-    if model_type == "distilbert":
-        types = 0  # DistilBertEmbeddings: word and position tables only
+    if model_type in ("distilbert", "bert-generation"):
+        types = 0  # DistilBertEmbeddings, BertGenerationEmbeddings: word and position tables only
     extra: dict[str, Any] = {}
     if model_type == "ernie" and _bool(config, "use_task_id", default=False):
         extra["task_types"] = _int(config, "task_type_vocab_size", 1, MAX_DIM, default=3)
-    if model_type in ("electra", "deberta-v2") and wide != common["hidden"]:
-        extra |= {"embedding": wide, "projection_bias": model_type == "electra"}
+    if wide != h or model_type == "rembert":
+        extra |= {"embedding": wide, "projection_bias": model_type != "deberta-v2"}
     positions = common["max_positions"]
     if model_type == "deberta-v2":
         positions *= _bool(config, "position_biased_input", default=True)
         extra |= _deberta(config, common)
-    encoder = Encoder(model_type, types, head == "bert" or (head == "roberta" and not labels), labels,
-                      head != "bert" and labels > 0, **extra)
-    return ModelSpec(**common, block=Block.GPT2, gated_mlp=False, norm=Norm.LAYER, qkv_bias=True, o_bias=True,
-                     mlp_bias=True, learned_positions=positions, embed_norm=model_type == "roberta-prelayernorm",
+    elif model_type == "roformer":  # rotary: no table, but a sinusoidal one of head_dim columns, a parameter
+        positions, extra["tables"] = 0, ((positions, common["head_dim"]),)
+    elif model_type in ("roc_bert", "xmod"):
+        extra |= _roc_bert(config, h) if model_type == "roc_bert" else _xmod(config, h)
+    pre_norm = model_type == "roberta-prelayernorm" or (model_type == "xmod" and _bool(config, "pre_norm",
+                                                                                        default=False))
+    encoder = Encoder(model_type, types, head in ("bert", "both") or (head == "roberta" and not labels), labels,
+                      head in ("roberta", "dense", "both") and labels > 0, **extra)
+    return ModelSpec(**common, block=Block.GPT2, gated_mlp=False, norm=Norm.LAYER,
+                     qkv_bias=model_type != "big_bird" or _bool(config, "use_bias", default=True), o_bias=True,
+                     mlp_bias=True, learned_positions=positions, embed_norm=pre_norm,
                      final_norm=not encoder.projection_bias, encoder=encoder)
+
+
+def _roc_bert(config: Mapping[str, object], h: int) -> dict[str, Any]:
+    """RoCBertEmbeddings: the pronunciation and shape tables, built whatever enable_pronunciation and enable_shape
+    say, and with concat_input map_inputs_layer, a dense with a bias from the word embeddings and the enabled ones
+    concatenated to h."""
+    pron = (_int(config, "pronunciation_vocab_size", 1, MAX_DIM * 10, default=910),
+            _int(config, "pronunciation_embed_dim", 1, MAX_DIM, default=768))
+    shape = (_int(config, "shape_vocab_size", 1, MAX_DIM * 10, default=24858),
+             _int(config, "shape_embed_dim", 1, MAX_DIM, default=512))
+    width = h + pron[1] * _bool(config, "enable_pronunciation", default=True) + shape[1] * _bool(
+        config, "enable_shape", default=True)
+    return {"tables": (pron, shape), "mapping": width * _bool(config, "concat_input", default=True)}
+
+
+def _xmod(config: Mapping[str, object], h: int) -> dict[str, Any]:
+    """XmodOutput: an adapter a language a layer (dense1 h -> h / adapter_reduction_factor and dense2 back, biased)
+    and with adapter_layer_norm their LayerNorm; with pre_norm the encoder's LayerNorm after the layers."""
+    languages = config.get("languages", ["en_XX"])
+    if not isinstance(languages, (list, tuple)) or not languages:
+        raise ValidationError("languages", str(languages)[:60], "expected a list of language codes")
+    factor = _int(config, "adapter_reduction_factor", 1, MAX_DIM, default=2)
+    return {"adapters": (len(languages), h // factor, _bool(config, "adapter_layer_norm", default=False))}
 
 
 def _deberta(config: Mapping[str, object], common: dict[str, Any]) -> dict[str, Any]:

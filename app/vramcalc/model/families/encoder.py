@@ -28,6 +28,10 @@ class Encoder:
     relative_norm: bool = False  # ... and its encoder's LayerNorm over them (norm_rel_ebd layer_norm)
     position_projections: int = 0  # DeBERTa-v2's pos_key_proj and pos_query_proj a layer (without share_att_key)
     conv: tuple[int, int] = (0, 1)  # DeBERTa-v2's ConvLayer (conv_kernel_size, conv_groups); kernel 0: none
+    tables: tuple[tuple[int, int], ...] = ()  # more tables (rows, width): RoCBERT's pronunciation and shape,
+    # RoFormer's sinusoidal positions (max_position_embeddings × head_dim, a parameter)
+    mapping: int = 0  # RoCBERT's map_inputs_layer: its input width (to h, with a bias); 0: none
+    adapters: tuple[int, int, bool] = (0, 0, False)  # X-MOD: languages, the adapters' bottleneck, their LayerNorm
 
 
 def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, flash: bool, pooling: str,

@@ -83,6 +83,8 @@ def _encoder_embeddings(encoder: Encoder, h: int, wide: int) -> list[Tensor]:
     """BERT's token_type_embeddings, ERNIE's task_type_embeddings; ELECTRA's LayerNorm at the embeddings' width and
     embeddings_project (DeBERTa-v2's embed_proj); DeBERTa-v2's rel_embeddings, their LayerNorm and its ConvLayer."""
     tensors = [Tensor("token_types.weight", (encoder.type_vocab, wide), Role.EMBEDDING)] if encoder.type_vocab else []
+    tensors += [Tensor(f"extra_embd.{i}.weight", shape, Role.EMBEDDING) for i, shape in enumerate(encoder.tables)]
+    tensors += _linear("token_embd_map", h, encoder.mapping, Role.ATTENTION, bias=True) if encoder.mapping else []
     if encoder.task_types:
         tensors.append(Tensor("task_types.weight", (encoder.task_types, wide), Role.EMBEDDING))
     if encoder.embedding:
@@ -147,10 +149,16 @@ def layer_tensors(spec: ModelSpec, index: int) -> list[Tensor]:
                     + _linear(f"{p}{name}_gate_b", h, spec.gated_norm, Role.NORM))
     kind = spec.kinds[index]
     if spec.block is Block.GPT2:
-        tensors += _linear(p + "attn_qkv", 3 * h, h, Role.ATTENTION, bias=True)
+        # BigBird's use_bias false: q, k and v without one (every other GPT-2 block's have one)
+        tensors += _linear(p + "attn_qkv", 3 * h, h, Role.ATTENTION, bias=spec.qkv_bias or spec.encoder is None)
         tensors += _linear(p + "attn_output", h, h, Role.ATTENTION, bias=True)
         if spec.encoder is not None and spec.encoder.position_projections:  # DeBERTa-v2's pos_key_proj, pos_query_proj
             tensors += _linear(p + "attn_pos", spec.encoder.position_projections * h, h, Role.ATTENTION, bias=True)
+        languages, bottleneck, norm = spec.encoder.adapters if spec.encoder is not None else (0, 0, False)
+        for lang in range(languages):  # X-MOD's adapter_modules, one a language
+            tensors += (_linear(f"{p}adapter.{lang}.down", bottleneck, h, Role.MLP, bias=True)
+                        + _linear(f"{p}adapter.{lang}.up", h, bottleneck, Role.MLP, bias=True))
+        tensors += _norm(p + "adapter_norm", h, Norm.LAYER) if norm else []
     elif kind is AttentionKind.LINEAR:
         tensors += _linear_attention(spec, p)
     elif kind is AttentionKind.MAMBA:
