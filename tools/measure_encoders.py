@@ -252,8 +252,24 @@ TINY: dict[str, dict] = {
                  "shape_embed_dim": 32, "pronunciation_vocab_size": 50, "shape_vocab_size": 60},
     "bert-generation": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8,
                         "intermediate_size": 1024, "vocab_size": 1000, "max_position_embeddings": 2048},
+    # their own eager self-attention (encoder._legacy_eager), and an MLP-heavy layout where the MLP peaks
+    "megatron-bert": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 1024,
+                      "vocab_size": 1000, "max_position_embeddings": 2048},
+    "megatron-bert-mlp": {"model_type": "megatron-bert", "hidden_size": 128, "num_hidden_layers": 3,
+                          "num_attention_heads": 2, "intermediate_size": 2048, "vocab_size": 1000,
+                          "max_position_embeddings": 2048},
+    "rembert": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 1024,
+                "vocab_size": 1000, "max_position_embeddings": 2048, "input_embedding_size": 128},
+    "rembert-mlp": {"model_type": "rembert", "hidden_size": 128, "num_hidden_layers": 3, "num_attention_heads": 2,
+                    "intermediate_size": 2048, "vocab_size": 1000, "max_position_embeddings": 2048,
+                    "input_embedding_size": 64},
+    "roformer": {"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 1024,
+                 "vocab_size": 1000, "max_position_embeddings": 2048, "embedding_size": 128},
+    "roformer-mlp": {"model_type": "roformer", "hidden_size": 128, "num_hidden_layers": 3, "num_attention_heads": 2,
+                     "intermediate_size": 2048, "vocab_size": 1000, "max_position_embeddings": 2048},
 }
-EAGER_ONLY = {"deberta-v2"}  # transformers 5.23 refuses sdpa for DebertaV2Model (and MegatronBertModel)
+# transformers 5.23 refuses sdpa for DebertaV2Model, MegatronBertModel, RemBertModel, RoFormerModel (and BigBird)
+EAGER_ONLY = {"deberta-v2", "megatron-bert", "rembert", "roformer"}
 
 
 def measure_forward(name: str, attention: str, dtype: str, batch: int, seq: int, reranker: bool = False) -> int:

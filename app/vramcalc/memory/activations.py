@@ -247,7 +247,7 @@ def embedding_components(workload: Workload, *, batch: int, seq: int, engine: st
             forward = forward_bytes(model.hidden, model.ffn, model.heads, model.head_dim,
                                     "new" if remote else model.encoder.family, e=e, batch=batch, seq=seq,
                                     gated=model.gated_mlp, relative=model.encoder.relative,
-                                    relative_norm=model.encoder.relative_norm,
+                                    relative_norm=model.encoder.relative_norm, wide=model.encoder.embedding,
                                     eager=workload.attention is Attention.EAGER and engine == "transformers")
         alibi = (alibi_bytes(model.heads, model.max_positions or 0, seq, e)
                  if model.encoder.family.startswith("jina-bert-v2") and engine == "transformers" else 0)

@@ -73,7 +73,8 @@ def ggml_forward_bytes(h: int, ffn: int, heads: int, *, tokens: int, seqs: int, 
 
 
 def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e: int, eager: bool,
-                  batch: int, seq: int, gated: bool = True, relative: int = 0, relative_norm: bool = False) -> int:
+                  batch: int, seq: int, gated: bool = True, relative: int = 0, relative_norm: bool = False,
+                  wide: int = 0) -> int:
     """The peak above the weights of one encoder forward under no_grad over `batch` unpadded sequences of `seq`
     tokens, `e` bytes per value, as transformers 5.23 allocates it (measured: tools/measure_encoders.py).
 
@@ -124,12 +125,15 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     RoBERTa, CamemBERT, Data2VecText, ERNIE, ELECTRA (its narrow embeddings projected first) and DistilBERT keep
     BERT's tensors (measured: tools/measure_encoders.py). The pre-LN layers keep the norm's output beside attention
     (h a token more) and have no LayerNorm after the MLP's residual: RobertaPreLayerNorm's MLP moment is BERT's,
-    XLM-R-XL's holds h more too. Megatron-BERT has no SDPA in transformers 5.23 (it runs eager whatever is asked) and
-    is read as BERT's eager layer: measured 33-52 % above it (docs/accuracy.md), approximate. DeBERTa-v2: `_deberta`."""
+    XLM-R-XL's holds h more too. RoCBERT and BertGeneration keep BERT's (measured). X-MOD's language adapters and
+    BigBird's block-sparse attention are read as BERT's layer: approximate (docs/accuracy.md). Megatron-BERT, RemBERT
+    and RoFormer: `_legacy_eager`. DeBERTa-v2: `_deberta`."""
     tokens = batch * seq
     if family == "deberta-v2":
         return _deberta(h, ffn, heads, e, batch, seq, relative, relative_norm)
-    eager = eager or family == "megatron-bert"
+    if family in LEGACY_EAGER:
+        return _legacy_eager(h, ffn, heads, head_dim, family, e, tokens, seq, wide)
+    eager = eager or family == "big_bird"  # no SDPA in 5.23 either
     probabilities = heads * seq * e if eager else 0
     if family == "new":
         return tokens * (max(9 * h + 2 * heads * seq, 5 * h + 4 * ffn) + 2 * head_dim) * e + batch * seq * e
@@ -157,6 +161,32 @@ def forward_bytes(h: int, ffn: int, heads: int, head_dim: int, family: str, *, e
     scores = 8 * h * e + heads * seq * (e + 8 if e != 4 else 8) if eager else (9 * h + seq) * e + 4 * heads
     mask = batch * seq * seq * (e if eager else 1)
     return tokens * max(rotary, mlp, scores) + mask + 4 * seq * head_dim * e + 8 * seq
+
+
+LEGACY_EAGER = frozenset({"megatron-bert", "rembert", "roformer"})
+
+
+def _legacy_eager(h: int, ffn: int, heads: int, head_dim: int, family: str, e: int, tokens: int, seq: int,
+                  wide: int) -> int:
+    """Megatron-BERT, RemBERT and RoFormer under transformers 5.23: their own self-attention, eager whatever is asked
+    (no SDPA), which keeps the scaled scores beside the softmax, and each layer returns its probabilities, which the
+    encoder's loop holds until the next layer returns: 3·a·s a token at attention, 2·a·s through the MLP (from the
+    second layer: every checkpoint has more than one). And the int64 token-type ids they make (8 bytes a token).
+    Megatron-BERT (pre-LN), measured to the byte: attention, the embeddings' output, the layer's input, its norm, q,
+    k, v, the context and its contiguous copy (8·h); the MLP, the embeddings, the input, attention's output, the
+    norm, the intermediate and its GELU (4·h + 2·I). RemBERT (post-LN): the embeddings' LayerNorm output at their
+    `wide` width instead of the embeddings', then 6·h beside the scores, or 2·h + 2·I. RoFormer: the embeddings'
+    (projected) output, the input, q and k rotated, v, the context and its copy (7·h) or 3·h + 2·I, and the
+    sinusoidal positions gathered (s × head_dim a forward); its rotary moment at short sequences (q and k stacked,
+    multiplied and added: up to 12·h beside one layer's probabilities) is not modelled: approximate there."""
+    scores = heads * seq
+    if family == "megatron-bert":
+        per = max(8 * h + 3 * scores, 4 * h + 2 * ffn + 2 * scores)
+    elif family == "rembert":
+        per = (wide or h) + max(6 * h + 3 * scores, 2 * h + 2 * ffn + 2 * scores)
+    else:
+        per = max(7 * h + 3 * scores, 3 * h + 2 * ffn + 2 * scores)
+    return tokens * (per * e + 8) + (seq * head_dim * e if family == "roformer" else 0)
 
 
 def _deberta(h: int, ffn: int, heads: int, e: int, batch: int, seq: int, relative: int, norm: bool) -> int:
