@@ -575,7 +575,10 @@ def test_the_all_sequences_rate_says_what_the_prompts_take():
 def test_vllm_steps_follow_its_scheduler():
     """speed/serving.py `simulate`, vLLM V1's rules: no step over max_num_batched_tokens, every prompt token and
     every output token computed once when the KV pool holds them all; a small pool preempts (the last running
-    request recomputed from its start), which costs tokens and never speeds the run up."""
+    request recomputed, less what the prefix cache still holds of it), which costs tokens and never speeds the run
+    up; with sliding-window layers a preempted request keeps less to hit, so it recomputes at least as much."""
+    import dataclasses
+
     from vramcalc.speed.serving import simulate
 
     workload = parse_workload({"model": "llama-3.1-8b", "runtime": "vllm", "gpu": "h100-80gb",
@@ -585,6 +588,13 @@ def test_vllm_steps_follow_its_scheduler():
     assert roomy.total_tokens == 40 * (3000 + 50 - 1) and roomy.output == 40 * 50 and roomy.rows == 40 * 50
     tight = simulate(workload, requests=40, concurrency=None, max_num_seqs=16, budget=2048, pool_tokens=8000)
     assert tight.output == roomy.output and tight.total_tokens > roomy.total_tokens and tight.steps > roomy.steps
+    # 512-token chunks admit many prompts that outgrow the pool: many preemptions, yet the prefix cache keeps
+    # the work under one prompt more (recomputed from the start, it was 2.4 times the roomy run's)
+    chunked = simulate(workload, requests=40, concurrency=None, max_num_seqs=16, budget=512, pool_tokens=8000)
+    assert roomy.total_tokens < chunked.total_tokens < roomy.total_tokens + 3000
+    windowed = workload.but(model=dataclasses.replace(workload.model, sliding_window=1024))
+    slid = simulate(windowed, requests=40, concurrency=None, max_num_seqs=16, budget=512, pool_tokens=8000)
+    assert slid.output == roomy.output and slid.total_tokens > chunked.total_tokens
     # a client keeping 4 requests in flight takes more steps than all 40 sent at once
     paced = simulate(workload, requests=40, concurrency=4, max_num_seqs=16, budget=2048, pool_tokens=10**9)
     assert paced.total_tokens == roomy.total_tokens and paced.steps > 1.5 * roomy.steps
