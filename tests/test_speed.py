@@ -368,15 +368,42 @@ def test_a_cublas_build_dequantises_quantised_weights_only():
     assert rate("q4_k_m", False) == pytest.approx(rate("f16", False), rel=0.05)  # the read floor aside
 
 
+# The serving rows still off by 2x (2026-12-07), each with its reason read from the row's own numbers (duration,
+# mean TTFT and TPOT as its source prints them; docs/accuracy.md "Serving rows off by 2x"): (card, model, test).
+SERVING_OFF_BY_2X = {
+    # +123 %: TTFT 18.3 of 22.7 s and TPOT 525 ms an 8192-token step put ~14 s in the API server before the
+    # engine's burst (14 ms a request; host_s 5 ms) and the prefill at ~42 % of the H100's dense peak (0.75
+    # modelled; the lab's other H100 Qwen3-14B rows are +67..+77 %, its A100 ones +9..+31 %)
+    ("h100-80gb", "qwen3-14b", "random 128/4"),
+    # +130 %: TTFT 19.4 of 22.1 s, TPOT 352 ms: ~16.5 ms a request in the API server, the engine ~5.6 s
+    ("h200", "deepseek-r1", "random 128/4"),
+    # -61 %: TPOT 62 ms a 2048-token step where the model takes 125: fused MoE at a flat 0.3 of peak, while
+    # gpt-oss-20b's 32 experts get 256 rows each a step (gpt-oss-120b's 128 get 64: 183 ms measured, 184
+    # modelled); and ~1.4 ms a request in the server (gpt-oss's prompt rendered by openai_harmony, no Jinja)
+    ("a100-80gb", "gpt-oss-20b", "random 128/4"),
+    # +106 % (SGLang, Modal): mean TTFT 2.73 s of a mean E2E 8.43 s for a 512-token prompt, TPOT 5.57 ms against
+    # 3.6 modelled: a third of each request is a wait the simulation has no part for
+    ("h100-80gb", "gpt-oss-20b", "random 512/1024 c4"),
+}
+
+
 @pytest.mark.parametrize(("group", "rows"), [("vllm-cuda serve", 70), ("vllm-rocm serve", 11)])
 def test_serving_throughput_meets_the_goal(table, group, rows):
     """vLLM and SGLang serving runs (GPUStack's Performance Lab, Oracle's MI300X tables, an RTX 4090 sweep, a
     B200 run, SGLang on an H100): output tokens/s within 25 % at the median. In-sample: docs/accuracy.md
-    gives the split by source, and the rows still off by 2x (large mixtures of experts in big batches)."""
+    gives the split by source; the rows still off by 2x are SERVING_OFF_BY_2X, each with its reason."""
     stats = table[group]
     assert stats["rows"] >= rows
     assert stats["median"] <= validate_speed.GOALS["serve"]
-    assert stats["within_2x"] >= stats["rows"] - 5 and stats["worst"] <= 1.35
+    assert stats["within_2x"] >= stats["rows"] - len(SERVING_OFF_BY_2X) and stats["worst"] <= 1.35
+
+
+def test_the_serving_rows_off_by_2x_are_the_named_ones():
+    """No serving row is off by 2x without its reason written above, and a named one that comes within 2x
+    loses its entry (Qwen3-32B 4000/200 on an A100 did, with the prefix cache after a preemption)."""
+    off = {(r["gpu"], r["model"], r["test"]) for r in validate_speed.results(kinds=("serve",))
+           if not 0.5 < 1 + r["error"] < 2}
+    assert off == SERVING_OFF_BY_2X
 
 
 def test_a_served_prompt_costs_output_rate():
@@ -575,7 +602,10 @@ def test_the_all_sequences_rate_says_what_the_prompts_take():
 def test_vllm_steps_follow_its_scheduler():
     """speed/serving.py `simulate`, vLLM V1's rules: no step over max_num_batched_tokens, every prompt token and
     every output token computed once when the KV pool holds them all; a small pool preempts (the last running
-    request recomputed from its start), which costs tokens and never speeds the run up."""
+    request recomputed, less what the prefix cache still holds of it), which costs tokens and never speeds the run
+    up; with sliding-window layers a preempted request keeps less to hit, so it recomputes at least as much."""
+    import dataclasses
+
     from vramcalc.speed.serving import simulate
 
     workload = parse_workload({"model": "llama-3.1-8b", "runtime": "vllm", "gpu": "h100-80gb",
@@ -585,6 +615,13 @@ def test_vllm_steps_follow_its_scheduler():
     assert roomy.total_tokens == 40 * (3000 + 50 - 1) and roomy.output == 40 * 50 and roomy.rows == 40 * 50
     tight = simulate(workload, requests=40, concurrency=None, max_num_seqs=16, budget=2048, pool_tokens=8000)
     assert tight.output == roomy.output and tight.total_tokens > roomy.total_tokens and tight.steps > roomy.steps
+    # 512-token chunks admit many prompts that outgrow the pool: many preemptions, yet the prefix cache keeps
+    # the work under one prompt more (recomputed from the start, it was 2.4 times the roomy run's)
+    chunked = simulate(workload, requests=40, concurrency=None, max_num_seqs=16, budget=512, pool_tokens=8000)
+    assert roomy.total_tokens < chunked.total_tokens < roomy.total_tokens + 3000
+    windowed = workload.but(model=dataclasses.replace(workload.model, sliding_window=1024))
+    slid = simulate(windowed, requests=40, concurrency=None, max_num_seqs=16, budget=512, pool_tokens=8000)
+    assert slid.output == roomy.output and slid.total_tokens > chunked.total_tokens
     # a client keeping 4 requests in flight takes more steps than all 40 sent at once
     paced = simulate(workload, requests=40, concurrency=4, max_num_seqs=16, budget=2048, pool_tokens=10**9)
     assert paced.total_tokens == roomy.total_tokens and paced.steps > 1.5 * roomy.steps

@@ -6,7 +6,12 @@ of all its tokens: the matmuls read the weights its tokens touch once and comput
 output head only for the rows that sample (gpu_model_runner's logits_indices: each decoding request and each
 prompt whose last chunk ran), attention reads each decoding request's cache and computes each prompt chunk's
 scores against its context. A request runs out of KV blocks: the last running one is preempted and later
-recomputed from its start (RECOMPUTE).
+recomputed, from its start less the blocks the prefix cache still holds of it (on by default: its freed blocks
+join the tail of the free queue, its last block first, and new allocations take the queue's head, so the victim's
+first blocks last longest: v1/core/single_type_kv_cache_manager.py `free`, block_pool.py `get_new_blocks`). A
+model with sliding-window layers hits only where a window of blocks ends (SlidingWindowManager
+`find_longest_cache_hit`), and those layers kept only the last window, the blocks evicted first: once any of its
+blocks is taken, nothing of the request is left to hit.
 
 Two ways to lay the steps out, the same step-time model (`seconds`) over both:
 - `steady`: a steady load of `running` sequences, each finished request replaced at once (the page's
@@ -102,11 +107,15 @@ def steady(workload: Workload, *, running: int, budget: int) -> Steps:
                  attention_flops=(output - 1) * scores + costs.prompt(0, prompt), output=float(output), requests=1.0)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(eq=False)
 class _Request:
     target: int  # tokens to compute before it samples: its prompt (and, preempted, the output it had made)
     computed: int = 0
     emitted: int = 0
+    freed: list[int] | None = None  # preempted: its segment of the free queue, [tokens still cached, at first]
+
+
+BLOCK = 16  # vLLM's KV block (engines/vllm.py VLLM_BLOCK_TOKENS): the prefix cache hashes whole blocks
 
 
 def simulate(workload: Workload, *, requests: int, concurrency: int | None, max_num_seqs: int, budget: int,
@@ -114,7 +123,9 @@ def simulate(workload: Workload, *, requests: int, concurrency: int | None, max_
     """The steps of `requests` requests of workload.prompt/output replayed through the scheduler's rules: all
     sent at once (`concurrency` None) or a client keeping `concurrency` in flight; at most max_num_seqs
     running, `budget` tokens per step, `pool_tokens` of KV cache (a request that does not fit preempts the
-    last running one, and a step that preempts admits no waiting request; one request always runs)."""
+    last running one, and a step that preempts admits no waiting request; one request always runs; readmitted, it
+    starts from the whole blocks of it the prefix cache still holds, at most all but its last token: vLLM's
+    kv_cache_manager.py `get_computed_blocks`)."""
     return _simulate(workload, requests, concurrency, max_num_seqs, budget, pool_tokens)
 
 
@@ -128,6 +139,9 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
     waiting: deque[_Request] = deque(_Request(prompt) for _ in range(sent))
     running: list[_Request] = []
     used = 0
+    # the free queue, head first, in segments [tokens, tokens at first]: a preempted request's holds its prefix
+    free: deque[list[int]] = deque([[pool_tokens, pool_tokens]])
+    windowed = bool(workload.model.sliding_window or getattr(workload.model, "attention_chunk", 0))
     histogram: Counter[int] = Counter()
     rows = cache = scores = 0.0
     emitted = deep = deep_depths = 0  # decoding rows at or past the longest window: cache and scores affine in depth
@@ -154,6 +168,22 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
             emitted += 1
         return n
 
+    def take(n: int) -> None:
+        """n tokens of new blocks from the queue's head, evicting what the prefix cache held there."""
+        while n > 0 and free:
+            segment = free[0]
+            k = min(n, segment[0])
+            segment[0] -= k
+            n -= k
+            if not segment[0]:
+                free.popleft()
+
+    def hit(request: _Request) -> int:
+        """Tokens of a waiting request the prefix cache still holds: whole blocks, not its last token."""
+        if request.freed is None or (windowed and request.freed[0] != request.freed[1]):
+            return 0
+        return min(request.freed[0], request.target - 1) // BLOCK * BLOCK
+
     while waiting or running:
         left, tokens, index, preempted, blocked = budget, 0, 0, False, False
         while index < len(running) and left > 0:
@@ -162,6 +192,8 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
             while used + need > pool_tokens and len(running) > max(1, index):  # preempt the last running one
                 victim = running.pop()
                 used -= victim.computed
+                victim.freed = [victim.computed, victim.computed]
+                free.append(victim.freed)
                 victim.target, victim.computed = prompt + victim.emitted, 0
                 waiting.appendleft(victim)
                 preempted = True
@@ -171,18 +203,26 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
             if blocked:
                 break
             n = run(request, left)
+            take(n)
             used += n
             left -= n
             tokens += n
             index += 1
         while waiting and left > 0 and len(running) < max_num_seqs and not preempted:  # none in a step that preempts
             request = waiting[0]
-            need = min(request.target - request.computed, left)
-            if running and used + need > pool_tokens:
+            cached = hit(request)
+            need = min(request.target - cached, left)
+            if running and used + cached + need > pool_tokens:
                 break
             waiting.popleft()
+            if request.freed is not None:  # its cached blocks leave the queue; the rest of its segment stays free
+                request.freed[0] -= cached
+                request.freed = None
+            request.computed = cached
+            used += cached
             running.append(request)
             n = run(request, left)
+            take(n)
             used += n
             left -= n
             tokens += n
@@ -190,7 +230,9 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
         kept = [r for r in running if r.emitted < output]
         finished = len(running) - len(kept)
         if finished:
-            used -= sum(r.computed for r in running if r.emitted >= output)
+            done = sum(r.computed for r in running if r.emitted >= output)
+            used -= done
+            free.append([done, done])
             running = kept
         if unsent and finished:
             arrive = min(unsent, finished)
