@@ -1402,6 +1402,14 @@ def test_llama_32_visions_image_cache_is_read_each_step_said_and_its_tiles_encod
     vision = image.model.vision
     assert vision is not None and image_patches(vision, 56, 56) == image_patches(vision, 1000, 300) == 4 * 24
 
+def test_llama_32_visions_text_ignores_a_head_dim():
+    """MllamaTextConfig has no head_dim: its attention is hidden_size / num_attention_heads wide whatever a config
+    says (hf_config._mllama_config drops the key)."""
+    text = SMALL_MLLAMA["text_config"]
+    given = {**SMALL_MLLAMA, "text_config": {**text, "head_dim": 64}}
+    assert from_hf_config(given).head_dim == 256 // 8
+    assert param_count(from_hf_config(given)) == param_count(from_hf_config(SMALL_MLLAMA))
+
 def test_llama_32_vision_reads_its_tiles_and_is_refused_where_no_engine_runs_it():
     from vramcalc.model.families.vision import cross_tokens, image_tokens
 
