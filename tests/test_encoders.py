@@ -467,3 +467,14 @@ def test_the_family_s_last_members_read_their_own_tensors():
     assert "blk.0.attn_qkv.bias" not in bird and {"cls.pooler.weight", "cls.dense.weight"} <= set(bird)
     generation = shapes({"model_type": "bert-generation"})
     assert "token_types.weight" not in generation and "cls.pooler.weight" not in generation
+
+
+def test_big_bird_runs_eager_whatever_is_asked():
+    """BigBirdPreTrainedModel has no SDPA in transformers 5.23 (_supports_sdpa False): its forward keeps the
+    probabilities whether eager or flash is asked (the rest of its layer read as BERT's: approximate)."""
+    from vramcalc.model.families.encoder import forward_bytes
+
+    def peak(family, eager):
+        return forward_bytes(768, 3072, 12, 64, family, e=2, eager=eager, batch=4, seq=512, gated=False)
+
+    assert peak("big_bird", False) == peak("big_bird", True) == peak("bert", True) > peak("bert", False)

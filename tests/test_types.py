@@ -1385,6 +1385,31 @@ def test_cross_attention_layers_keep_each_images_tiles_whatever_the_text(images,
     assert _kv(SMALL_MLLAMA, "transformers", **values) == measured
 
 
+def test_llama_32_visions_image_cache_is_read_each_step_said_and_its_tiles_encoded():
+    """The measured cross-attention cache (34,816 B an image above the text's, test above) is also what each decode
+    step reads (speed/reads.py `kv_bytes`) and what the KV cache's explanation names; the tower encodes every tile
+    of max_num_tiles, its patches and class token padded to a multiple of 8 (MllamaVisionModel
+    num_padding_patches), whatever the image's size."""
+    from vramcalc.model.families.vision import image_patches
+    from vramcalc.speed.reads import kv_bytes
+
+    base = {"model": "config", "seq": "6", "runtime": "transformers", "kv_precision": "bf16"}
+    text = parse_workload(base, config=SMALL_MLLAMA)
+    image = parse_workload({**base, "images": "1", "image_width": "56", "image_height": "56"}, config=SMALL_MLLAMA)
+    assert kv_bytes(image, 7) - kv_bytes(text, 7) == 40192 - 5376
+    said = ENGLISH.say(next(c for c in estimate(image).components if c.key == "kv_cache").formula)
+    assert "2 cross-attention layers" in said and "68 vision tokens (1 image," in said
+    vision = image.model.vision
+    assert vision is not None and image_patches(vision, 56, 56) == image_patches(vision, 1000, 300) == 4 * 24
+
+def test_llama_32_visions_text_ignores_a_head_dim():
+    """MllamaTextConfig has no head_dim: its attention is hidden_size / num_attention_heads wide whatever a config
+    says (hf_config._mllama_config drops the key)."""
+    text = SMALL_MLLAMA["text_config"]
+    given = {**SMALL_MLLAMA, "text_config": {**text, "head_dim": 64}}
+    assert from_hf_config(given).head_dim == 256 // 8
+    assert param_count(from_hf_config(given)) == param_count(from_hf_config(SMALL_MLLAMA))
+
 def test_llama_32_vision_reads_its_tiles_and_is_refused_where_no_engine_runs_it():
     from vramcalc.model.families.vision import cross_tokens, image_tokens
 

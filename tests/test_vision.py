@@ -426,3 +426,32 @@ def test_a_wrappers_text_config_without_its_sizes_takes_the_text_classs_defaults
     assert pasted.vision is not None and kept.vision is not None and pasted.vision.params == kept.vision.params
     said = " ".join(ENGLISH.say(note) for note in pasted.notes)
     assert "hidden_size 4,096" in said and "num_hidden_layers 32" in said
+
+
+def test_the_image_and_video_notes_agree_with_their_counts():
+    """One image became 1 token (Llama 3.2 Vision's <|image|>), not '1 tokens'; Portuguese agrees its verb and
+    participles with the count: '1 vídeo de 1 s amostrado', '1 imagem ... virou 1 token ..., contado'."""
+    from vramcalc import DEFAULTS, parse_workload
+    from vramcalc.analysis.evaluate import breakdown_notes
+    from vramcalc.render.messages import Words
+
+    def said(values, lang):
+        workload = parse_workload({**DEFAULTS, **values})
+        return " ".join(Words(lang).say(p) for p in breakdown_notes(workload)
+                        if getattr(p, "key", "") in ("note.images", "note.videos"))
+
+    mllama = {"model_type": "mllama", "text_config": {"hidden_size": 256, "intermediate_size": 512,
+                                                      "num_hidden_layers": 2, "num_attention_heads": 8,
+                                                      "cross_attention_layers": [1], "vocab_size": 1000,
+                                                      "pad_token_id": 0},
+              "vision_config": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1,
+                                "num_global_layers": 1, "attention_heads": 4, "image_size": 56, "patch_size": 14,
+                                "vision_output_dim": 128}}
+    one = parse_workload({**DEFAULTS, "model": "config", "images": "1"}, config=mllama)
+    assert "became 1 token of each" in " ".join(ENGLISH.say(p) for p in breakdown_notes(one))
+    pt = " ".join(Words("pt").say(p) for p in breakdown_notes(one))
+    assert "virou 1 token de cada sequência, contado no" in pt
+    video = {"model": "qwen3-vl-8b-instruct", "videos": "1", "video_seconds": "1", "video_fps": "1",
+             "image_width": "64", "image_height": "64"}
+    assert "1 vídeo de 1 s amostrado a" in said(video, "pt") and " virou " in said(video, "pt")
+    assert "2 vídeos de 1 s amostrados a" in said({**video, "videos": "2"}, "pt")
