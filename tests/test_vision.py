@@ -455,3 +455,29 @@ def test_the_image_and_video_notes_agree_with_their_counts():
              "image_width": "64", "image_height": "64"}
     assert "1 vídeo de 1 s amostrado a" in said(video, "pt") and " virou " in said(video, "pt")
     assert "2 vídeos de 1 s amostrados a" in said({**video, "videos": "2"}, "pt")
+
+
+def test_mllama_training_with_images_is_refused_and_text_only_says_what_it_assumes():
+    """transformers skips Llama 3.2 Vision's cross-attention layers in a text-only batch (modeling_mllama.py: `continue`
+    without cross-attention states) and, with images, saves about 1,928 B per image token in each (measured by a
+    review with saved-tensor hooks, 2026-12-07): the engine counts them as self-attention layers. With images the
+    step would be under by far: refused, naming images; text-only it is over, and the answer says so."""
+    from vramcalc import DEFAULTS, parse_workload
+    from vramcalc.analysis.evaluate import estimate
+    from vramcalc.core.errors import ValidationError
+
+    mllama = {"model_type": "mllama", "text_config": {"hidden_size": 256, "intermediate_size": 512,
+                                                      "num_hidden_layers": 2, "num_attention_heads": 8,
+                                                      "cross_attention_layers": [1], "vocab_size": 1000,
+                                                      "pad_token_id": 0},
+              "vision_config": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1,
+                                "num_global_layers": 1, "attention_heads": 4, "image_size": 56, "patch_size": 14,
+                                "vision_output_dim": 128}}
+    training = {**DEFAULTS, "model": "config", "mode": "training"}
+    with pytest.raises(ValidationError) as error:
+        parse_workload({**training, "images": "1"}, config=mllama)
+    assert error.value.field == "images"
+    text = estimate(parse_workload(training, config=mllama))
+    assert any(getattr(p, "key", "") == "assumption.cross_training" for p in text.assumptions)
+    inference = estimate(parse_workload({**DEFAULTS, "model": "config", "images": "1"}, config=mllama))
+    assert not any(getattr(p, "key", "") == "assumption.cross_training" for p in inference.assumptions)

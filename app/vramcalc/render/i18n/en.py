@@ -449,6 +449,11 @@ EN: Mapping[str, str] = {
         "unsloth's and bartowski's Q4_K_M, Q8_0 and F16 alike): the type sets only attention, embeddings and head. "
         "Stock llama-quantize would re-quantise the experts only with --allow-requantize."
     ),
+    "assumption.cross_training": (
+        "the {cross} cross-attention layers are counted as self-attention layers in the step's activations; "
+        "transformers skips them in a text-only batch, so the step saves less (measured: {cross} of {layers} "
+        "layers' activations too many, on the safe side)"
+    ),
     "assumption.training_unmeasured": (
         "training activations of {model_type} layers are estimated with the Llama-style terms and have not been "
         "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"

@@ -477,6 +477,11 @@ PT: Mapping[str, str] = {
         "embeddings e a cabeça de saída. O llama-quantize padrão só requantizaria os especialistas com "
         "--allow-requantize."
     ),
+    "assumption.cross_training": (
+        "as {cross} camadas de atenção cruzada são contadas como camadas de autoatenção nas ativações do passo; o "
+        "transformers as pula num lote só de texto, então o passo guarda menos (medido: ativações de {cross} de "
+        "{layers} camadas a mais, do lado seguro)"
+    ),
     "assumption.training_unmeasured": (
         "as ativações de treinamento das camadas {model_type} são estimadas com os termos do estilo Llama e não foram "
         "conferidas com uma execução medida (pesos, gradientes, estado do otimizador e cache KV são exatos)"
