@@ -453,8 +453,10 @@ def test_the_image_and_video_notes_agree_with_their_counts():
     assert "virou 1 token de cada sequência, contado no" in pt
     video = {"model": "qwen3-vl-8b-instruct", "videos": "1", "video_seconds": "1", "video_fps": "1",
              "image_width": "64", "image_height": "64"}
-    assert "1 vídeo de 1 s amostrado a" in said(video, "pt") and " virou " in said(video, "pt")
-    assert "2 vídeos de 1 s amostrados a" in said({**video, "videos": "2"}, "pt")
+    assert "1 vídeo de 1 s, quadros" in said(video, "pt") and " virou " in said(video, "pt")
+    assert "2 vídeos de 1 s, quadros" in said({**video, "videos": "2"}, "pt") and " viraram " in said(
+        {**video, "videos": "2"}, "pt")
+    assert "taken at 1 per second" in said(video, "en")
 
 
 def test_mllama_training_with_images_is_refused_and_text_only_says_what_it_assumes():

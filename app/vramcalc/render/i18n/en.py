@@ -411,8 +411,8 @@ EN: Mapping[str, str] = {
     ),
     "note.assumption": "Assumed: {text}",
     "note.videos": (
-        "{videos} {videos:video|videos} of {seconds} s sampled at {fps} frames a second, frames of {width} × {height} "
-        "pixels, per request became {tokens:,} {tokens:token|tokens} of each sequence, counted in its length"
+        "{videos} {videos:video|videos} of {seconds} s, frames of {width} × {height} pixels taken at {fps} per second, "
+        "per request became {tokens:,} {tokens:token|tokens} of each sequence, counted in its length"
     ),
     "note.images": (
         "{images} {images:image|images} of {width} × {height} pixels per request became {tokens:,} "

@@ -434,9 +434,9 @@ PT: Mapping[str, str] = {
                       "bit em GPTQ, AWQ, GGUF).",
     "note.assumption": "Premissa: {text}",
     "note.videos": (
-        "{videos} {videos:vídeo|vídeos} de {seconds} s {videos:amostrado|amostrados} a {fps} quadros por segundo, "
-        "quadros de {width} × {height} pixels, por pedido {videos:virou|viraram} {tokens:,} {tokens:token|tokens} de "
-        "cada sequência, {tokens:contado|contados} no seu comprimento"
+        "{videos} {videos:vídeo|vídeos} de {seconds} s, quadros de {width} × {height} pixels tomados a {fps} por "
+        "segundo, por pedido {videos:virou|viraram} {tokens:,} {tokens:token|tokens} de cada sequência, "
+        "{tokens:contado|contados} no seu comprimento"
     ),
     "note.images": (
         "{images} {images:imagem|imagens} de {width} × {height} pixels por pedido {images:virou|viraram} {tokens:,} "
