@@ -131,3 +131,19 @@ def test_zero_offload_on_two_sparks_keeps_each_ranks_states_on_its_own_machine()
     rank = most_loaded(workload, 2)
     assert rank.total_bytes + rank.host_bytes < target.gpu.usable_bytes < rank.total_bytes + 2 * rank.host_bytes
     assert fits(workload, target)
+
+
+def test_the_fewest_sparks_hold_each_ranks_offloaded_states_too():
+    """ZeRO-3 with the optimizer offloaded over DGX Sparks: each Spark's one memory holds its rank's GPU part and
+    its offloaded states. The fewest Sparks counted the GPU part alone: Qwen3 32B said 1 while 2 and 3 did not fit."""
+    from vramcalc.analysis.solve import min_gpus
+
+    values = {"mode": "training", "model": "qwen3-32b", "offload": "optimizer", "zero": "3", "gpu": "dgx-spark",
+              "gpus": "2", "seq": "2048", "checkpointing": "layer"}
+    workload, target = parse_workload(values), parse_target(values)
+    fewest = min_gpus(workload, target)
+    assert fewest is not None and fewest > 1
+    at = {**values, "gpus": str(fewest)}
+    assert fits(parse_workload(at), parse_target(at))
+    below = {**values, "gpus": str(fewest - 1)}
+    assert fewest - 1 < 2 or not fits(parse_workload(below), parse_target(below))

@@ -45,13 +45,14 @@ MAX_SEARCH_GPUS = 1024
 
 
 def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = False,
-                ranks: dict[int, PerGpu | None] | None = None) -> int | None:
+                ranks: dict[int, PerGpu | None] | None = None, gpu: GpuSpec | None = None) -> int | None:
     """The fewest GPUs whose most loaded rank fits (None: none up to 1,024). A layout that names
     every degree has one count; one that leaves dp open grows in steps of tp × pp × cp; without a
     layout, the mode's default for n = 1, 2, 4, ... and then the smallest n below that fits.
     `engine_card`: the card is the one the engine sizes itself on (vLLM's pool must then hold
     the requested sequences too). `ranks` keeps the most loaded GPU per count between calls for
-    other cards (fit_all), since it does not depend on the card."""
+    other cards (fit_all), since it does not depend on the card. `gpu`: a Mac's or unified PC's one memory
+    also holds each rank's offloaded states (ZeRO-Offload), which leave less room for its GPU part."""
     workload = breakdown.workload
     if workload.held_bytes >= usable_bytes:
         return None
@@ -64,7 +65,13 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
             except ValidationError:  # a layout n GPUs cannot run
                 ranks[n] = None
         rank = ranks[n]
-        return rank is not None and rank.total_bytes <= usable_bytes and (rank.runs or not engine_card)
+        if rank is None:
+            return False
+        room = usable_bytes
+        if gpu is not None and rank.host_bytes:  # what the rank's offloaded states take of a shared memory
+            ram = breakdown.host_bytes
+            room -= room_on(gpu, ram) - room_on(gpu, ram + rank.host_bytes)
+        return rank.total_bytes <= room and (rank.runs or not engine_card)
 
     if not workload.layout_given and ok(1):
         return 1
@@ -129,7 +136,7 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
         if fill is not None:
             used = max(used, fill)
         fits.append(GpuFit(gpu=gpu, utilization=used,
-                           count=fewest_gpus(breakdown, room_on(gpu, ram) - shift, ranks=ranks)))
+                           count=fewest_gpus(breakdown, room_on(gpu, ram) - shift, ranks=ranks, gpu=gpu)))
     return tuple(fits)
 
 

@@ -231,7 +231,8 @@ def min_gpus(workload: Workload, target: Target) -> int | None:
     if target.cards:
         return None
     breakdown = estimate(workload)
-    return fewest_gpus(breakdown, room_on(target.gpu, breakdown.host_bytes), engine_card=workload.gpu == target.gpu)
+    return fewest_gpus(breakdown, room_on(target.gpu, breakdown.host_bytes), engine_card=workload.gpu == target.gpu,
+                       gpu=target.gpu)
 
 
 def max_layers(workload: Workload, target: Target) -> int | None:
