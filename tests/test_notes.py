@@ -36,3 +36,17 @@ def test_vllm_on_a_card_without_bf16_loads_gemma_in_fp32():
     assert "note.no_bf16_fp32" in keys(gemma) and "note.no_bf16" not in keys(gemma)
     assert "note.no_bf16_fp32" not in keys({**gemma, "runtime": "transformers"})
     assert "note.no_bf16" in keys({**gemma, "model": "qwen3-8b"})
+
+
+def test_vllm_refuses_float16_for_gemma_by_name():
+    """vLLM's _check_valid_dtype raises for an explicit float16 on Gemma 2 and 3, PLaMo 2 and GLM-4 (config/model.py):
+    the answer had counted the run as if it started. It names the precision; bf16 and fp32 run."""
+    from vramcalc.core.errors import ValidationError
+
+    gemma = {"model": "gemma-3-4b-it", "runtime": "vllm", "precision": "fp16"}
+    with pytest.raises(ValidationError) as refused:
+        parse_workload(gemma)
+    assert refused.value.field == "precision" and "float16" in str(refused.value)
+    for runs in ({**gemma, "precision": "bf16"}, {**gemma, "precision": "fp32"}, {**gemma, "runtime": "transformers"},
+                 {**gemma, "model": "qwen3-8b"}):
+        assert keys(runs) is not None

@@ -7,6 +7,7 @@ from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
 from ..engines import engine_for
+from ..engines.vllm import VLLM_NO_FP16
 from ..formats.weights import native_format_phrase
 from ..memory.activations import compiled, largest_layer_saved, old_bitsandbytes, saved_per_token
 from ..memory.components import Breakdown
@@ -61,10 +62,6 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
         notes.append(phrase("note.no_bf16_fp32" if fp32 else "note.no_bf16", gpu=workload.gpu.display_name,
                             model_type=model.model_type))
     return tuple(notes)
-
-
-# vLLM's config/model.py _FLOAT16_NOT_SUPPORTED_MODELS: on a card without bfloat16 its auto dtype is float32
-VLLM_NO_FP16 = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
 
 
 def uses_bf16(workload: Workload) -> bool:

@@ -333,6 +333,9 @@ class Vllm:
         refuse_training(workload)
         refuse_gguf(workload)
         check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+        if workload.precision is Precision.FP16 and workload.model.model_type in VLLM_NO_FP16:
+            raise ValidationError("precision", "fp16", f"vLLM refuses float16 for {workload.model.model_type} "
+                                  "(numerical instability, config/model.py _check_valid_dtype): bf16 or fp32")
         if workload.model.count_kind(AttentionKind.CROSS):
             raise ValidationError("runtime", "vllm", "vLLM dropped Llama 3.2 Vision (MllamaForConditionalGeneration) "
                                   "with its V0 encoder-decoder runner (vllm-project/vllm#24907, 2025-09): run "
@@ -507,6 +510,11 @@ class Vllm:
         components = tuple(kv_component(breakdown.workload, c.bytes, facts) if c.key == "kv_cache" else c
                            for c in breakdown.components)
         return dataclasses.replace(breakdown, components=components, facts=facts)
+
+
+# vLLM's config/model.py _FLOAT16_NOT_SUPPORTED_MODELS: float16 refused; on a card without bfloat16 its auto dtype
+# is float32 (analysis/evaluate.py's note)
+VLLM_NO_FP16 = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
 
 
 ENGINE = Vllm()
