@@ -339,3 +339,17 @@ def test_eager_attention_that_does_not_fit_suggests_flash_first():
     assert found[0].key == "change.attention"
     flash = parse_workload({**values, "attention": "flash"})
     assert not any(c.key == "change.attention" for c in changes(flash, target, solve(flash, target)))
+
+
+# branch adv7: the latest features (unified memory, T4, attention, mllama, encoders)
+
+
+def test_a_mixture_of_experts_on_a_card_of_unknown_speed_has_no_moe_chart_not_a_traceback():
+    """`fit --model qwen3-30b-a3b --gpu 24gb --runtime llamacpp` ended in a ZeroDivisionError: the --n-cpu-moe
+    chart scaled its tokens/s by the fastest, 0 on a card whose bandwidth is not known."""
+    for argv in (["fit", "--model", "qwen3-30b-a3b", "--gpu", "24gb", "--runtime", "llamacpp"],
+                 ["--model", "qwen3-30b-a3b", "--gpu", "24gb", "--runtime", "llamacpp"]):
+        code, out, _ = run(argv)
+        assert code == 0 and "bandwidth is not known" in out
+    code, out, _ = run(["--model", "qwen3-30b-a3b", "--gpu", "24gb", "--runtime", "llamacpp", "--gpu-bandwidth", "900"])
+    assert code == 0 and "Generation" in out

@@ -179,8 +179,9 @@ def _context_chart(curve: tuple[tuple[int, float], ...], words: Words) -> SpeedC
 
 
 def _moe_chart(curve: tuple[tuple[int, int, float], ...], usable: int, words: Words) -> SpeedChart:
-    """The trade of --n-cpu-moe: x the most loaded GPU's bytes, y one sequence's tokens/s; the card's line."""
-    if len(curve) < 2:
+    """The trade of --n-cpu-moe: x the most loaded GPU's bytes, y one sequence's tokens/s; the card's line. None
+    without a speed (a card whose bandwidth is not known: every rate 0)."""
+    if len(curve) < 2 or not any(rate for _, _, rate in curve):
         return SpeedChart()
     x_top = max(max(b for _, b, _ in curve), usable) * 1.05
     y_top = max(rate for _, _, rate in curve) * 1.1
