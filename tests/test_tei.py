@@ -218,3 +218,19 @@ def test_flash_gte_keeps_its_cos_and_sin_tables():
     _, seq, tokens = tei_batch(bert)
     assert estimate(bert).bytes_of("activations") == tei_forward_bytes(bert.model, 2, tokens=tokens, seq=seq,
                                                                         flash=tei_flash(bert))
+
+
+def test_tei_on_a_turing_card_says_its_image_turns_flash_attention_off():
+    """TEI's image for Turing cards (turing-1.x, the T4's) is built with DEFAULT_USE_FLASH_ATTENTION=False (its
+    README: "Flash Attention is turned off by default for the Turing image"): there it runs the padded model, 14.29
+    GiB for BGE-M3 at the default batch against the 2.32 shown with flash attention. The answer said nothing."""
+    from vramcalc import estimate, parse_workload
+
+    values = {"model": "bge-m3", "mode": "embedding", "runtime": "tei", "gpu": "tesla-t4"}
+
+    def notes(extra: dict[str, str]) -> list[str]:
+        return [getattr(note, "key", "") for note in estimate(parse_workload({**values, **extra})).notes]
+
+    assert "note.tei_turing" in notes({})
+    assert "note.tei_turing" not in notes({"attention": "eager"})  # counted as the image runs it
+    assert "note.tei_turing" not in notes({"gpu": "l4"})

@@ -185,7 +185,9 @@ class Tei(NoPool):
         return precision
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
-        return ("note.tei",)
+        # the Turing image (turing-1.x) is built with DEFAULT_USE_FLASH_ATTENTION=False (README, "Turing image")
+        turing = workload.gpu is not None and not workload.gpu.bf16 and tei_flash(workload)
+        return ("note.tei", *(("note.tei_turing",) if turing else ()))
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         dtype = "float32" if workload.precision is Precision.FP32 else "float16"

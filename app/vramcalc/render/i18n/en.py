@@ -1840,6 +1840,11 @@ EN: Mapping[str, str] = {
         "TEI's figures are read from its source (1.9), not measured: its largest batch as its queue forms it, "
         "float16 by default; its CUDA context is taken as PyTorch's."
     ),
+    "note.tei_turing": (
+        "TEI's image for Turing cards (turing-1.x, the T4's) starts with flash attention off (USE_FLASH_ATTENTION="
+        "False: flash attention v1's precision issues) and runs the padded model: choose eager attention to count "
+        "it. The answer shown is with USE_FLASH_ATTENTION=True."
+    ),
     "speed.figure.embed": "Embedding throughput",
     "speed.figure.requests": "Sequences embedded",
     "speed.value.requests_s": "{value} {value:sequence|sequences}/s",

@@ -1950,6 +1950,11 @@ PT: Mapping[str, str] = {
         "Os números do TEI foram lidos do seu código-fonte (1.9), não medidos: seu maior lote como a fila o forma, "
         "float16 por padrão; seu contexto CUDA é tomado como o do PyTorch."
     ),
+    "note.tei_turing": (
+        "A imagem do TEI para placas Turing (turing-1.x, a da T4) começa com a flash attention desligada "
+        "(USE_FLASH_ATTENTION=False: problemas de precisão da flash attention v1) e executa o modelo com padding: "
+        "escolha a atenção eager para contá-lo. A resposta mostrada é com USE_FLASH_ATTENTION=True."
+    ),
     "speed.figure.embed": "Vazão de embedding",
     "speed.figure.requests": "Sequências processadas",
     "speed.value.requests_s": "{value} {value:sequência|sequências}/s",
