@@ -234,3 +234,16 @@ def test_tei_on_a_turing_card_says_its_image_turns_flash_attention_off():
     assert "note.tei_turing" in notes({})
     assert "note.tei_turing" not in notes({"attention": "eager"})  # counted as the image runs it
     assert "note.tei_turing" not in notes({"gpu": "l4"})
+
+
+def test_the_command_runs_the_attention_counted():
+    """`--attention eager` was counted as TEI's padded model, but the command it printed started the Flash one
+    (USE_FLASH_ATTENTION defaults to True); on a T4 the Turing image's default is the other way round."""
+    def line(**extra: str) -> str:
+        return ENGINE.command(parse_workload({**TEI, "model": "bge-m3", **extra}), Layout(), "BAAI/bge-m3")[0]
+
+    assert line().startswith("text-embeddings-router ")
+    assert line(attention="eager").startswith("USE_FLASH_ATTENTION=False text-embeddings-router ")
+    assert line(gpu="tesla-t4").startswith("USE_FLASH_ATTENTION=True text-embeddings-router ")
+    assert line(gpu="tesla-t4", attention="eager").startswith("text-embeddings-router ")
+    assert line(precision="fp32", attention="eager").startswith("text-embeddings-router ")  # fp32: never Flash

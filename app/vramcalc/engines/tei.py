@@ -193,6 +193,10 @@ class Tei(NoPool):
         dtype = "float32" if workload.precision is Precision.FP32 else "float16"
         line = (f"text-embeddings-router --model-id {model} --dtype {dtype} "
                 f"--max-batch-tokens {workload.max_batch_tokens}")
+        # the attention counted, where it differs from the image's USE_FLASH_ATTENTION (False on Turing's)
+        flash, card = tei_flash(workload.but(attention=Attention.FLASH)), workload.gpu
+        if flash and (workload.attention is Attention.FLASH) != (card is None or card.bf16):
+            line = f"USE_FLASH_ATTENTION={workload.attention is Attention.FLASH} {line}"
         if workload.max_batch_requests:
             line += f" --max-batch-requests {workload.max_batch_requests}"
         return (line,)
