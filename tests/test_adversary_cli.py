@@ -353,3 +353,16 @@ def test_a_mixture_of_experts_on_a_card_of_unknown_speed_has_no_moe_chart_not_a_
         assert code == 0 and "bandwidth is not known" in out
     code, out, _ = run(["--model", "qwen3-30b-a3b", "--gpu", "24gb", "--runtime", "llamacpp", "--gpu-bandwidth", "900"])
     assert code == 0 and "Generation" in out
+
+
+def test_fit_says_why_a_gpu_part_within_the_card_does_not_fit_a_shared_memory():
+    """`fit --gpu strix-halo --runtime llamacpp --n-cpu-moe 48` printed "now: 3.90 GiB in total: does not fit" on a
+    96 GiB GPU and nothing more: the experts in system RAM (54.58 GiB) exceed the 32 GiB the carve-out leaves, which
+    the page's verdict says. The command line now says it too."""
+    base = ["fit", "--model", "qwen3-30b-a3b", "--runtime", "llamacpp", "--n-cpu-moe", "48"]
+    code, out, _ = run([*base, "--gpu", "strix-halo"])
+    assert code == 0 and "does not fit" in out and "54.58 GiB in system RAM" in out and "carve-out" in out
+    code, out, _ = run([*base, "--gpu", "apple-m4-24gb"])
+    assert code == 0 and "54.58 GiB in system RAM" in out and "unified memory" in out
+    code, out, _ = run([*base, "--gpu", "rtx-4090"])  # a card with memory of its own: nothing more to say
+    assert code == 0 and "system RAM" not in out.split("speed:")[0]

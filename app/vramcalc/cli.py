@@ -55,7 +55,7 @@ from .render.i18n.en import EN
 from .render.messages import ENGLISH
 from .render.rank import device_lines, layout_text
 from .render.speed import present_speed, speed_lines
-from .render.view import absent, present_capacity
+from .render.view import absent, present_capacity, present_verdict
 from .sources import catalog, hub
 from .sources.gpus import load_gpus
 from .sources.hf_config import supported_types
@@ -461,6 +461,9 @@ def fit_main(argv: Sequence[str]) -> int:
            else ""),
         f"now: {ENGLISH.gib(total_bytes)} in total: {'fits' if result['fits'] else 'does not fit'}",
     ]
+    rank = most_loaded(workload, target.count)
+    if not result["fits"] and target.gpu.shared_memory_bytes and rank.total_bytes <= target.gpu.usable_bytes:
+        lines.append(present_verdict(workload, target, solution, rank).text)  # system RAM's part of the one memory
     slots = engine_for(workload.runtime).batch_key == "parallel" and not workload.is_training  # llama.cpp, Ollama
     context = "largest --num-ctx" if context_key(workload) == "num_ctx" else "longest sequence"  # Ollama's context
     for key, label in (("max_seq", context), ("max_batch", "most --parallel" if slots else "largest batch"),
