@@ -366,3 +366,14 @@ def test_fit_says_why_a_gpu_part_within_the_card_does_not_fit_a_shared_memory():
     assert code == 0 and "54.58 GiB in system RAM" in out and "unified memory" in out
     code, out, _ = run([*base, "--gpu", "rtx-4090"])  # a card with memory of its own: nothing more to say
     assert code == 0 and "system RAM" not in out.split("speed:")[0]
+
+
+def test_fit_ignores_a_macs_setting_on_another_machine_as_the_breakdown_does():
+    """`fit --gpu strix-halo --wired-limit-mb 1000` said the flag was ignored, then refused it (exit 2), while the
+    breakdown ignored it and answered."""
+    for argv in (["fit", "--gpu", "strix-halo", "--wired-limit-mb", "1000"], ["--gpu", "strix-halo", "--wired-limit-mb",
+                                                                              "1000"]):
+        code, out, err = run(argv)
+        assert code == 0 and "ignored" in err and "--wired-limit-mb 1000" in err and "error" not in err
+    code, out, _ = run(["fit", "--gpu", "apple-m4-max-128gb", "--wired-limit-mb", "120000"])
+    assert code == 0 and "117.19 GiB each" in out  # on a Mac it applies

@@ -411,8 +411,7 @@ def fit_main(argv: Sequence[str]) -> int:
         values, config, weights = _values(args)
         values = _without_ignored(values)
         workload = parse_workload(values, config=config, weights=weights)
-        target = parse_target({"gpu": args.gpu, "gpus": args.gpus, "wired_limit_mb": args.wired_limit_mb,
-                               "macos": args.macos})
+        target = parse_target({key: values[key] for key in ("gpu", "gpus", "wired_limit_mb", "macos")})  # as shown
         breakdown = estimate(workload)
         per_gpu(breakdown, target.count)  # a layout these GPUs cannot run is refused, as the breakdown refuses it
     except ValidationError as error:
