@@ -160,6 +160,10 @@ def json_names() -> dict[str, set[str]]:
         add("speed", document["speed"])
         add("cost", document["cost"])
     add("fit", json.loads(_run("fit", "--json")))
+    llamacpp = json.loads(_run("fit", "--json", "--runtime", "llamacpp", "--model", "qwen3-30b-a3b",
+                               "--gpu", "rtx-4090"))
+    add("fit", llamacpp)
+    add("fit llamacpp_fit", llamacpp["llamacpp_fit"])
     capacity = json.loads(_run("capacity", "--json"))
     add("capacity", capacity)
     for row in capacity["rows"]:
@@ -188,7 +192,8 @@ def test_the_json_documents_were_all_seen():
     """Guards the test itself: every place it reads was reached (vLLM's per-GPU pool, each engine, ...)."""
     expected = {"breakdown", "components", "phases", "gpus", "per_gpu", "per_gpu.engine", "per_gpu device",
                 "runtime transformers",
-                "runtime vllm", "runtime llamacpp", "fit", "capacity", "capacity row", "capacity cell",
+                "runtime vllm", "runtime llamacpp", "fit", "fit llamacpp_fit", "capacity", "capacity row",
+                "capacity cell",
                 "capacity example", "models", "speed", "cost", "diffusion", "diffusion part", "diffusion stage",
                 "diffusion speed", "diffusion training", "diffusion train_lora"}
     assert {where for where, found in json_names().items() if found} == expected
