@@ -377,3 +377,16 @@ def test_fit_ignores_a_macs_setting_on_another_machine_as_the_breakdown_does():
         assert code == 0 and "ignored" in err and "--wired-limit-mb 1000" in err and "error" not in err
     code, out, _ = run(["fit", "--gpu", "apple-m4-max-128gb", "--wired-limit-mb", "120000"])
     assert code == 0 and "117.19 GiB each" in out  # on a Mac it applies
+
+
+def test_vllm_on_a_mac_is_refused_by_name():
+    """vLLM on macOS runs on the CPU (VLLM_TARGET_DEVICE is set to cpu, its only device there: docs'
+    cpu.apple.inc.md), yet `--runtime vllm --gpu apple-m4-24gb` was answered against Metal's working set with
+    vLLM's utilization share of it. It is refused naming runtime, as faster-whisper is off NVIDIA."""
+    for argv in (["--model", "llama-3.1-8b", "--runtime", "vllm", "--gpu", "apple-m4-24gb"],
+                 ["fit", "--model", "bge-m3", "--mode", "embedding", "--runtime", "vllm", "--gpu",
+                  "apple-m4-max-128gb"]):
+        code, _, err = run(argv)
+        assert code == 2 and "runtime" in err and "CPU" in err
+    code, _, _ = run(["--model", "llama-3.1-8b", "--runtime", "vllm", "--gpu", "dgx-spark"])
+    assert code == 0

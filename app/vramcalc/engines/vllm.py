@@ -23,6 +23,7 @@ from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.vision import GLM, Vision, _smart_resize, encoder_peak, image_patches, image_tokens
 from ..parallel.layout import Layout, default_layout
+from ..sources.gpus import GpuKind
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
 
@@ -333,6 +334,10 @@ class Vllm:
         refuse_training(workload)
         refuse_gguf(workload)
         check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+        if workload.gpu is not None and workload.gpu.kind is GpuKind.APPLE:
+            raise ValidationError("runtime", "vllm", "vLLM runs on the CPU on macOS (VLLM_TARGET_DEVICE cpu, its only "
+                                  "device there; the vllm-metal plugin is not modelled): choose llama.cpp or "
+                                  "transformers for the Mac's GPU")
         if workload.precision is Precision.FP16 and workload.model.model_type in VLLM_NO_FP16:
             raise ValidationError("precision", "fp16", f"vLLM refuses float16 for {workload.model.model_type} "
                                   "(numerical instability, config/model.py _check_valid_dtype): bf16 or fp32")
