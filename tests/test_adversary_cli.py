@@ -390,3 +390,18 @@ def test_vllm_on_a_mac_is_refused_by_name():
         assert code == 2 and "runtime" in err and "CPU" in err
     code, _, _ = run(["--model", "llama-3.1-8b", "--runtime", "vllm", "--gpu", "dgx-spark"])
     assert code == 0
+
+
+def test_llamacpps_best_kv_cache_starts_from_its_own_default_f16_not_the_weights_format():
+    """llama.cpp caches K and V in f16 unless told (-ctk/-ctv), whatever the weights: with fp32 weights the answer
+    took the weights' fp32 as the cache it ran and said "best KV cache fp32", which fed back (--kv-precision fp32)
+    did not fit: LLaVA-OneVision in fp32 over two 24 GB Macs at 32,768 tokens, 30.20 GiB with f16, 31.95 with fp32."""
+    base = ["fit", "--json", "--model", "llava-onevision-qwen2-7b-ov-hf", "--gpu", "apple-m4-24gb", "--runtime",
+            "llamacpp", "--precision", "fp32", "--gpus", "2", "--seq", "32768"]
+    code, out, _ = run(base)
+    best = json.loads(out)["best_kv_format"]
+    assert code == 0 and best == "fp16"
+    code, out, _ = run([*base, "--kv-precision", best])
+    assert json.loads(out)["fits"]
+    code, out, _ = run(["fit", "--json", "--model", "llama-3.1-8b", "--runtime", "vllm", "--precision", "fp32"])
+    assert json.loads(out)["best_kv_format"] == "fp32"  # vLLM's cache follows the weights' dtype

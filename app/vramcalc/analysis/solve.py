@@ -16,7 +16,8 @@ import dataclasses
 import math
 from collections.abc import Callable
 
-from ..core.choices import GENERATING, Objective, Runtime
+from ..core.choices import GENERATING, GGUF_RUNTIMES, Objective, Runtime
+from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
@@ -302,7 +303,10 @@ def best_kv_format(workload: Workload, target: Target) -> str | None:
     if workload.is_training:
         return None
     one_format = workload.kv_precision_k is None and workload.kv_precision_v is None
-    current = workload.effective_kv_precision if one_format and fits(workload, target) else None
+    kept = workload.effective_kv_precision
+    if workload.runtime in GGUF_RUNTIMES and workload.kv_precision is None:  # -ctk/-ctv default f16, any weights
+        kept = Precision.FP16
+    current = kept if one_format and fits(workload, target) else None
     for precision in engine_for(workload.runtime).kv_ladder:
         if current is not None and precision.bits < current.bits:
             return current.value
