@@ -1481,6 +1481,16 @@ PT: Mapping[str, str] = {
         "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram} GB/s, e {bytes} da GPU a {share} de "
         "{bandwidth} GB/s ({step} ms por token em média)."
     ),
+    "speed.ram.yours": "RAM do sistema lida a {ram} GB/s: o valor que você informou.",
+    "speed.ram.desktop": (
+        "RAM do sistema lida a {ram} GB/s: o padrão, a de um desktop DDR5 de dois canais (uma placa própria num PC; "
+        "informe a largura de banda da sua RAM se for outra)."
+    ),
+    "speed.ram.unified": (
+        "RAM do sistema lida a {ram} GB/s: o padrão em memória unificada, onde os núcleos da CPU leem as camadas "
+        "mantidas na RAM da mesma memória a cerca de metade da sua largura de banda (a AnandTech mediu cerca de 200 dos"
+        " 400 GB/s de um M1 Max), nunca abaixo dos {desktop} GB/s de um desktop nem acima da própria memória."
+    ),
     "speed.basis.compute": (
         "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes} dos pesos "
         "a {share} de {bandwidth} "
@@ -1577,7 +1587,10 @@ PT: Mapping[str, str] = {
     "field.gpu_tflops.label": "TFLOPS de 16 bits",
     "field.gpu_tflops.help": "TFLOPS densos de tensor FP16/BF16; vazio: os da própria placa.",
     "field.ram_bandwidth.label": "Largura de banda da RAM do sistema (GB/s)",
-    "field.ram_bandwidth.help": "Para camadas mantidas na RAM; vazio: 64 (um desktop DDR5 de dois canais).",
+    "field.ram_bandwidth.help": (
+        "Para camadas mantidas na RAM; vazio: 64 (um desktop DDR5 de dois canais) ou, num Mac, DGX Spark ou Strix "
+        "Halo, metade da largura de banda da sua memória (o que a CPU lê)."
+    ),
     "field.gpu_hour_price.label": "Preço por GPU-hora (US$)",
     "field.gpu_hour_price.help": "Quanto uma GPU lhe custa por uma hora; vazio: um preço de nuvem, quando há um.",
     "field.train_tokens.label": "Tokens de treino",
