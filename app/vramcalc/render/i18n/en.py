@@ -251,6 +251,7 @@ EN: Mapping[str, str] = {
     ),
     "llamacpp.logits": "in the compute buffer",
     "llamacpp.overhead": "GPU context and driver (CUDA or ROCm), as Ollama reserves it (457 MiB) = {bytes}",
+    "llamacpp.overhead_metal": "GPU context and driver (Metal), as Ollama reserves it on a Mac (512 MiB) = {bytes}",
     "master_weights.formula": "{params} parameters × 4 bytes (fp32 copy kept by mixed precision) = {bytes}",
     "master_weights.none": "only with mixed-precision training",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",

@@ -262,6 +262,7 @@ PT: Mapping[str, str] = {
     ),
     "llamacpp.logits": "no buffer de computação",
     "llamacpp.overhead": "contexto da GPU e driver (CUDA ou ROCm), como o Ollama os reserva (457 MiB) = {bytes}",
+    "llamacpp.overhead_metal": "contexto da GPU e driver (Metal), como o Ollama os reserva num Mac (512 MiB) = {bytes}",
     "master_weights.formula": "{params} parâmetros × 4 bytes (cópia em fp32 mantida pela precisão mista) = {bytes}",
     "master_weights.none": "só no treinamento com precisão mista",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
