@@ -299,7 +299,8 @@ def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
 
 _SHOWN = {"runtime": ("vllm",), "mode": ("inference",)}
 OPTIONS = (
-    Option(key="gpu_memory_utilization", default="0.9", group="engine", metavar="X", help="vLLM (default 0.9)",
+    Option(key="gpu_memory_utilization", default="0.9", group="engine", metavar="X",
+           help="vLLM (default 0.9, passed in --command; vLLM's own: 0.92, or 0.34's sizing after warm-up)",
            parse=lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
            shown_when=_SHOWN),
     Option(key="max_num_batched_tokens", default="", group="engine", metavar="N", help="vLLM (default: by card)",

@@ -694,7 +694,8 @@ EN: Mapping[str, str] = {
     "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
     "field.gpu_memory_utilization.label": "GPU memory utilization",
     "field.gpu_memory_utilization.help": (
-        "The share of the card vLLM claims (0.9 by default); the KV pool fills what is left."
+        "The share of the card vLLM claims; the KV pool fills what is left. 0.9 here, which the command passes: "
+        "vLLM's own default is 0.92 (0.20 to 0.33), and 0.34 without it sizes the pool itself after warm-up."
     ),
     "field.max_num_batched_tokens.label": "Max batched tokens",
     "field.max_num_batched_tokens.help": "vLLM's profiling run; empty: its default for the card (2,048 to 16,384).",

@@ -727,8 +727,9 @@ PT: Mapping[str, str] = {
     "option.runtime.vllm": "vLLM / SGLang (serviço)",
     "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
     "field.gpu_memory_utilization.label": "Utilização da memória da GPU",
-    "field.gpu_memory_utilization.help": "A fração da placa que o vLLM reserva (0,9 por padrão); o pool de KV ocupa "
-                                         "o que sobra.",
+    "field.gpu_memory_utilization.help": "A fração da placa que o vLLM reserva; o pool de KV ocupa o que sobra. "
+                                         "0,9 aqui, que o comando passa: o padrão do próprio vLLM é 0,92 (0.20 a "
+                                         "0.33), e o 0.34 sem ele dimensiona o pool sozinho após o aquecimento.",
     "field.max_num_batched_tokens.label": "Máx. de tokens por lote",
     "field.max_num_batched_tokens.help": "A execução de profiling do vLLM; vazio: o padrão dele para a placa (2.048 a "
                                          "16.384).",
