@@ -30,11 +30,13 @@ def _key(row: dict) -> tuple[str, str, str, float]:
 
 
 def test_the_published_rows_are_predicted():
-    """Six rows with their RAM stated, four more whose RAM speed is assumed (set apart); the RTX 2080 row has no
-    slug and is kept, not predicted."""
-    assert len(ROWS) == 6
+    """Six rows with their RAM stated, four more whose RAM speed is assumed (set apart), and an M2 Ultra's CPU
+    backend at the platform's default (tests/test_ram_default.py); the RTX 2080 row has no slug and is kept, not
+    predicted."""
+    assert len(ROWS) == 7
     assert len(SET_APART) == 4
-    assert {row["group"] for row in ROWS + SET_APART} == {"llamacpp-host-cuda", "llamacpp-host-rocm"}
+    assert {row["group"] for row in ROWS + SET_APART} == {"llamacpp-host-cuda", "llamacpp-host-rocm",
+                                                           "llamacpp-host-cpu"}
 
 
 def test_the_rows_stay_out_of_the_all_on_gpu_groups():

@@ -15,6 +15,7 @@ from vramcalc.analysis.solve import fits, max_seq
 from vramcalc.analysis.speed_answers import min_n_cpu_moe, speed_answers
 from vramcalc.core.units import GIB
 from vramcalc.inputs.parse import parse_target
+from vramcalc.render.messages import ENGLISH
 from vramcalc.render.view import present_target
 from vramcalc.sources.gpus import configure, gpu
 from vramcalc.workload import Machine
@@ -147,3 +148,15 @@ def test_the_fewest_sparks_hold_each_ranks_offloaded_states_too():
     assert fits(parse_workload(at), parse_target(at))
     below = {**values, "gpus": str(fewest - 1)}
     assert fewest - 1 < 2 or not fits(parse_workload(below), parse_target(below))
+
+
+def test_llamacpp_on_a_mac_holds_ollamas_metal_figure_and_says_metal():
+    """Ollama budgets 512 MiB a GPU on Metal and 457 MiB on CUDA and ROCm (llm/memory.go, engines.md): a Mac's
+    overhead row said "CUDA or ROCm" and held the CUDA figure."""
+    mac, card = (estimate(parse_workload(_values(slug))) for slug in ("apple-m4-max-128gb", "rtx-4090"))
+    rows = {name: next(c for c in result.components if c.key == "overhead") for name, result in
+            (("mac", mac), ("card", card))}
+    assert (rows["mac"].bytes, rows["card"].bytes) == (512 * 2**20, 457 * 2**20)
+    assert "Metal" in ENGLISH.say(rows["mac"].explain()) and "CUDA" in ENGLISH.say(rows["card"].explain())
+    given = estimate(parse_workload(_values("apple-m4-max-128gb", overhead_gib="1")))
+    assert "default: 0.50 GiB" in ENGLISH.say(next(c for c in given.components if c.key == "overhead").explain())

@@ -627,6 +627,48 @@ def test_vllm_steps_follow_its_scheduler():
     assert paced.total_tokens == roomy.total_tokens and paced.steps > 1.5 * roomy.steps
 
 
+def test_vllm_hybrid_preemption_resumes_from_its_replay_boundary_or_nothing():
+    """vLLM 0.34 on a hybrid model (Gated DeltaNet or Mamba beside attention): prefix caching is on in
+    mamba_cache_mode "align" (config/model.py is_prefix_caching_supported, models/config.py MambaModelConfig), the
+    block is the enlarged hybrid block B, the one the memory side pads the state to, and the recurrent state is kept
+    only at the prompt's replay boundary (P - 1) // B · B (kv_cache_coordinator.py replay_boundaries, retention 0):
+    a preempted request resumes there or, its state block evicted, from its first token. Attention-only models keep
+    their 16-token blocks; a model of recurrent layers alone caches nothing ("attention_free")."""
+    import dataclasses
+
+    from vramcalc.engines.vllm import vllm_hybrid_block_tokens, vllm_state_bytes
+    from vramcalc.model.families.decoder.spec import AttentionKind
+    from vramcalc.speed.serving import simulate
+
+    def run(model: str, prompt: int, output: int, budget: int, pool: int, **change: object) -> float:
+        workload = parse_workload({"model": model, "runtime": "vllm", "gpu": "h100-80gb", "prompt_tokens": str(prompt),
+                                   "output_tokens": str(output), "seq": str(prompt + output)})
+        if change:
+            workload = workload.but(model=dataclasses.replace(workload.model, **change))
+        steps = simulate(workload, requests=2, concurrency=None, max_num_seqs=2, budget=budget, pool_tokens=pool)
+        assert steps.output == 2 * output
+        return steps.total_tokens
+
+    qwen = parse_workload({"model": "qwen3.5-27b", "runtime": "vllm"})
+    kv = qwen.effective_kv_precision
+    assert vllm_hybrid_block_tokens(qwen.model, kv) == 784  # 16 · ceil(3,207,168 B of state / (16 · 4,096 B))
+    assert vllm_state_bytes(qwen.model, kv) == 48 * 784 * 4096  # each of 48 states padded to one block's page
+    assert vllm_hybrid_block_tokens(parse_workload({"model": "llama-3.1-8b", "runtime": "vllm"}).model, kv) == 0
+    # two prompts of 1,000 fill a pool of 2,040 after 20 tokens each; the second is preempted with 1,020 computed and
+    # the first's next 19 tokens take 19 of them: attention-only, it resumes from 992 of its 1,021 (1,000 + 21)
+    assert run("llama-3.1-8b", 1000, 40, 4096, 2040) == (1000 + 39) + (1020 + 29 + 18)
+    # a hybrid's state at 784 was freed as it computed past it, to the free queue ahead of its other blocks, and the
+    # first request's next token evicted it: all 1,021 recomputed
+    for model in ("qwen3.5-27b", "nemotron-3-nano-30b-a3b"):
+        assert run(model, 1000, 40, 4096, 2040) == (1000 + 39) + (1020 + 1021 + 18), model
+    # preempted in the step after its chunk crossed 784 (1,300 of 1,500 computed), it still holds that state: it
+    # resumes from 784, where attention-only resumes from 1,280 of the 1,292 left cached
+    assert run("llama-3.1-8b", 1500, 10, 1400, 2801) == (1500 + 9) + (1300 + 220 + 9)
+    assert run("qwen3.5-27b", 1500, 10, 1400, 2801) == (1500 + 9) + (1300 + 716 + 9)
+    # recurrent layers alone: no prefix cache
+    assert run("qwen3.5-27b", 1000, 40, 4096, 2040, kinds=(AttentionKind.LINEAR,) * 64) == 1039 + 1020 + 1021 + 18
+
+
 def test_routed_experts_are_the_unused_parameters_scaled():
     """A token multiplies k of E routed experts: routed_params · (E − k) / k is what it leaves unused."""
     from vramcalc.model.table import active_param_count, param_count

@@ -23,6 +23,7 @@ from vramcalc.analysis.solve import seq_limit
 from vramcalc.cli import main
 from vramcalc.core.choices import Runtime
 from vramcalc.engines import engine_for
+from vramcalc.engines.layouts import seq_step
 from vramcalc.engines.ollama import context_key
 from vramcalc.inputs.options import MAX_BATCH, shown_values
 from vramcalc.inputs.parse import parse_workload
@@ -81,6 +82,8 @@ def sample(rng: random.Random) -> dict[str, str]:
         flags["--gpus"] = rng.choice(("2", "3", "4", "6", "8", "1024"))
         if rng.random() < 0.3:
             flags["--tp"] = rng.choice(("2", "3", "4"))
+        if mode == "training" and rng.random() < 0.3:  # context parallel: sequences in multiples of 2 × cp
+            flags["--cp"] = rng.choice(("2", "4"))
     if rng.random() < 0.2:
         flags["--images"] = rng.choice(("1", "4"))
     flags["--batch"] = str(rng.choice((1, 1, 2, 4, 8, 32, 1000)))
@@ -102,16 +105,18 @@ def check(flags: dict[str, str], result: dict[str, Any]) -> list[str]:
     seq_flag = "--" + context_key(workload).replace("_", "-")  # Ollama: its num_ctx
     batch_flag = "--" + engine_for(workload.runtime).batch_key if not workload.is_training else "--batch"
     limits = {"max_seq": seq_limit(workload), "max_batch": engine_for(workload.runtime).max_batch or MAX_BATCH}
+    steps = {"max_seq": seq_step(workload), "max_batch": 1}  # the next sequence context parallelism takes
     for key, flag in (("max_seq", seq_flag), ("max_batch", batch_flag)):
         value = result[key]
         if value is None:
             continue
         if fits({**flags, flag: str(value)}) is not True:
             problems.append(f"{key} {value}: {flag} {value} does not fit (or is refused)")
-        if value < limits[key] and fits({**flags, flag: str(value + 1)}) is True:  # at the limit: "at least"
-            problems.append(f"{key} {value}: {flag} {value + 1} fits too")
+        more = value + steps[key]
+        if value < limits[key] and fits({**flags, flag: str(more)}) is True:  # at the limit: "at least"
+            problems.append(f"{key} {value}: {flag} {more} fits too")
     gpus = result["min_gpus"]
-    if gpus is not None and "--tp" not in flags:
+    if gpus is not None and "--tp" not in flags and "--cp" not in flags:  # one GPU drops a layout's degrees
         if fits({**flags, "--gpus": str(gpus)}) is not True:
             problems.append(f"min_gpus {gpus}: --gpus {gpus} does not fit (or is refused)")
         if gpus > 1 and fits({**flags, "--gpus": str(gpus - 1)}) is True:

@@ -31,7 +31,7 @@ from vramcalc.inputs.parse import parse_workload
 from vramcalc.memory.components import Breakdown
 from vramcalc.sources.gpus import all_gpus, gpu
 from vramcalc.speed import served, speed_of
-from vramcalc.speed.hardware import memory_of
+from vramcalc.speed.hardware import Memory, memory_of
 from vramcalc.speed.serving import Steps, simulate
 from vramcalc.workload import Machine, Workload
 
@@ -119,8 +119,9 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
     """(what is measured, the form values, a config for models without a preset), or None when not predicted."""
     slug = _slug(row)
     model = str(row["model"])
-    if slug is None or str(row.get("backend")).lower() == "cpu":
-        return None
+    if slug is None or (_cpu(row) and not (memory_of(gpu(slug)) is Memory.UNIFIED and TEST.match(str(row["test"]))
+                                           and str(row["test"]).startswith("tg"))):
+        return None  # llama.cpp on the CPU: only a unified-memory machine's decode (its RAM is the chip's)
     values = {"model": model, "gpu": slug, "gpus": str(row.get("gpus") or 1)}
     config = CONFIGS.get(model)
     if config is not None:
@@ -164,6 +165,8 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
     if str(row.get("backend")).lower() == "vulkan":
         values["llamacpp_vulkan"] = "1"  # likewise
     values |= {key: str(row[key]) for key in HOST_KEYS if row.get(key) is not None}
+    if _cpu(row):  # every layer in the CPU's RAM, read at the platform's default (no ram_bandwidth_gb_s)
+        values["gpu_layers"] = "0"
     if row.get("cpu_moe"):
         values["cpu_moe"] = "1"
     if row.get("kv"):
@@ -185,6 +188,11 @@ TRANSFORMERS_WEIGHTS = ("bf16", "fp16", "nf4", "nf4-dq", "bnb-int8", "mxfp4")
 
 
 Case = tuple[str, dict[str, str], Mapping[str, object] | None]
+
+
+def _cpu(row: Mapping[str, Any]) -> bool:
+    """A run of llama.cpp's CPU backend (every layer in system RAM, as `-ngl 0` decodes)."""
+    return str(row.get("backend")).lower() == "cpu"
 
 
 def transformers_case(row: Mapping[str, Any], values: dict[str, str],
@@ -281,9 +289,10 @@ def results(sources: str = "", *, anomalous: bool = False, kinds: tuple[str, ...
             continue
         measured = float(row["tokens_per_s"])
         engine = "transformers" if row.get("engine") == "transformers" else ENGINE_OF_KIND.get(kind, "llamacpp")
-        if RAM in values:  # weights or experts in system RAM: their own group, apart from the all-on-GPU runs
+        if RAM in values or _cpu(row):  # weights or experts in system RAM: their own group, apart from all-on-GPU
             engine = f"{engine}-host"
-        platform = "metal" if str(values["gpu"]).startswith("apple") else str(row.get("backend", "cuda")).lower()
+        platform = "metal" if str(values["gpu"]).startswith("apple") and not _cpu(row) else str(
+            row.get("backend", "cuda")).lower()
         out.append({"source": source, "kind": kind, "group": f"{engine}-{platform}", "gpu": values["gpu"],
                     "gpus": values["gpus"], "model": row["model"], "weights": row["weights"], "test": row["test"],
                     "measured": measured, "predicted": predicted, "error": predicted / measured - 1})

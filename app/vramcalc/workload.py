@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from .core.choices import (
+    GENERATING,
     GGUF_RUNTIMES,
     Attention,
     Checkpointing,
@@ -161,6 +162,12 @@ class Workload:
     def prompt(self) -> int:
         """Tokens of each sequence's prompt (speed): as given, else the sequence less its output."""
         return self.prompt_tokens if self.prompt_tokens is not None else max(1, self.seq - self.output)
+
+    @property
+    def shortest_seq(self) -> int:
+        """The shortest sequence the workload takes: GRPO's, RLOO's and PPO's hold the completion and a prompt token."""
+        generates = self.is_training and (self.objective in GENERATING or self.objective is Objective.PPO)
+        return self.completion_tokens + 1 if generates else 1
 
     @property
     def sequences(self) -> int:

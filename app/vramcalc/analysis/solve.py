@@ -20,7 +20,7 @@ from ..core.choices import GENERATING, GGUF_RUNTIMES, Objective, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
-from ..engines.layouts import resolve_layout
+from ..engines.layouts import resolve_layout, seq_step
 from ..engines.ollama import context_key, num_ctx, searched
 from ..formats.weights import NATIVE
 from ..inputs.options import MAX_BATCH, MAX_IMAGES, MAX_PX, MAX_SEQ, parse_precision
@@ -161,16 +161,17 @@ def seq_now(workload: Workload) -> int:
 
 def max_seq(workload: Workload, target: Target) -> int | None:
     """The longest sequence, as the seq field takes it: the request's images and videos join it (their tokens
-    added); GRPO's, RLOO's and PPO's hold the completion and at least one prompt token. Under Ollama the largest
+    added); GRPO's, RLOO's and PPO's hold the completion and at least one prompt token; under context (or sequence)
+    parallelism the whole sequence is a multiple of `seq_step`, as the seq field then takes it. Under Ollama the largest
     num_ctx, the context it allocates whatever the sequence."""
     if context_key(workload) == "num_ctx":
         return last_within(lambda n: need(workload.but(num_ctx=n), target), target.gpu.usable_bytes,
                            1, MAX_POSITIONS, num_ctx(workload)[0])
-    generates = workload.objective in GENERATING or workload.objective is Objective.PPO
-    shortest = workload.completion_tokens + 1 if generates else 1
-    media = media_tokens(workload)
-    return last_within(lambda s: need(workload.but(seq=s + media), target), target.gpu.usable_bytes,
-                       shortest, MAX_SEQ - media, max(shortest, workload.seq - media))
+    media, step = media_tokens(workload), seq_step(workload)  # whole sequences of `step` tokens (context parallel)
+    low = -(-(workload.shortest_seq + media) // step)
+    most = last_within(lambda n: need(workload.but(seq=n * step), target), target.gpu.usable_bytes,
+                       low, MAX_SEQ // step, max(low, workload.seq // step))
+    return None if most is None else most * step - media
 
 
 def batch_step(workload: Workload) -> int:
@@ -207,9 +208,15 @@ def with_images(workload: Workload, images: int, width: int, height: int) -> Wor
 
 
 def max_images(workload: Workload, target: Target) -> int | None:
-    """The most images of the request's size per request (none fitting: None)."""
-    return last_within(lambda n: need(with_images(workload, n, workload.image_width, workload.image_height),
-                                      target), target.gpu.usable_bytes, 1, MAX_IMAGES, workload.images)
+    """The most images of the request's size per request (none fitting: None); under context parallelism, the
+    most of those fewer whose sequence the layout splits (`seq_step`: fewer images take less memory)."""
+    size = workload.image_width, workload.image_height
+    most = last_within(lambda n: need(with_images(workload, n, *size), target), target.gpu.usable_bytes,
+                       1, MAX_IMAGES, workload.images)
+    step = seq_step(workload)
+    while most and with_images(workload, most, *size).seq % step:
+        most -= 1
+    return most or None
 
 
 def largest_image(workload: Workload, target: Target) -> tuple[int, int] | None:
@@ -222,7 +229,10 @@ def largest_image(workload: Workload, target: Target) -> tuple[int, int] | None:
 
     side = last_within(lambda n: need(with_images(workload, workload.images, *sides(n)), target),
                        target.gpu.usable_bytes, 1, MAX_PX, longer)
-    return None if side is None else sides(side)
+    step = seq_step(workload)  # under context parallelism, the largest smaller size the layout splits
+    while side and with_images(workload, workload.images, *sides(side)).seq % step:
+        side -= 1
+    return sides(side) if side else None
 
 
 def min_gpus(workload: Workload, target: Target) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..core.errors import ValidationError
-from ..parallel.layout import Layout, check
+from ..parallel.layout import Layout, check, seq_multiple
 from ..workload import Workload
 from . import engine_for
 
@@ -14,6 +14,12 @@ def degrees(workload: Workload, dp: int = 1) -> Layout:
     return Layout(tp=workload.tp or 1, pp=workload.pp or 1, dp=workload.dp or dp, ep=workload.ep or 1,
                   cp=workload.cp or 1, sp=workload.sp, vpp=workload.vpp, zero=workload.zero or 0, fsdp=workload.fsdp,
                   offload=workload.offload)
+
+
+def seq_step(workload: Workload) -> int:
+    """The training sequences the workload's layout runs are multiples of this (parallel.layout.seq_multiple);
+    1 for inference and for the default layout (data parallel: any length)."""
+    return seq_multiple(degrees(workload)) if workload.is_training and workload.layout_given else 1
 
 
 def resolve_layout(workload: Workload, gpus: int) -> Layout:

@@ -39,6 +39,7 @@ from ..model.families.encoder import ggml_forward_bytes
 from ..model.families.vision import QWEN, encoder_peak, image_patches, llamacpp_image_tokens
 from ..model.tensor import Role
 from ..parallel.layout import Layout, default_layout
+from ..sources.gpus import GpuKind, GpuSpec
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import Workload
 from .base import EngineBreakdown, NoPool, check_kv_formats, refuse_training
@@ -47,6 +48,21 @@ from .llamacpp_overrides import Overrides, device_of, layer_devices, overrides_t
 LLAMACPP_PAD = 256  # n_ctx and the sliding-window cache round up to 256 cells (llama-context.cpp)
 MAX_PARALLEL = 4096  # llama.cpp sequences
 LLAMACPP_CUDA_OVERHEAD = 457 * MIB  # CUDA context and driver, as Ollama reserves it (engines.md §4.1)
+LLAMACPP_METAL_OVERHEAD = 512 * MIB  # on an Apple GPU, Ollama's Metal figure (llm/memory.go MinimumMemory)
+
+
+def llamacpp_overhead(gpu: object) -> int:
+    """The GPU's own memory beside llama.cpp's buffers, by platform: Ollama's per-GPU minimum (457 MiB on CUDA and
+    ROCm, 512 MiB on Metal; docs/research/engines.md)."""
+    return LLAMACPP_METAL_OVERHEAD if isinstance(gpu, GpuSpec) and gpu.kind is GpuKind.APPLE else LLAMACPP_CUDA_OVERHEAD
+
+
+def overhead_row(workload: Workload, bytes_: int) -> Component:
+    """llama.cpp's overhead row: its platform's default explained, or the user's amount beside it."""
+    default = llamacpp_overhead(workload.gpu)
+    key = "llamacpp.overhead_metal" if default == LLAMACPP_METAL_OVERHEAD else "llamacpp.overhead"
+    return given_overhead(workload, bytes_, "llama.cpp", default,
+                          lambda: phrase(key, bytes=format_binary(workload.overhead_bytes)))
 # Types whose llama.cpp graph reads no window and keeps every layer whole, whatever the config's sliding_window:
 # StarCoder2 (src/models/starcoder2.cpp: build_attn_inp_kv, no LLM_KV_ATTENTION_SLIDING_WINDOW read), and Mistral
 # and Mixtral, converted as LLM_ARCH_LLAMA (conversion/__init__.py), whose writer adds no window and whose graph
@@ -682,8 +698,7 @@ def model_breakdown(workload: Workload, *, outputs: int | None = None) -> Engine
                                 ram=phrase("llamacpp.clip_ram") if workload.no_mmproj_offload else ""),)
                         if clip else ()))),
         no_component("logits", "llamacpp.logits"),
-        given_overhead(workload, overhead, "llama.cpp", LLAMACPP_CUDA_OVERHEAD, lambda: phrase(
-            "llamacpp.overhead", bytes=format_binary(workload.overhead_bytes))),
+        overhead_row(workload, overhead),
     )
     host = host_weights + layout.kv_host_bytes + layout.host_compute_bytes + clip - clip_device
     device = device_weights + layout.kv_device_bytes + layout.compute_bytes + clip_device + overhead
@@ -811,7 +826,7 @@ class LlamaCpp(NoPool):
         return () if off is None else (phrase("change.gpu_layers", value=layers - off, layers=layers + 1),)
 
     def default_overhead(self, fields: Mapping[str, object]) -> int:
-        return LLAMACPP_CUDA_OVERHEAD
+        return llamacpp_overhead(fields.get("gpu"))
 
     def check(self, workload: Workload) -> None:
         refuse_training(workload)
@@ -887,12 +902,10 @@ class LlamaCpp(NoPool):
 
     def breakdown(self, workload: Workload) -> EngineBreakdown:
         if workload.transcribes:  # a Whisper model: whisper.cpp, ggml's other program
-            held = given_overhead(workload, workload.held_bytes, "llama.cpp", LLAMACPP_CUDA_OVERHEAD,
-                                  lambda: phrase("llamacpp.overhead", bytes=format_binary(workload.overhead_bytes)))
+            held = overhead_row(workload, workload.held_bytes)
             return EngineBreakdown(components=whisper_cpp_components(workload, held))
         if workload.embeds and workload.model.encoder is not None:  # --embedding: one n_ubatch, no KV cache
-            held = given_overhead(workload, workload.held_bytes, "llama.cpp", LLAMACPP_CUDA_OVERHEAD,
-                                      lambda: phrase("llamacpp.overhead", bytes=format_binary(workload.overhead_bytes)))
+            held = overhead_row(workload, workload.held_bytes)
             model, flash, seqs = workload.model, uses_flash(workload.attention), server_outputs(workload.parallel)
             encoder = workload.model.encoder
             n = min(pad(workload.seq, LLAMACPP_PAD) * workload.parallel, workload.ubatch)  # min(n_ctx, n_ubatch)

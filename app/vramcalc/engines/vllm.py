@@ -178,23 +178,41 @@ def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
             + spec.indexer_bytes(VLLM_BLOCK_TOKENS, 2, fp8_packed=True))
 
 
+def vllm_hybrid_block_tokens(spec: ModelSpec, kv_precision: Precision) -> int:
+    """The tokens of vLLM's block on a model with recurrent layers beside attention layers, 0 on any other: every
+    page is made one size, so the attention block grows to B = 16 · ceil(state / (16 · A)) tokens, A an attention
+    layer's bytes per token and `state` the largest recurrent page (vllm/platforms/interface.py
+    `_align_hybrid_block_size`, 0.34: there the rounding unit is the block size before alignment, 64 since 0.34).
+    The prefix cache hashes blocks of B tokens, and with prefix caching the Mamba block is B too."""
+    attention = [kind for kind, _ in spec.kind_counts() if kind.caches_tokens]
+    recurrent = spec.recurrent_counts()
+    if not attention or not recurrent:
+        return 0
+    per_token = kv_precision.bytes_for(spec.kv_width(attention[0], vllm=True))
+    if not per_token:
+        return 0
+    state = max(_state_page(spec, kind) for kind, _ in recurrent)
+    return VLLM_BLOCK_TOKENS * math.ceil(state / (VLLM_BLOCK_TOKENS * per_token))
+
+
+def _state_page(spec: ModelSpec, kind: AttentionKind) -> int:
+    """One recurrent layer's state for one sequence, as vLLM keeps it (`vllm_state_bytes`)."""
+    state_e = spec.mamba.ssm_cache_bytes if kind is AttentionKind.MAMBA and spec.mamba else 4
+    return spec.state_bytes_of(kind, 2, trim=1, state_e=state_e)
+
+
 def vllm_state_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
     """What the recurrent layers keep for one sequence (vllm/model_executor/layers/mamba/mamba_utils.py,
     vllm 0.19): the convolution's last conv_kernel - 1 tokens in the model's dtype and the state in
     mamba_ssm_cache_dtype (Gated DeltaNet: fp32; Mamba-2: the config's, else 16-bit), one page per layer.
-    Beside attention layers vLLM makes every page one size (HybridAttentionMambaModelConfig): the attention
-    block grows to B = 16 · ceil(state / (16 · A)) tokens, A an attention layer's bytes per token, and the
-    state's page is padded to B · A."""
-    attention = [kind for kind, _ in spec.kind_counts() if kind.caches_tokens]
-    per_token = kv_precision.bytes_for(spec.kv_width(attention[0], vllm=True)) if attention else 0
-    total = 0
-    for kind, count in spec.recurrent_counts():
-        state_e = spec.mamba.ssm_cache_bytes if kind is AttentionKind.MAMBA and spec.mamba else 4
-        page = spec.state_bytes_of(kind, 2, trim=1, state_e=state_e)
-        if per_token:
-            page = VLLM_BLOCK_TOKENS * math.ceil(page / (VLLM_BLOCK_TOKENS * per_token)) * per_token
-        total += count * page
-    return total
+    Beside attention layers vLLM makes every page one size (HybridAttentionMambaModelConfig): each state's page
+    is padded to B · A, an attention layer's block of `vllm_hybrid_block_tokens` B."""
+    block = vllm_hybrid_block_tokens(spec, kv_precision)
+    if block:
+        attention = next(kind for kind, _ in spec.kind_counts() if kind.caches_tokens)
+        page = block * kv_precision.bytes_for(spec.kv_width(attention, vllm=True))
+        return sum(count for _, count in spec.recurrent_counts()) * page
+    return sum(count * _state_page(spec, kind) for kind, count in spec.recurrent_counts())
 
 
 def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utilization: float, non_kv: int,
@@ -282,7 +300,8 @@ def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
 
 _SHOWN = {"runtime": ("vllm",), "mode": ("inference",)}
 OPTIONS = (
-    Option(key="gpu_memory_utilization", default="0.9", group="engine", metavar="X", help="vLLM (default 0.9)",
+    Option(key="gpu_memory_utilization", default="0.9", group="engine", metavar="X",
+           help="vLLM (default 0.9, passed in --command; vLLM's own: 0.92, or 0.34's sizing after warm-up)",
            parse=lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
            shown_when=_SHOWN),
     Option(key="max_num_batched_tokens", default="", group="engine", metavar="N", help="vLLM (default: by card)",

@@ -445,7 +445,8 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            help="the card's dense FP16 tensor TFLOPS (default: the card's own)",
            parse=optional(lambda t: parse_decimal("gpu_tflops", t, 0.1, MAX_TFLOPS))),
     Option(key="ram_bandwidth", default="", group="speed", metavar="GBPS",
-           help="system RAM bandwidth in GB/s, for layers kept in RAM (default 64: a dual-channel DDR5 desktop)",
+           help=("system RAM bandwidth in GB/s, for layers kept in RAM (default 64: a dual-channel DDR5 desktop; on a "
+                 "Mac, DGX Spark or Strix Halo, half its memory's bandwidth, what its CPU reads)"),
            parse=optional(lambda t: parse_decimal("ram_bandwidth", t, 1.0, MAX_BANDWIDTH_GB_S))),
     Option(key="gpu_hour_price", default="", group="speed", metavar="USD",
            help="price of one GPU for an hour, in US dollars (default: a cloud price for the cards that have one)",

@@ -35,7 +35,7 @@ from ..diffusion.run import Request
 from ..diffusion.run import check as check_run
 from ..diffusion.training import Training
 from ..engines import engine_for
-from ..engines.layouts import degrees, resolve_layout
+from ..engines.layouts import degrees, resolve_layout, seq_step
 from ..engines.llamacpp import split_text
 from ..engines.llamacpp_overrides import overrides_text
 from ..engines.ollama import LLAMA_SERVER, version_of
@@ -49,7 +49,7 @@ from ..model.families.decoder import mtp
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.vision import VIDEO, image_tokens, llamacpp_image_tokens, video_tokens
 from ..model.table import param_count
-from ..parallel.layout import check
+from ..parallel.layout import check, check_seq
 from ..sources.custom import custom_model
 from ..sources.gpus import GpuSpec, configure, gpu
 from ..sources.hf_config import from_hf_config
@@ -546,6 +546,11 @@ def check_consistency(workload: Workload) -> None:
         raise ValidationError("ce_output_chunks", str(workload.ce_output_chunks), "applies to training only")
     if workload.layout_given:
         check(degrees(workload), workload.model, training=workload.is_training)
+    if seq_step(workload) > 1:  # Megatron's split of each sequence over the CP (and SP) ranks
+        named = " and ".join(name for name, tokens in (("images", workload.image_tokens),
+                                                        ("videos", workload.video_tokens)) if tokens) + "'"
+        check_seq(degrees(workload), workload.seq, media=workload.image_tokens + workload.video_tokens,
+                  media_name=named, shortest=workload.shortest_seq, longest=MAX_SEQ)
 
 
 def _check_machine(workload: Workload) -> None:

@@ -4,6 +4,7 @@ offload, the mode's default layout and the checks a layout must pass."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from ..core.choices import Fsdp, Offload
 from ..core.errors import ValidationError
@@ -109,6 +110,42 @@ def check(layout: Layout, model: ModelSpec, *, training: bool, gpus: int | None 
                 raise ValidationError(name, getattr(value, "value", value), "applies to training only")
     if layout.offload is Offload.OPTIMIZER_PARAMS and layout.stage != 3:
         raise ValidationError("offload", layout.offload.value, "offloading parameters needs ZeRO-3 or FSDP full-shard")
+
+
+def seq_multiple(layout: Layout) -> int:
+    """The training sequences a layout runs are multiples of this (1: any length). Megatron-LM splits each
+    sequence into 2 × cp chunks and gives CP rank r chunks r and 2·cp − 1 − r, so that causal attention's work is
+    even (megatron/training/arguments.py asserts seq_length % (2 × context_parallel_size) == 0; PyTorch's
+    context_parallel balances the same 2 × cp chunks). With sequence parallelism the embedding's output, a CP
+    rank's seq / cp tokens, is scattered over the tp ranks (tensor_parallel/mappings.py, _split_along_first_dim,
+    asserts tp divides it)."""
+    chunks = 2 * layout.cp if layout.cp > 1 else 1
+    return math.lcm(chunks, layout.cp * layout.tp) if layout.sp and layout.tp > 1 else chunks
+
+
+def check_seq(layout: Layout, seq: int, *, media: int = 0, media_name: str = "images'", shortest: int = 1,
+              longest: int | None = None) -> None:
+    """Raise, naming `seq`, on a training sequence `layout` cannot split (`seq_multiple`). `seq` counts the
+    `media_name` `media` tokens, which the seq field does not: the nearest lengths offered are the field's,
+    from `shortest` to `longest` (the total's bound)."""
+    step = seq_multiple(layout)
+    if seq % step == 0:
+        return
+    if layout.cp > 1 and step == 2 * layout.cp:
+        why = f"context parallelism splits each sequence into 2 × cp = {step} chunks (Megatron-LM's load balance)"
+    elif layout.cp > 1:
+        why = (f"context parallelism splits each sequence into 2 × cp = {2 * layout.cp} chunks (Megatron-LM's load "
+               f"balance) and sequence parallelism each rank's seq / cp = seq / {layout.cp} tokens over the "
+               f"tp = {layout.tp} ranks")
+    else:
+        why = f"sequence parallelism splits each sequence over the tp = {layout.tp} ranks (Megatron-LM)"
+    counted = f" with the {media_name} {media:,} tokens" if media else ""
+    below, above = seq // step * step - media, (seq // step + 1) * step - media
+    nearest = [f"{value:,}" for value in (below, above)
+               if value >= shortest and (longest is None or value + media <= longest)]
+    offer = f"; the nearest are {' and '.join(nearest)}" if len(nearest) == 2 else (
+        f"; the nearest is {nearest[0]}" if nearest else "")
+    raise ValidationError("seq", seq - media, f"{why}: the sequence{counted} must be a multiple of {step}{offer}")
 
 
 # ---------------------------------------------------------------- what one rank keeps

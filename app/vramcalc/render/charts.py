@@ -16,6 +16,7 @@ from collections.abc import Callable
 from ..analysis.ranks import most_loaded
 from ..analysis.solve import need
 from ..core.units import GIB
+from ..engines.layouts import seq_step
 from ..inputs.options import MAX_BATCH, MAX_SEQ
 from ..workload import Target, Workload
 from .messages import ENGLISH, Words
@@ -100,7 +101,9 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
     x_label = words.message(f"chart.axis.{key}")
     current = getattr(workload, key)
     x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer or 0))))
-    grid = sorted({max(1, round(x_max * i / SAMPLES)) for i in range(SAMPLES + 1)})
+    step = seq_step(workload) if key == "seq" else 1  # context parallel: whole multiples of 2 × cp, as the field takes
+    grid = sorted({max(step, step * min(round(x_max * i / SAMPLES / step), int(x_max // step)))
+                   for i in range(SAMPLES + 1)})
     memory: dict[int, int] = {}  # the estimates, by index into grid
 
     def at(index: int) -> int:  # different cards: the GPU furthest over its own card, as against the first (need)

@@ -34,6 +34,7 @@ from .hardware import (
     engine_rates,
     host_copy_bandwidth,
     ram_bandwidth,
+    ram_source,
     split_device,
 )
 from .inference import (
@@ -301,6 +302,13 @@ def _serving_rate(breakdown: Breakdown, mean: float, whole: Prefill | None, card
     return float(replicas * tokens / busy)
 
 
+def _ram_basis(card: Device, machine: Machine) -> Phrase:
+    """Which RAM bandwidth the weights in system RAM are read at, and why: the user's, a unified-memory machine's
+    CPU share, or a desktop's (a machine of several cards too: a list never holds a unified-memory one)."""
+    return phrase(f"speed.ram.{ram_source(machine, card).value}", ram=_gb_s(ram_bandwidth(machine, card)),
+                  desktop=f"{calibration()['ram_bandwidth_gb_s']:,.0f}")
+
+
 def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
     workload = breakdown.workload
     prompt, output, sequences = workload.prompt, workload.output, workload.sequences
@@ -314,8 +322,10 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         f"speed.basis.{middle.bound}", bytes=f"{middle.gpu_bytes / GB:.2f} GB", host=f"{middle.host_bytes / GB:.2f} GB",
         share=_percent(bandwidth_share(rates, card, workload.precision)), bandwidth=_gb_s(card.bandwidth),
         depth=f"{prompt + output // 2:,}",
-        sequences=sequences, ram=_gb_s(ram_bandwidth(machine)), fixed=f"{1000 * middle.fixed_s:.1f}",
+        sequences=sequences, ram=_gb_s(ram_bandwidth(machine, card)), fixed=f"{1000 * middle.fixed_s:.1f}",
         step=f"{1000 * mean:.1f}")]
+    if middle.host_bytes:
+        basis.append(_ram_basis(card, machine))
     if first is not None:
         said = "speed.basis.prefill_acc16" if first.accumulate16 else "speed.basis.prefill"
         basis.append(phrase(said, tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",

@@ -46,6 +46,9 @@ class Device:
     platform: Platform
     nvlink: bool
     link: float  # bytes/s one GPU sends to another, per direction (PCIe's when the card does not say)
+    # bytes/s the CPU reads the weights kept "in system RAM" at when the user gives no --ram-bandwidth: on a
+    # unified-memory machine its CPU's share of the one memory (`unified_ram_bandwidth`); None: a desktop's
+    host_ram: float | None = None
 
     def compute(self, kind: str) -> float | None:
         """The dense rate of `kind`, else the 16-bit rate (a quantised matmul runs no slower than 16-bit); "fp32"
@@ -109,15 +112,18 @@ def device(gpu: GpuSpec, machine: Machine) -> Device:
     if machine.gpu_tflops is not None:  # a card without figures (typed "24gb"): the rate typed, whatever the kernel
         flops = {kind: rate * machine.gpu_tflops * TERA / flops["16-bit"] for kind, rate in flops.items()} if (
             "16-bit" in flops) else {"16-bit": machine.gpu_tflops * TERA, "fp32": machine.gpu_tflops * TERA}
-    return Device(bandwidth=bandwidth, flops=flops, memory=memory_of(gpu), platform=platform_of(gpu),
+    memory = memory_of(gpu)
+    host_ram = unified_ram_bandwidth(gpu.bandwidth_gb_s) if memory is Memory.UNIFIED and gpu.bandwidth_gb_s else None
+    return Device(bandwidth=bandwidth, flops=flops, memory=memory, platform=platform_of(gpu),
                   nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
-                  link=gpu.interconnect_bytes_per_s or pcie_bandwidth())
+                  link=gpu.interconnect_bytes_per_s or pcie_bandwidth(), host_ram=host_ram)
 
 
 def split_device(cards: Sequence[GpuSpec], layers: Sequence[int], machine: Machine) -> Device:
     """Cards that run a model's layers one after the other, each its own (llama.cpp's layer split), as one
     device: a token's time per byte read (and per FLOP) is the mean of theirs weighted by each card's share of
-    the layers; the first card's kind of memory and platform, the slowest link between them."""
+    the layers; the first card's kind of memory and platform, the slowest link between them. Its host's RAM is a
+    desktop's: a list of cards never holds a Mac or a unified-memory PC (options.parse_gpus refuses one)."""
     devices = [device(card, machine) for card in cards]
     if not any(layers):  # every layer in system RAM (-ngl 0): no card's rate weighs on them; the first card's kind
         return devices[0]
@@ -149,10 +155,39 @@ def host_copy_bandwidth(gpu: Device) -> float:
     return pcie_bandwidth()
 
 
-def ram_bandwidth(machine: Machine) -> float:
-    """The host's RAM bandwidth in bytes/s: the user's, else a desktop's (data/speed.json)."""
-    gb_s = machine.ram_bandwidth_gb_s if machine.ram_bandwidth_gb_s is not None else calibration()["ram_bandwidth_gb_s"]
-    return float(gb_s) * GB
+def unified_ram_bandwidth(memory_gb_s: float) -> float:
+    """Bytes/s a unified-memory machine's CPU cores read its memory at (data/speed.json `unified_ram_share`): a share
+    of the memory's bandwidth, never below a desktop's default nor above the memory's own (a base M1's 68 GB/s)."""
+    desktop = float(calibration()["ram_bandwidth_gb_s"])
+    share = float(calibration()["unified_ram_share"]) * memory_gb_s
+    return min(float(memory_gb_s), max(desktop, share)) * GB
+
+
+class RamSource(enum.StrEnum):
+    """Where the host's RAM bandwidth came from (the explanation says which)."""
+
+    YOURS = "yours"  # --ram-bandwidth
+    UNIFIED = "unified"  # the CPU's share of a Mac's, DGX Spark's or Strix Halo's memory
+    DESKTOP = "desktop"  # a dual-channel DDR5 desktop (data/speed.json ram_bandwidth_gb_s)
+
+
+def ram_source(machine: Machine, gpu: Device | None = None) -> RamSource:
+    if machine.ram_bandwidth_gb_s is not None:
+        return RamSource.YOURS
+    return RamSource.UNIFIED if gpu is not None and gpu.host_ram is not None else RamSource.DESKTOP
+
+
+def ram_bandwidth(machine: Machine, gpu: Device | None = None) -> float:
+    """The host's RAM bandwidth in bytes/s: the user's, else the unified-memory machine's CPU share (`gpu.host_ram`),
+    else a desktop's (data/speed.json)."""
+    source = ram_source(machine, gpu)
+    if source is RamSource.YOURS:
+        assert machine.ram_bandwidth_gb_s is not None
+        return float(machine.ram_bandwidth_gb_s) * GB
+    if source is RamSource.UNIFIED:
+        assert gpu is not None and gpu.host_ram is not None
+        return gpu.host_ram
+    return float(calibration()["ram_bandwidth_gb_s"]) * GB
 
 
 def layer_overhead(rates: Mapping[str, Any], device: Device) -> float:

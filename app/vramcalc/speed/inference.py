@@ -204,7 +204,7 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
     # attention reads the cache less efficiently than a matrix-vector product reads weights
     kv_share = share * float(rates.get("kv_bandwidth", 1.0))
     gpu_read = (gpu_weights / share + cache * gpu_share / kv_share) / placement.tp / device.bandwidth
-    host_read = host_bytes / (rates.get("ram_bandwidth", 0.75) * ram_bandwidth(machine)) if host_bytes else 0.0
+    host_read = host_bytes / (rates.get("ram_bandwidth", 0.75) * ram_bandwidth(machine, device)) if host_bytes else 0.0
     flops = batch * tokens * (2 * matmul_params(model) + attention_flops(model, depth))
     peak = device.compute("fp32" if _kernel(workload.precision, workload.runtime, device) == "fp32" else "16-bit")
     compute = flops / placement.tp / (compute_share(rates, device, "16-bit") * peak) if peak else 0.0

@@ -11,7 +11,15 @@ join the tail of the free queue, its last block first, and new allocations take 
 first blocks last longest: v1/core/single_type_kv_cache_manager.py `free`, block_pool.py `get_new_blocks`). A
 model with sliding-window layers hits only where a window of blocks ends (SlidingWindowManager
 `find_longest_cache_hit`), and those layers kept only the last window, the blocks evicted first: once any of its
-blocks is taken, nothing of the request is left to hit.
+blocks is taken, nothing of the request is left to hit. A hybrid model (recurrent layers beside attention: Qwen3-Next
+and Qwen3.5's Gated DeltaNet, Nemotron-H, Granite 4 H, Jamba, Kimi Linear, LFM2), vLLM 0.34: prefix caching is on
+(config/model.py `is_prefix_caching_supported`: "hybrid" True) in mamba_cache_mode "align" (models/config.py
+MambaModelConfig), blocks are the enlarged hybrid block B (engines/vllm.py `vllm_hybrid_block_tokens`), and a
+request's recurrent state is kept at one position only, its prompt's replay boundary (P - 1) // B · B
+(v1/core/kv_cache_coordinator.py `replay_boundaries`, MambaManager `reachable_block_mask` under the default
+prefix_cache_retention_interval 0); MambaManager `find_longest_cache_hit` hits there or nowhere. That state's block
+is freed once the request computes past it (`remove_skipped_blocks`), so it joins the free queue long before the
+rest of the request and is evicted first. A model of recurrent layers alone caches no prefix ("attention_free").
 
 Two ways to lay the steps out, the same step-time model (`seconds`) over both:
 - `steady`: a steady load of `running` sequences, each finished request replaced at once (the page's
@@ -26,6 +34,7 @@ import functools
 import math
 from collections import Counter, deque
 
+from ..engines.vllm import VLLM_BLOCK_TOKENS, vllm_hybrid_block_tokens
 from ..model.families.decoder.spec import ModelSpec
 from ..model.table import active_param_count, param_count
 from ..workload import Workload
@@ -113,9 +122,10 @@ class _Request:
     computed: int = 0
     emitted: int = 0
     freed: list[int] | None = None  # preempted: its segment of the free queue, [tokens still cached, at first]
+    state: list[int] | None = None  # a hybrid's recurrent state at its replay boundary: [0, 1 while cached]
 
 
-BLOCK = 16  # vLLM's KV block (engines/vllm.py VLLM_BLOCK_TOKENS): the prefix cache hashes whole blocks
+BLOCK = VLLM_BLOCK_TOKENS  # vLLM's KV block: the prefix cache hashes whole blocks
 
 
 def simulate(workload: Workload, *, requests: int, concurrency: int | None, max_num_seqs: int, budget: int,
@@ -125,7 +135,7 @@ def simulate(workload: Workload, *, requests: int, concurrency: int | None, max_
     running, `budget` tokens per step, `pool_tokens` of KV cache (a request that does not fit preempts the
     last running one, and a step that preempts admits no waiting request; one request always runs; readmitted, it
     starts from the whole blocks of it the prefix cache still holds, at most all but its last token: vLLM's
-    kv_cache_manager.py `get_computed_blocks`)."""
+    kv_cache_manager.py `get_computed_blocks`; a hybrid model from its replay boundary or nothing, as above)."""
     return _simulate(workload, requests, concurrency, max_num_seqs, budget, pool_tokens)
 
 
@@ -142,6 +152,9 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
     # the free queue, head first, in segments [tokens, tokens at first]: a preempted request's holds its prefix
     free: deque[list[int]] = deque([[pool_tokens, pool_tokens]])
     windowed = bool(workload.model.sliding_window or getattr(workload.model, "attention_chunk", 0))
+    hybrid = vllm_hybrid_block_tokens(workload.model, workload.effective_kv_precision)
+    cacheless = not hybrid and bool(workload.model.recurrent_counts())  # recurrent layers alone: no prefix cache
+    boundary = (prompt - 1) // hybrid * hybrid if hybrid else 0  # where a hybrid's state is kept
     histogram: Counter[int] = Counter()
     rows = cache = scores = 0.0
     emitted = deep = deep_depths = 0  # decoding rows at or past the longest window: cache and scores affine in depth
@@ -150,6 +163,9 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
     def run(request: _Request, left: int) -> int:
         nonlocal rows, cache, scores, emitted, deep, deep_depths
         computed = request.computed
+        if boundary and request.state is None and computed > boundary:  # its state there freed, to the queue's tail
+            request.state = [0, 1]
+            free.append(request.state)
         if computed < request.target:
             n = min(request.target - computed, left)
             scores += costs.prompt(computed, computed + n)
@@ -177,11 +193,15 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
             n -= k
             if not segment[0]:
                 free.popleft()
+                segment[1] = 0  # evicted: a hybrid's state no longer cached (a request's segment then holds nothing)
 
     def hit(request: _Request) -> int:
-        """Tokens of a waiting request the prefix cache still holds: whole blocks, not its last token."""
-        if request.freed is None or (windowed and request.freed[0] != request.freed[1]):
+        """Tokens of a waiting request the prefix cache still holds: whole blocks, not its last token; a hybrid's
+        replay boundary, if its state and the blocks before it are still cached."""
+        if request.freed is None or cacheless or (windowed and request.freed[0] != request.freed[1]):
             return 0
+        if hybrid:
+            return boundary if request.state and request.state[1] and request.freed[0] >= boundary else 0
         return min(request.freed[0], request.target - 1) // BLOCK * BLOCK
 
     while waiting or running:
@@ -194,6 +214,8 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
                 used -= victim.computed
                 victim.freed = [victim.computed, victim.computed]
                 free.append(victim.freed)
+                if boundary and victim.state is None and victim.computed >= boundary:  # freed with the rest
+                    victim.state = [0, 1]
                 victim.target, victim.computed = prompt + victim.emitted, 0
                 waiting.appendleft(victim)
                 preempted = True
@@ -218,6 +240,7 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
             if request.freed is not None:  # its cached blocks leave the queue; the rest of its segment stays free
                 request.freed[0] -= cached
                 request.freed = None
+                request.state = None  # held again (or lost): freed anew once it computes past the boundary
             request.computed = cached
             used += cached
             running.append(request)

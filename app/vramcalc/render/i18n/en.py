@@ -251,6 +251,7 @@ EN: Mapping[str, str] = {
     ),
     "llamacpp.logits": "in the compute buffer",
     "llamacpp.overhead": "GPU context and driver (CUDA or ROCm), as Ollama reserves it (457 MiB) = {bytes}",
+    "llamacpp.overhead_metal": "GPU context and driver (Metal), as Ollama reserves it on a Mac (512 MiB) = {bytes}",
     "master_weights.formula": "{params} parameters × 4 bytes (fp32 copy kept by mixed precision) = {bytes}",
     "master_weights.none": "only with mixed-precision training",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
@@ -693,7 +694,8 @@ EN: Mapping[str, str] = {
     "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
     "field.gpu_memory_utilization.label": "GPU memory utilization",
     "field.gpu_memory_utilization.help": (
-        "The share of the card vLLM claims (0.9 by default); the KV pool fills what is left."
+        "The share of the card vLLM claims; the KV pool fills what is left. 0.9 here, which the command passes: "
+        "vLLM's own default is 0.92 (0.20 to 0.33), and 0.34 without it sizes the pool itself after warm-up."
     ),
     "field.max_num_batched_tokens.label": "Max batched tokens",
     "field.max_num_batched_tokens.help": "vLLM's profiling run; empty: its default for the card (2,048 to 16,384).",
@@ -1410,6 +1412,16 @@ EN: Mapping[str, str] = {
         "Bound by system RAM: {host} read per step from RAM at {ram} GB/s, and {bytes} from the GPU at {share} of "
         "{bandwidth} GB/s ({step} ms per token on average)."
     ),
+    "speed.ram.yours": "System RAM read at {ram} GB/s: the figure you gave.",
+    "speed.ram.desktop": (
+        "System RAM read at {ram} GB/s: the default, a dual-channel DDR5 desktop's (a card of its own in a PC; give "
+        "your RAM's bandwidth if it differs)."
+    ),
+    "speed.ram.unified": (
+        "System RAM read at {ram} GB/s: the default on unified memory, where the CPU cores read the layers kept in RAM "
+        "out of the one memory at about half its bandwidth (AnandTech measured about 200 of an M1 Max's 400 GB/s), "
+        "never below a desktop's {desktop} GB/s nor above the memory's own."
+    ),
     "speed.basis.compute": (
         "Compute-bound: {sequences} {sequences:sequence|sequences} per step; the weights' {bytes} read at {share} of "
         "{bandwidth} GB/s take "
@@ -1491,7 +1503,10 @@ EN: Mapping[str, str] = {
     "field.gpu_tflops.label": "16-bit TFLOPS",
     "field.gpu_tflops.help": "Dense FP16/BF16 tensor TFLOPS; empty: the card's own.",
     "field.ram_bandwidth.label": "System RAM bandwidth (GB/s)",
-    "field.ram_bandwidth.help": "For layers kept in RAM; empty: 64 (a dual-channel DDR5 desktop).",
+    "field.ram_bandwidth.help": (
+        "For layers kept in RAM; empty: 64 (a dual-channel DDR5 desktop), or on a Mac, DGX Spark or Strix Halo half "
+        "its memory's bandwidth (what its CPU reads)."
+    ),
     "field.gpu_hour_price.label": "Price per GPU-hour (US$)",
     "field.gpu_hour_price.help": "What one GPU costs you for an hour; empty: a cloud price where one is known.",
     "field.train_tokens.label": "Training tokens",

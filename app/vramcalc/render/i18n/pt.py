@@ -262,6 +262,7 @@ PT: Mapping[str, str] = {
     ),
     "llamacpp.logits": "no buffer de computação",
     "llamacpp.overhead": "contexto da GPU e driver (CUDA ou ROCm), como o Ollama os reserva (457 MiB) = {bytes}",
+    "llamacpp.overhead_metal": "contexto da GPU e driver (Metal), como o Ollama os reserva num Mac (512 MiB) = {bytes}",
     "master_weights.formula": "{params} parâmetros × 4 bytes (cópia em fp32 mantida pela precisão mista) = {bytes}",
     "master_weights.none": "só no treinamento com precisão mista",
     "kv_cache.formula": "{batch} × ({layers}) × {bits} bits ({precision})",
@@ -726,8 +727,9 @@ PT: Mapping[str, str] = {
     "option.runtime.vllm": "vLLM / SGLang (serviço)",
     "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
     "field.gpu_memory_utilization.label": "Utilização da memória da GPU",
-    "field.gpu_memory_utilization.help": "A fração da placa que o vLLM reserva (0,9 por padrão); o pool de KV ocupa "
-                                         "o que sobra.",
+    "field.gpu_memory_utilization.help": "A fração da placa que o vLLM reserva; o pool de KV ocupa o que sobra. "
+                                         "0,9 aqui, que o comando passa: o padrão do próprio vLLM é 0,92 (0.20 a "
+                                         "0.33), e o 0.34 sem ele dimensiona o pool sozinho após o aquecimento.",
     "field.max_num_batched_tokens.label": "Máx. de tokens por lote",
     "field.max_num_batched_tokens.help": "A execução de profiling do vLLM; vazio: o padrão dele para a placa (2.048 a "
                                          "16.384).",
@@ -1481,6 +1483,16 @@ PT: Mapping[str, str] = {
         "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram} GB/s, e {bytes} da GPU a {share} de "
         "{bandwidth} GB/s ({step} ms por token em média)."
     ),
+    "speed.ram.yours": "RAM do sistema lida a {ram} GB/s: o valor que você informou.",
+    "speed.ram.desktop": (
+        "RAM do sistema lida a {ram} GB/s: o padrão, a de um desktop DDR5 de dois canais (uma placa própria num PC; "
+        "informe a largura de banda da sua RAM se for outra)."
+    ),
+    "speed.ram.unified": (
+        "RAM do sistema lida a {ram} GB/s: o padrão em memória unificada, onde os núcleos da CPU leem as camadas "
+        "mantidas na RAM da mesma memória a cerca de metade da sua largura de banda (a AnandTech mediu cerca de 200 dos"
+        " 400 GB/s de um M1 Max), nunca abaixo dos {desktop} GB/s de um desktop nem acima da própria memória."
+    ),
     "speed.basis.compute": (
         "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes} dos pesos "
         "a {share} de {bandwidth} "
@@ -1577,7 +1589,10 @@ PT: Mapping[str, str] = {
     "field.gpu_tflops.label": "TFLOPS de 16 bits",
     "field.gpu_tflops.help": "TFLOPS densos de tensor FP16/BF16; vazio: os da própria placa.",
     "field.ram_bandwidth.label": "Largura de banda da RAM do sistema (GB/s)",
-    "field.ram_bandwidth.help": "Para camadas mantidas na RAM; vazio: 64 (um desktop DDR5 de dois canais).",
+    "field.ram_bandwidth.help": (
+        "Para camadas mantidas na RAM; vazio: 64 (um desktop DDR5 de dois canais) ou, num Mac, DGX Spark ou Strix "
+        "Halo, metade da largura de banda da sua memória (o que a CPU lê)."
+    ),
     "field.gpu_hour_price.label": "Preço por GPU-hora (US$)",
     "field.gpu_hour_price.help": "Quanto uma GPU lhe custa por uma hora; vazio: um preço de nuvem, quando há um.",
     "field.train_tokens.label": "Tokens de treino",
