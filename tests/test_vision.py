@@ -459,11 +459,10 @@ def test_the_image_and_video_notes_agree_with_their_counts():
     assert "taken at 1 per second" in said(video, "en")
 
 
-def test_mllama_training_with_images_is_refused_and_text_only_says_what_it_assumes():
-    """transformers skips Llama 3.2 Vision's cross-attention layers in a text-only batch (modeling_mllama.py: `continue`
-    without cross-attention states) and, with images, saves about 1,928 B per image token in each (measured by a
-    review with saved-tensor hooks, 2026-12-07): the engine counts them as self-attention layers. With images the
-    step would be under by far: refused, naming images; text-only it is over, and the answer says so."""
+def test_mllama_training_counts_images_and_refuses_lora_on_them():
+    """Llama 3.2 Vision trained on images (tools/measure_mllama.py, tests/golden/measured_mllama.json): a full
+    fine-tune counts the tower and the cross-attention layers' vision tokens, and says so; LoRA with images stays
+    refused, naming images (peft's target names adapt the tower's projections too); text-only assumes nothing."""
     from vramcalc import DEFAULTS, parse_workload
     from vramcalc.analysis.evaluate import estimate
     from vramcalc.core.errors import ValidationError
@@ -477,9 +476,11 @@ def test_mllama_training_with_images_is_refused_and_text_only_says_what_it_assum
                                 "vision_output_dim": 128}}
     training = {**DEFAULTS, "model": "config", "mode": "training"}
     with pytest.raises(ValidationError) as error:
-        parse_workload({**training, "images": "1"}, config=mllama)
-    assert error.value.field == "images"
+        parse_workload({**training, "images": "1", "lora_rank": "8"}, config=mllama)
+    assert error.value.field == "images" and "vision tower" in str(error.value)
     text = estimate(parse_workload(training, config=mllama))
-    assert any(getattr(p, "key", "") == "assumption.cross_training" for p in text.assumptions)
-    inference = estimate(parse_workload({**DEFAULTS, "model": "config", "images": "1"}, config=mllama))
-    assert not any(getattr(p, "key", "") == "assumption.cross_training" for p in inference.assumptions)
+    images = estimate(parse_workload({**training, "images": "1"}, config=mllama))
+    assert images.size_of("activations") > text.size_of("activations")
+    said = " ".join(ENGLISH.say(p) for c in images.components if c.key == "activations" for p in c.formula)
+    assert "for 1 image: the vision tower, trained" in said and "the 1 cross-attention layers" in said
+    assert not text.assumptions and not images.assumptions

@@ -12,7 +12,6 @@ from ..formats.weights import native_format_phrase
 from ..memory.activations import compiled, largest_layer_saved, old_bitsandbytes, saved_per_token
 from ..memory.components import Breakdown
 from ..model.families.decoder.saved import lora_measured
-from ..model.families.decoder.spec import AttentionKind
 from ..model.families.decoder.tensors import fp32_kept_params, reused_kv_params
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
 from ..model.table import active_param_count, param_count
@@ -128,9 +127,6 @@ def assumptions(workload: Workload) -> tuple[Part, ...]:
         extra = (phrase("assumption.dsv4_activations"),)
     elif model.altup_inputs:
         extra = (phrase("assumption.altup_activations"),)
-    if workload.is_training and model.count_kind(AttentionKind.CROSS):  # images are refused (inputs/parse.py)
-        extra += (phrase("assumption.cross_training", cross=model.count_kind(AttentionKind.CROSS),
-                         layers=model.layers),)
     if model.model_type in LLAMACPP_UNREAD and workload.runtime in GGUF_RUNTIMES:
         extra += (phrase("assumption.llamacpp_unsupported", model_type=model.model_type),)
     if pipelined(workload):

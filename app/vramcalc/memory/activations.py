@@ -4,7 +4,7 @@ whole batch; the per-token and per-layer terms are the model family's (model/fam
 from __future__ import annotations
 
 from ..core.choices import Attention, Checkpointing, Framework
-from ..core.phrase import Phrase, phrase
+from ..core.phrase import Formula, Phrase, phrase
 from ..core.units import format_binary
 from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
 from ..model.families.decoder.saved import (
@@ -12,14 +12,24 @@ from ..model.families.decoder.saved import (
     checkpoint_plan,
     compile_measured,
     compiled_lora_measured,
+    cross_images_saved,
     head_lora_saved,
     layer_input_bytes_per_token,
     layers_saved,
     lora_measured,
     outside_layers_bytes_per_token,
 )
+from ..model.families.decoder.spec import AttentionKind
 from ..model.families.encoder import alibi_bytes, forward_bytes, rotary_cache_bytes, vllm_forward_bytes
-from ..model.families.vision import GLM, MEASURED, encoder_peak, image_patches, video_grid
+from ..model.families.vision import (
+    GLM,
+    MEASURED,
+    cross_tokens,
+    encoder_peak,
+    image_patches,
+    mllama_tower_saved,
+    video_grid,
+)
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
 from ..training.lora import HEAD, QLORA_FORMATS, layer_matrices
@@ -121,9 +131,36 @@ def lora_compute_bytes(workload: Workload) -> int:
     return int(workload.lora_dtype.bits) // 8
 
 
+def vision_tokens(workload: Workload) -> int:
+    """The vision tokens of one sequence's images Llama 3.2 Vision's cross-attention layers attend to (0 without
+    images, or on a model without cross-attention layers)."""
+    vision = workload.model.vision
+    if vision is None or not workload.images or not workload.model.count_kind(AttentionKind.CROSS):
+        return 0
+    return workload.images * cross_tokens(vision)
+
+
+def images_saved(workload: Workload) -> tuple[int, int]:
+    """(kept through the forward, held more at the peak) for the batch's images in a training step of Llama 3.2
+    Vision: the trained tower's saved tensors for every image (vision.py `mllama_tower_saved`) and what the
+    cross-attention layers keep of the vision tokens (saved.py `cross_images_saved`)."""
+    tokens = vision_tokens(workload)
+    if not tokens:
+        return 0, 0
+    vision = workload.model.vision
+    assert vision is not None
+    e = int(workload.activation_precision.bits) // 8
+    eager = workload.attention is Attention.EAGER
+    kept, layer = cross_images_saved(workload.model, e, workload.attention, tokens, workload.seq,
+                                     checkpointed=workload.checkpointing is not Checkpointing.NONE)
+    tower = workload.images * mllama_tower_saved(vision, e, eager)
+    return workload.batch * (tower + kept), workload.batch * layer
+
+
 def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     """Per token: every layer's saved bytes, the largest layer's, what is saved outside the layers; for the
-    batch: the rotary tables; the checkpointed inputs kept and layers held in full (checkpoint_plan)."""
+    batch: the rotary tables; the checkpointed inputs kept and layers held in full (checkpoint_plan). A text-only
+    batch skips Llama 3.2 Vision's cross-attention layers: they keep no input either."""
     model = workload.model
     e = int(workload.activation_precision.bits) // 8
     lora = workload.lora if workload.lora and lora_measured(model) else None
@@ -132,13 +169,14 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
                                          lora.rank if lora else 0, workload.lora_dropout,
                                          lora_compute_bytes(workload), compiled=compiled(workload),
                                          old_4bit=("mlp" if workload.precision.mlp_only else "all")
-                                         if old_bitsandbytes(workload) else "")
+                                         if old_bitsandbytes(workload) else "", vision_tokens=vision_tokens(workload))
     outside = outside_layers_bytes_per_token(model, e)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden
         if HEAD in lora.targets:  # but the head's adapter keeps its input
             outside += head_lora_saved(model, e, lora.rank, workload.lora_dropout, lora_compute_bytes(workload))
-    inputs_kept, layers_full = checkpoint_plan(model.layers, workload.checkpointing)
+    run = model.layers - (0 if vision_tokens(workload) else model.count_kind(AttentionKind.CROSS))
+    inputs_kept, layers_full = checkpoint_plan(run, workload.checkpointing)
     return all_layers, per_layer, outside, batch_shared_bytes(model, e, workload.seq), inputs_kept, layers_full, e
 
 
@@ -194,16 +232,18 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
     tokens = workload.batch * workload.seq
     all_layers, per_layer, outside, shared, inputs_kept, layers_full, e = _saved(workload)
     inputs = inputs_kept * layer_input_bytes_per_token(model, e)  # checkpointed layer inputs
-    full = all_layers if layers_full == model.layers else layers_full * per_layer  # held in full at the peak
-    num_bytes = tokens * (inputs + full + outside) + shared
-    forward_bytes = tokens * (inputs + (full if workload.checkpointing is Checkpointing.NONE else 0) + outside) + shared
+    none = workload.checkpointing is Checkpointing.NONE
+    full = all_layers if none else layers_full * per_layer  # held in full at the peak
+    images, recomputed = images_saved(workload)
+    num_bytes = tokens * (inputs + full + outside) + shared + images + recomputed
+    forward_bytes = tokens * (inputs + (full if none else 0) + outside) + shared + images
     per_layer_text: str | Phrase = f"{per_layer:,}"
     kept: str | Phrase
-    full = model.layers if workload.checkpointing is Checkpointing.NONE else layers_full  # for "layer|layers"
-    if workload.checkpointing is Checkpointing.NONE:
-        kept, recompute = str(model.layers), ""
-        if all_layers != model.layers * per_layer:  # dense and MoE layers differ
-            per_layer_text = phrase("activations.average", average=f"{all_layers / model.layers:,.0f}")
+    full = layers_full  # for "layer|layers"; without checkpointing the layers that run
+    if none:
+        kept, recompute = str(layers_full), ""
+        if all_layers != layers_full * per_layer:  # dense and MoE layers differ
+            per_layer_text = phrase("activations.average", average=f"{all_layers / layers_full:,.0f}")
         strategy = phrase("checkpointing.none")
     else:
         kept = phrase("activations.kept", inputs=inputs_kept, input_bytes=f"{layer_input_bytes_per_token(model, e):,}",
@@ -214,13 +254,23 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
             if workload.checkpointing is Checkpointing.LAYER
             else phrase("checkpointing.sqrt", segments=inputs_kept, segment_layers=layers_full)
         )
-    explain = lambda: phrase(  # noqa: E731
-        "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept, full=full,
-        per_layer=per_layer_text, recompute=recompute, outside=f"{outside:,}",
-        constant=phrase("activations.constant", constant_bytes=format_binary(shared)) if shared else "",
-        bytes=format_binary(num_bytes), attention=phrase(f"attention.{workload.attention.value}"),
-        checkpointing=strategy,
-    )
+
+    def text() -> Phrase:
+        return phrase(
+            "activations.training", batch=workload.batch, seq=f"{workload.seq:,}", layers_kept=kept, full=full,
+            per_layer=per_layer_text, recompute=recompute, outside=f"{outside:,}",
+            constant=phrase("activations.constant", constant_bytes=format_binary(shared)) if shared else "",
+            bytes=format_binary(num_bytes), attention=phrase(f"attention.{workload.attention.value}"),
+            checkpointing=strategy,
+        )
+
+    def explain() -> Phrase | Formula:
+        if not images:
+            return text()
+        return (text(), phrase("activations.cross_images", images=workload.batch * workload.images,
+                               tokens=f"{vision_tokens(workload):,}", cross=model.count_kind(AttentionKind.CROSS),
+                               bytes=format_binary(images + recomputed)))
+
     return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
 
 

@@ -192,7 +192,8 @@ def _mllama(v: Key, t: Key, text: int) -> Vision:
               + _lin(v("vision_output_dim", 7680), text))
     heads = v("attention_heads", 0) or v("num_attention_heads", 16)  # MllamaVisionConfig's attribute_map
     return Vision("mllama", params, p, 1, size, hidden=h, heads=heads, inter=i,
-                  channels=v("num_channels", 3), tiles=tiles)
+                  channels=v("num_channels", 3), tiles=tiles, depth=v("num_hidden_layers", 32),
+                  global_depth=v("num_global_layers", 8), features=v("vision_output_dim", 7680))
 
 
 CLIP_L = {"model_type": "clip_vision_model", "hidden_size": 1024, "intermediate_size": 4096, "patch_size": 14,

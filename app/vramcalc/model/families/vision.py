@@ -24,6 +24,9 @@ class Vision:
     out: int = 0  # LLaVA: the projector's width (the text's hidden size)
     cls: bool = False  # LLaVA: CLIP's tower, with a class token and a quick-GELU MLP (else SigLIP's)
     tiles: int = 0  # Llama 3.2 Vision: max_num_tiles, the tiles of size pixels every image is padded to
+    depth: int = 0  # Llama 3.2 Vision: the local layers (num_hidden_layers), the gated global ones, and the
+    global_depth: int = 0  # width of the tower's output, its last and intermediate layers' states together
+    features: int = 0  # (vision_output_dim): what a training step saves (`mllama_tower_saved`)
 
 
 def image_tokens(vision: Vision, width: int, height: int) -> int:
@@ -72,6 +75,30 @@ def cross_tokens(vision: Vision) -> int:
     (size / patch)² patches and a class token, whatever the image's size (measured: 4 × 17 at 56-pixel tiles
     for a 56 × 56 and a 112 × 56 image alike)."""
     return vision.tiles * ((vision.size // vision.patch) ** 2 + 1)
+
+
+def mllama_tower_saved(vision: Vision, e: int, eager: bool) -> int:
+    """Bytes MllamaVisionModel and the projector save for backward per image when the tower is trained (transformers
+    5.23 modeling_mllama.py `MllamaVisionModel.forward`, measured by tools/measure_mllama.py): T tiles of n = (size /
+    patch)² + 1 tokens (the class token), padded to N = T · ceil8(n) through the layers; width d, a heads, MLP I.
+    The patch convolution's input (T · 3 · size² values), the gated tile and position embeddings (T·d and T·n·d),
+    layernorm_pre's input (T·n·d) with its fp32 mean and 1/std (8 B a token, as CUDA's LayerNorm keeps them); the
+    aspect-ratio mask N² (the SDPA kernel keeps it; eager adds it, keeping nothing); each of the `depth` layers per
+    token: two LayerNorms (e·d + 8 each), q/k/v's input, q, k, v and the output (5·e·d), fc1's input and GELU's
+    input and output (e·d + 2·e·I), and SDPA's fp32 log-sum-exp (4a) or eager's fp32 softmax and its cast
+    (a·N·(4 + e)); layernorm_post (e·d + 8); each global layer the same with its two gates' inputs (2·e·d); and
+    the projector's input, T · n · vision_output_dim."""
+    t, d, a, i = vision.tiles, vision.hidden, vision.heads, vision.inter
+    n = (vision.size // vision.patch) ** 2 + 1
+    big = t * -(-n // 8) * 8
+    attention = a * big * (4 + (e if e < 4 else 0)) if eager else 4 * a
+    layer = 2 * (e * d + 8) + 5 * e * d + e * d + 2 * e * i + attention
+    embeddings = t * vision.channels * vision.size ** 2 * e + 2 * t * d * e + 8 + 5 * e + t * n * d * e
+    pre = t * n * (d * e + 8)
+    mask = 0 if eager else big * big * e
+    layers = big * (vision.depth * layer + (e * d + 8) + vision.global_depth * (layer + 2 * e * d)) + 2 * e * (
+        vision.global_depth)
+    return embeddings + pre + mask + layers + t * n * vision.features * e
 
 
 def _smart_resize(f: int, width: int, height: int, low: int, high: int, frames: int = 1, t: int = 1) -> int:

@@ -450,11 +450,6 @@ EN: Mapping[str, str] = {
         "unsloth's and bartowski's Q4_K_M, Q8_0 and F16 alike): the type sets only attention, embeddings and head. "
         "Stock llama-quantize would re-quantise the experts only with --allow-requantize."
     ),
-    "assumption.cross_training": (
-        "the {cross} cross-attention layers are counted as self-attention layers in the step's activations; "
-        "transformers skips them in a text-only batch, so the step saves less (measured: {cross} of {layers} "
-        "layers' activations too many, on the safe side)"
-    ),
     "assumption.training_unmeasured": (
         "training activations of {model_type} layers are estimated with the Llama-style terms and have not been "
         "checked against a measured run (weights, gradients, optimizer state and the KV cache are exact)"
@@ -1197,6 +1192,11 @@ EN: Mapping[str, str] = {
     "weights.part.rest_v4": "compressors, indexer weights, router, embeddings, head and norms in bf16",
     "activations.masks": (
         "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
+    ),
+    "activations.cross_images": (
+        "; of it {bytes} for {images} {images:image|images}: the vision tower, trained, saves its layers' tensors "
+        "over every tile, and the {cross} cross-attention layers keep the {tokens} vision tokens of each sequence "
+        "(their K and V, repeated to every head, and the masks)"
     ),
     "activations.vision": (
         "; before it the vision tower encodes {encodes}: {bytes} with the prompt's embeddings{estimated}, {extra} "

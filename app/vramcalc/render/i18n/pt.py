@@ -478,11 +478,6 @@ PT: Mapping[str, str] = {
         "embeddings e a cabeça de saída. O llama-quantize padrão só requantizaria os especialistas com "
         "--allow-requantize."
     ),
-    "assumption.cross_training": (
-        "as {cross} camadas de atenção cruzada são contadas como camadas de autoatenção nas ativações do passo; o "
-        "transformers as pula num lote só de texto, então o passo guarda menos (medido: ativações de {cross} de "
-        "{layers} camadas a mais, do lado seguro)"
-    ),
     "assumption.training_unmeasured": (
         "as ativações de treinamento das camadas {model_type} são estimadas com os termos do estilo Llama e não foram "
         "conferidas com uma execução medida (pesos, gradientes, estado do otimizador e cache KV são exatos)"
@@ -1254,6 +1249,11 @@ PT: Mapping[str, str] = {
     "weights.part.rest_mxfp4": "atenção, roteador, embeddings, cabeça de saída, normalizações e vieses em bf16",
     "activations.masks": (
         "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
+    ),
+    "activations.cross_images": (
+        "; disso, {bytes} para {images} {images:imagem|imagens}: a torre de visão, treinada, guarda os tensores das "
+        "suas camadas em todos os tiles, e as {cross} camadas de atenção cruzada guardam os {tokens} tokens de visão "
+        "de cada sequência (seus K e V, repetidos para cada cabeça, e as máscaras)"
     ),
     "activations.vision": (
         "; antes dele a torre de visão codifica {encodes}: {bytes} com os embeddings do prompt{estimated}, {extra} "

@@ -365,15 +365,55 @@ def frozen_4bit_inputs(model: ModelSpec, value_bytes: int, attention: Attention,
     return e * sum(inputs.values())
 
 
+def cross_layer_saved(model: ModelSpec, value_bytes: int, attention: Attention, vision_tokens: int) -> int:
+    """Bytes per text token one of Llama 3.2 Vision's cross-attention layers saves when the batch has images
+    (transformers 5.23 modeling_mllama.py `MllamaCrossAttentionDecoderLayer.forward`, `MllamaTextCrossAttention`;
+    measured exactly by tools/measure_mllama.py): the two norms feeding linears, q's per-head q_norm, SDPA's q,
+    output and fp32 log-sum-exp (eager: q, the fp32 softmax over the V vision tokens of every head and its cast,
+    o_proj's input), the two tanh gates' inputs (2·e·h) and the gated MLP. K and V are the images' (per sequence,
+    `cross_images_saved`). In a text-only batch MllamaTextModel skips the layer (`continue`): nothing."""
+    e, h, a, d = value_bytes, model.hidden, model.heads, model.head_dim
+    if not vision_tokens:
+        return 0
+    norms = 2 * _norm_saved(model, e, h, feeds_linear=True) + _norm_saved(model, e, a * d, feeds_linear=False, rows=a)
+    if attention is Attention.FLASH:
+        attention_part = 2 * e * a * d + FP32_BYTES * a
+    else:
+        attention_part = 2 * e * a * d + a * vision_tokens * (FP32_BYTES + (e if e != FP32_BYTES else 0))
+    return norms + attention_part + 2 * e * h + mlp_saved(model, e, False)
+
+
+def cross_images_saved(model: ModelSpec, value_bytes: int, attention: Attention, vision_tokens: int, seq: int,
+                       *, checkpointed: bool = False) -> tuple[int, int]:
+    """(kept for the whole forward, one cross layer's more) per sequence whose images became `vision_tokens` (V)
+    vision tokens (modeling_mllama.py `MllamaModel.forward`, `_prepare_cross_attention_mask`; measured by
+    tools/measure_mllama.py). Kept: the projected vision states k_proj and v_proj read (V·h·e), the cross-attention
+    mask repeated to every vision token (s·V·e: the SDPA kernel keeps it; eager adds it and keeps nothing, but a
+    checkpointed layer's arguments keep it), the full-text-row mask (s·e) and each layer's two tanh gates.
+    Each cross layer: k's k_norm (fp32 input, 1/rms per head, the cast) and K and V repeated to every query head
+    (transformers' sdpa and eager attention call `repeat_kv` when there is a mask), per vision token; under
+    checkpointing recomputed one layer at a time, so counted once, as `one layer's more`."""
+    e, h, a, kv, d = value_bytes, model.hidden, model.heads, model.kv_heads, model.head_dim
+    if not vision_tokens:
+        return 0, 0
+    cross = model.count_kind(AttentionKind.CROSS)
+    mask = seq * vision_tokens * e if attention is Attention.FLASH or checkpointed else 0
+    kept = vision_tokens * h * e + mask + seq * e + 2 * e * cross
+    layer = vision_tokens * (_norm_saved(model, e, kv * d, feeds_linear=False, rows=kv) + 2 * e * a * d)
+    return (kept, layer) if checkpointed else (kept + cross * layer, 0)
+
+
 def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
                  lora_matrices: tuple[Tensor, ...] = (), lora_rank: int = 0, lora_dropout: float = 0.0,
-                 adapter_value_bytes: int = 4, compiled: bool = False, old_4bit: str = "") -> tuple[int, int]:
+                 adapter_value_bytes: int = 4, compiled: bool = False, old_4bit: str = "",
+                 vision_tokens: int = 0) -> tuple[int, int]:
     """(the sum over all layers, the largest layer) of the bytes per token layers save:
     layers differ by their attention kind and by dense or MoE MLP. With LoRA, `lora_matrices` are the
     matrices it adapts in one layer (training/lora.py `adapted`), each with `lora_rank` adapters. Compiled
     (compile_measured, compiled_lora_measured), the inputs of the linears are kept anyway: LoRA adds only
     lora_B's input, r·e per adapted matrix (measured). `old_4bit`: bitsandbytes before 0.43.2 under QLoRA ("all"
-    its linears, "mlp" its MLPs only; "" not), each dense layer's frozen_4bit_inputs more."""
+    its linears, "mlp" its MLPs only; "" not), each dense layer's frozen_4bit_inputs more. Cross-attention layers
+    save what `cross_layer_saved` counts for the sequence's `vision_tokens` (none without images)."""
     e = value_bytes
     groups = {key: count for key, _, count in model.layer_groups}
     if compiled:
@@ -388,7 +428,9 @@ def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: 
                                    attention_4bit=old_4bit == "all",
                                    mlp_width=(model.moe.shared_ffn if model.moe else 0) if key[1] else model.ffn)
                 if old_4bit and key[0] in (AttentionKind.FULL, AttentionKind.SLIDING, AttentionKind.CHUNKED) else 0)
-             for key in groups}
+             for key in groups if key[0] is not AttentionKind.CROSS}
+    sizes.update((key, cross_layer_saved(model, e, attention, vision_tokens))
+                 for key in groups if key[0] is AttentionKind.CROSS)
     return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
 
 

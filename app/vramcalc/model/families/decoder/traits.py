@@ -164,7 +164,8 @@ TRAITS: Mapping[str, Traits] = {
     # Llama's norms and no router: GLM-4-0414, GLM-4-9B-chat, StableLM (nn.LayerNorm), OLMo 1, MiniCPM3
     "glm4": DEFAULT, "glm": DEFAULT, "stablelm": DEFAULT, "olmo": DEFAULT, "minicpm3": DEFAULT,
     "bitnet": DEFAULT, "helium": DEFAULT, "hyperclovax": DEFAULT, "diffllama": DEFAULT,
-    "mllama_text_model": DEFAULT, "emu3_text_model": DEFAULT,  # their RMSNorms Llama's; no router
+    "emu3_text_model": DEFAULT,  # its RMSNorms Llama's; no router
+    "mllama_text_model": _MEASURED,  # Llama's layers and its cross-attention ones (tools/measure_mllama.py)
     "doge": DEFAULT,  # DogeRMSNorm: Llama's; DogeCDMoE's product-key router in the compute type
     "vaultgemma": _GEMMA,  # VaultGemmaRMSNorm: output * (1.0 + self.weight.float())
     "glm4v_moe_text": Traits(fp32_router=True, fp32_routing_weights=True),  # Glm4vMoeTextTopkRouter: F.linear in fp32
