@@ -160,3 +160,33 @@ def test_the_command_line_says_it_without_a_traceback():
                      "--seq", "8191")
     assert result.returncode != 0 and "seq: got 8191" in result.stderr and "multiple of 4" in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_the_largest_image_under_cp_steps_down_by_token_counts_not_pixels(monkeypatch):
+    """Past the processor's most pixels every larger image has the same tokens, so the largest image that fits is
+    the search's bound (100,000 px); when that count makes a sequence cp 4 cannot split, the answer is the largest
+    smaller size with fewer tokens the layout splits. Stepping down a pixel at a time took about 96,000 sizes (0.8 s
+    here, more in the browser); from one count of tokens to the next takes a few dozen."""
+    from vramcalc.analysis import solve as solver
+
+    values = {"model": "qwen2.5-vl-7b-instruct", "mode": "training", "gpus": "4", "cp": "4", "images": "1",
+              "image_width": "280", "image_height": "280", "lora_rank": "16", "checkpointing": "layer"}
+    seq = next(s for s in range(1000, 1010) if _accepted({**values, "seq": str(s)}))
+    workload = parse_workload({**values, "seq": str(seq)})
+    target = Target(gpu=parse_target({"gpu": "h100-80gb"}).gpu, count=4)
+    calls = 0
+    real = solver.with_images
+
+    def counted(*args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solver, "with_images", counted)
+    width, height = largest_image(workload, target) or (0, 0)
+    assert calls < 500
+    assert width == height and 1000 < width < 100_000
+    fed_back = parse_workload({**values, "seq": str(seq), "image_width": str(width), "image_height": str(height)})
+    assert fits(fed_back, target)
+    larger = {**values, "seq": str(seq), "image_width": str(width + 1), "image_height": str(width + 1)}
+    assert not _accepted(larger)  # one pixel more: more tokens, which the layout cannot split (all sizes fit)

@@ -29,8 +29,8 @@ RAM_RUN = {"model": "llama-3.1-8b", "runtime": "llamacpp", "precision": "q4_k_m"
            "prompt_tokens": "512", "output_tokens": "128"}
 
 
-def _default(slug: str, machine: Machine | None = None) -> float:
-    return ram_bandwidth(machine or Machine(), device(gpu(slug), Machine())) / GB
+def _default(slug: str, machine: Machine | None = None, *, gpu_bandwidth: float | None = None) -> float:
+    return ram_bandwidth(machine or Machine(), device(gpu(slug), Machine(gpu_bandwidth_gb_s=gpu_bandwidth))) / GB
 
 
 @pytest.mark.parametrize(("slug", "gb_s"), [
@@ -50,10 +50,17 @@ def test_the_default_per_platform(slug, gb_s):
     assert _default(slug) == pytest.approx(gb_s)
 
 
-def test_never_above_the_memory_itself():
-    """A chip whose memory is slower than a desktop's RAM (the base M1, 68.25 GB/s) is capped at its own."""
-    spec = gpu("apple-m1-16gb")
-    assert _default("apple-m1-16gb") <= spec.bandwidth_gb_s
+def test_the_memory_bandwidth_given_sets_the_cpus_share():
+    """On unified memory --gpu-bandwidth is the one memory's, so the CPU's share follows it: half of 200 GB/s on an
+    M2 Ultra told 200 (not half of its listed 800), and a memory slower than a desktop's RAM caps it (the floor of
+    64 never lifts it above the memory's own; no listed chip is that slow, the base M1 has 68 GB/s)."""
+    assert _default("apple-m2-ultra-192gb", gpu_bandwidth=200) == pytest.approx(100)
+    assert _default("apple-m1-16gb", gpu_bandwidth=50) == pytest.approx(50)
+    assert _default("apple-m1-16gb", gpu_bandwidth=100) == pytest.approx(64)
+    assert _default("rtx-4090", gpu_bandwidth=500) == pytest.approx(64)  # a card's own memory is not the host's
+    workload = parse_workload({**RAM_RUN, "gpu": "apple-m2-ultra-192gb"})
+    told = speed_of(estimate(workload), workload.gpu, 1, Machine(gpu_bandwidth_gb_s=200))
+    assert any("System RAM read at 100 GB/s" in ENGLISH.say(part) for part in told.basis)
 
 
 def test_the_users_value_wins():

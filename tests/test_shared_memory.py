@@ -160,3 +160,13 @@ def test_llamacpp_on_a_mac_holds_ollamas_metal_figure_and_says_metal():
     assert "Metal" in ENGLISH.say(rows["mac"].explain()) and "CUDA" in ENGLISH.say(rows["card"].explain())
     given = estimate(parse_workload(_values("apple-m4-max-128gb", overhead_gib="1")))
     assert "default: 0.50 GiB" in ENGLISH.say(next(c for c in given.components if c.key == "overhead").explain())
+
+
+def test_the_overhead_fields_help_gives_both_llamacpp_defaults():
+    """The field's help named only the CUDA figure; on a Mac the default is Metal's."""
+    from vramcalc.engines.llamacpp import LLAMACPP_CUDA_OVERHEAD, LLAMACPP_METAL_OVERHEAD
+    from vramcalc.render.i18n.en import EN
+    from vramcalc.render.i18n.pt import PT
+
+    for text in (EN["field.overhead_gib.help"], PT["field.overhead_gib.help"]):
+        assert f"{LLAMACPP_CUDA_OVERHEAD // 2**20} MiB" in text and f"{LLAMACPP_METAL_OVERHEAD // 2**20} MiB" in text

@@ -665,6 +665,10 @@ def test_vllm_hybrid_preemption_resumes_from_its_replay_boundary_or_nothing():
     # resumes from 784, where attention-only resumes from 1,280 of the 1,292 left cached
     assert run("llama-3.1-8b", 1500, 10, 1400, 2801) == (1500 + 9) + (1300 + 220 + 9)
     assert run("qwen3.5-27b", 1500, 10, 1400, 2801) == (1500 + 9) + (1300 + 716 + 9)
+    # the same with 600 out: the first request's 598 more tokens take the preempted one's freed blocks from its 1,300
+    # down to 702, below 784, so its state, held with them, goes too: all 1,500 recomputed (attention-only: 688 kept)
+    assert run("llama-3.1-8b", 1500, 600, 1400, 2801) == (1500 + 599) + (1300 + 812 + 599)
+    assert run("qwen3.5-27b", 1500, 600, 1400, 2801) == (1500 + 599) + (1300 + 1500 + 599)
     # recurrent layers alone: no prefix cache
     assert run("qwen3.5-27b", 1000, 40, 4096, 2040, kinds=(AttentionKind.LINEAR,) * 64) == 1039 + 1020 + 1021 + 18
 

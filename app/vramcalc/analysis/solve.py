@@ -227,11 +227,14 @@ def largest_image(workload: Workload, target: Target) -> tuple[int, int] | None:
     def sides(side: int) -> tuple[int, int]:
         return max(1, round(width * side / longer)), max(1, round(height * side / longer))
 
+    def sequence(n: int) -> int:  # never decreasing in n, flat over the sizes whose tokens are the same
+        return with_images(workload, workload.images, *sides(n)).seq
+
     side = last_within(lambda n: need(with_images(workload, workload.images, *sides(n)), target),
                        target.gpu.usable_bytes, 1, MAX_PX, longer)
-    step = seq_step(workload)  # under context parallelism, the largest smaller size the layout splits
-    while side and with_images(workload, workload.images, *sides(side)).seq % step:
-        side -= 1
+    step = seq_step(workload)  # under context parallelism, the largest smaller size the layout splits:
+    while side and sequence(side) % step:  # from one count of tokens to the next below, not pixel by pixel
+        side = (last_within(sequence, sequence(side) - 1, 1, side - 1, side - 1) or 0) if side > 1 else 0
     return sides(side) if side else None
 
 

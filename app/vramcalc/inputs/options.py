@@ -379,7 +379,7 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            choices=values_of(Attention), parse=lambda t: parse_choice("attention", t, Attention),
            shown_when=(_TRAINING, {"runtime": Not((Runtime.VLLM.value,))})),
     # ---- the engine (its own keys: ENGINE_OPTIONS, at the end)
-    # empty: the engine's own (transformers 1 GiB; vLLM non-torch + CUDA graphs; llama.cpp 457 MiB)
+    # empty: the engine's own (transformers 1 GiB; vLLM non-torch + CUDA graphs; llama.cpp 457 MiB, 512 on Metal)
     Option(key="overhead_gib", default="", group="engine", cli_group="", metavar="X", attribute="overhead_bytes",
            help="framework overhead in GiB (default: the engine's own; transformers 1)",
            parse=optional(lambda t: round(parse_decimal("overhead_gib", t, 0.0, MAX_OVERHEAD_GIB) * GIB))),

@@ -112,8 +112,8 @@ def device(gpu: GpuSpec, machine: Machine) -> Device:
     if machine.gpu_tflops is not None:  # a card without figures (typed "24gb"): the rate typed, whatever the kernel
         flops = {kind: rate * machine.gpu_tflops * TERA / flops["16-bit"] for kind, rate in flops.items()} if (
             "16-bit" in flops) else {"16-bit": machine.gpu_tflops * TERA, "fp32": machine.gpu_tflops * TERA}
-    memory = memory_of(gpu)
-    host_ram = unified_ram_bandwidth(gpu.bandwidth_gb_s) if memory is Memory.UNIFIED and gpu.bandwidth_gb_s else None
+    memory = memory_of(gpu)  # on unified memory the CPU reads the same memory: the bandwidth given is its too
+    host_ram = unified_ram_bandwidth(bandwidth / GB) if memory is Memory.UNIFIED and bandwidth else None
     return Device(bandwidth=bandwidth, flops=flops, memory=memory, platform=platform_of(gpu),
                   nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
                   link=gpu.interconnect_bytes_per_s or pcie_bandwidth(), host_ram=host_ram)
@@ -157,7 +157,8 @@ def host_copy_bandwidth(gpu: Device) -> float:
 
 def unified_ram_bandwidth(memory_gb_s: float) -> float:
     """Bytes/s a unified-memory machine's CPU cores read its memory at (data/speed.json `unified_ram_share`): a share
-    of the memory's bandwidth, never below a desktop's default nor above the memory's own (a base M1's 68 GB/s)."""
+    of the memory's bandwidth, never below a desktop's default nor above the memory's own (which binds only on a
+    memory slower than a desktop's RAM, as a --gpu-bandwidth below 64 GB/s says)."""
     desktop = float(calibration()["ram_bandwidth_gb_s"])
     share = float(calibration()["unified_ram_share"]) * memory_gb_s
     return min(float(memory_gb_s), max(desktop, share)) * GB

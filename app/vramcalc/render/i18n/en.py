@@ -859,7 +859,7 @@ EN: Mapping[str, str] = {
     "field.overhead_gib.label": "Framework overhead (GiB)",
     "field.overhead_gib.help": (
         "CUDA context and workspaces: 0.3–2 GiB measured. Empty: the engine's own (transformers 0.4–1 GiB, vLLM its "
-        "non-torch memory and CUDA graphs, llama.cpp 457 MiB)."
+        "non-torch memory and CUDA graphs, llama.cpp 457 MiB, 512 MiB on a Mac)."
     ),
     "field.gpu.label": "GPU",
     "field.cards.label": "More cards in this machine",

@@ -845,7 +845,7 @@ PT: Mapping[str, str] = {
     "field.overhead_gib.label": "Sobrecarga do framework (GiB)",
     "field.overhead_gib.help": (
         "Contexto CUDA e workspaces: 0,3–2 GiB medidos. Vazio: a do próprio motor (transformers 0,4–1 GiB; vLLM, a sua "
-        "memória fora do torch e os CUDA graphs; llama.cpp 457 MiB)."
+        "memória fora do torch e os CUDA graphs; llama.cpp 457 MiB, 512 MiB num Mac)."
     ),
     "field.gpu.label": "GPU",
     "field.cards.label": "Mais placas nesta máquina",
