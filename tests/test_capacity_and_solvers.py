@@ -16,7 +16,7 @@ from vramcalc import estimate
 from vramcalc.analysis import capacity
 from vramcalc.analysis.fit import MAX_SEARCH_GPUS
 from vramcalc.analysis.ranks import most_loaded
-from vramcalc.analysis.solve import fits, last_within, max_layers, scaled_depth, solve
+from vramcalc.analysis.solve import fits, last_within, max_layers, max_seq, scaled_depth, solve
 from vramcalc.core.dtypes import Precision
 from vramcalc.core.units import GB, GIB
 from vramcalc.inputs.options import MAX_BATCH, MAX_SEQ
@@ -225,6 +225,23 @@ def test_chart_marks_where_it_stops_fitting():
     x_at_limit = LEFT + (WIDTH - LEFT - RIGHT) * 32_945 / 50_000
     assert chart.over_x == pytest.approx(x_at_limit, abs=0.01)
     assert 14 < chart.limit_y < 220
+
+
+def test_chart_with_images_marks_the_longest_sequence_where_the_whole_sequence_stops_fitting():
+    """The axis is the whole sequence (the memory depends on it), the answer the seq field's, without the images'
+    tokens: the hatched region began that many tokens early, and "now" showed the sum, not the field."""
+    values = {"model": "gemma-3-27b-it", "images": "4", "seq": "2048", "gpu": "h100-80gb"}
+    workload, target = parse_workload(values), parse_target(values)
+    media = workload.image_tokens
+    assert media > 0 and workload.seq == 2048 + media
+    answer = max_seq(workload, target)
+    assert answer is not None
+    chart = sweep(workload, target, "seq", answer)
+    x_max = float(chart.x_ticks[-1].label.rstrip("K")) * 1000
+    assert x_max >= 1.25 * (answer + media)
+    x_at_limit = LEFT + (WIDTH - LEFT - RIGHT) * (answer + media) / x_max
+    assert chart.over_x == pytest.approx(x_at_limit, abs=0.01)
+    assert chart.now_label == "now 2,048"
 
 
 @pytest.mark.parametrize("values", [

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 
 from ..analysis.ranks import most_loaded
-from ..analysis.solve import need
+from ..analysis.solve import media_tokens, need
 from ..core.units import GIB
 from ..engines.layouts import seq_step
 from ..inputs.options import MAX_BATCH, MAX_SEQ
@@ -97,10 +97,14 @@ def _trace(grid: list[int], at: Callable[[int], int], y_max: float, flat: float)
 
 
 def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, words: Words = ENGLISH) -> Chart:
-    """Per-GPU memory as `key` goes from 1 to a round number past `answer` (the solver's result)."""
+    """Per-GPU memory as `key` goes from 1 to a round number past `answer` (the solver's result). The sequence axis
+    is the whole sequence, images' and videos' tokens included, as the memory depends on it; the longest sequence
+    and the seq field leave those tokens out, so their marks are moved by them and their labels are the field's."""
     x_label = words.message(f"chart.axis.{key}")
     current = getattr(workload, key)
-    x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer or 0))))
+    media = media_tokens(workload) if key == "seq" else 0
+    answer_x = None if answer is None else answer + media
+    x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer_x or 0))))
     step = seq_step(workload) if key == "seq" else 1  # context parallel: whole multiples of 2 × cp, as the field takes
     grid = sorted({max(step, step * min(round(x_max * i / SAMPLES / step), int(x_max // step)))
                    for i in range(SAMPLES + 1)})
@@ -133,8 +137,8 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
         over_x = float(LEFT)
         ending = words.message("chart.ending.none", name=key, target=name)
     else:
-        over_x = px(min(answer, x_max))
-        if answer >= x_max:
+        over_x = px(min(answer_x or 0, x_max))
+        if (answer_x or 0) >= x_max:
             ending = words.message("chart.ending.all", target=name)
         else:
             ending = words.message("chart.ending.stop", target=name, memory=usable_text, answer=answer)
@@ -147,7 +151,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
         over_x=over_x,
         over_width=round(LEFT + plot_w - over_x, 2),
         now_x=px(min(current, x_max)),
-        now_label=words.message("chart.now", value=current),
+        now_label=words.message("chart.now", value=current - media),
         x_ticks=tuple(
             Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1), words=words))
             for i in range(TICKS)
