@@ -16,7 +16,7 @@ from vramcalc import estimate
 from vramcalc.analysis import capacity
 from vramcalc.analysis.fit import MAX_SEARCH_GPUS
 from vramcalc.analysis.ranks import most_loaded
-from vramcalc.analysis.solve import fits, last_within, max_layers, max_seq, scaled_depth, solve
+from vramcalc.analysis.solve import batch_key, fits, last_within, max_layers, max_seq, scaled_depth, solve
 from vramcalc.core.dtypes import Precision
 from vramcalc.core.units import GB, GIB
 from vramcalc.inputs.options import MAX_BATCH, MAX_SEQ
@@ -244,6 +244,32 @@ def test_chart_with_images_marks_the_longest_sequence_where_the_whole_sequence_s
     assert chart.now_label == "now 2,048"
 
 
+def test_ollamas_sequence_chart_sweeps_the_context_it_allocates():
+    """Ollama allocates num_ctx whatever the sequence, and its longest-sequence answer is the largest num_ctx: the
+    chart swept the sequence, a flat line that "stops fitting after 49,920"."""
+    values = {"model": "qwen3-8b", "runtime": "ollama", "gpu": "rtx-3060", "precision": "q4_k_m"}
+    workload, target = parse_workload(values), parse_target(values)
+    answer = max_seq(workload, target)
+    chart = sweep(workload, target, "seq", answer)
+    assert chart.x_label.startswith("context Ollama allocates") and chart.now_label == "now 4,096"
+    assert chart.limit_y > 0
+    heights = [float(point.split(",")[1]) for point in chart.path.split()]
+    assert heights[0] > heights[-1] + 50  # the memory rises with num_ctx (y grows downwards)
+
+
+@pytest.mark.parametrize("runtime", ["ollama", "llamacpp"])
+def test_llamacpps_batch_chart_sweeps_its_parallel_slots(runtime):
+    """llama.cpp's and Ollama's largest batch is the most --parallel slots; the chart swept --batch, which they
+    ignore: a flat line that "stops fitting after 12"."""
+    values = {"model": "qwen3-8b", "runtime": runtime, "gpu": "rtx-3060", "precision": "q4_k_m"}
+    workload, target = parse_workload(values), parse_target(values)
+    answer = solve(workload, target).max_batch
+    chart = sweep(workload, target, "batch", answer)
+    assert chart.x_label == "parallel sequences (--parallel)" and f"after {answer}" in chart.desc
+    heights = [float(point.split(",")[1]) for point in chart.path.split()]
+    assert heights[0] > heights[-1] + 50
+
+
 @pytest.mark.parametrize("values", [
     {"model": "llama-3-8b", "attention": "eager"},  # quadratic in the sequence
     {"model": "gemma-2-9b", "attention": "eager", "batch": "3"},  # sliding layers: a bend where the window ends
@@ -259,7 +285,8 @@ def test_chart_curve_is_drawn_within_half_a_pixel_of_every_grid_point(values, ke
     chart = sweep(workload, target, key, None)
     points = [tuple(map(float, step[1:].split(","))) for step in chart.path.split()]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, charts.HEIGHT - charts.TOP - charts.BOTTOM
-    x_max = charts.nice_ceil(min(charts.LIMITS[key], 2 * getattr(workload, key)))  # no answer: twice the value
+    key, limit = ("seq", charts.LIMITS["seq"]) if key == "seq" else batch_key(workload)  # llama.cpp: --parallel
+    x_max = charts.nice_ceil(min(limit, 2 * getattr(workload, key)))  # no answer: twice the value
     grid = sorted({max(1, round(x_max * i / charts.SAMPLES)) for i in range(charts.SAMPLES + 1)})
     y_max = float(chart.y_ticks[-1].label.replace(",", "").split()[0]) * GIB  # the axis top
     assert points[-1][0] == pytest.approx(LEFT + plot_w, abs=0.01) and len(points) <= len(grid)

@@ -182,11 +182,17 @@ def batch_step(workload: Workload) -> int:
     return workload.generations // math.gcd(workload.generations, workload.devices * steps_per_generation(workload))
 
 
+def batch_key(workload: Workload) -> tuple[str, int]:
+    """The Workload field "the largest batch" varies, and its limit: llama.cpp's and Ollama's sequences are
+    --parallel slots."""
+    key = "batch" if workload.is_training else engine_for(workload.runtime).batch_key
+    return key, MAX_BATCH if key == "batch" else engine_for(workload.runtime).max_batch or MAX_BATCH
+
+
 def max_batch(workload: Workload, target: Target) -> int | None:
     """The largest batch (GRPO's: a multiple of `batch_step`); on llama.cpp, whose sequences are
     --parallel slots, the most slots."""
-    key = "batch" if workload.is_training else engine_for(workload.runtime).batch_key
-    limit = MAX_BATCH if key == "batch" else engine_for(workload.runtime).max_batch or MAX_BATCH
+    key, limit = batch_key(workload)
     step = batch_step(workload) if key == "batch" else 1
     fewest = 2 if key == "batch" and workload.objective is Objective.KTO else 1  # KTO's KL term needs two
     most = last_within(lambda n: need(workload.but(**{key: n * step}), target), target.gpu.usable_bytes,

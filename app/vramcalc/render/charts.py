@@ -14,10 +14,12 @@ import math
 from collections.abc import Callable
 
 from ..analysis.ranks import most_loaded
-from ..analysis.solve import media_tokens, need
+from ..analysis.solve import batch_key, media_tokens, need
 from ..core.units import GIB
 from ..engines.layouts import seq_step
-from ..inputs.options import MAX_BATCH, MAX_SEQ
+from ..engines.ollama import context_key, num_ctx, searched
+from ..inputs.options import MAX_SEQ
+from ..sources.hf_config import MAX_POSITIONS
 from ..workload import Target, Workload
 from .messages import ENGLISH, Words
 
@@ -34,7 +36,7 @@ TICKS = 5  # on each axis, from 0 to the maximum
 HEADROOM_ABOVE_LIMIT = 1.15  # the axis goes a little above the GPU's memory
 CLIP_ABOVE_LIMIT = 3.0  # and no further than this multiple of it, so the limit stays readable
 
-LIMITS = {"seq": MAX_SEQ, "batch": MAX_BATCH}  # the Workload attributes a chart sweeps, and their input limits
+LIMITS = {"seq": MAX_SEQ, "num_ctx": MAX_POSITIONS}  # the sequence charts' input limits (batches: solve.batch_key)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -100,19 +102,23 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
     """Per-GPU memory as `key` goes from 1 to a round number past `answer` (the solver's result). The sequence axis
     is the whole sequence, images' and videos' tokens included, as the memory depends on it; the longest sequence
     and the seq field leave those tokens out, so their marks are moved by them and their labels are the field's."""
-    x_label = words.message(f"chart.axis.{key}")
-    current = getattr(workload, key)
-    media = media_tokens(workload) if key == "seq" else 0
+    workload = searched(workload)  # as the answers it draws are searched: Ollama's model whole on the card
+    # Ollama allocates num_ctx whatever the sequence: its sequence chart sweeps that, as its longest-sequence answer
+    # and llama.cpp's and Ollama's batch chart their --parallel slots, as their largest-batch answer
+    attribute, limit = (context_key(workload), LIMITS[context_key(workload)]) if key == "seq" else batch_key(workload)
+    x_label = words.message(f"chart.axis.{attribute}")
+    current = num_ctx(workload)[0] if attribute == "num_ctx" else getattr(workload, attribute)
+    media = media_tokens(workload) if attribute == "seq" else 0
     answer_x = None if answer is None else answer + media
-    x_max = nice_ceil(min(LIMITS[key], max(2 * current, 1.25 * (answer_x or 0))))
-    step = seq_step(workload) if key == "seq" else 1  # context parallel: whole multiples of 2 × cp, as the field takes
+    x_max = nice_ceil(min(limit, max(2 * current, 1.25 * (answer_x or 0))))
+    step = seq_step(workload) if attribute == "seq" else 1  # context parallel: multiples of 2 × cp, as the field takes
     grid = sorted({max(step, step * min(round(x_max * i / SAMPLES / step), int(x_max // step)))
                    for i in range(SAMPLES + 1)})
     memory: dict[int, int] = {}  # the estimates, by index into grid
 
     def at(index: int) -> int:  # different cards: the GPU furthest over its own card, as against the first (need)
         if index not in memory:
-            moved = workload.but(**{key: grid[index]})
+            moved = workload.but(**{attribute: grid[index]})
             memory[index] = round(need(moved, target)) if target.cards else most_loaded(moved, target.count).total_bytes
         return memory[index]
 
@@ -135,7 +141,7 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
     name, usable_text = words.say(target.label), words.gib(usable)
     if answer is None:
         over_x = float(LEFT)
-        ending = words.message("chart.ending.none", name=key, target=name)
+        ending = words.message("chart.ending.none", name=attribute, target=name)
     else:
         over_x = px(min(answer_x or 0, x_max))
         if (answer_x or 0) >= x_max:

@@ -1079,6 +1079,8 @@ EN: Mapping[str, str] = {
     "target.many": "{count} × {gpu}",
     "chart.title": "Memory per GPU against {axis}",
     "chart.axis.seq": "sequence length (tokens)",
+    "chart.axis.num_ctx": "context Ollama allocates, num_ctx (tokens)",
+    "chart.axis.parallel": "parallel sequences (--parallel)",
     "chart.axis.batch": "batch size",
     "chart.limit": "{target}: {memory} each",
     "chart.now": "now {value:,}",

@@ -1068,6 +1068,8 @@ PT: Mapping[str, str] = {
     "target.many": "{count} × {gpu}",
     "chart.title": "Memória por GPU em função do {axis}",
     "chart.axis.seq": "comprimento da sequência (tokens)",
+    "chart.axis.num_ctx": "contexto que o Ollama aloca, num_ctx (tokens)",
+    "chart.axis.parallel": "sequências paralelas (--parallel)",
     "chart.axis.batch": "tamanho do lote",
     "chart.limit": "{target}: {memory} cada",
     "chart.now": "agora {value:,}",
