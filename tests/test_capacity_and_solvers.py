@@ -257,6 +257,19 @@ def test_ollamas_sequence_chart_sweeps_the_context_it_allocates():
     assert heights[0] > heights[-1] + 50  # the memory rises with num_ctx (y grows downwards)
 
 
+def test_ollamas_largest_model_keeps_every_layer_on_the_gpu():
+    """The answers ask Ollama for the model whole on the card (-ngl past the layers); the deeper models kept the
+    first model's 37 on the GPU and the rest in RAM, so "at least 1.93T parameters (10,000 layers)" fit a 12 GB
+    card."""
+    values = {"model": "qwen3-8b", "runtime": "ollama", "gpu": "rtx-3060", "precision": "q4_k_m"}
+    workload, target = parse_workload(values), parse_target(values)
+    layers = solve(workload, target).max_layers
+    assert layers is not None and 36 < layers < 100
+    for depth, fitting in ((layers, True), (layers + 1, False)):
+        deeper = workload.but(model=scaled_depth(workload.model, depth), gpu_layers=depth + 1)
+        assert fits(deeper, target) is fitting
+
+
 @pytest.mark.parametrize("runtime", ["ollama", "llamacpp"])
 def test_llamacpps_batch_chart_sweeps_its_parallel_slots(runtime):
     """llama.cpp's and Ollama's largest batch is the most --parallel slots; the chart swept --batch, which they

@@ -256,8 +256,13 @@ def min_gpus(workload: Workload, target: Target) -> int | None:
 
 
 def max_layers(workload: Workload, target: Target) -> int | None:
+    """The deepest model of this width that fits. With every layer on the GPU (-ngl past the layers, as the
+    answers ask of Ollama) the deeper model keeps every layer there too, not the same count with the rest in RAM."""
+    whole = workload.gpu_layers is not None and workload.gpu_layers > workload.model.layers
+
     def size(layers: int) -> float:
-        return need(workload.but(model=scaled_depth(workload.model, layers)), target)
+        deeper = workload.but(model=scaled_depth(workload.model, layers))
+        return need(deeper.but(gpu_layers=layers + 1) if whole else deeper, target)
 
     try:  # the shallowest model the layout runs: one layer per pipeline stage
         shallowest = resolve_layout(workload, target.count).pp
