@@ -397,6 +397,8 @@ def render_target(view):
     render_verdict(view.verdict)
     for chart in view.charts:
         key = chart.key
+        set_text(f"chart-{key}-title", WORDS.message("chart.title", axis=chart.x_label))  # llama.cpp: --parallel
+        set_text(f"chart-{key}-axis", chart.x_label)
         set_text(f"chart-{key}-desc", chart.desc)
         set_attributes(f"chart-{key}-line", d=chart.path)
         set_attributes(f"chart-{key}-limit", y1=chart.limit_y, y2=chart.limit_y)

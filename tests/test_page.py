@@ -194,6 +194,18 @@ def test_screenshots(page: Page, server_url, width, height, scheme):
     page.screenshot(path=str(SHOTS / f"page-{width}-{scheme}.png"), full_page=False)
 
 
+def test_the_charts_axes_follow_the_engine(watched: Page, server_url):
+    """llama.cpp's batch chart sweeps its --parallel slots: the axis and the chart's title say so once the engine
+    changes (they were prerendered only)."""
+    page = watched
+    open_ready(page, server_url)
+    expect(page.locator("#chart-batch-axis")).to_have_text("batch size")
+    page.select_option("#precision", "q4_k_m")  # a GGUF type: the page moves to llama.cpp
+    expect(page.locator("#runtime")).to_have_value("llamacpp")
+    expect(page.locator("#chart-batch-axis")).to_have_text("parallel sequences (--parallel)")
+    expect(page.locator("#chart-batch-title")).to_contain_text("parallel sequences (--parallel)")
+
+
 def test_gpu_picker_answers_the_reverse_questions(watched: Page, server_url):
     from vramcalc.analysis.ranks import per_gpu
     from vramcalc.analysis.solve import solve
