@@ -114,9 +114,56 @@ def test_vllm_v0_log_with_its_own_non_torch_figure():
 
 def test_vllm_max_concurrency_is_the_pool_over_one_sequence():
     result = run(runtime="vllm", gpu="h100-80gb", model="llama-3.1-8b", seq=8192)
-    per_sequence = 8192 * 131_072  # 16-token blocks, 128 KiB per token
+    per_sequence = 8192 * 131_072  # 128 blocks of 64 tokens (vLLM 0.34 on an H100), 128 KiB per token
     assert result.runtime["max_concurrency"] == pytest.approx(result.runtime["kv_pool_bytes"] / per_sequence, abs=0.01)
-    assert result.runtime["kv_tokens"] == result.runtime["kv_pool_bytes"] // (16 * 131_072) * 16
+    assert result.runtime["kv_tokens"] == result.runtime["kv_pool_bytes"] // (64 * 131_072) * 64
+    assert result.runtime["block_tokens"] == 64
+
+
+# vLLM 0.34's KV block (platforms/interface.py update_block_size_for_backend): 64 unless the platform's first
+# attention backend prefers another size. CUDA: FLASH_ATTN, FLASHINFER on SM100, the MLA backends all take 64;
+# DeepSeek-V4's indexer takes 256 only. ROCm: ROCM_ATTN prefers 16, but not for sinks (gpt-oss), a head size it lacks
+# (Gemma 4's 512), MLA (TRITON_MLA), or on gfx1100/gfx1201 cards, where TRITON_ATTN comes first.
+@pytest.mark.parametrize(("model", "card", "block"), [
+    ("llama-3.1-8b", "a100-80gb", 64), ("llama-3.1-8b", "h100-80gb", 64), ("llama-3.1-8b", "b200", 64),
+    ("llama-3.1-8b", "rtx-5090", 64), ("gpt-oss-20b", "h100-80gb", 64), ("gemma-3-27b-it", "b200", 64),
+    ("deepseek-v3", "h100-80gb", 64), ("deepseek-v3.2", "b200", 64), ("deepseek-v4-flash", "b200", 256),
+    ("llama-3.1-8b", "mi300x", 16), ("qwen3-8b", "strix-halo", 16), ("llama-3.1-8b", "rx-7900-xtx", 64),
+    ("gpt-oss-20b", "mi300x", 64), ("gemma-4-31b-it", "mi300x", 64), ("deepseek-v3", "mi300x", 64),
+])
+def test_vllm_block_is_the_attention_backends_choice(model, card, block):
+    from vramcalc.engines.vllm import vllm_block_tokens
+    from vramcalc.sources.gpus import gpu
+
+    assert vllm_block_tokens(parse_workload({"model": model, "runtime": "vllm"}).model, gpu(card)) == block
+
+
+@pytest.mark.parametrize(("card", "block"), [("h100-80gb", 64), ("mi300x", 16)])
+def test_vllm_pool_tokens_and_each_sequence_are_whole_blocks_of_the_card(card, block):
+    # a 1,000-token request: 16 blocks of 64 on an H100 (1,024 tokens), 63 of 16 on an MI300X (1,008)
+    from vramcalc.render.messages import ENGLISH
+
+    result = run(runtime="vllm", gpu=card, model="llama-3.1-8b", seq=1000)
+    pool, tokens = result.runtime["kv_pool_bytes"], result.runtime["kv_tokens"]
+    assert result.runtime["block_tokens"] == block and tokens % block == 0
+    assert tokens == pool // (block * 131_072) * block
+    assert result.bytes_of("kv_cache") == -(-1000 // block) * block * 131_072
+    said = ENGLISH.say(next(c for c in result.components if c.key == "kv_cache").explain())
+    assert f"whole {block}-token blocks" in said
+
+
+def test_vllm_hybrid_block_rounds_by_the_block_before_alignment():
+    # _align_hybrid_block_size: B = u · ceil(state / (u · A)), u the block phase 1 picked, at least 128 on MLA.
+    # Kimi Linear (MLA beside KDA): A = 576 × 2 B, state 2,170,880 B: 128 · 15 = 1,920 on any card (16 · 118 = 1,888
+    # with 0.33's unit). Qwen3.5-27B: 832 on CUDA, 784 under ROCM_ATTN (test_speed).
+    from vramcalc.engines.vllm import vllm_hybrid_block_tokens
+    from vramcalc.sources.gpus import gpu
+
+    kimi = parse_workload({"model": "kimi-linear-48b-a3b-instruct", "runtime": "vllm"})
+    for card in (None, gpu("h100-80gb"), gpu("mi300x")):
+        assert vllm_hybrid_block_tokens(kimi.model, kimi.effective_kv_precision, card) == 1920
+    qwen = run(runtime="vllm", gpu="h100-80gb", model="qwen3.5-27b", seq=1000)
+    assert qwen.runtime["block_tokens"] == 832 and qwen.runtime["kv_tokens"] % 832 == 0
 
 
 @pytest.mark.parametrize(("values", "field"), [

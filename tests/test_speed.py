@@ -633,11 +633,12 @@ def test_vllm_hybrid_preemption_resumes_from_its_replay_boundary_or_nothing():
     block is the enlarged hybrid block B, the one the memory side pads the state to, and the recurrent state is kept
     only at the prompt's replay boundary (P - 1) // B · B (kv_cache_coordinator.py replay_boundaries, retention 0):
     a preempted request resumes there or, its state block evicted, from its first token. Attention-only models keep
-    their 16-token blocks; a model of recurrent layers alone caches nothing ("attention_free")."""
+    their 64-token blocks (0.34 on CUDA); a model of recurrent layers alone caches nothing ("attention_free")."""
     import dataclasses
 
     from vramcalc.engines.vllm import vllm_hybrid_block_tokens, vllm_state_bytes
     from vramcalc.model.families.decoder.spec import AttentionKind
+    from vramcalc.sources.gpus import gpu
     from vramcalc.speed.serving import simulate
 
     def run(model: str, prompt: int, output: int, budget: int, pool: int, **change: object) -> float:
@@ -651,23 +652,27 @@ def test_vllm_hybrid_preemption_resumes_from_its_replay_boundary_or_nothing():
 
     qwen = parse_workload({"model": "qwen3.5-27b", "runtime": "vllm"})
     kv = qwen.effective_kv_precision
-    assert vllm_hybrid_block_tokens(qwen.model, kv) == 784  # 16 · ceil(3,207,168 B of state / (16 · 4,096 B))
-    assert vllm_state_bytes(qwen.model, kv) == 48 * 784 * 4096  # each of 48 states padded to one block's page
+    # 0.34 rounds by the block before alignment, 64 on CUDA: 64 · ceil(3,207,168 B of state / (64 · 4,096 B)); ROCm's
+    # ROCM_ATTN keeps 16 (rocm_attn.py names Qwen3.5's 784), as did 0.33 everywhere
+    assert vllm_hybrid_block_tokens(qwen.model, kv) == 832 == vllm_hybrid_block_tokens(qwen.model, kv, gpu("h100-80gb"))
+    assert vllm_hybrid_block_tokens(qwen.model, kv, gpu("mi300x")) == 784  # 16 · ceil(3,207,168 / (16 · 4,096))
+    assert vllm_state_bytes(qwen.model, kv) == 48 * 832 * 4096  # each of 48 states padded to one block's page
     assert vllm_hybrid_block_tokens(parse_workload({"model": "llama-3.1-8b", "runtime": "vllm"}).model, kv) == 0
     # two prompts of 1,000 fill a pool of 2,040 after 20 tokens each; the second is preempted with 1,020 computed and
-    # the first's next 19 tokens take 19 of them: attention-only, it resumes from 992 of its 1,021 (1,000 + 21)
-    assert run("llama-3.1-8b", 1000, 40, 4096, 2040) == (1000 + 39) + (1020 + 29 + 18)
-    # a hybrid's state at 784 was freed as it computed past it, to the free queue ahead of its other blocks, and the
+    # the first's next 19 tokens take 19 of them: attention-only, it resumes from 960 of its 1,021 (1,000 + 21), the
+    # whole 64-token blocks of the 1,001 left
+    assert run("llama-3.1-8b", 1000, 40, 4096, 2040) == (1000 + 39) + (1020 + 61 + 18)
+    # a hybrid's state at 832 was freed as it computed past it, to the free queue ahead of its other blocks, and the
     # first request's next token evicted it: all 1,021 recomputed
     for model in ("qwen3.5-27b", "nemotron-3-nano-30b-a3b"):
         assert run(model, 1000, 40, 4096, 2040) == (1000 + 39) + (1020 + 1021 + 18), model
-    # preempted in the step after its chunk crossed 784 (1,300 of 1,500 computed), it still holds that state: it
-    # resumes from 784, where attention-only resumes from 1,280 of the 1,292 left cached
+    # preempted in the step after its chunk crossed 832 (1,300 of 1,500 computed), it still holds that state: it
+    # resumes from 832, where attention-only resumes from 1,280 of the 1,292 left cached
     assert run("llama-3.1-8b", 1500, 10, 1400, 2801) == (1500 + 9) + (1300 + 220 + 9)
-    assert run("qwen3.5-27b", 1500, 10, 1400, 2801) == (1500 + 9) + (1300 + 716 + 9)
+    assert run("qwen3.5-27b", 1500, 10, 1400, 2801) == (1500 + 9) + (1300 + 668 + 9)
     # the same with 600 out: the first request's 598 more tokens take the preempted one's freed blocks from its 1,300
-    # down to 702, below 784, so its state, held with them, goes too: all 1,500 recomputed (attention-only: 688 kept)
-    assert run("llama-3.1-8b", 1500, 600, 1400, 2801) == (1500 + 599) + (1300 + 812 + 599)
+    # down to 702, below 832, so its state, held with them, goes too: all 1,500 recomputed (attention-only: 640 kept)
+    assert run("llama-3.1-8b", 1500, 600, 1400, 2801) == (1500 + 599) + (1300 + 860 + 599)
     assert run("qwen3.5-27b", 1500, 600, 1400, 2801) == (1500 + 599) + (1300 + 1500 + 599)
     # recurrent layers alone: no prefix cache
     assert run("qwen3.5-27b", 1000, 40, 4096, 2040, kinds=(AttentionKind.LINEAR,) * 64) == 1039 + 1020 + 1021 + 18

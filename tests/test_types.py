@@ -229,15 +229,18 @@ def test_each_engine_keeps_a_mamba_state_its_own_way():
     state_llamacpp = 4 * (320 * 3 + 8 * 32 * 16)
     assert _kv(SMALL_NEMOTRON_H, "llamacpp", seq=seq) == attention_llamacpp + state_llamacpp
     # vLLM (mamba_utils.py): conv_kernel - 1 tokens in bf16 and the state in 16-bit unless the config says
-    # float32, padded to a whole attention page: A = 2 × 2 × 64 × 2 = 512 B per token, so B = 16 · ceil(S / 8192)
+    # float32, padded to a whole attention page: A = 2 × 2 × 64 × 2 = 512 B per token, so B = u · ceil(S / (u · A)),
+    # u the block before alignment: 64 on CUDA since 0.34 (16 before, and under ROCm's ROCM_ATTN)
     from vramcalc.core.dtypes import Precision
     from vramcalc.engines.vllm import vllm_state_bytes
+    from vramcalc.sources.gpus import gpu
 
     spec = from_hf_config(SMALL_NEMOTRON_H)
-    state = 320 * 3 * 2 + 8 * 32 * 16 * 2  # 10,112 B: two blocks of 16 tokens, 16,384 B
-    assert vllm_state_bytes(spec, Precision.BF16) == 16 * -(-state // (16 * 512)) * 512 == 16_384
+    state = 320 * 3 * 2 + 8 * 32 * 16 * 2  # 10,112 B: one block of 64 tokens, 32,768 B (two of 16: 16,384 B)
+    assert vllm_state_bytes(spec, Precision.BF16) == 64 * -(-state // (64 * 512)) * 512 == 32_768
+    assert vllm_state_bytes(spec, Precision.BF16, gpu("mi300x")) == 16 * -(-state // (16 * 512)) * 512 == 16_384
     fp32 = from_hf_config({**SMALL_NEMOTRON_H, "mamba_ssm_cache_dtype": "float32"})
-    assert vllm_state_bytes(fp32, Precision.BF16) == 16 * -(-(320 * 3 * 2 + 8 * 32 * 16 * 4) // 8192) * 512
+    assert vllm_state_bytes(fp32, Precision.BF16) == 64 * -(-(320 * 3 * 2 + 8 * 32 * 16 * 4) // (64 * 512)) * 512
 
 
 def test_vllm_says_a_mamba_model_keeps_a_state_per_sequence_not_tokens():
@@ -254,7 +257,9 @@ def test_vllm_says_a_mamba_model_keeps_a_state_per_sequence_not_tokens():
 
 def test_vllm_pads_a_nemotron_h_8b_like_state_to_its_attention_page():
     # the worked example of vLLM 0.19's page unification: conv 3 × 10,240 bf16 + SSM 128 × 64 × 128 in fp16
-    # = 2,158,592 B per layer; A = 8 KV heads × 128 × 2 × 2 = 4,096 B; B = 528 tokens; page = 2,162,688 B
+    # = 2,158,592 B per layer; A = 8 KV heads × 128 × 2 × 2 = 4,096 B; B = 528 tokens (16 · 33); page = 2,162,688 B.
+    # vLLM 0.34 rounds by its 64-token block on CUDA: B = 64 · ceil(2,158,592 / 262,144) = 576, page 2,359,296 B;
+    # ROCm's ROCM_ATTN keeps 16, and 0.19's 528
     from vramcalc.core.dtypes import Precision
     from vramcalc.engines.vllm import vllm_state_bytes
 
@@ -264,7 +269,10 @@ def test_vllm_pads_a_nemotron_h_8b_like_state_to_its_attention_page():
               "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 21504, "vocab_size": 131072}
     spec = from_hf_config(config)
     assert spec.mamba.state_bytes(2, trim=1, state_e=2) == 61_440 + 2_097_152
-    assert vllm_state_bytes(spec, Precision.BF16) == 2 * 528 * 4096
+    assert vllm_state_bytes(spec, Precision.BF16) == 2 * 576 * 4096
+    from vramcalc.sources.gpus import gpu
+
+    assert vllm_state_bytes(spec, Precision.BF16, gpu("mi300x")) == 2 * 528 * 4096
 
 
 def test_mlp_only_layers_and_mamba_layers_are_no_attention_to_the_speed():
@@ -300,8 +308,9 @@ def test_a_short_convolution_keeps_its_last_inputs_each_engine_its_own_way():
     from vramcalc.core.dtypes import Precision
     from vramcalc.engines.vllm import vllm_state_bytes
 
-    # vLLM: (L_cache - 1) × 256 in bf16 = 1,024 B, padded to one 16-token attention block of 512 B a token
-    assert vllm_state_bytes(spec, Precision.BF16) == 2 * 16 * 512
+    # vLLM 0.34: (L_cache - 1) × 256 in bf16 = 1,024 B, padded to one 64-token attention block of 512 B a token
+    # (16 before 0.34)
+    assert vllm_state_bytes(spec, Precision.BF16) == 2 * 64 * 512
 
 
 def test_falcon_h1_keeps_attention_and_a_mamba_state_in_every_layer():
@@ -1303,7 +1312,7 @@ def test_minicpm3_keeps_its_latent_in_transformers_and_k_and_v_per_head_in_vllm_
     spec = from_hf_config(config)
     assert spec.mla.v_head_dim == 64 and spec.mla_per_head and spec.mla.latent_width == 144
     assert _kv(config, "transformers", seq="7") == 8_064 == 4 * 7 * 144 * 2
-    assert _kv(config, "vllm", seq="7") == 4 * 16 * 2 * 12 * 64 * 2  # one 16-token block
+    assert _kv(config, "vllm", seq="7") == 4 * 64 * 2 * 12 * 64 * 2  # one 64-token block (vLLM 0.34 on CUDA)
     assert _kv(config, "llamacpp", seq="7") == 4 * 256 * 12 * (64 + 64) * 2  # 256 cells
     direct = from_hf_config({**config, "q_lora_rank": None})  # q_proj from the input: 73,905,984 in transformers
     h = 768  # q_a (biased), its norm and q_b against q_proj

@@ -23,7 +23,7 @@ from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.vision import GLM, Vision, _smart_resize, encoder_peak, image_patches, image_tokens
 from ..parallel.layout import Layout, default_layout
-from ..sources.gpus import GpuKind
+from ..sources.gpus import GpuKind, GpuSpec
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
 
@@ -32,7 +32,18 @@ from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refu
 # GteModel/GteNewModel); CamemBERT, ELECTRA, DistilBERT, DeBERTa-v2 and the rest have no class there
 VLLM_ENCODERS = frozenset({"bert", "roberta", "xlm-roberta", "modernbert", "nomic_bert", "gte"})
 
-VLLM_BLOCK_TOKENS = 16  # KV block size (vllm/config/cache.py, 0.33 and earlier; 0.34 moved to 64)
+# vLLM's KV block, in tokens. 0.33 and earlier: 16. 0.34: CacheConfig.DEFAULT_BLOCK_SIZE = 64 (config/cache.py:185),
+# then Platform.update_block_size_for_backend (platforms/interface.py:760-800) takes the attention backend's
+# preference (`vllm_block_tokens`), and on a hybrid `_align_hybrid_block_size` (:950-1130) enlarges it
+VLLM_BLOCK_TOKENS = 64
+VLLM_ROCM_ATTN_BLOCK = 16  # ROCM_ATTN.get_preferred_block_size (v1/attention/backends/rocm_attn.py:166-172)
+VLLM_INDEXED_V4_BLOCK = 256  # DeepSeek-V4: its indexer backend takes 256 only (mla/indexer.py:306-308)
+VLLM_MLA_HYBRID_ALIGN = 128  # an MLA hybrid's block is a multiple of 128 (platforms/interface.py:1095-1100)
+# ROCM_ATTN's head sizes (rocm_attn.py get_supported_head_sizes); it has no sinks (supports_sink False)
+VLLM_ROCM_ATTN_HEADS = frozenset({32, 64, 80, 96, 128, 160, 192, 224, 256})
+# gfx1100 and gfx1201 cards, on which vLLM tries TRITON_ATTN before ROCM_ATTN (platforms/rocm.py:766-780)
+VLLM_ROCM_TRITON_FIRST = frozenset({"rx-7900-xt", "rx-7900-xtx", "radeon-pro-w7900", "rx-9070", "rx-9070-xt",
+                                    "radeon-ai-pro-r9700"})
 VLLM_SAMPLER_BYTES = 32  # peak ≈ 32 B × max_num_seqs × vocab + ~1 GiB: fitted to V1 logs (engines.md §2a)
 VLLM_PEAK_BASE = 1 * GIB  # the ~0.9-1.2 GiB the same fit leaves after the sampler term
 VLLM_MM_LIMIT = 999  # MultiModalConfig.get_limit_per_prompt: a modality --limit-mm-per-prompt does not name
@@ -152,9 +163,40 @@ def vllm_batched_tokens(workload: Workload) -> int:
     return min((workload.max_num_seqs or seqs) * workload.seq, budget)
 
 
-def vllm_kv_tokens(seq: int) -> int:
-    """Tokens of KV vLLM allocates for one sequence: whole 16-token blocks."""
-    return math.ceil(seq / VLLM_BLOCK_TOKENS) * VLLM_BLOCK_TOKENS
+def vllm_block_tokens(spec: ModelSpec, gpu: GpuSpec | None = None) -> int:
+    """The KV block vLLM 0.34 picks for `spec` on `gpu` (None: a CUDA card), before a hybrid's alignment
+    (`vllm_hybrid_block_tokens`). The default 64 stands unless the first attention backend of the platform's list
+    declines it (platforms/interface.py:773-790; one backend: its get_preferred_block_size, v1/attention/backend.py
+    :158-166, which keeps 64 when a supported size divides it). CUDA (platforms/cuda.py:81-182): FLASH_ATTN first
+    (MultipleOf(16), flash_attn.py:357-379), FLASHINFER on SM100 ([16, 32, 64], flashinfer.py:587-606); MLA:
+    FLASHINFER_MLA on SM100 ([32, 64]), FLASH_ATTN_MLA on SM90, TRITON_MLA elsewhere (MultipleOf(16)): 64 on every
+    card. DeepSeek-V4 mixes backends and its indexer takes 256 only, the smallest size all of them accept
+    (interface.py:735-757). ROCm, AITER off by default (platforms/rocm.py:536-576): ROCM_ATTN first, which prefers 16,
+    unless the model has sinks or a head size it lacks, or the card is gfx1100/gfx1201 (TRITON_ATTN first), or the
+    model is MLA (TRITON_MLA): 64."""
+    if spec.compressed is not None:
+        return VLLM_INDEXED_V4_BLOCK
+    if gpu is None or gpu.slug in VLLM_ROCM_TRITON_FIRST or (spec.mla is not None and not spec.mla_per_head):
+        return VLLM_BLOCK_TOKENS
+    from ..speed.hardware import Platform, platform_of  # here: speed imports this module
+
+    if platform_of(gpu) is not Platform.ROCM or spec.sinks or spec.sliding_sinks:
+        return VLLM_BLOCK_TOKENS
+    heads = {spec.mla.qk_nope_head_dim + spec.mla.qk_rope_head_dim} if spec.mla is not None else {
+        spec.head_dim_of(kind) for kind, _ in spec.kind_counts() if kind.caches_tokens}
+    return VLLM_ROCM_ATTN_BLOCK if heads <= VLLM_ROCM_ATTN_HEADS else VLLM_BLOCK_TOKENS
+
+
+def vllm_kv_block(spec: ModelSpec, kv_precision: Precision, gpu: GpuSpec | None = None) -> int:
+    """The tokens of one attention block of `spec` in vLLM 0.34: the hybrid block on a hybrid, else
+    `vllm_block_tokens`."""
+    return vllm_hybrid_block_tokens(spec, kv_precision, gpu) or vllm_block_tokens(spec, gpu)
+
+
+def vllm_kv_tokens(seq: int, block: int = VLLM_BLOCK_TOKENS) -> int:
+    """Tokens of KV vLLM allocates for one sequence: whole blocks (FullAttentionSpec.max_memory_usage_bytes,
+    cdiv(max_model_len, block_size) pages)."""
+    return math.ceil(seq / block) * block
 
 
 # a weight format -> vLLM's --quantization method
@@ -170,20 +212,20 @@ class VllmPool:
     max_concurrency: float  # sequences of the chosen length at once
 
 
-def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
-    """One KV block: 16 tokens of every attention layer."""
+def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision, block: int = VLLM_BLOCK_TOKENS) -> int:
+    """One KV block: `block` tokens of every attention layer."""
     per_token = sum(spec.cached_layers(kind) * spec.kv_width(kind, vllm=True) for kind, _ in spec.kind_counts()
                     if kind.caches_tokens)
-    return (kv_precision.bytes_for(per_token * VLLM_BLOCK_TOKENS)
-            + spec.indexer_bytes(VLLM_BLOCK_TOKENS, 2, fp8_packed=True))
+    return kv_precision.bytes_for(per_token * block) + spec.indexer_bytes(block, 2, fp8_packed=True)
 
 
-def vllm_hybrid_block_tokens(spec: ModelSpec, kv_precision: Precision) -> int:
+def vllm_hybrid_block_tokens(spec: ModelSpec, kv_precision: Precision, gpu: GpuSpec | None = None) -> int:
     """The tokens of vLLM's block on a model with recurrent layers beside attention layers, 0 on any other: every
-    page is made one size, so the attention block grows to B = 16 · ceil(state / (16 · A)) tokens, A an attention
-    layer's bytes per token and `state` the largest recurrent page (vllm/platforms/interface.py
-    `_align_hybrid_block_size`, 0.34: there the rounding unit is the block size before alignment, 64 since 0.34).
-    The prefix cache hashes blocks of B tokens, and with prefix caching the Mamba block is B too."""
+    page is made one size, so the attention block grows to B = u · ceil(state / (u · A)) tokens, A an attention
+    layer's bytes per token, `state` the largest recurrent page and u the block before alignment
+    (`vllm_block_tokens`: 64 on CUDA, 16 under ROCM_ATTN), at least 128 on an MLA model (vLLM 0.34
+    platforms/interface.py `_align_hybrid_block_size`, :1078-1113; 0.33 and earlier rounded by 16). The prefix
+    cache hashes blocks of B tokens, and with prefix caching the Mamba block is B too."""
     attention = [kind for kind, _ in spec.kind_counts() if kind.caches_tokens]
     recurrent = spec.recurrent_counts()
     if not attention or not recurrent:
@@ -192,7 +234,10 @@ def vllm_hybrid_block_tokens(spec: ModelSpec, kv_precision: Precision) -> int:
     if not per_token:
         return 0
     state = max(_state_page(spec, kind) for kind, _ in recurrent)
-    return VLLM_BLOCK_TOKENS * math.ceil(state / (VLLM_BLOCK_TOKENS * per_token))
+    unit = vllm_block_tokens(spec, gpu)
+    if spec.mla is not None and not spec.mla_per_head:
+        unit = max(unit, VLLM_MLA_HYBRID_ALIGN)
+    return unit * math.ceil(state / (unit * per_token))
 
 
 def _state_page(spec: ModelSpec, kind: AttentionKind) -> int:
@@ -201,13 +246,13 @@ def _state_page(spec: ModelSpec, kind: AttentionKind) -> int:
     return spec.state_bytes_of(kind, 2, trim=1, state_e=state_e)
 
 
-def vllm_state_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
+def vllm_state_bytes(spec: ModelSpec, kv_precision: Precision, gpu: GpuSpec | None = None) -> int:
     """What the recurrent layers keep for one sequence (vllm/model_executor/layers/mamba/mamba_utils.py,
     vllm 0.19): the convolution's last conv_kernel - 1 tokens in the model's dtype and the state in
     mamba_ssm_cache_dtype (Gated DeltaNet: fp32; Mamba-2: the config's, else 16-bit), one page per layer.
     Beside attention layers vLLM makes every page one size (HybridAttentionMambaModelConfig): each state's page
     is padded to B · A, an attention layer's block of `vllm_hybrid_block_tokens` B."""
-    block = vllm_hybrid_block_tokens(spec, kv_precision)
+    block = vllm_hybrid_block_tokens(spec, kv_precision, gpu)
     if block:
         attention = next(kind for kind, _ in spec.kind_counts() if kind.caches_tokens)
         page = block * kv_precision.bytes_for(spec.kv_width(attention, vllm=True))
@@ -216,17 +261,19 @@ def vllm_state_bytes(spec: ModelSpec, kv_precision: Precision) -> int:
 
 
 def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utilization: float, non_kv: int,
-              seq: int) -> VllmPool:
+              seq: int, gpu: GpuSpec | None = None) -> VllmPool:
     """The KV pool = utilization × card − weights − activation peak − non-torch − CUDA graphs.
-    Tokens: whole 16-token blocks of every attention layer; maximum concurrency: the pool over
+    Tokens: whole blocks (`vllm_kv_block`) of every attention layer; maximum concurrency: the pool over
     what one sequence of `seq` tokens needs (windows capped), as vLLM logs it."""
     claimed = int(gpu_bytes * utilization)
     pool = max(0, claimed - non_kv)
-    per_block = vllm_block_bytes(spec, kv_precision)
-    tokens = pool // per_block * VLLM_BLOCK_TOKENS if per_block else 0
-    per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(vllm_kv_tokens(seq), vllm=True))
-                    + vllm_state_bytes(spec, kv_precision)
-                    + spec.indexer_bytes(vllm_kv_tokens(seq), 2, fp8_packed=True))
+    block = vllm_kv_block(spec, kv_precision, gpu)
+    per_block = vllm_block_bytes(spec, kv_precision, block)
+    tokens = pool // per_block * block if per_block else 0
+    kept = vllm_kv_tokens(seq, block)
+    per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(kept, vllm=True))
+                    + vllm_state_bytes(spec, kv_precision, gpu)
+                    + spec.indexer_bytes(kept, 2, fp8_packed=True))
     concurrency = pool / per_sequence if per_sequence else math.inf
     return VllmPool(claimed_bytes=claimed, kv_pool_bytes=pool, kv_tokens=tokens, max_concurrency=concurrency)
 
@@ -279,8 +326,8 @@ class VllmFacts:
 
 def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
     """The KV-cache row: what the requested sequences need, and the pool vLLM builds (on each GPU of a layout)."""
-    tokens, pool = vllm_kv_tokens(workload.seq), facts.pool
-    numbers = dict(batch=workload.batch, tokens=f"{tokens:,}", bytes=format_binary(kv),
+    tokens, pool = vllm_kv_tokens(workload.seq, facts.block_tokens), facts.pool
+    numbers = dict(batch=workload.batch, tokens=f"{tokens:,}", block=facts.block_tokens, bytes=format_binary(kv),
                    pool=format_binary(pool.kv_pool_bytes), pool_tokens=f"{pool.kv_tokens:,}",
                    concurrency=f"{pool.max_concurrency:.2f}", seq=f"{workload.seq:,}")
     if not workload.model.attends:  # Mamba alone: a state per sequence, whatever its length; no tokens to count
@@ -448,9 +495,10 @@ class Vllm:
                                                                    overhead=held))
         seqs = workload.max_num_seqs or default_seqs
         kv_precision = workload.effective_kv_precision
-        tokens = vllm_kv_tokens(workload.seq)
+        block = vllm_kv_block(model, kv_precision, workload.gpu)
+        tokens = vllm_kv_tokens(workload.seq, block)
         kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens, vllm=True))
-                               + vllm_state_bytes(model, kv_precision)
+                               + vllm_state_bytes(model, kv_precision, workload.gpu)
                                + model.indexer_bytes(tokens, 2, fp8_packed=True))
         # a pooling model's profiling run pools instead of sampling (GPUModelRunner.profile_run): no sampler term
         pooling = workload.embeds
@@ -464,10 +512,11 @@ class Vllm:
         weights = weights_bytes(workload)
         overhead = workload.overhead_bytes
         pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=workload.gpu_memory_utilization,
-                         non_kv=weights.bytes + peak + overhead, seq=workload.seq)
+                         non_kv=weights.bytes + peak + overhead, seq=workload.seq, gpu=workload.gpu)
         facts = VllmFacts(gpu=workload.gpu.display_name if workload.gpu else None,
                           gpu_memory_utilization=workload.gpu_memory_utilization, pool=pool,
-                          max_num_batched_tokens=batched, max_num_seqs=seqs, max_model_len=workload.seq)
+                          max_num_batched_tokens=batched, max_num_seqs=seqs, block_tokens=block,
+                          max_model_len=workload.seq)
         components = (
             weights,
             no_component("gradients", "gradients.none"),
@@ -499,9 +548,9 @@ class Vllm:
             return RankPool(kv_pool_bytes=facts.pool.kv_pool_bytes, kv_tokens=facts.pool.kv_tokens,
                             max_concurrency=round(facts.pool.max_concurrency, 2))
         pool = max(0, facts.pool.claimed_bytes - sum(v for k, v in components.items() if k != "kv_cache"))
-        block = vllm_block_bytes(workload.model, workload.effective_kv_precision) * kv_share
+        block = vllm_block_bytes(workload.model, workload.effective_kv_precision, facts.block_tokens) * kv_share
         per_sequence = components.get("kv_cache", 0) / max(1, workload.batch)
-        return RankPool(kv_pool_bytes=pool, kv_tokens=int(pool // block) * VLLM_BLOCK_TOKENS if block else 0,
+        return RankPool(kv_pool_bytes=pool, kv_tokens=int(pool // block) * facts.block_tokens if block else 0,
                         max_concurrency=round(pool / per_sequence, 2) if per_sequence else None)
 
     def settings_that_fit(self, workload: Workload, fits: Callable[[Workload], bool]) -> tuple[Phrase, ...]:

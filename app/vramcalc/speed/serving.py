@@ -34,7 +34,7 @@ import functools
 import math
 from collections import Counter, deque
 
-from ..engines.vllm import VLLM_BLOCK_TOKENS, vllm_hybrid_block_tokens
+from ..engines.vllm import vllm_block_tokens, vllm_hybrid_block_tokens
 from ..model.families.decoder.spec import ModelSpec
 from ..model.table import active_param_count, param_count
 from ..workload import Workload
@@ -125,9 +125,6 @@ class _Request:
     state: list[int] | None = None  # a hybrid's recurrent state at its replay boundary: [0, 1 while cached]
 
 
-BLOCK = VLLM_BLOCK_TOKENS  # vLLM's KV block: the prefix cache hashes whole blocks
-
-
 def simulate(workload: Workload, *, requests: int, concurrency: int | None, max_num_seqs: int, budget: int,
              pool_tokens: int) -> Steps:
     """The steps of `requests` requests of workload.prompt/output replayed through the scheduler's rules: all
@@ -152,7 +149,8 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
     # the free queue, head first, in segments [tokens, tokens at first]: a preempted request's holds its prefix
     free: deque[list[int]] = deque([[pool_tokens, pool_tokens]])
     windowed = bool(workload.model.sliding_window or getattr(workload.model, "attention_chunk", 0))
-    hybrid = vllm_hybrid_block_tokens(workload.model, workload.effective_kv_precision)
+    hybrid = vllm_hybrid_block_tokens(workload.model, workload.effective_kv_precision, workload.gpu)
+    block = vllm_block_tokens(workload.model, workload.gpu)  # the prefix cache hashes whole blocks
     cacheless = not hybrid and bool(workload.model.recurrent_counts())  # recurrent layers alone: no prefix cache
     boundary = (prompt - 1) // hybrid * hybrid if hybrid else 0  # where a hybrid's state is kept
     histogram: Counter[int] = Counter()
@@ -202,7 +200,7 @@ def _simulate(workload: Workload, requests: int, concurrency: int | None, max_nu
             return 0
         if hybrid:
             return boundary if request.state and request.state[1] and request.freed[0] >= boundary else 0
-        return min(request.freed[0], request.target - 1) // BLOCK * BLOCK
+        return min(request.freed[0], request.target - 1) // block * block
 
     while waiting or running:
         left, tokens, index, preempted, blocked = budget, 0, 0, False, False

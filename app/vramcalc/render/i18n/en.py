@@ -158,7 +158,8 @@ EN: Mapping[str, str] = {
     "weights.vision_off": "; the vision tower and projector ({params} parameters) left out: text only",
     "llamacpp.mmproj_ram": "; the mmproj in system RAM (--no-mmproj-offload)",
     "vllm.kv": (
-        "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on this card vLLM's pool "
+        "{batch} × {tokens} tokens (whole {block}-token blocks) = {bytes} for the sequences asked; on this card "
+        "vLLM's pool "
         "is {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequence|sequences} of {seq} tokens at once"
     ),
     "vllm.kv_state": (
@@ -168,7 +169,8 @@ EN: Mapping[str, str] = {
     "vllm.this_card": "on this card",
     "vllm.each_gpu": "on each of the {gpus} GPUs ({layout})",
     "vllm.kv_gpus": (
-        "{batch} × {tokens} tokens (whole 16-token blocks) = {bytes} for the sequences asked; on each of the {gpus} "
+        "{batch} × {tokens} tokens (whole {block}-token blocks) = {bytes} for the sequences asked; on each of the "
+        "{gpus} "
         "GPUs ({layout}) vLLM's pool is {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequence|sequences} "
         "of {seq} tokens at once"
     ),

@@ -164,7 +164,8 @@ PT: Mapping[str, str] = {
     "weights.vision_off": "; a torre de visão e o projetor ({params} parâmetros) deixados de fora: só texto",
     "llamacpp.mmproj_ram": "; o mmproj na RAM do sistema (--no-mmproj-offload)",
     "vllm.kv": (
-        "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; nesta "
+        "{batch} × {tokens} tokens (em blocos inteiros de {block} tokens) = {bytes} para as sequências pedidas; "
+        "nesta "
         "placa, o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} {concurrency:sequência|sequências} "
         "de {seq} tokens ao mesmo "
         "tempo"
@@ -176,7 +177,8 @@ PT: Mapping[str, str] = {
     "vllm.this_card": "nesta placa",
     "vllm.each_gpu": "em cada uma das {gpus} GPUs ({layout})",
     "vllm.kv_gpus": (
-        "{batch} × {tokens} tokens (em blocos inteiros de 16 tokens) = {bytes} para as sequências pedidas; em cada uma "
+        "{batch} × {tokens} tokens (em blocos inteiros de {block} tokens) = {bytes} para as sequências pedidas; "
+        "em cada uma "
         "das {gpus} GPUs ({layout}), o pool do vLLM é de {pool}: {pool_tokens} tokens, {concurrency} "
         "{concurrency:sequência|sequências} de "
         "{seq} tokens ao mesmo tempo"
