@@ -111,3 +111,15 @@ def test_vllm_serves_a_vision_model_text_only_with_language_model_only():
     assert code == 0 and "--language-model-only" in line
     code, line = run("--model", "qwen2.5-vl-7b-instruct", "--runtime", "vllm", "--gpu", "h100-sxm-80gb", "--command")
     assert code == 0 and "--language-model-only" not in line
+
+
+def test_vllms_logged_cache_size_is_its_whole_blocks_concurrency_times_the_length():
+    """vLLM 0.34 logs int(num_blocks / blocks per request × max_model_len) (kv_cache_utils.get_kv_cache_capacity),
+    which for a hybrid model is not the attention blocks' tokens: Qwen3.5-27B at 32,768 tokens on an H100 printed
+    178,880 where its concurrency, 5.02, gives about 164,500."""
+    plan = ("--model", "qwen3.5-27b", "--runtime", "vllm", "--gpu", "h100-sxm-80gb", "--seq", "32768")
+    runtime = json.loads(run(*plan, "--json")[1])["runtime"]
+    logged = int(next(line for line in run(*plan, "--command")[1].splitlines() if "GPU KV cache size" in line)
+                 .split(": ")[1].split()[0].replace(",", ""))
+    assert logged < runtime["kv_tokens"]
+    assert abs(logged / 32_768 - runtime["max_concurrency"]) < 0.03  # within one block's share of the pool

@@ -210,6 +210,7 @@ class VllmPool:
     kv_pool_bytes: int
     kv_tokens: int  # tokens the pool holds
     max_concurrency: float  # sequences of the chosen length at once
+    logged_tokens: int = 0  # what 0.34 logs as its "GPU KV cache size": whole blocks' concurrency × max_model_len
 
 
 def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision, block: int = VLLM_BLOCK_TOKENS) -> int:
@@ -275,7 +276,10 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
                     + vllm_state_bytes(spec, kv_precision, gpu)
                     + spec.indexer_bytes(kept, 2, fp8_packed=True))
     concurrency = pool / per_sequence if per_sequence else math.inf
-    return VllmPool(claimed_bytes=claimed, kv_pool_bytes=pool, kv_tokens=tokens, max_concurrency=concurrency)
+    # vLLM logs int(num_blocks / blocks per request × max_model_len) (kv_cache_utils.get_kv_cache_capacity)
+    logged = int((pool // per_block * per_block) / per_sequence * seq) if per_block and per_sequence else tokens
+    return VllmPool(claimed_bytes=claimed, kv_pool_bytes=pool, kv_tokens=tokens, max_concurrency=concurrency,
+                    logged_tokens=logged)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -310,7 +314,7 @@ class VllmFacts:
                          f"cache is needed, which is larger than the available KV cache memory ({available}).")
             return tuple(lines)
         if pool.kv_tokens:
-            lines.append(f"GPU KV cache size: {pool.kv_tokens:,} tokens")
+            lines.append(f"GPU KV cache size: {pool.logged_tokens or pool.kv_tokens:,} tokens")
         if math.isfinite(pool.max_concurrency):
             lines.append(f"Maximum concurrency for {self.max_model_len:,} tokens per request: "
                          f"{pool.max_concurrency:.2f}x")
