@@ -137,6 +137,7 @@ def json_names() -> dict[str, set[str]]:
         found.setdefault(where, set()).update(mapping)
 
     documents = (_breakdown_json(), _breakdown_json(runtime="vllm"), _breakdown_json(runtime="llamacpp"),
+                 _breakdown_json(runtime="vllm", kv_precision="fp8"),  # the T4's row: refused
                  _breakdown_json(mode="training", gpus="2"), _breakdown_json(mode="training", objective="dpo"),
                  _breakdown_json(mode="training", objective="kto", batch="2"),
                  _breakdown_json(mode="training", objective="orpo"),

@@ -257,9 +257,10 @@ def to_table(breakdown: Breakdown, fits: Sequence[GpuFit]) -> str:
     lines += ["", f"{'GPU':<{width}}{'usable GiB':>11}{'one GPU':>9}{'needed':>8}  verdict"]
     for fit in fits:
         needed = "-" if fit.count is None else str(fit.count)
+        used = "-" if fit.refused else f"{fit.utilization:.0%}"
         lines.append(
-            f"{fit.gpu.display_name:<{width}} {fit.gpu.usable_bytes / 2**30:>10.2f} {fit.utilization:>8.0%} {needed:>7}"
-            f"  {fit.verdict.value}"
+            f"{fit.gpu.display_name:<{width}} {fit.gpu.usable_bytes / 2**30:>10.2f} {used:>8} {needed:>7}"
+            f"  {'cannot run: ' + fit.refused if fit.refused else fit.verdict.value}"
         )
     runtime = {key: value for key, value in breakdown.runtime.items() if key != "name"}
     if runtime:

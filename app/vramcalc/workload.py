@@ -45,6 +45,9 @@ class Workload:
     model: ModelSpec
     mode: Mode = Mode.INFERENCE
     precision: Precision | WeightFormat = Precision.BF16  # nominal (first version) or a real format
+    # the format asked, where the engine runs another on this card (engines/cards.py: transformers dequantises FP8
+    # weights to bf16 before compute capability 8.9); None: `precision` is the one asked
+    asked_precision: Precision | WeightFormat | None = None
     group_size: int = DEFAULT_GROUP_SIZE
     kv_precision: Precision | None = None  # None: follow the weights
     batch: int = 1

@@ -7,6 +7,7 @@ from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
 from ..engines import engine_for
+from ..engines.cards import fallback_rule
 from ..engines.vllm import VLLM_NO_FP16
 from ..formats.weights import native_format_phrase
 from ..memory.activations import compiled, largest_layer_saved, old_bitsandbytes, saved_per_token
@@ -53,6 +54,12 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
         as_published = workload.precision.value in ("native", "mxfp4_moe")
         notes.append(phrase("note.native_format_used" if as_published else "note.native_format",
                             format=native_format_phrase(model.native_format)))
+    fallback = fallback_rule(workload)
+    if fallback is not None and workload.asked_precision is not None:
+        gpus = workload.cards or ((workload.gpu,) if workload.gpu else ())
+        card = next((gpu for gpu in gpus if not fallback.runs(gpu)), workload.gpu)
+        notes.append(phrase(fallback.note, gpu=card.display_name if card else "", format=fallback.family.upper(),
+                            capability=card.compute_capability if card and card.compute_capability else "MPS"))
     if isinstance(workload.precision, Precision) and not workload.precision.is_float:
         notes.append(phrase("note.quantised", precision=workload.precision.value, bits=workload.precision.bits))
     if workload.gpu is not None and not workload.gpu.bf16 and uses_bf16(workload):

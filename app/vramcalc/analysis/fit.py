@@ -10,6 +10,7 @@ import enum
 
 from ..core.errors import ValidationError
 from ..engines import engine_for
+from ..engines.cards import on_card
 from ..engines.ollama import searched
 from ..memory.components import Breakdown
 from ..sources.gpus import GpuSpec, table_gpus
@@ -31,9 +32,12 @@ class GpuFit:
     gpu: GpuSpec
     utilization: float  # total / usable memory of one GPU
     count: int | None  # GPUs needed; None when even the overhead alone does not fit one
+    refused: str | None = None  # why the engine cannot run this format on this card (engines/cards.py); count None
 
     @property
     def verdict(self) -> Verdict:
+        if self.refused is not None:
+            return Verdict.DOES_NOT_FIT
         if self.utilization <= TIGHT_RATIO:
             return Verdict.FITS
         if self.utilization <= 1.0:
@@ -119,17 +123,30 @@ def with_shared_memory(gpu: GpuSpec, device: float, ram: int) -> float:
 
 def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     """Each listed card: how full one is, how many of that kind it takes (never the user's mixed cards), for the
-    model as the searches take it (Ollama's: whole, not as llama-server fitted it to the form's card)."""
+    model as the searches take it (Ollama's: whole, not as llama-server fitted it to the form's card), in the
+    format the engine runs on that card (engines/cards.py: refused there, or another one it falls back to)."""
     whole = searched(breakdown.workload)
     if whole is not breakdown.workload:
         breakdown = estimate(whole)
     if breakdown.workload.cards:
         breakdown = dataclasses.replace(breakdown, workload=breakdown.workload.but(cards=()))
-    total = breakdown.total_bytes
-    ranks: dict[int, PerGpu | None] = {}  # the most loaded GPU by count, the same for every card
+    form = breakdown
+    # by the format run (the form's, the asked one, a fallback): its breakdown and its most loaded GPU by count,
+    # the same for every card that runs that format
+    runs: dict[tuple[object, object], tuple[Breakdown, dict[int, PerGpu | None]]] = {}
     fits = []
-    ram = breakdown.host_bytes
     for gpu in table_gpus().values():
+        try:
+            run = on_card(form.workload, gpu)
+        except ValidationError as error:
+            fits.append(GpuFit(gpu=gpu, utilization=0.0, count=None, refused=str(error)))
+            continue
+        key = (run.precision, run.asked_precision)
+        if key not in runs:
+            same = key == (form.workload.precision, form.workload.asked_precision)
+            runs[key] = (form if same else estimate(run), {})
+        breakdown, ranks = runs[key]
+        total, ram = breakdown.total_bytes, breakdown.host_bytes
         shift = own_overhead(breakdown, gpu)  # each GPU holds one overhead: the card's, less the form's
         used = (total + shift) / gpu.usable_bytes
         fill = shared_fill(gpu, total + shift, ram)  # a Mac's or unified PC's one memory also holds system RAM's

@@ -20,6 +20,7 @@ from ..core.choices import GENERATING, GGUF_RUNTIMES, Objective, Runtime
 from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..engines import engine_for
+from ..engines.cards import on_card
 from ..engines.layouts import resolve_layout, seq_step
 from ..engines.ollama import context_key, num_ctx, searched
 from ..formats.weights import NATIVE
@@ -304,14 +305,18 @@ def _weights_size(workload: Workload) -> int:
 
 
 def best_format(workload: Workload, target: Target) -> str | None:
-    """The weight format with the most bits, among those this engine runs and the workload can take
-    (training: fp32, fp16 or bf16, or nf4 under LoRA), at which the workload fits; the current format
-    when it fits and none of those with more bits does (it may be none of the ladder's: fp32, nf4-dq)."""
+    """The weight format with the most bits, among those this engine runs on the target's card and the workload
+    can take (training: fp32, fp16 or bf16, or nf4 under LoRA), at which the workload fits; the current format
+    when it fits and none of those with more bits does (it may be none of the ladder's: fp32, nf4-dq). A format
+    the engine would run as another on that card (transformers' FP8 before compute capability 8.9: bf16) is
+    not proposed: it holds no more than the one it runs as."""
     current = _weights_size(workload) if fits(workload, target) else None
     for name in weight_ladder(workload):
         try:
-            candidate = workload.but(precision=as_run(workload, parse_precision(name)))  # as loaded
+            candidate = workload.but(precision=as_run(workload, parse_precision(name)), asked_precision=None)
             check_consistency(candidate)  # a format this model or mode cannot take (QLoRA's without LoRA)
+            if on_card(candidate, None if target.cards else target.gpu).asked_precision is not None:
+                continue  # the engine would run another format there (engines/cards.py)
             if current is not None and _weights_size(candidate) < current:
                 return workload.precision.value  # what remains has fewer bits than the current format
             if fits(candidate, target):
@@ -335,6 +340,10 @@ def best_kv_format(workload: Workload, target: Target) -> str | None:
         if current is not None and precision.bits < current.bits:
             return current.value
         candidate = workload.but(kv_precision=precision, kv_precision_k=None, kv_precision_v=None)
+        try:
+            on_card(candidate, None if target.cards else target.gpu)
+        except ValidationError:  # a cache format the engine cannot keep on this card (vLLM's FP8 before 8.0)
+            continue
         if fits(candidate, target):
             return precision.value
     return None if current is None else current.value

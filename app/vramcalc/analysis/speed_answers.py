@@ -14,6 +14,7 @@ from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..core.search import first_true, last_true
 from ..engines import engine_for
+from ..engines.cards import on_card
 from ..engines.llamacpp_fit import FitPlan, llamacpp_fit
 from ..engines.llamacpp_fit_gpus import free_on, llamacpp_fit_gpus
 from ..engines.ollama import LLAMA_SERVER, num_ctx, searched, version_of
@@ -166,6 +167,7 @@ def cheapest_card(workload: Workload, target: Target, machine: Machine) -> tuple
         candidate = Target(gpu=card, count=target.count)
         moved = workload.but(gpu=card, overhead_bytes=overhead_on(workload, card))  # the card's own overhead
         try:
+            moved = on_card(moved, card)  # refused there, or the format the engine falls back to (engines/cards.py)
             if not fits(moved, candidate):
                 continue
             rate = throughput(estimate(moved), card, target.count, machine)

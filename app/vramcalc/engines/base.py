@@ -25,6 +25,7 @@ from ..parallel.layout import Layout
 from ..sources.gpu_overhead import card_overhead
 from ..sources.gpus import GpuSpec
 from ..workload import DEFAULT_OVERHEAD_BYTES, Workload
+from .cards import CardRule
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,6 +71,11 @@ class Engine(Protocol):
     @property
     def weight_ladder(self) -> tuple[str, ...]:
         """Its weight formats from the most precise down: what "the most precise weights that fit" tries."""
+        ...
+
+    @property
+    def card_rules(self) -> tuple[CardRule, ...]:
+        """The formats some cards cannot run on it, and what it does there (engines/cards.py)."""
         ...
 
     @property

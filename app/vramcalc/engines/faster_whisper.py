@@ -26,6 +26,7 @@ from ..parallel.layout import Layout
 from ..sources.gpus import GpuKind
 from ..workload import Workload
 from .base import EngineBreakdown, NoPool, pytorch_overhead, refuse_training
+from .cards import CardRule
 
 BEST_OF = 5  # transcribe(best_of=5): the temperature fallback samples 5 hypotheses (num_hypotheses)
 MAX_LENGTH = 448  # WhisperModel.max_length: the prompt and the tokens written, per window
@@ -159,6 +160,7 @@ class FasterWhisper(NoPool):
     kv_formats: tuple[Precision, ...] = ()
     weight_ladder = ("fp16", "int8")
     kv_ladder = (Precision.FP16,)
+    card_rules: tuple[CardRule, ...] = ()  # every format it offers runs on every card it runs on
     batch_key = "batch"
     max_batch: int | None = None
     rank_overhead_bytes = 0

@@ -43,6 +43,7 @@ from ..sources.gpus import GpuKind, GpuSpec
 from ..sources.hf_config import MAX_LAYERS
 from ..workload import Workload
 from .base import EngineBreakdown, NoPool, check_kv_formats, refuse_training
+from .cards import CardRule
 from .llamacpp_overrides import Overrides, device_of, layer_devices, overrides_text, parse_overrides
 
 LLAMACPP_PAD = 256  # n_ctx and the sliding-window cache round up to 256 cells (llama-context.cpp)
@@ -805,6 +806,8 @@ class LlamaCpp(NoPool):
     weight_ladder = ("f16", "q8_0", "q6_k", "q5_k_m", "q5_k_s", "q4_k_m", "q4_k_s", "iq4_xs", "q3_k_l", "q3_k_m",
                      "iq3_m", "q3_k_s", "iq3_xxs", "q2_k", "iq2_m", "iq2_xs", "iq2_xxs", "iq1_m")
     kv_ladder = (Precision.FP16, Precision.Q8_0, Precision.Q5_1, Precision.Q4_0)
+    # ggml's CUDA, ROCm, Metal and Vulkan backends run every GGUF type and cache type on every card listed
+    card_rules: tuple[CardRule, ...] = ()
     batch_key = "parallel"  # its sequences are --parallel slots
     max_batch: int | None = MAX_PARALLEL
     rank_overhead_bytes = 0

@@ -24,6 +24,7 @@ from ..parallel.layout import Layout
 from ..sources.gpus import GpuKind
 from ..workload import Workload
 from .base import EngineBreakdown, NoPool, pytorch_overhead, refuse_training
+from .cards import CardRule
 
 TEI_MAX_BATCH_TOKENS = 16384  # router/src/main.rs:73, --max-batch-tokens
 # backends/candle/src/lib.rs `enum Config`: the model_type values it reads ("new" is GTE's alias)
@@ -148,6 +149,7 @@ class Tei(NoPool):
     kv_formats: tuple[Precision, ...] = ()
     weight_ladder = ("fp16",)
     kv_ladder = (Precision.FP16,)
+    card_rules: tuple[CardRule, ...] = ()  # every format it offers runs on every card it runs on
     batch_key = "batch"
     max_batch: int | None = None
     rank_overhead_bytes = 0

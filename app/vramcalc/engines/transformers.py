@@ -53,6 +53,7 @@ from ..training.offload import Offloaded
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
 from ..workload import Workload
 from .base import EngineBreakdown, NoPool, check_kv_formats, pytorch_overhead, refuse_gguf, run_as_published
+from .cards import CardRule, capability_at_least
 
 
 def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str,
@@ -339,6 +340,22 @@ def prefill_window(workload: Workload) -> Component:
                                                                                   bytes=format_binary(window)))
 
 
+# transformers 5.23's quantizers (quantizers/quantizer_*.py validate_environment): FP8 weights dequantised to bf16
+# before compute capability 8.9 and off CUDA/XPU (a Mac's MPS); MXFP4 likewise before 7.5 and on MPS (and where
+# triton or the `kernels` package is missing, which this answer assumes present); NVFP4 quantised on Blackwell
+# only (a published NVFP4 checkpoint it refuses on any card: "not supported yet").
+TRANSFORMERS_CARD_RULES = (
+    CardRule("precision", "fp8", capability_at_least(8, 9), "compute capability 8.9 and later (Ada, Hopper, "
+             "Blackwell)", "quantizer_finegrained_fp8.py", fallback=Precision.BF16, note="note.dequantised_fp8"),
+    CardRule("precision", "mxfp4", capability_at_least(7, 5), "compute capability 7.5 and later (T4 and every later "
+             "NVIDIA card), AMD's and the CPU", "quantizer_mxfp4.py", fallback=Precision.BF16,
+             note="note.dequantised_mxfp4"),
+    CardRule("precision", "nvfp4", capability_at_least(10, 0), "compute capability 10.0 and later (Blackwell: B200, "
+             "RTX 50, RTX PRO 6000, DGX Spark)", "quantizers/quantizer_nvfp4.py: \"NVFP4 requires Blackwell (sm100+) "
+             "block-scaled tensor cores\", and a CUDA GPU"),
+)
+
+
 class Transformers(NoPool):
     """Hugging Face transformers: `generate()` for inference, the Trainer (with peft) for training."""
 
@@ -348,6 +365,7 @@ class Transformers(NoPool):
                   Precision.INT2)  # int8/int4/int2: nominal bits (the first version's meaning)
     weight_ladder = ("bf16", "bnb-int8", "nf4")
     kv_ladder = (Precision.BF16, Precision.INT8, Precision.INT4)
+    card_rules = TRANSFORMERS_CARD_RULES
     batch_key = "batch"
     max_batch: int | None = None  # the request's own limit
     rank_overhead_bytes = 0

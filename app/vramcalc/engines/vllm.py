@@ -26,6 +26,7 @@ from ..parallel.layout import Layout, default_layout
 from ..sources.gpus import GpuKind, GpuSpec
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
+from .cards import CardRule, capability_at_least
 
 # the encoder families vLLM 0.34's registry builds (models/registry.py _EMBEDDING_MODELS and _CROSS_ENCODER_MODELS:
 # BertModel, RobertaModel and XLMRobertaModel with their *ForSequenceClassification, ModernBert*, NomicBertModel,
@@ -197,6 +198,20 @@ def vllm_kv_tokens(seq: int, block: int = VLLM_BLOCK_TOKENS) -> int:
     """Tokens of KV vLLM allocates for one sequence: whole blocks (FullAttentionSpec.max_memory_usage_bytes,
     cdiv(max_model_len, block_size) pages)."""
     return math.ceil(seq / block) * block
+
+
+# What vLLM 0.34 cannot run before compute capability 8.0 (Turing, the T4). FP8, NVFP4, AWQ and GPTQ weights run
+# there: Marlin's weight-only kernels from 7.5 (Fp8Config, ModelOptNvFp4Config and AutoAWQConfig need 75,
+# AutoGPTQConfig 60; quantization/utils/marlin_utils.py query_marlin_supported_quant_types, marlin_utils_fp8.py).
+VLLM_CARD_RULES = (
+    CardRule("precision", "mxfp4", capability_at_least(8, 0), "compute capability 8.0 and later (A100, A10G, RTX 30 "
+             "and every later NVIDIA card) and AMD's", "Mxfp4Config.get_min_capability() is 80, and "
+             "config/vllm.py _get_quantization_config stops below it"),
+    CardRule("kv_precision", "fp8", capability_at_least(8, 0, nvidia_only=True), "compute capability 8.0 and later "
+             "(FlashInfer on Ampere, FlashAttention 3 on Hopper, Triton from 8.9) and AMD's", "FlashAttention and "
+             "FlashInfer need 8.0, the Triton backend refuses an FP8 cache before 8.9 (v1/attention/backends/"
+             "triton_attn.py: native fp8e4nv) and FlexAttention has none"),
+)
 
 
 # a weight format -> vLLM's --quantization method
@@ -392,6 +407,7 @@ class Vllm:
     kv_formats = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.FP8)
     weight_ladder = ("bf16", "fp8", "gptq-int8", "awq-int4")
     kv_ladder = (Precision.BF16, Precision.FP8)
+    card_rules = VLLM_CARD_RULES
     batch_key = "batch"
     max_batch: int | None = None  # the request's own limit
     rank_overhead_bytes = VLLM_TP_COMMUNICATION

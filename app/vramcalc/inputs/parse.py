@@ -35,6 +35,7 @@ from ..diffusion.run import Request
 from ..diffusion.run import check as check_run
 from ..diffusion.training import Training
 from ..engines import engine_for
+from ..engines.cards import on_card
 from ..engines.layouts import degrees, resolve_layout, seq_step
 from ..engines.llamacpp import split_text
 from ..engines.llamacpp_overrides import overrides_text
@@ -452,7 +453,7 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     # of every field cannot say to mypy short of a TypedDict repeating Workload's fields
     workload = Workload(model=model, **attributes)  # type: ignore[arg-type]
     check_consistency(workload)
-    return workload
+    return on_card(workload)  # refused, or the engine's fallback, where its card cannot run the format
 
 
 def run_format(model: ModelSpec, precision: Precision | WeightFormat, *, runtime: Runtime, training: bool,

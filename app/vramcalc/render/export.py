@@ -50,6 +50,7 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
         "gpus": [
             {"name": fit.gpu.display_name, "memory_bytes": fit.gpu.usable_bytes,
              "utilization": round(fit.utilization, 6), "count": fit.count}
+            | ({"refused": fit.refused} if fit.refused else {})
             for fit in fits
         ],
     } | ({} if speed is None else {

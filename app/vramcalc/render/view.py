@@ -217,11 +217,11 @@ def _gpu_row(fit: GpuFit, *, words: Words) -> GpuRow:
         name=fit.gpu.display_name,
         memory=words.gib(fit.gpu.usable_bytes),
         marketed=words.message("gpus.marketed", marketed=fit.gpu.marketed_memory_gb),
-        utilization=words.localize(f"{fit.utilization:.0%}"),
-        bar_percent=round(min(fit.utilization, 1.0) * 100, 2),
+        utilization="–" if fit.refused else words.localize(f"{fit.utilization:.0%}"),
+        bar_percent=0.0 if fit.refused else round(min(fit.utilization, 1.0) * 100, 2),
         count="–" if fit.count is None else str(fit.count),
         verdict=fit.verdict.value,
-        verdict_text=words.message(f"fit.{fit.verdict.value}"),
+        verdict_text=words.message("fit.cannot_run" if fit.refused else f"fit.{fit.verdict.value}"),
     )
 
 

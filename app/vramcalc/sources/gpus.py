@@ -104,6 +104,10 @@ class GpuSpec:
     compute_source: str | None = None
     # False on NVIDIA cards before compute capability 8.0 (Tesla T4, Turing): no bfloat16 (frameworks run float16)
     bf16: bool = True
+    # NVIDIA's compute capability ("7.5": Turing; NVIDIA's CUDA GPUs list), AMD's LLVM target ("gfx942": ROCm's
+    # GPU specifications, vLLM 0.34 platforms/rocm.py): what the engines' kernel checks read (engines/cards.py)
+    compute_capability: str | None = None
+    gfx: str | None = None
     # Unified-memory PCs: the GPU share in GiB as set (None: the default), the data's default, and its maximum
     gpu_share_gib: float | None = None
     default_gpu_share_gib: float | None = None
@@ -115,6 +119,10 @@ class GpuSpec:
         if (self.interconnect is None) != (self.interconnect_bytes_per_s is None):
             raise ValidationError("interconnect_gb_s", self.interconnect_bytes_per_s,
                                   "a bandwidth exactly when there is an interconnect")
+        if self.compute_capability is not None and not re.fullmatch(r"\d{1,2}\.\d", self.compute_capability):
+            raise ValidationError("compute_capability", self.compute_capability, "major.minor, as 8.9")
+        if self.gfx is not None and not re.fullmatch(r"gfx\d{2,3}[0-9a-f]", self.gfx):
+            raise ValidationError("gfx", self.gfx, "an LLVM AMDGPU target, as gfx942")
         if self.gpu_share_gib is not None:
             _check_gpu_share(self, self.gpu_share_gib)
         if self.wired_limit_mb is not None:
@@ -123,6 +131,19 @@ class GpuSpec:
             _check_macos(self.macos)
             if self.kind is not GpuKind.APPLE:
                 raise ValidationError("macos", self.macos, "only Apple Silicon Macs depend on the macOS version")
+
+    @property
+    def capability(self) -> tuple[int, int] | None:
+        """(major, minor) as torch.cuda.get_device_capability() gives it, which transformers' and vLLM's kernel
+        checks compare: NVIDIA's compute capability; on ROCm the gfx target's digits (gfx942 -> (9, 4), gfx1100 ->
+        (11, 0): vLLM 0.34 platforms/rocm.py _capability_from_gcn_arch). None for a Mac and a typed size."""
+        if self.compute_capability is not None:
+            major, minor = self.compute_capability.split(".")
+            return int(major), int(minor)
+        if self.gfx is not None:
+            digits = re.match(r"gfx(\d+)", self.gfx).group(1)  # type: ignore[union-attr]
+            return (int(digits[0]), int(digits[1])) if len(digits) < 4 else (int(digits[:2]), int(digits[2]))
+        return None
 
     @property
     def usable_bytes(self) -> int:

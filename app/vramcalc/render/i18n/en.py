@@ -385,6 +385,15 @@ EN: Mapping[str, str] = {
         "instability, config/model.py): it loads the model in float32, twice the weights' bytes shown here. Give "
         "precision fp32 to count that."
     ),
+    "note.dequantised_fp8": (
+        "transformers runs {format} weights on compute capability 8.9 and later (Ada, Hopper, Blackwell) only: on the "
+        "{gpu} ({capability}) it dequantises a checkpoint published in FP8 to bf16 as it loads (and keeps a 16-bit one "
+        "unquantised), so the weights are counted at 16 bits here. vLLM keeps FP8 weights on 7.5 and later (Marlin)."
+    ),
+    "note.dequantised_mxfp4": (
+        "transformers runs {format} weights on CUDA (compute capability 7.5 and later), XPU and the CPU only: on the "
+        "{gpu} ({capability}) it dequantises them to bf16 as it loads, so the weights are counted at 16 bits here."
+    ),
     "note.no_bf16": (
         "The {gpu} (compute capability 7.5) has no bfloat16: Unsloth picks float16 there, transformers' Trainer "
         "refuses bf16 training, and vLLM casts a bf16 checkpoint to float16 (Gemma 2 and 3 to float32) and refuses "
@@ -736,6 +745,7 @@ EN: Mapping[str, str] = {
     "fit.fits": "fits",
     "fit.tight": "tight",
     "fit.does not fit": "does not fit",
+    "fit.cannot_run": "cannot run this format",
     "verdict.one": "one {gpu}",
     "verdict.many": "{count} × {gpu} ({layout})",
     "verdict.fits": "Fits on {where}: {used} of {usable} ({share} used).",

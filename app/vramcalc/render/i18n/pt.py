@@ -400,6 +400,16 @@ PT: Mapping[str, str] = {
         "(instabilidade numérica, config/model.py): carrega o modelo em float32, o dobro dos bytes de pesos mostrados "
         "aqui. Escolha a precisão fp32 para contar isso."
     ),
+    "note.dequantised_fp8": (
+        "O transformers só executa pesos {format} em capacidade de computação 8.9 ou superior (Ada, Hopper, "
+        "Blackwell): na {gpu} ({capability}) desquantiza para bf16 ao carregar um checkpoint publicado em FP8 (e deixa "
+        "um de 16 bits sem quantizar), por isso os pesos são contados aqui a 16 bits. O vLLM mantém pesos FP8 a partir "
+        "de 7.5 (Marlin)."
+    ),
+    "note.dequantised_mxfp4": (
+        "O transformers só executa pesos {format} em CUDA (capacidade de computação 7.5 ou superior), XPU e CPU: na "
+        "{gpu} ({capability}) desquantiza-os para bf16 ao carregar, por isso os pesos são contados aqui a 16 bits."
+    ),
     "note.no_bf16": (
         "A {gpu} (capacidade de computação 7.5) não tem bfloat16: o Unsloth escolhe float16 nela, o Trainer do "
         "transformers recusa treino em bf16, e o vLLM converte um checkpoint bf16 para float16 (Gemma 2 e 3 para "
@@ -1188,6 +1198,7 @@ PT: Mapping[str, str] = {
     "fit.fits": "cabe",
     "fit.tight": "no limite",
     "fit.does not fit": "não cabe",
+    "fit.cannot_run": "não executa este formato",
     "verdict.one": "uma {gpu}",
     "verdict.many": "{count} × {gpu} ({layout})",
     "verdict.fits": "Cabe em {where}: {used} de {usable} ({share} em uso).",
