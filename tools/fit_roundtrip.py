@@ -80,10 +80,15 @@ def sample(rng: random.Random) -> dict[str, str]:
             flags["--kv-precision"] = rng.choice(("fp8", "q8_0", "q4_0", "int8"))
     if rng.random() < 0.3:
         flags["--gpus"] = rng.choice(("2", "3", "4", "6", "8", "1024"))
-        if rng.random() < 0.3:
-            flags["--tp"] = rng.choice(("2", "3", "4"))
-        if mode == "training" and rng.random() < 0.3:  # context parallel: sequences in multiples of 2 × cp
-            flags["--cp"] = rng.choice(("2", "4"))
+    # a layout, with --gpus or without (one GPU drops it; the fewest GPUs is searched under it)
+    if rng.random() < 0.15:
+        flags["--tp"] = rng.choice(("2", "3", "4"))
+    if mode == "training" and rng.random() < 0.15:  # context parallel: sequences in multiples of 2 × cp
+        flags["--cp"] = rng.choice(("2", "4"))
+    if mode == "training" and rng.random() < 0.2:
+        flags["--zero"] = rng.choice(("1", "2", "3"))
+        if rng.random() < 0.5:
+            flags["--offload"] = "optimizer"
     if rng.random() < 0.2:
         flags["--images"] = rng.choice(("1", "4"))
     flags["--batch"] = str(rng.choice((1, 1, 2, 4, 8, 32, 1000)))
@@ -116,7 +121,7 @@ def check(flags: dict[str, str], result: dict[str, Any]) -> list[str]:
         if value < limits[key] and fits({**flags, flag: str(more)}) is True:  # at the limit: "at least"
             problems.append(f"{key} {value}: {flag} {more} fits too")
     gpus = result["min_gpus"]
-    if gpus is not None and "--tp" not in flags and "--cp" not in flags:  # one GPU drops a layout's degrees
+    if gpus is not None:  # a layout's counts are multiples of tp × pp × cp: one fewer is refused
         if fits({**flags, "--gpus": str(gpus)}) is not True:
             problems.append(f"min_gpus {gpus}: --gpus {gpus} does not fit (or is refused)")
         if gpus > 1 and fits({**flags, "--gpus": str(gpus - 1)}) is True:

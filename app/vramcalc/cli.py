@@ -32,6 +32,7 @@ from .core.errors import ValidationError
 from .core.option import Kind, Option
 from .diffusion.command import diffusion_main
 from .engines import engine_for
+from .engines.layouts import seq_step
 from .engines.ollama import context_key
 from .formats.file_weights import WeightsGiven
 from .formats.headers import Header, Truncated, read_header, read_safetensors_index
@@ -44,9 +45,17 @@ from .inputs.options import (
     OPTION,
     OPTIONS,
     WEIGHTS,
+    several_gpus_only,
     shown_values,
 )
-from .inputs.parse import parse_capacity_query, parse_config_json, parse_machine, parse_target, parse_workload
+from .inputs.parse import (
+    parse_capacity_query,
+    parse_config_json,
+    parse_machine,
+    parse_target,
+    parse_workload,
+    with_named_layout,
+)
 from .memory.components import Breakdown
 from .render import catalog as catalog_words
 from .render.command import run_lines
@@ -294,8 +303,8 @@ def breakdown_main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
         values, config, weights = _values(args)
-        values = _without_ignored(values)
-        breakdown = estimate(parse_workload(values, config=config, weights=weights))
+        workload, values = _parse_workload(values, config, weights)
+        breakdown = estimate(workload)
         machine = parse_machine(values)
     except ValidationError as error:
         return _usage_error(error)
@@ -410,8 +419,7 @@ def fit_main(argv: Sequence[str]) -> int:
     args = build_parser(target=True).parse_args(argv)
     try:
         values, config, weights = _values(args)
-        values = _without_ignored(values)
-        workload = parse_workload(values, config=config, weights=weights)
+        workload, values = _parse_workload(values, config, weights)
         target = parse_target({key: values[key] for key in ("gpu", "gpus", "wired_limit_mb", "macos")})  # as shown
         breakdown = estimate(workload)
         per_gpu(breakdown, target.count)  # a layout these GPUs cannot run is refused, as the breakdown refuses it
@@ -549,12 +557,33 @@ def _without_ignored(values: Mapping[str, str]) -> dict[str, str]:
     link's, which drops them, are (but for BEYOND_THE_PAGE)."""
     given = {key: value for key, value in values.items() if value not in ("", DEFAULTS.get(key))}
     shown = {**shown_values(given), **{key: given[key] for key in BEYOND_THE_PAGE if key in given}}
+    named = several_gpus_only(values)
     ignored = [f"{OPTION[key].cli_flags[0]} {value}" if not OPTION[key].checkbox else OPTION[key].cli_flags[0]
-               for key, value in given.items() if key in OPTION and shown[key] != value]
+               for key, value in given.items() if key in OPTION and shown[key] != value and key not in named]
     if ignored:
         print(f"vramcalc: note: ignored, as it does not apply to this mode, engine, model or GPU count: "
               f"{', '.join(ignored)}", file=sys.stderr)
     return {**shown_values(values), **{key: values[key] for key in BEYOND_THE_PAGE if key in values}}
+
+
+def _parse_workload(values: Mapping[str, str], config: Mapping[str, object] | None,
+                    weights: WeightsGiven | None) -> tuple[Workload, dict[str, str]]:
+    """The workload `values` name (the flags that do not apply dropped, `_without_ignored`), keeping the layout
+    named for several GPUs that one GPU drops (options.several_gpus_only) for the fewest GPUs' search
+    (Workload.on_gpus); and the values that apply."""
+    shown = _without_ignored(values)
+    workload = parse_workload(shown, config=config, weights=weights)
+    named = several_gpus_only(values)
+    if named:
+        workload = with_named_layout(workload, named)
+        several = workload.on_gpus(2)
+        step = seq_step(several)
+        unsplit = f"; it splits sequences in multiples of {step}, not {several.seq:,}" if several.seq % step else ""
+        flags = ", ".join(OPTION[key].cli_flags[0] if OPTION[key].checkbox else f"{OPTION[key].cli_flags[0]} {value}"
+                          for key, value in named.items())
+        print(f"vramcalc: note: one GPU runs without a layout ({flags}): the fewest GPUs is searched under it, as "
+              f"with --gpus N{unsplit}", file=sys.stderr)
+    return workload, shown
 
 
 def _usage_error(error: ValidationError) -> int:

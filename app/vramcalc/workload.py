@@ -148,6 +148,9 @@ class Workload:
     zero: int | None = None
     fsdp: Fsdp = Fsdp.NONE
     offload: Offload = Offload.NONE
+    # the layout the user named for several GPUs, which one GPU drops (the page hides its fields there): the fewest
+    # GPUs are searched under it (`on_gpus`), as the same options with --gpus N run
+    named_layout: tuple[tuple[str, object], ...] = ()
 
     @property
     def held_bytes(self) -> int:
@@ -257,6 +260,19 @@ class Workload:
         copy = object.__new__(Workload)
         copy.__dict__.update(self.__dict__, **changes)
         return copy
+
+    def on_gpus(self, gpus: int) -> Workload:
+        """The workload as the same options with `gpus` GPUs give it: one GPU drops the layout (kept in
+        `named_layout`), more take back the layout named for them."""
+        if gpus > 1:
+            return self.but(**dict(self.named_layout), named_layout=()) if self.named_layout else self
+        named = tuple((key, getattr(self, key)) for key, unset in LAYOUT_UNSET.items() if getattr(self, key) != unset)
+        return self.but(**LAYOUT_UNSET, named_layout=self.named_layout + named) if named else self
+
+
+LAYOUT_UNSET: dict[str, object] = {"tp": None, "pp": None, "dp": None, "ep": None, "cp": None, "sp": False, "vpp": 1,
+                                   "zero": None, "fsdp": Fsdp.NONE, "offload": Offload.NONE}
+"""The layout's fields as a workload without a layout has them."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -11,6 +11,7 @@ import enum
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.cards import on_card
+from ..engines.layouts import seq_step
 from ..engines.ollama import searched
 from ..memory.components import Breakdown
 from ..sources.gpus import GpuSpec, table_gpus
@@ -50,9 +51,12 @@ MAX_SEARCH_GPUS = 1024
 
 def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = False,
                 ranks: dict[int, PerGpu | None] | None = None, gpu: GpuSpec | None = None) -> int | None:
-    """The fewest GPUs whose most loaded rank fits (None: none up to 1,024). A layout that names
-    every degree has one count; one that leaves dp open grows in steps of tp × pp × cp; without a
-    layout, the mode's default for n = 1, 2, 4, ... and then the smallest n below that fits.
+    """The fewest GPUs whose most loaded rank fits (None: none up to 1,024), each count judged as the same
+    options with --gpus n run (Workload.on_gpus): one GPU without a layout (the page hides its fields), more
+    under the layout the user named (kept in `named_layout` when they named it with one GPU). One GPU first;
+    then a layout that names every degree has one count, one that leaves dp open grows in steps of
+    tp × pp × cp, and without a layout the mode's default for n = 2, 4, ... and then the smallest n below
+    that fits.
     `engine_card`: the card is the one the engine sizes itself on (vLLM's pool must then hold
     the requested sequences too). `ranks` keeps the most loaded GPU per count between calls for
     other cards (fit_all), since it does not depend on the card. `gpu`: a Mac's or unified PC's one memory
@@ -61,11 +65,19 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
     if workload.held_bytes >= usable_bytes:
         return None
     ranks = {} if ranks is None else ranks
+    laid = {1: workload.on_gpus(1), 2: workload.on_gpus(2)}  # one GPU, and more
+    breakdowns = {key: breakdown for key, value in laid.items() if value is workload}
+
+    def on(n: int) -> Breakdown:
+        key = min(n, 2)
+        if key not in breakdowns:
+            breakdowns[key] = estimate(laid[key])
+        return breakdowns[key]
 
     def ok(n: int) -> bool:
         if n not in ranks:
             try:
-                ranks[n] = per_gpu(breakdown, n)
+                ranks[n] = per_gpu(on(n), n)
             except ValidationError:  # a layout n GPUs cannot run
                 ranks[n] = None
         rank = ranks[n]
@@ -73,17 +85,20 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
             return False
         room = usable_bytes
         if gpu is not None and rank.host_bytes:  # what the rank's offloaded states take of a shared memory
-            ram = breakdown.host_bytes
+            ram = on(n).host_bytes
             room -= room_on(gpu, ram) - room_on(gpu, ram + rank.host_bytes)
         return rank.total_bytes <= room and (rank.runs or not engine_card)
 
-    if not workload.layout_given and ok(1):
+    if ok(1):  # one GPU runs without a layout: the fewest whatever the layout named for more
         return 1
+    several = laid[2]
+    if several.seq % seq_step(several):  # a sequence the layout named with one GPU cannot split (check_seq)
+        return None
     step = 1
-    if workload.layout_given:
-        step = (workload.tp or 1) * (workload.pp or 1) * (workload.cp or 1)
-        if workload.dp is not None:
-            return step * workload.dp if ok(step * workload.dp) else None
+    if several.layout_given:
+        step = (several.tp or 1) * (several.pp or 1) * (several.cp or 1)
+        if several.dp is not None:
+            return step * several.dp if ok(step * several.dp) else None
     high = step
     while not ok(high):
         high *= 2

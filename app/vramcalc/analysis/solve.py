@@ -246,9 +246,9 @@ def largest_image(workload: Workload, target: Target) -> tuple[int, int] | None:
 
 
 def min_gpus(workload: Workload, target: Target) -> int | None:
-    """The fewest GPUs of the target's kind: under the layout the workload names, its own count if it
-    fits; otherwise the mode's default layout (parallel.default_layout) for 1, 2, ... GPUs. None for a
-    machine of different cards, which has no one kind to count."""
+    """The fewest GPUs of the target's kind, each count as the same options with --gpus N run it (fit.fewest_gpus):
+    one GPU without a layout, more under the layout the workload names (or named with one GPU), else the mode's
+    default (parallel.default_layout). None for a machine of different cards, which has no one kind to count."""
     if target.cards:
         return None
     breakdown = estimate(workload)

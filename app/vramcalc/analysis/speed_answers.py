@@ -191,11 +191,12 @@ def min_gpus_for_run(workload: Workload, target: Target, machine: Machine, hours
     for _ in range(12):  # the time falls about as 1/GPUs: a guess, then the next counts up
         if count > MAX_GPUS_FOR_RUN:
             return None
+        laid = workload.on_gpus(count)  # as the same options with --gpus count run (fit.fewest_gpus)
         try:
-            speed = speed_of(estimate(workload), target.gpu, count, machine)
+            speed = speed_of(estimate(laid), target.gpu, count, machine)
         except ValidationError:
             speed = None
-        if speed is not None and speed.train_tokens_per_s and fits(workload, Target(gpu=target.gpu, count=count)):
+        if speed is not None and speed.train_tokens_per_s and fits(laid, Target(gpu=target.gpu, count=count)):
             taken = machine.train_tokens / speed.train_tokens_per_s / 3600
             if taken <= hours:
                 return count

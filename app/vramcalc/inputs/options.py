@@ -568,6 +568,15 @@ def shown_values(values: Mapping[str, str]) -> dict[str, str]:
             for key, value in values.items()}
 
 
+def several_gpus_only(values: Mapping[str, str]) -> dict[str, str]:
+    """The layout values `values` give that the page hides only because there is one GPU (shown with two): the
+    one-GPU answer is without them, the fewest GPUs is searched under them (Workload.named_layout)."""
+    one = {**DEFAULTS, **values}
+    two = {**one, "gpus": "2"}
+    return {key: value for key, value in values.items() if key in LAYOUT_KEYS and value not in ("", DEFAULTS[key])
+            and not OPTION[key].shown(one) and OPTION[key].shown(two)}
+
+
 CHECKBOXES = tuple(option.key for option in OPTIONS if option.checkbox)
 """The yes/no keys: checkboxes on the page, store_true flags on the command line."""
 

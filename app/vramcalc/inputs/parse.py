@@ -456,6 +456,17 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     return on_card(workload)  # refused, or the engine's fallback, where its card cannot run the format
 
 
+def with_named_layout(workload: Workload, named: Mapping[str, str]) -> Workload:
+    """`workload` (one GPU) keeping the layout `named` for several GPUs (options.several_gpus_only), which one GPU
+    drops: the fewest GPUs is searched under it (Workload.on_gpus). Raises on a layout no count of GPUs can run
+    this model with, as the same values with more GPUs do; a sequence it cannot split (`check_seq`) is the search's
+    to answer (analysis.fit.fewest_gpus), since the one-GPU answers take any length."""
+    laid = workload.but(**{FIELD_ATTRIBUTE.get(key, key): FIELD_PARSERS[key](value) for key, value in named.items()})
+    if laid.layout_given:
+        check(degrees(laid), laid.model, training=laid.is_training)
+    return workload.but(named_layout=laid.on_gpus(1).named_layout)
+
+
 def run_format(model: ModelSpec, precision: Precision | WeightFormat, *, runtime: Runtime, training: bool,
                framework: Framework) -> Precision | WeightFormat:
     """The format `precision` runs in: the engine's (Engine.run_format: `auto` the checkpoint as published), and

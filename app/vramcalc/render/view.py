@@ -282,7 +282,7 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
     else:
         gpus_text = words.message("answer.gpus", value=solution.min_gpus, gpu=target.gpu.display_name)
         if solution.min_gpus > 1:
-            gpus_text += f" ({resolve_layout(workload, solution.min_gpus).describe()})"
+            gpus_text += f" ({resolve_layout(workload.on_gpus(solution.min_gpus), solution.min_gpus).describe()})"
     layers = solution.max_layers
     if layers is None:
         params_text = words.message("answer.params_none")
