@@ -11,6 +11,7 @@ import pytest
 
 from vramcalc import parse_workload
 from vramcalc.analysis.evaluate import breakdown_notes
+from vramcalc.core.errors import ValidationError
 from vramcalc.formats.weights import weights
 from vramcalc.render.messages import ENGLISH
 
@@ -37,7 +38,8 @@ def test_who_loads_the_model_decides():
     assert _precision(moe).experts_kept  # transformers' from_pretrained
     assert _precision(moe, mode="training", lora_rank="16").experts_kept  # the Trainer loads it so too
     assert not _precision(moe, mode="training", lora_rank="16", framework="unsloth").experts_kept  # converts them
-    assert not _precision(moe, runtime="vllm").experts_kept  # vLLM's own bitsandbytes MoE method
+    with pytest.raises(ValidationError, match="no bitsandbytes"):  # vLLM 0.34 dropped bitsandbytes
+        _precision(moe, runtime="vllm")
     dense = {key: value for key, value in moe.items() if "expert" not in key} | {"model_type": "qwen3"}
     assert not _precision(dense).experts_kept
 

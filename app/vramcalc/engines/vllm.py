@@ -215,6 +215,7 @@ VLLM_CARD_RULES = (
 
 
 # a weight format -> vLLM's --quantization method
+VLLM_NO_BITSANDBYTES = frozenset({"nf4", "nf4-dq", "bnb-int8"})  # dropped by 0.34 (`check`)
 VLLM_QUANTIZATION = {"fp8": "fp8", "awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq", "nf4": "bitsandbytes",
                      "nf4-dq": "bitsandbytes", "bnb-int8": "bitsandbytes"}
 
@@ -424,6 +425,10 @@ class Vllm:
             raise ValidationError("runtime", "vllm", "vLLM runs on the CPU on macOS (VLLM_TARGET_DEVICE cpu, its only "
                                   "device there; the vllm-metal plugin is not modelled): choose llama.cpp or "
                                   "transformers for the Mac's GPU")
+        if workload.precision.value in VLLM_NO_BITSANDBYTES:
+            raise ValidationError("precision", workload.precision.value, "vLLM 0.34 has no bitsandbytes method or "
+                                  "loader (its quantization methods list none; RFC vllm-project/vllm#39583): run it "
+                                  "with transformers, or choose fp8, awq-int4 or gptq-int4 on vLLM")
         if workload.precision is Precision.FP16 and workload.model.model_type in VLLM_NO_FP16:
             raise ValidationError("precision", "fp16", f"vLLM refuses float16 for {workload.model.model_type} "
                                   "(numerical instability, config/model.py _check_valid_dtype): bf16 or fp32")
