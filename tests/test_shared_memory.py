@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from vramcalc import parse_workload
-from vramcalc.analysis.evaluate import estimate
+from vramcalc.analysis.evaluate import breakdown_notes, estimate
 from vramcalc.analysis.fit import fit_all, room_on
 from vramcalc.analysis.ranks import most_loaded
 from vramcalc.analysis.solve import fits, max_seq
@@ -170,3 +170,15 @@ def test_the_overhead_fields_help_gives_both_llamacpp_defaults():
 
     for text in (EN["field.overhead_gib.help"], PT["field.overhead_gib.help"]):
         assert f"{LLAMACPP_CUDA_OVERHEAD // 2**20} MiB" in text and f"{LLAMACPP_METAL_OVERHEAD // 2**20} MiB" in text
+
+
+def test_several_macs_under_llamacpp_say_they_are_machines_over_rpc():
+    """`--gpus 2` with a Mac was answered as two GPUs of one machine; llama.cpp spans Macs only over its RPC
+    backend, and the speed leaves out the network between them."""
+    def keys(values: dict[str, str]) -> set[str]:
+        return {note.key for note in breakdown_notes(parse_workload(values)) if hasattr(note, "key")}
+
+    two = {**OSS, "gpu": "apple-m4-max-128gb", "gpus": "2"}
+    assert "note.llamacpp_rpc" in keys(two)
+    assert "note.llamacpp_rpc" not in keys({**two, "gpus": "1"}) | keys({**two, "gpu": "rtx-4090"})
+    assert "note.llamacpp_rpc" not in keys({**two, "runtime": "ollama", "n_cpu_moe": "0"})  # Ollama: no RPC backend

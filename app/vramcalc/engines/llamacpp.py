@@ -877,6 +877,9 @@ class LlamaCpp(NoPool):
         # --n-cpu-moe and --cpu-moe match ffn_*_exps tensors, which a dense model has none of: they move nothing
         dense = ("note.no_experts_to_move",) if (workload.n_cpu_moe or workload.cpu_moe) and not workload.model.is_moe \
             else ()
+        if (workload.runtime is Runtime.LLAMACPP and workload.devices > 1 and workload.gpu is not None
+                and workload.gpu.kind is GpuKind.APPLE):
+            dense = (*dense, "note.llamacpp_rpc")  # one GPU a Mac: several are several machines
         if weights.keeps_mxfp4_experts(workload.model):
             return ("note.ollama", "note.gguf_mxfp4_experts", *dense)
         return ("note.ollama", *dense)

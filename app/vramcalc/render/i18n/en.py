@@ -439,6 +439,11 @@ EN: Mapping[str, str] = {
         "Linear-attention layers: the activations are what transformers saves with its own PyTorch kernels "
         "(measured); with the flash-linear-attention kernels installed, much of it is recomputed instead."
     ),
+    "note.llamacpp_rpc": (
+        "A Mac has one GPU: several Macs run one model through llama.cpp's RPC backend (rpc-server on each, --rpc on "
+        "the one that serves), each holding its share of the layers as shown; the network between them is not in "
+        "the speed."
+    ),
     "note.no_experts_to_move": (
         "This model has no routed experts: --n-cpu-moe and --cpu-moe move nothing to system RAM (they match the "
         "ffn_*_exps tensors only). Keep layers in RAM with --gpu-layers instead."

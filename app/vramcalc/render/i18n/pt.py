@@ -465,6 +465,10 @@ PT: Mapping[str, str] = {
         "Camadas de atenção linear: as ativações são o que o transformers salva com seus próprios kernels PyTorch "
         "(medido); com os kernels do flash-linear-attention instalados, boa parte delas é recomputada."
     ),
+    "note.llamacpp_rpc": (
+        "Um Mac tem uma GPU: vários Macs rodam um modelo pelo backend RPC do llama.cpp (rpc-server em cada um, --rpc "
+        "no que serve), cada um com sua parte das camadas, como mostrado; a rede entre eles não entra na velocidade."
+    ),
     "note.no_experts_to_move": (
         "Este modelo não tem especialistas roteados: --n-cpu-moe e --cpu-moe não movem nada para a RAM do sistema "
         "(só casam com os tensores ffn_*_exps). Para manter camadas na RAM, use --gpu-layers."
