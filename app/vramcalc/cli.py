@@ -485,7 +485,7 @@ def fit_main(argv: Sequence[str]) -> int:
         lines.append(f"{label:<18}{text}")
     for key, label in (("best_format", "best weights"), ("best_kv_format", "best KV cache")):
         none = ("not applicable: training keeps no KV cache" if key == "best_kv_format" and workload.is_training
-                else "none of this engine formats fits")
+                else "none of this engine's formats fits")
         lines.append(f"{label:<18}{result[key] or none}")
     lines += device_lines(most_loaded(workload, target.count)) if target.cards else []
     print("\n".join(lines) + speed_lines(present_speed(workload, timing)))
