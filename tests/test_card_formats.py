@@ -63,7 +63,7 @@ def test_vllm_refuses_mxfp4_before_ampere():
         parse_workload({"runtime": "vllm", "gpu": "a10g", **values})
 
 
-@pytest.mark.parametrize("card", ["tesla-t4", "a100-80gb", "rtx-3090", "apple-m3-max-128gb"])
+@pytest.mark.parametrize("card", ["tesla-t4", "a100-80gb", "rtx-3090"])
 def test_transformers_dequantises_fp8_before_ada(card):
     bf16 = parse_workload({"gpu": card, "precision": "bf16"})
     for precision in ("fp8", "fp8-block"):
@@ -73,6 +73,18 @@ def test_transformers_dequantises_fp8_before_ada(card):
         assert "dequantises" in _notes(workload)
     on_ada = parse_workload({"gpu": "l4", "precision": "fp8"})
     assert on_ada.asked_precision is None and _weights(on_ada) < 0.6 * _weights(bf16)
+
+
+@pytest.mark.parametrize("precision", ["fp8", "fp8-block", "mxfp4"])
+def test_transformers_refuses_quantising_on_load_on_a_mac(precision):
+    """A 16-bit checkpoint quantised as it loads: without CUDA or XPU transformers stops ("No GPU or XPU found",
+    "Quantizing a model using MXFP4 requires model on cuda/xpu/cpu"); only a published checkpoint is dequantised."""
+    with pytest.raises(ValidationError) as error:
+        parse_workload({"model": "qwen3-8b", "gpu": "apple-m3-max-128gb", "precision": precision})
+    assert error.value.field == "precision" and "quantis" in str(error.value)
+    published = parse_workload({"model": "gpt-oss-20b" if precision == "mxfp4" else "qwen3-235b-a22b-fp8",
+                                "gpu": "apple-m3-max-128gb"})
+    assert published.asked_precision is not None and published.precision.value == "bf16"
 
 
 def test_transformers_dequantises_gpt_oss_on_a_mac_only():

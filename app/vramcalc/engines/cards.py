@@ -31,10 +31,12 @@ class CardRule:
     source: str  # where the engine decides, in words
     fallback: Precision | None = None  # what the engine runs instead on the others (None: it refuses)
     note: str = ""  # the message key that says so (with a fallback)
+    on_load: bool = False  # only weights quantised as a 16-bit checkpoint loads, not a checkpoint published so
 
     def applies(self, workload: Workload) -> bool:
         if self.key == "precision":
-            return weight_family(workload) == self.family
+            family = weight_family(workload)
+            return family == self.family and not (self.on_load and published_family(workload) == family)
         kv = (workload.kv_precision, workload.kv_precision_k, workload.kv_precision_v)
         return any(p is not None and p.value == self.family for p in kv)
 
@@ -44,13 +46,19 @@ def weight_family(workload: Workload) -> str:
     checkpoint too), nvfp4; else its name (the nominal precisions, GGUF types, GPTQ, AWQ, bitsandbytes)."""
     precision = workload.precision
     if isinstance(precision, WeightFormat) and precision.kind == "native":
-        native = workload.model.native_format
-        if native.startswith("MXFP4"):
-            return "mxfp4"
-        if native.startswith("FP8"):
-            return "fp8"
-        return "fp4_fp8" if native.startswith(FP4_EXPERTS) else "native"
+        return published_family(workload)
     return _FAMILIES.get(precision.value, precision.value)
+
+
+def published_family(workload: Workload) -> str:
+    """The kind of the checkpoint's own format (as `weight_family`), "native" for a 16-bit one: the engine loads
+    a checkpoint already in the format asked (transformers' `pre_quantized`) rather than quantising it."""
+    native = workload.model.native_format
+    if native.startswith("MXFP4"):
+        return "mxfp4"
+    if native.startswith("FP8"):
+        return "fp8"
+    return "fp4_fp8" if native.startswith(FP4_EXPERTS) else "native"
 
 
 def capability_at_least(major: int, minor: int, *, nvidia_only: bool = False) -> Callable[[GpuSpec], bool]:
