@@ -55,6 +55,14 @@ def test_vllm_runs_fp8_awq_gptq_and_nvfp4_weights_on_a_t4():
         assert on_t4.asked_precision is None and _weights(on_t4) == _weights(on_l4), precision
 
 
+def test_the_refusal_names_the_format_left_at_auto():
+    """gpt-oss with precision left at auto runs its checkpoint as published: the message says MXFP4, not the
+    word "native" the user never typed."""
+    with pytest.raises(ValidationError) as error:
+        parse_workload({"runtime": "vllm", "gpu": "tesla-t4", "model": "gpt-oss-20b"})
+    assert "got 'native'" not in str(error.value) and "mxfp4 (the checkpoint as published)" in str(error.value)
+
+
 def test_vllm_refuses_mxfp4_before_ampere():
     for values in ({"model": "gpt-oss-20b"}, {"precision": "mxfp4"}):
         with pytest.raises(ValidationError) as error:

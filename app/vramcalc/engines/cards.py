@@ -99,6 +99,8 @@ def on_card(workload: Workload, gpu: GpuSpec | None = None) -> Workload:
                 continue
             if rule.fallback is None:
                 value = run.precision.value if rule.key == "precision" else rule.family
+                if value == "native":  # auto or native: the format, not a word not typed
+                    value = f"{rule.family} (the checkpoint as published)"
                 what = f"{rule.family} weights" if rule.key == "precision" else f"an {rule.family} KV cache"
                 raise ValidationError(rule.key, value, f"{workload.runtime.value} cannot run {what} on the "
                                       f"{card.display_name} ({rule.source}); it runs them on {rule.cards}")
