@@ -216,8 +216,7 @@ VLLM_CARD_RULES = (
 
 # a weight format -> vLLM's --quantization method
 VLLM_NO_BITSANDBYTES = frozenset({"nf4", "nf4-dq", "bnb-int8"})  # dropped by 0.34 (`check`)
-VLLM_QUANTIZATION = {"fp8": "fp8", "awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq", "nf4": "bitsandbytes",
-                     "nf4-dq": "bitsandbytes", "bnb-int8": "bitsandbytes"}
+VLLM_QUANTIZATION = {"fp8": "fp8", "awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -468,7 +467,7 @@ class Vllm:
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """`vllm serve` with the settings the pool was sized with; a GPU format named (AWQ and GPTQ need a
-        checkpoint quantised so; FP8 and bitsandbytes quantise a 16-bit one as it loads)."""
+        checkpoint quantised so; FP8 quantises a 16-bit one as it loads)."""
         flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}",
                  f"--gpu-memory-utilization {workload.gpu_memory_utilization:g}"]
         if workload.embeds:
