@@ -104,7 +104,9 @@ def test_transformers_dequantises_gpt_oss_on_a_mac_only():
 
 
 def test_transformers_quantises_nvfp4_on_blackwell_only():
-    for card in ("h100-80gb", "rtx-4090", "tesla-t4", "apple-m4-max-128gb"):
+    # AMD's too: torch on ROCm gives gfx1100 as (11, 0) and gfx1201 as (12, 0), past the major >= 10 check, but
+    # NVFP4's block-scaled tensor cores (the kernels-community/nvfp4-gemm kernel) are NVIDIA Blackwell's
+    for card in ("h100-80gb", "rtx-4090", "tesla-t4", "apple-m4-max-128gb", "rx-7900-xtx", "rx-9070", "mi300x"):
         with pytest.raises(ValidationError) as error:
             parse_workload({"gpu": card, "precision": "nvfp4"})
         assert error.value.field == "precision" and "sm100" in str(error.value)

@@ -61,16 +61,15 @@ def published_family(workload: Workload) -> str:
     return "fp4_fp8" if native.startswith(FP4_EXPERTS) else "native"
 
 
-def capability_at_least(major: int, minor: int, *, nvidia_only: bool = False) -> Callable[[GpuSpec], bool]:
-    """Cards whose capability is (major, minor) or more; a Mac fails; a typed size passes (unknown). With
-    `nvidia_only` an AMD card passes too (the check is made on CUDA only)."""
+def capability_at_least(major: int, minor: int, *, amd: bool = True) -> Callable[[GpuSpec], bool]:
+    """Cards whose capability is (major, minor) or more; a Mac fails; a typed size passes (unknown). An AMD card
+    compares its gfx target's digits, as torch on ROCm gives them (every target ROCm runs is 9.0 or more); with
+    `amd` False it fails (a kernel for NVIDIA's hardware alone)."""
     def runs(gpu: GpuSpec) -> bool:
-        if gpu.kind is GpuKind.APPLE:
+        if gpu.kind is GpuKind.APPLE or (not amd and gpu.gfx is not None):
             return False
         capability = gpu.capability
-        if capability is None or (nvidia_only and gpu.compute_capability is None):
-            return True
-        return capability >= (major, minor)
+        return capability is None or capability >= (major, minor)
     return runs
 
 

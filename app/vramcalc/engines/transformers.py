@@ -343,8 +343,9 @@ def prefill_window(workload: Workload) -> Component:
 # transformers 5.23's quantizers (quantizers/quantizer_*.py validate_environment): FP8 weights dequantised to bf16
 # before compute capability 8.9 and off CUDA/XPU (a Mac's MPS); MXFP4 likewise before 7.5 and on MPS (and where
 # triton or the `kernels` package is missing, which this answer assumes present); NVFP4 quantised on Blackwell
-# only (a published NVFP4 checkpoint it refuses on any card: "not supported yet"). Off CUDA/XPU only a checkpoint
-# published in FP8 or MXFP4 is dequantised: quantising a 16-bit one as it loads stops there (RuntimeError).
+# only (a published NVFP4 checkpoint it refuses on any card: "not supported yet"), and not on AMD's, whose gfx1100
+# and gfx1201 pass the major >= 10 check as (11, 0) and (12, 0) but have no such tensor cores. Off CUDA/XPU only
+# a checkpoint published in FP8 or MXFP4 is dequantised: quantising a 16-bit one as it loads stops there.
 TRANSFORMERS_CARD_RULES = (
     CardRule("precision", "fp8", not_a_mac, "CUDA and XPU devices (a checkpoint published in FP8 it dequantises to "
              "bf16 elsewhere)", "quantizer_finegrained_fp8.py, quantising on load: \"No GPU or XPU found. A GPU or "
@@ -358,9 +359,10 @@ TRANSFORMERS_CARD_RULES = (
     CardRule("precision", "mxfp4", capability_at_least(7, 5), "compute capability 7.5 and later (T4 and every later "
              "NVIDIA card), AMD's and the CPU", "quantizer_mxfp4.py", fallback=Precision.BF16,
              note="note.dequantised_mxfp4"),
-    CardRule("precision", "nvfp4", capability_at_least(10, 0), "compute capability 10.0 and later (Blackwell: B200, "
-             "RTX 50, RTX PRO 6000, DGX Spark)", "quantizers/quantizer_nvfp4.py: \"NVFP4 requires Blackwell (sm100+) "
-             "block-scaled tensor cores\", and a CUDA GPU"),
+    CardRule("precision", "nvfp4", capability_at_least(10, 0, amd=False), "NVIDIA's compute capability 10.0 and "
+             "later (Blackwell: B200, RTX 50, RTX PRO 6000, DGX Spark)", "quantizers/quantizer_nvfp4.py: \"NVFP4 "
+             "requires Blackwell (sm100+) block-scaled tensor cores\", a CUDA GPU and the kernels-community/"
+             "nvfp4-gemm kernel"),
 )
 
 

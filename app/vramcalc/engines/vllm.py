@@ -207,7 +207,7 @@ VLLM_CARD_RULES = (
     CardRule("precision", "mxfp4", capability_at_least(8, 0), "compute capability 8.0 and later (A100, A10G, RTX 30 "
              "and every later NVIDIA card) and AMD's", "Mxfp4Config.get_min_capability() is 80, and "
              "config/vllm.py _get_quantization_config stops below it"),
-    CardRule("kv_precision", "fp8", capability_at_least(8, 0, nvidia_only=True), "compute capability 8.0 and later "
+    CardRule("kv_precision", "fp8", capability_at_least(8, 0), "compute capability 8.0 and later "
              "(FlashInfer on Ampere, FlashAttention 3 on Hopper, Triton from 8.9) and AMD's", "FlashAttention and "
              "FlashInfer need 8.0, the Triton backend refuses an FP8 cache before 8.9 (v1/attention/backends/"
              "triton_attn.py: native fp8e4nv) and FlexAttention has none"),
