@@ -79,3 +79,12 @@ def test_qlora_is_suggested_as_the_trainer_loads_it():
                                    "framework": framework})
         keys = [change.key for change in changes(workload, target, solve(workload, target))]
         assert ("change.qlora" in keys or "change.qlora_checkpointing" in keys) is suggested, (framework, keys)
+
+
+def test_vllm_names_a_quantization_method_only_for_formats_it_runs():
+    """vLLM's --quantization flags (and SGLang's beside them) are for formats vLLM 0.34 loads: no bitsandbytes."""
+    from vramcalc.engines.vllm import VLLM_QUANTIZATION
+
+    for name, method in VLLM_QUANTIZATION.items():
+        parse_workload({"runtime": "vllm", "precision": name})  # refused formats would leave a dead method
+        assert method != "bitsandbytes", name

@@ -55,6 +55,14 @@ def test_vllm_runs_fp8_awq_gptq_and_nvfp4_weights_on_a_t4():
         assert on_t4.asked_precision is None and _weights(on_t4) == _weights(on_l4), precision
 
 
+def test_the_refusal_names_the_format_left_at_auto():
+    """gpt-oss with precision left at auto runs its checkpoint as published: the message says MXFP4, not the
+    word "native" the user never typed."""
+    with pytest.raises(ValidationError) as error:
+        parse_workload({"runtime": "vllm", "gpu": "tesla-t4", "model": "gpt-oss-20b"})
+    assert "got 'native'" not in str(error.value) and "mxfp4 (the checkpoint as published)" in str(error.value)
+
+
 def test_vllm_refuses_mxfp4_before_ampere():
     for values in ({"model": "gpt-oss-20b"}, {"precision": "mxfp4"}):
         with pytest.raises(ValidationError) as error:
@@ -63,7 +71,7 @@ def test_vllm_refuses_mxfp4_before_ampere():
         parse_workload({"runtime": "vllm", "gpu": "a10g", **values})
 
 
-@pytest.mark.parametrize("card", ["tesla-t4", "a100-80gb", "rtx-3090", "apple-m3-max-128gb"])
+@pytest.mark.parametrize("card", ["tesla-t4", "a100-80gb", "rtx-3090"])
 def test_transformers_dequantises_fp8_before_ada(card):
     bf16 = parse_workload({"gpu": card, "precision": "bf16"})
     for precision in ("fp8", "fp8-block"):
@@ -75,6 +83,18 @@ def test_transformers_dequantises_fp8_before_ada(card):
     assert on_ada.asked_precision is None and _weights(on_ada) < 0.6 * _weights(bf16)
 
 
+@pytest.mark.parametrize("precision", ["fp8", "fp8-block", "mxfp4"])
+def test_transformers_refuses_quantising_on_load_on_a_mac(precision):
+    """A 16-bit checkpoint quantised as it loads: without CUDA or XPU transformers stops ("No GPU or XPU found",
+    "Quantizing a model using MXFP4 requires model on cuda/xpu/cpu"); only a published checkpoint is dequantised."""
+    with pytest.raises(ValidationError) as error:
+        parse_workload({"model": "qwen3-8b", "gpu": "apple-m3-max-128gb", "precision": precision})
+    assert error.value.field == "precision" and "quantis" in str(error.value)
+    published = parse_workload({"model": "gpt-oss-20b" if precision == "mxfp4" else "qwen3-235b-a22b-fp8",
+                                "gpu": "apple-m3-max-128gb"})
+    assert published.asked_precision is not None and published.precision.value == "bf16"
+
+
 def test_transformers_dequantises_gpt_oss_on_a_mac_only():
     mac = parse_workload({"model": "gpt-oss-20b", "gpu": "apple-m3-max-128gb"})
     t4 = parse_workload({"model": "gpt-oss-20b", "gpu": "tesla-t4"})
@@ -84,7 +104,9 @@ def test_transformers_dequantises_gpt_oss_on_a_mac_only():
 
 
 def test_transformers_quantises_nvfp4_on_blackwell_only():
-    for card in ("h100-80gb", "rtx-4090", "tesla-t4", "apple-m4-max-128gb"):
+    # AMD's too: torch on ROCm gives gfx1100 as (11, 0) and gfx1201 as (12, 0), past the major >= 10 check, but
+    # NVFP4's block-scaled tensor cores (the kernels-community/nvfp4-gemm kernel) are NVIDIA Blackwell's
+    for card in ("h100-80gb", "rtx-4090", "tesla-t4", "apple-m4-max-128gb", "rx-7900-xtx", "rx-9070", "mi300x"):
         with pytest.raises(ValidationError) as error:
             parse_workload({"gpu": card, "precision": "nvfp4"})
         assert error.value.field == "precision" and "sm100" in str(error.value)

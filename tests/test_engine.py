@@ -223,6 +223,9 @@ def test_every_component_is_a_finite_non_negative_integer(workload):
         assert isinstance(component.bytes, int) and component.bytes >= 0
         assert ENGLISH.say(component.formula)
     for fit in fit_all(breakdown):
+        if fit.refused:  # a format its card cannot run (engines/cards.py: FP8 quantised on load on a Mac)
+            assert fit.count is None and fit.utilization == 0.0
+            continue
         assert math.isfinite(fit.utilization) and fit.utilization > 0
 
 

@@ -31,10 +31,12 @@ class CardRule:
     source: str  # where the engine decides, in words
     fallback: Precision | None = None  # what the engine runs instead on the others (None: it refuses)
     note: str = ""  # the message key that says so (with a fallback)
+    on_load: bool = False  # only weights quantised as a 16-bit checkpoint loads, not a checkpoint published so
 
     def applies(self, workload: Workload) -> bool:
         if self.key == "precision":
-            return weight_family(workload) == self.family
+            family = weight_family(workload)
+            return family == self.family and not (self.on_load and published_family(workload) == family)
         kv = (workload.kv_precision, workload.kv_precision_k, workload.kv_precision_v)
         return any(p is not None and p.value == self.family for p in kv)
 
@@ -44,25 +46,30 @@ def weight_family(workload: Workload) -> str:
     checkpoint too), nvfp4; else its name (the nominal precisions, GGUF types, GPTQ, AWQ, bitsandbytes)."""
     precision = workload.precision
     if isinstance(precision, WeightFormat) and precision.kind == "native":
-        native = workload.model.native_format
-        if native.startswith("MXFP4"):
-            return "mxfp4"
-        if native.startswith("FP8"):
-            return "fp8"
-        return "fp4_fp8" if native.startswith(FP4_EXPERTS) else "native"
+        return published_family(workload)
     return _FAMILIES.get(precision.value, precision.value)
 
 
-def capability_at_least(major: int, minor: int, *, nvidia_only: bool = False) -> Callable[[GpuSpec], bool]:
-    """Cards whose capability is (major, minor) or more; a Mac fails; a typed size passes (unknown). With
-    `nvidia_only` an AMD card passes too (the check is made on CUDA only)."""
+def published_family(workload: Workload) -> str:
+    """The kind of the checkpoint's own format (as `weight_family`), "native" for a 16-bit one: the engine loads
+    a checkpoint already in the format asked (transformers' `pre_quantized`) rather than quantising it."""
+    native = workload.model.native_format
+    if native.startswith("MXFP4"):
+        return "mxfp4"
+    if native.startswith("FP8"):
+        return "fp8"
+    return "fp4_fp8" if native.startswith(FP4_EXPERTS) else "native"
+
+
+def capability_at_least(major: int, minor: int, *, amd: bool = True) -> Callable[[GpuSpec], bool]:
+    """Cards whose capability is (major, minor) or more; a Mac fails; a typed size passes (unknown). An AMD card
+    compares its gfx target's digits, as torch on ROCm gives them (every target ROCm runs is 9.0 or more); with
+    `amd` False it fails (a kernel for NVIDIA's hardware alone)."""
     def runs(gpu: GpuSpec) -> bool:
-        if gpu.kind is GpuKind.APPLE:
+        if gpu.kind is GpuKind.APPLE or (not amd and gpu.gfx is not None):
             return False
         capability = gpu.capability
-        if capability is None or (nvidia_only and gpu.compute_capability is None):
-            return True
-        return capability >= (major, minor)
+        return capability is None or capability >= (major, minor)
     return runs
 
 
@@ -91,6 +98,8 @@ def on_card(workload: Workload, gpu: GpuSpec | None = None) -> Workload:
                 continue
             if rule.fallback is None:
                 value = run.precision.value if rule.key == "precision" else rule.family
+                if value == "native":  # auto or native: the format, not a word not typed
+                    value = f"{rule.family} (the checkpoint as published)"
                 what = f"{rule.family} weights" if rule.key == "precision" else f"an {rule.family} KV cache"
                 raise ValidationError(rule.key, value, f"{workload.runtime.value} cannot run {what} on the "
                                       f"{card.display_name} ({rule.source}); it runs them on {rule.cards}")

@@ -53,7 +53,7 @@ from ..training.offload import Offloaded
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
 from ..workload import Workload
 from .base import EngineBreakdown, NoPool, check_kv_formats, pytorch_overhead, refuse_gguf, run_as_published
-from .cards import CardRule, capability_at_least
+from .cards import CardRule, capability_at_least, not_a_mac
 
 
 def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, int], dict[str, dict[str, int]], str,
@@ -343,16 +343,26 @@ def prefill_window(workload: Workload) -> Component:
 # transformers 5.23's quantizers (quantizers/quantizer_*.py validate_environment): FP8 weights dequantised to bf16
 # before compute capability 8.9 and off CUDA/XPU (a Mac's MPS); MXFP4 likewise before 7.5 and on MPS (and where
 # triton or the `kernels` package is missing, which this answer assumes present); NVFP4 quantised on Blackwell
-# only (a published NVFP4 checkpoint it refuses on any card: "not supported yet").
+# only (a published NVFP4 checkpoint it refuses on any card: "not supported yet"), and not on AMD's, whose gfx1100
+# and gfx1201 pass the major >= 10 check as (11, 0) and (12, 0) but have no such tensor cores. Off CUDA/XPU only
+# a checkpoint published in FP8 or MXFP4 is dequantised: quantising a 16-bit one as it loads stops there.
 TRANSFORMERS_CARD_RULES = (
+    CardRule("precision", "fp8", not_a_mac, "CUDA and XPU devices (a checkpoint published in FP8 it dequantises to "
+             "bf16 elsewhere)", "quantizer_finegrained_fp8.py, quantising on load: \"No GPU or XPU found. A GPU or "
+             "XPU is needed for FP8 quantization.\"", on_load=True),
+    CardRule("precision", "mxfp4", capability_at_least(7, 5), "CUDA devices of compute capability 7.5 and later, "
+             "XPU and the CPU (a checkpoint published in MXFP4 it dequantises to bf16 elsewhere)",
+             "quantizer_mxfp4.py, quantising on load: \"Quantizing a model using MXFP4 requires model on "
+             "cuda/xpu/cpu\"", on_load=True),
     CardRule("precision", "fp8", capability_at_least(8, 9), "compute capability 8.9 and later (Ada, Hopper, "
              "Blackwell)", "quantizer_finegrained_fp8.py", fallback=Precision.BF16, note="note.dequantised_fp8"),
     CardRule("precision", "mxfp4", capability_at_least(7, 5), "compute capability 7.5 and later (T4 and every later "
              "NVIDIA card), AMD's and the CPU", "quantizer_mxfp4.py", fallback=Precision.BF16,
              note="note.dequantised_mxfp4"),
-    CardRule("precision", "nvfp4", capability_at_least(10, 0), "compute capability 10.0 and later (Blackwell: B200, "
-             "RTX 50, RTX PRO 6000, DGX Spark)", "quantizers/quantizer_nvfp4.py: \"NVFP4 requires Blackwell (sm100+) "
-             "block-scaled tensor cores\", and a CUDA GPU"),
+    CardRule("precision", "nvfp4", capability_at_least(10, 0, amd=False), "NVIDIA's compute capability 10.0 and "
+             "later (Blackwell: B200, RTX 50, RTX PRO 6000, DGX Spark)", "quantizers/quantizer_nvfp4.py: \"NVFP4 "
+             "requires Blackwell (sm100+) block-scaled tensor cores\", a CUDA GPU and the kernels-community/"
+             "nvfp4-gemm kernel"),
 )
 
 

@@ -207,7 +207,7 @@ VLLM_CARD_RULES = (
     CardRule("precision", "mxfp4", capability_at_least(8, 0), "compute capability 8.0 and later (A100, A10G, RTX 30 "
              "and every later NVIDIA card) and AMD's", "Mxfp4Config.get_min_capability() is 80, and "
              "config/vllm.py _get_quantization_config stops below it"),
-    CardRule("kv_precision", "fp8", capability_at_least(8, 0, nvidia_only=True), "compute capability 8.0 and later "
+    CardRule("kv_precision", "fp8", capability_at_least(8, 0), "compute capability 8.0 and later "
              "(FlashInfer on Ampere, FlashAttention 3 on Hopper, Triton from 8.9) and AMD's", "FlashAttention and "
              "FlashInfer need 8.0, the Triton backend refuses an FP8 cache before 8.9 (v1/attention/backends/"
              "triton_attn.py: native fp8e4nv) and FlexAttention has none"),
@@ -216,8 +216,7 @@ VLLM_CARD_RULES = (
 
 # a weight format -> vLLM's --quantization method
 VLLM_NO_BITSANDBYTES = frozenset({"nf4", "nf4-dq", "bnb-int8"})  # dropped by 0.34 (`check`)
-VLLM_QUANTIZATION = {"fp8": "fp8", "awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq", "nf4": "bitsandbytes",
-                     "nf4-dq": "bitsandbytes", "bnb-int8": "bitsandbytes"}
+VLLM_QUANTIZATION = {"fp8": "fp8", "awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -468,7 +467,7 @@ class Vllm:
 
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """`vllm serve` with the settings the pool was sized with; a GPU format named (AWQ and GPTQ need a
-        checkpoint quantised so; FP8 and bitsandbytes quantise a 16-bit one as it loads)."""
+        checkpoint quantised so; FP8 quantises a 16-bit one as it loads)."""
         flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}",
                  f"--gpu-memory-utilization {workload.gpu_memory_utilization:g}"]
         if workload.embeds:
