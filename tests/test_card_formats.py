@@ -180,3 +180,18 @@ def test_the_cheapest_card_runs_the_format(monkeypatch):
     _rules_off(monkeypatch, "transformers")
     found = cheapest_card(workload, target, Machine())
     assert found is not None and found[0] == "rtx-3090"
+
+
+def test_transformers_quantises_nvfp4_on_one_gpu_only():
+    """quantizer_nvfp4.py (transformers 5.23) raises for a device_map over several CUDA devices and for tensor
+    parallelism: Llama 3.1 405B in NVFP4 on B200s answered "fewest GPUs 2"; vLLM shards it."""
+    from vramcalc.analysis.ranks import per_gpu
+    from vramcalc.analysis.solve import solve
+
+    values = {"model": "llama-3.1-405b", "precision": "nvfp4", "gpu": "b200"}
+    workload, target = parse_workload(values), parse_target(values)
+    assert solve(workload, target).min_gpus is None
+    with pytest.raises(ValidationError, match="one CUDA device"):
+        per_gpu(estimate(workload), 2)
+    vllm = {**values, "runtime": "vllm"}
+    assert solve(parse_workload(vllm), parse_target(vllm)).min_gpus == 2

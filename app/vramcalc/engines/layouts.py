@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..core.choices import Runtime
 from ..core.errors import ValidationError
 from ..parallel.layout import Layout, check, seq_multiple
 from ..workload import Workload
@@ -30,6 +31,10 @@ def resolve_layout(workload: Workload, gpus: int) -> Layout:
                                                              "recipes); with several GPUs leave it off")
     if workload.activation_offload and gpus > 1:
         raise ValidationError("activation_offload", "1", "is modelled on one GPU; with several GPUs leave it off")
+    if workload.runtime is Runtime.TRANSFORMERS and workload.precision.value == "nvfp4" and gpus > 1:
+        raise ValidationError("gpus", gpus, "transformers quantises to NVFP4 on one CUDA device only "
+                                            "(quantizer_nvfp4.py: no tensor parallelism, no device_map over several "
+                                            "GPUs): one GPU, or vLLM")
     if not workload.layout_given:  # sequence parallelism, asked alone, rides on the default's tensor parallel
         default = engine_for(workload.runtime).default_layout(workload.model, gpus, training=workload.is_training)
         return dataclasses.replace(default, sp=True) if workload.sp and default.tp > 1 else default
