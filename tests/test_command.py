@@ -123,3 +123,18 @@ def test_vllms_logged_cache_size_is_its_whole_blocks_concurrency_times_the_lengt
                  .split(": ")[1].split()[0].replace(",", ""))
     assert logged < runtime["kv_tokens"]
     assert abs(logged / 32_768 - runtime["max_concurrency"]) < 0.03  # within one block's share of the pool
+
+
+@pytest.mark.parametrize(("precision", "wanted"), [
+    ("nf4", ('quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", '
+            'bnb_4bit_compute_dtype="float16"))')),
+    ("bnb-int8", "quantization_config=BitsAndBytesConfig(load_in_8bit=True))"),
+    ("fp8-block", "quantization_config=FineGrainedFP8Config())"),
+    ("awq-int4", 'device_map="auto")  # a checkpoint published in awq-int4'),
+    ("bf16", 'dtype="bfloat16", attn_implementation="sdpa", device_map="auto")'),
+])
+def test_transformers_call_quantises_as_the_answer_counts(precision, wanted):
+    """The from_pretrained line named no quantization_config, so nf4's line loaded the model in 16 bits (each
+    config built with transformers 5.23 when written)."""
+    line = run("--model", "qwen3-8b", "--precision", precision, "--gpu", "b200", "--command")[1].splitlines()[0]
+    assert line.endswith(wanted), line

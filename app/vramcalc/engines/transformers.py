@@ -366,6 +366,19 @@ TRANSFORMERS_CARD_RULES = (
 )
 
 
+# The formats transformers quantises to as it loads (from_pretrained's quantization_config, transformers 5.23), and
+# those only a checkpoint quantised beforehand holds (its config.json's quantization_config): `command`
+QUANTIZATION_CONFIGS = {
+    "nf4": 'BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype="{dtype}")',
+    "nf4-dq": ('BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True, '
+               'bnb_4bit_compute_dtype="{dtype}")'),
+    "bnb-int8": "BitsAndBytesConfig(load_in_8bit=True)",
+    "fp8-block": "FineGrainedFP8Config()",  # 128 × 128 blocks, an fp32 scale each
+    "nvfp4": "NVFP4Config()",  # quantised as it loads only (quantizer_nvfp4.py refuses a pre-quantised checkpoint)
+}
+PRE_QUANTISED = frozenset({"fp8", "mxfp4", "gptq-int4", "gptq-int8", "awq-int4"})
+
+
 class Transformers(NoPool):
     """Hugging Face transformers: `generate()` for inference, the Trainer (with peft) for training."""
 
@@ -418,8 +431,13 @@ class Transformers(NoPool):
             auto = "AutoModelForSequenceClassification"
         if workload.embeds and reranker is not None and reranker.from_head:  # its card: the causal LM's logits
             auto = "AutoModelForCausalLM"
+        name = workload.precision.value
+        quantised = (f", quantization_config={QUANTIZATION_CONFIGS[name].format(dtype=dtype)}"
+                     if name in QUANTIZATION_CONFIGS else "")
         call = (f'{auto}.from_pretrained("{model}", dtype="{dtype}", attn_implementation="{attention}", '
-                'device_map="auto")')
+                f'device_map="auto"{quantised})')
+        if name in PRE_QUANTISED:  # quantised beforehand: the checkpoint's config.json says how, not the call
+            call += f"  # a checkpoint published in {name}"
         if workload.transcribes:
             call += f"  # generate(input_features, num_beams={workload.beams})"
         return (call,)
