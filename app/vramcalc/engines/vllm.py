@@ -16,7 +16,7 @@ from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_deci
 from ..core.phrase import Phrase, phrase
 from ..core.search import last_true
 from ..core.units import GB, GIB, format_binary
-from ..formats.weights import WeightFormat
+from ..formats.weights import BNB_FORMATS, WeightFormat
 from ..memory.activations import embedding_components
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
@@ -42,9 +42,11 @@ VLLM_INDEXED_V4_BLOCK = 256  # DeepSeek-V4: its indexer backend takes 256 only (
 VLLM_MLA_HYBRID_ALIGN = 128  # an MLA hybrid's block is a multiple of 128 (platforms/interface.py:1095-1100)
 # ROCM_ATTN's head sizes (rocm_attn.py get_supported_head_sizes); it has no sinks (supports_sink False)
 VLLM_ROCM_ATTN_HEADS = frozenset({32, 64, 80, 96, 128, 160, 192, 224, 256})
-# gfx1100 and gfx1201 cards, on which vLLM tries TRITON_ATTN before ROCM_ATTN (platforms/rocm.py:766-780)
-VLLM_ROCM_TRITON_FIRST = frozenset({"rx-7900-xt", "rx-7900-xtx", "radeon-pro-w7900", "rx-9070", "rx-9070-xt",
-                                    "radeon-ai-pro-r9700"})
+# the targets on which vLLM tries TRITON_ATTN before ROCM_ATTN (platforms/rocm.py:766-780): GpuSpec.gfx
+VLLM_ROCM_TRITON_FIRST = frozenset({"gfx1100", "gfx1201"})
+# vLLM's config/model.py _FLOAT16_NOT_SUPPORTED_MODELS: float16 refused; on a card without bfloat16 its auto dtype
+# is float32 (analysis/evaluate.py's note)
+VLLM_NO_FP16 = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
 VLLM_SAMPLER_BYTES = 32  # peak ≈ 32 B × max_num_seqs × vocab + ~1 GiB: fitted to V1 logs (engines.md §2a)
 VLLM_PEAK_BASE = 1 * GIB  # the ~0.9-1.2 GiB the same fit leaves after the sampler term
 VLLM_MM_LIMIT = 999  # MultiModalConfig.get_limit_per_prompt: a modality --limit-mm-per-prompt does not name
@@ -177,7 +179,7 @@ def vllm_block_tokens(spec: ModelSpec, gpu: GpuSpec | None = None) -> int:
     model is MLA (TRITON_MLA): 64."""
     if spec.compressed is not None:
         return VLLM_INDEXED_V4_BLOCK
-    if gpu is None or gpu.slug in VLLM_ROCM_TRITON_FIRST or (spec.mla is not None and not spec.mla_per_head):
+    if gpu is None or gpu.gfx in VLLM_ROCM_TRITON_FIRST or (spec.mla is not None and not spec.mla_per_head):
         return VLLM_BLOCK_TOKENS
     from ..speed.hardware import Platform, platform_of  # here: speed imports this module
 
@@ -215,7 +217,6 @@ VLLM_CARD_RULES = (
 
 
 # a weight format -> vLLM's --quantization method
-VLLM_NO_BITSANDBYTES = frozenset({"nf4", "nf4-dq", "bnb-int8"})  # dropped by 0.34 (`check`)
 VLLM_QUANTIZATION = {"fp8": "fp8", "awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq"}
 
 
@@ -424,7 +425,7 @@ class Vllm:
             raise ValidationError("runtime", "vllm", "vLLM runs on the CPU on macOS (VLLM_TARGET_DEVICE cpu, its only "
                                   "device there; the vllm-metal plugin is not modelled): choose llama.cpp or "
                                   "transformers for the Mac's GPU")
-        if workload.precision.value in VLLM_NO_BITSANDBYTES:
+        if workload.precision.value in BNB_FORMATS:  # dropped by vLLM 0.34
             raise ValidationError("precision", workload.precision.value, "vLLM 0.34 has no bitsandbytes method or "
                                   "loader (its quantization methods list none; RFC vllm-project/vllm#39583): run it "
                                   "with transformers, or choose fp8, awq-int4 or gptq-int4 on vLLM")
@@ -607,11 +608,6 @@ class Vllm:
         components = tuple(kv_component(breakdown.workload, c.bytes, facts) if c.key == "kv_cache" else c
                            for c in breakdown.components)
         return dataclasses.replace(breakdown, components=components, facts=facts)
-
-
-# vLLM's config/model.py _FLOAT16_NOT_SUPPORTED_MODELS: float16 refused; on a card without bfloat16 its auto dtype
-# is float32 (analysis/evaluate.py's note)
-VLLM_NO_FP16 = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
 
 
 ENGINE = Vllm()
