@@ -7,7 +7,7 @@ from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
 from ..engines import engine_for
-from ..engines.cards import fallback_rule
+from ..engines.cards import cards_of, fallback_rule
 from ..engines.vllm import VLLM_NO_FP16
 from ..formats.weights import native_format_phrase
 from ..memory.activations import compiled, largest_layer_saved, old_bitsandbytes, saved_per_token
@@ -55,9 +55,8 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
         notes.append(phrase("note.native_format_used" if as_published else "note.native_format",
                             format=native_format_phrase(model.native_format)))
     fallback = fallback_rule(workload)
-    if fallback is not None and workload.asked_precision is not None:
-        gpus = workload.cards or ((workload.gpu,) if workload.gpu else ())
-        card = next((gpu for gpu in gpus if not fallback.runs(gpu)), workload.gpu)
+    if fallback is not None:
+        card = next((gpu for gpu in cards_of(workload) if not fallback.runs(gpu)), workload.gpu)
         notes.append(phrase(fallback.note, gpu=card.display_name if card else "", format=fallback.family.upper(),
                             capability=card.compute_capability if card and card.compute_capability else "MPS"))
     if isinstance(workload.precision, Precision) and not workload.precision.is_float:

@@ -77,7 +77,8 @@ def not_a_mac(gpu: GpuSpec) -> bool:
     return gpu.kind is not GpuKind.APPLE
 
 
-def _cards(workload: Workload, gpu: GpuSpec | None) -> tuple[GpuSpec, ...]:
+def cards_of(workload: Workload, gpu: GpuSpec | None = None) -> tuple[GpuSpec, ...]:
+    """`gpu` alone, else the workload's own cards (its mixed cards, or its one kind)."""
     if gpu is not None:
         return (gpu,)
     return workload.cards or ((workload.gpu,) if workload.gpu is not None else ())
@@ -93,7 +94,7 @@ def on_card(workload: Workload, gpu: GpuSpec | None = None) -> Workload:
     for rule in engine_for(workload.runtime).card_rules:
         if not rule.applies(run):
             continue
-        for card in _cards(workload, gpu):
+        for card in cards_of(workload, gpu):
             if rule.runs(card):
                 continue
             if rule.fallback is None:

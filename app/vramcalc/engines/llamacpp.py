@@ -51,6 +51,18 @@ MAX_PARALLEL = 4096  # llama.cpp sequences
 LLAMACPP_CUDA_OVERHEAD = 457 * MIB  # CUDA context and driver, as Ollama reserves it (engines.md §4.1)
 LLAMACPP_METAL_OVERHEAD = 512 * MIB  # on an Apple GPU, Ollama's Metal figure (llm/memory.go MinimumMemory)
 
+# Types whose llama.cpp graph reads no window and keeps every layer whole, whatever the config's sliding_window:
+# StarCoder2 (src/models/starcoder2.cpp: build_attn_inp_kv, no LLM_KV_ATTENTION_SLIDING_WINDOW read), and Mistral
+# and Mixtral, converted as LLM_ARCH_LLAMA (conversion/__init__.py), whose writer adds no window and whose graph
+# (src/models/llama.cpp: build_attn_inp_kv) reads none: Mistral 7B v0.1's 4,096-token window is not kept
+NO_WINDOW = frozenset({"starcoder2", "mistral", "mixtral"})
+
+# encoder types convert_hf_to_gguf.py (conversion/bert.py: BertModel, CamembertModel, DistilBertModel, RobertaModel,
+# XLMRobertaModel, NomicBertModel, JinaBertModel, ModernBertModel) registers no class for
+NO_GGUF_ENCODERS = frozenset({"electra", "deberta-v2", "data2vec-text", "xlm-roberta-xl", "ernie",
+                              "roberta-prelayernorm", "megatron-bert", "rembert", "roformer", "xmod", "roc_bert",
+                              "big_bird", "bert-generation"})
+
 
 def llamacpp_overhead(gpu: object) -> int:
     """The GPU's own memory beside llama.cpp's buffers, by platform: Ollama's per-GPU minimum (457 MiB on CUDA and
@@ -64,17 +76,6 @@ def overhead_row(workload: Workload, bytes_: int) -> Component:
     key = "llamacpp.overhead_metal" if default == LLAMACPP_METAL_OVERHEAD else "llamacpp.overhead"
     return given_overhead(workload, bytes_, "llama.cpp", default,
                           lambda: phrase(key, bytes=format_binary(workload.overhead_bytes)))
-# Types whose llama.cpp graph reads no window and keeps every layer whole, whatever the config's sliding_window:
-# StarCoder2 (src/models/starcoder2.cpp: build_attn_inp_kv, no LLM_KV_ATTENTION_SLIDING_WINDOW read), and Mistral
-# and Mixtral, converted as LLM_ARCH_LLAMA (conversion/__init__.py), whose writer adds no window and whose graph
-# (src/models/llama.cpp: build_attn_inp_kv) reads none: Mistral 7B v0.1's 4,096-token window is not kept
-NO_WINDOW = frozenset({"starcoder2", "mistral", "mixtral"})
-
-# encoder types convert_hf_to_gguf.py (conversion/bert.py: BertModel, CamembertModel, DistilBertModel, RobertaModel,
-# XLMRobertaModel, NomicBertModel, JinaBertModel, ModernBertModel) registers no class for
-NO_GGUF_ENCODERS = frozenset({"electra", "deberta-v2", "data2vec-text", "xlm-roberta-xl", "ernie",
-                              "roberta-prelayernorm", "megatron-bert", "rembert", "roformer", "xmod", "roc_bert",
-                              "big_bird", "bert-generation"})
 
 
 def as_kept(spec: ModelSpec) -> ModelSpec:
