@@ -24,9 +24,12 @@ class Vision:
     out: int = 0  # LLaVA: the projector's width (the text's hidden size)
     cls: bool = False  # LLaVA: CLIP's tower, with a class token and a quick-GELU MLP (else SigLIP's)
     tiles: int = 0  # Llama 3.2 Vision: max_num_tiles, the tiles of size pixels every image is padded to
-    depth: int = 0  # Llama 3.2 Vision: the local layers (num_hidden_layers), the gated global ones, and the
-    global_depth: int = 0  # width of the tower's output, its last and intermediate layers' states together
-    features: int = 0  # (vision_output_dim): what a training step saves (`mllama_tower_saved`)
+    # Llama 3.2 Vision, for what a training step saves (`mllama_tower_saved`): the local layers (num_hidden_layers),
+    # the gated global ones, and the width of the tower's output, its last and intermediate layers' states together
+    # (vision_output_dim)
+    depth: int = 0
+    global_depth: int = 0
+    features: int = 0
 
 
 def image_tokens(vision: Vision, width: int, height: int) -> int:
