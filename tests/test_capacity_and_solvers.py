@@ -298,7 +298,7 @@ def test_chart_curve_is_drawn_within_half_a_pixel_of_every_grid_point(values, ke
     chart = sweep(workload, target, key, None)
     points = [tuple(map(float, step[1:].split(","))) for step in chart.path.split()]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, charts.HEIGHT - charts.TOP - charts.BOTTOM
-    key, limit = ("seq", charts.LIMITS["seq"]) if key == "seq" else batch_key(workload)  # llama.cpp: --parallel
+    key, limit = ("seq", MAX_SEQ) if key == "seq" else batch_key(workload)  # llama.cpp: --parallel
     x_max = charts.nice_ceil(min(limit, 2 * getattr(workload, key)))  # no answer: twice the value
     grid = sorted({max(1, round(x_max * i / charts.SAMPLES)) for i in range(charts.SAMPLES + 1)})
     y_max = float(chart.y_ticks[-1].label.replace(",", "").split()[0]) * GIB  # the axis top

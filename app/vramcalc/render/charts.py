@@ -14,12 +14,10 @@ import math
 from collections.abc import Callable
 
 from ..analysis.ranks import most_loaded
-from ..analysis.solve import batch_key, media_tokens, need
+from ..analysis.solve import batch_key, media_tokens, need, seq_limit
 from ..core.units import GIB
 from ..engines.layouts import seq_step
 from ..engines.ollama import context_key, num_ctx, searched
-from ..inputs.options import MAX_SEQ
-from ..sources.hf_config import MAX_POSITIONS
 from ..workload import Target, Workload
 from .messages import ENGLISH, Words
 
@@ -35,8 +33,6 @@ FLAT_PX = 0.5  # a stretch whose middle lies within this of the straight line is
 TICKS = 5  # on each axis, from 0 to the maximum
 HEADROOM_ABOVE_LIMIT = 1.15  # the axis goes a little above the GPU's memory
 CLIP_ABOVE_LIMIT = 3.0  # and no further than this multiple of it, so the limit stays readable
-
-LIMITS = {"seq": MAX_SEQ, "num_ctx": MAX_POSITIONS}  # the sequence charts' input limits (batches: solve.batch_key)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -105,10 +101,11 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
     workload = searched(workload)  # as the answers it draws are searched: Ollama's model whole on the card
     # Ollama allocates num_ctx whatever the sequence: its sequence chart sweeps that, as its longest-sequence answer
     # and llama.cpp's and Ollama's batch chart their --parallel slots, as their largest-batch answer
-    attribute, limit = (context_key(workload), LIMITS[context_key(workload)]) if key == "seq" else batch_key(workload)
+    media = media_tokens(workload) if key == "seq" and context_key(workload) == "seq" else 0
+    # the whole sequence's bound is the field's (solve.seq_limit) with the images' tokens
+    attribute, limit = (context_key(workload), seq_limit(workload) + media) if key == "seq" else batch_key(workload)
     x_label = words.message(f"chart.axis.{attribute}")
     current = num_ctx(workload)[0] if attribute == "num_ctx" else getattr(workload, attribute)
-    media = media_tokens(workload) if attribute == "seq" else 0
     answer_x = None if answer is None else answer + media
     x_max = nice_ceil(min(limit, max(2 * current, 1.25 * (answer_x or 0))))
     step = seq_step(workload) if attribute == "seq" else 1  # context parallel: multiples of 2 × cp, as the field takes
@@ -139,12 +136,12 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
 
     path = " ".join(f"{'M' if i == 0 else 'L'}{px(x)},{py(y)}" for i, (x, y) in enumerate(zip(xs, ys, strict=True)))
     name, usable_text = words.say(target.label), words.gib(usable)
-    if answer is None:
+    if answer_x is None:
         over_x = float(LEFT)
         ending = words.message("chart.ending.none", name=attribute, target=name)
     else:
-        over_x = px(min(answer_x or 0, x_max))
-        if (answer_x or 0) >= x_max:
+        over_x = px(min(answer_x, x_max))
+        if answer_x >= x_max:
             ending = words.message("chart.ending.all", target=name)
         else:
             ending = words.message("chart.ending.stop", target=name, memory=usable_text, answer=answer)
