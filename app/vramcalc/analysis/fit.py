@@ -148,7 +148,9 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     form = breakdown
     # by the format run (the form's, the asked one, a fallback): its breakdown and its most loaded GPU by count,
     # the same for every card that runs that format
-    runs: dict[tuple[object, object], tuple[Breakdown, dict[int, PerGpu | None]]] = {}
+    runs: dict[tuple[object, object, object], tuple[Breakdown, dict[int, PerGpu | None]]] = {}
+    engine = engine_for(form.workload.runtime)
+    form_card = engine.card_key(form.workload, form.workload.gpu) if form.workload.gpu else None
     fits = []
     for gpu in table_gpus().values():
         try:
@@ -156,10 +158,11 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
         except ValidationError as error:
             fits.append(GpuFit(gpu=gpu, utilization=0.0, count=None, refused=str(error)))
             continue
-        key = (run.precision, run.asked_precision)
+        card = engine.card_key(run, gpu)  # what else of the breakdown the card changes (vLLM's KV block)
+        key = (run.precision, run.asked_precision, card)
         if key not in runs:
-            same = key == (form.workload.precision, form.workload.asked_precision)
-            runs[key] = (form if same else estimate(run), {})
+            same = key == (form.workload.precision, form.workload.asked_precision, form_card)
+            runs[key] = (form if same else estimate(run if card == form_card else run.but(gpu=gpu)), {})
         breakdown, ranks = runs[key]
         total, ram = breakdown.total_bytes, breakdown.host_bytes
         shift = own_overhead(breakdown, gpu)  # each GPU holds one overhead: the card's, less the form's

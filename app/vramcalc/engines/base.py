@@ -107,6 +107,11 @@ class Engine(Protocol):
         """The memory it takes beyond weights, cache and activations, when the user sets none."""
         ...
 
+    def card_key(self, workload: Workload, gpu: GpuSpec) -> object:
+        """What of its breakdown, beyond the overhead, changes with the card (vLLM: the KV block its attention
+        backend picks there): the cards table counts cards of one key with one breakdown."""
+        ...
+
     def check(self, workload: Workload) -> None:
         """Raise ValidationError (naming the field) for a workload this engine cannot run."""
         ...
@@ -153,6 +158,9 @@ class NoPool:
     """The Engine methods of an engine that builds nothing on a GPU beyond its components (transformers,
     llama.cpp, TEI, faster-whisper; vLLM sizes a KV pool): no pool, no settings of its own to suggest, the
     breakdown unchanged on a layout."""
+
+    def card_key(self, workload: Workload, gpu: GpuSpec) -> object:
+        return None
 
     def rank_pool(self, workload: Workload, facts: EngineFacts | None, components: Mapping[str, int],
                   kv_share: float, *, whole: bool) -> RankPool | None:
