@@ -25,8 +25,8 @@ from vramcalc.model.table import param_count
 from vramcalc.render import charts
 from vramcalc.render.charts import LEFT, RIGHT, WIDTH, nice_ceil, sweep
 from vramcalc.render.view import format_range
+from vramcalc.sources.fields import MAX_LAYERS
 from vramcalc.sources.gpus import load_gpus
-from vramcalc.sources.hf_config import MAX_LAYERS
 from vramcalc.workload import Target
 
 # ---------------------------------------------------------------- capacity table

@@ -30,7 +30,7 @@ from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import ModelSpec
 from ..model.families.vision import image_tokens, llamacpp_image_tokens, video_tokens
 from ..model.table import param_count
-from ..sources.hf_config import MAX_LAYERS, MAX_POSITIONS
+from ..sources.fields import MAX_LAYERS, MAX_POSITIONS
 from ..training.grpo import steps_per_generation
 from ..workload import Target, Workload
 from .evaluate import estimate

@@ -39,8 +39,8 @@ from ..model.families.encoder import ggml_forward_bytes
 from ..model.families.vision import QWEN, encoder_peak, image_patches, llamacpp_image_tokens
 from ..model.tensor import Role
 from ..parallel.layout import Layout, default_layout
+from ..sources.fields import MAX_LAYERS
 from ..sources.gpus import GpuKind, GpuSpec
-from ..sources.hf_config import MAX_LAYERS
 from ..workload import Workload
 from .base import EngineBreakdown, NoPool, check_kv_formats, refuse_training
 from .cards import CardRule

@@ -26,7 +26,7 @@ from ..core.units import GIB
 from ..memory.components import Component
 from ..model.families.decoder.spec import AttentionKind
 from ..parallel.layout import Layout
-from ..sources.hf_config import MAX_POSITIONS
+from ..sources.fields import MAX_POSITIONS
 from ..workload import Workload
 from .base import EngineBreakdown
 from .llamacpp import DEFAULT_UBATCH, LlamaCpp, LlamaCppFacts, llamacpp_breakdown

@@ -53,8 +53,8 @@ from ..engines.registry import ENGINE_OPTIONS
 from ..formats.weights import DEFAULT_GROUP_SIZE, GPU_FORMATS, GROUPED, WeightFormat, parse_format
 from ..formats.weights import names as format_names
 from ..model.families.vision import VIDEO as VIDEO_FAMILIES
+from ..sources.fields import MAX_DIM, MAX_HEADS, MAX_LAYERS
 from ..sources.gpus import DEFAULT_MACOS, GpuKind, GpuSpec, gpu, load_apple, load_gpus
-from ..sources.hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS
 from ..sources.presets import load_presets
 from ..sources.vision import FAMILIES as VISION_FAMILIES
 from ..training.lora import parse_targets

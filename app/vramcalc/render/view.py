@@ -28,8 +28,8 @@ from ..engines.layouts import resolve_layout
 from ..engines.ollama import context_key
 from ..inputs.options import MAX_BATCH
 from ..memory.components import COMPONENTS, Breakdown
+from ..sources.fields import MAX_LAYERS
 from ..sources.gpus import GpuSpec
-from ..sources.hf_config import MAX_LAYERS
 from ..workload import CapacityQuery, Target, Workload
 from .charts import Chart, sweep
 from .command import run_lines

@@ -15,7 +15,7 @@ from typing import Any
 from ..core.errors import ValidationError
 from ..model.families.decoder.spec import Block, ModelSpec, Norm, NormCompute, QkNorm
 from ..model.families.encoder import Encoder
-from .hf_config import MAX_DIM, MAX_HEADS, MAX_LAYERS, _bool, _int, _text
+from .fields import MAX_DIM, MAX_HEADS, MAX_LAYERS, read_bool, read_int, read_text
 
 # the config classes' defaults: hidden_size, num_attention_heads, num_hidden_layers, intermediate_size, vocab_size,
 # max_position_embeddings
@@ -59,19 +59,19 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
     and two LayerNorms, biases by attention_bias, mlp_bias, norm_bias. (Its sliding-window layers are read as
     full: an encoder keeps no KV cache, and its measured forward builds the window's mask whatever the window.)"""
     nomic = model_type == "nomic_bert"
-    h, a, n, i, v, p = (_int(config, key, 0 if key == "n_inner" else 1, high, default=default) for key, high, default
-                        in zip(NOMIC_KEYS if nomic else DISTIL_KEYS if model_type == "distilbert" else (
-                               "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size",
-                               "vocab_size", "max_position_embeddings"),
-                               (MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_DIM, MAX_DIM * 10, MAX_DIM * 10),
-                               ENCODER_TYPES[model_type], strict=True))
+    keys = NOMIC_KEYS if nomic else DISTIL_KEYS if model_type == "distilbert" else (
+        "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size", "vocab_size",
+        "max_position_embeddings")
+    h, a, n, i, v, p = (read_int(config, key, 0 if key == "n_inner" else 1, high, default=default)
+                        for key, high, default in zip(keys, (MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_DIM, MAX_DIM * 10,
+                                                             MAX_DIM * 10), ENCODER_TYPES[model_type], strict=True))
     if h % a:
         raise ValidationError("num_attention_heads", a, f"must divide hidden_size ({h})")
     names = config.get("architectures")
     labels = 0
     if isinstance(names, list) and any(str(x).endswith("ForSequenceClassification") for x in names):
         id2label = config.get("id2label")
-        labels = len(id2label) if isinstance(id2label, Mapping) and id2label else _int(
+        labels = len(id2label) if isinstance(id2label, Mapping) and id2label else read_int(
             config, "num_labels", 1, MAX_DIM, default=2)
     common: dict[str, Any] = {"name": name, "display_name": display, "model_type": model_type, "hidden": h,
                               "heads": a, "layers": n, "kv_heads": a, "head_dim": h // a, "ffn": i, "vocab": v,
@@ -80,23 +80,23 @@ def read_encoder(config: Mapping[str, object], model_type: str, name: str, displ
         return _nomic(config, common, labels)
     if model_type in ("new", "gte"):
         return _gte(config, common, labels, model_type)
-    if model_type == "bert" and _text(config, "position_embedding_type") == "alibi":
+    if model_type == "bert" and read_text(config, "position_embedding_type") == "alibi":
         # JinaBERT v2 (jinaai/jina-bert-implementation, modeling_bert.py): no position table; its GLU MLP
         # (feed_forward_type geglu/reglu) is gated_layers h -> 2·I without a bias and wo I -> h with one
-        gated = _text(config, "feed_forward_type") not in ("", "original")
+        gated = read_text(config, "feed_forward_type") not in ("", "original")
         code = _qk_post_norm(config)
         return ModelSpec(**common, block=Block.LLAMA if gated else Block.GPT2, gated_mlp=gated, norm=Norm.LAYER,
                          qkv_bias=True, o_bias=True, mlp_bias=not gated, down_bias=True,
                          qk_norm=QkNorm.FULL if code else None, norms_per_layer=3 if code else 2, encoder=Encoder(
                              "jina-bert-v2-qk-post-norm" if code else "jina-bert-v2",
-                             _int(config, "type_vocab_size", 0, MAX_DIM, default=2), True, labels))
+                             read_int(config, "type_vocab_size", 0, MAX_DIM, default=2), True, labels))
     if model_type != "modernbert":
         return _bert_like(config, common, labels, model_type)
-    bias, attention = _bool(config, "norm_bias", default=False), _bool(config, "attention_bias", default=False)
+    bias, attention = read_bool(config, "norm_bias", default=False), read_bool(config, "attention_bias", default=False)
     return ModelSpec(
         **common, block=Block.LLAMA, norm=Norm.LAYER if bias else Norm.LAYER_NO_BIAS, qkv_bias=attention,
-        o_bias=attention, mlp_bias=_bool(config, "mlp_bias", default=False), encoder=Encoder(
-            model_type, 0, False, labels, labels > 0, _bool(config, "classifier_bias", default=False),
+        o_bias=attention, mlp_bias=read_bool(config, "mlp_bias", default=False), encoder=Encoder(
+            model_type, 0, False, labels, labels > 0, read_bool(config, "classifier_bias", default=False),
             (1 + bias) * (labels > 0)))
 
 
@@ -112,29 +112,29 @@ def _bert_like(config: Mapping[str, object], common: dict[str, Any], labels: int
                               f"{model_type} *ForSequenceClassification: read as the encoder (AutoModel) only")
     h = common["hidden"]
     key, default = WIDE.get(model_type, ("", 0))
-    wide = _int(config, key, 1, MAX_DIM, default=default or h) if key else h
-    types = _int(config, "type_vocab_size", 0, MAX_DIM, default=TYPE_VOCAB.get(model_type, 2))
+    wide = read_int(config, key, 1, MAX_DIM, default=default or h) if key else h
+    types = read_int(config, "type_vocab_size", 0, MAX_DIM, default=TYPE_VOCAB.get(model_type, 2))
     if model_type in ("distilbert", "bert-generation"):
         types = 0  # DistilBertEmbeddings, BertGenerationEmbeddings: word and position tables only
     extra: dict[str, Any] = {}
-    if model_type == "ernie" and _bool(config, "use_task_id", default=False):
-        extra["task_types"] = _int(config, "task_type_vocab_size", 1, MAX_DIM, default=3)
+    if model_type == "ernie" and read_bool(config, "use_task_id", default=False):
+        extra["task_types"] = read_int(config, "task_type_vocab_size", 1, MAX_DIM, default=3)
     if wide != h or model_type == "rembert":
         extra |= {"embedding": wide, "projection_bias": model_type != "deberta-v2"}
     positions = common["max_positions"]
     if model_type == "deberta-v2":
-        positions *= _bool(config, "position_biased_input", default=True)
+        positions *= read_bool(config, "position_biased_input", default=True)
         extra |= _deberta(config, common)
     elif model_type == "roformer":  # rotary: no table, but a sinusoidal one of head_dim columns, a parameter
         positions, extra["tables"] = 0, ((positions, common["head_dim"]),)
     elif model_type in ("roc_bert", "xmod"):
         extra |= _roc_bert(config, h) if model_type == "roc_bert" else _xmod(config, h)
-    pre_norm = model_type == "roberta-prelayernorm" or (model_type == "xmod" and _bool(config, "pre_norm",
+    pre_norm = model_type == "roberta-prelayernorm" or (model_type == "xmod" and read_bool(config, "pre_norm",
                                                                                         default=False))
     encoder = Encoder(model_type, types, head in ("bert", "both") or (head == "roberta" and not labels), labels,
                       head in ("roberta", "dense", "both") and labels > 0, **extra)
     return ModelSpec(**common, block=Block.GPT2, gated_mlp=False, norm=Norm.LAYER,
-                     qkv_bias=model_type != "big_bird" or _bool(config, "use_bias", default=True), o_bias=True,
+                     qkv_bias=model_type != "big_bird" or read_bool(config, "use_bias", default=True), o_bias=True,
                      mlp_bias=True, learned_positions=positions, embed_norm=pre_norm,
                      final_norm=not encoder.projection_bias, encoder=encoder)
 
@@ -143,13 +143,13 @@ def _roc_bert(config: Mapping[str, object], h: int) -> dict[str, Any]:
     """RoCBertEmbeddings: the pronunciation and shape tables, built whatever enable_pronunciation and enable_shape
     say, and with concat_input map_inputs_layer, a dense with a bias from the word embeddings and the enabled ones
     concatenated to h."""
-    pron = (_int(config, "pronunciation_vocab_size", 1, MAX_DIM * 10, default=910),
-            _int(config, "pronunciation_embed_dim", 1, MAX_DIM, default=768))
-    shape = (_int(config, "shape_vocab_size", 1, MAX_DIM * 10, default=24858),
-             _int(config, "shape_embed_dim", 1, MAX_DIM, default=512))
-    width = h + pron[1] * _bool(config, "enable_pronunciation", default=True) + shape[1] * _bool(
+    pron = (read_int(config, "pronunciation_vocab_size", 1, MAX_DIM * 10, default=910),
+            read_int(config, "pronunciation_embed_dim", 1, MAX_DIM, default=768))
+    shape = (read_int(config, "shape_vocab_size", 1, MAX_DIM * 10, default=24858),
+             read_int(config, "shape_embed_dim", 1, MAX_DIM, default=512))
+    width = h + pron[1] * read_bool(config, "enable_pronunciation", default=True) + shape[1] * read_bool(
         config, "enable_shape", default=True)
-    return {"tables": (pron, shape), "mapping": width * _bool(config, "concat_input", default=True)}
+    return {"tables": (pron, shape), "mapping": width * read_bool(config, "concat_input", default=True)}
 
 
 def _xmod(config: Mapping[str, object], h: int) -> dict[str, Any]:
@@ -158,8 +158,8 @@ def _xmod(config: Mapping[str, object], h: int) -> dict[str, Any]:
     languages = config.get("languages", ["en_XX"])
     if not isinstance(languages, (list, tuple)) or not languages:
         raise ValidationError("languages", str(languages)[:60], "expected a list of language codes")
-    factor = _int(config, "adapter_reduction_factor", 1, MAX_DIM, default=2)
-    return {"adapters": (len(languages), h // factor, _bool(config, "adapter_layer_norm", default=False))}
+    factor = read_int(config, "adapter_reduction_factor", 1, MAX_DIM, default=2)
+    return {"adapters": (len(languages), h // factor, read_bool(config, "adapter_layer_norm", default=False))}
 
 
 def _deberta(config: Mapping[str, object], common: dict[str, Any]) -> dict[str, Any]:
@@ -169,25 +169,26 @@ def _deberta(config: Mapping[str, object], common: dict[str, Any]) -> dict[str, 
     (conv_kernel_size, conv_groups) whatever relative_attention says. The reranker's ContextPooler is a dense of
     pooler_hidden_size, which its classifier reads as h: refused unless they are equal."""
     h, heads = common["hidden"], common["heads"]
-    if _int(config, "attention_head_size", 1, MAX_DIM, default=h // heads) * heads != h:
+    if read_int(config, "attention_head_size", 1, MAX_DIM, default=h // heads) * heads != h:
         raise ValidationError("attention_head_size", config.get("attention_head_size"),
                               f"read only as hidden_size / num_attention_heads ({h // heads})")
-    if _int(config, "pooler_hidden_size", 1, MAX_DIM, default=h) != h:
+    if read_int(config, "pooler_hidden_size", 1, MAX_DIM, default=h) != h:
         raise ValidationError("pooler_hidden_size", config.get("pooler_hidden_size"), f"must be hidden_size ({h})")
     kinds = config.get("pos_att_type") or []
     if isinstance(kinds, str):
         kinds = [x.strip() for x in kinds.lower().split("|")]
     if not isinstance(kinds, list) or not all(isinstance(x, str) for x in kinds):
         raise ValidationError("pos_att_type", str(kinds)[:60], 'expected "p2c|c2p" or a list of "c2p", "p2c"')
-    relative = _bool(config, "relative_attention", default=False)
-    buckets = _int(config, "position_buckets", -1, MAX_DIM, default=-1)
-    span = _int(config, "max_relative_positions", -1, MAX_DIM * 10, default=-1)
+    relative = read_bool(config, "relative_attention", default=False)
+    buckets = read_int(config, "position_buckets", -1, MAX_DIM, default=-1)
+    span = read_int(config, "max_relative_positions", -1, MAX_DIM * 10, default=-1)
     span = buckets if buckets > 0 else span if span >= 1 else common["max_positions"]
-    norms = [x.strip() for x in (_text(config, "norm_rel_ebd") or "none").lower().split("|")]
-    kernel, groups = (_int(config, "conv_kernel_size", 0, 64, default=0), _int(config, "conv_groups", 1, h, default=1))
+    norms = [x.strip() for x in (read_text(config, "norm_rel_ebd") or "none").lower().split("|")]
+    kernel, groups = (read_int(config, "conv_kernel_size", 0, 64, default=0),
+                      read_int(config, "conv_groups", 1, h, default=1))
     if h % groups:
         raise ValidationError("conv_groups", groups, f"must divide hidden_size ({h})")
-    shared = _bool(config, "share_att_key", default=False)
+    shared = read_bool(config, "share_att_key", default=False)
     return {"relative": 2 * span * relative, "relative_norm": "layer_norm" in norms, "conv": (kernel, groups),
             "position_projections": 0 if shared or not relative else ("c2p" in kinds) + ("p2c" in kinds)}
 
@@ -199,7 +200,7 @@ def _qk_post_norm(config: Mapping[str, object]) -> bool:
     projections, and a third LayerNorm a layer (layer_norm_1 after the attention's output LayerNorm)."""
     auto = config.get("auto_map")
     auto_config = auto.get("AutoConfig") if isinstance(auto, Mapping) else None
-    named = (_text(config, "_name_or_path", 300), auto_config if isinstance(auto_config, str) else "")
+    named = (read_text(config, "_name_or_path", 300), auto_config if isinstance(auto_config, str) else "")
     return named[0] == "jinaai/jina-bert-v2-qk-post-norm" or "jinaai/jina-bert-v2-qk-post-norm" in named[1]
 
 
@@ -210,20 +211,20 @@ def _nomic(config: Mapping[str, object], common: dict[str, Any], labels: int) ->
     out_proj (biases: qkv_proj_bias), post-norm LayerNorms norm1 and norm2 (emb_ln counted as the final norm), and
     a GELU MLP fc1, fc2 (n_inner, default 4·h) or, for swiglu/geglu/glu, fc11, fc12 and fc2 of n_inner (default
     8·h/3) rounded up to 256; fc1 biases mlp_fc1_bias, fc2 mlp_fc2_bias."""
-    h, multiple = common["hidden"], _int(config, "pad_vocab_size_multiple", 1, MAX_DIM, default=1)
-    gated = _text(config, "activation_function") in ("swiglu", "geglu", "glu")
+    h, multiple = common["hidden"], read_int(config, "pad_vocab_size_multiple", 1, MAX_DIM, default=1)
+    gated = read_text(config, "activation_function") in ("swiglu", "geglu", "glu")
     ffn = common["ffn"] or (8 * h // 3 if gated else 4 * h)
     rotary = config.get("rotary_emb_fraction", 0.0)
     if not isinstance(rotary, (int, float)) or isinstance(rotary, bool) or not 0 <= rotary <= 1:
         raise ValidationError("rotary_emb_fraction", rotary, "expected a number from 0 to 1")
-    bias = _bool(config, "qkv_proj_bias", default=True)
+    bias = read_bool(config, "qkv_proj_bias", default=True)
     spec = {**common, "vocab": -(-common["vocab"] // multiple) * multiple,
             "ffn": -(-ffn // 256) * 256 if gated else ffn}
     return ModelSpec(**spec, block=Block.LLAMA, gated_mlp=gated, norm=Norm.LAYER, qkv_bias=bias, o_bias=bias,
-                     mlp_bias=_bool(config, "mlp_fc1_bias", default=True),
-                     down_bias=_bool(config, "mlp_fc2_bias", default=True),
+                     mlp_bias=read_bool(config, "mlp_fc1_bias", default=True),
+                     down_bias=read_bool(config, "mlp_fc2_bias", default=True),
                      learned_positions=0 if rotary > 0 else common["max_positions"],
-                     encoder=Encoder("nomic_bert", _int(config, "type_vocab_size", 0, MAX_DIM, default=2), False,
+                     encoder=Encoder("nomic_bert", read_int(config, "type_vocab_size", 0, MAX_DIM, default=2), False,
                                      labels))
 
 
@@ -252,13 +253,13 @@ def _gte(config: Mapping[str, object], common: dict[str, Any], labels: int, mode
         if not isinstance(factor, (int, float)) or isinstance(factor, bool) or not 0 < factor <= 1024:
             raise ValidationError("rope_scaling.factor", factor, "expected a number above 0 (at most 1024)")
         rows = math.ceil(common["max_positions"] * factor)
-        if (kind := _text(config, "position_embedding_type") or "rope") != "rope":
+        if (kind := read_text(config, "position_embedding_type") or "rope") != "rope":
             raise ValidationError("position_embedding_type", kind, "GTE is read with rotary positions (rope), as "
                                   "transformers' GteModel and every released checkpoint run it")
-        if (norm := _text(config, "layer_norm_type") or "layer_norm") != "layer_norm":
+        if (norm := read_text(config, "layer_norm_type") or "layer_norm") != "layer_norm":
             raise ValidationError("layer_norm_type", norm, "GTE is read with LayerNorm (layer_norm), as transformers' "
                                   "GteModel and every released checkpoint run it")
     return ModelSpec(**common, block=Block.LLAMA, gated_mlp=True, norm=Norm.LAYER, qkv_bias=True, o_bias=True,
                      mlp_bias=False, down_bias=True, encoder=Encoder(
-                         "gte", _int(config, "type_vocab_size", 0, MAX_DIM, default=1), labels > 0, labels,
+                         "gte", read_int(config, "type_vocab_size", 0, MAX_DIM, default=1), labels > 0, labels,
                          rotary_rows=rows))

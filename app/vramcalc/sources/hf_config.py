@@ -42,6 +42,7 @@ from ..model.families.decoder.spec import (
     ShortConv,
 )
 from ..model.families.decoder.tensors import reused_kv_params
+from .fields import MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_POSITIONS, read_bool, read_int, read_text, short
 from .readers import (
     COMMON_KEYS,
     DRAFTERS,
@@ -65,11 +66,7 @@ from .readers import (
 )
 from .vision import read_vision
 
-MAX_DIM = 1_000_000  # hidden, ffn, vocabulary: far above any real model
-MAX_LAYERS = 10_000
-MAX_HEADS = 100_000
 MAX_EXPERTS = 100_000
-MAX_POSITIONS = MAX_DIM * 100
 MAX_NGRAM_HEADS = 4096  # Qwen4-Exp's n-gram tables over all PLE layers: the release has 16
 
 # Every key that changes how much memory a model takes. A key here that the reader of
@@ -139,8 +136,8 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     """Map a Hugging Face config.json (a parsed dict) to a ModelSpec."""
     if not isinstance(config, Mapping):
         raise ValidationError("config.json", type(config).__name__, "expected a JSON object")
-    model_type = _text(config, "model_type")
-    display = display_name or _text(config, "_name_or_path", MAX_NAME_CHARS) or model_type or "custom config"
+    model_type = read_text(config, "model_type")
+    display = display_name or read_text(config, "_name_or_path", MAX_NAME_CHARS) or model_type or "custom config"
     extra_notes = list(notes)
     top = config
     if model_type in ("gpt2", "gpt-sw3", "openai-gpt"):
@@ -164,7 +161,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     if multimodal:
         text = config.get("text_config")
         if isinstance(text, Mapping):  # Gemma 3, Llama 4, Mistral 3; Qwen2.5-VL keeps its text keys at the top
-            inner = (_text(text, "model_type", field="text_config.model_type")
+            inner = (read_text(text, "model_type", field="text_config.model_type")
                      or TEXT_TYPES.get(model_type, f"{model_type}_text"))
             config = {**text, "model_type": TEXT_ALIASES.get(inner, inner)}
             if "tie_word_embeddings" in top or model_type in WRAPPER_TIES:  # transformers ties by the wrapper's key
@@ -238,7 +235,7 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
         if getattr(reader, flag):
             config = rewrite(config)
     if reader.moa:  # JetMoeConfig.__post_init__
-        config = {**config, "num_attention_heads": _int(config, "num_key_value_heads", 1, MAX_HEADS) * _int(
+        config = {**config, "num_attention_heads": read_int(config, "num_key_value_heads", 1, MAX_HEADS) * read_int(
             config, "num_experts_per_tok", 1, MAX_EXPERTS)}
     if reader.gemma3n:
         config = {**config, "intermediate_size": _gemma3n_width(config, model_type, assumptions)}
@@ -248,12 +245,12 @@ def from_hf_config(config: Mapping[str, object], *, name: str = "config", displa
     understood = _understood(reader)
     for key in sorted(MEMORY_KEYS & set(given) - understood):
         if given[key] not in _NEUTRAL_WHEN_OFF:
-            assumptions.append(phrase("assumption.ignored_key", key=key, value=_short(given[key]),
+            assumptions.append(phrase("assumption.ignored_key", key=key, value=short(given[key]),
                                       model_type=repr(model_type)))
     # multi-token-prediction layers past num_hidden_layers (DeepSeek-V3's names; Qwen3.5's mtp.*): not built
-    mtp, mtp_style = _int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0), NEXTN
+    mtp, mtp_style = read_int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0), NEXTN
     if not mtp:
-        mtp, mtp_style = _int(config, "mtp_num_hidden_layers", 0, MAX_LAYERS, default=0), QWEN
+        mtp, mtp_style = read_int(config, "mtp_num_hidden_layers", 0, MAX_LAYERS, default=0), QWEN
     if mtp:
         extra_notes.append(phrase("model.note.mtp"))
     moe = spec_fields["moe"]
@@ -288,17 +285,17 @@ def _vision_value(config: Mapping[str, object], name: str, key: str, default: An
     if value is None or isinstance(default, str):
         return default if value is None else str(value)
     if isinstance(default, bool):
-        return _bool({name: value}, name, default=default)
+        return read_bool({name: value}, name, default=default)
     if isinstance(default, list):  # one layer, or a list (Mistral 3's vision_feature_layer)
         value = [value] if isinstance(value, int) else value
         if not isinstance(value, list) or len(value) > MAX_LAYERS:
-            raise ValidationError(name, _short(value), "expected a list")
+            raise ValidationError(name, short(value), "expected a list")
         return value
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-            raise ValidationError(name, _short(value), "expected a number above 0, at most 1")
+            raise ValidationError(name, short(value), "expected a number above 0, at most 1")
         return value
-    return _int({name: value}, name, 1, MAX_DIM)
+    return read_int({name: value}, name, 1, MAX_DIM)
 
 
 def _read_guessing(config: Mapping[str, object], reader: Reader, guessed: MoeKeys | None, model_type: str,
@@ -388,44 +385,45 @@ def _understood(reader: Reader) -> frozenset[str]:
 
 def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                   assumptions: list[str | Phrase]) -> dict[str, Any]:  # ModelSpec keyword arguments
-    hidden = _int(config, "hidden_size", 1, MAX_DIM)
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
-    heads = _int(config, "num_attention_heads", 1, MAX_HEADS)
-    kv_heads = _int(config, "num_key_value_heads", 1, MAX_HEADS, default=heads)
+    hidden = read_int(config, "hidden_size", 1, MAX_DIM)
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    heads = read_int(config, "num_attention_heads", 1, MAX_HEADS)
+    kv_heads = read_int(config, "num_key_value_heads", 1, MAX_HEADS, default=heads)
     if kv_heads > heads or heads % kv_heads:
         raise ValidationError("num_key_value_heads", kv_heads, f"must divide num_attention_heads ({heads})")
     if reader.mla and config.get("head_dim") is None:  # MLA's classes map head_dim to qk_rope_head_dim
-        head_dim = _int(config, "qk_rope_head_dim", 1, MAX_DIM)
+        head_dim = read_int(config, "qk_rope_head_dim", 1, MAX_DIM)
     else:
         if config.get("head_dim") is None and hidden % heads:
             raise ValidationError("num_attention_heads", heads,
                                   f"must divide hidden_size ({hidden}) when the config gives no head_dim")
-        head_dim = _int(config, "head_dim", 1, MAX_DIM, default=hidden // heads)
-    vocab = _int(config, "vocab_size", 1, MAX_DIM * 10)
-    max_positions = _int(config, "max_position_embeddings", 1, MAX_POSITIONS, default=0) or None
-    all_bias = bool(reader.bias_key) and _bool(config, reader.bias_key, default=False)
-    attention_bias = _bool(config, "attention_bias", default=False) or all_bias
+        head_dim = read_int(config, "head_dim", 1, MAX_DIM, default=hidden // heads)
+    vocab = read_int(config, "vocab_size", 1, MAX_DIM * 10)
+    max_positions = read_int(config, "max_position_embeddings", 1, MAX_POSITIONS, default=0) or None
+    all_bias = bool(reader.bias_key) and read_bool(config, reader.bias_key, default=False)
+    attention_bias = read_bool(config, "attention_bias", default=False) or all_bias
     qkv_bias = attention_bias if reader.qkv_bias is None else reader.qkv_bias
     o_bias = attention_bias if reader.o_bias is None else reader.o_bias
     if reader.o_bias_key:
-        o_bias = _bool(config, reader.o_bias_key, default=o_bias)
+        o_bias = read_bool(config, reader.o_bias_key, default=o_bias)
     qk_norm = reader.qk_norm
-    if reader.qk_norm_switched and not _bool(config, "use_qk_norm", default=False):
+    if reader.qk_norm_switched and not read_bool(config, "use_qk_norm", default=False):
         qk_norm = None
-    if model_type == "phi" and _bool(config, "qk_layernorm", default=False):
+    if model_type == "phi" and read_bool(config, "qk_layernorm", default=False):
         raise ValidationError("qk_layernorm", True, "Phi models with q/k LayerNorm are not supported")
     resid_pdrop = config.get("resid_pdrop") if model_type == "phi" else None
     fields = dict(
         block=reader.block, hidden=hidden, layers=layers, heads=heads, kv_heads=kv_heads, head_dim=head_dim,
-        vocab=vocab, tie_embeddings=_bool(config, "tie_word_embeddings", default=reader.tie_default)
+        vocab=vocab, tie_embeddings=read_bool(config, "tie_word_embeddings", default=reader.tie_default)
         and not reader.never_tied,  # transformers 5.23's Mllama classes tie nothing
         gated_mlp=reader.gated_mlp, norm=reader.norm, norms_per_layer=reader.norms_per_layer,
         norm_compute=reader.compute, post_norms=reader.post_norms,
         dropout=isinstance(resid_pdrop, (int, float)) and resid_pdrop > 0,
         qkv_bias=qkv_bias, o_bias=o_bias,
-        mlp_bias=reader.mlp_bias or all_bias or (reader.reads_mlp_bias and _bool(config, "mlp_bias", default=False)),
+        mlp_bias=reader.mlp_bias or all_bias or (reader.reads_mlp_bias
+                                                 and read_bool(config, "mlp_bias", default=False)),
         head_bias=reader.head_bias or (all_bias and reader.bias_key_on_head) or (model_type in ("phimoe", "zaya")
-                                                   and _bool(config, "lm_head_bias", default=False)),
+                                                   and read_bool(config, "lm_head_bias", default=False)),
         activation_params=reader.activation_params,
         qk_norm=qk_norm, attention_gate=reader.attention_gate, gate_apart=reader.gate_apart, sinks=reader.sinks,
         gate_bias=int(reader.gate_bias),
@@ -434,7 +432,7 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         attention_softcap=reader.softcap and config.get("attn_logit_softcapping") is not None,
         final_logit_softcap=reader.softcap and config.get("final_logit_softcapping") is not None,
     )
-    ffn = _int(config, "intermediate_size", 1, MAX_DIM,
+    ffn = read_int(config, "intermediate_size", 1, MAX_DIM,
                default=0 if reader.moe is not None or reader.mlp_apart else None)
     layer_fields = _read_layers(config, reader, layers, max_positions, assumptions)
     if reader.cross:
@@ -450,9 +448,9 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                                               "for its dense layers")
         dense_ffn = moe.ffn
     if reader.longcat and moe is not None:  # the shortcut MoE beside the sublayer's own MLP, zero experts among
-        moe = dataclasses.replace(moe, shared_ffn=dense_ffn, zero_experts=_int(config, "zero_expert_num", 0,
+        moe = dataclasses.replace(moe, shared_ffn=dense_ffn, zero_experts=read_int(config, "zero_expert_num", 0,
                                                                                 MAX_EXPERTS, default=256),
-                                  router_bias=_bool(config, "router_bias", default=False))
+                                  router_bias=read_bool(config, "router_bias", default=False))
     if reader.moe_post_norm and moe is not None:
         moe = dataclasses.replace(moe, post_norm=True)
     fields.update(ffn=dense_ffn, moe=moe, moe_layers=moe_layers)
@@ -468,54 +466,56 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
         if mla is None or not (mla.q_lora_rank or reader.large4):
             raise ValidationError("q_lora_rank", None,
                                   "the lightning indexer reads the q latent: q_lora_rank is needed")
-        fields["indexer"] = Indexer(heads=_int(config, "index_n_heads", 1, MAX_HEADS),
-                                    head_dim=_int(config, "index_head_dim", 1, MAX_DIM),
-                                    topk=_int(config, "index_topk", 1, MAX_POSITIONS, default=2048),
+        fields["indexer"] = Indexer(heads=read_int(config, "index_n_heads", 1, MAX_HEADS),
+                                    head_dim=read_int(config, "index_head_dim", 1, MAX_DIM),
+                                    topk=read_int(config, "index_topk", 1, MAX_POSITIONS, default=2048),
                                     shared=_indexer_shared(config, layers, 4 if reader.hyper > reader.glm5 else 1),
-                                    kpool=_int(config, "index_kpool", 1, MAX_DIM, default=16) if reader.glm5 else 0)
+                                    kpool=read_int(config, "index_kpool", 1, MAX_DIM, default=16) if reader.glm5 else 0)
     if reader.global_attention:
         fields.update(_read_gemma4(config, fields, assumptions, per_layer=reader.moe is not None))
     if reader.gated_norm:
-        fields["gated_norm"] = _int(config, "gated_norm_rank", 1, MAX_DIM, default=16)
+        fields["gated_norm"] = read_int(config, "gated_norm_rank", 1, MAX_DIM, default=16)
     if reader.cca:  # ZayaCCAProjection's kernels, ZayaRouter's width
         if kv_heads * head_dim % 2:
             raise ValidationError("head_dim", head_dim, "ZAYA splits each value in halves: KV heads × head_dim must "
                                                         "be even")
-        fields["cca"] = Cca(time0=_int(config, "cca_time0", 1, MAX_DIM, default=2),
-                            time1=_int(config, "cca_time1", 1, MAX_DIM, default=2),
-                            router=_int(config, "router_hidden_size", 1, MAX_DIM, default=256))
+        fields["cca"] = Cca(time0=read_int(config, "cca_time0", 1, MAX_DIM, default=2),
+                            time1=read_int(config, "cca_time1", 1, MAX_DIM, default=2),
+                            router=read_int(config, "router_hidden_size", 1, MAX_DIM, default=256))
     if reader.hyper:
-        fields["hyper"] = _int(config, "hc_mult", 1, MAX_HEADS, default=4)
+        fields["hyper"] = read_int(config, "hc_mult", 1, MAX_HEADS, default=4)
         fields["hyper_comb"] = reader.glm5
     if reader.compressed:
-        groups = _int(config, "o_groups", 1, heads, default=8)
+        groups = read_int(config, "o_groups", 1, heads, default=8)
         if heads % groups:
             raise ValidationError("o_groups", groups, f"must divide num_attention_heads ({heads})")
         rates = config["compress_rates"]
         assert isinstance(rates, Mapping)  # _dsv4_config made it
         fields["compressed"] = Compressed(
-            q_lora_rank=_int(config, "q_lora_rank", 1, MAX_DIM, default=1024), o_groups=groups,
-            o_lora_rank=_int(config, "o_lora_rank", 1, MAX_DIM, default=1024),
-            hc_mult=_int(config, "hc_mult", 1, MAX_HEADS, default=4),
+            q_lora_rank=read_int(config, "q_lora_rank", 1, MAX_DIM, default=1024), o_groups=groups,
+            o_lora_rank=read_int(config, "o_lora_rank", 1, MAX_DIM, default=1024),
+            hc_mult=read_int(config, "hc_mult", 1, MAX_HEADS, default=4),
             types=tuple(config["compressed_types"]),  # type: ignore[arg-type]  # _dsv4_config made it
-            rates=(_int(rates, "compressed_sparse_attention", 1, MAX_POSITIONS),
-                   _int(rates, "heavily_compressed_attention", 1, MAX_POSITIONS)),
-            index_heads=_int(config, "index_n_heads", 1, MAX_HEADS, default=64),
-            index_head_dim=_int(config, "index_head_dim", 1, MAX_DIM, default=128))
+            rates=(read_int(rates, "compressed_sparse_attention", 1, MAX_POSITIONS),
+                   read_int(rates, "heavily_compressed_attention", 1, MAX_POSITIONS)),
+            index_heads=read_int(config, "index_n_heads", 1, MAX_HEADS, default=64),
+            index_head_dim=read_int(config, "index_head_dim", 1, MAX_DIM, default=128))
     if reader.large4:
         fields.update(_read_large4(config, layers, model_type, assumptions))
     if reader.mimo:
         fields.update(_read_mimo(config, fields, assumptions))
     if reader.minimax3:
         if moe is not None:  # MiniMaxM3VLSparseMoeBlock.shared_experts: a gated MLP of its own width
-            fields["moe"] = dataclasses.replace(moe, shared_ffn=_int(config, "shared_intermediate_size", 1, MAX_DIM))
+            shared = read_int(config, "shared_intermediate_size", 1, MAX_DIM)
+            fields["moe"] = dataclasses.replace(moe, shared_ffn=shared)
         types = config["layer_types"]  # set by _minimax3_config, checked by _read_layers
         assert isinstance(types, list)
         sparse = {i for i, t in enumerate(types) if t == "minimax_m3_sparse"}
         if sparse:
             fields["indexer"] = Indexer(
-                heads=_int(config, "index_n_heads", 1, MAX_HEADS), head_dim=_int(config, "index_head_dim", 1, MAX_DIM),
-                topk=_int(config, "index_topk_blocks", 1, MAX_POSITIONS) * _int(config, "index_block_size", 1,
+                heads=read_int(config, "index_n_heads", 1, MAX_HEADS),
+                head_dim=read_int(config, "index_head_dim", 1, MAX_DIM),
+                topk=read_int(config, "index_topk_blocks", 1, MAX_POSITIONS) * read_int(config, "index_block_size", 1,
                                                                                    MAX_POSITIONS),
                 shared=frozenset(range(layers)) - sparse, from_hidden=True)
     if reader.step:
@@ -531,36 +531,36 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
     if reader.qwen4:
         fields.update(_read_qwen4(config, fields))
     if reader.hrm:  # HrmTextAttention.gate_proj: biased by attention_bias, as q, k, v and o
-        fields.update(hrm=(config["num_layers_per_stack"], _int(config, "L_cycles", 1, MAX_LAYERS, default=3)),
+        fields.update(hrm=(config["num_layers_per_stack"], read_int(config, "L_cycles", 1, MAX_LAYERS, default=3)),
                       gate_bias=head_dim * attention_bias)
     if reader.mamba is not None:
         fields.update(mamba=_read_mamba(config, reader.mamba, hidden), mlp_apart=reader.mlp_apart,
                       parallel_mamba=reader.parallel_mamba)
     if reader.shared_block:
         fields["shared_block"] = SharedBlock(
-            blocks=_int(config, "num_mem_blocks", 1, MAX_LAYERS, default=1),
-            rank=0 if reader.mamba is MambaKeys.ZAMBA else _int(config, "adapter_rank", 1, MAX_DIM, default=128),
-            width=_int(config, "attention_hidden_size", 1, MAX_DIM),
-            attention_adapters=_bool(config, "use_shared_attention_adapter", default=False),
+            blocks=read_int(config, "num_mem_blocks", 1, MAX_LAYERS, default=1),
+            rank=0 if reader.mamba is MambaKeys.ZAMBA else read_int(config, "adapter_rank", 1, MAX_DIM, default=128),
+            width=read_int(config, "attention_hidden_size", 1, MAX_DIM),
+            attention_adapters=read_bool(config, "use_shared_attention_adapter", default=False),
             tied=bool(fields["tie_embeddings"]))
     if reader.falcon:
         fields["repeated_kv_cache"] = bool(config.get("repeated_kv_cache"))
     if reader.post_norm_key:  # HyperCLOVAXDecoderLayer: post_norm1 and post_norm2
-        fields["norms_per_layer"] = 4 if _bool(config, reader.post_norm_key, default=True) else 2
+        fields["norms_per_layer"] = 4 if read_bool(config, reader.post_norm_key, default=True) else 2
     if reader.lfm3:  # Lfm3DecoderLayer: post_operator_norm and post_ffn_norm; Lfm3Attention.g_proj
-        fields["norms_per_layer"] = 4 if _bool(config, "use_sandwich_norm", default=True) else 2
-        fields["head_gate"] = _bool(config, "use_attention_gate", default=True)
+        fields["norms_per_layer"] = 4 if read_bool(config, "use_sandwich_norm", default=True) else 2
+        fields["head_gate"] = read_bool(config, "use_attention_gate", default=True)
     if reader.short_conv:
-        fields["short_conv"] = ShortConv(width=hidden, kernel=_int(config, "conv_L_cache", 1, MAX_DIM, default=3),
-                                         bias=_bool(config, "conv_bias", default=False))
-        if reader.lfm2_ffn and _bool(config, "block_auto_adjust_ff_dim", default=True):
+        fields["short_conv"] = ShortConv(width=hidden, kernel=read_int(config, "conv_L_cache", 1, MAX_DIM, default=3),
+                                         bias=read_bool(config, "conv_bias", default=False))
+        if reader.lfm2_ffn and read_bool(config, "block_auto_adjust_ff_dim", default=True):
             fields["ffn"] = _lfm2_ffn(config, dense_ffn)
     if reader.griffin:  # RecurrentGemmaRglru: lru_width in blocks of one per head, no key heads
-        lru = _int(config, "lru_width", 1, MAX_DIM, default=hidden)
+        lru = read_int(config, "lru_width", 1, MAX_DIM, default=hidden)
         if lru % heads:
             raise ValidationError("lru_width", lru, f"must be a multiple of num_attention_heads ({heads})")
         fields["linear"] = LinearAttention(key_heads=0, value_heads=heads, key_head_dim=1, value_head_dim=lru // heads,
-                                           conv_kernel=_int(config, "conv1d_width", 1, MAX_DIM, default=4),
+                                           conv_kernel=read_int(config, "conv1d_width", 1, MAX_DIM, default=4),
                                            griffin=True)
     elif reader.rwkv:  # RwkvSelfAttention: attention_hidden_size wide (head_dim, one head); the state h wide
         fields["linear"] = LinearAttention(key_heads=0, value_heads=1, key_head_dim=hidden, value_head_dim=head_dim,
@@ -570,11 +570,11 @@ def _read_decoder(config: Mapping[str, object], reader: Reader, model_type: str,
                                            value_head_dim=head_dim, conv_kernel=0, lightning=True)
     elif reader.linear:
         fields["linear"] = LinearAttention(
-            key_heads=_int(config, "linear_num_key_heads", 1, MAX_HEADS),
-            value_heads=_int(config, "linear_num_value_heads", 1, MAX_HEADS),
-            key_head_dim=_int(config, "linear_key_head_dim", 1, MAX_DIM),
-            value_head_dim=_int(config, "linear_value_head_dim", 1, MAX_DIM),
-            conv_kernel=_int(config, "linear_conv_kernel_dim", 1, MAX_DIM),
+            key_heads=read_int(config, "linear_num_key_heads", 1, MAX_HEADS),
+            value_heads=read_int(config, "linear_num_value_heads", 1, MAX_HEADS),
+            key_head_dim=read_int(config, "linear_key_head_dim", 1, MAX_DIM),
+            value_head_dim=read_int(config, "linear_value_head_dim", 1, MAX_DIM),
+            conv_kernel=read_int(config, "linear_conv_kernel_dim", 1, MAX_DIM),
             kda=bool(reader.kda), full_rank_gates=reader.kda == "bailing",
         )
         fields["head_gate"] = reader.kda == "bailing"
@@ -591,7 +591,7 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
     layer_types = config.get("layer_types")
     if layer_types is not None:
         if not isinstance(layer_types, list) or len(layer_types) != layers:
-            raise ValidationError("layer_types", _short(layer_types), f"expected a list of {layers} layer types")
+            raise ValidationError("layer_types", short(layer_types), f"expected a list of {layers} layer types")
         names = {"full_attention": AttentionKind.FULL, "sliding_attention": AttentionKind.SLIDING,
                  "chunked_attention": AttentionKind.CHUNKED, "linear_attention": AttentionKind.LINEAR}
         if reader.indexer or reader.qwen4:  # DSA, QSA: attention over the tokens its indexer picks, the cache whole
@@ -613,7 +613,7 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
         unknown: dict[str, int] = {}
         for i, value in enumerate(layer_types):
             if not isinstance(value, str) or len(value) > 100:
-                raise ValidationError("layer_types", _short(value), "expected a list of layer-type names")
+                raise ValidationError("layer_types", short(value), "expected a list of layer-type names")
             kind = names.get(value)
             if kind is None or (kind is AttentionKind.LINEAR and not reader.linear and reader.mamba is None) or (
                     kind is AttentionKind.CHUNKED and not reader.chunked):
@@ -630,10 +630,10 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
         if reader.rwkv:
             kinds = [AttentionKind.LINEAR] * layers
         elif layer_types is None:
-            interval = _int(config, "full_attention_interval", 1, MAX_LAYERS, default=4)
+            interval = read_int(config, "full_attention_interval", 1, MAX_LAYERS, default=4)
             kinds = [AttentionKind.FULL if (i + 1) % interval == 0 else AttentionKind.LINEAR for i in range(layers)]
     elif reader.chunked:
-        chunk = _int(config, "attention_chunk_size", 1, MAX_POSITIONS, default=0)
+        chunk = read_int(config, "attention_chunk_size", 1, MAX_POSITIONS, default=0)
         if layer_types is None and chunk:
             no_rope = config.get("no_rope_layers")
             if isinstance(no_rope, list) and len(no_rope) == layers:
@@ -642,15 +642,16 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
                 uses_rope = [(i + 1) % 4 != 0 for i in range(layers)]
             kinds = [AttentionKind.CHUNKED if rope else AttentionKind.FULL for rope in uses_rope]
     if reader.sliding is not None:
-        sliding_on = reader.sliding is not Sliding.QWEN or _bool(config, "use_sliding_window", default=False)
+        sliding_on = reader.sliding is not Sliding.QWEN or read_bool(config, "use_sliding_window", default=False)
         # Dots1Config: sliding_window 4096 and max_window_layers 62 when absent; an explicit null turns it off
         dots = reader.sliding is Sliding.WINDOW_LAYERS
         if dots and "sliding_window" in config and config["sliding_window"] is None:
             sliding_on = False
-        window = (_int(config, "sliding_window", 1, MAX_POSITIONS, default=4096 if dots else 0)
+        window = (read_int(config, "sliding_window", 1, MAX_POSITIONS, default=4096 if dots else 0)
                   if sliding_on else 0)
         if reader.sliding is Sliding.MIMO and config.get("sliding_window_size") is not None:
-            window = _int(config, "sliding_window_size", 1, MAX_POSITIONS - 1) + 1  # the query too (MiMoV2FlashConfig)
+            # the query too (MiMoV2FlashConfig)
+            window = read_int(config, "sliding_window_size", 1, MAX_POSITIONS - 1) + 1
         if window and layer_types is None:
             if reader.sliding is Sliding.MIMO:
                 given = config.get("hybrid_layer_pattern")
@@ -660,13 +661,13 @@ def _read_layers(config: Mapping[str, object], reader: Reader, layers: int, max_
             elif reader.sliding is Sliding.ALL:
                 kinds = [AttentionKind.SLIDING] * layers
             elif reader.sliding in (Sliding.QWEN, Sliding.WINDOW_LAYERS):  # layers from max_window_layers on slide
-                first = _int(config, "max_window_layers", 0, MAX_LAYERS,
+                first = read_int(config, "max_window_layers", 0, MAX_LAYERS,
                              default=62 if reader.sliding is Sliding.WINDOW_LAYERS else 0)
                 kinds = [AttentionKind.SLIDING if i >= first else AttentionKind.FULL for i in range(layers)]
             elif reader.sliding is Sliding.FIRST:
                 kinds = [AttentionKind.SLIDING if i % reader.pattern else AttentionKind.FULL for i in range(layers)]
             else:
-                pattern = _int(config, "sliding_window_pattern", 1, MAX_LAYERS, default=reader.pattern)
+                pattern = read_int(config, "sliding_window_pattern", 1, MAX_LAYERS, default=reader.pattern)
                 kinds = [AttentionKind.FULL if (i + 1) % pattern == 0 else AttentionKind.SLIDING for i in range(layers)]
                 if reader.last_full:
                     kinds[-1] = AttentionKind.FULL
@@ -687,10 +688,10 @@ def _read_doge(config: Mapping[str, object], layers: int, ffn: int) -> tuple[Moe
     """DogeDecoderLayer's MLP: DogeMLP, or with is_moe DogeCDMoE: that gated MLP (the shared expert) beside
     num_experts experts of one row each (up_embed and down_embed, no gate), num_experts_per_tok of them a token,
     chosen by product keys (router_gate: hidden to 2 × floor(√num_experts), unbiased)."""
-    if not _bool(config, "is_moe", default=False):
+    if not read_bool(config, "is_moe", default=False):
         return None, (), ffn
-    experts = _int(config, "num_experts", 1, MAX_EXPERTS, default=16384)
-    per_token = _int(config, "num_experts_per_tok", 1, MAX_EXPERTS, default=64)
+    experts = read_int(config, "num_experts", 1, MAX_EXPERTS, default=16384)
+    per_token = read_int(config, "num_experts_per_tok", 1, MAX_EXPERTS, default=64)
     if per_token > experts:
         raise ValidationError("num_experts_per_tok", per_token, f"must not exceed the number of experts ({experts})")
     return (Moe(experts=experts, per_token=per_token, ffn=1, shared_ffn=ffn, gated=False, product_keys=True),
@@ -702,7 +703,7 @@ def _cross_layers(config: Mapping[str, object], kinds: tuple[AttentionKind, ...]
     depth build nothing, as there); its config class's default when not given."""
     given = config.get("cross_attention_layers")
     if not isinstance(given, list) or any(type(i) is not int or i < 0 for i in given):
-        raise ValidationError("cross_attention_layers", _short(given), "expected a list of layer indices")
+        raise ValidationError("cross_attention_layers", short(given), "expected a list of layer indices")
     cross = set(given)
     return tuple(AttentionKind.CROSS if i in cross else kind for i, kind in enumerate(kinds))
 
@@ -710,7 +711,7 @@ def _cross_layers(config: Mapping[str, object], kinds: tuple[AttentionKind, ...]
 def _mllama_config(config: Mapping[str, object]) -> dict[str, object]:
     """MllamaTextConfig has no head_dim: its attention is hidden_size / num_attention_heads wide, whatever is given;
     the embedding's padding row must be one of its vocab_size + 8 rows (nn.Embedding refuses it otherwise)."""
-    rows = _int(config, "vocab_size", 1, MAX_DIM * 10) + 8
+    rows = read_int(config, "vocab_size", 1, MAX_DIM * 10) + 8
     pad = config.get("pad_token_id", 128004)
     if type(pad) is int and not -rows <= pad < rows:
         raise ValidationError("pad_token_id", pad, f"must be a row of the embedding (vocab_size + 8 = {rows:,} rows)")
@@ -728,12 +729,12 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
     if kind is None:
         return None, (), ffn
     experts_key = EXPERTS_KEY[kind]
-    experts = _int(config, experts_key, 0, MAX_EXPERTS, default=0)
+    experts = read_int(config, experts_key, 0, MAX_EXPERTS, default=0)
     if kind is MoeKeys.GRANITE:  # GraniteMoeHybridDecoderLayer: the shared MLP always, the experts when any
-        ffn = _int(config, "shared_intermediate_size", 0, MAX_DIM)  # GraniteMoeSharedDecoderLayer: none when 0
+        ffn = read_int(config, "shared_intermediate_size", 0, MAX_DIM)  # GraniteMoeSharedDecoderLayer: none when 0
     if experts == 0:
         return None, (), ffn
-    if kind is MoeKeys.GEMMA4 and not _bool(config, "enable_moe_block", default=False):
+    if kind is MoeKeys.GEMMA4 and not read_bool(config, "enable_moe_block", default=False):
         return None, (), ffn
     per_token_key = ("experts_per_token" if kind is MoeKeys.GPT_OSS and "num_experts_per_tok" not in config
                      else "moe_k" if kind is MoeKeys.ERNIE else "top_k_experts" if kind is MoeKeys.GEMMA4
@@ -741,71 +742,71 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
     if kind is MoeKeys.HUNYUAN and isinstance(config.get(per_token_key), list):  # HunYuanMoEV1Gate: one per layer
         per_token = _per_layer_max(config, per_token_key, layers, MAX_EXPERTS)
     else:
-        per_token = _int(config, per_token_key, 1, MAX_EXPERTS)
+        per_token = read_int(config, per_token_key, 1, MAX_EXPERTS)
     if per_token > experts:
         raise ValidationError(per_token_key, per_token, f"must not exceed the number of experts ({experts})")
     dense_ffn, expert_ffn, shared, shared_gate = ffn, ffn, 0, False
     if kind in (MoeKeys.MIXTRAL, MoeKeys.GPT_OSS, MoeKeys.OLMOE):
         moe_layers = [True] * layers
     elif kind is MoeKeys.NEMOTRON:  # NemotronHMoE: the layers layer_types calls "moe"
-        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
-        shared = _int(config, "moe_shared_expert_intermediate_size", 1, MAX_DIM)
+        expert_ffn = read_int(config, "moe_intermediate_size", 1, MAX_DIM)
+        shared = read_int(config, "moe_shared_expert_intermediate_size", 1, MAX_DIM)
         types = config["layer_types"]  # set by _mamba_layer_types, checked by _read_layers
         assert isinstance(types, list)
         moe_layers = [t == "moe" for t in types]
     elif kind is MoeKeys.GRANITE:
-        expert_ffn, shared = _int(config, "intermediate_size", 1, MAX_DIM), ffn
+        expert_ffn, shared = read_int(config, "intermediate_size", 1, MAX_DIM), ffn
         moe_layers = [True] * layers
     elif kind is MoeKeys.HUNYUAN:  # HunYuanMoEV1Moe: experts and shared_mlp, both HunYuanMoEV1MLP's width
         shared = expert_ffn
         moe_layers = [True] * layers
     elif kind is MoeKeys.LFM2:  # Lfm2MoeDecoderLayer: dense MLPs in the first num_dense_layers
-        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
-        dense = _int(config, "num_dense_layers", 0, layers, default=2)
+        expert_ffn = read_int(config, "moe_intermediate_size", 1, MAX_DIM)
+        dense = read_int(config, "num_dense_layers", 0, layers, default=2)
         moe_layers = [i >= dense for i in range(layers)]
     elif kind is MoeKeys.JAMBA:  # JambaConfig.layers_num_experts
-        period = _int(config, "expert_layer_period", 1, MAX_LAYERS, default=2)
-        offset = _int(config, "expert_layer_offset", 0, MAX_LAYERS, default=1)
+        period = read_int(config, "expert_layer_period", 1, MAX_LAYERS, default=2)
+        offset = read_int(config, "expert_layer_offset", 0, MAX_LAYERS, default=1)
         moe_layers = [i % period == offset for i in range(layers)]
     elif kind is MoeKeys.GEMMA4:  # Gemma4TextDecoderLayer: experts beside the dense MLP, every layer
-        expert_ffn, shared = _int(config, "moe_intermediate_size", 1, MAX_DIM), ffn
+        expert_ffn, shared = read_int(config, "moe_intermediate_size", 1, MAX_DIM), ffn
         moe_layers = [True] * layers
     elif kind is MoeKeys.ERNIE:  # Ernie4_5_MoeDecoderLayer: (i + 1) % interval == 0 and start <= i <= end
-        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
-        shared = expert_ffn * _int(config, "moe_num_shared_experts", 0, MAX_EXPERTS, default=0)
-        start = _int(config, "moe_layer_start_index", 0, MAX_LAYERS, default=0)
-        end = _int(config, "moe_layer_end_index", -1, MAX_LAYERS, default=layers - 1)
+        expert_ffn = read_int(config, "moe_intermediate_size", 1, MAX_DIM)
+        shared = expert_ffn * read_int(config, "moe_num_shared_experts", 0, MAX_EXPERTS, default=0)
+        start = read_int(config, "moe_layer_start_index", 0, MAX_LAYERS, default=0)
+        end = read_int(config, "moe_layer_end_index", -1, MAX_LAYERS, default=layers - 1)
         end = layers - 1 if end == -1 else end
-        interval = _int(config, "moe_layer_interval", 1, MAX_LAYERS, default=1)
+        interval = read_int(config, "moe_layer_interval", 1, MAX_LAYERS, default=1)
         moe_layers = [(i + 1) % interval == 0 and start <= i <= end for i in range(layers)]
     elif kind is MoeKeys.QWEN:
-        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
-        shared = _int(config, "shared_expert_intermediate_size", 0, MAX_DIM, default=0)
+        expert_ffn = read_int(config, "moe_intermediate_size", 1, MAX_DIM)
+        shared = read_int(config, "shared_expert_intermediate_size", 0, MAX_DIM, default=0)
         shared_gate = shared > 0
-        step = _int(config, "decoder_sparse_step", 1, MAX_LAYERS, default=1)
+        step = read_int(config, "decoder_sparse_step", 1, MAX_LAYERS, default=1)
         dense_only = _int_list(config, "mlp_only_layers", layers)
         moe_layers = [i not in dense_only and (i + 1) % step == 0 for i in range(layers)]
     elif kind is MoeKeys.DEEPSEEK:
-        expert_ffn = _int(config, "moe_intermediate_size", 1, MAX_DIM)
-        shared = (_int(config, reader.shared_key, 0, MAX_DIM, default=0) if reader.shared_key
-                  else expert_ffn * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=0))
+        expert_ffn = read_int(config, "moe_intermediate_size", 1, MAX_DIM)
+        shared = (read_int(config, reader.shared_key, 0, MAX_DIM, default=0) if reader.shared_key
+                  else expert_ffn * read_int(config, "n_shared_experts", 0, MAX_EXPERTS, default=0))
         types = config.get("mlp_layer_types")
         if types is not None:  # transformers 5: "dense" or "sparse" per layer, which wins over the counts
             if not isinstance(types, list) or len(types) != layers or any(t not in ("dense", "sparse") for t in types):
-                raise ValidationError("mlp_layer_types", _short(types), f"expected {layers} of 'dense' or 'sparse'")
+                raise ValidationError("mlp_layer_types", short(types), f"expected {layers} of 'dense' or 'sparse'")
             moe_layers = [t == "sparse" for t in types]
         else:
             first = (reader.first_dense if reader.first_dense is not None
-                     else _int(config, "first_k_dense_replace", 0, layers, default=0))
+                     else read_int(config, "first_k_dense_replace", 0, layers, default=0))
             if isinstance(config.get("moe_layer_freq"), list):  # MiMo-V2: a 0 or 1 per layer, 1 for experts
                 moe_layers = _int_list_flags(config["moe_layer_freq"], layers, "moe_layer_freq")
             else:
-                freq = _int(config, "moe_layer_freq", 1, MAX_LAYERS, default=1)
+                freq = read_int(config, "moe_layer_freq", 1, MAX_LAYERS, default=1)
                 moe_layers = [i >= first and i % freq == 0 for i in range(layers)]
     else:  # llama4: experts of intermediate_size plus a shared expert of the same width; dense layers are wider
         shared = expert_ffn
-        dense_ffn = _int(config, "intermediate_size_mlp", 1, MAX_DIM, default=ffn)
-        step = _int(config, "interleave_moe_layer_step", 1, MAX_LAYERS, default=1)
+        dense_ffn = read_int(config, "intermediate_size_mlp", 1, MAX_DIM, default=ffn)
+        step = read_int(config, "interleave_moe_layer_step", 1, MAX_LAYERS, default=1)
         listed = config.get("moe_layers")
         chosen = _int_list(config, "moe_layers", layers) if listed else set(range(step - 1, layers, step))
         moe_layers = [i in chosen for i in range(layers)]
@@ -815,7 +816,7 @@ def _read_moe(config: Mapping[str, object], reader: Reader, layers: int,
               router_bias=kind is MoeKeys.GPT_OSS, expert_bias=kind is MoeKeys.GPT_OSS,
               score_bias=kind is MoeKeys.ERNIE or reader.score_bias, beside_dense=kind is MoeKeys.GEMMA4,
               gated=kind is not MoeKeys.NEMOTRON,
-              latent=_int(config, "moe_latent_size", 1, MAX_DIM, default=0) if kind is MoeKeys.NEMOTRON else 0)
+              latent=read_int(config, "moe_latent_size", 1, MAX_DIM, default=0) if kind is MoeKeys.NEMOTRON else 0)
     return moe, tuple(moe_layers), dense_ffn
 
 
@@ -824,8 +825,8 @@ def _per_layer_max(config: Mapping[str, object], key: str, layers: int, high: in
     values = config[key]
     assert isinstance(values, list)
     if len(values) != layers:
-        raise ValidationError(key, _short(values), f"expected one number or a list of {layers}")
-    return max(_int({key: v}, key, 1, high) for v in values)
+        raise ValidationError(key, short(values), f"expected one number or a list of {layers}")
+    return max(read_int({key: v}, key, 1, high) for v in values)
 
 
 def _hunyuan_widths(config: Mapping[str, object], ffn: int, assumptions: list[str | Phrase]) -> None:
@@ -835,7 +836,7 @@ def _hunyuan_widths(config: Mapping[str, object], ffn: int, assumptions: list[st
     for key, built in (("moe_intermediate_size", ffn), ("num_shared_expert", 1)):
         given = config.get(key)
         if given is not None and any(v != built for v in (given if isinstance(given, list) else [given])):
-            assumptions.append(phrase("assumption.ignored_key", key=key, value=_short(given),
+            assumptions.append(phrase("assumption.ignored_key", key=key, value=short(given),
                                       model_type=repr(model_type_name(config))))
 
 
@@ -847,11 +848,11 @@ def _read_large4(config: Mapping[str, object], layers: int, model_type: str,
     if listed is not None:
         nope = frozenset(i for i, rope in enumerate(_int_list_flags(listed, layers, "no_rope_layers")) if not rope)
     else:
-        interval = _int(config, "no_rope_layer_interval", 1, MAX_LAYERS, default=4)
+        interval = read_int(config, "no_rope_layer_interval", 1, MAX_LAYERS, default=4)
         nope = frozenset(i for i in range(layers) if (i + 1) % interval == 0)
     sources = config.get("kv_source_layers")
     if sources is not None and sources != list(range(layers)):
-        assumptions.append(phrase("assumption.ignored_key", key="kv_source_layers", value=_short(sources),
+        assumptions.append(phrase("assumption.ignored_key", key="kv_source_layers", value=short(sources),
                                   model_type=repr(model_type)))
     return dict(softmax_scaling=True, nope_layers=nope)
 
@@ -865,13 +866,13 @@ def _read_mimo(config: Mapping[str, object], fields: Mapping[str, Any],
     if heads % (2 * kv_heads):
         raise ValidationError("num_key_value_heads", kv_heads,
                               f"twice it must divide num_attention_heads ({heads}): the sliding layers' KV heads")
-    v_dim = _int(config, "v_head_dim", 1, MAX_DIM, default=128)
+    v_dim = read_int(config, "v_head_dim", 1, MAX_DIM, default=128)
     built = {"swa_num_key_value_heads": 2 * kv_heads, "swa_num_attention_heads": heads,
              "swa_head_dim": fields["head_dim"], "swa_v_head_dim": v_dim,
              "add_swa_attention_sink_bias": True, "add_full_attention_sink_bias": False}
     for key, value in built.items():
         if config.get(key) is not None and config.get(key) != value:
-            assumptions.append(phrase("assumption.ignored_key", key=key, value=_short(config[key]),
+            assumptions.append(phrase("assumption.ignored_key", key=key, value=short(config[key]),
                                       model_type=repr(model_type_name(config))))
     return dict(kv_heads=2 * kv_heads, full_kv_heads=kv_heads, v_head_dim=v_dim, sliding_sinks=True)
 
@@ -883,9 +884,9 @@ def _gemma3n_width(config: Mapping[str, object], model_type: str, assumptions: l
     if not isinstance(widths, list) or not widths:
         return widths
     if len({json.dumps(w) for w in widths}) > 1:
-        assumptions.append(phrase("assumption.ignored_key", key="intermediate_size", value=_short(widths),
+        assumptions.append(phrase("assumption.ignored_key", key="intermediate_size", value=short(widths),
                                   model_type=repr(model_type)))
-    return max(_int({"intermediate_size": w}, "intermediate_size", 1, MAX_DIM) for w in widths)
+    return max(read_int({"intermediate_size": w}, "intermediate_size", 1, MAX_DIM) for w in widths)
 
 
 def _read_gemma3n(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -894,15 +895,15 @@ def _read_gemma3n(config: Mapping[str, object], fields: Mapping[str, Any]) -> di
     `hidden_size_per_layer_input` from a table of `vocab_size_per_layer_input` rows; the last
     `num_kv_shared_layers` layers reuse the K/V of the last earlier layer of their kind (no k/v weights, no cache)."""
     layers = fields["layers"]
-    shared = _int(config, "num_kv_shared_layers", 0, layers - 1, default=15)
+    shared = read_int(config, "num_kv_shared_layers", 0, layers - 1, default=15)
     kept = set(fields["kinds"][:layers - shared])
     if shared and kept != set(fields["kinds"]):  # Gemma3nTextConfig.kv_sharing_modes refuses it too
         raise ValidationError("num_kv_shared_layers", shared, "leaves a kind of layer with no earlier layer to reuse")
     return dict(kv_shared_layers=shared,
-                per_layer_input=_int(config, "hidden_size_per_layer_input", 0, MAX_DIM, default=256),
-                per_layer_vocab=_int(config, "vocab_size_per_layer_input", 1, MAX_DIM * 10, default=262_144),
-                altup_inputs=_int(config, "altup_num_inputs", 1, MAX_HEADS, default=4),
-                laurel_rank=_int(config, "laurel_rank", 0, MAX_DIM, default=64))
+                per_layer_input=read_int(config, "hidden_size_per_layer_input", 0, MAX_DIM, default=256),
+                per_layer_vocab=read_int(config, "vocab_size_per_layer_input", 1, MAX_DIM * 10, default=262_144),
+                altup_inputs=read_int(config, "altup_num_inputs", 1, MAX_HEADS, default=4),
+                laurel_rank=read_int(config, "laurel_rank", 0, MAX_DIM, default=64))
 
 
 def _read_step3p5(config: Mapping[str, object], fields: Mapping[str, Any],
@@ -910,7 +911,7 @@ def _read_step3p5(config: Mapping[str, object], fields: Mapping[str, Any],
     """Step3p7Attention: every layer's g_proj gates each head (`gating` True or "per-head"); the sliding layers
     have `num_sliding_attention_heads` query heads (their KV heads and head size the others'). Step3p7SparseMoeBlock:
     the shared expert is `share_expert_dim` wide, whatever the routed experts' width."""
-    heads = _int(config, "num_sliding_attention_heads", 1, MAX_HEADS)
+    heads = read_int(config, "num_sliding_attention_heads", 1, MAX_HEADS)
     if heads % fields["kv_heads"]:
         raise ValidationError("num_sliding_attention_heads", heads,
                               f"must be a multiple of num_key_value_heads ({fields['kv_heads']})")
@@ -922,11 +923,11 @@ def _read_step3p5(config: Mapping[str, object], fields: Mapping[str, Any],
                                                       "a sliding_window")
     gating = config.get("gating", True)
     if gating not in (True, "per-head"):  # a gate per channel (g_proj heads × head_dim wide): not read
-        assumptions.append(phrase("assumption.ignored_key", key="gating", value=_short(gating),
+        assumptions.append(phrase("assumption.ignored_key", key="gating", value=short(gating),
                                   model_type=repr(model_type_name(config))))
     moe = fields["moe"]
     if moe is not None:
-        moe = dataclasses.replace(moe, shared_ffn=_int(config, "share_expert_dim", 1, MAX_DIM, default=1280))
+        moe = dataclasses.replace(moe, shared_ffn=read_int(config, "share_expert_dim", 1, MAX_DIM, default=1280))
     return dict(sliding_heads=heads if heads != fields["heads"] else 0, head_gate=True, moe=moe)
 
 
@@ -939,9 +940,9 @@ def _read_laguna(config: Mapping[str, object], fields: Mapping[str, Any],
     kinds, kv = fields["kinds"], fields["kv_heads"]
     listed = config.get("num_attention_heads_per_layer")
     if listed is not None and (not isinstance(listed, list) or len(listed) != len(kinds)):
-        raise ValidationError("num_attention_heads_per_layer", _short(listed), f"expected a list of {len(kinds)}")
+        raise ValidationError("num_attention_heads_per_layer", short(listed), f"expected a list of {len(kinds)}")
     per_layer = [fields["heads"]] * len(kinds) if listed is None else [
-        _int({"num_attention_heads_per_layer": n}, "num_attention_heads_per_layer", 1, MAX_HEADS) for n in listed]
+        read_int({"num_attention_heads_per_layer": n}, "num_attention_heads_per_layer", 1, MAX_HEADS) for n in listed]
     by_kind: dict[AttentionKind, set[int]] = {}
     for kind, heads in zip(kinds, per_layer, strict=True):
         if heads % kv:
@@ -949,7 +950,7 @@ def _read_laguna(config: Mapping[str, object], fields: Mapping[str, Any],
                                                                            f"({kv})")
         by_kind.setdefault(kind, set()).add(heads)
     if any(len(counts) > 1 for counts in by_kind.values()):
-        assumptions.append(phrase("assumption.ignored_key", key="num_attention_heads_per_layer", value=_short(listed),
+        assumptions.append(phrase("assumption.ignored_key", key="num_attention_heads_per_layer", value=short(listed),
                                   model_type=repr(model_type_name(config))))
     full = max(by_kind.get(AttentionKind.FULL, {fields["heads"]}))
     sliding = max(by_kind.get(AttentionKind.SLIDING, {full}))
@@ -957,7 +958,7 @@ def _read_laguna(config: Mapping[str, object], fields: Mapping[str, Any],
     per_head = gating is True or gating == "per-head"
     moe = fields["moe"]
     if moe is not None:
-        moe = dataclasses.replace(moe, shared_ffn=_int(config, "shared_expert_intermediate_size", 0, MAX_DIM,
+        moe = dataclasses.replace(moe, shared_ffn=read_int(config, "shared_expert_intermediate_size", 0, MAX_DIM,
                                                        default=512))
     return dict(heads=full, sliding_heads=0 if sliding == full else sliding, head_gate=per_head,
                 attention_gate=not per_head, gate_apart=not per_head, moe=moe)
@@ -968,12 +969,12 @@ def _inkling_config(config: Mapping[str, object]) -> dict[str, object]:
     sliding ones) when not given; mlp_layer_types dense before `dense_mlp_idx` (0); a checkpoint's
     dense_intermediate_size is the dense MLP's width, its intermediate_size then the experts'."""
     config = dict(config)
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
     if config.get("layer_types") is None and config.get("local_layer_ids") is not None:
         local = _int_list(config, "local_layer_ids", layers)
         config["layer_types"] = ["hybrid_sliding" if i in local else "hybrid" for i in range(layers)]
     if config.get("mlp_layer_types") is None:
-        dense = _int(config, "dense_mlp_idx", 0, layers, default=0)
+        dense = read_int(config, "dense_mlp_idx", 0, layers, default=0)
         config["mlp_layer_types"] = ["dense" if i < dense else "sparse" for i in range(layers)]
     if config.get("dense_intermediate_size") is not None:
         config["moe_intermediate_size"] = config.get("intermediate_size")
@@ -988,14 +989,14 @@ def _dots3_config(config: Mapping[str, object]) -> dict[str, object]:
     (as indexer_types); the sliding layers' MLA sizes as swa_* keys, from per_layer_config over the model's keys or
     from the swa_* keys (64 heads, q and kv ranks 1024, head_dim 256 of which nope 192, v 128 by default)."""
     config = dict(config)
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
     per_layer = config.get("per_layer_config")
     use_dsa = config.get("use_dsa", None if per_layer is not None else True)
     slides = config.get("use_sliding_window", True)
     types = config.get("layer_types") or ["sliding_attention" if slides and i > 1 and i % 4 != 1
                                           else "indexed_attention" for i in range(layers)]
     if not isinstance(types, list) or len(types) != layers:
-        raise ValidationError("layer_types", _short(types), f"expected a list of {layers} layer types")
+        raise ValidationError("layer_types", short(types), f"expected a list of {layers} layer types")
     if use_dsa is not None:
         old, new = ("full_attention", "indexed_attention")[:: 1 if use_dsa else -1]
         types = [new if t == old else t for t in types]
@@ -1010,7 +1011,7 @@ def _dots3_config(config: Mapping[str, object]) -> dict[str, object]:
         for key, value in zip(keys, (64, 1024, 1024, 192, None, 128), strict=True):
             config.setdefault("swa_" + key, value)
         if config["swa_qk_rope_head_dim"] is None:
-            config["swa_qk_rope_head_dim"] = _int(config, "swa_head_dim", 1, MAX_DIM, default=256) - _int(
+            config["swa_qk_rope_head_dim"] = read_int(config, "swa_head_dim", 1, MAX_DIM, default=256) - read_int(
                 config, "swa_qk_nope_head_dim", 0, MAX_DIM)
     return config
 
@@ -1021,9 +1022,10 @@ def _read_dots3(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict
     shared_experts_intermediate_size wide. transformers keeps the indexer's keys in fp32 (measured)."""
     moe, swa = fields["moe"], {k[4:]: v for k, v in config.items() if k.startswith("swa_")}
     if moe is not None:
-        width = _int(config, "shared_experts_intermediate_size", 1, MAX_DIM, default=1536)
-        moe = dataclasses.replace(moe, shared_ffn=width * _int(config, "n_shared_experts", 0, MAX_EXPERTS, default=1))
-    heads = _int(config, "swa_num_attention_heads", 1, MAX_HEADS)
+        width = read_int(config, "shared_experts_intermediate_size", 1, MAX_DIM, default=1536)
+        shared = read_int(config, "n_shared_experts", 0, MAX_EXPERTS, default=1)
+        moe = dataclasses.replace(moe, shared_ffn=width * shared)
+    heads = read_int(config, "swa_num_attention_heads", 1, MAX_HEADS)
     return dict(moe=moe, sliding_mla=_read_mla(swa), sliding_heads=0 if heads == fields["heads"] else heads,
                 head_gate=True, rope_norm=True, indexer=dataclasses.replace(fields["indexer"], key_e=4))
 
@@ -1034,17 +1036,17 @@ def _read_inkling(config: Mapping[str, object], fields: Mapping[str, Any], two: 
     for n_shared_experts. InklingForCausalLM ties nothing (_tied_weights_keys = {}): lm_head is its own, whatever
     tie_word_embeddings says. Inkling 2 (`two`): no shared experts."""
     heads, kv, dim = fields["heads"], fields["kv_heads"], fields["head_dim"]
-    swa_heads = _int(config, "swa_num_attention_heads", 1, MAX_HEADS, default=heads)
-    swa_kv = _int(config, "swa_num_key_value_heads", 1, MAX_HEADS, default=kv)
+    swa_heads = read_int(config, "swa_num_attention_heads", 1, MAX_HEADS, default=heads)
+    swa_kv = read_int(config, "swa_num_key_value_heads", 1, MAX_HEADS, default=kv)
     if swa_heads % swa_kv:
         raise ValidationError("swa_num_key_value_heads", swa_kv, f"must divide swa_num_attention_heads ({swa_heads})")
     moe = fields["moe"]
-    return dict(kv_heads=swa_kv, head_dim=_int(config, "swa_head_dim", 1, MAX_DIM, default=dim), full_kv_heads=kv,
+    return dict(kv_heads=swa_kv, head_dim=read_int(config, "swa_head_dim", 1, MAX_DIM, default=dim), full_kv_heads=kv,
                 full_head_dim=dim, sliding_heads=swa_heads if swa_heads != heads else 0, embed_norm=True,
                 tie_embeddings=False,
-                inkling=Inkling(kernel=_int(config, "conv_kernel_size", 1, MAX_DIM, default=4),
-                                d_rel=_int(config, "d_rel", 1, MAX_DIM, default=16),
-                                rel_extent=_int(config, "rel_extent", 1, MAX_POSITIONS, default=1024),
+                inkling=Inkling(kernel=read_int(config, "conv_kernel_size", 1, MAX_DIM, default=4),
+                                d_rel=read_int(config, "d_rel", 1, MAX_DIM, default=16),
+                                rel_extent=read_int(config, "rel_extent", 1, MAX_POSITIONS, default=1024),
                                 shared=moe.shared_ffn // moe.ffn if moe is not None else 0, two=two))
 
 
@@ -1056,8 +1058,8 @@ def _step3p5_config(config: Mapping[str, object]) -> dict[str, object]:
     heads from `num_sliding_attention_heads`, else `attention_other_setting`, overridden per layer by a saved
     `per_layer_config`."""
     config = dict(config)
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
-    mtp = _int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0)
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    mtp = read_int(config, "num_nextn_predict_layers", 0, MAX_LAYERS, default=0)
     for key in ("layer_types", "mlp_layer_types"):
         value = config.get(key)
         if mtp and isinstance(value, list) and len(value) == layers + mtp:
@@ -1074,7 +1076,7 @@ def _step3p5_config(config: Mapping[str, object]) -> dict[str, object]:
                                              for i in items):
             sparse = {int(i) for i in items if str(i).strip()}
         else:
-            raise ValidationError("moe_layers_enum", _short(listed), "expected layer indices")
+            raise ValidationError("moe_layers_enum", short(listed), "expected layer indices")
         config["mlp_layer_types"] = ["sparse" if i in sparse else "dense" for i in range(layers)]
     heads = config.get("num_sliding_attention_heads")
     other = config.get("attention_other_setting")
@@ -1087,12 +1089,12 @@ def _step3p5_config(config: Mapping[str, object]) -> dict[str, object]:
         given = {}
         for key, value in overrides.items():
             if not isinstance(value, Mapping) or not str(key).isdigit():
-                raise ValidationError("per_layer_config", _short(overrides), "expected layer indices and objects")
+                raise ValidationError("per_layer_config", short(overrides), "expected layer indices and objects")
             given[int(key)] = value.get("num_attention_heads", config.get("num_attention_heads"))
         sliding = {i for i, t in enumerate(types) if t == "sliding_attention"}
         values = {given.get(i, config.get("num_attention_heads")) for i in sliding}
         if any(given[i] != config.get("num_attention_heads") for i in set(given) - sliding) or len(values) > 1:
-            raise ValidationError("per_layer_config", _short(overrides),
+            raise ValidationError("per_layer_config", short(overrides),
                                   "only the sliding layers' num_attention_heads, one value, are read")
         heads = values.pop() if values else heads
     config["num_sliding_attention_heads"] = heads
@@ -1105,23 +1107,23 @@ def _read_gemma4(config: Mapping[str, object], fields: Mapping[str, Any], assump
     where `attention_k_eq_v` holds, `num_global_key_value_heads` KV heads whose keys are their values; the
     last `num_kv_shared_layers` layers reusing an earlier layer's K/V; per-layer embeddings of
     `hidden_size_per_layer_input` values per layer from a table of `vocab_size_per_layer_input` rows."""
-    k_eq_v = _bool(config, "attention_k_eq_v", default=False)
-    head_dim = _int(config, "global_head_dim", 1, MAX_DIM, default=512)
-    kv_heads = _int(config, "num_global_key_value_heads", 1, MAX_HEADS, default=0) if k_eq_v else 0
+    k_eq_v = read_bool(config, "attention_k_eq_v", default=False)
+    head_dim = read_int(config, "global_head_dim", 1, MAX_DIM, default=512)
+    kv_heads = read_int(config, "num_global_key_value_heads", 1, MAX_HEADS, default=0) if k_eq_v else 0
     overrides = config.get("per_layer_config")
     if isinstance(overrides, Mapping) and overrides:  # a config saved by transformers 5: the full layers' sizes
         first = next(iter(overrides.values()))
         if isinstance(first, Mapping):
-            head_dim = _int(first, "head_dim", 1, MAX_DIM, default=head_dim)
-            kv_heads = _int(first, "num_key_value_heads", 1, MAX_HEADS, default=kv_heads)
+            head_dim = read_int(first, "head_dim", 1, MAX_DIM, default=head_dim)
+            kv_heads = read_int(first, "num_key_value_heads", 1, MAX_HEADS, default=kv_heads)
     if kv_heads and fields["heads"] % kv_heads:
         raise ValidationError("num_global_key_value_heads", kv_heads,
                               f"must divide num_attention_heads ({fields['heads']})")
-    shared = _int(config, "num_kv_shared_layers", 0, fields["layers"] - 1, default=0)
-    ple = _int(config, "hidden_size_per_layer_input", 0, MAX_DIM, default=0) if per_layer else 0  # unified: none
+    shared = read_int(config, "num_kv_shared_layers", 0, fields["layers"] - 1, default=0)
+    ple = read_int(config, "hidden_size_per_layer_input", 0, MAX_DIM, default=0) if per_layer else 0  # unified: none
     return dict(full_head_dim=head_dim, full_kv_heads=kv_heads, full_k_eq_v=k_eq_v, kv_shared_layers=shared,
-                double_wide_shared_mlp=_bool(config, "use_double_wide_mlp", default=False), per_layer_input=ple,
-                per_layer_vocab=_int(config, "vocab_size_per_layer_input", 1, MAX_DIM * 10,
+                double_wide_shared_mlp=read_bool(config, "use_double_wide_mlp", default=False), per_layer_input=ple,
+                per_layer_vocab=read_int(config, "vocab_size_per_layer_input", 1, MAX_DIM * 10,
                                      default=fields["vocab"]) if ple else 0)
 
 
@@ -1133,13 +1135,14 @@ def _drafter(spec: ModelSpec, top: Mapping[str, object], model_type: str) -> Mod
     is a buffer, not a parameter). Gemma4AssistantConfig.validate_architecture's refusals are kept."""
     text = top.get("text_config")
     text = text if isinstance(text, Mapping) else {}
-    shared = _int(text, "num_kv_shared_layers", 0, MAX_LAYERS, default=0)
+    shared = read_int(text, "num_kv_shared_layers", 0, MAX_LAYERS, default=0)
     if shared not in (0, spec.layers):
         raise ValidationError("text_config.num_kv_shared_layers", shared,
                               f"a drafter's every layer reuses the target's K/V: {spec.layers} (or not given)")
-    backbone = _int(top, "backbone_hidden_size", 1, MAX_DIM, default=1536 if model_type == "gemma4_assistant" else 3840)
-    centroids = _int(top, "num_centroids", 1, MAX_DIM, default=2048)
-    ordered = _bool(top, "use_ordered_embeddings", default=False)
+    backbone = read_int(top, "backbone_hidden_size", 1, MAX_DIM,
+                        default=1536 if model_type == "gemma4_assistant" else 3840)
+    centroids = read_int(top, "num_centroids", 1, MAX_DIM, default=2048)
+    ordered = read_bool(top, "use_ordered_embeddings", default=False)
     if ordered and spec.vocab % centroids:
         raise ValidationError("num_centroids", centroids, f"must divide the vocabulary ({spec.vocab})")
     note = phrase("model.note.drafter", count=spec.layers, backbone=f"{backbone:,}")
@@ -1168,7 +1171,7 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
         if types is None and pattern is not None:
             if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_LAYERS or set(pattern) - set(
                     NEMOTRON_H_PATTERN):
-                raise ValidationError("hybrid_override_pattern", _short(pattern),
+                raise ValidationError("hybrid_override_pattern", short(pattern),
                                       "expected a string of M (Mamba), * (attention), - (MLP) and E (experts)")
             types = [NEMOTRON_H_PATTERN[c] for c in pattern]
         types = NEMOTRON_H_DEFAULT_LAYERS if types is None else types
@@ -1176,21 +1179,21 @@ def _mamba_layer_types(config: Mapping[str, object], keys: MambaKeys) -> dict[st
             config["num_hidden_layers"] = len(types)
         config["layer_types"] = types
     elif keys is MambaKeys.BAMBA:
-        layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+        layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
         attention = _int_list(config, "attn_layer_indices", layers)
         config["layer_types"] = ["full_attention" if i in attention else "linear_attention" for i in range(layers)]
     elif keys is MambaKeys.JAMBA:  # JambaConfig.layers_block_type
-        layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
-        period = _int(config, "attn_layer_period", 1, MAX_LAYERS, default=8)
-        offset = _int(config, "attn_layer_offset", 0, period - 1, default=4)  # JambaConfig refuses more
+        layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
+        period = read_int(config, "attn_layer_period", 1, MAX_LAYERS, default=8)
+        offset = read_int(config, "attn_layer_offset", 0, period - 1, default=4)  # JambaConfig refuses more
         config["layer_types"] = ["full_attention" if i % period == offset else "linear_attention"
                                  for i in range(layers)]
     elif keys is MambaKeys.FALCON_H1:
         pass  # every layer attends, a Mamba mixer beside (Reader.parallel_mamba)
     elif config.get("layer_types") is None:
-        config["layer_types"] = ["linear_attention"] * _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+        config["layer_types"] = ["linear_attention"] * read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
     if keys is MambaKeys.MAMBA2:
-        heads = _int(config, "num_heads", 1, MAX_HEADS)
+        heads = read_int(config, "num_heads", 1, MAX_HEADS)
         config |= {"num_attention_heads": heads, "num_key_value_heads": heads}
     if keys is MambaKeys.MAMBA1:  # no attention: one head as wide as the model stands for it
         config |= {"num_attention_heads": 1, "num_key_value_heads": 1}
@@ -1208,12 +1211,12 @@ def _legacy(config: Mapping[str, object], reader: Reader) -> dict[str, object]:
         key, factor, multiple = legacy.ffn
         value = factor if not key or config.get(key) is None else config[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1000:
-            raise ValidationError(key, _short(value), "expected a number above 0")
-        width = math.ceil(value * _int(config, "hidden_size", 1, MAX_DIM))
-        step = _int(config, multiple, 1, MAX_DIM, default=1) if multiple else 1
+            raise ValidationError(key, short(value), "expected a number above 0")
+        width = math.ceil(value * read_int(config, "hidden_size", 1, MAX_DIM))
+        step = read_int(config, multiple, 1, MAX_DIM, default=1) if multiple else 1
         config["intermediate_size"] = -(-width // step) * step
     if "multi_query" in reader.extra:
-        config["num_key_value_heads"] = 1 if _bool(config, "multi_query", default=True) else config.get(
+        config["num_key_value_heads"] = 1 if read_bool(config, "multi_query", default=True) else config.get(
             "num_attention_heads")
     if "attention_layers" in reader.extra:
         layers, spans = config.get("attention_layers"), config.get("attention_types")
@@ -1222,7 +1225,7 @@ def _legacy(config: Mapping[str, object], reader: Reader) -> dict[str, object]:
                       for t in span[0] * span[1]]
         if layers is not None:
             if not isinstance(layers, list):
-                raise ValidationError("attention_layers", _short(layers), "expected a list of global and local")
+                raise ValidationError("attention_layers", short(layers), "expected a list of global and local")
             config["layer_types"] = [{"global": "full_attention", "local": "sliding_attention"}.get(t, t)
                                      for t in layers]
     return config
@@ -1233,7 +1236,7 @@ def _legacy_fields(config: Mapping[str, object], legacy: Legacy, fields: Mapping
     """The spec fields a 2019-23 decoder adds: learned positions (OPT's table 2 rows longer), BLOOM's LayerNorm over
     the embeddings, OPT's final norm only with do_layer_norm_before; what is assumed said."""
     out: dict[str, Any] = {"embed_norm": legacy.embed_norm,
-                           "final_norm": _bool(config, "do_layer_norm_before", default=True)}
+                           "final_norm": read_bool(config, "do_layer_norm_before", default=True)}
     if legacy.positions >= 0:
         positions = fields["max_positions"]
         if positions is None:
@@ -1241,7 +1244,7 @@ def _legacy_fields(config: Mapping[str, object], legacy: Legacy, fields: Mapping
         out["learned_positions"] = positions + legacy.positions
     proj = config.get("word_embed_proj_dim")
     if proj is not None and proj != fields["hidden"]:  # OPT-350m: project_in and project_out
-        assumptions.append(phrase("assumption.ignored_key", key="word_embed_proj_dim", value=_short(proj),
+        assumptions.append(phrase("assumption.ignored_key", key="word_embed_proj_dim", value=short(proj),
                                   model_type=repr(model_type)))
     if legacy.approx:
         assumptions.append(phrase(f"assumption.legacy.{legacy.approx}"))
@@ -1254,16 +1257,16 @@ def _falcon(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, obj
     one, else every head; the MLP ffn_hidden_size wide (4 × hidden); parallel attention after one LayerNorm,
     or two (ln_attn, ln_mlp) with the new architecture or num_ln_in_parallel_attn 2; serial blocks two."""
     config = dict(config)
-    heads = _int(config, "num_attention_heads", 1, MAX_HEADS)
-    hidden = _int(config, "hidden_size", 1, MAX_DIM)
-    new = _bool(config, "new_decoder_architecture", default=False)
-    if new or not _bool(config, "multi_query", default=True):
-        config["num_key_value_heads"] = _int(config, "num_kv_heads", 1, MAX_HEADS, default=heads)
+    heads = read_int(config, "num_attention_heads", 1, MAX_HEADS)
+    hidden = read_int(config, "hidden_size", 1, MAX_DIM)
+    new = read_bool(config, "new_decoder_architecture", default=False)
+    if new or not read_bool(config, "multi_query", default=True):
+        config["num_key_value_heads"] = read_int(config, "num_kv_heads", 1, MAX_HEADS, default=heads)
     else:
         config["num_key_value_heads"] = 1
-    config["intermediate_size"] = _int(config, "ffn_hidden_size", 1, MAX_DIM, default=4 * hidden)
-    parallel = _bool(config, "parallel_attn", default=True)
-    norms = _int(config, "num_ln_in_parallel_attn", 1, 2, default=2 if new else 1) if parallel else 2
+    config["intermediate_size"] = read_int(config, "ffn_hidden_size", 1, MAX_DIM, default=4 * hidden)
+    parallel = read_bool(config, "parallel_attn", default=True)
+    norms = read_int(config, "num_ln_in_parallel_attn", 1, 2, default=2 if new else 1) if parallel else 2
     config["repeated_kv_cache"] = new
     return config, dataclasses.replace(reader, norms_per_layer=norms, block=Block.PHI if parallel else Block.LLAMA)
 
@@ -1272,7 +1275,7 @@ def _minicpm3_config(config: Mapping[str, object]) -> dict[str, object]:
     """MiniCPM3Config.__post_init__: v_head_dim hidden / heads when None or not given."""
     if config.get("v_head_dim") is not None:
         return dict(config)
-    return {**config, "v_head_dim": _int(config, "hidden_size", 1, MAX_DIM) // _int(
+    return {**config, "v_head_dim": read_int(config, "hidden_size", 1, MAX_DIM) // read_int(
         config, "num_attention_heads", 1, MAX_HEADS)}
 
 
@@ -1281,8 +1284,8 @@ def _stablelm(config: Mapping[str, object], reader: Reader) -> tuple[dict[str, o
     attention_bias), head_dim hidden / heads (a head_dim key is not read), and with use_parallel_residual one
     LayerNorm feeding attention and the MLP side by side (no post_attention_layernorm)."""
     config = {k: v for k, v in config.items() if k != "head_dim"}
-    config["attention_bias"] = _bool(config, "use_qkv_bias", default=False)
-    parallel = _bool(config, "use_parallel_residual", default=False)
+    config["attention_bias"] = read_bool(config, "use_qkv_bias", default=False)
+    parallel = read_bool(config, "use_parallel_residual", default=False)
     return config, dataclasses.replace(reader, norms_per_layer=1 if parallel else 2)
 
 
@@ -1291,8 +1294,9 @@ def _glm5_config(config: Mapping[str, object]) -> dict[str, object]:
     every 4th layer from the 4th, "full_attention" read as "indexed_attention"), three dense layers first; its
     head_dim is qk_rope_head_dim (0), read as the query head's nope + rope."""
     config = dict(config)
-    config["head_dim"] = _int(config, "qk_nope_head_dim", 1, MAX_DIM) + _int(config, "qk_rope_head_dim", 0, MAX_DIM)
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    config["head_dim"] = (read_int(config, "qk_nope_head_dim", 1, MAX_DIM)
+                          + read_int(config, "qk_rope_head_dim", 0, MAX_DIM))
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
     types = config.get("layer_types") or ["indexed_attention" if i % 4 == 3 else "linear_attention"
                                           for i in range(layers)]
     if isinstance(types, list):
@@ -1311,15 +1315,15 @@ def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]
     config = dict(config)
     linear = config.get("linear_attn_config") or {}
     if not isinstance(linear, Mapping):
-        raise ValidationError("linear_attn_config", _short(linear), "expected an object")
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+        raise ValidationError("linear_attn_config", short(linear), "expected an object")
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
     if variant == "bailing":
         # the linear_* keys a saved config carries win over what __post_init__ derives (head_dim is saved as
         # qk_rope_head_dim, so only a hand-written config reaches the derivation)
         heads = config.get("linear_num_heads", config.get("num_attention_heads"))
         head_dim = config.get("linear_head_dim", config.get("head_dim", 128))
         kernel = config.get("linear_conv_kernel_dim", config.get("short_conv_kernel_size", 4))
-        group = _int(config, "layer_group_size", 1, MAX_LAYERS, default=6)
+        group = read_int(config, "layer_group_size", 1, MAX_LAYERS, default=6)
         if config.get("layer_types") is None:
             config["layer_types"] = ["full_attention" if (i + 1) % group == 0 else "linear_attention"
                                      for i in range(layers)]
@@ -1328,7 +1332,7 @@ def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]
         for key in ("num_heads", "head_dim", "short_conv_kernel_size"):  # checked under their own names
             if key in linear:
                 name = f"linear_attn_config.{key}"
-                _int({name: linear[key]}, name, 1, MAX_DIM)
+                read_int({name: linear[key]}, name, 1, MAX_DIM)
         heads = linear.get("num_heads", config.get("linear_num_heads", 32))
         head_dim = linear.get("head_dim", config.get("linear_head_dim", 128))
         kernel = linear.get("short_conv_kernel_size", config.get("linear_conv_kernel_dim", 4))
@@ -1341,12 +1345,12 @@ def _kda_config(config: Mapping[str, object], variant: str) -> dict[str, object]
             for value, numbers in (("full_attention", full), ("linear_attention", kda)):
                 if not isinstance(numbers, list) or any(isinstance(n, bool) or not isinstance(n, int)
                                                         or not 1 <= n <= layers for n in numbers):
-                    raise ValidationError("linear_attn_config", _short(numbers),
+                    raise ValidationError("linear_attn_config", short(numbers),
                                           f"expected lists of layer numbers from 1 to {layers}")
                 for number in numbers:
                     types[number - 1] = value
             if None in types:
-                raise ValidationError("linear_attn_config", _short(linear),
+                raise ValidationError("linear_attn_config", short(linear),
                                       f"kda_layers and full_attn_layers must name each of the {layers} layers")
             config["layer_types"] = types
         else:
@@ -1369,13 +1373,13 @@ def _longcat_config(config: Mapping[str, object]) -> dict[str, object]:
     of `expert_ffn_hidden_size` (`moe_topk` per token) and `zero_expert_num` zero-computation experts."""
     config = dict(config)
     if config.get("num_layers") is not None or config.get("num_hidden_layers") is None:
-        config["num_hidden_layers"] = 2 * _int(config, "num_layers", 1, MAX_LAYERS // 2, default=28)
+        config["num_hidden_layers"] = 2 * read_int(config, "num_layers", 1, MAX_LAYERS // 2, default=28)
     else:  # the class's setter: num_layers = num_hidden_layers // 2
-        config["num_hidden_layers"] = 2 * (_int(config, "num_hidden_layers", 2, MAX_LAYERS) // 2)
+        config["num_hidden_layers"] = 2 * (read_int(config, "num_hidden_layers", 2, MAX_LAYERS) // 2)
     head = config.get("qk_head_dim")
-    if head is not None and head != (_int(config, "qk_nope_head_dim", 0, MAX_DIM, default=128)
-                                     + _int(config, "qk_rope_head_dim", 1, MAX_DIM, default=64)):
-        raise ValidationError("qk_head_dim", _short(head), "must be qk_nope_head_dim + qk_rope_head_dim")
+    if head is not None and head != (read_int(config, "qk_nope_head_dim", 0, MAX_DIM, default=128)
+                                     + read_int(config, "qk_rope_head_dim", 1, MAX_DIM, default=64)):
+        raise ValidationError("qk_head_dim", short(head), "must be qk_nope_head_dim + qk_rope_head_dim")
     for key, name, default in (("intermediate_size", "ffn_hidden_size", 12288),
                                ("moe_intermediate_size", "expert_ffn_hidden_size", 2048),
                                ("num_experts_per_tok", "moe_topk", 12)):
@@ -1394,11 +1398,11 @@ def _cohere2_moe_config(config: Mapping[str, object], reader: Reader) -> tuple[d
     layer and the others' every `sliding_window_pattern`-th attend in full. RMSNorms in place of the LayerNorms
     when `rms_norm_eps` is set (the same weights)."""
     config = dict(config)
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
-    first = _int(config, "first_k_dense_replace", 0, layers, default=0)
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    first = read_int(config, "first_k_dense_replace", 0, layers, default=0)
     if config.get("layer_types") is None:
-        prefix = _int(config, "prefix_dense_sliding_window_pattern", 1, MAX_LAYERS, default=1)
-        rest = _int(config, "sliding_window_pattern", 1, MAX_LAYERS, default=4)
+        prefix = read_int(config, "prefix_dense_sliding_window_pattern", 1, MAX_LAYERS, default=1)
+        rest = read_int(config, "sliding_window_pattern", 1, MAX_LAYERS, default=4)
         config["layer_types"] = [("sliding_attention" if (i + 1) % pattern else "full_attention")
                                  for count, pattern in ((first, prefix), (layers - first, rest)) for i in range(count)]
     if config.get("mlp_layer_types") is None:
@@ -1418,10 +1422,10 @@ def _minimax3_config(config: Mapping[str, object]) -> dict[str, object]:
     from `sparse_attention_freq` (1: minimax_m3_sparse) unless `layer_types` says; `num_local_experts` experts of
     `intermediate_size`, dense layers of `dense_intermediate_size` by `mlp_layer_types` or `moe_layer_freq`."""
     config = dict(config)
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
     sparse = config.get("sparse_attention_config") or {}
     if not isinstance(sparse, Mapping):
-        raise ValidationError("sparse_attention_config", _short(sparse), "expected an object")
+        raise ValidationError("sparse_attention_config", short(sparse), "expected an object")
     for key, legacy in (("index_n_heads", "sparse_num_index_heads"), ("index_head_dim", "sparse_index_dim"),
                         ("index_block_size", "sparse_block_size"), ("index_topk_blocks", "sparse_topk_blocks")):
         if legacy in sparse:
@@ -1452,28 +1456,28 @@ def _zamba_config(config: Mapping[str, object], zamba1: bool) -> dict[str, objec
     layer 2 and every attn_layer_period-th of the rest from attn_layer_offset). The shared attention reads 2 × hidden
     (Zamba: attention_hidden_size if given) with heads of 2 × hidden ÷ num_attention_heads (Zamba: attention_head_dim
     if given; Zamba2 whatever head_dim says); Zamba2's intermediate_size 4 × hidden unless given."""
-    hidden = _int(config, "hidden_size", 1, MAX_DIM)
-    heads = _int(config, "num_attention_heads", 1, MAX_HEADS, default=32)
+    hidden = read_int(config, "hidden_size", 1, MAX_DIM)
+    heads = read_int(config, "num_attention_heads", 1, MAX_HEADS, default=32)
     if 2 * hidden % heads:
         raise ValidationError("num_attention_heads", heads, f"must divide 2 × hidden_size ({2 * hidden})")
     types = config.get("layers_block_type", config.get("layer_types"))
     if types is None and zamba1:
-        layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
-        period = _int(config, "attn_layer_period", 1, MAX_LAYERS, default=6)
-        offset = _int(config, "attn_layer_offset", 0, MAX_LAYERS, default=4)
+        layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
+        period = read_int(config, "attn_layer_period", 1, MAX_LAYERS, default=6)
+        offset = read_int(config, "attn_layer_offset", 0, MAX_LAYERS, default=4)
         types = ["linear_attention", "linear_attention", "hybrid"] + [
             "hybrid" if i % period == offset else "linear_attention" for i in range(layers - 3)]
     types = list(ZAMBA2_DEFAULT_LAYERS) if types is None else types
     if not isinstance(types, list) or not types or len(types) > MAX_LAYERS:
-        raise ValidationError("layers_block_type", _short(types), "expected a list of layer types")
+        raise ValidationError("layers_block_type", short(types), "expected a list of layer types")
     if config.get("num_hidden_layers") is not None and config["num_hidden_layers"] != len(types):
-        raise ValidationError("num_hidden_layers", _short(config["num_hidden_layers"]),
+        raise ValidationError("num_hidden_layers", short(config["num_hidden_layers"]),
                               f"must equal the {len(types)} layers of layers_block_type (transformers refuses it)")
     head_dim = 2 * hidden // heads
     if zamba1:
-        head_dim = _int(config, "attention_head_dim", 1, MAX_DIM, default=head_dim)
+        head_dim = read_int(config, "attention_head_dim", 1, MAX_DIM, default=head_dim)
     return {**config, "layer_types": types, "num_hidden_layers": len(types), "head_dim": head_dim,
-            "attention_hidden_size": _int(config, "attention_hidden_size", 1, MAX_DIM, default=2 * hidden)
+            "attention_hidden_size": read_int(config, "attention_hidden_size", 1, MAX_DIM, default=2 * hidden)
             if zamba1 else 2 * hidden, "intermediate_size": config.get("intermediate_size") or 4 * hidden}
 
 
@@ -1482,7 +1486,7 @@ def _minimax_config(config: Mapping[str, object]) -> dict[str, object]:
     softmax attention: MiniMaxText01ForCausalLM), else MiniMaxConfig.__post_init__'s (layers 0, 2, 4... full)."""
     if config.get("layer_types") is not None:
         return dict(config)
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
     listed = config.get("attn_type_list")
     if listed is None:
         types = ["full_attention" if i % 2 == 0 else "linear_attention" for i in range(layers)]
@@ -1497,9 +1501,9 @@ def _griffin_config(config: Mapping[str, object]) -> dict[str, object]:
     RecurrentGemmaMlp's width, half intermediate_size."""
     blocks = config.get("block_types", ["recurrent", "recurrent", "attention"])
     if not isinstance(blocks, list) or not blocks:
-        raise ValidationError("block_types", _short(blocks), "expected a list of block types")
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
-    return {**config, "intermediate_size": _int(config, "intermediate_size", 2, MAX_DIM) // 2,
+        raise ValidationError("block_types", short(blocks), "expected a list of block types")
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    return {**config, "intermediate_size": read_int(config, "intermediate_size", 2, MAX_DIM) // 2,
             "sliding_window": config.get("attention_window_size", 2048), "layer_types": [
         "linear_attention" if b == "recurrent" else "sliding_attention" for b in (blocks * layers)[:layers]]}
 
@@ -1513,32 +1517,32 @@ def _dsv4_config(config: Mapping[str, object]) -> dict[str, object]:
     the shared expert is one expert wide (DeepseekV4MLP reads intermediate_size, mapped to moe_intermediate_size,
     whatever n_shared_experts says), and the attention has one KV head and no biases."""
     config = dict(config)
-    layers = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    layers = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
     types, ratios = config.pop("layer_types", None), config.get("compress_ratios")
     if types is None and ratios is not None:
         by_ratio = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
         if not isinstance(ratios, list) or len(ratios) < layers or any(r not in by_ratio for r in ratios):
-            raise ValidationError("compress_ratios", _short(ratios), f"expected {layers} or more of 0, 4 and 128")
+            raise ValidationError("compress_ratios", short(ratios), f"expected {layers} or more of 0, 4 and 128")
         types = [by_ratio[r] for r in ratios]
     if types is None:
         types = ["heavily_compressed_attention" if i < 2 or i % 2 == 0 else "compressed_sparse_attention"
                  for i in range(layers)]
     if not isinstance(types, list) or len(types) < layers or any(t not in DSV4_TYPES for t in types):
-        raise ValidationError("layer_types", _short(types), f"expected {layers} of {', '.join(DSV4_TYPES)}")
+        raise ValidationError("layer_types", short(types), f"expected {layers} of {', '.join(DSV4_TYPES)}")
     config["compressed_types"] = [DSV4_TYPES[t] for t in types[:layers]]
     rates = config.get("compress_rates") or {}
     if not isinstance(rates, Mapping):
-        raise ValidationError("compress_rates", _short(rates), "expected an object")
+        raise ValidationError("compress_rates", short(rates), "expected an object")
     rates = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128, **rates}
     for key, old in (("compressed_sparse_attention", "compress_rate_csa"),
                      ("heavily_compressed_attention", "compress_rate_hca")):
         rates[key] = config.get(old) if config.get(old) is not None else rates[key]
-        _int({f"compress_rates.{key}": rates[key]}, f"compress_rates.{key}", 1, MAX_POSITIONS)
+        read_int({f"compress_rates.{key}": rates[key]}, f"compress_rates.{key}", 1, MAX_POSITIONS)
     config["compress_rates"] = rates
     mlp = config.pop("mlp_layer_types", None)
     if mlp is not None and (not isinstance(mlp, list) or len(mlp) < layers
                             or any(t not in ("hash_moe", "moe") for t in mlp)):
-        raise ValidationError("mlp_layer_types", _short(mlp), f"expected {layers} of hash_moe and moe")
+        raise ValidationError("mlp_layer_types", short(mlp), f"expected {layers} of hash_moe and moe")
     if config.get("intermediate_size") is not None:  # DeepseekV4Config.attribute_map
         config["moe_intermediate_size"] = config["intermediate_size"]
     return config | {"intermediate_size": None, "n_shared_experts": 1, "first_k_dense_replace": 0,
@@ -1553,8 +1557,8 @@ def _lfm2_ffn(config: Mapping[str, object], ffn: int) -> int:
     if multiplier is None:
         return ffn
     if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)) or not 0 < multiplier <= 100:
-        raise ValidationError("block_ffn_dim_multiplier", _short(multiplier), "expected a number above 0")
-    multiple = _int(config, "block_multiple_of", 1, MAX_DIM, default=256)
+        raise ValidationError("block_ffn_dim_multiplier", short(multiplier), "expected a number above 0")
+    multiple = read_int(config, "block_multiple_of", 1, MAX_DIM, default=256)
     ffn = int(multiplier * ffn)
     if ffn < 1:
         raise ValidationError("block_ffn_dim_multiplier", multiplier, "leaves the MLP without width")
@@ -1566,13 +1570,13 @@ def _read_mamba1(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> 
     intermediate_size so, whatever the file says), its time step of rank time_step_rank / mamba_dt_rank
     ("auto": ceil(hidden / 16))."""
     names = MAMBA_KEYS[keys]
-    inner = _int(config, names.expand, 1, MAX_DIM, default=2) * hidden
+    inner = read_int(config, names.expand, 1, MAX_DIM, default=2) * hidden
     rank = config.get(names.dt_rank)
-    dt_rank = -(-hidden // 16) if rank in (None, "auto") else _int(config, names.dt_rank, 1, MAX_DIM)
-    return Mamba(heads=1, head_dim=inner, groups=1, state=_int(config, names.state, 1, MAX_DIM, default=16),
-                 conv_kernel=_int(config, names.conv, 1, MAX_DIM, default=4),
-                 conv_bias=_bool(config, names.conv_bias, default=True),
-                 proj_bias=_bool(config, names.proj_bias, default=False), norm=False, version=1, dt_rank=dt_rank,
+    dt_rank = -(-hidden // 16) if rank in (None, "auto") else read_int(config, names.dt_rank, 1, MAX_DIM)
+    return Mamba(heads=1, head_dim=inner, groups=1, state=read_int(config, names.state, 1, MAX_DIM, default=16),
+                 conv_kernel=read_int(config, names.conv, 1, MAX_DIM, default=4),
+                 conv_bias=read_bool(config, names.conv_bias, default=True),
+                 proj_bias=read_bool(config, names.proj_bias, default=False), norm=False, version=1, dt_rank=dt_rank,
                  bc_dt_norms=keys is MambaKeys.JAMBA)
 
 
@@ -1580,79 +1584,63 @@ def _read_mamba(config: Mapping[str, object], keys: MambaKeys, hidden: int) -> M
     if keys in (MambaKeys.MAMBA1, MambaKeys.JAMBA, MambaKeys.ZAMBA):
         return _read_mamba1(config, keys, hidden)
     names = MAMBA_KEYS[keys]
-    heads = _int(config, names.heads, 1, MAX_HEADS)
+    heads = read_int(config, names.heads, 1, MAX_HEADS)
     if config.get(names.head_dim) in (None, "auto"):  # BambaConfig: expand × hidden ÷ heads
-        expand = _int(config, names.expand, 1, MAX_DIM, default=2) if names.expand else 2
+        expand = read_int(config, names.expand, 1, MAX_DIM, default=2) if names.expand else 2
         if expand * hidden % heads:
             raise ValidationError(names.heads, heads, f"must divide {names.expand} × hidden_size ({expand * hidden})")
         head_dim = expand * hidden // heads
     else:
-        head_dim = _int(config, names.head_dim, 1, MAX_DIM)
-    groups = _int(config, names.groups, 1, MAX_HEADS, default=1)
+        head_dim = read_int(config, names.head_dim, 1, MAX_DIM)
+    groups = read_int(config, names.groups, 1, MAX_HEADS, default=1)
     if heads % groups:
         raise ValidationError(names.groups, groups, f"must divide {names.heads} ({heads})")
     falcon = keys is MambaKeys.FALCON_H1
     inner = 0
     if falcon:  # FalconH1Mixer: mamba_d_ssm wide, else mamba_expand × hidden; the gated norm only if asked
-        expand = _int(config, names.expand, 1, MAX_DIM, default=2)
-        inner = _int(config, "mamba_d_ssm", 1, MAX_DIM, default=expand * hidden)
-    return Mamba(heads=heads, head_dim=head_dim, groups=groups, state=_int(config, names.state, 1, MAX_DIM),
-                 conv_kernel=_int(config, names.conv, 1, MAX_DIM, default=4),
-                 conv_bias=_bool(config, names.conv_bias, default=True),
-                 proj_bias=_bool(config, names.proj_bias, default=False), inner_size=inner,
-                 norm=not falcon or _bool(config, "mamba_rms_norm", default=False),
-                 out_bias=_bool(config, "projectors_bias", default=False) if falcon else None,
+        expand = read_int(config, names.expand, 1, MAX_DIM, default=2)
+        inner = read_int(config, "mamba_d_ssm", 1, MAX_DIM, default=expand * hidden)
+    return Mamba(heads=heads, head_dim=head_dim, groups=groups, state=read_int(config, names.state, 1, MAX_DIM),
+                 conv_kernel=read_int(config, names.conv, 1, MAX_DIM, default=4),
+                 conv_bias=read_bool(config, names.conv_bias, default=True),
+                 proj_bias=read_bool(config, names.proj_bias, default=False), inner_size=inner,
+                 norm=not falcon or read_bool(config, "mamba_rms_norm", default=False),
+                 out_bias=read_bool(config, "projectors_bias", default=False) if falcon else None,
                  ssm_cache_bytes=4 if config.get("mamba_ssm_cache_dtype") == "float32" else 2)
 
 
 def _read_mla(config: Mapping[str, object]) -> Mla:
     q_lora = config.get("q_lora_rank")
     return Mla(
-        q_lora_rank=0 if q_lora is None else _int(config, "q_lora_rank", 1, MAX_DIM),
-        kv_lora_rank=_int(config, "kv_lora_rank", 1, MAX_DIM),
-        qk_nope_head_dim=_int(config, "qk_nope_head_dim", 0, MAX_DIM),
-        qk_rope_head_dim=_int(config, "qk_rope_head_dim", 0, MAX_DIM),  # GLM-5.3: 0, no RoPE
-        v_head_dim=_int(config, "v_head_dim", 1, MAX_DIM),
+        q_lora_rank=0 if q_lora is None else read_int(config, "q_lora_rank", 1, MAX_DIM),
+        kv_lora_rank=read_int(config, "kv_lora_rank", 1, MAX_DIM),
+        qk_nope_head_dim=read_int(config, "qk_nope_head_dim", 0, MAX_DIM),
+        qk_rope_head_dim=read_int(config, "qk_rope_head_dim", 0, MAX_DIM),  # GLM-5.3: 0, no RoPE
+        v_head_dim=read_int(config, "v_head_dim", 1, MAX_DIM),
     )
 
 
 def _read_gpt2(config: Mapping[str, object], name: str, display: str, model_type: str) -> ModelSpec:
     """GPT-2, GPT-SW3 (GPT2Config) and GPT-1 (OpenAIGPTModel: the same layers, no final LayerNorm)."""
-    hidden = _int(config, "n_embd", 1, MAX_DIM, default=768)
-    heads = _int(config, "n_head", 1, MAX_HEADS, default=12)
+    hidden = read_int(config, "n_embd", 1, MAX_DIM, default=768)
+    heads = read_int(config, "n_head", 1, MAX_HEADS, default=12)
     if hidden % heads:
         raise ValidationError("n_head", heads, f"must divide n_embd ({hidden})")
     inner = config.get("n_inner")
-    ffn = 4 * hidden if inner is None else _int(config, "n_inner", 1, MAX_DIM)
-    positions = _int(config, "n_positions", 1, MAX_DIM * 10, default=1024)
+    ffn = 4 * hidden if inner is None else read_int(config, "n_inner", 1, MAX_DIM)
+    positions = read_int(config, "n_positions", 1, MAX_DIM * 10, default=1024)
     return ModelSpec(
         name=name, display_name=display, block=Block.GPT2, hidden=hidden, model_type=model_type,
         final_norm=model_type != "openai-gpt",
-        layers=_int(config, "n_layer", 1, MAX_LAYERS, default=12), heads=heads, kv_heads=heads,
-        head_dim=hidden // heads, ffn=ffn, vocab=_int(config, "vocab_size", 1, MAX_DIM * 10, default=50257),
-        tie_embeddings=_bool(config, "tie_word_embeddings", default=True), gated_mlp=False, norm=Norm.LAYER,
+        layers=read_int(config, "n_layer", 1, MAX_LAYERS, default=12), heads=heads, kv_heads=heads,
+        head_dim=hidden // heads, ffn=ffn, vocab=read_int(config, "vocab_size", 1, MAX_DIM * 10, default=50257),
+        tie_embeddings=read_bool(config, "tie_word_embeddings", default=True), gated_mlp=False, norm=Norm.LAYER,
         norm_compute=NormCompute.LAYER,
         qkv_bias=True, learned_positions=positions, max_positions=positions, dropout=True,
     )
 
 
 # ---------------------------------------------------------------- typed reads
-
-
-def _int(config: Mapping[str, object], key: str, low: int, high: int, *, default: int | None = None) -> int:
-    value = config.get(key)
-    if value is None:
-        if default is None:
-            raise ValidationError(key, None, f"config.json needs an integer {key} from {low:,} to {high:,}")
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and (
-        not math.isfinite(value) or value != int(value)
-    )):
-        raise ValidationError(key, value, f"expected an integer from {low:,} to {high:,}")
-    number = int(value)
-    if not low <= number <= high:
-        raise ValidationError(key, value, f"expected an integer from {low:,} to {high:,}")
-    return number
 
 
 def _indexer_shared(config: Mapping[str, object], layers: int, freq: int = 1) -> frozenset[int]:
@@ -1664,14 +1652,14 @@ def _indexer_shared(config: Mapping[str, object], layers: int, freq: int = 1) ->
     pattern = config.get("index_topk_pattern")
     if types is None and pattern is not None:
         if not isinstance(pattern, str) or len(pattern) != layers or set(pattern) - set("FS"):
-            raise ValidationError("index_topk_pattern", _short(pattern), f"expected {layers} letters, each F or S")
+            raise ValidationError("index_topk_pattern", short(pattern), f"expected {layers} letters, each F or S")
         types = [{"F": "full", "S": "shared"}[c] for c in pattern]
     if types is None:
-        freq = _int(config, "index_topk_freq", 1, MAX_LAYERS, default=freq)
-        offset = _int(config, "index_skip_topk_offset", 0, MAX_LAYERS, default=2)
+        freq = read_int(config, "index_topk_freq", 1, MAX_LAYERS, default=freq)
+        offset = read_int(config, "index_skip_topk_offset", 0, MAX_LAYERS, default=2)
         return frozenset(i for i in range(layers) if max(i - offset + 1, 0) % freq)
     if not isinstance(types, list) or len(types) != layers or any(t not in ("full", "shared") for t in types):
-        raise ValidationError("indexer_types", _short(types), f"expected {layers} values, each full or shared")
+        raise ValidationError("indexer_types", short(types), f"expected {layers} values, each full or shared")
     return frozenset(i for i, t in enumerate(types) if t == "shared")
 
 
@@ -1679,7 +1667,7 @@ def _int_list_flags(value: object, layers: int, key: str) -> list[bool]:
     """A list of `layers` zeros and ones (MiMo's hybrid_layer_pattern and moe_layer_freq), as booleans."""
     if not isinstance(value, list) or len(value) != layers or any(v not in (0, 1) or isinstance(v, float)
                                                                     for v in value):
-        raise ValidationError(key, _short(value), f"expected {layers} zeros and ones")
+        raise ValidationError(key, short(value), f"expected {layers} zeros and ones")
     return [bool(v) for v in value]
 
 
@@ -1687,40 +1675,11 @@ def _int_list(config: Mapping[str, object], key: str, layers: int) -> set[int]:
     value = config.get(key) or []
     if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < layers
                                           for v in value):
-        raise ValidationError(key, _short(value), f"expected a list of layer indices from 0 to {layers - 1}")
+        raise ValidationError(key, short(value), f"expected a list of layer indices from 0 to {layers - 1}")
     return set(value)
 
 
-def _bool(config: Mapping[str, object], key: str, *, default: bool) -> bool:
-    value = config.get(key)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise ValidationError(key, value, "expected true or false")
-    return value
-
-
 MAX_NAME_CHARS = 1_000  # a Hugging Face id or a local path; the name is in every sentence that names the model
-
-
-def _text(config: Mapping[str, object], key: str, limit: int = 100, *, field: str = "") -> str:
-    """A string field ("" when absent or null), refused in words when it is another type or too long."""
-    value = config.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise ValidationError(field or key, _short(value), "expected a string")
-    if len(value) > limit:
-        raise ValidationError(field or key, _short(value), f"at most {limit:,} characters")
-    return value
-
-
-def _short(value: object) -> str:
-    try:
-        text = json.dumps(value)[:41] if not isinstance(value, str) else value
-    except (ValueError, RecursionError):  # not JSON (a float nan is), or nested too deep
-        text = type(value).__name__
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _read_qwen4(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -1732,34 +1691,34 @@ def _read_qwen4(config: Mapping[str, object], fields: Mapping[str, Any]) -> dict
     if full and config.get("indexer_n_heads") is None:
         raise ValidationError("indexer_n_heads", None, "indexed_attention layers need the QSA indexer's keys "
                                                        "(indexer_n_heads, indexer_head_dim, indexer_budget)")
-    indexer = Indexer(heads=_int(config, "indexer_n_heads", 1, MAX_HEADS), head_dim=_int(config, "indexer_head_dim", 1,
-                                                                                         MAX_DIM),
-                      topk=_int(config, "indexer_budget", 1, MAX_POSITIONS), shared=frozenset(range(len(kinds))) - full,
-                      from_hidden=True, positions=3) if full else None
+    indexer = Indexer(heads=read_int(config, "indexer_n_heads", 1, MAX_HEADS),
+                      head_dim=read_int(config, "indexer_head_dim", 1, MAX_DIM),
+                      topk=read_int(config, "indexer_budget", 1, MAX_POSITIONS),
+                      shared=frozenset(range(len(kinds))) - full, from_hidden=True, positions=3) if full else None
     listed = config.get("ple_layer_ids") or []
     if not isinstance(listed, list) or any(type(i) is not int or not 0 < i <= len(kinds) or kinds[i - 1] is not
                                            AttentionKind.LINEAR for i in listed):
-        raise ValidationError("ple_layer_ids", _short(listed), "expected layer numbers from 1 of linear_attention "
+        raise ValidationError("ple_layer_ids", short(listed), "expected layer numbers from 1 of linear_attention "
                                                                "layers")
     ple = None
     if listed:  # Qwen4ExpTextNGramEmbedding: head g of PLE layer k takes the (k × heads + g + 1)-th prime from base
-        ngram = _int(config, "ngram_size", 2, 64, default=3)
-        heads = (ngram - 1) * _int(config, "heads_per_ngram", 1, MAX_HEADS, default=8)
-        width = _int(config, "ple_embed_dim", 1, MAX_DIM, default=fields["hidden"])
+        ngram = read_int(config, "ngram_size", 2, 64, default=3)
+        heads = (ngram - 1) * read_int(config, "heads_per_ngram", 1, MAX_HEADS, default=8)
+        width = read_int(config, "ple_embed_dim", 1, MAX_DIM, default=fields["hidden"])
         if width % heads:
             raise ValidationError("ple_embed_dim", width, f"must be a multiple of the n-gram heads ({heads})")
         layers = sorted(set(listed))
         if heads * len(layers) > MAX_NGRAM_HEADS:  # each head's vocabulary a prime found by search: bounded
             raise ValidationError("heads_per_ngram", heads // (ngram - 1), f"(ngram_size - 1) × heads_per_ngram × "
                                   f"the {len(layers)} PLE layers: at most {MAX_NGRAM_HEADS:,} n-gram tables")
-        primes = _primes_from(_int(config, "ngram_vocab_size_base", 2, MAX_DIM * 100, default=20_000_000),
+        primes = _primes_from(read_int(config, "ngram_vocab_size_base", 2, MAX_DIM * 100, default=20_000_000),
                               heads * len(layers))
-        step = _int(config, "make_ngram_vocab_size_divisible_by", 1, MAX_DIM, default=128)
+        step = read_int(config, "make_ngram_vocab_size_divisible_by", 1, MAX_DIM, default=128)
         ple = Ple(layers=tuple(i - 1 for i in layers), width=width, heads=heads, ngram=ngram,
                   rows=tuple(-(-sum(primes[k * heads:(k + 1) * heads]) // step) * step for k in range(len(layers))),
-                  kernel=_int(config, "ple_conv_kernel_size", 1, MAX_DIM, default=4))
+                  kernel=read_int(config, "ple_conv_kernel_size", 1, MAX_DIM, default=4))
     return dict(indexer=indexer, final_norm=False, ple=ple, gated_residual=(
-        _int(config, "hc_count", 2, MAX_HEADS, default=4), _int(config, "hc_lowrank", 1, MAX_DIM, default=320)))
+        read_int(config, "hc_count", 2, MAX_HEADS, default=4), read_int(config, "hc_lowrank", 1, MAX_DIM, default=320)))
 
 
 @functools.cache
@@ -1805,10 +1764,11 @@ def _hrm_config(config: Mapping[str, object]) -> dict[str, object]:
     num_layers_per_stack is given, and becomes one layer per stack pass, num_layers_per_stack × H_cycles ×
     (L_cycles + 1) (DynamicCache's slots); every head its own K/V (HrmTextAttention)."""
     config = dict(config)
-    high, low = _int(config, "H_cycles", 1, MAX_LAYERS, default=2), _int(config, "L_cycles", 1, MAX_LAYERS, default=3)
+    high = read_int(config, "H_cycles", 1, MAX_LAYERS, default=2)
+    low = read_int(config, "L_cycles", 1, MAX_LAYERS, default=3)
     cycles = high * (low + 1)
-    given = _int(config, "num_hidden_layers", 1, MAX_LAYERS)
-    per = _int(config, "num_layers_per_stack", 1, MAX_LAYERS, default=0)
+    given = read_int(config, "num_hidden_layers", 1, MAX_LAYERS)
+    per = read_int(config, "num_layers_per_stack", 1, MAX_LAYERS, default=0)
     if per and given != per * cycles:
         raise ValidationError("num_hidden_layers", given, f"expected num_layers_per_stack × H_cycles × (L_cycles + 1) "
                                                           f"= {per * cycles}")

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from ..core.errors import ValidationError
 from ..model.families.reranker import Reranker
-from .hf_config import MAX_DIM, _bool, _int, _short, _text
+from .fields import MAX_DIM, read_bool, read_int, read_text, short
 
 METHODS = ("from_2_way_softmax", "no_post_processing")  # adapters.py SEQ_CLS_LOAD_METHODS
 MAX_TOKENS = 100  # the rows a score takes from the head: a handful in any real reranker
@@ -25,8 +25,8 @@ RERANKER_KEYS = frozenset({"classifier_from_token", "is_original_qwen3_reranker"
 
 def read_reranker(config: Mapping[str, object], model_type: str) -> Reranker | None:
     """The reranker a decoder's config describes, or None for a plain decoder; a key vLLM would refuse, refused."""
-    original = _bool(config, "is_original_qwen3_reranker", default=False)
-    method = _text(config, "method")
+    original = read_bool(config, "is_original_qwen3_reranker", default=False)
+    method = read_text(config, "method")
     raw = config.get("classifier_from_token")
     names = config.get("architectures")
     classifier = next((str(name) for name in names if str(name).endswith("ForSequenceClassification")), "") if (
@@ -38,12 +38,12 @@ def read_reranker(config: Mapping[str, object], model_type: str) -> Reranker | N
         if not classifier:
             return None
         id2label = config.get("id2label")
-        labels = len(id2label) if isinstance(id2label, Mapping) and id2label else _int(
+        labels = len(id2label) if isinstance(id2label, Mapping) and id2label else read_int(
             config, "num_labels", 1, MAX_DIM, default=2)
         return Reranker(labels=labels, architecture=classifier, scored=True)
     if not isinstance(raw, list) or not raw or len(raw) > MAX_TOKENS or not all(
             isinstance(token, str) and len(token) <= 100 for token in raw):
-        raise ValidationError("classifier_from_token", _short(raw), "expected a list of tokens, as [\"no\", \"yes\"]")
+        raise ValidationError("classifier_from_token", short(raw), "expected a list of tokens, as [\"no\", \"yes\"]")
     tokens = tuple(raw)
     if original:
         method = METHODS[0]  # Qwen3ForSequenceClassificationConfig: two tokens, from_2_way_softmax
@@ -51,7 +51,7 @@ def read_reranker(config: Mapping[str, object], model_type: str) -> Reranker | N
         raise ValidationError("method", method or None, "vLLM converts a head with from_2_way_softmax or "
                                                         "no_post_processing")
     if method == METHODS[0] and len(tokens) != 2:
-        raise ValidationError("classifier_from_token", _short(raw), f"{method} takes two tokens, as [\"no\", \"yes\"]")
+        raise ValidationError("classifier_from_token", short(raw), f"{method} takes two tokens, as [\"no\", \"yes\"]")
     prefix = classifier.removesuffix("ForSequenceClassification") or (
         str(names[0]).removesuffix("ForCausalLM") if isinstance(names, list) and names else model_type.title())
     return Reranker(tokens=tokens, labels=1 if method == METHODS[0] else len(tokens), method=method,
