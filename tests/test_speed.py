@@ -240,15 +240,54 @@ def test_prefill_on_macs_meets_the_goal(table):
 
 def test_prefill_on_cuda_meets_the_goal(table):
     """llama.cpp's prompt speed on CUDA as its source runs it (speed/inference.py llamacpp_prefill): the
-    median within the 25 % goal, in-sample; the 6 rows still off by 2x held to what they are (docs/accuracy.md):
-    4 of 70B Q4_K_M on 4 GPUs of 2024, which ran without the pipeline the source enables, and gpt-oss-20b's
-    prompt on an RTX 4090 and 5090 in discussion #15396 (August 2025, as CUDA's MXFP4 kernels were new; a
-    secondary transcription), 2.2 and 2.5 times slower than predicted where the DGX Spark's later builds are
-    10-26 % faster."""
+    median within the 25 % goal, in-sample; the 6 rows still off by 2x are PROMPT_OFF_BY_2X, each with its reason
+    (docs/accuracy.md, "llama.cpp's prompt rows off by 2x, against its source")."""
     stats = table["llamacpp-cuda prefill"]
     assert stats["rows"] >= 370
     assert stats["median"] <= validate_speed.GOALS["prefill"]
     assert stats["within_2x"] >= stats["rows"] - 6 and stats["worst"] <= 1.5
+
+
+# The llama.cpp CUDA prompt rows still off by 2x (2026-12-07, issue 24), each with its reason (docs/accuracy.md,
+# "llama.cpp's prompt rows off by 2x, against its source"): (card, GPUs, model, weights, test) -> reason. A row
+# named here that comes within 2x fails its strict xfail; a row off by 2x that is not named fails the set test.
+# 70B Q4_K_M over 4 GPUs (builds 2824-2843): against its one-GPU pp4096/pp512 (about 0.85) it gained 1.2-1.5x of
+# the pipeline's 2.29x, where 8B Q4_K_M on the same machines and builds gained 2.0-2.5x and the same model and type
+# on 6 x 3090 and 8 x 4090 (build 2824, as 4 x 4090's) 2.0-2.2x; the scheduler read (ggml-backend.c,
+# compute_splits: per-copy events; a re-allocation syncs) gives no cause for this model and type alone.
+PIPELINE = "70B Q4_K_M on 4 GPUs gained 1.2-1.5x of the pipeline's 2.29x; no cause found in the source"
+# gpt-oss-20b: the rate does not follow the card's tensor rate (RTX 4080 SUPER 8,171 = RTX 4090 8,022 tokens/s) and a
+# 2026 build on an RTX 3090 is no faster (PR #20586: 4,739 at pp512); suspected MoE MMQ at 64 tokens per expert
+# (tile width, PR #15525's host sync before 2025-08-23), unsized: gpt-oss-120b on 4 x 4090 is within 22 %.
+GPT_OSS = "gpt-oss-20b's expert matmuls in MMQ's MUL_MAT_ID at 64 tokens per expert: no CUDA MoE cost modelled"
+PROMPT_OFF_BY_2X = {
+    ("rtx-3090", "4", "llama-3-70b", "q4_k_m", "pp4096"): PIPELINE,
+    ("rtx-3090", "4", "llama-3-70b", "q4_k_m", "pp8192"): PIPELINE,
+    ("a40", "4", "llama-3-70b", "q4_k_m", "pp4096"): PIPELINE,
+    ("l40s", "4", "llama-3-70b", "q4_k_m", "pp4096"): PIPELINE,
+    ("rtx-4090", "1", "gpt-oss-20b", "mxfp4", "pp2048"): GPT_OSS,
+    ("rtx-5090", "1", "gpt-oss-20b", "mxfp4", "pp2048"): GPT_OSS,
+}
+PROMPT_ROWS = [row for row in validate_speed.results("xiongjiedai_llama3", kinds=("prefill",))
+               + validate_speed.results("disc15396", kinds=("prefill",)) if row["group"] == "llamacpp-cuda"]
+
+
+def _prompt_key(row: dict) -> tuple[str, str, str, str, str]:
+    return row["gpu"], str(row["gpus"]), row["model"], row["weights"], row["test"]
+
+
+def test_the_prompt_rows_off_by_2x_are_the_named_ones():
+    off = {_prompt_key(r) for r in validate_speed.results(kinds=("prefill",))
+           if r["group"] == "llamacpp-cuda" and not 0.5 < 1 + r["error"] < 2}
+    assert off == set(PROMPT_OFF_BY_2X)
+
+
+@pytest.mark.parametrize("row", [
+    pytest.param(row, id="-".join(_prompt_key(row)),
+                 marks=pytest.mark.xfail(strict=True, reason=PROMPT_OFF_BY_2X[_prompt_key(row)]))
+    for row in PROMPT_ROWS if _prompt_key(row) in PROMPT_OFF_BY_2X])
+def test_each_prompt_row_off_by_2x_stays_named(row):
+    assert 0.5 < 1 + row["error"] < 2
 
 
 @pytest.mark.parametrize(("group", "goal"), [("llamacpp-rocm decode", "decode"), ("llamacpp-rocm prefill", "prefill")])
