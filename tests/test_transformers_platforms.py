@@ -62,4 +62,4 @@ def test_the_answer_off_cuda_says_it_is_not_checked(gpu):
 def test_the_answer_on_cuda_gives_its_error():
     workload = parse_workload({"model": "llama-3.1-8b", "runtime": "transformers", "gpu": "rtx-4090",
                                "prompt_tokens": "64", "output_tokens": "100"})
-    assert "(67 runs, transformers-cuda)" in ENGLISH.say(expected_error(workload))
+    assert "(73 runs, transformers-cuda)" in ENGLISH.say(expected_error(workload))

@@ -119,6 +119,8 @@ def case(row: Mapping[str, Any]) -> tuple[str, dict[str, str], Mapping[str, obje
     """(what is measured, the form values, a config for models without a preset), or None when not predicted."""
     slug = _slug(row)
     model = str(row["model"])
+    if row.get("weights") is None:
+        return None  # the quant is not published (a transcription that dropped it): unweighed(), printed by main()
     if slug is None or (_cpu(row) and not (memory_of(gpu(slug)) is Memory.UNIFIED and TEST.match(str(row["test"]))
                                            and str(row["test"]).startswith("tg"))):
         return None  # llama.cpp on the CPU: only a unified-memory machine's decode (its RAM is the chip's)
@@ -315,6 +317,12 @@ def refused() -> dict[tuple[str, str], int]:
     return counts
 
 
+def unweighed() -> int:
+    """The rows whose weights their source does not state ("weights": null): no format to predict them in,
+    counted apart from refused() so that they are not mistaken for a precision named 'none'."""
+    return sum(1 for _, row in rows() if row.get("weights") is None)
+
+
 def fold(result: Mapping[str, Any]) -> int:
     """Which half of a two-fold split a predicted row falls in (0 or 1): a hash of what names the row, so the
     halves are fixed and mix every source, card and model (tools/fit_speed.py --fold)."""
@@ -401,6 +409,8 @@ def main() -> int:
               f"{s['within_2x']:>6}")
     for (field, value), count in sorted(refused().items()):
         print(f"(refused) {count:>3} rows: {field} {value!r}")
+    if unweighed():
+        print(f"(no weights) {unweighed():>3} rows: the source does not state the quant")
     if args.write:
         data = json.loads(SPEED_JSON.read_text())
         validation: dict[str, dict[str, object]] = {}

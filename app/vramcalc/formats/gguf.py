@@ -30,7 +30,13 @@ from ..core.errors import ValidationError
 from ..model.tensor import layer_of
 from .ggml_types import FTYPES, GGML_TYPES, GGUF_ALIGNMENT, UNQUANTIZED
 
-_ALIASES = {"q3_k": "q3_k_m", "q4_k": "q4_k_m", "q5_k": "q5_k_m"}
+# Names users type for a file type this module plans: llama-quantize's own aliases (tools/quantize/quantize.cpp
+# QUANT_OPTIONS: "Q4_K" is "alias for Q4_K_M", likewise Q3_K and Q5_K), and Unsloth's Dynamic 2.0 file name UD-Q4_K_XL,
+# whose per-tensor types Unsloth chooses per model and does not list: planned as the Q4_K_M mixture, an approximation
+# (Qwen3-30B-A3B: Unsloth's UD-Q4_K_XL file is 17,715,663,424 B, the Q4_K_M plan 18,550,716,416 B, 4.7 % more;
+# docs/accuracy.md).
+ALIASES = {"q3_k": "q3_k_m", "q4_k": "q4_k_m", "q5_k": "q5_k_m", "ud-q4_k_xl": "q4_k_m"}
+APPROXIMATE = frozenset({"ud-q4_k_xl"})  # aliases whose mixture is not the file's own
 
 # File types that llama-quantize refuses to make without an importance matrix
 # (some tensor lands on iq1/iq2/iq3_xxs, or on q2_k inside a Q2_K_S file).
@@ -159,9 +165,10 @@ def _use_more_bits(i_layer: int, n_layer: int) -> bool:
 
 def _check_ftype(ftype: str) -> str:
     key = str(ftype).lower()
+    key = ALIASES.get(key, key)
     if key not in FTYPES:
         raise ValidationError("precision", ftype, "expected one of: " + ", ".join(FTYPES))
-    return _ALIASES.get(key, key)
+    return key
 
 
 @dataclasses.dataclass

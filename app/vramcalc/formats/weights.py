@@ -31,7 +31,8 @@ from ..model.families.decoder.tensors import layer_tensors, model_tensors, outsi
 from ..model.table import count_params, counted_tensors
 from ..model.tensor import Counted, Role, Tensor
 from .file_weights import FileWeights, spread
-from .gguf import GgufTensor, quantize_plan, tensor_bytes
+from .gguf import ALIASES as GGUF_ALIASES
+from .gguf import APPROXIMATE, GgufTensor, quantize_plan, tensor_bytes
 
 BF16_BYTES = 2
 DEFAULT_GROUP_SIZE = 128
@@ -81,7 +82,7 @@ LayerKey = tuple[AttentionKind, bool, int]  # a layer's group, ModelSpec.layer_k
 
 
 def names() -> tuple[str, ...]:
-    return GGUF_FORMATS + tuple(GPU_FORMATS) + ("bpw:X.XX", "native", "auto")
+    return GGUF_FORMATS + tuple(GGUF_ALIASES) + tuple(GPU_FORMATS) + ("bpw:X.XX", "native", "auto")
 
 
 NATIVE = WeightFormat("native", "native", phrase("format.native"))
@@ -133,7 +134,10 @@ def native_format_phrase(native_format: str) -> Phrase:
 
 def parse_format(text: str) -> WeightFormat | None:
     """A weight format by name, or None when the text is not one (the caller tries the nominal precisions)."""
-    if text in GGUF_FORMATS:
+    if text in GGUF_FORMATS or text in GGUF_ALIASES:  # an alias: typed, linked, not listed (gguf.ALIASES)
+        if text in APPROXIMATE:
+            return WeightFormat(text, "gguf", phrase("format.gguf_as", name=text.upper(),
+                                                     planned=GGUF_ALIASES[text].upper()))
         return WeightFormat(text, "gguf", phrase("format.gguf", name=text.upper()))
     if text in GPU_FORMATS:
         return WeightFormat(text, "gpu", phrase(f"format.{text}"))

@@ -1362,6 +1362,7 @@ EN: Mapping[str, str] = {
     "format.mxfp4": "MXFP4 (4-bit values, one 8-bit scale per 32: 4.25 bits)",
     "format.nvfp4": "NVFP4 (4-bit values, one FP8 scale per 16 and one fp32 per tensor: 4.5 bits)",
     "format.gguf": "GGUF {name} (llama.cpp)",
+    "format.gguf_as": "GGUF {name} (llama.cpp), sized as {planned}: its per-tensor types are not published",
     "format.file": "the weights of {name}",
     "format.native": "the checkpoint's native format",
     "format.auto": "the checkpoint as published",

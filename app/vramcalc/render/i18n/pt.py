@@ -1429,6 +1429,7 @@ PT: Mapping[str, str] = {
     "format.mxfp4": "MXFP4 (valores de 4 bits, uma escala de 8 bits a cada 32: 4,25 bits)",
     "format.nvfp4": "NVFP4 (valores de 4 bits, uma escala FP8 a cada 16 e uma fp32 por tensor: 4,5 bits)",
     "format.gguf": "GGUF {name} (llama.cpp)",
+    "format.gguf_as": "GGUF {name} (llama.cpp), dimensionado como {planned}: seus tipos por tensor não são publicados",
     "format.file": "os pesos de {name}",
     "format.native": "o formato nativo do checkpoint",
     "format.auto": "o checkpoint como publicado",
