@@ -69,7 +69,7 @@ def test_a_draft_llama_cpp_would_not_run_is_named(values, says):
 
 
 def test_the_command_loads_the_draft():
-    from vramcalc.engines.llamacpp import ENGINE
+    from vramcalc.engines.llamacpp_engine import ENGINE
     from vramcalc.parallel.layout import Layout
 
     workload = parse_workload({**BASE, "draft_model": "qwen3-0.6b", "draft_kv_precision": "q8_0"})

@@ -7,13 +7,13 @@ catalogues and its options, see CONTRIBUTING.md).
 from __future__ import annotations
 
 from ..core.choices import Runtime
-from . import faster_whisper, llamacpp, ollama, tei, transformers, vllm
+from . import faster_whisper, llamacpp_engine, ollama, tei, transformers, vllm
 from .base import Engine
 
 ENGINES: dict[Runtime, Engine] = {
     Runtime.TRANSFORMERS: transformers.ENGINE,
     Runtime.VLLM: vllm.ENGINE,
-    Runtime.LLAMACPP: llamacpp.ENGINE,
+    Runtime.LLAMACPP: llamacpp_engine.ENGINE,
     Runtime.OLLAMA: ollama.ENGINE,
     Runtime.TEI: tei.ENGINE,
     Runtime.FASTER_WHISPER: faster_whisper.ENGINE,

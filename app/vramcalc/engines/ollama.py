@@ -29,7 +29,8 @@ from ..parallel.layout import Layout
 from ..sources.fields import MAX_POSITIONS
 from ..workload import Workload
 from .base import EngineBreakdown
-from .llamacpp import DEFAULT_UBATCH, LlamaCpp, LlamaCppFacts, llamacpp_breakdown
+from .llamacpp import DEFAULT_UBATCH, LlamaCppFacts, llamacpp_breakdown
+from .llamacpp_engine import LlamaCpp
 from .llamacpp_fit import FitPlan, llamacpp_fit
 from .llamacpp_overrides import overrides_text
 
