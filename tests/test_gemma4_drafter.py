@@ -95,3 +95,31 @@ def test_the_drafter_alone_says_how_to_count_it_beside_its_target():
     result = estimate(parse_workload({**BASE, "model": DRAFTER}))
     said = [ENGLISH.say(a) for a in result.assumptions]
     assert any("runs only beside its target" in s and "as the draft model" in s for s in said)
+
+
+@pytest.mark.parametrize(("ngld", "on_gpu"), [
+    (None, {"nextn.pre_projection.weight", "nextn.post_projection.weight", "output_norm.weight"}),
+    ("3", {"nextn.post_projection.weight", "output_norm.weight"}),  # layer 0 in RAM: its pre_projection with it
+])
+def test_the_drafters_projections_sit_where_llama_cpp_puts_them(ngld, on_gpu):
+    """LLM_TENSOR_INFOS: nextn.post_projection is an output-layer tensor, nextn.pre_projection layer 0's (created
+    as blk 0's in models/gemma4-assistant.cpp), the centroids and token_embd input-layer ones, in RAM; the tied
+    head is token_embd duplicated on the GPU."""
+    from vramcalc.engines.llamacpp import draft_workload, llamacpp_layout, place_weights, uses_flash
+    from vramcalc.formats import weights
+
+    workload = parse_workload({**BASE, "draft_model": DRAFTER, "draft_gpu_layers": ngld or ""})
+    drafted = draft_workload(workload, workload.draft_model)
+    stack = weights.stack(drafted.model, drafted.precision, group_size=drafted.group_size,
+                          nominal_bits=weights.nominal_bits(drafted.precision))
+    layout = llamacpp_layout(drafted.model, seq=drafted.seq, n_seq=drafted.parallel, ubatch=drafted.ubatch,
+                             flash=uses_flash(drafted.attention), type_k=drafted.kv_precision,
+                             type_v=drafted.kv_precision, gpu_layers=drafted.gpu_layers)
+    placed = place_weights(drafted.model, stack, layout, cpu_moe=0, overrides=())
+    outside = {tensor.name: size for tensor, size in stack.outside}
+    head = outside["token_embd.weight"]  # the duplicated output, on the GPU with the output layer
+    gpu_layers = layout.layers_on_gpu
+    layers = stack.layers_bytes(drafted.model.layers - gpu_layers, drafted.model.layers)
+    assert placed.device == layers + head + sum(outside[name] for name in on_gpu)
+    assert placed.host == stack.layers_bytes(0, drafted.model.layers - gpu_layers) + sum(
+        size for name, size in outside.items() if name not in on_gpu)

@@ -409,6 +409,14 @@ class Placed:
     cpu_moe_layers: int  # of the first layers, how many keep their routed experts in RAM (--n-cpu-moe)
 
 
+# Tensors outside the layers that llama.cpp places elsewhere than the input layer's RAM (llama-arch.cpp
+# LLM_TENSOR_INFOS): a Gemma 4 drafter's nextn.post_projection is LLM_TENSOR_LAYER_OUTPUT, with the output layer;
+# its nextn.pre_projection is LLM_TENSOR_LAYER_REPEATING, created as layer 0's (models/gemma4-assistant.cpp); its
+# masked_embd_centroids is LLM_TENSOR_LAYER_INPUT, in RAM.
+OUTPUT_LAYER_TENSORS = ("output", "nextn.post_projection")
+FIRST_LAYER_TENSORS = ("nextn.pre_projection",)
+
+
 def place_weights(model: ModelSpec, stack: weights.LayerBytes, layout: LlamaCppLayout, *, cpu_moe: int,
                   overrides: Overrides) -> Placed:
     """The layers where -ngl puts them, less what --n-cpu-moe and -ot move; the input layer (token_embd) in
@@ -421,7 +429,12 @@ def place_weights(model: ModelSpec, stack: weights.LayerBytes, layout: LlamaCppL
     head_on_gpu = layout.output_on_gpu
     for tensor, size in stack.outside:
         place = device_of(tensor.name, overrides)
-        on_gpu = (layout.output_on_gpu and tensor.name.startswith("output")) if place is None else place
+        if place is not None:
+            on_gpu = place
+        elif tensor.name.startswith(FIRST_LAYER_TENSORS):
+            on_gpu = first_gpu_layer == 0
+        else:
+            on_gpu = layout.output_on_gpu and tensor.name.startswith(OUTPUT_LAYER_TENSORS)
         if tensor.name.startswith("output.weight") or (tensor.name == "token_embd.weight" and model.tie_embeddings):
             head_on_gpu = layout.output_on_gpu if place is None else place
         if on_gpu:
