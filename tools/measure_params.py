@@ -63,6 +63,10 @@ def build(config_dict: dict, embedder: bool = False, card_class=None):
         config, model_type = AutoConfig.for_model("gemma3n_text", **text), "gemma3n_text"
     else:
         config = AutoConfig.for_model(model_type, **kwargs)
+    if model_type in ("gemma4_assistant", "gemma4_unified_assistant"):  # a drafter: every layer reuses the target's
+        # K/V, which transformers 5.23's kv_sharing_modes refuses; patched as tools/measure_types.py patches it
+        from measure_types import _all_layers_reuse
+        _all_layers_reuse(type(config.get_text_config()))
     with torch.device("meta"):
         if model_type == "whisper":  # WhisperForConditionalGeneration, as tools/measure_speech.py builds it
             return AutoModelForSpeechSeq2Seq.from_config(config)

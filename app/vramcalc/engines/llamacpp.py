@@ -279,8 +279,9 @@ def llama_server_command(workload: Workload, model: str, split: tuple[int, ...] 
         flags.append(f"--tensor-split {split_text(split)}")
     if workload.draft_model is not None:
         layers = 999 if workload.draft_gpu_layers is None else workload.draft_gpu_layers
+        kind = "draft-mtp" if workload.draft_model.drafter_backbone else "draft-simple"  # a Gemma 4 drafter: MTP
         flags.append(f"-md {workload.draft_model.name}-{draft_format(workload).name.upper()}.gguf "
-                     f"--spec-type draft-simple -ngld {layers}")
+                     f"--spec-type {kind} -ngld {layers}")
     if workload.mtp:
         flags.append(f"--spec-type draft-mtp --spec-draft-n-max {workload.mtp}")
     if (workload.draft_model is not None or workload.mtp) and workload.draft_kv_precision is not Precision.FP16:
@@ -401,6 +402,14 @@ class Placed:
     cpu_moe_layers: int  # of the first layers, how many keep their routed experts in RAM (--n-cpu-moe)
 
 
+# Tensors outside the layers that llama.cpp places elsewhere than the input layer's RAM (llama-arch.cpp
+# LLM_TENSOR_INFOS): a Gemma 4 drafter's nextn.post_projection is LLM_TENSOR_LAYER_OUTPUT, with the output layer;
+# its nextn.pre_projection is LLM_TENSOR_LAYER_REPEATING, created as layer 0's (models/gemma4-assistant.cpp); its
+# masked_embd_centroids is LLM_TENSOR_LAYER_INPUT, in RAM.
+OUTPUT_LAYER_TENSORS = ("output", "nextn.post_projection")
+FIRST_LAYER_TENSORS = ("nextn.pre_projection",)
+
+
 def place_weights(model: ModelSpec, stack: weights.LayerBytes, layout: LlamaCppLayout, *, cpu_moe: int,
                   overrides: Overrides) -> Placed:
     """The layers where -ngl puts them, less what --n-cpu-moe and -ot move; the input layer (token_embd) in
@@ -413,7 +422,12 @@ def place_weights(model: ModelSpec, stack: weights.LayerBytes, layout: LlamaCppL
     head_on_gpu = layout.output_on_gpu
     for tensor, size in stack.outside:
         place = device_of(tensor.name, overrides)
-        on_gpu = (layout.output_on_gpu and tensor.name.startswith("output")) if place is None else place
+        if place is not None:
+            on_gpu = place
+        elif tensor.name.startswith(FIRST_LAYER_TENSORS):
+            on_gpu = first_gpu_layer == 0
+        else:
+            on_gpu = layout.output_on_gpu and tensor.name.startswith(OUTPUT_LAYER_TENSORS)
         if tensor.name.startswith("output.weight") or (tensor.name == "token_embd.weight" and model.tie_embeddings):
             head_on_gpu = layout.output_on_gpu if place is None else place
         if on_gpu:
@@ -516,6 +530,7 @@ def check_draft(workload: Workload) -> None:
     if workload.runtime is not Runtime.LLAMACPP or workload.llamacpp_program is not LlamaCppProgram.SERVER:
         raise ValidationError("draft_model", draft.name, "speculative decoding with a draft model is modelled for "
                                                           "llama.cpp's llama-server (runtime llamacpp)")
+    check_drafter_target(workload.model, draft)
     if abs(draft.vocab - workload.model.vocab) > SPEC_VOCAB_MAX_SIZE_DIFFERENCE:
         raise ValidationError("draft_model", draft.name, f"llama.cpp refuses a draft whose vocabulary "
                               f"({draft.vocab:,}) differs from the model's ({workload.model.vocab:,}) by more than "
@@ -523,6 +538,24 @@ def check_draft(workload: Workload) -> None:
     if workload.devices > 1 or workload.cards:
         raise ValidationError("draft_model", draft.name, "a draft model is modelled on one GPU for now")
     check_kv_formats(workload, ("draft_kv_precision",), KV_FORMATS)
+
+
+GEMMA4_TEXT = ("gemma4_text", "gemma4_unified_text")  # the targets a Gemma 4 drafter reads the K/V and state of
+
+
+def check_drafter_target(model: ModelSpec, draft: ModelSpec) -> None:
+    """A Gemma 4 drafter (Gemma4AssistantForCausalLM, llama.cpp's gemma4-assistant) drafts only for a Gemma 4
+    target of its backbone width: it reads the target's K/V and takes the target's embedding and last hidden state
+    (2 x backbone_hidden_size) into pre_projection; and a drafter is not a target."""
+    if model.drafter_backbone:
+        raise ValidationError("model", model.name, "a Gemma 4 drafter cannot check drafts: choose its Gemma 4 target "
+                                                   "as the model and the drafter as draft_model")
+    if not draft.drafter_backbone:
+        return
+    if model.model_type not in GEMMA4_TEXT or model.hidden != draft.drafter_backbone:
+        raise ValidationError("draft_model", draft.name, f"a Gemma 4 drafter reads its target's K/V and hidden "
+                              f"state: the target must be a Gemma 4 model {draft.drafter_backbone:,} wide "
+                              f"(backbone_hidden_size), not {model.display_name} ({model.hidden:,})")
 
 
 def draft_workload(workload: Workload, draft: ModelSpec) -> Workload:
@@ -612,7 +645,8 @@ def llamacpp_breakdown(workload: Workload, *, outputs: int | None = None) -> Eng
     said = {"weights": phrase("llamacpp.draft_weights", name=draft.display_name,
                               format=draft_format(workload).name,
                               bytes=format_binary(extra["weights"].bytes)),
-            "kv_cache": phrase("llamacpp.draft_kv", type=workload.draft_kv_precision.value,
+            "kv_cache": phrase("llamacpp.drafter_kv") if draft.drafter_backbone else
+                        phrase("llamacpp.draft_kv", type=workload.draft_kv_precision.value,
                                bytes=format_binary(layout.kv_device_bytes)),
             "activations": phrase("llamacpp.draft_compute", bytes=format_binary(layout.compute_bytes))}
 

@@ -517,6 +517,19 @@ def _with_mtp(model: ModelSpec, attributes: Mapping[str, object]) -> ModelSpec:
     return mtp.noted(built, param_count(built) - param_count(model), runtime.value, tokens)
 
 
+# A Gemma 4 drafter beside its target, where the engines this models run it or not (llama.cpp's is counted):
+# transformers 5.23's SinglePositionMultiTokenCandidateGenerator would run it, but Gemma4TextConfig.kv_sharing_modes
+# raises for a config whose every layer reuses K/V, so the drafter cannot be built; vLLM 0.34 runs it as an MTP
+# proposer (config/speculative.py: gemma4_assistant -> gemma4_mtp; v1/worker/gpu/spec_decode/gemma4), not modelled.
+DRAFTER_ELSEWHERE = {
+    Runtime.TRANSFORMERS: "transformers 5.23 cannot build a Gemma 4 drafter (Gemma4TextConfig.kv_sharing_modes "
+                          "refuses a model whose every layer reuses K/V): runtime llamacpp counts it beside its target",
+    Runtime.VLLM: "vLLM 0.34 runs a Gemma 4 drafter as an MTP proposer (--speculative-config method mtp), which is "
+                  "not modelled here yet: runtime llamacpp counts it beside its target",
+}
+DRAFTER_ELSEWHERE_DEFAULT = "a Gemma 4 drafter is counted beside its target for llama-server (runtime llamacpp)"
+
+
 def check_consistency(workload: Workload) -> None:
     """Rules that involve more than one field."""
     if workload.model.speech is not None:  # Whisper: generate on transformers, or whisper.cpp (ggml)
@@ -533,9 +546,12 @@ def check_consistency(workload: Workload) -> None:
             whisper_cpp_weight_type(workload)  # one ggml type for the whole file
     elif workload.mode is Mode.SPEECH:
         raise ValidationError("mode", workload.mode.value, "transcription needs a speech model (Whisper)")
-    if workload.draft_model is not None and workload.runtime is not Runtime.LLAMACPP:
-        raise ValidationError("draft_model", workload.draft_model.name, "speculative decoding with a draft model is "
-                              "modelled for llama.cpp's llama-server (runtime llamacpp)")
+    draft = workload.draft_model
+    if draft is not None and workload.runtime is not Runtime.LLAMACPP:
+        raise ValidationError("draft_model", draft.name, DRAFTER_ELSEWHERE.get(workload.runtime,
+                                                                               DRAFTER_ELSEWHERE_DEFAULT)
+                              if draft.drafter_backbone else "speculative decoding with a draft model is modelled for "
+                              "llama.cpp's llama-server (runtime llamacpp)")
     engine_for(workload.runtime).check(workload)
     _check_machine(workload)
     fmt = workload.precision

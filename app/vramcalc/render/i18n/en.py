@@ -211,6 +211,10 @@ EN: Mapping[str, str] = {
     "llamacpp.no_output": " (the output layer in system RAM)",
     "llamacpp.draft_weights": "the draft model {name} in {format}: {bytes} on the GPU",
     "llamacpp.draft_kv": "the draft's own context, as many cells, in {type}: {bytes}",
+    "llamacpp.drafter_kv": (
+        "the drafter keeps no cache: it reads the model's (llama.cpp shares the target's memory "
+        "with a gemma4-assistant draft context)"
+    ),
     "llamacpp.draft_compute": "the draft's compute buffer: {bytes}",
     "llamacpp.mtp_weights": (
         "with the {layers} MTP {layers:layer|layers} llama-server loads for --spec-type draft-mtp (blk.{first})"
@@ -886,7 +890,8 @@ EN: Mapping[str, str] = {
                         "the GPU above is CUDA0.",
     "field.draft_model.label": "Draft model (speculative decoding)",
     "field.draft_model.help": "llama-server -md: a small model of the same family guesses tokens the model checks. "
-                              "Its weights, its own context as long as the model's, and its compute buffer.",
+                              "Its weights, its own context as long as the model's, and its compute buffer; a Gemma "
+                              "4 drafter (assistant) reads the model's cache and keeps none.",
     "option.draft_model.none": "None",
     "field.draft_precision.label": "Draft model's GGUF type",
     "field.draft_precision.help": "The draft's file (q8_0 unless chosen).",
@@ -1303,7 +1308,8 @@ EN: Mapping[str, str] = {
     "assumption.drafter_alone": (
         "a drafter runs only beside its target model, whose memory is not in this answer, and transformers 5.23 "
         "cannot build one (its kv_sharing_modes refuses a model whose every layer reuses K/V): the weights are "
-        "exact, the total and speed are the drafter's share alone"
+        "exact, the total and speed are the drafter's share alone; to count both, choose its Gemma 4 target as the "
+        "model and this drafter as the draft model (runtime llamacpp)"
     ),
     "model.note.drafter": (
         "a drafter for speculative decoding: every one of its {count} layers attends to its target's keys and values "

@@ -220,6 +220,10 @@ PT: Mapping[str, str] = {
     "llamacpp.no_output": " (a camada de saída na RAM do sistema)",
     "llamacpp.draft_weights": "o modelo de rascunho {name} em {format}: {bytes} na GPU",
     "llamacpp.draft_kv": "o contexto próprio do rascunho, com as mesmas células, em {type}: {bytes}",
+    "llamacpp.drafter_kv": (
+        "o rascunhador não guarda cache: lê o do modelo (o llama.cpp compartilha a memória do "
+        "alvo com um contexto de rascunho gemma4-assistant)"
+    ),
     "llamacpp.draft_compute": "o buffer de cálculo do rascunho: {bytes}",
     "llamacpp.mtp_weights": (
         "com {layers} {layers:camada|camadas} MTP que o llama-server carrega para --spec-type draft-mtp (blk.{first})"
@@ -872,7 +876,8 @@ PT: Mapping[str, str] = {
     "field.draft_model.label": "Modelo de rascunho (decodificação especulativa)",
     "field.draft_model.help": "llama-server -md: um modelo pequeno da mesma família adivinha tokens que o modelo "
                               "confere. Os seus pesos, o seu próprio contexto tão longo quanto o do modelo, e o seu "
-                              "buffer de cálculo.",
+                              "buffer de cálculo; um rascunhador do Gemma 4 (assistant) lê o cache do modelo e "
+                              "não guarda nenhum.",
     "option.draft_model.none": "Nenhum",
     "field.draft_precision.label": "Tipo GGUF do rascunho",
     "field.draft_precision.help": "O arquivo do rascunho (q8_0 se não escolhido).",
@@ -1364,7 +1369,8 @@ PT: Mapping[str, str] = {
     "assumption.drafter_alone": (
         "um rascunhador só roda ao lado do seu modelo alvo, cuja memória não está nesta resposta, e o transformers "
         "5.23 não consegue construí-lo (seu kv_sharing_modes recusa um modelo em que toda camada reusa K/V): os pesos "
-        "são exatos; o total e a velocidade são só a parte do rascunhador"
+        "são exatos; o total e a velocidade são só a parte do rascunhador; para contar os dois, escolha o seu alvo "
+        "Gemma 4 como modelo e este rascunhador como modelo de rascunho (runtime llamacpp)"
     ),
     "model.note.drafter": (
         "um rascunhador para decodificação especulativa: cada uma das suas {count} camadas atende às chaves e valores "
