@@ -60,7 +60,7 @@ def test_a_plain_draft_model_still_gets_its_own_cache():
 
 
 def test_the_command_loads_the_drafter_as_an_mtp_draft():
-    from vramcalc.engines.llamacpp import ENGINE
+    from vramcalc.engines.llamacpp_engine import ENGINE
     from vramcalc.parallel.layout import Layout
 
     line = ENGINE.command(parse_workload({**BASE, "draft_model": DRAFTER}), Layout(), "gemma-4-e2b-it.gguf")[0]
