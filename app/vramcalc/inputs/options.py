@@ -307,8 +307,10 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            "logits in N chunks, all kept, and the loss upcasts one chunk at a time; 0: whole logits",
            shown_when=_TRAINING, parse=lambda t: parse_int("ce_output_chunks", t, 0, 4096)),
     Option(key="bnb_version", default="", group="training", metavar="X.Y.Z",
-           help="bitsandbytes' version under QLoRA: before 0.43.2 every 4-bit layer kept its input for the backward "
-           "(empty: a current one)", shown_when=_LORA, parse=lambda t: parse_version("bnb_version", t, "0.41.1")),
+           help="bitsandbytes' version under QLoRA: before 0.43.2 every 4-bit layer kept its input for the backward; "
+           "before 0.45 LLM.int8() (bnb-int8) decodes about 1.7x slower (empty: a current one)",
+           shown_when=(_LORA, {**_INFERENCE, "runtime": ("transformers",), "precision": ("bnb-int8",)}),
+           parse=lambda t: parse_version("bnb_version", t, "0.41.1")),
     Option(key="compile", default="0", group="training", kind=Kind.FLAG,
            help="torch.compile each layer (torchtune's compile: True): the compiled layers keep fewer tensors "
            "for the backward (measured for Llama-style dense layers; elsewhere counted as without it)",
