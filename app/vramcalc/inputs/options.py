@@ -50,7 +50,7 @@ from ..diffusion.run import MAX_DIFFUSION_PX, MAX_FRAMES, PLACEMENTS, TEXT_ENCOD
 from ..diffusion.training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS
 from ..diffusion.weights import GGUF_TYPES, PRECISIONS
 from ..engines.registry import ENGINE_OPTIONS
-from ..formats.weights import DEFAULT_GROUP_SIZE, GPU_FORMATS, GROUPED, WeightFormat, parse_format
+from ..formats.weights import BNB_FORMATS, DEFAULT_GROUP_SIZE, GPU_FORMATS, GROUPED, WeightFormat, parse_format
 from ..formats.weights import names as format_names
 from ..model.families.vision import VIDEO as VIDEO_FAMILIES
 from ..sources.gpus import DEFAULT_MACOS, GpuKind, GpuSpec, gpu, load_apple, load_gpus
@@ -308,8 +308,9 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            shown_when=_TRAINING, parse=lambda t: parse_int("ce_output_chunks", t, 0, 4096)),
     Option(key="bnb_version", default="", group="training", metavar="X.Y.Z",
            help="bitsandbytes' version under QLoRA: before 0.43.2 every 4-bit layer kept its input for the backward; "
-           "before 0.45 LLM.int8() (bnb-int8) decodes about 1.7x slower (empty: a current one)",
-           shown_when=(_LORA, {**_INFERENCE, "runtime": ("transformers",), "precision": ("bnb-int8",)}),
+           "before 0.45 it decodes slower (bnb-int8 about 1.7x; 4-bit a device switch per call) "
+           "(empty: a current one)",
+           shown_when=(_LORA, {**_INFERENCE, "runtime": ("transformers",), "precision": BNB_FORMATS}),
            parse=lambda t: parse_version("bnb_version", t, "0.41.1")),
     Option(key="compile", default="0", group="training", kind=Kind.FLAG,
            help="torch.compile each layer (torchtune's compile: True): the compiled layers keep fewer tensors "
