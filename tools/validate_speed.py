@@ -207,6 +207,8 @@ def transformers_case(row: Mapping[str, Any], values: dict[str, str],
     prompt, output = int(row["prompt_tokens"]), int(row["output_tokens"])
     values |= {"runtime": "transformers", "precision": weights, "prompt_tokens": str(prompt),
                "output_tokens": str(output), "seq": str(prompt + output), "batch": str(row.get("batch") or 1)}
+    if row.get("bnb_version"):  # the run's bitsandbytes (before 0.45: speed/bnb.py); "0.45.0.dev": 0.45.0
+        values["bnb_version"] = ".".join(str(row["bnb_version"]).split(".")[:3])
     return "decode", values, config
 
 

@@ -50,7 +50,7 @@ from ..diffusion.run import MAX_DIFFUSION_PX, MAX_FRAMES, PLACEMENTS, TEXT_ENCOD
 from ..diffusion.training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS
 from ..diffusion.weights import GGUF_TYPES, PRECISIONS
 from ..engines.registry import ENGINE_OPTIONS
-from ..formats.weights import DEFAULT_GROUP_SIZE, GPU_FORMATS, GROUPED, WeightFormat, parse_format
+from ..formats.weights import BNB_FORMATS, DEFAULT_GROUP_SIZE, GPU_FORMATS, GROUPED, WeightFormat, parse_format
 from ..formats.weights import names as format_names
 from ..model.families.vision import VIDEO as VIDEO_FAMILIES
 from ..sources.fields import MAX_DIM, MAX_HEADS, MAX_LAYERS
@@ -307,8 +307,11 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            "logits in N chunks, all kept, and the loss upcasts one chunk at a time; 0: whole logits",
            shown_when=_TRAINING, parse=lambda t: parse_int("ce_output_chunks", t, 0, 4096)),
     Option(key="bnb_version", default="", group="training", metavar="X.Y.Z",
-           help="bitsandbytes' version under QLoRA: before 0.43.2 every 4-bit layer kept its input for the backward "
-           "(empty: a current one)", shown_when=_LORA, parse=lambda t: parse_version("bnb_version", t, "0.41.1")),
+           help="bitsandbytes' version under QLoRA: before 0.43.2 every 4-bit layer kept its input for the backward; "
+           "before 0.45 it decodes slower (bnb-int8 about 1.7x; 4-bit a device switch per call) "
+           "(empty: a current one)",
+           shown_when=(_LORA, {**_INFERENCE, "runtime": ("transformers",), "precision": BNB_FORMATS}),
+           parse=lambda t: parse_version("bnb_version", t, "0.41.1")),
     Option(key="compile", default="0", group="training", kind=Kind.FLAG,
            help="torch.compile each layer (torchtune's compile: True): the compiled layers keep fewer tensors "
            "for the backward (measured for Llama-style dense layers; elsewhere counted as without it)",

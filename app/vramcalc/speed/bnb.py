@@ -9,7 +9,19 @@
   outlier columns in 16-bit. The host then waits for the GPU at every linear layer, so their times add (`serial`)
   instead of overlapping;
 - each layer's Python and launches on the host: seconds per linear layer (`linear_s`), fitted to published runs
-  (data/speed.json engines.transformers.bnb, tools/fit_speed.py --engine transformers).
+  (data/speed.json engines.transformers.bnb, tools/fit_speed.py --engine transformers);
+- LLM.int8() before 0.45 (`bnb_version`; 0.41.3's MatMul8bitLt.forward): `double_quant` reads the outliers' count
+  on the host twice (`nnz_row_ptr[-1].item()`), `torch.unique` of their columns a third time, then the weight's
+  outlier columns taken out of its col_ampere layout and rescaled at every call, the activations transformed to
+  col32, `igemmlt`, `mm_dequant`: more kernels and synchronisations per layer than 0.45's `int8_vectorwise_quant`
+  (one `outliers.any()`). Its cost is the step's, times `int8_before_0_45`: the median of bitsandbytes'
+  benchmarking/README.md @81e6345 v0.44.1 / v0.45.0 latencies of INT8+Decomp on the same machines (RTX 4090 and
+  T4, batch 1-32: 1.63-1.82);
+- 4-bit before 0.45: every call into the library (`gemv_4bit`, `dequantize_4bit`, and nf4-dq's
+  `dequantize_blockwise` of the absmax) switched the CUDA device there and back (`pre_call`/`post_call`:
+  `torch.cuda.set_device` twice); 0.45 on one GPU enters a `nullcontext` (`_cuda_device_of`). Host seconds per call
+  (`call_before_0_45_s`): the same README's host-bound H100 (Llama 3.1 8B, nf4 and nf4-dq, batch 1/8/32), its v0.44.1
+  latency less v0.45.0's over 224 linear layers and their calls, 20-34 µs, the median.
 bitsandbytes 0.50's 4-bit GEMM kernels for several tokens (PR #1949, 2026-05) are not measured: not modelled."""
 
 from __future__ import annotations
@@ -30,6 +42,7 @@ class BnbCost:
     gpu_bytes: float  # read and written on the GPU beyond the weights' own bytes (the 4-bit dequantisation)
     host_s: float  # the host's seconds for the linear layers' Python and launches
     serial: bool  # the host waits for the GPU at every layer (LLM.int8()'s outlier check)
+    scale: float = 1.0  # the whole step's time multiplied (LLM.int8() before bitsandbytes 0.45)
 
 
 @functools.lru_cache(maxsize=64)
@@ -55,10 +68,16 @@ def bnb_cost(workload: Workload, rates: Mapping[str, Any], tokens: int) -> BnbCo
     modules, weights = _linears(workload.model, fmt)
     per_linear = table["linear_s"]
     if fmt.name == "bnb-int8":
-        return BnbCost(gpu_bytes=0.0, host_s=modules * float(per_linear["int8"]), serial=True)
+        old = workload.bnb_version is not None and workload.bnb_version < (0, 45)
+        return BnbCost(gpu_bytes=0.0, host_s=modules * float(per_linear["int8"]), serial=True,
+                       scale=float(table["int8_before_0_45"]) if old else 1.0)
     dequantised = tokens > 1
     host = float(per_linear["4bit-dequant" if dequantised else "4bit"])
+    calls = 1
     if fmt.name == "nf4-dq":
         host += float(per_linear["nested"])
+        calls += 1
+    if workload.bnb_version is not None and workload.bnb_version < (0, 45):
+        host += calls * float(table["call_before_0_45_s"])
     extra = weights * float(table["dequant_bytes"]) if dequantised else 0.0
     return BnbCost(gpu_bytes=extra, host_s=modules * host, serial=False)

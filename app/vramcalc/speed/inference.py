@@ -227,6 +227,8 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
         seconds = max(gpu_read, compute, launch) + host_read + fixed
     else:
         seconds = max(gpu_read, compute) + host_read + launch + fixed
+    if bnb is not None:
+        seconds *= bnb.scale
     fixed += launch
     return Step(seconds=seconds, gpu_read_s=gpu_read, host_read_s=host_read, compute_s=compute, fixed_s=fixed,
                 gpu_bytes=gpu_bytes, host_bytes=host_bytes)

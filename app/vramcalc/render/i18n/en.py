@@ -101,7 +101,8 @@ EN: Mapping[str, str] = {
                                    "(torchtune's recipes: 8). 0: whole logits.",
     "field.bnb_version.label": "bitsandbytes version",
     "field.bnb_version.help": "Before 0.43.2 every 4-bit layer kept its input for the backward, its weight frozen or "
-                              "not. Empty: a current one.",
+                              "not; before 0.45 it decodes slower (bnb-int8 about 1.7x, 4-bit a little). Empty: a "
+                              "current one.",
     "note.bnb_old": "bitsandbytes {version}: the layers' 4-bit matmuls keep their inputs for the backward, "
                     "{bytes} B per token more over all layers (fixed in 0.43.2).",
     "field.quantise.label": "Quantised layers",
