@@ -512,6 +512,7 @@ def measure(h, inter, a, kv, rank, seq, batch=1, layers=3, vocab=1024):
                 x = UnslothCheckpoint.apply(blk, index, index == layers - 1, store, x, cos, sin)
             x = Fast_RMS_Layernorm.apply(x, final, 1e-5)
             loss = UnslothFusedLoss.apply(x, head, ids, 4)
+            del x  # the final norm's output: CausalLM_fast_forward has returned by the backward
         with tracker.in_phase("backward"):
             loss.backward()
     TRACKER = None
