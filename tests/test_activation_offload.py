@@ -15,8 +15,6 @@ from test_golden_peak import PEAK_TOLERANCE, _training_id, _training_workload
 from vramcalc import ValidationError, parse_workload
 from vramcalc.analysis.evaluate import estimate
 from vramcalc.core.choices import Framework
-from vramcalc.engines import transformers as transformers_engine
-from vramcalc.memory import activations
 from vramcalc.training import offload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_activation_offload.json").read_text(encoding="utf-8"))
@@ -31,10 +29,6 @@ def _small_inputs_offloaded(monkeypatch):
     monkeypatch.setattr(offload, "UNSLOTH_MIN_INPUT_BYTES", 0)
     monkeypatch.setattr(offload, "UNSLOTH_MIN_SEQ", 0)
     monkeypatch.setattr(offload, "UNSLOTH_POOL", (0, 0))
-    # It runs transformers' layers with peft's adapters under Unsloth's checkpointer, not Unsloth's own kernels
-    # (measured apart: tools/measure_unsloth_lora.py, tests/test_unsloth_kernels.py): the engine counts those layers.
-    for module in (activations, transformers_engine):
-        monkeypatch.setattr(module, "unsloth_kernels", lambda workload: False)
 
 
 def _workload(case):

@@ -10,8 +10,7 @@ has 80 GiB), the card's whole memory, CUDA context included.
 A context length is the memory left after the fixed part divided by the bytes per token, so an error in either
 moves it by more than its own share: 15 % for these reverse answers, where the bytes are held at 10 %. The tables
 are straight lines (every row on one slope), so their two parts are tested on their own as well: the memory at no
-tokens, which the engine matches, and the bytes per token, which it counts about 0.76 times the tables' with Unsloth's
-kernels as measured (tools/measure_unsloth_lora.py)."""
+tokens, which the engine matches, and the bytes per token, which it counts about 1.34 times Unsloth's."""
 
 from __future__ import annotations
 
@@ -31,14 +30,14 @@ TABLES = {table["model"]: table for table in DATA["context_tables"]}
 CONTEXT_TOLERANCE = 0.15
 TOLERANCE = 0.10
 
-# The engine counts Unsloth's own kernels (unsloth/kernels/fast_lora.py), measured on the CPU by
-# tools/measure_unsloth_lora.py (tests/test_unsloth_kernels.py): 21.1 hidden sizes a token for Llama 3.1 8B at the
-# peak (a recomputed layer, LoRA_MLP's DW, the offloaded checkpoint's input, buffer and leaf), where the tables' line
-# has 27.8. Until 2026-12-07 it counted transformers' and peft's layer and 3 MLP-wide gradients (37.1, 1.34 times).
-PER_TOKEN_GAP = ("the engine counts 172,744 B a token for Llama 3.1 8B and 340,808 for Llama 3.3 70B with Unsloth's "
-                 "kernels as measured on the CPU (tools/measure_unsloth_lora.py), the tables 227,500 and 444,600 "
-                 "(0.76 and 0.77 times): the tables' line lies 1.3 times above the allocations; not determined "
-                 "(the caching allocator's reserve at the length that ran out, or Unsloth 2025.1's kernels)")
+# The engine counts transformers' and peft's layer (measured on the CPU: model/families/decoder/saved.py) in the
+# recompute, and three MLP-wide gradient tensors in its backward. Unsloth replaces both with its kernels
+# (unsloth/kernels/fast_lora.py: LoRA_MLP saves X, e and g and computes the SwiGLU backward in place, one MLP-wide
+# tensor, DW; LoRA_QKV and LoRA_W save their input; its Triton RMSNorm saves X and r). Counted from that source,
+# about 21 to 22.5 hidden sizes per token, under the 27.5 the tables imply; the engine's 37. Not measurable here.
+PER_TOKEN_GAP = ("the engine counts 304,200 B a token for Llama 3.1 8B and 603,336 for Llama 3.3 70B, the tables "
+                 "227,500 and 444,600 (1.34 and 1.36 times): transformers' and peft's layer and 3 MLP-wide "
+                 "gradients, where Unsloth's fast_lora kernels save X, e, g and compute the SwiGLU backward in place")
 
 
 def setup(model: str) -> dict[str, str]:
@@ -70,9 +69,10 @@ def engine_line(model: str) -> tuple[float, float]:
 
 
 # (model, card GiB): the rows within 15 %; every other row is a strict expected failure, so a fix shows up. The
-# 8 GB row of Llama 3.1 8B: 3,242 tokens against 2,972 (its 0.52 GiB for tokens divided by the measured kernels'
-# bytes); the others 1.29 to 1.32 times the tables (8B), 0.77 and 1.23 (70B).
-WITHIN: set[tuple[str, int]] = {("llama-3.1-8b", 8)}
+# 8 GB row of Llama 3.1 8B was within while the engine kept Unsloth's adapters in bf16 (its fixed part 0.31 GiB
+# under, offsetting the per-token excess); Unsloth keeps them in fp32 (frameworks.py), which leaves 0.52 GiB for
+# tokens, not 0.83: 1,841 tokens against 2,972.
+WITHIN: set[tuple[str, int]] = set()
 
 
 def _rows():
@@ -112,9 +112,9 @@ def test_the_bytes_per_token_match(model):
 
 def test_the_gap_is_per_token_not_fixed():
     """Both models miss by the same factor per token (the same layer kernels), within 3 %: a fixed-part error would
-    not scale with the model's width. With Unsloth's kernels as measured the engine is under the tables' line."""
+    not scale with the model's width."""
     ratios = [engine_line(model)[1] / line(TABLES[model])[1] for model in TABLES]
-    assert max(ratios) < 0.80 and max(ratios) / min(ratios) < 1.03
+    assert min(ratios) > 1.25 and max(ratios) / min(ratios) < 1.03
 
 
 # ---------------------------------------------------------------- Unsloth's notebooks, as saved with their outputs
@@ -140,15 +140,8 @@ LOADED_OFF = {
                            "16-bit where the engine's nf4 quantises all; on Qwen3 32B, mapped the same way, the engine "
                            "is 5.9 % over (an A100), so not the whole cause (the T4's float16 is the other difference)",
 }
-PEAK_OFF = {name: PRE_CCE.format(error=error) for name, error in (
-    ("llama-3.1-8b-alpaca", "19 %"), ("qwen2.5-7b-alpaca", "20 %"), ("gemma-2-9b-alpaca", "21 %"),
-    ("llama-3-8b-guanaco", "29 %"), ("llama-3.2-3b-finetome", "55 %"), ("gemma-2-2b-alpaca", "63 %"))}
-# within (0.92) until the engine counted Unsloth's kernels as measured (tests/test_unsloth_kernels.py)
-PEAK_OFF["mistral-7b-v0.3-guanaco"] = (
-    "the engine 5.31 GiB against 6.289 reserved at 2,048 tokens (under by 16 %) with Unsloth's kernels as measured "
-    "on the CPU: Unsloth 2024.5 on a T4, where flash-attn does not run (sm_75) and its xformers path expands k and v "
-    "to every head, with a loss before Cut Cross Entropy over 32,768 values and what the cache reserves beyond the "
-    "allocations: none of them counted")
+PEAK_OFF = {"llama-3.1-8b-alpaca": "16 %", "qwen2.5-7b-alpaca": "16 %", "gemma-2-9b-alpaca": "21 %",
+            "llama-3-8b-guanaco": "24 %", "llama-3.2-3b-finetome": "51 %", "gemma-2-2b-alpaca": "63 %"}
 
 
 def notebook_setup(run: dict) -> dict[str, str]:
@@ -177,7 +170,7 @@ def test_unsloths_notebooks_weights_after_loading(name):
     assert notebook_counters(run)[0] == pytest.approx(run["start_gib"], rel=LOADED_TOLERANCE)
 
 
-@pytest.mark.parametrize("name", _notebook(PEAK_OFF, "{why}"))
+@pytest.mark.parametrize("name", _notebook(PEAK_OFF, PRE_CCE))
 def test_unsloths_notebooks_peak(name):
     run = RUNS[name]
     assert notebook_counters(run)[1] == pytest.approx(run["peak_reserved_gib"], rel=PEAK_TOLERANCE)

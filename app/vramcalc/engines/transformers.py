@@ -25,8 +25,6 @@ from ..memory.activations import (
     embedding_components,
     offloaded_activations,
     training_activations,
-    unsloth_backward_bytes,
-    unsloth_kernels,
     with_vision,
 )
 from ..memory.components import Component, no_component, overhead_bytes
@@ -108,8 +106,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
                      "activations_recomputed": value_activations,
                      "gradients_before_first_layer": gradients.bytes - gradients_bytes(value).bytes}
     dequantised = _dequantised_bytes(workload, e)
-    transient = (unsloth_backward_bytes(run, tokens) if unsloth_kernels(run)
-                 else backward_transient(model, workload.attention, tokens, workload.seq, e)) + dequantised
+    transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
     head_trains = not workload.lora or workload.lora.embeddings
     in_loss: int | None = None  # the logits live at the loss backward's worst, when not the forward's (None)
     chunk_upcast = 0
@@ -166,8 +163,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         if live["temporaries"] != transient:  # the optimizer's update of one tensor, inside the backward
             return phrase("temporaries.in_backward", optimizer=workload.optimizer.value,
                           bytes=format_binary(live["temporaries"]))
-        return phrase("temporaries.unsloth" if unsloth_kernels(run) else "temporaries.backward",
-                      bytes=format_binary(transient), dequantised=phrase(
+        return phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
             "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else "")
 
     temporaries = {

@@ -18,8 +18,6 @@ from ..model.families.decoder.saved import (
     layers_saved,
     lora_measured,
     outside_layers_bytes_per_token,
-    unsloth_layer_backward,
-    unsloth_layer_saved,
 )
 from ..model.families.decoder.spec import AttentionKind
 from ..model.families.encoder import alibi_bytes, forward_bytes, rotary_cache_bytes, vllm_forward_bytes
@@ -33,7 +31,7 @@ from ..model.families.vision import (
     video_grid,
 )
 from ..model.table import counted_tensors
-from ..model.tensor import layer_of, stem
+from ..model.tensor import layer_of
 from ..training.lora import HEAD, QLORA_FORMATS, layer_matrices
 from ..training.offload import Offloaded, offloaded
 from ..workload import Workload
@@ -133,30 +131,6 @@ def lora_compute_bytes(workload: Workload) -> int:
     return int(workload.lora_dtype.bits) // 8
 
 
-UNSLOTH_FAST_LORA = frozenset({"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"})
-
-
-def unsloth_kernels(workload: Workload) -> bool:
-    """Whether Unsloth's own LoRA kernels run the layers (unsloth/models/llama.py `FastLlamaModel.patch_peft_model`:
-    LoRA_QKV, LoRA_W and LoRA_MLP replace peft's layers when q, k, v, o, gate, up and down all carry adapters without
-    dropout), on the dense Llama-style layers tools/measure_unsloth_lora.py rebuilt (saved.py
-    `unsloth_layer_saved`): flash attention over full attention, no q/k norms, in a 16-bit compute type."""
-    lora, model = workload.lora, workload.model
-    if workload.framework is not Framework.UNSLOTH or lora is None or workload.lora_dropout > 0:
-        return False
-    e = int(workload.activation_precision.bits) // 8
-    if not compile_measured(model, e, workload.attention) or model.qk_norm is not None:
-        return False
-    return {stem(t.name) for t in layer_matrices(model, lora)} >= UNSLOTH_FAST_LORA
-
-
-def unsloth_backward_bytes(workload: Workload, tokens: int) -> int:
-    """One layer's backward temporaries under Unsloth's kernels (saved.py `unsloth_layer_backward`)."""
-    lora = workload.lora
-    assert lora is not None  # unsloth_kernels holds
-    return tokens * unsloth_layer_backward(workload.model, int(workload.activation_precision.bits) // 8, lora.rank)
-
-
 def vision_tokens(workload: Workload) -> int:
     """The vision tokens of one sequence's images Llama 3.2 Vision's cross-attention layers attend to (0 without
     images, or on a model without cross-attention layers)."""
@@ -196,9 +170,6 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
                                          lora_compute_bytes(workload), compiled=compiled(workload),
                                          old_4bit=("mlp" if workload.precision.mlp_only else "all")
                                          if old_bitsandbytes(workload) else "", vision_tokens=vision_tokens(workload))
-    if unsloth_kernels(workload):
-        per_layer = unsloth_layer_saved(model, e)
-        all_layers = per_layer * model.layers
     outside = outside_layers_bytes_per_token(model, e)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden

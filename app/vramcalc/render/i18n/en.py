@@ -71,8 +71,6 @@ EN: Mapping[str, str] = {
     "temporaries.loss_chunk": "the chunked loss's backward, one of its {chunks} chunks at a time = {bytes}",
     "temporaries.backward": "one layer's backward: the gradients of its MLP's hidden tensors (about 3 × batch × seq "
                             "× MLP width){dequantised} = {bytes}",
-    "temporaries.unsloth": "one layer's backward under Unsloth's kernels: LoRA_MLP's one MLP-wide tensor (the rest in "
-                           "place) or flash-attn's buffers, the larger{dequantised} = {bytes}",
     "temporaries.in_backward": "the {optimizer} update of one tensor inside the backward (the optimizer steps "
                                "each gradient as it is made) = {bytes}",
     "field.framework.label": "Framework",

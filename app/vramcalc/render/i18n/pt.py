@@ -74,9 +74,6 @@ PT: Mapping[str, str] = {
     "temporaries.loss_chunk": "a passagem reversa da loss em blocos, um dos seus {chunks} blocos por vez = {bytes}",
     "temporaries.backward": "a passagem reversa de uma camada: os gradientes dos tensores ocultos do seu MLP (cerca de "
                             "3 × lote × seq × largura do MLP){dequantised} = {bytes}",
-    "temporaries.unsloth": "a passagem reversa de uma camada com os kernels do Unsloth: o único tensor da largura do "
-                           "MLP do LoRA_MLP (o resto no lugar) ou os buffers do flash-attn, o maior{dequantised} = "
-                           "{bytes}",
     "temporaries.in_backward": "a atualização do {optimizer} de um tensor dentro da passagem reversa (o otimizador "
                                "aplica cada gradiente assim que é feito) = {bytes}",
     "field.framework.label": "Framework",

@@ -365,35 +365,6 @@ def frozen_4bit_inputs(model: ModelSpec, value_bytes: int, attention: Attention,
     return e * sum(inputs.values())
 
 
-def unsloth_layer_saved(model: ModelSpec, value_bytes: int) -> int:
-    """Bytes per token one Llama-style layer holds under Unsloth's kernels once its checkpoint recomputes it
-    (unslothai/unsloth@015bdef, models/llama.py `LlamaDecoderLayer_fast_forward`; measured exactly on 5 shapes by
-    tools/measure_unsloth_lora.py, which rebuilds the kernels in PyTorch): the input norm's output, which LoRA_QKV
-    saves (fast_lora.py:418); the residual after attention, which the second Fast_RMS_Layernorm saves
-    (rms_layernorm.py:205); that norm's output, LoRA_MLP's X (fast_lora.py:110); the layer's output, held by the
-    recompute (4·e·h); each norm's fp32 r (rms_layernorm.py:183); q and k cloned by Fast_RoPE_Embedding_QK
-    (rope_embedding.py:293), v, and flash-attn's output (LoRA_W's X, fast_lora.py:612) with its fp32 log-sum-exp;
-    and of the MLP only e and g (fast_lora.py:110): h is not saved, the down projection's input is recomputed."""
-    e, h, a = value_bytes, model.hidden, model.heads
-    return (4 * e * h + 2 * FP32_BYTES + e * (2 * model.q_dim + 2 * model.kv_dim) + FP32_BYTES * a
-            + 2 * e * model.ffn)
-
-
-def unsloth_layer_backward(model: ModelSpec, value_bytes: int, rank: int) -> int:
-    """What a layer's backward under Unsloth's kernels adds at its worst to `unsloth_layer_saved`, per token
-    (tools/measure_unsloth_lora.py): the larger of LoRA_MLP's backward, which makes one MLP-wide tensor, DW
-    (fast_lora.py:156), writes h, df and de into DW, e and g in place (swiglu.py:107) and dX into X (:194), beside
-    dY·downB (e·r, :172); and flash-attn 2's backward (flash_api.cpp `mha_bwd`), once the MLP's tensors and the
-    second norm's are freed (2·e·I + e·h + 4): o_proj's dX (e·q, fast_lora.py:644), dq, dk, dv, softmax_d (4·a),
-    the fp32 dq_accum (4·q) and, with grouped keys, dk and dv expanded to every head (2·e·q)."""
-    e, q, kv = value_bytes, model.q_dim, model.kv_dim
-    mlp = e * model.ffn + e * rank
-    expanded = 2 * e * q if model.kv_heads != model.heads else 0
-    attention = (2 * e * q + 2 * e * kv + FP32_BYTES * model.heads + FP32_BYTES * q + expanded
-                 - (2 * e * model.ffn + e * model.hidden + FP32_BYTES))
-    return max(mlp, attention)
-
-
 def cross_layer_saved(model: ModelSpec, value_bytes: int, attention: Attention, vision_tokens: int) -> int:
     """Bytes per text token one of Llama 3.2 Vision's cross-attention layers saves when the batch has images
     (transformers 5.23 modeling_mllama.py `MllamaCrossAttentionDecoderLayer.forward`, `MllamaTextCrossAttention`;
