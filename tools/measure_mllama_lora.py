@@ -14,7 +14,12 @@ Each case records tools/measure_mllama.py's `saved_bytes` / `by_region` (here th
 global layers and the rest), `forward_live_bytes`, `step_peak_bytes`, the trainable parameters and the gradient
 bytes, with images and text-only.
 
-Findings (2026-12-07, transformers 5.23.0, peft, torch 2.13.0+cpu): see docs/accuracy.md.
+Findings (2026-12-07, transformers 5.23.0, peft 0.21.2, torch 2.13.0+cpu; docs/accuracy.md): nothing before the
+first adapter needs a gradient, so the frozen tower saves from its first adapted projection on, and nothing at all
+under gate/up/down; SDPA's output is o_proj's input; a matmul keeps an operand only for the other's gradient (eager
+attention's first layer, the cross layers' q and softmax cast); with checkpointing transformers'
+enable_input_require_grads makes the patch embedding's output (MllamaVisionModel.get_input_embeddings) and the token
+embeddings ask for a gradient, so the whole tower saves, adapters or not.
 
 Usage: python tools/measure_mllama_lora.py [--out tests/golden/measured_mllama_lora.json]
 Needs: pip install torch==2.13.0 transformers peft
@@ -48,17 +53,17 @@ def _regions(model):
     yield from ((name, module) for name, module in ML._regions(model) if name != "vision")
 
 
-def _wrap(model, targets, adapter_dtype, checkpointing):
+def _wrap(model, targets, adapter_dtype, checkpointing, dropout):
     if checkpointing == "layer":
         model.gradient_checkpointing_enable()
-    config = peft.LoraConfig(r=8, lora_alpha=16, target_modules=targets, lora_dropout=0.0, bias="none")
+    config = peft.LoraConfig(r=8, lora_alpha=16, target_modules=targets, lora_dropout=dropout, bias="none")
     return peft.get_peft_model(model, config, autocast_adapter_dtype=adapter_dtype == "fp32")
 
 
-def saved(attention, dtype_name, batch, seq, images, targets, adapter_dtype):
+def saved(attention, dtype_name, batch, seq, images, targets, adapter_dtype, dropout):
     model = ML.build(attention, M.DTYPES[dtype_name])
     model.train()
-    top = _wrap(model, targets, adapter_dtype, "none")
+    top = _wrap(model, targets, adapter_dtype, "none", dropout)
     feed = ML.inputs(model, batch, seq, images, 4)
     counter = M.SavedBytes(top)
     stack = ["outside"]
@@ -91,10 +96,10 @@ def saved(attention, dtype_name, batch, seq, images, targets, adapter_dtype):
             "gradient_bytes": sum(p.grad.numel() * p.grad.element_size() for _, p in named if p.grad is not None)}
 
 
-def tracked(attention, dtype_name, batch, seq, images, checkpointing, targets, adapter_dtype):
+def tracked(attention, dtype_name, batch, seq, images, checkpointing, targets, adapter_dtype, dropout):
     model = ML.build(attention, M.DTYPES[dtype_name])
     model.train()
-    top = _wrap(model, targets, adapter_dtype, checkpointing)
+    top = _wrap(model, targets, adapter_dtype, checkpointing, dropout)
     feed = ML.inputs(model, batch, seq, images, 4)
     tracker = P.PeakTracker()
     tracker.track_all(top.parameters())
@@ -119,7 +124,7 @@ def tracked(attention, dtype_name, batch, seq, images, checkpointing, targets, a
 
 
 QV, QKVO, MLP = ["q_proj", "v_proj"], ["q_proj", "k_proj", "v_proj", "o_proj"], ["gate_proj", "up_proj", "down_proj"]
-CASES = [  # attention, dtype, batch, seq, images, checkpointing, targets, adapter dtype
+CASES = [  # attention, dtype, batch, seq, images, checkpointing, targets, adapter dtype(, lora_dropout)
     ("flash", "bf16", 1, 64, 1, "none", QV, "bf16"),
     ("flash", "bf16", 1, 64, 1, "none", QKVO, "bf16"),
     ("flash", "bf16", 1, 64, 1, "none", "all-linear", "bf16"),
@@ -138,6 +143,9 @@ CASES = [  # attention, dtype, batch, seq, images, checkpointing, targets, adapt
     ("flash", "bf16", 1, 128, 1, "layer", QV, "bf16"),
     ("flash", "bf16", 1, 256, 2, "layer", "all-linear", "fp32"),
     ("eager", "fp32", 1, 128, 1, "layer", QV, "fp32"),
+    ("flash", "bf16", 1, 128, 1, "layer", MLP, "bf16"),
+    ("flash", "bf16", 1, 64, 1, "none", QV, "bf16", 0.1),
+    ("eager", "bf16", 1, 64, 2, "none", "all-linear", "fp32", 0.05),
 ]
 
 
@@ -146,18 +154,20 @@ def main(argv=None):
     parser.add_argument("--out", default="tests/golden/measured_mllama_lora.json")
     args = parser.parse_args(argv)
     cases = []
-    for attention, dtype, batch, seq, images, checkpointing, targets, adapter_dtype in CASES:
+    for attention, dtype, batch, seq, images, checkpointing, targets, adapter_dtype, *rest in CASES:
+        dropout = rest[0] if rest else 0.0
         case = {"attention": attention, "precision": dtype, "batch": batch, "seq": seq, "images": images,
-                "checkpointing": checkpointing, "target_modules": targets, "r": 8, "lora_dropout": 0.0,
+                "checkpointing": checkpointing, "target_modules": targets, "r": 8, "lora_dropout": dropout,
                 "adapter_dtype": adapter_dtype}
         measured = {}
         if checkpointing == "none":
-            measured.update(saved(attention, dtype, batch, seq, images, targets, adapter_dtype))
-            text = saved(attention, dtype, batch, seq, 0, targets, adapter_dtype)
+            measured.update(saved(attention, dtype, batch, seq, images, targets, adapter_dtype, dropout))
+            text = saved(attention, dtype, batch, seq, 0, targets, adapter_dtype, dropout)
             measured["text_only_saved_bytes"] = text["saved_bytes"]
             measured["text_only_by_region"] = text["by_region"]
-        measured.update(tracked(attention, dtype, batch, seq, images, checkpointing, targets, adapter_dtype))
-        measured["text_only"] = tracked(attention, dtype, batch, seq, 0, checkpointing, targets, adapter_dtype)
+        measured.update(tracked(attention, dtype, batch, seq, images, checkpointing, targets, adapter_dtype, dropout))
+        measured["text_only"] = tracked(attention, dtype, batch, seq, 0, checkpointing, targets, adapter_dtype,
+                                            dropout)
         case["measured"] = measured
         cases.append(case)
         print(case, file=sys.stderr, flush=True)
