@@ -146,6 +146,7 @@ CASES = [  # attention, dtype, batch, seq, images, checkpointing, targets, adapt
     ("flash", "bf16", 1, 128, 1, "layer", MLP, "bf16"),
     ("flash", "bf16", 1, 64, 1, "none", QV, "bf16", 0.1),
     ("eager", "bf16", 1, 64, 2, "none", "all-linear", "fp32", 0.05),
+    ("flash", "bf16", 1, 64, 1, "none", ["o_proj"], "bf16", 0.1),
 ]
 
 
