@@ -71,10 +71,11 @@ def _tower_matrices(spec: ModelSpec, lora: Lora) -> Counted:
         return ()
     d, i, layers = vision.hidden, vision.inter, vision.depth + vision.global_depth
     shapes = {"q": (d, d), "k": (d, d), "v": (d, d), "o": (d, d), "fc1": (i, d), "fc2": (d, i)}
-    out = [(Tensor(f"v.{name}.weight", shapes[name], Role.MLP if name.startswith("fc") else Role.ATTENTION), layers)
+    out = [(Tensor(f"vision_model.{name}{'' if name.startswith('fc') else '_proj'}.weight", shapes[name],
+                   Role.MLP if name.startswith("fc") else Role.ATTENTION), layers)
            for name in targets if name in shapes]
     if "projector" in targets:
-        out.append((Tensor("mm.weight", (spec.hidden, vision.features), Role.MLP), 1))
+        out.append((Tensor("multi_modal_projector.weight", (spec.hidden, vision.features), Role.MLP), 1))
     return tuple(out)
 
 
