@@ -79,7 +79,8 @@ def test_the_tiles_an_image_uses_change_nothing():
 
 
 def test_peft_target_names_reach_the_vision_tower():
-    """Why LoRA with images stays refused: q_proj/v_proj and all-linear adapt the tower too, which then saves."""
+    """q_proj/v_proj and all-linear adapt the tower too, which then saves (modelled by
+    tests/test_golden_mllama_lora.py)."""
     lora = [case for case in GOLDEN["cases"] if case["lora"] is not None and case["checkpointing"] == "none"]
     assert lora and all(case["measured"]["vision_tower_gets_gradients"] and case["measured"]["by_region"]["vision"]
                         for case in lora)

@@ -459,10 +459,11 @@ def test_the_image_and_video_notes_agree_with_their_counts():
     assert "taken at 1 per second" in said(video, "en")
 
 
-def test_mllama_training_counts_images_and_refuses_lora_on_them():
-    """Llama 3.2 Vision trained on images (tools/measure_mllama.py, tests/golden/measured_mllama.json): a full
-    fine-tune counts the tower and the cross-attention layers' vision tokens, and says so; LoRA with images stays
-    refused, naming images (peft's target names adapt the tower's projections too); text-only assumes nothing."""
+def test_mllama_training_counts_images_under_full_fine_tuning_and_lora():
+    """Llama 3.2 Vision trained on images (tools/measure_mllama.py, tools/measure_mllama_lora.py): a full
+    fine-tune counts the tower and the cross-attention layers' vision tokens, and says so; LoRA too, its tower frozen
+    but for the adapters peft's target names put there (q, v: its q_proj, v_proj; gate, up, down: none); QLoRA on
+    bitsandbytes before 0.43.2 stays refused, naming images; text-only assumes nothing."""
     from vramcalc import DEFAULTS, parse_workload
     from vramcalc.analysis.evaluate import estimate
     from vramcalc.core.errors import ValidationError
@@ -476,8 +477,16 @@ def test_mllama_training_counts_images_and_refuses_lora_on_them():
                                 "vision_output_dim": 128}}
     training = {**DEFAULTS, "model": "config", "mode": "training"}
     with pytest.raises(ValidationError) as error:
-        parse_workload({**training, "images": "1", "lora_rank": "8"}, config=mllama)
+        parse_workload({**training, "images": "1", "lora_rank": "8", "precision": "nf4", "bnb_version": "0.42.0"},
+                       config=mllama)
     assert error.value.field == "images" and "vision tower" in str(error.value)
+    lora = {**training, "lora_rank": "8", "lora_targets": "q,v"}
+    adapted = estimate(parse_workload({**lora, "images": "1"}, config=mllama))
+    frozen = estimate(parse_workload({**lora, "images": "1", "lora_targets": "gate,up,down"}, config=mllama))
+    assert adapted.size_of("activations") > estimate(parse_workload(lora, config=mllama)).size_of("activations")
+    lora_said = " ".join(ENGLISH.say(p) for c in adapted.components if c.key == "activations" for p in c.formula)
+    frozen_said = " ".join(ENGLISH.say(p) for c in frozen.components if c.key == "activations" for p in c.formula)
+    assert "what its LoRA adapters need" in lora_said and "without adapters, saves nothing" in frozen_said
     text = estimate(parse_workload(training, config=mllama))
     images = estimate(parse_workload({**training, "images": "1"}, config=mllama))
     assert images.size_of("activations") > text.size_of("activations")

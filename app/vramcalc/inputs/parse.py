@@ -664,13 +664,15 @@ def _check_ppo(workload: Workload) -> None:
 
 
 def _check_cross_images(workload: Workload) -> None:
-    """Llama 3.2 Vision trained on images: measured (tools/measure_mllama.py) as transformers' Trainer runs a full
-    fine-tune, supervised, with per-layer checkpointing or none; the rest is refused, naming images."""
+    """Llama 3.2 Vision trained on images: measured (tools/measure_mllama.py, tools/measure_mllama_lora.py) as
+    transformers' Trainer runs a full fine-tune or peft's LoRA (QLoRA from it, bitsandbytes' current 4-bit matmul
+    keeping what a frozen linear does), supervised, with per-layer checkpointing or none; the rest is refused,
+    naming images."""
     why = ""
-    if workload.lora is not None:
-        why = ("LoRA with images is not modelled: peft's target names (q_proj, v_proj, all-linear) also adapt the "
-               "vision tower's projections, whose backward then keeps the tower's activations (measured, not yet "
-               "counted)")
+    if workload.lora is not None and workload.bnb_version is not None and workload.bnb_version < (0, 43, 2) and (
+            workload.precision.value in QLORA_FORMATS):
+        why = ("QLoRA on bitsandbytes before 0.43.2 keeps every 4-bit matmul's input, which is not modelled in the "
+               "vision tower and the cross-attention layers")
     elif workload.objective is not Objective.SFT:
         why = "images are modelled for supervised steps (sft)"
     elif workload.checkpointing is Checkpointing.SQRT:
@@ -680,8 +682,8 @@ def _check_cross_images(workload: Workload) -> None:
     elif workload.framework not in (Framework.TRAINER, Framework.AXOLOTL):
         why = "images are modelled as transformers' Trainer runs the model"
     if why:
-        raise ValidationError("images", workload.images, f"{why}; a full fine-tune with images, or a text-only "
-                              "step (images 0), is counted")
+        raise ValidationError("images", workload.images, f"{why}; a full fine-tune or LoRA with images, or a "
+                              "text-only step (images 0), is counted")
 
 
 def _check_training(workload: Workload) -> None:

@@ -8,6 +8,7 @@ from ..core.phrase import Formula, Phrase, phrase
 from ..core.units import format_binary
 from ..model.families.decoder.prefill import prefill_masks, prefill_per_token
 from ..model.families.decoder.saved import (
+    CrossLora,
     batch_shared_bytes,
     checkpoint_plan,
     compile_measured,
@@ -27,12 +28,13 @@ from ..model.families.vision import (
     cross_tokens,
     encoder_peak,
     image_patches,
+    mllama_tower_lora_saved,
     mllama_tower_saved,
     video_grid,
 )
 from ..model.table import counted_tensors
 from ..model.tensor import layer_of
-from ..training.lora import HEAD, QLORA_FORMATS, layer_matrices
+from ..training.lora import HEAD, QLORA_FORMATS, layer_matrices, tower_targets
 from ..training.offload import Offloaded, offloaded
 from ..workload import Workload
 from .components import Component, no_component, overhead_bytes
@@ -140,10 +142,26 @@ def vision_tokens(workload: Workload) -> int:
     return workload.images * cross_tokens(vision)
 
 
+def cross_lora(workload: Workload) -> CrossLora | None:
+    """LoRA's terms in Llama 3.2 Vision's cross-attention layers when the batch has images (else None)."""
+    model, lora = workload.model, workload.lora
+    if lora is None or not lora_measured(model) or not vision_tokens(workload):
+        return None
+    return CrossLora(layer_matrices(model, lora), lora.rank, workload.lora_dropout, lora_compute_bytes(workload),
+                     vision_grad=bool(tower_targets(model, lora)) or tower_inputs_grad(workload))
+
+
+def tower_inputs_grad(workload: Workload) -> bool:
+    """Whether the vision tower's patch embeddings ask for a gradient under LoRA: transformers'
+    gradient_checkpointing_enable (enable_input_require_grads) makes them (tools/measure_mllama_lora.py)."""
+    return workload.checkpointing is not Checkpointing.NONE
+
+
 def images_saved(workload: Workload) -> tuple[int, int]:
     """(kept through the forward, held more at the peak) for the batch's images in a training step of Llama 3.2
-    Vision: the trained tower's saved tensors for every image (vision.py `mllama_tower_saved`) and what the
-    cross-attention layers keep of the vision tokens (saved.py `cross_images_saved`)."""
+    Vision: the trained tower's saved tensors for every image (vision.py `mllama_tower_saved`; under LoRA what the
+    frozen tower's adapters need, `mllama_tower_lora_saved`) and what the cross-attention layers keep of the vision
+    tokens (saved.py `cross_images_saved`)."""
     tokens = vision_tokens(workload)
     if not tokens:
         return 0, 0
@@ -152,9 +170,15 @@ def images_saved(workload: Workload) -> tuple[int, int]:
     e = int(workload.activation_precision.bits) // 8
     eager = workload.attention is Attention.EAGER
     kept, layer = cross_images_saved(workload.model, e, workload.attention, tokens, workload.seq,
-                                     checkpointed=workload.checkpointing is not Checkpointing.NONE)
-    tower = workload.images * mllama_tower_saved(vision, e, eager)
-    return workload.batch * (tower + kept), workload.batch * layer
+                                     checkpointed=workload.checkpointing is not Checkpointing.NONE,
+                                     lora=cross_lora(workload))
+    if workload.lora is None:
+        tower = mllama_tower_saved(vision, e, eager)
+    else:
+        tower = mllama_tower_lora_saved(vision, e, lora_compute_bytes(workload), eager,
+                                        tower_targets(workload.model, workload.lora), workload.lora.rank,
+                                        workload.lora_dropout, tower_inputs_grad(workload))
+    return workload.batch * (workload.images * tower + kept), workload.batch * layer
 
 
 def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
@@ -169,7 +193,8 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
                                          lora.rank if lora else 0, workload.lora_dropout,
                                          lora_compute_bytes(workload), compiled=compiled(workload),
                                          old_4bit=("mlp" if workload.precision.mlp_only else "all")
-                                         if old_bitsandbytes(workload) else "", vision_tokens=vision_tokens(workload))
+                                         if old_bitsandbytes(workload) else "", vision_tokens=vision_tokens(workload),
+                                         cross_lora=cross_lora(workload))
     outside = outside_layers_bytes_per_token(model, e)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden
@@ -267,9 +292,11 @@ def training_activations(workload: Workload) -> tuple[Component, int]:
     def explain() -> Phrase | Formula:
         if not images:
             return text()
+        tower = ("trained" if workload.lora is None else "inputs" if tower_inputs_grad(workload)
+                 else "lora" if tower_targets(model, workload.lora) else "frozen")
         return (text(), phrase("activations.cross_images", images=workload.batch * workload.images,
                                tokens=f"{vision_tokens(workload):,}", cross=model.count_kind(AttentionKind.CROSS),
-                               bytes=format_binary(images + recomputed)))
+                               bytes=format_binary(images + recomputed), tower=phrase(f"activations.tower.{tower}")))
 
     return Component(key="activations", bytes=num_bytes, explain=explain), forward_bytes
 

@@ -45,12 +45,46 @@ def parse_targets(text: str) -> tuple[str, ...]:
     return names
 
 
+# Llama 3.2 Vision's tower (transformers 5.23 modeling_mllama.py): peft matches target names by suffix, so q, k, v and
+# o (q_proj ... o_proj) adapt the tower's attention as well; all-linear its MLP (fc1, fc2) and the projector too;
+# gate, up and down have no namesake there (measured: tools/measure_mllama_lora.py)
+TOWER_ATTENTION = ("q", "k", "v", "o")
+TOWER_ALL_LINEAR = (*TOWER_ATTENTION, "fc1", "fc2", "projector")
+
+
+def tower_targets(spec: ModelSpec, lora: Lora | None) -> tuple[str, ...]:
+    """The vision tower's linears LoRA adapts (of TOWER_ALL_LINEAR), on Llama 3.2 Vision; () elsewhere."""
+    vision = spec.vision
+    if lora is None or vision is None or vision.family != "mllama":
+        return ()
+    if ALL_LINEAR in lora.targets:
+        return TOWER_ALL_LINEAR
+    return tuple(name for name in TOWER_ATTENTION if name in lora.targets)
+
+
+def _tower_matrices(spec: ModelSpec, lora: Lora) -> Counted:
+    """Llama 3.2 Vision's adapted tower matrices, each layer's (local and gated global alike) and the projector's
+    (names outside the `blk.` layers, so the per-layer terms do not read them)."""
+    vision = spec.vision
+    targets = tower_targets(spec, lora)
+    if vision is None or not targets:
+        return ()
+    d, i, layers = vision.hidden, vision.inter, vision.depth + vision.global_depth
+    shapes = {"q": (d, d), "k": (d, d), "v": (d, d), "o": (d, d), "fc1": (i, d), "fc2": (d, i)}
+    out = [(Tensor(f"vision_model.{name}{'' if name.startswith('fc') else '_proj'}.weight", shapes[name],
+                   Role.MLP if name.startswith("fc") else Role.ATTENTION), layers)
+           for name in targets if name in shapes]
+    if "projector" in targets:
+        out.append((Tensor("multi_modal_projector.weight", (spec.hidden, vision.features), Role.MLP), 1))
+    return tuple(out)
+
+
 @functools.lru_cache(maxsize=64)  # every estimate of a LoRA workload asks, several times
 def adapted(spec: ModelSpec, lora: Lora) -> Counted:
     """The base matrices LoRA adapts: the linear layers peft's `all-linear` finds (every nn.Linear
     but the head; fused expert tensors are not nn.Linear), or those named; as (tensor, how many of it),
     tensors.counted_tensors. `head` adapts the LM head, a tied one as well (peft wraps `lm_head`, whose weight is
-    the embedding's; litgpt's GPT keeps its own `lm_head`)."""
+    the embedding's; litgpt's GPT keeps its own `lm_head`). Llama 3.2 Vision's tower too (`tower_targets`)."""
     chosen = []
     if HEAD in lora.targets and spec.tie_embeddings and spec.encoder is None:
         chosen.append((Tensor("output.weight", (spec.vocab, spec.hidden), Role.HEAD), 1))
@@ -67,7 +101,7 @@ def adapted(spec: ModelSpec, lora: Lora) -> Counted:
             chosen.append((t, count))
     if not chosen:
         raise ValidationError("lora_targets", ",".join(lora.targets), f"{spec.display_name} has none of these layers")
-    return tuple(chosen)
+    return (*chosen, *_tower_matrices(spec, lora))
 
 
 def layer_matrices(spec: ModelSpec, lora: Lora) -> tuple[Tensor, ...]:

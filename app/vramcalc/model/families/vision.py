@@ -104,6 +104,58 @@ def mllama_tower_saved(vision: Vision, e: int, eager: bool) -> int:
     return embeddings + pre + mask + layers + t * n * vision.features * e
 
 
+def mllama_tower_lora_saved(vision: Vision, e: int, adapter_e: int, eager: bool, targets: tuple[str, ...],
+                            rank: int, dropout: float, inputs_grad: bool = False) -> int:
+    """Bytes MllamaVisionModel and the projector save per image under LoRA, the tower frozen but for the adapters on
+    `targets` (of q, k, v, o, fc1, fc2, projector: training/lora.py `tower_targets`; measured by
+    tools/measure_mllama_lora.py). Nothing before the first adapter needs a gradient, so the embeddings,
+    layernorm_pre and the first layer's input norm save nothing, its attention only what its adapted q/k/v need
+    and their dropout no mask; from there on, per token of the N padded ones and layer: the two LayerNorms' inputs
+    (e·d + 8 each), SDPA's q, k, v, output and log-sum-exp (4·e·d + 4a; eager: q, k, v, the fp32 softmax and its
+    cast, 3·e·d + a·N·(4 + e)), GELU's input (e·I), not the frozen linears' inputs nor the frozen gates'; lora_A its
+    input (one e-wide copy shared by the adapters reading it, or each its own fp32 cast, or under dropout a 1-byte
+    mask and the dropped copy; SDPA's output already is o_proj's), lora_B r values; SDPA's N² mask once;
+    layernorm_post; with an adapter on the projector its input, T · n · vision_output_dim.
+    `inputs_grad`: transformers' gradient_checkpointing_enable makes the patch embedding's output ask for a gradient
+    (enable_input_require_grads; MllamaVisionModel's get_input_embeddings), adapters or not: the graph holds that
+    output (T·(n − 1)·d), layernorm_pre keeps its input and statistics and the first layer saves as the others do."""
+    if not targets and not inputs_grad:
+        return 0
+    t, d, a, i = vision.tiles, vision.hidden, vision.heads, vision.inter
+    n = (vision.size // vision.patch) ** 2 + 1
+    big = t * -(-n // 8) * 8
+    norm = e * d + 8
+    cast = e if e < 4 else 0  # the softmax's cast back (none in fp32)
+    attention = 3 * e * d + a * big * (4 + cast) if eager else 4 * e * d + 4 * a
+    reads = {"q": ("norm", d), "k": ("norm", d), "v": ("norm", d), "o": ("attention", d), "fc1": ("mlp", d),
+             "fc2": ("gelu", i)}
+    layer_targets = [name for name in targets if name in reads]
+    if dropout > 0 or adapter_e != e:
+        inputs = sum(reads[name][1] * ((1 if dropout > 0 else 0) + adapter_e) for name in layer_targets)
+    else:
+        inputs = e * sum(width for source, width in {reads[name] for name in layer_targets}
+                         if source != "attention" or eager)
+    adapters = inputs + rank * adapter_e * len(layer_targets)
+    live = 2 * norm + attention + e * i + adapters
+    q, k, v = ("q" in targets), ("k" in targets), ("v" in targets)
+    if not eager:  # with no adapted q/k/v SDPA keeps nothing, so o's lora_A keeps its input itself
+        first = attention if q or k or v else e * d * ("o" in targets and dropout == 0 and adapter_e == e)
+    else:  # a matmul keeps each operand only for the other's gradient
+        first = e * d * (k + q + (q or k)) + a * big * (4 * (q or k) + cast * v)
+    # the first layer's dropout keeps no mask where the adapter's input needs no gradient: q/k/v's, and o's when
+    # no q/k/v is adapted
+    unmasked = (dropout > 0) * d * (q + k + v + ("o" in targets and not (q or k or v)))
+    first = live if inputs_grad else live - norm - attention + first - unmasked
+    layers = (vision.depth - 1) * live + first + norm + vision.global_depth * live
+    mask = 0 if eager else big * big * e
+    if inputs_grad:
+        mask += t * (n - 1) * d * e + t * n * (d * e + 8)
+    projector = 0
+    if "projector" in targets:
+        projector = t * n * (vision.features * ((1 if dropout > 0 else 0) + adapter_e) + rank * adapter_e)
+    return mask + big * layers + 2 * e * vision.global_depth + projector
+
+
 def _smart_resize(f: int, width: int, height: int, low: int, high: int, frames: int = 1, t: int = 1) -> int:
     """The f × f-pixel tokens of an image resized to sides of multiples of f within low and high pixels (a video's
     `frames`, t of them rounded to pairs, within them together: Qwen3-VL's and GLM's video smart_resize)."""

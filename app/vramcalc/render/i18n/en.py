@@ -1219,10 +1219,16 @@ EN: Mapping[str, str] = {
         "{layers_bytes}, plus {masks_bytes} of s × s attention masks built once for the forward: {bytes}"
     ),
     "activations.cross_images": (
-        "; of it {bytes} for {images} {images:image|images}: the vision tower, trained, saves its layers' tensors "
-        "over every tile, and the {cross} cross-attention layers keep the {tokens} vision tokens of each sequence "
-        "(their K and V, repeated to every head, and the masks)"
+        "; of it {bytes} for {images} {images:image|images}: {tower}, and the {cross} cross-attention layers keep "
+        "the {tokens} vision tokens of each sequence (their K and V, repeated to every head, and the masks)"
     ),
+    "activations.tower.trained": "the vision tower, trained, saves its layers' tensors over every tile",
+    "activations.tower.lora": ("the frozen vision tower saves, over every tile, what its LoRA adapters need from the "
+                               "first one on"),
+    "activations.tower.frozen": "the vision tower, frozen and without adapters, saves nothing",
+    "activations.tower.inputs": ("the frozen vision tower saves its layers' tensors over every tile, as checkpointing "
+                                 "makes its patch embeddings ask for a gradient (transformers' "
+                                 "enable_input_require_grads)"),
     "activations.vision": (
         "; before it the vision tower encodes {encodes}: {bytes} with the prompt's embeddings{estimated}, {extra} "
         "above the prefill's own peak"

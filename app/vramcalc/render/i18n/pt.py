@@ -1276,10 +1276,16 @@ PT: Mapping[str, str] = {
         "{layers_bytes}, mais {masks_bytes} de máscaras de atenção s × s construídas uma vez para o forward: {bytes}"
     ),
     "activations.cross_images": (
-        "; disso, {bytes} para {images} {images:imagem|imagens}: a torre de visão, treinada, guarda os tensores das "
-        "suas camadas em todos os tiles, e as {cross} camadas de atenção cruzada guardam os {tokens} tokens de visão "
-        "de cada sequência (seus K e V, repetidos para cada cabeça, e as máscaras)"
+        "; disso, {bytes} para {images} {images:imagem|imagens}: {tower}, e as {cross} camadas de atenção cruzada "
+        "guardam os {tokens} tokens de visão de cada sequência (seus K e V, repetidos para cada cabeça, e as máscaras)"
     ),
+    "activations.tower.trained": "a torre de visão, treinada, guarda os tensores das suas camadas em todos os tiles",
+    "activations.tower.lora": ("a torre de visão congelada guarda, em todos os tiles, o que seus adaptadores LoRA "
+                               "precisam a partir do primeiro"),
+    "activations.tower.frozen": "a torre de visão, congelada e sem adaptadores, não guarda nada",
+    "activations.tower.inputs": ("a torre de visão congelada guarda os tensores das suas camadas em todos os tiles, "
+                                 "pois o checkpointing faz seus embeddings de patch pedirem gradiente "
+                                 "(enable_input_require_grads do transformers)"),
     "activations.vision": (
         "; antes dele a torre de visão codifica {encodes}: {bytes} com os embeddings do prompt{estimated}, {extra} "
         "acima do pico do próprio prefill"

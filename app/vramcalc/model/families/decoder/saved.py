@@ -365,13 +365,38 @@ def frozen_4bit_inputs(model: ModelSpec, value_bytes: int, attention: Attention,
     return e * sum(inputs.values())
 
 
-def cross_layer_saved(model: ModelSpec, value_bytes: int, attention: Attention, vision_tokens: int) -> int:
+@dataclasses.dataclass(frozen=True)
+class CrossLora:
+    """LoRA in Llama 3.2 Vision's cross-attention layers: the matrices adapted in a layer (training/lora.py
+    `layer_matrices`; k and v read the vision states, the others the text), their rank, dropout and adapters' bytes
+    per value, and whether the vision states need gradients (an adapter in the vision tower or the projector)."""
+    matrices: tuple[Tensor, ...]
+    rank: int
+    dropout: float
+    adapter_value_bytes: int
+    vision_grad: bool
+
+    def reads_vision(self, name: str) -> bool:
+        """Whether the vision states' `name` projection (attn_k or attn_v) is adapted."""
+        return any(stem(t.name) == name for t in self.matrices)
+
+    def grad(self, name: str) -> bool:
+        """Whether the cross layers' K (attn_k) or V (attn_v) need gradients."""
+        return self.vision_grad or self.reads_vision(name)
+
+
+def cross_layer_saved(model: ModelSpec, value_bytes: int, attention: Attention, vision_tokens: int,
+                      lora: CrossLora | None = None) -> int:
     """Bytes per text token one of Llama 3.2 Vision's cross-attention layers saves when the batch has images
     (transformers 5.23 modeling_mllama.py `MllamaCrossAttentionDecoderLayer.forward`, `MllamaTextCrossAttention`;
     measured exactly by tools/measure_mllama.py): the two norms feeding linears, q's per-head q_norm, SDPA's q,
     output and fp32 log-sum-exp (eager: q, the fp32 softmax over the V vision tokens of every head and its cast,
     o_proj's input), the two tanh gates' inputs (2·e·h) and the gated MLP. K and V are the images' (per sequence,
-    `cross_images_saved`). In a text-only batch MllamaTextModel skips the layer (`continue`): nothing."""
+    `cross_images_saved`). In a text-only batch MllamaTextModel skips the layer (`continue`): nothing.
+    Under LoRA (measured by tools/measure_mllama_lora.py) the text side changes as a self-attention layer's does
+    (`_lora_delta`, for the matrices reading the text: q, o, gate, up, down), and more: the frozen q_norm keeps no
+    cast (e·a·d), the frozen tanh gates keep nothing (2·e·h); under eager attention q is kept only for K's gradient
+    and the softmax's cast only for V's (autograd saves a matmul's operand only for the other's gradient)."""
     e, h, a, d = value_bytes, model.hidden, model.heads, model.head_dim
     if not vision_tokens:
         return 0
@@ -380,11 +405,20 @@ def cross_layer_saved(model: ModelSpec, value_bytes: int, attention: Attention, 
         attention_part = 2 * e * a * d + FP32_BYTES * a
     else:
         attention_part = 2 * e * a * d + a * vision_tokens * (FP32_BYTES + (e if e != FP32_BYTES else 0))
-    return norms + attention_part + 2 * e * h + mlp_saved(model, e, False)
+    full = norms + attention_part + 2 * e * h + mlp_saved(model, e, False)
+    if lora is None:
+        return full
+    text = tuple(t for t in lora.matrices if stem(t.name) not in ("attn_k", "attn_v"))
+    delta = _lora_delta(model, e, attention, text, lora.rank, lora.dropout, lora.adapter_value_bytes,
+                        moe=False) - e * a * d - 2 * e * h
+    if attention is Attention.EAGER:
+        delta -= (0 if lora.grad("attn_k") else e * a * d) + (
+            0 if lora.grad("attn_v") or e == FP32_BYTES else a * vision_tokens * e)
+    return full + delta
 
 
 def cross_images_saved(model: ModelSpec, value_bytes: int, attention: Attention, vision_tokens: int, seq: int,
-                       *, checkpointed: bool = False) -> tuple[int, int]:
+                       *, checkpointed: bool = False, lora: CrossLora | None = None) -> tuple[int, int]:
     """(kept for the whole forward, one cross layer's more) per sequence whose images became `vision_tokens` (V)
     vision tokens (modeling_mllama.py `MllamaModel.forward`, `_prepare_cross_attention_mask`; measured by
     tools/measure_mllama.py). Kept: the projected vision states k_proj and v_proj read (V·h·e), the cross-attention
@@ -392,28 +426,44 @@ def cross_images_saved(model: ModelSpec, value_bytes: int, attention: Attention,
     checkpointed layer's arguments keep it), the full-text-row mask (s·e) and each layer's two tanh gates.
     Each cross layer: k's k_norm (fp32 input, 1/rms per head, the cast) and K and V repeated to every query head
     (transformers' sdpa and eager attention call `repeat_kv` when there is a mask), per vision token; under
-    checkpointing recomputed one layer at a time, so counted once, as `one layer's more`."""
+    checkpointing recomputed one layer at a time, so counted once, as `one layer's more`.
+    Under LoRA (tools/measure_mllama_lora.py) k_proj and v_proj are frozen: the vision states are kept by an adapter
+    on them (one copy, or each adapter its own fp32 cast or dropped copy and mask, as `_lora_delta` counts) or by
+    checkpointing; k_norm keeps its fp32 input and 1/rms (no cast) only if K needs gradients (an adapter on k, in
+    the tower or on the projector); K and V repeated stay (attention keeps them for q's and the softmax's
+    gradients); lora_B keeps r values per vision token and adapter."""
     e, h, a, kv, d = value_bytes, model.hidden, model.heads, model.kv_heads, model.head_dim
     if not vision_tokens:
         return 0, 0
     cross = model.count_kind(AttentionKind.CROSS)
     mask = seq * vision_tokens * e if attention is Attention.FLASH or checkpointed else 0
-    kept = vision_tokens * h * e + mask + seq * e + 2 * e * cross
-    layer = vision_tokens * (_norm_saved(model, e, kv * d, feeds_linear=False, rows=kv) + 2 * e * a * d)
+    k_norm = _norm_saved(model, e, kv * d, feeds_linear=False, rows=kv)
+    states, layer_states = vision_tokens * h * e, 0
+    if lora is not None:
+        k_norm = k_norm - e * kv * d if lora.grad("attn_k") else 0
+        ae, read = lora.adapter_value_bytes, [name for name in ("attn_k", "attn_v") if lora.reads_vision(name)]
+        shared = lora.dropout == 0 and ae == e
+        if not checkpointed and not (read and shared):
+            states = 0
+        copies = 0 if shared else len(read) * h * ((MASK_BYTES if lora.dropout > 0 else 0) + ae)
+        layer_states = vision_tokens * (copies + len(read) * lora.rank * ae)
+    kept = states + mask + seq * e + 2 * e * cross
+    layer = vision_tokens * (k_norm + 2 * e * a * d) + layer_states
     return (kept, layer) if checkpointed else (kept + cross * layer, 0)
 
 
 def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
                  lora_matrices: tuple[Tensor, ...] = (), lora_rank: int = 0, lora_dropout: float = 0.0,
                  adapter_value_bytes: int = 4, compiled: bool = False, old_4bit: str = "",
-                 vision_tokens: int = 0) -> tuple[int, int]:
+                 vision_tokens: int = 0, cross_lora: CrossLora | None = None) -> tuple[int, int]:
     """(the sum over all layers, the largest layer) of the bytes per token layers save:
     layers differ by their attention kind and by dense or MoE MLP. With LoRA, `lora_matrices` are the
     matrices it adapts in one layer (training/lora.py `adapted`), each with `lora_rank` adapters. Compiled
     (compile_measured, compiled_lora_measured), the inputs of the linears are kept anyway: LoRA adds only
     lora_B's input, r·e per adapted matrix (measured). `old_4bit`: bitsandbytes before 0.43.2 under QLoRA ("all"
     its linears, "mlp" its MLPs only; "" not), each dense layer's frozen_4bit_inputs more. Cross-attention layers
-    save what `cross_layer_saved` counts for the sequence's `vision_tokens` (none without images)."""
+    save what `cross_layer_saved` counts for the sequence's `vision_tokens` (none without images), under LoRA with
+    `cross_lora`."""
     e = value_bytes
     groups = {key: count for key, _, count in model.layer_groups}
     if compiled:
@@ -429,7 +479,7 @@ def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: 
                                    mlp_width=(model.moe.shared_ffn if model.moe else 0) if key[1] else model.ffn)
                 if old_4bit and key[0] in (AttentionKind.FULL, AttentionKind.SLIDING, AttentionKind.CHUNKED) else 0)
              for key in groups if key[0] is not AttentionKind.CROSS}
-    sizes.update((key, cross_layer_saved(model, e, attention, vision_tokens))
+    sizes.update((key, cross_layer_saved(model, e, attention, vision_tokens, cross_lora))
                  for key in groups if key[0] is AttentionKind.CROSS)
     return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
 
