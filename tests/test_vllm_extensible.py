@@ -102,3 +102,22 @@ def test_the_page_line_names_the_margin():
     assert any("keeping" in line and "extensible" in line for line in lines), lines
     assert not any("extensible" in line for line in present(run(gpu="h100-80gb", model="llama-3.1-8b",
                                                                 no_extensible_kv_cache=1)).runtime_lines)
+
+
+def test_no_pool_gives_0_34s_own_hint():
+    unset = run(gpu="rtx-4090", model="llama-3.1-70b").facts.log_lines()
+    given = run(gpu="rtx-4090", model="llama-3.1-70b", gpu_memory_utilization=0.9).facts.log_lines()
+    estimated = run(gpu="rtx-4090", model="llama-3.1-70b", no_extensible_kv_cache=1).facts.log_lines()
+    assert unset[0].startswith("ValueError: No available memory for the cache blocks. The extensible KV cache "
+                               "already takes all device memory")
+    assert "`gpu_memory_utilization`=0.9; increase it" in given[0]
+    assert estimated[0].endswith("Try increasing `gpu_memory_utilization` when initializing the engine.")
+
+
+def test_a_withholding_utilization_gets_vllms_warning():
+    given = run(gpu="h100-80gb", model="llama-3.1-8b", gpu_memory_utilization=0.9).facts.log_lines()
+    warning = next(line for line in given if line.startswith("WARNING gpu_memory_utilization=0.9 caps"))
+    card, pool = gpu("h100-80gb").usable_bytes, run(gpu="h100-80gb", model="llama-3.1-8b").runtime
+    withheld = card - pool["kv_margin_bytes"] - int(0.9 * card)
+    assert f"keeping {withheld / GIB:.2f} GiB of free device memory" in warning
+    assert not any(line.startswith("WARNING") for line in run(gpu="h100-80gb", model="llama-3.1-8b").facts.log_lines())

@@ -375,9 +375,18 @@ class VllmFacts:
         extensible_kv_cache.py:693-712 logs "Memory after warmup" (its committed, free and torch figures left
         out: "…"), and, when a utilization in (0.7, 1) withholds 1 GiB or more, its warning (:656-677)."""
         pool = self.pool
-        if pool.kv_pool_bytes <= 0:
-            return (("ValueError: No available memory for the cache blocks. Try increasing "
-                     "`gpu_memory_utilization` when initializing the engine."),)
+        if pool.kv_pool_bytes <= 0:  # the hint: v1/core/kv_cache_planning.py:65-97 `_more_kv_cache_memory_hint`
+            if not pool.margin_bytes:
+                hint = "Try increasing `gpu_memory_utilization` when initializing the engine."
+            elif self.gpu_memory_utilization < 1:
+                hint = (f"The KV cache gets what is left after the model and its activations within "
+                        f"`gpu_memory_utilization`={self.gpu_memory_utilization:g}; increase it (with the extensible "
+                        f"KV cache it defaults to 1.0) or decrease `max_model_len` or `max_num_seqs`.")
+            else:
+                hint = ("The extensible KV cache already takes all device memory left after the model and its "
+                        "activations; decrease `max_model_len` or `max_num_seqs`, or the model needs a device with "
+                        "more memory.")
+            return (f"ValueError: No available memory for the cache blocks. {hint}",)
         available = f"{pool.kv_pool_bytes / GIB:.2f} GiB"
         lines = [f"Available KV cache memory: {available}"]
         if pool.margin_bytes:
