@@ -62,7 +62,7 @@ def test_vllm_command_ends_with_the_pool_lines_its_log_should_show(gpus):
     "Maximum concurrency for %s tokens per request: %.2fx" (kv_cache_utils.py): the same figures as the
     answer's pool, on several GPUs the most loaded GPU's (the JSON's runtime object on that layout)."""
     plan = ("--model", "llama-3.1-8b" if gpus == "1" else "llama-3.1-70b", "--runtime", "vllm",
-            "--gpu", "h100-sxm-80gb", "--gpus", gpus, "--seq", "32768")
+            "--gpu", "h100-sxm-80gb", "--gpus", gpus, "--seq", "32768", "--no-extensible-kv-cache")
     text = run(*plan, "--command")[1]
     runtime = json.loads(run(*plan, "--json")[1])["runtime"]
     assert text.splitlines()[1:5] == [
@@ -138,3 +138,32 @@ def test_transformers_call_quantises_as_the_answer_counts(precision, wanted):
     config built with transformers 5.23 when written)."""
     line = run("--model", "qwen3-8b", "--precision", precision, "--gpu", "b200", "--command")[1].splitlines()[0]
     assert line.endswith(wanted), line
+
+
+@pytest.mark.parametrize("gpus", ["1", "2"])
+def test_vllm_034_logs_its_reservation_then_the_measured_pool(gpus):
+    """With the extensible KV cache vLLM 0.34 logs "Available KV cache memory" for the reservation sized before
+    warm-up (the estimate without CUDA graphs, gpu_worker.py:795-798), then "Memory after warmup: ... %d KV cache
+    blocks (%s GiB) fit within the requested %s GiB" (extensible_kv_cache.py:693-712), then the pool's lines."""
+    plan = ("--model", "llama-3.1-8b" if gpus == "1" else "qwen3-32b", "--runtime", "vllm",
+            "--gpu", "h100-sxm-80gb" if gpus == "1" else "a100-80gb", "--gpus", gpus, "--seq", "32768")
+    text = run(*plan, "--command")[1]
+    runtime = json.loads(run(*plan, "--json")[1])["runtime"]
+    assert "--gpu-memory-utilization" not in text.splitlines()[0]
+    log = text.splitlines()[2:7]
+    pool, blocks = runtime["kv_pool_bytes"], runtime["kv_tokens"] // runtime["block_tokens"]
+    reservation = float(log[0].split(": ")[1].split()[0])
+    assert log[0].startswith("#   Available KV cache memory: ") and reservation > pool / 2**30
+    assert log[1].startswith("#   Memory after warmup: ") and f"; {blocks:,} KV cache blocks (" in log[1]
+    assert f"fit within the requested {runtime['claimed_bytes'] / 2**30:.2f} GiB" in log[1]
+    assert log[2] == f"#   GPU KV cache size: {runtime['kv_tokens']:,} tokens"
+    assert runtime["extensible_kv_cache"] and runtime["gpu_memory_utilization"] == 1.0
+
+
+def test_vllm_command_passes_the_utilization_only_when_given():
+    plan = ("--model", "llama-3.1-8b", "--runtime", "vllm", "--gpu", "rtx-4090", "--command")
+    assert "--gpu-memory-utilization" not in run(*plan)[1].splitlines()[0]
+    given = run(*plan, "--gpu-memory-utilization", "0.9")[1].splitlines()[0]
+    assert "--gpu-memory-utilization 0.9" in given and "extensible" not in given
+    estimate = run(*plan, "--no-extensible-kv-cache")[1].splitlines()[0]
+    assert estimate.endswith("--no-enable-extensible-kv-cache") and "--gpu-memory-utilization" not in estimate

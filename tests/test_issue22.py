@@ -86,7 +86,9 @@ def test_vllm_on_one_gpu_is_unchanged_by_the_gpu_count():
 def test_vllm_suggests_its_own_settings_when_they_fit():
     from vramcalc.analysis.solve import fits
 
-    workload, target = _vllm({**VLLM_2, "precision": "bf16"})
+    # the estimate path (--no-enable-extensible-kv-cache) at 0.9: a larger utilization is vLLM's remedy
+    workload, target = _vllm({**VLLM_2, "precision": "bf16", "gpu_memory_utilization": "0.9",
+                              "no_extensible_kv_cache": "1"})
     verdict = present_target(workload, target).verdict
     assert verdict is not None and verdict.kind == "does not fit"
     utilization = [c for c in verdict.changes if "gpu_memory_utilization" in c]
@@ -333,3 +335,18 @@ def test_a_layout_with_one_gpu_counts_as_the_default_and_a_link_says_so():
     decoded = decode("tp=2&pp=2&gpus=2")  # a layout the GPUs cannot run: dropped whole, the GPUs kept
     assert decoded.values == {"gpus": "2"} and ENGLISH.say(decoded.notices[0]).startswith("Ignored from the link: tp")
     assert decode("tp=2&pp=2&gpus=4").values == {"tp": "2", "pp": "2", "gpus": "4"}
+
+
+def test_vllm_034_suggests_leaving_the_utilization_unset():
+    """With the extensible KV cache (0.34's default) a utilization below 1 only withholds memory: vLLM's own
+    warning says to leave it unset, the largest pool; and with it unset there is no utilization to suggest."""
+    from vramcalc.analysis.solve import fits
+
+    workload, target = _vllm({**VLLM_2, "precision": "bf16", "gpu_memory_utilization": "0.9"})
+    verdict = present_target(workload, target).verdict
+    assert verdict is not None and verdict.kind == "does not fit"
+    assert any("left unset" in change for change in verdict.changes), verdict.changes
+    assert not any(" at 0." in change for change in verdict.changes if "gpu_memory_utilization" in change)
+    assert fits(workload.but(gpu_memory_utilization=None), target)
+    unset, _ = _vllm({**VLLM_2, "precision": "bf16"})
+    assert unset.gpu_memory_utilization is None and fits(unset, target)

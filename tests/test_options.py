@@ -92,6 +92,7 @@ SAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "max_num_batched_tokens": ("4096", {"runtime": "vllm"}),
     "max_num_seqs": ("64", {"runtime": "vllm"}),
     "enforce_eager": ("1", {"runtime": "vllm"}),
+    "no_extensible_kv_cache": ("1", {"runtime": "vllm"}),
     "gpu_layers": ("10", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "ubatch": ("256", {"runtime": "llamacpp", "precision": "q4_k_m"}),
     "parallel": ("2", {"runtime": "llamacpp", "precision": "q4_k_m"}),

@@ -94,9 +94,10 @@ def test_layouts_a_model_cannot_run_name_the_field(values, gpus, field):
 def test_vllm_log_llama33_70b_fp8_tp2_pool():
     # llm-d's empirical vLLM V1 results (engines.md §2d row 5): RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic on
     # 2 × H100 at 0.9: weights 33.88 GiB, activation peak 4.84 GiB, non-torch 0.55 GiB, KV cache 32.0 GiB per GPU
-    # (that version did not subtract CUDA graphs, so compare with --enforce-eager).
+    # (that version did not subtract CUDA graphs, so compare with --enforce-eager), on its estimate path.
     workload = parse_workload({"model": "llama-3.3-70b-instruct", "runtime": "vllm", "gpu": "h100-80gb",
-                               "precision": "fp8", "enforce_eager": "1", "tp": "2"})
+                               "precision": "fp8", "enforce_eager": "1", "tp": "2", "gpu_memory_utilization": "0.9",
+                               "no_extensible_kv_cache": "1"})
     rank = per_gpu(estimate(workload), 2)
     for key, logged in (("weights", 33.88), ("activations", 4.84), ("overhead", 0.55)):
         assert rank.components[key] / GIB == pytest.approx(logged, rel=0.02), key
@@ -104,10 +105,13 @@ def test_vllm_log_llama33_70b_fp8_tp2_pool():
 
 
 def test_vllm_starts_only_where_each_gpus_pool_holds_the_sequences():
-    # Llama 3 70B in bf16: 65.7 GiB of weights per GPU under TP 2 leave nothing of 0.9 × 79 GiB for KV blocks.
-    workload = parse_workload({"model": "llama-3-70b", "runtime": "vllm", "gpu": "h100-80gb"})
+    # Llama 3 70B in bf16: 65.7 GiB of weights per GPU under TP 2 leave nothing of 0.9 × 79 GiB for KV blocks;
+    # vLLM 0.34 with the utilization unset sizes from all 79 GiB less its margin, which leaves a pool on each GPU.
+    workload = parse_workload({"model": "llama-3-70b", "runtime": "vllm", "gpu": "h100-80gb",
+                               "gpu_memory_utilization": "0.9"})
     target = parse_target({"gpu": "h100-80gb", "gpus": "2"})
     assert not fits(workload, target)
+    assert fits(workload.but(gpu_memory_utilization=None), target)
     assert fits(workload, dataclasses.replace(target, count=4))
     assert solve(workload, target).min_gpus == 3  # PP 3: 64 heads do not split three ways
     assert solve(workload, target).max_seq is None

@@ -37,7 +37,9 @@ def test_llamacpps_own_fit_sees_that_much_less_free():
 
 
 def test_vllm_is_refused_when_its_share_and_the_reserve_do_not_both_fit():
-    vllm = {"model": "qwen3-8b", "runtime": "vllm", "gpu": "rtx-4090"}
+    # the estimate path (0.20-0.33; 0.34 with --no-enable-extensible-kv-cache) stops when less than its share is free
+    vllm = {"model": "qwen3-8b", "runtime": "vllm", "gpu": "rtx-4090", "gpu_memory_utilization": "0.9",
+            "no_extensible_kv_cache": "1"}
     with pytest.raises(ValidationError) as error:
         parse_workload({**vllm, "reserve_gb": "3"})  # 0.9 of 23.6 GiB claimed, 3 GB held elsewhere: 0.88 at most
     assert error.value.field == "reserve_gb" and "0.88 or less" in str(error.value)

@@ -75,6 +75,10 @@ RAM = "ram_bandwidth"  # the host's RAM bandwidth (GB/s): a Machine field, not t
 # a group with fewer rows is printed but not written to data/speed.json: its answers keep saying "not checked"
 # (transformers on ROCm: one published run, docs/accuracy.md "transformers decode on Apple and AMD GPUs")
 MIN_ROWS = 3
+# The serving rows ran vLLM before 0.34 (SGLang's its own split): the pool of the estimate path (0.20-0.33's, and
+# 0.34's with --no-enable-extensible-kv-cache) at 0.9, the utilization these rows were held to until 0.34's default
+# (none of them records its own; 0.20-0.33 default to 0.92, 0.19 and earlier to 0.9)
+VLLM_BEFORE_034 = {"gpu_memory_utilization": "0.9", "no_extensible_kv_cache": "1"}
 GOALS = {"decode": 0.15, "prefill": 0.25, "train": 0.25, "serve": 0.25}
 
 
@@ -221,7 +225,8 @@ def serving_case(row: Mapping[str, Any], values: dict[str, str],
     output = max(1, round(float(row.get("generated_per_request") or row["output_tokens"])))
     values |= {"runtime": "vllm", "prompt_tokens": str(prompt), "output_tokens": str(output),
                "seq": str(prompt + output), "batch": str(row.get("concurrency") or row["num_prompts"]),
-               "requests": str(row["num_prompts"]), "concurrency": str(row.get("concurrency") or "")}
+               "requests": str(row["num_prompts"]), "concurrency": str(row.get("concurrency") or ""),
+               **VLLM_BEFORE_034}
     if str(row["weights"]) in ("bf16", "fp16", "fp8"):  # else the checkpoint's own format (gpt-oss: MXFP4)
         values["precision"] = "bf16" if row["weights"] == "fp16" else str(row["weights"])
     if row.get("kv"):
@@ -362,7 +367,7 @@ def serving_ratios() -> list[dict[str, Any]]:
         prompt, output = int(row["prompt_tokens"]), int(row["output_tokens"])
         values = {"model": str(row["model"]), "runtime": "vllm", "precision": precision, "gpu": str(row["slug"]),
                   "seq": str(prompt + output), "prompt_tokens": str(prompt), "output_tokens": str(output),
-                  "max_num_seqs": "4096"}
+                  "max_num_seqs": "4096", **VLLM_BEFORE_034}
         try:
             workload, target = parse_workload(values), parse_target(values)
             sequences = max_batch(workload, target)

@@ -105,7 +105,8 @@ class Workload:
     gpu: GpuSpec | None = None  # the card the engine runs on (vLLM sizes its pool by it); of mixed cards, the first
     cards: tuple[GpuSpec, ...] = ()  # a machine of different cards, one per device, CUDA0 first (empty: `gpu` only)
     devices: int = 1  # the GPUs it runs on (`gpus`, or the cards listed): Ollama's own fit is sized for one
-    gpu_memory_utilization: float = 0.9
+    gpu_memory_utilization: float | None = None  # None: vLLM's own (1.0 with the extensible KV cache, else 0.92)
+    no_extensible_kv_cache: bool = False  # vLLM 0.34's --no-enable-extensible-kv-cache: the estimate-based pool
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
     enforce_eager: bool = False

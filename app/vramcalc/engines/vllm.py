@@ -115,6 +115,38 @@ VLLM_TP_COMMUNICATION = round(0.42 * GIB)
 # The largest gpu_memory_utilization the suggestions offer: vLLM accepts up to 1, but the share it leaves is
 # what the model does not count (other processes, fragmentation); 0.95 is the usual ceiling in its docs.
 VLLM_MAX_SUGGESTED_UTILIZATION = 0.95
+# vLLM 0.34's --gpu-memory-utilization when none is given (config/cache.py:495-501 resolved_gpu_memory_utilization):
+# 1.0 with the extensible KV cache, DEFAULT_GPU_MEMORY_UTILIZATION (0.92, :186) without it
+VLLM_EXTENSIBLE_UTILIZATION = 1.0
+VLLM_ESTIMATE_UTILIZATION = 0.92
+# The extensible KV cache's margin (v1/worker/extensible_kv_cache.py:64-65): max(floor, 0.75 × the transient peak)
+VLLM_MARGIN_FLOOR = 1 * GIB  # KV_CACHE_MARGIN_FLOOR_BYTES on CUDA
+VLLM_ROCM_MARGIN_FLOOR = 3 * GIB  # on ROCm
+VLLM_MARGIN_FRACTION = 0.75  # KV_CACHE_MARGIN_FRACTION
+
+
+def vllm_extensible(workload: Workload) -> bool:
+    """Whether vLLM 0.34 sizes the pool with its extensible KV cache (config/vllm.py:3180-3263
+    `_resolve_extensible_kv_cache`): on CUDA and ROCm unless --no-enable-extensible-kv-cache (or --kv-cache-memory,
+    num_gpu_blocks_override, elastic EP, a legacy-IPC KV connector: none modelled here). Every card vLLM runs on here
+    is CUDA or ROCm (`Vllm.check` refuses a Mac's GPU)."""
+    return not workload.no_extensible_kv_cache
+
+
+def vllm_utilization(workload: Workload) -> float:
+    """The utilization vLLM 0.34 sizes with: the user's, else its default for the sizing path."""
+    if workload.gpu_memory_utilization is not None:
+        return workload.gpu_memory_utilization
+    return VLLM_EXTENSIBLE_UTILIZATION if vllm_extensible(workload) else VLLM_ESTIMATE_UTILIZATION
+
+
+def vllm_margin(gpu: GpuSpec | None, peak: int) -> int:
+    """The memory the extensible KV cache leaves free beyond the transient peak (extensible_kv_cache.py:612-617
+    `measure_kv_cache_bytes`): max(1 GiB, 3 GiB on ROCm; 0.75 × the peak)."""
+    from ..speed.hardware import Platform, platform_of  # here: speed imports this module
+
+    floor = VLLM_ROCM_MARGIN_FLOOR if gpu is not None and platform_of(gpu) is Platform.ROCM else VLLM_MARGIN_FLOOR
+    return max(floor, int(peak * VLLM_MARGIN_FRACTION))
 
 
 def vllm_mtp_buffers(workload: Workload, batched: int, seqs: int) -> int:
@@ -227,6 +259,15 @@ class VllmPool:
     kv_tokens: int  # tokens the pool holds
     max_concurrency: float  # sequences of the chosen length at once
     logged_tokens: int = 0  # what 0.34 logs as its "GPU KV cache size": whole blocks' concurrency × max_model_len
+    budget_bytes: int = -1  # what the weights, peak, overhead and pool share: claimed, or less the margin (-1: claimed)
+    margin_bytes: int = 0  # the extensible KV cache's margin (0: the estimate path)
+    capacity_bytes: int = 0  # the extensible cache's reservation, vLLM's "Available KV cache memory" before warm-up
+    block_bytes: int = 0  # one KV block
+    free_bytes: int = 0  # the extensible path: the memory free at start (the card less other programs')
+
+    @property
+    def budget(self) -> int:
+        return self.claimed_bytes if self.budget_bytes < 0 else self.budget_bytes
 
 
 def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision, block: int = VLLM_BLOCK_TOKENS) -> int:
@@ -278,12 +319,18 @@ def vllm_state_bytes(spec: ModelSpec, kv_precision: Precision, gpu: GpuSpec | No
 
 
 def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utilization: float, non_kv: int,
-              seq: int, gpu: GpuSpec | None = None) -> VllmPool:
-    """The KV pool = utilization × card − weights − activation peak − non-torch − CUDA graphs.
-    Tokens: whole blocks (`vllm_kv_block`) of every attention layer; maximum concurrency: the pool over
-    what one sequence of `seq` tokens needs (windows capped), as vLLM logs it."""
+              seq: int, gpu: GpuSpec | None = None, margin: int | None = None, free: int | None = None,
+              graphs: int = 0) -> VllmPool:
+    """The KV pool. Estimate path (0.20-0.33; 0.34 without the extensible KV cache, gpu_worker.py:769-773):
+    utilization × card − weights − activation peak − non-torch − CUDA graphs. Extensible path (0.34 on CUDA and
+    ROCm, `margin` given; extensible_kv_cache.py:592-617 `measure_kv_cache_bytes`, sized after warm-up and capture):
+    min(utilization × card, free − margin) − the same, `free` the memory free at start (the card less other
+    programs'), the CUDA graphs those captured rather than estimated. Tokens: whole blocks (`vllm_kv_block`) of every
+    attention layer; maximum concurrency: the pool over what one sequence of `seq` tokens needs (windows capped), as
+    vLLM logs it."""
     claimed = int(gpu_bytes * utilization)
-    pool = max(0, claimed - non_kv)
+    budget = claimed if margin is None else min(claimed, (gpu_bytes if free is None else free) - margin)
+    pool = max(0, budget - non_kv)
     block = vllm_kv_block(spec, kv_precision, gpu)
     per_block = vllm_block_bytes(spec, kv_precision, block)
     tokens = pool // per_block * block if per_block else 0
@@ -294,8 +341,12 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
     concurrency = pool / per_sequence if per_sequence else math.inf
     # vLLM logs int(num_blocks / blocks per request × max_model_len) (kv_cache_utils.get_kv_cache_capacity)
     logged = int((pool // per_block * per_block) / per_sequence * seq) if per_block and per_sequence else tokens
+    # the extensible cache reserves the estimate's blocks without the graphs' (gpu/model_runner.py:1121-1125)
+    capacity = max(0, claimed - non_kv + graphs) if margin is not None else 0
     return VllmPool(claimed_bytes=claimed, kv_pool_bytes=pool, kv_tokens=tokens, max_concurrency=concurrency,
-                    logged_tokens=logged)
+                    logged_tokens=logged, budget_bytes=budget, margin_bytes=margin or 0, capacity_bytes=capacity,
+                    block_bytes=per_block,
+                    free_bytes=0 if margin is None else gpu_bytes if free is None else free)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -311,19 +362,45 @@ class VllmFacts:
     gpus: int = 1  # the GPUs of the layout, each building `pool` (that of the most loaded one)
     layout: str = ""  # their layout in words ("TP 2"), when more than one
     max_model_len: int = 0  # --max-model-len: the sequence the concurrency is counted in
+    utilization_given: bool = True  # --gpu-memory-utilization passed (False: vLLM's own, `gpu_memory_utilization`)
+    transient_peak: int = 0  # the profiled activation peak the extensible cache keeps free
 
     def log_lines(self) -> tuple[str, ...]:
         """The lines `vllm serve` logs once it has sized the pool (v1: gpu_worker.py's "Available KV cache
         memory", then kv_cache_utils._report_kv_cache_config's two, or the ValueError of
         _check_enough_kv_cache_memory when no request fits), with this answer's figures; on a layout, those
         of the most loaded GPU, as vLLM keeps the smallest pool of its workers. vLLM counts whole blocks per
-        request, so its concurrency can read up to one block's share lower."""
+        request, so its concurrency can read up to one block's share lower. With the extensible KV cache (0.34),
+        "Available KV cache memory" is the reservation before warm-up (gpu_worker.py:795-798), then
+        extensible_kv_cache.py:693-712 logs "Memory after warmup" (its committed, free and torch figures left
+        out: "…"), and, when a utilization in (0.7, 1) withholds 1 GiB or more, its warning (:656-677)."""
         pool = self.pool
-        if pool.kv_pool_bytes <= 0:
-            return (("ValueError: No available memory for the cache blocks. Try increasing "
-                     "`gpu_memory_utilization` when initializing the engine."),)
+        if pool.kv_pool_bytes <= 0:  # the hint: v1/core/kv_cache_planning.py:65-97 `_more_kv_cache_memory_hint`
+            if not pool.margin_bytes:
+                hint = "Try increasing `gpu_memory_utilization` when initializing the engine."
+            elif self.gpu_memory_utilization < 1:
+                hint = (f"The KV cache gets what is left after the model and its activations within "
+                        f"`gpu_memory_utilization`={self.gpu_memory_utilization:g}; increase it (with the extensible "
+                        f"KV cache it defaults to 1.0) or decrease `max_model_len` or `max_num_seqs`.")
+            else:
+                hint = ("The extensible KV cache already takes all device memory left after the model and its "
+                        "activations; decrease `max_model_len` or `max_num_seqs`, or the model needs a device with "
+                        "more memory.")
+            return (f"ValueError: No available memory for the cache blocks. {hint}",)
         available = f"{pool.kv_pool_bytes / GIB:.2f} GiB"
         lines = [f"Available KV cache memory: {available}"]
+        if pool.margin_bytes:
+            lines = [f"Available KV cache memory: {pool.capacity_bytes / GIB:.2f} GiB"]
+            withheld = pool.free_bytes - pool.margin_bytes - pool.budget  # what the utilization keeps from the pool
+            if self.utilization_given and 0.7 < self.gpu_memory_utilization < 1 and withheld >= GIB:
+                lines.append(f"WARNING gpu_memory_utilization={self.gpu_memory_utilization:g} caps this instance at "
+                             f"{pool.claimed_bytes / GIB:.2f} GiB, keeping {withheld / GIB:.2f} GiB of free device "
+                             f"memory out of the KV cache. … Leave gpu_memory_utilization unset unless …")
+            blocks = pool.kv_tokens // self.block_tokens  # on a layout, of this GPU's share of the heads
+            size = blocks * pool.block_bytes if pool.block_bytes else pool.kv_pool_bytes
+            lines.append(f"Memory after warmup: … {self.transient_peak / GIB:.2f} GiB kept for transient activations "
+                         f"(…); {blocks:,} KV cache blocks ({size / GIB:.2f} GiB) fit within "
+                         f"the requested {pool.claimed_bytes / GIB:.2f} GiB. …")
         if pool.max_concurrency < 1:
             lines.append(f"ValueError: To serve at least one request with the model's max seq len "
                          f"({self.max_model_len}), ({pool.kv_pool_bytes / pool.max_concurrency / GIB:.2f} GiB KV "
@@ -341,7 +418,8 @@ class VllmFacts:
                 "claimed_bytes": self.pool.claimed_bytes, "kv_pool_bytes": self.pool.kv_pool_bytes,
                 "kv_tokens": self.pool.kv_tokens, "max_concurrency": round(self.pool.max_concurrency, 2),
                 "max_num_batched_tokens": self.max_num_batched_tokens, "max_num_seqs": self.max_num_seqs,
-                "block_tokens": self.block_tokens, "kv_pool_gpus": self.gpus}
+                "block_tokens": self.block_tokens, "kv_pool_gpus": self.gpus,
+                "extensible_kv_cache": bool(self.pool.margin_bytes), "kv_margin_bytes": self.pool.margin_bytes}
 
 
 def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
@@ -367,10 +445,14 @@ def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
 
 _SHOWN = {"runtime": ("vllm",), "mode": ("inference",)}
 OPTIONS = (
-    Option(key="gpu_memory_utilization", default="0.9", group="engine", metavar="X",
-           help="vLLM (default 0.9, passed in --command; vLLM's own: 0.92, or 0.34's sizing after warm-up)",
-           parse=lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False),
+    Option(key="gpu_memory_utilization", default="", group="engine", metavar="X",
+           help="vLLM (default: vLLM 0.34's own, 1.0 with its extensible KV cache, sized after warm-up less a "
+                "margin; 0.92 without it)",
+           parse=optional(lambda t: parse_decimal("gpu_memory_utilization", t, 0.0, 1.0, low_inclusive=False)),
            shown_when=_SHOWN),
+    Option(key="no_extensible_kv_cache", default="0", group="engine", kind=Kind.FLAG,
+           help="vLLM 0.34: --no-enable-extensible-kv-cache, the pool sized from the profiling estimate (0.20-0.33)",
+           parse=lambda t: parse_flag("no_extensible_kv_cache", t), shown_when=_SHOWN),
     Option(key="max_num_batched_tokens", default="", group="engine", metavar="N", help="vLLM (default: by card)",
            parse=optional(lambda t: parse_tokens("max_num_batched_tokens", t, 1, MAX_SEQ)), shown_when=_SHOWN),
     Option(key="max_num_seqs", default="", group="engine", metavar="N", help="vLLM (default: by card)",
@@ -452,8 +534,9 @@ class Vllm:
             raise ValidationError("max_num_batched_tokens", given, f"vLLM runs an encoder's prompt in one step (no "
                                   f"chunked prefill): it must hold max_model_len, {workload.seq:,} tokens")
         reserve, card = workload.reserve_bytes or 0, workload.gpu
-        claimed = card.usable_bytes * workload.gpu_memory_utilization if card is not None else 0
-        if reserve and card is not None and claimed > card.usable_bytes - reserve:
+        claimed = card.usable_bytes * vllm_utilization(workload) if card is not None else 0
+        # the extensible cache's budget is a cap, not a claim (v1/worker/utils.py:783-787): no refusal there
+        if reserve and card is not None and claimed > card.usable_bytes - reserve and not vllm_extensible(workload):
             # vLLM claims its share of the card's total memory and stops at start when less is free
             # (gpu_worker.py: "Free memory on device ... is less than desired GPU memory utilization")
             room = (card.usable_bytes - reserve) / card.usable_bytes
@@ -475,8 +558,11 @@ class Vllm:
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """`vllm serve` with the settings the pool was sized with; a GPU format named (AWQ and GPTQ need a
         checkpoint quantised so; FP8 quantises a 16-bit one as it loads)."""
-        flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}",
-                 f"--gpu-memory-utilization {workload.gpu_memory_utilization:g}"]
+        flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}"]
+        if workload.gpu_memory_utilization is not None:  # none: vLLM's own default, as the pool was sized
+            flags.append(f"--gpu-memory-utilization {workload.gpu_memory_utilization:g}")
+        if workload.no_extensible_kv_cache:
+            flags.append("--no-enable-extensible-kv-cache")
         if workload.embeds:
             flags.append("--runner pooling")
         if workload.text_only and workload.model.vision is not None:  # no tower loaded, no dummy images profiled
@@ -542,12 +628,18 @@ class Vllm:
         peak += proposer
         weights = weights_bytes(workload)
         overhead = workload.overhead_bytes
-        pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=workload.gpu_memory_utilization,
-                         non_kv=weights.bytes + peak + overhead, seq=workload.seq, gpu=workload.gpu)
+        extensible = vllm_extensible(workload)
+        # the graphs the extensible cache's reservation leaves out: the default overhead's (a given one: unknown)
+        graphs = 0 if workload.overhead_given or workload.enforce_eager else VLLM_CUDA_GRAPHS
+        pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=vllm_utilization(workload),
+                         non_kv=weights.bytes + peak + overhead, seq=workload.seq, gpu=workload.gpu,
+                         margin=vllm_margin(workload.gpu, profiled) if extensible else None,
+                         free=card - (workload.reserve_bytes or 0), graphs=graphs)
         facts = VllmFacts(gpu=workload.gpu.display_name if workload.gpu else None,
-                          gpu_memory_utilization=workload.gpu_memory_utilization, pool=pool,
+                          gpu_memory_utilization=vllm_utilization(workload), pool=pool,
                           max_num_batched_tokens=batched, max_num_seqs=seqs, block_tokens=block,
-                          max_model_len=workload.seq)
+                          max_model_len=workload.seq, utilization_given=workload.gpu_memory_utilization is not None,
+                          transient_peak=profiled)
         components = (
             weights,
             no_component("gradients", "gradients.none"),
@@ -578,7 +670,7 @@ class Vllm:
         if whole:
             return RankPool(kv_pool_bytes=facts.pool.kv_pool_bytes, kv_tokens=facts.pool.kv_tokens,
                             max_concurrency=round(facts.pool.max_concurrency, 2))
-        pool = max(0, facts.pool.claimed_bytes - sum(v for k, v in components.items() if k != "kv_cache"))
+        pool = max(0, facts.pool.budget - sum(v for k, v in components.items() if k != "kv_cache"))
         block = vllm_block_bytes(workload.model, workload.effective_kv_precision, facts.block_tokens) * kv_share
         per_sequence = components.get("kv_cache", 0) / max(1, workload.batch)
         return RankPool(kv_pool_bytes=pool, kv_tokens=int(pool // block) * facts.block_tokens if block else 0,
@@ -589,11 +681,15 @@ class Vllm:
         on the same card) and a smaller max_num_seqs (the largest that fits, at least the batch: a smaller
         sampler in the profiling run's peak)."""
         found = []
-        current = round(workload.gpu_memory_utilization * 100)
-        for hundredths in range(current + 1, round(VLLM_MAX_SUGGESTED_UTILIZATION * 100) + 1):
-            if fits(workload.but(gpu_memory_utilization=hundredths / 100)):
-                found.append(phrase("change.gpu_memory_utilization", value=f"{hundredths / 100:.2f}"))
-                break
+        if vllm_extensible(workload):  # 0.34 sizes from measured memory: leaving it unset gives the largest pool
+            if workload.gpu_memory_utilization is not None and fits(workload.but(gpu_memory_utilization=None)):
+                found.append(phrase("change.gpu_memory_utilization_unset"))
+        else:
+            current = round(vllm_utilization(workload) * 100)
+            for hundredths in range(current + 1, round(VLLM_MAX_SUGGESTED_UTILIZATION * 100) + 1):
+                if fits(workload.but(gpu_memory_utilization=hundredths / 100)):
+                    found.append(phrase("change.gpu_memory_utilization", value=f"{hundredths / 100:.2f}"))
+                    break
         seqs = workload.max_num_seqs or card_batch_defaults(workload)[1]
         most = last_true(lambda n: fits(workload.but(max_num_seqs=n)), workload.batch, seqs - 1)  # fewer need less
         if most is not None:
@@ -607,9 +703,12 @@ class Vllm:
         facts = breakdown.facts
         if not isinstance(facts, VllmFacts):
             return breakdown
-        rank = VllmPool(claimed_bytes=facts.pool.claimed_bytes, kv_pool_bytes=pool.kv_pool_bytes,
-                        kv_tokens=pool.kv_tokens,
-                        max_concurrency=math.inf if pool.max_concurrency is None else pool.max_concurrency)
+        whole = facts.pool  # the reservation less the pool is the same on each GPU: the graphs and the margin
+        rank = dataclasses.replace(
+            whole, kv_pool_bytes=pool.kv_pool_bytes, kv_tokens=pool.kv_tokens, logged_tokens=0, block_bytes=0,
+            max_concurrency=math.inf if pool.max_concurrency is None else pool.max_concurrency,
+            capacity_bytes=max(0, whole.capacity_bytes - whole.kv_pool_bytes + pool.kv_pool_bytes)
+            if whole.margin_bytes else 0)
         facts = dataclasses.replace(facts, pool=rank, gpus=layout.gpus, layout=layout.describe())
         components = tuple(kv_component(breakdown.workload, c.bytes, facts) if c.key == "kv_cache" else c
                            for c in breakdown.components)

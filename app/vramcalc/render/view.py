@@ -196,7 +196,9 @@ def _runtime_lines(breakdown: Breakdown, *, words: Words) -> tuple[str, ...]:
                         claimed=words.gib(_count(runtime, "claimed_bytes")),
                         pool=words.gib(_count(runtime, "kv_pool_bytes")),
                         tokens=f"{runtime['kv_tokens']:,}", concurrency=f"{runtime['max_concurrency']:,.2f}",
-                        seq=f"{workload.seq:,}"),)
+                        seq=f"{workload.seq:,}"),
+                *((words.message("runtime.vllm_margin", margin=words.gib(_count(runtime, "kv_margin_bytes"))),)
+                  if runtime.get("kv_margin_bytes") else ()))
     if runtime.get("name") in ("llamacpp", "ollama"):
         return (words.message("runtime.llamacpp", gpu_bytes=words.gib(_count(runtime, "device_bytes")),
                         host_bytes=words.gib(_count(runtime, "host_bytes")),

@@ -710,9 +710,12 @@ EN: Mapping[str, str] = {
     "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
     "field.gpu_memory_utilization.label": "GPU memory utilization",
     "field.gpu_memory_utilization.help": (
-        "The share of the card vLLM claims; the KV pool fills what is left. 0.9 here, which the command passes: "
-        "vLLM's own default is 0.92 (0.20 to 0.33), and 0.34 without it sizes the pool itself after warm-up."
+        "The share of the card vLLM may use; the KV pool fills what is left. Empty: vLLM 0.34's own, 1.0, the pool "
+        "sized after warm-up less a margin (0.92 with the estimate below, as 0.20 to 0.33)."
     ),
+    "field.no_extensible_kv_cache.label": "Estimated KV pool (--no-enable-extensible-kv-cache)",
+    "field.no_extensible_kv_cache.help": "vLLM 0.34 without its extensible KV cache: the pool from the profiling "
+                                         "estimate, as 0.20 to 0.33 sized it.",
     "field.max_num_batched_tokens.label": "Max batched tokens",
     "field.max_num_batched_tokens.help": "vLLM's profiling run; empty: its default for the card (2,048 to 16,384).",
     "field.max_num_seqs.label": "Max sequences",
@@ -796,6 +799,7 @@ EN: Mapping[str, str] = {
     "change.gpu_layers": "{value} of {layers} layers on the GPU, the rest in system RAM (-ngl {value}; slower)",
     "change.gpus": "{count:,} × {gpu} ({layout})",
     "change.gpu_memory_utilization": "vLLM's gpu_memory_utilization at {value}",
+    "change.gpu_memory_utilization_unset": "vLLM's gpu_memory_utilization left unset (vLLM 0.34's own: 1.0)",
     "change.max_num_seqs": "vLLM's max_num_seqs at {value:,}",
     "change.checkpointing": "per-layer activation checkpointing",
     "change.lora": "LoRA (rank 16) instead of full fine-tuning",
@@ -804,6 +808,10 @@ EN: Mapping[str, str] = {
     "runtime.vllm": (
         "vLLM on {gpu} at {util:.0%}: it claims {claimed}; after the weights, the activation peak and its overhead the "
         "KV pool is {pool}, {tokens} tokens: {concurrency} {concurrency:sequence|sequences} of {seq} tokens at once."
+    ),
+    "runtime.vllm_margin": (
+        "vLLM 0.34 sizes it after warm-up and CUDA-graph capture, keeping {margin} free beyond the activation peak "
+        "(its extensible KV cache: the larger of 1 GiB, 3 GiB on ROCm, and 0.75 × the peak)."
     ),
     "runtime.vllm_gpus": (
         "vLLM on each of {gpus} × {gpu} ({layout}) at {util:.0%}: it claims {claimed} on each; after that GPU's share "

@@ -743,9 +743,13 @@ PT: Mapping[str, str] = {
     "option.runtime.vllm": "vLLM / SGLang (serviço)",
     "option.runtime.llamacpp": "llama.cpp / Ollama / LM Studio",
     "field.gpu_memory_utilization.label": "Utilização da memória da GPU",
-    "field.gpu_memory_utilization.help": "A fração da placa que o vLLM reserva; o pool de KV ocupa o que sobra. "
-                                         "0,9 aqui, que o comando passa: o padrão do próprio vLLM é 0,92 (0.20 a "
-                                         "0.33), e o 0.34 sem ele dimensiona o pool sozinho após o aquecimento.",
+    "field.gpu_memory_utilization.help": "A fração da placa que o vLLM pode usar; o pool de KV ocupa o que sobra. "
+                                         "Vazio: o padrão do próprio vLLM 0.34, 1,0, com o pool dimensionado após o "
+                                         "aquecimento menos uma margem (0,92 com a estimativa abaixo, como no 0.20 a "
+                                         "0.33).",
+    "field.no_extensible_kv_cache.label": "Pool de KV estimado (--no-enable-extensible-kv-cache)",
+    "field.no_extensible_kv_cache.help": "vLLM 0.34 sem o seu cache de KV extensível: o pool pela estimativa do "
+                                         "profiling, como o 0.20 a 0.33 o dimensionava.",
     "field.max_num_batched_tokens.label": "Máx. de tokens por lote",
     "field.max_num_batched_tokens.help": "A execução de profiling do vLLM; vazio: o padrão dele para a placa (2.048 a "
                                          "16.384).",
@@ -782,6 +786,10 @@ PT: Mapping[str, str] = {
         "sobrecarga, o pool de KV é de {pool}, {tokens} tokens: {concurrency} {concurrency:sequência|sequências} de "
         "{seq} tokens ao mesmo "
         "tempo."
+    ),
+    "runtime.vllm_margin": (
+        "O vLLM 0.34 o dimensiona após o aquecimento e a captura dos CUDA graphs, deixando {margin} livres além do "
+        "pico de ativações (o seu cache de KV extensível: o maior entre 1 GiB, 3 GiB no ROCm, e 0,75 × o pico)."
     ),
     "runtime.vllm_gpus": (
         "vLLM em cada uma de {gpus} × {gpu} ({layout}) a {util:.0%}: ele reserva {claimed} em cada; depois da parte "
@@ -1247,6 +1255,7 @@ PT: Mapping[str, str] = {
     "change.format": "pesos em {format}",
     "change.gpus": "{count:,} × {gpu} ({layout})",
     "change.gpu_memory_utilization": "gpu_memory_utilization do vLLM em {value}",
+    "change.gpu_memory_utilization_unset": "gpu_memory_utilization do vLLM sem valor (o padrão do vLLM 0.34: 1,0)",
     "change.max_num_seqs": "max_num_seqs do vLLM em {value:,}",
     "change.checkpointing": "checkpointing de ativações por camada",
     "change.lora": "LoRA (rank 16) em vez de fine-tuning completo",
