@@ -23,6 +23,7 @@ from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.vision import GLM, Vision, _smart_resize, encoder_peak, image_patches, image_tokens
 from ..parallel.layout import Layout, default_layout
+from ..sources.gpu_overhead import card_overhead
 from ..sources.gpus import GpuKind, GpuSpec
 from ..workload import Workload
 from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
@@ -138,6 +139,15 @@ def vllm_utilization(workload: Workload) -> float:
     if workload.gpu_memory_utilization is not None:
         return workload.gpu_memory_utilization
     return VLLM_EXTENSIBLE_UTILIZATION if vllm_extensible(workload) else VLLM_ESTIMATE_UTILIZATION
+
+
+def startup_context(gpu: GpuSpec | None) -> int:
+    """What the process holds before vLLM's start-up snapshot (gpu_worker.py: after the CUDA context, NCCL's init and
+    a warm-up matmul), which the extensible cache's `free` at start no longer has: the CUDA context with its loaded
+    kernels as published for the card's class (sources/gpu_overhead.py; 0.15-0.95 GiB); 0 where none is published
+    (AMD, GB10, a card given by its size), so the pool reads up to about that much high there."""
+    card = card_overhead(gpu)
+    return 0 if card is None else int(card[1]["context"])
 
 
 def vllm_margin(gpu: GpuSpec | None, peak: int) -> int:
@@ -634,7 +644,7 @@ class Vllm:
         pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=vllm_utilization(workload),
                          non_kv=weights.bytes + peak + overhead, seq=workload.seq, gpu=workload.gpu,
                          margin=vllm_margin(workload.gpu, profiled) if extensible else None,
-                         free=card - (workload.reserve_bytes or 0), graphs=graphs)
+                         free=card - (workload.reserve_bytes or 0) - startup_context(workload.gpu), graphs=graphs)
         facts = VllmFacts(gpu=workload.gpu.display_name if workload.gpu else None,
                           gpu_memory_utilization=vllm_utilization(workload), pool=pool,
                           max_num_batched_tokens=batched, max_num_seqs=seqs, block_tokens=block,
