@@ -127,3 +127,12 @@ def test_a_withholding_utilization_gets_vllms_warning():
     withheld = card - startup_context(gpu("h100-80gb")) - pool["kv_margin_bytes"] - int(0.9 * card)
     assert f"keeping {withheld / GIB:.2f} GiB of free device memory" in warning
     assert not any(line.startswith("WARNING") for line in run(gpu="h100-80gb", model="llama-3.1-8b").facts.log_lines())
+
+
+def test_the_page_line_says_what_the_context_took_or_that_it_is_not_counted():
+    from vramcalc.render.view import present
+
+    nvidia = present(run(gpu="rtx-4090", model="llama-3.1-8b")).runtime_lines[1]
+    amd = present(run(gpu="mi300x", model="llama-3.1-8b")).runtime_lines[1]
+    assert f"its CUDA context has taken {startup_context(gpu('rtx-4090')) / GIB:.2f} GiB" in nvidia
+    assert "not published, not counted" in amd and "has taken" not in amd

@@ -26,6 +26,7 @@ from ..core.units import GB, MIB
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
 from ..engines.ollama import context_key
+from ..engines.vllm import startup_context
 from ..inputs.options import MAX_BATCH
 from ..memory.components import COMPONENTS, Breakdown
 from ..sources.fields import MAX_LAYERS
@@ -189,7 +190,7 @@ def _runtime_lines(breakdown: Breakdown, *, words: Words) -> tuple[str, ...]:
     if breakdown.facts is None and workload.embeds:  # an encoder's pooling run: no pool, no devices' log
         return ()
     if runtime.get("name") == "vllm":
-        gpus = runtime.get("kv_pool_gpus", 1)
+        gpus, context = runtime.get("kv_pool_gpus", 1), startup_context(workload.gpu)
         facts = breakdown.facts
         return (words.message("runtime.vllm_gpus" if gpus != 1 else "runtime.vllm", gpus=gpus,
                         layout=getattr(facts, "layout", ""), gpu=runtime["gpu"], util=runtime["gpu_memory_utilization"],
@@ -197,7 +198,8 @@ def _runtime_lines(breakdown: Breakdown, *, words: Words) -> tuple[str, ...]:
                         pool=words.gib(_count(runtime, "kv_pool_bytes")),
                         tokens=f"{runtime['kv_tokens']:,}", concurrency=f"{runtime['max_concurrency']:,.2f}",
                         seq=f"{workload.seq:,}"),
-                *((words.message("runtime.vllm_margin", margin=words.gib(_count(runtime, "kv_margin_bytes"))),)
+                *((words.message("runtime.vllm_margin" if context else "runtime.vllm_margin_no_context",
+                                 margin=words.gib(_count(runtime, "kv_margin_bytes")), context=words.gib(context)),)
                   if runtime.get("kv_margin_bytes") else ()))
     if runtime.get("name") in ("llamacpp", "ollama"):
         return (words.message("runtime.llamacpp", gpu_bytes=words.gib(_count(runtime, "device_bytes")),

@@ -810,8 +810,14 @@ EN: Mapping[str, str] = {
         "KV pool is {pool}, {tokens} tokens: {concurrency} {concurrency:sequence|sequences} of {seq} tokens at once."
     ),
     "runtime.vllm_margin": (
+        "vLLM 0.34 sizes it after warm-up and CUDA-graph capture, from what is free once its CUDA context has taken "
+        "{context}, keeping {margin} free beyond the activation peak (its extensible KV cache: the larger of 1 GiB, "
+        "3 GiB on ROCm, and 0.75 × the peak)."
+    ),
+    "runtime.vllm_margin_no_context": (
         "vLLM 0.34 sizes it after warm-up and CUDA-graph capture, keeping {margin} free beyond the activation peak "
-        "(its extensible KV cache: the larger of 1 GiB, 3 GiB on ROCm, and 0.75 × the peak)."
+        "(its extensible KV cache: the larger of 1 GiB, 3 GiB on ROCm, and 0.75 × the peak); what its context takes "
+        "on this card first is not published, not counted: the pool may be up to about 0.5 GiB smaller."
     ),
     "runtime.vllm_gpus": (
         "vLLM on each of {gpus} × {gpu} ({layout}) at {util:.0%}: it claims {claimed} on each; after that GPU's share "

@@ -788,8 +788,15 @@ PT: Mapping[str, str] = {
         "tempo."
     ),
     "runtime.vllm_margin": (
+        "O vLLM 0.34 o dimensiona após o aquecimento e a captura dos CUDA graphs, a partir do que está livre depois "
+        "que o seu contexto CUDA ocupou {context}, deixando {margin} livres além do pico de ativações (o seu cache de "
+        "KV extensível: o maior entre 1 GiB, 3 GiB no ROCm, e 0,75 × o pico)."
+    ),
+    "runtime.vllm_margin_no_context": (
         "O vLLM 0.34 o dimensiona após o aquecimento e a captura dos CUDA graphs, deixando {margin} livres além do "
-        "pico de ativações (o seu cache de KV extensível: o maior entre 1 GiB, 3 GiB no ROCm, e 0,75 × o pico)."
+        "pico de ativações (o seu cache de KV extensível: o maior entre 1 GiB, 3 GiB no ROCm, e 0,75 × o pico); "
+        "o que o seu contexto ocupa antes nesta placa não é publicado nem contado: o pool pode ser até cerca de "
+        "0,5 GiB menor."
     ),
     "runtime.vllm_gpus": (
         "vLLM em cada uma de {gpus} × {gpu} ({layout}) a {util:.0%}: ele reserva {claimed} em cada; depois da parte "
