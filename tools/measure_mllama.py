@@ -123,27 +123,8 @@ def saved(attention, dtype_name, batch, seq, images, tiles, lora=None):
     model.train()
     top = _wrap(model, lora, "none")
     feed = inputs(model, batch, seq, images, tiles)
-    counter = M.SavedBytes(top)
-    stack = ["outside"]
-    by_region = {}
-    handles = []
-    for region, module in _regions(model):
-        handles.append(module.register_forward_pre_hook(lambda *_, r=region: stack.append(r)))
-        handles.append(module.register_forward_hook(lambda *_: stack.pop() and None))
-    pack = counter.pack
-
-    def attributed(tensor):
-        before = counter.bytes
-        pack(tensor)
-        by_region[stack[-1]] = by_region.get(stack[-1], 0) + counter.bytes - before
-        return tensor
-    counter.pack = attributed
-    with counter.hooks():
-        out = top(**feed, use_cache=False)
-    for handle in handles:
-        handle.remove()
+    counter, out, by_region = forward_by_region(model, top, feed)
     forward = counter.bytes
-    counter.pack = pack
     counter.add_tensor(out.logits)
     logits = counter.bytes - forward
     out.loss.backward()
@@ -161,6 +142,39 @@ def tracked(attention, dtype_name, batch, seq, images, tiles, checkpointing, lor
     model.train()
     top = _wrap(model, lora, checkpointing)
     feed = inputs(model, batch, seq, images, tiles)
+    return tracked_step(top, feed)
+
+
+def forward_by_region(model, top, feed, regions=None):
+    """The forward under autograd's saved-tensor hooks, each saved storage's bytes credited to the region (vision
+    tower, projector, text layers: `regions`, by default `_regions`) running when it was saved: (counter, output,
+    bytes by region)."""
+    counter = M.SavedBytes(top)
+    stack = ["outside"]
+    by_region = {}
+    handles = []
+    for region, module in (regions or _regions)(model):
+        handles.append(module.register_forward_pre_hook(lambda *_, r=region: stack.append(r)))
+        handles.append(module.register_forward_hook(lambda *_: stack.pop() and None))
+    pack = counter.pack
+
+    def attributed(tensor):
+        before = counter.bytes
+        pack(tensor)
+        by_region[stack[-1]] = by_region.get(stack[-1], 0) + counter.bytes - before
+        return tensor
+    counter.pack = attributed
+    with counter.hooks():
+        out = top(**feed, use_cache=False)
+    for handle in handles:
+        handle.remove()
+    counter.pack = pack
+    return counter, out, by_region
+
+
+def tracked_step(top, feed):
+    """PeakTracker over two steps of `top` on `feed`; the second's forward end and peak, and its step's peak, above
+    the start."""
     tracker = P.PeakTracker()
     tracker.track_all(top.parameters())
     tracker.track_all(top.buffers())

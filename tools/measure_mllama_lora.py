@@ -35,7 +35,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # isort: off
 import measure_mllama as ML  # patches dropout to the bool-mask version (measure_reference)
 import measure_reference as M
-import measure_peak as P
 import peft
 # isort: on
 
@@ -65,26 +64,7 @@ def saved(attention, dtype_name, batch, seq, images, targets, adapter_dtype, dro
     model.train()
     top = _wrap(model, targets, adapter_dtype, "none", dropout)
     feed = ML.inputs(model, batch, seq, images, 4)
-    counter = M.SavedBytes(top)
-    stack = ["outside"]
-    by_region = {}
-    handles = []
-    for region, module in _regions(model):
-        handles.append(module.register_forward_pre_hook(lambda *_, r=region: stack.append(r)))
-        handles.append(module.register_forward_hook(lambda *_: stack.pop() and None))
-    pack = counter.pack
-
-    def attributed(tensor):
-        before = counter.bytes
-        pack(tensor)
-        by_region[stack[-1]] = by_region.get(stack[-1], 0) + counter.bytes - before
-        return tensor
-    counter.pack = attributed
-    with counter.hooks():
-        out = top(**feed, use_cache=False)
-    for handle in handles:
-        handle.remove()
-    counter.pack = pack
+    counter, out, by_region = ML.forward_by_region(model, top, feed, _regions)
     counter.add_tensor(out.logits)
     out.loss.backward()
     named = list(top.named_parameters())
@@ -101,26 +81,8 @@ def tracked(attention, dtype_name, batch, seq, images, checkpointing, targets, a
     model.train()
     top = _wrap(model, targets, adapter_dtype, checkpointing, dropout)
     feed = ML.inputs(model, batch, seq, images, 4)
-    tracker = P.PeakTracker()
-    tracker.track_all(top.parameters())
-    tracker.track_all(top.buffers())
-    tracker.track_all(feed.values())
-    result = {}
-    with tracker:
-        for step in (1, 2):
-            start = tracker.live
-            with tracker.in_phase(f"{step}.forward"):
-                out = top(**feed, use_cache=False)
-            with tracker.in_phase(f"{step}.backward"):
-                out.loss.backward()
-            del out
-            for p in top.parameters():
-                p.grad = None
-            phases = tracker.phases
-            result = {"forward_live_bytes": phases[f"{step}.forward"]["end"] - start,
-                      "step_peak_bytes": max(phases[f"{step}.forward"]["peak"],
-                                             phases[f"{step}.backward"]["peak"]) - start}
-    return result
+    result = ML.tracked_step(top, feed)
+    return {key: result[key] for key in ("forward_live_bytes", "step_peak_bytes")}
 
 
 QV, QKVO, MLP = ["q_proj", "v_proj"], ["q_proj", "k_proj", "v_proj", "o_proj"], ["gate_proj", "up_proj", "down_proj"]
