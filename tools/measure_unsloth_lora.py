@@ -32,7 +32,16 @@ included), and `backward_peak`, the most live during that layer's checkpoint bac
 began (the recompute and the backward's buffers); and `step_backward_peak`, the most live in the whole step's
 backward above what was live before its forward (the model, the ids). All per token, from 512 and 1,024 tokens.
 
-Usage: /work/mvenv/bin/python tools/measure_unsloth_lora.py [--out tests/golden/measured_unsloth_lora.json]
+With --legacy, Unsloth 2025.1.5 (unslothai/unsloth@e3162dc5, the README's context-length tables) with unsloth_zoo
+2025.1.3 instead, where it differs: `matmul_lora` adds the LoRA term as a new tensor of the output's size
+(kernels/utils.py:418 `out += (X @ A) @ (s * B)`, replaced by `addmm_` on 2025-03-01), the LoRA backwards add each
+term of dX as a new tensor (`dX += ...`), RoPE rotates Q and K in place (no clone), and every layer, the last too, is
+checkpointed by `Unsloth_Offloaded_Gradient_Checkpointer` (input to the host, back into a new GPU tensor; replaced on
+2025-03-04). --attention xformers: 2025.1.5 without flash-attn installed (its ampere extras), where keys and values
+are copied to every head before xformers (models/llama.py:411-420); xformers' kernel is counted as flash's.
+
+Usage: /work/mvenv/bin/python tools/measure_unsloth_lora.py [--legacy [--attention xformers]]
+           [--out tests/golden/measured_unsloth_lora.json]
 About three minutes on two CPU cores.
 """
 
@@ -53,6 +62,8 @@ import measure_peak as P
 DTYPE = torch.bfloat16
 UNSLOTH = "unslothai/unsloth@015bdef0d94a241bcd94eec7a405b1700632180d"
 ZOO = "unslothai/unsloth-zoo@ce232d6cef9cb8cd34cd3727906131622177436b"
+LEGACY_UNSLOTH = "unslothai/unsloth@e3162dc5bf88bf4c2b598c74cbcaba0706c4067b"  # 2025.1.5, the README tables
+LEGACY_ZOO = "unslothai/unsloth-zoo@36ff5fc3cfe69e610c89f8e49718d929a10ff6ed"  # 2025.1.3, the newest on 2025-01-14
 
 
 class Tracker(P.PeakTracker):
@@ -101,8 +112,11 @@ def matmul_lora(X, W, A, B, s, out=None):
     out = torch.matmul(X, W.t(), out=out)
     if A is not None:
         A, B = A.t(), B.t()
-        XA = torch.matmul(X, A.to(dtype))
-        out.addmm_(XA, B.to(dtype), alpha=s)
+        if LEGACY:  # e3162dc5 kernels/utils.py:418: the LoRA term is a new tensor of out's size, then added
+            out += (X @ A.to(dtype)) @ (s * B.to(dtype))
+        else:
+            XA = torch.matmul(X, A.to(dtype))
+            out.addmm_(XA, B.to(dtype), alpha=s)
     return out.view(batch, seq_len, -1) if reshape else out
 
 
@@ -269,6 +283,16 @@ class LoRA_MLP(torch.autograd.Function):
         DW = matmul_lora(dY, downW.t(), downB, downA, downS)  # :156
         DW, e, g = swiglu_DWf_DW_dfg_kernel(DW, e, g)  # :157
         h, df, de = DW, e, g
+        if LEGACY:  # e3162dc5 fast_lora.py:115-146: each term added to dX is a new tensor first
+            d_downA, d_downB = h.t() @ (dY @ downB.t()) * downS, (downA.t() @ h.t()) @ dY * downS
+            d_upA, d_upB = X.t() @ (df @ upB.t()) * upS, (upA.t() @ X.t()) @ df * upS
+            d_gateA, d_gateB = X.t() @ (de @ gateB.t()) * gateS, (gateA.t() @ X.t()) @ de * gateS
+            dX = torch.matmul(df, upW, out=X if ctx.inplace else None)  # :136
+            dX += df @ upB.t() @ (upS * upA.t())
+            dX += de @ gateW  # :141
+            dX += de @ gateB.t() @ (gateS * gateA.t())
+            return (dX.view(batch, seq_len, hd), None, d_gateA.t(), d_gateB.t(), None, None, d_upA.t(), d_upB.t(),
+                    None, None, d_downA.t(), d_downB.t(), None, None)
         d_downA, d_downB = torch.empty_like(downA), torch.empty_like(downB)
         d_gateA, d_gateB = torch.empty_like(gateA), torch.empty_like(gateB)
         d_upA, d_upB = torch.empty_like(upA), torch.empty_like(upB)
@@ -313,6 +337,18 @@ class LoRA_QKV(torch.autograd.Function):
         X = X.view(-1, X.shape[-1])
         dtype = X.dtype
         QA, QB, KA, KB, VA, VB = (t.to(dtype).t() for t in (QA, QB, KA, KB, VA, VB))
+        if LEGACY:  # e3162dc5 fast_lora.py:270-310
+            d_QA, d_QB = X.t() @ (dQ @ QB.t()) * QS, (QA.t() @ X.t()) @ dQ * QS
+            d_KA, d_KB = X.t() @ (dK @ KB.t()) * KS, (KA.t() @ X.t()) @ dK * KS
+            d_VA, d_VB = X.t() @ (dV @ VB.t()) * VS, (VA.t() @ X.t()) @ dV * VS
+            dX = torch.matmul(dQ, QW, out=X if ctx.inplace else None)  # :295
+            dX += dQ @ QB.t() @ (QS * QA.t())
+            dX += dK @ KW
+            dX += dK @ KB.t() @ (KS * KA.t())
+            dX += dV @ VW
+            dX += dV @ VB.t() @ (VS * VA.t())
+            return (dX.view(batch, seq_len, hd), None, d_QA.t(), d_QB.t(), None, None, d_KA.t(), d_KB.t(), None,
+                    None, d_VA.t(), d_VB.t(), None, None)
         d_QA, d_QB = torch.empty_like(QA), torch.empty_like(QB)
         d_KA, d_KB = torch.empty_like(KA), torch.empty_like(KB)
         d_VA, d_VB = torch.empty_like(VA), torch.empty_like(VB)
@@ -350,6 +386,11 @@ class LoRA_W(torch.autograd.Function):
         dY = dY.reshape(-1, dY.shape[-1])
         X = X.reshape(-1, X.shape[-1])
         A, B = A.to(X.dtype).t(), B.to(X.dtype).t()
+        if LEGACY:  # e3162dc5 fast_lora.py:389-399
+            d_A, d_B = X.t() @ (dY @ B.t()) * S, (A.t() @ X.t()) @ dY * S
+            dX = dY @ W  # :397
+            dX += dY @ B.t() @ (S * A.t())
+            return dX.view(batch, seq_len, hd), None, d_A.t(), d_B.t(), None
         d_A, d_B = torch.empty_like(A), torch.empty_like(B)
         d_A.addmm_(X.t(), dY @ B.t(), alpha=S, beta=0)
         d_B.addmm_(A.t() @ X.t(), dY, alpha=S, beta=0)
@@ -394,8 +435,17 @@ class Layer(torch.nn.Module):
         Q = Q.view(b, s, self.a, self.d).transpose(1, 2)
         K = K.view(b, s, self.kv, self.d).transpose(1, 2)
         V = V.view(b, s, self.kv, self.d).transpose(1, 2)
-        Q, K = Fast_RoPE_Embedding_QK.apply(Q, K, cos, sin)
-        A = FlashAttn.apply(Q.transpose(1, 2), K.transpose(1, 2), V.transpose(1, 2))  # attention_dispatch FLASH_DENSE
+        if LEGACY:  # e3162dc5 rope_embedding.py:153: rotated in place on the contiguous (b, s, heads, d) layout
+            Q, K = Fast_RoPE_Embedding_QK.apply(Q.transpose(1, 2), K.transpose(1, 2), cos[:, None], sin[:, None])
+            Q, K = Q.transpose(1, 2), K.transpose(1, 2)
+        else:
+            Q, K = Fast_RoPE_Embedding_QK.apply(Q, K, cos, sin)
+        Q, K, V = Q.transpose(1, 2), K.transpose(1, 2), V.transpose(1, 2)
+        if ATTENTION == "xformers" and self.kv != self.a:  # e3162dc5 llama.py:411-420: keys and values copied to
+            g = self.a // self.kv  # every head (reshape of an expand) before xformers' memory-efficient attention
+            K = K.view(b, s, self.kv, 1, self.d).expand(b, s, self.kv, g, self.d).reshape(b, s, self.a, self.d)
+            V = V.view(b, s, self.kv, 1, self.d).expand(b, s, self.kv, g, self.d).reshape(b, s, self.a, self.d)
+        A = FlashAttn.apply(Q, K, V)  # attention_dispatch FLASH_DENSE (xformers: the same tensors saved, see above)
         attn = LoRA_W.apply(A.reshape(b, s, self.a * self.d), *self.o.parts())
         X = residual + attn
         del attn  # `hidden_states = residual + hidden_states` rebinds the attention's output (llama.py:847)
@@ -432,7 +482,6 @@ class UnslothCheckpoint(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, dY):
-        global WINDOW
         if ctx.last:
             (x,) = ctx.saved_tensors
             x = x.detach()
@@ -441,24 +490,54 @@ class UnslothCheckpoint(torch.autograd.Function):
             with kernel():
                 buffer.copy_(ctx.store.host[ctx.index])  # copy back, into the GPU buffer
             x = buffer.detach()
-        x.requires_grad_(True)
-        measuring = ctx.index == MEASURED_LAYER
-        if measuring:
-            start = TRACKER.live
-            TRACKER.window = start
-        with torch.enable_grad():
-            out = ctx.layer(x, ctx.cos, ctx.sin)
-        if measuring:
-            WINDOW["recompute_saved"] = TRACKER.live - start
-        torch.autograd.backward(out, dY)
-        if measuring:
-            WINDOW["backward_peak"] = TRACKER.window - start
-            TRACKER.window = None
-        return None, None, None, None, x.grad, None, None
+        return None, None, None, None, recompute_backward(ctx, x, dY), None, None
+
+
+def recompute_backward(ctx, x, dY):
+    """The checkpoint's backward once its input is back on the GPU: the layer recomputed with grad, then its backward;
+    the measured layer's window opened here."""
+    x.requires_grad_(True)
+    measuring = ctx.index == MEASURED_LAYER
+    if measuring:
+        start = TRACKER.live
+        TRACKER.window = start
+    with torch.enable_grad():
+        out = ctx.layer(x, ctx.cos, ctx.sin)
+    if measuring:
+        WINDOW["recompute_saved"] = TRACKER.live - start
+    torch.autograd.backward(out, dY)
+    if measuring:
+        WINDOW["backward_peak"] = TRACKER.window - start
+        TRACKER.window = None
+    return x.grad
+
+
+class OffloadedCheckpointer(torch.autograd.Function):
+    """unsloth_zoo@36ff5fc3 (2025.1.3) gradient_checkpointing.py:136 `Unsloth_Offloaded_Gradient_Checkpointer`, which
+    Unsloth 2025.1.5 runs for every layer (e3162dc5 models/llama.py:817): the input copied to the host (:145, not
+    counted), nothing kept on the GPU; its backward copies it back into a new GPU tensor (:158) and recomputes."""
+
+    @staticmethod
+    def forward(ctx, layer, index, store, X, cos, sin):
+        ctx.layer, ctx.index, ctx.store, ctx.cos, ctx.sin = layer, index, store, cos, sin
+        with kernel():
+            store.host[index] = X.detach().to("cpu", copy=True)
+        with torch.no_grad():
+            return layer(X, cos, sin)
+
+    @staticmethod
+    def backward(ctx, dY):
+        host = ctx.store.host[ctx.index]
+        x = torch.empty(host.shape, dtype=host.dtype)  # hidden_states.to("cuda:0"): a new tensor each layer
+        with kernel():
+            x.copy_(host)
+        return None, None, None, recompute_backward(ctx, x.detach(), dY), None, None
 
 
 MEASURED_LAYER = 1
 WINDOW: dict[str, int] = {}
+LEGACY = False  # Unsloth 2025.1.5 (the README tables' version) instead of UNSLOTH's kernels and checkpointing
+ATTENTION = "flash"  # or "xformers" (LEGACY only: Unsloth 2025.1.5 without flash-attn installed)
 
 
 class UnslothFusedLoss(torch.autograd.Function):
@@ -487,8 +566,9 @@ class UnslothFusedLoss(torch.autograd.Function):
         return grad_inputs, None, None, None
 
 
-def measure(h, inter, a, kv, rank, seq, batch=1, layers=3, vocab=1024):
-    global TRACKER
+def measure(h, inter, a, kv, rank, seq, batch=1, layers=3, vocab=1024, legacy=False, attention="flash"):
+    global TRACKER, LEGACY, ATTENTION
+    LEGACY, ATTENTION = legacy, attention
     torch.manual_seed(0)
     d = h // a
     blocks = [Layer(h, inter, a, kv, rank) for _ in range(layers)]
@@ -509,7 +589,10 @@ def measure(h, inter, a, kv, rank, seq, batch=1, layers=3, vocab=1024):
         with tracker.in_phase("forward"):
             x = F.embedding(ids, embed).requires_grad_()  # the embedding's output, as peft's input hook leaves it
             for index, blk in enumerate(blocks):
-                x = UnslothCheckpoint.apply(blk, index, index == layers - 1, store, x, cos, sin)
+                if legacy:
+                    x = OffloadedCheckpointer.apply(blk, index, store, x, cos, sin)
+                else:
+                    x = UnslothCheckpoint.apply(blk, index, index == layers - 1, store, x, cos, sin)
             x = Fast_RMS_Layernorm.apply(x, final, 1e-5)
             loss = UnslothFusedLoss.apply(x, head, ids, 4)
             del x  # the final norm's output: CausalLM_fast_forward has returned by the backward
@@ -535,11 +618,18 @@ SEQS = (512, 1024)
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="")
+    parser.add_argument("--legacy", action="store_true",
+                        help="Unsloth 2025.1.5 (e3162dc5) with unsloth_zoo 2025.1.3, the README tables' version")
+    parser.add_argument("--attention", choices=("flash", "xformers"), default="flash",
+                        help="with --legacy: flash-attn, or xformers (keys and values copied to every head)")
     args = parser.parse_args(argv)
+    if args.attention != "flash" and not args.legacy:
+        parser.error("--attention: xformers is Unsloth 2025.1.5's path only (add --legacy)")
+    run = {"legacy": args.legacy, "attention": args.attention}
     torch.set_num_threads(2)
     cases = []
     for h, inter, a, kv, rank in SHAPES:
-        short, long = (measure(h, inter, a, kv, rank, seq) for seq in SEQS)
+        short, long = (measure(h, inter, a, kv, rank, seq, **run) for seq in SEQS)
         tokens = SEQS[1] - SEQS[0]
         case = {key: short[key] for key in ("hidden", "intermediate", "heads", "kv_heads", "head_dim", "rank")}
         case.update(
@@ -552,11 +642,12 @@ def main(argv=None):
               f"backward peak {case['backward_peak_per_token']:,.1f}, step {case['step_backward_peak_per_token']:,.1f}",
               file=sys.stderr)
         cases.append(case)
-    batch2 = measure(*SHAPES[0], SEQS[0], batch=2)
-    same = measure(*SHAPES[0], SEQS[1])
+    batch2 = measure(*SHAPES[0], SEQS[0], batch=2, **run)
+    same = measure(*SHAPES[0], SEQS[1], **run)
     assert batch2["backward_peak"] == same["backward_peak"], (batch2["backward_peak"], same["backward_peak"])
     if args.out:
-        P.write_golden(args.out, "measure_unsloth_lora.py", {"sources": [UNSLOTH, ZOO], "dtype": "bfloat16",
+        sources = [LEGACY_UNSLOTH, LEGACY_ZOO] if args.legacy else [UNSLOTH, ZOO]
+        P.write_golden(args.out, "measure_unsloth_lora.py", {"sources": sources, "dtype": "bfloat16", **run,
                                                               "seqs": list(SEQS), "cases": cases},
                        note=", CPU; Unsloth's Triton kernels and flash-attn rebuilt as the buffers they allocate")
 
