@@ -155,6 +155,7 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     for gpu in table_gpus().values():
         try:
             run = on_card(form.workload, gpu)
+            engine.check(run.but(gpu=gpu))  # what it refuses on that card (vLLM on a Mac, CTranslate2 off CUDA)
         except ValidationError as error:
             fits.append(GpuFit(gpu=gpu, utilization=0.0, count=None, refused=str(error)))
             continue

@@ -1,0 +1,29 @@
+"""The cards table (fit_all, the page's table, `--json` "gpus") row by row against what the command line answers
+with that card as --gpu: a card its engine refuses is refused in the table too, and an engine whose breakdown
+changes with the card counts each row with that card's."""
+
+from __future__ import annotations
+
+import pytest
+
+from vramcalc import parse_workload
+from vramcalc.analysis.evaluate import estimate
+from vramcalc.analysis.fit import fit_all
+from vramcalc.core.errors import ValidationError
+
+
+def _rows(fields: dict[str, str], form: str) -> dict[str, object]:
+    return {fit.gpu.slug: fit for fit in fit_all(estimate(parse_workload({**fields, "gpu": form})))}
+
+
+@pytest.mark.parametrize(("fields", "card"), [
+    ({"runtime": "vllm", "model": "llama-3.1-8b", "seq": "8192"}, "apple-m4-max-128gb"),
+    ({"runtime": "vllm", "model": "qwen3-embedding-0.6b", "mode": "embedding"}, "apple-m3-ultra-512gb"),
+    ({"runtime": "faster-whisper", "model": "whisper-small", "mode": "speech"}, "apple-m4-24gb"),
+    ({"runtime": "faster-whisper", "model": "whisper-small", "mode": "speech"}, "mi300x"),
+])
+def test_a_card_the_engine_refuses_is_refused_in_the_table(fields, card):
+    with pytest.raises(ValidationError) as refused:
+        parse_workload({**fields, "gpu": card})
+    row = _rows(fields, "h100-80gb")[card]
+    assert row.refused == str(refused.value) and row.count is None
