@@ -27,3 +27,13 @@ def test_a_card_the_engine_refuses_is_refused_in_the_table(fields, card):
         parse_workload({**fields, "gpu": card})
     row = _rows(fields, "h100-80gb")[card]
     assert row.refused == str(refused.value) and row.count is None
+
+
+@pytest.mark.parametrize("form", ["apple-m4-max-128gb", "h100-80gb"])
+def test_tei_rows_count_each_cards_own_attention(form):
+    """TEI runs bge-m3 in float16 unpadded (flash) on NVIDIA cards and padded on a Mac (candle's Metal backend has
+    no flash): an NVIDIA row is the NVIDIA answer whichever card the form names."""
+    fields = {"runtime": "tei", "model": "bge-m3", "mode": "embedding", "seq": "512", "batch": "8"}
+    own = estimate(parse_workload({**fields, "gpu": "rtx-4090"}))
+    row = _rows(fields, form)["rtx-4090"]
+    assert row.utilization == pytest.approx(own.total_bytes / own.workload.gpu.usable_bytes, rel=1e-9)
