@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.cards import on_card
 from ..engines.layouts import seq_step
 from ..engines.ollama import searched
+from ..inputs.parse import generation_gpus
 from ..memory.components import Breakdown
 from ..sources.gpus import GpuSpec, table_gpus
 from ..workload import Workload
@@ -74,7 +76,11 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
             breakdowns[key] = estimate(laid[key])
         return breakdowns[key]
 
+    unit = generation_gpus(workload)  # GRPO's and RLOO's generation batch: TRL refuses other counts
+
     def ok(n: int) -> bool:
+        if n % unit:
+            return False
         if n not in ranks:
             try:
                 ranks[n] = per_gpu(on(n), n)
@@ -99,6 +105,7 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
         step = (several.tp or 1) * (several.pp or 1) * (several.cp or 1)
         if several.dp is not None:
             return step * several.dp if ok(step * several.dp) else None
+    step = math.lcm(step, unit)
     high = step
     while not ok(high):
         high *= 2
