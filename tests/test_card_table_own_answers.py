@@ -37,3 +37,21 @@ def test_tei_rows_count_each_cards_own_attention(form):
     own = estimate(parse_workload({**fields, "gpu": "rtx-4090"}))
     row = _rows(fields, form)["rtx-4090"]
     assert row.utilization == pytest.approx(own.total_bytes / own.workload.gpu.usable_bytes, rel=1e-9)
+
+
+@pytest.mark.parametrize("extra", [{}, {"max_num_seqs": "8"}, {"kv_precision": "fp8"}, {"tp": "2", "gpus": "2"}])
+def test_vllm_rows_need_the_pool_to_hold_the_sequences(extra):
+    """vLLM does not start when its pool (gpu_memory_utilization of the card, less the rest) cannot hold the
+    sequences asked: Llama 3.1 70B, 4 × 32,768 tokens on one MI300X is 99 % of its memory but a pool of 2.41
+    sequences, so the answer with --gpu mi300x needs 2 GPUs, and its row says so."""
+    from vramcalc.analysis.solve import min_gpus
+    from vramcalc.workload import Target
+
+    fields = {"runtime": "vllm", "model": "llama-3.1-70b", "seq": "32768", "batch": "4", **extra}
+    for form in ("h100-80gb", "mi300x"):
+        rows = _rows(fields, form)
+        for slug in ("mi300x", "rtx-4090", "a100-40gb", "h200", "b200"):
+            own = parse_workload({**fields, "gpu": slug})
+            assert rows[slug].count == min_gpus(own, Target(gpu=own.gpu, count=own.devices)), (form, slug)
+    assert _rows({"runtime": "vllm", "model": "llama-3.1-70b", "seq": "32768", "batch": "4"},
+                 "h100-80gb")["mi300x"].verdict.value == "does not fit"

@@ -39,7 +39,7 @@ class GpuFit:
 
     @property
     def verdict(self) -> Verdict:
-        if self.refused is not None:
+        if self.refused is not None or (self.count or 1) > 1:  # more than one (vLLM: a pool too small)
             return Verdict.DOES_NOT_FIT
         if self.utilization <= TIGHT_RATIO:
             return Verdict.FITS
@@ -179,7 +179,8 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
         if fill is not None:
             used = max(used, fill)
         fits.append(GpuFit(gpu=gpu, utilization=used,
-                           count=fewest_gpus(breakdown, room_on(gpu, ram) - shift, ranks=ranks, gpu=gpu)))
+                           count=fewest_gpus(breakdown, room_on(gpu, ram) - shift, ranks=ranks, gpu=gpu,
+                                             engine_card=breakdown.workload.gpu == gpu)))
     return tuple(fits)
 
 
