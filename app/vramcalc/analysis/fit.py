@@ -13,6 +13,7 @@ from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.cards import on_card
 from ..engines.layouts import seq_step
+from ..engines.llamacpp import one_gpu_only
 from ..engines.ollama import searched
 from ..inputs.parse import generation_gpus
 from ..memory.components import Breakdown
@@ -97,6 +98,8 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
 
     if ok(1):  # one GPU runs without a layout: the fewest whatever the layout named for more
         return 1
+    if one_gpu_only(workload):  # llama.cpp's speculative decoding, modelled on one GPU: more are refused
+        return None
     several = laid[2]
     if several.seq % seq_step(several):  # a sequence the layout named with one GPU cannot split (check_seq)
         return None
