@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 
 from ..core.errors import ValidationError
 from ..engines import engine_for
 from ..engines.cards import on_card
 from ..engines.layouts import seq_step
+from ..engines.llamacpp import one_gpu_only
 from ..engines.ollama import searched
+from ..inputs.parse import generation_gpus
 from ..memory.components import Breakdown
 from ..sources.gpus import GpuSpec, table_gpus
 from ..workload import Workload
@@ -37,7 +40,7 @@ class GpuFit:
 
     @property
     def verdict(self) -> Verdict:
-        if self.refused is not None:
+        if self.refused is not None or (self.count or 1) > 1:  # more than one (vLLM: a pool too small)
             return Verdict.DOES_NOT_FIT
         if self.utilization <= TIGHT_RATIO:
             return Verdict.FITS
@@ -74,7 +77,11 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
             breakdowns[key] = estimate(laid[key])
         return breakdowns[key]
 
+    unit = generation_gpus(workload)  # GRPO's and RLOO's generation batch: TRL refuses other counts
+
     def ok(n: int) -> bool:
+        if n % unit:
+            return False
         if n not in ranks:
             try:
                 ranks[n] = per_gpu(on(n), n)
@@ -91,6 +98,8 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
 
     if ok(1):  # one GPU runs without a layout: the fewest whatever the layout named for more
         return 1
+    if one_gpu_only(workload):  # llama.cpp's speculative decoding, modelled on one GPU: more are refused
+        return None
     several = laid[2]
     if several.seq % seq_step(several):  # a sequence the layout named with one GPU cannot split (check_seq)
         return None
@@ -99,6 +108,7 @@ def fewest_gpus(breakdown: Breakdown, usable_bytes: int, *, engine_card: bool = 
         step = (several.tp or 1) * (several.pp or 1) * (several.cp or 1)
         if several.dp is not None:
             return step * several.dp if ok(step * several.dp) else None
+    step = math.lcm(step, unit)
     high = step
     while not ok(high):
         high *= 2
@@ -155,6 +165,7 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     for gpu in table_gpus().values():
         try:
             run = on_card(form.workload, gpu)
+            engine.check(run.but(gpu=gpu))  # what it refuses on that card (vLLM on a Mac, CTranslate2 off CUDA)
         except ValidationError as error:
             fits.append(GpuFit(gpu=gpu, utilization=0.0, count=None, refused=str(error)))
             continue
@@ -171,7 +182,8 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
         if fill is not None:
             used = max(used, fill)
         fits.append(GpuFit(gpu=gpu, utilization=used,
-                           count=fewest_gpus(breakdown, room_on(gpu, ram) - shift, ranks=ranks, gpu=gpu)))
+                           count=fewest_gpus(breakdown, room_on(gpu, ram) - shift, ranks=ranks, gpu=gpu,
+                                             engine_card=breakdown.workload.gpu == gpu)))
     return tuple(fits)
 
 

@@ -540,6 +540,12 @@ def check_draft(workload: Workload) -> None:
     check_kv_formats(workload, ("draft_kv_precision",), KV_FORMATS)
 
 
+def one_gpu_only(workload: Workload) -> bool:
+    """Whether llama.cpp runs the workload on one GPU only, as modelled: speculative decoding with a draft model
+    (check_draft) or the MTP layers (LlamaCpp.check) is refused on several."""
+    return workload.runtime is Runtime.LLAMACPP and (workload.draft_model is not None or bool(workload.mtp))
+
+
 GEMMA4_TEXT = ("gemma4_text", "gemma4_unified_text")  # the targets a Gemma 4 drafter reads the K/V and state of
 
 

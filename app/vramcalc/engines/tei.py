@@ -21,7 +21,7 @@ from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import Block, ModelSpec
 from ..model.families.encoder import alibi_bytes
 from ..parallel.layout import Layout
-from ..sources.gpus import GpuKind
+from ..sources.gpus import GpuKind, GpuSpec
 from ..workload import Workload
 from .base import EngineBreakdown, NoPool, pytorch_overhead, refuse_training
 from .cards import CardRule
@@ -145,6 +145,10 @@ class Tei(NoPool):
     """text-embeddings-inference: one forward over its token budget, no KV cache, no logits."""
 
     options = OPTIONS
+
+    def card_key(self, workload: Workload, gpu: GpuSpec) -> object:
+        """Whether it runs the model's Flash* implementation there (none on a Mac): unpadded batches or padded."""
+        return tei_flash(workload.but(gpu=gpu))
     runtime = Runtime.TEI
     kv_formats: tuple[Precision, ...] = ()
     weight_ladder = ("fp16",)

@@ -510,10 +510,9 @@ class Vllm:
         return VLLM_NON_TORCH + (0 if fields["enforce_eager"] else VLLM_CUDA_GRAPHS)
 
     def card_key(self, workload: Workload, gpu: GpuSpec) -> object:
-        """Its KV block there and, unless both are set, the batch defaults the profiling run's peak follows."""
-        given = workload.max_num_seqs and workload.max_num_batched_tokens
-        return (vllm_kv_block(workload.model, workload.effective_kv_precision, gpu),
-                None if given else vllm_batch_defaults(gpu.usable_bytes, gpu.display_name))
+        """The card itself: the pool it sizes from the card's memory (which must hold the sequences asked), its KV
+        block there and the batch defaults the profiling run's peak follows all change with it."""
+        return gpu
 
     def check(self, workload: Workload) -> None:
         refuse_training(workload)

@@ -25,6 +25,7 @@ from ..core.dtypes import Precision
 from ..core.units import GB, MIB
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
+from ..engines.llamacpp import one_gpu_only
 from ..engines.ollama import context_key
 from ..engines.vllm import startup_context
 from ..inputs.options import MAX_BATCH
@@ -282,7 +283,7 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
         gpus_text = words.message("answer.gpus_mixed")
     elif solution.min_gpus is None:
         gpus_text = words.message("answer.gpus_none" if workload.held_bytes >= target.gpu.usable_bytes
-                            else "answer.gpus_none_rank")
+                                  else "answer.gpus_one_only" if one_gpu_only(workload) else "answer.gpus_none_rank")
     else:
         gpus_text = words.message("answer.gpus", value=solution.min_gpus, gpu=target.gpu.display_name)
         if solution.min_gpus > 1:

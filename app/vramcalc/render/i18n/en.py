@@ -1106,6 +1106,8 @@ EN: Mapping[str, str] = {
     "answer.batch_none": "none: even {smallest} does not fit",
     "answer.batch_capped": "at least {value:,} (the input limit)",
     "answer.gpus_none": "none: the overhead alone fills one GPU",
+    "answer.gpus_one_only": ("none: with a draft model or MTP layers llama.cpp is modelled on one GPU, "
+                            "which does not hold it"),
     "answer.gpus_none_rank": "none up to 1,024: what every GPU keeps whatever the count (its own micro-batch, the "
                              "parts this layout replicates) is more than one card",
     "answer.gpus": "{value:,} × {gpu}",

@@ -1095,6 +1095,8 @@ PT: Mapping[str, str] = {
     "answer.batch_none": "nenhum: nem {smallest} cabe",
     "answer.batch_capped": "pelo menos {value:,} (o limite de entrada)",
     "answer.gpus_none": "nenhum: só a sobrecarga já enche uma GPU",
+    "answer.gpus_one_only": ("nenhum: com um modelo de rascunho ou camadas MTP o llama.cpp é modelado numa só GPU, "
+                            "que não o comporta"),
     "answer.gpus_none_rank": "nenhum até 1.024: o que cada GPU guarda, qualquer que seja a quantidade (o seu próprio "
                              "microlote, as partes que este layout replica), é mais do que uma placa",
     "answer.gpus": "{value:,} × {gpu}",
