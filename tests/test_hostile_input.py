@@ -189,6 +189,9 @@ def test_a_quantised_checkpoints_config_says_its_format_was_not_read(quantizatio
                for a in said), said
     asked = parse_workload({**DEFAULTS, "model": "config", "precision": "fp8"}, config=config).model.assumptions
     assert asked == parse_workload({**DEFAULTS, "model": "config"}, config=BASES["llama-3.1-8b"]).model.assumptions
+    # precision native names the unread quantization_config, not "published in 16-bit" (an adversary's find)
+    with pytest.raises(ValidationError, match=rf"quantization_config \({quantization['quant_method']}\) is not read"):
+        parse_workload({**DEFAULTS, "model": "config", "precision": "native"}, config=config)
 
 
 def test_the_tables_columns_stay_apart_for_the_largest_numbers():

@@ -149,11 +149,15 @@ def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None,
             raise ValidationError("model", slug, "no config.json has been imported")
         spec = from_hf_config(config)
         quantised = config.get("quantization_config")
-        if isinstance(quantised, Mapping) and weights is None and values.get("precision", "auto") in ("", "auto"):
+        if isinstance(quantised, Mapping) and weights is None and not spec.native_format:
             # a quantised checkpoint's format is not read from its config: the weights are counted in 16-bit
             method = "".join(c for c in str(quantised.get("quant_method", "?"))[:30] if c.isprintable())
-            spec = dataclasses.replace(spec, assumptions=(*spec.assumptions, phrase("assumption.quantised",
-                                                                                     method=method)))
+            if values.get("precision", "auto") == "native":
+                raise ValidationError("precision", "native", f"config.json's quantization_config ({method}) is not "
+                                      "read as the checkpoint's format: choose it (fp8, gptq-int4, awq-int4, nf4, ...)")
+            if values.get("precision", "auto") in ("", "auto"):
+                spec = dataclasses.replace(spec, assumptions=(*spec.assumptions, phrase("assumption.quantised",
+                                                                                         method=method)))
         return spec
     if slug != CUSTOM:
         return preset_spec(model_slug(slug))
