@@ -19,7 +19,9 @@ from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_lora.json").read_text(encoding="utf-8"))
 CASES = GOLDEN["cases"]
-ACTIVATION_TOLERANCE = 0.10
+# Within 0.05 % on every dense case; 10 % before the first layer's frozen input was counted (up to +7.1 %: the
+# 2-layer models' layer 0 keeps no input norm, tools/measure_lora_first_layer.py)
+ACTIVATION_TOLERANCE = 0.005
 PEFT_NAMES = {"q_proj": "q", "k_proj": "k", "v_proj": "v", "o_proj": "o", "gate_proj": "gate", "up_proj": "up",
               "down_proj": "down", "lm_head": "head", "all-linear": "all-linear"}
 

@@ -27,12 +27,11 @@ CASES = [case for case in GOLDEN["cases"] if case["target_modules"] == "all-line
 # layers' text and vision tokens, their kept states and masks. CPU's LayerNorm keeps mean and 1/std in bf16 where
 # CUDA's (and the engine's) keeps fp32: 4 B more a token and norm of the tower (+0.1 to +0.5 % here).
 IMAGES_TOLERANCE = 0.006
-# The whole step: the text layers' LoRA terms are tools/measure_lora.py's (tests/test_golden_lora.py, within 10 %),
-# which count the first layer as the others; with no checkpointing its input, the frozen embeddings' output, needs
-# no gradient, so its input norm (and with no adapted q/k/v its attention) keeps nothing: 1 of this model's 2
-# self-attention layers, +1 to +8.5 % (+17 % text-only under gate/up/down), 1 of 32 on the 11B. Eager fp32 under
-# checkpointing: the causal mask the checkpointed layers' arguments keep (tests/test_golden_mllama.py), −2.2 %.
-TOTAL_TOLERANCE = 0.09
+# The whole step: the text layers' LoRA terms are tools/measure_lora.py's (tests/test_golden_lora.py), with the first
+# layer's frozen input (tools/measure_lora_first_layer.py): within 0.2 %, where counting layer 0 as the others was
+# +1 to +8.5 % over. Eager fp32 under checkpointing: the causal mask the checkpointed layers' arguments keep
+# (tests/test_golden_mllama.py), −2.2 %.
+TOTAL_TOLERANCE = 0.025
 
 
 def _id(case):

@@ -101,7 +101,9 @@ def _lora_config(family, model, rank, targets, dropout):
     (peft's `lm_head` module: litgpt's lora_head, torchtune's apply_lora_to_output); "all-linear+head" names the
     modules all-linear resolves to, as peft's all-linear leaves the head out."""
     notes = []
-    if targets.endswith("+head"):
+    if not isinstance(targets, str):  # a list of module names, as given
+        used = list(targets)
+    elif targets.endswith("+head"):
         base = targets.removesuffix("+head")
         used = (list(QV) if base == "qv" else _linear_targets(model)) + ["lm_head"]
     elif targets == "qv":
@@ -216,7 +218,8 @@ def measure(family, attention, batch, seq, checkpointing, rank=None, targets=Non
         case["lora"] = {
             "r": rank, "lora_alpha": 2 * rank,
             "target_modules": {"qv": list(QV), "all-linear": "all-linear", "qv+head": [*QV, "lm_head"],
-                               "all-linear+head": ["all-linear", "lm_head"]}[targets],
+                               "all-linear+head": ["all-linear", "lm_head"]}[targets]
+            if isinstance(targets, str) else list(targets),
             "target_modules_used": used, "lora_dropout": dropout, "bias": "none",
             "adapter_dtype": "fp32" if adapter_fp32 else "bf16",
             "autocast_adapter_dtype": adapter_fp32,

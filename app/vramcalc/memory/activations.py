@@ -14,6 +14,7 @@ from ..model.families.decoder.saved import (
     compile_measured,
     compiled_lora_measured,
     cross_images_saved,
+    first_layer_lora_saving,
     head_lora_saved,
     layer_input_bytes_per_token,
     layers_saved,
@@ -181,6 +182,15 @@ def images_saved(workload: Workload) -> tuple[int, int]:
     return workload.batch * (workload.images * tower + kept), workload.batch * layer
 
 
+def frozen_first_layer_input(workload: Workload) -> bool:
+    """Whether the first layer's input needs no gradient under LoRA: the embeddings frozen and no checkpointing (with
+    it transformers' gradient_checkpointing_enable calls enable_input_require_grads: every layer saves alike, measured
+    by tools/measure_lora_first_layer.py). Not counted under torch.compile, whose layers are not measured so."""
+    lora = workload.lora
+    return (lora is not None and not lora.embeddings and workload.checkpointing is Checkpointing.NONE
+            and not compiled(workload))
+
+
 def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     """Per token: every layer's saved bytes, the largest layer's, what is saved outside the layers; for the
     batch: the rotary tables; the checkpointed inputs kept and layers held in full (checkpoint_plan). A text-only
@@ -195,6 +205,9 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
                                          old_4bit=("mlp" if workload.precision.mlp_only else "all")
                                          if old_bitsandbytes(workload) else "", vision_tokens=vision_tokens(workload),
                                          cross_lora=cross_lora(workload))
+    if lora is not None and matrices and frozen_first_layer_input(workload):
+        all_layers -= first_layer_lora_saving(model, e, workload.attention, workload.seq, matrices,
+                                              workload.lora_dropout, lora_compute_bytes(workload))
     outside = outside_layers_bytes_per_token(model, e)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 2 * e * model.hidden

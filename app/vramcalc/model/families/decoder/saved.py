@@ -220,6 +220,47 @@ def _lora_delta(model: ModelSpec, value_bytes: int, attention: Attention, matric
     return delta
 
 
+def first_layer_lora_saving(model: ModelSpec, value_bytes: int, attention: Attention, seq: int,
+                            matrices: tuple[Tensor, ...], dropout: float, adapter_value_bytes: int) -> int:
+    """What the first layer keeps less than `_lora_delta` counts, per token, when its input needs no gradient: LoRA
+    with frozen embeddings and no `enable_input_require_grads` (peft without gradient checkpointing; measured,
+    tools/measure_lora_first_layer.py). Autograd records an op only when one of its inputs requires grad, and saves
+    only what the gradients it will compute need (torch/csrc/autograd: `compute_requires_grad`; derivatives.yaml
+    saves `other` for `self`'s gradient and back), so layer 0 keeps nothing before its first adapted matrix: the
+    input norm nothing (its fp32 input and 1/rms); an adapter whose input needs no gradient no dropout mask (lora_A
+    still keeps its input, for its own weight); a per-head q or k norm of an unadapted projection nothing; eager
+    attention what only an unadapted projection's gradient needs (measured: q, k, v, q+v alone). With
+    no adapter on q, k or v the attention keeps nothing either (o's adapter then keeps its input itself); with none
+    on o the post-attention norm too; with none on gate or up the MLP all but down's adapter input."""
+    e, h, q, kv = value_bytes, model.hidden, model.q_dim, model.kv_dim
+    widths = {stem(t.name): t.shape[1] for t in matrices}
+    mask = MASK_BYTES if dropout > 0 else 0
+    norm = _norm_saved(model, e, h, feeds_linear=True) - 2 * e * h  # a frozen norm under LoRA (_lora_delta)
+    qkv = [name for name in ("attn_q", "attn_k", "attn_v") if name in widths]
+    saving = norm + mask * sum(widths[name] for name in qkv)
+    if model.qk_norm is QkNorm.HEAD:
+        for name, width, rows in (("attn_q", q, model.heads), ("attn_k", kv, model.kv_heads)):
+            saving += 0 if name in widths else _norm_saved(model, e, width, feeds_linear=False, rows=rows) - e * width
+    if qkv and attention is Attention.EAGER:  # q·kᵀ keeps q for k's gradient and k for q's; probs·v probs for v's
+        e_scores, row = any(n in widths for n in ("attn_q", "attn_k")), model.heads * seq
+        saving += e * q * (("attn_k" not in widths) + ("attn_q" not in widths))
+        if not e_scores:  # the fp32 softmax keeps its output for its own gradient, and v is kept for the probs'
+            saving += e * q + (FP32_BYTES * row if e != FP32_BYTES or "attn_v" not in widths else 0)
+        if "attn_v" not in widths and e != FP32_BYTES:  # the probabilities cast to the compute type
+            saving += e * row
+    if qkv:
+        return saving
+    saving += _attention_saved(model, e, attention, seq) + _window_mask_saved(model, e, attention, seq, model.kinds[0])
+    if "attn_output" in widths:
+        shared = dropout == 0 and adapter_value_bytes == e and attention is not Attention.EAGER
+        return saving - (e * q if shared else 0) + mask * widths["attn_output"]
+    saving += norm
+    gate_up = [name for name in widths if name.startswith(("ffn_gate", "ffn_up"))]
+    if gate_up:
+        return saving + mask * sum(widths[name] for name in gate_up)
+    return saving + mlp_saved(model, e, False) - e * model.ffn + mask * widths.get("ffn_down", 0)
+
+
 def head_lora_saved(model: ModelSpec, value_bytes: int, rank: int, dropout: float, adapter_value_bytes: int) -> int:
     """What LoRA on the LM head saves per token (peft's lora.Linear on `lm_head`; measured with
     tools/measure_lora.py): lora_A its input, the final norm's output (e·h; as an fp32 copy under fp32 adapters,
