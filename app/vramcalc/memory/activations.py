@@ -208,14 +208,21 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     if lora is not None and matrices and frozen_first_layer_input(workload):
         all_layers -= first_layer_lora_saving(model, e, workload.attention, workload.seq, matrices,
                                               workload.lora_dropout, lora_compute_bytes(workload))
-    outside = outside_layers_bytes_per_token(model, e)
+    # LoRA on the head alone, frozen embeddings, no checkpointing: nothing before the head's adapter needs a gradient,
+    # so autograd records nothing in the layers nor the final norm (measured, tools/measure_lora_head_only.py)
+    no_grad = lora is not None and tuple(lora.targets) == (HEAD,) and frozen_first_layer_input(workload)
+    shared = 0 if no_grad else batch_shared_bytes(model, e, workload.seq)
+    if no_grad:
+        all_layers = per_layer = 0
+    outside = outside_layers_bytes_per_token(model, e, final_norm_grad=not no_grad)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
-        outside -= 2 * e * model.hidden
+        outside -= 0 if no_grad else 2 * e * model.hidden
         if HEAD in lora.targets:  # but the head's adapter keeps its input
-            outside += head_lora_saved(model, e, lora.rank, workload.lora_dropout, lora_compute_bytes(workload))
+            outside += head_lora_saved(model, e, lora.rank, workload.lora_dropout, lora_compute_bytes(workload),
+                                       input_grad=not no_grad)
     run = model.layers - (0 if vision_tokens(workload) else model.count_kind(AttentionKind.CROSS))
     inputs_kept, layers_full = checkpoint_plan(run, workload.checkpointing)
-    return all_layers, per_layer, outside, batch_shared_bytes(model, e, workload.seq), inputs_kept, layers_full, e
+    return all_layers, per_layer, outside, shared, inputs_kept, layers_full, e
 
 
 def saved_per_token(workload: Workload) -> int:

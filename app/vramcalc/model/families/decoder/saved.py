@@ -261,11 +261,14 @@ def first_layer_lora_saving(model: ModelSpec, value_bytes: int, attention: Atten
     return saving + mlp_saved(model, e, False) - e * model.ffn + mask * widths.get("ffn_down", 0)
 
 
-def head_lora_saved(model: ModelSpec, value_bytes: int, rank: int, dropout: float, adapter_value_bytes: int) -> int:
+def head_lora_saved(model: ModelSpec, value_bytes: int, rank: int, dropout: float, adapter_value_bytes: int,
+                    input_grad: bool = True) -> int:
     """What LoRA on the LM head saves per token (peft's lora.Linear on `lm_head`; measured with
     tools/measure_lora.py): lora_A its input, the final norm's output (e·h; as an fp32 copy under fp32 adapters,
-    or a 1-byte mask and the dropped copy under dropout), and lora_B A's output (r)."""
-    kept = model.hidden * (adapter_value_bytes + (MASK_BYTES if dropout > 0 else 0))
+    or a 1-byte mask and the dropped copy under dropout), and lora_B A's output (r). The mask only when the input
+    asks for a gradient: with nothing adapted before the head and no checkpointing it does not
+    (tools/measure_lora_head_only.py)."""
+    kept = model.hidden * (adapter_value_bytes + (MASK_BYTES if dropout > 0 and input_grad else 0))
     return kept + rank * adapter_value_bytes
 
 
@@ -514,7 +517,7 @@ def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: 
     sizes = {key: layer_activation_bytes_per_token(model, e, attention, seq, moe=key[1], kind=key[0])
              + (_lora_delta(model, e, attention, lora_matrices, lora_rank, lora_dropout, adapter_value_bytes,
                             moe=key[1])
-                if lora_matrices else 0)
+                if lora_rank else 0)
              + (frozen_4bit_inputs(model, e, attention, lora_matrices, lora_dropout, adapter_value_bytes,
                                    attention_4bit=old_4bit == "all",
                                    mlp_width=(model.moe.shared_ffn if model.moe else 0) if key[1] else model.ffn)
@@ -525,12 +528,13 @@ def layers_saved(model: ModelSpec, value_bytes: int, attention: Attention, seq: 
     return sum(sizes[key] * count for key, count in groups.items()), max(sizes.values())
 
 
-def outside_layers_bytes_per_token(model: ModelSpec, value_bytes: int) -> int:
+def outside_layers_bytes_per_token(model: ModelSpec, value_bytes: int, final_norm_grad: bool = True) -> int:
     """Saved outside the layers, per token: token ids and labels (int64), the final norm
-    (which also feeds the LM head), and GPT-2's embedding dropout mask."""
+    (which also feeds the LM head; nothing when its input needs no gradient, as under LoRA on the head alone
+    without checkpointing), and GPT-2's embedding dropout mask."""
     e = value_bytes
     ids_and_labels = 2 * INDEX_BYTES
-    final_norm = _norm_saved(model, e, model.hidden, feeds_linear=True)
+    final_norm = _norm_saved(model, e, model.hidden, feeds_linear=True) if final_norm_grad else 0
     if model.block is Block.GPT2:
         return ids_and_labels + MASK_BYTES * model.hidden + final_norm
     return ids_and_labels + final_norm
