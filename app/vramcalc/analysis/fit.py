@@ -15,9 +15,9 @@ from ..engines.cards import on_card
 from ..engines.layouts import seq_step
 from ..engines.llamacpp import one_gpu_only
 from ..engines.ollama import searched
-from ..inputs.parse import generation_gpus
 from ..memory.components import Breakdown
 from ..sources.gpus import GpuSpec, table_gpus
+from ..training.grpo import generation_gpus
 from ..workload import Workload
 from .evaluate import estimate
 from .ranks import PerGpu, per_gpu
@@ -156,8 +156,8 @@ def fit_all(breakdown: Breakdown) -> tuple[GpuFit, ...]:
     if breakdown.workload.cards:
         breakdown = dataclasses.replace(breakdown, workload=breakdown.workload.but(cards=()))
     form = breakdown
-    # by the format run (the form's, the asked one, a fallback): its breakdown and its most loaded GPU by count,
-    # the same for every card that runs that format
+    # by the format run (the form's, the asked one, a fallback) and the engine's card key: its breakdown and its
+    # most loaded GPU by count, the same for every card of that format and key
     runs: dict[tuple[object, object, object], tuple[Breakdown, dict[int, PerGpu | None]]] = {}
     engine = engine_for(form.workload.runtime)
     form_card = engine.card_key(form.workload, form.workload.gpu) if form.workload.gpu else None

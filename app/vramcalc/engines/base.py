@@ -108,8 +108,9 @@ class Engine(Protocol):
         ...
 
     def card_key(self, workload: Workload, gpu: GpuSpec) -> object:
-        """What of its breakdown, beyond the overhead, changes with the card (vLLM: the KV block its attention
-        backend picks there): the cards table counts cards of one key with one breakdown."""
+        """What of its breakdown, beyond the overhead, changes with the card (vLLM: the card itself, whose memory
+        sizes its pool; TEI: whether it runs its flash path there): the cards table counts cards of one key with one
+        breakdown."""
         ...
 
     def check(self, workload: Workload) -> None:

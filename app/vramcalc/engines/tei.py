@@ -145,10 +145,6 @@ class Tei(NoPool):
     """text-embeddings-inference: one forward over its token budget, no KV cache, no logits."""
 
     options = OPTIONS
-
-    def card_key(self, workload: Workload, gpu: GpuSpec) -> object:
-        """Whether it runs the model's Flash* implementation there (none on a Mac): unpadded batches or padded."""
-        return tei_flash(workload.but(gpu=gpu))
     runtime = Runtime.TEI
     kv_formats: tuple[Precision, ...] = ()
     weight_ladder = ("fp16",)
@@ -189,6 +185,10 @@ class Tei(NoPool):
         if precision not in (Precision.FP16, Precision.FP32):
             raise ValidationError("precision", precision.value, "TEI (candle) runs float16 or float32: fp16 or fp32")
         return precision
+
+    def card_key(self, workload: Workload, gpu: GpuSpec) -> object:
+        """Whether it runs the model's Flash* implementation there (none on a Mac): unpadded batches or padded."""
+        return tei_flash(workload.but(gpu=gpu))
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         # the Turing image (turing-1.x) is built with DEFAULT_USE_FLASH_ATTENTION=False (README, "Turing image")

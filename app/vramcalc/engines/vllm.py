@@ -339,7 +339,8 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
     attention layer; maximum concurrency: the pool over what one sequence of `seq` tokens needs (windows capped), as
     vLLM logs it."""
     claimed = int(gpu_bytes * utilization)
-    budget = claimed if margin is None else min(claimed, (gpu_bytes if free is None else free) - margin)
+    start = gpu_bytes if free is None else free
+    budget = claimed if margin is None else min(claimed, start - margin)
     pool = max(0, budget - non_kv)
     block = vllm_kv_block(spec, kv_precision, gpu)
     per_block = vllm_block_bytes(spec, kv_precision, block)
@@ -356,7 +357,7 @@ def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utili
     return VllmPool(claimed_bytes=claimed, kv_pool_bytes=pool, kv_tokens=tokens, max_concurrency=concurrency,
                     logged_tokens=logged, budget_bytes=budget, margin_bytes=margin or 0, capacity_bytes=capacity,
                     block_bytes=per_block,
-                    free_bytes=0 if margin is None else gpu_bytes if free is None else free)
+                    free_bytes=0 if margin is None else start)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

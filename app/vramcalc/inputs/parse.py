@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import math
 import re
 from collections.abc import Callable, Mapping
 from typing import TypeVar
@@ -620,15 +619,6 @@ def _check_in_backward(workload: Workload) -> None:
     if workload.objective is not Objective.SFT:
         raise ValidationError("optimizer_in_backward", "1", "TRL's DPO, KTO, ORPO, GRPO, RLOO and PPO trainers step "
                               "after the backward")
-
-
-def generation_gpus(workload: Workload) -> int:
-    """The GPU counts TRL's GRPO and RLOO run are the multiples of this: the generations per prompt must divide
-    --batch × GPUs × the steps a generation serves (_check_grpo); 1 for any other workload."""
-    if not workload.is_training or workload.objective not in GENERATING:
-        return 1
-    steps = workload.grad_accum if workload.steps_per_generation is None else workload.steps_per_generation
-    return workload.generations // math.gcd(workload.generations, workload.batch * steps)
 
 
 def _check_grpo(workload: Workload) -> None:

@@ -42,7 +42,9 @@ in the generation phase only.
 
 from __future__ import annotations
 
-from ..core.choices import Mode, Objective, Reference, Rollout
+import math
+
+from ..core.choices import GENERATING, Mode, Objective, Reference, Rollout
 from ..core.dtypes import FP32_BYTES
 from ..memory.activations import inference_activations, lora_compute_bytes
 from ..memory.kv_cache import kv_cache_bytes
@@ -61,6 +63,15 @@ def steps_per_generation(workload: Workload) -> int:
 def generation_sequences(workload: Workload) -> int:
     """TRL's generation batch on this GPU: per_device_train_batch_size × steps_per_generation."""
     return workload.batch * steps_per_generation(workload)
+
+
+def generation_gpus(workload: Workload) -> int:
+    """The GPU counts TRL's GRPO and RLOO run are the multiples of this: the generations per prompt must divide the
+    generation batch of all GPUs, `generation_sequences` × GPUs (inputs/parse.py _check_grpo); 1 for any other
+    workload."""
+    if not workload.is_training or workload.objective not in GENERATING:
+        return 1
+    return workload.generations // math.gcd(workload.generations, generation_sequences(workload))
 
 
 def generations_per_step(workload: Workload) -> float:
