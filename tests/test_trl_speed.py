@@ -58,7 +58,7 @@ def test_the_stored_grpo_error_is_the_measured_one():
 
 
 # ---- the preference trainers (tests/data/speed/trl_preference_published.json; docs/accuracy.md 'Preference-tuning
-# times against published runs'): ORPO and KTO runs predicted, a DPO run recorded without its card
+# times against published runs'): an ORPO, a KTO and a DPO run predicted, a DPO run recorded without its card
 
 PREFERENCE = validate_trl_speed.PREFERENCE
 # rows the engine misses by more than 2x, and why (no rate is fitted to them: the reason is the finding)
@@ -80,6 +80,7 @@ def test_every_preference_row_quotes_its_source_and_its_step_is_its_runtime_over
     assert {row["objective"] for row in rows} == {"dpo", "orpo", "kto"}
     for row in rows:
         assert row["quoted"] and row["url"].startswith("https://"), row["id"]
+        assert row.get("anomalous") or row.get("inputs_assumed"), row["id"]  # no row states every input it ran
         for field in ("slug", "gpus", "batch", "grad_accum", "seq", "steps", "run_s", "step_s", "config"):
             assert row.get(field) is not None, (row["id"], field)
         assert row["step_s"] == pytest.approx(row["run_s"] / row["steps"], rel=0.01), row["id"]
@@ -94,19 +95,19 @@ def test_a_published_preference_step_is_predicted_within_2x(row):
     assert 0.5 < predicted / row["step_s"] < 2
 
 
-def test_the_preference_runs_took_several_times_the_predicted_step():
-    # what the page says (speed.error.preference): both runs slower than predicted, by 3-5x, not faster
-    found = validate_trl_speed.results(PREFERENCE)
-    assert [r["objective"] for r in found] == ["orpo", "kto"]
-    for r in found:
-        assert 3 < r["measured"] / r["predicted"] < 6, r
-        assert r["gpu"].startswith("h100"), r  # the page's line names H100s
+def test_every_preference_run_took_longer_than_predicted():
+    # what the page says (speed.error.preference): every run slower than predicted, none faster; the two on
+    # FSDP / DDP eager stacks by 3-5x, the single-GPU QLoRA DPO run within a quarter
+    found = {r["id"]: r["measured"] / r["predicted"] for r in validate_trl_speed.results(PREFERENCE)}
+    assert len(found) == 3 and all(ratio > 1 for ratio in found.values()), found
+    assert 3 < found["zephyr-orpo-141b-a35b-32xh100"] < 4 and 4 < found["trl-docs-kto-qwen2-0.5b-8xh100"] < 6
+    assert found["neuralhermes-2.5-mistral-7b-dpo-qlora-1xa100"] < 1.25
 
 
 def test_the_dpo_run_without_its_card_lies_between_the_h100_and_a100_predictions():
     # why it is recorded and not predicted: the card it ran on decides the error, and it is not stated
-    row = next(r for r in validate_trl_speed.table(PREFERENCE)["rows"] if r["objective"] == "dpo")
-    assert row["anomalous"]
+    row = next(r for r in validate_trl_speed.table(PREFERENCE)["rows"] if r.get("anomalous"))
+    assert row["objective"] == "dpo"
     h100 = validate_trl_speed.predict(row).step_s
     a100 = validate_trl_speed.predict({**row, "slug": "a100-80gb"}).step_s
     assert h100 < row["step_s"] / 2 and 0.5 < a100 / row["step_s"] < 2, (h100, a100)
@@ -129,7 +130,7 @@ def test_a_preference_answer_carries_the_published_runs_range(objective):
     said = expected_error(workload)
     values = dict(said.values)
     assert said.key == "speed.error.preference"
-    assert values["low"] == "3.5" and values["high"] == "4.8" and values["rows"] == 2
+    assert values["low"] == "1.2" and values["high"] == "4.8" and values["rows"] == 3 and values["worst"] == "79%"
 
 
 def test_objectives_with_no_published_run_still_say_not_checked():

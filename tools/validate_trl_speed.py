@@ -94,10 +94,10 @@ def summary(found: list[dict[str, Any]]) -> dict[str, float]:
 
 def preference_line(found: list[dict[str, Any]]) -> dict[str, Any]:
     """data/speed.json's "trl-pref" (the page's line for DPO, ORPO and KTO, speed/validation.py): the runs predicted,
-    the objectives they are, and the range of measured / predicted step times."""
+    the objectives they are, their median and worst |error| and the range of measured / predicted step times."""
     s = summary(found)
-    return {"rows": s["rows"], "objectives": sorted({r["objective"] for r in found}),
-            "low": round(s["low"], 1), "high": round(s["high"], 1)}
+    return {"rows": s["rows"], "objectives": sorted({r["objective"] for r in found}), "median": round(s["median"], 3),
+            "worst": round(s["worst"], 3), "low": round(s["low"], 1), "high": round(s["high"], 1)}
 
 
 def main() -> int:

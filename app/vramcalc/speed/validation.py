@@ -32,9 +32,10 @@ def expected_error(workload: Workload) -> Phrase:
         return phrase("speed.error.grpo", median=f"{grpo['median']:.0%}", worst=f"{grpo['worst']:.0%}",
                       rows=grpo["rows"])
     preference = stats.get("trl-pref")
-    if workload.objective in PREFERENCE and preference:  # too few runs for a median: the range they took
-        return phrase("speed.error.preference", objective=workload.objective.value.upper(), rows=preference["rows"],
+    if workload.objective in PREFERENCE and preference:  # every run slower than predicted: by how much
+        return phrase("speed.error.preference", rows=preference["rows"],
                       objectives=" / ".join(o.upper() for o in preference["objectives"]),
+                      median=f"{preference['median']:.0%}", worst=f"{preference['worst']:.0%}",
                       low=f"{preference['low']:.1f}", high=f"{preference['high']:.1f}")
     if workload.objective is not Objective.SFT:
         return phrase("speed.error.objective", objective=workload.objective.value.upper())

@@ -1513,8 +1513,8 @@ EN: Mapping[str, str] = {
         "{objective} steps are not checked against published runs yet: treat the time as a rough estimate."
     ),
     "speed.error.preference": (
-        "{objective} steps are barely checked: the {rows} published TRL runs found ({objectives}, on H100s) took "
-        "{low}–{high}× the predicted time, so treat the time as an underestimate."
+        "Against {rows} published TRL runs ({objectives}): {median} at the median, {worst} at worst, every one slower "
+        "than predicted ({low}–{high}× the predicted time): treat the time as an underestimate."
     ),
     "speed.error.grpo": (
         "Against published GRPO runs: {median} at the median, {worst} at worst ({rows} open-r1 runs, 7B models on "

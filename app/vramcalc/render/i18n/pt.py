@@ -1589,8 +1589,8 @@ PT: Mapping[str, str] = {
         "grosseira."
     ),
     "speed.error.preference": (
-        "Passos de {objective} quase não foram conferidos: as {rows} execuções publicadas do TRL encontradas "
-        "({objectives}, em H100s) levaram {low}–{high}× o tempo previsto; trate o tempo como subestimado."
+        "Frente a {rows} execuções publicadas do TRL ({objectives}): {median} na mediana, {worst} no pior caso, todas "
+        "mais lentas que o previsto ({low}–{high}× o tempo previsto): trate o tempo como subestimado."
     ),
     "speed.error.grpo": (
         "Frente a execuções publicadas de GRPO: {median} na mediana, {worst} no pior caso ({rows} execuções do "
