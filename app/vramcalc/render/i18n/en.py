@@ -1512,6 +1512,10 @@ EN: Mapping[str, str] = {
     "speed.error.objective": (
         "{objective} steps are not checked against published runs yet: treat the time as a rough estimate."
     ),
+    "speed.error.preference": (
+        "Against {rows} published TRL runs ({objectives}): {median} at the median, {worst} at worst, every one slower "
+        "than predicted ({low}–{high}× the predicted time): treat the time as an underestimate."
+    ),
     "speed.error.grpo": (
         "Against published GRPO runs: {median} at the median, {worst} at worst ({rows} open-r1 runs, 7B models on "
         "H100s); other sizes and cards are not checked yet."

@@ -1588,6 +1588,10 @@ PT: Mapping[str, str] = {
         "Passos de {objective} ainda não foram conferidos com execuções publicadas: trate o tempo como estimativa "
         "grosseira."
     ),
+    "speed.error.preference": (
+        "Frente a {rows} execuções publicadas do TRL ({objectives}): {median} na mediana, {worst} no pior caso, todas "
+        "mais lentas que o previsto ({low}–{high}× o tempo previsto): trate o tempo como subestimado."
+    ),
     "speed.error.grpo": (
         "Frente a execuções publicadas de GRPO: {median} na mediana, {worst} no pior caso ({rows} execuções do "
         "open-r1, modelos de 7B em H100s); outros tamanhos e placas ainda não foram conferidos."
