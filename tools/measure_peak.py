@@ -289,7 +289,7 @@ def measure_training(family, attention, recipe, batch, seq, checkpointing="none"
 
         import measure_lora as L
         rank, targets = lora
-        lora_config, _, _ = L._lora_config(family, model, rank, targets, 0.0)
+        lora_config, _, _ = L._lora_config(family, model, rank, _peft_targets(targets), 0.0)
         top = get_peft_model(model, lora_config, autocast_adapter_dtype=False)
         if checkpointing == "layer":
             model.enable_input_require_grads()
@@ -383,6 +383,40 @@ def head_training_plan():
     return cases
 
 
+def lora_backward_plan():
+    """LoRA's layers' backward over other shapes (`--only lora`, added to the golden file): targets that leave the MLP
+    frozen or adapt it alone, ranks, sequence lengths, fp32 (where a layer's backward outgrows the final norm's),
+    eager attention at 512 tokens (softmax's backward), per-layer checkpointing, and mistral beside llama and qwen3."""
+    return [
+        ("llama", "flash", "bf16", 1, 512, "none", "adamw", "foreach", (8, "qv")),
+        ("llama", "flash", "bf16", 4, 64, "none", "adamw", "foreach", (16, "all-linear")),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "o")),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "gate,up,down")),
+        ("llama", "flash", "fp32", 2, 128, "none", "adamw", "foreach", (8, "qv")),
+        ("llama", "flash", "fp32", 2, 128, "none", "adamw", "foreach", (8, "all-linear")),
+        ("llama", "eager", "bf16", 1, 512, "none", "adamw", "foreach", (8, "qv")),
+        ("llama", "flash", "bf16", 2, 128, "layer", "adamw", "foreach", (8, "qv")),
+        ("llama", "flash", "fp32", 2, 128, "layer", "adamw", "foreach", (8, "qv")),
+        ("qwen3", "flash", "bf16", 2, 256, "none", "adamw", "foreach", (8, "down")),
+        ("qwen3", "flash", "fp32", 2, 128, "none", "adamw", "foreach", (64, "k")),
+        ("qwen3", "flash", "bf16", 2, 128, "layer", "adamw", "foreach", (64, "all-linear")),
+        ("mistral", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "qv")),
+        ("mistral", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear+head")),
+    ]
+
+
+PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj",
+              "down": "down_proj"}
+
+
+def _peft_targets(targets):
+    """tools/measure_lora.py's names (qv, all-linear, +head), or the engine's comma-separated ones (o, gate,up,down)
+    as peft module names."""
+    if targets in ("qv", "all-linear") or targets.endswith("+head"):
+        return targets
+    return [PEFT_NAMES[name] for name in targets.split(",")]
+
+
 # ---------------------------------------------------------------- inference prefill
 
 
@@ -430,8 +464,9 @@ def prefill_plan():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="tests/golden/measured_peak.json")
-    parser.add_argument("--only", choices=("training", "prefill", "toy", "head"),
-                        help="head: only the LoRA-on-the-head cases, added to (or replaced in) --out")
+    parser.add_argument("--only", choices=("training", "prefill", "toy", "head", "lora"),
+                        help="head: only the LoRA-on-the-head cases, added to (or replaced in) --out; lora: only "
+                             "lora_backward_plan's, likewise")
     parser.add_argument("--families", nargs="+")
     parser.add_argument("--explain-prefill", nargs=5, metavar=("FAMILY", "ATTENTION", "DTYPE", "BATCH", "SEQ"),
                         help="measure one prefill and print the largest storages live at its peak (writes nothing)")
@@ -452,13 +487,14 @@ def main(argv=None):
         print({k: v for k, v in measured.items()}, file=sys.stderr)
         return
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    if args.only == "head":  # the other cases as they were measured, the head's replaced
+    if args.only in ("head", "lora"):  # the other cases as they were measured, these replaced
+        plan = head_training_plan() if args.only == "head" else lora_backward_plan()
         with open(args.out, encoding="utf-8") as f:
             result = json.load(f)
-        result["training"] = [c for c in result["training"]
-                              if not (c["lora"] or {}).get("targets", "").endswith("+head")]
-        _run(head_training_plan(), measure_training, _training_entry, result["training"], result["skipped"],
-             args.families)
+        replaced = {json.dumps(_training_entry(*case)) for case in plan}
+        result["training"] = [c for c in result["training"] if json.dumps(
+            {k: c[k] for k in _training_entry(*plan[0])}) not in replaced]
+        _run(plan, measure_training, _training_entry, result["training"], result["skipped"], args.families)
         M.write_json(args.out, result)
         return
     result = {**M.provenance("tools/measure_peak.py"), "toy": check_tracker(), "training": [], "prefill": [],
