@@ -15,12 +15,14 @@ from vramcalc.core.dtypes import Precision
 from vramcalc.model.families.decoder.saved import lora_measured
 from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.training.lora import parse_targets
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_peak.json").read_text(encoding="utf-8"))
 PEAK_TOLERANCE = 0.10
 LORA_TARGETS = {"all-linear": ("all-linear",), "qv": ("q", "v"), "qv+head": ("q", "v", "head"),
-                "all-linear+head": ("all-linear", "head")}  # tools/measure_lora.py's names, the engine's
+                "all-linear+head": ("all-linear", "head")}  # tools/measure_lora.py's names, the engine's (or the
+# engine's own, comma-separated: o, gate,up,down)
 RECIPES = {"bf16": Recipe.BF16, "fp32": Recipe.FP32, "amp": Recipe.AMP, "mixed": Recipe.MIXED}
 
 
@@ -34,8 +36,10 @@ def _training_id(case):
 def _training_workload(case):
     lora = case["lora"]
     extra = {}
-    if lora:
-        extra = {"lora_rank": lora["rank"], "lora_dtype": Precision.BF16, "lora_targets": LORA_TARGETS[lora["targets"]]}
+    if lora:  # peft's adapters take the base's dtype (autocast_adapter_dtype=False)
+        extra = {"lora_rank": lora["rank"],
+                 "lora_dtype": Precision.FP32 if case["recipe"] == "fp32" else Precision.BF16,
+                 "lora_targets": LORA_TARGETS.get(lora["targets"]) or parse_targets(lora["targets"])}
     return Workload(
         model=from_hf_config(case["config"]), mode=Mode.TRAINING, recipe=RECIPES[case["recipe"]],
         precision=Precision.FP32 if case["recipe"] == "fp32" else Precision.BF16, batch=case["batch"],
