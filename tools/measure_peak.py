@@ -277,7 +277,8 @@ class _MasterCopy:
 
 def measure_training(family, attention, recipe, batch, seq, checkpointing="none", optimizer="adamw",
                      impl="foreach", lora=None, explain=False):
-    """Two steps; the phases of the second. `lora` = (rank, targets) on a bf16 base."""
+    """Two steps; the phases of the second. `lora` = (rank, targets[, options]): adapters in the base's dtype and no
+    dropout, unless options say {"adapters": "fp32", "dropout": p}."""
     dtype = torch.float32 if recipe in ("fp32", "amp") else torch.bfloat16
     model, config = M.build(family, attention, dtype)
     model.train()
@@ -288,9 +289,10 @@ def measure_training(family, attention, recipe, batch, seq, checkpointing="none"
         from peft import get_peft_model
 
         import measure_lora as L
-        rank, targets = lora
-        lora_config, _, _ = L._lora_config(family, model, rank, _peft_targets(targets), 0.0)
-        top = get_peft_model(model, lora_config, autocast_adapter_dtype=False)
+        rank, targets, *more = lora
+        options = more[0] if more else {}  # {"dropout": p, "adapters": "fp32"}: peft's defaults are fp32 adapters
+        lora_config, _, _ = L._lora_config(family, model, rank, _peft_targets(targets), options.get("dropout", 0.0))
+        top = get_peft_model(model, lora_config, autocast_adapter_dtype=options.get("adapters") == "fp32")
         if checkpointing == "layer":
             model.enable_input_require_grads()
     params = list({id(p): p for p in top.parameters() if p.requires_grad}.values())
@@ -386,7 +388,8 @@ def head_training_plan():
 def lora_backward_plan():
     """LoRA's layers' backward over other shapes (`--only lora`, added to the golden file): targets that leave the MLP
     frozen or adapt it alone, ranks, sequence lengths, fp32 (where a layer's backward outgrows the final norm's),
-    eager attention at 512 tokens (softmax's backward), per-layer checkpointing, and mistral beside llama and qwen3."""
+    eager attention at 512 tokens (softmax's backward), per-layer checkpointing, mistral beside llama and qwen3, and
+    peft's default fp32 adapters and dropout on a bf16 base."""
     return [
         ("llama", "flash", "bf16", 1, 512, "none", "adamw", "foreach", (8, "qv")),
         ("llama", "flash", "bf16", 4, 64, "none", "adamw", "foreach", (16, "all-linear")),
@@ -402,6 +405,13 @@ def lora_backward_plan():
         ("qwen3", "flash", "bf16", 2, 128, "layer", "adamw", "foreach", (64, "all-linear")),
         ("mistral", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "qv")),
         ("mistral", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear+head")),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "qv", {"adapters": "fp32"})),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear", {"adapters": "fp32"})),
+        ("llama", "flash", "bf16", 2, 256, "layer", "adamw", "foreach", (8, "all-linear", {"adapters": "fp32"})),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "qv", {"dropout": 0.05})),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear", {"dropout": 0.05})),
+        ("qwen3", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (16, "all-linear+head",
+                                                                         {"adapters": "fp32", "dropout": 0.05})),
     ]
 
 
@@ -525,7 +535,7 @@ def _run(plan, measure, entry, out, skipped, families):
 def _training_entry(family, attention, recipe, batch, seq, checkpointing, optimizer, impl, lora):
     return {"family": family, "attention": attention, "recipe": recipe, "batch": batch, "seq": seq,
             "checkpointing": checkpointing, "optimizer": optimizer, "optimizer_impl": impl,
-            "lora": {"rank": lora[0], "targets": lora[1]} if lora else None}
+            "lora": {"rank": lora[0], "targets": lora[1], **(lora[2] if len(lora) > 2 else {})} if lora else None}
 
 
 def _prefill_entry(family, attention, dtype, batch, seq):

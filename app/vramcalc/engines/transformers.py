@@ -179,11 +179,14 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     peak = step_module.peak(by_phase)
     live = by_phase[peak]
     def backward_temporaries() -> Phrase:
-        if live["temporaries"] != transient:  # the optimizer's update of one tensor, inside the backward
+        if live["temporaries"] == sizes.norm_backward != transient + sizes.hidden_gradient:  # LoRA: the final norm's
+            return phrase("temporaries.norm_backward", bytes=format_binary(live["temporaries"]))
+        if live["temporaries"] != transient + sizes.hidden_gradient:  # the optimizer's update of one tensor
             return phrase("temporaries.in_backward", optimizer=workload.optimizer.value,
                           bytes=format_binary(live["temporaries"]))
         return phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
-            "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else "")
+            "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else "", hidden=phrase(
+            "temporaries.hidden_gradient", bytes=format_binary(sizes.hidden_gradient)) if sizes.hidden_gradient else "")
 
     temporaries = {
         "generation": lambda: phrase("temporaries.ppo_generate" if is_ppo else "temporaries.generate",

@@ -610,8 +610,8 @@ class LoraBackward:
     output too, held by the reentrant checkpoint's backward).
     `mlp`: a layer's MLP backward at its worst: its three I-wide gradients (down's input's, then gate's activation's
     and up's), less what down's adapter saved, freed with its backward by then (lora_A its input, lora_B A's output);
-    without an adapter on down, 3·e·I. `down_gradients`: that adapter's weight gradients, made by then (bytes, not
-    per token).
+    without an adapter on down (or with fp32 adapters or dropout, unmeasured), 3·e·I. `down_gradients`: that
+    adapter's weight gradients, made by then (bytes, not per token).
     `recompute_overlap`: with checkpointing in fp32, the recomputed input norm's x.float() is the kept input itself,
     which the layer's saved bytes count again (e·h). `first_input`: with checkpointing, the first layer's kept input,
     live at its recompute beside the gradients of the layers after it."""
@@ -632,11 +632,12 @@ def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ..
     head_released = head_lora_saved(model, e, rank, dropout, e_a) if head else 0
     final_norm = _norm_saved(model, e, h, feeds_linear=True) - 2 * e * h  # frozen: neither its cast nor its output
     mlp, down_gradients = 3 * e * model.ffn, 0
-    for t in matrices:
-        if stem(t.name) == "ffn_down":
+    for t in matrices:  # measured with adapters in the activations' dtype and no dropout: fp32 adapters (peft's cast
+        # and its gradient) and dropout (its backward) make more within down's backward, kept at 3·e·I
+        if stem(t.name) == "ffn_down" and e_a == e and dropout == 0:
             width = t.shape[1]
-            mlp -= width * (e_a + (MASK_BYTES if dropout > 0 else 0)) + rank * e_a
-            down_gradients = rank * (width + t.shape[0]) * e_a
+            mlp -= width * e + rank * e
+            down_gradients = rank * (width + t.shape[0]) * e
     return LoraBackward(head_released=head_released, norm=5 * FP32_BYTES * h - FP32_BYTES,
                         layer_released=head_released + final_norm, hidden_gradient=e * h * (1 + checkpointed), mlp=mlp,
                         down_gradients=down_gradients,
