@@ -70,7 +70,9 @@ EN: Mapping[str, str] = {
     "temporaries.chunk_upcast": "the loss's fp32 copy of its last chunk of logits = {bytes}",
     "temporaries.loss_chunk": "the chunked loss's backward, one of its {chunks} chunks at a time = {bytes}",
     "temporaries.backward": "one layer's backward: the gradients of its MLP's hidden tensors (about 3 × batch × seq "
-                            "× MLP width){dequantised} = {bytes}",
+                            "× MLP width){dequantised} = {bytes}{hidden}",
+    "temporaries.hidden_gradient": ", and the hidden states' gradient = {bytes}",
+    "temporaries.norm_backward": "the final norm's backward: five fp32 copies of the hidden states = {bytes}",
     "temporaries.in_backward": "the {optimizer} update of one tensor inside the backward (the optimizer steps "
                                "each gradient as it is made) = {bytes}",
     "field.framework.label": "Framework",

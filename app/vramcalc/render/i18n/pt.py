@@ -73,7 +73,9 @@ PT: Mapping[str, str] = {
     "temporaries.chunk_upcast": "a cópia fp32 que a loss faz do seu último bloco de logits = {bytes}",
     "temporaries.loss_chunk": "a passagem reversa da loss em blocos, um dos seus {chunks} blocos por vez = {bytes}",
     "temporaries.backward": "a passagem reversa de uma camada: os gradientes dos tensores ocultos do seu MLP (cerca de "
-                            "3 × lote × seq × largura do MLP){dequantised} = {bytes}",
+                            "3 × lote × seq × largura do MLP){dequantised} = {bytes}{hidden}",
+    "temporaries.hidden_gradient": ", e o gradiente dos estados ocultos = {bytes}",
+    "temporaries.norm_backward": "a passagem reversa da norma final: cinco cópias fp32 dos estados ocultos = {bytes}",
     "temporaries.in_backward": "a atualização do {optimizer} de um tensor dentro da passagem reversa (o otimizador "
                                "aplica cada gradiente assim que é feito) = {bytes}",
     "field.framework.label": "Framework",
