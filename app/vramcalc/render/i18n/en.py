@@ -1476,6 +1476,12 @@ EN: Mapping[str, str] = {
         "{bandwidth} GB/s take "
         "less time than the matmuls ({step} ms per step)."
     ),
+    "speed.basis.rdna_mxfp4": (
+        "Of the GPU's time per step, {seconds} ms are gpt-oss's MXFP4 experts on an RDNA card beyond their read: "
+        "transformers runs them through triton_kernels' matmul_ogs, whose AMD launch setting at {rows} routed rows or "
+        "fewer (2 warps) took {slowdown} times its tuned time in triton-lang/triton PR #10810 (gfx1201); neither of "
+        "the Hub's copies that transformers loads has that PR's RDNA configs."
+    ),
     "speed.basis.overhead": (
         "Bound by fixed costs: {fixed} ms per step of kernel launches and synchronisation, more than reading {bytes} "
         "at {share} of {bandwidth} GB/s ({step} ms per token)."

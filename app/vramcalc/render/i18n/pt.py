@@ -1549,6 +1549,13 @@ PT: Mapping[str, str] = {
         "a {share} de {bandwidth} "
         "GB/s leva menos tempo que as multiplicações de matrizes ({step} ms por passo)."
     ),
+    "speed.basis.rdna_mxfp4": (
+        "Do tempo da GPU por passo, {seconds} ms são os experts MXFP4 do gpt-oss numa placa RDNA além da sua "
+        "leitura: o transformers executa-os pelo matmul_ogs do triton_kernels, cuja configuração de lançamento AMD "
+        "com {rows} linhas roteadas ou menos (2 warps) levou {slowdown} vezes o tempo afinado no PR #10810 de "
+        "triton-lang/triton (gfx1201); nenhuma das cópias do Hub que o transformers carrega tem as configurações "
+        "RDNA desse PR."
+    ),
     "speed.basis.overhead": (
         "Limitado por custos fixos: {fixed} ms por passo de lançamentos de kernels e sincronização, mais que ler "
         "{bytes} a {share} de {bandwidth} GB/s ({step} ms por token)."
