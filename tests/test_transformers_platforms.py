@@ -30,10 +30,11 @@ def test_the_rocm_row_is_predicted_and_the_unstated_one_kept():
 
 def test_the_error_is_the_one_reported():
     """amd/playbooks #882: 11.6 tokens/s measured; 41.7 predicted (+259 %) until the MXFP4 experts' matmul_ogs on
-    RDNA was modelled (speed/triton_moe.py), 18.7 since (+61 %, docs/accuracy.md)."""
+    RDNA was modelled (speed/triton_moe.py) and attention kept in bf16 as transformers loads it, 17.3 since
+    (+49 %, docs/accuracy.md)."""
     (row,) = ROWS
     assert row["measured"] == 11.6
-    assert 0.55 < row["error"] < 0.65
+    assert 0.44 < row["error"] < 0.54
 
 
 def test_the_rocm_row_within_2x():

@@ -26,6 +26,12 @@ from .hardware import Device
 from .reads import Reads
 
 
+def mxfp4_experts(workload: Workload) -> bool:
+    """Experts in MXFP4: asked (`mxfp4`), or a checkpoint published so run as it is (gpt-oss's `native`)."""
+    name = getattr(workload.precision, "name", "")
+    return name == "mxfp4" or (name == "native" and workload.model.native_format.startswith("MXFP4"))
+
+
 def rdna_mxfp4_seconds(workload: Workload, device: Device, rates: Mapping[str, Any], weights: Reads, tokens: int,
                        share: float) -> float:
     """The seconds a step of `tokens` tokens (batch x tokens per sequence) spends in the MXFP4 experts beyond their
@@ -33,7 +39,7 @@ def rdna_mxfp4_seconds(workload: Workload, device: Device, rates: Mapping[str, A
     routed rows than the slow launch setting takes."""
     table = rates.get("rdna_mxfp4")
     if (table is None or workload.runtime is not Runtime.TRANSFORMERS or not device.rdna or not weights.experts
-            or getattr(workload.precision, "name", "") != "mxfp4" or tokens * weights.per_token > table["max_rows"]):
+            or not mxfp4_experts(workload) or tokens * weights.per_token > table["max_rows"]):
         return 0.0
     assert device.bandwidth is not None
     experts = sum(layer.experts for layer in weights.layers) * weights.touched(tokens)

@@ -411,6 +411,12 @@ PT: Mapping[str, str] = {
         "um de 16 bits sem quantizar), por isso os pesos são contados aqui a 16 bits. O vLLM mantém pesos FP8 a partir "
         "de 7.5 (Marlin)."
     ),
+    "note.mxfp4_kernels": (
+        "O transformers só mantém pesos MXFP4 onde o pacote kernels (kernels 0.18.2 ou posterior, antes de kernels "
+        "0.19, para o transformers 5.23) e o Triton 3.4 ou posterior (Triton 3.5 em XPU e CPU) estão instalados: sem "
+        "eles desquantiza-os para bf16 ao carregar, {bf16} de pesos em vez de {kept} (quantizer_mxfp4.py). Num Strix "
+        "Halo de 64 GB, o playbook da AMD ficou sem memória até o kernels ser fixado (amd/playbooks #792, #882)."
+    ),
     "note.dequantised_mxfp4": (
         "O transformers só executa pesos {format} em CUDA (capacidade de computação 7.5 ou superior), XPU e CPU: na "
         "{gpu} ({capability}) desquantiza-os para bf16 ao carregar, por isso os pesos são contados aqui a 16 bits."
