@@ -136,3 +136,15 @@ def test_the_memory_answer_says_what_keeps_mxfp4(fields, said):
     assert (line is not None) is said
     if said:
         assert "41.83 GB of weights instead of 13.76 GB" in line
+
+
+def test_the_line_reads_in_portuguese():
+    from test_portuguese_page import assert_portuguese
+    from vramcalc.render.messages import Words
+
+    workload = _workload()
+    assert workload.gpu is not None
+    speed = speed_of(estimate(workload), workload.gpu, 1, Machine())
+    lines = [Words("pt").say(line) for line in speed.basis if line.key == "speed.basis.rdna_mxfp4"]
+    assert len(lines) == 1 and "PR #10810" in lines[0]
+    assert_portuguese(lines, "the RDNA line")

@@ -4,12 +4,12 @@ transformers keeps a published MXFP4 checkpoint in MXFP4 on a ROCm GPU (quantize
 ROCm is `torch.cuda`, every RDNA target passes the (7, 5) capability test) and runs each MoE layer through the
 Hub's triton_kernels: `routing`, then two `matmul_ogs` (integrations/mxfp4.py, Mxfp4GptOssMLP.forward and
 Mxfp4GptOssExperts.forward_routed; transformers 4.57.1 loads kernels-community/triton_kernels, 5.23.0
-kernels-community/gpt-oss-triton-kernels). Their AMD launch settings (matmul_ogs_details/opt_flags.py,
+kernels-community/gpt-oss-triton-kernels). The latter's AMD launch settings (matmul_ogs_details/opt_flags.py,
 make_default_opt_flags_amd, huggingface/kernels-community @40d4194) have no RDNA case: at m <= 16 routed rows
-(tokens x experts per token: decode of 1 to 4 sequences) `num_warps = 2`, block_m 32. triton-lang/triton PR #10810
-(2026-07-06, RDNA configs for the MXFP4 matmul_ogs, in neither Hub copy) measured that setting on a gfx1201 with
-GPT-OSS's MoE: 2.954 ms at M = 16 where its tuned config takes 0.398 ms (`slowdown` 7.42; at M = 32, where the
-default gives 8 warps, 0.631 against 0.547).
+(tokens x experts per token: decode of 1 to 4 sequences) `num_warps = 2`, block_m 32; the former is pinned at
+triton 7d0efaa7, before triton-lang/triton PR #10810 (2026-07-06, RDNA configs for the MXFP4 matmul_ogs, in
+neither Hub copy), which measured that setting on a gfx1201 with GPT-OSS's MoE: 2.954 ms at M = 16 where its
+tuned config takes 0.398 ms (`slowdown` 7.42; at M = 32, where the default gives 8 warps, 0.631 against 0.547).
 Modelled: the experts a step reads take `slowdown` times their read at the engine's bandwidth share, on RDNA cards
 (hardware.is_rdna), MXFP4 weights, m <= `max_rows`; the host's work still overlaps (transformers' host_overlap).
 Not modelled: the gfx1201 ratio carried to RDNA 3 and 3.5 as it is (the PR's configs were searched on both; its
