@@ -535,8 +535,14 @@ def as_loaded(model: ModelSpec, precision: Precision | WeightFormat,
     bitsandbytes converts `nn.Linear` modules only, so a mixture of experts' fused expert stacks (3-D
     `gate_up_proj` and `down_proj` parameters) stay in the compute dtype (measured by
     tools/measure_bnb_experts.py; bitsandbytes#1849). Unsloth converts them since 2026.6 (unsloth#4032);
-    litgpt and torchtune build modules of their own."""
-    if (isinstance(precision, WeightFormat) and precision.name in BNB_FORMATS and model.moe is not None
-            and framework in LOADS_FUSED_EXPERTS):
+    litgpt and torchtune build modules of their own. MXFP4 (Mxfp4HfQuantizer) converts gpt-oss's expert MLPs alone
+    (integrations/mxfp4.py replace_with_mxfp4_linear: each GptOssMLP becomes an Mxfp4GptOssMLP), attention stays
+    in bf16 as the published checkpoint has it: `quantise=mlp` (amd/playbooks #882: gpt-oss-20b loaded in 12.83 GiB,
+    12.82 so, 11.94 with attention in MXFP4)."""
+    if not isinstance(precision, WeightFormat) or framework not in LOADS_FUSED_EXPERTS:
+        return precision
+    if precision.name in BNB_FORMATS and model.moe is not None:
         return dataclasses.replace(precision, experts_kept=True)
+    if precision.name == "mxfp4" and model.model_type == "gpt_oss":
+        return dataclasses.replace(precision, mlp_only=True)
     return precision

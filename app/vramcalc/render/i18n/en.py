@@ -397,6 +397,12 @@ EN: Mapping[str, str] = {
         "{gpu} ({capability}) it dequantises a checkpoint published in FP8 to bf16 as it loads (and keeps a 16-bit one "
         "unquantised), so the weights are counted at 16 bits here. vLLM keeps FP8 weights on 7.5 and later (Marlin)."
     ),
+    "note.mxfp4_kernels": (
+        "transformers keeps MXFP4 weights only where the kernels package (kernels 0.18.2 or later, before kernels "
+        "0.19, for transformers 5.23) and Triton 3.4 or later (Triton 3.5 on XPU and the CPU) are installed: without "
+        "them it dequantises them to bf16 as it loads, {bf16} of weights instead of {kept} (quantizer_mxfp4.py). On a "
+        "64 GB Strix Halo, AMD's playbook ran out of memory until kernels was pinned (amd/playbooks #792, #882)."
+    ),
     "note.dequantised_mxfp4": (
         "transformers runs {format} weights on CUDA (compute capability 7.5 and later), XPU and the CPU only: on the "
         "{gpu} ({capability}) it dequantises them to bf16 as it loads, so the weights are counted at 16 bits here."
@@ -1477,6 +1483,12 @@ EN: Mapping[str, str] = {
         "Compute-bound: {sequences} {sequences:sequence|sequences} per step; the weights' {bytes} read at {share} of "
         "{bandwidth} GB/s take "
         "less time than the matmuls ({step} ms per step)."
+    ),
+    "speed.basis.rdna_mxfp4": (
+        "Of the GPU's time per step, {seconds} ms are gpt-oss's MXFP4 experts on an RDNA card beyond their read: "
+        "transformers runs them through triton_kernels' matmul_ogs, whose AMD launch setting at {rows} routed rows or "
+        "fewer (2 warps) took {slowdown} times its tuned time in triton-lang/triton PR #10810 (gfx1201); neither of "
+        "the Hub's copies that transformers loads has that PR's RDNA configs."
     ),
     "speed.basis.overhead": (
         "Bound by fixed costs: {fixed} ms per step of kernel launches and synchronisation, more than reading {bytes} "

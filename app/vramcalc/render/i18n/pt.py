@@ -413,6 +413,12 @@ PT: Mapping[str, str] = {
         "um de 16 bits sem quantizar), por isso os pesos são contados aqui a 16 bits. O vLLM mantém pesos FP8 a partir "
         "de 7.5 (Marlin)."
     ),
+    "note.mxfp4_kernels": (
+        "O transformers só mantém pesos MXFP4 onde o pacote kernels (kernels 0.18.2 ou posterior, antes de kernels "
+        "0.19, para o transformers 5.23) e o Triton 3.4 ou posterior (Triton 3.5 em XPU e CPU) estão instalados: sem "
+        "eles desquantiza-os para bf16 ao carregar, {bf16} de pesos em vez de {kept} (quantizer_mxfp4.py). Num Strix "
+        "Halo de 64 GB, o playbook da AMD ficou sem memória até o kernels ser fixado (amd/playbooks #792, #882)."
+    ),
     "note.dequantised_mxfp4": (
         "O transformers só executa pesos {format} em CUDA (capacidade de computação 7.5 ou superior), XPU e CPU: na "
         "{gpu} ({capability}) desquantiza-os para bf16 ao carregar, por isso os pesos são contados aqui a 16 bits."
@@ -1550,6 +1556,13 @@ PT: Mapping[str, str] = {
         "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes} dos pesos "
         "a {share} de {bandwidth} "
         "GB/s leva menos tempo que as multiplicações de matrizes ({step} ms por passo)."
+    ),
+    "speed.basis.rdna_mxfp4": (
+        "Do tempo da GPU por passo, {seconds} ms são os experts MXFP4 do gpt-oss numa placa RDNA além da sua "
+        "leitura: o transformers executa-os pelo matmul_ogs do triton_kernels, cuja configuração de lançamento AMD "
+        "com {rows} linhas roteadas ou menos (2 warps) levou {slowdown} vezes o tempo afinado no PR #10810 de "
+        "triton-lang/triton (gfx1201); nenhuma das cópias do Hub que o transformers carrega tem as configurações "
+        "RDNA desse PR."
     ),
     "speed.basis.overhead": (
         "Limitado por custos fixos: {fixed} ms por passo de lançamentos de kernels e sincronização, mais que ler "
