@@ -120,7 +120,7 @@ def test_transformers_converts_gpt_oss_experts_alone():
     assert _weights_gib(workload) == _weights_gib(parse_workload(
         {"model": "gpt-oss-20b", "runtime": "transformers", "gpu": "strix-halo"}))
     vllm = parse_workload({"model": "gpt-oss-20b", "runtime": "vllm", "gpu": "h100-80gb", "precision": "mxfp4"})
-    assert not vllm.precision.mlp_only  # vLLM: not this change
+    assert vllm.precision.mlp_only  # vLLM too (tests/test_mxfp4_experts.py)
 
 
 @pytest.mark.parametrize(("fields", "said"), [

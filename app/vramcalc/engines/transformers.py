@@ -17,6 +17,7 @@ from ..core.choices import (
     Runtime,
 )
 from ..core.dtypes import Precision
+from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
 from ..formats.weights import BNB_FORMATS, WeightFormat
@@ -442,6 +443,12 @@ class Transformers(NoPool):
         refuse_gguf(workload)
         if not workload.is_training:
             check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+        fmt = workload.precision
+        if isinstance(fmt, WeightFormat) and fmt.name == "mxfp4" and workload.model.model_type != "gpt_oss":
+            raise ValidationError("precision", "mxfp4", "transformers runs MXFP4 for gpt-oss's experts alone "
+                                  "(integrations/mxfp4.py replace_with_mxfp4_linear converts GptOssMLP); another "
+                                  "model's MXFP4 checkpoint (compressed-tensors) is decompressed to 16 bits as it "
+                                  "loads (run_compressed=False): choose bf16, or vLLM")
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:
