@@ -99,7 +99,7 @@ def test_vllm_runs_a_gemma_4_drafter_as_an_mtp_proposer_reading_the_models_cache
     assert result.runtime["kv_tokens"] == result.runtime["kv_pool_bytes"] // block * 64 < plain.runtime["kv_tokens"]
     assert with_drafter["weights"] - without["weights"] == 2 * param_count(drafter)
     assert with_drafter["activations"] - without["activations"] > 8192 * 1536 * 2  # the hidden states buffer
-    assert "keeps no cache" in _said(result, "kv_cache")
+    assert "keeps no cache" in _said(result, "kv_cache") and "hidden states" in _said(result, "activations")
 
 
 @pytest.mark.parametrize(("values", "says"), [
@@ -107,6 +107,8 @@ def test_vllm_runs_a_gemma_4_drafter_as_an_mtp_proposer_reading_the_models_cache
     ({"model": "gemma-3-27b-it", "draft_model": "gemma-3-1b-it"}, "vocabulary size (262,144)"),
     # ModelConfig.verify_with_parallel_config on the draft's parallel config: Llama 3.2 3B's 24 heads over TP 16
     ({"model": "llama-3.1-70b", "draft_model": "llama-3.2-3b", "gpus": "16", "tp": "16"}, "24 attention heads"),
+    # ... an MTP drafter's too (SpeculativeConfig._verify_args): Gemma 4 E2B's 8 heads take TP 8, its drafter's 4 not
+    ({"model": "gemma-4-e2b-it", "draft_model": "gemma-4-e2b-it-assistant", "gpus": "8", "tp": "8"}, "4 attention"),
     ({"draft_model": DRAFT, "gpus": "2", "pp": "2"}, "last pipeline stage"),  # not modelled, said so
     ({"draft_model": DRAFT, "mode": "embedding"}, "mode inference"),
 ])

@@ -822,9 +822,8 @@ OPTIONS = (
            help="llama.cpp --cache-type-v (default: --kv-precision)",
            parse=lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision), shown_when=_SHOWN),
     Option(key="draft_model", default="", group="engine", metavar="PRESET",
-           help="a draft model for speculative decoding, a preset of the same family: llama-server -md (its GGUF in "
-                "--draft-precision, its own context beside the model's), vLLM --speculative-config (in the model's "
-                "dtype, its cache in the model's pool), transformers generate(assistant_model=...) (one sequence)",
+           help="a draft model for speculative decoding, a preset of the same family (llama-server -md, vLLM "
+                "--speculative-config, transformers assistant_model)",
            parse=parse_draft_model, shown_when=DRAFT_SHOWN),
     Option(key="draft_precision", default="", group="engine", metavar="TYPE",
            help=f"the draft model's GGUF type (default {DRAFT_FORMAT})", parse=parse_draft_precision,

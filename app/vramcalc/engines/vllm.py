@@ -216,14 +216,14 @@ def vllm_draft_weights(workload: Workload) -> int:
 
 
 def vllm_speculator_buffers(workload: Workload, batched: int, seqs: int) -> int:
-    """The GPU buffers vLLM 0.34's draft speculators allocate at start, T = max_num_batched_tokens rows, R =
-    max_num_seqs, K drafted: InputBuffers (input_batch.py: int32 ids, int64 positions, bool padding of T; int32
-    query_start_loc, seq_lens, dcp_local_seq_lens of R), DraftModelSpeculator (spec_decode/speculator.py: int64
-    idx_mapping and seeds, fp32 temperature of R; int64 draft_tokens and fp32 confidences of R x K),
-    AutoRegressiveSpeculator's int64 last_token_indices of R; then a draft model's StandaloneARSpeculator
-    (int32 arange of R + 1; int32 ids, int64 positions and an int64 slot mapping per KV group of T + R), or a Gemma 4
-    drafter's TargetDependentARSpeculator (hidden_states [T, backbone width] in the model's dtype, int64
-    sample_src_positions of R). Draft logits are kept only with draft_sample_method probabilistic (not the default)."""
+    """The GPU buffers vLLM 0.34's draft speculators allocate at start (T batched tokens, R sequences, K drafted)."""
+    # InputBuffers (input_batch.py: int32 ids, int64 positions, bool padding of T; int32 query_start_loc, seq_lens,
+    # dcp_local_seq_lens of R), DraftModelSpeculator (spec_decode/speculator.py: int64 idx_mapping and seeds, fp32
+    # temperature of R; int64 draft_tokens and fp32 confidences of R x K), AutoRegressiveSpeculator's int64
+    # last_token_indices of R; then a draft model's StandaloneARSpeculator (int32 arange of R + 1; int32 ids, int64
+    # positions and an int64 slot mapping per KV group of T + R), or a Gemma 4 drafter's TargetDependentARSpeculator
+    # (hidden_states [T, backbone width] in the model's dtype, int64 sample_src_positions of R). Draft logits are
+    # kept only with draft_sample_method probabilistic (not the default).
     draft = workload.draft_model
     if draft is None:
         return 0
@@ -237,16 +237,17 @@ def vllm_speculator_buffers(workload: Workload, batched: int, seqs: int) -> int:
 
 
 def check_vllm_draft(workload: Workload, layout: Layout) -> None:
-    """What vLLM 0.34 refuses of a draft model (the vocabulary; the draft's heads over the tensor-parallel degree,
-    ModelConfig.verify_with_parallel_config), and a layout of pipeline stages, where vLLM keeps the draft on the
-    last stage only (not modelled here)."""
-    draft = vllm_own_cache_draft(workload)
-    if workload.draft_model is not None and layout.pp > 1:
-        raise ValidationError("draft_model", workload.draft_model.name, "vLLM keeps the draft on the last pipeline "
-                              "stage only, which is not modelled here: a layout of tensor parallel and data parallel")
+    """What vLLM 0.34 refuses of a draft model, and pipeline stages (the draft on the last one: not modelled)."""
+    # the vocabulary (verify_equal_vocab_size_if_draft_model, draft_has_own_vocab: draft_model only); the draft's
+    # heads over the tensor-parallel degree (_verify_args: verify_with_parallel_config on the draft's, an MTP
+    # drafter's too)
+    draft = workload.draft_model
     if draft is None:
         return
-    if draft.vocab != workload.model.vocab:
+    if layout.pp > 1:
+        raise ValidationError("draft_model", draft.name, "vLLM keeps the draft on the last pipeline stage only, "
+                              "which is not modelled here: a layout of tensor parallel and data parallel")
+    if not draft.drafter_backbone and draft.vocab != workload.model.vocab:  # a drafter's vocabulary is not checked
         raise ValidationError("draft_model", draft.name, f"vLLM refuses a draft whose vocabulary size "
                               f"({draft.vocab:,}) is not the model's ({workload.model.vocab:,}): config/speculative.py "
                               "verify_equal_vocab_size_if_draft_model; pick one of the same family")

@@ -923,11 +923,9 @@ EN: Mapping[str, str] = {
     "field.cards.help": "llama.cpp and Ollama split the layers over the cards of one machine by each one's memory; "
                         "the GPU above is CUDA0.",
     "field.draft_model.label": "Draft model (speculative decoding)",
-    "field.draft_model.help": "A small model of the same family guesses tokens the model checks. llama-server -md: "
-                              "its weights, its own context as long as the model's, and its compute buffer. vLLM: "
-                              "its weights in the model's dtype and its layers in every block of the pool. "
-                              "transformers (assistant_model, one sequence): its weights and its own cache. A Gemma "
-                              "4 drafter (assistant) reads the model's cache and keeps none.",
+    "field.draft_model.help": "A small model of the same family guesses tokens the model checks: its weights and "
+                              "its own cache (vLLM: in the model's pool; transformers: one sequence). A Gemma 4 "
+                              "drafter (assistant) reads the model's cache and keeps none.",
     "option.draft_model.none": "None",
     "field.draft_precision.label": "Draft model's GGUF type",
     "field.draft_precision.help": "The draft's file (q8_0 unless chosen).",

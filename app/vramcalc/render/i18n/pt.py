@@ -910,12 +910,9 @@ PT: Mapping[str, str] = {
     "field.cards.help": "O llama.cpp e o Ollama dividem as camadas pelas placas de uma máquina conforme a memória de "
                         "cada uma; a GPU acima é a CUDA0.",
     "field.draft_model.label": "Modelo de rascunho (decodificação especulativa)",
-    "field.draft_model.help": "Um modelo pequeno da mesma família adivinha tokens que o modelo confere. "
-                              "llama-server -md: os seus pesos, o seu próprio contexto tão longo quanto o do modelo, "
-                              "e o seu buffer de cálculo. vLLM: os seus pesos no dtype do modelo e as suas camadas "
-                              "em cada bloco do pool. transformers (assistant_model, uma sequência): os seus pesos e "
-                              "o seu próprio cache. Um rascunhador do Gemma 4 (assistant) lê o cache do modelo e "
-                              "não guarda nenhum.",
+    "field.draft_model.help": "Um modelo pequeno da mesma família adivinha tokens que o modelo confere: os seus "
+                              "pesos e o seu próprio cache (vLLM: no pool do modelo; transformers: uma sequência). "
+                              "Um rascunhador do Gemma 4 (assistant) lê o cache do modelo e não guarda nenhum.",
     "option.draft_model.none": "Nenhum",
     "field.draft_precision.label": "Tipo GGUF do rascunho",
     "field.draft_precision.help": "O arquivo do rascunho (q8_0 se não escolhido).",
