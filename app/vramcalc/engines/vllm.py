@@ -194,8 +194,9 @@ def vllm_mtp_buffers(workload: Workload, batched: int, seqs: int) -> int:
 # run as method mtp: hf_config_override -> gemma4_mtp; spec_decode/gemma4/): every layer reads a target layer's
 # cache (kv_sharing_target_layer_name), so it adds no K/V; its embedding is swapped for the target's
 # (_share_embeddings) but lm_head still holds the drafter's tied one, so all of its weights stay.
-VLLM_DRAFT_TOKENS = 3  # num_speculative_tokens printed and counted: vLLM has no default with a draft model
-# (DraftModelSpeculatorConfig.default_model raises without one); llama-server's --spec-draft-n-max default
+VLLM_DRAFT_TOKENS = 3  # num_speculative_tokens printed and counted: a draft model has no n_predict to default it
+# from (DraftModelSpeculatorConfig.configure raises "num_speculative_tokens was not provided"; a Gemma 4 drafter's
+# n_predict 1 would give 1); llama-server's --spec-draft-n-max default, so the engines draft alike
 
 
 def vllm_draft_tokens(workload: Workload) -> int:
