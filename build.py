@@ -145,7 +145,8 @@ DRAFT_MAX_PARAMS = 10e9  # the draft models the page offers: the small ones (a l
 
 
 def draft_models() -> dict[str, str]:
-    """The presets the page offers as llama.cpp draft models: decoders of at most DRAFT_MAX_PARAMS."""
+    """The presets the page offers as draft models (llama.cpp, vLLM, transformers): decoders of at most
+    DRAFT_MAX_PARAMS."""
     from vramcalc.model.table import count_params
     from vramcalc.sources.presets import preset_spec
 

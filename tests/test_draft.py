@@ -55,7 +55,6 @@ def test_the_draft_s_layers_on_the_gpu_move_its_weights_to_system_ram():
 
 @pytest.mark.parametrize(("values", "says"), [
     ({"draft_model": "llama-3.2-1b"}, "vocabulary"),  # 128,256 tokens against Qwen3's 151,936
-    ({"draft_model": "qwen3-0.6b", "runtime": "vllm", "precision": "auto"}, "llama-server"),
     ({"draft_model": "qwen3-0.6b", "runtime": "ollama"}, "llama-server"),
     ({"draft_model": "qwen3-0.6b", "gpus": "2"}, "one GPU"),
     ({"draft_model": "whisper-small"}, "decoder"),

@@ -82,7 +82,6 @@ def test_the_drafter_speeds_the_decode_up():
     ({"model": "llama-3.2-1b"}, "draft_model", "Gemma 4 model"),  # before the vocabulary rule
     ({"model": DRAFTER}, "model", "choose its Gemma 4 target"),
     ({"runtime": "transformers", "precision": "bf16"}, "draft_model", "kv_sharing_modes"),
-    ({"runtime": "vllm", "precision": "auto"}, "draft_model", "method mtp"),
     ({"runtime": "ollama"}, "draft_model", "llama-server"),
 ])
 def test_where_the_drafter_cannot_draft_the_field_is_named(values, field, says):

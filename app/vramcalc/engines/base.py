@@ -211,3 +211,11 @@ def check_kv_formats(workload: Workload, keys: tuple[str, ...], allowed: tuple[P
         if kv is not None and kv not in allowed:
             raise ValidationError(key, kv.value, f"{workload.runtime.value} caches keys and values as one of: "
                                                  + ", ".join(p.value for p in allowed))
+
+
+def hf_reference(model: ModelSpec) -> str:
+    """A preset as an engine that downloads it names it: its Hugging Face id, else its display name."""
+    from ..sources.presets import load_presets  # here: the presets read the configs this package's callers parse
+
+    preset = load_presets().get(model.name)
+    return preset.hf_id if preset is not None and preset.hf_id else model.display_name

@@ -9,6 +9,7 @@ from ..core.errors import ValidationError
 from ..parallel.layout import Layout, check, seq_multiple
 from ..workload import Workload
 from . import engine_for
+from .vllm import check_vllm_draft
 
 
 def degrees(workload: Workload, dp: int = 1) -> Layout:
@@ -37,12 +38,15 @@ def resolve_layout(workload: Workload, gpus: int) -> Layout:
                                             "GPUs): one GPU, or vLLM")
     if not workload.layout_given:  # sequence parallelism, asked alone, rides on the default's tensor parallel
         default = engine_for(workload.runtime).default_layout(workload.model, gpus, training=workload.is_training)
-        return dataclasses.replace(default, sp=True) if workload.sp and default.tp > 1 else default
-    layout = degrees(workload)
-    if workload.dp is None:
-        rest = layout.tp * layout.pp * layout.cp
-        if gpus % rest:
-            raise ValidationError("gpus", gpus, f"tp × pp × cp = {rest} does not divide the {gpus} GPUs")
-        layout = degrees(workload, dp=gpus // rest)
-    check(layout, workload.model, training=workload.is_training, gpus=gpus)
+        layout = dataclasses.replace(default, sp=True) if workload.sp and default.tp > 1 else default
+    else:
+        layout = degrees(workload)
+        if workload.dp is None:
+            rest = layout.tp * layout.pp * layout.cp
+            if gpus % rest:
+                raise ValidationError("gpus", gpus, f"tp × pp × cp = {rest} does not divide the {gpus} GPUs")
+            layout = degrees(workload, dp=gpus // rest)
+        check(layout, workload.model, training=workload.is_training, gpus=gpus)
+    if workload.runtime is Runtime.VLLM:
+        check_vllm_draft(workload, layout)  # its draft model split over this layout
     return layout

@@ -541,8 +541,11 @@ def check_draft(workload: Workload) -> None:
 
 
 def one_gpu_only(workload: Workload) -> bool:
-    """Whether llama.cpp runs the workload on one GPU only, as modelled: speculative decoding with a draft model
-    (check_draft) or the MTP layers (LlamaCpp.check) is refused on several."""
+    """Whether the workload runs on one GPU only, as modelled: llama.cpp's speculative decoding with a draft model
+    (check_draft) or the MTP layers (LlamaCpp.check), and transformers' assisted generation (Transformers.check),
+    are refused on several."""
+    if workload.runtime is Runtime.TRANSFORMERS:
+        return workload.draft_model is not None
     return workload.runtime is Runtime.LLAMACPP and (workload.draft_model is not None or bool(workload.mtp))
 
 
@@ -778,6 +781,8 @@ _SHOWN = {"runtime": ("llamacpp",), "mode": ("inference",)}
 _GGUF_SHOWN = {"runtime": ("llamacpp", "ollama"), "mode": ("inference",)}
 # what llama-server --embedding (and Ollama's embed) read too: its layers on the GPU, slots and micro-batch
 _GGUF_EMBEDS = {"runtime": ("llamacpp", "ollama"), "mode": ("inference", "embedding")}
+# the engines a draft model is counted on (inputs/parse.py DRAFT_RUNTIMES)
+DRAFT_SHOWN: When = {"runtime": ("llamacpp", "vllm", "transformers"), "mode": ("inference",)}
 _DRAFT: When = {**_SHOWN, "draft_model": Not(("",))}  # Ollama's num_gpu, num_batch, parallel
 OPTIONS = (
     Option(key="n_cpu_moe", default="0", group="engine", metavar="N",
@@ -817,9 +822,9 @@ OPTIONS = (
            help="llama.cpp --cache-type-v (default: --kv-precision)",
            parse=lambda t: None if t == "" else parse_choice("kv_precision_v", t, Precision), shown_when=_SHOWN),
     Option(key="draft_model", default="", group="engine", metavar="PRESET",
-           help="llama-server -md: a draft model for speculative decoding, a preset of the same family (its GGUF in "
-                "--draft-precision), with its own context beside the model's", parse=parse_draft_model,
-           shown_when=_SHOWN),
+           help="a draft model for speculative decoding, a preset of the same family (llama-server -md, vLLM "
+                "--speculative-config, transformers assistant_model)",
+           parse=parse_draft_model, shown_when=DRAFT_SHOWN),
     Option(key="draft_precision", default="", group="engine", metavar="TYPE",
            help=f"the draft model's GGUF type (default {DRAFT_FORMAT})", parse=parse_draft_precision,
            shown_when=_DRAFT),

@@ -52,7 +52,7 @@ from ..model.families.decoder.saved import (
     lora_measured,
 )
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
-from ..model.table import counted_tensors
+from ..model.table import counted_tensors, param_count
 from ..model.tensor import Counted, Tensor, layer_of, stem
 from ..parallel.layout import Layout, default_layout
 from ..training import grpo, ppo, preference
@@ -61,7 +61,15 @@ from ..training.lora import HEAD, QLORA_FORMATS, layer_matrices
 from ..training.offload import Offloaded
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
 from ..workload import Workload
-from .base import EngineBreakdown, NoPool, check_kv_formats, pytorch_overhead, refuse_gguf, run_as_published
+from .base import (
+    EngineBreakdown,
+    NoPool,
+    check_kv_formats,
+    hf_reference,
+    pytorch_overhead,
+    refuse_gguf,
+    run_as_published,
+)
 from .cards import CardRule, capability_at_least, not_a_mac
 
 
@@ -421,6 +429,60 @@ QUANTIZATION_CONFIGS = {
 PRE_QUANTISED = frozenset({"fp8", "mxfp4", "gptq-int4", "gptq-int8", "awq-int4"})
 
 
+# ---------------------------------------------------------------- assisted generation (a draft model)
+# transformers 5.23 generate(assistant_model=...) (generation/candidate_generator.py AssistedCandidateGenerator,
+# generation/utils.py _assisted_decoding): the assistant is a model the user loads beside the target, here in the
+# target's compute dtype; it generates its candidates with a cache of its own (assistant_kwargs["past_key_values"],
+# a DynamicCache from its own generation config, so never the target's quantized cache), cropped to the accepted
+# tokens, at most the sequence's length (_calculate_new_tokens stops at the target's max_length). The target checks
+# candidate_length + 1 positions, their logits upcast to fp32 (`.float()`), while the assistant's scores of the
+# candidates are kept (output_scores) for the confidence threshold. One sequence only ("assisted generate is only
+# supported for batch_size = 1"). A different vocabulary is Universal Assisted Decoding (tokenizer and
+# assistant_tokenizer passed to generate), not a refusal. Measured on the CPU with two random Llama models:
+# tools/measure_assisted.py, docs/accuracy.md.
+ASSISTANT_TOKENS = 20  # GenerationConfig's num_assistant_tokens default (schedule "constant"; configuration_utils.py)
+
+
+def assistant_weights(workload: Workload) -> int:
+    draft = workload.draft_model
+    return 0 if draft is None else workload.activation_precision.bytes_for(param_count(draft))
+
+
+def assistant_cache(workload: Workload) -> int:
+    """The assistant's own cache: one sequence of `seq` tokens of its layers, in its dtype."""
+    draft = workload.draft_model
+    if draft is None:
+        return 0
+    e = int(workload.activation_precision.bits) // 8
+    return workload.activation_precision.bytes_for(draft.kv_values_per_sequence(workload.seq)) + \
+        draft.recurrent_state_bytes(e)
+
+
+def assistant_logits(workload: Workload) -> int:
+    """The target's fp32 logits of the candidates and its own next token, and the assistant's kept scores."""
+    draft = workload.draft_model
+    return 0 if draft is None else 4 * ((ASSISTANT_TOKENS + 1) * workload.model.vocab + ASSISTANT_TOKENS * draft.vocab)
+
+
+def with_assistant(workload: Workload, weights: Component, kv: Component, logits: Component) -> tuple[
+        Component, Component, Component]:
+    """The weights, cache and logits rows with assisted generation's added (none without a draft model)."""
+    draft = workload.draft_model
+    if draft is None:
+        return weights, kv, logits
+    sizes = assistant_weights(workload), assistant_cache(workload), assistant_logits(workload)
+    name, precision = draft.display_name, workload.activation_precision.value
+    return (Component(key="weights", bytes=weights.bytes + sizes[0], explain=lambda: (
+                *weights.formula, "; ", phrase("transformers.assistant_weights", name=name, precision=precision,
+                                               bytes=format_binary(sizes[0])))),
+            Component(key="kv_cache", bytes=kv.bytes + sizes[1], explain=lambda: (
+                *kv.formula, "; ", phrase("transformers.assistant_kv", seq=f"{workload.seq:,}", precision=precision,
+                                          bytes=format_binary(sizes[1])))),
+            Component(key="logits", bytes=sizes[2], explain=lambda: phrase(
+                "transformers.assistant_logits", rows=ASSISTANT_TOKENS + 1, vocab=f"{workload.model.vocab:,}",
+                drafted=ASSISTANT_TOKENS, draft_vocab=f"{draft.vocab:,}", bytes=format_binary(sizes[2]))))
+
+
 class Transformers(NoPool):
     """Hugging Face transformers: `generate()` for inference, the Trainer (with peft) for training."""
 
@@ -449,6 +511,13 @@ class Transformers(NoPool):
                                   "(integrations/mxfp4.py replace_with_mxfp4_linear converts GptOssMLP); another "
                                   "model's MXFP4 checkpoint (compressed-tensors) is decompressed to 16 bits as it "
                                   "loads (run_compressed=False): choose bf16, or vLLM")
+        draft = workload.draft_model
+        if draft is not None and workload.batch > 1:
+            raise ValidationError("batch", workload.batch, "transformers' assisted generation (a draft model) runs "
+                                  "one sequence: \"assisted generate is only supported for batch_size = 1\" "
+                                  "(generation/utils.py)")
+        if draft is not None and (workload.devices > 1 or workload.cards):
+            raise ValidationError("draft_model", draft.name, "assisted generation is modelled on one GPU for now")
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:
@@ -488,7 +557,13 @@ class Transformers(NoPool):
             call += f"  # a checkpoint published in {name}"
         if workload.transcribes:
             call += f"  # generate(input_features, num_beams={workload.beams})"
-        return (call,)
+        draft = workload.draft_model
+        if draft is None:
+            return (call,)
+        tokenizers = ", tokenizer=..., assistant_tokenizer=..." if draft.vocab != workload.model.vocab else ""
+        return (call, (f'assistant = {auto}.from_pretrained("{hf_reference(draft)}", dtype="{dtype}", '
+                       f'attn_implementation="{attention}", device_map="auto")  # generate(..., '
+                       f'assistant_model=assistant{tokenizers})'))
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         return default_layout(model, gpus, training=training)
@@ -503,9 +578,11 @@ class Transformers(NoPool):
         if workload.embeds:  # sentence-transformers: one forward of the batch
             return EngineBreakdown(components=embedding_components(
                 workload, batch=workload.batch, seq=workload.seq, engine="transformers"))
-        kv, logits, window = kv_cache_bytes(workload), logits_bytes(workload), prefill_window(workload)
+        weights, kv, logits = with_assistant(workload, weights_bytes(workload), kv_cache_bytes(workload),
+                                             logits_bytes(workload))
+        window = prefill_window(workload)
         return EngineBreakdown(components=(
-            weights_bytes(workload),
+            weights,
             gradients_bytes(workload),
             optimizer_state_bytes(workload),
             master_weights_bytes(workload),

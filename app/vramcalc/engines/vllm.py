@@ -22,11 +22,20 @@ from ..memory.components import Breakdown, Component, EngineFacts, given_overhea
 from ..memory.states import weights_bytes
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.vision import GLM, Vision, _smart_resize, encoder_peak, image_patches, image_tokens
+from ..model.table import param_count
 from ..parallel.layout import Layout, default_layout
 from ..sources.gpu_overhead import card_overhead
 from ..sources.gpus import GpuKind, GpuSpec
 from ..workload import Workload
-from .base import EngineBreakdown, RankPool, check_kv_formats, refuse_gguf, refuse_training, run_as_published
+from .base import (
+    EngineBreakdown,
+    RankPool,
+    check_kv_formats,
+    hf_reference,
+    refuse_gguf,
+    refuse_training,
+    run_as_published,
+)
 from .cards import CardRule, capability_at_least
 
 # the encoder families vLLM 0.34's registry builds (models/registry.py _EMBEDDING_MODELS and _CROSS_ENCODER_MODELS:
@@ -173,6 +182,81 @@ def vllm_mtp_buffers(workload: Workload, batched: int, seqs: int) -> int:
     return batched * (2 * model.hidden * e + 4 + 8 + 8 + 4 * topk) + 4 * max(seqs + 1, batched)
 
 
+# ---------------------------------------------------------------- speculative decoding with a draft model
+# vLLM 0.34 --speculative-config (config/speculative.py; v1/worker/gpu/spec_decode). A draft model (method
+# draft_model, standalone_ar/): DraftModelSpeculatorConfig.configure builds its ModelConfig with the target's dtype
+# and no quantization of its own (quantization None), tensor parallel as the target by default
+# (_verify_and_get_draft_tp: 1 or the target's), pipeline 1 (create_draft_parallel_config); the speculator lives on
+# the last pipeline rank only (gpu/model_runner.py `if self.is_last_pp_rank`). Its attention layers register beside
+# the target's, so get_kv_cache_spec returns both and UniformTypeKVCacheSpecs.page_size_bytes sums them: one block
+# holds the draft's K/V too, in the target's --kv-cache-dtype (speculative kv_cache_dtype None). It must have the
+# target's vocabulary size exactly (verify_equal_vocab_size_if_draft_model). A Gemma 4 drafter (gemma4_assistant,
+# run as method mtp: hf_config_override -> gemma4_mtp; spec_decode/gemma4/): every layer reads a target layer's
+# cache (kv_sharing_target_layer_name), so it adds no K/V; its embedding is swapped for the target's
+# (_share_embeddings) but lm_head still holds the drafter's tied one, so all of its weights stay.
+VLLM_DRAFT_TOKENS = 3  # num_speculative_tokens printed and counted: a draft model has no n_predict to default it
+# from (DraftModelSpeculatorConfig.configure raises "num_speculative_tokens was not provided"; a Gemma 4 drafter's
+# n_predict 1 would give 1); llama-server's --spec-draft-n-max default, so the engines draft alike
+
+
+def vllm_draft_tokens(workload: Workload) -> int:
+    """K, the tokens drafted per step: the MTP layers' count, else VLLM_DRAFT_TOKENS with a draft model."""
+    return workload.mtp or (VLLM_DRAFT_TOKENS if workload.draft_model is not None else 0)
+
+
+def vllm_own_cache_draft(workload: Workload) -> ModelSpec | None:
+    """The draft model whose layers join the KV pool (a Gemma 4 drafter reads the target's: none)."""
+    draft = workload.draft_model
+    return draft if draft is not None and not draft.drafter_backbone else None
+
+
+def vllm_draft_weights(workload: Workload) -> int:
+    """The draft's weights on one GPU before tensor parallel: its parameters in the target's dtype."""
+    draft = workload.draft_model
+    return 0 if draft is None else workload.activation_precision.bytes_for(param_count(draft))
+
+
+def vllm_speculator_buffers(workload: Workload, batched: int, seqs: int) -> int:
+    """The GPU buffers vLLM 0.34's draft speculators allocate at start (T batched tokens, R sequences, K drafted)."""
+    # InputBuffers (input_batch.py: int32 ids, int64 positions, bool padding of T; int32 query_start_loc, seq_lens,
+    # dcp_local_seq_lens of R), DraftModelSpeculator (spec_decode/speculator.py: int64 idx_mapping and seeds, fp32
+    # temperature of R; int64 draft_tokens and fp32 confidences of R x K), AutoRegressiveSpeculator's int64
+    # last_token_indices of R; then a draft model's StandaloneARSpeculator (int32 arange of R + 1; int32 ids, int64
+    # positions and an int64 slot mapping per KV group of T + R), or a Gemma 4 drafter's TargetDependentARSpeculator
+    # (hidden_states [T, backbone width] in the model's dtype, int64 sample_src_positions of R). Draft logits are
+    # kept only with draft_sample_method probabilistic (not the default).
+    draft = workload.draft_model
+    if draft is None:
+        return 0
+    t, r, k = batched, seqs, vllm_draft_tokens(workload)
+    common = t * (4 + 8 + 1) + 4 * (r + 1) + 2 * 4 * r + r * (8 + 8 + 4) + r * k * (8 + 4) + 8 * r
+    if draft.drafter_backbone:
+        e = int(workload.activation_precision.bits) // 8
+        return common + t * draft.drafter_backbone * e + 8 * r
+    groups = len({kind for spec in (workload.model, draft) for kind, _ in spec.kind_counts() if kind.caches_tokens})
+    return common + 4 * (r + 1) + (t + r) * (4 + 8 + 8 * max(1, groups))
+
+
+def check_vllm_draft(workload: Workload, layout: Layout) -> None:
+    """What vLLM 0.34 refuses of a draft model, and pipeline stages (the draft on the last one: not modelled)."""
+    # the vocabulary (verify_equal_vocab_size_if_draft_model, draft_has_own_vocab: draft_model only); the draft's
+    # heads over the tensor-parallel degree (_verify_args: verify_with_parallel_config on the draft's, an MTP
+    # drafter's too)
+    draft = workload.draft_model
+    if draft is None:
+        return
+    if layout.pp > 1:
+        raise ValidationError("draft_model", draft.name, "vLLM keeps the draft on the last pipeline stage only, "
+                              "which is not modelled here: a layout of tensor parallel and data parallel")
+    if not draft.drafter_backbone and draft.vocab != workload.model.vocab:  # a drafter's vocabulary is not checked
+        raise ValidationError("draft_model", draft.name, f"vLLM refuses a draft whose vocabulary size "
+                              f"({draft.vocab:,}) is not the model's ({workload.model.vocab:,}): config/speculative.py "
+                              "verify_equal_vocab_size_if_draft_model; pick one of the same family")
+    if draft.heads % layout.tp:
+        raise ValidationError("draft_model", draft.name, f"vLLM splits the draft over the model's tensor parallel "
+                              f"({layout.tp}), which must divide its {draft.heads} attention heads")
+
+
 def vllm_batch_defaults(gpu_bytes: int, name: str = "") -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) for `vllm serve` (arg_utils.get_batch_defaults):
     16384/1024 on cards of 160 GiB and more, 8192/1024 from 70 GiB, else 2048/256; an A100 of 80 GB
@@ -287,6 +371,16 @@ def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision, block: int = VLLM
     return kv_precision.bytes_for(per_token * block) + spec.indexer_bytes(block, 2, fp8_packed=True)
 
 
+def draft_block_bytes(draft: ModelSpec | None, kv_precision: Precision, block: int) -> int:
+    """A draft model's share of one KV block: its layers' K/V for the block's tokens (none without a draft)."""
+    return 0 if draft is None else vllm_block_bytes(draft, kv_precision, block)
+
+
+def draft_sequence_bytes(draft: ModelSpec | None, kv_precision: Precision, tokens: int) -> int:
+    """A draft model's K/V for one sequence of `tokens` (whole blocks), its windows capped."""
+    return 0 if draft is None else kv_precision.bytes_for(draft.kv_values_per_sequence(tokens, vllm=True))
+
+
 def vllm_hybrid_block_tokens(spec: ModelSpec, kv_precision: Precision, gpu: GpuSpec | None = None) -> int:
     """The tokens of vLLM's block on a model with recurrent layers beside attention layers, 0 on any other: every
     page is made one size, so the attention block grows to B = u · ceil(state / (u · A)) tokens, A an attention
@@ -330,25 +424,26 @@ def vllm_state_bytes(spec: ModelSpec, kv_precision: Precision, gpu: GpuSpec | No
 
 def vllm_pool(spec: ModelSpec, kv_precision: Precision, *, gpu_bytes: int, utilization: float, non_kv: int,
               seq: int, gpu: GpuSpec | None = None, margin: int | None = None, free: int | None = None,
-              graphs: int = 0) -> VllmPool:
+              graphs: int = 0, draft: ModelSpec | None = None) -> VllmPool:
     """The KV pool. Estimate path (0.20-0.33; 0.34 without the extensible KV cache, gpu_worker.py:769-773):
     utilization × card − weights − activation peak − non-torch − CUDA graphs. Extensible path (0.34 on CUDA and
     ROCm, `margin` given; extensible_kv_cache.py:592-617 `measure_kv_cache_bytes`, sized after warm-up and capture):
     min(utilization × card, free − margin) − the same, `free` the memory free at start (the card less other
     programs'), the CUDA graphs those captured rather than estimated. Tokens: whole blocks (`vllm_kv_block`) of every
-    attention layer; maximum concurrency: the pool over what one sequence of `seq` tokens needs (windows capped), as
-    vLLM logs it."""
+    attention layer, a draft model's with them (`draft`); maximum concurrency: the pool over what one sequence of
+    `seq` tokens needs (windows capped), as vLLM logs it."""
     claimed = int(gpu_bytes * utilization)
     start = gpu_bytes if free is None else free
     budget = claimed if margin is None else min(claimed, start - margin)
     pool = max(0, budget - non_kv)
     block = vllm_kv_block(spec, kv_precision, gpu)
-    per_block = vllm_block_bytes(spec, kv_precision, block)
+    per_block = vllm_block_bytes(spec, kv_precision, block) + draft_block_bytes(draft, kv_precision, block)
     tokens = pool // per_block * block if per_block else 0
     kept = vllm_kv_tokens(seq, block)
     per_sequence = (kv_precision.bytes_for(spec.kv_values_per_sequence(kept, vllm=True))
                     + vllm_state_bytes(spec, kv_precision, gpu)
-                    + spec.indexer_bytes(kept, 2, fp8_packed=True))
+                    + spec.indexer_bytes(kept, 2, fp8_packed=True)
+                    + draft_sequence_bytes(draft, kv_precision, kept))
     concurrency = pool / per_sequence if per_sequence else math.inf
     # vLLM logs int(num_blocks / blocks per request × max_model_len) (kv_cache_utils.get_kv_cache_capacity)
     logged = int((pool // per_block * per_block) / per_sequence * seq) if per_block and per_sequence else tokens
@@ -433,6 +528,16 @@ class VllmFacts:
                 "extensible_kv_cache": bool(self.pool.margin_bytes), "kv_margin_bytes": self.pool.margin_bytes}
 
 
+def with_draft_weights(workload: Workload, weights: Component) -> Component:
+    """The weights row with a draft model's (or a Gemma 4 drafter's) beside the model's, in the model's dtype."""
+    draft, size = workload.draft_model, vllm_draft_weights(workload)
+    if draft is None:
+        return weights
+    return Component(key="weights", bytes=weights.bytes + size, explain=lambda: (*weights.formula, "; ", phrase(
+        "vllm.draft_weights", name=draft.display_name, precision=workload.activation_precision.value,
+        bytes=format_binary(size))))
+
+
 def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
     """The KV-cache row: what the requested sequences need, and the pool vLLM builds (on each GPU of a layout)."""
     tokens, pool = vllm_kv_tokens(workload.seq, facts.block_tokens), facts.pool
@@ -444,10 +549,13 @@ def kv_component(workload: Workload, kv: int, facts: VllmFacts) -> Component:
             "vllm.kv_state", batch=workload.batch, bytes=numbers["bytes"], pool=numbers["pool"],
             concurrency=numbers["concurrency"], where=phrase("vllm.each_gpu", gpus=facts.gpus, layout=facts.layout)
             if facts.gpus > 1 else phrase("vllm.this_card")))
+    draft = workload.draft_model
+    said = (() if draft is None else ("; ", phrase("vllm.drafter_kv") if draft.drafter_backbone else phrase(
+        "vllm.draft_kv", name=draft.display_name)))
     if facts.gpus > 1:
-        return Component(key="kv_cache", bytes=kv, explain=lambda: phrase(
-            "vllm.kv_gpus", **numbers, gpus=facts.gpus, layout=facts.layout))
-    return Component(key="kv_cache", bytes=kv, explain=lambda: phrase("vllm.kv", **numbers))
+        return Component(key="kv_cache", bytes=kv, explain=lambda: (phrase(
+            "vllm.kv_gpus", **numbers, gpus=facts.gpus, layout=facts.layout), *said))
+    return Component(key="kv_cache", bytes=kv, explain=lambda: (phrase("vllm.kv", **numbers), *said))
 
 
 # ---------------------------------------------------------------- vLLM's own input keys
@@ -539,6 +647,7 @@ class Vllm:
             kind = "JinaBERT v2 (ALiBi)" if encoder.family.startswith("jina-bert-v2") else encoder.family
             raise ValidationError("runtime", "vllm", f"vLLM has no {kind}: its encoders are BERT, RoBERTa, "
                                                      "XLM-RoBERTa, ModernBERT, nomic-bert and GTE (models/registry.py)")
+        check_vllm_draft(workload, Layout(tp=workload.tp or 1, pp=workload.pp or 1))  # several GPUs: resolve_layout
         given = workload.max_num_batched_tokens
         if encoder is not None and given is not None and given < workload.seq:  # config/scheduler.py
             raise ValidationError("max_num_batched_tokens", given, f"vLLM runs an encoder's prompt in one step (no "
@@ -604,6 +713,11 @@ class Vllm:
             flags.append("--enforce-eager")
         if workload.mtp:  # speculative decoding with the model's own MTP layers
             flags.append(f"--speculative-config '{{\"method\": \"mtp\", \"num_speculative_tokens\": {workload.mtp}}}'")
+        draft = workload.draft_model
+        if draft is not None:  # a Gemma 4 drafter runs as an MTP proposer (config/speculative.py gemma4_mtp)
+            config = {"method": "mtp" if draft.drafter_backbone else "draft_model", "model": hf_reference(draft),
+                      "num_speculative_tokens": VLLM_DRAFT_TOKENS}
+            flags.append(f"--speculative-config '{json.dumps(config)}'")
         return " ".join(flags), "# or SGLang, whose own memory split (--mem-fraction-static) is not modelled here:", \
             sglang_command(workload, layout, model)
 
@@ -629,9 +743,11 @@ class Vllm:
         kv_precision = workload.effective_kv_precision
         block = vllm_kv_block(model, kv_precision, workload.gpu)
         tokens = vllm_kv_tokens(workload.seq, block)
+        draft = vllm_own_cache_draft(workload)
         kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens, vllm=True))
                                + vllm_state_bytes(model, kv_precision, workload.gpu)
-                               + model.indexer_bytes(tokens, 2, fp8_packed=True))
+                               + model.indexer_bytes(tokens, 2, fp8_packed=True)
+                               + draft_sequence_bytes(draft, kv_precision, tokens))
         # a pooling model's profiling run pools instead of sampling (GPUModelRunner.profile_run): no sampler term
         pooling = workload.embeds
         peak = (0 if pooling else VLLM_SAMPLER_BYTES * min(seqs, batched) * model.vocab) + VLLM_PEAK_BASE
@@ -639,9 +755,10 @@ class Vllm:
         outputs = items * item_tokens * model.hidden * (int(workload.activation_precision.bits) // 8)
         forward = peak
         peak = max(peak + outputs, encoder) if encoder else peak  # the outputs stay cached through the forward
-        profiled, proposer = peak, vllm_mtp_buffers(workload, batched, seqs)
+        profiled = peak
+        proposer = vllm_mtp_buffers(workload, batched, seqs) + vllm_speculator_buffers(workload, batched, seqs)
         peak += proposer
-        weights = weights_bytes(workload)
+        weights = with_draft_weights(workload, weights_bytes(workload))
         overhead = workload.overhead_bytes
         extensible = vllm_extensible(workload)
         # the graphs the extensible cache's reservation leaves out: the default overhead's (a given one: unknown)
@@ -649,7 +766,8 @@ class Vllm:
         pool = vllm_pool(model, kv_precision, gpu_bytes=card, utilization=vllm_utilization(workload),
                          non_kv=weights.bytes + peak + overhead, seq=workload.seq, gpu=workload.gpu,
                          margin=vllm_margin(workload.gpu, profiled) if extensible else None,
-                         free=card - (workload.reserve_bytes or 0) - startup_context(workload.gpu), graphs=graphs)
+                         free=card - (workload.reserve_bytes or 0) - startup_context(workload.gpu), graphs=graphs,
+                         draft=draft)
         facts = VllmFacts(gpu=workload.gpu.display_name if workload.gpu else None,
                           gpu_memory_utilization=vllm_utilization(workload), pool=pool,
                           max_num_batched_tokens=batched, max_num_seqs=seqs, block_tokens=block,
@@ -667,8 +785,9 @@ class Vllm:
                     "vllm.encoder_video" if pairs else "vllm.encoder", items=items, pairs=pairs,
                     tokens=f"{item_tokens:,}", bytes=format_binary(encoder), outputs=format_binary(outputs),
                     peak=format_binary(profiled)),) if encoder else ()), *((phrase(
-                    "vllm.mtp_buffers", batched=f"{batched:,}", bytes=format_binary(proposer),
-                    total=format_binary(peak)),) if proposer else ()))),
+                    "vllm.draft_buffers" if draft else "vllm.drafter_buffers" if workload.draft_model else
+                    "vllm.mtp_buffers", batched=f"{batched:,}",
+                    bytes=format_binary(proposer), total=format_binary(peak)),) if proposer else ()))),
             no_component("logits", "logits.embedding" if pooling else "vllm.logits"),
             given_overhead(workload, overhead, "vLLM", self.default_overhead(vars(workload)), lambda: phrase(
                 "vllm.overhead", bytes=format_binary(overhead), eager=workload.enforce_eager), holds_reserve=False),
@@ -686,7 +805,9 @@ class Vllm:
             return RankPool(kv_pool_bytes=facts.pool.kv_pool_bytes, kv_tokens=facts.pool.kv_tokens,
                             max_concurrency=round(facts.pool.max_concurrency, 2))
         pool = max(0, facts.pool.budget - sum(v for k, v in components.items() if k != "kv_cache"))
-        block = vllm_block_bytes(workload.model, workload.effective_kv_precision, facts.block_tokens) * kv_share
+        kv_precision = workload.effective_kv_precision  # a draft's heads taken split as the model's (kv_share)
+        block = (vllm_block_bytes(workload.model, kv_precision, facts.block_tokens)
+                 + draft_block_bytes(vllm_own_cache_draft(workload), kv_precision, facts.block_tokens)) * kv_share
         per_sequence = components.get("kv_cache", 0) / max(1, workload.batch)
         return RankPool(kv_pool_bytes=pool, kv_tokens=int(pool // block) * facts.block_tokens if block else 0,
                         max_concurrency=round(pool / per_sequence, 2) if per_sequence else None)

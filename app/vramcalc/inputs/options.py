@@ -64,7 +64,8 @@ CUSTOM = "custom"
 MAX_MTP_TOKENS = 16  # tokens drafted per step with MTP layers: vLLM and llama.cpp take more, none gains from it
 _MTP: When = {"runtime": ("vllm", "llamacpp"), "mode": ("inference",)}
 _SPECULATING: tuple[When, ...] = ({**_MTP, "mtp": Not(("0",))},
-                                  {"runtime": ("llamacpp",), "mode": ("inference",), "draft_model": Not(("",))})
+                                  {"runtime": ("llamacpp", "vllm", "transformers"), "mode": ("inference",),
+                                   "draft_model": Not(("",))})
 CONFIG = "config"
 WEIGHTS = "weights"  # the model a GGUF file's metadata says (--weights, without --model or --config)
 

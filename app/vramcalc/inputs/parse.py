@@ -37,7 +37,7 @@ from ..diffusion.training import Training
 from ..engines import engine_for
 from ..engines.cards import on_card
 from ..engines.layouts import degrees, resolve_layout, seq_step
-from ..engines.llamacpp import split_text
+from ..engines.llamacpp import check_drafter_target, split_text
 from ..engines.llamacpp_overrides import overrides_text
 from ..engines.ollama import LLAMA_SERVER, version_of
 from ..engines.transformers import as_loaded
@@ -521,17 +521,32 @@ def _with_mtp(model: ModelSpec, attributes: Mapping[str, object]) -> ModelSpec:
     return mtp.noted(built, param_count(built) - param_count(model), runtime.value, tokens)
 
 
-# A Gemma 4 drafter beside its target, where the engines this models run it or not (llama.cpp's is counted):
-# transformers 5.23's SinglePositionMultiTokenCandidateGenerator would run it, but Gemma4TextConfig.kv_sharing_modes
-# raises for a config whose every layer reuses K/V, so the drafter cannot be built; vLLM 0.34 runs it as an MTP
-# proposer (config/speculative.py: gemma4_assistant -> gemma4_mtp; v1/worker/gpu/spec_decode/gemma4), not modelled.
+# A Gemma 4 drafter beside its target: llama.cpp (gemma4-assistant) and vLLM 0.34 (an MTP proposer,
+# config/speculative.py gemma4_assistant -> gemma4_mtp) run it; transformers 5.23's
+# SinglePositionMultiTokenCandidateGenerator would, but Gemma4TextConfig.kv_sharing_modes raises for a config whose
+# every layer reuses K/V, so the drafter cannot be built.
 DRAFTER_ELSEWHERE = {
     Runtime.TRANSFORMERS: "transformers 5.23 cannot build a Gemma 4 drafter (Gemma4TextConfig.kv_sharing_modes "
-                          "refuses a model whose every layer reuses K/V): runtime llamacpp counts it beside its target",
-    Runtime.VLLM: "vLLM 0.34 runs a Gemma 4 drafter as an MTP proposer (--speculative-config method mtp), which is "
-                  "not modelled here yet: runtime llamacpp counts it beside its target",
+                          "refuses a model whose every layer reuses K/V): runtime vllm or llamacpp counts it beside "
+                          "its target",
 }
-DRAFTER_ELSEWHERE_DEFAULT = "a Gemma 4 drafter is counted beside its target for llama-server (runtime llamacpp)"
+DRAFT_RUNTIMES = (Runtime.LLAMACPP, Runtime.VLLM, Runtime.TRANSFORMERS)  # the engines a draft model is counted on
+
+
+def _check_draft(workload: Workload) -> None:
+    """A draft model where it is counted: generating text, on llama-server, vLLM or transformers' generate."""
+    draft = workload.draft_model
+    if draft is None:
+        return
+    if workload.mode is not Mode.INFERENCE:
+        raise ValidationError("draft_model", draft.name, "speculative decoding with a draft model is for generating "
+                              "text (mode inference)")
+    if workload.runtime not in DRAFT_RUNTIMES:
+        raise ValidationError("draft_model", draft.name, "speculative decoding with a draft model is modelled for "
+                              "llama.cpp's llama-server (runtime llamacpp), vLLM and transformers")
+    if draft.drafter_backbone and workload.runtime in DRAFTER_ELSEWHERE:
+        raise ValidationError("draft_model", draft.name, DRAFTER_ELSEWHERE[workload.runtime])
+    check_drafter_target(workload.model, draft)
 
 
 def check_consistency(workload: Workload) -> None:
@@ -550,12 +565,7 @@ def check_consistency(workload: Workload) -> None:
             whisper_cpp_weight_type(workload)  # one ggml type for the whole file
     elif workload.mode is Mode.SPEECH:
         raise ValidationError("mode", workload.mode.value, "transcription needs a speech model (Whisper)")
-    draft = workload.draft_model
-    if draft is not None and workload.runtime is not Runtime.LLAMACPP:
-        raise ValidationError("draft_model", draft.name, DRAFTER_ELSEWHERE.get(workload.runtime,
-                                                                               DRAFTER_ELSEWHERE_DEFAULT)
-                              if draft.drafter_backbone else "speculative decoding with a draft model is modelled for "
-                              "llama.cpp's llama-server (runtime llamacpp)")
+    _check_draft(workload)
     engine_for(workload.runtime).check(workload)
     _check_machine(workload)
     fmt = workload.precision

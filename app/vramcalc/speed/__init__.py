@@ -360,8 +360,10 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
             tokens=f"{plan.tokens:.2f}", checked=plan.drafted + 1, draft=f"{1000 * middle.draft_s:.1f}",
             serving=phrase("speed.speculative.serving" if workload.runtime is Runtime.VLLM
                            else "speed.speculative.single")))
-        if plan.kind == "draft":  # tests/test_speculative_speed.py: llama.cpp #5877 on an RTX 3060
-            basis.append(phrase("speed.speculative.draft_checked"))
+        if plan.kind == "draft" and workload.runtime is Runtime.LLAMACPP:  # tests/test_speculative_speed.py:
+            basis.append(phrase("speed.speculative.draft_checked"))  # llama.cpp #5877 on an RTX 3060
+        if plan.kind == "draft" and workload.runtime is Runtime.TRANSFORMERS:
+            basis.append(phrase("speed.speculative.assistant", drafted=plan.drafted))
     curve = []
     for i in range(CURVE_POINTS + 1):
         depth = max(1, round(i * workload.seq / CURVE_POINTS))

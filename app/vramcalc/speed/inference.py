@@ -24,7 +24,7 @@ from typing import Any
 
 from ..core.choices import GGUF_RUNTIMES, Runtime
 from ..core.dtypes import Precision
-from ..engines.llamacpp import LlamaCppFacts, draft_workload, uses_flash
+from ..engines.llamacpp import LlamaCppFacts, uses_flash
 from ..engines.vllm import vllm_batched_tokens
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
@@ -52,7 +52,7 @@ from .reads import (
     reads,
 )
 from .serving import Rates, Steps, seconds
-from .speculative import speculation, target
+from .speculative import draft_run, speculation, target
 from .triton_moe import rdna_mxfp4_seconds
 
 DEPTH_SAMPLES = 8  # decode's average over the output: the step time at this many evenly spaced depths
@@ -178,7 +178,7 @@ def draft_seconds(workload: Workload, checker: Workload, device: Device, machine
         on_gpu = workload.draft_gpu_layers
         where = Placement() if on_gpu is None else Placement(host_layers=max(0, draft.layers - on_gpu),
                                                              head_on_gpu=on_gpu > draft.layers)
-        return forward(draft_workload(workload, draft), device, machine, where, batch=batch, depth=depth).seconds
+        return forward(draft_run(workload, draft), device, machine, where, batch=batch, depth=depth).seconds
     with_layers = forward(workload, device, machine, placement, batch=batch, depth=depth)
     without = forward(checker, device, machine, placement, batch=batch, depth=depth)
     assert device.bandwidth is not None

@@ -13,10 +13,18 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..engines.llamacpp import DRAFT_N_MAX
+from ..core.choices import Runtime
+from ..engines.llamacpp import DRAFT_N_MAX, draft_workload
+from ..engines.transformers import ASSISTANT_TOKENS
+from ..engines.vllm import VLLM_DRAFT_TOKENS
 from ..model.families.decoder.mtp import without_mtp
+from ..model.families.decoder.spec import ModelSpec
 from ..workload import Workload
 from .hardware import calibration
+
+# k with a draft model, by engine: llama-server's --spec-draft-n-max default, the num_speculative_tokens vLLM's command
+# is printed with, transformers' num_assistant_tokens default (it may stop sooner: its confidence threshold)
+DRAFTED = {Runtime.LLAMACPP: DRAFT_N_MAX, Runtime.VLLM: VLLM_DRAFT_TOKENS, Runtime.TRANSFORMERS: ASSISTANT_TOKENS}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,12 +52,12 @@ def default_acceptance(kind: str) -> float:
 
 
 def speculation(workload: Workload) -> Speculation | None:
-    """The workload's speculative decoding (None: it has none): MTP layers drafting `mtp` tokens, or llama-server's
-    draft model drafting --spec-draft-n-max's default."""
+    """The workload's speculative decoding (None: it has none): MTP layers drafting `mtp` tokens, or a draft model
+    drafting its engine's count (DRAFTED)."""
     if workload.mtp:
         kind, drafted = "mtp", workload.mtp
     elif workload.draft_model is not None:
-        kind, drafted = "draft", DRAFT_N_MAX
+        kind, drafted = "draft", DRAFTED.get(workload.runtime, DRAFT_N_MAX)
     else:
         return None
     given = workload.spec_acceptance
@@ -60,3 +68,14 @@ def speculation(workload: Workload) -> Speculation | None:
 def target(workload: Workload) -> Workload:
     """The model that checks the drafts: without its MTP layers and its draft model."""
     return workload.but(model=without_mtp(workload.model), mtp=0, draft_model=None)
+
+
+def draft_run(workload: Workload, draft: ModelSpec) -> Workload:
+    """The draft model's own decode step as its engine runs it: llama.cpp's draft context (its GGUF, -ngld), else
+    the model's dtype (vLLM's draft ModelConfig takes the target's; transformers' assistant is loaded so), vLLM's
+    cache type the model's, transformers' assistant cache its own dtype."""
+    if workload.runtime is Runtime.LLAMACPP:
+        return draft_workload(workload, draft)
+    kv = workload.kv_precision if workload.runtime is Runtime.VLLM else None
+    return workload.but(model=draft, precision=workload.activation_precision, kv_precision=kv, draft_model=None,
+                        mtp=0, text_only=True, images=0, image_tokens=0, batch=workload.batch)

@@ -181,6 +181,25 @@ EN: Mapping[str, str] = {
         "the activation peak of vLLM's profiling run: its sampler's [max_num_seqs {seqs}, vocabulary {vocab}] buffers, "
         "32 B per entry, + 1 GiB for the {batched}-token forward pass (fitted to published vLLM V1 logs) = {bytes}"
     ),
+    "vllm.draft_buffers": (
+        "; the draft speculator's buffers ({batched} {batched:row|rows} of token ids, positions and slots; vLLM "
+        "allocates them outside its budget) = {bytes}, {total} in all"
+    ),
+    "vllm.draft_weights": "the draft model {name} in {precision} (the model's dtype): {bytes}",
+    "vllm.draft_kv": (
+        "with the draft model {name}'s layers in every block (they join the model's pool, in its cache type)"
+    ),
+    "vllm.drafter_kv": "the drafter keeps no cache: every layer reads one of the model's (KV sharing)",
+    "transformers.assistant_weights": "the assistant model {name} in {precision}: {bytes}",
+    "transformers.assistant_kv": "the assistant's own cache of {seq} tokens in {precision}: {bytes}",
+    "transformers.assistant_logits": (
+        "assisted generation: the model's fp32 logits for {rows} positions × vocabulary {vocab}, and the "
+        "assistant's {drafted} kept scores × {draft_vocab} = {bytes}"
+    ),
+    "vllm.drafter_buffers": (
+        "; the drafter speculator's buffers ({batched} {batched:row|rows} of the model's hidden states, token ids and "
+        "positions; vLLM allocates them outside its budget) = {bytes}, {total} in all"
+    ),
     "vllm.mtp_buffers": (
         "; the MTP proposer's buffers ({batched} {batched:row|rows} of hidden states, input embeddings, token ids, "
         "positions and "
@@ -912,9 +931,9 @@ EN: Mapping[str, str] = {
     "field.cards.help": "llama.cpp and Ollama split the layers over the cards of one machine by each one's memory; "
                         "the GPU above is CUDA0.",
     "field.draft_model.label": "Draft model (speculative decoding)",
-    "field.draft_model.help": "llama-server -md: a small model of the same family guesses tokens the model checks. "
-                              "Its weights, its own context as long as the model's, and its compute buffer; a Gemma "
-                              "4 drafter (assistant) reads the model's cache and keeps none.",
+    "field.draft_model.help": "A small model of the same family guesses tokens the model checks: its weights and "
+                              "its own cache (vLLM: in the model's pool; transformers: one sequence). A Gemma 4 "
+                              "drafter (assistant) reads the model's cache and keeps none.",
     "option.draft_model.none": "None",
     "field.draft_precision.label": "Draft model's GGUF type",
     "field.draft_precision.help": "The draft's file (q8_0 unless chosen).",
@@ -1951,6 +1970,10 @@ EN: Mapping[str, str] = {
     "speed.speculative.draft_checked": (
         "Held to the one published llama.cpp run with a draft model, this speed-up came out 40 % too high (2.39x "
         "against 1.71x): llama.cpp samples every drafted and checked token on the CPU, which is not counted."
+    ),
+    "speed.speculative.assistant": (
+        "transformers drafts up to num_assistant_tokens ({drafted}) per step and stops sooner where the assistant's "
+        "confidence falls below assistant_confidence_threshold (0.4): counted as {drafted} every step, the slowest."
     ),
     "speed.speculative.single": "The acceptance depends on the model, its drafter and the text, not on the card.",
     "speed.speculative.serving": (

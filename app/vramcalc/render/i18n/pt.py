@@ -191,6 +191,26 @@ PT: Mapping[str, str] = {
         "do seu sampler, 32 B por entrada, + 1 GiB para a passagem direta de {batched} tokens (ajustado aos logs "
         "publicados do vLLM V1) = {bytes}"
     ),
+    "vllm.draft_buffers": (
+        "; os buffers do especulador de rascunho ({batched} {batched:linha|linhas} de ids de tokens, posições e "
+        "slots; o vLLM os aloca fora do seu orçamento) = {bytes}, {total} ao todo"
+    ),
+    "vllm.draft_weights": "o modelo de rascunho {name} em {precision} (o dtype do modelo): {bytes}",
+    "vllm.draft_kv": (
+        "com as camadas do modelo de rascunho {name} em cada bloco (elas entram no pool do modelo, no seu tipo de "
+        "cache)"
+    ),
+    "vllm.drafter_kv": "o rascunhador não guarda cache: cada camada lê uma das do modelo (KV compartilhado)",
+    "transformers.assistant_weights": "o modelo assistente {name} em {precision}: {bytes}",
+    "transformers.assistant_kv": "o cache próprio do assistente, de {seq} tokens em {precision}: {bytes}",
+    "transformers.assistant_logits": (
+        "geração assistida: os logits fp32 do modelo para {rows} posições × vocabulário {vocab}, e as "
+        "{drafted} pontuações guardadas do assistente × {draft_vocab} = {bytes}"
+    ),
+    "vllm.drafter_buffers": (
+        "; os buffers do especulador rascunhador ({batched} {batched:linha|linhas} de estados ocultos do modelo, ids "
+        "de tokens e posições; o vLLM os aloca fora do seu orçamento) = {bytes}, {total} ao todo"
+    ),
     "vllm.mtp_buffers": (
         "; os buffers do proponente MTP ({batched} {batched:linha|linhas} de estados ocultos, embeddings de entrada, "
         "ids de tokens, "
@@ -898,10 +918,9 @@ PT: Mapping[str, str] = {
     "field.cards.help": "O llama.cpp e o Ollama dividem as camadas pelas placas de uma máquina conforme a memória de "
                         "cada uma; a GPU acima é a CUDA0.",
     "field.draft_model.label": "Modelo de rascunho (decodificação especulativa)",
-    "field.draft_model.help": "llama-server -md: um modelo pequeno da mesma família adivinha tokens que o modelo "
-                              "confere. Os seus pesos, o seu próprio contexto tão longo quanto o do modelo, e o seu "
-                              "buffer de cálculo; um rascunhador do Gemma 4 (assistant) lê o cache do modelo e "
-                              "não guarda nenhum.",
+    "field.draft_model.help": "Um modelo pequeno da mesma família adivinha tokens que o modelo confere: os seus "
+                              "pesos e o seu próprio cache (vLLM: no pool do modelo; transformers: uma sequência). "
+                              "Um rascunhador do Gemma 4 (assistant) lê o cache do modelo e não guarda nenhum.",
     "option.draft_model.none": "Nenhum",
     "field.draft_precision.label": "Tipo GGUF do rascunho",
     "field.draft_precision.help": "O arquivo do rascunho (q8_0 se não escolhido).",
@@ -2065,6 +2084,10 @@ PT: Mapping[str, str] = {
     "speed.speculative.draft_checked": (
         "Comparado à única execução publicada do llama.cpp com modelo de rascunho, este ganho saiu 40 % alto demais "
         "(2,39x contra 1,71x): o llama.cpp amostra na CPU cada token rascunhado e conferido, o que não é contado."
+    ),
+    "speed.speculative.assistant": (
+        "o transformers rascunha até num_assistant_tokens ({drafted}) por passo e para antes onde a confiança do "
+        "assistente cai abaixo de assistant_confidence_threshold (0,4): contados {drafted} a cada passo, o mais lento."
     ),
     "speed.speculative.single": "A aceitação depende do modelo, do seu rascunhador e do texto, não da placa.",
     "speed.speculative.serving": (
