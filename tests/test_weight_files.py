@@ -313,3 +313,14 @@ def test_gguf_metadata_of_the_wrong_kind_or_given_twice_is_refused_naming_it(pai
     with pytest.raises(ValidationError, match=words) as refused:
         spec_from_gguf(read_header(_arch("llama", *pairs)), "x.gguf")
     assert refused.value.field == "weights"
+
+
+def test_the_same_tensors_in_two_files_are_refused_naming_one(tmp_path):
+    """A folder of shards beside the consolidated file they were cut from (no index): before, every weight was
+    counted twice and the answer said nothing; llama-model-loader.cpp refuses a tensor "duplicated" across files."""
+    shards = DATA / "tiny-qwen3-sharded"
+    for name in ("config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"):
+        (tmp_path / name).write_bytes((shards / name).read_bytes())
+    (tmp_path / "consolidated.safetensors").write_bytes((DATA / "tiny-qwen3.safetensors").read_bytes())
+    code, message = answer("--weights", str(tmp_path))
+    assert code == 2 and message.startswith("vramcalc: error: weights:") and "in the files twice" in message, message
