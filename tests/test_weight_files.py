@@ -324,3 +324,13 @@ def test_the_same_tensors_in_two_files_are_refused_naming_one(tmp_path):
     (tmp_path / "consolidated.safetensors").write_bytes((DATA / "tiny-qwen3.safetensors").read_bytes())
     code, message = answer("--weights", str(tmp_path))
     assert code == 2 and message.startswith("vramcalc: error: weights:") and "in the files twice" in message, message
+
+
+def test_a_projector_alone_is_refused_as_no_language_model(tmp_path):
+    """An mmproj GGUF (general.architecture 'clip') given as the model's weights: before, alone it was refused
+    as a config.json without hidden_size, and beside --model its v.blk.N tensors were laid onto the text layers."""
+    path = tmp_path / "mmproj-model-f16.gguf"
+    path.write_bytes(_arch("clip"))
+    for extra in ((), ("--model", "gemma-3-4b-it")):
+        code, message = answer("--weights", str(path), *extra)
+        assert code == 2 and message.startswith("vramcalc: error: weights:") and "projector" in message, message

@@ -43,6 +43,10 @@ class WeightsGiven:
     def __post_init__(self) -> None:
         if not self.headers:  # an index with an empty weight_map, a split GGUF named as part 0 of 0
             raise ValidationError("weights", self.name, "it names no weight file to read")
+        for header in self.headers:
+            if header.kind == "gguf" and header.metadata.get("general.architecture") == "clip":
+                raise ValidationError("weights", self.name, "a multimodal projector (mmproj, general.architecture "
+                                                            "'clip'), not a language model: name the model's GGUF")
         seen: set[str] = set()
         for header in self.headers:  # llama-model-loader.cpp refuses a split model whose tensor is "duplicated"
             for tensor in header.tensors:
