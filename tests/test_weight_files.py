@@ -334,3 +334,14 @@ def test_a_projector_alone_is_refused_as_no_language_model(tmp_path):
     for extra in ((), ("--model", "gemma-3-4b-it")):
         code, message = answer("--weights", str(path), *extra)
         assert code == 2 and message.startswith("vramcalc: error: weights:") and "projector" in message, message
+
+
+def test_gguf_and_safetensors_files_together_are_refused():
+    """The page's file picker given a model's GGUF and its safetensors: before, both files' tensors were summed (their
+    names differ) under the first file's kind, the weights counted about twice."""
+    from vramcalc.formats.file_weights import WeightsGiven
+
+    headers = tuple(read_progressively(DATA / name)[0] for name in ("tiny-llama-q4_k_m.gguf", "tiny-qwen3.safetensors"))
+    with pytest.raises(ValidationError, match="GGUF and safetensors") as refused:
+        WeightsGiven(name="x", headers=headers)
+    assert refused.value.field == "weights"

@@ -43,6 +43,8 @@ class WeightsGiven:
     def __post_init__(self) -> None:
         if not self.headers:  # an index with an empty weight_map, a split GGUF named as part 0 of 0
             raise ValidationError("weights", self.name, "it names no weight file to read")
+        if len({header.kind for header in self.headers}) > 1:
+            raise ValidationError("weights", self.name, "GGUF and safetensors files together: name one model's files")
         for header in self.headers:
             if header.kind == "gguf" and header.metadata.get("general.architecture") == "clip":
                 raise ValidationError("weights", self.name, "a multimodal projector (mmproj, general.architecture "
