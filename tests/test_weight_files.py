@@ -345,3 +345,21 @@ def test_gguf_and_safetensors_files_together_are_refused():
     with pytest.raises(ValidationError, match="GGUF and safetensors") as refused:
         WeightsGiven(name="x", headers=headers)
     assert refused.value.field == "weights"
+
+
+@pytest.mark.parametrize(("names", "words"), [
+    (("m-00001-of-00003.gguf", "m-00003-of-00003.gguf"), "m-00002-of-00003.gguf"),
+    (("a-00001-of-00002.gguf", "a-00002-of-00002.gguf", "b-00001-of-00002.gguf", "b-00002-of-00002.gguf"),
+     "2 split models"),
+    (("model-00001-of-00002.safetensors", "config.json"), "model-00002-of-00002.safetensors"),
+], ids=["gguf-part-missing", "two-split-gguf-models", "safetensors-shard-missing"])
+def test_a_folder_of_split_parts_must_hold_every_part_of_one_model(names, words, tmp_path):
+    """Before: the parts found were summed (a split GGUF missing its middle part read as a whole model, two split
+    models as one), while naming a part of the same files asked for the missing one."""
+    shards = DATA / "tiny-qwen3-sharded"
+    for name in names:
+        source = shards / name if not name.endswith(".gguf") else DATA / "tiny-llama-q4_k_m.gguf"
+        (tmp_path / name).write_bytes(source.read_bytes())
+    code, message = answer("--weights", str(tmp_path))
+    assert code == 2 and message.startswith("vramcalc: error: weights:") and words in message, message
+

@@ -352,6 +352,7 @@ def _speed(breakdown: Breakdown, gpus: int, machine: Machine) -> tuple[Speed, Co
 
 
 _SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
+_PART = re.compile(r"^(.*)-(\d{5})-of-(\d{5})\.(gguf|safetensors)$")  # a split GGUF's parts, a checkpoint's shards
 FIRST_READ = 1 << 20  # a header's first read; a GGUF's tokenizer makes some headers several MB
 
 
@@ -371,11 +372,30 @@ def read_weights(path_text: str) -> WeightsGiven:
             if files[0].suffix == ".gguf" and len(files) > 1 and not all(_SPLIT.search(f.name) for f in files):
                 raise ValidationError("weights", path_text, f"the folder holds {len(files)} GGUF files: name the one "
                                                             "to read (or the first part of a split one)")
+            _every_part(path_text, files)
     else:
         split = _SPLIT.search(path.name)
         files = ([path.with_name(_SPLIT.sub(f"-{i:05d}-of-{split.group(2)}.gguf", path.name))
                   for i in range(1, int(split.group(2)) + 1)] if split else [path])
     return WeightsGiven(name=path.name, headers=tuple(_read_header(file) for file in files))
+
+
+def _every_part(folder: str, files: Sequence[Path]) -> None:
+    """The parts named NAME-0000k-of-0000N in a folder: those of one model, every one of them (as a split file
+    named by its first part is read, or refused naming the part it lacks)."""
+    models: dict[tuple[str, str, str], set[int]] = {}
+    for file in files:
+        part = _PART.match(file.name)
+        if part:
+            models.setdefault((part[1], part[3], part[4]), set()).add(int(part[2]))
+    if len(models) > 1:
+        raise ValidationError("weights", folder, f"the folder holds {len(models)} split models: name the first part "
+                                                 "of the one to read")
+    for (stem, of, suffix), found in models.items():
+        missing = [k for k in range(1, int(of) + 1) if k not in found]
+        if missing:
+            raise ValidationError("weights", f"{stem}-{missing[0]:05d}-of-{of}.{suffix}",
+                                  f"a part of the split model missing ({len(found)} of {int(of)} in the folder)")
 
 
 def _read_header(path: Path) -> Header:
