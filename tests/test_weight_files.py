@@ -363,3 +363,13 @@ def test_a_folder_of_split_parts_must_hold_every_part_of_one_model(names, words,
     code, message = answer("--weights", str(tmp_path))
     assert code == 2 and message.startswith("vramcalc: error: weights:") and words in message, message
 
+
+def test_a_folder_of_a_gguf_and_its_projector_reads_the_model(tmp_path):
+    """llama.cpp's vision models ship an mmproj GGUF beside the model's: the folder is that model, as a Hub
+    repository is (hub.gguf_files leaves projectors out); before, the folder was refused as two GGUF files."""
+    (tmp_path / "model-Q4_K_M.gguf").write_bytes((DATA / "tiny-llama-q4_k_m.gguf").read_bytes())
+    (tmp_path / "mmproj-model-f16.gguf").write_bytes(_arch("clip"))
+    code, data = answer("--weights", str(tmp_path))
+    assert code == 0, data
+    assert data["components"]["weights"] == answer("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"))[1][
+        "components"]["weights"]

@@ -366,7 +366,9 @@ def read_weights(path_text: str) -> WeightsGiven:
             _, weight_map = read_safetensors_index(_read_text(index))
             files = [path / name for name in sorted(set(weight_map.values()))]
         else:
-            files = sorted(path.glob("*.safetensors")) or sorted(path.glob("*.gguf"))
+            ggufs = sorted(path.glob("*.gguf"))
+            models = [f for f in ggufs if "mmproj" not in f.name.lower()] or ggufs  # a projector is no model
+            files = sorted(path.glob("*.safetensors")) or models
             if not files:
                 raise ValidationError("weights", path_text, "no .safetensors or .gguf file in the folder")
             if files[0].suffix == ".gguf" and len(files) > 1 and not all(_SPLIT.search(f.name) for f in files):
