@@ -111,3 +111,48 @@ def test_preference_and_rl_runs_take_only_the_defaults_trls_trainers_accept(obje
         with pytest.raises(ValidationError) as error:
             parse_workload({**values, "framework": framework})
         assert error.value.field == "framework"
+
+
+def _cli_json(*args: str) -> dict:
+    import contextlib
+    import io
+
+    from vramcalc.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*args, "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+CLI = ("--model", "qwen3-0.6b", "--mode", "training", "--batch", "2", "--seq", "1024", "--gpu", "h100-80gb")
+
+
+@pytest.mark.parametrize(("mine", "as_written"), [
+    (("--framework", "unsloth", "--checkpointing", "none"), ("--fused-ce", "--checkpointing", "none")),
+    (("--framework", "litgpt", "--lora-rank", "8", "--lora-dropout", "0"),
+     ("--recipe", "bf16", "--precision", "bf16", "--fused-ce", "--lora-rank", "8", "--lora-targets", "q,v",
+      "--lora-dtype", "bf16")),
+    (("--framework", "litgpt", "--lora-rank", "8", "--lora-targets", "all-linear"),
+     ("--recipe", "bf16", "--precision", "bf16", "--fused-ce", "--lora-rank", "8", "--lora-dropout", "0.05",
+      "--lora-dtype", "bf16")),
+    (("--framework", "torchtune", "--lora-rank", "8", "--ce-output-chunks", "0"),
+     ("--recipe", "bf16", "--precision", "bf16", "--checkpointing", "layer", "--lora-rank", "8",
+      "--lora-dtype", "bf16")),
+], ids=["unsloth-no-checkpointing", "litgpt-no-dropout", "litgpt-all-linear", "torchtune-whole-logits"])
+def test_a_flag_given_the_forms_default_wins_over_the_frameworks(mine, as_written):
+    """Before: a flag set to the form's own default (--checkpointing none) read as not set, and the framework's
+    default replaced it, though the note said "a setting you change wins"."""
+    chosen, written = _cli_json(*CLI, *mine), _cli_json(*CLI, *as_written)
+    assert chosen["total_bytes"] == written["total_bytes"]
+    assert chosen["components"] == written["components"]
+
+
+def test_unsloths_offloading_note_goes_with_its_checkpointing():
+    from vramcalc.analysis.evaluate import framework_notes
+
+    for checkpointing, said in (("layer", True), ("none", False), ("sqrt", False)):
+        workload = parse_workload({**TRAINING, "framework": "unsloth", "checkpointing": checkpointing},
+                                  given={"checkpointing"})
+        keys = [note.key for note in framework_notes(workload)]
+        assert ("note.framework.unsloth" in keys) is said, checkpointing

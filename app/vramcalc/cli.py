@@ -300,10 +300,11 @@ def build_capacity_parser() -> argparse.ArgumentParser:
 
 
 def breakdown_main(argv: Sequence[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
         values, config, weights = _values(args)
-        workload, values = _parse_workload(values, config, weights)
+        workload, values = _parse_workload(values, config, weights, _given(parser, argv))
         breakdown = estimate(workload)
         machine = parse_machine(values)
     except ValidationError as error:
@@ -438,10 +439,11 @@ def _per_gpu_lines(rank: PerGpu) -> str:
 
 
 def fit_main(argv: Sequence[str]) -> int:
-    args = build_parser(target=True).parse_args(argv)
+    parser = build_parser(target=True)
+    args = parser.parse_args(argv)
     try:
         values, config, weights = _values(args)
-        workload, values = _parse_workload(values, config, weights)
+        workload, values = _parse_workload(values, config, weights, _given(parser, argv))
         target = parse_target({key: values[key] for key in ("gpu", "gpus", "wired_limit_mb", "macos")})  # as shown
         breakdown = estimate(workload)
         per_gpu(breakdown, target.count)  # a layout these GPUs cannot run is refused, as the breakdown refuses it
@@ -588,13 +590,23 @@ def _without_ignored(values: Mapping[str, str]) -> dict[str, str]:
     return {**shown_values(values), **{key: values[key] for key in BEYOND_THE_PAGE if key in values}}
 
 
-def _parse_workload(values: Mapping[str, str], config: Mapping[str, object] | None,
-                    weights: WeightsGiven | None) -> tuple[Workload, dict[str, str]]:
+def _given(parser: argparse.ArgumentParser, argv: Sequence[str]) -> frozenset[str]:
+    """The options `argv` sets, whatever their values: one set to the form's default (--checkpointing none) is
+    still the user's, which a framework's defaults leave as it is (training/frameworks.py)."""
+    unset = object()
+    args = argparse.Namespace(**{action.dest: unset for action in parser._actions})
+    parser.parse_args(argv, args)  # parsed once already: no error here
+    return frozenset(key for key, value in vars(args).items() if value is not unset)
+
+
+def _parse_workload(values: Mapping[str, str], config: Mapping[str, object] | None, weights: WeightsGiven | None,
+                    given: frozenset[str] = frozenset()) -> tuple[Workload, dict[str, str]]:
     """The workload `values` name (the flags that do not apply dropped, `_without_ignored`), keeping the layout
     named for several GPUs that one GPU drops (options.several_gpus_only) for the fewest GPUs' search
     (Workload.on_gpus); and the values that apply."""
     shown = _without_ignored(values)
-    workload = parse_workload(shown, config=config, weights=weights)
+    given = frozenset(key for key in given if key in shown and shown[key] == values.get(key))
+    workload = parse_workload(shown, config=config, weights=weights, given=given)
     named = several_gpus_only(values)
     if named:
         workload = with_named_layout(workload, named)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.choices import GGUF_RUNTIMES, Framework, Runtime
+from ..core.choices import GGUF_RUNTIMES, Checkpointing, Framework, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count
@@ -84,8 +84,9 @@ def framework_notes(workload: Workload) -> tuple[Phrase, ...]:
     settings = ", ".join(f"{key} = {values.get(key, '1')}" for key in workload.framework_set)
     notes = [phrase("note.framework.set", framework=name, settings=settings) if settings
              else phrase("note.framework.unchanged", framework=name)]
-    if workload.framework in (Framework.UNSLOTH, Framework.TORCHTUNE):
-        notes.append(phrase(f"note.framework.{name}"))
+    if workload.framework is Framework.TORCHTUNE or (workload.framework is Framework.UNSLOTH
+                                                    and workload.checkpointing is Checkpointing.LAYER):
+        notes.append(phrase(f"note.framework.{name}"))  # Unsloth's offloading is its per-layer checkpointing's
     return tuple(notes)
 
 

@@ -9,7 +9,7 @@ import dataclasses
 import itertools
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TypeVar
 
 from ..core.choices import (
@@ -173,11 +173,12 @@ def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None,
 
 
 def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | None = None,
-                   weights: WeightsGiven | None = None) -> Workload:
+                   weights: WeightsGiven | None = None, given: Collection[str] = ()) -> Workload:
     """Strict: the first bad field raises ValidationError. Missing keys take their defaults. With
     `weights` (the headers of the user's weight files), the weights are the files' bytes, laid onto
-    the model (a preset, a config, or, for model=weights, what a GGUF file's metadata says)."""
-    values, framework_set = with_framework(values, DEFAULTS)
+    the model (a preset, a config, or, for model=weights, what a GGUF file's metadata says). `given`: the keys
+    set on purpose, which a framework's defaults leave as they are (the command line's flags)."""
+    values, framework_set = with_framework(values, DEFAULTS, given)
     fields = {**_parse_fields(FIELD_PARSERS, values, None), "framework_set": framework_set}
     model = _parse_model(values, config, weights)
     if weights is not None:

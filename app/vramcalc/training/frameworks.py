@@ -1,8 +1,8 @@
 """Fine-tuning frameworks as a setting: each one's defaults, applied to the settings left at theirs.
 
-A small table, read from each framework's source; an explicit setting (one that differs from the form's default)
-wins. The mechanics a default turns on are the engine's own knobs (activation_offload, optimizer_in_backward,
-fused_ce, checkpointing); Unsloth's checkpointing is its offloaded one (training/offload.py).
+A small table, read from each framework's source; an explicit setting (one that differs from the form's default, or
+one the command line was given) wins. The mechanics a default turns on are the engine's own knobs (activation_offload,
+optimizer_in_backward, fused_ce, checkpointing); Unsloth's checkpointing is its offloaded one (training/offload.py).
 
 trainer     Hugging Face Trainer/TRL with peft: the form's defaults, the engine's model as measured.
 unsloth     unslothai/unsloth at 015bdef: FastLanguageModel.from_pretrained(load_in_4bit=True) loads the base in NF4
@@ -27,7 +27,7 @@ axolotl     runs the Trainer (with peft): its YAML options are the form's, so it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from ..core.choices import Framework
 
@@ -52,8 +52,10 @@ SUPERVISED_ONLY = frozenset({"fused_ce", "ce_output_chunks", "optimizer_in_backw
 EXCLUDES = {"ce_output_chunks": "fused_ce", "fused_ce": "ce_output_chunks"}
 
 
-def with_framework(values: Mapping[str, str], defaults: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
-    """The values with the framework's defaults for the settings left at the form's, and the keys it set."""
+def with_framework(values: Mapping[str, str], defaults: Mapping[str, str],
+                   given: Collection[str] = ()) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The values with the framework's defaults for the settings left at the form's, and the keys it set; `given`:
+    the keys set on purpose even where they equal the form's default (the command line's flags)."""
     try:
         framework = Framework(values.get("framework", defaults["framework"]))
     except ValueError:
@@ -67,9 +69,9 @@ def with_framework(values: Mapping[str, str], defaults: Mapping[str, str]) -> tu
         if (when == "lora" and not lora) or (when == "full" and lora) or (key in SUPERVISED_ONLY and not supervised):
             continue
         other = EXCLUDES.get(key)
-        if other is not None and values.get(other, defaults[other]) != defaults[other]:
+        if other is not None and (values.get(other, defaults[other]) != defaults[other] or other in given):
             continue
-        if values.get(key, defaults[key]) == defaults[key] and value != defaults[key]:
+        if key not in given and values.get(key, defaults[key]) == defaults[key] and value != defaults[key]:
             out[key] = value
             changed.append(key)
     return out, tuple(changed)
