@@ -156,3 +156,24 @@ def test_unsloths_offloading_note_goes_with_its_checkpointing():
                                   given={"checkpointing"})
         keys = [note.key for note in framework_notes(workload)]
         assert ("note.framework.unsloth" in keys) is said, checkpointing
+
+
+@pytest.mark.parametrize("extra", [("--gpus", "2"), ("--grad-accum", "4")])
+def test_torchtunes_step_in_the_backward_is_its_single_device_default_only(extra):
+    """torchtune's optimizer_in_bwd is its single-device full recipe's (3B_full_single_device.yaml); its distributed
+    recipe's configs leave it off, and it refuses gradient accumulation. Before: --framework torchtune --gpus 2 (or
+    --grad-accum 4) was refused for an optimizer_in_backward the user never set and no flag turns off."""
+    data = _cli_json(*CLI, "--framework", "torchtune", *extra)
+    assert data["total_bytes"] > 0
+
+
+def test_torchtunes_fewest_gpus_are_its_distributed_recipes():
+    """Before: `fit` answered "none fits" for torchtune's full fine-tuning, every several-GPU layout refused
+    under the single-device default; the fewest GPUs are now those of its distributed recipe, which this fits."""
+    fit = _cli_json("fit", "--model", "llama-3.1-8b", "--mode", "training", "--framework", "torchtune",
+                    "--gpu", "rtx-4090")
+    fewest = fit["min_gpus"]
+    assert isinstance(fewest, int) and fewest > 1
+    several = _cli_json("--model", "llama-3.1-8b", "--mode", "training", "--framework", "torchtune", "--gpu",
+                        "rtx-4090", "--gpus", str(fewest))
+    assert {row["name"]: row["count"] for row in several["gpus"]}["RTX 4090"] == fewest

@@ -15,7 +15,9 @@ unsloth     unslothai/unsloth at 015bdef: FastLanguageModel.from_pretrained(load
 torchtune   torchtune 0.6.1 (its last release, 2025-04, what pip installs), recipes/configs/llama3_2/
             3B_full_single_device.yaml and 3B_lora_single_device.yaml: dtype bf16 (weights, gradients and state in
             bf16), activation checkpointing on, `CEWithChunkedOutputLoss` (the head's logits in 8 chunks, the loss
-            upcasting one at a time: ce_output_chunks), and for full fine-tuning optimizer_in_bwd; activation
+            upcasting one at a time: ce_output_chunks), and for full fine-tuning on one GPU without gradient
+            accumulation optimizer_in_bwd (its distributed recipe's configs, 3B_full.yaml, leave it off, and the
+            recipes refuse it with gradient_accumulation_steps above 1); activation
             offloading and compile off (`compile`, its own setting). Its main branch (bd2a0fc, unreleased) has the
             same defaults with `LinearCrossEntropyLoss`, a fused head: fused_ce.
 litgpt      Lightning-AI/litgpt finetune/lora.py and full.py: precision bf16-true (pure bf16), `chunked_cross_entropy`
@@ -31,12 +33,13 @@ from collections.abc import Collection, Mapping
 
 from ..core.choices import Framework
 
-# (key, value, when): when is "any", "lora" (lora_rank > 0) or "full" (lora_rank 0)
+# (key, value, when): when is "any", "lora" (lora_rank > 0), "full" (lora_rank 0) or "single" (full, one GPU, no
+# gradient accumulation: torchtune's single-device full recipe)
 DEFAULTS: dict[Framework, tuple[tuple[str, str, str], ...]] = {
     Framework.TRAINER: (),
     Framework.UNSLOTH: (("precision", "nf4", "lora"), ("checkpointing", "layer", "any"), ("fused_ce", "1", "any")),
     Framework.TORCHTUNE: (("recipe", "bf16", "any"), ("precision", "bf16", "any"), ("checkpointing", "layer", "any"),
-                          ("ce_output_chunks", "8", "any"), ("optimizer_in_backward", "1", "full"),
+                          ("ce_output_chunks", "8", "any"), ("optimizer_in_backward", "1", "single"),
                           ("lora_dtype", "bf16", "lora")),
     Framework.LITGPT: (("recipe", "bf16", "any"), ("precision", "bf16", "any"), ("fused_ce", "1", "any"),
                        ("lora_targets", "q,v", "lora"), ("lora_dropout", "0.05", "lora"),
@@ -64,9 +67,11 @@ def with_framework(values: Mapping[str, str], defaults: Mapping[str, str],
         return dict(values), ()
     lora = values.get("lora_rank", defaults["lora_rank"]).strip() not in ("", "0")
     supervised = values.get("objective", defaults["objective"]) in ("", "sft")
+    single = not lora and all(values.get(key, defaults[key]).strip() in ("", "1") for key in ("gpus", "grad_accum"))
     out, changed = dict(values), []
     for key, value, when in DEFAULTS[framework]:
-        if (when == "lora" and not lora) or (when == "full" and lora) or (key in SUPERVISED_ONLY and not supervised):
+        if ((when == "lora" and not lora) or (when == "full" and lora) or (when == "single" and not single)
+                or (key in SUPERVISED_ONLY and not supervised)):
             continue
         other = EXCLUDES.get(key)
         if other is not None and (values.get(other, defaults[other]) != defaults[other] or other in given):
