@@ -177,3 +177,14 @@ def test_torchtunes_fewest_gpus_are_its_distributed_recipes():
     several = _cli_json("--model", "llama-3.1-8b", "--mode", "training", "--framework", "torchtune", "--gpu",
                         "rtx-4090", "--gpus", str(fewest))
     assert {row["name"]: row["count"] for row in several["gpus"]}["RTX 4090"] == fewest
+
+
+def test_the_frameworks_note_says_the_values_it_set():
+    """Before: torchtune's note said 'ce_output_chunks = 1' for the 8 chunks it set (every key the note did not
+    list was shown as 1, a flag's on)."""
+    from vramcalc.analysis.evaluate import framework_notes
+
+    workload = parse_workload({**TRAINING, "framework": "torchtune"})
+    assert workload.ce_output_chunks == 8
+    said = ENGLISH.say(framework_notes(workload)[0])
+    assert "ce_output_chunks = 8" in said and "optimizer_in_backward = 1" in said, said

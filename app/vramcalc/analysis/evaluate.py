@@ -80,7 +80,8 @@ def framework_notes(workload: Workload) -> tuple[Phrase, ...]:
     name = workload.framework.value
     values = {"checkpointing": workload.checkpointing.value, "recipe": workload.recipe.value,
               "precision": workload.precision.value, "lora_dtype": workload.lora_dtype.value,
-              "lora_targets": ",".join(workload.lora_targets), "lora_dropout": f"{workload.lora_dropout:g}"}
+              "lora_targets": ",".join(workload.lora_targets), "lora_dropout": f"{workload.lora_dropout:g}",
+              "ce_output_chunks": str(workload.ce_output_chunks)}  # the rest are flags: on, 1
     settings = ", ".join(f"{key} = {values.get(key, '1')}" for key in workload.framework_set)
     notes = [phrase("note.framework.set", framework=name, settings=settings) if settings
              else phrase("note.framework.unchanged", framework=name)]
