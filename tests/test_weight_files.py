@@ -373,3 +373,23 @@ def test_a_folder_of_a_gguf_and_its_projector_reads_the_model(tmp_path):
     assert code == 0, data
     assert data["components"]["weights"] == answer("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"))[1][
         "components"]["weights"]
+
+
+@pytest.mark.parametrize("shard", ["/dev/stdin", "../outside.safetensors", "sub/../../outside.safetensors",
+                                   "..\\outside.safetensors", ""])
+def test_an_index_naming_a_shard_outside_its_folder_is_refused(shard, tmp_path):
+    """An index is untrusted (a downloaded repository's): before, its weight_map sent the reader to any path, a file
+    outside the folder read as a shard, /dev/stdin waited for input with no bound; and --hf put such a name into
+    the Hub's URL. A shard is a file beside its index, as transformers' index always names them."""
+    index = json.dumps({"metadata": {"total_size": 0}, "weight_map": {"model.embed_tokens.weight": shard}})
+    with pytest.raises(ValidationError, match="a file beside the index") as refused:
+        read_safetensors_index(index)
+    assert refused.value.field == "weights"
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (tmp_path / "outside.safetensors").write_bytes((DATA / "tiny-qwen3.safetensors").read_bytes())
+    (folder / "model.safetensors.index.json").write_text(index)
+    (folder / "config.json").write_bytes((DATA / "tiny-qwen3-sharded" / "config.json").read_bytes())
+    if shard != "/dev/stdin":
+        code, message = answer("--weights", str(folder))
+        assert code == 2 and "a file beside the index" in message, message
