@@ -393,3 +393,18 @@ def test_an_index_naming_a_shard_outside_its_folder_is_refused(shard, tmp_path):
     if shard != "/dev/stdin":
         code, message = answer("--weights", str(folder))
         assert code == 2 and "a file beside the index" in message, message
+
+
+def test_a_weight_file_that_is_no_regular_file_is_refused_at_once(tmp_path):
+    """A named pipe among a folder's weight files (an unpacked archive can hold one): before, reading it waited for a
+    writer without bound. Only a regular file is read."""
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "model.safetensors")
+    (tmp_path / "config.json").write_bytes((DATA / "tiny-qwen3-sharded" / "config.json").read_bytes())
+    app = Path(__file__).parent.parent / "app"
+    done = subprocess.run([sys.executable, "-m", "vramcalc", "--weights", str(tmp_path)], capture_output=True,
+                          text=True, timeout=20, env={**os.environ, "PYTHONPATH": str(app)}, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr

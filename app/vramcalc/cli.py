@@ -403,6 +403,8 @@ def _every_part(folder: str, files: Sequence[Path]) -> None:
 
 def _read_header(path: Path) -> Header:
     """One file's header: a first MB, then as much as the reader asks for, never the tensors' data."""
+    if path.exists() and not path.is_file():  # a named pipe or a device waits for a writer without bound
+        raise ValidationError("weights", str(path), "not a regular file")
     try:
         with path.open("rb") as handle:
             asked = FIRST_READ
