@@ -404,6 +404,9 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     attributes["precision"] = run_format(model, precision, runtime=engine.runtime,
                                          training=attributes["mode"] is Mode.TRAINING,
                                          framework=_checked("framework", attributes["framework"], Framework))
+    if (attributes["mode"] is Mode.TRAINING and attributes["recipe"] is Recipe.FP32 and not attributes["lora_rank"]
+            and isinstance(attributes["precision"], Precision)):
+        attributes["precision"] = Precision.FP32  # recipe fp32 keeps every weight in fp32 (training/recipes.py)
     if attributes.pop("quantise"):  # quantise=mlp: attention kept in 16-bit
         fmt = attributes["precision"]
         if not isinstance(fmt, WeightFormat) or fmt.kind != "gpu" or fmt.file is not None:
