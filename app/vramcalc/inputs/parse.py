@@ -724,6 +724,9 @@ def _check_training(workload: Workload) -> None:
                               "as TRL's trainers run them: choose trainer, axolotl or unsloth")
     if workload.activation_offload and workload.objective is not Objective.SFT:
         raise ValidationError("activation_offload", "1", "modelled for supervised steps (sft)")
+    if workload.activation_offload and workload.framework is Framework.UNSLOTH:  # training/offload.py reads neither
+        raise ValidationError("activation_offload", "1", "Unsloth offloads through its own checkpointing "
+                              "(checkpointing layer): leave activation_offload off")
     if workload.objective is not Objective.SFT and workload.fused_ce:
         raise ValidationError("fused_ce", "1", "DPO, KTO, GRPO and RLOO score tokens with TRL's own chunked head; "
                               "ORPO and PPO compute their losses over the whole logits")
