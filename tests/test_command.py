@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vramcalc.cli import main
 
@@ -194,3 +196,13 @@ def test_a_weight_file_name_is_quoted_for_the_shell(tmp_path):
     with contextlib.redirect_stdout(out):
         assert main(["--weights", str(path), "--command"]) == 0
     assert out.getvalue().startswith("llama-server -m 'a b;$(id)'\"'\"'x.gguf' -c "), out.getvalue()
+
+
+@given(st.text(max_size=30))
+def test_the_shell_quoting_is_shlexs(text):
+    """render/command.shell_quoted keeps shlex out of the page's standard library; it quotes as shlex.quote does."""
+    import shlex
+
+    from vramcalc.render.command import shell_quoted
+
+    assert shell_quoted(text) == shlex.quote(text)

@@ -4,7 +4,7 @@ own lines (Engine.command) for the model as its engine names it."""
 from __future__ import annotations
 
 import json
-import shlex
+import re
 
 from ..core.choices import GGUF_RUNTIMES, Runtime
 from ..engines import engine_for
@@ -39,6 +39,12 @@ def model_reference(workload: Workload) -> str:
 
 
 PYTHON_LINES = (Runtime.TRANSFORMERS, Runtime.FASTER_WHISPER)  # the model inside a Python string's double quotes
+_SHELL_SAFE = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
+
+
+def shell_quoted(text: str) -> str:
+    """`text` as one shell word: shlex.quote's rule (shlex stays out of the page's standard library)."""
+    return text if _SHELL_SAFE.fullmatch(text) else "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 def command_lines(workload: Workload, gpus: int = 1) -> tuple[str, ...]:
@@ -49,7 +55,7 @@ def command_lines(workload: Workload, gpus: int = 1) -> tuple[str, ...]:
     if workload.runtime in PYTHON_LINES:
         reference = json.dumps(reference)[1:-1]
     elif workload.runtime is not Runtime.OLLAMA:
-        reference = shlex.quote(reference)
+        reference = shell_quoted(reference)
     return engine_for(workload.runtime).command(workload, resolve_layout(workload, gpus), reference)
 
 
