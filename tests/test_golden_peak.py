@@ -15,12 +15,14 @@ from vramcalc.core.dtypes import Precision
 from vramcalc.model.families.decoder.saved import lora_measured
 from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
+from vramcalc.training.lora import parse_targets
 from vramcalc.workload import Workload
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "measured_peak.json").read_text(encoding="utf-8"))
 PEAK_TOLERANCE = 0.10
 LORA_TARGETS = {"all-linear": ("all-linear",), "qv": ("q", "v"), "qv+head": ("q", "v", "head"),
-                "all-linear+head": ("all-linear", "head")}  # tools/measure_lora.py's names, the engine's
+                "all-linear+head": ("all-linear", "head")}  # tools/measure_lora.py's names, the engine's (or the
+# engine's own, comma-separated: o, gate,up,down)
 RECIPES = {"bf16": Recipe.BF16, "fp32": Recipe.FP32, "amp": Recipe.AMP, "mixed": Recipe.MIXED}
 
 
@@ -28,14 +30,19 @@ def _training_id(case):
     lora = case["lora"]
     return (f"{case['family']}-{case['attention']}-{case['recipe']}-{case['batch']}x{case['seq']}-"
             f"{case['checkpointing']}-{case['optimizer']}-{case['optimizer_impl']}"
-            + (f"-lora{lora['rank']}-{lora['targets']}" if lora else ""))
+            + (f"-lora{lora['rank']}-{lora['targets']}" if lora else "")
+            + ("-fp32-adapters" if (lora or {}).get("adapters") == "fp32" else "")
+            + (f"-dropout{lora['dropout']}" if (lora or {}).get("dropout") else ""))
 
 
 def _training_workload(case):
     lora = case["lora"]
     extra = {}
-    if lora:
-        extra = {"lora_rank": lora["rank"], "lora_dtype": Precision.BF16, "lora_targets": LORA_TARGETS[lora["targets"]]}
+    if lora:  # peft's adapters take the base's dtype (autocast_adapter_dtype=False) unless measured in fp32
+        fp32 = case["recipe"] == "fp32" or lora.get("adapters") == "fp32"
+        extra = {"lora_rank": lora["rank"], "lora_dtype": Precision.FP32 if fp32 else Precision.BF16,
+                 "lora_dropout": lora.get("dropout", 0.0),
+                 "lora_targets": LORA_TARGETS.get(lora["targets"]) or parse_targets(lora["targets"])}
     return Workload(
         model=from_hf_config(case["config"]), mode=Mode.TRAINING, recipe=RECIPES[case["recipe"]],
         precision=Precision.FP32 if case["recipe"] == "fp32" else Precision.BF16, batch=case["batch"],
@@ -74,6 +81,40 @@ def test_training_peak_and_every_phase(case):
     assert max(phases["backward_start"], phases["backward_end"]) == pytest.approx(
         measured["layers"]["peak"], rel=PEAK_TOLERANCE)
     assert phases["optimizer"] == pytest.approx(measured["optimizer"]["peak"], rel=PEAK_TOLERANCE)
+
+
+# LoRA on dense RMSNorm blocks, every phase: the layers' backward counts the hidden states' gradient, the final norm's
+# backward and what a layer's MLP backward frees (decoder/saved.py LoraBackward; docs/accuracy.md, 2026-12-07)
+LORA_TOLERANCE = 0.005
+LORA_EXACT = [case for case in EXACT if case["lora"]]
+# Measured and not followed (docs/accuracy.md): peft's fp32 adapters (and dropout) on a bf16 base make more in down's
+# adapter than the three I-wide gradients the engine keeps there (its fp32 input gradient and dropout's backward; under
+# checkpointing the recompute's fp32 adapter output and its scaled copy): the layers' phase 0.991 and 0.993 of measured.
+LORA_GAPS = {
+    "llama-flash-bf16-2x256-layer-adamw-foreach-lora8-all-linear-fp32-adapters":
+        "the recompute's down adapter in fp32: 0.991",
+    "qwen3-flash-bf16-2x128-none-adamw-foreach-lora16-all-linear+head-fp32-adapters-dropout0.05":
+        "down's fp32 adapter gradient and dropout's backward: 0.993",
+}
+
+
+def _lora_cases():
+    for case in LORA_EXACT:
+        gap = LORA_GAPS.get(_training_id(case))
+        yield pytest.param(case, id=_training_id(case), marks=pytest.mark.xfail(strict=True, reason=gap) if gap else ())
+
+
+@pytest.mark.parametrize("case", _lora_cases())
+def test_lora_step_every_phase_within_half_a_percent(case):
+    breakdown = estimate(_training_workload(case))
+    phases = breakdown.phase_totals()
+    measured = case["phases"]
+    assert breakdown.total_bytes == pytest.approx(case["peak_bytes"], rel=LORA_TOLERANCE)
+    assert phases["forward"] == pytest.approx(measured["forward"]["end"], rel=LORA_TOLERANCE)
+    assert phases["loss"] == pytest.approx(measured["backward"]["peak"], rel=LORA_TOLERANCE)
+    assert max(phases["backward_start"], phases["backward_end"]) == pytest.approx(
+        measured["layers"]["peak"], rel=LORA_TOLERANCE)
+    assert phases["optimizer"] == pytest.approx(measured["optimizer"]["peak"], rel=LORA_TOLERANCE)
 
 
 # transformers 5 keeps these models' router weights in fp32 (`_keep_in_fp32_modules_strict`), which

@@ -344,3 +344,14 @@ def test_every_checkbox_and_choice_has_its_element_in_the_page():
     present = set(re.findall(r'id="([a-z_0-9]+)"', html)) | set(re.findall(r'(?:choice|values)\("([a-z_0-9]+)"', html))
     wanted = [o.key for o in OPTIONS if o.checkbox or (o.choices and o.group not in ("model", "capacity"))]
     assert [key for key in wanted if key not in present] == []
+
+
+def test_a_link_is_not_said_to_have_dropped_a_default_it_never_set():
+    """mode=training&objective=grpo: TRL's 8 generations over the default batch of 1 do not divide, but the link
+    set neither; the page once said "Ignored from the link: num_generations" and dropped nothing. The form says it."""
+    decoded = decode("mode=training&objective=grpo")
+    assert decoded.values == {"mode": "training", "objective": "grpo"}
+    assert not decoded.notices, [ENGLISH.say(notice) for notice in decoded.notices]
+    decoded = decode("mode=training&objective=grpo&num_generations=3&batch=8")  # one the link set: said and dropped
+    assert decoded.values == {"mode": "training", "objective": "grpo", "batch": "8"}
+    assert any("num_generations" in ENGLISH.say(notice) for notice in decoded.notices)

@@ -40,7 +40,8 @@ NAMES = sorted({name for entry in entries() for name in (entry.name, entry.hf_id
 
 
 # a library's version ("peft 0.21", "transformers 5.23") is a name, written the same in both languages
-VERSION = re.compile(r"\b(peft|transformers|vLLM|PyTorch|torch|bitsandbytes|llama\.cpp|CUDA) \(?\d+(\.\d+)*")
+VERSION = re.compile(r"\b(peft|transformers|vLLM|PyTorch|torch|bitsandbytes|llama\.cpp|CUDA|kernels|Triton) "
+                     r"\(?\d+(\.\d+)*")
 NOT_SHOWN = {"key", "kind", "id_", "path", "slug", "unit", "verdict",
              "command"}  # identifiers, SVG geometry and the command to run (its flags are no language): not words
 

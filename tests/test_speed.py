@@ -804,3 +804,23 @@ def test_the_verdicts_speed_line_says_when_the_run_cannot_start():
         return present_speed(workload, evaluate_speed(workload, parse_target(values), parse_machine(values))).line
 
     assert line("rtx-4070").endswith(", if it fit.") and not line("rtx-5090").endswith(", if it fit.")
+
+
+def test_zero3_gathers_the_policy_for_its_passes_and_a_model_for_each_forward_without_gradients():
+    # TRL shards the reference as it shards the policy (dpo_trainer.py `_prepare_deepspeed`): under ZeRO-3 a DPO
+    # micro-step gathers the policy for its forward and backward and the reference once, 3 models' weights, not
+    # the 4 of gathering everything the GPUs hold twice; precomputed log-probabilities leave the policy's 2; KTO's
+    # KL forward by the policy and the reference's two make 5
+    from vramcalc.memory.states import weights_bytes
+    from vramcalc.speed.training import gathered_bytes
+
+    base = {"model": "mistral-7b", "mode": "training", "gpu": "h100-80gb", "gpus": "8", "zero": "3",
+            "recipe": "mixed", "batch": "8", "seq": "1024"}
+    for objective, reference, models in (("sft", "", 2), ("dpo", "", 3), ("dpo", "precomputed", 2), ("kto", "", 5),
+                                         ("kto", "precomputed", 3), ("orpo", "", 2)):
+        workload = parse_workload({**base, "objective": objective, "reference": reference})
+        held = estimate(workload).sizes["weights"]
+        policy = weights_bytes(workload).bytes
+        assert gathered_bytes(workload, held) == pytest.approx(models * policy), (objective, reference)
+    lora = parse_workload({**base, "objective": "dpo", "lora_rank": "16", "recipe": ""})  # the reference: adapters off
+    assert gathered_bytes(lora, estimate(lora).sizes["weights"]) == pytest.approx(3 * weights_bytes(lora).bytes)

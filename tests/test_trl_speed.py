@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import validate_speed  # noqa: E402
@@ -53,3 +55,88 @@ def test_the_stored_grpo_error_is_the_measured_one():
     stored = calibration()["validation"]["trl-grpo"]
     found = validate_trl_speed.summary([r for r in validate_trl_speed.results() if r["objective"] == "grpo"])
     assert stored == {"median": round(found["median"], 3), "worst": round(found["worst"], 3), "rows": found["rows"]}
+
+
+# ---- the preference trainers (tests/data/speed/trl_preference_published.json; docs/accuracy.md 'Preference-tuning
+# times against published runs'): an ORPO, a KTO and a DPO run predicted, a DPO run recorded without its card
+
+PREFERENCE = validate_trl_speed.PREFERENCE
+# rows the engine misses by more than 2x, and why (no rate is fitted to them: the reason is the finding)
+OFF_BY_2X = {
+    "zephyr-orpo-141b-a35b-32xh100": "transformers' eager Mixtral under FSDP ran at about a fifth of the H100's dense "
+                                     "BF16 rate; the engine's share (62 %) was fitted to torchtune's compiled SFT runs",
+    "trl-docs-kto-qwen2-0.5b-8xh100": "a 0.5B model in fp32, batch 8 x 512: a step of ~0.6 s of matmuls against a "
+                                      "rounded 'approximately 30 minutes' for 633 steps; per-step overheads the "
+                                      "engine does not time",
+}
+
+
+def _preference_rows():
+    return [row for row in validate_trl_speed.table(PREFERENCE)["rows"] if not row.get("anomalous")]
+
+
+def test_every_preference_row_quotes_its_source_and_its_step_is_its_runtime_over_its_steps():
+    rows = validate_trl_speed.table(PREFERENCE)["rows"]
+    assert {row["objective"] for row in rows} == {"dpo", "orpo", "kto"}
+    for row in rows:
+        assert row["quoted"] and row["url"].startswith("https://"), row["id"]
+        assert row.get("anomalous") or row.get("inputs_assumed"), row["id"]  # no row states every input it ran
+        for field in ("slug", "gpus", "batch", "grad_accum", "seq", "steps", "run_s", "step_s", "config"):
+            assert row.get(field) is not None, (row["id"], field)
+        assert row["step_s"] == pytest.approx(row["run_s"] / row["steps"], rel=0.01), row["id"]
+
+
+@pytest.mark.parametrize("row", [
+    pytest.param(row, id=row["id"], marks=pytest.mark.xfail(strict=True, reason=OFF_BY_2X[row["id"]]))
+    if row["id"] in OFF_BY_2X else pytest.param(row, id=row["id"]) for row in _preference_rows()])
+def test_a_published_preference_step_is_predicted_within_2x(row):
+    predicted = validate_trl_speed.predict(row).step_s
+    assert predicted is not None
+    assert 0.5 < predicted / row["step_s"] < 2
+
+
+def test_every_preference_run_took_longer_than_predicted():
+    # what the page says (speed.error.preference): every run slower than predicted, none faster; the two on
+    # FSDP / DDP eager stacks by 3-5x, the single-GPU QLoRA DPO run within a quarter
+    found = {r["id"]: r["measured"] / r["predicted"] for r in validate_trl_speed.results(PREFERENCE)}
+    assert len(found) == 3 and all(ratio > 1 for ratio in found.values()), found
+    assert 3 < found["zephyr-orpo-141b-a35b-32xh100"] < 4 and 4 < found["trl-docs-kto-qwen2-0.5b-8xh100"] < 6
+    assert found["neuralhermes-2.5-mistral-7b-dpo-qlora-1xa100"] < 1.25
+
+
+def test_the_dpo_run_without_its_card_lies_between_the_h100_and_a100_predictions():
+    # why it is recorded and not predicted: the card it ran on decides the error, and it is not stated
+    row = next(r for r in validate_trl_speed.table(PREFERENCE)["rows"] if r.get("anomalous"))
+    assert row["objective"] == "dpo"
+    h100 = validate_trl_speed.predict(row).step_s
+    a100 = validate_trl_speed.predict({**row, "slug": "a100-80gb"}).step_s
+    assert h100 < row["step_s"] / 2 and 0.5 < a100 / row["step_s"] < 2, (h100, a100)
+
+
+def test_the_stored_preference_line_is_the_measured_one():
+    from vramcalc.speed.hardware import calibration
+
+    stored = calibration()["validation"]["trl-pref"]
+    assert stored == validate_trl_speed.preference_line(validate_trl_speed.results(PREFERENCE))
+
+
+@pytest.mark.parametrize("objective", ["dpo", "orpo", "kto"])
+def test_a_preference_answer_carries_the_published_runs_range(objective):
+    from vramcalc.inputs.parse import parse_workload
+    from vramcalc.speed.validation import expected_error
+
+    workload = parse_workload({"model": "mistral-7b", "mode": "training", "objective": objective, "gpu": "h100-80gb",
+                               "batch": "2"})
+    said = expected_error(workload)
+    values = dict(said.values)
+    assert said.key == "speed.error.preference"
+    assert values["low"] == "1.2" and values["high"] == "4.8" and values["rows"] == 3 and values["worst"] == "79%"
+
+
+def test_objectives_with_no_published_run_still_say_not_checked():
+    from vramcalc.inputs.parse import parse_workload
+    from vramcalc.speed.validation import expected_error
+
+    workload = parse_workload({"model": "qwen2.5-7b", "mode": "training", "objective": "rloo", "gpu": "h100-80gb",
+                               "batch": "8"})
+    assert expected_error(workload).key == "speed.error.objective"

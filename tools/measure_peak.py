@@ -277,7 +277,8 @@ class _MasterCopy:
 
 def measure_training(family, attention, recipe, batch, seq, checkpointing="none", optimizer="adamw",
                      impl="foreach", lora=None, explain=False):
-    """Two steps; the phases of the second. `lora` = (rank, targets) on a bf16 base."""
+    """Two steps; the phases of the second. `lora` = (rank, targets[, options]): adapters in the base's dtype and no
+    dropout, unless options say {"adapters": "fp32", "dropout": p}."""
     dtype = torch.float32 if recipe in ("fp32", "amp") else torch.bfloat16
     model, config = M.build(family, attention, dtype)
     model.train()
@@ -288,9 +289,10 @@ def measure_training(family, attention, recipe, batch, seq, checkpointing="none"
         from peft import get_peft_model
 
         import measure_lora as L
-        rank, targets = lora
-        lora_config, _, _ = L._lora_config(family, model, rank, targets, 0.0)
-        top = get_peft_model(model, lora_config, autocast_adapter_dtype=False)
+        rank, targets, *more = lora
+        options = more[0] if more else {}  # {"dropout": p, "adapters": "fp32"}: peft's defaults are fp32 adapters
+        lora_config, _, _ = L._lora_config(family, model, rank, _peft_targets(targets), options.get("dropout", 0.0))
+        top = get_peft_model(model, lora_config, autocast_adapter_dtype=options.get("adapters") == "fp32")
         if checkpointing == "layer":
             model.enable_input_require_grads()
     params = list({id(p): p for p in top.parameters() if p.requires_grad}.values())
@@ -383,6 +385,48 @@ def head_training_plan():
     return cases
 
 
+def lora_backward_plan():
+    """LoRA's layers' backward over other shapes (`--only lora`, added to the golden file): targets that leave the MLP
+    frozen or adapt it alone, ranks, sequence lengths, fp32 (where a layer's backward outgrows the final norm's),
+    eager attention at 512 tokens (softmax's backward), per-layer checkpointing, mistral beside llama and qwen3, and
+    peft's default fp32 adapters and dropout on a bf16 base."""
+    return [
+        ("llama", "flash", "bf16", 1, 512, "none", "adamw", "foreach", (8, "qv")),
+        ("llama", "flash", "bf16", 4, 64, "none", "adamw", "foreach", (16, "all-linear")),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "o")),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "gate,up,down")),
+        ("llama", "flash", "fp32", 2, 128, "none", "adamw", "foreach", (8, "qv")),
+        ("llama", "flash", "fp32", 2, 128, "none", "adamw", "foreach", (8, "all-linear")),
+        ("llama", "eager", "bf16", 1, 512, "none", "adamw", "foreach", (8, "qv")),
+        ("llama", "flash", "bf16", 2, 128, "layer", "adamw", "foreach", (8, "qv")),
+        ("llama", "flash", "fp32", 2, 128, "layer", "adamw", "foreach", (8, "qv")),
+        ("qwen3", "flash", "bf16", 2, 256, "none", "adamw", "foreach", (8, "down")),
+        ("qwen3", "flash", "fp32", 2, 128, "none", "adamw", "foreach", (64, "k")),
+        ("qwen3", "flash", "bf16", 2, 128, "layer", "adamw", "foreach", (64, "all-linear")),
+        ("mistral", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "qv")),
+        ("mistral", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear+head")),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "qv", {"adapters": "fp32"})),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear", {"adapters": "fp32"})),
+        ("llama", "flash", "bf16", 2, 256, "layer", "adamw", "foreach", (8, "all-linear", {"adapters": "fp32"})),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "qv", {"dropout": 0.05})),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear", {"dropout": 0.05})),
+        ("qwen3", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (16, "all-linear+head",
+                                                                         {"adapters": "fp32", "dropout": 0.05})),
+    ]
+
+
+PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj",
+              "down": "down_proj"}
+
+
+def _peft_targets(targets):
+    """tools/measure_lora.py's names (qv, all-linear, +head), or the engine's comma-separated ones (o, gate,up,down)
+    as peft module names."""
+    if targets in ("qv", "all-linear") or targets.endswith("+head"):
+        return targets
+    return [PEFT_NAMES[name] for name in targets.split(",")]
+
+
 # ---------------------------------------------------------------- inference prefill
 
 
@@ -430,8 +474,9 @@ def prefill_plan():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="tests/golden/measured_peak.json")
-    parser.add_argument("--only", choices=("training", "prefill", "toy", "head"),
-                        help="head: only the LoRA-on-the-head cases, added to (or replaced in) --out")
+    parser.add_argument("--only", choices=("training", "prefill", "toy", "head", "lora"),
+                        help="head: only the LoRA-on-the-head cases, added to (or replaced in) --out; lora: only "
+                             "lora_backward_plan's, likewise")
     parser.add_argument("--families", nargs="+")
     parser.add_argument("--explain-prefill", nargs=5, metavar=("FAMILY", "ATTENTION", "DTYPE", "BATCH", "SEQ"),
                         help="measure one prefill and print the largest storages live at its peak (writes nothing)")
@@ -452,13 +497,14 @@ def main(argv=None):
         print({k: v for k, v in measured.items()}, file=sys.stderr)
         return
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    if args.only == "head":  # the other cases as they were measured, the head's replaced
+    if args.only in ("head", "lora"):  # the other cases as they were measured, these replaced
+        plan = head_training_plan() if args.only == "head" else lora_backward_plan()
         with open(args.out, encoding="utf-8") as f:
             result = json.load(f)
-        result["training"] = [c for c in result["training"]
-                              if not (c["lora"] or {}).get("targets", "").endswith("+head")]
-        _run(head_training_plan(), measure_training, _training_entry, result["training"], result["skipped"],
-             args.families)
+        replaced = {json.dumps(_training_entry(*case)) for case in plan}
+        result["training"] = [c for c in result["training"] if json.dumps(
+            {k: c[k] for k in _training_entry(*plan[0])}) not in replaced]
+        _run(plan, measure_training, _training_entry, result["training"], result["skipped"], args.families)
         M.write_json(args.out, result)
         return
     result = {**M.provenance("tools/measure_peak.py"), "toy": check_tracker(), "training": [], "prefill": [],
@@ -489,7 +535,7 @@ def _run(plan, measure, entry, out, skipped, families):
 def _training_entry(family, attention, recipe, batch, seq, checkpointing, optimizer, impl, lora):
     return {"family": family, "attention": attention, "recipe": recipe, "batch": batch, "seq": seq,
             "checkpointing": checkpointing, "optimizer": optimizer, "optimizer_impl": impl,
-            "lora": {"rank": lora[0], "targets": lora[1]} if lora else None}
+            "lora": {"rank": lora[0], "targets": lora[1], **(lora[2] if len(lora) > 2 else {})} if lora else None}
 
 
 def _prefill_entry(family, attention, dtype, batch, seq):

@@ -1,4 +1,5 @@
-"""TRL's GRPO (and, when found, DPO/PPO/RLOO) step times against published runs (tests/data/speed/trl_published.json).
+"""TRL's step times against published runs: GRPO (tests/data/speed/trl_published.json) and the preference trainers,
+ORPO, KTO and DPO (tests/data/speed/trl_preference_published.json).
 
 Each row is run through the engine as its source ran it (parse_workload, estimate, speed_of, as
 tools/validate_speed.py does for torchtune's rows): the objective, the model's shapes, the training GPUs, the
@@ -9,6 +10,7 @@ model's decode rates are used as they are.
 
     .venv/bin/python tools/validate_trl_speed.py            # measured, predicted, error per row; median and worst
     .venv/bin/python tools/validate_trl_speed.py --parts    # the predicted step split into rollout and the rest
+    .venv/bin/python tools/validate_trl_speed.py --write    # store GRPO's and the preference lines in data/speed.json
 
 Error = predicted / measured - 1. A row marked `anomalous` is not predicted (its reason is printed)."""
 
@@ -31,11 +33,13 @@ from vramcalc.speed import Speed, speed_of  # noqa: E402
 from vramcalc.workload import Machine  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "speed" / "trl_published.json"
+PREFERENCE = ROOT / "tests" / "data" / "speed" / "trl_preference_published.json"
+PREFERENCE_OBJECTIVES = ("dpo", "orpo", "kto")
 SPEED_JSON = ROOT / "app" / "vramcalc" / "data" / "speed.json"
 
 
-def table() -> Mapping[str, Any]:
-    data: Mapping[str, Any] = json.loads(DATA.read_text())
+def table(path: Path = DATA) -> Mapping[str, Any]:
+    data: Mapping[str, Any] = json.loads(path.read_text())
     return data
 
 
@@ -48,6 +52,8 @@ def values(row: Mapping[str, Any]) -> dict[str, str]:
            "lora_rank": str(row.get("lora_rank") or 0)}
     if row.get("zero") is not None:
         out |= {"zero": str(row["zero"]), "recipe": "mixed"}  # DeepSpeed bf16: fp32 master weights and Adam states
+    # the preference rows name what they ran: FSDP, the optimizer, the weights' precision and the recipe
+    out |= {key: str(row[key]) for key in ("fsdp", "optimizer", "precision", "recipe") if row.get(key)}
     if row["objective"] in ("grpo", "rloo"):
         out |= {"num_generations": str(row.get("num_generations") or 8),
                 "completion_tokens": str(row["completion_tokens"]),
@@ -57,21 +63,22 @@ def values(row: Mapping[str, Any]) -> dict[str, str]:
 
 
 def predict(row: Mapping[str, Any]) -> Speed:
-    workload = parse_workload(values(row))
+    """The engine's speed for a row; `hf_config`: the checkpoint's config.json, for a model with no preset."""
+    workload = parse_workload(values(row), config=row.get("hf_config"))
     return speed_of(estimate(workload), workload.gpu, int(row["gpus"]), Machine())  # type: ignore[arg-type]
 
 
-def results() -> list[dict[str, Any]]:
-    """Every row not marked anomalous, with its prediction and error."""
+def results(path: Path = DATA) -> list[dict[str, Any]]:
+    """Every row of a table not marked anomalous, with its prediction and error."""
     out = []
-    for row in table()["rows"]:
+    for row in table(path)["rows"]:
         if row.get("anomalous"):
             continue
         speed = predict(row)
         assert speed.step_s is not None, row["id"]
         measured = float(row["step_s"])
         out.append({"id": row["id"], "objective": row["objective"], "gpu": row["slug"], "gpus": row["gpus"],
-                    "rollout": row["rollout"], "measured": measured, "predicted": speed.step_s,
+                    "rollout": row.get("rollout", ""), "measured": measured, "predicted": speed.step_s,
                     "rollout_s": speed.rollout_s or 0.0, "error": speed.step_s / measured - 1,
                     "approximate": bool(row.get("approximate")), "assumed": bool(row.get("inputs_assumed"))})
     return out
@@ -79,9 +86,18 @@ def results() -> list[dict[str, Any]]:
 
 def summary(found: list[dict[str, Any]]) -> dict[str, float]:
     absolute = [abs(r["error"]) for r in found]
+    ratios = [r["measured"] / r["predicted"] for r in found]  # how many times the predicted step the run took
     return {"rows": len(found), "median": statistics.median(absolute), "worst": max(absolute),
             "bias": statistics.median(r["error"] for r in found),
-            "within_2x": sum(1 for r in found if 0.5 < 1 + r["error"] < 2)}
+            "within_2x": sum(1 for r in found if 0.5 < 1 + r["error"] < 2), "low": min(ratios), "high": max(ratios)}
+
+
+def preference_line(found: list[dict[str, Any]]) -> dict[str, Any]:
+    """data/speed.json's "trl-pref" (the page's line for DPO, ORPO and KTO, speed/validation.py): the runs predicted,
+    the objectives they are, their median and worst |error| and the range of measured / predicted step times."""
+    s = summary(found)
+    return {"rows": s["rows"], "objectives": sorted({r["objective"] for r in found}), "median": round(s["median"], 3),
+            "worst": round(s["worst"], 3), "low": round(s["low"], 1), "high": round(s["high"], 1)}
 
 
 def main() -> int:
@@ -89,7 +105,7 @@ def main() -> int:
     parser.add_argument("--parts", action="store_true", help="also print the predicted rollout seconds")
     parser.add_argument("--write", action="store_true", help='store the GRPO errors in data/speed.json "validation"')
     args = parser.parse_args()
-    found = results()
+    found = results() + results(PREFERENCE)
     print(f"{'row':<46}{'gpus':>5} {'rollout':<13}{'measured s':>11}{'predicted s':>12}{'error':>8}"
           + (f"{'rollout s':>11}" if args.parts else ""))
     for r in found:
@@ -99,14 +115,17 @@ def main() -> int:
     s = summary(found)
     print(f"{s['rows']} rows: median |error| {s['median']:.0%}, worst {s['worst']:.0%}, bias {s['bias']:+.0%}, "
           f"within 2x {s['within_2x']}/{s['rows']}  (~ approximate time, * inputs assumed)")
-    for row in table()["rows"]:
-        if row.get("anomalous"):
-            print(f"not predicted: {row['id']}: {row['anomalous']}")
-    if args.write:  # the page's error line for GRPO (speed/validation.py)
+    for path in (DATA, PREFERENCE):
+        for row in table(path)["rows"]:
+            if row.get("anomalous"):
+                print(f"not predicted: {row['id']}: {row['anomalous']}")
+    if args.write:  # the page's error lines for GRPO and the preference trainers (speed/validation.py)
         grpo = summary([r for r in found if r["objective"] == "grpo"])
         data = json.loads(SPEED_JSON.read_text())
         data["validation"]["trl-grpo"] = {"median": round(grpo["median"], 3), "worst": round(grpo["worst"], 3),
                                           "rows": grpo["rows"]}
+        data["validation"]["trl-pref"] = preference_line(
+            [r for r in found if r["objective"] in PREFERENCE_OBJECTIVES])
         SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return 0
 

@@ -5,17 +5,19 @@ from __future__ import annotations
 from ..core.choices import GGUF_RUNTIMES, Checkpointing, Framework, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
-from ..core.units import format_count
+from ..core.units import format_count, format_gb
 from ..engines import engine_for
 from ..engines.cards import cards_of, fallback_rule
 from ..engines.vllm import VLLM_NO_FP16
 from ..formats.weights import native_format_phrase
 from ..memory.activations import compiled, largest_layer_saved, old_bitsandbytes, saved_per_token
 from ..memory.components import Breakdown
+from ..memory.states import weights_bytes
 from ..model.families.decoder.saved import lora_measured
 from ..model.families.decoder.tensors import fp32_kept_params, reused_kv_params
 from ..model.families.decoder.traits import TRAINING_MEASURED_TYPES
 from ..model.table import active_param_count, param_count
+from ..speed.triton_moe import mxfp4_experts
 from ..training.lora import ALL_LINEAR
 from ..workload import Workload
 
@@ -55,6 +57,9 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
         notes.append(phrase("note.native_format_used" if as_published else "note.native_format",
                             format=native_format_phrase(model.native_format)))
     fallback = fallback_rule(workload)
+    if fallback is None and mxfp4_needs_kernels(workload):
+        notes.append(phrase("note.mxfp4_kernels", kept=format_gb(weights_bytes(workload).bytes),
+                            bf16=format_gb(weights_bytes(workload.but(precision=Precision.BF16)).bytes)))
     if fallback is not None:
         card = next((gpu for gpu in cards_of(workload) if not fallback.runs(gpu)), workload.gpu)
         notes.append(phrase(fallback.note, gpu=card.display_name if card else "", format=fallback.family.upper(),
@@ -67,6 +72,12 @@ def breakdown_notes(workload: Workload) -> tuple[Part, ...]:
         notes.append(phrase("note.no_bf16_fp32" if fp32 else "note.no_bf16", gpu=workload.gpu.display_name,
                             model_type=model.model_type))
     return tuple(notes)
+
+
+def mxfp4_needs_kernels(workload: Workload) -> bool:
+    """transformers inference keeping MXFP4 weights, which it does only with the `kernels` package and Triton
+    installed (quantizers/quantizer_mxfp4.py validate_environment: otherwise `dequantize = True`, bf16)."""
+    return workload.runtime is Runtime.TRANSFORMERS and not workload.is_training and mxfp4_experts(workload)
 
 
 def uses_bf16(workload: Workload) -> bool:

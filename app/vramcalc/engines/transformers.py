@@ -17,12 +17,15 @@ from ..core.choices import (
     Runtime,
 )
 from ..core.dtypes import Precision
+from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
 from ..formats.weights import BNB_FORMATS, WeightFormat
 from ..memory.activations import (
     activations_bytes,
     embedding_components,
+    frozen_first_layer_input,
+    lora_compute_bytes,
     offloaded_activations,
     training_activations,
     with_vision,
@@ -41,14 +44,20 @@ from ..memory.states import (
     training_weight_extras,
     weights_bytes,
 )
-from ..model.families.decoder.saved import backward_transient
+from ..model.families.decoder.saved import (
+    LoraBackward,
+    backward_transient,
+    batch_shared_bytes,
+    lora_backward,
+    lora_measured,
+)
 from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.table import counted_tensors
-from ..model.tensor import Counted, Tensor, layer_of
+from ..model.tensor import Counted, Tensor, layer_of, stem
 from ..parallel.layout import Layout, default_layout
 from ..training import grpo, ppo, preference
 from ..training import step as step_module
-from ..training.lora import QLORA_FORMATS
+from ..training.lora import HEAD, QLORA_FORMATS, layer_matrices
 from ..training.offload import Offloaded
 from ..training.step import LOSS_GRADIENT_BYTES, StepSizes, implementation, phases, update_temporaries
 from ..workload import Workload
@@ -107,6 +116,13 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
                      "gradients_before_first_layer": gradients.bytes - gradients_bytes(value).bytes}
     dequantised = _dequantised_bytes(workload, e)
     transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
+    lora_terms = _lora_backward(run, moved)
+    recompute_beside = 0  # LoRA, checkpointing: the first layer's input and the rotary tables beside its recompute
+    if lora_terms is not None:
+        recompute_beside = (tokens * (lora_terms.first_input - lora_terms.recompute_overlap)
+                            + (batch_shared_bytes(model, e, workload.seq) if lora_terms.first_input else 0))
+        transient = backward_transient(model, workload.attention, tokens, workload.seq, e, mlp=lora_terms.mlp,
+                                       mlp_gradients=lora_terms.down_gradients) + dequantised
     head_trains = not workload.lora or workload.lora.embeddings
     in_loss: int | None = None  # the logits live at the loss backward's worst, when not the forward's (None)
     chunk_upcast = 0
@@ -138,7 +154,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         gradients=gradients.bytes, head_gradient=_head_gradient_bytes(workload, tensors, gradient_bytes),
         **(_offloaded_sizes(workload, moved) or {
             "activations_forward": activations_forward, "activations_backward": activations.bytes,
-            "activations_recomputed": (activations.bytes - activations_forward
+            "activations_recomputed": (activations.bytes - activations_forward + recompute_beside
                                        if workload.checkpointing is not Checkpointing.NONE else 0)}),
         gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
         logits=logits.bytes,
@@ -154,17 +170,24 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         kl_transient=preference.reference_forward(workload, e) if workload.objective is Objective.KTO else None,
         resident=share if workload.rollout is Rollout.VLLM_COLOCATE else 0,
         in_backward=workload.optimizer_in_backward, **_updates_in_backward(workload, tensors, state_bytes,
-                                                                           gradient_bytes))
+                                                                           gradient_bytes),
+        **({} if lora_terms is None else {
+            "norm_backward": tokens * lora_terms.norm, "head_released": tokens * lora_terms.head_released,
+            "layer_released": tokens * (lora_terms.layer_released + lora_terms.recompute_overlap),
+            "hidden_gradient": tokens * lora_terms.hidden_gradient}))
     sizes = StepSizes(**{**fields, **ppo_sizes})  # type: ignore[arg-type]
     by_phase = phases(sizes)
     peak = step_module.peak(by_phase)
     live = by_phase[peak]
     def backward_temporaries() -> Phrase:
-        if live["temporaries"] != transient:  # the optimizer's update of one tensor, inside the backward
+        if live["temporaries"] == sizes.norm_backward != transient + sizes.hidden_gradient:  # LoRA: the final norm's
+            return phrase("temporaries.norm_backward", bytes=format_binary(live["temporaries"]))
+        if live["temporaries"] != transient + sizes.hidden_gradient:  # the optimizer's update of one tensor
             return phrase("temporaries.in_backward", optimizer=workload.optimizer.value,
                           bytes=format_binary(live["temporaries"]))
         return phrase("temporaries.backward", bytes=format_binary(transient), dequantised=phrase(
-            "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else "")
+            "temporaries.dequantised", bytes=format_binary(dequantised)) if dequantised else "", hidden=phrase(
+            "temporaries.hidden_gradient", bytes=format_binary(sizes.hidden_gradient)) if sizes.hidden_gradient else "")
 
     temporaries = {
         "generation": lambda: phrase("temporaries.ppo_generate" if is_ppo else "temporaries.generate",
@@ -214,6 +237,21 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         "temporaries": max(phase["temporaries"] for phase in by_phase.values()),
         "overhead": workload.held_bytes}
     return components, sizes_by_key, by_phase, peak, moved.host if moved else 0
+
+
+def _lora_backward(workload: Workload, moved: Offloaded | None) -> LoraBackward | None:
+    """LoRA's terms in the layers' backward (decoder/saved.py LoraBackward), where the layers' saved bytes are
+    LoRA's (saved.lora_measured), in eager PyTorch: not under torch.compile, Unsloth's kernels or activation
+    offloading (unmeasured there), nor when nothing before the head's adapter needs a gradient (LoRA on the head
+    alone without checkpointing), nor with the embeddings and head trained in full (full fine-tuning's terms)."""
+    lora, model = workload.lora, workload.model
+    if (lora is None or lora.embeddings or not lora_measured(model) or workload.compile or moved is not None
+            or workload.framework is Framework.UNSLOTH
+            or (tuple(lora.targets) == (HEAD,) and frozen_first_layer_input(workload))):
+        return None
+    return lora_backward(model, int(workload.activation_precision.bits) // 8, layer_matrices(model, lora), lora.rank,
+                         workload.lora_dropout, lora_compute_bytes(workload), head=HEAD in lora.targets,
+                         checkpointed=workload.checkpointing is not Checkpointing.NONE)
 
 
 def _offloaded_sizes(workload: Workload, moved: Offloaded | None) -> dict[str, int]:
@@ -327,7 +365,11 @@ def _head_tensor(workload: Workload, trainable: Counted) -> Tensor | None:
 
 
 def _head_gradient_bytes(workload: Workload, trainable: Counted, gradient_bytes: int) -> int:
-    """The first weight gradient the backward makes: the head's (a tied head's is the embedding's)."""
+    """The first weight gradient the backward makes: the head's (a tied head's is the embedding's); under LoRA on the
+    head its adapter's A and B (measured at the layers' start, tools/measure_peak.py)."""
+    if workload.lora and not workload.lora.embeddings:
+        return gradient_bytes * sum(t.numel * count for t, count in trainable
+                                    if t.role == "adapter" and stem(t.name) == "output")
     head = _head_tensor(workload, trainable)
     return 0 if head is None else head.numel * gradient_bytes
 
@@ -401,6 +443,12 @@ class Transformers(NoPool):
         refuse_gguf(workload)
         if not workload.is_training:
             check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+        fmt = workload.precision
+        if isinstance(fmt, WeightFormat) and fmt.name == "mxfp4" and workload.model.model_type != "gpt_oss":
+            raise ValidationError("precision", "mxfp4", "transformers runs MXFP4 for gpt-oss's experts alone "
+                                  "(integrations/mxfp4.py replace_with_mxfp4_linear converts GptOssMLP); another "
+                                  "model's MXFP4 checkpoint (compressed-tensors) is decompressed to 16 bits as it "
+                                  "loads (run_compressed=False): choose bf16, or vLLM")
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:
@@ -494,8 +542,14 @@ def as_loaded(model: ModelSpec, precision: Precision | WeightFormat,
     bitsandbytes converts `nn.Linear` modules only, so a mixture of experts' fused expert stacks (3-D
     `gate_up_proj` and `down_proj` parameters) stay in the compute dtype (measured by
     tools/measure_bnb_experts.py; bitsandbytes#1849). Unsloth converts them since 2026.6 (unsloth#4032);
-    litgpt and torchtune build modules of their own."""
-    if (isinstance(precision, WeightFormat) and precision.name in BNB_FORMATS and model.moe is not None
-            and framework in LOADS_FUSED_EXPERTS):
+    litgpt and torchtune build modules of their own. MXFP4 (Mxfp4HfQuantizer) converts gpt-oss's expert MLPs alone
+    (integrations/mxfp4.py replace_with_mxfp4_linear: each GptOssMLP becomes an Mxfp4GptOssMLP), attention stays
+    in bf16 as the published checkpoint has it: `quantise=mlp` (amd/playbooks #882: gpt-oss-20b loaded in 12.83 GiB,
+    12.82 so, 11.94 with attention in MXFP4)."""
+    if not isinstance(precision, WeightFormat) or framework not in LOADS_FUSED_EXPERTS:
+        return precision
+    if precision.name in BNB_FORMATS and model.moe is not None:
         return dataclasses.replace(precision, experts_kept=True)
+    if precision.name == "mxfp4" and model.model_type == "gpt_oss":
+        return dataclasses.replace(precision, mlp_only=True)
     return precision

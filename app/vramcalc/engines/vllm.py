@@ -556,7 +556,12 @@ class Vllm:
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:
-        return run_as_published(model, precision, training=training)
+        run = run_as_published(model, precision, training=training)
+        if isinstance(run, WeightFormat) and run.name == "mxfp4" and model.model_type == "gpt_oss":
+            # OpenAI's checkpoint quantises the experts alone, and vLLM's Mxfp4Config gives every LinearBase
+            # UnquantizedLinearMethod (quantization/mxfp4.py get_quant_method): attention stays in bf16
+            return dataclasses.replace(run, mlp_only=True)
+        return run
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         model = workload.model

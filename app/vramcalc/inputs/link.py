@@ -84,6 +84,8 @@ def decode(query: str) -> Decoded:
     values = shown
     *_, problems = parse_link(values)
     for problem in problems:
+        if problem.field not in (*values, *LAYOUT_KEYS, "model", *CUSTOM_KEYS):
+            continue  # a default the link left alone (GRPO's 8 generations, batch 1): the form says so
         notices.append(phrase("link.ignored", problem=problem))
         values.pop(problem.field, None)
         if problem.field in LAYOUT_KEYS:  # a layout these GPUs cannot run opens as the default layout

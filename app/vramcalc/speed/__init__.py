@@ -324,6 +324,10 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         depth=f"{prompt + output // 2:,}",
         sequences=sequences, ram=_gb_s(ram_bandwidth(machine, card)), fixed=f"{1000 * middle.fixed_s:.1f}",
         step=f"{1000 * mean:.1f}")]
+    if middle.moe_kernel_s:
+        table = rates["rdna_mxfp4"]
+        basis.append(phrase("speed.basis.rdna_mxfp4", seconds=f"{1000 * middle.moe_kernel_s:.1f}",
+                            rows=table["max_rows"], slowdown=f"{table['slowdown']:.1f}"))
     if middle.host_bytes:
         basis.append(_ram_basis(card, machine))
     if first is not None:

@@ -49,6 +49,7 @@ class Device:
     # bytes/s the CPU reads the weights kept "in system RAM" at when the user gives no --ram-bandwidth: on a
     # unified-memory machine its CPU's share of the one memory (`unified_ram_bandwidth`); None: a desktop's
     host_ram: float | None = None
+    rdna: bool = False  # an RDNA 3, 3.5 or 4 card (is_rdna): speed/triton_moe.py
 
     def compute(self, kind: str) -> float | None:
         """The dense rate of `kind`, else the 16-bit rate (a quantised matmul runs no slower than 16-bit); "fp32"
@@ -116,7 +117,13 @@ def device(gpu: GpuSpec, machine: Machine) -> Device:
     host_ram = unified_ram_bandwidth(bandwidth / GB) if memory is Memory.UNIFIED and bandwidth else None
     return Device(bandwidth=bandwidth, flops=flops, memory=memory, platform=platform_of(gpu),
                   nvlink=gpu.interconnect in ("sxm-nvlink", "nvlink-bridge"),
-                  link=gpu.interconnect_bytes_per_s or pcie_bandwidth(), host_ram=host_ram)
+                  link=gpu.interconnect_bytes_per_s or pcie_bandwidth(), host_ram=host_ram, rdna=is_rdna(gpu))
+
+
+def is_rdna(gpu: GpuSpec) -> bool:
+    """An RDNA card, as triton_kernels' target_info.get_rdna_version tells one: gfx11* (RDNA 3 and 3.5) and gfx12*
+    (RDNA 4) but gfx1250."""
+    return gpu.gfx is not None and gpu.gfx.startswith(("gfx11", "gfx12")) and not gpu.gfx.startswith("gfx125")
 
 
 def split_device(cards: Sequence[GpuSpec], layers: Sequence[int], machine: Machine) -> Device:

@@ -53,6 +53,7 @@ from .reads import (
 )
 from .serving import Rates, Steps, seconds
 from .speculative import speculation, target
+from .triton_moe import rdna_mxfp4_seconds
 
 DEPTH_SAMPLES = 8  # decode's average over the output: the step time at this many evenly spaced depths
 FP8_FORMATS = ("fp8", "fp8-block")
@@ -90,6 +91,7 @@ class Step:
     gpu_bytes: float  # read per step from the GPUs' memory (all of them)
     host_bytes: float
     draft_s: float = 0.0  # speculative decoding: the drafter's forwards in the step
+    moe_kernel_s: float = 0.0  # of gpu_read_s: MXFP4 experts' kernels on an RDNA card beyond their read (triton_moe)
 
     @property
     def bound(self) -> str:
@@ -211,6 +213,8 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
     launch = layers * layer_overhead(rates, device) + weights.moe_layers * moe_layer_overhead(rates, device)
     if workload.runtime is Runtime.VLLM and workload.enforce_eager:
         launch = layers * float(rates["eager_layer_overhead_s"])
+    moe_kernel = rdna_mxfp4_seconds(workload, device, rates, weights, batch * tokens, share) / placement.tp
+    gpu_read += moe_kernel
     bnb = bnb_cost(workload, rates, batch * tokens)
     if bnb is not None:
         gpu_read += bnb.gpu_bytes / placement.tp / (share * device.bandwidth)
@@ -231,7 +235,7 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
         seconds *= bnb.scale
     fixed += launch
     return Step(seconds=seconds, gpu_read_s=gpu_read, host_read_s=host_read, compute_s=compute, fixed_s=fixed,
-                gpu_bytes=gpu_bytes, host_bytes=host_bytes)
+                gpu_bytes=gpu_bytes, host_bytes=host_bytes, moe_kernel_s=moe_kernel)
 
 
 def allreduce_bytes(model: ModelSpec, tokens: int, tp: int) -> float:

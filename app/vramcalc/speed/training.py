@@ -29,6 +29,7 @@ import dataclasses
 
 from ..core.choices import GENERATING, Checkpointing, Mode, Objective, Reference, Rollout, Runtime
 from ..core.dtypes import Precision
+from ..memory.states import training_weight_extras, weights_bytes
 from ..training import ppo
 from ..training.grpo import generation_sequences, generations_per_step, no_grad_forwards, prompt_tokens
 from ..workload import Workload
@@ -109,14 +110,30 @@ def sync_bytes(workload: Workload, replicas: int, stage: int, gradients: float, 
     """What each GPU sends (and receives) per optimizer step to keep `replicas` data-parallel copies in step,
     with ring collectives moving (n − 1)/n of a tensor per GPU (Rajbhandari et al. 2020, §7): the gradients'
     all-reduce, 2 × gradients (ZeRO-1 and -2 the same volume, as a reduce-scatter and the parameters'
-    all-gather); ZeRO-3 / FSDP full shard gathers the 16-bit parameters for each micro-step's forward and
-    backward instead, 2 × weights per micro-step, and reduce-scatters the gradients."""
+    all-gather); ZeRO-3 / FSDP full shard gathers the 16-bit parameters for each micro-step's forwards and
+    backward instead (`gathered_bytes`), and reduce-scatters the gradients."""
     if replicas <= 1:
         return 0.0
     ring = (replicas - 1) / replicas
     if stage >= 3:
-        return ring * (2 * weights * workload.grad_accum + gradients)
+        return ring * (gathered_bytes(workload, weights) * workload.grad_accum + gradients)
     return ring * 2 * gradients
+
+
+def gathered_bytes(workload: Workload, weights: float) -> float:
+    """The weights ZeRO-3 / FSDP full shard gathers in one micro-step (`weights`: what the GPUs hold, the reference
+    copy's included): the policy's for its forward and its backward, and a model of the policy's size for each
+    forward without gradients (`reference_forward`), since TRL shards the reference as it shards the policy
+    (trainer/dpo_trainer.py `_prepare_deepspeed`, trl 0.7: "If ZeRO-3 is used, we shard both the active and
+    reference model"; under FSDP, `accelerator.prepare_model`), each forward gathering it anew: DPO's reference
+    once, KTO's KL batch by the policy and the reference's two, GRPO's old policy and reference as they run.
+    PPO's four models keep their whole weights gathered twice."""
+    if workload.objective is Objective.PPO:
+        return 2 * weights
+    policy = weights
+    if workload.reference_model is Reference.COPY:  # the copy the GPUs hold beside the policy (engines/transformers.py)
+        policy -= weights_bytes(workload).bytes - training_weight_extras(workload)[0]
+    return (2 + reference_forward(workload)) * policy
 
 
 def training_step(workload: Workload, device: Device, model_parallel: int, *, replicas: int = 1, stage: int = 0,

@@ -1,6 +1,6 @@
 """The error each kind of run has against published runs (data/speed.json "validation", written by
-tools/validate_speed.py from tests/data/speed/ and checked by tests/test_speed.py; GRPO's "trl-grpo" by
-tools/validate_trl_speed.py --write, checked by tests/test_trl_speed.py)."""
+tools/validate_speed.py from tests/data/speed/ and checked by tests/test_speed.py; GRPO's "trl-grpo" and the
+preference trainers' "trl-pref" by tools/validate_trl_speed.py --write, checked by tests/test_trl_speed.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from ..core.choices import Objective
 from ..core.phrase import Phrase, join, phrase
 from ..workload import Workload
 from .hardware import Platform, calibration, memory_of, platform_of
+
+# TRL's offline preference trainers: no rollout, the step is the trained pairs' forward and backward (and the
+# reference's forwards), so their published runs speak for one another (tools/validate_trl_speed.py "trl-pref")
+PREFERENCE = (Objective.DPO, Objective.ORPO, Objective.KTO)
 
 
 def backend(workload: Workload) -> str:
@@ -27,6 +31,12 @@ def expected_error(workload: Workload) -> Phrase:
         grpo = stats["trl-grpo"]
         return phrase("speed.error.grpo", median=f"{grpo['median']:.0%}", worst=f"{grpo['worst']:.0%}",
                       rows=grpo["rows"])
+    preference = stats.get("trl-pref")
+    if workload.objective in PREFERENCE and preference:  # every run slower than predicted: by how much
+        return phrase("speed.error.preference", rows=preference["rows"],
+                      objectives=" / ".join(o.upper() for o in preference["objectives"]),
+                      median=f"{preference['median']:.0%}", worst=f"{preference['worst']:.0%}",
+                      low=f"{preference['low']:.1f}", high=f"{preference['high']:.1f}")
     if workload.objective is not Objective.SFT:
         return phrase("speed.error.objective", objective=workload.objective.value.upper())
     group = stats.get(backend(workload))

@@ -17,7 +17,9 @@ step goes through these instants (measured with tools/measure_peak.py, tests/gol
                     gradients, the logits and the log-softmax freed by then, preference.py)
     backward_start  the head's backward is done: log-softmax's output and the loss gradient are
                     freed, the head's weight gradient exists; every layer's activations are still
-                    saved, and the last layer's backward makes its transients
+                    saved, and the last layer's backward makes its transients (under LoRA beside the
+                    hidden states' gradient, or, earlier, the final norm's backward, decoder/saved.py
+                    `LoraBackward`)
     backward_end    every gradient exists, the activations are freed; the first layer's backward
                     transients are the last ones. Under checkpointing the first layer's backward
                     starts by recomputing it: its activations live again beside every gradient but
@@ -133,6 +135,12 @@ class StepSizes:
     activation_buffers: int = 0
     held: int = 0  # PPO: the rollout's scores, live in every phase (ppo.py)
     logits_in_update: int = 0  # PPO: the micro-batch's output, still held by the update
+    # LoRA (decoder/saved.py LoraBackward): the final norm's backward, before the last layer's, beside the forward's
+    # activations less the head adapter's; freed before the last layer's backward; the hidden states' gradient
+    norm_backward: int = 0
+    head_released: int = 0
+    layer_released: int = 0
+    hidden_gradient: int = 0
 
 
 def phases(s: StepSizes) -> dict[str, dict[str, int]]:
@@ -159,14 +167,20 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
         **reference,
         "loss": {**forward, "temporaries": s.loss_gradient,
                  "logits": s.logits if s.logits_in_loss is None else s.logits_in_loss},
-        "backward_start": {**states, "gradients": max(earlier, s.head_gradient),
-                           "activations": s.activations_backward, "logits": s.logits_held,
-                           "temporaries": s.layer_transient},
+        "backward_start": max(
+            ({**states, "gradients": max(earlier, s.head_gradient),
+              "activations": s.activations_backward - s.layer_released, "logits": s.logits_held,
+              "temporaries": s.layer_transient + s.hidden_gradient},
+             {**states, "gradients": max(earlier, s.head_gradient),
+              "activations": s.activations_forward - s.head_released, "logits": s.logits_held,
+              "temporaries": s.norm_backward}),
+            key=lambda live: sum(live.values())),
         "backward_end": max(
             ({**states, "gradients": s.gradients, "activations": s.activations_in_flight, "logits": s.logits_held,
-              "temporaries": s.layer_transient},
+              "temporaries": s.layer_transient + s.hidden_gradient},
              {**states, "gradients": max(earlier, s.gradients_before_first_layer),
-              "activations": s.activations_recomputed, "logits": s.logits_held, "temporaries": s.layer_transient}),
+              "activations": s.activations_recomputed, "logits": s.logits_held,
+              "temporaries": s.layer_transient + s.hidden_gradient}),
             key=lambda live: sum(live.values())),
         "optimizer": {"weights": s.weights, "optimizer": s.optimizer, "master_weights": s.master,
                       "gradients": s.gradients, "activations": s.activation_buffers, "logits": s.logits_in_update,

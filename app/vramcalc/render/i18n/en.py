@@ -70,7 +70,9 @@ EN: Mapping[str, str] = {
     "temporaries.chunk_upcast": "the loss's fp32 copy of its last chunk of logits = {bytes}",
     "temporaries.loss_chunk": "the chunked loss's backward, one of its {chunks} chunks at a time = {bytes}",
     "temporaries.backward": "one layer's backward: the gradients of its MLP's hidden tensors (about 3 × batch × seq "
-                            "× MLP width){dequantised} = {bytes}",
+                            "× MLP width){dequantised} = {bytes}{hidden}",
+    "temporaries.hidden_gradient": ", and the hidden states' gradient = {bytes}",
+    "temporaries.norm_backward": "the final norm's backward: five fp32 copies of the hidden states = {bytes}",
     "temporaries.in_backward": "the {optimizer} update of one tensor inside the backward (the optimizer steps "
                                "each gradient as it is made) = {bytes}",
     "field.framework.label": "Framework",
@@ -394,6 +396,12 @@ EN: Mapping[str, str] = {
         "transformers runs {format} weights on compute capability 8.9 and later (Ada, Hopper, Blackwell) only: on the "
         "{gpu} ({capability}) it dequantises a checkpoint published in FP8 to bf16 as it loads (and keeps a 16-bit one "
         "unquantised), so the weights are counted at 16 bits here. vLLM keeps FP8 weights on 7.5 and later (Marlin)."
+    ),
+    "note.mxfp4_kernels": (
+        "transformers keeps MXFP4 weights only where the kernels package (kernels 0.18.2 or later, before kernels "
+        "0.19, for transformers 5.23) and Triton 3.4 or later (Triton 3.5 on XPU and the CPU) are installed: without "
+        "them it dequantises them to bf16 as it loads, {bf16} of weights instead of {kept} (quantizer_mxfp4.py). On a "
+        "64 GB Strix Halo, AMD's playbook ran out of memory until kernels was pinned (amd/playbooks #792, #882)."
     ),
     "note.dequantised_mxfp4": (
         "transformers runs {format} weights on CUDA (compute capability 7.5 and later), XPU and the CPU only: on the "
@@ -1476,6 +1484,12 @@ EN: Mapping[str, str] = {
         "{bandwidth} GB/s take "
         "less time than the matmuls ({step} ms per step)."
     ),
+    "speed.basis.rdna_mxfp4": (
+        "Of the GPU's time per step, {seconds} ms are gpt-oss's MXFP4 experts on an RDNA card beyond their read: "
+        "transformers runs them through triton_kernels' matmul_ogs, whose AMD launch setting at {rows} routed rows or "
+        "fewer (2 warps) took {slowdown} times its tuned time in triton-lang/triton PR #10810 (gfx1201); neither of "
+        "the Hub's copies that transformers loads has that PR's RDNA configs."
+    ),
     "speed.basis.overhead": (
         "Bound by fixed costs: {fixed} ms per step of kernel launches and synchronisation, more than reading {bytes} "
         "at {share} of {bandwidth} GB/s ({step} ms per token)."
@@ -1511,6 +1525,10 @@ EN: Mapping[str, str] = {
     ),
     "speed.error.objective": (
         "{objective} steps are not checked against published runs yet: treat the time as a rough estimate."
+    ),
+    "speed.error.preference": (
+        "Against {rows} published TRL runs ({objectives}): {median} at the median, {worst} at worst, every one slower "
+        "than predicted ({low}–{high}× the predicted time): treat the time as an underestimate."
     ),
     "speed.error.grpo": (
         "Against published GRPO runs: {median} at the median, {worst} at worst ({rows} open-r1 runs, 7B models on "

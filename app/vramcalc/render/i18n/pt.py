@@ -73,7 +73,9 @@ PT: Mapping[str, str] = {
     "temporaries.chunk_upcast": "a cópia fp32 que a loss faz do seu último bloco de logits = {bytes}",
     "temporaries.loss_chunk": "a passagem reversa da loss em blocos, um dos seus {chunks} blocos por vez = {bytes}",
     "temporaries.backward": "a passagem reversa de uma camada: os gradientes dos tensores ocultos do seu MLP (cerca de "
-                            "3 × lote × seq × largura do MLP){dequantised} = {bytes}",
+                            "3 × lote × seq × largura do MLP){dequantised} = {bytes}{hidden}",
+    "temporaries.hidden_gradient": ", e o gradiente dos estados ocultos = {bytes}",
+    "temporaries.norm_backward": "a passagem reversa da norma final: cinco cópias fp32 dos estados ocultos = {bytes}",
     "temporaries.in_backward": "a atualização do {optimizer} de um tensor dentro da passagem reversa (o otimizador "
                                "aplica cada gradiente assim que é feito) = {bytes}",
     "field.framework.label": "Framework",
@@ -410,6 +412,12 @@ PT: Mapping[str, str] = {
         "Blackwell): na {gpu} ({capability}) desquantiza para bf16 ao carregar um checkpoint publicado em FP8 (e deixa "
         "um de 16 bits sem quantizar), por isso os pesos são contados aqui a 16 bits. O vLLM mantém pesos FP8 a partir "
         "de 7.5 (Marlin)."
+    ),
+    "note.mxfp4_kernels": (
+        "O transformers só mantém pesos MXFP4 onde o pacote kernels (kernels 0.18.2 ou posterior, antes de kernels "
+        "0.19, para o transformers 5.23) e o Triton 3.4 ou posterior (Triton 3.5 em XPU e CPU) estão instalados: sem "
+        "eles desquantiza-os para bf16 ao carregar, {bf16} de pesos em vez de {kept} (quantizer_mxfp4.py). Num Strix "
+        "Halo de 64 GB, o playbook da AMD ficou sem memória até o kernels ser fixado (amd/playbooks #792, #882)."
     ),
     "note.dequantised_mxfp4": (
         "O transformers só executa pesos {format} em CUDA (capacidade de computação 7.5 ou superior), XPU e CPU: na "
@@ -1549,6 +1557,13 @@ PT: Mapping[str, str] = {
         "a {share} de {bandwidth} "
         "GB/s leva menos tempo que as multiplicações de matrizes ({step} ms por passo)."
     ),
+    "speed.basis.rdna_mxfp4": (
+        "Do tempo da GPU por passo, {seconds} ms são os experts MXFP4 do gpt-oss numa placa RDNA além da sua "
+        "leitura: o transformers executa-os pelo matmul_ogs do triton_kernels, cuja configuração de lançamento AMD "
+        "com {rows} linhas roteadas ou menos (2 warps) levou {slowdown} vezes o tempo afinado no PR #10810 de "
+        "triton-lang/triton (gfx1201); nenhuma das cópias do Hub que o transformers carrega tem as configurações "
+        "RDNA desse PR."
+    ),
     "speed.basis.overhead": (
         "Limitado por custos fixos: {fixed} ms por passo de lançamentos de kernels e sincronização, mais que ler "
         "{bytes} a {share} de {bandwidth} GB/s ({step} ms por token)."
@@ -1587,6 +1602,10 @@ PT: Mapping[str, str] = {
     "speed.error.objective": (
         "Passos de {objective} ainda não foram conferidos com execuções publicadas: trate o tempo como estimativa "
         "grosseira."
+    ),
+    "speed.error.preference": (
+        "Frente a {rows} execuções publicadas do TRL ({objectives}): {median} na mediana, {worst} no pior caso, todas "
+        "mais lentas que o previsto ({low}–{high}× o tempo previsto): trate o tempo como subestimado."
     ),
     "speed.error.grpo": (
         "Frente a execuções publicadas de GRPO: {median} na mediana, {worst} no pior caso ({rows} execuções do "

@@ -578,16 +578,71 @@ def checkpoint_plan(layers: int, checkpointing: Checkpointing) -> tuple[int, int
     return segments, math.ceil(layers / segments)
 
 
-def backward_transient(model: ModelSpec, attention: Attention, tokens: int, seq: int, value_bytes: int) -> int:
+def backward_transient(model: ModelSpec, attention: Attention, tokens: int, seq: int, value_bytes: int,
+                       mlp: int | None = None, mlp_gradients: int = 0) -> int:
     """One layer's backward temporaries: the gradients of the MLP's hidden tensors, about three of
     width I (gate, up and their product) per token, for a MoE layer of every routed copy and the
-    shared expert (fitted to tools/measure_peak.py; within a few percent of the step's peak)."""
+    shared expert (fitted to tools/measure_peak.py; within a few percent of the step's peak); `mlp` per token
+    and the weight gradients made by then where they are counted (LoRA: LoraBackward)."""
     e = value_bytes
-    width = model.ffn if model.moe_layer_count < model.layers else 0
-    if model.moe is not None:
-        width = max(width, model.moe.per_token * model.moe.ffn + model.moe.shared_ffn)
-    mlp = 3 * width * e
-    return tokens * max(mlp, _eager_softmax_backward(model, attention, seq, e))
+    if mlp is None:
+        width = model.ffn if model.moe_layer_count < model.layers else 0
+        if model.moe is not None:
+            width = max(width, model.moe.per_token * model.moe.ffn + model.moe.shared_ffn)
+        mlp = 3 * width * e
+    return max(tokens * mlp + mlp_gradients, tokens * _eager_softmax_backward(model, attention, seq, e))
+
+
+@dataclasses.dataclass(frozen=True)
+class LoraBackward:
+    """Per token, what the layers' backward holds under LoRA beside the forward's saved tensors and the model states
+    (transformers' Llama-style RMSNorm blocks with a frozen final norm and head; measured with tools/measure_peak.py,
+    tests/golden/measured_peak.json). Under full fine-tuning the head's input, which the activations count and the
+    head's backward frees, stands in for the hidden states' gradient, and one layer's fitted transient for the rest.
+
+    `head_released`: what the head's adapter saved (head_lora_saved), freed by the head's backward.
+    `norm`: the final norm's backward at its worst (modeling_llama.py LlamaRMSNorm: x.float(), x·rsqrt(mean(x²) + ε),
+    cast back, × weight): pow's backward runs with five fp32 copies of the hidden states live (x's gradient through
+    1/rms, the mean's backward, and pow's x¹, 2·x¹ and their product with the gradient), the gradient of the norm's
+    output and its 1/rms freed by then; the same in bf16 and fp32.
+    `layer_released`: freed before the last layer's backward: the head's adapter's and the final norm's saved tensors.
+    `hidden_gradient`: the gradient of the hidden states between layers (e·h; with checkpointing the recomputed layer's
+    output too, held by the reentrant checkpoint's backward).
+    `mlp`: a layer's MLP backward at its worst: its three I-wide gradients (down's input's, then gate's activation's
+    and up's), less what down's adapter saved, freed with its backward by then (lora_A its input, lora_B A's output);
+    without an adapter on down (or with fp32 adapters or dropout, unmeasured), 3·e·I. `down_gradients`: that
+    adapter's weight gradients, made by then (bytes, not per token).
+    `recompute_overlap`: with checkpointing in fp32, the recomputed input norm's x.float() is the kept input itself,
+    which the layer's saved bytes count again (e·h). `first_input`: with checkpointing, the first layer's kept input,
+    live at its recompute beside the gradients of the layers after it."""
+
+    head_released: int
+    norm: int
+    layer_released: int
+    hidden_gradient: int
+    mlp: int
+    down_gradients: int
+    recompute_overlap: int
+    first_input: int
+
+
+def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ...], rank: int, dropout: float,
+                  adapter_value_bytes: int, *, head: bool, checkpointed: bool) -> LoraBackward:
+    e, e_a, h = value_bytes, adapter_value_bytes, model.hidden
+    head_released = head_lora_saved(model, e, rank, dropout, e_a) if head else 0
+    final_norm = _norm_saved(model, e, h, feeds_linear=True) - 2 * e * h  # frozen: neither its cast nor its output
+    mlp, down_gradients = 3 * e * model.ffn, 0
+    for t in matrices:  # measured with adapters in the activations' dtype and no dropout: fp32 adapters (peft's cast
+        # and its gradient) and dropout (its backward) make more within down's backward, kept at 3·e·I
+        if stem(t.name) == "ffn_down" and e_a == e and dropout == 0:
+            width = t.shape[1]
+            mlp -= width * e + rank * e
+            down_gradients = rank * (width + t.shape[0]) * e
+    return LoraBackward(head_released=head_released, norm=5 * FP32_BYTES * h - FP32_BYTES,
+                        layer_released=head_released + final_norm, hidden_gradient=e * h * (1 + checkpointed), mlp=mlp,
+                        down_gradients=down_gradients,
+                        recompute_overlap=e * h if checkpointed and e == FP32_BYTES else 0,
+                        first_input=layer_input_bytes_per_token(model, e) if checkpointed else 0)
 
 
 def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, value_bytes: int) -> int:
