@@ -821,13 +821,13 @@ async def on_weights_file(event):
     if not files:
         return
     error = element("weights-error")
+    name = files[0].name + (f" (+{len(files) - 1})" if len(files) > 1 else "")
     try:
-        headers = tuple([await read_file_header(file) for file in files])
-    except ValidationError as problem:
+        given = WeightsGiven(name=name, headers=tuple([await read_file_header(file) for file in files]))
+    except ValidationError as problem:  # a header, or the files together (a tensor twice, a projector, ...)
         error.textContent = str(problem)
         return
-    name = files[0].name + (f" (+{len(files) - 1})" if len(files) > 1 else "")
-    use_weights(WeightsGiven(name=name, headers=headers))
+    use_weights(given)
 
 
 def use_weights(given):

@@ -97,3 +97,13 @@ def test_inference_refuses_it_naming_the_field():
     with pytest.raises(ValidationError) as error:
         parse_workload({**TRAINING, "mode": "inference"})
     assert error.value.field == "activation_offload"
+
+
+@pytest.mark.parametrize("checkpointing", ["layer", "none"])
+def test_activation_offloading_under_unsloth_is_refused_naming_it(checkpointing):
+    """Unsloth's offloading is its checkpointing's (training/offload.py): before, --activation-offload under
+    --framework unsloth changed nothing and said nothing, with or without checkpointing."""
+    with pytest.raises(ValidationError) as refused:
+        parse_workload({"model": "qwen3-0.6b", "mode": "training", "seq": "1024", "framework": "unsloth",
+                        "checkpointing": checkpointing, "activation_offload": "1"}, given={"checkpointing"})
+    assert refused.value.field == "activation_offload" and "Unsloth" in str(refused.value)

@@ -405,3 +405,15 @@ def test_llamacpps_best_kv_cache_starts_from_its_own_default_f16_not_the_weights
     assert json.loads(out)["fits"]
     code, out, _ = run(["fit", "--json", "--model", "llama-3.1-8b", "--runtime", "vllm", "--precision", "fp32"])
     assert json.loads(out)["best_kv_format"] == "fp32"  # vLLM's cache follows the weights' dtype
+
+
+@pytest.mark.parametrize("objective", ["sft", "dpo", "orpo", "kto"])
+def test_a_kv_cache_format_in_a_training_without_generation_is_said_ignored(objective):
+    """A supervised or preference step keeps no KV cache: before, --kv-precision int8 was taken without a word and
+    changed nothing. GRPO, RLOO and PPO generate, and keep it."""
+    err = io.StringIO()
+    args = ["--model", "qwen3-0.6b", "--mode", "training", "--objective", objective, "--batch", "2", "--seq", "512",
+            "--kv-precision", "int8", "--json"]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        assert main(args) == 0
+    assert "ignored" in err.getvalue() and "--kv-precision int8" in err.getvalue(), err.getvalue()

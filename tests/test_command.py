@@ -5,8 +5,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vramcalc.cli import main
 
@@ -167,3 +170,39 @@ def test_vllm_command_passes_the_utilization_only_when_given():
     assert "--gpu-memory-utilization 0.9" in given and "extensible" not in given
     estimate = run(*plan, "--no-extensible-kv-cache")[1].splitlines()[0]
     assert estimate.endswith("--no-enable-extensible-kv-cache") and "--gpu-memory-utilization" not in estimate
+
+
+@pytest.mark.parametrize(("runtime", "safe"), [
+    ("vllm", "vllm serve 'evil; touch /tmp/pwned #' "),
+    ("transformers", 'from_pretrained("evil\\"; import os #; touch /tmp/pwned #"'),
+])
+def test_a_model_name_from_a_file_cannot_inject_into_the_printed_command(runtime, safe, tmp_path):
+    """A config.json's _name_or_path (or a weight file's name) is untrusted: before, `vllm serve evil; touch
+    /tmp/pwned #` ran a second command when pasted, and a quote closed transformers' Python string."""
+    name = "evil; touch /tmp/pwned #" if runtime == "vllm" else 'evil"; import os #; touch /tmp/pwned #'
+    config = json.loads((Path(__file__).parent / "data" / "weights" / "tiny-qwen3-sharded" / "config.json")
+                         .read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**config, "_name_or_path": name}))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--config", str(tmp_path / "config.json"), "--runtime", runtime, "--command"]) == 0
+    assert safe in out.getvalue(), out.getvalue()
+
+
+def test_a_weight_file_name_is_quoted_for_the_shell(tmp_path):
+    path = tmp_path / "a b;$(id)'x.gguf"
+    path.write_bytes((Path(__file__).parent / "data" / "weights" / "tiny-llama-q4_k_m.gguf").read_bytes())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--weights", str(path), "--command"]) == 0
+    assert out.getvalue().startswith("llama-server -m 'a b;$(id)'\"'\"'x.gguf' -c "), out.getvalue()
+
+
+@given(st.text(max_size=30))
+def test_the_shell_quoting_is_shlexs(text):
+    """render/command.shell_quoted keeps shlex out of the page's standard library; it quotes as shlex.quote does."""
+    import shlex
+
+    from vramcalc.render.command import shell_quoted
+
+    assert shell_quoted(text) == shlex.quote(text)

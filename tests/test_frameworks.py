@@ -111,3 +111,80 @@ def test_preference_and_rl_runs_take_only_the_defaults_trls_trainers_accept(obje
         with pytest.raises(ValidationError) as error:
             parse_workload({**values, "framework": framework})
         assert error.value.field == "framework"
+
+
+def _cli_json(*args: str) -> dict:
+    import contextlib
+    import io
+
+    from vramcalc.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*args, "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+CLI = ("--model", "qwen3-0.6b", "--mode", "training", "--batch", "2", "--seq", "1024", "--gpu", "h100-80gb")
+
+
+@pytest.mark.parametrize(("mine", "as_written"), [
+    (("--framework", "unsloth", "--checkpointing", "none"), ("--fused-ce", "--checkpointing", "none")),
+    (("--framework", "litgpt", "--lora-rank", "8", "--lora-dropout", "0"),
+     ("--recipe", "bf16", "--precision", "bf16", "--fused-ce", "--lora-rank", "8", "--lora-targets", "q,v",
+      "--lora-dtype", "bf16")),
+    (("--framework", "litgpt", "--lora-rank", "8", "--lora-targets", "all-linear"),
+     ("--recipe", "bf16", "--precision", "bf16", "--fused-ce", "--lora-rank", "8", "--lora-dropout", "0.05",
+      "--lora-dtype", "bf16")),
+    (("--framework", "torchtune", "--lora-rank", "8", "--ce-output-chunks", "0"),
+     ("--recipe", "bf16", "--precision", "bf16", "--checkpointing", "layer", "--lora-rank", "8",
+      "--lora-dtype", "bf16")),
+], ids=["unsloth-no-checkpointing", "litgpt-no-dropout", "litgpt-all-linear", "torchtune-whole-logits"])
+def test_a_flag_given_the_forms_default_wins_over_the_frameworks(mine, as_written):
+    """Before: a flag set to the form's own default (--checkpointing none) read as not set, and the framework's
+    default replaced it, though the note said "a setting you change wins"."""
+    chosen, written = _cli_json(*CLI, *mine), _cli_json(*CLI, *as_written)
+    assert chosen["total_bytes"] == written["total_bytes"]
+    assert chosen["components"] == written["components"]
+
+
+def test_unsloths_offloading_note_goes_with_its_checkpointing():
+    from vramcalc.analysis.evaluate import framework_notes
+
+    for checkpointing, said in (("layer", True), ("none", False), ("sqrt", False)):
+        workload = parse_workload({**TRAINING, "framework": "unsloth", "checkpointing": checkpointing},
+                                  given={"checkpointing"})
+        keys = [note.key for note in framework_notes(workload)]
+        assert ("note.framework.unsloth" in keys) is said, checkpointing
+
+
+@pytest.mark.parametrize("extra", [("--gpus", "2"), ("--grad-accum", "4")])
+def test_torchtunes_step_in_the_backward_is_its_single_device_default_only(extra):
+    """torchtune's optimizer_in_bwd is its single-device full recipe's (3B_full_single_device.yaml); its distributed
+    recipe's configs leave it off, and it refuses gradient accumulation. Before: --framework torchtune --gpus 2 (or
+    --grad-accum 4) was refused for an optimizer_in_backward the user never set and no flag turns off."""
+    data = _cli_json(*CLI, "--framework", "torchtune", *extra)
+    assert data["total_bytes"] > 0
+
+
+def test_torchtunes_fewest_gpus_are_its_distributed_recipes():
+    """Before: `fit` answered "none fits" for torchtune's full fine-tuning, every several-GPU layout refused
+    under the single-device default; the fewest GPUs are now those of its distributed recipe, which this fits."""
+    fit = _cli_json("fit", "--model", "llama-3.1-8b", "--mode", "training", "--framework", "torchtune",
+                    "--gpu", "rtx-4090")
+    fewest = fit["min_gpus"]
+    assert isinstance(fewest, int) and fewest > 1
+    several = _cli_json("--model", "llama-3.1-8b", "--mode", "training", "--framework", "torchtune", "--gpu",
+                        "rtx-4090", "--gpus", str(fewest))
+    assert {row["name"]: row["count"] for row in several["gpus"]}["RTX 4090"] == fewest
+
+
+def test_the_frameworks_note_says_the_values_it_set():
+    """Before: torchtune's note said 'ce_output_chunks = 1' for the 8 chunks it set (every key the note did not
+    list was shown as 1, a flag's on)."""
+    from vramcalc.analysis.evaluate import framework_notes
+
+    workload = parse_workload({**TRAINING, "framework": "torchtune"})
+    assert workload.ce_output_chunks == 8
+    said = ENGLISH.say(framework_notes(workload)[0])
+    assert "ce_output_chunks = 8" in said and "optimizer_in_backward = 1" in said, said

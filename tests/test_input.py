@@ -273,9 +273,9 @@ def test_a_broken_custom_model_falls_back_whole():
 
 def test_round_trip_of_every_key():
     values = dict(DEFAULTS, model="custom", params="7", hidden="4096", layers="32", heads="32", kv_heads="8",
-                  vocab="128256", ffn="14336", mode="training", precision="fp16", kv_precision="fp16", batch="4",
-                  seq="2048", optimizer="sgd-momentum", mixed_precision="1", checkpointing="sqrt", attention="eager",
-                  overhead_gib="1.5", gpu="a100-40gb", gpus="8", vram="40", headroom="10")
+                  vocab="128256", ffn="14336", mode="training", objective="grpo", precision="fp16", kv_precision="fp16",
+                  batch="4", seq="2048", optimizer="sgd-momentum", mixed_precision="1", checkpointing="sqrt",
+                  attention="eager", overhead_gib="1.5", gpu="a100-40gb", gpus="8", vram="40", headroom="10")
     assert decode(encode(values)).values == {k: v for k, v in values.items() if v != DEFAULTS[k]}
     assert encode(DEFAULTS) == ""
 

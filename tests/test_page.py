@@ -164,6 +164,20 @@ def test_a_weight_file_is_read_from_its_header_in_the_page(watched: Page, server
     expect(page.locator("#total")).to_have_attribute("data-bytes", str(expected))
 
 
+def test_weight_files_refused_together_get_words_in_the_page(watched: Page, server_url):
+    """Files the reader refuses together (a tensor in two of them; a GGUF beside safetensors) are said under the
+    picker, as a bad header is: before, WeightsGiven's refusal was raised outside the handler's try."""
+    page = watched
+    open_ready(page, server_url)
+    page.click("#import summary")
+    data = ROOT / "tests/data/weights"
+    shards = sorted((data / "tiny-qwen3-sharded").glob("*.safetensors"))
+    page.set_input_files("#weights-file", [str(data / "tiny-qwen3.safetensors"), *map(str, shards)])
+    expect(page.locator("#weights-error")).to_contain_text("in the files twice")
+    page.set_input_files("#weights-file", [str(data / "tiny-llama-q4_k_m.gguf"), str(data / "tiny-qwen3.safetensors")])
+    expect(page.locator("#weights-error")).to_contain_text("GGUF and safetensors")
+
+
 def test_the_command_to_run_follows_the_plan(watched: Page, server_url):
     """Prerendered for the defaults; the engine's own line once the plan changes (render/command.py)."""
     from vramcalc.render.command import command_lines, run_lines

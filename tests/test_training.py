@@ -166,3 +166,19 @@ def test_a_part_live_only_before_the_peak_keeps_its_row():
                                       "seq": "2048"}))
     assert result.bytes_of("activations") == 0 and result.phases["forward"]["activations"] > 0
     assert not absent(result, "activations") and absent(result, "kv_cache")
+
+
+@pytest.mark.parametrize("precision", ["auto", "bf16"])
+def test_pure_fp32_training_is_said_fp32(precision):
+    """--recipe fp32 keeps every weight, gradient and state in fp32 and computes in fp32; before, the answer's header
+    (text, Markdown, the page) said 'training, bf16' from the precision the recipe does not use. LoRA keeps its
+    frozen base in the precision named."""
+    from vramcalc.core.dtypes import Precision
+    from vramcalc.render.export import request_summary
+
+    workload = parse_workload({"model": "qwen3-0.6b", "mode": "training", "recipe": "fp32", "precision": precision})
+    assert workload.precision is Precision.FP32
+    assert "training, fp32" in request_summary(workload, key="results.header")
+    lora = parse_workload({"model": "qwen3-0.6b", "mode": "training", "recipe": "fp32", "precision": "bf16",
+                           "lora_rank": "8"})
+    assert lora.precision is Precision.BF16

@@ -313,3 +313,98 @@ def test_gguf_metadata_of_the_wrong_kind_or_given_twice_is_refused_naming_it(pai
     with pytest.raises(ValidationError, match=words) as refused:
         spec_from_gguf(read_header(_arch("llama", *pairs)), "x.gguf")
     assert refused.value.field == "weights"
+
+
+def test_the_same_tensors_in_two_files_are_refused_naming_one(tmp_path):
+    """A folder of shards beside the consolidated file they were cut from (no index): before, every weight was
+    counted twice and the answer said nothing; llama-model-loader.cpp refuses a tensor "duplicated" across files."""
+    shards = DATA / "tiny-qwen3-sharded"
+    for name in ("config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"):
+        (tmp_path / name).write_bytes((shards / name).read_bytes())
+    (tmp_path / "consolidated.safetensors").write_bytes((DATA / "tiny-qwen3.safetensors").read_bytes())
+    code, message = answer("--weights", str(tmp_path))
+    assert code == 2 and message.startswith("vramcalc: error: weights:") and "in the files twice" in message, message
+
+
+def test_a_projector_alone_is_refused_as_no_language_model(tmp_path):
+    """An mmproj GGUF (general.architecture 'clip') given as the model's weights: before, alone it was refused
+    as a config.json without hidden_size, and beside --model its v.blk.N tensors were laid onto the text layers."""
+    path = tmp_path / "mmproj-model-f16.gguf"
+    path.write_bytes(_arch("clip"))
+    for extra in ((), ("--model", "gemma-3-4b-it")):
+        code, message = answer("--weights", str(path), *extra)
+        assert code == 2 and message.startswith("vramcalc: error: weights:") and "projector" in message, message
+
+
+def test_gguf_and_safetensors_files_together_are_refused():
+    """The page's file picker given a model's GGUF and its safetensors: before, both files' tensors were summed (their
+    names differ) under the first file's kind, the weights counted about twice."""
+    from vramcalc.formats.file_weights import WeightsGiven
+
+    headers = tuple(read_progressively(DATA / name)[0] for name in ("tiny-llama-q4_k_m.gguf", "tiny-qwen3.safetensors"))
+    with pytest.raises(ValidationError, match="GGUF and safetensors") as refused:
+        WeightsGiven(name="x", headers=headers)
+    assert refused.value.field == "weights"
+
+
+@pytest.mark.parametrize(("names", "words"), [
+    (("m-00001-of-00003.gguf", "m-00003-of-00003.gguf"), "m-00002-of-00003.gguf"),
+    (("a-00001-of-00002.gguf", "a-00002-of-00002.gguf", "b-00001-of-00002.gguf", "b-00002-of-00002.gguf"),
+     "2 split models"),
+    (("model-00001-of-00002.safetensors", "config.json"), "model-00002-of-00002.safetensors"),
+], ids=["gguf-part-missing", "two-split-gguf-models", "safetensors-shard-missing"])
+def test_a_folder_of_split_parts_must_hold_every_part_of_one_model(names, words, tmp_path):
+    """Before: the parts found were summed (a split GGUF missing its middle part read as a whole model, two split
+    models as one), while naming a part of the same files asked for the missing one."""
+    shards = DATA / "tiny-qwen3-sharded"
+    for name in names:
+        source = shards / name if not name.endswith(".gguf") else DATA / "tiny-llama-q4_k_m.gguf"
+        (tmp_path / name).write_bytes(source.read_bytes())
+    code, message = answer("--weights", str(tmp_path))
+    assert code == 2 and message.startswith("vramcalc: error: weights:") and words in message, message
+
+
+def test_a_folder_of_a_gguf_and_its_projector_reads_the_model(tmp_path):
+    """llama.cpp's vision models ship an mmproj GGUF beside the model's: the folder is that model, as a Hub
+    repository is (hub.gguf_files leaves projectors out); before, the folder was refused as two GGUF files."""
+    (tmp_path / "model-Q4_K_M.gguf").write_bytes((DATA / "tiny-llama-q4_k_m.gguf").read_bytes())
+    (tmp_path / "mmproj-model-f16.gguf").write_bytes(_arch("clip"))
+    code, data = answer("--weights", str(tmp_path))
+    assert code == 0, data
+    assert data["components"]["weights"] == answer("--weights", str(DATA / "tiny-llama-q4_k_m.gguf"))[1][
+        "components"]["weights"]
+
+
+@pytest.mark.parametrize("shard", ["/dev/stdin", "../outside.safetensors", "sub/../../outside.safetensors",
+                                   "..\\outside.safetensors", ""])
+def test_an_index_naming_a_shard_outside_its_folder_is_refused(shard, tmp_path):
+    """An index is untrusted (a downloaded repository's): before, its weight_map sent the reader to any path, a file
+    outside the folder read as a shard, /dev/stdin waited for input with no bound; and --hf put such a name into
+    the Hub's URL. A shard is a file beside its index, as transformers' index always names them."""
+    index = json.dumps({"metadata": {"total_size": 0}, "weight_map": {"model.embed_tokens.weight": shard}})
+    with pytest.raises(ValidationError, match="a file beside the index") as refused:
+        read_safetensors_index(index)
+    assert refused.value.field == "weights"
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (tmp_path / "outside.safetensors").write_bytes((DATA / "tiny-qwen3.safetensors").read_bytes())
+    (folder / "model.safetensors.index.json").write_text(index)
+    (folder / "config.json").write_bytes((DATA / "tiny-qwen3-sharded" / "config.json").read_bytes())
+    if shard != "/dev/stdin":
+        code, message = answer("--weights", str(folder))
+        assert code == 2 and "a file beside the index" in message, message
+
+
+def test_a_weight_file_that_is_no_regular_file_is_refused_at_once(tmp_path):
+    """A named pipe among a folder's weight files (an unpacked archive can hold one): before, reading it waited for a
+    writer without bound. Only a regular file is read."""
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "model.safetensors")
+    (tmp_path / "config.json").write_bytes((DATA / "tiny-qwen3-sharded" / "config.json").read_bytes())
+    app = Path(__file__).parent.parent / "app"
+    done = subprocess.run([sys.executable, "-m", "vramcalc", "--weights", str(tmp_path)], capture_output=True,
+                          text=True, timeout=20, env={**os.environ, "PYTHONPATH": str(app)}, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr

@@ -300,10 +300,11 @@ def build_capacity_parser() -> argparse.ArgumentParser:
 
 
 def breakdown_main(argv: Sequence[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
         values, config, weights = _values(args)
-        workload, values = _parse_workload(values, config, weights)
+        workload, values = _parse_workload(values, config, weights, _given(parser, argv))
         breakdown = estimate(workload)
         machine = parse_machine(values)
     except ValidationError as error:
@@ -352,6 +353,7 @@ def _speed(breakdown: Breakdown, gpus: int, machine: Machine) -> tuple[Speed, Co
 
 
 _SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
+_PART = re.compile(r"^(.*)-(\d{5})-of-(\d{5})\.(gguf|safetensors)$")  # a split GGUF's parts, a checkpoint's shards
 FIRST_READ = 1 << 20  # a header's first read; a GGUF's tokenizer makes some headers several MB
 
 
@@ -365,12 +367,15 @@ def read_weights(path_text: str) -> WeightsGiven:
             _, weight_map = read_safetensors_index(_read_text(index))
             files = [path / name for name in sorted(set(weight_map.values()))]
         else:
-            files = sorted(path.glob("*.safetensors")) or sorted(path.glob("*.gguf"))
+            ggufs = sorted(path.glob("*.gguf"))
+            models = [f for f in ggufs if "mmproj" not in f.name.lower()] or ggufs  # a projector is no model
+            files = sorted(path.glob("*.safetensors")) or models
             if not files:
                 raise ValidationError("weights", path_text, "no .safetensors or .gguf file in the folder")
             if files[0].suffix == ".gguf" and len(files) > 1 and not all(_SPLIT.search(f.name) for f in files):
                 raise ValidationError("weights", path_text, f"the folder holds {len(files)} GGUF files: name the one "
                                                             "to read (or the first part of a split one)")
+            _every_part(path_text, files)
     else:
         split = _SPLIT.search(path.name)
         files = ([path.with_name(_SPLIT.sub(f"-{i:05d}-of-{split.group(2)}.gguf", path.name))
@@ -378,8 +383,28 @@ def read_weights(path_text: str) -> WeightsGiven:
     return WeightsGiven(name=path.name, headers=tuple(_read_header(file) for file in files))
 
 
+def _every_part(folder: str, files: Sequence[Path]) -> None:
+    """The parts named NAME-0000k-of-0000N in a folder: those of one model, every one of them (as a split file
+    named by its first part is read, or refused naming the part it lacks)."""
+    models: dict[tuple[str, str, str], set[int]] = {}
+    for file in files:
+        part = _PART.match(file.name)
+        if part:
+            models.setdefault((part[1], part[3], part[4]), set()).add(int(part[2]))
+    if len(models) > 1:
+        raise ValidationError("weights", folder, f"the folder holds {len(models)} split models: name the first part "
+                                                 "of the one to read")
+    for (stem, of, suffix), found in models.items():
+        missing = [k for k in range(1, int(of) + 1) if k not in found]
+        if missing:
+            raise ValidationError("weights", f"{stem}-{missing[0]:05d}-of-{of}.{suffix}",
+                                  f"a part of the split model missing ({len(found)} of {int(of)} in the folder)")
+
+
 def _read_header(path: Path) -> Header:
     """One file's header: a first MB, then as much as the reader asks for, never the tensors' data."""
+    if path.exists() and not path.is_file():  # a named pipe or a device waits for a writer without bound
+        raise ValidationError("weights", str(path), "not a regular file")
     try:
         with path.open("rb") as handle:
             asked = FIRST_READ
@@ -416,10 +441,11 @@ def _per_gpu_lines(rank: PerGpu) -> str:
 
 
 def fit_main(argv: Sequence[str]) -> int:
-    args = build_parser(target=True).parse_args(argv)
+    parser = build_parser(target=True)
+    args = parser.parse_args(argv)
     try:
         values, config, weights = _values(args)
-        workload, values = _parse_workload(values, config, weights)
+        workload, values = _parse_workload(values, config, weights, _given(parser, argv))
         target = parse_target({key: values[key] for key in ("gpu", "gpus", "wired_limit_mb", "macos")})  # as shown
         breakdown = estimate(workload)
         per_gpu(breakdown, target.count)  # a layout these GPUs cannot run is refused, as the breakdown refuses it
@@ -566,13 +592,23 @@ def _without_ignored(values: Mapping[str, str]) -> dict[str, str]:
     return {**shown_values(values), **{key: values[key] for key in BEYOND_THE_PAGE if key in values}}
 
 
-def _parse_workload(values: Mapping[str, str], config: Mapping[str, object] | None,
-                    weights: WeightsGiven | None) -> tuple[Workload, dict[str, str]]:
+def _given(parser: argparse.ArgumentParser, argv: Sequence[str]) -> frozenset[str]:
+    """The options `argv` sets, whatever their values: one set to the form's default (--checkpointing none) is
+    still the user's, which a framework's defaults leave as it is (training/frameworks.py)."""
+    unset = object()
+    args = argparse.Namespace(**{action.dest: unset for action in parser._actions})
+    parser.parse_args(argv, args)  # parsed once already: no error here
+    return frozenset(key for key, value in vars(args).items() if value is not unset)
+
+
+def _parse_workload(values: Mapping[str, str], config: Mapping[str, object] | None, weights: WeightsGiven | None,
+                    given: frozenset[str] = frozenset()) -> tuple[Workload, dict[str, str]]:
     """The workload `values` name (the flags that do not apply dropped, `_without_ignored`), keeping the layout
     named for several GPUs that one GPU drops (options.several_gpus_only) for the fewest GPUs' search
     (Workload.on_gpus); and the values that apply."""
     shown = _without_ignored(values)
-    workload = parse_workload(shown, config=config, weights=weights)
+    given = frozenset(key for key in given if key in shown and shown[key] == values.get(key))
+    workload = parse_workload(shown, config=config, weights=weights, given=given)
     named = several_gpus_only(values)
     if named:
         workload = with_named_layout(workload, named)

@@ -266,7 +266,11 @@ class Workload:
         """The workload as the same options with `gpus` GPUs give it: one GPU drops the layout (kept in
         `named_layout`), more take back the layout named for them."""
         if gpus > 1:
-            return self.but(**dict(self.named_layout), named_layout=()) if self.named_layout else self
+            several = self.but(**dict(self.named_layout), named_layout=()) if self.named_layout else self
+            if "optimizer_in_backward" in self.framework_set:  # torchtune's single-device default: its distributed
+                kept = tuple(k for k in self.framework_set if k != "optimizer_in_backward")  # recipe's is off
+                several = several.but(optimizer_in_backward=False, framework_set=kept)  # (training/frameworks.py)
+            return several
         named = tuple((key, getattr(self, key)) for key, unset in LAYOUT_UNSET.items() if getattr(self, key) != unset)
         return self.but(**LAYOUT_UNSET, named_layout=self.named_layout + named) if named else self
 

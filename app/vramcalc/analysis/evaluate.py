@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.choices import GGUF_RUNTIMES, Framework, Runtime
+from ..core.choices import GGUF_RUNTIMES, Checkpointing, Framework, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
 from ..core.units import format_count, format_gb
@@ -91,12 +91,14 @@ def framework_notes(workload: Workload) -> tuple[Phrase, ...]:
     name = workload.framework.value
     values = {"checkpointing": workload.checkpointing.value, "recipe": workload.recipe.value,
               "precision": workload.precision.value, "lora_dtype": workload.lora_dtype.value,
-              "lora_targets": ",".join(workload.lora_targets), "lora_dropout": f"{workload.lora_dropout:g}"}
+              "lora_targets": ",".join(workload.lora_targets), "lora_dropout": f"{workload.lora_dropout:g}",
+              "ce_output_chunks": str(workload.ce_output_chunks)}  # the rest are flags: on, 1
     settings = ", ".join(f"{key} = {values.get(key, '1')}" for key in workload.framework_set)
     notes = [phrase("note.framework.set", framework=name, settings=settings) if settings
              else phrase("note.framework.unchanged", framework=name)]
-    if workload.framework in (Framework.UNSLOTH, Framework.TORCHTUNE):
-        notes.append(phrase(f"note.framework.{name}"))
+    if workload.framework is Framework.TORCHTUNE or (workload.framework is Framework.UNSLOTH
+                                                    and workload.checkpointing is Checkpointing.LAYER):
+        notes.append(phrase(f"note.framework.{name}"))  # Unsloth's offloading is its per-layer checkpointing's
     return tuple(notes)
 
 

@@ -43,6 +43,19 @@ class WeightsGiven:
     def __post_init__(self) -> None:
         if not self.headers:  # an index with an empty weight_map, a split GGUF named as part 0 of 0
             raise ValidationError("weights", self.name, "it names no weight file to read")
+        if len({header.kind for header in self.headers}) > 1:
+            raise ValidationError("weights", self.name, "GGUF and safetensors files together: name one model's files")
+        for header in self.headers:
+            if header.kind == "gguf" and header.metadata.get("general.architecture") == "clip":
+                raise ValidationError("weights", self.name, "a multimodal projector (mmproj, general.architecture "
+                                                            "'clip'), not a language model: name the model's GGUF")
+        seen: set[str] = set()
+        for header in self.headers:  # llama-model-loader.cpp refuses a split model whose tensor is "duplicated"
+            for tensor in header.tensors:
+                if tensor.name in seen:
+                    raise ValidationError("weights", tensor.name[:100], "a tensor in the files twice: the same "
+                                                                        "weights given twice, or two models' files")
+                seen.add(tensor.name)
 
     @property
     def kind(self) -> str:

@@ -307,4 +307,7 @@ def read_safetensors_index(text: str) -> tuple[int, Mapping[str, str]]:
         raise ValidationError(FIELD, "model.safetensors.index.json", "expected a weight_map of tensor -> file")
     if not isinstance(total, int) or isinstance(total, bool) or total < 0:
         raise ValidationError(FIELD, "model.safetensors.index.json", "expected metadata.total_size in bytes")
+    for shard in set(weight_map.values()):  # a path elsewhere (/dev/stdin waits for input; --hf puts it in a URL)
+        if shard in ("", ".", "..") or "/" in shard or "\\" in shard:
+            raise ValidationError(FIELD, shard[:100], "a shard is a file beside the index, named without a folder")
     return total, weight_map

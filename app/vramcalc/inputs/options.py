@@ -215,8 +215,8 @@ SHARED_OPTIONS: tuple[Option, ...] = (
            shown_when={"precision": GPU_FORMATS}, parse=lambda t: parse_quantise(t)),
     # empty: follow the weights (16-bit when they are integer-quantised)
     Option(key="kv_precision", default="", group="request", kind=Kind.CHOICE, choices=values_of(Precision),
-           help="KV cache (default: the weights' float type, else fp16)",
-           parse=lambda t: None if t == "" else parse_choice("kv_precision", t, Precision)),
+           help="KV cache (default: the weights' float type, else fp16)", shown_when=(_INFERENCE, _GRPO, _PPO),
+           parse=lambda t: None if t == "" else parse_choice("kv_precision", t, Precision)),  # training: generation's
     Option(key="batch", default="1", group="request", parse=lambda t: parse_int("batch", t, 1, MAX_BATCH),
            shown_when=({"runtime": Not(tuple(r.value for r in GGUF_RUNTIMES))}, _TRAINING)),  # --parallel instead
     Option(key="seq", default="8192", group="request", help="sequence length in tokens",

@@ -9,7 +9,7 @@ import dataclasses
 import itertools
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TypeVar
 
 from ..core.choices import (
@@ -173,11 +173,12 @@ def _parse_model(values: Mapping[str, str], config: Mapping[str, object] | None,
 
 
 def parse_workload(values: Mapping[str, str], *, config: Mapping[str, object] | None = None,
-                   weights: WeightsGiven | None = None) -> Workload:
+                   weights: WeightsGiven | None = None, given: Collection[str] = ()) -> Workload:
     """Strict: the first bad field raises ValidationError. Missing keys take their defaults. With
     `weights` (the headers of the user's weight files), the weights are the files' bytes, laid onto
-    the model (a preset, a config, or, for model=weights, what a GGUF file's metadata says)."""
-    values, framework_set = with_framework(values, DEFAULTS)
+    the model (a preset, a config, or, for model=weights, what a GGUF file's metadata says). `given`: the keys
+    set on purpose, which a framework's defaults leave as they are (the command line's flags)."""
+    values, framework_set = with_framework(values, DEFAULTS, given)
     fields = {**_parse_fields(FIELD_PARSERS, values, None), "framework_set": framework_set}
     model = _parse_model(values, config, weights)
     if weights is not None:
@@ -403,6 +404,9 @@ def _build(model: ModelSpec, fields: Mapping[str, object], devices: int = 1) -> 
     attributes["precision"] = run_format(model, precision, runtime=engine.runtime,
                                          training=attributes["mode"] is Mode.TRAINING,
                                          framework=_checked("framework", attributes["framework"], Framework))
+    if (attributes["mode"] is Mode.TRAINING and attributes["recipe"] is Recipe.FP32 and not attributes["lora_rank"]
+            and isinstance(attributes["precision"], Precision)):
+        attributes["precision"] = Precision.FP32  # recipe fp32 keeps every weight in fp32 (training/recipes.py)
     if attributes.pop("quantise"):  # quantise=mlp: attention kept in 16-bit
         fmt = attributes["precision"]
         if not isinstance(fmt, WeightFormat) or fmt.kind != "gpu" or fmt.file is not None:
@@ -730,6 +734,9 @@ def _check_training(workload: Workload) -> None:
                               "as TRL's trainers run them: choose trainer, axolotl or unsloth")
     if workload.activation_offload and workload.objective is not Objective.SFT:
         raise ValidationError("activation_offload", "1", "modelled for supervised steps (sft)")
+    if workload.activation_offload and workload.framework is Framework.UNSLOTH:  # training/offload.py reads neither
+        raise ValidationError("activation_offload", "1", "Unsloth offloads through its own checkpointing "
+                              "(checkpointing layer): leave activation_offload off")
     if workload.objective is not Objective.SFT and workload.fused_ce:
         raise ValidationError("fused_ce", "1", "DPO, KTO, GRPO and RLOO score tokens with TRL's own chunked head; "
                               "ORPO and PPO compute their losses over the whole logits")

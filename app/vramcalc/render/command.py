@@ -3,6 +3,9 @@ own lines (Engine.command) for the model as its engine names it."""
 
 from __future__ import annotations
 
+import json
+import re
+
 from ..core.choices import GGUF_RUNTIMES, Runtime
 from ..engines import engine_for
 from ..engines.layouts import resolve_layout
@@ -35,9 +38,25 @@ def model_reference(workload: Workload) -> str:
     return preset.hf_id if preset is not None and preset.hf_id else workload.model.display_name
 
 
+PYTHON_LINES = (Runtime.TRANSFORMERS, Runtime.FASTER_WHISPER)  # the model inside a Python string's double quotes
+_SHELL_SAFE = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
+
+
+def shell_quoted(text: str) -> str:
+    """`text` as one shell word: shlex.quote's rule (shlex stays out of the page's standard library)."""
+    return text if _SHELL_SAFE.fullmatch(text) else "'" + text.replace("'", "'\"'\"'") + "'"
+
+
 def command_lines(workload: Workload, gpus: int = 1) -> tuple[str, ...]:
-    """The lines that run `workload` on `gpus` GPUs; empty where the engine has no one command."""
-    return engine_for(workload.runtime).command(workload, resolve_layout(workload, gpus), model_reference(workload))
+    """The lines that run `workload` on `gpus` GPUs; empty where the engine has no one command. The model's name
+    (a file's, a config's _name_or_path: untrusted) is quoted for the shell, escaped inside a Python string, and
+    left as it is in Ollama's Modelfile, which no shell reads."""
+    reference = model_reference(workload)
+    if workload.runtime in PYTHON_LINES:
+        reference = json.dumps(reference)[1:-1]
+    elif workload.runtime is not Runtime.OLLAMA:
+        reference = shell_quoted(reference)
+    return engine_for(workload.runtime).command(workload, resolve_layout(workload, gpus), reference)
 
 
 
