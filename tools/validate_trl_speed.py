@@ -1,5 +1,6 @@
-"""TRL's step times against published runs: GRPO (tests/data/speed/trl_published.json) and the preference trainers,
-ORPO, KTO and DPO (tests/data/speed/trl_preference_published.json).
+"""TRL's step times against published runs: GRPO (tests/data/speed/trl_published.json), the preference trainers,
+ORPO, KTO and DPO (tests/data/speed/trl_preference_published.json), and apart the Hugging Face Trainer's supervised
+runs (SFTTrainer, tests/data/speed/trl_sft_published.json: printed, not counted in the lines --write stores).
 
 Each row is run through the engine as its source ran it (parse_workload, estimate, speed_of, as
 tools/validate_speed.py does for torchtune's rows): the objective, the model's shapes, the training GPUs, the
@@ -34,6 +35,8 @@ from vramcalc.workload import Machine  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "speed" / "trl_published.json"
 PREFERENCE = ROOT / "tests" / "data" / "speed" / "trl_preference_published.json"
+# the Hugging Face Trainer's supervised runs (TRL's SFTTrainer): printed apart, no rate is fitted to them (too few)
+SFT = ROOT / "tests" / "data" / "speed" / "trl_sft_published.json"
 PREFERENCE_OBJECTIVES = ("dpo", "orpo", "kto")
 SPEED_JSON = ROOT / "app" / "vramcalc" / "data" / "speed.json"
 
@@ -54,6 +57,7 @@ def values(row: Mapping[str, Any]) -> dict[str, str]:
         out |= {"zero": str(row["zero"]), "recipe": "mixed"}  # DeepSpeed bf16: fp32 master weights and Adam states
     # the preference rows name what they ran: FSDP, the optimizer, the weights' precision and the recipe
     out |= {key: str(row[key]) for key in ("fsdp", "optimizer", "precision", "recipe") if row.get(key)}
+    out |= {key: "1" for key in ("activation_offload", "fused_ce") if row.get(key)}  # TRL's offloading, Liger's loss
     if row["objective"] in ("grpo", "rloo"):
         out |= {"num_generations": str(row.get("num_generations") or 8),
                 "completion_tokens": str(row["completion_tokens"]),
@@ -119,6 +123,17 @@ def main() -> int:
         for row in table(path)["rows"]:
             if row.get("anomalous"):
                 print(f"not predicted: {row['id']}: {row['anomalous']}")
+    sft = results(SFT)  # the Trainer's SFT runs, apart: the lines above and --write do not count them
+    print(f"\nHugging Face Trainer SFT runs ({SFT.name}; no rate fitted to them: too few, all one-GPU QLoRA)")
+    for r in sft:
+        print(f"{r['id']:<46}{r['gpus']:>5} {'':<13}{r['measured']:>11.1f}{r['predicted']:>12.1f}{r['error']:>+8.0%}"
+              + (" ~" if r["approximate"] else "") + (" *" if r["assumed"] else ""))
+    t = summary(sft)
+    print(f"{t['rows']} rows: median |error| {t['median']:.0%}, worst {t['worst']:.0%}, within 2x {t['within_2x']}/"
+          f"{t['rows']}, {t['low']:.1f}-{t['high']:.1f}x the predicted time")
+    for row in table(SFT)["rows"]:
+        if row.get("anomalous"):
+            print(f"not predicted: {row['id']}: {row['anomalous']}")
     if args.write:  # the page's error lines for GRPO and the preference trainers (speed/validation.py)
         grpo = summary([r for r in found if r["objective"] == "grpo"])
         data = json.loads(SPEED_JSON.read_text())
