@@ -196,3 +196,25 @@ def test_every_trainer_sft_run_took_longer_than_predicted_and_none_is_counted_el
     ratios = sorted(r["measured"] / r["predicted"] for r in found)
     assert len(ratios) == 3 and ratios[0] > 2 and ratios[-1] < 20, ratios
     assert not {r["id"] for r in found} & {r["id"] for r in validate_trl_speed.results(PREFERENCE)}
+
+
+def test_the_stored_trainer_line_is_the_measured_one():
+    from vramcalc.speed.hardware import calibration
+
+    stored = calibration()["validation"]["trl-sft"]
+    assert stored == validate_trl_speed.trainer_line(validate_trl_speed.results(validate_trl_speed.SFT))
+    assert stored["low"] > 1  # every run slower than predicted: what the answer's words say
+
+
+@pytest.mark.parametrize(("framework", "said"), [("trainer", True), ("axolotl", True), ("torchtune", False),
+                                                  ("unsloth", False)])
+def test_a_trainer_sft_answer_says_its_own_runs_were_slower(framework, said):
+    """The SFT rate is fitted to torchtune's compiled runs; under the Hugging Face Trainer the answer also says that
+    the Trainer's published runs took longer (tests/data/speed/trl_sft_published.json)."""
+    from vramcalc.inputs.parse import parse_workload
+    from vramcalc.speed.validation import expected_error
+
+    workload = parse_workload({"model": "llama-3.1-8b", "mode": "training", "lora_rank": "16", "gpu": "a100-80gb",
+                               "framework": framework})
+    key = expected_error(workload).key
+    assert key == ("speed.error.trainer" if said else "speed.error"), key

@@ -1,6 +1,7 @@
 """TRL's step times against published runs: GRPO (tests/data/speed/trl_published.json), the preference trainers,
 ORPO, KTO and DPO (tests/data/speed/trl_preference_published.json), and apart the Hugging Face Trainer's supervised
-runs (SFTTrainer, tests/data/speed/trl_sft_published.json: printed, not counted in the lines --write stores).
+runs (SFTTrainer, tests/data/speed/trl_sft_published.json: printed apart; --write stores their own "trl-sft" line,
+which the answer shows beside the supervised rate's error, as no rate is fitted to them).
 
 Each row is run through the engine as its source ran it (parse_workload, estimate, speed_of, as
 tools/validate_speed.py does for torchtune's rows): the objective, the model's shapes, the training GPUs, the
@@ -104,6 +105,14 @@ def preference_line(found: list[dict[str, Any]]) -> dict[str, Any]:
             "worst": round(s["worst"], 3), "low": round(s["low"], 1), "high": round(s["high"], 1)}
 
 
+def trainer_line(found: list[dict[str, Any]]) -> dict[str, Any]:
+    """data/speed.json's "trl-sft": the Hugging Face Trainer's supervised runs, which the training rate (fitted to
+    torchtune's compiled runs) is not fitted to; the page says how they compare beside the SFT error line."""
+    s = summary(found)
+    return {"rows": s["rows"], "median": round(s["median"], 3), "worst": round(s["worst"], 3),
+            "low": round(s["low"], 1), "high": round(s["high"], 1)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parts", action="store_true", help="also print the predicted rollout seconds")
@@ -141,6 +150,7 @@ def main() -> int:
                                           "rows": grpo["rows"]}
         data["validation"]["trl-pref"] = preference_line(
             [r for r in found if r["objective"] in PREFERENCE_OBJECTIVES])
+        data["validation"]["trl-sft"] = trainer_line(sft)
         SPEED_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return 0
 

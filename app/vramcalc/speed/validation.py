@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.choices import Objective
+from ..core.choices import Framework, Objective
 from ..core.phrase import Phrase, join, phrase
 from ..workload import Workload
 from .hardware import Platform, calibration, memory_of, platform_of
@@ -15,6 +15,9 @@ from .hardware import Platform, calibration, memory_of, platform_of
 # TRL's offline preference trainers: no rollout, the step is the trained pairs' forward and backward (and the
 # reference's forwards), so their published runs speak for one another (tools/validate_trl_speed.py "trl-pref")
 PREFERENCE = (Objective.DPO, Objective.ORPO, Objective.KTO)
+# the Hugging Face Trainer (axolotl runs it): the training rate is fitted to torchtune's compiled runs, and the
+# Trainer's own published runs ("trl-sft", tools/validate_trl_speed.py) are too few to fit one of its own
+TRAINER = (Framework.TRAINER, Framework.AXOLOTL)
 
 
 def backend(workload: Workload) -> str:
@@ -52,4 +55,8 @@ def expected_error(workload: Workload) -> Phrase:
     if kinds and workload.gpu is not None and memory_of(workload.gpu).value not in kinds:
         return phrase("speed.error.other_cards", **numbers,
                       kinds=join(" / ", (phrase(f"speed.memory.{kind}") for kind in kinds)))
+    trainer = stats.get("trl-sft")
+    if workload.is_training and workload.framework in TRAINER and trainer and trainer["low"] > 1:
+        return phrase("speed.error.trainer", **numbers, trainer_rows=trainer["rows"], low=f"{trainer['low']:.1f}",
+                      high=f"{trainer['high']:.1f}")
     return phrase("speed.error", **numbers)

@@ -1542,6 +1542,11 @@ EN: Mapping[str, str] = {
     "speed.error": (
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend})."
     ),
+    "speed.error.trainer": (
+        "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend}: "
+        "torchtune's, compiled). The Hugging Face Trainer's own published runs ({trainer_rows}, QLoRA on one GPU) "
+        "took {low}–{high}× the predicted time: treat the time as an underestimate."
+    ),
     "speed.error.objective": (
         "{objective} steps are not checked against published runs yet: treat the time as a rough estimate."
     ),

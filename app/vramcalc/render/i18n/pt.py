@@ -1618,6 +1618,11 @@ PT: Mapping[str, str] = {
         "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
         "{backend})."
     ),
+    "speed.error.trainer": (
+        "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
+        "{backend}: as do torchtune, compiladas). As execuções publicadas do próprio Trainer do Hugging Face "
+        "({trainer_rows}, QLoRA em uma GPU) levaram {low}–{high}× o tempo previsto: trate o tempo como subestimado."
+    ),
     "speed.error.objective": (
         "Passos de {objective} ainda não foram conferidos com execuções publicadas: trate o tempo como estimativa "
         "grosseira."
