@@ -32,3 +32,4 @@ def test_transformers_refuses_mxfp4_beyond_gpt_oss(model):
     with pytest.raises(ValidationError) as error:
         parse_workload({**DEFAULTS, "model": model, "runtime": "transformers", "precision": "mxfp4"})
     assert error.value.field == "precision" and "gpt-oss" in str(error.value)
+

@@ -342,6 +342,7 @@ def best_kv_format(workload: Workload, target: Target) -> str | None:
         candidate = workload.but(kv_precision=precision, kv_precision_k=None, kv_precision_v=None)
         try:
             on_card(candidate, None if target.cards else target.gpu)
+            engine_for(candidate.runtime).check(candidate)  # nor in this mode (transformers' int8 for embeddings)
         except ValidationError:  # a cache format the engine cannot keep on this card (vLLM's FP8 before 8.0)
             continue
         if fits(candidate, target):

@@ -505,6 +505,10 @@ class Transformers(NoPool):
         refuse_gguf(workload)
         if not workload.is_training:
             check_kv_formats(workload, ("kv_precision",), self.kv_formats)
+        if workload.embeds and workload.kv_precision in (Precision.INT8, Precision.INT4, Precision.INT2):
+            raise ValidationError("kv_precision", workload.kv_precision.value, "transformers quantises its cache in "
+                                  "generate() alone (cache_implementation=\"quantized\"); an embedding's forward "
+                                  "keeps a DynamicCache in the model's dtype: leave it empty, or choose bf16")
         fmt = workload.precision
         if isinstance(fmt, WeightFormat) and fmt.name == "mxfp4" and workload.model.model_type != "gpt_oss":
             raise ValidationError("precision", "mxfp4", "transformers runs MXFP4 for gpt-oss's experts alone "
