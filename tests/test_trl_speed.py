@@ -86,10 +86,18 @@ def test_every_preference_row_quotes_its_source_and_its_step_is_its_runtime_over
         assert row["step_s"] == pytest.approx(row["run_s"] / row["steps"], rel=0.01), row["id"]
 
 
-@pytest.mark.parametrize("row", [
-    pytest.param(row, id=row["id"], marks=pytest.mark.xfail(strict=True, reason=OFF_BY_2X[row["id"]]))
-    if row["id"] in OFF_BY_2X else pytest.param(row, id=row["id"]) for row in _preference_rows()])
+def _within_2x(rows, off):
+    """A published step per row, each predicted within 2x or a strict expected failure naming why not."""
+    return [pytest.param(row, id=row["id"], marks=pytest.mark.xfail(strict=True, reason=off[row["id"]]))
+            if row["id"] in off else pytest.param(row, id=row["id"]) for row in rows]
+
+
+@pytest.mark.parametrize("row", _within_2x(_preference_rows(), OFF_BY_2X))
 def test_a_published_preference_step_is_predicted_within_2x(row):
+    _predicted_within_2x(row)
+
+
+def _predicted_within_2x(row):
     predicted = validate_trl_speed.predict(row).step_s
     assert predicted is not None
     assert 0.5 < predicted / row["step_s"] < 2
@@ -180,13 +188,9 @@ def test_the_sft_rows_are_read_as_their_sources_ran_them():
     assert values["objective"] == "sft" and values["lora_rank"] == "32"
 
 
-@pytest.mark.parametrize("row", [
-    pytest.param(row, id=row["id"], marks=pytest.mark.xfail(strict=True, reason=SFT_OFF_BY_2X[row["id"]]))
-    if row["id"] in SFT_OFF_BY_2X else pytest.param(row, id=row["id"]) for row in _sft_rows()])
+@pytest.mark.parametrize("row", _within_2x(_sft_rows(), SFT_OFF_BY_2X))
 def test_a_published_sft_step_is_predicted_within_2x(row):
-    predicted = validate_trl_speed.predict(row).step_s
-    assert predicted is not None
-    assert 0.5 < predicted / row["step_s"] < 2
+    _predicted_within_2x(row)
 
 
 def test_every_trainer_sft_run_took_longer_than_predicted_and_none_is_counted_elsewhere():
