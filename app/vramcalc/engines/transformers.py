@@ -48,6 +48,7 @@ from ..model.families.decoder.saved import (
     LoraBackward,
     backward_transient,
     batch_shared_bytes,
+    full_recompute_beside,
     lora_backward,
     lora_measured,
 )
@@ -123,6 +124,10 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
                             + (batch_shared_bytes(model, e, workload.seq) if lora_terms.first_input else 0))
         transient = backward_transient(model, workload.attention, tokens, workload.seq, e, mlp=lora_terms.mlp,
                                        mlp_gradients=lora_terms.down_gradients) + dequantised
+    first_down_gradient = 0  # full fine-tuning, checkpointing: down's weight gradient, made by the first layer's worst
+    if _full_recompute_counted(run, moved):
+        recompute_beside = tokens * full_recompute_beside(model, e) + batch_shared_bytes(model, e, workload.seq)
+        first_down_gradient = gradient_bytes * model.hidden * model.ffn
     head_trains = not workload.lora or workload.lora.embeddings
     in_loss: int | None = None  # the logits live at the loss backward's worst, when not the forward's (None)
     chunk_upcast = 0
@@ -156,7 +161,8 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
             "activations_forward": activations_forward, "activations_backward": activations.bytes,
             "activations_recomputed": (activations.bytes - activations_forward + recompute_beside
                                        if workload.checkpointing is not Checkpointing.NONE else 0)}),
-        gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
+        gradients_before_first_layer=(gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes)
+                                      + first_down_gradient),
         logits=logits.bytes,
         logits_held=0 if workload.fused_ce or workload.ce_output_chunks or fused_head or is_orpo
         else tokens * model.vocab * e,
@@ -252,6 +258,15 @@ def _lora_backward(workload: Workload, moved: Offloaded | None) -> LoraBackward 
     return lora_backward(model, int(workload.activation_precision.bits) // 8, layer_matrices(model, lora), lora.rank,
                          workload.lora_dropout, lora_compute_bytes(workload), head=HEAD in lora.targets,
                          checkpointed=workload.checkpointing is not Checkpointing.NONE)
+
+
+def _full_recompute_counted(workload: Workload, moved: Offloaded | None) -> bool:
+    """Full fine-tuning of Llama-style blocks with per-layer checkpointing in eager PyTorch: where the first layer's
+    recompute is measured (decoder/saved.py full_recompute_beside); not under torch.compile, Unsloth's kernels or
+    activation offloading, nor the sqrt plan's segments (unmeasured there)."""
+    return (workload.lora is None and workload.checkpointing is Checkpointing.LAYER and lora_measured(workload.model)
+            and not workload.compile and moved is None and workload.framework is not Framework.UNSLOTH
+            and workload.objective is Objective.SFT)
 
 
 def _offloaded_sizes(workload: Workload, moved: Offloaded | None) -> dict[str, int]:

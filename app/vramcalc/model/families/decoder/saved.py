@@ -645,6 +645,18 @@ def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ..
                         first_input=layer_input_bytes_per_token(model, e) if checkpointed else 0)
 
 
+def full_recompute_beside(model: ModelSpec, value_bytes: int) -> int:
+    """Per token, what full fine-tuning's first layer's recompute under per-layer (reentrant) checkpointing runs beside
+    at its MLP's backward, in Llama-style RMSNorm blocks (lora_measured's; tools/measure_peak.py --only ckpt,
+    tests/golden/measured_peak.json), beside the layer's saved bytes and the gradients: the layer's kept input (e·h),
+    the recomputed layer's output, which torch.utils.checkpoint's CheckpointFunction.backward holds while it runs the
+    layer's backward (e·h), and the hidden states' gradient it was handed (e·h); less down's saved input (e·I), freed
+    with down's backward by then, and in fp32 the input norm's x.float(), which is the kept input itself (e·h). Down's
+    weight gradient, made by then, is the engine's (gradient bytes). The rotary tables are batch_shared_bytes."""
+    e, h = value_bytes, model.hidden
+    return 3 * e * h - e * model.ffn - (e * h if e == FP32_BYTES else 0)
+
+
 def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, value_bytes: int) -> int:
     """Eager attention's backward, per token, beyond what the layer has freed by then: the gradient
     of the fp32 probabilities (the backward of their cast to the compute type) and softmax's backward
