@@ -23,6 +23,7 @@ from ..core.units import format_binary
 from ..formats.weights import BNB_FORMATS, WeightFormat
 from ..memory.activations import (
     activations_bytes,
+    checkpointed_masks,
     embedding_components,
     frozen_first_layer_input,
     lora_compute_bytes,
@@ -48,6 +49,7 @@ from ..model.families.decoder.saved import (
     LoraBackward,
     backward_transient,
     batch_shared_bytes,
+    full_layer_backward,
     full_recompute_beside,
     lora_backward,
     lora_measured,
@@ -118,16 +120,19 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     dequantised = _dequantised_bytes(workload, e)
     transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
     lora_terms = _lora_backward(run, moved)
+    end_transient: int | None = None
     recompute_beside = 0  # LoRA, checkpointing: the first layer's input and the rotary tables beside its recompute
     if lora_terms is not None:
         recompute_beside = (tokens * (lora_terms.first_input - lora_terms.recompute_overlap)
-                            + (batch_shared_bytes(model, e, workload.seq) if lora_terms.first_input else 0))
+                            + (batch_shared_bytes(model, e, workload.seq) + checkpointed_masks(run)
+                               if lora_terms.first_input else 0))
         transient = backward_transient(model, workload.attention, tokens, workload.seq, e, mlp=lora_terms.mlp,
                                        mlp_gradients=lora_terms.down_gradients) + dequantised
-    first_down_gradient = 0  # full fine-tuning, checkpointing: down's weight gradient, made by the first layer's worst
-    if _full_recompute_counted(run, moved):
-        recompute_beside = tokens * full_recompute_beside(model, e) + batch_shared_bytes(model, e, workload.seq)
-        first_down_gradient = gradient_bytes * model.hidden * model.ffn
+    if _full_recompute_counted(run, moved):  # full fine-tuning, per-layer checkpointing (decoder/saved.py)
+        recompute_beside = (tokens * full_recompute_beside(model, e) + batch_shared_bytes(model, e, workload.seq)
+                            + checkpointed_masks(run))
+        transient = full_layer_backward(model, workload.attention, tokens, workload.seq, e, gradient_bytes)
+        end_transient = tokens * e * model.hidden  # the embedding's backward: the hidden states' gradient
     head_trains = not workload.lora or workload.lora.embeddings
     in_loss: int | None = None  # the logits live at the loss backward's worst, when not the forward's (None)
     chunk_upcast = 0
@@ -161,13 +166,13 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
             "activations_forward": activations_forward, "activations_backward": activations.bytes,
             "activations_recomputed": (activations.bytes - activations_forward + recompute_beside
                                        if workload.checkpointing is not Checkpointing.NONE else 0)}),
-        gradients_before_first_layer=(gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes)
-                                      + first_down_gradient),
+        gradients_before_first_layer=gradients.bytes - _last_gradient_bytes(workload, tensors, gradient_bytes),
         logits=logits.bytes,
         logits_held=0 if workload.fused_ce or workload.ce_output_chunks or fused_head or is_orpo
         else tokens * model.vocab * e,
         loss_gradient=loss_gradient, logits_in_loss=0 if is_orpo else in_loss,
-        layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1,
+        layer_transient=transient, end_transient=end_transient, update_temporaries=update,
+        accumulating=workload.grad_accum > 1,
         forward_transient=(preference.forward_work(workload, e) if fused_head
                            else preference.orpo_forward(workload, e) if is_orpo else chunk_upcast),
         reference_transient=(ppo.rollout_forward(workload, e) if is_ppo else preference.reference_forward(

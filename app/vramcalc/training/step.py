@@ -141,6 +141,9 @@ class StepSizes:
     head_released: int = 0
     layer_released: int = 0
     hidden_gradient: int = 0
+    # full fine-tuning with per-layer checkpointing: beside every gradient at the backward's end, the embedding's
+    # backward's input, the hidden states' gradient (None: layer_transient)
+    end_transient: int | None = None
 
 
 def phases(s: StepSizes) -> dict[str, dict[str, int]]:
@@ -177,7 +180,7 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
             key=lambda live: sum(live.values())),
         "backward_end": max(
             ({**states, "gradients": s.gradients, "activations": s.activations_in_flight, "logits": s.logits_held,
-              "temporaries": s.layer_transient + s.hidden_gradient},
+              "temporaries": (s.layer_transient if s.end_transient is None else s.end_transient) + s.hidden_gradient},
              {**states, "gradients": max(earlier, s.gradients_before_first_layer),
               "activations": s.activations_recomputed, "logits": s.logits_held,
               "temporaries": s.layer_transient + s.hidden_gradient}),

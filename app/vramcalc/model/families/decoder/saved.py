@@ -646,15 +646,35 @@ def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ..
 
 
 def full_recompute_beside(model: ModelSpec, value_bytes: int) -> int:
-    """Per token, what full fine-tuning's first layer's recompute under per-layer (reentrant) checkpointing runs beside
-    at its MLP's backward, in Llama-style RMSNorm blocks (lora_measured's; tools/measure_peak.py --only ckpt,
-    tests/golden/measured_peak.json), beside the layer's saved bytes and the gradients: the layer's kept input (e·h),
-    the recomputed layer's output, which torch.utils.checkpoint's CheckpointFunction.backward holds while it runs the
-    layer's backward (e·h), and the hidden states' gradient it was handed (e·h); less down's saved input (e·I), freed
-    with down's backward by then, and in fp32 the input norm's x.float(), which is the kept input itself (e·h). Down's
-    weight gradient, made by then, is the engine's (gradient bytes). The rotary tables are batch_shared_bytes."""
+    """Per token, what full fine-tuning's first layer's recompute under per-layer (reentrant) checkpointing runs beside,
+    in Llama-style RMSNorm blocks (lora_measured's; tools/measure_peak.py --only ckpt, tests/golden/measured_peak.json),
+    beyond the layer's saved bytes: its kept input (e·h), the recomputed layer's output, which
+    torch.utils.checkpoint's CheckpointFunction.backward holds while it runs the layer's backward (e·h), and the hidden
+    states' gradient it was handed (e·h); in fp32 the input norm's x.float() is the kept input itself (−e·h). The
+    rotary tables are batch_shared_bytes, the masks activations.checkpointed_masks."""
     e, h = value_bytes, model.hidden
-    return 3 * e * h - e * model.ffn - (e * h if e == FP32_BYTES else 0)
+    return 3 * e * h - (e * h if e == FP32_BYTES else 0)
+
+
+def full_layer_backward(model: ModelSpec, attention: Attention, tokens: int, seq: int, value_bytes: int,
+                        gradient_bytes: int) -> int:
+    """A checkpointed layer's backward at its worst in full fine-tuning of Llama-style blocks, beside its saved bytes
+    (full_recompute_beside's scope), the largest of three moments (tools/measure_peak.py --explain-training):
+    the MLP's: its three I-wide gradients, down's saved input freed and its weight gradient made (T·2·e·I + g·h·I);
+    the post-attention RMSNorm's backward: five fp32 copies of the hidden states (LoraBackward's `norm`, 20·h − 4),
+    the MLP's saved tensors and the norm's cast and output freed, the MLP's three weight gradients made (worse where
+    gradients are wide against the tokens: fp32 main_grad accumulation); under eager attention softmax's backward:
+    its two gradients (_softmax_gradients), the MLP's and the post-attention norm's saved tensors and the cast
+    probabilities freed (o's input is, and the attention output's gradient takes its place), the MLP's, o's and
+    that norm's weight gradients made (g·(3·h·I + h·q + h))."""
+    e, g, h, width = value_bytes, gradient_bytes, model.hidden, model.ffn
+    mlp = tokens * 2 * e * width + g * h * width
+    norm = tokens * (5 * FP32_BYTES * h - FP32_BYTES - mlp_saved(model, e, False) - 2 * e * h) + g * 3 * h * width
+    softmax = _softmax_gradients(model, attention, seq, e)
+    if not softmax:
+        return max(mlp, norm)
+    freed = mlp_saved(model, e, False) + _norm_saved(model, e, h, feeds_linear=True)
+    return max(mlp, norm, tokens * (softmax - freed) + g * (3 * h * width + h * model.q_dim + h))
 
 
 def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, value_bytes: int) -> int:
@@ -665,6 +685,16 @@ def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, va
     backward the cast probabilities (e·a·s). It outgrows the MLP's gradients for long rows and narrow
     MLPs (DeepSeek V3's MoE at 256 tokens; seen at `_softmax_backward_data` with tools/measure_peak.py
     --explain-training). The largest of the model's layers (dense or MoE)."""
+    softmax = _softmax_gradients(model, attention, seq, value_bytes)
+    if not softmax:
+        return 0
+    freed = min(mlp_saved(model, value_bytes, moe) for moe in model.layer_moe_values)
+    return max(0, softmax - freed)
+
+
+def _softmax_gradients(model: ModelSpec, attention: Attention, seq: int, value_bytes: int) -> int:
+    """Eager softmax's two backward gradients per token less the cast probabilities freed (_eager_softmax_backward);
+    0 without eager attention."""
     e = value_bytes
     if attention is not Attention.EAGER or model.block is Block.GPT2 or model.linear is not None:
         return 0
@@ -672,5 +702,4 @@ def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, va
     in_compute = traits(model.model_type).softmax_in_compute_type or e == FP32_BYTES
     grads = 2 * (e if in_compute else FP32_BYTES) * a * seq
     cast = 0 if in_compute else e * a * seq
-    freed = min(mlp_saved(model, e, moe) for moe in model.layer_moe_values)
-    return max(0, grads - cast - freed)
+    return grads - cast
