@@ -37,7 +37,7 @@ live at its peak, with the op, shape, dtype and transformers frame that made eac
 
 About 15 minutes on two CPU cores.
 
-Usage: python tools/measure_peak.py [--out tests/golden/measured_peak.json] [--only training|prefill|toy]
+Usage: python tools/measure_peak.py [--out tests/golden/measured_peak.json] [--only training|prefill|toy|head|lora|ckpt]
        python tools/measure_peak.py --explain-prefill qwen3_moe flash bf16 1 2048
 Needs: pip install torch==2.13.0 transformers peft
 """

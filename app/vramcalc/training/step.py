@@ -23,7 +23,9 @@ step goes through these instants (measured with tools/measure_peak.py, tests/gol
     backward_end    every gradient exists, the activations are freed; the first layer's backward
                     transients are the last ones. Under checkpointing the first layer's backward
                     starts by recomputing it: its activations live again beside every gradient but
-                    its own and the (untied) embedding's, which can be the worse instant
+                    its own and the (untied) embedding's, which can be the worse instant (with its
+                    kept input, the recomputed output and the hidden states' gradient, decoder/saved.py
+                    `full_recompute_beside`)
     optimizer       weights + master + state + gradients + the update's temporaries (the model
                     output is dropped by then, as the Trainer does)
 
