@@ -666,15 +666,24 @@ def full_layer_backward(model: ModelSpec, attention: Attention, tokens: int, seq
     gradients are wide against the tokens: fp32 main_grad accumulation); under eager attention softmax's backward:
     its two gradients (_softmax_gradients), the MLP's and the post-attention norm's saved tensors and the cast
     probabilities freed (o's input is, and the attention output's gradient takes its place), the MLP's, o's and
-    that norm's weight gradients made (g·(3·h·I + h·q + h))."""
+    that norm's weight gradients made (g·(3·h·I + h·q + h)); with per-head q/k norms (Qwen3) the q norm's backward:
+    the input norm's saved tensors, the q norm's fp32 input and five fp32 copies of q (6·4·q), two more gradients of
+    the hidden states (the residual's and the input's, 2·e·h), everything else of the layer freed, and every weight
+    gradient of the layer but q's and the input norm's made (worse for short sequences)."""
     e, g, h, width = value_bytes, gradient_bytes, model.hidden, model.ffn
     mlp = tokens * 2 * e * width + g * h * width
     norm = tokens * (5 * FP32_BYTES * h - FP32_BYTES - mlp_saved(model, e, False) - 2 * e * h) + g * 3 * h * width
+    moments = [mlp, norm]
     softmax = _softmax_gradients(model, attention, seq, e)
-    if not softmax:
-        return max(mlp, norm)
-    freed = mlp_saved(model, e, False) + _norm_saved(model, e, h, feeds_linear=True)
-    return max(mlp, norm, tokens * (softmax - freed) + g * (3 * h * width + h * model.q_dim + h))
+    if softmax:
+        freed = mlp_saved(model, e, False) + _norm_saved(model, e, h, feeds_linear=True)
+        moments.append(tokens * (softmax - freed) + g * (3 * h * width + h * model.q_dim + h))
+    if model.qk_norm is QkNorm.HEAD:  # the q norm's backward, after k's and v's
+        q, kv = model.q_dim, model.kv_dim
+        live = 2 * e * h + _norm_saved(model, e, h, feeds_linear=True) + 6 * FP32_BYTES * q
+        moments.append(tokens * (live - layer_activation_bytes_per_token(model, e, attention, seq))
+                       + g * (3 * h * width + h * q + 2 * h * kv + h + model.head_dim))
+    return max(moments)
 
 
 def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, value_bytes: int) -> int:
