@@ -128,10 +128,12 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
                                if lora_terms.first_input else 0))
         transient = backward_transient(model, workload.attention, tokens, workload.seq, e, mlp=lora_terms.mlp,
                                        mlp_gradients=lora_terms.down_gradients) + dequantised
-    if _full_recompute_counted(run, moved):  # full fine-tuning, per-layer checkpointing (decoder/saved.py)
+    layer_freed = 0  # full fine-tuning, per-layer checkpointing: what a layer's backward has freed at its worst
+    if _full_recompute_counted(run, moved):  # (decoder/saved.py full_recompute_beside, full_layer_backward)
+        freed, transient = full_layer_backward(model, workload.attention, tokens, workload.seq, e, gradient_bytes)
+        layer_freed = tokens * freed
         recompute_beside = (tokens * full_recompute_beside(model, e) + batch_shared_bytes(model, e, workload.seq)
-                            + checkpointed_masks(run))
-        transient = full_layer_backward(model, workload.attention, tokens, workload.seq, e, gradient_bytes)
+                            + checkpointed_masks(run) - layer_freed)
         end_transient = tokens * e * model.hidden  # the embedding's backward: the hidden states' gradient
     head_trains = not workload.lora or workload.lora.embeddings
     in_loss: int | None = None  # the logits live at the loss backward's worst, when not the forward's (None)
@@ -182,6 +184,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         resident=share if workload.rollout is Rollout.VLLM_COLOCATE else 0,
         in_backward=workload.optimizer_in_backward, **_updates_in_backward(workload, tensors, state_bytes,
                                                                            gradient_bytes),
+        **({"layer_released": layer_freed} if layer_freed else {}),
         **({} if lora_terms is None else {
             "norm_backward": tokens * lora_terms.norm, "head_released": tokens * lora_terms.head_released,
             "layer_released": tokens * (lora_terms.layer_released + lora_terms.recompute_overlap),

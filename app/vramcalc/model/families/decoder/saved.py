@@ -657,33 +657,35 @@ def full_recompute_beside(model: ModelSpec, value_bytes: int) -> int:
 
 
 def full_layer_backward(model: ModelSpec, attention: Attention, tokens: int, seq: int, value_bytes: int,
-                        gradient_bytes: int) -> int:
-    """A checkpointed layer's backward at its worst in full fine-tuning of Llama-style blocks, beside its saved bytes
-    (full_recompute_beside's scope), the largest of three moments (tools/measure_peak.py --explain-training):
-    the MLP's: its three I-wide gradients, down's saved input freed and its weight gradient made (T·2·e·I + g·h·I);
-    the post-attention RMSNorm's backward: five fp32 copies of the hidden states (LoraBackward's `norm`, 20·h − 4),
-    the MLP's saved tensors and the norm's cast and output freed, the MLP's three weight gradients made (worse where
-    gradients are wide against the tokens: fp32 main_grad accumulation); under eager attention softmax's backward:
-    its two gradients (_softmax_gradients), the MLP's and the post-attention norm's saved tensors and the cast
-    probabilities freed (o's input is, and the attention output's gradient takes its place), the MLP's, o's and
-    that norm's weight gradients made (g·(3·h·I + h·q + h)); with per-head q/k norms (Qwen3) the q norm's backward:
-    the input norm's saved tensors, the q norm's fp32 input and five fp32 copies of q (6·4·q), two more gradients of
-    the hidden states (the residual's and the input's, 2·e·h), everything else of the layer freed, and every weight
-    gradient of the layer but q's and the input norm's made (worse for short sequences)."""
+                        gradient_bytes: int) -> tuple[int, int]:
+    """A checkpointed layer's backward at its worst in full fine-tuning of Llama-style blocks (full_recompute_beside's
+    scope): (what of the layer's saved bytes it has freed by then, per token; the bytes it holds beyond them, its
+    temporaries and the weight gradients made by then), at the worst of these moments (tools/measure_peak.py
+    --explain-training):
+    the MLP's: down's saved input freed (e·I), its three I-wide gradients and down's weight gradient (T·3·e·I + g·h·I);
+    the post-attention RMSNorm's backward: the MLP's saved tensors and the norm's cast and output freed, five fp32
+    copies of the hidden states (LoraBackward's `norm`, 20·h − 4) and the MLP's three weight gradients (worse where
+    gradients are wide against the tokens: fp32 main_grad accumulation);
+    under eager attention softmax's backward: the MLP's and the post-attention norm's saved tensors and the cast
+    probabilities freed (o's input is, and the attention output's gradient takes its place), its two gradients
+    (_softmax_gradients) and the MLP's, o's and that norm's weight gradients (g·(3·h·I + h·q + h));
+    with per-head q/k norms (Qwen3) the q norm's backward: all but the input norm's saved tensors and the q norm's fp32
+    input freed, five fp32 copies of q (20·q), two more gradients of the hidden states (the residual's and the
+    input's, 2·e·h) and every weight gradient of the layer but q's and the input norm's (worse for short sequences).
+    The freed bytes count against the activations, so that each moment's temporaries grow with the tokens."""
     e, g, h, width = value_bytes, gradient_bytes, model.hidden, model.ffn
-    mlp = tokens * 2 * e * width + g * h * width
-    norm = tokens * (5 * FP32_BYTES * h - FP32_BYTES - mlp_saved(model, e, False) - 2 * e * h) + g * 3 * h * width
-    moments = [mlp, norm]
+    mlp, norm_saved = mlp_saved(model, e, False), _norm_saved(model, e, h, feeds_linear=True)
+    moments = [(e * width, tokens * 3 * e * width + g * h * width),
+               (mlp + 2 * e * h, tokens * (5 * FP32_BYTES * h - FP32_BYTES) + g * 3 * h * width)]
     softmax = _softmax_gradients(model, attention, seq, e)
     if softmax:
-        freed = mlp_saved(model, e, False) + _norm_saved(model, e, h, feeds_linear=True)
-        moments.append(tokens * (softmax - freed) + g * (3 * h * width + h * model.q_dim + h))
+        moments.append((mlp + norm_saved, tokens * softmax + g * (3 * h * width + h * model.q_dim + h)))
     if model.qk_norm is QkNorm.HEAD:  # the q norm's backward, after k's and v's
         q, kv = model.q_dim, model.kv_dim
-        live = 2 * e * h + _norm_saved(model, e, h, feeds_linear=True) + 6 * FP32_BYTES * q
-        moments.append(tokens * (live - layer_activation_bytes_per_token(model, e, attention, seq))
-                       + g * (3 * h * width + h * q + 2 * h * kv + h + model.head_dim))
-    return max(moments)
+        freed = layer_activation_bytes_per_token(model, e, attention, seq) - norm_saved - FP32_BYTES * q
+        moments.append((freed, tokens * (2 * e * h + 5 * FP32_BYTES * q)
+                        + g * (3 * h * width + h * q + 2 * h * kv + h + model.head_dim)))
+    return max(moments, key=lambda moment: moment[1] - tokens * moment[0])
 
 
 def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, value_bytes: int) -> int:
