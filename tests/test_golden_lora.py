@@ -12,6 +12,7 @@ import pytest
 from vramcalc.analysis.evaluate import estimate
 from vramcalc.core.choices import Attention, Checkpointing, Mode
 from vramcalc.core.dtypes import Precision
+from vramcalc.memory.activations import checkpointed_masks
 from vramcalc.model.families.decoder.saved import lora_measured
 from vramcalc.render.messages import ENGLISH
 from vramcalc.sources.hf_config import from_hf_config
@@ -54,7 +55,9 @@ OTHER = [case for case in CASES if case not in DENSE]
 def test_lora_activations_and_states_on_dense_models(case):
     breakdown = estimate(_workload(case))
     measured = case.get("measured", case)
-    estimated = breakdown.size_of("activations") + breakdown.size_of("logits")
+    # the masks a checkpointed layer's closure keeps (transformers binds them in a partial) are live, as
+    # tools/measure_peak.py sees, but no autograd saved tensor, which is what SavedBytes counts
+    estimated = breakdown.size_of("activations") + breakdown.size_of("logits") - checkpointed_masks(_workload(case))
     assert estimated == pytest.approx(measured["saved_bytes"], rel=ACTIVATION_TOLERANCE)
     assert breakdown.size_of("gradients") == measured["gradient_bytes"]
     assert breakdown.size_of("optimizer") == measured["adamw_state_bytes"]

@@ -37,7 +37,7 @@ live at its peak, with the op, shape, dtype and transformers frame that made eac
 
 About 15 minutes on two CPU cores.
 
-Usage: python tools/measure_peak.py [--out tests/golden/measured_peak.json] [--only training|prefill|toy]
+Usage: python tools/measure_peak.py [--out tests/golden/measured_peak.json] [--only training|prefill|toy|head|lora|ckpt]
        python tools/measure_peak.py --explain-prefill qwen3_moe flash bf16 1 2048
 Needs: pip install torch==2.13.0 transformers peft
 """
@@ -415,6 +415,20 @@ def lora_backward_plan():
     ]
 
 
+def checkpoint_plan():
+    """Full fine-tuning with per-layer checkpointing over other shapes and precisions (`--only ckpt`, added to the
+    golden file), and the same steps without it as a control: llama (1 × 512, 4 × 64, fp32, eager at 512 tokens,
+    the mixed recipe), qwen3 (q/k norms) and mistral."""
+    cases = []
+    for family, attention, recipe, batch, seq in (
+            ("llama", "flash", "bf16", 1, 512), ("llama", "flash", "bf16", 4, 64), ("llama", "flash", "fp32", 2, 128),
+            ("llama", "eager", "bf16", 1, 512), ("llama", "flash", "mixed", 2, 128), ("qwen3", "flash", "bf16", 2, 128),
+            ("qwen3", "flash", "fp32", 2, 256), ("mistral", "flash", "fp32", 1, 256)):
+        for checkpointing in ("layer", "none"):
+            cases.append((family, attention, recipe, batch, seq, checkpointing, "adamw", "foreach", None))
+    return cases
+
+
 PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj",
               "down": "down_proj"}
 
@@ -474,9 +488,9 @@ def prefill_plan():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="tests/golden/measured_peak.json")
-    parser.add_argument("--only", choices=("training", "prefill", "toy", "head", "lora"),
+    parser.add_argument("--only", choices=("training", "prefill", "toy", "head", "lora", "ckpt"),
                         help="head: only the LoRA-on-the-head cases, added to (or replaced in) --out; lora: only "
-                             "lora_backward_plan's, likewise")
+                             "lora_backward_plan's, likewise; ckpt: only checkpoint_plan's, likewise")
     parser.add_argument("--families", nargs="+")
     parser.add_argument("--explain-prefill", nargs=5, metavar=("FAMILY", "ATTENTION", "DTYPE", "BATCH", "SEQ"),
                         help="measure one prefill and print the largest storages live at its peak (writes nothing)")
@@ -497,8 +511,8 @@ def main(argv=None):
         print({k: v for k, v in measured.items()}, file=sys.stderr)
         return
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    if args.only in ("head", "lora"):  # the other cases as they were measured, these replaced
-        plan = head_training_plan() if args.only == "head" else lora_backward_plan()
+    if args.only in ("head", "lora", "ckpt"):  # the other cases as they were measured, these replaced
+        plan = {"head": head_training_plan, "lora": lora_backward_plan, "ckpt": checkpoint_plan}[args.only]()
         with open(args.out, encoding="utf-8") as f:
             result = json.load(f)
         replaced = {json.dumps(_training_entry(*case)) for case in plan}

@@ -23,6 +23,7 @@ from ..core.units import format_binary
 from ..formats.weights import BNB_FORMATS, WeightFormat
 from ..memory.activations import (
     activations_bytes,
+    checkpointed_masks,
     embedding_components,
     frozen_first_layer_input,
     lora_compute_bytes,
@@ -48,6 +49,8 @@ from ..model.families.decoder.saved import (
     LoraBackward,
     backward_transient,
     batch_shared_bytes,
+    full_layer_backward,
+    full_recompute_beside,
     lora_backward,
     lora_measured,
 )
@@ -125,12 +128,21 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     dequantised = _dequantised_bytes(workload, e)
     transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
     lora_terms = _lora_backward(run, moved)
+    end_transient: int | None = None
     recompute_beside = 0  # LoRA, checkpointing: the first layer's input and the rotary tables beside its recompute
     if lora_terms is not None:
         recompute_beside = (tokens * (lora_terms.first_input - lora_terms.recompute_overlap)
-                            + (batch_shared_bytes(model, e, workload.seq) if lora_terms.first_input else 0))
+                            + (batch_shared_bytes(model, e, workload.seq) + checkpointed_masks(run)
+                               if lora_terms.first_input else 0))
         transient = backward_transient(model, workload.attention, tokens, workload.seq, e, mlp=lora_terms.mlp,
                                        mlp_gradients=lora_terms.down_gradients) + dequantised
+    layer_freed = 0  # full fine-tuning, per-layer checkpointing: what a layer's backward has freed at its worst
+    if _full_recompute_counted(run, moved):  # (decoder/saved.py full_recompute_beside, full_layer_backward)
+        freed, transient = full_layer_backward(model, workload.attention, tokens, workload.seq, e, gradient_bytes)
+        layer_freed = tokens * freed
+        recompute_beside = (tokens * full_recompute_beside(model, e) + batch_shared_bytes(model, e, workload.seq)
+                            + checkpointed_masks(run) - layer_freed)
+        end_transient = tokens * e * model.hidden  # the embedding's backward: the hidden states' gradient
     head_trains = not workload.lora or workload.lora.embeddings
     in_loss: int | None = None  # the logits live at the loss backward's worst, when not the forward's (None)
     chunk_upcast = 0
@@ -169,7 +181,8 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         logits_held=0 if workload.fused_ce or workload.ce_output_chunks or fused_head or is_orpo
         else tokens * model.vocab * e,
         loss_gradient=loss_gradient, logits_in_loss=0 if is_orpo else in_loss,
-        layer_transient=transient, update_temporaries=update, accumulating=workload.grad_accum > 1,
+        layer_transient=transient, end_transient=end_transient, update_temporaries=update,
+        accumulating=workload.grad_accum > 1,
         forward_transient=(preference.forward_work(workload, e) if fused_head
                            else preference.orpo_forward(workload, e) if is_orpo else chunk_upcast),
         reference_transient=(ppo.rollout_forward(workload, e) if is_ppo else preference.reference_forward(
@@ -179,6 +192,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         resident=share if workload.rollout is Rollout.VLLM_COLOCATE else 0,
         in_backward=workload.optimizer_in_backward, **_updates_in_backward(workload, tensors, state_bytes,
                                                                            gradient_bytes),
+        **({"layer_released": layer_freed} if layer_freed else {}),
         **({} if lora_terms is None else {
             "norm_backward": tokens * lora_terms.norm, "head_released": tokens * lora_terms.head_released,
             "layer_released": tokens * (lora_terms.layer_released + lora_terms.recompute_overlap),
@@ -260,6 +274,15 @@ def _lora_backward(workload: Workload, moved: Offloaded | None) -> LoraBackward 
     return lora_backward(model, int(workload.activation_precision.bits) // 8, layer_matrices(model, lora), lora.rank,
                          workload.lora_dropout, lora_compute_bytes(workload), head=HEAD in lora.targets,
                          checkpointed=workload.checkpointing is not Checkpointing.NONE)
+
+
+def _full_recompute_counted(workload: Workload, moved: Offloaded | None) -> bool:
+    """Full fine-tuning of Llama-style blocks with per-layer checkpointing in eager PyTorch: where the first layer's
+    recompute is measured (decoder/saved.py full_recompute_beside); not under torch.compile, Unsloth's kernels or
+    activation offloading, nor the sqrt plan's segments (unmeasured there)."""
+    return (workload.lora is None and workload.checkpointing is Checkpointing.LAYER and lora_measured(workload.model)
+            and not workload.compile and moved is None and workload.framework is not Framework.UNSLOTH
+            and workload.objective is Objective.SFT)
 
 
 def _offloaded_sizes(workload: Workload, moved: Offloaded | None) -> dict[str, int]:

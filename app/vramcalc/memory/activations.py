@@ -21,7 +21,7 @@ from ..model.families.decoder.saved import (
     lora_measured,
     outside_layers_bytes_per_token,
 )
-from ..model.families.decoder.spec import AttentionKind
+from ..model.families.decoder.spec import AttentionKind, Block
 from ..model.families.encoder import alibi_bytes, forward_bytes, rotary_cache_bytes, vllm_forward_bytes
 from ..model.families.vision import (
     GLM,
@@ -214,6 +214,7 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     shared = 0 if no_grad else batch_shared_bytes(model, e, workload.seq)
     if no_grad:
         all_layers = per_layer = 0
+    shared += checkpointed_masks(workload)
     outside = outside_layers_bytes_per_token(model, e, final_norm_grad=not no_grad)
     if lora is not None:  # the frozen final norm keeps neither its cast nor the head's input
         outside -= 0 if no_grad else 2 * e * model.hidden
@@ -223,6 +224,17 @@ def _saved(workload: Workload) -> tuple[int, int, int, int, int, int, int]:
     run = model.layers - (0 if vision_tokens(workload) else model.count_kind(AttentionKind.CROSS))
     inputs_kept, layers_full = checkpoint_plan(run, workload.checkpointing)
     return all_layers, per_layer, outside, shared, inputs_kept, layers_full, e
+
+
+def checkpointed_masks(workload: Workload) -> int:
+    """The attention masks the model's forward builds once (decoder/prefill.py `prefill_masks`: eager's b × 1 × s × s
+    additive ones, SDPA's bool window), which every reentrant checkpoint keeps as its layer's argument from the forward
+    to its backward; without checkpointing no saved tensor keeps them (measured, tools/measure_peak.py --only ckpt)."""
+    model = workload.model
+    if workload.checkpointing is Checkpointing.NONE or model.block is Block.GPT2:
+        return 0
+    e = int(workload.activation_precision.bits) // 8
+    return prefill_masks(model, e, workload.attention, workload.batch, workload.seq)
 
 
 def saved_per_token(workload: Workload) -> int:

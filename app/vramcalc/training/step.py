@@ -23,7 +23,9 @@ step goes through these instants (measured with tools/measure_peak.py, tests/gol
     backward_end    every gradient exists, the activations are freed; the first layer's backward
                     transients are the last ones. Under checkpointing the first layer's backward
                     starts by recomputing it: its activations live again beside every gradient but
-                    its own and the (untied) embedding's, which can be the worse instant
+                    its own and the (untied) embedding's, which can be the worse instant (with its
+                    kept input, the recomputed output and the hidden states' gradient, decoder/saved.py
+                    `full_recompute_beside`)
     optimizer       weights + master + state + gradients + the update's temporaries (the model
                     output is dropped by then, as the Trainer does)
 
@@ -141,6 +143,9 @@ class StepSizes:
     head_released: int = 0
     layer_released: int = 0
     hidden_gradient: int = 0
+    # full fine-tuning with per-layer checkpointing: beside every gradient at the backward's end, the embedding's
+    # backward's input, the hidden states' gradient (None: layer_transient)
+    end_transient: int | None = None
 
 
 def phases(s: StepSizes) -> dict[str, dict[str, int]]:
@@ -177,7 +182,7 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
             key=lambda live: sum(live.values())),
         "backward_end": max(
             ({**states, "gradients": s.gradients, "activations": s.activations_in_flight, "logits": s.logits_held,
-              "temporaries": s.layer_transient + s.hidden_gradient},
+              "temporaries": (s.layer_transient if s.end_transient is None else s.end_transient) + s.hidden_gradient},
              {**states, "gradients": max(earlier, s.gradients_before_first_layer),
               "activations": s.activations_recomputed, "logits": s.logits_held,
               "temporaries": s.layer_transient + s.hidden_gradient}),

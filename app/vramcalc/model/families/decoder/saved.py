@@ -645,6 +645,49 @@ def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ..
                         first_input=layer_input_bytes_per_token(model, e) if checkpointed else 0)
 
 
+def full_recompute_beside(model: ModelSpec, value_bytes: int) -> int:
+    """Per token, what full fine-tuning's first layer's recompute under per-layer (reentrant) checkpointing runs beside,
+    in Llama-style RMSNorm blocks (lora_measured's; tools/measure_peak.py --only ckpt, tests/golden/measured_peak.json),
+    beyond the layer's saved bytes: its kept input (e·h), the recomputed layer's output, which
+    torch.utils.checkpoint's CheckpointFunction.backward holds while it runs the layer's backward (e·h), and the hidden
+    states' gradient it was handed (e·h); in fp32 the input norm's x.float() is the kept input itself (−e·h). The
+    rotary tables are batch_shared_bytes, the masks activations.checkpointed_masks."""
+    e, h = value_bytes, model.hidden
+    return 3 * e * h - (e * h if e == FP32_BYTES else 0)
+
+
+def full_layer_backward(model: ModelSpec, attention: Attention, tokens: int, seq: int, value_bytes: int,
+                        gradient_bytes: int) -> tuple[int, int]:
+    """A checkpointed layer's backward at its worst in full fine-tuning of Llama-style blocks (full_recompute_beside's
+    scope): (what of the layer's saved bytes it has freed by then, per token; the bytes it holds beyond them, its
+    temporaries and the weight gradients made by then), at the worst of these moments (tools/measure_peak.py
+    --explain-training):
+    the MLP's: down's saved input freed (e·I), its three I-wide gradients and down's weight gradient (T·3·e·I + g·h·I);
+    the post-attention RMSNorm's backward: the MLP's saved tensors and the norm's cast and output freed, five fp32
+    copies of the hidden states (LoraBackward's `norm`, 20·h − 4) and the MLP's three weight gradients (worse where
+    gradients are wide against the tokens: fp32 main_grad accumulation);
+    under eager attention softmax's backward: the MLP's and the post-attention norm's saved tensors and the cast
+    probabilities freed (o's input is, and the attention output's gradient takes its place), its two gradients
+    (_softmax_gradients) and the MLP's, o's and that norm's weight gradients (g·(3·h·I + h·q + h));
+    with per-head q/k norms (Qwen3) the q norm's backward: all but the input norm's saved tensors and the q norm's fp32
+    input freed, five fp32 copies of q (20·q), two more gradients of the hidden states (the residual's and the
+    input's, 2·e·h) and every weight gradient of the layer but q's and the input norm's (worse for short sequences).
+    The freed bytes count against the activations, so that each moment's temporaries grow with the tokens."""
+    e, g, h, width = value_bytes, gradient_bytes, model.hidden, model.ffn
+    mlp, norm_saved = mlp_saved(model, e, False), _norm_saved(model, e, h, feeds_linear=True)
+    moments = [(e * width, tokens * 3 * e * width + g * h * width),
+               (mlp + 2 * e * h, tokens * (5 * FP32_BYTES * h - FP32_BYTES) + g * 3 * h * width)]
+    softmax = _softmax_gradients(model, attention, seq, e)
+    if softmax:
+        moments.append((mlp + norm_saved, tokens * softmax + g * (3 * h * width + h * model.q_dim + h)))
+    if model.qk_norm is QkNorm.HEAD:  # the q norm's backward, after k's and v's
+        q, kv = model.q_dim, model.kv_dim
+        freed = layer_activation_bytes_per_token(model, e, attention, seq) - norm_saved - FP32_BYTES * q
+        moments.append((freed, tokens * (2 * e * h + 5 * FP32_BYTES * q)
+                        + g * (3 * h * width + h * q + 2 * h * kv + h + model.head_dim)))
+    return max(moments, key=lambda moment: moment[1] - tokens * moment[0])
+
+
 def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, value_bytes: int) -> int:
     """Eager attention's backward, per token, beyond what the layer has freed by then: the gradient
     of the fp32 probabilities (the backward of their cast to the compute type) and softmax's backward
@@ -653,6 +696,16 @@ def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, va
     backward the cast probabilities (e·a·s). It outgrows the MLP's gradients for long rows and narrow
     MLPs (DeepSeek V3's MoE at 256 tokens; seen at `_softmax_backward_data` with tools/measure_peak.py
     --explain-training). The largest of the model's layers (dense or MoE)."""
+    softmax = _softmax_gradients(model, attention, seq, value_bytes)
+    if not softmax:
+        return 0
+    freed = min(mlp_saved(model, value_bytes, moe) for moe in model.layer_moe_values)
+    return max(0, softmax - freed)
+
+
+def _softmax_gradients(model: ModelSpec, attention: Attention, seq: int, value_bytes: int) -> int:
+    """Eager softmax's two backward gradients per token less the cast probabilities freed (_eager_softmax_backward);
+    0 without eager attention."""
     e = value_bytes
     if attention is not Attention.EAGER or model.block is Block.GPT2 or model.linear is not None:
         return 0
@@ -660,5 +713,4 @@ def _eager_softmax_backward(model: ModelSpec, attention: Attention, seq: int, va
     in_compute = traits(model.model_type).softmax_in_compute_type or e == FP32_BYTES
     grads = 2 * (e if in_compute else FP32_BYTES) * a * seq
     cast = 0 if in_compute else e * a * seq
-    freed = min(mlp_saved(model, e, moe) for moe in model.layer_moe_values)
-    return max(0, grads - cast - freed)
+    return grads - cast
