@@ -408,3 +408,27 @@ def test_a_weight_file_that_is_no_regular_file_is_refused_at_once(tmp_path):
     done = subprocess.run([sys.executable, "-m", "vramcalc", "--weights", str(tmp_path)], capture_output=True,
                           text=True, timeout=20, env={**os.environ, "PYTHONPATH": str(app)}, stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+
+
+def _adapter() -> bytes:
+    """peft's adapter_model.safetensors, one LoRA matrix (written by hand: an 8-byte length, the JSON, the data)."""
+    header = json.dumps({"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight":
+                         {"dtype": "F32", "shape": [2, 4], "data_offsets": [0, 32]}}).encode()
+    return struct.pack("<Q", len(header)) + header + bytes(32)
+
+
+def test_a_peft_adapter_beside_the_shards_is_no_part_of_the_model(tmp_path):
+    """A fine-tuned folder without an index keeps peft's adapter beside the shards: before, it was summed into the
+    weights (an index names the shards alone, so the same folder with one did not count it); alone it is refused."""
+    shards = DATA / "tiny-qwen3-sharded"
+    for name in ("config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"):
+        (tmp_path / name).write_bytes((shards / name).read_bytes())
+    (tmp_path / "adapter_model.safetensors").write_bytes(_adapter())
+    code, data = answer("--weights", str(tmp_path))
+    assert code == 0, data
+    assert data["components"]["weights"] == EXPECTED["tiny-qwen3-sharded"]["total_size"]
+    alone = tmp_path / "adapter"
+    alone.mkdir()
+    (alone / "adapter_model.safetensors").write_bytes(_adapter())
+    code, message = answer("--weights", str(alone))
+    assert code == 2 and "LoRA adapter" in message, message

@@ -354,6 +354,7 @@ def _speed(breakdown: Breakdown, gpus: int, machine: Machine) -> tuple[Speed, Co
 
 _SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
 _PART = re.compile(r"^(.*)-(\d{5})-of-(\d{5})\.(gguf|safetensors)$")  # a split GGUF's parts, a checkpoint's shards
+ADAPTER = "adapter_model.safetensors"  # peft's save_pretrained, beside a model's shards in fine-tuned folders
 FIRST_READ = 1 << 20  # a header's first read; a GGUF's tokenizer makes some headers several MB
 
 
@@ -369,7 +370,11 @@ def read_weights(path_text: str) -> WeightsGiven:
         else:
             ggufs = sorted(path.glob("*.gguf"))
             models = [f for f in ggufs if "mmproj" not in f.name.lower()] or ggufs  # a projector is no model
-            files = sorted(path.glob("*.safetensors")) or models
+            shards = sorted(path.glob("*.safetensors"))
+            files = [f for f in shards if f.name != ADAPTER] or models  # peft's adapter is no part of the model
+            if not files and shards:
+                raise ValidationError("weights", path_text, f"{ADAPTER} is a LoRA adapter (peft): name the base "
+                                                            "model's files")
             if not files:
                 raise ValidationError("weights", path_text, "no .safetensors or .gguf file in the folder")
             if files[0].suffix == ".gguf" and len(files) > 1 and not all(_SPLIT.search(f.name) for f in files):
