@@ -432,3 +432,13 @@ def test_a_peft_adapter_beside_the_shards_is_no_part_of_the_model(tmp_path):
     (alone / "adapter_model.safetensors").write_bytes(_adapter())
     code, message = answer("--weights", str(alone))
     assert code == 2 and "LoRA adapter" in message, message
+
+
+@pytest.mark.parametrize("heads", [0, 3])
+def test_gguf_metadata_out_of_range_is_refused_naming_the_files_key(heads):
+    """Before: "num_attention_heads: got 0", the config key the metadata stands for, not a key the file has."""
+    from vramcalc.sources.weight_file import spec_from_gguf
+
+    with pytest.raises(ValidationError) as refused:
+        spec_from_gguf(read_header(_arch("llama", _u32("llama.attention.head_count", heads))), "x.gguf")
+    assert refused.value.field == "weights" and f"llama.attention.head_count = {heads}" in str(refused.value)

@@ -64,7 +64,14 @@ def config_from_gguf(header: Header) -> dict[str, object]:
 
 
 def spec_from_gguf(header: Header, name: str) -> ModelSpec:
-    return from_hf_config(config_from_gguf(header), name="weights", display_name=_display(header, name))
+    try:
+        return from_hf_config(config_from_gguf(header), name="weights", display_name=_display(header, name))
+    except ValidationError as problem:  # said with the file's own key, not the config key it stands for
+        gguf = {**{v: k for k, v in GGUF_KEYS.items()}, "num_local_experts": "expert_count"}.get(problem.field)
+        if gguf is None:
+            raise
+        arch = header.metadata.get("general.architecture")
+        raise ValidationError("weights", f"{arch}.{gguf} = {problem.value}", problem.allowed) from None
 
 
 def _display(header: Header, name: str) -> str:
