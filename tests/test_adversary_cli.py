@@ -417,3 +417,13 @@ def test_a_kv_cache_format_in_a_training_without_generation_is_said_ignored(obje
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         assert main(args) == 0
     assert "ignored" in err.getvalue() and "--kv-precision int8" in err.getvalue(), err.getvalue()
+
+
+def test_fits_text_says_at_least_where_a_search_stopped_at_its_limit():
+    """The page says "at least" where an answer is the search's limit, not the card's; `fit` printed the limit bare
+    (a 2-layer GGUF on an RTX 4090: "largest model 616M parameters (10,000 layers)")."""
+    weights = str(WEIGHTS_DATA / "tiny-llama-q4_k_m.gguf")
+    code, out, _ = run(["fit", "--weights", weights, "--runtime", "llamacpp", "--gpu", "rtx-4090"])
+    assert code == 0 and "largest model     at least " in out and "(10,000 layers)" in out, out
+    code, out, _ = run(["fit", "--model", "qwen3-0.6b", "--gpu", "b200"])
+    assert code == 0 and "at least" not in out.split("largest model")[1].splitlines()[0], out

@@ -25,7 +25,7 @@ from .analysis import capacity
 from .analysis.evaluate import estimate
 from .analysis.fit import GpuFit, fit_all
 from .analysis.ranks import DeviceLoad, PerGpu, most_loaded, on_gpus, per_gpu
-from .analysis.solve import fits, solve
+from .analysis.solve import fits, seq_limit, solve
 from .analysis.speed_answers import evaluate_speed
 from .core.choices import Mode
 from .core.errors import ValidationError
@@ -41,6 +41,7 @@ from .inputs.options import (
     CUSTOM,
     CUSTOM_KEYS,
     DEFAULTS,
+    MAX_BATCH,
     MAX_CONFIG_BYTES,
     OPTION,
     OPTIONS,
@@ -66,6 +67,7 @@ from .render.rank import device_lines, layout_text
 from .render.speed import present_speed, speed_lines
 from .render.view import absent, present_capacity, present_verdict
 from .sources import catalog, hub
+from .sources.fields import MAX_LAYERS
 from .sources.gpus import load_gpus
 from .sources.hf_config import supported_types
 from .sources.readers import TEXT_TYPES
@@ -512,7 +514,11 @@ def fit_main(argv: Sequence[str]) -> int:
             isinstance(value, int)) else (
             ENGLISH.count(value) + " parameters" if key == "max_params" else f"{value:,}")
         if key == "max_params" and value is not None:
-            text += f" ({solution.max_layers:,} layers)"
+            capped = (solution.max_layers or 0) >= MAX_LAYERS  # the search's limit, not the card's
+            text = ("at least " if capped else "") + text + f" ({solution.max_layers:,} layers)"
+        if (key == "max_seq" and isinstance(value, int) and value >= seq_limit(workload)) or (
+                key == "max_batch" and isinstance(value, int) and value >= MAX_BATCH):
+            text = f"at least {value:,} (the input limit)"  # as the page says it (answer.seq_capped)
         lines.append(f"{label:<18}{text}")
     for key, label in (("best_format", "best weights"), ("best_kv_format", "best KV cache")):
         none = ("not applicable: training keeps no KV cache" if key == "best_kv_format" and workload.is_training
