@@ -256,7 +256,7 @@ def write_form(values):
 
 
 def show_errors(problems):
-    errors = {problem.field: str(problem) for problem in problems}
+    errors = {problem.field: WORDS.problem(problem) for problem in problems}
     for key in (*DEFAULTS, *errors):
         if element(f"{key}-error") is not None:
             set_text(f"{key}-error", errors.get(key, ""))
@@ -725,7 +725,7 @@ def use_config(text, hf=None):
         config = parse_config_json(text)
         spec = from_hf_config(config)
     except ValidationError as problem:
-        error.textContent = str(problem)
+        error.textContent = WORDS.problem(problem)
         return False
     error.textContent = ""
     state["config"] = config
@@ -777,7 +777,7 @@ async def on_pipeline_folder(event):
         texts = {role: await files[path].text() for role, path in wanted.items()}
         chosen = import_pipeline(await files[index].text(), texts, name=root)
     except ValidationError as problem:
-        error.textContent = str(problem)
+        error.textContent = WORDS.problem(problem)
         return
     error.textContent = ""
     state["pipeline"] = chosen
@@ -825,7 +825,7 @@ async def on_weights_file(event):
     try:
         given = WeightsGiven(name=name, headers=tuple([await read_file_header(file) for file in files]))
     except ValidationError as problem:  # a header, or the files together (a tensor twice, a projector, ...)
-        error.textContent = str(problem)
+        error.textContent = WORDS.problem(problem)
         return
     use_weights(given)
 
@@ -975,7 +975,7 @@ async def on_hf_read(event):
     try:
         repo, revision = hub.parse_id(text)
     except ValidationError as problem:
-        error.textContent = str(problem)
+        error.textContent = WORDS.problem(problem)
         return
     button.disabled = True
     status.textContent = WORDS.message("page.hf.reading", repo=repo)
@@ -1009,7 +1009,7 @@ def linked_hub_id(notices):
     try:
         repo, _ = hub.parse_id(text)
     except ValidationError as problem:
-        notices.append(WORDS.message("link.ignored", problem=str(problem)))
+        notices.append(WORDS.message("link.ignored", problem=problem))
         return
     element("hf-id").value = text
     element("import").open = True

@@ -106,3 +106,25 @@ def test_portuguese_numbers_use_a_decimal_comma_and_names_stay():
     assert pt.message("verdict.fits", where="uma RTX 4090", used=pt.gib(2**30), usable="23.64 GiB",
                       share="76%") == "Cabe em uma RTX 4090: 1,00 GiB de 23,64 GiB (76% em uso)."
     assert ENGLISH.gib(16_060_522_496) == "14.96 GiB"  # the other language is untouched
+
+
+@pytest.mark.parametrize(("values", "said"), [
+    ({"batch": "0"}, "batch: recebido '0'; esperado um número inteiro de 1 a 1.000.000"),
+    ({"mixed_precision": "maybe"}, "mixed_precision: recebido 'maybe'; esperado 1 ou 0"),
+    ({"gpu_memory_utilization": "2"}, "gpu_memory_utilization: recebido '2'; esperado um número acima de 0 até 1"),
+    ({"mode": "x"}, "mode: recebido 'x'; esperado um de: inference, training, embedding, speech"),
+])
+def test_a_value_a_field_cannot_take_is_said_in_portuguese(values, said):
+    """The page's field errors and the link's notices: core/option.py's reasons in the page's language (before,
+    English on the Portuguese page); a reason of the engine's own stays whole, in English, and English is unchanged."""
+    from vramcalc import DEFAULTS, parse_workload
+    from vramcalc.core.errors import ValidationError
+    from vramcalc.render.messages import ENGLISH, Words
+
+    with pytest.raises(ValidationError) as refused:
+        parse_workload({**DEFAULTS, **values})
+    assert Words("pt").problem(refused.value) == said
+    assert ENGLISH.problem(refused.value) == str(refused.value)
+    with pytest.raises(ValidationError) as own:
+        parse_workload({**DEFAULTS, "mode": "training", "objective": "grpo"})
+    assert Words("pt").problem(own.value) == str(own.value)

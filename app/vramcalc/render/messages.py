@@ -14,6 +14,7 @@ import string
 from collections.abc import Mapping
 
 from ..core import units
+from ..core.errors import ValidationError, _show
 from ..core.phrase import Formula, Part, Phrase
 from .i18n.en import EN
 from .i18n.pt import PT
@@ -43,6 +44,18 @@ class _PluralFormatter(string.Formatter):
 
 _PLURAL = _PluralFormatter()
 
+# The reasons core/option.py gives for a value a field cannot take, as patterns; a reason of its own (a
+# combination the engine refuses) has no pattern and is said in English, whole, rather than half translated.
+_REASONS = (
+    (re.compile(r"expected a whole number from ([\d,]+) to ([\d,]+)"), "problem.whole_number"),
+    (re.compile(r"expected a number from (\S+) to (\S+)"), "problem.number"),
+    (re.compile(r"expected a number above (\S+) up to (\S+)"), "problem.number_above"),
+    (re.compile(r"expected one of: (.*) or nothing \(the default\)"), "problem.one_of_or_empty"),
+    (re.compile(r"expected one of: (.*)"), "problem.one_of"),
+    (re.compile(r"expected 1 or 0"), "problem.flag"),
+    (re.compile(r"a version such as (\S+)"), "problem.version"),
+)
+
 
 class _LocalFormatter(_PluralFormatter):
     """The plural formatter, with every numeric field (a number, or a string that is only a number and its unit)
@@ -54,6 +67,8 @@ class _LocalFormatter(_PluralFormatter):
     def format_field(self, value: object, format_spec: str) -> str:
         if "|" in format_spec:
             return super().format_field(value, format_spec)
+        if isinstance(value, ValidationError):
+            return self.words.problem(value)
         text: str = super().format_field(value, format_spec)
         if isinstance(value, Localized):
             return text
@@ -83,6 +98,20 @@ class Words:
             template = EN[key]
             return str(_PLURAL.vformat(template, (), values)) if "|" in template else template.format(**values)
         return self._formatter.vformat(self.catalogue[key], (), values)
+
+    def problem(self, problem: ValidationError) -> str:
+        """A refused value in words: its field, what it got and what the field takes, in this language where the
+        reason is one of core/option.py's (a range, a choice, a flag, a version); else as the engine wrote it."""
+        if self.language == "en":
+            return str(problem)
+        for pattern, key in _REASONS:
+            match = pattern.fullmatch(problem.allowed)
+            if match:
+                groups = [Localized(self.localize(g)) if g and _NUMBER.fullmatch(g) else g or ""
+                          for g in match.groups()]
+                reason = self.message(key, **{f"g{i}": g for i, g in enumerate(groups)})
+                return self.message("problem", field=problem.field, value=_show(problem.value), reason=reason)
+        return str(problem)
 
     def say(self, said: Part | Formula) -> str:
         """A Phrase or Formula of the engine (core/phrase.py) in words: its parts in turn, each Phrase from
