@@ -113,6 +113,9 @@ def test_portuguese_numbers_use_a_decimal_comma_and_names_stay():
     ({"mixed_precision": "maybe"}, "mixed_precision: recebido 'maybe'; esperado 1 ou 0"),
     ({"gpu_memory_utilization": "2"}, "gpu_memory_utilization: recebido '2'; esperado um número acima de 0 até 1"),
     ({"mode": "x"}, "mode: recebido 'x'; esperado um de: inference, training, embedding, speech"),
+    ({"runtime": "ollama", "ollama_version": "x"},
+     "ollama_version: recebido 'x'; uma versão como 0.15.5, como `ollama -v` a mostra"),
+    ({"bnb_version": "x"}, "bnb_version: recebido 'x'; uma versão como 0.41.1"),
 ])
 def test_a_value_a_field_cannot_take_is_said_in_portuguese(values, said):
     """The page's field errors and the link's notices: core/option.py's reasons in the page's language (before,

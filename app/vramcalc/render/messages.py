@@ -53,6 +53,7 @@ _REASONS = (
     (re.compile(r"expected one of: (.*) or nothing \(the default\)"), "problem.one_of_or_empty"),
     (re.compile(r"expected one of: (.*)"), "problem.one_of"),
     (re.compile(r"expected 1 or 0"), "problem.flag"),
+    (re.compile(r"a version such as (\S+), as `(.+)` prints it"), "problem.version_printed"),
     (re.compile(r"a version such as (\S+)"), "problem.version"),
 )
 

@@ -1169,6 +1169,7 @@ EN: Mapping[str, str] = {
     "problem.one_of": "expected one of: {g0}",
     "problem.one_of_or_empty": "expected one of: {g0} or nothing (the default)",
     "problem.flag": "expected 1 or 0",
+    "problem.version_printed": "a version such as {g0}, as `{g1}` prints it",
     "problem.version": "a version such as {g0}",
     "link.ignored": "Ignored from the link: {problem}",
     "link.unknown": "Ignored unknown link keys: {keys}",

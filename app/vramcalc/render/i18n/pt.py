@@ -1158,6 +1158,7 @@ PT: Mapping[str, str] = {
     "problem.one_of": "esperado um de: {g0}",
     "problem.one_of_or_empty": "esperado um de: {g0} ou nada (o padrão)",
     "problem.flag": "esperado 1 ou 0",
+    "problem.version_printed": "uma versão como {g0}, como `{g1}` a mostra",
     "problem.version": "uma versão como {g0}",
     "link.ignored": "Ignorado do link: {problem}",
     "link.unknown": "Chaves desconhecidas ignoradas no link: {keys}",
