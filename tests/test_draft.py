@@ -44,7 +44,8 @@ def test_the_models_logits_rows_grow_with_the_drafted_tokens():
 
     workload = parse_workload({**BASE, "draft_model": "qwen3-0.6b"})
     assert target_outputs(workload) == 4 * (1 + DRAFT_N_MAX)  # llama-server's 4 auto slots
-    assert target_outputs(parse_workload({**BASE, "draft_model": "qwen3-0.6b", "parallel": "1000"})) == 2048
+    most = parse_workload({**BASE, "draft_model": "qwen3-0.6b", "parallel": "256"})  # LLAMA_MAX_SEQ
+    assert target_outputs(most) == 256 * (1 + DRAFT_N_MAX) <= 2048  # under -b (n_batch) at llama.cpp's most slots
 
 
 def test_the_draft_s_layers_on_the_gpu_move_its_weights_to_system_ram():
@@ -74,3 +75,14 @@ def test_the_command_loads_the_draft():
     workload = parse_workload({**BASE, "draft_model": "qwen3-0.6b", "draft_kv_precision": "q8_0"})
     line = ENGINE.command(workload, Layout(), "qwen3-32b-Q4_K_M.gguf")[0]
     assert "-md qwen3-0.6b-Q8_0.gguf --spec-type draft-simple -ngld 999 -ctkd q8_0 -ctvd q8_0" in line
+
+
+def test_llama_cpp_runs_at_most_256_sequences():
+    """llama_context refuses n_seq_max above LLAMA_MAX_SEQ (256, llama-cparams.h): "n_seq_max must be <= 256"; the
+    calculator took --parallel up to 4,096 and answered "most --parallel 4,096" for a small model."""
+    from vramcalc.core.errors import ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        parse_workload({**BASE, "parallel": "257"})
+    assert refused.value.field == "parallel" and "256" in str(refused.value)
+    parse_workload({**BASE, "parallel": "256"})

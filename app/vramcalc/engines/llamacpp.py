@@ -40,7 +40,7 @@ from .base import EngineBreakdown, check_kv_formats
 from .llamacpp_overrides import Overrides, device_of, layer_devices, overrides_text, parse_overrides
 
 LLAMACPP_PAD = 256  # n_ctx and the sliding-window cache round up to 256 cells (llama-context.cpp)
-MAX_PARALLEL = 4096  # llama.cpp sequences
+MAX_PARALLEL = 256  # llama.cpp sequences: LLAMA_MAX_SEQ (llama-cparams.h); llama_context refuses more
 LLAMACPP_CUDA_OVERHEAD = 457 * MIB  # CUDA context and driver, as Ollama reserves it (engines.md §4.1)
 LLAMACPP_METAL_OVERHEAD = 512 * MIB  # on an Apple GPU, Ollama's Metal figure (llm/memory.go MinimumMemory)
 
