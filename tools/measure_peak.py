@@ -412,6 +412,18 @@ def lora_backward_plan():
         ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear", {"dropout": 0.05})),
         ("qwen3", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (16, "all-linear+head",
                                                                          {"adapters": "fp32", "dropout": 0.05})),
+        # peft's fp32 adapters under checkpointing and with dropout over other ranks, targets and shapes (2026-12-07)
+        ("llama", "flash", "bf16", 2, 256, "layer", "adamw", "foreach", (64, "gate,up,down", {"adapters": "fp32"})),
+        ("llama", "flash", "bf16", 2, 128, "layer", "adamw", "foreach", (16, "qv", {"adapters": "fp32"})),
+        ("llama", "flash", "bf16", 1, 512, "layer", "adamw", "foreach", (16, "down", {"adapters": "fp32"})),
+        ("qwen3", "flash", "bf16", 2, 128, "layer", "adamw", "foreach", (8, "all-linear", {"adapters": "fp32"})),
+        ("llama", "flash", "bf16", 2, 256, "layer", "adamw", "foreach", (8, "all-linear",
+                                                                         {"adapters": "fp32", "dropout": 0.1})),
+        ("llama", "flash", "bf16", 2, 256, "layer", "adamw", "foreach", (8, "all-linear", {"dropout": 0.1})),
+        ("llama", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (8, "all-linear",
+                                                                        {"adapters": "fp32", "dropout": 0.1})),
+        ("qwen3", "flash", "bf16", 2, 128, "none", "adamw", "foreach", (64, "gate,up,down",
+                                                                        {"adapters": "fp32", "dropout": 0.05})),
     ]
 
 

@@ -151,20 +151,24 @@ DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 
 
 class _BoolMaskDropout(torch.autograd.Function):
-    """Dropout that saves a one-byte mask, like CUDA's fused native_dropout."""
+    """Dropout that saves a one-byte mask, like CUDA's fused native_dropout, and makes no more than its kernels
+    (native_dropout, native_dropout_backward) do: the mask is drawn in place as bools, and the scale applied in place,
+    one output each way. Until 2026-12-07 `torch.rand(...) >= p` made an fp32 tensor of the input's shape first and
+    `x * mask * scale` a second copy, transient, in the forward and in the backward, which can be the layers' peak
+    (LoRA with dropout: docs/accuracy.md)."""
 
     @staticmethod
     def forward(ctx, x, p):
-        mask = torch.rand(x.shape, device=x.device) >= p
+        mask = torch.empty(x.shape, dtype=torch.bool, device=x.device).bernoulli_(1.0 - p)
         scale = 1.0 / (1.0 - p)
         ctx.save_for_backward(mask)
         ctx.scale = scale
-        return x * mask * scale
+        return x.mul(mask).mul_(scale)
 
     @staticmethod
     def backward(ctx, grad):
         (mask,) = ctx.saved_tensors
-        return grad * mask * ctx.scale, None
+        return grad.mul(mask).mul_(ctx.scale), None
 
 
 def _dropout(input, p=0.5, training=True, inplace=False):
