@@ -196,7 +196,9 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         **({} if lora_terms is None else {
             "norm_backward": tokens * lora_terms.norm, "head_released": tokens * lora_terms.head_released,
             "layer_released": tokens * (lora_terms.layer_released + lora_terms.recompute_overlap),
-            "hidden_gradient": tokens * lora_terms.hidden_gradient}))
+            "hidden_gradient": tokens * lora_terms.hidden_gradient,
+            "recompute_forward": (tokens * lora_terms.recompute_forward + dequantised
+                                  if lora_terms.recompute_forward else 0)}))
     sizes = StepSizes(**{**fields, **ppo_sizes})  # type: ignore[arg-type]
     by_phase = phases(sizes)
     peak = step_module.peak(by_phase)
@@ -204,6 +206,8 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     def backward_temporaries() -> Phrase:
         if live["temporaries"] == sizes.norm_backward != transient + sizes.hidden_gradient:  # LoRA: the final norm's
             return phrase("temporaries.norm_backward", bytes=format_binary(live["temporaries"]))
+        if live["temporaries"] == sizes.recompute_forward != transient + sizes.hidden_gradient:  # LoRA, checkpointed
+            return phrase("temporaries.recompute_forward", bytes=format_binary(live["temporaries"]))
         if live["temporaries"] != transient + sizes.hidden_gradient:  # the optimizer's update of one tensor
             return phrase("temporaries.in_backward", optimizer=workload.optimizer.value,
                           bytes=format_binary(live["temporaries"]))

@@ -143,6 +143,9 @@ class StepSizes:
     head_released: int = 0
     layer_released: int = 0
     hidden_gradient: int = 0
+    # LoRA with checkpointing: a layer's recompute at its forward's worst (down's adapter), beside its saved bytes and
+    # the gradients made by then (decoder/saved.py LoraBackward.recompute_forward), at the last layer and the first
+    recompute_forward: int = 0
     # full fine-tuning with per-layer checkpointing: beside every gradient at the backward's end, the embedding's
     # backward's input, the hidden states' gradient (None: layer_transient)
     end_transient: int | None = None
@@ -178,14 +181,20 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
               "temporaries": s.layer_transient + s.hidden_gradient},
              {**states, "gradients": max(earlier, s.head_gradient),
               "activations": s.activations_forward - s.head_released, "logits": s.logits_held,
-              "temporaries": s.norm_backward}),
+              "temporaries": s.norm_backward},
+             *([{**states, "gradients": max(earlier, s.head_gradient),
+                 "activations": s.activations_backward - s.layer_released, "logits": s.logits_held,
+                 "temporaries": s.recompute_forward}] if s.recompute_forward else [])),
             key=lambda live: sum(live.values())),
         "backward_end": max(
             ({**states, "gradients": s.gradients, "activations": s.activations_in_flight, "logits": s.logits_held,
               "temporaries": (s.layer_transient if s.end_transient is None else s.end_transient) + s.hidden_gradient},
              {**states, "gradients": max(earlier, s.gradients_before_first_layer),
               "activations": s.activations_recomputed, "logits": s.logits_held,
-              "temporaries": s.layer_transient + s.hidden_gradient}),
+              "temporaries": s.layer_transient + s.hidden_gradient},
+             *([{**states, "gradients": max(earlier, s.gradients_before_first_layer),
+                 "activations": s.activations_recomputed, "logits": s.logits_held,
+                 "temporaries": s.recompute_forward}] if s.recompute_forward else [])),
             key=lambda live: sum(live.values())),
         "optimizer": {"weights": s.weights, "optimizer": s.optimizer, "master_weights": s.master,
                       "gradients": s.gradients, "activations": s.activation_buffers, "logits": s.logits_in_update,

@@ -73,6 +73,8 @@ EN: Mapping[str, str] = {
                             "× MLP width){dequantised} = {bytes}{hidden}",
     "temporaries.hidden_gradient": ", and the hidden states' gradient = {bytes}",
     "temporaries.norm_backward": "the final norm's backward: five fp32 copies of the hidden states = {bytes}",
+    "temporaries.recompute_forward": "a checkpointed layer's recompute at down's adapter: its MLP's input and "
+                                     "output, its residual and the hidden states' gradient = {bytes}",
     "temporaries.in_backward": "the {optimizer} update of one tensor inside the backward (the optimizer steps "
                                "each gradient as it is made) = {bytes}",
     "field.framework.label": "Framework",

@@ -610,11 +610,14 @@ class LoraBackward:
     output too, held by the reentrant checkpoint's backward).
     `mlp`: a layer's MLP backward at its worst: its three I-wide gradients (down's input's, then gate's activation's
     and up's), less what down's adapter saved, freed with its backward by then (lora_A its input, lora_B A's output);
-    without an adapter on down (or with fp32 adapters or dropout, unmeasured), 3·e·I. `down_gradients`: that
+    with dropout its 1-byte mask too (an upper bound: measured below the recompute's forward, llama 2 × 256 with
+    dropout 0.1); without an adapter on down (or with fp32 adapters), 3·e·I. `down_gradients`: that
     adapter's weight gradients, made by then (bytes, not per token).
     `recompute_overlap`: with checkpointing in fp32, the recomputed input norm's x.float() is the kept input itself,
     which the layer's saved bytes count again (e·h). `first_input`: with checkpointing, the first layer's kept input,
-    live at its recompute beside the gradients of the layers after it."""
+    live at its recompute beside the gradients of the layers after it.
+    `recompute_forward`: with checkpointing, the recompute's forward at its worst, at down's adapter
+    (`_recompute_forward`), a moment of its own beside the layer's saved bytes (0 without checkpointing)."""
 
     head_released: int
     norm: int
@@ -624,6 +627,7 @@ class LoraBackward:
     down_gradients: int
     recompute_overlap: int
     first_input: int
+    recompute_forward: int = 0
 
 
 def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ...], rank: int, dropout: float,
@@ -632,17 +636,40 @@ def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ..
     head_released = head_lora_saved(model, e, rank, dropout, e_a) if head else 0
     final_norm = _norm_saved(model, e, h, feeds_linear=True) - 2 * e * h  # frozen: neither its cast nor its output
     mlp, down_gradients = 3 * e * model.ffn, 0
-    for t in matrices:  # measured with adapters in the activations' dtype and no dropout: fp32 adapters (peft's cast
-        # and its gradient) and dropout (its backward) make more within down's backward, kept at 3·e·I
-        if stem(t.name) == "ffn_down" and e_a == e and dropout == 0:
+    for t in matrices:  # adapters in the activations' dtype: lora_A's input (with dropout the dropped copy and its
+        # mask) and lora_B's freed; fp32 adapters (peft's cast and its gradient) make more within down's backward, kept
+        # at 3·e·I (measured: tools/measure_peak.py)
+        if stem(t.name) == "ffn_down" and e_a == e:
             width = t.shape[1]
-            mlp -= width * e + rank * e
+            mlp -= width * e + rank * e + (width * MASK_BYTES if dropout > 0 else 0)
             down_gradients = rank * (width + t.shape[0]) * e
     return LoraBackward(head_released=head_released, norm=5 * FP32_BYTES * h - FP32_BYTES,
                         layer_released=head_released + final_norm, hidden_gradient=e * h * (1 + checkpointed), mlp=mlp,
                         down_gradients=down_gradients,
                         recompute_overlap=e * h if checkpointed and e == FP32_BYTES else 0,
-                        first_input=layer_input_bytes_per_token(model, e) if checkpointed else 0)
+                        first_input=layer_input_bytes_per_token(model, e) if checkpointed else 0,
+                        recompute_forward=_recompute_forward(model, e, matrices, dropout, e_a) if checkpointed else 0)
+
+
+def _recompute_forward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ...], dropout: float,
+                       adapter_value_bytes: int) -> int:
+    """Per token, what a checkpointed layer's recompute holds at its forward's worst beyond its saved bytes: down's
+    adapter's `result + lora_B(lora_A(dropout(x))) * scaling` (peft tuners/lora/layer.py Linear.forward), the scaled
+    product being made (measured, tools/measure_peak.py, llama 2 × 256 with fp32 adapters: the layers' peak). Live
+    then: the hidden states' gradient the checkpoint was handed (e·h), the decoder layer's `residual` (e·h), the
+    post-attention norm's output, held by the layer's `hidden_states` while the MLP runs (e·h, unless gate's or up's
+    lora_A saves it: adapters in the activations' dtype without dropout), down's input, `act(gate(x)) * up(x)`, held
+    by LlamaMLP's call (e·I, unless lora_A saves it) and with dropout on fp32 adapters its fp32 cast, peft's `x`
+    (a·I), down's frozen output `result` (e·h) and, with an adapter on down, lora_B's output and its product with
+    `scaling` (2·a·h, a the adapters' bytes). The rest of the layer (the attention's saved tensors, lora_A's
+    outputs) is in its saved bytes."""
+    e, a, h, width = value_bytes, adapter_value_bytes, model.hidden, model.ffn
+    names = {stem(t.name) for t in matrices}
+    saves_input = a == e and dropout == 0  # lora_A keeps its input itself, not a cast or a dropped copy
+    norm_output = 0 if saves_input and names & {"ffn_gate", "ffn_up"} else e * h
+    down = "ffn_down" in names
+    down_input = (0 if saves_input and down else e * width) + (a * width if down and dropout > 0 and a != e else 0)
+    return 2 * e * h + norm_output + down_input + e * h + (2 * a * h if down else 0)
 
 
 def full_recompute_beside(model: ModelSpec, value_bytes: int) -> int:
