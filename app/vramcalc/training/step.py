@@ -18,8 +18,8 @@ step goes through these instants (measured with tools/measure_peak.py, tests/gol
     backward_start  the head's backward is done: log-softmax's output and the loss gradient are
                     freed, the head's weight gradient exists; every layer's activations are still
                     saved, and the last layer's backward makes its transients (under LoRA beside the
-                    hidden states' gradient, or, earlier, the final norm's backward, decoder/saved.py
-                    `LoraBackward`)
+                    hidden states' gradient, or, earlier, the final norm's backward, or with checkpointing
+                    the layer's recompute at down's adapter, decoder/saved.py `LoraBackward`)
     backward_end    every gradient exists, the activations are freed; the first layer's backward
                     transients are the last ones. Under checkpointing the first layer's backward
                     starts by recomputing it: its activations live again beside every gradient but
