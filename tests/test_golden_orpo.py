@@ -23,11 +23,7 @@ PHASES = {"forward": ("forward", "loss"), "loss": ("backward",), "layers": ("lay
 CASES = [pytest.param(case, id=case_id(case)) for case in GOLDEN["orpo"] if measured_exactly(case)]
 
 # Measured and not followed (docs/accuracy.md), by case and phase: asserted to stay off, so that a fix shows up.
-FP32_ADAPTERS_IN_A_CHECKPOINTED_LAYER = ("a checkpointed layer's forward with peft's fp32 adapters: lora_B's fp32 "
-                                        "output and its scaled copy (as DPO's); engine 0.81-0.89 of it")
-GAPS = {(name, "forward"): FP32_ADAPTERS_IN_A_CHECKPOINTED_LAYER for name in (
-    "llama-flash-bf16-2x128-layer-none-lora8-all-linear", "qwen3-flash-bf16-2x128-layer-none-lora8-all-linear",
-    "llama-1k-flash-bf16-4x512-layer-none-lora8-all-linear")}
+GAPS: dict[tuple[str, str], str] = {}
 
 
 def test_every_planned_case_was_measured():
@@ -49,6 +45,17 @@ def test_orpo_peak_and_every_phase(case):
         else:
             assert engine[ours] == pytest.approx(peak, rel=TOLERANCE), ours
 
+
+
+@pytest.mark.parametrize("case", [pytest.param(case, id=case_id(case)) for case in GOLDEN["orpo"]
+                                  if case["lora"] and case["checkpointing"] == "layer" and measured_exactly(case)])
+def test_a_checkpointed_layers_forward_with_fp32_adapters_within_half_a_percent(case):
+    """The forward's worst is inside a checkpointed layer's no_grad forward, at up's fp32 adapter (decoder/saved.py
+    `_layer_forward`), before the logits exist: beside the kept layer inputs, not the forward's saved bytes."""
+    phase = estimate(case_workload(case, Objective.ORPO)).phases["forward"]
+    measured = case["phases"]["forward"]
+    assert measured["peak"] > case["phases"]["loss"]["peak"] and phase["logits"] == 0
+    assert sum(phase.values()) == pytest.approx(measured["peak"], rel=0.005)
 
 @pytest.mark.parametrize("case", CASES)
 def test_orpo_model_states_are_exact(case):

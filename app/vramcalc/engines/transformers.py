@@ -51,6 +51,7 @@ from ..model.families.decoder.saved import (
     batch_shared_bytes,
     full_layer_backward,
     full_recompute_beside,
+    layer_input_bytes_per_token,
     lora_backward,
     lora_measured,
 )
@@ -198,7 +199,13 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
             "layer_released": tokens * (lora_terms.layer_released + lora_terms.recompute_overlap),
             "hidden_gradient": tokens * lora_terms.hidden_gradient,
             "recompute_forward": (tokens * lora_terms.recompute_forward + dequantised
-                                  if lora_terms.recompute_forward else 0)}))
+                                  if lora_terms.recompute_forward else 0),
+            # TRL's trainers' forward phase is the forward's worst; a supervised step's is its end, whose loss phase
+            # outweighs the layer's moment (measured below the cross-entropy's, tools/measure_peak.py, docs/accuracy.md)
+            **({"layer_forward": tokens * lora_terms.layer_forward + dequantised,
+                "layer_forward_kept": (tokens * model.layers * layer_input_bytes_per_token(model, e)
+                                       + batch_shared_bytes(model, e, workload.seq) + checkpointed_masks(run))}
+               if lora_terms.layer_forward and workload.objective is not Objective.SFT else {})}))
     sizes = StepSizes(**{**fields, **ppo_sizes})  # type: ignore[arg-type]
     by_phase = phases(sizes)
     peak = step_module.peak(by_phase)
@@ -219,7 +226,9 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
         "generation": lambda: phrase("temporaries.ppo_generate" if is_ppo else "temporaries.generate",
                                      chunk=ppo.chunk(workload), bytes=format_binary(live["temporaries"])),
         "kl": lambda: phrase("temporaries.kl", bytes=format_binary(live["temporaries"])),
-        "forward": lambda: phrase("temporaries.dpo_head", bytes=format_binary(live["temporaries"]))
+        "forward": lambda: phrase("temporaries.layer_forward", bytes=format_binary(live["temporaries"]))
+        if sizes.layer_forward and live["activations"] == sizes.layer_forward_kept != sizes.activations_forward
+        else phrase("temporaries.dpo_head", bytes=format_binary(live["temporaries"]))
         if fused_head else phrase("temporaries.orpo_copy", bytes=format_binary(live["temporaries"])) if is_orpo
         else phrase("temporaries.chunk_upcast", bytes=format_binary(chunk_upcast)) if chunk_upcast
         else phrase("temporaries.none"),

@@ -146,6 +146,11 @@ class StepSizes:
     # LoRA with checkpointing: a layer's recompute at its forward's worst (down's adapter), beside its saved bytes and
     # the gradients made by then (decoder/saved.py LoraBackward.recompute_forward), at the last layer and the first
     recompute_forward: int = 0
+    # LoRA with checkpointing and adapters wider than the activations: a layer's no_grad forward at its worst
+    # (decoder/saved.py LoraBackward.layer_forward), beside the kept layer inputs, masks and rotary tables
+    # (`layer_forward_kept`), before the final norm, the head and the logits
+    layer_forward: int = 0
+    layer_forward_kept: int = 0
     # full fine-tuning with per-layer checkpointing: beside every gradient at the backward's end, the embedding's
     # backward's input, the hidden states' gradient (None: layer_transient)
     end_transient: int | None = None
@@ -171,7 +176,8 @@ def _phases(s: StepSizes) -> dict[str, dict[str, int]]:
     by_phase = {
         **generation,
         **kl,
-        "forward": forward,
+        "forward": max((forward, {**states, "gradients": earlier, "activations": s.layer_forward_kept, "logits": 0,
+                                  "temporaries": s.layer_forward}), key=lambda live: sum(live.values())),
         **reference,
         "loss": {**forward, "temporaries": s.loss_gradient,
                  "logits": s.logits if s.logits_in_loss is None else s.logits_in_loss},

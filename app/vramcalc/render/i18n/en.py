@@ -73,6 +73,9 @@ EN: Mapping[str, str] = {
                             "× MLP width){dequantised} = {bytes}{hidden}",
     "temporaries.hidden_gradient": ", and the hidden states' gradient = {bytes}",
     "temporaries.norm_backward": "the final norm's backward: five fp32 copies of the hidden states = {bytes}",
+    "temporaries.layer_forward": "a checkpointed layer's forward at an MLP adapter: peft's fp32 cast, lora_B's "
+                                 "output and its scaled copy beside the frozen output, the residual and the "
+                                 "norm's output = {bytes}",
     "temporaries.recompute_forward": "a checkpointed layer's recompute at down's adapter: its MLP's input and "
                                      "output, its residual and the hidden states' gradient = {bytes}",
     "temporaries.in_backward": "the {optimizer} update of one tensor inside the backward (the optimizer steps "

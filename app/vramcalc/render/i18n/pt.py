@@ -76,6 +76,9 @@ PT: Mapping[str, str] = {
                             "3 × lote × seq × largura do MLP){dequantised} = {bytes}{hidden}",
     "temporaries.hidden_gradient": ", e o gradiente dos estados ocultos = {bytes}",
     "temporaries.norm_backward": "a passagem reversa da norma final: cinco cópias fp32 dos estados ocultos = {bytes}",
+    "temporaries.layer_forward": "a passagem direta de uma camada com checkpoint num adaptador do MLP: a cópia fp32 "
+                                 "do peft, a saída de lora_B e a sua cópia escalada ao lado da saída congelada, do "
+                                 "resíduo e da saída da norma = {bytes}",
     "temporaries.recompute_forward": "a recomputação de uma camada com checkpoint no adaptador de down: a entrada "
                                      "e a saída do seu MLP, o seu resíduo e o gradiente dos estados ocultos = {bytes}",
     "temporaries.in_backward": "a atualização do {optimizer} de um tensor dentro da passagem reversa (o otimizador "

@@ -617,7 +617,10 @@ class LoraBackward:
     which the layer's saved bytes count again (e·h). `first_input`: with checkpointing, the first layer's kept input,
     live at its recompute beside the gradients of the layers after it.
     `recompute_forward`: with checkpointing, the recompute's forward at its worst, at down's adapter
-    (`_recompute_forward`), a moment of its own beside the layer's saved bytes (0 without checkpointing)."""
+    (`_recompute_forward`), a moment of its own beside the layer's saved bytes (0 without checkpointing).
+    `layer_forward`: with checkpointing and adapters wider than the activations (peft's fp32 on a 16-bit base), a
+    layer's forward under no_grad at its worst, in the forward phase beside the kept layer inputs (`_layer_forward`;
+    0 otherwise)."""
 
     head_released: int
     norm: int
@@ -628,6 +631,7 @@ class LoraBackward:
     recompute_overlap: int
     first_input: int
     recompute_forward: int = 0
+    layer_forward: int = 0
 
 
 def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ...], rank: int, dropout: float,
@@ -648,7 +652,8 @@ def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ..
                         down_gradients=down_gradients,
                         recompute_overlap=e * h if checkpointed and e == FP32_BYTES else 0,
                         first_input=layer_input_bytes_per_token(model, e) if checkpointed else 0,
-                        recompute_forward=_recompute_forward(model, e, matrices, dropout, e_a) if checkpointed else 0)
+                        recompute_forward=_recompute_forward(model, e, matrices, dropout, e_a) if checkpointed else 0,
+                        layer_forward=_layer_forward(model, e, matrices, rank, e_a) if checkpointed and e_a > e else 0)
 
 
 def _recompute_forward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ...], dropout: float,
@@ -670,6 +675,27 @@ def _recompute_forward(model: ModelSpec, value_bytes: int, matrices: tuple[Tenso
     down = "ffn_down" in names
     down_input = (0 if saves_input and down else e * width) + (a * width if down and dropout > 0 and a != e else 0)
     return 2 * e * h + norm_output + down_input + e * h + (2 * a * h if down else 0)
+
+
+def _layer_forward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ...], rank: int,
+                   adapter_value_bytes: int) -> int:
+    """Per token, a checkpointed layer's forward under no_grad (nothing saved) at its worst with adapters wider than
+    the activations, beyond the kept layer inputs: an MLP matrix's adapter, peft's `result + lora_B(lora_A(x)) *
+    scaling` (tuners/lora/layer.py Linear.forward) as the scaled product is made, beside the decoder layer's
+    `residual` and the post-attention norm's output (2·e·h), the frozen output `result` (e·out), peft's cast `x`
+    (a·in), lora_A's output (a·r), lora_B's and its product with `scaling` (2·a·out); at up's, gate's activation
+    (e·I) too, made before it (LlamaMLP: down(act(gate(x)) * up(x))); at down's, its input, that product (e·I).
+    Measured (tools/measure_orpo.py, llama all-linear r8: up's adapter, the forward's peak; tools/measure_peak.py,
+    down alone). Attention projections' adapters are not counted (0 without an MLP adapter: unmeasured)."""
+    e, a, h = value_bytes, adapter_value_bytes, model.hidden
+    moments = [0]
+    for t in matrices:
+        name, out, width = stem(t.name), t.shape[0], t.shape[1]
+        if name not in ("ffn_gate", "ffn_up", "ffn_down"):
+            continue
+        made_before = e * model.ffn if name in ("ffn_up", "ffn_down") else 0  # gate's activation; down's input
+        moments.append(2 * e * h + made_before + e * out + a * width + a * rank + 2 * a * out)
+    return max(moments)
 
 
 def full_recompute_beside(model: ModelSpec, value_bytes: int) -> int:
