@@ -16,7 +16,7 @@ import pytest
 
 from vramcalc import estimate
 from vramcalc.analysis.solve import need, scaled_depth
-from vramcalc.cli import main
+from vramcalc.cli import main, read_weights
 from vramcalc.core.errors import ValidationError
 from vramcalc.inputs.link import decode, encode
 from vramcalc.inputs.options import DEFAULTS, OPTION
@@ -427,3 +427,19 @@ def test_fits_text_says_at_least_where_a_search_stopped_at_its_limit():
     assert code == 0 and "largest model     at least " in out and "(10,000 layers)" in out, out
     code, out, _ = run(["fit", "--model", "qwen3-0.6b", "--gpu", "b200"])
     assert code == 0 and "at least" not in out.split("largest model")[1].splitlines()[0], out
+
+
+def test_the_best_weights_beside_a_weight_file_are_said_to_be_another_file():
+    """With --weights the format is the file's, and --precision cannot be given beside it: "best weights f16" read
+    as a setting to feed back; it is another file of this model (the JSON keeps the format's name)."""
+    from vramcalc.render.messages import Words
+    from vramcalc.render.view import best_format_text
+
+    weights = str(WEIGHTS_DATA / "tiny-llama-q4_k_m.gguf")
+    code, out, _ = run(["fit", "--weights", weights, "--runtime", "llamacpp", "--gpu", "rtx-4090"])
+    assert code == 0 and "best weights      f16 (another file of this model)" in out, out
+    code, out, _ = run(["fit", "--weights", weights, "--runtime", "llamacpp", "--gpu", "rtx-4090", "--json"])
+    assert json.loads(out)["best_format"] == "f16"
+    workload = parse_workload({"runtime": "llamacpp"}, weights=read_weights(weights))
+    assert best_format_text(workload, "file", Words("pt")) == "os deste arquivo"
+    assert best_format_text(parse_workload({"model": "qwen3-8b"}), "bf16", Words("en")) == "bf16"

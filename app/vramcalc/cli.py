@@ -65,7 +65,7 @@ from .render.i18n.en import EN
 from .render.messages import ENGLISH
 from .render.rank import device_lines, layout_text
 from .render.speed import present_speed, speed_lines
-from .render.view import absent, present_capacity, present_verdict
+from .render.view import absent, best_format_text, present_capacity, present_verdict
 from .sources import catalog, hub
 from .sources.fields import MAX_LAYERS
 from .sources.gpus import load_gpus
@@ -523,7 +523,10 @@ def fit_main(argv: Sequence[str]) -> int:
     for key, label in (("best_format", "best weights"), ("best_kv_format", "best KV cache")):
         none = ("not applicable: training keeps no KV cache" if key == "best_kv_format" and workload.is_training
                 else "none of this engine's formats fits")
-        lines.append(f"{label:<18}{result[key] or none}")
+        said = result[key]  # a format's name, or None when none fits
+        if key == "best_format" and isinstance(said, str):  # from a weight file: another file, or this one
+            said = best_format_text(workload, said, ENGLISH)
+        lines.append(f"{label:<18}{said or none}")
     lines += device_lines(most_loaded(workload, target.count)) if target.cards else []
     print("\n".join(lines) + speed_lines(present_speed(workload, timing)))
     return 0

@@ -260,6 +260,16 @@ class Verdict:
     short: str = ""  # for the phone's sticky summary: "17.87 GiB per GPU · fits one RTX 4090 (76%)"
 
 
+def best_format_text(workload: Workload, best: str | None, words: Words) -> str:
+    """The most precise weights that fit; with weights read from a file, another file of this model (a format
+    that cannot be given beside --weights), or the file itself."""
+    if best is None:
+        return words.message("answer.format_none")
+    if getattr(workload.precision, "file", None) is None:
+        return best
+    return words.message("answer.format_this_file" if best == "file" else "answer.format_other_file", format=best)
+
+
 def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH) -> TargetView:
     solution = solve(workload, target)
     model = workload.model
@@ -311,7 +321,7 @@ def present_target(workload: Workload, target: Target, *, words: Words = ENGLISH
     values = {"max_seq": seq, "max_batch": batch, "min_gpus": solution.min_gpus, "max_params": solution.max_params,
               "best_format": solution.best_format, "best_kv_format": solution.best_kv_format}
     texts = {"max_seq": seq_text, "max_batch": batch_text, "min_gpus": gpus_text, "max_params": params_text,
-             "best_format": solution.best_format or words.message("answer.format_none"),
+             "best_format": best_format_text(workload, solution.best_format, words),
              "best_kv_format": solution.best_kv_format or words.message(
                  "answer.kv_not_applicable" if workload.is_training else "answer.format_none")}
     return TargetView(

@@ -777,6 +777,8 @@ EN: Mapping[str, str] = {
     "answer.max_parallel": "Most parallel sequences",
     "answer.best_format": "Most precise weights that fit",
     "answer.best_kv_format": "Most precise KV cache that fits",
+    "answer.format_other_file": "{format} (another file of this model)",
+    "answer.format_this_file": "this file's",
     "answer.format_none": "none of this engine's formats",
     "answer.kv_not_applicable": "not applicable: training keeps no KV cache",
     "page.languages": "Language",

@@ -812,6 +812,8 @@ PT: Mapping[str, str] = {
     "answer.max_parallel": "Máximo de sequências paralelas",
     "answer.best_format": "Pesos mais precisos que cabem",
     "answer.best_kv_format": "Cache KV mais preciso que cabe",
+    "answer.format_other_file": "{format} (outro arquivo deste modelo)",
+    "answer.format_this_file": "os deste arquivo",
     "answer.format_none": "nenhum dos formatos deste motor",
     "answer.kv_not_applicable": "não se aplica: o treino não guarda cache KV",
     "runtime.vllm": (
