@@ -20,7 +20,7 @@ from ..core.dtypes import Precision
 from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..core.units import format_binary
-from ..formats.weights import BNB_FORMATS, WeightFormat
+from ..formats.weights import BNB_FORMATS, WeightFormat, gpt_oss_mxfp4
 from ..memory.activations import (
     activations_bytes,
     checkpointed_masks,
@@ -129,20 +129,19 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
     dequantised = _dequantised_bytes(workload, e)
     transient = backward_transient(model, workload.attention, tokens, workload.seq, e) + dequantised
     lora_terms = _lora_backward(run, moved)
+    kept_beside = batch_shared_bytes(model, e, workload.seq) + checkpointed_masks(run)  # rotary tables, masks
     end_transient: int | None = None
     recompute_beside = 0  # LoRA, checkpointing: the first layer's input and the rotary tables beside its recompute
     if lora_terms is not None:
         recompute_beside = (tokens * (lora_terms.first_input - lora_terms.recompute_overlap)
-                            + (batch_shared_bytes(model, e, workload.seq) + checkpointed_masks(run)
-                               if lora_terms.first_input else 0))
+                            + (kept_beside if lora_terms.first_input else 0))
         transient = backward_transient(model, workload.attention, tokens, workload.seq, e, mlp=lora_terms.mlp,
                                        mlp_gradients=lora_terms.down_gradients) + dequantised
     layer_freed = 0  # full fine-tuning, per-layer checkpointing: what a layer's backward has freed at its worst
     if _full_recompute_counted(run, moved):  # (decoder/saved.py full_recompute_beside, full_layer_backward)
         freed, transient = full_layer_backward(model, workload.attention, tokens, workload.seq, e, gradient_bytes)
         layer_freed = tokens * freed
-        recompute_beside = (tokens * full_recompute_beside(model, e) + batch_shared_bytes(model, e, workload.seq)
-                            + checkpointed_masks(run) - layer_freed)
+        recompute_beside = tokens * full_recompute_beside(model, e) + kept_beside - layer_freed
         end_transient = tokens * e * model.hidden  # the embedding's backward: the hidden states' gradient
     head_trains = not workload.lora or workload.lora.embeddings
     in_loss: int | None = None  # the logits live at the loss backward's worst, when not the forward's (None)
@@ -203,8 +202,7 @@ def training_step(workload: Workload) -> tuple[tuple[Component, ...], dict[str, 
             # TRL's trainers' forward phase is the forward's worst; a supervised step's is its end, whose loss phase
             # outweighs the layer's moment (measured below the cross-entropy's, tools/measure_peak.py, docs/accuracy.md)
             **({"layer_forward": tokens * lora_terms.layer_forward + dequantised,
-                "layer_forward_kept": (tokens * model.layers * layer_input_bytes_per_token(model, e)
-                                       + batch_shared_bytes(model, e, workload.seq) + checkpointed_masks(run))}
+                "layer_forward_kept": tokens * model.layers * layer_input_bytes_per_token(model, e) + kept_beside}
                if lora_terms.layer_forward and workload.objective is not Objective.SFT else {})}))
     sizes = StepSizes(**{**fields, **ppo_sizes})  # type: ignore[arg-type]
     by_phase = phases(sizes)
@@ -667,6 +665,4 @@ def as_loaded(model: ModelSpec, precision: Precision | WeightFormat,
         return precision
     if precision.name in BNB_FORMATS and model.moe is not None:
         return dataclasses.replace(precision, experts_kept=True)
-    if precision.name == "mxfp4" and model.model_type == "gpt_oss":
-        return dataclasses.replace(precision, mlp_only=True)
-    return precision
+    return gpt_oss_mxfp4(model, precision)

@@ -16,7 +16,7 @@ from ..core.option import MAX_BATCH, MAX_SEQ, Kind, Option, optional, parse_deci
 from ..core.phrase import Phrase, phrase
 from ..core.search import last_true
 from ..core.units import GB, GIB, format_binary
-from ..formats.weights import BNB_FORMATS, WeightFormat
+from ..formats.weights import BNB_FORMATS, WeightFormat, gpt_oss_mxfp4
 from ..memory.activations import embedding_components
 from ..memory.components import Breakdown, Component, EngineFacts, given_overhead, no_component
 from ..memory.states import weights_bytes
@@ -665,12 +665,7 @@ class Vllm:
 
     def run_format(self, model: ModelSpec, precision: Precision | WeightFormat, *,
                    training: bool) -> Precision | WeightFormat:
-        run = run_as_published(model, precision, training=training)
-        if isinstance(run, WeightFormat) and run.name == "mxfp4" and model.model_type == "gpt_oss":
-            # OpenAI's checkpoint quantises the experts alone, and vLLM's Mxfp4Config gives every LinearBase
-            # UnquantizedLinearMethod (quantization/mxfp4.py get_quant_method): attention stays in bf16
-            return dataclasses.replace(run, mlp_only=True)
-        return run
+        return gpt_oss_mxfp4(model, run_as_published(model, precision, training=training))
 
     def notes(self, workload: Workload) -> tuple[str, ...]:
         model = workload.model

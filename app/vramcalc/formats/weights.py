@@ -112,6 +112,15 @@ def keeps_mxfp4_experts(spec: ModelSpec) -> bool:
     return spec.native_format.startswith("MXFP4")
 
 
+def gpt_oss_mxfp4(spec: ModelSpec, fmt: Precision | WeightFormat) -> Precision | WeightFormat:
+    """MXFP4 asked of gpt-oss is OpenAI's checkpoint: its experts in MXFP4, attention in bf16 (`quantise=mlp`), as
+    both vLLM (quantization/mxfp4.py: every LinearBase unquantised) and transformers (integrations/mxfp4.py: each
+    GptOssMLP converted, nothing else) run it."""
+    if isinstance(fmt, WeightFormat) and fmt.name == "mxfp4" and spec.model_type == "gpt_oss":
+        return dataclasses.replace(fmt, mlp_only=True)
+    return fmt
+
+
 def _fp8_per_tensor(native_format: str) -> bool:
     """Mistral's FP8 checkpoints (Devstral 2): one scale per weight matrix, not per 128 × 128 block."""
     return native_format.startswith("FP8") and "per tensor" in native_format
