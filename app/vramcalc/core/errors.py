@@ -9,9 +9,9 @@ class ValidationError(ValueError):
         self.field = field
         self.value = value
         self.allowed = allowed
-        super().__init__(f"{field}: got {_show(value)}; {allowed}")
+        super().__init__(f"{field}: got {shown_value(value)}; {allowed}")
 
 
-def _show(value: object) -> str:
+def shown_value(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

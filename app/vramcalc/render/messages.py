@@ -14,7 +14,7 @@ import string
 from collections.abc import Mapping
 
 from ..core import units
-from ..core.errors import ValidationError, _show
+from ..core.errors import ValidationError, shown_value
 from ..core.phrase import Formula, Part, Phrase
 from .i18n.en import EN
 from .i18n.pt import PT
@@ -111,7 +111,7 @@ class Words:
                 groups = [Localized(self.localize(g)) if g and _NUMBER.fullmatch(g) else g or ""
                           for g in match.groups()]
                 reason = self.message(key, **{f"g{i}": g for i, g in enumerate(groups)})
-                return self.message("problem", field=problem.field, value=_show(problem.value), reason=reason)
+                return self.message("problem", field=problem.field, value=shown_value(problem.value), reason=reason)
         return str(problem)
 
     def say(self, said: Part | Formula) -> str:

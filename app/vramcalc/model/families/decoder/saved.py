@@ -634,6 +634,12 @@ class LoraBackward:
     layer_forward: int = 0
 
 
+def rms_norm_backward(width: int) -> int:
+    """Per token, an RMSNorm's backward at its worst (modeling_llama.py LlamaRMSNorm): pow's backward runs with five
+    fp32 copies of its input live (LoraBackward's `norm`; measured, tools/measure_peak.py: 20·h − 4 B)."""
+    return 5 * FP32_BYTES * width - FP32_BYTES
+
+
 def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ...], rank: int, dropout: float,
                   adapter_value_bytes: int, *, head: bool, checkpointed: bool) -> LoraBackward:
     e, e_a, h = value_bytes, adapter_value_bytes, model.hidden
@@ -647,7 +653,7 @@ def lora_backward(model: ModelSpec, value_bytes: int, matrices: tuple[Tensor, ..
             width = t.shape[1]
             mlp -= width * e + rank * e + (width * MASK_BYTES if dropout > 0 else 0)
             down_gradients = rank * (width + t.shape[0]) * e
-    return LoraBackward(head_released=head_released, norm=5 * FP32_BYTES * h - FP32_BYTES,
+    return LoraBackward(head_released=head_released, norm=rms_norm_backward(h),
                         layer_released=head_released + final_norm, hidden_gradient=e * h * (1 + checkpointed), mlp=mlp,
                         down_gradients=down_gradients,
                         recompute_overlap=e * h if checkpointed and e == FP32_BYTES else 0,
@@ -729,7 +735,7 @@ def full_layer_backward(model: ModelSpec, attention: Attention, tokens: int, seq
     e, g, h, width = value_bytes, gradient_bytes, model.hidden, model.ffn
     mlp, norm_saved = mlp_saved(model, e, False), _norm_saved(model, e, h, feeds_linear=True)
     moments = [(e * width, tokens * 3 * e * width + g * h * width),
-               (mlp + 2 * e * h, tokens * (5 * FP32_BYTES * h - FP32_BYTES) + g * 3 * h * width)]
+               (mlp + 2 * e * h, tokens * rms_norm_backward(h) + g * 3 * h * width)]
     softmax = _softmax_gradients(model, attention, seq, e)
     if softmax:
         moments.append((mlp + norm_saved, tokens * softmax + g * (3 * h * width + h * model.q_dim + h)))
