@@ -114,6 +114,17 @@ def test_the_presets_and_gpus_ship_as_one_file_each_in_their_order(site_dir):
             assert list(bundle) == json.loads((data / folder / "order.json").read_text(encoding="utf-8"))
 
 
+def test_the_list_of_config_keys_nothing_reads_is_not_shipped(site_dir):
+    """tools/precompile.mjs strips the presets' configs of the keys data/config_keys_unread.json lists, and leaves
+    the list out: no Python of the page names it (tests/test_types.py reads it from the repository)."""
+    app = ROOT / "app"
+    with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[0]).read_bytes()))) as archive:
+        names = archive.namelist()
+    assert "vramcalc/data/config_defaults.json" in names and "vramcalc/data/config_keys_unread.json" not in names
+    sources = [app / "main.py", *(app / "vramcalc").rglob("*.py")]
+    assert not [path.name for path in sources if "config_keys_unread" in path.read_text(encoding="utf-8")]
+
+
 def _node(script: str):
     """Run an ES module in Node.js (the pinned Pyodide boots there) and return its finished process."""
     import subprocess

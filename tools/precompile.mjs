@@ -444,7 +444,9 @@ def add(zout, name, data, filename, date_time):
 
 compiled = 0
 left_out = left_out_already
-UNREAD = "data/config_keys_unread.json"  # config keys no reader reads (tests/test_types.py checks it)
+# config keys no reader reads (tests/test_types.py checks it): what the presets are stripped of below; read here and
+# by that test alone (from the repository), so it is not shipped
+UNREAD = "data/config_keys_unread.json"
 with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfile.ZIP_STORED) as zout:
     listed = [name for name in zin.namelist() if name.endswith(UNREAD)] if strip_annotations else []
     stripping = json.loads(zin.read(listed[0])) if listed else {"keys": [], "vision_read": None}
@@ -453,7 +455,7 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
     for info in zin.infolist():
         if info.is_dir():
             continue
-        if not wanted(info.filename):
+        if not wanted(info.filename) or info.filename in listed:
             left_out += 1
             continue
         data = zin.read(info)
