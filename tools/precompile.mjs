@@ -295,9 +295,9 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                                         (on_first_use("logging"),
                                          logger_on_first_use("LOGGER", '"concurrent.futures"')),
                                         ("logging",)),
-        # asyncio's streams, subprocesses, call graphs and task groups (-10 kB gzip): its __init__ star-imports them
-        # all, and nothing the page runs uses them (PyScript's and Pyodide's asyncio: tasks, futures, gather, the
-        # loop and its policy). Their names are then had on first use through the package's __getattr__, and
+        # asyncio's streams, subprocesses, call graphs and task groups (-10 kB gzip), and its own loops (base_events,
+        # unix_events: see pyodide/webloop.py above): its __init__ star-imports them all, and nothing the page runs
+        # uses them (PyScript's and Pyodide's asyncio: tasks, futures, gather, the WebLoop and its policy). Their names are then had on first use through the package's __getattr__, and
         # __all__ lists them as this interpreter's modules do ("from asyncio import *" would import them all)
         "asyncio/__init__.py": (tuple(line.encode() for line in ASYNCIO_LINES) + (b"def __getattr__(name: str):\\n",),
                                 tuple(text.encode() for text in ASYNCIO_LINES.values())
