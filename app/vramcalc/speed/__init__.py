@@ -433,8 +433,9 @@ def cost_of(speed: Speed, gpu: GpuSpec, gpus: int, machine: Machine, cards: tupl
     if price is None and all(priced):
         said = phrase("cost.price.default", date=_prices()["date"], source=_prices()["source"])
     hours = _run_hours(speed, machine)
-    if price is None and not all(priced):
-        return Cost(run_hours=hours)
+    if price is None and not all(priced):  # never a silent absence: which card has no price, and what to give
+        unpriced = next(card for card, usd in zip(cards or (gpu,) * gpus, priced, strict=True) if not usd)
+        return Cost(run_hours=hours, price=phrase("cost.price.none", gpu=unpriced.display_name))
     per_hour = price * gpus if price is not None else sum(p for p in priced if p)
     per_million = None
     if speed.output_tokens_per_s:

@@ -1599,6 +1599,7 @@ EN: Mapping[str, str] = {
     "speed.chart.context.x": "context (tokens)",
     "cost.price.given": "Costs at the price per GPU-hour given.",
     "cost.price.default": "Costs at a cloud price of {date} ({source}); give your own price per GPU-hour to change it.",
+    "cost.price.none": "No cost: {gpu} has no default price per GPU-hour; give yours (--gpu-hour-price) to price it.",
     "field.prompt_tokens.label": "Prompt tokens",
     "field.prompt_tokens.help": "Tokens of each prompt, for the speed; empty: the sequence less the output.",
     "field.output_tokens.label": "Output tokens",

@@ -1686,6 +1686,7 @@ PT: Mapping[str, str] = {
     "cost.price.default": (
         "Custos a um preço de nuvem de {date} ({source}); informe o seu preço por GPU-hora para mudá-lo."
     ),
+    "cost.price.none": "Sem custo: {gpu} não tem preço padrão por GPU-hora; informe o seu (--gpu-hour-price).",
     "field.prompt_tokens.label": "Tokens do prompt",
     "field.prompt_tokens.help": "Tokens de cada prompt, para a velocidade; vazio: a sequência menos a saída.",
     "field.output_tokens.label": "Tokens de saída",

@@ -1,0 +1,44 @@
+"""Issue 24's coverage: every mode, engine and layout gives its speed and cost, or says why not, and the figures
+agree with each other and with their basis (tools/speed_coverage.py runs the whole grid; docs/accuracy.md,
+"Speed and cost coverage")."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from vramcalc.analysis.speed_answers import evaluate_speed
+from vramcalc.cli import main
+from vramcalc.inputs.parse import parse_target, parse_workload
+from vramcalc.render.messages import Words
+from vramcalc.render.speed import present_speed
+from vramcalc.workload import Machine
+
+
+def cli_json(*argv: str) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*argv, "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.parametrize("card", ["24gb", "apple-m4-max-128gb", "rtx-3090,rtx-4060-ti-16gb"])
+def test_a_card_without_a_price_says_why_there_is_no_cost(card):
+    data = cli_json("--model", "llama-3.1-8b", "--runtime", "llamacpp", "--gpu", card)
+    assert data["cost"]["usd_per_hour"] is None
+    assert len(data["cost_basis"]) == 1 and "--gpu-hour-price" in data["cost_basis"][0]
+    workload = parse_workload({"model": "llama-3.1-8b", "runtime": "llamacpp", "gpu": card})
+    target = parse_target({"gpu": card})
+    for language in ("en", "pt"):
+        basis = present_speed(workload, evaluate_speed(workload, target, Machine()), words=Words(language)).basis
+        assert any("--gpu-hour-price" in line for line in basis), language
+
+
+def test_a_priced_card_says_where_its_price_comes_from():
+    data = cli_json("--model", "llama-3.1-8b", "--gpu", "h100-80gb")
+    assert data["cost"]["usd_per_hour"] and "cloud price" in data["cost_basis"][0]
+    given = cli_json("--model", "llama-3.1-8b", "--gpu", "24gb", "--gpu-hour-price", "0.4")
+    assert given["cost"]["usd_per_hour"] == 0.4 and "given" in given["cost_basis"][0]
