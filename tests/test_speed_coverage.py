@@ -42,3 +42,15 @@ def test_a_priced_card_says_where_its_price_comes_from():
     assert data["cost"]["usd_per_hour"] and "cloud price" in data["cost_basis"][0]
     given = cli_json("--model", "llama-3.1-8b", "--gpu", "24gb", "--gpu-hour-price", "0.4")
     assert given["cost"]["usd_per_hour"] == 0.4 and "given" in given["cost_basis"][0]
+
+
+def test_ollamas_concurrency_says_the_model_is_not_whole_not_that_one_sequence_is_slow():
+    """Ollama runs the model with layers in RAM (it fits), but the reverse answers ask for it whole on the card:
+    "one sequence alone is slower than 10 tokens/s" was said beside a decode of 16.6 tokens/s."""
+    values = {"model": "qwen3-30b-a3b", "runtime": "ollama", "precision": "f16", "gpu": "rtx-4090"}
+    workload, target = parse_workload(values), parse_target(values)
+    result = evaluate_speed(workload, target, Machine())
+    assert result.answers.fits and not result.answers.searched_fits
+    assert result.speed.decode_tokens_per_s > 10 and result.answers.max_concurrency is None
+    said = dict((key, value) for key, _, value in present_speed(workload, result).figures)
+    assert said["max_concurrency"] == "none: one sequence does not fit with every layer on the GPU"

@@ -49,6 +49,7 @@ class SpeedAnswers:
     cheapest_card: str | None = None  # of the cards with a default price, the lowest $ per million tokens
     cheapest_usd_per_million: float | None = None  # its price per million output (or training) tokens
     fits: bool = True  # the workload as set fits the target (else its speeds are of a run that cannot start)
+    searched_fits: bool = True  # one sequence fits as the answers search (Ollama: every layer on the card)
 
 
 def _decode(workload: Workload, target: Target, machine: Machine) -> float:
@@ -242,7 +243,8 @@ def speed_answers(workload: Workload, target: Target, machine: Machine) -> Speed
         tensor_split=tuple(map(float, plan.tensor_split)))
     # llama.cpp fits the GPU's free memory only: on a Mac what it leaves in system RAM may not fit the rest
     planned = _decode(placed, target, machine) if placed is not None and fits(placed, target) else None
-    return SpeedAnswers(fits=now, cheapest_card=card, cheapest_usd_per_million=per_million,
+    return SpeedAnswers(fits=now, searched_fits=now and fits(workload, target), cheapest_card=card,
+                        cheapest_usd_per_million=per_million,
                         llamacpp_fit=plan, llamacpp_fit_tokens_per_s=planned,
                         fastest_format=fastest_format(workload, target, machine),
                         max_concurrency=max_concurrency(workload, target, machine, machine.min_tokens_per_s),

@@ -106,7 +106,8 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
             figures.append(("max_concurrency", words.message(
                 "speed.value.concurrency", count=f"{answers.max_concurrency:,}", rate=f"{machine.min_tokens_per_s:g}")
                 if answers.max_concurrency else words.message(
-                    "speed.value.concurrency_none" if answers.fits else "speed.value.concurrency_no_fit",
+                    "speed.value.concurrency_no_fit" if not answers.fits else "speed.value.concurrency_not_whole"
+                    if not answers.searched_fits else "speed.value.concurrency_none",
                     rate=f"{machine.min_tokens_per_s:g}")))
             if answers.min_n_cpu_moe is not None and answers.n_cpu_moe_tokens_per_s:
                 rate = tokens_s(answers.n_cpu_moe_tokens_per_s)

@@ -1656,6 +1656,7 @@ EN: Mapping[str, str] = {
     "speed.fit.none": "nothing: this engine has no rates of its own yet, so transformers' are used",
     "speed.not_fit": "It does not fit these GPUs: these speeds are those it would have if it did.",
     "speed.value.concurrency_no_fit": "none: one sequence does not fit",
+    "speed.value.concurrency_not_whole": "none: one sequence does not fit with every layer on the GPU",
     "llamacpp.cpu_moe": (
         "; the routed experts of the first {layers} {layers:layer|layers} are in system RAM (--n-cpu-moe)"
     ),

@@ -1748,6 +1748,7 @@ PT: Mapping[str, str] = {
     "speed.fit.none": "nada: este motor ainda não tem ritmos próprios, então os do transformers são usados",
     "speed.not_fit": "Não cabe nestas GPUs: estas velocidades são as que teria se coubesse.",
     "speed.value.concurrency_no_fit": "nenhuma: uma sequência não cabe",
+    "speed.value.concurrency_not_whole": "nenhuma: uma sequência não cabe com todas as camadas na GPU",
     "llamacpp.cpu_moe": (
         "; os especialistas roteados de {layers} {layers:camada|camadas} (as primeiras) ficam na RAM do sistema "
         "(--n-cpu-moe)"
