@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from vramcalc.analysis.speed_answers import evaluate_speed
+from vramcalc.analysis.speed_answers import evaluate_speed, speed_answers
 from vramcalc.cli import main
 from vramcalc.inputs.parse import parse_target, parse_workload
 from vramcalc.render.messages import Words
@@ -54,3 +54,11 @@ def test_ollamas_concurrency_says_the_model_is_not_whole_not_that_one_sequence_i
     assert result.speed.decode_tokens_per_s > 10 and result.answers.max_concurrency is None
     said = dict((key, value) for key, _, value in present_speed(workload, result).figures)
     assert said["max_concurrency"] == "none: one sequence does not fit with every layer on the GPU"
+
+
+def test_the_format_asked_for_is_ranked_when_the_ladder_lacks_it():
+    """An AWQ Qwen3-30B-A3B fits a 4090 on transformers, but none of transformers' ladder (bf16, bnb-int8, nf4) does:
+    "the fastest weights that fit" said none, beside the speed of the one that runs."""
+    values = {"model": "qwen3-30b-a3b", "runtime": "transformers", "precision": "awq-int4", "gpu": "rtx-4090"}
+    workload, target = parse_workload(values), parse_target(values)
+    assert speed_answers(workload, target, Machine()).fastest_format == "awq-int4"

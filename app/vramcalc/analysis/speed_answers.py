@@ -20,6 +20,7 @@ from ..engines.llamacpp_fit_gpus import free_on, llamacpp_fit_gpus
 from ..engines.ollama import LLAMA_SERVER, num_ctx, searched, version_of
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
+from ..memory.states import weights_bytes
 from ..sources.gpus import gpu
 from ..speed import Cost, Speed, cost_of, decode_rate, default_prices, speed_of, throughput
 from ..workload import Machine, Target, Workload
@@ -74,7 +75,7 @@ def fastest_format(workload: Workload, target: Target, machine: Machine) -> str 
     off, and the answer would always be the smallest format: those are left to "the most precise weights
     that fit"."""
     rates: list[tuple[str, float]] = []  # from the most precise down
-    for name in weight_ladder(workload):
+    for name in _candidates(workload):
         if _nominal_bits(name) < MIN_FASTEST_BITS:
             continue
         with contextlib.suppress(ValidationError):
@@ -85,6 +86,24 @@ def fastest_format(workload: Workload, target: Target, machine: Machine) -> str 
                 rates.append((name, _decode(candidate, target, machine)))
     fastest = max((rate for _, rate in rates), default=0.0)
     return next((name for name, rate in rates if rate * CLEAR_GAIN >= fastest), None)
+
+
+def _candidates(workload: Workload) -> list[str]:
+    """The formats "the fastest that fits" ranks: the engine's ladder, and the format asked for where the ladder
+    lacks it (a GPTQ or AWQ checkpoint on transformers), placed among them by its weights' bytes (more is more
+    precise): a format that runs and fits is never left out of the answer for not being on the ladder."""
+    names = weight_ladder(workload)
+    own = workload.precision.value
+    if own in names or workload.is_training:
+        return names
+    sizes = []
+    with contextlib.suppress(ValidationError):
+        sizes = [weights_bytes(workload.but(precision=parse_precision(name))).bytes for name in names]
+    if len(sizes) != len(names):
+        return [*names, own]
+    mine = weights_bytes(workload).bytes
+    at = next((i for i, size in enumerate(sizes) if size < mine), len(names))
+    return [*names[:at], own, *names[at:]]
 
 
 def max_concurrency(workload: Workload, target: Target, machine: Machine, tokens_per_s: float) -> int | None:
