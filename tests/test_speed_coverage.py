@@ -62,3 +62,11 @@ def test_the_format_asked_for_is_ranked_when_the_ladder_lacks_it():
     values = {"model": "qwen3-30b-a3b", "runtime": "transformers", "precision": "awq-int4", "gpu": "rtx-4090"}
     workload, target = parse_workload(values), parse_target(values)
     assert speed_answers(workload, target, Machine()).fastest_format == "awq-int4"
+
+
+def test_fit_gives_its_speed_and_answers_in_words():
+    """`fit --json` carries a speed and a cost: their basis too, and each answer in words, a null one's reason."""
+    data = cli_json("fit", "--model", "llama-3.1-70b", "--runtime", "ollama", "--gpu", "rtx-4090")
+    assert data["speed_basis"] and data["cost_basis"]
+    assert data["max_concurrency"] is None
+    assert data["speed_figures"]["max_concurrency"] == "none: one sequence does not fit with every layer on the GPU"
