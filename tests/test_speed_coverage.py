@@ -70,3 +70,37 @@ def test_fit_gives_its_speed_and_answers_in_words():
     assert data["speed_basis"] and data["cost_basis"]
     assert data["max_concurrency"] is None
     assert data["speed_figures"]["max_concurrency"] == "none: one sequence does not fit with every layer on the GPU"
+
+
+def test_a_pipeline_gives_its_cost_and_says_why_it_is_not_timed():
+    """`diffusion --json` had a null speed and no cost: on a card given as 24gb it did not say why, and no run
+    was priced. Now its words say why, --gpu-tflops times the card, and the cost is the time at the price."""
+    untimed = cli_json("diffusion", "--gpu", "24gb")
+    assert untimed["speed"] is None and "tensor rate" in untimed["speed_basis"][0]
+    assert untimed["cost"] == {"usd_per_hour": None, "usd_per_output": None}
+    assert "--gpu-hour-price" in untimed["cost_basis"][0]
+    timed = cli_json("diffusion", "--gpu", "24gb", "--gpu-tflops", "142", "--gpu-hour-price", "0.5")
+    per_image = timed["speed"]["per_output_s"]
+    assert timed["speed"]["tflops"] == 142 and timed["speed_basis"]
+    assert timed["cost"]["usd_per_output"] == pytest.approx(0.5 * per_image / 3600, rel=1e-3)
+    priced = cli_json("diffusion", "--gpu", "h100-80gb")
+    assert priced["cost"]["usd_per_hour"] > 0 and "cloud price" in priced["cost_basis"][0]
+    training = cli_json("diffusion", "--train-lora", "16", "--gpu", "h100-80gb")
+    assert training["speed"] is None and "not modelled" in training["speed_basis"][0]
+
+
+def test_the_page_prices_a_pipeline_on_a_priced_card():
+    from vramcalc.diffusion.pipelines import pipeline
+    from vramcalc.diffusion.run import Request, evaluate
+    from vramcalc.render.diffusion import present_diffusion
+    from vramcalc.sources.gpus import gpu
+
+    chosen = pipeline("flux.1-dev")
+    run = evaluate(chosen, Request(width=chosen.width, height=chosen.height, frames=chosen.frames, batch=1,
+                                   cfg=chosen.cfg, placement="gpu", precision="bf16", text_precision="bf16",
+                                   vae_precision="bf16"))
+    for language in ("en", "pt"):
+        notes = present_diffusion(run, gpu=gpu("h100-80gb"), words=Words(language)).notes
+        assert any("US$0.0092" in note or "US$0,0092" in note for note in notes), language
+        unpriced = present_diffusion(run, gpu=gpu("rtx-4060-ti-16gb"), words=Words(language)).notes
+        assert any("--gpu-hour-price" in note for note in unpriced), language

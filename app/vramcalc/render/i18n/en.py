@@ -1851,6 +1851,8 @@ EN: Mapping[str, str] = {
     "diffusion.speed.validated.False": "not validated",
     "diffusion.speed.unknown_tflops": "Not timed: the card's 16-bit tensor rate is not in the GPU data.",
     "diffusion.speed.not_counted": "Not timed: the FLOPs of {name} are not counted yet.",
+    "diffusion.speed.training": "Not timed: a LoRA training step's time is not modelled yet (only its memory).",
+    "diffusion.cost.note": "Cost: US${usd} per {output} at US${hour} per GPU-hour.",
     "diffusion.speed.fp32": "Not timed: fp32 weights run at another rate than the 16-bit one the time is fitted to.",
     "diffusion.speed.basis": "{steps} steps of {tflop} TFLOP each (every image and guidance pass), the text "
                              "encoding and the VAE decode, counted layer by layer, at {share} of the card's dense "

@@ -1960,6 +1960,8 @@ PT: Mapping[str, str] = {
     "diffusion.speed.validated.False": "não validado",
     "diffusion.speed.unknown_tflops": "Sem tempo: a taxa de tensores de 16 bits da placa não está nos dados de GPUs.",
     "diffusion.speed.not_counted": "Sem tempo: os FLOPs de {name} ainda não são contados.",
+    "diffusion.speed.training": "Sem tempo: o tempo de um passo de treino LoRA ainda não é modelado (só a memória).",
+    "diffusion.cost.note": "Custo: US${usd} por {output} a US${hour} por GPU-hora.",
     "diffusion.speed.fp32": "Sem tempo: pesos fp32 rodam a outra taxa que não a de 16 bits à qual o tempo é ajustado.",
     "diffusion.speed.basis": "{steps} passos de {tflop} TFLOP cada (toda imagem e passada de guidance), a codificação "
                              "do texto e a decodificação do VAE, contados camada a camada, a {share} dos {tflops} "
