@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,9 @@ from vramcalc.inputs.parse import parse_target, parse_workload
 from vramcalc.render.messages import Words
 from vramcalc.render.speed import present_speed
 from vramcalc.workload import Machine
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+import speed_coverage
 
 
 def cli_json(*argv: str) -> dict:
@@ -104,3 +109,41 @@ def test_the_page_prices_a_pipeline_on_a_priced_card():
         assert any("US$0.0092" in note or "US$0,0092" in note for note in notes), language
         unpriced = present_diffusion(run, gpu=gpu("rtx-4060-ti-16gb"), words=Words(language)).notes
         assert any("--gpu-hour-price" in note for note in unpriced), language
+
+
+def test_the_whole_grid_is_clean():
+    """Every combination of tools/speed_coverage.py (modes, engines, layouts, cards, formats), its monotonic pairs
+    and a sample of its fit answers: no figure missing without a reason, none NaN or negative, none disagreeing."""
+    argvs = list(dict.fromkeys(speed_coverage.grid()))
+    results = speed_coverage.audit([*argvs, *speed_coverage.diffusion_grid()])
+    assert not results["tracebacks"]
+    assert results["runs"] > 750 and results["refused"] <= 60  # vLLM on a Mac, and a few refused as TRL refuses
+    flags = [f"{' '.join(argv)}: {flag}" for argv, flag in results["flags"]]
+    for name, low, high, key, sign in [*speed_coverage.pairs(), *speed_coverage.diffusion_pairs()]:
+        flag = speed_coverage.monotonic(name, low, high, key, sign)
+        if flag:
+            flags.append(flag)
+    for argv in argvs[::15]:
+        flags += speed_coverage.fit_check(argv)[0]
+    assert not flags, "\n".join(flags)
+
+
+def test_the_checks_can_fail():
+    """The grid's checks on a made-up answer: each inconsistency is caught."""
+    argv = ("--model", "x", "--gpu", "24gb")
+    good = {"speed": {"prefill_tokens_per_s": 1000.0, "decode_tokens_per_s": 50.0, "output_tokens_per_s": 40.0,
+                      "ttft_s": 1.0, "tpot_s": 0.02, "bound": "memory", "step_s": None, "train_tokens_per_s": None,
+                      "mfu": None, "rollout_s": None, "prompt_tokens": 1000, "output_tokens": 256, "sequences": 1,
+                      "requests_per_s": None, "transcribe_s": None, "real_time_factor": None},
+            "cost": {"usd_per_hour": 1.0, "usd_per_million_output_tokens": 1e6 / (40 * 3600), "run_hours": None,
+                     "run_usd": None},
+            "cost_basis": ["Costs at the price per GPU-hour given."], "speed_basis": [],
+            "per_gpu": {"layout": "one GPU"}}
+    assert speed_coverage.check(argv, good) == []
+    for key, value in (("tpot_s", 0.03), ("ttft_s", 2.0), ("output_tokens_per_s", 60.0),
+                       ("decode_tokens_per_s", float("nan")), ("prefill_tokens_per_s", None)):
+        assert speed_coverage.check(argv, {**good, "speed": {**good["speed"], key: value}}), key
+    assert speed_coverage.check(argv, {**good, "cost": {**good["cost"], "usd_per_million_output_tokens": 9.0}})
+    assert speed_coverage.check(argv, {**good, "cost": {**good["cost"], "usd_per_hour": None}, "cost_basis": []})
+    lying = {**good, "speed_basis": ["Memory-bound: 1 GB read per step (30.0 ms per token on average)."]}
+    assert speed_coverage.check(argv, lying)
