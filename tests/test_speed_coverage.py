@@ -147,3 +147,26 @@ def test_the_checks_can_fail():
     assert speed_coverage.check(argv, {**good, "cost": {**good["cost"], "usd_per_hour": None}, "cost_basis": []})
     lying = {**good, "speed_basis": ["Memory-bound: 1 GB read per step (30.0 ms per token on average)."]}
     assert speed_coverage.check(argv, lying)
+
+
+@pytest.mark.parametrize("argv", [
+    ("--precision", "fp32", "--gpu", "rtx-4090"),  # transformers: its launches overlap the read, not added to it
+    ("--model", "llama-3.1-70b", "--runtime", "vllm", "--gpu", "h100-80gb", "--gpus", "2", "--tp", "2"),  # per GPU
+    ("--model", "qwen3-30b-a3b", "--runtime", "llamacpp", "--precision", "q4_k_m", "--gpu", "rtx-4060-ti-8gb",
+     "--n-cpu-moe", "10"),  # experts in RAM, read at llama.cpp's share of its bandwidth
+    ("--runtime", "llamacpp", "--precision", "q4_k_m", "--gpu", "h100-80gb", "--parallel", "64", "--prompt-tokens",
+     "1000", "--output-tokens", "500"),  # a cache read at a lower share than the weights
+])
+def test_the_memory_bound_basis_adds_up_to_its_step(argv):
+    """The basis said 32.14 GB at 90% of 1,008 GB/s plus 24 ms per step, 59 ms, beside a 35.4 ms step; 141.65 GB at
+    95% of 3,350 GB/s (44 ms) beside 29 ms on two GPUs; and left out the experts read from RAM and the cache's lower
+    share: its numbers now add up as the step is computed."""
+    line = cli_json("--model", "llama-3.1-8b", *argv)["speed_basis"][0]
+    found = speed_coverage.MEMORY.search(line)
+    assert found, line
+    assert speed_coverage._memory_flags(argv, [float(g.replace(",", "")) if g else 0.0 for g in found.groups()]) == []
+
+
+def test_the_ram_bound_basis_names_the_share_of_the_ram_it_reads_at():
+    line = cli_json("--model", "llama-3.1-70b", "--runtime", "ollama", "--gpu", "rtx-4090")["speed_basis"][0]
+    assert line.startswith("Bound by system RAM: 120.36 GB read per step from RAM at 75% of 64 GB/s")

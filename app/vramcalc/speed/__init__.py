@@ -309,6 +309,31 @@ def _ram_basis(card: Device, machine: Machine) -> Phrase:
                   desktop=f"{calibration()['ram_bandwidth_gb_s']:,.0f}")
 
 
+def _decode_basis(middle: Step, mean: float, workload: Workload, card: Device, machine: Machine, tp: int) -> Phrase:
+    """The decode step in words, its numbers adding up as speed/inference.py `forward` adds them: the bytes each GPU
+    reads (tensor parallel: its share) at the engine's share of the bandwidth, the cache's part at its own share, the
+    part in system RAM at the engine's share of the RAM's bandwidth, and the fixed costs that add to the read (the
+    launches transformers overlaps with it do not)."""
+    rates = engine_rates(workload.runtime)
+    assert card.bandwidth is not None
+    share = bandwidth_share(rates, card, workload.precision)
+    kv_share = share * float(rates.get("kv_bandwidth", 1.0))
+    ram_share = float(rates.get("ram_bandwidth", 0.75))
+    ram = ram_bandwidth(machine, card)
+    cache = (phrase("speed.basis.cache_share", cache=f"{middle.cache_bytes / tp / GB:.2f} GB", share=_percent(kv_share))
+             if middle.cache_bytes and kv_share != share else "")
+    host = (phrase("speed.basis.host_part", host=f"{middle.host_bytes / GB:.2f} GB", share=_percent(ram_share),
+                   ram=_gb_s(ram), ms=f"{1000 * middle.host_read_s:.1f}") if middle.host_read_s else "")
+    return phrase(
+        f"speed.basis.{middle.bound}", bytes=f"{middle.gpu_bytes / tp / GB:.2f} GB",
+        host=f"{middle.host_bytes / GB:.2f} GB",
+        each=phrase("speed.basis.each_gpu", gpus=tp) if tp > 1 else "", cache=cache, host_part=host,
+        read=f"{1000 * middle.gpu_read_s:.1f}", share=_percent(share), bandwidth=_gb_s(card.bandwidth),
+        ram_share=_percent(ram_share), depth=f"{workload.prompt + workload.output // 2:,}",
+        sequences=workload.sequences, ram=_gb_s(ram), fixed=f"{1000 * (middle.fixed_s - middle.overlapped_s):.1f}",
+        launch=f"{1000 * middle.fixed_s:.1f}", step=f"{1000 * mean:.1f}")
+
+
 def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
     workload = breakdown.workload
     prompt, output, sequences = workload.prompt, workload.output, workload.sequences
@@ -318,12 +343,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     whole = prefill(breakdown.workload, card, machine, placement, batch=sequences, prompt=prompt)
     rates = engine_rates(workload.runtime)
     assert card.bandwidth is not None
-    basis: list[Phrase] = [phrase(
-        f"speed.basis.{middle.bound}", bytes=f"{middle.gpu_bytes / GB:.2f} GB", host=f"{middle.host_bytes / GB:.2f} GB",
-        share=_percent(bandwidth_share(rates, card, workload.precision)), bandwidth=_gb_s(card.bandwidth),
-        depth=f"{prompt + output // 2:,}",
-        sequences=sequences, ram=_gb_s(ram_bandwidth(machine, card)), fixed=f"{1000 * middle.fixed_s:.1f}",
-        step=f"{1000 * mean:.1f}")]
+    basis: list[Phrase] = [_decode_basis(middle, mean, workload, card, machine, layout.tp)]
     if middle.moe_kernel_s:
         table = rates["rdna_mxfp4"]
         basis.append(phrase("speed.basis.rdna_mxfp4", seconds=f"{1000 * middle.moe_kernel_s:.1f}",

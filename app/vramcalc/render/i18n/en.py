@@ -1496,13 +1496,16 @@ EN: Mapping[str, str] = {
     "speed.value.usd_million": "US${value} per million output tokens",
     "speed.value.usd": "US${value}",
     "speed.basis.memory": (
-        "Memory-bound: {bytes} read per step at {share} of {bandwidth} GB/s, plus {fixed} ms of fixed cost per step "
-        "({step} ms per token on average, {sequences} {sequences:sequence|sequences} at about {depth} tokens of "
-        "context)."
+        "Memory-bound: {bytes} read per step{each} at {share} of {bandwidth} GB/s{cache}: {read} ms{host_part}, plus "
+        "{fixed} ms of fixed cost per step ({step} ms per token on average, {sequences} "
+        "{sequences:sequence|sequences} at about {depth} tokens of context)."
     ),
+    "speed.basis.each_gpu": " by each of its {gpus} GPUs",
+    "speed.basis.cache_share": " ({cache} of it the KV cache, read at {share})",
+    "speed.basis.host_part": ", and {host} from system RAM at {share} of {ram} GB/s: {ms} ms",
     "speed.basis.host_memory": (
-        "Bound by system RAM: {host} read per step from RAM at {ram} GB/s, and {bytes} from the GPU at {share} of "
-        "{bandwidth} GB/s ({step} ms per token on average)."
+        "Bound by system RAM: {host} read per step from RAM at {ram_share} of {ram} GB/s, and {bytes}{each} from the "
+        "GPU at {share} of {bandwidth} GB/s{cache}, plus {fixed} ms of fixed cost ({step} ms per token on average)."
     ),
     "speed.ram.yours": "System RAM read at {ram} GB/s: the figure you gave.",
     "speed.ram.desktop": (
@@ -1515,7 +1518,7 @@ EN: Mapping[str, str] = {
         "never below a desktop's {desktop} GB/s nor above the memory's own."
     ),
     "speed.basis.compute": (
-        "Compute-bound: {sequences} {sequences:sequence|sequences} per step; the weights' {bytes} read at {share} of "
+        "Compute-bound: {sequences} {sequences:sequence|sequences} per step; the {bytes}{each} read at {share} of "
         "{bandwidth} GB/s take "
         "less time than the matmuls ({step} ms per step)."
     ),
@@ -1526,8 +1529,8 @@ EN: Mapping[str, str] = {
         "the Hub's copies that transformers loads has that PR's RDNA configs."
     ),
     "speed.basis.overhead": (
-        "Bound by fixed costs: {fixed} ms per step of kernel launches and synchronisation, more than reading {bytes} "
-        "at {share} of {bandwidth} GB/s ({step} ms per token)."
+        "Bound by fixed costs: {launch} ms per step of kernel launches and synchronisation, more than reading {bytes}"
+        "{each} at {share} of {bandwidth} GB/s{cache} ({step} ms per token)."
     ),
     "speed.basis.prefill_acc16": (
         "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS, the card's rate with FP16 "

@@ -1569,13 +1569,16 @@ PT: Mapping[str, str] = {
     "speed.value.usd_million": "US${value} por milhão de tokens de saída",
     "speed.value.usd": "US${value}",
     "speed.basis.memory": (
-        "Limitado pela memória: {bytes} lidos por passo a {share} de {bandwidth} GB/s, mais {fixed} ms de custo fixo "
-        "por passo ({step} ms por token em média, {sequences} {sequences:sequência|sequências} com cerca de {depth} "
-        "tokens de contexto)."
+        "Limitado pela memória: {bytes} lidos por passo{each} a {share} de {bandwidth} GB/s{cache}: {read} ms"
+        "{host_part}, mais {fixed} ms de custo fixo por passo ({step} ms por token em média, {sequences} "
+        "{sequences:sequência|sequências} com cerca de {depth} tokens de contexto)."
     ),
+    "speed.basis.each_gpu": " por cada uma das suas {gpus} GPUs",
+    "speed.basis.cache_share": " ({cache} deles o cache KV, lido a {share})",
+    "speed.basis.host_part": ", e {host} da RAM do sistema a {share} de {ram} GB/s: {ms} ms",
     "speed.basis.host_memory": (
-        "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram} GB/s, e {bytes} da GPU a {share} de "
-        "{bandwidth} GB/s ({step} ms por token em média)."
+        "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram_share} de {ram} GB/s, e {bytes}{each} da "
+        "GPU a {share} de {bandwidth} GB/s{cache}, mais {fixed} ms de custo fixo ({step} ms por token em média)."
     ),
     "speed.ram.yours": "RAM do sistema lida a {ram} GB/s: o valor que você informou.",
     "speed.ram.desktop": (
@@ -1588,7 +1591,7 @@ PT: Mapping[str, str] = {
         " 400 GB/s de um M1 Max), nunca abaixo dos {desktop} GB/s de um desktop nem acima da própria memória."
     ),
     "speed.basis.compute": (
-        "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes} dos pesos "
+        "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes}{each} "
         "a {share} de {bandwidth} "
         "GB/s leva menos tempo que as multiplicações de matrizes ({step} ms por passo)."
     ),
@@ -1600,8 +1603,8 @@ PT: Mapping[str, str] = {
         "RDNA desse PR."
     ),
     "speed.basis.overhead": (
-        "Limitado por custos fixos: {fixed} ms por passo de lançamentos de kernels e sincronização, mais que ler "
-        "{bytes} a {share} de {bandwidth} GB/s ({step} ms por token)."
+        "Limitado por custos fixos: {launch} ms por passo de lançamentos de kernels e sincronização, mais que ler "
+        "{bytes}{each} a {share} de {bandwidth} GB/s{cache} ({step} ms por token)."
     ),
     "speed.basis.prefill_acc16": (
         "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS, a taxa da placa com acumulação em "
