@@ -170,3 +170,20 @@ def test_the_memory_bound_basis_adds_up_to_its_step(argv):
 def test_the_ram_bound_basis_names_the_share_of_the_ram_it_reads_at():
     line = cli_json("--model", "llama-3.1-70b", "--runtime", "ollama", "--gpu", "rtx-4090")["speed_basis"][0]
     assert line.startswith("Bound by system RAM: 120.36 GB read per step from RAM at 75% of 64 GB/s")
+
+
+@pytest.mark.parametrize("argv", [
+    ("--model", "llama-3.1-8b", "--lora-rank", "16", "--gpu", "rtx-4090", "--seq", "2048"),  # recompute beside MFU
+    ("--model", "qwen3-0.6b", "--gpu", "rtx-3060", "--seq", "512"),  # was "0.0 PFLOP at 68% of 26 TFLOPS"
+    ("--model", "qwen3-0.6b", "--gpu", "apple-m1-8gb", "--seq", "512"),  # 2.6 TFLOPS shown as 3
+    ("--model", "qwen3-1.7b", "--objective", "grpo", "--batch", "8", "--gpu", "h100-80gb", "--seq", "1024"),
+])
+def test_the_training_basis_gives_the_step(argv):
+    """The basis gave the FLOPs with the recompute beside a utilisation of the model's FLOPs only (0.1 PFLOP at 68%
+    of 165 TFLOPS: 0.89 s, beside a 0.57 s step), to one decimal (0.0 PFLOP) and the card's TFLOPS rounded to a
+    whole number: the model's FLOPs over their utilisation of the card now give the step."""
+    data = cli_json("--mode", "training", *argv)
+    found = speed_coverage.TRAINING_STEP.search(data["speed_basis"][0])
+    assert found, data["speed_basis"][0]
+    pflop, mfu, tflops = (float(g.replace(",", "")) for g in found.groups())
+    assert pflop * 1e15 / (mfu / 100 * tflops * 1e12) == pytest.approx(data["speed"]["step_s"], rel=0.02)

@@ -47,6 +47,8 @@ MEMORY = re.compile(  # speed.basis.memory, as English words it
     rf"Memory-bound: {NUMBER} GB read per step(?: by each of its (\d+) GPUs)? at (\d+)% of {NUMBER} GB/s"
     rf"(?: \({NUMBER} GB of it the KV cache, read at (\d+)%\))?: {NUMBER} ms(?:, and {NUMBER} GB from system RAM at "
     rf"(\d+)% of {NUMBER} GB/s: {NUMBER} ms)?, plus {NUMBER} ms of fixed cost per step \({NUMBER} ms per token")
+TRAINING_STEP = re.compile(rf"^Step: {NUMBER} PFLOP for [\d,]+ tokens per replica at {NUMBER}% model FLOPs utilisation "
+                           rf"of {NUMBER} TFLOPS per GPU")
 PROMPT = re.compile(r"^Prompt: [\d,.]+ TFLOP for ([\d,]+) tokens")
 LLM, MOE, BIG = "llama-3.1-8b", "qwen3-30b-a3b", "llama-3.1-70b"
 CARDS = ("rtx-4090", "rtx-3060", "h100-80gb", "a100-80gb", "l40s", "tesla-t4", "rx-7900-xtx", "mi300x",
@@ -397,6 +399,18 @@ def check(argv: Argv, data: dict[str, Any]) -> list[str]:
     if speed["mfu"] is not None and not 0 < speed["mfu"] <= 1:
         flags.append(f"model FLOPs utilisation {speed['mfu']} outside (0, 1]")
     for line in basis:
+        if speed["step_s"] and (m := TRAINING_STEP.search(line)):
+            pflop, mfu, tflops = (float(g.replace(",", "")) for g in m.groups())
+            model_parallel = 1
+            for flag in ("--tp", "--pp", "--cp"):
+                model_parallel *= int(_value(argv, flag, 1) or 1)
+            if not pflop or not mfu:
+                flags.append(f"basis: {pflop} PFLOP at {mfu}%: a figure shown as 0")
+                continue
+            seconds = pflop * 1e15 / (mfu / 100 * tflops * 1e12 * model_parallel)
+            if not _close(seconds, speed["step_s"], 0.5 / mfu + 0.01):
+                flags.append(f"basis: {pflop} PFLOP at {mfu}% of {tflops} TFLOPS × {model_parallel} is "
+                             f"{seconds:.3g} s, not the step's {speed['step_s']} s")
         if tpot and (m := MEMORY.search(line)):
             flags += _memory_flags(argv, [float(g.replace(",", "")) if g else 0.0 for g in m.groups()])
         if tpot and (m := STEP_MS.search(line)) and "per token" in m.group(0) and not _close(

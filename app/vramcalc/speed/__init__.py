@@ -128,8 +128,13 @@ def _percent(value: float) -> str:
     return f"{100 * value:.0f}%"
 
 
+def _significant(value: float) -> str:
+    """Three significant figures, whatever the size (0.0664, 1.23, 4,560): a figure its basis's arithmetic reads."""
+    return f"{float(f'{value:.3g}'):,}".removesuffix(".0")
+
+
 def _tflops(value: float) -> str:
-    return f"{value / TERA:,.0f}"
+    return _significant(value / TERA)
 
 
 def _as_run(breakdown: Breakdown) -> Breakdown:
@@ -423,11 +428,12 @@ def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layo
     matmuls = training_kernel(workload)
     peak = card.compute(matmuls) or 0.0
     basis: tuple[Phrase, ...] = (phrase(
-        "speed.basis.training", tokens=f"{step.tokens:,}", flops=f"{step.flops / 1e15:,.1f}", share=_percent(step.mfu),
+        "speed.basis.training", tokens=f"{step.tokens:,}", flops=_significant(step.model_flops / 1e15),
+        share=_percent(step.mfu) if step.mfu >= 0.095 else f"{100 * step.mfu:.2g}%",
         tflops=_tflops(peak), gpus=model_parallel * replicas, basis=phrase(calibration()["training"]["basis"]),
         kernel=phrase(f"speed.kernel.{matmuls}")),)
     if step.reference_flops:
-        basis += (phrase("speed.basis.reference", flops=f"{step.reference_flops / 1e15:,.2f}"),)
+        basis += (phrase("speed.basis.reference", flops=_significant(step.reference_flops / 1e15)),)
     if step.generation_s:
         run = rollout(workload)
         assert run is not None
