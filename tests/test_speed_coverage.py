@@ -187,3 +187,17 @@ def test_the_training_basis_gives_the_step(argv):
     assert found, data["speed_basis"][0]
     pflop, mfu, tflops = (float(g.replace(",", "")) for g in found.groups())
     assert pflop * 1e15 / (mfu / 100 * tflops * 1e12) == pytest.approx(data["speed"]["step_s"], rel=0.02)
+
+
+@pytest.mark.parametrize("argv", [
+    ("--model", "llama-3.1-8b", "--runtime", "llamacpp", "--precision", "q4_k_m", "--gpu", "rtx-4090"),
+    ("--model", "llama-3.1-70b", "--runtime", "vllm", "--gpu", "h100-80gb", "--gpus", "2", "--tp", "2"),
+    ("--model", "bge-m3", "--mode", "embedding", "--runtime", "llamacpp", "--gpu", "l4", "--batch", "32", "--seq",
+     "512"),
+    ("--model", "bge-m3", "--mode", "embedding", "--gpu", "l4", "--gpus", "2"),
+])
+def test_the_prompt_basis_gives_the_first_token(argv):
+    """The prompt's basis gave its matmuls only (llama.cpp on a 4090: 0.74 s of them beside a first token at 1.0 s),
+    at one GPU's rate under tensor parallelism (twice the time), and an embedder's FLOPs to one decimal (0.3 TFLOP):
+    it now says what the rest of the time is and gives each GPU's rate."""
+    assert speed_coverage.check(argv, cli_json(*argv)) == []

@@ -50,6 +50,11 @@ MEMORY = re.compile(  # speed.basis.memory, as English words it
 TRAINING_STEP = re.compile(rf"^Step: {NUMBER} PFLOP for [\d,]+ tokens per replica at {NUMBER}% model FLOPs utilisation "
                            rf"of {NUMBER} TFLOPS per GPU")
 PROMPT = re.compile(r"^Prompt: [\d,.]+ TFLOP for ([\d,]+) tokens")
+PROMPT_TIME = re.compile(rf"^Prompt: {NUMBER} TFLOP for [\d,]+ tokens at {NUMBER}% of {NUMBER} TFLOPS"
+                         r"(?: on each of its (\d+) GPUs)?")
+PROMPT_HOST = re.compile(rf"^Of the prompt's {NUMBER} s, {NUMBER} s copy")
+PROMPT_REST = re.compile(rf"^The matmuls take {NUMBER} s of it; .* bring the first token to {NUMBER} s")
+EMBED_REST = re.compile(rf"^The matmuls take {NUMBER} s of it; .* bring the batch's forward to {NUMBER} s")
 LLM, MOE, BIG = "llama-3.1-8b", "qwen3-30b-a3b", "llama-3.1-70b"
 CARDS = ("rtx-4090", "rtx-3060", "h100-80gb", "a100-80gb", "l40s", "tesla-t4", "rx-7900-xtx", "mi300x",
          "apple-m4-max-128gb", "dgx-spark", "strix-halo", "24gb")
@@ -411,6 +416,32 @@ def check(argv: Argv, data: dict[str, Any]) -> list[str]:
             if not _close(seconds, speed["step_s"], 0.5 / mfu + 0.01):
                 flags.append(f"basis: {pflop} PFLOP at {mfu}% of {tflops} TFLOPS × {model_parallel} is "
                              f"{seconds:.3g} s, not the step's {speed['step_s']} s")
+        if speed["requests_per_s"] and prefill and (m := PROMPT_TIME.search(line)):  # an embedder's forward
+            tflop, share, tflops, gpus = (float(g.replace(",", "")) if g else 1.0 for g in m.groups())
+            seconds = tflop / (share / 100 * tflops * gpus)
+            forward = speed["sequences"] * speed["prompt_tokens"] * dp / prefill
+            rest = next(((float(r.group(1).replace(",", "")), float(r.group(2).replace(",", "")))
+                         for other in basis if (r := EMBED_REST.search(other))), None)
+            if rest and not (_close(rest[0], seconds, 0.5 / share + 0.02) and _close(rest[1], forward, 0.01)):
+                flags.append(f"basis: the matmuls' {rest[0]} s ({seconds:.3g} s) and the forward's {rest[1]} s "
+                             f"({forward:.3g} s)")
+            elif not rest and not _close(seconds, forward, 0.5 / share + 0.02):
+                flags.append(f"basis: {tflop} TFLOP at {share}% of {tflops} TFLOPS is {seconds:.3g} s, not the "
+                             f"forward's {forward:.3g} s")
+        if ttft and speed["sequences"] == 1 and (m := PROMPT_TIME.search(line)):
+            tflop, share, tflops, gpus = (float(g.replace(",", "")) if g else 1.0 for g in m.groups())
+            tflops *= gpus
+            host = next((float(h.group(2).replace(",", "")) for other in basis
+                         if (h := PROMPT_HOST.search(other))), 0.0)
+            seconds = tflop / (share / 100 * tflops)
+            rest = next(((float(r.group(1).replace(",", "")), float(r.group(2).replace(",", "")))
+                         for other in basis if (r := PROMPT_REST.search(other))), None)
+            if rest and not (_close(rest[0], seconds, 0.5 / share + 0.02) and _close(rest[1], ttft, 0.01)):
+                flags.append(f"basis: the matmuls' {rest[0]} s ({seconds:.3g} s) and the first token's {rest[1]} s "
+                             f"({ttft} s)")
+            elif not rest and not _close(seconds + host, ttft, 0.5 / share + 0.03):
+                flags.append(f"basis: {tflop} TFLOP at {share}% of {tflops} TFLOPS (+ {host} s) is {seconds:.3g} s, "
+                             f"not the first token's {ttft} s")
         if tpot and (m := MEMORY.search(line)):
             flags += _memory_flags(argv, [float(g.replace(",", "")) if g else 0.0 for g in m.groups()])
         if tpot and (m := STEP_MS.search(line)) and "per token" in m.group(0) and not _close(

@@ -42,7 +42,6 @@ from .inference import (
     Prefill,
     Step,
     bandwidth_share,
-    compute_share,
     decode_step,
     mean_step,
     placement_of,
@@ -133,6 +132,10 @@ def _significant(value: float) -> str:
     return f"{float(f'{value:.3g}'):,}".removesuffix(".0")
 
 
+def _seconds(value: float) -> str:
+    return _significant(value)
+
+
 def _tflops(value: float) -> str:
     return _significant(value / TERA)
 
@@ -197,9 +200,13 @@ def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     if forward is None:
         return Speed(unknown=phrase("speed.unknown_tflops_run"))
     rates = engine_rates(workload.runtime)
+    rest = forward.seconds - forward.compute_s - forward.host_s  # the reads beside the matmuls, the fixed costs
     basis = (phrase("speed.basis.prefill", tokens=f"{workload.batch * workload.seq:,}",
-                    flops=f"{forward.flops / TERA:,.1f}", share=_percent(compute_share(rates, card, forward.kernel)),
-                    tflops=_tflops(forward.peak), kernel=phrase(f"speed.kernel.{forward.kernel}")),
+                    flops=_significant(forward.flops / TERA), share=_percent(forward.share),
+                    tflops=_tflops(forward.peak), kernel=phrase(f"speed.kernel.{forward.kernel}"),
+                    each=_on_each(layout.tp)),
+             *((phrase("speed.basis.embed_rest", compute=_seconds(forward.compute_s), total=_seconds(forward.seconds),
+                       chunks=forward.chunks),) if abs(rest) > 0.02 * forward.seconds else ()),
              phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),
                     basis=phrase(rates["basis"])), _embedding_error())
     return Speed(prompt_tokens=workload.seq, output_tokens=0, sequences=workload.batch,
@@ -314,6 +321,11 @@ def _ram_basis(card: Device, machine: Machine) -> Phrase:
                   desktop=f"{calibration()['ram_bandwidth_gb_s']:,.0f}")
 
 
+def _on_each(tp: int) -> Phrase | str:
+    """Under tensor parallelism, the rate is each GPU's: the words that say so ("" on one)."""
+    return phrase("speed.basis.on_each_gpu", gpus=tp) if tp > 1 else ""
+
+
 def _decode_basis(middle: Step, mean: float, workload: Workload, card: Device, machine: Machine, tp: int) -> Phrase:
     """The decode step in words, its numbers adding up as speed/inference.py `forward` adds them: the bytes each GPU
     reads (tensor parallel: its share) at the engine's share of the bandwidth, the cache's part at its own share, the
@@ -357,9 +369,13 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         basis.append(_ram_basis(card, machine))
     if first is not None:
         said = "speed.basis.prefill_acc16" if first.accumulate16 else "speed.basis.prefill"
-        basis.append(phrase(said, tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
+        basis.append(phrase(said, tokens=f"{prompt:,}", flops=_significant(first.flops / TERA),
                             share=_percent(first.share), tflops=_tflops(first.peak),
-                            kernel=phrase(f"speed.kernel.{first.kernel}")))
+                            kernel=phrase(f"speed.kernel.{first.kernel}"), each=_on_each(layout.tp)))
+        rest = first.seconds - first.compute_s - first.host_s  # the reads beside the matmuls, the fixed costs
+        if abs(rest) > 0.02 * first.seconds:
+            basis.append(phrase("speed.basis.prefill_rest", compute=_seconds(first.compute_s),
+                                total=_seconds(first.seconds), chunks=first.chunks))
         if first.host_bytes:
             said = "speed.basis.prefill_host" + ("_unified" if card.memory is Memory.UNIFIED else "")
             basis.append(phrase(said, bytes=f"{first.host_bytes / GB:.2f} GB", chunks=first.chunks,

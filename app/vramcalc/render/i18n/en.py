@@ -1533,11 +1533,21 @@ EN: Mapping[str, str] = {
         "{each} at {share} of {bandwidth} GB/s{cache} ({step} ms per token)."
     ),
     "speed.basis.prefill_acc16": (
-        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS, the card's rate with FP16 "
+        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS{each}, the card's rate with FP16 "
         "accumulation that llama.cpp's kernels use, twice the 16-bit rate listed for GeForce cards ({kernel} matmuls)."
     ),
+    "speed.basis.prefill_rest": (
+        "The matmuls take {compute} s of it; reading the weights, the activations between them and the attention "
+        "scores, and the fixed cost of each of its {chunks} {chunks:micro-batch|micro-batches} bring the first token "
+        "to {total} s."
+    ),
+    "speed.basis.on_each_gpu": " on each of its {gpus} GPUs",
+    "speed.basis.embed_rest": (
+        "The matmuls take {compute} s of it; reading the weights and the activations between them, and the fixed cost "
+        "of each of its {chunks} {chunks:micro-batch|micro-batches}, bring the batch's forward to {total} s."
+    ),
     "speed.basis.prefill": (
-        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS ({kernel} matmuls)."
+        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS{each} ({kernel} matmuls)."
     ),
     "speed.basis.prefill_host_unified": (
         "Of the prompt's {total} s, {seconds} s copy the {bytes} of weights in system RAM to the GPU's buffers, once "

@@ -1607,12 +1607,22 @@ PT: Mapping[str, str] = {
         "{bytes}{each} a {share} de {bandwidth} GB/s{cache} ({step} ms por token)."
     ),
     "speed.basis.prefill_acc16": (
-        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS, a taxa da placa com acumulação em "
-        "FP16 que os kernels do llama.cpp usam, o dobro da taxa de 16 bits listada para placas GeForce "
+        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS{each}, a taxa da placa com acumulação "
+        "em FP16 que os kernels do llama.cpp usam, o dobro da taxa de 16 bits listada para placas GeForce "
         "(multiplicações {kernel})."
     ),
+    "speed.basis.prefill_rest": (
+        "As multiplicações de matrizes levam {compute} s disso; ler os pesos, as ativações entre elas e os escores da "
+        "atenção, e o custo fixo de cada um dos seus {chunks} {chunks:microlote|microlotes} levam o primeiro token a "
+        "{total} s."
+    ),
+    "speed.basis.on_each_gpu": " em cada uma das suas {gpus} GPUs",
+    "speed.basis.embed_rest": (
+        "As multiplicações de matrizes levam {compute} s disso; ler os pesos e as ativações entre elas, e o custo fixo "
+        "de cada um dos seus {chunks} {chunks:microlote|microlotes}, levam a passada do lote a {total} s."
+    ),
     "speed.basis.prefill": (
-        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS (multiplicações {kernel})."
+        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS{each} (multiplicações {kernel})."
     ),
     "speed.basis.prefill_host_unified": (
         "Dos {total} s do prompt, {seconds} s copiam os {bytes} de pesos na RAM do sistema para os buffers da GPU, uma "
