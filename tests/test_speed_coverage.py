@@ -201,3 +201,13 @@ def test_the_prompt_basis_gives_the_first_token(argv):
     at one GPU's rate under tensor parallelism (twice the time), and an embedder's FLOPs to one decimal (0.3 TFLOP):
     it now says what the rest of the time is and gives each GPU's rate."""
     assert speed_coverage.check(argv, cli_json(*argv)) == []
+
+
+@pytest.mark.parametrize("runtime", ["transformers", "faster-whisper"])
+def test_a_short_transcriptions_basis_adds_up(runtime):
+    """Its parts were given to 0.1 s: 20 s of audio read "0.0 + 1.6 + 0.1 s" beside 1.73 s, and 120 tokens of
+    13.2 ms as 1.6 s. Three significant figures now."""
+    argv = ("--model", "whisper-small", "--mode", "speech", "--runtime", runtime, "--gpu", "l4", "--audio-seconds",
+            "20")
+    data = cli_json(*argv)
+    assert speed_coverage.SPEECH_BASIS.search(data["speed_basis"][0]) and speed_coverage.check(argv, data) == []

@@ -54,6 +54,9 @@ PROMPT_TIME = re.compile(rf"^Prompt: {NUMBER} TFLOP for [\d,]+ tokens at {NUMBER
                          r"(?: on each of its (\d+) GPUs)?")
 PROMPT_HOST = re.compile(rf"^Of the prompt's {NUMBER} s, {NUMBER} s copy")
 PROMPT_REST = re.compile(rf"^The matmuls take {NUMBER} s of it; .* bring the first token to {NUMBER} s")
+SPEECH_BASIS = re.compile(rf"in (\d+) (?:pass|passes) of .* Encoder {NUMBER} s: .* Decoder {NUMBER} s: (\d+) tokens a "
+                          rf"window .*?, {NUMBER} ms a step .* on the CPU: {NUMBER} s\.")
+ALL_SEQUENCES = re.compile(rf"^All sequences: {NUMBER} output tokens/s")
 EMBED_REST = re.compile(rf"^The matmuls take {NUMBER} s of it; .* bring the batch's forward to {NUMBER} s")
 LLM, MOE, BIG = "llama-3.1-8b", "qwen3-30b-a3b", "llama-3.1-70b"
 CARDS = ("rtx-4090", "rtx-3060", "h100-80gb", "a100-80gb", "l40s", "tesla-t4", "rx-7900-xtx", "mi300x",
@@ -416,6 +419,15 @@ def check(argv: Argv, data: dict[str, Any]) -> list[str]:
             if not _close(seconds, speed["step_s"], 0.5 / mfu + 0.01):
                 flags.append(f"basis: {pflop} PFLOP at {mfu}% of {tflops} TFLOPS × {model_parallel} is "
                              f"{seconds:.3g} s, not the step's {speed['step_s']} s")
+        if speed["transcribe_s"] and (m := SPEECH_BASIS.search(line)):
+            passes, encode, decode, tokens, step, host = (float(g.replace(",", "")) for g in m.groups())
+            if not _close(encode + decode + host, speed["transcribe_s"], 0.01):
+                flags.append(f"basis: {encode} + {decode} + {host} s is not the transcription's "
+                             f"{speed['transcribe_s']}")
+            if not _close(passes * tokens * step / 1000, decode, 0.01):
+                flags.append(f"basis: {passes:.0f} passes × {tokens:.0f} tokens × {step} ms is not {decode} s")
+        if out and (m := ALL_SEQUENCES.search(line)) and not _close(float(m.group(1).replace(",", "")), out, 0.01):
+            flags.append(f"basis: all sequences at {m.group(1)} tokens/s, the JSON's {out}")
         if speed["requests_per_s"] and prefill and (m := PROMPT_TIME.search(line)):  # an embedder's forward
             tflop, share, tflops, gpus = (float(g.replace(",", "")) if g else 1.0 for g in m.groups())
             seconds = tflop / (share / 100 * tflops * gpus)

@@ -222,10 +222,10 @@ def _transcription(breakdown: Breakdown, card: Device) -> Speed:
         return Speed(unknown=phrase("speed.unknown_tflops_run"))
     held = calibration()["speech"]["validation"]
     basis = (phrase("speed.speech.basis", audio=f"{run.audio:,.0f}", windows=run.windows, groups=run.groups,
-                    rows=run.rows, encode=f"{run.encode_s:,.1f}", flops=f"{run.flops / TERA:,.2f}",
+                    rows=run.rows, encode=_seconds(run.encode_s), flops=f"{run.flops / TERA:,.2f}",
                     share=_percent(run.share), tflops=_tflops(run.peak), kernel=phrase(f"speed.kernel.{run.kernel}"),
-                    decode=f"{run.decode_s:,.1f}", tokens=run.tokens, step=f"{1000 * run.step_s:.1f}",
-                    fixed=f"{1000 * run.fixed_s:.1f}", host=f"{run.host_s:,.1f}",
+                    decode=_seconds(run.decode_s), tokens=run.tokens, step=f"{1000 * run.step_s:.1f}",
+                    fixed=f"{1000 * run.fixed_s:.1f}", host=_seconds(run.host_s),
                     given=phrase("speed.speech.given" if breakdown.workload.window_tokens else "speed.speech.typical")),
              phrase("speed.speech.error", fit=_percent(held["fit"]["worst"]), rows=held["fit"]["rows"],
                     held=_percent(held["held_out"]["worst"])))
