@@ -211,3 +211,23 @@ def test_a_short_transcriptions_basis_adds_up(runtime):
             "20")
     data = cli_json(*argv)
     assert speed_coverage.SPEECH_BASIS.search(data["speed_basis"][0]) and speed_coverage.check(argv, data) == []
+
+
+@pytest.mark.parametrize(("values", "key", "figure"), [
+    ({"model": "bge-m3", "mode": "embedding", "gpu": "l4", "batch": "32", "seq": "512"}, "usd_per_million_input_tokens",
+     "cost_embed"),
+    ({"model": "whisper-small", "mode": "speech", "gpu": "l4", "gpus": "2"}, "usd_per_audio_hour", "cost_audio"),
+])
+def test_an_embedder_and_a_transcriber_have_a_cost(values, key, figure):
+    """An embedder or a speech model on a priced card had a price per hour and no cost of its work: it makes no output
+    tokens. Their cost is per million tokens embedded and per hour of audio (each GPU transcribes its own)."""
+    argv = [f"--{name}={value}" for name, value in values.items()]
+    data = cli_json(*argv)
+    speed, cost = data["speed"], data["cost"]
+    expected = (cost["usd_per_hour"] / (speed["prefill_tokens_per_s"] * 3600) * 1e6 if key.endswith("tokens")
+                else cost["usd_per_hour"] / 2 * speed["real_time_factor"])
+    assert cost[key] == pytest.approx(expected, rel=1e-4)
+    workload, target = parse_workload(values), parse_target(values)
+    for language in ("en", "pt"):
+        view = present_speed(workload, evaluate_speed(workload, target, Machine()), words=Words(language))
+        assert figure in [name for name, _, _ in view.figures], language

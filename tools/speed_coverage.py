@@ -378,6 +378,12 @@ def check(argv: Argv, data: dict[str, Any]) -> list[str]:
     hour, million = cost["usd_per_hour"], cost["usd_per_million_output_tokens"]
     if hour and out and million is None and _mode(argv) == "inference":
         flags.append("$ per million output tokens missing with a price and a throughput")
+    embedded, audio_hour = cost.get("usd_per_million_input_tokens"), cost.get("usd_per_audio_hour")
+    if hour and speed["requests_per_s"] and not (embedded and _close(embedded, hour / (prefill * 3600) * 1e6)):
+        flags.append(f"$ per million embedded tokens {embedded} is not {hour} $/h over {prefill} tokens/s")
+    if hour and speed["real_time_factor"] and not (audio_hour and _close(
+            audio_hour, hour / (_value(argv, "--gpus", 1) or 1) * speed["real_time_factor"])):
+        flags.append(f"$ per audio hour {audio_hour} is not one GPU's {hour} $/h × {speed['real_time_factor']}")
     if hour and out and million and not _close(million, hour / (out * 3600) * 1e6):
         flags.append(f"$ per million {million} is not {hour} $/h over {out} tokens/s")
     tokens = _value(argv, "--train-tokens")

@@ -95,11 +95,14 @@ class Cost:
     usd_per_million_output_tokens: float | None = None
     run_hours: float | None = None
     run_usd: float | None = None
+    usd_per_million_input_tokens: float | None = None  # an embedder: the tokens it embeds
+    usd_per_audio_hour: float | None = None  # a speech model: an hour of audio transcribed
     price: Phrase | None = None  # where the price comes from
 
     def as_json(self) -> dict[str, object]:
         return {name: _rounded(getattr(self, name)) for name in
-                ("usd_per_hour", "usd_per_million_output_tokens", "run_hours", "run_usd")}
+                ("usd_per_hour", "usd_per_million_output_tokens", "run_hours", "run_usd",
+                 "usd_per_million_input_tokens", "usd_per_audio_hour")}
 
 
 def _rounded(value: object) -> object:
@@ -482,8 +485,14 @@ def cost_of(speed: Speed, gpu: GpuSpec, gpus: int, machine: Machine, cards: tupl
     per_million = None
     if speed.output_tokens_per_s:
         per_million = per_hour / (speed.output_tokens_per_s * 3600) * 1e6
+    embedded = None  # an embedder makes no output tokens: its cost is per token embedded
+    if speed.requests_per_s and speed.prefill_tokens_per_s:
+        embedded = per_hour / (speed.prefill_tokens_per_s * 3600) * 1e6
+    # each GPU transcribes its own audio (speed_of): an hour of audio costs one GPU's price for its time
+    audio = per_hour / gpus * speed.real_time_factor if speed.real_time_factor else None
     return Cost(usd_per_hour=per_hour, usd_per_million_output_tokens=per_million, run_hours=hours,
-                run_usd=None if hours is None else hours * per_hour, price=said)
+                run_usd=None if hours is None else hours * per_hour, price=said,
+                usd_per_million_input_tokens=embedded, usd_per_audio_hour=audio)
 
 
 def _run_hours(speed: Speed, machine: Machine) -> float | None:
