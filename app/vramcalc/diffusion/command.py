@@ -8,6 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
@@ -17,17 +18,43 @@ from ..core.units import GIB
 from ..inputs.parse import parse_machine
 from ..render.messages import ENGLISH
 from ..sources import hub
-from ..sources.gpus import gpu
+from ..sources.gpus import GpuSpec, gpu
+from ..speed import Speed
+from ..speed import cost_of as priced
+from ..workload import Machine
 from .imported import INDEX, MAX_JSON_CHARS, counted, import_pipeline
 from .pipelines import Pipeline, load_pipelines, pipeline
 from .run import PLACEMENTS, TEXT_ENCODER_DEVICES, Request, Run, Settings, evaluate, fewest_blocks_to_swap, single_fixes
-from .speed import DiffusionCost, DiffusionSpeed, cost_of, speed_of
+from .speed import DiffusionSpeed, speed_of
 from .training import ADAPTER_DTYPES, OPTIMIZERS, TARGETS, Step, Training, train
 from .training import as_json as training_json
 from .weights import GGUF_TYPES, PRECISIONS
 
 DEFAULT = "flux.1-dev"
 _FOLDER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiffusionCost:
+    """The JSON's `cost` of `vramcalc diffusion --gpu`: the card's price per hour (the user's, or its cloud price)
+    and an image's or clip's share of it at the run's time; None without a price (`price` says why)."""
+
+    usd_per_hour: float | None
+    usd_per_output: float | None
+    price: Phrase
+
+    def as_json(self) -> dict[str, object]:  # four significant figures, as the speed's
+        return {key: None if value is None else float(f"{value:.4g}")
+                for key, value in (("usd_per_hour", self.usd_per_hour), ("usd_per_output", self.usd_per_output))}
+
+
+def cost_of(speed: DiffusionSpeed | None, gpu: GpuSpec, machine: Machine) -> DiffusionCost:
+    """The price of one GPU-hour as the language models' cost takes it (speed.cost_of: the user's, else the card's
+    cloud price, else why there is none), times the time of one image or clip (None when it is not timed)."""
+    hour = priced(Speed(), gpu, 1, machine)
+    assert hour.price is not None
+    per_output = None if hour.usd_per_hour is None or speed is None else hour.usd_per_hour * speed.per_output_s / 3600
+    return DiffusionCost(usd_per_hour=hour.usd_per_hour, usd_per_output=per_output, price=hour.price)
 
 
 def build_diffusion_parser() -> argparse.ArgumentParser:

@@ -17,8 +17,6 @@ from typing import Any
 
 from ..core.phrase import Phrase, phrase
 from ..sources.gpus import GpuSpec
-from ..speed import Speed
-from ..speed import cost_of as priced
 from ..speed.hardware import TERA, Device, Memory, calibration, device, pcie_bandwidth
 from ..workload import Machine
 from .flops import RULES, decode_flops, dit_flops, encoder_flops, unet_flops
@@ -92,28 +90,6 @@ class DiffusionSpeed:
         names = ("gpu", "steps", "passes", "step_flops", "step_s", "denoise_s", "encode_s", "decode_flops", "decode_s",
                  "offload_s", "total_s", "per_output_s", "share", "tflops", "validated")
         return {name: _rounded(getattr(self, name)) for name in names}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DiffusionCost:
-    """The JSON's `cost` of `vramcalc diffusion --gpu`: the card's price per hour (the user's, or its cloud price)
-    and an image's or clip's share of it at the run's time; None without a price (`price` says why)."""
-
-    usd_per_hour: float | None
-    usd_per_output: float | None
-    price: Phrase
-
-    def as_json(self) -> dict[str, object]:
-        return {"usd_per_hour": _rounded(self.usd_per_hour), "usd_per_output": _rounded(self.usd_per_output)}
-
-
-def cost_of(speed: DiffusionSpeed | None, gpu: GpuSpec, machine: Machine) -> DiffusionCost:
-    """The price of one GPU-hour as the language models' cost takes it (speed.cost_of: the user's, else the card's
-    cloud price, else why there is none), times the time of one image or clip (None when it is not timed)."""
-    hour = priced(Speed(), gpu, 1, machine)
-    assert hour.price is not None
-    per_output = None if hour.usd_per_hour is None or speed is None else hour.usd_per_hour * speed.per_output_s / 3600
-    return DiffusionCost(usd_per_hour=hour.usd_per_hour, usd_per_output=per_output, price=hour.price)
 
 
 def _rounded(value: object) -> object:

@@ -10,9 +10,10 @@ from ..analysis.fit import GpuFit
 from ..analysis.fit import Verdict as FitVerdict
 from ..diffusion.pipelines import Pipeline
 from ..diffusion.run import Request, Run, Settings, fewest_blocks_to_swap, single_fixes
-from ..diffusion.speed import DiffusionSpeed, cost_of, speed_of
+from ..diffusion.speed import DiffusionSpeed, speed_of
 from ..diffusion.training import Step, Training, single_changes
 from ..sources.gpus import GpuSpec, table_gpus
+from ..speed import Speed, cost_of
 from ..workload import Machine
 from .messages import ENGLISH, Words
 from .view import GpuRow, Verdict, _gpu_row, verdict_if_it_fits
@@ -96,10 +97,11 @@ def speed_notes(run: Run, gpu: GpuSpec, words: Words) -> tuple[str, ...]:
     speed = speed_of(run, gpu, run.pipeline.steps)
     if not isinstance(speed, DiffusionSpeed):
         return (words.say(speed),)
-    cost = cost_of(speed, gpu, Machine())  # the card's cloud price (the page's price field is the language models')
+    cost = cost_of(Speed(), gpu, 1, Machine())  # the card's cloud price (the price field is the language models')
     output = words.message(f"diffusion.speed.{'clip' if run.request.frames > 1 else 'image'}")
-    priced = (words.message("diffusion.cost.note", usd=f"{cost.usd_per_output:,.4f}", output=output,
-                            hour=f"{cost.usd_per_hour:,.2f}"),) if cost.usd_per_output and cost.usd_per_hour else ()
+    priced = () if not cost.usd_per_hour else (words.message(
+        "diffusion.cost.note", usd=f"{cost.usd_per_hour * speed.per_output_s / 3600:,.4f}", output=output,
+        hour=f"{cost.usd_per_hour:,.2f}"),)
 
     def s(value: float) -> str:
         return words.message("speed.value.seconds", value=f"{value:,.3g}" if value < 100 else f"{value:,.0f}")
@@ -109,7 +111,7 @@ def speed_notes(run: Run, gpu: GpuSpec, words: Words) -> tuple[str, ...]:
                           with_=words.message(f"diffusion.speed.with.{speed.encode_s is not None}."
                                               f"{speed.decode_s is not None}"),
                           validated=words.message(f"diffusion.speed.validated.{speed.validated}")),
-            *(words.say(line) for line in speed.basis), *priced, words.say(cost.price))
+            *(words.say(line) for line in speed.basis), *priced, words.say(cost.price or ""))
 
 
 def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = ENGLISH) -> DiffusionView:

@@ -135,10 +135,6 @@ def _significant(value: float) -> str:
     return f"{float(f'{value:.3g}'):,}".removesuffix(".0")
 
 
-def _seconds(value: float) -> str:
-    return _significant(value)
-
-
 def _tflops(value: float) -> str:
     return _significant(value / TERA)
 
@@ -208,8 +204,9 @@ def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                     flops=_significant(forward.flops / TERA), share=_percent(forward.share),
                     tflops=_tflops(forward.peak), kernel=phrase(f"speed.kernel.{forward.kernel}"),
                     each=_on_each(layout.tp)),
-             *((phrase("speed.basis.embed_rest", compute=_seconds(forward.compute_s), total=_seconds(forward.seconds),
-                       chunks=forward.chunks),) if abs(rest) > 0.02 * forward.seconds else ()),
+             *((phrase("speed.basis.embed_rest", compute=_significant(forward.compute_s),
+                       total=_significant(forward.seconds), chunks=forward.chunks),)
+               if abs(rest) > 0.02 * forward.seconds else ()),
              phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),
                     basis=phrase(rates["basis"])), _embedding_error())
     return Speed(prompt_tokens=workload.seq, output_tokens=0, sequences=workload.batch,
@@ -225,10 +222,10 @@ def _transcription(breakdown: Breakdown, card: Device) -> Speed:
         return Speed(unknown=phrase("speed.unknown_tflops_run"))
     held = calibration()["speech"]["validation"]
     basis = (phrase("speed.speech.basis", audio=f"{run.audio:,.0f}", windows=run.windows, groups=run.groups,
-                    rows=run.rows, encode=_seconds(run.encode_s), flops=f"{run.flops / TERA:,.2f}",
+                    rows=run.rows, encode=_significant(run.encode_s), flops=f"{run.flops / TERA:,.2f}",
                     share=_percent(run.share), tflops=_tflops(run.peak), kernel=phrase(f"speed.kernel.{run.kernel}"),
-                    decode=_seconds(run.decode_s), tokens=run.tokens, step=f"{1000 * run.step_s:.1f}",
-                    fixed=f"{1000 * run.fixed_s:.1f}", host=_seconds(run.host_s),
+                    decode=_significant(run.decode_s), tokens=run.tokens, step=f"{1000 * run.step_s:.1f}",
+                    fixed=f"{1000 * run.fixed_s:.1f}", host=_significant(run.host_s),
                     given=phrase("speed.speech.given" if breakdown.workload.window_tokens else "speed.speech.typical")),
              phrase("speed.speech.error", fit=_percent(held["fit"]["worst"]), rows=held["fit"]["rows"],
                     held=_percent(held["held_out"]["worst"])))
@@ -377,8 +374,8 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
                             kernel=phrase(f"speed.kernel.{first.kernel}"), each=_on_each(layout.tp)))
         rest = first.seconds - first.compute_s - first.host_s  # the reads beside the matmuls, the fixed costs
         if abs(rest) > 0.02 * first.seconds:
-            basis.append(phrase("speed.basis.prefill_rest", compute=_seconds(first.compute_s),
-                                total=_seconds(first.seconds), chunks=first.chunks))
+            basis.append(phrase("speed.basis.prefill_rest", compute=_significant(first.compute_s),
+                                total=_significant(first.seconds), chunks=first.chunks))
         if first.host_bytes:
             said = "speed.basis.prefill_host" + ("_unified" if card.memory is Memory.UNIFIED else "")
             basis.append(phrase(said, bytes=f"{first.host_bytes / GB:.2f} GB", chunks=first.chunks,
