@@ -168,7 +168,7 @@ def test_cli_json_shape():
     data = json.loads(result.stdout)
     assert set(data) == {"params", "active_params", "components", "total_bytes", "gpus", "assumptions", "runtime",
                          "host_bytes", "peak_phase", "phases", "phase_components", "per_gpu", "speed", "cost",
-                         "speed_basis", "total_counter", "max_memory_allocated_bytes",
+                         "speed_basis", "cost_basis", "total_counter", "max_memory_allocated_bytes",
                          "activation_offload_host_bytes"}
     assert data["per_gpu"]["total_bytes"] == data["total_bytes"] and data["per_gpu"]["layout"] == "one GPU"
     assert data["total_counter"] == "nvidia-smi"

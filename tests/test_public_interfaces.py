@@ -182,8 +182,11 @@ def json_names() -> dict[str, set[str]]:
             add("diffusion part", part)
         for stage in document["stages"]:
             add("diffusion stage", stage)
-    add("diffusion speed", json.loads(_run("diffusion", "--gpu", "h100-80gb", "--json"))["speed"])
-    document = json.loads(_run("diffusion", "--train-lora", "16", "--json"))
+    timed = json.loads(_run("diffusion", "--gpu", "h100-80gb", "--json"))
+    add("diffusion", timed)
+    add("diffusion speed", timed["speed"])
+    add("diffusion cost", timed["cost"])
+    document = json.loads(_run("diffusion", "--train-lora", "16", "--gpu", "h100-80gb", "--json"))
     add("diffusion training", document)
     add("diffusion train_lora", document["train_lora"])
     return found
@@ -196,7 +199,7 @@ def test_the_json_documents_were_all_seen():
                 "runtime vllm", "runtime llamacpp", "fit", "fit llamacpp_fit", "capacity", "capacity row",
                 "capacity cell",
                 "capacity example", "models", "speed", "cost", "diffusion", "diffusion part", "diffusion stage",
-                "diffusion speed", "diffusion training", "diffusion train_lora"}
+                "diffusion speed", "diffusion cost", "diffusion training", "diffusion train_lora"}
     assert {where for where, found in json_names().items() if found} == expected
 
 

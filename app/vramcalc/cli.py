@@ -489,6 +489,11 @@ def fit_main(argv: Sequence[str]) -> int:
             **answers.llamacpp_fit.as_json(), "tokens_per_s": answers.llamacpp_fit_tokens_per_s},
         "cheapest_card": answers.cheapest_card,
         "devices": [device.as_json() for device in _devices(workload, target)],
+        # the words of the speed and cost, as the breakdown's JSON gives them: never a figure without its basis
+        "speed_basis": [ENGLISH.say(text) for text in (*speed.basis, *((speed.unknown,) if speed.unknown else ()))],
+        "cost_basis": [ENGLISH.say(cost.price)] if cost.price is not None else [],
+        # each figure of the speed section in words, the reverse answers' too: a null answer's reason
+        "speed_figures": {key: value for key, _, value in present_speed(workload, timing).figures},
     }
     if args.json:
         print(json.dumps(result))

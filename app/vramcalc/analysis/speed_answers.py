@@ -20,6 +20,7 @@ from ..engines.llamacpp_fit_gpus import free_on, llamacpp_fit_gpus
 from ..engines.ollama import LLAMA_SERVER, num_ctx, searched, version_of
 from ..inputs.options import parse_precision
 from ..inputs.parse import check_consistency
+from ..memory.states import weights_bytes
 from ..sources.gpus import gpu
 from ..speed import Cost, Speed, cost_of, decode_rate, default_prices, speed_of, throughput
 from ..workload import Machine, Target, Workload
@@ -49,6 +50,7 @@ class SpeedAnswers:
     cheapest_card: str | None = None  # of the cards with a default price, the lowest $ per million tokens
     cheapest_usd_per_million: float | None = None  # its price per million output (or training) tokens
     fits: bool = True  # the workload as set fits the target (else its speeds are of a run that cannot start)
+    searched_fits: bool = True  # one sequence fits as the answers search (Ollama: every layer on the card)
 
 
 def _decode(workload: Workload, target: Target, machine: Machine) -> float:
@@ -73,7 +75,7 @@ def fastest_format(workload: Workload, target: Target, machine: Machine) -> str 
     off, and the answer would always be the smallest format: those are left to "the most precise weights
     that fit"."""
     rates: list[tuple[str, float]] = []  # from the most precise down
-    for name in weight_ladder(workload):
+    for name in _candidates(workload):
         if _nominal_bits(name) < MIN_FASTEST_BITS:
             continue
         with contextlib.suppress(ValidationError):
@@ -84,6 +86,24 @@ def fastest_format(workload: Workload, target: Target, machine: Machine) -> str 
                 rates.append((name, _decode(candidate, target, machine)))
     fastest = max((rate for _, rate in rates), default=0.0)
     return next((name for name, rate in rates if rate * CLEAR_GAIN >= fastest), None)
+
+
+def _candidates(workload: Workload) -> list[str]:
+    """The formats "the fastest that fits" ranks: the engine's ladder, and the format asked for where the ladder
+    lacks it (a GPTQ or AWQ checkpoint on transformers), placed among them by its weights' bytes (more is more
+    precise): a format that runs and fits is never left out of the answer for not being on the ladder."""
+    names = weight_ladder(workload)
+    own = workload.precision.value
+    if own in names or workload.is_training:
+        return names
+    sizes = []
+    with contextlib.suppress(ValidationError):
+        sizes = [weights_bytes(workload.but(precision=parse_precision(name))).bytes for name in names]
+    if len(sizes) != len(names):
+        return [*names, own]
+    mine = weights_bytes(workload).bytes
+    at = next((i for i, size in enumerate(sizes) if size < mine), len(names))
+    return [*names[:at], own, *names[at:]]
 
 
 def max_concurrency(workload: Workload, target: Target, machine: Machine, tokens_per_s: float) -> int | None:
@@ -242,7 +262,8 @@ def speed_answers(workload: Workload, target: Target, machine: Machine) -> Speed
         tensor_split=tuple(map(float, plan.tensor_split)))
     # llama.cpp fits the GPU's free memory only: on a Mac what it leaves in system RAM may not fit the rest
     planned = _decode(placed, target, machine) if placed is not None and fits(placed, target) else None
-    return SpeedAnswers(fits=now, cheapest_card=card, cheapest_usd_per_million=per_million,
+    return SpeedAnswers(fits=now, searched_fits=now and fits(workload, target), cheapest_card=card,
+                        cheapest_usd_per_million=per_million,
                         llamacpp_fit=plan, llamacpp_fit_tokens_per_s=planned,
                         fastest_format=fastest_format(workload, target, machine),
                         max_concurrency=max_concurrency(workload, target, machine, machine.min_tokens_per_s),

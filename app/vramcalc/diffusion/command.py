@@ -8,14 +8,20 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 from ..core.errors import ValidationError
+from ..core.phrase import Phrase
 from ..core.units import GIB
+from ..inputs.parse import parse_machine
 from ..render.messages import ENGLISH
 from ..sources import hub
-from ..sources.gpus import gpu
+from ..sources.gpus import GpuSpec, gpu
+from ..speed import Speed
+from ..speed import cost_of as priced
+from ..workload import Machine
 from .imported import INDEX, MAX_JSON_CHARS, counted, import_pipeline
 from .pipelines import Pipeline, load_pipelines, pipeline
 from .run import PLACEMENTS, TEXT_ENCODER_DEVICES, Request, Run, Settings, evaluate, fewest_blocks_to_swap, single_fixes
@@ -26,6 +32,29 @@ from .weights import GGUF_TYPES, PRECISIONS
 
 DEFAULT = "flux.1-dev"
 _FOLDER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiffusionCost:
+    """The JSON's `cost` of `vramcalc diffusion --gpu`: the card's price per hour (the user's, or its cloud price)
+    and an image's or clip's share of it at the run's time; None without a price (`price` says why)."""
+
+    usd_per_hour: float | None
+    usd_per_output: float | None
+    price: Phrase
+
+    def as_json(self) -> dict[str, object]:  # four significant figures, as the speed's
+        return {key: None if value is None else float(f"{value:.4g}")
+                for key, value in (("usd_per_hour", self.usd_per_hour), ("usd_per_output", self.usd_per_output))}
+
+
+def cost_of(speed: DiffusionSpeed | None, gpu: GpuSpec, machine: Machine) -> DiffusionCost:
+    """The price of one GPU-hour as the language models' cost takes it (speed.cost_of: the user's, else the card's
+    cloud price, else why there is none), times the time of one image or clip (None when it is not timed)."""
+    hour = priced(Speed(), gpu, 1, machine)
+    assert hour.price is not None
+    per_output = None if hour.usd_per_hour is None or speed is None else hour.usd_per_hour * speed.per_output_s / 3600
+    return DiffusionCost(usd_per_hour=hour.usd_per_hour, usd_per_output=per_output, price=hour.price)
 
 
 def build_diffusion_parser() -> argparse.ArgumentParser:
@@ -67,6 +96,10 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gpu", help="a GPU (as the main command's --gpu): the fewest blocks to swap for it, and the "
                                       "run's time on it")
     parser.add_argument("--steps", type=int, help="denoising steps (num_inference_steps; default: the pipeline's)")
+    parser.add_argument("--gpu-tflops", metavar="T", help="the card's dense FP16 tensor TFLOPS, for its time "
+                        "(default: the card's own; a card given as NNgb has none)")
+    parser.add_argument("--gpu-hour-price", metavar="USD", help="price of the GPU for an hour, in US dollars, for the "
+                        "cost of an image or clip (default: a cloud price for the cards that have one)")
     training = parser.add_argument_group("LoRA training (Flux, FLUX.2 and Wan; the step as sd-scripts, musubi-tuner "
                                          "and ai-toolkit run it)")
     training.add_argument("--train-lora", type=int, metavar="RANK", help="one training step of LoRA adapters of "
@@ -88,8 +121,12 @@ def build_diffusion_parser() -> argparse.ArgumentParser:
 
 
 def as_json(run: Run, fewest_blocks_to_swap: int | None = None, steps: int | None = None,
-            speed: DiffusionSpeed | None = None, fixes: tuple[Settings, ...] = ()) -> dict[str, object]:
+            speed: DiffusionSpeed | Phrase | None = None, fixes: tuple[Settings, ...] = (),
+            cost: DiffusionCost | None = None) -> dict[str, object]:
+    """The run's JSON; with `speed` (a time, or why there is none) and `cost`, their words in speed_basis and
+    cost_basis ([] without --gpu)."""
     request = run.request
+    timed = speed if isinstance(speed, DiffusionSpeed) else None
     return {
         "pipeline": run.pipeline.slug, "width": request.width, "height": request.height, "frames": request.frames,
         "batch": request.batch, "cfg": request.cfg, "placement": request.placement, "vae_tiling": request.vae_tiling,
@@ -100,8 +137,12 @@ def as_json(run: Run, fewest_blocks_to_swap: int | None = None, steps: int | Non
                     "carried_bytes": s.carried_bytes, "total_bytes": s.total_bytes} for s in run.stages],
         "peak_stage": run.peak.name, "peak_bytes": run.peak.total_bytes, "complete": run.complete,
         "fewest_blocks_to_swap": fewest_blocks_to_swap, "steps": steps or run.pipeline.steps,
-        "speed": None if speed is None else speed.as_json(), **imported_json(run.pipeline),
+        "speed": None if timed is None else timed.as_json(), **imported_json(run.pipeline),
         "fits_with": list(fixes),
+        "speed_basis": [ENGLISH.say(line) for line in (
+            timed.basis if timed else (speed,) if isinstance(speed, Phrase) else ())],
+        "cost": None if cost is None else cost.as_json(),
+        "cost_basis": [] if cost is None else [ENGLISH.say(cost.price)],
     }
 
 
@@ -221,6 +262,7 @@ def diffusion_main(argv: Sequence[str]) -> int:
             precision=args.precision, text_precision=args.text_precision, vae_precision=args.vae_precision,
             vae_tiling=args.vae_tiling, blocks_to_swap=args.blocks_to_swap, text_encoders=args.text_encoders))
         card = gpu(args.gpu) if args.gpu else None
+        machine = parse_machine({"gpu_tflops": args.gpu_tflops or "", "gpu_hour_price": args.gpu_hour_price or ""})
         steps = chosen.steps if args.steps is None else args.steps
         if not 1 <= steps <= 1000:
             raise ValidationError("steps", steps, "from 1 to 1000")
@@ -229,9 +271,10 @@ def diffusion_main(argv: Sequence[str]) -> int:
         return 2
     fewest = fewest_blocks_to_swap(run, card.usable_bytes) if card else None
     fixes = single_fixes(run, card.usable_bytes) if card and run.peak.total_bytes > card.usable_bytes else ()
+    timed = speed_of(run, card, steps, machine) if card else None
+    cost = cost_of(timed if isinstance(timed, DiffusionSpeed) else None, card, machine) if card else None
     if args.json:
-        timed = speed_of(run, card, steps) if card else None
-        print(json.dumps(as_json(run, fewest, steps, timed if isinstance(timed, DiffusionSpeed) else None, fixes)))
+        print(json.dumps(as_json(run, fewest, steps, timed, fixes, cost)))
         return 0
     print("\n".join(lines(run)))
     if card:
@@ -240,9 +283,13 @@ def diffusion_main(argv: Sequence[str]) -> int:
         if fixes:
             print("it fits with any one of: " + "; ".join(
                 ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in fix.items()) for fix in fixes))
-        timed = speed_of(run, card, steps)
         print("\n".join(speed_lines(timed, card.display_name, run.request.frames > 1)
-                        if isinstance(timed, DiffusionSpeed) else ["", f"time: {ENGLISH.say(timed)}"]))
+                        if isinstance(timed, DiffusionSpeed) else ["", f"time: {ENGLISH.say(timed or '')}"]))
+    if cost is not None:
+        output = "clip" if run.request.frames > 1 else "image"
+        print("cost: " + ", ".join(([f"US${cost.usd_per_hour:,.2f} per hour"] if cost.usd_per_hour else [])
+                                    + ([f"US${cost.usd_per_output:,.4f} per {output}"] if cost.usd_per_output else []))
+              + f" ({ENGLISH.say(cost.price)})")
     return 0
 
 
@@ -280,7 +327,7 @@ def training_main(args: argparse.Namespace) -> int:
         print(f"vramcalc: error: {error}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(training_document(chosen, request, training, result)))
+        print(json.dumps(training_document(chosen, request, training, result, on_gpu=bool(args.gpu))))
         return 0
     rows = [("frozen denoiser", result.weight_bytes), ("VAE and text encoders", result.encoder_bytes),
             ("adapters", result.adapter_bytes), ("their gradients", result.gradient_bytes),
@@ -293,10 +340,14 @@ def training_main(args: argparse.Namespace) -> int:
           f"{'cached' if training.cached else 'encoded in the step'}\n")
     print("\n".join(f"  {label:<30}{value / GIB:>10.2f} GiB" for label, value in rows))
     print(f"\npeak (in the backward): {result.total_bytes / GIB:.2f} GiB")
+    if args.gpu:
+        print(f"time: {ENGLISH.message('diffusion.speed.training')}")
     return 0
 
 
-def training_document(chosen: Pipeline, request: Request, training: Training, result: Step) -> dict[str, object]:
-    """`vramcalc diffusion --train-lora RANK --json`."""
+def training_document(chosen: Pipeline, request: Request, training: Training, result: Step, *,
+                      on_gpu: bool = False) -> dict[str, object]:
+    """`vramcalc diffusion --train-lora RANK --json`: the step is not timed, and with --gpu its words say so."""
     return {"pipeline": chosen.slug, "width": request.width, "height": request.height, "frames": request.frames,
-            "batch": request.batch, "train_lora": training_json(result, training), **imported_json(chosen)}
+            "batch": request.batch, "train_lora": training_json(result, training), **imported_json(chosen),
+            "speed": None, "speed_basis": [ENGLISH.message("diffusion.speed.training")] if on_gpu else []}

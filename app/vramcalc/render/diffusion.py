@@ -13,6 +13,8 @@ from ..diffusion.run import Request, Run, Settings, fewest_blocks_to_swap, singl
 from ..diffusion.speed import DiffusionSpeed, speed_of
 from ..diffusion.training import Step, Training, single_changes
 from ..sources.gpus import GpuSpec, table_gpus
+from ..speed import Speed, cost_of
+from ..workload import Machine
 from .messages import ENGLISH, Words
 from .view import GpuRow, Verdict, _gpu_row, verdict_if_it_fits
 
@@ -86,7 +88,8 @@ def present_training(pipeline: Pipeline, request: Request, training: Training, s
         params=words.message("diffusion.train.params", count=words.count(step.adapter_params)), rows=rows,
         caption=words.message("diffusion.train.caption"),
         gpus=tuple(_gpu_row(fit, words=words) for fit in fits),
-        notes=(words.message("diffusion.train.note"), words.message("diffusion.tensors_only")), verdict=verdict)
+        notes=(words.message("diffusion.train.note"), words.message("diffusion.tensors_only"),
+               *((words.message("diffusion.speed.training"),) if gpu is not None else ())), verdict=verdict)
 
 
 def speed_notes(run: Run, gpu: GpuSpec, words: Words) -> tuple[str, ...]:
@@ -94,17 +97,21 @@ def speed_notes(run: Run, gpu: GpuSpec, words: Words) -> tuple[str, ...]:
     speed = speed_of(run, gpu, run.pipeline.steps)
     if not isinstance(speed, DiffusionSpeed):
         return (words.say(speed),)
+    cost = cost_of(Speed(), gpu, 1, Machine())  # the card's cloud price (the price field is the language models')
+    output = words.message(f"diffusion.speed.{'clip' if run.request.frames > 1 else 'image'}")
+    priced = () if not cost.usd_per_hour else (words.message(
+        "diffusion.cost.note", usd=f"{cost.usd_per_hour * speed.per_output_s / 3600:,.4f}", output=output,
+        hour=f"{cost.usd_per_hour:,.2f}"),)
 
     def s(value: float) -> str:
         return words.message("speed.value.seconds", value=f"{value:,.3g}" if value < 100 else f"{value:,.0f}")
 
     return (words.message("diffusion.speed.note", gpu=gpu.display_name, steps=speed.steps, step=s(speed.step_s),
-                          denoise=s(speed.denoise_s), total=s(speed.per_output_s),
-                          output=words.message(f"diffusion.speed.{'clip' if run.request.frames > 1 else 'image'}"),
+                          denoise=s(speed.denoise_s), total=s(speed.per_output_s), output=output,
                           with_=words.message(f"diffusion.speed.with.{speed.encode_s is not None}."
                                               f"{speed.decode_s is not None}"),
                           validated=words.message(f"diffusion.speed.validated.{speed.validated}")),
-            *(words.say(line) for line in speed.basis))
+            *(words.say(line) for line in speed.basis), *priced, words.say(cost.price or ""))
 
 
 def present_diffusion(run: Run, *, gpu: GpuSpec | None = None, words: Words = ENGLISH) -> DiffusionView:

@@ -56,6 +56,7 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
     } | ({} if speed is None else {
         "speed": speed.as_json(), "cost": (cost or Cost()).as_json(),
         "speed_basis": [words.say(text) for text in (*speed.basis, *((speed.unknown,) if speed.unknown else ()))],
+        "cost_basis": [words.say(cost.price)] if cost is not None and cost.price is not None else [],
     })
 
 

@@ -14,7 +14,7 @@ from .messages import ENGLISH, Words
 
 FIGURES = ("ttft", "decode", "output", "prefill", "embed", "requests", "transcribe", "rtf", "tpot", "step", "train",
            "mfu", "run",
-           "cost_hour", "cost_tokens",
+           "cost_hour", "cost_tokens", "cost_embed", "cost_audio",
            "cost_run", "fastest_format", "max_concurrency", "min_gpus_for_run", "min_n_cpu_moe", "llamacpp_fit",
            "cheapest_card")
 """Every figure the page has a place for, in order (those that do not apply are hidden)."""
@@ -47,6 +47,11 @@ def _number(value: float) -> str:
     if value >= 10:
         return f"{value:,.1f}"
     return f"{value:,.2f}"
+
+
+def _usd(value: float) -> str:
+    """Dollars to the cent, or two significant figures below a dollar (an embedder's million tokens: 0.0026)."""
+    return f"{value:,.2f}" if value >= 1 else f"{value:.2g}"
 
 
 def _tokens_s(value: float, words: Words) -> str:
@@ -98,6 +103,11 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
     if cost.usd_per_million_output_tokens is not None:
         figures.append(("cost_tokens", words.message("speed.value.usd_million",
                                                      value=f"{cost.usd_per_million_output_tokens:,.2f}")))
+    if cost.usd_per_million_input_tokens is not None:
+        figures.append(("cost_embed", words.message("speed.value.usd_million_input",
+                                                    value=_usd(cost.usd_per_million_input_tokens))))
+    if cost.usd_per_audio_hour is not None:
+        figures.append(("cost_audio", words.message("speed.value.usd_audio_hour", value=_usd(cost.usd_per_audio_hour))))
     if cost.run_usd is not None:
         figures.append(("cost_run", words.message("speed.value.usd", value=f"{cost.run_usd:,.0f}")))
     if speed.unknown is None:
@@ -106,7 +116,8 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
             figures.append(("max_concurrency", words.message(
                 "speed.value.concurrency", count=f"{answers.max_concurrency:,}", rate=f"{machine.min_tokens_per_s:g}")
                 if answers.max_concurrency else words.message(
-                    "speed.value.concurrency_none" if answers.fits else "speed.value.concurrency_no_fit",
+                    "speed.value.concurrency_no_fit" if not answers.fits else "speed.value.concurrency_not_whole"
+                    if not answers.searched_fits else "speed.value.concurrency_none",
                     rate=f"{machine.min_tokens_per_s:g}")))
             if answers.min_n_cpu_moe is not None and answers.n_cpu_moe_tokens_per_s:
                 rate = tokens_s(answers.n_cpu_moe_tokens_per_s)

@@ -42,7 +42,6 @@ from .inference import (
     Prefill,
     Step,
     bandwidth_share,
-    compute_share,
     decode_step,
     mean_step,
     placement_of,
@@ -96,11 +95,14 @@ class Cost:
     usd_per_million_output_tokens: float | None = None
     run_hours: float | None = None
     run_usd: float | None = None
+    usd_per_million_input_tokens: float | None = None  # an embedder: the tokens it embeds
+    usd_per_audio_hour: float | None = None  # a speech model: an hour of audio transcribed
     price: Phrase | None = None  # where the price comes from
 
     def as_json(self) -> dict[str, object]:
         return {name: _rounded(getattr(self, name)) for name in
-                ("usd_per_hour", "usd_per_million_output_tokens", "run_hours", "run_usd")}
+                ("usd_per_hour", "usd_per_million_output_tokens", "run_hours", "run_usd",
+                 "usd_per_million_input_tokens", "usd_per_audio_hour")}
 
 
 def _rounded(value: object) -> object:
@@ -128,8 +130,13 @@ def _percent(value: float) -> str:
     return f"{100 * value:.0f}%"
 
 
+def _significant(value: float) -> str:
+    """Three significant figures, whatever the size (0.0664, 1.23, 4,560): a figure its basis's arithmetic reads."""
+    return f"{float(f'{value:.3g}'):,}".removesuffix(".0")
+
+
 def _tflops(value: float) -> str:
-    return f"{value / TERA:,.0f}"
+    return _significant(value / TERA)
 
 
 def _as_run(breakdown: Breakdown) -> Breakdown:
@@ -192,9 +199,14 @@ def _embedding(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     if forward is None:
         return Speed(unknown=phrase("speed.unknown_tflops_run"))
     rates = engine_rates(workload.runtime)
+    rest = forward.seconds - forward.compute_s - forward.host_s  # the reads beside the matmuls, the fixed costs
     basis = (phrase("speed.basis.prefill", tokens=f"{workload.batch * workload.seq:,}",
-                    flops=f"{forward.flops / TERA:,.1f}", share=_percent(compute_share(rates, card, forward.kernel)),
-                    tflops=_tflops(forward.peak), kernel=phrase(f"speed.kernel.{forward.kernel}")),
+                    flops=_significant(forward.flops / TERA), share=_percent(forward.share),
+                    tflops=_tflops(forward.peak), kernel=phrase(f"speed.kernel.{forward.kernel}"),
+                    each=_on_each(layout.tp)),
+             *((phrase("speed.basis.embed_rest", compute=_significant(forward.compute_s),
+                       total=_significant(forward.seconds), chunks=forward.chunks),)
+               if abs(rest) > 0.02 * forward.seconds else ()),
              phrase("speed.basis.engine", engine=phrase(f"option.runtime.{workload.runtime.value}"),
                     basis=phrase(rates["basis"])), _embedding_error())
     return Speed(prompt_tokens=workload.seq, output_tokens=0, sequences=workload.batch,
@@ -210,10 +222,10 @@ def _transcription(breakdown: Breakdown, card: Device) -> Speed:
         return Speed(unknown=phrase("speed.unknown_tflops_run"))
     held = calibration()["speech"]["validation"]
     basis = (phrase("speed.speech.basis", audio=f"{run.audio:,.0f}", windows=run.windows, groups=run.groups,
-                    rows=run.rows, encode=f"{run.encode_s:,.1f}", flops=f"{run.flops / TERA:,.2f}",
+                    rows=run.rows, encode=_significant(run.encode_s), flops=f"{run.flops / TERA:,.2f}",
                     share=_percent(run.share), tflops=_tflops(run.peak), kernel=phrase(f"speed.kernel.{run.kernel}"),
-                    decode=f"{run.decode_s:,.1f}", tokens=run.tokens, step=f"{1000 * run.step_s:.1f}",
-                    fixed=f"{1000 * run.fixed_s:.1f}", host=f"{run.host_s:,.1f}",
+                    decode=_significant(run.decode_s), tokens=run.tokens, step=f"{1000 * run.step_s:.1f}",
+                    fixed=f"{1000 * run.fixed_s:.1f}", host=_significant(run.host_s),
                     given=phrase("speed.speech.given" if breakdown.workload.window_tokens else "speed.speech.typical")),
              phrase("speed.speech.error", fit=_percent(held["fit"]["worst"]), rows=held["fit"]["rows"],
                     held=_percent(held["held_out"]["worst"])))
@@ -309,6 +321,36 @@ def _ram_basis(card: Device, machine: Machine) -> Phrase:
                   desktop=f"{calibration()['ram_bandwidth_gb_s']:,.0f}")
 
 
+def _on_each(tp: int) -> Phrase | str:
+    """Under tensor parallelism, the rate is each GPU's: the words that say so ("" on one)."""
+    return phrase("speed.basis.on_each_gpu", gpus=tp) if tp > 1 else ""
+
+
+def _decode_basis(middle: Step, mean: float, workload: Workload, card: Device, machine: Machine, tp: int) -> Phrase:
+    """The decode step in words, its numbers adding up as speed/inference.py `forward` adds them: the bytes each GPU
+    reads (tensor parallel: its share) at the engine's share of the bandwidth, the cache's part at its own share, the
+    part in system RAM at the engine's share of the RAM's bandwidth, and the fixed costs that add to the read (the
+    launches transformers overlaps with it do not)."""
+    rates = engine_rates(workload.runtime)
+    assert card.bandwidth is not None
+    share = bandwidth_share(rates, card, workload.precision)
+    kv_share = share * float(rates.get("kv_bandwidth", 1.0))
+    ram_share = float(rates.get("ram_bandwidth", 0.75))
+    ram = ram_bandwidth(machine, card)
+    cache = (phrase("speed.basis.cache_share", cache=f"{middle.cache_bytes / tp / GB:.2f} GB", share=_percent(kv_share))
+             if middle.cache_bytes and kv_share != share else "")
+    host = (phrase("speed.basis.host_part", host=f"{middle.host_bytes / GB:.2f} GB", share=_percent(ram_share),
+                   ram=_gb_s(ram), ms=f"{1000 * middle.host_read_s:.1f}") if middle.host_read_s else "")
+    return phrase(
+        f"speed.basis.{middle.bound}", bytes=f"{middle.gpu_bytes / tp / GB:.2f} GB",
+        host=f"{middle.host_bytes / GB:.2f} GB",
+        each=phrase("speed.basis.each_gpu", gpus=tp) if tp > 1 else "", cache=cache, host_part=host,
+        read=f"{1000 * middle.gpu_read_s:.1f}", share=_percent(share), bandwidth=_gb_s(card.bandwidth),
+        ram_share=_percent(ram_share), depth=f"{workload.prompt + workload.output // 2:,}",
+        sequences=workload.sequences, ram=_gb_s(ram), fixed=f"{1000 * (middle.fixed_s - middle.overlapped_s):.1f}",
+        launch=f"{1000 * middle.fixed_s:.1f}", step=f"{1000 * mean:.1f}")
+
+
 def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Layout) -> Speed:
     workload = breakdown.workload
     prompt, output, sequences = workload.prompt, workload.output, workload.sequences
@@ -318,12 +360,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     whole = prefill(breakdown.workload, card, machine, placement, batch=sequences, prompt=prompt)
     rates = engine_rates(workload.runtime)
     assert card.bandwidth is not None
-    basis: list[Phrase] = [phrase(
-        f"speed.basis.{middle.bound}", bytes=f"{middle.gpu_bytes / GB:.2f} GB", host=f"{middle.host_bytes / GB:.2f} GB",
-        share=_percent(bandwidth_share(rates, card, workload.precision)), bandwidth=_gb_s(card.bandwidth),
-        depth=f"{prompt + output // 2:,}",
-        sequences=sequences, ram=_gb_s(ram_bandwidth(machine, card)), fixed=f"{1000 * middle.fixed_s:.1f}",
-        step=f"{1000 * mean:.1f}")]
+    basis: list[Phrase] = [_decode_basis(middle, mean, workload, card, machine, layout.tp)]
     if middle.moe_kernel_s:
         table = rates["rdna_mxfp4"]
         basis.append(phrase("speed.basis.rdna_mxfp4", seconds=f"{1000 * middle.moe_kernel_s:.1f}",
@@ -332,9 +369,13 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
         basis.append(_ram_basis(card, machine))
     if first is not None:
         said = "speed.basis.prefill_acc16" if first.accumulate16 else "speed.basis.prefill"
-        basis.append(phrase(said, tokens=f"{prompt:,}", flops=f"{first.flops / TERA:,.1f}",
+        basis.append(phrase(said, tokens=f"{prompt:,}", flops=_significant(first.flops / TERA),
                             share=_percent(first.share), tflops=_tflops(first.peak),
-                            kernel=phrase(f"speed.kernel.{first.kernel}")))
+                            kernel=phrase(f"speed.kernel.{first.kernel}"), each=_on_each(layout.tp)))
+        rest = first.seconds - first.compute_s - first.host_s  # the reads beside the matmuls, the fixed costs
+        if abs(rest) > 0.02 * first.seconds:
+            basis.append(phrase("speed.basis.prefill_rest", compute=_significant(first.compute_s),
+                                total=_significant(first.seconds), chunks=first.chunks))
         if first.host_bytes:
             said = "speed.basis.prefill_host" + ("_unified" if card.memory is Memory.UNIFIED else "")
             basis.append(phrase(said, bytes=f"{first.host_bytes / GB:.2f} GB", chunks=first.chunks,
@@ -403,11 +444,12 @@ def _training(breakdown: Breakdown, card: Device, machine: Machine, layout: Layo
     matmuls = training_kernel(workload)
     peak = card.compute(matmuls) or 0.0
     basis: tuple[Phrase, ...] = (phrase(
-        "speed.basis.training", tokens=f"{step.tokens:,}", flops=f"{step.flops / 1e15:,.1f}", share=_percent(step.mfu),
+        "speed.basis.training", tokens=f"{step.tokens:,}", flops=_significant(step.model_flops / 1e15),
+        share=_percent(step.mfu) if step.mfu >= 0.095 else f"{100 * step.mfu:.2g}%",
         tflops=_tflops(peak), gpus=model_parallel * replicas, basis=phrase(calibration()["training"]["basis"]),
         kernel=phrase(f"speed.kernel.{matmuls}")),)
     if step.reference_flops:
-        basis += (phrase("speed.basis.reference", flops=f"{step.reference_flops / 1e15:,.2f}"),)
+        basis += (phrase("speed.basis.reference", flops=_significant(step.reference_flops / 1e15)),)
     if step.generation_s:
         run = rollout(workload)
         assert run is not None
@@ -433,14 +475,21 @@ def cost_of(speed: Speed, gpu: GpuSpec, gpus: int, machine: Machine, cards: tupl
     if price is None and all(priced):
         said = phrase("cost.price.default", date=_prices()["date"], source=_prices()["source"])
     hours = _run_hours(speed, machine)
-    if price is None and not all(priced):
-        return Cost(run_hours=hours)
+    if price is None and not all(priced):  # never a silent absence: which card has no price, and what to give
+        unpriced = next(card for card, usd in zip(cards or (gpu,) * gpus, priced, strict=True) if not usd)
+        return Cost(run_hours=hours, price=phrase("cost.price.none", gpu=unpriced.display_name))
     per_hour = price * gpus if price is not None else sum(p for p in priced if p)
     per_million = None
     if speed.output_tokens_per_s:
         per_million = per_hour / (speed.output_tokens_per_s * 3600) * 1e6
+    embedded = None  # an embedder makes no output tokens: its cost is per token embedded
+    if speed.requests_per_s and speed.prefill_tokens_per_s:
+        embedded = per_hour / (speed.prefill_tokens_per_s * 3600) * 1e6
+    # each GPU transcribes its own audio (speed_of): an hour of audio costs one GPU's price for its time
+    audio = per_hour / gpus * speed.real_time_factor if speed.real_time_factor else None
     return Cost(usd_per_hour=per_hour, usd_per_million_output_tokens=per_million, run_hours=hours,
-                run_usd=None if hours is None else hours * per_hour, price=said)
+                run_usd=None if hours is None else hours * per_hour, price=said,
+                usd_per_million_input_tokens=embedded, usd_per_audio_hour=audio)
 
 
 def _run_hours(speed: Speed, machine: Machine) -> float | None:

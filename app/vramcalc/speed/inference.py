@@ -91,6 +91,8 @@ class Step:
     gpu_bytes: float  # read per step from the GPUs' memory (all of them)
     host_bytes: float
     draft_s: float = 0.0  # speculative decoding: the drafter's forwards in the step
+    overlapped_s: float = 0.0  # of fixed_s: the host's launches that run while the GPU reads (transformers)
+    cache_bytes: float = 0.0  # of gpu_bytes: the KV cache, read at kv_share (the basis says so)
     moe_kernel_s: float = 0.0  # of gpu_read_s: MXFP4 experts' kernels on an RDNA card beyond their read (triton_moe)
 
     @property
@@ -225,17 +227,20 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
         link = "nvlink" if device.nvlink else "pcie"
         fixed += 2 * layers * float(calibration()["allreduce_s"][link]) * math.log2(placement.tp)
         fixed += allreduce_bytes(model, batch * tokens, placement.tp) / device.link
+    overlapped = 0.0
     if rates.get("host_overlap") and not (bnb is not None and bnb.serial):
         # eager PyTorch launches asynchronously: the host's work per layer runs while the GPU reads, a step takes
         # the longer of the two (transformers)
         seconds = max(gpu_read, compute, launch) + host_read + fixed
+        overlapped = launch
     else:
         seconds = max(gpu_read, compute) + host_read + launch + fixed
     if bnb is not None:
         seconds *= bnb.scale
     fixed += launch
     return Step(seconds=seconds, gpu_read_s=gpu_read, host_read_s=host_read, compute_s=compute, fixed_s=fixed,
-                gpu_bytes=gpu_bytes, host_bytes=host_bytes, moe_kernel_s=moe_kernel)
+                gpu_bytes=gpu_bytes, host_bytes=host_bytes, moe_kernel_s=moe_kernel, overlapped_s=overlapped,
+                cache_bytes=cache * gpu_share)
 
 
 def allreduce_bytes(model: ModelSpec, tokens: int, tp: int) -> float:

@@ -1488,6 +1488,10 @@ EN: Mapping[str, str] = {
     "speed.figure.run": "Training run",
     "speed.figure.cost_hour": "Price",
     "speed.figure.cost_tokens": "Cost of output",
+    "speed.figure.cost_embed": "Cost of embedding",
+    "speed.figure.cost_audio": "Cost of transcription",
+    "speed.value.usd_million_input": "US${value} per million tokens embedded",
+    "speed.value.usd_audio_hour": "US${value} per hour of audio",
     "speed.figure.cost_run": "Cost of the run",
     "speed.value.tokens_s": "{value} tokens/s",
     "speed.value.seconds": "{value} s",
@@ -1497,13 +1501,16 @@ EN: Mapping[str, str] = {
     "speed.value.usd_million": "US${value} per million output tokens",
     "speed.value.usd": "US${value}",
     "speed.basis.memory": (
-        "Memory-bound: {bytes} read per step at {share} of {bandwidth} GB/s, plus {fixed} ms of fixed cost per step "
-        "({step} ms per token on average, {sequences} {sequences:sequence|sequences} at about {depth} tokens of "
-        "context)."
+        "Memory-bound: {bytes} read per step{each} at {share} of {bandwidth} GB/s{cache}: {read} ms{host_part}, plus "
+        "{fixed} ms of fixed cost per step ({step} ms per token on average, {sequences} "
+        "{sequences:sequence|sequences} at about {depth} tokens of context)."
     ),
+    "speed.basis.each_gpu": " by each of its {gpus} GPUs",
+    "speed.basis.cache_share": " ({cache} of it the KV cache, read at {share})",
+    "speed.basis.host_part": ", and {host} from system RAM at {share} of {ram} GB/s: {ms} ms",
     "speed.basis.host_memory": (
-        "Bound by system RAM: {host} read per step from RAM at {ram} GB/s, and {bytes} from the GPU at {share} of "
-        "{bandwidth} GB/s ({step} ms per token on average)."
+        "Bound by system RAM: {host} read per step from RAM at {ram_share} of {ram} GB/s, and {bytes}{each} from the "
+        "GPU at {share} of {bandwidth} GB/s{cache}, plus {fixed} ms of fixed cost ({step} ms per token on average)."
     ),
     "speed.ram.yours": "System RAM read at {ram} GB/s: the figure you gave.",
     "speed.ram.desktop": (
@@ -1516,7 +1523,7 @@ EN: Mapping[str, str] = {
         "never below a desktop's {desktop} GB/s nor above the memory's own."
     ),
     "speed.basis.compute": (
-        "Compute-bound: {sequences} {sequences:sequence|sequences} per step; the weights' {bytes} read at {share} of "
+        "Compute-bound: {sequences} {sequences:sequence|sequences} per step; the {bytes}{each} read at {share} of "
         "{bandwidth} GB/s take "
         "less time than the matmuls ({step} ms per step)."
     ),
@@ -1527,15 +1534,25 @@ EN: Mapping[str, str] = {
         "the Hub's copies that transformers loads has that PR's RDNA configs."
     ),
     "speed.basis.overhead": (
-        "Bound by fixed costs: {fixed} ms per step of kernel launches and synchronisation, more than reading {bytes} "
-        "at {share} of {bandwidth} GB/s ({step} ms per token)."
+        "Bound by fixed costs: {launch} ms per step of kernel launches and synchronisation, more than reading {bytes}"
+        "{each} at {share} of {bandwidth} GB/s{cache} ({step} ms per token)."
     ),
     "speed.basis.prefill_acc16": (
-        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS, the card's rate with FP16 "
+        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS{each}, the card's rate with FP16 "
         "accumulation that llama.cpp's kernels use, twice the 16-bit rate listed for GeForce cards ({kernel} matmuls)."
     ),
+    "speed.basis.prefill_rest": (
+        "The matmuls take {compute} s of it; reading the weights, the activations between them and the attention "
+        "scores, and the fixed cost of each of its {chunks} {chunks:micro-batch|micro-batches} bring the first token "
+        "to {total} s."
+    ),
+    "speed.basis.on_each_gpu": " on each of its {gpus} GPUs",
+    "speed.basis.embed_rest": (
+        "The matmuls take {compute} s of it; reading the weights and the activations between them, and the fixed cost "
+        "of each of its {chunks} {chunks:micro-batch|micro-batches}, bring the batch's forward to {total} s."
+    ),
     "speed.basis.prefill": (
-        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS ({kernel} matmuls)."
+        "Prompt: {flops} TFLOP for {tokens} tokens at {share} of {tflops} TFLOPS{each} ({kernel} matmuls)."
     ),
     "speed.basis.prefill_host_unified": (
         "Of the prompt's {total} s, {seconds} s copy the {bytes} of weights in system RAM to the GPU's buffers, once "
@@ -1600,6 +1617,7 @@ EN: Mapping[str, str] = {
     "speed.chart.context.x": "context (tokens)",
     "cost.price.given": "Costs at the price per GPU-hour given.",
     "cost.price.default": "Costs at a cloud price of {date} ({source}); give your own price per GPU-hour to change it.",
+    "cost.price.none": "No cost: {gpu} has no default price per GPU-hour; give yours (--gpu-hour-price) to price it.",
     "field.prompt_tokens.label": "Prompt tokens",
     "field.prompt_tokens.help": "Tokens of each prompt, for the speed; empty: the sequence less the output.",
     "field.output_tokens.label": "Output tokens",
@@ -1656,6 +1674,7 @@ EN: Mapping[str, str] = {
     "speed.fit.none": "nothing: this engine has no rates of its own yet, so transformers' are used",
     "speed.not_fit": "It does not fit these GPUs: these speeds are those it would have if it did.",
     "speed.value.concurrency_no_fit": "none: one sequence does not fit",
+    "speed.value.concurrency_not_whole": "none: one sequence does not fit with every layer on the GPU",
     "llamacpp.cpu_moe": (
         "; the routed experts of the first {layers} {layers:layer|layers} are in system RAM (--n-cpu-moe)"
     ),
@@ -1850,6 +1869,8 @@ EN: Mapping[str, str] = {
     "diffusion.speed.validated.False": "not validated",
     "diffusion.speed.unknown_tflops": "Not timed: the card's 16-bit tensor rate is not in the GPU data.",
     "diffusion.speed.not_counted": "Not timed: the FLOPs of {name} are not counted yet.",
+    "diffusion.speed.training": "Not timed: a LoRA training step's time is not modelled yet (only its memory).",
+    "diffusion.cost.note": "Cost: US${usd} per {output} at US${hour} per GPU-hour.",
     "diffusion.speed.fp32": "Not timed: fp32 weights run at another rate than the 16-bit one the time is fitted to.",
     "diffusion.speed.basis": "{steps} steps of {tflop} TFLOP each (every image and guidance pass), the text "
                              "encoding and the VAE decode, counted layer by layer, at {share} of the card's dense "

@@ -1561,6 +1561,10 @@ PT: Mapping[str, str] = {
     "speed.figure.run": "Execução do treino",
     "speed.figure.cost_hour": "Preço",
     "speed.figure.cost_tokens": "Custo da saída",
+    "speed.figure.cost_embed": "Custo dos embeddings",
+    "speed.figure.cost_audio": "Custo da transcrição",
+    "speed.value.usd_million_input": "US${value} por milhão de tokens processados",
+    "speed.value.usd_audio_hour": "US${value} por hora de áudio",
     "speed.figure.cost_run": "Custo da execução",
     "speed.value.tokens_s": "{value} tokens/s",
     "speed.value.seconds": "{value} s",
@@ -1570,13 +1574,16 @@ PT: Mapping[str, str] = {
     "speed.value.usd_million": "US${value} por milhão de tokens de saída",
     "speed.value.usd": "US${value}",
     "speed.basis.memory": (
-        "Limitado pela memória: {bytes} lidos por passo a {share} de {bandwidth} GB/s, mais {fixed} ms de custo fixo "
-        "por passo ({step} ms por token em média, {sequences} {sequences:sequência|sequências} com cerca de {depth} "
-        "tokens de contexto)."
+        "Limitado pela memória: {bytes} lidos por passo{each} a {share} de {bandwidth} GB/s{cache}: {read} ms"
+        "{host_part}, mais {fixed} ms de custo fixo por passo ({step} ms por token em média, {sequences} "
+        "{sequences:sequência|sequências} com cerca de {depth} tokens de contexto)."
     ),
+    "speed.basis.each_gpu": " por cada uma das suas {gpus} GPUs",
+    "speed.basis.cache_share": " ({cache} deles o cache KV, lido a {share})",
+    "speed.basis.host_part": ", e {host} da RAM do sistema a {share} de {ram} GB/s: {ms} ms",
     "speed.basis.host_memory": (
-        "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram} GB/s, e {bytes} da GPU a {share} de "
-        "{bandwidth} GB/s ({step} ms por token em média)."
+        "Limitado pela RAM do sistema: {host} lidos por passo da RAM a {ram_share} de {ram} GB/s, e {bytes}{each} da "
+        "GPU a {share} de {bandwidth} GB/s{cache}, mais {fixed} ms de custo fixo ({step} ms por token em média)."
     ),
     "speed.ram.yours": "RAM do sistema lida a {ram} GB/s: o valor que você informou.",
     "speed.ram.desktop": (
@@ -1589,7 +1596,7 @@ PT: Mapping[str, str] = {
         " 400 GB/s de um M1 Max), nunca abaixo dos {desktop} GB/s de um desktop nem acima da própria memória."
     ),
     "speed.basis.compute": (
-        "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes} dos pesos "
+        "Limitado pela computação: {sequences} {sequences:sequência|sequências} por passo; ler os {bytes}{each} "
         "a {share} de {bandwidth} "
         "GB/s leva menos tempo que as multiplicações de matrizes ({step} ms por passo)."
     ),
@@ -1601,16 +1608,26 @@ PT: Mapping[str, str] = {
         "RDNA desse PR."
     ),
     "speed.basis.overhead": (
-        "Limitado por custos fixos: {fixed} ms por passo de lançamentos de kernels e sincronização, mais que ler "
-        "{bytes} a {share} de {bandwidth} GB/s ({step} ms por token)."
+        "Limitado por custos fixos: {launch} ms por passo de lançamentos de kernels e sincronização, mais que ler "
+        "{bytes}{each} a {share} de {bandwidth} GB/s{cache} ({step} ms por token)."
     ),
     "speed.basis.prefill_acc16": (
-        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS, a taxa da placa com acumulação em "
-        "FP16 que os kernels do llama.cpp usam, o dobro da taxa de 16 bits listada para placas GeForce "
+        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS{each}, a taxa da placa com acumulação "
+        "em FP16 que os kernels do llama.cpp usam, o dobro da taxa de 16 bits listada para placas GeForce "
         "(multiplicações {kernel})."
     ),
+    "speed.basis.prefill_rest": (
+        "As multiplicações de matrizes levam {compute} s disso; ler os pesos, as ativações entre elas e os escores da "
+        "atenção, e o custo fixo de cada um dos seus {chunks} {chunks:microlote|microlotes} levam o primeiro token a "
+        "{total} s."
+    ),
+    "speed.basis.on_each_gpu": " em cada uma das suas {gpus} GPUs",
+    "speed.basis.embed_rest": (
+        "As multiplicações de matrizes levam {compute} s disso; ler os pesos e as ativações entre elas, e o custo fixo "
+        "de cada um dos seus {chunks} {chunks:microlote|microlotes}, levam a passada do lote a {total} s."
+    ),
     "speed.basis.prefill": (
-        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS (multiplicações {kernel})."
+        "Prompt: {flops} TFLOP para {tokens} tokens a {share} de {tflops} TFLOPS{each} (multiplicações {kernel})."
     ),
     "speed.basis.prefill_host_unified": (
         "Dos {total} s do prompt, {seconds} s copiam os {bytes} de pesos na RAM do sistema para os buffers da GPU, uma "
@@ -1687,6 +1704,7 @@ PT: Mapping[str, str] = {
     "cost.price.default": (
         "Custos a um preço de nuvem de {date} ({source}); informe o seu preço por GPU-hora para mudá-lo."
     ),
+    "cost.price.none": "Sem custo: {gpu} não tem preço padrão por GPU-hora; informe o seu (--gpu-hour-price).",
     "field.prompt_tokens.label": "Tokens do prompt",
     "field.prompt_tokens.help": "Tokens de cada prompt, para a velocidade; vazio: a sequência menos a saída.",
     "field.output_tokens.label": "Tokens de saída",
@@ -1748,6 +1766,7 @@ PT: Mapping[str, str] = {
     "speed.fit.none": "nada: este motor ainda não tem ritmos próprios, então os do transformers são usados",
     "speed.not_fit": "Não cabe nestas GPUs: estas velocidades são as que teria se coubesse.",
     "speed.value.concurrency_no_fit": "nenhuma: uma sequência não cabe",
+    "speed.value.concurrency_not_whole": "nenhuma: uma sequência não cabe com todas as camadas na GPU",
     "llamacpp.cpu_moe": (
         "; os especialistas roteados de {layers} {layers:camada|camadas} (as primeiras) ficam na RAM do sistema "
         "(--n-cpu-moe)"
@@ -1959,6 +1978,8 @@ PT: Mapping[str, str] = {
     "diffusion.speed.validated.False": "não validado",
     "diffusion.speed.unknown_tflops": "Sem tempo: a taxa de tensores de 16 bits da placa não está nos dados de GPUs.",
     "diffusion.speed.not_counted": "Sem tempo: os FLOPs de {name} ainda não são contados.",
+    "diffusion.speed.training": "Sem tempo: o tempo de um passo de treino LoRA ainda não é modelado (só a memória).",
+    "diffusion.cost.note": "Custo: US${usd} por {output} a US${hour} por GPU-hora.",
     "diffusion.speed.fp32": "Sem tempo: pesos fp32 rodam a outra taxa que não a de 16 bits à qual o tempo é ajustado.",
     "diffusion.speed.basis": "{steps} passos de {tflop} TFLOP cada (toda imagem e passada de guidance), a codificação "
                              "do texto e a decodificação do VAE, contados camada a camada, a {share} dos {tflops} "
