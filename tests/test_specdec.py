@@ -244,3 +244,19 @@ def test_the_draft_speeds_vllm_up():
         assert rate is not None
         return rate
     assert decode({**VLLM, "draft_model": DRAFT}) > decode(VLLM)  # 2.53 tokens a step at the assumed 0.7
+
+
+def test_the_largest_batch_of_assisted_generation_is_the_one_sequence_it_runs():
+    """fit answered "largest batch 77" for Gemma 3 27B with Gemma 3 1B's assistance on an H100, a batch the same
+    command then refused (transformers' assisted generation runs one sequence): the search stops at 1."""
+    from vramcalc.analysis.solve import max_batch
+    from vramcalc.inputs.parse import parse_target
+    from vramcalc.render.charts import sweep
+
+    values = {**DEFAULTS, **HF, "model": "gemma-3-27b-it", "draft_model": "gemma-3-1b-it", "seq": "512"}
+    workload, target = parse_workload(values), parse_target(values)
+    assert max_batch(workload, target) == 1
+    chart = sweep(workload, target, "batch", 1)  # its axis ends at that sequence, ticked in whole sequences
+    assert [tick.label for tick in chart.x_ticks] == ["0", "", "", "", "1"]
+    alone = {**values, "draft_model": ""}
+    assert max_batch(parse_workload(alone), parse_target(alone)) > 1  # without the assistant, many

@@ -475,6 +475,7 @@ PRE_QUANTISED = frozenset({"fp8", "mxfp4", "gptq-int4", "gptq-int8", "awq-int4"}
 # assistant_tokenizer passed to generate), not a refusal. Measured on the CPU with two random Llama models:
 # tools/measure_assisted.py, docs/accuracy.md.
 ASSISTANT_TOKENS = 20  # GenerationConfig's num_assistant_tokens default (schedule "constant"; configuration_utils.py)
+ASSISTED_MAX_BATCH = 1  # the sequences it runs at once (the check refuses more; analysis/solve.py searches no further)
 
 
 def assistant_weights(workload: Workload) -> int:
@@ -550,7 +551,7 @@ class Transformers(NoPool):
                                   "model's MXFP4 checkpoint (compressed-tensors) is decompressed to 16 bits as it "
                                   "loads (run_compressed=False): choose bf16, or vLLM")
         draft = workload.draft_model
-        if draft is not None and workload.batch > 1:
+        if draft is not None and workload.batch > ASSISTED_MAX_BATCH:
             raise ValidationError("batch", workload.batch, "transformers' assisted generation (a draft model) runs "
                                   "one sequence: \"assisted generate is only supported for batch_size = 1\" "
                                   "(generation/utils.py)")
