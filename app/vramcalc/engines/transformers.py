@@ -576,7 +576,7 @@ class Transformers(NoPool):
         under a trainer whose settings are the form's, not one command."""
         if workload.is_training:
             return ()
-        dtype = "bfloat16" if workload.activation_precision is Precision.BF16 else "float16"
+        dtype = {Precision.BF16: "bfloat16", Precision.FP32: "float32"}.get(workload.activation_precision, "float16")
         attention = "sdpa" if workload.attention is Attention.FLASH else "eager"
         auto = "AutoModel" if workload.embeds else "AutoModelForCausalLM"
         if workload.transcribes:

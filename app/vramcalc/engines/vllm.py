@@ -581,12 +581,23 @@ OPTIONS = (
 )
 
 
+def _dtype_flag(workload: Workload) -> tuple[str, ...]:
+    """--dtype where the weights counted are fp32 or fp16: vLLM's and SGLang's default, auto, loads the checkpoint's
+    own dtype (bf16 for most), which would hold half the fp32 weights counted (config/model.py _get_and_verify_dtype;
+    SGLang server_args.py --dtype)."""
+    precision = workload.precision
+    name = {Precision.FP32: "float32", Precision.FP16: "float16"}.get(precision) if isinstance(
+        precision, Precision) else None
+    return () if name is None else (f"--dtype {name}",)
+
+
 def sglang_command(workload: Workload, layout: Layout, model: str) -> str:
     """The same plan's flags for SGLang's server (python/sglang/srt/server_args.py): context, parallel
     sizes, quantization, an FP8 cache (SGLang names its format), the most running requests, no CUDA
     graphs. Its pool is sized by --mem-fraction-static (weights and KV cache together), not by vLLM's
     share, so that is left to SGLang's default rather than translated."""
-    flags = ["python -m sglang.launch_server", f"--model-path {model}", f"--context-length {workload.seq}"]
+    flags = ["python -m sglang.launch_server", f"--model-path {model}", f"--context-length {workload.seq}",
+             *_dtype_flag(workload)]
     flags += [f"--{name}-size {size}" for name, size in (("tp", layout.tp), ("pp", layout.pp), ("dp", layout.dp))
               if size > 1]
     method = VLLM_QUANTIZATION.get(workload.precision.value)
@@ -677,7 +688,7 @@ class Vllm:
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """`vllm serve` with the settings the pool was sized with; a GPU format named (AWQ and GPTQ need a
         checkpoint quantised so; FP8 quantises a 16-bit one as it loads)."""
-        flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}"]
+        flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}", *_dtype_flag(workload)]
         if workload.gpu_memory_utilization is not None:  # none: vLLM's own default, as the pool was sized
             flags.append(f"--gpu-memory-utilization {workload.gpu_memory_utilization:g}")
         if workload.no_extensible_kv_cache:
