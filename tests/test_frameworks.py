@@ -158,11 +158,12 @@ def test_unsloths_offloading_note_goes_with_its_checkpointing():
         assert ("note.framework.unsloth" in keys) is said, checkpointing
 
 
-@pytest.mark.parametrize("extra", [("--gpus", "2"), ("--grad-accum", "4")])
+@pytest.mark.parametrize("extra", [("--gpus", "2"), ("--grad-accum", "4"), ("--recipe", "mixed")])
 def test_torchtunes_step_in_the_backward_is_its_single_device_default_only(extra):
     """torchtune's optimizer_in_bwd is its single-device full recipe's (3B_full_single_device.yaml); its distributed
     recipe's configs leave it off, and it refuses gradient accumulation. Before: --framework torchtune --gpus 2 (or
-    --grad-accum 4) was refused for an optimizer_in_backward the user never set and no flag turns off."""
+    --grad-accum 4, or --recipe mixed: an fp32 master copy it is not modelled with) was refused for an
+    optimizer_in_backward the user never set and no flag turns off."""
     data = _cli_json(*CLI, "--framework", "torchtune", *extra)
     assert data["total_bytes"] > 0
 
