@@ -581,6 +581,16 @@ OPTIONS = (
 )
 
 
+# the formats vLLM and SGLang read from a checkpoint quantised so (fp8 alone is quantised as a 16-bit one loads):
+# the model named must be that checkpoint, as transformers' line says (engines/transformers.py PRE_QUANTISED)
+PRE_QUANTISED = frozenset({"mxfp4", "nvfp4", "fp8-block", "awq-int4", "gptq-int4", "gptq-int8"})
+
+
+def _published(workload: Workload) -> str:
+    name = workload.precision.value
+    return f"  # a checkpoint published in {name}" if name in PRE_QUANTISED else ""
+
+
 def _dtype_flag(workload: Workload) -> tuple[str, ...]:
     """--dtype where the weights counted are fp32 or fp16: vLLM's and SGLang's default, auto, loads the checkpoint's
     own dtype (bf16 for most), which would hold half the fp32 weights counted (config/model.py _get_and_verify_dtype;
@@ -724,8 +734,9 @@ class Vllm:
             config = {"method": "mtp" if draft.drafter_backbone else "draft_model", "model": hf_reference(draft),
                       "num_speculative_tokens": VLLM_DRAFT_TOKENS}
             flags.append(f"--speculative-config '{json.dumps(config)}'")
-        return " ".join(flags), "# or SGLang, whose own memory split (--mem-fraction-static) is not modelled here:", \
-            sglang_command(workload, layout, model)
+        published = _published(workload)
+        return " ".join(flags) + published, "# or SGLang, whose own memory split (--mem-fraction-static) is not " \
+            "modelled here:", sglang_command(workload, layout, model) + published
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         return default_layout(model, gpus, training=training)
