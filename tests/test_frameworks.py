@@ -191,7 +191,8 @@ def test_the_frameworks_note_says_the_values_it_set():
     assert "ce_output_chunks = 8" in said and "optimizer_in_backward = 1" in said, said
 
 
-@pytest.mark.parametrize(("lora", "named"), [("0", "checkpointing layer"), ("16", "checkpointing layer, precision nf4")])
+@pytest.mark.parametrize(("lora", "named"), [("0", "checkpointing layer"),
+                                             ("16", "checkpointing layer, precision nf4")])
 def test_ppo_refuses_unsloths_defaults_naming_the_framework(lora, named):
     """TRL's PPOTrainer never checkpoints and its value model is loaded as the policy (16- or 32-bit): Unsloth's
     defaults (checkpointing, QLoRA's nf4) were refused naming checkpointing, then precision, fields the user never

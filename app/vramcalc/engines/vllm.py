@@ -586,6 +586,9 @@ OPTIONS = (
 PRE_QUANTISED = frozenset({"mxfp4", "nvfp4", "fp8-block", "awq-int4", "gptq-int4", "gptq-int8"})
 
 
+SGLANG_HEADER = "# or SGLang, whose own memory split (--mem-fraction-static) is not modelled here:"
+
+
 def _published(workload: Workload) -> str:
     name = workload.precision.value
     return f"  # a checkpoint published in {name}" if name in PRE_QUANTISED else ""
@@ -735,8 +738,7 @@ class Vllm:
                       "num_speculative_tokens": VLLM_DRAFT_TOKENS}
             flags.append(f"--speculative-config '{json.dumps(config)}'")
         published = _published(workload)
-        return " ".join(flags) + published, "# or SGLang, whose own memory split (--mem-fraction-static) is not " \
-            "modelled here:", sglang_command(workload, layout, model) + published
+        return " ".join(flags) + published, SGLANG_HEADER, sglang_command(workload, layout, model) + published
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         return default_layout(model, gpus, training=training)
