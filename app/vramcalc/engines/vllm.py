@@ -24,6 +24,7 @@ from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.vision import GLM, Vision, _smart_resize, encoder_peak, image_patches, image_tokens
 from ..model.table import param_count
 from ..parallel.layout import Layout, default_layout
+from ..parallel.sharding import kv_share
 from ..sources.gpu_overhead import card_overhead
 from ..sources.gpus import GpuKind, GpuSpec
 from ..workload import Workload
@@ -374,6 +375,31 @@ def vllm_block_bytes(spec: ModelSpec, kv_precision: Precision, block: int = VLLM
 def draft_block_bytes(draft: ModelSpec | None, kv_precision: Precision, block: int) -> int:
     """A draft model's share of one KV block: its layers' K/V for the block's tokens (none without a draft)."""
     return 0 if draft is None else vllm_block_bytes(draft, kv_precision, block)
+
+
+def model_sequence_bytes(workload: Workload, tokens: int) -> int:
+    """The model's own cache for one sequence of `tokens` (whole blocks): K/V, recurrent state and index keys."""
+    model, kv_precision = workload.model, workload.effective_kv_precision
+    return (kv_precision.bytes_for(model.kv_values_per_sequence(tokens, vllm=True))
+            + vllm_state_bytes(model, kv_precision, workload.gpu) + model.indexer_bytes(tokens, 2, fp8_packed=True))
+
+
+def draft_kv_shares(workload: Workload, tp: int, share: float) -> tuple[float, float]:
+    """One of `tp` ranks' shares of the KV cache row and of a pool block, the model's heads at `share` and a draft's
+    at its own: vLLM gives each rank max(1, heads // tp) of every attention layer's KV heads, so a draft with fewer
+    KV heads than ranks keeps each on several (Gemma 3 4B's 4 beside Gemma 3 27B's 16 at TP 8: half of them, not
+    the model's eighth). Without a draft of its own cache, `share` for both."""
+    draft = vllm_own_cache_draft(workload) if workload.runtime is Runtime.VLLM else None
+    own = kv_share(draft, tp) if draft is not None else share
+    if draft is None or own == share:
+        return share, share
+    kv_precision = workload.effective_kv_precision
+    block = vllm_kv_block(workload.model, kv_precision, workload.gpu)
+    tokens = vllm_kv_tokens(workload.seq, block)
+    pairs = ((model_sequence_bytes(workload, tokens), draft_sequence_bytes(draft, kv_precision, tokens)),
+             (vllm_block_bytes(workload.model, kv_precision, block), draft_block_bytes(draft, kv_precision, block)))
+    row, pool = ((mine * share + theirs * own) / (mine + theirs) for mine, theirs in pairs)
+    return row, pool
 
 
 def draft_sequence_bytes(draft: ModelSpec | None, kv_precision: Precision, tokens: int) -> int:
@@ -763,9 +789,7 @@ class Vllm:
         block = vllm_kv_block(model, kv_precision, workload.gpu)
         tokens = vllm_kv_tokens(workload.seq, block)
         draft = vllm_own_cache_draft(workload)
-        kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens, vllm=True))
-                               + vllm_state_bytes(model, kv_precision, workload.gpu)
-                               + model.indexer_bytes(tokens, 2, fp8_packed=True)
+        kv = workload.batch * (model_sequence_bytes(workload, tokens)
                                + draft_sequence_bytes(draft, kv_precision, tokens))
         # a pooling model's profiling run pools instead of sampling (GPUModelRunner.profile_run): no sampler term
         pooling = workload.embeds
@@ -824,7 +848,7 @@ class Vllm:
             return RankPool(kv_pool_bytes=facts.pool.kv_pool_bytes, kv_tokens=facts.pool.kv_tokens,
                             max_concurrency=round(facts.pool.max_concurrency, 2))
         pool = max(0, facts.pool.budget - sum(v for k, v in components.items() if k != "kv_cache"))
-        kv_precision = workload.effective_kv_precision  # a draft's heads taken split as the model's (kv_share)
+        kv_precision = workload.effective_kv_precision  # kv_share: a draft's heads at their own (draft_kv_shares)
         block = (vllm_block_bytes(workload.model, kv_precision, facts.block_tokens)
                  + draft_block_bytes(vllm_own_cache_draft(workload), kv_precision, facts.block_tokens)) * kv_share
         per_sequence = components.get("kv_cache", 0) / max(1, workload.batch)
