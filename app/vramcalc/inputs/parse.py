@@ -669,9 +669,8 @@ def _check_ppo(workload: Workload) -> None:
                                              ("precision", workload.precision.value)) if key in workload.framework_set}
     if refused:  # the framework's defaults, not the user's settings (training/frameworks.py)
         raise ValidationError("framework", workload.framework.value, "its defaults (" + ", ".join(
-            f"{key} {value}" for key, value in refused.items()) + ") are not what TRL's PPOTrainer runs (no "
-                              "checkpointing, a 16- or 32-bit policy beside its value model): choose trainer or "
-                              "axolotl, or set checkpointing none and precision bf16")
+            f"{key} {value}" for key, value in refused.items()) + ") are not what TRL's PPOTrainer runs: choose "
+                              "trainer, or set checkpointing none and precision bf16")
     if workload.checkpointing is not Checkpointing.NONE:
         raise ValidationError("checkpointing", workload.checkpointing.value, "TRL's PPOTrainer never enables it")
     if not isinstance(workload.precision, Precision):
