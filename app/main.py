@@ -268,6 +268,15 @@ def show_errors(problems):
             folded = field.closest("details")
             if folded not in (None, jsnull):
                 folded.open = True  # an error is never hidden behind "More options"
+    set_text("stale-fields", WORDS.message("page.stale_fields", fields=", ".join(map(field_label, errors)))
+             if errors else "")
+
+
+def field_label(key):
+    """The label the page shows for a field, in its language (a link opened with a combination that does not
+    hold keeps the default's answer, dimmed: the notice above it says which fields to fix)."""
+    found = document.querySelector(f'label[for="{key}"]')
+    return key if found in (None, jsnull) else found.textContent.strip()
 
 
 WRAPPER = "[id$='-field'], [id$='-fields']"  # the elements that show or hide fields: #vllm-fields, #batch-field, ...

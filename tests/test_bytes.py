@@ -114,6 +114,17 @@ def test_the_presets_and_gpus_ship_as_one_file_each_in_their_order(site_dir):
             assert list(bundle) == json.loads((data / folder / "order.json").read_text(encoding="utf-8"))
 
 
+def test_the_list_of_config_keys_nothing_reads_is_not_shipped(site_dir):
+    """tools/precompile.mjs strips the presets' configs of the keys data/config_keys_unread.json lists, and leaves
+    the list out: no Python of the page names it (tests/test_types.py reads it from the repository)."""
+    app = ROOT / "app"
+    with zipfile.ZipFile(io.BytesIO(gzip.decompress((site_dir / ZIPS[0]).read_bytes()))) as archive:
+        names = archive.namelist()
+    assert "vramcalc/data/config_defaults.json" in names and "vramcalc/data/config_keys_unread.json" not in names
+    sources = [app / "main.py", *(app / "vramcalc").rglob("*.py")]
+    assert not [path.name for path in sources if "config_keys_unread" in path.read_text(encoding="utf-8")]
+
+
 def _node(script: str):
     """Run an ES module in Node.js (the pinned Pyodide boots there) and return its finished process."""
     import subprocess
@@ -211,7 +222,9 @@ def test_what_the_page_runs_imports_nothing_left_out_of_the_standard_library(sit
     pyscript = ROOT / "node_modules" / "@pyscript" / "core" / "src" / "stdlib" / "pyscript.js"
     left_out = ["ssl", "_ssl", "bz2", "lzma", "compression", "html.entities", "ipaddress", "locale", "tempfile",
                 "random", "dis", "opcode", "_opcode_metadata", "logging", "asyncio.graph",
-                "asyncio.streams", "asyncio.subprocess", "asyncio.taskgroups", "subprocess", "selectors"]
+                "asyncio.streams", "asyncio.subprocess", "asyncio.taskgroups", "subprocess", "selectors",
+                "asyncio.base_events", "asyncio.unix_events", "asyncio.selector_events", "asyncio.base_subprocess",
+                "asyncio.log", "socket"]
     script = f"""
 import {{ loadPyodide }} from {json.dumps(pyodide.as_uri())};
 import {{ default as tree }} from {json.dumps(pyscript.as_uri())};
@@ -250,14 +263,16 @@ imported = stdlib_imports.main("/tmp/app", pyscript_sources)
     assert result.stdout.strip().endswith("ran|"), result.stdout[-2000:]
 
 
-def test_asyncio_runs_without_logging_subprocess_and_four_of_its_modules_in_pyodide(site_dir, tmp_path):
-    """logging is left out (tools/precompile.mjs, LAZY): asyncio.log's and concurrent.futures' loggers import it on
-    first use, which only asyncio's own loops and a concurrent future's failing callback would make. In the pinned
-    Pyodide booted from the shipped zip, Pyodide's WebLoop runs tasks, gathers them and reports a task's exception
-    nobody retrieved (its handler prints), a concurrent future runs its callbacks, and logging is never imported.
-    asyncio's streams, subprocess, graph and taskgroups are left out too, imported by the package on first use:
-    its __all__ is still, name for name, that of the npm package's standard library. So are subprocess and
-    selectors, which only asyncio's own loops use: their methods' defaults still read subprocess.PIPE."""
+def test_asyncio_runs_on_the_webloop_without_its_own_loops_logging_subprocess_and_socket_in_pyodide(site_dir, tmp_path):
+    """logging is left out (tools/precompile.mjs, LAZY): concurrent.futures' logger imports it on first use, which
+    only a concurrent future's failing callback would make. In the pinned Pyodide booted from the shipped zip,
+    Pyodide's WebLoop runs tasks, gathers them and reports a task's exception nobody retrieved (its handler prints),
+    a concurrent future runs its callbacks, and logging is never imported. asyncio's own loops (base_events,
+    unix_events, selector_events, base_subprocess, and asyncio.log, which only they import), its streams,
+    subprocess, graph and taskgroups are left out too, imported by the package on first use: its __all__ is still,
+    name for name, that of the npm package's standard library, and the WebLoop's policy, which subclasses the base
+    policy instead of the Unix one, still hands out the WebLoop. So are subprocess, selectors and socket, which
+    only asyncio's own loops use: the abstract loop's defaults still read subprocess.PIPE and socket's two flags."""
     import json
 
     stdlib = tmp_path / "python_stdlib.zip"
@@ -269,8 +284,14 @@ const py = await loadPyodide({{ stdLibURL: {json.dumps(str(stdlib))} }});
 const npm = await loadPyodide();
 const all = "import asyncio; repr(asyncio.__all__)";
 console.log(py.runPython(all) === npm.runPython(all) ? "same __all__" : py.runPython(all));
+const defaults = `import asyncio
+loop = asyncio.events.AbstractEventLoop
+server = loop.create_server.__kwdefaults__
+repr((int(server["family"]), int(server["flags"]), loop.subprocess_exec.__kwdefaults__["stdin"]))`;
+console.log(py.runPython(defaults) === npm.runPython(defaults) ? "same defaults" : py.runPython(defaults));
 console.log(await py.runPythonAsync(`
 import asyncio, concurrent.futures, gc, sys
+from pyodide.webloop import WebLoop
 async def twice(x):
     await asyncio.sleep(0)
     return 2 * x
@@ -285,20 +306,25 @@ future = concurrent.futures.Future()
 seen = []
 future.add_done_callback(lambda done: seen.append(done.result()))
 future.set_result(3)
+lazy = []
+for name in ("TaskGroup", "BaseEventLoop", "SelectorEventLoop"):
+    try:
+        getattr(asyncio, name)
+    except ImportError as error:
+        lazy.append(error.name)
 try:
-    asyncio.log.logger.info("x")
+    concurrent.futures._base.LOGGER.info("x")
 except ImportError as error:
-    lazy = error.name
-try:
-    asyncio.TaskGroup
-except ImportError as error:
-    lazy += "," + error.name
-pipe = asyncio.base_events.BaseEventLoop.subprocess_exec.__kwdefaults__["stdin"]
-f"{{results}}|{{seen}}|{{asyncio.futures.STACK_DEBUG}}|{{lazy}}|{{'logging' in sys.modules}}|{{pipe}}|"
+    lazy.append(error.name)
+loop = asyncio.events._get_event_loop_policy().new_event_loop()
+webloop = isinstance(asyncio.get_running_loop(), WebLoop) and isinstance(loop, WebLoop)
+gone = [name for name in ("logging", "socket", "asyncio.base_events", "asyncio.unix_events") if name in sys.modules]
+f"{{results}}|{{seen}}|{{asyncio.futures.STACK_DEBUG}}|{{','.join(lazy)}}|{{webloop}}|{{gone}}|"
 `));
 """
     result = _node(script)
-    assert "same __all__" in result.stdout, result.stdout[-2000:]
-    assert "[2, 4]|[3]|9|logging,asyncio.taskgroups|False|-1|" in result.stdout, result.stdout[-2000:]
+    assert "same __all__" in result.stdout and "same defaults" in result.stdout, result.stdout[-2000:]
+    assert ("[2, 4]|[3]|9|asyncio.taskgroups,asyncio.base_events,asyncio.unix_events,logging|True|[]|"
+            in result.stdout), result.stdout[-2000:]
     output = result.stdout + result.stderr  # the handler's report, printed whenever the task is collected
     assert "Unhandled exception in event loop" in output and "ValueError: nobody looks" in output, output[-2000:]

@@ -162,6 +162,20 @@ def test_the_answer_is_marked_stale_while_a_field_is_in_error(watched: Page, ser
     expect(page.locator("#sticky")).not_to_have_class(STALE)
 
 
+@pytest.mark.parametrize("lang, said", [("", "To fix: Completions per prompt."), ("/pt", "A corrigir: ")])
+def test_a_link_whose_combination_does_not_hold_says_which_field_to_fix(watched: Page, server_url, lang, said):
+    """Each value is valid alone, together not (TRL's GRPO: 8 generations must divide the batch of 1; a batch of 8
+    holds): the answer stays the default's, dimmed, and the notice above it names the field, in the page's language."""
+    page = watched
+    open_ready(page, server_url + lang, "?mode=training&objective=grpo&model=qwen3-8b")
+    expect(page.locator("#num_generations-error")).to_contain_text("num_generations")
+    expect(page.locator("#stale")).to_be_visible()
+    expect(page.locator("#stale-fields")).to_contain_text(said)
+    page.fill("#batch", "8")
+    expect(page.locator("#stale")).to_be_hidden()
+    expect(page.locator("#stale-fields")).to_have_text("")
+
+
 @pytest.mark.parametrize("query", ["", "?tp=2&pp=2&gpus=2", "?tp=2&pp=2"])
 def test_a_hidden_layout_never_keeps_the_page_in_an_error(watched: Page, server_url, query):
     """Issue 22 item 7: 4 GPUs, TP 2, PP 2, then 1 GPU: the layout's fields hide, and their values count for

@@ -163,11 +163,16 @@ ALWAYS = ("encodings.ascii", "encodings.latin_1")
 # disk; the engine reads its data with read_bytes()) and by Pyodide's package loader (wheels: the page
 # loads no packages), and with it random, which nothing else imports. tests/test_bytes.py boots Pyodide
 # from the shipped zip and runs tools/stdlib_imports.py's probe, so an import of any of them fails there.
+def as_literal(value):
+    return repr(int(value) if isinstance(value, int) else value)
+
+
 def on_first_use(module, name=None, constants=()):
     """Python that binds the name (the module's, or name) to an object importing the module when an attribute
-    is first asked of it, but for the module's constants named, which it holds as this interpreter has them."""
+    is first asked of it, but for the module's constants named, which it holds as this interpreter has them (an
+    int enum's member, such as socket.AF_UNSPEC, as its int: its repr is no Python)."""
     name = name or module
-    values = "".join(f"    {constant} = {getattr(importlib.import_module(module), constant)!r}\\n"
+    values = "".join(f"    {constant} = {as_literal(getattr(importlib.import_module(module), constant))}\\n"
                      for constant in constants)
     return (f"class _OnFirstUse:  # {module} on first use (tools/precompile.mjs, LAZY)\\n"
             f"{values}"
@@ -188,8 +193,21 @@ def logger_on_first_use(name, logger):
 
 # asyncio's modules its __init__ imports on first use instead (LAZY below), with the names they export
 ASYNCIO_ON_FIRST_USE = {name: importlib.import_module(f"asyncio.{name}").__all__
-                        for name in ("graph", "streams", "subprocess", "taskgroups")}
+                        for name in ("graph", "streams", "subprocess", "taskgroups", "base_events", "unix_events")}
 asyncio_on_first_use = {name: module for module, names in ASYNCIO_ON_FIRST_USE.items() for name in (module, *names)}
+# The lines of asyncio/__init__.py that import them and add their names to __all__, each with what replaces it:
+# their names as this interpreter's modules export them (base_events' are the first of __all__, and unix_events'
+# come in the branch for any platform but Windows); the policy its __getattr__ still hands out imports on use
+ASYNCIO_LINES = {
+    **{f"from .{name} import *\\n": "" for name in ("graph", "streams", "subprocess", "taskgroups", "base_events")},
+    **{f"           {name}.__all__ +\\n": f"           {tuple(ASYNCIO_ON_FIRST_USE[name])!r} +\\n"
+       for name in ("graph", "streams", "subprocess", "taskgroups")},
+    "__all__ = (base_events.__all__ +\\n": f"__all__ = ({tuple(ASYNCIO_ON_FIRST_USE['base_events'])!r} +\\n",
+    "    from .unix_events import *  # pragma: no cover\\n    __all__ += unix_events.__all__\\n":
+        f"    __all__ += {tuple(ASYNCIO_ON_FIRST_USE['unix_events'])!r}\\n",
+    "            return unix_events._DefaultEventLoopPolicy\\n":
+        "            from . import unix_events\\n            return unix_events._DefaultEventLoopPolicy\\n",
+}
 
 
 LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
@@ -227,7 +245,22 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                                     + on_first_use("asyncio.trsock", "trsock"),
                                     on_first_use("subprocess", constants=("PIPE",))),
                                    ("asyncio.sslproto", "asyncio.staggered", "asyncio.trsock", "subprocess")),
-        "asyncio/events.py": (b"import subprocess\\n", on_first_use("subprocess", constants=("PIPE",)), ("subprocess",)),
+        # socket (-11 kB gzip) too: of the modules the page keeps, only asyncio.events imports it at the top, for two
+        # defaults of its abstract create_server (the others are asyncio's own loops, left out below)
+        "asyncio/events.py": ((b"import socket\\n", b"import subprocess\\n"),
+                              (on_first_use("socket", constants=("AF_UNSPEC", "AI_PASSIVE")),
+                               on_first_use("subprocess", constants=("PIPE",))),
+                              ("socket", "subprocess")),
+        # asyncio's own loops (-52 kB gzip): base_events, unix_events' selector loop, selector_events and
+        # base_subprocess, which only unix_events imports, and asyncio.log, which only they do. The page runs
+        # Pyodide's WebLoop, an AbstractEventLoop of its own; its policy subclasses asyncio.DefaultEventLoopPolicy,
+        # unix_events' policy, of which it overrides every method (__init__, get_event_loop, new_event_loop and
+        # set_event_loop) and never reads the one attribute the Unix policy adds (_loop_factory, the selector loop):
+        # it subclasses the base policy the Unix one extends instead, and asyncio's __init__ has them on first use
+        "pyodide/webloop.py": (b"class WebLoopPolicy(asyncio.DefaultEventLoopPolicy):  # type: ignore[name-defined]\\n",
+                               b"class WebLoopPolicy(asyncio.events._BaseDefaultEventLoopPolicy):  # precompile.mjs\\n",
+                               ("asyncio.unix_events", "asyncio.selector_events", "asyncio.base_subprocess",
+                                "asyncio.log")),
         "asyncio/base_subprocess.py": (b"import subprocess\\n", on_first_use("subprocess", constants=("PIPE",)),
                                        ("subprocess",)),
         "asyncio/unix_events.py": ((b"import selectors\\n", b"import subprocess\\n"),
@@ -262,16 +295,12 @@ LAZY = {"html/__init__.py": (b"from html.entities import html5 as _html5\\n",
                                         (on_first_use("logging"),
                                          logger_on_first_use("LOGGER", '"concurrent.futures"')),
                                         ("logging",)),
-        # asyncio's streams, subprocesses, call graphs and task groups (-10 kB gzip): its __init__ star-imports them
-        # all, and nothing the page runs uses them (PyScript's and Pyodide's asyncio: tasks, futures, gather, the
-        # loop and its policy). Their names are then had on first use through the package's __getattr__, and
+        # asyncio's streams, subprocesses, call graphs and task groups (-10 kB gzip), and its own loops (base_events,
+        # unix_events: see pyodide/webloop.py above): its __init__ star-imports them all, and nothing the page runs
+        # uses them (PyScript's and Pyodide's asyncio: tasks, futures, gather, the WebLoop and its policy). Their names are then had on first use through the package's __getattr__, and
         # __all__ lists them as this interpreter's modules do ("from asyncio import *" would import them all)
-        "asyncio/__init__.py": (tuple(f"from .{name} import *\\n".encode() for name in ASYNCIO_ON_FIRST_USE)
-                                + tuple(f"           {name}.__all__ +\\n".encode() for name in ASYNCIO_ON_FIRST_USE)
-                                + (b"def __getattr__(name: str):\\n",),
-                                (b"",) * len(ASYNCIO_ON_FIRST_USE)
-                                + tuple(f"           {tuple(names)!r} +\\n".encode()
-                                        for names in ASYNCIO_ON_FIRST_USE.values())
+        "asyncio/__init__.py": (tuple(line.encode() for line in ASYNCIO_LINES) + (b"def __getattr__(name: str):\\n",),
+                                tuple(text.encode() for text in ASYNCIO_LINES.values())
                                 + (f"_ON_FIRST_USE = {asyncio_on_first_use!r}  # tools/precompile.mjs, LAZY\\n"
                                    f"def __getattr__(name: str):\\n"
                                    f"    if name in _ON_FIRST_USE:\\n"
@@ -415,7 +444,9 @@ def add(zout, name, data, filename, date_time):
 
 compiled = 0
 left_out = left_out_already
-UNREAD = "data/config_keys_unread.json"  # config keys no reader reads (tests/test_types.py checks it)
+# config keys no reader reads (tests/test_types.py checks it): what the presets are stripped of below; read here and
+# by that test alone (from the repository), so it is not shipped
+UNREAD = "data/config_keys_unread.json"
 with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfile.ZIP_STORED) as zout:
     listed = [name for name in zin.namelist() if name.endswith(UNREAD)] if strip_annotations else []
     stripping = json.loads(zin.read(listed[0])) if listed else {"keys": [], "vision_read": None}
@@ -424,7 +455,7 @@ with zipfile.ZipFile(source) as zin, zipfile.ZipFile("/tmp/out.zip", "w", zipfil
     for info in zin.infolist():
         if info.is_dir():
             continue
-        if not wanted(info.filename):
+        if not wanted(info.filename) or info.filename in listed:
             left_out += 1
             continue
         data = zin.read(info)

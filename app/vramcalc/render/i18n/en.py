@@ -575,6 +575,7 @@ EN: Mapping[str, str] = {
     "page.copied": "Link copied.",
     "page.copy_failed": "Copy the address bar to share this configuration.",
     "page.stale": "These results are for your last valid input.",
+    "page.stale_fields": "To fix: {fields}.",
     "page.stale_short": " (out of date)",
     "page.stale_boot": (
         "Python is still starting: these results are for the settings before your changes; they follow them once it is "

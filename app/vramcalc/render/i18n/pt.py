@@ -606,6 +606,7 @@ PT: Mapping[str, str] = {
     "page.copied": "Link copiado.",
     "page.copy_failed": "Copie a barra de endereço para compartilhar esta configuração.",
     "page.stale": "Estes resultados são da sua última entrada válida.",
+    "page.stale_fields": "A corrigir: {fields}.",
     "page.stale_short": " (desatualizado)",
     "page.stale_boot": (
         "O Python ainda está iniciando: estes resultados são das configurações antes das suas mudanças; eles as "
