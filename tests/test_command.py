@@ -206,3 +206,32 @@ def test_the_shell_quoting_is_shlexs(text):
     from vramcalc.render.command import shell_quoted
 
     assert shell_quoted(text) == shlex.quote(text)
+
+
+@pytest.mark.parametrize(("precision", "vllm", "transformers"), [
+    ("fp32", "--dtype float32", 'dtype="float32"'),
+    ("fp16", "--dtype float16", 'dtype="float16"'),
+    ("bf16", None, 'dtype="bfloat16"'),  # the checkpoint's own dtype: no flag
+])
+def test_the_command_loads_the_float_format_the_answer_counts(precision, vllm, transformers):
+    """--precision fp32 counted 32-bit weights (Qwen3 8B: 32.7 GiB, its draft's too) while the transformers line loaded
+    dtype="float16" and `vllm serve` its checkpoint's bf16 (auto): each now names the dtype counted."""
+    plan = ("--model", "qwen3-8b", "--precision", precision, "--gpu", "h100-sxm-80gb", "--draft-model", "qwen3-0.6b",
+            "--command")
+    served = run(*plan, "--runtime", "vllm")[1].splitlines()
+    for line in (served[0], served[-1]):  # vLLM's, then SGLang's
+        assert (vllm in line) if vllm else "--dtype" not in line, line
+    lines = run(*plan, "--runtime", "transformers")[1].splitlines()
+    assert all(transformers in line for line in lines[:2]), lines  # the model, then its assistant
+
+
+@pytest.mark.parametrize(("precision", "published"), [("mxfp4", True), ("nvfp4", True), ("fp8-block", True),
+                                                      ("awq-int4", True), ("fp8", False), ("bf16", False)])
+def test_vllm_says_which_formats_need_a_checkpoint_quantised_so(precision, published):
+    """Qwen3 8B at --precision mxfp4 was counted at 4.25 bits (4.4 GiB of linear layers) while `vllm serve
+    Qwen/Qwen3-8B` with no flag loads the bf16 repository (16 GB): vLLM reads MXFP4, NVFP4, block FP8, AWQ and GPTQ
+    from a checkpoint quantised so (fp8 alone it quantises as a 16-bit one loads), as transformers' line says."""
+    lines = run("--model", "qwen3-8b", "--runtime", "vllm", "--precision", precision, "--gpu", "b200",
+                "--command")[1].splitlines()
+    for line in (lines[0], lines[-1]):  # vLLM's, then SGLang's
+        assert line.endswith(f"  # a checkpoint published in {precision}") is published, line

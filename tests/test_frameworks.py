@@ -158,11 +158,12 @@ def test_unsloths_offloading_note_goes_with_its_checkpointing():
         assert ("note.framework.unsloth" in keys) is said, checkpointing
 
 
-@pytest.mark.parametrize("extra", [("--gpus", "2"), ("--grad-accum", "4")])
+@pytest.mark.parametrize("extra", [("--gpus", "2"), ("--grad-accum", "4"), ("--recipe", "mixed")])
 def test_torchtunes_step_in_the_backward_is_its_single_device_default_only(extra):
     """torchtune's optimizer_in_bwd is its single-device full recipe's (3B_full_single_device.yaml); its distributed
     recipe's configs leave it off, and it refuses gradient accumulation. Before: --framework torchtune --gpus 2 (or
-    --grad-accum 4) was refused for an optimizer_in_backward the user never set and no flag turns off."""
+    --grad-accum 4, or --recipe mixed: an fp32 master copy it is not modelled with) was refused for an
+    optimizer_in_backward the user never set and no flag turns off."""
     data = _cli_json(*CLI, "--framework", "torchtune", *extra)
     assert data["total_bytes"] > 0
 
@@ -188,3 +189,24 @@ def test_the_frameworks_note_says_the_values_it_set():
     assert workload.ce_output_chunks == 8
     said = ENGLISH.say(framework_notes(workload)[0])
     assert "ce_output_chunks = 8" in said and "optimizer_in_backward = 1" in said, said
+
+
+@pytest.mark.parametrize(("lora", "named"), [("0", "checkpointing layer"),
+                                             ("16", "checkpointing layer, precision nf4")])
+def test_ppo_refuses_unsloths_defaults_naming_the_framework(lora, named):
+    """TRL's PPOTrainer never checkpoints and its value model is loaded as the policy (16- or 32-bit): Unsloth's
+    defaults (checkpointing, QLoRA's nf4) were refused naming checkpointing, then precision, fields the user never
+    set; the refusal names the framework and what to set, and the settings given win."""
+    from vramcalc.core.errors import ValidationError
+
+    values = {"model": "qwen3-0.6b", "mode": "training", "objective": "ppo", "framework": "unsloth", "batch": "8",
+              "seq": "1024", "lora_rank": lora}
+    with pytest.raises(ValidationError) as error:
+        parse_workload(values)
+    assert error.value.field == "framework" and f"its defaults ({named})" in str(error.value)
+    mine = parse_workload({**values, "checkpointing": "none", "precision": "bf16"},
+                          given={"checkpointing", "precision"})
+    assert mine.checkpointing is Checkpointing.NONE and mine.precision.value == "bf16"
+    with pytest.raises(ValidationError) as error:  # set by the user: named as before
+        parse_workload({**values, "framework": "trainer", "checkpointing": "layer"})
+    assert error.value.field == "checkpointing"

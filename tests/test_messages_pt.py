@@ -116,6 +116,21 @@ def test_portuguese_numbers_use_a_decimal_comma_and_names_stay():
     ({"runtime": "ollama", "ollama_version": "x"},
      "ollama_version: recebido 'x'; uma versão como 0.15.5, como `ollama -v` a mostra"),
     ({"bnb_version": "x"}, "bnb_version: recebido 'x'; uma versão como 0.41.1"),
+    # the free-text fields' own formats and the link's choices (before: English on the Portuguese page)
+    ({"mode": "training", "lora_rank": "8", "lora_targets": "q,x"}, ("lora_targets: recebido 'q,x'; esperado "
+     "all-linear, all-linear,head ou um subconjunto separado por vírgulas de q,k,v,o,gate,up,down,head")),
+    ({"runtime": "llamacpp", "precision": "q4_k_m", "override_tensor": "exps"},
+     "override_tensor: recebido 'exps'; esperado PADRÃO=DISPOSITIVO, por exemplo blk\\.[0-9]+\\.ffn_.*_exps=CPU"),
+    ({"runtime": "llamacpp", "precision": "q4_k_m", "tensor_split": "0,0"},
+     "tensor_split: recebido '0,0'; ao menos uma proporção acima de 0 (todas zero: deixe vazio)"),
+    ({"runtime": "llamacpp", "precision": "q4_k_m", "tensor_split": ",".join(["1"] * 17)},
+     f"tensor_split: recebido '{','.join(['1'] * 17)}'; no máximo 16 proporções, uma por GPU"),
+    ({"gpu": "4090x"}, ("gpu: recebido '4090x'; uma GPU ou um Mac da lista (por exemplo rtx-4090, h100-80gb, "
+     "apple-m4-max-128gb), ou a memória de uma placa como 24gb (de 1 a 1024 GB)")),
+    ({"runtime": "vllm", "draft_model": "qwen-tiny"},
+     "draft_model: recebido 'qwen-tiny'; o nome de um preset (um modelo pequeno da mesma família), ou vazio"),
+    ({"runtime": "llamacpp", "precision": "q4_k_m", "draft_model": "qwen3-0.6b", "draft_precision": "awq-int4"},
+     "draft_precision: recebido 'awq-int4'; um tipo GGUF (q8_0, q4_k_m, f16, ...)"),
 ])
 def test_a_value_a_field_cannot_take_is_said_in_portuguese(values, said):
     """The page's field errors and the link's notices: core/option.py's reasons in the page's language (before,
@@ -131,3 +146,11 @@ def test_a_value_a_field_cannot_take_is_said_in_portuguese(values, said):
     with pytest.raises(ValidationError) as own:
         parse_workload({**DEFAULTS, "mode": "training", "objective": "grpo"})
     assert Words("pt").problem(own.value) == str(own.value)
+
+
+def test_a_pipeline_the_link_names_wrongly_is_said_in_portuguese():
+    from vramcalc.inputs.link import decode
+    from vramcalc.render.messages import Words
+
+    said = [Words("pt").say(notice) for notice in decode("family=diffusion&pipeline=abc").notices]
+    assert said and said[0].startswith("Ignorado do link: pipeline: recebido 'abc'; esperado um de: flux.1-dev, ")

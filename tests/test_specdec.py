@@ -244,3 +244,47 @@ def test_the_draft_speeds_vllm_up():
         assert rate is not None
         return rate
     assert decode({**VLLM, "draft_model": DRAFT}) > decode(VLLM)  # 2.53 tokens a step at the assumed 0.7
+
+
+def test_the_largest_batch_of_assisted_generation_is_the_one_sequence_it_runs():
+    """fit answered "largest batch 77" for Gemma 3 27B with Gemma 3 1B's assistance on an H100, a batch the same
+    command then refused (transformers' assisted generation runs one sequence): the search stops at 1."""
+    from vramcalc.analysis.solve import max_batch
+    from vramcalc.inputs.parse import parse_target
+    from vramcalc.render.charts import sweep
+
+    values = {**DEFAULTS, **HF, "model": "gemma-3-27b-it", "draft_model": "gemma-3-1b-it", "seq": "512"}
+    workload, target = parse_workload(values), parse_target(values)
+    assert max_batch(workload, target) == 1
+    chart = sweep(workload, target, "batch", 1)  # its axis ends at that sequence, ticked in whole sequences
+    assert [tick.label for tick in chart.x_ticks] == ["0", "", "", "", "1"]
+    alone = {**values, "draft_model": ""}
+    assert max_batch(parse_workload(alone), parse_target(alone)) > 1  # without the assistant, many
+
+
+def test_vllm_tensor_parallel_replicates_a_drafts_few_kv_heads_as_the_models():
+    """vLLM gives each rank max(1, kv_heads // tp) heads of every attention layer, the draft's too: Gemma 3 4B's 4 KV
+    heads at TP 8 (beside Gemma 3 27B's 16) are one a rank, as at TP 4. The draft's share was taken as the model's
+    eighth: its cache half counted and the pool 21 % too many tokens (716,864 against 589,888)."""
+    from vramcalc.analysis.ranks import most_loaded
+    from vramcalc.engines.vllm import vllm_block_bytes, vllm_kv_block
+
+    target = {**VLLM, "model": "gemma-3-27b-it", "draft_model": "gemma-3-4b-it"}
+
+    def draft_part(gpus):
+        values = {**target, "gpus": gpus, "tp": gpus}
+        alone = most_loaded(parse_workload({**values, "draft_model": ""}), int(gpus))
+        rank = most_loaded(parse_workload(values), int(gpus))
+        return rank.components["kv_cache"] - alone.components["kv_cache"], rank
+
+    at_4, _ = draft_part("4")
+    at_8, rank = draft_part("8")
+    assert at_8 == at_4 > 0  # a head a rank either way
+    workload = parse_workload({**target, "gpus": "8", "tp": "8"})
+    block = vllm_kv_block(workload.model, workload.effective_kv_precision, workload.gpu)
+    model, draft = (vllm_block_bytes(spec, workload.effective_kv_precision, block)
+                    for spec in (workload.model, workload.draft_model))
+    per_block = model * 2 / 16 + draft * 1 / 4  # 2 of the model's 16 KV heads a rank, 1 of the draft's 4
+    assert rank.pool is not None and rank.pool.kv_tokens == int(rank.pool.kv_pool_bytes // per_block) * block
+    same = draft_part("2")[0]  # 2 heads a rank: each rank holds its half of the draft's heads, as before
+    assert same == 2 * at_4

@@ -18,6 +18,7 @@ from ..engines.base import RankPool
 from ..engines.layouts import resolve_layout
 from ..engines.llamacpp import LlamaCppFacts
 from ..engines.llamacpp_fit_gpus import device_plan, free_on
+from ..engines.vllm import draft_kv_shares
 from ..formats.weights import WeightFormat
 from ..memory.components import Breakdown
 from ..parallel.layout import NODE_GPUS, Layout
@@ -132,6 +133,7 @@ def _most_loaded_rank(breakdown: Breakdown, gpus: int) -> PerGpu:
     results = []
     for stage in sorted({0, layout.pp - 1}):
         share = shares(model, layout, stage, fmt, workload.group_size)
+        kv_row, kv_block = draft_kv_shares(workload, layout.tp, share.kv)  # a vLLM draft's heads: their own share
         acts = share.layers * activation_share(layout, stage, workload.grad_accum)
         fsdp_shards_weights = layout.fsdp is not Fsdp.NONE and workload.is_training
         weight_shards = n if stage_of_zero == 3 or fsdp_shards_weights else 1
@@ -140,7 +142,7 @@ def _most_loaded_rank(breakdown: Breakdown, gpus: int) -> PerGpu:
             "gradients": 0.0 if offload_states else share.params / (n if stage_of_zero >= 2 else 1),
             "optimizer": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
             "master_weights": 0.0 if offload_states else share.params / (n if stage_of_zero >= 1 else 1),
-            "kv_cache": share.kv, "activations": 1.0 if whole_activations else acts, "logits": share.logits,
+            "kv_cache": kv_row, "activations": 1.0 if whole_activations else acts, "logits": share.logits,
         }
         gather = _gathered(breakdown, layout, stage, share) if workload.is_training else 0
         # DDP's reducer keeps flat gradient buckets, as large as the gradients, from its construction on
@@ -165,7 +167,7 @@ def _most_loaded_rank(breakdown: Breakdown, gpus: int) -> PerGpu:
             host += round(breakdown.size_of("weights") * share.weights / n)
         label = f"stage {stage + 1} of {layout.pp}" if layout.pp > 1 else "every GPU"
         components = {**best_live, "overhead": overhead}
-        pool = engine.rank_pool(workload, breakdown.facts, components, share.kv, whole=False)
+        pool = engine.rank_pool(workload, breakdown.facts, components, kv_block, whole=False)
         results.append((label, best_name, components, host, gather, stage, pool))
     label, phase, components, host, gather, stage, pool = max(  # a stage whose pool falls short first
         results, key=lambda r: ((r[6].kv_pool_bytes if r[6] else 0) < r[2].get("kv_cache", 0), sum(r[2].values())))

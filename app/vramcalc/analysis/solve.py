@@ -23,6 +23,7 @@ from ..engines import engine_for
 from ..engines.cards import on_card
 from ..engines.layouts import resolve_layout, seq_step
 from ..engines.ollama import context_key, num_ctx, searched
+from ..engines.transformers import ASSISTED_MAX_BATCH
 from ..formats.weights import NATIVE
 from ..inputs.options import MAX_BATCH, MAX_IMAGES, MAX_PX, MAX_SEQ, parse_precision
 from ..inputs.parse import as_run, check_consistency
@@ -187,6 +188,8 @@ def batch_key(workload: Workload) -> tuple[str, int]:
     """The Workload field "the largest batch" varies, and its limit: llama.cpp's and Ollama's sequences are
     --parallel slots."""
     key = "batch" if workload.is_training else engine_for(workload.runtime).batch_key
+    if workload.runtime is Runtime.TRANSFORMERS and workload.draft_model is not None and not workload.is_training:
+        return key, ASSISTED_MAX_BATCH  # assisted generation runs one sequence (its check refuses more)
     return key, MAX_BATCH if key == "batch" else engine_for(workload.runtime).max_batch or MAX_BATCH
 
 

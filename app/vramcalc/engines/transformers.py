@@ -475,6 +475,7 @@ PRE_QUANTISED = frozenset({"fp8", "mxfp4", "gptq-int4", "gptq-int8", "awq-int4"}
 # assistant_tokenizer passed to generate), not a refusal. Measured on the CPU with two random Llama models:
 # tools/measure_assisted.py, docs/accuracy.md.
 ASSISTANT_TOKENS = 20  # GenerationConfig's num_assistant_tokens default (schedule "constant"; configuration_utils.py)
+ASSISTED_MAX_BATCH = 1  # the sequences it runs at once (the check refuses more; analysis/solve.py searches no further)
 
 
 def assistant_weights(workload: Workload) -> int:
@@ -550,7 +551,7 @@ class Transformers(NoPool):
                                   "model's MXFP4 checkpoint (compressed-tensors) is decompressed to 16 bits as it "
                                   "loads (run_compressed=False): choose bf16, or vLLM")
         draft = workload.draft_model
-        if draft is not None and workload.batch > 1:
+        if draft is not None and workload.batch > ASSISTED_MAX_BATCH:
             raise ValidationError("batch", workload.batch, "transformers' assisted generation (a draft model) runs "
                                   "one sequence: \"assisted generate is only supported for batch_size = 1\" "
                                   "(generation/utils.py)")
@@ -575,7 +576,7 @@ class Transformers(NoPool):
         under a trainer whose settings are the form's, not one command."""
         if workload.is_training:
             return ()
-        dtype = "bfloat16" if workload.activation_precision is Precision.BF16 else "float16"
+        dtype = {Precision.BF16: "bfloat16", Precision.FP32: "float32"}.get(workload.activation_precision, "float16")
         attention = "sdpa" if workload.attention is Attention.FLASH else "eager"
         auto = "AutoModel" if workload.embeds else "AutoModelForCausalLM"
         if workload.transcribes:

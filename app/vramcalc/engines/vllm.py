@@ -24,6 +24,7 @@ from ..model.families.decoder.spec import AttentionKind, ModelSpec
 from ..model.families.vision import GLM, Vision, _smart_resize, encoder_peak, image_patches, image_tokens
 from ..model.table import param_count
 from ..parallel.layout import Layout, default_layout
+from ..parallel.sharding import kv_share
 from ..sources.gpu_overhead import card_overhead
 from ..sources.gpus import GpuKind, GpuSpec
 from ..workload import Workload
@@ -376,6 +377,31 @@ def draft_block_bytes(draft: ModelSpec | None, kv_precision: Precision, block: i
     return 0 if draft is None else vllm_block_bytes(draft, kv_precision, block)
 
 
+def model_sequence_bytes(workload: Workload, tokens: int) -> int:
+    """The model's own cache for one sequence of `tokens` (whole blocks): K/V, recurrent state and index keys."""
+    model, kv_precision = workload.model, workload.effective_kv_precision
+    return (kv_precision.bytes_for(model.kv_values_per_sequence(tokens, vllm=True))
+            + vllm_state_bytes(model, kv_precision, workload.gpu) + model.indexer_bytes(tokens, 2, fp8_packed=True))
+
+
+def draft_kv_shares(workload: Workload, tp: int, share: float) -> tuple[float, float]:
+    """One of `tp` ranks' shares of the KV cache row and of a pool block, the model's heads at `share` and a draft's
+    at its own: vLLM gives each rank max(1, heads // tp) of every attention layer's KV heads, so a draft with fewer
+    KV heads than ranks keeps each on several (Gemma 3 4B's 4 beside Gemma 3 27B's 16 at TP 8: half of them, not
+    the model's eighth). Without a draft of its own cache, `share` for both."""
+    draft = vllm_own_cache_draft(workload) if workload.runtime is Runtime.VLLM else None
+    own = kv_share(draft, tp) if draft is not None else share
+    if draft is None or own == share:
+        return share, share
+    kv_precision = workload.effective_kv_precision
+    block = vllm_kv_block(workload.model, kv_precision, workload.gpu)
+    tokens = vllm_kv_tokens(workload.seq, block)
+    pairs = ((model_sequence_bytes(workload, tokens), draft_sequence_bytes(draft, kv_precision, tokens)),
+             (vllm_block_bytes(workload.model, kv_precision, block), draft_block_bytes(draft, kv_precision, block)))
+    row, pool = ((mine * share + theirs * own) / (mine + theirs) for mine, theirs in pairs)
+    return row, pool
+
+
 def draft_sequence_bytes(draft: ModelSpec | None, kv_precision: Precision, tokens: int) -> int:
     """A draft model's K/V for one sequence of `tokens` (whole blocks), its windows capped."""
     return 0 if draft is None else kv_precision.bytes_for(draft.kv_values_per_sequence(tokens, vllm=True))
@@ -581,12 +607,36 @@ OPTIONS = (
 )
 
 
+# the formats vLLM and SGLang read from a checkpoint quantised so (fp8 alone is quantised as a 16-bit one loads):
+# the model named must be that checkpoint, as transformers' line says (engines/transformers.py PRE_QUANTISED)
+PRE_QUANTISED = frozenset({"mxfp4", "nvfp4", "fp8-block", "awq-int4", "gptq-int4", "gptq-int8"})
+
+
+SGLANG_HEADER = "# or SGLang, whose own memory split (--mem-fraction-static) is not modelled here:"
+
+
+def _published(workload: Workload) -> str:
+    name = workload.precision.value
+    return f"  # a checkpoint published in {name}" if name in PRE_QUANTISED else ""
+
+
+def _dtype_flag(workload: Workload) -> tuple[str, ...]:
+    """--dtype where the weights counted are fp32 or fp16: vLLM's and SGLang's default, auto, loads the checkpoint's
+    own dtype (bf16 for most), which would hold half the fp32 weights counted (config/model.py _get_and_verify_dtype;
+    SGLang server_args.py --dtype)."""
+    precision = workload.precision
+    name = {Precision.FP32: "float32", Precision.FP16: "float16"}.get(precision) if isinstance(
+        precision, Precision) else None
+    return () if name is None else (f"--dtype {name}",)
+
+
 def sglang_command(workload: Workload, layout: Layout, model: str) -> str:
     """The same plan's flags for SGLang's server (python/sglang/srt/server_args.py): context, parallel
     sizes, quantization, an FP8 cache (SGLang names its format), the most running requests, no CUDA
     graphs. Its pool is sized by --mem-fraction-static (weights and KV cache together), not by vLLM's
     share, so that is left to SGLang's default rather than translated."""
-    flags = ["python -m sglang.launch_server", f"--model-path {model}", f"--context-length {workload.seq}"]
+    flags = ["python -m sglang.launch_server", f"--model-path {model}", f"--context-length {workload.seq}",
+             *_dtype_flag(workload)]
     flags += [f"--{name}-size {size}" for name, size in (("tp", layout.tp), ("pp", layout.pp), ("dp", layout.dp))
               if size > 1]
     method = VLLM_QUANTIZATION.get(workload.precision.value)
@@ -677,7 +727,7 @@ class Vllm:
     def command(self, workload: Workload, layout: Layout, model: str) -> tuple[str, ...]:
         """`vllm serve` with the settings the pool was sized with; a GPU format named (AWQ and GPTQ need a
         checkpoint quantised so; FP8 quantises a 16-bit one as it loads)."""
-        flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}"]
+        flags = [f"vllm serve {model}", f"--max-model-len {workload.seq}", *_dtype_flag(workload)]
         if workload.gpu_memory_utilization is not None:  # none: vLLM's own default, as the pool was sized
             flags.append(f"--gpu-memory-utilization {workload.gpu_memory_utilization:g}")
         if workload.no_extensible_kv_cache:
@@ -713,8 +763,8 @@ class Vllm:
             config = {"method": "mtp" if draft.drafter_backbone else "draft_model", "model": hf_reference(draft),
                       "num_speculative_tokens": VLLM_DRAFT_TOKENS}
             flags.append(f"--speculative-config '{json.dumps(config)}'")
-        return " ".join(flags), "# or SGLang, whose own memory split (--mem-fraction-static) is not modelled here:", \
-            sglang_command(workload, layout, model)
+        published = _published(workload)
+        return " ".join(flags) + published, SGLANG_HEADER, sglang_command(workload, layout, model) + published
 
     def default_layout(self, model: ModelSpec, gpus: int, *, training: bool) -> Layout:
         return default_layout(model, gpus, training=training)
@@ -739,9 +789,7 @@ class Vllm:
         block = vllm_kv_block(model, kv_precision, workload.gpu)
         tokens = vllm_kv_tokens(workload.seq, block)
         draft = vllm_own_cache_draft(workload)
-        kv = workload.batch * (kv_precision.bytes_for(model.kv_values_per_sequence(tokens, vllm=True))
-                               + vllm_state_bytes(model, kv_precision, workload.gpu)
-                               + model.indexer_bytes(tokens, 2, fp8_packed=True)
+        kv = workload.batch * (model_sequence_bytes(workload, tokens)
                                + draft_sequence_bytes(draft, kv_precision, tokens))
         # a pooling model's profiling run pools instead of sampling (GPUModelRunner.profile_run): no sampler term
         pooling = workload.embeds
@@ -800,7 +848,7 @@ class Vllm:
             return RankPool(kv_pool_bytes=facts.pool.kv_pool_bytes, kv_tokens=facts.pool.kv_tokens,
                             max_concurrency=round(facts.pool.max_concurrency, 2))
         pool = max(0, facts.pool.budget - sum(v for k, v in components.items() if k != "kv_cache"))
-        kv_precision = workload.effective_kv_precision  # a draft's heads taken split as the model's (kv_share)
+        kv_precision = workload.effective_kv_precision  # kv_share: a draft's heads at their own (draft_kv_shares)
         block = (vllm_block_bytes(workload.model, kv_precision, facts.block_tokens)
                  + draft_block_bytes(vllm_own_cache_draft(workload), kv_precision, facts.block_tokens)) * kv_share
         per_sequence = components.get("kv_cache", 0) / max(1, workload.batch)

@@ -665,6 +665,12 @@ def _check_ppo(workload: Workload) -> None:
     if workload.completion_tokens >= workload.seq:
         raise ValidationError("completion_tokens", str(workload.completion_tokens),
                               "the response is part of --seq: leave at least one prompt token")
+    refused = {key: value for key, value in (("checkpointing", workload.checkpointing.value),
+                                             ("precision", workload.precision.value)) if key in workload.framework_set}
+    if refused:  # the framework's defaults, not the user's settings (training/frameworks.py)
+        raise ValidationError("framework", workload.framework.value, "its defaults (" + ", ".join(
+            f"{key} {value}" for key, value in refused.items()) + ") are not what TRL's PPOTrainer runs: choose "
+                              "trainer, or set checkpointing none and precision bf16")
     if workload.checkpointing is not Checkpointing.NONE:
         raise ValidationError("checkpointing", workload.checkpointing.value, "TRL's PPOTrainer never enables it")
     if not isinstance(workload.precision, Precision):

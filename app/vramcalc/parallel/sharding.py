@@ -202,13 +202,13 @@ def shares(model: ModelSpec, layout: Layout, stage: int, weight_format: WeightFo
     weights /= sums.bytes or 1
     params /= max(1, sums.params)
     layers = len(stage_layers(model.layers, layout.pp, stage)) / model.layers
-    kv_share = _kv_share(model, layout.tp)
-    return Shares(weights=weights, params=params, layers=layers, kv=layers * kv_share,
+    kv = kv_share(model, layout.tp)
+    return Shares(weights=weights, params=params, layers=layers, kv=layers * kv,
                   logits=1.0 / layout.tp if stage == layout.pp - 1 else 0.0,
                   largest_layer_params=_largest_tensor(model))
 
 
-def _kv_share(model: ModelSpec, tp: int) -> float:
+def kv_share(model: ModelSpec, tp: int) -> float:
     """Each rank's share of the KV cache: its KV heads, ceil(heads / tp) of them (heads fewer than the ranks
     are replicated); MLA's latent is whole on every rank. Where layer kinds have their own KV heads (Gemma 4's
     and MiMo's full layers), the largest share of any kind, so that no rank is charged less than it holds."""

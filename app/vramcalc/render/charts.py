@@ -155,9 +155,9 @@ def sweep(workload: Workload, target: Target, key: str, answer: int | None, *, w
         over_width=round(LEFT + plot_w - over_x, 2),
         now_x=px(min(current, x_max)),
         now_label=words.message("chart.now", value=current - media),
-        x_ticks=tuple(
-            Tick(pos=px(x_max * i / (TICKS - 1)), label=_count_label(x_max * i / (TICKS - 1), words=words))
-            for i in range(TICKS)
+        x_ticks=tuple(  # on an axis shorter than its ticks (assisted generation's one sequence) whole counts alone
+            Tick(pos=px(x), label=_count_label(x, words=words) if x == int(x) or x_max >= TICKS - 1 else "")
+            for x in (x_max * i / (TICKS - 1) for i in range(TICKS))
         ),
         y_ticks=tuple(
             Tick(pos=py(y_max * i / (TICKS - 1)), label=words.localize(f"{y_max * i / (TICKS - 1) / GIB:,.4g} GiB"))

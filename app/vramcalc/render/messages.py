@@ -55,6 +55,18 @@ _REASONS = (
     (re.compile(r"expected 1 or 0"), "problem.flag"),
     (re.compile(r"a version such as (\S+), as `(.+)` prints it"), "problem.version_printed"),
     (re.compile(r"a version such as (\S+)"), "problem.version"),
+    # the free-text fields' and the link-only choices' own formats (training/lora.py, engines/llamacpp*.py,
+    # sources/gpus.py): said in the page's language too
+    (re.compile(r"expected all-linear, all-linear,head or a comma-separated subset of (\S+)"), "problem.lora_targets"),
+    (re.compile(r"expected PATTERN=DEVICE, e\.g\. (\S+)"), "problem.override_tensor"),
+    (re.compile(r"at least one proportion above 0 \(all zero: leave it empty\)"), "problem.tensor_split_zero"),
+    (re.compile(r"at most (\d+) patterns"), "problem.at_most_patterns"),
+    (re.compile(r"at most (\d+) proportions, one per GPU"), "problem.at_most_proportions"),
+    (re.compile(r"a listed GPU or Mac \(e\.g\. (.+)\), or a card's memory such as (\S+) \((\d+) to (\d+) GB\)"),
+     "problem.gpu"),
+    (re.compile(r"a preset's name \(a small model of the same family\), or empty"), "problem.draft_model"),
+    (re.compile(r"a GGUF type \((.+)\)"), "problem.gguf_type"),
+    (re.compile(r"one of: (.*)"), "problem.one_of"),  # the diffusion pipeline's (diffusion/pipelines.py)
 )
 
 

@@ -67,7 +67,12 @@ def with_framework(values: Mapping[str, str], defaults: Mapping[str, str],
         return dict(values), ()
     lora = values.get("lora_rank", defaults["lora_rank"]).strip() not in ("", "0")
     supervised = values.get("objective", defaults["objective"]) in ("", "sft")
-    single = not lora and all(values.get(key, defaults[key]).strip() in ("", "1") for key in ("gpus", "grad_accum"))
+    # mixed precision keeps an fp32 master copy the optimizer in the backward is not modelled with (parse.py):
+    # asked for, it leaves torchtune's single-device default off, as several GPUs or accumulation do
+    mixed = values.get("recipe", defaults["recipe"]).strip().lower() == "mixed" or values.get(
+        "mixed_precision", defaults["mixed_precision"]) in ("1", "true", "on")
+    single = not lora and not mixed and all(
+        values.get(key, defaults[key]).strip() in ("", "1") for key in ("gpus", "grad_accum"))
     out, changed = dict(values), []
     for key, value, when in DEFAULTS[framework]:
         if ((when == "lora" and not lora) or (when == "full" and lora) or (when == "single" and not single)

@@ -1168,6 +1168,16 @@ PT: Mapping[str, str] = {
     "problem.flag": "esperado 1 ou 0",
     "problem.version_printed": "uma versão como {g0}, como `{g1}` a mostra",
     "problem.version": "uma versão como {g0}",
+    "problem.lora_targets": "esperado all-linear, all-linear,head ou um subconjunto separado por vírgulas de {g0}",
+    "problem.override_tensor": "esperado PADRÃO=DISPOSITIVO, por exemplo {g0}",
+    "problem.tensor_split_zero": "ao menos uma proporção acima de 0 (todas zero: deixe vazio)",
+    "problem.at_most_patterns": "no máximo {g0} padrões",
+    "problem.at_most_proportions": "no máximo {g0} proporções, uma por GPU",
+    "problem.gpu": (
+        "uma GPU ou um Mac da lista (por exemplo {g0}), ou a memória de uma placa como {g1} (de {g2} a {g3} GB)"
+    ),
+    "problem.draft_model": "o nome de um preset (um modelo pequeno da mesma família), ou vazio",
+    "problem.gguf_type": "um tipo GGUF ({g0})",
     "link.ignored": "Ignorado do link: {problem}",
     "link.unknown": "Chaves desconhecidas ignoradas no link: {keys}",
     "link.repeated": "Usada a primeira ocorrência das chaves repetidas no link: {keys}",
