@@ -338,6 +338,23 @@ def test_an_error_line_says_when_no_published_run_was_on_this_kind_of_card():
     assert "vllm-rocm" in on_cdna and "none on this kind" not in on_cdna
 
 
+def test_an_error_line_says_when_every_published_run_used_more_gpus():
+    """vLLM's ROCm rows are all Llama 3.1 405B on 8 MI300X, where the all-reduces carry the fixed cost per step and
+    the per-layer cost fits at 0: on one GPU a small model's answer (Qwen3 0.6B on an MI210 faster than on an RTX
+    5090) is an extrapolation, and the line says so; on 8 it claims their error, and CUDA's 1-GPU rows speak."""
+    from vramcalc.render.messages import ENGLISH
+    from vramcalc.speed.validation import expected_error
+
+    served = {"model": "qwen3-0.6b", "runtime": "vllm", "prompt_tokens": "512", "output_tokens": "128"}
+    one = ENGLISH.say(expected_error(parse_workload({**served, "gpu": "mi210"}), 1))
+    eight = ENGLISH.say(expected_error(parse_workload({**served, "gpu": "mi300x"}), 8))
+    cuda = ENGLISH.say(expected_error(parse_workload({**served, "gpu": "h100-80gb"}), 1))
+    assert "all on 8 GPUs or more" in one and "likely too fast for a small model" in one
+    assert "vllm-rocm" in eight and "GPUs or more" not in eight
+    assert "vllm-cuda" in cuda and "GPUs or more" not in cuda
+    assert calibration()["validation"]["vllm-rocm"]["gpus"] == [8]
+
+
 def test_a_vulkan_build_keeps_cudas_prompt_share_on_an_amd_card():
     """Strix Halo's published runs: Vulkan 882 prompt tokens/s, ROCm 344 (Llama 2 7B Q4_0, pp512): the ROCm
     build's share is its own, the Vulkan build's the CUDA class's."""

@@ -425,8 +425,9 @@ def main() -> int:
             group, kind = name.split()
             if kind in ("decode", "train", "serve") and s["rows"] >= MIN_ROWS:  # what the page's error line speaks for
                 kinds = sorted({memory_of(gpu(r["gpu"])).value for r in found if f"{r['group']} {r['kind']}" == name})
+                counts = sorted({int(r["gpus"]) for r in found if f"{r['group']} {r['kind']}" == name})
                 validation[group] = {"median": round(s["median"], 3), "worst": round(s["worst"], 3), "rows": s["rows"],
-                                     "memory": kinds}
+                                     "memory": kinds, "gpus": counts}
         # this tool's groups are its engines' ("llamacpp-cuda"); the others' (validate_trl_speed.py's "trl-grpo",
         # validate_embedding_speed.py's "embedding") are theirs to write, kept as they are
         kept = {name: group for name, group in data.get("validation", {}).items() if not name.startswith(OWN_GROUPS)}

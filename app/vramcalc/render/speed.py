@@ -148,7 +148,7 @@ def present_speed(workload: Workload, result: SpeedResult, *, words: Words = ENG
     if speed.unknown is not None:
         basis.insert(0, words.say(speed.unknown))
     if speed.decode_tokens_per_s is not None or speed.train_tokens_per_s is not None:
-        basis.append(words.say(expected_error(workload)))
+        basis.append(words.say(expected_error(workload, result.target.count)))
     if speed.train_tokens_per_s is not None and speed.step_s is not None:
         line = words.message("speed.line.training", tokens=_number(speed.train_tokens_per_s),
                              step=_duration(speed.step_s, words))

@@ -28,7 +28,8 @@ def backend(workload: Workload) -> str:
     return f"{kind}-{platform.value}"
 
 
-def expected_error(workload: Workload) -> Phrase:
+def expected_error(workload: Workload, gpus: int = 1) -> Phrase:
+    """The error line for a run on `gpus` GPUs."""
     stats: Mapping[str, Mapping[str, Any]] = calibration().get("validation", {})
     if workload.objective is Objective.GRPO and "trl-grpo" in stats:  # tools/validate_trl_speed.py --write
         grpo = stats["trl-grpo"]
@@ -55,6 +56,9 @@ def expected_error(workload: Workload) -> Phrase:
     if kinds and workload.gpu is not None and memory_of(workload.gpu).value not in kinds:
         return phrase("speed.error.other_cards", **numbers,
                       kinds=join(" / ", (phrase(f"speed.memory.{kind}") for kind in kinds)))
+    counts = group.get("gpus", ())  # the GPU counts its runs used (vLLM on ROCm: 8 MI300X alone)
+    if counts and gpus < min(counts):  # a fixed cost fitted where 8 GPUs share each step does not speak for one
+        return phrase("speed.error.fewer_gpus", **numbers, least=min(counts))
     trainer = stats.get("trl-sft")
     if workload.is_training and workload.framework in TRAINER and trainer and trainer["low"] > 1:
         return phrase("speed.error.trainer", **numbers, trainer_rows=trainer["rows"], low=f"{trainer['low']:.1f}",

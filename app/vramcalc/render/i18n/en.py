@@ -1605,6 +1605,11 @@ EN: Mapping[str, str] = {
         "Not checked against published runs on this platform yet ({backend}; only {checked}): treat it as a rough "
         "estimate."
     ),
+    "speed.error.fewer_gpus": (
+        "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend}), all "
+        "on {least} GPUs or more: the engine's fixed cost per layer and step is not measured on fewer GPUs of this "
+        "platform, so treat it as a rough estimate, likely too fast for a small model."
+    ),
     "speed.error.other_cards": (
         "Typical error against published runs: {median} at the median, {worst} at worst ({rows} runs, {backend}), all "
         "on {kinds} cards: none on this kind of card, so treat it as a rough estimate."

@@ -1686,6 +1686,12 @@ PT: Mapping[str, str] = {
         "Ainda não conferido com execuções publicadas nesta plataforma ({backend}; só {checked}): trate como "
         "estimativa grosseira."
     ),
+    "speed.error.fewer_gpus": (
+        "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
+        "{backend}), todas em {least} GPUs ou mais: o custo fixo do motor por camada e passo não foi medido com menos "
+        "GPUs nesta plataforma, então trate como estimativa grosseira, provavelmente rápida demais para um modelo "
+        "pequeno."
+    ),
     "speed.error.other_cards": (
         "Erro típico frente a execuções publicadas: {median} na mediana, {worst} no pior caso ({rows} execuções, "
         "{backend}), todas em placas {kinds}: nenhuma neste tipo de placa, então trate como estimativa grosseira."
