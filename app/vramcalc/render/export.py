@@ -18,6 +18,11 @@ from ..workload import Workload
 from .i18n.en import EN
 from .messages import ENGLISH, Words
 
+RESERVE_BASIS = ("the caching allocator's free blocks at the peak: 10 MiB a layer and a share of the activations, "
+                 "logits and temporaries live at the peak, from CUDACachingAllocator.cpp's rules replayed on the "
+                 "recorded allocations of the Trainer's LoRA step (tools/record_trainer_allocations.py; "
+                 "docs/accuracy.md)")
+
 
 def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH,
             speed: Speed | None = None, cost: Cost | None = None) -> dict[str, object]:
@@ -34,6 +39,8 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
         # PyTorch's own peak (the total less the overhead row); only an engine running on PyTorch's allocator has one
         "max_memory_allocated_bytes": breakdown.total_bytes - breakdown.bytes_of("overhead")
         if breakdown.workload.runtime is Runtime.TRANSFORMERS else None,
+        # the caching allocator's reserve above it, where the step was recorded (memory/reserve.py), else None
+        **reserved_counters(breakdown if gpus == 1 else None),
         "assumptions": [words.say(text) for text in breakdown.assumptions],
         "runtime": dict(breakdown.runtime),
         "host_bytes": breakdown.host_bytes + rank.host_bytes,
@@ -57,6 +64,22 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
         "speed": speed.as_json(), "cost": (cost or Cost()).as_json(),
         "speed_basis": [words.say(text) for text in (*speed.basis, *((speed.unknown,) if speed.unknown else ()))],
     })
+
+
+def reserved_counters(breakdown: Breakdown | None) -> dict[str, object]:
+    """max_memory_reserved and nvidia-smi as the reserve's rule reads them (memory/reserve.py), with its spread and
+    basis; None each where it is not modelled (and on several GPUs)."""
+    reserve = None if breakdown is None else breakdown.reserve_bytes
+    if breakdown is None or breakdown.reserve is None or reserve is None:
+        return {"max_memory_reserved_bytes": None, "nvidia_smi_bytes": None, "allocator_reserve": None}
+    rule = breakdown.reserve
+    allocated = breakdown.total_bytes - breakdown.bytes_of("overhead")
+    low, typical, high = reserve
+    return {"max_memory_reserved_bytes": allocated + typical,
+            "nvidia_smi_bytes": allocated + typical + breakdown.bytes_of("overhead"),
+            "allocator_reserve": {"bytes": typical, "low_bytes": low, "high_bytes": high,
+                                  "share_of_per_token": rule.typical, "low_share": rule.low, "high_share": rule.high,
+                                  "checkpointing": rule.checkpointing, "basis": RESERVE_BASIS}}
 
 
 def to_csv(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> str:
