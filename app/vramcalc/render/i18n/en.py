@@ -412,10 +412,9 @@ EN: Mapping[str, str] = {
         "published out-of-memory reports (median 1.9 %)."
     ),
     "note.counter_reserved": (
-        "Read against nvidia-smi, which counts the overhead row (torch.cuda.max_memory_allocated: the total less "
-        "that row) and the caching allocator's reserve, left out here: torch.cuda.max_memory_reserved would show about "
-        "{reserved} (a reserve of {reserve}, {low} to {high} as simulated), nvidia-smi about {smi}. The reserve is "
-        "the free part of the allocator's blocks on this LoRA step; less on a card it barely fits."
+        "Read against nvidia-smi, which counts the overhead row and the allocator's reserve: "
+        "torch.cuda.max_memory_reserved would show about {reserved} ({low} to {high} of reserve, simulated), "
+        "nvidia-smi about {smi}."
     ),
     "note.no_bf16_fp32": (
         "The {gpu} (compute capability 7.5) has no bfloat16, and vLLM refuses float16 for {model_type} (numerical "

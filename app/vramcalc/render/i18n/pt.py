@@ -465,10 +465,9 @@ PT: Mapping[str, str] = {
         "relatórios publicados de falta de memória (mediana 1,9 %)."
     ),
     "note.counter_reserved": (
-        "Compare com o nvidia-smi, que conta a linha de sobrecarga (torch.cuda.max_memory_allocated: o total menos "
-        "essa linha) e a reserva do alocador, aqui de fora: torch.cuda.max_memory_reserved mostraria cerca de "
-        "{reserved} (uma reserva de {reserve}, {low} a {high} na simulação), o nvidia-smi cerca de {smi}. A reserva "
-        "é a parte livre dos blocos do alocador neste passo com LoRA; menor numa placa em que mal cabe."
+        "Compare com o nvidia-smi, que conta a linha de sobrecarga e a reserva do alocador: "
+        "torch.cuda.max_memory_reserved mostraria cerca de {reserved} ({low} a {high} de reserva, simulada), "
+        "o nvidia-smi cerca de {smi}."
     ),
     "note.seq_over_context": "O comprimento da sequência, {seq:,}, é maior que o contexto do modelo, de {context:,} "
                              "tokens.",
