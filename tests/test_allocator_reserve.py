@@ -187,3 +187,29 @@ def test_fms_reserve_itself(row):
     out = to_json(breakdown, [])
     fraction = out["allocator_reserve"]["bytes"] / out["max_memory_allocated_bytes"]
     assert 0.6 < fraction / published_fraction(row) < 1.1
+
+
+def test_the_simulators_small_pool():
+    """Requests of at most 1 MiB come from 2 MiB segments of their own (kSmallBuffer), split whenever 512 B or more
+    is left, and merge back; without `small` they are not counted at all (the large pool's tests,
+    test_unsloth_gap.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("simulate_caching_allocator",
+                                                  HERE.parent / "tools" / "simulate_caching_allocator.py")
+    assert spec and spec.loader
+    sim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sim)
+    kib = 1024
+    a = sim.Allocator(1 << 40, small=True)
+    assert a.malloc(1, 600 * kib) and a.malloc(2, 600 * kib) and a.malloc(3, 600 * kib)
+    assert a.reserved == 2 * sim.MIB and a.allocated == 1800 * kib  # one segment, three blocks
+    assert a.malloc(4, 600 * kib) and a.reserved == 4 * sim.MIB  # 248 KiB left in the first: a second segment
+    assert a.malloc(5, 200 * kib) and a.live[5][0] == 0  # best fit: the first segment's 248 KiB
+    assert a.malloc(6, 40 * kib + 512) and a.live[6][0] == 0  # and 512 B is split off what is left after it
+    assert [size for size, segment, _ in a.small_free if segment == 0] == [7.5 * kib]
+    for ident in (1, 2, 3, 5, 6):
+        a.release(ident)
+    assert (2 * sim.MIB, 0, 0) in a.small_free  # merged whole again
+    large = sim.Allocator(1 << 40)
+    assert large.malloc(1, 600 * kib) and large.reserved == 0
