@@ -169,7 +169,8 @@ def test_cli_json_shape():
     assert set(data) == {"params", "active_params", "components", "total_bytes", "gpus", "assumptions", "runtime",
                          "host_bytes", "peak_phase", "phases", "phase_components", "per_gpu", "speed", "cost",
                          "speed_basis", "cost_basis", "total_counter", "max_memory_allocated_bytes",
-                         "activation_offload_host_bytes"}
+                         "activation_offload_host_bytes", "max_memory_reserved_bytes", "nvidia_smi_bytes",
+                         "allocator_reserve"}
     assert data["per_gpu"]["total_bytes"] == data["total_bytes"] and data["per_gpu"]["layout"] == "one GPU"
     assert data["total_counter"] == "nvidia-smi"
     assert data["max_memory_allocated_bytes"] == data["total_bytes"] - data["components"]["overhead"]

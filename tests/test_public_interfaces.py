@@ -189,6 +189,7 @@ def json_names() -> dict[str, set[str]]:
     document = json.loads(_run("diffusion", "--train-lora", "16", "--gpu", "h100-80gb", "--json"))
     add("diffusion training", document)
     add("diffusion train_lora", document["train_lora"])
+    add("allocator_reserve", _breakdown_json(mode="training", lora_rank="16")["allocator_reserve"])
     return found
 
 
@@ -199,7 +200,7 @@ def test_the_json_documents_were_all_seen():
                 "runtime vllm", "runtime llamacpp", "fit", "fit llamacpp_fit", "capacity", "capacity row",
                 "capacity cell",
                 "capacity example", "models", "speed", "cost", "diffusion", "diffusion part", "diffusion stage",
-                "diffusion speed", "diffusion cost", "diffusion training", "diffusion train_lora"}
+                "diffusion speed", "diffusion cost", "diffusion training", "diffusion train_lora", "allocator_reserve"}
     assert {where for where, found in json_names().items() if found} == expected
 
 

@@ -38,6 +38,7 @@ import sys
 
 MIB = 1 << 20
 MIN_BLOCK, SMALL_SIZE, LARGE_BUFFER, MIN_LARGE_ALLOC, ROUND_LARGE = 512, MIB, 20 * MIB, 10 * MIB, 2 * MIB
+SMALL_BUFFER = 2 * MIB  # kSmallBuffer: the small pool's segments
 
 
 def round_size(n: int) -> int:
@@ -50,40 +51,49 @@ def allocation_size(n: int) -> int:
 
 
 class Allocator:
-    """The large pool of one device and one stream."""
+    """The large pool of one device and one stream; with `small`, the small pool too (requests of at most 1 MiB
+    from 2 MiB segments, a block split when at least 512 B is left: `should_split`'s small-pool rule)."""
 
-    def __init__(self, capacity: int):
-        self.capacity = capacity
+    def __init__(self, capacity: int, small: bool = False):
+        self.capacity, self.small = capacity, small
+        self.small_free: list[tuple[int, int, int]] = []
+        self.small_segments: set[int] = set()
         self.reserved = self.peak_reserved = self.allocated = self.peak_allocated = 0
         self.free: list[tuple[int, int, int]] = []  # (size, segment, offset), sorted: best fit is a bisect
         self.segments: dict[int, dict[int, list]] = {}  # segment -> offset -> [size, is_free]
         self.sizes: dict[int, int] = {}  # segment -> its size
+        self.ends: dict[int, dict[int, int]] = {}  # segment -> where each block ends -> where it starts
         self.live: dict[int, tuple[int, int, int]] = {}
         self.count = 0
 
     def malloc(self, ident: int, n: int) -> bool:
         size = round_size(n)
-        if size <= SMALL_SIZE:
+        if n == 0 or (size <= SMALL_SIZE and not self.small):  # an empty storage takes no block
             return True
-        i = bisect.bisect_left(self.free, (size, -1, -1))
-        if i == len(self.free):
-            segment_size = allocation_size(size)
+        pool = self.small_free if size <= SMALL_SIZE else self.free
+        i = bisect.bisect_left(pool, (size, -1, -1))
+        if i == len(pool):
+            segment_size = SMALL_BUFFER if size <= SMALL_SIZE else allocation_size(size)
             if self.reserved + segment_size > self.capacity:
                 self.release_cached()
                 if self.reserved + segment_size > self.capacity:
                     return False
             segment, self.count = self.count, self.count + 1
+            if pool is self.small_free:
+                self.small_segments.add(segment)
             self.segments[segment], self.sizes[segment] = {0: [segment_size, True]}, segment_size
+            self.ends[segment] = {segment_size: 0}
             self.reserved += segment_size
             self.peak_reserved = max(self.peak_reserved, self.reserved)
-            bisect.insort(self.free, (segment_size, segment, 0))
-            i = bisect.bisect_left(self.free, (size, -1, -1))
-        block, segment, offset = self.free.pop(i)
+            bisect.insort(pool, (segment_size, segment, 0))
+            i = bisect.bisect_left(pool, (size, -1, -1))
+        block, segment, offset = pool.pop(i)
         blocks = self.segments[segment]
-        if block - size > SMALL_SIZE:
+        if (block - size >= MIN_BLOCK) if pool is self.small_free else (block - size > SMALL_SIZE):
             blocks[offset] = [size, False]
             blocks[offset + size] = [block - size, True]
-            bisect.insort(self.free, (block - size, segment, offset + size))
+            self.ends[segment][offset + size], self.ends[segment][offset + block] = offset, offset + size
+            bisect.insort(pool, (block - size, segment, offset + size))
         else:
             blocks[offset] = [block, False]
             size = block
@@ -97,32 +107,49 @@ class Allocator:
             return
         segment, offset, size = self.live.pop(ident)
         self.allocated -= size
+        pool = self.small_free if self.small_segment(segment) else self.free
         blocks = self.segments[segment]
         after = offset + size
+        ends = self.ends[segment]
         if after in blocks and blocks[after][1]:
             after_size = blocks.pop(after)[0]
-            self.free.remove((after_size, segment, after))
+            _remove(pool, (after_size, segment, after))
+            del ends[after]
             size += after_size
-        before = next((o for o, (s, _) in blocks.items() if o + s == offset), None)
+            ends[offset + size] = offset
+        before = ends.get(offset)
         if before is not None and blocks[before][1]:
-            self.free.remove((blocks[before][0], segment, before))
-            del blocks[offset]
+            _remove(pool, (blocks[before][0], segment, before))
+            del blocks[offset], ends[offset]
             offset, size = before, size + blocks[before][0]
+            ends[offset + size] = offset
         blocks[offset] = [size, True]
-        bisect.insort(self.free, (size, segment, offset))
+        bisect.insort(pool, (size, segment, offset))
+
+    def small_segment(self, segment: int) -> bool:
+        return segment in self.small_segments
 
     def release_cached(self) -> None:
         """`release_cached_blocks`: every wholly free segment back to the device."""
         for segment, blocks in list(self.segments.items()):
             if len(blocks) == 1 and blocks[0][1]:
-                self.free.remove((self.sizes[segment], segment, 0))
+                pool = self.small_free if self.small_segment(segment) else self.free
+                _remove(pool, (self.sizes[segment], segment, 0))
+                self.small_segments.discard(segment)
                 self.reserved -= self.sizes.pop(segment)
-                del self.segments[segment]
+                del self.segments[segment], self.ends[segment]
 
 
-def replay(events, capacity: int) -> Allocator | None:
+def _remove(pool: list, item: tuple[int, int, int]) -> None:
+    """`list.remove` on a sorted list, by bisection."""
+    i = bisect.bisect_left(pool, item)
+    assert pool[i] == item
+    del pool[i]
+
+
+def replay(events, capacity: int, small: bool = False) -> Allocator | None:
     """None when the card runs out."""
-    allocator = Allocator(capacity)
+    allocator = Allocator(capacity, small)
     for kind, ident, n in events:
         if kind == "a":
             if not allocator.malloc(ident, n):

@@ -5,13 +5,14 @@ from __future__ import annotations
 from ..core.choices import GGUF_RUNTIMES, Checkpointing, Framework, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
-from ..core.units import format_count, format_gb
+from ..core.units import format_count, format_gb, format_gib
 from ..engines import engine_for
 from ..engines.cards import cards_of, fallback_rule
 from ..engines.vllm import VLLM_NO_FP16
 from ..formats.weights import native_format_phrase
 from ..memory.activations import compiled, largest_layer_saved, old_bitsandbytes, saved_per_token
 from ..memory.components import Breakdown
+from ..memory.reserve import allocator_reserve
 from ..memory.states import weights_bytes
 from ..model.families.decoder.saved import lora_measured
 from ..model.families.decoder.tensors import fp32_kept_params, reused_kv_params
@@ -107,12 +108,21 @@ def estimate(workload: Workload) -> Breakdown:
     the step's peak phase (training/step.py); inference, the engine's resident bytes at its peak."""
     engine = engine_for(workload.runtime)
     held = engine.breakdown(workload)
+    live = {component.key: component.bytes for component in held.components}
+    reserve = allocator_reserve(workload, live)
+    notes = breakdown_notes(workload)
+    if reserve:  # the counters' note with the reserve's number
+        allocated = sum(live.values()) - live["overhead"]
+        said = phrase("note.counter_reserved", reserved=format_gib(allocated + reserve[1]), low=format_gib(reserve[0]),
+                      high=format_gib(reserve[2]), smi=format_gib(allocated + reserve[1] + live["overhead"]))
+        notes = tuple(said if note == phrase("note.counter") else note for note in notes)
     return Breakdown(
         workload=workload,
         params=param_count(workload.model),
         active_params=active_param_count(workload.model),
         components=held.components,
-        notes=breakdown_notes(workload),
+        notes=notes,
+        reserve=reserve,
         assumptions=assumptions(workload),
         facts=held.facts,
         host_bytes=held.host_bytes,

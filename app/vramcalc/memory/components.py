@@ -57,6 +57,7 @@ class Breakdown:
     phases: Mapping[str, Mapping[str, int]] = dataclasses.field(default_factory=dict)
     """Training: the component bytes live at each phase of a step (step.py), overhead excluded."""
     peak_phase: str = "inference"
+    reserve: tuple[int, int, int] | None = None  # the allocator's reserve, low, typical, high (memory/reserve.py)
 
     @property
     def runtime(self) -> dict[str, object]:

@@ -18,6 +18,8 @@ from ..workload import Workload
 from .i18n.en import EN
 from .messages import ENGLISH, Words
 
+RESERVE_BASIS = "simulated: tools/record_trainer_allocations.py"
+
 
 def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, words: Words = ENGLISH,
             speed: Speed | None = None, cost: Cost | None = None) -> dict[str, object]:
@@ -34,6 +36,8 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
         # PyTorch's own peak (the total less the overhead row); only an engine running on PyTorch's allocator has one
         "max_memory_allocated_bytes": breakdown.total_bytes - breakdown.bytes_of("overhead")
         if breakdown.workload.runtime is Runtime.TRANSFORMERS else None,
+        # the caching allocator's reserve above it, where the step was recorded (memory/reserve.py), else None
+        **reserved_counters(breakdown if gpus == 1 else None),
         "assumptions": [words.say(text) for text in breakdown.assumptions],
         "runtime": dict(breakdown.runtime),
         "host_bytes": breakdown.host_bytes + rank.host_bytes,
@@ -58,6 +62,16 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
         "speed_basis": [words.say(text) for text in (*speed.basis, *((speed.unknown,) if speed.unknown else ()))],
         "cost_basis": [words.say(cost.price)] if cost is not None and cost.price is not None else [],
     })
+
+
+def reserved_counters(breakdown: Breakdown | None) -> dict[str, object]:
+    # max_memory_reserved and nvidia-smi with the reserve's spread (memory/reserve.py); None where not modelled
+    if breakdown is None or breakdown.reserve is None:
+        return {"max_memory_reserved_bytes": None, "nvidia_smi_bytes": None, "allocator_reserve": None}
+    low, typical, high = breakdown.reserve
+    reserved = breakdown.total_bytes - breakdown.bytes_of("overhead") + typical
+    return {"max_memory_reserved_bytes": reserved, "nvidia_smi_bytes": reserved + breakdown.bytes_of("overhead"),
+            "allocator_reserve": {"bytes": typical, "low_bytes": low, "high_bytes": high, "basis": RESERVE_BASIS}}
 
 
 def to_csv(breakdown: Breakdown, gpus: int = 1, *, words: Words = ENGLISH) -> str:

@@ -411,6 +411,11 @@ EN: Mapping[str, str] = {
         "that row) and the allocator's free reserved blocks, left out here: 0–51 % of the allocated memory in "
         "published out-of-memory reports (median 1.9 %)."
     ),
+    "note.counter_reserved": (
+        "Read against nvidia-smi, which counts the overhead row and the allocator's reserve: "
+        "torch.cuda.max_memory_reserved would show about {reserved} ({low} to {high} of reserve, simulated), "
+        "nvidia-smi about {smi}."
+    ),
     "note.no_bf16_fp32": (
         "The {gpu} (compute capability 7.5) has no bfloat16, and vLLM refuses float16 for {model_type} (numerical "
         "instability, config/model.py): it loads the model in float32, twice the weights' bytes shown here. Give "

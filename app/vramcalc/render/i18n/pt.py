@@ -464,6 +464,11 @@ PT: Mapping[str, str] = {
         "essa linha) e os blocos reservados livres do alocador, aqui de fora: 0–51 % da memória alocada em "
         "relatórios publicados de falta de memória (mediana 1,9 %)."
     ),
+    "note.counter_reserved": (
+        "Compare com o nvidia-smi, que conta a linha de sobrecarga e a reserva do alocador: "
+        "torch.cuda.max_memory_reserved mostraria cerca de {reserved} ({low} a {high} de reserva, simulada), "
+        "o nvidia-smi cerca de {smi}."
+    ),
     "note.seq_over_context": "O comprimento da sequência, {seq:,}, é maior que o contexto do modelo, de {context:,} "
                              "tokens.",
     "note.weights_file": "Os pesos são os de {name}, como o seu cabeçalho os lista: {bytes}, tensor a tensor.",
