@@ -78,6 +78,7 @@ state = {
     "weights": None,  # the headers of the weight files opened (WeightsGiven), never their data
     "hf": None,  # the Hugging Face id the imported config.json was read from, for the link
     "hf_linked": None,  # the id a link named, kept in the link until it is read or the field changes
+    "given": set(),  # the fields the user or the link set, which a framework's defaults then leave as they are
     "engine_ms": collections.deque([0.0], maxlen=1000),  # the engine's time in each recent update (timed)
     "shown": {
         "workload": DEFAULT_WORKLOAD,
@@ -544,7 +545,8 @@ def redraw():
     if diffusion:
         return redraw_diffusion(values)
     problems = []
-    workload = attempt(lambda: parse_workload(values, config=state["config"], weights=state["weights"]), problems)
+    workload = attempt(lambda: parse_workload(values, config=state["config"], weights=state["weights"],
+                                              given=state["given"]), problems)
     target = attempt(lambda: parse_target(values), problems)
     if workload is not None and target is not None and attempt(
             lambda: resolve_layout(workload, target.count), problems) is None:
@@ -576,7 +578,7 @@ def redraw():
         render_capacity(*timed(lambda: present_capacity(query, words=WORDS)))
         state["shown"]["capacity"] = query
     if not problems:
-        link = encode(values)
+        link = encode(values, state["given"])
         # the id an imported config was read from, never the config itself; or the id a link named, until read
         hf = state["hf"] if values["model"] == "config" else state["hf_linked"]
         if hf:
@@ -705,6 +707,9 @@ def on_form_change(event):
 def apply_edit(target):
     """What an edit of `target` changes besides itself; start() replays the edits made while Python
     was starting through here, so that they end as they would have later."""
+    key = "mode" if target.name == "mode" else target.id
+    if key in DEFAULTS:  # set on purpose: a framework's default no longer takes it (as a command-line flag)
+        state["given"].add(key)
     if target.id == "model-search":
         filter_models(target.value)
     if target.id == "config-apply":  # clicked while Python was starting (static/edits.js)
@@ -1138,6 +1143,7 @@ def linked_values():
     """What the link and this browser's remembered card set, and the notices about what was ignored.
     A remembered card fills in where the link names none."""
     decoded = decode(str(window.location.search))
+    state["given"].update(decoded.given)
     saved, ignored = remembered_gpu()
     element("remember-gpu").checked = bool(saved)
     linked = {key for key, _ in parse_qsl(str(window.location.search).removeprefix("?"))}

@@ -210,3 +210,26 @@ def test_ppo_refuses_unsloths_defaults_naming_the_framework(lora, named):
     with pytest.raises(ValidationError) as error:  # set by the user: named as before
         parse_workload({**values, "framework": "trainer", "checkpointing": "layer"})
     assert error.value.field == "checkpointing"
+
+
+def test_a_framework_setting_set_at_the_forms_default_wins_in_a_link_and_the_page():
+    """Unsloth's defaults turn on per-layer checkpointing; a user who sets it back to none (the form's default)
+    wins, as a command-line flag does: the page passes the fields it saw edited (`given`), and the link carries
+    such a setting at the form's default so that it opens the same (before, it opened with Unsloth's)."""
+    from vramcalc.inputs.link import decode, encode
+    from vramcalc.inputs.options import DEFAULTS
+    from vramcalc.inputs.parse import parse_link
+
+    form = {**DEFAULTS, "mode": "training", "framework": "unsloth", "lora_rank": "16", "checkpointing": "none"}
+    assert parse_workload(form).checkpointing is Checkpointing.LAYER  # nothing given: the framework's default
+    assert parse_workload(form, given={"checkpointing"}).checkpointing is Checkpointing.NONE
+    link = encode(form, {"checkpointing"})
+    assert "checkpointing=none" in link and "checkpointing" not in encode(form)
+    assert "checkpointing" not in encode({**form, "framework": "trainer"}, {"checkpointing"})  # no default to beat
+    opened = decode(link)
+    assert opened.values["checkpointing"] == "none" and opened.given == {"checkpointing"}
+    workload, *_, problems = parse_link(opened.values, given=opened.given)
+    assert workload.checkpointing is Checkpointing.NONE and not problems
+    # PPO under Unsloth needs checkpointing off and 16-bit weights: a link saying so keeps the framework
+    ppo = decode("mode=training&framework=unsloth&lora_rank=16&objective=ppo&checkpointing=none&precision=bf16")
+    assert ppo.values["framework"] == "unsloth" and not ppo.notices

@@ -651,3 +651,23 @@ def test_training_objective_fields_appear_only_for_their_objectives(watched: Pag
     page.select_option("#objective", "ppo")
     expect(page.locator("#ppo-fields")).to_be_visible()
     expect(page.locator("#generation-fields")).to_be_hidden()
+
+
+def test_a_framework_default_set_back_to_the_forms_wins_and_stays_in_the_link(watched: Page, server_url):
+    """Unsloth turns per-layer checkpointing on; the user sets it back to none, the form's default: the answer
+    counts none (the total of a workload with checkpointing given), and the link keeps checkpointing=none, so
+    that it opens the same."""
+    page = watched
+    values = {"mode": "training", "framework": "unsloth", "lora_rank": "16", "seq": "2048"}
+    open_ready(page, server_url, "?" + "&".join(f"{key}={value}" for key, value in values.items()))
+    with_default = total_of(values)
+    unfold(page)
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(with_default))
+    page.select_option("#checkpointing", "sqrt")
+    page.select_option("#checkpointing", "none")
+    off = parse_workload({**values, "checkpointing": "none"}, given={"checkpointing"})
+    assert estimate(off).total_bytes != with_default
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(estimate(off).total_bytes))
+    assert "checkpointing=none" in settled_url(page)
+    open_ready(page, server_url, "?" + settled_url(page).split("?", 1)[1])
+    expect(page.locator("#total")).to_have_attribute("data-bytes", str(estimate(off).total_bytes))

@@ -11,13 +11,14 @@ the keys they carry.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from urllib.parse import parse_qsl, urlencode
 
 from ..core.errors import ValidationError
 from ..core.phrase import Phrase, phrase
 from ..diffusion.imported import IMPORTED
 from ..sources.gpus import named
+from ..training.frameworks import FRAMEWORK_KEYS
 from .options import CONFIG, CUSTOM, CUSTOM_KEYS, DEFAULTS, LAYOUT_KEYS, shown_values
 from .parse import parse_link
 
@@ -30,6 +31,7 @@ MAX_VALUE_CHARS = 100
 class Decoded:
     values: dict[str, str]  # known keys with valid values only
     notices: tuple[Phrase, ...]  # what was ignored (render/ says it)
+    given: frozenset[str] = frozenset()  # a framework's settings the link sets, its defaults then leave them
 
 
 def _shown(text: str, limit: int = 30) -> str:
@@ -73,7 +75,8 @@ def decode(query: str) -> Decoded:
     if values.get("pipeline") == IMPORTED:
         notices.append(phrase("link.pipeline_config"))
         del values["pipeline"]
-    values = _with_plus(values)
+    given = frozenset(key for key in values if key in FRAMEWORK_KEYS)
+    values = _with_plus(values, given)
     if "gpu" in values:  # a card named as people type it ("rtx4090", "4090") opens as its slug; each of a list
         values["gpu"] = ",".join(_slug(card) for card in values["gpu"].split(","))  # (two alike: not one card)
     shown = shown_values(values)  # a key the page would hide (tp with one GPU) opens as its default
@@ -82,7 +85,7 @@ def decode(query: str) -> Decoded:
     if hidden:
         notices.append(phrase("link.hidden", keys=", ".join(hidden)))
     values = shown
-    *_, problems = parse_link(values)
+    *_, problems = parse_link(values, given=given)
     for problem in problems:
         if problem.field not in (*values, *LAYOUT_KEYS, "model", *CUSTOM_KEYS):
             continue  # a default the link left alone (GRPO's 8 generations, batch 1): the form says so
@@ -98,8 +101,8 @@ def decode(query: str) -> Decoded:
         notices.append(phrase("link.unknown", keys=", ".join(_shown(k) for k in sorted(set(unknown))[:10])))
     if repeated:
         notices.append(phrase("link.repeated", keys=", ".join(sorted(set(repeated)))))
-    values = {key: value for key, value in values.items() if value != DEFAULTS[key]}
-    return Decoded(values=values, notices=tuple(notices))
+    values = {key: value for key, value in values.items() if value != DEFAULTS[key] or key in given}
+    return Decoded(values=values, notices=tuple(notices), given=given & values.keys())
 
 
 def _slug(card: str) -> str:
@@ -110,25 +113,28 @@ def _slug(card: str) -> str:
         return card
 
 
-def _with_plus(values: dict[str, str]) -> dict[str, str]:
+def _with_plus(values: dict[str, str], given: frozenset[str]) -> dict[str, str]:
     """A "+" typed into a link reads as a space (form encoding), so a hand-typed
     offload=optimizer+params arrives as "optimizer params". A value with a space that is
     refused takes its "+" spelling back when that one is read differently (valid, or
     refused for another reason, which is then the one reported)."""
-    *_, problems = parse_link(values)
+    *_, problems = parse_link(values, given=given)
     spaced = {p.field: p.allowed for p in problems if " " in values.get(p.field, "")}
     if not spaced:
         return values
     plus = {**values, **{key: values[key].replace(" ", "+") for key in spaced}}
-    *_, again = parse_link(plus)
+    *_, again = parse_link(plus, given=given)
     still = {(p.field, p.allowed) for p in again}
     return {**values, **{key: plus[key] for key in spaced if (key, spaced[key]) not in still}}
 
 
-def encode(values: Mapping[str, str]) -> str:
-    """The query string (without '?') for form values: the non-default keys the page shows."""
+def encode(values: Mapping[str, str], given: Collection[str] = ()) -> str:
+    """The query string (without '?') for form values: the non-default keys the page shows, and a framework's
+    setting the user set at the form's default (`given`), which the framework's default would otherwise take."""
     shown = shown_values({key: value for key, value in values.items() if key in DEFAULTS})
-    keep = {key: value for key, value in shown.items() if value != DEFAULTS[key]}
+    framework = shown.get("framework", DEFAULTS["framework"]) != DEFAULTS["framework"]
+    keep = {key: value for key, value in shown.items()
+            if value != DEFAULTS[key] or (framework and key in given and key in FRAMEWORK_KEYS)}
     if values.get("model") != CUSTOM:
         for key in CUSTOM_KEYS:
             keep.pop(key, None)

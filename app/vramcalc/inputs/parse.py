@@ -202,11 +202,11 @@ def _devices(values: Mapping[str, str], fields: Mapping[str, object]) -> int:
 
 
 def parse_workload_lenient(
-    values: Mapping[str, str], *, config: Mapping[str, object] | None = None
+    values: Mapping[str, str], *, config: Mapping[str, object] | None = None, given: Collection[str] = ()
 ) -> tuple[Workload, list[ValidationError]]:
-    """For links: every bad field falls back to its default, and is reported."""
+    """For links: every bad field falls back to its default, and is reported (`given` as parse_workload's)."""
     problems: list[ValidationError] = []
-    values, framework_set = with_framework(values, DEFAULTS)
+    values, framework_set = with_framework(values, DEFAULTS, given)
     fields = {**_parse_fields(FIELD_PARSERS, values, problems), "framework_set": framework_set}
     try:
         model = _parse_model(values, config)
@@ -300,10 +300,11 @@ def parse_capacity_query(values: Mapping[str, str]) -> CapacityQuery:
 
 
 def parse_link(
-    values: Mapping[str, str], *, config: Mapping[str, object] | None = None, imported: Pipeline | None = None
+    values: Mapping[str, str], *, config: Mapping[str, object] | None = None, imported: Pipeline | None = None,
+    given: Collection[str] = ()
 ) -> tuple[Workload, Target, CapacityQuery, list[ValidationError]]:
     """Everything a link carries; every bad field falls back to its default and is reported."""
-    workload, problems = parse_workload_lenient(values, config=config)
+    workload, problems = parse_workload_lenient(values, config=config, given=given)
     reported = {problem.field for problem in problems}
     fields = _parse_fields(TARGET_PARSERS, values, [])
     if workload.gpu != _cards(fields["gpu"])[0]:  # the machine as cleaned above (a refused one: the default)

@@ -53,6 +53,8 @@ DEFAULTS: dict[Framework, tuple[tuple[str, str, str], ...]] = {
 SUPERVISED_ONLY = frozenset({"fused_ce", "ce_output_chunks", "optimizer_in_backward", "activation_offload"})
 # one loss at a time: a default is left out when you set the other (torchtune's main branch: fused_ce)
 EXCLUDES = {"ce_output_chunks": "fused_ce", "fused_ce": "ce_output_chunks"}
+# the settings some framework's defaults set: a link carries one at the form's default when the user set it there
+FRAMEWORK_KEYS = frozenset(key for settings in DEFAULTS.values() for key, _, _ in settings)
 
 
 def with_framework(values: Mapping[str, str], defaults: Mapping[str, str],
