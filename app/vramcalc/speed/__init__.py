@@ -41,7 +41,6 @@ from .inference import (
     Placement,
     Prefill,
     Step,
-    bandwidth_share,
     decode_step,
     mean_step,
     placement_of,
@@ -326,17 +325,13 @@ def _on_each(tp: int) -> Phrase | str:
     return phrase("speed.basis.on_each_gpu", gpus=tp) if tp > 1 else ""
 
 
-def _decode_basis(middle: Step, mean: float, workload: Workload, card: Device, machine: Machine, tp: int) -> Phrase:
+def _decode_basis(middle: Step, mean: float, workload: Workload, card: Device, tp: int) -> Phrase:
     """The decode step in words, its numbers adding up as speed/inference.py `forward` adds them: the bytes each GPU
     reads (tensor parallel: its share) at the engine's share of the bandwidth, the cache's part at its own share, the
     part in system RAM at the engine's share of the RAM's bandwidth, and the fixed costs that add to the read (the
     launches transformers overlaps with it do not)."""
-    rates = engine_rates(workload.runtime)
     assert card.bandwidth is not None
-    share = bandwidth_share(rates, card, workload.precision)
-    kv_share = share * float(rates.get("kv_bandwidth", 1.0))
-    ram_share = float(rates.get("ram_bandwidth", 0.75))
-    ram = ram_bandwidth(machine, card)
+    share, kv_share, ram_share, ram = middle.share, middle.kv_share, middle.ram_share, middle.ram_bandwidth  # forward's
     cache = (phrase("speed.basis.cache_share", cache=f"{middle.cache_bytes / tp / GB:.2f} GB", share=_percent(kv_share))
              if middle.cache_bytes and kv_share != share else "")
     host = (phrase("speed.basis.host_part", host=f"{middle.host_bytes / GB:.2f} GB", share=_percent(ram_share),
@@ -360,7 +355,7 @@ def _inference(breakdown: Breakdown, card: Device, machine: Machine, layout: Lay
     whole = prefill(breakdown.workload, card, machine, placement, batch=sequences, prompt=prompt)
     rates = engine_rates(workload.runtime)
     assert card.bandwidth is not None
-    basis: list[Phrase] = [_decode_basis(middle, mean, workload, card, machine, layout.tp)]
+    basis: list[Phrase] = [_decode_basis(middle, mean, workload, card, layout.tp)]
     if middle.moe_kernel_s:
         table = rates["rdna_mxfp4"]
         basis.append(phrase("speed.basis.rdna_mxfp4", seconds=f"{1000 * middle.moe_kernel_s:.1f}",

@@ -94,6 +94,10 @@ class Step:
     overlapped_s: float = 0.0  # of fixed_s: the host's launches that run while the GPU reads (transformers)
     cache_bytes: float = 0.0  # of gpu_bytes: the KV cache, read at kv_share (the basis says so)
     moe_kernel_s: float = 0.0  # of gpu_read_s: MXFP4 experts' kernels on an RDNA card beyond their read (triton_moe)
+    share: float = 1.0  # the engine's share of the GPU's bandwidth reading weights
+    kv_share: float = 1.0  # and reading the KV cache
+    ram_share: float = 1.0  # its share of the system RAM's bandwidth
+    ram_bandwidth: float = 0.0  # the system RAM's bytes/s
 
     @property
     def bound(self) -> str:
@@ -208,7 +212,8 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
     # attention reads the cache less efficiently than a matrix-vector product reads weights
     kv_share = share * float(rates.get("kv_bandwidth", 1.0))
     gpu_read = (gpu_weights / share + cache * gpu_share / kv_share) / placement.tp / device.bandwidth
-    host_read = host_bytes / (rates.get("ram_bandwidth", 0.75) * ram_bandwidth(machine, device)) if host_bytes else 0.0
+    ram_share, ram = float(rates.get("ram_bandwidth", 0.75)), ram_bandwidth(machine, device)
+    host_read = host_bytes / (ram_share * ram) if host_bytes else 0.0
     flops = batch * tokens * (2 * matmul_params(model) + attention_flops(model, depth))
     peak = device.compute("fp32" if _kernel(workload.precision, workload.runtime, device) == "fp32" else "16-bit")
     compute = flops / placement.tp / (compute_share(rates, device, "16-bit") * peak) if peak else 0.0
@@ -240,7 +245,7 @@ def forward(workload: Workload, device: Device, machine: Machine, placement: Pla
     fixed += launch
     return Step(seconds=seconds, gpu_read_s=gpu_read, host_read_s=host_read, compute_s=compute, fixed_s=fixed,
                 gpu_bytes=gpu_bytes, host_bytes=host_bytes, moe_kernel_s=moe_kernel, overlapped_s=overlapped,
-                cache_bytes=cache * gpu_share)
+                cache_bytes=cache * gpu_share, share=share, kv_share=kv_share, ram_share=ram_share, ram_bandwidth=ram)
 
 
 def allreduce_bytes(model: ModelSpec, tokens: int, tp: int) -> float:
