@@ -341,7 +341,8 @@ def test_every_checkbox_and_choice_has_its_element_in_the_page():
     import re
 
     html = (Path(__file__).resolve().parent.parent / "index.html").read_text()
-    present = set(re.findall(r'id="([a-z_0-9]+)"', html)) | set(re.findall(r'(?:choice|values)\("([a-z_0-9]+)"', html))
+    macros = re.findall(r'(?:choice|values|listed)\("([a-z_0-9]+)"', html)
+    present = set(re.findall(r'id="([a-z_0-9]+)"', html)) | set(macros)
     wanted = [o.key for o in OPTIONS if o.checkbox or (o.choices and o.group not in ("model", "capacity"))]
     assert [key for key in wanted if key not in present] == []
 
