@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..core.choices import GGUF_RUNTIMES, Checkpointing, Framework, Runtime
 from ..core.dtypes import Precision
 from ..core.phrase import Part, Phrase, phrase
@@ -108,20 +110,13 @@ def estimate(workload: Workload) -> Breakdown:
     the step's peak phase (training/step.py); inference, the engine's resident bytes at its peak."""
     engine = engine_for(workload.runtime)
     held = engine.breakdown(workload)
-    live = {component.key: component.bytes for component in held.components}
-    reserve = allocator_reserve(workload, live)
-    notes = breakdown_notes(workload)
-    if reserve:  # the counters' note with the reserve's number
-        allocated = sum(live.values()) - live["overhead"]
-        said = phrase("note.counter_reserved", reserved=format_gib(allocated + reserve[1]), low=format_gib(reserve[0]),
-                      high=format_gib(reserve[2]), smi=format_gib(allocated + reserve[1] + live["overhead"]))
-        notes = tuple(said if note == phrase("note.counter") else note for note in notes)
-    return Breakdown(
+    reserve = allocator_reserve(workload, {component.key: component.bytes for component in held.components})
+    breakdown = Breakdown(
         workload=workload,
         params=param_count(workload.model),
         active_params=active_param_count(workload.model),
         components=held.components,
-        notes=notes,
+        notes=breakdown_notes(workload),
         reserve=reserve,
         assumptions=assumptions(workload),
         facts=held.facts,
@@ -130,6 +125,14 @@ def estimate(workload: Workload) -> Breakdown:
         phases=held.phases,
         peak_phase=held.peak_phase,
     )
+    reserved = breakdown.reserved_bytes
+    if reserved is None or reserve is None:
+        return breakdown
+    said = phrase("note.counter_reserved", reserved=format_gib(reserved), low=format_gib(reserve[0]),
+                  high=format_gib(reserve[2]), smi=format_gib(reserved + breakdown.bytes_of("overhead")))
+    # the counters' note, with the reserve's number
+    return dataclasses.replace(breakdown, notes=tuple(said if note == phrase("note.counter") else note
+                                                      for note in breakdown.notes))
 
 
 # Model types llama.cpp has no architecture for (its source at 0c1e57098bba): no GGUF of them runs

@@ -71,6 +71,12 @@ class Breakdown:
     def bytes_of(self, key: str) -> int:
         return next(component.bytes for component in self.components if component.key == key)
 
+    @property
+    def reserved_bytes(self) -> int | None:
+        """What torch.cuda.max_memory_reserved would show: max_memory_allocated (the total less the overhead row)
+        and the allocator's typical reserve; None where the reserve is not modelled (memory/reserve.py)."""
+        return None if self.reserve is None else self.total_bytes - self.bytes_of("overhead") + self.reserve[1]
+
     def size_of(self, key: str) -> int:
         """A component's whole size (equal to `bytes_of` outside training)."""
         return self.sizes.get(key, self.bytes_of(key))

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 from ..core.choices import Framework, Objective, Optimizer, Recipe, Runtime
+from ..core.units import MIB
 from ..workload import Workload
 
 # (checkpointing, targets) -> (low, typical, high, MiB a layer): the reserve as a share of the per-token part of the
@@ -57,5 +58,5 @@ def allocator_reserve(workload: Workload, live: dict[str, int]) -> tuple[int, in
     if entry is None:
         return None
     per_token = sum(live.get(key, 0) for key in PER_TOKEN_PARTS)
-    fixed = (entry[3] << 20) * workload.model.layers
+    fixed = entry[3] * MIB * workload.model.layers
     return fixed + round(per_token * entry[0]), fixed + round(per_token * entry[1]), fixed + round(per_token * entry[2])

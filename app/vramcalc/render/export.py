@@ -66,10 +66,10 @@ def to_json(breakdown: Breakdown, fits: Sequence[GpuFit], gpus: int = 1, *, word
 
 def reserved_counters(breakdown: Breakdown | None) -> dict[str, object]:
     # max_memory_reserved and nvidia-smi with the reserve's spread (memory/reserve.py); None where not modelled
-    if breakdown is None or breakdown.reserve is None:
+    if breakdown is None or breakdown.reserve is None or breakdown.reserved_bytes is None:
         return {"max_memory_reserved_bytes": None, "nvidia_smi_bytes": None, "allocator_reserve": None}
     low, typical, high = breakdown.reserve
-    reserved = breakdown.total_bytes - breakdown.bytes_of("overhead") + typical
+    reserved = breakdown.reserved_bytes
     return {"max_memory_reserved_bytes": reserved, "nvidia_smi_bytes": reserved + breakdown.bytes_of("overhead"),
             "allocator_reserve": {"bytes": typical, "low_bytes": low, "high_bytes": high, "basis": RESERVE_BASIS}}
 
